@@ -1,0 +1,105 @@
+"""The values that flow between the stages: spans, object references and findings.
+
+Data flows one way: files -> documents (data + position index) -> workloads (pod specs with
+their paths) -> rules -> findings -> suppression/severity -> reporters.  Everything here is
+plain, immutable data so that findings can cross process boundaries and be sorted.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+#: A path inside one YAML document: mapping keys (str) and sequence indexes (int).
+Path = tuple[Any, ...]
+
+
+class Span(NamedTuple):
+    """A region of a file. Lines and columns are 1-based; the end is exclusive.
+
+    Columns count Unicode code points (SARIF ``columnKind: unicodeCodePoints``).
+    """
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+class Severity(enum.IntEnum):
+    """Ordered so that ``severity >= fail_on`` decides the exit code."""
+
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            allowed = ", ".join(s.label for s in cls)
+            raise ValueError(f"unknown severity {text!r} (allowed: {allowed})") from None
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRef:
+    """The Kubernetes object a finding belongs to."""
+
+    api_version: str | None
+    kind: str | None
+    namespace: str | None
+    name: str | None
+
+    def label(self) -> str:
+        """``Kind/name`` as the text output shows it (the namespace is in JSON)."""
+        return f"{self.kind or '?'}/{self.name or '?'}"
+
+    def as_json(self) -> dict[str, str | None]:
+        return {
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "namespace": self.namespace,
+            "name": self.name,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    """Why a finding does not count: where it was silenced and the reason given."""
+
+    kind: str  # "inSource" (a YAML comment or annotation) or "external" (configuration)
+    source: str  # e.g. "comment", "annotation", "config"
+    justification: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    rule: str
+    name: str
+    severity: Severity
+    path: str
+    span: Span
+    message: str
+    object: ObjectRef | None = None
+    #: The path inside the YAML document, for fingerprints and tooling.
+    doc_path: Path = ()
+    #: Index of the YAML document within the file (0-based).
+    document: int = 0
+    suppression: Suppression | None = field(default=None, compare=False)
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def column(self) -> int:
+        return self.span.column
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.path, self.span.line, self.span.column, self.rule, self.message)

@@ -1,0 +1,207 @@
+"""The device registry: which GPU and accelerator resource names exist (DOMAIN.md §3).
+
+The registry is data -- ``rules/devices.json``, validated against
+``schemas/devices.schema.json`` in the test suite -- so adding a vendor, a MIG profile or a
+sharing scheme is a data change. Configuration may merge more entries over it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from functools import cache
+from pathlib import Path as FsPath
+from typing import Any
+
+from gpulint.data import data_path
+
+#: Words in a resource name's local part that make it look like an accelerator.
+_GPU_WORDS = re.compile(r"gpu|mig-|vcuda|tpu|neuron|gaudi", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceResource:
+    name: str
+    family: str
+    hardware: str
+    unit: str
+    schemes: frozenset[str]
+    constraints: Mapping[str, Any] | None = None
+    container_request: bool = True
+    advice: str | None = None
+    source: str = ""
+    #: For MIG instances: the GPU models that offer this profile.
+    mig_models: frozenset[str] = frozenset()
+    #: "device", "mig" or "shared" (time-sliced / MPS replica names).
+    kind: str = "device"
+
+
+@dataclass(frozen=True, slots=True)
+class LegacyResource:
+    name: str
+    replacement: str
+    note: str
+    source: str = ""
+
+
+def _describe(constraints: Mapping[str, Any]) -> str:
+    parts = []
+    if "any_of" in constraints:
+        return " or ".join(_describe(c) for c in constraints["any_of"])
+    lo, hi, step = constraints.get("min"), constraints.get("max"), constraints.get("multiple_of")
+    if lo is not None and hi is not None:
+        parts.append(f"between {lo} and {hi}")
+    elif hi is not None:
+        parts.append(f"at most {hi}")
+    elif lo is not None:
+        parts.append(f"at least {lo}")
+    if step is not None:
+        parts.append(f"a multiple of {step}" if not parts else f"in steps of {step}")
+    return " ".join(parts) or "valid"
+
+
+def _satisfies(value: Decimal, constraints: Mapping[str, Any]) -> bool:
+    if "any_of" in constraints:
+        return any(_satisfies(value, c) for c in constraints["any_of"])
+    lo, hi, step = constraints.get("min"), constraints.get("max"), constraints.get("multiple_of")
+    if lo is not None and value < lo:
+        return False
+    if hi is not None and value > hi:
+        return False
+    return not (step is not None and value % step != 0)
+
+
+@dataclass(slots=True)
+class Registry:
+    resources: dict[str, DeviceResource]
+    legacy: dict[str, LegacyResource] = field(default_factory=dict)
+    schemes: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    _lower: dict[str, str] = field(default_factory=dict)
+    _domains: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        self._lower = {name.lower(): name for name in self.resources}
+        self._domains = frozenset(n.partition("/")[0] for n in self.resources)
+
+    # -- lookups ---------------------------------------------------------------------------
+    def get(self, name: str) -> DeviceResource | None:
+        return self.resources.get(name)
+
+    def is_accelerator(self, name: str) -> bool:
+        """A known accelerator resource (registry or legacy name)."""
+        return name in self.resources or name in self.legacy
+
+    def looks_like_accelerator(self, name: str) -> bool:
+        """An unknown name that is probably a misspelt or invented accelerator resource."""
+        if name in self.resources:
+            return False
+        if name in self.legacy or name.lower() in self._lower:
+            return True
+        _, _, local = name.rpartition("/")
+        if _GPU_WORDS.search(local):
+            return True
+        return self.suggest(name, cutoff=0.85) is not None
+
+    def suggest(self, name: str, cutoff: float = 0.6) -> str | None:
+        """The closest real resource name, if any is close."""
+        if name in self.legacy:
+            return self.legacy[name].replacement
+        exact = self._lower.get(name.lower())
+        if exact is not None:
+            return exact
+        matches = difflib.get_close_matches(name.lower(), list(self._lower), n=1, cutoff=cutoff)
+        return self._lower[matches[0]] if matches else None
+
+    def constraint_error(self, resource: DeviceResource, value: Decimal) -> str | None:
+        """Why ``value`` is not a value this resource's scheme can satisfy, or None."""
+        if resource.constraints is None or value == 0:
+            return None
+        if _satisfies(value, resource.constraints):
+            return None
+        return f"must be {_describe(resource.constraints)} ({resource.unit})"
+
+    # -- building --------------------------------------------------------------------------
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Registry:
+        resources: dict[str, DeviceResource] = {}
+        for row in data.get("resources", ()):
+            entry = _resource(row)
+            resources[entry.name] = entry
+        mig = data.get("mig")
+        if mig:
+            template = mig["resource_template"]
+            me_suffix = mig.get("me_suffix", ".me")
+            models: dict[str, set[str]] = {}
+            for model, profiles in mig["models"].items():
+                for profile in profiles:
+                    models.setdefault(profile, set()).add(model)
+            for profile, owners in sorted(models.items()):
+                name = template.format(profile=profile.replace("+me", me_suffix))
+                resources[name] = DeviceResource(
+                    name=name,
+                    family="nvidia-mig",
+                    hardware=mig.get("hardware", "nvidia"),
+                    unit="MIG instances",
+                    schemes=frozenset(mig.get("schemes", ("nvidia-mig-mixed",))),
+                    source=mig.get("source", ""),
+                    mig_models=frozenset(owners),
+                    kind="mig",
+                )
+        shared = data.get("shared_suffix")
+        if shared:
+            suffix = shared["suffix"]
+            applies = set(shared.get("applies_to", ()))
+            for entry in list(resources.values()):
+                if entry.name in applies or ("mig" in applies and entry.kind == "mig"):
+                    name = entry.name + suffix
+                    resources[name] = replace(
+                        entry,
+                        name=name,
+                        unit=f"time-sliced replicas of {entry.name}",
+                        schemes=frozenset(shared.get("schemes", ())),
+                        source=shared.get("source", entry.source),
+                        kind="shared",
+                    )
+        legacy = {
+            row["name"]: LegacyResource(
+                row["name"], row["replacement"], row.get("note", ""), row.get("source", "")
+            )
+            for row in data.get("legacy", ())
+        }
+        return cls(resources, legacy, dict(data.get("schemes", {})))
+
+    def merged(self, rows: Iterable[Mapping[str, Any]]) -> Registry:
+        """A copy with configuration entries added over (or replacing) built-in ones."""
+        resources = dict(self.resources)
+        for row in rows:
+            entry = _resource(row)
+            resources[entry.name] = entry
+        return Registry(resources, dict(self.legacy), dict(self.schemes))
+
+
+def _resource(row: Mapping[str, Any]) -> DeviceResource:
+    return DeviceResource(
+        name=row["name"],
+        family=row.get("family", "custom"),
+        hardware=row.get("hardware", row.get("family", "custom")),
+        unit=row.get("unit", "devices"),
+        schemes=frozenset(row.get("schemes", ())),
+        constraints=row.get("constraints"),
+        container_request=row.get("container_request", True),
+        advice=row.get("advice"),
+        source=row.get("source", ""),
+    )
+
+
+def devices_path() -> FsPath:
+    return data_path("gpulint.rules", "devices.json")
+
+
+@cache
+def builtin_registry() -> Registry:
+    with open(devices_path(), encoding="utf-8") as fh:
+        return Registry.from_json(json.load(fh))

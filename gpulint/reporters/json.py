@@ -1,0 +1,58 @@
+"""``--format json``: one object, ``{"version", "findings": [...], "summary": {...}}``.
+
+This shape is a public contract (README "JSON output"); fields are only ever added.
+Lines and columns are 1-based; ``end_line``/``end_column`` point just past the region.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gpulint import __version__
+from gpulint.model import Finding
+from gpulint.reporters import ReportContext
+from gpulint.runner import Report
+
+
+def finding_json(f: Finding) -> dict[str, Any]:
+    sup = f.suppression
+    return {
+        "rule": f.rule,
+        "name": f.name,
+        "severity": f.severity.label,
+        "path": f.path,
+        "line": f.span.line,
+        "column": f.span.column,
+        "end_line": f.span.end_line,
+        "end_column": f.span.end_column,
+        "message": f.message,
+        "object": f.object.as_json() if f.object is not None else None,
+        "document": f.document,
+        "yaml_path": list(f.doc_path),
+        "suppressed": sup is not None,
+        "suppression": (
+            None
+            if sup is None
+            else {"kind": sup.kind, "source": sup.source, "justification": sup.justification}
+        ),
+    }
+
+
+def render(report: Report, ctx: ReportContext) -> str:
+    counts = report.counts()
+    doc = {
+        "version": __version__,
+        "findings": [finding_json(f) for f in report.findings],
+        "summary": {
+            "files": report.files,
+            "findings": sum(counts.values()),
+            "errors": counts["error"],
+            "warnings": counts["warning"],
+            "info": counts["info"],
+            "suppressed": sum(1 for f in report.findings if f.suppression is not None),
+            "fail_on": ctx.fail_on.label,
+            "exit_code": ctx.exit_code,
+        },
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,47 @@
+"""``path:line:col: CODE severity: message [Kind/name]``, one line per finding, then a summary.
+
+The line shape matches the standard ``file:line:col`` problem matchers of editors and CI.
+Suppressed findings are not printed; the summary counts them.
+"""
+
+from __future__ import annotations
+
+from gpulint.model import Finding, Severity
+from gpulint.reporters import ReportContext
+from gpulint.runner import Report
+
+_COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
+_BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
+
+
+def format_finding(f: Finding, color: bool = False) -> str:
+    where = f"{f.path}:{f.span.line}:{f.span.column}:"
+    obj = f" [{f.object.label()}]" if f.object is not None else ""
+    sev = f.severity.label
+    if color:
+        c = _COLORS[f.severity]
+        head = f"{_BOLD}{where}{_RESET} {c}{_BOLD}{f.rule}{_RESET} {c}{sev}{_RESET}"
+        return f"{head}: {f.message}{_DIM}{obj}{_RESET}"
+    return f"{where} {f.rule} {sev}: {f.message}{obj}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 or word == "info" else "s")
+
+
+def summary(report: Report, ctx: ReportContext) -> str:
+    counts = report.counts()
+    total = sum(counts.values())
+    suppressed = sum(1 for f in report.findings if f.suppression is not None)
+    files = _plural(report.files, "file")
+    extra = f", {suppressed} suppressed" if suppressed else ""
+    if total == 0:
+        return f"All checks passed: no findings in {files}{extra}."
+    parts = ", ".join(_plural(counts[s.label], s.label) for s in sorted(Severity, reverse=True))
+    return f"Found {_plural(total, 'problem')} ({parts}) in {files}{extra}."
+
+
+def render(report: Report, ctx: ReportContext) -> str:
+    lines = [format_finding(f, ctx.color) for f in report.findings if f.suppression is None]
+    lines.append(summary(report, ctx))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,159 @@
+"""Kubernetes resource names and quantities as the API server sees them (DOMAIN.md §1)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from gpulint.model import Path
+from gpulint.quantity import QuantityError, parse_quantity
+from gpulint.registry import Registry
+from gpulint.workloads import Container, PodSpec
+
+# k8s.io/apimachinery validation.IsQualifiedName, applied to "requests." + name.
+_QUALIFIED_NAME = re.compile(
+    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+    r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
+)
+
+#: A template placeholder rather than a value: $VAR, ${VAR}, {{ .x }}, PLACEHOLDER_x, <x>.
+_PLACEHOLDER = re.compile(
+    r"^\s*(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|<[^<>]+>|PLACEHOLDER\w*|__\w+__)\s*$"
+)
+
+
+def is_native_resource(name: str) -> bool:
+    """helpers.IsNativeResource: no domain, or a kubernetes.io/ domain."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def is_extended_resource(name: str) -> bool:
+    """helpers.IsExtendedResourceName: integer-only, never overcommittable."""
+    if is_native_resource(name) or name.startswith("requests."):
+        return False
+    quota_name = "requests." + name
+    prefix, _, local = quota_name.rpartition("/")
+    if len(local) > 63 or len(prefix) > 253:
+        return False
+    return bool(_QUALIFIED_NAME.match(quota_name))
+
+
+def is_placeholder(value: Any) -> bool:
+    return isinstance(value, str) and bool(_PLACEHOLDER.match(value))
+
+
+def quantity_text(value: Any) -> str | None:
+    """The text Kubernetes parses for a YAML value, or None for a value with none.
+
+    sigs.k8s.io/yaml turns YAML into JSON and Quantity.UnmarshalJSON reads the JSON token:
+    numbers by their decimal text (encoding/json's shortest form), strings by content.
+    Booleans, lists and maps cannot be quantities.
+    """
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        return format(Decimal(repr(value)), "f")
+    if isinstance(value, str):
+        return value
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Amount:
+    """A parsed resource value: exactly one of ``value`` / ``error`` / flags is meaningful."""
+
+    value: Decimal | None
+    error: str | None = None
+    null: bool = False
+    placeholder: bool = False
+
+    @property
+    def positive_or_unknown(self) -> bool:
+        """Does this amount (probably) ask for at least some of the resource?"""
+        if self.value is not None:
+            return self.value > 0
+        # Null, unparseable or a placeholder: the author meant to ask for the resource.
+        return True
+
+
+def amount(value: Any) -> Amount:
+    if value is None:
+        return Amount(None, null=True)
+    if is_placeholder(value):
+        return Amount(None, placeholder=True)
+    text = quantity_text(value)
+    if text is None:
+        shown = "true/false" if isinstance(value, bool) else type(value).__name__
+        return Amount(None, error=f"a {shown} is not a quantity")
+    try:
+        return Amount(parse_quantity(text))
+    except QuantityError as exc:
+        return Amount(None, error=str(exc) or "not a quantity")
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceEntry:
+    """One ``name: value`` under a container's ``requests`` or ``limits``."""
+
+    container: Container
+    section: str  # "limits" or "requests"
+    name: str
+    value: Any
+    path: Path
+
+    @property
+    def amount(self) -> Amount:
+        return amount(self.value)
+
+
+def resource_entries(container: Container) -> Iterator[ResourceEntry]:
+    res = container.resources
+    if res is None:
+        return
+    for section in ("limits", "requests"):
+        mapping = res.get(section)
+        if not isinstance(mapping, dict):
+            continue
+        for name, value in mapping.items():
+            yield ResourceEntry(
+                container, section, name, value, (*container.path, "resources", section, name)
+            )
+
+
+def format_amount(value: Decimal) -> str:
+    """``Decimal('2.000')`` -> ``'2'``, ``Decimal('0.5')`` -> ``'0.5'``."""
+    return format(value.normalize(), "f")
+
+
+def container_entries(pod: PodSpec, *, ephemeral: bool = False) -> Iterator[ResourceEntry]:
+    """Resource entries of every container the API server validates resources for.
+
+    Ephemeral containers may not set resources at all, so they are skipped unless asked.
+    """
+    for container in pod.containers:
+        if container.section == "ephemeralContainers" and not ephemeral:
+            continue
+        yield from resource_entries(container)
+
+
+def accelerator_entries(pod: PodSpec, registry: Registry) -> list[ResourceEntry]:
+    """Entries that ask for an accelerator: known names, and names that look like one."""
+    return [
+        e
+        for e in container_entries(pod)
+        if registry.is_accelerator(e.name) or registry.looks_like_accelerator(e.name)
+    ]
+
+
+def wants_accelerator(pod: PodSpec, registry: Registry) -> bool:
+    """Does the pod mean to get a GPU? An explicit ``0`` is a CPU pod (DOMAIN.md §1);
+    a null, placeholder or invalid value still shows the intent."""
+    return any(e.amount.positive_or_unknown for e in accelerator_entries(pod, registry))

@@ -1,0 +1,63 @@
+"""Extended resource requested without a limit.
+
+## What it does
+Flags an extended resource (any domain-prefixed name such as `nvidia.com/gpu`) that appears
+under a container's `resources.requests` but not under its `resources.limits`.
+
+## Why it matters
+Extended resources cannot be overcommitted, so Kubernetes requires a limit for them. The API
+server rejects the pod, and the Deployment, Job or other template that would create it:
+`spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable
+resources`. A GPU written only under `requests` is the most common GPU manifest mistake
+(truenas/charts#1156, kubeflow/pipelines#346).
+
+## Example
+```yaml
+resources:
+  requests:
+    nvidia.com/gpu: 1   # GPU001
+```
+
+## Use instead
+```yaml
+resources:
+  limits:
+    nvidia.com/gpu: 1   # the request defaults to the limit
+```
+
+## Options
+None.
+
+## References
+- DOMAIN.md §1 (kubernetes `validateResourceRequirements`, `IsOvercommitAllowed`)
+- https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpulint.resources import container_entries, is_extended_resource
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import PodSpec
+
+CODE = "GPU001"
+NAME = "extended-resource-requests-without-limits"
+SEVERITY = "error"
+SCOPE = "pod"
+OPTIONS: dict[str, object] = {}
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    for entry in container_entries(pod):
+        if entry.section != "requests" or not is_extended_resource(entry.name):
+            continue
+        limits = (entry.container.resources or {}).get("limits")
+        if isinstance(limits, dict) and entry.name in limits:
+            continue
+        yield Violation(
+            entry.path,
+            f"{entry.name} is requested without a limit: the API server rejects the pod "
+            '("Limit must be set for non overcommitable resources"); move it under '
+            "resources.limits, which also sets the request",
+        )

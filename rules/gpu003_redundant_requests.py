@@ -1,0 +1,64 @@
+"""Extended resource request repeats its limit.
+
+## What it does
+Flags an extended resource whose `resources.requests` value equals its `resources.limits`
+value.
+
+## Why it matters
+It is accepted, but redundant: for extended resources the limit alone sets the request
+(`SetDefaults_Pod` copies limits into missing requests). Two copies of the same number drift
+apart in the next edit, and then the API server rejects the pod (GPU002).
+
+## Example
+```yaml
+resources:
+  limits:
+    nvidia.com/gpu: 1
+  requests:
+    nvidia.com/gpu: 1   # GPU003
+```
+
+## Use instead
+```yaml
+resources:
+  limits:
+    nvidia.com/gpu: 1
+```
+
+## Options
+None.
+
+## References
+- DOMAIN.md §1 ("GPU only in limits, no requests needed")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpulint.resources import amount, container_entries, is_extended_resource
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import PodSpec
+
+CODE = "GPU003"
+NAME = "redundant-extended-resource-requests"
+SEVERITY = "warning"
+SCOPE = "pod"
+OPTIONS: dict[str, object] = {}
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    for entry in container_entries(pod):
+        if entry.section != "requests" or not is_extended_resource(entry.name):
+            continue
+        limits = (entry.container.resources or {}).get("limits")
+        if not isinstance(limits, dict) or entry.name not in limits:
+            continue
+        request, limit = entry.amount.value, amount(limits[entry.name]).value
+        if request is None or request != limit:
+            continue
+        yield Violation(
+            entry.path,
+            f"request {entry.name} repeats its limit: for extended resources the limit alone "
+            "sets the request; delete this line so the two cannot drift apart",
+        )

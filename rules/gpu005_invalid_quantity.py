@@ -1,0 +1,67 @@
+"""Unparseable or negative quantity for an extended resource.
+
+## What it does
+Flags a value under `limits` or `requests` of an extended resource that is not a Kubernetes
+quantity at all (`one`, `1K`, `"2 "`, `true`) or is negative (`-1`).
+
+## Why it matters
+The API server rejects the manifest: an unparseable value fails decoding with `quantities
+must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`, a negative
+one fails validation with `must be greater than or equal to 0`. `K` is not a suffix (`k` is),
+and quantities contain no whitespace or underscores.
+
+## Example
+```yaml
+resources:
+  limits:
+    nvidia.com/gpu: one   # GPU005
+```
+
+## Use instead
+```yaml
+resources:
+  limits:
+    nvidia.com/gpu: 1
+```
+
+## Options
+None.
+
+## References
+- DOMAIN.md §1 (quantity grammar, `ValidateResourceQuantityValue`)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpulint.resources import container_entries, is_extended_resource
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import PodSpec
+
+CODE = "GPU005"
+NAME = "invalid-extended-resource-quantity"
+SEVERITY = "error"
+SCOPE = "pod"
+OPTIONS: dict[str, object] = {}
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    for entry in container_entries(pod):
+        if not is_extended_resource(entry.name):
+            continue
+        amount = entry.amount
+        if amount.error is not None:
+            yield Violation(
+                entry.path,
+                f"{entry.name}: {entry.value!r} is not a Kubernetes quantity ({amount.error}): "
+                "the API server rejects the manifest; write a whole number such as 1",
+                at="value",
+            )
+        elif amount.value is not None and amount.value < 0:
+            yield Violation(
+                entry.path,
+                f"{entry.name}: {entry.value} is negative: the API server rejects the pod "
+                '("must be greater than or equal to 0")',
+                at="value",
+            )

@@ -1,0 +1,67 @@
+"""Value a GPU-sharing scheme cannot satisfy.
+
+## What it does
+Flags a GPU-sharing resource whose value is outside what its scheme allows, using the
+constraints in the device registry: `aliyun.com/gpu-core.percentage` must be 5-100 in steps
+of 5; `tencent.com/vcuda-core` must be below 100 (a share of one GPU) or a multiple of 100
+(whole GPUs), so `150` is invalid; percentages (`nvidia.com/gpucores`,
+`nvidia.com/gpumem-percentage`, Volcano `vgpu-cores`, ...) cannot exceed 100.
+
+## Why it matters
+The API server accepts any whole number, but the sharing scheme's scheduler extender or
+device plugin cannot allocate it: the pod stays Pending, or fails at admission on the node.
+
+## Example
+```yaml
+resources:
+  limits:
+    tencent.com/vcuda-core: 150   # GPU011
+```
+
+## Use instead
+```yaml
+resources:
+  limits:
+    tencent.com/vcuda-core: 200   # two whole GPUs, or 50 for half of one
+```
+
+## Options
+None. Constraints come from the registry; override an entry in configuration if your
+scheme is configured differently.
+
+## References
+- DOMAIN.md §3 (Alibaba cGPU, Tencent gpu-manager, HAMi, Volcano)
+- `rules/devices.json` (`constraints` of each entry)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpulint.resources import container_entries
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import PodSpec
+
+CODE = "GPU011"
+NAME = "gpu-sharing-value-out-of-range"
+SEVERITY = "error"
+SCOPE = "pod"
+OPTIONS: dict[str, object] = {}
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    for entry in container_entries(pod):
+        resource = ctx.registry.get(entry.name)
+        if resource is None or resource.constraints is None:
+            continue
+        value = entry.amount.value
+        if value is None or value < 0 or value != value.to_integral_value():
+            continue  # GPU004/GPU005 report those
+        problem = ctx.registry.constraint_error(resource, value)
+        if problem is not None:
+            yield Violation(
+                entry.path,
+                f"{entry.name}: {entry.value} {problem}: the sharing scheme cannot allocate it "
+                "and the pod will not start",
+                at="value",
+            )

@@ -1,0 +1,59 @@
+"""Node-level resource requested by a container.
+
+## What it does
+Flags a container that requests a resource the registry marks as not a container request,
+such as `aliyun.com/gpu-count`.
+
+## Why it matters
+`aliyun.com/gpu-count` is the number of GPUs on an ACK node, reported by the gpushare device
+plugin; it is not a share of compute. A container asking for `aliyun.com/gpu-count: 25`
+hoping for 25% of a GPU asks for twenty-five GPUs. A share of compute is
+`aliyun.com/gpu-core.percentage`; sharing across several GPUs is asked for with the pod
+label `aliyun.com/gpu-count: "2"`.
+
+## Example
+```yaml
+resources:
+  limits:
+    aliyun.com/gpu-mem: 8
+    aliyun.com/gpu-count: 25   # GPU012 (meant: 25% of GPU compute)
+```
+
+## Use instead
+```yaml
+resources:
+  limits:
+    aliyun.com/gpu-mem: 8
+    aliyun.com/gpu-core.percentage: 25
+```
+
+## Options
+None.
+
+## References
+- DOMAIN.md §3 (Alibaba ACK rows)
+- AliyunContainerService/gpushare-device-plugin `pkg/gpu/nvidia/const.go`
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpulint.resources import container_entries
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import PodSpec
+
+CODE = "GPU012"
+NAME = "node-level-gpu-resource-in-container"
+SEVERITY = "warning"
+SCOPE = "pod"
+OPTIONS: dict[str, object] = {}
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    for entry in container_entries(pod):
+        resource = ctx.registry.get(entry.name)
+        if resource is None or resource.container_request:
+            continue
+        advice = resource.advice or "it is not meant to be requested by a container"
+        yield Violation(entry.path, f"{entry.name} is not a container resource: {advice}")

@@ -1,0 +1,83 @@
+"""Pod mixes GPU sharing modes that no node offers together.
+
+## What it does
+Flags a pod whose GPU resources belong to sharing schemes that never run on the same node,
+such as `nvidia.com/gpu` (exclusive GPUs) with `aliyun.com/gpu-mem` (Alibaba GPU sharing).
+It reports the first resource that leaves no scheme able to serve the whole pod.
+
+## Why it matters
+A node runs one GPU scheduling mode at a time. Alibaba ACK: "a node supports only one GPU
+scheduling mode ... enabling one mode sets the extended resources of all other modes to 0".
+A pod that needs two modes can never be scheduled and stays Pending.
+
+## Example
+```yaml
+containers:
+- name: train
+  resources:
+    limits:
+      nvidia.com/gpu: 1
+      aliyun.com/gpu-mem: 8   # GPU013
+```
+
+## Use instead
+```yaml
+containers:
+- name: train
+  resources:
+    limits:
+      aliyun.com/gpu-mem: 8   # one scheme for the whole pod
+```
+
+## Options
+None. Schemes come from the registry (`schemes` of each entry).
+
+## References
+- DOMAIN.md §3 ("Sharing modes exclude each other per node")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpulint.resources import accelerator_entries
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import PodSpec
+
+CODE = "GPU013"
+NAME = "mixed-gpu-sharing-modes"
+SEVERITY = "error"
+SCOPE = "pod"
+OPTIONS: dict[str, object] = {}
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    current: frozenset[str] | None = None
+    first = ""
+    reported: set[str] = set()
+    for entry in accelerator_entries(pod, ctx.registry):
+        resource = ctx.registry.get(entry.name)
+        if resource is None or not resource.schemes or not entry.amount.positive_or_unknown:
+            continue
+        if current is None:
+            current, first = resource.schemes, entry.name
+            continue
+        common = current & resource.schemes
+        if common:
+            current = common
+            continue
+        if entry.name in reported:
+            continue
+        reported.add(entry.name)
+        yield Violation(
+            entry.path,
+            f"{entry.name} cannot share a pod with {first}: they belong to GPU sharing modes "
+            f"that no node offers together ({_modes(resource.schemes)} vs {_modes(current)}); "
+            "a node runs one mode, so the pod can never be scheduled: ask for one mode's "
+            "resources only",
+        )
+
+
+def _modes(schemes: frozenset[str]) -> str:
+    names = sorted(schemes)
+    return " / ".join(names[:3]) + (" / ..." if len(names) > 3 else "")

@@ -1,0 +1,98 @@
+"""GPU pod does not tolerate the GPU node taint.
+
+## What it does
+Flags a pod that requests a GPU resource but has no toleration matching every configured GPU
+taint (default: `nvidia.com/gpu=present:NoSchedule`). Matching follows Kubernetes exactly: an
+empty `effect` matches every effect, `operator: Exists` matches any value, an empty `key` with
+`Exists` matches every taint, and a missing operator means `Equal`.
+
+## Why it matters
+GPU node pools are tainted so that ordinary pods stay off expensive nodes. A GPU pod that
+does not tolerate the taint fits nowhere: the GPU nodes repel it and the other nodes have no
+GPUs. It stays `Pending` with `node(s) had untolerated taint {nvidia.com/gpu: present}`.
+
+## Example
+```yaml
+spec:                      # GPU020
+  containers:
+  - name: train
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+```
+
+## Use instead
+```yaml
+spec:
+  tolerations:
+  - key: nvidia.com/gpu
+    operator: Exists
+    effect: NoSchedule
+  containers:
+  - name: train
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+```
+
+## Options
+`taints` (list, default `[{key: nvidia.com/gpu, value: present, effect: NoSchedule,
+hardware: [nvidia]}]`): the taints on your GPU nodes. AKS docs use `sku=gpu:NoSchedule`. On
+GKE the `ExtendedResourceToleration` admission plugin adds the toleration itself: set
+`taints: []` (or ignore GPU020). `hardware` limits a taint to pods that ask for resources of
+that accelerator vendor (the registry's `hardware` field; cGPU, HAMi and gpu-manager keys
+run on NVIDIA hardware); omit it for every accelerator.
+
+## References
+- DOMAIN.md §4 (`ToleratesTaint`, GKE and AKS taints)
+- https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.resources import accelerator_entries
+from gpulint.rule import RuleContext, Violation
+from gpulint.taints import TAINTS_OPTION, taints_from_options, tolerates
+from gpulint.workloads import PodSpec
+
+CODE = "GPU020"
+NAME = "gpu-pod-missing-toleration"
+SEVERITY = "error"
+SCOPE = "pod"
+OPTIONS: dict[str, Any] = {"taints": TAINTS_OPTION}
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    if pod.location != "pod":
+        return  # a lone container or ResourceRequirements has no tolerations of its own
+    registry = ctx.registry
+    hardware: set[str] = set()
+    first = None
+    for entry in accelerator_entries(pod, registry):
+        resource = registry.get(entry.name)
+        if resource is None or not entry.amount.positive_or_unknown:
+            continue
+        hardware.add(resource.hardware)
+        first = first or entry.name
+    if first is None:
+        return
+    tolerations = pod.tolerations
+    missing = [
+        taint
+        for taint in taints_from_options(ctx.options)
+        if (taint.hardware is None or taint.hardware & hardware)
+        and not any(tolerates(t, taint) for t in tolerations)
+    ]
+    if not missing:
+        return
+    taints = ", ".join(str(t) for t in missing)
+    hints = ", ".join(t.toleration_hint() for t in missing)
+    has_key = "tolerations" in pod.spec
+    yield Violation(
+        (*pod.path, "tolerations") if has_key else pod.path,
+        f"the pod requests {first} but does not tolerate the GPU node taint {taints}: it "
+        f"stays Pending on a tainted GPU pool; add {hints} to its tolerations",
+    )

@@ -1,0 +1,76 @@
+"""Pod without GPUs tolerates the GPU node taint.
+
+## What it does
+Flags a toleration that matches a configured GPU taint (default
+`nvidia.com/gpu=present:NoSchedule`) in a pod that requests no GPU. A blanket toleration
+(`operator: Exists` with no key) tolerates every taint and is flagged too. DaemonSets are
+exempt: node agents (device plugins, exporters) must run on GPU nodes without requesting GPUs.
+
+## Why it matters
+The taint is what keeps ordinary pods off expensive GPU nodes. A CPU pod that tolerates it
+can be scheduled there and take CPU and memory that GPU jobs need, stranding GPUs.
+
+## Example
+```yaml
+spec:
+  tolerations:
+  - operator: Exists        # GPU021: tolerates every taint
+  containers:
+  - name: web
+    image: nginx
+```
+
+## Use instead
+```yaml
+spec:
+  containers:
+  - name: web
+    image: nginx
+```
+
+## Options
+`taints`: the same list as GPU020 (the taints on your GPU nodes).
+
+## References
+- DOMAIN.md §4 (`ToleratesTaint`; node agents are DaemonSets)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.resources import wants_accelerator
+from gpulint.rule import RuleContext, Violation
+from gpulint.taints import TAINTS_OPTION, taints_from_options, tolerates
+from gpulint.workloads import PodSpec
+
+CODE = "GPU021"
+NAME = "cpu-pod-tolerates-gpu-taint"
+SEVERITY = "warning"
+SCOPE = "pod"
+OPTIONS: dict[str, Any] = {"taints": TAINTS_OPTION}
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    if pod.location != "pod" or not pod.tolerations or pod.node_agent:
+        return
+    if wants_accelerator(pod, ctx.registry):
+        return
+    taints = taints_from_options(ctx.options)
+    for i, toleration in enumerate(pod.tolerations):
+        matched = [t for t in taints if tolerates(toleration, t)]
+        if not matched:
+            continue
+        blanket = isinstance(toleration, dict) and not toleration.get("key")
+        what = (
+            "a blanket toleration (no key) that tolerates every taint, including"
+            if blanket
+            else "a toleration for the GPU node taint"
+        )
+        yield Violation(
+            (*pod.path, "tolerations", i),
+            f"the pod requests no GPU but has {what} {matched[0]}: it can be scheduled onto "
+            "GPU nodes and hold capacity GPU jobs need; remove the toleration, or request a GPU",
+            at="value",
+        )

@@ -1,0 +1,33 @@
+"""Document expands aliases far beyond its size (alias bomb).
+
+## What it does
+Reports a document whose aliases expand to many more nodes than it writes ("billion
+laughs"), using the same ratio as the Kubernetes YAML decoder (go-yaml's
+`allowedAliasRatio`). The document is not expanded or linted; the rest of the file is.
+
+## Why it matters
+The API server and kubectl refuse such a document (`document contains excessive aliasing`);
+expanding it would take unbounded time and memory.
+
+## Example
+```yaml
+a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
+b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]   # ... and so on: YML004
+```
+
+## Use instead
+Write the data out, or use anchors for a few shared blocks only.
+
+## Options
+None.
+
+## References
+- go-yaml `decode.go` (`allowedAliasRatio`)
+- https://en.wikipedia.org/wiki/Billion_laughs_attack
+"""
+
+CODE = "YML004"
+NAME = "excessive-aliasing"
+SEVERITY = "error"
+SCOPE = "input"

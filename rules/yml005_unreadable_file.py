@@ -1,0 +1,28 @@
+"""File that cannot be read as YAML text.
+
+## What it does
+Reports a file that gpulint could not read as text: binary content (NUL bytes), bytes that
+are not valid UTF-8 (or UTF-16/32 without a byte-order mark), a permission error, or a path
+that is not a regular file (a FIFO, a device).
+
+## Why it matters
+kubectl cannot read it either. In a directory of manifests it usually means a stray binary
+or a file saved in the wrong encoding.
+
+## Example
+A `deployment.yaml` saved as Latin-1 with `é` in a comment: YML005 at the first bad byte.
+
+## Use instead
+Save manifests as UTF-8.
+
+## Options
+None.
+
+## References
+- https://yaml.org/spec/1.2.2/#52-character-encodings
+"""
+
+CODE = "YML005"
+NAME = "unreadable-file"
+SEVERITY = "error"
+SCOPE = "input"

@@ -1,0 +1,1 @@
+"""JSON Schemas shipped with gpulint (data only; see the *.json files)."""

@@ -1,0 +1,51 @@
+"""Shared test helpers.
+
+Fixture convention (tests/fixtures/rules/<CODE>/fail-*.yaml and pass-*.yaml): the expected
+finding is written as a comment on the line it is reported at::
+
+    nvidia.com/gpu: 0.5   # expect: GPU004
+    nvidia.com/gpu: 0.5   # expect: GPU004:29      (also pins the column)
+    nvidia.com/gpu: one   # expect: GPU005, GPU010
+
+Every finding of every rule must be expected, and every expectation found; a pass-*.yaml
+file has no expectations and must lint clean with all rules on.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+FIXTURES = ROOT / "tests" / "fixtures"
+RULE_FIXTURES = FIXTURES / "rules"
+
+_EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>[A-Z0-9:, ]+?)\s*$")
+
+
+def expectations(text: str) -> set[tuple[int, str, int | None]]:
+    """(line, code, column or None) written in ``# expect:`` comments."""
+    out: set[tuple[int, str, int | None]] = set()
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _EXPECT.search(line)
+        if not match:
+            continue
+        for item in match.group("codes").split(","):
+            item = item.strip()
+            if not item:
+                continue
+            code, _, col = item.partition(":")
+            out.add((number, code, int(col) if col else None))
+    return out
+
+
+def gpulint_cmd() -> list[str]:
+    """The installed console script, run as a real subprocess."""
+    exe = Path(sys.executable).with_name("gpulint")
+    if not exe.exists():
+        pytest.skip("gpulint is not installed in this interpreter's environment")
+    return [str(exe)]
