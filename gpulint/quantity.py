@@ -483,8 +483,9 @@ def parse_quantity(text: str) -> Decimal:
         magnitude = _MAX_ALLOWED
 
     # if sign == -1 { amount.Neg(amount) }
+    # (copy_negate, not unary minus: no context rounding or overflow on 1E+999999999)
     if not positive and magnitude != 0:
-        return -magnitude
+        return magnitude.copy_negate()
     return magnitude
 
 

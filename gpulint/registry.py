@@ -134,13 +134,16 @@ class Registry:
         mig = data.get("mig")
         if mig:
             template = mig["resource_template"]
-            me_suffix = mig.get("me_suffix", ".me")
+            # k8s-device-plugin rm.go: strings.ReplaceAll("mig-"+profile, "+", ".")
+            plus = mig.get("plus_replacement", ".")
             models: dict[str, set[str]] = {}
             for model, profiles in mig["models"].items():
                 for profile in profiles:
                     models.setdefault(profile, set()).add(model)
+            for extra in mig.get("additional_profiles", ()):
+                models.setdefault(extra["profile"], set()).update(extra.get("models", ()))
             for profile, owners in sorted(models.items()):
-                name = template.format(profile=profile.replace("+me", me_suffix))
+                name = template.format(profile=profile.replace("+", plus))
                 resources[name] = DeviceResource(
                     name=name,
                     family="nvidia-mig",

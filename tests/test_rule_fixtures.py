@@ -34,8 +34,11 @@ def test_fixture(path: Path, linter: Linter) -> None:
     got = {(f.line, f.rule) for f in findings}
     want = {(line, code) for line, code, _ in expected}
     assert got == want, "\n".join(
-        [f"unexpected: {f.line}:{f.column} {f.rule} {f.message}" for f in findings
-         if (f.line, f.rule) not in want]
+        [
+            f"unexpected: {f.line}:{f.column} {f.rule} {f.message}"
+            for f in findings
+            if (f.line, f.rule) not in want
+        ]
         + [f"missing: {line} {code}" for line, code in sorted(want - got)]
     )
     columns = {(f.line, f.rule, f.column) for f in findings}
