@@ -55,5 +55,5 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         resource = ctx.registry.get(entry.name)
         if resource is None or resource.container_request:
             continue
-        advice = resource.advice or "it is not meant to be requested by a container"
-        yield Violation(entry.path, f"{entry.name} is not a container resource: {advice}")
+        advice = resource.advice or f"{entry.name} is not meant to be requested by a container"
+        yield Violation(entry.path, advice)
