@@ -37,7 +37,9 @@ one is also a test case):
   suffix errors. ``"1e+3"``, ``"1e-3"`` and ``"1e0003"`` are fine
   (``strconv.ParseInt`` takes a sign and leading zeros).
 * ``K`` is not a suffix (``"1K"`` is a suffix error); suffix lookup is
-  case-sensitive (``"1ki"``, ``"1KI"`` are suffix errors).
+  case-sensitive (``"1ki"`` is a suffix error). Letters outside
+  ``eEinumkKMGTP`` stop the scanner, so ``"1KI"``, ``"1KiB"`` and ``"1Z"`` are
+  format errors, not suffix errors.
 * A value finer than 1n is rounded *away from zero* to nano:
   ``"0.9n"`` -> 1n, ``"1e-10"`` -> 1n, ``"1.0000000001"`` -> 1.000000001.
 * A BinarySI value is capped at 2^63-1 in magnitude: ``"8Ei"`` ->
