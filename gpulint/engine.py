@@ -62,7 +62,9 @@ class Linter:
                 continue
             options = {**rule.default_options(), **self.settings.options.get(rule.code, {})}
             severity = self.settings.severities.get(rule.code, rule.severity)
-            self.active[rule.code] = _Active(rule, severity, RuleContext(self.registry, options))
+            self.active[rule.code] = _Active(
+                rule, severity, RuleContext(self.registry, options, self.workloads)
+            )
         self.pod_rules = [a for a in self.active.values() if a.rule.scope == "pod"]
         self.object_rules = [a for a in self.active.values() if a.rule.scope == "object"]
         self.suppressor = Suppressor(
