@@ -125,9 +125,9 @@ def _describe(error: Any) -> Iterator[tuple[Path, str]]:
             yield from _describe(deepest)
             return
     if kind == "pattern":
-        hint = schema.get("description")
-        extra = f" ({hint})" if hint else f" (expected to match {error.validator_value})"
-        yield path, f"{_show(instance)} is not allowed{extra}"
+        described = schema.get("description")
+        extra = f"expected to match {error.validator_value}"
+        yield path, f"{_show(instance)} is not allowed ({described or extra})"
         return
     yield path, error.message
 
