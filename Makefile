@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck venv clean
+.PHONY: demo test lint typecheck venv clean generate
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,9 +24,14 @@ demo: $(STAMP)
 ## Install test dependencies and run the whole suite: pytest, ruff, mypy.
 test: $(STAMP)
 	$(BIN)/python -m pytest
-	$(BIN)/ruff check gpulint rules tests bench
+	$(BIN)/ruff check gpulint rules tests $(wildcard bench)
 	$(BIN)/ruff format --check gpulint rules
 	$(BIN)/mypy
+
+## Regenerate the files made from the rules: docs/rules.md and schemas/config.schema.json.
+generate: $(STAMP)
+	$(BIN)/gpulint rules --isolated --format markdown > docs/rules.md
+	$(BIN)/gpulint config --isolated --schema > schemas/config.schema.json
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -16,6 +16,7 @@ import typer
 from gpulint import __version__
 
 if TYPE_CHECKING:
+    from gpulint.config import ConfigFile, Effective
     from gpulint.rule import Rule
 
 app = typer.Typer(
@@ -44,6 +45,47 @@ class ColorMode(str, Enum):
     auto = "auto"
     always = "always"
     never = "never"
+
+
+class RulesFormat(str, Enum):
+    text = "text"
+    markdown = "markdown"
+    json = "json"
+
+
+class ConfigFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+# Options shared by the commands that read the configuration.
+ConfigOption = Annotated[
+    str | None,
+    typer.Option(
+        "--config",
+        help="Use this configuration file (.gpulint.yaml or pyproject.toml) instead of "
+        "searching from the working directory upward.",
+        show_default=False,
+    ),
+]
+IsolatedOption = Annotated[
+    bool, typer.Option("--isolated", help="Ignore every configuration file.")
+]
+SelectOption = Annotated[
+    list[str] | None,
+    typer.Option(help="Only these rule codes or prefixes (comma-separated, e.g. GPU0)."),
+]
+ExtendSelectOption = Annotated[
+    list[str] | None, typer.Option(help="Rule codes or prefixes to add to the selection.")
+]
+IgnoreOption = Annotated[list[str] | None, typer.Option(help="Rule codes or prefixes to skip.")]
+FailOnOption = Annotated[
+    FailOn | None,
+    typer.Option(
+        help="Exit 1 when a finding at or above this severity is found [default: error].",
+        show_default=False,
+    ),
+]
 
 
 class UsageError(Exception):
@@ -88,13 +130,61 @@ def _use_color(mode: ColorMode) -> bool:
     return sys.stdout.isatty()
 
 
-def _load_rules() -> list[Rule]:
+def _fail_lines(message: str) -> NoReturn:
+    for line in message.splitlines():
+        sys.stderr.write(f"gpulint: error: {line}\n")
+    raise typer.Exit(2)
+
+
+def _load_rules(config: ConfigFile | None = None) -> list[Rule]:
+    """Entry-point rules, plus the configuration's ``plugins`` and ``rule-dirs``."""
+    from gpulint.config import ConfigError, rule_locations
     from gpulint.rule import RuleLoadError, load_rules
 
     try:
-        return load_rules()
-    except RuleLoadError as exc:
-        _fail(str(exc))
+        plugins, dirs = rule_locations(config) if config is not None else ([], [])
+        return load_rules(plugins=plugins, rule_dirs=dirs)
+    except (RuleLoadError, ConfigError) as exc:
+        _fail_lines(str(exc))
+
+
+def _read_config(path: str | None, isolated: bool) -> ConfigFile | None:
+    from gpulint.config import ConfigError, load_config
+
+    try:
+        return load_config(path, isolated)
+    except ConfigError as exc:
+        _fail_lines(str(exc))
+
+
+def _configure(
+    path: str | None,
+    isolated: bool,
+    select: list[str] | None = None,
+    extend_select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    fail_on: FailOn | None = None,
+) -> tuple[list[Rule], Effective]:
+    """Rules and effective configuration: defaults < configuration file < command line."""
+    from gpulint.config import ConfigError, Overrides, resolve
+
+    config = _read_config(path, isolated)
+    rules = _load_rules(config)
+    known = [r.code for r in rules]
+    selected, extended, ignored = _codes(select), _codes(extend_select), _codes(ignore)
+    _check_selectors(selected, known, "--select")
+    _check_selectors(extended, known, "--extend-select")
+    _check_selectors(ignored, known, "--ignore")
+    overrides = Overrides(
+        select=selected or None,
+        extend_select=extended,
+        ignore=ignored,
+        fail_on=fail_on.value if fail_on is not None else None,
+    )
+    try:
+        return rules, resolve(config, rules, overrides)
+    except ConfigError as exc:
+        _fail_lines(str(exc))
 
 
 def _check_selectors(codes: list[str], known: list[str], option: str) -> None:
@@ -115,45 +205,30 @@ def check(
     output_format: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
     ] = OutputFormat.text,
-    select: Annotated[
-        list[str] | None,
-        typer.Option(help="Only these rule codes or prefixes (comma-separated, e.g. GPU0)."),
-    ] = None,
-    extend_select: Annotated[
-        list[str] | None, typer.Option(help="Rule codes or prefixes to add to the selection.")
-    ] = None,
-    ignore: Annotated[
-        list[str] | None, typer.Option(help="Rule codes or prefixes to skip.")
-    ] = None,
-    fail_on: Annotated[
-        FailOn, typer.Option(help="Exit 1 when a finding at or above this severity is found.")
-    ] = FailOn.error,
+    select: SelectOption = None,
+    extend_select: ExtendSelectOption = None,
+    ignore: IgnoreOption = None,
+    fail_on: FailOnOption = None,
     stdin_filename: Annotated[
         str | None, typer.Option(help="The path to report for input read from stdin.")
     ] = None,
     color: Annotated[ColorMode, typer.Option(help="Colour the text output.")] = ColorMode.auto,
+    config: ConfigOption = None,
+    isolated: IsolatedOption = False,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes."""
     from gpulint.discover import targets
-    from gpulint.engine import Linter, Settings
-    from gpulint.model import Severity
+    from gpulint.engine import Linter
     from gpulint.reporters import ReportContext, renderer
     from gpulint.runner import run
 
-    rules = _load_rules()
-    known = [r.code for r in rules]
-    selected, extended, ignored = _codes(select), _codes(extend_select), _codes(ignore)
-    _check_selectors(selected, known, "--select")
-    _check_selectors(extended, known, "--extend-select")
-    _check_selectors(ignored, known, "--ignore")
-    settings = Settings(
-        select=frozenset(selected) if selected else None,
-        extend_select=frozenset(extended),
-        ignore=frozenset(ignored),
-        fail_on=Severity.parse(fail_on.value),
-    )
+    rules, effective = _configure(config, isolated, select, extend_select, ignore, fail_on)
+    settings = effective.settings
     linter = Linter(rules, settings)
-    found, missing = targets(paths or ["."], stdin_filename or "<stdin>")
+    exclude = effective.exclude.matches if effective.exclude else None
+    found, missing = targets(
+        paths or ["."], stdin_filename or "<stdin>", exclude, effective.force_exclude
+    )
     for path in missing:
         sys.stderr.write(f"gpulint: error: {path}: no such file or directory\n")
     report = run(linter, found)
@@ -165,22 +240,39 @@ def check(
 
 
 @app.command("rules")
-def list_rules() -> None:
+def list_rules(
+    output_format: Annotated[
+        RulesFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="text: one line per rule; markdown: the documentation page (docs/rules.md); "
+            "json: everything, for tools.",
+        ),
+    ] = RulesFormat.text,
+    config: ConfigOption = None,
+    isolated: IsolatedOption = False,
+) -> None:
     """List every rule: code, name, default severity and what it checks."""
-    rules = _load_rules()
-    width = max(len(r.name) for r in rules)
-    for rule in rules:
-        sys.stdout.write(
-            f"{rule.code}  {rule.name:<{width}}  {rule.severity.label:<7}  {rule.summary}\n"
-        )
+    from gpulint import catalog
+
+    rules = _load_rules(_read_config(config, isolated))
+    render = {
+        RulesFormat.text: catalog.render_text,
+        RulesFormat.markdown: catalog.render_markdown,
+        RulesFormat.json: catalog.render_json,
+    }[output_format]
+    sys.stdout.write(render(rules))
 
 
 @app.command("rule")
 def show_rule(
     code: Annotated[str, typer.Argument(help="A rule code (GPU001) or name.")],
+    config: ConfigOption = None,
+    isolated: IsolatedOption = False,
 ) -> None:
     """Print a rule's documentation."""
-    rules = _load_rules()
+    rules = _load_rules(_read_config(config, isolated))
     wanted = code.strip()
     for rule in rules:
         if wanted.upper() == rule.code or wanted == rule.name:
@@ -188,6 +280,37 @@ def show_rule(
             sys.stdout.write(head + rule.doc + "\n")
             return
     _fail(f"unknown rule {code!r} (see `gpulint rules`)")
+
+
+@app.command("config")
+def show_config(
+    config: ConfigOption = None,
+    isolated: IsolatedOption = False,
+    select: SelectOption = None,
+    extend_select: ExtendSelectOption = None,
+    ignore: IgnoreOption = None,
+    fail_on: FailOnOption = None,
+    output_format: Annotated[
+        ConfigFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = ConfigFormat.text,
+    schema: Annotated[
+        bool,
+        typer.Option(
+            "--schema",
+            help="Print the JSON Schema of the configuration for the loaded rules instead.",
+        ),
+    ] = False,
+) -> None:
+    """Print the effective configuration and where each value came from."""
+    import json
+
+    from gpulint.config import config_schema, describe
+
+    rules, effective = _configure(config, isolated, select, extend_select, ignore, fail_on)
+    if schema:
+        sys.stdout.write(json.dumps(config_schema(rules), indent=2, ensure_ascii=False) + "\n")
+        return
+    sys.stdout.write(describe(effective, rules, json_output=output_format is ConfigFormat.json))
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -33,27 +33,48 @@ class MissingPath(Exception):
     """A path on the command line that does not exist."""
 
 
-def _walk(root: str) -> Iterator[str]:
+#: Is this path excluded by the configuration (``exclude``)?
+Excluded = Callable[[str], bool]
+
+
+def _walk(root: str, excluded: Excluded | None = None) -> Iterator[str]:
     # os.walk does not follow directory symlinks, so symlink loops cannot trap it.
     for dirpath, dirnames, filenames in os.walk(root, onerror=None):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d not in SKIP_DIRS and not (excluded and excluded(os.path.join(dirpath, d)))
+        )
         for name in sorted(filenames):
             if name.endswith(YAML_SUFFIXES):
-                yield os.path.join(dirpath, name)
+                path = os.path.join(dirpath, name)
+                if not (excluded and excluded(path)):
+                    yield path
 
 
-def targets(paths: Iterable[str], stdin_label: str = "<stdin>") -> tuple[list[Target], list[str]]:
+def targets(
+    paths: Iterable[str],
+    stdin_label: str = "<stdin>",
+    excluded: Excluded | None = None,
+    force_exclude: bool = False,
+) -> tuple[list[Target], list[str]]:
     """Expand ``paths`` into targets in a deterministic order, and the paths that are missing.
 
     Files named explicitly are linted whatever their extension; directories contribute
-    ``*.yaml`` and ``*.yml`` files. Each file appears once.
+    ``*.yaml`` and ``*.yml`` files. Each file appears once. ``excluded`` prunes what a walk
+    finds; with ``force_exclude`` it also drops paths named explicitly (ruff's
+    ``force-exclude``, for pre-commit, which names every file).
     """
+    forced = excluded if force_exclude else None
     out: list[Target] = []
     missing: list[str] = []
     seen: set[str] = set()
     for path in paths:
         if path == STDIN:
-            out.append(Target(stdin_label, None))
+            if not (forced and forced(stdin_label)):
+                out.append(Target(stdin_label, None))
+            continue
+        if forced and forced(path):
             continue
         try:
             mode = os.stat(path).st_mode
@@ -63,7 +84,7 @@ def targets(paths: Iterable[str], stdin_label: str = "<stdin>") -> tuple[list[Ta
             else:
                 missing.append(path)
                 continue
-        found = _walk(path) if stat.S_ISDIR(mode) else iter((path,))
+        found = _walk(path, excluded) if stat.S_ISDIR(mode) else iter((path,))
         for file in found:
             label = os.path.normpath(file)
             if label not in seen:

@@ -9,6 +9,7 @@ from typing import Any
 from gpulint.model import Finding, ObjectRef, Path, Severity
 from gpulint.registry import Registry, builtin_registry
 from gpulint.rule import Rule, RuleContext, Violation
+from gpulint.suppress import UNUSED_CODE, ObjectIgnore, PathIgnore, Suppressor, Unused
 from gpulint.workloads import K8sObject, WorkloadTable, builtin_table, objects
 from gpulint.yamlload import Document, Problem, decode, load_text
 
@@ -25,6 +26,8 @@ class Settings:
     fail_on: Severity = Severity.ERROR
     registry: Registry | None = None
     workloads: WorkloadTable | None = None
+    per_file_ignores: tuple[PathIgnore, ...] = ()
+    per_object_ignores: tuple[ObjectIgnore, ...] = ()
 
 
 def _matches(code: str, selectors: Iterable[str]) -> bool:
@@ -53,21 +56,31 @@ class Linter:
         self.registry = self.settings.registry or builtin_registry()
         self.workloads = self.settings.workloads or builtin_table()
         self.active: dict[str, _Active] = {}
+        rules = list(rules)
         for rule in rules:
             if not is_enabled(rule.code, self.settings):
                 continue
             options = {**rule.default_options(), **self.settings.options.get(rule.code, {})}
             severity = self.settings.severities.get(rule.code, rule.severity)
-            self.active[rule.code] = _Active(rule, severity, RuleContext(self.registry, options))
+            self.active[rule.code] = _Active(
+                rule, severity, RuleContext(self.registry, options, self.workloads)
+            )
         self.pod_rules = [a for a in self.active.values() if a.rule.scope == "pod"]
         self.object_rules = [a for a in self.active.values() if a.rule.scope == "object"]
+        self.suppressor = Suppressor(
+            self.workloads,
+            known=[r.code for r in rules],
+            enabled=self.active,
+            per_file=self.settings.per_file_ignores,
+            per_object=self.settings.per_object_ignores,
+        )
 
     # -- entry points --------------------------------------------------------------------------
     def lint_bytes(self, label: str, raw: bytes) -> list[Finding]:
         text, problem = decode(raw)
         if text is None:
             assert problem is not None
-            return self._problem_findings(label, [problem], None)
+            return self.problem(label, problem)
         return self.lint_text(label, text)
 
     def lint_text(self, label: str, text: str) -> list[Finding]:
@@ -77,12 +90,13 @@ class Linter:
             findings.extend(self._problem_findings(label, doc.problems, doc))
             findings.extend(self.lint_document(label, doc))
         findings.extend(self._problem_findings(label, result.problems, None))
+        findings = self._suppress(label, text, result.documents, findings)
         findings.sort(key=Finding.sort_key)
         return findings
 
     def problem(self, label: str, problem: Problem) -> list[Finding]:
         """A finding for a problem found outside the YAML (unreadable file, ...)."""
-        return self._problem_findings(label, [problem], None)
+        return self._suppress(label, None, [], self._problem_findings(label, [problem], None))
 
     def lint_document(self, label: str, doc: Document) -> list[Finding]:
         findings: list[Finding] = []
@@ -99,6 +113,34 @@ class Linter:
         return findings
 
     # -- helpers -----------------------------------------------------------------------------
+    def _suppress(
+        self, label: str, text: str | None, docs: list[Document], findings: list[Finding]
+    ) -> list[Finding]:
+        """Mark suppressed findings, and report stale suppressions as GL100."""
+        file = self.suppressor.for_file(label, text, docs)
+        if not file:
+            return findings
+        findings = file.apply(findings)
+        unused = file.unused()
+        if unused:
+            active = self.active[UNUSED_CODE]
+            stale = [self._unused_finding(active, label, u) for u in unused]
+            findings.extend(file.apply_to_unused(stale))
+        return findings
+
+    def _unused_finding(self, active: _Active, label: str, u: Unused) -> Finding:
+        return Finding(
+            rule=active.rule.code,
+            name=active.rule.name,
+            severity=active.severity,
+            path=label,
+            span=u.span,
+            message=u.message,
+            object=u.object,
+            doc_path=u.doc_path,
+            document=u.document,
+        )
+
     def _run(
         self, active: _Active, target: Any, obj: K8sObject, label: str, doc: Document
     ) -> list[Finding]:

@@ -16,20 +16,31 @@ The engine, not the rule, stamps the code, severity and position onto what ``che
 and applies suppressions; rules never read configuration files.
 
 Rules are discovered through the ``gpulint.rules`` entry-point group -- the built-in catalog is
-registered there too (flake8's model), so the plugin path runs on every invocation.
+registered there too (flake8's model), so the plugin path runs on every invocation. The
+configuration can add more: ``plugins`` (importable rule modules) and ``rule-dirs`` (folders
+of rule modules, imported by file path under a private package name, and of declarative YAML
+rules, see ``gpulint.declarative``). Every rule that does not ship with gpulint has its
+``OPTIONS`` checked against the JSON Schema metaschema when it loads.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
 import inspect
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path as FsPath
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpulint.model import Path, Severity
 from gpulint.registry import Registry
+
+if TYPE_CHECKING:
+    from gpulint.workloads import WorkloadTable
 
 SCOPES = ("pod", "object", "input")
 #: The fixed documentation sections (ruff's), each a ``## Heading`` in the docstring.
@@ -56,6 +67,8 @@ class Violation:
 class RuleContext:
     registry: Registry
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: Where pod specs live (object-scope rules that look into pods need it).
+    workloads: WorkloadTable | None = None
 
 
 CheckFn = Callable[[Any, RuleContext], Iterable[Violation]]
@@ -94,8 +107,11 @@ class Rule:
         return {k: v["default"] for k, v in props.items() if "default" in v}
 
 
-def rule_from_module(module: ModuleType, origin: str = "built-in") -> Rule:
-    name = module.__name__
+def rule_from_module(
+    module: ModuleType, origin: str = "built-in", label: str | None = None
+) -> Rule:
+    """A Rule from a rule module; ``label`` names it in messages (default: its name)."""
+    name = label or module.__name__
     try:
         code = module.CODE
         rule_name = module.NAME
@@ -119,11 +135,16 @@ def rule_from_module(module: ModuleType, origin: str = "built-in") -> Rule:
 
 @dataclass(frozen=True, slots=True)
 class RuleSource:
-    """Where a rule module comes from, before it is imported."""
+    """Where a rule comes from, before it is imported.
 
-    code: str
+    ``code`` is None when it is known only after import (``plugins`` in the configuration);
+    ``path`` is set for a file in a rule folder (a module or a declarative rule).
+    """
+
+    code: str | None
     module: str
     origin: str
+    path: str | None = None
 
 
 def _entry_point_sources() -> list[RuleSource]:
@@ -156,28 +177,123 @@ def discover() -> list[RuleSource]:
     return sorted(sources, key=lambda s: (s.origin != "built-in", s.code, s.module))
 
 
-def load_rules(sources: Iterable[RuleSource] | None = None) -> list[Rule]:
-    """Import every rule; a broken or duplicate one is a RuleLoadError naming its module."""
-    rules: dict[str, Rule] = {}
-    for source in discover() if sources is None else sources:
-        try:
-            module = importlib.import_module(source.module)
-        except Exception as exc:  # any import-time failure of third-party code
+def module_sources(plugins: Iterable[str]) -> list[RuleSource]:
+    """``plugins`` from the configuration: importable rule modules."""
+    return [RuleSource(None, name, f"plugin module {name}") for name in plugins]
+
+
+def folder_sources(folders: Iterable[FsPath]) -> list[RuleSource]:
+    """Rule modules (``*.py``) and declarative rules (``*.yaml``, ``*.yml``) in folders."""
+    out = []
+    for folder in folders:
+        digest = hashlib.sha1(str(folder).encode()).hexdigest()[:10]
+        package = f"_gpulint_local_{digest}"
+        for path in sorted(folder.iterdir()):
+            if path.name.startswith((".", "_")) or not path.is_file():
+                continue
+            origin = f"rule-dir {folder}"
+            if path.suffix == ".py":
+                out.append(RuleSource(None, f"{package}.{path.stem}", origin, str(path)))
+            elif path.suffix in (".yaml", ".yml"):
+                out.append(RuleSource(None, str(path), origin, str(path)))
+    return out
+
+
+def _import_file(source: RuleSource) -> ModuleType:
+    """Import a rule folder's module under a private package named after the folder, so
+    modules in one folder can import each other (``from . import helpers``)."""
+    assert source.path is not None
+    package, _, _ = source.module.rpartition(".")
+    if package not in sys.modules:
+        parent = ModuleType(package)
+        parent.__path__ = [str(FsPath(source.path).parent)]
+        sys.modules[package] = parent
+    spec = importlib.util.spec_from_file_location(source.module, source.path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {source.path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[source.module] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[source.module]
+        raise
+    return module
+
+
+def _describe_source(source: RuleSource) -> str:
+    return f"{source.path or source.module} ({source.origin})"
+
+
+def check_options(rule: Rule, where: str) -> None:
+    """A third-party rule's OPTIONS must be JSON Schemas whose defaults they accept."""
+    from gpulint.schemacheck import schema_error
+
+    schema = {"type": "object", "properties": dict(rule.options_schema)}
+    problem = schema_error(schema)
+    if problem is not None:
+        raise RuleLoadError(f"rule {rule.code} from {where}: invalid OPTIONS schema: {problem}")
+    from jsonschema import Draft202012Validator
+
+    for name, spec in rule.options_schema.items():
+        if "default" not in spec:
+            continue
+        errors = list(Draft202012Validator(spec).iter_errors(spec["default"]))
+        if errors:
             raise RuleLoadError(
-                f"rule module {source.module} ({source.origin}) failed to import: "
-                f"{type(exc).__name__}: {exc}"
-            ) from None
-        rule = rule_from_module(module, source.origin)
-        if rule.code != source.code:
-            raise RuleLoadError(
-                f"rule module {source.module} ({source.origin}) is registered as "
-                f"{source.code} but declares CODE = {rule.code!r}"
+                f"rule {rule.code} from {where}: the default of option {name!r} does not "
+                f"match its schema: {errors[0].message}"
             )
+
+
+def _load_one(source: RuleSource) -> Rule:
+    where = _describe_source(source)
+    if source.path is not None and source.path.endswith((".yaml", ".yml")):
+        from gpulint.declarative import load_declarative
+
+        return load_declarative(FsPath(source.path), source.origin)
+    try:
+        if source.path is not None:
+            module = _import_file(source)
+        else:
+            module = importlib.import_module(source.module)
+    except Exception as exc:  # any import-time failure of third-party code
+        raise RuleLoadError(
+            f"rule module {where} failed to import: {type(exc).__name__}: {exc}"
+        ) from None
+    rule = rule_from_module(module, source.origin, source.path)
+    if source.code is not None and rule.code != source.code:
+        raise RuleLoadError(
+            f"rule module {where} is registered as {source.code} but declares CODE = {rule.code!r}"
+        )
+    if source.origin != "built-in":
+        check_options(rule, where)
+    return rule
+
+
+def load_rules(
+    sources: Iterable[RuleSource] | None = None,
+    plugins: Iterable[str] = (),
+    rule_dirs: Iterable[FsPath] = (),
+) -> list[Rule]:
+    """Import every rule; a broken or duplicate one is a RuleLoadError naming its module.
+
+    ``sources`` defaults to the entry points; ``plugins`` and ``rule_dirs`` come from the
+    configuration and load after them.
+    """
+    rules: dict[str, Rule] = {}
+    everything = [
+        *(discover() if sources is None else sources),
+        *module_sources(plugins),
+        *folder_sources(rule_dirs),
+    ]
+    for source in everything:
+        rule = _load_one(source)
         if rule.code in rules:
             other = rules[rule.code]
             raise RuleLoadError(
-                f"rule module {source.module} ({source.origin}) declares code {rule.code}, "
-                f"already declared by {other.module} ({other.origin})"
+                f"rule {_describe_source(source)} declares code {rule.code}, already "
+                f"declared by {other.module} ({other.origin})"
             )
         rules[rule.code] = rule
     return sorted(rules.values(), key=lambda r: r.code)

@@ -1,0 +1,1 @@
+"""Example gpulint plugin: rules an organisation adds without forking gpulint."""

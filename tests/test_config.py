@@ -1,0 +1,474 @@
+"""Configuration: discovery, precedence, validation errors and ``gpulint config``.
+
+Error cases run the installed ``gpulint`` as a subprocess: what a user sees is the contract
+(exit 2, ``file:line: key: why`` with the allowed values, no traceback).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpulint.config import (
+    ConfigError,
+    Overrides,
+    config_schema,
+    find_config,
+    load_config,
+    read_config,
+    resolve,
+)
+from gpulint.rule import load_rules
+from tests.conftest import ROOT, gpulint_cmd
+
+GPU_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: trainer
+  namespace: ml
+spec:
+  template:
+    spec:
+      tolerations:
+      - key: sku
+        operator: Equal
+        value: gpu
+        effect: NoSchedule
+      containers:
+      - name: train
+        image: nvcr.io/nvidia/pytorch:24.05-py3
+        resources:
+          limits:
+            nvidia.com/gpu: 1
+"""
+
+#: requests equal to limits: GPU003, a warning by default.
+REDUNDANT = GPU_DEPLOYMENT.replace(
+    "          limits:\n", "          requests:\n            nvidia.com/gpu: 1\n          limits:\n"
+)
+
+CPU_JOB_TOLERATING_SKU = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: report
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      tolerations:
+      - key: sku
+        operator: Exists
+      containers:
+      - name: report
+        image: python:3.12-slim
+"""
+
+
+def run(args: list[str], cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*gpulint_cmd(), *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def findings(proc: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = json.loads(proc.stdout)["findings"]
+    return out
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository root (it holds .git) with a nested working directory."""
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "repo" / "deploy" / "prod").mkdir(parents=True)
+    return tmp_path / "repo"
+
+
+@pytest.fixture(scope="module")
+def rules() -> list[Any]:
+    return load_rules()
+
+
+# -- discovery --------------------------------------------------------------------------------
+def test_found_from_the_working_directory_upward(repo: Path) -> None:
+    (repo / ".gpulint.yaml").write_text("ignore: [GPU021]\n")
+    assert find_config(repo / "deploy" / "prod") == (repo / ".gpulint.yaml").resolve()
+
+
+def test_the_nearest_file_wins(repo: Path) -> None:
+    (repo / ".gpulint.yaml").write_text("ignore: [GPU021]\n")
+    (repo / "deploy" / ".gpulint.yml").write_text("ignore: [GPU003]\n")
+    assert find_config(repo / "deploy" / "prod") == (repo / "deploy" / ".gpulint.yml").resolve()
+
+
+def test_search_stops_at_the_repository_root(repo: Path) -> None:
+    (repo.parent / ".gpulint.yaml").write_text("ignore: [GPU021]\n")
+    assert find_config(repo / "deploy") is None
+    # A worktree or submodule has a .git file rather than a folder: also a root.
+    (repo / "deploy" / ".git").write_text("gitdir: ../.git/worktrees/x\n")
+    (repo / ".gpulint.yaml").write_text("ignore: [GPU021]\n")
+    assert find_config(repo / "deploy" / "prod") is None
+
+
+def test_pyproject_counts_only_with_a_tool_gpulint_table(repo: Path) -> None:
+    (repo / "deploy" / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (repo / "pyproject.toml").write_text('[tool.gpulint]\nignore = ["GPU021"]\n')
+    found = find_config(repo / "deploy" / "prod")
+    assert found == (repo / "pyproject.toml").resolve()
+    config = read_config(found)
+    assert config.data == {"ignore": ["GPU021"]}
+    assert config.where(("ignore",)).endswith("pyproject.toml:2")
+
+
+def test_yaml_file_wins_over_pyproject_in_the_same_folder(repo: Path) -> None:
+    (repo / "pyproject.toml").write_text('[tool.gpulint]\nignore = ["GPU021"]\n')
+    (repo / ".gpulint.yaml").write_text("ignore: [GPU003]\n")
+    assert find_config(repo) == (repo / ".gpulint.yaml").resolve()
+
+
+def test_explicit_and_isolated(repo: Path) -> None:
+    (repo / ".gpulint.yaml").write_text("ignore: [GPU021]\n")
+    other = repo / "ci.yaml"
+    other.write_text("ignore: [GPU003]\n")
+    explicit = load_config(str(other), cwd=repo)
+    assert explicit is not None and explicit.data == {"ignore": ["GPU003"]}
+    assert load_config(None, isolated=True, cwd=repo) is None
+    found = load_config(None, cwd=repo)
+    assert found is not None and found.data == {"ignore": ["GPU021"]}
+
+
+def test_cli_finds_the_config_from_a_subfolder(repo: Path) -> None:
+    (repo / ".gpulint.yaml").write_text(
+        "gpu-taints:\n- {key: sku, value: gpu, effect: NoSchedule}\n"
+    )
+    (repo / "deploy" / "prod" / "train.yaml").write_text(GPU_DEPLOYMENT)
+    proc = run(["check", "-f", "json", "."], repo / "deploy" / "prod")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    isolated = run(["check", "-f", "json", "--isolated", "."], repo / "deploy" / "prod")
+    assert isolated.returncode == 1
+    assert [f["rule"] for f in findings(isolated)] == ["GPU020"]
+
+
+# -- what the configuration does --------------------------------------------------------------
+def test_taints_repointed_for_aks(repo: Path) -> None:
+    (repo / ".gpulint.yaml").write_text(
+        "gpu-taints:\n- key: sku\n  value: gpu\n  effect: NoSchedule\n"
+    )
+    (repo / "train.yaml").write_text(GPU_DEPLOYMENT)
+    (repo / "report.yaml").write_text(CPU_JOB_TOLERATING_SKU)
+    proc = run(["check", "-f", "json", "."], repo)
+    got = [(Path(f["path"]).name, f["line"], f["rule"]) for f in findings(proc)]
+    # The GPU pod tolerates sku=gpu (no GPU020); the CPU job tolerating sku is GPU021.
+    assert got == [("report.yaml", 10, "GPU021")]
+    assert proc.returncode == 0  # GPU021 is a warning
+
+
+def test_gke_needs_no_taint(repo: Path) -> None:
+    (repo / "pyproject.toml").write_text("[tool.gpulint]\ngpu-taints = []\n")
+    bare = GPU_DEPLOYMENT.replace(
+        "      tolerations:\n      - key: sku\n        operator: Equal\n        value: gpu\n"
+        "        effect: NoSchedule\n",
+        "",
+    )
+    (repo / "train.yaml").write_text(bare)
+    assert run(["check", "."], repo).returncode == 0
+    assert run(["check", "--isolated", "."], repo).returncode == 1
+
+
+def test_per_rule_option_wins_over_gpu_taints(rules: list[Any], tmp_path: Path) -> None:
+    path = tmp_path / ".gpulint.yaml"
+    path.write_text(
+        "gpu-taints: []\nrules:\n  GPU020:\n    taints: [{key: gpu, effect: NoExecute}]\n"
+    )
+    effective = resolve(read_config(path), rules)
+    assert effective.settings.options["GPU020"]["taints"] == [{"key": "gpu", "effect": "NoExecute"}]
+    assert effective.settings.options["GPU021"]["taints"] == []
+    assert effective.entries["rules.GPU020.taints"].origin.endswith(".gpulint.yaml:4")
+    assert effective.entries["rules.GPU021.taints"].origin.endswith(":1 (gpu-taints)")
+
+
+def test_select_ignore_severity_and_fail_on(repo: Path) -> None:
+    (repo / ".gpulint.yaml").write_text(
+        "ignore: [GPU020]\nseverity:\n  GPU003: error\nfail-on: warning\n"
+    )
+    (repo / "train.yaml").write_text(REDUNDANT)
+    proc = run(["check", "-f", "json", "."], repo)
+    got = [(f["rule"], f["severity"]) for f in findings(proc)]
+    assert got == [("GPU003", "error")]
+    assert proc.returncode == 1
+    # The command line wins: --select replaces, --fail-on overrides.
+    proc = run(["check", "-f", "json", "--select", "GPU001", "--fail-on", "error", "."], repo)
+    assert findings(proc) == [] and proc.returncode == 0
+
+
+def test_config_command_shows_origins(repo: Path) -> None:
+    (repo / ".gpulint.yaml").write_text(
+        "# team settings\nignore: [GPU021]\nseverity:\n  GPU003: error\n"
+        "gpu-taints: [{key: sku, value: gpu, effect: NoSchedule}]\n"
+    )
+    proc = run(["config", "-f", "json", "--extend-select", "GL100", "--fail-on", "warning"], repo)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    settings = doc["settings"]
+    assert settings["ignore"] == {"value": ["GPU021"], "origin": ".gpulint.yaml:2"}
+    assert settings["severity.GPU003"] == {"value": "error", "origin": ".gpulint.yaml:4"}
+    assert settings["severity.GPU001"]["origin"] == "default"
+    assert settings["fail-on"] == {"value": "warning", "origin": "command line (--fail-on)"}
+    assert settings["extend-select"]["origin"] == "command line (--extend-select)"
+    assert settings["rules.GPU020.taints"]["origin"] == ".gpulint.yaml:5 (gpu-taints)"
+    assert "GPU021" not in doc["enabled"] and "GPU020" in doc["enabled"]
+    text = run(["config"], repo).stdout
+    assert text.startswith("# configuration file: .gpulint.yaml\n")
+    assert any(
+        line.startswith('ignore = ["GPU021"]') and line.endswith("# .gpulint.yaml:2")
+        for line in text.splitlines()
+    )
+
+
+def test_devices_merge_over_the_registry(repo: Path) -> None:
+    (repo / ".gpulint.yaml").write_text(
+        "devices:\n- name: example.com/fpga\n  hardware: fpga\n  schemes: [inhouse-fpga]\n"
+    )
+    # A private GPU-sharing name: unknown to the built-in registry, so GPU010 flags it (it
+    # looks like an accelerator); the configuration entry makes it known.
+    manifest = GPU_DEPLOYMENT.replace("nvidia.com/gpu", "example.com/vgpu-slice")
+    (repo / "slice.yaml").write_text(manifest)
+    isolated = run(["check", "-f", "json", "--isolated", "slice.yaml"], repo)
+    assert "GPU010" in {f["rule"] for f in findings(isolated)}
+    (repo / ".gpulint.yaml").write_text(
+        (repo / ".gpulint.yaml").read_text()
+        + "- name: example.com/vgpu-slice\n  hardware: inhouse\n  schemes: [inhouse-share]\n"
+        + "  constraints: {max: 8, source: in-house device plugin}\n"
+    )
+    proc = run(["check", "-f", "json", "slice.yaml"], repo)
+    assert findings(proc) == [], proc.stdout
+    # Its constraints apply like the built-in ones (GPU011).
+    (repo / "slice.yaml").write_text(manifest.replace("vgpu-slice: 1", "vgpu-slice: 9"))
+    proc = run(["check", "-f", "json", "slice.yaml"], repo)
+    assert [f["rule"] for f in findings(proc)] == ["GPU011"]
+    effective = resolve(read_config(repo / ".gpulint.yaml"), load_rules())
+    registry = effective.settings.registry
+    assert registry is not None and registry.get("example.com/fpga") is not None
+    assert registry.get("example.com/fpga").hardware == "fpga"  # type: ignore[union-attr]
+    assert registry.get("nvidia.com/gpu") is not None
+
+
+def test_workloads_add_kinds(repo: Path) -> None:
+    (repo / ".gpulint.yaml").write_text(
+        "workloads:\n- group: example.com\n  kind: Trainer\n  pods: [spec.podTemplate.spec]\n"
+    )
+    (repo / "trainer.yaml").write_text(
+        "apiVersion: example.com/v1\nkind: Trainer\nmetadata:\n  name: t\nspec:\n"
+        "  podTemplate:\n    spec:\n      containers:\n      - name: a\n        resources:\n"
+        "          requests:\n            nvidia.com/gpu: 1\n"
+    )
+    proc = run(["check", "-f", "json", "."], repo)
+    assert "GPU001" in {f["rule"] for f in findings(proc)}
+    isolated = run(["check", "-f", "json", "--isolated", "."], repo)
+    assert findings(isolated) == []
+
+
+def test_exclude_and_force_exclude(repo: Path) -> None:
+    (repo / ".gpulint.yaml").write_text("exclude: [vendor, '**/*.generated.yaml']\n")
+    (repo / "vendor").mkdir()
+    (repo / "vendor" / "chart.yaml").write_text(GPU_DEPLOYMENT)
+    (repo / "deploy" / "x.generated.yaml").write_text(GPU_DEPLOYMENT)
+    (repo / "deploy" / "own.yaml").write_text(CPU_JOB_TOLERATING_SKU)
+    proc = run(["check", "-f", "json", "."], repo)
+    assert json.loads(proc.stdout)["summary"]["files"] == 2  # own.yaml and .gpulint.yaml
+    assert {Path(f["path"]).name for f in findings(proc)} <= {"own.yaml"}
+    # Files named on the command line are linted unless force-exclude is set.
+    named = run(["check", "-f", "json", "vendor/chart.yaml"], repo)
+    assert json.loads(named.stdout)["summary"]["files"] == 1
+    (repo / ".gpulint.yaml").write_text("exclude: [vendor]\nforce-exclude: true\n")
+    forced = run(["check", "-f", "json", "vendor/chart.yaml"], repo)
+    assert json.loads(forced.stdout)["summary"]["files"] == 0
+
+
+# -- errors -----------------------------------------------------------------------------------
+BAD_CONFIGS = [
+    pytest.param(
+        "select: [GPU001]\nseverty:\n  GPU003: error\n",
+        ".gpulint.yaml:2: severty: unknown key; allowed keys: devices, exclude, extend-select, "
+        "fail-on, force-exclude, gpu-taints, ignore, per-file-ignores, per-object-ignores, "
+        "plugins, rule-dirs, rules, select, severity, workloads",
+        id="unknown-key",
+    ),
+    pytest.param(
+        "severity:\n  GPU003: fatal\n",
+        '.gpulint.yaml:2: severity.GPU003: "fatal" is not allowed; allowed values: "error", '
+        '"warning", "info"',
+        id="bad-severity",
+    ),
+    pytest.param(
+        "severity:\n  GPU999: error\n",
+        ".gpulint.yaml:2: severity.GPU999: unknown key; allowed keys: GL100, GPU001,",
+        id="unknown-rule-in-severity",
+    ),
+    pytest.param(
+        "rules:\n  GPU020:\n    taints:\n    - key: sku\n      effect: NoSchedul\n",
+        '.gpulint.yaml:5: rules.GPU020.taints[0].effect: "NoSchedul" is not allowed; allowed '
+        'values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+        id="bad-option-value",
+    ),
+    pytest.param(
+        "rules:\n  GPU020:\n    tains: []\n",
+        ".gpulint.yaml:3: rules.GPU020.tains: unknown key; allowed keys: taints",
+        id="unknown-option",
+    ),
+    pytest.param(
+        "gpu-taints: {key: sku}\n",
+        ".gpulint.yaml:1: gpu-taints: expected a list, got a mapping",
+        id="wrong-type",
+    ),
+    pytest.param(
+        "ignore: [GPU9]\n",
+        ".gpulint.yaml:1: ignore[0]: 'GPU9' matches no rule; allowed values: GL100, GPU001,",
+        id="selector-matches-nothing",
+    ),
+    pytest.param(
+        "per-object-ignores:\n- kind: Deployment\n  name: nvidia-*\n",
+        ".gpulint.yaml:2: per-object-ignores[0]: missing required key 'reason'",
+        id="object-ignore-without-reason",
+    ),
+    pytest.param(
+        "devices:\n- name: example.com/fpga\n  container_request: maybe\n",
+        ".gpulint.yaml:3: devices[0].container_request: expected true or false, got a string",
+        id="bad-device-entry",
+    ),
+    pytest.param(
+        "workloads:\n- group: example.com\n  kind: Trainer\n  pods: ['spec..x']\n",
+        '.gpulint.yaml:4: workloads[0].pods[0]: "spec..x" is not allowed (A dotted path',
+        id="bad-workload-row",
+    ),
+    pytest.param(
+        "rule-dirs: [no-such-folder]\n",
+        ".gpulint.yaml:1: rule-dirs[0]: 'no-such-folder' is not a folder",
+        id="missing-rule-dir",
+    ),
+    pytest.param(
+        "ignore: [GPU021\n",
+        ".gpulint.yaml:2: YAML syntax error",
+        id="yaml-syntax",
+    ),
+    pytest.param(
+        "ignore: [GPU021]\nignore: [GPU003]\n",
+        ".gpulint.yaml:2: duplicate key 'ignore'",
+        id="duplicate-key",
+    ),
+    pytest.param(
+        "- GPU021\n",
+        ".gpulint.yaml:1: the configuration must be a mapping",
+        id="not-a-mapping",
+    ),
+]
+
+
+@pytest.mark.parametrize(("content", "message"), BAD_CONFIGS)
+def test_bad_configuration_is_exit_2_with_file_line_and_allowed_values(
+    repo: Path, content: str, message: str
+) -> None:
+    (repo / ".gpulint.yaml").write_text(content)
+    (repo / "train.yaml").write_text(GPU_DEPLOYMENT)
+    proc = run(["check", "train.yaml"], repo)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"gpulint: error: {message}"), proc.stderr
+
+
+PYPROJECT_ERRORS = [
+    pytest.param(
+        '[project]\nname = "x"\n\n[tool.gpulint]\nignore = ["GPU021"]\n\n'
+        '[tool.gpulint.severity]\nGPU003 = "fatal"\n',
+        'pyproject.toml:8: severity.GPU003: "fatal" is not allowed; allowed values: "error"',
+        id="subtable",
+    ),
+    pytest.param(
+        '[tool.gpulint]\nignore = ["GPU021"]\nrules = { GPU020 = { taints = [{ key = "sku", '
+        'effect = "Nope" }] } }\n',
+        'pyproject.toml:3: rules.GPU020.taints[0].effect: "Nope" is not allowed',
+        id="inline-table",
+    ),
+    pytest.param(
+        '[tool.gpulint]\nignore = ["GPU021"\n',
+        "pyproject.toml: invalid TOML",
+        id="toml-syntax",
+    ),
+]
+
+
+@pytest.mark.parametrize(("content", "message"), PYPROJECT_ERRORS)
+def test_bad_pyproject_is_exit_2(repo: Path, content: str, message: str) -> None:
+    (repo / "pyproject.toml").write_text(content)
+    proc = run(["check", "--config", "pyproject.toml", "."], repo)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"gpulint: error: {message}"), proc.stderr
+
+
+def test_every_problem_is_reported_at_once(repo: Path) -> None:
+    (repo / ".gpulint.yaml").write_text("severity:\n  GPU003: fatal\ncolour: red\n")
+    proc = run(["check", "."], repo)
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("gpulint: error: .gpulint.yaml:2: severity.GPU003")
+    assert lines[1].startswith("gpulint: error: .gpulint.yaml:3: colour: unknown key")
+
+
+def test_missing_explicit_config(repo: Path) -> None:
+    proc = run(["check", "--config", "nope.yaml", "."], repo)
+    assert proc.returncode == 2
+    assert proc.stderr == "gpulint: error: nope.yaml: no such configuration file\n"
+
+
+def test_resolve_raises_config_error(rules: list[Any], tmp_path: Path) -> None:
+    path = tmp_path / ".gpulint.yaml"
+    path.write_text("fail-on: never\n")
+    with pytest.raises(ConfigError, match=r':1: fail-on: "never" is not allowed'):
+        resolve(read_config(path), rules, Overrides())
+
+
+# -- the schema -------------------------------------------------------------------------------
+def _builtin_rules() -> list[Any]:
+    return [r for r in load_rules() if r.origin == "built-in"]
+
+
+def test_committed_schema_is_generated_from_the_rule_options() -> None:
+    committed = json.loads((ROOT / "schemas" / "config.schema.json").read_text())
+    assert committed == config_schema(_builtin_rules()), (
+        "schemas/config.schema.json is stale: run `make generate`"
+    )
+
+
+def test_schema_is_valid_and_carries_every_option() -> None:
+    from jsonschema import Draft202012Validator
+
+    schema = config_schema(_builtin_rules())
+    Draft202012Validator.check_schema(schema)
+    rules_schema = schema["properties"]["rules"]["properties"]
+    for rule in _builtin_rules():
+        assert rules_schema[rule.code]["properties"] == dict(rule.options_schema)
+        for name, spec in rule.options_schema.items():
+            Draft202012Validator(spec).validate(spec["default"])
+            assert spec.get("description") or name in (rule.section("Options") or ""), (
+                f"{rule.code} option {name} is undocumented"
+            )
+
+
+def test_device_entries_use_the_registry_schema() -> None:
+    devices = json.loads((ROOT / "schemas" / "devices.schema.json").read_text())
+    schema = config_schema(_builtin_rules())
+    device = schema["$defs"]["device"]
+    assert set(device["properties"]) == set(devices["$defs"]["resource"]["properties"])
+    assert device["required"] == ["name"]
