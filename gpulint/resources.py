@@ -124,7 +124,7 @@ def resource_entries(container: Container) -> Iterator[ResourceEntry]:
             continue
         for name, value in mapping.items():
             yield ResourceEntry(
-                container, section, name, value, (*container.path, "resources", section, name)
+                container, section, name, value, (*container.resources_path, section, name)
             )
 
 
