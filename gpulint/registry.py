@@ -38,6 +38,18 @@ class DeviceResource:
     mig_models: frozenset[str] = frozenset()
     #: "device", "mig" or "shared" (time-sliced / MPS replica names).
     kind: str = "device"
+    #: One unit is one physical accelerator, so a node offers at most its device count.
+    whole_devices: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DraClass:
+    """A DRA DeviceClass (or driver) name that hands out accelerators."""
+
+    name: str
+    hardware: str
+    unit: str = "devices"
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +92,10 @@ class Registry:
     resources: dict[str, DeviceResource]
     legacy: dict[str, LegacyResource] = field(default_factory=dict)
     schemes: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: DRA DeviceClass names of accelerators (DOMAIN: a GPU pod may get GPUs through DRA).
+    device_classes: dict[str, DraClass] = field(default_factory=dict)
+    #: DRA driver names whose devices are accelerators (named in DeviceClass selectors).
+    dra_drivers: dict[str, DraClass] = field(default_factory=dict)
     _lower: dict[str, str] = field(default_factory=dict)
     _domains: frozenset[str] = frozenset()
 
@@ -168,6 +184,7 @@ class Registry:
                         schemes=frozenset(shared.get("schemes", ())),
                         source=shared.get("source", entry.source),
                         kind="shared",
+                        whole_devices=False,
                     )
         legacy = {
             row["name"]: LegacyResource(
@@ -175,7 +192,14 @@ class Registry:
             )
             for row in data.get("legacy", ())
         }
-        return cls(resources, legacy, dict(data.get("schemes", {})))
+        dra = data.get("dra") or {}
+        return cls(
+            resources,
+            legacy,
+            dict(data.get("schemes", {})),
+            _dra(dra.get("device_classes", ())),
+            _dra(dra.get("drivers", ())),
+        )
 
     def merged(self, rows: Iterable[Mapping[str, Any]]) -> Registry:
         """A copy with configuration entries added over (or replacing) built-in ones."""
@@ -183,7 +207,13 @@ class Registry:
         for row in rows:
             entry = _resource(row)
             resources[entry.name] = entry
-        return Registry(resources, dict(self.legacy), dict(self.schemes))
+        return Registry(
+            resources,
+            dict(self.legacy),
+            dict(self.schemes),
+            dict(self.device_classes),
+            dict(self.dra_drivers),
+        )
 
 
 def _resource(row: Mapping[str, Any]) -> DeviceResource:
@@ -197,7 +227,17 @@ def _resource(row: Mapping[str, Any]) -> DeviceResource:
         container_request=row.get("container_request", True),
         advice=row.get("advice"),
         source=row.get("source", ""),
+        whole_devices=bool(row.get("whole_devices", False)),
     )
+
+
+def _dra(rows: Iterable[Mapping[str, Any]]) -> dict[str, DraClass]:
+    return {
+        row["name"]: DraClass(
+            row["name"], row["hardware"], row.get("unit", "devices"), row.get("source", "")
+        )
+        for row in rows
+    }
 
 
 def devices_path() -> FsPath:
