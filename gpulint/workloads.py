@@ -350,6 +350,16 @@ class Container:
     def resources_path(self) -> Path:
         return (*self.path, self.resources_key)
 
+    @property
+    def label(self) -> str:
+        """The container's name, else the field that holds it (``model``, ``container``)."""
+        if self.name:
+            return self.name
+        if self.section == "resources":
+            return self.resources_key
+        keys = [p for p in self.path if isinstance(p, str)]
+        return keys[-1] if keys else "?"
+
 
 @dataclass(slots=True)
 class PodSpec:
