@@ -14,6 +14,10 @@ pod. Where a workload kind gives its pods default tolerations (an Argo template 
 tolerations runs with the workflow's `spec.templateDefaults.tolerations` or
 `spec.tolerations`), those are the pod's tolerations.
 
+Only taints that keep the pod off the node count: a `PreferNoSchedule` taint is a preference,
+and a pod bound with `spec.nodeName` skips the scheduler, so only `NoExecute` taints (which
+the kubelet enforces at admission) apply to it.
+
 ## Why it matters
 GPU node pools are tainted so that ordinary pods stay off expensive nodes. A GPU pod that
 does not tolerate the taint fits nowhere: the GPU nodes repel it and the other nodes have no
@@ -57,6 +61,7 @@ run on NVIDIA hardware); omit it for every accelerator.
 - https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/
 - argoproj/argo-workflows `workflow/controller/workflowpod.go` (`addSchedulingConstraints`:
   template tolerations, else the workflow's)
+- kubernetes `pkg/kubelet/lifecycle/predicate.go` (the kubelet checks only `NoExecute` taints)
 """
 
 from __future__ import annotations
@@ -95,10 +100,13 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if first is None:
         return
     tolerations = pod.tolerations
+    node_name = pod.spec.get("nodeName")
+    bound = isinstance(node_name, str) and bool(node_name)
     missing = [
         taint
         for taint in taints_from_options(ctx.options)
         if (taint.hardware is None or taint.hardware & hardware)
+        and _enforced(taint.effect, bound)
         and not any(tolerates(t, taint) for t in tolerations)
     ]
     if not missing:
@@ -115,3 +123,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         f"the pod {first} but does not tolerate the GPU node taint {taints}{inherited}: it "
         f"stays Pending on a tainted GPU pool; add {hints} to its tolerations",
     )
+
+
+def _enforced(effect: str, bound: bool) -> bool:
+    """Does a taint with this effect keep an untolerating pod off the node?
+
+    The scheduler enforces NoSchedule and NoExecute; a pod with ``spec.nodeName`` bypasses it,
+    and the kubelet only rejects it for NoExecute taints (``lifecycle/predicate.go``).
+    """
+    if bound:
+        return effect == "NoExecute"
+    return effect in ("NoSchedule", "NoExecute")
