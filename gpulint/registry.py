@@ -98,6 +98,8 @@ class Registry:
     dra_drivers: dict[str, DraClass] = field(default_factory=dict)
     _lower: dict[str, str] = field(default_factory=dict)
     _domains: frozenset[str] = frozenset()
+    #: looks_like_accelerator answers, per name (difflib is slow and names repeat).
+    _looks: dict[str, bool] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._lower = {name.lower(): name for name in self.resources}
@@ -113,6 +115,16 @@ class Registry:
 
     def looks_like_accelerator(self, name: str) -> bool:
         """An unknown name that is probably a misspelt or invented accelerator resource."""
+        known = self._looks.get(name)
+        if known is None:
+            known = self._looks[name] = self._looks_like_accelerator(name)
+        return known
+
+    def _looks_like_accelerator(self, name: str) -> bool:
+        if "/" not in name:
+            # cpu, memory, hugepages-*: native names, never close to a vendor's; but a bare
+            # `gpu: 1` is a GPU meant and misspelt.
+            return bool(_GPU_WORDS.search(name))
         if name in self.resources:
             return False
         if name in self.legacy or name.lower() in self._lower:
