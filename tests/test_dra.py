@@ -104,3 +104,15 @@ def test_the_index_reads_documents_only_when_asked() -> None:
 
     index = ClaimIndex(Exploding())  # type: ignore[arg-type]
     assert index is not None
+
+
+def test_registry_dra_entries_name_known_hardware() -> None:
+    registry = builtin_registry()
+    hardware = {r.hardware for r in registry.resources.values()}
+    assert registry.device_classes and registry.dra_drivers
+    for entry in [*registry.device_classes.values(), *registry.dra_drivers.values()]:
+        assert entry.hardware in hardware, entry
+        assert entry.source, entry
+    # IMEX channels and compute domains hand out no GPU.
+    assert "imex.nvidia.com" not in registry.device_classes
+    assert "compute-domain.nvidia.com" not in registry.dra_drivers
