@@ -215,6 +215,7 @@ class Inspector:
             ],
             "tolerations": tolerations,
             "gpu": wants or bool(claims),
+            "hints": _hints(pod),
         }
 
     def _gpu_keys(self, data: Any, path: Path, depth: int) -> Iterator[Path]:
@@ -234,6 +235,25 @@ class Inspector:
         elif isinstance(data, list):
             for i, item in enumerate(data):
                 yield from self._gpu_keys(item, (*path, i), depth + 1)
+
+
+def _hints(pod: PodSpec) -> list[str]:
+    """Why a table pattern probably names the wrong place (for users writing rows)."""
+    if pod.location != "pod" or pod.containers:
+        return []
+    inner = pod.spec.get("spec")
+    if isinstance(inner, dict) and isinstance(inner.get("containers"), list):
+        return [
+            f"this is a pod template (metadata + spec), not a pod spec: the pattern "
+            f"{pod.pattern!r} should end in '.spec'"
+        ]
+    template = pod.spec.get("template")
+    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+        return [
+            f"no containers here, but a pod template below it: the pattern {pod.pattern!r} "
+            "should probably end in '.template.spec'"
+        ]
+    return []
 
 
 def _file(label: str, problems: list[str]) -> dict[str, Any]:
@@ -341,6 +361,8 @@ def _pod_lines(pod: dict[str, Any]) -> list[str]:
             f"    GPU through DRA: claim {c['name']!r} -> {c['kind']} {c['claim']} "
             f"(device class {c['device_class']}, line {c['line']})"
         )
+    for hint in pod["hints"]:
+        out.append(f"    hint: {hint}")
     t = pod["tolerations"]
     if pod["location"] == "pod":
         if t is None:

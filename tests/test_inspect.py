@@ -186,3 +186,28 @@ def test_cli_inspect_missing_path_and_broken_yaml(tmp_path: Path) -> None:
     assert "nope.yaml: no such file or directory" in result.stderr
     assert f"{broken}: not inspected: " in result.stdout
     assert "Traceback" not in result.stderr
+
+
+def test_a_row_that_names_a_pod_template_gets_a_hint() -> None:
+    from gpulint.workloads import builtin_table, parse_row
+
+    row = parse_row({"group": "example.com", "kind": "Trainer", "pods": ["spec.worker"]})
+    inspector = Inspector(table=builtin_table().extended([row]))
+    text = """\
+apiVersion: example.com/v1
+kind: Trainer
+metadata: {name: t}
+spec:
+  worker:
+    metadata: {labels: {app: t}}
+    spec:
+      containers: [{name: main, image: cuda}]
+"""
+    entry = inspector.inspect_text("t.yaml", text)
+    (pod,) = entry["workloads"][0]["pods"]
+    assert pod["containers"] == []
+    assert pod["hints"] == [
+        "this is a pod template (metadata + spec), not a pod spec: the pattern "
+        "'spec.worker' should end in '.spec'"
+    ]
+    assert "    hint: this is a pod template" in render_text(_report(entry))
