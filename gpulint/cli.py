@@ -181,7 +181,7 @@ def inspect_cmd(
 ) -> None:
     """List the workloads found, their pod specs and each pod's effective GPU request."""
     from gpulint.discover import targets
-    from gpulint.inspect import Inspector, render_json, render_text
+    from gpulint.inspector import Inspector, render_json, render_text
 
     found, missing = targets(paths or ["."], stdin_filename or "<stdin>")
     for path in missing:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.inspect import Inspector
+from gpulint.inspector import Inspector
 from tests.corpus import CORPUS, GOLDEN, corpus_findings
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="needs ../shared/corpus")

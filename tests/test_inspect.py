@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from gpulint.inspect import Inspector, render_json, render_text
+from gpulint.inspector import Inspector, render_json, render_text
 from tests.conftest import FIXTURES, ROOT, SHARED, gpulint_cmd
 
 SCHEMA = json.loads((ROOT / "schemas" / "inspect.schema.json").read_text())
@@ -109,7 +109,7 @@ def test_unknown_kinds_with_gpu_keys_are_listed_as_a_hint() -> None:
 
 
 def _report(entry: dict[str, Any]) -> Any:
-    from gpulint.inspect import InspectReport
+    from gpulint.inspector import InspectReport
 
     return InspectReport([entry])
 
