@@ -239,6 +239,35 @@ def check(
     raise typer.Exit(exit_code)
 
 
+@app.command("inspect")
+def inspect_cmd(
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Files or directories to inspect; '-' reads stdin.", show_default=False
+        ),
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = OutputFormat.text,
+    stdin_filename: Annotated[
+        str | None, typer.Option(help="The path to report for input read from stdin.")
+    ] = None,
+) -> None:
+    """List the workloads found, their pod specs and each pod's effective GPU request."""
+    from gpulint.discover import targets
+    from gpulint.inspector import Inspector, render_json, render_text
+
+    found, missing = targets(paths or ["."], stdin_filename or "<stdin>")
+    for path in missing:
+        sys.stderr.write(f"gpulint: error: {path}: no such file or directory\n")
+    report = Inspector().inspect_targets(found)
+    render = render_json if output_format is OutputFormat.json else render_text
+    sys.stdout.write(render(report))
+    sys.stdout.flush()
+    raise typer.Exit(2 if missing else 0)
+
+
 @app.command("rules")
 def list_rules(
     output_format: Annotated[

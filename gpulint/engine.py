@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpulint.dra import ClaimIndex
 from gpulint.model import Finding, ObjectRef, Path, Severity
 from gpulint.registry import Registry, builtin_registry
 from gpulint.rule import Rule, RuleContext, Violation
@@ -46,6 +47,8 @@ class _Active:
     rule: Rule
     severity: Severity
     ctx: RuleContext
+    #: The severity was set by the user: it wins over a rule's per-violation severity.
+    configured: bool = False
 
 
 class Linter:
@@ -62,8 +65,9 @@ class Linter:
                 continue
             options = {**rule.default_options(), **self.settings.options.get(rule.code, {})}
             severity = self.settings.severities.get(rule.code, rule.severity)
+            configured = rule.code in self.settings.severities
             self.active[rule.code] = _Active(
-                rule, severity, RuleContext(self.registry, options, self.workloads)
+                rule, severity, RuleContext(self.registry, options, self.workloads), configured
             )
         self.pod_rules = [a for a in self.active.values() if a.rule.scope == "pod"]
         self.object_rules = [a for a in self.active.values() if a.rule.scope == "object"]
@@ -86,9 +90,11 @@ class Linter:
     def lint_text(self, label: str, text: str) -> list[Finding]:
         result = load_text(text)
         findings: list[Finding] = []
+        # Cross-document lookups (DRA claims) see the documents of the same file.
+        stream = ClaimIndex(result.documents)
         for doc in result.documents:
             findings.extend(self._problem_findings(label, doc.problems, doc))
-            findings.extend(self.lint_document(label, doc))
+            findings.extend(self.lint_document(label, doc, stream))
         findings.extend(self._problem_findings(label, result.problems, None))
         findings = self._suppress(label, text, result.documents, findings)
         findings.sort(key=Finding.sort_key)
@@ -98,11 +104,13 @@ class Linter:
         """A finding for a problem found outside the YAML (unreadable file, ...)."""
         return self._suppress(label, None, [], self._problem_findings(label, [problem], None))
 
-    def lint_document(self, label: str, doc: Document) -> list[Finding]:
+    def lint_document(
+        self, label: str, doc: Document, stream: ClaimIndex | None = None
+    ) -> list[Finding]:
         findings: list[Finding] = []
         if not self.pod_rules and not self.object_rules:
             return findings
-        for obj in objects(doc):
+        for obj in objects(doc, stream if stream is not None else ClaimIndex([doc])):
             for active in self.object_rules:
                 findings.extend(self._run(active, obj, obj, label, doc))
             if not self.pod_rules:
@@ -155,10 +163,13 @@ class Linter:
         self, active: _Active, v: Violation, ref: ObjectRef | None, label: str, doc: Document
     ) -> Finding:
         span = doc.value_span(v.path) if v.at == "value" else doc.key_span(v.path)
+        severity = active.severity
+        if v.severity is not None and not active.configured:
+            severity = v.severity
         return Finding(
             rule=active.rule.code,
             name=active.rule.name,
-            severity=active.severity,
+            severity=severity,
             path=label,
             span=span,
             message=v.message,

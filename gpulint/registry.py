@@ -38,6 +38,18 @@ class DeviceResource:
     mig_models: frozenset[str] = frozenset()
     #: "device", "mig" or "shared" (time-sliced / MPS replica names).
     kind: str = "device"
+    #: One unit is one physical accelerator, so a node offers at most its device count.
+    whole_devices: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DraClass:
+    """A DRA DeviceClass (or driver) name that hands out accelerators."""
+
+    name: str
+    hardware: str
+    unit: str = "devices"
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +92,14 @@ class Registry:
     resources: dict[str, DeviceResource]
     legacy: dict[str, LegacyResource] = field(default_factory=dict)
     schemes: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: DRA DeviceClass names of accelerators (DOMAIN: a GPU pod may get GPUs through DRA).
+    device_classes: dict[str, DraClass] = field(default_factory=dict)
+    #: DRA driver names whose devices are accelerators (named in DeviceClass selectors).
+    dra_drivers: dict[str, DraClass] = field(default_factory=dict)
     _lower: dict[str, str] = field(default_factory=dict)
     _domains: frozenset[str] = frozenset()
+    #: looks_like_accelerator answers, per name (difflib is slow and names repeat).
+    _looks: dict[str, bool] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._lower = {name.lower(): name for name in self.resources}
@@ -97,6 +115,16 @@ class Registry:
 
     def looks_like_accelerator(self, name: str) -> bool:
         """An unknown name that is probably a misspelt or invented accelerator resource."""
+        known = self._looks.get(name)
+        if known is None:
+            known = self._looks[name] = self._looks_like_accelerator(name)
+        return known
+
+    def _looks_like_accelerator(self, name: str) -> bool:
+        if "/" not in name:
+            # cpu, memory, hugepages-*: native names, never close to a vendor's; but a bare
+            # `gpu: 1` is a GPU meant and misspelt.
+            return bool(_GPU_WORDS.search(name))
         if name in self.resources:
             return False
         if name in self.legacy or name.lower() in self._lower:
@@ -168,6 +196,7 @@ class Registry:
                         schemes=frozenset(shared.get("schemes", ())),
                         source=shared.get("source", entry.source),
                         kind="shared",
+                        whole_devices=False,
                     )
         legacy = {
             row["name"]: LegacyResource(
@@ -175,7 +204,14 @@ class Registry:
             )
             for row in data.get("legacy", ())
         }
-        return cls(resources, legacy, dict(data.get("schemes", {})))
+        dra = data.get("dra") or {}
+        return cls(
+            resources,
+            legacy,
+            dict(data.get("schemes", {})),
+            _dra(dra.get("device_classes", ())),
+            _dra(dra.get("drivers", ())),
+        )
 
     def merged(self, rows: Iterable[Mapping[str, Any]]) -> Registry:
         """A copy with configuration entries added over (or replacing) built-in ones."""
@@ -183,7 +219,13 @@ class Registry:
         for row in rows:
             entry = _resource(row)
             resources[entry.name] = entry
-        return Registry(resources, dict(self.legacy), dict(self.schemes))
+        return Registry(
+            resources,
+            dict(self.legacy),
+            dict(self.schemes),
+            dict(self.device_classes),
+            dict(self.dra_drivers),
+        )
 
 
 def _resource(row: Mapping[str, Any]) -> DeviceResource:
@@ -197,7 +239,17 @@ def _resource(row: Mapping[str, Any]) -> DeviceResource:
         container_request=row.get("container_request", True),
         advice=row.get("advice"),
         source=row.get("source", ""),
+        whole_devices=bool(row.get("whole_devices", False)),
     )
+
+
+def _dra(rows: Iterable[Mapping[str, Any]]) -> dict[str, DraClass]:
+    return {
+        row["name"]: DraClass(
+            row["name"], row["hardware"], row.get("unit", "devices"), row.get("source", "")
+        )
+        for row in rows
+    }
 
 
 def devices_path() -> FsPath:

@@ -20,9 +20,21 @@ _QUALIFIED_NAME = re.compile(
     r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
 )
 
-#: A template placeholder rather than a value: $VAR, ${VAR}, {{ .x }}, PLACEHOLDER_x, <x>.
+#: A template placeholder rather than a value: ``$VAR``, ``${VAR}``, ``${VAR:-default}``
+#: (envsubst / shell), ``$(VAR)`` (Kubernetes env expansion), ``${{VAR}}`` (OpenShift
+#: templates), ``{{ .x }}`` (Helm / Jinja left unrendered), ``<x>``, ``PLACEHOLDER_x``,
+#: ``__x__``.
 _PLACEHOLDER = re.compile(
-    r"^\s*(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|<[^<>]+>|PLACEHOLDER\w*|__\w+__)\s*$"
+    r"""^\s*(
+        \$[A-Za-z_][A-Za-z0-9_]*
+      | \$\{\{?\s*[A-Za-z_][A-Za-z0-9_.]*\s*(:?[-=?+][^{}]*)?\}\}?
+      | \$\([A-Za-z_][A-Za-z0-9_]*\)
+      | \{\{.*\}\}
+      | <[^<>]+>
+      | PLACEHOLDER\w*
+      | __\w+__
+    )\s*$""",
+    re.VERBOSE,
 )
 
 
@@ -124,7 +136,7 @@ def resource_entries(container: Container) -> Iterator[ResourceEntry]:
             continue
         for name, value in mapping.items():
             yield ResourceEntry(
-                container, section, name, value, (*container.path, "resources", section, name)
+                container, section, name, value, (*container.resources_path, section, name)
             )
 
 

@@ -55,12 +55,15 @@ class RuleLoadError(Exception):
 class Violation:
     """What a rule reports: a path inside the document and a message.
 
-    ``at`` chooses the key (``"key"``) or the value (``"value"``) at that path.
+    ``at`` chooses the key (``"key"``) or the value (``"value"``) at that path. A rule whose
+    cases differ in consequence (rejected vs silently ignored) may set ``severity`` for one
+    violation; a severity the user configures for the rule still wins.
     """
 
     path: Path
     message: str
     at: str = "key"
+    severity: Severity | None = None
 
 
 @dataclass(frozen=True, slots=True)

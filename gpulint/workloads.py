@@ -1,34 +1,91 @@
 """Documents -> workloads: Kubernetes objects and the pod specs inside them.
 
 Where pod specs live is data, not code (DOMAIN.md §5): ``rules/workloads.json`` maps an API
-group and kind to path patterns, and user configuration can add rows of the same shape. A
-pattern is a dotted path in which ``*`` matches every item of a list or every value of a map,
-e.g. ``spec.tasks.*.template.spec``.
+group and kind to path patterns, and user configuration can add rows of the same shape
+(validated with :func:`validate_row`). Matching is on the API group and the kind, never the
+kind alone (``kind: Job`` in ``batch.volcano.sh`` is a Volcano Job), and ignores the version,
+so ``apps/v1beta1`` and ``apps/v1`` share a row.
 
-Three kinds of location:
+Pattern semantics
+-----------------
+A pattern is a dotted path from the object's root, e.g. ``spec.tasks.*.template.spec``. Each
+segment is
 
+* a mapping key (letters, digits, ``_`` and ``-``);
+* ``*`` -- every item of a list, or every value of a mapping (replica types such as
+  ``Master`` / ``Worker``);
+* a number -- that item of a list (``spec.tasks.0.template.spec``).
+
+A pattern that matches nothing in a given object is not an error (most fields are optional).
+
+Locations
+---------
 * ``pods`` -- a PodSpec (``containers``, ``initContainers``, ``tolerations``, ...);
-* ``containers`` -- a single container outside a ``containers`` list (e.g. a KServe model
-  predictor, an Argo template's ``container``); it joins the pod spec named by the pattern's
-  ``pod`` if there is one;
-* ``resources`` -- a bare ResourceRequirements (e.g. Kubeflow TrainJob
-  ``spec.trainer.resourcesPerNode``).
+* ``containers`` -- a single container outside a ``containers`` list (a KServe model predictor,
+  an Argo template's ``container``); it joins the pod spec whose path encloses it (the nearest
+  one), or stands alone as a pod-less container;
+* ``resources`` -- a bare ResourceRequirements (Kubeflow TrainJob
+  ``spec.trainer.resourcesPerNode``);
+* ``objects`` -- a whole Kubernetes object embedded in this one (Katib's
+  ``spec.trialTemplate.trialSpec``); it is looked up in the table by its own group and kind.
+
+Two row options cover what a plain path cannot say:
+
+* ``pod_defaults`` -- pod-spec fields taken from elsewhere in the object when the pod spec
+  does not set them, first match wins (Argo: a template without tolerations gets
+  ``spec.tolerations``). Only ``tolerations`` is supported.
+* ``require_containers`` -- a matched pod spec with no containers is not a pod (Argo
+  templates of type steps, dag, resource or suspend run no container).
 """
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path as FsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpulint.data import data_path
 from gpulint.model import ObjectRef, Path
 from gpulint.yamlload import Document
 
+if TYPE_CHECKING:
+    from gpulint.dra import ClaimIndex
+
 CONTAINER_SECTIONS = ("initContainers", "containers", "ephemeralContainers")
+#: The location keys of a row, in the order :class:`WorkloadTable` applies them.
+LOCATIONS = ("pods", "containers", "resources", "objects")
+#: Pod-spec fields a row may take from elsewhere in the object (``pod_defaults``).
+POD_DEFAULT_FIELDS = ("tolerations",)
+ROW_KEYS = (
+    "group",
+    "kind",
+    *LOCATIONS,
+    "pod_defaults",
+    "require_containers",
+    "node_agent",
+    "source",
+)
+#: Embedded objects nest at most this deep (an object inside an object inside ...).
+MAX_NESTING = 8
+
+_SEGMENT = re.compile(r"^([A-Za-z0-9_-]+|\*)$")
+
+
+class WorkloadRowError(ValueError):
+    """A workload row that cannot be used; ``messages`` says every reason."""
+
+    def __init__(self, messages: list[str]) -> None:
+        super().__init__("; ".join(messages))
+        self.messages = messages
+
+
+def parse_pattern(pattern: str) -> tuple[str, ...]:
+    return tuple(pattern.split("."))
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,30 +97,207 @@ class WorkloadKind:
     pods: tuple[tuple[str, ...], ...] = ()
     containers: tuple[tuple[str, ...], ...] = ()
     resources: tuple[tuple[str, ...], ...] = ()
+    objects: tuple[tuple[str, ...], ...] = ()
+    #: Pod-spec field -> patterns where the object keeps its default for that field.
+    pod_defaults: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
+    require_containers: bool = False
     #: Node agents (DaemonSets) legitimately tolerate GPU taints without requesting GPUs.
     node_agent: bool = False
     #: Where the row came from: "built-in" or a configuration file.
     origin: str = "built-in"
+    source: str = ""
 
     @classmethod
     def from_json(cls, row: Mapping[str, Any], origin: str = "built-in") -> WorkloadKind:
-        def patterns(key: str) -> tuple[tuple[str, ...], ...]:
-            return tuple(tuple(p.split(".")) for p in row.get(key, ()))
+        """Build a row without validating it (see :func:`parse_row`)."""
 
+        def patterns(values: Iterable[str]) -> tuple[tuple[str, ...], ...]:
+            return tuple(parse_pattern(p) for p in values)
+
+        defaults = row.get("pod_defaults") or {}
         return cls(
             group=row["group"],
             kind=row["kind"],
-            pods=patterns("pods"),
-            containers=patterns("containers"),
-            resources=patterns("resources"),
+            pods=patterns(row.get("pods", ())),
+            containers=patterns(row.get("containers", ())),
+            resources=patterns(row.get("resources", ())),
+            objects=patterns(row.get("objects", ())),
+            pod_defaults=tuple((k, patterns(v)) for k, v in defaults.items()),
+            require_containers=bool(row.get("require_containers", False)),
             node_agent=bool(row.get("node_agent", False)),
             origin=origin,
+            source=str(row.get("source", "")),
         )
+
+    def patterns_text(self) -> dict[str, list[str]]:
+        """The location patterns as written (for ``gpulint inspect`` and messages)."""
+        out: dict[str, list[str]] = {}
+        for key in LOCATIONS:
+            values = getattr(self, key)
+            if values:
+                out[key] = [".".join(p) for p in values]
+        return out
+
+
+# -- validation of rows (configuration and the built-in table) --------------------------------
+
+
+def validate_pattern(pattern: Any, location: str) -> list[str]:
+    """Why ``pattern`` is not a usable path for a ``location`` ("pods", ...); [] if it is."""
+    if not isinstance(pattern, str):
+        return [f"must be a dotted path string, got {_shown(pattern)}"]
+    if not pattern:
+        return ["is empty: write a dotted path such as 'spec.template.spec'"]
+    text = pattern.strip()
+    if text != pattern or any(ch.isspace() for ch in pattern):
+        return [f"{pattern!r} contains whitespace"]
+    if text.startswith("$") or text.startswith("."):
+        fixed = text.lstrip("$").lstrip(".")
+        return [f"{pattern!r}: patterns start at the object's root without '$' or '.': {fixed!r}"]
+    if "[" in text or "]" in text:
+        fixed = re.sub(r"\[\s*(\*|\d*)\s*\]", lambda m: "." + (m.group(1) or "*"), text)
+        fixed = fixed.replace("..", ".")
+        return [
+            f"{pattern!r}: list items are written as '.*' (every item) or '.0' (one item), "
+            f"not brackets: {fixed!r}"
+        ]
+    segments = text.split(".")
+    if any(seg == "" for seg in segments):
+        return [f"{pattern!r} has an empty segment (two dots in a row, or a trailing dot)"]
+    if "**" in segments:
+        return [f"{pattern!r}: '**' is not supported; '*' matches one level"]
+    bad = [seg for seg in segments if not _SEGMENT.match(seg)]
+    if bad:
+        return [
+            f"{pattern!r}: segment {bad[0]!r} is not a key (letters, digits, '_', '-'), "
+            "'*' or a list index"
+        ]
+    last = segments[-1]
+    parent = ".".join(segments[:-1])
+    if location == "pods":
+        if last in CONTAINER_SECTIONS:
+            where = repr(parent) if parent else "the object itself"
+            return [f"{pattern!r} names a container list; the pod spec holding it is {where}"]
+    elif location == "containers":
+        if last in (*CONTAINER_SECTIONS, "sidecars"):
+            return [
+                f"{pattern!r} names a list of containers; add '.*' to match each one: "
+                f"{text + '.*'!r}"
+            ]
+    elif location == "resources" and last in ("limits", "requests"):
+        return [
+            f"{pattern!r} ends inside a ResourceRequirements; name the mapping that holds "
+            f"'limits' and 'requests': {parent!r}"
+        ]
+    return []
+
+
+def validate_row(row: Any) -> list[str]:
+    """Every reason why ``row`` is not a valid workload row, as readable messages.
+
+    Each message starts with the field it is about (``pods[1]: ...``). An empty list means
+    the row is valid. This is the check configuration loading reports as a configuration
+    error; ``schemas/workloads.schema.json`` says the same in JSON Schema.
+    """
+    if not isinstance(row, Mapping):
+        return [
+            f"a workload row must be a mapping with 'group', 'kind' and at least one of "
+            f"{', '.join(LOCATIONS)}; got {_shown(row)}"
+        ]
+    errors: list[str] = []
+    for key in row:
+        if key not in ROW_KEYS:
+            close = difflib.get_close_matches(str(key), ROW_KEYS, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            errors.append(f"{key}: unknown key ({hint}allowed: {', '.join(ROW_KEYS)})")
+    group = row.get("group")
+    if "group" not in row:
+        errors.append("group: required (the API group, '' for the core group)")
+    elif not isinstance(group, str):
+        errors.append(f"group: must be a string, got {_shown(group)}")
+    elif "/" in group:
+        name = group.partition("/")[0]
+        errors.append(
+            f"group: {group!r} is an apiVersion; write the API group without the version "
+            f"({name!r}); versions are not matched"
+        )
+    elif re.fullmatch(r"v\d+((alpha|beta)\d+)?", group):
+        errors.append(f"group: {group!r} is a version; the core API group is ''")
+    kind = row.get("kind")
+    if "kind" not in row:
+        errors.append("kind: required (the object's kind, e.g. 'PyTorchJob')")
+    elif not isinstance(kind, str) or not kind:
+        errors.append(f"kind: must be a non-empty string, got {_shown(kind)}")
+    elif not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", kind):
+        errors.append(f"kind: {kind!r} is not a kind name (letters and digits, e.g. 'RayJob')")
+    present = 0
+    for location in LOCATIONS:
+        if location not in row:
+            continue
+        values = row[location]
+        if not isinstance(values, list):
+            errors.append(f"{location}: must be a list of path patterns, got {_shown(values)}")
+            continue
+        present += len(values)
+        for i, pattern in enumerate(values):
+            errors.extend(f"{location}[{i}]: {m}" for m in validate_pattern(pattern, location))
+    if present == 0:
+        errors.append(
+            f"the row names no location: give at least one pattern under {', '.join(LOCATIONS)}"
+        )
+    defaults = row.get("pod_defaults")
+    if defaults is not None:
+        if not isinstance(defaults, Mapping):
+            errors.append(f"pod_defaults: must be a mapping, got {_shown(defaults)}")
+        else:
+            for name, values in defaults.items():
+                where = f"pod_defaults.{name}"
+                if name not in POD_DEFAULT_FIELDS:
+                    errors.append(
+                        f"{where}: unsupported field (supported: {', '.join(POD_DEFAULT_FIELDS)})"
+                    )
+                elif not isinstance(values, list) or not values:
+                    errors.append(f"{where}: must be a non-empty list of path patterns")
+                else:
+                    for i, pattern in enumerate(values):
+                        errors.extend(
+                            f"{where}[{i}]: {m}" for m in validate_pattern(pattern, "defaults")
+                        )
+    for flag in ("require_containers", "node_agent"):
+        if flag in row and not isinstance(row[flag], bool):
+            errors.append(f"{flag}: must be true or false, got {_shown(row[flag])}")
+    if "source" in row and not isinstance(row["source"], str):
+        errors.append(f"source: must be a string, got {_shown(row['source'])}")
+    return errors
+
+
+def parse_row(row: Any, origin: str = "built-in") -> WorkloadKind:
+    """A validated row, or :class:`WorkloadRowError` with every problem."""
+    errors = validate_row(row)
+    if errors:
+        raise WorkloadRowError(errors)
+    return WorkloadKind.from_json(row, origin)
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, Mapping)):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
+
+
+# -- objects and pod specs ----------------------------------------------------------------------
 
 
 @dataclass(slots=True)
 class K8sObject:
-    """A Kubernetes object found in a document (the document itself or a List item)."""
+    """A Kubernetes object found in a document (the document itself, a List item, or an
+    object embedded in another one)."""
 
     doc: Document
     path: Path
@@ -71,10 +305,26 @@ class K8sObject:
     ref: ObjectRef
     group: str
     version: str
+    #: The objects of the same file or stream, for cross-document lookups (DRA claims).
+    stream: ClaimIndex | None = None
+    #: The object this one is embedded in (``objects`` locations), if any.
+    parent: K8sObject | None = None
 
     @property
     def kind(self) -> str:
         return self.ref.kind or ""
+
+    @property
+    def root(self) -> K8sObject:
+        obj = self
+        while obj.parent is not None:
+            obj = obj.parent
+        return obj
+
+    @property
+    def namespace(self) -> str | None:
+        """The namespace written on this object or, for an embedded one, on its outermost."""
+        return self.ref.namespace or (self.parent.namespace if self.parent else None)
 
 
 @dataclass(slots=True)
@@ -82,16 +332,33 @@ class Container:
     name: str | None
     path: Path
     data: dict[str, Any]
-    #: "containers", "initContainers", "ephemeralContainers", or "container" for a
-    #: single-container location.
+    #: "containers", "initContainers", "ephemeralContainers", "container" for a
+    #: single-container location, or "resources" for a bare ResourceRequirements.
     section: str
     #: An init container with ``restartPolicy: Always`` (a sidecar).
     sidecar: bool = False
+    #: The key of the ResourceRequirements inside ``data`` (``resources`` for a container,
+    #: the field's own name for a bare ResourceRequirements such as ``resourcesPerNode``).
+    resources_key: str = "resources"
 
     @property
     def resources(self) -> dict[str, Any] | None:
-        res = self.data.get("resources")
+        res = self.data.get(self.resources_key)
         return res if isinstance(res, dict) else None
+
+    @property
+    def resources_path(self) -> Path:
+        return (*self.path, self.resources_key)
+
+    @property
+    def label(self) -> str:
+        """The container's name, else the field that holds it (``model``, ``container``)."""
+        if self.name:
+            return self.name
+        if self.section == "resources":
+            return self.resources_key
+        keys = [p for p in self.path if isinstance(p, str)]
+        return keys[-1] if keys else "?"
 
 
 @dataclass(slots=True)
@@ -106,11 +373,38 @@ class PodSpec:
     location: str = "pod"
     #: The owning kind runs node agents (DaemonSet): see WorkloadKind.node_agent.
     node_agent: bool = False
+    #: Pod-spec field -> path of the value the object supplies when the pod spec lacks it.
+    inherited: dict[str, Path] = field(default_factory=dict)
+    #: The pattern that found this pod spec (as written in the table).
+    pattern: str = ""
+
+    @property
+    def own_tolerations(self) -> list[Any]:
+        tol = self.spec.get("tolerations")
+        return tol if isinstance(tol, list) else []
+
+    @property
+    def tolerations_path(self) -> Path | None:
+        """Where the pod's effective tolerations are written, if anywhere."""
+        if self.own_tolerations:
+            return (*self.path, "tolerations")
+        inherited = self.inherited.get("tolerations")
+        if inherited is not None:
+            return inherited
+        return (*self.path, "tolerations") if "tolerations" in self.spec else None
 
     @property
     def tolerations(self) -> list[Any]:
-        tol = self.spec.get("tolerations")
-        return tol if isinstance(tol, list) else []
+        """The tolerations the pod runs with: its own, else the object's default."""
+        own = self.own_tolerations
+        if own:
+            return own
+        inherited = self.inherited.get("tolerations")
+        if inherited is not None:
+            value = _get(self.obj.doc.data, inherited)
+            if isinstance(value, list):
+                return value
+        return own
 
     @property
     def template_path(self) -> Path | None:
@@ -152,8 +446,21 @@ def expand(data: Any, pattern: tuple[str, ...], base: Path = ()) -> Iterator[tup
             for key, item in data.items():
                 yield from expand(item, rest, (*base, key))
         return
-    if isinstance(data, dict) and head in data:
-        yield from expand(data[head], rest, (*base, head))
+    if isinstance(data, dict):
+        if head in data:
+            yield from expand(data[head], rest, (*base, head))
+    elif isinstance(data, list) and head.isdigit():
+        index = int(head)
+        if index < len(data):
+            yield from expand(data[index], rest, (*base, index))
+
+
+def _first(data: Any, patterns: Iterable[tuple[str, ...]], base: Path) -> Path | None:
+    for pattern in patterns:
+        for path, value in expand(data, pattern, base):
+            if value is not None:
+                return path
+    return None
 
 
 class WorkloadTable:
@@ -171,9 +478,13 @@ class WorkloadTable:
         return self._rows.get((group, kind))
 
     def extended(self, rows: Iterable[WorkloadKind]) -> WorkloadTable:
+        """A copy with ``rows`` added; a row for an existing group and kind replaces it."""
         return WorkloadTable([*self._rows.values(), *rows])
 
     def pod_specs(self, obj: K8sObject) -> list[PodSpec]:
+        return self._pod_specs(obj, 0)
+
+    def _pod_specs(self, obj: K8sObject, depth: int) -> list[PodSpec]:
         row = self.lookup(obj.group, obj.kind)
         if row is None:
             return []
@@ -182,7 +493,17 @@ class WorkloadTable:
             for path, spec in expand(obj.data, pattern, obj.path):
                 if isinstance(spec, dict):
                     containers = _containers(spec, path)
-                    pods.append(PodSpec(obj, path, spec, containers, "pod", row.node_agent))
+                    pods.append(
+                        PodSpec(
+                            obj,
+                            path,
+                            spec,
+                            containers,
+                            "pod",
+                            row.node_agent,
+                            pattern=".".join(pattern),
+                        )
+                    )
         for pattern in row.containers:
             for path, data in expand(obj.data, pattern, obj.path):
                 if isinstance(data, dict):
@@ -191,16 +512,54 @@ class WorkloadTable:
                     if owner is not None:
                         owner.containers.append(container)
                     else:
-                        pods.append(PodSpec(obj, path, {}, [container], "container"))
+                        pods.append(
+                            PodSpec(
+                                obj,
+                                path,
+                                {},
+                                [container],
+                                "container",
+                                row.node_agent,
+                                pattern=".".join(pattern),
+                            )
+                        )
         for pattern in row.resources:
             for path, data in expand(obj.data, pattern, obj.path):
-                if isinstance(data, dict):
-                    # A bare ResourceRequirements: present it as a container holding it, at
-                    # the path of its parent, so resource rules read it like any other.
+                if isinstance(data, dict) and path[-1:] and isinstance(path[-1], str):
+                    # A bare ResourceRequirements: present it as a container whose
+                    # resources are that field, so resource rules read it like any other.
                     parent = path[:-1]
-                    holder = {"resources": data}
-                    container = Container(None, parent, holder, "resources")
-                    pods.append(PodSpec(obj, parent, {}, [container], "resources"))
+                    holder = _get(obj.doc.data, parent)
+                    if not isinstance(holder, dict):
+                        continue
+                    container = Container(None, parent, holder, "resources", False, path[-1])
+                    pods.append(
+                        PodSpec(
+                            obj,
+                            path,
+                            {},
+                            [container],
+                            "resources",
+                            row.node_agent,
+                            pattern=".".join(pattern),
+                        )
+                    )
+        if row.require_containers:
+            pods = [p for p in pods if p.containers]
+        if row.pod_defaults:
+            for pod in pods:
+                if pod.location != "pod":
+                    continue
+                for name, patterns in row.pod_defaults:
+                    found = _first(obj.data, patterns, obj.path)
+                    if found is not None and found != (*pod.path, name):
+                        pod.inherited[name] = found
+        if depth < MAX_NESTING:
+            for pattern in row.objects:
+                for path, data in expand(obj.data, pattern, obj.path):
+                    if is_object(data):
+                        inner = make_object(obj.doc, path, data, obj.stream, obj)
+                        pods.extend(self._pod_specs(inner, depth + 1))
         return pods
 
 
@@ -210,10 +569,13 @@ def _name(data: dict[str, Any]) -> str | None:
 
 
 def _owning_pod(pods: list[PodSpec], path: Path) -> PodSpec | None:
+    """The pod spec with the longest path enclosing ``path``."""
+    best: PodSpec | None = None
     for pod in pods:
-        if path[: len(pod.path)] == pod.path:
-            return pod
-    return None
+        encloses = pod.location == "pod" and path[: len(pod.path)] == pod.path
+        if encloses and (best is None or len(pod.path) > len(best.path)):
+            best = pod
+    return best
 
 
 def _containers(spec: dict[str, Any], path: Path) -> list[Container]:
@@ -262,7 +624,18 @@ def is_object(data: Any) -> bool:
     )
 
 
-def objects(doc: Document) -> Iterator[K8sObject]:
+def make_object(
+    doc: Document,
+    path: Path,
+    data: dict[str, Any],
+    stream: ClaimIndex | None = None,
+    parent: K8sObject | None = None,
+) -> K8sObject:
+    group, version = split_api_version(data["apiVersion"])
+    return K8sObject(doc, path, data, _ref(data), group, version, stream, parent)
+
+
+def objects(doc: Document, stream: ClaimIndex | None = None) -> Iterator[K8sObject]:
     """Every Kubernetes object in a document; non-Kubernetes YAML yields nothing.
 
     ``kind: List`` and any ``*List`` kind with an ``items`` sequence yield their items.
@@ -278,16 +651,35 @@ def objects(doc: Document) -> Iterator[K8sObject]:
             for i in range(len(items) - 1, -1, -1):
                 stack.append((items[i], (*path, "items", i)))
             continue
-        group, version = split_api_version(data["apiVersion"])
-        yield K8sObject(doc, path, data, _ref(data), group, version)
+        yield make_object(doc, path, data, stream)
 
 
 def _builtin_rows_path() -> FsPath:
     return data_path("gpulint.rules", "workloads.json")
 
 
+def load_rows(data: Mapping[str, Any], origin: str) -> list[WorkloadKind]:
+    """Rows of a workload table document (``{"workloads": [...]}``), validated."""
+    rows = data.get("workloads")
+    if not isinstance(rows, list):
+        raise WorkloadRowError(["workloads: must be a list of rows"])
+    out: list[WorkloadKind] = []
+    errors: list[str] = []
+    for i, row in enumerate(rows):
+        problems = validate_row(row)
+        if problems:
+            label = f"workloads[{i}]"
+            if isinstance(row, Mapping) and isinstance(row.get("kind"), str):
+                label += f" ({row.get('group', '?')}/{row['kind']})"
+            errors.extend(f"{label}.{m}" for m in problems)
+        else:
+            out.append(WorkloadKind.from_json(row, origin))
+    if errors:
+        raise WorkloadRowError(errors)
+    return out
+
+
 @cache
 def builtin_table() -> WorkloadTable:
     with open(_builtin_rows_path(), encoding="utf-8") as fh:
-        rows = json.load(fh)["workloads"]
-    return WorkloadTable(WorkloadKind.from_json(r) for r in rows)
+        return WorkloadTable(load_rows(json.load(fh), "built-in"))

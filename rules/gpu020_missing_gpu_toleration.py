@@ -6,6 +6,18 @@ taint (default: `nvidia.com/gpu=present:NoSchedule`). Matching follows Kubernete
 empty `effect` matches every effect, `operator: Exists` matches any value, an empty `key` with
 `Exists` matches every taint, and a missing operator means `Equal`.
 
+A pod that gets GPUs through Dynamic Resource Allocation counts as a GPU pod too: a
+`spec.resourceClaims` entry whose ResourceClaim or ResourceClaimTemplate (in the same file)
+asks for a GPU device class such as `gpu.nvidia.com` (the registry's `dra` section, or a
+DeviceClass of the file that selects a GPU driver). An explicit `nvidia.com/gpu: 0` is a CPU
+pod. Where a workload kind gives its pods default tolerations (an Argo template without
+tolerations runs with the workflow's `spec.templateDefaults.tolerations` or
+`spec.tolerations`), those are the pod's tolerations.
+
+Only taints that keep the pod off the node count: a `PreferNoSchedule` taint is a preference,
+and a pod bound with `spec.nodeName` skips the scheduler, so only `NoExecute` taints (which
+the kubelet enforces at admission) apply to it.
+
 ## Why it matters
 GPU node pools are tainted so that ordinary pods stay off expensive nodes. A GPU pod that
 does not tolerate the taint fits nowhere: the GPU nodes repel it and the other nodes have no
@@ -46,6 +58,10 @@ run on NVIDIA hardware); omit it for every accelerator.
 ## References
 - DOMAIN.md §4 (`ToleratesTaint`, GKE and AKS taints)
 - https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/
+- https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/
+- argoproj/argo-workflows `workflow/controller/workflowpod.go` (`addSchedulingConstraints`:
+  template tolerations, else the workflow's)
+- kubernetes `pkg/kubelet/lifecycle/predicate.go` (the kubelet checks only `NoExecute` taints)
 """
 
 from __future__ import annotations
@@ -53,6 +69,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.dra import gpu_claims
 from gpulint.resources import accelerator_entries
 from gpulint.rule import RuleContext, Violation
 from gpulint.taints import TAINTS_OPTION, taints_from_options, tolerates
@@ -76,14 +93,20 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if resource is None or not entry.amount.positive_or_unknown:
             continue
         hardware.add(resource.hardware)
-        first = first or entry.name
+        first = first or f"requests {entry.name}"
+    for claim in gpu_claims(pod, registry):
+        hardware.add(claim.hardware)
+        first = first or f"gets a GPU through the {claim.describe()}"
     if first is None:
         return
     tolerations = pod.tolerations
+    node_name = pod.spec.get("nodeName")
+    bound = isinstance(node_name, str) and bool(node_name)
     missing = [
         taint
         for taint in taints_from_options(ctx.options)
         if (taint.hardware is None or taint.hardware & hardware)
+        and _enforced(taint.effect, bound)
         and not any(tolerates(t, taint) for t in tolerations)
     ]
     if not missing:
@@ -91,8 +114,23 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     taints = ", ".join(str(t) for t in missing)
     hints = ", ".join(t.toleration_hint() for t in missing)
     has_key = "tolerations" in pod.spec
+    source = pod.tolerations_path
+    inherited = ""
+    if source is not None and source != (*pod.path, "tolerations"):
+        inherited = f" (its tolerations come from {'.'.join(str(p) for p in source)})"
     yield Violation(
         (*pod.path, "tolerations") if has_key else pod.path,
-        f"the pod requests {first} but does not tolerate the GPU node taint {taints}: it "
+        f"the pod {first} but does not tolerate the GPU node taint {taints}{inherited}: it "
         f"stays Pending on a tainted GPU pool; add {hints} to its tolerations",
     )
+
+
+def _enforced(effect: str, bound: bool) -> bool:
+    """Does a taint with this effect keep an untolerating pod off the node?
+
+    The scheduler enforces NoSchedule and NoExecute; a pod with ``spec.nodeName`` bypasses it,
+    and the kubelet only rejects it for NoExecute taints (``lifecycle/predicate.go``).
+    """
+    if bound:
+        return effect == "NoExecute"
+    return effect in ("NoSchedule", "NoExecute")

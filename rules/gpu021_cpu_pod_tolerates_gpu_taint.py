@@ -6,6 +6,12 @@ Flags a toleration that matches a configured GPU taint (default
 (`operator: Exists` with no key) tolerates every taint and is flagged too. DaemonSets are
 exempt: node agents (device plugins, exporters) must run on GPU nodes without requesting GPUs.
 
+A pod that gets GPUs through Dynamic Resource Allocation (a `resourceClaims` entry whose
+claim in the same file asks for a GPU device class) is a GPU pod and is not flagged. An
+explicit `nvidia.com/gpu: 0` is a CPU pod. Only tolerations written in the pod spec itself are
+flagged: defaults a workload kind shares between all its pods (an Argo workflow's
+`spec.tolerations`) usually exist for its GPU steps, and would be reported once per step.
+
 ## Why it matters
 The taint is what keeps ordinary pods off expensive GPU nodes. A CPU pod that tolerates it
 can be scheduled there and take CPU and memory that GPU jobs need, stranding GPUs.
@@ -40,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.dra import gpu_claims
 from gpulint.resources import wants_accelerator
 from gpulint.rule import RuleContext, Violation
 from gpulint.taints import TAINTS_OPTION, taints_from_options, tolerates
@@ -53,12 +60,13 @@ OPTIONS: dict[str, Any] = {"taints": TAINTS_OPTION}
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
-    if pod.location != "pod" or not pod.tolerations or pod.node_agent:
+    tolerations = pod.own_tolerations
+    if pod.location != "pod" or not tolerations or pod.node_agent:
         return
-    if wants_accelerator(pod, ctx.registry):
+    if wants_accelerator(pod, ctx.registry) or gpu_claims(pod, ctx.registry):
         return
     taints = taints_from_options(ctx.options)
-    for i, toleration in enumerate(pod.tolerations):
+    for i, toleration in enumerate(tolerations):
         matched = [t for t in taints if tolerates(toleration, t)]
         if not matched:
             continue

@@ -26,8 +26,6 @@ MISSING_FIXTURES_ALLOWED: frozenset[str] = frozenset(
         "GPU011",
         "GPU012",
         "GPU013",
-        "GPU020",
-        "GPU021",
         "GPU030",
         "YML001",
         "YML002",

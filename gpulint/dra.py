@@ -1,0 +1,216 @@
+"""GPUs through Dynamic Resource Allocation: which pods get accelerators from DRA claims.
+
+A pod asks for DRA devices with ``spec.resourceClaims``: each entry names a ResourceClaim
+(``resourceClaimName``) or a ResourceClaimTemplate (``resourceClaimTemplateName``; before
+Kubernetes 1.31 both sat under ``source``). The claim's device requests name a DeviceClass
+(``deviceClassName`` in ``resource.k8s.io/v1beta1``, ``exactly.deviceClassName`` or
+``firstAvailable[].deviceClassName`` in ``v1``). The pod is a GPU pod when one of those
+classes hands out accelerators: a class listed in the registry's ``dra.device_classes``
+(``gpu.nvidia.com``, ``mig.nvidia.com``, ...), or a DeviceClass defined in the same file
+whose CEL selectors name a driver listed in ``dra.drivers``.
+
+Claims and classes live in other documents than the pod, so the lookup needs the documents
+of the same file (or stdin stream). The engine builds one :class:`ClaimIndex` per file and
+hands it to every object it finds there (``K8sObject.stream``); the index reads the file's
+documents only the first time a pod with ``resourceClaims`` asks. A claim is matched by kind
+and name, and by namespace when both the claim and the pod write one (an object without a
+namespace is applied into the namespace of the command, so it matches any). Claims that are
+not in the file are unknown, and the pod is not counted as a GPU pod for them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpulint.model import Path
+from gpulint.registry import Registry
+from gpulint.workloads import PodSpec, objects
+from gpulint.yamlload import Document
+
+CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
+DRA_GROUP = "resource.k8s.io"
+
+# device.driver == 'gpu.nvidia.com' (either quote style, either operand order)
+_DRIVER = re.compile(
+    r"""device\.driver\s*==\s*['"]([^'"]+)['"]|['"]([^'"]+)['"]\s*==\s*device\.driver"""
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimObject:
+    """A ResourceClaim or ResourceClaimTemplate of the file."""
+
+    kind: str
+    name: str
+    namespace: str | None
+    #: DeviceClass names its device requests ask for, in order.
+    device_classes: tuple[str, ...]
+    document: int
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class GpuClaim:
+    """A pod's ``resourceClaims`` entry that hands out accelerators."""
+
+    #: The entry's ``name`` (what containers reference in ``resources.claims``).
+    name: str
+    #: Path of the entry in the pod's document.
+    path: Path
+    claim: ClaimObject
+    device_class: str
+    hardware: str
+
+    def describe(self) -> str:
+        return (
+            f"DRA claim {self.name!r} ({self.claim.kind} {self.claim.name}, device class "
+            f"{self.device_class})"
+        )
+
+
+class ClaimIndex:
+    """The DRA objects of one file or stream, read lazily on the first lookup."""
+
+    def __init__(self, documents: Iterable[Document]) -> None:
+        self._documents = documents
+        self._claims: dict[tuple[str, str], list[ClaimObject]] | None = None
+        self._class_drivers: dict[str, tuple[str, ...]] = {}
+
+    def _build(self) -> dict[tuple[str, str], list[ClaimObject]]:
+        claims: dict[tuple[str, str], list[ClaimObject]] = {}
+        for doc in self._documents:
+            for obj in objects(doc):
+                if obj.group != DRA_GROUP:
+                    continue
+                name = obj.ref.name
+                if obj.kind in CLAIM_KINDS and name:
+                    spec = obj.data.get("spec")
+                    if obj.kind == "ResourceClaimTemplate":
+                        spec = spec.get("spec") if isinstance(spec, dict) else None
+                    entry = ClaimObject(
+                        obj.kind,
+                        name,
+                        obj.ref.namespace,
+                        tuple(device_classes(spec)),
+                        doc.index,
+                        obj.path,
+                    )
+                    claims.setdefault((obj.kind, name), []).append(entry)
+                elif obj.kind == "DeviceClass" and name:
+                    self._class_drivers[name] = tuple(selector_drivers(obj.data.get("spec")))
+        return claims
+
+    def _index(self) -> dict[tuple[str, str], list[ClaimObject]]:
+        if self._claims is None:
+            self._claims = self._build()
+        return self._claims
+
+    def claim(self, kind: str, name: str, namespace: str | None) -> ClaimObject | None:
+        for entry in self._index().get((kind, name), ()):
+            if namespace is None or entry.namespace is None or entry.namespace == namespace:
+                return entry
+        return None
+
+    def class_drivers(self, name: str) -> tuple[str, ...]:
+        """DRA drivers a DeviceClass defined in this file selects (its CEL selectors)."""
+        self._index()
+        return self._class_drivers.get(name, ())
+
+
+def device_classes(spec: Any) -> Iterator[str]:
+    """DeviceClass names asked for by a ResourceClaimSpec (v1beta1, v1beta2 and v1 shapes)."""
+    devices = spec.get("devices") if isinstance(spec, Mapping) else None
+    requests = devices.get("requests") if isinstance(devices, Mapping) else None
+    if not isinstance(requests, list):
+        return
+    for request in requests:
+        if not isinstance(request, Mapping):
+            continue
+        candidates: list[Any] = [request, request.get("exactly")]
+        alternatives = request.get("firstAvailable")
+        if isinstance(alternatives, list):
+            candidates.extend(alternatives)
+        for candidate in candidates:
+            if isinstance(candidate, Mapping):
+                name = candidate.get("deviceClassName")
+                if isinstance(name, str) and name:
+                    yield name
+
+
+def selector_drivers(spec: Any) -> Iterator[str]:
+    """Driver names a DeviceClass's CEL selectors compare ``device.driver`` with."""
+    selectors = spec.get("selectors") if isinstance(spec, Mapping) else None
+    if not isinstance(selectors, list):
+        return
+    for selector in selectors:
+        cel = selector.get("cel") if isinstance(selector, Mapping) else None
+        expression = cel.get("expression") if isinstance(cel, Mapping) else None
+        if isinstance(expression, str):
+            for match in _DRIVER.finditer(expression):
+                yield match.group(1) or match.group(2)
+
+
+def _claim_reference(entry: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(kind, name) a PodResourceClaim points at (the 1.31+ fields or the older ``source``)."""
+    for holder in (entry, entry.get("source")):
+        if not isinstance(holder, Mapping):
+            continue
+        name = holder.get("resourceClaimName")
+        if isinstance(name, str) and name:
+            return "ResourceClaim", name
+        name = holder.get("resourceClaimTemplateName")
+        if isinstance(name, str) and name:
+            return "ResourceClaimTemplate", name
+    return None
+
+
+def gpu_class_hardware(name: str, registry: Registry, index: ClaimIndex | None) -> str | None:
+    """The accelerator a DeviceClass hands out, or None when it is not an accelerator class."""
+    known = registry.device_classes.get(name)
+    if known is not None:
+        return known.hardware
+    if index is not None:
+        for driver in index.class_drivers(name):
+            entry = registry.dra_drivers.get(driver)
+            if entry is not None:
+                return entry.hardware
+    return None
+
+
+def gpu_claims(pod: PodSpec, registry: Registry) -> list[GpuClaim]:
+    """The pod's ``resourceClaims`` entries that resolve to accelerator device classes."""
+    if pod.location != "pod":
+        return []
+    entries = pod.spec.get("resourceClaims")
+    index = pod.obj.stream
+    if not isinstance(entries, list) or not entries or index is None:
+        return []
+    namespace = pod.obj.namespace
+    out: list[GpuClaim] = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, Mapping):
+            continue
+        reference = _claim_reference(entry)
+        if reference is None:
+            continue
+        claim = index.claim(reference[0], reference[1], namespace)
+        if claim is None:
+            continue
+        for device_class in claim.device_classes:
+            hardware = gpu_class_hardware(device_class, registry, index)
+            if hardware is not None:
+                name = entry.get("name")
+                out.append(
+                    GpuClaim(
+                        name if isinstance(name, str) else "?",
+                        (*pod.path, "resourceClaims", i),
+                        claim,
+                        device_class,
+                        hardware,
+                    )
+                )
+                break
+    return out

@@ -1,0 +1,373 @@
+"""``gpulint inspect``: what gpulint sees in a manifest, so a user can tell why a rule fired.
+
+For every Kubernetes object whose API group and kind are in the workload table it lists the
+pod specs found inside (their YAML path, line and column, and the table pattern that found
+them), each container's requests after defaulting, the pod's effective request computed with
+the scheduler's arithmetic (:mod:`gpulint.podrequest`), the DRA claims that give it GPUs and
+where its tolerations come from. Objects of unknown kinds that nevertheless hold GPU resource
+keys under ``limits`` / ``requests`` are listed too, as a hint that a workload row is missing.
+
+The JSON form (``--format json``) is described by ``schemas/inspect.schema.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpulint.discover import Target
+from gpulint.dra import ClaimIndex, gpu_claims
+from gpulint.model import Path
+from gpulint.podrequest import pod_requests
+from gpulint.registry import Registry, builtin_registry
+from gpulint.resources import amount, format_amount
+from gpulint.runner import read_target
+from gpulint.workloads import K8sObject, PodSpec, WorkloadTable, builtin_table, objects
+from gpulint.yamlload import Document, decode, load_text
+
+#: How deep the scan for GPU keys in objects of unknown kinds goes.
+_SCAN_DEPTH = 12
+
+
+def dotted(path: Path) -> str:
+    """``("spec", "tasks", 0, "template")`` -> ``spec.tasks.0.template``."""
+    return ".".join(str(p) for p in path)
+
+
+@dataclass(slots=True)
+class InspectReport:
+    files: list[dict[str, Any]] = field(default_factory=list)
+
+    def summary(self) -> dict[str, int]:
+        workloads = [w for f in self.files for w in f["workloads"]]
+        pods = [p for w in workloads for p in w["pods"]]
+        return {
+            "files": len(self.files),
+            "workloads": len(workloads),
+            "pod_specs": len(pods),
+            "gpu_pod_specs": sum(1 for p in pods if p["gpu"]),
+            "unrecognised": sum(len(f["unrecognised"]) for f in self.files),
+        }
+
+    def as_json(self) -> dict[str, Any]:
+        return {"files": self.files, "summary": self.summary()}
+
+
+class Inspector:
+    def __init__(
+        self, table: WorkloadTable | None = None, registry: Registry | None = None
+    ) -> None:
+        self.table = table or builtin_table()
+        self.registry = registry or builtin_registry()
+
+    # -- entry points ------------------------------------------------------------------------
+    def inspect_targets(self, targets: Iterable[Target]) -> InspectReport:
+        report = InspectReport()
+        for target in targets:
+            raw, problem = read_target(target)
+            if raw is None:
+                assert problem is not None
+                report.files.append(_file(target.label, [problem.message]))
+                continue
+            report.files.append(self.inspect_bytes(target.label, raw))
+        return report
+
+    def inspect_bytes(self, label: str, raw: bytes) -> dict[str, Any]:
+        text, problem = decode(raw)
+        if text is None:
+            assert problem is not None
+            return _file(label, [problem.message])
+        return self.inspect_text(label, text)
+
+    def inspect_text(self, label: str, text: str) -> dict[str, Any]:
+        result = load_text(text)
+        problems = [
+            f"{p.span.line}:{p.span.column}: {p.code} {p.message}"
+            for p in result.problems
+            if p.code == "YML001"
+        ]
+        entry = _file(label, problems)
+        stream = ClaimIndex(result.documents)
+        for doc in result.documents:
+            for obj in objects(doc, stream):
+                self._object(entry, doc, obj)
+        return entry
+
+    # -- building ----------------------------------------------------------------------------
+    def _object(self, entry: dict[str, Any], doc: Document, obj: K8sObject) -> None:
+        row = self.table.lookup(obj.group, obj.kind)
+        if row is None:
+            keys = list(self._gpu_keys(obj.data, obj.path, 0))
+            if keys:
+                span = doc.key_span(obj.path) if obj.path else doc.start
+                entry["unrecognised"].append(
+                    {
+                        **_ref(obj),
+                        "document": doc.index,
+                        "line": span.line,
+                        "column": span.column,
+                        "gpu_keys": [
+                            {"path": dotted(path), "line": doc.key_span(path).line} for path in keys
+                        ],
+                    }
+                )
+            return
+        span = doc.key_span(obj.path) if obj.path else doc.start
+        pods = [self._pod(doc, pod) for pod in self.table.pod_specs(obj)]
+        entry["workloads"].append(
+            {
+                **_ref(obj),
+                "document": doc.index,
+                "line": span.line,
+                "column": span.column,
+                "table_row": row.origin,
+                "pods": pods,
+            }
+        )
+
+    def _pod(self, doc: Document, pod: PodSpec) -> dict[str, Any]:
+        span = doc.key_span(pod.path)
+        result = pod_requests(pod)
+        registry = self.registry
+        claims = gpu_claims(pod, registry)
+        containers = []
+        gpu_names: set[str] = set()
+        wants = False
+        for c in result.containers:
+            cspan = doc.key_span(c.container.path)
+            raw = _raw_requests(c.container.resources)
+            requests = {}
+            for name, value in raw.items():
+                is_gpu = registry.is_accelerator(name) or registry.looks_like_accelerator(name)
+                if not is_gpu:
+                    continue
+                gpu_names.add(name)
+                requests[name] = _shown(value)
+                if c.role != "ephemeral" and amount(value).positive_or_unknown:
+                    wants = True
+            containers.append(
+                {
+                    "name": c.container.label,
+                    "role": c.role,
+                    "path": dotted(c.container.path),
+                    "line": cspan.line,
+                    "column": cspan.column,
+                    "gpu_requests": requests,
+                    "null_values": list(c.nulls),
+                }
+            )
+        effective = {
+            name: format_amount(value)
+            for name, value in sorted(result.requests.items())
+            if name in gpu_names
+        }
+        tolerations = None
+        source = pod.tolerations_path
+        if pod.location == "pod" and source is not None:
+            tolerations = {
+                "path": dotted(source),
+                "count": len(pod.tolerations),
+                "inherited": source != (*pod.path, "tolerations"),
+            }
+        embedded = pod.obj.parent is not None
+        own_name = pod.spec.get("name") if pod.location == "pod" else None
+        return {
+            "path": dotted(pod.path),
+            "name": own_name if isinstance(own_name, str) else None,
+            "line": span.line,
+            "column": span.column,
+            "location": pod.location,
+            "pattern": pod.pattern,
+            "embedded_object": (
+                {
+                    "apiVersion": pod.obj.ref.api_version,
+                    "kind": pod.obj.kind,
+                    "path": dotted(pod.obj.path),
+                }
+                if embedded
+                else None
+            ),
+            "containers": containers,
+            "effective_gpu_request": effective,
+            "unevaluated": [
+                {
+                    "container": u.container,
+                    "resource": u.resource,
+                    "value": _shown(u.value),
+                    "reason": u.reason,
+                    "line": doc.value_span(u.path).line,
+                }
+                for u in result.unevaluated
+                if u.resource in gpu_names
+            ],
+            "dra_claims": [
+                {
+                    "name": c.name,
+                    "kind": c.claim.kind,
+                    "claim": c.claim.name,
+                    "device_class": c.device_class,
+                    "hardware": c.hardware,
+                    "line": doc.key_span(c.path).line,
+                }
+                for c in claims
+            ],
+            "tolerations": tolerations,
+            "gpu": wants or bool(claims),
+            "hints": _hints(pod),
+        }
+
+    def _gpu_keys(self, data: Any, path: Path, depth: int) -> Iterator[Path]:
+        if depth > _SCAN_DEPTH:
+            return
+        if isinstance(data, dict):
+            for key, value in data.items():
+                if key in ("limits", "requests") and isinstance(value, dict):
+                    for name in value:
+                        if isinstance(name, str) and (
+                            self.registry.is_accelerator(name)
+                            or self.registry.looks_like_accelerator(name)
+                        ):
+                            yield (*path, key, name)
+                elif key not in ("metadata", "status"):
+                    yield from self._gpu_keys(value, (*path, key), depth + 1)
+        elif isinstance(data, list):
+            for i, item in enumerate(data):
+                yield from self._gpu_keys(item, (*path, i), depth + 1)
+
+
+def _hints(pod: PodSpec) -> list[str]:
+    """Why a table pattern probably names the wrong place (for users writing rows)."""
+    if pod.location != "pod" or pod.containers:
+        return []
+    inner = pod.spec.get("spec")
+    if isinstance(inner, dict) and isinstance(inner.get("containers"), list):
+        return [
+            f"this is a pod template (metadata + spec), not a pod spec: the pattern "
+            f"{pod.pattern!r} should end in '.spec'"
+        ]
+    template = pod.spec.get("template")
+    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+        return [
+            f"no containers here, but a pod template below it: the pattern {pod.pattern!r} "
+            "should probably end in '.template.spec'"
+        ]
+    return []
+
+
+def _file(label: str, problems: list[str]) -> dict[str, Any]:
+    return {"path": label, "problems": problems, "workloads": [], "unrecognised": []}
+
+
+def _ref(obj: K8sObject) -> dict[str, Any]:
+    return {
+        "apiVersion": obj.ref.api_version,
+        "kind": obj.ref.kind,
+        "namespace": obj.ref.namespace,
+        "name": obj.ref.name,
+    }
+
+
+def _raw_requests(resources: dict[str, Any] | None) -> dict[str, Any]:
+    """Limits with requests over them: what SetDefaults_Pod leaves as the requests."""
+    out: dict[str, Any] = {}
+    for section in ("limits", "requests"):
+        values = (resources or {}).get(section)
+        if isinstance(values, dict):
+            out.update(values)
+    return out
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+# -- rendering ------------------------------------------------------------------------------
+
+
+def render_json(report: InspectReport) -> str:
+    return json.dumps(report.as_json(), indent=2, ensure_ascii=False) + "\n"
+
+
+def render_text(report: InspectReport) -> str:
+    lines: list[str] = []
+    for entry in report.files:
+        for problem in entry["problems"]:
+            lines.append(f"{entry['path']}: not inspected: {problem}")
+        for w in entry["workloads"]:
+            lines.append(_workload_line(entry["path"], w))
+            if not w["pods"]:
+                lines.append("    no pod spec found at the table's paths")
+            for pod in w["pods"]:
+                lines.extend(_pod_lines(pod))
+        for u in entry["unrecognised"]:
+            keys = ", ".join(f"{k['path']} (line {k['line']})" for k in u["gpu_keys"])
+            lines.append(
+                f"{entry['path']}:{u['line']}:{u['column']}: {u['kind']}/{u['name'] or '?'} "
+                f"({u['apiVersion']}) is not a known workload kind, but has GPU resources at "
+                f"{keys}; add a workloads row for it if they are container requests"
+            )
+    s = report.summary()
+    lines.append(
+        f"{s['workloads']} workload{'s' if s['workloads'] != 1 else ''}, "
+        f"{s['pod_specs']} pod spec{'s' if s['pod_specs'] != 1 else ''} "
+        f"({s['gpu_pod_specs']} with a GPU request) in {s['files']} "
+        f"file{'s' if s['files'] != 1 else ''}."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _workload_line(path: str, w: dict[str, Any]) -> str:
+    where = f", namespace {w['namespace']}" if w["namespace"] else ""
+    row = "" if w["table_row"] == "built-in" else f", row from {w['table_row']}"
+    return (
+        f"{path}:{w['line']}:{w['column']}: {w['kind']}/{w['name'] or '?'} "
+        f"({w['apiVersion']}{where}{row})"
+    )
+
+
+def _pod_lines(pod: dict[str, Any]) -> list[str]:
+    what = {"pod": "pod spec", "container": "container", "resources": "resources"}[pod["location"]]
+    named = f" [{pod['name']}]" if pod["name"] else ""
+    head = f"  {what} {pod['path']}{named} (line {pod['line']}, column {pod['column']})"
+    if pod["embedded_object"]:
+        e = pod["embedded_object"]
+        head += f" in embedded {e['kind']} ({e['apiVersion']}) at {e['path']}"
+    out = [head]
+    for c in pod["containers"]:
+        requests = ", ".join(f"{k}: {v}" for k, v in c["gpu_requests"].items()) or "no GPU"
+        role = "" if c["role"] == "container" else f" ({c['role']})"
+        out.append(f"    {c['name']}{role} line {c['line']}: {requests}")
+    effective = ", ".join(f"{k}: {v}" for k, v in pod["effective_gpu_request"].items())
+    if not effective:
+        effective = "not evaluated" if pod["unevaluated"] else "none"
+    elif pod["unevaluated"]:
+        effective += " (plus values not evaluated)"
+    out.append(f"    effective GPU request: {effective}")
+    for u in pod["unevaluated"]:
+        out.append(
+            f"    not evaluated: {u['resource']}: {u['value']} in {u['container'] or '?'} "
+            f"({u['reason']}, line {u['line']})"
+        )
+    for c in pod["dra_claims"]:
+        out.append(
+            f"    GPU through DRA: claim {c['name']!r} -> {c['kind']} {c['claim']} "
+            f"(device class {c['device_class']}, line {c['line']})"
+        )
+    for hint in pod["hints"]:
+        out.append(f"    hint: {hint}")
+    t = pod["tolerations"]
+    if pod["location"] == "pod":
+        if t is None:
+            out.append("    tolerations: none")
+        else:
+            source = f" from {t['path']}" if t["inherited"] else ""
+            out.append(f"    tolerations: {t['count']}{source}")
+    return out

@@ -1,0 +1,71 @@
+"""GPU resource with an empty value.
+
+## What it does
+Flags a GPU or accelerator resource under `limits` or `requests` that has no value:
+`nvidia.com/gpu:` with nothing after it, or an explicit `null` / `~`.
+
+## Why it matters
+Kubernetes reads a null quantity as zero (`Quantity.UnmarshalJSON` turns `null` into an
+empty quantity), and nothing warns about it. Under `limits` the container silently gets no
+GPU: the pod is scheduled, starts, and finds no device. Under `requests` beside a limit, the
+zero request differs from the limit and the API server rejects the pod (`must be equal to
+nvidia.com/gpu limit of 1`). The empty value is usually a template variable that was never
+filled in.
+
+## Example
+```yaml
+resources:
+  limits:
+    nvidia.com/gpu:     # GPU006
+```
+
+## Use instead
+```yaml
+resources:
+  limits:
+    nvidia.com/gpu: 8
+```
+
+## Options
+None.
+
+## References
+- DOMAIN.md §1 (quantities; requests must equal limits for extended resources)
+- kubernetes `staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go`
+  (`UnmarshalJSON`: `null` becomes a zero quantity)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpulint.resources import accelerator_entries, amount
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import PodSpec
+
+CODE = "GPU006"
+NAME = "empty-gpu-value"
+SEVERITY = "error"
+SCOPE = "pod"
+OPTIONS: dict[str, object] = {}
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    for entry in accelerator_entries(pod, ctx.registry):
+        if entry.value is not None:
+            continue
+        resources = entry.container.resources or {}
+        limits = resources.get("limits")
+        limit = limits.get(entry.name) if isinstance(limits, dict) else None
+        if entry.section == "requests" and limit is not None and amount(limit).value != 0:
+            consequence = (
+                "the request is 0 and differs from the limit: the API server rejects the pod "
+                f'("must be equal to {entry.name} limit")'
+            )
+        else:
+            consequence = "the container silently gets no GPU and nothing rejects it"
+        yield Violation(
+            entry.path,
+            f"{entry.name} has no value: Kubernetes reads null as 0, so {consequence}; write "
+            f"the number of devices (e.g. {entry.name}: 1), or fill in the template variable",
+        )

@@ -1,0 +1,57 @@
+"""GPU quantity is a template placeholder.
+
+## What it does
+Reports a GPU or accelerator value that is a template placeholder rather than a quantity:
+`$GPU_PER_NODE`, `${NVB_GPUS_PER_NODE}`, `${GPU_REQUEST:-1}`, `$(GPUS)`, `${{GPUS}}`,
+`{{ .Values.gpus }}`, `PLACEHOLDER_NUM_GPUS`, `<gpus>`, `__GPUS__`. The value was not checked.
+
+## Why it matters
+Files meant for `envsubst`, `sed` or a template engine are valid YAML but not yet valid
+manifests. Calling `$GPU_PER_NODE` an invalid quantity (GPU005) would be noise; saying
+nothing would hide that the GPU count, the integer checks and the node-size check were all
+skipped. Lint the rendered output (`envsubst < job.yaml | gpulint check -`) to check it.
+
+## Example
+```yaml
+resources:
+  limits:
+    nvidia.com/gpu: $GPU_PER_NODE   # GPU007 (info)
+```
+
+## Use instead
+```console
+$ GPU_PER_NODE=8 envsubst < job.yaml | gpulint check -
+```
+
+## Options
+None. Ignore GPU007 for template sources you lint only after rendering.
+
+## References
+- DOMAIN.md §1 (quantity grammar: `$` is not part of any quantity)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpulint.resources import accelerator_entries
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import PodSpec
+
+CODE = "GPU007"
+NAME = "placeholder-gpu-value"
+SEVERITY = "info"
+SCOPE = "pod"
+OPTIONS: dict[str, object] = {}
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    for entry in accelerator_entries(pod, ctx.registry):
+        if not entry.amount.placeholder:
+            continue
+        yield Violation(
+            entry.path,
+            f"{entry.name}: {str(entry.value).strip()} is a template placeholder, not a "
+            "quantity: this value was not checked; lint the rendered manifest to check it",
+            at="value",
+        )

@@ -1,0 +1,48 @@
+"""The real-world corpus (``../shared/corpus``) as a test: findings kept in a reviewed golden file.
+
+``tests/golden/corpus-findings.txt`` holds one line per finding, ``file:line:col CODE``, with
+the file relative to the corpus folder, for every file of the corpus and ``_invalid/``, linted
+with every rule and the default options. Every line there was reviewed as a true positive;
+``docs/corpus-review.md`` explains the non-obvious ones.
+
+Regenerate it after a deliberate change, then review the diff::
+
+    .venv/bin/python -m tests.corpus
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from gpulint.discover import targets
+from gpulint.engine import Linter
+from gpulint.rule import load_rules
+from gpulint.runner import run
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+GOLDEN = ROOT / "tests" / "golden" / "corpus-findings.txt"
+
+
+def corpus_findings() -> list[str]:
+    """``file:line:col CODE`` for every finding in the corpus, sorted."""
+    found, missing = targets([str(CORPUS)])
+    assert not missing
+    report = run(Linter(load_rules()), found)
+    rows = []
+    for finding in report.findings:
+        rel = Path(finding.path).resolve().relative_to(CORPUS.resolve()).as_posix()
+        rows.append((rel, finding.line, finding.column, finding.rule))
+    return [f"{f}:{line}:{col} {code}" for f, line, col, code in sorted(rows)]
+
+
+def main() -> int:
+    lines = corpus_findings()
+    GOLDEN.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    sys.stdout.write(f"wrote {len(lines)} findings to {GOLDEN.relative_to(ROOT)}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

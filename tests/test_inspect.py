@@ -1,0 +1,213 @@
+"""``gpulint inspect``: workloads, pod specs, lines and effective GPU requests."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from gpulint.inspector import Inspector, render_json, render_text
+from tests.conftest import FIXTURES, ROOT, SHARED, gpulint_cmd
+
+SCHEMA = json.loads((ROOT / "schemas" / "inspect.schema.json").read_text())
+
+MANIFEST = """\
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: ddp
+  namespace: ml
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          tolerations:
+          - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+          initContainers:
+          - name: warmup
+            image: cuda
+            resources:
+              limits:
+                nvidia.com/gpu: 4
+          - name: proxy
+            image: envoy
+            restartPolicy: Always
+          containers:
+          - name: pytorch
+            image: pytorch
+            resources:
+              limits:
+                nvidia.com/gpu: 2
+                cpu: "8"
+          - name: exporter
+            image: exporter
+            resources:
+              limits:
+                nvidia.com/gpu: 1
+---
+apiVersion: example.com/v1
+kind: GPUJob
+metadata:
+  name: custom
+spec:
+  worker:
+    resources:
+      limits:
+        nvidia.com/gpu: 2
+"""
+
+
+@pytest.fixture(scope="module")
+def validator() -> Draft202012Validator:
+    Draft202012Validator.check_schema(SCHEMA)
+    return Draft202012Validator(SCHEMA)
+
+
+def test_pod_specs_lines_and_effective_request() -> None:
+    entry = Inspector().inspect_text("job.yaml", MANIFEST)
+    (workload,) = entry["workloads"]
+    assert (workload["kind"], workload["name"], workload["namespace"]) == (
+        "PyTorchJob",
+        "ddp",
+        "ml",
+    )
+    assert (workload["line"], workload["column"]) == (1, 1)
+    (pod,) = workload["pods"]
+    assert pod["path"] == "spec.pytorchReplicaSpecs.Worker.template.spec"
+    assert (pod["line"], pod["column"]) == (11, 9)
+    assert pod["pattern"] == "spec.pytorchReplicaSpecs.*.template.spec"
+    assert [(c["name"], c["role"], c["line"]) for c in pod["containers"]] == [
+        ("warmup", "init", 15),
+        ("proxy", "sidecar", 20),
+        ("pytorch", "container", 24),
+        ("exporter", "container", 30),
+    ]
+    # max(2 + 1, 4) = 4: the init container's GPUs are reused by the main containers
+    assert pod["effective_gpu_request"] == {"nvidia.com/gpu": "4"}
+    assert pod["tolerations"] == {
+        "path": "spec.pytorchReplicaSpecs.Worker.template.spec.tolerations",
+        "count": 1,
+        "inherited": False,
+    }
+    assert pod["gpu"] is True
+
+
+def test_unknown_kinds_with_gpu_keys_are_listed_as_a_hint() -> None:
+    entry = Inspector().inspect_text("job.yaml", MANIFEST)
+    (hint,) = entry["unrecognised"]
+    assert hint["kind"] == "GPUJob"
+    assert hint["gpu_keys"] == [{"path": "spec.worker.resources.limits.nvidia.com/gpu", "line": 44}]
+    text = render_text(_report(entry))
+    assert "GPUJob/custom (example.com/v1) is not a known workload kind" in text
+    assert "1 workload, 1 pod spec (1 with a GPU request) in 1 file." in text
+
+
+def _report(entry: dict[str, Any]) -> Any:
+    from gpulint.inspector import InspectReport
+
+    return InspectReport([entry])
+
+
+def test_text_output_names_every_pod_and_container() -> None:
+    path = FIXTURES / "workloads" / "argo.yaml"
+    report = Inspector().inspect_targets(_targets(path))
+    text = render_text(report)
+    assert "Workflow/pipeline- (argoproj.io/v1alpha1)" in text
+    assert "pod spec spec.templates.1 [train] (line 14, column 5)" in text
+    assert "tolerations: 1 from spec.tolerations" in text
+    assert "effective GPU request: nvidia.com/gpu: 1" in text
+
+
+def _targets(*paths: Path) -> list[Any]:
+    from gpulint.discover import targets
+
+    found, missing = targets([str(p) for p in paths])
+    assert not missing
+    return found
+
+
+def test_json_output_matches_its_schema_on_fixtures(validator: Draft202012Validator) -> None:
+    paths = sorted((FIXTURES / "workloads").glob("*.yaml")) + sorted(
+        (FIXTURES / "rules").glob("*/*.yaml")
+    )
+    data = json.loads(render_json(Inspector().inspect_targets(_targets(*paths))))
+    errors = list(validator.iter_errors(data))
+    assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors[:5]]
+    assert data["summary"]["files"] == len(paths)
+
+
+@pytest.mark.skipif(not (SHARED / "corpus").is_dir(), reason="needs the shared corpus")
+def test_json_output_matches_its_schema_on_the_corpus(validator: Draft202012Validator) -> None:
+    report = Inspector().inspect_targets(_targets(SHARED / "corpus"))
+    data = json.loads(render_json(report))
+    errors = list(validator.iter_errors(data))
+    assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors[:5]]
+    assert data["summary"]["gpu_pod_specs"] > 200
+
+
+def test_cli_inspect_text_and_json(tmp_path: Path) -> None:
+    manifest = tmp_path / "job.yaml"
+    manifest.write_text(MANIFEST)
+    text = subprocess.run(
+        [*gpulint_cmd(), "inspect", str(manifest)], capture_output=True, text=True, check=False
+    )
+    assert text.returncode == 0, text.stderr
+    assert f"{manifest}:1:1: PyTorchJob/ddp (kubeflow.org/v1, namespace ml)" in text.stdout
+    assert "effective GPU request: nvidia.com/gpu: 4" in text.stdout
+    js = subprocess.run(
+        [*gpulint_cmd(), "inspect", "--format", "json", "-", "--stdin-filename", "in.yaml"],
+        input=MANIFEST,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert js.returncode == 0, js.stderr
+    data = json.loads(js.stdout)
+    assert data["files"][0]["path"] == "in.yaml"
+    assert data["summary"]["gpu_pod_specs"] == 1
+
+
+def test_cli_inspect_missing_path_and_broken_yaml(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("apiVersion: v1\nkind: Pod\nspec: [unclosed\n")
+    result = subprocess.run(
+        [*gpulint_cmd(), "inspect", str(broken), str(tmp_path / "nope.yaml")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "nope.yaml: no such file or directory" in result.stderr
+    assert f"{broken}: not inspected: " in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_a_row_that_names_a_pod_template_gets_a_hint() -> None:
+    from gpulint.workloads import builtin_table, parse_row
+
+    row = parse_row({"group": "example.com", "kind": "Trainer", "pods": ["spec.worker"]})
+    inspector = Inspector(table=builtin_table().extended([row]))
+    text = """\
+apiVersion: example.com/v1
+kind: Trainer
+metadata: {name: t}
+spec:
+  worker:
+    metadata: {labels: {app: t}}
+    spec:
+      containers: [{name: main, image: cuda}]
+"""
+    entry = inspector.inspect_text("t.yaml", text)
+    (pod,) = entry["workloads"][0]["pods"]
+    assert pod["containers"] == []
+    assert pod["hints"] == [
+        "this is a pod template (metadata + spec), not a pod spec: the pattern "
+        "'spec.worker' should end in '.spec'"
+    ]
+    assert "    hint: this is a pod template" in render_text(_report(entry))
