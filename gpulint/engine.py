@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpulint.model import Finding, ObjectRef, Path, Severity
+from gpulint.model import Finding, LintedObject, ObjectRef, Path, Severity
 from gpulint.registry import Registry, builtin_registry
 from gpulint.rule import Rule, RuleContext, Violation
 from gpulint.workloads import K8sObject, WorkloadTable, builtin_table, objects
@@ -63,19 +63,24 @@ class Linter:
         self.object_rules = [a for a in self.active.values() if a.rule.scope == "object"]
 
     # -- entry points --------------------------------------------------------------------------
-    def lint_bytes(self, label: str, raw: bytes) -> list[Finding]:
+    def lint_bytes(
+        self, label: str, raw: bytes, seen: list[LintedObject] | None = None
+    ) -> list[Finding]:
         text, problem = decode(raw)
         if text is None:
             assert problem is not None
             return self._problem_findings(label, [problem], None)
-        return self.lint_text(label, text)
+        return self.lint_text(label, text, seen)
 
-    def lint_text(self, label: str, text: str) -> list[Finding]:
+    def lint_text(
+        self, label: str, text: str, seen: list[LintedObject] | None = None
+    ) -> list[Finding]:
+        """Findings in ``text``; objects linted are appended to ``seen`` when it is given."""
         result = load_text(text)
         findings: list[Finding] = []
         for doc in result.documents:
             findings.extend(self._problem_findings(label, doc.problems, doc))
-            findings.extend(self.lint_document(label, doc))
+            findings.extend(self.lint_document(label, doc, seen))
         findings.extend(self._problem_findings(label, result.problems, None))
         findings.sort(key=Finding.sort_key)
         return findings
@@ -84,18 +89,23 @@ class Linter:
         """A finding for a problem found outside the YAML (unreadable file, ...)."""
         return self._problem_findings(label, [problem], None)
 
-    def lint_document(self, label: str, doc: Document) -> list[Finding]:
+    def lint_document(
+        self, label: str, doc: Document, seen: list[LintedObject] | None = None
+    ) -> list[Finding]:
         findings: list[Finding] = []
         if not self.pod_rules and not self.object_rules:
             return findings
         for obj in objects(doc):
             for active in self.object_rules:
                 findings.extend(self._run(active, obj, obj, label, doc))
-            if not self.pod_rules:
-                continue
-            for pod in self.workloads.pod_specs(obj):
+            pods = self.workloads.pod_specs(obj) if self.pod_rules else []
+            for pod in pods:
                 for active in self.pod_rules:
                     findings.extend(self._run(active, pod, obj, label, doc))
+            if seen is not None:
+                ran = self.object_rules + (self.pod_rules if pods else [])
+                codes = tuple(sorted(a.rule.code for a in ran))
+                seen.append(LintedObject(label, doc.index, obj.ref, codes))
         return findings
 
     # -- helpers -----------------------------------------------------------------------------
