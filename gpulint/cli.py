@@ -32,6 +32,9 @@ app = typer.Typer(
 class OutputFormat(str, Enum):
     text = "text"
     json = "json"
+    sarif = "sarif"
+    github = "github"
+    junit = "junit"
 
 
 class FailOn(str, Enum):
@@ -115,6 +118,15 @@ def check(
     output_format: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
     ] = OutputFormat.text,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the --format report to this file; the terminal still shows text.",
+            show_default=False,
+        ),
+    ] = None,
     select: Annotated[
         list[str] | None,
         typer.Option(help="Only these rule codes or prefixes (comma-separated, e.g. GPU0)."),
@@ -134,12 +146,17 @@ def check(
     color: Annotated[ColorMode, typer.Option(help="Colour the text output.")] = ColorMode.auto,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes."""
-    from gpulint.discover import targets
+    from datetime import datetime, timezone
+
+    from gpulint.discover import STDIN, targets
     from gpulint.engine import Linter, Settings
     from gpulint.model import Severity
-    from gpulint.reporters import ReportContext, renderer
+    from gpulint.reporters import ReportContext, needs_objects, renderer
     from gpulint.runner import run
 
+    started = datetime.now(timezone.utc)
+    if output == "-":  # `-o -` is standard output, the same as no --output
+        output = None
     rules = _load_rules()
     known = [r.code for r in rules]
     selected, extended, ignored = _codes(select), _codes(extend_select), _codes(ignore)
@@ -153,15 +170,47 @@ def check(
         fail_on=Severity.parse(fail_on.value),
     )
     linter = Linter(rules, settings)
-    found, missing = targets(paths or ["."], stdin_filename or "<stdin>")
-    for path in missing:
-        sys.stderr.write(f"gpulint: error: {path}: no such file or directory\n")
-    report = run(linter, found)
+    stdin_label = stdin_filename or "<stdin>"
+    found, missing = targets(paths or ["."], stdin_label)
+    errors = [f"{path}: no such file or directory" for path in missing]
+    for error in errors:
+        sys.stderr.write(f"gpulint: error: {error}\n")
+    report = run(linter, found, collect_objects=needs_objects(output_format.value))
     exit_code = 2 if missing else (1 if report.failed(settings.fail_on) else 0)
-    ctx = ReportContext(rules, settings.fail_on, exit_code, _use_color(color), sys.argv)
-    sys.stdout.write(renderer(output_format.value)(report, ctx))
+    ctx = ReportContext(
+        rules,
+        settings.fail_on,
+        exit_code,
+        color=_use_color(color),
+        argv=sys.argv,
+        stdin_label=stdin_label if STDIN in (paths or []) else None,
+        start_time=started,
+        end_time=datetime.now(timezone.utc),
+        errors=errors,
+    )
+    if output is None:
+        sys.stdout.write(renderer(output_format.value)(report, ctx))
+    else:
+        ctx.color = False
+        content = renderer(output_format.value)(report, ctx)
+        ctx.color = _use_color(color)
+        sys.stdout.write(renderer("text")(report, ctx))
+        sys.stdout.flush()
+        try:
+            _write_file(output, content)
+        except OSError as exc:
+            _fail(f"cannot write {output}: {exc.strerror or type(exc).__name__}")
     sys.stdout.flush()
     raise typer.Exit(exit_code)
+
+
+def _write_file(path: str, content: str) -> None:
+    """Write the report, creating missing parent folders (as ruff's --output-file does)."""
+    parent = os.path.dirname(path)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(content)
 
 
 @app.command("rules")
