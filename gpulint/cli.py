@@ -123,6 +123,7 @@ def check(
         typer.Option(
             "--output",
             "-o",
+            metavar="FILE",
             help="Write the --format report to this file; the terminal still shows text.",
             show_default=False,
         ),
