@@ -4,7 +4,16 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck venv clean generate
+# External consumers the output-format tests check against, installed into .tools/:
+# Microsoft's SARIF Multitool (npm; a self-contained .NET program, no runtime needed) and
+# the Jenkins JUnit schema (junit-10.xsd, shipped in pytest's source distribution).
+TOOLS := .tools
+MULTITOOL_VERSION := 5.7.0
+PYTEST_SDIST_VERSION := 9.2.0
+MULTITOOL_STAMP := $(TOOLS)/.sarif-multitool-$(MULTITOOL_VERSION)
+JUNIT_XSD := $(TOOLS)/junit-10.xsd
+
+.PHONY: demo test tools lint typecheck venv clean generate
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +30,25 @@ demo: $(STAMP)
 	@echo "$$ gpulint check examples/"
 	@$(BIN)/gpulint check examples/ || true
 
+$(MULTITOOL_STAMP):
+	npm install --prefix $(TOOLS) --no-save --no-audit --no-fund --loglevel=error \
+		@microsoft/sarif-multitool@$(MULTITOOL_VERSION)
+	chmod u+x "$$(node -p "require(process.argv[1])" "$(CURDIR)/$(TOOLS)/node_modules/@microsoft/sarif-multitool")"
+	touch $@
+
+$(JUNIT_XSD): | $(BIN)/python
+	$(BIN)/python -m pip download --quiet --no-deps --no-binary :all: \
+		--dest $(TOOLS)/sdist pytest==$(PYTEST_SDIST_VERSION)
+	$(BIN)/python -c "import sys, tarfile; t = tarfile.open(sys.argv[1]); \
+		m = next(m for m in t.getmembers() if m.name.endswith('/junit-10.xsd')); \
+		open(sys.argv[2], 'wb').write(t.extractfile(m).read())" \
+		$(TOOLS)/sdist/pytest-$(PYTEST_SDIST_VERSION).tar.gz $@
+
+## Install the SARIF Multitool and the JUnit schema the format tests validate against.
+tools: $(MULTITOOL_STAMP) $(JUNIT_XSD)
+
 ## Install test dependencies and run the whole suite: pytest, ruff, mypy.
-test: $(STAMP)
+test: $(STAMP) tools
 	$(BIN)/python -m pytest
 	$(BIN)/ruff check gpulint rules tests $(wildcard bench)
 	$(BIN)/ruff format --check gpulint rules
@@ -34,4 +60,4 @@ generate: $(STAMP)
 	$(BIN)/gpulint config --isolated --schema > schemas/config.schema.json
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(TOOLS) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

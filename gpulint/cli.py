@@ -33,6 +33,9 @@ app = typer.Typer(
 class OutputFormat(str, Enum):
     text = "text"
     json = "json"
+    sarif = "sarif"
+    github = "github"
+    junit = "junit"
 
 
 class FailOn(str, Enum):
@@ -205,6 +208,16 @@ def check(
     output_format: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
     ] = OutputFormat.text,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write the --format report to this file; the terminal still shows text.",
+            show_default=False,
+        ),
+    ] = None,
     select: SelectOption = None,
     extend_select: ExtendSelectOption = None,
     ignore: IgnoreOption = None,
@@ -217,24 +230,50 @@ def check(
     isolated: IsolatedOption = False,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes."""
-    from gpulint.discover import targets
+    from datetime import datetime, timezone
+
+    from gpulint.discover import STDIN, targets
     from gpulint.engine import Linter
-    from gpulint.reporters import ReportContext, renderer
+    from gpulint.reporters import ReportContext, needs_objects, renderer
     from gpulint.runner import run
 
+    started = datetime.now(timezone.utc)
+    if output == "-":  # `-o -` is standard output, the same as no --output
+        output = None
     rules, effective = _configure(config, isolated, select, extend_select, ignore, fail_on)
     settings = effective.settings
     linter = Linter(rules, settings)
     exclude = effective.exclude.matches if effective.exclude else None
-    found, missing = targets(
-        paths or ["."], stdin_filename or "<stdin>", exclude, effective.force_exclude
-    )
-    for path in missing:
-        sys.stderr.write(f"gpulint: error: {path}: no such file or directory\n")
-    report = run(linter, found)
+    stdin_label = stdin_filename or "<stdin>"
+    found, missing = targets(paths or ["."], stdin_label, exclude, effective.force_exclude)
+    errors = [f"{path}: no such file or directory" for path in missing]
+    for error in errors:
+        sys.stderr.write(f"gpulint: error: {error}\n")
+    report = run(linter, found, collect_objects=needs_objects(output_format.value))
     exit_code = 2 if missing else (1 if report.failed(settings.fail_on) else 0)
-    ctx = ReportContext(rules, settings.fail_on, exit_code, _use_color(color), sys.argv)
-    sys.stdout.write(renderer(output_format.value)(report, ctx))
+    ctx = ReportContext(
+        rules,
+        settings.fail_on,
+        exit_code,
+        color=_use_color(color),
+        argv=sys.argv,
+        stdin_label=stdin_label if STDIN in (paths or []) else None,
+        start_time=started,
+        end_time=datetime.now(timezone.utc),
+        errors=errors,
+    )
+    if output is None:
+        sys.stdout.write(renderer(output_format.value)(report, ctx))
+    else:
+        ctx.color = False
+        content = renderer(output_format.value)(report, ctx)
+        ctx.color = _use_color(color)
+        sys.stdout.write(renderer("text")(report, ctx))
+        sys.stdout.flush()
+        try:
+            _write_file(output, content)
+        except OSError as exc:
+            _fail(f"cannot write {output}: {exc.strerror or type(exc).__name__}")
     sys.stdout.flush()
     raise typer.Exit(exit_code)
 
@@ -248,24 +287,37 @@ def inspect_cmd(
         ),
     ] = None,
     output_format: Annotated[
-        OutputFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = OutputFormat.text,
+        ConfigFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = ConfigFormat.text,
     stdin_filename: Annotated[
         str | None, typer.Option(help="The path to report for input read from stdin.")
     ] = None,
+    config: ConfigOption = None,
+    isolated: IsolatedOption = False,
 ) -> None:
     """List the workloads found, their pod specs and each pod's effective GPU request."""
     from gpulint.discover import targets
     from gpulint.inspector import Inspector, render_json, render_text
 
+    _, effective = _configure(config, isolated)
+    settings = effective.settings
     found, missing = targets(paths or ["."], stdin_filename or "<stdin>")
     for path in missing:
         sys.stderr.write(f"gpulint: error: {path}: no such file or directory\n")
-    report = Inspector().inspect_targets(found)
-    render = render_json if output_format is OutputFormat.json else render_text
+    report = Inspector(settings.workloads, settings.registry).inspect_targets(found)
+    render = render_json if output_format is ConfigFormat.json else render_text
     sys.stdout.write(render(report))
     sys.stdout.flush()
     raise typer.Exit(2 if missing else 0)
+
+
+def _write_file(path: str, content: str) -> None:
+    """Write the report, creating missing parent folders (as ruff's --output-file does)."""
+    parent = os.path.dirname(path)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(content)
 
 
 @app.command("rules")

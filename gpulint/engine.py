@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpulint.dra import ClaimIndex
-from gpulint.model import Finding, ObjectRef, Path, Severity
+from gpulint.model import Finding, LintedObject, ObjectRef, Path, Severity
 from gpulint.registry import Registry, builtin_registry
 from gpulint.rule import Rule, RuleContext, Violation
 from gpulint.suppress import UNUSED_CODE, ObjectIgnore, PathIgnore, Suppressor, Unused
@@ -80,21 +80,26 @@ class Linter:
         )
 
     # -- entry points --------------------------------------------------------------------------
-    def lint_bytes(self, label: str, raw: bytes) -> list[Finding]:
+    def lint_bytes(
+        self, label: str, raw: bytes, seen: list[LintedObject] | None = None
+    ) -> list[Finding]:
         text, problem = decode(raw)
         if text is None:
             assert problem is not None
             return self.problem(label, problem)
-        return self.lint_text(label, text)
+        return self.lint_text(label, text, seen)
 
-    def lint_text(self, label: str, text: str) -> list[Finding]:
+    def lint_text(
+        self, label: str, text: str, seen: list[LintedObject] | None = None
+    ) -> list[Finding]:
+        """Findings in ``text``; objects linted are appended to ``seen`` when it is given."""
         result = load_text(text)
         findings: list[Finding] = []
         # Cross-document lookups (DRA claims) see the documents of the same file.
         stream = ClaimIndex(result.documents)
         for doc in result.documents:
             findings.extend(self._problem_findings(label, doc.problems, doc))
-            findings.extend(self.lint_document(label, doc, stream))
+            findings.extend(self.lint_document(label, doc, stream, seen))
         findings.extend(self._problem_findings(label, result.problems, None))
         findings = self._suppress(label, text, result.documents, findings)
         findings.sort(key=Finding.sort_key)
@@ -105,7 +110,11 @@ class Linter:
         return self._suppress(label, None, [], self._problem_findings(label, [problem], None))
 
     def lint_document(
-        self, label: str, doc: Document, stream: ClaimIndex | None = None
+        self,
+        label: str,
+        doc: Document,
+        stream: ClaimIndex | None = None,
+        seen: list[LintedObject] | None = None,
     ) -> list[Finding]:
         findings: list[Finding] = []
         if not self.pod_rules and not self.object_rules:
@@ -113,11 +122,14 @@ class Linter:
         for obj in objects(doc, stream if stream is not None else ClaimIndex([doc])):
             for active in self.object_rules:
                 findings.extend(self._run(active, obj, obj, label, doc))
-            if not self.pod_rules:
-                continue
-            for pod in self.workloads.pod_specs(obj):
+            pods = self.workloads.pod_specs(obj) if self.pod_rules else []
+            for pod in pods:
                 for active in self.pod_rules:
                     findings.extend(self._run(active, pod, obj, label, doc))
+            if seen is not None:
+                ran = self.object_rules + (self.pod_rules if pods else [])
+                codes = tuple(sorted(a.rule.code for a in ran))
+                seen.append(LintedObject(label, doc.index, obj.ref, codes))
         return findings
 
     # -- helpers -----------------------------------------------------------------------------

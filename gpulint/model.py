@@ -103,3 +103,16 @@ class Finding:
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.span.line, self.span.column, self.rule, self.message)
+
+
+@dataclass(frozen=True, slots=True)
+class LintedObject:
+    """A Kubernetes object the rules ran on, with the codes of the rules that ran.
+
+    Collected only for reporters that list passing checks as well as findings (JUnit).
+    """
+
+    path: str
+    document: int
+    object: ObjectRef
+    rules: tuple[str, ...]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from gpulint.discover import Target
 from gpulint.engine import Linter
-from gpulint.model import Finding, Severity, Span
+from gpulint.model import Finding, LintedObject, Severity, Span
 from gpulint.yamlload import Problem
 
 
@@ -18,6 +18,8 @@ from gpulint.yamlload import Problem
 class Report:
     findings: list[Finding] = field(default_factory=list)
     files: int = 0
+    #: The objects linted, collected only when ``run(..., collect_objects=True)``.
+    objects: list[LintedObject] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         counts = {s.label: 0 for s in sorted(Severity, reverse=True)}
@@ -47,17 +49,20 @@ def read_target(target: Target) -> tuple[bytes | None, Problem | None]:
         return None, Problem("YML005", Span(1, 1, 1, 1), f"cannot read the file: {reason}")
 
 
-def lint_target(linter: Linter, target: Target) -> list[Finding]:
+def lint_target(
+    linter: Linter, target: Target, seen: list[LintedObject] | None = None
+) -> list[Finding]:
     raw, problem = read_target(target)
     if raw is None:
         assert problem is not None
         return linter.problem(target.label, problem)
-    return linter.lint_bytes(target.label, raw)
+    return linter.lint_bytes(target.label, raw, seen)
 
 
-def run(linter: Linter, targets: Iterable[Target]) -> Report:
+def run(linter: Linter, targets: Iterable[Target], collect_objects: bool = False) -> Report:
     report = Report()
+    seen = report.objects if collect_objects else None
     for target in targets:
-        report.findings.extend(lint_target(linter, target))
+        report.findings.extend(lint_target(linter, target, seen))
         report.files += 1
     return report

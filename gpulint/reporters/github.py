@@ -1,0 +1,75 @@
+"""``--format github``: GitHub Actions workflow commands that annotate the pull request diff.
+
+One line per finding, then the text summary as a plain log line::
+
+    ::error file=k8s/a.yaml,line=25,endLine=25,col=13,endColumn=27,title=GPU001::<message>
+
+``error`` and ``warning`` findings use the commands of the same name; ``info`` uses
+``notice``. The title is the rule code, and the message ends with the object
+(``[Deployment/name]``) as in the text format. Columns are given only for a region on one
+line: GitHub accepts ``col``/``endColumn`` only when ``line`` and ``endLine`` are equal, so a
+region spanning lines is annotated by its lines (a region that ends where the next line
+starts is on one line: ``col`` without ``endColumn``).
+
+Paths are as given on the command line, except that an absolute path inside the working
+directory is made relative to it (annotations need paths relative to the repository
+root, which is where a workflow runs). Escaping follows the Actions toolkit: ``%``, CR
+and LF in the message, and also ``:`` and ``,`` in property values. Suppressed findings
+produce no annotation.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gpulint.model import Finding, Severity
+from gpulint.reporters import ReportContext
+from gpulint.reporters.text import summary
+from gpulint.runner import Report
+
+COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def display_path(path: str, cwd: str) -> str:
+    """Absolute paths inside ``cwd`` become relative; everything else is kept."""
+    if not os.path.isabs(path):
+        return path
+    try:
+        relative = os.path.relpath(path, cwd)
+    except ValueError:  # another drive (Windows)
+        return path
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return path
+    return relative.replace(os.sep, "/")
+
+
+def format_finding(f: Finding, cwd: str) -> str:
+    s = f.span
+    props = [("file", display_path(f.path, cwd)), ("line", str(s.line))]
+    if s.end_line == s.line:
+        props += [("endLine", str(s.line)), ("col", str(s.column))]
+        props.append(("endColumn", str(s.end_column)))
+    elif s.end_line == s.line + 1 and s.end_column == 1:
+        # Ends where the next line starts: a region on one line, to its end.
+        props += [("endLine", str(s.line)), ("col", str(s.column))]
+    else:
+        props.append(("endLine", str(s.end_line)))
+    props.append(("title", f.rule))
+    head = ",".join(f"{key}={escape_property(value)}" for key, value in props)
+    obj = f" [{f.object.label()}]" if f.object is not None else ""
+    message = f"{f.message}{obj}"
+    return f"::{COMMANDS[f.severity]} {head}::{escape_data(message)}"
+
+
+def render(report: Report, ctx: ReportContext) -> str:
+    lines = [format_finding(f, ctx.cwd) for f in report.findings if f.suppression is None]
+    lines.append(summary(report, ctx))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,273 @@
+"""``--format sarif``: a SARIF 2.1.0 log for GitHub code scanning, editors and other viewers.
+
+One run. ``tool.driver.rules`` describes every rule loaded (id, PascalCase name, short and
+full description, the rule's docs as help text and markdown, ``helpUri``, default level);
+each finding is a result with ``ruleIndex``, ``level`` (error, warning, or note for info),
+a message that names the object, and a region of the offending key or value.
+
+Positions: ``startLine``/``startColumn``/``endLine``/``endColumn`` are 1-based, the end is
+exclusive and columns count Unicode code points, so the run sets ``columnKind`` to
+``unicodeCodePoints``.
+
+Artifact URIs: a file inside the working directory is a relative URI with
+``uriBaseId: %SRCROOT%``, and ``originalUriBaseIds`` maps ``%SRCROOT%`` to the working
+directory as an absolute ``file:`` URI; a file outside it (``../x.yaml``, ``/tmp/x.yaml``) is
+an absolute ``file:`` URI. Standard input read without ``--stdin-filename`` is the relative
+URI ``%3Cstdin%3E`` (the ``<stdin>`` label) without a base; with ``--stdin-filename`` it is
+that path, like any file.
+
+Fingerprints: ``partialFingerprints["gpulint/v1"]`` hashes the rule, the artifact URI, the
+object (kind, namespace, name) and the YAML path inside the document — never a line or
+column — so an alert keeps its identity when unrelated lines move. A numeric suffix
+(``:1``, ``:2``) tells apart results that would otherwise share a fingerprint.
+
+Suppressed findings are results with ``suppressions`` (kind ``inSource`` or ``external``,
+status ``accepted``, the justification). The invocation records the command line, working
+directory, start and end time, exit code, ``executionSuccessful`` (false only for exit
+code 2) and tool errors as notifications.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import PurePath
+from typing import Any
+from urllib.parse import quote
+
+from gpulint import __version__
+from gpulint.model import Finding, ObjectRef, Severity
+from gpulint.reporters import ReportContext
+from gpulint.rule import Rule
+from gpulint.runner import Report
+
+SCHEMA_URI = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+INFORMATION_URI = "https://github.com/gpulint/gpulint"
+#: Rule documentation: one page, one anchor per rule code (``#gpu001``).
+RULE_HELP_URI = "https://github.com/gpulint/gpulint/blob/main/docs/rules.md#{anchor}"
+SRCROOT = "%SRCROOT%"
+FINGERPRINT_KEY = "gpulint/v1"
+STDIN_LABEL = "<stdin>"
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def _sentence(text: str) -> str:
+    """SARIF messages are complete sentences: end them with a period (or ? or !)."""
+    text = text.strip()
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def _plain(markdown: str) -> str:
+    return markdown.replace("`", "")
+
+
+def pascal_name(name: str) -> str:
+    """``gpu-pod-missing-toleration`` -> ``GpuPodMissingToleration`` (SARIF friendly name)."""
+    return "".join(part[:1].upper() + part[1:] for part in name.replace("_", "-").split("-"))
+
+
+def title(rule: Rule) -> str:
+    """The rule's one-line title: the docstring's first line."""
+    first = rule.doc.strip().split("\n", 1)[0].strip()
+    return first if first and not first.startswith("#") else rule.summary
+
+
+def rule_descriptor(rule: Rule) -> dict[str, Any]:
+    summary = rule.summary
+    descriptor: dict[str, Any] = {
+        "id": rule.code,
+        "name": pascal_name(rule.name),
+        "shortDescription": {"text": _sentence(_plain(title(rule)))},
+        "fullDescription": {"text": _sentence(_plain(summary)), "markdown": summary},
+        "help": {"text": rule.doc, "markdown": rule.doc},
+        "defaultConfiguration": {"level": LEVELS[rule.severity]},
+        "properties": {
+            "tags": ["yaml"] if rule.scope == "input" else ["kubernetes", "gpu"],
+            "gpulint/name": rule.name,
+            "gpulint/scope": rule.scope,
+        },
+    }
+    if rule.origin == "built-in":
+        descriptor["helpUri"] = RULE_HELP_URI.format(anchor=rule.code.lower())
+    return descriptor
+
+
+def _placeholder_descriptor(finding: Finding) -> dict[str, Any]:
+    """A rule that reported but was not passed in ``ctx.rules`` (never for the CLI)."""
+    return {
+        "id": finding.rule,
+        "name": pascal_name(finding.name),
+        "shortDescription": {"text": _sentence(finding.name)},
+        "fullDescription": {"text": _sentence(finding.name)},
+        "help": {"text": _sentence(finding.name)},
+        "defaultConfiguration": {"level": LEVELS[finding.severity]},
+    }
+
+
+# -- locations -------------------------------------------------------------------------------
+
+
+def srcroot_uri(cwd: str) -> str:
+    uri = PurePath(os.path.abspath(cwd)).as_uri()
+    return uri if uri.endswith("/") else uri + "/"
+
+
+def artifact_location(path: str, ctx: ReportContext) -> dict[str, Any]:
+    """Relative to ``%SRCROOT%`` when the file is inside the working directory."""
+    if ctx.stdin_label is not None and path == ctx.stdin_label == STDIN_LABEL:
+        return {"uri": quote(path), "description": {"text": "Standard input."}}
+    cwd = os.path.abspath(ctx.cwd)
+    absolute = os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
+    try:
+        relative = os.path.relpath(absolute, cwd)
+    except ValueError:  # another drive (Windows)
+        relative = os.pardir
+    if relative == os.curdir or relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return {"uri": PurePath(absolute).as_uri()}
+    return {"uri": quote(PurePath(relative).as_posix()), "uriBaseId": SRCROOT}
+
+
+def _region(f: Finding) -> dict[str, int]:
+    s = f.span
+    return {
+        "startLine": s.line,
+        "startColumn": s.column,
+        "endLine": s.end_line,
+        "endColumn": s.end_column,
+    }
+
+
+def _object_name(ref: ObjectRef) -> str:
+    name = ref.name or "?"
+    return f"{ref.namespace}/{name}" if ref.namespace else name
+
+
+def _logical_location(ref: ObjectRef) -> dict[str, Any]:
+    props = {k: v for k, v in ref.as_json().items() if v is not None}
+    return {
+        "name": ref.name or "?",
+        "fullyQualifiedName": f"{ref.kind or '?'}/{_object_name(ref)}",
+        "kind": "resource",
+        "properties": props,
+    }
+
+
+def message_text(f: Finding) -> str:
+    """``Deployment 'serving/llama': <message>.`` -- reads on its own in an alert list."""
+    if f.object is None:
+        return _sentence(f.message)
+    return _sentence(f"{f.object.kind or 'Object'} '{_object_name(f.object)}': {f.message}")
+
+
+def fingerprint(f: Finding, uri: str) -> str:
+    ref = f.object
+    parts: list[Any] = [f.rule, uri]
+    if ref is not None:
+        parts += [ref.kind, ref.namespace, ref.name]
+    else:
+        parts += [f.document]
+    parts.append(list(f.doc_path))
+    blob = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
+
+
+def _result(f: Finding, rule_index: int, ctx: ReportContext, seen: Counter[str]) -> dict[str, Any]:
+    artifact = artifact_location(f.path, ctx)
+    location: dict[str, Any] = {
+        "physicalLocation": {"artifactLocation": artifact, "region": _region(f)}
+    }
+    if f.object is not None:
+        location["logicalLocations"] = [_logical_location(f.object)]
+    digest = fingerprint(f, artifact["uri"])
+    seen[digest] += 1
+    result: dict[str, Any] = {
+        "ruleId": f.rule,
+        "ruleIndex": rule_index,
+        "level": LEVELS[f.severity],
+        "message": {"text": message_text(f)},
+        "locations": [location],
+        "partialFingerprints": {FINGERPRINT_KEY: f"{digest}:{seen[digest]}"},
+        "properties": {"yamlPath": list(f.doc_path), "document": f.document},
+    }
+    sup = f.suppression
+    if sup is not None:
+        suppression: dict[str, Any] = {
+            "kind": sup.kind,
+            "status": "accepted",
+            "properties": {"source": sup.source},
+        }
+        if sup.justification:
+            suppression["justification"] = sup.justification
+        result["suppressions"] = [suppression]
+    return result
+
+
+# -- the log ---------------------------------------------------------------------------------
+
+
+def _utc(moment: datetime) -> str:
+    moment = moment.astimezone(timezone.utc) if moment.tzinfo else moment
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def _invocation(ctx: ReportContext) -> dict[str, Any]:
+    invocation: dict[str, Any] = {
+        "executionSuccessful": ctx.exit_code != 2,
+        "exitCode": ctx.exit_code,
+    }
+    if ctx.argv:
+        invocation["commandLine"] = shlex.join(ctx.argv)
+        invocation["arguments"] = list(ctx.argv[1:])
+    invocation["workingDirectory"] = {"uri": srcroot_uri(ctx.cwd)}
+    if ctx.start_time is not None:
+        invocation["startTimeUtc"] = _utc(ctx.start_time)
+    if ctx.end_time is not None:
+        invocation["endTimeUtc"] = _utc(ctx.end_time)
+    if ctx.errors:
+        invocation["toolExecutionNotifications"] = [
+            {"level": "error", "message": {"text": _sentence(e)}} for e in ctx.errors
+        ]
+    invocation["properties"] = {"failOn": ctx.fail_on.label}
+    return invocation
+
+
+def sarif_log(report: Report, ctx: ReportContext) -> dict[str, Any]:
+    descriptors = [rule_descriptor(r) for r in ctx.rules]
+    index = {r.code: i for i, r in enumerate(ctx.rules)}
+    for f in report.findings:
+        if f.rule not in index:
+            index[f.rule] = len(descriptors)
+            descriptors.append(_placeholder_descriptor(f))
+    seen: Counter[str] = Counter()
+    results = [_result(f, index[f.rule], ctx, seen) for f in report.findings]
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "gpulint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": descriptors,
+            }
+        },
+        "invocations": [_invocation(ctx)],
+        "originalUriBaseIds": {
+            SRCROOT: {
+                "uri": srcroot_uri(ctx.cwd),
+                "description": {"text": "The working directory gpulint ran in."},
+            }
+        },
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render(report: Report, ctx: ReportContext) -> str:
+    return json.dumps(sarif_log(report, ctx), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,132 @@
+"""The real consumers the output formats are checked against, and how to run them.
+
+`make tools` installs them into .tools/: Microsoft's SARIF Multitool (npm package
+@microsoft/sarif-multitool, a self-contained .NET program) and the Jenkins JUnit schema
+junit-10.xsd (from pytest's source distribution). A missing tool fails the test that needs
+it with the command to run, rather than skipping it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, SHARED
+
+TOOLS = ROOT / ".tools"
+SARIF_SCHEMA = SHARED / "schemas" / "sarif-schema-2.1.0.json"
+JUNIT_XSD = TOOLS / "junit-10.xsd"
+MULTITOOL_PACKAGE = TOOLS / "node_modules" / "@microsoft" / "sarif-multitool"
+#: The Multitool's rule kinds: SARIF spec rules and GitHub code-scanning ingestion rules.
+MULTITOOL_RULE_KINDS = "Sarif;Gh"
+
+
+def gpulint(
+    *args: str, cwd: Path | str | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the installed console script as a user would."""
+    exe = Path(sys.executable).with_name("gpulint")
+    assert exe.exists(), "gpulint is not installed in this environment (pip install -e .)"
+    return subprocess.run(
+        [str(exe), *args],
+        cwd=cwd,
+        input=stdin if stdin is not None else "",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+
+
+@cache
+def sarif_validator() -> Any:
+    """A jsonschema validator for the official SARIF 2.1.0 schema (draft-04)."""
+    from jsonschema import Draft4Validator
+
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    Draft4Validator.check_schema(schema)
+    return Draft4Validator(schema)
+
+
+def assert_schema_valid(log: dict[str, Any]) -> None:
+    errors = sorted(sarif_validator().iter_errors(log), key=lambda e: list(e.absolute_path))
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:20])
+
+
+@cache
+def multitool() -> str:
+    if not MULTITOOL_PACKAGE.is_dir():
+        pytest.fail("the SARIF Multitool is not installed: run `make tools`")
+    # The package's documented export is the absolute path of the platform's executable.
+    proc = subprocess.run(
+        ["node", "-p", "require(process.argv[1])", str(MULTITOOL_PACKAGE)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return proc.stdout.strip()
+
+
+def multitool_validate(paths: list[Path], workdir: Path) -> list[dict[str, Any]]:
+    """Validate SARIF files with the Multitool; the errors and warnings it reports.
+
+    Its exit code is 0 even when it finds problems, so the results are read from the
+    validation log it writes, and the number of files it scanned is checked.
+    """
+    out = workdir / "multitool-validation.sarif"
+    proc = subprocess.run(
+        [
+            multitool(),
+            "validate",
+            # The files first: its list options (--level, --log) swallow the words after them.
+            *(str(p) for p in paths),
+            "--rule-kind",
+            MULTITOOL_RULE_KINDS,
+            "--level",
+            "Error;Warning",
+            "--output",
+            str(out),
+            "--log",
+            "ForceOverwrite",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    detail = f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    assert proc.returncode == 0, detail
+    scanned = re.search(r"Done\. (\d+) files? scanned", proc.stdout)
+    assert scanned and int(scanned.group(1)) == len(paths), detail
+    log = json.loads(out.read_text(encoding="utf-8-sig"))
+    run = log["runs"][0]
+    for invocation in run.get("invocations", []):
+        assert invocation.get("executionSuccessful", True), detail
+        for note in invocation.get("toolExecutionNotifications", []):
+            assert note.get("level") not in ("error", "warning"), note
+    results: list[dict[str, Any]] = run.get("results", [])
+    return results
+
+
+def describe(results: list[dict[str, Any]]) -> str:
+    return "\n".join(
+        f"{r.get('ruleId')} {r.get('level')}: {r.get('message', {}).get('text', '')}"
+        for r in results
+    )
+
+
+@cache
+def junit_schema() -> Any:
+    import xmlschema
+
+    if not JUNIT_XSD.is_file():
+        pytest.fail("the JUnit schema is not installed: run `make tools`")
+    return xmlschema.XMLSchema(str(JUNIT_XSD))

@@ -1,0 +1,76 @@
+"""``--output FILE``: the --format report goes to the file, the terminal keeps the text report."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.externals import assert_schema_valid, gpulint
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    return tmp_path
+
+
+def _without_times(log: dict[str, object]) -> dict[str, object]:
+    for run in log["runs"]:  # type: ignore[attr-defined]
+        for invocation in run["invocations"]:
+            invocation.pop("startTimeUtc")
+            invocation.pop("endTimeUtc")
+            invocation.pop("commandLine")
+            invocation.pop("arguments")
+    return log
+
+
+def test_sarif_to_a_file_and_text_to_the_terminal(workdir: Path) -> None:
+    text = gpulint("check", "examples", cwd=workdir)
+    to_stdout = gpulint("check", "--format", "sarif", "examples", cwd=workdir)
+    proc = gpulint(
+        "check", "--format", "sarif", "--output", "reports/gpulint.sarif", "examples", cwd=workdir
+    )
+    assert proc.returncode == text.returncode == 1
+    assert proc.stdout == text.stdout  # the readable report, for the CI log
+    assert proc.stdout.startswith("examples/bad-inference.yaml:16:5: GPU020 error: ")
+    written = json.loads((workdir / "reports" / "gpulint.sarif").read_text(encoding="utf-8"))
+    assert_schema_valid(written)
+    assert _without_times(written) == _without_times(json.loads(to_stdout.stdout))
+
+
+@pytest.mark.parametrize("fmt", ["json", "github", "junit", "text"])
+def test_every_format_can_be_written_to_a_file(workdir: Path, fmt: str) -> None:
+    proc = gpulint("check", "-f", fmt, "-o", f"out.{fmt}", "examples", cwd=workdir)
+    assert proc.returncode == 1
+    assert proc.stdout == gpulint("check", "examples", cwd=workdir).stdout
+    content = (workdir / f"out.{fmt}").read_text(encoding="utf-8")
+    if fmt in ("json", "github", "text"):
+        # The same bytes the format prints to standard output (no clock in these formats).
+        assert content == gpulint("check", "-f", fmt, "examples", cwd=workdir).stdout
+    else:
+        assert content.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites')
+
+
+def test_the_file_never_gets_colour_codes(workdir: Path) -> None:
+    proc = gpulint("check", "--color", "always", "-o", "out.txt", "examples", cwd=workdir)
+    assert "\033[" in proc.stdout
+    assert "\033[" not in (workdir / "out.txt").read_text(encoding="utf-8")
+
+
+def test_dash_means_standard_output(workdir: Path) -> None:
+    proc = gpulint("check", "-f", "json", "-o", "-", "examples", cwd=workdir)
+    assert json.loads(proc.stdout)["summary"]["findings"] == 6
+    assert not (workdir / "-").exists()
+
+
+def test_an_unwritable_output_is_exit_2_after_the_text_report(workdir: Path) -> None:
+    (workdir / "taken").mkdir()
+    proc = gpulint("check", "-f", "sarif", "-o", "taken", "examples", cwd=workdir)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("gpulint: error: cannot write taken: ")
+    assert "Traceback" not in proc.stderr
+    assert "GPU020" in proc.stdout

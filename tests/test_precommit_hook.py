@@ -1,0 +1,165 @@
+"""The pre-commit hook, proven with the real pre-commit, the way the README tells users.
+
+A snapshot of this checkout (tracked and new files, as a clone at a release tag would have
+them) becomes a hook repository with one commit. A scratch project copies the README's
+``.pre-commit-config.yaml`` snippet with ``repo:`` pointing at that snapshot and ``rev:`` at
+its commit, runs ``pre-commit install``, and commits: a manifest with a GPU mistake is
+refused with the finding in the output, the fixed manifest goes through. pre-commit builds
+the hook's virtualenv by installing this project from the snapshot (dependencies from
+PyPI); PRE_COMMIT_HOME lives in the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+BAD_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: finetune
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      tolerations:
+      - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      containers:
+      - name: train
+        image: pytorch/pytorch:2.3.1-cuda12.1-cudnn8-runtime
+        resources:
+          requests:
+            nvidia.com/gpu: 2
+"""
+GOOD_JOB = BAD_JOB.replace("          requests:\n", "          limits:\n")
+WORKFLOW = "name: ci\non: [push]\njobs: {}\n"  # YAML, not Kubernetes: passed and skipped
+
+
+def _git(*args: str, cwd: Path, env: dict[str, str]) -> str:
+    proc = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+    return proc.stdout
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
+    env.update(
+        PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
+        GIT_AUTHOR_NAME="Test",
+        GIT_AUTHOR_EMAIL="test@example.com",
+        GIT_COMMITTER_NAME="Test",
+        GIT_COMMITTER_EMAIL="test@example.com",
+        # The user's and the system's git settings (signing, hooks paths) stay out of it.
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_CONFIG_NOSYSTEM="1",
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+    )
+    return env
+
+
+def _snapshot(dest: Path, env: dict[str, str]) -> str:
+    """This checkout's files (tracked or new, not ignored) as a one-commit repository."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for rel in filter(None, listed.split("\0")):
+        source = ROOT / rel
+        if source.is_file():  # a tracked file deleted in the working tree is skipped
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / rel)
+    _git("init", "-q", cwd=dest, env=env)
+    _git("add", "-A", cwd=dest, env=env)
+    _git("commit", "-q", "-m", "snapshot", cwd=dest, env=env)
+    return _git("rev-parse", "HEAD", cwd=dest, env=env).strip()
+
+
+def readme_snippet() -> str:
+    """The ``.pre-commit-config.yaml`` the README's pre-commit section tells users to copy."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## pre-commit\n", 1)[1].split("\n## ", 1)[0]
+    (snippet,) = re.findall(r"```yaml\n(.*?)```", section, flags=re.S)
+    assert "id: gpulint" in snippet
+    return str(snippet)
+
+
+def test_the_hook_definition_is_what_the_readme_promises() -> None:
+    import yaml
+
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert hook["id"] == "gpulint"
+    assert hook["entry"] == "gpulint check"
+    assert hook["language"] == "python"
+    assert hook["types"] == ["yaml"]
+    assert hook.get("pass_filenames", True) is True
+    config = yaml.safe_load(readme_snippet())
+    (repo,) = config["repos"]
+    assert repo["repo"] == "https://github.com/gpulint/gpulint"
+    assert re.fullmatch(r"v\d+\.\d+\.\d+", repo["rev"])  # pinned to a release tag
+    assert repo["hooks"] == [{"id": "gpulint"}]
+
+
+def test_a_commit_with_a_gpu_mistake_is_refused_and_the_fix_goes_through(
+    tmp_path: Path,
+) -> None:
+    env = _env(tmp_path)
+    hooks_repo = tmp_path / "gpulint-repo"
+    hooks_repo.mkdir()
+    rev = _snapshot(hooks_repo, env)
+
+    project = tmp_path / "project"
+    project.mkdir()
+    _git("init", "-q", cwd=project, env=env)
+    config = readme_snippet()
+    config = re.sub(r"(?m)^(\s*- repo:).*$", rf"\1 {hooks_repo.as_posix()}", config)
+    config = re.sub(r"(?m)^(\s*rev:).*$", rf"\1 {rev}", config)
+    (project / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
+    pre_commit = str(Path(sys.executable).with_name("pre-commit"))
+    subprocess.run([pre_commit, "install"], cwd=project, env=env, check=True, capture_output=True)
+
+    (project / "k8s").mkdir()
+    (project / "k8s" / "train.yaml").write_text(BAD_JOB, encoding="utf-8")
+    (project / ".github" / "workflows").mkdir(parents=True)
+    (project / ".github" / "workflows" / "ci.yml").write_text(WORKFLOW, encoding="utf-8")
+    _git("add", "-A", cwd=project, env=env)
+
+    def commit() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["git", "commit", "-m", "Add the fine-tuning job"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+
+    refused = commit()
+    output = refused.stdout + refused.stderr
+    assert refused.returncode != 0, output
+    assert re.search(r"^gpulint\.+Failed$", output, flags=re.M), output
+    assert "k8s/train.yaml:16:13: GPU001 error: nvidia.com/gpu is requested without a limit" in (
+        output
+    )
+    no_head = subprocess.run(
+        ["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=project, env=env, check=False
+    )
+    assert no_head.returncode != 0, "the commit must not have been made"
+
+    (project / "k8s" / "train.yaml").write_text(GOOD_JOB, encoding="utf-8")
+    _git("add", "k8s/train.yaml", cwd=project, env=env)
+    accepted = commit()
+    output = accepted.stdout + accepted.stderr
+    assert accepted.returncode == 0, output
+    assert re.search(r"^gpulint\.+Passed$", output, flags=re.M), output
+    assert _git("log", "--format=%s", cwd=project, env=env).strip() == "Add the fine-tuning job"
