@@ -5,6 +5,7 @@ Flags a toleration that matches a configured GPU taint (default
 `nvidia.com/gpu=present:NoSchedule`) in a pod that requests no GPU. A blanket toleration
 (`operator: Exists` with no key) tolerates every taint and is flagged too. DaemonSets are
 exempt: node agents (device plugins, exporters) must run on GPU nodes without requesting GPUs.
+A GPU written in the pod-level `resources` counts as requested: that mistake is GPU030's.
 
 ## Why it matters
 The taint is what keeps ordinary pods off expensive GPU nodes. A CPU pod that tolerates it
