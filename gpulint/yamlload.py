@@ -161,12 +161,15 @@ class _AliasLimit(Exception):
 class _Builder:
     """Walk one composed node graph without recursion (documents may nest 10,000 deep)."""
 
-    __slots__ = ("alias_count", "decode_count", "positions", "problems", "seen")
+    __slots__ = ("alias_count", "decode_count", "duplicates", "positions", "problems", "seen")
 
     def __init__(self) -> None:
         self.positions: dict[Path, Location] = {}
         self.problems: list[Problem] = []
         self.seen: set[int] = set()
+        #: Key nodes already reported as duplicates: aliased content is walked once per use,
+        #: but a duplicate written once is one problem.
+        self.duplicates: set[int] = set()
         self.decode_count = 0
         self.alias_count = 0
 
@@ -198,7 +201,7 @@ class _Builder:
             span = _span(node)
             positions[path] = (key_span, span)
             tag = node.tag
-            if tag not in _STD_TAGS:
+            if tag not in _STD_TAGS and not in_alias:  # reported once, where it is written
                 self._unknown_tag(node, path, span)
             node_id_kind = node.id
             if node_id_kind == "scalar":
@@ -269,9 +272,10 @@ class _Builder:
                 merges.append(value_node)
                 continue
             if key in index:
-                if depth:
+                if depth or id(key_node) in self.duplicates:
                     explicit[index[key]] = (key, key_node, value_node)
                     continue
+                self.duplicates.add(id(key_node))
                 first = explicit[index[key]][1]
                 first_span = _span(first)
                 self.problems.append(
