@@ -6,6 +6,8 @@ Flags a toleration that matches a configured GPU taint (default
 (`operator: Exists` with no key) tolerates every taint and is flagged too. DaemonSets are
 exempt: node agents (device plugins, exporters) must run on GPU nodes without requesting GPUs.
 A GPU written in the pod-level `resources` counts as requested: that mistake is GPU030's.
+So does a Dynamic Resource Allocation claim (`spec.resourceClaims`): the claim's device class
+lives in another object, and GPU pods using DRA tolerate the GPU taint on purpose.
 
 ## Why it matters
 The taint is what keeps ordinary pods off expensive GPU nodes. A CPU pod that tolerates it
@@ -58,6 +60,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     if wants_accelerator(pod, ctx.registry):
         return
+    claims = pod.spec.get("resourceClaims")
+    if isinstance(claims, list) and claims:
+        return  # devices through DRA (e.g. the NVIDIA DRA driver's gpu.nvidia.com claims)
     taints = taints_from_options(ctx.options)
     for i, toleration in enumerate(pod.tolerations):
         matched = [t for t in taints if tolerates(toleration, t)]
