@@ -79,7 +79,9 @@ class Amount:
     def positive_or_unknown(self) -> bool:
         """Does this amount (probably) ask for at least some of the resource?"""
         if self.value is not None:
-            return self.value > 0
+            # Only zero asks for nothing; a negative value is invalid (GPU005) and, like an
+            # unparseable one, still shows that the author wanted the resource.
+            return self.value != 0
         # Null, unparseable or a placeholder: the author meant to ask for the resource.
         return True
 
