@@ -394,10 +394,22 @@ def show_config(
     sys.stdout.write(describe(effective, rules, json_output=output_format is ConfigFormat.json))
 
 
+def _usage_error(exc: Exception) -> NoReturn:
+    """Click's usage error (unknown option, bad value, ...) as one line on stderr, exit 2."""
+    if type(exc).__name__ == "NoArgsIsHelpError":  # bare `gpulint`: the help is the message
+        sys.stderr.write(exc.format_message() + "\n")  # type: ignore[attr-defined]
+        sys.exit(2)
+    message = " ".join(str(exc.format_message()).split())  # type: ignore[attr-defined]
+    ctx = getattr(exc, "ctx", None)
+    command = getattr(ctx, "command_path", None) or "gpulint"
+    sys.stderr.write(f"gpulint: error: {message} (see `{command} --help`)\n")
+    sys.exit(2)
+
+
 def main() -> None:
     """Console entry point: never lets a traceback reach the user."""
     try:
-        app(standalone_mode=True)
+        code = app(standalone_mode=False)
     except SystemExit:
         raise
     except KeyboardInterrupt:
@@ -409,5 +421,10 @@ def main() -> None:
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(1)
     except Exception as exc:  # the promise: a one-line message, exit 2, no traceback
+        # Click's exceptions (typer may vendor its own copy of click): a usage error has
+        # exit_code 2 and a message of its own.
+        if getattr(exc, "exit_code", None) == 2 and hasattr(exc, "format_message"):
+            _usage_error(exc)
         sys.stderr.write(f"gpulint: internal error: {type(exc).__name__}: {exc}\n")
         sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)

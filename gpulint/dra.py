@@ -214,3 +214,20 @@ def gpu_claims(pod: PodSpec, registry: Registry) -> list[GpuClaim]:
                 )
                 break
     return out
+
+
+def has_unresolved_claims(pod: PodSpec) -> bool:
+    """Does the pod use a claim whose object is not in this file (so its class is unknown)?"""
+    entries = pod.spec.get("resourceClaims")
+    if pod.location != "pod" or not isinstance(entries, list):
+        return False
+    index = pod.obj.stream
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            continue
+        reference = _claim_reference(entry)
+        if reference is None or index is None:
+            return True
+        if index.claim(reference[0], reference[1], pod.obj.namespace) is None:
+            return True
+    return False

@@ -91,7 +91,9 @@ class Amount:
     def positive_or_unknown(self) -> bool:
         """Does this amount (probably) ask for at least some of the resource?"""
         if self.value is not None:
-            return self.value > 0
+            # Only zero asks for nothing; a negative value is invalid (GPU005) and, like an
+            # unparseable one, still shows that the author wanted the resource.
+            return self.value != 0
         # Null, unparseable or a placeholder: the author meant to ask for the resource.
         return True
 
@@ -167,5 +169,19 @@ def accelerator_entries(pod: PodSpec, registry: Registry) -> list[ResourceEntry]
 
 def wants_accelerator(pod: PodSpec, registry: Registry) -> bool:
     """Does the pod mean to get a GPU? An explicit ``0`` is a CPU pod (DOMAIN.md §1);
-    a null, placeholder or invalid value still shows the intent."""
-    return any(e.amount.positive_or_unknown for e in accelerator_entries(pod, registry))
+    a null, placeholder or invalid value still shows the intent, and so does a GPU written
+    in the pod-level ``resources`` (rejected there, GPU030, but clearly wanted)."""
+    if any(e.amount.positive_or_unknown for e in accelerator_entries(pod, registry)):
+        return True
+    pod_level = pod.spec.get("resources")
+    if not isinstance(pod_level, dict):
+        return False
+    for section in ("limits", "requests"):
+        mapping = pod_level.get(section)
+        if not isinstance(mapping, dict):
+            continue
+        for name, value in mapping.items():
+            is_gpu = registry.is_accelerator(name) or registry.looks_like_accelerator(name)
+            if is_gpu and amount(value).positive_or_unknown:
+                return True
+    return False

@@ -25,6 +25,7 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from gpulint.model import Path, Span
@@ -33,11 +34,14 @@ from gpulint.model import Path, Span
 Location = tuple["Span | None", Span]
 
 TAG_PREFIX = "tag:yaml.org,2002:"
+#: The tag the loader gives plain scalars without an explicit tag, so that ``!!str 2`` (a
+#: string) stays distinguishable from ``2`` (resolved to an int as go-yaml does).
+PLAIN_TAG = "tag:gpulint,2024:plain"
 #: Standard tags that only say what the plain resolver would say anyway.
 _STD_TAGS = {
     TAG_PREFIX + t
     for t in ("str", "int", "float", "bool", "null", "map", "seq", "merge", "timestamp", "value")
-}
+} | {PLAIN_TAG}
 
 # go-yaml v2 resolve.go: the YAML 1.1 plain-scalar table Kubernetes uses.
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
@@ -47,7 +51,9 @@ _INF = frozenset({".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})
 _NEG_INF = frozenset({"-.inf", "-.Inf", "-.INF"})
 _NAN = frozenset({".nan", ".NaN", ".NAN"})
 _FLOAT_RE = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
-_INT_RE = re.compile(r"^[-+]?(0b[01]+|0o?[0-7]+|0x[0-9a-fA-F]+|[0-9]+)$")
+# strconv.ParseInt(s, 0, 64) syntax: 0x/0o/0b prefixes (either case), a leading 0 for octal.
+_INT_RE = re.compile(r"^[-+]?(0[xX][0-9a-fA-F]+|0[oObB][0-9]+|0[0-7]*|[1-9][0-9]*)$")
+_INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 # Characters that can start a number or special value; anything else is a string at once.
 _NUMERIC_START = frozenset("0123456789+-.")
 
@@ -65,6 +71,29 @@ def _allowed_alias_ratio(decode_count: int) -> float:
     return 0.99 - 0.89 * ((decode_count - _ALIAS_RATIO_LOW) / span)
 
 
+def _go_int(plain: str) -> int | None:
+    """strconv.ParseInt(plain, 0, 64), then ParseUint; None where both fail (go-yaml then
+    tries a float, so ``08`` is the float 8 and ``2**64`` a float too)."""
+    match = _INT_RE.match(plain)
+    if match is None:
+        return None
+    body = match.group(1)
+    try:
+        if body[:2].lower() in ("0x", "0o", "0b"):
+            value = int(body, 0)
+        else:
+            value = int(body, 8) if len(body) > 1 and body[0] == "0" else int(body)
+    except ValueError:  # 0o9, 0b2: the prefix is right but a digit is not
+        return None
+    if plain[0] == "-":
+        value = -value
+    if _INT64_MIN <= value <= _INT64_MAX:
+        return value
+    if plain[0] not in "+-" and value <= _UINT64_MAX:
+        return value
+    return None
+
+
 def resolve_plain(text: str) -> Any:
     """Resolve a plain (unquoted) scalar as go-yaml v2 does for Kubernetes."""
     if text in _NULLS:
@@ -77,15 +106,9 @@ def resolve_plain(text: str) -> Any:
             return False
         return text
     plain = text.replace("_", "")
-    if _INT_RE.match(plain):
-        sign = -1 if plain[0] == "-" else 1
-        digits = plain.lstrip("+-")
-        try:
-            if len(digits) > 1 and digits[0] == "0" and digits[1] in "01234567":
-                return sign * int(digits[1:], 8)  # Go's base-0 ParseInt: leading 0 is octal
-            return sign * int(digits, 0)
-        except ValueError:
-            return text
+    number = _go_int(plain)
+    if number is not None:
+        return number
     if _FLOAT_RE.match(plain):
         try:
             return float(plain)
@@ -161,12 +184,15 @@ class _AliasLimit(Exception):
 class _Builder:
     """Walk one composed node graph without recursion (documents may nest 10,000 deep)."""
 
-    __slots__ = ("alias_count", "decode_count", "positions", "problems", "seen")
+    __slots__ = ("alias_count", "decode_count", "duplicates", "positions", "problems", "seen")
 
     def __init__(self) -> None:
         self.positions: dict[Path, Location] = {}
         self.problems: list[Problem] = []
         self.seen: set[int] = set()
+        #: Key nodes already reported as duplicates: aliased content is walked once per use,
+        #: but a duplicate written once is one problem.
+        self.duplicates: set[int] = set()
         self.decode_count = 0
         self.alias_count = 0
 
@@ -198,15 +224,15 @@ class _Builder:
             span = _span(node)
             positions[path] = (key_span, span)
             tag = node.tag
-            if tag not in _STD_TAGS:
+            if tag not in _STD_TAGS and not in_alias:  # reported once, where it is written
                 self._unknown_tag(node, path, span)
             node_id_kind = node.id
             if node_id_kind == "scalar":
                 value = node.value
-                if tag != TAG_PREFIX + "str" or node.style:
-                    container[slot] = self._typed_scalar(node)
-                else:
+                if tag == PLAIN_TAG:
                     container[slot] = resolve_plain(value)
+                else:
+                    container[slot] = self._typed_scalar(node)
             elif node_id_kind == "sequence":
                 items = node.value
                 out: list[Any] = [None] * len(items)
@@ -269,9 +295,10 @@ class _Builder:
                 merges.append(value_node)
                 continue
             if key in index:
-                if depth:
+                if depth or id(key_node) in self.duplicates:
                     explicit[index[key]] = (key, key_node, value_node)
                     continue
+                self.duplicates.add(id(key_node))
                 first = explicit[index[key]][1]
                 first_span = _span(first)
                 self.problems.append(
@@ -332,7 +359,9 @@ def decode(raw: bytes) -> tuple[str | None, Problem | None]:
     except UnicodeDecodeError as exc:
         start = exc.start if encoding == "utf-8" else 0
         line = raw.count(b"\n", 0, start) + 1
-        col = start - (raw.rfind(b"\n", 0, start) + 1) + 1
+        line_start = raw.rfind(b"\n", 0, start) + 1
+        # Columns count code points: the bytes before the bad one on its line are valid.
+        col = len(raw[line_start:start].decode(encoding, "replace")) + 1
         return None, Problem(
             "YML005",
             Span(line, col, line, col + 1),
@@ -341,15 +370,29 @@ def decode(raw: bytes) -> tuple[str | None, Problem | None]:
         )
 
 
+@cache
 def _parser_cls() -> Any:
+    from ruamel.yaml.nodes import ScalarNode
+
+    base: Any
     try:
         from ruamel.yaml.cyaml import CBaseLoader
 
-        return CBaseLoader
+        base = CBaseLoader
     except ImportError:  # pragma: no cover - no compiler for ruamel.yaml.clib
         from ruamel.yaml.loader import BaseLoader
 
-        return BaseLoader
+        base = BaseLoader
+
+    class _Loader(base):  # type: ignore[misc]
+        """Tags untagged plain scalars PLAIN_TAG; everything else as the base loader does."""
+
+        def resolve(self, kind: Any, value: str, implicit: Any) -> Any:
+            if kind is ScalarNode and implicit[0]:
+                return PLAIN_TAG
+            return super().resolve(kind, value, implicit)
+
+    return _Loader
 
 
 def load_text(text: str) -> LoadResult:

@@ -4,8 +4,9 @@
 Flags a container resource name that looks like a GPU or accelerator resource but is not in
 the device registry: a typo (`nvidia.com/gpus`), wrong case (`nvidia.com/GPU`), a key from
 the wrong scheme (`aliyun.com/gpu-memory` instead of `aliyun.com/gpu-mem`), an unknown MIG
-profile (`nvidia.com/mig-1g.6gb`), or a legacy name no node advertises any more
-(`alpha.kubernetes.io/nvidia-gpu`). It suggests the closest real name.
+profile (`nvidia.com/mig-3g.30gb`), or a legacy name no node advertises any more
+(`alpha.kubernetes.io/nvidia-gpu`). It suggests the closest real name; for an unknown MIG
+profile, the profiles that GPUs offer with the same number of compute slices.
 
 ## Why it matters
 The scheduler only places a pod on a node that advertises every resource it asks for. No
@@ -37,8 +38,10 @@ registry in configuration.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
+from gpulint.registry import Registry
 from gpulint.resources import resource_entries
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import PodSpec
@@ -61,12 +64,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             if legacy is not None:
                 yield Violation(
                     entry.path,
-                    f"{name} is no longer advertised by any node ({legacy.note}): the pod "
-                    f"stays Pending; use {legacy.replacement}",
+                    f"{name} is no longer advertised by any node, so the pod stays Pending; "
+                    f"use {legacy.replacement}. {legacy.note}",
                 )
                 continue
             suggestion = registry.suggest(name)
-            if suggestion is not None and suggestion.lower() == name.lower():
+            mig = _mig_hint(name, registry)
+            if mig is not None:
+                hint = mig
+            elif suggestion is not None and suggestion.lower() == name.lower():
                 hint = f"resource names are case-sensitive: write {suggestion}"
             elif suggestion is not None:
                 hint = f"did you mean {suggestion}?"
@@ -77,3 +83,33 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 f"{name} is not a resource any GPU device plugin advertises: no node can "
                 f"satisfy it and the pod stays Pending forever; {hint}",
             )
+
+
+_MIG_NAME = re.compile(r"^nvidia\.com/mig-(\d+)g\.")
+_MIG_MEMORY = re.compile(r"^(\d+)g\.(\d+)gb")
+
+
+def _mig_hint(name: str, registry: Registry) -> str | None:
+    """For an unknown MIG profile, the profiles GPUs do offer with as many compute slices."""
+    match = _MIG_NAME.match(name)
+    if match is None:
+        return None
+    dotted = name.replace("+", ".")
+    if dotted in registry.resources:
+        return f"the device plugin advertises the profile's '+' as '.': write {dotted}"
+    slices = match.group(1)
+    prefix = f"nvidia.com/mig-{slices}g."
+    profiles = [
+        r.name.removeprefix("nvidia.com/mig-")
+        for r in registry.resources.values()
+        if r.kind == "mig" and r.name.startswith(prefix)
+    ]
+    if not profiles:
+        return None
+
+    def order(profile: str) -> tuple[int, str]:
+        memory = _MIG_MEMORY.match(profile)
+        return (int(memory.group(2)) if memory else 0, profile)
+
+    shown = ", ".join(sorted(profiles, key=order))
+    return f"no GPU offers that MIG profile; the {slices}g profiles are {shown}"

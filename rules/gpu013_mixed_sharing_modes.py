@@ -3,7 +3,9 @@
 ## What it does
 Flags a pod whose GPU resources belong to sharing schemes that never run on the same node,
 such as `nvidia.com/gpu` (exclusive GPUs) with `aliyun.com/gpu-mem` (Alibaba GPU sharing).
-It reports the first resource that leaves no scheme able to serve the whole pod.
+Reading the pod's resources in file order, it reports the first key of each mode that no
+scheme can serve together with the resources before it: one finding per extra mode, at that
+key.
 
 ## Why it matters
 A node runs one GPU scheduling mode at a time. Alibaba ACK: "a node supports only one GPU
@@ -52,13 +54,20 @@ OPTIONS: dict[str, object] = {}
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
-    current: frozenset[str] | None = None
-    first = ""
-    reported: set[str] = set()
+    entries = []
     for entry in accelerator_entries(pod, ctx.registry):
         resource = ctx.registry.get(entry.name)
         if resource is None or not resource.schemes or not entry.amount.positive_or_unknown:
             continue
+        entries.append((entry, resource))
+    # "The second mode" is the one written second: init containers may follow containers in
+    # the file, and requests may come before limits.
+    doc = pod.obj.doc
+    entries.sort(key=lambda pair: doc.key_span(pair[0].path)[:2])
+    current: frozenset[str] | None = None
+    first = ""
+    conflicts: list[frozenset[str]] = []
+    for entry, resource in entries:
         if current is None:
             current, first = resource.schemes, entry.name
             continue
@@ -66,9 +75,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if common:
             current = common
             continue
-        if entry.name in reported:
-            continue
-        reported.add(entry.name)
+        if any(resource.schemes & other for other in conflicts):
+            continue  # another key of a mode already reported
+        conflicts.append(resource.schemes)
         yield Violation(
             entry.path,
             f"{entry.name} cannot share a pod with {first}: they belong to GPU sharing modes "

@@ -5,9 +5,11 @@ Flags a toleration that matches a configured GPU taint (default
 `nvidia.com/gpu=present:NoSchedule`) in a pod that requests no GPU. A blanket toleration
 (`operator: Exists` with no key) tolerates every taint and is flagged too. DaemonSets are
 exempt: node agents (device plugins, exporters) must run on GPU nodes without requesting GPUs.
-
+A GPU written in the pod-level `resources` counts as requested: that mistake is GPU030's.
 A pod that gets GPUs through Dynamic Resource Allocation (a `resourceClaims` entry whose
-claim in the same file asks for a GPU device class) is a GPU pod and is not flagged. An
+claim in the same file asks for a GPU device class) is a GPU pod and is not flagged; neither
+is a pod whose claim is defined in another file, since its device class is unknown. A pod
+whose claims all resolve, in the same file, to non-GPU device classes is a CPU pod. An
 explicit `nvidia.com/gpu: 0` is a CPU pod. Only tolerations written in the pod spec itself are
 flagged: defaults a workload kind shares between all its pods (an Argo workflow's
 `spec.tolerations`) usually exist for its GPU steps, and would be reported once per step.
@@ -46,7 +48,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.dra import gpu_claims
+from gpulint.dra import gpu_claims, has_unresolved_claims
 from gpulint.resources import wants_accelerator
 from gpulint.rule import RuleContext, Violation
 from gpulint.taints import TAINTS_OPTION, taints_from_options, tolerates
@@ -65,6 +67,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     if wants_accelerator(pod, ctx.registry) or gpu_claims(pod, ctx.registry):
         return
+    if has_unresolved_claims(pod):
+        return  # a DRA claim defined elsewhere may well be a GPU: no false alarm
     taints = taints_from_options(ctx.options)
     for i, toleration in enumerate(tolerations):
         matched = [t for t in taints if tolerates(toleration, t)]

@@ -6,9 +6,10 @@ finding is written as a comment on the line it is reported at::
     nvidia.com/gpu: 0.5   # expect: GPU004
     nvidia.com/gpu: 0.5   # expect: GPU004:29      (also pins the column)
     nvidia.com/gpu: one   # expect: GPU005, GPU010
+    nvidia.com/gpu: 1     # expect: GPU001, GPU001 (aliased content used twice)
 
-Every finding of every rule must be expected, and every expectation found; a pass-*.yaml
-file has no expectations and must lint clean with all rules on.
+Every finding of every rule must be expected, and every expectation found, as many times as it
+is written; a pass-*.yaml file has no expectations and must lint clean with all rules on.
 """
 
 from __future__ import annotations
@@ -29,8 +30,15 @@ _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>[A-Z0-9:, ]+?)\s*$")
 
 def expectations(text: str) -> set[tuple[int, str, int | None]]:
     """(line, code, column or None) written in ``# expect:`` comments."""
-    out: set[tuple[int, str, int | None]] = set()
-    for number, line in enumerate(text.splitlines(), start=1):
+    return set(expectation_list(text))
+
+
+def expectation_list(text: str) -> list[tuple[int, str, int | None]]:
+    """Like :func:`expectations`, keeping repeats (one finding per item written)."""
+    out: list[tuple[int, str, int | None]] = []
+    # Only \n, \r\n and \r end a line here, as in an editor (str.splitlines also splits on
+    # form feeds and Unicode separators).
+    for number, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
         match = _EXPECT.search(line)
         if not match:
             continue
@@ -39,7 +47,7 @@ def expectations(text: str) -> set[tuple[int, str, int | None]]:
             if not item:
                 continue
             code, _, col = item.partition(":")
-            out.add((number, code, int(col) if col else None))
+            out.append((number, code, int(col) if col else None))
     return out
 
 

@@ -36,7 +36,7 @@ def test_sarif_to_a_file_and_text_to_the_terminal(workdir: Path) -> None:
     )
     assert proc.returncode == text.returncode == 1
     assert proc.stdout == text.stdout  # the readable report, for the CI log
-    assert proc.stdout.startswith("examples/bad-inference.yaml:16:5: GPU020 error: ")
+    assert "\nexamples/bad-inference.yaml:16:5: GPU020 error: " in proc.stdout
     written = json.loads((workdir / "reports" / "gpulint.sarif").read_text(encoding="utf-8"))
     assert_schema_valid(written)
     assert _without_times(written) == _without_times(json.loads(to_stdout.stdout))
@@ -62,7 +62,8 @@ def test_the_file_never_gets_colour_codes(workdir: Path) -> None:
 
 
 def test_dash_means_standard_output(workdir: Path) -> None:
-    proc = gpulint("check", "-f", "json", "-o", "-", "examples", cwd=workdir)
+    bad = "examples/bad-inference.yaml"
+    proc = gpulint("check", "-f", "json", "-o", "-", bad, cwd=workdir)
     assert json.loads(proc.stdout)["summary"]["findings"] == 6
     assert not (workdir / "-").exists()
 

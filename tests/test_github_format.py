@@ -66,7 +66,8 @@ def test_examples_become_annotations_at_the_findings(tmp_path: Path) -> None:
         else:
             assert "endColumn" not in props  # GitHub takes columns only on one line
         obj = f["object"]
-        assert message == f"{f['message']} [{obj['kind']}/{obj['name']}]"
+        suffix = f" [{obj['kind']}/{obj['name']}]" if obj is not None else ""
+        assert message == f"{f['message']}{suffix}"
 
 
 def _finding(path: str, message: str, span: Span, sev: Severity = Severity.ERROR) -> Finding:

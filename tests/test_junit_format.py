@@ -107,7 +107,8 @@ def test_one_case_per_object_and_rule_failing_where_the_rule_reported() -> None:
         # The failure lists the findings as the text format prints them.
         assert failure.text.splitlines() == [
             f"{f['path']}:{f['line']}:{f['column']}: {f['rule']} {f['severity']}: "
-            f"{f['message']} [{f['object']['kind']}/{f['object']['name']}]"
+            f"{f['message']}"
+            + (f" [{f['object']['kind']}/{f['object']['name']}]" if f["object"] else "")
             for f in expected[key]
         ]
         first = expected[key][0]

@@ -1,0 +1,94 @@
+"""The bundled examples: the good ones lint clean, the bad ones show every rule at work.
+
+Bad examples carry the same ``# expect: CODE`` comments as the rule fixtures, so a reader of
+an example sees what gpulint reports on which line.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from gpulint.engine import Linter
+from gpulint.rule import load_rules
+from tests.conftest import ROOT, expectation_list, gpulint_cmd
+
+EXAMPLES = ROOT / "examples"
+MANIFESTS = sorted(p for p in EXAMPLES.iterdir() if p.suffix in (".yaml", ".yml"))
+GOOD = [p for p in MANIFESTS if p.name.startswith("good-")]
+BAD = [p for p in MANIFESTS if p.name.startswith("bad-")]
+
+
+@pytest.fixture(scope="module")
+def linter() -> Linter:
+    return Linter(load_rules())
+
+
+def test_examples_are_named_good_or_bad() -> None:
+    assert sorted(GOOD + BAD) == MANIFESTS
+    assert GOOD and BAD
+
+
+@pytest.mark.parametrize("path", GOOD, ids=[p.name for p in GOOD])
+def test_good_examples_are_clean(path: Path, linter: Linter) -> None:
+    raw = path.read_bytes()
+    assert not expectation_list(raw.decode("utf-8", "replace"))
+    assert [(f.line, f.rule, f.message) for f in linter.lint_bytes(str(path), raw)] == []
+
+
+@pytest.mark.parametrize("path", BAD, ids=[p.name for p in BAD])
+def test_bad_examples_report_what_they_say(path: Path, linter: Linter) -> None:
+    raw = path.read_bytes()
+    expected = expectation_list(raw.decode("utf-8", "replace"))
+    assert expected, "a bad example says what it expects"
+    findings = linter.lint_bytes(str(path), raw)
+    got = Counter((f.line, f.rule) for f in findings)
+    assert got == Counter((line, code) for line, code, _ in expected)
+    for line, code, col in expected:
+        if col is not None:
+            assert any((f.line, f.rule, f.column) == (line, code, col) for f in findings)
+
+
+def test_the_bad_examples_cover_every_rule() -> None:
+    shown = {
+        code
+        for path in BAD
+        for _, code, _ in expectation_list(path.read_bytes().decode("utf-8", "replace"))
+    }
+    # The catalog of GPU and YAML rules (later rule families bring their own examples).
+    assert shown >= {r.code for r in load_rules() if r.code.startswith(("GPU", "YML"))}
+
+
+def test_the_seed_cgpu_example_points_to_the_compute_share() -> None:
+    path = EXAMPLES / "bad-inference.yaml"
+    (line,) = [
+        n
+        for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "aliyun.com/gpu-count: 25  # 25% of GPU compute" in text
+    ]
+    found = [
+        f for f in Linter(load_rules()).lint_bytes(str(path), path.read_bytes()) if f.line == line
+    ]
+    assert [f.rule for f in found] == ["GPU012"]
+    assert "aliyun.com/gpu-core.percentage" in found[0].message
+
+
+def test_make_demo_shows_real_findings() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "gpulint check examples/" in makefile.split("\ndemo:", 1)[1].split("\n\n", 1)[0]
+    proc = subprocess.run(
+        [*gpulint_cmd(), "check", "examples/"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr == ""
+    lines = proc.stdout.splitlines()
+    assert len(lines) > len(BAD)
+    assert all(line.startswith("examples/bad-") for line in lines[:-1])
+    assert lines[-1].startswith("Found ")
