@@ -5,7 +5,8 @@ Flags a pod whose GPU resources belong to sharing schemes that never run on the 
 such as `nvidia.com/gpu` (exclusive GPUs) with `aliyun.com/gpu-mem` (Alibaba GPU sharing).
 Reading the pod's resources in file order, it reports the first key of each mode that no
 scheme can serve together with the resources before it: one finding per extra mode, at that
-key.
+key. Resources of different accelerator hardware (an NVIDIA and an AMD GPU) are not compared:
+each vendor's device plugin runs its own mode on a node that has both.
 
 ## Why it matters
 A node runs one GPU scheduling mode at a time. Alibaba ACK: "a node supports only one GPU
@@ -64,16 +65,20 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     # the file, and requests may come before limits.
     doc = pod.obj.doc
     entries.sort(key=lambda pair: doc.key_span(pair[0].path)[:2])
-    current: frozenset[str] | None = None
-    first = ""
+    # Modes exclude each other per GPU: a node with NVIDIA and AMD cards runs one mode for
+    # each vendor's device plugin, so only resources of the same hardware are compared.
+    current: dict[str, frozenset[str]] = {}
+    firsts: dict[str, str] = {}
     conflicts: list[frozenset[str]] = []
     for entry, resource in entries:
-        if current is None:
-            current, first = resource.schemes, entry.name
+        hardware = resource.hardware
+        if hardware not in current:
+            current[hardware], firsts[hardware] = resource.schemes, entry.name
             continue
-        common = current & resource.schemes
+        first = firsts[hardware]
+        common = current[hardware] & resource.schemes
         if common:
-            current = common
+            current[hardware] = common
             continue
         if any(resource.schemes & other for other in conflicts):
             continue  # another key of a mode already reported
@@ -81,7 +86,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         yield Violation(
             entry.path,
             f"{entry.name} cannot share a pod with {first}: they belong to GPU sharing modes "
-            f"that no node offers together ({_modes(resource.schemes)} vs {_modes(current)}); "
+            f"that no node offers together ({_modes(resource.schemes)} vs "
+            f"{_modes(current[hardware])}); "
             "a node runs one mode, so the pod can never be scheduled: ask for one mode's "
             "resources only",
         )
