@@ -425,6 +425,9 @@ def main() -> None:
         # exit_code 2 and a message of its own.
         if getattr(exc, "exit_code", None) == 2 and hasattr(exc, "format_message"):
             _usage_error(exc)
+        if type(exc).__name__ == "RuleError":  # gpulint.engine.RuleError, not imported here
+            sys.stderr.write(f"gpulint: error: {exc}\n")
+            sys.exit(2)
         sys.stderr.write(f"gpulint: internal error: {type(exc).__name__}: {exc}\n")
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)

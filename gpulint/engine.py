@@ -15,6 +15,10 @@ from gpulint.workloads import K8sObject, WorkloadTable, builtin_table, objects
 from gpulint.yamlload import Document, Problem, decode, load_text
 
 
+class RuleError(Exception):
+    """A rule raised while checking: exit 2 with the rule and the object named."""
+
+
 @dataclass(slots=True)
 class Settings:
     """Everything that decides what a run reports (already validated)."""
@@ -166,10 +170,17 @@ class Linter:
     ) -> list[Finding]:
         rule = active.rule
         assert rule.check is not None
-        out = []
-        for violation in rule.check(target, active.ctx):
-            out.append(self._finding(active, violation, obj.ref, label, doc))
-        return out
+        try:
+            return [
+                self._finding(active, violation, obj.ref, label, doc)
+                for violation in rule.check(target, active.ctx)
+            ]
+        except Exception as exc:  # a rule's bug (often a plugin's) is a tool error naming it
+            where = f"{label}, {obj.ref.label()}"
+            raise RuleError(
+                f"rule {rule.code} ({rule.module}, {rule.origin}) failed on {where}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
 
     def _finding(
         self, active: _Active, v: Violation, ref: ObjectRef | None, label: str, doc: Document
