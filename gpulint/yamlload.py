@@ -17,13 +17,19 @@ content points at where the value is written, which is where the anchored node's
 Merge keys (``<<``) follow YAML 1.1: explicit keys win, then earlier merged mappings.
 Expansion is bounded with go-yaml's own "excessive aliasing" ratio, so an alias bomb stops
 after a few thousand nodes with the same verdict kubectl would give.
+
+Nesting is bounded too: the C composer recurses once per level and would overflow the C
+stack (a crash, not an exception) on a document nested 100,000 deep, so ``load_text`` bounds
+the depth from the text before composing and picks a path that cannot crash (see
+``nesting_bound``), and collections nested deeper than go-yaml's 10,000 are a syntax error.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,15 +116,63 @@ class Problem:
     doc_path: Path = ()
 
 
+def _node_span(node: Any) -> Span:
+    sm = node.start_mark
+    em = node.end_mark
+    return Span(sm.line + 1, sm.column + 1, em.line + 1, em.column + 1)
+
+
+_span = _node_span
+
+
+class Positions(Mapping[Path, Location]):
+    """The side table: document path -> (key span, value span), converted on lookup.
+
+    The builder stores the composed nodes themselves (``(key node | None, value node)``) and
+    a span is made only when a finding asks for it: most nodes are never reported, and
+    building two spans for each of them was a fifth of the load time. Entries that already
+    are spans (tables built by hand) are returned as they are.
+    """
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: dict[Path, tuple[Any, Any]] | None = None) -> None:
+        self._raw: dict[Path, tuple[Any, Any]] = {} if raw is None else raw
+
+    def __getitem__(self, path: Path) -> Location:
+        return _location(self._raw[path])
+
+    def get(self, path: Path, default: Any = None) -> Any:
+        entry = self._raw.get(path)
+        return default if entry is None else _location(entry)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._raw
+
+    def __iter__(self) -> Iterator[Path]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+
+def _location(entry: tuple[Any, Any]) -> Location:
+    key, value = entry
+    if not isinstance(value, Span):
+        value = _node_span(value)
+    if key is not None and not isinstance(key, Span):
+        key = _node_span(key)
+    return (key, value)
+
+
 @dataclass(slots=True)
 class Document:
     """One YAML document: plain data plus the side table of positions."""
 
     index: int
     data: Any
-    positions: dict[Path, Location]
-    #: Whether the document's top-level node is at the start of the file's text
-    #: (used to anchor document-level findings).
+    positions: Mapping[Path, Location]
+    #: The span of the document's top-level node (anchors document-level findings).
     start: Span
     problems: list[Problem] = field(default_factory=list)
 
@@ -139,7 +193,8 @@ class Document:
             if loc is not None:
                 return loc
             path = path[:-1]
-        return positions.get((), (None, self.start))
+        loc = positions.get(())
+        return loc if loc is not None else (None, self.start)
 
 
 @dataclass(slots=True)
@@ -148,109 +203,355 @@ class LoadResult:
     problems: list[Problem]
 
 
-def _span(node: Any) -> Span:
-    sm = node.start_mark
-    em = node.end_mark
-    return Span(sm.line + 1, sm.column + 1, em.line + 1, em.column + 1)
+# -- limits -----------------------------------------------------------------------------------
+
+#: Kubernetes' YAML decoder (go-yaml, scannerc.go ``max_indents`` and ``max_flow_level``)
+#: stops at this many nested collections with "exceeded max depth of 10000"; so does gpulint.
+MAX_DEPTH = 10_000
+#: Positions are kept for nodes this deep at most; deeper ones report the span of their
+#: ancestor at this depth. No Kubernetes path comes close, and a full path tuple for every
+#: node of a 10,000-deep document would cost memory quadratic in its depth.
+POSITION_DEPTH = 256
+#: The C composer (ruamel.yaml.clib) recurses once per nesting level, ~330 bytes of C stack
+#: a level (measured), with no limit of its own: 100,000 levels overflow an 8 MB stack and
+#: kill the process. Up to this many possible levels it runs on the calling thread ...
+INLINE_LEVELS = 2_000
+#: ... up to this many in a thread with THREAD_STACK bytes of stack (4x margin) ...
+THREAD_LEVELS = 50_000
+THREAD_STACK = 64 << 20
+#: ... and beyond that an iterative composer over the parser's events builds the same nodes
+#: and stops at MAX_DEPTH. Reached only by files with lines over 25,000 characters or tens
+#: of thousands of brackets.
+
+
+def nesting_bound(text: str) -> int:
+    """An upper bound on how deeply ``text`` can nest, computed in one pass over the text.
+
+    A block collection nested in another starts further right than its parent, except a
+    sequence written at its parent key's indentation, whose items are again further right:
+    so block nesting is at most twice the longest line. Every flow level needs a bracket.
+    Each level needs at least one character, so short texts need no counting at all.
+    """
+    if len(text) <= INLINE_LEVELS:
+        return len(text)
+    longest = max(map(len, text.split("\n")))
+    return 2 * (longest + 1) + text.count("[") + text.count("{")
 
 
 class _AliasLimit(Exception):
     pass
 
 
+class _TooDeep(Exception):
+    def __init__(self, mark: Any) -> None:
+        super().__init__("too deep")
+        self.mark = mark
+
+
+# -- the YAML library, imported on first use --------------------------------------------------
+
+
+class _Lib:
+    """ruamel.yaml classes, the fast parser and the shared tags (imported lazily)."""
+
+    def __init__(self) -> None:
+        from ruamel.yaml import events
+        from ruamel.yaml.composer import ComposerError
+        from ruamel.yaml.error import MarkedYAMLError, YAMLError
+        from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+        from ruamel.yaml.tag import Tag
+
+        def shared(suffix: str) -> Any:
+            tag = Tag(suffix=TAG_PREFIX + suffix)
+            tag.trval  # noqa: B018 - computes and caches the tag text once
+            return tag
+
+        self.str_tag, self.seq_tag, self.map_tag = shared("str"), shared("seq"), shared("map")
+        tags = {ScalarNode: self.str_tag, SequenceNode: self.seq_tag, MappingNode: self.map_tag}
+        self.ScalarNode, self.SequenceNode, self.MappingNode = ScalarNode, SequenceNode, MappingNode
+        self.events = events
+        self.ComposerError = ComposerError
+        self.MarkedYAMLError, self.YAMLError = MarkedYAMLError, YAMLError
+
+        def resolve(_self: Any, kind: Any, value: Any, implicit: Any) -> Any:
+            # Every untagged node gets the generic tag; scalars are typed by resolve_plain.
+            # Returning shared Tag objects spares a Tag per node and lets the builder test
+            # tags by identity.
+            return tags[kind]
+
+        def descend(_self: Any, parent: Any, index: Any) -> None:
+            return None
+
+        def ascend(_self: Any) -> None:
+            return None
+
+        hooks = {"resolve": resolve, "descend_resolver": descend, "ascend_resolver": ascend}
+        self.c_parser: Any = None
+        try:
+            from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]
+
+            # A bare CParser with the resolver hooks the C composer calls back for every
+            # node: a third faster than CBaseLoader, whose hooks are general Python code.
+            self.c_parser = type("FastParser", (CParser,), hooks)
+        except ImportError:  # pragma: no cover - no compiler for ruamel.yaml.clib
+            pass
+        self.resolve = resolve
+
+    def event_parser(self, text: str) -> Any:
+        """An object with ``get_event()`` and ``dispose()`` over ``text``."""
+        if self.c_parser is not None:
+            return self.c_parser(text)
+        from ruamel.yaml.loader import BaseLoader  # pragma: no cover - pure-Python fallback
+
+        return BaseLoader(text)  # pragma: no cover
+
+
+_LIB: _Lib | None = None
+
+
+def _lib() -> _Lib:
+    global _LIB
+    if _LIB is None:
+        _LIB = _Lib()
+    return _LIB
+
+
+# -- composing --------------------------------------------------------------------------------
+
+
+def _compose_c(parser: Any) -> Iterator[Any]:
+    """Document roots from the C composer (recursive: callers bound the depth first)."""
+    while parser.check_node():
+        yield parser.get_node()
+
+
+def _compose_events(parser: Any, lib: _Lib) -> Iterator[Any]:
+    """Document roots composed from the parser's events without recursion.
+
+    Builds the same node graph as the C composer, and stops with ``_TooDeep`` at the first
+    collection nested deeper than MAX_DEPTH, before reading the rest of the file.
+    """
+    ev = lib.events
+    scalar_ev, alias_ev = ev.ScalarEvent, ev.AliasEvent
+    seq_start, map_start = ev.SequenceStartEvent, ev.MappingStartEvent
+    seq_end, map_end = ev.SequenceEndEvent, ev.MappingEndEvent
+    stream_end = ev.StreamEndEvent
+    get = parser.get_event
+    get()  # StreamStartEvent
+    while True:
+        event = get()
+        if type(event) is stream_end:
+            return
+        # a DocumentStartEvent
+        anchors: dict[Any, Any] = {}
+        # open collections: [node, pending mapping key]
+        stack: list[list[Any]] = []
+        root: Any = None
+        while True:
+            event = get()
+            kind = type(event)
+            if kind is seq_end or kind is map_end:
+                closed = stack.pop()[0]
+                closed.end_mark = event.end_mark
+                if not stack:
+                    root = closed
+                    break
+                continue
+            if kind is alias_ev:
+                node = anchors.get(event.anchor)
+                if node is None:
+                    raise lib.ComposerError(
+                        None, None, f"found undefined alias {event.anchor!r}", event.start_mark
+                    )
+                opened = False
+            else:
+                tag = event.ctag
+                if tag is None or str(tag) == "!":
+                    tag = None
+                if kind is scalar_ev:
+                    node = lib.ScalarNode(
+                        tag or lib.str_tag,
+                        event.value,
+                        event.start_mark,
+                        event.end_mark,
+                        style=event.style,
+                        anchor=event.anchor,
+                    )
+                    opened = False
+                else:
+                    if len(stack) >= MAX_DEPTH:
+                        raise _TooDeep(event.start_mark)
+                    cls: Any
+                    if kind is seq_start:
+                        cls, default = lib.SequenceNode, lib.seq_tag
+                    elif kind is map_start:
+                        cls, default = lib.MappingNode, lib.map_tag
+                    else:  # pragma: no cover - the parser emits nothing else here
+                        raise lib.YAMLError(f"unexpected event {event!r}")
+                    node = cls(
+                        tag or default,
+                        [],
+                        event.start_mark,
+                        None,
+                        flow_style=event.flow_style,
+                        anchor=event.anchor,
+                    )
+                    opened = True
+                anchor = event.anchor
+                if anchor is not None:
+                    if anchor in anchors:  # as the C composer does
+                        raise lib.ComposerError(
+                            "found duplicate anchor; first occurrence",
+                            anchors[anchor].start_mark,
+                            "second occurrence",
+                            event.start_mark,
+                        )
+                    anchors[anchor] = node
+            if stack:
+                parent = stack[-1]
+                if parent[0].id == "sequence":
+                    parent[0].value.append(node)
+                elif parent[1] is None:
+                    parent[1] = node
+                else:
+                    parent[0].value.append((parent[1], node))
+                    parent[1] = None
+            if opened:
+                stack.append([node, None])
+            elif not stack:
+                root = node
+                break
+        get()  # DocumentEndEvent
+        yield root
+
+
+# -- building data and positions --------------------------------------------------------------
+
+
 class _Builder:
     """Walk one composed node graph without recursion (documents may nest 10,000 deep)."""
 
-    __slots__ = ("alias_count", "decode_count", "positions", "problems", "seen")
+    __slots__ = ("alias_count", "decode_count", "lib", "positions", "problems", "seen")
 
-    def __init__(self) -> None:
-        self.positions: dict[Path, Location] = {}
+    def __init__(self, lib: _Lib) -> None:
+        self.lib = lib
+        self.positions: dict[Path, tuple[Any, Any]] = {}
         self.problems: list[Problem] = []
         self.seen: set[int] = set()
         self.decode_count = 0
         self.alias_count = 0
 
     def build(self, root: Any) -> Any:
+        lib = self.lib
+        str_tag, seq_tag, map_tag = lib.str_tag, lib.seq_tag, lib.map_tag
         holder: list[Any] = [None]
-        # (node, path, key span, container, slot, inside an alias)
-        stack: list[tuple[Any, Path, Span | None, Any, Any, bool]] = [
-            (root, (), None, holder, 0, False)
+        # (node, path, key node, container, slot, inside an alias, depth)
+        stack: list[tuple[Any, Path, Any, Any, Any, bool, int]] = [
+            (root, (), None, holder, 0, False, 1)
         ]
+        push, pop = stack.append, stack.pop
         positions = self.positions
         seen = self.seen
+        decode_count = self.decode_count
+        alias_count = self.alias_count
         while stack:
-            node, path, key_span, container, slot, in_alias = stack.pop()
+            node, path, key_node, container, slot, in_alias, depth = pop()
             node_id = id(node)
             if node_id in seen:
                 in_alias = True
             else:
                 seen.add(node_id)
-            self.decode_count += 1
+            decode_count += 1
             if in_alias:
-                self.alias_count += 1
+                alias_count += 1
                 if (
-                    self.alias_count > 100
-                    and self.decode_count > 1000
-                    and self.alias_count / self.decode_count
-                    > _allowed_alias_ratio(self.decode_count)
+                    alias_count > 100
+                    and decode_count > 1000
+                    and alias_count / decode_count > _allowed_alias_ratio(decode_count)
                 ):
                     raise _AliasLimit
-            span = _span(node)
-            positions[path] = (key_span, span)
-            tag = node.tag
-            if tag not in _STD_TAGS:
-                self._unknown_tag(node, path, span)
-            node_id_kind = node.id
-            if node_id_kind == "scalar":
-                value = node.value
-                if tag != TAG_PREFIX + "str" or node.style:
-                    container[slot] = self._typed_scalar(node)
+            if depth <= POSITION_DEPTH:
+                positions[path] = (key_node, node)
+            ctag = node.ctag
+            kind = node.id
+            if kind == "scalar":
+                if ctag is str_tag:
+                    value = node.value
+                    container[slot] = value if node.style else resolve_plain(value)
                 else:
-                    container[slot] = resolve_plain(value)
-            elif node_id_kind == "sequence":
+                    container[slot] = self._tagged_scalar(node, path)
+                continue
+            if depth > MAX_DEPTH:
+                raise _TooDeep(node.start_mark)
+            if ctag is not seq_tag and ctag is not map_tag:
+                self._check_tag(node, path)
+            child_depth = depth + 1
+            deep = depth >= POSITION_DEPTH
+            if kind == "sequence":
                 items = node.value
                 out: list[Any] = [None] * len(items)
                 container[slot] = out
                 for i in range(len(items) - 1, -1, -1):
-                    stack.append((items[i], (*path, i), None, out, i, in_alias))
+                    push(
+                        (
+                            items[i],
+                            path if deep else (*path, i),
+                            None,
+                            out,
+                            i,
+                            in_alias,
+                            child_depth,
+                        )
+                    )
             else:
                 mapping: dict[str, Any] = {}
                 container[slot] = mapping
                 entries = self._entries(node, path)
-                pending = []
-                for key, key_node, value_node in entries:
+                for key, _key_node, _value_node in entries:
                     mapping[key] = None
-                    pending.append((value_node, (*path, key), _span(key_node), mapping, key))
-                for value_node, child_path, child_key_span, target, key in reversed(pending):
-                    stack.append((value_node, child_path, child_key_span, target, key, in_alias))
+                for key, k_node, v_node in reversed(entries):
+                    push(
+                        (
+                            v_node,
+                            path if deep else (*path, key),
+                            k_node,
+                            mapping,
+                            key,
+                            in_alias,
+                            child_depth,
+                        )
+                    )
+        self.decode_count = decode_count
+        self.alias_count = alias_count
         return holder[0]
 
-    def _typed_scalar(self, node: Any) -> Any:
-        """A quoted or block scalar, or a plain one with an explicit tag."""
-        tag = node.tag
+    def _tagged_scalar(self, node: Any, path: Path) -> Any:
+        """A scalar with an explicit tag: typed as the tag says, unknown tags reported."""
+        tag = self._check_tag(node, path)
         value = node.value
-        if tag == TAG_PREFIX + "str" or not tag.startswith(TAG_PREFIX):
-            return value
-        resolved = resolve_plain(value) if value else None
         if tag == TAG_PREFIX + "null":
             return None
         if tag in (TAG_PREFIX + "int", TAG_PREFIX + "float", TAG_PREFIX + "bool"):
+            resolved = resolve_plain(value) if value else None
             return resolved if not isinstance(resolved, str) else value
         return value
 
-    def _unknown_tag(self, node: Any, path: Path, span: Span) -> None:
+    def _check_tag(self, node: Any, path: Path) -> str:
+        """The node's tag text; a YML003 problem if Kubernetes would not accept it."""
         tag = str(node.tag)
-        shown = "!!" + tag[len(TAG_PREFIX) :] if tag.startswith(TAG_PREFIX) else tag
-        self.problems.append(
-            Problem(
-                "YML003",
-                span,
-                f"tag {shown} is not a Kubernetes YAML tag; gpulint read the value as plain "
-                "data and constructed nothing, but the API server's decoder will reject or "
-                "misread it: remove the tag",
-                path,
+        if tag not in _STD_TAGS:
+            shown = "!!" + tag[len(TAG_PREFIX) :] if tag.startswith(TAG_PREFIX) else tag
+            self.problems.append(
+                Problem(
+                    "YML003",
+                    _node_span(node),
+                    f"tag {shown} is not a Kubernetes YAML tag; gpulint read the value as "
+                    "plain data and constructed nothing, but the API server's decoder will "
+                    "reject or misread it: remove the tag",
+                    path,
+                )
             )
-        )
+        return tag
 
     def _entries(self, node: Any, path: Path, depth: int = 0) -> list[tuple[str, Any, Any]]:
         """The mapping's (key, key node, value node) with merge keys applied.
@@ -341,30 +642,64 @@ def decode(raw: bytes) -> tuple[str | None, Problem | None]:
         )
 
 
-def _parser_cls() -> Any:
-    try:
-        from ruamel.yaml.cyaml import CBaseLoader
-
-        return CBaseLoader
-    except ImportError:  # pragma: no cover - no compiler for ruamel.yaml.clib
-        from ruamel.yaml.loader import BaseLoader
-
-        return BaseLoader
-
-
 def load_text(text: str) -> LoadResult:
-    """Compose every document of ``text`` and build data plus positions for each."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    """Compose every document of ``text`` and build data plus positions for each.
 
+    Never recurses without a bound: the C composer runs on this thread only when the text
+    cannot nest deeper than INLINE_LEVELS, in a thread with a large stack up to
+    THREAD_LEVELS, and the iterative event composer takes anything deeper.
+    """
+    lib = _lib()
+    bound = nesting_bound(text)
+    if lib.c_parser is None or bound > THREAD_LEVELS:
+        return _load(text, lib, iterative=True)
+    if bound <= INLINE_LEVELS:
+        return _load(text, lib, iterative=False)
+    return _in_large_stack(lambda: _load(text, lib, iterative=False), text, lib)
+
+
+_THREAD_LOCK = threading.Lock()
+
+
+def _in_large_stack(work: Callable[[], LoadResult], text: str, lib: _Lib) -> LoadResult:
+    """Run ``work`` in a thread with THREAD_STACK bytes of stack and wait for it."""
+    outcome: list[Any] = []
+
+    def target() -> None:
+        try:
+            outcome.append(work())
+        except BaseException as exc:  # re-raised on the calling thread
+            outcome.append(exc)
+
+    try:
+        with _THREAD_LOCK:
+            previous = threading.stack_size(THREAD_STACK)
+            try:
+                thread = threading.Thread(target=target, name="gpulint-yaml", daemon=True)
+                thread.start()
+            finally:
+                threading.stack_size(previous)
+    except (RuntimeError, ValueError, MemoryError):
+        # No thread to be had (memory or thread limits): compose without recursion instead.
+        return _load(text, lib, iterative=True)
+    thread.join()
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    assert isinstance(result, LoadResult)
+    return result
+
+
+def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
     documents: list[Document] = []
     problems: list[Problem] = []
-    parser = _parser_cls()(text)
+    parser = lib.event_parser(text) if iterative else lib.c_parser(text)
+    roots = _compose_events(parser, lib) if iterative else _compose_c(parser)
     index = 0
     try:
-        while parser.check_node():
-            node = parser.get_node()
-            builder = _Builder()
-            start = _span(node)
+        for node in roots:
+            builder = _Builder(lib)
+            start = _node_span(node)
             try:
                 data = builder.build(node)
             except _AliasLimit:
@@ -379,9 +714,20 @@ def load_text(text: str) -> LoadResult:
                 )
                 index += 1
                 continue
-            documents.append(Document(index, data, builder.positions, start, builder.problems))
+            positions = Positions(builder.positions)
+            documents.append(Document(index, data, positions, start, builder.problems))
             index += 1
-    except MarkedYAMLError as exc:
+    except _TooDeep as exc:
+        line, col = exc.mark.line + 1, exc.mark.column + 1
+        problems.append(
+            Problem(
+                "YML001",
+                Span(line, col, line, col + 1),
+                f"YAML syntax error: collections nested more than {MAX_DEPTH:,} deep; "
+                f"Kubernetes' YAML decoder stops here too (exceeded max depth of {MAX_DEPTH})",
+            )
+        )
+    except lib.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1
         col = mark.column + 1 if mark is not None else 1
@@ -391,7 +737,7 @@ def load_text(text: str) -> LoadResult:
         problems.append(
             Problem("YML001", Span(line, col, line, col + 1), f"YAML syntax error: {what}")
         )
-    except YAMLError as exc:
+    except lib.YAMLError as exc:
         problems.append(Problem("YML001", Span(1, 1, 1, 1), f"YAML syntax error: {exc}"))
     finally:
         dispose = getattr(parser, "dispose", None)
