@@ -21,8 +21,6 @@ from gpulint.data import data_path
 
 #: Words in a resource name's local part that make it look like an accelerator.
 _GPU_WORDS = re.compile(r"gpu|mig-|vcuda|tpu|neuron|gaudi", re.IGNORECASE)
-#: How many distinct names the fuzzy-lookup memos keep before starting over.
-_MEMO_LIMIT = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,12 +82,8 @@ class Registry:
     schemes: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     _lower: dict[str, str] = field(default_factory=dict)
     _domains: frozenset[str] = frozenset()
-    #: Memo of the fuzzy lookups below: a corpus repeats a handful of resource names
-    #: (cpu, memory, ...) millions of times, and difflib costs ~100 us a call.
-    _looks: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
-    _suggested: dict[tuple[str, float], str | None] = field(
-        default_factory=dict, compare=False, repr=False
-    )
+    #: looks_like_accelerator answers, per name (difflib is slow and names repeat).
+    _looks: dict[str, bool] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._lower = {name.lower(): name for name in self.resources}
@@ -105,14 +99,16 @@ class Registry:
 
     def looks_like_accelerator(self, name: str) -> bool:
         """An unknown name that is probably a misspelt or invented accelerator resource."""
-        looks = self._looks.get(name)
-        if looks is None:
-            if len(self._looks) >= _MEMO_LIMIT:  # hostile input: bounded memory
-                self._looks.clear()
-            looks = self._looks[name] = self._looks_like_accelerator(name)
-        return looks
+        known = self._looks.get(name)
+        if known is None:
+            known = self._looks[name] = self._looks_like_accelerator(name)
+        return known
 
     def _looks_like_accelerator(self, name: str) -> bool:
+        if "/" not in name:
+            # cpu, memory, hugepages-*: native names, never close to a vendor's; but a bare
+            # `gpu: 1` is a GPU meant and misspelt.
+            return bool(_GPU_WORDS.search(name))
         if name in self.resources:
             return False
         if name in self.legacy or name.lower() in self._lower:
@@ -129,14 +125,8 @@ class Registry:
         exact = self._lower.get(name.lower())
         if exact is not None:
             return exact
-        key = (name, cutoff)
-        if key not in self._suggested:
-            if len(self._suggested) >= _MEMO_LIMIT:
-                self._suggested.clear()
-            lowered = name.lower()
-            matches = difflib.get_close_matches(lowered, list(self._lower), n=1, cutoff=cutoff)
-            self._suggested[key] = self._lower[matches[0]] if matches else None
-        return self._suggested[key]
+        matches = difflib.get_close_matches(name.lower(), list(self._lower), n=1, cutoff=cutoff)
+        return self._lower[matches[0]] if matches else None
 
     def constraint_error(self, resource: DeviceResource, value: Decimal) -> str | None:
         """Why ``value`` is not a value this resource's scheme can satisfy, or None."""
