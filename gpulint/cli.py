@@ -132,13 +132,23 @@ def check(
         str | None, typer.Option(help="The path to report for input read from stdin.")
     ] = None,
     color: Annotated[ColorMode, typer.Option(help="Colour the text output.")] = ColorMode.auto,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Lint in up to N processes (default: the available cores; 1: serial).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes."""
     from gpulint.discover import targets
     from gpulint.engine import Linter, Settings
     from gpulint.model import Severity
     from gpulint.reporters import ReportContext, renderer
-    from gpulint.runner import run
+    from gpulint.runner import available_cores, run
 
     rules = _load_rules()
     known = [r.code for r in rules]
@@ -156,7 +166,7 @@ def check(
     found, missing = targets(paths or ["."], stdin_filename or "<stdin>")
     for path in missing:
         sys.stderr.write(f"gpulint: error: {path}: no such file or directory\n")
-    report = run(linter, found)
+    report = run(linter, found, jobs=jobs or available_cores())
     exit_code = 2 if missing else (1 if report.failed(settings.fail_on) else 0)
     ctx = ReportContext(rules, settings.fail_on, exit_code, _use_color(color), sys.argv)
     sys.stdout.write(renderer(output_format.value)(report, ctx))
