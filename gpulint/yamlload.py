@@ -238,6 +238,14 @@ def nesting_bound(text: str) -> int:
     return 2 * (longest + 1) + text.count("[") + text.count("{")
 
 
+#: YML001 messages for what the YAML 1.2 grammar rejects and libyaml -- like go-yaml, so
+#: kubectl too -- reads anyway. The document is still linted as Kubernetes would read it.
+_STRICT = "YAML syntax error (YAML 1.2; Kubernetes' parser lets it through): "
+#: A line that only closes flow collections: "}", "]," or "} # comment".
+_CLOSER = re.compile(r"[\]}][\]},\s]*(#.*)?$")
+_PLAIN_DASH = "a plain value cannot be a lone '-': quote it (\"-\")"
+
+
 class _AliasLimit(Exception):
     pass
 
@@ -255,7 +263,7 @@ class _Lib:
     """ruamel.yaml classes, the fast parser and the shared tags (imported lazily)."""
 
     def __init__(self) -> None:
-        from ruamel.yaml import events
+        from ruamel.yaml import events, tokens
         from ruamel.yaml.composer import ComposerError
         from ruamel.yaml.error import MarkedYAMLError, YAMLError
         from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -270,6 +278,7 @@ class _Lib:
         tags = {ScalarNode: self.str_tag, SequenceNode: self.seq_tag, MappingNode: self.map_tag}
         self.ScalarNode, self.SequenceNode, self.MappingNode = ScalarNode, SequenceNode, MappingNode
         self.events = events
+        self.tokens = tokens
         self.ComposerError = ComposerError
         self.MarkedYAMLError, self.YAMLError = MarkedYAMLError, YAMLError
 
@@ -431,10 +440,21 @@ def _compose_events(parser: Any, lib: _Lib) -> Iterator[Any]:
 class _Builder:
     """Walk one composed node graph without recursion (documents may nest 10,000 deep)."""
 
-    __slots__ = ("alias_count", "decode_count", "lib", "positions", "problems", "seen")
+    __slots__ = (
+        "_lines",
+        "alias_count",
+        "decode_count",
+        "lib",
+        "positions",
+        "problems",
+        "seen",
+        "text",
+    )
 
-    def __init__(self, lib: _Lib) -> None:
+    def __init__(self, lib: _Lib, text: str = "") -> None:
         self.lib = lib
+        self.text = text
+        self._lines: list[str] | None = None
         self.positions: dict[Path, tuple[Any, Any]] = {}
         self.problems: list[Problem] = []
         self.seen: set[int] = set()
@@ -477,7 +497,12 @@ class _Builder:
             if kind == "scalar":
                 if ctag is str_tag:
                     value = node.value
-                    container[slot] = value if node.style else resolve_plain(value)
+                    if node.style:
+                        container[slot] = value
+                    else:
+                        if value == "-":
+                            self._syntax(node.start_mark, _PLAIN_DASH)
+                        container[slot] = resolve_plain(value)
                 else:
                     container[slot] = self._tagged_scalar(node, path)
                 continue
@@ -485,6 +510,8 @@ class _Builder:
                 raise _TooDeep(node.start_mark)
             if ctag is not seq_tag and ctag is not map_tag:
                 self._check_tag(node, path)
+            # Multi-line children of a block collection, for the YAML 1.2 layout checks.
+            multi: list[Any] | None = None if node.flow_style or in_alias else []
             child_depth = depth + 1
             deep = depth >= POSITION_DEPTH
             if kind == "sequence":
@@ -492,9 +519,12 @@ class _Builder:
                 out: list[Any] = [None] * len(items)
                 container[slot] = out
                 for i in range(len(items) - 1, -1, -1):
+                    item = items[i]
+                    if multi is not None and item.end_mark.line != item.start_mark.line:
+                        multi.append(item)
                     push(
                         (
-                            items[i],
+                            item,
                             path if deep else (*path, i),
                             None,
                             out,
@@ -503,10 +533,14 @@ class _Builder:
                             child_depth,
                         )
                     )
+                if multi:
+                    self._layout(node, multi)
             else:
                 mapping: dict[str, Any] = {}
                 container[slot] = mapping
-                entries = self._entries(node, path)
+                entries = self._entries(node, path, multi=multi)
+                if multi:
+                    self._layout(node, multi)
                 for key, _key_node, _value_node in entries:
                     mapping[key] = None
                 for key, k_node, v_node in reversed(entries):
@@ -536,10 +570,119 @@ class _Builder:
             return resolved if not isinstance(resolved, str) else value
         return value
 
+    # -- YAML 1.2 rules that libyaml (and so Kubernetes' go-yaml) does not enforce ----------
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        return self._lines
+
+    def _syntax(self, mark: Any, message: str, line: int | None = None, col: int = 0) -> None:
+        """A YML001 problem the YAML 1.2 grammar gives but the parser let through."""
+        if line is None:
+            line, col = mark.line, mark.column
+        self.problems.append(
+            Problem("YML001", Span(line + 1, col + 1, line + 1, col + 2), f"{_STRICT}{message}")
+        )
+
+    def _layout(self, node: Any, children: list[Any]) -> None:
+        """Check the multi-line flow values and block scalars of one block collection."""
+        children = [c for c in children if c.id == "scalar" or c.flow_style]
+        if not children:
+            return  # nested block collections: checked on their own
+        if node.id == "mapping":
+            first = node.value[0][0].start_mark
+            indent = first.column
+            if first.line < len(self.lines):  # an explicit key: "? key"
+                before = self.lines[first.line][: first.column].rstrip(" ")
+                if before.endswith("?"):
+                    indent = len(before) - 1
+        else:
+            indent = self._dash_column(node.value[0])
+        for child in children:
+            if child.id == "scalar":
+                if child.style in ("|", ">"):
+                    self._block_scalar(child, indent)
+                else:
+                    self._continuation(child, indent)
+            elif child.flow_style:
+                self._continuation(child, indent)
+
+    def _dash_column(self, item: Any) -> int:
+        """The column of the ``-`` before a block sequence's first item."""
+        line: int = item.start_mark.line
+        column: int = item.start_mark.column
+        if line >= len(self.lines):
+            return column
+        return max(self.lines[line].rfind("-", 0, column + 1), 0)
+
+    def _continuation(self, node: Any, indent: int) -> None:
+        """A flow value (quoted or plain scalar, flow collection) written over several lines
+        inside a block collection: every continuation line is indented more than the
+        collection (YAML 1.2 s-flow-line-prefix; tabs are not indentation).
+
+        One deviation: a line holding only closing brackets may sit at the collection's own
+        indentation -- JSON-style ``key: {`` ... ``}`` is common in real manifests and every
+        YAML parser in use reads it.
+        """
+        lines = self.lines
+        for number in range(node.start_mark.line + 1, min(node.end_mark.line + 1, len(lines))):
+            line = lines[number]
+            body = line.lstrip(" ")
+            if not body.strip():
+                continue  # empty lines may be indented less
+            spaces = len(line) - len(body)
+            if spaces < indent or (spaces == indent and not _CLOSER.match(body)):
+                self._syntax(
+                    None,
+                    f"this line continues a value written over several lines and must be "
+                    f"indented more than its parent collection (more than {indent} spaces; "
+                    "tabs do not count)",
+                    number,
+                    spaces,
+                )
+                return
+
+    def _block_scalar(self, node: Any, indent: int) -> None:
+        """A ``|`` or ``>`` scalar without an indentation indicator: no leading empty line
+        may have more spaces than the first content line (YAML 1.2 l-empty, auto-detection)."""
+        lines = self.lines
+        first = node.start_mark.line
+        if first >= len(lines):
+            return
+        header = lines[first][node.start_mark.column :]
+        marker = min((i for i in (header.find("|"), header.find(">")) if i >= 0), default=-1)
+        if marker < 0 or any(c.isdigit() for c in header[marker + 1 : marker + 3]):
+            return
+        widest, widest_line = 0, first
+        for number in range(first + 1, len(lines)):
+            line = lines[number]
+            if not line.strip():
+                spaces = len(line) - len(line.lstrip(" "))
+                if spaces > widest:
+                    widest, widest_line = spaces, number
+                continue
+            content = len(line) - len(line.lstrip(" "))
+            if indent < content < widest:  # the first line of text, and less indented
+                self._syntax(
+                    None,
+                    f"this leading empty line of a block scalar has {widest} spaces, more than "
+                    f"the scalar's first line of text (line {number + 1}, {content} spaces)",
+                    widest_line,
+                    0,
+                )
+            return
+
     def _check_tag(self, node: Any, path: Path) -> str:
         """The node's tag text; a YML003 problem if Kubernetes would not accept it."""
         tag = str(node.tag)
         if tag not in _STD_TAGS:
+            written = self.text[node.start_mark.index :].split(None, 1)
+            if written and written[0].startswith("!") and not written[0].startswith("!<"):
+                bad = next((c for c in written[0] if c in ",[]{}"), None)
+                if bad is not None:
+                    self._syntax(node.start_mark, f"a tag cannot contain {bad!r}")
             shown = "!!" + tag[len(TAG_PREFIX) :] if tag.startswith(TAG_PREFIX) else tag
             self.problems.append(
                 Problem(
@@ -553,16 +696,21 @@ class _Builder:
             )
         return tag
 
-    def _entries(self, node: Any, path: Path, depth: int = 0) -> list[tuple[str, Any, Any]]:
+    def _entries(
+        self, node: Any, path: Path, depth: int = 0, multi: list[Any] | None = None
+    ) -> list[tuple[str, Any, Any]]:
         """The mapping's (key, key node, value node) with merge keys applied.
 
         ``depth`` > 0 while reading a merge source: its duplicates were reported where it is
-        written, and a merge chain deeper than 32 (or a cycle) stops there.
+        written, and a merge chain deeper than 32 (or a cycle) stops there. Values written
+        over several lines are added to ``multi`` when it is a list.
         """
         explicit: list[tuple[str, Any, Any]] = []
         index: dict[str, int] = {}
         merges: list[Any] = []
         for key_node, value_node in node.value:
+            if multi is not None and value_node.end_mark.line != value_node.start_mark.line:
+                multi.append(value_node)
             if key_node.id != "scalar":
                 continue  # complex keys have no JSON form; Kubernetes cannot use them
             key = key_node.value
@@ -652,13 +800,95 @@ def load_text(text: str) -> LoadResult:
     lib = _lib()
     bound = nesting_bound(text)
     if lib.c_parser is None or bound > THREAD_LEVELS:
-        return _load(text, lib, iterative=True)
-    if bound <= INLINE_LEVELS:
-        return _load(text, lib, iterative=False)
-    return _in_large_stack(lambda: _load(text, lib, iterative=False), text, lib)
+        result = _load(text, lib, iterative=True)
+    elif bound <= INLINE_LEVELS:
+        result = _load(text, lib, iterative=False)
+    else:
+        result = _in_large_stack(lambda: _load(text, lib, iterative=False), text, lib)
+    if _needs_token_pass(text) and not any(p.code == "YML001" for p in result.problems):
+        result.problems.extend(_token_problems(text, lib))
+    return result
 
 
 _THREAD_LOCK = threading.Lock()
+
+#: Characters before a "#" that libyaml takes for the start of a comment but YAML 1.2 does
+#: not (a comment needs white space before it): flow indicators, quotes, block scalar
+#: headers ("|-", ">2") and directive arguments.
+_BEFORE_HASH = frozenset("[]{},\"'|>+-0123456789")
+
+
+def _needs_token_pass(text: str) -> bool:
+    """Whether ``text`` may break a YAML 1.2 rule only the scanner's tokens show."""
+    if text.startswith("%") or "\n%" in text:
+        return True
+    i = text.find("#")
+    while i > 0:
+        if text[i - 1] in _BEFORE_HASH:
+            return True
+        i = text.find("#", i + 1)
+    return False
+
+
+def _token_problems(text: str, lib: _Lib) -> list[Problem]:
+    """YAML 1.2 rules on tokens that libyaml does not enforce: a comment needs white space
+    before it, and a directive may only follow the start of the stream or a ``...``."""
+    tk = lib.tokens
+    directive, scalar = tk.DirectiveToken, tk.ScalarToken
+    may_precede_directive = (tk.StreamStartToken, tk.DocumentEndToken, directive)
+    no_comment_after = (
+        directive,
+        tk.FlowEntryToken,
+        tk.FlowSequenceStartToken,
+        tk.FlowSequenceEndToken,
+        tk.FlowMappingStartToken,
+        tk.FlowMappingEndToken,
+    )
+    problems: list[Problem] = []
+
+    def problem(mark_line: int, col: int, message: str) -> None:
+        span = Span(mark_line + 1, col + 1, mark_line + 1, col + 2)
+        problems.append(Problem("YML001", span, _STRICT + message))
+
+    parser = lib.event_parser(text)
+    previous: Any = None
+    try:
+        while True:
+            token = parser.get_token()
+            if token is None or isinstance(token, tk.StreamEndToken):
+                break
+            kind = type(token)
+            end = token.end_mark
+            if kind is directive and previous not in may_precede_directive:
+                sm = token.start_mark
+                problem(
+                    sm.line,
+                    sm.column,
+                    "a directive must follow '...', the end of the document before it",
+                )
+            if kind in no_comment_after or (kind is scalar and token.style in ('"', "'")):
+                if text.startswith("#", end.index):
+                    problem(end.line, end.column, "a comment needs white space before '#'")
+            elif kind is scalar and token.style in ("|", ">"):
+                start = token.start_mark
+                at = start.index + 1
+                while at < len(text) and text[at] in "+-0123456789":
+                    at += 1
+                if text.startswith("#", at):
+                    problem(
+                        start.line,
+                        start.column + at - start.index,
+                        "a comment needs white space before '#'",
+                    )
+            if kind is not tk.BlockEndToken:
+                previous = kind
+    except lib.YAMLError:
+        pass  # the composer reported it
+    finally:
+        dispose = getattr(parser, "dispose", None)
+        if dispose is not None:
+            dispose()
+    return problems
 
 
 def _in_large_stack(work: Callable[[], LoadResult], text: str, lib: _Lib) -> LoadResult:
@@ -698,7 +928,7 @@ def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
     index = 0
     try:
         for node in roots:
-            builder = _Builder(lib)
+            builder = _Builder(lib, text)
             start = _node_span(node)
             try:
                 data = builder.build(node)
