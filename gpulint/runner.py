@@ -35,18 +35,35 @@ class Report:
         return any(f.suppression is None and f.severity >= fail_on for f in self.findings)
 
 
+#: Larger inputs are not read (YML005): parsing one would take minutes and gigabytes, and no
+#: manifest is this big (the API server takes objects of at most 3 MiB).
+MAX_FILE_BYTES = 256 << 20
+
+
+def _too_large() -> Problem:
+    return Problem(
+        "YML005",
+        Span(1, 1, 1, 1),
+        f"larger than {MAX_FILE_BYTES >> 20} MiB: not linted (no manifest is this big)",
+    )
+
+
 def read_target(target: Target) -> tuple[bytes | None, Problem | None]:
     """The file's bytes, or a YML005 problem saying why it could not be read."""
-    if target.path is None:
-        return sys.stdin.buffer.read(), None
     try:
+        if target.path is None:
+            raw = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+            return (None, _too_large()) if len(raw) > MAX_FILE_BYTES else (raw, None)
         # Never open a FIFO or device: opening blocks or reads forever.
-        mode = os.stat(target.path).st_mode
-        if not stat.S_ISREG(mode):
-            what = "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
+        info = os.stat(target.path)
+        if not stat.S_ISREG(info.st_mode):
+            what = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "not a regular file"
             return None, Problem("YML005", Span(1, 1, 1, 1), f"{what}: not linted")
+        if info.st_size > MAX_FILE_BYTES:
+            return None, _too_large()
         with open(target.path, "rb") as fh:
-            return fh.read(), None
+            raw = fh.read(MAX_FILE_BYTES + 1)  # the size may have changed since stat
+        return (None, _too_large()) if len(raw) > MAX_FILE_BYTES else (raw, None)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         return None, Problem("YML005", Span(1, 1, 1, 1), f"cannot read the file: {reason}")
@@ -120,8 +137,8 @@ def run(linter: Linter, targets: Iterable[Target], jobs: int = 1) -> Report:
 
 _worker_linter: Linter | None = None
 
-#: A file to lint in a worker: the target, and the bytes already read for stdin.
-_Task = tuple[Target, "bytes | None"]
+#: A file to lint in a worker: the target, and for stdin what the parent read from it.
+_Task = tuple[Target, "tuple[bytes | None, Problem | None] | None"]
 
 
 def _init_worker(linter: Linter) -> None:
@@ -134,12 +151,16 @@ def _init_worker(linter: Linter) -> None:
 
 
 def _lint_task(task: _Task) -> list[Finding]:
-    target, raw = task
+    target, stdin = task
     linter = _worker_linter
     assert linter is not None
-    if raw is not None:
-        return linter.lint_bytes(target.label, raw)
-    return lint_target(linter, target)
+    if stdin is None:
+        return lint_target(linter, target)
+    raw, problem = stdin
+    if raw is None:
+        assert problem is not None
+        return linter.problem(target.label, problem)
+    return linter.lint_bytes(target.label, raw)
 
 
 def _lint_parallel(
@@ -154,7 +175,7 @@ def _lint_parallel(
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    tasks: list[_Task] = [(t, sys.stdin.buffer.read() if t.path is None else None) for t in targets]
+    tasks: list[_Task] = [(t, read_target(t) if t.path is None else None) for t in targets]
     context = multiprocessing.get_context("fork")
     chunksize = max(1, min(64, len(tasks) // (workers * 8)))
     gc.freeze()  # keep the parent's objects out of the workers' copy-on-write pages

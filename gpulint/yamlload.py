@@ -206,7 +206,8 @@ class LoadResult:
 # -- limits -----------------------------------------------------------------------------------
 
 #: Kubernetes' YAML decoder (go-yaml, scannerc.go ``max_indents`` and ``max_flow_level``)
-#: stops at this many nested collections with "exceeded max depth of 10000"; so does gpulint.
+#: stops at this many nested block collections, or this many nested flow collections, with
+#: "exceeded max depth of 10000"; so does gpulint.
 MAX_DEPTH = 10_000
 #: Positions are kept for nodes this deep at most; deeper ones report the span of their
 #: ancestor at this depth. No Kubernetes path comes close, and a full path tuple for every
@@ -353,14 +354,16 @@ def _compose_events(parser: Any, lib: _Lib) -> Iterator[Any]:
             return
         # a DocumentStartEvent
         anchors: dict[Any, Any] = {}
-        # open collections: [node, pending mapping key]
+        # open collections: [node, pending mapping key, flow style]
         stack: list[list[Any]] = []
+        flows = 0  # how many of them are flow collections
         root: Any = None
         while True:
             event = get()
             kind = type(event)
             if kind is seq_end or kind is map_end:
-                closed = stack.pop()[0]
+                closed, _key, flow = stack.pop()
+                flows -= flow
                 closed.end_mark = event.end_mark
                 if not stack:
                     root = closed
@@ -388,7 +391,8 @@ def _compose_events(parser: Any, lib: _Lib) -> Iterator[Any]:
                     )
                     opened = False
                 else:
-                    if len(stack) >= MAX_DEPTH:
+                    flow = bool(event.flow_style)
+                    if (flows if flow else len(stack) - flows) >= MAX_DEPTH:
                         raise _TooDeep(event.start_mark)
                     cls: Any
                     if kind is seq_start:
@@ -426,7 +430,8 @@ def _compose_events(parser: Any, lib: _Lib) -> Iterator[Any]:
                     parent[0].value.append((parent[1], node))
                     parent[1] = None
             if opened:
-                stack.append([node, None])
+                stack.append([node, None, flow])
+                flows += flow
             elif not stack:
                 root = node
                 break
@@ -465,9 +470,9 @@ class _Builder:
         lib = self.lib
         str_tag, seq_tag, map_tag = lib.str_tag, lib.seq_tag, lib.map_tag
         holder: list[Any] = [None]
-        # (node, path, key node, container, slot, inside an alias, depth)
-        stack: list[tuple[Any, Path, Any, Any, Any, bool, int]] = [
-            (root, (), None, holder, 0, False, 1)
+        # (node, path, key node, container, slot, inside an alias, depth, flow ancestors)
+        stack: list[tuple[Any, Path, Any, Any, Any, bool, int, int]] = [
+            (root, (), None, holder, 0, False, 1, 0)
         ]
         push, pop = stack.append, stack.pop
         positions = self.positions
@@ -475,7 +480,7 @@ class _Builder:
         decode_count = self.decode_count
         alias_count = self.alias_count
         while stack:
-            node, path, key_node, container, slot, in_alias, depth = pop()
+            node, path, key_node, container, slot, in_alias, depth, flows = pop()
             node_id = id(node)
             if node_id in seen:
                 in_alias = True
@@ -506,7 +511,11 @@ class _Builder:
                 else:
                     container[slot] = self._tagged_scalar(node, path)
                 continue
-            if depth > MAX_DEPTH:
+            if node.flow_style:
+                flows += 1
+                if flows > MAX_DEPTH:
+                    raise _TooDeep(node.start_mark)
+            elif depth - flows > MAX_DEPTH:
                 raise _TooDeep(node.start_mark)
             if ctag is not seq_tag and ctag is not map_tag:
                 self._check_tag(node, path)
@@ -531,6 +540,7 @@ class _Builder:
                             i,
                             in_alias,
                             child_depth,
+                            flows,
                         )
                     )
                 if multi:
@@ -553,6 +563,7 @@ class _Builder:
                             key,
                             in_alias,
                             child_depth,
+                            flows,
                         )
                     )
         self.decode_count = decode_count
@@ -953,7 +964,8 @@ def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
             Problem(
                 "YML001",
                 Span(line, col, line, col + 1),
-                f"YAML syntax error: collections nested more than {MAX_DEPTH:,} deep; "
+                f"YAML syntax error: more than {MAX_DEPTH:,} nested block collections or "
+                f"{MAX_DEPTH:,} nested flow collections; "
                 f"Kubernetes' YAML decoder stops here too (exceeded max depth of {MAX_DEPTH})",
             )
         )
