@@ -7,10 +7,12 @@ a serial run's. Nothing but findings crosses back; no parsed document outlives i
 
 from __future__ import annotations
 
+import gc
 import os
 import stat
 import sys
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from gpulint.discover import Target
@@ -69,12 +71,31 @@ def read_target(target: Target) -> tuple[bytes | None, Problem | None]:
         return None, Problem("YML005", Span(1, 1, 1, 1), f"cannot read the file: {reason}")
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while one file is linted.
+
+    A file's documents are acyclic and freed by reference counting, but while a big file is
+    linted they hold millions of objects that every full collection walks again: two thirds
+    of the time on a 50 MB manifest. Anything cyclic left behind is collected after.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def lint_target(linter: Linter, target: Target) -> list[Finding]:
     raw, problem = read_target(target)
     if raw is None:
         assert problem is not None
         return linter.problem(target.label, problem)
-    return linter.lint_bytes(target.label, raw)
+    with _collector_paused():
+        return linter.lint_bytes(target.label, raw)
 
 
 #: Fewer files than this are linted serially. A pool of forked workers costs ~30 ms to start
@@ -160,7 +181,8 @@ def _lint_task(task: _Task) -> list[Finding]:
     if raw is None:
         assert problem is not None
         return linter.problem(target.label, problem)
-    return linter.lint_bytes(target.label, raw)
+    with _collector_paused():
+        return linter.lint_bytes(target.label, raw)
 
 
 def _lint_parallel(
@@ -171,7 +193,6 @@ def _lint_parallel(
     Results stream back in chunks as they are done and are yielded in the targets' order.
     Stdin is read here, once. A worker that dies is an error (BrokenProcessPool), not a hang.
     """
-    import gc
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 

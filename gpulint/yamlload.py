@@ -130,14 +130,16 @@ class Positions(Mapping[Path, Location]):
 
     The builder stores the composed nodes themselves (``(key node | None, value node)``) and
     a span is made only when a finding asks for it: most nodes are never reported, and
-    building two spans for each of them was a fifth of the load time. Entries that already
-    are spans (tables built by hand) are returned as they are.
+    building two spans for each of them was a fifth of the load time. Holding the nodes
+    costs memory, though, so for big texts (over COMPACT_TEXT) the builder stores both spans
+    packed in one int instead (``_pack``) and the nodes are freed document by document.
+    Entries that already are spans (tables built by hand) are returned as they are.
     """
 
     __slots__ = ("_raw",)
 
-    def __init__(self, raw: dict[Path, tuple[Any, Any]] | None = None) -> None:
-        self._raw: dict[Path, tuple[Any, Any]] = {} if raw is None else raw
+    def __init__(self, raw: dict[Path, Any] | None = None) -> None:
+        self._raw: dict[Path, Any] = {} if raw is None else raw
 
     def __getitem__(self, path: Path) -> Location:
         return _location(self._raw[path])
@@ -156,7 +158,34 @@ class Positions(Mapping[Path, Location]):
         return len(self._raw)
 
 
-def _location(entry: tuple[Any, Any]) -> Location:
+def _pack(key: Any, node: Any) -> int:
+    """Both spans of a side-table entry (0-based marks) in one int: 60 bytes, not 600."""
+    sm, em = node.start_mark, node.end_mark
+    packed: int = sm.line | sm.column << 32 | em.line << 64 | em.column << 96
+    if key is not None:
+        ks, ke = key.start_mark, key.end_mark
+        packed |= 1 << 128 | ks.line << 129 | ks.column << 161 | ke.line << 193 | ke.column << 225
+    return packed
+
+
+def _unpack(packed: int) -> Location:
+    mask = 0xFFFFFFFF
+
+    def span(bits: int) -> Span:
+        return Span(
+            (bits & mask) + 1,
+            (bits >> 32 & mask) + 1,
+            (bits >> 64 & mask) + 1,
+            (bits >> 96 & mask) + 1,
+        )
+
+    key = span(packed >> 129) if packed >> 128 & 1 else None
+    return (key, span(packed))
+
+
+def _location(entry: Any) -> Location:
+    if type(entry) is int:
+        return _unpack(entry)
     key, value = entry
     if not isinstance(value, Span):
         value = _node_span(value)
@@ -213,6 +242,8 @@ MAX_DEPTH = 10_000
 #: ancestor at this depth. No Kubernetes path comes close, and a full path tuple for every
 #: node of a 10,000-deep document would cost memory quadratic in its depth.
 POSITION_DEPTH = 256
+#: Texts longer than this keep packed spans in the side table rather than the nodes.
+COMPACT_TEXT = 1 << 20
 #: The C composer (ruamel.yaml.clib) recurses once per nesting level, ~330 bytes of C stack
 #: a level (measured), with no limit of its own: 100,000 levels overflow an 8 MB stack and
 #: kill the process. Up to this many possible levels it runs on the calling thread ...
@@ -225,18 +256,31 @@ THREAD_STACK = 64 << 20
 #: of thousands of brackets.
 
 
+#: A document marker at the start of a line: no collection reaches across one.
+_DOCUMENT_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|$)", re.MULTILINE)
+
+
 def nesting_bound(text: str) -> int:
-    """An upper bound on how deeply ``text`` can nest, computed in one pass over the text.
+    """An upper bound on how deeply ``text`` can nest, computed from the text alone.
 
     A block collection nested in another starts further right than its parent, except a
     sequence written at its parent key's indentation, whose items are again further right:
     so block nesting is at most twice the longest line. Every flow level needs a bracket.
-    Each level needs at least one character, so short texts need no counting at all.
+    Each level needs at least one character, so short texts need no counting at all. With
+    many brackets the bound is taken per document (a ``---`` line ends every collection, and
+    libyaml stops with an error at one inside a flow collection), so a long stream of small
+    documents is not mistaken for a deep one.
     """
     if len(text) <= INLINE_LEVELS:
         return len(text)
-    longest = max(map(len, text.split("\n")))
-    return 2 * (longest + 1) + text.count("[") + text.count("{")
+    brackets = text.count("[") + text.count("{")
+    bound = 2 * (max(map(len, text.split("\n"))) + 1) + brackets
+    if brackets <= INLINE_LEVELS:
+        return bound
+    return max(
+        2 * (max(map(len, part.split("\n"))) + 1) + part.count("[") + part.count("{")
+        for part in _DOCUMENT_MARKER.split(text)
+    )
 
 
 #: YML001 messages for what the YAML 1.2 grammar rejects and libyaml -- like go-yaml, so
@@ -442,25 +486,34 @@ def _compose_events(parser: Any, lib: _Lib) -> Iterator[Any]:
 # -- building data and positions --------------------------------------------------------------
 
 
+class _Source:
+    """The text being loaded (shared by the builders of its documents)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 class _Builder:
     """Walk one composed node graph without recursion (documents may nest 10,000 deep)."""
 
     __slots__ = (
-        "_lines",
         "alias_count",
+        "compact",
         "decode_count",
         "lib",
         "positions",
         "problems",
         "seen",
-        "text",
+        "source",
     )
 
-    def __init__(self, lib: _Lib, text: str = "") -> None:
+    def __init__(self, lib: _Lib, source: _Source | None = None) -> None:
         self.lib = lib
-        self.text = text
-        self._lines: list[str] | None = None
-        self.positions: dict[Path, tuple[Any, Any]] = {}
+        self.source = source or _Source("")
+        self.compact = len(self.source.text) > COMPACT_TEXT
+        self.positions: dict[Path, Any] = {}
         self.problems: list[Problem] = []
         self.seen: set[int] = set()
         self.decode_count = 0
@@ -476,6 +529,7 @@ class _Builder:
         ]
         push, pop = stack.append, stack.pop
         positions = self.positions
+        compact = self.compact
         seen = self.seen
         decode_count = self.decode_count
         alias_count = self.alias_count
@@ -496,7 +550,7 @@ class _Builder:
                 ):
                     raise _AliasLimit
             if depth <= POSITION_DEPTH:
-                positions[path] = (key_node, node)
+                positions[path] = _pack(key_node, node) if compact else (key_node, node)
             ctag = node.ctag
             kind = node.id
             if kind == "scalar":
@@ -582,12 +636,12 @@ class _Builder:
         return value
 
     # -- YAML 1.2 rules that libyaml (and so Kubernetes' go-yaml) does not enforce ----------
+    # They read the text around a node through its marks (character offsets): a 50 MB text
+    # is never split into lines.
 
     @property
-    def lines(self) -> list[str]:
-        if self._lines is None:
-            self._lines = self.text.split("\n")
-        return self._lines
+    def text(self) -> str:
+        return self.source.text
 
     def _syntax(self, mark: Any, message: str, line: int | None = None, col: int = 0) -> None:
         """A YML001 problem the YAML 1.2 grammar gives but the parser let through."""
@@ -597,6 +651,11 @@ class _Builder:
             Problem("YML001", Span(line + 1, col + 1, line + 1, col + 2), f"{_STRICT}{message}")
         )
 
+    def _before(self, mark: Any) -> str:
+        """The text of the mark's line before the mark."""
+        index: int = mark.index
+        return self.text[index - mark.column : index]
+
     def _layout(self, node: Any, children: list[Any]) -> None:
         """Check the multi-line flow values and block scalars of one block collection."""
         children = [c for c in children if c.id == "scalar" or c.flow_style]
@@ -604,13 +663,13 @@ class _Builder:
             return  # nested block collections: checked on their own
         if node.id == "mapping":
             first = node.value[0][0].start_mark
-            indent = first.column
-            if first.line < len(self.lines):  # an explicit key: "? key"
-                before = self.lines[first.line][: first.column].rstrip(" ")
-                if before.endswith("?"):
-                    indent = len(before) - 1
-        else:
-            indent = self._dash_column(node.value[0])
+            indent: int = first.column
+            before = self._before(first).rstrip(" ")
+            if before.endswith("?"):  # an explicit key: "? key"
+                indent = len(before) - 1
+        else:  # the column of the "-" before the first item
+            first = node.value[0].start_mark
+            indent = max(self._before(first).rfind("-"), 0)
         for child in children:
             if child.id == "scalar":
                 if child.style in ("|", ">"):
@@ -619,14 +678,6 @@ class _Builder:
                     self._continuation(child, indent)
             elif child.flow_style:
                 self._continuation(child, indent)
-
-    def _dash_column(self, item: Any) -> int:
-        """The column of the ``-`` before a block sequence's first item."""
-        line: int = item.start_mark.line
-        column: int = item.start_mark.column
-        if line >= len(self.lines):
-            return column
-        return max(self.lines[line].rfind("-", 0, column + 1), 0)
 
     def _continuation(self, node: Any, indent: int) -> None:
         """A flow value (quoted or plain scalar, flow collection) written over several lines
@@ -637,9 +688,9 @@ class _Builder:
         indentation -- JSON-style ``key: {`` ... ``}`` is common in real manifests and every
         YAML parser in use reads it.
         """
-        lines = self.lines
-        for number in range(node.start_mark.line + 1, min(node.end_mark.line + 1, len(lines))):
-            line = lines[number]
+        start, end = node.start_mark, node.end_mark
+        lines = self.text[start.index : end.index].split("\n")
+        for offset, line in enumerate(lines[1:], start=1):
             body = line.lstrip(" ")
             if not body.strip():
                 continue  # empty lines may be indented less
@@ -650,7 +701,7 @@ class _Builder:
                     f"this line continues a value written over several lines and must be "
                     f"indented more than its parent collection (more than {indent} spaces; "
                     "tabs do not count)",
-                    number,
+                    start.line + offset,
                     spaces,
                 )
                 return
@@ -658,17 +709,20 @@ class _Builder:
     def _block_scalar(self, node: Any, indent: int) -> None:
         """A ``|`` or ``>`` scalar without an indentation indicator: no leading empty line
         may have more spaces than the first content line (YAML 1.2 l-empty, auto-detection)."""
-        lines = self.lines
-        first = node.start_mark.line
-        if first >= len(lines):
+        text = self.text
+        start = node.start_mark
+        eol = text.find("\n", start.index)
+        if eol < 0:
             return
-        header = lines[first][node.start_mark.column :]
+        header = text[start.index : eol]
         marker = min((i for i in (header.find("|"), header.find(">")) if i >= 0), default=-1)
         if marker < 0 or any(c.isdigit() for c in header[marker + 1 : marker + 3]):
             return
-        widest, widest_line = 0, first
-        for number in range(first + 1, len(lines)):
-            line = lines[number]
+        widest, widest_line, number = 0, 0, start.line
+        while eol >= 0:
+            begin, number = eol + 1, number + 1
+            eol = text.find("\n", begin)
+            line = text[begin : eol if eol >= 0 else len(text)]
             if not line.strip():
                 spaces = len(line) - len(line.lstrip(" "))
                 if spaces > widest:
@@ -689,7 +743,8 @@ class _Builder:
         """The node's tag text; a YML003 problem if Kubernetes would not accept it."""
         tag = str(node.tag)
         if tag not in _STD_TAGS:
-            written = self.text[node.start_mark.index :].split(None, 1)
+            index = node.start_mark.index
+            written = self.text[index : index + 1024].split(None, 1)
             if written and written[0].startswith("!") and not written[0].startswith("!<"):
                 bad = next((c for c in written[0] if c in ",[]{}"), None)
                 if bad is not None:
@@ -936,10 +991,11 @@ def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
     problems: list[Problem] = []
     parser = lib.event_parser(text) if iterative else lib.c_parser(text)
     roots = _compose_events(parser, lib) if iterative else _compose_c(parser)
+    source = _Source(text)
     index = 0
     try:
         for node in roots:
-            builder = _Builder(lib, text)
+            builder = _Builder(lib, source)
             start = _node_span(node)
             try:
                 data = builder.build(node)
