@@ -228,6 +228,16 @@ def check(
     color: Annotated[ColorMode, typer.Option(help="Colour the text output.")] = ColorMode.auto,
     config: ConfigOption = None,
     isolated: IsolatedOption = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Lint in up to N processes (default: the available cores; 1: serial).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes."""
     from datetime import datetime, timezone
@@ -235,7 +245,7 @@ def check(
     from gpulint.discover import STDIN, targets
     from gpulint.engine import Linter
     from gpulint.reporters import ReportContext, needs_objects, renderer
-    from gpulint.runner import run
+    from gpulint.runner import available_cores, run
 
     started = datetime.now(timezone.utc)
     if output == "-":  # `-o -` is standard output, the same as no --output
@@ -249,7 +259,12 @@ def check(
     errors = [f"{path}: no such file or directory" for path in missing]
     for error in errors:
         sys.stderr.write(f"gpulint: error: {error}\n")
-    report = run(linter, found, collect_objects=needs_objects(output_format.value))
+    report = run(
+        linter,
+        found,
+        jobs=jobs or available_cores(),
+        collect_objects=needs_objects(output_format.value),
+    )
     exit_code = 2 if missing else (1 if report.failed(settings.fail_on) else 0)
     ctx = ReportContext(
         rules,

@@ -141,8 +141,16 @@ class Registry:
         exact = self._lower.get(name.lower())
         if exact is not None:
             return exact
-        matches = difflib.get_close_matches(name.lower(), list(self._lower), n=1, cutoff=cutoff)
-        return self._lower[matches[0]] if matches else None
+        # difflib costs ~1 ms a name; a corpus repeats its misspellings many times over.
+        memo = _SUGGESTIONS.setdefault(id(self), (self, {}))[1]
+        key = (name, cutoff)
+        if key not in memo:
+            if len(memo) >= 4096:
+                memo.clear()
+            lowered = name.lower()
+            matches = difflib.get_close_matches(lowered, list(self._lower), n=1, cutoff=cutoff)
+            memo[key] = self._lower[matches[0]] if matches else None
+        return memo[key]
 
     def constraint_error(self, resource: DeviceResource, value: Decimal) -> str | None:
         """Why ``value`` is not a value this resource's scheme can satisfy, or None."""
@@ -226,6 +234,10 @@ class Registry:
             dict(self.device_classes),
             dict(self.dra_drivers),
         )
+
+
+#: Registry.suggest's answers per registry (holding the registry, so its id stays its own).
+_SUGGESTIONS: dict[int, tuple[Registry, dict[tuple[str, float], str | None]]] = {}
 
 
 def _resource(row: Mapping[str, Any]) -> DeviceResource:

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from gpulint.model import Path
@@ -43,6 +44,7 @@ def is_native_resource(name: str) -> bool:
     return "/" not in name or "kubernetes.io/" in name
 
 
+@lru_cache(maxsize=4096)
 def is_extended_resource(name: str) -> bool:
     """helpers.IsExtendedResourceName: integer-only, never overcommittable."""
     if is_native_resource(name) or name.startswith("requests."):
@@ -99,6 +101,14 @@ class Amount:
 
 
 def amount(value: Any) -> Amount:
+    """The parsed amount of a YAML value (memoised: a corpus repeats a few values a lot)."""
+    try:
+        return _amount_memo(value)
+    except TypeError:  # unhashable: a list or a map where a quantity belongs
+        return _amount(value)
+
+
+def _amount(value: Any) -> Amount:
     if value is None:
         return Amount(None, null=True)
     if is_placeholder(value):
@@ -111,6 +121,9 @@ def amount(value: Any) -> Amount:
         return Amount(parse_quantity(text))
     except QuantityError as exc:
         return Amount(None, error=str(exc) or "not a quantity")
+
+
+_amount_memo = lru_cache(maxsize=4096, typed=True)(_amount)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,11 +160,26 @@ def format_amount(value: Decimal) -> str:
     return format(value.normalize(), "f")
 
 
+#: The entries of the pod asked about last: the engine runs every pod rule on one pod in
+#: turn, and each asks for the same entries.
+_last_pod: list[Any] = [None, {}]
+
+
 def container_entries(pod: PodSpec, *, ephemeral: bool = False) -> Iterator[ResourceEntry]:
     """Resource entries of every container the API server validates resources for.
 
     Ephemeral containers may not set resources at all, so they are skipped unless asked.
     """
+    if _last_pod[0] is not pod:
+        _last_pod[0], _last_pod[1] = pod, {}
+    memo: dict[bool, tuple[ResourceEntry, ...]] = _last_pod[1]
+    entries = memo.get(ephemeral)
+    if entries is None:
+        entries = memo[ephemeral] = tuple(_container_entries(pod, ephemeral))
+    return iter(entries)
+
+
+def _container_entries(pod: PodSpec, ephemeral: bool) -> Iterator[ResourceEntry]:
     for container in pod.containers:
         if container.section == "ephemeralContainers" and not ephemeral:
             continue

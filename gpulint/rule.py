@@ -150,15 +150,124 @@ class RuleSource:
     path: str | None = None
 
 
+#: The entry-point group rules (built-in and plugins) are registered in.
+GROUP = "gpulint.rules"
+
+
 def _entry_point_sources() -> list[RuleSource]:
+    found = _scan_entry_points(GROUP)
+    if found is None:
+        found = _metadata_entry_points(GROUP)
+    out = []
+    for name, value, dist in found:
+        origin = "built-in" if _normalize(dist) == "gpulint" else f"plugin {dist}"
+        out.append(RuleSource(name, value.partition(":")[0].strip(), origin))
+    return out
+
+
+def _metadata_entry_points(group: str) -> list[tuple[str, str, str]]:
+    """(name, value, distribution) of every entry point in ``group``, the standard way."""
     from importlib.metadata import entry_points
 
+    names: dict[int, str] = {}  # Distribution.name parses METADATA on every access
     out = []
-    for ep in entry_points(group="gpulint.rules"):
-        dist = ep.dist.name if ep.dist is not None else "?"
-        origin = "built-in" if dist == "gpulint" else f"plugin {dist}"
-        out.append(RuleSource(ep.name, ep.value.partition(":")[0], origin))
+    for ep in entry_points(group=group):
+        dist = ep.dist
+        if dist is None:
+            out.append((ep.name, ep.value, "?"))
+            continue
+        if id(dist) not in names:
+            names[id(dist)] = dist.name
+        out.append((ep.name, ep.value, names[id(dist)]))
     return out
+
+
+def _normalize(name: str) -> str:
+    """A distribution name as importlib.metadata compares them (PEP 503, underscores)."""
+    import re
+
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _scan_entry_points(group: str) -> list[tuple[str, str, str]] | None:
+    """What ``importlib.metadata.entry_points(group=group)`` returns, without importing it.
+
+    Importing importlib.metadata (and the email package it parses metadata with) costs more
+    than the rest of rule discovery together, a fifth of a one-file run. This reads the same
+    files the same way -- every ``*.dist-info``/``*.egg-info`` folder on ``sys.path``, first
+    distribution of a name wins, the group's ``name = value`` lines of ``entry_points.txt``
+    -- and returns None for what it does not handle (zipped or egg entries on ``sys.path``),
+    which then goes the standard way.
+    """
+    import os
+    import sys
+
+    seen: set[str] = set()
+    out: list[tuple[str, str, str]] = []
+    header = f"[{group}]"
+    for entry in sys.path:
+        base = entry or "."
+        if base.endswith(".egg") or os.path.isfile(base):
+            return None
+        try:
+            children = os.listdir(base)
+        except OSError:
+            continue
+        for child in children:
+            stem, ext = os.path.splitext(child)
+            if ext.lower() not in (".dist-info", ".egg-info"):
+                continue
+            key = _normalize(stem.partition("-")[0])
+            if key in seen:
+                continue
+            seen.add(key)
+            folder = os.path.join(base, child)
+            try:
+                with open(os.path.join(folder, "entry_points.txt"), encoding="utf-8") as fh:
+                    text = fh.read()
+            except OSError:
+                continue
+            if header not in text:
+                continue
+            pairs = _section(text, group)
+            if pairs:
+                dist = _dist_name(folder, stem.partition("-")[0])
+                out.extend((name, value, dist) for name, value in pairs)
+    return out
+
+
+def _section(text: str, group: str) -> list[tuple[str, str]]:
+    """The ``name = value`` pairs of one section of an INI-style entry_points.txt."""
+    pairs: list[tuple[str, str]] = []
+    current = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = line[1:-1].strip()
+            continue
+        if current == group:
+            name, _, value = line.partition("=")
+            pairs.append((name.strip(), value.strip()))
+    return pairs
+
+
+def _dist_name(folder: str, fallback: str) -> str:
+    """The ``Name:`` of a distribution's metadata (METADATA, or PKG-INFO for egg-info)."""
+    import os
+
+    for meta in ("METADATA", "PKG-INFO"):
+        try:
+            with open(os.path.join(folder, meta), encoding="utf-8") as fh:
+                for line in fh:
+                    if line.startswith("Name:"):
+                        return line[5:].strip()
+                    if not line.strip():
+                        break
+        except OSError:
+            continue
+    return fallback
 
 
 def _package_sources() -> list[RuleSource]:

@@ -161,11 +161,11 @@ def split_lines(text: str) -> list[str]:
 
 def _covered_regions(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]:
     """(starts, ends) of tokens that may contain ``#``, and the line scanning stopped at."""
-    from gpulint.yamlload import _parser_cls
+    from gpulint.yamlload import _lib
 
     starts: list[tuple[int, int]] = []
     ends: list[tuple[int, int]] = []
-    parser = _parser_cls()(text)
+    parser = _lib().event_parser(text)
     stopped = 1 << 30
     try:
         while parser.check_token():

@@ -17,15 +17,20 @@ content points at where the value is written, which is where the anchored node's
 Merge keys (``<<``) follow YAML 1.1: explicit keys win, then earlier merged mappings.
 Expansion is bounded with go-yaml's own "excessive aliasing" ratio, so an alias bomb stops
 after a few thousand nodes with the same verdict kubectl would give.
+
+Nesting is bounded too: the C composer recurses once per level and would overflow the C
+stack (a crash, not an exception) on a document nested 100,000 deep, so ``load_text`` bounds
+the depth from the text before composing and picks a path that cannot crash (see
+``nesting_bound``), and collections nested deeper than go-yaml's 10,000 are a syntax error.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 from gpulint.model import Path, Span
@@ -133,15 +138,92 @@ class Problem:
     doc_path: Path = ()
 
 
+def _node_span(node: Any) -> Span:
+    sm = node.start_mark
+    em = node.end_mark
+    return Span(sm.line + 1, sm.column + 1, em.line + 1, em.column + 1)
+
+
+_span = _node_span
+
+
+class Positions(Mapping[Path, Location]):
+    """The side table: document path -> (key span, value span), converted on lookup.
+
+    The builder stores the composed nodes themselves (``(key node | None, value node)``) and
+    a span is made only when a finding asks for it: most nodes are never reported, and
+    building two spans for each of them was a fifth of the load time. Holding the nodes
+    costs memory, though, so for big texts (over COMPACT_TEXT) the builder stores both spans
+    packed in one int instead (``_pack``) and the nodes are freed document by document.
+    Entries that already are spans (tables built by hand) are returned as they are.
+    """
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: dict[Path, Any] | None = None) -> None:
+        self._raw: dict[Path, Any] = {} if raw is None else raw
+
+    def __getitem__(self, path: Path) -> Location:
+        return _location(self._raw[path])
+
+    def get(self, path: Path, default: Any = None) -> Any:
+        entry = self._raw.get(path)
+        return default if entry is None else _location(entry)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._raw
+
+    def __iter__(self) -> Iterator[Path]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+
+def _pack(key: Any, node: Any) -> int:
+    """Both spans of a side-table entry (0-based marks) in one int: 60 bytes, not 600."""
+    sm, em = node.start_mark, node.end_mark
+    packed: int = sm.line | sm.column << 32 | em.line << 64 | em.column << 96
+    if key is not None:
+        ks, ke = key.start_mark, key.end_mark
+        packed |= 1 << 128 | ks.line << 129 | ks.column << 161 | ke.line << 193 | ke.column << 225
+    return packed
+
+
+def _unpack(packed: int) -> Location:
+    mask = 0xFFFFFFFF
+
+    def span(bits: int) -> Span:
+        return Span(
+            (bits & mask) + 1,
+            (bits >> 32 & mask) + 1,
+            (bits >> 64 & mask) + 1,
+            (bits >> 96 & mask) + 1,
+        )
+
+    key = span(packed >> 129) if packed >> 128 & 1 else None
+    return (key, span(packed))
+
+
+def _location(entry: Any) -> Location:
+    if type(entry) is int:
+        return _unpack(entry)
+    key, value = entry
+    if not isinstance(value, Span):
+        value = _node_span(value)
+    if key is not None and not isinstance(key, Span):
+        key = _node_span(key)
+    return (key, value)
+
+
 @dataclass(slots=True)
 class Document:
     """One YAML document: plain data plus the side table of positions."""
 
     index: int
     data: Any
-    positions: dict[Path, Location]
-    #: Whether the document's top-level node is at the start of the file's text
-    #: (used to anchor document-level findings).
+    positions: Mapping[Path, Location]
+    #: The span of the document's top-level node (anchors document-level findings).
     start: Span
     problems: list[Problem] = field(default_factory=list)
 
@@ -162,7 +244,8 @@ class Document:
             if loc is not None:
                 return loc
             path = path[:-1]
-        return positions.get((), (None, self.start))
+        loc = positions.get(())
+        return loc if loc is not None else (None, self.start)
 
 
 @dataclass(slots=True)
@@ -171,123 +254,557 @@ class LoadResult:
     problems: list[Problem]
 
 
-def _span(node: Any) -> Span:
-    sm = node.start_mark
-    em = node.end_mark
-    return Span(sm.line + 1, sm.column + 1, em.line + 1, em.column + 1)
+# -- limits -----------------------------------------------------------------------------------
+
+#: Kubernetes' YAML decoder (go-yaml, scannerc.go ``max_indents`` and ``max_flow_level``)
+#: stops at this many nested block collections, or this many nested flow collections, with
+#: "exceeded max depth of 10000"; so does gpulint.
+MAX_DEPTH = 10_000
+#: Positions are kept for nodes this deep at most; deeper ones report the span of their
+#: ancestor at this depth. No Kubernetes path comes close, and a full path tuple for every
+#: node of a 10,000-deep document would cost memory quadratic in its depth.
+POSITION_DEPTH = 256
+#: Texts longer than this keep packed spans in the side table rather than the nodes.
+COMPACT_TEXT = 1 << 20
+#: The C composer (ruamel.yaml.clib) recurses once per nesting level, ~330 bytes of C stack
+#: a level (measured), with no limit of its own: 100,000 levels overflow an 8 MB stack and
+#: kill the process. Up to this many possible levels it runs on the calling thread ...
+INLINE_LEVELS = 2_000
+#: ... up to this many in a thread with THREAD_STACK bytes of stack (4x margin) ...
+THREAD_LEVELS = 50_000
+THREAD_STACK = 64 << 20
+#: ... and beyond that an iterative composer over the parser's events builds the same nodes
+#: and stops at MAX_DEPTH. Reached only by files with lines over 25,000 characters or tens
+#: of thousands of brackets.
+
+
+#: A document marker at the start of a line: no collection reaches across one.
+_DOCUMENT_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|$)", re.MULTILINE)
+
+
+def nesting_bound(text: str) -> int:
+    """An upper bound on how deeply ``text`` can nest, computed from the text alone.
+
+    A block collection nested in another starts further right than its parent, except a
+    sequence written at its parent key's indentation, whose items are again further right:
+    so block nesting is at most twice the longest line. Every flow level needs a bracket.
+    Each level needs at least one character, so short texts need no counting at all. With
+    many brackets the bound is taken per document (a ``---`` line ends every collection, and
+    libyaml stops with an error at one inside a flow collection), so a long stream of small
+    documents is not mistaken for a deep one.
+    """
+    if len(text) <= INLINE_LEVELS:
+        return len(text)
+    brackets = text.count("[") + text.count("{")
+    bound = 2 * (max(map(len, text.split("\n"))) + 1) + brackets
+    if brackets <= INLINE_LEVELS:
+        return bound
+    return max(
+        2 * (max(map(len, part.split("\n"))) + 1) + part.count("[") + part.count("{")
+        for part in _DOCUMENT_MARKER.split(text)
+    )
+
+
+#: YML001 messages for what the YAML 1.2 grammar rejects and libyaml -- like go-yaml, so
+#: kubectl too -- reads anyway. The document is still linted as Kubernetes would read it.
+_STRICT = "YAML syntax error (YAML 1.2; Kubernetes' parser lets it through): "
+#: A line that only closes flow collections: "}", "]," or "} # comment".
+_CLOSER = re.compile(r"[\]}][\]},\s]*(#.*)?$")
+_PLAIN_DASH = "a plain value cannot be a lone '-': quote it (\"-\")"
 
 
 class _AliasLimit(Exception):
     pass
 
 
+class _TooDeep(Exception):
+    def __init__(self, mark: Any) -> None:
+        super().__init__("too deep")
+        self.mark = mark
+
+
+# -- the YAML library, imported on first use --------------------------------------------------
+
+
+class _Lib:
+    """ruamel.yaml classes, the fast parser and the shared tags (imported lazily)."""
+
+    def __init__(self) -> None:
+        from ruamel.yaml import events, tokens
+        from ruamel.yaml.composer import ComposerError
+        from ruamel.yaml.error import MarkedYAMLError, YAMLError
+        from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+        from ruamel.yaml.tag import Tag
+
+        def shared(suffix: str) -> Any:
+            tag = Tag(suffix=TAG_PREFIX + suffix)
+            tag.trval  # noqa: B018 - computes and caches the tag text once
+            return tag
+
+        self.str_tag, self.seq_tag, self.map_tag = shared("str"), shared("seq"), shared("map")
+        tags = {ScalarNode: self.str_tag, SequenceNode: self.seq_tag, MappingNode: self.map_tag}
+        self.ScalarNode, self.SequenceNode, self.MappingNode = ScalarNode, SequenceNode, MappingNode
+        self.events = events
+        self.tokens = tokens
+        self.ComposerError = ComposerError
+        self.MarkedYAMLError, self.YAMLError = MarkedYAMLError, YAMLError
+
+        def resolve(_self: Any, kind: Any, value: Any, implicit: Any) -> Any:
+            # Every untagged node gets the generic tag; scalars are typed by resolve_plain.
+            # Returning shared Tag objects spares a Tag per node and lets the builder test
+            # tags by identity.
+            return tags[kind]
+
+        def descend(_self: Any, parent: Any, index: Any) -> None:
+            return None
+
+        def ascend(_self: Any) -> None:
+            return None
+
+        hooks = {"resolve": resolve, "descend_resolver": descend, "ascend_resolver": ascend}
+        self.c_parser: Any = None
+        try:
+            from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]
+
+            # A bare CParser with the resolver hooks the C composer calls back for every
+            # node: a third faster than CBaseLoader, whose hooks are general Python code.
+            self.c_parser = type("FastParser", (CParser,), hooks)
+        except ImportError:  # pragma: no cover - no compiler for ruamel.yaml.clib
+            pass
+        self.resolve = resolve
+
+    def event_parser(self, text: str) -> Any:
+        """An object with ``get_event()`` and ``dispose()`` over ``text``."""
+        if self.c_parser is not None:
+            return self.c_parser(text)
+        from ruamel.yaml.loader import BaseLoader  # pragma: no cover - pure-Python fallback
+
+        return BaseLoader(text)  # pragma: no cover
+
+
+_LIB: _Lib | None = None
+
+
+def _lib() -> _Lib:
+    global _LIB
+    if _LIB is None:
+        _LIB = _Lib()
+    return _LIB
+
+
+# -- composing --------------------------------------------------------------------------------
+
+
+def _compose_c(parser: Any) -> Iterator[Any]:
+    """Document roots from the C composer (recursive: callers bound the depth first)."""
+    while parser.check_node():
+        yield parser.get_node()
+
+
+def _compose_events(parser: Any, lib: _Lib) -> Iterator[Any]:
+    """Document roots composed from the parser's events without recursion.
+
+    Builds the same node graph as the C composer, and stops with ``_TooDeep`` at the first
+    collection nested deeper than MAX_DEPTH, before reading the rest of the file.
+    """
+    ev = lib.events
+    scalar_ev, alias_ev = ev.ScalarEvent, ev.AliasEvent
+    seq_start, map_start = ev.SequenceStartEvent, ev.MappingStartEvent
+    seq_end, map_end = ev.SequenceEndEvent, ev.MappingEndEvent
+    stream_end = ev.StreamEndEvent
+    get = parser.get_event
+    get()  # StreamStartEvent
+    while True:
+        event = get()
+        if type(event) is stream_end:
+            return
+        # a DocumentStartEvent
+        anchors: dict[Any, Any] = {}
+        # open collections: [node, pending mapping key, flow style]
+        stack: list[list[Any]] = []
+        flows = 0  # how many of them are flow collections
+        root: Any = None
+        while True:
+            event = get()
+            kind = type(event)
+            if kind is seq_end or kind is map_end:
+                closed, _key, flow = stack.pop()
+                flows -= flow
+                closed.end_mark = event.end_mark
+                if not stack:
+                    root = closed
+                    break
+                continue
+            if kind is alias_ev:
+                node = anchors.get(event.anchor)
+                if node is None:
+                    raise lib.ComposerError(
+                        None, None, f"found undefined alias {event.anchor!r}", event.start_mark
+                    )
+                opened = False
+            else:
+                tag = event.ctag
+                if tag is None or str(tag) == "!":
+                    tag = None
+                if kind is scalar_ev:
+                    node = lib.ScalarNode(
+                        tag or lib.str_tag,
+                        event.value,
+                        event.start_mark,
+                        event.end_mark,
+                        style=event.style,
+                        anchor=event.anchor,
+                    )
+                    opened = False
+                else:
+                    flow = bool(event.flow_style)
+                    if (flows if flow else len(stack) - flows) >= MAX_DEPTH:
+                        raise _TooDeep(event.start_mark)
+                    cls: Any
+                    if kind is seq_start:
+                        cls, default = lib.SequenceNode, lib.seq_tag
+                    elif kind is map_start:
+                        cls, default = lib.MappingNode, lib.map_tag
+                    else:  # pragma: no cover - the parser emits nothing else here
+                        raise lib.YAMLError(f"unexpected event {event!r}")
+                    node = cls(
+                        tag or default,
+                        [],
+                        event.start_mark,
+                        None,
+                        flow_style=event.flow_style,
+                        anchor=event.anchor,
+                    )
+                    opened = True
+                anchor = event.anchor
+                if anchor is not None:
+                    if anchor in anchors:  # as the C composer does
+                        raise lib.ComposerError(
+                            "found duplicate anchor; first occurrence",
+                            anchors[anchor].start_mark,
+                            "second occurrence",
+                            event.start_mark,
+                        )
+                    anchors[anchor] = node
+            if stack:
+                parent = stack[-1]
+                if parent[0].id == "sequence":
+                    parent[0].value.append(node)
+                elif parent[1] is None:
+                    parent[1] = node
+                else:
+                    parent[0].value.append((parent[1], node))
+                    parent[1] = None
+            if opened:
+                stack.append([node, None, flow])
+                flows += flow
+            elif not stack:
+                root = node
+                break
+        get()  # DocumentEndEvent
+        yield root
+
+
+# -- building data and positions --------------------------------------------------------------
+
+
+class _Source:
+    """The text being loaded (shared by the builders of its documents)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 class _Builder:
     """Walk one composed node graph without recursion (documents may nest 10,000 deep)."""
 
-    __slots__ = ("alias_count", "decode_count", "duplicates", "positions", "problems", "seen")
+    __slots__ = (
+        "alias_count",
+        "compact",
+        "decode_count",
+        "duplicates",
+        "lib",
+        "positions",
+        "problems",
+        "seen",
+        "source",
+    )
 
-    def __init__(self) -> None:
-        self.positions: dict[Path, Location] = {}
+    def __init__(self, lib: _Lib, source: _Source | None = None) -> None:
+        self.lib = lib
+        self.source = source or _Source("")
+        self.compact = len(self.source.text) > COMPACT_TEXT
+        self.positions: dict[Path, Any] = {}
         self.problems: list[Problem] = []
         self.seen: set[int] = set()
-        #: Key nodes already reported as duplicates: aliased content is walked once per use,
-        #: but a duplicate written once is one problem.
+        #: Nodes already reported (duplicate keys, unknown tags): aliased content is walked
+        #: once per use, but a problem written once is one problem.
         self.duplicates: set[int] = set()
         self.decode_count = 0
         self.alias_count = 0
 
     def build(self, root: Any) -> Any:
+        lib = self.lib
+        str_tag, seq_tag, map_tag = lib.str_tag, lib.seq_tag, lib.map_tag
         holder: list[Any] = [None]
-        # (node, path, key span, container, slot, inside an alias)
-        stack: list[tuple[Any, Path, Span | None, Any, Any, bool]] = [
-            (root, (), None, holder, 0, False)
+        # (node, path, key node, container, slot, inside an alias, depth, flow ancestors)
+        stack: list[tuple[Any, Path, Any, Any, Any, bool, int, int]] = [
+            (root, (), None, holder, 0, False, 1, 0)
         ]
+        push, pop = stack.append, stack.pop
         positions = self.positions
+        compact = self.compact
         seen = self.seen
+        decode_count = self.decode_count
+        alias_count = self.alias_count
         while stack:
-            node, path, key_span, container, slot, in_alias = stack.pop()
+            node, path, key_node, container, slot, in_alias, depth, flows = pop()
             node_id = id(node)
             if node_id in seen:
                 in_alias = True
             else:
                 seen.add(node_id)
-            self.decode_count += 1
+            decode_count += 1
             if in_alias:
-                self.alias_count += 1
+                alias_count += 1
                 if (
-                    self.alias_count > 100
-                    and self.decode_count > 1000
-                    and self.alias_count / self.decode_count
-                    > _allowed_alias_ratio(self.decode_count)
+                    alias_count > 100
+                    and decode_count > 1000
+                    and alias_count / decode_count > _allowed_alias_ratio(decode_count)
                 ):
                     raise _AliasLimit
-            span = _span(node)
-            positions[path] = (key_span, span)
-            tag = node.tag
-            if tag not in _STD_TAGS and not in_alias:  # reported once, where it is written
-                self._unknown_tag(node, path, span)
-            node_id_kind = node.id
-            if node_id_kind == "scalar":
-                value = node.value
-                if tag == PLAIN_TAG:
-                    container[slot] = resolve_plain(value)
+            if depth <= POSITION_DEPTH:
+                positions[path] = _pack(key_node, node) if compact else (key_node, node)
+            ctag = node.ctag
+            kind = node.id
+            if kind == "scalar":
+                if ctag is str_tag:
+                    value = node.value
+                    if node.style:
+                        container[slot] = value
+                    else:
+                        if value == "-":
+                            self._syntax(node.start_mark, _PLAIN_DASH)
+                        container[slot] = resolve_plain(value)
                 else:
-                    container[slot] = self._typed_scalar(node)
-            elif node_id_kind == "sequence":
+                    container[slot] = self._tagged_scalar(node, path)
+                continue
+            if node.flow_style:
+                flows += 1
+                if flows > MAX_DEPTH:
+                    raise _TooDeep(node.start_mark)
+            elif depth - flows > MAX_DEPTH:
+                raise _TooDeep(node.start_mark)
+            if ctag is not seq_tag and ctag is not map_tag:
+                self._check_tag(node, path)
+            # Multi-line children of a block collection, for the YAML 1.2 layout checks.
+            multi: list[Any] | None = None if node.flow_style or in_alias else []
+            child_depth = depth + 1
+            deep = depth >= POSITION_DEPTH
+            if kind == "sequence":
                 items = node.value
                 out: list[Any] = [None] * len(items)
                 container[slot] = out
                 for i in range(len(items) - 1, -1, -1):
-                    stack.append((items[i], (*path, i), None, out, i, in_alias))
+                    item = items[i]
+                    if multi is not None and item.end_mark.line != item.start_mark.line:
+                        multi.append(item)
+                    push(
+                        (
+                            item,
+                            path if deep else (*path, i),
+                            None,
+                            out,
+                            i,
+                            in_alias,
+                            child_depth,
+                            flows,
+                        )
+                    )
+                if multi:
+                    self._layout(node, multi)
             else:
                 mapping: dict[str, Any] = {}
                 container[slot] = mapping
-                entries = self._entries(node, path)
-                pending = []
-                for key, key_node, value_node in entries:
+                entries = self._entries(node, path, multi=multi)
+                if multi:
+                    self._layout(node, multi)
+                for key, _key_node, _value_node in entries:
                     mapping[key] = None
-                    pending.append((value_node, (*path, key), _span(key_node), mapping, key))
-                for value_node, child_path, child_key_span, target, key in reversed(pending):
-                    stack.append((value_node, child_path, child_key_span, target, key, in_alias))
+                for key, k_node, v_node in reversed(entries):
+                    push(
+                        (
+                            v_node,
+                            path if deep else (*path, key),
+                            k_node,
+                            mapping,
+                            key,
+                            in_alias,
+                            child_depth,
+                            flows,
+                        )
+                    )
+        self.decode_count = decode_count
+        self.alias_count = alias_count
         return holder[0]
 
-    def _typed_scalar(self, node: Any) -> Any:
-        """A quoted or block scalar, or a plain one with an explicit tag."""
-        tag = node.tag
+    def _tagged_scalar(self, node: Any, path: Path) -> Any:
+        """A scalar with an explicit tag: typed as the tag says, unknown tags reported."""
+        tag = self._check_tag(node, path)
         value = node.value
-        if tag == TAG_PREFIX + "str" or not tag.startswith(TAG_PREFIX):
-            return value
-        resolved = resolve_plain(value) if value else None
         if tag == TAG_PREFIX + "null":
             return None
         if tag in (TAG_PREFIX + "int", TAG_PREFIX + "float", TAG_PREFIX + "bool"):
+            resolved = resolve_plain(value) if value else None
             return resolved if not isinstance(resolved, str) else value
         return value
 
-    def _unknown_tag(self, node: Any, path: Path, span: Span) -> None:
-        tag = str(node.tag)
-        shown = "!!" + tag[len(TAG_PREFIX) :] if tag.startswith(TAG_PREFIX) else tag
+    # -- YAML 1.2 rules that libyaml (and so Kubernetes' go-yaml) does not enforce ----------
+    # They read the text around a node through its marks (character offsets): a 50 MB text
+    # is never split into lines.
+
+    @property
+    def text(self) -> str:
+        return self.source.text
+
+    def _syntax(self, mark: Any, message: str, line: int | None = None, col: int = 0) -> None:
+        """A YML001 problem the YAML 1.2 grammar gives but the parser let through."""
+        if line is None:
+            line, col = mark.line, mark.column
         self.problems.append(
-            Problem(
-                "YML003",
-                span,
-                f"tag {shown} is not a Kubernetes YAML tag; gpulint read the value as plain "
-                "data and constructed nothing, but the API server's decoder will reject or "
-                "misread it: remove the tag",
-                path,
-            )
+            Problem("YML001", Span(line + 1, col + 1, line + 1, col + 2), f"{_STRICT}{message}")
         )
 
-    def _entries(self, node: Any, path: Path, depth: int = 0) -> list[tuple[str, Any, Any]]:
+    def _before(self, mark: Any) -> str:
+        """The text of the mark's line before the mark."""
+        index: int = mark.index
+        return self.text[index - mark.column : index]
+
+    def _layout(self, node: Any, children: list[Any]) -> None:
+        """Check the multi-line flow values and block scalars of one block collection."""
+        children = [c for c in children if c.id == "scalar" or c.flow_style]
+        if not children:
+            return  # nested block collections: checked on their own
+        if node.id == "mapping":
+            first = node.value[0][0].start_mark
+            indent: int = first.column
+            before = self._before(first).rstrip(" ")
+            if before.endswith("?"):  # an explicit key: "? key"
+                indent = len(before) - 1
+        else:  # the column of the "-" before the first item
+            first = node.value[0].start_mark
+            indent = max(self._before(first).rfind("-"), 0)
+        for child in children:
+            if child.id == "scalar":
+                if child.style in ("|", ">"):
+                    self._block_scalar(child, indent)
+                else:
+                    self._continuation(child, indent)
+            elif child.flow_style:
+                self._continuation(child, indent)
+
+    def _continuation(self, node: Any, indent: int) -> None:
+        """A flow value (quoted or plain scalar, flow collection) written over several lines
+        inside a block collection: every continuation line is indented more than the
+        collection (YAML 1.2 s-flow-line-prefix; tabs are not indentation).
+
+        One deviation: a line holding only closing brackets may sit at the collection's own
+        indentation -- JSON-style ``key: {`` ... ``}`` is common in real manifests and every
+        YAML parser in use reads it.
+        """
+        start, end = node.start_mark, node.end_mark
+        lines = self.text[start.index : end.index].split("\n")
+        for offset, line in enumerate(lines[1:], start=1):
+            body = line.lstrip(" ")
+            if not body.strip():
+                continue  # empty lines may be indented less
+            spaces = len(line) - len(body)
+            if spaces < indent or (spaces == indent and not _CLOSER.match(body)):
+                self._syntax(
+                    None,
+                    f"this line continues a value written over several lines and must be "
+                    f"indented more than its parent collection (more than {indent} spaces; "
+                    "tabs do not count)",
+                    start.line + offset,
+                    spaces,
+                )
+                return
+
+    def _block_scalar(self, node: Any, indent: int) -> None:
+        """A ``|`` or ``>`` scalar without an indentation indicator: no leading empty line
+        may have more spaces than the first content line (YAML 1.2 l-empty, auto-detection)."""
+        text = self.text
+        start = node.start_mark
+        eol = text.find("\n", start.index)
+        if eol < 0:
+            return
+        header = text[start.index : eol]
+        marker = min((i for i in (header.find("|"), header.find(">")) if i >= 0), default=-1)
+        if marker < 0 or any(c.isdigit() for c in header[marker + 1 : marker + 3]):
+            return
+        widest, widest_line, number = 0, 0, start.line
+        while eol >= 0:
+            begin, number = eol + 1, number + 1
+            eol = text.find("\n", begin)
+            line = text[begin : eol if eol >= 0 else len(text)]
+            if not line.strip():
+                spaces = len(line) - len(line.lstrip(" "))
+                if spaces > widest:
+                    widest, widest_line = spaces, number
+                continue
+            content = len(line) - len(line.lstrip(" "))
+            if indent < content < widest:  # the first line of text, and less indented
+                self._syntax(
+                    None,
+                    f"this leading empty line of a block scalar has {widest} spaces, more than "
+                    f"the scalar's first line of text (line {number + 1}, {content} spaces)",
+                    widest_line,
+                    0,
+                )
+            return
+
+    def _check_tag(self, node: Any, path: Path) -> str:
+        """The node's tag text; a YML003 problem if Kubernetes would not accept it."""
+        tag = str(node.tag)
+        if tag not in _STD_TAGS and id(node) not in self.duplicates:
+            # Reported once, where it is written, however often an alias repeats it.
+            self.duplicates.add(id(node))
+            index = node.start_mark.index
+            written = self.text[index : index + 1024].split(None, 1)
+            if written and written[0].startswith("!") and not written[0].startswith("!<"):
+                bad = next((c for c in written[0] if c in ",[]{}"), None)
+                if bad is not None:
+                    self._syntax(node.start_mark, f"a tag cannot contain {bad!r}")
+            shown = "!!" + tag[len(TAG_PREFIX) :] if tag.startswith(TAG_PREFIX) else tag
+            self.problems.append(
+                Problem(
+                    "YML003",
+                    _node_span(node),
+                    f"tag {shown} is not a Kubernetes YAML tag; gpulint read the value as "
+                    "plain data and constructed nothing, but the API server's decoder will "
+                    "reject or misread it: remove the tag",
+                    path,
+                )
+            )
+        return tag
+
+    def _entries(
+        self, node: Any, path: Path, depth: int = 0, multi: list[Any] | None = None
+    ) -> list[tuple[str, Any, Any]]:
         """The mapping's (key, key node, value node) with merge keys applied.
 
         ``depth`` > 0 while reading a merge source: its duplicates were reported where it is
-        written, and a merge chain deeper than 32 (or a cycle) stops there.
+        written, and a merge chain deeper than 32 (or a cycle) stops there. Values written
+        over several lines are added to ``multi`` when it is a list.
         """
         explicit: list[tuple[str, Any, Any]] = []
         index: dict[str, int] = {}
         merges: list[Any] = []
         for key_node, value_node in node.value:
+            if multi is not None and value_node.end_mark.line != value_node.start_mark.line:
+                multi.append(value_node)
             if key_node.id != "scalar":
                 continue  # complex keys have no JSON form; Kubernetes cannot use them
             key = key_node.value
@@ -370,44 +887,147 @@ def decode(raw: bytes) -> tuple[str | None, Problem | None]:
         )
 
 
-@cache
-def _parser_cls() -> Any:
-    from ruamel.yaml.nodes import ScalarNode
-
-    base: Any
-    try:
-        from ruamel.yaml.cyaml import CBaseLoader
-
-        base = CBaseLoader
-    except ImportError:  # pragma: no cover - no compiler for ruamel.yaml.clib
-        from ruamel.yaml.loader import BaseLoader
-
-        base = BaseLoader
-
-    class _Loader(base):  # type: ignore[misc]
-        """Tags untagged plain scalars PLAIN_TAG; everything else as the base loader does."""
-
-        def resolve(self, kind: Any, value: str, implicit: Any) -> Any:
-            if kind is ScalarNode and implicit[0]:
-                return PLAIN_TAG
-            return super().resolve(kind, value, implicit)
-
-    return _Loader
-
-
 def load_text(text: str) -> LoadResult:
-    """Compose every document of ``text`` and build data plus positions for each."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    """Compose every document of ``text`` and build data plus positions for each.
 
+    Never recurses without a bound: the C composer runs on this thread only when the text
+    cannot nest deeper than INLINE_LEVELS, in a thread with a large stack up to
+    THREAD_LEVELS, and the iterative event composer takes anything deeper.
+    """
+    lib = _lib()
+    bound = nesting_bound(text)
+    if lib.c_parser is None or bound > THREAD_LEVELS:
+        result = _load(text, lib, iterative=True)
+    elif bound <= INLINE_LEVELS:
+        result = _load(text, lib, iterative=False)
+    else:
+        result = _in_large_stack(lambda: _load(text, lib, iterative=False), text, lib)
+    if _needs_token_pass(text) and not any(p.code == "YML001" for p in result.problems):
+        result.problems.extend(_token_problems(text, lib))
+    return result
+
+
+_THREAD_LOCK = threading.Lock()
+
+#: Characters before a "#" that libyaml takes for the start of a comment but YAML 1.2 does
+#: not (a comment needs white space before it): flow indicators, quotes, block scalar
+#: headers ("|-", ">2") and directive arguments.
+_BEFORE_HASH = frozenset("[]{},\"'|>+-0123456789")
+
+
+def _needs_token_pass(text: str) -> bool:
+    """Whether ``text`` may break a YAML 1.2 rule only the scanner's tokens show."""
+    if text.startswith("%") or "\n%" in text:
+        return True
+    i = text.find("#")
+    while i > 0:
+        if text[i - 1] in _BEFORE_HASH:
+            return True
+        i = text.find("#", i + 1)
+    return False
+
+
+def _token_problems(text: str, lib: _Lib) -> list[Problem]:
+    """YAML 1.2 rules on tokens that libyaml does not enforce: a comment needs white space
+    before it, and a directive may only follow the start of the stream or a ``...``."""
+    tk = lib.tokens
+    directive, scalar = tk.DirectiveToken, tk.ScalarToken
+    may_precede_directive = (tk.StreamStartToken, tk.DocumentEndToken, directive)
+    no_comment_after = (
+        directive,
+        tk.FlowEntryToken,
+        tk.FlowSequenceStartToken,
+        tk.FlowSequenceEndToken,
+        tk.FlowMappingStartToken,
+        tk.FlowMappingEndToken,
+    )
+    problems: list[Problem] = []
+
+    def problem(mark_line: int, col: int, message: str) -> None:
+        span = Span(mark_line + 1, col + 1, mark_line + 1, col + 2)
+        problems.append(Problem("YML001", span, _STRICT + message))
+
+    parser = lib.event_parser(text)
+    previous: Any = None
+    try:
+        while True:
+            token = parser.get_token()
+            if token is None or isinstance(token, tk.StreamEndToken):
+                break
+            kind = type(token)
+            end = token.end_mark
+            if kind is directive and previous not in may_precede_directive:
+                sm = token.start_mark
+                problem(
+                    sm.line,
+                    sm.column,
+                    "a directive must follow '...', the end of the document before it",
+                )
+            if kind in no_comment_after or (kind is scalar and token.style in ('"', "'")):
+                if text.startswith("#", end.index):
+                    problem(end.line, end.column, "a comment needs white space before '#'")
+            elif kind is scalar and token.style in ("|", ">"):
+                start = token.start_mark
+                at = start.index + 1
+                while at < len(text) and text[at] in "+-0123456789":
+                    at += 1
+                if text.startswith("#", at):
+                    problem(
+                        start.line,
+                        start.column + at - start.index,
+                        "a comment needs white space before '#'",
+                    )
+            if kind is not tk.BlockEndToken:
+                previous = kind
+    except lib.YAMLError:
+        pass  # the composer reported it
+    finally:
+        dispose = getattr(parser, "dispose", None)
+        if dispose is not None:
+            dispose()
+    return problems
+
+
+def _in_large_stack(work: Callable[[], LoadResult], text: str, lib: _Lib) -> LoadResult:
+    """Run ``work`` in a thread with THREAD_STACK bytes of stack and wait for it."""
+    outcome: list[Any] = []
+
+    def target() -> None:
+        try:
+            outcome.append(work())
+        except BaseException as exc:  # re-raised on the calling thread
+            outcome.append(exc)
+
+    try:
+        with _THREAD_LOCK:
+            previous = threading.stack_size(THREAD_STACK)
+            try:
+                thread = threading.Thread(target=target, name="gpulint-yaml", daemon=True)
+                thread.start()
+            finally:
+                threading.stack_size(previous)
+    except (RuntimeError, ValueError, MemoryError):
+        # No thread to be had (memory or thread limits): compose without recursion instead.
+        return _load(text, lib, iterative=True)
+    thread.join()
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    assert isinstance(result, LoadResult)
+    return result
+
+
+def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
     documents: list[Document] = []
     problems: list[Problem] = []
-    parser = _parser_cls()(text)
+    parser = lib.event_parser(text) if iterative else lib.c_parser(text)
+    roots = _compose_events(parser, lib) if iterative else _compose_c(parser)
+    source = _Source(text)
     index = 0
     try:
-        while parser.check_node():
-            node = parser.get_node()
-            builder = _Builder()
-            start = _span(node)
+        for node in roots:
+            builder = _Builder(lib, source)
+            start = _node_span(node)
             try:
                 data = builder.build(node)
             except _AliasLimit:
@@ -422,9 +1042,21 @@ def load_text(text: str) -> LoadResult:
                 )
                 index += 1
                 continue
-            documents.append(Document(index, data, builder.positions, start, builder.problems))
+            positions = Positions(builder.positions)
+            documents.append(Document(index, data, positions, start, builder.problems))
             index += 1
-    except MarkedYAMLError as exc:
+    except _TooDeep as exc:
+        line, col = exc.mark.line + 1, exc.mark.column + 1
+        problems.append(
+            Problem(
+                "YML001",
+                Span(line, col, line, col + 1),
+                f"YAML syntax error: more than {MAX_DEPTH:,} nested block collections or "
+                f"{MAX_DEPTH:,} nested flow collections; "
+                f"Kubernetes' YAML decoder stops here too (exceeded max depth of {MAX_DEPTH})",
+            )
+        )
+    except lib.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1
         col = mark.column + 1 if mark is not None else 1
@@ -434,7 +1066,7 @@ def load_text(text: str) -> LoadResult:
         problems.append(
             Problem("YML001", Span(line, col, line, col + 1), f"YAML syntax error: {what}")
         )
-    except YAMLError as exc:
+    except lib.YAMLError as exc:
         problems.append(Problem("YML001", Span(1, 1, 1, 1), f"YAML syntax error: {exc}"))
     finally:
         dispose = getattr(parser, "dispose", None)

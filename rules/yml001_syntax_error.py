@@ -4,6 +4,20 @@
 Reports a file that is not valid YAML, at the line and column where the parser stopped.
 The rest of the file from that point is not linted; other files are.
 
+Collections nested more than 10,000 deep are a syntax error too, as in Kubernetes' YAML
+decoder (go-yaml: "exceeded max depth of 10000"); gpulint stops reading there and never
+crashes, however deep the input goes.
+
+Some YAML 1.2 rules are not enforced by libyaml, and so not by go-yaml and kubectl either:
+a comment needs white space before `#` (`[a, b]#x`, `"v"#x`, `|#x`); a directive (`%YAML`,
+`%TAG`) must come after `...`; a value written over several lines is indented more than
+the collection it belongs to, with spaces, not tabs; a plain value cannot be a lone `-`; a
+tag cannot contain `,[]{}`; a block scalar's leading empty lines cannot be indented more
+than its first line of text. These are reported as YML001 with "YAML 1.2; Kubernetes'
+parser lets it through" in the message, and the file is still linted as Kubernetes reads
+it. One deviation is accepted: a line holding only closing brackets (`}`, `]`) may sit at
+its collection's indentation, a JSON-like style every parser in use reads.
+
 ## Why it matters
 `kubectl apply` and Helm fail on the file; nothing in it reaches the cluster. Common causes:
 tabs in indentation, an unquoted `{placeholder}` or `: ` inside a value, broken indentation.
@@ -25,6 +39,8 @@ None.
 
 ## References
 - https://yaml.org/spec/1.2.2/
+- go-yaml `scannerc.go` (`max_flow_level`, `max_indents`: 10,000)
+- https://github.com/yaml/yaml-test-suite (every case is in the test suite)
 """
 
 CODE = "YML001"

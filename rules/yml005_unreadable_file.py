@@ -2,8 +2,9 @@
 
 ## What it does
 Reports a file that gpulint could not read as text: binary content (NUL bytes), bytes that
-are not valid UTF-8 (or UTF-16/32 without a byte-order mark), a permission error, or a path
-that is not a regular file (a FIFO, a device).
+are not valid UTF-8 (or UTF-16/32 without a byte-order mark), a permission or I/O error, a
+path that is not a regular file (a FIFO, a device: never opened, so never waited on), or a
+file larger than 256 MiB (not read at all).
 
 ## Why it matters
 kubectl cannot read it either. In a directory of manifests it usually means a stray binary

@@ -88,7 +88,9 @@ def readme_snippet() -> str:
     """The ``.pre-commit-config.yaml`` the README's pre-commit section tells users to copy."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("\n## pre-commit\n", 1)[1].split("\n## ", 1)[0]
-    (snippet,) = re.findall(r"```yaml\n(.*?)```", section, flags=re.S)
+    # The first block is the one to copy; the second shows the same hook from a local clone.
+    snippet, local = re.findall(r"```yaml\n(.*?)```", section, flags=re.S)
+    assert "- id: gpulint" in local
     assert "id: gpulint" in snippet
     return str(snippet)
 

@@ -1,0 +1,293 @@
+"""The loader's limits and its three composing paths (gpulint/yamlload.py).
+
+The C composer recurses once per nesting level and would overflow the C stack on a deep
+enough document; load_text bounds the depth from the text first and picks a path that
+cannot crash. These tests pin the bound, the 10,000-level limit Kubernetes' decoder has, and
+that the three paths (inline, large-stack thread, iterative events) build the same thing.
+The very deep inputs (100,000 and 1,000,000 levels) run through the CLI in
+test_robustness.py, in a subprocess, where a crash could not take pytest down.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpulint import yamlload
+from gpulint.model import Span
+from gpulint.yamlload import (
+    MAX_DEPTH,
+    POSITION_DEPTH,
+    LoadResult,
+    Positions,
+    load_text,
+    nesting_bound,
+)
+
+from .conftest import SHARED
+
+SUITE = SHARED / "yaml-test-suite"
+CORPUS = SHARED / "corpus"
+
+
+def flow(depth: int) -> str:
+    return "a: " + "[" * depth + "]" * depth + "\n"
+
+
+def compact(depth: int) -> str:
+    """Block sequences nested ``depth`` deep on one line: ``- - - x``."""
+    return "- " * depth + "x\n"
+
+
+def block(depth: int) -> str:
+    """Block mappings nested ``depth`` deep, one level of indentation each."""
+    return "".join(" " * i + f"k{i}:\n" for i in range(depth)) + " " * depth + "leaf\n"
+
+
+def deepest(data: Any) -> int:
+    """How many collections are nested at the deepest point (iteratively)."""
+    best, stack = 0, [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            node = list(node.values())
+        if isinstance(node, list):
+            best = max(best, depth)
+            stack.extend((child, depth + 1) for child in node)
+    return best
+
+
+def codes(result: LoadResult) -> list[str]:
+    return [p.code for p in result.problems] + [
+        p.code for doc in result.documents for p in doc.problems
+    ]
+
+
+def summary(result: LoadResult) -> Any:
+    """Everything a load produced, comparable between composing paths."""
+
+    def norm(value: Any) -> Any:
+        if isinstance(value, float) and math.isnan(value):
+            return "NaN"
+        if isinstance(value, dict):
+            return {k: norm(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [norm(v) for v in value]
+        return value
+
+    return (
+        [(p.code, p.span, p.message) for p in result.problems],
+        [
+            (
+                doc.index,
+                norm(doc.data),
+                doc.start,
+                dict(doc.positions.items()),
+                [(p.code, p.span, p.message, p.doc_path) for p in doc.problems],
+            )
+            for doc in result.documents
+        ],
+    )
+
+
+# -- the depth bound ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        flow(3000),
+        compact(1500),
+        block(300),
+        "- " * 300 + "[" * 400 + "]" * 400,
+        "{a: " * 900 + "}" * 900,
+    ],
+    ids=["flow", "compact", "block", "mixed", "flow-map"],
+)
+def test_nesting_bound_is_an_upper_bound(text: str) -> None:
+    result = load_text(text)
+    assert result.documents, codes(result)
+    assert deepest(result.documents[0].data) <= nesting_bound(text)
+
+
+def test_short_texts_need_no_counting() -> None:
+    assert nesting_bound("a: b\n") == len("a: b\n")
+
+
+# -- the 10,000-level limit -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [flow, compact], ids=["flow", "compact"])
+def test_ten_thousand_levels_load(make: Any) -> None:
+    """10,000 flow levels (inside a block mapping) or 10,000 block levels: as go-yaml, which
+    counts flow levels and block indentation levels apart."""
+    result = load_text(make(MAX_DEPTH))
+    assert not result.problems
+    assert deepest(result.documents[0].data) == MAX_DEPTH + (make is flow)
+
+
+def test_both_limits_together() -> None:
+    result = load_text("- " * MAX_DEPTH + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "\n")
+    assert not result.problems
+    assert deepest(result.documents[0].data) == 2 * MAX_DEPTH
+
+
+@pytest.mark.parametrize("make", [flow, compact], ids=["flow", "compact"])
+def test_one_level_more_is_kubernetes_max_depth_error(make: Any) -> None:
+    result = load_text(make(MAX_DEPTH + 1))
+    assert codes(result) == ["YML001"]
+    message = result.problems[0].message
+    assert "exceeded max depth of 10000" in message
+    assert result.problems[0].span.line == 1
+
+
+def test_documents_before_a_too_deep_one_are_kept() -> None:
+    text = "apiVersion: v1\nkind: Pod\n---\n" + compact(MAX_DEPTH + 1)
+    result = load_text(text)
+    assert [doc.data["kind"] for doc in result.documents] == ["Pod"]
+    assert codes(result) == ["YML001"]
+    assert result.problems[0].span.line == 4
+
+
+def test_deep_document_positions_are_linear() -> None:
+    """Full paths are kept for the first POSITION_DEPTH levels only; deeper nodes report
+    their nearest recorded ancestor, so memory stays linear in the depth."""
+    doc = load_text(compact(5000)).documents[0]
+    assert max(len(path) for path in doc.positions) == POSITION_DEPTH - 1
+    deep_path = (0,) * 4000
+    assert doc.value_span(deep_path) == doc.value_span((0,) * (POSITION_DEPTH - 1))
+
+
+# -- the three composing paths build the same thing -----------------------------------------
+
+
+def sample_texts() -> list[Path]:
+    files = sorted(SUITE.glob("*.yaml"))
+    files += sorted(CORPUS.rglob("*.yaml"))[:80]
+    return files
+
+
+@pytest.mark.parametrize("path", sample_texts(), ids=lambda p: p.name)
+def test_event_composer_matches_the_c_composer(path: Path) -> None:
+    text, problem = yamlload.decode(path.read_bytes())
+    if text is None:
+        pytest.fail(f"{path}: {problem}")
+    lib = yamlload._lib()
+    c_result = yamlload._load(text, lib, iterative=False)
+    event_result = yamlload._load(text, lib, iterative=True)
+    assert summary(event_result) == summary(c_result)
+
+
+def test_large_stack_thread_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Texts between INLINE_LEVELS and THREAD_LEVELS compose in a thread with a big stack
+    (here: a long line, like a CA bundle), and build what the inline path builds."""
+    source = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
+        "  annotations:\n    ca: " + "Q" * 3000 + "\n"
+        "spec:\n  containers:\n  - name: c\n    resources:\n      limits:\n"
+        "        nvidia.com/gpu: 0.5\n"
+    )
+    assert yamlload.INLINE_LEVELS < nesting_bound(source) <= yamlload.THREAD_LEVELS
+    seen: list[str] = []
+    original = yamlload._load
+
+    def spy(text: str, lib: Any, *, iterative: bool) -> LoadResult:
+        seen.append(threading.current_thread().name)
+        return original(text, lib, iterative=iterative)
+
+    monkeypatch.setattr(yamlload, "_load", spy)
+    threaded = load_text(source)
+    assert seen == ["gpulint-yaml"]
+    monkeypatch.setattr(yamlload, "_load", original)
+    assert summary(threaded) == summary(original(source, yamlload._lib(), iterative=False))
+    gpu = ("spec", "containers", 0, "resources", "limits", "nvidia.com/gpu")
+    assert threaded.documents[0].value_span(gpu) == Span(12, 25, 12, 28)
+
+
+def test_errors_inside_the_thread_reach_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(text: str, lib: Any, *, iterative: bool) -> LoadResult:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(yamlload, "_load", boom)
+    with pytest.raises(RuntimeError, match="boom"):
+        load_text("a: " + "x" * 3000 + "\n")
+
+
+# -- the side table -------------------------------------------------------------------------
+
+
+def test_positions_make_spans_on_lookup() -> None:
+    doc = load_text("a:\n  b: [1, 2]\n").documents[0]
+    assert isinstance(doc.positions, Positions)
+    assert doc.positions[("a", "b", 1)] == (None, Span(2, 10, 2, 11))
+    assert doc.positions.get(("a", "b")) == (Span(2, 3, 2, 4), Span(2, 6, 2, 12))
+    assert doc.positions.get(("nope",)) is None
+    assert ("a",) in doc.positions and len(doc.positions) == 5
+    # an index past the end: the nearest enclosing node, the flow sequence
+    assert doc.key_span(("a", "b", 7)) == Span(2, 3, 2, 4)
+    assert doc.value_span(("a", "b", 7)) == Span(2, 6, 2, 12)
+
+
+def test_hand_built_tables_of_spans_still_work() -> None:
+    span = Span(1, 1, 1, 2)
+    doc = yamlload.Document(0, {}, {(): (None, span)}, span)
+    assert doc.value_span(("x",)) == span
+
+
+def test_explicit_str_tags_stay_strings() -> None:
+    data = load_text("a: !!str 5\nb: !!str\nc: 5\nd: !!int '7'\n").documents[0].data
+    assert data == {"a": "5", "b": "", "c": 5, "d": 7}
+
+
+# -- YAML 1.2 rules libyaml lets through ----------------------------------------------------
+
+STRICT = [
+    ("[ a, b, c,#x\n]\n", (1, 11), "comment needs white space"),
+    ('key: "value"# x\n', (1, 13), "comment needs white space"),
+    ("block: ># x\n  text\n", (1, 9), "comment needs white space"),
+    ("%YAML 1.1#x\n---\na\n", (1, 10), "comment needs white space"),
+    ("---\nkey: value\n%YAML 1.2\n---\nb\n", (3, 1), "directive must follow"),
+    ('quoted: "a\nb"\n', (2, 1), "indented more than its parent"),
+    ("flow: [a,\nb]\n", (2, 1), "indented more than its parent"),
+    ('foo: "bar\n\tbaz"\n', (2, 1), "tabs do not count"),
+    ("- [-, x]\n", (1, 4), "lone '-'"),
+    ("- !!str, xxx\n", (1, 3), "cannot contain ','"),
+    ("s: >\n \n  \n   \n # text\n", (4, 1), "leading empty line"),
+]
+
+
+@pytest.mark.parametrize(("text", "where", "words"), STRICT, ids=[s[2][:20] for s in STRICT])
+def test_yaml12_errors_libyaml_accepts(text: str, where: tuple[int, int], words: str) -> None:
+    result = load_text(text)
+    problems = result.problems + [p for doc in result.documents for p in doc.problems]
+    hits = [p for p in problems if p.code == "YML001"]
+    assert hits, problems
+    assert (hits[0].span.line, hits[0].span.column) == where
+    assert words in hits[0].message
+    assert "Kubernetes' parser lets it through" in hits[0].message
+
+
+ALLOWED = [
+    'annotations: {\n  a: "1",\n  b: "2"\n}\n',  # closing bracket at the key's column
+    "metadata:\n  annotations: {\n    a: b\n  }\n",
+    'args: ["--a",\n  "--b"]\n',
+    'url: "http://x/#frag"\ncolor: "#fff"\n',
+    "a: b # comment\nc: [1, 2] # comment\n",
+    "s: |\n\n  text\n",
+    "s: |2\n   \n  text\n",
+    "? a\n  b\n: c\n  d\n",
+    '- "a\n  b"\n',
+    "%YAML 1.1\n---\na: 1\n...\n%YAML 1.1\n---\nb: 2\n",
+    "x: [-1, -a, a-]\n",
+]
+
+
+@pytest.mark.parametrize("text", ALLOWED)
+def test_valid_layouts_are_not_flagged(text: str) -> None:
+    result = load_text(text)
+    problems = result.problems + [p for doc in result.documents for p in doc.problems]
+    assert [p for p in problems if p.code == "YML001"] == []
