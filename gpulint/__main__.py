@@ -1,3 +1,3 @@
-from gpulint.cli import main
+from gpulint.entry import main
 
 main()

@@ -7,7 +7,6 @@ sharing scheme is a data change. Configuration may merge more entries over it.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -148,6 +147,8 @@ class Registry:
             if len(memo) >= 4096:
                 memo.clear()
             lowered = name.lower()
+            import difflib  # only when a name is unknown: keeps it off the start-up path
+
             matches = difflib.get_close_matches(lowered, list(self._lower), n=1, cutoff=cutoff)
             memo[key] = self._lower[matches[0]] if matches else None
         return memo[key]

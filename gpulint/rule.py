@@ -25,7 +25,6 @@ rules, see ``gpulint.declarative``). Every rule that does not ship with gpulint 
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -298,6 +297,8 @@ def folder_sources(folders: Iterable[FsPath]) -> list[RuleSource]:
     """Rule modules (``*.py``) and declarative rules (``*.yaml``, ``*.yml``) in folders."""
     out = []
     for folder in folders:
+        import hashlib  # only for rule folders: keeps it off the start-up path
+
         digest = hashlib.sha1(str(folder).encode()).hexdigest()[:10]
         package = f"_gpulint_local_{digest}"
         for path in sorted(folder.iterdir()):
