@@ -99,7 +99,13 @@ def summary(result: LoadResult) -> Any:
 
 @pytest.mark.parametrize(
     "text",
-    [flow(3000), compact(1500), block(300), "- " * 300 + "[" * 400 + "]" * 400, "{a: " * 900 + "}" * 900],
+    [
+        flow(3000),
+        compact(1500),
+        block(300),
+        "- " * 300 + "[" * 400 + "]" * 400,
+        "{a: " * 900 + "}" * 900,
+    ],
     ids=["flow", "compact", "block", "mixed", "flow-map"],
 )
 def test_nesting_bound_is_an_upper_bound(text: str) -> None:
