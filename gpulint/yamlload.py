@@ -138,6 +138,17 @@ class Problem:
     doc_path: Path = ()
 
 
+#: Characters that end a line for libyaml.
+_BREAKS = frozenset("\r\n\x85\u2028\u2029")
+
+
+def _point(text: str, mark: Any) -> Span:
+    """The character at a parser mark; an empty span at the end of a line or of the text."""
+    index: int = mark.index
+    width = 1 if index < len(text) and text[index] not in _BREAKS else 0
+    return Span(mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 1 + width)
+
+
 def _node_span(node: Any) -> Span:
     sm = node.start_mark
     em = node.end_mark
@@ -158,17 +169,21 @@ class Positions(Mapping[Path, Location]):
     Entries that already are spans (tables built by hand) are returned as they are.
     """
 
-    __slots__ = ("_raw",)
+    __slots__ = ("_end", "_raw")
 
-    def __init__(self, raw: dict[Path, Any] | None = None) -> None:
+    def __init__(
+        self, raw: dict[Path, Any] | None = None, end: tuple[int, int] | None = None
+    ) -> None:
         self._raw: dict[Path, Any] = {} if raw is None else raw
+        #: Where the text ends: libyaml's marks may point one line past it.
+        self._end = end
 
     def __getitem__(self, path: Path) -> Location:
-        return _location(self._raw[path])
+        return _location(self._raw[path], self._end)
 
     def get(self, path: Path, default: Any = None) -> Any:
         entry = self._raw.get(path)
-        return default if entry is None else _location(entry)
+        return default if entry is None else _location(entry, self._end)
 
     def __contains__(self, path: object) -> bool:
         return path in self._raw
@@ -205,15 +220,40 @@ def _unpack(packed: int) -> Location:
     return (key, span(packed))
 
 
-def _location(entry: Any) -> Location:
+def _location(entry: Any, end: tuple[int, int] | None = None) -> Location:
     if type(entry) is int:
-        return _unpack(entry)
-    key, value = entry
-    if not isinstance(value, Span):
-        value = _node_span(value)
-    if key is not None and not isinstance(key, Span):
-        key = _node_span(key)
+        key, value = _unpack(entry)
+    else:
+        key, value = entry
+        if not isinstance(value, Span):
+            value = _node_span(value)
+        if key is not None and not isinstance(key, Span):
+            key = _node_span(key)
+    if end is not None:
+        value = clamp(value, end)
+        key = clamp(key, end) if key is not None else None
     return (key, value)
+
+
+def text_end(text: str) -> tuple[int, int]:
+    """The (line, column) just past the text's last character, 1-based, counting line
+    breaks as libyaml does (LF, CR, CRLF, NEL, LS, PS)."""
+    breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
+    last = max(text.rfind("\n"), text.rfind("\r"))
+    for other in ("\x85", "\u2028", "\u2029"):
+        if other in text:
+            breaks += text.count(other)
+            last = max(last, text.rfind(other))
+    return breaks + 1, len(text) - last
+
+
+def clamp(span: Span, end: tuple[int, int]) -> Span:
+    """``span`` with no position past ``end`` (libyaml puts the end of the stream on the
+    line after the last, which a file without a final newline does not have)."""
+    if (span.end_line, span.end_column) <= end:
+        return span
+    start = min((span.line, span.column), end)
+    return Span(*start, *end)
 
 
 @dataclass(slots=True)
@@ -669,13 +709,14 @@ class _Builder:
     def text(self) -> str:
         return self.source.text
 
-    def _syntax(self, mark: Any, message: str, line: int | None = None, col: int = 0) -> None:
+    def _syntax(
+        self, mark: Any, message: str, line: int | None = None, col: int = 0, width: int = 1
+    ) -> None:
         """A YML001 problem the YAML 1.2 grammar gives but the parser let through."""
         if line is None:
             line, col = mark.line, mark.column
-        self.problems.append(
-            Problem("YML001", Span(line + 1, col + 1, line + 1, col + 2), f"{_STRICT}{message}")
-        )
+        span = Span(line + 1, col + 1, line + 1, col + 1 + width)
+        self.problems.append(Problem("YML001", span, f"{_STRICT}{message}"))
 
     def _before(self, mark: Any) -> str:
         """The text of the mark's line before the mark."""
@@ -762,6 +803,7 @@ class _Builder:
                     f"the scalar's first line of text (line {number + 1}, {content} spaces)",
                     widest_line,
                     0,
+                    width=widest,
                 )
             return
 
@@ -1023,6 +1065,7 @@ def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
     parser = lib.event_parser(text) if iterative else lib.c_parser(text)
     roots = _compose_events(parser, lib) if iterative else _compose_c(parser)
     source = _Source(text)
+    end = text_end(text)
     index = 0
     try:
         for node in roots:
@@ -1042,8 +1085,8 @@ def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
                 )
                 index += 1
                 continue
-            positions = Positions(builder.positions)
-            documents.append(Document(index, data, positions, start, builder.problems))
+            positions = Positions(builder.positions, end)
+            documents.append(Document(index, data, positions, clamp(start, end), builder.problems))
             index += 1
     except _TooDeep as exc:
         line, col = exc.mark.line + 1, exc.mark.column + 1
@@ -1058,18 +1101,20 @@ def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
         )
     except lib.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else 1
-        col = mark.column + 1 if mark is not None else 1
         what = exc.problem or "invalid YAML"
         if exc.context:
             what = f"{what} {exc.context}"
-        problems.append(
-            Problem("YML001", Span(line, col, line, col + 1), f"YAML syntax error: {what}")
-        )
+        span = _point(text, mark) if mark is not None else Span(1, 1, 1, 1)
+        problems.append(Problem("YML001", span, f"YAML syntax error: {what}"))
     except lib.YAMLError as exc:
         problems.append(Problem("YML001", Span(1, 1, 1, 1), f"YAML syntax error: {exc}"))
     finally:
         dispose = getattr(parser, "dispose", None)
         if dispose is not None:
             dispose()
+    for problem in problems:
+        problem.span = clamp(problem.span, end)
+    for doc in documents:
+        for problem in doc.problems:
+            problem.span = clamp(problem.span, end)
     return LoadResult(documents, problems)
