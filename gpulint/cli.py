@@ -90,10 +90,6 @@ FailOnOption = Annotated[
 ]
 
 
-class UsageError(Exception):
-    """A problem with what the user asked for: exit 2 with the message."""
-
-
 def _version(value: bool) -> None:
     if value:
         sys.stdout.write(f"gpulint {__version__}\n")

@@ -165,26 +165,19 @@ def read_config(path: FsPath) -> ConfigFile:
 
 
 def _read_yaml(path: FsPath, shown: str) -> ConfigFile:
-    from gpulint.yamlload import decode, load_text
+    from gpulint.yamlload import SourceError, load_one_document
 
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{shown}: cannot read: {exc.strerror or exc}") from None
-    text, problem = decode(raw)
-    if text is None:
-        assert problem is not None
-        raise ConfigError(f"{shown}:{problem.span.line}: {problem.message}")
-    result = load_text(text)
-    problems = [*result.problems, *(p for d in result.documents for p in d.problems)]
-    if problems:
-        raise ConfigError("\n".join(f"{shown}:{p.span.line}: {p.message}" for p in problems))
-    docs = [d for d in result.documents if d.data is not None]
-    if len(docs) > 1:
-        raise ConfigError(f"{shown}:{docs[1].start.line}: one YAML document expected, not several")
-    if not docs:
+        doc = load_one_document(path)
+    except SourceError as exc:
+        raise ConfigError(
+            "\n".join(
+                f"{shown}:{line}: {message}" if line else f"{shown}: {message}"
+                for line, message in exc.problems
+            )
+        ) from None
+    if doc is None:
         return ConfigFile(path, {}, lambda p: 1)
-    doc = docs[0]
     if not isinstance(doc.data, dict):
         raise ConfigError(f"{shown}:{doc.start.line}: the configuration must be a mapping")
     return ConfigFile(path, doc.data, lambda p: doc.key_span(p).line)

@@ -53,26 +53,18 @@ class _Values(dict[str, str]):
 
 def _read(path: FsPath) -> tuple[Any, Any]:
     """(data, document) of a declarative rule file; RuleLoadError when unreadable."""
-    from gpulint.yamlload import decode, load_text
+    from gpulint.yamlload import SourceError, load_one_document
 
     where = str(path)
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise RuleLoadError(f"declarative rule {where}: cannot read: {exc.strerror}") from None
-    text, problem = decode(raw)
-    if text is None:
-        assert problem is not None
-        raise RuleLoadError(f"declarative rule {where}:{problem.span.line}: {problem.message}")
-    result = load_text(text)
-    problems = [*result.problems, *(p for d in result.documents for p in d.problems)]
-    if problems:
-        first = problems[0]
-        raise RuleLoadError(f"declarative rule {where}:{first.span.line}: {first.message}")
-    docs = [d for d in result.documents if d.data is not None]
-    if len(docs) != 1 or not isinstance(docs[0].data, dict):
+        doc = load_one_document(path)
+    except SourceError as exc:
+        line, message = exc.problems[0]
+        at = f"{where}:{line}" if line else where
+        raise RuleLoadError(f"declarative rule {at}: {message}") from None
+    if doc is None or not isinstance(doc.data, dict):
         raise RuleLoadError(f"declarative rule {where}: expected one YAML mapping")
-    return docs[0].data, docs[0]
+    return doc.data, doc
 
 
 def load_declarative(path: FsPath, origin: str = "declarative") -> Rule:

@@ -27,6 +27,7 @@ the depth from the text before composing and picks a path that cannot crash (see
 from __future__ import annotations
 
 import math
+import os
 import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -1118,3 +1119,38 @@ def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
         for problem in doc.problems:
             problem.span = clamp(problem.span, end)
     return LoadResult(documents, problems)
+
+
+class SourceError(Exception):
+    """A small YAML file (configuration, declarative rule) that cannot be used.
+
+    ``problems`` are ``(line, message)`` pairs; line is None when the file was not read.
+    """
+
+    def __init__(self, problems: list[tuple[int | None, str]]) -> None:
+        super().__init__(problems[0][1])
+        self.problems = problems
+
+
+def load_one_document(path: os.PathLike[str] | str) -> Document | None:
+    """The single document of a YAML file gpulint itself reads, or None when it is empty.
+
+    Unreadable bytes, YAML problems and a second document raise SourceError.
+    """
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise SourceError([(None, f"cannot read: {exc.strerror or exc}")]) from None
+    text, problem = decode(raw)
+    if text is None:
+        assert problem is not None
+        raise SourceError([(problem.span.line, problem.message)])
+    result = load_text(text)
+    problems = [*result.problems, *(p for d in result.documents for p in d.problems)]
+    if problems:
+        raise SourceError([(p.span.line, p.message) for p in problems])
+    docs = [d for d in result.documents if d.data is not None]
+    if len(docs) > 1:
+        raise SourceError([(docs[1].start.line, "one YAML document expected, not several")])
+    return docs[0] if docs else None
