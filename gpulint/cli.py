@@ -193,7 +193,10 @@ def inspect_cmd(
 
     _, effective = _configure(config, isolated)
     settings = effective.settings
-    found, missing = targets(paths or ["."], stdin_filename or "<stdin>")
+    exclude = effective.exclude.matches if effective.exclude else None
+    found, missing = targets(
+        paths or ["."], stdin_filename or "<stdin>", exclude, effective.force_exclude
+    )
     for path in missing:
         sys.stderr.write(f"gpulint: error: {path}: no such file or directory\n")
     report = Inspector(settings.workloads, settings.registry).inspect_targets(found)

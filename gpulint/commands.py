@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
     from gpulint.config import ConfigFile, Effective
+    from gpulint.model import Finding
     from gpulint.rule import Rule
 
 
@@ -126,12 +127,18 @@ def run_check(
     isolated: bool = False,
     jobs: int | None = None,
 ) -> int:
-    """``gpulint check``: lint, print the report, and return the exit code."""
+    """``gpulint check``: lint, print the report, and return the exit code.
+
+    The report goes to standard output, or with ``--output FILE`` to that file while the
+    text report goes to standard output. A streaming format (text, github) is written file
+    by file as the files are linted and no finding is kept; the others are rendered from
+    the findings at the end.
+    """
     from datetime import datetime, timezone
 
     from gpulint.discover import STDIN, targets
     from gpulint.engine import Linter
-    from gpulint.reporters import ReportContext, needs_objects, renderer
+    from gpulint.reporters import ReportContext, needs_objects, renderer, streamer
     from gpulint.runner import available_cores, run
 
     started = datetime.now(timezone.utc)
@@ -146,35 +153,44 @@ def run_check(
     errors = [f"{path}: no such file or directory" for path in missing]
     for error in errors:
         sys.stderr.write(f"gpulint: error: {error}\n")
+
+    ctx = ReportContext(
+        rules,
+        settings.fail_on,
+        0,  # set once the run is over
+        color=use_color(color),
+        argv=sys.argv,
+        stdin_label=stdin_label if STDIN in (paths or []) else None,
+        start_time=started,
+        errors=errors,
+    )
+    # Standard output gets the chosen format, or the text report when the chosen format
+    # goes to --output. A streaming format is written as each file is done; a report file
+    # is written at the end (so a path that cannot be written costs no lost report).
+    stdout_format = output_format if output is None else "text"
+    factory = streamer(stdout_format)
+    stream = factory(ctx) if factory is not None else None
+
+    def write_findings(findings: list[Finding]) -> None:
+        assert stream is not None
+        sys.stdout.write(stream.file(findings))
+
     report = run(
         linter,
         found,
         jobs=jobs or available_cores(),
         collect_objects=needs_objects(output_format),
+        on_file=write_findings if stream is not None else None,
+        keep_findings=stream is None or output is not None,
     )
-    exit_code = 2 if missing else (1 if report.failed(settings.fail_on) else 0)
-    ctx = ReportContext(
-        rules,
-        settings.fail_on,
-        exit_code,
-        color=use_color(color),
-        argv=sys.argv,
-        stdin_label=stdin_label if STDIN in (paths or []) else None,
-        start_time=started,
-        end_time=datetime.now(timezone.utc),
-        errors=errors,
-    )
-    if output is None:
-        sys.stdout.write(renderer(output_format)(report, ctx))
-    else:
+    ctx.exit_code = 2 if missing else (1 if report.failed(settings.fail_on) else 0)
+    ctx.end_time = datetime.now(timezone.utc)
+    sys.stdout.write(stream.end(report) if stream else renderer(stdout_format)(report, ctx))
+    sys.stdout.flush()
+    if output is not None:
         ctx.color = False
-        content = renderer(output_format)(report, ctx)
-        ctx.color = use_color(color)
-        sys.stdout.write(renderer("text")(report, ctx))
-        sys.stdout.flush()
         try:
-            write_file(output, content)
+            write_file(output, renderer(output_format)(report, ctx))
         except OSError as exc:
             fail(f"cannot write {output}: {exc.strerror or type(exc).__name__}")
-    sys.stdout.flush()
-    return exit_code
+    return ctx.exit_code

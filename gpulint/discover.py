@@ -52,42 +52,72 @@ def _walk(root: str, excluded: Excluded | None = None) -> Iterator[str]:
                     yield path
 
 
+def _under(label: str, base: str) -> bool:
+    """Whether walking ``base`` can find a file labelled ``label`` (both normalised)."""
+    if base == os.curdir:
+        outside = label == os.pardir or label.startswith(os.pardir + os.sep)
+        return not (outside or os.path.isabs(label))
+    return label == base or label.startswith(base.rstrip(os.sep) + os.sep)
+
+
 def targets(
     paths: Iterable[str],
     stdin_label: str = "<stdin>",
     excluded: Excluded | None = None,
     force_exclude: bool = False,
-) -> tuple[list[Target], list[str]]:
+) -> tuple[Iterator[Target], list[str]]:
     """Expand ``paths`` into targets in a deterministic order, and the paths that are missing.
 
     Files named explicitly are linted whatever their extension; directories contribute
     ``*.yaml`` and ``*.yml`` files. Each file appears once. ``excluded`` prunes what a walk
     finds; with ``force_exclude`` it also drops paths named explicitly (ruff's
     ``force-exclude``, for pre-commit, which names every file).
+
+    The paths are checked at once (the missing ones are known before anything is linted),
+    but directories are walked lazily, as the targets are consumed: a walk of 100,000 files
+    holds none of them. Files found are remembered (to list each once) only under a path
+    that overlaps another one given, such as ``k8s k8s/gpu.yaml``.
     """
     forced = excluded if force_exclude else None
-    out: list[Target] = []
+    roots: list[tuple[str, str, bool]] = []  # (path, its label, is a directory)
     missing: list[str] = []
-    seen: set[str] = set()
     for path in paths:
         if path == STDIN:
             if not (forced and forced(stdin_label)):
-                out.append(Target(stdin_label, None))
+                roots.append((path, stdin_label, False))
             continue
         if forced and forced(path):
             continue
         try:
             mode = os.stat(path).st_mode
         except OSError:
-            if os.path.islink(path):  # a dangling symlink is a file we cannot read
-                mode = 0
-            else:
+            if not os.path.islink(path):  # a dangling symlink is a file we cannot read
                 missing.append(path)
                 continue
-        found = _walk(path, excluded) if stat.S_ISDIR(mode) else iter((path,))
+            mode = 0
+        roots.append((path, os.path.normpath(path), stat.S_ISDIR(mode)))
+    return _expand(roots, excluded), missing
+
+
+def _overlaps(a: str, b: str) -> bool:
+    return _under(a, b) or _under(b, a)
+
+
+def _expand(roots: list[tuple[str, str, bool]], excluded: Excluded | None) -> Iterator[Target]:
+    labels = [label for path, label, _ in roots if path != STDIN]
+    seen: set[str] = set()
+    for path, label, is_dir in roots:
+        if path == STDIN:
+            yield Target(label, None)
+            continue
+        # Could another path given find this one's files too? (The root itself is in
+        # ``labels`` once; a second copy, ``k8s k8s``, overlaps it.)
+        remember = sum(1 for other in labels if _overlaps(label, other)) > 1
+        found = _walk(path, excluded) if is_dir else iter((path,))
         for file in found:
-            label = os.path.normpath(file)
-            if label not in seen:
-                seen.add(label)
-                out.append(Target(label, file))
-    return out, missing
+            name = os.path.normpath(file)
+            if remember:
+                if name in seen:
+                    continue
+                seen.add(name)
+            yield Target(name, file)

@@ -8,12 +8,12 @@ a serial run's. Nothing but findings crosses back; no parsed document outlives i
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import stat
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 from gpulint.discover import Target
 from gpulint.engine import Linter
@@ -21,22 +21,52 @@ from gpulint.model import Finding, LintedObject, Severity, Span
 from gpulint.yamlload import Problem
 
 
-@dataclass(slots=True)
 class Report:
-    findings: list[Finding] = field(default_factory=list)
-    files: int = 0
-    #: The objects linted, collected only when ``run(..., collect_objects=True)``.
-    objects: list[LintedObject] = field(default_factory=list)
+    """What a run found: the findings (unless streamed), and counts that are always kept.
+
+    The counts and the exit status are kept as files are added, so a report that streams
+    its findings to the output (``keep_findings=False``) still knows its summary without
+    holding one finding. ``Report(findings, files=1)`` makes a finished report from a list.
+    """
+
+    __slots__ = ("_counts", "_keep", "_worst", "files", "findings", "objects", "suppressed")
+
+    def __init__(
+        self,
+        findings: Iterable[Finding] = (),
+        files: int = 0,
+        objects: Iterable[LintedObject] = (),
+        keep_findings: bool = True,
+    ) -> None:
+        self.findings: list[Finding] = []
+        self.files = files
+        #: The objects linted, collected only when ``run(..., collect_objects=True)``.
+        self.objects: list[LintedObject] = list(objects)
+        #: How many findings a suppression silenced.
+        self.suppressed = 0
+        self._counts = {s.label: 0 for s in sorted(Severity, reverse=True)}
+        self._worst: Severity | None = None
+        self._keep = keep_findings
+        self.extend(list(findings))
+
+    def extend(self, findings: Sequence[Finding]) -> None:
+        """Count ``findings`` (and keep them, unless the report streams)."""
+        for f in findings:
+            if f.suppression is not None:
+                self.suppressed += 1
+                continue
+            self._counts[f.severity.label] += 1
+            if self._worst is None or f.severity > self._worst:
+                self._worst = f.severity
+        if self._keep:
+            self.findings.extend(findings)
 
     def counts(self) -> dict[str, int]:
-        counts = {s.label: 0 for s in sorted(Severity, reverse=True)}
-        for f in self.findings:
-            if f.suppression is None:
-                counts[f.severity.label] += 1
-        return counts
+        """Findings not suppressed, per severity label, most severe first."""
+        return dict(self._counts)
 
     def failed(self, fail_on: Severity) -> bool:
-        return any(f.suppression is None and f.severity >= fail_on for f in self.findings)
+        return self._worst is not None and self._worst >= fail_on
 
 
 #: Larger inputs are not read (YML005): parsing one would take minutes and gigabytes, and no
@@ -108,6 +138,14 @@ def lint_target(
 PARALLEL_MIN_FILES = 64
 #: Each worker gets at least this many files, so a small run does not fork every core.
 MIN_FILES_PER_WORKER = 32
+#: Files walked ahead, per allowed worker, to choose the number of workers and the chunk
+#: size before linting starts (the rest of a walk is done as the files are linted).
+PEEK_PER_WORKER = 8 * 64
+#: Files sent to a worker at a time: large enough to amortise the round trip, small enough
+#: to balance the load and to keep results flowing.
+MAX_CHUNK = 64
+#: Chunks queued per worker, so a worker never waits for the next one.
+IN_FLIGHT_PER_WORKER = 3
 
 
 def available_cores() -> int:
@@ -142,27 +180,46 @@ def worker_count(jobs: int, files: int) -> int:
     return max(1, min(jobs, files // MIN_FILES_PER_WORKER))
 
 
+#: A callback that receives each file's findings as soon as the file is done, in order.
+OnFile = Callable[[list[Finding]], None]
+
+
 def run(
-    linter: Linter, targets: Iterable[Target], jobs: int = 1, collect_objects: bool = False
+    linter: Linter,
+    targets: Iterable[Target],
+    jobs: int = 1,
+    collect_objects: bool = False,
+    *,
+    on_file: OnFile | None = None,
+    keep_findings: bool = True,
 ) -> Report:
     """Lint every target; ``jobs`` > 1 allows that many worker processes.
 
-    ``collect_objects`` also records every object linted and the rules that ran on it
-    (``Report.objects``, for the JUnit format).
+    Targets are consumed lazily and each file's findings are handed to ``on_file`` as soon
+    as they are known (in the targets' order), so a caller that streams its report and
+    passes ``keep_findings=False`` runs in memory that does not grow with the number of
+    files. ``collect_objects`` also records every object linted and the rules that ran on
+    it (``Report.objects``, for the JUnit format).
     """
-    targets = list(targets)
-    workers = worker_count(jobs, len(targets))
+    # Enough targets to choose the number of workers; the rest stay unwalked until needed.
+    pending = iter(targets)
+    head = list(itertools.islice(pending, jobs * PEEK_PER_WORKER)) if jobs > 1 else []
+    workers = worker_count(jobs, len(head))
+    everything = itertools.chain(head, pending)
     results: Iterable[_Result]
     if workers > 1:
-        results = _lint_parallel(linter, targets, workers, collect_objects)
+        chunksize = max(1, min(MAX_CHUNK, len(head) // (workers * 8)))
+        results = _lint_parallel(linter, everything, workers, collect_objects, chunksize)
     else:
-        results = (_lint_one(linter, target, collect_objects) for target in targets)
-    report = Report()
+        results = (_lint_one(linter, target, collect_objects) for target in everything)
+    report = Report(keep_findings=keep_findings)
     for findings, objects in results:
-        report.findings.extend(findings)
+        report.extend(findings)
         if objects:
             report.objects.extend(objects)
         report.files += 1
+        if on_file is not None and findings:
+            on_file(findings)
     return report
 
 
@@ -206,26 +263,48 @@ def _lint_task(task: _Task) -> _Result:
         return linter.lint_bytes(target.label, raw, seen), seen
 
 
+def _lint_chunk(tasks: list[_Task]) -> list[_Result]:
+    return [_lint_task(task) for task in tasks]
+
+
 def _lint_parallel(
-    linter: Linter, targets: Sequence[Target], workers: int, collect: bool = False
+    linter: Linter,
+    targets: Iterable[Target],
+    workers: int,
+    collect: bool = False,
+    chunksize: int = MAX_CHUNK,
 ) -> Iterator[_Result]:
     """Findings per target, in order, from a pool of ``workers`` forked processes.
 
-    Results stream back in chunks as they are done and are yielded in the targets' order.
-    Stdin is read here, once. A worker that dies is an error (BrokenProcessPool), not a hang.
+    Targets go out in chunks, at most ``IN_FLIGHT_PER_WORKER`` chunks per worker at a
+    time, and results are yielded in the targets' order as they come back: neither the
+    targets nor the results of the whole run are ever held at once. Stdin is read here,
+    once. A worker that dies is an error (BrokenProcessPool), not a hang.
     """
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from collections import deque
+    from concurrent.futures import Future, ProcessPoolExecutor
 
-    tasks: list[_Task] = [(t, read_target(t) if t.path is None else None, collect) for t in targets]
+    def chunks() -> Iterator[list[_Task]]:
+        it = iter(targets)
+        while chunk := list(itertools.islice(it, chunksize)):
+            yield [(t, read_target(t) if t.path is None else None, collect) for t in chunk]
+
     context = multiprocessing.get_context("fork")
-    chunksize = max(1, min(64, len(tasks) // (workers * 8)))
     gc.freeze()  # keep the parent's objects out of the workers' copy-on-write pages
     pool = ProcessPoolExecutor(
         workers, mp_context=context, initializer=_init_worker, initargs=(linter,)
     )
     try:
-        yield from pool.map(_lint_task, tasks, chunksize=chunksize)
+        in_flight: deque[Future[list[_Result]]] = deque()
+        todo = chunks()
+        for chunk in itertools.islice(todo, workers * IN_FLIGHT_PER_WORKER):
+            in_flight.append(pool.submit(_lint_chunk, chunk))
+        while in_flight:
+            done = in_flight.popleft().result()
+            for chunk in itertools.islice(todo, 1):
+                in_flight.append(pool.submit(_lint_chunk, chunk))
+            yield from done
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         raise

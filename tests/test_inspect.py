@@ -129,7 +129,7 @@ def _targets(*paths: Path) -> list[Any]:
 
     found, missing = targets([str(p) for p in paths])
     assert not missing
-    return found
+    return list(found)
 
 
 def test_json_output_matches_its_schema_on_fixtures(validator: Draft202012Validator) -> None:

@@ -21,6 +21,7 @@ produce no annotation.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from gpulint.model import Finding, Severity
 from gpulint.reporters import ReportContext
@@ -69,7 +70,20 @@ def format_finding(f: Finding, cwd: str) -> str:
     return f"::{COMMANDS[f.severity]} {head}::{escape_data(message)}"
 
 
+class Stream:
+    """One workflow command per finding as each file is done, then the text summary."""
+
+    def __init__(self, ctx: ReportContext) -> None:
+        self.ctx = ctx
+
+    def file(self, findings: Sequence[Finding]) -> str:
+        cwd = self.ctx.cwd
+        return "".join(format_finding(f, cwd) + "\n" for f in findings if f.suppression is None)
+
+    def end(self, report: Report) -> str:
+        return summary(report, self.ctx) + "\n"
+
+
 def render(report: Report, ctx: ReportContext) -> str:
-    lines = [format_finding(f, ctx.cwd) for f in report.findings if f.suppression is None]
-    lines.append(summary(report, ctx))
-    return "\n".join(lines) + "\n"
+    stream = Stream(ctx)
+    return stream.file(report.findings) + stream.end(report)

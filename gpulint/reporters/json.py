@@ -50,7 +50,7 @@ def render(report: Report, ctx: ReportContext) -> str:
             "errors": counts["error"],
             "warnings": counts["warning"],
             "info": counts["info"],
-            "suppressed": sum(1 for f in report.findings if f.suppression is not None),
+            "suppressed": report.suppressed,
             "fail_on": ctx.fail_on.label,
             "exit_code": ctx.exit_code,
         },

@@ -6,6 +6,8 @@ Suppressed findings are not printed; the summary counts them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gpulint.model import Finding, Severity
 from gpulint.reporters import ReportContext
 from gpulint.runner import Report
@@ -32,7 +34,7 @@ def _plural(n: int, word: str) -> str:
 def summary(report: Report, ctx: ReportContext) -> str:
     counts = report.counts()
     total = sum(counts.values())
-    suppressed = sum(1 for f in report.findings if f.suppression is not None)
+    suppressed = report.suppressed
     files = _plural(report.files, "file")
     extra = f", {suppressed} suppressed" if suppressed else ""
     if total == 0:
@@ -41,7 +43,20 @@ def summary(report: Report, ctx: ReportContext) -> str:
     return f"Found {_plural(total, 'problem')} ({parts}) in {files}{extra}."
 
 
+class Stream:
+    """One line per finding as each file is done, and the summary after the last file."""
+
+    def __init__(self, ctx: ReportContext) -> None:
+        self.ctx = ctx
+
+    def file(self, findings: Sequence[Finding]) -> str:
+        color = self.ctx.color
+        return "".join(format_finding(f, color) + "\n" for f in findings if f.suppression is None)
+
+    def end(self, report: Report) -> str:
+        return summary(report, self.ctx) + "\n"
+
+
 def render(report: Report, ctx: ReportContext) -> str:
-    lines = [format_finding(f, ctx.color) for f in report.findings if f.suppression is None]
-    lines.append(summary(report, ctx))
-    return "\n".join(lines) + "\n"
+    stream = Stream(ctx)
+    return stream.file(report.findings) + stream.end(report)
