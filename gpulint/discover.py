@@ -18,6 +18,10 @@ SKIP_DIRS = frozenset(
     }
 )  # fmt: skip
 
+#: gpulint's own configuration files (gpulint.config.CONFIG_NAMES): YAML, never a manifest,
+#: so a walk leaves them out (naming one explicitly still lints it).
+SKIP_FILES = frozenset({".gpulint.yaml", ".gpulint.yml"})
+
 STDIN = "-"
 
 
@@ -46,7 +50,7 @@ def _walk(root: str, excluded: Excluded | None = None) -> Iterator[str]:
             if d not in SKIP_DIRS and not (excluded and excluded(os.path.join(dirpath, d)))
         )
         for name in sorted(filenames):
-            if name.endswith(YAML_SUFFIXES):
+            if name.endswith(YAML_SUFFIXES) and name not in SKIP_FILES:
                 path = os.path.join(dirpath, name)
                 if not (excluded and excluded(path)):
                     yield path

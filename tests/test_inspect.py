@@ -188,6 +188,22 @@ def test_cli_inspect_missing_path_and_broken_yaml(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+def test_cli_inspect_honours_exclude(tmp_path: Path) -> None:
+    (tmp_path / ".gpulint.yaml").write_text("exclude: [rendered/]\n")
+    for folder in ("k8s", "rendered"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "job.yaml").write_text(MANIFEST)
+    result = subprocess.run(
+        [*gpulint_cmd(), "inspect", "--format", "json", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert [f["path"] for f in json.loads(result.stdout)["files"]] == ["k8s/job.yaml"]
+
+
 def test_a_row_that_names_a_pod_template_gets_a_hint() -> None:
     from gpulint.workloads import builtin_table, parse_row
 
