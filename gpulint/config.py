@@ -24,9 +24,8 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path as FsPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpulint.data import schema_path
 from gpulint.model import Path, Severity
@@ -44,8 +43,7 @@ class ConfigError(Exception):
     """A configuration problem: each line of the message is one ``file:line: key: why``."""
 
 
-@dataclass(slots=True)
-class ConfigFile:
+class ConfigFile(NamedTuple):
     """A parsed configuration file: its ``gpulint`` data and where each key is written."""
 
     path: FsPath
@@ -407,26 +405,23 @@ def rule_locations(config: ConfigFile) -> tuple[list[str], list[FsPath]]:
 
 
 # -- resolving --------------------------------------------------------------------------------
-@dataclass(slots=True)
-class Overrides:
+class Overrides(NamedTuple):
     """What the command line says (None or empty: not given)."""
 
     select: list[str] | None = None
-    extend_select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
+    extend_select: Sequence[str] = ()
+    ignore: Sequence[str] = ()
     fail_on: str | None = None
 
 
-@dataclass(slots=True)
-class Entry:
+class Entry(NamedTuple):
     """One effective value and where it came from."""
 
     value: Any
     origin: str
 
 
-@dataclass(slots=True)
-class Effective:
+class Effective(NamedTuple):
     """The configuration of a run, ready to use."""
 
     settings: Any  # gpulint.engine.Settings

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from gpulint.dra import ClaimIndex
 from gpulint.model import Finding, LintedObject, ObjectRef, Path, Severity
@@ -19,15 +19,14 @@ class RuleError(Exception):
     """A rule raised while checking: exit 2 with the rule and the object named."""
 
 
-@dataclass(slots=True)
-class Settings:
+class Settings(NamedTuple):
     """Everything that decides what a run reports (already validated)."""
 
     select: frozenset[str] | None = None  # None: every rule
     ignore: frozenset[str] = frozenset()
     extend_select: frozenset[str] = frozenset()
-    severities: Mapping[str, Severity] = field(default_factory=dict)
-    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    severities: Mapping[str, Severity] = MappingProxyType({})
+    options: Mapping[str, Mapping[str, Any]] = MappingProxyType({})
     fail_on: Severity = Severity.ERROR
     registry: Registry | None = None
     workloads: WorkloadTable | None = None
@@ -46,8 +45,7 @@ def is_enabled(code: str, settings: Settings) -> bool:
     return selected and not _matches(code, settings.ignore)
 
 
-@dataclass(slots=True)
-class _Active:
+class _Active(NamedTuple):
     rule: Rule
     severity: Severity
     ctx: RuleContext
