@@ -26,7 +26,6 @@ rules, see ``gpulint.declarative``). Every rule that does not ship with gpulint 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import inspect
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -316,6 +315,8 @@ def _import_file(source: RuleSource) -> ModuleType:
         parent = ModuleType(package)
         parent.__path__ = [str(FsPath(source.path).parent)]
         sys.modules[package] = parent
+    import importlib.util  # only for rule folders: keeps it off the start-up path
+
     spec = importlib.util.spec_from_file_location(source.module, source.path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {source.path}")

@@ -26,12 +26,12 @@ the depth from the text before composing and picks a path that cannot crash (see
 
 from __future__ import annotations
 
+import _thread
 import math
 import os
 import re
-import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from gpulint.model import Path, Span
 
@@ -318,9 +318,12 @@ class Document:
         return loc if loc is not None else (None, self.start)
 
 
-class LoadResult(NamedTuple):
-    documents: list[Document]
-    problems: list[Problem]
+class LoadResult:
+    __slots__ = ("documents", "problems")
+
+    def __init__(self, documents: list[Document], problems: list[Problem]) -> None:
+        self.documents = documents
+        self.problems = problems
 
 
 # -- limits -----------------------------------------------------------------------------------
@@ -978,7 +981,9 @@ def load_text(text: str) -> LoadResult:
     return result
 
 
-_THREAD_LOCK = threading.Lock()
+#: Serializes the stack-size change around thread creation. (``_thread`` is what
+#: ``threading.Lock`` is; threading itself is imported only when a deep document needs it.)
+_THREAD_LOCK = _thread.allocate_lock()
 
 #: Characters before a "#" that libyaml takes for the start of a comment but YAML 1.2 does
 #: not (a comment needs white space before it): flow indicators, quotes, block scalar
@@ -1068,6 +1073,8 @@ def _in_large_stack(work: Callable[[], LoadResult], text: str, lib: _Lib) -> Loa
             outcome.append(work())
         except BaseException as exc:  # re-raised on the calling thread
             outcome.append(exc)
+
+    import threading  # only for a deep document: keeps it off the start-up path
 
     try:
         with _THREAD_LOCK:
