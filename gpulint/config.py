@@ -24,7 +24,6 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
 
@@ -44,15 +43,19 @@ class ConfigError(Exception):
     """A configuration problem: each line of the message is one ``file:line: key: why``."""
 
 
-@dataclass(slots=True)
 class ConfigFile:
     """A parsed configuration file: its ``gpulint`` data and where each key is written."""
 
-    path: FsPath
-    data: dict[str, Any]
-    line_of: Callable[[Path], int]
-    #: The prefix of every key's path in the file (``tool.gpulint`` for pyproject.toml).
-    prefix: str = ""
+    __slots__ = ("data", "line_of", "path", "prefix")
+
+    def __init__(
+        self, path: FsPath, data: dict[str, Any], line_of: Callable[[Path], int], prefix: str = ""
+    ) -> None:
+        self.path = path
+        self.data = data
+        self.line_of = line_of
+        #: The prefix of every key's path in the file (``tool.gpulint`` for pyproject.toml).
+        self.prefix = prefix
 
     @property
     def folder(self) -> FsPath:
@@ -407,34 +410,57 @@ def rule_locations(config: ConfigFile) -> tuple[list[str], list[FsPath]]:
 
 
 # -- resolving --------------------------------------------------------------------------------
-@dataclass(slots=True)
 class Overrides:
     """What the command line says (None or empty: not given)."""
 
-    select: list[str] | None = None
-    extend_select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
-    fail_on: str | None = None
+    __slots__ = ("extend_select", "fail_on", "ignore", "select")
+
+    def __init__(
+        self,
+        select: list[str] | None = None,
+        extend_select: Sequence[str] = (),
+        ignore: Sequence[str] = (),
+        fail_on: str | None = None,
+    ) -> None:
+        self.select = select
+        self.extend_select = extend_select
+        self.ignore = ignore
+        self.fail_on = fail_on
 
 
-@dataclass(slots=True)
 class Entry:
     """One effective value and where it came from."""
 
-    value: Any
-    origin: str
+    __slots__ = ("origin", "value")
+
+    def __init__(self, value: Any, origin: str) -> None:
+        self.value = value
+        self.origin = origin
+
+    def __repr__(self) -> str:
+        return f"Entry({self.value!r}, {self.origin!r})"
 
 
-@dataclass(slots=True)
 class Effective:
     """The configuration of a run, ready to use."""
 
-    settings: Any  # gpulint.engine.Settings
-    file: ConfigFile | None
-    root: FsPath
-    exclude: Any  # gpulint.globs.PathMatcher
-    force_exclude: bool
-    entries: dict[str, Entry]
+    __slots__ = ("entries", "exclude", "file", "force_exclude", "root", "settings")
+
+    def __init__(
+        self,
+        settings: Any,  # gpulint.engine.Settings
+        file: ConfigFile | None,
+        root: FsPath,
+        exclude: Any,  # gpulint.globs.PathMatcher
+        force_exclude: bool,
+        entries: dict[str, Entry],
+    ) -> None:
+        self.settings = settings
+        self.file = file
+        self.root = root
+        self.exclude = exclude
+        self.force_exclude = force_exclude
+        self.entries = entries
 
 
 def _check_selectors(

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpulint.model import Path
 from gpulint.registry import Registry
@@ -34,13 +33,11 @@ CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 DRA_GROUP = "resource.k8s.io"
 
 # device.driver == 'gpu.nvidia.com' (either quote style, either operand order)
-_DRIVER = re.compile(
-    r"""device\.driver\s*==\s*['"]([^'"]+)['"]|['"]([^'"]+)['"]\s*==\s*device\.driver"""
-)
+# (compiled on first use: only DeviceClass objects need it)
+_DRIVER = r"""device\.driver\s*==\s*['"]([^'"]+)['"]|['"]([^'"]+)['"]\s*==\s*device\.driver"""
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimObject:
+class ClaimObject(NamedTuple):
     """A ResourceClaim or ResourceClaimTemplate of the file."""
 
     kind: str
@@ -52,8 +49,7 @@ class ClaimObject:
     path: Path
 
 
-@dataclass(frozen=True, slots=True)
-class GpuClaim:
+class GpuClaim(NamedTuple):
     """A pod's ``resourceClaims`` entry that hands out accelerators."""
 
     #: The entry's ``name`` (what containers reference in ``resources.claims``).
@@ -149,7 +145,7 @@ def selector_drivers(spec: Any) -> Iterator[str]:
         cel = selector.get("cel") if isinstance(selector, Mapping) else None
         expression = cel.get("expression") if isinstance(cel, Mapping) else None
         if isinstance(expression, str):
-            for match in _DRIVER.finditer(expression):
+            for match in re.finditer(_DRIVER, expression):
                 yield match.group(1) or match.group(2)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from gpulint.dra import ClaimIndex
@@ -19,20 +19,45 @@ class RuleError(Exception):
     """A rule raised while checking: exit 2 with the rule and the object named."""
 
 
-@dataclass(slots=True)
 class Settings:
     """Everything that decides what a run reports (already validated)."""
 
-    select: frozenset[str] | None = None  # None: every rule
-    ignore: frozenset[str] = frozenset()
-    extend_select: frozenset[str] = frozenset()
-    severities: Mapping[str, Severity] = field(default_factory=dict)
-    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    fail_on: Severity = Severity.ERROR
-    registry: Registry | None = None
-    workloads: WorkloadTable | None = None
-    per_file_ignores: tuple[PathIgnore, ...] = ()
-    per_object_ignores: tuple[ObjectIgnore, ...] = ()
+    __slots__ = (
+        "extend_select",
+        "fail_on",
+        "ignore",
+        "options",
+        "per_file_ignores",
+        "per_object_ignores",
+        "registry",
+        "select",
+        "severities",
+        "workloads",
+    )
+
+    def __init__(
+        self,
+        select: frozenset[str] | None = None,  # None: every rule
+        ignore: frozenset[str] = frozenset(),
+        extend_select: frozenset[str] = frozenset(),
+        severities: Mapping[str, Severity] = MappingProxyType({}),
+        options: Mapping[str, Mapping[str, Any]] = MappingProxyType({}),
+        fail_on: Severity = Severity.ERROR,
+        registry: Registry | None = None,
+        workloads: WorkloadTable | None = None,
+        per_file_ignores: tuple[PathIgnore, ...] = (),
+        per_object_ignores: tuple[ObjectIgnore, ...] = (),
+    ) -> None:
+        self.select = select
+        self.ignore = ignore
+        self.extend_select = extend_select
+        self.severities = severities
+        self.options = options
+        self.fail_on = fail_on
+        self.registry = registry
+        self.workloads = workloads
+        self.per_file_ignores = per_file_ignores
+        self.per_object_ignores = per_object_ignores
 
 
 def _matches(code: str, selectors: Iterable[str]) -> bool:
@@ -46,13 +71,17 @@ def is_enabled(code: str, settings: Settings) -> bool:
     return selected and not _matches(code, settings.ignore)
 
 
-@dataclass(slots=True)
 class _Active:
-    rule: Rule
-    severity: Severity
-    ctx: RuleContext
-    #: The severity was set by the user: it wins over a rule's per-violation severity.
-    configured: bool = False
+    __slots__ = ("configured", "ctx", "rule", "severity")
+
+    def __init__(
+        self, rule: Rule, severity: Severity, ctx: RuleContext, configured: bool = False
+    ) -> None:
+        self.rule = rule
+        self.severity = severity
+        self.ctx = ctx
+        #: The severity was set by the user: it wins over a rule's per-violation severity.
+        self.configured = configured
 
 
 class Linter:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 def _translate(pattern: str) -> str:
@@ -54,8 +54,7 @@ def _translate(pattern: str) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True, slots=True)
-class Glob:
+class Glob(NamedTuple):
     """One compiled pattern."""
 
     pattern: str
@@ -92,8 +91,7 @@ def relative(path: str, root: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-@dataclass(frozen=True, slots=True)
-class PathMatcher:
+class PathMatcher(NamedTuple):
     """A set of globs relative to one root."""
 
     root: str

@@ -20,9 +20,8 @@ unparseable values are not evaluated and are reported as such.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpulint.model import Path
 from gpulint.resources import amount
@@ -31,8 +30,7 @@ from gpulint.workloads import Container, PodSpec
 ResourceList = dict[str, Decimal]
 
 
-@dataclass(frozen=True, slots=True)
-class Unevaluated:
+class Unevaluated(NamedTuple):
     """A request value the arithmetic could not use."""
 
     container: str | None
@@ -43,8 +41,7 @@ class Unevaluated:
     path: Path
 
 
-@dataclass(frozen=True, slots=True)
-class ContainerRequests:
+class ContainerRequests(NamedTuple):
     container: Container
     #: Effective requests (limits copied into missing requests), parsed.
     requests: ResourceList
@@ -64,14 +61,25 @@ class ContainerRequests:
         return "container"
 
 
-@dataclass(slots=True)
 class PodRequests:
     """The pod's effective requests and how they were reached."""
 
-    requests: ResourceList
-    containers: list[ContainerRequests] = field(default_factory=list)
-    overhead: ResourceList = field(default_factory=dict)
-    unevaluated: list[Unevaluated] = field(default_factory=list)
+    __slots__ = ("containers", "overhead", "requests", "unevaluated")
+
+    def __init__(
+        self,
+        requests: ResourceList,
+        containers: list[ContainerRequests] | None = None,
+        overhead: ResourceList | None = None,
+        unevaluated: list[Unevaluated] | None = None,
+    ) -> None:
+        self.requests = requests
+        self.containers: list[ContainerRequests] = [] if containers is None else containers
+        self.overhead: ResourceList = {} if overhead is None else overhead
+        self.unevaluated: list[Unevaluated] = [] if unevaluated is None else unevaluated
+
+    def __repr__(self) -> str:
+        return f"PodRequests({self.requests!r}, unevaluated={self.unevaluated!r})"
 
     def get(self, name: str) -> Decimal:
         return self.requests.get(name, Decimal(0))

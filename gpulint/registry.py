@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import cache
 from pathlib import Path as FsPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpulint.data import data_path
 
@@ -22,8 +21,7 @@ from gpulint.data import data_path
 _GPU_WORDS = re.compile(r"gpu|mig-|vcuda|tpu|neuron|gaudi", re.IGNORECASE)
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceResource:
+class DeviceResource(NamedTuple):
     name: str
     family: str
     hardware: str
@@ -41,8 +39,7 @@ class DeviceResource:
     whole_devices: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class DraClass:
+class DraClass(NamedTuple):
     """A DRA DeviceClass (or driver) name that hands out accelerators."""
 
     name: str
@@ -51,8 +48,7 @@ class DraClass:
     source: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class LegacyResource:
+class LegacyResource(NamedTuple):
     name: str
     replacement: str
     note: str
@@ -86,23 +82,40 @@ def _satisfies(value: Decimal, constraints: Mapping[str, Any]) -> bool:
     return not (step is not None and value % step != 0)
 
 
-@dataclass(slots=True)
 class Registry:
-    resources: dict[str, DeviceResource]
-    legacy: dict[str, LegacyResource] = field(default_factory=dict)
-    schemes: dict[str, Mapping[str, Any]] = field(default_factory=dict)
-    #: DRA DeviceClass names of accelerators (DOMAIN: a GPU pod may get GPUs through DRA).
-    device_classes: dict[str, DraClass] = field(default_factory=dict)
-    #: DRA driver names whose devices are accelerators (named in DeviceClass selectors).
-    dra_drivers: dict[str, DraClass] = field(default_factory=dict)
-    _lower: dict[str, str] = field(default_factory=dict)
-    _domains: frozenset[str] = frozenset()
-    #: looks_like_accelerator answers, per name (difflib is slow and names repeat).
-    _looks: dict[str, bool] = field(default_factory=dict)
+    __slots__ = (
+        "_domains",
+        "_looks",
+        "_lower",
+        "device_classes",
+        "dra_drivers",
+        "legacy",
+        "resources",
+        "schemes",
+    )
 
-    def __post_init__(self) -> None:
-        self._lower = {name.lower(): name for name in self.resources}
-        self._domains = frozenset(n.partition("/")[0] for n in self.resources)
+    def __init__(
+        self,
+        resources: dict[str, DeviceResource],
+        legacy: dict[str, LegacyResource] | None = None,
+        schemes: dict[str, Mapping[str, Any]] | None = None,
+        device_classes: dict[str, DraClass] | None = None,
+        dra_drivers: dict[str, DraClass] | None = None,
+    ) -> None:
+        self.resources = resources
+        self.legacy: dict[str, LegacyResource] = {} if legacy is None else legacy
+        self.schemes: dict[str, Mapping[str, Any]] = {} if schemes is None else schemes
+        #: DRA DeviceClass names of accelerators (DOMAIN: a pod may get GPUs through DRA).
+        self.device_classes: dict[str, DraClass] = {} if device_classes is None else device_classes
+        #: DRA driver names whose devices are accelerators (named in DeviceClass selectors).
+        self.dra_drivers: dict[str, DraClass] = {} if dra_drivers is None else dra_drivers
+        self._lower = {name.lower(): name for name in resources}
+        self._domains = frozenset(n.partition("/")[0] for n in resources)
+        #: looks_like_accelerator answers, per name (difflib is slow and names repeat).
+        self._looks: dict[str, bool] = {}
+
+    def __repr__(self) -> str:
+        return f"Registry({len(self.resources)} resources, {len(self.legacy)} legacy names)"
 
     # -- lookups ---------------------------------------------------------------------------
     def get(self, name: str) -> DeviceResource | None:
@@ -198,8 +211,7 @@ class Registry:
             for entry in list(resources.values()):
                 if entry.name in applies or ("mig" in applies and entry.kind == "mig"):
                     name = entry.name + suffix
-                    resources[name] = replace(
-                        entry,
+                    resources[name] = entry._replace(
                         name=name,
                         unit=f"time-sliced replicas of {entry.name}",
                         schemes=frozenset(shared.get("schemes", ())),

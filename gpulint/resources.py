@@ -5,10 +5,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpulint.model import Path
 from gpulint.quantity import QuantityError, parse_quantity
@@ -80,8 +79,7 @@ def quantity_text(value: Any) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Amount:
+class Amount(NamedTuple):
     """A parsed resource value: exactly one of ``value`` / ``error`` / flags is meaningful."""
 
     value: Decimal | None
@@ -126,8 +124,7 @@ def _amount(value: Any) -> Amount:
 _amount_memo = lru_cache(maxsize=4096, typed=True)(_amount)
 
 
-@dataclass(frozen=True, slots=True)
-class ResourceEntry:
+class ResourceEntry(NamedTuple):
     """One ``name: value`` under a container's ``requests`` or ``limits``."""
 
     container: Container

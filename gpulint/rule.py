@@ -26,14 +26,12 @@ rules, see ``gpulint.declarative``). Every rule that does not ship with gpulint 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import inspect
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path as FsPath
-from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType, ModuleType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpulint.model import Path, Severity
 from gpulint.registry import Registry
@@ -50,8 +48,7 @@ class RuleLoadError(Exception):
     """A rule module that cannot be used; the message names the module."""
 
 
-@dataclass(frozen=True, slots=True)
-class Violation:
+class Violation(NamedTuple):
     """What a rule reports: a path inside the document and a message.
 
     ``at`` chooses the key (``"key"``) or the value (``"value"``) at that path. A rule whose
@@ -65,10 +62,9 @@ class Violation:
     severity: Severity | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RuleContext:
+class RuleContext(NamedTuple):
     registry: Registry
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = MappingProxyType({})
     #: Where pod specs live (object-scope rules that look into pods need it).
     workloads: WorkloadTable | None = None
 
@@ -76,8 +72,7 @@ class RuleContext:
 CheckFn = Callable[[Any, RuleContext], Iterable[Violation]]
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     code: str
     name: str
     severity: Severity
@@ -135,8 +130,7 @@ def rule_from_module(
     return Rule(code, rule_name, severity, scope, options, doc, check, name, origin)
 
 
-@dataclass(frozen=True, slots=True)
-class RuleSource:
+class RuleSource(NamedTuple):
     """Where a rule comes from, before it is imported.
 
     ``code`` is None when it is known only after import (``plugins`` in the configuration);
@@ -321,6 +315,8 @@ def _import_file(source: RuleSource) -> ModuleType:
         parent = ModuleType(package)
         parent.__path__ = [str(FsPath(source.path).parent)]
         sys.modules[package] = parent
+    import importlib.util  # only for rule folders: keeps it off the start-up path
+
     spec = importlib.util.spec_from_file_location(source.module, source.path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {source.path}")

@@ -36,8 +36,7 @@ import bisect
 import fnmatch
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpulint.globs import PathMatcher
 from gpulint.model import Finding, ObjectRef, Path, Span, Suppression
@@ -49,13 +48,15 @@ REASON_ANNOTATION = "gpulint.io/ignore-reason"
 UNUSED_CODE = "GL100"
 ACTIONS = ("disable", "disable-next-line", "disable-file")
 
+# Patterns are compiled on first use (``re`` caches them): a file without directives, the
+# common case, never needs them, and compiling them all costs start-up time on every run.
 #: YAML line breaks (the C scanner counts NEL, LS and PS too).
-_LINE_BREAK = re.compile("\r\n|\r|\n|\x85|\u2028|\u2029")
-_DIRECTIVE = re.compile(r"#\s*gpulint:")
-_ACTION = re.compile(r"\s*([A-Za-z][A-Za-z-]*)")
-_CODES = re.compile(r"=\s*([A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*)")
+_LINE_BREAK = "\r\n|\r|\n|\x85|\u2028|\u2029"
+_DIRECTIVE = r"#\s*gpulint:"
+_ACTION = r"\s*([A-Za-z][A-Za-z-]*)"
+_CODES = r"=\s*([A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*)"
 #: Another tool's comment after ours ends the reason: ``  # expect: GL100``.
-_NEXT_COMMENT = re.compile(r"\s#\s*[\w.-]+:")
+_NEXT_COMMENT = r"\s#\s*[\w.-]+:"
 _TOKENS_WITH_TEXT = ("ScalarToken", "AnchorToken", "AliasToken", "TagToken", "DirectiveToken")
 
 
@@ -64,8 +65,7 @@ def _matches(code: str, selectors: Iterable[str]) -> bool:
 
 
 # -- configuration ignores --------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class PathIgnore:
+class PathIgnore(NamedTuple):
     """One ``per-file-ignores`` entry: files matching a glob, and rule codes or prefixes."""
 
     pattern: str
@@ -74,8 +74,7 @@ class PathIgnore:
     origin: str = "configuration"
 
 
-@dataclass(frozen=True, slots=True)
-class ObjectIgnore:
+class ObjectIgnore(NamedTuple):
     """One ``per-object-ignores`` entry: objects by kind/namespace/name glob, with a reason."""
 
     reason: str
@@ -97,20 +96,49 @@ class ObjectIgnore:
 
 
 # -- in-source suppressions -------------------------------------------------------------------
-@dataclass(slots=True)
 class Directive:
     """A ``# gpulint: ...`` comment."""
 
-    action: str
-    codes: tuple[str, ...] | None  # None: every rule
-    reason: str | None
-    line: int  # 1-based line of the comment
-    span: Span
-    #: The line it silences (None: the whole file, or nothing for a dangling next-line).
-    target: int | None = None
-    own_line: bool = False
-    error: str | None = None
-    used: set[str] = field(default_factory=set)
+    __slots__ = (
+        "action",
+        "codes",
+        "error",
+        "line",
+        "own_line",
+        "reason",
+        "span",
+        "target",
+        "used",
+    )
+
+    def __init__(
+        self,
+        action: str,
+        codes: tuple[str, ...] | None,  # None: every rule
+        reason: str | None,
+        line: int,  # 1-based line of the comment
+        span: Span,
+        target: int | None = None,
+        own_line: bool = False,
+        error: str | None = None,
+    ) -> None:
+        self.action = action
+        self.codes = codes
+        self.reason = reason
+        self.line = line
+        self.span = span
+        #: The line it silences (None: the whole file, or nothing for a dangling next-line).
+        self.target = target
+        self.own_line = own_line
+        self.error = error
+        #: The codes it silenced (GL100 reports a directive that silenced nothing).
+        self.used: set[str] = set()
+
+    def __repr__(self) -> str:
+        return (
+            f"Directive({self.action!r}, {self.codes!r}, {self.reason!r}, line={self.line}, "
+            f"target={self.target}, error={self.error!r})"
+        )
 
     def applies(self, finding: Finding) -> bool:
         if self.error is not None:
@@ -120,20 +148,50 @@ class Directive:
         return self.target is not None and finding.span.line == self.target
 
 
-@dataclass(slots=True)
 class AnnotationIgnore:
     """``gpulint.io/ignore`` on an object (or List item) or on a pod template."""
 
-    document: int
-    scope: Path
-    codes: tuple[str, ...] | None
-    reason: str | None
-    value_path: Path
-    template: bool
-    span: Span
-    object: ObjectRef | None
-    error: str | None = None
-    used: set[str] = field(default_factory=set)
+    __slots__ = (
+        "codes",
+        "document",
+        "error",
+        "object",
+        "reason",
+        "scope",
+        "span",
+        "template",
+        "used",
+        "value_path",
+    )
+
+    def __init__(
+        self,
+        document: int,
+        scope: Path,
+        codes: tuple[str, ...] | None,
+        reason: str | None,
+        value_path: Path,
+        template: bool,
+        span: Span,
+        object: ObjectRef | None,
+        error: str | None = None,
+    ) -> None:
+        self.document = document
+        self.scope = scope
+        self.codes = codes
+        self.reason = reason
+        self.value_path = value_path
+        self.template = template
+        self.span = span
+        self.object = object
+        self.error = error
+        self.used: set[str] = set()
+
+    def __repr__(self) -> str:
+        return (
+            f"AnnotationIgnore(document={self.document}, scope={self.scope!r}, "
+            f"codes={self.codes!r}, error={self.error!r})"
+        )
 
     def applies(self, finding: Finding) -> bool:
         return (
@@ -144,8 +202,7 @@ class AnnotationIgnore:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Unused:
+class Unused(NamedTuple):
     """A stale or malformed suppression, to be reported as GL100."""
 
     span: Span
@@ -156,7 +213,7 @@ class Unused:
 
 
 def split_lines(text: str) -> list[str]:
-    return _LINE_BREAK.split(text)
+    return re.split(_LINE_BREAK, text)
 
 
 def _covered_regions(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]:
@@ -218,7 +275,7 @@ class _Comments:
 
 def _parse(body: str) -> tuple[str, tuple[str, ...] | None, str | None, str | None]:
     """``disable=GPU001 -- reason`` -> (action, codes, reason, error)."""
-    m = _ACTION.match(body)
+    m = re.match(_ACTION, body)
     if m is None:
         return "", None, None, "expected disable, disable-next-line or disable-file"
     action = m.group(1).lower()
@@ -233,13 +290,13 @@ def _parse(body: str) -> tuple[str, tuple[str, ...] | None, str | None, str | No
             ),
         )
     rest = body[m.end() :]
-    cut = _NEXT_COMMENT.search(rest)
+    cut = re.search(_NEXT_COMMENT, rest)
     if cut is not None:
         rest = rest[: cut.start()]
     rest = rest.strip()
     codes: tuple[str, ...] | None = None
     if rest.startswith("="):
-        cm = _CODES.match(rest)
+        cm = re.match(_CODES, rest)
         if cm is None:
             return action, None, None, f"expected rule codes after '{action}='"
         codes = tuple(c.strip().upper() for c in cm.group(1).split(","))
@@ -274,13 +331,14 @@ def comment_directives(text: str) -> list[Directive]:
         if start is None:
             continue
         own_line = not line[:start].strip()
-        for m in _DIRECTIVE.finditer(line, start):
+        directive_re = re.compile(_DIRECTIVE)
+        for m in directive_re.finditer(line, start):
             body_start = m.end()
-            nxt = _DIRECTIVE.search(line, body_start)
+            nxt = directive_re.search(line, body_start)
             body = line[body_start : nxt.start() if nxt else None]
             action, codes, reason, error = _parse(body)
             end = body_start + len(body.rstrip())
-            cut = _NEXT_COMMENT.search(body)
+            cut = re.search(_NEXT_COMMENT, body)
             if cut is not None:
                 end = body_start + len(body[: cut.start()].rstrip())
             span = Span(index + 1, m.start() + 1, index + 1, end + 1)
@@ -406,16 +464,26 @@ class Suppressor:
         return FileSuppressions(self, label, docs, directives, annotations, file_rules)
 
 
-@dataclass(slots=True)
 class FileSuppressions:
     """The suppressions of one file, and which of them were used."""
 
-    owner: Suppressor
-    label: str
-    docs: Sequence[Document]
-    directives: list[Directive]
-    annotations: list[AnnotationIgnore]
-    file_rules: tuple[str, ...]
+    __slots__ = ("annotations", "directives", "docs", "file_rules", "label", "owner")
+
+    def __init__(
+        self,
+        owner: Suppressor,
+        label: str,
+        docs: Sequence[Document],
+        directives: list[Directive],
+        annotations: list[AnnotationIgnore],
+        file_rules: tuple[str, ...],
+    ) -> None:
+        self.owner = owner
+        self.label = label
+        self.docs = docs
+        self.directives = directives
+        self.annotations = annotations
+        self.file_rules = file_rules
 
     def __bool__(self) -> bool:
         return bool(self.directives or self.annotations or self.file_rules or self.owner.per_object)
@@ -464,7 +532,7 @@ class FileSuppressions:
             where = next((e for e in entries if e.matcher.matches(label)), None)
             why = f"per-file-ignores {where.pattern!r} ({where.origin})" if where else None
             found = Suppression("external", "config", why)
-        return finding if found is None else replace(finding, suppression=found)
+        return finding if found is None else finding._replace(suppression=found)
 
     def _stale_codes(self, codes: tuple[str, ...] | None, used: set[str]) -> list[str]:
         if codes is None:

@@ -8,8 +8,7 @@ value; a missing operator means ``Equal``; any other operator tolerates nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 #: The seed convention: ``kubectl taint nodes <gpu-node> nvidia.com/gpu=present:NoSchedule``.
 DEFAULT_TAINTS: list[dict[str, Any]] = [
@@ -39,8 +38,7 @@ TAINTS_OPTION: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Taint:
+class Taint(NamedTuple):
     key: str
     value: str
     effect: str

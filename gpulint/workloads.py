@@ -40,14 +40,12 @@ Two row options cover what a plain path cannot say:
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path as FsPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpulint.data import data_path
 from gpulint.model import ObjectRef, Path
@@ -73,7 +71,8 @@ ROW_KEYS = (
 #: Embedded objects nest at most this deep (an object inside an object inside ...).
 MAX_NESTING = 8
 
-_SEGMENT = re.compile(r"^([A-Za-z0-9_-]+|\*)$")
+#: A pattern segment (compiled on first use: only configuration rows are validated).
+_SEGMENT = r"^([A-Za-z0-9_-]+|\*)$"
 
 
 class WorkloadRowError(ValueError):
@@ -88,8 +87,7 @@ def parse_pattern(pattern: str) -> tuple[str, ...]:
     return tuple(pattern.split("."))
 
 
-@dataclass(frozen=True, slots=True)
-class WorkloadKind:
+class WorkloadKind(NamedTuple):
     """One row of the table: an API group and kind, and where its pod specs are."""
 
     group: str
@@ -166,7 +164,7 @@ def validate_pattern(pattern: Any, location: str) -> list[str]:
         return [f"{pattern!r} has an empty segment (two dots in a row, or a trailing dot)"]
     if "**" in segments:
         return [f"{pattern!r}: '**' is not supported; '*' matches one level"]
-    bad = [seg for seg in segments if not _SEGMENT.match(seg)]
+    bad = [seg for seg in segments if not re.match(_SEGMENT, seg)]
     if bad:
         return [
             f"{pattern!r}: segment {bad[0]!r} is not a key (letters, digits, '_', '-'), "
@@ -207,6 +205,8 @@ def validate_row(row: Any) -> list[str]:
     errors: list[str] = []
     for key in row:
         if key not in ROW_KEYS:
+            import difflib  # only for a misspelt key: keeps it off the start-up path
+
             close = difflib.get_close_matches(str(key), ROW_KEYS, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
             errors.append(f"{key}: unknown key ({hint}allowed: {', '.join(ROW_KEYS)})")
@@ -294,21 +294,36 @@ def _shown(value: Any) -> str:
 # -- objects and pod specs ----------------------------------------------------------------------
 
 
-@dataclass(slots=True)
 class K8sObject:
     """A Kubernetes object found in a document (the document itself, a List item, or an
     object embedded in another one)."""
 
-    doc: Document
-    path: Path
-    data: dict[str, Any]
-    ref: ObjectRef
-    group: str
-    version: str
-    #: The objects of the same file or stream, for cross-document lookups (DRA claims).
-    stream: ClaimIndex | None = None
-    #: The object this one is embedded in (``objects`` locations), if any.
-    parent: K8sObject | None = None
+    __slots__ = ("data", "doc", "group", "parent", "path", "ref", "stream", "version")
+
+    def __init__(
+        self,
+        doc: Document,
+        path: Path,
+        data: dict[str, Any],
+        ref: ObjectRef,
+        group: str,
+        version: str,
+        stream: ClaimIndex | None = None,
+        parent: K8sObject | None = None,
+    ) -> None:
+        self.doc = doc
+        self.path = path
+        self.data = data
+        self.ref = ref
+        self.group = group
+        self.version = version
+        #: The objects of the same file or stream, for cross-document lookups (DRA claims).
+        self.stream = stream
+        #: The object this one is embedded in (``objects`` locations), if any.
+        self.parent = parent
+
+    def __repr__(self) -> str:
+        return f"K8sObject({self.ref!r}, path={self.path!r})"
 
     @property
     def kind(self) -> str:
@@ -327,19 +342,32 @@ class K8sObject:
         return self.ref.namespace or (self.parent.namespace if self.parent else None)
 
 
-@dataclass(slots=True)
 class Container:
-    name: str | None
-    path: Path
-    data: dict[str, Any]
-    #: "containers", "initContainers", "ephemeralContainers", "container" for a
-    #: single-container location, or "resources" for a bare ResourceRequirements.
-    section: str
-    #: An init container with ``restartPolicy: Always`` (a sidecar).
-    sidecar: bool = False
-    #: The key of the ResourceRequirements inside ``data`` (``resources`` for a container,
-    #: the field's own name for a bare ResourceRequirements such as ``resourcesPerNode``).
-    resources_key: str = "resources"
+    __slots__ = ("data", "name", "path", "resources_key", "section", "sidecar")
+
+    def __init__(
+        self,
+        name: str | None,
+        path: Path,
+        data: dict[str, Any],
+        section: str,
+        sidecar: bool = False,
+        resources_key: str = "resources",
+    ) -> None:
+        self.name = name
+        self.path = path
+        self.data = data
+        #: "containers", "initContainers", "ephemeralContainers", "container" for a
+        #: single-container location, or "resources" for a bare ResourceRequirements.
+        self.section = section
+        #: An init container with ``restartPolicy: Always`` (a sidecar).
+        self.sidecar = sidecar
+        #: The key of the ResourceRequirements inside ``data`` (``resources`` for a
+        #: container, the field's own name for a bare one such as ``resourcesPerNode``).
+        self.resources_key = resources_key
+
+    def __repr__(self) -> str:
+        return f"Container({self.name!r}, path={self.path!r}, section={self.section!r})"
 
     @property
     def resources(self) -> dict[str, Any] | None:
@@ -361,22 +389,46 @@ class Container:
         return keys[-1] if keys else "?"
 
 
-@dataclass(slots=True)
 class PodSpec:
     """A pod spec (or a container / resources location standing in for one)."""
 
-    obj: K8sObject
-    path: Path
-    spec: dict[str, Any]
-    containers: list[Container] = field(default_factory=list)
-    #: "pod", "container" or "resources": what kind of location the pattern named.
-    location: str = "pod"
-    #: The owning kind runs node agents (DaemonSet): see WorkloadKind.node_agent.
-    node_agent: bool = False
-    #: Pod-spec field -> path of the value the object supplies when the pod spec lacks it.
-    inherited: dict[str, Path] = field(default_factory=dict)
-    #: The pattern that found this pod spec (as written in the table).
-    pattern: str = ""
+    __slots__ = (
+        "containers",
+        "inherited",
+        "location",
+        "node_agent",
+        "obj",
+        "path",
+        "pattern",
+        "spec",
+    )
+
+    def __init__(
+        self,
+        obj: K8sObject,
+        path: Path,
+        spec: dict[str, Any],
+        containers: list[Container] | None = None,
+        location: str = "pod",
+        node_agent: bool = False,
+        inherited: dict[str, Path] | None = None,
+        pattern: str = "",
+    ) -> None:
+        self.obj = obj
+        self.path = path
+        self.spec = spec
+        self.containers: list[Container] = [] if containers is None else containers
+        #: "pod", "container" or "resources": what kind of location the pattern named.
+        self.location = location
+        #: The owning kind runs node agents (DaemonSet): see WorkloadKind.node_agent.
+        self.node_agent = node_agent
+        #: Pod-spec field -> path of the value the object supplies when the spec lacks it.
+        self.inherited: dict[str, Path] = {} if inherited is None else inherited
+        #: The pattern that found this pod spec (as written in the table).
+        self.pattern = pattern
+
+    def __repr__(self) -> str:
+        return f"PodSpec(path={self.path!r}, location={self.location!r})"
 
     @property
     def own_tolerations(self) -> list[Any]:
@@ -681,5 +733,8 @@ def load_rows(data: Mapping[str, Any], origin: str) -> list[WorkloadKind]:
 
 @cache
 def builtin_table() -> WorkloadTable:
+    """The shipped table. Its rows are not validated on every run (that cost a few ms of
+    each one-file run's start-up): tests/test_workloads.py validates the file instead."""
     with open(_builtin_rows_path(), encoding="utf-8") as fh:
-        return WorkloadTable(load_rows(json.load(fh), "built-in"))
+        rows = json.load(fh)["workloads"]
+    return WorkloadTable([WorkloadKind.from_json(row, "built-in") for row in rows])

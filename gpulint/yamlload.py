@@ -26,12 +26,11 @@ the depth from the text before composing and picks a path that cannot crash (see
 
 from __future__ import annotations
 
+import _thread
 import math
 import os
 import re
-import threading
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from gpulint.model import Path, Span
@@ -129,14 +128,32 @@ def resolve_plain(text: str) -> Any:
     return text
 
 
-@dataclass(slots=True)
 class Problem:
-    """Something wrong with the YAML itself, reported with a YMLxxx code."""
+    """Something wrong with the YAML itself, reported with a YMLxxx code.
 
-    code: str
-    span: Span
-    message: str
-    doc_path: Path = ()
+    Mutable: the loader clamps ``span`` to the end of the text once it is known.
+    """
+
+    __slots__ = ("code", "doc_path", "message", "span")
+
+    def __init__(self, code: str, span: Span, message: str, doc_path: Path = ()) -> None:
+        self.code = code
+        self.span = span
+        self.message = message
+        self.doc_path = doc_path
+
+    def _key(self) -> tuple[str, Span, str, Path]:
+        return (self.code, self.span, self.message, self.doc_path)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Problem):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable, like a dataclass
+
+    def __repr__(self) -> str:
+        return f"Problem({self.code!r}, {self.span!r}, {self.message!r}, {self.doc_path!r})"
 
 
 #: Characters that end a line for libyaml.
@@ -257,16 +274,28 @@ def clamp(span: Span, end: tuple[int, int]) -> Span:
     return Span(*start, *end)
 
 
-@dataclass(slots=True)
 class Document:
     """One YAML document: plain data plus the side table of positions."""
 
-    index: int
-    data: Any
-    positions: Mapping[Path, Location]
-    #: The span of the document's top-level node (anchors document-level findings).
-    start: Span
-    problems: list[Problem] = field(default_factory=list)
+    __slots__ = ("data", "index", "positions", "problems", "start")
+
+    def __init__(
+        self,
+        index: int,
+        data: Any,
+        positions: Mapping[Path, Location],
+        start: Span,
+        problems: list[Problem] | None = None,
+    ) -> None:
+        self.index = index
+        self.data = data
+        self.positions = positions
+        #: The span of the document's top-level node (anchors document-level findings).
+        self.start = start
+        self.problems: list[Problem] = [] if problems is None else problems
+
+    def __repr__(self) -> str:
+        return f"Document(index={self.index}, start={self.start!r}, problems={self.problems!r})"
 
     def value_span(self, path: Path) -> Span:
         """The span of the value at ``path``; the nearest enclosing node if it is absent."""
@@ -289,10 +318,12 @@ class Document:
         return loc if loc is not None else (None, self.start)
 
 
-@dataclass(slots=True)
 class LoadResult:
-    documents: list[Document]
-    problems: list[Problem]
+    __slots__ = ("documents", "problems")
+
+    def __init__(self, documents: list[Document], problems: list[Problem]) -> None:
+        self.documents = documents
+        self.problems = problems
 
 
 # -- limits -----------------------------------------------------------------------------------
@@ -950,7 +981,9 @@ def load_text(text: str) -> LoadResult:
     return result
 
 
-_THREAD_LOCK = threading.Lock()
+#: Serializes the stack-size change around thread creation. (``_thread`` is what
+#: ``threading.Lock`` is; threading itself is imported only when a deep document needs it.)
+_THREAD_LOCK = _thread.allocate_lock()
 
 #: Characters before a "#" that libyaml takes for the start of a comment but YAML 1.2 does
 #: not (a comment needs white space before it): flow indicators, quotes, block scalar
@@ -1040,6 +1073,8 @@ def _in_large_stack(work: Callable[[], LoadResult], text: str, lib: _Lib) -> Loa
             outcome.append(work())
         except BaseException as exc:  # re-raised on the calling thread
             outcome.append(exc)
+
+    import threading  # only for a deep document: keeps it off the start-up path
 
     try:
         with _THREAD_LOCK:
