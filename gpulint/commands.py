@@ -134,14 +134,14 @@ def run_check(
     by file as the files are linted and no finding is kept; the others are rendered from
     the findings at the end.
     """
-    from datetime import datetime, timezone
+    import time
 
     from gpulint.discover import STDIN, targets
     from gpulint.engine import Linter
     from gpulint.reporters import ReportContext, needs_objects, renderer, streamer
     from gpulint.runner import available_cores, run
 
-    started = datetime.now(timezone.utc)
+    started = time.time()
     if output == "-":  # `-o -` is standard output, the same as no --output
         output = None
     rules, effective = configure(config, isolated, select, extend_select, ignore, fail_on)
@@ -161,7 +161,7 @@ def run_check(
         color=use_color(color),
         argv=sys.argv,
         stdin_label=stdin_label if STDIN in (paths or []) else None,
-        start_time=started,
+        started=started,
         errors=errors,
     )
     # Standard output gets the chosen format, or the text report when the chosen format
@@ -184,7 +184,7 @@ def run_check(
         keep_findings=stream is None or output is not None,
     )
     ctx.exit_code = 2 if missing else (1 if report.failed(settings.fail_on) else 0)
-    ctx.end_time = datetime.now(timezone.utc)
+    ctx.ended = time.time()
     sys.stdout.write(stream.end(report) if stream else renderer(stdout_format)(report, ctx))
     sys.stdout.flush()
     if output is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -25,8 +25,7 @@ SKIP_FILES = frozenset({".gpulint.yaml", ".gpulint.yml"})
 STDIN = "-"
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(NamedTuple):
     """A file to lint: its display path and the path to open (None for stdin)."""
 
     label: str

@@ -14,11 +14,11 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from gpulint.model import Finding, Severity
     from gpulint.rule import Rule
     from gpulint.runner import Report
@@ -34,22 +34,70 @@ FORMATS: dict[str, str] = {
 }
 
 
-@dataclass(slots=True)
 class ReportContext:
-    rules: Sequence[Rule]
-    fail_on: Severity
-    exit_code: int
-    color: bool = False
-    argv: Sequence[str] = field(default_factory=list)
-    #: The working directory: relative paths are relative to it (SARIF ``%SRCROOT%``).
-    cwd: str = field(default_factory=os.getcwd)
-    #: The label findings in standard input carry, when ``-`` was linted.
-    stdin_label: str | None = None
-    #: When the run started and ended (UTC), for formats that record the invocation.
-    start_time: datetime | None = None
-    end_time: datetime | None = None
-    #: Tool errors reported on stderr (a missing path, ...): exit code 2.
-    errors: Sequence[str] = field(default_factory=list)
+    """What a format needs besides the findings: the rules, the run and where it ran.
+
+    A plain class, not a dataclass: this module is on the start-up path of every check
+    (bench/README.md, "Start-up").
+    """
+
+    __slots__ = (
+        "argv",
+        "color",
+        "cwd",
+        "ended",
+        "errors",
+        "exit_code",
+        "fail_on",
+        "rules",
+        "started",
+        "stdin_label",
+    )
+
+    def __init__(
+        self,
+        rules: Sequence[Rule],
+        fail_on: Severity,
+        exit_code: int,
+        color: bool = False,
+        argv: Sequence[str] = (),
+        cwd: str | None = None,
+        stdin_label: str | None = None,
+        started: float | None = None,
+        ended: float | None = None,
+        errors: Sequence[str] = (),
+    ) -> None:
+        self.rules = rules
+        self.fail_on = fail_on
+        self.exit_code = exit_code
+        self.color = color
+        self.argv = argv
+        #: The working directory: relative paths are relative to it (SARIF ``%SRCROOT%``).
+        self.cwd = os.getcwd() if cwd is None else cwd
+        #: The label findings in standard input carry, when ``-`` was linted.
+        self.stdin_label = stdin_label
+        #: When the run started and ended (``time.time()``), for formats that record the
+        #: invocation; ``start_time`` and ``end_time`` give them as UTC datetimes.
+        self.started = started
+        self.ended = ended
+        #: Tool errors reported on stderr (a missing path, ...): exit code 2.
+        self.errors = errors
+
+    @property
+    def start_time(self) -> datetime | None:
+        return _utc(self.started)
+
+    @property
+    def end_time(self) -> datetime | None:
+        return _utc(self.ended)
+
+
+def _utc(seconds: float | None) -> datetime | None:
+    if seconds is None:
+        return None
+    from datetime import datetime, timezone  # only the formats that record times need it
+
+    return datetime.fromtimestamp(seconds, timezone.utc)
 
 
 class Renderer(Protocol):
