@@ -21,11 +21,9 @@ produce no annotation.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 
 from gpulint.model import Finding, Severity
-from gpulint.reporters import ReportContext
-from gpulint.reporters.text import summary
+from gpulint.reporters import ReportContext, text
 from gpulint.runner import Report
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -70,18 +68,11 @@ def format_finding(f: Finding, cwd: str) -> str:
     return f"::{COMMANDS[f.severity]} {head}::{escape_data(message)}"
 
 
-class Stream:
+class Stream(text.Stream):
     """One workflow command per finding as each file is done, then the text summary."""
 
-    def __init__(self, ctx: ReportContext) -> None:
-        self.ctx = ctx
-
-    def file(self, findings: Sequence[Finding]) -> str:
-        cwd = self.ctx.cwd
-        return "".join(format_finding(f, cwd) + "\n" for f in findings if f.suppression is None)
-
-    def end(self, report: Report) -> str:
-        return summary(report, self.ctx) + "\n"
+    def line(self, finding: Finding) -> str:
+        return format_finding(finding, self.ctx.cwd)
 
 
 def render(report: Report, ctx: ReportContext) -> str:

@@ -44,14 +44,19 @@ def summary(report: Report, ctx: ReportContext) -> str:
 
 
 class Stream:
-    """One line per finding as each file is done, and the summary after the last file."""
+    """One line per finding as each file is done, and the summary after the last file.
+
+    Other line formats (``github``) override ``line``.
+    """
 
     def __init__(self, ctx: ReportContext) -> None:
         self.ctx = ctx
 
+    def line(self, finding: Finding) -> str:
+        return format_finding(finding, self.ctx.color)
+
     def file(self, findings: Sequence[Finding]) -> str:
-        color = self.ctx.color
-        return "".join(format_finding(f, color) + "\n" for f in findings if f.suppression is None)
+        return "".join(self.line(f) + "\n" for f in findings if f.suppression is None)
 
     def end(self, report: Report) -> str:
         return summary(report, self.ctx) + "\n"
