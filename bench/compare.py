@@ -102,6 +102,7 @@ def main() -> int:
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
 
     print("setting up bench/out/venv-gpulint and bench/out/venv-tools ...", flush=True)
+    tested = commit()  # what is installed now, whatever is committed while the bench runs
     gbin = venv("venv-gpulint", [str(ROOT)], refresh=[str(ROOT)])
     tbin = venv("venv-tools", TOOLS)
     versions = {
@@ -172,7 +173,7 @@ def main() -> int:
     load_after = load_average()
 
     text = render(
-        rows, startup, one, versions, args, started, load_before, load_after, with_jobs=True
+        rows, startup, one, versions, tested, args, started, load_before, load_after, with_jobs=True
     )
     Path(args.results).write_text(text, encoding="utf-8")
     print()
@@ -185,6 +186,7 @@ def render(
     startup: dict[str, Series],
     one: Path,
     versions: dict[str, str],
+    tested: str,
     args: argparse.Namespace,
     started: dt.datetime,
     load_before: str,
@@ -196,7 +198,7 @@ def render(
     out = [
         "# Benchmark results",
         "",
-        f"Written by `bench/compare.py` on {started:%Y-%m-%d %H:%M} UTC; commit {commit()}.",
+        f"Written by `bench/compare.py` on {started:%Y-%m-%d %H:%M} UTC; commit {tested}.",
         f"Machine: {cores} CPUs ({cpu_model()}), Python {platform.python_version()}, "
         f"load average {load_before} before and {load_after} after (1, 5, 15 min).",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".",
