@@ -102,20 +102,19 @@ def targets(
     return _expand(roots, excluded), missing
 
 
-def _overlaps(a: str, b: str) -> bool:
-    return _under(a, b) or _under(b, a)
-
-
 def _expand(roots: list[tuple[str, str, bool]], excluded: Excluded | None) -> Iterator[Target]:
-    labels = [label for path, label, _ in roots if path != STDIN]
+    # Files named explicitly are always remembered (they are on the command line anyway, and
+    # pre-commit names thousands); a directory's files only when another path given
+    # overlaps it (``k8s k8s/gpu.yaml``, ``. k8s``, ``k8s k8s``).
+    labels = [(i, label) for i, (path, label, _) in enumerate(roots) if path != STDIN]
     seen: set[str] = set()
-    for path, label, is_dir in roots:
+    for index, (path, label, is_dir) in enumerate(roots):
         if path == STDIN:
             yield Target(label, None)
             continue
-        # Could another path given find this one's files too? (The root itself is in
-        # ``labels`` once; a second copy, ``k8s k8s``, overlaps it.)
-        remember = sum(1 for other in labels if _overlaps(label, other)) > 1
+        remember = not is_dir or any(
+            j != index and (_under(label, other) or _under(other, label)) for j, other in labels
+        )
         found = _walk(path, excluded) if is_dir else iter((path,))
         for file in found:
             name = os.path.normpath(file)
