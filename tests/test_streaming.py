@@ -20,19 +20,12 @@ from gpulint.model import Finding
 from gpulint.rule import load_rules
 from gpulint.runner import run
 
-GPU_POD = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: trainer-{n}
-spec:
-  containers:
-  - name: train
-    image: nvcr.io/nvidia/pytorch:24.05-py3
-    resources:
-      requests:
-        nvidia.com/gpu: 1
-"""
+from .test_cli import GPU_POD
+
+
+def _pod(n: int) -> str:
+    """test_cli's GPU pod (requests without limits, no toleration), named apart."""
+    return GPU_POD.replace("name: trainer\n", f"name: trainer-{n}\n", 1)
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +38,7 @@ def _tree(root: Path, files: int) -> list[Path]:
     for n in range(files):
         path = root / "k8s" / f"pod-{n:03d}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(GPU_POD.format(n=n), encoding="utf-8")
+        path.write_text(_pod(n), encoding="utf-8")
         paths.append(path)
     return paths
 
@@ -54,7 +47,7 @@ def test_directories_are_walked_as_targets_are_consumed(tmp_path: Path) -> None:
     _tree(tmp_path, 2)
     found, missing = targets([str(tmp_path / "k8s"), str(tmp_path / "nowhere")])
     assert missing == [str(tmp_path / "nowhere")]  # known before anything is walked
-    (tmp_path / "k8s" / "pod-999.yaml").write_text(GPU_POD.format(n=999), encoding="utf-8")
+    (tmp_path / "k8s" / "pod-999.yaml").write_text(_pod(999), encoding="utf-8")
     names = [Path(t.label).name for t in found]
     assert names == ["pod-000.yaml", "pod-001.yaml", "pod-999.yaml"]
 
@@ -109,7 +102,7 @@ def test_a_streamed_run_counts_what_a_kept_run_holds(
     """Enough files for worker processes with ``jobs=2``: the same findings, in order."""
     paths = _tree(tmp_path, 70)
     (tmp_path / "k8s" / "pod-005.yaml").write_text(
-        "# gpulint: disable-file=GPU020\n" + GPU_POD.format(n=5), encoding="utf-8"
+        "# gpulint: disable-file=GPU020\n" + _pod(5), encoding="utf-8"
     )
     kept = run(linter, (Target(str(p), str(p)) for p in paths), jobs=1)
     streamed: list[Finding] = []
