@@ -42,6 +42,16 @@ def test_sarif_to_a_file_and_text_to_the_terminal(workdir: Path) -> None:
     assert _without_times(written) == _without_times(json.loads(to_stdout.stdout))
 
 
+def test_the_command_line_offers_every_registered_format() -> None:
+    """``--format`` choices (an Enum typer can show) and the reporter registry agree."""
+    from gpulint.cli import OutputFormat
+    from gpulint.reporters import FORMATS, streamer
+
+    assert [f.value for f in OutputFormat] == list(FORMATS)
+    # The line formats stream; the one-document formats render at the end (README).
+    assert [f for f in FORMATS if streamer(f)] == ["text", "github"]
+
+
 @pytest.mark.parametrize("fmt", ["json", "github", "junit", "text"])
 def test_every_format_can_be_written_to_a_file(workdir: Path, fmt: str) -> None:
     proc = gpulint("check", "-f", fmt, "-o", f"out.{fmt}", "examples", cwd=workdir)
