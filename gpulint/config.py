@@ -122,6 +122,8 @@ def _shared(folder: FsPath) -> bool:
     """A folder anyone may write in (``/tmp``): a configuration there could be anyone's."""
     import stat
 
+    if os.name == "nt":  # no POSIX permission bits: every folder reads as 0o777
+        return False
     try:
         return bool(folder.stat().st_mode & stat.S_IWOTH)
     except OSError:
@@ -411,7 +413,8 @@ def config_schema(rules: Sequence[Any]) -> dict[str, Any]:
         "plugins": {
             "type": "array",
             "description": "Importable rule modules to load (rules installed with a "
-            "`gpulint.rules` entry point load without this).",
+            "`gpulint.rules` entry point load without this). Imported only with "
+            "--allow-plugins or GPULINT_ALLOW_PLUGINS=1.",
             "items": {
                 "type": "string",
                 "pattern": r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$",
@@ -420,8 +423,9 @@ def config_schema(rules: Sequence[Any]) -> dict[str, Any]:
         },
         "rule-dirs": {
             "type": "array",
-            "description": "Folders (relative to this file) of rule modules (*.py) and "
-            "declarative rules (*.yaml).",
+            "description": "Folders (relative to this file, inside its repository) of rule "
+            "modules (*.py, imported only with --allow-plugins or GPULINT_ALLOW_PLUGINS=1) "
+            "and declarative rules (*.yaml).",
             "items": {"type": "string", "minLength": 1},
         },
     }
