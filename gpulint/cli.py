@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from gpulint import __version__
+from gpulint.commands import Trust
 from gpulint.commands import configure as _configure
 from gpulint.commands import fail as _fail
 from gpulint.commands import load_rules as _load_rules
@@ -81,6 +82,32 @@ ExtendSelectOption = Annotated[
     list[str] | None, typer.Option(help="Rule codes or prefixes to add to the selection.")
 ]
 IgnoreOption = Annotated[list[str] | None, typer.Option(help="Rule codes or prefixes to skip.")]
+AllowPluginsOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-plugins",
+        help="Run the Python rules (plugins, *.py in rule-dirs) the configuration file names; "
+        "without it they are skipped with a warning. Also GPULINT_ALLOW_PLUGINS=1.",
+    ),
+]
+PluginOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--plugin",
+        metavar="MODULE",
+        help="Also load this importable rule module (repeatable).",
+        show_default=False,
+    ),
+]
+RuleDirOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--rule-dir",
+        metavar="DIR",
+        help="Also load the rules (*.py, *.yaml) in this folder (repeatable).",
+        show_default=False,
+    ),
+]
 FailOnOption = Annotated[
     FailOn | None,
     typer.Option(
@@ -148,6 +175,9 @@ def check(
             show_default=False,
         ),
     ] = None,
+    allow_plugins: AllowPluginsOption = False,
+    plugin: PluginOption = None,
+    rule_dir: RuleDirOption = None,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes."""
     from gpulint.commands import run_check
@@ -166,6 +196,9 @@ def check(
             config=config,
             isolated=isolated,
             jobs=jobs,
+            allow_plugins=allow_plugins,
+            plugins=plugin,
+            rule_dirs=rule_dir,
         )
     )
 
@@ -186,12 +219,16 @@ def inspect_cmd(
     ] = None,
     config: ConfigOption = None,
     isolated: IsolatedOption = False,
+    allow_plugins: AllowPluginsOption = False,
+    plugin: PluginOption = None,
+    rule_dir: RuleDirOption = None,
 ) -> None:
     """List the workloads found, their pod specs and each pod's effective GPU request."""
     from gpulint.discover import targets
     from gpulint.inspector import Inspector, render_json, render_text
 
-    _, effective = _configure(config, isolated)
+    trust = Trust(allow_plugins, plugin or (), rule_dir or ())
+    _, effective = _configure(config, isolated, trust=trust)
     settings = effective.settings
     exclude = effective.exclude.matches if effective.exclude else None
     found, missing = targets(
@@ -219,11 +256,15 @@ def list_rules(
     ] = RulesFormat.text,
     config: ConfigOption = None,
     isolated: IsolatedOption = False,
+    allow_plugins: AllowPluginsOption = False,
+    plugin: PluginOption = None,
+    rule_dir: RuleDirOption = None,
 ) -> None:
     """List every rule: code, name, default severity and what it checks."""
     from gpulint import catalog
 
-    rules = _load_rules(_read_config(config, isolated))
+    trust = Trust(allow_plugins, plugin or (), rule_dir or ())
+    rules = _load_rules(_read_config(config, isolated), trust)
     render = {
         RulesFormat.text: catalog.render_text,
         RulesFormat.markdown: catalog.render_markdown,
@@ -237,9 +278,13 @@ def show_rule(
     code: Annotated[str, typer.Argument(help="A rule code (GPU001) or name.")],
     config: ConfigOption = None,
     isolated: IsolatedOption = False,
+    allow_plugins: AllowPluginsOption = False,
+    plugin: PluginOption = None,
+    rule_dir: RuleDirOption = None,
 ) -> None:
     """Print a rule's documentation."""
-    rules = _load_rules(_read_config(config, isolated))
+    trust = Trust(allow_plugins, plugin or (), rule_dir or ())
+    rules = _load_rules(_read_config(config, isolated), trust)
     wanted = code.strip()
     for rule in rules:
         if wanted.upper() == rule.code or wanted == rule.name:
@@ -267,6 +312,9 @@ def show_config(
             help="Print the JSON Schema of the configuration for the loaded rules instead.",
         ),
     ] = False,
+    allow_plugins: AllowPluginsOption = False,
+    plugin: PluginOption = None,
+    rule_dir: RuleDirOption = None,
 ) -> None:
     """Print the effective configuration and where each value came from."""
     import json
@@ -274,7 +322,10 @@ def show_config(
     from gpulint.config import config_schema, describe
 
     fail_level = fail_on.value if fail_on is not None else None
-    rules, effective = _configure(config, isolated, select, extend_select, ignore, fail_level)
+    trust = Trust(allow_plugins, plugin or (), rule_dir or ())
+    rules, effective = _configure(
+        config, isolated, select, extend_select, ignore, fail_level, trust
+    )
     if schema:
         sys.stdout.write(json.dumps(config_schema(rules), indent=2, ensure_ascii=False) + "\n")
         return

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 if TYPE_CHECKING:
     from gpulint.config import ConfigFile, Effective
@@ -48,17 +49,80 @@ def use_color(mode: str) -> bool:
     return sys.stdout.isatty()
 
 
-def load_rules(config: ConfigFile | None = None) -> list[Rule]:
-    """Entry-point rules, plus the configuration's ``plugins`` and ``rule-dirs``."""
-    from gpulint.config import ConfigError, rule_locations
-    from gpulint.rule import RuleLoadError
+#: Set to 1 to run the Python rules configuration files name, on a trusted machine or CI job.
+ALLOW_ENV = "GPULINT_ALLOW_PLUGINS"
+
+
+class Trust(NamedTuple):
+    """What the user trusts for this run, from the command line.
+
+    Python rules (``plugins`` and the ``*.py`` of ``rule-dirs``) in a configuration file are
+    imported only with ``allow_plugins`` (``--allow-plugins``) or GPULINT_ALLOW_PLUGINS=1: a
+    pull request can change the configuration. Modules and folders named on the command line
+    (``--plugin``, ``--rule-dir``) are the user's own choice and always load. Installed
+    ``gpulint.rules`` entry points always load: installing a package is a choice too.
+    """
+
+    allow_plugins: bool = False
+    plugins: Sequence[str] = ()
+    rule_dirs: Sequence[str] = ()
+
+
+def env_allows_plugins() -> bool:
+    return os.environ.get(ALLOW_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _load(config: ConfigFile | None, trust: Trust | None) -> tuple[list[Rule], bool]:
+    """The rules, and whether Python rules the configuration names were skipped."""
+    import re
+    from pathlib import Path
+
+    from gpulint.config import ConfigError, project_root, rule_locations, warn
+    from gpulint.rule import RuleDir, RuleLoadError, rule_files
     from gpulint.rule import load_rules as load
 
+    trust = trust or Trust()
+    allowed = trust.allow_plugins or env_allows_plugins()
+    for name in trust.plugins:
+        if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", name, re.ASCII):
+            fail(f"--plugin: {name!r} is not a dotted module name")
+    folders: dict[Path, RuleDir] = {}
+    for text in trust.rule_dirs:
+        folder = Path(text).resolve()
+        if not folder.is_dir():
+            fail(f"--rule-dir: {text!r} is not a folder")
+        folders.setdefault(folder, RuleDir(folder))
     try:
         plugins, dirs = rule_locations(config) if config is not None else ([], [])
-        return load(plugins=plugins, rule_dirs=dirs)
+        skipped_plugins = [] if allowed else [p for p in plugins if p not in trust.plugins]
+        skipped_files = 0
+        if dirs:
+            root = project_root(config) if config is not None else None
+            for folder in dirs:
+                if folder in folders:  # also named on the command line: trusted
+                    continue
+                folders[folder] = RuleDir(folder, python=allowed, root=root)
+                if not allowed:
+                    skipped_files += sum(1 for f in rule_files(folder) if f.suffix == ".py")
+        if config is not None and (skipped_plugins or skipped_files):
+            what = [f"plugins: {', '.join(skipped_plugins)}"] if skipped_plugins else []
+            if skipped_files:
+                what.append(f"{skipped_files} Python file{'s' * (skipped_files > 1)} in rule-dirs")
+            warn(
+                f"{config.shown}: skipped the Python rules it names ({'; '.join(what)}); "
+                f"run them with --allow-plugins or {ALLOW_ENV}=1 if you trust this repository"
+            )
+        modules = list(dict.fromkeys([*trust.plugins, *(plugins if allowed else [])]))
+        rules = load(plugins=modules, rule_dirs=list(folders.values()))
     except (RuleLoadError, ConfigError) as exc:
         fail_lines(str(exc))
+    return rules, bool(skipped_plugins or skipped_files)
+
+
+def load_rules(config: ConfigFile | None = None, trust: Trust | None = None) -> list[Rule]:
+    """Entry-point rules, plus ``--plugin``/``--rule-dir`` and the configuration's
+    ``plugins`` and ``rule-dirs`` (their Python only when trusted, see :class:`Trust`)."""
+    return _load(config, trust)[0]
 
 
 def read_config(path: str | None, isolated: bool) -> ConfigFile | None:
@@ -83,13 +147,18 @@ def configure(
     extend_select: list[str] | None = None,
     ignore: list[str] | None = None,
     fail_on: str | None = None,
+    trust: Trust | None = None,
 ) -> tuple[list[Rule], Effective]:
     """Rules and effective configuration: defaults < configuration file < command line."""
-    from gpulint.config import ConfigError, Overrides, resolve
+    from gpulint.config import ConfigError, Overrides, forget_codes, resolve
 
     config = read_config(path, isolated)
-    rules = load_rules(config)
+    rules, skipped = _load(config, trust)
     known = [r.code for r in rules]
+    if skipped and config is not None:
+        # The skipped rules' codes (in `severity`, `rules`, selectors) are unknown now; what
+        # the file says about them is set aside rather than failing every untrusted run.
+        config = forget_codes(config, known)
     selected, extended, ignored = codes(select), codes(extend_select), codes(ignore)
     check_selectors(selected, known, "--select")
     check_selectors(extended, known, "--extend-select")
@@ -126,6 +195,9 @@ def run_check(
     config: str | None = None,
     isolated: bool = False,
     jobs: int | None = None,
+    allow_plugins: bool = False,
+    plugins: list[str] | None = None,
+    rule_dirs: list[str] | None = None,
 ) -> int:
     """``gpulint check``: lint, print the report, and return the exit code.
 
@@ -144,7 +216,8 @@ def run_check(
     started = time.time()
     if output == "-":  # `-o -` is standard output, the same as no --output
         output = None
-    rules, effective = configure(config, isolated, select, extend_select, ignore, fail_on)
+    trust = Trust(allow_plugins, plugins or (), rule_dirs or ())
+    rules, effective = configure(config, isolated, select, extend_select, ignore, fail_on, trust)
     settings = effective.settings
     linter = Linter(rules, settings)
     exclude = effective.exclude.matches if effective.exclude else None

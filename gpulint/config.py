@@ -93,20 +93,81 @@ def _pyproject_has_table(path: FsPath) -> bool:
     return "tool.gpulint" in text or re.search(r"^\s*\[\s*tool\s*\]", text, re.M) is not None
 
 
+def warn(message: str) -> None:
+    """A one-line warning on stderr; the run goes on."""
+    sys.stderr.write(f"gpulint: warning: {message}\n")
+
+
+def _owner_problem(path: FsPath) -> str | None:
+    """Why a discovered file must not be used (owned by another user), or None.
+
+    The file's owner must be the user running gpulint (``st_uid == os.getuid()``, root
+    included: root does not trust a file another user owns either), as git's
+    ``safe.directory`` asks of repositories.
+    """
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # Windows: no owner ids to compare
+        return None
+    try:
+        owner = path.stat().st_uid
+    except OSError:
+        return None
+    me = getuid()
+    if owner == me:
+        return None
+    return f"ignoring {display_path(path)}: owned by another user (uid {owner}, not {me})"
+
+
+def _shared(folder: FsPath) -> bool:
+    """A folder anyone may write in (``/tmp``): a configuration there could be anyone's."""
+    import stat
+
+    if os.name == "nt":  # no POSIX permission bits: every folder reads as 0o777
+        return False
+    try:
+        return bool(folder.stat().st_mode & stat.S_IWOTH)
+    except OSError:
+        return False
+
+
+def _home() -> FsPath | None:
+    home = os.path.expanduser("~")
+    if home == "~":
+        return None
+    try:
+        return FsPath(home).resolve()
+    except OSError:
+        return None
+
+
 def find_config(start: FsPath) -> FsPath | None:
-    """The configuration file that applies in ``start``, or None."""
+    """The configuration file that applies in ``start``, or None.
+
+    The search climbs from ``start`` and stops after the repository root (a folder holding
+    ``.git``) or the user's home folder, and before a folder anyone may write in (a shared
+    ``/tmp``): a ``.gpulint.yaml`` planted above a checkout never applies to it. A file owned
+    by another user is skipped with a warning.
+    """
     folder = start.resolve()
+    home = _home()
     for candidate in (folder, *folder.parents):
-        for name in CONFIG_NAMES:
-            path = candidate / name
-            if path.is_file():
-                return path
+        if _shared(candidate):
+            return None
+        names = [candidate / name for name in CONFIG_NAMES]
         pyproject = candidate / PYPROJECT
-        if pyproject.is_file() and _pyproject_has_table(pyproject):
-            data = _read_toml(pyproject)
-            if isinstance(data.get("tool"), dict) and "gpulint" in data["tool"]:
-                return pyproject
-        if (candidate / ".git").exists():
+        for path in [*names, pyproject]:
+            if not path.is_file() or (path is pyproject and not _pyproject_has_table(path)):
+                continue
+            problem = _owner_problem(path)
+            if problem is not None:
+                warn(problem)
+                continue
+            if path is pyproject:
+                data = _read_toml(path)
+                if not (isinstance(data.get("tool"), dict) and "gpulint" in data["tool"]):
+                    continue
+            return path
+        if (candidate / ".git").exists() or candidate == home:
             return None
     return None
 
@@ -352,7 +413,8 @@ def config_schema(rules: Sequence[Any]) -> dict[str, Any]:
         "plugins": {
             "type": "array",
             "description": "Importable rule modules to load (rules installed with a "
-            "`gpulint.rules` entry point load without this).",
+            "`gpulint.rules` entry point load without this). Imported only with "
+            "--allow-plugins or GPULINT_ALLOW_PLUGINS=1.",
             "items": {
                 "type": "string",
                 "pattern": r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$",
@@ -361,8 +423,9 @@ def config_schema(rules: Sequence[Any]) -> dict[str, Any]:
         },
         "rule-dirs": {
             "type": "array",
-            "description": "Folders (relative to this file) of rule modules (*.py) and "
-            "declarative rules (*.yaml).",
+            "description": "Folders (relative to this file, inside its repository) of rule "
+            "modules (*.py, imported only with --allow-plugins or GPULINT_ALLOW_PLUGINS=1) "
+            "and declarative rules (*.yaml).",
             "items": {"type": "string", "minLength": 1},
         },
     }
@@ -390,8 +453,23 @@ def _problems(config: ConfigFile, schema: Mapping[str, Any], data: Any) -> list[
     return [config.error(p.path, p.message) for p in problems]
 
 
+def project_root(config: ConfigFile) -> FsPath:
+    """The repository a configuration file belongs to: the nearest folder at or above the
+    file's holding ``.git``, else the file's own folder. Its ``rule-dirs`` must be inside."""
+    folder = config.folder.resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return folder
+
+
 def rule_locations(config: ConfigFile) -> tuple[list[str], list[FsPath]]:
-    """The ``plugins`` and ``rule-dirs`` of a file, checked, with folders resolved."""
+    """The ``plugins`` and ``rule-dirs`` of a file, checked, with folders resolved.
+
+    A rule folder must be a relative path that resolves (symbolic links followed) inside
+    the file's repository (:func:`project_root`): a configuration in a pull request cannot
+    point gpulint at ``/home/you/.ssh`` or ``../../other-checkout``.
+    """
     data = {k: config.data[k] for k in LOADING_KEYS if k in config.data}
     if not data:
         return [], []
@@ -399,14 +477,71 @@ def rule_locations(config: ConfigFile) -> tuple[list[str], list[FsPath]]:
     partial = {**schema, "properties": {k: schema["properties"][k] for k in LOADING_KEYS}}
     errors = _problems(config, partial, data)
     dirs: list[FsPath] = []
+    root = project_root(config) if not errors else config.folder
     for i, text in enumerate(data.get("rule-dirs", []) if not errors else []):
+        where = ("rule-dirs", i)
+        if FsPath(text).is_absolute():
+            errors.append(
+                config.error(where, f"{text!r} is absolute: write a folder relative to this file")
+            )
+            continue
         folder = (config.folder / text).resolve()
-        if not folder.is_dir():
-            errors.append(config.error(("rule-dirs", i), f"{text!r} is not a folder"))
+        if not folder.is_relative_to(root):
+            errors.append(
+                config.error(where, f"{text!r} resolves to {folder}, outside the repository {root}")
+            )
+        elif not folder.is_dir():
+            errors.append(config.error(where, f"{text!r} is not a folder"))
         dirs.append(folder)
     if errors:
         raise ConfigError("\n".join(errors))
     return list(data.get("plugins", [])), dirs
+
+
+def forget_codes(config: ConfigFile, known: Sequence[str]) -> ConfigFile:
+    """``config`` without what it says about rule codes that match none of ``known``.
+
+    Used when the Python rules a configuration names were not loaded (not trusted): their
+    codes in ``select``, ``extend-select``, ``ignore``, ``severity``, ``rules``,
+    ``per-file-ignores`` and ``per-object-ignores`` are set aside (an ignore entry left with
+    no code is dropped, so it never widens to every rule). Anything else is still checked.
+    """
+    code = re.compile(r"[A-Z][A-Z0-9]*")
+
+    def unknown(value: Any) -> bool:
+        return (
+            isinstance(value, str)
+            and value != "ALL"
+            and code.fullmatch(value) is not None
+            and not any(k.startswith(value) for k in known)
+        )
+
+    def kept(values: Any) -> Any:
+        return [v for v in values if not unknown(v)] if isinstance(values, list) else values
+
+    data = dict(config.data)
+    for key in ("select", "extend-select", "ignore"):
+        if key in data:
+            data[key] = kept(data[key])
+    for key in ("severity", "rules"):
+        if isinstance(data.get(key), dict):
+            data[key] = {k: v for k, v in data[key].items() if not unknown(k)}
+    if isinstance(data.get("per-file-ignores"), dict):
+        data["per-file-ignores"] = {
+            glob: kept(codes)
+            for glob, codes in data["per-file-ignores"].items()
+            if kept(codes) != [] or codes == []
+        }
+    if isinstance(data.get("per-object-ignores"), list):
+        rows = []
+        for row in data["per-object-ignores"]:
+            if isinstance(row, dict) and isinstance(row.get("rules"), list):
+                if row["rules"] and not kept(row["rules"]):
+                    continue
+                row = {**row, "rules": kept(row["rules"])}
+            rows.append(row)
+        data["per-object-ignores"] = rows
+    return ConfigFile(config.path, data, config.line_of, config.prefix)
 
 
 # -- resolving --------------------------------------------------------------------------------

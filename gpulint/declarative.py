@@ -21,11 +21,30 @@ Python. The file's own shape is ``schemas/declarative-rule.schema.json``::
 A target that fails the schema gets one finding, pointing at the deepest part of the path of
 jsonschema's best-matching error that exists in the document (for a ``required`` error, the
 mapping that lacks the key), else at the target itself.
+
+A rule file comes from the linted repository, so it is data and nothing more:
+
+- ``$ref`` and ``$dynamicRef`` resolve only inside the rule's own schema. The validators get a
+  ``referencing`` registry whose ``retrieve`` refuses every URI, so ``file://``, ``http://``
+  and relative references are never read or requested; a reference that does not resolve
+  inside the file is a load error naming the rule.
+- ``pattern`` and ``patternProperties`` run on RE2 (google-re2), a linear-time engine, in
+  place of Python's backtracking ``re``: no manifest value can make a rule backtrack
+  exponentially. RE2 has no lookaround or backreferences; a pattern that uses them is a load
+  error. (A time bound, such as the ``regex`` package's ``timeout``, would still spend the
+  bound on every value of every file and turn a slow pattern into random findings; RE2 is
+  linear by construction.) jsonschema has no hook for its regex engine, so the keywords
+  that run patterns (``pattern``, ``patternProperties``, ``additionalProperties``) are
+  replaced in the validator; ``unevaluatedProperties`` runs ``patternProperties``' patterns
+  through jsonschema's own code, so the two keywords cannot be combined in one rule.
+- ``message`` placeholders are plain ``{name}`` fields, substituted as text: no format specs
+  (``{container:>200000000}``), conversions, attribute or index access.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import functools
 import string
 from collections.abc import Iterator, Mapping
 from pathlib import Path as FsPath
@@ -38,17 +57,37 @@ PLACEHOLDERS = frozenset({"kind", "name", "namespace", "container", "path", "err
 _SCOPES = {"container": "pod", "pod": "pod", "object": "object"}
 
 
-def _fields(template: str) -> set[str] | str:
-    """The placeholders of a message, or why it cannot be formatted."""
+#: A message as (literal text, placeholder or None) pieces.
+Template = list[tuple[str, str | None]]
+
+
+def _template(text: str) -> Template | str:
+    """The pieces of a message, or why it is not a message of plain ``{name}`` fields."""
     try:
-        return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+        parsed = list(string.Formatter().parse(text))
     except ValueError as exc:
         return f"{exc} (write a literal brace as {{{{ or }}}})"
+    pieces: Template = []
+    for literal, name, spec, conversion in parsed:
+        if name is not None and (spec or conversion is not None or name not in PLACEHOLDERS):
+            field = "{" + name + (f"!{conversion}" if conversion else "")
+            field += (f":{spec}" if spec else "") + "}"
+            if spec or conversion is not None or not name.isidentifier():
+                return (
+                    f"{field} is not a plain placeholder: write {{name}} with no format "
+                    "spec, conversion, attribute or index"
+                )
+            allowed = ", ".join("{" + p + "}" for p in sorted(PLACEHOLDERS))
+            return f"unknown placeholder {field}; allowed placeholders: {allowed}"
+        pieces.append((literal, name))
+    return pieces
 
 
-class _Values(dict[str, str]):
-    def __missing__(self, key: str) -> str:  # pragma: no cover - checked at load time
-        return "{" + key + "}"
+def _render(template: Template, values: Mapping[str, str]) -> str:
+    """The message, with each placeholder replaced by its value as text."""
+    return "".join(
+        literal + (values[name] if name is not None else "") for literal, name in template
+    )
 
 
 def _read(path: FsPath) -> tuple[Any, Any]:
@@ -95,18 +134,15 @@ def load_declarative(path: FsPath, origin: str = "declarative") -> Rule:
                 f"declarative rule {where}:{line}: {'.'.join(keys)}: not a valid JSON "
                 f"Schema: {problem}"
             )
-    fields = _fields(data["message"])
+        problem = _unsafe(node)
+        if problem is not None:
+            line = doc.key_span(keys).line
+            raise RuleLoadError(f"declarative rule {where}:{line}: {'.'.join(keys)}: {problem}")
     line = doc.key_span(("message",)).line
-    if isinstance(fields, str):
-        raise RuleLoadError(f"declarative rule {where}:{line}: message: {fields}")
-    unknown = fields - PLACEHOLDERS
-    if unknown:
-        allowed = ", ".join("{" + p + "}" for p in sorted(PLACEHOLDERS))
-        raise RuleLoadError(
-            f"declarative rule {where}:{line}: message: unknown placeholder "
-            f"{{{sorted(unknown)[0]}}}; allowed placeholders: {allowed}"
-        )
-    check_fn = _compile(data)
+    template = _template(data["message"])
+    if isinstance(template, str):
+        raise RuleLoadError(f"declarative rule {where}:{line}: message: {template}")
+    check_fn = _compile(data, template)
     docs = data.get("docs") or (
         f"## What it does\n{data['message']}\n\n## Options\nNone.\n\n## References\n- {where}"
     )
@@ -123,17 +159,159 @@ def load_declarative(path: FsPath, origin: str = "declarative") -> Rule:
     )
 
 
-def _compile(data: Mapping[str, Any]) -> Any:
+# -- data only: references, regular expressions ---------------------------------------------
+def _refuse(uri: str) -> Any:
+    """The registry's ``retrieve``: nothing outside the rule file is ever read or requested."""
+    from referencing.exceptions import NoSuchResource
+
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
+
+
+def _registry() -> Any:
+    from referencing import Registry
+
+    return Registry(retrieve=_refuse)  # type: ignore[call-arg]
+
+
+@functools.lru_cache(maxsize=1024)
+def _regex(pattern: str) -> Any:
+    """``pattern`` compiled by RE2 (``re2.error`` when RE2 cannot run it)."""
+    import re2  # type: ignore[import-untyped]
+
+    options = re2.Options()
+    options.log_errors = False  # RE2 logs to stderr by default; the error is raised anyway
+    return re2.compile(pattern, options)
+
+
+def _search(pattern: str, text: Any) -> bool:
+    return isinstance(text, str) and _regex(pattern).search(text) is not None
+
+
+def _unsafe(schema: Any) -> str | None:
+    """Why a rule's schema is not data only (a reference out of it, a pattern RE2 cannot
+    run), or None."""
+    from referencing.exceptions import Unresolvable
+    from referencing.jsonschema import DRAFT202012
+
+    root = DRAFT202012.create_resource(schema)
+    patterns_seen = False
+    unevaluated = False
+    todo = [(root, _registry().resolver_with_root(root))]
+    while todo:
+        resource, resolver = todo.pop()
+        node = resource.contents
+        if isinstance(node, dict):
+            for key in ("$ref", "$dynamicRef"):
+                ref = node.get(key)
+                if isinstance(ref, str):
+                    try:
+                        resolver.lookup(ref)
+                    except Unresolvable:
+                        return (
+                            f"{key} {ref!r} does not resolve inside the rule file (references "
+                            "to files, URLs or other documents are not followed)"
+                        )
+            patterns = list(node.get("patternProperties") or ())
+            patterns_seen = patterns_seen or bool(patterns)
+            unevaluated = unevaluated or "unevaluatedProperties" in node
+            if isinstance(node.get("pattern"), str):
+                patterns.append(node["pattern"])
+            for pattern in patterns:
+                import re2
+
+                try:
+                    _regex(pattern)
+                except re2.error as exc:
+                    why = exc.args[0].decode() if exc.args else "invalid"
+                    return (
+                        f"pattern {pattern!r} cannot run on RE2, the linear-time engine "
+                        f"declarative rules use (no lookaround, no backreferences): {why}"
+                    )
+        for sub in resource.subresources():
+            todo.append((sub, resolver.in_subresource(sub)))
+    if patterns_seen and unevaluated:
+        return "unevaluatedProperties cannot be combined with patternProperties in a rule"
+    return None
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
+    from jsonschema.exceptions import ValidationError
+
+    if validator.is_type(instance, "string") and not _search(pattern, instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(
+    validator: Any, patterns: Mapping[str, Any], instance: Any, schema: Any
+) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if _search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(
+    validator: Any, additional: Any, instance: Any, schema: Any
+) -> Iterator[Any]:
+    """jsonschema's ``additionalProperties``, matching ``patternProperties`` with RE2."""
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "object"):
+        return
+    properties = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    extras = [
+        key
+        for key in instance
+        if key not in properties and not any(_search(p, key) for p in patterns)
+    ]
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif not additional and extras:
+        shown = ", ".join(repr(each) for each in sorted(extras, key=str))
+        if patterns:
+            verb = "does" if len(extras) == 1 else "do"
+            regexes = ", ".join(repr(each) for each in sorted(patterns))
+            yield ValidationError(f"{shown} {verb} not match any of the regexes: {regexes}")
+        else:
+            verb = "was" if len(extras) == 1 else "were"
+            yield ValidationError(
+                f"Additional properties are not allowed ({shown} {verb} unexpected)"
+            )
+
+
+@functools.lru_cache(maxsize=1)
+def _validator_class() -> Any:
+    """Draft 2020-12 with the pattern keywords on RE2."""
     from jsonschema import Draft202012Validator
+    from jsonschema.validators import extend
+
+    return extend(  # type: ignore[no-untyped-call]
+        Draft202012Validator,
+        {
+            "pattern": _pattern,
+            "patternProperties": _pattern_properties,
+            "additionalProperties": _additional_properties,
+        },
+    )
+
+
+def _validator(schema: Any) -> Any:
+    return _validator_class()(schema, registry=_registry())
+
+
+def _compile(data: Mapping[str, Any], template: Template) -> Any:
     from jsonschema.exceptions import best_match
 
     target = data["target"]
     when = data.get("when", {})
     gpu = when.get("gpu")
     kinds = tuple(when.get("kinds", ()))
-    when_schema = Draft202012Validator(when["schema"]) if "schema" in when else None
-    validator = Draft202012Validator(data["schema"])
-    message = data["message"]
+    when_schema = _validator(when["schema"]) if "schema" in when else None
+    validator = _validator(data["schema"])
 
     def violation(instance: Any, base: Path, values: dict[str, str]) -> Iterator[Violation]:
         if when_schema is not None and not when_schema.is_valid(instance):
@@ -142,9 +320,9 @@ def _compile(data: Mapping[str, Any]) -> Any:
         if error is None:
             return
         rel = tuple(error.absolute_path)
-        values = _Values(values, path=".".join(str(p) for p in rel) or "(top)")
+        values = {**values, "path": ".".join(str(p) for p in rel) or "(top)"}
         values["error"] = error.message
-        yield Violation((*base, *rel), message.format_map(values))
+        yield Violation((*base, *rel), _render(template, values))
 
     def names(obj: Any) -> dict[str, str]:
         ref = obj.ref

@@ -16,11 +16,14 @@ The engine, not the rule, stamps the code, severity and position onto what ``che
 and applies suppressions; rules never read configuration files.
 
 Rules are discovered through the ``gpulint.rules`` entry-point group -- the built-in catalog is
-registered there too (flake8's model), so the plugin path runs on every invocation. The
-configuration can add more: ``plugins`` (importable rule modules) and ``rule-dirs`` (folders
-of rule modules, imported by file path under a private package name, and of declarative YAML
-rules, see ``gpulint.declarative``). Every rule that does not ship with gpulint has its
-``OPTIONS`` checked against the JSON Schema metaschema when it loads.
+registered there too (flake8's model), so the plugin path runs on every invocation; only
+installed distributions count (never the working directory, :func:`install_paths`). The
+configuration or the command line can add more: ``plugins`` (importable rule modules) and
+``rule-dirs`` (folders of rule modules, imported by file path under a private package name,
+and of declarative YAML rules, see ``gpulint.declarative``). Python from a configuration
+file is imported only when the user opts in (README "Security"). Every rule that does not
+ship with gpulint has its ``OPTIONS`` checked against the JSON Schema metaschema when it
+loads.
 """
 
 from __future__ import annotations
@@ -166,20 +169,36 @@ def _entry_point_sources() -> list[RuleSource]:
 
 
 def _metadata_entry_points(group: str) -> list[tuple[str, str, str]]:
-    """(name, value, distribution) of every entry point in ``group``, the standard way."""
-    from importlib.metadata import entry_points
+    """(name, value, distribution) of every entry point in ``group``, the standard way, from
+    the installation folders only (:func:`install_paths`)."""
+    from importlib.metadata import distributions
 
-    names: dict[int, str] = {}  # Distribution.name parses METADATA on every access
-    out = []
-    for ep in entry_points(group=group):
-        dist = ep.dist
-        if dist is None:
-            out.append((ep.name, ep.value, "?"))
+    seen: set[str] = set()
+    out: list[tuple[str, str, str]] = []
+    for dist in distributions(path=install_paths()):
+        name = dist.name  # parses METADATA: once per distribution
+        if name is None or _normalize(name) in seen:
             continue
-        if id(dist) not in names:
-            names[id(dist)] = dist.name
-        out.append((ep.name, ep.value, names[id(dist)]))
+        seen.add(_normalize(name))
+        out.extend((ep.name, ep.value, name) for ep in dist.entry_points if ep.group == group)
     return out
+
+
+def install_paths() -> list[str]:
+    """The ``sys.path`` entries searched for installed distributions: every one except
+    ``''`` and the working directory.
+
+    ``python -m gpulint`` (and ``-c``) puts the working directory first on ``sys.path``; in
+    a checkout of a pull request, a ``*.dist-info/entry_points.txt`` planted there would
+    register its own "rules" and have them imported. Only what is installed is a plugin.
+    """
+    import os
+
+    try:
+        cwd = os.path.realpath(os.getcwd())
+    except OSError:  # the working directory was removed
+        cwd = None
+    return [entry for entry in sys.path if entry and os.path.realpath(entry) != cwd]
 
 
 def _normalize(name: str) -> str:
@@ -194,19 +213,18 @@ def _scan_entry_points(group: str) -> list[tuple[str, str, str]] | None:
 
     Importing importlib.metadata (and the email package it parses metadata with) costs more
     than the rest of rule discovery together, a fifth of a one-file run. This reads the same
-    files the same way -- every ``*.dist-info``/``*.egg-info`` folder on ``sys.path``, first
+    files the same way -- every ``*.dist-info``/``*.egg-info`` folder in :func:`install_paths`
+    (``sys.path`` without the working directory), first
     distribution of a name wins, the group's ``name = value`` lines of ``entry_points.txt``
     -- and returns None for what it does not handle (zipped or egg entries on ``sys.path``),
     which then goes the standard way.
     """
     import os
-    import sys
 
     seen: set[str] = set()
     out: list[tuple[str, str, str]] = []
     header = f"[{group}]"
-    for entry in sys.path:
-        base = entry or "."
+    for base in install_paths():
         if base.endswith(".egg") or os.path.isfile(base):
             return None
         try:
@@ -294,21 +312,56 @@ def module_sources(plugins: Iterable[str]) -> list[RuleSource]:
     return [RuleSource(None, name, f"plugin module {name}") for name in plugins]
 
 
-def folder_sources(folders: Iterable[FsPath]) -> list[RuleSource]:
+class RuleDir(NamedTuple):
+    """A folder of rules.
+
+    ``python``: whether its rule modules may be imported (a folder a configuration file
+    names needs the user's opt-in, see ``gpulint.commands.load_rules``); its declarative
+    rules always load. ``root``: when set, every rule file must resolve inside it (a rule
+    folder of a repository cannot link to files outside the repository).
+    """
+
+    path: FsPath
+    python: bool = True
+    root: FsPath | None = None
+
+
+RULE_SUFFIXES = (".py", ".yaml", ".yml")
+
+
+def rule_files(folder: FsPath) -> list[FsPath]:
+    """The rule files of a folder, sorted: ``*.py``, ``*.yaml``, ``*.yml``, except names
+    starting with ``.`` or ``_`` (helpers that rule modules import)."""
+    return [
+        path
+        for path in sorted(folder.iterdir())
+        if not path.name.startswith((".", "_")) and path.suffix in RULE_SUFFIXES and path.is_file()
+    ]
+
+
+def folder_sources(folders: Iterable[FsPath | RuleDir]) -> list[RuleSource]:
     """Rule modules (``*.py``) and declarative rules (``*.yaml``, ``*.yml``) in folders."""
     out = []
-    for folder in folders:
+    for item in folders:
         import hashlib  # only for rule folders: keeps it off the start-up path
 
+        where = item if isinstance(item, RuleDir) else RuleDir(item)
+        folder = where.path
         digest = hashlib.sha1(str(folder).encode()).hexdigest()[:10]
         package = f"_gpulint_local_{digest}"
-        for path in sorted(folder.iterdir()):
-            if path.name.startswith((".", "_")) or not path.is_file():
-                continue
-            origin = f"rule-dir {folder}"
+        origin = f"rule-dir {folder}"
+        for path in rule_files(folder):
+            if where.root is not None:
+                real = path.resolve()
+                if not real.is_relative_to(where.root):
+                    raise RuleLoadError(
+                        f"rule file {path} ({origin}) resolves to {real}, outside the "
+                        f"repository {where.root}"
+                    )
             if path.suffix == ".py":
-                out.append(RuleSource(None, f"{package}.{path.stem}", origin, str(path)))
-            elif path.suffix in (".yaml", ".yml"):
+                if where.python:
+                    out.append(RuleSource(None, f"{package}.{path.stem}", origin, str(path)))
+            else:
                 out.append(RuleSource(None, str(path), origin, str(path)))
     return out
 
@@ -390,12 +443,13 @@ def _load_one(source: RuleSource) -> Rule:
 def load_rules(
     sources: Iterable[RuleSource] | None = None,
     plugins: Iterable[str] = (),
-    rule_dirs: Iterable[FsPath] = (),
+    rule_dirs: Iterable[FsPath | RuleDir] = (),
 ) -> list[Rule]:
     """Import every rule; a broken or duplicate one is a RuleLoadError naming its module.
 
     ``sources`` defaults to the entry points; ``plugins`` and ``rule_dirs`` come from the
-    configuration and load after them.
+    command line or the configuration (``gpulint.commands.load_rules`` decides which may be
+    imported) and load after them.
     """
     rules: dict[str, Rule] = {}
     everything = [

@@ -40,10 +40,15 @@ spec:
 
 
 def run(
-    args: list[str], cwd: Path, exe: list[str] | None = None
+    args: list[str], cwd: Path, exe: list[str] | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*(exe or gpulint_cmd()), *args], cwd=cwd, capture_output=True, text=True, timeout=120
+        [*(exe or gpulint_cmd()), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=None if env is None else {**os.environ, **env},
     )
 
 
@@ -232,23 +237,23 @@ def test_rule_folder_module_fires_with_configured_options(project: Path) -> None
     (project / ".gpulint.yaml").write_text(
         "rule-dirs: [policy]\nrules:\n  ORG010:\n    classes: [gpu-batch, gpu-online]\n"
     )
-    proc = run(["check", "-f", "json", "--select", "ORG", "pod.yaml"], project)
+    proc = run(["check", "--allow-plugins", "-f", "json", "--select", "ORG", "pod.yaml"], project)
     found = json.loads(proc.stdout)["findings"]
     assert [(f["rule"], f["line"], f["message"]) for f in found] == [
         ("ORG010", 5, "priority class None is not one of gpu-batch, gpu-online")
     ]
-    listed = run(["rules"], project).stdout
+    listed = run(["rules", "--allow-plugins"], project).stdout
     assert any(
         line.startswith("ORG010  gpu-pod-priority-class") and "[rule-dir " in line
         for line in listed.splitlines()
     )
-    doc = run(["rule", "ORG010"], project).stdout
+    doc = run(["rule", "ORG010", "--allow-plugins"], project).stdout
     assert doc.startswith("# ORG010: gpu-pod-priority-class\n")
     # Its options are validated like built-in ones.
     (project / ".gpulint.yaml").write_text(
         "rule-dirs: [policy]\nrules:\n  ORG010:\n    classes: 3\n"
     )
-    bad = run(["check", "pod.yaml"], project)
+    bad = run(["check", "--allow-plugins", "pod.yaml"], project)
     assert bad.returncode == 2
     assert bad.stderr == (
         "gpulint: error: .gpulint.yaml:4: rules.ORG010.classes: expected a list, got a number\n"
@@ -301,7 +306,8 @@ def test_broken_rule_modules_are_exit_2_naming_the_module(
     for name, content in files.items():
         (folder / name).write_text(content)
     (project / ".gpulint.yaml").write_text("rule-dirs: [policy]\n")
-    proc = run(["check", "pod.yaml"], project)
+    # A trusted CI job opts in with the environment variable.
+    proc = run(["check", "pod.yaml"], project, env={"GPULINT_ALLOW_PLUGINS": "1"})
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith("gpulint: error: ")
@@ -311,7 +317,7 @@ def test_broken_rule_modules_are_exit_2_naming_the_module(
 
 def test_plugins_key_imports_modules_by_name(project: Path) -> None:
     (project / ".gpulint.yaml").write_text("plugins: [gpulint_no_such_plugin.rules]\n")
-    proc = run(["check", "pod.yaml"], project)
+    proc = run(["check", "--allow-plugins", "pod.yaml"], project)
     assert proc.returncode == 2
     assert proc.stderr == (
         "gpulint: error: rule module gpulint_no_such_plugin.rules (plugin module "

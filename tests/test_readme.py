@@ -57,8 +57,9 @@ def test_the_python_rule_example_loads_and_fires(tmp_path: Path) -> None:
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: a\n"
         "    resources:\n      limits:\n        nvidia.com/gpu: 1\n"
     )
-    proc = run(["check", "-f", "json", "--select", "ACME", "pod.yaml"], tmp_path)
+    args = ["check", "--allow-plugins", "-f", "json", "--select", "ACME", "pod.yaml"]
+    proc = run(args, tmp_path)
     found = json.loads(proc.stdout)["findings"]
     assert [(f["rule"], f["line"]) for f in found] == [("ACME010", 5)], proc.stderr
-    doc = run(["rule", "ACME010"], tmp_path).stdout
+    doc = run(["rule", "ACME010", "--allow-plugins"], tmp_path).stdout
     assert "## Use instead" in doc

@@ -43,7 +43,10 @@ def test_a_rule_that_raises_exits_2_naming_rule_and_object(tmp_path: Path) -> No
     manifest = (ROOT / "examples" / "good-training-job.yaml").read_text(encoding="utf-8")
     (tmp_path / "job.yaml").write_text(manifest, encoding="utf-8")
     proc = subprocess.run(
-        [*gpulint_cmd(), "check", "job.yaml"], cwd=tmp_path, capture_output=True, text=True
+        [*gpulint_cmd(), "check", "--allow-plugins", "job.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr

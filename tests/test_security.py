@@ -1,0 +1,609 @@
+"""A hostile pull request: nothing in the linted tree runs code, reads or requests anything
+outside it, or hangs gpulint -- unless the user opted in for the run or the machine.
+
+Each attack ends in a finding or a one-line error. Subprocesses have a generous ``timeout``
+only so that a regression fails instead of hanging the suite; no test measures time.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gpulint.declarative import load_declarative
+from gpulint.engine import Linter
+from gpulint.rule import RuleLoadError
+from tests.conftest import ROOT, gpulint_cmd
+
+GPU_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: notebook
+  labels:
+    team: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!
+spec:
+  tolerations:
+  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+  containers:
+  - name: jupyter
+    image: jupyter/tensorflow-notebook:latest
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+"""
+
+
+def run(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*gpulint_cmd(), *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=env
+    )
+
+
+def rule_file(tmp_path: Path, body: str, name: str = "rule.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(
+        "code: ORG001\nname: hostile\ntarget: pod\nmessage: '{name}: {error}'\n"
+        + textwrap.dedent(body)
+    )
+    return path
+
+
+# -- declarative rules: references ------------------------------------------------------------
+@pytest.fixture
+def http_server() -> Iterator[tuple[str, list[str]]]:
+    """A local web server that records every request made to it."""
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            body = b'{"type": "string"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", hits
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_ref_to_a_url_is_a_load_error_and_no_request_is_made(
+    tmp_path: Path, http_server: tuple[str, list[str]]
+) -> None:
+    url, hits = http_server
+    path = rule_file(tmp_path, f"schema:\n  properties:\n    spec: {{$ref: '{url}/s.json'}}\n")
+    with pytest.raises(RuleLoadError) as info:
+        load_declarative(path)
+    assert str(info.value) == (
+        f"declarative rule {path}:5: schema: $ref '{url}/s.json' does not resolve inside the "
+        "rule file (references to files, URLs or other documents are not followed)"
+    )
+    assert hits == []
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "file:///dev/zero",
+        "file://{secret}",
+        "secret.json",  # relative: next to the rule file
+        "secret.json#/type",
+        "https://json-schema.org/draft/2020-12/schema",  # even a meta-schema
+    ],
+)
+def test_a_ref_out_of_the_rule_file_is_never_read(tmp_path: Path, ref: str) -> None:
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"type": "integer", "description": "TOP-SECRET"}')
+    ref = ref.format(secret=secret)
+    path = rule_file(tmp_path, f"schema:\n  properties:\n    spec: {{$ref: '{ref}'}}\n")
+    with pytest.raises(RuleLoadError, match=r"does not resolve inside the rule file") as info:
+        load_declarative(path)
+    assert "TOP-SECRET" not in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_a_ref_under_another_id_is_not_followed_either(tmp_path: Path) -> None:
+    path = rule_file(
+        tmp_path,
+        """\
+        schema:
+          $id: http://127.0.0.1:9/base/
+          properties:
+            spec: {$ref: other.json}
+        """,
+    )
+    with pytest.raises(RuleLoadError, match=r"\$ref 'other.json' does not resolve"):
+        load_declarative(path)
+
+
+def test_refs_inside_the_rule_file_still_work(tmp_path: Path) -> None:
+    path = rule_file(
+        tmp_path,
+        """\
+        schema:
+          $defs:
+            labelled: {required: [labels]}
+          properties:
+            metadata: {$ref: "#/$defs/labelled"}
+        """,
+    )
+    rule = load_declarative(path)
+    found = Linter([rule]).lint_text("pod.yaml", GPU_POD.replace("  labels:\n", "  lbls:\n"))
+    assert [(f.line, f.message) for f in found] == [
+        (3, "notebook: 'labels' is a required property")
+    ]
+
+
+def test_a_ref_to_a_url_through_the_cli_is_one_line_and_exit_2(
+    tmp_path: Path, http_server: tuple[str, list[str]]
+) -> None:
+    url, hits = http_server
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "policy").mkdir()
+    rule_file(tmp_path / "policy", f"schema: {{$ref: '{url}/'}}\n")
+    (tmp_path / ".gpulint.yaml").write_text("rule-dirs: [policy]\n")
+    (tmp_path / "pod.yaml").write_text(GPU_POD)
+    proc = run(["check", "pod.yaml"], tmp_path)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "ORG001" not in proc.stderr
+    assert proc.stderr.startswith("gpulint: error: declarative rule ")
+    assert "rule.yaml:5: schema: $ref" in proc.stderr
+    assert hits == []
+
+
+# -- declarative rules: regular expressions ---------------------------------------------------
+BACKTRACKING = "^(a+)+$"  # exponential in Python's re on "aaa...a!"
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        f"properties:\n  metadata:\n    properties:\n      labels:\n"
+        f"        properties:\n          team: {{pattern: '{BACKTRACKING}'}}\n",
+        f"properties:\n  metadata:\n    properties:\n      labels:\n"
+        f"        propertyNames: {{pattern: '{BACKTRACKING}'}}\n",
+        f"properties:\n  metadata:\n    properties:\n      labels:\n"
+        f"        patternProperties: {{'{BACKTRACKING}': false}}\n",
+        f"properties:\n  metadata:\n    properties:\n      labels:\n"
+        f"        additionalProperties: false\n"
+        f"        patternProperties: {{'{BACKTRACKING}': true}}\n",
+    ],
+    ids=["pattern", "propertyNames", "patternProperties", "additionalProperties"],
+)
+def test_a_catastrophic_pattern_is_a_finding_not_a_hang(tmp_path: Path, schema: str) -> None:
+    value = "a" * 80 + "!"
+    text = GPU_POD.replace("team: " + value, f"{value}: {value}")
+    if "team:" in schema:
+        text = GPU_POD
+    path = rule_file(tmp_path, "schema:\n" + textwrap.indent(schema, "  "))
+    found = Linter([load_declarative(path)]).lint_text("pod.yaml", text)
+    if "patternProperties: {'^(a+)+$': false}" in schema:
+        assert found == []  # the key does not match the pattern: nothing to check
+    else:
+        assert [f.rule for f in found] == ["ORG001"], found
+
+
+def test_patterns_keep_their_meaning(tmp_path: Path) -> None:
+    path = rule_file(
+        tmp_path,
+        """\
+        schema:
+          properties:
+            metadata:
+              properties:
+                labels:
+                  additionalProperties: false
+                  patternProperties:
+                    "^team$": {pattern: "^[a-z]+$"}
+        """,
+    )
+    rule = load_declarative(path)
+    lint = Linter([rule]).lint_text
+    assert [f.message for f in lint("pod.yaml", GPU_POD.replace("a!", "a"))] == []
+    assert [f.message for f in lint("pod.yaml", GPU_POD)] == [
+        "notebook: '" + "a" * 80 + "!' does not match '^[a-z]+$'"
+    ]
+    assert [f.message for f in lint("pod.yaml", GPU_POD.replace("team:", "owner:"))] == [
+        "notebook: 'owner' does not match any of the regexes: '^team$'"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        ("{pattern: '(?=a)b'}", "pattern '(?=a)b' cannot run on RE2"),
+        ("{pattern: '(a)\\1'}", "pattern '(a)\\\\1' cannot run on RE2"),
+        ("{patternProperties: {'(?<!x)y': true}}", "pattern '(?<!x)y' cannot run on RE2"),
+        (
+            "{patternProperties: {a: true}, unevaluatedProperties: false}",
+            "unevaluatedProperties cannot be combined with patternProperties",
+        ),
+    ],
+)
+def test_patterns_re2_cannot_run_are_load_errors(tmp_path: Path, schema: str, problem: str) -> None:
+    path = rule_file(tmp_path, f"schema: {schema}\n")
+    with pytest.raises(RuleLoadError) as info:
+        load_declarative(path)
+    assert str(info.value).startswith(f"declarative rule {path}:5: schema: {problem}")
+
+
+# -- declarative rules: messages --------------------------------------------------------------
+@pytest.mark.parametrize(
+    "message",
+    [
+        "{container:>200000000}",
+        "{name!r}",
+        "{container.__class__}",
+        "{container[0]}",
+        "{0}",
+        "{}",
+        "{name:{container}}",
+    ],
+)
+def test_messages_take_plain_placeholders_only(tmp_path: Path, message: str) -> None:
+    path = tmp_path / "rule.yaml"
+    path.write_text(
+        f"code: ORG001\nname: hostile\ntarget: container\nmessage: '{message}'\nschema: false\n"
+    )
+    with pytest.raises(RuleLoadError) as info:
+        load_declarative(path)
+    assert str(info.value).startswith(f"declarative rule {path}:4: message: {{"), info.value
+    assert "is not a plain placeholder" in str(info.value) or "unknown placeholder" in str(
+        info.value
+    )
+
+
+def test_a_value_that_looks_like_a_placeholder_is_printed_as_is(tmp_path: Path) -> None:
+    path = tmp_path / "rule.yaml"
+    path.write_text(
+        "code: ORG001\nname: x\ntarget: container\nmessage: 'container {container}'\n"
+        "schema: false\n"
+    )
+    text = GPU_POD.replace("name: jupyter", "name: '{name:>99999999}'")
+    found = Linter([load_declarative(path)]).lint_text("pod.yaml", text)
+    assert [f.message for f in found] == ["container {name:>99999999}"]
+
+
+# -- the trust model: Python from the linted tree runs only when the user opts in ---------------
+#: A manifest with one built-in finding: GPU020 (no toleration for the GPU taint).
+UNTOLERATED = GPU_POD.replace(
+    "  tolerations:\n  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n", ""
+)
+DECLARATIVE = (
+    "code: ORG001\nname: team-label\nseverity: warning\ntarget: pod\n"
+    "message: '{name} has no owner label'\n"
+    "schema:\n  properties:\n    metadata:\n      required: [labels]\n"
+    "      properties:\n        labels: {required: [owner]}\n"
+)
+
+
+def planted(marker: Path, name: str, code: str | None = None) -> str:
+    """A module that proves it ran by creating ``marker/name`` (and, as the "rule" of an
+    attack, hides every finding)."""
+    rule = (
+        f"\nCODE = {code!r}\nNAME = 'x'\nSCOPE = 'object'\n\ndef check(obj, ctx):\n    return []\n"
+        if code
+        else ""
+    )
+    return f"import pathlib\npathlib.Path({str(marker / name)!r}).touch()\n{rule}"
+
+
+@pytest.fixture
+def markers(tmp_path: Path) -> Path:
+    folder = tmp_path / "markers"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def hostile(tmp_path: Path, markers: Path) -> Path:
+    """A pull request's tree: a configuration naming Python rules, a rule folder with a
+    module and a declarative rule, a plugin module and an entry point planted in the
+    working directory."""
+    repo = tmp_path / "pr"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "policy").mkdir()
+    (repo / "policy" / "evil.py").write_text(planted(markers, "rule-dir", "EVIL001"))
+    (repo / "policy" / "team.yaml").write_text(DECLARATIVE)
+    (repo / "evil_plugin.py").write_text(planted(markers, "plugin", "EVIL002"))
+    (repo / "evil_ep.py").write_text(planted(markers, "entry-point", "EVIL003"))
+    info = repo / "evil-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: evil\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[gpulint.rules]\nEVIL003 = evil_ep\n")
+    (repo / ".gpulint.yaml").write_text(
+        "rule-dirs: [policy]\nplugins: [evil_plugin]\n"
+        "severity: {EVIL001: error, ORG001: error}\nignore: [EVIL002]\n"
+        "rules:\n  EVIL001: {}\n"
+    )
+    (repo / "pod.yaml").write_text(UNTOLERATED)
+    return repo
+
+
+def python_m() -> list[str]:
+    """``python -m gpulint``: the working directory is first on sys.path."""
+    return [sys.executable, "-m", "gpulint"]
+
+
+def run_in(
+    cmd: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if k != "GPULINT_ALLOW_PLUGINS"}
+    # The plugin module is importable (as an installed one would be): only trust decides.
+    environ["PYTHONPATH"] = str(cwd)
+    return subprocess.run(
+        cmd, cwd=cwd, capture_output=True, text=True, timeout=120, env={**environ, **(env or {})}
+    )
+
+
+@pytest.mark.parametrize("how", ["console script", "python -m"])
+def test_a_hostile_tree_runs_no_code_and_still_reports(
+    hostile: Path, markers: Path, how: str
+) -> None:
+    exe = gpulint_cmd() if how == "console script" else python_m()
+    proc = run_in([*exe, "check", "-f", "json", "pod.yaml"], hostile)
+    assert sorted(markers.iterdir()) == []
+    assert proc.returncode == 1, proc.stderr
+    found = json.loads(proc.stdout)["findings"]
+    # Built-in rules, and the repository's declarative rule (data) with its configured
+    # severity; what the file says about the skipped codes is set aside.
+    assert [(f["rule"], f["severity"]) for f in found] == [
+        ("ORG001", "error"),
+        ("GPU020", "error"),
+    ]
+    assert proc.stderr == (
+        "gpulint: warning: .gpulint.yaml: skipped the Python rules it names (plugins: "
+        "evil_plugin; 1 Python file in rule-dirs); run them with --allow-plugins or "
+        "GPULINT_ALLOW_PLUGINS=1 if you trust this repository\n"
+    )
+    for args in (["rules"], ["rule", "GPU020"], ["config"], ["inspect", "pod.yaml"]):
+        other = run_in([*exe, *args], hostile)
+        assert other.returncode == 0, (args, other.stderr)
+        assert other.stderr.startswith("gpulint: warning: .gpulint.yaml: skipped")
+    assert sorted(markers.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (["--allow-plugins"], None),
+        ([], {"GPULINT_ALLOW_PLUGINS": "1"}),
+    ],
+    ids=["--allow-plugins", "GPULINT_ALLOW_PLUGINS"],
+)
+def test_with_the_opt_in_the_python_rules_run(
+    hostile: Path, markers: Path, args: list[str], env: dict[str, str] | None
+) -> None:
+    proc = run_in([*python_m(), "check", *args, "pod.yaml"], hostile, env)
+    # The planted rule returns no finding, so only the others report; the working
+    # directory's entry point is still never read (it is not installed).
+    assert sorted(p.name for p in markers.iterdir()) == ["plugin", "rule-dir"], proc.stderr
+    assert proc.returncode == 1
+    assert "warning" not in proc.stderr
+    listed = run_in([*gpulint_cmd(), "rules", *args], hostile, env).stdout
+    assert "EVIL001" in listed and "EVIL002" in listed and "EVIL003" not in listed
+
+
+@pytest.mark.parametrize("value", ["", "0", "no"])
+def test_other_values_of_the_variable_do_not_opt_in(
+    hostile: Path, markers: Path, value: str
+) -> None:
+    proc = run_in([*gpulint_cmd(), "check", "pod.yaml"], hostile, {"GPULINT_ALLOW_PLUGINS": value})
+    assert proc.returncode == 1
+    assert "skipped the Python rules" in proc.stderr
+    assert sorted(markers.iterdir()) == []
+
+
+def test_ci_recipes_never_opt_in_on_pull_requests() -> None:
+    blocks = re.findall(r"```yaml\n(.*?)```", (ROOT / "docs" / "ci.md").read_text(), re.S)
+    checks = [b for b in blocks if "gpulint check" in b]
+    assert len(checks) >= 5
+    for block in checks:
+        if "GPULINT_ALLOW_PLUGINS" in block:  # the opt-in recipe: pushes to main only
+            assert "github.event_name == 'push'" in block
+            assert "--allow-plugins" not in block
+            continue
+        assert "--allow-plugins" not in block and "python -m" not in block, block
+
+
+def test_rule_folders_and_plugins_named_on_the_command_line_are_trusted(
+    hostile: Path, markers: Path
+) -> None:
+    (hostile / ".gpulint.yaml").unlink()
+    proc = run_in(
+        [*gpulint_cmd(), "rules", "--rule-dir", "policy", "--plugin", "evil_plugin"], hostile
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in markers.iterdir()) == ["plugin", "rule-dir"]
+    assert "ORG001" in proc.stdout and "EVIL001" in proc.stdout
+    # The same folder named in the file and on the command line loads once.
+    (hostile / ".gpulint.yaml").write_text("rule-dirs: [policy]\n")
+    again = run_in([*gpulint_cmd(), "check", "--rule-dir", "policy", "pod.yaml"], hostile)
+    assert again.returncode == 1 and again.stderr == "", again.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--rule-dir", "nope", "gpulint: error: --rule-dir: 'nope' is not a folder\n"),
+        ("--plugin", "os;x", "gpulint: error: --plugin: 'os;x' is not a dotted module name\n"),
+    ],
+)
+def test_bad_trust_options(tmp_path: Path, option: str, value: str, message: str) -> None:
+    proc = run_in([*gpulint_cmd(), "check", option, value, "--isolated", "."], tmp_path)
+    assert (proc.returncode, proc.stderr) == (2, message)
+
+
+def test_isolated_python_m_never_reads_the_working_directory_s_entry_points(
+    hostile: Path, markers: Path
+) -> None:
+    proc = run_in([*python_m(), "rules", "--isolated", "--allow-plugins"], hostile)
+    assert proc.returncode == 0, proc.stderr
+    assert "EVIL003" not in proc.stdout
+    assert sorted(markers.iterdir()) == []
+
+
+def test_a_planted_module_shadowing_a_dependency_is_not_imported(
+    tmp_path: Path, markers: Path
+) -> None:
+    # `python -m gpulint` in a checkout that has its own `jsonschema.py`.
+    (tmp_path / "jsonschema.py").write_text(planted(markers, "jsonschema"))
+    (tmp_path / "pod.yaml").write_text(UNTOLERATED)
+    (tmp_path / ".gpulint.yaml").write_text("ignore: [GPU021]\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run(
+        [*python_m(), "check", "pod.yaml"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert sorted(markers.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        ("rule-dirs: [/etc]\n", "rule-dirs[0]: '/etc' is absolute: write a folder relative to "
+         "this file"),
+        ("ignore: []\nrule-dirs: [policy, ../outside]\n", "rule-dirs[1]: '../outside' resolves "
+         "to {outside}, outside the repository {repo}"),
+        ("rule-dirs:\n- link\n", "rule-dirs[0]: 'link' resolves to {outside}, outside the "
+         "repository {repo}"),
+    ],
+    ids=["absolute", "dot-dot", "symlink"],
+)  # fmt: skip
+def test_rule_folders_must_be_inside_the_repository(
+    hostile: Path, markers: Path, setup: str, message: str
+) -> None:
+    outside = hostile.parent / "outside"
+    outside.mkdir()
+    (outside / "evil.py").write_text(planted(markers, "outside", "EVIL009"))
+    (hostile / "link").symlink_to(outside)
+    (hostile / ".gpulint.yaml").write_text(setup)
+    line = setup[: setup.index("rule-dirs")].count("\n") + 1 + ("\n- link" in setup)
+    proc = run_in([*gpulint_cmd(), "check", "--allow-plugins", "pod.yaml"], hostile)
+    assert proc.returncode == 2
+    shown = message.format(outside=outside.resolve(), repo=hostile.resolve())
+    assert proc.stderr == f"gpulint: error: .gpulint.yaml:{line}: {shown}\n"
+    assert sorted(markers.iterdir()) == []
+
+
+def test_a_rule_file_linking_out_of_the_repository_is_a_load_error(
+    hostile: Path, markers: Path
+) -> None:
+    outside = hostile.parent / "outside"
+    outside.mkdir()
+    (outside / "secret.yaml").write_text("code: TOP-SECRET\n")
+    (hostile / "policy" / "evil.py").unlink()
+    (hostile / "policy" / "rule.yaml").symlink_to(outside / "secret.yaml")
+    proc = run_in([*gpulint_cmd(), "check", "pod.yaml"], hostile)
+    assert proc.returncode == 2
+    assert proc.stderr.endswith(
+        f"gpulint: error: rule file {hostile.resolve() / 'policy' / 'rule.yaml'} (rule-dir "
+        f"{hostile.resolve() / 'policy'}) resolves to {(outside / 'secret.yaml').resolve()}, "
+        f"outside the repository {hostile.resolve()}\n"
+    )
+    assert "TOP-SECRET" not in proc.stderr
+
+
+# -- where the configuration is looked for ----------------------------------------------------
+def test_a_config_planted_in_a_shared_temporary_folder_never_applies(
+    tmp_path: Path, markers: Path
+) -> None:
+    shared = tmp_path / "shared"
+    (shared / "policy").mkdir(parents=True)
+    shared.chmod(0o1777)
+    (shared / ".gpulint.yaml").write_text("ignore: [ALL]\nrule-dirs: [policy]\n")
+    (shared / "policy" / "evil.py").write_text(planted(markers, "shared", "EVIL004"))
+    work = shared / "work" / "deploy"  # no .git anywhere
+    work.mkdir(parents=True)
+    (work / "pod.yaml").write_text(UNTOLERATED)
+    proc = run_in([*gpulint_cmd(), "check", "--allow-plugins", "-f", "json", "pod.yaml"], work)
+    assert proc.returncode == 1, proc.stderr
+    assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["GPU020"]
+    assert sorted(markers.iterdir()) == []
+    shared.chmod(0o755)
+
+
+def test_the_search_stops_at_the_home_folder(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "proj").mkdir(parents=True)
+    (tmp_path / ".gpulint.yaml").write_text("ignore: [ALL]\n")
+    (home / "proj" / "pod.yaml").write_text(UNTOLERATED)
+    proc = run_in([*gpulint_cmd(), "check", "pod.yaml"], home / "proj", {"HOME": str(home)})
+    assert proc.returncode == 1, proc.stderr
+    (home / ".gpulint.yaml").write_text("ignore: [GPU020]\n")
+    proc = run_in([*gpulint_cmd(), "check", "pod.yaml"], home / "proj", {"HOME": str(home)})
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "getuid") or os.getuid() != 0,
+    reason="giving a file to another user needs root",
+)
+def test_a_config_owned_by_another_user_is_skipped_with_a_warning(
+    hostile: Path, markers: Path
+) -> None:
+    config = hostile / ".gpulint.yaml"
+    config.write_text("ignore: [ALL]\nrule-dirs: [policy]\n")
+    os.chown(config, 4242, 4242)
+    proc = run_in([*gpulint_cmd(), "check", "--allow-plugins", "-f", "json", "pod.yaml"], hostile)
+    assert proc.returncode == 1, proc.stderr
+    assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["GPU020"]
+    assert proc.stderr == (
+        "gpulint: warning: ignoring .gpulint.yaml: owned by another user (uid 4242, not 0)\n"
+    )
+    assert sorted(markers.iterdir()) == []
+    # Named with --config, it is the user's choice.
+    named = run_in([*gpulint_cmd(), "check", "--config", ".gpulint.yaml", "pod.yaml"], hostile)
+    assert named.returncode == 0, named.stderr
+
+
+def test_setting_aside_skipped_codes_never_widens_an_ignore(tmp_path: Path) -> None:
+    from gpulint.config import forget_codes, read_config
+
+    path = tmp_path / ".gpulint.yaml"
+    path.write_text(
+        "select: [ALL, ORG]\nignore: [GPU021, ORG010]\nseverity: {ORG010: error, GPU003: error}\n"
+        "rules: {ORG010: {classes: [a]}}\n"
+        "per-file-ignores: {'a/**': [ORG010], 'b/**': [ORG010, GPU003]}\n"
+        "per-object-ignores:\n"
+        "- {name: x, rules: [ORG010], reason: only ORG010}\n"
+        "- {name: w, rules: [ORG010, GPU001], reason: two}\n"
+        "- {name: z, reason: every rule}\n"
+    )
+    data = forget_codes(read_config(path), ["GPU001", "GPU003", "GPU021"]).data
+    assert data == {
+        "select": ["ALL"],
+        "ignore": ["GPU021"],
+        "severity": {"GPU003": "error"},
+        "rules": {},
+        "per-file-ignores": {"b/**": ["GPU003"]},
+        "per-object-ignores": [
+            {"name": "w", "rules": ["GPU001"], "reason": "two"},
+            {"name": "z", "reason": "every rule"},
+        ],
+    }
