@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -164,3 +165,32 @@ def load_average() -> str:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
     except OSError:
         return "?"
+
+
+# Sections of RESULTS.md written by other scripts than compare.py (bench/startup.py), which
+# compare.py keeps when it rewrites the file.
+_SECTION = re.compile(
+    r"<!-- section (?P<name>[\w-]+) \(bench/[\w-]+\.py\) -->\n"
+    r".*?<!-- end of section (?P=name) -->\n",
+    re.S,
+)
+
+
+def replace_section(path: Path, name: str, body: str) -> None:
+    """Put ``body`` in ``path`` as section ``name``, in place of the last one if any."""
+    block = f"<!-- section {name} (bench/{name}.py) -->\n{body}<!-- end of section {name} -->\n"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    found = [m for m in _SECTION.finditer(text) if m.group("name") == name]
+    if found:
+        text = text[: found[-1].start()] + block + text[found[-1].end() :]
+    else:
+        text = text.rstrip("\n") + ("\n\n" if text else "") + block
+    path.write_text(text, encoding="utf-8")
+
+
+def kept_sections(path: Path) -> str:
+    """The sections of ``path`` other scripts wrote, to append to a rewritten file."""
+    if not path.exists():
+        return ""
+    text = path.read_text(encoding="utf-8")
+    return "".join("\n" + m.group(0) for m in _SECTION.finditer(text))

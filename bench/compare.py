@@ -19,7 +19,8 @@ Every command is a fresh process (start-up included), timed by wall clock, the t
 turns round by round so that a change in the machine's load hits them alike; medians are
 reported. Peak memory is the largest process's peak RSS (wait4) and the whole process
 tree's, sampled every 20 ms. Then start-up: ``gpulint check ONE`` against ``yamllint ONE``
-on one gen_corpus file, interleaved. The table is printed and written to --results.
+on one gen_corpus file, interleaved. The table is printed and written to --results
+(keeping the section bench/startup.py writes there).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from _common import (
     SHARED,
     Series,
     corpus,
+    kept_sections,
     load_average,
     mib,
     pip_version,
@@ -175,7 +177,8 @@ def main() -> int:
     text = render(
         rows, startup, one, versions, tested, args, started, load_before, load_after, with_jobs=True
     )
-    Path(args.results).write_text(text, encoding="utf-8")
+    results = Path(args.results)
+    results.write_text(text + kept_sections(results), encoding="utf-8")
     print()
     print(text)
     return 0

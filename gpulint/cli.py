@@ -176,8 +176,8 @@ def check(
         ),
     ] = None,
     allow_plugins: AllowPluginsOption = False,
-    plugin: PluginOption = None,
-    rule_dir: RuleDirOption = None,
+    plugins: PluginOption = None,
+    rule_dirs: RuleDirOption = None,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes."""
     from gpulint.commands import run_check
@@ -197,8 +197,8 @@ def check(
             isolated=isolated,
             jobs=jobs,
             allow_plugins=allow_plugins,
-            plugins=plugin,
-            rule_dirs=rule_dir,
+            plugins=plugins,
+            rule_dirs=rule_dirs,
         )
     )
 

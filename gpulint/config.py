@@ -12,6 +12,11 @@ options and the schema cannot drift; ``schemas/config.schema.json`` is the same 
 the built-in rules, for editors, and a test keeps it current. Any problem is a
 :class:`ConfigError` whose lines name the file, the line, the key and the allowed values.
 
+Validating needs jsonschema, which costs more than the rest of a one-file check, so a file
+found valid is remembered (:func:`_cached_problems`) in the user's cache folder -- never in
+the linted tree, where a pull request could plant a verdict -- and validated again only when
+what it says, gpulint or the loaded rules change.
+
 Precedence: built-in defaults < configuration file < command line. ``--select`` replaces the
 file's ``select``; ``--extend-select`` and ``--ignore`` add to the file's lists.
 """
@@ -463,6 +468,143 @@ def project_root(config: ConfigFile) -> FsPath:
     return folder
 
 
+# -- remembering valid files ------------------------------------------------------------------
+#: Overrides the cache folder; empty turns the cache off.
+CACHE_ENV = "GPULINT_CACHE_DIR"
+_CACHE_FILE = "valid-configs.json"
+_CACHE_FORMAT = "gpulint valid configurations 1"
+_CACHE_SIZE = 64  # digests kept, the most recent first: a few repositories and branches
+
+
+def cache_dir() -> str | None:
+    """``$GPULINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/gpulint``, else ``~/.cache/gpulint``.
+
+    None when ``GPULINT_CACHE_DIR`` is set but empty. A relative ``XDG_CACHE_HOME`` is
+    ignored, as the XDG specification says.
+    """
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit is not None:
+        return explicit or None
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "gpulint")
+
+
+def _schema_sources() -> list[str]:
+    """The files the configuration schema is made from (their stat is in the digest)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    names = ("config.py", "schemacheck.py", "taints.py")
+    schemas = ("devices.schema.json", "workloads.schema.json")
+    return [os.path.join(here, n) for n in names] + [str(schema_path(n)) for n in schemas]
+
+
+def _digest(kind: str, data: Any, rules: Sequence[Any]) -> str:
+    """What a verdict on ``data`` depends on, hashed.
+
+    The parsed content is hashed rather than the file's bytes read again: the digest is then
+    of exactly what is validated, and a file replaced between parsing and hashing cannot
+    borrow another version's verdict. ``repr`` keeps types apart (``1``, ``"1"``, ``True``).
+    Also hashed: gpulint's version, the size and time of the files the schema is built from
+    (an editable install changes without a new version) and each rule's code, module,
+    origin and option schema.
+    """
+    import hashlib
+
+    from gpulint import __version__
+
+    parts: list[object] = [_CACHE_FORMAT, kind, __version__]
+    for source in _schema_sources():
+        try:
+            st = os.stat(source)
+        except OSError:
+            parts.append((source, None))
+        else:
+            parts.append((source, st.st_size, st.st_mtime_ns))
+    for rule in sorted(rules, key=lambda r: (r.code, r.module, r.origin)):
+        parts.append((rule.code, rule.module, rule.origin, repr(dict(rule.options_schema))))
+    parts.append(data)
+    return hashlib.sha256(repr(parts).encode("utf-8", "backslashreplace")).hexdigest()
+
+
+def _read_cache(path: str) -> list[str]:
+    """The digests of files found valid; nothing when the cache is absent, unsafe or corrupt."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return []
+    try:
+        st = os.fstat(fd)
+        # Only a verdict this user wrote counts: not one another user could have placed.
+        if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o022):
+            return []
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            raw = fh.read(1 << 20)
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+    try:
+        doc = json.loads(raw)
+    except ValueError:
+        return []
+    if not isinstance(doc, dict) or doc.get("format") != _CACHE_FORMAT:
+        return []
+    valid = doc.get("valid")
+    if not isinstance(valid, list):
+        return []
+    return [d for d in valid if isinstance(d, str)]
+
+
+def _write_cache(folder: str, path: str, digests: list[str]) -> None:
+    """Write the cache atomically (a temporary file renamed over it); silent on failure."""
+    import tempfile
+
+    doc = {"format": _CACHE_FORMAT, "valid": digests[:_CACHE_SIZE]}
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".valid-configs.", suffix=".tmp", dir=folder)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh)
+        os.replace(tmp, path)
+    except OSError:
+        import contextlib
+
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def _cached_problems(
+    config: ConfigFile,
+    kind: str,
+    rules: Sequence[Any],
+    schema: Callable[[], Mapping[str, Any]],
+    data: Any,
+) -> list[str]:
+    """:func:`_problems`, skipped when the same content was found valid before.
+
+    Only "valid" is remembered: an invalid file is validated every time, so its messages are
+    always jsonschema's. Any trouble with the cache (no home, a read-only or foreign folder,
+    a corrupt file) only means validating again; it is never an error.
+    """
+    folder = cache_dir()
+    if folder is None:
+        return _problems(config, schema(), data)
+    digest = _digest(kind, data, rules)
+    path = os.path.join(folder, _CACHE_FILE)
+    known = _read_cache(path)
+    if digest in known:
+        return []
+    errors = _problems(config, schema(), data)
+    if not errors:
+        _write_cache(folder, path, [digest, *(d for d in known if d != digest)])
+    return errors
+
+
 def rule_locations(config: ConfigFile) -> tuple[list[str], list[FsPath]]:
     """The ``plugins`` and ``rule-dirs`` of a file, checked, with folders resolved.
 
@@ -473,9 +615,12 @@ def rule_locations(config: ConfigFile) -> tuple[list[str], list[FsPath]]:
     data = {k: config.data[k] for k in LOADING_KEYS if k in config.data}
     if not data:
         return [], []
-    schema = config_schema([])
-    partial = {**schema, "properties": {k: schema["properties"][k] for k in LOADING_KEYS}}
-    errors = _problems(config, partial, data)
+
+    def partial() -> dict[str, Any]:
+        schema = config_schema([])
+        return {**schema, "properties": {k: schema["properties"][k] for k in LOADING_KEYS}}
+
+    errors = _cached_problems(config, "loading", [], partial, data)
     dirs: list[FsPath] = []
     root = project_root(config) if not errors else config.folder
     for i, text in enumerate(data.get("rule-dirs", []) if not errors else []):
@@ -633,7 +778,7 @@ def resolve(
     cli = overrides or Overrides()
     data: dict[str, Any] = config.data if config is not None else {}
     if config is not None and data:
-        errors = _problems(config, config_schema(rules), data)
+        errors = _cached_problems(config, "full", rules, lambda: config_schema(rules), data)
         if errors:
             raise ConfigError("\n".join(errors))
     known = [r.code for r in rules]

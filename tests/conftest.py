@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,11 @@ def gpulint_cmd() -> list[str]:
     if not exe.exists():
         pytest.skip("gpulint is not installed in this interpreter's environment")
     return [str(exe)]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The run's own cache folder (valid configurations), not the user's ~/.cache."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GPULINT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        yield

@@ -1,60 +1,213 @@
-"""The console entry point's fast path for a plain ``gpulint check PATH...``."""
+"""The console entry point's fast path: ``gpulint check`` parsed without typer."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
+from enum import Enum
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from gpulint.entry import _plain_check
+import gpulint.commands
+from gpulint.entry import CHECK_OPTIONS, FLAG, LEFT_TO_TYPER, MANY, _fast_check
 from tests.conftest import ROOT, gpulint_cmd
 
+Call = tuple[Any, dict[str, Any]]
 
-@pytest.mark.parametrize(
-    ("args", "paths"),
-    [
-        (["check"], []),
-        (["check", "a.yaml", "k8s/"], ["a.yaml", "k8s/"]),
-        (["check", "-"], ["-"]),
-        (["check", "--format", "json", "a.yaml"], None),
-        (["check", "a.yaml", "-j1"], None),
-        (["check", "--", "-odd.yaml"], None),
-        (["rules"], None),
-        ([], None),
-    ],
-)
-def test_only_a_bare_check_takes_the_fast_path(args: list[str], paths: list[str] | None) -> None:
-    assert _plain_check(args) == paths
+# Command lines the fast parser must take, each parsed exactly as typer parses it.
+FAST = [
+    ["check"],
+    ["check", "a.yaml", "k8s/"],
+    ["check", "-"],
+    ["check", "--select", "GPU001", "--select=GPU0,YML", "a.yaml"],
+    ["check", "--fail-on", "warning", "--format", "json", "a.yaml"],
+    ["check", "--fail-on=info", "--format=sarif", "-o", "out.sarif", "a.yaml"],
+    ["check", "-fjson", "-oout.json", "-j2", "a.yaml"],
+    ["check", "-f", "github", "-j", "1", "a.yaml", "b.yml"],
+    ["check", "-o=out.json", "a.yaml"],  # click keeps the "=" of a short option's value
+    ["check", "-o", "-", "a.yaml"],
+    ["check", "--output=report.xml", "--format", "junit", "a.yaml"],
+    ["check", "--ignore", "GPU020", "--extend-select", "GL", "--ignore=YML002", "a.yaml"],
+    ["check", "--extend-select=GL100", "--extend-select", "GPU040"],
+    ["check", "--config", "cfg.yaml", "--isolated", "--color", "never", "a.yaml"],
+    ["check", "--config=pyproject.toml", "--color=always", "--jobs=02"],
+    ["check", "--isolated", "--isolated"],
+    ["check", "--stdin-filename", "k8s/pod.yaml", "-"],
+    ["check", "--stdin-filename=k8s/pod.yaml", "--format", "json", "-"],
+    ["check", "--", "-odd.yaml", "--select", "--"],
+    ["check", "--select", "GPU0", "--", "a.yaml"],
+    ["check", "a.yaml", "--format", "json", "b.yaml", "--jobs", "3"],  # options anywhere
+    ["check", "--format", "json", "--format", "text", "-j4", "-j", "1"],  # the last wins
+    ["check", "--select", "-", "a.yaml"],
+    ["check", "--select", "GPU0,GL", "--fail-on", "warning", "--format", "github", "x.yaml"],
+]
+
+# Command lines left to typer (its messages, its help, its conversions).
+TYPER = [
+    [],
+    ["--version"],
+    ["rules"],
+    ["inspect", "a.yaml"],
+    ["check", "--help"],
+    ["check", "-h"],
+    ["check", "a.yaml", "--help"],
+    ["check", "--bogus"],
+    ["check", "--bogus=1", "a.yaml"],
+    ["check", "-x"],
+    ["check", "-1"],
+    ["check", "--format", "JSON"],
+    ["check", "--format", "yaml"],
+    ["check", "--format"],
+    ["check", "a.yaml", "-j"],
+    ["check", "--jobs", "0"],
+    ["check", "--jobs", "+2"],
+    ["check", "-j", " 2"],
+    ["check", "--jobs", "1_0"],
+    ["check", "--jobs", "two"],
+    ["check", "--select", ""],
+    ["check", "--select=", "a.yaml"],
+    ["check", "--select", "--isolated"],
+    ["check", "--output", "--"],
+    ["check", "--isolated=true"],
+    ["check", "-f=json"],
+    ["check", "--fail-on", "Error"],
+    ["check", "--color", "yes"],
+]
 
 
-def test_the_fast_path_does_not_import_typer() -> None:
+def _typer_call(args: list[str], monkeypatch: pytest.MonkeyPatch) -> Call:
+    """The run_check call typer makes for ``args``."""
+    from gpulint.cli import app
+
+    calls: list[Call] = []
+
+    def record(paths: Any, **kwargs: Any) -> int:
+        calls.append((paths, kwargs))
+        return 0
+
+    monkeypatch.setattr(gpulint.commands, "run_check", record)
+    with contextlib.suppress(SystemExit):  # cli.check exits with run_check's code
+        app(args=args, standalone_mode=False)
+    (call,) = calls
+    return call
+
+
+@pytest.mark.parametrize("args", FAST, ids=" ".join)
+def test_the_fast_parse_is_typers(args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = _fast_check(args)
+    assert fast is not None, "this command line should not need typer"
+    assert fast == _typer_call(args, monkeypatch)
+
+
+@pytest.mark.parametrize("args", TYPER, ids=lambda a: " ".join(a) or "(nothing)")
+def test_the_rest_is_left_to_typer(args: list[str]) -> None:
+    assert _fast_check(args) is None
+
+
+def _typer_check_options() -> list[Any]:
+    import typer.main
+
+    from gpulint.cli import app
+
+    # typer vendors its own click: reached through the command, not imported by name.
+    group = typer.main.get_command(app)
+    command = group.commands["check"]  # type: ignore[attr-defined]
+    ctx = command.context_class(command)
+    return [p for p in command.get_params(ctx) if p.param_type_name == "option"]
+
+
+def test_every_check_option_is_in_the_fast_table_or_left_to_typer() -> None:
+    """A new ``check`` option needs a row in entry.CHECK_OPTIONS (or a place in LEFT_TO_TYPER).
+
+    Before it has one, a command line using it still works, through typer (unknown to the
+    fast parser); this test makes sure the row is not forgotten and matches typer's.
+    """
+    rows = {row[1]: row for row in CHECK_OPTIONS}
+    seen: set[str] = set()
+    for option in _typer_check_options():
+        names = set(option.opts) | set(option.secondary_opts)
+        if names <= set(LEFT_TO_TYPER):
+            continue
+        assert option.name in rows, (
+            f"`gpulint check {option.opts[0]}` is neither in gpulint.entry.CHECK_OPTIONS "
+            "nor in LEFT_TO_TYPER"
+        )
+        flags, key, takes, convert, default = rows[option.name]
+        seen.add(key)
+        assert set(flags) == names, key
+        assert (takes == FLAG) == option.is_flag, key
+        assert (takes == MANY) == option.multiple, key
+        typer_default = option.default.value if isinstance(option.default, Enum) else option.default
+        assert default == typer_default, key
+        choices = getattr(option.type, "choices", None)
+        if choices is not None:
+            assert list(convert.choices) == [getattr(c, "value", c) for c in choices], key
+    assert seen == set(rows), "rows for options `gpulint check` does not have"
+
+
+def _run(args: list[str], cwd: Path, *, typer_only: bool) -> subprocess.CompletedProcess[str]:
+    """``gpulint ARGS`` in a fresh process, optionally with the fast parser switched off."""
     script = (
         "import sys\n"
-        "from gpulint.entry import main\n"
-        "try:\n    main(['check', 'examples/good-training-job.yaml'])\n"
-        "except SystemExit as exc:\n    code = exc.code\n"
-        "print('typer' in sys.modules, code)\n"
+        "import gpulint.entry as entry\n"
+        + ("entry._fast_check = lambda args: None\n" if typer_only else "")
+        + "try:\n    entry.main(sys.argv[1:])\n"
+        "finally:\n    sys.stderr.write('typer imported: %s\\n' % ('typer' in sys.modules))\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    return subprocess.run(
+        [sys.executable, "-c", script, *args], cwd=cwd, capture_output=True, text=True
     )
-    assert proc.stdout.splitlines()[-1] == "False 0"
 
 
-@pytest.mark.parametrize("path", ["examples/bad-inference.yaml", "examples", "no/such.yaml"])
-def test_fast_and_full_paths_print_the_same(path: str) -> None:
-    fast = subprocess.run([*gpulint_cmd(), "check", path], cwd=ROOT, capture_output=True, text=True)
-    # Any option sends the command line through typer; --color auto is the default anyway.
-    full = subprocess.run(
-        [*gpulint_cmd(), "check", "--color", "auto", path],
+REAL_RUNS = [
+    ["check", "examples/bad-inference.yaml"],
+    ["check", "examples"],
+    ["check", "no/such.yaml"],
+    ["check", "--select", "GPU0", "--fail-on", "warning", "--format", "json", "examples"],
+    ["check", "--ignore=GPU020", "-fgithub", "-j1", "--", "examples/bad-inference.yaml"],
+    ["check", "--isolated", "--color", "always", "--extend-select", "GL", "examples"],
+    ["check", "--select", "NOPE", "examples"],
+    ["check", "--config", "no-such.yaml", "examples"],
+    ["check", "--format", "json", "--output", "{tmp}/out.json", "examples"],
+]
+
+
+@pytest.mark.parametrize("args", REAL_RUNS, ids=" ".join)
+def test_fast_and_typer_runs_print_the_same(args: list[str], tmp_path: Path) -> None:
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    fast = _run(args, ROOT, typer_only=False)
+    written = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    full = _run(args, ROOT, typer_only=True)
+    assert written == {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert fast.stderr.endswith("typer imported: False\n")
+    assert full.stderr.endswith("typer imported: True\n")
+    assert (fast.returncode, fast.stdout, fast.stderr.rsplit("typer", 1)[0]) == (
+        full.returncode,
+        full.stdout,
+        full.stderr.rsplit("typer", 1)[0],
+    )
+    assert fast.stdout or fast.stderr.rsplit("typer", 1)[0]
+
+
+def test_the_console_script_uses_the_fast_path() -> None:
+    fast = subprocess.run(
+        [*gpulint_cmd(), "check", "--color", "never", "examples/bad-inference.yaml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    plain = subprocess.run(
+        [*gpulint_cmd(), "check", "examples/bad-inference.yaml"],
         cwd=ROOT,
         capture_output=True,
         text=True,
     )
     assert (fast.returncode, fast.stdout, fast.stderr) == (
-        full.returncode,
-        full.stdout,
-        full.stderr,
+        plain.returncode,
+        plain.stdout,
+        plain.stderr,
     )
-    assert fast.stdout or fast.stderr
+    assert fast.returncode == 1
