@@ -18,14 +18,32 @@ if TYPE_CHECKING:
     from gpulint.rule import Rule
 
 
+def error(message: str) -> None:
+    """``gpulint: error: <message>`` on stderr, as one line whatever the message holds.
+
+    Messages name paths, keys and values from the linted tree; they are escaped
+    (:func:`gpulint.textsafe.escape`) so that none can forge a line or reach the terminal
+    as a control sequence.
+    """
+    from gpulint.textsafe import escape
+
+    sys.stderr.write(f"gpulint: error: {escape(message)}\n")
+
+
 def fail(message: str) -> NoReturn:
-    sys.stderr.write(f"gpulint: error: {message}\n")
+    error(message)
     sys.exit(2)
 
 
 def fail_lines(message: str) -> NoReturn:
-    for line in message.splitlines():
-        sys.stderr.write(f"gpulint: error: {line}\n")
+    """A message of several lines (a configuration error and its context): each one escaped."""
+    # Split on "\n" only: str.splitlines would also split on separators inside a quoted
+    # key or value, and print a piece of it as a line of its own.
+    lines = message.split("\n")
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()
+    for line in lines:
+        error(line)
     sys.exit(2)
 
 
@@ -151,8 +169,8 @@ def run_check(
     stdin_label = stdin_filename or "<stdin>"
     found, missing = targets(paths or ["."], stdin_label, exclude, effective.force_exclude)
     errors = [f"{path}: no such file or directory" for path in missing]
-    for error in errors:
-        sys.stderr.write(f"gpulint: error: {error}\n")
+    for message in errors:
+        error(message)
 
     ctx = ReportContext(
         rules,
