@@ -7,7 +7,8 @@ format and ``inspect``; each output is read by its real consumer (``json.loads``
 Schemas, the SARIF 2.1.0 schema, the Jenkins JUnit schema and junitparser, the Actions
 runner's workflow-command grammar), every line that reports a finding starts with the real
 (escaped) path, and no control character or line separator is left raw. End-to-end tests run
-the installed command on the issue's reproduction.
+the installed command on the issue's reproduction and check ``--output``: written
+atomically, never through a symbolic link.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote_to_bytes
 
 import pytest
@@ -27,6 +30,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from junitparser import Failure, JUnitXml
 
+from gpulint import commands
 from gpulint.discover import targets
 from gpulint.engine import Linter
 from gpulint.inspector import Inspector, render_json, render_text
@@ -429,3 +433,111 @@ def test_a_config_error_quoting_a_hostile_key_stays_on_its_lines(tmp_path: Path)
     err = printed(proc.stderr.decode("utf-8"))
     assert [line[:16] for line in lines_of(err)] == ["gpulint: error: "], err
     assert "key\\u001b[31m\\u2028::error::x" in err  # the configuration's quoting, then ours
+
+
+# -- --output: atomic, never through a symbolic link ------------------------------------------
+
+GPU_POD = (ROOT / "examples" / "bad-inference.yaml").read_text("utf-8")
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / "pod.yaml").write_text(GPU_POD, "utf-8")
+    return tmp_path
+
+
+def test_a_symlinked_output_is_refused_and_its_target_untouched(
+    repo: Path, tmp_path_factory: Any
+) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "authorized_keys"
+    outside.write_text("precious\n", "utf-8")
+    (repo / "gpulint.sarif").symlink_to(outside)
+    proc = cli("check", "--isolated", "-f", "sarif", "-o", "gpulint.sarif", "pod.yaml", cwd=repo)
+    assert proc.returncode == 2
+    err = proc.stderr.decode("utf-8")
+    assert err == (
+        "gpulint: error: refusing to write gpulint.sarif: it is a symbolic link "
+        "(a report is never written through one)\n"
+    )
+    assert outside.read_text("utf-8") == "precious\n"
+    assert (repo / "gpulint.sarif").is_symlink()
+    assert b"GPU020" in proc.stdout  # the text report was still printed
+
+
+def test_a_symlinked_folder_on_the_way_is_refused(repo: Path, tmp_path_factory: Any) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (repo / "reports").symlink_to(outside, target_is_directory=True)
+    for output in ("reports/gpulint.sarif", str(repo / "reports" / "gpulint.sarif")):
+        proc = cli("check", "--isolated", "-f", "sarif", "-o", output, "pod.yaml", cwd=repo)
+        assert proc.returncode == 2
+        assert b"reports is a symbolic link" in proc.stderr
+        assert list(outside.iterdir()) == []
+
+
+def test_a_dangling_symlink_is_refused(repo: Path, tmp_path_factory: Any) -> None:
+    target = tmp_path_factory.mktemp("outside") / "new-file"
+    (repo / "out.json").symlink_to(target)
+    proc = cli("check", "--isolated", "-f", "json", "-o", "out.json", "pod.yaml", cwd=repo)
+    assert proc.returncode == 2
+    assert not target.exists()
+
+
+def test_the_report_replaces_the_previous_one_and_keeps_its_mode(repo: Path) -> None:
+    report = repo / "out" / "gpulint.json"
+    proc = cli("check", "--isolated", "-f", "json", "-o", "out/gpulint.json", "pod.yaml", cwd=repo)
+    assert proc.returncode == 1
+    assert json.loads(report.read_text("utf-8"))["summary"]["findings"] > 0
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(report.stat().st_mode) == 0o666 & ~umask
+    report.chmod(0o640)
+    (repo / "pod.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    proc = cli("check", "--isolated", "-f", "json", "-o", "out/gpulint.json", "pod.yaml", cwd=repo)
+    assert proc.returncode == 0
+    assert json.loads(report.read_text("utf-8"))["summary"]["findings"] == 0
+    assert stat.S_IMODE(report.stat().st_mode) == 0o640
+    assert sorted(p.name for p in report.parent.iterdir()) == ["gpulint.json"]  # no temp file
+
+
+def test_a_failed_write_leaves_the_previous_report(tmp_path: Path, monkeypatch: Any) -> None:
+    report = tmp_path / "gpulint.sarif"
+    report.write_text("previous report\n", "utf-8")
+
+    def broken_replace(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError, match="No space left"):
+        commands.write_file(str(report), "new report\n")
+    assert report.read_text("utf-8") == "previous report\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["gpulint.sarif"]  # temp file removed
+
+
+def test_the_temporary_file_never_follows_a_planted_link(
+    tmp_path: Path, monkeypatch: Any, tmp_path_factory: Any
+) -> None:
+    # Whatever name the temporary file would take, a link planted there is not followed:
+    # mkstemp opens with O_EXCL and tries the next name.
+    outside = tmp_path_factory.mktemp("outside") / "victim"
+    outside.write_text("precious\n", "utf-8")
+    (tmp_path / ".gpulint-planted.tmp").symlink_to(outside)
+    names = iter(["planted", "fresh"])
+    monkeypatch.setattr(tempfile, "_get_candidate_names", lambda: names)
+    commands.write_file(str(tmp_path / "out.json"), "{}\n")
+    assert outside.read_text("utf-8") == "precious\n"
+    assert (tmp_path / "out.json").read_text("utf-8") == "{}\n"
+    assert (tmp_path / ".gpulint-planted.tmp").is_symlink()
+
+
+def test_character_devices_are_written_in_place(repo: Path) -> None:
+    proc = cli("check", "--isolated", "-f", "json", "-o", os.devnull, "pod.yaml", cwd=repo)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == b""
+
+
+def test_dev_stdout_is_a_link_and_the_error_says_to_use_dash(repo: Path) -> None:
+    if not os.path.islink("/dev/stdout"):
+        pytest.skip("/dev/stdout is not a symbolic link on this system")
+    proc = cli("check", "--isolated", "-f", "json", "-o", "/dev/stdout", "pod.yaml", cwd=repo)
+    assert proc.returncode == 2
+    assert b"`--output -` is standard output" in proc.stderr
