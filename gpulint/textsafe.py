@@ -25,11 +25,12 @@ reading, not for decoding: JSON and SARIF carry the exact value.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 #: Characters never printed raw: C0 controls, DEL, C1 controls, the bidirectional formatting
 #: characters, U+2028/U+2029 and lone surrogates. ``str.splitlines`` splits on no other.
-_UNSAFE = re.compile(
+_UNSAFE = (
     "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
@@ -48,11 +49,20 @@ def _visible(match: re.Match[str]) -> str:
     return f"\\u{code:04x}"
 
 
+@cache
+def _pattern(chars: str) -> re.Pattern[str]:
+    # Compiled on first use (~2 ms): most runs print only ASCII and never need it.
+    return re.compile(chars)
+
+
 def escape(text: str) -> str:
     """``text`` as one printable line: unsafe characters in their visible form (see above)."""
-    if _UNSAFE.search(text) is None:  # the common case: nothing to do, no new string
+    if text.isascii() and text.isprintable():  # the common case, at C speed: nothing to do
         return text
-    return _UNSAFE.sub(_visible, text)
+    pattern = _pattern(_UNSAFE)
+    if pattern.search(text) is None:
+        return text
+    return pattern.sub(_visible, text)
 
 
 def escape_lines(text: str) -> list[str]:
@@ -63,9 +73,7 @@ def escape_lines(text: str) -> list[str]:
 #: In ``json.dumps(..., ensure_ascii=False)`` output, the characters it leaves raw that
 #: must not be: DEL, C1 controls, separators, bidi controls (written as ``\\uNNNN``, the same
 #: string for a JSON reader) and lone surrogates (invalid UTF-8; written in the visible form).
-_JSON_RAW = re.compile(
-    "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+_JSON_RAW = "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 
 
 def _json_char(match: re.Match[str]) -> str:
@@ -88,6 +96,9 @@ def json_text(doc: Any, indent: int | None = 2) -> str:
     import json  # not on the text format's start-up path
 
     text = json.dumps(doc, indent=indent, ensure_ascii=False)
-    if _JSON_RAW.search(text) is None:
+    if text.isascii():
         return text
-    return _JSON_RAW.sub(_json_char, text)
+    pattern = _pattern(_JSON_RAW)
+    if pattern.search(text) is None:
+        return text
+    return pattern.sub(_json_char, text)
