@@ -4,9 +4,11 @@ Object names, keys, label and annotation values, messages built from them and fi
 come from the files being linted, which may be a stranger's pull request. Printed raw, a
 ``metadata.name`` holding ``"\\n::error file=...::"`` forges a GitHub workflow command or a
 ``file:line:col:`` finding on a line of its own, and ``ESC [`` / ``ESC ]`` sequences reach the
-terminal. Every human-facing output (text, ``github``, ``inspect``, stderr) passes such text
-through :func:`escape`; JSON and SARIF keep the exact values (their encoders escape control
-characters) and use :func:`json_text`, which also makes undecodable file names valid.
+terminal. Every human-facing output (the ``text``, ``github`` and ``junit`` formats,
+``inspect``, ``config``, messages on stderr) passes such text through :func:`escape`; JSON
+and SARIF keep the exact values (their encoders escape control characters) and use
+:func:`json_text`, which also makes undecodable file names valid. Call :func:`escape` for
+any new message that quotes a path, key or value.
 
 The visible form is Python's (README, "Output formats"):
 
