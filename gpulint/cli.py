@@ -15,6 +15,7 @@ import typer
 from gpulint import __version__
 from gpulint.commands import Trust
 from gpulint.commands import configure as _configure
+from gpulint.commands import error as _error
 from gpulint.commands import fail as _fail
 from gpulint.commands import load_rules as _load_rules
 from gpulint.commands import read_config as _read_config
@@ -235,7 +236,7 @@ def inspect_cmd(
         paths or ["."], stdin_filename or "<stdin>", exclude, effective.force_exclude
     )
     for path in missing:
-        sys.stderr.write(f"gpulint: error: {path}: no such file or directory\n")
+        _error(f"{path}: no such file or directory")
     report = Inspector(settings.workloads, settings.registry).inspect_targets(found)
     render = render_json if output_format is ConfigFormat.json else render_text
     sys.stdout.write(render(report))

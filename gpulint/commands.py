@@ -8,6 +8,7 @@ pre-commit hook runs on every commit) without paying typer's import time. Errors
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -19,14 +20,32 @@ if TYPE_CHECKING:
     from gpulint.rule import Rule
 
 
+def error(message: str) -> None:
+    """``gpulint: error: <message>`` on stderr, as one line whatever the message holds.
+
+    Messages name paths, keys and values from the linted tree; they are escaped
+    (:func:`gpulint.textsafe.escape`) so that none can forge a line or reach the terminal
+    as a control sequence.
+    """
+    from gpulint.textsafe import escape
+
+    sys.stderr.write(f"gpulint: error: {escape(message)}\n")
+
+
 def fail(message: str) -> NoReturn:
-    sys.stderr.write(f"gpulint: error: {message}\n")
+    error(message)
     sys.exit(2)
 
 
 def fail_lines(message: str) -> NoReturn:
-    for line in message.splitlines():
-        sys.stderr.write(f"gpulint: error: {line}\n")
+    """A message of several lines (a configuration error and its context): each one escaped."""
+    # Split on "\n" only: str.splitlines would also split on separators inside a quoted
+    # key or value, and print a piece of it as a line of its own.
+    lines = message.split("\n")
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()
+    for line in lines:
+        error(line)
     sys.exit(2)
 
 
@@ -172,13 +191,93 @@ def configure(
         fail_lines(str(exc))
 
 
+class UnsafeOutput(OSError):
+    """``--output`` names a path gpulint refuses to write through (a symbolic link, ...)."""
+
+
+def _symlink_on_the_way(path: str) -> str | None:
+    """The first symbolic link among the parts of ``path`` a pull request could plant.
+
+    That is the file itself and, for a relative path (or an absolute one inside the working
+    directory), every folder between the working directory and it: ``--output
+    reports/gpulint.sarif`` must not write through a ``reports`` link committed in the tree.
+    The folders above the working directory (``/tmp`` is a link on macOS) are the user's.
+    """
+    if os.path.islink(path):
+        return path
+    if os.path.isabs(path):
+        cwd = os.getcwd().rstrip(os.sep)
+        if not path.startswith(cwd + os.sep):
+            return None
+        base, rest = cwd, path[len(cwd) + 1 :]
+    else:
+        base, rest = "", path
+    parts = [p for p in rest.split(os.sep) if p]
+    for i in range(1, len(parts)):
+        folder = os.path.join(base, *parts[:i])
+        if os.path.islink(folder):
+            return folder
+    return None
+
+
 def write_file(path: str, content: str) -> None:
-    """Write the report, creating missing parent folders (as ruff's --output-file does)."""
+    """Write the report atomically, creating missing parent folders (as ruff's --output-file).
+
+    The report goes to a new temporary file in the same folder (``mkstemp``: created with
+    ``O_EXCL``, so nothing planted at its name is followed), which then replaces ``path`` in
+    one ``os.replace``: a run that fails half-way leaves the previous report as it was,
+    never a truncated one, and a reader never sees half a report. The rename would replace
+    a link named ``path`` rather than follow it, but a symbolic link is refused before that
+    (:class:`UnsafeOutput`): a ``gpulint.sarif`` link committed in a pull request must
+    neither redirect the report outside the tree nor be silently replaced. A FIFO or a
+    character device (``/dev/null``, a named pipe) is written in place.
+    """
+    import errno
+    import stat
+    import tempfile
+
+    link = _symlink_on_the_way(path)
+    if link is not None:
+        what = "it" if link == path else link
+        hint = "; `--output -` is standard output" if path.startswith("/dev/") else ""
+        raise UnsafeOutput(
+            f"{what} is a symbolic link (a report is never written through one{hint})"
+        )
+    data = content.encode("utf-8")
+    try:
+        mode: int | None = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+            raise UnsafeOutput("it is not a regular file, a FIFO or a character device")
+        with open(os.open(path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)), "wb") as stream:
+            stream.write(data)
+        return
     parent = os.path.dirname(path)
     if parent:
         os.makedirs(parent, exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(content)
+    fd, temp = tempfile.mkstemp(prefix=".gpulint-", suffix=".tmp", dir=parent or os.curdir)
+    try:
+        with open(fd, "wb") as stream:
+            stream.write(data)
+        # mkstemp makes the file 0600: give it the permissions of the report it replaces,
+        # or those open() gives a new file.
+        os.chmod(temp, stat.S_IMODE(mode) if mode is not None else _new_file_mode())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _new_file_mode() -> int:
+    """0o666 less the umask: the mode ``open(path, "w")`` creates a file with."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def run_check(
@@ -224,8 +323,8 @@ def run_check(
     stdin_label = stdin_filename or "<stdin>"
     found, missing = targets(paths or ["."], stdin_label, exclude, effective.force_exclude)
     errors = [f"{path}: no such file or directory" for path in missing]
-    for error in errors:
-        sys.stderr.write(f"gpulint: error: {error}\n")
+    for message in errors:
+        error(message)
 
     ctx = ReportContext(
         rules,
@@ -264,6 +363,8 @@ def run_check(
         ctx.color = False
         try:
             write_file(output, renderer(output_format)(report, ctx))
+        except UnsafeOutput as exc:
+            fail(f"refusing to write {output}: {exc}")
         except OSError as exc:
             fail(f"cannot write {output}: {exc.strerror or type(exc).__name__}")
     return ctx.exit_code

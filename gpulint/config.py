@@ -927,6 +927,7 @@ def resolve(
 def describe(effective: Effective, rules: Sequence[Any], json_output: bool = False) -> str:
     """The effective configuration, one value per line with where it came from."""
     from gpulint.engine import is_enabled
+    from gpulint.textsafe import escape, json_text
 
     file = effective.file
     enabled = [r.code for r in rules if is_enabled(r.code, effective.settings)]
@@ -939,7 +940,7 @@ def describe(effective: Effective, rules: Sequence[Any], json_output: bool = Fal
             },
             "enabled": enabled,
         }
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return json_text(doc) + "\n"
     head = (
         f"# configuration file: {file.shown}"
         if file is not None
@@ -953,4 +954,5 @@ def describe(effective: Effective, rules: Sequence[Any], json_output: bool = Fal
     lines = [head]
     lines += [f"{text:<{width}}  # {origin}" for text, origin in rows]
     lines.append(f"# enabled rules: {', '.join(enabled) or 'none'}")
-    return "\n".join(lines) + "\n"
+    # Values and paths from the configuration file, one visible line each (gpulint.textsafe).
+    return "\n".join(escape(line) for line in lines) + "\n"

@@ -146,7 +146,9 @@ def _usage_error(exc: Exception) -> NoReturn:
     message = " ".join(str(exc.format_message()).split())  # type: ignore[attr-defined]
     ctx = getattr(exc, "ctx", None)
     command = getattr(ctx, "command_path", None) or "gpulint"
-    sys.stderr.write(f"gpulint: error: {message} (see `{command} --help`)\n")
+    from gpulint.commands import error
+
+    error(f"{message} (see `{command} --help`)")
     sys.exit(2)
 
 
@@ -183,9 +185,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         # exit_code 2 and a message of its own.
         if getattr(exc, "exit_code", None) == 2 and hasattr(exc, "format_message"):
             _usage_error(exc)
+        from gpulint.textsafe import escape  # the message may quote the linted files
+
         if type(exc).__name__ == "RuleError":  # gpulint.engine.RuleError
-            sys.stderr.write(f"gpulint: error: {exc}\n")
+            sys.stderr.write(f"gpulint: error: {escape(str(exc))}\n")
             sys.exit(2)
-        sys.stderr.write(f"gpulint: internal error: {type(exc).__name__}: {exc}\n")
+        sys.stderr.write(f"gpulint: internal error: {type(exc).__name__}: {escape(str(exc))}\n")
         sys.exit(2)
     sys.exit(code)

@@ -7,12 +7,14 @@ the scheduler's arithmetic (:mod:`gpulint.podrequest`), the DRA claims that give
 where its tolerations come from. Objects of unknown kinds that nevertheless hold GPU resource
 keys under ``limits`` / ``requests`` are listed too, as a hint that a workload row is missing.
 
-The JSON form (``--format json``) is described by ``schemas/inspect.schema.json``.
+The JSON form (``--format json``) is described by ``schemas/inspect.schema.json``; it keeps
+the exact values (:func:`gpulint.textsafe.json_text`). The text form escapes every line
+(:func:`gpulint.textsafe.escape`): names, keys and paths from the manifests cannot start a
+line of their own or send control sequences to the terminal.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +26,7 @@ from gpulint.podrequest import pod_requests
 from gpulint.registry import Registry, builtin_registry
 from gpulint.resources import amount, format_amount
 from gpulint.runner import read_target
+from gpulint.textsafe import escape, json_text
 from gpulint.workloads import K8sObject, PodSpec, WorkloadTable, builtin_table, objects
 from gpulint.yamlload import Document, decode, load_text
 
@@ -293,7 +296,7 @@ def _shown(value: Any) -> str:
 
 
 def render_json(report: InspectReport) -> str:
-    return json.dumps(report.as_json(), indent=2, ensure_ascii=False) + "\n"
+    return json_text(report.as_json()) + "\n"
 
 
 def render_text(report: InspectReport) -> str:
@@ -321,7 +324,9 @@ def render_text(report: InspectReport) -> str:
         f"({s['gpu_pod_specs']} with a GPU request) in {s['files']} "
         f"file{'s' if s['files'] != 1 else ''}."
     )
-    return "\n".join(lines) + "\n"
+    # Every line is built from gpulint's own words (no control characters) and values from
+    # the manifests: escaping the whole line escapes exactly those values.
+    return "\n".join(escape(line) for line in lines) + "\n"
 
 
 def _workload_line(path: str, w: dict[str, Any]) -> str:

@@ -13,9 +13,15 @@ starts is on one line: ``col`` without ``endColumn``).
 
 Paths are as given on the command line, except that an absolute path inside the working
 directory is made relative to it (annotations need paths relative to the repository
-root, which is where a workflow runs). Escaping follows the Actions toolkit: ``%``, CR
-and LF in the message, and also ``:`` and ``,`` in property values. Suppressed findings
-produce no annotation.
+root, which is where a workflow runs). Suppressed findings produce no annotation.
+
+Escaping, in two steps, so that every line is exactly one command and text from the linted
+files cannot start another (``::add-mask::``, a forged ``::error``): first the path, title and
+message get the visible escaping of every human-facing output (:mod:`gpulint.textsafe`:
+control characters and line separators as ``\\n``, ``\\x1b``, ``\\u2028``, an undecodable
+file-name byte as ``\\xff``), so no line break is left in them; then the Actions toolkit's
+own escaping (``escapeData`` / ``escapeProperty`` in ``@actions/core``): ``%``, CR and LF in
+the message, and also ``:`` and ``,`` in property values.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import os
 from gpulint.model import Finding, Severity
 from gpulint.reporters import ReportContext, text
 from gpulint.runner import Report
+from gpulint.textsafe import escape
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -52,7 +59,7 @@ def display_path(path: str, cwd: str) -> str:
 
 def format_finding(f: Finding, cwd: str) -> str:
     s = f.span
-    props = [("file", display_path(f.path, cwd)), ("line", str(s.line))]
+    props = [("file", escape(display_path(f.path, cwd))), ("line", str(s.line))]
     if s.end_line == s.line:
         props += [("endLine", str(s.line)), ("col", str(s.column))]
         props.append(("endColumn", str(s.end_column)))
@@ -61,11 +68,11 @@ def format_finding(f: Finding, cwd: str) -> str:
         props += [("endLine", str(s.line)), ("col", str(s.column))]
     else:
         props.append(("endLine", str(s.end_line)))
-    props.append(("title", f.rule))
+    props.append(("title", escape(f.rule)))
     head = ",".join(f"{key}={escape_property(value)}" for key, value in props)
     obj = f" [{f.object.label()}]" if f.object is not None else ""
     message = f"{f.message}{obj}"
-    return f"::{COMMANDS[f.severity]} {head}::{escape_data(message)}"
+    return f"::{COMMANDS[f.severity]} {head}::{escape_data(escape(message))}"
 
 
 class Stream(text.Stream):

@@ -2,17 +2,19 @@
 
 This shape is a public contract (README "JSON output"); fields are only ever added.
 Lines and columns are 1-based; ``end_line``/``end_column`` point just past the region.
+Strings are the exact values; a byte of a file name that is not UTF-8 is written ``\\xff``
+(:func:`gpulint.textsafe.json_text`), so the document is valid UTF-8 for any file name.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from gpulint import __version__
 from gpulint.model import Finding
 from gpulint.reporters import ReportContext
 from gpulint.runner import Report
+from gpulint.textsafe import json_text
 
 
 def finding_json(f: Finding) -> dict[str, Any]:
@@ -55,4 +57,4 @@ def render(report: Report, ctx: ReportContext) -> str:
             "exit_code": ctx.exit_code,
         },
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json_text(doc) + "\n"

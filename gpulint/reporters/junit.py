@@ -19,6 +19,12 @@ The shape (valid against the Jenkins JUnit schema, ``junit-10.xsd``)::
   error) are cases whose class name is the file path.
 - A case whose findings are all suppressed is ``skipped``, with the justification.
 - Tool errors (a path that does not exist) are ``error`` cases in a suite named ``gpulint``.
+
+Names, messages and paths are printed as in the text format (:mod:`gpulint.textsafe`):
+control characters and line separators in their visible form (``\\n``, ``\\x1b``), an
+undecodable file-name byte as ``\\xff``, and the two characters XML 1.0 cannot hold either
+way (U+FFFE, U+FFFF) as ``\\ufffe``/``\\uffff`` -- so the XML is valid whatever the input, and
+each line of a failure's text is one finding.
 """
 
 from __future__ import annotations
@@ -32,18 +38,20 @@ from gpulint.model import Finding, ObjectRef
 from gpulint.reporters import ReportContext
 from gpulint.reporters.text import format_finding
 from gpulint.runner import Report
+from gpulint.textsafe import escape
 
 #: The run must hand over every object linted, not only those with findings.
 NEEDS_OBJECTS = True
 
+#: What is left after :func:`escape` that XML 1.0 cannot carry: U+FFFE and U+FFFF.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 ObjectKey = tuple[str, int, ObjectRef | None]
 
 
 def _xml_text(text: str) -> str:
-    """Characters XML 1.0 cannot carry (from escaped YAML strings) as ``\\xNN``."""
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """One line that XML 1.0 can carry: escaped as in the text format, then U+FFFE/U+FFFF."""
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", escape(text))
 
 
 def classname(ref: ObjectRef | None, path: str) -> str:
@@ -114,7 +122,7 @@ def _case_element(case: _Case, names: dict[str, str], path: str) -> tuple[ET.Ele
                 "message": _xml_text(f"{first.line}:{first.column}: {first.message}"),
             },
         )
-        failure.text = _xml_text("\n".join(format_finding(f) for f in active))
+        failure.text = "\n".join(_xml_text(format_finding(f)) for f in active)
         return element, "failed"
     if case.findings:
         reasons = sorted(

@@ -14,7 +14,12 @@ Artifact URIs: a file inside the working directory is a relative URI with
 directory as an absolute ``file:`` URI; a file outside it (``../x.yaml``, ``/tmp/x.yaml``) is
 an absolute ``file:`` URI. Standard input read without ``--stdin-filename`` is the relative
 URI ``%3Cstdin%3E`` (the ``<stdin>`` label) without a base; with ``--stdin-filename`` it is
-that path, like any file.
+that path, like any file. A URI percent-encodes the file name's bytes (``artifactLocation.uri``
+is an RFC 3986 URI reference): UTF-8 for text, and a byte that is not UTF-8 as itself
+(``bad%FF.yaml``, as a ``file:`` URI names such a file), so every file name has a valid URI
+that names exactly that file.
+Other strings (messages, object names, the command line) keep their exact value, except an
+undecodable byte of a file name, which is written ``\\xff`` (:func:`gpulint.textsafe.json_text`).
 
 Fingerprints: ``partialFingerprints["gpulint/v1"]`` hashes the rule, the artifact URI, the
 object (kind, namespace, name) and the YAML path inside the document — never a line or
@@ -44,6 +49,7 @@ from gpulint.model import Finding, ObjectRef, Severity
 from gpulint.reporters import ReportContext
 from gpulint.rule import Rule
 from gpulint.runner import Report
+from gpulint.textsafe import json_text
 
 SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -121,7 +127,7 @@ def srcroot_uri(cwd: str) -> str:
 def artifact_location(path: str, ctx: ReportContext) -> dict[str, Any]:
     """Relative to ``%SRCROOT%`` when the file is inside the working directory."""
     if ctx.stdin_label is not None and path == ctx.stdin_label == STDIN_LABEL:
-        return {"uri": quote(path), "description": {"text": "Standard input."}}
+        return {"uri": quote(os.fsencode(path)), "description": {"text": "Standard input."}}
     cwd = os.path.abspath(ctx.cwd)
     absolute = os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
     try:
@@ -130,7 +136,8 @@ def artifact_location(path: str, ctx: ReportContext) -> dict[str, Any]:
         relative = os.pardir
     if relative == os.curdir or relative == os.pardir or relative.startswith(os.pardir + os.sep):
         return {"uri": PurePath(absolute).as_uri()}
-    return {"uri": quote(PurePath(relative).as_posix()), "uriBaseId": SRCROOT}
+    # The bytes, not the text: a name that is not UTF-8 (surrogate-escaped) is %XX per byte.
+    return {"uri": quote(os.fsencode(PurePath(relative).as_posix())), "uriBaseId": SRCROOT}
 
 
 def _region(f: Finding) -> dict[str, int]:
@@ -174,7 +181,9 @@ def fingerprint(f: Finding, uri: str) -> str:
         parts += [f.document]
     parts.append(list(f.doc_path))
     blob = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
+    # "surrogatepass": the same bytes as before for any text, and no error for the lone
+    # surrogate of an undecodable file-name byte (the URI is already ASCII).
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _result(f: Finding, rule_index: int, ctx: ReportContext, seen: Counter[str]) -> dict[str, Any]:
@@ -270,4 +279,4 @@ def sarif_log(report: Report, ctx: ReportContext) -> dict[str, Any]:
 
 
 def render(report: Report, ctx: ReportContext) -> str:
-    return json.dumps(sarif_log(report, ctx), indent=2, ensure_ascii=False) + "\n"
+    return json_text(sarif_log(report, ctx)) + "\n"

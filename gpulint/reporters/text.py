@@ -2,6 +2,10 @@
 
 The line shape matches the standard ``file:line:col`` problem matchers of editors and CI.
 Suppressed findings are not printed; the summary counts them.
+
+The path, rule code, message and object come from the linted files and are printed through
+:func:`gpulint.textsafe.escape`: a finding is always exactly one line that starts with the
+path, and no control character reaches the terminal.
 """
 
 from __future__ import annotations
@@ -11,20 +15,22 @@ from collections.abc import Sequence
 from gpulint.model import Finding, Severity
 from gpulint.reporters import ReportContext
 from gpulint.runner import Report
+from gpulint.textsafe import escape
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
 
 
 def format_finding(f: Finding, color: bool = False) -> str:
-    where = f"{f.path}:{f.span.line}:{f.span.column}:"
-    obj = f" [{f.object.label()}]" if f.object is not None else ""
+    where = f"{escape(f.path)}:{f.span.line}:{f.span.column}:"
+    obj = f" [{escape(f.object.label())}]" if f.object is not None else ""
     sev = f.severity.label
+    rule, message = escape(f.rule), escape(f.message)
     if color:
         c = _COLORS[f.severity]
-        head = f"{_BOLD}{where}{_RESET} {c}{_BOLD}{f.rule}{_RESET} {c}{sev}{_RESET}"
-        return f"{head}: {f.message}{_DIM}{obj}{_RESET}"
-    return f"{where} {f.rule} {sev}: {f.message}{obj}"
+        head = f"{_BOLD}{where}{_RESET} {c}{_BOLD}{rule}{_RESET} {c}{sev}{_RESET}"
+        return f"{head}: {message}{_DIM}{obj}{_RESET}"
+    return f"{where} {rule} {sev}: {message}{obj}"
 
 
 def _plural(n: int, word: str) -> str:
