@@ -90,6 +90,10 @@ def read_target(target: Target) -> tuple[bytes | None, Problem | None]:
             return (None, _too_large()) if len(raw) > MAX_FILE_BYTES else (raw, None)
         # Never open a FIFO or device: opening blocks or reads forever.
         info = os.stat(target.path)
+        if stat.S_ISDIR(info.st_mode):
+            # A folder the walk could not list (discover._walk): say why.
+            os.scandir(target.path).close()
+            return None, Problem("YML005", Span(1, 1, 1, 1), "a directory: not linted")
         if not stat.S_ISREG(info.st_mode):
             what = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "not a regular file"
             return None, Problem("YML005", Span(1, 1, 1, 1), f"{what}: not linted")
@@ -100,7 +104,8 @@ def read_target(target: Target) -> tuple[bytes | None, Problem | None]:
         return (None, _too_large()) if len(raw) > MAX_FILE_BYTES else (raw, None)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        return None, Problem("YML005", Span(1, 1, 1, 1), f"cannot read the file: {reason}")
+        what = "directory" if target.path is not None and os.path.isdir(target.path) else "file"
+        return None, Problem("YML005", Span(1, 1, 1, 1), f"cannot read the {what}: {reason}")
 
 
 @contextmanager
