@@ -90,6 +90,17 @@ FailOnOption = Annotated[
 ]
 
 
+FailIfNoFilesOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--fail-if-no-files/--no-fail-if-no-files",
+        help="Exit 1 when no file was linted (the paths held no *.yaml or *.yml file, or all "
+        "were excluded) [default: a warning only].",
+        show_default=False,
+    ),
+]
+
+
 def _version(value: bool) -> None:
     if value:
         sys.stdout.write(f"gpulint {__version__}\n")
@@ -148,6 +159,7 @@ def check(
             show_default=False,
         ),
     ] = None,
+    fail_if_no_files: FailIfNoFilesOption = None,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes."""
     from gpulint.commands import run_check
@@ -166,6 +178,7 @@ def check(
             config=config,
             isolated=isolated,
             jobs=jobs,
+            fail_if_no_files=fail_if_no_files,
         )
     )
 
@@ -257,6 +270,7 @@ def show_config(
     extend_select: ExtendSelectOption = None,
     ignore: IgnoreOption = None,
     fail_on: FailOnOption = None,
+    fail_if_no_files: FailIfNoFilesOption = None,
     output_format: Annotated[
         ConfigFormat, typer.Option("--format", "-f", help="Output format.")
     ] = ConfigFormat.text,
@@ -274,7 +288,9 @@ def show_config(
     from gpulint.config import config_schema, describe
 
     fail_level = fail_on.value if fail_on is not None else None
-    rules, effective = _configure(config, isolated, select, extend_select, ignore, fail_level)
+    rules, effective = _configure(
+        config, isolated, select, extend_select, ignore, fail_level, fail_if_no_files
+    )
     if schema:
         sys.stdout.write(json.dumps(config_schema(rules), indent=2, ensure_ascii=False) + "\n")
         return

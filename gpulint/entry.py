@@ -71,9 +71,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         # exit_code 2 and a message of its own.
         if getattr(exc, "exit_code", None) == 2 and hasattr(exc, "format_message"):
             _usage_error(exc)
-        if type(exc).__name__ == "RuleError":  # gpulint.engine.RuleError
-            sys.stderr.write(f"gpulint: error: {exc}\n")
-            sys.exit(2)
         sys.stderr.write(f"gpulint: internal error: {type(exc).__name__}: {exc}\n")
         sys.exit(2)
     sys.exit(code)

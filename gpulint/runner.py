@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 from gpulint.discover import Target
-from gpulint.engine import Linter
+from gpulint.engine import RULE_ERROR_CODE, Linter
 from gpulint.model import Finding, LintedObject, Severity, Span
 from gpulint.yamlload import Problem
 
@@ -29,7 +29,16 @@ class Report:
     holding one finding. ``Report(findings, files=1)`` makes a finished report from a list.
     """
 
-    __slots__ = ("_counts", "_keep", "_worst", "files", "findings", "objects", "suppressed")
+    __slots__ = (
+        "_counts",
+        "_keep",
+        "_worst",
+        "files",
+        "findings",
+        "objects",
+        "rule_errors",
+        "suppressed",
+    )
 
     def __init__(
         self,
@@ -44,6 +53,8 @@ class Report:
         self.objects: list[LintedObject] = list(objects)
         #: How many findings a suppression silenced.
         self.suppressed = 0
+        #: How many GL900 findings (a rule raised): the run's exit code is 2.
+        self.rule_errors = 0
         self._counts = {s.label: 0 for s in sorted(Severity, reverse=True)}
         self._worst: Severity | None = None
         self._keep = keep_findings
@@ -56,6 +67,8 @@ class Report:
                 self.suppressed += 1
                 continue
             self._counts[f.severity.label] += 1
+            if f.rule == RULE_ERROR_CODE:
+                self.rule_errors += 1
             if self._worst is None or f.severity > self._worst:
                 self._worst = f.severity
         if self._keep:
