@@ -236,12 +236,20 @@ def run_check(
     else:
         ctx.exit_code = 0
     ctx.ended = time.time()
-    sys.stdout.write(stream.end(report) if stream else renderer(stdout_format)(report, ctx))
-    sys.stdout.flush()
+    # The report file is written before the summary, so that a file that cannot be written
+    # is an error the summary counts (an exit 2 never ends in "All checks passed").
+    unwritten = None
     if output is not None:
-        ctx.color = False
+        color, ctx.color = ctx.color, False
         try:
             write_file(output, renderer(output_format)(report, ctx))
         except OSError as exc:
-            fail(f"cannot write {output}: {exc.strerror or type(exc).__name__}")
+            unwritten = f"cannot write {output}: {exc.strerror or type(exc).__name__}"
+            errors.append(unwritten)
+            ctx.exit_code = 2
+        ctx.color = color
+    sys.stdout.write(stream.end(report) if stream else renderer(stdout_format)(report, ctx))
+    sys.stdout.flush()
+    if unwritten is not None:
+        fail(unwritten)
     return ctx.exit_code
