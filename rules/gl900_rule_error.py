@@ -1,10 +1,11 @@
 """A rule raised an exception while checking an object.
 
 ## What it does
-Reports a rule that failed with an exception (almost always a bug in a plugin or a
-`rule-dirs` rule, sometimes in gpulint itself) instead of stopping the run. The finding is at
-the object the rule was checking and names the rule, its module and where it came from, and
-the exception's type and message, for example:
+Reports a rule that raised an exception while checking an object (almost always a bug in a
+plugin or a `rule-dirs` rule), instead of stopping the run.
+
+The finding is at the object the rule was checking and names the rule, its module and where
+it came from, and the exception's type and message, for example:
 
 `GL900 error: rule ACME010 (acme_gpulint.priority_class, plugin acme-gpulint) raised
 KeyError: 'priorityClassName': it did not finish checking this object (a bug in the rule;
