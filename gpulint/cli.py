@@ -118,6 +118,17 @@ FailOnOption = Annotated[
 ]
 
 
+FailIfNoFilesOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--fail-if-no-files/--no-fail-if-no-files",
+        help="Exit 1 when no file was linted (the paths held no *.yaml or *.yml file, or all "
+        "were excluded) [default: a warning only].",
+        show_default=False,
+    ),
+]
+
+
 def _version(value: bool) -> None:
     if value:
         sys.stdout.write(f"gpulint {__version__}\n")
@@ -179,6 +190,7 @@ def check(
     allow_plugins: AllowPluginsOption = False,
     plugins: PluginOption = None,
     rule_dirs: RuleDirOption = None,
+    fail_if_no_files: FailIfNoFilesOption = None,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes."""
     from gpulint.commands import run_check
@@ -200,6 +212,7 @@ def check(
             allow_plugins=allow_plugins,
             plugins=plugins,
             rule_dirs=rule_dirs,
+            fail_if_no_files=fail_if_no_files,
         )
     )
 
@@ -303,6 +316,7 @@ def show_config(
     extend_select: ExtendSelectOption = None,
     ignore: IgnoreOption = None,
     fail_on: FailOnOption = None,
+    fail_if_no_files: FailIfNoFilesOption = None,
     output_format: Annotated[
         ConfigFormat, typer.Option("--format", "-f", help="Output format.")
     ] = ConfigFormat.text,
@@ -325,7 +339,14 @@ def show_config(
     fail_level = fail_on.value if fail_on is not None else None
     trust = Trust(allow_plugins, plugin or (), rule_dir or ())
     rules, effective = _configure(
-        config, isolated, select, extend_select, ignore, fail_level, trust
+        config,
+        isolated,
+        select,
+        extend_select,
+        ignore,
+        fail_level,
+        trust=trust,
+        fail_if_no_files=fail_if_no_files,
     )
     if schema:
         sys.stdout.write(json.dumps(config_schema(rules), indent=2, ensure_ascii=False) + "\n")

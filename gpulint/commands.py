@@ -167,6 +167,7 @@ def configure(
     ignore: list[str] | None = None,
     fail_on: str | None = None,
     trust: Trust | None = None,
+    fail_if_no_files: bool | None = None,
 ) -> tuple[list[Rule], Effective]:
     """Rules and effective configuration: defaults < configuration file < command line."""
     from gpulint.config import ConfigError, Overrides, forget_codes, resolve
@@ -183,7 +184,11 @@ def configure(
     check_selectors(extended, known, "--extend-select")
     check_selectors(ignored, known, "--ignore")
     overrides = Overrides(
-        select=selected or None, extend_select=extended, ignore=ignored, fail_on=fail_on
+        select=selected or None,
+        extend_select=extended,
+        ignore=ignored,
+        fail_on=fail_on,
+        fail_if_no_files=fail_if_no_files,
     )
     try:
         return rules, resolve(config, rules, overrides)
@@ -218,6 +223,29 @@ def _symlink_on_the_way(path: str) -> str | None:
         if os.path.islink(folder):
             return folder
     return None
+
+
+#: The paths a "nothing to lint" warning names at most (pre-commit may pass thousands).
+MAX_NAMED_PATHS = 5
+
+
+def no_files_warning(paths: list[str]) -> None:
+    """One line on stderr when a run linted no file: which paths held nothing to lint.
+
+    Paths that do not exist are errors of their own and are not repeated here. A file counts
+    as linted when it was read (or found unreadable, YML005), whether or not it held a
+    Kubernetes object; files left out by ``exclude`` (``force-exclude`` for files named on
+    the command line) do not.
+    """
+    if not paths:
+        return
+    shown = ", ".join(paths[:MAX_NAMED_PATHS])
+    if len(paths) > MAX_NAMED_PATHS:
+        shown += f" and {len(paths) - MAX_NAMED_PATHS} more"
+    sys.stderr.write(
+        f"gpulint: warning: no files linted: {shown} held no *.yaml or *.yml file to lint "
+        "(or every one was excluded)\n"
+    )
 
 
 def write_file(path: str, content: str) -> None:
@@ -297,6 +325,7 @@ def run_check(
     allow_plugins: bool = False,
     plugins: list[str] | None = None,
     rule_dirs: list[str] | None = None,
+    fail_if_no_files: bool | None = None,
 ) -> int:
     """``gpulint check``: lint, print the report, and return the exit code.
 
@@ -304,11 +333,15 @@ def run_check(
     text report goes to standard output. A streaming format (text, github) is written file
     by file as the files are linted and no finding is kept; the others are rendered from
     the findings at the end.
+
+    Nothing passes silently: a run that lints no file warns on stderr, naming the paths
+    that held nothing (exit 1 with ``--fail-if-no-files``); a rule that raises is a GL900
+    finding, also written to stderr, and exit 2.
     """
     import time
 
     from gpulint.discover import STDIN, targets
-    from gpulint.engine import Linter
+    from gpulint.engine import RULE_ERROR_CODE, Linter
     from gpulint.reporters import ReportContext, needs_objects, renderer, streamer
     from gpulint.runner import available_cores, run
 
@@ -316,12 +349,22 @@ def run_check(
     if output == "-":  # `-o -` is standard output, the same as no --output
         output = None
     trust = Trust(allow_plugins, plugins or (), rule_dirs or ())
-    rules, effective = configure(config, isolated, select, extend_select, ignore, fail_on, trust)
+    rules, effective = configure(
+        config,
+        isolated,
+        select,
+        extend_select,
+        ignore,
+        fail_on,
+        trust=trust,
+        fail_if_no_files=fail_if_no_files,
+    )
     settings = effective.settings
     linter = Linter(rules, settings)
     exclude = effective.exclude.matches if effective.exclude else None
     stdin_label = stdin_filename or "<stdin>"
-    found, missing = targets(paths or ["."], stdin_label, exclude, effective.force_exclude)
+    given = paths or ["."]
+    found, missing = targets(given, stdin_label, exclude, effective.force_exclude)
     errors = [f"{path}: no such file or directory" for path in missing]
     for message in errors:
         error(message)
@@ -344,27 +387,50 @@ def run_check(
     stream = factory(ctx) if factory is not None else None
 
     def write_findings(findings: list[Finding]) -> None:
-        assert stream is not None
-        sys.stdout.write(stream.file(findings))
+        if stream is not None:
+            sys.stdout.write(stream.file(findings))
+            return
+        # A rule that raised (GL900) is a tool error: when standard output is a document
+        # (json, sarif, junit) rather than lines a person reads, it is on stderr as well.
+        for f in findings:
+            if f.rule == RULE_ERROR_CODE:
+                where = f"{f.path}:{f.line}:{f.column}"
+                obj = f" [{f.object.label()}]" if f.object is not None else ""
+                sys.stderr.write(f"gpulint: error: {where}: {f.message}{obj}\n")
 
     report = run(
         linter,
         found,
         jobs=jobs or available_cores(),
         collect_objects=needs_objects(output_format),
-        on_file=write_findings if stream is not None else None,
+        on_file=write_findings,
         keep_findings=stream is None or output is not None,
     )
-    ctx.exit_code = 2 if missing else (1 if report.failed(settings.fail_on) else 0)
+    if report.files == 0:
+        no_files_warning([p for p in given if p not in missing])
+    if missing or report.rule_errors:
+        ctx.exit_code = 2
+    elif report.failed(settings.fail_on) or (report.files == 0 and effective.fail_if_no_files):
+        ctx.exit_code = 1
+    else:
+        ctx.exit_code = 0
     ctx.ended = time.time()
-    sys.stdout.write(stream.end(report) if stream else renderer(stdout_format)(report, ctx))
-    sys.stdout.flush()
+    # The report file is written before the summary, so that a file that cannot be written
+    # is an error the summary counts (an exit 2 never ends in "All checks passed").
+    unwritten = None
     if output is not None:
-        ctx.color = False
+        color, ctx.color = ctx.color, False
         try:
             write_file(output, renderer(output_format)(report, ctx))
         except UnsafeOutput as exc:
             fail(f"refusing to write {output}: {exc}")
         except OSError as exc:
-            fail(f"cannot write {output}: {exc.strerror or type(exc).__name__}")
+            unwritten = f"cannot write {output}: {exc.strerror or type(exc).__name__}"
+            errors.append(unwritten)
+            ctx.exit_code = 2
+        ctx.color = color
+    sys.stdout.write(stream.end(report) if stream else renderer(stdout_format)(report, ctx))
+    sys.stdout.flush()
+    if unwritten is not None:
+        fail(unwritten)
     return ctx.exit_code

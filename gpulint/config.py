@@ -353,11 +353,17 @@ def config_schema(rules: Sequence[Any]) -> dict[str, Any]:
             "enum": list(SEVERITIES),
             "description": "Exit 1 when a finding at or above this severity is found.",
         },
+        "fail-if-no-files": {
+            "type": "boolean",
+            "description": "Exit 1 when no file was linted (the paths held no *.yaml or "
+            "*.yml file, or every one was excluded). Default: false, a warning only.",
+        },
         "severity": {
             "type": "object",
             "description": "The severity of a rule, by code.",
             "additionalProperties": False,
-            "properties": {c: {"enum": list(SEVERITIES)} for c in codes},
+            # GL900 (a rule raised, gpulint.engine.RULE_ERROR_CODE) is always an error.
+            "properties": {c: {"enum": list(SEVERITIES)} for c in codes if c != "GL900"},
         },
         "rules": {
             "type": "object",
@@ -693,7 +699,7 @@ def forget_codes(config: ConfigFile, known: Sequence[str]) -> ConfigFile:
 class Overrides:
     """What the command line says (None or empty: not given)."""
 
-    __slots__ = ("extend_select", "fail_on", "ignore", "select")
+    __slots__ = ("extend_select", "fail_if_no_files", "fail_on", "ignore", "select")
 
     def __init__(
         self,
@@ -701,11 +707,13 @@ class Overrides:
         extend_select: Sequence[str] = (),
         ignore: Sequence[str] = (),
         fail_on: str | None = None,
+        fail_if_no_files: bool | None = None,
     ) -> None:
         self.select = select
         self.extend_select = extend_select
         self.ignore = ignore
         self.fail_on = fail_on
+        self.fail_if_no_files = fail_if_no_files
 
 
 class Entry:
@@ -724,7 +732,15 @@ class Entry:
 class Effective:
     """The configuration of a run, ready to use."""
 
-    __slots__ = ("entries", "exclude", "file", "force_exclude", "root", "settings")
+    __slots__ = (
+        "entries",
+        "exclude",
+        "fail_if_no_files",
+        "file",
+        "force_exclude",
+        "root",
+        "settings",
+    )
 
     def __init__(
         self,
@@ -734,6 +750,7 @@ class Effective:
         exclude: Any,  # gpulint.globs.PathMatcher
         force_exclude: bool,
         entries: dict[str, Entry],
+        fail_if_no_files: bool = False,
     ) -> None:
         self.settings = settings
         self.file = file
@@ -741,6 +758,8 @@ class Effective:
         self.exclude = exclude
         self.force_exclude = force_exclude
         self.entries = entries
+        #: Exit 1 when no file was linted (``fail-if-no-files``, ``--fail-if-no-files``).
+        self.fail_if_no_files = fail_if_no_files
 
 
 def _check_selectors(
@@ -825,6 +844,11 @@ def resolve(
         entries["fail-on"] = Entry(cli.fail_on, f"{COMMAND_LINE} (--fail-on)")
     else:
         entries["fail-on"] = value("fail-on", Severity.ERROR.label)
+    if cli.fail_if_no_files is not None:
+        flag = "--fail-if-no-files" if cli.fail_if_no_files else "--no-fail-if-no-files"
+        entries["fail-if-no-files"] = Entry(cli.fail_if_no_files, f"{COMMAND_LINE} ({flag})")
+    else:
+        entries["fail-if-no-files"] = value("fail-if-no-files", False)
 
     # Severities and options, per rule.
     severities: dict[str, Severity] = {}
@@ -920,6 +944,7 @@ def resolve(
         exclude=PathMatcher(str(root), compile_all(exclude.value)),
         force_exclude=bool(entries["force-exclude"].value),
         entries=entries,
+        fail_if_no_files=bool(entries["fail-if-no-files"].value),
     )
 
 

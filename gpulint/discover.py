@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
@@ -36,13 +37,29 @@ class MissingPath(Exception):
     """A path on the command line that does not exist."""
 
 
+#: Why ``os.stat`` says a path does not exist. Any other failure (``EACCES``: a folder on
+#: the way cannot be searched) is a path that exists but cannot be read: it is linted, and
+#: reading it reports the reason (YML005), never "no such file".
+_MISSING = (errno.ENOENT, errno.ENOTDIR)
+
+
 #: Is this path excluded by the configuration (``exclude``)?
 Excluded = Callable[[str], bool]
 
 
 def _walk(root: str, excluded: Excluded | None = None) -> Iterator[str]:
+    """The YAML files under ``root``, and the folders it cannot read (as ruff reports them:
+    a finding on the folder, here YML005 when the runner fails to read it).
+
+    os.walk reports a folder it cannot list to ``onerror`` when it is about to descend into
+    it, before it yields the next folder, so the folder is yielded in its place in the
+    walk's sorted order.
+    """
+    unreadable: list[OSError] = []
     # os.walk does not follow directory symlinks, so symlink loops cannot trap it.
-    for dirpath, dirnames, filenames in os.walk(root, onerror=None):
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable.append):
+        while unreadable:
+            yield _failed_folder(unreadable.pop(0), root)
         dirnames[:] = sorted(
             d
             for d in dirnames
@@ -53,6 +70,12 @@ def _walk(root: str, excluded: Excluded | None = None) -> Iterator[str]:
                 path = os.path.join(dirpath, name)
                 if not (excluded and excluded(path)):
                     yield path
+    for error in unreadable:
+        yield _failed_folder(error, root)
+
+
+def _failed_folder(error: OSError, root: str) -> str:
+    return error.filename if isinstance(error.filename, str) else root
 
 
 def _under(label: str, base: str) -> bool:
@@ -93,8 +116,10 @@ def targets(
             continue
         try:
             mode = os.stat(path).st_mode
-        except OSError:
-            if not os.path.islink(path):  # a dangling symlink is a file we cannot read
+        except OSError as exc:
+            # A dangling symlink is a file we cannot read; a path we may not look at
+            # (permission denied) is reported when it is read.
+            if exc.errno in _MISSING and not os.path.islink(path):
                 missing.append(path)
                 continue
             mode = 0

@@ -14,9 +14,12 @@ from gpulint.suppress import UNUSED_CODE, ObjectIgnore, PathIgnore, Suppressor, 
 from gpulint.workloads import K8sObject, WorkloadTable, builtin_table, objects
 from gpulint.yamlload import Document, Problem, decode, load_text
 
-
-class RuleError(Exception):
-    """A rule raised while checking: exit 2 with the rule and the object named."""
+#: The finding for a rule that raised (rules/gl900_rule_error.py): always reported, never
+#: suppressed, and the run's exit code is 2.
+RULE_ERROR_CODE = "GL900"
+RULE_ERROR_NAME = "rule-error"
+#: The longest exception message a GL900 finding quotes (characters).
+MAX_DETAIL = 500
 
 
 class Settings:
@@ -102,6 +105,10 @@ class Linter:
             self.active[rule.code] = _Active(
                 rule, severity, RuleContext(self.registry, options, self.workloads), configured
             )
+        # A rule that raises is reported whatever the selection: the run is incomplete.
+        self.rule_error_name = next(
+            (r.name for r in rules if r.code == RULE_ERROR_CODE), RULE_ERROR_NAME
+        )
         self.pod_rules = [a for a in self.active.values() if a.rule.scope == "pod"]
         self.object_rules = [a for a in self.active.values() if a.rule.scope == "object"]
         self.suppressor = Suppressor(
@@ -134,7 +141,13 @@ class Linter:
             findings.extend(self._problem_findings(label, doc.problems, doc))
             findings.extend(self.lint_document(label, doc, stream, seen))
         findings.extend(self._problem_findings(label, result.problems, None))
-        findings = self._suppress(label, text, result.documents, findings)
+        # A rule that raised: its finding is never suppressed, and since the failed rule did
+        # not finish, whether a suppression is stale cannot be known (no GL100 in the file).
+        failed = [f for f in findings if f.rule == RULE_ERROR_CODE]
+        if failed:
+            findings = [f for f in findings if f.rule != RULE_ERROR_CODE]
+        findings = self._suppress(label, text, result.documents, findings, report_unused=not failed)
+        findings.extend(failed)
         findings.sort(key=Finding.sort_key)
         return findings
 
@@ -153,28 +166,35 @@ class Linter:
         if not self.pod_rules and not self.object_rules:
             return findings
         for obj in objects(doc, stream if stream is not None else ClaimIndex([doc])):
+            failed: set[str] = set()  # rules that raised on this object
             for active in self.object_rules:
-                findings.extend(self._run(active, obj, obj, label, doc))
+                findings.extend(self._run(active, obj, obj, label, doc, failed))
             pods = self.workloads.pod_specs(obj) if self.pod_rules else []
             for pod in pods:
                 for active in self.pod_rules:
-                    findings.extend(self._run(active, pod, obj, label, doc))
+                    findings.extend(self._run(active, pod, obj, label, doc, failed))
             if seen is not None:
+                # A rule that raised did not check the object: it is not a passing check.
                 ran = self.object_rules + (self.pod_rules if pods else [])
-                codes = tuple(sorted(a.rule.code for a in ran))
+                codes = tuple(sorted(a.rule.code for a in ran if a.rule.code not in failed))
                 seen.append(LintedObject(label, doc.index, obj.ref, codes))
         return findings
 
     # -- helpers -----------------------------------------------------------------------------
     def _suppress(
-        self, label: str, text: str | None, docs: list[Document], findings: list[Finding]
+        self,
+        label: str,
+        text: str | None,
+        docs: list[Document],
+        findings: list[Finding],
+        report_unused: bool = True,
     ) -> list[Finding]:
-        """Mark suppressed findings, and report stale suppressions as GL100."""
+        """Mark suppressed findings, and report stale ones as GL100 (``report_unused``)."""
         file = self.suppressor.for_file(label, text, docs)
         if not file:
             return findings
         findings = file.apply(findings)
-        unused = file.unused()
+        unused = file.unused() if report_unused else []
         if unused:
             active = self.active[UNUSED_CODE]
             stale = [self._unused_finding(active, label, u) for u in unused]
@@ -195,21 +215,54 @@ class Linter:
         )
 
     def _run(
-        self, active: _Active, target: Any, obj: K8sObject, label: str, doc: Document
+        self,
+        active: _Active,
+        target: Any,
+        obj: K8sObject,
+        label: str,
+        doc: Document,
+        failed: set[str],
     ) -> list[Finding]:
         rule = active.rule
         assert rule.check is not None
+        out: list[Finding] = []
         try:
-            return [
-                self._finding(active, violation, obj.ref, label, doc)
-                for violation in rule.check(target, active.ctx)
-            ]
-        except Exception as exc:  # a rule's bug (often a plugin's) is a tool error naming it
-            where = f"{label}, {obj.ref.label()}"
-            raise RuleError(
-                f"rule {rule.code} ({rule.module}, {rule.origin}) failed on {where}: "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
+            for violation in rule.check(target, active.ctx):
+                out.append(self._finding(active, violation, obj.ref, label, doc))
+        except (Exception, SystemExit) as exc:
+            # A rule's bug (usually a plugin's) is a GL900 finding on the object, once per
+            # rule and object; what the rule reported before it raised is kept, and every
+            # other rule, object and file is still checked. (SystemExit too: a rule must not
+            # end the run, with whatever exit code it chose.)
+            if rule.code not in failed:
+                failed.add(rule.code)
+                out.append(self._rule_error(rule, exc, obj, label, doc))
+        return out
+
+    def _rule_error(
+        self, rule: Rule, exc: BaseException, obj: K8sObject, label: str, doc: Document
+    ) -> Finding:
+        try:
+            detail = " ".join(str(exc).split())  # one line, whatever the exception says
+        except Exception:  # an exception whose __str__ raises
+            detail = "(its message cannot be shown)"
+        if len(detail) > MAX_DETAIL:
+            detail = detail[: MAX_DETAIL - 1] + "\u2026"
+        raised = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+        return Finding(
+            rule=RULE_ERROR_CODE,
+            name=self.rule_error_name,
+            severity=Severity.ERROR,
+            path=label,
+            span=doc.value_span(obj.path),
+            message=(
+                f"rule {rule.code} ({rule.module}, {rule.origin}) raised {raised}: it did not "
+                "finish checking this object (a bug in the rule; report it to its author)"
+            ),
+            object=obj.ref,
+            doc_path=obj.path,
+            document=doc.index,
+        )
 
     def _finding(
         self, active: _Active, v: Violation, ref: ObjectRef | None, label: str, doc: Document

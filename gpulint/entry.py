@@ -47,9 +47,10 @@ def _positive_int(value: str) -> int:
     return int(value)
 
 
-#: How a row takes its value: a flag (no value), one value (the last one given wins, as in
-#: click) or a repeatable option (every value, in order).
-FLAG, ONE, MANY = "flag", "one", "many"
+#: How a row takes its value: a flag (no value), an on/off switch (``--x/--no-x``: the
+#: ``--no-`` names give False), one value (the last one given wins, as in click) or a
+#: repeatable option (every value, in order).
+FLAG, SWITCH, ONE, MANY = "flag", "switch", "one", "many"
 
 #: The options of ``gpulint check`` parsed without typer, one row each: the option's names
 #: (as in gpulint/cli.py), ``run_check``'s keyword, how it takes values, the converter
@@ -77,6 +78,7 @@ CHECK_OPTIONS: tuple[tuple[tuple[str, ...], str, str, Callable[[str], Any], Any]
     (("--allow-plugins",), "allow_plugins", FLAG, _text, False),
     (("--plugin",), "plugins", MANY, _text, None),
     (("--rule-dir",), "rule_dirs", MANY, _text, None),
+    (("--fail-if-no-files", "--no-fail-if-no-files"), "fail_if_no_files", SWITCH, _text, None),
 )
 #: ``check`` options deliberately left to typer: help is typer's to print.
 LEFT_TO_TYPER = ("--help", "-h")
@@ -107,10 +109,10 @@ def _parse_check(args: Sequence[str]) -> tuple[list[str] | None, dict[str, Any]]
         if row is None:
             raise _Reject(name)
         _, key, takes, convert, _ = row
-        if takes == FLAG:
+        if takes in (FLAG, SWITCH):
             if equals:
                 raise _Reject(arg)
-            kwargs[key] = True
+            kwargs[key] = not (takes == SWITCH and name.startswith("--no-"))
             continue
         if equals:
             value = inline
@@ -187,9 +189,6 @@ def main(argv: Sequence[str] | None = None) -> None:
             _usage_error(exc)
         from gpulint.textsafe import escape  # the message may quote the linted files
 
-        if type(exc).__name__ == "RuleError":  # gpulint.engine.RuleError
-            sys.stderr.write(f"gpulint: error: {escape(str(exc))}\n")
-            sys.exit(2)
         sys.stderr.write(f"gpulint: internal error: {type(exc).__name__}: {escape(str(exc))}\n")
         sys.exit(2)
     sys.exit(code)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 from gpulint.discover import Target
-from gpulint.engine import Linter
+from gpulint.engine import RULE_ERROR_CODE, Linter
 from gpulint.model import Finding, LintedObject, Severity, Span
 from gpulint.yamlload import Problem
 
@@ -29,7 +29,16 @@ class Report:
     holding one finding. ``Report(findings, files=1)`` makes a finished report from a list.
     """
 
-    __slots__ = ("_counts", "_keep", "_worst", "files", "findings", "objects", "suppressed")
+    __slots__ = (
+        "_counts",
+        "_keep",
+        "_worst",
+        "files",
+        "findings",
+        "objects",
+        "rule_errors",
+        "suppressed",
+    )
 
     def __init__(
         self,
@@ -44,6 +53,8 @@ class Report:
         self.objects: list[LintedObject] = list(objects)
         #: How many findings a suppression silenced.
         self.suppressed = 0
+        #: How many GL900 findings (a rule raised): the run's exit code is 2.
+        self.rule_errors = 0
         self._counts = {s.label: 0 for s in sorted(Severity, reverse=True)}
         self._worst: Severity | None = None
         self._keep = keep_findings
@@ -56,6 +67,8 @@ class Report:
                 self.suppressed += 1
                 continue
             self._counts[f.severity.label] += 1
+            if f.rule == RULE_ERROR_CODE:
+                self.rule_errors += 1
             if self._worst is None or f.severity > self._worst:
                 self._worst = f.severity
         if self._keep:
@@ -90,6 +103,10 @@ def read_target(target: Target) -> tuple[bytes | None, Problem | None]:
             return (None, _too_large()) if len(raw) > MAX_FILE_BYTES else (raw, None)
         # Never open a FIFO or device: opening blocks or reads forever.
         info = os.stat(target.path)
+        if stat.S_ISDIR(info.st_mode):
+            # A folder the walk could not list (discover._walk): say why.
+            os.scandir(target.path).close()
+            return None, Problem("YML005", Span(1, 1, 1, 1), "a directory: not linted")
         if not stat.S_ISREG(info.st_mode):
             what = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "not a regular file"
             return None, Problem("YML005", Span(1, 1, 1, 1), f"{what}: not linted")
@@ -100,7 +117,8 @@ def read_target(target: Target) -> tuple[bytes | None, Problem | None]:
         return (None, _too_large()) if len(raw) > MAX_FILE_BYTES else (raw, None)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        return None, Problem("YML005", Span(1, 1, 1, 1), f"cannot read the file: {reason}")
+        what = "directory" if target.path is not None and os.path.isdir(target.path) else "file"
+        return None, Problem("YML005", Span(1, 1, 1, 1), f"cannot read the {what}: {reason}")
 
 
 @contextmanager

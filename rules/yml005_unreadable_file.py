@@ -6,6 +6,11 @@ are not valid UTF-8 (or UTF-16/32 without a byte-order mark), a permission or I/
 path that is not a regular file (a FIFO, a device: never opened, so never waited on), or a
 file larger than 256 MiB (not read at all).
 
+A folder that cannot be read -- named on the command line or met while walking one -- is
+reported on the folder (`cannot read the directory: Permission denied`), and a path inside a
+folder that cannot be searched as `cannot read the file: Permission denied`: "no such file"
+is kept for paths that do not exist (exit code 2).
+
 ## Why it matters
 kubectl cannot read it either. In a directory of manifests it usually means a stray binary
 or a file saved in the wrong encoding.

@@ -27,8 +27,10 @@ LINE = re.compile(
     r"(?P<severity>error|warning|info): (?P<message>.+?)(?: \[(?P<object>[^\[\]/]+/[^\[\]]+)\])?$"
 )
 SUMMARY = re.compile(
-    r"^(All checks passed: no findings in \d+ files?\.|Found \d+ problems? \(\d+ errors?, "
-    r"\d+ warnings?, \d+ info\) in \d+ files?\.)$"
+    r"^(All checks passed: no findings in \d+ files?\.|No files linted: nothing was checked\."
+    r"|(Found \d+ problems? \(\d+ errors?, \d+ warnings?, \d+ info\) in \d+ files?"
+    r"|No problems found in \d+ files?|No files linted)"
+    r"(, \d+ suppressed)?(\.|; \d+ tool errors?: not everything was checked\.))$"
 )
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -368,6 +370,7 @@ def test_json_report_of_a_clean_run(report_schema: dict[str, Any], tmp_path: Pat
         "suppressed": 0,
         "fail_on": "warning",
         "exit_code": 0,
+        "tool_errors": 0,
     }
     assert proc.returncode == 0
 

@@ -85,3 +85,11 @@ def test_an_unwritable_output_is_exit_2_after_the_text_report(workdir: Path) -> 
     assert proc.stderr.startswith("gpulint: error: cannot write taken: ")
     assert "Traceback" not in proc.stderr
     assert "GPU020" in proc.stdout
+    assert proc.stdout.splitlines()[-1].endswith("; 1 tool error: not everything was checked.")
+    # Nothing found, but the report is lost: exit 2, and the summary does not say it passed.
+    good = "examples/good-training-job.yaml"
+    clean = gpulint("check", "-f", "sarif", "-o", "taken", good, cwd=workdir)
+    assert clean.returncode == 2
+    assert clean.stdout == (
+        "No problems found in 1 file; 1 tool error: not everything was checked.\n"
+    )

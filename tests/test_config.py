@@ -300,8 +300,8 @@ BAD_CONFIGS = [
     pytest.param(
         "select: [GPU001]\nseverty:\n  GPU003: error\n",
         ".gpulint.yaml:2: severty: unknown key; allowed keys: devices, exclude, extend-select, "
-        "fail-on, force-exclude, gpu-taints, ignore, per-file-ignores, per-object-ignores, "
-        "plugins, rule-dirs, rules, select, severity, workloads",
+        "fail-if-no-files, fail-on, force-exclude, gpu-taints, ignore, per-file-ignores, "
+        "per-object-ignores, plugins, rule-dirs, rules, select, severity, workloads",
         id="unknown-key",
     ),
     pytest.param(
@@ -333,7 +333,7 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         "ignore: [GPU9]\n",
-        ".gpulint.yaml:1: ignore[0]: 'GPU9' matches no rule; allowed values: GL100, GPU001,",
+        ".gpulint.yaml:1: ignore[0]: 'GPU9' matches no rule; allowed values: GL100, GL900, GPU001,",
         id="selector-matches-nothing",
     ),
     pytest.param(

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import gpulint.commands
-from gpulint.entry import CHECK_OPTIONS, FLAG, LEFT_TO_TYPER, MANY, _fast_check
+from gpulint.entry import CHECK_OPTIONS, FLAG, LEFT_TO_TYPER, MANY, SWITCH, _fast_check
 from tests.conftest import ROOT, gpulint_cmd
 
 Call = tuple[Any, dict[str, Any]]
@@ -43,6 +43,10 @@ FAST = [
     ["check", "--format", "json", "--format", "text", "-j4", "-j", "1"],  # the last wins
     ["check", "--select", "-", "a.yaml"],
     ["check", "--select", "GPU0,GL", "--fail-on", "warning", "--format", "github", "x.yaml"],
+    ["check", "--fail-if-no-files", "a.yaml"],
+    ["check", "--fail-if-no-files", "--no-fail-if-no-files", "a.yaml"],  # the last wins
+    ["check", "--allow-plugins", "--plugin", "acme.rules", "--rule-dir=policy", "a.yaml"],
+    ["check", "--rule-dir", "p1", "--rule-dir", "p2", "--plugin=a", "--plugin", "b"],
 ]
 
 # Command lines left to typer (its messages, its help, its conversions).
@@ -138,7 +142,8 @@ def test_every_check_option_is_in_the_fast_table_or_left_to_typer() -> None:
         flags, key, takes, convert, default = rows[option.name]
         seen.add(key)
         assert set(flags) == names, key
-        assert (takes == FLAG) == option.is_flag, key
+        assert (takes in (FLAG, SWITCH)) == option.is_flag, key
+        assert (takes == SWITCH) == bool(option.secondary_opts), key
         assert (takes == MANY) == option.multiple, key
         typer_default = option.default.value if isinstance(option.default, Enum) else option.default
         assert default == typer_default, key

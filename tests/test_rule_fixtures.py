@@ -8,20 +8,58 @@ used twice is reported twice, at the anchor, and must be expected twice.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from gpulint.engine import Linter
-from gpulint.rule import load_rules
+from gpulint.engine import RULE_ERROR_CODE, Linter
+from gpulint.model import Severity
+from gpulint.rule import Rule, RuleContext, Violation, load_rules
+from gpulint.workloads import PodSpec
 from tests.conftest import RULE_FIXTURES, expectation_list
 
 FIXTURE_FILES = sorted(RULE_FIXTURES.glob("*/*.yaml"))
 
 
+def _buggy_priority_class(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    """A plugin rule with the bug GL900's documentation shows: it assumes every pod sets
+    ``priorityClassName`` and raises KeyError on one that does not."""
+    if pod.spec["priorityClassName"] != "gpu-batch":
+        yield Violation((*pod.path, "priorityClassName"), "not an allowed priority class")
+
+
+#: No built-in rule raises, so GL900's fixtures are linted with this plugin rule as well.
+FIXTURE_RULES: dict[str, list[Rule]] = {
+    RULE_ERROR_CODE: [
+        Rule(
+            "ACME010",
+            "gpu-pod-priority-class",
+            Severity.WARNING,
+            "pod",
+            {},
+            "A buggy plugin rule.",
+            _buggy_priority_class,
+            "tests.test_rule_fixtures",
+            "test",
+        )
+    ]
+}
+
+
 @pytest.fixture(scope="module")
-def linter() -> Linter:
-    return Linter(load_rules())
+def linters() -> dict[str, Linter]:
+    rules = load_rules()
+    return {code: Linter([*rules, *extra]) for code, extra in FIXTURE_RULES.items()} | {
+        "": Linter(rules)
+    }
+
+
+@pytest.fixture
+def linter(linters: dict[str, Linter], request: Any) -> Linter:
+    path = request.node.callspec.params["path"]
+    return linters.get(path.parent.name, linters[""])
 
 
 def test_every_rule_has_fail_and_pass_fixtures() -> None:

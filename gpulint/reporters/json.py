@@ -55,6 +55,8 @@ def render(report: Report, ctx: ReportContext) -> str:
             "suppressed": report.suppressed,
             "fail_on": ctx.fail_on.label,
             "exit_code": ctx.exit_code,
+            # Paths that do not exist and rules that raised (GL900): exit code 2.
+            "tool_errors": len(ctx.errors) + report.rule_errors,
         },
     }
     return json_text(doc) + "\n"

@@ -19,6 +19,9 @@ The shape (valid against the Jenkins JUnit schema, ``junit-10.xsd``)::
   error) are cases whose class name is the file path.
 - A case whose findings are all suppressed is ``skipped``, with the justification.
 - Tool errors (a path that does not exist) are ``error`` cases in a suite named ``gpulint``.
+- A rule that raised on an object (GL900) is an ``error`` case of that object, named
+  ``GL900 rule-error``, whose message names the rule; the rule that raised has no passing
+  case for that object.
 
 Names, messages and paths are printed as in the text format (:mod:`gpulint.textsafe`):
 control characters and line separators in their visible form (``\\n``, ``\\x1b``), an
@@ -34,6 +37,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from gpulint.engine import RULE_ERROR_CODE
 from gpulint.model import Finding, ObjectRef
 from gpulint.reporters import ReportContext
 from gpulint.reporters.text import format_finding
@@ -111,6 +115,15 @@ def _case_element(case: _Case, names: dict[str, str], path: str) -> tuple[ET.Ele
         },
     )
     active = [f for f in case.findings if f.suppression is None]
+    if active and case.rule == RULE_ERROR_CODE:
+        # A rule that raised: the check could not run, a JUnit error (not a failure).
+        error = ET.SubElement(
+            element,
+            "error",
+            {"type": case.rule, "message": _xml_text(active[0].message)},
+        )
+        error.text = _xml_text("\n".join(format_finding(f) for f in active))
+        return element, "error"
     if active:
         worst = max(active, key=lambda f: f.severity)
         first = active[0]

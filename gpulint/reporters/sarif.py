@@ -29,7 +29,8 @@ column — so an alert keeps its identity when unrelated lines move. A numeric s
 Suppressed findings are results with ``suppressions`` (kind ``inSource`` or ``external``,
 status ``accepted``, the justification). The invocation records the command line, working
 directory, start and end time, exit code, ``executionSuccessful`` (false only for exit
-code 2) and tool errors as notifications.
+code 2) and tool errors as notifications: paths that do not exist, and each rule that raised
+(GL900, also a result) with the object's location.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from typing import Any
 from urllib.parse import quote
 
 from gpulint import __version__
+from gpulint.engine import RULE_ERROR_CODE
 from gpulint.model import Finding, ObjectRef, Severity
 from gpulint.reporters import ReportContext
 from gpulint.rule import Rule
@@ -225,7 +227,24 @@ def _utc(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
-def _invocation(ctx: ReportContext) -> dict[str, Any]:
+def _rule_error_notification(f: Finding, ctx: ReportContext) -> dict[str, Any]:
+    """A rule that raised (GL900), as a tool execution notification at the object."""
+    location: dict[str, Any] = {
+        "physicalLocation": {
+            "artifactLocation": artifact_location(f.path, ctx),
+            "region": _region(f),
+        }
+    }
+    if f.object is not None:
+        location["logicalLocations"] = [_logical_location(f.object)]
+    return {
+        "level": "error",
+        "message": {"text": message_text(f)},
+        "locations": [location],
+    }
+
+
+def _invocation(ctx: ReportContext, report: Report) -> dict[str, Any]:
     invocation: dict[str, Any] = {
         "executionSuccessful": ctx.exit_code != 2,
         "exitCode": ctx.exit_code,
@@ -238,10 +257,13 @@ def _invocation(ctx: ReportContext) -> dict[str, Any]:
         invocation["startTimeUtc"] = _utc(ctx.start_time)
     if ctx.end_time is not None:
         invocation["endTimeUtc"] = _utc(ctx.end_time)
-    if ctx.errors:
-        invocation["toolExecutionNotifications"] = [
-            {"level": "error", "message": {"text": _sentence(e)}} for e in ctx.errors
+    notifications = [{"level": "error", "message": {"text": _sentence(e)}} for e in ctx.errors]
+    if report.rule_errors:
+        notifications += [
+            _rule_error_notification(f, ctx) for f in report.findings if f.rule == RULE_ERROR_CODE
         ]
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
     invocation["properties"] = {"failOn": ctx.fail_on.label}
     return invocation
 
@@ -265,7 +287,7 @@ def sarif_log(report: Report, ctx: ReportContext) -> dict[str, Any]:
                 "rules": descriptors,
             }
         },
-        "invocations": [_invocation(ctx)],
+        "invocations": [_invocation(ctx, report)],
         "originalUriBaseIds": {
             SRCROOT: {
                 "uri": srcroot_uri(ctx.cwd),

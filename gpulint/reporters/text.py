@@ -38,15 +38,30 @@ def _plural(n: int, word: str) -> str:
 
 
 def summary(report: Report, ctx: ReportContext) -> str:
+    """The last line: what was found, and whether the run was complete.
+
+    "All checks passed" only when files were linted and nothing went wrong; a run that
+    linted no file, or had a tool error (a path that does not exist, a rule that raised:
+    exit code 2), says so instead.
+    """
     counts = report.counts()
     total = sum(counts.values())
     suppressed = report.suppressed
     files = _plural(report.files, "file")
     extra = f", {suppressed} suppressed" if suppressed else ""
-    if total == 0:
+    tool_errors = len(ctx.errors) + report.rule_errors
+    if total:
+        parts = ", ".join(_plural(counts[s.label], s.label) for s in sorted(Severity, reverse=True))
+        head = f"Found {_plural(total, 'problem')} ({parts}) in {files}{extra}"
+    elif report.files == 0:
+        head = "No files linted"
+    elif tool_errors:
+        head = f"No problems found in {files}{extra}"
+    else:
         return f"All checks passed: no findings in {files}{extra}."
-    parts = ", ".join(_plural(counts[s.label], s.label) for s in sorted(Severity, reverse=True))
-    return f"Found {_plural(total, 'problem')} ({parts}) in {files}{extra}."
+    if tool_errors:
+        return f"{head}; {_plural(tool_errors, 'tool error')}: not everything was checked."
+    return f"{head}." if total else f"{head}: nothing was checked."
 
 
 class Stream:
