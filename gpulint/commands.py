@@ -419,16 +419,17 @@ def run_check(
     # is an error the summary counts (an exit 2 never ends in "All checks passed").
     unwritten = None
     if output is not None:
-        color, ctx.color = ctx.color, False
+        terminal_color, ctx.color = ctx.color, False
         try:
             write_file(output, renderer(output_format)(report, ctx))
         except UnsafeOutput as exc:
-            fail(f"refusing to write {output}: {exc}")
+            unwritten = f"refusing to write {output}: {exc}"
         except OSError as exc:
             unwritten = f"cannot write {output}: {exc.strerror or type(exc).__name__}"
+        if unwritten is not None:
             errors.append(unwritten)
             ctx.exit_code = 2
-        ctx.color = color
+        ctx.color = terminal_color
     sys.stdout.write(stream.end(report) if stream else renderer(stdout_format)(report, ctx))
     sys.stdout.flush()
     if unwritten is not None:

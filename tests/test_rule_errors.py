@@ -186,7 +186,9 @@ def test_text_and_github_show_it_once_with_the_summary(tmp_path: Path) -> None:
         "2 tool errors: not everything was checked."
     )
 
-    github = gpulint("check", "--allow-plugins", "--format", "github", "k8s/c-pod.yaml", cwd=project)
+    github = gpulint(
+        "check", "--allow-plugins", "--format", "github", "k8s/c-pod.yaml", cwd=project
+    )
     assert github.returncode == 2
     commands = [parse_command(line) for line in github.stdout.splitlines()]
     parsed = [c for c in commands if c is not None]
@@ -202,7 +204,9 @@ def test_text_and_github_show_it_once_with_the_summary(tmp_path: Path) -> None:
 def test_sarif_records_results_and_an_unsuccessful_invocation(tmp_path: Path) -> None:
     project = _project(tmp_path)
     # --output: the file is written even though a rule raised, and stdout shows the text.
-    proc = gpulint("check", "--allow-plugins", "--format", "sarif", "--output", "out.sarif", "k8s", cwd=project)
+    proc = gpulint(
+        "check", "--allow-plugins", "--format", "sarif", "--output", "out.sarif", "k8s", cwd=project
+    )
     assert proc.returncode == 2
     assert parse_text(proc.stdout)
     log = json.loads((project / "out.sarif").read_text(encoding="utf-8"))
