@@ -43,7 +43,7 @@ _QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 # ('+me' media extensions, '+me.all', '+gfx' graphics, '-me' without media engines).
 MIG_PROFILE = re.compile(r"^\d+g\.\d+gb(\+me|\+me\.all|\+gfx|-me)?$")
 
-# Percentage resources that DOMAIN.md §3 says are capped at 100.
+# Percentage resources capped at 100 (docs/domain.md#sharing-schemes-and-their-values).
 PERCENT_CAPPED = [
     "nvidia.com/gpucores",
     "nvidia.com/gpumem-percentage",
@@ -382,7 +382,7 @@ def test_mig_suffixes(registry: dict[str, Any]) -> None:
 
 
 def test_mig_table_contains_domain_md_profiles(registry: dict[str, Any]) -> None:
-    """The per-model profiles DOMAIN.md §3 lists (taken from mig-parted's default config)."""
+    """The per-model profiles of docs/domain.md#mig-profiles (from mig-parted's default config)."""
     models = registry["mig"]["models"]
     expected = {
         "A100-40GB": ["1g.5gb", "1g.5gb+me", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"],
