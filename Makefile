@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# gpulint alone (what `make demo` needs), and gpulint with its test extra (`make test`).
+DEMO_STAMP := $(VENV)/.installed-demo
 STAMP := $(VENV)/.installed
 
 # External consumers the output-format tests check against, installed into .tools/:
@@ -19,18 +21,25 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+$(DEMO_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+# The test extra is a superset: once it is installed, the demo needs nothing more.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	touch $(DEMO_STAMP) $@
 
 venv: $(STAMP)
 
-## Install gpulint into .venv and lint the bundled examples (exits 0 even with findings).
-demo: $(STAMP)
+## Install gpulint (without the test tools) into .venv and lint the bundled examples
+## (exits 0 even with findings).
+demo: $(DEMO_STAMP)
 	@echo "$$ gpulint check examples/"
 	@$(BIN)/gpulint check examples/ || true
 
 $(MULTITOOL_STAMP):
+	@command -v npm >/dev/null || { echo "make test needs npm (Node.js) to install the SARIF Multitool" >&2; exit 2; }
 	npm install --prefix $(TOOLS) --no-save --no-audit --no-fund --loglevel=error \
 		@microsoft/sarif-multitool@$(MULTITOOL_VERSION)
 	chmod u+x "$$(node -p "require(process.argv[1])" "$(CURDIR)/$(TOOLS)/node_modules/@microsoft/sarif-multitool")"

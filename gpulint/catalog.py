@@ -85,6 +85,9 @@ def render_markdown(rules: Sequence[Rule]) -> str:
         body = rule.doc.split("\n", 1)[1] if "\n" in rule.doc else ""
         out += [
             "",
+            # The short anchor SARIF's helpUri points at (docs/rules.md#gpu001).
+            f'<a id="{rule.code.lower()}"></a>',
+            "",
             f"## {rule.code}: {rule.name}",
             "",
             f"{title}",

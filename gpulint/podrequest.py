@@ -1,4 +1,6 @@
-"""A pod's effective resource requests, computed with the scheduler's arithmetic (DOMAIN.md §2).
+"""A pod's effective resource requests, computed with the scheduler's arithmetic.
+
+The facts: docs/domain.md#effective-pod-request.
 
 ``k8s.io/component-helpers/resource`` ``PodRequests`` / ``AggregateContainerRequests``:
 

@@ -1,4 +1,6 @@
-"""The device registry: which GPU and accelerator resource names exist (DOMAIN.md §3).
+"""The device registry: which GPU and accelerator resource names exist.
+
+The facts: docs/domain.md#device-and-sharing-resource-names.
 
 The registry is data -- ``rules/devices.json``, validated against
 ``schemas/devices.schema.json`` in the test suite -- so adding a vendor, a MIG profile or a
@@ -105,7 +107,7 @@ class Registry:
         self.resources = resources
         self.legacy: dict[str, LegacyResource] = {} if legacy is None else legacy
         self.schemes: dict[str, Mapping[str, Any]] = {} if schemes is None else schemes
-        #: DRA DeviceClass names of accelerators (DOMAIN: a pod may get GPUs through DRA).
+        #: DRA DeviceClass names of accelerators (docs/domain.md#devices-through-dra).
         self.device_classes: dict[str, DraClass] = {} if device_classes is None else device_classes
         #: DRA driver names whose devices are accelerators (named in DeviceClass selectors).
         self.dra_drivers: dict[str, DraClass] = {} if dra_drivers is None else dra_drivers

@@ -1,4 +1,7 @@
-"""Kubernetes resource names and quantities as the API server sees them (DOMAIN.md §1)."""
+"""Kubernetes resource names and quantities as the API server sees them.
+
+The facts: docs/domain.md#extended-resources and docs/domain.md#quantities.
+"""
 
 from __future__ import annotations
 
@@ -193,9 +196,10 @@ def accelerator_entries(pod: PodSpec, registry: Registry) -> list[ResourceEntry]
 
 
 def wants_accelerator(pod: PodSpec, registry: Registry) -> bool:
-    """Does the pod mean to get a GPU? An explicit ``0`` is a CPU pod (DOMAIN.md §1);
-    a null, placeholder or invalid value still shows the intent, and so does a GPU written
-    in the pod-level ``resources`` (rejected there, GPU030, but clearly wanted)."""
+    """Does the pod mean to get a GPU? An explicit ``0`` is a CPU pod
+    (docs/domain.md#requests-and-limits); a null, placeholder or invalid value still shows
+    the intent, and so does a GPU written in the pod-level ``resources`` (rejected there,
+    GPU030, but clearly wanted)."""
     if any(e.amount.positive_or_unknown for e in accelerator_entries(pod, registry)):
         return True
     pod_level = pod.spec.get("resources")

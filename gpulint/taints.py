@@ -1,4 +1,6 @@
-"""Taints and tolerations, matched exactly as Kubernetes does (DOMAIN.md §4).
+"""Taints and tolerations, matched exactly as Kubernetes does.
+
+The facts: docs/domain.md#taints-and-tolerations.
 
 ``k8s.io/api/core/v1/toleration.go`` ``ToleratesTaint``: an empty effect matches every effect;
 an empty key matches every key (with ``Exists``, a blanket toleration); ``Exists`` matches any

@@ -1,10 +1,10 @@
 """Documents -> workloads: Kubernetes objects and the pod specs inside them.
 
-Where pod specs live is data, not code (DOMAIN.md §5): ``rules/workloads.json`` maps an API
-group and kind to path patterns, and user configuration can add rows of the same shape
-(validated with :func:`validate_row`). Matching is on the API group and the kind, never the
-kind alone (``kind: Job`` in ``batch.volcano.sh`` is a Volcano Job), and ignores the version,
-so ``apps/v1beta1`` and ``apps/v1`` share a row.
+Where pod specs live is data, not code (docs/domain.md#where-pod-specs-live):
+``rules/workloads.json`` maps an API group and kind to path patterns, and user configuration
+can add rows of the same shape (validated with :func:`validate_row`). Matching is on the API
+group and the kind, never the kind alone (``kind: Job`` in ``batch.volcano.sh`` is a Volcano
+Job), and ignores the version, so ``apps/v1beta1`` and ``apps/v1`` share a row.
 
 Pattern semantics
 -----------------

@@ -29,7 +29,8 @@ resources:
 None.
 
 ## References
-- DOMAIN.md §1 (kubernetes `validateResourceRequirements`, `IsOvercommitAllowed`)
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#requests-and-limits
+  (kubernetes `validateResourceRequirements`, `IsOvercommitAllowed`)
 - https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/
 """
 

@@ -28,7 +28,8 @@ resources:
 None.
 
 ## References
-- DOMAIN.md §1 (kubernetes `validateResourceRequirements`)
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#requests-and-limits
+  (kubernetes `validateResourceRequirements`)
 """
 
 from __future__ import annotations

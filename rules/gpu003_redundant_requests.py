@@ -29,7 +29,8 @@ resources:
 None.
 
 ## References
-- DOMAIN.md §1 ("GPU only in limits, no requests needed")
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#requests-and-limits
+  (`SetDefaults_Pod` copies a limit into a missing request)
 """
 
 from __future__ import annotations

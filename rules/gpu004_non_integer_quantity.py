@@ -30,7 +30,8 @@ resources:
 None.
 
 ## References
-- DOMAIN.md §1 (`ValidateResourceQuantityValue`, `IsIntegerResourceName`)
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#quantities
+  (`ValidateResourceQuantityValue`, `IsIntegerResourceName`)
 """
 
 from __future__ import annotations

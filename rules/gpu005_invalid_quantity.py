@@ -31,7 +31,8 @@ resources:
 None.
 
 ## References
-- DOMAIN.md §1 (quantity grammar, `ValidateResourceQuantityValue`)
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#quantities
+  (quantity grammar, `ValidateResourceQuantityValue`)
 """
 
 from __future__ import annotations

@@ -30,7 +30,8 @@ resources:
 None.
 
 ## References
-- DOMAIN.md §1 (quantities; requests must equal limits for extended resources)
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#requests-and-limits
+  (a key without a value is a zero quantity)
 - kubernetes `staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go`
   (`UnmarshalJSON`: `null` becomes a zero quantity)
 """

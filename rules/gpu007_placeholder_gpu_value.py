@@ -27,7 +27,8 @@ $ GPU_PER_NODE=8 envsubst < job.yaml | gpulint check -
 None. Ignore GPU007 for template sources you lint only after rendering.
 
 ## References
-- DOMAIN.md §1 (quantity grammar: `$` is not part of any quantity)
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#quantities
+  (quantity grammar: `$` is not part of any quantity)
 """
 
 from __future__ import annotations

@@ -32,7 +32,8 @@ None. Add private device resources (`example.com/fpga`, an in-house sharing sche
 registry in configuration.
 
 ## References
-- DOMAIN.md §3 (device and sharing resource names, MIG profile table)
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#device-and-sharing-resource-names
+  (device and sharing resource names, MIG profile table)
 - `rules/devices.json` (the registry)
 """
 

@@ -30,7 +30,8 @@ None. Constraints come from the registry; override an entry in configuration if 
 scheme is configured differently.
 
 ## References
-- DOMAIN.md §3 (Alibaba cGPU, Tencent gpu-manager, HAMi, Volcano)
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#sharing-schemes-and-their-values
+  (Alibaba cGPU, Tencent gpu-manager, HAMi, Volcano)
 - `rules/devices.json` (`constraints` of each entry)
 """
 

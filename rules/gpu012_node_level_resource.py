@@ -31,7 +31,8 @@ resources:
 None.
 
 ## References
-- DOMAIN.md §3 (Alibaba ACK rows)
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#sharing-schemes-and-their-values
+  (Alibaba ACK `aliyun.com/gpu-count`)
 - AliyunContainerService/gpushare-device-plugin `pkg/gpu/nvidia/const.go`
 """
 

@@ -36,7 +36,8 @@ containers:
 None. Schemes come from the registry (`schemes` of each entry).
 
 ## References
-- DOMAIN.md §3 ("Sharing modes exclude each other per node")
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#one-sharing-mode-per-node
+  (Alibaba ACK `ack.node.gpu.schedule`: one GPU scheduling mode per node)
 """
 
 from __future__ import annotations

@@ -33,7 +33,8 @@ resources:
 None. MIG profiles and their models come from the registry (`mig.models`).
 
 ## References
-- DOMAIN.md §3 (MIG profiles per GPU model, mig-parted default config)
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#mig-profiles
+  (MIG profiles per GPU model, mig-parted default config)
 - NVIDIA MIG user guide ("CUDA applications ... can only enumerate a single MIG instance")
 """
 

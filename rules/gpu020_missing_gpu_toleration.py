@@ -56,7 +56,8 @@ that accelerator vendor (the registry's `hardware` field; cGPU, HAMi and gpu-man
 run on NVIDIA hardware); omit it for every accelerator.
 
 ## References
-- DOMAIN.md §4 (`ToleratesTaint`, GKE and AKS taints)
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#taints-and-tolerations
+  (`ToleratesTaint`, GKE and AKS taints)
 - https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/
 - https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/
 - argoproj/argo-workflows `workflow/controller/workflowpod.go` (`addSchedulingConstraints`:

@@ -40,7 +40,8 @@ spec:
 `taints`: the same list as GPU020 (the taints on your GPU nodes).
 
 ## References
-- DOMAIN.md §4 (`ToleratesTaint`; node agents are DaemonSets)
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#taints-and-tolerations
+  (`ToleratesTaint`; node agents are DaemonSets)
 """
 
 from __future__ import annotations

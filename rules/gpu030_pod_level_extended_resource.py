@@ -35,7 +35,8 @@ spec:
 None.
 
 ## References
-- DOMAIN.md §1 (pod-level `spec.resources`)
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#where-resources-may-be-set
+  (pod-level `spec.resources`)
 - https://kubernetes.io/docs/tasks/configure-pod-container/assign-pod-level-resources/
 """
 

@@ -41,7 +41,8 @@ Time-slicing without `renameByDefault` advertises several `nvidia.com/gpu` per p
 raise `max_per_node` to the replicas a node advertises.
 
 ## References
-- DOMAIN.md §2 (scheduler arithmetic, `component-helpers/resource/helpers.go` `PodRequests`)
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#effective-pod-request
+  (scheduler arithmetic, `component-helpers/resource/helpers.go` `PodRequests`)
 - `gpulint inspect` shows each pod's effective request
 """
 

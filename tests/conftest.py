@@ -10,21 +10,81 @@ finding is written as a comment on the line it is reported at::
 
 Every finding of every rule must be expected, and every expectation found, as many times as it
 is written; a pass-*.yaml file has no expectations and must lint clean with all rules on.
+
+Optional data folders (README, "Development"): the suite needs nothing outside the
+repository, and two large third-party collections run only when named in the environment:
+
+- ``GPULINT_CORPUS``: a folder of real-world manifests with ``MANIFEST.tsv`` and
+  ``INVALID.tsv`` (the golden file ``tests/golden/corpus-findings.txt`` is its reviewed
+  findings);
+- ``GPULINT_YAML_TEST_SUITE``: the yaml-test-suite cases as ``*.yaml`` files, invalid ones
+  named ``*.invalid.yaml``.
+
+A test that needs an absent folder is skipped with the variable to set as its reason (a
+parametrized one yields a single skipped case, never zero cases). A variable that names
+something that is not a folder stops the run: a typo must not turn into silent skips.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
 FIXTURES = ROOT / "tests" / "fixtures"
 RULE_FIXTURES = FIXTURES / "rules"
+
+#: The optional data folders: environment variable -> what it holds.
+DATA_VARIABLES = {
+    "GPULINT_CORPUS": "the real-world manifest corpus",
+    "GPULINT_YAML_TEST_SUITE": "the yaml-test-suite cases",
+}
+
+
+def _data_dir(variable: str) -> Path | None:
+    value = os.environ.get(variable, "")
+    return Path(value).expanduser().resolve() if value else None
+
+
+CORPUS = _data_dir("GPULINT_CORPUS")
+YAML_TEST_SUITE = _data_dir("GPULINT_YAML_TEST_SUITE")
+
+
+def missing_reason(variable: str) -> str:
+    return f"needs {DATA_VARIABLES[variable]}: set {variable}=/path/to/it (README, Development)"
+
+
+needs_corpus = pytest.mark.skipif(CORPUS is None, reason=missing_reason("GPULINT_CORPUS"))
+needs_yaml_test_suite = pytest.mark.skipif(
+    YAML_TEST_SUITE is None, reason=missing_reason("GPULINT_YAML_TEST_SUITE")
+)
+
+
+def data_cases(variable: str, values: Callable[[Path], Iterable[Any]]) -> list[Any]:
+    """Parameters over an optional data folder: ``values(folder)``, or one skipped case that
+    says which variable to set. A folder that yields no case is an error, never an empty
+    parametrization."""
+    folder = _data_dir(variable)
+    if folder is None:
+        return [pytest.param(None, id=f"no-{variable}", marks=pytest.mark.skip(
+            reason=missing_reason(variable)))]  # fmt: skip
+    cases = list(values(folder))
+    assert cases, f"{variable}={os.environ[variable]} holds no test case"
+    return cases
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for variable in DATA_VARIABLES:
+        path = _data_dir(variable)
+        if path is not None and not path.is_dir():
+            raise pytest.UsageError(f"{variable}={os.environ[variable]}: not a directory")
+
 
 _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>[A-Z0-9:, ]+?)\s*$")
 

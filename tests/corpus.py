@@ -1,4 +1,4 @@
-"""The real-world corpus (``../shared/corpus``) as a test: findings kept in a reviewed golden file.
+"""The real-world corpus (``GPULINT_CORPUS``) as a test: findings kept in a reviewed golden file.
 
 ``tests/golden/corpus-findings.txt`` holds one line per finding, ``file:line:col CODE``, with
 the file relative to the corpus folder, for every file of the corpus and ``_invalid/``, linted
@@ -7,7 +7,7 @@ with every rule and the default options. Every line there was reviewed as a true
 
 Regenerate it after a deliberate change, then review the diff::
 
-    .venv/bin/python -m tests.corpus
+    GPULINT_CORPUS=/path/to/corpus .venv/bin/python -m tests.corpus
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from gpulint.discover import targets
 from gpulint.engine import Linter
 from gpulint.rule import load_rules
 from gpulint.runner import run
+from tests.conftest import CORPUS, ROOT, missing_reason
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
 GOLDEN = ROOT / "tests" / "golden" / "corpus-findings.txt"
 
 
 def corpus_findings() -> list[str]:
     """``file:line:col CODE`` for every finding in the corpus, sorted."""
+    assert CORPUS is not None, missing_reason("GPULINT_CORPUS")
     found, missing = targets([str(CORPUS)])
     assert not missing
     report = run(Linter(load_rules()), found)
@@ -38,6 +38,9 @@ def corpus_findings() -> list[str]:
 
 
 def main() -> int:
+    if CORPUS is None:
+        sys.stderr.write(missing_reason("GPULINT_CORPUS") + "\n")
+        return 2
     lines = corpus_findings()
     GOLDEN.write_text("\n".join(lines) + "\n", encoding="utf-8")
     sys.stdout.write(f"wrote {len(lines)} findings to {GOLDEN.relative_to(ROOT)}\n")

@@ -1,9 +1,11 @@
 """The real consumers the output formats are checked against, and how to run them.
 
 `make tools` installs them into .tools/: Microsoft's SARIF Multitool (npm package
-@microsoft/sarif-multitool, a self-contained .NET program) and the Jenkins JUnit schema
-junit-10.xsd (from pytest's source distribution). A missing tool fails the test that needs
-it with the command to run, rather than skipping it.
+@microsoft/sarif-multitool, a self-contained .NET program, MIT licence) and the Jenkins JUnit
+schema junit-10.xsd (from pytest's source distribution). The SARIF 2.1.0 JSON schema is the
+one the Multitool's platform package ships beside its executable (``sarif-2.1.0.json``, from
+github.com/microsoft/sarif-sdk, the SARIF technical committee's reference implementation).
+A missing tool fails the test that needs it with the command to run, rather than skipping it.
 """
 
 from __future__ import annotations
@@ -18,10 +20,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, SHARED
+from tests.conftest import ROOT
 
 TOOLS = ROOT / ".tools"
-SARIF_SCHEMA = SHARED / "schemas" / "sarif-schema-2.1.0.json"
 JUNIT_XSD = TOOLS / "junit-10.xsd"
 MULTITOOL_PACKAGE = TOOLS / "node_modules" / "@microsoft" / "sarif-multitool"
 #: The Multitool's rule kinds: SARIF spec rules and GitHub code-scanning ingestion rules.
@@ -46,14 +47,24 @@ def gpulint(
     )
 
 
+def sarif_schema_path() -> Path:
+    """The SARIF 2.1.0 JSON schema shipped in the Multitool's platform package."""
+    path = Path(multitool()).parent / "sarif-2.1.0.json"
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: run `make tools`")
+    return path
+
+
 @cache
 def sarif_validator() -> Any:
-    """A jsonschema validator for the official SARIF 2.1.0 schema (draft-04)."""
-    from jsonschema import Draft4Validator
+    """A jsonschema validator for the SARIF 2.1.0 schema, of the draft it declares."""
+    from jsonschema.validators import validator_for
 
-    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
-    Draft4Validator.check_schema(schema)
-    return Draft4Validator(schema)
+    schema = json.loads(sarif_schema_path().read_text(encoding="utf-8"))
+    assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
+    cls = validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
 
 
 def assert_schema_valid(log: dict[str, Any]) -> None:

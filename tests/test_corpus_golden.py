@@ -1,7 +1,7 @@
 """The real corpus is the test: reviewed findings, and GPU requests found where the manifest is.
 
-* Every file of ``../shared/corpus`` (and ``_invalid/``) lints without a crash, and its
-  findings equal the reviewed golden file ``tests/golden/corpus-findings.txt``
+* Every file of the corpus (``GPULINT_CORPUS``, and its ``_invalid/``) lints without a
+  crash, and its findings equal the reviewed golden file ``tests/golden/corpus-findings.txt``
   (regenerate with ``python -m tests.corpus``, then review the diff; see
   ``docs/corpus-review.md``).
 * Coverage: every file whose ``gpu_in`` column in ``MANIFEST.tsv`` is not ``none`` yields at
@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 
 from gpulint.inspector import Inspector
-from tests.corpus import CORPUS, GOLDEN, corpus_findings
+from tests.conftest import CORPUS, needs_corpus
+from tests.corpus import GOLDEN, corpus_findings
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="needs ../shared/corpus")
+pytestmark = needs_corpus
 
 #: gpu_in is not "none", yet no pod asks for a GPU -- and that is right.
 NO_GPU_REQUEST: dict[str, str] = {

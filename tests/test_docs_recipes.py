@@ -78,6 +78,16 @@ def test_the_problem_matcher_reads_every_finding_of_real_output(tmp_path: Path) 
             assert m.group(pattern["message"]).startswith(f["message"])
 
 
+def test_the_sample_output_line_is_real() -> None:
+    """The finding line docs/editors.md shows is a line of `gpulint check examples/`."""
+    (sample,) = _blocks("editors.md", "text")
+    real = gpulint("check", "--color", "never", "examples", cwd=ROOT).stdout.splitlines()
+    for line in sample.strip().splitlines():
+        # The message is shortened with " ... " (the docs show the shape of a line).
+        head, _, tail = line.partition(" ... ")
+        assert any(r.startswith(head) and r.endswith(tail) for r in real), line
+
+
 def test_the_clean_summary_is_not_a_problem() -> None:
     regexp = re.compile(_matcher()["pattern"]["regexp"])
     out = gpulint("check", "--color", "never", "examples/good-training-job.yaml", cwd=ROOT)

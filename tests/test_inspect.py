@@ -11,7 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from gpulint.inspector import Inspector, render_json, render_text
-from tests.conftest import FIXTURES, ROOT, SHARED, gpulint_cmd
+from tests.conftest import CORPUS, FIXTURES, ROOT, gpulint_cmd, needs_corpus
 
 SCHEMA = json.loads((ROOT / "schemas" / "inspect.schema.json").read_text())
 
@@ -142,9 +142,9 @@ def test_json_output_matches_its_schema_on_fixtures(validator: Draft202012Valida
     assert data["summary"]["files"] == len(paths)
 
 
-@pytest.mark.skipif(not (SHARED / "corpus").is_dir(), reason="needs the shared corpus")
+@needs_corpus
 def test_json_output_matches_its_schema_on_the_corpus(validator: Draft202012Validator) -> None:
-    report = Inspector().inspect_targets(_targets(SHARED / "corpus"))
+    report = Inspector().inspect_targets(_targets(CORPUS))
     data = json.loads(render_json(report))
     errors = list(validator.iter_errors(data))
     assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors[:5]]

@@ -16,7 +16,7 @@ from gpulint.model import Finding, ObjectRef, Severity, Span, Suppression
 from gpulint.reporters import ReportContext, junit
 from gpulint.rule import load_rules
 from gpulint.runner import Report
-from tests.conftest import ROOT, SHARED
+from tests.conftest import CORPUS, ROOT, needs_corpus
 from tests.externals import gpulint, junit_schema
 
 BROKEN_YAML = """\
@@ -62,7 +62,7 @@ def _validate(xml: str) -> JUnitXml:
     [
         (("examples",), ROOT),
         (("tests/fixtures/rules",), ROOT),
-        (("corpus",), SHARED),
+        pytest.param((".",), CORPUS, marks=needs_corpus),
         (("examples", "no/such.yaml"), ROOT),
     ],
     ids=["examples", "fixtures", "corpus", "missing-path"],

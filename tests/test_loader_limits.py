@@ -28,10 +28,7 @@ from gpulint.yamlload import (
     nesting_bound,
 )
 
-from .conftest import SHARED
-
-SUITE = SHARED / "yaml-test-suite"
-CORPUS = SHARED / "corpus"
+from .conftest import CORPUS, FIXTURES, ROOT, YAML_TEST_SUITE
 
 
 def flow(depth: int) -> str:
@@ -166,12 +163,22 @@ def test_deep_document_positions_are_linear() -> None:
 
 
 def sample_texts() -> list[Path]:
-    files = sorted(SUITE.glob("*.yaml"))
-    files += sorted(CORPUS.rglob("*.yaml"))[:80]
+    """The repository's own manifests always; the optional data folders when they are set."""
+    own = sorted((ROOT / "examples").glob("*.yaml")) + sorted(FIXTURES.rglob("*.yaml"))
+    # Some fixtures are deliberately not text (YML005); the composers only see text.
+    files = [p for p in own if yamlload.decode(p.read_bytes())[0] is not None]
+    if YAML_TEST_SUITE:
+        files += sorted(YAML_TEST_SUITE.glob("*.yaml"))
+    if CORPUS:
+        files += sorted(CORPUS.rglob("*.yaml"))[:80]
     return files
 
 
-@pytest.mark.parametrize("path", sample_texts(), ids=lambda p: p.name)
+def _case_id(path: Path) -> str:
+    return f"{path.parent.name}/{path.name}"
+
+
+@pytest.mark.parametrize("path", sample_texts(), ids=_case_id)
 def test_event_composer_matches_the_c_composer(path: Path) -> None:
     text, problem = yamlload.decode(path.read_bytes())
     if text is None:

@@ -1,4 +1,4 @@
-"""The scheduler's arithmetic for effective pod requests (DOMAIN.md §2)."""
+"""The scheduler's arithmetic for effective pod requests (docs/domain.md#effective-pod-request)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
 """The pre-commit hook, proven with the real pre-commit, the way the README tells users.
 
-A snapshot of this checkout (tracked and new files, as a clone at a release tag would have
-them) becomes a hook repository with one commit. A scratch project copies the README's
-``.pre-commit-config.yaml`` snippet with ``repo:`` pointing at that snapshot and ``rev:`` at
-its commit, runs ``pre-commit install``, and commits: a manifest with a GPU mistake is
-refused with the finding in the output, the fixed manifest goes through. pre-commit builds
-the hook's virtualenv by installing this project from the snapshot (dependencies from
-PyPI); PRE_COMMIT_HOME lives in the test's temporary folder.
+A snapshot of this checkout (tracked and new files, as a clone at a commit would have them)
+becomes a hook repository with one commit. A scratch project copies the README's local-clone
+``.pre-commit-config.yaml`` snippet with ``/path/to/gpulint`` replaced by that snapshot and
+``<commit>`` by its commit, runs ``pre-commit install``, and commits: a manifest with a GPU
+mistake is refused with the finding in the output, the fixed manifest goes through.
+pre-commit builds the hook's virtualenv by installing this project from the snapshot
+(dependencies from PyPI); PRE_COMMIT_HOME lives in the test's temporary folder.
 """
 
 from __future__ import annotations
@@ -84,15 +84,13 @@ def _snapshot(dest: Path, env: dict[str, str]) -> str:
     return _git("rev-parse", "HEAD", cwd=dest, env=env).strip()
 
 
-def readme_snippet() -> str:
-    """The ``.pre-commit-config.yaml`` the README's pre-commit section tells users to copy."""
+def readme_snippets() -> tuple[str, str]:
+    """The README's two ``.pre-commit-config.yaml`` snippets: from the hosting site, and
+    from a local clone."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("\n## pre-commit\n", 1)[1].split("\n## ", 1)[0]
-    # The first block is the one to copy; the second shows the same hook from a local clone.
-    snippet, local = re.findall(r"```yaml\n(.*?)```", section, flags=re.S)
-    assert "- id: gpulint" in local
-    assert "id: gpulint" in snippet
-    return str(snippet)
+    hosted, local = re.findall(r"```yaml\n(.*?)```", section, flags=re.S)
+    return str(hosted), str(local)
 
 
 def test_the_hook_definition_is_what_the_readme_promises() -> None:
@@ -104,11 +102,14 @@ def test_the_hook_definition_is_what_the_readme_promises() -> None:
     assert hook["language"] == "python"
     assert hook["types"] == ["yaml"]
     assert hook.get("pass_filenames", True) is True
-    config = yaml.safe_load(readme_snippet())
-    (repo,) = config["repos"]
+    hosted, local = (yaml.safe_load(s)["repos"] for s in readme_snippets())
+    (repo,) = hosted
     assert repo["repo"] == "https://github.com/gpulint/gpulint"
-    assert re.fullmatch(r"v\d+\.\d+\.\d+", repo["rev"])  # pinned to a release tag
+    # No release tag exists yet: the snippet pins a commit, the placeholder says which.
+    assert repo["rev"] == "<commit>"
     assert repo["hooks"] == [{"id": "gpulint"}]
+    # The local-clone snippet (the one the next test runs) differs only in `repo`.
+    assert local == [{**repo, "repo": "/path/to/gpulint"}]
 
 
 def test_a_commit_with_a_gpu_mistake_is_refused_and_the_fix_goes_through(
@@ -122,9 +123,9 @@ def test_a_commit_with_a_gpu_mistake_is_refused_and_the_fix_goes_through(
     project = tmp_path / "project"
     project.mkdir()
     _git("init", "-q", cwd=project, env=env)
-    config = readme_snippet()
-    config = re.sub(r"(?m)^(\s*- repo:).*$", rf"\1 {hooks_repo.as_posix()}", config)
-    config = re.sub(r"(?m)^(\s*rev:).*$", rf"\1 {rev}", config)
+    config = readme_snippets()[1]
+    assert "/path/to/gpulint" in config and "<commit>" in config
+    config = config.replace("/path/to/gpulint", hooks_repo.as_posix()).replace("<commit>", rev)
     (project / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
     pre_commit = str(Path(sys.executable).with_name("pre-commit"))
     subprocess.run([pre_commit, "install"], cwd=project, env=env, check=True, capture_output=True)

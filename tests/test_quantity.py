@@ -387,7 +387,7 @@ def test_is_integer(value: Decimal, expected: bool) -> None:
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        (Decimal("1.0001"), Decimal("1.001")),  # DOMAIN.md: 1.0001 becomes 1001m
+        (Decimal("1.0001"), Decimal("1.001")),  # docs/domain.md#quantities: 1.0001 is 1001m
         (Decimal("-1.0001"), Decimal("-1.001")),  # away from zero, like negativeScaleInt64
         (Decimal("9.01"), Decimal("9.01")),  # quantity_test.go TestQuantityRoundUp
         (Decimal("-9.01"), Decimal("-9.01")),

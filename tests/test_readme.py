@@ -1,15 +1,141 @@
-"""The README's examples work as written: a new user copies them."""
+"""The README's examples work as written: a new user copies them.
+
+Every fenced block of README.md and docs/*.md is listed in BLOCKS with the test that runs it
+(here, or in another test module), or with the reason it cannot run; a block that is not
+listed fails ``test_every_block_is_run``. Blocks are found by tests/docblocks.py, which also
+compares documented console output with the real output (``...`` conventions there).
+"""
 
 from __future__ import annotations
 
+import ast
 import json
+import os
 import re
+import shutil
 import subprocess
+import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from jsonschema import Draft202012Validator
 
 from tests.conftest import ROOT, gpulint_cmd
+from tests.docblocks import DOCUMENTS, Block, assert_output, block, blocks, console
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+NOT_RUN = "not run: "
+
+#: Every block, by (document, section, language, index among that language's blocks in the
+#: section): the test that runs it ("test_x" here, "tests/file.py::test_x" elsewhere), or
+#: "not run: <why>".
+BLOCKS: dict[tuple[str, str, str, int], str] = {
+    ("README.md", "Quick start", "console", 0): "test_the_quick_start_commands",
+    ("README.md", "Quick start", "console", 1): "test_make_demo_prints_what_the_readme_shows",
+    ("README.md", "Installing", "console", 0): "test_the_install_commands",
+    ("README.md", "Using it", "console", 0): "test_the_usage_commands",
+    ("README.md", "Supported workloads", "yaml", 0): "test_the_workloads_row_example",
+    ("README.md", "Seeing what gpulint sees: `gpulint inspect`", "console", 0): (
+        "test_the_inspect_example"
+    ),
+    ("README.md", "Configuration", "yaml", 0): "test_the_complete_configuration_example",
+    ("README.md", "Configuration", "toml", 0): "test_the_complete_configuration_example",
+    ("README.md", "Configuration", "yaml", 1): "test_the_configuration_error_example",
+    ("README.md", "Configuration", "console", 0): "test_the_configuration_error_example",
+    ("README.md", "Configuration", "yaml", 2): "test_the_config_command_example",
+    ("README.md", "Configuration", "console", 1): "test_the_config_command_example",
+    ("README.md", "Suppressing findings", "yaml", 0): "test_the_comment_suppression_example",
+    ("README.md", "Suppressing findings", "console", 0): "test_the_comment_suppression_example",
+    ("README.md", "Suppressing findings", "yaml", 1): "test_the_annotation_example",
+    ("README.md", "Suppressing findings", "console", 1): "test_the_annotation_example",
+    ("README.md", "Writing rules", "yaml", 0): "test_the_declarative_rule_example",
+    ("README.md", "Writing rules", "console", 0): "test_the_bundled_example_rules_console",
+    ("README.md", "Writing rules", "python", 0): "test_the_python_rule_example_loads_and_fires",
+    ("README.md", "Writing rules", "toml", 0): "test_the_plugin_package_example",
+    ("README.md", "JSON output", "json", 0): "test_the_json_output_example",
+    ("README.md", "pre-commit", "yaml", 0): (
+        "tests/test_precommit_hook.py::test_the_hook_definition_is_what_the_readme_promises"
+    ),
+    ("README.md", "pre-commit", "yaml", 1): (
+        "tests/test_precommit_hook.py::"
+        "test_a_commit_with_a_gpu_mistake_is_refused_and_the_fix_goes_through"
+    ),
+    ("README.md", "Development", "console", 0): (
+        NOT_RUN + "it is `make test` itself with the optional data folders; CI runs the suite "
+        "that way (.ci/run)"
+    ),
+    ("docs/ci.md", "GitHub Actions: code scanning alerts", "yaml", 0): (
+        "tests/test_docs_recipes.py::"
+        "test_github_workflow_fails_with_text_and_leaves_the_sarif_to_upload"
+    ),
+    ("docs/ci.md", "GitHub Actions: code scanning alerts", "yaml", 1): (
+        "tests/test_docs_recipes.py::test_github_annotations_step"
+    ),
+    ("docs/ci.md", "GitLab CI: JUnit report in the merge request", "yaml", 0): (
+        "tests/test_docs_recipes.py::test_gitlab_job_writes_the_junit_report_it_declares"
+    ),
+    ("docs/ci.md", "Only the files a pull request changes", "yaml", 0): (
+        "tests/test_docs_recipes.py::"
+        "test_github_changed_files_recipe_lints_only_what_the_branch_changed"
+    ),
+    ("docs/ci.md", "Only the files a pull request changes", "yaml", 1): (
+        "tests/test_docs_recipes.py::test_gitlab_changed_files_recipe"
+    ),
+    ("docs/ci.md", "Security: pull requests from strangers", "yaml", 0): (
+        "tests/test_security.py::test_ci_recipes_never_opt_in_on_pull_requests"
+    ),
+    (
+        "docs/corpus-review.md",
+        "Review of gpulint's findings on the real-world corpus",
+        "console",
+        0,
+    ): (
+        NOT_RUN + "it rewrites tests/golden/corpus-findings.txt from the optional corpus; "
+        "tests/test_corpus_golden.py checks that file against the corpus (GPULINT_CORPUS)"
+    ),
+    ("docs/editors.md", "gpulint in your editor", "text", 0): (
+        "tests/test_docs_recipes.py::test_the_sample_output_line_is_real"
+    ),
+    ("docs/editors.md", "VS Code: a task with a problem matcher", "json", 0): (
+        "tests/test_docs_recipes.py::test_the_problem_matcher_reads_every_finding_of_real_output"
+    ),
+}
+
+#: Documents whose blocks are covered as a whole.
+DOCUMENTS_RUN_ELSEWHERE = {
+    "docs/rules.md": (
+        "generated from the rules' docstrings (tests/test_catalog.py checks it is current); "
+        "its Example and Use instead blocks are fragments whose runnable form is each rule's "
+        "fixtures in tests/fixtures/rules (tests/test_rule_fixtures.py)"
+    ),
+}
+
+
+def _defined_tests(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def test_every_block_is_run() -> None:
+    found = [b for doc in DOCUMENTS if doc not in DOCUMENTS_RUN_ELSEWHERE for b in blocks(doc)]
+    assert found
+    unlisted = [f"{b.doc}:{b.line} {b.key}" for b in found if b.key not in BLOCKS]
+    assert not unlisted, "blocks no test runs; add them to BLOCKS:\n" + "\n".join(unlisted)
+    stale = set(BLOCKS) - {b.key for b in found}
+    assert not stale, f"BLOCKS names blocks that no longer exist: {sorted(stale)}"
+    for key, how in BLOCKS.items():
+        if how.startswith(NOT_RUN):
+            assert len(how) > len(NOT_RUN) + 20, key  # a real reason
+            continue
+        module, _, name = how.rpartition("::")
+        source = ROOT / module if module else Path(__file__)
+        assert name in _defined_tests(source), f"{key}: {how} is not a test"
+    assert set(DOCUMENTS_RUN_ELSEWHERE) <= set(DOCUMENTS)
+
+
+# -- helpers ------------------------------------------------------------------------------------
 
 
 def _section(title: str) -> str:
@@ -18,48 +144,452 @@ def _section(title: str) -> str:
     return README[start : end if end >= 0 else None]
 
 
-def _blocks(text: str, lang: str, fence: str = "```") -> list[str]:
-    pattern = re.escape(fence) + re.escape(lang) + r"\n(.*?)\n" + re.escape(fence) + r"\n"
-    return re.findall(pattern, text, re.S)
-
-
-def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def run(args: list[str], cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*gpulint_cmd(), *args], cwd=cwd, capture_output=True, text=True, timeout=120
+        [*gpulint_cmd(), *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
-def test_the_complete_configuration_example_is_valid(tmp_path: Path) -> None:
-    full = _blocks(_section("Configuration"), "yaml")[0]
+def _env(**extra: str) -> dict[str, str]:
+    """The environment with this interpreter's scripts (gpulint, pip) first on PATH."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    env.update(extra)
+    return env
+
+
+def shell(command: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """A documented command line, run by bash as a user would type it."""
+    return subprocess.run(
+        ["bash", "-c", command],
+        cwd=cwd,
+        env=_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def run_console(b: Block, cwd: Path) -> list[int]:
+    """Run every ``$ command`` of a console block; its documented output must be the real one.
+    Returns the exit codes."""
+    codes = []
+    for command, expected in console(b.text):
+        proc = shell(command, cwd)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        assert_output(
+            expected, proc.stdout + proc.stderr, b.shortened, f"{b.doc}:{b.line} $ {command}"
+        )
+        codes.append(proc.returncode)
+    return codes
+
+
+def _findings(proc: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = json.loads(proc.stdout)["findings"]
+    return out
+
+
+def _project(tmp_path: Path) -> Path:
+    """A scratch repository root (the configuration search stops at its .git)."""
     (tmp_path / ".git").mkdir()
-    (tmp_path / "policy" / "gpulint").mkdir(parents=True)
-    (tmp_path / ".gpulint.yaml").write_text(full.replace("plugins: [acme_gpulint.rules]\n", ""))
-    proc = run(["config", "-f", "json"], tmp_path)
+    return tmp_path
+
+
+GPU_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+  containers:
+  - name: a
+    image: registry.example/a:1
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+"""
+
+
+# -- Quick start, Installing, Using it --------------------------------------------------------
+
+
+def _make(*args: str) -> str:
+    proc = subprocess.run(
+        ["make", "--no-print-directory", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return proc.stdout
+
+
+def test_the_quick_start_commands() -> None:
+    b = block("README.md", "Quick start", "console", 0)
+    targets = [line.split("#")[0].split() for line in b.text.splitlines()]
+    assert targets == [["make", "demo"], ["make", "test"]]
+    # `make demo` installs gpulint alone; `make test` the test extra and the npm tools, as the
+    # quick start says.
+    demo = _make("-n", "-B", "demo")
+    assert "pip install --quiet -e .\n" in demo and "[test]" not in demo and "npm" not in demo
+    test = _make("-n", "-B", "test")
+    assert "-e '.[test]'" in test and "npm install" in test and "pytest" in test
+    quick_start = _section("Quick start")
+    assert "npm" in quick_start and "Python 3.10+" in quick_start
+
+
+def test_make_demo_prints_what_the_readme_shows(tmp_path: Path) -> None:
+    """`make demo` itself, with a virtual environment that is already installed: a folder
+    whose bin/ is this interpreter's and whose demo stamp is newer than pyproject.toml."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    for name in ("python", "gpulint"):
+        (venv / "bin" / name).symlink_to(Path(sys.executable).with_name(name))
+    (venv / ".installed-demo").touch()
+    b = block("README.md", "Quick start", "console", 1)
+    # The demo echoes the command it runs, so its output has a `$ ` line of its own.
+    command, *expected = b.text.rstrip("\n").split("\n")
+    assert command == "$ make demo"
+    proc = shell(f"make --no-print-directory demo VENV={venv}", ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert_output(expected, proc.stdout, b.shortened, "make demo")
+
+
+def _snapshot(dest: Path) -> str:
+    """This checkout's files (tracked or new, not ignored) as a one-commit git repository."""
+    env = _env(
+        GIT_AUTHOR_NAME="T",
+        GIT_AUTHOR_EMAIL="t@example.com",
+        GIT_COMMITTER_NAME="T",
+        GIT_COMMITTER_EMAIL="t@example.com",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_CONFIG_NOSYSTEM="1",
+    )
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for rel in filter(None, listed.split("\0")):
+        if (ROOT / rel).is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, dest / rel)
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
+        subprocess.run(["git", *args], cwd=dest, env=env, check=True, capture_output=True)
+    return subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=dest, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def test_the_install_commands(tmp_path: Path) -> None:
+    """Both install commands, as written, with two substitutions: the hosting site is a local
+    git repository of this checkout, and pip works offline (no dependencies, this
+    environment's setuptools), installing into a folder of its own."""
+    b = block("README.md", "Installing", "console", 0)
+    commands = [line.split("  #")[0].strip() for line in b.text.splitlines()]
+    assert commands == [
+        "pip install .",
+        'pip install "git+https://github.com/gpulint/gpulint@<commit>"',
+    ]
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    commit = _snapshot(clone)
+    offline = "--no-deps --no-build-isolation --no-index --quiet"
+    for n, command in enumerate(commands):
+        target = tmp_path / f"site-{n}"
+        line = command.replace("https://github.com/gpulint/gpulint", clone.as_uri())
+        line = line.replace("<commit>", commit)
+        line = line.replace("pip install", f"python -m pip install {offline} --target {target}")
+        proc = shell(line, clone)
+        assert proc.returncode == 0, proc.stderr
+        check = subprocess.run(
+            [sys.executable, "-c", "import gpulint, sys; print(gpulint.__file__)"],
+            env=_env(PYTHONPATH=str(target)),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert Path(check.stdout.strip()).is_relative_to(target)
+        assert (target / "rules" / "devices.json").is_file() or any(target.glob("**/devices.json"))
+    # No release is claimed until there is one.
+    assert not re.search(r"gpulint==|rev: v\d", README + (ROOT / "docs" / "ci.md").read_text())
+
+
+def test_the_usage_commands(tmp_path: Path) -> None:
+    """Each line of "Using it" in a folder with the files it names. `helm` is a stand-in
+    that prints a rendered chart, so the gpulint half of each pipe runs as written."""
+    b = block("README.md", "Using it", "console", 0)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    rendered = ROOT / "examples" / "bad-inference.yaml"
+    helm = bin_dir / "helm"
+    helm.write_text(f"#!/bin/sh\n# helm template CHART\ncat '{rendered}'\n", encoding="utf-8")
+    helm.chmod(0o755)
+    shutil.copytree(ROOT / "examples", tmp_path / "manifests")
+    shutil.copytree(ROOT / "examples", tmp_path / "k8s")
+    for line in b.text.splitlines():
+        command = line.split("  #")[0].strip()
+        proc = shell(command, tmp_path, PATH=f"{bin_dir}{os.pathsep}{_env()['PATH']}")
+        assert proc.returncode in (0, 1), (command, proc.stderr)
+        assert proc.stderr == "", (command, proc.stderr)
+        if "> findings.json" in command:
+            assert json.loads((tmp_path / "findings.json").read_text())["summary"]["files"] > 1
+        elif "--stdin-filename charts/trainer/rendered.yaml" in command:
+            assert "charts/trainer/rendered.yaml:16:5: GPU020" in proc.stdout
+        elif "| gpulint check -" in command:
+            assert "<stdin>:16:5: GPU020" in proc.stdout
+        else:
+            assert proc.stdout.strip(), command
+
+
+# -- Supported workloads, inspect ----------------------------------------------------------------
+
+
+def test_the_workloads_row_example(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    (project / ".gpulint.yaml").write_text(
+        block("README.md", "Supported workloads", "yaml").text, encoding="utf-8"
+    )
+    (project / "trainer.yaml").write_text(
+        """\
+apiVersion: batch.example.com/v1
+kind: Trainer
+metadata: {name: t}
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+  workers:
+  - template:
+      spec:
+        containers:
+        - name: w
+          resources: {limits: {nvidia.com/gpu: 2}}
+  driver:
+    name: d
+    resources: {limits: {nvidia.com/gpu: 1}}
+  defaults:
+    resourcesPerNode: {requests: {nvidia.com/gpu: 4}}
+""",
+        encoding="utf-8",
+    )
+    proc = run(["inspect", "trainer.yaml"], project)
+    assert proc.returncode == 0, proc.stderr
+    assert "Trainer/t (batch.example.com/v1, row from .gpulint.yaml:2)" in proc.stdout
+    assert "pod spec spec.workers.0.template.spec" in proc.stdout
+    check = run(["check", "-f", "json", "trainer.yaml"], project)
+    # The bare ResourceRequirements row is checked too: a request without a limit.
+    assert ("GPU001", 16) in {(f["rule"], f["line"]) for f in _findings(check)}
+
+
+def test_the_inspect_example() -> None:
+    b = block("README.md", "Seeing what gpulint sees: `gpulint inspect`", "console")
+    run_console(b, ROOT / "tests" / "fixtures" / "readme")
+    assert "tests/fixtures/readme/train.yaml" in _section(b.section)
+
+
+# -- Configuration ------------------------------------------------------------------------------
+
+
+def test_the_complete_configuration_example(tmp_path: Path) -> None:
+    full = block("README.md", "Configuration", "yaml", 0).text
+    project = _project(tmp_path)
+    (project / "policy" / "gpulint").mkdir(parents=True)
+    # The plugin it names is a placeholder module; everything else is loaded as written.
+    assert "plugins: [acme_gpulint.rules]\n" in full
+    (project / ".gpulint.yaml").write_text(full.replace("plugins: [acme_gpulint.rules]\n", ""))
+    proc = run(["config", "-f", "json"], project)
     assert proc.returncode == 0, proc.stderr
     settings = json.loads(proc.stdout)["settings"]
     assert settings["rules.GPU021.taints"]["value"] == [
         {"key": "sku", "value": "gpu", "effect": "NoSchedule"}
     ]
     assert settings["rules.GPU020.taints"]["origin"].startswith(".gpulint.yaml:")
-    toml = _blocks(_section("Configuration"), "toml")[0]
-    (tmp_path / "pyproject.toml").write_text(toml)
-    proc = run(["config", "--config", "pyproject.toml", "-f", "json"], tmp_path)
+    toml = block("README.md", "Configuration", "toml", 0).text
+    (project / "pyproject.toml").write_text(toml)
+    proc = run(["config", "--config", "pyproject.toml", "-f", "json"], project)
     assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["settings"]["ignore"]["value"] == ["GPU021"]
+
+
+def test_the_configuration_error_example(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    (project / ".gpulint.yaml").write_text(block("README.md", "Configuration", "yaml", 1).text)
+    assert run_console(block("README.md", "Configuration", "console", 0), project) == [2]
+
+
+def test_the_config_command_example(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    (project / ".gpulint.yaml").write_text(block("README.md", "Configuration", "yaml", 2).text)
+    assert run_console(block("README.md", "Configuration", "console", 1), project) == [0]
+
+
+# -- Suppressing findings -----------------------------------------------------------------------
+
+
+def _named_file(b: Block) -> str:
+    """The file name the prose gives the manifest, such as `gpu-pod.yaml`."""
+    (name,) = re.findall(r"`([\w.-]+\.yaml)`", b.before)
+    return name
+
+
+def test_the_comment_suppression_example(tmp_path: Path) -> None:
+    manifest = block("README.md", "Suppressing findings", "yaml", 0)
+    name = _named_file(manifest)
+    (tmp_path / name).write_text(manifest.text, encoding="utf-8")
+    assert run_console(block("README.md", "Suppressing findings", "console", 0), tmp_path) == [0]
+    # "Both findings (GPU003 on line 12, GPU004 on line 20) are suppressed, with their reasons"
+    section = _section("Suppressing findings")
+    promised = re.search(r"Both findings \(([^)]*)\) are suppressed", section)
+    assert promised
+    expected = {(code, int(line)) for code, line in re.findall(r"(\w+) on line (\d+)", promised[1])}
+    found = _findings(run(["check", "-f", "json", name], tmp_path))
+    assert {(f["rule"], f["line"]) for f in found} == expected
+    reasons = {f["rule"]: f["suppression"]["justification"] for f in found if f["suppressed"]}
+    for code, line in expected:
+        written = manifest.text.splitlines()[line - 1] + manifest.text.splitlines()[line - 2]
+        assert code in reasons and reasons[code] in written
+
+
+def test_the_annotation_example(tmp_path: Path) -> None:
+    manifest = block("README.md", "Suppressing findings", "yaml", 1)
+    name = _named_file(manifest)
+    (tmp_path / name).write_text(manifest.text, encoding="utf-8")
+    assert run_console(block("README.md", "Suppressing findings", "console", 1), tmp_path) == [0]
+    found = _findings(run(["check", "-f", "json", name], tmp_path))
+    assert [(f["rule"], f["suppressed"], f["suppression"]) for f in found] == [
+        (
+            "GPU020",
+            True,
+            {
+                "kind": "inSource",
+                "source": "annotation",
+                "justification": "GKE adds the toleration",
+            },
+        )
+    ]
+
+
+# -- Writing rules ------------------------------------------------------------------------------
+
+
+def test_the_declarative_rule_example(tmp_path: Path) -> None:
+    b = block("README.md", "Writing rules", "yaml", 0)
+    section = _section("Writing rules")
+    (path,) = re.findall(r"1\. Create `([^`]+)`:", section)
+    (config,) = re.findall(r"2\. Name the folder in `\.gpulint\.yaml`: `([^`]+)`", section)
+    project = _project(tmp_path)
+    (project / path).parent.mkdir(parents=True)
+    (project / path).write_text(b.text, encoding="utf-8")
+    (project / ".gpulint.yaml").write_text(config + "\n", encoding="utf-8")
+    # 3. `gpulint rules` lists ACME001, and `gpulint check` runs it.
+    listed = run(["rules"], project)
+    assert listed.returncode == 0, listed.stderr
+    assert "ACME001" in listed.stdout
+    (project / "bad.yaml").write_text(GPU_POD, encoding="utf-8")
+    (project / "good.yaml").write_text(
+        GPU_POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 1\n        memory: 8Gi"),
+        encoding="utf-8",
+    )
+    found = _findings(run(["check", "-f", "json", "bad.yaml", "good.yaml"], project))
+    assert [(f["rule"], f["path"], f["severity"]) for f in found] == [
+        ("ACME001", "bad.yaml", "warning")
+    ]
+    assert found[0]["message"] == "GPU container a of Pod p sets no memory limit"
+
+
+def test_the_bundled_example_rules_console(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    codes = run_console(block("README.md", "Writing rules", "console", 0), tmp_path)
+    assert codes == [0, 1]
 
 
 def test_the_python_rule_example_loads_and_fires(tmp_path: Path) -> None:
-    module = _blocks(README, "python", fence="~~~")[0]
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "policy").mkdir()
-    (tmp_path / "policy" / "acme010_priority.py").write_text(module + "\n")
-    (tmp_path / ".gpulint.yaml").write_text("rule-dirs: [policy]\n")
-    (tmp_path / "pod.yaml").write_text(
-        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: a\n"
-        "    resources:\n      limits:\n        nvidia.com/gpu: 1\n"
-    )
-    args = ["check", "--allow-plugins", "-f", "json", "--select", "ACME", "pod.yaml"]
-    proc = run(args, tmp_path)
-    found = json.loads(proc.stdout)["findings"]
+    module = block("README.md", "Writing rules", "python").text
+    project = _project(tmp_path)
+    (project / "policy").mkdir()
+    (project / "policy" / "acme010_priority.py").write_text(module)
+    (project / ".gpulint.yaml").write_text("rule-dirs: [policy]\n")
+    (project / "pod.yaml").write_text(GPU_POD)
+    proc = run(["check", "--allow-plugins", "-f", "json", "--select", "ACME", "pod.yaml"], project)
+    found = _findings(proc)
     assert [(f["rule"], f["line"]) for f in found] == [("ACME010", 5)], proc.stderr
-    doc = run(["rule", "ACME010", "--allow-plugins"], tmp_path).stdout
+    doc = run(["rule", "ACME010", "--allow-plugins"], project).stdout
     assert "## Use instead" in doc
+
+
+def test_the_plugin_package_example(tmp_path: Path) -> None:
+    """The README's pyproject.toml with its Python rule as acme_gpulint/priority_class.py,
+    built and installed (offline, into a folder of its own): its rule loads from the entry
+    point, with no configuration, and `gpulint rules` names the package."""
+    toml = block("README.md", "Writing rules", "toml").text
+    package = tmp_path / "acme-gpulint"
+    (package / "acme_gpulint").mkdir(parents=True)
+    (package / "pyproject.toml").write_text(toml, encoding="utf-8")
+    (package / "acme_gpulint" / "__init__.py").write_text("", encoding="utf-8")
+    (package / "acme_gpulint" / "priority_class.py").write_text(
+        block("README.md", "Writing rules", "python").text, encoding="utf-8"
+    )
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+         "--no-index", "--target", str(target), str(package)],
+        check=True, capture_output=True, timeout=300,
+    )  # fmt: skip
+    (tmp_path / "project").mkdir()
+    project = _project(tmp_path / "project")
+    (project / "pod.yaml").write_text(GPU_POD)
+    env = _env(PYTHONPATH=str(target))
+    listed = subprocess.run(
+        [*gpulint_cmd(), "rules"], cwd=project, env=env, capture_output=True, text=True
+    )
+    assert listed.returncode == 0, listed.stderr
+    (line,) = [x for x in listed.stdout.splitlines() if "ACME010" in x]
+    assert "[plugin acme-gpulint]" in line
+    proc = subprocess.run(
+        [*gpulint_cmd(), "check", "-f", "json", "--select", "ACME", "pod.yaml"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert [f["rule"] for f in _findings(proc)] == ["ACME010"], proc.stderr
+
+
+# -- JSON output --------------------------------------------------------------------------------
+
+
+def test_the_json_output_example() -> None:
+    shown = json.loads(block("README.md", "JSON output", "json").text)
+    schema = json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator(schema).validate(shown)
+    real = json.loads(run(["check", "-f", "json", "examples/bad-inference.yaml"], ROOT).stdout)
+    (same,) = [f for f in real["findings"] if f["rule"] == shown["findings"][0]["rule"]]
+    assert same.keys() == shown["findings"][0].keys()
+    message = shown["findings"][0]["message"]
+    assert same["message"].startswith(message.removesuffix("..."))
+    for key in ("path", "line", "column", "end_line", "end_column", "object", "yaml_path"):
+        assert same[key] == shown["findings"][0][key], key
+    assert real.keys() == shown.keys() and real["summary"].keys() == shown["summary"].keys()
+
+
+def test_the_readme_has_no_block_of_an_unknown_kind() -> None:
+    """Blocks are yaml, toml, json, python, console or text; yaml blocks are valid YAML."""
+    for b in blocks("README.md"):
+        assert b.lang in {"yaml", "toml", "json", "python", "console", "text"}, b.key
+        if b.lang == "yaml":
+            list(yaml.safe_load_all(b.text))
+
+
+@pytest.mark.parametrize("doc", DOCUMENTS)
+def test_documents_have_blocks_that_close(doc: str) -> None:
+    # blocks() fails on an unclosed fence (list.index raises).
+    assert isinstance(blocks(doc), tuple)

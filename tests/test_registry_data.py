@@ -17,12 +17,13 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from tests.conftest import CORPUS, needs_corpus
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 REGISTRY_PATH = PROJECT_ROOT / "rules" / "devices.json"
 SCHEMA_PATH = PROJECT_ROOT / "schemas" / "devices.schema.json"
-# The shared corpus lives beside the project root (…/shared/corpus next to …/main).
-CORPUS_DIR = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-MANIFEST_PATH = CORPUS_DIR / "MANIFEST.tsv"
+# The real-world corpus is optional data (GPULINT_CORPUS, see tests/conftest.py).
+MANIFEST_PATH = (CORPUS or Path()) / "MANIFEST.tsv"
 
 # Keys from the corpus's gpu_resource_keys column that are deliberately NOT in the
 # registry because no device plugin advertises them as a container GPU resource.
@@ -42,7 +43,7 @@ _QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 # ('+me' media extensions, '+me.all', '+gfx' graphics, '-me' without media engines).
 MIG_PROFILE = re.compile(r"^\d+g\.\d+gb(\+me|\+me\.all|\+gfx|-me)?$")
 
-# Percentage resources that DOMAIN.md §3 says are capped at 100.
+# Percentage resources capped at 100 (docs/domain.md#sharing-schemes-and-their-values).
 PERCENT_CAPPED = [
     "nvidia.com/gpucores",
     "nvidia.com/gpumem-percentage",
@@ -381,7 +382,7 @@ def test_mig_suffixes(registry: dict[str, Any]) -> None:
 
 
 def test_mig_table_contains_domain_md_profiles(registry: dict[str, Any]) -> None:
-    """The per-model profiles DOMAIN.md §3 lists (taken from mig-parted's default config)."""
+    """The per-model profiles of docs/domain.md#mig-profiles (from mig-parted's default config)."""
     models = registry["mig"]["models"]
     expected = {
         "A100-40GB": ["1g.5gb", "1g.5gb+me", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"],
@@ -433,9 +434,8 @@ def test_mig_table_contains_domain_md_profiles(registry: dict[str, Any]) -> None
 # --- corpus coverage ------------------------------------------------------------------
 
 
+@needs_corpus
 def test_every_corpus_gpu_key_is_known(registry: dict[str, Any]) -> None:
-    if not MANIFEST_PATH.is_file():
-        pytest.skip(f"corpus not found at {CORPUS_DIR}")
     known = (
         {r["name"] for r in registry["resources"]}
         | {e["name"] for e in registry["legacy"]}
@@ -449,9 +449,8 @@ def test_every_corpus_gpu_key_is_known(registry: dict[str, Any]) -> None:
     assert not unknown, unknown
 
 
+@needs_corpus
 def test_not_advertised_allow_list_is_current(registry: dict[str, Any]) -> None:
-    if not MANIFEST_PATH.is_file():
-        pytest.skip(f"corpus not found at {CORPUS_DIR}")
     in_corpus = {key for key, _ in corpus_keys()}
     listed = {r["name"] for r in registry["resources"]} | {e["name"] for e in registry["legacy"]}
     for key, reason in NOT_ADVERTISED.items():

@@ -23,10 +23,18 @@ from gpulint.engine import Linter
 from gpulint.rule import load_rules
 from gpulint.yamlload import decode
 
-from .conftest import SHARED, gpulint_cmd
+from .conftest import (
+    CORPUS,
+    FIXTURES,
+    ROOT,
+    YAML_TEST_SUITE,
+    data_cases,
+    gpulint_cmd,
+    needs_corpus,
+    needs_yaml_test_suite,
+)
 
-SUITE = SHARED / "yaml-test-suite"
-CORPUS = SHARED / "corpus"
+SUITE = YAML_TEST_SUITE or Path()
 
 #: A GPU pod with a fractional GPU count: GPU004 at line 11, column 25.
 GPU_POD = """\
@@ -115,6 +123,7 @@ def write(folder: Path, name: str, content: str | bytes) -> Path:
 # -- the YAML test suite ----------------------------------------------------------------------
 
 
+@needs_yaml_test_suite
 def test_yaml_test_suite_in_one_run(tmp_path: Path) -> None:
     proc = gpulint(str(SUITE), cwd=tmp_path)
     assert proc.returncode == 1
@@ -135,7 +144,11 @@ def linter() -> Linter:
     return Linter(load_rules())
 
 
-@pytest.mark.parametrize("case", sorted(SUITE.glob("*.yaml")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "case",
+    data_cases("GPULINT_YAML_TEST_SUITE", lambda suite: sorted(suite.glob("*.yaml"))),
+    ids=lambda p: p.name,
+)
 def test_yaml_test_suite_case(case: Path, linter: Linter) -> None:
     """Each case on its own, in process: never an exception, YML001 exactly where the suite
     says the input is invalid or libyaml rejects it, positions inside the file."""
@@ -439,11 +452,21 @@ def test_hostile_stdin(tmp_path: Path) -> None:
 # -- parallel runs ----------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    "data",
+    [
+        # The repository's 110 manifests: above the 64 files a parallel run starts at.
+        pytest.param((ROOT / "examples", FIXTURES), id="repository"),
+        pytest.param((CORPUS,), id="corpus", marks=needs_corpus),
+    ],
+)
 @pytest.mark.parametrize("fmt", ["text", "json"])
-def test_parallel_output_is_byte_identical(tmp_path: Path, fmt: str) -> None:
+def test_parallel_output_is_byte_identical(
+    tmp_path: Path, fmt: str, data: tuple[Path, ...]
+) -> None:
     def run(jobs: str) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(
-            [*gpulint_cmd(), "check", "--format", fmt, "--jobs", jobs, str(CORPUS)],
+            [*gpulint_cmd(), "check", "--format", fmt, "--jobs", jobs, *map(str, data)],
             cwd=tmp_path,
             capture_output=True,
             timeout=120,

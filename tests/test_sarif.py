@@ -1,7 +1,8 @@
-"""``--format sarif`` checked by real consumers: the official SARIF 2.1.0 schema (jsonschema)
+"""``--format sarif`` checked by real consumers: the SARIF 2.1.0 JSON schema (jsonschema)
 and Microsoft's SARIF Multitool with its SARIF and GitHub rule kinds, on the bundled
-examples, the rule fixtures and the real-world corpus in ../shared (relative paths, absolute
-paths, paths outside the working directory, stdin), plus suppressed findings built directly.
+examples, the rule fixtures and, when ``GPULINT_CORPUS`` names it, the real-world corpus
+(relative paths, absolute paths, paths outside the working directory, stdin), plus
+suppressed findings built directly.
 """
 
 from __future__ import annotations
@@ -21,10 +22,15 @@ from gpulint.reporters import ReportContext
 from gpulint.reporters import sarif as sarif_reporter
 from gpulint.rule import load_rules
 from gpulint.runner import Report
-from tests.conftest import ROOT, SHARED
-from tests.externals import assert_schema_valid, describe, gpulint, multitool_validate
+from tests.conftest import CORPUS, FIXTURES, ROOT, needs_corpus
+from tests.externals import (
+    assert_schema_valid,
+    describe,
+    gpulint,
+    multitool_validate,
+    sarif_validator,
+)
 
-CORPUS = SHARED / "corpus"
 EXAMPLES = ROOT / "examples"
 BAD = EXAMPLES / "bad-inference.yaml"
 
@@ -101,8 +107,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict[str, 
         "examples": _sarif("examples", cwd=ROOT),
         "clean": _sarif("examples/good-training-job.yaml", cwd=ROOT),
         "fixtures": _sarif("tests/fixtures/rules", cwd=ROOT),
-        "corpus-relative": _sarif("corpus", cwd=SHARED),
-        "corpus-absolute": _sarif(str(CORPUS), str(BAD), cwd=tmp),
+        "absolute": _sarif(str(FIXTURES / "rules"), str(BAD), cwd=tmp),
         "outside-cwd": _sarif("../examples/bad-inference.yaml", cwd=ROOT / "tests"),
         "stdin": _sarif("-", cwd=ROOT, stdin=BAD.read_text(encoding="utf-8")),
         "stdin-named": _sarif(
@@ -117,6 +122,9 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict[str, 
         "odd-names": _sarif("with space", cwd=tmp),
         "suppressed": (_suppressed_log(tmp), 1),
     }
+    if CORPUS:
+        out["corpus-relative"] = _sarif(".", cwd=CORPUS)
+        out["corpus-absolute"] = _sarif(str(CORPUS), str(BAD), cwd=tmp)
     return out
 
 
@@ -154,6 +162,15 @@ def test_every_variant_is_valid_against_the_official_schema(
             assert_schema_valid(log)
         except AssertionError as exc:
             raise AssertionError(f"{name}: {exc}") from None
+
+
+def test_the_schema_check_is_not_vacuous(logs: dict[str, tuple[dict[str, Any], int]]) -> None:
+    log = json.loads(json.dumps(logs["examples"][0]))
+    result = _run(log)["results"][0]
+    result["level"] = "fatal"
+    result["locations"][0]["physicalLocation"]["region"]["startLine"] = 0
+    errors = {e.validator for e in sarif_validator().iter_errors(log)}
+    assert errors == {"enum", "minimum"}, errors
 
 
 def test_the_sarif_multitool_reports_no_error_and_no_warning(
@@ -300,24 +317,38 @@ def _locations(run: dict[str, Any]) -> list[dict[str, Any]]:
     return [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in run["results"]]
 
 
+@pytest.mark.parametrize(
+    ("name", "cwd"),
+    [
+        ("examples", ROOT),
+        ("fixtures", ROOT),
+        pytest.param("corpus-relative", CORPUS, marks=needs_corpus, id="corpus-relative"),
+    ],
+)
 def test_relative_paths_resolve_against_srcroot_to_the_real_files(
-    logs: dict[str, tuple[dict[str, Any], int]],
+    logs: dict[str, tuple[dict[str, Any], int]], name: str, cwd: Path
 ) -> None:
-    for name, cwd in (("examples", ROOT), ("fixtures", ROOT), ("corpus-relative", SHARED)):
-        run = _run(logs[name][0])
-        srcroot = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
-        assert _file_path(srcroot).resolve() == cwd.resolve()
-        assert run["invocations"][0]["workingDirectory"]["uri"] == srcroot
-        for artifact in _locations(run):
-            assert artifact["uriBaseId"] == "%SRCROOT%", artifact
-            assert not artifact["uri"].startswith(("/", "file:", "..")), artifact
-            assert _file_path(_resolve(run, artifact)).is_file(), artifact
+    run = _run(logs[name][0])
+    srcroot = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+    assert _file_path(srcroot).resolve() == cwd.resolve()
+    assert run["invocations"][0]["workingDirectory"]["uri"] == srcroot
+    for artifact in _locations(run):
+        assert artifact["uriBaseId"] == "%SRCROOT%", artifact
+        assert not artifact["uri"].startswith(("/", "file:", "..")), artifact
+        assert _file_path(_resolve(run, artifact)).is_file(), artifact
 
 
+@pytest.mark.parametrize(
+    ("name", "folder"),
+    [
+        ("absolute", FIXTURES / "rules"),
+        pytest.param("corpus-absolute", CORPUS, marks=needs_corpus, id="corpus-absolute"),
+    ],
+)
 def test_absolute_paths_inside_and_outside_the_working_directory(
-    logs: dict[str, tuple[dict[str, Any], int]],
+    logs: dict[str, tuple[dict[str, Any], int]], name: str, folder: Path
 ) -> None:
-    run = _run(logs["corpus-absolute"][0])
+    run = _run(logs[name][0])
     uris = set()
     for artifact in _locations(run):
         assert "uriBaseId" not in artifact  # outside %SRCROOT%: an absolute file URI
@@ -325,7 +356,7 @@ def test_absolute_paths_inside_and_outside_the_working_directory(
         assert path.is_absolute() and path.is_file(), artifact
         uris.add(path)
     assert BAD.resolve() in uris
-    assert any(CORPUS.resolve() in p.parents for p in uris)
+    assert any(folder.resolve() in p.parents for p in uris)
 
 
 def test_paths_that_climb_out_of_the_working_directory_become_absolute(
