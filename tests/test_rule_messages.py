@@ -6,6 +6,7 @@ import pytest
 
 from gpulint.engine import Linter
 from gpulint.model import Finding
+from gpulint.registry import builtin_registry
 from gpulint.rule import load_rules
 
 POD = """\
@@ -57,6 +58,42 @@ def test_gpu010_suggests_the_real_name(linter: Linter, name: str, advice: str) -
 def test_gpu010_without_a_close_name(linter: Linter) -> None:
     (finding,) = findings(linter, "example.com/quantum-gpu")
     assert "check the device plugin's documentation" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("name", "advice"),
+    [
+        # The domain itself looks misspelt: the suggestion may cross to the real one.
+        ("nvidai.com/gpu", "did you mean nvidia.com/gpu?"),
+        ("habana.com/gaudi", "did you mean habana.ai/gaudi?"),
+        ("nvidia/gpu", "did you mean nvidia.com/gpu?"),
+        ("amd.co/mgpu", "did you mean amd.com/gpu?"),
+        # A misspelt domain whose local part matches no name: that vendor's names.
+        ("intel.com/gpu", "the gpu.intel.com device plugins advertise gpu.intel.com/i915, "),
+    ],
+)
+def test_gpu010_crosses_domains_only_for_a_misspelt_domain(
+    linter: Linter, name: str, advice: str
+) -> None:
+    (finding,) = findings(linter, name)
+    assert advice in finding.message
+    assert "birentech" not in finding.message
+
+
+def test_gpu010_suggestions_stay_within_a_known_vendor_domain() -> None:
+    # One-edit typos of every local part under a real domain never suggest another vendor's
+    # name (before, `amd.com/gpux`-like typos could land on whichever name difflib liked).
+    registry = builtin_registry()
+    for real in registry.resources:
+        domain, _, local = real.rpartition("/")
+        for typo in (f"{domain}/{local}x", f"{domain}/{local[1:]}", f"{domain}/x{local}"):
+            if typo in registry.resources:
+                continue
+            suggestion = registry.suggest(typo)
+            assert suggestion is None or suggestion.rpartition("/")[0] == domain, (
+                typo,
+                suggestion,
+            )
 
 
 def test_gpu012_points_to_the_compute_share_and_the_pod_label(linter: Linter) -> None:
