@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpulint.engine import Linter
+from gpulint.engine import Linter, Settings
 from gpulint.model import Finding
 from gpulint.registry import builtin_registry
 from gpulint.rule import load_rules
@@ -118,3 +118,131 @@ def test_api_server_wording_is_quoted(linter: Linter) -> None:
     assert '"must be an integer"' in fraction.message
     (negative,) = findings(linter, "nvidia.com/gpu", "-1")
     assert '"must be greater than or equal to 0"' in negative.message
+
+
+GPU_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  tolerations:
+  - TOLERATION
+  containers:
+  - name: c
+    image: nvcr.io/nvidia/pytorch:24.05-py3
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+"""
+
+
+def at(text: str, anchor: str) -> tuple[int, int]:
+    """Line and column of ``anchor``'s first occurrence on the toleration line (line 7)."""
+    line = text.splitlines()[6]
+    return 7, line.index(anchor) + 1
+
+
+@pytest.mark.parametrize(
+    ("toleration", "anchor", "advice"),
+    [
+        # Right key, wrong value: the value is what to change.
+        (
+            "{key: nvidia.com/gpu, operator: Equal, value: 'true'}",
+            "'true'",
+            'its value is "true", not the taint\'s "present": write value: present, or '
+            "operator: Exists (and no value)",
+        ),
+        # No operator is Equal with an empty value: the finding is at the key.
+        (
+            "{key: nvidia.com/gpu, effect: NoSchedule}",
+            "nvidia.com/gpu",
+            "with no operator the toleration means Equal, and its value is empty, not the "
+            'taint\'s "present": add operator: Exists',
+        ),
+        (
+            "{key: nvidia.com/gpu, operator: exists}",
+            "exists",
+            "write operator: Exists (operators are case-sensitive)",
+        ),
+        (
+            "{key: nvidia.com/gpu, operator: Exists, effect: NoExecute}",
+            "NoExecute",
+            "write effect: NoSchedule, or leave effect out to tolerate every effect",
+        ),
+        (
+            "{key: nvidia.com/GPU, operator: Exists}",
+            "nvidia.com/GPU",
+            "write key: nvidia.com/gpu (taint keys are case-sensitive)",
+        ),
+    ],
+)
+def test_gpu020_names_the_toleration_that_almost_matches(
+    linter: Linter, toleration: str, anchor: str, advice: str
+) -> None:
+    text = GPU_POD.replace("TOLERATION", toleration)
+    found = [f for f in linter.lint_bytes("pod.yaml", text.encode()) if f.rule == "GPU020"]
+    (finding,) = found
+    assert "the toleration {key: nvidia.com/" in finding.message
+    assert "almost matches: " + advice in finding.message
+    assert (finding.line, finding.column) == at(text, anchor)
+
+
+def test_gpu020_says_how_to_set_the_clusters_taint_only_when_it_assumed_one(
+    linter: Linter,
+) -> None:
+    text = GPU_POD.replace("  tolerations:\n  - TOLERATION\n", "").encode()
+    (assumed,) = linter.lint_bytes("pod.yaml", text)
+    assert (
+        "gpulint's default GPU taint; if your GPU nodes carry another, set `gpu-taints:` in "
+        ".gpulint.yaml, or `gpu-taints: []` on GKE" in assumed.message
+    )
+    configured = Linter(
+        load_rules(),
+        Settings(options={"GPU020": {"taints": [{"key": "sku", "value": "gpu"}]}}),
+    )
+    (told,) = configured.lint_bytes("pod.yaml", text)
+    assert "sku=gpu:NoSchedule" in told.message
+    assert "gpu-taints" not in told.message
+
+
+@pytest.mark.parametrize(
+    ("toleration", "anchor", "quoted"),
+    [
+        (
+            "{key: nvidia.com/gpu, operator: Exists, value: present}",
+            "present",
+            "\"value must be empty when `operator` is 'Exists'\"; remove value: present",
+        ),
+        (
+            "{key: nvidia.com/gpu, operator: exists}",
+            "exists",
+            'operator "exists" is not supported (supported values: "Equal", "Exists"); '
+            "write Exists (operators are case-sensitive)",
+        ),
+        (
+            "{key: nvidia.com/gpu, operator: Exists, effect: noschedule}",
+            "noschedule",
+            'effect "noschedule" is not supported',
+        ),
+        (
+            "{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule, tolerationSeconds: 9}",
+            "NoSchedule",
+            "\"effect must be 'NoExecute' when `tolerationSeconds` is set\"",
+        ),
+        (
+            "{operator: Equal, value: gpu}",
+            "Equal",
+            '"operator must be Exists when `key` is empty',
+        ),
+    ],
+)
+def test_gpu022_quotes_the_api_server_at_the_value(
+    linter: Linter, toleration: str, anchor: str, quoted: str
+) -> None:
+    text = GPU_POD.replace("TOLERATION", toleration)
+    found = [f for f in linter.lint_bytes("pod.yaml", text.encode()) if f.rule == "GPU022"]
+    (finding,) = found
+    assert finding.message.startswith("the API server rejects this toleration: ")
+    assert quoted in finding.message
+    assert (finding.line, finding.column) == at(text, anchor)
