@@ -246,3 +246,39 @@ def test_gpu022_quotes_the_api_server_at_the_value(
     assert finding.message.startswith("the API server rejects this toleration: ")
     assert quoted in finding.message
     assert (finding.line, finding.column) == at(text, anchor)
+
+
+ALIASED = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: shared-limits
+spec:
+  tolerations:
+  - {key: nvidia.com/gpu, operator: Exists}
+  containers:
+  - name: trainer
+    image: nvcr.io/nvidia/pytorch:24.05-py3
+    resources: &gpu-res
+      limits:
+        nvidia.com/gpu: 0.5
+  - name: evaluator
+    image: nvcr.io/nvidia/pytorch:24.05-py3
+    resources: *gpu-res
+"""
+
+
+def test_findings_in_aliased_content_say_which_container_they_are_for(linter: Linter) -> None:
+    found = linter.lint_bytes("pod.yaml", ALIASED.encode())
+    # Reported once per use, at the anchor where the fix goes, and told apart.
+    assert [(f.rule, f.line, f.column) for f in found] == [("GPU004", 13, 25)] * 2
+    assert sorted(f.message.rsplit(" (for ", 1)[1] for f in found) == [
+        "container evaluator at spec.containers[1]; written once and shared through a YAML alias)",
+        "container trainer at spec.containers[0]; written once and shared through a YAML alias)",
+    ]
+
+
+def test_a_finding_used_once_keeps_its_message(linter: Linter) -> None:
+    text = ALIASED.replace("    resources: *gpu-res\n", "")
+    (finding,) = linter.lint_bytes("pod.yaml", text.encode())
+    assert "(for " not in finding.message
