@@ -381,15 +381,44 @@ def test_json_is_never_coloured() -> None:
 # -- rules and rule --------------------------------------------------------------------------
 
 
+def rule_entries(stdout: str) -> list[list[str]]:
+    """`gpulint rules` output as one list of lines per rule (continuations are indented)."""
+    entries: list[list[str]] = []
+    for line in stdout.splitlines():
+        if line.startswith(" "):
+            entries[-1].append(line)
+        else:
+            entries.append([line])
+    return entries
+
+
 def test_rules_lists_the_catalog() -> None:
-    proc = gpulint("rules")
+    env = {k: v for k, v in clean_env().items() if k != "COLUMNS"}
+    proc = gpulint("rules", env=env)
     assert proc.returncode == 0
-    lines = proc.stdout.splitlines()
+    entries = rule_entries(proc.stdout)
     rules = load_rules()
-    assert [line.split()[0] for line in lines] == [r.code for r in rules]
-    for line, rule in zip(lines, rules, strict=True):
-        assert line.split()[1:3] == [rule.name, rule.severity.label]
-        assert rule.summary in line
+    assert [entry[0].split()[0] for entry in entries] == [r.code for r in rules]
+    for entry, rule in zip(entries, rules, strict=True):
+        assert entry[0].split()[1:3] == [rule.name, rule.severity.label]
+        # The whole summary, wrapped between words: nothing cut off, no word split.
+        words = " ".join(" ".join(entry).split())
+        assert words == f"{rule.code} {rule.name} {rule.severity.label} {rule.summary}"
+
+
+@pytest.mark.parametrize("columns", [None, "60", "80", "120", "250"])
+def test_rules_lines_fit_the_terminal(columns: str | None) -> None:
+    # Not a terminal here: COLUMNS when set (as shells export it), else 100 columns.
+    env = {k: v for k, v in clean_env().items() if k != "COLUMNS"}
+    if columns is not None:
+        env["COLUMNS"] = columns
+    width = int(columns or 100)
+    lines = gpulint("rules", env=env).stdout.splitlines()
+    assert len(rule_entries("\n".join(lines))) == len(load_rules())
+    # A line is longer only when it holds a single word that is (a URL, say).
+    assert all(len(line) <= width or len(line.split()) == 1 for line in lines)
+    if width >= 120:
+        assert max(len(line) for line in lines) > width - 20, "wide terminals are used"
 
 
 @pytest.mark.parametrize(
