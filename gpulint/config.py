@@ -542,6 +542,15 @@ def resolve(
             raise ConfigError("\n".join(errors))
     known = [r.code for r in rules]
     errors = []
+    if config is not None and data.get("select") == []:
+        # As `--select ''`: an empty selection runs no rule and passes every file.
+        errors.append(
+            config.error(
+                ("select",),
+                "an empty list selects no rule; leave `select` out to run every rule, or list "
+                "the rules to run",
+            )
+        )
     for key in ("select", "extend-select", "ignore"):
         errors += _check_selectors(config, (key,), data.get(key, ()), known)
     for pattern, codes in data.get("per-file-ignores", {}).items():

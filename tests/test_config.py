@@ -367,6 +367,11 @@ BAD_CONFIGS = [
         id="selector-matches-nothing",
     ),
     pytest.param(
+        "select: []\n",
+        ".gpulint.yaml:1: select: an empty list selects no rule; leave `select` out to run",
+        id="empty-select",
+    ),
+    pytest.param(
         "select: [GPU020, '']\n",
         ".gpulint.yaml:1: select[1]: an empty selector selects no rule; give a rule code",
         id="empty-selector",
