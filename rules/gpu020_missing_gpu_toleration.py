@@ -15,12 +15,13 @@ tolerations runs with the workflow's `spec.templateDefaults.tolerations` or
 `spec.tolerations`), those are the pod's tolerations.
 
 When a toleration is meant for the taint (its key, or an empty one, or the key in another
-case or one or two edits off) but does not match, the finding is at what to change in it and
-says exactly what: the value under `Equal` (`value: "true"` for the taint's `present`), a
-missing operator (which means `Equal` with an empty value: add `operator: Exists`), an
-operator in the wrong case (`exists`; GPU022 reports that the API server rejects it), the
-effect, or the key. When the rule runs with the default taint, the message says so and how
-to set the cluster's own (`gpu-taints:` in `.gpulint.yaml`, `[]` on GKE).
+case or one or two edits off) but does not match, the finding is at what to change in it
+(at the pod when the tolerations are a workload's shared default) and says exactly what:
+the value under `Equal` (`value: "true"` for the taint's `present`), a missing operator
+(which means `Equal` with an empty value: add `operator: Exists`), an operator in the wrong
+case (`exists`; GPU022 reports that the API server rejects it), the effect, or the key.
+When the rule runs with the default taint, the message says so and how to set the
+cluster's own (`gpu-taints:` in `.gpulint.yaml`, `[]` on GKE).
 
 Only taints that keep the pod off the node count: a `PreferNoSchedule` taint is a preference,
 and a pod bound with `spec.nodeName` skips the scheduler, so only `NoExecute` taints (which
@@ -142,11 +143,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         miss = near_miss(tolerations, taint)
         if miss is None or source is None:
             continue
-        item = (*source, miss.position)
-        where = (*item, miss.field) if miss.field is not None else item
         almost = describe_toleration(tolerations[miss.position])
         advice = f"the toleration {almost} almost matches: {'; '.join(miss.changes)}"
-        at = "value" if miss.field is not None else "key"
+        if not inherited:
+            # Point at what to change. Tolerations a workload shares between its pods (an
+            # Argo workflow's) stay reported at each pod, which the message names them for.
+            item = (*source, miss.position)
+            where = (*item, miss.field) if miss.field is not None else item
+            at = "value" if miss.field is not None else "key"
         break
     if default_taints_assumed(ctx.options):
         advice += (
