@@ -145,7 +145,12 @@ def _changes(toleration: Mapping[str, Any], taint: Taint) -> list[tuple[str | No
     elif operator.lower() == "exists":
         changes.append(("operator", "write operator: Exists (operators are case-sensitive)"))
     elif operator in ("", "Equal") or operator.lower() == "equal":
-        if value != taint.value:
+        if value != taint.value and not taint.value:
+            # A taint without a value (`kubectl taint nodes n gpu:NoSchedule`).
+            changes.append(
+                ("value", f"the taint has no value: remove value: {value}, or write {exists}")
+            )
+        elif value != taint.value:
             shown = f'"{value}"' if value else "empty"
             if "operator" not in toleration:
                 what = (

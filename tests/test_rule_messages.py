@@ -188,6 +188,19 @@ def test_gpu020_names_the_toleration_that_almost_matches(
     assert (finding.line, finding.column) == at(text, anchor)
 
 
+def test_gpu020_near_miss_for_a_taint_without_a_value() -> None:
+    configured = Linter(
+        load_rules(),
+        Settings(options={"GPU020": {"taints": [{"key": "nvidia.com/gpu"}]}}),
+    )
+    text = GPU_POD.replace("TOLERATION", "{key: nvidia.com/gpu, value: present}")
+    (finding,) = [f for f in configured.lint_bytes("pod.yaml", text.encode()) if f.rule == "GPU020"]
+    assert "almost matches: the taint has no value: remove value: present, or write " in (
+        finding.message
+    )
+    assert (finding.line, finding.column) == at(text, "present")
+
+
 def test_gpu020_says_how_to_set_the_clusters_taint_only_when_it_assumed_one(
     linter: Linter,
 ) -> None:
