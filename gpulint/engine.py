@@ -288,7 +288,12 @@ def _use_of(data: Any, path: Path) -> str:
             where = _dotted(path[: k + 2])
             node: Any = data
             for step in path[: k + 2]:
-                node = node[step] if isinstance(node, (dict, list)) else None
+                if isinstance(node, dict):
+                    node = node.get(step)
+                elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+                    node = node[step]
+                else:
+                    node = None
             name = node.get("name") if isinstance(node, dict) else None
             if isinstance(name, str) and name:
                 return f" (for container {name} at {where}; {shared})"
