@@ -20,14 +20,54 @@ SCOPE_WORDS = {
 }
 
 
-def render_text(rules: Sequence[Rule]) -> str:
-    width = max((len(r.name) for r in rules), default=0)
+#: Width of ``gpulint rules`` output when stdout is not a terminal and COLUMNS is unset.
+DEFAULT_WIDTH = 100
+#: The narrowest summary column worth printing beside the name; narrower, it goes below.
+MIN_SUMMARY = 40
+
+
+def render_text(rules: Sequence[Rule], width: int | None = None) -> str:
+    """One entry per rule: code, name, default severity (and origin), then the summary.
+
+    Lines fit ``width`` (default: the terminal's, from ``shutil.get_terminal_size``, which
+    honours ``COLUMNS``; ``DEFAULT_WIDTH`` when stdout is not a terminal). Summaries wrap
+    between words, beside the name when that leaves them ``MIN_SUMMARY`` columns, else on
+    indented lines below it. A word longer than the line (a URL) is never split.
+    """
+    import textwrap
+
+    if width is None:
+        import shutil
+
+        width = shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
+    codes = max((len(r.code) for r in rules), default=0)
+    names = max((len(r.name) for r in rules), default=0)
     lines = []
     for rule in rules:
-        origin = "" if rule.origin == "built-in" else f"  [{rule.origin}]"
-        lines.append(
-            f"{rule.code}  {rule.name:<{width}}  {rule.severity.label:<7}  {rule.summary}{origin}"
-        )
+        origin = "" if rule.origin == "built-in" else f"[{rule.origin}]  "
+        head = f"{rule.code:<{codes}}  {rule.name:<{names}}  {rule.severity.label:<7}  "
+        beside = width - len(head)
+        if beside >= MIN_SUMMARY:
+            wrapped = textwrap.wrap(
+                origin + rule.summary,
+                width=beside,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            lines.append(head + (wrapped[0] if wrapped else ""))
+            lines.extend(" " * len(head) + more for more in wrapped[1:])
+        else:
+            lines.append(f"{rule.code}  {rule.name}  {rule.severity.label}  {origin}".rstrip())
+            lines.extend(
+                textwrap.wrap(
+                    rule.summary,
+                    width=max(width, 20),
+                    initial_indent="    ",
+                    subsequent_indent="    ",
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
+            )
     return "\n".join(lines) + "\n" if lines else ""
 
 

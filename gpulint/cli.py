@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from gpulint import __version__
 from gpulint.commands import Trust
@@ -20,8 +21,52 @@ from gpulint.commands import fail as _fail
 from gpulint.commands import load_rules as _load_rules
 from gpulint.commands import read_config as _read_config
 
+
+class _CloseOptions:
+    """Suggest only close option names for an unknown option.
+
+    Click proposes whatever ``difflib`` scores 0.6 against the option strings, leading
+    dashes included, so ``--bogus`` got "Possible options: --jobs". Names are compared
+    without their dashes, at 0.75 (one transposition in `--jbos`, a letter left out of
+    `--selct`), and when nothing is that close no option is suggested, as in ruff.
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)  # type: ignore[misc,no-any-return]
+        except Exception as exc:
+            if type(exc).__name__ == "NoSuchOption":
+                exc.possibilities = _close_options(  # type: ignore[attr-defined]
+                    exc.option_name,  # type: ignore[attr-defined]
+                    self.get_params(ctx),  # type: ignore[attr-defined]
+                )
+            raise
+
+
+def _close_options(name: str, params: list[Any]) -> list[str]:
+    import difflib
+
+    names = {
+        opt.lstrip("-"): opt
+        for param in params
+        for opt in (*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ()))
+        if opt.startswith("--")
+    }
+    close = difflib.get_close_matches(name.lstrip("-"), list(names), n=3, cutoff=0.75)
+    return [names[c] for c in close]
+
+
+class _Command(_CloseOptions, TyperCommand):
+    pass
+
+
+class _Group(_CloseOptions, TyperGroup):
+    pass
+
+
 app = typer.Typer(
     name="gpulint",
+    cls=_Group,
     help="Lint Kubernetes manifests for GPU scheduling mistakes.",
     add_completion=False,
     no_args_is_help=True,
@@ -77,7 +122,10 @@ IsolatedOption = Annotated[
 ]
 SelectOption = Annotated[
     list[str] | None,
-    typer.Option(help="Only these rule codes or prefixes (comma-separated, e.g. GPU0)."),
+    typer.Option(
+        help="Only these rule codes or prefixes, comma-separated, in any case (GPU0, gpu020, "
+        "ALL); an empty value is an error."
+    ),
 ]
 ExtendSelectOption = Annotated[
     list[str] | None, typer.Option(help="Rule codes or prefixes to add to the selection.")
@@ -145,12 +193,13 @@ def _root(
     """Lint Kubernetes manifests for GPU scheduling mistakes."""
 
 
-@app.command()
+@app.command(cls=_Command)
 def check(
     paths: Annotated[
         list[str] | None,
         typer.Argument(
-            help="Files or directories to lint (directories: *.yaml, *.yml); '-' reads stdin.",
+            help="Files or directories to lint (directories: *.yaml, *.yml); '-' reads stdin. "
+            "Default: the current directory.",
             show_default=False,
         ),
     ] = None,
@@ -192,7 +241,17 @@ def check(
     rule_dirs: RuleDirOption = None,
     fail_if_no_files: FailIfNoFilesOption = None,
 ) -> None:
-    """Lint manifests and report GPU scheduling mistakes."""
+    """Lint manifests and report GPU scheduling mistakes.
+
+    With no paths, lints the current directory: every *.yaml and *.yml below it, except what
+    the configuration's `exclude` leaves out.
+
+    \b
+    Exit codes:
+      0  no finding at or above --fail-on (default: error)
+      1  a finding at or above --fail-on
+      2  a usage, configuration or tool error (one line on stderr)
+    """
     from gpulint.commands import run_check
 
     sys.exit(
@@ -217,12 +276,14 @@ def check(
     )
 
 
-@app.command("inspect")
+@app.command("inspect", cls=_Command)
 def inspect_cmd(
     paths: Annotated[
         list[str] | None,
         typer.Argument(
-            help="Files or directories to inspect; '-' reads stdin.", show_default=False
+            help="Files or directories to inspect; '-' reads stdin. Default: the current "
+            "directory.",
+            show_default=False,
         ),
     ] = None,
     output_format: Annotated[
@@ -238,9 +299,11 @@ def inspect_cmd(
     rule_dir: RuleDirOption = None,
 ) -> None:
     """List the workloads found, their pod specs and each pod's effective GPU request."""
+    from gpulint.commands import check_stdin_filename
     from gpulint.discover import targets
     from gpulint.inspector import Inspector, render_json, render_text
 
+    check_stdin_filename(paths, stdin_filename)
     trust = Trust(allow_plugins, plugin or (), rule_dir or ())
     _, effective = _configure(config, isolated, trust=trust)
     settings = effective.settings
@@ -257,7 +320,7 @@ def inspect_cmd(
     raise typer.Exit(2 if missing else 0)
 
 
-@app.command("rules")
+@app.command("rules", cls=_Command)
 def list_rules(
     output_format: Annotated[
         RulesFormat,
@@ -287,7 +350,7 @@ def list_rules(
     sys.stdout.write(render(rules))
 
 
-@app.command("rule")
+@app.command("rule", cls=_Command)
 def show_rule(
     code: Annotated[str, typer.Argument(help="A rule code (GPU001) or name.")],
     config: ConfigOption = None,
@@ -308,7 +371,7 @@ def show_rule(
     _fail(f"unknown rule {code!r} (see `gpulint rules`)")
 
 
-@app.command("config")
+@app.command("config", cls=_Command)
 def show_config(
     config: ConfigOption = None,
     isolated: IsolatedOption = False,

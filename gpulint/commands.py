@@ -153,10 +153,26 @@ def read_config(path: str | None, isolated: bool) -> ConfigFile | None:
         fail_lines(str(exc))
 
 
-def check_selectors(selected: list[str], known: list[str], option: str) -> None:
-    for code in selected:
-        if code != "ALL" and not any(k.startswith(code) for k in known):
-            fail(f"{option}: {code!r} matches no rule (see `gpulint rules`)")
+def selectors(values: list[str] | None, known: list[str], option: str) -> list[str]:
+    """The codes of a selector option, each checked by ``config.selector`` (the function
+    the configuration file's selectors go through too); exit 2 naming every bad one.
+
+    ``--select GPU0,gpu1 --select YML`` -> ``["GPU0", "GPU1", "YML"]``; an empty value or an
+    empty item (``--select ''``, ``--select GPU0,``) is an error, not "select nothing".
+    """
+    from gpulint.config import selector
+
+    out: list[str] = []
+    errors: list[str] = []
+    for value in values or ():
+        for part in value.split(","):
+            code, error = selector(part, known)
+            if error is not None:
+                errors.append(f"{option}: {error}")
+            out.append(code)
+    if errors:
+        fail_lines("\n".join(errors))
+    return out
 
 
 def configure(
@@ -179,12 +195,11 @@ def configure(
         # The skipped rules' codes (in `severity`, `rules`, selectors) are unknown now; what
         # the file says about them is set aside rather than failing every untrusted run.
         config = forget_codes(config, known)
-    selected, extended, ignored = codes(select), codes(extend_select), codes(ignore)
-    check_selectors(selected, known, "--select")
-    check_selectors(extended, known, "--extend-select")
-    check_selectors(ignored, known, "--ignore")
+    selected = selectors(select, known, "--select")
+    extended = selectors(extend_select, known, "--extend-select")
+    ignored = selectors(ignore, known, "--ignore")
     overrides = Overrides(
-        select=selected or None,
+        select=selected if select else None,
         extend_select=extended,
         ignore=ignored,
         fail_on=fail_on,
@@ -246,6 +261,15 @@ def no_files_warning(paths: list[str]) -> None:
         f"gpulint: warning: no files linted: {shown} held no *.yaml or *.yml file to lint "
         "(or every one was excluded)\n"
     )
+
+
+def check_stdin_filename(paths: list[str] | None, stdin_filename: str | None) -> None:
+    """``--stdin-filename`` names what ``-`` reads: without ``-`` it would name nothing."""
+    if stdin_filename is not None and "-" not in (paths or ()):
+        fail(
+            "--stdin-filename names the input read from stdin, but '-' is not among the "
+            f"paths; add '-' to lint stdin as {stdin_filename}"
+        )
 
 
 def write_file(path: str, content: str) -> None:
@@ -348,6 +372,7 @@ def run_check(
     started = time.time()
     if output == "-":  # `-o -` is standard output, the same as no --output
         output = None
+    check_stdin_filename(paths, stdin_filename)
     trust = Trust(allow_plugins, plugins or (), rule_dirs or ())
     rules, effective = configure(
         config,

@@ -217,6 +217,13 @@ def _toml_line_finder(text: str) -> Callable[[Path], int]:
 def read_config(path: FsPath) -> ConfigFile:
     """Parse a configuration file (YAML, or a pyproject.toml with ``[tool.gpulint]``)."""
     shown = display_path(path)
+    if path.is_dir():
+        inside = [n for n in (*CONFIG_NAMES, PYPROJECT) if (path / n).is_file()]
+        hint = f" (did you mean {display_path(path / inside[0])}?)" if inside else ""
+        raise ConfigError(
+            f"{shown}: is a directory; --config takes a configuration file (.gpulint.yaml, "
+            f".gpulint.yml or pyproject.toml){hint}"
+        )
     if not path.is_file():
         raise ConfigError(f"{shown}: no such configuration file")
     if path.suffix == ".toml":
@@ -300,15 +307,50 @@ def _import_defs(schema: Mapping[str, Any], root: str, prefix: str) -> dict[str,
 
 
 def _selectors(description: str) -> dict[str, Any]:
+    # No pattern here: `selector` checks each item (case, emptiness, unknown codes) with the
+    # same words for the command line and the file.
     return {
         "type": "array",
         "description": description,
-        "items": {
-            "type": "string",
-            "pattern": "^([A-Z][A-Z0-9]*|ALL)$",
-            "description": "a rule code (GPU001), a prefix of codes (GPU0, GPU) or ALL",
-        },
+        "items": {"type": "string", "description": SELECTOR_HELP},
     }
+
+
+#: What a rule selector is, in error messages and the schema.
+SELECTOR_HELP = "a rule code (GPU001), a prefix of codes (GPU0, GPU) or ALL, in any case"
+_SELECTOR = re.compile(r"[A-Z][A-Z0-9]*")
+
+
+def selector(value: str, known: Sequence[str]) -> tuple[str, str | None]:
+    """One rule selector as ``--select``/``--ignore``/``--extend-select`` and the file's
+    ``select``, ``ignore``, ``extend-select``, ``per-file-ignores`` and
+    ``per-object-ignores[].rules`` all take it: the code in upper case, and what is wrong
+    with it (None when nothing is).
+
+    Codes and prefixes are case-insensitive (`gpu0` is `GPU0`), as ruff's are; `ALL` is
+    every rule. An empty selector is an error rather than "select nothing": `--select ''`
+    is a mistake far more often than a request to run no rule (`--ignore ALL` says that).
+    """
+    code = value.strip().upper()
+    if not code:
+        return code, f"an empty selector selects no rule; give {SELECTOR_HELP}"
+    if not _SELECTOR.fullmatch(code):
+        return code, f"{value!r} is not {SELECTOR_HELP}"
+    if code != "ALL" and not any(k.startswith(code) for k in known):
+        import difflib
+
+        close = difflib.get_close_matches(code, known, n=1, cutoff=0.8)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        return code, (
+            f"{value!r} matches no rule{hint}; allowed values: {', '.join(known)}, a prefix of "
+            "them, or ALL"
+        )
+    return code, None
+
+
+def _codes(values: Iterable[str]) -> list[str]:
+    """The file's selectors in upper case (already checked by ``selector``)."""
+    return [v.strip().upper() for v in values]
 
 
 def _options_schema(code: str, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -766,12 +808,9 @@ def _check_selectors(
     config: ConfigFile | None, path: Path, values: Iterable[str], known: Sequence[str]
 ) -> list[str]:
     errors = []
-    for i, code in enumerate(values):
-        if code != "ALL" and not any(k.startswith(code) for k in known):
-            message = (
-                f"{code!r} matches no rule; allowed values: {', '.join(known)}, a prefix of "
-                "them, or ALL"
-            )
+    for i, value in enumerate(values):
+        _, message = selector(value, known)
+        if message is not None:
             if config is None:
                 errors.append(f"{dotted_cli(path)}: {message}")
             else:
@@ -802,6 +841,15 @@ def resolve(
             raise ConfigError("\n".join(errors))
     known = [r.code for r in rules]
     errors = []
+    if config is not None and data.get("select") == []:
+        # As `--select ''`: an empty selection runs no rule and passes every file.
+        errors.append(
+            config.error(
+                ("select",),
+                "an empty list selects no rule; leave `select` out to run every rule, or list "
+                "the rules to run",
+            )
+        )
     for key in ("select", "extend-select", "ignore"):
         errors += _check_selectors(config, (key,), data.get(key, ()), known)
     for pattern, codes in data.get("per-file-ignores", {}).items():
@@ -828,13 +876,16 @@ def resolve(
     # Rule selection.
     if cli.select is not None:
         entries["select"] = Entry(cli.select, f"{COMMAND_LINE} (--select)")
+    elif "select" in data:
+        entries["select"] = Entry(_codes(data["select"]), origin(("select",)))
     else:
-        entries["select"] = value("select", ["ALL"])
+        entries["select"] = Entry(["ALL"], DEFAULT)
     for key, extra, flag in (
         ("extend-select", cli.extend_select, "--extend-select"),
         ("ignore", cli.ignore, "--ignore"),
     ):
         entry = value(key, [])
+        entry = Entry(_codes(entry.value), entry.origin)
         if extra:
             base = entry.origin if entry.value else ""
             joined = f"{base} + " if base and base != DEFAULT else ""
@@ -887,7 +938,7 @@ def resolve(
     for pattern, codes in data.get("per-file-ignores", {}).items():
         matcher = PathMatcher(str(root), compile_all([pattern]))
         where = origin(("per-file-ignores", pattern))
-        per_file.append(PathIgnore(pattern, matcher, tuple(codes), where))
+        per_file.append(PathIgnore(pattern, matcher, tuple(_codes(codes)), where))
     per_object: list[ObjectIgnore] = []
     entries["per-object-ignores"] = value("per-object-ignores", [])
     for i, row in enumerate(data.get("per-object-ignores", ())):
@@ -898,7 +949,7 @@ def resolve(
                 kind=row.get("kind", "*"),
                 namespace=row.get("namespace", "*"),
                 name=row.get("name", "*"),
-                rules=tuple(row.get("rules", ())),
+                rules=tuple(_codes(row.get("rules", ()))),
                 paths=paths,
                 origin=origin(("per-object-ignores", i)),
             )

@@ -112,7 +112,11 @@ class Registry:
         #: DRA driver names whose devices are accelerators (named in DeviceClass selectors).
         self.dra_drivers: dict[str, DraClass] = {} if dra_drivers is None else dra_drivers
         self._lower = {name.lower(): name for name in resources}
-        self._domains = frozenset(n.partition("/")[0] for n in resources)
+        #: Lower-cased names per lower-cased vendor domain (the part before the last "/").
+        self._domains: dict[str, list[str]] = {}
+        for lowered in self._lower:
+            domain, _, _ = lowered.rpartition("/")
+            self._domains.setdefault(domain, []).append(lowered)
         #: looks_like_accelerator answers, per name (difflib is slow and names repeat).
         self._looks: dict[str, bool] = {}
 
@@ -149,7 +153,13 @@ class Registry:
         return self.suggest(name, cutoff=0.85) is not None
 
     def suggest(self, name: str, cutoff: float = 0.6) -> str | None:
-        """The closest real resource name, if any is close."""
+        """The closest real resource name, if any is close.
+
+        A suggestion stays within the name's vendor domain: `intel.com/gpu` is not one edit
+        away from `birentech.com/gpu` in any sense a user means. It crosses to another
+        domain only when the domain itself looks misspelt (`nvidai.com/gpu`, `habana.com`
+        for `habana.ai`, `intel.com` for `gpu.intel.com`); see `_close_domains`.
+        """
         if name in self.legacy:
             return self.legacy[name].replacement
         exact = self._lower.get(name.lower())
@@ -161,12 +171,68 @@ class Registry:
         if key not in memo:
             if len(memo) >= 4096:
                 memo.clear()
-            lowered = name.lower()
-            import difflib  # only when a name is unknown: keeps it off the start-up path
-
-            matches = difflib.get_close_matches(lowered, list(self._lower), n=1, cutoff=cutoff)
-            memo[key] = self._lower[matches[0]] if matches else None
+            memo[key] = self._suggest(name.lower(), cutoff)
         return memo[key]
+
+    def _suggest(self, lowered: str, cutoff: float) -> str | None:
+        import difflib  # only when a name is unknown: keeps it off the start-up path
+
+        domain, slash, local = lowered.rpartition("/")
+        if not slash:
+            # No domain to stay within (`gpu`, or a lost slash: `nvidia.comgpu`).
+            matches = difflib.get_close_matches(lowered, list(self._lower), n=1, cutoff=cutoff)
+            return self._lower[matches[0]] if matches else None
+        if domain in self._domains:
+            matches = difflib.get_close_matches(lowered, self._domains[domain], n=1, cutoff=cutoff)
+            return self._lower[matches[0]] if matches else None
+        # The domain is unknown: look in the domains it looks like a misspelling of, for the
+        # same local part (compared alone: a shared domain would make any two names alike),
+        # then for a near-identical whole name (a slash typed one place off: `amd.co/mgpu`).
+        close = self.close_domains(domain)
+        for other in close:
+            locals_ = {name.rpartition("/")[2]: name for name in self._domains[other]}
+            matches = difflib.get_close_matches(local, list(locals_), n=1, cutoff=cutoff)
+            if matches:
+                return self._lower[locals_[matches[0]]]
+        near = [name for other in close for name in self._domains[other]]
+        matches = difflib.get_close_matches(lowered, near, n=1, cutoff=max(cutoff, 0.85))
+        return self._lower[matches[0]] if matches else None
+
+    def has_domain(self, domain: str) -> bool:
+        """Some registry name lives under ``domain`` (any case)."""
+        return domain.lower() in self._domains
+
+    def close_domains(self, domain: str) -> list[str]:
+        """The registry's vendor domains ``domain`` looks like a misspelling of, closest first.
+
+        Close means one or two edits in the whole domain (`nvidai.com`, `aliyun.ocm`: a
+        difflib ratio of at least 0.8), or the same or a one-edit vendor label under another
+        suffix or subdomain (`habana.com` for `habana.ai`, `intel.com` for `gpu.intel.com`,
+        a bare `nvidia`).
+        """
+        import difflib
+
+        domain = domain.lower()
+        vendor = _vendor(domain)
+        scored = []
+        for other in self._domains:
+            if other == domain:
+                continue
+            whole = difflib.SequenceMatcher(None, domain, other).ratio()
+            label = difflib.SequenceMatcher(None, vendor, _vendor(other)).ratio()
+            if whole >= 0.8 or label >= 0.8:
+                scored.append((-max(whole, label), -whole, other))
+        return [other for *_, other in sorted(scored)]
+
+    def domain_names(self, domain: str) -> list[str]:
+        """The registry's device names under ``domain``: whole accelerators first, in registry
+        order, then the other device names (no MIG instances or shared replicas)."""
+        rows = [
+            r
+            for r in self.resources.values()
+            if r.kind == "device" and r.name.rpartition("/")[0].lower() == domain.lower()
+        ]
+        return [r.name for r in sorted(rows, key=lambda r: not r.whole_devices)]
 
     def constraint_error(self, resource: DeviceResource, value: Decimal) -> str | None:
         """Why ``value`` is not a value this resource's scheme can satisfy, or None."""
@@ -253,6 +319,12 @@ class Registry:
 
 #: Registry.suggest's answers per registry (holding the registry, so its id stays its own).
 _SUGGESTIONS: dict[int, tuple[Registry, dict[tuple[str, float], str | None]]] = {}
+
+
+def _vendor(domain: str) -> str:
+    """The label that names the vendor: `nvidia` in `nvidia.com`, `intel` in `gpu.intel.com`."""
+    labels = domain.split(".")
+    return labels[-2] if len(labels) > 1 else labels[0]
 
 
 def _resource(row: Mapping[str, Any]) -> DeviceResource:

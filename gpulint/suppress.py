@@ -371,11 +371,42 @@ def _ignore_codes(value: Any) -> tuple[tuple[str, ...] | None, str | None]:
     return tuple(parts), None
 
 
+#: The annotations gpulint reads; any other ``gpulint.io/`` key is a typo (GL100).
+KNOWN_ANNOTATIONS = (IGNORE_ANNOTATION, REASON_ANNOTATION)
+_ANNOTATION_DOMAIN = "gpulint.io/"
+
+
+def _unknown_keys(annotations: dict[str, Any]) -> list[str]:
+    """``gpulint.io/`` keys (in any case) that are not an annotation gpulint reads."""
+    return [
+        key
+        for key in annotations
+        if isinstance(key, str)
+        and key.lower().startswith(_ANNOTATION_DOMAIN)
+        and key not in KNOWN_ANNOTATIONS
+    ]
+
+
+def _unknown_key_message(key: str) -> str:
+    import difflib
+
+    local = key[len(_ANNOTATION_DOMAIN) :].lower()
+    names = {k[len(_ANNOTATION_DOMAIN) :]: k for k in KNOWN_ANNOTATIONS}
+    close = difflib.get_close_matches(local, list(names), n=1, cutoff=0.6)
+    hint = f" (did you mean {names[close[0]]}?)" if close else ""
+    return (
+        f"unknown gpulint annotation {key}: it does nothing{hint}; gpulint reads "
+        f"{IGNORE_ANNOTATION} and {REASON_ANNOTATION}"
+    )
+
+
 def _annotations(meta: Any) -> dict[str, Any] | None:
     if not isinstance(meta, dict):
         return None
     annotations = meta.get("annotations")
-    if isinstance(annotations, dict) and IGNORE_ANNOTATION in annotations:
+    if isinstance(annotations, dict) and (
+        IGNORE_ANNOTATION in annotations or _unknown_keys(annotations)
+    ):
         return annotations
     return None
 
@@ -400,6 +431,24 @@ def annotation_ignores(
                 if scope in seen:
                     continue
                 seen.add(scope)
+                # A misspelt key (`gpulint.io/ignore-reson`) is GL100 at the key.
+                for key in _unknown_keys(notes):
+                    key_path = (*scope, "metadata", "annotations", key)
+                    out.append(
+                        AnnotationIgnore(
+                            doc.index,
+                            scope,
+                            None,
+                            None,
+                            key_path,
+                            is_template,
+                            doc.key_span(key_path),
+                            obj.ref,
+                            _unknown_key_message(key),
+                        )
+                    )
+                if IGNORE_ANNOTATION not in notes:
+                    continue
                 codes, error = _ignore_codes(notes[IGNORE_ANNOTATION])
                 reason = notes.get(REASON_ANNOTATION)
                 value_path = (*scope, "metadata", "annotations", IGNORE_ANNOTATION)
@@ -456,7 +505,12 @@ class Suppressor:
         """The suppressions that apply to one file."""
         directives = comment_directives(text) if text else []
         annotations = (
-            annotation_ignores(docs, self.workloads) if text and IGNORE_ANNOTATION in text else []
+            annotation_ignores(docs, self.workloads)
+            # One substring scan decides whether to look (a case-insensitive regex costs
+            # 10x on a large file): a key spelt `GPULINT.IO/...` is checked only when the file
+            # also holds the domain in lower case.
+            if text and _ANNOTATION_DOMAIN in text
+            else []
         )
         file_rules = tuple(
             code for entry in self.per_file if entry.matcher.matches(label) for code in entry.rules

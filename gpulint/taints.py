@@ -87,3 +87,110 @@ def tolerates(toleration: Any, taint: Taint) -> bool:
 def taints_from_options(options: Mapping[str, Any]) -> list[Taint]:
     rows: Sequence[Mapping[str, Any]] = options.get("taints", DEFAULT_TAINTS)
     return [Taint.from_option(r) for r in rows]
+
+
+def default_taints_assumed(options: Mapping[str, Any]) -> bool:
+    """The rule runs with the built-in taint: nobody configured the cluster's own."""
+    return bool(options.get("taints", DEFAULT_TAINTS) == DEFAULT_TAINTS)
+
+
+class NearMiss(NamedTuple):
+    """A toleration that would tolerate the taint after the changes it lists."""
+
+    #: Its index in the tolerations list.
+    position: int
+    #: The toleration key to point at (the first thing to change).
+    field: str | None
+    #: What to write instead, one phrase per change.
+    changes: tuple[str, ...]
+
+
+def near_miss(tolerations: Sequence[Any], taint: Taint) -> NearMiss | None:
+    """The toleration meant for ``taint`` that does not tolerate it, with the fewest changes.
+
+    A toleration is meant for the taint when its key is the taint's (or empty, or the same in
+    another case, or one or two edits away). What it gets wrong: the operator's case
+    (`exists`), the value under `Equal` (a missing operator is `Equal`, and a missing value is
+    `""`), an unknown operator, or the effect.
+    """
+    best: NearMiss | None = None
+    for index, toleration in enumerate(tolerations):
+        if not isinstance(toleration, Mapping) or tolerates(toleration, taint):
+            continue
+        found = _changes(toleration, taint)
+        if found is None or (best is not None and len(found) >= len(best.changes)):
+            continue
+        field = found[0][0]
+        if field is None:
+            field = "key" if "key" in toleration else None
+        best = NearMiss(index, field, tuple(text for _, text in found))
+    return best
+
+
+def _changes(toleration: Mapping[str, Any], taint: Taint) -> list[tuple[str | None, str]] | None:
+    changes: list[tuple[str | None, str]] = []
+    key = _text(toleration.get("key"))
+    if key and key != taint.key:
+        import difflib  # only for a pod that misses its toleration
+
+        if key.lower() != taint.key.lower() and (
+            difflib.SequenceMatcher(None, key, taint.key).ratio() < 0.8
+        ):
+            return None  # a toleration for some other taint
+        case = " (taint keys are case-sensitive)" if key.lower() == taint.key.lower() else ""
+        changes.append(("key", f"write key: {taint.key}{case}"))
+    operator = _text(toleration.get("operator"))
+    value = _text(toleration.get("value"))
+    exists = f"operator: Exists (and no value) to tolerate any value of {taint.key}"
+    if operator == "Exists":
+        pass
+    elif operator.lower() == "exists":
+        changes.append(("operator", "write operator: Exists (operators are case-sensitive)"))
+    elif operator in ("", "Equal") or operator.lower() == "equal":
+        if value != taint.value and not taint.value:
+            # A taint without a value (`kubectl taint nodes n gpu:NoSchedule`).
+            changes.append(
+                ("value", f"the taint has no value: remove value: {value}, or write {exists}")
+            )
+        elif value != taint.value:
+            shown = f'"{value}"' if value else "empty"
+            if "operator" not in toleration:
+                what = (
+                    f"with no operator the toleration means Equal, and its value is {shown}, "
+                    f'not the taint\'s "{taint.value}": add {exists}'
+                )
+            else:
+                what = (
+                    f'its value is {shown}, not the taint\'s "{taint.value}": write '
+                    f"value: {taint.value}, or {exists}"
+                )
+            changes.append(("value" if "value" in toleration else None, what))
+        if operator not in ("", "Equal"):
+            changes.append(("operator", "write operator: Equal (operators are case-sensitive)"))
+    else:
+        changes.append(
+            (
+                "operator",
+                f"operator {operator or '(not text)'} is neither Exists nor Equal: "
+                "write operator: Exists",
+            )
+        )
+    effect = _text(toleration.get("effect"))
+    if effect and effect != taint.effect:
+        changes.append(
+            (
+                "effect",
+                f"write effect: {taint.effect}, or leave effect out to tolerate every effect",
+            )
+        )
+    return changes
+
+
+def describe_toleration(toleration: Mapping[str, Any]) -> str:
+    """``{key: k, operator: o, value: v, effect: e}`` with the fields it writes as text."""
+    parts = [
+        f"{name}: {toleration[name]}"
+        for name in ("key", "operator", "value", "effect")
+        if isinstance(toleration.get(name), str)
+    ]
+    return "{" + ", ".join(parts) + "}"

@@ -8,6 +8,11 @@ no finding: a code that no longer fires where it points, a code that is not a ru
 by spaces, a reason without ` -- `). Codes of rules that are switched off in this run
 (`ignore`, `--select`) are not reported: they may fire in a run that enables them.
 
+An annotation key under `gpulint.io/` that gpulint does not read (`gpulint.io/ignore-reson`,
+`gpulint.io/ignroe`) is reported at the key, with the closest real one: gpulint reads
+`gpulint.io/ignore` and `gpulint.io/ignore-reason`. (A key with the domain in capitals is
+checked when the file also writes `gpulint.io/` in lower case.)
+
 ## Why it matters
 Suppressions outlive the problems they were written for. A stale one hides the next real
 finding on that line or object, and a misspelt one silences nothing while looking as if it

@@ -8,6 +8,12 @@ profile (`nvidia.com/mig-3g.30gb`), or a legacy name no node advertises any more
 (`alpha.kubernetes.io/nvidia-gpu`). It suggests the closest real name; for an unknown MIG
 profile, the profiles that GPUs offer with the same number of compute slices.
 
+Suggestions stay within the name's vendor domain: `amd.com/gpus` suggests `amd.com/gpu`,
+never another vendor's name that happens to be spelt alike. They cross to another domain
+only when the domain itself looks misspelt (`nvidai.com/gpu` suggests `nvidia.com/gpu`,
+`habana.com/gaudi` suggests `habana.ai/gaudi`); when such a domain's local part matches no
+name (`intel.com/gpu`), the message lists what that vendor's device plugins advertise.
+
 ## Why it matters
 The scheduler only places a pod on a node that advertises every resource it asks for. No
 node advertises a misspelt one, so the pod stays `Pending` forever with
@@ -78,12 +84,27 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             elif suggestion is not None:
                 hint = f"did you mean {suggestion}?"
             else:
-                hint = "check the device plugin's documentation for the advertised name"
+                hint = _domain_hint(name, registry) or (
+                    "check the device plugin's documentation for the advertised name"
+                )
             yield Violation(
                 entry.path,
                 f"{name} is not a resource any GPU device plugin advertises: no node can "
                 f"satisfy it and the pod stays Pending forever; {hint}",
             )
+
+
+def _domain_hint(name: str, registry: Registry) -> str | None:
+    """For a misspelt vendor domain with no close local part, that vendor's resource names."""
+    domain, slash, _ = name.rpartition("/")
+    if not slash or registry.has_domain(domain):
+        return None
+    for close in registry.close_domains(domain):
+        names = registry.domain_names(close)
+        if names:
+            shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+            return f"the {close} device plugins advertise {shown}"
+    return None
 
 
 _MIG_NAME = re.compile(r"^nvidia\.com/mig-(\d+)g\.")

@@ -14,6 +14,15 @@ pod. Where a workload kind gives its pods default tolerations (an Argo template 
 tolerations runs with the workflow's `spec.templateDefaults.tolerations` or
 `spec.tolerations`), those are the pod's tolerations.
 
+When a toleration is meant for the taint (its key, or an empty one, or the key in another
+case or one or two edits off) but does not match, the finding is at what to change in it
+(at the pod when the tolerations are a workload's shared default) and says exactly what:
+the value under `Equal` (`value: "true"` for the taint's `present`), a missing operator
+(which means `Equal` with an empty value: add `operator: Exists`), an operator in the wrong
+case (`exists`; GPU022 reports that the API server rejects it), the effect, or the key.
+When the rule runs with the default taint, the message says so and how to set the
+cluster's own (`gpu-taints:` in `.gpulint.yaml`, `[]` on GKE).
+
 Only taints that keep the pod off the node count: a `PreferNoSchedule` taint is a preference,
 and a pod bound with `spec.nodeName` skips the scheduler, so only `NoExecute` taints (which
 the kubelet enforces at admission) apply to it.
@@ -73,7 +82,14 @@ from typing import Any
 from gpulint.dra import gpu_claims
 from gpulint.resources import accelerator_entries
 from gpulint.rule import RuleContext, Violation
-from gpulint.taints import TAINTS_OPTION, taints_from_options, tolerates
+from gpulint.taints import (
+    TAINTS_OPTION,
+    default_taints_assumed,
+    describe_toleration,
+    near_miss,
+    taints_from_options,
+    tolerates,
+)
 from gpulint.workloads import PodSpec
 
 CODE = "GPU020"
@@ -119,10 +135,34 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     inherited = ""
     if source is not None and source != (*pod.path, "tolerations"):
         inherited = f" (its tolerations come from {'.'.join(str(p) for p in source)})"
+    where: tuple[Any, ...] = (*pod.path, "tolerations") if has_key else pod.path
+    # A toleration meant for the taint that gets one thing wrong: name it and the fix, and
+    # point at what to change.
+    advice = f"add {hints} to its tolerations"
+    at = "key"
+    for taint in missing if source is not None else ():
+        miss = near_miss(tolerations, taint)
+        if miss is None or source is None:
+            continue
+        almost = describe_toleration(tolerations[miss.position])
+        advice = f"the toleration {almost} almost matches: {'; '.join(miss.changes)}"
+        if not inherited:
+            # Point at what to change. Tolerations a workload shares between its pods (an
+            # Argo workflow's) stay reported at each pod, which the message names them for.
+            item = (*source, miss.position)
+            where = (*item, miss.field) if miss.field is not None else item
+            at = "value" if miss.field is not None else "key"
+        break
+    if default_taints_assumed(ctx.options):
+        advice += (
+            " (gpulint's default GPU taint; if your GPU nodes carry another, set `gpu-taints:` "
+            "in .gpulint.yaml, or `gpu-taints: []` on GKE, which adds the toleration itself)"
+        )
     yield Violation(
-        (*pod.path, "tolerations") if has_key else pod.path,
+        where,
         f"the pod {first} but does not tolerate the GPU node taint {taints}{inherited}: it "
-        f"stays Pending on a tainted GPU pool; add {hints} to its tolerations",
+        f"stays Pending on a tainted GPU pool; {advice}",
+        at=at,
     )
 
 

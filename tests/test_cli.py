@@ -384,15 +384,44 @@ def test_json_is_never_coloured() -> None:
 # -- rules and rule --------------------------------------------------------------------------
 
 
+def rule_entries(stdout: str) -> list[list[str]]:
+    """`gpulint rules` output as one list of lines per rule (continuations are indented)."""
+    entries: list[list[str]] = []
+    for line in stdout.splitlines():
+        if line.startswith(" "):
+            entries[-1].append(line)
+        else:
+            entries.append([line])
+    return entries
+
+
 def test_rules_lists_the_catalog() -> None:
-    proc = gpulint("rules")
+    env = {k: v for k, v in clean_env().items() if k != "COLUMNS"}
+    proc = gpulint("rules", env=env)
     assert proc.returncode == 0
-    lines = proc.stdout.splitlines()
+    entries = rule_entries(proc.stdout)
     rules = load_rules()
-    assert [line.split()[0] for line in lines] == [r.code for r in rules]
-    for line, rule in zip(lines, rules, strict=True):
-        assert line.split()[1:3] == [rule.name, rule.severity.label]
-        assert rule.summary in line
+    assert [entry[0].split()[0] for entry in entries] == [r.code for r in rules]
+    for entry, rule in zip(entries, rules, strict=True):
+        assert entry[0].split()[1:3] == [rule.name, rule.severity.label]
+        # The whole summary, wrapped between words: nothing cut off, no word split.
+        words = " ".join(" ".join(entry).split())
+        assert words == f"{rule.code} {rule.name} {rule.severity.label} {rule.summary}"
+
+
+@pytest.mark.parametrize("columns", [None, "60", "80", "120", "250"])
+def test_rules_lines_fit_the_terminal(columns: str | None) -> None:
+    # Not a terminal here: COLUMNS when set (as shells export it), else 100 columns.
+    env = {k: v for k, v in clean_env().items() if k != "COLUMNS"}
+    if columns is not None:
+        env["COLUMNS"] = columns
+    width = int(columns or 100)
+    lines = gpulint("rules", env=env).stdout.splitlines()
+    assert len(rule_entries("\n".join(lines))) == len(load_rules())
+    # A line is longer only when it holds a single word that is (a URL, say).
+    assert all(len(line) <= width or len(line.split()) == 1 for line in lines)
+    if width >= 120:
+        assert max(len(line) for line in lines) > width - 20, "wide terminals are used"
 
 
 @pytest.mark.parametrize(
@@ -467,6 +496,88 @@ def test_a_selector_that_matches_no_rule_is_a_usage_error(option: str, busy_file
     proc = gpulint("check", option, "GPU999", busy_file)
     assert_usage_error(proc, option, "GPU999")
     assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("option", ["--select", "--ignore", "--extend-select"])
+@pytest.mark.parametrize("value", ["", " ", "GPU0,", "GPU0,,YML"])
+def test_an_empty_selector_is_a_usage_error(option: str, value: str, busy_file: Path) -> None:
+    proc = gpulint("check", option, value, busy_file)
+    assert_usage_error(proc, f"{option}: an empty selector selects no rule")
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [
+        ("GPU-1", "'GPU-1' is not a rule code (GPU001), a prefix of codes (GPU0, GPU) or ALL"),
+        ("GPU0200", "'GPU0200' matches no rule (did you mean GPU020?); allowed values: GL100,"),
+    ],
+)
+def test_a_malformed_selector_names_what_selectors_are(
+    value: str, needle: str, busy_file: Path
+) -> None:
+    assert_usage_error(gpulint("check", "--select", value, busy_file), f"--select: {needle}")
+
+
+@pytest.mark.parametrize("command", ["check", "inspect"])
+def test_stdin_filename_without_dash_is_a_usage_error(command: str, busy_file: Path) -> None:
+    proc = gpulint(command, "--stdin-filename", "chart.yaml", busy_file)
+    assert_usage_error(
+        proc, "--stdin-filename names the input read from stdin, but '-' is not among the paths"
+    )
+    assert proc.stdout == ""
+    # With '-' it names what stdin holds.
+    piped = gpulint(command, "-", "--stdin-filename", "chart.yaml", stdin=busy_file.read_text())
+    assert piped.returncode in (0, 1) and "chart.yaml" in piped.stdout
+
+
+@pytest.mark.parametrize(
+    ("typo", "suggested"),
+    [
+        ("--bogus", None),  # click suggested --jobs
+        ("--xyz", None),
+        ("--jbos", "--jobs"),
+        ("--selct", "--select"),
+        ("--ignroe", "--ignore"),
+        ("--isloated", "--isolated"),
+    ],
+)
+def test_an_unknown_option_suggests_only_close_names(
+    typo: str, suggested: str | None, busy_file: Path
+) -> None:
+    proc = gpulint("check", typo, busy_file)
+    assert_usage_error(proc, f"No such option: {typo}")
+    if suggested is None:
+        assert "Possible options" not in proc.stderr
+    else:
+        assert f"(Possible options: {suggested})" in proc.stderr
+
+
+def test_an_unknown_option_before_the_command_suggests_only_close_names() -> None:
+    assert "Possible options" not in gpulint("--bogus").stderr
+    assert "(Possible options: --version)" in gpulint("--verison").stderr
+
+
+def test_check_help_says_what_no_path_means_and_lists_the_exit_codes() -> None:
+    proc = gpulint("check", "--help")
+    assert proc.returncode == 0
+    text = " ".join(proc.stdout.split())
+    assert "With no paths, lints the current directory" in text
+    assert "Default: the current directory." in text
+    lines = [line.strip() for line in proc.stdout.splitlines()]
+    at = lines.index("Exit codes:")
+    assert [line.split()[0] for line in lines[at + 1 : at + 4]] == ["0", "1", "2"]
+
+
+def test_config_that_is_a_directory_says_so(tmp_path: Path, busy_file: Path) -> None:
+    folder = tmp_path / "settings"
+    folder.mkdir()
+    proc = gpulint("check", "--config", folder, busy_file)
+    assert_usage_error(proc, f"{folder}: is a directory; --config takes a configuration file")
+    assert "did you mean" not in proc.stderr
+    (folder / ".gpulint.yaml").write_text("ignore: [GPU021]\n")
+    proc = gpulint("check", "--config", folder, busy_file)
+    assert_usage_error(proc, f"(did you mean {folder / '.gpulint.yaml'}?)")
 
 
 # -- exit codes ------------------------------------------------------------------------------

@@ -295,6 +295,36 @@ def test_exclude_and_force_exclude(repo: Path) -> None:
     assert json.loads(forced.stdout)["summary"]["files"] == 0
 
 
+def test_selectors_in_the_file_are_case_insensitive_as_on_the_command_line(repo: Path) -> None:
+    (repo / "train.yaml").write_text(GPU_DEPLOYMENT)
+    (repo / "report.yaml").write_text(CPU_JOB_TOLERATING_SKU)
+    (repo / ".gpulint.yaml").write_text("gpu-taints: [{key: sku, value: gpu}]\n")
+    assert {f["rule"] for f in findings(run(["check", "-f", "json", "."], repo))} == {"GPU021"}
+    for content in (
+        "gpu-taints: [{key: sku, value: gpu}]\nignore: [gpu02]\n",
+        "gpu-taints: [{key: sku, value: gpu}]\nselect: [Gpu0, yml]\nignore: [gpu021]\n",
+        "gpu-taints: [{key: sku, value: gpu}]\nper-file-ignores:\n  report.yaml: [gpu021]\n",
+        "gpu-taints: [{key: sku, value: gpu}]\nper-object-ignores:\n"
+        "- {name: report*, rules: [gpu021], reason: reports may run anywhere}\n",
+    ):
+        (repo / ".gpulint.yaml").write_text(content)
+        proc = run(["check", "-f", "json", "."], repo)
+        assert proc.returncode == 0, (content, proc.stderr)
+        assert [f for f in findings(proc) if f["suppression"] is None] == [], content
+
+
+@pytest.mark.parametrize("value", ["", "GPU9", "GPU-1", "gpu0200"])
+def test_one_selector_check_for_the_command_line_and_the_file(repo: Path, value: str) -> None:
+    (repo / "train.yaml").write_text(GPU_DEPLOYMENT)
+    cli = run(["check", "--ignore", value, "train.yaml"], repo)
+    (repo / ".gpulint.yaml").write_text(f"ignore: ['{value}']\n")
+    file = run(["check", "train.yaml"], repo)
+    assert cli.returncode == file.returncode == 2
+    said_cli = cli.stderr.removeprefix("gpulint: error: --ignore: ")
+    said_file = file.stderr.removeprefix("gpulint: error: .gpulint.yaml:1: ignore[0]: ")
+    assert said_cli == said_file and said_cli != cli.stderr and said_file != file.stderr
+
+
 # -- errors -----------------------------------------------------------------------------------
 BAD_CONFIGS = [
     pytest.param(
@@ -335,6 +365,21 @@ BAD_CONFIGS = [
         "ignore: [GPU9]\n",
         ".gpulint.yaml:1: ignore[0]: 'GPU9' matches no rule; allowed values: GL100, GL900, GPU001,",
         id="selector-matches-nothing",
+    ),
+    pytest.param(
+        "select: []\n",
+        ".gpulint.yaml:1: select: an empty list selects no rule; leave `select` out to run",
+        id="empty-select",
+    ),
+    pytest.param(
+        "select: [GPU020, '']\n",
+        ".gpulint.yaml:1: select[1]: an empty selector selects no rule; give a rule code",
+        id="empty-selector",
+    ),
+    pytest.param(
+        "per-file-ignores:\n  'charts/**': [GPU-1]\n",
+        ".gpulint.yaml:2: per-file-ignores.\"charts/**\"[0]: 'GPU-1' is not a rule code (GPU001)",
+        id="malformed-selector",
     ),
     pytest.param(
         "per-object-ignores:\n- kind: Deployment\n  name: nvidia-*\n",

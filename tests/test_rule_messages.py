@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpulint.engine import Linter
+from gpulint.engine import Linter, Settings
 from gpulint.model import Finding
+from gpulint.registry import builtin_registry
 from gpulint.rule import load_rules
 
 POD = """\
@@ -59,6 +60,42 @@ def test_gpu010_without_a_close_name(linter: Linter) -> None:
     assert "check the device plugin's documentation" in finding.message
 
 
+@pytest.mark.parametrize(
+    ("name", "advice"),
+    [
+        # The domain itself looks misspelt: the suggestion may cross to the real one.
+        ("nvidai.com/gpu", "did you mean nvidia.com/gpu?"),
+        ("habana.com/gaudi", "did you mean habana.ai/gaudi?"),
+        ("nvidia/gpu", "did you mean nvidia.com/gpu?"),
+        ("amd.co/mgpu", "did you mean amd.com/gpu?"),
+        # A misspelt domain whose local part matches no name: that vendor's names.
+        ("intel.com/gpu", "the gpu.intel.com device plugins advertise gpu.intel.com/i915, "),
+    ],
+)
+def test_gpu010_crosses_domains_only_for_a_misspelt_domain(
+    linter: Linter, name: str, advice: str
+) -> None:
+    (finding,) = findings(linter, name)
+    assert advice in finding.message
+    assert "birentech" not in finding.message
+
+
+def test_gpu010_suggestions_stay_within_a_known_vendor_domain() -> None:
+    # One-edit typos of every local part under a real domain never suggest another vendor's
+    # name (before, `amd.com/gpux`-like typos could land on whichever name difflib liked).
+    registry = builtin_registry()
+    for real in registry.resources:
+        domain, _, local = real.rpartition("/")
+        for typo in (f"{domain}/{local}x", f"{domain}/{local[1:]}", f"{domain}/x{local}"):
+            if typo in registry.resources:
+                continue
+            suggestion = registry.suggest(typo)
+            assert suggestion is None or suggestion.rpartition("/")[0] == domain, (
+                typo,
+                suggestion,
+            )
+
+
 def test_gpu012_points_to_the_compute_share_and_the_pod_label(linter: Linter) -> None:
     (finding,) = findings(linter, "aliyun.com/gpu-count", "25")
     assert finding.rule == "GPU012"
@@ -81,3 +118,180 @@ def test_api_server_wording_is_quoted(linter: Linter) -> None:
     assert '"must be an integer"' in fraction.message
     (negative,) = findings(linter, "nvidia.com/gpu", "-1")
     assert '"must be greater than or equal to 0"' in negative.message
+
+
+GPU_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  tolerations:
+  - TOLERATION
+  containers:
+  - name: c
+    image: nvcr.io/nvidia/pytorch:24.05-py3
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+"""
+
+
+def at(text: str, anchor: str) -> tuple[int, int]:
+    """Line and column of ``anchor``'s first occurrence on the toleration line (line 7)."""
+    line = text.splitlines()[6]
+    return 7, line.index(anchor) + 1
+
+
+@pytest.mark.parametrize(
+    ("toleration", "anchor", "advice"),
+    [
+        # Right key, wrong value: the value is what to change.
+        (
+            "{key: nvidia.com/gpu, operator: Equal, value: 'true'}",
+            "'true'",
+            'its value is "true", not the taint\'s "present": write value: present, or '
+            "operator: Exists (and no value)",
+        ),
+        # No operator is Equal with an empty value: the finding is at the key.
+        (
+            "{key: nvidia.com/gpu, effect: NoSchedule}",
+            "nvidia.com/gpu",
+            "with no operator the toleration means Equal, and its value is empty, not the "
+            'taint\'s "present": add operator: Exists',
+        ),
+        (
+            "{key: nvidia.com/gpu, operator: exists}",
+            "exists",
+            "write operator: Exists (operators are case-sensitive)",
+        ),
+        (
+            "{key: nvidia.com/gpu, operator: Exists, effect: NoExecute}",
+            "NoExecute",
+            "write effect: NoSchedule, or leave effect out to tolerate every effect",
+        ),
+        (
+            "{key: nvidia.com/GPU, operator: Exists}",
+            "nvidia.com/GPU",
+            "write key: nvidia.com/gpu (taint keys are case-sensitive)",
+        ),
+    ],
+)
+def test_gpu020_names_the_toleration_that_almost_matches(
+    linter: Linter, toleration: str, anchor: str, advice: str
+) -> None:
+    text = GPU_POD.replace("TOLERATION", toleration)
+    found = [f for f in linter.lint_bytes("pod.yaml", text.encode()) if f.rule == "GPU020"]
+    (finding,) = found
+    assert "the toleration {key: nvidia.com/" in finding.message
+    assert "almost matches: " + advice in finding.message
+    assert (finding.line, finding.column) == at(text, anchor)
+
+
+def test_gpu020_near_miss_for_a_taint_without_a_value() -> None:
+    configured = Linter(
+        load_rules(),
+        Settings(options={"GPU020": {"taints": [{"key": "nvidia.com/gpu"}]}}),
+    )
+    text = GPU_POD.replace("TOLERATION", "{key: nvidia.com/gpu, value: present}")
+    (finding,) = [f for f in configured.lint_bytes("pod.yaml", text.encode()) if f.rule == "GPU020"]
+    assert "almost matches: the taint has no value: remove value: present, or write " in (
+        finding.message
+    )
+    assert (finding.line, finding.column) == at(text, "present")
+
+
+def test_gpu020_says_how_to_set_the_clusters_taint_only_when_it_assumed_one(
+    linter: Linter,
+) -> None:
+    text = GPU_POD.replace("  tolerations:\n  - TOLERATION\n", "").encode()
+    (assumed,) = linter.lint_bytes("pod.yaml", text)
+    assert (
+        "gpulint's default GPU taint; if your GPU nodes carry another, set `gpu-taints:` in "
+        ".gpulint.yaml, or `gpu-taints: []` on GKE" in assumed.message
+    )
+    configured = Linter(
+        load_rules(),
+        Settings(options={"GPU020": {"taints": [{"key": "sku", "value": "gpu"}]}}),
+    )
+    (told,) = configured.lint_bytes("pod.yaml", text)
+    assert "sku=gpu:NoSchedule" in told.message
+    assert "gpu-taints" not in told.message
+
+
+@pytest.mark.parametrize(
+    ("toleration", "anchor", "quoted"),
+    [
+        (
+            "{key: nvidia.com/gpu, operator: Exists, value: present}",
+            "present",
+            "\"value must be empty when `operator` is 'Exists'\"; remove value: present",
+        ),
+        (
+            "{key: nvidia.com/gpu, operator: exists}",
+            "exists",
+            'operator "exists" is not supported (supported values: "Equal", "Exists"); '
+            "write Exists (operators are case-sensitive)",
+        ),
+        (
+            "{key: nvidia.com/gpu, operator: Exists, effect: noschedule}",
+            "noschedule",
+            'effect "noschedule" is not supported',
+        ),
+        (
+            "{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule, tolerationSeconds: 9}",
+            "NoSchedule",
+            "\"effect must be 'NoExecute' when `tolerationSeconds` is set\"",
+        ),
+        (
+            "{operator: Equal, value: gpu}",
+            "Equal",
+            '"operator must be Exists when `key` is empty',
+        ),
+    ],
+)
+def test_gpu022_quotes_the_api_server_at_the_value(
+    linter: Linter, toleration: str, anchor: str, quoted: str
+) -> None:
+    text = GPU_POD.replace("TOLERATION", toleration)
+    found = [f for f in linter.lint_bytes("pod.yaml", text.encode()) if f.rule == "GPU022"]
+    (finding,) = found
+    assert finding.message.startswith("the API server rejects this toleration: ")
+    assert quoted in finding.message
+    assert (finding.line, finding.column) == at(text, anchor)
+
+
+ALIASED = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: shared-limits
+spec:
+  tolerations:
+  - {key: nvidia.com/gpu, operator: Exists}
+  containers:
+  - name: trainer
+    image: nvcr.io/nvidia/pytorch:24.05-py3
+    resources: &gpu-res
+      limits:
+        nvidia.com/gpu: 0.5
+  - name: evaluator
+    image: nvcr.io/nvidia/pytorch:24.05-py3
+    resources: *gpu-res
+"""
+
+
+def test_findings_in_aliased_content_say_which_container_they_are_for(linter: Linter) -> None:
+    found = linter.lint_bytes("pod.yaml", ALIASED.encode())
+    # Reported once per use, at the anchor where the fix goes, and told apart.
+    assert [(f.rule, f.line, f.column) for f in found] == [("GPU004", 13, 25)] * 2
+    assert sorted(f.message.rsplit(" (for ", 1)[1] for f in found) == [
+        "container evaluator at spec.containers[1]; written once and shared through a YAML alias)",
+        "container trainer at spec.containers[0]; written once and shared through a YAML alias)",
+    ]
+
+
+def test_a_finding_used_once_keeps_its_message(linter: Linter) -> None:
+    text = ALIASED.replace("    resources: *gpu-res\n", "")
+    (finding,) = linter.lint_bytes("pod.yaml", text.encode())
+    assert "(for " not in finding.message

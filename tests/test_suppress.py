@@ -166,6 +166,29 @@ def test_annotation_all_and_object_scope(rules: list[Any]) -> None:
     assert not [f for f in found if f.rule == "GL100"]
 
 
+@pytest.mark.parametrize(
+    ("key", "hint"),
+    [
+        ("gpulint.io/ignore-reson", " (did you mean gpulint.io/ignore-reason?)"),
+        ("gpulint.io/Ignore", " (did you mean gpulint.io/ignore?)"),
+        ("gpulint.io/skip", ""),
+    ],
+)
+def test_an_unknown_gpulint_annotation_key_is_gl100_at_the_key(
+    rules: list[Any], key: str, hint: str
+) -> None:
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n"
+        f"    {key}: GPU020\n"
+    )
+    (finding,) = lint(text, rules)
+    assert (finding.rule, finding.line, finding.column) == ("GL100", 6, 5)
+    assert finding.message == (
+        f"unknown gpulint annotation {key}: it does nothing{hint}; gpulint reads "
+        "gpulint.io/ignore and gpulint.io/ignore-reason"
+    )
+
+
 def test_reasons_are_optional(rules: list[Any]) -> None:
     text = LINE_COMMENTS.replace(" -- the request documents intent", "")
     found = lint(text, rules)
