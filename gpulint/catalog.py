@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gpulint.rule import Rule
+from gpulint.textsafe import escape
 
 SCOPE_WORDS = {
     "pod": "each pod spec",
@@ -44,12 +45,13 @@ def render_text(rules: Sequence[Rule], width: int | None = None) -> str:
     names = max((len(r.name) for r in rules), default=0)
     lines = []
     for rule in rules:
-        origin = "" if rule.origin == "built-in" else f"[{rule.origin}]  "
+        origin = "" if rule.origin == "built-in" else f"[{escape(rule.origin)}]  "
+        summary = escape(rule.summary)
         head = f"{rule.code:<{codes}}  {rule.name:<{names}}  {rule.severity.label:<7}  "
         beside = width - len(head)
         if beside >= MIN_SUMMARY:
             wrapped = textwrap.wrap(
-                origin + rule.summary,
+                origin + summary,
                 width=beside,
                 break_long_words=False,
                 break_on_hyphens=False,
@@ -60,7 +62,7 @@ def render_text(rules: Sequence[Rule], width: int | None = None) -> str:
             lines.append(f"{rule.code}  {rule.name}  {rule.severity.label}  {origin}".rstrip())
             lines.extend(
                 textwrap.wrap(
-                    rule.summary,
+                    summary,
                     width=max(width, 20),
                     initial_indent="    ",
                     subsequent_indent="    ",
@@ -69,6 +71,16 @@ def render_text(rules: Sequence[Rule], width: int | None = None) -> str:
                 )
             )
     return "\n".join(lines) + "\n" if lines else ""
+
+
+def printable(text: str) -> str:
+    """A rule's documentation, safe for a terminal: each line escaped, the lines kept.
+
+    A declarative rule's ``docs`` (and a rule folder's docstrings) come from the repository
+    being linted: an escape sequence in them must not reach the terminal when someone runs
+    ``gpulint rules`` or ``gpulint rule CODE`` on a pull request.
+    """
+    return "\n".join(escape(line) for line in text.split("\n"))
 
 
 def _cell(text: str) -> str:
@@ -118,11 +130,12 @@ def render_markdown(rules: Sequence[Rule]) -> str:
     for rule in rules:
         out.append(
             f"| [{rule.code}](#{_anchor(rule)}) | {rule.name} | {rule.severity.label} | "
-            f"{SCOPE_WORDS.get(rule.scope, rule.scope)} | {_cell(rule.summary)} |"
+            f"{SCOPE_WORDS.get(rule.scope, rule.scope)} | {_cell(escape(rule.summary))} |"
         )
     for rule in rules:
-        title = rule.doc.splitlines()[0].strip() if rule.doc else rule.name
-        body = rule.doc.split("\n", 1)[1] if "\n" in rule.doc else ""
+        doc = printable(rule.doc)
+        title = doc.splitlines()[0].strip() if doc else rule.name
+        body = doc.split("\n", 1)[1] if "\n" in doc else ""
         out += [
             "",
             # The short anchor SARIF's helpUri points at (docs/rules.md#gpu001).
@@ -134,7 +147,7 @@ def render_markdown(rules: Sequence[Rule]) -> str:
             "",
             f"Default severity: **{rule.severity.label}** · checks "
             f"{SCOPE_WORDS.get(rule.scope, rule.scope)}"
-            + ("" if rule.origin == "built-in" else f" · from {rule.origin}"),
+            + ("" if rule.origin == "built-in" else f" · from {escape(rule.origin)}"),
             "",
             _demote(body),
         ]

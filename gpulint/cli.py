@@ -366,7 +366,9 @@ def show_rule(
     for rule in rules:
         if wanted.upper() == rule.code or wanted == rule.name:
             head = f"# {rule.code}: {rule.name}\n\nDefault severity: {rule.severity.label}\n\n"
-            sys.stdout.write(head + rule.doc + "\n")
+            from gpulint.catalog import printable
+
+            sys.stdout.write(head + printable(rule.doc) + "\n")
             return
     _fail(f"unknown rule {code!r} (see `gpulint rules`)")
 

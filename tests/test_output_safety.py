@@ -541,3 +541,34 @@ def test_dev_stdout_is_a_link_and_the_error_says_to_use_dash(repo: Path) -> None
     proc = cli("check", "--isolated", "-f", "json", "-o", "/dev/stdout", "pod.yaml", cwd=repo)
     assert proc.returncode == 2
     assert b"`--output -` is standard output" in proc.stderr
+
+
+def test_rule_docs_from_the_repository_reach_the_terminal_escaped(tmp_path: Path) -> None:
+    """A declarative rule is data from the linted repository (it loads without opt-in): its
+    name, summary and documentation are printed by `gpulint rules`, `gpulint rule CODE` and
+    `gpulint rules --format markdown` with control characters in their visible form."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "policy").mkdir()
+    (tmp_path / "policy" / "evil.yaml").write_text(
+        "code: EVIL001\n"
+        "name: evil-docs\n"
+        "target: object\n"
+        'message: "x"\n'
+        "schema: {type: object}\n"
+        'docs: "Clears the screen\\e[2J\\e]0;owned\\a here.\\n\\n'
+        '## What it does\\nFakes a finding\\rk8s/a.yaml:1:1: GPU001 error: forged\\n"\n',
+        encoding="utf-8",
+    )
+    (tmp_path / ".gpulint.yaml").write_text("rule-dirs: [policy]\n", encoding="utf-8")
+    exe = Path(sys.executable).with_name("gpulint")
+    for args in (["rules"], ["rule", "EVIL001"], ["rules", "--format", "markdown"]):
+        proc = subprocess.run(
+            [str(exe), *args], cwd=tmp_path, capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "EVIL001" in proc.stdout
+        assert RAW.search(proc.stdout) is None, (args, proc.stdout)
+        # `rules` shows the summary (the first line of "What it does", white space folded);
+        # the pages show the whole documentation, escaped.
+        assert "Fakes a finding" in proc.stdout, args
+        assert args == ["rules"] or "\\x1b[2J" in proc.stdout, args
