@@ -116,8 +116,8 @@ def _on_signal(signum: int, frame: object) -> None:
     for name in STOP_SIGNALS:
         signal.signal(getattr(signal, name), signal.SIG_IGN)
     _signalled = signum
-    if _leaving:  # main is done: nothing is left to clean up
-        _exit_now(128 + signum, _interrupted_message(signum))
+    if _leaving:  # the run is over and gpulint is exiting with its status
+        return
     _exit_after(STOP_DEADLINE, signum)
     raise Interrupted(signum)
 
@@ -139,6 +139,16 @@ def _exit_after(seconds: float, signum: int) -> None:
         _exit_now(128 + signum, _interrupted_message(signum))
 
     _thread.start_new_thread(expire, ())
+
+
+def _ignore_stop_signals() -> None:
+    import signal
+
+    try:
+        for name in STOP_SIGNALS:
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+    except ValueError:  # not the main thread: no handler was installed either
+        pass
 
 
 def _catch_stop_signals() -> None:
@@ -165,12 +175,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     SIGINT and SIGTERM raise ``Interrupted`` wherever the run is: exit 130 or 143 with
     a one-line message, the workers killed. A closed standard output ends the run with
-    ``EXIT_BROKEN_PIPE`` and no message.
-
-    Run as the console script (no ``argv``), gpulint ends its process itself once the
-    output is flushed: Python's own shutdown resets the signal handlers, and a Ctrl-C in
-    that last moment would kill it without a word. Called with ``argv`` it raises
-    ``SystemExit`` as a library function should.
+    ``EXIT_BROKEN_PIPE`` and no message. Once the run is over (the report written) they
+    are ignored: the process is exiting with the report's status, and Python's shutdown
+    would otherwise reset their handlers and let one kill it without a word.
     """
     global _leaving, _signalled
     _leaving = False
@@ -181,28 +188,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             _catch_stop_signals()
             code = _main(args, stdout)
-        except SystemExit as exc:
-            if argv is not None or not isinstance(exc.code, (int, type(None))):
-                raise
-            code = exc.code or 0
         finally:
-            _leaving = True  # from here on a signal ends the process at once
+            _leaving = True
+            _ignore_stop_signals()
     except Interrupted as exc:  # raised anywhere above, even while handling an error
         _exit_now(128 + exc.signum, _interrupted_message(exc.signum))
     except KeyboardInterrupt:  # raised by code rather than by a signal
         _exit_now(130, "gpulint: interrupted\n")
     if _signalled is not None:  # the handler's exception was lost on the way
         _exit_now(128 + _signalled, _interrupted_message(_signalled))
-    if argv is not None:
-        sys.exit(code)
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:
-        code = EXIT_BROKEN_PIPE
-    except (OSError, ValueError):  # closed by the caller: nothing more can be written
-        pass
-    _exit_now(code)
+    sys.exit(code)
 
 
 def _main(args: Sequence[str], stdout: object) -> int:

@@ -264,7 +264,7 @@ def _init_worker(linter: Linter, parent: int) -> None:
     _worker_linter = linter
     for name in WORKER_IGNORES:
         signal.signal(getattr(signal, name), signal.SIG_IGN)
-    # The parent forked this worker with these signals blocked (see _lint_parallel): one
+    # The parent forked this worker with these signals blocked (see _submit): one
     # that arrived since is discarded now that it is ignored, never delivered.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _blocked_signals())
     _die_with_parent(parent)
@@ -290,6 +290,8 @@ def _die_with_parent(parent: int) -> None:
     caller's stdout open. On Linux the kernel kills the worker (PR_SET_PDEATHSIG, set with
     prctl through ctypes: no thread, no polling, and it cannot be missed). Elsewhere a
     daemon thread polls ``os.getppid()``: a worker is re-parented when its parent exits.
+    (To the kernel the parent is the thread that forked: the pool forks every worker in
+    the first ``submit``, from the thread that runs the whole pool and outlives it.)
     """
     import signal
 

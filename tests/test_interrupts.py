@@ -27,7 +27,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, NamedTuple
 
 import pytest
 
@@ -186,27 +186,37 @@ def _send(target: str, pid: int, signum: int) -> None:
         pass
 
 
+class Baseline(NamedTuple):
+    span: float  #: seconds an uninterrupted run takes once its handlers are in place
+    report: bytes  #: its complete standard output
+
+
 @pytest.fixture(scope="module")
-def span(tree: Path) -> float:
-    """Seconds an uninterrupted run takes once its handlers are in place."""
-    run = Run("check", "--jobs", "2", str(tree))
+def baseline(tree: Path) -> Baseline:
+    out = tempfile.TemporaryFile()  # noqa: SIM115 - read after the run
+    run = Run("check", "--jobs", "2", str(tree), stdout=out)
     try:
         run.wait_ready()
         started = time.monotonic()
         assert run.wait() == 1, run.err()  # every pod has findings
+        span = time.monotonic() - started
         assert run.err() == ""
-        return time.monotonic() - started
+        out.seek(0)
+        return Baseline(span, out.read())
     finally:
         run.close()
+        out.close()
 
 
 def _interrupt_at_random(
-    tree: Path, span: float, runs: list[Run], signum: int, trials: int, seed: int
+    tree: Path, baseline: Baseline, runs: list[Run], signum: int, trials: int, seed: int
 ) -> int:
-    """Signal ``trials`` runs at random moments; return how many the signal reached.
+    """Signal ``trials`` runs at random moments; return how many the signal stopped.
 
     The moments fall anywhere in the first 70% of a run, more of them early (start-up,
-    forking the workers, walking), where the races are.
+    forking the workers, walking), where the races are. A signal that arrives once the
+    report is complete, while gpulint is exiting, changes nothing: the report must then
+    be whole and the status its own.
     """
     rng = random.Random(seed)
     expected = f"gpulint: interrupted by {signal.Signals(signum).name}\n"
@@ -216,36 +226,45 @@ def _interrupt_at_random(
     for trial in range(trials):
         target = "main" if trial % 4 == 3 else "group"
         twice = trial % 3 == 1  # a second signal 20-400 ms later (a double Ctrl-C)
-        delay = 0.7 * span * rng.random() ** 2
-        run = Run("check", "--jobs", "2", str(tree))
-        runs.append(run)
-        run.wait_ready()
-        time.sleep(delay)
-        if _exited(run.pid):  # the run beat the clock: nothing to interrupt
-            assert run.wait() == 1, run.err()
-            continue
-        _send(target, run.pid, signum)
-        if twice:
-            time.sleep(rng.uniform(0.02, 0.4))
-            _send(target, run.pid, signum)
-        code = run.wait()
-        context = f"trial {trial}: {signal.Signals(signum).name} to the {target} after {delay:.2f}s"
-        assert (code, run.err()) == (128 + signum, expected), f"{context}: {run.err()}"
+        delay = 0.7 * baseline.span * rng.random() ** 2
+        with tempfile.TemporaryFile() as out:
+            run = Run("check", "--jobs", "2", str(tree), stdout=out)
+            runs.append(run)
+            run.wait_ready()
+            time.sleep(delay)
+            sent = not _exited(run.pid)
+            if sent:
+                _send(target, run.pid, signum)
+            if sent and twice:
+                time.sleep(rng.uniform(0.02, 0.4))
+                _send(target, run.pid, signum)
+            code = run.wait()
+            out.seek(0)
+            report = out.read()
+        name = signal.Signals(signum).name
+        context = f"trial {trial}: {name} to the {target} after {delay:.2f}s: {run.err()}"
+        if code == 1 or not sent:  # the run was over before the signal
+            assert (code, run.err()) == (1, ""), context
+            assert report == baseline.report, context
+        else:
+            assert (code, run.err()) == (128 + signum, expected), context
+            hits += 1
         assert _left_after(run.pid) == [], f"{context}: processes left"
-        hits += 1
     return hits
 
 
 def test_ctrl_c_at_any_moment_stops_the_run_and_its_workers(
-    tree: Path, span: float, runs: list[Run]
+    tree: Path, baseline: Baseline, runs: list[Run]
 ) -> None:
     trials = 50
-    hits = _interrupt_at_random(tree, span, runs, signal.SIGINT, trials, seed=10)
+    hits = _interrupt_at_random(tree, baseline, runs, signal.SIGINT, trials, seed=10)
     assert hits >= trials // 2, f"only {hits} of {trials} signals reached a running gpulint"
 
 
-def test_sigterm_stops_the_run_and_its_workers(tree: Path, span: float, runs: list[Run]) -> None:
-    assert _interrupt_at_random(tree, span, runs, signal.SIGTERM, 8, seed=18) >= 4
+def test_sigterm_stops_the_run_and_its_workers(
+    tree: Path, baseline: Baseline, runs: list[Run]
+) -> None:
+    assert _interrupt_at_random(tree, baseline, runs, signal.SIGTERM, 8, seed=18) >= 4
 
 
 def test_sigterm_stops_a_serial_run(tree: Path, runs: list[Run]) -> None:
