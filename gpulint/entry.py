@@ -17,7 +17,9 @@ function, so their output cannot differ; checks beyond a value's type and choice
 from __future__ import annotations
 
 import os
+import stat
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
@@ -167,21 +169,165 @@ def _dispatch(args: Sequence[str]) -> int:
     return code if isinstance(code, int) else 0
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Run gpulint; never lets a traceback reach the user."""
-    args = sys.argv[1:] if argv is None else argv
+class Interrupted(BaseException):
+    """A signal asked gpulint to stop (SIGINT: Ctrl-C; SIGTERM: ``kill``, a CI timeout).
+
+    Raised by the signal handler in the main thread, so ``finally`` blocks on the way up
+    run (the worker processes are killed, files being written are cleaned up). A
+    ``BaseException`` like ``KeyboardInterrupt``, but not one: click and typer turn a
+    ``KeyboardInterrupt`` into an exit code of their own, and ``except Exception`` (a rule
+    that raises is a finding) must not swallow it either.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+#: The signals that stop a run, and the exit status each gives: 128 + the signal's number,
+#: what a shell reports for a command a signal killed (130: Ctrl-C, 143: SIGTERM). gpulint
+#: exits with it rather than dying of the signal, so that its workers are stopped first.
+STOP_SIGNALS = ("SIGINT", "SIGTERM")
+#: Standard output was closed before the report was written (``gpulint check | head -1``):
+#: 128 + SIGPIPE, what the shell reports for ``yes | head -1`` under ``set -o pipefail``.
+#: Neither 0 (nothing found: the run did not finish) nor 1 (findings: none may be).
+EXIT_BROKEN_PIPE = 128 + 13
+
+_leaving = False
+#: The stop signal received, if any. CPython sometimes wraps the exception a handler
+#: raises in another (a RuntimeError from ``__set_name__`` while a class is created, an
+#: ImportError) or loses it: every exit path looks here too.
+_signalled: int | None = None
+
+
+def _interrupted_message(signum: int) -> str:
+    import signal
+
+    if signum == signal.SIGINT:
+        return "gpulint: interrupted\n"
+    return f"gpulint: interrupted by {signal.Signals(signum).name}\n"
+
+
+def _exit_now(code: int, message: str = "") -> NoReturn:
+    """Write ``message`` to stderr and end the process at once.
+
+    ``os._exit``: no atexit handler runs (concurrent.futures' joins its pool's threads,
+    which is how an interrupted run used to hang), and standard output is not flushed
+    (after an interrupt the report is cut short anyway; after EPIPE it cannot be written).
+    """
+    if message:
+        try:
+            sys.stderr.write(message)
+            sys.stderr.flush()
+        except (OSError, ValueError):  # stderr closed too: the exit status says it
+            pass
+    os._exit(code)
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    import signal
+
+    global _signalled
+    # A second Ctrl-C (or a SIGTERM after it) changes nothing: this one is being handled.
+    for name in STOP_SIGNALS:
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    _signalled = signum
+    if _leaving:  # the run is over and gpulint is exiting with its status
+        return
+    _exit_after(STOP_DEADLINE, signum)
+    raise Interrupted(signum)
+
+
+#: Seconds the run has to unwind after a stop signal before the process ends regardless.
+#: Unwinding takes milliseconds; the deadline is for an exception CPython drops (the
+#: handler can run inside a weakref callback or a ``__del__``, e.g. while a module is
+#: imported, where an exception is only "ignored") and for cleanup that would block. The
+#: workers die with the process (see gpulint.runner).
+STOP_DEADLINE = 0.5
+
+
+def _exit_after(seconds: float, signum: int) -> None:
+    # _thread, not threading: the handler may run while ``threading`` is half imported.
+    import _thread
+
+    def expire() -> None:
+        time.sleep(seconds)
+        _exit_now(128 + signum, _interrupted_message(signum))
+
+    _thread.start_new_thread(expire, ())
+
+
+def _ignore_stop_signals() -> None:
+    import signal
+
     try:
-        code = _dispatch(args)
-    except SystemExit:
+        for name in STOP_SIGNALS:
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+    except ValueError:  # not the main thread: no handler was installed either
+        pass
+
+
+def _catch_stop_signals() -> None:
+    import signal
+
+    try:
+        for name in STOP_SIGNALS:
+            signal.signal(getattr(signal, name), _on_signal)
+    except ValueError:  # main() called from a thread: only the main thread handles signals
+        return
+    previous = sys.unraisablehook
+
+    def unraisable(info: Any) -> None:
+        # The handler ran inside a callback (a weakref's, a __del__) and Python dropped
+        # its exception with a traceback on stderr: the deadline ends the run instead.
+        if not isinstance(info.exc_value, Interrupted):
+            previous(info)
+
+    sys.unraisablehook = unraisable
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run gpulint; never lets a traceback reach the user.
+
+    SIGINT and SIGTERM raise ``Interrupted`` wherever the run is: exit 130 or 143 with
+    a one-line message, the workers killed. A closed standard output ends the run with
+    ``EXIT_BROKEN_PIPE`` and no message. Once the run is over (the report written) they
+    are ignored: the process is exiting with the report's status, and Python's shutdown
+    would otherwise reset their handlers and let one kill it without a word.
+    """
+    global _leaving, _signalled
+    _leaving = False
+    _signalled = None
+    args = sys.argv[1:] if argv is None else argv
+    stdout = sys.stdout
+    try:
+        try:
+            _catch_stop_signals()
+            code = _main(args, stdout)
+        finally:
+            _leaving = True
+            _ignore_stop_signals()
+    except Interrupted as exc:  # raised anywhere above, even while handling an error
+        _exit_now(128 + exc.signum, _interrupted_message(exc.signum))
+    except KeyboardInterrupt:  # raised by code rather than by a signal
+        _exit_now(130, "gpulint: interrupted\n")
+    if _signalled is not None:  # the handler's exception was lost on the way
+        _exit_now(128 + _signalled, _interrupted_message(_signalled))
+    sys.exit(code)
+
+
+def _main(args: Sequence[str], stdout: object) -> int:
+    try:
+        code = _dispatch_unless_stopped(args)
+    except SystemExit as exc:
+        # typer answers EPIPE with sys.exit(1) after swapping in a sys.stdout that swallows
+        # the error: a closed stdout, not findings.
+        if sys.stdout is not stdout or (exc.code in (None, 0, 1) and _stdout_closed()):
+            _exit_now(EXIT_BROKEN_PIPE)
         raise
-    except KeyboardInterrupt:
-        sys.stderr.write("gpulint: interrupted\n")
-        sys.exit(130)
     except BrokenPipeError:
-        # The reader went away (``gpulint check . | head``): not an error of ours.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(1)
+        # The reader went away (``gpulint check . | head``): stop, silently, as `yes` does.
+        _exit_now(EXIT_BROKEN_PIPE)
     except Exception as exc:  # the promise: a one-line message, exit 2, no traceback
         # Click's exceptions (typer vendors its own copy of click): a usage error has
         # exit_code 2 and a message of its own.
@@ -191,4 +337,40 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         sys.stderr.write(f"gpulint: internal error: {type(exc).__name__}: {escape(str(exc))}\n")
         sys.exit(2)
-    sys.exit(code)
+    if code in (0, 1) and _stdout_closed():
+        _exit_now(EXIT_BROKEN_PIPE)
+    return code
+
+
+def _dispatch_unless_stopped(args: Sequence[str]) -> int:
+    """``_dispatch``; any exception after a stop signal is that signal's ``Interrupted``."""
+    try:
+        return _dispatch(args)
+    except BaseException as exc:
+        if _signalled is not None and not isinstance(exc, Interrupted):
+            raise Interrupted(_signalled) from None  # the signal's, wrapped in another
+        raise
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe that nobody reads any more.
+
+    A write into a pipe whose reader exits half-way returns a short count rather than an
+    error, and Python does not always try the rest: a report cut off that way raises
+    nothing. The pipe says it afterwards: poll(2) reports POLLERR on a pipe with no
+    reader left (only a FIFO is asked: files and terminals never are).
+    """
+    try:
+        sys.stdout.flush()
+        fd = sys.stdout.fileno()
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return False
+        import select
+
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except BrokenPipeError:
+        return True
+    except (OSError, ValueError, AttributeError):  # no fileno, closed, or no poll()
+        return False

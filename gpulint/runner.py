@@ -12,13 +12,18 @@ import itertools
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from gpulint.discover import Target
 from gpulint.engine import RULE_ERROR_CODE, Linter
 from gpulint.model import Finding, LintedObject, Severity, Span
 from gpulint.yamlload import Problem
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 
 class Report:
@@ -231,13 +236,19 @@ def run(
     else:
         results = (_lint_one(linter, target, collect_objects) for target in everything)
     report = Report(keep_findings=keep_findings)
-    for findings, objects in results:
-        report.extend(findings)
-        if objects:
-            report.objects.extend(objects)
-        report.files += 1
-        if on_file is not None and findings:
-            on_file(findings)
+    try:
+        for findings, objects in results:
+            report.extend(findings)
+            if objects:
+                report.objects.extend(objects)
+            report.files += 1
+            if on_file is not None and findings:
+                on_file(findings)
+    finally:
+        # Stop the workers now, not when the generator is collected: an interrupt or a
+        # closed stdout raised here must not leave them running until the process exits.
+        if isinstance(results, Generator):
+            results.close()
     return report
 
 
@@ -257,13 +268,72 @@ def _lint_one(linter: Linter, target: Target, collect: bool) -> _Result:
     return lint_target(linter, target, seen), seen
 
 
-def _init_worker(linter: Linter) -> None:
+#: The signals a worker ignores: the parent decides when a run stops and stops its workers
+#: itself. A Ctrl-C goes to the terminal's whole process group, a caller's ``timeout`` or
+#: ``systemctl stop`` signals every process: a worker that died of it first would turn the
+#: interrupt into a broken pool, and print a traceback of its own.
+WORKER_IGNORES = ("SIGINT", "SIGTERM")
+
+
+def _init_worker(linter: Linter, parent: int) -> None:
     import signal
 
     global _worker_linter
     _worker_linter = linter
-    # Ctrl-C reaches the whole process group; the parent alone handles it.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in WORKER_IGNORES:
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    # The parent forked this worker with these signals blocked (see _submit): one
+    # that arrived since is discarded now that it is ignored, never delivered.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _blocked_signals())
+    _die_with_parent(parent)
+
+
+def _blocked_signals() -> set[int]:
+    import signal
+
+    return {getattr(signal, name) for name in WORKER_IGNORES}
+
+
+#: prctl(2) option: the signal the kernel sends this process when its parent exits.
+PR_SET_PDEATHSIG = 1
+#: How often a worker without PR_SET_PDEATHSIG checks that its parent is alive (seconds).
+PARENT_POLL_SECONDS = 0.25
+
+
+def _die_with_parent(parent: int) -> None:
+    """Make this worker exit when the process that forked it does, however it died.
+
+    A parent killed by SIGKILL (or by a caller's timeout that kills it alone) runs no
+    cleanup, and a worker waiting for its next chunk would wait forever, holding the
+    caller's stdout open. On Linux the kernel kills the worker (PR_SET_PDEATHSIG, set with
+    prctl through ctypes: no thread, no polling, and it cannot be missed). Elsewhere a
+    daemon thread polls ``os.getppid()``: a worker is re-parented when its parent exits.
+    (To the kernel the parent is the thread that forked: the pool forks every worker in
+    the first ``submit``, from the thread that runs the whole pool and outlives it.)
+    """
+    import signal
+
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+        except (OSError, AttributeError):  # no libc prctl (a static or unusual build)
+            armed = False
+    if os.getppid() != parent:  # the parent died before the death signal was armed
+        os._exit(1)
+    if armed:
+        return
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="gpulint-parent-watch", daemon=True).start()
 
 
 def _lint_task(task: _Task) -> _Result:
@@ -301,7 +371,7 @@ def _lint_parallel(
     """
     import multiprocessing
     from collections import deque
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor
 
     def chunks() -> Iterator[list[_Task]]:
         it = iter(targets)
@@ -311,21 +381,59 @@ def _lint_parallel(
     context = multiprocessing.get_context("fork")
     gc.freeze()  # keep the parent's objects out of the workers' copy-on-write pages
     pool = ProcessPoolExecutor(
-        workers, mp_context=context, initializer=_init_worker, initargs=(linter,)
+        workers, mp_context=context, initializer=_init_worker, initargs=(linter, os.getpid())
     )
     try:
         in_flight: deque[Future[list[_Result]]] = deque()
         todo = chunks()
         for chunk in itertools.islice(todo, workers * IN_FLIGHT_PER_WORKER):
-            in_flight.append(pool.submit(_lint_chunk, chunk))
+            in_flight.append(_submit(pool, chunk))
         while in_flight:
             done = in_flight.popleft().result()
             for chunk in itertools.islice(todo, 1):
-                in_flight.append(pool.submit(_lint_chunk, chunk))
+                in_flight.append(_submit(pool, chunk))
             yield from done
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
+        pool.shutdown(wait=True)  # the workers exit once they have had their last chunk
     finally:
-        pool.shutdown(wait=True)
+        # On an interrupt, a closed stdout or any error: stop the workers at once. They
+        # hold nothing but files being linted, so they are killed rather than asked to
+        # finish: waiting for them is how an interrupted pool used to hang.
+        _kill_workers(pool)
         gc.unfreeze()
+
+
+def _submit(pool: ProcessPoolExecutor, chunk: list[_Task]) -> Future[list[_Result]]:
+    """``pool.submit``, with the signals the workers ignore held until it returns.
+
+    The first submit forks the workers (and starts the pool's threads): a worker forked
+    with the signals blocked cannot be killed by a Ctrl-C before it ignores them, and an
+    interrupt never lands half-way through the pool's bookkeeping. Signals that arrive
+    meanwhile are delivered as soon as this returns.
+    """
+    import signal
+
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _blocked_signals())
+    try:
+        return pool.submit(_lint_chunk, chunk)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    """Kill the pool's live workers and shut it down without waiting for anything.
+
+    ``ProcessPoolExecutor.kill_workers()`` from Python 3.14; before that, the same steps
+    on the pool's process table.
+    """
+    kill = getattr(pool, "kill_workers", None)
+    if kill is not None:  # pragma: no cover - Python 3.14+
+        kill()
+        return
+    processes = dict(getattr(pool, "_processes", None) or {})
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes.values():
+        try:
+            if process.is_alive():
+                process.kill()
+        except (ValueError, ProcessLookupError):  # already closed or reaped
+            continue
