@@ -33,7 +33,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from gpulint.data import schema_path
-from gpulint.model import Path, Severity
+from gpulint.model import Path, Severity, selects
 
 CONFIG_NAMES = (".gpulint.yaml", ".gpulint.yml")
 PYPROJECT = "pyproject.toml"
@@ -336,7 +336,7 @@ def selector(value: str, known: Sequence[str]) -> tuple[str, str | None]:
         return code, f"an empty selector selects no rule; give {SELECTOR_HELP}"
     if not _SELECTOR.fullmatch(code):
         return code, f"{value!r} is not {SELECTOR_HELP}"
-    if code != "ALL" and not any(k.startswith(code) for k in known):
+    if code != "ALL" and not any(selects(k, (code,)) for k in known):
         import difflib
 
         close = difflib.get_close_matches(code, known, n=1, cutoff=0.8)
@@ -767,7 +767,7 @@ def forget_codes(config: ConfigFile, known: Sequence[str]) -> ConfigFile:
             isinstance(value, str)
             and value != "ALL"
             and code.fullmatch(value) is not None
-            and not any(k.startswith(value) for k in known)
+            and not any(selects(k, (value,)) for k in known)
         )
 
     def kept(values: Any) -> Any:

@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gpulint.dra import ClaimIndex
-from gpulint.model import Finding, LintedObject, ObjectRef, Path, Severity, Span
+from gpulint.model import Finding, LintedObject, ObjectRef, Path, Severity, Span, selects
 from gpulint.registry import Registry, builtin_registry
 from gpulint.rule import Rule, RuleContext, Violation
 from gpulint.suppress import UNUSED_CODE, ObjectIgnore, PathIgnore, Suppressor, Unused
@@ -65,7 +65,7 @@ class Settings:
 
 def _matches(code: str, selectors: Iterable[str]) -> bool:
     """ruff-style selection: ``GPU`` matches every GPU rule, ``GPU0`` GPU001..GPU099, ..."""
-    return any(code.startswith(sel) for sel in selectors) or "ALL" in selectors
+    return selects(code, selectors)
 
 
 def is_enabled(code: str, settings: Settings) -> bool:

@@ -563,3 +563,21 @@ def test_device_entries_use_the_registry_schema() -> None:
     device = schema["$defs"]["device"]
     assert set(device["properties"]) == set(devices["$defs"]["resource"]["properties"])
     assert device["required"] == ["name"]
+
+
+def test_one_selector_matcher_for_selection_and_ignores() -> None:
+    """`select`/`ignore`, `per-file-ignores` and `per-object-ignores` choose rules alike."""
+    from gpulint import engine, suppress
+    from gpulint.model import selects
+
+    cases = [
+        ("GPU020", ("GPU0",), True),
+        ("GPU020", ("GPU020",), True),
+        ("GPU020", ("GPU1", "GL"), False),
+        ("GL100", ("ALL",), True),
+        ("GPU020", (), False),
+    ]
+    for code, selectors, expected in cases:
+        assert selects(code, selectors) is expected
+        assert engine._matches(code, selectors) is expected
+        assert suppress._matches(code, selectors) is expected
