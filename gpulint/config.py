@@ -33,7 +33,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from gpulint.data import schema_path
-from gpulint.model import Path, Severity
+from gpulint.model import Path, Severity, selects
 
 CONFIG_NAMES = (".gpulint.yaml", ".gpulint.yml")
 PYPROJECT = "pyproject.toml"
@@ -336,7 +336,7 @@ def selector(value: str, known: Sequence[str]) -> tuple[str, str | None]:
         return code, f"an empty selector selects no rule; give {SELECTOR_HELP}"
     if not _SELECTOR.fullmatch(code):
         return code, f"{value!r} is not {SELECTOR_HELP}"
-    if code != "ALL" and not any(k.startswith(code) for k in known):
+    if code != "ALL" and not any(selects(k, (code,)) for k in known):
         import difflib
 
         close = difflib.get_close_matches(code, known, n=1, cutoff=0.8)
@@ -499,11 +499,71 @@ def config_schema(rules: Sequence[Any]) -> dict[str, Any]:
 LOADING_KEYS = ("plugins", "rule-dirs")
 
 
-def _problems(config: ConfigFile, schema: Mapping[str, Any], data: Any) -> list[str]:
+def _problems(
+    config: ConfigFile, schema: Mapping[str, Any], data: Any, skip: Sequence[Path] = ()
+) -> list[str]:
+    """Schema problems of ``data``, leaving out those inside the ``skip`` paths."""
     from gpulint.schemacheck import check
 
     problems = check(schema, data, config.line_of)
-    return [config.error(p.path, p.message) for p in problems]
+    return [
+        config.error(p.path, p.message)
+        for p in problems
+        if not any(p.path[: len(s)] == s for s in skip)
+    ]
+
+
+#: ``pods[0]: ...``, ``group: ...``, ``pod_defaults.tolerations[1]: ...``: the field a
+#: :func:`gpulint.workloads.validate_row` message is about.
+_ROW_FIELD = re.compile(r"([A-Za-z_]+)(?:\[(\d+)\])?(?:\.([A-Za-z_]+)(?:\[(\d+)\])?)?: ")
+
+
+def _workload_row_problems(config: ConfigFile, rows: Any) -> dict[int, list[str]]:
+    """``validate_row``'s messages for each bad ``workloads`` row, by row index.
+
+    Its messages say what to write instead (``'spec.tasks[].template.spec': list items are
+    written as '.*' ...``) where the JSON Schema can only say "not allowed", and it knows
+    what the schema cannot (``pods`` naming a container list): its messages replace the
+    schema's for the rows it rejects. Each is at the line of the field it names.
+    """
+    from gpulint.schemacheck import dotted
+    from gpulint.workloads import validate_row
+
+    out: dict[int, list[str]] = {}
+    for i, row in enumerate(rows if isinstance(rows, list) else ()):
+        for message in validate_row(row):
+            base: Path = ("workloads", i)
+            field = _ROW_FIELD.match(message)
+            if field is None:
+                out.setdefault(i, []).append(f"{config.where(base)}: {dotted(base)}: {message}")
+                continue
+            path: Path = base
+            for part in field.groups():
+                if part is not None:
+                    path = (*path, int(part) if part.isdigit() else part)
+            # The line of the field when the row writes it (not for "group: required").
+            at = path
+            while len(at) > len(base) and not _has(row, at[len(base) :]):
+                at = at[:-1]
+            out.setdefault(i, []).append(
+                f"{config.where(at)}: {dotted(path)}: {message[field.end() :]}"
+            )
+    return out
+
+
+def _line_in(error: str, config: ConfigFile) -> int:
+    """The line a ``file:line: ...`` message is at, to put messages in file order."""
+    head = error[len(config.shown) + 1 :].partition(":")[0]
+    return int(head) if error.startswith(config.shown + ":") and head.isdigit() else 0
+
+
+def _has(data: Any, path: Path) -> bool:
+    for part in path:
+        in_list = isinstance(part, int) and isinstance(data, list) and 0 <= part < len(data)
+        if not (in_list or (isinstance(data, Mapping) and part in data)):
+            return False
+        data = data[part]
+    return True
 
 
 def project_root(config: ConfigFile) -> FsPath:
@@ -632,6 +692,7 @@ def _cached_problems(
     rules: Sequence[Any],
     schema: Callable[[], Mapping[str, Any]],
     data: Any,
+    skip: Sequence[Path] = (),
 ) -> list[str]:
     """:func:`_problems`, skipped when the same content was found valid before.
 
@@ -641,14 +702,14 @@ def _cached_problems(
     """
     folder = cache_dir()
     if folder is None:
-        return _problems(config, schema(), data)
+        return _problems(config, schema(), data, skip)
     digest = _digest(kind, data, rules)
     path = os.path.join(folder, _CACHE_FILE)
     known = _read_cache(path)
     if digest in known:
         return []
-    errors = _problems(config, schema(), data)
-    if not errors:
+    errors = _problems(config, schema(), data, skip)
+    if not errors and not skip:
         _write_cache(folder, path, [digest, *(d for d in known if d != digest)])
     return errors
 
@@ -706,7 +767,7 @@ def forget_codes(config: ConfigFile, known: Sequence[str]) -> ConfigFile:
             isinstance(value, str)
             and value != "ALL"
             and code.fullmatch(value) is not None
-            and not any(k.startswith(value) for k in known)
+            and not any(selects(k, (value,)) for k in known)
         )
 
     def kept(values: Any) -> Any:
@@ -836,7 +897,17 @@ def resolve(
     cli = overrides or Overrides()
     data: dict[str, Any] = config.data if config is not None else {}
     if config is not None and data:
-        errors = _cached_problems(config, "full", rules, lambda: config_schema(rules), data)
+        bad_rows = _workload_row_problems(config, data.get("workloads"))
+        errors = _cached_problems(
+            config,
+            "full",
+            rules,
+            lambda: config_schema(rules),
+            data,
+            skip=[("workloads", i) for i in bad_rows],
+        )
+        errors += [message for messages in bad_rows.values() for message in messages]
+        errors.sort(key=lambda e: _line_in(e, config))
         if errors:
             raise ConfigError("\n".join(errors))
     known = [r.code for r in rules]

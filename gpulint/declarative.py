@@ -342,12 +342,13 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
             if not kind_ok(obj):
                 return
             if gpu is not None:
-                from gpulint.resources import wants_accelerator
+                from gpulint.resources import gpu_demand
                 from gpulint.workloads import builtin_table
 
                 table = ctx.workloads or builtin_table()
-                wants = any(wants_accelerator(p, ctx.registry) for p in table.pod_specs(obj))
-                if wants != gpu:
+                demands = [gpu_demand(p, ctx.registry) for p in table.pod_specs(obj)]
+                # A GPU object has a GPU pod; a CPU object has only pods surely without one.
+                if not (any(d.gpu for d in demands) if gpu else all(d.cpu for d in demands)):
                     return
             yield from violation(obj.data, obj.path, names(obj))
 
@@ -361,9 +362,10 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
             if not kind_ok(pod.obj):
                 return
             if gpu is not None:
-                from gpulint.resources import wants_accelerator
+                from gpulint.resources import gpu_demand
 
-                if wants_accelerator(pod, ctx.registry) != gpu:
+                demand = gpu_demand(pod, ctx.registry)
+                if not (demand.gpu if gpu else demand.cpu):
                     return
             base = pod.path[:-1]
             from gpulint.workloads import _get
@@ -377,20 +379,15 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
     def check_containers(pod: Any, ctx: RuleContext) -> Iterator[Violation]:
         if not kind_ok(pod.obj):
             return
-        from gpulint.resources import resource_entries
+        from gpulint.resources import container_gpu, gpu_demand
 
         registry = ctx.registry
+        demand = gpu_demand(pod, registry) if gpu is not None else None
         for container in pod.containers:
             if container.section == "ephemeralContainers":
                 continue
-            if gpu is not None:
-                wants = any(
-                    (registry.is_accelerator(e.name) or registry.looks_like_accelerator(e.name))
-                    and e.amount.positive_or_unknown
-                    for e in resource_entries(container)
-                )
-                if wants != gpu:
-                    continue
+            if demand is not None and container_gpu(container, demand, registry) is not gpu:
+                continue
             values = names(pod.obj)
             values["container"] = container.name or ""
             yield from violation(container.data, container.path, values)

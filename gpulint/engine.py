@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gpulint.dra import ClaimIndex
-from gpulint.model import Finding, LintedObject, ObjectRef, Path, Severity, Span
+from gpulint.model import Finding, LintedObject, ObjectRef, Path, Severity, Span, selects
 from gpulint.registry import Registry, builtin_registry
 from gpulint.rule import Rule, RuleContext, Violation
 from gpulint.suppress import UNUSED_CODE, ObjectIgnore, PathIgnore, Suppressor, Unused
@@ -65,7 +65,7 @@ class Settings:
 
 def _matches(code: str, selectors: Iterable[str]) -> bool:
     """ruff-style selection: ``GPU`` matches every GPU rule, ``GPU0`` GPU001..GPU099, ..."""
-    return any(code.startswith(sel) for sel in selectors) or "ALL" in selectors
+    return selects(code, selectors)
 
 
 def is_enabled(code: str, settings: Settings) -> bool:
@@ -85,6 +85,29 @@ class _Active:
         self.ctx = ctx
         #: The severity was set by the user: it wins over a rule's per-violation severity.
         self.configured = configured
+
+    def finding(
+        self,
+        label: str,
+        span: Span,
+        message: str,
+        obj: ObjectRef | None,
+        doc_path: Path,
+        document: int,
+        severity: Severity | None = None,
+    ) -> Finding:
+        """A finding of this rule, at its configured severity unless ``severity`` says."""
+        return Finding(
+            rule=self.rule.code,
+            name=self.rule.name,
+            severity=self.severity if severity is None else severity,
+            path=label,
+            span=span,
+            message=message,
+            object=obj,
+            doc_path=doc_path,
+            document=document,
+        )
 
 
 class Linter:
@@ -204,17 +227,7 @@ class Linter:
         return findings
 
     def _unused_finding(self, active: _Active, label: str, u: Unused) -> Finding:
-        return Finding(
-            rule=active.rule.code,
-            name=active.rule.name,
-            severity=active.severity,
-            path=label,
-            span=u.span,
-            message=u.message,
-            object=u.object,
-            doc_path=u.doc_path,
-            document=u.document,
-        )
+        return active.finding(label, u.span, u.message, u.object, u.doc_path, u.document)
 
     def _run(
         self,
@@ -273,17 +286,7 @@ class Linter:
         severity = active.severity
         if v.severity is not None and not active.configured:
             severity = v.severity
-        return Finding(
-            rule=active.rule.code,
-            name=active.rule.name,
-            severity=severity,
-            path=label,
-            span=span,
-            message=v.message,
-            object=ref,
-            doc_path=v.path,
-            document=doc.index,
-        )
+        return active.finding(label, span, v.message, ref, v.path, doc.index, severity)
 
     def _problem_findings(
         self, label: str, problems: Iterable[Problem], doc: Document | None
@@ -293,18 +296,10 @@ class Linter:
             active = self.active.get(problem.code)
             if active is None:
                 continue
+            owner = _owner(doc, problem.doc_path) if doc is not None else None
+            index = doc.index if doc is not None else 0
             out.append(
-                Finding(
-                    rule=problem.code,
-                    name=active.rule.name,
-                    severity=active.severity,
-                    path=label,
-                    span=problem.span,
-                    message=problem.message,
-                    object=_owner(doc, problem.doc_path) if doc is not None else None,
-                    doc_path=problem.doc_path,
-                    document=doc.index if doc is not None else 0,
-                )
+                active.finding(label, problem.span, problem.message, owner, problem.doc_path, index)
             )
         return out
 

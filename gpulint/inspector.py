@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpulint.discover import Target
-from gpulint.dra import ClaimIndex, gpu_claims
+from gpulint.dra import ClaimIndex
 from gpulint.model import Path
 from gpulint.podrequest import pod_requests
 from gpulint.registry import Registry, builtin_registry
-from gpulint.resources import amount, format_amount
+from gpulint.resources import format_amount, gpu_demand
 from gpulint.runner import read_target
 from gpulint.textsafe import escape, json_text
 from gpulint.workloads import K8sObject, PodSpec, WorkloadTable, builtin_table, objects
@@ -134,10 +134,10 @@ class Inspector:
         span = doc.key_span(pod.path)
         result = pod_requests(pod)
         registry = self.registry
-        claims = gpu_claims(pod, registry)
+        demand = gpu_demand(pod, registry)
+        claims = demand.claims
         containers = []
         gpu_names: set[str] = set()
-        wants = False
         for c in result.containers:
             cspan = doc.key_span(c.container.path)
             raw = _raw_requests(c.container.resources)
@@ -148,8 +148,6 @@ class Inspector:
                     continue
                 gpu_names.add(name)
                 requests[name] = _shown(value)
-                if c.role != "ephemeral" and amount(value).positive_or_unknown:
-                    wants = True
             containers.append(
                 {
                     "name": c.container.label,
@@ -217,7 +215,7 @@ class Inspector:
                 for c in claims
             ],
             "tolerations": tolerations,
-            "gpu": wants or bool(claims),
+            "gpu": demand.gpu,
             "hints": _hints(pod),
         }
 

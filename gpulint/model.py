@@ -14,6 +14,7 @@ added up (bench/README.md, "Start-up").
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 #: A path inside one YAML document: mapping keys (str) and sequence indexes (int).
@@ -134,3 +135,13 @@ class LintedObject(NamedTuple):
     document: int
     object: ObjectRef
     rules: tuple[str, ...]
+
+
+def selects(code: str, selectors: Iterable[str]) -> bool:
+    """Does any of the rule selectors choose the rule ``code``? The one matcher behind
+    ``select`` / ``extend-select`` / ``ignore`` (file and command line), ``per-file-ignores``
+    and ``per-object-ignores``: as in ruff, a selector is a code or a prefix of codes
+    (``GPU`` every GPU rule, ``GPU0`` GPU001..GPU099) and ``ALL`` is every rule. Selectors
+    are upper case here (``gpulint.config.selector`` normalises what users write).
+    """
+    return any(code.startswith(sel) for sel in selectors) or "ALL" in selectors

@@ -12,6 +12,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from gpulint.dra import GpuClaim, gpu_claims, has_unresolved_claims
 from gpulint.model import Path
 from gpulint.quantity import QuantityError, parse_quantity
 from gpulint.registry import Registry
@@ -195,22 +196,95 @@ def accelerator_entries(pod: PodSpec, registry: Registry) -> list[ResourceEntry]
     ]
 
 
+class GpuDemand(NamedTuple):
+    """Why a pod spec is a GPU pod, a CPU pod, or cannot be told: :func:`gpu_demand`."""
+
+    #: Container entries (``containers``, ``initContainers``, sidecars) that ask for one.
+    entries: tuple[ResourceEntry, ...]
+    #: Accelerator names asked for in the pod-level ``spec.resources``.
+    pod_level: tuple[str, ...]
+    #: ``resourceClaims`` entries whose claim, in the same file, asks for a GPU device class.
+    claims: tuple[GpuClaim, ...]
+    #: A ``resourceClaims`` entry whose claim is not in the file: its device class is unknown.
+    unresolved: bool
+
+    @property
+    def gpu(self) -> bool:
+        """The pod means to get an accelerator."""
+        return bool(self.entries or self.pod_level or self.claims)
+
+    @property
+    def cpu(self) -> bool:
+        """The pod surely gets no accelerator (not a GPU pod, and no unknown DRA claim)."""
+        return not self.gpu and not self.unresolved
+
+
+def gpu_demand(pod: PodSpec, registry: Registry) -> GpuDemand:
+    """Is this a GPU pod? The one answer GPU020, GPU021, declarative ``when: gpu`` and
+    ``gpulint inspect`` share (docs/domain.md#gpu-pods).
+
+    A pod spec is a GPU pod when it asks for an accelerator resource (a device registry name,
+    or a name that looks like one, such as a misspelling) with an amount other than an
+    explicit zero:
+
+    - in a container, an init container or a sidecar (an init container with
+      ``restartPolicy: Always``), under ``limits`` or ``requests``; ephemeral containers may
+      not set resources and never count;
+    - in the pod-level ``spec.resources`` (rejected there, GPU030, but clearly wanted);
+    - or through a DRA ``resourceClaims`` entry whose ResourceClaim or ResourceClaimTemplate
+      in the same file asks for a GPU device class (:func:`gpulint.dra.gpu_claims`).
+
+    An explicit ``0`` asks for nothing: with only zeros the pod is a CPU pod. A null value,
+    a template placeholder (``$GPUS``, ``{{ .Values.gpus }}``) or an unparseable value still
+    shows the intent, and counts. A claim defined in another file makes the answer unknown:
+    the pod is neither a GPU pod (``gpu``) nor surely a CPU pod (``cpu``).
+    """
+    entries = tuple(e for e in accelerator_entries(pod, registry) if e.amount.positive_or_unknown)
+    pod_level: list[str] = []
+    resources = pod.spec.get("resources") if pod.location == "pod" else None
+    if isinstance(resources, dict):
+        for section in ("limits", "requests"):
+            mapping = resources.get(section)
+            if not isinstance(mapping, dict):
+                continue
+            for name, value in mapping.items():
+                if not isinstance(name, str) or name in pod_level:
+                    continue
+                is_gpu = registry.is_accelerator(name) or registry.looks_like_accelerator(name)
+                if is_gpu and amount(value).positive_or_unknown:
+                    pod_level.append(name)
+    return GpuDemand(
+        entries, tuple(pod_level), tuple(gpu_claims(pod, registry)), has_unresolved_claims(pod)
+    )
+
+
 def wants_accelerator(pod: PodSpec, registry: Registry) -> bool:
-    """Does the pod mean to get a GPU? An explicit ``0`` is a CPU pod
-    (docs/domain.md#requests-and-limits); a null, placeholder or invalid value still shows
-    the intent, and so does a GPU written in the pod-level ``resources`` (rejected there,
-    GPU030, but clearly wanted)."""
-    if any(e.amount.positive_or_unknown for e in accelerator_entries(pod, registry)):
-        return True
-    pod_level = pod.spec.get("resources")
-    if not isinstance(pod_level, dict):
+    """Is this a GPU pod (:func:`gpu_demand`)? For rules that need only the yes or no."""
+    return gpu_demand(pod, registry).gpu
+
+
+def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -> bool | None:
+    """Is this container of a pod with ``demand`` a GPU container? None: it cannot be told.
+
+    A container gets an accelerator from its own ``limits`` / ``requests`` (as in
+    :func:`gpu_demand`) or from a DRA claim of its pod that it names in
+    ``resources.claims``; only the containers that name a claim get its devices. A container
+    that names a claim defined in another file cannot be told. Ephemeral containers are never
+    GPU containers.
+    """
+    if container.section == "ephemeralContainers":
         return False
-    for section in ("limits", "requests"):
-        mapping = pod_level.get(section)
-        if not isinstance(mapping, dict):
-            continue
-        for name, value in mapping.items():
-            is_gpu = registry.is_accelerator(name) or registry.looks_like_accelerator(name)
-            if is_gpu and amount(value).positive_or_unknown:
-                return True
-    return False
+    if any(
+        (registry.is_accelerator(e.name) or registry.looks_like_accelerator(e.name))
+        and e.amount.positive_or_unknown
+        for e in resource_entries(container)
+    ):
+        return True
+    claims = (container.resources or {}).get("claims")
+    if not isinstance(claims, list) or not claims:
+        return False
+    gpu = {c.name for c in demand.claims}
+    named = {c.get("name") for c in claims if isinstance(c, dict)}
+    if named & gpu:
+        return True
+    return None if demand.unresolved else False

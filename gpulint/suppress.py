@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from gpulint.globs import PathMatcher
-from gpulint.model import Finding, ObjectRef, Path, Span, Suppression
+from gpulint.model import Finding, ObjectRef, Path, Span, Suppression, selects
 from gpulint.workloads import WorkloadTable, objects
 from gpulint.yamlload import Document
 
@@ -61,7 +61,7 @@ _TOKENS_WITH_TEXT = ("ScalarToken", "AnchorToken", "AliasToken", "TagToken", "Di
 
 
 def _matches(code: str, selectors: Iterable[str]) -> bool:
-    return any(code.startswith(sel) for sel in selectors) or "ALL" in selectors
+    return selects(code, selectors)
 
 
 # -- configuration ignores --------------------------------------------------------------------

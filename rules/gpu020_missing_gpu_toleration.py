@@ -9,10 +9,14 @@ empty `effect` matches every effect, `operator: Exists` matches any value, an em
 A pod that gets GPUs through Dynamic Resource Allocation counts as a GPU pod too: a
 `spec.resourceClaims` entry whose ResourceClaim or ResourceClaimTemplate (in the same file)
 asks for a GPU device class such as `gpu.nvidia.com` (the registry's `dra` section, or a
-DeviceClass of the file that selects a GPU driver). An explicit `nvidia.com/gpu: 0` is a CPU
-pod. Where a workload kind gives its pods default tolerations (an Argo template without
-tolerations runs with the workflow's `spec.templateDefaults.tolerations` or
-`spec.tolerations`), those are the pod's tolerations.
+DeviceClass of the file that selects a GPU driver). So does a GPU written in the pod-level
+`resources` (rejected there, GPU030: once it moves into a container the pod needs the
+toleration). An explicit `nvidia.com/gpu: 0` is a CPU pod. A name that only looks like an
+accelerator (`nvidia.com/gpus`, GPU010) makes a GPU pod of unknown hardware: only taints
+without `hardware` apply to it. This is the same GPU pod as GPU021's, declarative rules'
+`when: {gpu: true}` and `gpulint inspect`'s (see References). Where a workload kind gives
+its pods default tolerations (an Argo template without tolerations runs with the workflow's
+`spec.templateDefaults.tolerations` or `spec.tolerations`), those are the pod's tolerations.
 
 When a toleration is meant for the taint (its key, or an empty one, or the key in another
 case or one or two edits off) but does not match, the finding is at what to change in it
@@ -65,6 +69,7 @@ that accelerator vendor (the registry's `hardware` field; cGPU, HAMi and gpu-man
 run on NVIDIA hardware); omit it for every accelerator.
 
 ## References
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#gpu-pods (what makes a GPU pod)
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#taints-and-tolerations
   (`ToleratesTaint`, GKE and AKS taints)
 - https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/
@@ -79,8 +84,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.dra import gpu_claims
-from gpulint.resources import accelerator_entries
+from gpulint.resources import gpu_demand
 from gpulint.rule import RuleContext, Violation
 from gpulint.taints import (
     TAINTS_OPTION,
@@ -103,19 +107,26 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if pod.location != "pod":
         return  # a lone container or ResourceRequirements has no tolerations of its own
     registry = ctx.registry
-    hardware: set[str] = set()
-    first = None
-    for entry in accelerator_entries(pod, registry):
-        resource = registry.get(entry.name)
-        if resource is None or not entry.amount.positive_or_unknown:
-            continue
-        hardware.add(resource.hardware)
-        first = first or f"requests {entry.name}"
-    for claim in gpu_claims(pod, registry):
-        hardware.add(claim.hardware)
-        first = first or f"gets a GPU through the {claim.describe()}"
-    if first is None:
+    demand = gpu_demand(pod, registry)
+    if not demand.gpu:
         return
+    hardware: set[str] = set()
+    known: list[str] = []
+    for name in [*(e.name for e in demand.entries), *demand.pod_level]:
+        resource = registry.get(name)
+        if resource is not None:
+            hardware.add(resource.hardware)
+            known.append(name)
+    hardware.update(claim.hardware for claim in demand.claims)
+    # Name what makes it a GPU pod: a known device first, else the claim, else the
+    # look-alike name (whose hardware is unknown: only taints for every accelerator apply).
+    requested = known or [e.name for e in demand.entries] or list(demand.pod_level)
+    if known or not demand.claims:
+        first = f"requests {requested[0]}"
+        if requested[0] not in {e.name for e in demand.entries}:
+            first += " in its pod-level resources"
+    else:
+        first = f"gets a GPU through the {demand.claims[0].describe()}"
     tolerations = pod.tolerations
     node_name = pod.spec.get("nodeName")
     bound = isinstance(node_name, str) and bool(node_name)

@@ -13,6 +13,8 @@ whose claims all resolve, in the same file, to non-GPU device classes is a CPU p
 explicit `nvidia.com/gpu: 0` is a CPU pod. Only tolerations written in the pod spec itself are
 flagged: defaults a workload kind shares between all its pods (an Argo workflow's
 `spec.tolerations`) usually exist for its GPU steps, and would be reported once per step.
+"Requests no GPU" is the opposite of GPU020's GPU pod, and the same as `when: {gpu: false}`
+in declarative rules (see References).
 
 ## Why it matters
 The taint is what keeps ordinary pods off expensive GPU nodes. A CPU pod that tolerates it
@@ -40,6 +42,7 @@ spec:
 `taints`: the same list as GPU020 (the taints on your GPU nodes).
 
 ## References
+- https://github.com/gpulint/gpulint/blob/main/docs/domain.md#gpu-pods (what makes a GPU pod)
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#taints-and-tolerations
   (`ToleratesTaint`; node agents are DaemonSets)
 """
@@ -49,8 +52,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.dra import gpu_claims, has_unresolved_claims
-from gpulint.resources import wants_accelerator
+from gpulint.resources import gpu_demand
 from gpulint.rule import RuleContext, Violation
 from gpulint.taints import TAINTS_OPTION, taints_from_options, tolerates
 from gpulint.workloads import PodSpec
@@ -66,10 +68,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     tolerations = pod.own_tolerations
     if pod.location != "pod" or not tolerations or pod.node_agent:
         return
-    if wants_accelerator(pod, ctx.registry) or gpu_claims(pod, ctx.registry):
-        return
-    if has_unresolved_claims(pod):
-        return  # a DRA claim defined elsewhere may well be a GPU: no false alarm
+    if not gpu_demand(pod, ctx.registry).cpu:
+        return  # a GPU pod, or a DRA claim defined elsewhere that may well be a GPU
     taints = taints_from_options(ctx.options)
     for i, toleration in enumerate(tolerations):
         matched = [t for t in taints if tolerates(toleration, t)]

@@ -391,10 +391,39 @@ BAD_CONFIGS = [
         ".gpulint.yaml:3: devices[0].container_request: expected true or false, got a string",
         id="bad-device-entry",
     ),
+    # A bad `workloads` row gets validate_row's hint, at the line of the field it names (the
+    # README's "Supported workloads" examples, and the issue's silently accepted row).
     pytest.param(
         "workloads:\n- group: example.com\n  kind: Trainer\n  pods: ['spec..x']\n",
-        '.gpulint.yaml:4: workloads[0].pods[0]: "spec..x" is not allowed (A dotted path',
+        ".gpulint.yaml:4: workloads[0].pods[0]: 'spec..x' has an empty segment (two dots in a "
+        "row, or a trailing dot)",
         id="bad-workload-row",
+    ),
+    pytest.param(
+        "workloads:\n- group: batch.volcano.sh\n  kind: Job\n"
+        "  pods: ['spec.tasks[].template.spec']\n",
+        ".gpulint.yaml:4: workloads[0].pods[0]: 'spec.tasks[].template.spec': list items are "
+        "written as '.*' (every item) or '.0' (one item), not brackets: "
+        "'spec.tasks.*.template.spec'",
+        id="workload-row-brackets",
+    ),
+    pytest.param(
+        "workloads:\n- group: example.com/v1\n  kind: Trainer\n  pods: [spec.template.spec]\n",
+        ".gpulint.yaml:2: workloads[0].group: 'example.com/v1' is an apiVersion; write the API "
+        "group without the version ('example.com')",
+        id="workload-row-apiversion",
+    ),
+    pytest.param(
+        "select: [GPU]\nworkloads:\n- group: example.com\n  kind: Trainer\n"
+        "  pods: [spec.template.spec.containers]\n",
+        ".gpulint.yaml:5: workloads[0].pods[0]: 'spec.template.spec.containers' names a "
+        "container list; the pod spec holding it is 'spec.template.spec'",
+        id="workload-row-container-list",
+    ),
+    pytest.param(
+        "workloads:\n- kind: Trainer\n  pods: [spec.template.spec]\n",
+        ".gpulint.yaml:2: workloads[0].group: required (the API group, '' for the core group)",
+        id="workload-row-missing-group",
     ),
     pytest.param(
         "rule-dirs: [no-such-folder]\n",
@@ -451,6 +480,23 @@ PYPROJECT_ERRORS = [
         id="toml-syntax",
     ),
 ]
+
+
+def test_every_bad_workload_row_and_other_error_is_reported_in_file_order(repo: Path) -> None:
+    (repo / ".gpulint.yaml").write_text(
+        "workloads:\n- group: a.io\n  kind: A\n  containers: [spec.containers]\n"
+        "- group: b.io\n  kind: B\n  podz: [spec]\nfail-on: bogus\n"
+    )
+    (repo / "train.yaml").write_text(GPU_DEPLOYMENT)
+    proc = run(["check", "train.yaml"], repo)
+    assert proc.returncode == 2
+    lines = [line.split(": ", 4)[2:4] for line in proc.stderr.splitlines()]
+    assert lines == [
+        [".gpulint.yaml:4", "workloads[0].containers[0]"],
+        [".gpulint.yaml:5", "workloads[1]"],  # no location: at the row
+        [".gpulint.yaml:7", "workloads[1].podz"],
+        [".gpulint.yaml:8", "fail-on"],
+    ], proc.stderr
 
 
 @pytest.mark.parametrize(("content", "message"), PYPROJECT_ERRORS)
@@ -517,3 +563,21 @@ def test_device_entries_use_the_registry_schema() -> None:
     device = schema["$defs"]["device"]
     assert set(device["properties"]) == set(devices["$defs"]["resource"]["properties"])
     assert device["required"] == ["name"]
+
+
+def test_one_selector_matcher_for_selection_and_ignores() -> None:
+    """`select`/`ignore`, `per-file-ignores` and `per-object-ignores` choose rules alike."""
+    from gpulint import engine, suppress
+    from gpulint.model import selects
+
+    cases = [
+        ("GPU020", ("GPU0",), True),
+        ("GPU020", ("GPU020",), True),
+        ("GPU020", ("GPU1", "GL"), False),
+        ("GL100", ("ALL",), True),
+        ("GPU020", (), False),
+    ]
+    for code, selectors, expected in cases:
+        assert selects(code, selectors) is expected
+        assert engine._matches(code, selectors) is expected
+        assert suppress._matches(code, selectors) is expected
