@@ -500,10 +500,42 @@ LOADING_KEYS = ("plugins", "rule-dirs")
 
 
 def _problems(config: ConfigFile, schema: Mapping[str, Any], data: Any) -> list[str]:
-    from gpulint.schemacheck import check
+    from gpulint.schemacheck import check, dotted
 
     problems = check(schema, data, config.line_of)
+    rows = data.get("workloads") if isinstance(data, Mapping) else None
+    if isinstance(rows, list) and any(p.path[:1] == ("workloads",) for p in problems):
+        problems = _row_problems(config, rows, problems)
+        problems.sort(key=lambda p: (p.line, dotted(p.path), p.message))
     return [config.error(p.path, p.message) for p in problems]
+
+
+def _row_problems(config: ConfigFile, rows: list[Any], problems: list[Any]) -> list[Any]:
+    """``problems`` with the schema's messages about a wrong ``workloads`` row replaced by
+    :func:`gpulint.workloads.validate_row`'s, which say what to write instead (brackets in a
+    pattern, an apiVersion as the group) where the schema can only quote its pattern."""
+    from gpulint.schemacheck import SchemaProblem
+    from gpulint.workloads import validate_row
+
+    own: list[Any] = []
+    replaced: set[tuple[int]] = set()
+    for i, row in enumerate(rows):
+        messages = validate_row(row)
+        if not messages:
+            continue
+        replaced.add((i,))
+        for message in messages:
+            # Each message starts with its field, "pods[0]: ..." or "group: ...".
+            field = re.match(r"([A-Za-z_]+)(?:\[(\d+)\])?: ", message)
+            path: tuple[Any, ...] = ("workloads", i)
+            if field and isinstance(row, Mapping) and field.group(1) in row:
+                path += (field.group(1),)
+                if field.group(2) is not None:
+                    path += (int(field.group(2)),)
+                message = message[field.end() :]
+            own.append(SchemaProblem(path, config.line_of(path), message))
+    kept = [p for p in problems if p.path[:1] != ("workloads",) or p.path[1:2] not in replaced]
+    return kept + own
 
 
 def project_root(config: ConfigFile) -> FsPath:

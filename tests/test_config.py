@@ -393,8 +393,23 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         "workloads:\n- group: example.com\n  kind: Trainer\n  pods: ['spec..x']\n",
-        '.gpulint.yaml:4: workloads[0].pods[0]: "spec..x" is not allowed (A dotted path',
+        ".gpulint.yaml:4: workloads[0].pods[0]: 'spec..x' has an empty segment (two dots",
         id="bad-workload-row",
+    ),
+    pytest.param(
+        "workloads:\n- group: x.io\n  kind: T\n  pods: ['spec.tasks[].template.spec']\n",
+        ".gpulint.yaml:4: workloads[0].pods[0]: 'spec.tasks[].template.spec': list items are "
+        "written as '.*' (every item) or '.0' (one item), not brackets: "
+        "'spec.tasks.*.template.spec'\n",
+        id="workload-pattern-brackets",
+    ),
+    pytest.param(
+        "workloads:\n- kind: T\n  pods: [spec]\n- group: example.com/v1\n  kind: T\n"
+        "  pods: [spec]\n",
+        ".gpulint.yaml:2: workloads[0]: group: required (the API group, '' for the core group)\n"
+        "gpulint: error: .gpulint.yaml:4: workloads[1].group: 'example.com/v1' is an apiVersion; "
+        "write the API group without the version ('example.com'); versions are not matched\n",
+        id="workload-group-apiversion",
     ),
     pytest.param(
         "rule-dirs: [no-such-folder]\n",
