@@ -249,7 +249,7 @@ def check(
     \b
     Exit codes:
       0  no finding at or above --fail-on (default: error)
-      1  a finding at or above --fail-on
+      1  a finding at or above --fail-on, or no file linted with --fail-if-no-files
       2  a usage, configuration or tool error (one line on stderr)
     """
     from gpulint.commands import run_check

@@ -282,10 +282,19 @@ class Linter:
     def _finding(
         self, active: _Active, v: Violation, ref: ObjectRef | None, label: str, doc: Document
     ) -> Finding:
+        # What a rule yields is checked here, inside the rule's try in _run, so a malformed
+        # Violation (a plugin's bug) is a GL900 finding on the object like any exception,
+        # not an internal error later when the findings are sorted or printed.
+        if not isinstance(v.message, str):
+            raise TypeError(f"Violation.message must be a str, not {type(v.message).__name__}")
+        if v.at not in ("key", "value"):
+            raise ValueError(f"Violation.at must be 'key' or 'value', not {v.at!r}")
         span = doc.value_span(v.path) if v.at == "value" else doc.key_span(v.path)
         severity = active.severity
         if v.severity is not None and not active.configured:
-            severity = v.severity
+            # The module's SEVERITY is a name ("warning"), so a rule may write one here too.
+            given = v.severity
+            severity = given if isinstance(given, Severity) else Severity.parse(given)
         return active.finding(label, span, v.message, ref, v.path, doc.index, severity)
 
     def _problem_findings(

@@ -55,13 +55,15 @@ class Violation(NamedTuple):
 
     ``at`` chooses the key (``"key"``) or the value (``"value"``) at that path. A rule whose
     cases differ in consequence (rejected vs silently ignored) may set ``severity`` for one
-    violation; a severity the user configures for the rule still wins.
+    violation (a ``Severity`` or its name, as the module's ``SEVERITY``); a severity the user
+    configures for the rule still wins. A violation with a message that is not a ``str``, an
+    unknown ``at`` or severity is the rule's bug: a GL900 finding, like an exception.
     """
 
     path: Path
     message: str
     at: str = "key"
-    severity: Severity | None = None
+    severity: Severity | str | None = None
 
 
 class RuleContext(NamedTuple):

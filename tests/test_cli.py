@@ -567,6 +567,8 @@ def test_check_help_says_what_no_path_means_and_lists_the_exit_codes() -> None:
     lines = [line.strip() for line in proc.stdout.splitlines()]
     at = lines.index("Exit codes:")
     assert [line.split()[0] for line in lines[at + 1 : at + 4]] == ["0", "1", "2"]
+    # Every way to exit 1, as the README's table says.
+    assert "no file linted with --fail-if-no-files" in lines[at + 2]
 
 
 def test_config_that_is_a_directory_says_so(tmp_path: Path, busy_file: Path) -> None:

@@ -326,6 +326,58 @@ def test_an_exception_that_cannot_be_printed_is_still_reported() -> None:
     assert "raised Unprintable: (its message cannot be shown)" in error.message
 
 
+MALFORMED = {
+    "a message that is not text": "Violation(pod.path, 5)",
+    "a bytes message": 'Violation(pod.path, b"no GPU")',
+    "an unknown at": 'Violation(pod.path, "m", at="line")',
+    "an unknown severity": 'Violation(pod.path, "m", severity="fatal")',
+}
+
+
+def test_a_malformed_violation_is_a_rule_error_in_every_format(tmp_path: Path) -> None:
+    # Yielding something the engine cannot report is the rule's bug too: a GL900 finding on
+    # the object, never an internal error that loses the whole report.
+    (tmp_path / "policy").mkdir()
+    for i, violation in enumerate(MALFORMED.values()):
+        code = f"BAD{i:03d}"
+        body = f"""
+from gpulint.rule import Violation
+
+CODE = "{code}"
+NAME = "malformed-{i}"
+SEVERITY = "warning"
+SCOPE = "pod"
+
+
+def check(pod, ctx):
+    yield {violation}
+"""
+        (tmp_path / "policy" / f"bad{i}.py").write_text(DOCS + body, encoding="utf-8")
+    (tmp_path / "pod.yaml").write_text(GPU_POD, encoding="utf-8")
+    for fmt in ("text", "json", "sarif", "github", "junit"):
+        proc = gpulint("check", "--rule-dir", "policy", "--format", fmt, "pod.yaml", cwd=tmp_path)
+        assert proc.returncode == 2, (fmt, proc.stderr)
+        assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr, fmt
+    report = json.loads(
+        gpulint("check", "--rule-dir", "policy", "-f", "json", "pod.yaml", cwd=tmp_path).stdout
+    )
+    errors = [f["message"] for f in report["findings"] if f["rule"] == RULE_ERROR_CODE]
+    assert [m.split(" (", 1)[0] for m in errors] == [f"rule BAD{i:03d}" for i in range(4)]
+    assert "raised TypeError: Violation.message must be a str, not int" in errors[0]
+    assert "raised TypeError: Violation.message must be a str, not bytes" in errors[1]
+    assert "raised ValueError: Violation.at must be 'key' or 'value', not 'line'" in errors[2]
+    assert "raised ValueError: unknown severity 'fatal'" in errors[3]
+    assert report["summary"]["tool_errors"] == 4
+
+
+def test_a_violation_may_name_its_severity_as_the_module_does() -> None:
+    def named(pod: Any, ctx: Any) -> Any:
+        yield Violation(pod.path, "named", severity="info")
+
+    (finding,) = Linter([_rule("TST003", named)]).lint_text("p.yaml", GPU_POD)
+    assert finding.rule == "TST003" and finding.severity is Severity.INFO
+
+
 def test_the_rule_is_documented() -> None:
     proc = gpulint("rule", "GL900")
     assert proc.returncode == 0
