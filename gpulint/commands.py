@@ -365,7 +365,8 @@ def run_check(
     import time
 
     from gpulint.discover import STDIN, targets
-    from gpulint.engine import RULE_ERROR_CODE, Linter
+    from gpulint.engine import Linter
+    from gpulint.model import RULE_ERROR_CODE
     from gpulint.reporters import ReportContext, needs_objects, renderer, streamer
     from gpulint.runner import available_cores, run
 

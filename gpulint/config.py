@@ -404,7 +404,7 @@ def config_schema(rules: Sequence[Any]) -> dict[str, Any]:
             "type": "object",
             "description": "The severity of a rule, by code.",
             "additionalProperties": False,
-            # GL900 (a rule raised, gpulint.engine.RULE_ERROR_CODE) is always an error.
+            # GL900 (a rule raised, gpulint.model.RULE_ERROR_CODE) is always an error.
             "properties": {c: {"enum": list(SEVERITIES)} for c in codes if c != "GL900"},
         },
         "rules": {

@@ -7,16 +7,13 @@ from types import MappingProxyType
 from typing import Any
 
 from gpulint.dra import ClaimIndex
-from gpulint.model import Finding, LintedObject, ObjectRef, Path, Severity, Span
+from gpulint.model import RULE_ERROR_CODE, Finding, LintedObject, ObjectRef, Path, Severity, Span
 from gpulint.registry import Registry, builtin_registry
 from gpulint.rule import Rule, RuleContext, Violation
 from gpulint.suppress import UNUSED_CODE, ObjectIgnore, PathIgnore, Suppressor, Unused
 from gpulint.workloads import K8sObject, WorkloadTable, builtin_table, objects
 from gpulint.yamlload import Document, Problem, decode, load_text
 
-#: The finding for a rule that raised (rules/gl900_rule_error.py): always reported, never
-#: suppressed, and the run's exit code is 2.
-RULE_ERROR_CODE = "GL900"
 RULE_ERROR_NAME = "rule-error"
 #: The longest exception message a GL900 finding quotes (characters).
 MAX_DETAIL = 500
