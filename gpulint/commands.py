@@ -97,8 +97,9 @@ def _load(config: ConfigFile | None, trust: Trust | None) -> tuple[list[Rule], b
     from pathlib import Path
 
     from gpulint.config import ConfigError, project_root, rule_locations, warn
-    from gpulint.rule import RuleDir, RuleLoadError, rule_files
-    from gpulint.rule import load_rules as load
+    from gpulint.plugins import RuleDir, rule_files
+    from gpulint.plugins import load_rules as load
+    from gpulint.rule import RuleLoadError
 
     trust = trust or Trust()
     allowed = trust.allow_plugins or env_allows_plugins()

@@ -22,7 +22,7 @@ from gpulint.config import (
     read_config,
     resolve,
 )
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
 from tests.conftest import ROOT, gpulint_cmd
 
 GPU_DEPLOYMENT = """\

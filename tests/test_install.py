@@ -30,7 +30,7 @@ from packaging.requirements import Requirement
 
 from gpulint import __version__
 from gpulint.engine import Linter
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
 from tests.conftest import ROOT
 
 #: What a fresh clone needs to build the wheel.

@@ -16,7 +16,8 @@ import pytest
 
 from gpulint.declarative import load_declarative
 from gpulint.engine import Linter, Settings
-from gpulint.rule import RuleLoadError, RuleSource, load_rules
+from gpulint.plugins import RuleSource, load_rules
+from gpulint.rule import RuleLoadError
 from tests.conftest import FIXTURES, ROOT, expectations, gpulint_cmd
 
 EXAMPLE_RULES = ROOT / "examples" / "rules"

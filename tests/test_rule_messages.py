@@ -6,8 +6,8 @@ import pytest
 
 from gpulint.engine import Linter, Settings
 from gpulint.model import Finding
+from gpulint.plugins import load_rules
 from gpulint.registry import builtin_registry
-from gpulint.rule import load_rules
 
 POD = """\
 apiVersion: v1

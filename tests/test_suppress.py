@@ -15,7 +15,7 @@ import pytest
 
 from gpulint.engine import Linter, Settings
 from gpulint.model import Finding
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
 from gpulint.suppress import comment_directives
 from tests.conftest import expectations, gpulint_cmd
 
