@@ -30,10 +30,15 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path as FsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpulint.data import schema_path
 from gpulint.model import Path, Severity
+from gpulint.settings import Settings
+
+if TYPE_CHECKING:
+    from gpulint.globs import PathMatcher
+    from gpulint.rule import Rule
 
 CONFIG_NAMES = (".gpulint.yaml", ".gpulint.yml")
 PYPROJECT = "pyproject.toml"
@@ -363,7 +368,7 @@ def _options_schema(code: str, options: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def config_schema(rules: Sequence[Any]) -> dict[str, Any]:
+def config_schema(rules: Sequence[Rule]) -> dict[str, Any]:
     """The JSON Schema of a configuration file for these rules (``gpulint.rule.Rule``)."""
     from gpulint.taints import TAINTS_OPTION
 
@@ -547,7 +552,7 @@ def _schema_sources() -> list[str]:
     return [os.path.join(here, n) for n in names] + [str(schema_path(n)) for n in schemas]
 
 
-def _digest(kind: str, data: Any, rules: Sequence[Any]) -> str:
+def _digest(kind: str, data: Any, rules: Sequence[Rule]) -> str:
     """What a verdict on ``data`` depends on, hashed.
 
     The parsed content is hashed rather than the file's bytes read again: the digest is then
@@ -629,7 +634,7 @@ def _write_cache(folder: str, path: str, digests: list[str]) -> None:
 def _cached_problems(
     config: ConfigFile,
     kind: str,
-    rules: Sequence[Any],
+    rules: Sequence[Rule],
     schema: Callable[[], Mapping[str, Any]],
     data: Any,
 ) -> list[str]:
@@ -786,10 +791,10 @@ class Effective:
 
     def __init__(
         self,
-        settings: Any,  # gpulint.engine.Settings
+        settings: Settings,
         file: ConfigFile | None,
         root: FsPath,
-        exclude: Any,  # gpulint.globs.PathMatcher
+        exclude: PathMatcher,
         force_exclude: bool,
         entries: dict[str, Entry],
         fail_if_no_files: bool = False,
@@ -824,12 +829,11 @@ def dotted_cli(path: Path) -> str:
 
 def resolve(
     config: ConfigFile | None,
-    rules: Sequence[Any],
+    rules: Sequence[Rule],
     overrides: Overrides | None = None,
     cwd: FsPath | None = None,
 ) -> Effective:
     """Validate ``config`` for ``rules`` and build the run's Settings (ConfigError if bad)."""
-    from gpulint.engine import Settings
     from gpulint.globs import PathMatcher, compile_all
     from gpulint.suppress import ObjectIgnore, PathIgnore
 
@@ -1000,7 +1004,7 @@ def resolve(
 
 
 # -- showing ------------------------------------------------------------------------------------
-def describe(effective: Effective, rules: Sequence[Any], json_output: bool = False) -> str:
+def describe(effective: Effective, rules: Sequence[Rule], json_output: bool = False) -> str:
     """The effective configuration, one value per line with where it came from."""
     from gpulint.engine import is_enabled
     from gpulint.textsafe import escape, json_text

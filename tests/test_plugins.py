@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from gpulint.declarative import load_declarative
-from gpulint.engine import Linter, Settings
+from gpulint.engine import Linter
 from gpulint.plugins import RuleSource, load_rules
 from gpulint.rule import RuleLoadError
+from gpulint.settings import Settings
 from tests.conftest import FIXTURES, ROOT, expectations, gpulint_cmd
 
 EXAMPLE_RULES = ROOT / "examples" / "rules"
