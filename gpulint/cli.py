@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -20,6 +20,7 @@ from gpulint.commands import error as _error
 from gpulint.commands import fail as _fail
 from gpulint.commands import load_rules as _load_rules
 from gpulint.commands import read_config as _read_config
+from gpulint.reporters import FORMATS
 
 
 class _CloseOptions:
@@ -76,12 +77,12 @@ app = typer.Typer(
 )
 
 
-class OutputFormat(str, Enum):
-    text = "text"
-    json = "json"
-    sarif = "sarif"
-    github = "github"
-    junit = "junit"
+if TYPE_CHECKING:
+    OutputFormat = str
+else:
+    #: ``check --format``: the reporter registry's names, in its order (typer offers and
+    #: checks a Literal's values as it does an Enum's), so a new format is one registry row.
+    OutputFormat = Literal[tuple(FORMATS)]
 
 
 class FailOn(str, Enum):
@@ -205,7 +206,7 @@ def check(
     ] = None,
     output_format: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = OutputFormat.text,
+    ] = "text",
     output: Annotated[
         str | None,
         typer.Option(
@@ -257,7 +258,7 @@ def check(
     sys.exit(
         run_check(
             paths,
-            output_format=output_format.value,
+            output_format=output_format,
             output=output,
             select=select,
             extend_select=extend_select,
@@ -417,10 +418,3 @@ def show_config(
         sys.stdout.write(json.dumps(config_schema(rules), indent=2, ensure_ascii=False) + "\n")
         return
     sys.stdout.write(describe(effective, rules, json_output=output_format is ConfigFormat.json))
-
-
-def main() -> None:
-    """Console entry point (kept for ``python -m gpulint`` and old scripts)."""
-    from gpulint.entry import main as entry_main
-
-    entry_main()

@@ -97,8 +97,9 @@ def _load(config: ConfigFile | None, trust: Trust | None) -> tuple[list[Rule], b
     from pathlib import Path
 
     from gpulint.config import ConfigError, project_root, rule_locations, warn
-    from gpulint.rule import RuleDir, RuleLoadError, rule_files
-    from gpulint.rule import load_rules as load
+    from gpulint.plugins import RuleDir, rule_files
+    from gpulint.plugins import load_rules as load
+    from gpulint.rule import RuleLoadError
 
     trust = trust or Trust()
     allowed = trust.allow_plugins or env_allows_plugins()
@@ -365,7 +366,8 @@ def run_check(
     import time
 
     from gpulint.discover import STDIN, targets
-    from gpulint.engine import RULE_ERROR_CODE, Linter
+    from gpulint.engine import Linter
+    from gpulint.model import RULE_ERROR_CODE
     from gpulint.reporters import ReportContext, needs_objects, renderer, streamer
     from gpulint.runner import available_cores, run
 

@@ -7,9 +7,10 @@ each folder above it, up to and including the repository root (the folder holdin
 (``exclude``, ``per-file-ignores``, ``rule-dirs``) are relative to the file's folder.
 
 What it says is checked against a JSON Schema generated from the loaded rules
-(:func:`config_schema`): each rule's ``OPTIONS`` are the schema of ``rules.<CODE>``, so the
-options and the schema cannot drift; ``schemas/config.schema.json`` is the same schema for
-the built-in rules, for editors, and a test keeps it current. Any problem is a
+(:func:`config_schema`): the keys are ``schemas/config-base.schema.json`` and each rule's
+``OPTIONS`` are the schema of ``rules.<CODE>``, so the options and the schema cannot drift;
+``schemas/config.schema.json`` is the whole schema for the built-in rules, for editors, and a
+test keeps it current. Any problem is a
 :class:`ConfigError` whose lines name the file, the line, the key and the allowed values.
 
 Validating needs jsonschema, which costs more than the rest of a one-file check, so a file
@@ -30,10 +31,15 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path as FsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpulint.data import schema_path
 from gpulint.model import Path, Severity, selects
+from gpulint.settings import Settings
+
+if TYPE_CHECKING:
+    from gpulint.globs import PathMatcher
+    from gpulint.rule import Rule
 
 CONFIG_NAMES = (".gpulint.yaml", ".gpulint.yml")
 PYPROJECT = "pyproject.toml"
@@ -306,16 +312,6 @@ def _import_defs(schema: Mapping[str, Any], root: str, prefix: str) -> dict[str,
     return out
 
 
-def _selectors(description: str) -> dict[str, Any]:
-    # No pattern here: `selector` checks each item (case, emptiness, unknown codes) with the
-    # same words for the command line and the file.
-    return {
-        "type": "array",
-        "description": description,
-        "items": {"type": "string", "description": SELECTOR_HELP},
-    }
-
-
 #: What a rule selector is, in error messages and the schema.
 SELECTOR_HELP = "a rule code (GPU001), a prefix of codes (GPU0, GPU) or ALL, in any case"
 _SELECTOR = re.compile(r"[A-Z][A-Z0-9]*")
@@ -363,7 +359,7 @@ def _options_schema(code: str, options: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def config_schema(rules: Sequence[Any]) -> dict[str, Any]:
+def config_schema(rules: Sequence[Rule]) -> dict[str, Any]:
     """The JSON Schema of a configuration file for these rules (``gpulint.rule.Rule``)."""
     from gpulint.taints import TAINTS_OPTION
 
@@ -382,117 +378,24 @@ def config_schema(rules: Sequence[Any]) -> dict[str, Any]:
         "`family` defaults to 'custom', `hardware` to the family, `unit` to 'devices'."
     )
     defs["device"] = device
+    # The static part (every key, its shape and description) is data; what is made from
+    # code is added here: the severities, each rule's code and OPTIONS, the taints option.
+    schema = _load_schema("config-base.schema.json")
+    del schema["$comment"]
+    properties = schema["properties"]
+    properties["fail-on"] = {"enum": list(SEVERITIES), **properties["fail-on"]}
+    # GL900 (a rule raised, gpulint.model.RULE_ERROR_CODE) is always an error.
+    properties["severity"]["properties"] = {
+        c: {"enum": list(SEVERITIES)} for c in codes if c != "GL900"
+    }
+    properties["rules"]["properties"] = {
+        r.code: _options_schema(r.code, r.options_schema) for r in rules
+    }
     taints = {k: v for k, v in TAINTS_OPTION.items() if k != "default"}
-    taints["description"] = (
-        "The taints on the cluster's GPU nodes, for every rule with a `taints` option "
-        "(GPU020, GPU021); `[]` turns them off (GKE). `rules.<CODE>.taints` wins over it."
-    )
-    properties: dict[str, Any] = {
-        "select": _selectors("Only these rules (codes, prefixes or ALL). Default: ALL."),
-        "extend-select": _selectors("Rules to enable on top of `select`."),
-        "ignore": _selectors("Rules to turn off (codes or prefixes)."),
-        "fail-on": {
-            "enum": list(SEVERITIES),
-            "description": "Exit 1 when a finding at or above this severity is found.",
-        },
-        "fail-if-no-files": {
-            "type": "boolean",
-            "description": "Exit 1 when no file was linted (the paths held no *.yaml or "
-            "*.yml file, or every one was excluded). Default: false, a warning only.",
-        },
-        "severity": {
-            "type": "object",
-            "description": "The severity of a rule, by code.",
-            "additionalProperties": False,
-            # GL900 (a rule raised, gpulint.engine.RULE_ERROR_CODE) is always an error.
-            "properties": {c: {"enum": list(SEVERITIES)} for c in codes if c != "GL900"},
-        },
-        "rules": {
-            "type": "object",
-            "description": "Options of a rule, by code.",
-            "additionalProperties": False,
-            "properties": {r.code: _options_schema(r.code, r.options_schema) for r in rules},
-        },
-        GPU_TAINTS: taints,
-        "exclude": {
-            "type": "array",
-            "description": "Globs of files and folders not to lint when walking folders "
-            "(relative to this file; .gitignore-style).",
-            "items": {"type": "string", "minLength": 1},
-        },
-        "force-exclude": {
-            "type": "boolean",
-            "description": "Apply `exclude` to files named on the command line too "
-            "(pre-commit passes file names).",
-        },
-        "per-file-ignores": {
-            "type": "object",
-            "description": "Rules to ignore in files matching a glob (relative to this file).",
-            "additionalProperties": _selectors("Rule codes or prefixes ignored in these files."),
-        },
-        "per-object-ignores": {
-            "type": "array",
-            "description": "Objects whose findings are suppressed, by kind/namespace/name "
-            "glob, for vendored manifests that cannot carry annotations.",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["reason"],
-                "properties": {
-                    "kind": {"type": "string", "minLength": 1, "description": "Kind glob."},
-                    "namespace": {"type": "string", "description": "Namespace glob."},
-                    "name": {"type": "string", "minLength": 1, "description": "Name glob."},
-                    "path": {"type": "string", "minLength": 1, "description": "File glob."},
-                    "rules": _selectors("Rules to suppress (default: every rule)."),
-                    "reason": {
-                        "type": "string",
-                        "minLength": 1,
-                        "description": "Why: reported as the suppression's justification.",
-                    },
-                },
-            },
-        },
-        "devices": {
-            "type": "array",
-            "description": "Extra device registry entries, merged over the built-in registry.",
-            "items": {"$ref": "#/$defs/device"},
-        },
-        "workloads": {
-            "type": "array",
-            "description": "Extra kinds and where their pod specs are "
-            "(the shape of rules/workloads.json rows).",
-            "items": {"$ref": "#/$defs/workloads-workload"},
-        },
-        "plugins": {
-            "type": "array",
-            "description": "Importable rule modules to load (rules installed with a "
-            "`gpulint.rules` entry point load without this). Imported only with "
-            "--allow-plugins or GPULINT_ALLOW_PLUGINS=1.",
-            "items": {
-                "type": "string",
-                "pattern": r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$",
-                "description": "a dotted module name",
-            },
-        },
-        "rule-dirs": {
-            "type": "array",
-            "description": "Folders (relative to this file, inside its repository) of rule "
-            "modules (*.py, imported only with --allow-plugins or GPULINT_ALLOW_PLUGINS=1) "
-            "and declarative rules (*.yaml).",
-            "items": {"type": "string", "minLength": 1},
-        },
-    }
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://gpulint.dev/schemas/config.schema.json",
-        "title": "gpulint configuration",
-        "description": "`.gpulint.yaml`, or the `[tool.gpulint]` table of pyproject.toml. "
-        "Generated from the rules' OPTIONS by `gpulint config --schema`.",
-        "type": "object",
-        "additionalProperties": False,
-        "properties": properties,
-        "$defs": dict(sorted(defs.items())),
-    }
+    taints.update(properties[GPU_TAINTS])
+    properties[GPU_TAINTS] = taints
+    schema["$defs"] = dict(sorted(defs.items()))
+    return schema
 
 
 #: Keys read before rules are loaded (they say which rules exist).
@@ -603,11 +506,11 @@ def _schema_sources() -> list[str]:
     """The files the configuration schema is made from (their stat is in the digest)."""
     here = os.path.dirname(os.path.abspath(__file__))
     names = ("config.py", "schemacheck.py", "taints.py")
-    schemas = ("devices.schema.json", "workloads.schema.json")
+    schemas = ("config-base.schema.json", "devices.schema.json", "workloads.schema.json")
     return [os.path.join(here, n) for n in names] + [str(schema_path(n)) for n in schemas]
 
 
-def _digest(kind: str, data: Any, rules: Sequence[Any]) -> str:
+def _digest(kind: str, data: Any, rules: Sequence[Rule]) -> str:
     """What a verdict on ``data`` depends on, hashed.
 
     The parsed content is hashed rather than the file's bytes read again: the digest is then
@@ -689,7 +592,7 @@ def _write_cache(folder: str, path: str, digests: list[str]) -> None:
 def _cached_problems(
     config: ConfigFile,
     kind: str,
-    rules: Sequence[Any],
+    rules: Sequence[Rule],
     schema: Callable[[], Mapping[str, Any]],
     data: Any,
     skip: Sequence[Path] = (),
@@ -847,10 +750,10 @@ class Effective:
 
     def __init__(
         self,
-        settings: Any,  # gpulint.engine.Settings
+        settings: Settings,
         file: ConfigFile | None,
         root: FsPath,
-        exclude: Any,  # gpulint.globs.PathMatcher
+        exclude: PathMatcher,
         force_exclude: bool,
         entries: dict[str, Entry],
         fail_if_no_files: bool = False,
@@ -885,12 +788,11 @@ def dotted_cli(path: Path) -> str:
 
 def resolve(
     config: ConfigFile | None,
-    rules: Sequence[Any],
+    rules: Sequence[Rule],
     overrides: Overrides | None = None,
     cwd: FsPath | None = None,
 ) -> Effective:
     """Validate ``config`` for ``rules`` and build the run's Settings (ConfigError if bad)."""
-    from gpulint.engine import Settings
     from gpulint.globs import PathMatcher, compile_all
     from gpulint.suppress import ObjectIgnore, PathIgnore
 
@@ -1071,7 +973,7 @@ def resolve(
 
 
 # -- showing ------------------------------------------------------------------------------------
-def describe(effective: Effective, rules: Sequence[Any], json_output: bool = False) -> str:
+def describe(effective: Effective, rules: Sequence[Rule], json_output: bool = False) -> str:
     """The effective configuration, one value per line with where it came from."""
     from gpulint.engine import is_enabled
     from gpulint.textsafe import escape, json_text

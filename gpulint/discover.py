@@ -33,10 +33,6 @@ class Target(NamedTuple):
     path: str | None
 
 
-class MissingPath(Exception):
-    """A path on the command line that does not exist."""
-
-
 #: Why ``os.stat`` says a path does not exist. Any other failure (``EACCES``: a folder on
 #: the way cannot be searched) is a path that exists but cannot be read: it is linted, and
 #: reading it reports the reason (YML005), never "no such file".

@@ -2,65 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from types import MappingProxyType
+from collections.abc import Iterable
 from typing import Any
 
 from gpulint.dra import ClaimIndex
-from gpulint.model import Finding, LintedObject, ObjectRef, Path, Severity, Span, selects
-from gpulint.registry import Registry, builtin_registry
+from gpulint.model import (
+    RULE_ERROR_CODE,
+    Finding,
+    LintedObject,
+    ObjectRef,
+    Path,
+    Severity,
+    Span,
+    selects,
+)
+from gpulint.registry import builtin_registry
 from gpulint.rule import Rule, RuleContext, Violation
-from gpulint.suppress import UNUSED_CODE, ObjectIgnore, PathIgnore, Suppressor, Unused
-from gpulint.workloads import K8sObject, WorkloadTable, builtin_table, objects
+from gpulint.settings import Settings
+from gpulint.suppress import UNUSED_CODE, Suppressor, Unused
+from gpulint.workloads import K8sObject, builtin_table, objects
 from gpulint.yamlload import Document, Problem, decode, load_text
 
-#: The finding for a rule that raised (rules/gl900_rule_error.py): always reported, never
-#: suppressed, and the run's exit code is 2.
-RULE_ERROR_CODE = "GL900"
 RULE_ERROR_NAME = "rule-error"
 #: The longest exception message a GL900 finding quotes (characters).
 MAX_DETAIL = 500
-
-
-class Settings:
-    """Everything that decides what a run reports (already validated)."""
-
-    __slots__ = (
-        "extend_select",
-        "fail_on",
-        "ignore",
-        "options",
-        "per_file_ignores",
-        "per_object_ignores",
-        "registry",
-        "select",
-        "severities",
-        "workloads",
-    )
-
-    def __init__(
-        self,
-        select: frozenset[str] | None = None,  # None: every rule
-        ignore: frozenset[str] = frozenset(),
-        extend_select: frozenset[str] = frozenset(),
-        severities: Mapping[str, Severity] = MappingProxyType({}),
-        options: Mapping[str, Mapping[str, Any]] = MappingProxyType({}),
-        fail_on: Severity = Severity.ERROR,
-        registry: Registry | None = None,
-        workloads: WorkloadTable | None = None,
-        per_file_ignores: tuple[PathIgnore, ...] = (),
-        per_object_ignores: tuple[ObjectIgnore, ...] = (),
-    ) -> None:
-        self.select = select
-        self.ignore = ignore
-        self.extend_select = extend_select
-        self.severities = severities
-        self.options = options
-        self.fail_on = fail_on
-        self.registry = registry
-        self.workloads = workloads
-        self.per_file_ignores = per_file_ignores
-        self.per_object_ignores = per_object_ignores
 
 
 def _matches(code: str, selectors: Iterable[str]) -> bool:

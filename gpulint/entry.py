@@ -23,6 +23,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+# The registry of output formats: names only, no reporter module is imported.
+from gpulint.reporters import FORMATS
+
 
 class _Reject(Exception):
     """A command line the fast parser leaves to typer."""
@@ -60,13 +63,7 @@ FLAG, SWITCH, ONE, MANY = "flag", "switch", "one", "many"
 #: is absent. A new ``check`` option needs a row here to be fast; until then any command
 #: line using it goes through typer (tests/test_entry.py checks the table against typer's).
 CHECK_OPTIONS: tuple[tuple[tuple[str, ...], str, str, Callable[[str], Any], Any], ...] = (
-    (
-        ("--format", "-f"),
-        "output_format",
-        ONE,
-        _choice("text", "json", "sarif", "github", "junit"),
-        "text",
-    ),
+    (("--format", "-f"), "output_format", ONE, _choice(*FORMATS), "text"),
     (("--output", "-o"), "output", ONE, _text, None),
     (("--select",), "select", MANY, _text, None),
     (("--extend-select",), "extend_select", MANY, _text, None),

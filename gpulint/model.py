@@ -125,6 +125,12 @@ class Finding(NamedTuple):
         return hash(self[:-1])
 
 
+#: The finding for a rule that raised (rules/gl900_rule_error.py): always reported, never
+#: suppressed, and the run's exit code is 2. The engine makes it; the report counts it and
+#: the reporters that tell tool errors apart (SARIF, JUnit) read it.
+RULE_ERROR_CODE = "GL900"
+
+
 class LintedObject(NamedTuple):
     """A Kubernetes object the rules ran on, with the codes of the rules that ran.
 

@@ -13,78 +13,18 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from gpulint.discover import Target
-from gpulint.engine import RULE_ERROR_CODE, Linter
-from gpulint.model import Finding, LintedObject, Severity, Span
+from gpulint.engine import Linter
+from gpulint.model import Finding, LintedObject, Span
+from gpulint.report import Report
 from gpulint.yamlload import Problem
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
-
-
-class Report:
-    """What a run found: the findings (unless streamed), and counts that are always kept.
-
-    The counts and the exit status are kept as files are added, so a report that streams
-    its findings to the output (``keep_findings=False``) still knows its summary without
-    holding one finding. ``Report(findings, files=1)`` makes a finished report from a list.
-    """
-
-    __slots__ = (
-        "_counts",
-        "_keep",
-        "_worst",
-        "files",
-        "findings",
-        "objects",
-        "rule_errors",
-        "suppressed",
-    )
-
-    def __init__(
-        self,
-        findings: Iterable[Finding] = (),
-        files: int = 0,
-        objects: Iterable[LintedObject] = (),
-        keep_findings: bool = True,
-    ) -> None:
-        self.findings: list[Finding] = []
-        self.files = files
-        #: The objects linted, collected only when ``run(..., collect_objects=True)``.
-        self.objects: list[LintedObject] = list(objects)
-        #: How many findings a suppression silenced.
-        self.suppressed = 0
-        #: How many GL900 findings (a rule raised): the run's exit code is 2.
-        self.rule_errors = 0
-        self._counts = {s.label: 0 for s in sorted(Severity, reverse=True)}
-        self._worst: Severity | None = None
-        self._keep = keep_findings
-        self.extend(list(findings))
-
-    def extend(self, findings: Sequence[Finding]) -> None:
-        """Count ``findings`` (and keep them, unless the report streams)."""
-        for f in findings:
-            if f.suppression is not None:
-                self.suppressed += 1
-                continue
-            self._counts[f.severity.label] += 1
-            if f.rule == RULE_ERROR_CODE:
-                self.rule_errors += 1
-            if self._worst is None or f.severity > self._worst:
-                self._worst = f.severity
-        if self._keep:
-            self.findings.extend(findings)
-
-    def counts(self) -> dict[str, int]:
-        """Findings not suppressed, per severity label, most severe first."""
-        return dict(self._counts)
-
-    def failed(self, fail_on: Severity) -> bool:
-        return self._worst is not None and self._worst >= fail_on
 
 
 #: Larger inputs are not read (YML005): parsing one would take minutes and gigabytes, and no

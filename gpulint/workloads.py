@@ -127,15 +127,6 @@ class WorkloadKind(NamedTuple):
             source=str(row.get("source", "")),
         )
 
-    def patterns_text(self) -> dict[str, list[str]]:
-        """The location patterns as written (for ``gpulint inspect`` and messages)."""
-        out: dict[str, list[str]] = {}
-        for key in LOCATIONS:
-            values = getattr(self, key)
-            if values:
-                out[key] = [".".join(p) for p in values]
-        return out
-
 
 # -- validation of rows (configuration and the built-in table) --------------------------------
 
@@ -708,27 +699,6 @@ def objects(doc: Document, stream: ClaimIndex | None = None) -> Iterator[K8sObje
 
 def _builtin_rows_path() -> FsPath:
     return data_path("gpulint.rules", "workloads.json")
-
-
-def load_rows(data: Mapping[str, Any], origin: str) -> list[WorkloadKind]:
-    """Rows of a workload table document (``{"workloads": [...]}``), validated."""
-    rows = data.get("workloads")
-    if not isinstance(rows, list):
-        raise WorkloadRowError(["workloads: must be a list of rows"])
-    out: list[WorkloadKind] = []
-    errors: list[str] = []
-    for i, row in enumerate(rows):
-        problems = validate_row(row)
-        if problems:
-            label = f"workloads[{i}]"
-            if isinstance(row, Mapping) and isinstance(row.get("kind"), str):
-                label += f" ({row.get('group', '?')}/{row['kind']})"
-            errors.extend(f"{label}.{m}" for m in problems)
-        else:
-            out.append(WorkloadKind.from_json(row, origin))
-    if errors:
-        raise WorkloadRowError(errors)
-    return out
 
 
 @cache

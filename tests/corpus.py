@@ -17,7 +17,7 @@ from pathlib import Path
 
 from gpulint.discover import targets
 from gpulint.engine import Linter
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
 from gpulint.runner import run
 from tests.conftest import CORPUS, ROOT, missing_reason
 

@@ -8,7 +8,8 @@ import subprocess
 import pytest
 
 from gpulint.catalog import render_markdown
-from gpulint.rule import DOC_SECTIONS, Rule, load_rules
+from gpulint.plugins import load_rules
+from gpulint.rule import DOC_SECTIONS, Rule
 from tests.conftest import ROOT, RULE_FIXTURES, gpulint_cmd
 
 BUILTIN: list[Rule] = [r for r in load_rules() if r.origin == "built-in"]

@@ -15,7 +15,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from gpulint import __version__
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
 from tests.conftest import ROOT, RULE_FIXTURES, gpulint_cmd
 
 REPORT_SCHEMA = ROOT / "schemas" / "report.schema.json"

@@ -43,11 +43,16 @@ def test_sarif_to_a_file_and_text_to_the_terminal(workdir: Path) -> None:
 
 
 def test_the_command_line_offers_every_registered_format() -> None:
-    """``--format`` choices (an Enum typer can show) and the reporter registry agree."""
-    from gpulint.cli import OutputFormat
+    """``--format`` offers the reporter registry's formats, in its order: typer's choices
+    are made from it (and the fast parser's, tests/test_entry.py checks they agree)."""
+    import typer.main
+
+    from gpulint.cli import app
     from gpulint.reporters import FORMATS, streamer
 
-    assert [f.value for f in OutputFormat] == list(FORMATS)
+    check = typer.main.get_command(app).commands["check"]  # type: ignore[attr-defined]
+    (option,) = [p for p in check.params if p.name == "output_format"]
+    assert list(option.type.choices) == list(FORMATS)
     # The line formats stream; the one-document formats render at the end (README).
     assert [f for f in FORMATS if streamer(f)] == ["text", "github"]
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from gpulint.config import (
+    SELECTOR_HELP,
     ConfigError,
     Overrides,
     config_schema,
@@ -22,7 +23,7 @@ from gpulint.config import (
     read_config,
     resolve,
 )
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
 from tests.conftest import ROOT, gpulint_cmd
 
 GPU_DEPLOYMENT = """\
@@ -540,6 +541,15 @@ def test_committed_schema_is_generated_from_the_rule_options() -> None:
     assert committed == config_schema(_builtin_rules()), (
         "schemas/config.schema.json is stale: run `make generate`"
     )
+
+
+def test_the_static_part_of_the_schema_says_what_a_selector_is_as_messages_do() -> None:
+    base = json.loads((ROOT / "schemas" / "config-base.schema.json").read_text())
+    props = base["properties"]
+    selectors = [props[k] for k in ("select", "extend-select", "ignore")]
+    selectors.append(props["per-file-ignores"]["additionalProperties"])
+    selectors.append(props["per-object-ignores"]["items"]["properties"]["rules"])
+    assert [s["items"]["description"] for s in selectors] == [SELECTOR_HELP] * 5
 
 
 def test_schema_is_valid_and_carries_every_option() -> None:

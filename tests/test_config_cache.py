@@ -18,7 +18,7 @@ import pytest
 
 import gpulint.config as config_module
 from gpulint.config import ConfigError, cache_dir, load_config, resolve
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
 from tests.conftest import ROOT
 
 VALID = """\

@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 from gpulint.discover import YAML_SUFFIXES
 from gpulint.engine import Linter
 from gpulint.model import Finding
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
 from tests.conftest import CORPUS, ROOT, gpulint_cmd, needs_corpus
 
 pytestmark = needs_corpus

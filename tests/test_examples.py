@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from gpulint.engine import Linter
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
 from tests.conftest import ROOT, expectation_list, gpulint_cmd
 
 EXAMPLES = ROOT / "examples"

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 from gpulint.model import Finding, ObjectRef, Severity, Span, Suppression
+from gpulint.report import Report
 from gpulint.reporters import ReportContext, github
-from gpulint.runner import Report
 from tests.conftest import ROOT
 from tests.externals import gpulint
 

@@ -15,11 +15,13 @@ import pytest
 
 from gpulint.declarative import load_declarative
 from gpulint.dra import ClaimIndex
-from gpulint.engine import Linter, Settings
+from gpulint.engine import Linter
 from gpulint.inspector import Inspector
+from gpulint.plugins import load_rules
 from gpulint.registry import builtin_registry
 from gpulint.resources import gpu_demand
-from gpulint.rule import Rule, load_rules
+from gpulint.rule import Rule
+from gpulint.settings import Settings
 from gpulint.workloads import builtin_table, objects
 from gpulint.yamlload import load_text
 

@@ -30,7 +30,7 @@ from packaging.requirements import Requirement
 
 from gpulint import __version__
 from gpulint.engine import Linter
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
 from tests.conftest import ROOT
 
 #: What a fresh clone needs to build the wheel.
@@ -191,8 +191,8 @@ def test_nothing_undeclared_is_borrowed(venv: Venv, tmp_path: Path) -> None:
     script = (
         "import json, sys; import importlib.metadata as m\n"
         f"sys.argv = ['gpulint', 'check', {str(EXAMPLE)!r}]\n"
-        "import gpulint.cli\n"
-        "try:\n    gpulint.cli.main()\nexcept SystemExit:\n    pass\n"
+        "import gpulint.entry\n"
+        "try:\n    gpulint.entry.main()\nexcept SystemExit:\n    pass\n"
         "mods = {n: getattr(v, '__file__', None) for n, v in list(sys.modules.items())}\n"
         "data = {'modules': mods, 'requires': m.requires('gpulint')}\n"
         f"json.dump(data, open({str(dump)!r}, 'w'))\n"

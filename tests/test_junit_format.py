@@ -13,9 +13,9 @@ import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from gpulint.model import Finding, ObjectRef, Severity, Span, Suppression
+from gpulint.plugins import load_rules
+from gpulint.report import Report
 from gpulint.reporters import ReportContext, junit
-from gpulint.rule import load_rules
-from gpulint.runner import Report
 from tests.conftest import CORPUS, ROOT, needs_corpus
 from tests.externals import gpulint, junit_schema
 

@@ -12,7 +12,7 @@ import pytest
 
 from gpulint.engine import Linter
 from gpulint.model import Finding, Span
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
 from gpulint.workloads import objects
 from gpulint.yamlload import Document, decode, load_text, resolve_plain
 

@@ -35,9 +35,9 @@ from gpulint.discover import targets
 from gpulint.engine import Linter
 from gpulint.inspector import Inspector, render_json, render_text
 from gpulint.model import Finding, Severity
+from gpulint.plugins import load_rules
 from gpulint.reporters import FORMATS, ReportContext, renderer
 from gpulint.reporters.github import display_path
-from gpulint.rule import load_rules
 from gpulint.runner import run
 from gpulint.textsafe import escape, json_text
 from tests.conftest import ROOT

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from gpulint.declarative import load_declarative
-from gpulint.engine import Linter, Settings
-from gpulint.rule import RuleLoadError, RuleSource, load_rules
+from gpulint.engine import Linter
+from gpulint.plugins import RuleSource, load_rules
+from gpulint.rule import RuleLoadError
+from gpulint.settings import Settings
 from tests.conftest import FIXTURES, ROOT, expectations, gpulint_cmd
 
 EXAMPLE_RULES = ROOT / "examples" / "rules"
@@ -423,8 +425,8 @@ def test_installed_wheel_ships_rules_and_schemas(plugin_venv: Path, tmp_path: Pa
         """\
         import json, gpulint, gpulint.rules, gpulint.schemas
         from gpulint.data import data_path, schema_path
-        names = ["config.schema.json", "devices.schema.json", "workloads.schema.json",
-                 "declarative-rule.schema.json"]
+        names = ["config.schema.json", "config-base.schema.json", "devices.schema.json",
+                 "workloads.schema.json", "declarative-rule.schema.json"]
         print(json.dumps({
             "gpulint": gpulint.__file__,
             "rules": gpulint.rules.__file__,

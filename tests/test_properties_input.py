@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from gpulint.engine import Linter
 from gpulint.model import Finding
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
 from gpulint.yamlload import decode, load_text, resolve_plain
 
 LINTER = Linter(load_rules())

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from gpulint.engine import Linter
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
 from gpulint.yamlload import decode
 
 from .conftest import (

@@ -14,9 +14,10 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from junitparser import Error, JUnitXml
 
-from gpulint.engine import RULE_ERROR_CODE, Linter
-from gpulint.model import Severity
-from gpulint.rule import Rule, Violation, load_rules
+from gpulint.engine import Linter
+from gpulint.model import RULE_ERROR_CODE, Severity
+from gpulint.plugins import load_rules
+from gpulint.rule import Rule, Violation
 from gpulint.runner import PARALLEL_MIN_FILES
 from tests.conftest import ROOT
 from tests.externals import (

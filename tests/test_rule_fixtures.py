@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from gpulint.engine import RULE_ERROR_CODE, Linter
-from gpulint.model import Severity
-from gpulint.rule import Rule, RuleContext, Violation, load_rules
+from gpulint.engine import Linter
+from gpulint.model import RULE_ERROR_CODE, Severity
+from gpulint.plugins import load_rules
+from gpulint.rule import Rule, RuleContext, Violation
 from gpulint.workloads import PodSpec
 from tests.conftest import RULE_FIXTURES, expectation_list
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from gpulint.engine import Linter, Settings
+from gpulint.engine import Linter
 from gpulint.model import Finding
+from gpulint.plugins import load_rules
 from gpulint.registry import builtin_registry
-from gpulint.rule import load_rules
+from gpulint.settings import Settings
 
 POD = """\
 apiVersion: v1

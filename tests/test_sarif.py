@@ -18,10 +18,10 @@ from urllib.request import url2pathname
 import pytest
 
 from gpulint.model import Finding, ObjectRef, Severity, Span, Suppression
+from gpulint.plugins import load_rules
+from gpulint.report import Report
 from gpulint.reporters import ReportContext
 from gpulint.reporters import sarif as sarif_reporter
-from gpulint.rule import load_rules
-from gpulint.runner import Report
 from tests.conftest import CORPUS, FIXTURES, ROOT, needs_corpus
 from tests.externals import (
     assert_schema_valid,

@@ -17,7 +17,7 @@ import pytest
 from gpulint.discover import Target, targets
 from gpulint.engine import Linter
 from gpulint.model import Finding
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
 from gpulint.runner import run
 
 from .test_cli import GPU_POD

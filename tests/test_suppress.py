@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from gpulint.engine import Linter, Settings
+from gpulint.engine import Linter
 from gpulint.model import Finding
-from gpulint.rule import load_rules
+from gpulint.plugins import load_rules
+from gpulint.settings import Settings
 from gpulint.suppress import comment_directives
 from tests.conftest import expectations, gpulint_cmd
 

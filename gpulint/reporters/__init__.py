@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from gpulint.model import Finding, Severity
+    from gpulint.report import Report
     from gpulint.rule import Rule
-    from gpulint.runner import Report
 
 #: --format name -> module; a module exposes ``render(report, ctx) -> str`` and may set
 #: ``NEEDS_OBJECTS = True`` to receive every linted object in ``report.objects``.

@@ -29,8 +29,8 @@ from __future__ import annotations
 import os
 
 from gpulint.model import Finding, Severity
+from gpulint.report import Report
 from gpulint.reporters import ReportContext, text
-from gpulint.runner import Report
 from gpulint.textsafe import escape
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}

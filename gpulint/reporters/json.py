@@ -12,8 +12,8 @@ from typing import Any
 
 from gpulint import __version__
 from gpulint.model import Finding
+from gpulint.report import Report
 from gpulint.reporters import ReportContext
-from gpulint.runner import Report
 from gpulint.textsafe import json_text
 
 

@@ -37,11 +37,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from gpulint.engine import RULE_ERROR_CODE
-from gpulint.model import Finding, ObjectRef
+from gpulint.model import RULE_ERROR_CODE, Finding, ObjectRef
+from gpulint.report import Report
 from gpulint.reporters import ReportContext
 from gpulint.reporters.text import format_finding
-from gpulint.runner import Report
 from gpulint.textsafe import escape
 
 #: The run must hand over every object linted, not only those with findings.

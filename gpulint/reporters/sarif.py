@@ -46,11 +46,10 @@ from typing import Any
 from urllib.parse import quote
 
 from gpulint import __version__
-from gpulint.engine import RULE_ERROR_CODE
-from gpulint.model import Finding, ObjectRef, Severity
+from gpulint.model import RULE_ERROR_CODE, Finding, ObjectRef, Severity
+from gpulint.report import Report
 from gpulint.reporters import ReportContext
 from gpulint.rule import Rule
-from gpulint.runner import Report
 from gpulint.textsafe import json_text
 
 SCHEMA_URI = (

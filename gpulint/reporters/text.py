@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gpulint.model import Finding, Severity
+from gpulint.report import Report
 from gpulint.reporters import ReportContext
-from gpulint.runner import Report
 from gpulint.textsafe import escape
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}

@@ -1,0 +1,72 @@
+"""What a run found (:class:`Report`): the value the runner fills and the reporters read.
+
+It sits below both: reporters format a report without depending on how it was produced
+(serially, in worker processes, or built from a list in a test).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from gpulint.model import RULE_ERROR_CODE, Finding, LintedObject, Severity
+
+
+class Report:
+    """What a run found: the findings (unless streamed), and counts that are always kept.
+
+    The counts and the exit status are kept as files are added, so a report that streams
+    its findings to the output (``keep_findings=False``) still knows its summary without
+    holding one finding. ``Report(findings, files=1)`` makes a finished report from a list.
+    """
+
+    __slots__ = (
+        "_counts",
+        "_keep",
+        "_worst",
+        "files",
+        "findings",
+        "objects",
+        "rule_errors",
+        "suppressed",
+    )
+
+    def __init__(
+        self,
+        findings: Iterable[Finding] = (),
+        files: int = 0,
+        objects: Iterable[LintedObject] = (),
+        keep_findings: bool = True,
+    ) -> None:
+        self.findings: list[Finding] = []
+        self.files = files
+        #: The objects linted, collected only when ``run(..., collect_objects=True)``.
+        self.objects: list[LintedObject] = list(objects)
+        #: How many findings a suppression silenced.
+        self.suppressed = 0
+        #: How many GL900 findings (a rule raised): the run's exit code is 2.
+        self.rule_errors = 0
+        self._counts = {s.label: 0 for s in sorted(Severity, reverse=True)}
+        self._worst: Severity | None = None
+        self._keep = keep_findings
+        self.extend(list(findings))
+
+    def extend(self, findings: Sequence[Finding]) -> None:
+        """Count ``findings`` (and keep them, unless the report streams)."""
+        for f in findings:
+            if f.suppression is not None:
+                self.suppressed += 1
+                continue
+            self._counts[f.severity.label] += 1
+            if f.rule == RULE_ERROR_CODE:
+                self.rule_errors += 1
+            if self._worst is None or f.severity > self._worst:
+                self._worst = f.severity
+        if self._keep:
+            self.findings.extend(findings)
+
+    def counts(self) -> dict[str, int]:
+        """Findings not suppressed, per severity label, most severe first."""
+        return dict(self._counts)
+
+    def failed(self, fail_on: Severity) -> bool:
+        return self._worst is not None and self._worst >= fail_on

@@ -1,0 +1,60 @@
+"""What decides what a run reports (:class:`Settings`): built by ``gpulint.config`` from the
+configuration file and the command line, read by the engine.
+
+A module of its own, below both, so that the configuration and the engine share one typed
+value without either importing the other for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from gpulint.model import Severity
+
+if TYPE_CHECKING:
+    from gpulint.registry import Registry
+    from gpulint.suppress import ObjectIgnore, PathIgnore
+    from gpulint.workloads import WorkloadTable
+
+
+class Settings:
+    """Everything that decides what a run reports (already validated)."""
+
+    __slots__ = (
+        "extend_select",
+        "fail_on",
+        "ignore",
+        "options",
+        "per_file_ignores",
+        "per_object_ignores",
+        "registry",
+        "select",
+        "severities",
+        "workloads",
+    )
+
+    def __init__(
+        self,
+        select: frozenset[str] | None = None,  # None: every rule
+        ignore: frozenset[str] = frozenset(),
+        extend_select: frozenset[str] = frozenset(),
+        severities: Mapping[str, Severity] = MappingProxyType({}),
+        options: Mapping[str, Mapping[str, Any]] = MappingProxyType({}),
+        fail_on: Severity = Severity.ERROR,
+        registry: Registry | None = None,
+        workloads: WorkloadTable | None = None,
+        per_file_ignores: tuple[PathIgnore, ...] = (),
+        per_object_ignores: tuple[ObjectIgnore, ...] = (),
+    ) -> None:
+        self.select = select
+        self.ignore = ignore
+        self.extend_select = extend_select
+        self.severities = severities
+        self.options = options
+        self.fail_on = fail_on
+        self.registry = registry
+        self.workloads = workloads
+        self.per_file_ignores = per_file_ignores
+        self.per_object_ignores = per_object_ignores

@@ -1,0 +1,166 @@
+"""The package's import graph: no cycle, and every import goes down the layers.
+
+The graph is read from the source (``ast``), so it holds every import a module can make:
+module-level and inside functions (gpulint imports heavy modules lazily), except those under
+``if TYPE_CHECKING:`` (annotations only, never run). docs/architecture.md explains the
+layers; a new module gets a row here.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "gpulint"
+
+#: Bottom to top. A module may import modules of its own layer or of a layer below, never
+#: one above: the command line over the commands, over configuration and execution, over the
+#: engine and the rules, over the Kubernetes model, over the loader, over plain values.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    # plain values and helpers that know nothing of gpulint's other modules
+    ("model", "data", "textsafe", "quantity", "globs", "taints", "discover", "schemacheck"),
+    # YAML text -> documents with positions
+    ("yamlload",),
+    # documents -> Kubernetes objects, pod specs, devices, suppressions
+    ("registry", "workloads", "dra", "resources", "podrequest", "suppress"),
+    # what a rule, the run's settings and a run's result are
+    ("rule", "settings", "report"),
+    # reports -> text; below everything that runs a check
+    ("reporters", "reporters.text", "reporters.json", "reporters.sarif", "reporters.github",
+     "reporters.junit"),
+    # rules found and run; files read and linted
+    ("declarative", "plugins", "catalog", "engine", "runner", "inspector"),
+    # configuration file + command line -> settings
+    ("config",),
+    # the commands' work
+    ("commands",),
+    # the command line
+    ("cli", "entry", "__main__"),
+)  # fmt: skip
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _target(current: str, node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The gpulint modules an import statement loads (names relative to the package)."""
+    if isinstance(node, ast.Import):
+        candidates = [alias.name for alias in node.names]
+    else:
+        base = node.module or ""
+        if node.level:
+            package = current.split(".") if current else []
+            if MODULES[current].name != "__init__.py":
+                package = package[:-1]
+            package = package[: len(package) - node.level + 1]
+            base = ".".join(["gpulint", *package, *([base] if base else [])])
+        candidates = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+    found = set()
+    for name in candidates:
+        if name != "gpulint" and not name.startswith("gpulint."):
+            continue
+        name = name.removeprefix("gpulint").removeprefix(".")
+        while name and name not in MODULES:
+            name = name.rpartition(".")[0]
+        if name:
+            found.add(name)
+    return found
+
+
+class _Imports(ast.NodeVisitor):
+    def __init__(self, module: str) -> None:
+        self.module = module
+        self.found: set[str] = set()
+
+    def visit_If(self, node: ast.If) -> None:
+        test = node.test
+        name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
+        if name == "TYPE_CHECKING":
+            for child in node.orelse:
+                self.visit(child)
+        else:
+            self.generic_visit(node)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self.found |= _target(self.module, node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        self.found |= _target(self.module, node)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the gpulint modules it imports (a package's own ``__init__`` left out for
+    its submodules: Python runs it first whatever they import)."""
+    graph = {}
+    for module, path in MODULES.items():
+        visitor = _Imports(module)
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8")))
+        graph[module] = {
+            m for m in visitor.found if m and m != module and not module.startswith(m + ".")
+        }
+    graph.pop("", None)  # gpulint/__init__.py: the version only
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle, as the modules along it, or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state:
+                found = visit(target)
+                if found:
+                    return found
+        path.pop()
+        state[module] = 2
+        return None
+
+    for module in sorted(graph):
+        if module not in state:
+            found = visit(module)
+            if found:
+                return found
+    return None
+
+
+def test_every_module_has_a_layer() -> None:
+    placed = [m for layer in LAYERS for m in layer]
+    assert len(placed) == len(set(placed)), "a module is in two layers"
+    assert sorted(placed) == sorted(import_graph()), "add the new module to LAYERS"
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    cycle = _cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or ())
+
+
+def test_imports_go_down_the_layers() -> None:
+    level = {m: i for i, layer in enumerate(LAYERS) for m in layer}
+    upward = [
+        f"{module} imports {target}"
+        for module, targets in sorted(import_graph().items())
+        for target in sorted(targets)
+        if level[target] > level[module]
+    ]
+    assert upward == []
+
+
+def test_the_graph_sees_lazy_imports_and_skips_type_checking_ones() -> None:
+    """The reader itself: a function-level import counts, an annotation-only one does not."""
+    graph = import_graph()
+    assert "commands" in graph["entry"]  # imported inside _dispatch
+    assert "report" in graph["reporters.text"]
+    assert "rule" not in graph["reporters"]  # under TYPE_CHECKING only
