@@ -386,7 +386,13 @@ _PLAIN_DASH = "a plain value cannot be a lone '-': quote it (\"-\")"
 
 
 class _AliasLimit(Exception):
-    pass
+    """The document expands too much (go-yaml's ratio), or a merge key reaches its own
+    mapping (go-yaml: "anchor 'a' value contains itself")."""
+
+    def __init__(self, anchor: str | None = None) -> None:
+        super().__init__("excessive aliasing")
+        #: The anchor whose value contains itself, for a recursive merge.
+        self.anchor = anchor
 
 
 class _TooDeep(Exception):
@@ -700,7 +706,10 @@ class _Builder:
             else:
                 mapping: dict[str, Any] = {}
                 container[slot] = mapping
+                # _entries counts merged mappings against the same alias budget.
+                self.decode_count, self.alias_count = decode_count, alias_count
                 entries = self._entries(node, path, multi=multi)
+                decode_count, alias_count = self.decode_count, self.alias_count
                 if multi:
                     self._layout(node, multi)
                 for key, _key_node, _value_node in entries:
@@ -865,13 +874,26 @@ class _Builder:
         return tag
 
     def _entries(
-        self, node: Any, path: Path, depth: int = 0, multi: list[Any] | None = None
+        self,
+        node: Any,
+        path: Path,
+        depth: int = 0,
+        multi: list[Any] | None = None,
+        chain: frozenset[int] = frozenset(),
     ) -> list[tuple[str, Any, Any]]:
         """The mapping's (key, key node, value node) with merge keys applied.
 
         ``depth`` > 0 while reading a merge source: its duplicates were reported where it is
-        written, and a merge chain deeper than 32 (or a cycle) stops there. Values written
-        over several lines are added to ``multi`` when it is a list.
+        written, and a merge chain deeper than 32 stops there. Values written over several
+        lines are added to ``multi`` when it is a list.
+
+        Merge keys are bounded as go-yaml bounds them (decode.go ``merge``, which decodes
+        each merged mapping through ``unmarshal``): every merged mapping read, and each of
+        its pairs, counts against the alias budget of ``build`` (aliased when the mapping
+        was already built, which is what an alias to it is), so ``<<: [*a, *a, ...]``
+        chains stop with YML004 after a few thousand reads instead of growing as 8^32. A
+        merge that reaches a mapping being merged already -- ``a: &a {<<: *a}`` -- is
+        go-yaml's "anchor 'a' value contains itself": YML004 at once, never a loop.
         """
         explicit: list[tuple[str, Any, Any]] = []
         index: dict[str, int] = {}
@@ -910,12 +932,38 @@ class _Builder:
             return explicit
         result = list(explicit)
         present = set(index)
+        chain = chain | {id(node)}
+        seen = self.seen
         for source in self._merge_sources(merges):
-            for key, key_node, value_node in self._entries(source, path, depth + 1):
+            if id(source) in chain:
+                raise _AliasLimit(self._anchor(source))
+            self._count_merge(source, aliased=id(source) in seen or depth > 0)
+            for key, key_node, value_node in self._entries(source, path, depth + 1, None, chain):
                 if key not in present:
                     present.add(key)
                     result.append((key, key_node, value_node))
         return result
+
+    def _anchor(self, node: Any) -> str:
+        """The anchor written on ``node`` (the composer keeps none), or ""."""
+        index = node.start_mark.index
+        written = self.text[index : index + 1025]
+        if not written.startswith("&"):
+            return ""
+        return re.split(r"[\s,\[\]{}]", written[1:], maxsplit=1)[0][:1024]
+
+    def _count_merge(self, source: Any, aliased: bool) -> None:
+        """Count one merged mapping and its pairs as go-yaml's ``unmarshal`` counts them."""
+        reads = 1 + len(source.value)
+        self.decode_count += reads
+        if aliased:
+            self.alias_count += reads
+            if (
+                self.alias_count > 100
+                and self.decode_count > 1000
+                and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)
+            ):
+                raise _AliasLimit
 
     def _merge_sources(self, merges: list[Any]) -> Iterator[Any]:
         for value_node in merges:
@@ -1109,16 +1157,21 @@ def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
             start = _node_span(node)
             try:
                 data = builder.build(node)
-            except _AliasLimit:
-                problems.append(
-                    Problem(
-                        "YML004",
-                        start,
-                        "document contains excessive aliasing (an alias bomb?): it expands to "
-                        "far more nodes than it writes, as kubectl's decoder also refuses; the "
-                        "document was not expanded or linted",
+            except _AliasLimit as exc:
+                if exc.anchor is not None:
+                    shown = f"anchor &{exc.anchor}" if exc.anchor else "a mapping"
+                    message = (
+                        f"{shown} merges itself (a '<<' merge key reaches the mapping it is "
+                        f'in): kubectl\'s decoder refuses it ("anchor value contains itself"); '
+                        "the document was not expanded or linted"
                     )
-                )
+                else:
+                    message = (
+                        "document contains excessive aliasing (an alias bomb?): it expands to "
+                        "far more nodes than it writes, counting merge keys (<<), as kubectl's "
+                        "decoder also refuses; the document was not expanded or linted"
+                    )
+                problems.append(Problem("YML004", start, message))
                 index += 1
                 continue
             positions = Positions(builder.positions, end)
