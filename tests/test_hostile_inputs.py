@@ -8,11 +8,16 @@ behaviour -- the finding, the error and its line -- that the fixed code gives.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from gpulint.engine import Linter, Settings
+from gpulint.rule import load_rules
+from gpulint.suppress import ObjectIgnore
 from gpulint.yamlload import load_text
 from tests.conftest import gpulint_cmd
 
@@ -99,3 +104,131 @@ def test_merge_bomb_in_the_configuration_is_a_config_error_with_its_line(
     assert proc.stdout == ""
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith("gpulint: error: .gpulint.yaml:1: anchor &a merges itself")
+
+
+# -- suppressions by the thousand -------------------------------------------------------------
+
+GPU_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: {namespace}
+spec:
+  tolerations:
+  - {{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}}
+  containers:
+  - name: main
+    image: registry.example/train:1
+    resources:
+      limits:
+{above}        nvidia.com/gpu: 0.5
+"""
+
+
+def linter(**settings: Any) -> Linter:
+    return Linter(load_rules(), Settings(**settings))
+
+
+def test_stacked_next_line_comments_all_silence_the_same_line() -> None:
+    above = (
+        "        # gpulint: disable-next-line=GPU004 -- one\n"
+        "\n"
+        "        # an ordinary comment between them\n"
+    ) * 200
+    text = GPU_POD.format(name="p", namespace="ml", above=above)
+    found = linter().lint_text("p.yaml", text)
+    gpu004 = [f for f in found if f.rule == "GPU004"]
+    assert len(gpu004) == 1 and gpu004[0].suppression is not None
+    assert gpu004[0].suppression.justification == "one"
+    assert [f for f in found if f.rule == "GL100"] == []
+
+
+def test_next_line_comments_after_the_last_content_line_are_dangling() -> None:
+    text = GPU_POD.format(name="p", namespace="ml", above="") + (
+        "# gpulint: disable-next-line=GPU004\n" * 50
+    )
+    stale = [f for f in linter().lint_text("p.yaml", text) if f.rule == "GL100"]
+    assert len(stale) == 50
+    assert all("no YAML line follows" in f.message for f in stale)
+
+
+def test_many_stale_suppressions_each_name_their_object() -> None:
+    doc = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{i}  "
+        "# gpulint: disable=GPU001 -- stale\ndata: {{k: v}}\n"
+    )
+    text = "---\n".join(doc.format(i=i) for i in range(300))
+    stale = [f for f in linter().lint_text("cms.yaml", text) if f.rule == "GL100"]
+    assert [(f.line, f.document, f.object.name if f.object else None) for f in stale] == [
+        (4 + 6 * i, i, f"cm{i}") for i in range(300)
+    ]
+
+
+def test_many_per_object_ignores_match_by_name_namespace_kind_and_glob() -> None:
+    entries = [
+        ObjectIgnore(reason=f"exact {i}", kind="Pod", name=f"p{i}", rules=("GPU004",))
+        for i in range(2000)
+    ]
+    entries += [
+        ObjectIgnore(reason="team namespace", namespace="team-*", name="q*"),
+        ObjectIgnore(reason="any pod", kind="P?d", name="r[0-9]"),
+        ObjectIgnore(reason="not reached", kind="Pod", name="p1"),
+    ]
+    text = "---\n".join(
+        [
+            GPU_POD.format(name="p1", namespace="ml", above=""),
+            GPU_POD.format(name="p1999", namespace="ml", above=""),
+            GPU_POD.format(name="q7", namespace="team-a", above=""),
+            GPU_POD.format(name="r5", namespace="ml", above=""),
+            GPU_POD.format(name="unlisted", namespace="ml", above=""),
+        ]
+    )
+    found = linter(per_object_ignores=tuple(entries)).lint_text("p.yaml", text)
+    reasons = {
+        f.object.name: f.suppression.justification if f.suppression else None
+        for f in found
+        if f.rule == "GPU004" and f.object is not None
+    }
+    assert reasons == {
+        "p1": "exact 1",
+        "p1999": "exact 1999",
+        "q7": "team namespace",
+        "r5": "any pod",
+        "unlisted": None,
+    }
+
+
+# -- many templates, many paths ---------------------------------------------------------------
+
+
+def test_argo_workflow_with_many_templates_reports_each_container() -> None:
+    template = (
+        "  - name: t{i}\n    container:\n      image: x\n"
+        "      resources: {{limits: {{nvidia.com/gpu: 0.5}}}}\n"
+        "    sidecars:\n    - {{name: s, image: y}}\n"
+    )
+    text = (
+        "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {name: wf}\n"
+        "spec:\n  entrypoint: t0\n  tolerations:\n"
+        "  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n  templates:\n"
+        + "".join(template.format(i=i) for i in range(500))
+    )
+    found = [f for f in linter().lint_text("wf.yaml", text) if f.suppression is None]
+    assert {f.rule for f in found} == {"GPU004"}
+    assert [f.doc_path[:3] for f in found] == [("spec", "templates", i) for i in range(500)]
+
+
+def test_many_directories_on_the_command_line_are_each_linted_once(tmp_path: Path) -> None:
+    names = [f"d{i}" for i in range(300)]
+    for name in names:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "pod.yaml").write_text(
+            GPU_POD.format(name=name, namespace="ml", above="")
+        )
+    # Overlapping paths: a folder twice, a file inside a folder given, "." around them all.
+    args = ["check", "--format", "json", *names, "d1", "d2/pod.yaml", "."]
+    proc = run(args, tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    files = sorted({f["path"] for f in json.loads(proc.stdout)["findings"]})
+    assert files == sorted(f"{name}/pod.yaml" for name in names)
