@@ -678,10 +678,10 @@ class FileSuppressions:
         if found is None and finding.object is not None and self.owner.per_object:
             ref = finding.object
             key = (ref.kind, ref.namespace, ref.name)
-            entries = self._objects.get(key)
-            if entries is None:
-                entries = self._objects[key] = self.owner.object_index.matching(ref, label)
-            for o in entries:
+            ignores = self._objects.get(key)
+            if ignores is None:
+                ignores = self._objects[key] = self.owner.object_index.matching(ref, label)
+            for o in ignores:
                 if not o.rules or _matches(code, o.rules):
                     found = Suppression("external", "config", o.reason)
                     break
