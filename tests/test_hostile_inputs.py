@@ -9,13 +9,17 @@ behaviour -- the finding, the error and its line -- that the fixed code gives.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpulint.engine import Linter, Settings
+from gpulint.globs import Glob
 from gpulint.rule import load_rules
 from gpulint.suppress import ObjectIgnore
 from gpulint.yamlload import load_text
@@ -232,3 +236,120 @@ def test_many_directories_on_the_command_line_are_each_linted_once(tmp_path: Pat
     assert proc.returncode == 1, proc.stderr
     files = sorted({f["path"] for f in json.loads(proc.stdout)["findings"]})
     assert files == sorted(f"{name}/pod.yaml" for name in names)
+
+
+# -- globs ------------------------------------------------------------------------------------
+
+
+def reference_regex(pattern: str) -> re.Pattern[str]:
+    """The backtracking translation globs.py used before, for patterns it handled right
+    (no classes): the linear matcher must accept exactly the same paths."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]*/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def reference_matches(pattern: str, relpath: str) -> bool:
+    text = pattern.strip()
+    text = text[2:] if text.startswith("./") else text
+    text = text.strip("/")
+    regex = reference_regex(text)
+    parts = [p for p in relpath.split("/") if p and p != "."]
+    if "/" not in text and not pattern.strip().startswith("/"):
+        return any(regex.match(part) for part in parts)
+    return any(regex.match("/".join(parts[:k])) for k in range(len(parts), 0, -1))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "*", "**", "**/", "?", "/", "."]), min_size=1, max_size=7),
+    st.lists(st.sampled_from(["a", "b", "ab", "ba", ".", "aa"]), min_size=1, max_size=4),
+)
+def test_linear_matcher_agrees_with_the_regex_translation(
+    pattern_parts: list[str], path_parts: list[str]
+) -> None:
+    pattern = "".join(pattern_parts)
+    relpath = "/".join(path_parts)
+    assert Glob.compile(pattern).matches(relpath) == reference_matches(pattern, relpath)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("*.tpl.yaml", "charts/x.tpl.yaml", True),
+        ("vendor", "a/vendor/b.yaml", True),
+        ("charts/*/values.yaml", "charts/gpu/values.yaml", True),
+        ("charts/*/values.yaml", "x/charts/gpu/values.yaml", False),
+        ("**/gen/*.yaml", "a/b/gen/c.yaml", True),
+        ("k8s/**", "k8s/a/b.yaml", True),
+        ("[!a]*.yaml", "b.yaml", True),
+        ("[!a]*.yaml", "a.yaml", False),
+        ("[a-c]x", "bx", True),
+        ("[]]x", "]x", True),
+        ("a[/]b", "a/b", False),
+    ],
+)
+def test_glob_semantics(pattern: str, path: str, expected: bool) -> None:
+    assert Glob.compile(pattern).matches(path) is expected
+
+
+def test_backtracking_globs_match_a_long_name() -> None:
+    name = "a" * 240
+    for pattern in ("*a*a*a*a*a*a*b", "**/*a*a*a*a*a*a*b/**", f"{name}/**/*a*a*a*a*a*a*b"):
+        glob = Glob.compile(pattern)
+        assert not glob.matches(f"{name}/{name}/{name}.yaml")
+    assert Glob.compile("*a*a*a*a*a*a*b").matches(f"x/{name}b")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "problem"),
+    [
+        ("k8s/[abc", "unclosed character class starting at column 5"),
+        ("[z-a].yaml", "reversed range z-a in a character class"),
+    ],
+)
+def test_an_invalid_glob_is_a_config_error_with_its_line(
+    tmp_path: Path, pattern: str, problem: str
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gpulint.yaml").write_text(
+        f"ignore: [GPU021]\nexclude:\n  - vendor\n  - '{pattern}'\n"
+        f"per-object-ignores:\n  - {{name: 'x[', reason: r}}\n"
+    )
+    (tmp_path / "pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")
+    proc = run(["check", "pod.yaml"], tmp_path)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        f"gpulint: error: .gpulint.yaml:4: exclude[1]: '{pattern}' is not a valid glob: {problem}",
+        "gpulint: error: .gpulint.yaml:6: per-object-ignores[0].name: 'x[' is not a valid "
+        "glob: unclosed "
+        "character class starting at column 2",
+    ]
+
+
+def test_a_backtracking_exclude_still_excludes(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gpulint.yaml").write_text("exclude: ['*a*a*a*a*a*a*b']\n")
+    long = "a" * 200
+    (tmp_path / f"{long}.yaml").write_text(GPU_POD.format(name="p", namespace="n", above=""))
+    (tmp_path / f"{long}b").mkdir()
+    (tmp_path / f"{long}b" / "x.yaml").write_text(GPU_POD.format(name="q", namespace="n", above=""))
+    proc = run(["check", "--format", "json", "."], tmp_path)
+    files = {f["path"] for f in json.loads(proc.stdout)["findings"]}
+    assert files == {f"{long}.yaml"}
