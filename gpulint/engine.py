@@ -6,13 +6,20 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from gpulint.dra import ClaimIndex
+from gpulint.dra import ClaimIndex, may_hold_dra
 from gpulint.model import Finding, LintedObject, ObjectRef, Path, Severity
 from gpulint.registry import Registry, builtin_registry
 from gpulint.rule import Rule, RuleContext, Violation
-from gpulint.suppress import UNUSED_CODE, ObjectIgnore, PathIgnore, Suppressor, Unused
+from gpulint.suppress import (
+    UNUSED_CODE,
+    FileSuppressions,
+    ObjectIgnore,
+    PathIgnore,
+    Suppressor,
+    Unused,
+)
 from gpulint.workloads import K8sObject, WorkloadTable, builtin_table, objects
-from gpulint.yamlload import Document, Problem, decode, load_text
+from gpulint.yamlload import Document, DocumentStream, Problem, decode
 
 
 class RuleError(Exception):
@@ -125,16 +132,28 @@ class Linter:
     def lint_text(
         self, label: str, text: str, seen: list[LintedObject] | None = None
     ) -> list[Finding]:
-        """Findings in ``text``; objects linted are appended to ``seen`` when it is given."""
-        result = load_text(text)
-        findings: list[Finding] = []
+        """Findings in ``text``; objects linted are appended to ``seen`` when it is given.
+
+        Document by document: each is composed, linted, handed to suppression and dropped
+        before the next, so a big file holds one document's nodes, data and positions at a
+        time (peak memory was 33 times a 50 MB file's size). What crosses documents is kept
+        small: the DRA claims of the file (a ``ClaimIndex`` of names and device classes,
+        read in a first pass only when the text can hold a DRA object) and, for
+        suppression, each directive's owner and the annotations.
+        """
+        loaded = DocumentStream(text)
         # Cross-document lookups (DRA claims) see the documents of the same file.
-        stream = ClaimIndex(result.documents)
-        for doc in result.documents:
-            findings.extend(self._problem_findings(label, doc.problems, doc))
-            findings.extend(self.lint_document(label, doc, stream, seen))
-        findings.extend(self._problem_findings(label, result.problems, None))
-        findings = self._suppress(label, text, result.documents, findings)
+        stream = ClaimIndex(DocumentStream(text) if may_hold_dra(text) else ())
+        file = self.suppressor.for_file(label, text)
+        findings: list[Finding] = []
+        for doc in loaded:
+            found = self._problem_findings(label, doc.problems, doc)
+            found.extend(self.lint_document(label, doc, stream, seen))
+            file.add_document(doc)
+            findings.extend(file.apply(found))
+            del doc, found
+        findings.extend(file.apply(self._problem_findings(label, loaded.problems, None)))
+        findings.extend(self._stale(label, file))
         findings.sort(key=Finding.sort_key)
         return findings
 
@@ -173,13 +192,16 @@ class Linter:
         file = self.suppressor.for_file(label, text, docs)
         if not file:
             return findings
-        findings = file.apply(findings)
+        return [*file.apply(findings), *self._stale(label, file)]
+
+    def _stale(self, label: str, file: FileSuppressions) -> list[Finding]:
+        """GL100 findings for the file's stale suppressions (after every ``apply``)."""
         unused = file.unused()
-        if unused:
-            active = self.active[UNUSED_CODE]
-            stale = [self._unused_finding(active, label, u) for u in unused]
-            findings.extend(file.apply_to_unused(stale))
-        return findings
+        if not unused:
+            return []
+        active = self.active[UNUSED_CODE]
+        stale = [self._unused_finding(active, label, u) for u in unused]
+        return file.apply_to_unused(stale)
 
     def _unused_finding(self, active: _Active, label: str, u: Unused) -> Finding:
         return Finding(

@@ -428,36 +428,32 @@ def annotation_ignores(
     return out
 
 
-def _owners_at_lines(
-    docs: Sequence[Document], lines: Iterable[int]
-) -> dict[int, tuple[int, ObjectRef | None]]:
-    """For each line: the document and innermost object whose text contains it.
+def _owners_in(
+    doc: Document, wanted: list[int], answer: dict[int, tuple[int, ObjectRef | None]]
+) -> None:
+    """Add to ``answer`` the document and innermost object of each of the sorted ``wanted``
+    lines that ``doc`` holds (a line answered by an earlier document keeps that answer).
 
-    All lines at once, in one pass over the documents and their objects (asking line by
-    line walked every object for every stale directive: 10,000 of them took 211 s). A line
-    in no document is missing from the answer.
+    One pass over the document's objects for all its lines (asking line by line walked
+    every object for every stale directive: 10,000 of them took 211 s).
     """
-    wanted = sorted(set(lines))
-    answer: dict[int, tuple[int, ObjectRef | None]] = {}
     if not wanted:
-        return answer
-    for doc in docs:
-        root = doc.value_span(())
-        lo = bisect.bisect_left(wanted, root.line)
-        hi = bisect.bisect_right(wanted, root.end_line)
-        pending = [line for line in wanted[lo:hi] if line not in answer]
-        if not pending:
-            continue
-        best: dict[int, ObjectRef | None] = dict.fromkeys(pending)
-        for obj in objects(doc):
-            span = doc.value_span(obj.path)
-            first = bisect.bisect_left(pending, span.line)
-            last = bisect.bisect_right(pending, span.end_line)
-            for line in pending[first:last]:
-                best[line] = obj.ref  # later objects are inner ones (List items)
-        for line in pending:
-            answer[line] = (doc.index, best[line])
-    return answer
+        return
+    root = doc.value_span(())
+    lo = bisect.bisect_left(wanted, root.line)
+    hi = bisect.bisect_right(wanted, root.end_line)
+    pending = [line for line in wanted[lo:hi] if line not in answer]
+    if not pending:
+        return
+    best: dict[int, ObjectRef | None] = dict.fromkeys(pending)
+    for obj in objects(doc):
+        span = doc.value_span(obj.path)
+        first = bisect.bisect_left(pending, span.line)
+        last = bisect.bisect_right(pending, span.end_line)
+        for line in pending[first:last]:
+            best[line] = obj.ref  # later objects are inner ones (List items)
+    for line in pending:
+        answer[line] = (doc.index, best[line])
 
 
 def _literal(pattern: str) -> bool:
@@ -545,9 +541,15 @@ class _Index:
                 line = d.target
             for code in d.codes if d.codes is not None else (None,):
                 self.lines.setdefault((line, code), []).append((order, d))
-        for order, a in enumerate(annotations):
-            if a.error is None:
-                self.scopes.setdefault((a.document, a.scope), []).append((order, a))
+        self.count = 0
+        for a in annotations:
+            self.add(a)
+
+    def add(self, a: AnnotationIgnore) -> None:
+        """File one more annotation (documents arrive one at a time)."""
+        self.count += 1
+        if a.error is None:
+            self.scopes.setdefault((a.document, a.scope), []).append((self.count, a))
 
     def directives(self, finding: Finding) -> list[Directive]:
         line, code, lines = finding.span.line, finding.rule, self.lines
@@ -593,27 +595,34 @@ class Suppressor:
         self.object_index = _ObjectIgnores(self.per_object)
         self.report_unused = UNUSED_CODE in self.enabled
 
-    def for_file(self, label: str, text: str | None, docs: Sequence[Document]) -> FileSuppressions:
-        """The suppressions that apply to one file."""
+    def for_file(
+        self, label: str, text: str | None, docs: Sequence[Document] = ()
+    ) -> FileSuppressions:
+        """The suppressions that apply to one file. Its documents are ``docs`` plus those
+        given to ``FileSuppressions.add_document`` later, one at a time."""
         directives = comment_directives(text) if text else []
-        annotations = (
-            annotation_ignores(docs, self.workloads) if text and IGNORE_ANNOTATION in text else []
-        )
         file_rules = tuple(
             code for entry in self.per_file if entry.matcher.matches(label) for code in entry.rules
         )
-        return FileSuppressions(self, label, docs, directives, annotations, file_rules)
+        file = FileSuppressions(
+            self, label, directives, bool(text and IGNORE_ANNOTATION in text), file_rules
+        )
+        for doc in docs:
+            file.add_document(doc)
+        return file
 
 
 class FileSuppressions:
     """The suppressions of one file, and which of them were used."""
 
     __slots__ = (
+        "_annotated",
         "_index",
+        "_lines",
         "_objects",
+        "_owners",
         "annotations",
         "directives",
-        "docs",
         "file_rules",
         "label",
         "owner",
@@ -623,21 +632,34 @@ class FileSuppressions:
         self,
         owner: Suppressor,
         label: str,
-        docs: Sequence[Document],
         directives: list[Directive],
-        annotations: list[AnnotationIgnore],
+        annotated: bool,
         file_rules: tuple[str, ...],
     ) -> None:
         self.owner = owner
         self.label = label
-        self.docs = docs
         self.directives = directives
-        self.annotations = annotations
+        self.annotations: list[AnnotationIgnore] = []
         self.file_rules = file_rules
-        self._index = _Index(directives, annotations)
+        #: Whether the text mentions the ignore annotation at all.
+        self._annotated = annotated
+        self._index = _Index(directives, [])
+        #: The lines of the directives, sorted, and the document and object each is in:
+        #: all a stale directive's GL100 needs of the documents, so they can be dropped.
+        self._lines = sorted({d.line for d in directives})
+        self._owners: dict[int, tuple[int, ObjectRef | None]] = {}
         #: per-object-ignores matching each object of this file: (kind, namespace, name) ->
         #: entries (findings of one object share the answer).
         self._objects: dict[tuple[str | None, str | None, str | None], list[ObjectIgnore]] = {}
+
+    def add_document(self, doc: Document) -> None:
+        """Take what suppression needs of a document: its annotations, and the owners of the
+        directives written in it. Call before ``apply`` on the document's findings."""
+        _owners_in(doc, self._lines, self._owners)
+        if self._annotated:
+            for a in annotation_ignores([doc], self.owner.workloads):
+                self.annotations.append(a)
+                self._index.add(a)
 
     def __bool__(self) -> bool:
         return bool(self.directives or self.annotations or self.file_rules or self.owner.per_object)
@@ -651,7 +673,7 @@ class FileSuppressions:
         """Stale and malformed suppressions (call after ``apply``)."""
         if not self.owner.report_unused:
             return []
-        return self._unused(self.directives, self.annotations, self.docs)
+        return self._unused(self.directives, self.annotations)
 
     def apply_to_unused(self, findings: list[Finding]) -> list[Finding]:
         """GL100 findings are silenced only by directives naming GL100, or by configuration
@@ -704,13 +726,10 @@ class FileSuppressions:
         ]
 
     def _unused(
-        self,
-        directives: Sequence[Directive],
-        annotations: Sequence[AnnotationIgnore],
-        docs: Sequence[Document],
+        self, directives: Sequence[Directive], annotations: Sequence[AnnotationIgnore]
     ) -> list[Unused]:
         out: list[Unused] = []
-        owners = _owners_at_lines(docs, (d.line for d in directives))
+        owners = self._owners
         for d in directives:
             document, owner = owners.get(d.line, (0, None))
             if d.error is not None:

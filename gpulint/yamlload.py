@@ -368,13 +368,42 @@ def nesting_bound(text: str) -> int:
     if len(text) <= INLINE_LEVELS:
         return len(text)
     brackets = text.count("[") + text.count("{")
-    bound = 2 * (max(map(len, text.split("\n"))) + 1) + brackets
+    bound = 2 * (_longest_line(text) + 1) + brackets
     if brackets <= INLINE_LEVELS:
         return bound
+    # Per document, found from the markers' offsets (no copy of the whole text): first
+    # with the longest line of the text, which is usually enough to rule deep nesting out.
+    most = max(text.count("[", a, b) + text.count("{", a, b) for a, b in _documents(text))
+    loose = 2 * (_longest_line(text) + 1) + most
+    if loose <= INLINE_LEVELS:
+        return loose
     return max(
-        2 * (max(map(len, part.split("\n"))) + 1) + part.count("[") + part.count("{")
-        for part in _DOCUMENT_MARKER.split(text)
+        2 * (_longest_line(text[a:b]) + 1) + text.count("[", a, b) + text.count("{", a, b)
+        for a, b in _documents(text)
     )
+
+
+def _documents(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of the text between document markers, one at a time."""
+    start = 0
+    for marker in _DOCUMENT_MARKER.finditer(text):
+        yield start, marker.start()
+        start = marker.end()
+    yield start, len(text)
+
+
+def _longest_line(text: str, chunk: int = 1 << 20) -> int:
+    """The length of the longest ``\n``-separated line, reading ``text`` a megabyte at a
+    time (splitting a 50 MB text at once made two million strings)."""
+    longest = carried = 0
+    for start in range(0, len(text), chunk):
+        lines = text[start : start + chunk].split("\n")
+        if len(lines) == 1:
+            carried += len(lines[0])
+            continue
+        longest = max(longest, carried + len(lines[0]), max(map(len, lines[1:-1]), default=0))
+        carried = len(lines[-1])
+    return max(longest, carried)
 
 
 #: YML001 messages for what the YAML 1.2 grammar rejects and libyaml -- like go-yaml, so
@@ -1016,17 +1045,45 @@ def load_text(text: str) -> LoadResult:
     cannot nest deeper than INLINE_LEVELS, in a thread with a large stack up to
     THREAD_LEVELS, and the iterative event composer takes anything deeper.
     """
-    lib = _lib()
-    bound = nesting_bound(text)
-    if lib.c_parser is None or bound > THREAD_LEVELS:
-        result = _load(text, lib, iterative=True)
-    elif bound <= INLINE_LEVELS:
-        result = _load(text, lib, iterative=False)
-    else:
-        result = _in_large_stack(lambda: _load(text, lib, iterative=False), text, lib)
-    if _needs_token_pass(text) and not any(p.code == "YML001" for p in result.problems):
-        result.problems.extend(_token_problems(text, lib))
-    return result
+    stream = DocumentStream(text)
+    documents = list(stream)
+    return LoadResult(documents, stream.problems)
+
+
+class DocumentStream:
+    """The documents of a text, composed and built one at a time as they are iterated.
+
+    What ``load_text`` returns, without holding every document at once: a caller that
+    lints each document and drops it keeps one document's nodes, data and positions in
+    memory, not the whole file's (a 50 MB file took 33 times its size). ``problems`` (the
+    text's own: syntax errors, YML004 documents, YAML 1.2 token rules) is complete once the
+    iteration ends. Iterate once.
+
+    Texts whose depth bound needs the large-stack thread (lines of 1,000 to 25,000
+    characters) are composed there in full first, then iterated: only the calling thread
+    can hand documents over one at a time.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.problems: list[Problem] = []
+
+    def __iter__(self) -> Iterator[Document]:
+        text, lib = self.text, _lib()
+        bound = nesting_bound(text)
+        if lib.c_parser is None or bound > THREAD_LEVELS:
+            yield from _iter_load(text, lib, self.problems, iterative=True)
+        elif bound <= INLINE_LEVELS:
+            yield from _iter_load(text, lib, self.problems, iterative=False)
+        else:
+            result = _in_large_stack(lambda: _load(text, lib, iterative=False), text, lib)
+            self.problems.extend(result.problems)
+            documents, result.documents = result.documents, []
+            documents.reverse()
+            while documents:
+                yield documents.pop()  # dropped here once the caller is done with it
+        if _needs_token_pass(text) and not any(p.code == "YML001" for p in self.problems):
+            self.problems.extend(_token_problems(text, lib))
 
 
 #: Serializes the stack-size change around thread creation. (``_thread`` is what
@@ -1144,8 +1201,17 @@ def _in_large_stack(work: Callable[[], LoadResult], text: str, lib: _Lib) -> Loa
 
 
 def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
-    documents: list[Document] = []
     problems: list[Problem] = []
+    documents = list(_iter_load(text, lib, problems, iterative=iterative))
+    return LoadResult(documents, problems)
+
+
+def _iter_load(
+    text: str, lib: _Lib, problems: list[Problem], *, iterative: bool
+) -> Iterator[Document]:
+    """The documents of ``text`` one at a time; problems of the text as a whole (syntax
+    errors, YML004) are added to ``problems`` as they are met. Nothing of a document is
+    kept here once the next one is composed."""
     parser = lib.event_parser(text) if iterative else lib.c_parser(text)
     roots = _compose_events(parser, lib) if iterative else _compose_c(parser)
     source = _Source(text)
@@ -1171,18 +1237,23 @@ def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
                         "far more nodes than it writes, counting merge keys (<<), as kubectl's "
                         "decoder also refuses; the document was not expanded or linted"
                     )
-                problems.append(Problem("YML004", start, message))
+                problems.append(Problem("YML004", clamp(start, end), message))
                 index += 1
                 continue
             positions = Positions(builder.positions, end)
-            documents.append(Document(index, data, positions, clamp(start, end), builder.problems))
+            doc = Document(index, data, positions, clamp(start, end), builder.problems)
+            for problem in doc.problems:
+                problem.span = clamp(problem.span, end)
+            del node, builder, data, positions
             index += 1
+            yield doc
+            del doc
     except _TooDeep as exc:
         line, col = exc.mark.line + 1, exc.mark.column + 1
         problems.append(
             Problem(
                 "YML001",
-                Span(line, col, line, col + 1),
+                clamp(Span(line, col, line, col + 1), end),
                 f"YAML syntax error: more than {MAX_DEPTH:,} nested block collections or "
                 f"{MAX_DEPTH:,} nested flow collections; "
                 f"Kubernetes' YAML decoder stops here too (exceeded max depth of {MAX_DEPTH})",
@@ -1194,19 +1265,13 @@ def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
         if exc.context:
             what = f"{what} {exc.context}"
         span = _point(text, mark) if mark is not None else Span(1, 1, 1, 1)
-        problems.append(Problem("YML001", span, f"YAML syntax error: {what}"))
+        problems.append(Problem("YML001", clamp(span, end), f"YAML syntax error: {what}"))
     except lib.YAMLError as exc:
         problems.append(Problem("YML001", Span(1, 1, 1, 1), f"YAML syntax error: {exc}"))
     finally:
         dispose = getattr(parser, "dispose", None)
         if dispose is not None:
             dispose()
-    for problem in problems:
-        problem.span = clamp(problem.span, end)
-    for doc in documents:
-        for problem in doc.problems:
-            problem.span = clamp(problem.span, end)
-    return LoadResult(documents, problems)
 
 
 class SourceError(Exception):
