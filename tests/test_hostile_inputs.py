@@ -22,7 +22,7 @@ from gpulint.engine import Linter, Settings
 from gpulint.globs import Glob
 from gpulint.rule import load_rules
 from gpulint.suppress import ObjectIgnore
-from gpulint.yamlload import load_text
+from gpulint.yamlload import DocumentStream, load_text
 from tests.conftest import gpulint_cmd
 
 MERGE_BOMB = "a: &a {<<: [*a, *a, *a, *a, *a, *a, *a, *a], k: 1}\n"
@@ -353,3 +353,64 @@ def test_a_backtracking_exclude_still_excludes(tmp_path: Path) -> None:
     proc = run(["check", "--format", "json", "."], tmp_path)
     files = {f["path"] for f in json.loads(proc.stdout)["findings"]}
     assert files == {f"{long}.yaml"}
+
+
+# -- document by document -------------------------------------------------------------------
+
+DRA_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ml}
+spec:
+  resourceClaims: [{name: g, resourceClaimTemplateName: one-gpu}]
+  containers: [{name: c, image: x, resources: {claims: [{name: g}]}}]
+"""
+DRA_TEMPLATE = """\
+apiVersion: {api}
+kind: ResourceClaimTemplate
+metadata: {{name: one-gpu, namespace: ml}}
+spec:
+  spec:
+    devices:
+      requests: [{{name: g, deviceClassName: gpu.nvidia.com}}]
+"""
+
+
+@pytest.mark.parametrize(
+    "api",
+    [
+        pytest.param("resource.k8s.io/v1beta1", id="written-out"),
+        pytest.param('"resource.k8s\\x2eio/v1beta1"', id="escaped"),
+        pytest.param('"resource.k8s\\\n  .io/v1beta1"', id="escaped-line-break"),
+    ],
+)
+def test_a_claim_in_a_later_document_still_resolves(api: str) -> None:
+    text = DRA_POD + "---\n" + DRA_TEMPLATE.format(api=api)
+    found = linter().lint_text("p.yaml", text)
+    assert [f.rule for f in found if f.rule == "GPU020"] == ["GPU020"]
+
+
+def test_documents_are_built_one_at_a_time() -> None:
+    text = "a: 1\n---\nb: 2\n---\nc: [\n"
+    stream = DocumentStream(text)
+    documents = iter(stream)
+    first = next(documents)
+    assert first.data == {"a": 1}
+    assert stream.problems == []  # the syntax error further down is not read yet
+    assert [d.data for d in documents] == [{"b": 2}]
+    assert [p.code for p in stream.problems] == ["YML001"]
+
+
+def test_suppressions_reach_across_documents_linted_one_at_a_time() -> None:
+    text = (
+        "# gpulint: disable-file=GPU004 -- vendored\n"
+        + GPU_POD.format(name="a", namespace="ml", above="")
+        + "---\n"
+        + GPU_POD.format(
+            name="b", namespace="ml", above="        # gpulint: disable-next-line=GPU003\n"
+        )
+    )
+    found = linter().lint_text("p.yaml", text)
+    assert all(f.suppression is not None for f in found if f.rule == "GPU004")
+    [stale] = [f for f in found if f.rule == "GL100"]
+    assert (stale.document, stale.object.name if stale.object else None) == (1, "b")
