@@ -30,7 +30,7 @@ import _thread
 import math
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gpulint.model import Path, Span
@@ -1060,8 +1060,7 @@ class DocumentStream:
     iteration ends. Iterate once.
 
     Texts whose depth bound needs the large-stack thread (lines of 1,000 to 25,000
-    characters) are composed there in full first, then iterated: only the calling thread
-    can hand documents over one at a time.
+    characters) are composed there and handed over one document at a time.
     """
 
     def __init__(self, text: str) -> None:
@@ -1076,12 +1075,7 @@ class DocumentStream:
         elif bound <= INLINE_LEVELS:
             yield from _iter_load(text, lib, self.problems, iterative=False)
         else:
-            result = _in_large_stack(lambda: _load(text, lib, iterative=False), text, lib)
-            self.problems.extend(result.problems)
-            documents, result.documents = result.documents, []
-            documents.reverse()
-            while documents:
-                yield documents.pop()  # dropped here once the caller is done with it
+            yield from _iter_in_large_stack(text, lib, self.problems)
         if _needs_token_pass(text) and not any(p.code == "YML001" for p in self.problems):
             self.problems.extend(_token_problems(text, lib))
 
@@ -1169,17 +1163,34 @@ def _token_problems(text: str, lib: _Lib) -> list[Problem]:
     return problems
 
 
-def _in_large_stack(work: Callable[[], LoadResult], text: str, lib: _Lib) -> LoadResult:
-    """Run ``work`` in a thread with THREAD_STACK bytes of stack and wait for it."""
-    outcome: list[Any] = []
+def _iter_in_large_stack(text: str, lib: _Lib, problems: list[Problem]) -> Iterator[Document]:
+    """``_iter_load`` with the C composer in a thread with THREAD_STACK bytes of stack,
+    handing each document over to the calling thread as it is built (at most one waits)."""
+    import queue
+    import threading  # only for a deep document: keeps it off the start-up path
+
+    handoff: queue.Queue[Any] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+    done = object()
+
+    def hand(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                handoff.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
 
     def target() -> None:
         try:
-            outcome.append(work())
+            for doc in _iter_load(text, lib, problems, iterative=False):
+                if not hand(doc):
+                    return
+                del doc
+            hand(done)
         except BaseException as exc:  # re-raised on the calling thread
-            outcome.append(exc)
-
-    import threading  # only for a deep document: keeps it off the start-up path
+            hand(exc)
 
     try:
         with _THREAD_LOCK:
@@ -1191,13 +1202,20 @@ def _in_large_stack(work: Callable[[], LoadResult], text: str, lib: _Lib) -> Loa
                 threading.stack_size(previous)
     except (RuntimeError, ValueError, MemoryError):
         # No thread to be had (memory or thread limits): compose without recursion instead.
-        return _load(text, lib, iterative=True)
-    thread.join()
-    result = outcome[0]
-    if isinstance(result, BaseException):
-        raise result
-    assert isinstance(result, LoadResult)
-    return result
+        yield from _iter_load(text, lib, problems, iterative=True)
+        return
+    try:
+        while True:
+            item = handoff.get()
+            if item is done:
+                break
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+            del item
+    finally:
+        stop.set()  # a hand-over waiting on a full queue gives up within 0.1 s
+        thread.join()
 
 
 def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
