@@ -2,7 +2,7 @@
 
 Every case generates its input under bench/out/scaling/ and runs ``gpulint check`` on it in a
 fresh process (stdout and stderr to /dev/null), recording wall time, CPU time (user + system
-of the process and the children it waited for) and peak RSS (``wait4``). The CPU ratio 4n/n
+of the process and the children it waited for) and peak RSS (GNU ``time``). The CPU ratio 4n/n
 is what the verdict reads: the machine is shared, and CPU time moves less with its load
 than wall time.
 
@@ -18,6 +18,7 @@ The fixed-size cases (``merge-bomb``, ``huge-quantity``) report time and output 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import signal
@@ -220,12 +221,20 @@ CASES: dict[str, Case] = {
 }
 
 
+#: GNU time reports the command's own peak RSS. ``wait4`` would do, but Linux carries a
+#: process's peak over ``exec`` from the process that forked it: this script, which may
+#: have just written a 40 MB input, would be counted in.
+GNU_TIME = "/usr/bin/time"
+
+
 def run(gpulint: str, case: Input, timeout: float) -> Result:
     out_path = case.cwd / "stdout.txt"
+    rss_path = case.cwd / "maxrss.txt"
+    prefix = [GNU_TIME, "-f", "%M", "-o", str(rss_path)] if os.path.exists(GNU_TIME) else []
     start = time.perf_counter()
     with open(out_path, "wb") as out:
         proc = subprocess.Popen(
-            [gpulint, *case.args],
+            [*prefix, gpulint, *case.args],
             cwd=case.cwd,
             stdout=out,
             stderr=subprocess.DEVNULL,
@@ -244,10 +253,14 @@ def run(gpulint: str, case: Input, timeout: float) -> Result:
     wall = time.perf_counter() - start
     output = out_path.stat().st_size
     out_path.unlink()
+    max_rss = usage.ru_maxrss * 1024
+    if prefix:
+        with contextlib.suppress(OSError, ValueError, IndexError):  # killed before it wrote
+            max_rss = int(rss_path.read_text().split()[-1]) * 1024
     return Result(
         wall,
         usage.ru_utime + usage.ru_stime,
-        usage.ru_maxrss * 1024,
+        max_rss,
         os.waitstatus_to_exitcode(status),
         timed_out.is_set(),
         output,
@@ -259,6 +272,7 @@ def _time(r: Result) -> str:
 
 
 def main() -> int:
+    global OUT
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--case", action="append", choices=sorted(CASES), help="repeatable")
     parser.add_argument("-n", type=int, help="the size n (default: each case's own)")
@@ -267,8 +281,11 @@ def main() -> int:
     parser.add_argument("--markdown", action="store_true", help="print a RESULTS.md table")
     parser.add_argument("--out", type=Path, default=OUT, help="where inputs are written")
     parser.add_argument("--keep", action="store_true", help="keep the generated inputs")
+    parser.add_argument(
+        "--results", type=Path, help="write the table into this file's scaling section"
+    )
+    parser.add_argument("--label", default="", help="a name for the build measured")
     ns = parser.parse_args()
-    global OUT
     OUT = ns.out
     rows: list[str] = []
     for name in ns.case or list(CASES):
@@ -301,10 +318,49 @@ def main() -> int:
     if not ns.keep:
         for folder in _made:
             shutil.rmtree(folder, ignore_errors=True)
+    table = "| case | size n / 4n | CPU time n / 4n | result |\n|---|---|---|---|\n"
+    table += "\n".join(rows) + "\n"
     if ns.markdown:
-        print("\n| case | size n / 4n | CPU time n / 4n | result |\n|---|---|---|---|")
-        print("\n".join(rows))
+        print("\n" + table, end="")
+    if ns.results:
+        write_section(ns.results, ns.label, ns.gpulint, table)
     return 0
+
+
+BEGIN, END = "<!-- scaling.py: begin -->", "<!-- scaling.py: end -->"
+
+
+def write_section(results: Path, label: str, gpulint: str, table: str) -> None:
+    """Put ``table`` into the scaling section of ``results`` (one section per label),
+    keeping the rest of the file (compare.py writes the other sections)."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    heading = f"### {label or gpulint}"
+    body = (
+        f"{heading}\n\nMeasured: `{gpulint}`. By `bench/scaling.py` (checkout {commit}) on "
+        f"{when}, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load average {load}."
+        f"\n\n{table}"
+    )
+    text = results.read_text(encoding="utf-8") if results.exists() else ""
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        section, tail = rest.split(END, 1)
+    else:
+        head, section, tail = text.rstrip("\n") + "\n\n", "", "\n"
+    # The section: an intro, then one "### label" part per build measured.
+    parts = ["### " + p.strip("\n") + "\n" for p in section.split("\n### ")[1:]]
+    parts = [p for p in parts if not p.startswith(heading + "\n")] + [body]
+    intro = (
+        "## Hostile inputs: n against 4n\n\n"
+        "Written by `bench/scaling.py --results` (this section only); CPU time of the process, "
+        "4n/n near 4 is linear, near 16 quadratic.\n\n"
+    )
+    results.write_text(
+        head + BEGIN + "\n" + intro + "\n".join(parts) + END + tail, encoding="utf-8"
+    )
 
 
 if __name__ == "__main__":
