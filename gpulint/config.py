@@ -782,6 +782,33 @@ def _check_selectors(
     return errors
 
 
+def _check_globs(config: ConfigFile, data: Mapping[str, Any]) -> list[str]:
+    """Every glob of the file that is not valid (an unclosed ``[``, a reversed range), with
+    its line: a pattern that cannot mean what it says is an error, not a silent no-match."""
+    from gpulint.globs import validate
+
+    places: list[tuple[Path, Any]] = [
+        (("exclude", i), pattern) for i, pattern in enumerate(data.get("exclude", ()))
+    ]
+    places += [
+        (("per-file-ignores", pattern), pattern) for pattern in data.get("per-file-ignores", {})
+    ]
+    for i, row in enumerate(data.get("per-object-ignores", ())):
+        places += [
+            (("per-object-ignores", i, key), row[key])
+            for key in ("kind", "namespace", "name", "path")
+            if key in row
+        ]
+    errors = []
+    for path, pattern in places:
+        if not isinstance(pattern, str):
+            continue
+        problem = validate(pattern)
+        if problem is not None:
+            errors.append(config.error(path, f"{pattern!r} is not a valid glob: {problem}"))
+    return errors
+
+
 def dotted_cli(path: Path) -> str:
     return "--" + str(path[0])
 
@@ -831,6 +858,8 @@ def resolve(
         errors += _check_selectors(
             config, ("per-object-ignores", i, "rules"), entry.get("rules", ()), known
         )
+    if config is not None:
+        errors += _check_globs(config, data)
     if errors:
         raise ConfigError("\n".join(errors))
 

@@ -31,6 +31,17 @@ from gpulint.yamlload import Document
 
 CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 DRA_GROUP = "resource.k8s.io"
+#: Double-quoted YAML escapes that can spell any character, and an escaped line break
+#: (which joins two lines with nothing between them).
+_SPELLING_ESCAPES = ("\\x", "\\u", "\\U", "\\\n", "\\\r")
+
+
+def may_hold_dra(text: str) -> bool:
+    """Whether ``text`` can hold a DRA object (``apiVersion: resource.k8s.io/...``): the
+    group written out, or an escape that could spell it. A text that cannot needs no
+    claim index, and the engine lints it in one pass."""
+    return DRA_GROUP in text or any(escape in text for escape in _SPELLING_ESCAPES)
+
 
 # device.driver == 'gpu.nvidia.com' (either quote style, either operand order)
 # (compiled on first use: only DeviceClass objects need it)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from gpulint.dra import ClaimIndex
+from gpulint.dra import ClaimIndex, may_hold_dra
 from gpulint.model import (
     RULE_ERROR_CODE,
     Finding,
@@ -19,9 +19,14 @@ from gpulint.model import (
 from gpulint.registry import builtin_registry
 from gpulint.rule import Rule, RuleContext, Violation
 from gpulint.settings import Settings
-from gpulint.suppress import UNUSED_CODE, Suppressor, Unused
+from gpulint.suppress import (
+    UNUSED_CODE,
+    FileSuppressions,
+    Suppressor,
+    Unused,
+)
 from gpulint.workloads import K8sObject, builtin_table, objects
-from gpulint.yamlload import Document, Problem, decode, load_text
+from gpulint.yamlload import Document, DocumentStream, Problem, decode
 
 RULE_ERROR_NAME = "rule-error"
 #: The longest exception message a GL900 finding quotes (characters).
@@ -120,21 +125,33 @@ class Linter:
     def lint_text(
         self, label: str, text: str, seen: list[LintedObject] | None = None
     ) -> list[Finding]:
-        """Findings in ``text``; objects linted are appended to ``seen`` when it is given."""
-        result = load_text(text)
-        findings: list[Finding] = []
+        """Findings in ``text``; objects linted are appended to ``seen`` when it is given.
+
+        Document by document: each is composed, linted, handed to suppression and dropped
+        before the next, so a big file holds one document's nodes, data and positions at a
+        time (peak memory was 33 times a 50 MB file's size). What crosses documents is kept
+        small: the DRA claims of the file (a ``ClaimIndex`` of names and device classes,
+        read in a first pass only when the text can hold a DRA object) and, for
+        suppression, each directive's owner and the annotations.
+        """
+        loaded = DocumentStream(text)
         # Cross-document lookups (DRA claims) see the documents of the same file.
-        stream = ClaimIndex(result.documents)
-        for doc in result.documents:
-            findings.extend(self._problem_findings(label, doc.problems, doc))
-            findings.extend(self.lint_document(label, doc, stream, seen))
-        findings.extend(self._problem_findings(label, result.problems, None))
-        # A rule that raised: its finding is never suppressed, and since the failed rule did
-        # not finish, whether a suppression is stale cannot be known (no GL100 in the file).
-        failed = [f for f in findings if f.rule == RULE_ERROR_CODE]
-        if failed:
-            findings = [f for f in findings if f.rule != RULE_ERROR_CODE]
-        findings = self._suppress(label, text, result.documents, findings, report_unused=not failed)
+        stream = ClaimIndex(DocumentStream(text) if may_hold_dra(text) else ())
+        file = self.suppressor.for_file(label, text)
+        findings: list[Finding] = []
+        # A rule that raised (GL900) is never suppressed, and since the failed rule did not
+        # finish, whether a suppression is stale cannot be known: no GL100 in that file.
+        failed: list[Finding] = []
+        for doc in loaded:
+            found = self._problem_findings(label, doc.problems, doc)
+            found.extend(self.lint_document(label, doc, stream, seen))
+            file.add_document(doc)
+            failed.extend(f for f in found if f.rule == RULE_ERROR_CODE)
+            findings.extend(file.apply([f for f in found if f.rule != RULE_ERROR_CODE]))
+            del doc, found
+        findings.extend(file.apply(self._problem_findings(label, loaded.problems, None)))
+        if not failed:
+            findings.extend(self._stale(label, file))
         findings.extend(failed)
         findings.sort(key=Finding.sort_key)
         return findings
@@ -172,24 +189,22 @@ class Linter:
 
     # -- helpers -----------------------------------------------------------------------------
     def _suppress(
-        self,
-        label: str,
-        text: str | None,
-        docs: list[Document],
-        findings: list[Finding],
-        report_unused: bool = True,
+        self, label: str, text: str | None, docs: list[Document], findings: list[Finding]
     ) -> list[Finding]:
-        """Mark suppressed findings, and report stale ones as GL100 (``report_unused``)."""
+        """Mark suppressed findings, and report stale suppressions as GL100."""
         file = self.suppressor.for_file(label, text, docs)
         if not file:
             return findings
-        findings = file.apply(findings)
-        unused = file.unused() if report_unused else []
-        if unused:
-            active = self.active[UNUSED_CODE]
-            stale = [self._unused_finding(active, label, u) for u in unused]
-            findings.extend(file.apply_to_unused(stale))
-        return findings
+        return [*file.apply(findings), *self._stale(label, file)]
+
+    def _stale(self, label: str, file: FileSuppressions) -> list[Finding]:
+        """GL100 findings for the file's stale suppressions (after every ``apply``)."""
+        unused = file.unused()
+        if not unused:
+            return []
+        active = self.active[UNUSED_CODE]
+        stale = [self._unused_finding(active, label, u) for u in unused]
+        return file.apply_to_unused(stale)
 
     def _unused_finding(self, active: _Active, label: str, u: Unused) -> Finding:
         return active.finding(label, u.span, u.message, u.object, u.doc_path, u.document)

@@ -6,7 +6,10 @@
 * A pattern with a ``/`` is anchored at the root: ``charts/*/values.yaml``. A leading ``/`` or
   ``./`` is allowed and ignored.
 * ``*`` and ``?`` never cross a ``/``; ``**`` matches any number of components (also none);
-  ``[abc]`` is a character class.
+  ``[abc]``, ``[a-z]`` and ``[!abc]`` are character classes, which never match ``/``.
+* An unclosed ``[`` or a reversed range (``[z-a]``) is an error (GlobError; the
+  configuration reports it with its line).
+* Matching takes time linear in the path, whatever the pattern (see ``_Matcher``).
 * A pattern that matches a folder matches everything below it: ``charts/vendor`` is the same
   as ``charts/vendor/**``. A trailing ``/`` is allowed.
 """
@@ -14,68 +17,219 @@
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 
-def _translate(pattern: str) -> str:
-    """A glob to a regular expression over a whole relative path."""
-    out: list[str] = []
+class GlobError(ValueError):
+    """A pattern that is not a valid glob (an unclosed ``[``, an empty or reversed range)."""
+
+
+# Token kinds. ONE matches one character (a literal, ``?`` or a class); the other three
+# repeat: STAR is ``*`` (``[^/]*``), ANY is a final ``**`` (``.*``) and DIRS is ``**/``
+# (``(?:[^/]*/)*``: nothing, or anything that ends with ``/``).
+_ONE, _STAR, _ANY, _DIRS = range(4)
+
+#: A token: (kind, test for ONE). ``test`` gets one character.
+_Token = tuple[int, "Callable[[str], bool] | None"]
+
+
+def _class(pattern: str, i: int) -> tuple[Callable[[str], bool], int]:
+    """The character class starting at ``pattern[i] == "["``: its test and the index after
+    its ``]``. A ``]`` right after ``[``, ``[!`` or ``[^`` is a member, as in .gitignore."""
+    j = i + 1
+    negate = j < len(pattern) and pattern[j] in "!^"
+    if negate:
+        j += 1
+    members: set[str] = set()
+    ranges: list[tuple[str, str]] = []
+    first = True
+    while True:
+        if j >= len(pattern):
+            raise GlobError(f"unclosed character class starting at column {i + 1}")
+        c = pattern[j]
+        if c == "]" and not first:
+            break
+        first = False
+        if j + 2 < len(pattern) and pattern[j + 1] == "-" and pattern[j + 2] != "]":
+            low, high = c, pattern[j + 2]
+            if low > high:
+                raise GlobError(f"reversed range {low}-{high} in a character class")
+            ranges.append((low, high))
+            j += 3
+        else:
+            members.add(c)
+            j += 1
+    frozen = frozenset(members)
+
+    def test(char: str) -> bool:
+        if char == "/":
+            return False  # a class never matches the separator (as in .gitignore)
+        inside = char in frozen or any(low <= char <= high for low, high in ranges)
+        return inside != negate
+
+    return test, j + 1
+
+
+def _tokens(pattern: str) -> tuple[_Token, ...]:
+    out: list[_Token] = []
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
         if c == "*":
-            if pattern.startswith("**", i):
-                # "**/" = zero or more folders; a final "**" = anything below.
-                if pattern.startswith("**/", i):
-                    out.append("(?:[^/]*/)*")
-                    i += 3
-                else:
-                    out.append(".*")
-                    i += 2
-                continue
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            end = pattern.find("]", i + 2 if pattern.startswith(("[!", "[^"), i) else i + 1)
-            if end < 0:
-                out.append(re.escape(c))
+            if pattern.startswith("**/", i):
+                out.append((_DIRS, None))
+                i += 3
+            elif pattern.startswith("**", i):
+                out.append((_ANY, None))
+                i += 2
+                while pattern.startswith("*", i) and not pattern.startswith("**", i):
+                    i += 1  # "***" is "**" then "*": the same language as "**"
             else:
-                body = pattern[i + 1 : end]
-                if body[:1] in ("!", "^"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = end
+                out.append((_STAR, None))
+                i += 1
+            continue
+        if c == "?":
+            out.append((_ONE, _not_separator))
+        elif c == "[":
+            test, i = _class(pattern, i)
+            out.append((_ONE, test))
+            continue
         else:
-            out.append(re.escape(c))
+            out.append((_ONE, c.__eq__))
         i += 1
-    return "".join(out)
+    return tuple(out)
+
+
+def _not_separator(char: str) -> bool:
+    return char != "/"
+
+
+class _Matcher:
+    """A glob as an automaton simulated over the text: time linear in the text (times the
+    pattern's length at worst), whatever the pattern.
+
+    Python's ``re`` backtracks: ``[^/]*a[^/]*a[^/]*a[^/]*a[^/]*a[^/]*a[^/]*b`` against
+    a name of 60 ``a`` took minutes. ``pathspec`` (the .gitignore library on PyPI) compiles
+    its patterns to the same ``re`` expressions, so it would not help; a linear-time regex
+    engine (google-re2) is a compiled dependency without wheels everywhere gpulint runs.
+    The automaton here is built lazily: each set of states met and each character read
+    from it is computed once and cached, so matching is one dict lookup per character.
+    """
+
+    __slots__ = ("_cache", "_start", "tokens")
+
+    def __init__(self, tokens: tuple[_Token, ...]) -> None:
+        self.tokens = tokens
+        self._start = self._closure({0})
+        self._cache: dict[tuple[frozenset[int], str], frozenset[int]] = {}
+
+    def _closure(self, states: set[int]) -> frozenset[int]:
+        out: set[int] = set()
+        todo = list(states)
+        tokens = self.tokens
+        while todo:
+            state = todo.pop()
+            if state in out:
+                continue
+            out.add(state)
+            if 0 <= state < len(tokens) and tokens[state][0] != _ONE:
+                todo.append(state + 1)  # a repeat may match nothing
+        return frozenset(out)
+
+    def _step(self, states: frozenset[int], char: str) -> frozenset[int]:
+        key = (states, char)
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        tokens = self.tokens
+        nxt: set[int] = set()
+        for state in states:
+            if state < 0:  # inside a "**/": stays until a "/" lets it out
+                index = -state - 1
+                nxt.add(state)
+                if char == "/":
+                    nxt.add(index + 1)
+                continue
+            if state >= len(tokens):
+                continue
+            kind, test = tokens[state]
+            if kind == _ONE:
+                assert test is not None
+                if test(char):
+                    nxt.add(state + 1)
+            elif kind == _STAR:
+                if char != "/":
+                    nxt.add(state)
+            elif kind == _ANY:
+                nxt.add(state)
+            else:  # _DIRS
+                nxt.add(-state - 1)
+                if char == "/":
+                    nxt.add(state + 1)
+        found = self._closure(nxt)
+        if len(self._cache) > 4096:
+            self._cache.clear()
+        self._cache[key] = found
+        return found
+
+    def accepts_at(self, text: str, ends: Callable[[int], bool]) -> bool:
+        """Does the pattern match ``text[:i]`` for some ``i`` with ``ends(i)``?"""
+        accept = len(self.tokens)
+        states = self._start
+        if accept in states and ends(0):
+            return True
+        for i, char in enumerate(text, start=1):
+            states = self._step(states, char)
+            if not states:
+                return False
+            if accept in states and ends(i):
+                return True
+        return False
+
+    def fullmatch(self, text: str) -> bool:
+        size = len(text)
+        return self.accepts_at(text, lambda i: i == size)
+
+
+def validate(pattern: str) -> str | None:
+    """Why ``pattern`` is not a valid glob, or None."""
+    try:
+        _tokens(pattern)
+    except GlobError as exc:
+        return str(exc)
+    return None
 
 
 class Glob(NamedTuple):
     """One compiled pattern."""
 
     pattern: str
-    regex: re.Pattern[str]
+    matcher: _Matcher
     anchored: bool
 
     @classmethod
     def compile(cls, pattern: str) -> Glob:
+        """The compiled glob; GlobError for an invalid one."""
         text = pattern.strip()
         if text.startswith("./"):
             text = text[2:]
         text = text.strip("/") if text != "/" else text
         anchored = "/" in text or pattern.strip().startswith("/")
-        return cls(pattern, re.compile(_translate(text) + r"\Z"), anchored)
+        return cls(pattern, _Matcher(_tokens(text)), anchored)
 
     def matches(self, relpath: str) -> bool:
         """Does the pattern match ``relpath`` (``/``-separated) or a folder above it?"""
         parts = [p for p in relpath.split("/") if p and p != "."]
         if not self.anchored:
-            return any(self.regex.match(part) for part in parts)
-        return any(self.regex.match("/".join(parts[:k])) for k in range(len(parts), 0, -1))
+            return any(self.matcher.fullmatch(part) for part in parts)
+        # One pass over the path: a match ending where a component ends is a match of
+        # that folder (or of the file itself at the end).
+        joined = "/".join(parts)
+        size = len(joined)
+        return bool(joined) and self.matcher.accepts_at(
+            joined, lambda i: i > 0 and (i == size or joined[i] == "/")
+        )
 
 
 def compile_all(patterns: Iterable[str]) -> tuple[Glob, ...]:

@@ -26,6 +26,7 @@ from decimal import Decimal
 from typing import Any, NamedTuple
 
 from gpulint.model import Path
+from gpulint.quantity import add
 from gpulint.resources import amount
 from gpulint.workloads import Container, PodSpec
 
@@ -89,7 +90,7 @@ class PodRequests:
 
 def _add(into: ResourceList, other: Mapping[str, Decimal]) -> None:
     for name, value in other.items():
-        into[name] = into.get(name, Decimal(0)) + value
+        into[name] = add(into.get(name, Decimal(0)), value)  # exact at any size
 
 
 def _max(into: ResourceList, other: Mapping[str, Decimal]) -> None:

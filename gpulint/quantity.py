@@ -102,8 +102,11 @@ from decimal import Decimal
 
 __all__ = [
     "QuantityError",
+    "add",
+    "format_quantity",
     "go_trim_space",
     "is_integer",
+    "is_multiple",
     "milli_round_up",
     "parse_quantity",
     "parse_quantity_json",
@@ -560,3 +563,99 @@ def milli_round_up(value: Decimal | int) -> Decimal:
     coefficient = "".join(map(str, digits)).lstrip("0") or "0"
     coefficient, new_exp = _round_away_to_exponent(coefficient, exp, -3)
     return _make_decimal(bool(sign), coefficient, new_exp)
+
+
+# -- arithmetic and display that stay exact and small at any size -----------------------------
+#
+# Parsed quantities are compact Decimals whose exponent may be anything Go accepts
+# (|exponent| < 2^31): ``Decimal('1E+999999999')``. Python's default decimal context (28
+# digits, exponents up to 999,999) would round them, raise Overflow or InvalidOperation, and
+# ``format(value, "f")`` would write a billion digits. Nothing below uses a context's
+# precision on them.
+
+#: A sum is exact while it needs at most this many significant digits. Two terms further
+#: apart than that (1e999990 + 1) keep this many, rounded away from zero: a sum that large
+#: is compared only with numbers below 2^63 (GPU040's node size), which it exceeds either
+#: way, and shown with at most SHOWN_DIGITS digits.
+SUM_DIGITS = 10_000
+#: Plain notation up to this many characters (every int64 fits); scientific beyond.
+PLAIN_WIDTH = 21
+#: Significant digits shown in scientific notation before the rest is elided with "...".
+SHOWN_DIGITS = 20
+
+
+def _digits_exponent(value: Decimal) -> tuple[int, str, int]:
+    """(sign, coefficient digits without trailing zeros, exponent) of a finite value."""
+    sign, digits, exp = value.as_tuple()
+    assert isinstance(exp, int)
+    text = "".join(map(str, digits)).lstrip("0")
+    stripped = text.rstrip("0")
+    return sign, stripped or "0", exp + len(text) - len(stripped)
+
+
+def add(a: Decimal, b: Decimal) -> Decimal:
+    """``a + b``, exact while the sum needs at most SUM_DIGITS digits (see there)."""
+    if a.is_zero():
+        return b
+    if b.is_zero():
+        return a
+    exp_a, exp_b = a.as_tuple().exponent, b.as_tuple().exponent
+    assert isinstance(exp_a, int) and isinstance(exp_b, int)
+    needed = max(a.adjusted(), b.adjusted()) - min(exp_a, exp_b) + 2
+    ctx = decimal.Context(
+        prec=min(max(needed, 1), SUM_DIGITS),
+        rounding=decimal.ROUND_UP,
+        Emax=decimal.MAX_EMAX,
+        Emin=decimal.MIN_EMIN,
+        traps=[decimal.InvalidOperation, decimal.Overflow],
+    )
+    return ctx.add(a, b)
+
+
+def is_multiple(value: Decimal, step: int) -> bool:
+    """Is ``value`` a whole multiple of the positive integer ``step``? Exact at any size:
+    ``coefficient * 10**exponent mod step`` from the digits, never the expanded number."""
+    if not value.is_finite():
+        return False
+    _sign, coefficient, exp = _digits_exponent(value)
+    if coefficient == "0":
+        return True
+    if exp < 0:
+        return False  # a fraction is no multiple of a whole step
+    remainder = 0
+    for start in range(0, len(coefficient), 1000):  # int() reads at most 4,300 digits
+        chunk = coefficient[start : start + 1000]
+        remainder = (remainder * pow(10, len(chunk), step) + int(chunk)) % step
+    return remainder * pow(10, exp, step) % step == 0
+
+
+def format_quantity(value: Decimal) -> str:
+    """A value as a person reads it, short at any size: ``2``, ``0.5``,
+    ``9223372036854775807``, ``1e999990``, ``1.5e-30``, ``1.2345678901234567890...e40``.
+
+    Plain notation while it takes at most PLAIN_WIDTH characters, else scientific with the
+    significant digits (at most SHOWN_DIGITS, the rest elided with "..."). Never uses a
+    decimal context, so no size rounds, overflows or expands.
+    """
+    if not value.is_finite():
+        return str(value)
+    sign, coefficient, exp = _digits_exponent(value)
+    if coefficient == "0":
+        return "0"
+    minus = "-" if sign else ""
+    if exp >= 0:
+        width = len(coefficient) + exp
+        if width <= PLAIN_WIDTH:
+            return minus + coefficient + "0" * exp
+    else:
+        point = len(coefficient) + exp  # digits before the decimal point
+        width = max(point, 1) + 1 + max(-point, 0) + min(len(coefficient), -exp)
+        if width <= PLAIN_WIDTH:
+            if point > 0:
+                return f"{minus}{coefficient[:point]}.{coefficient[point:]}"
+            return f"{minus}0.{'0' * -point}{coefficient}"
+    exponent = exp + len(coefficient) - 1
+    head, tail = coefficient[0], coefficient[1:]
+    if len(tail) > SHOWN_DIGITS - 1:
+        tail = tail[: SHOWN_DIGITS - 1] + "..."
+    return f"{minus}{head}{'.' + tail if tail else ''}e{exponent}"

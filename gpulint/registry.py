@@ -18,6 +18,7 @@ from pathlib import Path as FsPath
 from typing import Any, NamedTuple
 
 from gpulint.data import data_path
+from gpulint.quantity import is_multiple
 
 #: Words in a resource name's local part that make it look like an accelerator.
 _GPU_WORDS = re.compile(r"gpu|mig-|vcuda|tpu|neuron|gaudi", re.IGNORECASE)
@@ -81,7 +82,8 @@ def _satisfies(value: Decimal, constraints: Mapping[str, Any]) -> bool:
         return False
     if hi is not None and value > hi:
         return False
-    return not (step is not None and value % step != 0)
+    # Exact at any size (``value % step`` needs a context and fails past 28 digits).
+    return step is None or is_multiple(value, int(step))
 
 
 class Registry:

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from gpulint.dra import GpuClaim, gpu_claims, has_unresolved_claims
 from gpulint.model import Path
-from gpulint.quantity import QuantityError, parse_quantity
+from gpulint.quantity import QuantityError, format_quantity, parse_quantity
 from gpulint.registry import Registry
 from gpulint.workloads import Container, PodSpec
 
@@ -157,8 +157,29 @@ def resource_entries(container: Container) -> Iterator[ResourceEntry]:
 
 
 def format_amount(value: Decimal) -> str:
-    """``Decimal('2.000')`` -> ``'2'``, ``Decimal('0.5')`` -> ``'0.5'``."""
-    return format(value.normalize(), "f")
+    """``Decimal('2.000')`` -> ``'2'``, ``Decimal('0.5')`` -> ``'0.5'``, and short at any
+    size: ``Decimal('1E+999990')`` -> ``'1e999990'`` (quantity.format_quantity)."""
+    return format_quantity(value)
+
+
+#: Values written longer than this are shown shortened in messages.
+SHOWN_VALUE = 40
+
+
+def show_value(value: Any) -> str:
+    """A resource value as written, for a message: short at any size.
+
+    A value that parses is shown as written while that is short (``1``, ``"500m"``,
+    ``1e999990``) and as its compact number otherwise; anything else that is long is cut
+    with its length noted, so no value floods the output.
+    """
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= SHOWN_VALUE:
+        return text
+    parsed = amount(value).value
+    if parsed is not None:
+        return format_quantity(parsed)
+    return f"{text[:SHOWN_VALUE]}... ({len(text):,} characters)"
 
 
 #: The entries of the pod asked about last: the engine runs every pod rule on one pod in

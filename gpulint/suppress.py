@@ -324,6 +324,11 @@ def comment_directives(text: str) -> list[Directive]:
     lines = split_lines(text)
     comments = _Comments(text, lines)
     out: list[Directive] = []
+    # The last disable-next-line search: (the line it started after, the content line it
+    # found or None). Every line strictly between the two holds no content, so a later
+    # directive in that stretch has the same target: stacked comments cost one scan, not
+    # one scan each (8,000 stacked lines took 72 s).
+    searched_from, found_at = len(lines), None  # no search yet
     for index, line in enumerate(lines):
         if "gpulint:" not in line:
             continue
@@ -346,10 +351,14 @@ def comment_directives(text: str) -> list[Directive]:
             if action == "disable":
                 directive.target = index + 1
             elif action == "disable-next-line":
-                for later in range(index + 1, len(lines)):
-                    if comments.content(later):
-                        directive.target = later + 1
-                        break
+                if not (searched_from <= index and (found_at is None or index < found_at)):
+                    searched_from, found_at = index, None
+                    for later in range(index + 1, len(lines)):
+                        if comments.content(later):
+                            found_at = later
+                            break
+                if found_at is not None:
+                    directive.target = found_at + 1
             out.append(directive)
     return out
 
@@ -468,19 +477,152 @@ def annotation_ignores(
     return out
 
 
-def _owner_at_line(docs: Sequence[Document], line: int) -> tuple[int, ObjectRef | None]:
-    """The document and innermost object whose text contains ``line``."""
-    for doc in docs:
-        root = doc.value_span(())
-        if not root.line <= line <= root.end_line:
-            continue
-        best: ObjectRef | None = None
-        for obj in objects(doc):
-            span = doc.value_span(obj.path)
-            if span.line <= line <= span.end_line:
-                best = obj.ref
-        return doc.index, best
-    return 0, None
+def _owners_in(
+    doc: Document, wanted: list[int], answer: dict[int, tuple[int, ObjectRef | None]]
+) -> None:
+    """Add to ``answer`` the document and innermost object of each of the sorted ``wanted``
+    lines that ``doc`` holds (a line answered by an earlier document keeps that answer).
+
+    One pass over the document's objects for all its lines (asking line by line walked
+    every object for every stale directive: 10,000 of them took 211 s).
+    """
+    if not wanted:
+        return
+    root = doc.value_span(())
+    lo = bisect.bisect_left(wanted, root.line)
+    hi = bisect.bisect_right(wanted, root.end_line)
+    pending = [line for line in wanted[lo:hi] if line not in answer]
+    if not pending:
+        return
+    best: dict[int, ObjectRef | None] = dict.fromkeys(pending)
+    for obj in objects(doc):
+        span = doc.value_span(obj.path)
+        first = bisect.bisect_left(pending, span.line)
+        last = bisect.bisect_right(pending, span.end_line)
+        for line in pending[first:last]:
+            best[line] = obj.ref  # later objects are inner ones (List items)
+    for line in pending:
+        answer[line] = (doc.index, best[line])
+
+
+def _literal(pattern: str) -> bool:
+    return not any(c in pattern for c in "*?[")
+
+
+class _ObjectIgnores:
+    """``per-object-ignores`` indexed by their literal kind, namespace or name.
+
+    Each entry is filed under the first of name, namespace and kind that it writes without
+    a glob character, so an object is tested only against the entries that can match it
+    (plus those whose three fields are all globs); each glob is compiled once (fnmatch's
+    own cache holds 32,768 patterns and thrashed on 50,000 entries, which took over 12
+    minutes).
+    """
+
+    def __init__(self, entries: Sequence[ObjectIgnore]) -> None:
+        self.entries = tuple(entries)
+        self.by_field: tuple[dict[str, list[int]], ...] = ({}, {}, {})  # name, ns, kind
+        self.wild: list[int] = []
+        self._compiled: dict[str, Any] = {}
+        for order, entry in enumerate(self.entries):
+            for slot, pattern in enumerate((entry.name, entry.namespace, entry.kind)):
+                if _literal(pattern):
+                    self.by_field[slot].setdefault(pattern, []).append(order)
+                    break
+            else:
+                self.wild.append(order)
+
+    def _match(self, pattern: str, value: str) -> bool:
+        if _literal(pattern):
+            return pattern == value
+        matcher = self._compiled.get(pattern)
+        if matcher is None:
+            matcher = self._compiled[pattern] = re.compile(fnmatch.translate(pattern)).match
+        return matcher(value) is not None
+
+    def matching(self, ref: ObjectRef, label: str) -> list[ObjectIgnore]:
+        """The entries that match the object in the file ``label``, in configuration order."""
+        kind, namespace, name = ref.kind or "", ref.namespace or "", ref.name or ""
+        by_name, by_ns, by_kind = self.by_field
+        candidates = sorted(
+            {
+                *by_name.get(name, ()),
+                *by_ns.get(namespace, ()),
+                *by_kind.get(kind, ()),
+                *self.wild,
+            }
+        )
+        out = []
+        for order in candidates:
+            entry = self.entries[order]
+            if (
+                self._match(entry.kind, kind)
+                and self._match(entry.namespace, namespace)
+                and self._match(entry.name, name)
+                and (entry.paths is None or entry.paths.matches(label))
+            ):
+                out.append(entry)
+        return out
+
+
+class _Index:
+    """Directives and annotations filed by where and what they silence.
+
+    Looking a finding up costs the directives on its line and the annotations on its
+    path, not every suppression in the file (stacked or stale suppressions by the
+    thousand made every finding walk them all). ``order`` keeps the first one written as
+    the one whose reason is shown, as before.
+    """
+
+    def __init__(
+        self, directives: Sequence[Directive], annotations: Sequence[AnnotationIgnore]
+    ) -> None:
+        self.lines: dict[tuple[int | None, str | None], list[tuple[int, Directive]]] = {}
+        self.scopes: dict[tuple[int, Path], list[tuple[int, AnnotationIgnore]]] = {}
+        for order, d in enumerate(directives):
+            if d.error is not None:
+                continue
+            if d.action == "disable-file":
+                line = None
+            elif d.target is None:
+                continue
+            else:
+                line = d.target
+            for code in d.codes if d.codes is not None else (None,):
+                self.lines.setdefault((line, code), []).append((order, d))
+        self.count = 0
+        for a in annotations:
+            self.add(a)
+
+    def add(self, a: AnnotationIgnore) -> None:
+        """File one more annotation (documents arrive one at a time)."""
+        self.count += 1
+        if a.error is None:
+            self.scopes.setdefault((a.document, a.scope), []).append((self.count, a))
+
+    def directives(self, finding: Finding) -> list[Directive]:
+        line, code, lines = finding.span.line, finding.rule, self.lines
+        found = [
+            *lines.get((None, None), ()),
+            *lines.get((None, code), ()),
+            *lines.get((line, None), ()),
+            *lines.get((line, code), ()),
+        ]
+        found.sort(key=lambda item: item[0])
+        return [d for _, d in found]
+
+    def annotations(self, finding: Finding) -> list[AnnotationIgnore]:
+        if finding.object is None or not self.scopes:
+            return []
+        code, path = finding.rule, finding.doc_path
+        found = [
+            item
+            for k in range(len(path) + 1)
+            for item in self.scopes.get((finding.document, path[:k]), ())
+            if item[1].codes is None or code in item[1].codes
+        ]
+        found.sort(key=lambda item: item[0])
+        return [a for _, a in found]
 
 
 class Suppressor:
@@ -499,45 +641,77 @@ class Suppressor:
         self.enabled = frozenset(enabled)
         self.per_file = tuple(per_file)
         self.per_object = tuple(per_object)
+        self.object_index = _ObjectIgnores(self.per_object)
         self.report_unused = UNUSED_CODE in self.enabled
 
-    def for_file(self, label: str, text: str | None, docs: Sequence[Document]) -> FileSuppressions:
-        """The suppressions that apply to one file."""
+    def for_file(
+        self, label: str, text: str | None, docs: Sequence[Document] = ()
+    ) -> FileSuppressions:
+        """The suppressions that apply to one file. Its documents are ``docs`` plus those
+        given to ``FileSuppressions.add_document`` later, one at a time."""
         directives = comment_directives(text) if text else []
-        annotations = (
-            annotation_ignores(docs, self.workloads)
-            # One substring scan decides whether to look (a case-insensitive regex costs
-            # 10x on a large file): a key spelt `GPULINT.IO/...` is checked only when the file
-            # also holds the domain in lower case.
-            if text and _ANNOTATION_DOMAIN in text
-            else []
-        )
         file_rules = tuple(
             code for entry in self.per_file if entry.matcher.matches(label) for code in entry.rules
         )
-        return FileSuppressions(self, label, docs, directives, annotations, file_rules)
+        # One substring scan decides whether to look at annotations (a case-insensitive
+        # regex costs 10x on a large file): a key spelt `GPULINT.IO/...` is checked only when
+        # the file also holds the domain in lower case.
+        file = FileSuppressions(
+            self, label, directives, bool(text and _ANNOTATION_DOMAIN in text), file_rules
+        )
+        for doc in docs:
+            file.add_document(doc)
+        return file
 
 
 class FileSuppressions:
     """The suppressions of one file, and which of them were used."""
 
-    __slots__ = ("annotations", "directives", "docs", "file_rules", "label", "owner")
+    __slots__ = (
+        "_annotated",
+        "_index",
+        "_lines",
+        "_objects",
+        "_owners",
+        "annotations",
+        "directives",
+        "file_rules",
+        "label",
+        "owner",
+    )
 
     def __init__(
         self,
         owner: Suppressor,
         label: str,
-        docs: Sequence[Document],
         directives: list[Directive],
-        annotations: list[AnnotationIgnore],
+        annotated: bool,
         file_rules: tuple[str, ...],
     ) -> None:
         self.owner = owner
         self.label = label
-        self.docs = docs
         self.directives = directives
-        self.annotations = annotations
+        self.annotations: list[AnnotationIgnore] = []
         self.file_rules = file_rules
+        #: Whether the text mentions a gpulint annotation (``gpulint.io/``) at all.
+        self._annotated = annotated
+        self._index = _Index(directives, [])
+        #: The lines of the directives, sorted, and the document and object each is in:
+        #: all a stale directive's GL100 needs of the documents, so they can be dropped.
+        self._lines = sorted({d.line for d in directives})
+        self._owners: dict[int, tuple[int, ObjectRef | None]] = {}
+        #: per-object-ignores matching each object of this file: (kind, namespace, name) ->
+        #: entries (findings of one object share the answer).
+        self._objects: dict[tuple[str | None, str | None, str | None], list[ObjectIgnore]] = {}
+
+    def add_document(self, doc: Document) -> None:
+        """Take what suppression needs of a document: its annotations, and the owners of the
+        directives written in it. Call before ``apply`` on the document's findings."""
+        _owners_in(doc, self._lines, self._owners)
+        if self._annotated:
+            for a in annotation_ignores([doc], self.owner.workloads):
+                self.annotations.append(a)
+                self._index.add(a)
 
     def __bool__(self) -> bool:
         return bool(self.directives or self.annotations or self.file_rules or self.owner.per_object)
@@ -545,40 +719,44 @@ class FileSuppressions:
     def apply(self, findings: list[Finding]) -> list[Finding]:
         if not self:
             return findings
-        return [self._one(f, self.directives, self.annotations) for f in findings]
+        return [self._one(f) for f in findings]
 
     def unused(self) -> list[Unused]:
         """Stale and malformed suppressions (call after ``apply``)."""
         if not self.owner.report_unused:
             return []
-        return self._unused(self.directives, self.annotations, self.docs)
+        return self._unused(self.directives, self.annotations)
 
     def apply_to_unused(self, findings: list[Finding]) -> list[Finding]:
         """GL100 findings are silenced only by directives naming GL100, or by configuration
         (a bare ``disable-file`` would otherwise hide its own staleness)."""
         named = [d for d in self.directives if d.codes is not None and UNUSED_CODE in d.codes]
-        return [self._one(f, named, []) for f in findings]
+        index = _Index(named, [])
+        return [self._one(f, index, annotations=False) for f in findings]
 
     def _one(
-        self,
-        finding: Finding,
-        directives: Sequence[Directive],
-        annotations: Sequence[AnnotationIgnore],
+        self, finding: Finding, index: _Index | None = None, annotations: bool = True
     ) -> Finding:
         label, file_rules = self.label, self.file_rules
         code = finding.rule
+        index = index or self._index
         found: Suppression | None = None
-        for d in directives:
-            if d.applies(finding) and (d.codes is None or code in d.codes):
+        for d in index.directives(finding):
+            if d.applies(finding):
                 d.used.add(code)
                 found = found or Suppression("inSource", "comment", d.reason)
-        for a in annotations:
-            if a.applies(finding) and (a.codes is None or code in a.codes):
+        for a in index.annotations(finding) if annotations else ():
+            if a.applies(finding):
                 a.used.add(code)
                 found = found or Suppression("inSource", "annotation", a.reason)
-        if found is None and finding.object is not None:
-            for o in self.owner.per_object:
-                if (not o.rules or _matches(code, o.rules)) and o.matches(finding.object, label):
+        if found is None and finding.object is not None and self.owner.per_object:
+            ref = finding.object
+            key = (ref.kind, ref.namespace, ref.name)
+            ignores = self._objects.get(key)
+            if ignores is None:
+                ignores = self._objects[key] = self.owner.object_index.matching(ref, label)
+            for o in ignores:
+                if not o.rules or _matches(code, o.rules):
                     found = Suppression("external", "config", o.reason)
                     break
         if found is None and file_rules and _matches(code, file_rules):
@@ -600,14 +778,12 @@ class FileSuppressions:
         ]
 
     def _unused(
-        self,
-        directives: Sequence[Directive],
-        annotations: Sequence[AnnotationIgnore],
-        docs: Sequence[Document],
+        self, directives: Sequence[Directive], annotations: Sequence[AnnotationIgnore]
     ) -> list[Unused]:
         out: list[Unused] = []
+        owners = self._owners
         for d in directives:
-            document, owner = _owner_at_line(docs, d.line)
+            document, owner = owners.get(d.line, (0, None))
             if d.error is not None:
                 message = f"gpulint directive ignored: {d.error}"
                 out.append(Unused(d.span, message, document, (), owner))

@@ -547,10 +547,16 @@ class WorkloadTable:
                             pattern=".".join(pattern),
                         )
                     )
+        # Pod specs by path, for the containers found apart (Argo templates): asking each
+        # container's owner among all pods was quadratic (20,000 templates: 152 s).
+        by_path: dict[Path, PodSpec] = {}
+        for pod in pods:
+            if pod.location == "pod":
+                by_path.setdefault(pod.path, pod)
         for pattern in row.containers:
             for path, data in expand(obj.data, pattern, obj.path):
                 if isinstance(data, dict):
-                    owner = _owning_pod(pods, path)
+                    owner = _owning_pod(by_path, path)
                     container = Container(_name(data), path, data, "container")
                     if owner is not None:
                         owner.containers.append(container)
@@ -589,12 +595,15 @@ class WorkloadTable:
                     )
         if row.require_containers:
             pods = [p for p in pods if p.containers]
-        if row.pod_defaults:
+        if row.pod_defaults and pods:
+            # The object-wide defaults do not depend on the pod: found once, not per pod.
+            defaults = [
+                (name, _first(obj.data, patterns, obj.path)) for name, patterns in row.pod_defaults
+            ]
             for pod in pods:
                 if pod.location != "pod":
                     continue
-                for name, patterns in row.pod_defaults:
-                    found = _first(obj.data, patterns, obj.path)
+                for name, found in defaults:
                     if found is not None and found != (*pod.path, name):
                         pod.inherited[name] = found
         if depth < MAX_NESTING:
@@ -611,14 +620,14 @@ def _name(data: dict[str, Any]) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _owning_pod(pods: list[PodSpec], path: Path) -> PodSpec | None:
-    """The pod spec with the longest path enclosing ``path``."""
-    best: PodSpec | None = None
-    for pod in pods:
-        encloses = pod.location == "pod" and path[: len(pod.path)] == pod.path
-        if encloses and (best is None or len(pod.path) > len(best.path)):
-            best = pod
-    return best
+def _owning_pod(by_path: Mapping[Path, PodSpec], path: Path) -> PodSpec | None:
+    """The pod spec (of those found by a ``pods`` pattern, keyed by their path) with the
+    longest path enclosing ``path``: one lookup per prefix of ``path``."""
+    for end in range(len(path), -1, -1):
+        pod = by_path.get(path[:end])
+        if pod is not None:
+            return pod
+    return None
 
 
 def _containers(spec: dict[str, Any], path: Path) -> list[Container]:

@@ -30,7 +30,7 @@ import _thread
 import math
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gpulint.model import Path, Span
@@ -368,13 +368,42 @@ def nesting_bound(text: str) -> int:
     if len(text) <= INLINE_LEVELS:
         return len(text)
     brackets = text.count("[") + text.count("{")
-    bound = 2 * (max(map(len, text.split("\n"))) + 1) + brackets
+    bound = 2 * (_longest_line(text) + 1) + brackets
     if brackets <= INLINE_LEVELS:
         return bound
+    # Per document, found from the markers' offsets (no copy of the whole text): first
+    # with the longest line of the text, which is usually enough to rule deep nesting out.
+    most = max(text.count("[", a, b) + text.count("{", a, b) for a, b in _documents(text))
+    loose = 2 * (_longest_line(text) + 1) + most
+    if loose <= INLINE_LEVELS:
+        return loose
     return max(
-        2 * (max(map(len, part.split("\n"))) + 1) + part.count("[") + part.count("{")
-        for part in _DOCUMENT_MARKER.split(text)
+        2 * (_longest_line(text[a:b]) + 1) + text.count("[", a, b) + text.count("{", a, b)
+        for a, b in _documents(text)
     )
+
+
+def _documents(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of the text between document markers, one at a time."""
+    start = 0
+    for marker in _DOCUMENT_MARKER.finditer(text):
+        yield start, marker.start()
+        start = marker.end()
+    yield start, len(text)
+
+
+def _longest_line(text: str, chunk: int = 1 << 20) -> int:
+    """The length of the longest ``\n``-separated line, reading ``text`` a megabyte at a
+    time (splitting a 50 MB text at once made two million strings)."""
+    longest = carried = 0
+    for start in range(0, len(text), chunk):
+        lines = text[start : start + chunk].split("\n")
+        if len(lines) == 1:
+            carried += len(lines[0])
+            continue
+        longest = max(longest, carried + len(lines[0]), max(map(len, lines[1:-1]), default=0))
+        carried = len(lines[-1])
+    return max(longest, carried)
 
 
 #: YML001 messages for what the YAML 1.2 grammar rejects and libyaml -- like go-yaml, so
@@ -386,7 +415,13 @@ _PLAIN_DASH = "a plain value cannot be a lone '-': quote it (\"-\")"
 
 
 class _AliasLimit(Exception):
-    pass
+    """The document expands too much (go-yaml's ratio), or a merge key reaches its own
+    mapping (go-yaml: "anchor 'a' value contains itself")."""
+
+    def __init__(self, anchor: str | None = None) -> None:
+        super().__init__("excessive aliasing")
+        #: The anchor whose value contains itself, for a recursive merge.
+        self.anchor = anchor
 
 
 class _TooDeep(Exception):
@@ -700,7 +735,10 @@ class _Builder:
             else:
                 mapping: dict[str, Any] = {}
                 container[slot] = mapping
+                # _entries counts merged mappings against the same alias budget.
+                self.decode_count, self.alias_count = decode_count, alias_count
                 entries = self._entries(node, path, multi=multi)
+                decode_count, alias_count = self.decode_count, self.alias_count
                 if multi:
                     self._layout(node, multi)
                 for key, _key_node, _value_node in entries:
@@ -865,13 +903,26 @@ class _Builder:
         return tag
 
     def _entries(
-        self, node: Any, path: Path, depth: int = 0, multi: list[Any] | None = None
+        self,
+        node: Any,
+        path: Path,
+        depth: int = 0,
+        multi: list[Any] | None = None,
+        chain: frozenset[int] = frozenset(),
     ) -> list[tuple[str, Any, Any]]:
         """The mapping's (key, key node, value node) with merge keys applied.
 
         ``depth`` > 0 while reading a merge source: its duplicates were reported where it is
-        written, and a merge chain deeper than 32 (or a cycle) stops there. Values written
-        over several lines are added to ``multi`` when it is a list.
+        written, and a merge chain deeper than 32 stops there. Values written over several
+        lines are added to ``multi`` when it is a list.
+
+        Merge keys are bounded as go-yaml bounds them (decode.go ``merge``, which decodes
+        each merged mapping through ``unmarshal``): every merged mapping read, and each of
+        its pairs, counts against the alias budget of ``build`` (aliased when the mapping
+        was already built, which is what an alias to it is), so ``<<: [*a, *a, ...]``
+        chains stop with YML004 after a few thousand reads instead of growing as 8^32. A
+        merge that reaches a mapping being merged already -- ``a: &a {<<: *a}`` -- is
+        go-yaml's "anchor 'a' value contains itself": YML004 at once, never a loop.
         """
         explicit: list[tuple[str, Any, Any]] = []
         index: dict[str, int] = {}
@@ -910,12 +961,38 @@ class _Builder:
             return explicit
         result = list(explicit)
         present = set(index)
+        chain = chain | {id(node)}
+        seen = self.seen
         for source in self._merge_sources(merges):
-            for key, key_node, value_node in self._entries(source, path, depth + 1):
+            if id(source) in chain:
+                raise _AliasLimit(self._anchor(source))
+            self._count_merge(source, aliased=id(source) in seen or depth > 0)
+            for key, key_node, value_node in self._entries(source, path, depth + 1, None, chain):
                 if key not in present:
                     present.add(key)
                     result.append((key, key_node, value_node))
         return result
+
+    def _anchor(self, node: Any) -> str:
+        """The anchor written on ``node`` (the composer keeps none), or ""."""
+        index = node.start_mark.index
+        written = self.text[index : index + 1025]
+        if not written.startswith("&"):
+            return ""
+        return re.split(r"[\s,\[\]{}]", written[1:], maxsplit=1)[0][:1024]
+
+    def _count_merge(self, source: Any, aliased: bool) -> None:
+        """Count one merged mapping and its pairs as go-yaml's ``unmarshal`` counts them."""
+        reads = 1 + len(source.value)
+        self.decode_count += reads
+        if aliased:
+            self.alias_count += reads
+            if (
+                self.alias_count > 100
+                and self.decode_count > 1000
+                and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)
+            ):
+                raise _AliasLimit
 
     def _merge_sources(self, merges: list[Any]) -> Iterator[Any]:
         for value_node in merges:
@@ -968,17 +1045,39 @@ def load_text(text: str) -> LoadResult:
     cannot nest deeper than INLINE_LEVELS, in a thread with a large stack up to
     THREAD_LEVELS, and the iterative event composer takes anything deeper.
     """
-    lib = _lib()
-    bound = nesting_bound(text)
-    if lib.c_parser is None or bound > THREAD_LEVELS:
-        result = _load(text, lib, iterative=True)
-    elif bound <= INLINE_LEVELS:
-        result = _load(text, lib, iterative=False)
-    else:
-        result = _in_large_stack(lambda: _load(text, lib, iterative=False), text, lib)
-    if _needs_token_pass(text) and not any(p.code == "YML001" for p in result.problems):
-        result.problems.extend(_token_problems(text, lib))
-    return result
+    stream = DocumentStream(text)
+    documents = list(stream)
+    return LoadResult(documents, stream.problems)
+
+
+class DocumentStream:
+    """The documents of a text, composed and built one at a time as they are iterated.
+
+    What ``load_text`` returns, without holding every document at once: a caller that
+    lints each document and drops it keeps one document's nodes, data and positions in
+    memory, not the whole file's (a 50 MB file took 33 times its size). ``problems`` (the
+    text's own: syntax errors, YML004 documents, YAML 1.2 token rules) is complete once the
+    iteration ends. Iterate once.
+
+    Texts whose depth bound needs the large-stack thread (lines of 1,000 to 25,000
+    characters) are composed there and handed over one document at a time.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.problems: list[Problem] = []
+
+    def __iter__(self) -> Iterator[Document]:
+        text, lib = self.text, _lib()
+        bound = nesting_bound(text)
+        if lib.c_parser is None or bound > THREAD_LEVELS:
+            yield from _iter_load(text, lib, self.problems, iterative=True)
+        elif bound <= INLINE_LEVELS:
+            yield from _iter_load(text, lib, self.problems, iterative=False)
+        else:
+            yield from _iter_in_large_stack(text, lib, self.problems)
+        if _needs_token_pass(text) and not any(p.code == "YML001" for p in self.problems):
+            self.problems.extend(_token_problems(text, lib))
 
 
 #: Serializes the stack-size change around thread creation. (``_thread`` is what
@@ -1064,17 +1163,34 @@ def _token_problems(text: str, lib: _Lib) -> list[Problem]:
     return problems
 
 
-def _in_large_stack(work: Callable[[], LoadResult], text: str, lib: _Lib) -> LoadResult:
-    """Run ``work`` in a thread with THREAD_STACK bytes of stack and wait for it."""
-    outcome: list[Any] = []
+def _iter_in_large_stack(text: str, lib: _Lib, problems: list[Problem]) -> Iterator[Document]:
+    """``_iter_load`` with the C composer in a thread with THREAD_STACK bytes of stack,
+    handing each document over to the calling thread as it is built (at most one waits)."""
+    import queue
+    import threading  # only for a deep document: keeps it off the start-up path
+
+    handoff: queue.Queue[Any] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+    done = object()
+
+    def hand(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                handoff.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
 
     def target() -> None:
         try:
-            outcome.append(work())
+            for doc in _iter_load(text, lib, problems, iterative=False):
+                if not hand(doc):
+                    return
+                del doc
+            hand(done)
         except BaseException as exc:  # re-raised on the calling thread
-            outcome.append(exc)
-
-    import threading  # only for a deep document: keeps it off the start-up path
+            hand(exc)
 
     try:
         with _THREAD_LOCK:
@@ -1086,18 +1202,34 @@ def _in_large_stack(work: Callable[[], LoadResult], text: str, lib: _Lib) -> Loa
                 threading.stack_size(previous)
     except (RuntimeError, ValueError, MemoryError):
         # No thread to be had (memory or thread limits): compose without recursion instead.
-        return _load(text, lib, iterative=True)
-    thread.join()
-    result = outcome[0]
-    if isinstance(result, BaseException):
-        raise result
-    assert isinstance(result, LoadResult)
-    return result
+        yield from _iter_load(text, lib, problems, iterative=True)
+        return
+    try:
+        while True:
+            item = handoff.get()
+            if item is done:
+                break
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+            del item
+    finally:
+        stop.set()  # a hand-over waiting on a full queue gives up within 0.1 s
+        thread.join()
 
 
 def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
-    documents: list[Document] = []
     problems: list[Problem] = []
+    documents = list(_iter_load(text, lib, problems, iterative=iterative))
+    return LoadResult(documents, problems)
+
+
+def _iter_load(
+    text: str, lib: _Lib, problems: list[Problem], *, iterative: bool
+) -> Iterator[Document]:
+    """The documents of ``text`` one at a time; problems of the text as a whole (syntax
+    errors, YML004) are added to ``problems`` as they are met. Nothing of a document is
+    kept here once the next one is composed."""
     parser = lib.event_parser(text) if iterative else lib.c_parser(text)
     roots = _compose_events(parser, lib) if iterative else _compose_c(parser)
     source = _Source(text)
@@ -1109,27 +1241,37 @@ def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
             start = _node_span(node)
             try:
                 data = builder.build(node)
-            except _AliasLimit:
-                problems.append(
-                    Problem(
-                        "YML004",
-                        start,
-                        "document contains excessive aliasing (an alias bomb?): it expands to "
-                        "far more nodes than it writes, as kubectl's decoder also refuses; the "
-                        "document was not expanded or linted",
+            except _AliasLimit as exc:
+                if exc.anchor is not None:
+                    shown = f"anchor &{exc.anchor}" if exc.anchor else "a mapping"
+                    message = (
+                        f"{shown} merges itself (a '<<' merge key reaches the mapping it is "
+                        f'in): kubectl\'s decoder refuses it ("anchor value contains itself"); '
+                        "the document was not expanded or linted"
                     )
-                )
+                else:
+                    message = (
+                        "document contains excessive aliasing (an alias bomb?): it expands to "
+                        "far more nodes than it writes, counting merge keys (<<), as kubectl's "
+                        "decoder also refuses; the document was not expanded or linted"
+                    )
+                problems.append(Problem("YML004", clamp(start, end), message))
                 index += 1
                 continue
             positions = Positions(builder.positions, end)
-            documents.append(Document(index, data, positions, clamp(start, end), builder.problems))
+            doc = Document(index, data, positions, clamp(start, end), builder.problems)
+            for problem in doc.problems:
+                problem.span = clamp(problem.span, end)
+            del node, builder, data, positions
             index += 1
+            yield doc
+            del doc
     except _TooDeep as exc:
         line, col = exc.mark.line + 1, exc.mark.column + 1
         problems.append(
             Problem(
                 "YML001",
-                Span(line, col, line, col + 1),
+                clamp(Span(line, col, line, col + 1), end),
                 f"YAML syntax error: more than {MAX_DEPTH:,} nested block collections or "
                 f"{MAX_DEPTH:,} nested flow collections; "
                 f"Kubernetes' YAML decoder stops here too (exceeded max depth of {MAX_DEPTH})",
@@ -1141,19 +1283,13 @@ def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
         if exc.context:
             what = f"{what} {exc.context}"
         span = _point(text, mark) if mark is not None else Span(1, 1, 1, 1)
-        problems.append(Problem("YML001", span, f"YAML syntax error: {what}"))
+        problems.append(Problem("YML001", clamp(span, end), f"YAML syntax error: {what}"))
     except lib.YAMLError as exc:
         problems.append(Problem("YML001", Span(1, 1, 1, 1), f"YAML syntax error: {exc}"))
     finally:
         dispose = getattr(parser, "dispose", None)
         if dispose is not None:
             dispose()
-    for problem in problems:
-        problem.span = clamp(problem.span, end)
-    for doc in documents:
-        for problem in doc.problems:
-            problem.span = clamp(problem.span, end)
-    return LoadResult(documents, problems)
 
 
 class SourceError(Exception):

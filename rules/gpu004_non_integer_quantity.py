@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.quantity import is_integer, milli_round_up
-from gpulint.resources import container_entries, is_extended_resource
+from gpulint.resources import container_entries, is_extended_resource, show_value
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import PodSpec
 
@@ -59,8 +59,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             continue
         yield Violation(
             entry.path,
-            f"{entry.name}: {entry.value} is not a whole number: extended resources are "
-            'integer-only and the API server rejects the pod ("must be an integer"); ask for '
+            f"{entry.name}: {show_value(entry.value)} is not a whole number: extended resources "
+            'are integer-only and the API server rejects the pod ("must be an integer"); ask for '
             "whole devices, or use a GPU-sharing resource for a fraction of one",
             at="value",
         )

@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.quantity import QuantityError, parse_quantity
-from gpulint.resources import container_entries, is_extended_resource
+from gpulint.resources import container_entries, is_extended_resource, show_value
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import PodSpec
 
@@ -59,7 +59,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if amount.error is not None and _padded(entry.value):
             yield Violation(
                 entry.path,
-                f"{entry.name}: {entry.value!r} has whitespace around the number: "
+                f"{entry.name}: {_quoted(entry.value)} has whitespace around the number: "
                 "resource.ParseQuantity rejects it (as resource.MustParse in Helm plugins and "
                 "controllers does); the API server's JSON decoder trims it today only under a "
                 '"TODO: Remove support for leading/trailing whitespace"; write it without spaces',
@@ -68,17 +68,24 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         elif amount.error is not None:
             yield Violation(
                 entry.path,
-                f"{entry.name}: {entry.value!r} is not a Kubernetes quantity ({amount.error}): "
-                "the API server rejects the manifest; write a whole number such as 1",
+                f"{entry.name}: {_quoted(entry.value)} is not a Kubernetes quantity "
+                f"({amount.error}): the API server rejects the manifest; write a whole number "
+                "such as 1",
                 at="value",
             )
         elif amount.value is not None and amount.value < 0:
             yield Violation(
                 entry.path,
-                f"{entry.name}: {entry.value} is negative: the API server rejects the pod "
-                '("must be greater than or equal to 0")',
+                f"{entry.name}: {show_value(entry.value)} is negative: the API server rejects the "
+                'pod ("must be greater than or equal to 0")',
                 at="value",
             )
+
+
+def _quoted(value: object) -> str:
+    """``repr`` of the value as written, shortened when long (resources.show_value)."""
+    shown = repr(value)
+    return shown if len(shown) <= 42 else show_value(value)
 
 
 def _padded(value: object) -> bool:

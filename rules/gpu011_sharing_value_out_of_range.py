@@ -39,7 +39,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.resources import container_entries
+from gpulint.quantity import is_integer
+from gpulint.resources import container_entries, show_value
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import PodSpec
 
@@ -56,13 +57,13 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if resource is None or resource.constraints is None:
             continue
         value = entry.amount.value
-        if value is None or value < 0 or value != value.to_integral_value():
+        if value is None or value < 0 or not is_integer(value):
             continue  # GPU004/GPU005 report those
         problem = ctx.registry.constraint_error(resource, value)
         if problem is not None:
             yield Violation(
                 entry.path,
-                f"{entry.name}: {entry.value} {problem}: the sharing scheme cannot allocate it "
-                "and the pod will not start",
+                f"{entry.name}: {show_value(entry.value)} {problem}: the sharing scheme cannot "
+                "allocate it and the pod will not start",
                 at="value",
             )

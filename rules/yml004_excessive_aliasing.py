@@ -3,7 +3,10 @@
 ## What it does
 Reports a document whose aliases expand to many more nodes than it writes ("billion
 laughs"), using the same ratio as the Kubernetes YAML decoder (go-yaml's
-`allowedAliasRatio`). The document is not expanded or linted; the rest of the file is.
+`allowedAliasRatio`). Merge keys count too, as go-yaml counts them: every mapping merged
+with `<<` and each of its pairs is one more aliased read, and a merge that reaches the
+mapping it is in (`a: &a {<<: *a}`) is reported at once (go-yaml: "anchor 'a' value
+contains itself"). The document is not expanded or linted; the rest of the file is.
 
 ## Why it matters
 The API server and kubectl refuse such a document (`document contains excessive aliasing`);
@@ -14,6 +17,7 @@ expanding it would take unbounded time and memory.
 a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
 b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
 c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]   # ... and so on: YML004
+d: &d {<<: [*d, *d, *d, *d, *d, *d, *d, *d], k: 1}   # merges itself: YML004
 ```
 
 ## Use instead
@@ -23,7 +27,7 @@ Write the data out, or use anchors for a few shared blocks only.
 None.
 
 ## References
-- go-yaml `decode.go` (`allowedAliasRatio`)
+- go-yaml `decode.go` (`allowedAliasRatio`, `unmarshal`, `merge`, `alias`)
 - https://en.wikipedia.org/wiki/Billion_laughs_attack
 """
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -200,26 +201,29 @@ def test_large_stack_thread_path(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     assert yamlload.INLINE_LEVELS < nesting_bound(source) <= yamlload.THREAD_LEVELS
     seen: list[str] = []
-    original = yamlload._load
+    original = yamlload._iter_load
 
-    def spy(text: str, lib: Any, *, iterative: bool) -> LoadResult:
-        seen.append(threading.current_thread().name)
-        return original(text, lib, iterative=iterative)
+    def spy(text: str, lib: Any, problems: list[Any], *, iterative: bool) -> Iterator[Any]:
+        for doc in original(text, lib, problems, iterative=iterative):
+            seen.append(threading.current_thread().name)  # built in the thread, one by one
+            yield doc
 
-    monkeypatch.setattr(yamlload, "_load", spy)
+    monkeypatch.setattr(yamlload, "_iter_load", spy)
+    threaded = load_text(source + "---\n" + source)
+    assert seen == ["gpulint-yaml", "gpulint-yaml"]
+    monkeypatch.setattr(yamlload, "_iter_load", original)
     threaded = load_text(source)
-    assert seen == ["gpulint-yaml"]
-    monkeypatch.setattr(yamlload, "_load", original)
-    assert summary(threaded) == summary(original(source, yamlload._lib(), iterative=False))
+    assert summary(threaded) == summary(yamlload._load(source, yamlload._lib(), iterative=False))
     gpu = ("spec", "containers", 0, "resources", "limits", "nvidia.com/gpu")
     assert threaded.documents[0].value_span(gpu) == Span(12, 25, 12, 28)
 
 
 def test_errors_inside_the_thread_reach_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
-    def boom(text: str, lib: Any, *, iterative: bool) -> LoadResult:
+    def boom(text: str, lib: Any, problems: list[Any], *, iterative: bool) -> Iterator[Any]:
         raise RuntimeError("boom")
+        yield  # a generator, as the real one
 
-    monkeypatch.setattr(yamlload, "_load", boom)
+    monkeypatch.setattr(yamlload, "_iter_load", boom)
     with pytest.raises(RuntimeError, match="boom"):
         load_text("a: " + "x" * 3000 + "\n")
 

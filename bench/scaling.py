@@ -1,0 +1,367 @@
+"""Hostile inputs at size n and 4n: linear paths take ~4x as long at 4n, quadratic ones ~16x.
+
+Every case generates its input under bench/out/scaling/ and runs ``gpulint check`` on it in a
+fresh process (stdout and stderr to /dev/null), recording wall time, CPU time (user + system
+of the process and the children it waited for) and peak RSS (GNU ``time``). The CPU ratio 4n/n
+is what the verdict reads: the machine is shared, and CPU time moves less with its load
+than wall time.
+
+    .venv/bin/python bench/scaling.py                    # every case, default sizes
+    .venv/bin/python bench/scaling.py --case globs -n 60
+    .venv/bin/python bench/scaling.py --gpulint /path/to/other/venv/bin/gpulint
+    .venv/bin/python bench/scaling.py --markdown         # the table for RESULTS.md
+
+Memory cases (``big-file``, ``tiny-docs``) report peak RSS against the input's size instead.
+The fixed-size cases (``merge-bomb``, ``huge-quantity``) report time and output size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "bench" / "out" / "scaling"
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+spec:
+  containers:
+  - name: main
+    image: registry.example/train:1
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+      requests:
+        nvidia.com/gpu: 1
+"""
+
+
+#: Folders made by this run (removed at the end unless --keep).
+_made: list[Path] = []
+
+
+class Input(NamedTuple):
+    args: list[str]
+    cwd: Path
+    #: Bytes of YAML the case reads (memory cases compare peak RSS with it).
+    size: int = 0
+
+
+class Result(NamedTuple):
+    wall: float
+    cpu: float
+    max_rss: int
+    exit_code: int
+    timed_out: bool
+    output: int
+
+
+def _fresh(name: str, n: int) -> Path:
+    folder = OUT / f"{name}-{n}"
+    _made.append(folder)
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    (folder / ".git").mkdir()  # the configuration search stops here
+    return folder
+
+
+def _write(folder: Path, name: str, text: str) -> int:
+    (folder / name).write_text(text, encoding="utf-8")
+    return len(text.encode())
+
+
+# -- cases: each writes its input for size n -------------------------------------------------
+
+
+def stacked_next_line(n: int) -> Input:
+    """n stacked ``# gpulint: disable-next-line`` comments above one pod (8,000: 72 s)."""
+    folder = _fresh("stacked-next-line", n)
+    text = "# gpulint: disable-next-line=GPU003 -- intended\n" * n + POD.format(name="p")
+    return Input(["check", "pod.yaml"], folder, _write(folder, "pod.yaml", text))
+
+
+def stale_suppressions(n: int) -> Input:
+    """n documents, each with a ``disable`` comment that silences nothing (10,000: 211 s)."""
+    folder = _fresh("stale-suppressions", n)
+    doc = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{i}  "
+        "# gpulint: disable=GPU001 -- stale\ndata: {{k: v}}\n"
+    )
+    text = "---\n".join(doc.format(i=i) for i in range(n))
+    return Input(["check", "cms.yaml"], folder, _write(folder, "cms.yaml", text))
+
+
+def argo_templates(n: int) -> Input:
+    """An Argo Workflow with n container templates (20,000: 152 s)."""
+    folder = _fresh("argo-templates", n)
+    template = (
+        "  - name: t{i}\n    container:\n      image: x\n"
+        "      resources: {{limits: {{nvidia.com/gpu: 1}}}}\n"
+    )
+    text = (
+        "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {name: wf}\n"
+        "spec:\n  entrypoint: t0\n  templates:\n" + "".join(template.format(i=i) for i in range(n))
+    )
+    return Input(["check", "wf.yaml"], folder, _write(folder, "wf.yaml", text))
+
+
+def many_paths(n: int) -> Input:
+    """n directories named on the command line, one pod each (20,000: 425 s)."""
+    folder = _fresh("many-paths", n)
+    size = 0
+    for i in range(n):
+        sub = folder / f"d{i}"
+        sub.mkdir()
+        size += _write(sub, "pod.yaml", POD.format(name=f"p{i}"))
+    return Input(["check", "--jobs", "1", *(f"d{i}" for i in range(n))], folder, size)
+
+
+def per_object_ignores(n: int) -> Input:
+    """n ``per-object-ignores`` entries and n/10 objects with findings (50,000: > 12 min)."""
+    folder = _fresh("per-object-ignores", n)
+    rows = "".join(
+        f"  - {{kind: Pod, name: p{i}, rules: [GPU003], reason: vendored {i}}}\n" for i in range(n)
+    )
+    rows += "  - {name: 'ba*t*', namespace: '*', reason: globbed}\n"
+    _write(folder, ".gpulint.yaml", "per-object-ignores:\n" + rows)
+    text = "---\n".join(POD.format(name=f"p{i * 10}") for i in range(n // 10))
+    return Input(["check", "pods.yaml"], folder, _write(folder, "pods.yaml", text))
+
+
+def globs(n: int) -> Input:
+    """An ``exclude`` glob ``*a*a*a*a*a*a*b`` against names of n a's (60: > 120 s)."""
+    folder = _fresh("globs", n)
+    patterns = ["*a*a*a*a*a*a*b", "**/*a*a*a*a*a*a*b/**", "x/**/*a*a*a*a*a*a*b"]
+    _write(folder, ".gpulint.yaml", "exclude:\n" + "".join(f"  - '{p}'\n" for p in patterns))
+    sub = folder / ("a" * n)
+    sub.mkdir()
+    size = 0
+    for i in range(20):
+        size += _write(sub, f"{'a' * n}{i}.yaml", POD.format(name=f"p{i}"))
+    return Input(["check", "."], folder, size)
+
+
+def big_file(n: int) -> Input:
+    """One file of n MB of GPU Deployments (peak RSS over its size)."""
+    folder = _fresh("big-file", n)
+    deployment = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d{i}\n  namespace: ml\n"
+        "  labels: {{app: train, tier: gpu, team: research}}\n"
+        "spec:\n  replicas: 2\n  selector: {{matchLabels: {{app: train}}}}\n  template:\n"
+        "    metadata: {{labels: {{app: train}}}}\n    spec:\n      containers:\n"
+        "      - name: main\n        image: registry.example/train:{i}\n"
+        "        args: [--epochs, '10', --batch, '64', --data, /data/set-{i}]\n"
+        "        env:\n        - {{name: A, value: '1'}}\n        - {{name: B, value: two}}\n"
+        "        resources:\n          limits: {{nvidia.com/gpu: 2, cpu: '8', memory: 32Gi}}\n"
+    )
+    target = n << 20
+    parts, size, i = [], 0, 0
+    while size < target:
+        part = deployment.format(i=i)
+        parts.append(part)
+        size += len(part) + 4
+        i += 1
+    return Input(["check", "big.yaml"], folder, _write(folder, "big.yaml", "---\n".join(parts)))
+
+
+def tiny_docs(n: int) -> Input:
+    """n MB of one-line documents (``--- {a: 1}``): the most objects per byte."""
+    folder = _fresh("tiny-docs", n)
+    line = "--- {a: 1}\n"
+    text = line * ((n << 20) // len(line))
+    return Input(["check", "tiny.yaml"], folder, _write(folder, "tiny.yaml", text))
+
+
+def merge_bomb(n: int) -> Input:
+    """The 50-byte merge-key bomb, in a manifest (used to hang)."""
+    folder = _fresh("merge-bomb", n)
+    text = "a: &a {<<: [*a, *a, *a, *a, *a, *a, *a, *a], k: 1}\n"
+    return Input(["check", "bomb.yaml"], folder, _write(folder, "bomb.yaml", text))
+
+
+def huge_quantity(n: int) -> Input:
+    """A pod with ``nvidia.com/gpu: "1e999990"`` (printed 161 MB before)."""
+    folder = _fresh("huge-quantity", n)
+    text = POD.format(name="p").replace("nvidia.com/gpu: 1\n", 'nvidia.com/gpu: "1e999990"\n')
+    return Input(["check", "pod.yaml"], folder, _write(folder, "pod.yaml", text))
+
+
+class Case(NamedTuple):
+    make: Callable[[int], Input]
+    n: int
+    kind: str  # "scaling", "memory" or "once"
+
+
+CASES: dict[str, Case] = {
+    "stacked-next-line": Case(stacked_next_line, 4_000, "scaling"),
+    "stale-suppressions": Case(stale_suppressions, 5_000, "scaling"),
+    "argo-templates": Case(argo_templates, 5_000, "scaling"),
+    "many-paths": Case(many_paths, 5_000, "scaling"),
+    "per-object-ignores": Case(per_object_ignores, 12_500, "scaling"),
+    "globs": Case(globs, 60, "scaling"),
+    "big-file": Case(big_file, 10, "memory"),
+    "tiny-docs": Case(tiny_docs, 5, "memory"),
+    "merge-bomb": Case(merge_bomb, 1, "once"),
+    "huge-quantity": Case(huge_quantity, 1, "once"),
+}
+
+
+#: GNU time reports the command's own peak RSS. ``wait4`` would do, but Linux carries a
+#: process's peak over ``exec`` from the process that forked it: this script, which may
+#: have just written a 40 MB input, would be counted in.
+GNU_TIME = "/usr/bin/time"
+
+
+def run(gpulint: str, case: Input, timeout: float) -> Result:
+    out_path = case.cwd / "stdout.txt"
+    rss_path = case.cwd / "maxrss.txt"
+    prefix = [GNU_TIME, "-f", "%M", "-o", str(rss_path)] if os.path.exists(GNU_TIME) else []
+    start = time.perf_counter()
+    with open(out_path, "wb") as out:
+        proc = subprocess.Popen(
+            [*prefix, gpulint, *case.args],
+            cwd=case.cwd,
+            stdout=out,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        timed_out = threading.Event()
+
+        def kill() -> None:
+            timed_out.set()
+            os.killpg(proc.pid, signal.SIGKILL)
+
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        timer.cancel()
+    wall = time.perf_counter() - start
+    output = out_path.stat().st_size
+    out_path.unlink()
+    max_rss = usage.ru_maxrss * 1024
+    if prefix:
+        with contextlib.suppress(OSError, ValueError, IndexError):  # killed before it wrote
+            max_rss = int(rss_path.read_text().split()[-1]) * 1024
+    return Result(
+        wall,
+        usage.ru_utime + usage.ru_stime,
+        max_rss,
+        os.waitstatus_to_exitcode(status),
+        timed_out.is_set(),
+        output,
+    )
+
+
+def _time(r: Result) -> str:
+    return f"> {r.wall:.0f} s (killed)" if r.timed_out else f"{r.cpu:.2f} s"
+
+
+def main() -> int:
+    global OUT
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--case", action="append", choices=sorted(CASES), help="repeatable")
+    parser.add_argument("-n", type=int, help="the size n (default: each case's own)")
+    parser.add_argument("--gpulint", default=str(Path(sys.executable).with_name("gpulint")))
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds a run may take")
+    parser.add_argument("--markdown", action="store_true", help="print a RESULTS.md table")
+    parser.add_argument("--out", type=Path, default=OUT, help="where inputs are written")
+    parser.add_argument("--keep", action="store_true", help="keep the generated inputs")
+    parser.add_argument(
+        "--results", type=Path, help="write the table into this file's scaling section"
+    )
+    parser.add_argument("--label", default="", help="a name for the build measured")
+    ns = parser.parse_args()
+    OUT = ns.out
+    rows: list[str] = []
+    for name in ns.case or list(CASES):
+        case = CASES[name]
+        n = ns.n or case.n
+        if case.kind == "once":
+            r = run(ns.gpulint, case.make(n), ns.timeout)
+            rows.append(
+                f"| {name} | 1 input | {_time(r)} | exit {r.exit_code}, {r.output:,} bytes "
+                f"of output, {r.max_rss / 2**20:.0f} MiB |"
+            )
+        elif case.kind == "memory":
+            small, large = case.make(n), case.make(4 * n)
+            a = run(ns.gpulint, small, ns.timeout)
+            b = run(ns.gpulint, large, ns.timeout)
+            rows.append(
+                f"| {name} | {small.size / 2**20:.0f} MB / {large.size / 2**20:.0f} MB | "
+                f"{_time(a)} / {_time(b)} | peak RSS {a.max_rss / 2**20:.0f} / "
+                f"{b.max_rss / 2**20:.0f} MiB = {a.max_rss / small.size:.1f}x / "
+                f"{b.max_rss / large.size:.1f}x the input |"
+            )
+        else:
+            a = run(ns.gpulint, case.make(n), ns.timeout)
+            b = run(ns.gpulint, case.make(4 * n), ns.timeout)
+            ratio = "n/a" if a.timed_out or b.timed_out else f"{b.cpu / max(a.cpu, 1e-3):.1f}x"
+            rows.append(
+                f"| {name} | {n:,} / {4 * n:,} | {_time(a)} / {_time(b)} | 4n/n CPU {ratio} |"
+            )
+        print(rows[-1], flush=True)
+    if not ns.keep:
+        for folder in _made:
+            shutil.rmtree(folder, ignore_errors=True)
+    table = "| case | size n / 4n | CPU time n / 4n | result |\n|---|---|---|---|\n"
+    table += "\n".join(rows) + "\n"
+    if ns.markdown:
+        print("\n" + table, end="")
+    if ns.results:
+        write_section(ns.results, ns.label, ns.gpulint, table)
+    return 0
+
+
+BEGIN, END = "<!-- scaling.py: begin -->", "<!-- scaling.py: end -->"
+
+
+def write_section(results: Path, label: str, gpulint: str, table: str) -> None:
+    """Put ``table`` into the scaling section of ``results`` (one section per label),
+    keeping the rest of the file (compare.py writes the other sections)."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    heading = f"### {label or gpulint}"
+    body = (
+        f"{heading}\n\nMeasured: `{gpulint}`. By `bench/scaling.py` (checkout {commit}) on "
+        f"{when}, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load average {load}."
+        f"\n\n{table}"
+    )
+    text = results.read_text(encoding="utf-8") if results.exists() else ""
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        section, tail = rest.split(END, 1)
+    else:
+        head, section, tail = text.rstrip("\n") + "\n\n", "", "\n"
+    # The section: an intro, then one "### label" part per build measured.
+    parts = ["### " + p.strip("\n") + "\n" for p in section.split("\n### ")[1:]]
+    parts = [p for p in parts if not p.startswith(heading + "\n")] + [body]
+    intro = (
+        "## Hostile inputs: n against 4n\n\n"
+        "Written by `bench/scaling.py --results` (this section only); CPU time of the process, "
+        "4n/n near 4 is linear, near 16 quadratic.\n\n"
+    )
+    results.write_text(
+        head + BEGIN + "\n" + intro + "\n".join(parts) + END + tail, encoding="utf-8"
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
