@@ -372,6 +372,8 @@ def run_check(
     from gpulint.runner import available_cores, run
 
     started = time.time()
+    if output == "":  # checked before linting, not after it as an unwritable file
+        fail("--output needs a file name (`-` is standard output)")
     if output == "-":  # `-o -` is standard output, the same as no --output
         output = None
     check_stdin_filename(paths, stdin_filename)

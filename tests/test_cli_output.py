@@ -83,6 +83,16 @@ def test_dash_means_standard_output(workdir: Path) -> None:
     assert not (workdir / "-").exists()
 
 
+@pytest.mark.parametrize("option", [["-o", ""], ["--output="]])
+def test_an_empty_output_name_is_a_usage_error_before_linting(
+    workdir: Path, option: list[str]
+) -> None:
+    proc = gpulint("check", "-f", "json", *option, "examples", cwd=workdir)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr == "gpulint: error: --output needs a file name (`-` is standard output)\n"
+
+
 def test_an_unwritable_output_is_exit_2_after_the_text_report(workdir: Path) -> None:
     (workdir / "taken").mkdir()
     proc = gpulint("check", "-f", "sarif", "-o", "taken", "examples", cwd=workdir)
