@@ -190,6 +190,10 @@ def _kept_module(name: str, module: Any, keep_roots: tuple[str, ...]) -> bool:
     return os.path.realpath(file).startswith(keep_roots)
 
 
+def _no_fork() -> int:
+    raise AssertionError("gpulint forked workers in-process: run it with gpulint_subprocess")
+
+
 def gpulint_in_process(
     *args: Arg,
     cwd: Path | str | None = None,
@@ -205,8 +209,9 @@ def gpulint_in_process(
     standard streams, the working directory, ``os.environ`` (``env`` replaces it for the
     run, as for a process), ``sys.path``, the modules a run imported from outside gpulint
     and the installed libraries (rule folders, plugins: the next run must import its own),
-    and the handlers of the signals gpulint may set. ``--jobs`` workers need a process of
-    their own: use gpulint_subprocess for them.
+    and the handlers of the signals gpulint may set. Forked ``--jobs`` workers need a process
+    of their own: ``--jobs`` is refused here, and a run that would fork (64 files or more
+    with the default jobs) fails loudly; use gpulint_subprocess for them.
     """
     from gpulint.entry import main
 
@@ -236,6 +241,7 @@ def gpulint_in_process(
         mp.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
         # The original streams too: shutil.get_terminal_size() asks sys.__stdout__, a pipe
         # in a real run (so `gpulint rules` wraps at its default width, as it does there).
+        mp.setattr(os, "fork", _no_fork)
         for name, stream in (("stdin", stdin_stream), ("stdout", out), ("stderr", err)):
             mp.setattr(sys, name, stream)
             mp.setattr(sys, f"__{name}__", stream)
