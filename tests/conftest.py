@@ -209,9 +209,9 @@ def gpulint_in_process(
     standard streams, the working directory, ``os.environ`` (``env`` replaces it for the
     run, as for a process), ``sys.path``, the modules a run imported from outside gpulint
     and the installed libraries (rule folders, plugins: the next run must import its own),
-    and the handlers of the signals gpulint may set. Forked ``--jobs`` workers need a process
-    of their own: ``--jobs`` is refused here, and a run that would fork (64 files or more
-    with the default jobs) fails loudly; use gpulint_subprocess for them.
+    and the handlers of the signals gpulint may set. Runs are serial (the default ``--jobs``
+    is 1 here): forked workers need a process of their own, so ``--jobs`` is refused and a
+    fork fails loudly; use gpulint_subprocess for them.
     """
     from gpulint.entry import main
 
@@ -241,6 +241,11 @@ def gpulint_in_process(
         mp.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
         # The original streams too: shutil.get_terminal_size() asks sys.__stdout__, a pipe
         # in a real run (so `gpulint rules` wraps at its default width, as it does there).
+        # In-process runs are serial: the default --jobs (every core) would fork this test
+        # process for 64 files or more. Workers are real processes' business (their output
+        # is byte-identical to a serial run's: tests/test_robustness.py); a fork that still
+        # happens fails loudly.
+        mp.setattr("gpulint.runner.available_cores", lambda: 1)
         mp.setattr(os, "fork", _no_fork)
         for name, stream in (("stdin", stdin_stream), ("stdout", out), ("stderr", err)):
             mp.setattr(sys, name, stream)
