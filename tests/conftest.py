@@ -239,14 +239,14 @@ def gpulint_in_process(
         # The console script is __main__ of its process (click names the program after it,
         # not "python -m pytest").
         mp.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
-        # The original streams too: shutil.get_terminal_size() asks sys.__stdout__, a pipe
-        # in a real run (so `gpulint rules` wraps at its default width, as it does there).
         # In-process runs are serial: the default --jobs (every core) would fork this test
         # process for 64 files or more. Workers are real processes' business (their output
         # is byte-identical to a serial run's: tests/test_robustness.py); a fork that still
         # happens fails loudly.
         mp.setattr("gpulint.runner.available_cores", lambda: 1)
         mp.setattr(os, "fork", _no_fork)
+        # The original streams too: shutil.get_terminal_size() asks sys.__stdout__, a pipe
+        # in a real run (so `gpulint rules` wraps at its default width, as it does there).
         for name, stream in (("stdin", stdin_stream), ("stdout", out), ("stderr", err)):
             mp.setattr(sys, name, stream)
             mp.setattr(sys, f"__{name}__", stream)

@@ -1,8 +1,8 @@
 """The ``gpulint`` command line: its options, messages and exit codes.
 
 Run in-process through the console entry point (tests/conftest.py, gpulint_in_process), except
-where the process itself is the subject: the installed console script, stdin on a pipe, colour
-on a pipe and on a terminal (gpulint_subprocess).
+where the process itself is the subject: the installed console script, stdin and stdout on a
+pipe, colour on a terminal (gpulint_subprocess).
 """
 
 from __future__ import annotations
@@ -694,7 +694,9 @@ def plain_output() -> str:
 def test_colour_on_a_pipe(
     env: dict[str, str], args: list[str], coloured: bool, plain_output: str
 ) -> None:
-    proc = gpulint("check", *args, FIXTURE, env=clean_env(**env), run=gpulint_subprocess)
+    # stdout is not a terminal here, as on a pipe (a real pipe: test_stdin_with_a_filename
+    # parses its uncoloured lines; a real terminal: test_colour_only_on_a_terminal).
+    proc = gpulint("check", *args, FIXTURE, env=clean_env(**env))
     assert bool(ANSI.search(proc.stdout)) is coloured
     assert ANSI.sub("", proc.stdout) == plain_output  # colour never changes the text itself
 
