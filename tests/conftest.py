@@ -27,10 +27,14 @@ something that is not a folder stops the run: a typo must not turn into silent s
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import signal
+import subprocess
 import sys
-from collections.abc import Callable, Iterable, Iterator
+import types
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +122,168 @@ def gpulint_cmd() -> list[str]:
     if not exe.exists():
         pytest.skip("gpulint is not installed in this interpreter's environment")
     return [str(exe)]
+
+
+# -- running gpulint ------------------------------------------------------------------------
+# Two runners with one signature and one result (a CompletedProcess: args, returncode,
+# stdout, stderr; str, or bytes with ``text=False``), so a test can use either:
+#
+# - gpulint_subprocess: the installed console script in a real process. For what depends on
+#   the process itself: the console script's install, exit codes as the shell sees them,
+#   stdin and file descriptors, signals, `--jobs` workers, `python -m`, PYTHONPATH, resource
+#   limits, pre-commit. Each run pays the interpreter's start-up and imports (~0.2 s of CPU).
+# - gpulint_in_process: the console entry point gpulint.entry.main, called in this process
+#   with the same argv, working directory, environment and stdin, its output captured. For
+#   the many tests of what gpulint prints for a command line (options, messages, formats).
+#
+# Arg = what a command-line argument may be: bytes for a file name that is not UTF-8.
+Arg = str | bytes | os.PathLike[str]
+
+
+def _argv(args: Iterable[Arg]) -> list[str]:
+    # A real process decodes its argv with the file-system encoding and surrogateescape.
+    return [os.fsdecode(a) for a in args]
+
+
+def gpulint_subprocess(
+    *args: Arg,
+    cwd: Path | str | None = None,
+    stdin: str | bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    text: bool = True,
+    timeout: float = 120,
+    **popen: Any,
+) -> subprocess.CompletedProcess[Any]:
+    """``gpulint ARGS`` as a real process. ``env`` replaces the environment (None: this
+    one); no ``stdin`` is an empty one. Extra keywords go to subprocess.run."""
+    data = stdin if stdin is not None else ""
+    return subprocess.run(
+        [*gpulint_cmd(), *args],
+        cwd=cwd,
+        input=data.encode() if isinstance(data, str) and not text else data,
+        capture_output=True,
+        text=text,
+        encoding="utf-8" if text else None,
+        # os.environ, not the C-level environment a library may have changed behind it
+        # (what the in-process runner sees is os.environ).
+        env=dict(env if env is not None else os.environ),
+        timeout=timeout,
+        check=False,
+        **popen,
+    )
+
+
+#: What a run of gpulint may leave behind in this process, restored by gpulint_in_process.
+_SIGNALS = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGPIPE", "SIGHUP")
+            if hasattr(signal, name)]  # fmt: skip
+
+
+def _kept_module(name: str, module: Any, keep_roots: tuple[str, ...]) -> bool:
+    """Whether a module a run imported may stay imported: gpulint's own and installed
+    libraries (imported lazily, the same whatever the run), not a rule folder's or a
+    plugin's module imported from the linted tree."""
+    if name.startswith("_gpulint_local_"):
+        return False
+    file = getattr(module, "__file__", None)
+    if file is None:
+        return True
+    return os.path.realpath(file).startswith(keep_roots)
+
+
+def _no_fork() -> int:
+    raise AssertionError("gpulint forked workers in-process: run it with gpulint_subprocess")
+
+
+def gpulint_in_process(
+    *args: Arg,
+    cwd: Path | str | None = None,
+    stdin: str | bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    text: bool = True,
+    timeout: float | None = None,
+) -> subprocess.CompletedProcess[Any]:
+    """``gpulint ARGS`` through the console entry point in this process, isolated.
+
+    Like :func:`gpulint_subprocess` (same arguments and result; ``timeout`` is accepted and
+    not enforced), with everything a run may change put back afterwards: ``sys.argv``, the
+    standard streams, the working directory, ``os.environ`` (``env`` replaces it for the
+    run, as for a process), ``sys.path``, the modules a run imported from outside gpulint
+    and the installed libraries (rule folders, plugins: the next run must import its own),
+    and the handlers of the signals gpulint may set. Runs are serial (the default ``--jobs``
+    is 1 here): forked workers need a process of their own, so ``--jobs`` is refused and a
+    fork fails loudly; use gpulint_subprocess for them.
+    """
+    from gpulint.entry import main
+
+    argv = _argv(args)
+    assert not any(a in ("--jobs", "-j") or a.startswith(("--jobs=", "-j")) for a in argv), (
+        "--jobs forks workers: run it with gpulint_subprocess"
+    )
+    data = stdin if stdin is not None else b""
+    stdin_stream = io.TextIOWrapper(
+        io.BytesIO(data.encode() if isinstance(data, str) else data), encoding="utf-8"
+    )
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace")
+    saved_environ = dict(os.environ)
+    saved_path = list(sys.path)
+    saved_modules = set(sys.modules)
+    saved_signals = {sig: signal.getsignal(sig) for sig in _SIGNALS}
+    keep_roots = tuple(
+        os.path.realpath(p) + os.sep
+        for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, str(ROOT / "gpulint")}
+    )
+    code: int
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sys, "argv", [str(Path(sys.executable).with_name("gpulint")), *argv])
+        # The console script is __main__ of its process (click names the program after it,
+        # not "python -m pytest").
+        mp.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
+        # In-process runs are serial: the default --jobs (every core) would fork this test
+        # process for 64 files or more. Workers are real processes' business (their output
+        # is byte-identical to a serial run's: tests/test_robustness.py); a fork that still
+        # happens fails loudly.
+        mp.setattr("gpulint.runner.available_cores", lambda: 1)
+        mp.setattr(os, "fork", _no_fork)
+        # The original streams too: shutil.get_terminal_size() asks sys.__stdout__, a pipe
+        # in a real run (so `gpulint rules` wraps at its default width, as it does there).
+        for name, stream in (("stdin", stdin_stream), ("stdout", out), ("stderr", err)):
+            mp.setattr(sys, name, stream)
+            mp.setattr(sys, f"__{name}__", stream)
+        if cwd is not None:
+            mp.chdir(cwd)
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+        try:
+            main()
+        except SystemExit as exc:
+            if exc.code is None or isinstance(exc.code, int):
+                code = exc.code or 0
+            else:  # sys.exit("message"): printed to stderr, exit status 1
+                err.write(f"{exc.code}\n")
+                code = 1
+        else:  # pragma: no cover - main() always exits
+            code = 0
+        finally:
+            os.environ.clear()
+            os.environ.update(saved_environ)
+            sys.path[:] = saved_path
+            for name in set(sys.modules) - saved_modules:
+                if not _kept_module(name, sys.modules[name], keep_roots):
+                    del sys.modules[name]
+            for sig, handler in saved_signals.items():
+                if handler is not None:
+                    signal.signal(sig, handler)
+            out.flush()
+            err.flush()
+    raw_out = out.buffer.getvalue()  # type: ignore[attr-defined]
+    raw_err = err.buffer.getvalue()  # type: ignore[attr-defined]
+    if text:
+        return subprocess.CompletedProcess(
+            ["gpulint", *argv], code, raw_out.decode(), raw_err.decode()
+        )
+    return subprocess.CompletedProcess(["gpulint", *argv], code, raw_out, raw_err)
 
 
 @pytest.fixture(autouse=True, scope="session")

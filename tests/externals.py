@@ -13,14 +13,13 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, gpulint_in_process
 
 TOOLS = ROOT / ".tools"
 JUNIT_XSD = TOOLS / "junit-10.xsd"
@@ -32,19 +31,9 @@ MULTITOOL_RULE_KINDS = "Sarif;Gh"
 def gpulint(
     *args: str, cwd: Path | str | None = None, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run the installed console script as a user would."""
-    exe = Path(sys.executable).with_name("gpulint")
-    assert exe.exists(), "gpulint is not installed in this environment (pip install -e .)"
-    return subprocess.run(
-        [str(exe), *args],
-        cwd=cwd,
-        input=stdin if stdin is not None else "",
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-    )
+    """``gpulint ARGS``, in-process through the console entry point (what a format prints
+    does not depend on the process; tests/conftest.py)."""
+    return gpulint_in_process(*args, cwd=cwd, stdin=stdin)
 
 
 def sarif_schema_path() -> Path:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
 from gpulint.catalog import render_markdown
 from gpulint.plugins import load_rules
 from gpulint.rule import DOC_SECTIONS, Rule
-from tests.conftest import ROOT, RULE_FIXTURES, gpulint_cmd
+from tests.conftest import ROOT, RULE_FIXTURES, gpulint_in_process
 
 BUILTIN: list[Rule] = [r for r in load_rules() if r.origin == "built-in"]
 
@@ -41,23 +40,12 @@ def test_docs_rules_md_is_current() -> None:
 
 
 def test_rules_command_formats() -> None:
-    markdown = subprocess.run(
-        [*gpulint_cmd(), "rules", "--isolated", "--format", "markdown"],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    ).stdout
-    assert markdown == render_markdown(load_rules())
-    listed = json.loads(
-        subprocess.run(
-            [*gpulint_cmd(), "rules", "--isolated", "--format", "json"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=ROOT,
-        ).stdout
-    )
+    markdown = gpulint_in_process("rules", "--isolated", "--format", "markdown", cwd=ROOT)
+    assert markdown.returncode == 0, markdown.stderr
+    assert markdown.stdout == render_markdown(load_rules())
+    listed_json = gpulint_in_process("rules", "--isolated", "--format", "json", cwd=ROOT)
+    assert listed_json.returncode == 0, listed_json.stderr
+    listed = json.loads(listed_json.stdout)
     by_code = {r["code"]: r for r in listed}
     assert by_code["GPU020"]["options"]["taints"]["default"][0]["key"] == "nvidia.com/gpu"
     assert by_code["GL100"]["scope"] == "input"

@@ -1,4 +1,9 @@
-"""The ``gpulint`` command line, run as a real subprocess of the installed entry point."""
+"""The ``gpulint`` command line: its options, messages and exit codes.
+
+Run in-process through the console entry point (tests/conftest.py, gpulint_in_process), except
+where the process itself is the subject: the installed console script, stdin and stdout on a
+pipe, colour on a terminal (gpulint_subprocess).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import os
 import pty
 import re
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +21,7 @@ from jsonschema import Draft202012Validator
 
 from gpulint import __version__
 from gpulint.plugins import load_rules
-from tests.conftest import ROOT, RULE_FIXTURES, gpulint_cmd
+from tests.conftest import ROOT, RULE_FIXTURES, gpulint_cmd, gpulint_in_process, gpulint_subprocess
 
 REPORT_SCHEMA = ROOT / "schemas" / "report.schema.json"
 
@@ -83,16 +88,10 @@ def gpulint(
     stdin: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    run: Callable[..., subprocess.CompletedProcess[Any]] = gpulint_in_process,
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*gpulint_cmd(), *map(str, args)],
-        input=stdin if stdin is not None else "",
-        capture_output=True,
-        text=True,
-        env=dict(env) if env is not None else clean_env(),
-        cwd=cwd,
-        timeout=120,
-    )
+    """``gpulint ARGS`` in the environment without NO_COLOR and FORCE_COLOR (unless ``env``)."""
+    return run(*args, stdin=stdin, env=env if env is not None else clean_env(), cwd=cwd)
 
 
 def parse_text(stdout: str) -> list[dict[str, str]]:
@@ -219,7 +218,15 @@ def test_files_named_explicitly_are_linted_whatever_their_extension(tree: Path) 
 
 
 def test_stdin_with_a_filename(tmp_path: Path) -> None:
-    proc = gpulint("check", "--stdin-filename", "charts/trainer/pod.yaml", "-", stdin=GPU_POD)
+    # A real pipe on stdin.
+    proc = gpulint(
+        "check",
+        "--stdin-filename",
+        "charts/trainer/pod.yaml",
+        "-",
+        stdin=GPU_POD,
+        run=gpulint_subprocess,
+    )
     findings = parse_text(proc.stdout)
     assert {f["path"] for f in findings} == {"charts/trainer/pod.yaml"}
     assert [(f["rule"], f["line"]) for f in findings] == [("GPU020", "6"), ("GPU001", "12")]
@@ -613,7 +620,7 @@ def test_warnings_are_still_printed_below_the_failure_level(tmp_path: Path) -> N
 
 
 def test_version() -> None:
-    proc = gpulint("--version")
+    proc = gpulint("--version", run=gpulint_subprocess)  # the installed console script
     assert (proc.returncode, proc.stdout) == (0, f"gpulint {__version__}\n")
 
 
@@ -683,6 +690,8 @@ def plain_output() -> str:
 def test_colour_on_a_pipe(
     env: dict[str, str], args: list[str], coloured: bool, plain_output: str
 ) -> None:
+    # stdout is not a terminal here, as on a pipe (a real pipe: test_stdin_with_a_filename
+    # parses its uncoloured lines; a real terminal: test_colour_only_on_a_terminal).
     proc = gpulint("check", *args, FIXTURE, env=clean_env(**env))
     assert bool(ANSI.search(proc.stdout)) is coloured
     assert ANSI.sub("", proc.stdout) == plain_output  # colour never changes the text itself

@@ -24,7 +24,7 @@ from gpulint.config import (
     resolve,
 )
 from gpulint.plugins import load_rules
-from tests.conftest import ROOT, gpulint_cmd
+from tests.conftest import ROOT, gpulint_in_process
 
 GPU_DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -72,14 +72,7 @@ spec:
 
 
 def run(args: list[str], cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*gpulint_cmd(), *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return gpulint_in_process(*args, cwd=cwd, stdin=stdin)
 
 
 def findings(proc: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:

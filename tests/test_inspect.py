@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from gpulint.inspector import Inspector, render_json, render_text
-from tests.conftest import CORPUS, FIXTURES, ROOT, gpulint_cmd, needs_corpus
+from tests.conftest import CORPUS, FIXTURES, ROOT, gpulint_in_process, needs_corpus
 
 SCHEMA = json.loads((ROOT / "schemas" / "inspect.schema.json").read_text())
 
@@ -154,18 +153,12 @@ def test_json_output_matches_its_schema_on_the_corpus(validator: Draft202012Vali
 def test_cli_inspect_text_and_json(tmp_path: Path) -> None:
     manifest = tmp_path / "job.yaml"
     manifest.write_text(MANIFEST)
-    text = subprocess.run(
-        [*gpulint_cmd(), "inspect", str(manifest)], capture_output=True, text=True, check=False
-    )
+    text = gpulint_in_process("inspect", manifest)
     assert text.returncode == 0, text.stderr
     assert f"{manifest}:1:1: PyTorchJob/ddp (kubeflow.org/v1, namespace ml)" in text.stdout
     assert "effective GPU request: nvidia.com/gpu: 4" in text.stdout
-    js = subprocess.run(
-        [*gpulint_cmd(), "inspect", "--format", "json", "-", "--stdin-filename", "in.yaml"],
-        input=MANIFEST,
-        capture_output=True,
-        text=True,
-        check=False,
+    js = gpulint_in_process(
+        "inspect", "--format", "json", "-", "--stdin-filename", "in.yaml", stdin=MANIFEST
     )
     assert js.returncode == 0, js.stderr
     data = json.loads(js.stdout)
@@ -176,12 +169,7 @@ def test_cli_inspect_text_and_json(tmp_path: Path) -> None:
 def test_cli_inspect_missing_path_and_broken_yaml(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yaml"
     broken.write_text("apiVersion: v1\nkind: Pod\nspec: [unclosed\n")
-    result = subprocess.run(
-        [*gpulint_cmd(), "inspect", str(broken), str(tmp_path / "nope.yaml")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = gpulint_in_process("inspect", broken, tmp_path / "nope.yaml")
     assert result.returncode == 2
     assert "nope.yaml: no such file or directory" in result.stderr
     assert f"{broken}: not inspected: " in result.stdout
@@ -193,13 +181,7 @@ def test_cli_inspect_honours_exclude(tmp_path: Path) -> None:
     for folder in ("k8s", "rendered"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "job.yaml").write_text(MANIFEST)
-    result = subprocess.run(
-        [*gpulint_cmd(), "inspect", "--format", "json", "."],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = gpulint_in_process("inspect", "--format", "json", ".", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert [f["path"] for f in json.loads(result.stdout)["files"]] == ["k8s/job.yaml"]
 

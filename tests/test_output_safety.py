@@ -18,7 +18,6 @@ import os
 import re
 import stat
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ from gpulint.reporters import FORMATS, ReportContext, renderer
 from gpulint.reporters.github import display_path
 from gpulint.runner import run
 from gpulint.textsafe import escape, json_text
-from tests.conftest import ROOT
+from tests.conftest import ROOT, gpulint_in_process
 from tests.externals import assert_schema_valid, junit_schema, multitool_validate
 from tests.test_github_format import parse_command
 
@@ -345,16 +344,9 @@ SHOWN_NAME = "bad\\xff\\nfake.yaml:9:9: GPU001 error: x.yaml"
 
 
 def cli(*args: str | bytes, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    """The installed command, its output as bytes (a str reader would hide bad UTF-8)."""
-    exe = Path(sys.executable).with_name("gpulint")
-    return subprocess.run(
-        [str(exe), *args],
-        cwd=cwd,
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-        check=False,
-    )
+    """gpulint's output as bytes (a str reader would hide bad UTF-8), in-process through the
+    console entry point (tests/conftest.py)."""
+    return gpulint_in_process(*args, cwd=cwd, text=False)
 
 
 @pytest.fixture()
@@ -560,11 +552,8 @@ def test_rule_docs_from_the_repository_reach_the_terminal_escaped(tmp_path: Path
         encoding="utf-8",
     )
     (tmp_path / ".gpulint.yaml").write_text("rule-dirs: [policy]\n", encoding="utf-8")
-    exe = Path(sys.executable).with_name("gpulint")
     for args in (["rules"], ["rule", "EVIL001"], ["rules", "--format", "markdown"]):
-        proc = subprocess.run(
-            [str(exe), *args], cwd=tmp_path, capture_output=True, text=True, timeout=60
-        )
+        proc = gpulint_in_process(*args, cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
         assert "EVIL001" in proc.stdout
         assert RAW.search(proc.stdout) is None, (args, proc.stdout)

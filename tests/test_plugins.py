@@ -19,7 +19,7 @@ from gpulint.engine import Linter
 from gpulint.plugins import RuleSource, load_rules
 from gpulint.rule import RuleLoadError
 from gpulint.settings import Settings
-from tests.conftest import FIXTURES, ROOT, expectations, gpulint_cmd
+from tests.conftest import FIXTURES, ROOT, expectations, gpulint_in_process
 
 EXAMPLE_RULES = ROOT / "examples" / "rules"
 DECLARATIVE_FIXTURES = sorted((FIXTURES / "declarative").glob("*.yaml"))
@@ -44,13 +44,13 @@ spec:
 def run(
     args: list[str], cwd: Path, exe: list[str] | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
+    """``gpulint ARGS`` in-process, or the console script ``exe`` (a plugin's own install)
+    as a real process; ``env`` is added to this environment."""
+    environ = None if env is None else {**os.environ, **env}
+    if exe is None:
+        return gpulint_in_process(*args, cwd=cwd, env=environ)
     return subprocess.run(
-        [*(exe or gpulint_cmd()), *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=None if env is None else {**os.environ, **env},
+        [*exe, *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=environ
     )
 
 

@@ -22,7 +22,7 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from tests.conftest import ROOT, gpulint_cmd
+from tests.conftest import ROOT, gpulint_cmd, gpulint_in_process
 from tests.docblocks import DOCUMENTS, Block, assert_output, block, blocks, console
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -145,14 +145,7 @@ def _section(title: str) -> str:
 
 
 def run(args: list[str], cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*gpulint_cmd(), *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return gpulint_in_process(*args, cwd=cwd, stdin=stdin)
 
 
 def _env(**extra: str) -> dict[str, str]:

@@ -30,6 +30,8 @@ from .conftest import (
     YAML_TEST_SUITE,
     data_cases,
     gpulint_cmd,
+    gpulint_in_process,
+    gpulint_subprocess,
     needs_corpus,
     needs_yaml_test_suite,
 )
@@ -68,23 +70,28 @@ def gpulint(
     *args: str,
     cwd: Path,
     stdin: bytes | None = None,
-    timeout: float = 120,
+    timeout: float | None = None,
     memory_gib: float | None = None,
     select: str | None = "YML,GPU004",
 ) -> subprocess.CompletedProcess[bytes]:
     """``gpulint check --format json [--select ...] ARGS`` (the expectations of these
-    tests are about the input rules and one GPU rule, whatever else the catalog holds)."""
+    tests are about the input rules and one GPU rule, whatever else the catalog holds).
+
+    A test of bounded time or memory (``timeout``, ``memory_gib``) runs the console script in
+    a process of its own that can be stopped and limited; the others run in-process."""
     options = ["check", "--format", "json", *(["--select", select] if select else [])]
-    proc = subprocess.run(
-        [*gpulint_cmd(), *options, *args],
-        cwd=cwd,
-        input=stdin,
-        stdin=None if stdin is not None else subprocess.DEVNULL,
-        capture_output=True,
-        timeout=timeout,
-        preexec_fn=limit_memory(memory_gib) if memory_gib else None,
-        check=False,
-    )
+    if timeout is None and memory_gib is None:
+        proc = gpulint_in_process(*options, *args, cwd=cwd, stdin=stdin, text=False)
+    else:
+        proc = gpulint_subprocess(
+            *options,
+            *args,
+            cwd=cwd,
+            stdin=stdin,
+            text=False,
+            timeout=timeout or 120,
+            preexec_fn=limit_memory(memory_gib) if memory_gib else None,
+        )
     assert proc.returncode in (0, 1, 2), (proc.returncode, proc.stderr.decode()[-2000:])
     assert b"Traceback" not in proc.stderr, proc.stderr.decode()[-2000:]
     return proc
@@ -125,7 +132,8 @@ def write(folder: Path, name: str, content: str | bytes) -> Path:
 
 @needs_yaml_test_suite
 def test_yaml_test_suite_in_one_run(tmp_path: Path) -> None:
-    proc = gpulint(str(SUITE), cwd=tmp_path)
+    # Hundreds of files: forked workers, a process of its own.
+    proc = gpulint(str(SUITE), cwd=tmp_path, timeout=120)
     assert proc.returncode == 1
     report = json.loads(proc.stdout)
     assert report["summary"]["files"] == 402

@@ -19,7 +19,7 @@ from gpulint.model import RULE_ERROR_CODE, Severity
 from gpulint.plugins import load_rules
 from gpulint.rule import Rule, Violation
 from gpulint.runner import PARALLEL_MIN_FILES
-from tests.conftest import ROOT
+from tests.conftest import ROOT, gpulint_subprocess
 from tests.externals import (
     assert_schema_valid,
     gpulint,
@@ -160,8 +160,9 @@ def test_every_other_rule_and_file_is_still_reported_and_the_exit_code_is_2(
 def test_workers_report_the_same_as_a_serial_run(tmp_path: Path) -> None:
     copies = -(-PARALLEL_MIN_FILES // len(MANIFESTS)) + 1
     project = _project(tmp_path, copies)
-    serial = gpulint("check", "--allow-plugins", "-j", "1", "k8s", cwd=project)
-    parallel = gpulint("check", "--allow-plugins", "-j", "2", "k8s", cwd=project)
+    # Forked workers: real processes.
+    serial = gpulint_subprocess("check", "--allow-plugins", "-j", "1", "k8s", cwd=project)
+    parallel = gpulint_subprocess("check", "--allow-plugins", "-j", "2", "k8s", cwd=project)
     assert serial.returncode == parallel.returncode == 2
     assert parallel.stdout == serial.stdout
     findings = parse_text(serial.stdout)

@@ -23,7 +23,7 @@ import pytest
 from gpulint.declarative import load_declarative
 from gpulint.engine import Linter
 from gpulint.rule import RuleLoadError
-from tests.conftest import ROOT, gpulint_cmd
+from tests.conftest import ROOT, gpulint_cmd, gpulint_in_process
 
 GPU_POD = """\
 apiVersion: v1
@@ -47,9 +47,7 @@ spec:
 def run(
     args: list[str], cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*gpulint_cmd(), *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=env
-    )
+    return gpulint_in_process(*args, cwd=cwd, env=env)
 
 
 def rule_file(tmp_path: Path, body: str, name: str = "rule.yaml") -> Path:

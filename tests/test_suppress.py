@@ -18,7 +18,7 @@ from gpulint.model import Finding
 from gpulint.plugins import load_rules
 from gpulint.settings import Settings
 from gpulint.suppress import comment_directives
-from tests.conftest import expectations, gpulint_cmd
+from tests.conftest import expectations, gpulint_in_process
 
 
 @pytest.fixture(scope="module")
@@ -263,9 +263,7 @@ def test_codes_of_disabled_rules_are_not_stale(rules: list[Any]) -> None:
 
 # -- through the command line -----------------------------------------------------------------
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*gpulint_cmd(), *args], cwd=cwd, capture_output=True, text=True, timeout=120
-    )
+    return gpulint_in_process(*args, cwd=cwd)
 
 
 def test_suppressed_findings_do_not_fail_the_run_but_appear_in_json(tmp_path: Path) -> None:
