@@ -247,7 +247,7 @@ def read_config(path: FsPath) -> ConfigFile:
 
 
 def _read_yaml(path: FsPath, shown: str) -> ConfigFile:
-    from gpulint.yamlload import SourceError, load_one_document
+    from gpulint.loader.ownfiles import SourceError, load_one_document
 
     try:
         doc = load_one_document(path)

@@ -92,7 +92,7 @@ def _render(template: Template, values: Mapping[str, str]) -> str:
 
 def _read(path: FsPath) -> tuple[Any, Any]:
     """(data, document) of a declarative rule file; RuleLoadError when unreadable."""
-    from gpulint.yamlload import SourceError, load_one_document
+    from gpulint.loader.ownfiles import SourceError, load_one_document
 
     where = str(path)
     try:

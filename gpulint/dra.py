@@ -24,10 +24,10 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
+from gpulint.loader.document import Document
 from gpulint.model import Path
 from gpulint.registry import Registry
 from gpulint.workloads import PodSpec, objects
-from gpulint.yamlload import Document
 
 CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 DRA_GROUP = "resource.k8s.io"

@@ -6,6 +6,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from gpulint.dra import ClaimIndex, may_hold_dra
+from gpulint.loader.decoding import decode
+from gpulint.loader.document import Document, Problem
+from gpulint.loader.stream import DocumentStream
 from gpulint.model import (
     RULE_ERROR_CODE,
     Finding,
@@ -26,7 +29,6 @@ from gpulint.suppress import (
     Unused,
 )
 from gpulint.workloads import K8sObject, builtin_table, objects
-from gpulint.yamlload import Document, DocumentStream, Problem, decode
 
 RULE_ERROR_NAME = "rule-error"
 #: The longest exception message a GL900 finding quotes (characters).

@@ -21,6 +21,9 @@ from typing import Any
 
 from gpulint.discover import Target
 from gpulint.dra import ClaimIndex
+from gpulint.loader.decoding import decode
+from gpulint.loader.document import Document
+from gpulint.loader.stream import load_text
 from gpulint.model import Path
 from gpulint.podrequest import pod_requests
 from gpulint.registry import Registry, builtin_registry
@@ -28,7 +31,6 @@ from gpulint.resources import format_amount, gpu_demand
 from gpulint.runner import read_target
 from gpulint.textsafe import escape, json_text
 from gpulint.workloads import K8sObject, PodSpec, WorkloadTable, builtin_table, objects
-from gpulint.yamlload import Document, decode, load_text
 
 #: How deep the scan for GPU keys in objects of unknown kinds goes.
 _SCAN_DEPTH = 12

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 from gpulint.discover import Target
 from gpulint.engine import Linter
+from gpulint.loader.document import Problem
 from gpulint.model import Finding, LintedObject, Span
 from gpulint.report import Report
-from gpulint.yamlload import Problem
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor

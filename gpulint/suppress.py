@@ -39,9 +39,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from gpulint.globs import PathMatcher
+from gpulint.loader.document import Document
 from gpulint.model import Finding, ObjectRef, Path, Span, Suppression, selects
 from gpulint.workloads import WorkloadTable, objects
-from gpulint.yamlload import Document
 
 IGNORE_ANNOTATION = "gpulint.io/ignore"
 REASON_ANNOTATION = "gpulint.io/ignore-reason"
@@ -57,7 +57,6 @@ _ACTION = r"\s*([A-Za-z][A-Za-z-]*)"
 _CODES = r"=\s*([A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*)"
 #: Another tool's comment after ours ends the reason: ``  # expect: GL100``.
 _NEXT_COMMENT = r"\s#\s*[\w.-]+:"
-_TOKENS_WITH_TEXT = ("ScalarToken", "AnchorToken", "AliasToken", "TagToken", "DirectiveToken")
 
 
 def _matches(code: str, selectors: Iterable[str]) -> bool:
@@ -216,37 +215,14 @@ def split_lines(text: str) -> list[str]:
     return re.split(_LINE_BREAK, text)
 
 
-def _covered_regions(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]:
-    """(starts, ends) of tokens that may contain ``#``, and the line scanning stopped at."""
-    from gpulint.yamlload import _lib
-
-    starts: list[tuple[int, int]] = []
-    ends: list[tuple[int, int]] = []
-    parser = _lib().event_parser(text)
-    stopped = 1 << 30
-    try:
-        while parser.check_token():
-            token = parser.get_token()
-            if type(token).__name__ in _TOKENS_WITH_TEXT:
-                sm, em = token.start_mark, token.end_mark
-                starts.append((sm.line, sm.column))
-                ends.append((em.line, em.column))
-    except Exception as exc:  # a syntax error: trust the whitespace rule past it
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        stopped = mark.line if mark is not None else 0
-    finally:
-        dispose = getattr(parser, "dispose", None)
-        if dispose is not None:
-            dispose()
-    return starts, ends, stopped
-
-
 class _Comments:
     """Where comments start on each line."""
 
     def __init__(self, text: str, lines: list[str]) -> None:
         self.lines = lines
-        self.starts, self.ends, self.stopped = _covered_regions(text)
+        from gpulint.loader.comments import covered_regions
+
+        self.starts, self.ends, self.stopped = covered_regions(text)
 
     def _covered(self, line: int, col: int) -> bool:
         if line > self.stopped:

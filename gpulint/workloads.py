@@ -48,8 +48,8 @@ from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpulint.data import data_path
+from gpulint.loader.document import Document
 from gpulint.model import ObjectRef, Path
-from gpulint.yamlload import Document
 
 if TYPE_CHECKING:
     from gpulint.dra import ClaimIndex

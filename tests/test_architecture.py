@@ -21,8 +21,13 @@ PACKAGE = ROOT / "gpulint"
 LAYERS: tuple[tuple[str, ...], ...] = (
     # plain values and helpers that know nothing of gpulint's other modules
     ("model", "data", "textsafe", "quantity", "globs", "taints", "discover", "schemacheck"),
-    # YAML text -> documents with positions
-    ("yamlload",),
+    # YAML text -> documents with positions (gpulint/loader/), bottom to top
+    ("loader", "loader.decoding", "loader.scalars", "loader.positions", "loader.document"),
+    ("loader.library",),
+    ("loader.compose", "loader.strict", "loader.comments"),
+    ("loader.build",),
+    ("loader.stream",),
+    ("loader.ownfiles",),
     # documents -> Kubernetes objects, pod specs, devices, suppressions
     ("registry", "workloads", "dra", "resources", "podrequest", "suppress"),
     # what a rule, the run's settings and a run's result are

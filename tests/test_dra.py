@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from gpulint.dra import ClaimIndex, device_classes, gpu_claims, selector_drivers
+from gpulint.loader.stream import load_text
 from gpulint.registry import builtin_registry
 from gpulint.workloads import builtin_table, objects
-from gpulint.yamlload import load_text
 
 
 def test_device_classes_of_every_claim_shape() -> None:

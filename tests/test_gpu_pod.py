@@ -17,13 +17,13 @@ from gpulint.declarative import load_declarative
 from gpulint.dra import ClaimIndex
 from gpulint.engine import Linter
 from gpulint.inspector import Inspector
+from gpulint.loader.stream import load_text
 from gpulint.plugins import load_rules
 from gpulint.registry import builtin_registry
 from gpulint.resources import gpu_demand
 from gpulint.rule import Rule
 from gpulint.settings import Settings
 from gpulint.workloads import builtin_table, objects
-from gpulint.yamlload import load_text
 
 GPU, CPU, UNKNOWN = "gpu", "cpu", "unknown"
 

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 from gpulint.engine import Linter
 from gpulint.globs import Glob
+from gpulint.loader.stream import DocumentStream, load_text
 from gpulint.plugins import load_rules
 from gpulint.settings import Settings
 from gpulint.suppress import ObjectIgnore
-from gpulint.yamlload import DocumentStream, load_text
 from tests.conftest import gpulint_cmd
 
 MERGE_BOMB = "a: &a {<<: [*a, *a, *a, *a, *a, *a, *a, *a], k: 1}\n"

@@ -11,10 +11,13 @@ from typing import Any
 import pytest
 
 from gpulint.engine import Linter
+from gpulint.loader.decoding import decode
+from gpulint.loader.document import Document
+from gpulint.loader.scalars import resolve_plain
+from gpulint.loader.stream import load_text
 from gpulint.model import Finding, Span
 from gpulint.plugins import load_rules
 from gpulint.workloads import objects
-from gpulint.yamlload import Document, decode, load_text, resolve_plain
 
 
 @pytest.fixture(scope="module")

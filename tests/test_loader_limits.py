@@ -1,4 +1,4 @@
-"""The loader's limits and its three composing paths (gpulint/yamlload.py).
+"""The loader's limits and its three composing paths (the gpulint.loader package).
 
 The C composer recurses once per nesting level and would overflow the C stack on a deep
 enough document; load_text bounds the depth from the text first and picks a path that
@@ -18,16 +18,15 @@ from typing import Any
 
 import pytest
 
-from gpulint import yamlload
+from gpulint.loader import stream
+from gpulint.loader.build import POSITION_DEPTH
+from gpulint.loader.compose import INLINE_LEVELS, MAX_DEPTH, THREAD_LEVELS, nesting_bound
+from gpulint.loader.decoding import decode
+from gpulint.loader.document import Document, LoadResult
+from gpulint.loader.library import _lib
+from gpulint.loader.positions import Positions
+from gpulint.loader.stream import load_text
 from gpulint.model import Span
-from gpulint.yamlload import (
-    MAX_DEPTH,
-    POSITION_DEPTH,
-    LoadResult,
-    Positions,
-    load_text,
-    nesting_bound,
-)
 
 from .conftest import CORPUS, FIXTURES, ROOT, YAML_TEST_SUITE
 
@@ -167,7 +166,7 @@ def sample_texts() -> list[Path]:
     """The repository's own manifests always; the optional data folders when they are set."""
     own = sorted((ROOT / "examples").glob("*.yaml")) + sorted(FIXTURES.rglob("*.yaml"))
     # Some fixtures are deliberately not text (YML005); the composers only see text.
-    files = [p for p in own if yamlload.decode(p.read_bytes())[0] is not None]
+    files = [p for p in own if decode(p.read_bytes())[0] is not None]
     if YAML_TEST_SUITE:
         files += sorted(YAML_TEST_SUITE.glob("*.yaml"))
     if CORPUS:
@@ -181,12 +180,12 @@ def _case_id(path: Path) -> str:
 
 @pytest.mark.parametrize("path", sample_texts(), ids=_case_id)
 def test_event_composer_matches_the_c_composer(path: Path) -> None:
-    text, problem = yamlload.decode(path.read_bytes())
+    text, problem = decode(path.read_bytes())
     if text is None:
         pytest.fail(f"{path}: {problem}")
-    lib = yamlload._lib()
-    c_result = yamlload._load(text, lib, iterative=False)
-    event_result = yamlload._load(text, lib, iterative=True)
+    lib = _lib()
+    c_result = stream._load(text, lib, iterative=False)
+    event_result = stream._load(text, lib, iterative=True)
     assert summary(event_result) == summary(c_result)
 
 
@@ -199,21 +198,21 @@ def test_large_stack_thread_path(monkeypatch: pytest.MonkeyPatch) -> None:
         "spec:\n  containers:\n  - name: c\n    resources:\n      limits:\n"
         "        nvidia.com/gpu: 0.5\n"
     )
-    assert yamlload.INLINE_LEVELS < nesting_bound(source) <= yamlload.THREAD_LEVELS
+    assert INLINE_LEVELS < nesting_bound(source) <= THREAD_LEVELS
     seen: list[str] = []
-    original = yamlload._iter_load
+    original = stream._iter_load
 
     def spy(text: str, lib: Any, problems: list[Any], *, iterative: bool) -> Iterator[Any]:
         for doc in original(text, lib, problems, iterative=iterative):
             seen.append(threading.current_thread().name)  # built in the thread, one by one
             yield doc
 
-    monkeypatch.setattr(yamlload, "_iter_load", spy)
+    monkeypatch.setattr(stream, "_iter_load", spy)
     threaded = load_text(source + "---\n" + source)
     assert seen == ["gpulint-yaml", "gpulint-yaml"]
-    monkeypatch.setattr(yamlload, "_iter_load", original)
+    monkeypatch.setattr(stream, "_iter_load", original)
     threaded = load_text(source)
-    assert summary(threaded) == summary(yamlload._load(source, yamlload._lib(), iterative=False))
+    assert summary(threaded) == summary(stream._load(source, _lib(), iterative=False))
     gpu = ("spec", "containers", 0, "resources", "limits", "nvidia.com/gpu")
     assert threaded.documents[0].value_span(gpu) == Span(12, 25, 12, 28)
 
@@ -223,7 +222,7 @@ def test_errors_inside_the_thread_reach_the_caller(monkeypatch: pytest.MonkeyPat
         raise RuntimeError("boom")
         yield  # a generator, as the real one
 
-    monkeypatch.setattr(yamlload, "_iter_load", boom)
+    monkeypatch.setattr(stream, "_iter_load", boom)
     with pytest.raises(RuntimeError, match="boom"):
         load_text("a: " + "x" * 3000 + "\n")
 
@@ -245,7 +244,7 @@ def test_positions_make_spans_on_lookup() -> None:
 
 def test_hand_built_tables_of_spans_still_work() -> None:
     span = Span(1, 1, 1, 2)
-    doc = yamlload.Document(0, {}, {(): (None, span)}, span)
+    doc = Document(0, {}, {(): (None, span)}, span)
     assert doc.value_span(("x",)) == span
 
 

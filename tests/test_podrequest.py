@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gpulint.loader.stream import load_text
 from gpulint.podrequest import aggregate, pod_requests
 from gpulint.workloads import PodSpec, builtin_table, objects
-from gpulint.yamlload import load_text
 
 D = Decimal
 

@@ -17,9 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpulint.engine import Linter
+from gpulint.loader.decoding import decode
+from gpulint.loader.scalars import resolve_plain
+from gpulint.loader.stream import load_text
 from gpulint.model import Finding
 from gpulint.plugins import load_rules
-from gpulint.yamlload import decode, load_text, resolve_plain
 
 LINTER = Linter(load_rules())
 BREAKS = re.compile(r"\r\n|\r|\n|\x85|\u2028|\u2029")

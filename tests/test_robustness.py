@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from gpulint.engine import Linter
+from gpulint.loader.decoding import decode
 from gpulint.plugins import load_rules
-from gpulint.yamlload import decode
 
 from .conftest import (
     CORPUS,

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from gpulint.loader.stream import load_text
 from gpulint.workloads import (
     LOCATIONS,
     PodSpec,
@@ -30,7 +31,6 @@ from gpulint.workloads import (
     parse_row,
     validate_row,
 )
-from gpulint.yamlload import load_text
 from tests.conftest import FIXTURES, ROOT
 
 WORKLOAD_FIXTURES = sorted((FIXTURES / "workloads").glob("*.yaml"))

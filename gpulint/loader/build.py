@@ -1,0 +1,307 @@
+"""Building: one composed node graph walked into plain data plus its side table of positions.
+
+Aliases are expanded (each use gets its own copy) under go-yaml's "excessive aliasing" ratio,
+merge keys follow YAML 1.1 and duplicate keys are YML002.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.loader.compose import MAX_DEPTH, _TooDeep
+from gpulint.loader.document import Problem
+from gpulint.loader.library import _Lib
+from gpulint.loader.positions import _node_span, _pack
+from gpulint.loader.scalars import TAG_PREFIX, resolve_plain
+from gpulint.loader.strict import _PLAIN_DASH, _StrictChecks
+from gpulint.model import Path
+
+#: Positions are kept for nodes this deep at most; deeper ones report the span of their
+#: ancestor at this depth. No Kubernetes path comes close, and a full path tuple for every
+#: node of a 10,000-deep document would cost memory quadratic in its depth.
+POSITION_DEPTH = 256
+#: Texts longer than this keep packed spans in the side table rather than the nodes.
+COMPACT_TEXT = 1 << 20
+
+# go-yaml v3 decode.go: allowedAliasRatio and its range.
+_ALIAS_RATIO_LOW = 400_000
+_ALIAS_RATIO_HIGH = 4_000_000
+
+
+def _allowed_alias_ratio(decode_count: int) -> float:
+    if decode_count <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if decode_count >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    span = _ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW
+    return 0.99 - 0.89 * ((decode_count - _ALIAS_RATIO_LOW) / span)
+
+
+class _AliasLimit(Exception):
+    """The document expands too much (go-yaml's ratio), or a merge key reaches its own
+    mapping (go-yaml: "anchor 'a' value contains itself")."""
+
+    def __init__(self, anchor: str | None = None) -> None:
+        super().__init__("excessive aliasing")
+        #: The anchor whose value contains itself, for a recursive merge.
+        self.anchor = anchor
+
+
+class _Source:
+    """The text being loaded (shared by the builders of its documents)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+class _Builder(_StrictChecks):
+    """Walk one composed node graph without recursion (documents may nest 10,000 deep)."""
+
+    __slots__ = (
+        "alias_count",
+        "compact",
+        "decode_count",
+        "duplicates",
+        "lib",
+        "positions",
+        "problems",
+        "seen",
+        "source",
+    )
+
+    def __init__(self, lib: _Lib, source: _Source | None = None) -> None:
+        self.lib = lib
+        self.source = source or _Source("")
+        self.compact = len(self.source.text) > COMPACT_TEXT
+        self.positions: dict[Path, Any] = {}
+        self.problems: list[Problem] = []
+        self.seen: set[int] = set()
+        #: Nodes already reported (duplicate keys, unknown tags): aliased content is walked
+        #: once per use, but a problem written once is one problem.
+        self.duplicates: set[int] = set()
+        self.decode_count = 0
+        self.alias_count = 0
+
+    def build(self, root: Any) -> Any:
+        lib = self.lib
+        str_tag, seq_tag, map_tag = lib.str_tag, lib.seq_tag, lib.map_tag
+        holder: list[Any] = [None]
+        # (node, path, key node, container, slot, inside an alias, depth, flow ancestors)
+        stack: list[tuple[Any, Path, Any, Any, Any, bool, int, int]] = [
+            (root, (), None, holder, 0, False, 1, 0)
+        ]
+        push, pop = stack.append, stack.pop
+        positions = self.positions
+        compact = self.compact
+        seen = self.seen
+        decode_count = self.decode_count
+        alias_count = self.alias_count
+        while stack:
+            node, path, key_node, container, slot, in_alias, depth, flows = pop()
+            node_id = id(node)
+            if node_id in seen:
+                in_alias = True
+            else:
+                seen.add(node_id)
+            decode_count += 1
+            if in_alias:
+                alias_count += 1
+                if (
+                    alias_count > 100
+                    and decode_count > 1000
+                    and alias_count / decode_count > _allowed_alias_ratio(decode_count)
+                ):
+                    raise _AliasLimit
+            if depth <= POSITION_DEPTH:
+                positions[path] = _pack(key_node, node) if compact else (key_node, node)
+            ctag = node.ctag
+            kind = node.id
+            if kind == "scalar":
+                if ctag is str_tag:
+                    value = node.value
+                    if node.style:
+                        container[slot] = value
+                    else:
+                        if value == "-":
+                            self._syntax(node.start_mark, _PLAIN_DASH)
+                        container[slot] = resolve_plain(value)
+                else:
+                    container[slot] = self._tagged_scalar(node, path)
+                continue
+            if node.flow_style:
+                flows += 1
+                if flows > MAX_DEPTH:
+                    raise _TooDeep(node.start_mark)
+            elif depth - flows > MAX_DEPTH:
+                raise _TooDeep(node.start_mark)
+            if ctag is not seq_tag and ctag is not map_tag:
+                self._check_tag(node, path)
+            # Multi-line children of a block collection, for the YAML 1.2 layout checks.
+            multi: list[Any] | None = None if node.flow_style or in_alias else []
+            child_depth = depth + 1
+            deep = depth >= POSITION_DEPTH
+            if kind == "sequence":
+                items = node.value
+                out: list[Any] = [None] * len(items)
+                container[slot] = out
+                for i in range(len(items) - 1, -1, -1):
+                    item = items[i]
+                    if multi is not None and item.end_mark.line != item.start_mark.line:
+                        multi.append(item)
+                    push(
+                        (
+                            item,
+                            path if deep else (*path, i),
+                            None,
+                            out,
+                            i,
+                            in_alias,
+                            child_depth,
+                            flows,
+                        )
+                    )
+                if multi:
+                    self._layout(node, multi)
+            else:
+                mapping: dict[str, Any] = {}
+                container[slot] = mapping
+                # _entries counts merged mappings against the same alias budget.
+                self.decode_count, self.alias_count = decode_count, alias_count
+                entries = self._entries(node, path, multi=multi)
+                decode_count, alias_count = self.decode_count, self.alias_count
+                if multi:
+                    self._layout(node, multi)
+                for key, _key_node, _value_node in entries:
+                    mapping[key] = None
+                for key, k_node, v_node in reversed(entries):
+                    push(
+                        (
+                            v_node,
+                            path if deep else (*path, key),
+                            k_node,
+                            mapping,
+                            key,
+                            in_alias,
+                            child_depth,
+                            flows,
+                        )
+                    )
+        self.decode_count = decode_count
+        self.alias_count = alias_count
+        return holder[0]
+
+    def _tagged_scalar(self, node: Any, path: Path) -> Any:
+        """A scalar with an explicit tag: typed as the tag says, unknown tags reported."""
+        tag = self._check_tag(node, path)
+        value = node.value
+        if tag == TAG_PREFIX + "null":
+            return None
+        if tag in (TAG_PREFIX + "int", TAG_PREFIX + "float", TAG_PREFIX + "bool"):
+            resolved = resolve_plain(value) if value else None
+            return resolved if not isinstance(resolved, str) else value
+        return value
+
+    def _entries(
+        self,
+        node: Any,
+        path: Path,
+        depth: int = 0,
+        multi: list[Any] | None = None,
+        chain: frozenset[int] = frozenset(),
+    ) -> list[tuple[str, Any, Any]]:
+        """The mapping's (key, key node, value node) with merge keys applied.
+
+        ``depth`` > 0 while reading a merge source: its duplicates were reported where it is
+        written, and a merge chain deeper than 32 stops there. Values written over several
+        lines are added to ``multi`` when it is a list.
+
+        Merge keys are bounded as go-yaml bounds them (decode.go ``merge``, which decodes
+        each merged mapping through ``unmarshal``): every merged mapping read, and each of
+        its pairs, counts against the alias budget of ``build`` (aliased when the mapping
+        was already built, which is what an alias to it is), so ``<<: [*a, *a, ...]``
+        chains stop with YML004 after a few thousand reads instead of growing as 8^32. A
+        merge that reaches a mapping being merged already -- ``a: &a {<<: *a}`` -- is
+        go-yaml's "anchor 'a' value contains itself": YML004 at once, never a loop.
+        """
+        explicit: list[tuple[str, Any, Any]] = []
+        index: dict[str, int] = {}
+        merges: list[Any] = []
+        for key_node, value_node in node.value:
+            if multi is not None and value_node.end_mark.line != value_node.start_mark.line:
+                multi.append(value_node)
+            if key_node.id != "scalar":
+                continue  # complex keys have no JSON form; Kubernetes cannot use them
+            key = key_node.value
+            if key == "<<" and not key_node.style:
+                merges.append(value_node)
+                continue
+            if key in index:
+                if depth or id(key_node) in self.duplicates:
+                    explicit[index[key]] = (key, key_node, value_node)
+                    continue
+                self.duplicates.add(id(key_node))
+                first = explicit[index[key]][1]
+                first_span = _node_span(first)
+                self.problems.append(
+                    Problem(
+                        "YML002",
+                        _node_span(key_node),
+                        f"duplicate key {key!r} (first at line {first_span.line}): kubectl's "
+                        "strict decoding rejects the object, and non-strict decoding keeps only "
+                        "the last value, silently dropping the first",
+                        (*path, key),
+                    )
+                )
+                explicit[index[key]] = (key, key_node, value_node)
+                continue
+            index[key] = len(explicit)
+            explicit.append((key, key_node, value_node))
+        if not merges or depth > 32:
+            return explicit
+        result = list(explicit)
+        present = set(index)
+        chain = chain | {id(node)}
+        seen = self.seen
+        for source in self._merge_sources(merges):
+            if id(source) in chain:
+                raise _AliasLimit(self._anchor(source))
+            self._count_merge(source, aliased=id(source) in seen or depth > 0)
+            for key, key_node, value_node in self._entries(source, path, depth + 1, None, chain):
+                if key not in present:
+                    present.add(key)
+                    result.append((key, key_node, value_node))
+        return result
+
+    def _anchor(self, node: Any) -> str:
+        """The anchor written on ``node`` (the composer keeps none), or ""."""
+        index = node.start_mark.index
+        written = self.text[index : index + 1025]
+        if not written.startswith("&"):
+            return ""
+        return re.split(r"[\s,\[\]{}]", written[1:], maxsplit=1)[0][:1024]
+
+    def _count_merge(self, source: Any, aliased: bool) -> None:
+        """Count one merged mapping and its pairs as go-yaml's ``unmarshal`` counts them."""
+        reads = 1 + len(source.value)
+        self.decode_count += reads
+        if aliased:
+            self.alias_count += reads
+            if (
+                self.alias_count > 100
+                and self.decode_count > 1000
+                and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)
+            ):
+                raise _AliasLimit
+
+    def _merge_sources(self, merges: list[Any]) -> Iterator[Any]:
+        for value_node in merges:
+            if value_node.id == "mapping":
+                yield value_node
+            elif value_node.id == "sequence":
+                for item in value_node.value:
+                    if item.id == "mapping":
+                        yield item

@@ -1,0 +1,89 @@
+"""What the loader returns: documents (data plus positions) and the problems of the YAML."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gpulint.loader.positions import Location
+from gpulint.model import Path, Span
+
+
+class Problem:
+    """Something wrong with the YAML itself, reported with a YMLxxx code.
+
+    Mutable: the loader clamps ``span`` to the end of the text once it is known.
+    """
+
+    __slots__ = ("code", "doc_path", "message", "span")
+
+    def __init__(self, code: str, span: Span, message: str, doc_path: Path = ()) -> None:
+        self.code = code
+        self.span = span
+        self.message = message
+        self.doc_path = doc_path
+
+    def _key(self) -> tuple[str, Span, str, Path]:
+        return (self.code, self.span, self.message, self.doc_path)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Problem):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable, like a dataclass
+
+    def __repr__(self) -> str:
+        return f"Problem({self.code!r}, {self.span!r}, {self.message!r}, {self.doc_path!r})"
+
+
+class Document:
+    """One YAML document: plain data plus the side table of positions."""
+
+    __slots__ = ("data", "index", "positions", "problems", "start")
+
+    def __init__(
+        self,
+        index: int,
+        data: Any,
+        positions: Mapping[Path, Location],
+        start: Span,
+        problems: list[Problem] | None = None,
+    ) -> None:
+        self.index = index
+        self.data = data
+        self.positions = positions
+        #: The span of the document's top-level node (anchors document-level findings).
+        self.start = start
+        self.problems: list[Problem] = [] if problems is None else problems
+
+    def __repr__(self) -> str:
+        return f"Document(index={self.index}, start={self.start!r}, problems={self.problems!r})"
+
+    def value_span(self, path: Path) -> Span:
+        """The span of the value at ``path``; the nearest enclosing node if it is absent."""
+        loc = self._nearest(path)
+        return loc[1]
+
+    def key_span(self, path: Path) -> Span:
+        """The span of the mapping key at ``path`` (the value's for sequence items)."""
+        loc = self._nearest(path)
+        return loc[0] if loc[0] is not None else loc[1]
+
+    def _nearest(self, path: Path) -> Location:
+        positions = self.positions
+        while path:
+            loc = positions.get(path)
+            if loc is not None:
+                return loc
+            path = path[:-1]
+        loc = positions.get(())
+        return loc if loc is not None else (None, self.start)
+
+
+class LoadResult:
+    __slots__ = ("documents", "problems")
+
+    def __init__(self, documents: list[Document], problems: list[Problem]) -> None:
+        self.documents = documents
+        self.problems = problems

@@ -1,0 +1,205 @@
+"""Texts to documents, one document at a time: compose, build, report the text's problems.
+
+Never recurses without a bound: the C composer runs on this thread only when the text cannot
+nest deeper than INLINE_LEVELS, in a thread with a large stack up to THREAD_LEVELS, and the
+iterative event composer takes anything deeper.
+"""
+
+from __future__ import annotations
+
+import _thread
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.loader.build import _AliasLimit, _Builder, _Source
+from gpulint.loader.compose import (
+    INLINE_LEVELS,
+    MAX_DEPTH,
+    THREAD_LEVELS,
+    THREAD_STACK,
+    _compose_c,
+    _compose_events,
+    _TooDeep,
+    nesting_bound,
+)
+from gpulint.loader.document import Document, LoadResult, Problem
+from gpulint.loader.library import _Lib, _lib
+from gpulint.loader.positions import Positions, _node_span, _point, clamp, text_end
+from gpulint.loader.strict import _needs_token_pass, _token_problems
+from gpulint.model import Span
+
+
+def load_text(text: str) -> LoadResult:
+    """Compose every document of ``text`` and build data plus positions for each.
+
+    Never recurses without a bound: the C composer runs on this thread only when the text
+    cannot nest deeper than INLINE_LEVELS, in a thread with a large stack up to
+    THREAD_LEVELS, and the iterative event composer takes anything deeper.
+    """
+    stream = DocumentStream(text)
+    documents = list(stream)
+    return LoadResult(documents, stream.problems)
+
+
+class DocumentStream:
+    """The documents of a text, composed and built one at a time as they are iterated.
+
+    What ``load_text`` returns, without holding every document at once: a caller that
+    lints each document and drops it keeps one document's nodes, data and positions in
+    memory, not the whole file's (a 50 MB file took 33 times its size). ``problems`` (the
+    text's own: syntax errors, YML004 documents, YAML 1.2 token rules) is complete once the
+    iteration ends. Iterate once.
+
+    Texts whose depth bound needs the large-stack thread (lines of 1,000 to 25,000
+    characters) are composed there and handed over one document at a time.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.problems: list[Problem] = []
+
+    def __iter__(self) -> Iterator[Document]:
+        text, lib = self.text, _lib()
+        bound = nesting_bound(text)
+        if lib.c_parser is None or bound > THREAD_LEVELS:
+            yield from _iter_load(text, lib, self.problems, iterative=True)
+        elif bound <= INLINE_LEVELS:
+            yield from _iter_load(text, lib, self.problems, iterative=False)
+        else:
+            yield from _iter_in_large_stack(text, lib, self.problems)
+        if _needs_token_pass(text) and not any(p.code == "YML001" for p in self.problems):
+            self.problems.extend(_token_problems(text, lib))
+
+
+#: Serializes the stack-size change around thread creation. (``_thread`` is what
+#: ``threading.Lock`` is; threading itself is imported only when a deep document needs it.)
+_THREAD_LOCK = _thread.allocate_lock()
+
+
+def _iter_in_large_stack(text: str, lib: _Lib, problems: list[Problem]) -> Iterator[Document]:
+    """``_iter_load`` with the C composer in a thread with THREAD_STACK bytes of stack,
+    handing each document over to the calling thread as it is built (at most one waits)."""
+    import queue
+    import threading  # only for a deep document: keeps it off the start-up path
+
+    handoff: queue.Queue[Any] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+    done = object()
+
+    def hand(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                handoff.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def target() -> None:
+        try:
+            for doc in _iter_load(text, lib, problems, iterative=False):
+                if not hand(doc):
+                    return
+                del doc
+            hand(done)
+        except BaseException as exc:  # re-raised on the calling thread
+            hand(exc)
+
+    try:
+        with _THREAD_LOCK:
+            previous = threading.stack_size(THREAD_STACK)
+            try:
+                thread = threading.Thread(target=target, name="gpulint-yaml", daemon=True)
+                thread.start()
+            finally:
+                threading.stack_size(previous)
+    except (RuntimeError, ValueError, MemoryError):
+        # No thread to be had (memory or thread limits): compose without recursion instead.
+        yield from _iter_load(text, lib, problems, iterative=True)
+        return
+    try:
+        while True:
+            item = handoff.get()
+            if item is done:
+                break
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+            del item
+    finally:
+        stop.set()  # a hand-over waiting on a full queue gives up within 0.1 s
+        thread.join()
+
+
+def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
+    problems: list[Problem] = []
+    documents = list(_iter_load(text, lib, problems, iterative=iterative))
+    return LoadResult(documents, problems)
+
+
+def _iter_load(
+    text: str, lib: _Lib, problems: list[Problem], *, iterative: bool
+) -> Iterator[Document]:
+    """The documents of ``text`` one at a time; problems of the text as a whole (syntax
+    errors, YML004) are added to ``problems`` as they are met. Nothing of a document is
+    kept here once the next one is composed."""
+    parser = lib.event_parser(text) if iterative else lib.c_parser(text)
+    roots = _compose_events(parser, lib) if iterative else _compose_c(parser)
+    source = _Source(text)
+    end = text_end(text)
+    index = 0
+    try:
+        for node in roots:
+            builder = _Builder(lib, source)
+            start = _node_span(node)
+            try:
+                data = builder.build(node)
+            except _AliasLimit as exc:
+                if exc.anchor is not None:
+                    shown = f"anchor &{exc.anchor}" if exc.anchor else "a mapping"
+                    message = (
+                        f"{shown} merges itself (a '<<' merge key reaches the mapping it is "
+                        f'in): kubectl\'s decoder refuses it ("anchor value contains itself"); '
+                        "the document was not expanded or linted"
+                    )
+                else:
+                    message = (
+                        "document contains excessive aliasing (an alias bomb?): it expands to "
+                        "far more nodes than it writes, counting merge keys (<<), as kubectl's "
+                        "decoder also refuses; the document was not expanded or linted"
+                    )
+                problems.append(Problem("YML004", clamp(start, end), message))
+                index += 1
+                continue
+            positions = Positions(builder.positions, end)
+            doc = Document(index, data, positions, clamp(start, end), builder.problems)
+            for problem in doc.problems:
+                problem.span = clamp(problem.span, end)
+            del node, builder, data, positions
+            index += 1
+            yield doc
+            del doc
+    except _TooDeep as exc:
+        line, col = exc.mark.line + 1, exc.mark.column + 1
+        problems.append(
+            Problem(
+                "YML001",
+                clamp(Span(line, col, line, col + 1), end),
+                f"YAML syntax error: more than {MAX_DEPTH:,} nested block collections or "
+                f"{MAX_DEPTH:,} nested flow collections; "
+                f"Kubernetes' YAML decoder stops here too (exceeded max depth of {MAX_DEPTH})",
+            )
+        )
+    except lib.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        what = exc.problem or "invalid YAML"
+        if exc.context:
+            what = f"{what} {exc.context}"
+        span = _point(text, mark) if mark is not None else Span(1, 1, 1, 1)
+        problems.append(Problem("YML001", clamp(span, end), f"YAML syntax error: {what}"))
+    except lib.YAMLError as exc:
+        problems.append(Problem("YML001", Span(1, 1, 1, 1), f"YAML syntax error: {exc}"))
+    finally:
+        dispose = getattr(parser, "dispose", None)
+        if dispose is not None:
+            dispose()

@@ -1,0 +1,247 @@
+"""Checks the parser does not make: YAML 1.2 rules that libyaml -- like go-yaml, so kubectl
+too -- lets through (YML001), and tags Kubernetes does not accept (YML003).
+
+``_StrictChecks`` is the builder's half that reads the text around a node; ``_token_problems``
+reads the scanner's tokens once the documents are built.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpulint.loader.document import Problem
+from gpulint.loader.library import _Lib
+from gpulint.loader.positions import _node_span
+from gpulint.loader.scalars import _STD_TAGS, TAG_PREFIX
+from gpulint.model import Path, Span
+
+#: YML001 messages for what the YAML 1.2 grammar rejects and libyaml -- like go-yaml, so
+#: kubectl too -- reads anyway. The document is still linted as Kubernetes would read it.
+_STRICT = "YAML syntax error (YAML 1.2; Kubernetes' parser lets it through): "
+#: A line that only closes flow collections: "}", "]," or "} # comment".
+_CLOSER = re.compile(r"[\]}][\]},\s]*(#.*)?$")
+_PLAIN_DASH = "a plain value cannot be a lone '-': quote it (\"-\")"
+
+
+class _StrictChecks:
+    """The checks of one document's builder (``gpulint.loader.build._Builder``)."""
+
+    __slots__ = ()
+
+    #: The builder's: the text being loaded (a ``_Source``), its problems, and the nodes
+    #: already reported.
+    source: Any
+    problems: list[Problem]
+    duplicates: set[int]
+
+    # -- YAML 1.2 rules that libyaml (and so Kubernetes' go-yaml) does not enforce ----------
+    # They read the text around a node through its marks (character offsets): a 50 MB text
+    # is never split into lines.
+
+    @property
+    def text(self) -> str:
+        text: str = self.source.text
+        return text
+
+    def _syntax(
+        self, mark: Any, message: str, line: int | None = None, col: int = 0, width: int = 1
+    ) -> None:
+        """A YML001 problem the YAML 1.2 grammar gives but the parser let through."""
+        if line is None:
+            line, col = mark.line, mark.column
+        span = Span(line + 1, col + 1, line + 1, col + 1 + width)
+        self.problems.append(Problem("YML001", span, f"{_STRICT}{message}"))
+
+    def _before(self, mark: Any) -> str:
+        """The text of the mark's line before the mark."""
+        index: int = mark.index
+        return self.text[index - mark.column : index]
+
+    def _layout(self, node: Any, children: list[Any]) -> None:
+        """Check the multi-line flow values and block scalars of one block collection."""
+        children = [c for c in children if c.id == "scalar" or c.flow_style]
+        if not children:
+            return  # nested block collections: checked on their own
+        if node.id == "mapping":
+            first = node.value[0][0].start_mark
+            indent: int = first.column
+            before = self._before(first).rstrip(" ")
+            if before.endswith("?"):  # an explicit key: "? key"
+                indent = len(before) - 1
+        else:  # the column of the "-" before the first item
+            first = node.value[0].start_mark
+            indent = max(self._before(first).rfind("-"), 0)
+        for child in children:
+            if child.id == "scalar":
+                if child.style in ("|", ">"):
+                    self._block_scalar(child, indent)
+                else:
+                    self._continuation(child, indent)
+            elif child.flow_style:
+                self._continuation(child, indent)
+
+    def _continuation(self, node: Any, indent: int) -> None:
+        """A flow value (quoted or plain scalar, flow collection) written over several lines
+        inside a block collection: every continuation line is indented more than the
+        collection (YAML 1.2 s-flow-line-prefix; tabs are not indentation).
+
+        One deviation: a line holding only closing brackets may sit at the collection's own
+        indentation -- JSON-style ``key: {`` ... ``}`` is common in real manifests and every
+        YAML parser in use reads it.
+        """
+        start, end = node.start_mark, node.end_mark
+        lines = self.text[start.index : end.index].split("\n")
+        for offset, line in enumerate(lines[1:], start=1):
+            body = line.lstrip(" ")
+            if not body.strip():
+                continue  # empty lines may be indented less
+            spaces = len(line) - len(body)
+            if spaces < indent or (spaces == indent and not _CLOSER.match(body)):
+                self._syntax(
+                    None,
+                    f"this line continues a value written over several lines and must be "
+                    f"indented more than its parent collection (more than {indent} spaces; "
+                    "tabs do not count)",
+                    start.line + offset,
+                    spaces,
+                )
+                return
+
+    def _block_scalar(self, node: Any, indent: int) -> None:
+        """A ``|`` or ``>`` scalar without an indentation indicator: no leading empty line
+        may have more spaces than the first content line (YAML 1.2 l-empty, auto-detection)."""
+        text = self.text
+        start = node.start_mark
+        eol = text.find("\n", start.index)
+        if eol < 0:
+            return
+        header = text[start.index : eol]
+        marker = min((i for i in (header.find("|"), header.find(">")) if i >= 0), default=-1)
+        if marker < 0 or any(c.isdigit() for c in header[marker + 1 : marker + 3]):
+            return
+        widest, widest_line, number = 0, 0, start.line
+        while eol >= 0:
+            begin, number = eol + 1, number + 1
+            eol = text.find("\n", begin)
+            line = text[begin : eol if eol >= 0 else len(text)]
+            if not line.strip():
+                spaces = len(line) - len(line.lstrip(" "))
+                if spaces > widest:
+                    widest, widest_line = spaces, number
+                continue
+            content = len(line) - len(line.lstrip(" "))
+            if indent < content < widest:  # the first line of text, and less indented
+                self._syntax(
+                    None,
+                    f"this leading empty line of a block scalar has {widest} spaces, more than "
+                    f"the scalar's first line of text (line {number + 1}, {content} spaces)",
+                    widest_line,
+                    0,
+                    width=widest,
+                )
+            return
+
+    def _check_tag(self, node: Any, path: Path) -> str:
+        """The node's tag text; a YML003 problem if Kubernetes would not accept it."""
+        tag = str(node.tag)
+        if tag not in _STD_TAGS and id(node) not in self.duplicates:
+            # Reported once, where it is written, however often an alias repeats it.
+            self.duplicates.add(id(node))
+            index = node.start_mark.index
+            written = self.text[index : index + 1024].split(None, 1)
+            if written and written[0].startswith("!") and not written[0].startswith("!<"):
+                bad = next((c for c in written[0] if c in ",[]{}"), None)
+                if bad is not None:
+                    self._syntax(node.start_mark, f"a tag cannot contain {bad!r}")
+            shown = "!!" + tag[len(TAG_PREFIX) :] if tag.startswith(TAG_PREFIX) else tag
+            self.problems.append(
+                Problem(
+                    "YML003",
+                    _node_span(node),
+                    f"tag {shown} is not a Kubernetes YAML tag; gpulint read the value as "
+                    "plain data and constructed nothing, but the API server's decoder will "
+                    "reject or misread it: remove the tag",
+                    path,
+                )
+            )
+        return tag
+
+
+#: Characters before a "#" that libyaml takes for the start of a comment but YAML 1.2 does
+#: not (a comment needs white space before it): flow indicators, quotes, block scalar
+#: headers ("|-", ">2") and directive arguments.
+_BEFORE_HASH = frozenset("[]{},\"'|>+-0123456789")
+
+
+def _needs_token_pass(text: str) -> bool:
+    """Whether ``text`` may break a YAML 1.2 rule only the scanner's tokens show."""
+    if text.startswith("%") or "\n%" in text:
+        return True
+    i = text.find("#")
+    while i > 0:
+        if text[i - 1] in _BEFORE_HASH:
+            return True
+        i = text.find("#", i + 1)
+    return False
+
+
+def _token_problems(text: str, lib: _Lib) -> list[Problem]:
+    """YAML 1.2 rules on tokens that libyaml does not enforce: a comment needs white space
+    before it, and a directive may only follow the start of the stream or a ``...``."""
+    tk = lib.tokens
+    directive, scalar = tk.DirectiveToken, tk.ScalarToken
+    may_precede_directive = (tk.StreamStartToken, tk.DocumentEndToken, directive)
+    no_comment_after = (
+        directive,
+        tk.FlowEntryToken,
+        tk.FlowSequenceStartToken,
+        tk.FlowSequenceEndToken,
+        tk.FlowMappingStartToken,
+        tk.FlowMappingEndToken,
+    )
+    problems: list[Problem] = []
+
+    def problem(mark_line: int, col: int, message: str) -> None:
+        span = Span(mark_line + 1, col + 1, mark_line + 1, col + 2)
+        problems.append(Problem("YML001", span, _STRICT + message))
+
+    parser = lib.event_parser(text)
+    previous: Any = None
+    try:
+        while True:
+            token = parser.get_token()
+            if token is None or isinstance(token, tk.StreamEndToken):
+                break
+            kind = type(token)
+            end = token.end_mark
+            if kind is directive and previous not in may_precede_directive:
+                sm = token.start_mark
+                problem(
+                    sm.line,
+                    sm.column,
+                    "a directive must follow '...', the end of the document before it",
+                )
+            if kind in no_comment_after or (kind is scalar and token.style in ('"', "'")):
+                if text.startswith("#", end.index):
+                    problem(end.line, end.column, "a comment needs white space before '#'")
+            elif kind is scalar and token.style in ("|", ">"):
+                start = token.start_mark
+                at = start.index + 1
+                while at < len(text) and text[at] in "+-0123456789":
+                    at += 1
+                if text.startswith("#", at):
+                    problem(
+                        start.line,
+                        start.column + at - start.index,
+                        "a comment needs white space before '#'",
+                    )
+            if kind is not tk.BlockEndToken:
+                previous = kind
+    except lib.YAMLError:
+        pass  # the composer reported it
+    finally:
+        dispose = getattr(parser, "dispose", None)
+        if dispose is not None:
+            dispose()
+    return problems
