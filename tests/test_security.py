@@ -458,6 +458,42 @@ def test_bad_trust_options(tmp_path: Path, option: str, value: str, message: str
     assert (proc.returncode, proc.stderr) == (2, message)
 
 
+@pytest.mark.parametrize(
+    ("names", "args"),
+    [
+        # What pre-commit runs: the hook's entry and args, then the staged files, whose
+        # names the pull request chooses (`types: [yaml]` passes any name ending in .yaml).
+        (["--rule-dir=.yaml"], ["check", "-f", "json", "--rule-dir=.yaml", "pod.yaml"]),
+        (["--rule-dir=.yaml"], ["check", "-f", "json", "pod.yaml", "--rule-dir=.yaml"]),
+        # A shell glob in a CI step (`gpulint check *`) expands to the same names.
+        (["--allow-plugins", "--rule-dir"], ["check", "-f", "json", "--allow-plugins",
+                                             "--rule-dir", ".yaml", "pod.yaml"]),
+    ],
+    ids=["pre-commit", "pre-commit-last", "glob"],
+)  # fmt: skip
+def test_a_file_named_like_an_option_is_a_path_not_an_option(
+    hostile: Path, markers: Path, names: list[str], args: list[str]
+) -> None:
+    (hostile / ".gpulint.yaml").unlink()
+    (hostile / ".yaml").mkdir()
+    (hostile / ".yaml" / "evil.py").write_text(planted(markers, "dash", "EVIL005"))
+    for name in names:
+        (hostile / name).write_text("# not a manifest\n")
+    proc = run_in([*gpulint_cmd(), *args], hostile)
+    assert sorted(markers.iterdir()) == []
+    # The files are linted under their own names (the last case also names `.yaml`).
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    assert [f["rule"] for f in report["findings"]] == ["GPU020"]
+    assert report["summary"]["files"] == len(names) + 1
+
+
+def test_an_option_value_naming_a_dash_file_still_names_it(hostile: Path) -> None:
+    (hostile / "-config.yaml").write_text("ignore: [GPU020]\n")
+    proc = run_in([*gpulint_cmd(), "check", "--config", "-config.yaml", "pod.yaml"], hostile)
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
 def test_isolated_python_m_never_reads_the_working_directory_s_entry_points(
     hostile: Path, markers: Path
 ) -> None:
