@@ -99,8 +99,11 @@ def _pyproject_has_table(path: FsPath) -> bool:
 
 
 def warn(message: str) -> None:
-    """A one-line warning on stderr; the run goes on."""
-    sys.stderr.write(f"gpulint: warning: {message}\n")
+    """A one-line warning on stderr; the run goes on. It names paths and values from the
+    linted tree (a folder, a ``plugins`` entry), so it is escaped as every message is."""
+    from gpulint.textsafe import escape
+
+    sys.stderr.write(f"gpulint: warning: {escape(message)}\n")
 
 
 def _owner_problem(path: FsPath) -> str | None:
