@@ -519,6 +519,22 @@ def test_a_planted_module_shadowing_a_dependency_is_not_imported(
     assert sorted(markers.iterdir()) == []
 
 
+def test_the_command_never_imports_a_planted_gpulint_package(tmp_path: Path, markers: Path) -> None:
+    # README "Security": the `gpulint` command is the safe form in an untrusted checkout
+    # (`python -m gpulint` would import this folder: Python resolves `-m` before gpulint runs).
+    (tmp_path / "gpulint").mkdir()
+    (tmp_path / "gpulint" / "__init__.py").write_text(planted(markers, "package"))
+    (tmp_path / "gpulint" / "__main__.py").write_text(planted(markers, "main"))
+    (tmp_path / "pod.yaml").write_text(UNTOLERATED)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run(
+        [*gpulint_cmd(), "check", "--isolated", "pod.yaml"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert sorted(markers.iterdir()) == []
+
+
 @pytest.mark.parametrize(
     ("setup", "message"),
     [
