@@ -581,6 +581,35 @@ def test_a_rule_file_linking_out_of_the_repository_is_a_load_error(
     assert "TOP-SECRET" not in proc.stderr
 
 
+@pytest.mark.parametrize("repository", [True, False], ids=["git", "no-git"])
+def test_a_manifest_linking_out_of_the_repository_is_never_read(
+    tmp_path: Path, repository: bool
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "kubeconfig.yaml").write_text(GPU_POD.replace("notebook", "TOP-SECRET"))
+    repo = tmp_path / "pr"
+    (repo / "base").mkdir(parents=True)
+    (repo / "overlay").mkdir()
+    if repository:
+        (repo / ".git").mkdir()
+    (repo / "base" / "pod.yaml").write_text(UNTOLERATED)
+    (repo / "overlay" / "pod.yaml").symlink_to("../base/pod.yaml")  # inside: read
+    (repo / "overlay" / "leak.yaml").symlink_to(outside / "kubeconfig.yaml")
+    (repo / "overlay" / "zero.yaml").symlink_to("/dev/zero")
+    for paths in (["."], ["overlay/leak.yaml", "overlay/pod.yaml", "overlay/zero.yaml"]):
+        proc = run(["check", "--isolated", "-f", "json", *paths], repo)
+        assert proc.returncode == 1, proc.stderr
+        found = {(f["path"], f["rule"]): f["message"] for f in json.loads(proc.stdout)["findings"]}
+        out = "a symbolic link to a file outside the repository: not linted"
+        assert found[("overlay/leak.yaml", "YML005")] == out
+        assert found[("overlay/zero.yaml", "YML005")] == out
+        assert ("overlay/pod.yaml", "GPU020") in found
+        assert "TOP-SECRET" not in proc.stdout
+    shown = run(["inspect", "--isolated", "overlay"], repo)
+    assert "TOP-SECRET" not in shown.stdout and "outside the repository" in shown.stdout
+
+
 # -- where the configuration is looked for ----------------------------------------------------
 def test_a_config_planted_in_a_shared_temporary_folder_never_applies(
     tmp_path: Path, markers: Path
