@@ -126,6 +126,22 @@ def _owner_problem(path: FsPath) -> str | None:
     return f"ignoring {display_path(path)}: owned by another user (uid {owner}, not {me})"
 
 
+def _link_problem(path: FsPath) -> str | None:
+    """Why a discovered file must not be used (a symbolic link out of its repository: the
+    nearest folder at or above it holding ``.git``, else its own folder), or None.
+
+    A pull request can commit ``.gpulint.yaml -> /home/runner/.config/some.yaml``: read, the
+    errors about its keys and values would print the other file's content.
+    """
+    if not path.is_symlink():
+        return None
+    folder = path.parent.resolve()
+    root = next((p for p in (folder, *folder.parents) if (p / ".git").exists()), folder)
+    if path.resolve().is_relative_to(root):
+        return None
+    return f"ignoring {display_path(path)}: a symbolic link to a file outside the repository"
+
+
 def _shared(folder: FsPath) -> bool:
     """A folder anyone may write in (``/tmp``): a configuration there could be anyone's."""
     import stat
@@ -154,7 +170,7 @@ def find_config(start: FsPath) -> FsPath | None:
     The search climbs from ``start`` and stops after the repository root (a folder holding
     ``.git``) or the user's home folder, and before a folder anyone may write in (a shared
     ``/tmp``): a ``.gpulint.yaml`` planted above a checkout never applies to it. A file owned
-    by another user is skipped with a warning.
+    by another user, or a symbolic link out of the repository, is skipped with a warning.
     """
     folder = start.resolve()
     home = _home()
@@ -166,7 +182,7 @@ def find_config(start: FsPath) -> FsPath | None:
         for path in [*names, pyproject]:
             if not path.is_file() or (path is pyproject and not _pyproject_has_table(path)):
                 continue
-            problem = _owner_problem(path)
+            problem = _owner_problem(path) or _link_problem(path)
             if problem is not None:
                 warn(problem)
                 continue

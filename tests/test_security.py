@@ -629,6 +629,33 @@ def test_a_config_planted_in_a_shared_temporary_folder_never_applies(
     shared.chmod(0o755)
 
 
+def test_a_config_linking_out_of_the_repository_is_skipped_with_a_warning(
+    tmp_path: Path,
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "app.yaml").write_text("ignore: [ALL]\napi-token: TOP-SECRET\n")
+    repo = tmp_path / "pr"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "pod.yaml").write_text(UNTOLERATED)
+    (repo / ".gpulint.yaml").symlink_to(outside / "app.yaml")
+    proc = run(["check", "-f", "json", "pod.yaml"], repo)
+    assert proc.returncode == 1, proc.stderr
+    assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["GPU020"]
+    assert proc.stderr == (
+        "gpulint: warning: ignoring .gpulint.yaml: a symbolic link to a file outside the "
+        "repository\n"
+    )
+    # A link inside the repository is used; --config is the user's choice.
+    (repo / "conf").mkdir()
+    (repo / "conf" / "gpulint.yaml").write_text("ignore: [GPU020]\n")
+    (repo / ".gpulint.yaml").unlink()
+    (repo / ".gpulint.yaml").symlink_to("conf/gpulint.yaml")
+    assert run(["check", "pod.yaml"], repo).returncode == 0
+    named = run(["check", "--config", str(outside / "app.yaml"), "pod.yaml"], repo)
+    assert named.returncode == 2 and "api-token: unknown key" in named.stderr
+
+
 def test_the_search_stops_at_the_home_folder(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / "proj").mkdir(parents=True)
