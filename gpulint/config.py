@@ -209,6 +209,8 @@ def _read_toml(path: FsPath) -> dict[str, Any]:
         raise ConfigError(f"{display_path(path)}: cannot read: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{display_path(path)}: invalid TOML: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ConfigError(f"{display_path(path)}: invalid TOML: nested too deeply") from None
     return data
 
 

@@ -108,6 +108,17 @@ def _read(path: FsPath) -> tuple[Any, Any]:
 
 def load_declarative(path: FsPath, origin: str = "declarative") -> Rule:
     """Read, validate and compile a declarative rule file."""
+    try:
+        return _load(path, origin)
+    except RecursionError:
+        # jsonschema and referencing walk a schema recursively: `{not: {not: ...}}` a few
+        # thousand deep is a rule file gpulint cannot use, not an internal error.
+        raise RuleLoadError(
+            f"declarative rule {path}: the schema is nested too deeply to check"
+        ) from None
+
+
+def _load(path: FsPath, origin: str) -> Rule:
     from gpulint.data import schema_path
     from gpulint.schemacheck import check, schema_error
 

@@ -277,6 +277,34 @@ def test_messages_take_plain_placeholders_only(tmp_path: Path, message: str) -> 
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("policy/deep.yaml", "code: ORG001\nname: deep\ntarget: pod\nmessage: m\nschema: "
+         + "{not: " * 3000 + "{}" + "}" * 3000 + "\n",
+         "declarative rule {repo}/policy/deep.yaml: the schema is nested too deeply to check"),
+        ("pyproject.toml", "[tool.gpulint]\nselect = " + "[" * 50000 + "]" * 50000 + "\n",
+         "pyproject.toml: invalid TOML: nested too deeply"),
+    ],
+    ids=["declarative-rule", "pyproject"],
+)  # fmt: skip
+def test_deep_nesting_in_a_rule_or_config_is_one_line_not_an_internal_error(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    repo = tmp_path / "pr"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "policy").mkdir()
+    (repo / "pod.yaml").write_text(GPU_POD)
+    if name.startswith("policy/"):
+        (repo / ".gpulint.yaml").write_text("rule-dirs: [policy]\n")
+    (repo / name).write_text(text)
+    proc = run(["check", "pod.yaml"], repo)
+    assert (proc.returncode, proc.stderr) == (
+        2,
+        f"gpulint: error: {message.format(repo=repo.resolve())}\n",
+    )
+
+
 def test_a_value_that_looks_like_a_placeholder_is_printed_as_is(tmp_path: Path) -> None:
     path = tmp_path / "rule.yaml"
     path.write_text(
