@@ -83,6 +83,16 @@ def _template(text: str) -> Template | str:
     return pieces
 
 
+#: The most of jsonschema's error message ``{error}`` shows. The message quotes the failing
+#: value whole (``{...} should not be valid under {}``): a target built from aliases of a
+#: large anchor would print many times the file's size in every finding.
+MAX_ERROR = 300
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 1] + "\u2026"
+
+
 def _render(template: Template, values: Mapping[str, str]) -> str:
     """The message, with each placeholder replaced by its value as text."""
     return "".join(
@@ -332,7 +342,7 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
             return
         rel = tuple(error.absolute_path)
         values = {**values, "path": ".".join(str(p) for p in rel) or "(top)"}
-        values["error"] = error.message
+        values["error"] = _shorten(error.message)
         yield Violation((*base, *rel), _render(template, values))
 
     def names(obj: Any) -> dict[str, str]:

@@ -316,6 +316,24 @@ def test_a_value_that_looks_like_a_placeholder_is_printed_as_is(tmp_path: Path) 
     assert [f.message for f in found] == ["container {name:>99999999}"]
 
 
+def test_the_error_placeholder_never_prints_more_than_its_cap(tmp_path: Path) -> None:
+    from gpulint.declarative import MAX_ERROR
+
+    path = tmp_path / "rule.yaml"
+    path.write_text(
+        "code: ORG001\nname: x\ntarget: object\nmessage: '{error}'\nschema: {not: {}}\n"
+    )
+    # 60 aliases of a 2,000-item anchor: within the alias budget, but jsonschema's message
+    # quotes the expanded object (7.5 MB from 120 KB).
+    items = ", ".join(f"value-{i:05d}-" + "x" * 40 for i in range(2000))
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\nbase: &b [" + items + "]\n"
+    text += "data:\n" + "".join(f"  k{i}: *b\n" for i in range(60))
+    found = Linter([load_declarative(path)]).lint_text("cm.yaml", text)
+    assert [f.rule for f in found] == ["ORG001"]
+    assert len(found[0].message) == MAX_ERROR
+    assert found[0].message.startswith("{'apiVersion': 'v1'") and found[0].message[-1] == "\u2026"
+
+
 # -- the trust model: Python from the linted tree runs only when the user opts in ---------------
 #: A manifest with one built-in finding: GPU020 (no toleration for the GPU taint).
 UNTOLERATED = GPU_POD.replace(
