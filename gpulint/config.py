@@ -699,12 +699,18 @@ def rule_locations(config: ConfigFile) -> tuple[list[str], list[FsPath]]:
                 config.error(where, f"{text!r} is absolute: write a folder relative to this file")
             )
             continue
-        folder = (config.folder / text).resolve()
+        try:
+            folder = (config.folder / text).resolve()
+            is_dir = folder.is_dir()
+        except (OSError, RuntimeError, ValueError) as exc:  # NUL, name too long, link loop
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            errors.append(config.error(where, f"{text!r} is not a usable folder: {reason}"))
+            continue
         if not folder.is_relative_to(root):
             errors.append(
                 config.error(where, f"{text!r} resolves to {folder}, outside the repository {root}")
             )
-        elif not folder.is_dir():
+        elif not is_dir:
             errors.append(config.error(where, f"{text!r} is not a folder"))
         dirs.append(folder)
     if errors:
