@@ -214,22 +214,42 @@ def _read_toml(path: FsPath) -> dict[str, Any]:
     return data
 
 
+#: A key as a TOML line writes it: after the line's start, a space, ``{``, ``,``, ``.`` or
+#: ``[``, and before ``=``, ``]`` or ``.`` (bare, basic-quoted or literal-quoted).
+_TOML_KEY = re.compile(
+    r"""(?:^|(?<=[\s{,.\[]))(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*(?=[=\].])"""
+)
+
+
 def _toml_line_finder(text: str) -> Callable[[Path], int]:
-    """The line of a key under ``[tool.gpulint]``, by a simple search (tomllib keeps none)."""
+    """The line of a key under ``[tool.gpulint]``, by a simple search (tomllib keeps none).
+
+    Every line is read once for the keys written on it (bare, ``"quoted"`` or ``'literal'``,
+    before ``=``, ``]`` or ``.``); a key's line is then a binary search. Searching the file
+    again for each key made a ``[tool.gpulint]`` with thousands of unknown keys, each an
+    error that needs its line, take minutes.
+    """
+    import bisect
+
     lines = text.splitlines()
     base = next((i for i, line in enumerate(lines) if "tool.gpulint" in line), 0)
+    rows: dict[str, list[int]] = {}
+    for i, line in enumerate(lines):
+        for match in _TOML_KEY.finditer(line):
+            key = next(g for g in match.groups() if g is not None)
+            found_in = rows.setdefault(key, [])
+            if not found_in or found_in[-1] != i:
+                found_in.append(i)
 
     def line_of(path: Path) -> int:
         start = found = base
         for part in path:
             if isinstance(part, int):
                 continue
-            key = re.escape(str(part))
-            pattern = re.compile(rf"""(?:^|[\s{{,.\[])(?:"{key}"|'{key}'|{key})\s*(?:=|\]|\.)""")
-            for i in range(start, len(lines)):
-                if pattern.search(lines[i]):
-                    start = found = i
-                    break
+            where = rows.get(str(part), [])
+            j = bisect.bisect_left(where, start)
+            if j < len(where):
+                start = found = where[j]
         return found + 1
 
     return line_of

@@ -710,6 +710,33 @@ def test_a_config_linking_out_of_the_repository_is_skipped_with_a_warning(
     assert named.returncode == 2 and "api-token: unknown key" in named.stderr
 
 
+def test_pyproject_keys_get_their_lines_from_one_pass(tmp_path: Path) -> None:
+    """Each error's line used to be a new search of the file: thousands of unknown keys in
+    `[tool.gpulint]` took minutes (bench/config_errors.py measures n and 4n)."""
+    from gpulint.config import read_config
+
+    keys = "".join(f"k{i} = 1\n" for i in range(3000))
+    (tmp_path / "pyproject.toml").write_text(
+        "[project]\nname = 'x'\n\n[tool.gpulint]\n"
+        "rules = {GPU040 = {max_per_node = 4}, 'GPU010' = {}}\n"
+        'severity."GPU001" = "warning"\n'
+        "[tool.gpulint.per-file-ignores]\n"
+        '"a/**" = ["GPU001"]\n' + keys
+    )
+    config = read_config(tmp_path / "pyproject.toml")
+    lines = {
+        ("rules", "GPU040", "max_per_node"): 5,
+        ("rules", "GPU010"): 5,
+        ("severity", "GPU001"): 6,
+        ("per-file-ignores", "a/**"): 8,
+        ("per-file-ignores", "k0"): 9,
+        ("per-file-ignores", "k2999"): 3008,
+        ("nowhere",): 4,  # not written: the table's line
+    }
+    for path, line in lines.items():
+        assert config.line_of(path) == line, path
+
+
 def test_the_search_stops_at_the_home_folder(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / "proj").mkdir(parents=True)
