@@ -242,13 +242,33 @@ def test_patterns_keep_their_meaning(tmp_path: Path) -> None:
             "{patternProperties: {a: true}, unevaluatedProperties: false}",
             "unevaluatedProperties cannot be combined with patternProperties",
         ),
+        # Linear, but ~1 s per 10,000-character value: too large a program.
+        ("{pattern: '" + "(a|b)" * 5000 + "c'}", "pattern '(a|b)(a|b)"),
     ],
+    ids=["lookahead", "backreference", "lookbehind", "unevaluated", "too-large"],
 )
 def test_patterns_re2_cannot_run_are_load_errors(tmp_path: Path, schema: str, problem: str) -> None:
     path = rule_file(tmp_path, f"schema: {schema}\n")
     with pytest.raises(RuleLoadError) as info:
         load_declarative(path)
     assert str(info.value).startswith(f"declarative rule {path}:5: schema: {problem}")
+    if "a|b" in problem:
+        assert str(info.value).endswith(
+            "it compiles to 5005 RE2 instructions, more than the 1000 a rule may use"
+        )
+
+
+def test_capture_groups_cost_no_memory(tmp_path: Path) -> None:
+    """RE2 with capture groups keeps each group's position per state: this pattern took
+    1.1 GB and 2 s for each value. Rules only ask whether a pattern matches."""
+    from gpulint.declarative import _regex
+
+    pattern = "(((a*)*)*)*" * 2000 + "!"
+    path = rule_file(tmp_path, f"schema:\n  properties:\n    metadata:\n"
+                     f"      properties: {{name: {{pattern: '{pattern}'}}}}\n")  # fmt: skip
+    found = Linter([load_declarative(path)]).lint_text("pod.yaml", GPU_POD)
+    assert [f.rule for f in found] == ["ORG001"]
+    assert _regex(pattern).options.never_capture
 
 
 # -- declarative rules: messages --------------------------------------------------------------
