@@ -255,7 +255,9 @@ def no_files_warning(paths: list[str]) -> None:
     """
     if not paths:
         return
-    shown = ", ".join(paths[:MAX_NAMED_PATHS])
+    from gpulint.textsafe import escape  # the paths may be a pull request's file names
+
+    shown = ", ".join(escape(p) for p in paths[:MAX_NAMED_PATHS])
     if len(paths) > MAX_NAMED_PATHS:
         shown += f" and {len(paths) - MAX_NAMED_PATHS} more"
     sys.stderr.write(
@@ -425,7 +427,7 @@ def run_check(
             if f.rule == RULE_ERROR_CODE:
                 where = f"{f.path}:{f.line}:{f.column}"
                 obj = f" [{f.object.label()}]" if f.object is not None else ""
-                sys.stderr.write(f"gpulint: error: {where}: {f.message}{obj}\n")
+                error(f"{where}: {f.message}{obj}")
 
     report = run(
         linter,

@@ -105,8 +105,11 @@ def _pyproject_has_table(path: FsPath) -> bool:
 
 
 def warn(message: str) -> None:
-    """A one-line warning on stderr; the run goes on."""
-    sys.stderr.write(f"gpulint: warning: {message}\n")
+    """A one-line warning on stderr; the run goes on. It names paths and values from the
+    linted tree (a folder, a ``plugins`` entry), so it is escaped as every message is."""
+    from gpulint.textsafe import escape
+
+    sys.stderr.write(f"gpulint: warning: {escape(message)}\n")
 
 
 def _owner_problem(path: FsPath) -> str | None:
@@ -127,6 +130,22 @@ def _owner_problem(path: FsPath) -> str | None:
     if owner == me:
         return None
     return f"ignoring {display_path(path)}: owned by another user (uid {owner}, not {me})"
+
+
+def _link_problem(path: FsPath) -> str | None:
+    """Why a discovered file must not be used (a symbolic link out of its repository: the
+    nearest folder at or above it holding ``.git``, else its own folder), or None.
+
+    A pull request can commit ``.gpulint.yaml -> /home/runner/.config/some.yaml``: read, the
+    errors about its keys and values would print the other file's content.
+    """
+    if not path.is_symlink():
+        return None
+    folder = path.parent.resolve()
+    root = next((p for p in (folder, *folder.parents) if (p / ".git").exists()), folder)
+    if path.resolve().is_relative_to(root):
+        return None
+    return f"ignoring {display_path(path)}: a symbolic link to a file outside the repository"
 
 
 def _shared(folder: FsPath) -> bool:
@@ -157,7 +176,7 @@ def find_config(start: FsPath) -> FsPath | None:
     The search climbs from ``start`` and stops after the repository root (a folder holding
     ``.git``) or the user's home folder, and before a folder anyone may write in (a shared
     ``/tmp``): a ``.gpulint.yaml`` planted above a checkout never applies to it. A file owned
-    by another user is skipped with a warning.
+    by another user, or a symbolic link out of the repository, is skipped with a warning.
     """
     folder = start.resolve()
     home = _home()
@@ -169,7 +188,7 @@ def find_config(start: FsPath) -> FsPath | None:
         for path in [*names, pyproject]:
             if not path.is_file() or (path is pyproject and not _pyproject_has_table(path)):
                 continue
-            problem = _owner_problem(path)
+            problem = _owner_problem(path) or _link_problem(path)
             if problem is not None:
                 warn(problem)
                 continue
@@ -196,25 +215,47 @@ def _read_toml(path: FsPath) -> dict[str, Any]:
         raise ConfigError(f"{display_path(path)}: cannot read: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{display_path(path)}: invalid TOML: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ConfigError(f"{display_path(path)}: invalid TOML: nested too deeply") from None
     return data
 
 
+#: A key as a TOML line writes it: after the line's start, a space, ``{``, ``,``, ``.`` or
+#: ``[``, and before ``=``, ``]`` or ``.`` (bare, basic-quoted or literal-quoted).
+_TOML_KEY = re.compile(
+    r"""(?:^|(?<=[\s{,.\[]))(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*(?=[=\].])"""
+)
+
+
 def _toml_line_finder(text: str) -> Callable[[Path], int]:
-    """The line of a key under ``[tool.gpulint]``, by a simple search (tomllib keeps none)."""
+    """The line of a key under ``[tool.gpulint]``, by a simple search (tomllib keeps none).
+
+    Every line is read once for the keys written on it (bare, ``"quoted"`` or ``'literal'``,
+    before ``=``, ``]`` or ``.``); a key's line is then a binary search. Searching the file
+    again for each key made a ``[tool.gpulint]`` with thousands of unknown keys, each an
+    error that needs its line, take minutes.
+    """
+    import bisect
+
     lines = text.splitlines()
     base = next((i for i, line in enumerate(lines) if "tool.gpulint" in line), 0)
+    rows: dict[str, list[int]] = {}
+    for i, line in enumerate(lines):
+        for match in _TOML_KEY.finditer(line):
+            key = next(g for g in match.groups() if g is not None)
+            found_in = rows.setdefault(key, [])
+            if not found_in or found_in[-1] != i:
+                found_in.append(i)
 
     def line_of(path: Path) -> int:
         start = found = base
         for part in path:
             if isinstance(part, int):
                 continue
-            key = re.escape(str(part))
-            pattern = re.compile(rf"""(?:^|[\s{{,.\[])(?:"{key}"|'{key}'|{key})\s*(?:=|\]|\.)""")
-            for i in range(start, len(lines)):
-                if pattern.search(lines[i]):
-                    start = found = i
-                    break
+            where = rows.get(str(part), [])
+            j = bisect.bisect_left(where, start)
+            if j < len(where):
+                start = found = where[j]
         return found + 1
 
     return line_of
@@ -642,12 +683,18 @@ def rule_locations(config: ConfigFile) -> tuple[list[str], list[FsPath]]:
                 config.error(where, f"{text!r} is absolute: write a folder relative to this file")
             )
             continue
-        folder = (config.folder / text).resolve()
+        try:
+            folder = (config.folder / text).resolve()
+            is_dir = folder.is_dir()
+        except (OSError, RuntimeError, ValueError) as exc:  # NUL, name too long, link loop
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            errors.append(config.error(where, f"{text!r} is not a usable folder: {reason}"))
+            continue
         if not folder.is_relative_to(root):
             errors.append(
                 config.error(where, f"{text!r} resolves to {folder}, outside the repository {root}")
             )
-        elif not folder.is_dir():
+        elif not is_dir:
             errors.append(config.error(where, f"{text!r} is not a folder"))
         dirs.append(folder)
     if errors:

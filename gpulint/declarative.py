@@ -83,6 +83,16 @@ def _template(text: str) -> Template | str:
     return pieces
 
 
+#: The most of jsonschema's error message ``{error}`` shows. The message quotes the failing
+#: value whole (``{...} should not be valid under {}``): a target built from aliases of a
+#: large anchor would print many times the file's size in every finding.
+MAX_ERROR = 300
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 1] + "\u2026"
+
+
 def _render(template: Template, values: Mapping[str, str]) -> str:
     """The message, with each placeholder replaced by its value as text."""
     return "".join(
@@ -108,6 +118,17 @@ def _read(path: FsPath) -> tuple[Any, Any]:
 
 def load_declarative(path: FsPath, origin: str = "declarative") -> Rule:
     """Read, validate and compile a declarative rule file."""
+    try:
+        return _load(path, origin)
+    except RecursionError:
+        # jsonschema and referencing walk a schema recursively: `{not: {not: ...}}` a few
+        # thousand deep is a rule file gpulint cannot use, not an internal error.
+        raise RuleLoadError(
+            f"declarative rule {path}: the schema is nested too deeply to check"
+        ) from None
+
+
+def _load(path: FsPath, origin: str) -> Rule:
     from gpulint.data import schema_path
     from gpulint.schemacheck import check, schema_error
 
@@ -173,14 +194,35 @@ def _registry() -> Any:
     return Registry(retrieve=_refuse)  # type: ignore[call-arg]
 
 
+#: The largest compiled pattern (RE2 program instructions) a rule may use. RE2's time is
+#: linear in the value but also grows with the program once its DFA cache overflows: on a
+#: 10,000-character value, ~15 ms at 1,000 instructions, 0.4 s at 2,000, 0.9 s at 5,000
+#: (a rule runs on every value of every file). A usual pattern compiles to under 100; a list
+#: of 200 image names in one alternation to ~1,500 (the limit is per pattern: split it into
+#: several patterns under ``anyOf``).
+MAX_PROGRAM = 1000
+
+
 @functools.lru_cache(maxsize=1024)
 def _regex(pattern: str) -> Any:
-    """``pattern`` compiled by RE2 (``re2.error`` when RE2 cannot run it)."""
+    """``pattern`` compiled by RE2 (``re2.error`` when RE2 cannot run it).
+
+    ``never_capture``: a rule only asks whether a pattern matches, and with capture groups
+    RE2 keeps every group's position for every state, memory that grows with the square of
+    the pattern: ``(((a*)*)*)*`` repeated 2,000 times took 1.1 GB and 2 s per value.
+    """
     import re2  # type: ignore[import-untyped]
 
     options = re2.Options()
     options.log_errors = False  # RE2 logs to stderr by default; the error is raised anyway
-    return re2.compile(pattern, options)
+    options.never_capture = True
+    compiled = re2.compile(pattern, options)
+    if compiled.programsize > MAX_PROGRAM:
+        raise re2.error(
+            f"it compiles to {compiled.programsize} RE2 instructions, more than the "
+            f"{MAX_PROGRAM} a rule may use".encode()
+        )
+    return compiled
 
 
 def _search(pattern: str, text: Any) -> bool:
@@ -321,7 +363,7 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
             return
         rel = tuple(error.absolute_path)
         values = {**values, "path": ".".join(str(p) for p in rel) or "(top)"}
-        values["error"] = error.message
+        values["error"] = _shorten(error.message)
         yield Violation((*base, *rel), _render(template, values))
 
     def names(obj: Any) -> dict[str, str]:

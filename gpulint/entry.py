@@ -153,7 +153,28 @@ def _usage_error(exc: Exception) -> NoReturn:
     sys.exit(2)
 
 
+def _paths_not_options(args: Sequence[str]) -> list[str]:
+    """``args`` with every argument that names an existing file or folder made a path.
+
+    pre-commit (and a shell glob such as ``gpulint check *``) appends the file names of the
+    tree after the options, and a pull request chooses those names: a file named
+    ``--rule-dir=.yaml`` (pre-commit passes it: its name ends in ``.yaml``) would otherwise
+    be read as ``--rule-dir .yaml`` and import the Python of a ``.yaml/`` folder, since
+    folders on the command line are trusted. An argument that begins with ``-`` and exists
+    is therefore a path, written ``./NAME`` so that neither parser can take it for an
+    option (the file's label stays ``NAME``). The price: an option spelled exactly like a
+    file in the working directory is read as that file, which no real command line does.
+    ``-`` (standard input) is never a file name here.
+    """
+    out = list(args)
+    for i, arg in enumerate(out[1:], start=1):
+        if arg[:1] == "-" and arg != "-" and os.path.lexists(arg):
+            out[i] = os.path.join(os.curdir, arg)
+    return out
+
+
 def _dispatch(args: Sequence[str]) -> int:
+    args = _paths_not_options(args)
     fast = _fast_check(args)
     if fast is not None:
         from gpulint.commands import run_check

@@ -40,12 +40,50 @@ def _too_large() -> Problem:
     )
 
 
+def _outside_link(path: str) -> bool:
+    """Whether ``path`` is a symbolic link that resolves outside its repository.
+
+    The repository is the nearest folder at or above the link holding ``.git``; without one,
+    the working directory when the link is inside it, else the link's own folder. A pull
+    request can commit ``deploy.yaml -> /home/runner/.kube/config``: read, its names and
+    values would be printed in findings and ``inspect``. A link inside the repository
+    (``overlays/prod/pod.yaml -> ../../base/pod.yaml``) is read as usual.
+    """
+    if not os.path.islink(path):
+        return False
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    root = next((p for p in _ancestors(folder) if os.path.exists(os.path.join(p, ".git"))), None)
+    if root is None:
+        cwd = os.path.realpath(os.getcwd())
+        root = cwd if _inside(folder, cwd) else folder
+    return not _inside(os.path.realpath(path), root)
+
+
+def _ancestors(folder: str) -> Iterator[str]:
+    while True:
+        yield folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def read_target(target: Target) -> tuple[bytes | None, Problem | None]:
     """The file's bytes, or a YML005 problem saying why it could not be read."""
     try:
         if target.path is None:
             raw = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
             return (None, _too_large()) if len(raw) > MAX_FILE_BYTES else (raw, None)
+        if _outside_link(target.path):
+            return None, Problem(
+                "YML005",
+                Span(1, 1, 1, 1),
+                "a symbolic link to a file outside the repository: not linted",
+            )
         # Never open a FIFO or device: opening blocks or reads forever.
         info = os.stat(target.path)
         if stat.S_ISDIR(info.st_mode):

@@ -3,8 +3,10 @@
 ## What it does
 Reports a file that gpulint could not read as text: binary content (NUL bytes), bytes that
 are not valid UTF-8 (or UTF-16/32 without a byte-order mark), a permission or I/O error, a
-path that is not a regular file (a FIFO, a device: never opened, so never waited on), or a
-file larger than 256 MiB (not read at all).
+path that is not a regular file (a FIFO, a device: never opened, so never waited on), a
+file larger than 256 MiB (not read at all), or a symbolic link that resolves outside its
+repository (the nearest folder holding `.git`, else the working directory): never read, so a
+link committed in a pull request cannot show what it points at.
 
 A folder that cannot be read -- named on the command line or met while walking one -- is
 reported on the folder (`cannot read the directory: Permission denied`), and a path inside a

@@ -18,6 +18,7 @@ import os
 import re
 import stat
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -415,6 +416,52 @@ def test_stderr_messages_are_one_escaped_line(tmp_path: Path) -> None:
             "gpulint: error: nope\\n::error file=evil.yaml::forged\\x1b[2J.yaml: "
             "no such file or directory\n"
         )
+
+
+def test_warnings_and_rule_errors_on_stderr_are_escaped(tmp_path: Path) -> None:
+    # A folder with nothing to lint, named by a glob over the pull request's tree.
+    folder = "empty\n::error file=evil.yaml::forged\x1b]0;title\x07"
+    (tmp_path / folder).mkdir()
+    proc = cli("check", "--isolated", folder, cwd=tmp_path)
+    err = printed(proc.stderr.decode("utf-8"))
+    assert lines_of(err)[0] == (
+        "gpulint: warning: no files linted: empty\\n::error file=evil.yaml::forged"
+        "\\x1b]0;title\\x07 held no *.yaml or *.yml file to lint (or every one was excluded)"
+    )
+    # A plugin name with a trailing line break (a schema pattern's `$` accepts one) in the
+    # warning that says the configuration's Python rules were skipped.
+    (tmp_path / ".gpulint.yaml").write_text('plugins: ["evil\\n"]\n', "utf-8")
+    (tmp_path / "pod.yaml").write_text(GPU_POD, "utf-8")
+    proc = cli("check", "pod.yaml", cwd=tmp_path)
+    err = printed(proc.stderr.decode("utf-8"))
+    assert lines_of(err) == [
+        "gpulint: warning: .gpulint.yaml: skipped the Python rules it names (plugins: evil\\n); "
+        "run them with --allow-plugins or GPULINT_ALLOW_PLUGINS=1 if you trust this repository"
+    ]
+    # A rule that raises (GL900) repeats its finding on stderr when stdout is a document:
+    # the file name and the exception's text come from the tree.
+    (tmp_path / ".gpulint.yaml").unlink()
+    (tmp_path / "raiser.py").write_text(
+        "CODE = 'RAI001'\nNAME = 'raiser'\nSCOPE = 'object'\n\n"
+        "def check(obj, ctx):\n    raise ValueError(obj.ref.name)\n",
+        "utf-8",
+    )
+    hostile = "x\n::error file=evil.yaml::forged\x1b[2J"
+    (tmp_path / f"{hostile}.yaml").write_text(
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {json.dumps(hostile)}\n", "utf-8"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    exe = Path(sys.executable).with_name("gpulint")
+    proc = subprocess.run(
+        [str(exe), "check", "--plugin", "raiser", "-f", "json", f"{hostile}.yaml"],
+        cwd=tmp_path, capture_output=True, timeout=120, env=env, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    err = printed(proc.stderr.decode("utf-8"))
+    (line,) = lines_of(err)
+    assert line.startswith("gpulint: error: x\\n::error file=evil.yaml::forged\\x1b[2J.yaml:")
+    # (GL900 joins the exception's lines with spaces; the rest is escaped here.)
+    assert "raised ValueError: x ::error file=evil.yaml::forged\\x1b[2J: " in line, line
 
 
 def test_a_config_error_quoting_a_hostile_key_stays_on_its_lines(tmp_path: Path) -> None:

@@ -395,7 +395,8 @@ def test_object_tags_are_never_executed(tmp_path: Path) -> None:
 
 def test_unreadable_files(tmp_path: Path) -> None:
     """Running as root makes chmod 000 readable; a dangling symlink and a file whose read
-    fails (/proc/self/mem: EIO) are unreadable for everyone."""
+    fails (/proc/self/mem: EIO) are unreadable for everyone. (A link to /proc/self/mem is a
+    link out of the tree, not read at all: the file itself is named to get EIO.)"""
     (tmp_path / "dangling.yaml").symlink_to(tmp_path / "nowhere.yaml")
     (tmp_path / "eio.yaml").symlink_to("/proc/self/mem")
     write(tmp_path, "pod.yaml", GPU_POD)
@@ -408,7 +409,10 @@ def test_unreadable_files(tmp_path: Path) -> None:
         assert proc.returncode == 1
     messages = {Path(f["path"]).name: f["message"] for f in findings(proc)}
     assert "No such file" in messages["dangling.yaml"]
-    assert "Input/output error" in messages["eio.yaml"]
+    assert "outside the repository" in messages["eio.yaml"]
+    eio = findings(gpulint("/proc/self/mem", cwd=tmp_path))
+    assert [(f["rule"], f["path"]) for f in eio] == [("YML005", "/proc/self/mem")]
+    assert "Input/output error" in eio[0]["message"]
 
 
 def test_missing_paths_exit_2_and_the_rest_is_linted(tmp_path: Path) -> None:

@@ -240,13 +240,33 @@ def test_patterns_keep_their_meaning(tmp_path: Path) -> None:
             "{patternProperties: {a: true}, unevaluatedProperties: false}",
             "unevaluatedProperties cannot be combined with patternProperties",
         ),
+        # Linear, but ~1 s per 10,000-character value: too large a program.
+        ("{pattern: '" + "(a|b)" * 5000 + "c'}", "pattern '(a|b)(a|b)"),
     ],
+    ids=["lookahead", "backreference", "lookbehind", "unevaluated", "too-large"],
 )
 def test_patterns_re2_cannot_run_are_load_errors(tmp_path: Path, schema: str, problem: str) -> None:
     path = rule_file(tmp_path, f"schema: {schema}\n")
     with pytest.raises(RuleLoadError) as info:
         load_declarative(path)
     assert str(info.value).startswith(f"declarative rule {path}:5: schema: {problem}")
+    if "a|b" in problem:
+        assert str(info.value).endswith(
+            "it compiles to 5005 RE2 instructions, more than the 1000 a rule may use"
+        )
+
+
+def test_capture_groups_cost_no_memory(tmp_path: Path) -> None:
+    """RE2 with capture groups keeps each group's position per state: this pattern took
+    1.1 GB and 2 s for each value. Rules only ask whether a pattern matches."""
+    from gpulint.declarative import _regex
+
+    pattern = "(((a*)*)*)*" * 2000 + "!"
+    path = rule_file(tmp_path, f"schema:\n  properties:\n    metadata:\n"
+                     f"      properties: {{name: {{pattern: '{pattern}'}}}}\n")  # fmt: skip
+    found = Linter([load_declarative(path)]).lint_text("pod.yaml", GPU_POD)
+    assert [f.rule for f in found] == ["ORG001"]
+    assert _regex(pattern).options.never_capture
 
 
 # -- declarative rules: messages --------------------------------------------------------------
@@ -275,6 +295,34 @@ def test_messages_take_plain_placeholders_only(tmp_path: Path, message: str) -> 
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("policy/deep.yaml", "code: ORG001\nname: deep\ntarget: pod\nmessage: m\nschema: "
+         + "{not: " * 3000 + "{}" + "}" * 3000 + "\n",
+         "declarative rule {repo}/policy/deep.yaml: the schema is nested too deeply to check"),
+        ("pyproject.toml", "[tool.gpulint]\nselect = " + "[" * 50000 + "]" * 50000 + "\n",
+         "pyproject.toml: invalid TOML: nested too deeply"),
+    ],
+    ids=["declarative-rule", "pyproject"],
+)  # fmt: skip
+def test_deep_nesting_in_a_rule_or_config_is_one_line_not_an_internal_error(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    repo = tmp_path / "pr"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "policy").mkdir()
+    (repo / "pod.yaml").write_text(GPU_POD)
+    if name.startswith("policy/"):
+        (repo / ".gpulint.yaml").write_text("rule-dirs: [policy]\n")
+    (repo / name).write_text(text)
+    proc = run(["check", "pod.yaml"], repo)
+    assert (proc.returncode, proc.stderr) == (
+        2,
+        f"gpulint: error: {message.format(repo=repo.resolve())}\n",
+    )
+
+
 def test_a_value_that_looks_like_a_placeholder_is_printed_as_is(tmp_path: Path) -> None:
     path = tmp_path / "rule.yaml"
     path.write_text(
@@ -284,6 +332,24 @@ def test_a_value_that_looks_like_a_placeholder_is_printed_as_is(tmp_path: Path) 
     text = GPU_POD.replace("name: jupyter", "name: '{name:>99999999}'")
     found = Linter([load_declarative(path)]).lint_text("pod.yaml", text)
     assert [f.message for f in found] == ["container {name:>99999999}"]
+
+
+def test_the_error_placeholder_never_prints_more_than_its_cap(tmp_path: Path) -> None:
+    from gpulint.declarative import MAX_ERROR
+
+    path = tmp_path / "rule.yaml"
+    path.write_text(
+        "code: ORG001\nname: x\ntarget: object\nmessage: '{error}'\nschema: {not: {}}\n"
+    )
+    # 60 aliases of a 2,000-item anchor: within the alias budget, but jsonschema's message
+    # quotes the expanded object (7.5 MB from 120 KB).
+    items = ", ".join(f"value-{i:05d}-" + "x" * 40 for i in range(2000))
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\nbase: &b [" + items + "]\n"
+    text += "data:\n" + "".join(f"  k{i}: *b\n" for i in range(60))
+    found = Linter([load_declarative(path)]).lint_text("cm.yaml", text)
+    assert [f.rule for f in found] == ["ORG001"]
+    assert len(found[0].message) == MAX_ERROR
+    assert found[0].message.startswith("{'apiVersion': 'v1'") and found[0].message[-1] == "\u2026"
 
 
 # -- the trust model: Python from the linted tree runs only when the user opts in ---------------
@@ -456,6 +522,42 @@ def test_bad_trust_options(tmp_path: Path, option: str, value: str, message: str
     assert (proc.returncode, proc.stderr) == (2, message)
 
 
+@pytest.mark.parametrize(
+    ("names", "args"),
+    [
+        # What pre-commit runs: the hook's entry and args, then the staged files, whose
+        # names the pull request chooses (`types: [yaml]` passes any name ending in .yaml).
+        (["--rule-dir=.yaml"], ["check", "-f", "json", "--rule-dir=.yaml", "pod.yaml"]),
+        (["--rule-dir=.yaml"], ["check", "-f", "json", "pod.yaml", "--rule-dir=.yaml"]),
+        # A shell glob in a CI step (`gpulint check *`) expands to the same names.
+        (["--allow-plugins", "--rule-dir"], ["check", "-f", "json", "--allow-plugins",
+                                             "--rule-dir", ".yaml", "pod.yaml"]),
+    ],
+    ids=["pre-commit", "pre-commit-last", "glob"],
+)  # fmt: skip
+def test_a_file_named_like_an_option_is_a_path_not_an_option(
+    hostile: Path, markers: Path, names: list[str], args: list[str]
+) -> None:
+    (hostile / ".gpulint.yaml").unlink()
+    (hostile / ".yaml").mkdir()
+    (hostile / ".yaml" / "evil.py").write_text(planted(markers, "dash", "EVIL005"))
+    for name in names:
+        (hostile / name).write_text("# not a manifest\n")
+    proc = run_in([*gpulint_cmd(), *args], hostile)
+    assert sorted(markers.iterdir()) == []
+    # The files are linted under their own names (the last case also names `.yaml`).
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    assert [f["rule"] for f in report["findings"]] == ["GPU020"]
+    assert report["summary"]["files"] == len(names) + 1
+
+
+def test_an_option_value_naming_a_dash_file_still_names_it(hostile: Path) -> None:
+    (hostile / "-config.yaml").write_text("ignore: [GPU020]\n")
+    proc = run_in([*gpulint_cmd(), "check", "--config", "-config.yaml", "pod.yaml"], hostile)
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
 def test_isolated_python_m_never_reads_the_working_directory_s_entry_points(
     hostile: Path, markers: Path
 ) -> None:
@@ -481,6 +583,22 @@ def test_a_planted_module_shadowing_a_dependency_is_not_imported(
     assert sorted(markers.iterdir()) == []
 
 
+def test_the_command_never_imports_a_planted_gpulint_package(tmp_path: Path, markers: Path) -> None:
+    # README "Security": the `gpulint` command is the safe form in an untrusted checkout
+    # (`python -m gpulint` would import this folder: Python resolves `-m` before gpulint runs).
+    (tmp_path / "gpulint").mkdir()
+    (tmp_path / "gpulint" / "__init__.py").write_text(planted(markers, "package"))
+    (tmp_path / "gpulint" / "__main__.py").write_text(planted(markers, "main"))
+    (tmp_path / "pod.yaml").write_text(UNTOLERATED)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run(
+        [*gpulint_cmd(), "check", "--isolated", "pod.yaml"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert sorted(markers.iterdir()) == []
+
+
 @pytest.mark.parametrize(
     ("setup", "message"),
     [
@@ -490,8 +608,13 @@ def test_a_planted_module_shadowing_a_dependency_is_not_imported(
          "to {outside}, outside the repository {repo}"),
         ("rule-dirs:\n- link\n", "rule-dirs[0]: 'link' resolves to {outside}, outside the "
          "repository {repo}"),
+        ('rule-dirs: ["policy\\0"]\n', "rule-dirs[0]: 'policy\\x00' is not a usable folder: "
+         "embedded null byte"),
+        ("rule-dirs: [" + "a/" * 3000 + "]\n", "rule-dirs[0]: '" + "a/" * 3000 + "' is not a "
+         "usable folder: File name too long"),
+        ("rule-dirs: [loop]\n", "rule-dirs[0]: 'loop' is not a usable folder: "),
     ],
-    ids=["absolute", "dot-dot", "symlink"],
+    ids=["absolute", "dot-dot", "symlink", "nul", "too-long", "loop"],
 )  # fmt: skip
 def test_rule_folders_must_be_inside_the_repository(
     hostile: Path, markers: Path, setup: str, message: str
@@ -500,12 +623,15 @@ def test_rule_folders_must_be_inside_the_repository(
     outside.mkdir()
     (outside / "evil.py").write_text(planted(markers, "outside", "EVIL009"))
     (hostile / "link").symlink_to(outside)
+    (hostile / "loop").symlink_to("loop")
     (hostile / ".gpulint.yaml").write_text(setup)
     line = setup[: setup.index("rule-dirs")].count("\n") + 1 + ("\n- link" in setup)
     proc = run_in([*gpulint_cmd(), "check", "--allow-plugins", "pod.yaml"], hostile)
     assert proc.returncode == 2
     shown = message.format(outside=outside.resolve(), repo=hostile.resolve())
-    assert proc.stderr == f"gpulint: error: .gpulint.yaml:{line}: {shown}\n"
+    # (a link loop's reason differs between Python versions)
+    assert proc.stderr.startswith(f"gpulint: error: .gpulint.yaml:{line}: {shown}"), proc.stderr
+    assert proc.stderr.count("\n") == 1
     assert sorted(markers.iterdir()) == []
 
 
@@ -527,6 +653,35 @@ def test_a_rule_file_linking_out_of_the_repository_is_a_load_error(
     assert "TOP-SECRET" not in proc.stderr
 
 
+@pytest.mark.parametrize("repository", [True, False], ids=["git", "no-git"])
+def test_a_manifest_linking_out_of_the_repository_is_never_read(
+    tmp_path: Path, repository: bool
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "kubeconfig.yaml").write_text(GPU_POD.replace("notebook", "TOP-SECRET"))
+    repo = tmp_path / "pr"
+    (repo / "base").mkdir(parents=True)
+    (repo / "overlay").mkdir()
+    if repository:
+        (repo / ".git").mkdir()
+    (repo / "base" / "pod.yaml").write_text(UNTOLERATED)
+    (repo / "overlay" / "pod.yaml").symlink_to("../base/pod.yaml")  # inside: read
+    (repo / "overlay" / "leak.yaml").symlink_to(outside / "kubeconfig.yaml")
+    (repo / "overlay" / "zero.yaml").symlink_to("/dev/zero")
+    for paths in (["."], ["overlay/leak.yaml", "overlay/pod.yaml", "overlay/zero.yaml"]):
+        proc = run(["check", "--isolated", "-f", "json", *paths], repo)
+        assert proc.returncode == 1, proc.stderr
+        found = {(f["path"], f["rule"]): f["message"] for f in json.loads(proc.stdout)["findings"]}
+        out = "a symbolic link to a file outside the repository: not linted"
+        assert found[("overlay/leak.yaml", "YML005")] == out
+        assert found[("overlay/zero.yaml", "YML005")] == out
+        assert ("overlay/pod.yaml", "GPU020") in found
+        assert "TOP-SECRET" not in proc.stdout
+    shown = run(["inspect", "--isolated", "overlay"], repo)
+    assert "TOP-SECRET" not in shown.stdout and "outside the repository" in shown.stdout
+
+
 # -- where the configuration is looked for ----------------------------------------------------
 def test_a_config_planted_in_a_shared_temporary_folder_never_applies(
     tmp_path: Path, markers: Path
@@ -544,6 +699,60 @@ def test_a_config_planted_in_a_shared_temporary_folder_never_applies(
     assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["GPU020"]
     assert sorted(markers.iterdir()) == []
     shared.chmod(0o755)
+
+
+def test_a_config_linking_out_of_the_repository_is_skipped_with_a_warning(
+    tmp_path: Path,
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "app.yaml").write_text("ignore: [ALL]\napi-token: TOP-SECRET\n")
+    repo = tmp_path / "pr"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "pod.yaml").write_text(UNTOLERATED)
+    (repo / ".gpulint.yaml").symlink_to(outside / "app.yaml")
+    proc = run(["check", "-f", "json", "pod.yaml"], repo)
+    assert proc.returncode == 1, proc.stderr
+    assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["GPU020"]
+    assert proc.stderr == (
+        "gpulint: warning: ignoring .gpulint.yaml: a symbolic link to a file outside the "
+        "repository\n"
+    )
+    # A link inside the repository is used; --config is the user's choice.
+    (repo / "conf").mkdir()
+    (repo / "conf" / "gpulint.yaml").write_text("ignore: [GPU020]\n")
+    (repo / ".gpulint.yaml").unlink()
+    (repo / ".gpulint.yaml").symlink_to("conf/gpulint.yaml")
+    assert run(["check", "pod.yaml"], repo).returncode == 0
+    named = run(["check", "--config", str(outside / "app.yaml"), "pod.yaml"], repo)
+    assert named.returncode == 2 and "api-token: unknown key" in named.stderr
+
+
+def test_pyproject_keys_get_their_lines_from_one_pass(tmp_path: Path) -> None:
+    """Each error's line used to be a new search of the file: thousands of unknown keys in
+    `[tool.gpulint]` took minutes (bench/config_errors.py measures n and 4n)."""
+    from gpulint.config import read_config
+
+    keys = "".join(f"k{i} = 1\n" for i in range(3000))
+    (tmp_path / "pyproject.toml").write_text(
+        "[project]\nname = 'x'\n\n[tool.gpulint]\n"
+        "rules = {GPU040 = {max_per_node = 4}, 'GPU010' = {}}\n"
+        'severity."GPU001" = "warning"\n'
+        "[tool.gpulint.per-file-ignores]\n"
+        '"a/**" = ["GPU001"]\n' + keys
+    )
+    config = read_config(tmp_path / "pyproject.toml")
+    lines = {
+        ("rules", "GPU040", "max_per_node"): 5,
+        ("rules", "GPU010"): 5,
+        ("severity", "GPU001"): 6,
+        ("per-file-ignores", "a/**"): 8,
+        ("per-file-ignores", "k0"): 9,
+        ("per-file-ignores", "k2999"): 3008,
+        ("nowhere",): 4,  # not written: the table's line
+    }
+    for path, line in lines.items():
+        assert config.line_of(path) == line, path
 
 
 def test_the_search_stops_at_the_home_folder(tmp_path: Path) -> None:
