@@ -7,6 +7,7 @@ Error cases run the installed ``gpulint`` as a subprocess: what a user sees is t
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,10 @@ from gpulint.config import (
     read_config,
     resolve,
 )
+from gpulint.loader.ownfiles import SourceError, load_one_document
 from gpulint.plugins import load_rules
 from tests.conftest import ROOT, gpulint_in_process
+from tests.test_cli import GPU_POD
 
 GPU_DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -584,3 +587,30 @@ def test_one_selector_matcher_for_selection_and_ignores() -> None:
         assert selects(code, selectors) is expected
         assert engine._matches(code, selectors) is expected
         assert suppress._matches(code, selectors) is expected
+
+
+def test_a_huge_configuration_file_is_refused_before_it_is_composed(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    padding = "# padding\n" * 120_000  # 1.2 MB: no real configuration is near 1 MiB
+    (tmp_path / ".gpulint.yaml").write_text("ignore: [GPU021]\n" + padding, encoding="utf-8")
+    (tmp_path / "pod.yaml").write_text(GPU_POD, encoding="utf-8")
+    proc = run(["check", "pod.yaml"], tmp_path)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr == (
+        "gpulint: error: .gpulint.yaml: larger than 1 MiB: not read (a mistake?)\n"
+    )
+
+
+def test_a_fifo_named_like_a_configuration_file_never_blocks(tmp_path: Path) -> None:
+    """A pipe planted in a pull request cannot hang a run: discovery passes over it, --config
+    refuses it, and the reader opens without blocking and takes regular files only."""
+    (tmp_path / ".git").mkdir()
+    os.mkfifo(tmp_path / ".gpulint.yaml")
+    (tmp_path / "pod.yaml").write_text(GPU_POD, encoding="utf-8")
+    found = run(["check", "--format", "json", "pod.yaml"], tmp_path)
+    assert json.loads(found.stdout)["summary"]["files"] == 1, found.stderr
+    named = run(["check", "--config", ".gpulint.yaml", "pod.yaml"], tmp_path)
+    assert named.returncode == 2 and named.stdout == ""
+    with pytest.raises(SourceError, match="not a regular file"):
+        load_one_document(tmp_path / ".gpulint.yaml")

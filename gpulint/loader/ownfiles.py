@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import os
+import stat
 
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document
 from gpulint.loader.stream import load_text
+
+#: gpulint's own files are small (the largest real configuration is a few KiB); a bigger one
+#: is refused rather than composed, so a file in a pull request cannot make the run hold
+#: gigabytes before it has even started linting.
+MAX_OWN_FILE_BYTES = 1 << 20
 
 
 class SourceError(Exception):
@@ -26,10 +32,19 @@ def load_one_document(path: os.PathLike[str] | str) -> Document | None:
     Unreadable bytes, YAML problems and a second document raise SourceError.
     """
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        # O_NONBLOCK: a FIFO planted under the name must not block the open; it is then
+        # refused as not a regular file.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise SourceError([(None, "cannot read: not a regular file")])
+            raw = fh.read(MAX_OWN_FILE_BYTES + 1)
     except OSError as exc:
         raise SourceError([(None, f"cannot read: {exc.strerror or exc}")]) from None
+    if len(raw) > MAX_OWN_FILE_BYTES:
+        raise SourceError(
+            [(None, f"larger than {MAX_OWN_FILE_BYTES >> 20} MiB: not read (a mistake?)")]
+        )
     text, problem = decode(raw)
     if text is None:
         assert problem is not None
