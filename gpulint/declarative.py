@@ -368,7 +368,7 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
                 if not (demand.gpu if gpu else demand.cpu):
                     return
             base = pod.path[:-1]
-            from gpulint.workloads import _get
+            from gpulint.k8s import _get
 
             instance = _get(pod.obj.doc.data, base)
             if isinstance(instance, dict):
