@@ -182,9 +182,10 @@ class Linter:
         doc = view.doc
         for position, obj in enumerate(view.objects):
             failed: set[str] = set()  # rules that raised on this object
+            # Found before the object rules run, so one that needs them reuses them.
+            pods = view.pod_specs(position) if self.pod_rules else []
             for active in self.object_rules:
                 findings.extend(self._run(active, obj, obj, label, doc, failed))
-            pods = view.pod_specs(position) if self.pod_rules else []
             for pod in pods:
                 for active in self.pod_rules:
                     findings.extend(self._run(active, pod, obj, label, doc, failed))

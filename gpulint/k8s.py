@@ -22,7 +22,7 @@ class K8sObject:
     """A Kubernetes object found in a document (the document itself, a List item, or an
     object embedded in another one)."""
 
-    __slots__ = ("data", "doc", "group", "parent", "path", "ref", "stream", "version")
+    __slots__ = ("data", "doc", "group", "parent", "path", "pods", "ref", "stream", "version")
 
     def __init__(
         self,
@@ -45,6 +45,9 @@ class K8sObject:
         self.stream = stream
         #: The object this one is embedded in (``objects`` locations), if any.
         self.parent = parent
+        #: The pod specs the per-file view found in this object (None: not asked yet), so
+        #: an object rule that needs them (a declarative ``when: {gpu: ...}``) reuses them.
+        self.pods: list[PodSpec] | None = None
 
     def __repr__(self) -> str:
         return f"K8sObject({self.ref!r}, path={self.path!r})"

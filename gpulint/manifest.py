@@ -28,7 +28,7 @@ from gpulint.yamlload import Document, DocumentStream, Problem
 class DocumentView:
     """One document's objects, their pod specs and owners (built once, dropped with it)."""
 
-    __slots__ = ("_pods", "claims", "doc", "objects", "table")
+    __slots__ = ("claims", "doc", "objects", "table")
 
     def __init__(
         self, doc: Document, table: WorkloadTable, claims: ClaimIndex | None = None
@@ -43,8 +43,6 @@ class DocumentView:
         #: Every Kubernetes object of the document, outer ones before the List items they
         #: hold: the one walk of the document.
         self.objects = found
-        #: Pod specs per object (by its position in ``objects``), found on first use.
-        self._pods: list[list[PodSpec] | None] = [None] * len(self.objects)
 
     def __repr__(self) -> str:
         return f"DocumentView(document={self.doc.index}, {len(self.objects)} objects)"
@@ -54,10 +52,12 @@ class DocumentView:
         return self.doc.index
 
     def pod_specs(self, position: int) -> list[PodSpec]:
-        """The pod specs of ``self.objects[position]``, found once."""
-        pods = self._pods[position]
+        """The pod specs of ``self.objects[position]``, found once (kept on the object,
+        ``K8sObject.pods``, which lives and dies with this view)."""
+        obj = self.objects[position]
+        pods = obj.pods
         if pods is None:
-            pods = self._pods[position] = self.table.pod_specs(self.objects[position])
+            pods = obj.pods = self.table.pod_specs(obj)
         return pods
 
     def items(self) -> Iterator[tuple[K8sObject, list[PodSpec]]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ import gpulint.dra
 import gpulint.k8s
 import gpulint.manifest
 import gpulint.workloads
+from gpulint.declarative import load_declarative
 from gpulint.engine import Linter
 from gpulint.inspector import Inspector
 from gpulint.manifest import DocumentView, Manifest
@@ -195,3 +197,18 @@ items:
         pod = candidate.pod_specs(1)[0]
         assert candidate.claims.claim("ResourceClaim", "gpu", None) is not None
         assert pod.obj.stream is candidate.claims
+
+
+def test_a_declarative_object_rule_reuses_the_pod_specs(counts: Counts, tmp_path: Path) -> None:
+    """`when: {gpu: ...}` on an object needs its pod specs: the view's, not a second search."""
+    rule = tmp_path / "TOBJ1.yaml"
+    rule.write_text(
+        "code: TOBJ1\nname: t-object-gpu\ntarget: object\n"
+        "when: {gpu: true, kinds: [Pod]}\nmessage: matched\n"
+        "schema: {required: [never-there]}\n",
+        encoding="utf-8",
+    )
+    findings = Linter([*load_rules(), load_declarative(rule)]).lint_text("m.yaml", TEXT)
+    assert "TOBJ1" in {f.rule for f in findings}  # the Pod asks for GPUs
+    assert counts.walks == Counter({0: 1, 1: 1, 2: 1})
+    assert set(counts.pods.values()) == {1}
