@@ -84,29 +84,27 @@ class ClaimIndex:
 
     def __init__(self, documents: Iterable[Document]) -> None:
         self._documents = documents
-        self._objects: Iterable[K8sObject] | None = None
         self._claims: dict[tuple[str, str], list[ClaimObject]] | None = None
         self._class_drivers: dict[str, tuple[str, ...]] = {}
 
-    @classmethod
-    def of_objects(cls, found: Iterable[K8sObject]) -> ClaimIndex:
-        """An index over objects already found (a document's view: no second walk)."""
-        index = cls(())
-        index._objects = found
-        return index
+    def fill(self, found: Iterable[K8sObject]) -> None:
+        """Index objects already found (by a document's view: no second walk), now.
 
-    def _all_objects(self) -> Iterator[K8sObject]:
-        if self._objects is not None:
-            yield from self._objects
-            return
-        for doc in self._documents:
-            yield from objects(doc)
+        Read at once and not kept: the objects point to this index (``K8sObject.stream``),
+        and holding them here would be a cycle that outlives the documents.
+        """
+        claims: dict[tuple[str, str], list[ClaimObject]] = {}
+        for obj in found:
+            if obj.group == DRA_GROUP:
+                self._add(claims, obj)
+        self._claims = claims
 
     def _build(self) -> dict[tuple[str, str], list[ClaimObject]]:
         claims: dict[tuple[str, str], list[ClaimObject]] = {}
-        for obj in self._all_objects():
-            if obj.group == DRA_GROUP:
-                self._add(claims, obj)
+        for doc in self._documents:
+            for obj in objects(doc):
+                if obj.group == DRA_GROUP:
+                    self._add(claims, obj)
         return claims
 
     def _add(self, claims: dict[tuple[str, str], list[ClaimObject]], obj: K8sObject) -> None:

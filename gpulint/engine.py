@@ -182,10 +182,16 @@ class Linter:
         doc = view.doc
         for position, obj in enumerate(view.objects):
             failed: set[str] = set()  # rules that raised on this object
-            # Found before the object rules run, so one that needs them reuses them.
             pods = view.pod_specs(position) if self.pod_rules else []
-            for active in self.object_rules:
-                findings.extend(self._run(active, obj, obj, label, doc, failed))
+            if self.object_rules:
+                # An object rule that needs the pod specs (a declarative `when: {gpu: ...}`)
+                # reuses these; they are lent only while its rules run (see K8sObject.pods).
+                obj.pods = pods if self.pod_rules else None
+                try:
+                    for active in self.object_rules:
+                        findings.extend(self._run(active, obj, obj, label, doc, failed))
+                finally:
+                    obj.pods = None
             for pod in pods:
                 for active in self.pod_rules:
                     findings.extend(self._run(active, pod, obj, label, doc, failed))

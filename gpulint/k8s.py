@@ -45,8 +45,11 @@ class K8sObject:
         self.stream = stream
         #: The object this one is embedded in (``objects`` locations), if any.
         self.parent = parent
-        #: The pod specs the per-file view found in this object (None: not asked yet), so
-        #: an object rule that needs them (a declarative ``when: {gpu: ...}``) reuses them.
+        #: The pod specs the per-file view found in this object, set by the engine only
+        #: while the object's rules run, so an object rule that needs them (a declarative
+        #: ``when: {gpu: ...}``) reuses them (None otherwise). Never kept: ``PodSpec.obj``
+        #: points back here, and a lasting cycle would keep each document alive until the
+        #: garbage collector ran.
         self.pods: list[PodSpec] | None = None
 
     def __repr__(self) -> str:

@@ -28,21 +28,25 @@ from gpulint.yamlload import Document, DocumentStream, Problem
 class DocumentView:
     """One document's objects, their pod specs and owners (built once, dropped with it)."""
 
-    __slots__ = ("claims", "doc", "objects", "table")
+    __slots__ = ("_pods", "claims", "doc", "objects", "table")
 
     def __init__(
         self, doc: Document, table: WorkloadTable, claims: ClaimIndex | None = None
     ) -> None:
         self.doc = doc
         self.table = table
-        found: list[K8sObject] = []
         #: The claim index objects look DRA claims up in (``K8sObject.stream``): the file's,
-        #: else one over this document's own objects (read from ``found``, not walked again).
-        self.claims = claims if claims is not None else ClaimIndex.of_objects(found)
-        found.extend(objects(doc, self.claims))
+        #: else one over this document's own objects (filled from them, not walked again).
+        self.claims = claims if claims is not None else ClaimIndex(())
         #: Every Kubernetes object of the document, outer ones before the List items they
         #: hold: the one walk of the document.
-        self.objects = found
+        self.objects: list[K8sObject] = list(objects(doc, self.claims))
+        if claims is None:
+            self.claims.fill(self.objects)
+        #: Pod specs per object (by its position in ``objects``), found on first use. Kept
+        #: here, not on the objects: a pod spec points to its object, and the view, not a
+        #: cycle, decides how long they live.
+        self._pods: list[list[PodSpec] | None] = [None] * len(self.objects)
 
     def __repr__(self) -> str:
         return f"DocumentView(document={self.doc.index}, {len(self.objects)} objects)"
@@ -52,12 +56,10 @@ class DocumentView:
         return self.doc.index
 
     def pod_specs(self, position: int) -> list[PodSpec]:
-        """The pod specs of ``self.objects[position]``, found once (kept on the object,
-        ``K8sObject.pods``, which lives and dies with this view)."""
-        obj = self.objects[position]
-        pods = obj.pods
+        """The pod specs of ``self.objects[position]``, found once."""
+        pods = self._pods[position]
         if pods is None:
-            pods = obj.pods = self.table.pod_specs(obj)
+            pods = self._pods[position] = self.table.pod_specs(self.objects[position])
         return pods
 
     def items(self) -> Iterator[tuple[K8sObject, list[PodSpec]]]:
@@ -121,9 +123,9 @@ class Manifest:
         cls, documents: Iterable[Document], table: WorkloadTable
     ) -> list[DocumentView]:
         """Views of documents already loaded (``gpulint inspect``), sharing one claim index."""
-        views: list[DocumentView] = []
-        claims = ClaimIndex.of_objects(_objects_of(views))  # read on the first lookup
-        views.extend(DocumentView(doc, table, claims) for doc in documents)
+        claims = ClaimIndex(())
+        views = [DocumentView(doc, table, claims) for doc in documents]
+        claims.fill(obj for view in views for obj in view.objects)
         return views
 
     def views(self) -> Iterator[DocumentView]:
@@ -135,8 +137,3 @@ class Manifest:
     def problems(self) -> list[Problem]:
         """Problems of the stream outside any document (read after ``views`` is done)."""
         return self._stream.problems
-
-
-def _objects_of(views: list[DocumentView]) -> Iterator[K8sObject]:
-    for view in views:
-        yield from view.objects

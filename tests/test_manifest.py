@@ -8,6 +8,7 @@ find each object's pod specs once.
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -212,3 +213,26 @@ def test_a_declarative_object_rule_reuses_the_pod_specs(counts: Counts, tmp_path
     assert "TOBJ1" in {f.rule for f in findings}  # the Pod asks for GPUs
     assert counts.walks == Counter({0: 1, 1: 1, 2: 1})
     assert set(counts.pods.values()) == {1}
+
+
+def test_the_view_leaves_no_reference_cycle() -> None:
+    """A document's nodes and data go when its view does, not when the garbage collector
+    runs: the view, its objects, pod specs and claim index hold no cycle."""
+    linter = Linter(load_rules())
+    dra = TEXT.replace("kind: ConfigMap", "kind: ResourceClaim").replace(
+        "apiVersion: v1\nkind: ResourceClaim", "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim"
+    )
+    linter.lint_text("m.yaml", TEXT)  # imports and caches warmed up
+    Inspector().inspect_text("m.yaml", TEXT)
+    gc.collect()
+    gc.disable()
+    try:
+        for text in (TEXT, dra):
+            linter.lint_text("m.yaml", text)
+            Inspector().inspect_text("m.yaml", text)
+            for view in Manifest("m.yaml", text, builtin_table()).views():
+                linter.lint_document("m.yaml", view.doc)
+            del view
+            assert gc.collect() == 0
+    finally:
+        gc.enable()
