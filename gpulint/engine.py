@@ -105,8 +105,8 @@ class Linter:
         )
         self.pod_rules = [a for a in self.active.values() if a.rule.scope == "pod"]
         self.object_rules = [a for a in self.active.values() if a.rule.scope == "object"]
+        # Suppression reads each document's objects and pod specs from its view.
         self.suppressor = Suppressor(
-            self.workloads,
             known=[r.code for r in rules],
             enabled=self.active,
             per_file=self.settings.per_file_ignores,

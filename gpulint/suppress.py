@@ -47,7 +47,6 @@ from gpulint.directives import ACTIONS, Directive, comment_directives, split_lin
 from gpulint.ignores import ObjectIgnore, PathIgnore, _ObjectIgnores
 from gpulint.manifest import DocumentView
 from gpulint.model import Finding, ObjectRef, Path, Span, Suppression, selects
-from gpulint.workloads import WorkloadTable
 
 __all__ = [
     "ACTIONS",
@@ -149,13 +148,11 @@ class Suppressor:
 
     def __init__(
         self,
-        workloads: WorkloadTable,
         known: Iterable[str],
         enabled: Iterable[str],
         per_file: Sequence[PathIgnore] = (),
         per_object: Sequence[ObjectIgnore] = (),
     ) -> None:
-        self.workloads = workloads
         self.known = frozenset(known)
         self.enabled = frozenset(enabled)
         self.per_file = tuple(per_file)
@@ -228,7 +225,7 @@ class FileSuppressions:
         """Take what suppression needs of a document: its annotations, and the owners of the
         directives written in it. Call before ``apply`` on the document's findings."""
         if self._lines:
-            # A line answered by an earlier document keeps that answer.
+            # A line answered by an earlier document keeps that answer (``_lines`` is sorted).
             for line, ref in view.owners_at_lines(self._lines).items():
                 self._owners.setdefault(line, (view.index, ref))
         if self._annotated:
