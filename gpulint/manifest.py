@@ -11,7 +11,9 @@ one document's nodes at a time. The view follows that shape:
   each object's pod specs (found once, on first use) and which object owns a path or a line.
 
 Rules, the suppressor and ``gpulint inspect`` all read the same view: nothing after it walks
-a document's objects or computes a pod spec again.
+a document's objects or computes a pod spec again (the DRA claim pass reads its own,
+earlier, composition of the text; tests/test_manifest.py counts the walks). Nothing in the
+view points back at it, so a document's nodes and data go as soon as its view does.
 """
 
 from __future__ import annotations
