@@ -388,7 +388,10 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
                 from gpulint.workloads import builtin_table
 
                 table = ctx.workloads or builtin_table()
-                demands = [gpu_demand(p, ctx.registry) for p in table.pod_specs(obj)]
+                # The pod specs the per-file view already found (the engine's table is
+                # ctx.workloads), else found here.
+                pods = obj.pods if obj.pods is not None else table.pod_specs(obj)
+                demands = [gpu_demand(p, ctx.registry) for p in pods]
                 # A GPU object has a GPU pod; a CPU object has only pods surely without one.
                 if not (any(d.gpu for d in demands) if gpu else all(d.cpu for d in demands)):
                     return
@@ -410,7 +413,7 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
                 if not (demand.gpu if gpu else demand.cpu):
                     return
             base = pod.path[:-1]
-            from gpulint.workloads import _get
+            from gpulint.k8s import _get
 
             instance = _get(pod.obj.doc.data, base)
             if isinstance(instance, dict):

@@ -10,9 +10,10 @@ classes hands out accelerators: a class listed in the registry's ``dra.device_cl
 whose CEL selectors name a driver listed in ``dra.drivers``.
 
 Claims and classes live in other documents than the pod, so the lookup needs the documents
-of the same file (or stdin stream). The engine builds one :class:`ClaimIndex` per file and
-hands it to every object it finds there (``K8sObject.stream``); the index reads the file's
-documents only the first time a pod with ``resourceClaims`` asks. A claim is matched by kind
+of the same file (or stdin stream). The per-file view (:mod:`gpulint.manifest`) builds one
+:class:`ClaimIndex` per file and hands it to every object it finds there
+(``K8sObject.stream``); the index reads the file's documents only the first time a pod with
+``resourceClaims`` asks. A claim is matched by kind
 and name, and by namespace when both the claim and the pod write one (an object without a
 namespace is applied into the namespace of the command, so it matches any). Claims that are
 not in the file are unknown, and the pod is not counted as a GPU pod for them.
@@ -27,7 +28,7 @@ from typing import Any, NamedTuple
 from gpulint.loader.document import Document
 from gpulint.model import Path
 from gpulint.registry import Registry
-from gpulint.workloads import PodSpec, objects
+from gpulint.workloads import K8sObject, PodSpec, objects
 
 CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 DRA_GROUP = "resource.k8s.io"
@@ -86,29 +87,43 @@ class ClaimIndex:
         self._claims: dict[tuple[str, str], list[ClaimObject]] | None = None
         self._class_drivers: dict[str, tuple[str, ...]] = {}
 
+    def fill(self, found: Iterable[K8sObject]) -> None:
+        """Index objects already found (by a document's view: no second walk), now.
+
+        Read at once and not kept: the objects point to this index (``K8sObject.stream``),
+        and holding them here would be a cycle that outlives the documents.
+        """
+        claims: dict[tuple[str, str], list[ClaimObject]] = {}
+        for obj in found:
+            if obj.group == DRA_GROUP:
+                self._add(claims, obj)
+        self._claims = claims
+
     def _build(self) -> dict[tuple[str, str], list[ClaimObject]]:
         claims: dict[tuple[str, str], list[ClaimObject]] = {}
         for doc in self._documents:
             for obj in objects(doc):
-                if obj.group != DRA_GROUP:
-                    continue
-                name = obj.ref.name
-                if obj.kind in CLAIM_KINDS and name:
-                    spec = obj.data.get("spec")
-                    if obj.kind == "ResourceClaimTemplate":
-                        spec = spec.get("spec") if isinstance(spec, dict) else None
-                    entry = ClaimObject(
-                        obj.kind,
-                        name,
-                        obj.ref.namespace,
-                        tuple(device_classes(spec)),
-                        doc.index,
-                        obj.path,
-                    )
-                    claims.setdefault((obj.kind, name), []).append(entry)
-                elif obj.kind == "DeviceClass" and name:
-                    self._class_drivers[name] = tuple(selector_drivers(obj.data.get("spec")))
+                if obj.group == DRA_GROUP:
+                    self._add(claims, obj)
         return claims
+
+    def _add(self, claims: dict[tuple[str, str], list[ClaimObject]], obj: K8sObject) -> None:
+        name = obj.ref.name
+        if obj.kind in CLAIM_KINDS and name:
+            spec = obj.data.get("spec")
+            if obj.kind == "ResourceClaimTemplate":
+                spec = spec.get("spec") if isinstance(spec, dict) else None
+            entry = ClaimObject(
+                obj.kind,
+                name,
+                obj.ref.namespace,
+                tuple(device_classes(spec)),
+                obj.doc.index,
+                obj.path,
+            )
+            claims.setdefault((obj.kind, name), []).append(entry)
+        elif obj.kind == "DeviceClass" and name:
+            self._class_drivers[name] = tuple(selector_drivers(obj.data.get("spec")))
 
     def _index(self) -> dict[tuple[str, str], list[ClaimObject]]:
         if self._claims is None:

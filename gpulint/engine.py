@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from gpulint.dra import ClaimIndex, may_hold_dra
+from gpulint.dra import ClaimIndex
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document, Problem
-from gpulint.loader.stream import DocumentStream
+from gpulint.manifest import DocumentView, Manifest
 from gpulint.model import (
     RULE_ERROR_CODE,
     Finding,
@@ -28,7 +28,7 @@ from gpulint.suppress import (
     Suppressor,
     Unused,
 )
-from gpulint.workloads import K8sObject, builtin_table, objects
+from gpulint.workloads import K8sObject, builtin_table
 
 RULE_ERROR_NAME = "rule-error"
 #: The longest exception message a GL900 finding quotes (characters).
@@ -106,8 +106,8 @@ class Linter:
         )
         self.pod_rules = [a for a in self.active.values() if a.rule.scope == "pod"]
         self.object_rules = [a for a in self.active.values() if a.rule.scope == "object"]
+        # Suppression reads each document's objects and pod specs from its view.
         self.suppressor = Suppressor(
-            self.workloads,
             known=[r.code for r in rules],
             enabled=self.active,
             per_file=self.settings.per_file_ignores,
@@ -135,23 +135,24 @@ class Linter:
         small: the DRA claims of the file (a ``ClaimIndex`` of names and device classes,
         read in a first pass only when the text can hold a DRA object) and, for
         suppression, each directive's owner and the annotations.
+
+        Each document's objects and pod specs are found once, in its
+        :class:`~gpulint.manifest.DocumentView`, which rules and suppression share.
         """
-        loaded = DocumentStream(text)
-        # Cross-document lookups (DRA claims) see the documents of the same file.
-        stream = ClaimIndex(DocumentStream(text) if may_hold_dra(text) else ())
+        manifest = Manifest(label, text, self.workloads)
         file = self.suppressor.for_file(label, text)
         findings: list[Finding] = []
         # A rule that raised (GL900) is never suppressed, and since the failed rule did not
         # finish, whether a suppression is stale cannot be known: no GL100 in that file.
         failed: list[Finding] = []
-        for doc in loaded:
-            found = self._problem_findings(label, doc.problems, doc)
-            found.extend(self.lint_document(label, doc, stream, seen))
-            file.add_document(doc)
+        for view in manifest.views():
+            found = self._problem_findings(label, view.doc.problems, view)
+            found.extend(self.lint_view(label, view, seen))
+            file.add_document(view)
             failed.extend(f for f in found if f.rule == RULE_ERROR_CODE)
             findings.extend(file.apply([f for f in found if f.rule != RULE_ERROR_CODE]))
-            del doc, found
-        findings.extend(file.apply(self._problem_findings(label, loaded.problems, None)))
+            del view, found
+        findings.extend(file.apply(self._problem_findings(label, manifest.problems, None)))
         if not failed:
             findings.extend(self._stale(label, file))
         findings.extend(failed)
@@ -169,14 +170,29 @@ class Linter:
         stream: ClaimIndex | None = None,
         seen: list[LintedObject] | None = None,
     ) -> list[Finding]:
+        """Findings of the rules in one document (DRA claims looked up in ``stream``)."""
+        return self.lint_view(label, DocumentView(doc, self.workloads, stream), seen)
+
+    def lint_view(
+        self, label: str, view: DocumentView, seen: list[LintedObject] | None = None
+    ) -> list[Finding]:
+        """Findings of the rules in one document's view."""
         findings: list[Finding] = []
         if not self.pod_rules and not self.object_rules:
             return findings
-        for obj in objects(doc, stream if stream is not None else ClaimIndex([doc])):
+        doc = view.doc
+        for position, obj in enumerate(view.objects):
             failed: set[str] = set()  # rules that raised on this object
-            for active in self.object_rules:
-                findings.extend(self._run(active, obj, obj, label, doc, failed))
-            pods = self.workloads.pod_specs(obj) if self.pod_rules else []
+            pods = view.pod_specs(position) if self.pod_rules else []
+            if self.object_rules:
+                # An object rule that needs the pod specs (a declarative `when: {gpu: ...}`)
+                # reuses these; they are lent only while its rules run (see K8sObject.pods).
+                obj.pods = pods if self.pod_rules else None
+                try:
+                    for active in self.object_rules:
+                        findings.extend(self._run(active, obj, obj, label, doc, failed))
+                finally:
+                    obj.pods = None
             for pod in pods:
                 for active in self.pod_rules:
                     findings.extend(self._run(active, pod, obj, label, doc, failed))
@@ -191,7 +207,7 @@ class Linter:
 
     # -- helpers -----------------------------------------------------------------------------
     def _suppress(
-        self, label: str, text: str | None, docs: list[Document], findings: list[Finding]
+        self, label: str, text: str | None, docs: list[DocumentView], findings: list[Finding]
     ) -> list[Finding]:
         """Mark suppressed findings, and report stale suppressions as GL100."""
         file = self.suppressor.for_file(label, text, docs)
@@ -280,15 +296,15 @@ class Linter:
         return active.finding(label, span, v.message, ref, v.path, doc.index, severity)
 
     def _problem_findings(
-        self, label: str, problems: Iterable[Problem], doc: Document | None
+        self, label: str, problems: Iterable[Problem], view: DocumentView | None
     ) -> list[Finding]:
         out = []
         for problem in problems:
             active = self.active.get(problem.code)
             if active is None:
                 continue
-            owner = _owner(doc, problem.doc_path) if doc is not None else None
-            index = doc.index if doc is not None else 0
+            owner = view.owner(problem.doc_path) if view is not None else None
+            index = view.index if view is not None else 0
             out.append(
                 active.finding(label, problem.span, problem.message, owner, problem.doc_path, index)
             )
@@ -345,12 +361,3 @@ def _dotted(path: Path) -> str:
     for step in path:
         out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
     return out
-
-
-def _owner(doc: Document, path: Path) -> ObjectRef | None:
-    """The Kubernetes object that contains ``path``, if any."""
-    best = None
-    for obj in objects(doc):
-        if path[: len(obj.path)] == obj.path:
-            best = obj.ref
-    return best

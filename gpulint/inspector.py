@@ -20,17 +20,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpulint.discover import Target
-from gpulint.dra import ClaimIndex
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document
 from gpulint.loader.stream import load_text
+from gpulint.manifest import DocumentView, Manifest
 from gpulint.model import Path
 from gpulint.podrequest import pod_requests
 from gpulint.registry import Registry, builtin_registry
 from gpulint.resources import format_amount, gpu_demand
 from gpulint.runner import read_target
 from gpulint.textsafe import escape, json_text
-from gpulint.workloads import K8sObject, PodSpec, WorkloadTable, builtin_table, objects
+from gpulint.workloads import K8sObject, PodSpec, WorkloadTable, builtin_table
 
 #: How deep the scan for GPU keys in objects of unknown kinds goes.
 _SCAN_DEPTH = 12
@@ -94,14 +94,17 @@ class Inspector:
             if p.code == "YML001"
         ]
         entry = _file(label, problems)
-        stream = ClaimIndex(result.documents)
-        for doc in result.documents:
-            for obj in objects(doc, stream):
-                self._object(entry, doc, obj)
+        # The same per-document view the linter builds: objects and pod specs found once.
+        for view in Manifest.of_documents(result.documents, self.table):
+            for position, obj in enumerate(view.objects):
+                self._object(entry, view, position, obj)
         return entry
 
     # -- building ----------------------------------------------------------------------------
-    def _object(self, entry: dict[str, Any], doc: Document, obj: K8sObject) -> None:
+    def _object(
+        self, entry: dict[str, Any], view: DocumentView, position: int, obj: K8sObject
+    ) -> None:
+        doc = view.doc
         row = self.table.lookup(obj.group, obj.kind)
         if row is None:
             keys = list(self._gpu_keys(obj.data, obj.path, 0))
@@ -120,7 +123,7 @@ class Inspector:
                 )
             return
         span = doc.key_span(obj.path) if obj.path else doc.start
-        pods = [self._pod(doc, pod) for pod in self.table.pod_specs(obj)]
+        pods = [self._pod(doc, pod) for pod in view.pod_specs(position)]
         entry["workloads"].append(
             {
                 **_ref(obj),

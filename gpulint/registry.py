@@ -91,6 +91,7 @@ class Registry:
         "_domains",
         "_looks",
         "_lower",
+        "_suggestions",
         "device_classes",
         "dra_drivers",
         "legacy",
@@ -121,6 +122,8 @@ class Registry:
             self._domains.setdefault(domain, []).append(lowered)
         #: looks_like_accelerator answers, per name (difflib is slow and names repeat).
         self._looks: dict[str, bool] = {}
+        #: suggest answers, per (name, cutoff): held by the registry, so they go with it.
+        self._suggestions: dict[tuple[str, float], str | None] = {}
 
     def __repr__(self) -> str:
         return f"Registry({len(self.resources)} resources, {len(self.legacy)} legacy names)"
@@ -168,7 +171,7 @@ class Registry:
         if exact is not None:
             return exact
         # difflib costs ~1 ms a name; a corpus repeats its misspellings many times over.
-        memo = _SUGGESTIONS.setdefault(id(self), (self, {}))[1]
+        memo = self._suggestions
         key = (name, cutoff)
         if key not in memo:
             if len(memo) >= 4096:
@@ -317,10 +320,6 @@ class Registry:
             dict(self.device_classes),
             dict(self.dra_drivers),
         )
-
-
-#: Registry.suggest's answers per registry (holding the registry, so its id stays its own).
-_SUGGESTIONS: dict[int, tuple[Registry, dict[tuple[str, float], str | None]]] = {}
 
 
 def _vendor(domain: str) -> str:

@@ -182,22 +182,18 @@ def show_value(value: Any) -> str:
     return f"{text[:SHOWN_VALUE]}... ({len(text):,} characters)"
 
 
-#: The entries of the pod asked about last: the engine runs every pod rule on one pod in
-#: turn, and each asks for the same entries.
-_last_pod: list[Any] = [None, {}]
-
-
 def container_entries(pod: PodSpec, *, ephemeral: bool = False) -> Iterator[ResourceEntry]:
     """Resource entries of every container the API server validates resources for.
 
     Ephemeral containers may not set resources at all, so they are skipped unless asked.
     """
-    if _last_pod[0] is not pod:
-        _last_pod[0], _last_pod[1] = pod, {}
-    memo: dict[bool, tuple[ResourceEntry, ...]] = _last_pod[1]
-    entries = memo.get(ephemeral)
+    # Every pod rule asks for the same entries of a pod: they are kept on the pod spec
+    # (built once per document by the per-file view), so they go when the document does.
+    memo = pod.memo
+    key = ("container_entries", ephemeral)
+    entries = memo.get(key)
     if entries is None:
-        entries = memo[ephemeral] = tuple(_container_entries(pod, ephemeral))
+        entries = memo[key] = tuple(_container_entries(pod, ephemeral))
     return iter(entries)
 
 

@@ -32,173 +32,45 @@ error (no more tokens) the whitespace rule alone decides.
 
 from __future__ import annotations
 
-import bisect
-import fnmatch
-import re
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from gpulint.globs import PathMatcher
-from gpulint.loader.document import Document
+from gpulint.annotations import (
+    _ANNOTATION_DOMAIN,
+    IGNORE_ANNOTATION,
+    KNOWN_ANNOTATIONS,
+    REASON_ANNOTATION,
+    AnnotationIgnore,
+    annotation_ignores,
+)
+from gpulint.directives import ACTIONS, Directive, comment_directives, split_lines
+from gpulint.ignores import ObjectIgnore, PathIgnore, _ObjectIgnores
+from gpulint.manifest import DocumentView
 from gpulint.model import Finding, ObjectRef, Path, Span, Suppression, selects
-from gpulint.workloads import WorkloadTable, objects
 
-IGNORE_ANNOTATION = "gpulint.io/ignore"
-REASON_ANNOTATION = "gpulint.io/ignore-reason"
+__all__ = [
+    "ACTIONS",
+    "IGNORE_ANNOTATION",
+    "KNOWN_ANNOTATIONS",
+    "REASON_ANNOTATION",
+    "UNUSED_CODE",
+    "AnnotationIgnore",
+    "Directive",
+    "FileSuppressions",
+    "ObjectIgnore",
+    "PathIgnore",
+    "Suppressor",
+    "Unused",
+    "annotation_ignores",
+    "comment_directives",
+    "split_lines",
+]
+
 UNUSED_CODE = "GL100"
-ACTIONS = ("disable", "disable-next-line", "disable-file")
-
-# Patterns are compiled on first use (``re`` caches them): a file without directives, the
-# common case, never needs them, and compiling them all costs start-up time on every run.
-#: YAML line breaks (the C scanner counts NEL, LS and PS too).
-_LINE_BREAK = "\r\n|\r|\n|\x85|\u2028|\u2029"
-_DIRECTIVE = r"#\s*gpulint:"
-_ACTION = r"\s*([A-Za-z][A-Za-z-]*)"
-_CODES = r"=\s*([A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*)"
-#: Another tool's comment after ours ends the reason: ``  # expect: GL100``.
-_NEXT_COMMENT = r"\s#\s*[\w.-]+:"
 
 
 def _matches(code: str, selectors: Iterable[str]) -> bool:
     return selects(code, selectors)
-
-
-# -- configuration ignores --------------------------------------------------------------------
-class PathIgnore(NamedTuple):
-    """One ``per-file-ignores`` entry: files matching a glob, and rule codes or prefixes."""
-
-    pattern: str
-    matcher: PathMatcher
-    rules: tuple[str, ...]
-    origin: str = "configuration"
-
-
-class ObjectIgnore(NamedTuple):
-    """One ``per-object-ignores`` entry: objects by kind/namespace/name glob, with a reason."""
-
-    reason: str
-    kind: str = "*"
-    namespace: str = "*"
-    name: str = "*"
-    rules: tuple[str, ...] = ()  # empty: every rule
-    paths: PathMatcher | None = None
-    origin: str = "configuration"
-
-    def matches(self, ref: ObjectRef, label: str) -> bool:
-        if self.paths is not None and not self.paths.matches(label):
-            return False
-        return (
-            fnmatch.fnmatchcase(ref.kind or "", self.kind)
-            and fnmatch.fnmatchcase(ref.namespace or "", self.namespace)
-            and fnmatch.fnmatchcase(ref.name or "", self.name)
-        )
-
-
-# -- in-source suppressions -------------------------------------------------------------------
-class Directive:
-    """A ``# gpulint: ...`` comment."""
-
-    __slots__ = (
-        "action",
-        "codes",
-        "error",
-        "line",
-        "own_line",
-        "reason",
-        "span",
-        "target",
-        "used",
-    )
-
-    def __init__(
-        self,
-        action: str,
-        codes: tuple[str, ...] | None,  # None: every rule
-        reason: str | None,
-        line: int,  # 1-based line of the comment
-        span: Span,
-        target: int | None = None,
-        own_line: bool = False,
-        error: str | None = None,
-    ) -> None:
-        self.action = action
-        self.codes = codes
-        self.reason = reason
-        self.line = line
-        self.span = span
-        #: The line it silences (None: the whole file, or nothing for a dangling next-line).
-        self.target = target
-        self.own_line = own_line
-        self.error = error
-        #: The codes it silenced (GL100 reports a directive that silenced nothing).
-        self.used: set[str] = set()
-
-    def __repr__(self) -> str:
-        return (
-            f"Directive({self.action!r}, {self.codes!r}, {self.reason!r}, line={self.line}, "
-            f"target={self.target}, error={self.error!r})"
-        )
-
-    def applies(self, finding: Finding) -> bool:
-        if self.error is not None:
-            return False
-        if self.action == "disable-file":
-            return True
-        return self.target is not None and finding.span.line == self.target
-
-
-class AnnotationIgnore:
-    """``gpulint.io/ignore`` on an object (or List item) or on a pod template."""
-
-    __slots__ = (
-        "codes",
-        "document",
-        "error",
-        "object",
-        "reason",
-        "scope",
-        "span",
-        "template",
-        "used",
-        "value_path",
-    )
-
-    def __init__(
-        self,
-        document: int,
-        scope: Path,
-        codes: tuple[str, ...] | None,
-        reason: str | None,
-        value_path: Path,
-        template: bool,
-        span: Span,
-        object: ObjectRef | None,
-        error: str | None = None,
-    ) -> None:
-        self.document = document
-        self.scope = scope
-        self.codes = codes
-        self.reason = reason
-        self.value_path = value_path
-        self.template = template
-        self.span = span
-        self.object = object
-        self.error = error
-        self.used: set[str] = set()
-
-    def __repr__(self) -> str:
-        return (
-            f"AnnotationIgnore(document={self.document}, scope={self.scope!r}, "
-            f"codes={self.codes!r}, error={self.error!r})"
-        )
-
-    def applies(self, finding: Finding) -> bool:
-        return (
-            self.error is None
-            and finding.object is not None
-            and finding.document == self.document
-            and finding.doc_path[: len(self.scope)] == self.scope
-        )
 
 
 class Unused(NamedTuple):
@@ -209,336 +81,6 @@ class Unused(NamedTuple):
     document: int = 0
     doc_path: Path = ()
     object: ObjectRef | None = None
-
-
-def split_lines(text: str) -> list[str]:
-    return re.split(_LINE_BREAK, text)
-
-
-class _Comments:
-    """Where comments start on each line."""
-
-    def __init__(self, text: str, lines: list[str]) -> None:
-        self.lines = lines
-        from gpulint.loader.comments import covered_regions
-
-        self.starts, self.ends, self.stopped = covered_regions(text)
-
-    def _covered(self, line: int, col: int) -> bool:
-        if line > self.stopped:
-            return False
-        i = bisect.bisect_right(self.starts, (line, col)) - 1
-        return i >= 0 and (line, col) < self.ends[i]
-
-    def start(self, index: int) -> int | None:
-        """The column (0-based) where the comment on line ``index`` (0-based) starts."""
-        text = self.lines[index]
-        col = text.find("#")
-        while col >= 0:
-            if (col == 0 or text[col - 1] in " \t") and not self._covered(index, col):
-                return col
-            col = text.find("#", col + 1)
-        return None
-
-    def content(self, index: int) -> bool:
-        """Does line ``index`` hold YAML content (not blank, not only a comment)?"""
-        text = self.lines[index]
-        stripped = len(text) - len(text.lstrip(" \t"))
-        if stripped == len(text):
-            return False
-        return self.start(index) != stripped
-
-
-def _parse(body: str) -> tuple[str, tuple[str, ...] | None, str | None, str | None]:
-    """``disable=GPU001 -- reason`` -> (action, codes, reason, error)."""
-    m = re.match(_ACTION, body)
-    if m is None:
-        return "", None, None, "expected disable, disable-next-line or disable-file"
-    action = m.group(1).lower()
-    if action not in ACTIONS:
-        return (
-            action,
-            None,
-            None,
-            (
-                f"unknown gpulint directive {m.group(1)!r} (use disable, disable-next-line or "
-                "disable-file)"
-            ),
-        )
-    rest = body[m.end() :]
-    cut = re.search(_NEXT_COMMENT, rest)
-    if cut is not None:
-        rest = rest[: cut.start()]
-    rest = rest.strip()
-    codes: tuple[str, ...] | None = None
-    if rest.startswith("="):
-        cm = re.match(_CODES, rest)
-        if cm is None:
-            return action, None, None, f"expected rule codes after '{action}='"
-        codes = tuple(c.strip().upper() for c in cm.group(1).split(","))
-        rest = rest[cm.end() :].strip()
-    reason = None
-    if rest.startswith("--"):
-        reason = rest[2:].strip() or None
-    elif rest:
-        return (
-            action,
-            codes,
-            None,
-            (
-                f"unexpected {rest!r} in a gpulint directive: separate codes with commas and "
-                "write the reason after ' -- '"
-            ),
-        )
-    return action, codes, reason, None
-
-
-def comment_directives(text: str) -> list[Directive]:
-    """Every ``# gpulint:`` directive in ``text``, with the line each one silences."""
-    if "gpulint:" not in text:
-        return []
-    lines = split_lines(text)
-    comments = _Comments(text, lines)
-    out: list[Directive] = []
-    # The last disable-next-line search: (the line it started after, the content line it
-    # found or None). Every line strictly between the two holds no content, so a later
-    # directive in that stretch has the same target: stacked comments cost one scan, not
-    # one scan each (8,000 stacked lines took 72 s).
-    searched_from, found_at = len(lines), None  # no search yet
-    for index, line in enumerate(lines):
-        if "gpulint:" not in line:
-            continue
-        start = comments.start(index)
-        if start is None:
-            continue
-        own_line = not line[:start].strip()
-        directive_re = re.compile(_DIRECTIVE)
-        for m in directive_re.finditer(line, start):
-            body_start = m.end()
-            nxt = directive_re.search(line, body_start)
-            body = line[body_start : nxt.start() if nxt else None]
-            action, codes, reason, error = _parse(body)
-            end = body_start + len(body.rstrip())
-            cut = re.search(_NEXT_COMMENT, body)
-            if cut is not None:
-                end = body_start + len(body[: cut.start()].rstrip())
-            span = Span(index + 1, m.start() + 1, index + 1, end + 1)
-            directive = Directive(action, codes, reason, index + 1, span, None, own_line, error)
-            if action == "disable":
-                directive.target = index + 1
-            elif action == "disable-next-line":
-                if not (searched_from <= index and (found_at is None or index < found_at)):
-                    searched_from, found_at = index, None
-                    for later in range(index + 1, len(lines)):
-                        if comments.content(later):
-                            found_at = later
-                            break
-                if found_at is not None:
-                    directive.target = found_at + 1
-            out.append(directive)
-    return out
-
-
-def _ignore_codes(value: Any) -> tuple[tuple[str, ...] | None, str | None]:
-    if not isinstance(value, str):
-        return None, (
-            f"the {IGNORE_ANNOTATION} annotation must be a string of comma-separated rule "
-            "codes (annotation values are strings)"
-        )
-    parts = [p.strip().upper() for p in value.split(",") if p.strip()]
-    if not parts:
-        return None, f"the {IGNORE_ANNOTATION} annotation is empty: name rule codes or 'all'"
-    if parts in (["ALL"], ["*"]):
-        return None, None
-    bad = [p for p in parts if not p.isalnum()]
-    if bad:
-        return None, f"{bad[0]!r} in the {IGNORE_ANNOTATION} annotation is not a rule code"
-    return tuple(parts), None
-
-
-#: The annotations gpulint reads; any other ``gpulint.io/`` key is a typo (GL100).
-KNOWN_ANNOTATIONS = (IGNORE_ANNOTATION, REASON_ANNOTATION)
-_ANNOTATION_DOMAIN = "gpulint.io/"
-
-
-def _unknown_keys(annotations: dict[str, Any]) -> list[str]:
-    """``gpulint.io/`` keys (in any case) that are not an annotation gpulint reads."""
-    return [
-        key
-        for key in annotations
-        if isinstance(key, str)
-        and key.lower().startswith(_ANNOTATION_DOMAIN)
-        and key not in KNOWN_ANNOTATIONS
-    ]
-
-
-def _unknown_key_message(key: str) -> str:
-    import difflib
-
-    local = key[len(_ANNOTATION_DOMAIN) :].lower()
-    names = {k[len(_ANNOTATION_DOMAIN) :]: k for k in KNOWN_ANNOTATIONS}
-    close = difflib.get_close_matches(local, list(names), n=1, cutoff=0.6)
-    hint = f" (did you mean {names[close[0]]}?)" if close else ""
-    return (
-        f"unknown gpulint annotation {key}: it does nothing{hint}; gpulint reads "
-        f"{IGNORE_ANNOTATION} and {REASON_ANNOTATION}"
-    )
-
-
-def _annotations(meta: Any) -> dict[str, Any] | None:
-    if not isinstance(meta, dict):
-        return None
-    annotations = meta.get("annotations")
-    if isinstance(annotations, dict) and (
-        IGNORE_ANNOTATION in annotations or _unknown_keys(annotations)
-    ):
-        return annotations
-    return None
-
-
-def annotation_ignores(
-    docs: Sequence[Document], workloads: WorkloadTable
-) -> list[AnnotationIgnore]:
-    out: list[AnnotationIgnore] = []
-    for doc in docs:
-        seen: set[Path] = set()
-        for obj in objects(doc):
-            places: list[tuple[Path, dict[str, Any], bool]] = []
-            found = _annotations(obj.data.get("metadata"))
-            if found is not None:
-                places.append((obj.path, found, False))
-            for pod in workloads.pod_specs(obj):
-                template = pod.template_path
-                found = _annotations(pod.template_metadata())
-                if template is not None and found is not None:
-                    places.append((template, found, True))
-            for scope, notes, is_template in places:
-                if scope in seen:
-                    continue
-                seen.add(scope)
-                # A misspelt key (`gpulint.io/ignore-reson`) is GL100 at the key.
-                for key in _unknown_keys(notes):
-                    key_path = (*scope, "metadata", "annotations", key)
-                    out.append(
-                        AnnotationIgnore(
-                            doc.index,
-                            scope,
-                            None,
-                            None,
-                            key_path,
-                            is_template,
-                            doc.key_span(key_path),
-                            obj.ref,
-                            _unknown_key_message(key),
-                        )
-                    )
-                if IGNORE_ANNOTATION not in notes:
-                    continue
-                codes, error = _ignore_codes(notes[IGNORE_ANNOTATION])
-                reason = notes.get(REASON_ANNOTATION)
-                value_path = (*scope, "metadata", "annotations", IGNORE_ANNOTATION)
-                out.append(
-                    AnnotationIgnore(
-                        doc.index,
-                        scope,
-                        codes,
-                        reason if isinstance(reason, str) and reason.strip() else None,
-                        value_path,
-                        is_template,
-                        doc.value_span(value_path),
-                        obj.ref,
-                        error,
-                    )
-                )
-    return out
-
-
-def _owners_in(
-    doc: Document, wanted: list[int], answer: dict[int, tuple[int, ObjectRef | None]]
-) -> None:
-    """Add to ``answer`` the document and innermost object of each of the sorted ``wanted``
-    lines that ``doc`` holds (a line answered by an earlier document keeps that answer).
-
-    One pass over the document's objects for all its lines (asking line by line walked
-    every object for every stale directive: 10,000 of them took 211 s).
-    """
-    if not wanted:
-        return
-    root = doc.value_span(())
-    lo = bisect.bisect_left(wanted, root.line)
-    hi = bisect.bisect_right(wanted, root.end_line)
-    pending = [line for line in wanted[lo:hi] if line not in answer]
-    if not pending:
-        return
-    best: dict[int, ObjectRef | None] = dict.fromkeys(pending)
-    for obj in objects(doc):
-        span = doc.value_span(obj.path)
-        first = bisect.bisect_left(pending, span.line)
-        last = bisect.bisect_right(pending, span.end_line)
-        for line in pending[first:last]:
-            best[line] = obj.ref  # later objects are inner ones (List items)
-    for line in pending:
-        answer[line] = (doc.index, best[line])
-
-
-def _literal(pattern: str) -> bool:
-    return not any(c in pattern for c in "*?[")
-
-
-class _ObjectIgnores:
-    """``per-object-ignores`` indexed by their literal kind, namespace or name.
-
-    Each entry is filed under the first of name, namespace and kind that it writes without
-    a glob character, so an object is tested only against the entries that can match it
-    (plus those whose three fields are all globs); each glob is compiled once (fnmatch's
-    own cache holds 32,768 patterns and thrashed on 50,000 entries, which took over 12
-    minutes).
-    """
-
-    def __init__(self, entries: Sequence[ObjectIgnore]) -> None:
-        self.entries = tuple(entries)
-        self.by_field: tuple[dict[str, list[int]], ...] = ({}, {}, {})  # name, ns, kind
-        self.wild: list[int] = []
-        self._compiled: dict[str, Any] = {}
-        for order, entry in enumerate(self.entries):
-            for slot, pattern in enumerate((entry.name, entry.namespace, entry.kind)):
-                if _literal(pattern):
-                    self.by_field[slot].setdefault(pattern, []).append(order)
-                    break
-            else:
-                self.wild.append(order)
-
-    def _match(self, pattern: str, value: str) -> bool:
-        if _literal(pattern):
-            return pattern == value
-        matcher = self._compiled.get(pattern)
-        if matcher is None:
-            matcher = self._compiled[pattern] = re.compile(fnmatch.translate(pattern)).match
-        return matcher(value) is not None
-
-    def matching(self, ref: ObjectRef, label: str) -> list[ObjectIgnore]:
-        """The entries that match the object in the file ``label``, in configuration order."""
-        kind, namespace, name = ref.kind or "", ref.namespace or "", ref.name or ""
-        by_name, by_ns, by_kind = self.by_field
-        candidates = sorted(
-            {
-                *by_name.get(name, ()),
-                *by_ns.get(namespace, ()),
-                *by_kind.get(kind, ()),
-                *self.wild,
-            }
-        )
-        out = []
-        for order in candidates:
-            entry = self.entries[order]
-            if (
-                self._match(entry.kind, kind)
-                and self._match(entry.namespace, namespace)
-                and self._match(entry.name, name)
-                and (entry.paths is None or entry.paths.matches(label))
-            ):
-                out.append(entry)
-        return out
 
 
 class _Index:
@@ -606,13 +148,11 @@ class Suppressor:
 
     def __init__(
         self,
-        workloads: WorkloadTable,
         known: Iterable[str],
         enabled: Iterable[str],
         per_file: Sequence[PathIgnore] = (),
         per_object: Sequence[ObjectIgnore] = (),
     ) -> None:
-        self.workloads = workloads
         self.known = frozenset(known)
         self.enabled = frozenset(enabled)
         self.per_file = tuple(per_file)
@@ -621,10 +161,11 @@ class Suppressor:
         self.report_unused = UNUSED_CODE in self.enabled
 
     def for_file(
-        self, label: str, text: str | None, docs: Sequence[Document] = ()
+        self, label: str, text: str | None, docs: Sequence[DocumentView] = ()
     ) -> FileSuppressions:
         """The suppressions that apply to one file. Its documents are ``docs`` plus those
-        given to ``FileSuppressions.add_document`` later, one at a time."""
+        given to ``FileSuppressions.add_document`` later, one at a time (as the per-file
+        view, :mod:`gpulint.manifest`, builds them)."""
         directives = comment_directives(text) if text else []
         file_rules = tuple(
             code for entry in self.per_file if entry.matcher.matches(label) for code in entry.rules
@@ -680,12 +221,15 @@ class FileSuppressions:
         #: entries (findings of one object share the answer).
         self._objects: dict[tuple[str | None, str | None, str | None], list[ObjectIgnore]] = {}
 
-    def add_document(self, doc: Document) -> None:
+    def add_document(self, view: DocumentView) -> None:
         """Take what suppression needs of a document: its annotations, and the owners of the
         directives written in it. Call before ``apply`` on the document's findings."""
-        _owners_in(doc, self._lines, self._owners)
+        if self._lines:
+            # A line answered by an earlier document keeps that answer (``_lines`` is sorted).
+            for line, ref in view.owners_at_lines(self._lines).items():
+                self._owners.setdefault(line, (view.index, ref))
         if self._annotated:
-            for a in annotation_ignores([doc], self.owner.workloads):
+            for a in annotation_ignores(view):
                 self.annotations.append(a)
                 self._index.add(a)
 

@@ -28,8 +28,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("loader.build",),
     ("loader.stream",),
     ("loader.ownfiles",),
-    # documents -> Kubernetes objects, pod specs, devices, suppressions
-    ("registry", "workloads", "dra", "resources", "podrequest", "suppress"),
+    # documents -> Kubernetes objects, pod specs, devices, suppressions; the per-file view
+    ("registry", "workrows", "k8s", "workloads", "dra", "manifest", "resources", "podrequest",
+     "directives", "ignores", "annotations", "suppress"),
     # what a rule, the run's settings and a run's result are
     ("rule", "settings", "report"),
     # reports -> text; below everything that runs a check
