@@ -20,7 +20,8 @@ PACKAGE = ROOT / "gpulint"
 #: engine and the rules, over the Kubernetes model, over the loader, over plain values.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # plain values and helpers that know nothing of gpulint's other modules
-    ("model", "data", "textsafe", "quantity", "globs", "taints", "discover", "schemacheck"),
+    ("model", "data", "textsafe", "quantitymath", "quantity", "quantityformat", "globs", "taints",
+     "discover", "schemacheck"),
     # YAML text -> documents with positions
     ("yamlload",),
     # documents -> Kubernetes objects, pod specs, devices, suppressions
