@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # rules found and run; files read and linted
     ("declarative", "plugins", "catalog", "engine", "runner", "inspector"),
     # configuration file + command line -> settings
-    ("config",),
+    ("configfile", "configschema", "configcheck", "config"),
     # the commands' work
     ("commands",),
     # the command line

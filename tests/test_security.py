@@ -583,7 +583,8 @@ def test_a_config_owned_by_another_user_is_skipped_with_a_warning(
 
 
 def test_setting_aside_skipped_codes_never_widens_an_ignore(tmp_path: Path) -> None:
-    from gpulint.config import forget_codes, read_config
+    from gpulint.configcheck import forget_codes
+    from gpulint.configfile import read_config
 
     path = tmp_path / ".gpulint.yaml"
     path.write_text(
