@@ -5,10 +5,14 @@
   ``vendor/a.yaml`` and ``charts/vendor/b.yaml``; ``*.tpl.yaml`` matches every such file.
 * A pattern with a ``/`` is anchored at the root: ``charts/*/values.yaml``. A leading ``/`` or
   ``./`` is allowed and ignored.
-* ``*`` and ``?`` never cross a ``/``; ``**`` matches any number of components (also none);
-  ``[abc]``, ``[a-z]`` and ``[!abc]`` are character classes, which never match ``/``.
-* An unclosed ``[`` or a reversed range (``[z-a]``) is an error (GlobError; the
-  configuration reports it with its line).
+* ``*`` and ``?`` never cross a ``/``; ``**`` as a whole component (``**/x``, ``x/**``,
+  ``x/**/y``) matches any number of components (also none); elsewhere (``a**b``) it is one
+  ``*``, as in git. ``[abc]``, ``[a-z]`` and ``[!abc]`` are character classes, which never
+  match ``/``.
+* ``\\`` escapes the next character, in a class too: ``\\*`` is a star, ``\\!x`` a name
+  starting with ``!``.
+* An unclosed ``[``, a reversed range (``[z-a]``) or a trailing ``\\`` is an error
+  (GlobError; the configuration reports it with its line).
 * Matching takes time linear in the path, whatever the pattern (see ``_Matcher``).
 * A pattern that matches a folder matches everything below it: ``charts/vendor`` is the same
   as ``charts/vendor/**``. A trailing ``/`` is allowed.
@@ -44,22 +48,28 @@ def _class(pattern: str, i: int) -> tuple[Callable[[str], bool], int]:
     members: set[str] = set()
     ranges: list[tuple[str, str]] = []
     first = True
+
+    def char_at(k: int) -> tuple[str, int]:
+        """The member at ``pattern[k]`` (``\\x`` is ``x``) and the index after it."""
+        if pattern[k] == "\\" and k + 1 < len(pattern):
+            return pattern[k + 1], k + 2
+        return pattern[k], k + 1
+
     while True:
         if j >= len(pattern):
             raise GlobError(f"unclosed character class starting at column {i + 1}")
-        c = pattern[j]
-        if c == "]" and not first:
+        if pattern[j] == "]" and not first:
             break
         first = False
-        if j + 2 < len(pattern) and pattern[j + 1] == "-" and pattern[j + 2] != "]":
-            low, high = c, pattern[j + 2]
-            if low > high:
-                raise GlobError(f"reversed range {low}-{high} in a character class")
-            ranges.append((low, high))
-            j += 3
+        c, after = char_at(j)
+        if after + 1 < len(pattern) and pattern[after] == "-" and pattern[after + 1] != "]":
+            high, j = char_at(after + 1)
+            if c > high:
+                raise GlobError(f"reversed range {c}-{high} in a character class")
+            ranges.append((c, high))
         else:
             members.add(c)
-            j += 1
+            j = after
     frozen = frozenset(members)
 
     def test(char: str) -> bool:
@@ -77,17 +87,19 @@ def _tokens(pattern: str) -> tuple[_Token, ...]:
     while i < n:
         c = pattern[i]
         if c == "*":
-            if pattern.startswith("**/", i):
+            run = i
+            while i < n and pattern[i] == "*":
+                i += 1
+            # Two or more stars are "**" only as a whole component, as in .gitignore
+            # (git's wildmatch); elsewhere (``a**b``) they are one "*".
+            whole = i - run >= 2 and (run == 0 or pattern[run - 1] == "/")
+            if whole and pattern.startswith("/", i):
                 out.append((_DIRS, None))
-                i += 3
-            elif pattern.startswith("**", i):
+                i += 1
+            elif whole and i == n:
                 out.append((_ANY, None))
-                i += 2
-                while pattern.startswith("*", i) and not pattern.startswith("**", i):
-                    i += 1  # "***" is "**" then "*": the same language as "**"
             else:
                 out.append((_STAR, None))
-                i += 1
             continue
         if c == "?":
             out.append((_ONE, _not_separator))
@@ -95,6 +107,11 @@ def _tokens(pattern: str) -> tuple[_Token, ...]:
             test, i = _class(pattern, i)
             out.append((_ONE, test))
             continue
+        elif c == "\\":
+            if i + 1 >= n:
+                raise GlobError("a trailing \\ escapes nothing (write \\\\ for a backslash)")
+            i += 1
+            out.append((_ONE, pattern[i].__eq__))
         else:
             out.append((_ONE, c.__eq__))
         i += 1

@@ -247,15 +247,17 @@ def reference_regex(pattern: str) -> re.Pattern[str]:
     (no classes): the linear matcher must accept exactly the same paths."""
     out, i = [], 0
     while i < len(pattern):
-        if pattern.startswith("**/", i):
+        whole = i == 0 or pattern[i - 1] == "/"  # "**" is special only as a whole component
+        stars = len(pattern[i:]) - len(pattern[i:].lstrip("*"))
+        if whole and stars >= 2 and pattern.startswith("/", i + stars):
             out.append("(?:[^/]*/)*")
-            i += 3
-        elif pattern.startswith("**", i):
+            i += stars + 1
+        elif whole and stars >= 2 and i + stars == len(pattern):
             out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
+            i += stars
+        elif stars:
             out.append("[^/]*")
-            i += 1
+            i += stars
         elif pattern[i] == "?":
             out.append("[^/]")
             i += 1
