@@ -401,6 +401,13 @@ def _check_globs(config: ConfigFile, data: Mapping[str, Any]) -> list[str]:
         if not isinstance(pattern, str):
             continue
         problem = validate(pattern)
+        lone = path[0] == "per-file-ignores" or path[-1] == "path"
+        if problem is None and lone and pattern.strip().startswith("!"):
+            # A lone pattern has nothing before it to take back: "!x" would match nothing.
+            problem = (
+                "'!' (take back an earlier pattern) works in `exclude` only; "
+                "write \\! for a name that starts with '!'"
+            )
         if problem is not None:
             errors.append(config.error(path, f"{pattern!r} is not a valid glob: {problem}"))
     return errors

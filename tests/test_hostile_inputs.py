@@ -273,9 +273,12 @@ def reference_matches(pattern: str, relpath: str) -> bool:
     text = text.strip("/")
     regex = reference_regex(text)
     parts = [p for p in relpath.split("/") if p and p != "."]
+    # "dir/" matches folders only: the file at the end of ``relpath`` is no candidate.
+    folders_only = pattern.strip().endswith("/") and text != ""
+    candidates = parts[:-1] if folders_only else parts
     if "/" not in text and not pattern.strip().startswith("/"):
-        return any(regex.match(part) for part in parts)
-    return any(regex.match("/".join(parts[:k])) for k in range(len(parts), 0, -1))
+        return any(regex.match(part) for part in candidates)
+    return any(regex.match("/".join(parts[:k])) for k in range(len(candidates), 0, -1))
 
 
 @settings(max_examples=400, deadline=None)
