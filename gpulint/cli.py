@@ -400,7 +400,8 @@ def show_config(
     """Print the effective configuration and where each value came from."""
     import json
 
-    from gpulint.config import config_schema, describe
+    from gpulint.config import describe
+    from gpulint.configschema import config_schema
 
     fail_level = fail_on.value if fail_on is not None else None
     trust = Trust(allow_plugins, plugin or (), rule_dir or ())

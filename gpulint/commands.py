@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 if TYPE_CHECKING:
-    from gpulint.config import ConfigFile, Effective
+    from gpulint.config import Effective
+    from gpulint.configfile import ConfigFile
     from gpulint.model import Finding
     from gpulint.rule import Rule
 
@@ -96,7 +97,8 @@ def _load(config: ConfigFile | None, trust: Trust | None) -> tuple[list[Rule], b
     import re
     from pathlib import Path
 
-    from gpulint.config import ConfigError, project_root, rule_locations, warn
+    from gpulint.configcheck import rule_locations
+    from gpulint.configfile import ConfigError, project_root, warn
     from gpulint.plugins import RuleDir, rule_files
     from gpulint.plugins import load_rules as load
     from gpulint.rule import RuleLoadError
@@ -146,7 +148,7 @@ def load_rules(config: ConfigFile | None = None, trust: Trust | None = None) -> 
 
 
 def read_config(path: str | None, isolated: bool) -> ConfigFile | None:
-    from gpulint.config import ConfigError, load_config
+    from gpulint.configfile import ConfigError, load_config
 
     try:
         return load_config(path, isolated)
@@ -161,7 +163,7 @@ def selectors(values: list[str] | None, known: list[str], option: str) -> list[s
     ``--select GPU0,gpu1 --select YML`` -> ``["GPU0", "GPU1", "YML"]``; an empty value or an
     empty item (``--select ''``, ``--select GPU0,``) is an error, not "select nothing".
     """
-    from gpulint.config import selector
+    from gpulint.configcheck import selector
 
     out: list[str] = []
     errors: list[str] = []
@@ -187,7 +189,9 @@ def configure(
     fail_if_no_files: bool | None = None,
 ) -> tuple[list[Rule], Effective]:
     """Rules and effective configuration: defaults < configuration file < command line."""
-    from gpulint.config import ConfigError, Overrides, forget_codes, resolve
+    from gpulint.config import Overrides, resolve
+    from gpulint.configcheck import forget_codes
+    from gpulint.configfile import ConfigError
 
     config = read_config(path, isolated)
     rules, skipped = _load(config, trust)

@@ -20,7 +20,7 @@ SKIP_DIRS = frozenset(
     }
 )  # fmt: skip
 
-#: gpulint's own configuration files (gpulint.config.CONFIG_NAMES): YAML, never a manifest,
+#: gpulint's own configuration files (gpulint.configfile.CONFIG_NAMES): YAML, never a manifest,
 #: so a walk leaves them out (naming one explicitly still lints it).
 SKIP_FILES = frozenset({".gpulint.yaml", ".gpulint.yml"})
 

@@ -5,13 +5,26 @@
   ``vendor/a.yaml`` and ``charts/vendor/b.yaml``; ``*.tpl.yaml`` matches every such file.
 * A pattern with a ``/`` is anchored at the root: ``charts/*/values.yaml``. A leading ``/`` or
   ``./`` is allowed and ignored.
-* ``*`` and ``?`` never cross a ``/``; ``**`` matches any number of components (also none);
-  ``[abc]``, ``[a-z]`` and ``[!abc]`` are character classes, which never match ``/``.
-* An unclosed ``[`` or a reversed range (``[z-a]``) is an error (GlobError; the
-  configuration reports it with its line).
+* ``*`` and ``?`` never cross a ``/``; ``**`` as a whole component (``**/x``, ``x/**``,
+  ``x/**/y``) matches any number of components (also none); elsewhere (``a**b``) it is one
+  ``*``, as in git. ``[abc]``, ``[a-z]`` and ``[!abc]`` are character classes, which never
+  match ``/``.
+* ``\\`` escapes the next character, in a class too: ``\\*`` is a star, ``\\!x`` a name
+  starting with ``!``.
+* An unclosed ``[``, a reversed range (``[z-a]``) or a trailing ``\\`` is an error
+  (GlobError; the configuration reports it with its line).
 * Matching takes time linear in the path, whatever the pattern (see ``_Matcher``).
 * A pattern that matches a folder matches everything below it: ``charts/vendor`` is the same
-  as ``charts/vendor/**``. A trailing ``/`` is allowed.
+  as ``charts/vendor/**``. A trailing ``/`` matches folders only (``build/`` is not the file
+  ``build``).
+* In a list (``exclude``), ``!pattern`` takes back what an earlier pattern matched, and the
+  last pattern that matches a path decides; as in git, a file below a matched folder stays
+  matched (``vendor`` then ``!vendor/keep.yaml`` keeps nothing; ``vendor/*`` then
+  ``!vendor/keep.yaml`` keeps the file). ``per-file-ignores`` and ``per-object-ignores``
+  take one pattern each, where ``!`` is an error.
+* Differences from .gitignore, on purpose (a pattern is one YAML list item, not a line of
+  a file): white space around a pattern is dropped, a leading ``./`` is ignored as a
+  leading ``/`` is, and ``#`` starts no comment.
 """
 
 from __future__ import annotations
@@ -44,22 +57,28 @@ def _class(pattern: str, i: int) -> tuple[Callable[[str], bool], int]:
     members: set[str] = set()
     ranges: list[tuple[str, str]] = []
     first = True
+
+    def char_at(k: int) -> tuple[str, int]:
+        """The member at ``pattern[k]`` (``\\x`` is ``x``) and the index after it."""
+        if pattern[k] == "\\" and k + 1 < len(pattern):
+            return pattern[k + 1], k + 2
+        return pattern[k], k + 1
+
     while True:
         if j >= len(pattern):
             raise GlobError(f"unclosed character class starting at column {i + 1}")
-        c = pattern[j]
-        if c == "]" and not first:
+        if pattern[j] == "]" and not first:
             break
         first = False
-        if j + 2 < len(pattern) and pattern[j + 1] == "-" and pattern[j + 2] != "]":
-            low, high = c, pattern[j + 2]
-            if low > high:
-                raise GlobError(f"reversed range {low}-{high} in a character class")
-            ranges.append((low, high))
-            j += 3
+        c, after = char_at(j)
+        if after + 1 < len(pattern) and pattern[after] == "-" and pattern[after + 1] != "]":
+            high, j = char_at(after + 1)
+            if c > high:
+                raise GlobError(f"reversed range {c}-{high} in a character class")
+            ranges.append((c, high))
         else:
             members.add(c)
-            j += 1
+            j = after
     frozen = frozenset(members)
 
     def test(char: str) -> bool:
@@ -77,17 +96,19 @@ def _tokens(pattern: str) -> tuple[_Token, ...]:
     while i < n:
         c = pattern[i]
         if c == "*":
-            if pattern.startswith("**/", i):
+            run = i
+            while i < n and pattern[i] == "*":
+                i += 1
+            # Two or more stars are "**" only as a whole component, as in .gitignore
+            # (git's wildmatch); elsewhere (``a**b``) they are one "*".
+            whole = i - run >= 2 and (run == 0 or pattern[run - 1] == "/")
+            if whole and pattern.startswith("/", i):
                 out.append((_DIRS, None))
-                i += 3
-            elif pattern.startswith("**", i):
+                i += 1
+            elif whole and i == n:
                 out.append((_ANY, None))
-                i += 2
-                while pattern.startswith("*", i) and not pattern.startswith("**", i):
-                    i += 1  # "***" is "**" then "*": the same language as "**"
             else:
                 out.append((_STAR, None))
-                i += 1
             continue
         if c == "?":
             out.append((_ONE, _not_separator))
@@ -95,6 +116,11 @@ def _tokens(pattern: str) -> tuple[_Token, ...]:
             test, i = _class(pattern, i)
             out.append((_ONE, test))
             continue
+        elif c == "\\":
+            if i + 1 >= n:
+                raise GlobError("a trailing \\ escapes nothing (write \\\\ for a backslash)")
+            i += 1
+            out.append((_ONE, pattern[i].__eq__))
         else:
             out.append((_ONE, c.__eq__))
         i += 1
@@ -173,23 +199,22 @@ class _Matcher:
         self._cache[key] = found
         return found
 
-    def accepts_at(self, text: str, ends: Callable[[int], bool]) -> bool:
-        """Does the pattern match ``text[:i]`` for some ``i`` with ``ends(i)``?"""
+    def ends(self, text: str) -> list[int]:
+        """Every ``i`` such that the pattern matches ``text[:i]``, in one pass."""
         accept = len(self.tokens)
         states = self._start
-        if accept in states and ends(0):
-            return True
+        out = [0] if accept in states else []
         for i, char in enumerate(text, start=1):
             states = self._step(states, char)
             if not states:
-                return False
-            if accept in states and ends(i):
-                return True
-        return False
+                break
+            if accept in states:
+                out.append(i)
+        return out
 
     def fullmatch(self, text: str) -> bool:
-        size = len(text)
-        return self.accepts_at(text, lambda i: i == size)
+        found = self.ends(text)
+        return bool(found) and found[-1] == len(text)
 
 
 def validate(pattern: str) -> str | None:
@@ -207,29 +232,59 @@ class Glob(NamedTuple):
     pattern: str
     matcher: _Matcher
     anchored: bool
+    #: ``!pattern``: a path it matches is matched by none of the patterns before it.
+    negated: bool = False
+    #: ``pattern/``: matches folders only (and so everything below them), not a file.
+    dir_only: bool = False
 
     @classmethod
     def compile(cls, pattern: str) -> Glob:
         """The compiled glob; GlobError for an invalid one."""
         text = pattern.strip()
+        negated = text.startswith("!")
+        if negated:
+            text = text[1:]
+        dir_only = text.endswith("/") and text.strip("/") != ""
+        leading = text.startswith("/")
         if text.startswith("./"):
             text = text[2:]
         text = text.strip("/") if text != "/" else text
-        anchored = "/" in text or pattern.strip().startswith("/")
-        return cls(pattern, _Matcher(_tokens(text)), anchored)
+        anchored = "/" in text or leading
+        return cls(pattern, _Matcher(_tokens(text)), anchored, negated, dir_only)
 
-    def matches(self, relpath: str) -> bool:
-        """Does the pattern match ``relpath`` (``/``-separated) or a folder above it?"""
-        parts = [p for p in relpath.split("/") if p and p != "."]
+    def levels(self, parts: list[str], is_dir: bool) -> list[bool]:
+        """For each folder of ``parts`` and the path itself (``is_dir``: a folder too),
+        whether the pattern matches it: ``levels(...)[k]`` is about ``parts[: k + 1]``.
+        One pass over the path whatever its depth."""
+        out = [False] * len(parts)
+        last = len(parts) - (0 if is_dir or not self.dir_only else 1)
         if not self.anchored:
-            return any(self.matcher.fullmatch(part) for part in parts)
-        # One pass over the path: a match ending where a component ends is a match of
-        # that folder (or of the file itself at the end).
+            for k in range(last):
+                out[k] = self.matcher.fullmatch(parts[k])
+            return out
         joined = "/".join(parts)
-        size = len(joined)
-        return bool(joined) and self.matcher.accepts_at(
-            joined, lambda i: i > 0 and (i == size or joined[i] == "/")
-        )
+        boundary: dict[int, int] = {}
+        position = 0
+        for k, part in enumerate(parts):
+            position += len(part)
+            boundary[position] = k
+            position += 1
+        for end in self.matcher.ends(joined):
+            at = boundary.get(end)
+            if at is not None and at < last:
+                out[at] = True
+        return out
+
+    def matches(self, relpath: str, is_dir: bool = False) -> bool:
+        """Does the pattern match ``relpath`` (``/``-separated) or a folder above it?
+
+        ``is_dir`` says whether ``relpath`` itself is a folder: a ``dir/`` pattern matches
+        a file only through a folder above it."""
+        return any(self.levels(_parts(relpath), is_dir))
+
+
+def _parts(relpath: str) -> list[str]:
+    return [p for p in relpath.split("/") if p and p != "."]
 
 
 def compile_all(patterns: Iterable[str]) -> tuple[Glob, ...]:
@@ -255,5 +310,19 @@ class PathMatcher(NamedTuple):
         return bool(self.globs)
 
     def matches(self, path: str) -> bool:
-        rel = relative(path, self.root)
-        return any(g.matches(rel) for g in self.globs)
+        """As git decides whether a path is ignored: a path below a matched folder is
+        matched; otherwise the last pattern that matches the path itself decides (matched,
+        unless it is a ``!`` pattern). So ``!`` cannot bring back a file below a matched
+        folder, and a walk that prunes matched folders finds what git would."""
+        parts = _parts(relative(path, self.root))
+        if not parts:
+            return False
+        is_dir = any(g.dir_only for g in self.globs) and os.path.isdir(path)
+        if not any(g.negated for g in self.globs):  # nothing to take back: any match will do
+            return any(any(g.levels(parts, is_dir)) for g in self.globs)
+        decided: list[bool | None] = [None] * len(parts)
+        for glob in self.globs:
+            for k, hit in enumerate(glob.levels(parts, is_dir)):
+                if hit:
+                    decided[k] = not glob.negated
+        return any(bool(d) for d in decided)

@@ -148,6 +148,6 @@ def selects(code: str, selectors: Iterable[str]) -> bool:
     ``select`` / ``extend-select`` / ``ignore`` (file and command line), ``per-file-ignores``
     and ``per-object-ignores``: as in ruff, a selector is a code or a prefix of codes
     (``GPU`` every GPU rule, ``GPU0`` GPU001..GPU099) and ``ALL`` is every rule. Selectors
-    are upper case here (``gpulint.config.selector`` normalises what users write).
+    are upper case here (``gpulint.configcheck.selector`` normalises what users write).
     """
     return any(code.startswith(sel) for sel in selectors) or "ALL" in selectors

@@ -26,7 +26,7 @@ from decimal import Decimal
 from typing import Any, NamedTuple
 
 from gpulint.model import Path
-from gpulint.quantity import add
+from gpulint.quantitymath import add
 from gpulint.resources import amount
 from gpulint.workloads import Container, PodSpec
 

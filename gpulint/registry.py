@@ -18,7 +18,7 @@ from pathlib import Path as FsPath
 from typing import Any, NamedTuple
 
 from gpulint.data import data_path
-from gpulint.quantity import is_multiple
+from gpulint.quantitymath import is_multiple
 
 #: Words in a resource name's local part that make it look like an accelerator.
 _GPU_WORDS = re.compile(r"gpu|mig-|vcuda|tpu|neuron|gaudi", re.IGNORECASE)

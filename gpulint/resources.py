@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 
 from gpulint.dra import GpuClaim, gpu_claims, has_unresolved_claims
 from gpulint.model import Path
-from gpulint.quantity import QuantityError, format_quantity, parse_quantity
+from gpulint.quantity import QuantityError, parse_quantity
+from gpulint.quantityformat import format_quantity
 from gpulint.registry import Registry
 from gpulint.workloads import Container, PodSpec
 

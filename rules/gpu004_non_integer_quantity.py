@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.quantity import is_integer, milli_round_up
+from gpulint.quantitymath import is_integer, milli_round_up
 from gpulint.resources import container_entries, is_extended_resource, show_value
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import PodSpec

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.quantity import is_integer
+from gpulint.quantitymath import is_integer
 from gpulint.resources import container_entries, show_value
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import PodSpec

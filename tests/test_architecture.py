@@ -20,7 +20,8 @@ PACKAGE = ROOT / "gpulint"
 #: engine and the rules, over the Kubernetes model, over the loader, over plain values.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # plain values and helpers that know nothing of gpulint's other modules
-    ("model", "data", "textsafe", "quantity", "globs", "taints", "discover", "schemacheck"),
+    ("model", "data", "textsafe", "quantitymath", "quantity", "quantityformat", "globs", "taints",
+     "discover", "schemacheck"),
     # YAML text -> documents with positions (gpulint/loader/), bottom to top
     ("loader", "loader.decoding", "loader.scalars", "loader.positions", "loader.document"),
     ("loader.library",),
@@ -39,7 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # rules found and run; files read and linted
     ("declarative", "plugins", "catalog", "engine", "runner", "inspector"),
     # configuration file + command line -> settings
-    ("config",),
+    ("configfile", "configschema", "configcheck", "config"),
     # the commands' work
     ("commands",),
     # the command line

@@ -14,16 +14,10 @@ from typing import Any
 
 import pytest
 
-from gpulint.config import (
-    SELECTOR_HELP,
-    ConfigError,
-    Overrides,
-    config_schema,
-    find_config,
-    load_config,
-    read_config,
-    resolve,
-)
+from gpulint.config import Overrides, resolve
+from gpulint.configcheck import SELECTOR_HELP
+from gpulint.configfile import ConfigError, find_config, load_config, read_config
+from gpulint.configschema import config_schema
 from gpulint.loader.ownfiles import SourceError, load_one_document
 from gpulint.plugins import load_rules
 from tests.conftest import ROOT, gpulint_in_process

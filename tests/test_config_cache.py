@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 
-import gpulint.config as config_module
-from gpulint.config import ConfigError, cache_dir, load_config, resolve
+import gpulint.configcheck as config_module
+from gpulint.config import resolve
+from gpulint.configcheck import cache_dir
+from gpulint.configfile import ConfigError, load_config
 from gpulint.plugins import load_rules
 from tests.conftest import ROOT
 

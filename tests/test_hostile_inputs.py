@@ -247,15 +247,17 @@ def reference_regex(pattern: str) -> re.Pattern[str]:
     (no classes): the linear matcher must accept exactly the same paths."""
     out, i = [], 0
     while i < len(pattern):
-        if pattern.startswith("**/", i):
+        whole = i == 0 or pattern[i - 1] == "/"  # "**" is special only as a whole component
+        stars = len(pattern[i:]) - len(pattern[i:].lstrip("*"))
+        if whole and stars >= 2 and pattern.startswith("/", i + stars):
             out.append("(?:[^/]*/)*")
-            i += 3
-        elif pattern.startswith("**", i):
+            i += stars + 1
+        elif whole and stars >= 2 and i + stars == len(pattern):
             out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
+            i += stars
+        elif stars:
             out.append("[^/]*")
-            i += 1
+            i += stars
         elif pattern[i] == "?":
             out.append("[^/]")
             i += 1
@@ -271,9 +273,12 @@ def reference_matches(pattern: str, relpath: str) -> bool:
     text = text.strip("/")
     regex = reference_regex(text)
     parts = [p for p in relpath.split("/") if p and p != "."]
+    # "dir/" matches folders only: the file at the end of ``relpath`` is no candidate.
+    folders_only = pattern.strip().endswith("/") and text != ""
+    candidates = parts[:-1] if folders_only else parts
     if "/" not in text and not pattern.strip().startswith("/"):
-        return any(regex.match(part) for part in parts)
-    return any(regex.match("/".join(parts[:k])) for k in range(len(parts), 0, -1))
+        return any(regex.match(part) for part in candidates)
+    return any(regex.match("/".join(parts[:k])) for k in range(len(candidates), 0, -1))
 
 
 @settings(max_examples=400, deadline=None)

@@ -22,11 +22,10 @@ from hypothesis import strategies as st
 from gpulint.quantity import (
     QuantityError,
     go_trim_space,
-    is_integer,
-    milli_round_up,
     parse_quantity,
     parse_quantity_json,
 )
+from gpulint.quantitymath import is_integer, milli_round_up
 
 MAX_INT32 = 2**31 - 1
 MAX_INT64 = 2**63 - 1

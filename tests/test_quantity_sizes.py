@@ -17,13 +17,9 @@ from hypothesis import strategies as st
 
 from gpulint.engine import Linter
 from gpulint.plugins import load_rules
-from gpulint.quantity import (
-    SHOWN_DIGITS,
-    add,
-    format_quantity,
-    is_multiple,
-    parse_quantity,
-)
+from gpulint.quantity import parse_quantity
+from gpulint.quantityformat import SHOWN_DIGITS, format_quantity
+from gpulint.quantitymath import add, is_multiple
 
 LINTER = Linter(load_rules())
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

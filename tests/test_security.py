@@ -731,7 +731,7 @@ def test_a_config_linking_out_of_the_repository_is_skipped_with_a_warning(
 def test_pyproject_keys_get_their_lines_from_one_pass(tmp_path: Path) -> None:
     """Each error's line used to be a new search of the file: thousands of unknown keys in
     `[tool.gpulint]` took minutes (bench/config_errors.py measures n and 4n)."""
-    from gpulint.config import read_config
+    from gpulint.configfile import read_config
 
     keys = "".join(f"k{i} = 1\n" for i in range(3000))
     (tmp_path / "pyproject.toml").write_text(
@@ -790,7 +790,8 @@ def test_a_config_owned_by_another_user_is_skipped_with_a_warning(
 
 
 def test_setting_aside_skipped_codes_never_widens_an_ignore(tmp_path: Path) -> None:
-    from gpulint.config import forget_codes, read_config
+    from gpulint.configcheck import forget_codes
+    from gpulint.configfile import read_config
 
     path = tmp_path / ".gpulint.yaml"
     path.write_text(

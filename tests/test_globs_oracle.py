@@ -1,0 +1,201 @@
+"""``gpulint.globs`` against ``pathspec`` (the .gitignore library on PyPI) as the oracle.
+
+The docs promise .gitignore-style globs for ``exclude`` and ``per-file-ignores``; these
+properties generate patterns and paths and ask both. Where the two differ on purpose, the
+difference is listed below (``DIFFERENCES``, each a test) and written in the README.
+
+Where pathspec itself differs from git (checked with ``git check-ignore``), git wins and the
+pattern given to pathspec is adjusted (:func:`_for_pathspec`):
+
+* a negated class ``[!a]`` in pathspec can match ``/``; in git no class matches ``/``
+  (the properties use positive classes; the negated ones are examples checked with git);
+* two or more stars inside a component (``a**b``) are one ``*`` in git; pathspec lets them
+  cross ``/``, so the properties use ``**`` only as a whole component;
+* a pattern ending in ``/**`` or ``/**/`` matches the folder itself in pathspec (``a/**``
+  and the folder ``a``) and a file in ``a/**/``; in git neither (:func:`_pathspec_differs`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from gpulint.globs import Glob, GlobError, PathMatcher, validate
+
+pathspec = pytest.importorskip("pathspec")
+
+SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ROOT = "/nonexistent-gpulint-glob-root"
+
+# Pieces of one path component in a pattern: literals, wildcards, classes and escapes.
+PIECES = ["a", "b", ".", "*", "?", "[ab]", "[a-b]", "\\*", "\\[", "\\a", "!"]
+# "." and ".." are not names (gpulint ignores a leading "./", a listed difference).
+component = (
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=4)
+    .map("".join)
+    .filter(lambda c: c not in (".", ".."))
+)
+# A whole-component "**" (any number of folders) is a component of its own.
+pattern_component = st.one_of(component, component, st.just("**"))
+
+
+@st.composite
+def patterns(draw: st.DrawFn, negatable: bool = False) -> str:
+    parts = draw(st.lists(pattern_component, min_size=1, max_size=3))
+    text = "/".join(parts)
+    if draw(st.booleans()):
+        text = "/" + text  # anchored at the root
+    if draw(st.booleans()):
+        text += "/"  # folders only
+    if text.startswith("!"):
+        text = "\\" + text  # a literal "!" at the start is written "\!"
+    if negatable and draw(st.booleans()):
+        text = "!" + text
+    return text
+
+
+path_component = st.lists(st.sampled_from(["a", "b", ".", "*", "[", "!"]), min_size=1, max_size=3)
+names = path_component.map("".join).filter(lambda c: c not in (".", ".."))
+paths = st.lists(names, min_size=1, max_size=4).map("/".join)
+
+
+def _pathspec_differs(pattern: str, is_dir: bool) -> bool:
+    """pathspec and git disagree on a pattern ending in ``**`` for folders, and on one
+    ending in ``**/`` for files (see the module docstring): git is followed."""
+    ends = pattern.lstrip("!").rstrip("/")
+    return ends.endswith("**") and (is_dir or pattern.endswith("/"))
+
+
+def _oracle(patterns: list[str], path: str, is_dir: bool = False) -> bool:
+    spec = pathspec.GitIgnoreSpec.from_lines(patterns)
+    return bool(spec.match_file(path + "/" if is_dir else path))
+
+
+def _git_oracle(patterns: list[str], path: str) -> bool:
+    """As git decides: a file below an ignored folder is ignored, whatever ``!`` patterns
+    say about the file (pathspec asks the file alone, so each folder is asked here)."""
+    spec = pathspec.GitIgnoreSpec.from_lines(patterns)
+    parts = path.split("/")
+    folders = ["/".join(parts[:k]) + "/" for k in range(1, len(parts))]
+    return any(spec.match_file(f) for f in folders) or bool(spec.match_file(path))
+
+
+@SETTINGS
+@given(patterns(), paths)
+def test_one_pattern_matches_a_file_as_gitignore_does(pattern: str, path: str) -> None:
+    assert validate(pattern) is None
+    assume(not _pathspec_differs(pattern, False))
+    assert Glob.compile(pattern).matches(path) == _oracle([pattern], path)
+
+
+@SETTINGS
+@given(patterns(), paths)
+def test_one_pattern_matches_a_folder_as_gitignore_does(pattern: str, path: str) -> None:
+    assume(not _pathspec_differs(pattern, True))
+    assert Glob.compile(pattern).matches(path, is_dir=True) == _oracle([pattern], path, True)
+
+
+@SETTINGS
+@given(st.lists(patterns(negatable=True), min_size=1, max_size=4), paths)
+def test_a_list_with_negations_matches_as_gitignore_does(
+    pattern_list: list[str], path: str
+) -> None:
+    """The last pattern that matches decides; a ``!`` pattern takes a path back."""
+    assume(not any(_pathspec_differs(p, True) for p in pattern_list))
+    matcher = PathMatcher(ROOT, tuple(Glob.compile(p) for p in pattern_list))
+    assert matcher.matches(f"{ROOT}/{path}") == _git_oracle(pattern_list, path)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("\\*.yaml", "*.yaml", True),  # an escaped star is a star
+        ("\\*.yaml", "a.yaml", False),
+        ("[\\]]", "]", True),  # an escaped "]" inside a class is a member
+        ("\\!keep.yaml", "!keep.yaml", True),
+        ("build/", "build", False),  # folders only: not the file "build"
+        ("build/", "build/a.yaml", True),
+        ("charts/a**b", "charts/a/x/b", False),  # "**" inside a component is "*"
+        ("[!a]", "b", True),  # negated classes, checked with git check-ignore
+        ("d/x[!a]y", "d/x/y", False),  # no class matches "/"
+        ("aa/**", "aa/b.yaml", True),
+        ("a/**/", "a/a", False),  # a file is no folder
+        ("**/b", "b/a/b", True),
+    ],
+)
+def test_gitignore_examples(pattern: str, path: str, expected: bool) -> None:
+    assert Glob.compile(pattern).matches(path) is expected
+
+
+def test_a_trailing_backslash_is_an_error() -> None:
+    with pytest.raises(GlobError, match="escapes nothing"):
+        Glob.compile("vendor\\")
+
+
+# Deliberate differences from .gitignore (README, "Configuration"): a pattern is one list
+# item of a YAML file, not a line of a file of patterns.
+DIFFERENCES = [
+    # Surrounding white space is not part of the pattern (git keeps leading spaces).
+    (" vendor", "vendor/a.yaml", True, False),
+    # A leading "./" is ignored, as a leading "/" is (git matches no such path).
+    ("./vendor", "vendor/a.yaml", True, False),
+    # "#" starts no comment: a YAML comment is outside the quotes.
+    ("#notes.yaml", "#notes.yaml", True, False),
+]
+
+
+@pytest.mark.parametrize(("pattern", "path", "ours", "gitignore"), DIFFERENCES)
+def test_deliberate_differences(pattern: str, path: str, ours: bool, gitignore: bool) -> None:
+    assert Glob.compile(pattern).matches(path) is ours
+    assert _oracle([pattern], path) is gitignore
+
+
+def test_a_negation_cannot_bring_back_a_file_below_an_excluded_folder_in_a_walk(
+    tmp_path: Path,
+) -> None:
+    """As in git: ``!vendor/keep.yaml`` cannot take back a file below the excluded folder
+    ``vendor``, whether a walk finds it or the command line names it (``force-exclude``)."""
+    from gpulint.discover import targets
+
+    root = str(tmp_path)
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "keep.yaml").write_text("a: 1\n")
+    (tmp_path / "vendor" / "drop.yaml").write_text("a: 1\n")
+    (tmp_path / "app.yaml").write_text("a: 1\n")
+    matcher = PathMatcher(root, tuple(Glob.compile(p) for p in ["vendor", "!vendor/keep.yaml"]))
+    assert matcher.matches(f"{root}/vendor/drop.yaml")
+    assert matcher.matches(f"{root}/vendor/keep.yaml")
+    again = PathMatcher(root, tuple(Glob.compile(p) for p in ["vendor/*", "!vendor/keep.yaml"]))
+    assert not again.matches(f"{root}/vendor/keep.yaml")  # the files, not the folder
+    found, _ = targets([root], "-", matcher.matches, False)
+    assert sorted(str(t.path) for t in found) == [f"{root}/app.yaml"]
+
+
+@pytest.mark.parametrize(
+    "config",
+    ['per-file-ignores: {"!legacy/**": [GPU004]}\n',
+     "per-object-ignores:\n  - {path: '!vendor/*', reason: vendored}\n"],
+)  # fmt: skip
+def test_a_lone_negation_is_a_configuration_error(tmp_path: Path, config: str) -> None:
+    """A pattern on its own has nothing before it to take back: "!x" would match nothing."""
+    from gpulint.config import resolve
+    from gpulint.configfile import ConfigError, read_config
+    from gpulint.plugins import load_rules
+
+    (tmp_path / ".gpulint.yaml").write_text(config)
+    with pytest.raises(ConfigError, match="works in `exclude` only"):
+        resolve(read_config(tmp_path / ".gpulint.yaml"), load_rules(), cwd=tmp_path)
+
+
+def test_exclude_takes_a_file_back_in_a_real_run(tmp_path: Path) -> None:
+    from gpulint.config import resolve
+    from gpulint.configfile import read_config
+    from gpulint.plugins import load_rules
+
+    (tmp_path / ".gpulint.yaml").write_text('exclude: ["vendor/*", "!vendor/keep.yaml"]\n')
+    effective = resolve(read_config(tmp_path / ".gpulint.yaml"), load_rules(), cwd=tmp_path)
+    assert effective.exclude.matches(str(tmp_path / "vendor" / "drop.yaml"))
+    assert not effective.exclude.matches(str(tmp_path / "vendor" / "keep.yaml"))
