@@ -303,18 +303,19 @@ def forget_codes(config: ConfigFile, known: Sequence[str]) -> ConfigFile:
     ``per-file-ignores`` and ``per-object-ignores`` are set aside (an ignore entry left with
     no code is dropped, so it never widens to every rule). Anything else is still checked.
     """
-    code = re.compile(r"[A-Z][A-Z0-9]*")
 
     def unknown(value: Any) -> bool:
-        return (
-            isinstance(value, str)
-            and value != "ALL"
-            and code.fullmatch(value) is not None
-            and not any(selects(k, (value,)) for k in known)
-        )
+        # A code as `severity` and `rules` keys write it: exactly, in upper case.
+        return isinstance(value, str) and _matches_none(value, known)
+
+    def unknown_selector(value: Any) -> bool:
+        # A selector in any case, as `selector` reads it (`org010` is ORG010).
+        return isinstance(value, str) and _matches_none(value.strip().upper(), known)
 
     def kept(values: Any) -> Any:
-        return [v for v in values if not unknown(v)] if isinstance(values, list) else values
+        if not isinstance(values, list):
+            return values
+        return [v for v in values if not unknown_selector(v)]
 
     data = dict(config.data)
     for key in ("select", "extend-select", "ignore"):
@@ -348,6 +349,16 @@ SELECTOR_HELP = "a rule code (GPU001), a prefix of codes (GPU0, GPU) or ALL, in 
 _SELECTOR = r"[A-Z][A-Z0-9]*"  # compiled on first use (re's cache), not at import
 
 
+def _matches_none(code: str, known: Sequence[str]) -> bool:
+    """Is ``code`` (upper case) a well-formed selector other than ALL that selects none of
+    ``known``? What :func:`selector` rejects and :func:`forget_codes` sets aside."""
+    return (
+        code != "ALL"
+        and re.fullmatch(_SELECTOR, code) is not None
+        and not any(selects(k, (code,)) for k in known)
+    )
+
+
 def selector(value: str, known: Sequence[str]) -> tuple[str, str | None]:
     """One rule selector as ``--select``/``--ignore``/``--extend-select`` and the file's
     ``select``, ``ignore``, ``extend-select``, ``per-file-ignores`` and
@@ -363,7 +374,7 @@ def selector(value: str, known: Sequence[str]) -> tuple[str, str | None]:
         return code, f"an empty selector selects no rule; give {SELECTOR_HELP}"
     if not re.fullmatch(_SELECTOR, code):
         return code, f"{value!r} is not {SELECTOR_HELP}"
-    if code != "ALL" and not any(selects(k, (code,)) for k in known):
+    if _matches_none(code, known):
         import difflib
 
         close = difflib.get_close_matches(code, known, n=1, cutoff=0.8)
