@@ -387,16 +387,13 @@ def selector(value: str, known: Sequence[str]) -> tuple[str, str | None]:
 
 
 def _check_selectors(
-    config: ConfigFile | None, path: Path, values: Iterable[str], known: Sequence[str]
+    config: ConfigFile, path: Path, values: Iterable[str], known: Sequence[str]
 ) -> list[str]:
     errors = []
     for i, value in enumerate(values):
         _, message = selector(value, known)
         if message is not None:
-            if config is None:
-                errors.append(f"{dotted_cli(path)}: {message}")
-            else:
-                errors.append(config.error((*path, i), message))
+            errors.append(config.error((*path, i), message))
     return errors
 
 
@@ -434,10 +431,6 @@ def _check_globs(config: ConfigFile, data: Mapping[str, Any]) -> list[str]:
     return errors
 
 
-def dotted_cli(path: Path) -> str:
-    return "--" + str(path[0])
-
-
 # -- the whole file ------------------------------------------------------------------------------
 def _schema(rules: Sequence[Rule]) -> dict[str, Any]:
     # Imported here: a file found valid before (the usual pre-commit run) needs no schema.
@@ -450,24 +443,24 @@ def validate_config(config: ConfigFile | None, rules: Sequence[Rule]) -> None:
     """Every problem of ``config`` for ``rules``, as one :class:`ConfigError`: the schema
     (skipped for a file found valid before), the ``workloads`` rows, the selectors and the
     globs, in file order where they have a line."""
-    data: dict[str, Any] = config.data if config is not None else {}
-    if config is not None and data:
-        bad_rows = _workload_row_problems(config, data.get("workloads"))
-        errors = _cached_problems(
-            config,
-            "full",
-            rules,
-            lambda: _schema(rules),
-            data,
-            skip=[("workloads", i) for i in bad_rows],
-        )
-        errors += [message for messages in bad_rows.values() for message in messages]
-        errors.sort(key=lambda e: _line_in(e, config))
-        if errors:
-            raise ConfigError("\n".join(errors))
+    if config is None or not config.data:
+        return
+    data = config.data
+    bad_rows = _workload_row_problems(config, data.get("workloads"))
+    errors = _cached_problems(
+        config,
+        "full",
+        rules,
+        lambda: _schema(rules),
+        data,
+        skip=[("workloads", i) for i in bad_rows],
+    )
+    errors += [message for messages in bad_rows.values() for message in messages]
+    errors.sort(key=lambda e: _line_in(e, config))
+    if errors:
+        raise ConfigError("\n".join(errors))
     known = [r.code for r in rules]
-    errors = []
-    if config is not None and data.get("select") == []:
+    if data.get("select") == []:
         # As `--select ''`: an empty selection runs no rule and passes every file.
         errors.append(
             config.error(
@@ -484,7 +477,6 @@ def validate_config(config: ConfigFile | None, rules: Sequence[Rule]) -> None:
         errors += _check_selectors(
             config, ("per-object-ignores", i, "rules"), entry.get("rules", ()), known
         )
-    if config is not None:
-        errors += _check_globs(config, data)
+    errors += _check_globs(config, data)
     if errors:
         raise ConfigError("\n".join(errors))
