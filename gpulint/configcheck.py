@@ -63,11 +63,15 @@ def _workload_row_problems(config: ConfigFile, rows: Any) -> dict[int, list[str]
     what the schema cannot (``pods`` naming a container list): its messages replace the
     schema's for the rows it rejects. Each is at the line of the field it names.
     """
+    if not isinstance(rows, list) or not rows:
+        # Most files have no rows: then neither module below (schemacheck brings in
+        # dataclasses and inspect, 14 ms) is imported on a start-up that found the file valid.
+        return {}
     from gpulint.schemacheck import dotted
     from gpulint.workloads import validate_row
 
     out: dict[int, list[str]] = {}
-    for i, row in enumerate(rows if isinstance(rows, list) else ()):
+    for i, row in enumerate(rows):
         for message in validate_row(row):
             base: Path = ("workloads", i)
             field = re.match(_ROW_FIELD, message)
@@ -299,18 +303,19 @@ def forget_codes(config: ConfigFile, known: Sequence[str]) -> ConfigFile:
     ``per-file-ignores`` and ``per-object-ignores`` are set aside (an ignore entry left with
     no code is dropped, so it never widens to every rule). Anything else is still checked.
     """
-    code = re.compile(r"[A-Z][A-Z0-9]*")
 
     def unknown(value: Any) -> bool:
-        return (
-            isinstance(value, str)
-            and value != "ALL"
-            and code.fullmatch(value) is not None
-            and not any(selects(k, (value,)) for k in known)
-        )
+        # A code as `severity` and `rules` keys write it: exactly, in upper case.
+        return isinstance(value, str) and _matches_none(value, known)
+
+    def unknown_selector(value: Any) -> bool:
+        # A selector in any case, as `selector` reads it (`org010` is ORG010).
+        return isinstance(value, str) and _matches_none(value.strip().upper(), known)
 
     def kept(values: Any) -> Any:
-        return [v for v in values if not unknown(v)] if isinstance(values, list) else values
+        if not isinstance(values, list):
+            return values
+        return [v for v in values if not unknown_selector(v)]
 
     data = dict(config.data)
     for key in ("select", "extend-select", "ignore"):
@@ -344,6 +349,16 @@ SELECTOR_HELP = "a rule code (GPU001), a prefix of codes (GPU0, GPU) or ALL, in 
 _SELECTOR = r"[A-Z][A-Z0-9]*"  # compiled on first use (re's cache), not at import
 
 
+def _matches_none(code: str, known: Sequence[str]) -> bool:
+    """Is ``code`` (upper case) a well-formed selector other than ALL that selects none of
+    ``known``? What :func:`selector` rejects and :func:`forget_codes` sets aside."""
+    return (
+        code != "ALL"
+        and re.fullmatch(_SELECTOR, code) is not None
+        and not any(selects(k, (code,)) for k in known)
+    )
+
+
 def selector(value: str, known: Sequence[str]) -> tuple[str, str | None]:
     """One rule selector as ``--select``/``--ignore``/``--extend-select`` and the file's
     ``select``, ``ignore``, ``extend-select``, ``per-file-ignores`` and
@@ -359,7 +374,7 @@ def selector(value: str, known: Sequence[str]) -> tuple[str, str | None]:
         return code, f"an empty selector selects no rule; give {SELECTOR_HELP}"
     if not re.fullmatch(_SELECTOR, code):
         return code, f"{value!r} is not {SELECTOR_HELP}"
-    if code != "ALL" and not any(selects(k, (code,)) for k in known):
+    if _matches_none(code, known):
         import difflib
 
         close = difflib.get_close_matches(code, known, n=1, cutoff=0.8)
@@ -372,16 +387,13 @@ def selector(value: str, known: Sequence[str]) -> tuple[str, str | None]:
 
 
 def _check_selectors(
-    config: ConfigFile | None, path: Path, values: Iterable[str], known: Sequence[str]
+    config: ConfigFile, path: Path, values: Iterable[str], known: Sequence[str]
 ) -> list[str]:
     errors = []
     for i, value in enumerate(values):
         _, message = selector(value, known)
         if message is not None:
-            if config is None:
-                errors.append(f"{dotted_cli(path)}: {message}")
-            else:
-                errors.append(config.error((*path, i), message))
+            errors.append(config.error((*path, i), message))
     return errors
 
 
@@ -419,10 +431,6 @@ def _check_globs(config: ConfigFile, data: Mapping[str, Any]) -> list[str]:
     return errors
 
 
-def dotted_cli(path: Path) -> str:
-    return "--" + str(path[0])
-
-
 # -- the whole file ------------------------------------------------------------------------------
 def _schema(rules: Sequence[Rule]) -> dict[str, Any]:
     # Imported here: a file found valid before (the usual pre-commit run) needs no schema.
@@ -435,24 +443,24 @@ def validate_config(config: ConfigFile | None, rules: Sequence[Rule]) -> None:
     """Every problem of ``config`` for ``rules``, as one :class:`ConfigError`: the schema
     (skipped for a file found valid before), the ``workloads`` rows, the selectors and the
     globs, in file order where they have a line."""
-    data: dict[str, Any] = config.data if config is not None else {}
-    if config is not None and data:
-        bad_rows = _workload_row_problems(config, data.get("workloads"))
-        errors = _cached_problems(
-            config,
-            "full",
-            rules,
-            lambda: _schema(rules),
-            data,
-            skip=[("workloads", i) for i in bad_rows],
-        )
-        errors += [message for messages in bad_rows.values() for message in messages]
-        errors.sort(key=lambda e: _line_in(e, config))
-        if errors:
-            raise ConfigError("\n".join(errors))
+    if config is None or not config.data:
+        return
+    data = config.data
+    bad_rows = _workload_row_problems(config, data.get("workloads"))
+    errors = _cached_problems(
+        config,
+        "full",
+        rules,
+        lambda: _schema(rules),
+        data,
+        skip=[("workloads", i) for i in bad_rows],
+    )
+    errors += [message for messages in bad_rows.values() for message in messages]
+    errors.sort(key=lambda e: _line_in(e, config))
+    if errors:
+        raise ConfigError("\n".join(errors))
     known = [r.code for r in rules]
-    errors = []
-    if config is not None and data.get("select") == []:
+    if data.get("select") == []:
         # As `--select ''`: an empty selection runs no rule and passes every file.
         errors.append(
             config.error(
@@ -469,7 +477,6 @@ def validate_config(config: ConfigFile | None, rules: Sequence[Rule]) -> None:
         errors += _check_selectors(
             config, ("per-object-ignores", i, "rules"), entry.get("rules", ()), known
         )
-    if config is not None:
-        errors += _check_globs(config, data)
+    errors += _check_globs(config, data)
     if errors:
         raise ConfigError("\n".join(errors))

@@ -121,9 +121,7 @@ def _link_problem(path: FsPath) -> str | None:
     """
     if not path.is_symlink():
         return None
-    folder = path.parent.resolve()
-    root = next((p for p in (folder, *folder.parents) if (p / ".git").exists()), folder)
-    if path.resolve().is_relative_to(root):
+    if path.resolve().is_relative_to(_repository(path.parent)):
         return None
     return f"ignoring {display_path(path)}: a symbolic link to a file outside the repository"
 
@@ -301,8 +299,10 @@ def load_config(
 def project_root(config: ConfigFile) -> FsPath:
     """The repository a configuration file belongs to: the nearest folder at or above the
     file's holding ``.git``, else the file's own folder. Its ``rule-dirs`` must be inside."""
-    folder = config.folder.resolve()
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return folder
+    return _repository(config.folder)
+
+
+def _repository(folder: FsPath) -> FsPath:
+    """The nearest folder at or above ``folder`` (resolved) holding ``.git``, else ``folder``."""
+    folder = folder.resolve()
+    return next((p for p in (folder, *folder.parents) if (p / ".git").exists()), folder)

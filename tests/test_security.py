@@ -795,9 +795,9 @@ def test_setting_aside_skipped_codes_never_widens_an_ignore(tmp_path: Path) -> N
 
     path = tmp_path / ".gpulint.yaml"
     path.write_text(
-        "select: [ALL, ORG]\nignore: [GPU021, ORG010]\nseverity: {ORG010: error, GPU003: error}\n"
+        "select: [ALL, org]\nignore: [GPU021, org010]\nseverity: {ORG010: error, GPU003: error}\n"
         "rules: {ORG010: {classes: [a]}}\n"
-        "per-file-ignores: {'a/**': [ORG010], 'b/**': [ORG010, GPU003]}\n"
+        "per-file-ignores: {'a/**': [Org010], 'b/**': [ORG010, GPU003]}\n"
         "per-object-ignores:\n"
         "- {name: x, rules: [ORG010], reason: only ORG010}\n"
         "- {name: w, rules: [ORG010, GPU001], reason: two}\n"
