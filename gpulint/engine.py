@@ -35,15 +35,11 @@ RULE_ERROR_NAME = "rule-error"
 MAX_DETAIL = 500
 
 
-def _matches(code: str, selectors: Iterable[str]) -> bool:
-    """ruff-style selection: ``GPU`` matches every GPU rule, ``GPU0`` GPU001..GPU099, ..."""
-    return selects(code, selectors)
-
-
 def is_enabled(code: str, settings: Settings) -> bool:
-    selected = settings.select is None or _matches(code, settings.select)
-    selected = selected or _matches(code, settings.extend_select)
-    return selected and not _matches(code, settings.ignore)
+    """ruff-style selection: ``GPU`` selects every GPU rule, ``GPU0`` GPU001..GPU099, ..."""
+    selected = settings.select is None or selects(code, settings.select)
+    selected = selected or selects(code, settings.extend_select)
+    return selected and not selects(code, settings.ignore)
 
 
 class _Active:

@@ -69,10 +69,6 @@ __all__ = [
 UNUSED_CODE = "GL100"
 
 
-def _matches(code: str, selectors: Iterable[str]) -> bool:
-    return selects(code, selectors)
-
-
 class Unused(NamedTuple):
     """A stale or malformed suppression, to be reported as GL100."""
 
@@ -276,11 +272,11 @@ class FileSuppressions:
             if ignores is None:
                 ignores = self._objects[key] = self.owner.object_index.matching(ref, label)
             for o in ignores:
-                if not o.rules or _matches(code, o.rules):
+                if not o.rules or selects(code, o.rules):
                     found = Suppression("external", "config", o.reason)
                     break
-        if found is None and file_rules and _matches(code, file_rules):
-            entries = [e for e in self.owner.per_file if _matches(code, e.rules)]
+        if found is None and file_rules and selects(code, file_rules):
+            entries = [e for e in self.owner.per_file if selects(code, e.rules)]
             where = next((e for e in entries if e.matcher.matches(label)), None)
             why = f"per-file-ignores {where.pattern!r} ({where.origin})" if where else None
             found = Suppression("external", "config", why)
