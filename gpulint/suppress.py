@@ -156,12 +156,10 @@ class Suppressor:
         self.object_index = _ObjectIgnores(self.per_object)
         self.report_unused = UNUSED_CODE in self.enabled
 
-    def for_file(
-        self, label: str, text: str | None, docs: Sequence[DocumentView] = ()
-    ) -> FileSuppressions:
-        """The suppressions that apply to one file. Its documents are ``docs`` plus those
-        given to ``FileSuppressions.add_document`` later, one at a time (as the per-file
-        view, :mod:`gpulint.manifest`, builds them)."""
+    def for_file(self, label: str, text: str | None) -> FileSuppressions:
+        """The suppressions that apply to one file. Its documents are given to
+        ``FileSuppressions.add_document`` one at a time (as the per-file view,
+        :mod:`gpulint.manifest`, builds them)."""
         directives = comment_directives(text) if text else []
         file_rules = tuple(
             code for entry in self.per_file if entry.matcher.matches(label) for code in entry.rules
@@ -172,8 +170,6 @@ class Suppressor:
         file = FileSuppressions(
             self, label, directives, bool(text and _ANNOTATION_DOMAIN in text), file_rules
         )
-        for doc in docs:
-            file.add_document(doc)
         return file
 
 

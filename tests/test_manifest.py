@@ -231,7 +231,7 @@ def test_the_view_leaves_no_reference_cycle() -> None:
             linter.lint_text("m.yaml", text)
             Inspector().inspect_text("m.yaml", text)
             for view in Manifest("m.yaml", text, builtin_table()).views():
-                linter.lint_document("m.yaml", view.doc)
+                linter.lint_view("m.yaml", view)
             del view
             assert gc.collect() == 0
     finally:
