@@ -22,12 +22,8 @@ Three places can silence a finding:
 Suppressed findings keep flowing, with ``Finding.suppression`` set; they do not count for the
 exit code. A comment or annotation that suppresses nothing is reported as GL100.
 
-Finding comments: a ``#`` starts a comment only outside scalars, so ``"a # b"`` or a
-``#`` line inside a block scalar is not one. Rather than re-parse with ruamel's slow
-round-trip loader (which keeps comments), the text is scanned with the C scanner only when it
-contains ``gpulint:`` at all, and a ``#`` counts as a comment when it is at a line start or
-after whitespace and inside no scalar, anchor, alias, tag or directive token. Past a syntax
-error (no more tokens) the whitespace rule alone decides.
+How comments are found in the text is :mod:`gpulint.directives`'s business, annotations
+:mod:`gpulint.annotations`'.
 """
 
 from __future__ import annotations
