@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from gpulint.dra import ClaimIndex
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document, Problem
 from gpulint.manifest import DocumentView, Manifest
@@ -35,15 +34,11 @@ RULE_ERROR_NAME = "rule-error"
 MAX_DETAIL = 500
 
 
-def _matches(code: str, selectors: Iterable[str]) -> bool:
-    """ruff-style selection: ``GPU`` matches every GPU rule, ``GPU0`` GPU001..GPU099, ..."""
-    return selects(code, selectors)
-
-
 def is_enabled(code: str, settings: Settings) -> bool:
-    selected = settings.select is None or _matches(code, settings.select)
-    selected = selected or _matches(code, settings.extend_select)
-    return selected and not _matches(code, settings.ignore)
+    """ruff-style selection: ``GPU`` selects every GPU rule, ``GPU0`` GPU001..GPU099, ..."""
+    selected = settings.select is None or selects(code, settings.select)
+    selected = selected or selects(code, settings.extend_select)
+    return selected and not selects(code, settings.ignore)
 
 
 class _Active:
@@ -161,17 +156,11 @@ class Linter:
 
     def problem(self, label: str, problem: Problem) -> list[Finding]:
         """A finding for a problem found outside the YAML (unreadable file, ...)."""
-        return self._suppress(label, None, [], self._problem_findings(label, [problem], None))
-
-    def lint_document(
-        self,
-        label: str,
-        doc: Document,
-        stream: ClaimIndex | None = None,
-        seen: list[LintedObject] | None = None,
-    ) -> list[Finding]:
-        """Findings of the rules in one document (DRA claims looked up in ``stream``)."""
-        return self.lint_view(label, DocumentView(doc, self.workloads, stream), seen)
+        findings = self._problem_findings(label, [problem], None)
+        file = self.suppressor.for_file(label, None)  # per-file-ignores only
+        if not file:
+            return findings
+        return [*file.apply(findings), *self._stale(label, file)]
 
     def lint_view(
         self, label: str, view: DocumentView, seen: list[LintedObject] | None = None
@@ -206,15 +195,6 @@ class Linter:
         return findings
 
     # -- helpers -----------------------------------------------------------------------------
-    def _suppress(
-        self, label: str, text: str | None, docs: list[DocumentView], findings: list[Finding]
-    ) -> list[Finding]:
-        """Mark suppressed findings, and report stale suppressions as GL100."""
-        file = self.suppressor.for_file(label, text, docs)
-        if not file:
-            return findings
-        return [*file.apply(findings), *self._stale(label, file)]
-
     def _stale(self, label: str, file: FileSuppressions) -> list[Finding]:
         """GL100 findings for the file's stale suppressions (after every ``apply``)."""
         unused = file.unused()

@@ -78,10 +78,6 @@ class DocumentView:
                 best = obj.ref
         return best
 
-    def owner_at_line(self, line: int) -> ObjectRef | None:
-        """The innermost object whose text spans ``line`` (1-based)."""
-        return self.owners_at_lines([line]).get(line)
-
     def owners_at_lines(self, wanted: Sequence[int]) -> dict[int, ObjectRef | None]:
         """The innermost object of each of the sorted ``wanted`` lines (1-based) that the
         document spans; lines outside it are left out of the answer.

@@ -163,7 +163,7 @@ class Registry:
         A suggestion stays within the name's vendor domain: `intel.com/gpu` is not one edit
         away from `birentech.com/gpu` in any sense a user means. It crosses to another
         domain only when the domain itself looks misspelt (`nvidai.com/gpu`, `habana.com`
-        for `habana.ai`, `intel.com` for `gpu.intel.com`); see `_close_domains`.
+        for `habana.ai`, `intel.com` for `gpu.intel.com`); see `close_domains`.
         """
         if name in self.legacy:
             return self.legacy[name].replacement

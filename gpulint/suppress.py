@@ -22,12 +22,8 @@ Three places can silence a finding:
 Suppressed findings keep flowing, with ``Finding.suppression`` set; they do not count for the
 exit code. A comment or annotation that suppresses nothing is reported as GL100.
 
-Finding comments: a ``#`` starts a comment only outside scalars, so ``"a # b"`` or a
-``#`` line inside a block scalar is not one. Rather than re-parse with ruamel's slow
-round-trip loader (which keeps comments), the text is scanned with the C scanner only when it
-contains ``gpulint:`` at all, and a ``#`` counts as a comment when it is at a line start or
-after whitespace and inside no scalar, anchor, alias, tag or directive token. Past a syntax
-error (no more tokens) the whitespace rule alone decides.
+How comments are found in the text is :mod:`gpulint.directives`'s business, annotations
+:mod:`gpulint.annotations`'.
 """
 
 from __future__ import annotations
@@ -67,10 +63,6 @@ __all__ = [
 ]
 
 UNUSED_CODE = "GL100"
-
-
-def _matches(code: str, selectors: Iterable[str]) -> bool:
-    return selects(code, selectors)
 
 
 class Unused(NamedTuple):
@@ -160,12 +152,10 @@ class Suppressor:
         self.object_index = _ObjectIgnores(self.per_object)
         self.report_unused = UNUSED_CODE in self.enabled
 
-    def for_file(
-        self, label: str, text: str | None, docs: Sequence[DocumentView] = ()
-    ) -> FileSuppressions:
-        """The suppressions that apply to one file. Its documents are ``docs`` plus those
-        given to ``FileSuppressions.add_document`` later, one at a time (as the per-file
-        view, :mod:`gpulint.manifest`, builds them)."""
+    def for_file(self, label: str, text: str | None) -> FileSuppressions:
+        """The suppressions that apply to one file. Its documents are given to
+        ``FileSuppressions.add_document`` one at a time (as the per-file view,
+        :mod:`gpulint.manifest`, builds them)."""
         directives = comment_directives(text) if text else []
         file_rules = tuple(
             code for entry in self.per_file if entry.matcher.matches(label) for code in entry.rules
@@ -176,8 +166,6 @@ class Suppressor:
         file = FileSuppressions(
             self, label, directives, bool(text and _ANNOTATION_DOMAIN in text), file_rules
         )
-        for doc in docs:
-            file.add_document(doc)
         return file
 
 
@@ -276,11 +264,11 @@ class FileSuppressions:
             if ignores is None:
                 ignores = self._objects[key] = self.owner.object_index.matching(ref, label)
             for o in ignores:
-                if not o.rules or _matches(code, o.rules):
+                if not o.rules or selects(code, o.rules):
                     found = Suppression("external", "config", o.reason)
                     break
-        if found is None and file_rules and _matches(code, file_rules):
-            entries = [e for e in self.owner.per_file if _matches(code, e.rules)]
+        if found is None and file_rules and selects(code, file_rules):
+            entries = [e for e in self.owner.per_file if selects(code, e.rules)]
             where = next((e for e in entries if e.matcher.matches(label)), None)
             why = f"per-file-ignores {where.pattern!r} ({where.origin})" if where else None
             found = Suppression("external", "config", why)

@@ -156,7 +156,7 @@ def test_a_dra_file_adds_only_the_claim_pass(counts: Counts) -> None:
     assert set(counts.pods.values()) == {1}
 
 
-def test_owner_and_owner_at_line() -> None:
+def test_owner_and_owners_at_lines() -> None:
     (view,) = [
         v
         for v in Manifest("m.yaml", TEXT, builtin_table()).views()
@@ -166,9 +166,8 @@ def test_owner_and_owner_at_line() -> None:
     path = ("items", 0, "spec", "template", "spec", "containers", 0)
     assert view.owner(path) == trainer
     assert view.owner(("items",)) is None  # a List is not an object: its items are
-    assert view.owner_at_line(20) == trainer
-    assert view.owner_at_line(1) is None  # the comment before the document
-    assert view.owner_at_line(70) is None  # another document's line
+    # lines 1 (the comment before the document) and 70 (another document) are left out
+    assert view.owners_at_lines([1, 20, 70]) == {20: trainer}
     assert [o.ref.name for o in view.objects] == ["trainer", "eval"]
 
 
@@ -231,7 +230,7 @@ def test_the_view_leaves_no_reference_cycle() -> None:
             linter.lint_text("m.yaml", text)
             Inspector().inspect_text("m.yaml", text)
             for view in Manifest("m.yaml", text, builtin_table()).views():
-                linter.lint_document("m.yaml", view.doc)
+                linter.lint_view("m.yaml", view)
             del view
             assert gc.collect() == 0
     finally:

@@ -49,15 +49,6 @@ class _AliasLimit(Exception):
         self.anchor = anchor
 
 
-class _Source:
-    """The text being loaded (shared by the builders of its documents)."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
 class _Builder(_StrictChecks):
     """Walk one composed node graph without recursion (documents may nest 10,000 deep)."""
 
@@ -70,13 +61,14 @@ class _Builder(_StrictChecks):
         "positions",
         "problems",
         "seen",
-        "source",
+        "text",
     )
 
-    def __init__(self, lib: _Lib, source: _Source | None = None) -> None:
+    def __init__(self, lib: _Lib, text: str) -> None:
         self.lib = lib
-        self.source = source or _Source("")
-        self.compact = len(self.source.text) > COMPACT_TEXT
+        #: The whole text being loaded (every document's builder is given the same string).
+        self.text = text
+        self.compact = len(text) > COMPACT_TEXT
         self.positions: dict[Path, Any] = {}
         self.problems: list[Problem] = []
         self.seen: set[int] = set()

@@ -11,7 +11,7 @@ import _thread
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.loader.build import _AliasLimit, _Builder, _Source
+from gpulint.loader.build import _AliasLimit, _Builder
 from gpulint.loader.compose import (
     INLINE_LEVELS,
     MAX_DEPTH,
@@ -145,12 +145,11 @@ def _iter_load(
     kept here once the next one is composed."""
     parser = lib.event_parser(text) if iterative else lib.c_parser(text)
     roots = _compose_events(parser, lib) if iterative else _compose_c(parser)
-    source = _Source(text)
     end = text_end(text)
     index = 0
     try:
         for node in roots:
-            builder = _Builder(lib, source)
+            builder = _Builder(lib, text)
             start = _node_span(node)
             try:
                 data = builder.build(node)

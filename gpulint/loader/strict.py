@@ -29,20 +29,14 @@ class _StrictChecks:
 
     __slots__ = ()
 
-    #: The builder's: the text being loaded (a ``_Source``), its problems, and the nodes
-    #: already reported.
-    source: Any
+    #: The builder's: the text being loaded, its problems, and the nodes already reported.
+    text: str
     problems: list[Problem]
     duplicates: set[int]
 
     # -- YAML 1.2 rules that libyaml (and so Kubernetes' go-yaml) does not enforce ----------
     # They read the text around a node through its marks (character offsets): a 50 MB text
     # is never split into lines.
-
-    @property
-    def text(self) -> str:
-        text: str = self.source.text
-        return text
 
     def _syntax(
         self, mark: Any, message: str, line: int | None = None, col: int = 0, width: int = 1
