@@ -98,7 +98,7 @@ def json_text(doc: Any, indent: int | None = 2) -> str:
     import json  # not on the text format's start-up path
 
     text = json.dumps(doc, indent=indent, ensure_ascii=False)
-    if text.isascii():
+    if text.isascii() and "\x7f" not in text:  # DEL is ASCII but never printed raw
         return text
     pattern = _pattern(_JSON_RAW)
     if pattern.search(text) is None:

@@ -322,6 +322,15 @@ def test_json_keeps_values_and_makes_undecodable_bytes_visible() -> None:
     assert json.loads(out) == {"path": "a\\xff\n.yaml", "name": value["name"]}
 
 
+@pytest.mark.parametrize("value", ["\x7f", "a\x7fb", "\x7f\u2028"])
+def test_json_escapes_del_even_in_otherwise_ascii_text(value: str) -> None:
+    """DEL is ASCII: an all-ASCII shortcut must not let it through raw (inspect's JSON
+    printed `nvidia.com/gpu: "\\x7f"` as a raw byte)."""
+    out = json_text({"value": value})
+    assert RAW.search(out) is None
+    assert json.loads(out) == {"value": value}
+
+
 # -- end to end: the installed command -------------------------------------------------------
 
 FORGED = """\
