@@ -50,14 +50,6 @@ def fail_lines(message: str) -> NoReturn:
     sys.exit(2)
 
 
-def codes(values: list[str] | None) -> list[str]:
-    """``["GPU001,GPU002", "gpu3"]`` -> ``["GPU001", "GPU002", "GPU3"]``."""
-    out: list[str] = []
-    for value in values or ():
-        out.extend(part.strip().upper() for part in value.split(",") if part.strip())
-    return out
-
-
 def use_color(mode: str) -> bool:
     """``auto``: only on a terminal, unless NO_COLOR or FORCE_COLOR say otherwise."""
     if mode == "always":
