@@ -251,14 +251,13 @@ def no_files_warning(paths: list[str]) -> None:
     """
     if not paths:
         return
-    from gpulint.textsafe import escape  # the paths may be a pull request's file names
+    from gpulint.configfile import warn  # escapes: the paths may be a pull request's names
 
-    shown = ", ".join(escape(p) for p in paths[:MAX_NAMED_PATHS])
+    shown = ", ".join(paths[:MAX_NAMED_PATHS])
     if len(paths) > MAX_NAMED_PATHS:
         shown += f" and {len(paths) - MAX_NAMED_PATHS} more"
-    sys.stderr.write(
-        f"gpulint: warning: no files linted: {shown} held no *.yaml or *.yml file to lint "
-        "(or every one was excluded)\n"
+    warn(
+        f"no files linted: {shown} held no *.yaml or *.yml file to lint (or every one was excluded)"
     )
 
 
