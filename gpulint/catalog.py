@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gpulint.rule import Rule
-from gpulint.textsafe import escape
+from gpulint.textsafe import escape, escape_lines
 
 SCOPE_WORDS = {
     "pod": "each pod spec",
@@ -80,7 +80,7 @@ def printable(text: str) -> str:
     being linted: an escape sequence in them must not reach the terminal when someone runs
     ``gpulint rules`` or ``gpulint rule CODE`` on a pull request.
     """
-    return "\n".join(escape(line) for line in text.split("\n"))
+    return "\n".join(escape_lines(text))
 
 
 def _cell(text: str) -> str:

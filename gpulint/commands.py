@@ -50,14 +50,6 @@ def fail_lines(message: str) -> NoReturn:
     sys.exit(2)
 
 
-def codes(values: list[str] | None) -> list[str]:
-    """``["GPU001,GPU002", "gpu3"]`` -> ``["GPU001", "GPU002", "GPU3"]``."""
-    out: list[str] = []
-    for value in values or ():
-        out.extend(part.strip().upper() for part in value.split(",") if part.strip())
-    return out
-
-
 def use_color(mode: str) -> bool:
     """``auto``: only on a terminal, unless NO_COLOR or FORCE_COLOR say otherwise."""
     if mode == "always":
@@ -259,14 +251,13 @@ def no_files_warning(paths: list[str]) -> None:
     """
     if not paths:
         return
-    from gpulint.textsafe import escape  # the paths may be a pull request's file names
+    from gpulint.configfile import warn  # escapes: the paths may be a pull request's names
 
-    shown = ", ".join(escape(p) for p in paths[:MAX_NAMED_PATHS])
+    shown = ", ".join(paths[:MAX_NAMED_PATHS])
     if len(paths) > MAX_NAMED_PATHS:
         shown += f" and {len(paths) - MAX_NAMED_PATHS} more"
-    sys.stderr.write(
-        f"gpulint: warning: no files linted: {shown} held no *.yaml or *.yml file to lint "
-        "(or every one was excluded)\n"
+    warn(
+        f"no files linted: {shown} held no *.yaml or *.yml file to lint (or every one was excluded)"
     )
 
 

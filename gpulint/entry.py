@@ -243,12 +243,9 @@ def _exit_now(code: int, message: str = "") -> NoReturn:
 
 
 def _on_signal(signum: int, frame: object) -> None:
-    import signal
-
     global _signalled
     # A second Ctrl-C (or a SIGTERM after it) changes nothing: this one is being handled.
-    for name in STOP_SIGNALS:
-        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    _ignore_stop_signals()
     _signalled = signum
     if _leaving:  # the run is over and gpulint is exiting with its status
         return

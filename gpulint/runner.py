@@ -72,7 +72,11 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def read_target(target: Target) -> tuple[bytes | None, Problem | None]:
+#: A file read: its bytes, or the YML005 problem that kept it from being read.
+_Read = tuple[bytes | None, Problem | None]
+
+
+def read_target(target: Target) -> _Read:
     """The file's bytes, or a YML005 problem saying why it could not be read."""
     try:
         if target.path is None:
@@ -123,9 +127,13 @@ def _collector_paused() -> Iterator[None]:
 
 
 def lint_target(
-    linter: Linter, target: Target, seen: list[LintedObject] | None = None
+    linter: Linter,
+    target: Target,
+    seen: list[LintedObject] | None = None,
+    read: _Read | None = None,
 ) -> list[Finding]:
-    raw, problem = read_target(target)
+    """The target's findings; ``read`` is what :func:`read_target` gave, when already read."""
+    raw, problem = read_target(target) if read is None else read
     if raw is None:
         assert problem is not None
         return linter.problem(target.label, problem)
@@ -236,14 +244,19 @@ _worker_linter: Linter | None = None
 
 #: A file to lint in a worker: the target, for stdin what the parent read from it, and
 #: whether to record the objects linted.
-_Task = tuple[Target, "tuple[bytes | None, Problem | None] | None", bool]
+_Task = tuple[Target, "_Read | None", bool]
 #: What linting one file gives back: its findings, and the objects linted when asked.
 _Result = tuple[list[Finding], "list[LintedObject] | None"]
 
 
-def _lint_one(linter: Linter, target: Target, collect: bool) -> _Result:
+def _lint_one(
+    linter: Linter,
+    target: Target,
+    collect: bool,
+    read: _Read | None = None,
+) -> _Result:
     seen: list[LintedObject] | None = [] if collect else None
-    return lint_target(linter, target, seen), seen
+    return lint_target(linter, target, seen, read), seen
 
 
 #: The signals a worker ignores: the parent decides when a run stops and stops its workers
@@ -318,15 +331,7 @@ def _lint_task(task: _Task) -> _Result:
     target, stdin, collect = task
     linter = _worker_linter
     assert linter is not None
-    if stdin is None:
-        return _lint_one(linter, target, collect)
-    raw, problem = stdin
-    if raw is None:
-        assert problem is not None
-        return linter.problem(target.label, problem), [] if collect else None
-    seen: list[LintedObject] | None = [] if collect else None
-    with _collector_paused():
-        return linter.lint_bytes(target.label, raw, seen), seen
+    return _lint_one(linter, target, collect, stdin)
 
 
 def _lint_chunk(tasks: list[_Task]) -> list[_Result]:

@@ -184,3 +184,30 @@ def test_suppressed_findings_are_skipped_cases_with_the_reason() -> None:
     (failure,) = cases["GPU004"].result
     assert failure.type == "warning"
     assert failure.message == "30:29: not whole \\x01 \\x1b[31m"
+
+
+def test_an_error_case_lists_one_finding_a_line() -> None:
+    # Two rules that raised on one object are one GL900 case: each finding is a line of its
+    # text, as in a failure's (the lines were once joined by a visible "\n").
+    ref = ObjectRef("v1", "Pod", "ml", "trainer")
+    findings = [
+        Finding(
+            "GL900",
+            "rule-error",
+            Severity.ERROR,
+            "k8s/pod.yaml",
+            Span(1, 1, 1, 1),
+            f"rule {code} raised ValueError: \x1b[31m",
+            ref,
+        )
+        for code in ("BUG001", "BUG002")
+    ]
+    ctx = ReportContext(load_rules(), Severity.ERROR, 2)
+    (suite,) = _validate(junit.render(Report(findings, files=1), ctx))
+    (case,) = suite
+    (error,) = case.result
+    assert isinstance(error, Error)
+    assert error.text.split("\n") == [
+        f"k8s/pod.yaml:1:1: GL900 error: rule {code} raised ValueError: \\x1b[31m [Pod/trainer]"
+        for code in ("BUG001", "BUG002")
+    ]

@@ -121,7 +121,7 @@ def _case_element(case: _Case, names: dict[str, str], path: str) -> tuple[ET.Ele
             "error",
             {"type": case.rule, "message": _xml_text(active[0].message)},
         )
-        error.text = _xml_text("\n".join(format_finding(f) for f in active))
+        error.text = "\n".join(_xml_text(format_finding(f)) for f in active)
         return element, "error"
     if active:
         worst = max(active, key=lambda f: f.severity)

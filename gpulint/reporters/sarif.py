@@ -187,14 +187,22 @@ def fingerprint(f: Finding, uri: str) -> str:
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def _result(f: Finding, rule_index: int, ctx: ReportContext, seen: Counter[str]) -> dict[str, Any]:
-    artifact = artifact_location(f.path, ctx)
+def _location(f: Finding, ctx: ReportContext) -> dict[str, Any]:
+    """Where a finding is: the file and region, and the object when there is one."""
     location: dict[str, Any] = {
-        "physicalLocation": {"artifactLocation": artifact, "region": _region(f)}
+        "physicalLocation": {
+            "artifactLocation": artifact_location(f.path, ctx),
+            "region": _region(f),
+        }
     }
     if f.object is not None:
         location["logicalLocations"] = [_logical_location(f.object)]
-    digest = fingerprint(f, artifact["uri"])
+    return location
+
+
+def _result(f: Finding, rule_index: int, ctx: ReportContext, seen: Counter[str]) -> dict[str, Any]:
+    location = _location(f, ctx)
+    digest = fingerprint(f, location["physicalLocation"]["artifactLocation"]["uri"])
     seen[digest] += 1
     result: dict[str, Any] = {
         "ruleId": f.rule,
@@ -228,18 +236,10 @@ def _utc(moment: datetime) -> str:
 
 def _rule_error_notification(f: Finding, ctx: ReportContext) -> dict[str, Any]:
     """A rule that raised (GL900), as a tool execution notification at the object."""
-    location: dict[str, Any] = {
-        "physicalLocation": {
-            "artifactLocation": artifact_location(f.path, ctx),
-            "region": _region(f),
-        }
-    }
-    if f.object is not None:
-        location["logicalLocations"] = [_logical_location(f.object)]
     return {
         "level": "error",
         "message": {"text": message_text(f)},
-        "locations": [location],
+        "locations": [_location(f, ctx)],
     }
 
 
