@@ -127,6 +127,7 @@ def test_one_pattern_matches_a_folder_as_gitignore_does(pattern: str, path: str)
 @example(["a/", "!/a"], "a/a/a")  # "!/a" takes back the folder a, not a/a (git check-ignore)
 @example(["aa", "*/"], "a/a")  # a folder pattern ignores what lies below the folder
 @example(["!a", "a/", "!*/"], "a/a")
+@example(["a", "*", "!a"], "a/a")  # the last match, "!a", takes back both a and a/a (git)
 def test_a_list_with_negations_matches_as_gitignore_does(
     pattern_list: list[str], path: str
 ) -> None:
