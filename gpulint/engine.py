@@ -93,7 +93,10 @@ class Linter:
             severity = self.settings.severities.get(rule.code, rule.severity)
             configured = rule.code in self.settings.severities
             self.active[rule.code] = _Active(
-                rule, severity, RuleContext(self.registry, options, self.workloads), configured
+                rule,
+                severity,
+                RuleContext(self.registry, options, self.workloads, self.settings.cluster),
+                configured,
             )
         # A rule that raises is reported whatever the selection: the run is incomplete.
         self.rule_error_name = next(

@@ -82,6 +82,26 @@ class Suppression(NamedTuple):
     justification: str | None = None
 
 
+class Edit(NamedTuple):
+    """Replace the text of ``span`` in the file's original text with ``content`` (an empty
+    span inserts, an empty ``content`` deletes). ``start``/``end`` are the same region as
+    code-point offsets into the decoded text."""
+
+    span: Span
+    start: int
+    end: int
+    content: str
+
+
+class Fix(NamedTuple):
+    """How to repair a finding: text edits applied together. ``applicability`` is ``"safe"``
+    (applied by ``--fix``) or ``"unsafe"`` (changes behaviour; only with ``--unsafe-fixes``)."""
+
+    message: str
+    edits: tuple[Edit, ...]
+    applicability: str = "safe"
+
+
 class Finding(NamedTuple):
     """One finding. Equality and hashing leave out ``suppression``: the same finding,
     silenced or not, is the same finding."""
@@ -97,6 +117,8 @@ class Finding(NamedTuple):
     doc_path: Path = ()
     #: Index of the YAML document within the file (0-based).
     document: int = 0
+    #: The repair, when the rule offers one (``gpulint check --fix``).
+    fix: Fix | None = None
     suppression: Suppression | None = None
 
     @property

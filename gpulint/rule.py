@@ -27,6 +27,7 @@ from gpulint.model import Path, Severity
 from gpulint.registry import Registry
 
 if TYPE_CHECKING:
+    from gpulint.cluster.model import Cluster
     from gpulint.workloads import WorkloadTable
 
 SCOPES = ("pod", "object", "input")
@@ -59,6 +60,9 @@ class RuleContext(NamedTuple):
     options: Mapping[str, Any] = MappingProxyType({})
     #: Where pod specs live (object-scope rules that look into pods need it).
     workloads: WorkloadTable | None = None
+    #: The cluster described with ``--cluster`` / ``node-pools`` / ``platform`` (``None``:
+    #: none was given, and rules fall back to their options).
+    cluster: Cluster | None = None
 
 
 CheckFn = Callable[[Any, RuleContext], Iterable[Violation]]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from gpulint.model import Severity
 
 if TYPE_CHECKING:
+    from gpulint.cluster.model import Cluster
     from gpulint.registry import Registry
     from gpulint.suppress import ObjectIgnore, PathIgnore
     from gpulint.workloads import WorkloadTable
@@ -23,6 +24,7 @@ class Settings:
     """Everything that decides what a run reports (already validated)."""
 
     __slots__ = (
+        "cluster",
         "extend_select",
         "fail_on",
         "ignore",
@@ -47,6 +49,7 @@ class Settings:
         workloads: WorkloadTable | None = None,
         per_file_ignores: tuple[PathIgnore, ...] = (),
         per_object_ignores: tuple[ObjectIgnore, ...] = (),
+        cluster: Cluster | None = None,
     ) -> None:
         self.select = select
         self.ignore = ignore
@@ -58,3 +61,4 @@ class Settings:
         self.workloads = workloads
         self.per_file_ignores = per_file_ignores
         self.per_object_ignores = per_object_ignores
+        self.cluster = cluster

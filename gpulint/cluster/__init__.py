@@ -1,0 +1,6 @@
+"""What gpulint knows of the cluster the manifests are applied to (``--cluster``,
+``node-pools:``, ``platform:``): its nodes, as the scheduler sees them.
+
+Without a cluster description the rules judge each pod against their options (the default
+GPU taint, ``max-per-node``); with one, the facts replace the guesses.
+"""

@@ -1,0 +1,42 @@
+"""The cluster as values: nodes (or node pools of identical nodes) and the platform.
+
+A node inventory (``kubectl get nodes -o yaml``), declared ``node-pools:`` with the
+instance-type catalog, node-pool objects in the linted files (Karpenter ``NodePool``, Kueue
+``ResourceFlavor``) and a platform profile all end up as these values; the scheduler filters
+and the rules read only them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import NamedTuple
+
+from gpulint.taints import Taint
+
+
+class Node(NamedTuple):
+    """One node, or ``node_count`` identical nodes of a pool, as kube-scheduler's filters see it.
+
+    ``allocatable`` holds exact quantities (``gpulint.quantity.parse_quantity``): cores for
+    ``cpu``, bytes for ``memory``, a count for extended resources such as ``nvidia.com/gpu``.
+    """
+
+    name: str
+    labels: Mapping[str, str]
+    taints: tuple[Taint, ...]
+    allocatable: Mapping[str, Decimal]
+    unschedulable: bool = False
+    #: How many identical nodes this row stands for (a node pool's node count).
+    node_count: int = 1
+    #: The node pool or instance type it belongs to, when known.
+    pool: str | None = None
+    #: Where it was described, for messages: ``nodes.yaml:12``, ``node-pools[0]``.
+    source: str = ""
+
+
+class Cluster(NamedTuple):
+    """The nodes a pod could land on, and the platform that runs them (``None``: unknown)."""
+
+    nodes: tuple[Node, ...] = ()
+    platform: str | None = None
