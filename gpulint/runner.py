@@ -197,7 +197,17 @@ def lint_rendered(
         rendered = kustomize.KustomizeRendered(target.label, folder, built, trees)
     with _collector_paused():
         findings = linter.lint_bytes(target.label, rendered.text.encode("utf-8"), seen)
-    return rendered.remap(findings)
+    # Comments in templates reach the rendered output, so `# gpulint:` directives there
+    # have applied; `per-file-ignores` are matched again against the file each finding
+    # now names (a template, a values file, a patch).
+    mapped: list[Finding] = []
+    for f in rendered.remap(findings):
+        if f.suppression is None and f.path != target.label:
+            file = linter.suppressor.for_file(f.path, None)
+            if file:
+                f = file.apply([f])[0]
+        mapped.append(f)
+    return mapped
 
 
 #: Fewer files than this are linted serially. A pool of forked workers costs ~30 ms to start

@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -34,7 +32,6 @@ from tests.externals import (
     assert_schema_valid,
     describe,
     helm,
-    kustomizer,
     multitool_validate,
     needs_helm,
     needs_kustomize,
@@ -446,4 +443,24 @@ def test_kubectl_or_kustomize_missing_is_one_clear_line(tmp_path: Path) -> None:
     assert "install kubectl" in line and "--kustomize PATH" in line
 
 
-_ = (subprocess, sys, kustomizer)
+
+
+@needs_helm
+def test_suppressions_work_on_the_files_findings_point_at(tmp_path: Path) -> None:
+    repo = _repository(tmp_path)
+    (repo / ".gpulint.yaml").write_text(
+        "per-file-ignores:\n  charts/inference/values.yaml: [GPU022]\n", encoding="utf-8"
+    )
+    job = repo / "charts" / "inference" / "templates" / "warmup-job.yaml"
+    job.write_text(
+        job.read_text(encoding="utf-8").replace(
+            "# expect: GPU001", "# gpulint: disable=GPU001 -- warm-up pods share a GPU"
+        ),
+        encoding="utf-8",
+    )
+    report, _ = check_json(*helm_args(), "charts/inference", cwd=repo)
+    silenced = {
+        f["rule"]: f["suppression"]["source"] for f in report["findings"] if f["suppressed"]
+    }
+    assert silenced == {"GPU022": "config", "GPU001": "comment"}
+    assert report["summary"]["suppressed"] == 2

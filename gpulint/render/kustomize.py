@@ -22,7 +22,7 @@ from typing import Any
 
 from gpulint.model import Finding, Span
 from gpulint.render import RenderOptions
-from gpulint.render.helm import Failure
+from gpulint.render.helm import Failure, tool_error
 from gpulint.render.mapping import Place, Rendered, at_key, label_of, load_documents, read_text
 from gpulint.render.tools import find_tool, run_tool
 from gpulint.render.trees import (
@@ -102,8 +102,7 @@ def render(folder: str, options: RenderOptions, trees: Trees) -> str | Failure:
     if result.reason is not None:
         return Failure("GL200", f"{what} {result.reason}")
     if result.returncode != 0:
-        error = result.stderr.strip() or f"exit status {result.returncode}"
-        return Failure("GL200", f"{what} failed: {error}")
+        return Failure("GL200", f"{what} failed: {tool_error(result.stderr, result.returncode)}")
     return result.stdout
 
 

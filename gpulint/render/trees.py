@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 CHART_FILE = "Chart.yaml"
@@ -40,7 +41,14 @@ def kustomization_file(folder: str, names: Iterable[str] | None = None) -> str |
 
 def chart_of(path: str) -> str | None:
     """The outermost chart folder at or above ``path`` (a file or a folder), if any."""
-    folder = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+    return _chart_above(
+        os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+    )
+
+
+@lru_cache(maxsize=4096)
+def _chart_above(folder: str) -> str | None:
+    """(Per folder, once: pre-commit names thousands of files in a few folders.)"""
     found = None
     while True:
         if os.path.isfile(os.path.join(folder, CHART_FILE)):
