@@ -210,6 +210,10 @@ def lint_rendered(
     return mapped
 
 
+#: How many files' worth of work one chart or overlay is when it is rendered, to choose
+#: the number of workers: two rendered targets are enough for two workers.
+RENDER_WEIGHT = 64
+
 #: Fewer files than this are linted serially. A pool of forked workers costs ~30 ms to start
 #: and stop, a gen_corpus file ~0.75 ms to lint: two workers break even near 80 files, more
 #: workers sooner (measured: bench/README.md).
@@ -286,7 +290,11 @@ def run(
     # Enough targets to choose the number of workers; the rest stay unwalked until needed.
     pending = iter(targets)
     head = list(itertools.islice(pending, jobs * PEEK_PER_WORKER)) if jobs > 1 else []
-    workers = worker_count(jobs, len(head))
+    size = len(head)
+    if rendering is not None and rendering[0].enabled:
+        # A chart or overlay costs a render (~0.1 s of helm or kubectl), not a file's ~1 ms.
+        size += (RENDER_WEIGHT - 1) * sum(1 for t in head if t.render is not None)
+    workers = worker_count(jobs, size)
     everything = itertools.chain(head, pending)
     results: Iterable[_Result]
     if workers > 1:

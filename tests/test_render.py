@@ -464,3 +464,18 @@ def test_suppressions_work_on_the_files_findings_point_at(tmp_path: Path) -> Non
     }
     assert silenced == {"GPU022": "config", "GPU001": "comment"}
     assert report["summary"]["suppressed"] == 2
+
+
+@needs_helm
+def test_two_charts_render_in_worker_processes(tmp_path: Path) -> None:
+    """A rendered chart weighs as many files (runner.RENDER_WEIGHT): two are linted in two
+    workers, with the report of a serial run."""
+    for name in ("a", "b"):
+        shutil.copytree(CHART, tmp_path / name)
+    args = ["check", "--format", "json", "--render", "--helm", str(helm())]
+    serial = gpulint_subprocess(*args, "--jobs", "1", "a", "b", cwd=tmp_path)
+    parallel = gpulint_subprocess(*args, "--jobs", "2", "a", "b", cwd=tmp_path)
+    assert json.loads(serial.stdout)["findings"] == json.loads(parallel.stdout)["findings"]
+    assert json.loads(parallel.stdout)["summary"]["files"] == 2
+    assert len(json.loads(parallel.stdout)["findings"]) == 2 * sum(expected(CHART).values())
+
