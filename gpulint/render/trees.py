@@ -299,7 +299,7 @@ class Trees:
     def owners(self, path: str) -> Iterator[RenderTarget]:
         """What renders a file named on the command line: its chart, or the roots that
         consume it (the working directory is scanned for them)."""
-        chart = chart_of(path)
+        chart = _chart_above(os.path.dirname(os.path.abspath(path)))  # a file: no stat
         if chart is not None:
             yield RenderTarget("helm", _shown(chart))
             return
