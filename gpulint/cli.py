@@ -241,6 +241,49 @@ def check(
     plugins: PluginOption = None,
     rule_dirs: RuleDirOption = None,
     fail_if_no_files: FailIfNoFilesOption = None,
+    render: Annotated[
+        bool,
+        typer.Option(
+            "--render",
+            help="Render Helm charts (helm template) and build Kustomize overlays (kubectl "
+            "kustomize), lint the output and report each finding at the template, values "
+            "or patch line (runs those programs on the tree; README 'Security').",
+        ),
+    ] = False,
+    helm: Annotated[
+        str | None, typer.Option("--helm", help="The helm program [default: helm on PATH].")
+    ] = None,
+    kustomize: Annotated[
+        str | None,
+        typer.Option(
+            "--kustomize",
+            help="The kubectl or kustomize program [default: kubectl, else kustomize, on PATH].",
+        ),
+    ] = None,
+    values: Annotated[
+        list[str] | None,
+        typer.Option("--values", help="A values file for every chart rendered (repeatable)."),
+    ] = None,
+    set_values: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="A value for every chart rendered, KEY=VALUE (repeatable)."),
+    ] = None,
+    kube_version: Annotated[
+        str | None, typer.Option("--kube-version", help="Kubernetes version charts see.")
+    ] = None,
+    release_name: Annotated[
+        str | None,
+        typer.Option("--release-name", help="Release name charts see [default: release-name]."),
+    ] = None,
+    namespace: Annotated[
+        str | None, typer.Option("--namespace", help="Namespace charts are rendered into.")
+    ] = None,
+    show_rendered: Annotated[
+        bool,
+        typer.Option(
+            "--show-rendered", help="Also show where each finding is in the rendered output."
+        ),
+    ] = False,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes.
 
@@ -273,6 +316,15 @@ def check(
             plugins=plugins,
             rule_dirs=rule_dirs,
             fail_if_no_files=fail_if_no_files,
+            render=render,
+            helm=helm,
+            kustomize=kustomize,
+            values=values,
+            set_values=set_values,
+            kube_version=kube_version,
+            release_name=release_name,
+            namespace=namespace,
+            show_rendered=show_rendered,
         )
     )
 

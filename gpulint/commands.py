@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from gpulint.config import Effective
     from gpulint.configfile import ConfigFile
     from gpulint.model import Finding
+    from gpulint.render import RenderOptions
+    from gpulint.render.trees import Trees
     from gpulint.rule import Rule
 
 
@@ -330,6 +332,38 @@ def _new_file_mode() -> int:
     return 0o666 & ~umask
 
 
+def render_options(
+    effective: Effective,
+    render: bool,
+    helm: str | None,
+    kustomize: str | None,
+    values: list[str] | None,
+    set_values: list[str] | None,
+    kube_version: str | None,
+    release_name: str | None,
+    namespace: str | None,
+) -> tuple[RenderOptions, Trees]:
+    """How ``check`` renders charts and Kustomize roots: the command line over the
+    configuration's ``render:`` (which can set how a chart is rendered, never whether or
+    with what program: that is the user's choice for the run, README "Security")."""
+    from gpulint.render import ChartOptions, RenderOptions
+    from gpulint.render.trees import Trees
+
+    for file in values or ():
+        if not os.path.isfile(file):
+            fail(f"--values: {file}: no such file")
+    base = effective.render if effective.render is not None else RenderOptions()
+    chart = ChartOptions(
+        values=base.chart.values + tuple(values or ()),
+        set=base.chart.set + tuple(set_values or ()),
+        kube_version=kube_version or base.chart.kube_version,
+        release_name=release_name or base.chart.release_name,
+        namespace=namespace or base.chart.namespace,
+    )
+    options = RenderOptions(render, helm, kustomize, chart, base.charts)
+    return options, Trees(render)
+
+
 def run_check(
     paths: list[str] | None,
     *,
@@ -348,6 +382,15 @@ def run_check(
     plugins: list[str] | None = None,
     rule_dirs: list[str] | None = None,
     fail_if_no_files: bool | None = None,
+    render: bool = False,
+    helm: str | None = None,
+    kustomize: str | None = None,
+    values: list[str] | None = None,
+    set_values: list[str] | None = None,
+    kube_version: str | None = None,
+    release_name: str | None = None,
+    namespace: str | None = None,
+    show_rendered: bool = False,
 ) -> int:
     """``gpulint check``: lint, print the report, and return the exit code.
 
@@ -364,7 +407,7 @@ def run_check(
 
     from gpulint.discover import STDIN, targets
     from gpulint.engine import Linter
-    from gpulint.model import RULE_ERROR_CODE
+    from gpulint.model import TOOL_ERROR_CODES
     from gpulint.reporters import ReportContext, needs_objects, renderer, streamer
     from gpulint.runner import available_cores, run
 
@@ -390,7 +433,20 @@ def run_check(
     exclude = effective.exclude.matches if effective.exclude else None
     stdin_label = stdin_filename or "<stdin>"
     given = paths or ["."]
-    found, missing = targets(given, stdin_label, exclude, effective.force_exclude)
+    rendering = render_options(
+        effective,
+        render,
+        helm,
+        kustomize,
+        values,
+        set_values,
+        kube_version,
+        release_name,
+        namespace,
+    )
+    found, missing = targets(
+        given, stdin_label, exclude, effective.force_exclude, trees=rendering[1]
+    )
     errors = [f"{path}: no such file or directory" for path in missing]
     for message in errors:
         error(message)
@@ -404,6 +460,7 @@ def run_check(
         stdin_label=stdin_label if STDIN in (paths or []) else None,
         started=started,
         errors=errors,
+        show_rendered=show_rendered,
     )
     # Standard output gets the chosen format, or the text report when the chosen format
     # goes to --output. A streaming format is written as each file is done; a report file
@@ -419,7 +476,7 @@ def run_check(
         # A rule that raised (GL900) is a tool error: when standard output is a document
         # (json, sarif, junit) rather than lines a person reads, it is on stderr as well.
         for f in findings:
-            if f.rule == RULE_ERROR_CODE:
+            if f.rule in TOOL_ERROR_CODES:
                 where = f"{f.path}:{f.line}:{f.column}"
                 obj = f" [{f.object.label()}]" if f.object is not None else ""
                 error(f"{where}: {f.message}{obj}")
@@ -431,6 +488,7 @@ def run_check(
         collect_objects=needs_objects(output_format),
         on_file=write_findings,
         keep_findings=stream is None or output is not None,
+        rendering=rendering,
     )
     if report.files == 0:
         no_files_warning([p for p in given if p not in missing])

@@ -12,6 +12,7 @@ file's ``select``; ``--extend-select`` and ``--ignore`` add to the file's lists.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from gpulint.settings import Settings
 
 if TYPE_CHECKING:
     from gpulint.globs import PathMatcher
+    from gpulint.render import RenderOptions
     from gpulint.rule import Rule
     from gpulint.suppress import ObjectIgnore, PathIgnore
 
@@ -78,6 +80,7 @@ class Effective:
         "fail_if_no_files",
         "file",
         "force_exclude",
+        "render",
         "root",
         "settings",
     )
@@ -91,8 +94,11 @@ class Effective:
         force_exclude: bool,
         entries: dict[str, Entry],
         fail_if_no_files: bool = False,
+        render: RenderOptions | None = None,
     ) -> None:
         self.settings = settings
+        #: How charts are rendered (``render:``); whether to render is the command line's.
+        self.render = render
         self.file = file
         self.root = root
         self.exclude = exclude
@@ -211,6 +217,8 @@ def resolve(
         table = builtin_table().extended(rows)
     entries["plugins"] = value("plugins", [])
     entries["rule-dirs"] = value("rule-dirs", [])
+    entries["render"] = value("render", {})
+    render = _render(config, root)
 
     select = entries["select"].value
     settings = Settings(
@@ -233,7 +241,50 @@ def resolve(
         force_exclude=bool(entries["force-exclude"].value),
         entries=entries,
         fail_if_no_files=bool(entries["fail-if-no-files"].value),
+        render=render,
     )
+
+
+def _render(config: ConfigFile | None, root: FsPath) -> RenderOptions | None:
+    """The file's ``render:``: how charts are rendered, by default and per chart folder.
+
+    Paths are relative to the configuration file's folder and must stay inside it: the
+    file may come with the tree being linted, and helm reads every values file it is given.
+    """
+    from gpulint.configfile import ConfigError
+    from gpulint.render import ChartOptions, RenderOptions
+
+    if config is None or not isinstance(config.data.get("render"), dict):
+        return None
+    data = config.data["render"]
+    errors: list[str] = []
+
+    def chart(entry: dict[str, Any], at: tuple[Any, ...]) -> ChartOptions:
+        files = []
+        for i, text in enumerate(entry.get("values", ())):
+            full = os.path.normpath(os.path.join(root, text))
+            if not (full == str(root) or full.startswith(str(root).rstrip(os.sep) + os.sep)):
+                errors.append(
+                    f"{config.where((*at, 'values', i))}: render values file {text!r} is "
+                    "outside the configuration's folder"
+                )
+            files.append(full)
+        return ChartOptions(
+            values=tuple(files),
+            set=tuple(entry.get("set", ())),
+            kube_version=entry.get("kube-version"),
+            release_name=entry.get("release-name", ChartOptions().release_name),
+            namespace=entry.get("namespace"),
+        )
+
+    default = chart(data, ("render",))
+    charts = {
+        os.path.normpath(os.path.join(root, folder)): chart(entry, ("render", "charts", folder))
+        for folder, entry in data.get("charts", {}).items()
+    }
+    if errors:
+        raise ConfigError("\n".join(errors))
+    return RenderOptions(chart=default, charts=charts)
 
 
 def _ignores(

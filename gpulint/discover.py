@@ -1,4 +1,9 @@
-"""Which files to lint: the paths given, with directories walked for ``*.yaml``/``*.yml``."""
+"""Which files to lint: the paths given, with directories walked for ``*.yaml``/``*.yml``.
+
+Helm charts and Kustomize roots are targets of their own (``Target.render``), found by the
+``trees`` a caller passes (``gpulint.render.trees.Trees``): a chart folder is one target and
+is not walked further; the files a built Kustomize root consumes are not linted alone.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -28,10 +33,29 @@ STDIN = "-"
 
 
 class Target(NamedTuple):
-    """A file to lint: its display path and the path to open (None for stdin)."""
+    """A file to lint: its display path and the path to open (None for stdin).
+
+    ``render`` is ``"helm"`` for a chart folder, ``"kustomize"`` for a Kustomize root:
+    the folder is rendered and its output linted (``gpulint.render``).
+    """
 
     label: str
     path: str | None
+    render: str | None = None
+
+
+class Trees(Protocol):
+    """What ``targets`` asks about charts and Kustomize folders (``gpulint.render.trees``)."""
+
+    render: bool
+
+    def scan(self, root: str) -> None: ...
+
+    def folder(self, dirpath: str, filenames: list[str]) -> tuple[str, str] | None: ...
+
+    def consumed(self, path: str) -> bool: ...
+
+    def owners(self, path: str) -> Iterator[tuple[str, str]]: ...
 
 
 #: Why ``os.stat`` says a path does not exist. Any other failure (``EACCES``: a folder on
@@ -44,7 +68,9 @@ _MISSING = (errno.ENOENT, errno.ENOTDIR)
 Excluded = Callable[[str], bool]
 
 
-def _walk(root: str, excluded: Excluded | None = None) -> Iterator[str]:
+def _walk(
+    root: str, excluded: Excluded | None = None, trees: Trees | None = None
+) -> Iterator[str | Target]:
     """The YAML files under ``root``, and the folders it cannot read (as ruff reports them:
     a finding on the folder, here YML005 when the runner fails to read it).
 
@@ -53,10 +79,19 @@ def _walk(root: str, excluded: Excluded | None = None) -> Iterator[str]:
     walk's sorted order.
     """
     unreadable: list[OSError] = []
+    if trees is not None:
+        trees.scan(root)
     # os.walk does not follow directory symlinks, so symlink loops cannot trap it.
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable.append):
         while unreadable:
             yield _failed_folder(unreadable.pop(0), root)
+        render = trees.folder(dirpath, filenames) if trees is not None else None
+        if render is not None:
+            kind, folder = render
+            yield Target(os.path.normpath(folder), folder, kind)
+            if kind == "helm":  # the whole chart is one target: nothing in it is plain YAML
+                dirnames[:] = []
+                continue
         dirnames[:] = sorted(
             d
             for d in dirnames
@@ -65,7 +100,7 @@ def _walk(root: str, excluded: Excluded | None = None) -> Iterator[str]:
         for name in sorted(filenames):
             if name.endswith(YAML_SUFFIXES) and name not in SKIP_FILES:
                 path = os.path.join(dirpath, name)
-                if not (excluded and excluded(path)):
+                if not (excluded and excluded(path)) and not (trees and trees.consumed(path)):
                     yield path
     for error in unreadable:
         yield _failed_folder(error, root)
@@ -88,6 +123,7 @@ def targets(
     stdin_label: str = "<stdin>",
     excluded: Excluded | None = None,
     force_exclude: bool = False,
+    trees: Trees | None = None,
 ) -> tuple[Iterator[Target], list[str]]:
     """Expand ``paths`` into targets in a deterministic order, and the paths that are missing.
 
@@ -100,6 +136,10 @@ def targets(
     but directories are walked lazily, as the targets are consumed: a walk of 100,000 files
     holds none of them. Files found are remembered (to list each once) only under a path
     that overlaps another one given, such as ``k8s k8s/gpu.yaml``.
+
+    With ``trees``, a file named explicitly that a chart or a built Kustomize root renders
+    (a changed template, values file or patch, as pre-commit names them) is replaced by
+    that chart or root; each chart or root is linted once.
     """
     forced = excluded if force_exclude else None
     roots: list[tuple[str, str, bool]] = []  # (path, its label, is a directory)
@@ -121,22 +161,37 @@ def targets(
                 continue
             mode = 0
         roots.append((path, os.path.normpath(path), stat.S_ISDIR(mode)))
-    return _expand(roots, excluded), missing
+    return _expand(roots, excluded, trees), missing
 
 
-def _expand(roots: list[tuple[str, str, bool]], excluded: Excluded | None) -> Iterator[Target]:
+def _expand(
+    roots: list[tuple[str, str, bool]], excluded: Excluded | None, trees: Trees | None = None
+) -> Iterator[Target]:
     # Files named explicitly are always remembered (they are on the command line anyway, and
     # pre-commit names thousands); a directory's files only when another path given
     # overlaps it (``k8s k8s/gpu.yaml``, ``. k8s``, ``k8s k8s``).
     overlapping = _Overlaps([label for path, label, _ in roots if path != STDIN])
     seen: set[str] = set()
+    rendered: set[tuple[str, str]] = set()
     for path, label, is_dir in roots:
         if path == STDIN:
             yield Target(label, None)
             continue
         remember = not is_dir or overlapping(label)
-        found = _walk(path, excluded) if is_dir else iter((path,))
+        found: Iterator[str | Target]
+        if is_dir:
+            found = _walk(path, excluded, trees)
+        else:
+            owners = list(trees.owners(path)) if trees is not None else []
+            rendered_by: list[str | Target] = [Target(os.path.normpath(f), f, k) for k, f in owners]
+            found = iter(rendered_by or [path])
         for file in found:
+            if isinstance(file, Target):
+                key = (file.render or "", os.path.abspath(file.label))
+                if key not in rendered:
+                    rendered.add(key)
+                    yield file
+                continue
             name = os.path.normpath(file)
             if remember:
                 if name in seen:

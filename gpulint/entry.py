@@ -78,6 +78,15 @@ CHECK_OPTIONS: tuple[tuple[tuple[str, ...], str, str, Callable[[str], Any], Any]
     (("--plugin",), "plugins", MANY, _text, None),
     (("--rule-dir",), "rule_dirs", MANY, _text, None),
     (("--fail-if-no-files", "--no-fail-if-no-files"), "fail_if_no_files", SWITCH, _text, None),
+    (("--render",), "render", FLAG, _text, False),
+    (("--helm",), "helm", ONE, _text, None),
+    (("--kustomize",), "kustomize", ONE, _text, None),
+    (("--values",), "values", MANY, _text, None),
+    (("--set",), "set_values", MANY, _text, None),
+    (("--kube-version",), "kube_version", ONE, _text, None),
+    (("--release-name",), "release_name", ONE, _text, None),
+    (("--namespace",), "namespace", ONE, _text, None),
+    (("--show-rendered",), "show_rendered", FLAG, _text, False),
 )
 #: ``check`` options deliberately left to typer: help is typer's to print.
 LEFT_TO_TYPER = ("--help", "-h")

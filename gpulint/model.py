@@ -102,6 +102,18 @@ class Fix(NamedTuple):
     applicability: str = "safe"
 
 
+class Related(NamedTuple):
+    """Another place a finding is about. ``kind`` is ``"rendered"`` (where it is in the
+    output of ``helm template`` / ``kubectl kustomize``: ``path`` is the chart or overlay
+    folder, the span counts in that output) or ``"template"`` (the template that uses a
+    value the finding points at in ``values.yaml``: ``path`` is a file)."""
+
+    kind: str
+    path: str
+    span: Span
+    message: str
+
+
 class Finding(NamedTuple):
     """One finding. Equality and hashing leave out ``suppression``: the same finding,
     silenced or not, is the same finding."""
@@ -119,6 +131,9 @@ class Finding(NamedTuple):
     document: int = 0
     #: The repair, when the rule offers one (``gpulint check --fix``).
     fix: Fix | None = None
+    #: Other places the finding is about (a rendered chart's output, the template that
+    #: uses a value); empty for a plain file.
+    related: tuple[Related, ...] = ()
     suppression: Suppression | None = None
 
     @property
@@ -151,6 +166,9 @@ class Finding(NamedTuple):
 #: suppressed, and the run's exit code is 2. The engine makes it; the report counts it and
 #: the reporters that tell tool errors apart (SARIF, JUnit) read it.
 RULE_ERROR_CODE = "GL900"
+#: Findings that are tool errors (exit code 2): a rule that raised, and a chart or overlay
+#: whose renderer is not installed (rules/gl202_renderer_missing.py).
+TOOL_ERROR_CODES = frozenset({RULE_ERROR_CODE, "GL202"})
 
 
 class LintedObject(NamedTuple):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from gpulint.model import RULE_ERROR_CODE, Finding, LintedObject, Severity
+from gpulint.model import TOOL_ERROR_CODES, Finding, LintedObject, Severity
 
 
 class Report:
@@ -43,7 +43,7 @@ class Report:
         self.objects: list[LintedObject] = list(objects)
         #: How many findings a suppression silenced.
         self.suppressed = 0
-        #: How many GL900 findings (a rule raised): the run's exit code is 2.
+        #: How many GL900 (a rule raised) and GL202 (no renderer) findings: exit code 2.
         self.rule_errors = 0
         self._counts = {s.label: 0 for s in sorted(Severity, reverse=True)}
         self._worst: Severity | None = None
@@ -57,7 +57,7 @@ class Report:
                 self.suppressed += 1
                 continue
             self._counts[f.severity.label] += 1
-            if f.rule == RULE_ERROR_CODE:
+            if f.rule in TOOL_ERROR_CODES:
                 self.rule_errors += 1
             if self._worst is None or f.severity > self._worst:
                 self._worst = f.severity

@@ -26,6 +26,9 @@ from gpulint.report import Report
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
+    from gpulint.render import RenderOptions
+    from gpulint.render.trees import Trees
+
 
 #: Larger inputs are not read (YML005): parsing one would take minutes and gigabytes, and no
 #: manifest is this big (the API server takes objects of at most 3 MiB).
@@ -133,6 +136,8 @@ def lint_target(
     read: _Read | None = None,
 ) -> list[Finding]:
     """The target's findings; ``read`` is what :func:`read_target` gave, when already read."""
+    if target.render is not None:
+        return lint_rendered(linter, target, seen)
     raw, problem = read_target(target) if read is None else read
     if raw is None:
         assert problem is not None
@@ -140,6 +145,74 @@ def lint_target(
     with _collector_paused():
         return linter.lint_bytes(target.label, raw, seen)
 
+
+#: How the run renders charts and Kustomize roots (set by :func:`run`; forked workers
+#: inherit it): the options, and the trees ``discover`` found them in.
+_rendering: tuple[RenderOptions, Trees] | None = None
+
+NOT_RENDERED = (
+    "a Helm chart: its templates are not YAML until rendered and were not linted; pass "
+    "--render to lint what it renders (runs helm template)"
+)
+
+
+def lint_rendered(
+    linter: Linter, target: Target, seen: list[LintedObject] | None = None
+) -> list[Finding]:
+    """A chart's or Kustomize root's findings: rendered, linted, mapped back to its files.
+
+    Without ``--render`` a chart is one GL201 (info) at its ``Chart.yaml``. A program that
+    is missing is GL202 (a tool error: exit 2) and one that fails GL200, both at the
+    chart's ``Chart.yaml`` or the root's kustomization file; the rest of the run goes on.
+    """
+    from gpulint.render import RenderOptions
+    from gpulint.render.mapping import Rendered, label_of
+    from gpulint.render.trees import Trees, kustomization_file
+
+    folder = target.path or target.label
+    options, trees = _rendering if _rendering is not None else (RenderOptions(), Trees(False))
+    if target.render == "helm":
+        anchor = label_of(os.path.join(folder, "Chart.yaml"))
+    else:
+        anchor = label_of(kustomization_file(folder) or folder)
+    if not options.enabled:
+        return linter.problem(anchor, Problem("GL201", Span(1, 1, 1, 1), NOT_RENDERED))
+    rendered: Rendered
+    if target.render == "helm":
+        from gpulint.render import helm
+
+        out = helm.render(folder, options)
+        if isinstance(out, helm.Failure):
+            span = Span(out.line, 1, out.line, 1)
+            return linter.problem(anchor, Problem(out.code, span, out.message))
+        rendered = helm.HelmRendered(target.label, folder, out, options.for_chart(folder))
+    else:
+        from gpulint.render import kustomize
+        from gpulint.render.helm import Failure
+
+        built = kustomize.render(folder, options, trees)
+        if isinstance(built, Failure):
+            span = Span(built.line, 1, built.line, 1)
+            return linter.problem(anchor, Problem(built.code, span, built.message))
+        rendered = kustomize.KustomizeRendered(target.label, folder, built, trees)
+    with _collector_paused():
+        findings = linter.lint_bytes(target.label, rendered.text.encode("utf-8"), seen)
+    # Comments in templates reach the rendered output, so `# gpulint:` directives there
+    # have applied; `per-file-ignores` are matched again against the file each finding
+    # now names (a template, a values file, a patch).
+    mapped: list[Finding] = []
+    for f in rendered.remap(findings):
+        if f.suppression is None and f.path != target.label:
+            file = linter.suppressor.for_file(f.path, None)
+            if file:
+                f = file.apply([f])[0]
+        mapped.append(f)
+    return mapped
+
+
+#: How many files' worth of work one chart or overlay is when it is rendered, to choose
+#: the number of workers: two rendered targets are enough for two workers.
+RENDER_WEIGHT = 64
 
 #: Fewer files than this are linted serially. A pool of forked workers costs ~30 ms to start
 #: and stop, a gen_corpus file ~0.75 ms to lint: two workers break even near 80 files, more
@@ -201,6 +274,7 @@ def run(
     *,
     on_file: OnFile | None = None,
     keep_findings: bool = True,
+    rendering: tuple[RenderOptions, Trees] | None = None,
 ) -> Report:
     """Lint every target; ``jobs`` > 1 allows that many worker processes.
 
@@ -208,12 +282,19 @@ def run(
     as they are known (in the targets' order), so a caller that streams its report and
     passes ``keep_findings=False`` runs in memory that does not grow with the number of
     files. ``collect_objects`` also records every object linted and the rules that ran on
-    it (``Report.objects``, for the JUnit format).
+    it (``Report.objects``, for the JUnit format). ``rendering`` is how charts and
+    Kustomize roots among the targets are rendered (:func:`lint_rendered`).
     """
+    global _rendering
+    _rendering = rendering
     # Enough targets to choose the number of workers; the rest stay unwalked until needed.
     pending = iter(targets)
     head = list(itertools.islice(pending, jobs * PEEK_PER_WORKER)) if jobs > 1 else []
-    workers = worker_count(jobs, len(head))
+    size = len(head)
+    if rendering is not None and rendering[0].enabled:
+        # A chart or overlay costs a render (~0.1 s of helm or kubectl), not a file's ~1 ms.
+        size += (RENDER_WEIGHT - 1) * sum(1 for t in head if t.render is not None)
+    workers = worker_count(jobs, size)
     everything = itertools.chain(head, pending)
     results: Iterable[_Result]
     if workers > 1:

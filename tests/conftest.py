@@ -43,6 +43,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 RULE_FIXTURES = FIXTURES / "rules"
+#: Rules about rendering charts and overlays: their fixtures are folders (``fail-*/``,
+#: ``pass-*/``: a chart with the expectation in its files), linted by tests/test_render.py.
+RENDER_RULES = ("GL200", "GL201", "GL202")
+
+
+def rule_fixtures(code: str, kind: str) -> list[Path]:
+    """A rule's ``fail`` or ``pass`` fixtures: files, or folders for a rendering rule."""
+    folder = RULE_FIXTURES / code
+    if code in RENDER_RULES:
+        return sorted(p for p in folder.glob(f"{kind}-*") if p.is_dir())
+    return sorted(folder.glob(f"{kind}-*.yaml"))
 
 #: The optional data folders: environment variable -> what it holds.
 DATA_VARIABLES = {

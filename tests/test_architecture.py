@@ -29,6 +29,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("loader.build",),
     ("loader.stream",),
     ("loader.ownfiles",),
+    # Helm charts and Kustomize overlays: found, rendered, findings mapped back to their files
+    ("render", "render.tools", "render.textmap", "render.trees", "render.mapping", "render.helm",
+     "render.kustomize"),
     # documents -> Kubernetes objects, pod specs, devices, suppressions; the per-file view
     ("registry", "workrows", "k8s", "workloads", "dra", "manifest", "resources", "podrequest",
      "directives", "ignores", "annotations", "suppress"),

@@ -544,7 +544,7 @@ def test_stdin_filename_without_dash_is_a_usage_error(command: str, busy_file: P
         ("--bogus", None),  # click suggested --jobs
         ("--xyz", None),
         ("--jbos", "--jobs"),
-        ("--selct", "--select"),
+        ("--selct", "--select, --set"),  # --set: a Helm value for charts rendered
         ("--ignroe", "--ignore"),
         ("--isloated", "--isolated"),
     ],

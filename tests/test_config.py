@@ -322,7 +322,7 @@ BAD_CONFIGS = [
         "select: [GPU001]\nseverty:\n  GPU003: error\n",
         ".gpulint.yaml:2: severty: unknown key; allowed keys: devices, exclude, extend-select, "
         "fail-if-no-files, fail-on, force-exclude, gpu-taints, ignore, per-file-ignores, "
-        "per-object-ignores, plugins, rule-dirs, rules, select, severity, workloads",
+        "per-object-ignores, plugins, render, rule-dirs, rules, select, severity, workloads",
         id="unknown-key",
     ),
     pytest.param(
@@ -333,7 +333,8 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         "severity:\n  GPU999: error\n",
-        ".gpulint.yaml:2: severity.GPU999: unknown key; allowed keys: GL100, GPU001,",
+        ".gpulint.yaml:2: severity.GPU999: unknown key; allowed keys: GL100, GL200, GL201, "
+        "GL202, GPU001,",
         id="unknown-rule-in-severity",
     ),
     pytest.param(
@@ -354,7 +355,8 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         "ignore: [GPU9]\n",
-        ".gpulint.yaml:1: ignore[0]: 'GPU9' matches no rule; allowed values: GL100, GL900, GPU001,",
+        ".gpulint.yaml:1: ignore[0]: 'GPU9' matches no rule; allowed values: GL100, GL200, "
+        "GL201, GL202, GL900, GPU001,",
         id="selector-matches-nothing",
     ),
     pytest.param(

@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from jsonschema import Draft202012Validator
 
 from tests.conftest import ROOT, gpulint_cmd, gpulint_in_process
 from tests.docblocks import DOCUMENTS, Block, assert_output, block, blocks, console
+from tests.externals import helm, needs_helm
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 NOT_RUN = "not run: "
@@ -46,6 +48,10 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
     ("README.md", "Configuration", "console", 0): "test_the_configuration_error_example",
     ("README.md", "Configuration", "yaml", 2): "test_the_config_command_example",
     ("README.md", "Configuration", "console", 1): "test_the_config_command_example",
+    ("README.md", "Helm charts and Kustomize overlays", "console", 0): "test_the_render_example",
+    ("README.md", "Helm charts and Kustomize overlays", "yaml", 0): (
+        "test_the_render_configuration_example"
+    ),
     ("README.md", "Suppressing findings", "yaml", 0): "test_the_comment_suppression_example",
     ("README.md", "Suppressing findings", "console", 0): "test_the_comment_suppression_example",
     ("README.md", "Suppressing findings", "yaml", 1): "test_the_annotation_example",
@@ -423,6 +429,45 @@ def test_the_config_command_example(tmp_path: Path) -> None:
     project = _project(tmp_path)
     (project / ".gpulint.yaml").write_text(block("README.md", "Configuration", "yaml", 2).text)
     assert run_console(block("README.md", "Configuration", "console", 1), project) == [0]
+
+
+# -- Helm charts and Kustomize overlays ------------------------------------------------------
+
+
+def _chart_project(tmp_path: Path) -> Path:
+    project = _project(tmp_path)
+    shutil.copytree(ROOT / "tests" / "fixtures" / "render" / "charts" / "inference",
+                    project / "charts" / "inference")  # fmt: skip
+    return project
+
+
+@needs_helm
+def test_the_render_example(tmp_path: Path) -> None:
+    project = _chart_project(tmp_path)
+    b = block("README.md", "Helm charts and Kustomize overlays", "console", 0)
+    helm_dir = str(Path(str(helm())).parent)
+    for command, expected in console(b.text):
+        proc = shell(command, project, PATH=helm_dir + os.pathsep + _env()["PATH"])
+        assert "Traceback" not in proc.stderr, proc.stderr
+        assert_output(expected, proc.stdout + proc.stderr, b.shortened, f"{b.doc}:{b.line}")
+        assert proc.returncode == 1
+
+
+@needs_helm
+def test_the_render_configuration_example(tmp_path: Path) -> None:
+    project = _chart_project(tmp_path)
+    config = block("README.md", "Helm charts and Kustomize overlays", "yaml", 0).text
+    (project / ".gpulint.yaml").write_text(textwrap.dedent(config), encoding="utf-8")
+    (project / "ci").mkdir()
+    (project / "ci" / "values-gpu.yaml").write_text("gpu:\n  count: 2\n", encoding="utf-8")
+    found = _findings(run(["check", "-f", "json", "--render", "--helm", str(helm()),
+                           "charts/inference"], project))  # fmt: skip
+    rules = {f["rule"] for f in found}
+    assert "GPU004" not in rules and "GPU001" not in rules  # ci/values-gpu.yaml, --set
+    assert {(f["object"]["name"], f["object"]["namespace"]) for f in found} == {
+        ("inference-inference", None),  # its template writes no namespace
+        ("inference-metrics-gateway", "serving"),  # `namespace: {{ .Release.Namespace }}`
+    }
 
 
 # -- Suppressing findings -----------------------------------------------------------------------

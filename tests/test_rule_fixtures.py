@@ -19,7 +19,7 @@ from gpulint.model import RULE_ERROR_CODE, Severity
 from gpulint.plugins import load_rules
 from gpulint.rule import Rule, RuleContext, Violation
 from gpulint.workloads import PodSpec
-from tests.conftest import RULE_FIXTURES, expectation_list
+from tests.conftest import RULE_FIXTURES, expectation_list, rule_fixtures
 
 FIXTURE_FILES = sorted(RULE_FIXTURES.glob("*/*.yaml"))
 
@@ -66,8 +66,7 @@ def linter(linters: dict[str, Linter], request: Any) -> Linter:
 def test_every_rule_has_fail_and_pass_fixtures() -> None:
     codes = sorted(r.code for r in load_rules())
     for code in codes:
-        folder = RULE_FIXTURES / code
-        assert sorted(folder.glob("fail-*.yaml")), f"{code} has no fail-*.yaml fixture"
+        assert rule_fixtures(code, "fail"), f"{code} has no fail-*.yaml fixture"
     # Pass fixtures prove the absence of false alarms; every GPU rule needs its own.
     for code in (c for c in codes if c.startswith("GPU")):
         assert sorted((RULE_FIXTURES / code).glob("pass-*.yaml")), f"{code} has no pass fixture"

@@ -130,6 +130,12 @@ class _Builder(_StrictChecks):
                     raise _TooDeep(node.start_mark)
             elif depth - flows > MAX_DEPTH:
                 raise _TooDeep(node.start_mark)
+            if kind == "mapping" and node.flow_style and _template_action(node):
+                # `{{ .Values.gpus }}` unquoted: YAML reads a mapping whose key is a mapping.
+                # It is a template placeholder left unrendered: kept as its text, so rules
+                # see a placeholder (GPU007), never "a dict is not a quantity" (GPU005).
+                container[slot] = self.text[node.start_mark.index : node.end_mark.index]
+                continue
             if ctag is not seq_tag and ctag is not map_tag:
                 self._check_tag(node, path)
             # Multi-line children of a block collection, for the YAML 1.2 layout checks.
@@ -297,3 +303,23 @@ class _Builder(_StrictChecks):
                 for item in value_node.value:
                     if item.id == "mapping":
                         yield item
+
+
+def _template_action(node: Any) -> bool:
+    """Is this flow mapping a Go-template action written unquoted (``{{ .Values.x }}``,
+    ``{{ .Values.x | default 1 }}``): one entry, whose key is itself a one-entry flow
+    mapping with an empty value, and whose own value is empty?"""
+    if len(node.value) != 1:
+        return False
+    key, value = node.value[0]
+    if key.id != "mapping" or not key.flow_style or len(key.value) != 1:
+        return False
+    inner_value = key.value[0][1]
+    return (
+        value.id == "scalar"
+        and value.value == ""
+        and not value.style
+        and inner_value.id == "scalar"
+        and inner_value.value == ""
+        and not inner_value.style
+    )

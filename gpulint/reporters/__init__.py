@@ -50,6 +50,7 @@ class ReportContext:
         "exit_code",
         "fail_on",
         "rules",
+        "show_rendered",
         "started",
         "stdin_label",
     )
@@ -66,8 +67,11 @@ class ReportContext:
         started: float | None = None,
         ended: float | None = None,
         errors: Sequence[str] = (),
+        show_rendered: bool = False,
     ) -> None:
         self.rules = rules
+        #: Text output: show each finding's place in a chart's or overlay's rendered output.
+        self.show_rendered = show_rendered
         self.fail_on = fail_on
         self.exit_code = exit_code
         self.color = color

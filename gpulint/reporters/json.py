@@ -32,6 +32,18 @@ def finding_json(f: Finding) -> dict[str, Any]:
         "object": f.object.as_json() if f.object is not None else None,
         "document": f.document,
         "yaml_path": list(f.doc_path),
+        "related": [
+            {
+                "kind": r.kind,
+                "path": r.path,
+                "line": r.span.line,
+                "column": r.span.column,
+                "end_line": r.span.end_line,
+                "end_column": r.span.end_column,
+                "message": r.message,
+            }
+            for r in f.related
+        ],
         "suppressed": sup is not None,
         "suppression": (
             None

@@ -46,7 +46,7 @@ from typing import Any
 from urllib.parse import quote
 
 from gpulint import __version__
-from gpulint.model import RULE_ERROR_CODE, Finding, ObjectRef, Severity
+from gpulint.model import RULE_ERROR_CODE, Finding, ObjectRef, Related, Severity
 from gpulint.report import Report
 from gpulint.reporters import ReportContext
 from gpulint.rule import Rule
@@ -200,6 +200,27 @@ def _location(f: Finding, ctx: ReportContext) -> dict[str, Any]:
     return location
 
 
+def _related(index: int, r: Related, ctx: ReportContext) -> dict[str, Any]:
+    """Another place a finding is about. A template is a repository file; a place in a
+    chart's or overlay's rendered output is in no file, so it is a message (and the folder
+    and the line in ``properties``), never a location code scanning would open."""
+    location: dict[str, Any] = {"id": index, "message": {"text": r.message}}
+    if r.kind == "rendered":
+        location["properties"] = {
+            "kind": r.kind,
+            "renderedFrom": r.path,
+            "line": r.span.line,
+            "column": r.span.column,
+        }
+        return location
+    location["physicalLocation"] = {
+        "artifactLocation": artifact_location(r.path, ctx),
+        "region": {"startLine": r.span.line, "startColumn": r.span.column},
+    }
+    location["properties"] = {"kind": r.kind}
+    return location
+
+
 def _result(f: Finding, rule_index: int, ctx: ReportContext, seen: Counter[str]) -> dict[str, Any]:
     location = _location(f, ctx)
     digest = fingerprint(f, location["physicalLocation"]["artifactLocation"]["uri"])
@@ -213,6 +234,8 @@ def _result(f: Finding, rule_index: int, ctx: ReportContext, seen: Counter[str])
         "partialFingerprints": {FINGERPRINT_KEY: f"{digest}:{seen[digest]}"},
         "properties": {"yamlPath": list(f.doc_path), "document": f.document},
     }
+    if f.related:
+        result["relatedLocations"] = [_related(i, r, ctx) for i, r in enumerate(f.related, start=1)]
     sup = f.suppression
     if sup is not None:
         suppression: dict[str, Any] = {

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpulint.model import Finding, Severity
+from gpulint.model import Finding, Related, Severity
 from gpulint.report import Report
 from gpulint.reporters import ReportContext
 from gpulint.textsafe import escape
@@ -31,6 +31,11 @@ def format_finding(f: Finding, color: bool = False) -> str:
         head = f"{_BOLD}{where}{_RESET} {c}{_BOLD}{rule}{_RESET} {c}{sev}{_RESET}"
         return f"{head}: {message}{_DIM}{obj}{_RESET}"
     return f"{where} {rule} {sev}: {message}{obj}"
+
+
+def related_line(r: Related) -> str:
+    """``--show-rendered``: another place a finding is about, on its own indented line."""
+    return f"    {r.kind}: {escape(r.path)}:{r.span.line}:{r.span.column}: {escape(r.message)}"
 
 
 def _plural(n: int, word: str) -> str:
@@ -74,7 +79,10 @@ class Stream:
         self.ctx = ctx
 
     def line(self, finding: Finding) -> str:
-        return format_finding(finding, self.ctx.color)
+        text = format_finding(finding, self.ctx.color)
+        if self.ctx.show_rendered and finding.related:
+            text += "".join(f"\n{related_line(r)}" for r in finding.related)
+        return text
 
     def file(self, findings: Sequence[Finding]) -> str:
         return "".join(self.line(f) + "\n" for f in findings if f.suppression is None)

@@ -1,0 +1,213 @@
+"""A Kustomize root built with ``kubectl kustomize`` (or ``kustomize build``), and findings
+moved to the patch or base file the field came from.
+
+Building: ``kubectl kustomize DIR`` with kustomize's defaults, which keep plugins off (exec
+and container functions need ``--enable-alpha-plugins``/``--enable-exec``, Helm inflation
+``--enable-helm``: none is passed) and the load restrictor on (files outside the root's
+folder tree are refused). Before building, the kustomizations it reads are checked: a
+resource that is not a local path (a remote base: kustomize would run ``git`` or fetch a
+URL), a plugin field, or a path that leaves the repository is GL200 and nothing is built.
+
+Mapping: the object's kind and name (a ``namePrefix``/``nameSuffix`` may have changed the
+name: a source's name must be part of the rendered one) are looked up in the files the
+root consumes, patches applied last first, then the bases' files; the first that writes the
+finding's key path (list items matched by their ``name`` when they have one) is where the
+finding goes, else the one that writes most of it, else the root's kustomization file.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from gpulint.model import Finding, Span
+from gpulint.render import RenderOptions
+from gpulint.render.helm import Failure, tool_error
+from gpulint.render.mapping import Place, Rendered, at_key, label_of, load_documents, read_text
+from gpulint.render.tools import find_tool, run_tool
+from gpulint.render.trees import (
+    PLUGIN_FIELDS,
+    Kustomization,
+    Trees,
+    inside,
+    kustomization_file,
+    project_root,
+    read_kustomization,
+)
+
+INSTALL_KUSTOMIZE = (
+    "kubectl was not found: install kubectl (https://kubernetes.io/docs/tasks/tools/) or "
+    "kustomize, or pass --kustomize PATH"
+)
+
+
+def _check(folder: str, trees: Trees) -> Failure | None:
+    """Why the root must not be built, if it must not (remote bases, plugins, escapes)."""
+    root = project_root(folder)
+    todo, seen = [os.path.abspath(folder)], set()
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        k = trees.kustomizations.get(current)
+        if k is None:
+            file = kustomization_file(current)
+            k = read_kustomization(current, file) if file else None
+            if k is None:
+                continue
+            trees.kustomizations[current] = k
+        where = label_of(k.file)
+        for field in PLUGIN_FIELDS:
+            if field in k.data:
+                return Failure(
+                    "GL200",
+                    f"not built: {where} uses `{field}`, which runs plugins or fetches "
+                    "charts; build it yourself and lint the output (`... | gpulint check -`)",
+                )
+        for ref in k.refs:
+            if not os.path.exists(ref.path):
+                return Failure(
+                    "GL200",
+                    f"not built: {where}:{ref.line}: {ref.field} entry {ref.text!r} is not "
+                    "a file or folder in the repository (gpulint never fetches remote bases)",
+                    ref.line if current == os.path.abspath(folder) else 1,
+                )
+            if not inside(os.path.realpath(ref.path), root):
+                return Failure(
+                    "GL200",
+                    f"not built: {where}:{ref.line}: {ref.field} entry {ref.text!r} is "
+                    "outside the repository",
+                    ref.line if current == os.path.abspath(folder) else 1,
+                )
+        todo.extend(k.folders())
+    return None
+
+
+def render(folder: str, options: RenderOptions, trees: Trees) -> str | Failure:
+    """The root's built output, or why there is none."""
+    tool = find_tool(options.kustomize, ("kubectl", "kustomize"))
+    if tool is None:
+        if options.kustomize:
+            return Failure("GL202", f"--kustomize {options.kustomize}: not an executable file")
+        return Failure("GL202", INSTALL_KUSTOMIZE)
+    refused = _check(folder, trees)
+    if refused is not None:
+        return refused
+    name = os.path.basename(tool)
+    target = os.path.abspath(folder)
+    argv = [tool, "kustomize", target] if name.startswith("kubectl") else [tool, "build", target]
+    result = run_tool(argv, cwd=target)
+    what = "kubectl kustomize" if name.startswith("kubectl") else "kustomize build"
+    if result.reason is not None:
+        return Failure("GL200", f"{what} {result.reason}")
+    if result.returncode != 0:
+        return Failure("GL200", f"{what} failed: {tool_error(result.stderr, result.returncode)}")
+    return result.stdout
+
+
+class KustomizeRendered(Rendered):
+    command = "kubectl kustomize"
+
+    def __init__(self, label: str, folder: str, text: str, trees: Trees) -> None:
+        super().__init__(label, folder, text)
+        self.trees = trees
+        self._sources: list[str] | None = None
+
+    def fallback(self) -> str:
+        file = kustomization_file(self.folder)
+        return label_of(file or self.folder)
+
+    def sources(self) -> list[str]:
+        """The files the root reads, in the order a field is looked for in them."""
+        if self._sources is None:
+            out: list[str] = []
+            seen: set[str] = set()
+
+            def visit(folder: str) -> None:
+                if folder in seen:
+                    return
+                seen.add(folder)
+                k: Kustomization | None = self.trees.kustomizations.get(folder)
+                if k is None:
+                    file = kustomization_file(folder)
+                    k = read_kustomization(folder, file) if file else None
+                if k is None:
+                    return
+                out.extend(reversed(k.patches()))
+                for res in k.resources():
+                    if os.path.isdir(res):
+                        visit(res)
+                    elif os.path.isfile(res):
+                        out.append(res)
+
+            visit(os.path.abspath(self.folder))
+            self._sources = out
+        return self._sources
+
+    def place(self, finding: Finding) -> Place:
+        doc = self.document(finding.document)
+        if doc is None or finding.object is None:
+            return Place(self.fallback(), Span(1, 1, 1, 1))
+        on_key = at_key(doc, finding)
+        best: tuple[int, str, Any, tuple[Any, ...]] | None = None
+        for file in self.sources():
+            text = read_text(file)
+            if text is None:
+                continue
+            for source in load_documents(text):
+                data = source.data
+                if not _same_object(data, finding):
+                    continue
+                path = _translate(doc.data, data, finding.doc_path)
+                if len(path) == len(finding.doc_path):
+                    span = source.key_span(path) if on_key else source.value_span(path)
+                    return Place(label_of(file), span)
+                if best is None or len(path) > best[0]:
+                    best = (len(path), file, source, path)
+        if best is not None:
+            _, file, source, path = best
+            return Place(label_of(file), source.key_span(path))
+        return Place(self.fallback(), Span(1, 1, 1, 1))
+
+
+def _same_object(data: Any, finding: Finding) -> bool:
+    obj = finding.object
+    if not isinstance(data, dict) or obj is None or data.get("kind") != obj.kind:
+        return False
+    meta = data.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return isinstance(name, str) and bool(name) and name in (obj.name or "")
+
+
+def _translate(rendered: Any, source: Any, path: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The longest prefix of ``path`` that ``source`` writes, as a path in ``source``: list
+    items are matched by ``name`` (a strategic merge patch merges containers by name)."""
+    out: list[Any] = []
+    for part in path:
+        if isinstance(part, int):
+            if not isinstance(rendered, list) or not isinstance(source, list):
+                break
+            item = rendered[part] if 0 <= part < len(rendered) else None
+            name = item.get("name") if isinstance(item, dict) else None
+            if name is not None:
+                index = next(
+                    (
+                        i
+                        for i, s in enumerate(source)
+                        if isinstance(s, dict) and s.get("name") == name
+                    ),
+                    None,
+                )
+            else:
+                index = part if part < len(source) else None
+            if index is None:
+                break
+            rendered, source = item, source[index]
+            out.append(index)
+            continue
+        if not isinstance(source, dict) or part not in source or not isinstance(rendered, dict):
+            break
+        rendered, source = rendered.get(part), source[part]
+        out.append(part)
+    return tuple(out)

@@ -1,0 +1,164 @@
+"""Finding a key path in text that is not YAML yet (a Helm template), line by line.
+
+A template is YAML with Go-template actions in it, so it is read as lines: a line ``key:``
+(or ``- key:``) is a key at the column where its text starts; lines that hold only an action
+(``{{- if ... }}``, ``{{ toYaml . | nindent 8 }}``), comments and blank lines are left out
+when a block's end is looked for. A key path is matched one key at a time, each among the
+direct children of the block of the key before it ("the key text under the same parent
+keys"); a sequence index picks the item written at that position when the template writes
+that many items, else the first (a ``range`` writes one item for many).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+_KEY = re.compile(
+    r"""^((?:-\s+)*)(?:"([^"]+)"|'([^']+)'|([^\s"'#{}\[\],&*!|>%@`][^:#{}]*?))\s*:(?:\s|$)"""
+)
+_VALUES_REF = re.compile(r"\.Values((?:\.[A-Za-z0-9_-]+)+)")
+_TO_YAML = re.compile(r"toYaml\s+(\$?\.[A-Za-z0-9_.-]*|\.)")
+_WITH = re.compile(
+    r"\{\{-?\s*(?:with|range)\s+(?:\$\w+\s*(?:,\s*\$\w+\s*)?:=\s*)?\$?\.Values((?:\.[A-Za-z0-9_-]+)+)"
+)
+
+
+class Line(NamedTuple):
+    number: int  # 1-based
+    indent: int  # column (0-based) of the first character that is not a space
+    key: str | None
+    key_column: int  # 0-based column of the key text
+    item: bool  # starts with "- "
+    value: str  # the text after "key:"
+
+
+def _lines(text: str) -> list[Line]:
+    out = []
+    for i, raw in enumerate(text.splitlines()):
+        stripped = raw.lstrip(" ")
+        indent = len(raw) - len(stripped)
+        if not stripped or stripped.startswith("#") or stripped.startswith("{{"):
+            continue
+        m = _KEY.match(stripped)
+        if m is None:
+            out.append(Line(i + 1, indent, None, indent, stripped.startswith("- "), stripped))
+            continue
+        key = m.group(2) or m.group(3) or m.group(4)
+        key_column = indent + len(m.group(1))
+        out.append(Line(i + 1, indent, key, key_column, bool(m.group(1)), stripped[m.end() :]))
+    return out
+
+
+class Match(NamedTuple):
+    """How far a key path was found: the lines of the keys found (their count is how many
+    of the path's keys matched) and where the deepest one's block is."""
+
+    lines: list[Line]
+    depth: int  # how many elements of the path (keys and indexes) were matched
+    block: tuple[int, int]  # the deepest match's block, as indexes into the lines
+
+
+def _block(lines: list[Line], at: int) -> tuple[int, int]:
+    """The lines that belong to ``lines[at]``: a key's value (a sequence may sit at the
+    key's own indentation), or an item's keys, the first of which is on the item's line."""
+    head = lines[at]
+    end = at + 1
+    if head.item:
+        while end < len(lines) and lines[end].indent > head.indent:
+            end += 1
+        return at, end
+    column = head.key_column
+    while end < len(lines):
+        line = lines[end]
+        if line.indent > column or (line.indent == column and line.item):
+            end += 1
+            continue
+        break
+    return at + 1, end
+
+
+def find(text: str, path: tuple[Any, ...]) -> Match:
+    """Match ``path`` (mapping keys and sequence indexes) against the template's lines."""
+    lines = _lines(text)
+    start, end = 0, len(lines)
+    found: list[Line] = []
+    depth = 0
+    block = (start, end)
+    column: int | None = None  # the children's column, when known (inside an item)
+    for part in path:
+        children = _children(lines, start, end, column)
+        column = None
+        if isinstance(part, int):
+            items = [i for i in children if lines[i].item]
+            if not items:
+                break
+            pick = items[part] if part < len(items) else items[0]
+            start, end = _block(lines, pick)
+            column = lines[pick].key_column
+            depth += 1
+            block = (start, end)
+            continue
+        hit = next((i for i in children if lines[i].key == part), None)
+        if hit is None:
+            break
+        found.append(lines[hit])
+        depth += 1
+        start, end = _block(lines, hit)
+        block = (start, end)
+    return Match(found, depth, block)
+
+
+def _children(lines: list[Line], start: int, end: int, column: int | None = None) -> list[int]:
+    """The direct children in ``lines[start:end]``: the lines at the block's own column
+    (a sequence's items at their dash, a mapping's keys at their text)."""
+    if start >= end:
+        return []
+    if column is not None:  # an item's keys: the first on the item's line, then below it
+        return [
+            i
+            for i in range(start, end)
+            if lines[i].key_column == column and (i == start or not lines[i].item)
+        ]
+    column = min(line.indent if line.item else line.key_column for line in lines[start:end])
+    return [
+        i
+        for i in range(start, end)
+        if (lines[i].indent if lines[i].item else lines[i].key_column) == column
+    ]
+
+
+def values_ref(text: str) -> tuple[str, ...] | None:
+    """The values path a line's text uses (``{{ .Values.gpu.count }}``: ``gpu``, ``count``)."""
+    m = _VALUES_REF.search(text)
+    return tuple(m.group(1).strip(".").split(".")) if m else None
+
+
+def inserted_values(text: str, match: Match) -> tuple[str, ...] | None:
+    """The values path a block inserts whole (``{{- toYaml .Values.resources | nindent 12
+    }}``, or ``toYaml .`` inside ``{{- with .Values.tolerations }}``) below the deepest key
+    matched, when the rest of the path is not written in the template."""
+    raw = text.splitlines()
+    lines = _lines(text)
+    if match.lines:
+        first = match.lines[-1].number  # the key's own line: `resources: {{ toYaml ... }}`
+        b_end = match.block[1]
+        last = lines[b_end].number - 1 if b_end < len(lines) else len(raw)
+        # a `with` that wraps the key sits on the lines just above it
+        above = max(0, first - 4)
+    else:
+        first, last, above = 1, len(raw), 0
+    window = raw[first - 1 : last]
+    for chunk in window:
+        m = _TO_YAML.search(chunk)
+        if m is None:
+            continue
+        arg = m.group(1)
+        if arg.lstrip("$").startswith(".Values."):
+            return tuple(arg.lstrip("$")[len(".Values.") :].split("."))
+        if arg == ".":
+            for back in reversed(raw[above : first - 1] + window[: window.index(chunk)]):
+                w = _WITH.search(back)
+                if w:
+                    return tuple(w.group(1).strip(".").split("."))
+    return None

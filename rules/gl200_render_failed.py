@@ -1,0 +1,44 @@
+"""A chart or overlay could not be rendered.
+
+## What it does
+Reports, at the chart's `Chart.yaml` (or the overlay's kustomization file), that
+`gpulint check --render` could not render it, with the renderer's own error: `helm template`
+failed (a template error, a missing value marked `required`, dependencies missing from
+`charts/`), `kubectl kustomize` failed, it ran too long or wrote too much, or gpulint refused
+to run it (a remote base, a plugin, a path or symbolic link leaving the repository).
+
+## Why it matters
+Nothing in the chart or overlay was checked. A template error is also what `helm install`
+would stop at; a refusal is gpulint keeping its promise that linting a tree runs no code and
+fetches nothing the user did not ask for.
+
+## Example
+```yaml
+# Chart.yaml                     # GL200: helm template failed: ... found in Chart.yaml,
+apiVersion: v2                   #        but missing in charts/ directory: gpu-metrics
+name: trainer
+version: 0.1.0
+dependencies:
+  - name: gpu-metrics
+    version: 1.x
+    repository: https://charts.example.com
+```
+
+## Use instead
+Fix the template, or vendor the dependencies you trust (`helm dependency build`) so that
+rendering needs no network; build an overlay that needs plugins or remote bases yourself and
+pipe its output: `kustomize build --enable-helm overlays/prod | gpulint check -`.
+
+## Options
+None.
+
+## References
+- README "Helm charts and Kustomize overlays"
+- https://helm.sh/docs/helm/helm_template/
+- https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/
+"""
+
+CODE = "GL200"
+NAME = "render-failed"
+SEVERITY = "error"
+SCOPE = "input"

@@ -1,0 +1,34 @@
+"""A Helm chart was found but not rendered.
+
+## What it does
+Reports, once per chart at its `Chart.yaml`, that a folder holding `Chart.yaml` was found
+(walked, or named through one of its files) in a run without `--render`. Its `templates/`
+are not YAML until helm renders them, so they were not linted; neither were `values.yaml`
+and `Chart.yaml`, which are not manifests.
+
+## Why it matters
+Linting a template as plain YAML reports noise (`{{ .Values.gpus }}` reads as a mapping) and
+misses what is applied. Saying nothing would let a chart pass unchecked.
+
+## Example
+```console
+$ gpulint check deploy/
+deploy/charts/trainer/Chart.yaml:1:1: GL201 info: a Helm chart: its templates are not YAML
+until rendered and were not linted; pass --render to lint what it renders (runs helm template)
+```
+
+## Use instead
+`gpulint check --render deploy/` (needs `helm`; see README "Helm charts and Kustomize
+overlays"), or ignore GL201 where charts are linted another way.
+
+## Options
+None.
+
+## References
+- README "Helm charts and Kustomize overlays"
+"""
+
+CODE = "GL201"
+NAME = "chart-not-rendered"
+SEVERITY = "info"
+SCOPE = "input"
