@@ -324,7 +324,12 @@ def _fits(requests: Mapping[str, Decimal], node: Node) -> list[tuple[str, Decima
     if "pods" in alloc and alloc["pods"] < 1:
         short.append(("pods", Decimal(1), alloc["pods"]))
     zero = Decimal(0)
-    for name, want in requests.items():
+    # fitsRequest's order: cpu, memory, ephemeral-storage, then the scalar resources (a Go
+    # map, so in no set order; sorted here).
+    first = ("cpu", "memory", "ephemeral-storage")
+    order = [n for n in first if n in requests] + sorted(n for n in requests if n not in first)
+    for name in order:
+        want = requests[name]
         have = alloc.get(name, zero)
         if name == "cpu":
             if _milli(want) > 0 and _milli(want) > _milli(have):
