@@ -253,18 +253,23 @@ def resolve(
 def cluster_from(inventories: Sequence[tuple[FsPath, str]]) -> Cluster | None:
     """The cluster of a run: the nodes of every inventory file (``(path, name shown)``), in
     order; None when nothing describes one. A file gpulint cannot use is a ConfigError."""
+    from gpulint.cluster.filters import cluster_groups
     from gpulint.cluster.inventory import InventoryError, read_inventory
     from gpulint.cluster.model import Cluster
+    from gpulint.configcheck import cache_dir
 
     nodes: list[Node] = []
+    cache = cache_dir() if inventories else None
     for path, shown in inventories:
         try:
-            nodes.extend(read_inventory(path, shown))
+            nodes.extend(read_inventory(path, shown, cache))
         except InventoryError as exc:
             raise ConfigError(str(exc)) from None
     if not nodes:
         return None
-    return Cluster(tuple(nodes))
+    cluster = Cluster(tuple(nodes))
+    cluster_groups(cluster)  # grouped once here, before the linting workers are forked
+    return cluster
 
 
 def _inventory_paths(config: ConfigFile | None) -> list[tuple[FsPath, str]]:

@@ -88,12 +88,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     cluster = ctx.cluster
     if cluster is None or not cluster.nodes or pod.location != "pod":
         return
-    from gpulint.cluster.filters import feasibility, sched_pod
+    from gpulint.cluster.filters import feasibility, fits_somewhere, sched_pod
 
     if not wants_accelerator(pod, ctx.registry):
         return
     sched = sched_pod(pod)
-    if sched is None:
+    if sched is None or fits_somewhere(sched, cluster):
         return
     result = feasibility(sched, cluster)
     if result.fitting:

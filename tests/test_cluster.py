@@ -252,3 +252,28 @@ def test_inspect_cluster_json_matches_its_schema(tmp_path: Path) -> None:
     assert "scheduling: fits 8 of 12 nodes" in text
     assert "pool a100-pool (8 nodes): fits" in text
     assert "pool default-pool (4 nodes): Insufficient nvidia.com/gpu (NodeResourcesFit)" in text
+
+
+def test_large_yaml_inventories_are_cached_by_content(tmp_path: Path) -> None:
+    from gpulint.cluster import inventory
+
+    nodes_yaml = tmp_path / "nodes.yaml"
+    one = (INVENTORIES / "gke-a100-12.yaml").read_text()
+    body = one.split("items:\n", 1)[1].split("kind: List", 1)[0]
+    copies = [body.replace("-0000", f"-{i:04x}0") for i in range(60)]  # > CACHE_MIN_BYTES
+    nodes_yaml.write_text("apiVersion: v1\nkind: List\nitems:\n" + "".join(copies))
+    assert nodes_yaml.stat().st_size >= inventory.CACHE_MIN_BYTES
+    cache = tmp_path / "cache"
+    first = read_inventory(nodes_yaml, "nodes.yaml", str(cache))
+    entries = list((cache / inventory.CACHE_FOLDER).glob("*.json"))
+    assert len(entries) == 1
+    assert read_inventory(nodes_yaml, "nodes.yaml", str(cache)) == first
+    # A corrupt or foreign entry is not used: the file is read again.
+    entries[0].write_text("{not json")
+    assert read_inventory(nodes_yaml, "nodes.yaml", str(cache)) == first
+    entries[0].chmod(0o666)
+    assert read_inventory(nodes_yaml, "nodes.yaml", str(cache)) == first
+    # Another name in messages is another entry (node sources name the file).
+    assert read_inventory(nodes_yaml, "ops/nodes.yaml", str(cache))[0].source.startswith(
+        "ops/nodes.yaml:"
+    )

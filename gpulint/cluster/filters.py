@@ -502,8 +502,62 @@ class Feasibility(NamedTuple):
         return None if best is None else (best[1], best[2])
 
 
+def _key(pod: SchedPod) -> Any:
+    """What the filters read of ``pod``, hashable: pods alike are judged once."""
+    tolerations = tuple(
+        tuple(sorted((str(k), repr(v)) for k, v in t.items()))
+        if isinstance(t, Mapping)
+        else repr(t)
+        for t in pod.tolerations
+    )
+    selector = tuple(sorted(pod.node_selector.items())) if pod.node_selector is not None else None
+    return (tolerations, pod.node_name, selector, pod.terms, tuple(sorted(pod.requests.items())))
+
+
+#: Verdicts by (cluster, pod key): manifests repeat the same pod over and over.
+_VERDICTS: dict[tuple[int, str, Any], tuple[Cluster, Any]] = {}
+_VERDICTS_MAX = 4096
+
+
+def _memo(cluster: Cluster, pod: SchedPod, what: str, compute: Any) -> Any:
+    try:
+        key = (id(cluster), what, _key(pod))
+        hash(key)
+    except TypeError:  # a value no hash can take: judge it afresh
+        return compute()
+    found = _VERDICTS.get(key)
+    if found is not None and found[0] is cluster:
+        return found[1]
+    value = compute()
+    if len(_VERDICTS) >= _VERDICTS_MAX:
+        _VERDICTS.clear()
+    _VERDICTS[key] = (cluster, value)
+    return value
+
+
+def fits_somewhere(pod: SchedPod, cluster: Cluster) -> bool:
+    """Whether at least one node passes every filter (stops at the first that does)."""
+
+    def compute() -> bool:
+        groups = cluster_groups(cluster)
+        keys = pod.label_keys()
+        by_node = pod.names_nodes()
+        for group in groups:
+            nodes = group.nodes if by_node or (group.varying & keys) else group.nodes[:1]
+            if any(not failures(pod, node) for node in nodes):
+                return True
+        return False
+
+    return bool(_memo(cluster, pod, "fits", compute))
+
+
 def feasibility(pod: SchedPod, cluster: Cluster) -> Feasibility:
     """Run the filters for ``pod`` on every node of ``cluster``."""
+    result: Feasibility = _memo(cluster, pod, "all", lambda: _feasibility(pod, cluster))
+    return result
+
+
+def _feasibility(pod: SchedPod, cluster: Cluster) -> Feasibility:
     groups = cluster_groups(cluster)
     keys = pod.label_keys()
     by_node = pod.names_nodes()
