@@ -421,6 +421,9 @@ def test_the_complete_configuration_example(tmp_path: Path) -> None:
     full = block("README.md", "Configuration", "yaml", 0).text
     project = _project(tmp_path)
     (project / "policy" / "gpulint").mkdir(parents=True)
+    (project / "ops").mkdir()
+    nodes = ROOT / "docs" / "cluster-tutorial" / "nodes.yaml"
+    (project / "ops" / "nodes.yaml").write_text(nodes.read_text())
     # The plugin it names is a placeholder module; everything else is loaded as written.
     assert "plugins: [acme_gpulint.rules]\n" in full
     (project / ".gpulint.yaml").write_text(full.replace("plugins: [acme_gpulint.rules]\n", ""))
