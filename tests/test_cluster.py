@@ -9,6 +9,7 @@ nodes never changes a verdict.
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -277,3 +278,62 @@ def test_large_yaml_inventories_are_cached_by_content(tmp_path: Path) -> None:
     assert read_inventory(nodes_yaml, "ops/nodes.yaml", str(cache))[0].source.startswith(
         "ops/nodes.yaml:"
     )
+
+
+def _sched(text: str) -> SchedPod:
+    from gpulint.cluster.filters import sched_pod
+    from gpulint.loader.stream import load_text
+    from gpulint.manifest import Manifest
+    from gpulint.workloads import builtin_table
+
+    view = next(iter(Manifest.of_documents(load_text(text).documents, builtin_table())))
+    pod = sched_pod(view.pod_specs(0)[0])
+    assert pod is not None
+    return pod
+
+
+def test_pod_level_resources_replace_the_containers_cpu_and_memory() -> None:
+    pod = _sched(
+        GPU_POD.format(gpus=1)
+        + "  resources:\n    limits: {cpu: '2', memory: 1Gi}\n  overhead: {cpu: 250m}\n"
+    )
+    assert pod.requests["cpu"] == Decimal("2.25")
+    assert pod.requests["memory"] == 1 << 30
+    assert pod.requests["nvidia.com/gpu"] == 1
+
+
+def test_daemonset_pods_get_the_controllers_tolerations() -> None:
+    cordoned = Node("n", {}, (), {"nvidia.com/gpu": Decimal(1)}, True)
+    daemon = _sched(
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: dcgm}\nspec:\n"
+        "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n"
+        "    spec:\n      containers:\n      - name: c\n        image: x\n"
+        "        resources: {limits: {nvidia.com/gpu: 1}}\n"
+    )
+    assert feasibility(daemon, Cluster((cordoned,))).fitting == 1
+    plain = _sched(GPU_POD.format(gpus=1))
+    assert feasibility(plain, Cluster((cordoned,))).message() == (
+        "0/1 nodes are available: 1 node(s) were unschedulable."
+    )
+
+
+def test_noexecute_taints_repel_and_prefer_no_schedule_ones_do_not() -> None:
+    from gpulint.taints import Taint
+
+    taints = (Taint("a", "1", "NoExecute"), Taint("b", "2", "PreferNoSchedule"))
+    node = Node("n", {}, taints, {"nvidia.com/gpu": Decimal(1)}, False)
+    result = feasibility(SchedPod(requests={"nvidia.com/gpu": Decimal(1)}), Cluster((node,)))
+    assert result.message() == "0/1 nodes are available: 1 node(s) had untolerated taint {a: 1}."
+    tolerant = SchedPod(tolerations=({"key": "a", "operator": "Exists"},))
+    assert feasibility(tolerant, Cluster((node,))).fitting == 1
+
+
+def test_an_alias_bomb_inventory_is_refused(tmp_path: Path) -> None:
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(9)
+    )
+    with pytest.raises(InventoryError) as info:
+        nodes_from_text(bomb, "bomb.yaml")
+    assert "not a node inventory" in str(info.value)

@@ -16,8 +16,9 @@ like the framework, a node's verdict is the first plugin that rejects it:
   ``k8s.io/apimachinery/pkg/labels`` requirements (In, NotIn, Exists, DoesNotExist, Gt,
   Lt) and ``matchFields`` on ``metadata.name`` (In, NotIn, one value).
 * **NodeResourcesFit**: the pod's effective request (:mod:`gpulint.podrequest`: init
-  containers, sidecars, ``spec.overhead``) against ``status.allocatable``, as ``fitsRequest``
-  compares them on an empty node: capacity, not usage. Every insufficient resource is a
+  containers, sidecars, ``spec.overhead``; pod-level ``resources`` for cpu and memory)
+  against ``status.allocatable``, as ``fitsRequest`` compares them on an empty node:
+  capacity, not usage. Every insufficient resource is a
   reason. A node whose allocatable does not list ``pods`` (a pool described without it) is
   not judged on the pod count.
 
@@ -593,6 +594,33 @@ _HOST_NETWORK_TOLERATION = {
 }
 
 
+def _pod_level(
+    resources: Any, overhead: Mapping[str, Decimal], requests: dict[str, Decimal]
+) -> None:
+    """Pod-level ``spec.resources`` (PodLevelResources, on by default from 1.34): for cpu and
+    memory (``IsSupportedPodLevelResource``) the pod-level request replaces the containers'
+    sum, overhead still added (``resource.PodRequests``); a pod-level limit fills a missing
+    pod-level request, as defaulting does. A value that does not parse is left to GPU005."""
+    from gpulint.quantitymath import add
+    from gpulint.resources import amount
+
+    if not isinstance(resources, Mapping):
+        return
+    merged: dict[str, Any] = {}
+    for section in ("limits", "requests"):
+        values = resources.get(section)
+        if isinstance(values, Mapping):
+            merged.update(values)
+    for name in ("cpu", "memory"):
+        if name not in merged:
+            continue
+        value = amount(merged[name]).value
+        if value is None:
+            requests.pop(name, None)
+            continue
+        requests[name] = add(value, overhead.get(name, Decimal(0)))
+
+
 def sched_pod(pod: PodSpec) -> SchedPod | None:
     """What the filters read of a pod spec found in a manifest (None: not a pod spec).
 
@@ -612,6 +640,7 @@ def sched_pod(pod: PodSpec) -> SchedPod | None:
     result = pod_requests(pod)
     skip = {u.resource for u in result.unevaluated}
     requests = {k: v for k, v in result.requests.items() if k not in skip}
+    _pod_level(pod.spec.get("resources"), result.overhead, requests)
     tolerations = list(pod.tolerations)
     if pod.node_agent:
         tolerations.extend(DAEMON_TOLERATIONS)
