@@ -253,13 +253,15 @@ def resolve(
 def cluster_from(inventories: Sequence[tuple[FsPath, str]]) -> Cluster | None:
     """The cluster of a run: the nodes of every inventory file (``(path, name shown)``), in
     order; None when nothing describes one. A file gpulint cannot use is a ConfigError."""
+    if not inventories:
+        return None
     from gpulint.cluster.filters import cluster_groups
     from gpulint.cluster.inventory import InventoryError, read_inventory
     from gpulint.cluster.model import Cluster
     from gpulint.configcheck import cache_dir
 
     nodes: list[Node] = []
-    cache = cache_dir() if inventories else None
+    cache = cache_dir()
     for path, shown in inventories:
         try:
             nodes.extend(read_inventory(path, shown, cache))
