@@ -166,6 +166,18 @@ FailOnOption = Annotated[
     ),
 ]
 
+ClusterOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--cluster",
+        metavar="FILE",
+        help="A node inventory (`kubectl get nodes -o yaml` or `-o json`) to judge GPU pods "
+        "against, as kube-scheduler's filters do (repeatable; replaces `cluster:` in the "
+        "configuration).",
+        show_default=False,
+    ),
+]
+
 
 FailIfNoFilesOption = Annotated[
     bool | None,
@@ -284,6 +296,7 @@ def check(
             "--show-rendered", help="Also show where each finding is in the rendered output."
         ),
     ] = False,
+    cluster: ClusterOption = None,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes.
 
@@ -325,6 +338,7 @@ def check(
             release_name=release_name,
             namespace=namespace,
             show_rendered=show_rendered,
+            cluster=cluster,
         )
     )
 
@@ -350,15 +364,17 @@ def inspect_cmd(
     allow_plugins: AllowPluginsOption = False,
     plugin: PluginOption = None,
     rule_dir: RuleDirOption = None,
+    cluster: ClusterOption = None,
 ) -> None:
-    """List the workloads found, their pod specs and each pod's effective GPU request."""
+    """List the workloads found, their pod specs and each pod's effective GPU request;
+    with --cluster, which nodes each GPU pod fits and why the others do not."""
     from gpulint.commands import check_stdin_filename
     from gpulint.discover import targets
     from gpulint.inspector import Inspector, render_json, render_text
 
     check_stdin_filename(paths, stdin_filename)
     trust = Trust(allow_plugins, plugin or (), rule_dir or ())
-    _, effective = _configure(config, isolated, trust=trust)
+    _, effective = _configure(config, isolated, trust=trust, cluster=cluster or ())
     settings = effective.settings
     exclude = effective.exclude.matches if effective.exclude else None
     found, missing = targets(
@@ -366,7 +382,9 @@ def inspect_cmd(
     )
     for path in missing:
         _error(f"{path}: no such file or directory")
-    report = Inspector(settings.workloads, settings.registry).inspect_targets(found)
+    report = Inspector(settings.workloads, settings.registry, settings.cluster).inspect_targets(
+        found
+    )
     render = render_json if output_format is ConfigFormat.json else render_text
     sys.stdout.write(render(report))
     sys.stdout.flush()

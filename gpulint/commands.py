@@ -181,6 +181,7 @@ def configure(
     fail_on: str | None = None,
     trust: Trust | None = None,
     fail_if_no_files: bool | None = None,
+    cluster: Sequence[str] = (),
 ) -> tuple[list[Rule], Effective]:
     """Rules and effective configuration: defaults < configuration file < command line."""
     from gpulint.config import Overrides, resolve
@@ -203,6 +204,7 @@ def configure(
         ignore=ignored,
         fail_on=fail_on,
         fail_if_no_files=fail_if_no_files,
+        cluster=cluster,
     )
     try:
         return rules, resolve(config, rules, overrides)
@@ -391,6 +393,7 @@ def run_check(
     release_name: str | None = None,
     namespace: str | None = None,
     show_rendered: bool = False,
+    cluster: list[str] | None = None,
 ) -> int:
     """``gpulint check``: lint, print the report, and return the exit code.
 
@@ -427,6 +430,7 @@ def run_check(
         fail_on,
         trust=trust,
         fail_if_no_files=fail_if_no_files,
+        cluster=cluster or (),
     )
     settings = effective.settings
     linter = Linter(rules, settings)

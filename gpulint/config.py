@@ -18,11 +18,12 @@ from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
 
 from gpulint.configcheck import validate_config
-from gpulint.configfile import GPU_TAINTS, ConfigFile
+from gpulint.configfile import GPU_TAINTS, ConfigError, ConfigFile
 from gpulint.model import Path, Severity
 from gpulint.settings import Settings
 
 if TYPE_CHECKING:
+    from gpulint.cluster.model import Cluster, Node
     from gpulint.globs import PathMatcher
     from gpulint.render import RenderOptions
     from gpulint.rule import Rule
@@ -41,7 +42,7 @@ def _codes(values: Iterable[str]) -> list[str]:
 class Overrides:
     """What the command line says (None or empty: not given)."""
 
-    __slots__ = ("extend_select", "fail_if_no_files", "fail_on", "ignore", "select")
+    __slots__ = ("cluster", "extend_select", "fail_if_no_files", "fail_on", "ignore", "select")
 
     def __init__(
         self,
@@ -50,12 +51,15 @@ class Overrides:
         ignore: Sequence[str] = (),
         fail_on: str | None = None,
         fail_if_no_files: bool | None = None,
+        cluster: Sequence[str] = (),
     ) -> None:
         self.select = select
         self.extend_select = extend_select
         self.ignore = ignore
         self.fail_on = fail_on
         self.fail_if_no_files = fail_if_no_files
+        #: ``--cluster`` files (relative to the working directory); they replace ``cluster:``.
+        self.cluster = cluster
 
 
 class Entry:
@@ -220,6 +224,15 @@ def resolve(
     entries["render"] = value("render", {})
     render = _render(config, root)
 
+    # The cluster the manifests are applied to.
+    if cli.cluster:
+        entries["cluster"] = Entry(list(cli.cluster), f"{COMMAND_LINE} (--cluster)")
+        inventories = [(FsPath(p), p) for p in cli.cluster]
+    else:
+        entries["cluster"] = value("cluster", [])
+        inventories = _inventory_paths(config)
+    cluster = cluster_from(inventories)
+
     select = entries["select"].value
     settings = Settings(
         select=None if select == ["ALL"] else frozenset(select),
@@ -232,6 +245,7 @@ def resolve(
         workloads=table,
         per_file_ignores=per_file,
         per_object_ignores=per_object,
+        cluster=cluster,
     )
     return Effective(
         settings=settings,
@@ -285,6 +299,61 @@ def _render(config: ConfigFile | None, root: FsPath) -> RenderOptions | None:
     if errors:
         raise ConfigError("\n".join(errors))
     return RenderOptions(chart=default, charts=charts)
+
+
+def cluster_from(inventories: Sequence[tuple[FsPath, str]]) -> Cluster | None:
+    """The cluster of a run: the nodes of every inventory file (``(path, name shown)``), in
+    order; None when nothing describes one. A file gpulint cannot use is a ConfigError."""
+    if not inventories:
+        return None
+    from gpulint.cluster.filters import cluster_groups
+    from gpulint.cluster.inventory import InventoryError, read_inventory
+    from gpulint.cluster.model import Cluster
+    from gpulint.configcheck import cache_dir
+
+    nodes: list[Node] = []
+    cache = cache_dir()
+    for path, shown in inventories:
+        try:
+            nodes.extend(read_inventory(path, shown, cache))
+        except InventoryError as exc:
+            raise ConfigError(str(exc)) from None
+    if not nodes:
+        return None
+    cluster = Cluster(tuple(nodes))
+    cluster_groups(cluster)  # grouped once here, before the linting workers are forked
+    return cluster
+
+
+def _inventory_paths(config: ConfigFile | None) -> list[tuple[FsPath, str]]:
+    """The file's ``cluster:`` entries: relative paths that resolve inside its repository
+    (a configuration in a pull request cannot make gpulint read ``/etc`` or ``~``)."""
+    from gpulint.configfile import display_path, project_root
+
+    if config is None or not config.data.get("cluster"):
+        return []
+    root = project_root(config)
+    out: list[tuple[FsPath, str]] = []
+    errors: list[str] = []
+    for i, text in enumerate(config.data["cluster"]):
+        where = ("cluster", i)
+        if FsPath(text).is_absolute():
+            errors.append(
+                config.error(where, f"{text!r} is absolute: write a path relative to this file")
+            )
+            continue
+        try:
+            path = (config.folder / text).resolve()
+        except (OSError, RuntimeError, ValueError) as exc:
+            errors.append(config.error(where, f"{text!r} is not a usable path: {exc}"))
+            continue
+        if not path.is_relative_to(root):
+            errors.append(config.error(where, f"{text!r} resolves outside the repository {root}"))
+            continue
+        out.append((path, display_path(path)))
+    if errors:
+        raise ConfigError("\n".join(errors))
+    return out
 
 
 def _ignores(

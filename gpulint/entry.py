@@ -87,6 +87,7 @@ CHECK_OPTIONS: tuple[tuple[tuple[str, ...], str, str, Callable[[str], Any], Any]
     (("--release-name",), "release_name", ONE, _text, None),
     (("--namespace",), "namespace", ONE, _text, None),
     (("--show-rendered",), "show_rendered", FLAG, _text, False),
+    (("--cluster",), "cluster", MANY, _text, None),
 )
 #: ``check`` options deliberately left to typer: help is typer's to print.
 LEFT_TO_TYPER = ("--help", "-h")

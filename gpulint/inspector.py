@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpulint.cluster.model import Cluster
 from gpulint.discover import Target
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document
@@ -62,10 +63,15 @@ class InspectReport:
 
 class Inspector:
     def __init__(
-        self, table: WorkloadTable | None = None, registry: Registry | None = None
+        self,
+        table: WorkloadTable | None = None,
+        registry: Registry | None = None,
+        cluster: Cluster | None = None,
     ) -> None:
         self.table = table or builtin_table()
         self.registry = registry or builtin_registry()
+        #: With a cluster (``--cluster``), each GPU pod says which nodes fit and why not.
+        self.cluster = cluster
 
     # -- entry points ------------------------------------------------------------------------
     def inspect_targets(self, targets: Iterable[Target]) -> InspectReport:
@@ -222,6 +228,39 @@ class Inspector:
             "tolerations": tolerations,
             "gpu": demand.gpu,
             "hints": _hints(pod),
+            "scheduling": self._scheduling(pod) if demand.gpu else None,
+        }
+
+    def _scheduling(self, pod: PodSpec) -> dict[str, Any] | None:
+        """Which nodes of the cluster the pod fits, and why each other one does not."""
+        if self.cluster is None or not self.cluster.nodes:
+            return None
+        from gpulint.cluster.filters import failures, feasibility, sched_pod
+
+        sched = sched_pod(pod)
+        if sched is None:
+            return None
+        result = feasibility(sched, self.cluster)
+        rows = []
+        for v in result.verdicts:
+            single = len(v.nodes) == 1 and v.size == 1
+            every = failures(sched, v.nodes[0], all_plugins=True) if v.failure else []
+            rows.append(
+                {
+                    "name": v.nodes[0].name if single else v.group.label,
+                    "pool": v.group.pool,
+                    "nodes": v.size,
+                    "fits": v.failure is None,
+                    "plugin": v.failure.plugin if v.failure else None,
+                    "reasons": list(v.failure.reasons) if v.failure else [],
+                    "fixes": [fix for f in every for fix in f.fixes],
+                }
+            )
+        return {
+            "nodes": result.total,
+            "fitting": result.fitting,
+            "message": None if result.fitting else result.message(),
+            "groups": rows,
         }
 
     def _gpu_keys(self, data: Any, path: Path, depth: int) -> Iterator[Path]:
@@ -378,4 +417,26 @@ def _pod_lines(pod: dict[str, Any]) -> list[str]:
         else:
             source = f" from {t['path']}" if t["inherited"] else ""
             out.append(f"    tolerations: {t['count']}{source}")
+    out.extend(_scheduling_lines(pod.get("scheduling")))
+    return out
+
+
+def _scheduling_lines(s: dict[str, Any] | None) -> list[str]:
+    if s is None:
+        return []
+    if s["fitting"]:
+        head = f"    scheduling: fits {s['fitting']} of {s['nodes']} nodes"
+    else:
+        head = f"    scheduling: {s['message']}"
+    out = [head]
+    for g in s["groups"]:
+        nodes = f"{g['nodes']} node{'s' * (g['nodes'] != 1)}"
+        if g["pool"] and not g["name"].startswith("pool "):
+            nodes = f"pool {g['pool']}, {nodes}"
+        if g["fits"]:
+            out.append(f"      {g['name']} ({nodes}): fits")
+            continue
+        why = ", ".join(g["reasons"])
+        fix = f"; would fit: {'; '.join(g['fixes'])}" if g["fixes"] else ""
+        out.append(f"      {g['name']} ({nodes}): {why} ({g['plugin']}){fix}")
     return out

@@ -37,6 +37,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "directives", "ignores", "annotations", "suppress"),
     # the cluster the manifests are applied to: nodes, pools, platform
     ("cluster", "cluster.model"),
+    # node inventories read, kube-scheduler's filters run on the nodes
+    ("cluster.inventory", "cluster.filters"),
     # what a rule, the run's settings and a run's result are
     ("rule", "settings", "report"),
     # reports -> text; below everything that runs a check

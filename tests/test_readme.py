@@ -42,6 +42,9 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
     ("README.md", "Seeing what gpulint sees: `gpulint inspect`", "console", 0): (
         "test_the_inspect_example"
     ),
+    ("README.md", "Will it schedule? `--cluster`", "console", 0): "test_the_cluster_tutorial",
+    ("README.md", "Will it schedule? `--cluster`", "console", 1): "test_the_cluster_tutorial",
+    ("README.md", "Will it schedule? `--cluster`", "console", 2): "test_the_cluster_tutorial",
     ("README.md", "Configuration", "yaml", 0): "test_the_complete_configuration_example",
     ("README.md", "Configuration", "toml", 0): "test_the_complete_configuration_example",
     ("README.md", "Configuration", "yaml", 1): "test_the_configuration_error_example",
@@ -395,6 +398,28 @@ def test_the_inspect_example() -> None:
     assert "tests/fixtures/readme/train.yaml" in _section(b.section)
 
 
+def test_the_cluster_tutorial() -> None:
+    """The tutorial's three broken workloads, their one-line fixes, and inspect."""
+    import difflib
+
+    section = "Will it schedule? `--cluster`"
+    tutorial = ROOT / "docs" / "cluster-tutorial"
+    assert run_console(block("README.md", section, "console", 0), tutorial) == [1]
+    assert run_console(block("README.md", section, "console", 1), tutorial) == [0]
+    assert run_console(block("README.md", section, "console", 2), tutorial) == [0]
+    text = _section(section)
+    for broken in sorted((tutorial / "deploy").glob("*.yaml")):
+        fixed = (tutorial / "fixed" / broken.name).read_text().splitlines()
+        diff = [
+            line
+            for line in difflib.unified_diff(broken.read_text().splitlines(), fixed, lineterm="")
+            if line[:1] in "+-" and not line.startswith(("+++", "---"))
+        ]
+        added = [line[1:].strip() for line in diff if line.startswith("+")]
+        assert len(added) == 1 and len(diff) <= 2, (broken.name, diff)
+        assert f"`{added[0]}`" in text, added[0]  # the README names the line
+
+
 # -- Configuration ------------------------------------------------------------------------------
 
 
@@ -402,6 +427,9 @@ def test_the_complete_configuration_example(tmp_path: Path) -> None:
     full = block("README.md", "Configuration", "yaml", 0).text
     project = _project(tmp_path)
     (project / "policy" / "gpulint").mkdir(parents=True)
+    (project / "ops").mkdir()
+    nodes = ROOT / "docs" / "cluster-tutorial" / "nodes.yaml"
+    (project / "ops" / "nodes.yaml").write_text(nodes.read_text())
     # The plugin it names is a placeholder module; everything else is loaded as written.
     assert "plugins: [acme_gpulint.rules]\n" in full
     (project / ".gpulint.yaml").write_text(full.replace("plugins: [acme_gpulint.rules]\n", ""))

@@ -49,12 +49,33 @@ FIXTURE_RULES: dict[str, list[Rule]] = {
 }
 
 
+#: The rules that judge pods against a described cluster lint their fixtures with these node
+#: inventories (as `--cluster FILE`); the other fixtures are linted without a cluster.
+FIXTURE_CLUSTERS: dict[str, str] = {"GPU050": "gke-a100-12.yaml"}
+
+
 @pytest.fixture(scope="module")
 def linters() -> dict[str, Linter]:
+    from gpulint.cluster.inventory import read_inventory
+    from gpulint.cluster.model import Cluster
+    from gpulint.settings import Settings
+    from tests.conftest import ROOT
+
     rules = load_rules()
-    return {code: Linter([*rules, *extra]) for code, extra in FIXTURE_RULES.items()} | {
-        "": Linter(rules)
+    clusters = {
+        code: Linter(
+            rules,
+            Settings(
+                cluster=Cluster(tuple(read_inventory(ROOT / "tests/fixtures/cluster" / name)))
+            ),
+        )
+        for code, name in FIXTURE_CLUSTERS.items()
     }
+    return (
+        {code: Linter([*rules, *extra]) for code, extra in FIXTURE_RULES.items()}
+        | clusters
+        | {"": Linter(rules)}
+    )
 
 
 @pytest.fixture

@@ -1,0 +1,651 @@
+"""kube-scheduler's filters, run on a described cluster: can this pod land on any node?
+
+The plugins of the default profile that judge a pod against a node's own description, in
+the order the default profile runs them (``pkg/scheduler/apis/config/v1/default_plugins.go``);
+like the framework, a node's verdict is the first plugin that rejects it:
+
+* **NodeUnschedulable**: a cordoned node (``spec.unschedulable``) takes only pods that
+  tolerate ``node.kubernetes.io/unschedulable:NoSchedule``.
+* **NodeName**: ``spec.nodeName``, when set, must be the node's name.
+* **TaintToleration**: every ``NoSchedule`` and ``NoExecute`` taint must be tolerated
+  (``PreferNoSchedule`` only scores); the first untolerated one is the reason.
+* **NodeAffinity**: ``nodeSelector`` (every label equal) and
+  ``requiredDuringSchedulingIgnoredDuringExecution`` (terms ORed, expressions ANDed; an
+  empty term matches nothing; a term that does not parse matches nothing), as
+  ``k8s.io/component-helpers/scheduling/corev1/nodeaffinity`` evaluates them, with
+  ``k8s.io/apimachinery/pkg/labels`` requirements (In, NotIn, Exists, DoesNotExist, Gt,
+  Lt) and ``matchFields`` on ``metadata.name`` (In, NotIn, one value).
+* **NodeResourcesFit**: the pod's effective request (:mod:`gpulint.podrequest`: init
+  containers, sidecars, ``spec.overhead``; pod-level ``resources`` for cpu and memory)
+  against ``status.allocatable``, as ``fitsRequest`` compares them on an empty node:
+  capacity, not usage. Every insufficient resource is a
+  reason. A node whose allocatable does not list ``pods`` (a pool described without it) is
+  not judged on the pod count.
+
+The reasons are the plugins' own strings, and :meth:`Feasibility.message` is the
+scheduler's ``FitError``: ``0/12 nodes are available: 4 Insufficient nvidia.com/gpu, 8
+node(s) had untolerated taint {nvidia.com/gpu: present}.`` (reasons sorted as strings).
+
+Not modelled, on purpose: what depends on the pods already running (ports, volumes, pod
+(anti-)affinity, topology spread) and the PreFilter shortcut of NodeAffinity for
+``matchFields`` (each node is judged by Filter instead, with the same outcome).
+
+Identical nodes are judged once: the nodes are grouped by everything the filters read
+except the labels unique to a node (its hostname, any label whose value is its name); a pod
+that names one of those labels, or node names, is judged node by node within the group.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from typing import Any, NamedTuple
+
+from gpulint.cluster.model import Cluster, Node
+from gpulint.resources import is_extended_resource
+from gpulint.taints import Taint, tolerates
+from gpulint.workloads import PodSpec
+
+# The reasons, as the plugins write them.
+ERR_UNSCHEDULABLE = "node(s) were unschedulable"  # nodeunschedulable.ErrReasonUnschedulable
+ERR_NODE_NAME = "node(s) didn't match the requested node name"  # nodename.ErrReason
+ERR_AFFINITY = "node(s) didn't match Pod's node affinity/selector"  # nodeaffinity.ErrReasonPod
+ERR_TOO_MANY_PODS = "Too many pods"
+
+
+def err_taint(taint: Taint) -> str:
+    """tainttoleration.Filter's reason."""
+    return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
+
+
+def err_insufficient(resource: str) -> str:
+    """noderesources.fitsRequest's reason."""
+    return f"Insufficient {resource}"
+
+
+UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
+
+#: Labels that differ between otherwise identical nodes of a pool.
+PER_NODE_LABELS = frozenset({"kubernetes.io/hostname"})
+
+
+# -- label selectors ---------------------------------------------------------------------
+
+# k8s.io/apimachinery validation: IsQualifiedName (label keys), IsValidLabelValue.
+_NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
+_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_NAME_RE = re.compile(_NAME)
+_INT64 = re.compile(r"[+-]?[0-9]+")
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _valid_key(key: Any) -> bool:
+    if not isinstance(key, str):
+        return False
+    prefix, slash, name = key.rpartition("/")
+    if slash and (not prefix or len(prefix) > 253 or not _SUBDOMAIN.fullmatch(prefix)):
+        return False
+    return 0 < len(name) <= 63 and bool(_NAME_RE.fullmatch(name))
+
+
+def _valid_value(value: Any) -> bool:
+    return (
+        isinstance(value, str)
+        and len(value) <= 63
+        and (value == "" or bool(_NAME_RE.fullmatch(value)))
+    )
+
+
+def _go_int(text: str) -> int | None:
+    """strconv.ParseInt(text, 10, 64), or None."""
+    if not _INT64.fullmatch(text):
+        return None
+    value = int(text)
+    return value if _INT64_MIN <= value <= _INT64_MAX else None
+
+
+class Requirement(NamedTuple):
+    """A parsed label requirement (labels.Requirement)."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...]
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        op, present = self.operator, self.key in labels
+        if op == "In":
+            return present and labels[self.key] in self.values
+        if op == "NotIn":
+            return not present or labels[self.key] not in self.values
+        if op == "Exists":
+            return present
+        if op == "DoesNotExist":
+            return not present
+        # Gt / Lt: the label must be an integer too.
+        if not present:
+            return False
+        have = _go_int(labels[self.key])
+        want = _go_int(self.values[0])
+        if have is None or want is None:
+            return False
+        return have > want if op == "Gt" else have < want
+
+
+class FieldRequirement(NamedTuple):
+    """``matchFields``: ``metadata.name`` In / NotIn one value (fields.OneTerm*Selector)."""
+
+    key: str
+    equal: bool
+    value: str
+
+    def matches(self, fields: Mapping[str, str]) -> bool:
+        have = fields.get(self.key, "")
+        return (have == self.value) if self.equal else (have != self.value)
+
+
+_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+
+def _requirement(expr: Any) -> Requirement | None:
+    """labels.NewRequirement's checks; None: the term does not parse."""
+    if not isinstance(expr, Mapping):
+        return None
+    key, op = expr.get("key"), expr.get("operator")
+    raw = expr.get("values")
+    values = raw if isinstance(raw, list) else ([] if raw is None else None)
+    if values is None or op not in _OPERATORS or not _valid_key(key):
+        return None
+    if op in ("In", "NotIn") and not values:
+        return None
+    if op in ("Exists", "DoesNotExist") and values:
+        return None
+    if op in ("Gt", "Lt") and (
+        len(values) != 1 or not isinstance(values[0], str) or _go_int(values[0]) is None
+    ):
+        return None
+    if not all(_valid_value(v) for v in values):
+        return None
+    return Requirement(str(key), op, tuple(values))
+
+
+def _field_requirement(expr: Any) -> FieldRequirement | None:
+    if not isinstance(expr, Mapping):
+        return None
+    key, op, values = expr.get("key"), expr.get("operator"), expr.get("values")
+    if op not in ("In", "NotIn") or not isinstance(values, list) or len(values) != 1:
+        return None
+    if not isinstance(key, str) or not isinstance(values[0], str):
+        return None
+    return FieldRequirement(key, op == "In", values[0])
+
+
+class Term(NamedTuple):
+    """One parsed nodeSelectorTerm; ``parsed`` False: it never matches (a parse error)."""
+
+    labels: tuple[Requirement, ...]
+    fields: tuple[FieldRequirement, ...]
+    parsed: bool = True
+
+    def matches(self, node: Node) -> bool:
+        if not self.parsed:
+            return False
+        if not all(r.matches(node.labels) for r in self.labels):
+            return False
+        # An empty node name gives no fields, and the field selector is not consulted.
+        if self.fields and node.name:
+            fields = {"metadata.name": node.name}
+            return all(r.matches(fields) for r in self.fields)
+        return True
+
+
+def parse_terms(selector: Any) -> tuple[Term, ...]:
+    """A v1.NodeSelector's terms as NewLazyErrorNodeSelector keeps them (empty ones dropped)."""
+    raw = selector.get("nodeSelectorTerms") if isinstance(selector, Mapping) else None
+    terms: list[Term] = []
+    for term in raw if isinstance(raw, list) else ():
+        if not isinstance(term, Mapping):
+            continue
+        exprs = term.get("matchExpressions") or []
+        fields = term.get("matchFields") or []
+        if not isinstance(exprs, list) or not isinstance(fields, list):
+            terms.append(Term((), (), parsed=False))
+            continue
+        if not exprs and not fields:
+            continue  # nil or empty term selects no objects
+        reqs = [_requirement(e) for e in exprs]
+        freqs = [_field_requirement(e) for e in fields]
+        if any(r is None for r in reqs) or any(r is None for r in freqs):
+            terms.append(Term((), (), parsed=False))
+            continue
+        terms.append(Term(tuple(r for r in reqs if r), tuple(r for r in freqs if r)))
+    return tuple(terms)
+
+
+# -- the pod as the filters see it ------------------------------------------------------------
+
+
+class SchedPod(NamedTuple):
+    """What the filters read of a pod."""
+
+    tolerations: tuple[Any, ...] = ()
+    node_name: str | None = None
+    #: ``nodeSelector`` (None: not set).
+    node_selector: Mapping[str, str] | None = None
+    #: Required node-affinity terms (None: no required node affinity).
+    terms: tuple[Term, ...] | None = None
+    #: Effective requests (exact values), resources the arithmetic could not read left out.
+    requests: Mapping[str, Decimal] = {}
+
+    @classmethod
+    def from_spec(cls, spec: Mapping[str, Any], requests: Mapping[str, Decimal]) -> SchedPod:
+        tolerations = spec.get("tolerations")
+        node_name = spec.get("nodeName")
+        selector = spec.get("nodeSelector")
+        required: Any = None
+        affinity = spec.get("affinity")
+        if isinstance(affinity, Mapping):
+            node_affinity = affinity.get("nodeAffinity")
+            if isinstance(node_affinity, Mapping):
+                required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        return cls(
+            tuple(tolerations) if isinstance(tolerations, list) else (),
+            node_name if isinstance(node_name, str) and node_name else None,
+            {str(k): str(v) for k, v in selector.items()}
+            if isinstance(selector, Mapping) and selector
+            else None,
+            parse_terms(required) if isinstance(required, Mapping) else None,
+            requests,
+        )
+
+    def label_keys(self) -> frozenset[str]:
+        keys = set(self.node_selector or ())
+        for term in self.terms or ():
+            keys.update(r.key for r in term.labels)
+        return frozenset(keys)
+
+    def names_nodes(self) -> bool:
+        return self.node_name is not None or any(t.fields for t in self.terms or ())
+
+
+# -- one node --------------------------------------------------------------------------------
+
+
+class Failure(NamedTuple):
+    """A plugin that rejects the pod on a node, with its reasons."""
+
+    plugin: str
+    reasons: tuple[str, ...]
+    #: What would let this plugin pass, one phrase per change.
+    fixes: tuple[str, ...] = ()
+    #: NodeResourcesFit: the resources that do not fit.
+    resources: tuple[str, ...] = ()
+
+
+def _untolerated(pod: SchedPod, node: Node) -> list[Taint]:
+    return [
+        t
+        for t in node.taints
+        if t.effect in ("NoSchedule", "NoExecute")
+        and not any(tolerates(tol, t) for tol in pod.tolerations)
+    ]
+
+
+def _affinity_fixes(pod: SchedPod, node: Node) -> tuple[str, ...]:
+    fixes: list[str] = []
+    for key, value in (pod.node_selector or {}).items():
+        have = node.labels.get(key)
+        if have != value:
+            what = f"{key}={have}" if have is not None else f"no {key} label"
+            fixes.append(f"change nodeSelector {key}: {value} (its nodes have {what})")
+    if pod.terms is not None and not any(t.matches(node) for t in pod.terms):
+        fixes.append("change the required node affinity (no term matches its nodes)")
+    return tuple(fixes)
+
+
+def _milli(value: Decimal) -> int:
+    return math.ceil(value * 1000)
+
+
+def _is_scalar(name: str) -> bool:
+    """schedutil.IsScalarResourceName."""
+    return (
+        is_extended_resource(name)
+        or name.startswith("hugepages-")
+        or "kubernetes.io/" in name
+        or name.startswith("attachable-volumes-")
+    )
+
+
+def _fits(requests: Mapping[str, Decimal], node: Node) -> list[tuple[str, Decimal, Decimal]]:
+    """fitsRequest on an empty node: (resource, requested, allocatable) of each shortfall."""
+    short: list[tuple[str, Decimal, Decimal]] = []
+    alloc = node.allocatable
+    if "pods" in alloc and alloc["pods"] < 1:
+        short.append(("pods", Decimal(1), alloc["pods"]))
+    zero = Decimal(0)
+    # fitsRequest's order: cpu, memory, ephemeral-storage, then the scalar resources (a Go
+    # map, so in no set order; sorted here).
+    first = ("cpu", "memory", "ephemeral-storage")
+    order = [n for n in first if n in requests] + sorted(n for n in requests if n not in first)
+    for name in order:
+        want = requests[name]
+        have = alloc.get(name, zero)
+        if name == "cpu":
+            if _milli(want) > 0 and _milli(want) > _milli(have):
+                short.append((name, want, have))
+        elif (name in ("memory", "ephemeral-storage") or _is_scalar(name)) and (
+            math.ceil(want) > 0 and math.ceil(want) > math.ceil(have)
+        ):
+            short.append((name, want, have))
+    return short
+
+
+def failures(pod: SchedPod, node: Node, *, all_plugins: bool = False) -> list[Failure]:
+    """The plugins that reject ``pod`` on ``node``, in the scheduler's order: the first one
+    only (what the scheduler reports), or with ``all_plugins`` every one (what to change)."""
+    from gpulint.quantityformat import format_quantity
+
+    out: list[Failure] = []
+    if node.unschedulable and not any(tolerates(t, UNSCHEDULABLE_TAINT) for t in pod.tolerations):
+        out.append(
+            Failure(
+                "NodeUnschedulable",
+                (ERR_UNSCHEDULABLE,),
+                ("uncordon its nodes (spec.unschedulable)",),
+            )
+        )
+        if not all_plugins:
+            return out
+    if pod.node_name is not None and pod.node_name != node.name:
+        out.append(Failure("NodeName", (ERR_NODE_NAME,), (f"remove nodeName: {pod.node_name}",)))
+        if not all_plugins:
+            return out
+    untolerated = _untolerated(pod, node)
+    if untolerated:
+        fixes = tuple(f"add a toleration {t.toleration_hint()}" for t in untolerated)
+        out.append(Failure("TaintToleration", (err_taint(untolerated[0]),), fixes))
+        if not all_plugins:
+            return out
+    selector_ok = all(node.labels.get(k) == v for k, v in (pod.node_selector or {}).items())
+    if not selector_ok or (pod.terms is not None and not any(t.matches(node) for t in pod.terms)):
+        out.append(Failure("NodeAffinity", (ERR_AFFINITY,), _affinity_fixes(pod, node)))
+        if not all_plugins:
+            return out
+    short = _fits(pod.requests, node)
+    if short:
+        reasons = tuple(
+            ERR_TOO_MANY_PODS if n == "pods" else err_insufficient(n) for n, _, _ in short
+        )
+        fixes = tuple(
+            f"request at most {format_quantity(have)} {name} (its allocatable)"
+            if have > 0
+            else f"a node with {name} (its nodes have none)"
+            for name, _, have in short
+            if name != "pods"
+        )
+        names = tuple(n for n, _, _ in short)
+        out.append(Failure("NodeResourcesFit", reasons, fixes, names))
+    return out
+
+
+# -- the cluster -----------------------------------------------------------------------------
+
+
+class Group(NamedTuple):
+    """Nodes the filters cannot tell apart, except by the labels in ``varying``."""
+
+    nodes: tuple[Node, ...]
+    size: int
+    varying: frozenset[str]
+
+    @property
+    def pool(self) -> str | None:
+        return self.nodes[0].pool
+
+    @property
+    def label(self) -> str:
+        first = self.nodes[0]
+        if first.pool:
+            return f"pool {first.pool}"
+        return f"node {first.name}"
+
+
+def _volatile(node: Node) -> frozenset[str]:
+    return frozenset(
+        k for k, v in node.labels.items() if k in PER_NODE_LABELS or (v and v == node.name)
+    )
+
+
+def group_nodes(nodes: Iterable[Node]) -> tuple[Group, ...]:
+    """Nodes grouped by what the filters read, the labels unique to each node left out."""
+    groups: dict[Any, list[Node]] = {}
+    varying: dict[Any, set[str]] = {}
+    for node in nodes:
+        volatile = _volatile(node)
+        key = (
+            frozenset((k, v) for k, v in node.labels.items() if k not in volatile),
+            node.taints,
+            frozenset(node.allocatable.items()),
+            node.unschedulable,
+            node.pool,
+        )
+        groups.setdefault(key, []).append(node)
+        varying.setdefault(key, set()).update(volatile)
+    return tuple(
+        Group(tuple(members), sum(n.node_count for n in members), frozenset(varying[key]))
+        for key, members in groups.items()
+    )
+
+
+_GROUPS: dict[int, tuple[Cluster, tuple[Group, ...]]] = {}
+
+
+def cluster_groups(cluster: Cluster) -> tuple[Group, ...]:
+    """:func:`group_nodes` of the cluster's nodes, computed once per cluster."""
+    cached = _GROUPS.get(id(cluster))
+    if cached is not None and cached[0] is cluster:
+        return cached[1]
+    groups = group_nodes(cluster.nodes)
+    _GROUPS[id(cluster)] = (cluster, groups)
+    return groups
+
+
+class Verdict(NamedTuple):
+    """Nodes of one group that the filters judge alike."""
+
+    group: Group
+    nodes: tuple[Node, ...]
+    size: int
+    #: The first failing plugin (None: the nodes fit).
+    failure: Failure | None
+
+
+class Feasibility(NamedTuple):
+    pod: SchedPod
+    total: int
+    verdicts: tuple[Verdict, ...]
+
+    @property
+    def fitting(self) -> int:
+        return sum(v.size for v in self.verdicts if v.failure is None)
+
+    def histogram(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for v in self.verdicts:
+            for reason in v.failure.reasons if v.failure else ():
+                counts[reason] = counts.get(reason, 0) + v.size
+        return counts
+
+    def message(self) -> str:
+        """FitError.Error(): ``0/N nodes are available: <count> <reason>, ....``"""
+        parts = sorted(f"{count} {reason}" for reason, count in self.histogram().items())
+        return f"0/{self.total} nodes are available: {', '.join(parts)}."
+
+    def closest(self) -> tuple[Group, list[Failure]] | None:
+        """The group needing the fewest changes, and every failure there.
+
+        Nodes that offer every extended resource the pod asks for (its GPUs) come first: a
+        CPU pool one toleration away is not where a GPU pod belongs. Then the fewest
+        changes, then the most nodes.
+        """
+        best: tuple[tuple[int, int, int], Group, list[Failure]] | None = None
+        wanted = [n for n, v in self.pod.requests.items() if v > 0 and is_extended_resource(n)]
+        for v in self.verdicts:
+            node = v.nodes[0]
+            every = failures(self.pod, node, all_plugins=True)
+            changes = sum(max(1, len(f.fixes)) for f in every)
+            lacks = sum(1 for n in wanted if node.allocatable.get(n, Decimal(0)) <= 0)
+            rank = (lacks, changes, -v.size)
+            if best is None or rank < best[0]:
+                best = (rank, v.group, every)
+        return None if best is None else (best[1], best[2])
+
+
+def _key(pod: SchedPod) -> Any:
+    """What the filters read of ``pod``, hashable: pods alike are judged once."""
+    tolerations = tuple(
+        tuple(sorted((str(k), repr(v)) for k, v in t.items()))
+        if isinstance(t, Mapping)
+        else repr(t)
+        for t in pod.tolerations
+    )
+    selector = tuple(sorted(pod.node_selector.items())) if pod.node_selector is not None else None
+    return (tolerations, pod.node_name, selector, pod.terms, tuple(sorted(pod.requests.items())))
+
+
+#: Verdicts by (cluster, pod key): manifests repeat the same pod over and over.
+_VERDICTS: dict[tuple[int, str, Any], tuple[Cluster, Any]] = {}
+_VERDICTS_MAX = 4096
+
+
+def _memo(cluster: Cluster, pod: SchedPod, what: str, compute: Any) -> Any:
+    try:
+        key = (id(cluster), what, _key(pod))
+        hash(key)
+    except TypeError:  # a value no hash can take: judge it afresh
+        return compute()
+    found = _VERDICTS.get(key)
+    if found is not None and found[0] is cluster:
+        return found[1]
+    value = compute()
+    if len(_VERDICTS) >= _VERDICTS_MAX:
+        _VERDICTS.clear()
+    _VERDICTS[key] = (cluster, value)
+    return value
+
+
+def fits_somewhere(pod: SchedPod, cluster: Cluster) -> bool:
+    """Whether at least one node passes every filter (stops at the first that does)."""
+
+    def compute() -> bool:
+        groups = cluster_groups(cluster)
+        keys = pod.label_keys()
+        by_node = pod.names_nodes()
+        for group in groups:
+            nodes = group.nodes if by_node or (group.varying & keys) else group.nodes[:1]
+            if any(not failures(pod, node) for node in nodes):
+                return True
+        return False
+
+    return bool(_memo(cluster, pod, "fits", compute))
+
+
+def feasibility(pod: SchedPod, cluster: Cluster) -> Feasibility:
+    """Run the filters for ``pod`` on every node of ``cluster``."""
+    result: Feasibility = _memo(cluster, pod, "all", lambda: _feasibility(pod, cluster))
+    return result
+
+
+def _feasibility(pod: SchedPod, cluster: Cluster) -> Feasibility:
+    groups = cluster_groups(cluster)
+    keys = pod.label_keys()
+    by_node = pod.names_nodes()
+    verdicts: list[Verdict] = []
+    for group in groups:
+        if by_node or (group.varying & keys):
+            for node in group.nodes:
+                first = failures(pod, node)
+                verdicts.append(
+                    Verdict(group, (node,), node.node_count, first[0] if first else None)
+                )
+        else:
+            first = failures(pod, group.nodes[0])
+            verdicts.append(Verdict(group, group.nodes, group.size, first[0] if first else None))
+    return Feasibility(pod, sum(g.size for g in groups), tuple(verdicts))
+
+
+#: The tolerations the DaemonSet controller adds to every pod it creates
+#: (``pkg/controller/daemon/util.AddOrUpdateDaemonPodTolerations``); network-unavailable
+#: only for hostNetwork pods.
+DAEMON_TOLERATIONS: tuple[dict[str, str], ...] = (
+    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/disk-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
+)
+_HOST_NETWORK_TOLERATION = {
+    "key": "node.kubernetes.io/network-unavailable",
+    "operator": "Exists",
+    "effect": "NoSchedule",
+}
+
+
+def _pod_level(
+    resources: Any, overhead: Mapping[str, Decimal], requests: dict[str, Decimal]
+) -> None:
+    """Pod-level ``spec.resources`` (PodLevelResources, on by default from 1.34): for cpu and
+    memory (``IsSupportedPodLevelResource``) the pod-level request replaces the containers'
+    sum, overhead still added (``resource.PodRequests``); a pod-level limit fills a missing
+    pod-level request, as defaulting does. A value that does not parse is left to GPU005."""
+    from gpulint.quantitymath import add
+    from gpulint.resources import amount
+
+    if not isinstance(resources, Mapping):
+        return
+    merged: dict[str, Any] = {}
+    for section in ("limits", "requests"):
+        values = resources.get(section)
+        if isinstance(values, Mapping):
+            merged.update(values)
+    for name in ("cpu", "memory"):
+        if name not in merged:
+            continue
+        value = amount(merged[name]).value
+        if value is None:
+            requests.pop(name, None)
+            continue
+        requests[name] = add(value, overhead.get(name, Decimal(0)))
+
+
+def sched_pod(pod: PodSpec) -> SchedPod | None:
+    """What the filters read of a pod spec found in a manifest (None: not a pod spec).
+
+    The requests are the effective ones (:func:`gpulint.podrequest.pod_requests`), without
+    the resources whose values could not be read (placeholders, invalid quantities): those
+    are judged by other rules, not guessed here. Tolerations are those the pod runs with
+    (an Argo template's default included); a node agent's pods get the DaemonSet
+    controller's tolerations too.
+    """
+    from gpulint.podrequest import pod_requests
+
+    if pod.location != "pod":
+        return None
+    cached = pod.memo.get("sched_pod")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    result = pod_requests(pod)
+    skip = {u.resource for u in result.unevaluated}
+    requests = {k: v for k, v in result.requests.items() if k not in skip}
+    _pod_level(pod.spec.get("resources"), result.overhead, requests)
+    tolerations = list(pod.tolerations)
+    if pod.node_agent:
+        tolerations.extend(DAEMON_TOLERATIONS)
+        if pod.spec.get("hostNetwork") is True:
+            tolerations.append(_HOST_NETWORK_TOLERATION)
+    built = SchedPod.from_spec(pod.spec, requests)._replace(tolerations=tuple(tolerations))
+    pod.memo["sched_pod"] = built
+    return built
