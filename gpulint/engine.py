@@ -5,15 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from gpulint.fixes import Source, plan
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document, Problem
 from gpulint.manifest import DocumentView, Manifest
 from gpulint.model import (
     RULE_ERROR_CODE,
     Finding,
+    Fix,
     LintedObject,
     ObjectRef,
     Path,
+    Repair,
     Severity,
     Span,
     selects,
@@ -62,6 +65,7 @@ class _Active:
         doc_path: Path,
         document: int,
         severity: Severity | None = None,
+        fix: Fix | None = None,
     ) -> Finding:
         """A finding of this rule, at its configured severity unless ``severity`` says."""
         return Finding(
@@ -74,6 +78,7 @@ class _Active:
             object=obj,
             doc_path=doc_path,
             document=document,
+            fix=fix,
         )
 
 
@@ -102,6 +107,10 @@ class Linter:
         self.rule_error_name = next(
             (r.name for r in rules if r.code == RULE_ERROR_CODE), RULE_ERROR_NAME
         )
+        #: The text being linted, for the edits of the fixes rules offer (``_fix``), and
+        #: its line index, made when the first fix asks for it.
+        self._text = ""
+        self._source: Source | None = None
         self.pod_rules = [a for a in self.active.values() if a.rule.scope == "pod"]
         self.object_rules = [a for a in self.active.values() if a.rule.scope == "object"]
         # Suppression reads each document's objects and pod specs from its view.
@@ -138,6 +147,7 @@ class Linter:
         :class:`~gpulint.manifest.DocumentView`, which rules and suppression share.
         """
         manifest = Manifest(label, text, self.workloads)
+        self._text, self._source = text, None
         file = self.suppressor.for_file(label, text)
         findings: list[Finding] = []
         # A rule that raised (GL900) is never suppressed, and since the failed rule did not
@@ -276,7 +286,20 @@ class Linter:
             # The module's SEVERITY is a name ("warning"), so a rule may write one here too.
             given = v.severity
             severity = given if isinstance(given, Severity) else Severity.parse(given)
-        return active.finding(label, span, v.message, ref, v.path, doc.index, severity)
+        fix = None if v.fix is None else self._fix(v.fix, doc)
+        return active.finding(label, span, v.message, ref, v.path, doc.index, severity, fix)
+
+    def _fix(self, repair: Repair, doc: Document) -> Fix:
+        """The text edits of a rule's fix (see ``gpulint.fixes``)."""
+        if not isinstance(repair, Repair):
+            raise TypeError(f"Violation.fix must be a Repair, not {type(repair).__name__}")
+        if repair.applicability not in ("safe", "unsafe"):
+            raise ValueError(
+                f"Repair.applicability must be 'safe' or 'unsafe', not {repair.applicability!r}"
+            )
+        if self._source is None or self._source.text is not self._text:
+            self._source = Source(self._text)
+        return plan(self._source, doc, repair)
 
     def _problem_findings(
         self, label: str, problems: Iterable[Problem], view: DocumentView | None
