@@ -75,29 +75,28 @@ def apply(text: str, edits: Iterable[Edit]) -> str:
     return "".join(out)
 
 
-def _choose(findings: list[Finding], mode: str) -> tuple[list[Edit], int, list[Finding]]:
-    """The edits of the fixes that can be applied together, how many findings they fix,
-    and the findings whose fix overlaps one taken (left for the next round)."""
+def _choose(
+    findings: list[Finding], mode: str, refused: set[tuple[Edit, ...]]
+) -> list[tuple[tuple[Edit, ...], int]]:
+    """The fixes that can be applied together (their edits do not overlap), each with how
+    many findings it fixes; a fix that overlaps one taken waits for the next round."""
     taken: list[tuple[int, int]] = []
-    edits: list[Edit] = []
-    seen: set[tuple[Edit, ...]] = set()
-    count = 0
-    waiting: list[Finding] = []
+    chosen: dict[tuple[Edit, ...], int] = {}
     for f in findings:
         if not wanted(f, mode):
             continue
         assert f.fix is not None
-        if f.fix.edits in seen:  # content reported once per use (aliases): one fix
-            count += 1
+        edits = f.fix.edits
+        if edits in refused:
             continue
-        if any(_overlaps(e, a, b) for e in f.fix.edits for a, b in taken):
-            waiting.append(f)
+        if edits in chosen:  # content reported once per use (aliases): one fix
+            chosen[edits] += 1
             continue
-        seen.add(f.fix.edits)
-        taken.extend((e.start, e.end) for e in f.fix.edits)
-        edits.extend(f.fix.edits)
-        count += 1
-    return edits, count, waiting
+        if any(_overlaps(e, a, b) for e in edits for a, b in taken):
+            continue
+        taken.extend((e.start, e.end) for e in edits)
+        chosen[edits] = 1
+    return list(chosen.items())
 
 
 def _overlaps(e: Edit, start: int, end: int) -> bool:
@@ -123,21 +122,35 @@ def fix_text(linter: Linter, label: str, text: str, mode: str) -> Fixed:
     fixed = 0
     notes: list[str] = []
     shape: tuple[int, list[str]] | None = None
+    refused: set[tuple[Edit, ...]] = set()
     current = text
     for _ in range(MAX_ROUNDS):
-        edits, count, _waiting = _choose(findings, mode)
-        if not edits:
+        chosen = _choose(findings, mode, refused)
+        if not chosen:
             break
-        candidate = apply(current, edits)
         if shape is None:
             shape = _shape(current)
-        new_shape = _shape(candidate)
-        if new_shape != shape:
-            notes.append(
-                f"{label}: not fixed further: the fixed text would no longer parse the same "
-                "way (a bug in a rule's fix; please report it)"
-            )
-            break
+        candidate = apply(current, [e for edits, _ in chosen for e in edits])
+        count = sum(n for _, n in chosen)
+        if _shape(candidate) != shape:
+            # Fixes that do not overlap can still clash (two add the same key): take them
+            # one by one, keeping each that leaves the text parsing as before.
+            kept: list[Edit] = []
+            count = 0
+            candidate = current
+            for edits, n in chosen:
+                attempt = apply(current, [*kept, *edits])
+                if _shape(attempt) == shape:
+                    kept.extend(edits)
+                    candidate, count = attempt, count + n
+                elif not kept:  # it breaks the text on its own: never applied
+                    refused.add(edits)
+                    notes.append(
+                        f"{label}: a fix was not applied: the fixed text would no longer "
+                        "parse the same way (a bug in the rule's fix; please report it)"
+                    )
+            if not kept:
+                continue
         current = candidate
         fixed += count
         findings = linter.lint_text(label, current)

@@ -169,7 +169,8 @@ def test_fix_with_worker_processes(tmp_path: Path) -> None:
 
 
 def test_a_fix_that_would_break_parsing_is_refused(tmp_path: Path) -> None:
-    """A plugin rule whose fix makes a duplicate key: the text is not written."""
+    """A plugin rule whose fix makes a duplicate key: that fix is not applied, the others
+    (GPU001's) are."""
     rule = '''"""Rename it.\n\n## What it does\nx\n"""
 from gpulint.rule import RenameKey, Repair, Violation
 CODE = "ACME001"
@@ -189,7 +190,8 @@ def check(obj, ctx):
     (tmp_path / "pod.yaml").write_text(text, encoding="utf-8")
     proc = run("check", "--rule-dir", "rules", "--fix", "pod.yaml", cwd=tmp_path)
     assert "would no longer parse" in proc.stderr, proc.stderr
-    assert (tmp_path / "pod.yaml").read_text(encoding="utf-8") == text
+    fixed = text.replace("requests:", "limits:")
+    assert (tmp_path / "pod.yaml").read_text(encoding="utf-8") == fixed
 
 
 def test_sarif_fixes_apply_like_the_json_edits(tmp_path: Path) -> None:
