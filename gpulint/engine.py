@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gpulint.fixes import Source, plan
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document, Problem
 from gpulint.manifest import DocumentView, Manifest
@@ -31,6 +30,9 @@ from gpulint.suppress import (
     Unused,
 )
 from gpulint.workloads import K8sObject, builtin_table
+
+if TYPE_CHECKING:
+    from gpulint.fixes import Source
 
 RULE_ERROR_NAME = "rule-error"
 #: The longest exception message a GL900 finding quotes (characters).
@@ -111,6 +113,9 @@ class Linter:
         #: its line index, made when the first fix asks for it.
         self._text = ""
         self._source: Source | None = None
+        #: How the last text linted parsed: its number of documents and the codes of its
+        #: YAML problems, whichever rules are selected (``--fix`` refuses a change to it).
+        self.shape: tuple[int, list[str]] = (0, [])
         self.pod_rules = [a for a in self.active.values() if a.rule.scope == "pod"]
         self.object_rules = [a for a in self.active.values() if a.rule.scope == "object"]
         # Suppression reads each document's objects and pod specs from its view.
@@ -153,7 +158,11 @@ class Linter:
         # A rule that raised (GL900) is never suppressed, and since the failed rule did not
         # finish, whether a suppression is stale cannot be known: no GL100 in that file.
         failed: list[Finding] = []
+        documents = 0
+        problems: list[str] = []
         for view in manifest.views():
+            documents += 1
+            problems.extend(p.code for p in view.doc.problems)
             found = self._problem_findings(label, view.doc.problems, view)
             found.extend(self.lint_view(label, view, seen))
             file.add_document(view)
@@ -161,6 +170,8 @@ class Linter:
             findings.extend(file.apply([f for f in found if f.rule != RULE_ERROR_CODE]))
             del view, found
         findings.extend(file.apply(self._problem_findings(label, manifest.problems, None)))
+        problems.extend(p.code for p in manifest.problems)
+        self.shape = (documents, sorted(problems))
         if not failed:
             findings.extend(self._stale(label, file))
         findings.extend(failed)
@@ -297,6 +308,8 @@ class Linter:
             raise ValueError(
                 f"Repair.applicability must be 'safe' or 'unsafe', not {repair.applicability!r}"
             )
+        from gpulint.fixes import Source, plan  # only when a finding has a fix
+
         if self._source is None or self._source.text is not self._text:
             self._source = Source(self._text)
         return plan(self._source, doc, repair)

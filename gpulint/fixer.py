@@ -105,34 +105,24 @@ def _overlaps(e: Edit, start: int, end: int) -> bool:
     return (e.start < end and start < e.end) or (e.start == e.end and start < e.start < end)
 
 
-def _shape(text: str) -> tuple[int, list[str]]:
-    """How the text parses: its documents and the YAML problems found."""
-    from gpulint.loader.stream import load_text
-
-    result = load_text(text)
-    problems = [p.code for p in result.problems]
-    for doc in result.documents:
-        problems.extend(p.code for p in doc.problems)
-    return len(result.documents), sorted(problems)
-
-
 def fix_text(linter: Linter, label: str, text: str, mode: str) -> Fixed:
     """Apply the fixes of ``mode`` to ``text`` until none is left (at most ``MAX_ROUNDS``)."""
     findings = linter.lint_text(label, text)
+    shape = linter.shape
     fixed = 0
     notes: list[str] = []
-    shape: tuple[int, list[str]] | None = None
     refused: set[tuple[Edit, ...]] = set()
     current = text
     for _ in range(MAX_ROUNDS):
         chosen = _choose(findings, mode, refused)
         if not chosen:
             break
-        if shape is None:
-            shape = _shape(current)
         candidate = apply(current, [e for edits, _ in chosen for e in edits])
         count = sum(n for _, n in chosen)
-        if _shape(candidate) != shape:
+        # Linting the result is how it is checked: it parses as the text did, or the
+        # round's fixes are taken again one by one.
+        new_findings = linter.lint_text(label, candidate)
+        if linter.shape != shape:
             # Fixes that do not overlap can still clash (two add the same key): take them
             # one by one, keeping each that leaves the text parsing as before.
             kept: list[Edit] = []
@@ -140,9 +130,11 @@ def fix_text(linter: Linter, label: str, text: str, mode: str) -> Fixed:
             candidate = current
             for edits, n in chosen:
                 attempt = apply(current, [*kept, *edits])
-                if _shape(attempt) == shape:
+                attempt_findings = linter.lint_text(label, attempt)
+                if linter.shape == shape:
                     kept.extend(edits)
                     candidate, count = attempt, count + n
+                    new_findings = attempt_findings
                 elif not kept:  # it breaks the text on its own: never applied
                     refused.add(edits)
                     notes.append(
@@ -153,13 +145,13 @@ def fix_text(linter: Linter, label: str, text: str, mode: str) -> Fixed:
                 continue
         current = candidate
         fixed += count
-        findings = linter.lint_text(label, current)
+        findings = new_findings
     for f in findings:
         fix = f.fix
         if f.suppression is None and fix is not None and fix.skipped is not None:
             if mode == UNSAFE or fix.applicability == "safe":
                 notes.append(f"{f.path}:{f.line}:{f.column}: {f.rule} not fixed: {fix.skipped}")
-        elif wanted(f, mode):
+        elif wanted(f, mode) and f.fix is not None and f.fix.edits not in refused:
             notes.append(
                 f"{f.path}:{f.line}:{f.column}: {f.rule} not fixed: it overlaps another fix "
                 f"still to apply after {MAX_ROUNDS} rounds"

@@ -25,13 +25,11 @@ that does not parse.
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from bisect import bisect_right
 from typing import Any, NamedTuple
 
 from gpulint.loader.document import Document
-from gpulint.loader.scalars import resolve_plain
 from gpulint.model import (
     AddEntry,
     AppendItem,
@@ -505,6 +503,10 @@ def _scalar(value: Any, quote: str = "") -> str:
         return repr(value)
     if value is None:
         return "null"
+    import json  # only a fix that writes a new string needs these
+
+    from gpulint.loader.scalars import resolve_plain
+
     text = str(value)
     if quote == "'" and "'" not in text and "\n" not in text:
         return f"'{text}'"

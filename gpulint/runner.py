@@ -148,8 +148,8 @@ def fix_target(
     """The target's findings after its fixes (``--fix``, ``--diff``), and what changed.
 
     Nothing is written here: the new bytes go back to the caller, which writes them (or
-    prints the diff). Findings are those of the fixed text (with ``--diff``, of the text as
-    it is, since nothing changes).
+    prints the diff). Findings are those of the fixed text (``--diff`` prints none, only
+    how many more ``--unsafe-fixes`` would fix).
     """
     raw, problem = read_target(target) if read is None else read
     if raw is None:
@@ -165,10 +165,7 @@ def fix_target(
     mode, diff = fixing
     with _collector_paused():
         result = fix_text(linter, target.label, text, mode)
-        if diff and result.text != text:
-            findings = linter.lint_text(target.label, text)
-        else:
-            findings = result.findings
+        findings = result.findings  # with --diff too: only the counts are shown, of what is left
     changed = result.text != text
     return findings, FileFix(
         target.path,
