@@ -329,12 +329,13 @@ def write_fixed(path: str, data: bytes) -> str | None:
     """Write a fixed file in place, atomically (:func:`write_file`); the problem, if any.
 
     The linted tree may be a stranger's pull request: a file is never written through a
-    symbolic link (the file itself, or a folder between the working directory and it), so a
-    fix cannot reach outside the tree, and a file that is no longer a regular file is left.
+    symbolic link (the file itself, or a folder between the working directory, or the
+    repository the file is in, and it), so a fix cannot reach outside the tree, and a file
+    that is no longer a regular file is left.
     """
     import stat
 
-    link = _symlink_on_the_way(path)
+    link = _symlink_on_the_way(path) or _linked_folder_in_repository(path)
     if link is not None:
         what = "it" if link == path else link
         return f"refusing to write the fixes of {path}: {what} is a symbolic link"
@@ -347,6 +348,23 @@ def write_fixed(path: str, data: bytes) -> str | None:
     except OSError as exc:
         return f"cannot write the fixes of {path}: {exc.strerror or type(exc).__name__}"
     return None
+
+
+def _linked_folder_in_repository(path: str) -> str | None:
+    """A symbolic link among the folders between ``path`` and the repository it is in (the
+    nearest folder above it holding ``.git``), for a path outside the working directory,
+    which :func:`_symlink_on_the_way` leaves to the user."""
+    folder = os.path.dirname(os.path.abspath(path))
+    chain = []
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            break
+        chain.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None  # not in a repository: the folders are the user's
+        folder = parent
+    return next((f for f in reversed(chain) if os.path.islink(f)), None)
 
 
 def warn_fix(note: str) -> None:

@@ -156,6 +156,23 @@ def test_fix_never_writes_through_a_symbolic_link(tmp_path: Path) -> None:
     assert (tree / "link.yaml").is_symlink() and (tree / "linked").is_symlink()
 
 
+def test_fix_never_writes_through_a_linked_folder_of_a_repository_elsewhere(
+    tmp_path: Path,
+) -> None:
+    """The same, for a repository named by an absolute path outside the working directory."""
+    tree = tmp_path / "tree"
+    (tree / ".git").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "pod.yaml").write_text(POD, encoding="utf-8")
+    (tree / "linked").symlink_to(tmp_path / "outside")
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    proc = run("check", "--fix", str(tree / "linked" / "pod.yaml"), cwd=elsewhere)
+    assert proc.returncode == 2
+    assert "is a symbolic link" in proc.stderr, proc.stderr
+    assert (tmp_path / "outside" / "pod.yaml").read_text(encoding="utf-8") == POD
+
+
 def test_fix_with_worker_processes(tmp_path: Path) -> None:
     """--jobs: files are fixed in the workers and written by the main process, in order."""
     for i in range(80):
