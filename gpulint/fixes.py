@@ -48,6 +48,8 @@ from gpulint.model import (
 _BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 #: A block sequence written at its key's indentation.
 _INDENTLESS = re.compile(r"^( *)[^\s#-][^\r\n]*:[ \t]*\r?\n\1- ", re.MULTILINE)
+#: The most nodes an edited entry may hold (a resources mapping holds a handful).
+MAX_ENTRY_NODES = 10_000
 #: One level of indentation for what a fix creates.
 INDENT = 2
 #: A key or string value is written plain when it matches and reads back as the same
@@ -329,16 +331,37 @@ class _Planner:
         if not isinstance(value, (dict, list)) or self.flow(path):
             return self.range(span)[1]
         end = self.range(span)[0]
-        n = len(path)
-        for p in self.doc.positions:
-            if len(p) > n and p[:n] == path:
-                key, sub = self.doc.positions[p]
-                if isinstance(self.data(p), (dict, list)) and not self.flow(p):
-                    if key is not None:
-                        end = max(end, self.range(key)[1])
-                    continue
-                end = max(end, self.range(sub)[1])
+        for p, node in self.descendants(path, value):
+            found = self.doc.positions.get(p)
+            if found is None:
+                continue
+            key, sub = found
+            if isinstance(node, (dict, list)) and not self.flow(p):
+                if key is not None:
+                    end = max(end, self.range(key)[1])
+                continue
+            end = max(end, self.range(sub)[1])
         return end
+
+    def descendants(self, path: Path, value: Any) -> list[tuple[Path, Any]]:
+        """The paths below ``path`` and their values, from the data (a fix's entry is small:
+        walking the data, not the whole side table, keeps planning linear in the file)."""
+        out: list[tuple[Path, Any]] = []
+        stack: list[tuple[Path, Any]] = [(path, value)]
+        while stack:
+            here, node = stack.pop()
+            if isinstance(node, dict):
+                children: Any = node.items()
+            elif isinstance(node, list):
+                children = enumerate(node)
+            else:
+                continue
+            for step, child in children:
+                out.append(((*here, step), child))
+                stack.append(((*here, step), child))
+            if len(out) > MAX_ENTRY_NODES:
+                raise Skip("the entry is too large to edit")
+        return out
 
     def raw_value(self, path: Path) -> _Raw:
         value = self.data(path)
@@ -370,6 +393,16 @@ class _Planner:
     # -- edits ---------------------------------------------------------------------------------
     def insert_block(self, mapping: Path, keys: list[Any], make: Any) -> _Edit:
         src, text = self.src, self.text
+        _, whole = self.loc(mapping)
+        lo, hi = self.range(whole)
+        # Only the mapping's own keys: a key merged in (`<<: *defaults`) is written elsewhere.
+        keys = [
+            k
+            for k in keys
+            if (found := self.loc((*mapping, k))[0]) is not None
+            and found.column == whole.column
+            and lo <= self.range(found)[0] < max(hi, lo + 1)
+        ]
         for k in keys:
             key, _ = self.loc((*mapping, k))
             if key is None:
@@ -404,6 +437,8 @@ class _Planner:
         start, end = self.range(span)
         if self.text[end - 1 : end] not in ("}", "]"):
             raise Skip(f"{_dotted(path)} does not end with a bracket")
+        if "<<" in self.text[start:end]:
+            raise Skip("it would edit content merged through a YAML anchor")
         if not keys:
             return _Edit(start + 1, start + 1, item)
         return _Edit(self.extent((*path, keys[-1])), self.extent((*path, keys[-1])), ", " + item)
@@ -436,14 +471,15 @@ class _Planner:
         if "#" not in text[start:end]:
             return []
         covered: list[tuple[int, int]] = []
-        n = len(path)
-        for p in self.doc.positions:
-            if p[:n] == path:
-                key, value = self.doc.positions[p]
-                if not isinstance(self.data(p), (dict, list)):
-                    covered.append(self.range(value))
-                if key is not None:
-                    covered.append(self.range(key))
+        for p, node in [(path, self.data(path)), *self.descendants(path, self.data(path))]:
+            where = self.doc.positions.get(p)
+            if where is None:
+                continue
+            key, value = where
+            if not isinstance(node, (dict, list)):
+                covered.append(self.range(value))
+            if key is not None:
+                covered.append(self.range(key))
         found = []
         at = start
         while at < end:

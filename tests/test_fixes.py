@@ -223,3 +223,42 @@ def test_source_offsets_count_lines_as_libyaml() -> None:
     assert src.starts == [0, 3, 5, 7]
     assert src.offset(3, 2) == 6 and src.point(6) == (3, 2)
     assert src.newline == "\r\n"
+
+
+MERGED = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+  resources:
+    limits:
+      nvidia.com/gpu: 1
+  containers:
+  - name: train
+    image: pytorch/pytorch
+    resources:
+      <<: &defaults
+        requests:
+          memory: 1Gi
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: other
+spec:
+  containers:
+  - name: other
+    image: busybox
+    resources: {<<: *defaults}
+"""
+
+
+def test_nothing_is_added_into_merged_content(rules: list) -> None:  # type: ignore[type-arg]
+    """The container's resources hold only merged keys: a new `limits` must not land among
+    them (that text is the anchor, shared with the other pod)."""
+    linter = linter_for(rules, "GPU030")
+    (found,) = [f for f in linter.lint_text("t.yaml", MERGED) if f.rule == "GPU030"]
+    assert found.fix is not None and found.fix.skipped
+    assert fix_text(linter, "t.yaml", MERGED, UNSAFE).text == MERGED
