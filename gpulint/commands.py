@@ -455,6 +455,10 @@ def run_check(
     if output == "-":  # `-o -` is standard output, the same as no --output
         output = None
     check_stdin_filename(paths, stdin_filename)
+    if diff and (output is not None or output_format != "text"):
+        # Checked before linting: the diff is the output, and a report asked for would
+        # otherwise be silently missing.
+        fail("--diff prints the fixes as a diff and no report: drop --format and --output")
     trust = Trust(allow_plugins, plugins or (), rule_dirs or ())
     rules, effective = configure(
         config,

@@ -86,6 +86,15 @@ def test_diff_changes_nothing_and_exits_1_when_something_is_fixable(tmp_path: Pa
     assert "No fixes to apply." in clean.stderr
 
 
+def test_diff_with_a_report_format_is_a_usage_error(tmp_path: Path) -> None:
+    shutil.copy(BAD, tmp_path / "bad.yaml")
+    for extra in (("-f", "json"), ("-o", "report.txt")):
+        proc = run("check", "--diff", *extra, "bad.yaml", cwd=tmp_path)
+        assert proc.returncode == 2
+        assert proc.stderr.startswith("gpulint: error: --diff prints the fixes as a diff")
+    assert not (tmp_path / "report.txt").exists()
+
+
 def test_diff_counts_unsafe_fixes_it_leaves_out(tmp_path: Path) -> None:
     shutil.copy(BAD, tmp_path / "bad.yaml")
     proc = run("check", "--diff", "bad.yaml", cwd=tmp_path)
