@@ -72,7 +72,7 @@ class Source:
                 newline = m.group()
         self.starts = starts
         #: The file's own line break, for the lines a fix adds.
-        self.newline = newline if newline in ("\n", "\r\n") else "\n"
+        self.newline = newline if newline in ("\n", "\r\n", "\r") else "\n"
         self._indentless: bool | None = None
 
     @property
