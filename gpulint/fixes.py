@@ -224,6 +224,8 @@ class _Planner:
             if not mapping or not isinstance(mapping[-1], str):
                 raise Skip("the place to add to does not exist")
             return self.add(parent, mapping[-1], {key: value})
+        if current is None and mapping and isinstance(mapping[-1], str):
+            return self.fill(mapping, {key: value})
         if not isinstance(current, dict):
             raise Skip(f"{_dotted(mapping) or 'the document'} is not a mapping")
         self.own(mapping)
@@ -242,6 +244,8 @@ class _Planner:
             if not sequence or not isinstance(sequence[-1], str):
                 raise Skip("the place to add to does not exist")
             return self.add(sequence[:-1], sequence[-1], [value])
+        if current is None and sequence and isinstance(sequence[-1], str):
+            return self.fill(sequence, [value])
         if not isinstance(current, list):
             raise Skip(f"{_dotted(sequence)} is not a sequence")
         self.own(sequence)
@@ -256,6 +260,29 @@ class _Planner:
         indent = dash - self.src.line_start(dash)
         at = self.above_comments(self.src.line_start(dash), indent)
         return _Edit(at, at, self.lines(_item(value, indent)))
+
+    def fill(self, path: Path, value: Any) -> _Edit:
+        """Give a key written with no value (``tolerations:``, ``limits: null``) ``value``,
+        a one-entry mapping or sequence; a comment after the key stays on its line."""
+        self.own(path)
+        key, span = self.loc(path)
+        if key is None:
+            raise Skip(f"{_dotted(path)} is not a mapping entry")
+        src, text = self.src, self.text
+        start, end = self.range(span)
+        if text[start:end] not in ("", "null", "Null", "NULL", "~"):
+            raise Skip(f"{_dotted(path)} is not a mapping or a sequence")
+        if self.flow(path[:-1]):
+            if start == end:
+                raise Skip(f"{_dotted(path)} has no value to replace")
+            return _Edit(start, end, _flow(value))
+        rest = text[end : src.line_end(end)]
+        if rest.strip(" ") and not rest.lstrip(" ").startswith("#"):
+            raise Skip(f"{_dotted(path)} shares its line with other content")
+        key_start = self.range(key)[0]
+        indent = key_start - src.line_start(key_start)
+        body = _entry("k", value, indent, src.indentless)[1:]
+        return _Edit(start, src.line_end(end), rest + src.newline + src.newline.join(body))
 
     # -- where things are ----------------------------------------------------------------------
     def loc(self, path: Path) -> tuple[Span | None, Span]:

@@ -262,3 +262,22 @@ def test_nothing_is_added_into_merged_content(rules: list) -> None:  # type: ign
     (found,) = [f for f in linter.lint_text("t.yaml", MERGED) if f.rule == "GPU030"]
     assert found.fix is not None and found.fix.skipped
     assert fix_text(linter, "t.yaml", MERGED, UNSAFE).text == MERGED
+
+
+def test_a_key_without_a_value_is_filled(rules: list) -> None:  # type: ignore[type-arg]
+    """`tolerations:` or `limits: null` written empty: the fix gives it the value, below the
+    key, and a comment after the key stays there."""
+    empty = "  tolerations: null  # none yet\n"
+    text = GPU001_BLOCK.replace("  containers:\n", empty + "  containers:\n")
+    text = text.replace("      requests:\n", "      limits:\n      requests:\n")
+    linter = linter_for(rules, "GPU001")
+    once = fix_text(linter, "t.yaml", text, SAFE).text
+    assert once == text.replace("      limits:\n      requests:\n", "      limits:\n").replace(
+        "        nvidia.com/gpu: 1   # one GPU\n", "        nvidia.com/gpu: 1\n      # one GPU\n"
+    )
+    fixed = lint_fix(rules, text, "GPU020")
+    assert fixed == text.replace(
+        "  tolerations: null  # none yet\n",
+        "  tolerations:   # none yet\n  - key: nvidia.com/gpu\n    operator: Exists\n"
+        "    effect: NoSchedule\n",
+    )
