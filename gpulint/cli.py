@@ -297,6 +297,25 @@ def check(
         ),
     ] = False,
     cluster: ClusterOption = None,
+    fix: Annotated[
+        bool,
+        typer.Option("--fix", help="Apply the safe fixes in place and report what is left."),
+    ] = False,
+    unsafe_fixes: Annotated[
+        bool,
+        typer.Option(
+            "--unsafe-fixes",
+            help="With --fix or --diff, also apply the fixes that change behaviour.",
+        ),
+    ] = False,
+    diff: Annotated[
+        bool,
+        typer.Option(
+            "--diff",
+            help="Print the fixes as a unified diff and change nothing (exit 1 when there "
+            "is something to fix).",
+        ),
+    ] = False,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes.
 
@@ -339,6 +358,9 @@ def check(
             namespace=namespace,
             show_rendered=show_rendered,
             cluster=cluster,
+            fix=fix,
+            unsafe_fixes=unsafe_fixes,
+            diff=diff,
         )
     )
 

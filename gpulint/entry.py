@@ -88,6 +88,9 @@ CHECK_OPTIONS: tuple[tuple[tuple[str, ...], str, str, Callable[[str], Any], Any]
     (("--namespace",), "namespace", ONE, _text, None),
     (("--show-rendered",), "show_rendered", FLAG, _text, False),
     (("--cluster",), "cluster", MANY, _text, None),
+    (("--fix",), "fix", FLAG, _text, False),
+    (("--unsafe-fixes",), "unsafe_fixes", FLAG, _text, False),
+    (("--diff",), "diff", FLAG, _text, False),
 )
 #: ``check`` options deliberately left to typer: help is typer's to print.
 LEFT_TO_TYPER = ("--help", "-h")

@@ -32,6 +32,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # Helm charts and Kustomize overlays: found, rendered, findings mapped back to their files
     ("render", "render.tools", "render.textmap", "render.trees", "render.mapping", "render.helm",
      "render.kustomize"),
+    # the fixes rules declare, as text edits of a document
+    ("fixes",),
     # documents -> Kubernetes objects, pod specs, devices, suppressions; the per-file view
     ("registry", "workrows", "k8s", "workloads", "dra", "manifest", "resources", "podrequest",
      "directives", "ignores", "annotations", "suppress"),
@@ -45,7 +47,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reporters", "reporters.text", "reporters.json", "reporters.sarif", "reporters.github",
      "reporters.junit"),
     # rules found and run; files read and linted
-    ("declarative", "plugins", "catalog", "engine", "runner", "inspector"),
+    ("declarative", "plugins", "catalog", "engine", "fixer", "runner", "inspector"),
     # configuration file + command line -> settings
     ("configfile", "configschema", "configcheck", "config"),
     # the commands' work

@@ -49,6 +49,7 @@ class ReportContext:
         "errors",
         "exit_code",
         "fail_on",
+        "fixing",
         "rules",
         "show_rendered",
         "started",
@@ -68,6 +69,7 @@ class ReportContext:
         ended: float | None = None,
         errors: Sequence[str] = (),
         show_rendered: bool = False,
+        fixing: str | None = None,
     ) -> None:
         self.rules = rules
         #: Text output: show each finding's place in a chart's or overlay's rendered output.
@@ -86,6 +88,9 @@ class ReportContext:
         self.ended = ended
         #: Tool errors reported on stderr (a missing path, ...): exit code 2.
         self.errors = errors
+        #: ``"safe"`` (``--fix``) or ``"unsafe"`` (``--fix --unsafe-fixes``) when fixes were
+        #: applied, ``"show-unsafe"`` for ``--unsafe-fixes`` alone, else ``None``.
+        self.fixing = fixing
 
     @property
     def start_time(self) -> datetime | None:
