@@ -177,6 +177,18 @@ FailIfNoFilesOption = Annotated[
     ),
 ]
 
+PlatformOption = Annotated[
+    str | None,
+    typer.Option(
+        "--platform",
+        metavar="PLATFORM",
+        help="The platform that runs the cluster: ack, gke, gke-autopilot, eks, aks, openshift "
+        "or generic (what it does on its own: docs/cluster.md) [default: the configuration's "
+        "`platform`].",
+        show_default=False,
+    ),
+]
+
 
 def _version(value: bool) -> None:
     if value:
@@ -241,6 +253,7 @@ def check(
     plugins: PluginOption = None,
     rule_dirs: RuleDirOption = None,
     fail_if_no_files: FailIfNoFilesOption = None,
+    platform: PlatformOption = None,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes.
 
@@ -273,6 +286,7 @@ def check(
             plugins=plugins,
             rule_dirs=rule_dirs,
             fail_if_no_files=fail_if_no_files,
+            platform=platform,
         )
     )
 
@@ -298,6 +312,7 @@ def inspect_cmd(
     allow_plugins: AllowPluginsOption = False,
     plugin: PluginOption = None,
     rule_dir: RuleDirOption = None,
+    platform: PlatformOption = None,
 ) -> None:
     """List the workloads found, their pod specs and each pod's effective GPU request."""
     from gpulint.commands import check_stdin_filename
@@ -306,7 +321,7 @@ def inspect_cmd(
 
     check_stdin_filename(paths, stdin_filename)
     trust = Trust(allow_plugins, plugin or (), rule_dir or ())
-    _, effective = _configure(config, isolated, trust=trust)
+    _, effective = _configure(config, isolated, trust=trust, platform=platform)
     settings = effective.settings
     exclude = effective.exclude.matches if effective.exclude else None
     found, missing = targets(

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gpulint.configfile import ConfigFile
     from gpulint.model import Finding
     from gpulint.rule import Rule
+    from gpulint.settings import Settings
 
 
 def error(message: str) -> None:
@@ -179,6 +180,7 @@ def configure(
     fail_on: str | None = None,
     trust: Trust | None = None,
     fail_if_no_files: bool | None = None,
+    platform: str | None = None,
 ) -> tuple[list[Rule], Effective]:
     """Rules and effective configuration: defaults < configuration file < command line."""
     from gpulint.config import Overrides, resolve
@@ -201,7 +203,16 @@ def configure(
         ignore=ignored,
         fail_on=fail_on,
         fail_if_no_files=fail_if_no_files,
+        platform=platform,
     )
+    if platform is not None:
+        from gpulint.cluster.platforms import UnknownPlatform
+        from gpulint.cluster.platforms import platform as profile
+
+        try:
+            profile(platform)
+        except UnknownPlatform as exc:
+            fail(f"--platform: {exc}")
     try:
         return rules, resolve(config, rules, overrides)
     except ConfigError as exc:
@@ -330,6 +341,22 @@ def _new_file_mode() -> int:
     return 0o666 & ~umask
 
 
+def assumption(settings: Settings) -> str | None:
+    """What GPU020, GPU021 and GPU040 assume of the cluster when none is described (None:
+    one is), for the text report to say once."""
+    if settings.cluster is not None:
+        return None
+    from gpulint.taints import DEFAULT_TAINTS, Taint
+
+    rows = settings.options.get("GPU020", {}).get("taints", DEFAULT_TAINTS)
+    taints = ", ".join(str(Taint.from_option(r)) for r in rows) or "none"
+    most = settings.options.get("GPU040", {}).get("max_per_node", 8)
+    return (
+        f"assumed GPU taint {taints} and {most} GPUs per node; describe your cluster with "
+        "--cluster, node-pools or platform (docs/cluster.md)"
+    )
+
+
 def run_check(
     paths: list[str] | None,
     *,
@@ -348,6 +375,7 @@ def run_check(
     plugins: list[str] | None = None,
     rule_dirs: list[str] | None = None,
     fail_if_no_files: bool | None = None,
+    platform: str | None = None,
 ) -> int:
     """``gpulint check``: lint, print the report, and return the exit code.
 
@@ -384,6 +412,7 @@ def run_check(
         fail_on,
         trust=trust,
         fail_if_no_files=fail_if_no_files,
+        platform=platform,
     )
     settings = effective.settings
     linter = Linter(rules, settings)
@@ -404,6 +433,7 @@ def run_check(
         stdin_label=stdin_label if STDIN in (paths or []) else None,
         started=started,
         errors=errors,
+        assumption=assumption(settings),
     )
     # Standard output gets the chosen format, or the text report when the chosen format
     # goes to --output. A streaming format is written as each file is done; a report file

@@ -22,6 +22,7 @@ from gpulint.model import Path, Severity
 from gpulint.settings import Settings
 
 if TYPE_CHECKING:
+    from gpulint.cluster.model import Cluster
     from gpulint.globs import PathMatcher
     from gpulint.rule import Rule
     from gpulint.suppress import ObjectIgnore, PathIgnore
@@ -39,7 +40,7 @@ def _codes(values: Iterable[str]) -> list[str]:
 class Overrides:
     """What the command line says (None or empty: not given)."""
 
-    __slots__ = ("extend_select", "fail_if_no_files", "fail_on", "ignore", "select")
+    __slots__ = ("extend_select", "fail_if_no_files", "fail_on", "ignore", "platform", "select")
 
     def __init__(
         self,
@@ -48,7 +49,9 @@ class Overrides:
         ignore: Sequence[str] = (),
         fail_on: str | None = None,
         fail_if_no_files: bool | None = None,
+        platform: str | None = None,
     ) -> None:
+        self.platform = platform
         self.select = select
         self.extend_select = extend_select
         self.ignore = ignore
@@ -212,6 +215,14 @@ def resolve(
     entries["plugins"] = value("plugins", [])
     entries["rule-dirs"] = value("rule-dirs", [])
 
+    # The cluster: the platform profile and the declared node pools (gpulint.cluster.pools).
+    if cli.platform is not None:
+        entries["platform"] = Entry(cli.platform, f"{COMMAND_LINE} (--platform)")
+    else:
+        entries["platform"] = value("platform", None)
+    entries["node-pools"] = value("node-pools", [])
+    cluster = _cluster(config, entries["platform"].value, data.get("node-pools") or [])
+
     select = entries["select"].value
     settings = Settings(
         select=None if select == ["ALL"] else frozenset(select),
@@ -224,6 +235,7 @@ def resolve(
         workloads=table,
         per_file_ignores=per_file,
         per_object_ignores=per_object,
+        cluster=cluster,
     )
     return Effective(
         settings=settings,
@@ -234,6 +246,28 @@ def resolve(
         entries=entries,
         fail_if_no_files=bool(entries["fail-if-no-files"].value),
     )
+
+
+def _cluster(config: ConfigFile | None, platform: str | None, pools: list[Any]) -> Cluster | None:
+    """The cluster ``platform:`` and ``node-pools:`` describe (ConfigError naming the key)."""
+    if platform is None and not pools:
+        return None
+    from gpulint.cluster.platforms import UnknownPlatform
+    from gpulint.cluster.pools import PoolError, build_cluster
+    from gpulint.configfile import ConfigError
+
+    def where(i: int) -> str:
+        return config.where(("node-pools", i)) if config is not None else f"node-pools[{i}]"
+
+    try:
+        return build_cluster(platform, pools, where)
+    except UnknownPlatform as exc:
+        if config is not None and "platform" in config.data and platform == config.data["platform"]:
+            raise ConfigError(config.error(("platform",), str(exc))) from None
+        raise ConfigError(f"--platform: {exc}") from None
+    except PoolError as exc:
+        assert config is not None  # pools come from a configuration file only
+        raise ConfigError(config.error(("node-pools", *exc.path), str(exc))) from None
 
 
 def _ignores(

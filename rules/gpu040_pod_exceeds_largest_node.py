@@ -52,6 +52,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
+from gpulint.cluster.facts import describes_nodes, largest, pool_label
 from gpulint.podrequest import pod_requests
 from gpulint.resources import format_amount
 from gpulint.rule import RuleContext, Violation
@@ -82,11 +83,19 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     default_max = int(ctx.options.get("max_per_node", 8))
     overrides = ctx.options.get("per_resource") or {}
     result = pod_requests(pod)
+    cluster = ctx.cluster if describes_nodes(ctx.cluster) else None
     for name, total in result.requests.items():
         resource = registry.get(name)
         if resource is None or not resource.whole_devices:
             continue
-        limit = int(overrides.get(name, default_max))
+        node = None
+        if cluster is not None:
+            found = largest(cluster, name)
+            if found is None:
+                continue  # no node offers it at all: GPU050 (and GPU052) say so
+            limit, node = int(found[0]), found[1]
+        else:
+            limit = int(overrides.get(name, default_max))
         if total <= limit:
             continue
         holders = [c for c in result.containers if c.requests.get(name, Decimal(0)) > 0]
@@ -98,6 +107,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             + (f" ({c.role})" if c.role != "container" else "")
             for c in holders
         )
+        if node is not None:
+            yield Violation(
+                biggest.paths[name],
+                f"the pod needs {format_amount(total)} {name} ({parts}) but the largest node, of "
+                f"the {pool_label(node)}, offers {limit}: one pod runs on one node, so it stays "
+                f"Pending; split the work over several pods of at most {limit}",
+                at="value",
+            )
+            continue
         yield Violation(
             biggest.paths[name],
             f"the pod needs {format_amount(total)} {name} ({parts}) but the largest node has "

@@ -321,8 +321,9 @@ BAD_CONFIGS = [
     pytest.param(
         "select: [GPU001]\nseverty:\n  GPU003: error\n",
         ".gpulint.yaml:2: severty: unknown key; allowed keys: devices, exclude, extend-select, "
-        "fail-if-no-files, fail-on, force-exclude, gpu-taints, ignore, per-file-ignores, "
-        "per-object-ignores, plugins, rule-dirs, rules, select, severity, workloads",
+        "fail-if-no-files, fail-on, force-exclude, gpu-taints, ignore, node-pools, "
+        "per-file-ignores, per-object-ignores, platform, plugins, rule-dirs, rules, select, "
+        "severity, workloads",
         id="unknown-key",
     ),
     pytest.param(

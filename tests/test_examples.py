@@ -59,7 +59,14 @@ def test_the_bad_examples_cover_every_rule() -> None:
         for _, code, _ in expectation_list(path.read_bytes().decode("utf-8", "replace"))
     }
     # The catalog of GPU and YAML rules (later rule families bring their own examples).
-    assert shown >= {r.code for r in load_rules() if r.code.startswith(("GPU", "YML"))}
+    # GPU051-GPU059 judge pods against a described cluster, which these files have none
+    # of: their examples are the fixtures with a `# cluster:` line and docs/cluster.md.
+    cluster_rules = {f"GPU05{i}" for i in range(1, 10)}
+    assert shown >= {
+        r.code
+        for r in load_rules()
+        if r.code.startswith(("GPU", "YML")) and r.code not in cluster_rules
+    }
 
 
 def test_the_seed_cgpu_example_points_to_the_compute_share() -> None:
@@ -90,5 +97,6 @@ def test_make_demo_shows_real_findings() -> None:
     assert proc.stderr == ""
     lines = proc.stdout.splitlines()
     assert len(lines) > len(BAD)
-    assert all(line.startswith("examples/bad-") for line in lines[:-1])
+    assert lines[-2].startswith("note: assumed GPU taint nvidia.com/gpu=present:NoSchedule")
+    assert all(line.startswith("examples/bad-") for line in lines[:-2])
     assert lines[-1].startswith("Found ")

@@ -34,6 +34,10 @@ FORMATS: dict[str, str] = {
 }
 
 
+#: The rules whose findings rest on an assumed cluster when none is described.
+ASSUMING_RULES = frozenset({"GPU020", "GPU021", "GPU040"})
+
+
 class ReportContext:
     """What a format needs besides the findings: the rules, the run and where it ran.
 
@@ -43,6 +47,7 @@ class ReportContext:
 
     __slots__ = (
         "argv",
+        "assumption",
         "color",
         "cwd",
         "ended",
@@ -66,7 +71,11 @@ class ReportContext:
         started: float | None = None,
         ended: float | None = None,
         errors: Sequence[str] = (),
+        assumption: str | None = None,
     ) -> None:
+        #: What rules assumed of the cluster for want of a description (the text report
+        #: says it once, after a finding of one of ASSUMING_RULES); None: nothing assumed.
+        self.assumption = assumption
         self.rules = rules
         self.fail_on = fail_on
         self.exit_code = exit_code
