@@ -15,8 +15,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from gpulint.cluster.model import Cluster
     from gpulint.config import Effective
     from gpulint.configfile import ConfigFile
+    from gpulint.discover import Target
     from gpulint.model import Finding
     from gpulint.rule import Rule
     from gpulint.settings import Settings
@@ -341,10 +345,30 @@ def _new_file_mode() -> int:
     return 0o666 & ~umask
 
 
+def cluster_objects(cluster: Cluster | None, found: Iterable[Target]) -> Cluster | None:
+    """``cluster`` with the node-pool objects of the files to lint (Karpenter NodePools,
+    Kueue ResourceFlavors), read in a pre-pass so that every worker sees the same cluster
+    (gpulint.cluster.objects). Standard input is not pre-read; unreadable files add
+    nothing (the lint reports them)."""
+    from gpulint.cluster.objects import merged, scan
+    from gpulint.runner import read_target
+
+    def files() -> Iterator[tuple[str, bytes]]:
+        for target in found:
+            if target.path is None:
+                continue
+            raw, _ = read_target(target)
+            if raw is not None:
+                yield target.label, raw
+
+    return merged(cluster, scan(files()))
+
+
 def assumption(settings: Settings) -> str | None:
     """What GPU020, GPU021 and GPU040 assume of the cluster when none is described (None:
     one is), for the text report to say once."""
-    if settings.cluster is not None:
+    cluster = settings.cluster
+    if cluster is not None and (cluster.nodes or cluster.gpu_taints is not None):
         return None
     from gpulint.taints import DEFAULT_TAINTS, Taint
 
@@ -415,10 +439,14 @@ def run_check(
         platform=platform,
     )
     settings = effective.settings
-    linter = Linter(rules, settings)
     exclude = effective.exclude.matches if effective.exclude else None
     stdin_label = stdin_filename or "<stdin>"
     given = paths or ["."]
+    # The files' node-pool objects first, in a walk of their own (the lint's walk streams).
+    settings.cluster = cluster_objects(
+        settings.cluster, targets(given, stdin_label, exclude, effective.force_exclude)[0]
+    )
+    linter = Linter(rules, settings)
     found, missing = targets(given, stdin_label, exclude, effective.force_exclude)
     errors = [f"{path}: no such file or directory" for path in missing]
     for message in errors:

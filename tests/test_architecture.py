@@ -35,7 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # the cluster the manifests are applied to: nodes, pools, platform
     ("cluster", "cluster.model"),
     # node pools, instance types and platform profiles; what rules ask of a cluster
-    ("cluster.catalog", "cluster.platforms", "cluster.pools", "cluster.facts"),
+    ("cluster.catalog", "cluster.platforms", "cluster.pools", "cluster.facts", "cluster.objects"),
     # what a rule, the run's settings and a run's result are
     ("rule", "settings", "report"),
     # reports -> text; below everything that runs a check

@@ -15,10 +15,11 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from gpulint.cluster.catalog import INSTANCE_TYPE_LABEL, builtin_catalog
+from gpulint.cluster.objects import scan
 from gpulint.cluster.platforms import CHOICES, PLATFORMS
 from gpulint.cluster.pools import PoolError, build_cluster, pool_node
 from gpulint.taints import Taint
-from tests.conftest import ROOT, RULE_FIXTURES, gpulint_in_process
+from tests.conftest import ROOT, RULE_FIXTURES, gpulint_in_process, gpulint_subprocess
 from tests.docblocks import block
 from tests.test_readme import run_console
 
@@ -215,3 +216,102 @@ def test_the_cluster_example(tmp_path: Path) -> None:
     (tmp_path / ".gpulint.yaml").write_text(block("docs/cluster.md", "An example", "yaml", 0).text)
     (tmp_path / "jobs.yaml").write_text(block("docs/cluster.md", "An example", "yaml", 1).text)
     assert run_console(block("docs/cluster.md", "An example", "console"), tmp_path) == [1]
+
+
+# -- node-pool objects in the linted files -------------------------------------------------------
+
+NODEPOOL = b"""\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    metadata:
+      labels: {team: ml}
+    spec:
+      requirements:
+      - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g6e]}
+      taints:
+      - {key: nvidia.com/gpu, effect: NoSchedule}
+      startupTaints:
+      - {key: node.example.com/not-ready, effect: NoSchedule}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: any-gpu
+spec:
+  template:
+    spec:
+      requirements:
+      - {key: karpenter.k8s.aws/instance-gpu-count, operator: Lt, values: ["5"]}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: cpu
+spec:
+  template:
+    spec:
+      requirements:
+      - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+"""
+
+FLAVOR = b"""\
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata:
+  name: h100
+spec:
+  nodeLabels:
+    node.kubernetes.io/instance-type: p5.48xlarge
+  nodeTaints:
+  - {key: nvidia.com/gpu, value: present, effect: NoSchedule}
+  tolerations:
+  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+"""
+
+
+def test_karpenter_nodepools_become_nodes() -> None:
+    found = scan([("pools.yaml", NODEPOOL)])
+    names = [n.name for n in found.nodes]
+    assert names[:8] == [f"gpu/g6e.{s}" for s in (
+        "xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge", "12xlarge", "24xlarge", "48xlarge"
+    )]  # fmt: skip
+    big = found.nodes[7]
+    assert big.taints == (Taint("nvidia.com/gpu", "", "NoSchedule"),)  # no startup taint
+    assert big.labels["team"] == "ml" and big.labels["karpenter.sh/nodepool"] == "gpu"
+    assert big.allocatable["nvidia.com/gpu"] == 8 and big.source == "pools.yaml:1"
+    # A GPU pool that pins no instance type: as many GPUs as the requirement allows.
+    (loose,) = [n for n in found.nodes if n.pool == "any-gpu"]
+    assert loose.allocatable["nvidia.com/gpu"] == 4 and loose.taints == ()
+    assert not any(n.pool == "cpu" for n in found.nodes)  # not a GPU pool, not a catalog type
+
+
+def test_kueue_flavors_give_tolerations_and_nodes() -> None:
+    found = scan([("flavors.yaml", FLAVOR), ("other.yaml", b"kind: ConfigMap\n")])
+    assert found.tolerations == (
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+    )
+    (node,) = found.nodes
+    assert node.allocatable["nvidia.com/gpu"] == 8
+    assert node.taints == (Taint("nvidia.com/gpu", "present", "NoSchedule"),)
+    assert not scan([("broken.yaml", b"kind: NodePool\n  bad: [\n")])
+
+
+def test_node_pool_objects_feed_every_worker(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a-flavors.yaml").write_bytes(FLAVOR)
+    job = (RULE_FIXTURES / "GPU020" / "fail-no-tolerations-every-kind.yaml").read_text()
+    for i in range(6):
+        (tmp_path / f"job-{i}.yaml").write_text(job)
+    queued = job.replace("metadata:\n", "metadata:\n  labels: {kueue.x-k8s.io/queue-name: q}\n")
+    (tmp_path / "queued.yaml").write_text(queued)
+    for jobs in ("1", "2"):
+        proc = gpulint_subprocess("check", "-j", jobs, "-f", "json", "--select", "GPU020", ".",
+                                  cwd=tmp_path)  # fmt: skip
+        files = {f["path"] for f in json.loads(proc.stdout)["findings"]}
+        # The flavor's p5 nodes are tainted: every job is flagged but the queued ones,
+        # whose pods Kueue gives the flavor's toleration.
+        assert files == {f"job-{i}.yaml" for i in range(6)}, (jobs, files)
