@@ -442,10 +442,12 @@ def run_check(
     exclude = effective.exclude.matches if effective.exclude else None
     stdin_label = stdin_filename or "<stdin>"
     given = paths or ["."]
-    # The files' node-pool objects first, in a walk of their own (the lint's walk streams).
-    settings.cluster = cluster_objects(
-        settings.cluster, targets(given, stdin_label, exclude, effective.force_exclude)[0]
-    )
+    # The files' node-pool objects first, in a walk of their own (the lint's walk streams),
+    # when a cluster is described: without one, the output stays what it always was.
+    if settings.cluster is not None:
+        settings.cluster = cluster_objects(
+            settings.cluster, targets(given, stdin_label, exclude, effective.force_exclude)[0]
+        )
     linter = Linter(rules, settings)
     found, missing = targets(given, stdin_label, exclude, effective.force_exclude)
     errors = [f"{path}: no such file or directory" for path in missing]

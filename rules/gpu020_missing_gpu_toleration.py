@@ -173,7 +173,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             at = "value" if miss.field is not None else "key"
         break
     if pool is not None:
-        more = f" (and every other GPU pool: {others})" if others else ""
+        more = f", and {others} other GPU pool{'s' * (others > 1)} repel it too" if others else ""
         yield Violation(
             where,
             f"the pod {first} but does not tolerate the taint {taints} of the GPU "

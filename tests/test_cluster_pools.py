@@ -302,6 +302,7 @@ def test_kueue_flavors_give_tolerations_and_nodes() -> None:
 
 def test_node_pool_objects_feed_every_worker(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
+    (tmp_path / ".gpulint.yaml").write_text("platform: generic\n")
     (tmp_path / "a-flavors.yaml").write_bytes(FLAVOR)
     job = (RULE_FIXTURES / "GPU020" / "fail-no-tolerations-every-kind.yaml").read_text()
     for i in range(6):
@@ -315,3 +316,9 @@ def test_node_pool_objects_feed_every_worker(tmp_path: Path) -> None:
         # The flavor's p5 nodes are tainted: every job is flagged but the queued ones,
         # whose pods Kueue gives the flavor's toleration.
         assert files == {f"job-{i}.yaml" for i in range(6)}, (jobs, files)
+    # Without a cluster description the objects are not read: every GPU job is flagged
+    # against the assumed taint, as before.
+    (tmp_path / ".gpulint.yaml").unlink()
+    proc = gpulint_subprocess("check", "-f", "json", "--select", "GPU020", ".", cwd=tmp_path)
+    files = {f["path"] for f in json.loads(proc.stdout)["findings"]}
+    assert files == {*(f"job-{i}.yaml" for i in range(6)), "queued.yaml"}

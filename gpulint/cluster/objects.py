@@ -1,13 +1,14 @@
 """Node-pool objects in the linted files: Karpenter ``NodePool`` and Kueue ``ResourceFlavor``.
 
-They say which nodes and tolerations the repository's pods will get, so they feed the
-cluster before any pod is judged: ``gpulint check`` reads them in a pre-pass over the files
-to lint (:func:`scan`), before linting starts, so every worker process (``--jobs``) and
-every file, whatever its order, sees the same cluster. Only files
-whose bytes name one of the two kinds are parsed (a substring test), so the pre-pass costs
-one read of each file, which the operating system's cache then serves to the lint. Standard
-input is not pre-read: it is linted as it streams, against the cluster the other inputs and
-the configuration describe.
+They say which nodes and tolerations the repository's pods will get, so, once a cluster is
+described (``platform:``, ``node-pools:``, ``--cluster``; without a description gpulint's
+output stays what it always was), they feed it before any pod is judged: ``gpulint check``
+reads them in a pre-pass over the files to lint (:func:`scan`), before linting starts, so
+every worker process (``--jobs``) and every file, whatever its order, sees the same
+cluster. Only files whose bytes name one of the two kinds are parsed (a substring test), so
+the pre-pass costs one read of each file, which the operating system's cache then serves to
+the lint. Standard input is not pre-read: it is linted as it streams, against the cluster
+the other inputs and the configuration describe.
 
 - A Karpenter ``NodePool`` (``karpenter.sh``) becomes one node per instance type of the
   catalog its ``spec.template.spec.requirements`` allow (``node.kubernetes.io/instance-type``
