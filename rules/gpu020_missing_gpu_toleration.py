@@ -27,6 +27,15 @@ case (`exists`; GPU022 reports that the API server rejects it), the effect, or t
 When the rule runs with the default taint, the message says so and how to set the
 cluster's own (`gpu-taints:` in `.gpulint.yaml`, `[]` on GKE).
 
+With a cluster described (`node-pools:`, `--cluster`, `platform:`; docs/cluster.md), the
+taints are the GPU nodes' own: the pod is flagged only when every node that offers what it
+asks for has a taint it does not tolerate, and the message names the closest pool and where
+it is described. The tolerations the platform adds count: GKE's ExtendedResourceToleration
+(`{key: <resource>, operator: Exists, effect: NoSchedule}` per extended resource requested)
+and, for a pod that names a Kueue queue, the ResourceFlavors' tolerations. With only a
+platform, its GPU taints are used (GKE's `nvidia.com/gpu=present:NoSchedule`, none on EKS,
+AKS, ACK and OpenShift) unless `taints` is configured.
+
 Only taints that keep the pod off the node count: a `PreferNoSchedule` taint is a preference,
 and a pod bound with `spec.nodeName` skips the scheduler, so only `NoExecute` taints (which
 the kubelet enforces at admission) apply to it.
@@ -72,6 +81,7 @@ run on NVIDIA hardware); omit it for every accelerator.
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#gpu-pods (what makes a GPU pod)
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#taints-and-tolerations
   (`ToleratesTaint`, GKE and AKS taints)
+- https://github.com/gpulint/gpulint/blob/main/docs/cluster.md (node pools and platforms)
 - https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/
 - https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/
 - argoproj/argo-workflows `workflow/controller/workflowpod.go` (`addSchedulingConstraints`:

@@ -16,6 +16,9 @@ flagged: defaults a workload kind shares between all its pods (an Argo workflow'
 "Requests no GPU" is the opposite of GPU020's GPU pod, and the same as `when: {gpu: false}`
 in declarative rules (see References).
 
+With a cluster described (docs/cluster.md), the GPU taints are those of the nodes that
+offer an accelerator (or, with only a platform, the platform's GPU taints).
+
 ## Why it matters
 The taint is what keeps ordinary pods off expensive GPU nodes. A CPU pod that tolerates it
 can be scheduled there and take CPU and memory that GPU jobs need, stranding GPUs.
@@ -39,7 +42,8 @@ spec:
 ```
 
 ## Options
-`taints`: the same list as GPU020 (the taints on your GPU nodes).
+`taints`: the same list as GPU020 (the taints on your GPU nodes), used when no cluster is
+described.
 
 ## References
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#gpu-pods (what makes a GPU pod)

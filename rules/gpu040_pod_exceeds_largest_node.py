@@ -8,6 +8,11 @@ node of the cluster (default 8). The arithmetic is Kubernetes' `PodRequests`: th
 regular containers and sidecars, or, if larger, each init container's request plus the
 sidecars declared before it; limits fill in missing requests.
 
+With node pools or a node inventory described (docs/cluster.md), the largest node is the
+described node that offers the most of that resource (a pool on the MIG `single` strategy
+or time-slicing without renaming offers more `nvidia.com/gpu` than it has GPUs), and the
+options are not used; a resource no node offers is GPU050's and GPU052's to report.
+
 ## Why it matters
 A pod is placed on one node. If no node has that many devices, the scheduler reports
 `Insufficient nvidia.com/gpu` forever and the cluster autoscaler cannot help. Multi-node

@@ -322,3 +322,21 @@ def test_node_pool_objects_feed_every_worker(tmp_path: Path) -> None:
     proc = gpulint_subprocess("check", "-f", "json", "--select", "GPU020", ".", cwd=tmp_path)
     files = {f["path"] for f in json.loads(proc.stdout)["findings"]}
     assert files == {*(f"job-{i}.yaml" for i in range(6)), "queued.yaml"}
+
+
+@pytest.mark.parametrize(
+    ("mig", "message"),
+    [
+        ({"strategy": "single", "layout": {"2g.7gb": 3}}, "'2g.7gb' is not a MIG profile"),
+        (
+            {"strategy": "mixed", "layout": {"1g.5gb": 7}},
+            "A100-SXM4-80GB GPUs offer no MIG profile 1g.5gb; they offer 1g.10gb, 1g.20gb",
+        ),
+        ({"strategy": "single", "layout": {}}, "the single strategy needs a MIG layout"),
+        ({"strategy": "mixed", "layout": {"3g.40gb": 2}, "partitioned": 9}, "9 partitioned GPUs"),
+    ],
+)
+def test_bad_mig_layouts(mig: dict, message: str) -> None:
+    with pytest.raises(PoolError) as info:
+        pool_node({"name": "p", "instance-type": "p4de.24xlarge", "mig": mig}, None)
+    assert message in str(info.value)

@@ -62,6 +62,31 @@ def _quantity(text: Any, path: tuple[str | int, ...]) -> Decimal:
         raise PoolError(path, f"{text!r} is not a Kubernetes quantity: {exc}") from None
 
 
+def _check_profile(profile: str, model: str) -> None:
+    """A MIG profile of the device registry, and one the pool's GPU model offers (when the
+    registry knows the model: ``A100-SXM4-40GB`` is its ``A100-40GB``)."""
+    import re
+
+    from gpulint.registry import builtin_registry
+
+    registry = builtin_registry()
+    resource = registry.get(mig_resource(profile))
+    if resource is None or resource.kind != "mig":
+        raise PoolError(("mig", "layout", profile), f"{profile!r} is not a MIG profile")
+    known = {m for r in registry.resources.values() if r.kind == "mig" for m in r.mig_models}
+    plain = re.sub(r"-(SXM\d?|PCIE)(?=-)", "", model)
+    if plain in known and resource.mig_models and plain not in resource.mig_models:
+        offered = sorted(
+            n[len("nvidia.com/mig-") :]
+            for n, r in registry.resources.items()
+            if r.kind == "mig" and plain in r.mig_models and not n.endswith(".me")
+        )
+        raise PoolError(
+            ("mig", "layout", profile),
+            f"{model} GPUs offer no MIG profile {profile}; they offer {', '.join(offered)}",
+        )
+
+
 def pool_node(row: Mapping[str, Any], plat: Platform | None, source: str = "") -> Node:
     """The node of one ``node-pools`` entry (already valid against the schema)."""
     name = row["name"]
@@ -103,6 +128,8 @@ def pool_node(row: Mapping[str, Any], plat: Platform | None, source: str = "") -
             raise PoolError(("mig",), f"MIG partitions NVIDIA GPUs, but this pool has {resource}")
         if not layout:
             raise PoolError(("mig", "layout"), f"the {strategy} strategy needs a MIG layout")
+        for profile in layout:
+            _check_profile(profile, model)
         labels["nvidia.com/mig.strategy"] = strategy
         if strategy == "single":
             if len(layout) != 1:
