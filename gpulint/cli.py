@@ -189,6 +189,18 @@ FailIfNoFilesOption = Annotated[
     ),
 ]
 
+PlatformOption = Annotated[
+    str | None,
+    typer.Option(
+        "--platform",
+        metavar="PLATFORM",
+        help="The platform that runs the cluster: ack, gke, gke-autopilot, eks, aks, openshift "
+        "or generic (what it does on its own: docs/cluster.md) [default: the configuration's "
+        "`platform`].",
+        show_default=False,
+    ),
+]
+
 
 def _version(value: bool) -> None:
     if value:
@@ -316,6 +328,7 @@ def check(
             "is something to fix).",
         ),
     ] = False,
+    platform: PlatformOption = None,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes.
 
@@ -361,6 +374,7 @@ def check(
             fix=fix,
             unsafe_fixes=unsafe_fixes,
             diff=diff,
+            platform=platform,
         )
     )
 
@@ -387,6 +401,7 @@ def inspect_cmd(
     plugin: PluginOption = None,
     rule_dir: RuleDirOption = None,
     cluster: ClusterOption = None,
+    platform: PlatformOption = None,
 ) -> None:
     """List the workloads found, their pod specs and each pod's effective GPU request;
     with --cluster, which nodes each GPU pod fits and why the others do not."""
@@ -396,7 +411,9 @@ def inspect_cmd(
 
     check_stdin_filename(paths, stdin_filename)
     trust = Trust(allow_plugins, plugin or (), rule_dir or ())
-    _, effective = _configure(config, isolated, trust=trust, cluster=cluster or ())
+    _, effective = _configure(
+        config, isolated, trust=trust, cluster=cluster or (), platform=platform
+    )
     settings = effective.settings
     exclude = effective.exclude.matches if effective.exclude else None
     found, missing = targets(

@@ -15,14 +15,19 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from gpulint.cluster.model import Cluster
     from gpulint.config import Effective
     from gpulint.configfile import ConfigFile
+    from gpulint.discover import Target
     from gpulint.fixer import FileFix
     from gpulint.model import Finding
     from gpulint.render import RenderOptions
     from gpulint.render.trees import Trees
     from gpulint.report import Report
     from gpulint.rule import Rule
+    from gpulint.settings import Settings
 
 
 def error(message: str) -> None:
@@ -184,6 +189,7 @@ def configure(
     trust: Trust | None = None,
     fail_if_no_files: bool | None = None,
     cluster: Sequence[str] = (),
+    platform: str | None = None,
 ) -> tuple[list[Rule], Effective]:
     """Rules and effective configuration: defaults < configuration file < command line."""
     from gpulint.config import Overrides, resolve
@@ -207,7 +213,16 @@ def configure(
         fail_on=fail_on,
         fail_if_no_files=fail_if_no_files,
         cluster=cluster,
+        platform=platform,
     )
+    if platform is not None:
+        from gpulint.cluster.platforms import UnknownPlatform
+        from gpulint.cluster.platforms import platform as profile
+
+        try:
+            profile(platform)
+        except UnknownPlatform as exc:
+            fail(f"--platform: {exc}")
     try:
         return rules, resolve(config, rules, overrides)
     except ConfigError as exc:
@@ -439,6 +454,42 @@ def render_options(
     return options, Trees(render)
 
 
+def cluster_objects(cluster: Cluster | None, found: Iterable[Target]) -> Cluster | None:
+    """``cluster`` with the node-pool objects of the files to lint (Karpenter NodePools,
+    Kueue ResourceFlavors), read in a pre-pass so that every worker sees the same cluster
+    (gpulint.cluster.objects). Standard input is not pre-read; unreadable files add
+    nothing (the lint reports them)."""
+    from gpulint.cluster.objects import merged, scan
+    from gpulint.runner import read_target
+
+    def files() -> Iterator[tuple[str, bytes]]:
+        for target in found:
+            if target.path is None:
+                continue
+            raw, _ = read_target(target)
+            if raw is not None:
+                yield target.label, raw
+
+    return merged(cluster, scan(files()))
+
+
+def assumption(settings: Settings) -> str | None:
+    """What GPU020, GPU021 and GPU040 assume of the cluster when none is described (None:
+    one is), for the text report to say once."""
+    cluster = settings.cluster
+    if cluster is not None and (cluster.nodes or cluster.gpu_taints is not None):
+        return None
+    from gpulint.taints import DEFAULT_TAINTS, Taint
+
+    rows = settings.options.get("GPU020", {}).get("taints", DEFAULT_TAINTS)
+    taints = ", ".join(str(Taint.from_option(r)) for r in rows) or "none"
+    most = settings.options.get("GPU040", {}).get("max_per_node", 8)
+    return (
+        f"assumed GPU taint {taints} and {most} GPUs per node; describe your cluster with "
+        "--cluster, node-pools or platform (docs/cluster.md)"
+    )
+
+
 def run_check(
     paths: list[str] | None,
     *,
@@ -470,6 +521,7 @@ def run_check(
     fix: bool = False,
     unsafe_fixes: bool = False,
     diff: bool = False,
+    platform: str | None = None,
 ) -> int:
     """``gpulint check``: lint, print the report, and return the exit code.
 
@@ -516,9 +568,9 @@ def run_check(
         trust=trust,
         fail_if_no_files=fail_if_no_files,
         cluster=cluster or (),
+        platform=platform,
     )
     settings = effective.settings
-    linter = Linter(rules, settings)
     exclude = effective.exclude.matches if effective.exclude else None
     stdin_label = stdin_filename or "<stdin>"
     given = paths or ["."]
@@ -533,6 +585,13 @@ def run_check(
         release_name,
         namespace,
     )
+    # The files' node-pool objects first, in a walk of their own (the lint's walk streams),
+    # when a cluster is described: without one, the output stays what it always was.
+    if settings.cluster is not None:
+        settings.cluster = cluster_objects(
+            settings.cluster, targets(given, stdin_label, exclude, effective.force_exclude)[0]
+        )
+    linter = Linter(rules, settings)
     found, missing = targets(
         given, stdin_label, exclude, effective.force_exclude, trees=rendering[1]
     )
@@ -550,6 +609,7 @@ def run_check(
         started=started,
         errors=errors,
         show_rendered=show_rendered,
+        assumption=assumption(settings),
     )
     # Standard output gets the chosen format, or the text report when the chosen format
     # goes to --output. A streaming format is written as each file is done; a report file

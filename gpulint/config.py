@@ -42,7 +42,15 @@ def _codes(values: Iterable[str]) -> list[str]:
 class Overrides:
     """What the command line says (None or empty: not given)."""
 
-    __slots__ = ("cluster", "extend_select", "fail_if_no_files", "fail_on", "ignore", "select")
+    __slots__ = (
+        "cluster",
+        "extend_select",
+        "fail_if_no_files",
+        "fail_on",
+        "ignore",
+        "platform",
+        "select",
+    )
 
     def __init__(
         self,
@@ -52,7 +60,9 @@ class Overrides:
         fail_on: str | None = None,
         fail_if_no_files: bool | None = None,
         cluster: Sequence[str] = (),
+        platform: str | None = None,
     ) -> None:
+        self.platform = platform
         self.select = select
         self.extend_select = extend_select
         self.ignore = ignore
@@ -231,7 +241,22 @@ def resolve(
     else:
         entries["cluster"] = value("cluster", [])
         inventories = _inventory_paths(config)
-    cluster = cluster_from(inventories)
+    described = cluster_from(inventories)
+
+    # The cluster: the platform profile and the declared node pools (gpulint.cluster.pools).
+    if cli.platform is not None:
+        entries["platform"] = Entry(cli.platform, f"{COMMAND_LINE} (--platform)")
+    else:
+        entries["platform"] = value("platform", None)
+    entries["node-pools"] = value("node-pools", [])
+    cluster = _cluster(config, entries["platform"].value, data.get("node-pools") or [])
+    # Inventory nodes and declared pools together: the platform's facts with every node.
+    if described is not None:
+        cluster = (
+            described
+            if cluster is None
+            else cluster._replace(nodes=(*described.nodes, *cluster.nodes))
+        )
 
     select = entries["select"].value
     settings = Settings(
@@ -354,6 +379,28 @@ def _inventory_paths(config: ConfigFile | None) -> list[tuple[FsPath, str]]:
     if errors:
         raise ConfigError("\n".join(errors))
     return out
+
+
+def _cluster(config: ConfigFile | None, platform: str | None, pools: list[Any]) -> Cluster | None:
+    """The cluster ``platform:`` and ``node-pools:`` describe (ConfigError naming the key)."""
+    if platform is None and not pools:
+        return None
+    from gpulint.cluster.platforms import UnknownPlatform
+    from gpulint.cluster.pools import PoolError, build_cluster
+    from gpulint.configfile import ConfigError
+
+    def where(i: int) -> str:
+        return config.where(("node-pools", i)) if config is not None else f"node-pools[{i}]"
+
+    try:
+        return build_cluster(platform, pools, where)
+    except UnknownPlatform as exc:
+        if config is not None and "platform" in config.data and platform == config.data["platform"]:
+            raise ConfigError(config.error(("platform",), str(exc))) from None
+        raise ConfigError(f"--platform: {exc}") from None
+    except PoolError as exc:
+        assert config is not None  # pools come from a configuration file only
+        raise ConfigError(config.error(("node-pools", *exc.path), str(exc))) from None
 
 
 def _ignores(

@@ -100,6 +100,9 @@ def config_schema(rules: Sequence[Rule]) -> dict[str, Any]:
     properties["rules"]["properties"] = {
         r.code: _options_schema(r.code, r.options_schema) for r in rules
     }
+    from gpulint.cluster.platforms import CHOICES
+
+    properties["platform"] = {"enum": list(CHOICES), **properties["platform"]}
     taints = {k: v for k, v in TAINTS_OPTION.items() if k != "default"}
     taints.update(properties[GPU_TAINTS])
     properties[GPU_TAINTS] = taints

@@ -27,6 +27,15 @@ case (`exists`; GPU022 reports that the API server rejects it), the effect, or t
 When the rule runs with the default taint, the message says so and how to set the
 cluster's own (`gpu-taints:` in `.gpulint.yaml`, `[]` on GKE).
 
+With a cluster described (`node-pools:`, `--cluster`, `platform:`; docs/cluster.md), the
+taints are the GPU nodes' own: the pod is flagged only when every node that offers what it
+asks for has a taint it does not tolerate, and the message names the closest pool and where
+it is described. The tolerations the platform adds count: GKE's ExtendedResourceToleration
+(`{key: <resource>, operator: Exists, effect: NoSchedule}` per extended resource requested)
+and, for a pod that names a Kueue queue, the ResourceFlavors' tolerations. With only a
+platform, its GPU taints are used (GKE's `nvidia.com/gpu=present:NoSchedule`, none on EKS,
+AKS, ACK and OpenShift) unless `taints` is configured.
+
 Only taints that keep the pod off the node count: a `PreferNoSchedule` taint is a preference,
 and a pod bound with `spec.nodeName` skips the scheduler, so only `NoExecute` taints (which
 the kubelet enforces at admission) apply to it.
@@ -77,6 +86,7 @@ run on NVIDIA hardware); omit it for every accelerator.
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#gpu-pods (what makes a GPU pod)
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#taints-and-tolerations
   (`ToleratesTaint`, GKE and AKS taints)
+- https://github.com/gpulint/gpulint/blob/main/docs/cluster.md (node pools and platforms)
 - https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/
 - https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/
 - argoproj/argo-workflows `workflow/controller/workflowpod.go` (`addSchedulingConstraints`:
@@ -89,6 +99,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.cluster.facts import (
+    KUEUE_QUEUE_LABEL,
+    accelerator_nodes,
+    added_tolerations,
+    describes_nodes,
+    enforced_taints,
+    nodes_offering,
+    pool_label,
+)
+from gpulint.cluster.model import Node
 from gpulint.resources import gpu_demand
 from gpulint.rule import AppendItem, Repair, RuleContext, Violation
 from gpulint.taints import (
@@ -136,15 +156,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     tolerations = pod.tolerations
     node_name = pod.spec.get("nodeName")
     bound = isinstance(node_name, str) and bool(node_name)
-    missing = [
-        taint
-        for taint in taints_from_options(ctx.options)
-        if (taint.hardware is None or taint.hardware & hardware)
-        and _enforced(taint.effect, bound)
-        and not any(tolerates(t, taint) for t in tolerations)
-    ]
-    if not missing:
+    extra = added_tolerations(ctx.cluster, [e.name for e in demand.entries], _queued(pod))
+    effective = [*tolerations, *extra]
+    found = _untolerated(pod, ctx, demand, hardware, bound, effective)
+    if found is None:
         return
+    missing, pool, others = found
     taints = ", ".join(str(t) for t in missing)
     hints = ", ".join(t.toleration_hint() for t in missing)
     has_key = "tolerations" in pod.spec
@@ -178,7 +195,16 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             where = (*item, miss.field) if miss.field is not None else item
             at = "value" if miss.field is not None else "key"
         break
-    if default_taints_assumed(ctx.options):
+    if pool is not None:
+        more = f", and {others} other GPU pool{'s' * (others > 1)} repel it too" if others else ""
+        yield Violation(
+            where,
+            f"the pod {first} but does not tolerate the taint {taints} of the GPU "
+            f"{pool_label(pool)}{more}{inherited}: it stays Pending; {advice}",
+            at=at,
+        )
+        return
+    if ctx.cluster is None and default_taints_assumed(ctx.options):
         advice += (
             " (gpulint's default GPU taint; if your GPU nodes carry another, set `gpu-taints:` "
             "in .gpulint.yaml, or `gpu-taints: []` on GKE, which adds the toleration itself)"
@@ -195,6 +221,84 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
 def _toleration(taint: Taint) -> dict[str, str]:
     """The toleration ``toleration_hint`` describes, as data."""
     return {"key": taint.key, "operator": "Exists", "effect": taint.effect}
+
+
+def _queued(pod: PodSpec) -> bool:
+    """The pod (or its workload) names a Kueue queue: Kueue admits it with a flavor."""
+    for labels in (_labels(pod.obj.data), _labels(_template(pod))):
+        if KUEUE_QUEUE_LABEL in labels:
+            return True
+    return False
+
+
+def _labels(data: Any) -> dict[str, Any]:
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    labels = meta.get("labels") if isinstance(meta, dict) else None
+    return labels if isinstance(labels, dict) else {}
+
+
+def _template(pod: PodSpec) -> Any:
+    """The pod template around the pod spec (``...template`` of ``...template.spec``)."""
+    node: Any = pod.obj.data
+    rel = pod.path[len(pod.obj.path) :]
+    for key in rel[:-1]:
+        try:
+            node = node[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return node
+
+
+def _untolerated(
+    pod: PodSpec,
+    ctx: RuleContext,
+    demand: Any,
+    hardware: set[str],
+    bound: bool,
+    tolerations: list[Any],
+) -> tuple[list[Taint], Node | None, int] | None:
+    """The taints that keep the pod off its GPU nodes, the pool they are on (None: the
+    configured or platform taints), and how many other GPU pools also repel it; None when
+    the pod tolerates some pool's taints (or no pool offers what it asks for)."""
+    cluster = ctx.cluster
+    if describes_nodes(cluster):
+        assert cluster is not None
+        names = [e.name for e in demand.entries if ctx.registry.is_accelerator(e.name)]
+        names += [n for n in demand.pod_level if ctx.registry.is_accelerator(n)]
+        nodes = nodes_offering(cluster, names) if names else []
+        if not names:
+            # A DRA claim (or a look-alike name): any GPU node may serve it.
+            nodes = accelerator_nodes(cluster, ctx.registry)
+        if not nodes:
+            return None  # no pool offers it: that is GPU050's and GPU051-GPU053's to say
+        best: tuple[list[Taint], Node] | None = None
+        for node in nodes:
+            left = [
+                t
+                for t in enforced_taints(node, bound)
+                if not any(tolerates(t2, t) for t2 in tolerations)
+            ]
+            if not left:
+                return None
+            if best is None or len(left) < len(best[0]):
+                best = (left, node)
+        assert best is not None
+        return best[0], best[1], len(nodes) - 1
+    taints = taints_from_options(ctx.options)
+    if (
+        cluster is not None
+        and cluster.gpu_taints is not None
+        and default_taints_assumed(ctx.options)
+    ):
+        taints = list(cluster.gpu_taints)  # the platform's, unless the user set their own
+    missing = [
+        taint
+        for taint in taints
+        if (taint.hardware is None or taint.hardware & hardware)
+        and _enforced(taint.effect, bound)
+        and not any(tolerates(t, taint) for t in tolerations)
+    ]
+    return (missing, None, 0) if missing else None
 
 
 def _enforced(effect: str, bound: bool) -> bool:

@@ -16,6 +16,9 @@ flagged: defaults a workload kind shares between all its pods (an Argo workflow'
 "Requests no GPU" is the opposite of GPU020's GPU pod, and the same as `when: {gpu: false}`
 in declarative rules (see References).
 
+With a cluster described (docs/cluster.md), the GPU taints are those of the nodes that
+offer an accelerator (or, with only a platform, the platform's GPU taints).
+
 ## Why it matters
 The taint is what keeps ordinary pods off expensive GPU nodes. A CPU pod that tolerates it
 can be scheduled there and take CPU and memory that GPU jobs need, stranding GPUs.
@@ -39,7 +42,8 @@ spec:
 ```
 
 ## Options
-`taints`: the same list as GPU020 (the taints on your GPU nodes).
+`taints`: the same list as GPU020 (the taints on your GPU nodes), used when no cluster is
+described.
 
 ## References
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#gpu-pods (what makes a GPU pod)
@@ -52,9 +56,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.cluster.facts import accelerator_nodes, describes_nodes, enforced_taints
 from gpulint.resources import gpu_demand
 from gpulint.rule import RuleContext, Violation
-from gpulint.taints import TAINTS_OPTION, taints_from_options, tolerates
+from gpulint.taints import (
+    TAINTS_OPTION,
+    Taint,
+    default_taints_assumed,
+    taints_from_options,
+    tolerates,
+)
 from gpulint.workloads import PodSpec
 
 CODE = "GPU021"
@@ -70,7 +81,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     if not gpu_demand(pod, ctx.registry).cpu:
         return  # a GPU pod, or a DRA claim defined elsewhere that may well be a GPU
-    taints = taints_from_options(ctx.options)
+    taints = _gpu_taints(ctx)
     for i, toleration in enumerate(tolerations):
         matched = [t for t in taints if tolerates(toleration, t)]
         if not matched:
@@ -87,3 +98,22 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             "GPU nodes and hold capacity GPU jobs need; remove the toleration, or request a GPU",
             at="value",
         )
+
+
+def _gpu_taints(ctx: RuleContext) -> list[Taint]:
+    """The GPU nodes' taints: from the described nodes, else the platform's (unless the user
+    set `taints`), else the option."""
+    cluster = ctx.cluster
+    if describes_nodes(cluster):
+        assert cluster is not None
+        seen: dict[Taint, None] = {}
+        for node in accelerator_nodes(cluster, ctx.registry):
+            seen.update(dict.fromkeys(enforced_taints(node)))
+        return list(seen)
+    if (
+        cluster is not None
+        and cluster.gpu_taints is not None
+        and default_taints_assumed(ctx.options)
+    ):
+        return list(cluster.gpu_taints)
+    return taints_from_options(ctx.options)

@@ -8,6 +8,11 @@ node of the cluster (default 8). The arithmetic is Kubernetes' `PodRequests`: th
 regular containers and sidecars, or, if larger, each init container's request plus the
 sidecars declared before it; limits fill in missing requests.
 
+With node pools or a node inventory described (docs/cluster.md), the largest node is the
+described node that offers the most of that resource (a pool on the MIG `single` strategy
+or time-slicing without renaming offers more `nvidia.com/gpu` than it has GPUs), and the
+options are not used; a resource no node offers is GPU050's and GPU052's to report.
+
 ## Why it matters
 A pod is placed on one node. If no node has that many devices, the scheduler reports
 `Insufficient nvidia.com/gpu` forever and the cluster autoscaler cannot help. Multi-node
@@ -52,6 +57,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
+from gpulint.cluster.facts import describes_nodes, largest, pool_label
 from gpulint.podrequest import pod_requests
 from gpulint.resources import format_amount
 from gpulint.rule import RuleContext, Violation
@@ -82,11 +88,19 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     default_max = int(ctx.options.get("max_per_node", 8))
     overrides = ctx.options.get("per_resource") or {}
     result = pod_requests(pod)
+    cluster = ctx.cluster if describes_nodes(ctx.cluster) else None
     for name, total in result.requests.items():
         resource = registry.get(name)
         if resource is None or not resource.whole_devices:
             continue
-        limit = int(overrides.get(name, default_max))
+        node = None
+        if cluster is not None:
+            found = largest(cluster, name)
+            if found is None:
+                continue  # no node offers it at all: GPU050 (and GPU052) say so
+            limit, node = int(found[0]), found[1]
+        else:
+            limit = int(overrides.get(name, default_max))
         if total <= limit:
             continue
         holders = [c for c in result.containers if c.requests.get(name, Decimal(0)) > 0]
@@ -98,6 +112,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             + (f" ({c.role})" if c.role != "container" else "")
             for c in holders
         )
+        if node is not None:
+            yield Violation(
+                biggest.paths[name],
+                f"the pod needs {format_amount(total)} {name} ({parts}) but the largest node, of "
+                f"the {pool_label(node)}, offers {limit}: one pod runs on one node, so it stays "
+                f"Pending; split the work over several pods of at most {limit}",
+                at="value",
+            )
+            continue
         yield Violation(
             biggest.paths[name],
             f"the pod needs {format_amount(total)} {name} ({parts}) but the largest node has "

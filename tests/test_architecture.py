@@ -41,6 +41,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cluster", "cluster.model"),
     # node inventories read, kube-scheduler's filters run on the nodes
     ("cluster.inventory", "cluster.filters"),
+    # node pools, instance types and platform profiles; what rules ask of a cluster
+    ("cluster.catalog", "cluster.platforms", "cluster.pools", "cluster.facts", "cluster.objects"),
     # what a rule, the run's settings and a run's result are
     ("rule", "settings", "report"),
     # reports -> text; below everything that runs a check

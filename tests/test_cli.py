@@ -31,6 +31,8 @@ LINE = re.compile(
     r"^(?P<path>.+?):(?P<line>[1-9]\d*):(?P<col>[1-9]\d*): (?P<rule>[A-Z]+\d+) "
     r"(?P<severity>error|warning|info): (?P<message>.+?)(?: \[(?P<object>[^\[\]/]+/[^\[\]]+)\])?$"
 )
+#: The line before the summary that says what was assumed of an undescribed cluster.
+NOTE = "note: assumed GPU taint "
 SUMMARY = re.compile(
     r"^(All checks passed: no findings in \d+ files?\.|No files linted: nothing was checked\."
     r"|(Found \d+ problems? \(\d+ errors?, \d+ warnings?, \d+ info\) in \d+ files?"
@@ -99,6 +101,8 @@ def parse_text(stdout: str) -> list[dict[str, str]]:
     lines = stdout.splitlines()
     assert lines, "text output ends with a summary line"
     assert SUMMARY.match(lines[-1]), lines[-1]
+    if len(lines) > 1 and lines[-2].startswith(NOTE):
+        del lines[-2]  # what the rules assumed of the cluster, once, before the summary
     findings = []
     for line in lines[:-1]:
         match = LINE.match(line)

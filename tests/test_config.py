@@ -322,8 +322,8 @@ BAD_CONFIGS = [
         "select: [GPU001]\nseverty:\n  GPU003: error\n",
         ".gpulint.yaml:2: severty: unknown key; allowed keys: cluster, devices, exclude, "
         "extend-select, fail-if-no-files, fail-on, force-exclude, gpu-taints, ignore, "
-        "per-file-ignores, per-object-ignores, plugins, render, rule-dirs, rules, select, "
-        "severity, workloads",
+        "node-pools, per-file-ignores, per-object-ignores, platform, plugins, render, "
+        "rule-dirs, rules, select, severity, workloads",
         id="unknown-key",
     ),
     pytest.param(

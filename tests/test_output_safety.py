@@ -379,8 +379,10 @@ def test_the_forged_manifest_under_a_forged_name(forged: Path, fmt: str) -> None
         if line.startswith("::"):
             assert fmt == "github" and COMMAND.fullmatch(line), line
     if fmt == "text":
-        # GPU010 (the forged key) and GPU020 (no toleration), then the summary.
-        assert len(lines) == 3
+        # GPU010 (the forged key) and GPU020 (no toleration), the note on the assumed GPU
+        # taint, then the summary.
+        assert len(lines) == 4
+        assert lines[2].startswith("note: assumed GPU taint ")
         for line in lines[:2]:
             assert line.startswith(SHOWN_NAME + ":"), line
     if fmt == "sarif":

@@ -79,6 +79,24 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
         NOT_RUN + "it is `make test` itself with the optional data folders; CI runs the suite "
         "that way (.ci/run)"
     ),
+    (
+        "docs/cluster.md",
+        "Describing the cluster: node pools, instance types, platforms",
+        "text",
+        0,
+    ): ("tests/test_cluster_pools.py::test_the_assumption_note_is_what_the_docs_show"),
+    ("docs/cluster.md", "Node pools", "yaml", 0): (
+        "tests/test_cluster_pools.py::test_the_node_pools_example_is_a_valid_configuration"
+    ),
+    ("docs/cluster.md", "An example", "yaml", 0): (
+        "tests/test_cluster_pools.py::test_the_cluster_example"
+    ),
+    ("docs/cluster.md", "An example", "yaml", 1): (
+        "tests/test_cluster_pools.py::test_the_cluster_example"
+    ),
+    ("docs/cluster.md", "An example", "console", 0): (
+        "tests/test_cluster_pools.py::test_the_cluster_example"
+    ),
     ("docs/ci.md", "GitHub Actions: code scanning alerts", "yaml", 0): (
         "tests/test_docs_recipes.py::"
         "test_github_workflow_fails_with_text_and_leaves_the_sarif_to_upload"

@@ -7,6 +7,7 @@ used twice is reported twice, at the anchor, and must be expected twice.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,12 +15,15 @@ from typing import Any
 
 import pytest
 
+from gpulint.cluster.model import Cluster
+from gpulint.cluster.pools import build_cluster
 from gpulint.engine import Linter
 from gpulint.model import RULE_ERROR_CODE, Severity
 from gpulint.plugins import load_rules
 from gpulint.rule import Rule, RuleContext, Violation
+from gpulint.settings import Settings
 from gpulint.workloads import PodSpec
-from tests.conftest import RULE_FIXTURES, expectation_list, rule_fixtures
+from tests.conftest import FIXTURES, RULE_FIXTURES, expectation_list, rule_fixtures
 
 FIXTURE_FILES = sorted(RULE_FIXTURES.glob("*/*.yaml"))
 
@@ -78,9 +82,27 @@ def linters() -> dict[str, Linter]:
     )
 
 
+#: ``# cluster: <name>`` on a fixture's first line lints it with the cluster
+#: tests/fixtures/clusters/<name>.json describes (``platform`` and ``node-pools``, as in a
+#: configuration file): the rules that judge pods against the cluster's nodes need one.
+CLUSTER_HEADER = "# cluster: "
+
+
+def fixture_cluster(path: Path) -> Cluster | None:
+    first = path.read_bytes().split(b"\n", 1)[0].decode("utf-8", "replace")
+    if not first.startswith(CLUSTER_HEADER):
+        return None
+    source = FIXTURES / "clusters" / f"{first[len(CLUSTER_HEADER) :].strip()}.json"
+    data = json.loads(source.read_text(encoding="utf-8"))
+    return build_cluster(data.get("platform"), data.get("node-pools", []))
+
+
 @pytest.fixture
 def linter(linters: dict[str, Linter], request: Any) -> Linter:
     path = request.node.callspec.params["path"]
+    cluster = fixture_cluster(path)
+    if cluster is not None:
+        return Linter(load_rules(), Settings(cluster=cluster))
     return linters.get(path.parent.name, linters[""])
 
 

@@ -40,3 +40,13 @@ class Cluster(NamedTuple):
 
     nodes: tuple[Node, ...] = ()
     platform: str | None = None
+    #: The platform's admission adds ``{key: <resource>, operator: Exists, effect:
+    #: NoSchedule}`` to a pod for each extended resource it requests (Kubernetes'
+    #: ExtendedResourceToleration plugin, on by default on GKE).
+    extended_resource_toleration: bool = False
+    #: The taints the platform puts on GPU nodes by itself, for rules to use when no node is
+    #: described (``None``: the platform says nothing; ``()``: GPU nodes are not tainted).
+    gpu_taints: tuple[Taint, ...] | None = None
+    #: Tolerations a queueing controller adds to the pods it admits (Kueue's ResourceFlavor
+    #: ``tolerations``), for pods that name a queue (``kueue.x-k8s.io/queue-name``).
+    queue_tolerations: tuple[Mapping[str, str], ...] = ()

@@ -34,6 +34,10 @@ FORMATS: dict[str, str] = {
 }
 
 
+#: The rules whose findings rest on an assumed cluster when none is described.
+ASSUMING_RULES = frozenset({"GPU020", "GPU021", "GPU040"})
+
+
 class ReportContext:
     """What a format needs besides the findings: the rules, the run and where it ran.
 
@@ -43,6 +47,7 @@ class ReportContext:
 
     __slots__ = (
         "argv",
+        "assumption",
         "color",
         "cwd",
         "ended",
@@ -70,7 +75,11 @@ class ReportContext:
         errors: Sequence[str] = (),
         show_rendered: bool = False,
         fixing: str | None = None,
+        assumption: str | None = None,
     ) -> None:
+        #: What rules assumed of the cluster for want of a description (the text report
+        #: says it once, after a finding of one of ASSUMING_RULES); None: nothing assumed.
+        self.assumption = assumption
         self.rules = rules
         #: Text output: show each finding's place in a chart's or overlay's rendered output.
         self.show_rendered = show_rendered

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from gpulint.model import Finding, Related, Severity
 from gpulint.report import Report
-from gpulint.reporters import ReportContext
+from gpulint.reporters import ASSUMING_RULES, ReportContext
 from gpulint.textsafe import escape
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
@@ -96,6 +96,8 @@ class Stream:
 
     def __init__(self, ctx: ReportContext) -> None:
         self.ctx = ctx
+        #: A finding rests on the assumed cluster (ReportContext.assumption).
+        self.assumed = False
 
     def line(self, finding: Finding) -> str:
         text = format_finding(finding, self.ctx.color)
@@ -104,11 +106,16 @@ class Stream:
         return text
 
     def file(self, findings: Sequence[Finding]) -> str:
-        return "".join(self.line(f) + "\n" for f in findings if f.suppression is None)
+        shown = [f for f in findings if f.suppression is None]
+        self.assumed = self.assumed or any(f.rule in ASSUMING_RULES for f in shown)
+        return "".join(self.line(f) + "\n" for f in shown)
 
     def end(self, report: Report) -> str:
+        note = ""
+        if self.assumed and self.ctx.assumption:
+            note = f"note: {escape(self.ctx.assumption)}\n"
         fixes = fix_summary(report, self.ctx)
-        return summary(report, self.ctx) + "\n" + (fixes + "\n" if fixes else "")
+        return note + summary(report, self.ctx) + "\n" + (fixes + "\n" if fixes else "")
 
 
 def render(report: Report, ctx: ReportContext) -> str:

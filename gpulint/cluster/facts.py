@@ -1,0 +1,138 @@
+"""What the rules ask of a described cluster: which nodes offer accelerators, the taints a
+GPU pod meets there, the largest node, the resources the pools advertise.
+
+Each function answers from the nodes when there are any, and says so by returning ``None``
+when the cluster (or the lack of one) leaves the rule to its options.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from gpulint.cluster.model import Cluster, Node
+from gpulint.registry import Registry
+from gpulint.taints import Taint
+
+#: The label a pod (or its workload) carries to be admitted by Kueue.
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+
+
+def describes_nodes(cluster: Cluster | None) -> bool:
+    return cluster is not None and bool(cluster.nodes)
+
+
+def offers(node: Node, name: str) -> Decimal:
+    return node.allocatable.get(name, Decimal(0))
+
+
+def accelerator_nodes(cluster: Cluster, registry: Registry) -> list[Node]:
+    """The nodes that offer some accelerator resource of the registry (GPU nodes)."""
+    return [
+        n
+        for n in cluster.nodes
+        if any(v > 0 and registry.is_accelerator(k) for k, v in n.allocatable.items())
+    ]
+
+
+def nodes_offering(cluster: Cluster, names: Iterable[str]) -> list[Node]:
+    wanted = list(names)
+    return [n for n in cluster.nodes if any(offers(n, name) > 0 for name in wanted)]
+
+
+def pool_label(node: Node) -> str:
+    """``pool a100 (.gpulint.yaml:12)``: how a finding names a node or pool."""
+    what = f"pool {node.pool}" if node.pool else f"node {node.name}"
+    return f"{what} ({node.source})" if node.source else what
+
+
+def enforced_taints(node: Node, bound: bool = False) -> list[Taint]:
+    """The node's taints that keep an untolerating pod off it: NoSchedule and NoExecute for
+    the scheduler; only NoExecute for a pod bound with ``spec.nodeName`` (the kubelet)."""
+    allowed = ("NoExecute",) if bound else ("NoSchedule", "NoExecute")
+    return [t for t in node.taints if t.effect in allowed]
+
+
+def added_tolerations(
+    cluster: Cluster | None, extended: Sequence[str], queued: bool
+) -> list[Mapping[str, Any]]:
+    """Tolerations the platform adds to a pod at admission.
+
+    ExtendedResourceToleration: ``{key: <name>, operator: Exists, effect: NoSchedule}`` per
+    extended resource the pod requests. Kueue: the ResourceFlavors' tolerations, for a pod
+    that names a queue (gpulint cannot tell which flavor a queue admits to, so any).
+    """
+    if cluster is None:
+        return []
+    out: list[Mapping[str, Any]] = []
+    if cluster.extended_resource_toleration:
+        out += [
+            {"key": name, "operator": "Exists", "effect": "NoSchedule"}
+            for name in dict.fromkeys(extended)
+            if "/" in name and not name.startswith("kubernetes.io/")
+        ]
+    if queued:
+        out += list(cluster.queue_tolerations)
+    return out
+
+
+def largest(cluster: Cluster, name: str) -> tuple[Decimal, Node] | None:
+    """The most of ``name`` one node offers, and that node (None: no node offers it)."""
+    best: tuple[Decimal, Node] | None = None
+    for node in cluster.nodes:
+        have = offers(node, name)
+        if have > 0 and (best is None or have > best[0]):
+            best = (have, node)
+    return best
+
+
+def advertised(cluster: Cluster, registry: Registry) -> dict[str, list[Node]]:
+    """Every accelerator resource some node offers, with the nodes that offer it."""
+    out: dict[str, list[Node]] = {}
+    for node in cluster.nodes:
+        for key, value in node.allocatable.items():
+            if value > 0 and registry.is_accelerator(key):
+                out.setdefault(key, []).append(node)
+    return out
+
+
+def why_not(node: Node) -> str:
+    """Why a GPU node advertises what it does, in the words of its MIG and sharing setup."""
+    labels = node.labels
+    mig = labels.get("nvidia.com/mig.strategy")
+    sharing = labels.get("nvidia.com/gpu.sharing-strategy")
+    ack = labels.get("ack.node.gpu.schedule")
+    if ack in ("cgpu", "share", "core_mem", "mps"):
+        return f"GPU sharing (ack.node.gpu.schedule={ack}) sets nvidia.com/gpu to 0 there"
+    if mig == "mixed":
+        return "its GPUs are MIG-partitioned, mixed strategy"
+    if mig == "single":
+        return "the MIG single strategy advertises each MIG instance as nvidia.com/gpu"
+    if sharing and any(k.endswith(".shared") for k in node.allocatable):
+        return f"{sharing} with renameByDefault advertises the replicas as <resource>.shared"
+    if sharing:
+        return f"{sharing} without renameByDefault advertises the replicas as nvidia.com/gpu"
+    return "its device plugin advertises these"
+
+
+def describe_offer(node: Node, registry: Registry) -> str:
+    """``nvidia.com/mig-1g.10gb: 56`` for the accelerator resources a node offers."""
+    parts = [
+        f"{k}: {int(v) if v == v.to_integral_value() else v}"
+        for k, v in sorted(node.allocatable.items())
+        if v > 0 and registry.is_accelerator(k)
+    ]
+    return ", ".join(parts) or "no accelerator"
+
+
+def nvidia_nodes(cluster: Cluster, registry: Registry) -> list[Node]:
+    """Nodes that offer some resource of NVIDIA hardware (whole, MIG, shared, cGPU, HAMi)."""
+    out = []
+    for node in cluster.nodes:
+        for key, value in node.allocatable.items():
+            resource = registry.get(key)
+            if value > 0 and resource is not None and resource.hardware == "nvidia":
+                out.append(node)
+                break
+    return out

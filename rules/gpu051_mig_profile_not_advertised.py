@@ -1,0 +1,107 @@
+"""MIG profile that no node pool advertises.
+
+## What it does
+With a cluster described (`node-pools:`, `--cluster`, Karpenter or Kueue objects), flags a
+container that requests a MIG instance (`nvidia.com/mig-<profile>`) that no node offers.
+The message says why from the pools themselves: a pool on the MIG `single` strategy
+advertises its MIG instances as `nvidia.com/gpu` (and labels the nodes
+`nvidia.com/gpu.product=<model>-MIG-<profile>`); pools on the `mixed` strategy advertise
+other profiles; or no pool has MIG enabled. Without a cluster description the rule is
+silent: only the pools know which profiles exist.
+
+## Why it matters
+The NVIDIA device plugin names MIG resources by strategy. Under `single`, there is no
+`nvidia.com/mig-*` resource at all, and under `mixed` only the profiles of the node's MIG
+layout exist. A pod that asks for another one stays `Pending` with
+`Insufficient nvidia.com/mig-3g.40gb` on every node.
+
+## Example
+```yaml
+# node-pools: [{name: a100, instance-type: a2-ultragpu-8g,
+#               mig: {strategy: single, layout: {1g.10gb: 7}}}]
+resources:
+  limits:
+    nvidia.com/mig-1g.10gb: 1   # GPU051: the single strategy advertises nvidia.com/gpu
+```
+
+## Use instead
+```yaml
+nodeSelector:
+  nvidia.com/gpu.product: A100-SXM4-80GB-MIG-1g.10gb
+containers:
+- resources:
+    limits:
+      nvidia.com/gpu: 1
+```
+
+## Options
+None. The pools' MIG strategy and layout are `node-pools[].mig` (docs/cluster.md).
+
+## References
+- https://github.com/NVIDIA/k8s-device-plugin#configuration-option-details (MIG strategies
+  `none`, `single`, `mixed`)
+- https://docs.nvidia.com/datacenter/cloud-native/kubernetes/latest/index.html (MIG support
+  in Kubernetes: resource names and node labels per strategy)
+- https://github.com/gpulint/gpulint/blob/main/docs/cluster.md
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.cluster.facts import describes_nodes, nodes_offering, pool_label
+from gpulint.resources import gpu_demand
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import PodSpec
+
+CODE = "GPU051"
+NAME = "mig-profile-not-advertised"
+SEVERITY = "error"
+SCOPE = "pod"
+OPTIONS: dict[str, Any] = {}
+
+PREFIX = "nvidia.com/mig-"
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    cluster = ctx.cluster
+    if not describes_nodes(cluster):
+        return
+    assert cluster is not None
+    seen: set[tuple[int, str]] = set()
+    for entry in gpu_demand(pod, ctx.registry).entries:
+        name = entry.name
+        if not name.startswith(PREFIX) or name.endswith(".shared"):
+            continue  # shared MIG replicas are GPU053's
+        key = (id(entry.container), name)
+        if key in seen or nodes_offering(cluster, [name]):
+            continue
+        seen.add(key)
+        profile = name[len(PREFIX) :]
+        single = [n for n in cluster.nodes if n.labels.get("nvidia.com/mig.strategy") == "single"]
+        mixed = sorted(
+            {k for n in cluster.nodes for k, v in n.allocatable.items() if k.startswith(PREFIX)}
+        )
+        if single:
+            node = next(
+                (n for n in single if profile in n.labels.get("nvidia.com/gpu.product", "")),
+                single[0],
+            )
+            product = node.labels.get("nvidia.com/gpu.product")
+            select = f" and select nvidia.com/gpu.product: {product}" if product else ""
+            why = (
+                f"the {pool_label(node)} uses the MIG single strategy, which advertises MIG "
+                f"instances as nvidia.com/gpu: request nvidia.com/gpu{select}"
+            )
+        elif mixed:
+            why = (
+                f"the pools advertise {', '.join(mixed)}: request one of them, or add "
+                f"{profile} to a pool's MIG layout"
+            )
+        else:
+            why = "no pool has MIG enabled (node-pools[].mig)"
+        yield Violation(
+            entry.path,
+            f"no node pool advertises {name}, so the pod stays Pending; {why}",
+        )

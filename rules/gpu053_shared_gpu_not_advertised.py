@@ -1,0 +1,111 @@
+"""Shared-GPU resource that no node pool advertises.
+
+## What it does
+With a cluster described, flags a container that requests a GPU-sharing resource no node
+offers while NVIDIA GPU nodes exist:
+
+- `nvidia.com/gpu.shared` (or `nvidia.com/mig-<profile>.shared`) where no pool time-slices
+  or MPS-shares with `renameByDefault`: without it the replicas keep the name
+  `nvidia.com/gpu`;
+- Alibaba cGPU / gpushare resources (`aliyun.com/gpu-mem`, `aliyun.com/gpu-core.percentage`)
+  where no pool is labelled `ack.node.gpu.schedule=cgpu` (or `share` for gpu-mem);
+- HAMi's `nvidia.com/gpumem` / `nvidia.com/gpucores` where no pool runs HAMi.
+
+## Why it matters
+The scheduler finds no node with the resource: the pod stays `Pending` with
+`Insufficient nvidia.com/gpu.shared`. The sharing set-up and the request must agree on the
+name.
+
+## Example
+```yaml
+# node-pools: [{name: t4, instance-type: g4dn.xlarge,
+#               sharing: {strategy: time-slicing, replicas: 4}}]
+resources:
+  limits:
+    nvidia.com/gpu.shared: 1   # GPU053: without renameByDefault it is nvidia.com/gpu
+```
+
+## Use instead
+```yaml
+resources:
+  limits:
+    nvidia.com/gpu: 1
+```
+
+## Options
+None. The pools' sharing is `node-pools[].sharing` (docs/cluster.md).
+
+## References
+- https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus (`renameByDefault`)
+- https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/use-labels-to-schedule-pods-to-gpu-accelerated-nodes
+  (`ack.node.gpu.schedule`)
+- https://github.com/Project-HAMi/HAMi (HAMi resource names)
+- https://github.com/gpulint/gpulint/blob/main/docs/cluster.md
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.cluster.facts import describes_nodes, nodes_offering, nvidia_nodes, pool_label
+from gpulint.resources import gpu_demand
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import PodSpec
+
+CODE = "GPU053"
+NAME = "shared-gpu-not-advertised"
+SEVERITY = "error"
+SCOPE = "pod"
+OPTIONS: dict[str, Any] = {}
+
+#: Sharing resources a node advertises as allocatable, and what advertises them.
+SHARING = {
+    "aliyun.com/gpu-mem": "a pool labelled ack.node.gpu.schedule=cgpu or share "
+    "(node-pools[].sharing.strategy: cgpu or gpushare)",
+    "aliyun.com/gpu-core.percentage": "a pool labelled ack.node.gpu.schedule=cgpu "
+    "(node-pools[].sharing.strategy: cgpu)",
+    "nvidia.com/gpumem": "a pool running HAMi (node-pools[].sharing.strategy: hami)",
+    "nvidia.com/gpucores": "a pool running HAMi (node-pools[].sharing.strategy: hami)",
+}
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    cluster = ctx.cluster
+    if not describes_nodes(cluster):
+        return
+    assert cluster is not None
+    if not nvidia_nodes(cluster, ctx.registry):
+        return
+    seen: set[tuple[int, str]] = set()
+    for entry in gpu_demand(pod, ctx.registry).entries:
+        name = entry.name
+        resource = ctx.registry.get(name)
+        shared = resource is not None and resource.kind == "shared"
+        if not shared and name not in SHARING:
+            continue
+        key = (id(entry.container), name)
+        if key in seen or nodes_offering(cluster, [name]):
+            continue
+        seen.add(key)
+        if shared:
+            base = name[: -len(".shared")]
+            plain = [n for n in cluster.nodes if n.labels.get("nvidia.com/gpu.sharing-strategy")]
+            if plain:
+                node = plain[0]
+                strategy = node.labels["nvidia.com/gpu.sharing-strategy"]
+                why = (
+                    f"the {pool_label(node)} uses {strategy} without renameByDefault, so its "
+                    f"replicas are advertised as {base}: request {base}"
+                )
+            else:
+                why = (
+                    "no pool shares its GPUs with renameByDefault (node-pools[].sharing: "
+                    f"{{rename-by-default: true}}); request {base}"
+                )
+        else:
+            why = f"it needs {SHARING[name]}"
+        yield Violation(
+            entry.path,
+            f"no node pool advertises {name}, so the pod stays Pending; {why}",
+        )

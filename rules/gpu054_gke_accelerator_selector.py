@@ -1,0 +1,110 @@
+"""GKE GPU pod without a valid GKE accelerator node selector.
+
+## What it does
+With `platform: gke-autopilot`, flags a pod that requests `nvidia.com/gpu` without a
+`cloud.google.com/gke-accelerator` node selector (in `nodeSelector` or a required node
+affinity term). With `platform: gke` or `gke-autopilot`, flags a
+`cloud.google.com/gke-accelerator` node selector whose value is not a GKE accelerator
+(`nvidia-l4`, `nvidia-tesla-t4`, `nvidia-a100-80gb`, ...: the catalog's list), naming the
+closest one. Other platforms: silent.
+
+## Why it matters
+Autopilot picks the GPU node to create from that selector: a GPU pod without it is not
+placed on the GPU type the workload needs. A misspelt value matches no node GKE can create,
+and the pod stays `Pending`.
+
+## Example
+```yaml
+nodeSelector:
+  cloud.google.com/gke-accelerator: nvidia-tesla-l4   # GPU054: the value is nvidia-l4
+containers:
+- resources:
+    limits:
+      nvidia.com/gpu: 1
+```
+
+## Use instead
+```yaml
+nodeSelector:
+  cloud.google.com/gke-accelerator: nvidia-l4
+```
+
+## Options
+None. The platform is `platform:` / `--platform`.
+
+## References
+- https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-gpus (request GPUs with the
+  `cloud.google.com/gke-accelerator` node selector)
+- https://cloud.google.com/kubernetes-engine/docs/how-to/gpus (the accelerator values)
+- https://github.com/gpulint/gpulint/blob/main/docs/cluster.md
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.cluster.catalog import builtin_catalog
+from gpulint.resources import gpu_demand
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import PodSpec
+
+CODE = "GPU054"
+NAME = "gke-accelerator-selector"
+SEVERITY = "error"
+SCOPE = "pod"
+OPTIONS: dict[str, Any] = {}
+
+LABEL = "cloud.google.com/gke-accelerator"
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    cluster = ctx.cluster
+    if cluster is None or cluster.platform not in ("gke", "gke-autopilot") or pod.location != "pod":
+        return
+    known = builtin_catalog().gke_accelerators
+    selector = pod.spec.get("nodeSelector")
+    value = selector.get(LABEL) if isinstance(selector, dict) else None
+    if value is not None:
+        if isinstance(value, str) and value not in known:
+            import difflib
+
+            # GKE dropped "tesla-" from the names of newer GPUs (nvidia-l4, nvidia-a100-80gb).
+            untesla = value.replace("tesla-", "")
+            near = [untesla] if untesla in known else []
+            near = near or difflib.get_close_matches(value, list(known), n=1, cutoff=0.5)
+            hint = f"; did you mean {near[0]}?" if near else f" (one of: {', '.join(known)})"
+            yield Violation(
+                (*pod.path, "nodeSelector", LABEL),
+                f"{value!r} is not a GKE accelerator: no GPU node carries it, so the pod stays "
+                f"Pending{hint}",
+                at="value",
+            )
+        return
+    if cluster.platform != "gke-autopilot" or _in_affinity(pod.spec):
+        return
+    if not any(e.name == "nvidia.com/gpu" for e in gpu_demand(pod, ctx.registry).entries):
+        return
+    yield Violation(
+        (*pod.path, "nodeSelector") if isinstance(selector, dict) else pod.path,
+        f"on GKE Autopilot a GPU pod selects its GPU type with the {LABEL} node selector; add "
+        f"nodeSelector: {{{LABEL}: nvidia-l4}} (or another of {', '.join(known)})",
+    )
+
+
+def _in_affinity(spec: dict[str, Any]) -> bool:
+    """A required node affinity term names the label."""
+    try:
+        terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+            "nodeSelectorTerms"
+        ]
+    except (KeyError, TypeError):
+        return False
+    if not isinstance(terms, list):
+        return False
+    for term in terms:
+        exprs = term.get("matchExpressions") if isinstance(term, dict) else None
+        for expr in exprs if isinstance(exprs, list) else ():
+            if isinstance(expr, dict) and expr.get("key") == LABEL:
+                return True
+    return False
