@@ -118,6 +118,10 @@ class Linter:
         self.shape: tuple[int, list[str]] = (0, [])
         self.pod_rules = [a for a in self.active.values() if a.rule.scope == "pod"]
         self.object_rules = [a for a in self.active.values() if a.rule.scope == "object"]
+        #: Pod rules that yield to more specific ones (``Rule.yields_to``), by code.
+        self.yielding = {
+            a.rule.code: frozenset(a.rule.yields_to) for a in self.pod_rules if a.rule.yields_to
+        }
         # Suppression reads each document's objects and pod specs from its view.
         self.suppressor = Suppressor(
             known=[r.code for r in rules],
@@ -207,8 +211,12 @@ class Linter:
                 finally:
                     obj.pods = None
             for pod in pods:
+                on_pod: list[Finding] = []
                 for active in self.pod_rules:
-                    findings.extend(self._run(active, pod, obj, label, doc, failed))
+                    on_pod.extend(self._run(active, pod, obj, label, doc, failed))
+                if self.yielding and len(on_pod) > 1:
+                    on_pod = _yield(on_pod, self.yielding)
+                findings.extend(on_pod)
             if seen is not None:
                 # A rule that raised did not check the object: it is not a passing check.
                 ran = self.object_rules + (self.pod_rules if pods else [])
@@ -380,3 +388,9 @@ def _dotted(path: Path) -> str:
     for step in path:
         out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
     return out
+
+
+def _yield(found: list[Finding], yielding: dict[str, frozenset[str]]) -> list[Finding]:
+    """One pod's findings without those of rules that yield to a rule that reported."""
+    codes = {f.rule for f in found}
+    return [f for f in found if not (yielding.get(f.rule, frozenset()) & codes)]

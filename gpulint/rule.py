@@ -9,6 +9,8 @@ declares::
     SCOPE = "pod"                 # "pod" (a PodSpec), "object" (a whole object) or
                                   # "input" (reported by the loader itself)
     OPTIONS = {...}               # JSON Schema "properties" for its options, with defaults
+    YIELDS_TO = ("GPU020",)       # optional: on a pod where one of these reports, this
+                                  # rule's findings are dropped (one cause, one finding)
 
     def check(target, ctx) -> Iterator[Violation]: ...
 
@@ -112,6 +114,9 @@ class Rule(NamedTuple):
     check: CheckFn | None
     module: str
     origin: str = "built-in"
+    #: Codes of more specific rules this one yields to: on a pod where one of them reports,
+    #: this rule's findings are dropped (one cause, one finding). A module's ``YIELDS_TO``.
+    yields_to: tuple[str, ...] = ()
 
     @property
     def doc(self) -> str:
@@ -164,4 +169,9 @@ def rule_from_module(
     if not isinstance(options, Mapping):
         raise RuleLoadError(f"rule module {name}: OPTIONS must be a mapping of JSON Schemas")
     doc = module.__doc__ or ""
-    return Rule(code, rule_name, severity, scope, options, doc, check, name, origin)
+    yields_to = getattr(module, "YIELDS_TO", ())
+    if not isinstance(yields_to, (tuple, list)) or not all(isinstance(c, str) for c in yields_to):
+        raise RuleLoadError(f"rule module {name}: YIELDS_TO must be a tuple of rule codes")
+    return Rule(
+        code, rule_name, severity, scope, options, doc, check, name, origin, tuple(yields_to)
+    )

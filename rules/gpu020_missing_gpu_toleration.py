@@ -100,13 +100,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.cluster.facts import (
-    KUEUE_QUEUE_LABEL,
     accelerator_nodes,
     added_tolerations,
     describes_nodes,
     enforced_taints,
     nodes_offering,
     pool_label,
+    queued,
 )
 from gpulint.cluster.model import Node
 from gpulint.resources import gpu_demand
@@ -156,7 +156,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     tolerations = pod.tolerations
     node_name = pod.spec.get("nodeName")
     bound = isinstance(node_name, str) and bool(node_name)
-    extra = added_tolerations(ctx.cluster, [e.name for e in demand.entries], _queued(pod))
+    extra = added_tolerations(ctx.cluster, [e.name for e in demand.entries], queued(pod))
     effective = [*tolerations, *extra]
     found = _untolerated(pod, ctx, demand, hardware, bound, effective)
     if found is None:
@@ -221,32 +221,6 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
 def _toleration(taint: Taint) -> dict[str, str]:
     """The toleration ``toleration_hint`` describes, as data."""
     return {"key": taint.key, "operator": "Exists", "effect": taint.effect}
-
-
-def _queued(pod: PodSpec) -> bool:
-    """The pod (or its workload) names a Kueue queue: Kueue admits it with a flavor."""
-    for labels in (_labels(pod.obj.data), _labels(_template(pod))):
-        if KUEUE_QUEUE_LABEL in labels:
-            return True
-    return False
-
-
-def _labels(data: Any) -> dict[str, Any]:
-    meta = data.get("metadata") if isinstance(data, dict) else None
-    labels = meta.get("labels") if isinstance(meta, dict) else None
-    return labels if isinstance(labels, dict) else {}
-
-
-def _template(pod: PodSpec) -> Any:
-    """The pod template around the pod spec (``...template`` of ``...template.spec``)."""
-    node: Any = pod.obj.data
-    rel = pod.path[len(pod.obj.path) :]
-    for key in rel[:-1]:
-        try:
-            node = node[key]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return node
 
 
 def _untolerated(

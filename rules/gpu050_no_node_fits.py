@@ -18,6 +18,13 @@ the cluster is full today. Pods of node agents (DaemonSets) get the tolerations 
 DaemonSet controller adds. Values the arithmetic cannot read (placeholders, invalid
 quantities) are left out of the request rather than guessed.
 
+One cause, one finding: on a pod where an error that names a single cause is reported
+(GPU020 an untolerated GPU taint, GPU051-GPU053 a MIG or sharing resource no pool
+advertises), GPU050 says nothing, as that rule already says why the pod stays Pending and
+how to fix it; with those rules ignored, GPU050 reports alone. GPU040 (more GPUs than the
+largest node) is a warning, written for clusters gpulint can only guess, so GPU050 still
+reports those pods as the error they are when the cluster is described.
+
 ## Why it matters
 A GPU pod that passes every other check can still stay `Pending` forever: the GPU pool is
 tainted with a value the toleration does not match, the `nodeSelector` names a label no
@@ -82,18 +89,29 @@ CODE = "GPU050"
 NAME = "no-node-fits"
 SEVERITY = "error"
 SCOPE = "pod"
+#: The rules that name one cause of the same Pending pod, with its fix: where one of them
+#: reports on a pod, the scheduler's whole verdict would say it again.
+YIELDS_TO = ("GPU020", "GPU051", "GPU052", "GPU053")
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     cluster = ctx.cluster
     if cluster is None or not cluster.nodes or pod.location != "pod":
         return
+    from gpulint.cluster.facts import added_tolerations, queued
     from gpulint.cluster.filters import feasibility, fits_somewhere, sched_pod
 
     if not wants_accelerator(pod, ctx.registry):
         return
     sched = sched_pod(pod)
-    if sched is None or fits_somewhere(sched, cluster):
+    if sched is None:
+        return
+    # What the platform adds at admission (GKE's ExtendedResourceToleration, a Kueue
+    # flavor's tolerations for a queued pod): the scheduler sees the pod with them.
+    added = added_tolerations(cluster, list(sched.requests), queued(pod))
+    if added:
+        sched = sched._replace(tolerations=(*sched.tolerations, *added))
+    if fits_somewhere(sched, cluster):
         return
     result = feasibility(sched, cluster)
     if result.fitting:

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from gpulint.cluster.model import Cluster, Node
+from gpulint.k8s import PodSpec
 from gpulint.registry import Registry
 from gpulint.taints import Taint
 
@@ -136,3 +137,29 @@ def nvidia_nodes(cluster: Cluster, registry: Registry) -> list[Node]:
                 out.append(node)
                 break
     return out
+
+
+def queued(pod: PodSpec) -> bool:
+    """The pod (or its workload) names a Kueue queue: Kueue admits it with a flavor."""
+    for labels in (labels_of(pod.obj.data), labels_of(pod_template(pod))):
+        if KUEUE_QUEUE_LABEL in labels:
+            return True
+    return False
+
+
+def labels_of(data: Any) -> dict[str, Any]:
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    labels = meta.get("labels") if isinstance(meta, dict) else None
+    return labels if isinstance(labels, dict) else {}
+
+
+def pod_template(pod: PodSpec) -> Any:
+    """The pod template around the pod spec (``...template`` of ``...template.spec``)."""
+    node: Any = pod.obj.data
+    rel = pod.path[len(pod.obj.path) :]
+    for key in rel[:-1]:
+        try:
+            node = node[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return node
