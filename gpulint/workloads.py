@@ -36,6 +36,7 @@ from gpulint.k8s import (
     split_api_version,
 )
 from gpulint.model import Path
+from gpulint.shapes import find_pod_specs
 from gpulint.workrows import (
     CONTAINER_SECTIONS,
     LOCATIONS,
@@ -99,7 +100,8 @@ class WorkloadTable:
     def _pod_specs(self, obj: K8sObject, depth: int) -> list[PodSpec]:
         row = self.lookup(obj.group, obj.kind)
         if row is None:
-            return []
+            # A kind without a row: pod specs and resource requirements by their shape.
+            return find_pod_specs(obj)
         pods: list[PodSpec] = []
         for pattern in row.pods:
             for path, spec in expand(obj.data, pattern, obj.path):
@@ -143,7 +145,25 @@ class WorkloadTable:
                         )
         for pattern in row.resources:
             for path, data in expand(obj.data, pattern, obj.path):
-                if isinstance(data, dict) and path[-1:] and isinstance(path[-1], str):
+                if isinstance(data, dict) and path[-1:] and isinstance(path[-1], int):
+                    # A list item holding limits / requests beside its own fields (llmaz
+                    # flavors): the item stands in for the container, its own resources.
+                    name = data.get("name")
+                    item = Container(
+                        name if isinstance(name, str) else None, path, data, "resources", False, ""
+                    )
+                    pods.append(
+                        PodSpec(
+                            obj,
+                            path,
+                            {},
+                            [item],
+                            "resources",
+                            row.node_agent,
+                            pattern=".".join(pattern),
+                        )
+                    )
+                elif isinstance(data, dict) and path[-1:] and isinstance(path[-1], str):
                     # A bare ResourceRequirements: present it as a container whose
                     # resources are that field, so resource rules read it like any other.
                     parent = path[:-1]
