@@ -63,7 +63,7 @@ spec:
         # gpulint: disable-next-line=GPU004,GPU002 -- MPS share, see ADR-7  # expect: GL100
 
         # (stacked comments and blank lines are skipped)
-        example.com/gpu-share: 0.5  # expect: GPU010
+        nvidia.com/gpu-share: 0.5  # expect: GPU010
 """
 
 
