@@ -214,7 +214,8 @@ def resolve(
 
     select = entries["select"].value
     settings = Settings(
-        select=None if select == ["ALL"] else frozenset(select),
+        # The default selection (None) leaves opt-in rules out; an explicit ALL runs them.
+        select=None if entries["select"].origin == DEFAULT else frozenset(select),
         extend_select=frozenset(entries["extend-select"].value),
         ignore=frozenset(entries["ignore"].value),
         severities=severities,
@@ -276,7 +277,7 @@ def describe(effective: Effective, rules: Sequence[Rule], json_output: bool = Fa
     from gpulint.textsafe import escape, json_text
 
     file = effective.file
-    enabled = [r.code for r in rules if is_enabled(r.code, effective.settings)]
+    enabled = [r.code for r in rules if is_enabled(r.code, effective.settings, r.opt_in)]
     if json_output:
         doc = {
             "file": str(file.path) if file is not None else None,

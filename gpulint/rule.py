@@ -79,6 +79,10 @@ class Rule(NamedTuple):
     check: CheckFn | None
     module: str
     origin: str = "built-in"
+    #: Not in the default selection (the module's ``OPT_IN = True``), as ruff keeps its
+    #: style rules out of its defaults: it runs only when ``select`` names it, a prefix of
+    #: it or ``ALL``, or ``extend-select`` does.
+    opt_in: bool = False
 
     @property
     def doc(self) -> str:
@@ -130,5 +134,8 @@ def rule_from_module(
     options = getattr(module, "OPTIONS", {})
     if not isinstance(options, Mapping):
         raise RuleLoadError(f"rule module {name}: OPTIONS must be a mapping of JSON Schemas")
+    opt_in = getattr(module, "OPT_IN", False)
+    if not isinstance(opt_in, bool):
+        raise RuleLoadError(f"rule module {name}: OPT_IN must be True or False, got {opt_in!r}")
     doc = module.__doc__ or ""
-    return Rule(code, rule_name, severity, scope, options, doc, check, name, origin)
+    return Rule(code, rule_name, severity, scope, options, doc, check, name, origin, opt_in)

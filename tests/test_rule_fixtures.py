@@ -18,6 +18,7 @@ from gpulint.engine import Linter
 from gpulint.model import RULE_ERROR_CODE, Severity
 from gpulint.plugins import load_rules
 from gpulint.rule import Rule, RuleContext, Violation
+from gpulint.settings import Settings
 from gpulint.workloads import PodSpec
 from tests.conftest import RULE_FIXTURES, expectation_list
 
@@ -52,9 +53,11 @@ FIXTURE_RULES: dict[str, list[Rule]] = {
 @pytest.fixture(scope="module")
 def linters() -> dict[str, Linter]:
     rules = load_rules()
-    return {code: Linter([*rules, *extra]) for code, extra in FIXTURE_RULES.items()} | {
-        "": Linter(rules)
-    }
+    # Every rule, the opt-in ones too (GPU003): a fixture names every finding on its lines.
+    every = Settings(select=frozenset({"ALL"}))
+    return {
+        code: Linter([*rules, *extra], every) for code, extra in FIXTURE_RULES.items()
+    } | {"": Linter(rules, every)}
 
 
 @pytest.fixture
