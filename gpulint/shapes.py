@@ -29,9 +29,10 @@ What is not a pod, on purpose:
 * nothing inside a pod spec or resource requirements already found (they do not nest).
 
 Known kinds keep their exact rows: this search runs only for objects the table does not
-know, and every pod it finds says so (``PodSpec.found_by == "shape"``, shown by
-``gpulint inspect``). tests/test_shapes.py runs it over the whole real corpus and over
-every object of a known kind, where it must find nothing the table does not.
+know (nor lists under ``not_workloads``, kinds whose API types hold no pod), and every pod
+it finds says so (``PodSpec.found_by == "shape"``, shown by ``gpulint inspect``).
+tests/test_shapes.py runs it over the whole real corpus and over every object of a known
+kind, where it must find nothing the table does not.
 """
 
 from __future__ import annotations

@@ -79,10 +79,15 @@ __all__ = [
 class WorkloadTable:
     """API group + kind -> where the pod specs are."""
 
-    def __init__(self, rows: Iterable[WorkloadKind]) -> None:
+    def __init__(
+        self, rows: Iterable[WorkloadKind], pod_free: Iterable[tuple[str, str]] = ()
+    ) -> None:
         self._rows: dict[tuple[str, str], WorkloadKind] = {}
         for row in rows:
             self._rows[(row.group, row.kind)] = row
+        #: (group, kind) of kinds known to hold no pod (``not_workloads``): not searched by
+        #: shape.
+        self.pod_free = frozenset(pod_free)
 
     def rows(self) -> list[WorkloadKind]:
         return list(self._rows.values())
@@ -92,7 +97,7 @@ class WorkloadTable:
 
     def extended(self, rows: Iterable[WorkloadKind]) -> WorkloadTable:
         """A copy with ``rows`` added; a row for an existing group and kind replaces it."""
-        return WorkloadTable([*self._rows.values(), *rows])
+        return WorkloadTable([*self._rows.values(), *rows], self.pod_free)
 
     def pod_specs(self, obj: K8sObject) -> list[PodSpec]:
         return self._pod_specs(obj, 0)
@@ -100,6 +105,8 @@ class WorkloadTable:
     def _pod_specs(self, obj: K8sObject, depth: int) -> list[PodSpec]:
         row = self.lookup(obj.group, obj.kind)
         if row is None:
+            if (obj.group, obj.kind) in self.pod_free:
+                return []
             # A kind without a row: pod specs and resource requirements by their shape.
             return find_pod_specs(obj)
         pods: list[PodSpec] = []
@@ -223,5 +230,8 @@ def builtin_table() -> WorkloadTable:
     """The shipped table. Its rows are not validated on every run (that cost a few ms of
     each one-file run's start-up): tests/test_workloads.py validates the file instead."""
     with open(_builtin_rows_path(), encoding="utf-8") as fh:
-        rows = json.load(fh)["workloads"]
-    return WorkloadTable([WorkloadKind.from_json(row, "built-in") for row in rows])
+        data = json.load(fh)
+    return WorkloadTable(
+        [WorkloadKind.from_json(row, "built-in") for row in data["workloads"]],
+        [(entry["group"], entry["kind"]) for entry in data.get("not_workloads", ())],
+    )
