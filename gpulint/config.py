@@ -301,5 +301,9 @@ def describe(effective: Effective, rules: Sequence[Rule], json_output: bool = Fa
     lines = [head]
     lines += [f"{text:<{width}}  # {origin}" for text, origin in rows]
     lines.append(f"# enabled rules: {', '.join(enabled) or 'none'}")
+    waiting = [r.code for r in rules if r.opt_in and r.code not in enabled]
+    if waiting:
+        # "select = ALL  # default" is the default selection, which leaves these out.
+        lines.append(f"# opt-in rules, not selected: {', '.join(waiting)}")
     # Values and paths from the configuration file, one visible line each (gpulint.textsafe).
     return "\n".join(escape(line) for line in lines) + "\n"
