@@ -147,6 +147,7 @@ def render_markdown(rules: Sequence[Rule]) -> str:
             "",
             f"Default severity: **{rule.severity.label}** · checks "
             f"{SCOPE_WORDS.get(rule.scope, rule.scope)}"
+            + (" · opt-in: not in the default selection" if rule.opt_in else "")
             + ("" if rule.origin == "built-in" else f" · from {escape(rule.origin)}"),
             "",
             _demote(body),

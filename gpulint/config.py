@@ -260,7 +260,8 @@ def resolve(
 
     select = entries["select"].value
     settings = Settings(
-        select=None if select == ["ALL"] else frozenset(select),
+        # The default selection (None) leaves opt-in rules out; an explicit ALL runs them.
+        select=None if entries["select"].origin == DEFAULT else frozenset(select),
         extend_select=frozenset(entries["extend-select"].value),
         ignore=frozenset(entries["ignore"].value),
         severities=severities,
@@ -443,7 +444,7 @@ def describe(effective: Effective, rules: Sequence[Rule], json_output: bool = Fa
     from gpulint.textsafe import escape, json_text
 
     file = effective.file
-    enabled = [r.code for r in rules if is_enabled(r.code, effective.settings)]
+    enabled = [r.code for r in rules if is_enabled(r.code, effective.settings, r.opt_in)]
     if json_output:
         doc = {
             "file": str(file.path) if file is not None else None,
@@ -467,5 +468,9 @@ def describe(effective: Effective, rules: Sequence[Rule], json_output: bool = Fa
     lines = [head]
     lines += [f"{text:<{width}}  # {origin}" for text, origin in rows]
     lines.append(f"# enabled rules: {', '.join(enabled) or 'none'}")
+    waiting = [r.code for r in rules if r.opt_in and r.code not in enabled]
+    if waiting:
+        # "select = ALL  # default" is the default selection, which leaves these out.
+        lines.append(f"# opt-in rules, not selected: {', '.join(waiting)}")
     # Values and paths from the configuration file, one visible line each (gpulint.textsafe).
     return "\n".join(escape(line) for line in lines) + "\n"

@@ -86,6 +86,9 @@ class ClaimIndex:
         self._documents = documents
         self._claims: dict[tuple[str, str], list[ClaimObject]] | None = None
         self._class_drivers: dict[str, tuple[str, ...]] = {}
+        #: ``spec.extendedResourceName`` of the file's DeviceClasses (KEP-5004): names a
+        #: container may request and a claim for that class serves.
+        self._extended: set[str] = set()
 
     def fill(self, found: Iterable[K8sObject]) -> None:
         """Index objects already found (by a document's view: no second walk), now.
@@ -123,7 +126,11 @@ class ClaimIndex:
             )
             claims.setdefault((obj.kind, name), []).append(entry)
         elif obj.kind == "DeviceClass" and name:
-            self._class_drivers[name] = tuple(selector_drivers(obj.data.get("spec")))
+            spec = obj.data.get("spec")
+            self._class_drivers[name] = tuple(selector_drivers(spec))
+            extended = spec.get("extendedResourceName") if isinstance(spec, dict) else None
+            if isinstance(extended, str) and extended:
+                self._extended.add(extended)
 
     def _index(self) -> dict[tuple[str, str], list[ClaimObject]]:
         if self._claims is None:
@@ -135,6 +142,11 @@ class ClaimIndex:
             if namespace is None or entry.namespace is None or entry.namespace == namespace:
                 return entry
         return None
+
+    def extended_resource(self, name: str) -> bool:
+        """A DeviceClass of this file names ``name`` as its ``spec.extendedResourceName``."""
+        self._index()
+        return name in self._extended
 
     def class_drivers(self, name: str) -> tuple[str, ...]:
         """DRA drivers a DeviceClass defined in this file selects (its CEL selectors)."""

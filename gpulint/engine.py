@@ -39,9 +39,13 @@ RULE_ERROR_NAME = "rule-error"
 MAX_DETAIL = 500
 
 
-def is_enabled(code: str, settings: Settings) -> bool:
-    """ruff-style selection: ``GPU`` selects every GPU rule, ``GPU0`` GPU001..GPU099, ..."""
-    selected = settings.select is None or selects(code, settings.select)
+def is_enabled(code: str, settings: Settings, opt_in: bool = False) -> bool:
+    """ruff-style selection: ``GPU`` selects every GPU rule, ``GPU0`` GPU001..GPU099, ...
+
+    With no ``select`` (the default selection) every rule runs but the opt-in ones
+    (``Rule.opt_in``); a ``select`` that names an opt-in rule, a prefix of it or ``ALL``
+    runs it, and so does ``extend-select``."""
+    selected = not opt_in if settings.select is None else selects(code, settings.select)
     selected = selected or selects(code, settings.extend_select)
     return selected and not selects(code, settings.ignore)
 
@@ -94,7 +98,7 @@ class Linter:
         self.active: dict[str, _Active] = {}
         rules = list(rules)
         for rule in rules:
-            if not is_enabled(rule.code, self.settings):
+            if not is_enabled(rule.code, self.settings, rule.opt_in):
                 continue
             options = {**rule.default_options(), **self.settings.options.get(rule.code, {})}
             severity = self.settings.severities.get(rule.code, rule.severity)
@@ -332,8 +336,13 @@ class Linter:
                 continue
             owner = view.owner(problem.doc_path) if view is not None else None
             index = view.index if view is not None else 0
+            severity = None
+            if problem.severity is not None and not active.configured:
+                severity = Severity.parse(problem.severity)
             out.append(
-                active.finding(label, problem.span, problem.message, owner, problem.doc_path, index)
+                active.finding(
+                    label, problem.span, problem.message, owner, problem.doc_path, index, severity
+                )
             )
         return out
 

@@ -2,10 +2,12 @@
 
 For every Kubernetes object whose API group and kind are in the workload table it lists the
 pod specs found inside (their YAML path, line and column, and the table pattern that found
-them), each container's requests after defaulting, the pod's effective request computed with
-the scheduler's arithmetic (:mod:`gpulint.podrequest`), the DRA claims that give it GPUs and
-where its tolerations come from. Objects of unknown kinds that nevertheless hold GPU resource
-keys under ``limits`` / ``requests`` are listed too, as a hint that a workload row is missing.
+them; for a kind without a row, the pod specs and resource requirements found by their
+shape, :mod:`gpulint.shapes`, marked so), each container's requests after defaulting, the
+pod's effective request computed with the scheduler's arithmetic (:mod:`gpulint.podrequest`),
+the DRA claims that give it GPUs and where its tolerations come from. Objects of unknown kinds
+where nothing was found by shape yet that hold GPU resource keys under ``limits`` /
+``requests`` are listed too, as a hint that a workload row is missing.
 
 The JSON form (``--format json``) is described by ``schemas/inspect.schema.json``; it keeps
 the exact values (:func:`gpulint.textsafe.json_text`). The text form escapes every line
@@ -112,7 +114,9 @@ class Inspector:
     ) -> None:
         doc = view.doc
         row = self.table.lookup(obj.group, obj.kind)
-        if row is None:
+        # A kind without a row is a workload when pod specs were found in it by shape.
+        found = view.pod_specs(position)
+        if row is None and not found:
             keys = list(self._gpu_keys(obj.data, obj.path, 0))
             if keys:
                 span = doc.key_span(obj.path) if obj.path else doc.start
@@ -129,14 +133,15 @@ class Inspector:
                 )
             return
         span = doc.key_span(obj.path) if obj.path else doc.start
-        pods = [self._pod(doc, pod) for pod in view.pod_specs(position)]
+        pods = [self._pod(doc, pod) for pod in found]
         entry["workloads"].append(
             {
                 **_ref(obj),
                 "document": doc.index,
                 "line": span.line,
                 "column": span.column,
-                "table_row": row.origin,
+                "table_row": row.origin if row is not None else None,
+                "found_by": "table" if row is not None else "shape",
                 "pods": pods,
             }
         )
@@ -192,6 +197,7 @@ class Inspector:
             "column": span.column,
             "location": pod.location,
             "pattern": pod.pattern,
+            "found_by": pod.found_by,
             "embedded_object": (
                 {
                     "apiVersion": pod.obj.ref.api_version,
@@ -373,7 +379,10 @@ def render_text(report: InspectReport) -> str:
 
 def _workload_line(path: str, w: dict[str, Any]) -> str:
     where = f", namespace {w['namespace']}" if w["namespace"] else ""
-    row = "" if w["table_row"] == "built-in" else f", row from {w['table_row']}"
+    if w["found_by"] == "shape":
+        row = ", no workload row: pod specs found by shape"
+    else:
+        row = "" if w["table_row"] == "built-in" else f", row from {w['table_row']}"
     return (
         f"{path}:{w['line']}:{w['column']}: {w['kind']}/{w['name'] or '?'} "
         f"({w['apiVersion']}{where}{row})"
@@ -383,7 +392,8 @@ def _workload_line(path: str, w: dict[str, Any]) -> str:
 def _pod_lines(pod: dict[str, Any]) -> list[str]:
     what = {"pod": "pod spec", "container": "container", "resources": "resources"}[pod["location"]]
     named = f" [{pod['name']}]" if pod["name"] else ""
-    head = f"  {what} {pod['path']}{named} (line {pod['line']}, column {pod['column']})"
+    by_shape = ", found by shape" if pod["found_by"] == "shape" else ""
+    head = f"  {what} {pod['path']}{named} (line {pod['line']}, column {pod['column']}{by_shape})"
     if pod["embedded_object"]:
         e = pod["embedded_object"]
         head += f" in embedded {e['kind']} ({e['apiVersion']}) at {e['path']}"

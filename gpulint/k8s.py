@@ -93,7 +93,9 @@ class Container:
         #: An init container with ``restartPolicy: Always`` (a sidecar).
         self.sidecar = sidecar
         #: The key of the ResourceRequirements inside ``data`` (``resources`` for a
-        #: container, the field's own name for a bare one such as ``resourcesPerNode``).
+        #: container, the field's own name for a bare one such as ``resourcesPerNode``),
+        #: or "" when ``data`` itself holds ``limits`` / ``requests`` (a list item such as
+        #: an llmaz flavor: ``{name, limits, nodeSelector}``).
         self.resources_key = resources_key
 
     def __repr__(self) -> str:
@@ -101,19 +103,19 @@ class Container:
 
     @property
     def resources(self) -> dict[str, Any] | None:
-        res = self.data.get(self.resources_key)
+        res = self.data.get(self.resources_key) if self.resources_key else self.data
         return res if isinstance(res, dict) else None
 
     @property
     def resources_path(self) -> Path:
-        return (*self.path, self.resources_key)
+        return (*self.path, self.resources_key) if self.resources_key else self.path
 
     @property
     def label(self) -> str:
         """The container's name, else the field that holds it (``model``, ``container``)."""
         if self.name:
             return self.name
-        if self.section == "resources":
+        if self.section == "resources" and self.resources_key:
             return self.resources_key
         keys = [p for p in self.path if isinstance(p, str)]
         return keys[-1] if keys else "?"
@@ -124,6 +126,7 @@ class PodSpec:
 
     __slots__ = (
         "containers",
+        "found_by",
         "inherited",
         "location",
         "memo",
@@ -144,6 +147,7 @@ class PodSpec:
         node_agent: bool = False,
         inherited: dict[str, Path] | None = None,
         pattern: str = "",
+        found_by: str = "table",
     ) -> None:
         self.obj = obj
         self.path = path
@@ -155,8 +159,12 @@ class PodSpec:
         self.node_agent = node_agent
         #: Pod-spec field -> path of the value the object supplies when the spec lacks it.
         self.inherited: dict[str, Path] = {} if inherited is None else inherited
-        #: The pattern that found this pod spec (as written in the table).
+        #: The pattern that found this pod spec (as written in the table; "" when found by
+        #: shape).
         self.pattern = pattern
+        #: "table": a workload row's pattern found it; "shape": the kind has no row and
+        #: :mod:`gpulint.shapes` recognised a pod spec or resource requirements by shape.
+        self.found_by = found_by
         #: Answers computed from this pod spec that several rules ask for (its resource
         #: entries): they live and die with the pod spec, not in a module-level cache.
         self.memo: dict[Any, Any] = {}

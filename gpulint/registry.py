@@ -94,6 +94,7 @@ class Registry:
         "_suggestions",
         "device_classes",
         "dra_drivers",
+        "dra_prefix",
         "legacy",
         "resources",
         "schemes",
@@ -106,8 +107,12 @@ class Registry:
         schemes: dict[str, Mapping[str, Any]] | None = None,
         device_classes: dict[str, DraClass] | None = None,
         dra_drivers: dict[str, DraClass] | None = None,
+        dra_prefix: str = "",
     ) -> None:
         self.resources = resources
+        #: KEP-5004: ``<dra_prefix><device class>`` is the implicit extended resource name
+        #: of every DeviceClass ("" when the registry names none).
+        self.dra_prefix = dra_prefix
         self.legacy: dict[str, LegacyResource] = {} if legacy is None else legacy
         self.schemes: dict[str, Mapping[str, Any]] = {} if schemes is None else schemes
         #: DRA DeviceClass names of accelerators (docs/domain.md#devices-through-dra).
@@ -135,6 +140,45 @@ class Registry:
     def is_accelerator(self, name: str) -> bool:
         """A known accelerator resource (registry or legacy name)."""
         return name in self.resources or name in self.legacy
+
+    def is_dra_extended(self, name: str) -> bool:
+        """An implicit DRA extended resource name (``deviceclass.resource.kubernetes.io/<class>``):
+        served by a claim for that DeviceClass, whatever the class is called."""
+        prefix = self.dra_prefix
+        return bool(prefix) and name.startswith(prefix) and name != prefix
+
+    def is_slip(self, name: str) -> bool:
+        """Whether an unregistered ``name`` is a likely slip for a registered one.
+
+        A slip is a name a person meant as a registered one and typed differently: the same
+        name in another case (``nvidia.com/GPU``), a plural (``nvidia.com/gpus``), another
+        separator (``koordinator.sh/gpu_core``), one edit in a short local part or two in a
+        longer one (``nvidia.com/mig-3g.30gb``), a registered local part cut or run on by a
+        few characters (``aliyun.com/gpu-memory`` for ``gpu-mem``), all within the name's
+        own vendor domain; or a vendor domain itself misspelt (``nvidai.com/gpu``,
+        ``intel.com/gpu``); or no domain at all (``gpu``: the API server takes no such name).
+        A name of a registered vendor domain that differs more is no slip: it may be a
+        resource the registry does not list yet.
+        """
+        if name in self.resources:
+            return False
+        if name.lower() in self._lower:
+            return True
+        domain, slash, local = name.lower().rpartition("/")
+        if not slash:
+            return True
+        if domain not in self._domains:
+            return bool(self.close_domains(domain))
+        key = _squash(local)
+        for lowered in self._domains[domain]:
+            other = lowered.rpartition("/")[2]
+            known = _squash(other)
+            if known == key or _edits(local, other) <= _slip_edits(other):
+                return True
+            short, long_ = sorted((key, known), key=len)
+            if len(short) >= 5 and long_.startswith(short) and len(long_) - len(short) <= 3:
+                return True
+        return False
 
     def looks_like_accelerator(self, name: str) -> bool:
         """An unknown name that is probably a misspelt or invented accelerator resource."""
@@ -299,12 +343,14 @@ class Registry:
             for row in data.get("legacy", ())
         }
         dra = data.get("dra") or {}
+        prefix = dra.get("extended_resource_prefix") or {}
         return cls(
             resources,
             legacy,
             dict(data.get("schemes", {})),
             _dra(dra.get("device_classes", ())),
             _dra(dra.get("drivers", ())),
+            str(prefix.get("prefix", "")),
         )
 
     def merged(self, rows: Iterable[Mapping[str, Any]]) -> Registry:
@@ -319,7 +365,38 @@ class Registry:
             dict(self.schemes),
             dict(self.device_classes),
             dict(self.dra_drivers),
+            self.dra_prefix,
         )
+
+
+def _squash(local: str) -> str:
+    """A local part without separators and a plural ``s``: ``gpu_cores`` -> ``gpucore``."""
+    squashed = re.sub(r"[-_.]", "", local.lower())
+    return squashed[:-1] if squashed.endswith("s") and len(squashed) > 2 else squashed
+
+
+def _slip_edits(local: str) -> int:
+    """How many edits still read as a slip of ``local``: one for short names, two beyond."""
+    return 1 if len(local) <= 4 else 2
+
+
+def _edits(a: str, b: str) -> int:
+    """Optimal string alignment distance (Levenshtein plus adjacent transpositions)."""
+    a, b = a.lower(), b.lower()
+    if abs(len(a) - len(b)) > 2:
+        return 3
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            cost = 0 if ca == cb else 1
+            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                value = min(value, previous2[j - 2] + 1)
+            current.append(value)
+        previous2, previous = previous, current
+    return previous[-1]
 
 
 def _vendor(domain: str) -> str:

@@ -117,6 +117,10 @@ class Rule(NamedTuple):
     #: Codes of more specific rules this one yields to: on a pod where one of them reports,
     #: this rule's findings are dropped (one cause, one finding). A module's ``YIELDS_TO``.
     yields_to: tuple[str, ...] = ()
+    #: Not in the default selection (the module's ``OPT_IN = True``), as ruff keeps its
+    #: style rules out of its defaults: it runs only when ``select`` names it, a prefix of
+    #: it or ``ALL``, or ``extend-select`` does.
+    opt_in: bool = False
 
     @property
     def doc(self) -> str:
@@ -168,10 +172,23 @@ def rule_from_module(
     options = getattr(module, "OPTIONS", {})
     if not isinstance(options, Mapping):
         raise RuleLoadError(f"rule module {name}: OPTIONS must be a mapping of JSON Schemas")
+    opt_in = getattr(module, "OPT_IN", False)
+    if not isinstance(opt_in, bool):
+        raise RuleLoadError(f"rule module {name}: OPT_IN must be True or False, got {opt_in!r}")
     doc = module.__doc__ or ""
     yields_to = getattr(module, "YIELDS_TO", ())
     if not isinstance(yields_to, (tuple, list)) or not all(isinstance(c, str) for c in yields_to):
         raise RuleLoadError(f"rule module {name}: YIELDS_TO must be a tuple of rule codes")
     return Rule(
-        code, rule_name, severity, scope, options, doc, check, name, origin, tuple(yields_to)
+        code,
+        rule_name,
+        severity,
+        scope,
+        options,
+        doc,
+        check,
+        name,
+        origin,
+        tuple(yields_to),
+        opt_in,
     )

@@ -36,6 +36,7 @@ from gpulint.k8s import (
     split_api_version,
 )
 from gpulint.model import Path
+from gpulint.shapes import find_pod_specs
 from gpulint.workrows import (
     CONTAINER_SECTIONS,
     LOCATIONS,
@@ -78,10 +79,15 @@ __all__ = [
 class WorkloadTable:
     """API group + kind -> where the pod specs are."""
 
-    def __init__(self, rows: Iterable[WorkloadKind]) -> None:
+    def __init__(
+        self, rows: Iterable[WorkloadKind], pod_free: Iterable[tuple[str, str]] = ()
+    ) -> None:
         self._rows: dict[tuple[str, str], WorkloadKind] = {}
         for row in rows:
             self._rows[(row.group, row.kind)] = row
+        #: (group, kind) of kinds known to hold no pod (``not_workloads``): not searched by
+        #: shape.
+        self.pod_free = frozenset(pod_free)
 
     def rows(self) -> list[WorkloadKind]:
         return list(self._rows.values())
@@ -91,7 +97,7 @@ class WorkloadTable:
 
     def extended(self, rows: Iterable[WorkloadKind]) -> WorkloadTable:
         """A copy with ``rows`` added; a row for an existing group and kind replaces it."""
-        return WorkloadTable([*self._rows.values(), *rows])
+        return WorkloadTable([*self._rows.values(), *rows], self.pod_free)
 
     def pod_specs(self, obj: K8sObject) -> list[PodSpec]:
         return self._pod_specs(obj, 0)
@@ -99,7 +105,10 @@ class WorkloadTable:
     def _pod_specs(self, obj: K8sObject, depth: int) -> list[PodSpec]:
         row = self.lookup(obj.group, obj.kind)
         if row is None:
-            return []
+            if (obj.group, obj.kind) in self.pod_free:
+                return []
+            # A kind without a row: pod specs and resource requirements by their shape.
+            return find_pod_specs(obj)
         pods: list[PodSpec] = []
         for pattern in row.pods:
             for path, spec in expand(obj.data, pattern, obj.path):
@@ -143,7 +152,25 @@ class WorkloadTable:
                         )
         for pattern in row.resources:
             for path, data in expand(obj.data, pattern, obj.path):
-                if isinstance(data, dict) and path[-1:] and isinstance(path[-1], str):
+                if isinstance(data, dict) and path[-1:] and isinstance(path[-1], int):
+                    # A list item holding limits / requests beside its own fields (llmaz
+                    # flavors): the item stands in for the container, its own resources.
+                    name = data.get("name")
+                    item = Container(
+                        name if isinstance(name, str) else None, path, data, "resources", False, ""
+                    )
+                    pods.append(
+                        PodSpec(
+                            obj,
+                            path,
+                            {},
+                            [item],
+                            "resources",
+                            row.node_agent,
+                            pattern=".".join(pattern),
+                        )
+                    )
+                elif isinstance(data, dict) and path[-1:] and isinstance(path[-1], str):
                     # A bare ResourceRequirements: present it as a container whose
                     # resources are that field, so resource rules read it like any other.
                     parent = path[:-1]
@@ -203,5 +230,8 @@ def builtin_table() -> WorkloadTable:
     """The shipped table. Its rows are not validated on every run (that cost a few ms of
     each one-file run's start-up): tests/test_workloads.py validates the file instead."""
     with open(_builtin_rows_path(), encoding="utf-8") as fh:
-        rows = json.load(fh)["workloads"]
-    return WorkloadTable([WorkloadKind.from_json(row, "built-in") for row in rows])
+        data = json.load(fh)
+    return WorkloadTable(
+        [WorkloadKind.from_json(row, "built-in") for row in data["workloads"]],
+        [(entry["group"], entry["kind"]) for entry in data.get("not_workloads", ())],
+    )

@@ -19,7 +19,8 @@ Locations
   an Argo template's ``container``); it joins the pod spec whose path encloses it (the nearest
   one), or stands alone as a pod-less container;
 * ``resources`` -- a bare ResourceRequirements (Kubeflow TrainJob
-  ``spec.trainer.resourcesPerNode``);
+  ``spec.trainer.resourcesPerNode``), or a list item holding ``limits`` / ``requests``
+  beside fields of its own (llmaz ``spec.inferenceConfig.flavors.*``);
 * ``objects`` -- a whole Kubernetes object embedded in this one (Katib's
   ``spec.trialTemplate.trialSpec``); it is looked up in the table by its own group and kind.
 

@@ -30,7 +30,9 @@ Safe: deletes the request (and `requests:` when nothing else is left in it); the
 the same request.
 
 ## Options
-None.
+None. Not in the default selection (a style rule: vendors' own docs write requests equal to
+limits, and the pod runs the same): turn it on with `--select ALL`, `--extend-select GPU003`
+or `extend-select: [GPU003]` in the configuration.
 
 ## References
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#requests-and-limits
@@ -50,6 +52,9 @@ NAME = "redundant-extended-resource-requests"
 SEVERITY = "warning"
 SCOPE = "pod"
 OPTIONS: dict[str, object] = {}
+#: A style rule, out of the default selection: vendors' own docs write requests equal to
+#: limits, and it is harmless. ``--select ALL``, ``--extend-select GPU003`` turn it on.
+OPT_IN = True
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:

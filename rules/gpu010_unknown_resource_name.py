@@ -1,12 +1,24 @@
 """GPU resource name that no device plugin advertises.
 
 ## What it does
-Flags a container resource name that looks like a GPU or accelerator resource but is not in
-the device registry: a typo (`nvidia.com/gpus`), wrong case (`nvidia.com/GPU`), a key from
-the wrong scheme (`aliyun.com/gpu-memory` instead of `aliyun.com/gpu-mem`), an unknown MIG
-profile (`nvidia.com/mig-3g.30gb`), or a legacy name no node advertises any more
-(`alpha.kubernetes.io/nvidia-gpu`). It suggests the closest real name; for an unknown MIG
-profile, the profiles that GPUs offer with the same number of compute slices.
+Flags a container resource name of a known accelerator vendor's domain that is not in the
+device registry. Two cases, by how sure it can be:
+
+- **error**: the name is a likely slip for a registered one -- a typo (`nvidia.com/gpy`),
+  a plural (`nvidia.com/gpus`), wrong case (`nvidia.com/GPU`), another separator, a key cut
+  short or run on (`aliyun.com/gpu-memory` for `aliyun.com/gpu-mem`), an unknown MIG
+  profile (`nvidia.com/mig-3g.30gb`), a misspelt vendor domain (`nvidai.com/gpu`,
+  `intel.com/gpu`), a name without a domain (`gpu`) -- or a legacy name no node advertises
+  any more (`alpha.kubernetes.io/nvidia-gpu`). It suggests the closest real name; for an
+  unknown MIG profile, the profiles that GPUs offer with the same number of compute slices.
+- **warning**: a plausible name of a registered vendor domain that is no slip
+  (`nvidia.com/gpu-count`, a new resource of a vendor's plugin): gpulint's registry may be
+  behind the device plugin. Add the name to the configuration's `devices:` and the warning
+  goes away.
+
+Names of other domains are not this rule's business, and neither are DRA extended
+resources: `deviceclass.resource.kubernetes.io/<class>` and any DeviceClass's
+`spec.extendedResourceName` in the same file (KEP-5004) are served by claims, not plugins.
 
 Suggestions stay within the name's vendor domain: `amd.com/gpus` suggests `amd.com/gpu`,
 never another vendor's name that happens to be spelt alike. They cross to another domain
@@ -17,7 +29,9 @@ name (`intel.com/gpu`), the message lists what that vendor's device plugins adve
 ## Why it matters
 The scheduler only places a pod on a node that advertises every resource it asks for. No
 node advertises a misspelt one, so the pod stays `Pending` forever with
-`Insufficient nvidia.com/gpus`, and nothing in the API rejects it up front.
+`Insufficient nvidia.com/gpus`, and nothing in the API rejects it up front. A registry that
+cannot know every plugin must not block a real resource, so a name it merely does not know
+is a warning, never an error.
 
 ## Example
 ```yaml
@@ -39,13 +53,20 @@ match, a legacy name's replacement, a MIG profile's `+` written as `.`); the pod
 schedules on other nodes than the name (wrongly) implied. No fix when no single name fits.
 
 ## Options
-None. Add private device resources (`example.com/fpga`, an in-house sharing scheme) to the
-registry in configuration.
+None. Add private or new device resources (`example.com/fpga`, an in-house sharing
+scheme, a vendor's new name) to the registry in configuration:
+
+```yaml
+devices:
+  - name: nvidia.com/gpu-count
+```
 
 ## References
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#device-and-sharing-resource-names
   (device and sharing resource names, MIG profile table)
 - `rules/devices.json` (the registry)
+- https://github.com/kubernetes/enhancements/tree/master/keps/sig-scheduling/5004-dra-extended-resource
+  (DRA extended resources)
 """
 
 from __future__ import annotations
@@ -68,11 +89,16 @@ OPTIONS: dict[str, object] = {}
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     registry = ctx.registry
+    claims = pod.obj.stream
     for container in pod.containers:
         for entry in resource_entries(container):
             name = entry.name
             if name in registry.resources or not registry.looks_like_accelerator(name):
                 continue
+            if registry.is_dra_extended(name) or (
+                claims is not None and claims.extended_resource(name)
+            ):
+                continue  # a DRA extended resource: a claim serves it (KEP-5004)
             legacy = registry.legacy.get(name)
             if legacy is not None:
                 yield Violation(
@@ -81,6 +107,18 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                     f"use {legacy.replacement}. {legacy.note}",
                     fix=_rename(entry.path, name, legacy.replacement, entry.container.resources),
                 )
+                continue
+            if not registry.is_slip(name):
+                domain = name.rpartition("/")[0]
+                if domain and registry.has_domain(domain):
+                    yield Violation(
+                        entry.path,
+                        f"{name} is not in gpulint's device registry, though {domain} is a "
+                        "known vendor domain: the registry may be behind the device plugin. "
+                        "If your nodes advertise it, add it to the configuration "
+                        f"(devices: [{{name: {name}}}])",
+                        severity="warning",
+                    )
                 continue
             suggestion = registry.suggest(name)
             mig = _mig_hint(name, registry)

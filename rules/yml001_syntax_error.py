@@ -13,10 +13,12 @@ a comment needs white space before `#` (`[a, b]#x`, `"v"#x`, `|#x`); a directive
 `%TAG`) must come after `...`; a value written over several lines is indented more than
 the collection it belongs to, with spaces, not tabs; a plain value cannot be a lone `-`; a
 tag cannot contain `,[]{}`; a block scalar's leading empty lines cannot be indented more
-than its first line of text. These are reported as YML001 with "YAML 1.2; Kubernetes'
-parser lets it through" in the message, and the file is still linted as Kubernetes reads
-it. One deviation is accepted: a line holding only closing brackets (`}`, `]`) may sit at
-its collection's indentation, a JSON-like style every parser in use reads.
+than its first line of text. These are reported as YML001 **warnings** (not errors: the
+cluster takes the file) with "not valid YAML 1.2, but Kubernetes' parser (go-yaml, kubectl)
+reads it" in the message, and the file is still linted as Kubernetes reads it. YAML 1.1
+scalars (`yes`, `on`, `0777`) are read as Kubernetes reads them and are never reported.
+One deviation is accepted: a line holding only closing brackets (`}`, `]`) may sit at its
+collection's indentation, a JSON-like style every parser in use reads.
 
 ## Why it matters
 `kubectl apply` and Helm fail on the file; nothing in it reaches the cluster. Common causes:

@@ -190,7 +190,8 @@ def test_per_rule_option_wins_over_gpu_taints(rules: list[Any], tmp_path: Path) 
 
 def test_select_ignore_severity_and_fail_on(repo: Path) -> None:
     (repo / ".gpulint.yaml").write_text(
-        "ignore: [GPU020]\nseverity:\n  GPU003: error\nfail-on: warning\n"
+        "select: [ALL]\nignore: [GPU020]\nseverity:\n  GPU003: error\n"
+        "fail-on: warning\n"
     )
     (repo / "train.yaml").write_text(REDUNDANT)
     proc = run(["check", "-f", "json", "."], repo)
@@ -230,15 +231,15 @@ def test_devices_merge_over_the_registry(repo: Path) -> None:
     (repo / ".gpulint.yaml").write_text(
         "devices:\n- name: example.com/fpga\n  hardware: fpga\n  schemes: [inhouse-fpga]\n"
     )
-    # A private GPU-sharing name: unknown to the built-in registry, so GPU010 flags it (it
-    # looks like an accelerator); the configuration entry makes it known.
-    manifest = GPU_DEPLOYMENT.replace("nvidia.com/gpu", "example.com/vgpu-slice")
+    # A fork's GPU-sharing name in NVIDIA's domain: unknown to the built-in registry, so
+    # GPU010 warns that the registry may be behind; the configuration entry makes it known.
+    manifest = GPU_DEPLOYMENT.replace("nvidia.com/gpu", "nvidia.com/vgpu-slice")
     (repo / "slice.yaml").write_text(manifest)
     isolated = run(["check", "-f", "json", "--isolated", "slice.yaml"], repo)
     assert "GPU010" in {f["rule"] for f in findings(isolated)}
     (repo / ".gpulint.yaml").write_text(
         (repo / ".gpulint.yaml").read_text()
-        + "- name: example.com/vgpu-slice\n  hardware: inhouse\n  schemes: [inhouse-share]\n"
+        + "- name: nvidia.com/vgpu-slice\n  hardware: inhouse\n  schemes: [inhouse-share]\n"
         + "  constraints: {max: 8, source: in-house device plugin}\n"
     )
     proc = run(["check", "-f", "json", "slice.yaml"], repo)
@@ -265,8 +266,18 @@ def test_workloads_add_kinds(repo: Path) -> None:
     )
     proc = run(["check", "-f", "json", "."], repo)
     assert "GPU001" in {f["rule"] for f in findings(proc)}
+    # Without the row the pod spec is still found, by its shape; the row names the kind.
     isolated = run(["check", "-f", "json", "--isolated", "."], repo)
-    assert findings(isolated) == []
+    assert "GPU001" in {f["rule"] for f in findings(isolated)}
+    seen = json.loads(run(["inspect", "-f", "json", "."], repo).stdout)
+    (workload,) = seen["files"][0]["workloads"]
+    assert (workload["found_by"], workload["pods"][0]["pattern"]) == (
+        "table",
+        "spec.podTemplate.spec",
+    )
+    seen = json.loads(run(["inspect", "-f", "json", "--isolated", "."], repo).stdout)
+    (workload,) = seen["files"][0]["workloads"]
+    assert workload["found_by"] == "shape"
 
 
 def test_exclude_and_force_exclude(repo: Path) -> None:

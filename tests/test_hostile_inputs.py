@@ -413,7 +413,7 @@ def test_suppressions_reach_across_documents_linted_one_at_a_time() -> None:
         + GPU_POD.format(name="a", namespace="ml", above="")
         + "---\n"
         + GPU_POD.format(
-            name="b", namespace="ml", above="        # gpulint: disable-next-line=GPU003\n"
+            name="b", namespace="ml", above="        # gpulint: disable-next-line=GPU002\n"
         )
     )
     found = linter().lint_text("p.yaml", text)

@@ -56,9 +56,9 @@ metadata:
   name: custom
 spec:
   worker:
-    resources:
-      limits:
-        nvidia.com/gpu: 2
+    replicas: 2
+    limits:
+      nvidia.com/gpu: 2
 """
 
 
@@ -101,10 +101,74 @@ def test_unknown_kinds_with_gpu_keys_are_listed_as_a_hint() -> None:
     entry = Inspector().inspect_text("job.yaml", MANIFEST)
     (hint,) = entry["unrecognised"]
     assert hint["kind"] == "GPUJob"
-    assert hint["gpu_keys"] == [{"path": "spec.worker.resources.limits.nvidia.com/gpu", "line": 44}]
+    # Not a ResourceRequirements (limits beside other fields, as a Karpenter NodePool's
+    # spec.limits): nothing is found by shape, and the object stays a hint.
+    assert hint["gpu_keys"] == [{"path": "spec.worker.limits.nvidia.com/gpu", "line": 44}]
     text = render_text(_report(entry))
     assert "GPUJob/custom (example.com/v1) is not a known workload kind" in text
     assert "1 workload, 1 pod spec (1 with a GPU request) in 1 file." in text
+
+
+OPERATORS = """\
+apiVersion: serving.example.com/v1
+kind: LLMService
+metadata:
+  name: llama
+spec:
+  image:
+    repository: nvcr.io/nim/meta/llama-3.1-8b-instruct
+  resources:
+    limits:
+      nvidia.com/gpu: 1
+---
+apiVersion: example.com/v1
+kind: ModelServer
+metadata:
+  name: server
+spec:
+  engine:
+    template:
+      metadata:
+        labels: {app: server}
+      spec:
+        containers:
+        - name: engine
+          image: vllm/vllm-openai
+          resources:
+            limits:
+              nvidia.com/gpu: 2
+"""
+
+
+def test_pod_specs_found_by_shape_say_so(validator: Draft202012Validator) -> None:
+    entry = Inspector().inspect_text("operators.yaml", OPERATORS)
+    assert entry["unrecognised"] == []
+    nim, server = entry["workloads"]
+    assert (nim["kind"], nim["found_by"], nim["table_row"]) == ("LLMService", "shape", None)
+    (resources,) = nim["pods"]
+    assert (resources["location"], resources["path"], resources["found_by"]) == (
+        "resources",
+        "spec.resources",
+        "shape",
+    )
+    assert resources["effective_gpu_request"] == {"nvidia.com/gpu": "1"}
+    (pod,) = server["pods"]
+    assert (pod["location"], pod["path"], pod["pattern"]) == (
+        "pod",
+        "spec.engine.template.spec",
+        "",
+    )
+    assert pod["effective_gpu_request"] == {"nvidia.com/gpu": "2"}
+    report = _report(entry)
+    text = render_text(report)
+    assert (
+        "LLMService/llama (serving.example.com/v1, no workload row: pod specs found by shape)"
+        in text
+    )
+    assert "pod spec spec.engine.template.spec (line 21, column 7, found by shape)" in text
+    data = json.loads(render_json(report))
+    errors = list(validator.iter_errors(data))
+    assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors[:5]]
 
 
 def _report(entry: dict[str, Any]) -> Any:

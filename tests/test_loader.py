@@ -337,9 +337,12 @@ def test_yaml_that_is_not_a_kubernetes_object_is_skipped(linter: Linter, text: s
 
 
 def test_unknown_kinds_are_objects_without_pod_specs(linter: Linter) -> None:
+    # Without a workload row, only what has a pod spec's or a ResourceRequirements' shape is
+    # linted (gpulint/shapes.py); a quota's hard limits and a pool's limits are neither.
     text = (
         "apiVersion: example.com/v1\nkind: GpuQuota\nmetadata: {name: q}\n"
-        "spec: {containers: [{resources: {requests: {nvidia.com/gpu: 1}}}]}\n"
+        "spec: {hard: {requests.nvidia.com/gpu: 1},\n"
+        "  pool: {replicas: 2, limits: {nvidia.com/gpu: 1.5}}}\n"
     )
     assert lint(linter, text) == []
 

@@ -313,10 +313,11 @@ def test_scheme_examples_from_the_brief(registry: dict[str, Any]) -> None:
 
 def test_node_level_resources_carry_advice(registry: dict[str, Any]) -> None:
     node_level = [r for r in registry["resources"] if not r["container_request"]]
-    assert [r["name"] for r in node_level] == ["aliyun.com/gpu-count"]
+    assert [r["name"] for r in node_level] == ["aliyun.com/gpu-count", "alibabacloud.com/gpu-count"]
     for resource in node_level:
-        assert "aliyun.com/gpu-count" in resource["advice"]
-        assert "aliyun.com/gpu-core.percentage" in resource["advice"]
+        assert resource["name"] in resource["advice"]
+    assert "aliyun.com/gpu-core.percentage" in node_level[0]["advice"]
+    assert "alibabacloud.com/gpu-mem" in node_level[1]["advice"]
 
 
 def _terms(constraints: dict[str, Any]) -> Iterator[dict[str, Any]]:

@@ -254,7 +254,7 @@ def test_junit_makes_it_an_error_case_of_the_object(tmp_path: Path) -> None:
         if case.classname == "Pod/ml/trainer"
     }
     assert "BUG002 exiting-rule" not in pod_cases
-    assert pod_cases["GPU003 redundant-extended-resource-requests"].is_passed
+    assert pod_cases["GPU010 unknown-gpu-resource-name"].is_passed
 
 
 def test_reported_whatever_the_selection_and_the_suppressions(tmp_path: Path) -> None:

@@ -66,19 +66,22 @@ def linters() -> dict[str, Linter]:
     from tests.conftest import ROOT
 
     rules = load_rules()
+    # Every rule, the opt-in ones too (GPU003): a fixture names every finding on its lines.
+    every = Settings(select=frozenset({"ALL"}))
     clusters = {
         code: Linter(
             rules,
             Settings(
-                cluster=Cluster(tuple(read_inventory(ROOT / "tests/fixtures/cluster" / name)))
+                select=frozenset({"ALL"}),
+                cluster=Cluster(tuple(read_inventory(ROOT / "tests/fixtures/cluster" / name))),
             ),
         )
         for code, name in FIXTURE_CLUSTERS.items()
     }
     return (
-        {code: Linter([*rules, *extra]) for code, extra in FIXTURE_RULES.items()}
+        {code: Linter([*rules, *extra], every) for code, extra in FIXTURE_RULES.items()}
         | clusters
-        | {"": Linter(rules)}
+        | {"": Linter(rules, every)}
     )
 
 
@@ -102,7 +105,7 @@ def linter(linters: dict[str, Linter], request: Any) -> Linter:
     path = request.node.callspec.params["path"]
     cluster = fixture_cluster(path)
     if cluster is not None:
-        return Linter(load_rules(), Settings(cluster=cluster))
+        return Linter(load_rules(), Settings(select=frozenset({"ALL"}), cluster=cluster))
     return linters.get(path.parent.name, linters[""])
 
 

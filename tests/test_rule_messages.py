@@ -56,9 +56,50 @@ def test_gpu010_suggests_the_real_name(linter: Linter, name: str, advice: str) -
     assert advice in finding.message
 
 
-def test_gpu010_without_a_close_name(linter: Linter) -> None:
-    (finding,) = findings(linter, "example.com/quantum-gpu")
-    assert "check the device plugin's documentation" in finding.message
+def test_gpu010_leaves_other_domains_alone(linter: Linter) -> None:
+    """A domain no registered vendor uses, nor one like it, is not the registry's to judge."""
+    assert not [f for f in findings(linter, "example.com/quantum-gpu") if f.rule == "GPU010"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "mthreads.com/gpu",
+        "gpu.intel.com/dxg",
+        "koordinator.sh/gpu-memory-ratio",
+        "dcu.com/gpu",
+        "tke.cloud.tencent.com/qgpu-core",
+        "elasticgpu.io/gpu-memory",
+        "alibabacloud.com/gpu-mem",
+        # DRA extended resources (KEP-5004): served by a claim for the class
+        "deviceclass.resource.kubernetes.io/gpu.nvidia.com",
+        "deviceclass.resource.kubernetes.io/my-accelerators",
+    ],
+)
+def test_gpu010_real_resources_are_no_findings(linter: Linter, name: str) -> None:
+    assert not [f for f in findings(linter, name) if f.rule == "GPU010"]
+
+
+def test_gpu010_a_plausible_unknown_name_is_a_warning(linter: Linter) -> None:
+    (finding,) = [f for f in findings(linter, "nvidia.com/gpu-count") if f.rule == "GPU010"]
+    assert finding.severity.name == "WARNING"
+    assert "the registry may be behind the device plugin" in finding.message
+    assert "devices: [{name: nvidia.com/gpu-count}]" in finding.message
+
+
+def test_gpu010_a_device_class_extended_resource_name_is_no_finding(linter: Linter) -> None:
+    text = POD.replace("NAME", "example.com/accelerator").replace("VALUE", "1") + (
+        "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: accel}\n"
+        "spec:\n  extendedResourceName: example.com/accelerator\n"
+    )
+    found = linter.lint_bytes("pod.yaml", text.encode())
+    assert not [f for f in found if f.rule == "GPU010"]
+    text = POD.replace("NAME", "nvidia.com/gpu-count").replace("VALUE", "1") + (
+        "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpus}\n"
+        "spec:\n  extendedResourceName: nvidia.com/gpu-count\n"
+    )
+    found = linter.lint_bytes("pod.yaml", text.encode())
+    assert not [f for f in found if f.rule == "GPU010"]
 
 
 @pytest.mark.parametrize(

@@ -15,13 +15,23 @@ class Problem:
     Mutable: the loader clamps ``span`` to the end of the text once it is known.
     """
 
-    __slots__ = ("code", "doc_path", "message", "span")
+    __slots__ = ("code", "doc_path", "message", "severity", "span")
 
-    def __init__(self, code: str, span: Span, message: str, doc_path: Path = ()) -> None:
+    def __init__(
+        self,
+        code: str,
+        span: Span,
+        message: str,
+        doc_path: Path = (),
+        severity: str | None = None,
+    ) -> None:
         self.code = code
         self.span = span
         self.message = message
         self.doc_path = doc_path
+        #: A severity for this problem other than its rule's (``"warning"`` for what strict
+        #: YAML 1.2 rejects but Kubernetes reads), or None; configuration still wins.
+        self.severity = severity
 
     def _key(self) -> tuple[str, Span, str, Path]:
         return (self.code, self.span, self.message, self.doc_path)

@@ -18,7 +18,13 @@ from gpulint.model import Path, Span
 
 #: YML001 messages for what the YAML 1.2 grammar rejects and libyaml -- like go-yaml, so
 #: kubectl too -- reads anyway. The document is still linted as Kubernetes would read it.
-_STRICT = "YAML syntax error (YAML 1.2; Kubernetes' parser lets it through): "
+_STRICT = (
+    "not valid YAML 1.2, but Kubernetes' parser (go-yaml, kubectl) reads it, so the cluster "
+    "takes the file (a warning): "
+)
+#: What strict YAML 1.2 rejects and Kubernetes reads is a warning: an error is for what the
+#: API server rejects, and a CI must not fail on a file the cluster takes.
+_STRICT_SEVERITY = "warning"
 #: A line that only closes flow collections: "}", "]," or "} # comment".
 _CLOSER = re.compile(r"[\]}][\]},\s]*(#.*)?$")
 _PLAIN_DASH = "a plain value cannot be a lone '-': quote it (\"-\")"
@@ -45,7 +51,8 @@ class _StrictChecks:
         if line is None:
             line, col = mark.line, mark.column
         span = Span(line + 1, col + 1, line + 1, col + 1 + width)
-        self.problems.append(Problem("YML001", span, f"{_STRICT}{message}"))
+        problem = Problem("YML001", span, f"{_STRICT}{message}", severity=_STRICT_SEVERITY)
+        self.problems.append(problem)
 
     def _before(self, mark: Any) -> str:
         """The text of the mark's line before the mark."""
@@ -198,7 +205,7 @@ def _token_problems(text: str, lib: _Lib) -> list[Problem]:
 
     def problem(mark_line: int, col: int, message: str) -> None:
         span = Span(mark_line + 1, col + 1, mark_line + 1, col + 2)
-        problems.append(Problem("YML001", span, _STRICT + message))
+        problems.append(Problem("YML001", span, _STRICT + message, severity=_STRICT_SEVERITY))
 
     parser = lib.event_parser(text)
     previous: Any = None
