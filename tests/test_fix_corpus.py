@@ -43,7 +43,17 @@ def fixed_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert CORPUS is not None
     copy = tmp_path_factory.mktemp("corpus") / "corpus"
     shutil.copytree(CORPUS, copy)
-    proc = gpulint_subprocess("check", "--isolated", "--fix", "--unsafe-fixes", ".", cwd=copy)
+    # GPU003 is opt-in: it is selected here for its (safe) fix to be applied too.
+    proc = gpulint_subprocess(
+        "check",
+        "--isolated",
+        "--extend-select",
+        "GPU003",
+        "--fix",
+        "--unsafe-fixes",
+        ".",
+        cwd=copy,
+    )
     assert proc.returncode in (0, 1), proc.stderr
     assert "Traceback" not in proc.stderr
     assert re.search(r"^Fixed [1-9]\d* problems\.$", proc.stdout, flags=re.M), proc.stdout
@@ -64,7 +74,14 @@ def test_no_fixed_rule_fires_after_fix(fixed_copy: Path) -> None:
 
 def test_a_second_fix_changes_nothing(fixed_copy: Path) -> None:
     proc = gpulint_subprocess(
-        "check", "--isolated", "--diff", "--unsafe-fixes", ".", cwd=fixed_copy
+        "check",
+        "--isolated",
+        "--extend-select",
+        "GPU003",
+        "--diff",
+        "--unsafe-fixes",
+        ".",
+        cwd=fixed_copy,
     )
     assert proc.stdout == "" and proc.returncode == 0, proc.stdout[:2000]
 

@@ -107,6 +107,8 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict[str, 
         "examples": _sarif("examples", cwd=ROOT),
         "clean": _sarif("examples/good-training-job.yaml", cwd=ROOT),
         "fixtures": _sarif("tests/fixtures/rules", cwd=ROOT),
+        # Every rule, GPU003 (opt-in, whose fix deletes) included.
+        "fixtures-all": _sarif("--select", "ALL", "tests/fixtures/rules", cwd=ROOT),
         "absolute": _sarif(str(FIXTURES / "rules"), str(BAD), cwd=tmp),
         "outside-cwd": _sarif("../examples/bad-inference.yaml", cwd=ROOT / "tests"),
         "stdin": _sarif("-", cwd=ROOT, stdin=BAD.read_text(encoding="utf-8")),
@@ -169,7 +171,7 @@ def test_the_validated_logs_carry_fixes(logs: dict[str, tuple[dict[str, Any], in
     region), a deletion (no insertedContent) and a replacement, safe and unsafe."""
     replacements = []
     applicability = set()
-    for result in _run(logs["fixtures"][0])["results"]:
+    for result in _run(logs["fixtures-all"][0])["results"]:
         for fix in result.get("fixes", ()):
             applicability.add(fix["properties"]["applicability"])
             for change in fix["artifactChanges"]:
