@@ -57,8 +57,12 @@ $(JUNIT_XSD): | $(BIN)/python
 tools: $(MULTITOOL_STAMP) $(JUNIT_XSD)
 
 ## Install test dependencies and run the whole suite: pytest, ruff, mypy.
+# pytest runs on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in this process alone).
+# --dist loadgroup: tests are handed out one by one, except those of an xdist_group (a
+# module fixture that builds a venv or a big tree), which stay on one worker.
+PYTEST_WORKERS ?= auto
 test: $(STAMP) tools
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 	$(BIN)/ruff check gpulint rules tests $(wildcard bench)
 	$(BIN)/ruff format --check gpulint rules
 	$(BIN)/mypy
