@@ -58,11 +58,14 @@ tools: $(MULTITOOL_STAMP) $(JUNIT_XSD)
 
 ## Install test dependencies and run the whole suite: pytest, ruff, mypy.
 # pytest runs on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in this process alone).
-# --dist loadgroup: tests are handed out one by one, except those of an xdist_group (a
-# module fixture that builds a venv or a big tree), which stay on one worker.
+# --dist loadfile: each test file runs on one worker, so a module's fixtures (a venv built
+# from the wheel, a 3,000-file tree, the linters and logs shared by a file's tests) are
+# built once, not once per worker. Handing out single tests (--dist load) cost 19% more CPU
+# time, which on a busy shared machine is more wall time too (bench/README.md, "The test
+# suite").
 PYTEST_WORKERS ?= auto
 test: $(STAMP) tools
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
 	$(BIN)/ruff check gpulint rules tests $(wildcard bench)
 	$(BIN)/ruff format --check gpulint rules
 	$(BIN)/mypy

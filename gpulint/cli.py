@@ -178,6 +178,29 @@ FailIfNoFilesOption = Annotated[
 ]
 
 
+BaselineOption = Annotated[
+    str | None,
+    typer.Option(
+        "--baseline",
+        metavar="FILE",
+        help="Do not report the findings recorded in this baseline (written by "
+        "--write-baseline); report its entries that match nothing any more as GL101 "
+        "[default: the configuration's baseline].",
+        show_default=False,
+    ),
+]
+WriteBaselineOption = Annotated[
+    str | None,
+    typer.Option(
+        "--write-baseline",
+        metavar="FILE",
+        help="Record this run's findings in FILE (a baseline for --baseline) and report none "
+        "of them.",
+        show_default=False,
+    ),
+]
+
+
 def _version(value: bool) -> None:
     if value:
         sys.stdout.write(f"gpulint {__version__}\n")
@@ -241,6 +264,8 @@ def check(
     plugins: PluginOption = None,
     rule_dirs: RuleDirOption = None,
     fail_if_no_files: FailIfNoFilesOption = None,
+    baseline: BaselineOption = None,
+    write_baseline: WriteBaselineOption = None,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes.
 
@@ -273,6 +298,8 @@ def check(
             plugins=plugins,
             rule_dirs=rule_dirs,
             fail_if_no_files=fail_if_no_files,
+            baseline=baseline,
+            write_baseline=write_baseline,
         )
     )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 if TYPE_CHECKING:
@@ -270,6 +270,17 @@ def check_stdin_filename(paths: list[str] | None, stdin_filename: str | None) ->
         )
 
 
+def _written(path: str, content: Callable[[], str]) -> str | None:
+    """Write ``content()`` to ``path`` (:func:`write_file`); None, or why it was not."""
+    try:
+        write_file(path, content())
+    except UnsafeOutput as exc:
+        return f"refusing to write {path}: {exc}"
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or type(exc).__name__}"
+    return None
+
+
 def write_file(path: str, content: str) -> None:
     """Write the report atomically, creating missing parent folders (as ruff's --output-file).
 
@@ -348,6 +359,8 @@ def run_check(
     plugins: list[str] | None = None,
     rule_dirs: list[str] | None = None,
     fail_if_no_files: bool | None = None,
+    baseline: str | None = None,
+    write_baseline: str | None = None,
 ) -> int:
     """``gpulint check``: lint, print the report, and return the exit code.
 
@@ -359,9 +372,14 @@ def run_check(
     Nothing passes silently: a run that lints no file warns on stderr, naming the paths
     that held nothing (exit 1 with ``--fail-if-no-files``); a rule that raises is a GL900
     finding, also written to stderr, and exit 2.
+
+    ``--baseline FILE`` (else the configuration's ``baseline:``) suppresses the findings the
+    file records and reports its stale entries (GL101); ``--write-baseline FILE`` records
+    this run's findings there instead, and reports none of them (:mod:`gpulint.baseline`).
     """
     import time
 
+    from gpulint.baseline import BaselineError, RunBaseline
     from gpulint.discover import STDIN, targets
     from gpulint.engine import Linter
     from gpulint.model import RULE_ERROR_CODE
@@ -391,6 +409,14 @@ def run_check(
     stdin_label = stdin_filename or "<stdin>"
     given = paths or ["."]
     found, missing = targets(given, stdin_label, exclude, effective.force_exclude)
+    stdin_used = stdin_label if STDIN in (paths or []) else None
+    if write_baseline == "":
+        fail("--write-baseline needs a file name")
+    try:
+        accepted = RunBaseline(baseline, write_baseline, effective.baseline, stdin_used)
+    except BaselineError as exc:
+        fail(str(exc))
+    found = accepted.watch(found)
     errors = [f"{path}: no such file or directory" for path in missing]
     for message in errors:
         error(message)
@@ -431,7 +457,17 @@ def run_check(
         collect_objects=needs_objects(output_format),
         on_file=write_findings,
         keep_findings=stream is None or output is not None,
+        prepare=accepted.prepare,
     )
+    unwritten_baseline = None
+    if write_baseline is not None:
+        unwritten_baseline = _written(write_baseline, accepted.text)
+    stale = accepted.stale(linter.active)
+    if stale:
+        report.extend(stale)
+        write_findings(stale)
+    if unwritten_baseline is None:
+        sys.stderr.write(accepted.note())
     if report.files == 0:
         no_files_warning([p for p in given if p not in missing])
     if missing or report.rule_errors:
@@ -441,17 +477,16 @@ def run_check(
     else:
         ctx.exit_code = 0
     ctx.ended = time.time()
+    if unwritten_baseline is not None:
+        errors.append(unwritten_baseline)
+        ctx.exit_code = 2
+        error(unwritten_baseline)
     # The report file is written before the summary, so that a file that cannot be written
     # is an error the summary counts (an exit 2 never ends in "All checks passed").
     unwritten = None
     if output is not None:
         terminal_color, ctx.color = ctx.color, False
-        try:
-            write_file(output, renderer(output_format)(report, ctx))
-        except UnsafeOutput as exc:
-            unwritten = f"refusing to write {output}: {exc}"
-        except OSError as exc:
-            unwritten = f"cannot write {output}: {exc.strerror or type(exc).__name__}"
+        unwritten = _written(output, lambda: renderer(output_format)(report, ctx))
         if unwritten is not None:
             errors.append(unwritten)
             ctx.exit_code = 2

@@ -201,6 +201,7 @@ def run(
     *,
     on_file: OnFile | None = None,
     keep_findings: bool = True,
+    prepare: Callable[[list[Finding]], list[Finding]] | None = None,
 ) -> Report:
     """Lint every target; ``jobs`` > 1 allows that many worker processes.
 
@@ -208,7 +209,9 @@ def run(
     as they are known (in the targets' order), so a caller that streams its report and
     passes ``keep_findings=False`` runs in memory that does not grow with the number of
     files. ``collect_objects`` also records every object linted and the rules that ran on
-    it (``Report.objects``, for the JUnit format).
+    it (``Report.objects``, for the JUnit format). ``prepare`` sees each file's findings
+    first, and what it returns is what is counted and handed on (the baseline marks the
+    findings it holds as suppressed).
     """
     # Enough targets to choose the number of workers; the rest stay unwalked until needed.
     pending = iter(targets)
@@ -224,6 +227,8 @@ def run(
     report = Report(keep_findings=keep_findings)
     try:
         for findings, objects in results:
+            if prepare is not None:
+                findings = prepare(findings)
             report.extend(findings)
             if objects:
                 report.objects.extend(objects)

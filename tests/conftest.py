@@ -43,6 +43,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 RULE_FIXTURES = FIXTURES / "rules"
+#: Rules that report on something other than a manifest, so they have no fixtures under
+#: RULE_FIXTURES, and the tests that stand in for them: GL101 reports stale entries of a
+#: baseline file (JSON, which has no comments to hold an ``# expect:``).
+NOT_FROM_MANIFESTS = {"GL101": "tests/test_baseline.py"}
 
 #: The optional data folders: environment variable -> what it holds.
 DATA_VARIABLES = {

@@ -320,7 +320,8 @@ def test_one_selector_check_for_the_command_line_and_the_file(repo: Path, value:
 BAD_CONFIGS = [
     pytest.param(
         "select: [GPU001]\nseverty:\n  GPU003: error\n",
-        ".gpulint.yaml:2: severty: unknown key; allowed keys: devices, exclude, extend-select, "
+        ".gpulint.yaml:2: severty: unknown key; allowed keys: baseline, devices, exclude, "
+        "extend-select, "
         "fail-if-no-files, fail-on, force-exclude, gpu-taints, ignore, per-file-ignores, "
         "per-object-ignores, plugins, rule-dirs, rules, select, severity, workloads",
         id="unknown-key",

@@ -33,10 +33,6 @@ from gpulint.engine import Linter
 from gpulint.plugins import load_rules
 from tests.conftest import ROOT
 
-# One worker builds the module's venv and runs every test that uses it (`make test` runs
-# the suite with pytest-xdist, --dist loadgroup): not one venv per worker.
-pytestmark = pytest.mark.xdist_group("install-venv")
-
 #: What a fresh clone needs to build the wheel.
 SOURCES = ("pyproject.toml", "README.md", "LICENSE", "gpulint", "rules", "schemas")
 EXAMPLE = ROOT / "examples" / "bad-inference.yaml"

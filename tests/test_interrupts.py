@@ -35,16 +35,11 @@ from tests.conftest import gpulint_cmd
 
 from .test_cli import GPU_POD
 
-pytestmark = [
-    pytest.mark.skipif(
-        not sys.platform.startswith("linux"),
-        reason="reads the process table from /proc; workers die with their parent through "
-        "Linux's PR_SET_PDEATHSIG",
-    ),
-    # The 3,000-file tree and the timed baseline run are built once, by the one worker that
-    # runs this module (`make test`: pytest-xdist, --dist loadgroup).
-    pytest.mark.xdist_group("interrupts"),
-]
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"),
+    reason="reads the process table from /proc; workers die with their parent through "
+    "Linux's PR_SET_PDEATHSIG",
+)
 
 FILES = 3000
 #: Seconds after which a run that has not stopped counts as hung.

@@ -390,9 +390,6 @@ def plugin_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return venv
 
 
-# The two tests of the installed wheels share one venv, built by the worker that runs both
-# (`make test`: pytest-xdist, --dist loadgroup).
-@pytest.mark.xdist_group("plugin-venv")
 def test_plugin_package_rule_fires_from_the_installed_cli(
     plugin_venv: Path, tmp_path: Path
 ) -> None:
@@ -422,7 +419,6 @@ def test_plugin_package_rule_fires_from_the_installed_cli(
     assert "rules.EXP001.require_digest: expected true or false, got a number" in proc.stderr
 
 
-@pytest.mark.xdist_group("plugin-venv")
 def test_installed_wheel_ships_rules_and_schemas(plugin_venv: Path, tmp_path: Path) -> None:
     python = str(plugin_venv / "bin" / "python")
     script = textwrap.dedent(
