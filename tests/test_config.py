@@ -334,7 +334,7 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         "severity:\n  GPU999: error\n",
-        ".gpulint.yaml:2: severity.GPU999: unknown key; allowed keys: GL100, GPU001,",
+        ".gpulint.yaml:2: severity.GPU999: unknown key; allowed keys: GL100, GL101, GPU001,",
         id="unknown-rule-in-severity",
     ),
     pytest.param(
@@ -355,7 +355,7 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         "ignore: [GPU9]\n",
-        ".gpulint.yaml:1: ignore[0]: 'GPU9' matches no rule; allowed values: GL100, GL900, GPU001,",
+        ".gpulint.yaml:1: ignore[0]: 'GPU9' matches no rule; allowed values: GL100, GL101, GL900, GPU001,",
         id="selector-matches-nothing",
     ),
     pytest.param(

@@ -39,10 +39,6 @@ from gpulint.textsafe import json_text
 SEVERITIES = {Severity.ERROR: "critical", Severity.WARNING: "major", Severity.INFO: "info"}
 
 
-def _path(f: Finding, ctx: ReportContext) -> str:
-    return display_path(f.path, ctx.cwd).replace("\\", "/")
-
-
 def issue(f: Finding, ctx: ReportContext, seen: Counter[str]) -> dict[str, Any]:
     digest = fingerprint(f, artifact_location(f.path, ctx)["uri"])
     seen[digest] += 1
@@ -56,7 +52,7 @@ def issue(f: Finding, ctx: ReportContext, seen: Counter[str]) -> dict[str, Any]:
         "fingerprint": digest,
         "severity": SEVERITIES[f.severity],
         "location": {
-            "path": _path(f, ctx),
+            "path": display_path(f.path, ctx.cwd),
             "lines": {"begin": f.span.line, "end": max(f.span.end_line, f.span.line)},
         },
     }
