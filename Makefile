@@ -60,9 +60,7 @@ tools: $(MULTITOOL_STAMP) $(JUNIT_XSD)
 # pytest runs on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in this process alone).
 # --dist loadfile: each test file runs on one worker, so a module's fixtures (a venv built
 # from the wheel, a 3,000-file tree, the linters and logs shared by a file's tests) are
-# built once, not once per worker. Handing out single tests (--dist load) cost 19% more CPU
-# time, which on a busy shared machine is more wall time too (bench/README.md, "The test
-# suite").
+# built once, not once per worker (bench/README.md, "The test suite").
 PYTEST_WORKERS ?= auto
 test: $(STAMP) tools
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile

@@ -355,7 +355,8 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         "ignore: [GPU9]\n",
-        ".gpulint.yaml:1: ignore[0]: 'GPU9' matches no rule; allowed values: GL100, GL101, GL900, GPU001,",
+        ".gpulint.yaml:1: ignore[0]: 'GPU9' matches no rule; allowed values: GL100, GL101, GL900, "
+        "GPU001,",
         id="selector-matches-nothing",
     ),
     pytest.param(
