@@ -72,8 +72,13 @@ $(HELM): | $(BIN)/python
 tools: $(MULTITOOL_STAMP) $(JUNIT_XSD) $(HELM)
 
 ## Install test dependencies and run the whole suite: pytest, ruff, mypy.
+# pytest runs on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in this process alone).
+# --dist loadfile: each test file runs on one worker, so a module's fixtures (a venv built
+# from the wheel, a 3,000-file tree, the linters and logs shared by a file's tests) are
+# built once, not once per worker (bench/README.md, "The test suite").
+PYTEST_WORKERS ?= auto
 test: $(STAMP) tools
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
 	$(BIN)/ruff check gpulint rules tests $(wildcard bench)
 	$(BIN)/ruff format --check gpulint rules
 	$(BIN)/mypy

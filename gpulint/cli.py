@@ -202,6 +202,29 @@ PlatformOption = Annotated[
 ]
 
 
+BaselineOption = Annotated[
+    str | None,
+    typer.Option(
+        "--baseline",
+        metavar="FILE",
+        help="Do not report the findings recorded in this baseline (written by "
+        "--write-baseline); report its entries that match nothing any more as GL101 "
+        "[default: the configuration's baseline].",
+        show_default=False,
+    ),
+]
+WriteBaselineOption = Annotated[
+    str | None,
+    typer.Option(
+        "--write-baseline",
+        metavar="FILE",
+        help="Record this run's findings in FILE (a baseline for --baseline) and report none "
+        "of them.",
+        show_default=False,
+    ),
+]
+
+
 def _version(value: bool) -> None:
     if value:
         sys.stdout.write(f"gpulint {__version__}\n")
@@ -329,6 +352,8 @@ def check(
         ),
     ] = False,
     platform: PlatformOption = None,
+    baseline: BaselineOption = None,
+    write_baseline: WriteBaselineOption = None,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes.
 
@@ -375,6 +400,8 @@ def check(
             unsafe_fixes=unsafe_fixes,
             diff=diff,
             platform=platform,
+            baseline=baseline,
+            write_baseline=write_baseline,
         )
     )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 if TYPE_CHECKING:
@@ -291,6 +291,17 @@ def check_stdin_filename(paths: list[str] | None, stdin_filename: str | None) ->
         )
 
 
+def _written(path: str, content: Callable[[], str]) -> str | None:
+    """Write ``content()`` to ``path`` (:func:`write_file`); None, or why it was not."""
+    try:
+        write_file(path, content())
+    except UnsafeOutput as exc:
+        return f"refusing to write {path}: {exc}"
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or type(exc).__name__}"
+    return None
+
+
 def write_file(path: str, content: str | bytes) -> None:
     """Write the report atomically, creating missing parent folders (as ruff's --output-file).
 
@@ -522,6 +533,8 @@ def run_check(
     unsafe_fixes: bool = False,
     diff: bool = False,
     platform: str | None = None,
+    baseline: str | None = None,
+    write_baseline: str | None = None,
 ) -> int:
     """``gpulint check``: lint, print the report, and return the exit code.
 
@@ -538,9 +551,13 @@ def run_check(
     ``--diff`` prints the diff instead of the report and writes nothing (exit 1 when there
     is something to fix); ``--unsafe-fixes`` adds the unsafe fixes to either. Fixing
     standard input writes the fixed text to standard output and the report to stderr.
+    ``--baseline FILE`` (else the configuration's ``baseline:``) suppresses the findings the
+    file records and reports its stale entries (GL101); ``--write-baseline FILE`` records
+    this run's findings there instead, and reports none of them (:mod:`gpulint.baseline`).
     """
     import time
 
+    from gpulint.baseline import BaselineError, RunBaseline
     from gpulint.discover import STDIN, targets
     from gpulint.engine import Linter
     from gpulint.model import TOOL_ERROR_CODES
@@ -595,6 +612,14 @@ def run_check(
     found, missing = targets(
         given, stdin_label, exclude, effective.force_exclude, trees=rendering[1]
     )
+    stdin_used = stdin_label if STDIN in (paths or []) else None
+    if write_baseline == "":
+        fail("--write-baseline needs a file name")
+    try:
+        accepted = RunBaseline(baseline, write_baseline, effective.baseline, stdin_used)
+    except BaselineError as exc:
+        fail(str(exc))
+    found = accepted.watch(found)
     errors = [f"{path}: no such file or directory" for path in missing]
     for message in errors:
         error(message)
@@ -670,7 +695,17 @@ def run_check(
         rendering=rendering,
         fixing=fixing,
         on_fix=write_fix,
+        prepare=accepted.prepare,
     )
+    unwritten_baseline = None
+    if write_baseline is not None:
+        unwritten_baseline = _written(write_baseline, accepted.text)
+    stale = accepted.stale(linter.active)
+    if stale:
+        report.extend(stale)
+        write_findings(stale)
+    if unwritten_baseline is None:
+        sys.stderr.write(accepted.note())
     if diff:
         return _diff_summary(report, would_fix[0], unsafe_fixes, errors)
     if report.files == 0:
@@ -682,17 +717,16 @@ def run_check(
     else:
         ctx.exit_code = 0
     ctx.ended = time.time()
+    if unwritten_baseline is not None:
+        errors.append(unwritten_baseline)
+        ctx.exit_code = 2
+        error(unwritten_baseline)
     # The report file is written before the summary, so that a file that cannot be written
     # is an error the summary counts (an exit 2 never ends in "All checks passed").
     unwritten = None
     if output is not None:
         terminal_color, ctx.color = ctx.color, False
-        try:
-            write_file(output, renderer(output_format)(report, ctx))
-        except UnsafeOutput as exc:
-            unwritten = f"refusing to write {output}: {exc}"
-        except OSError as exc:
-            unwritten = f"cannot write {output}: {exc.strerror or type(exc).__name__}"
+        unwritten = _written(output, lambda: renderer(output_format)(report, ctx))
         if unwritten is not None:
             errors.append(unwritten)
             ctx.exit_code = 2

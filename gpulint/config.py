@@ -89,6 +89,7 @@ class Effective:
     """The configuration of a run, ready to use."""
 
     __slots__ = (
+        "baseline",
         "entries",
         "exclude",
         "fail_if_no_files",
@@ -109,6 +110,7 @@ class Effective:
         entries: dict[str, Entry],
         fail_if_no_files: bool = False,
         render: RenderOptions | None = None,
+        baseline: FsPath | None = None,
     ) -> None:
         self.settings = settings
         #: How charts are rendered (``render:``); whether to render is the command line's.
@@ -120,6 +122,8 @@ class Effective:
         self.entries = entries
         #: Exit 1 when no file was linted (``fail-if-no-files``, ``--fail-if-no-files``).
         self.fail_if_no_files = fail_if_no_files
+        #: The configuration's ``baseline:`` file (resolved, inside its repository).
+        self.baseline = baseline
 
 
 # -- resolving --------------------------------------------------------------------------------
@@ -257,6 +261,8 @@ def resolve(
             if cluster is None
             else cluster._replace(nodes=(*described.nodes, *cluster.nodes))
         )
+    entries["baseline"] = value("baseline", None)
+    baseline = _baseline(config) if config is not None and "baseline" in data else None
 
     select = entries["select"].value
     settings = Settings(
@@ -282,6 +288,7 @@ def resolve(
         entries=entries,
         fail_if_no_files=bool(entries["fail-if-no-files"].value),
         render=render,
+        baseline=baseline,
     )
 
 
@@ -402,6 +409,30 @@ def _cluster(config: ConfigFile | None, platform: str | None, pools: list[Any]) 
     except PoolError as exc:
         assert config is not None  # pools come from a configuration file only
         raise ConfigError(config.error(("node-pools", *exc.path), str(exc))) from None
+
+
+def _baseline(config: ConfigFile) -> FsPath:
+    """The ``baseline:`` file: relative to the configuration, inside its repository (a
+    configuration in a pull request cannot make gpulint read ``/home/you/.kube/config``)."""
+    from gpulint.configfile import ConfigError, project_root
+
+    text = str(config.data["baseline"])
+    where = ("baseline",)
+    if FsPath(text).is_absolute():
+        raise ConfigError(
+            config.error(where, f"{text!r} is absolute: write a file relative to this file")
+        )
+    try:
+        path: FsPath = (config.folder / text).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:  # NUL, name too long, link loop
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ConfigError(config.error(where, f"{text!r} is not a usable file: {reason}")) from None
+    root = project_root(config)
+    if not path.is_relative_to(root):
+        raise ConfigError(
+            config.error(where, f"{text!r} resolves to {path}, outside the repository {root}")
+        )
+    return path
 
 
 def _ignores(

@@ -391,7 +391,7 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
                 # The pod specs the per-file view already found (the engine's table is
                 # ctx.workloads), else found here.
                 pods = obj.pods if obj.pods is not None else table.pod_specs(obj)
-                demands = [gpu_demand(p, ctx.registry) for p in pods]
+                demands = [gpu_demand(p, ctx.registry, ctx.claims) for p in pods]
                 # A GPU object has a GPU pod; a CPU object has only pods surely without one.
                 if not (any(d.gpu for d in demands) if gpu else all(d.cpu for d in demands)):
                     return
@@ -409,7 +409,7 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
             if gpu is not None:
                 from gpulint.resources import gpu_demand
 
-                demand = gpu_demand(pod, ctx.registry)
+                demand = gpu_demand(pod, ctx.registry, ctx.claims)
                 if not (demand.gpu if gpu else demand.cpu):
                     return
             base = pod.path[:-1]
@@ -427,7 +427,7 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
         from gpulint.resources import container_gpu, gpu_demand
 
         registry = ctx.registry
-        demand = gpu_demand(pod, registry) if gpu is not None else None
+        demand = gpu_demand(pod, registry, ctx.claims) if gpu is not None else None
         for container in pod.containers:
             if container.section == "ephemeralContainers":
                 continue

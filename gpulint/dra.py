@@ -11,9 +11,10 @@ whose CEL selectors name a driver listed in ``dra.drivers``.
 
 Claims and classes live in other documents than the pod, so the lookup needs the documents
 of the same file (or stdin stream). The per-file view (:mod:`gpulint.manifest`) builds one
-:class:`ClaimIndex` per file and hands it to every object it finds there
-(``K8sObject.stream``); the index reads the file's documents only the first time a pod with
-``resourceClaims`` asks. A claim is matched by kind
+:class:`ClaimIndex` per file (``Manifest.claims``, shared by its ``DocumentView``s), and
+whoever asks about a pod passes it along: the engine as ``RuleContext.claims``, ``gpulint
+inspect`` from the view. Objects and pod specs carry no per-file state. The index reads the
+file's documents only the first time a pod with ``resourceClaims`` asks. A claim is matched by kind
 and name, and by namespace when both the claim and the pod write one (an object without a
 namespace is applied into the namespace of the command, so it matches any). Claims that are
 not in the file are unknown, and the pod is not counted as a GPU pod for them.
@@ -93,8 +94,8 @@ class ClaimIndex:
     def fill(self, found: Iterable[K8sObject]) -> None:
         """Index objects already found (by a document's view: no second walk), now.
 
-        Read at once and not kept: the objects point to this index (``K8sObject.stream``),
-        and holding them here would be a cycle that outlives the documents.
+        Read at once and not kept: the index lives as long as its file, and holding the
+        objects here would keep every document of the file alive with it.
         """
         claims: dict[tuple[str, str], list[ClaimObject]] = {}
         for obj in found:
@@ -214,12 +215,12 @@ def gpu_class_hardware(name: str, registry: Registry, index: ClaimIndex | None) 
     return None
 
 
-def gpu_claims(pod: PodSpec, registry: Registry) -> list[GpuClaim]:
-    """The pod's ``resourceClaims`` entries that resolve to accelerator device classes."""
+def gpu_claims(pod: PodSpec, registry: Registry, index: ClaimIndex | None) -> list[GpuClaim]:
+    """The pod's ``resourceClaims`` entries that resolve to accelerator device classes, looked
+    up in ``index``, the claims of the pod's file (None: none known)."""
     if pod.location != "pod":
         return []
     entries = pod.spec.get("resourceClaims")
-    index = pod.obj.stream
     if not isinstance(entries, list) or not entries or index is None:
         return []
     namespace = pod.obj.namespace
@@ -250,12 +251,12 @@ def gpu_claims(pod: PodSpec, registry: Registry) -> list[GpuClaim]:
     return out
 
 
-def has_unresolved_claims(pod: PodSpec) -> bool:
-    """Does the pod use a claim whose object is not in this file (so its class is unknown)?"""
+def has_unresolved_claims(pod: PodSpec, index: ClaimIndex | None) -> bool:
+    """Does the pod use a claim whose object is not in ``index``, the claims of its file (so
+    its class is unknown)?"""
     entries = pod.spec.get("resourceClaims")
     if pod.location != "pod" or not isinstance(entries, list):
         return False
-    index = pod.obj.stream
     for entry in entries:
         if not isinstance(entry, Mapping):
             continue

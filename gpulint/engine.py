@@ -202,22 +202,26 @@ class Linter:
         if not self.pod_rules and not self.object_rules:
             return findings
         doc = view.doc
+        # Each rule's context with the file's DRA claims (the view's, shared by the file's
+        # documents): what a rule needs of the file is handed to it, not kept on the objects.
+        object_rules = [(a, a.ctx._replace(claims=view.claims)) for a in self.object_rules]
+        pod_rules = [(a, a.ctx._replace(claims=view.claims)) for a in self.pod_rules]
         for position, obj in enumerate(view.objects):
             failed: set[str] = set()  # rules that raised on this object
-            pods = view.pod_specs(position) if self.pod_rules else []
-            if self.object_rules:
+            pods = view.pod_specs(position) if pod_rules else []
+            if object_rules:
                 # An object rule that needs the pod specs (a declarative `when: {gpu: ...}`)
                 # reuses these; they are lent only while its rules run (see K8sObject.pods).
-                obj.pods = pods if self.pod_rules else None
+                obj.pods = pods if pod_rules else None
                 try:
-                    for active in self.object_rules:
-                        findings.extend(self._run(active, obj, obj, label, doc, failed))
+                    for active, ctx in object_rules:
+                        findings.extend(self._run(active, ctx, obj, obj, label, doc, failed))
                 finally:
                     obj.pods = None
             for pod in pods:
                 on_pod: list[Finding] = []
-                for active in self.pod_rules:
-                    on_pod.extend(self._run(active, pod, obj, label, doc, failed))
+                for active, ctx in pod_rules:
+                    on_pod.extend(self._run(active, ctx, pod, obj, label, doc, failed))
                 if self.yielding and len(on_pod) > 1:
                     on_pod = _yield(on_pod, self.yielding)
                 findings.extend(on_pod)
@@ -246,6 +250,7 @@ class Linter:
     def _run(
         self,
         active: _Active,
+        ctx: RuleContext,
         target: Any,
         obj: K8sObject,
         label: str,
@@ -256,7 +261,7 @@ class Linter:
         assert rule.check is not None
         out: list[Finding] = []
         try:
-            for violation in rule.check(target, active.ctx):
+            for violation in rule.check(target, ctx):
                 out.append(self._finding(active, violation, obj.ref, label, doc))
         except (Exception, SystemExit) as exc:
             # A rule's bug (usually a plugin's) is a GL900 finding on the object, once per

@@ -92,6 +92,8 @@ CHECK_OPTIONS: tuple[tuple[tuple[str, ...], str, str, Callable[[str], Any], Any]
     (("--unsafe-fixes",), "unsafe_fixes", FLAG, _text, False),
     (("--diff",), "diff", FLAG, _text, False),
     (("--platform",), "platform", ONE, _text, None),
+    (("--baseline",), "baseline", ONE, _text, None),
+    (("--write-baseline",), "write_baseline", ONE, _text, None),
 )
 #: ``check`` options deliberately left to typer: help is typer's to print.
 LEFT_TO_TYPER = ("--help", "-h")

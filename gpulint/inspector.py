@@ -24,7 +24,6 @@ from typing import Any
 from gpulint.cluster.model import Cluster
 from gpulint.discover import Target
 from gpulint.loader.decoding import decode
-from gpulint.loader.document import Document
 from gpulint.loader.stream import load_text
 from gpulint.manifest import DocumentView, Manifest
 from gpulint.model import Path
@@ -133,7 +132,7 @@ class Inspector:
                 )
             return
         span = doc.key_span(obj.path) if obj.path else doc.start
-        pods = [self._pod(doc, pod) for pod in found]
+        pods = [self._pod(view, pod) for pod in found]
         entry["workloads"].append(
             {
                 **_ref(obj),
@@ -146,11 +145,12 @@ class Inspector:
             }
         )
 
-    def _pod(self, doc: Document, pod: PodSpec) -> dict[str, Any]:
+    def _pod(self, view: DocumentView, pod: PodSpec) -> dict[str, Any]:
+        doc = view.doc
         span = doc.key_span(pod.path)
         result = pod_requests(pod)
         registry = self.registry
-        demand = gpu_demand(pod, registry)
+        demand = gpu_demand(pod, registry, view.claims)
         claims = demand.claims
         containers = []
         gpu_names: set[str] = set()

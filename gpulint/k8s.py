@@ -8,21 +8,18 @@ object hold pod specs is the workload table's business (:mod:`gpulint.workloads`
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gpulint.loader.document import Document
 from gpulint.model import ObjectRef, Path
 from gpulint.workrows import CONTAINER_SECTIONS
-
-if TYPE_CHECKING:
-    from gpulint.dra import ClaimIndex
 
 
 class K8sObject:
     """A Kubernetes object found in a document (the document itself, a List item, or an
     object embedded in another one)."""
 
-    __slots__ = ("data", "doc", "group", "parent", "path", "pods", "ref", "stream", "version")
+    __slots__ = ("data", "doc", "group", "parent", "path", "pods", "ref", "version")
 
     def __init__(
         self,
@@ -32,7 +29,6 @@ class K8sObject:
         ref: ObjectRef,
         group: str,
         version: str,
-        stream: ClaimIndex | None = None,
         parent: K8sObject | None = None,
     ) -> None:
         self.doc = doc
@@ -41,8 +37,6 @@ class K8sObject:
         self.ref = ref
         self.group = group
         self.version = version
-        #: The objects of the same file or stream, for cross-document lookups (DRA claims).
-        self.stream = stream
         #: The object this one is embedded in (``objects`` locations), if any.
         self.parent = parent
         #: The pod specs the per-file view found in this object, set by the engine only
@@ -312,14 +306,13 @@ def make_object(
     doc: Document,
     path: Path,
     data: dict[str, Any],
-    stream: ClaimIndex | None = None,
     parent: K8sObject | None = None,
 ) -> K8sObject:
     group, version = split_api_version(data["apiVersion"])
-    return K8sObject(doc, path, data, _ref(data), group, version, stream, parent)
+    return K8sObject(doc, path, data, _ref(data), group, version, parent)
 
 
-def objects(doc: Document, stream: ClaimIndex | None = None) -> Iterator[K8sObject]:
+def objects(doc: Document) -> Iterator[K8sObject]:
     """Every Kubernetes object in a document; non-Kubernetes YAML yields nothing.
 
     ``kind: List`` and any ``*List`` kind with an ``items`` sequence yield their items.
@@ -335,4 +328,4 @@ def objects(doc: Document, stream: ClaimIndex | None = None) -> Iterator[K8sObje
             for i in range(len(items) - 1, -1, -1):
                 stack.append((items[i], (*path, "items", i)))
             continue
-        yield make_object(doc, path, data, stream)
+        yield make_object(doc, path, data)

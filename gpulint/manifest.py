@@ -6,7 +6,8 @@ one document's nodes at a time. The view follows that shape:
 
 * :class:`Manifest` -- the per-file part: the label, the text and the DRA claim index
   (the only thing that crosses documents: claims and device classes are names, read in a
-  first pass only when the text can hold a DRA object, see :func:`gpulint.dra.may_hold_dra`);
+  first pass only when the text can hold a DRA object, see :func:`gpulint.dra.may_hold_dra`),
+  which each document's view shares and hands to whoever asks about a pod's claims;
 * :class:`DocumentView` -- one document's objects (walked once, when the view is built),
   each object's pod specs (found once, on first use) and which object owns a path or a line.
 
@@ -38,12 +39,14 @@ class DocumentView:
     ) -> None:
         self.doc = doc
         self.table = table
-        #: The claim index objects look DRA claims up in (``K8sObject.stream``): the file's,
-        #: else one over this document's own objects (filled from them, not walked again).
+        #: The DRA claim index of the file (``Manifest.claims``), passed to whatever asks
+        #: whether a pod gets accelerators from a claim (the engine's ``RuleContext.claims``,
+        #: ``inspect``); else one over this document's own objects (filled from them, not
+        #: walked again). The objects themselves carry no per-file state.
         self.claims = claims if claims is not None else ClaimIndex(())
         #: Every Kubernetes object of the document, outer ones before the List items they
         #: hold: the one walk of the document.
-        self.objects: list[K8sObject] = list(objects(doc, self.claims))
+        self.objects: list[K8sObject] = list(objects(doc))
         if claims is None:
             self.claims.fill(self.objects)
         #: Pod specs per object (by its position in ``objects``), found on first use. Kept

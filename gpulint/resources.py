@@ -12,7 +12,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from gpulint.dra import GpuClaim, gpu_claims, has_unresolved_claims
+from gpulint.dra import ClaimIndex, GpuClaim, gpu_claims, has_unresolved_claims
 from gpulint.model import Path
 from gpulint.quantity import QuantityError, parse_quantity
 from gpulint.quantityformat import format_quantity
@@ -237,7 +237,7 @@ class GpuDemand(NamedTuple):
         return not self.gpu and not self.unresolved
 
 
-def gpu_demand(pod: PodSpec, registry: Registry) -> GpuDemand:
+def gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None = None) -> GpuDemand:
     """Is this a GPU pod? The one answer GPU020, GPU021, declarative ``when: gpu`` and
     ``gpulint inspect`` share (docs/domain.md#gpu-pods).
 
@@ -256,6 +256,9 @@ def gpu_demand(pod: PodSpec, registry: Registry) -> GpuDemand:
     a template placeholder (``$GPUS``, ``{{ .Values.gpus }}``) or an unparseable value still
     shows the intent, and counts. A claim defined in another file makes the answer unknown:
     the pod is neither a GPU pod (``gpu``) nor surely a CPU pod (``cpu``).
+
+    ``claims`` are the DRA claims of the pod's file: a rule passes ``ctx.claims`` (the engine
+    sets it per file); without them every claim is one defined elsewhere.
     """
     entries = tuple(e for e in accelerator_entries(pod, registry) if e.amount.positive_or_unknown)
     pod_level: list[str] = []
@@ -272,13 +275,16 @@ def gpu_demand(pod: PodSpec, registry: Registry) -> GpuDemand:
                 if is_gpu and amount(value).positive_or_unknown:
                     pod_level.append(name)
     return GpuDemand(
-        entries, tuple(pod_level), tuple(gpu_claims(pod, registry)), has_unresolved_claims(pod)
+        entries,
+        tuple(pod_level),
+        tuple(gpu_claims(pod, registry, claims)),
+        has_unresolved_claims(pod, claims),
     )
 
 
-def wants_accelerator(pod: PodSpec, registry: Registry) -> bool:
+def wants_accelerator(pod: PodSpec, registry: Registry, claims: ClaimIndex | None = None) -> bool:
     """Is this a GPU pod (:func:`gpu_demand`)? For rules that need only the yes or no."""
-    return gpu_demand(pod, registry).gpu
+    return gpu_demand(pod, registry, claims).gpu
 
 
 def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -> bool | None:

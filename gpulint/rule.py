@@ -43,6 +43,7 @@ from gpulint.registry import Registry
 
 if TYPE_CHECKING:
     from gpulint.cluster.model import Cluster
+    from gpulint.dra import ClaimIndex
     from gpulint.workloads import WorkloadTable
 
 SCOPES = ("pod", "object", "input")
@@ -98,6 +99,10 @@ class RuleContext(NamedTuple):
     #: The cluster described with ``--cluster`` / ``node-pools`` / ``platform`` (``None``:
     #: none was given, and rules fall back to their options).
     cluster: Cluster | None = None
+    #: The DRA claims and device classes of the file being linted (the per-file view's
+    #: ``Manifest.claims``, set by the engine for each file): pass it to
+    #: ``gpulint.resources.gpu_demand`` so a pod's ``resourceClaims`` count.
+    claims: ClaimIndex | None = None
 
 
 CheckFn = Callable[[Any, RuleContext], Iterable[Violation]]

@@ -322,6 +322,7 @@ def run(
     rendering: tuple[RenderOptions, Trees] | None = None,
     fixing: Fixing | None = None,
     on_fix: OnFix | None = None,
+    prepare: Callable[[list[Finding]], list[Finding]] | None = None,
 ) -> Report:
     """Lint every target; ``jobs`` > 1 allows that many worker processes.
 
@@ -332,7 +333,8 @@ def run(
     it (``Report.objects``, for the JUnit format). ``rendering`` is how charts and
     Kustomize roots among the targets are rendered (:func:`lint_rendered`). ``fixing``
     applies the findings' fixes (:func:`fix_target`); ``on_fix`` gets what changed in each
-    file.
+    file. ``prepare`` sees each file's findings first, and what it returns is what is
+    counted and handed on (the baseline marks the findings it holds as suppressed).
     """
     global _rendering
     _rendering = rendering
@@ -360,6 +362,8 @@ def run(
                 report.fixed += fixed.fixed
                 if on_fix is not None:
                     on_fix(fixed)
+            if prepare is not None:
+                findings = prepare(findings)
             report.extend(findings)
             if objects:
                 report.objects.extend(objects)

@@ -206,7 +206,7 @@ class WorkloadTable:
             for pattern in row.objects:
                 for path, data in expand(obj.data, pattern, obj.path):
                     if is_object(data):
-                        inner = make_object(obj.doc, path, data, obj.stream, obj)
+                        inner = make_object(obj.doc, path, data, obj)
                         pods.extend(self._pod_specs(inner, depth + 1))
         return pods
 

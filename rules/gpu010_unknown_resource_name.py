@@ -89,7 +89,7 @@ OPTIONS: dict[str, object] = {}
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     registry = ctx.registry
-    claims = pod.obj.stream
+    claims = ctx.claims
     for container in pod.containers:
         for entry in resource_entries(container):
             name = entry.name

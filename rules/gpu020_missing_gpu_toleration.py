@@ -133,7 +133,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if pod.location != "pod":
         return  # a lone container or ResourceRequirements has no tolerations of its own
     registry = ctx.registry
-    demand = gpu_demand(pod, registry)
+    demand = gpu_demand(pod, registry, ctx.claims)
     if not demand.gpu:
         return
     hardware: set[str] = set()

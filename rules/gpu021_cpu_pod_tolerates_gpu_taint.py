@@ -79,7 +79,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     tolerations = pod.own_tolerations
     if pod.location != "pod" or not tolerations or pod.node_agent:
         return
-    if not gpu_demand(pod, ctx.registry).cpu:
+    if not gpu_demand(pod, ctx.registry, ctx.claims).cpu:
         return  # a GPU pod, or a DRA claim defined elsewhere that may well be a GPU
     taints = _gpu_taints(ctx)
     for i, toleration in enumerate(tolerations):

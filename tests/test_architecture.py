@@ -47,9 +47,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("rule", "settings", "report"),
     # reports -> text; below everything that runs a check
     ("reporters", "reporters.text", "reporters.json", "reporters.sarif", "reporters.github",
-     "reporters.junit"),
+     "reporters.junit", "reporters.gitlab"),
     # rules found and run; files read and linted
     ("declarative", "plugins", "catalog", "engine", "fixer", "runner", "inspector"),
+    # the findings a repository already had (a baseline), matched to a run's
+    ("baseline",),
     # configuration file + command line -> settings
     ("configfile", "configschema", "configcheck", "config"),
     # the commands' work

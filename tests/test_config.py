@@ -331,9 +331,9 @@ def test_one_selector_check_for_the_command_line_and_the_file(repo: Path, value:
 BAD_CONFIGS = [
     pytest.param(
         "select: [GPU001]\nseverty:\n  GPU003: error\n",
-        ".gpulint.yaml:2: severty: unknown key; allowed keys: cluster, devices, exclude, "
-        "extend-select, fail-if-no-files, fail-on, force-exclude, gpu-taints, ignore, "
-        "node-pools, per-file-ignores, per-object-ignores, platform, plugins, render, "
+        ".gpulint.yaml:2: severty: unknown key; allowed keys: baseline, cluster, devices, "
+        "exclude, extend-select, fail-if-no-files, fail-on, force-exclude, gpu-taints, "
+        "ignore, node-pools, per-file-ignores, per-object-ignores, platform, plugins, render, "
         "rule-dirs, rules, select, severity, workloads",
         id="unknown-key",
     ),
@@ -345,8 +345,8 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         "severity:\n  GPU999: error\n",
-        ".gpulint.yaml:2: severity.GPU999: unknown key; allowed keys: GL100, GL200, GL201, "
-        "GL202, GPU001,",
+        ".gpulint.yaml:2: severity.GPU999: unknown key; allowed keys: GL100, GL101, GL200, "
+        "GL201, GL202, GPU001,",
         id="unknown-rule-in-severity",
     ),
     pytest.param(
@@ -367,8 +367,8 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         "ignore: [GPU9]\n",
-        ".gpulint.yaml:1: ignore[0]: 'GPU9' matches no rule; allowed values: GL100, GL200, "
-        "GL201, GL202, GL900, GPU001,",
+        ".gpulint.yaml:1: ignore[0]: 'GPU9' matches no rule; allowed values: GL100, GL101, "
+        "GL200, GL201, GL202, GL900, GPU001,",
         id="selector-matches-nothing",
     ),
     pytest.param(

@@ -40,9 +40,9 @@ def _claims(text: str) -> list[str]:
     index = ClaimIndex(result.documents)
     names = []
     for doc in result.documents:
-        for obj in objects(doc, index):
+        for obj in objects(doc):
             for pod in builtin_table().pod_specs(obj):
-                names.extend(c.describe() for c in gpu_claims(pod, builtin_registry()))
+                names.extend(c.describe() for c in gpu_claims(pod, builtin_registry(), index))
     return names
 
 

@@ -81,12 +81,18 @@ def _self_match(regex: Any, path: str) -> bool:
     """Whether a pathspec pattern matches ``path`` itself, as git asks each path: pathspec
     also matches what lies below a matching folder (its ``ps_d`` group, the slash after the
     folder), which for ``/a`` would take ``a/a/`` back although git asks ``/a`` only about
-    ``a``. pathspec searches with the pattern's regex; so does this."""
-    found = regex.search(path)
-    if found is None:
-        return False
-    below = found.groupdict().get("ps_d") is not None and found.end("ps_d") < len(path)
-    return not below
+    ``a``. pathspec searches with the pattern's regex; so does this, from every start: an
+    unanchored folder pattern (``*/`` is the regex ``(?P<ps_d>/)``) first finds the slash
+    after the top folder, and ``a/a/`` is still a folder it matches itself."""
+    for start in range(len(path) + 1):
+        found = regex.match(path, start) if start else regex.search(path)
+        if found is None:
+            if start == 0:
+                return False
+            continue
+        if found.groupdict().get("ps_d") is None or found.end("ps_d") == len(path):
+            return True
+    return False
 
 
 def _git_decides(spec: Any, path: str) -> bool:
@@ -125,6 +131,7 @@ def test_one_pattern_matches_a_folder_as_gitignore_does(pattern: str, path: str)
 @SETTINGS
 @given(st.lists(patterns(negatable=True), min_size=1, max_size=4), paths)
 @example(["a/", "!/a"], "a/a/a")  # "!/a" takes back the folder a, not a/a (git check-ignore)
+@example(["*/", "!/a"], "a/a/a")  # ... and "*/" still ignores the folder a/a (git check-ignore)
 @example(["aa", "*/"], "a/a")  # a folder pattern ignores what lies below the folder
 @example(["!a", "a/", "!*/"], "a/a")
 @example(["a", "*", "!a"], "a/a")  # the last match, "!a", takes back both a and a/a (git)

@@ -165,9 +165,9 @@ def test_every_consumer_agrees(shape: str, linter: Linter) -> None:
     result = load_text(text)
     index = ClaimIndex(result.documents)
     pods = [
-        pod for obj in objects(result.documents[0], index) for pod in builtin_table().pod_specs(obj)
+        pod for obj in objects(result.documents[0]) for pod in builtin_table().pod_specs(obj)
     ]
-    demand = gpu_demand(pods[0], builtin_registry())
+    demand = gpu_demand(pods[0], builtin_registry(), index)
     assert (demand.gpu, demand.cpu) == (is_gpu, is_cpu)
 
     # GPU020 on the pod without tolerations; GPU021 on the pod that tolerates everything.

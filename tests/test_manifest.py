@@ -27,6 +27,8 @@ from gpulint.loader.document import Document
 from gpulint.manifest import DocumentView, Manifest
 from gpulint.model import ObjectRef
 from gpulint.plugins import load_rules
+from gpulint.registry import builtin_registry
+from gpulint.resources import gpu_demand
 from gpulint.workloads import K8sObject, PodSpec, WorkloadTable, builtin_table
 
 TEXT = """\
@@ -103,9 +105,9 @@ def counts(monkeypatch: pytest.MonkeyPatch) -> Counts:
     found = Counts()
     walker = gpulint.k8s.objects
 
-    def counting_objects(doc: Document, stream: Any = None) -> Iterator[K8sObject]:
+    def counting_objects(doc: Document) -> Iterator[K8sObject]:
         found.walks[doc.index] += 1
-        return walker(doc, stream)
+        return walker(doc)
 
     for module in (gpulint.k8s, gpulint.workloads, gpulint.dra, gpulint.manifest):
         monkeypatch.setattr(module, "objects", counting_objects)
@@ -196,7 +198,10 @@ items:
     for candidate in (view, alone):
         pod = candidate.pod_specs(1)[0]
         assert candidate.claims.claim("ResourceClaim", "gpu", None) is not None
-        assert pod.obj.stream is candidate.claims
+        # The claims are the view's, handed to whoever asks: objects carry no file state.
+        assert gpu_demand(pod, builtin_registry(), candidate.claims).gpu
+        assert not gpu_demand(pod, builtin_registry()).gpu
+        assert not hasattr(pod.obj, "stream")
 
 
 def test_a_declarative_object_rule_reuses_the_pod_specs(counts: Counts, tmp_path: Path) -> None:

@@ -224,12 +224,24 @@ def check_junit(out: str, active: list[Finding], _: str) -> None:
     assert failures == len(active)
 
 
+def check_gitlab(out: str, active: list[Finding], cwd: str) -> None:
+    from tests.test_gitlab_format import _valid
+
+    issues = json.loads(printed(out))
+    _valid(issues)
+    assert len(issues) == len(active)
+    for issue, f in zip(issues, active, strict=True):
+        assert issue["location"]["path"] == expected_json_path(display_path(f.path, cwd))
+        assert issue["check_name"] == f.rule
+
+
 CHECKS = {
     "text": check_text,
     "github": check_github,
     "json": check_json,
     "sarif": check_sarif,
     "junit": check_junit,
+    "gitlab": check_gitlab,
 }
 
 

@@ -208,7 +208,7 @@ OPTIONS = {
 
 
 def check(pod, ctx):
-    if pod.location != "pod" or not wants_accelerator(pod, ctx.registry):
+    if pod.location != "pod" or not wants_accelerator(pod, ctx.registry, ctx.claims):
         return
     value = pod.spec.get("priorityClassName")
     if value not in ctx.options["classes"]:

@@ -60,6 +60,9 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
     ("README.md", "Suppressing findings", "console", 0): "test_the_comment_suppression_example",
     ("README.md", "Suppressing findings", "yaml", 1): "test_the_annotation_example",
     ("README.md", "Suppressing findings", "console", 1): "test_the_annotation_example",
+    ("README.md", "Adopting gpulint on a repository with findings", "console", 0): (
+        "test_the_baseline_example"
+    ),
     ("README.md", "Writing rules", "yaml", 0): "test_the_declarative_rule_example",
     ("README.md", "Writing rules", "console", 0): "test_the_bundled_example_rules_console",
     ("README.md", "Writing rules", "python", 0): "test_the_python_rule_example_loads_and_fires",
@@ -106,6 +109,12 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
     ),
     ("docs/ci.md", "GitLab CI: JUnit report in the merge request", "yaml", 0): (
         "tests/test_docs_recipes.py::test_gitlab_job_writes_the_junit_report_it_declares"
+    ),
+    ("docs/ci.md", "GitLab CI: Code Quality in the merge request", "yaml", 0): (
+        "tests/test_gitlab_format.py::test_the_gitlab_code_quality_job_writes_the_report_it_declares"
+    ),
+    ("docs/ci.md", "GitHub Actions: the gpulint action", "yaml", 0): (
+        "tests/test_action.py::test_the_documented_workflow_passes_actionlint"
     ),
     ("docs/ci.md", "Only the files a pull request changes", "yaml", 0): (
         "tests/test_docs_recipes.py::"
@@ -518,6 +527,12 @@ def test_the_render_configuration_example(tmp_path: Path) -> None:
         ("inference-inference", None),  # its template writes no namespace
         ("inference-metrics-gateway", "serving"),  # `namespace: {{ .Release.Namespace }}`
     }
+def test_the_baseline_example(tmp_path: Path) -> None:
+    """The examples (without their rule folder) as a repository's manifests."""
+    project = _project(tmp_path)
+    shutil.copytree(ROOT / "examples", project / "k8s", ignore=shutil.ignore_patterns("rules"))
+    b = block("README.md", "Adopting gpulint on a repository with findings", "console", 0)
+    assert run_console(b, project) == [0, 0, 0]
 
 
 # -- Suppressing findings -----------------------------------------------------------------------

@@ -31,6 +31,7 @@ FORMATS: dict[str, str] = {
     "sarif": "gpulint.reporters.sarif",
     "github": "gpulint.reporters.github",
     "junit": "gpulint.reporters.junit",
+    "gitlab": "gpulint.reporters.gitlab",
 }
 
 
