@@ -1,0 +1,113 @@
+"""Positions: gpulint's spans to the protocol's positions, and back.
+
+gpulint counts lines from 1 and columns in Unicode code points from 1 (SARIF's
+``unicodeCodePoints``), and breaks lines where YAML's C scanner does: at ``\\n``, ``\\r\\n``
+and ``\\r``, and also at NEL, LS and PS (``gpulint.directives.split_lines``). The Language
+Server Protocol counts lines from 0, breaks them at ``\\n``, ``\\r\\n`` and ``\\r`` only, and
+counts characters in UTF-16 code units (its default ``positionEncoding``): a character outside
+the Basic Multilingual Plane (an emoji, most CJK extension B ideographs) is two units. Every
+conversion goes through a code-point offset into the text, so the two line models never
+meet.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+#: Line breaks as gpulint (YAML's C scanner) counts them; the protocol's are the first three.
+_GPULINT_BREAKS = re.compile("\r\n|\r|\n|\x85|\u2028|\u2029")
+_LSP_BREAKS = re.compile("\r\n|\r|\n")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+#: Characters that make gpulint's lines differ from the protocol's.
+_EXTRA_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def _starts(pattern: re.Pattern[str], text: str) -> list[int]:
+    return [0, *(m.end() for m in pattern.finditer(text))]
+
+
+class LineIndex:
+    """Where each line of one text starts, in both line models."""
+
+    __slots__ = ("_astral", "_gpulint", "_lsp", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lsp = _starts(_LSP_BREAKS, text)
+        # The same list when no NEL, LS or PS is in the text (nearly always).
+        self._gpulint = _starts(_GPULINT_BREAKS, text) if _EXTRA_BREAKS.search(text) else self._lsp
+        self._astral = _ASTRAL.search(text) is not None
+
+    def offset(self, line: int, column: int) -> int:
+        """The code-point offset of gpulint's 1-based ``line`` and ``column`` (clamped to
+        the text: a span may end past the last line)."""
+        starts = self._gpulint
+        if line < 1:
+            return 0
+        if line > len(starts):
+            return len(self.text)
+        start = starts[line - 1]
+        end = starts[line] if line < len(starts) else len(self.text)
+        return min(start + max(column - 1, 0), end)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """The protocol's (line, UTF-16 character) of a code-point offset."""
+        offset = max(0, min(offset, len(self.text)))
+        line = bisect.bisect_right(self._lsp, offset) - 1
+        start = self._lsp[line]
+        character = offset - start
+        if self._astral:
+            character += len(_ASTRAL.findall(self.text, start, offset))
+        return line, character
+
+    def span_range(
+        self, line: int, column: int, end_line: int, end_column: int
+    ) -> tuple[tuple[int, int], tuple[int, int]]:
+        """A gpulint span as the protocol's (start, end) positions."""
+        start = self.offset(line, column)
+        end = max(self.offset(end_line, end_column), start)
+        return self.position(start), self.position(end)
+
+    def to_offset(self, line: int, character: int) -> int:
+        """The code-point offset of the protocol's (line, UTF-16 character); a character past
+        the end of its line is the line's end, as the protocol says."""
+        starts = self._lsp
+        if line < 0:
+            return 0
+        if line >= len(starts):
+            return len(self.text)
+        start = starts[line]
+        end = starts[line + 1] if line + 1 < len(starts) else len(self.text)
+        # The line without its break: a position never points inside "\r\n".
+        while end > start and self.text[end - 1] in "\r\n":
+            end -= 1
+        if not self._astral:
+            return min(start + max(character, 0), end)
+        units = 0
+        offset = start
+        while offset < end and units < character:
+            units += 2 if ord(self.text[offset]) > 0xFFFF else 1
+            offset += 1
+        return offset
+
+    def gpulint_line(self, offset: int) -> int:
+        """gpulint's 1-based line of a code-point offset."""
+        return bisect.bisect_right(self._gpulint, offset)
+
+    def lsp_line_text(self, line: int) -> str:
+        """The protocol's line ``line`` (0-based) without its line break."""
+        starts = self._lsp
+        if not 0 <= line < len(starts):
+            return ""
+        end = starts[line + 1] if line + 1 < len(starts) else len(self.text)
+        return self.text[starts[line] : end].rstrip("\r\n")
+
+    def line_start(self, line: int) -> int:
+        """The code-point offset where the protocol's line ``line`` (0-based) starts."""
+        starts = self._lsp
+        return starts[max(0, min(line, len(starts) - 1))]
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lsp)
