@@ -17,13 +17,16 @@ configuration of every open document, and one that cannot be used is a diagnosti
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path as FsPath
 from typing import Any
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
 from gpulint import __version__
@@ -53,9 +56,41 @@ class _Open:
         self.linter: IncrementalLinter | None = None
 
 
+class _Dropped:
+    """A message that could not be read: ``handle_message`` ignores it (wrong version)."""
+
+    jsonrpc = "unreadable"
+
+
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol, answering a request whose parameters cannot be read with an error
+    response (JSON-RPC's "Invalid params"), as the specification asks: pygls only logs it,
+    and the client would wait for an answer forever."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if "id" in data and "method" in data:
+                self._send_response(data["id"], error=exc.to_response_error())
+            return _Dropped()
+
+
+class _OneLine(logging.Formatter):
+    """Log records as one line each on stderr (the editor's log): the first line of the
+    message, never a traceback, as every gpulint message."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = record.getMessage().split("\n", 1)[0]
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            text += f": {type(exc).__name__}: {' '.join(str(exc).split())}"
+        return f"gpulint lsp: {record.levelname.lower()}: {text}"
+
+
 class GpulintServer(LanguageServer):
     def __init__(self, trust: Trust) -> None:
-        super().__init__("gpulint", __version__)
+        super().__init__("gpulint", __version__, protocol_cls=_Protocol)
         self.projects = Projects(trust)
         self.debounce = DEFAULT_DEBOUNCE
         self.open: dict[str, _Open] = {}
@@ -195,19 +230,19 @@ def build(trust: Trust | None = None) -> GpulintServer:
         if watched is None or not watched.dynamic_registration:
             return  # the configuration is reloaded when it is saved in the editor
         watchers = [lsp.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_FILE_NAMES]
-        await ls.client_register_capability_async(
-            lsp.RegistrationParams(
-                registrations=[
-                    lsp.Registration(
-                        id="gpulint-configuration",
-                        method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                        register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
-                            watchers=watchers
-                        ),
-                    )
-                ]
-            )
+        registration = lsp.Registration(
+            id="gpulint-configuration",
+            method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=lsp.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
         )
+        try:
+            await ls.client_register_capability_async(
+                lsp.RegistrationParams(registrations=[registration])
+            )
+        except Exception as exc:  # the client refused: saving in the editor still reloads
+            ls.window_log_message(
+                lsp.LogMessageParams(lsp.MessageType.Warning, f"no file watcher: {exc}")
+            )
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: GpulintServer, params: lsp.DidOpenTextDocumentParams) -> None:
@@ -290,6 +325,9 @@ def build(trust: Trust | None = None) -> GpulintServer:
 
 def serve(trust: Trust | None = None) -> None:
     """Serve the protocol on stdin and stdout until the client exits or goes away."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    logging.basicConfig(level=logging.WARNING, handlers=[handler], force=True)
     server = build(trust)
     try:
         server.start_io(sys.stdin.buffer, sys.stdout.buffer)
