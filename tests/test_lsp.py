@@ -30,7 +30,8 @@ metadata:
   labels: {team: "🚀🚀"}
 spec:
   containers:
-    - {name: "\U0001d524\U0001d52d\U0001d532", image: "registry.example/🚀:1", resources: {requests: {nvidia.com/gpu: 1}}}
+    - {name: "\U0001d524\U0001d52d\U0001d532",
+       image: "🚀🚀", resources: {requests: {nvidia.com/gpu: 1}}}
 """
 
 GPU_POD = """\
@@ -130,8 +131,8 @@ async def test_positions_count_utf16_units(client: LanguageClient, tmp_path: Pat
     assert as_tuples(got) == expected_diagnostics(path)
     (gpu001,) = [d for d in got if d.code == "GPU001"]
     cli = next(f for f in check_json(path) if f["rule"] == "GPU001")
-    # Four astral characters before the key on its line: four more UTF-16 units.
-    assert gpu001.range.start.character == cli["column"] - 1 + 4
+    # Two astral characters before the key on its line: two more UTF-16 units.
+    assert gpu001.range.start.character == cli["column"] - 1 + 2
     line = ASTRAL.splitlines()[gpu001.range.start.line].encode("utf-16-le")
     start, end = gpu001.range.start.character, gpu001.range.end.character
     assert line[2 * start : 2 * end].decode("utf-16-le") == "nvidia.com/gpu"
