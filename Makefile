@@ -15,7 +15,7 @@ PYTEST_SDIST_VERSION := 9.2.0
 MULTITOOL_STAMP := $(TOOLS)/.sarif-multitool-$(MULTITOOL_VERSION)
 JUNIT_XSD := $(TOOLS)/junit-10.xsd
 
-.PHONY: demo test tools lint typecheck venv clean generate
+.PHONY: demo test tools lint typecheck venv clean generate nvim
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,7 +54,16 @@ $(JUNIT_XSD): | $(BIN)/python
 		$(TOOLS)/sdist/pytest-$(PYTEST_SDIST_VERSION).tar.gz $@
 
 ## Install the SARIF Multitool and the JUnit schema the format tests validate against.
-tools: $(MULTITOOL_STAMP) $(JUNIT_XSD)
+tools: $(MULTITOOL_STAMP) $(JUNIT_XSD) nvim
+
+# The language server's editor test runs a headless Neovim (docs/editors.md): Debian's
+# `neovim` package, installed where it is missing and the user is root; elsewhere the test
+# is skipped and says so.
+nvim:
+	@command -v nvim >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		{ apt-get install -y -qq neovim >/dev/null 2>&1 || \
+		  { apt-get update -qq >/dev/null && apt-get install -y -qq neovim >/dev/null; }; }; } || \
+		echo "make test: nvim is not installed and cannot be here: the Neovim test will be skipped" >&2
 
 ## Install test dependencies and run the whole suite: pytest, ruff, mypy.
 test: $(STAMP) tools
