@@ -21,12 +21,12 @@ import logging
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path as FsPath
-from typing import Any
+from typing import Any, cast
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 from gpulint import __version__
@@ -34,7 +34,7 @@ from gpulint.commands import Trust
 from gpulint.lsp import features
 from gpulint.lsp.incremental import IncrementalLinter
 from gpulint.lsp.project import CONFIG_FILE_NAMES, Project, Projects, is_config_file
-from gpulint.lsp.text import LineIndex
+from gpulint.lsp.text import Buffer, LineIndex
 from gpulint.model import Finding
 
 #: Quiet time after the last change before a document is linted (seconds).
@@ -75,6 +75,42 @@ class _Protocol(LanguageServerProtocol):
                 self._send_response(data["id"], error=exc.to_response_error())
             return _Dropped()
 
+    # Open documents are kept in gpulint's own buffers (gpulint.lsp.text.Buffer), not in
+    # pygls's workspace, whose documents re-split the whole text on every change.
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: lsp.DidOpenTextDocumentParams) -> Any:
+        doc = params.text_document
+        cast("GpulintServer", self._server).buffers[doc.uri] = Buffer(
+            doc.text, doc.version, doc.language_id
+        )
+        handler = self.fm.features.get(lsp.TEXT_DOCUMENT_DID_OPEN)
+        if handler is not None:
+            yield handler, (params,), None
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: lsp.DidChangeTextDocumentParams) -> Any:
+        buffer = cast("GpulintServer", self._server).buffers.get(params.text_document.uri)
+        if buffer is None:
+            return  # a change to a document never opened: nothing to apply it to
+        for change in params.content_changes:
+            if isinstance(change, lsp.TextDocumentContentChangePartial):
+                r = change.range
+                start = (r.start.line, r.start.character)
+                buffer.change(start, (r.end.line, r.end.character), change.text)
+            else:
+                buffer.change(None, (0, 0), change.text)
+        buffer.version = params.text_document.version
+        handler = self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CHANGE)
+        if handler is not None:
+            yield handler, (params,), None
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: lsp.DidCloseTextDocumentParams) -> Any:
+        cast("GpulintServer", self._server).buffers.pop(params.text_document.uri, None)
+        handler = self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CLOSE)
+        if handler is not None:
+            yield handler, (params,), None
+
 
 class _OneLine(logging.Formatter):
     """Log records as one line each on stderr (the editor's log): the first line of the
@@ -94,6 +130,8 @@ class GpulintServer(LanguageServer):
         self.projects = Projects(trust)
         self.debounce = DEFAULT_DEBOUNCE
         self.open: dict[str, _Open] = {}
+        #: The text of every open document.
+        self.buffers: dict[str, Buffer] = {}
         self.pending: dict[str, asyncio.Task[None]] = {}
         #: Configuration files with a diagnostic published, to clear once they are fixed.
         self.config_uris: set[str] = set()
@@ -101,9 +139,9 @@ class GpulintServer(LanguageServer):
 
     # -- which documents ---------------------------------------------------------------------
     def lintable(self, uri: str) -> bool:
-        if uri not in self.workspace.text_documents:
+        buffer = self.buffers.get(uri)
+        if buffer is None:
             return False
-        doc = self.workspace.get_text_document(uri)
         path = to_fs_path(uri)
         if path is not None:
             name = FsPath(path).name
@@ -111,7 +149,7 @@ class GpulintServer(LanguageServer):
                 return False
             if name.endswith(YAML_SUFFIXES):
                 return True
-        return doc.language_id in ("yaml", "yml")
+        return buffer.language in ("yaml", "yml")
 
     def folder_of(self, uri: str) -> FsPath | None:
         path = to_fs_path(uri)
@@ -132,14 +170,14 @@ class GpulintServer(LanguageServer):
     async def _lint_later(self, uri: str, delay: float) -> None:
         if delay > 0:
             await asyncio.sleep(delay)
-        doc = self.workspace.get_text_document(uri)
-        text, version = doc.source, doc.version
+        buffer = self.buffers[uri]
+        text, version = buffer.text, buffer.version
         loop = asyncio.get_running_loop()
         state = self.open.setdefault(uri, _Open())
         result = await loop.run_in_executor(self.executor, self._lint, uri, state, text)
-        if self.open.get(uri) is not state or uri not in self.workspace.text_documents:
+        if self.open.get(uri) is not state or self.buffers.get(uri) is not buffer:
             return  # closed meanwhile
-        if self.workspace.get_text_document(uri).version != version:
+        if buffer.version != version:
             return  # changed meanwhile: the lint scheduled by that change publishes
         index, findings = result
         state.version, state.index, state.findings = version, index, findings
@@ -278,8 +316,8 @@ def build(trust: Trust | None = None) -> GpulintServer:
         state = ls.open.get(params.text_document.uri)
         if state is None or state.version is None:
             return []
-        current = ls.workspace.get_text_document(params.text_document.uri).version
-        if current != state.version:
+        buffer = ls.buffers.get(params.text_document.uri)
+        if buffer is None or buffer.version != state.version:
             return []  # the findings are of an older text: their edits would land wrong
         return features.code_actions(
             params.text_document.uri,
@@ -295,7 +333,7 @@ def build(trust: Trust | None = None) -> GpulintServer:
         if not ls.lintable(uri):
             return None
         state = ls.open.get(uri)
-        text = ls.workspace.get_text_document(uri).source
+        text = ls.buffers[uri].text
         current = state is not None and state.index.text == text
         index = state.index if state is not None and current else LineIndex(text)
         findings = state.findings if state is not None and current else []
@@ -317,7 +355,7 @@ def build(trust: Trust | None = None) -> GpulintServer:
         state = ls.open.get(uri)
         if state is None or state.project is None:
             return None
-        text = ls.workspace.get_text_document(uri).source
+        text = ls.buffers[uri].text
         return features.completions(LineIndex(text), state.project.linter.registry, params.position)
 
     return server

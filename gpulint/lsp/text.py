@@ -24,6 +24,14 @@ _EXTRA_BREAKS = re.compile("[\x85\u2028\u2029]")
 
 
 def _starts(pattern: re.Pattern[str], text: str) -> list[int]:
+    if "\r" not in text and pattern is _LSP_BREAKS:
+        # Only "\n": str.split is ten times faster than the regex on a large text.
+        starts = [0]
+        at = 0
+        for line in text.split("\n")[:-1]:
+            at += len(line) + 1
+            starts.append(at)
+        return starts
     return [0, *(m.end() for m in pattern.finditer(text))]
 
 
@@ -111,3 +119,66 @@ class LineIndex:
     @property
     def line_count(self) -> int:
         return len(self._lsp)
+
+
+_LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+
+
+def _split_lines(text: str) -> list[str]:
+    """``text`` as the protocol's lines, each with its line break."""
+    return _LSP_LINE.findall(text)
+
+
+def _code_points(line: str, units: int) -> int:
+    """The code points of ``line`` that ``units`` UTF-16 code units cover."""
+    if line.isascii() or _ASTRAL.search(line) is None:
+        return min(units, len(line))
+    count = 0
+    for i, char in enumerate(line):
+        if count >= units:
+            return i
+        count += 2 if ord(char) > 0xFFFF else 1
+    return len(line)
+
+
+class Buffer:
+    """An open document's text, changed in place by the protocol's incremental changes.
+
+    Kept as a list of lines, so a change costs the lines it touches, not the document: a
+    5 MB manifest takes a keystroke in microseconds (pygls's own document re-split the
+    whole text on each change, ~100 ms at that size). The text is joined again only when it
+    is read. Lines break at ``\\r\\n``, ``\\r`` and ``\\n`` only, as the protocol says.
+    """
+
+    __slots__ = ("_lines", "_text", "language", "version")
+
+    def __init__(self, text: str, version: int | None = None, language: str = "") -> None:
+        self._text: str | None = text
+        self._lines: list[str] | None = None
+        self.version = version
+        self.language = language
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = "".join(self._lines or ())
+        return self._text
+
+    def change(self, start: tuple[int, int] | None, end: tuple[int, int], new: str) -> None:
+        """Replace the range from ``start`` to ``end`` (protocol positions) with ``new``;
+        ``start`` None replaces the whole text."""
+        if start is None:
+            self._text, self._lines = new, None
+            return
+        if self._lines is None:
+            self._lines = _split_lines(self.text)
+        lines = self._lines
+        (l1, c1), (l2, c2) = sorted([start, end])
+        l1 = max(0, min(l1, len(lines)))
+        l2 = max(l1, min(l2, len(lines)))
+        first = lines[l1] if l1 < len(lines) else ""
+        last = lines[l2] if l2 < len(lines) else ""
+        prefix = first[: _code_points(first.rstrip("\r\n"), c1)]
+        suffix = last[_code_points(last.rstrip("\r\n"), c2) :]
+        lines[l1 : l2 + 1] = _split_lines(prefix + new + suffix)
+        self._text = None
