@@ -241,6 +241,25 @@ def check(
     plugins: PluginOption = None,
     rule_dirs: RuleDirOption = None,
     fail_if_no_files: FailIfNoFilesOption = None,
+    fix: Annotated[
+        bool,
+        typer.Option("--fix", help="Apply the safe fixes in place and report what is left."),
+    ] = False,
+    unsafe_fixes: Annotated[
+        bool,
+        typer.Option(
+            "--unsafe-fixes",
+            help="With --fix or --diff, also apply the fixes that change behaviour.",
+        ),
+    ] = False,
+    diff: Annotated[
+        bool,
+        typer.Option(
+            "--diff",
+            help="Print the fixes as a unified diff and change nothing (exit 1 when there "
+            "is something to fix).",
+        ),
+    ] = False,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes.
 
@@ -273,6 +292,9 @@ def check(
             plugins=plugins,
             rule_dirs=rule_dirs,
             fail_if_no_files=fail_if_no_files,
+            fix=fix,
+            unsafe_fixes=unsafe_fixes,
+            diff=diff,
         )
     )
 

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, NamedTuple, NoReturn
 if TYPE_CHECKING:
     from gpulint.config import Effective
     from gpulint.configfile import ConfigFile
+    from gpulint.fixer import FileFix
     from gpulint.model import Finding
+    from gpulint.report import Report
     from gpulint.rule import Rule
 
 
@@ -281,7 +283,7 @@ def check_stdin_filename(paths: list[str] | None, stdin_filename: str | None) ->
         )
 
 
-def write_file(path: str, content: str) -> None:
+def write_file(path: str, content: str | bytes) -> None:
     """Write the report atomically, creating missing parent folders (as ruff's --output-file).
 
     The report goes to a new temporary file in the same folder (``mkstemp``: created with
@@ -304,7 +306,7 @@ def write_file(path: str, content: str) -> None:
         raise UnsafeOutput(
             f"{what} is a symbolic link (a report is never written through one{hint})"
         )
-    data = content.encode("utf-8")
+    data = content.encode("utf-8") if isinstance(content, str) else content
     try:
         mode: int | None = os.lstat(path).st_mode
     except FileNotFoundError:
@@ -334,6 +336,77 @@ def write_file(path: str, content: str) -> None:
         raise
 
 
+def write_fixed(path: str, data: bytes) -> str | None:
+    """Write a fixed file in place, atomically (:func:`write_file`); the problem, if any.
+
+    The linted tree may be a stranger's pull request: a file is never written through a
+    symbolic link (the file itself, or a folder between the working directory, or the
+    repository the file is in, and it), so a fix cannot reach outside the tree, and a file
+    that is no longer a regular file is left.
+    """
+    import stat
+
+    link = _symlink_on_the_way(path) or _linked_folder_in_repository(path)
+    if link is not None:
+        what = "it" if link == path else link
+        return f"refusing to write the fixes of {path}: {what} is a symbolic link"
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return f"not fixed: {path} is not a regular file"
+        write_file(path, data)
+    except UnsafeOutput as exc:
+        return f"refusing to write the fixes of {path}: {exc}"
+    except OSError as exc:
+        return f"cannot write the fixes of {path}: {exc.strerror or type(exc).__name__}"
+    return None
+
+
+def _linked_folder_in_repository(path: str) -> str | None:
+    """A symbolic link among the folders between ``path`` and the repository it is in (the
+    nearest folder above it holding ``.git``), for a path outside the working directory,
+    which :func:`_symlink_on_the_way` leaves to the user."""
+    folder = os.path.dirname(os.path.abspath(path))
+    chain = []
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            break
+        chain.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None  # not in a repository: the folders are the user's
+        folder = parent
+    return next((f for f in reversed(chain) if os.path.islink(f)), None)
+
+
+def warn_fix(note: str) -> None:
+    """A fix not applied, and why, on stderr (escaped: the note names the tree's paths)."""
+    from gpulint.textsafe import escape
+
+    sys.stderr.write(f"gpulint: warning: {escape(note)}\n")
+
+
+def escape_diff(diff: str) -> str:
+    """A diff with no control character but tab and line breaks (the text is a stranger's)."""
+    from gpulint.textsafe import escape
+
+    return "".join(
+        escape(line.rstrip("\r\n")) + line[len(line.rstrip("\r\n")) :]
+        for line in diff.splitlines(keepends=True)
+    )
+
+
+def _diff_summary(report: Report, fixes: int, unsafe: bool, errors: list[str]) -> int:
+    """``--diff``'s ending: one line on stderr, exit 1 when something would be fixed."""
+    more = report.unsafe_fixable if not unsafe else 0
+    line = f"Would fix {fixes} problem{'s' * (fixes != 1)}" if fixes else "No fixes to apply"
+    if more:
+        line += f" ({more} more with --unsafe-fixes)"
+    sys.stderr.write(line + ".\n")
+    if errors:
+        return 2
+    return 1 if fixes else 0
+
+
 def _new_file_mode() -> int:
     """0o666 less the umask: the mode ``open(path, "w")`` creates a file with."""
     umask = os.umask(0o022)
@@ -359,6 +432,9 @@ def run_check(
     plugins: list[str] | None = None,
     rule_dirs: list[str] | None = None,
     fail_if_no_files: bool | None = None,
+    fix: bool = False,
+    unsafe_fixes: bool = False,
+    diff: bool = False,
 ) -> int:
     """``gpulint check``: lint, print the report, and return the exit code.
 
@@ -370,6 +446,11 @@ def run_check(
     Nothing passes silently: a run that lints no file warns on stderr, naming the paths
     that held nothing (exit 1 with ``--fail-if-no-files``); a rule that raises is a GL900
     finding, also written to stderr, and exit 2.
+
+    ``--fix`` writes each file's fixes back (:func:`write_fixed`) and reports what is left;
+    ``--diff`` prints the diff instead of the report and writes nothing (exit 1 when there
+    is something to fix); ``--unsafe-fixes`` adds the unsafe fixes to either. Fixing
+    standard input writes the fixed text to standard output and the report to stderr.
     """
     import time
 
@@ -385,6 +466,10 @@ def run_check(
     if output == "-":  # `-o -` is standard output, the same as no --output
         output = None
     check_stdin_filename(paths, stdin_filename)
+    if diff and (output is not None or output_format != "text"):
+        # Checked before linting: the diff is the output, and a report asked for would
+        # otherwise be silently missing.
+        fail("--diff prints the fixes as a diff and no report: drop --format and --output")
     trust = Trust(allow_plugins, plugins or (), rule_dirs or ())
     rules, effective = configure(
         config,
@@ -422,10 +507,40 @@ def run_check(
     stdout_format = output_format if output is None else "text"
     factory = streamer(stdout_format)
     stream = factory(ctx) if factory is not None else None
+    from gpulint.fixer import SAFE, UNSAFE
+
+    fixing = (UNSAFE if unsafe_fixes else SAFE, diff) if fix or diff else None
+    ctx.fixing = (fixing[0] if not diff else None) if fixing else None
+    if unsafe_fixes and fixing is None:
+        ctx.fixing = "show-unsafe"
+    # Fixed standard input goes to standard output: the report goes to stderr, as ruff's.
+    out = sys.stderr if fixing is not None and not diff and STDIN in (paths or []) else sys.stdout
+    would_fix = [0]
+
+    def write_fix(fixed: FileFix) -> None:
+        for note in fixed.notes:
+            warn_fix(note)
+        if diff:
+            if fixed.diff:
+                would_fix[0] += fixed.fixed
+                sys.stdout.write(escape_diff(fixed.diff))
+            return
+        if fixed.path is None:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(fixed.data or b"")
+            sys.stdout.flush()
+            return
+        if fixed.data is not None:
+            problem = write_fixed(fixed.path, fixed.data)
+            if problem is not None:
+                errors.append(problem)
+                error(problem)
 
     def write_findings(findings: list[Finding]) -> None:
+        if diff:
+            return
         if stream is not None:
-            sys.stdout.write(stream.file(findings))
+            out.write(stream.file(findings))
             return
         # A rule that raised (GL900) is a tool error: when standard output is a document
         # (json, sarif, junit) rather than lines a person reads, it is on stderr as well.
@@ -442,10 +557,14 @@ def run_check(
         collect_objects=needs_objects(output_format),
         on_file=write_findings,
         keep_findings=stream is None or output is not None,
+        fixing=fixing,
+        on_fix=write_fix,
     )
+    if diff:
+        return _diff_summary(report, would_fix[0], unsafe_fixes, errors)
     if report.files == 0:
         no_files_warning([p for p in given if p not in missing])
-    if missing or report.rule_errors:
+    if missing or report.rule_errors or len(errors) > len(missing):  # + fixes not written
         ctx.exit_code = 2
     elif report.failed(settings.fail_on) or (report.files == 0 and effective.fail_if_no_files):
         ctx.exit_code = 1
@@ -467,8 +586,8 @@ def run_check(
             errors.append(unwritten)
             ctx.exit_code = 2
         ctx.color = terminal_color
-    sys.stdout.write(stream.end(report) if stream else renderer(stdout_format)(report, ctx))
-    sys.stdout.flush()
+    out.write(stream.end(report) if stream else renderer(stdout_format)(report, ctx))
+    out.flush()
     if unwritten is not None:
         fail(unwritten)
     return ctx.exit_code

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document, Problem
@@ -11,9 +11,11 @@ from gpulint.manifest import DocumentView, Manifest
 from gpulint.model import (
     RULE_ERROR_CODE,
     Finding,
+    Fix,
     LintedObject,
     ObjectRef,
     Path,
+    Repair,
     Severity,
     Span,
     selects,
@@ -28,6 +30,9 @@ from gpulint.suppress import (
     Unused,
 )
 from gpulint.workloads import K8sObject, builtin_table
+
+if TYPE_CHECKING:
+    from gpulint.fixes import Source
 
 RULE_ERROR_NAME = "rule-error"
 #: The longest exception message a GL900 finding quotes (characters).
@@ -62,6 +67,7 @@ class _Active:
         doc_path: Path,
         document: int,
         severity: Severity | None = None,
+        fix: Fix | None = None,
     ) -> Finding:
         """A finding of this rule, at its configured severity unless ``severity`` says."""
         return Finding(
@@ -74,6 +80,7 @@ class _Active:
             object=obj,
             doc_path=doc_path,
             document=document,
+            fix=fix,
         )
 
 
@@ -102,6 +109,13 @@ class Linter:
         self.rule_error_name = next(
             (r.name for r in rules if r.code == RULE_ERROR_CODE), RULE_ERROR_NAME
         )
+        #: The text being linted, for the edits of the fixes rules offer (``_fix``), and
+        #: its line index, made when the first fix asks for it.
+        self._text = ""
+        self._source: Source | None = None
+        #: How the last text linted parsed: its number of documents and the codes of its
+        #: YAML problems, whichever rules are selected (``--fix`` refuses a change to it).
+        self.shape: tuple[int, list[str]] = (0, [])
         self.pod_rules = [a for a in self.active.values() if a.rule.scope == "pod"]
         self.object_rules = [a for a in self.active.values() if a.rule.scope == "object"]
         # Suppression reads each document's objects and pod specs from its view.
@@ -138,12 +152,17 @@ class Linter:
         :class:`~gpulint.manifest.DocumentView`, which rules and suppression share.
         """
         manifest = Manifest(label, text, self.workloads)
+        self._text, self._source = text, None
         file = self.suppressor.for_file(label, text)
         findings: list[Finding] = []
         # A rule that raised (GL900) is never suppressed, and since the failed rule did not
         # finish, whether a suppression is stale cannot be known: no GL100 in that file.
         failed: list[Finding] = []
+        documents = 0
+        problems: list[str] = []
         for view in manifest.views():
+            documents += 1
+            problems.extend(p.code for p in view.doc.problems)
             found = self._problem_findings(label, view.doc.problems, view)
             found.extend(self.lint_view(label, view, seen))
             file.add_document(view)
@@ -151,6 +170,8 @@ class Linter:
             findings.extend(file.apply([f for f in found if f.rule != RULE_ERROR_CODE]))
             del view, found
         findings.extend(file.apply(self._problem_findings(label, manifest.problems, None)))
+        problems.extend(p.code for p in manifest.problems)
+        self.shape = (documents, sorted(problems))
         if not failed:
             findings.extend(self._stale(label, file))
         findings.extend(failed)
@@ -276,7 +297,22 @@ class Linter:
             # The module's SEVERITY is a name ("warning"), so a rule may write one here too.
             given = v.severity
             severity = given if isinstance(given, Severity) else Severity.parse(given)
-        return active.finding(label, span, v.message, ref, v.path, doc.index, severity)
+        fix = None if v.fix is None else self._fix(v.fix, doc)
+        return active.finding(label, span, v.message, ref, v.path, doc.index, severity, fix)
+
+    def _fix(self, repair: Repair, doc: Document) -> Fix:
+        """The text edits of a rule's fix (see ``gpulint.fixes``)."""
+        if not isinstance(repair, Repair):
+            raise TypeError(f"Violation.fix must be a Repair, not {type(repair).__name__}")
+        if repair.applicability not in ("safe", "unsafe"):
+            raise ValueError(
+                f"Repair.applicability must be 'safe' or 'unsafe', not {repair.applicability!r}"
+            )
+        from gpulint.fixes import Source, plan  # only when a finding has a fix
+
+        if self._source is None or self._source.text is not self._text:
+            self._source = Source(self._text)
+        return plan(self._source, doc, repair)
 
     def _problem_findings(
         self, label: str, problems: Iterable[Problem], view: DocumentView | None

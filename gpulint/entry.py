@@ -78,6 +78,9 @@ CHECK_OPTIONS: tuple[tuple[tuple[str, ...], str, str, Callable[[str], Any], Any]
     (("--plugin",), "plugins", MANY, _text, None),
     (("--rule-dir",), "rule_dirs", MANY, _text, None),
     (("--fail-if-no-files", "--no-fail-if-no-files"), "fail_if_no_files", SWITCH, _text, None),
+    (("--fix",), "fix", FLAG, _text, False),
+    (("--unsafe-fixes",), "unsafe_fixes", FLAG, _text, False),
+    (("--diff",), "diff", FLAG, _text, False),
 )
 #: ``check`` options deliberately left to typer: help is typer's to print.
 LEFT_TO_TYPER = ("--help", "-h")

@@ -95,10 +95,83 @@ class Edit(NamedTuple):
 
 class Fix(NamedTuple):
     """How to repair a finding: text edits applied together. ``applicability`` is ``"safe"``
-    (applied by ``--fix``) or ``"unsafe"`` (changes behaviour; only with ``--unsafe-fixes``)."""
+    (applied by ``--fix``) or ``"unsafe"`` (changes behaviour; only with ``--unsafe-fixes``).
+
+    ``skipped`` says why a fix the rule offered cannot be applied (it would edit aliased
+    content or a Go template, or its place cannot be found in the text); such a fix has no
+    edits and is never applied nor offered to editors.
+    """
 
     message: str
     edits: tuple[Edit, ...]
+    applicability: str = "safe"
+    skipped: str | None = None
+
+    @property
+    def available(self) -> bool:
+        return self.skipped is None and bool(self.edits)
+
+
+# -- fixes as rules declare them: changes in document-path terms --------------------------------
+# A rule attaches a ``Repair`` to a ``Violation``; the engine turns its changes into exact text
+# edits (``Edit``) with the document's side table of positions (``gpulint.fixes``).
+
+
+class RenameKey(NamedTuple):
+    """Rename the mapping key at ``path`` to ``to`` (its value, comments and place kept)."""
+
+    path: Path
+    to: str
+
+
+class DeleteKey(NamedTuple):
+    """Delete the mapping entry at ``path``. Up to ``prune`` enclosing mappings that the
+    deletion leaves empty are deleted with it (``requests:`` holding nothing else)."""
+
+    path: Path
+    prune: int = 1
+
+
+class MoveKey(NamedTuple):
+    """Move the entry at ``path`` into the mapping at ``to`` (created when absent), under
+    ``key`` when given (else its own key); its value is copied as written. Up to ``prune``
+    mappings the move leaves empty are deleted, as with ``DeleteKey``."""
+
+    path: Path
+    to: Path
+    key: str | None = None
+    prune: int = 1
+
+
+class AddEntry(NamedTuple):
+    """Add ``key: value`` to the mapping at ``mapping`` (created when absent); ``value`` is
+    plain data (str, int, float, bool, dict, list) written in the style around it."""
+
+    mapping: Path
+    key: str
+    value: Any
+
+
+class AppendItem(NamedTuple):
+    """Add ``value`` (plain data) to the sequence at ``sequence`` (created when absent)."""
+
+    sequence: Path
+    value: Any
+
+
+Change = RenameKey | DeleteKey | MoveKey | AddEntry | AppendItem
+
+
+class Repair(NamedTuple):
+    """A fix as a rule declares it (``Violation.fix``): changes the engine applies together.
+
+    ``applicability``: ``"safe"`` when the result means what the author meant and changes
+    nothing else that works (the API server rejected the object before), ``"unsafe"`` when it
+    changes behaviour or guesses the intent (only with ``--unsafe-fixes``).
+    """
+
+    message: str
+    changes: tuple[Change, ...]
     applicability: str = "safe"
 
 

@@ -25,9 +25,12 @@ class Report:
         "_worst",
         "files",
         "findings",
+        "fixable",
+        "fixed",
         "objects",
         "rule_errors",
         "suppressed",
+        "unsafe_fixable",
     )
 
     def __init__(
@@ -45,6 +48,11 @@ class Report:
         self.suppressed = 0
         #: How many GL900 findings (a rule raised): the run's exit code is 2.
         self.rule_errors = 0
+        #: How many findings ``--fix`` repaired; of the findings left, how many have a safe
+        #: fix (``--fix``) and how many an unsafe one (``--unsafe-fixes``).
+        self.fixed = 0
+        self.fixable = 0
+        self.unsafe_fixable = 0
         self._counts = {s.label: 0 for s in sorted(Severity, reverse=True)}
         self._worst: Severity | None = None
         self._keep = keep_findings
@@ -61,6 +69,11 @@ class Report:
                 self.rule_errors += 1
             if self._worst is None or f.severity > self._worst:
                 self._worst = f.severity
+            if f.fix is not None and f.fix.available:
+                if f.fix.applicability == "safe":
+                    self.fixable += 1
+                else:
+                    self.unsafe_fixable += 1
         if self._keep:
             self.findings.extend(findings)
 

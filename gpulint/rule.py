@@ -12,6 +12,10 @@ declares::
 
     def check(target, ctx) -> Iterator[Violation]: ...
 
+A violation may carry its fix (``Violation(path, message, fix=Repair(...))``): changes in
+document-path terms (``RenameKey``, ``DeleteKey``, ``MoveKey``, ``AddEntry``, ``AppendItem``)
+that the engine turns into exact text edits of the file (``gpulint check --fix``).
+
 The engine, not the rule, stamps the code, severity and position onto what ``check`` yields,
 and applies suppressions; rules never read configuration files. How rules are found and
 imported (entry points, ``plugins``, ``rule-dirs``) is ``gpulint.plugins``.
@@ -23,7 +27,16 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gpulint.model import Path, Severity
+from gpulint.model import (
+    AddEntry,
+    AppendItem,
+    DeleteKey,
+    MoveKey,
+    Path,
+    RenameKey,
+    Repair,
+    Severity,
+)
 from gpulint.registry import Registry
 
 if TYPE_CHECKING:
@@ -47,12 +60,32 @@ class Violation(NamedTuple):
     violation (a ``Severity`` or its name, as the module's ``SEVERITY``); a severity the user
     configures for the rule still wins. A violation with a message that is not a ``str``, an
     unknown ``at`` or severity is the rule's bug: a GL900 finding, like an exception.
+
+    ``fix`` is how to repair it, as data (a :class:`Repair` of changes at document paths);
+    the engine makes the text edits, and skips, with the reason, a fix in aliased content
+    or a Go template.
     """
 
     path: Path
     message: str
     at: str = "key"
     severity: Severity | str | None = None
+    fix: Repair | None = None
+
+
+#: The fix API, importable from here with ``Violation``.
+__all__ = [
+    "AddEntry",
+    "AppendItem",
+    "DeleteKey",
+    "MoveKey",
+    "RenameKey",
+    "Repair",
+    "Rule",
+    "RuleContext",
+    "RuleLoadError",
+    "Violation",
+]
 
 
 class RuleContext(NamedTuple):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from gpulint.discover import Target
 from gpulint.engine import Linter
+from gpulint.fixer import FileFix, fix_text
 from gpulint.loader.document import Problem
 from gpulint.model import Finding, LintedObject, Span
 from gpulint.report import Report
@@ -141,6 +142,46 @@ def lint_target(
         return linter.lint_bytes(target.label, raw, seen)
 
 
+def fix_target(
+    linter: Linter, target: Target, fixing: Fixing, read: _Read | None = None
+) -> tuple[list[Finding], FileFix | None]:
+    """The target's findings after its fixes (``--fix``, ``--diff``), and what changed.
+
+    Nothing is written here: the new bytes go back to the caller, which writes them (or
+    prints the diff). Findings are those of the fixed text (``--diff`` prints none, only
+    how many more ``--unsafe-fixes`` would fix).
+    """
+    raw, problem = read_target(target) if read is None else read
+    if raw is None:
+        assert problem is not None
+        return linter.problem(target.label, problem), None
+    from gpulint.fixer import encode_like, unified_diff
+    from gpulint.loader.decoding import decode
+
+    text, problem = decode(raw)
+    if text is None:
+        assert problem is not None
+        return linter.problem(target.label, problem), None
+    mode, diff = fixing
+    with _collector_paused():
+        result = fix_text(linter, target.label, text, mode)
+        findings = result.findings  # with --diff too: only the counts are shown, of what is left
+    changed = result.text != text
+    return findings, FileFix(
+        target.path,
+        target.label,
+        result.fixed,
+        # Standard input is written back whole, fixed or not (`gpulint check --fix - | ...`).
+        encode_like(raw, result.text) if (changed or target.path is None) and not diff else None,
+        unified_diff(target.label, text, result.text) if changed and diff else "",
+        result.notes,
+    )
+
+
+#: How files are fixed: the mode (``fixer.SAFE`` or ``fixer.UNSAFE``) and whether only the
+#: diff is wanted (``--diff``).
+Fixing = tuple[str, bool]
+
 #: Fewer files than this are linted serially. A pool of forked workers costs ~30 ms to start
 #: and stop, a gen_corpus file ~0.75 ms to lint: two workers break even near 80 files, more
 #: workers sooner (measured: bench/README.md).
@@ -191,6 +232,9 @@ def worker_count(jobs: int, files: int) -> int:
 
 #: A callback that receives each file's findings as soon as the file is done, in order.
 OnFile = Callable[[list[Finding]], None]
+#: A callback that receives what fixing each file changed (``--fix``, ``--diff``), in order,
+#: before its findings.
+OnFix = Callable[[FileFix], None]
 
 
 def run(
@@ -201,6 +245,8 @@ def run(
     *,
     on_file: OnFile | None = None,
     keep_findings: bool = True,
+    fixing: Fixing | None = None,
+    on_fix: OnFix | None = None,
 ) -> Report:
     """Lint every target; ``jobs`` > 1 allows that many worker processes.
 
@@ -208,7 +254,8 @@ def run(
     as they are known (in the targets' order), so a caller that streams its report and
     passes ``keep_findings=False`` runs in memory that does not grow with the number of
     files. ``collect_objects`` also records every object linted and the rules that ran on
-    it (``Report.objects``, for the JUnit format).
+    it (``Report.objects``, for the JUnit format). ``fixing`` applies the findings' fixes
+    (:func:`fix_target`); ``on_fix`` gets what changed in each file.
     """
     # Enough targets to choose the number of workers; the rest stay unwalked until needed.
     pending = iter(targets)
@@ -218,12 +265,18 @@ def run(
     results: Iterable[_Result]
     if workers > 1:
         chunksize = max(1, min(MAX_CHUNK, len(head) // (workers * 8)))
-        results = _lint_parallel(linter, everything, workers, collect_objects, chunksize)
+        results = _lint_parallel(linter, everything, workers, collect_objects, chunksize, fixing)
     else:
-        results = (_lint_one(linter, target, collect_objects) for target in everything)
+        results = (
+            _lint_one(linter, target, collect_objects, None, fixing) for target in everything
+        )
     report = Report(keep_findings=keep_findings)
     try:
-        for findings, objects in results:
+        for findings, objects, fixed in results:
+            if fixed is not None:
+                report.fixed += fixed.fixed
+                if on_fix is not None:
+                    on_fix(fixed)
             report.extend(findings)
             if objects:
                 report.objects.extend(objects)
@@ -242,11 +295,12 @@ def run(
 
 _worker_linter: Linter | None = None
 
-#: A file to lint in a worker: the target, for stdin what the parent read from it, and
-#: whether to record the objects linted.
-_Task = tuple[Target, "_Read | None", bool]
-#: What linting one file gives back: its findings, and the objects linted when asked.
-_Result = tuple[list[Finding], "list[LintedObject] | None"]
+#: A file to lint in a worker: the target, for stdin what the parent read from it,
+#: whether to record the objects linted, and how to fix it (``None``: do not).
+_Task = tuple[Target, "_Read | None", bool, "Fixing | None"]
+#: What linting one file gives back: its findings, the objects linted when asked, and
+#: what fixing it changed when asked.
+_Result = tuple[list[Finding], "list[LintedObject] | None", "FileFix | None"]
 
 
 def _lint_one(
@@ -254,9 +308,14 @@ def _lint_one(
     target: Target,
     collect: bool,
     read: _Read | None = None,
+    fixing: Fixing | None = None,
 ) -> _Result:
+    if fixing is not None:
+        # --fix records no objects: the JUnit format's passing checks are of a plain run.
+        findings, fixed = fix_target(linter, target, fixing, read)
+        return findings, None, fixed
     seen: list[LintedObject] | None = [] if collect else None
-    return lint_target(linter, target, seen, read), seen
+    return lint_target(linter, target, seen, read), seen, None
 
 
 #: The signals a worker ignores: the parent decides when a run stops and stops its workers
@@ -328,10 +387,10 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _lint_task(task: _Task) -> _Result:
-    target, stdin, collect = task
+    target, stdin, collect, fixing = task
     linter = _worker_linter
     assert linter is not None
-    return _lint_one(linter, target, collect, stdin)
+    return _lint_one(linter, target, collect, stdin, fixing)
 
 
 def _lint_chunk(tasks: list[_Task]) -> list[_Result]:
@@ -344,6 +403,7 @@ def _lint_parallel(
     workers: int,
     collect: bool = False,
     chunksize: int = MAX_CHUNK,
+    fixing: Fixing | None = None,
 ) -> Iterator[_Result]:
     """Findings per target, in order, from a pool of ``workers`` forked processes.
 
@@ -359,7 +419,7 @@ def _lint_parallel(
     def chunks() -> Iterator[list[_Task]]:
         it = iter(targets)
         while chunk := list(itertools.islice(it, chunksize)):
-            yield [(t, read_target(t) if t.path is None else None, collect) for t in chunk]
+            yield [(t, read_target(t) if t.path is None else None, collect, fixing) for t in chunk]
 
     context = multiprocessing.get_context("fork")
     gc.freeze()  # keep the parent's objects out of the workers' copy-on-write pages

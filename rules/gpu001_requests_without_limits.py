@@ -25,6 +25,10 @@ resources:
     nvidia.com/gpu: 1   # the request defaults to the limit
 ```
 
+## Fix safety
+Safe: moves the request under `limits` (creating `limits:` when absent); the API server
+rejected the pod before, and the limit sets the same request.
+
 ## Options
 None.
 
@@ -39,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.resources import container_entries, is_extended_resource
-from gpulint.rule import RuleContext, Violation
+from gpulint.rule import MoveKey, Repair, RuleContext, Violation
 from gpulint.workloads import PodSpec
 
 CODE = "GPU001"
@@ -61,4 +65,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             f"{entry.name} is requested without a limit: the API server rejects the pod "
             '("Limit must be set for non overcommitable resources"); move it under '
             "resources.limits, which also sets the request",
+            fix=Repair(
+                f"move {entry.name} under resources.limits",
+                (MoveKey(entry.path, (*entry.path[:-2], "limits")),),
+            ),
         )

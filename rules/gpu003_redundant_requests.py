@@ -25,6 +25,10 @@ resources:
     nvidia.com/gpu: 1
 ```
 
+## Fix safety
+Safe: deletes the request (and `requests:` when nothing else is left in it); the limit sets
+the same request.
+
 ## Options
 None.
 
@@ -38,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.resources import amount, container_entries, is_extended_resource
-from gpulint.rule import RuleContext, Violation
+from gpulint.rule import DeleteKey, Repair, RuleContext, Violation
 from gpulint.workloads import PodSpec
 
 CODE = "GPU003"
@@ -62,4 +66,5 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             entry.path,
             f"request {entry.name} repeats its limit: for extended resources the limit alone "
             "sets the request; delete this line so the two cannot drift apart",
+            fix=Repair(f"delete the request for {entry.name}", (DeleteKey(entry.path),)),
         )

@@ -33,6 +33,11 @@ resources:
     nvidia.com/gpu: 1
 ```
 
+## Fix safety
+Unsafe: renames the resource to the one real name it is a misspelling of (a single close
+match, a legacy name's replacement, a MIG profile's `+` written as `.`); the pod then
+schedules on other nodes than the name (wrongly) implied. No fix when no single name fits.
+
 ## Options
 None. Add private device resources (`example.com/fpga`, an in-house sharing scheme) to the
 registry in configuration.
@@ -47,10 +52,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from gpulint.registry import Registry
 from gpulint.resources import resource_entries
-from gpulint.rule import RuleContext, Violation
+from gpulint.rule import RenameKey, Repair, RuleContext, Violation
 from gpulint.workloads import PodSpec
 
 CODE = "GPU010"
@@ -73,12 +79,16 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                     entry.path,
                     f"{name} is no longer advertised by any node, so the pod stays Pending; "
                     f"use {legacy.replacement}. {legacy.note}",
+                    fix=_rename(entry.path, name, legacy.replacement, entry.container.resources),
                 )
                 continue
             suggestion = registry.suggest(name)
             mig = _mig_hint(name, registry)
+            to = suggestion
             if mig is not None:
                 hint = mig
+                dotted = name.replace("+", ".")
+                to = dotted if dotted in registry.resources else None
             elif suggestion is not None and suggestion.lower() == name.lower():
                 hint = f"resource names are case-sensitive: write {suggestion}"
             elif suggestion is not None:
@@ -91,7 +101,18 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 entry.path,
                 f"{name} is not a resource any GPU device plugin advertises: no node can "
                 f"satisfy it and the pod stays Pending forever; {hint}",
+                fix=_rename(entry.path, name, to, entry.container.resources),
             )
+
+
+def _rename(path: tuple[Any, ...], name: str, to: str | None, resources: Any) -> Repair | None:
+    """Rename the resource, unless its section already holds the name it would get."""
+    if to is None:
+        return None
+    section = resources.get(path[-2]) if isinstance(resources, dict) else None
+    if not isinstance(section, dict) or to in section or "/" not in to:
+        return None
+    return Repair(f"rename {name} to {to}", (RenameKey(path, to),), "unsafe")
 
 
 def _domain_hint(name: str, registry: Registry) -> str | None:

@@ -27,6 +27,12 @@ resources:
     aliyun.com/gpu-core.percentage: 25
 ```
 
+## Fix safety
+Unsafe: only `aliyun.com/gpu-count` written as a share of compute (a whole number from 10
+to 100, in a container that does not already ask for `aliyun.com/gpu-core.percentage`) is
+renamed to `aliyun.com/gpu-core.percentage`; a small count means the pod label, which is not a
+rename, and has no fix.
+
 ## Options
 None.
 
@@ -41,7 +47,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.resources import container_entries
-from gpulint.rule import RuleContext, Violation
+from gpulint.rule import RenameKey, Repair, RuleContext, Violation
 from gpulint.workloads import PodSpec
 
 CODE = "GPU012"
@@ -57,4 +63,24 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if resource is None or resource.container_request:
             continue
         advice = resource.advice or f"{entry.name} is not meant to be requested by a container"
-        yield Violation(entry.path, advice)
+        fix = _fix(entry.name, entry.path, entry.container.resources)
+        yield Violation(entry.path, advice, fix=fix)
+
+
+#: A node-level name -> the container resource it is written for when its value is a share.
+SHARE_NAMES = {"aliyun.com/gpu-count": "aliyun.com/gpu-core.percentage"}
+
+
+def _fix(name: str, path: tuple[object, ...], resources: object) -> Repair | None:
+    """The rename where the intent is clear: a value from 10 to 100 is a percentage (no
+    ACK node shares that many GPUs); a small count means the pod label (no rename)."""
+    to = SHARE_NAMES.get(name)
+    section = resources.get(path[-2]) if isinstance(resources, dict) else None
+    if to is None or not isinstance(section, dict) or to in section:
+        return None
+    value = section.get(name)
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 10 <= value <= 100:
+        return None
+    return Repair(f"rename {name} to {to}", (RenameKey(path, to),), "unsafe")

@@ -60,6 +60,11 @@ spec:
         nvidia.com/gpu: 1
 ```
 
+## Fix safety
+Unsafe: adds a toleration of each missing taint (`operator: Exists` and its effect) to the
+pod spec's `tolerations` (created when absent); the pod may then run on the tainted nodes.
+No fix when the tolerations come from elsewhere (an Argo workflow's) or one almost matches.
+
 ## Options
 `taints` (list, default `[{key: nvidia.com/gpu, value: present, effect: NoSchedule,
 hardware: [nvidia]}]`): the taints on your GPU nodes. AKS docs use `sku=gpu:NoSchedule`. On
@@ -85,9 +90,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.resources import gpu_demand
-from gpulint.rule import RuleContext, Violation
+from gpulint.rule import AppendItem, Repair, RuleContext, Violation
 from gpulint.taints import (
     TAINTS_OPTION,
+    Taint,
     default_taints_assumed,
     describe_toleration,
     near_miss,
@@ -151,12 +157,20 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     # point at what to change.
     advice = f"add {hints} to its tolerations"
     at = "key"
+    fix: Repair | None = None
+    if source is None or source == (*pod.path, "tolerations"):
+        fix = Repair(
+            f"add {hints} to the tolerations",
+            tuple(AppendItem((*pod.path, "tolerations"), _toleration(t)) for t in missing),
+            "unsafe",
+        )
     for taint in missing if source is not None else ():
         miss = near_miss(tolerations, taint)
         if miss is None or source is None:
             continue
         almost = describe_toleration(tolerations[miss.position])
         advice = f"the toleration {almost} almost matches: {'; '.join(miss.changes)}"
+        fix = None  # which field to change is the user's call
         if not inherited:
             # Point at what to change. Tolerations a workload shares between its pods (an
             # Argo workflow's) stay reported at each pod, which the message names them for.
@@ -174,7 +188,13 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         f"the pod {first} but does not tolerate the GPU node taint {taints}{inherited}: it "
         f"stays Pending on a tainted GPU pool; {advice}",
         at=at,
+        fix=fix,
     )
+
+
+def _toleration(taint: Taint) -> dict[str, str]:
+    """The toleration ``toleration_hint`` describes, as data."""
+    return {"key": taint.key, "operator": "Exists", "effect": taint.effect}
 
 
 def _enforced(effect: str, bound: bool) -> bool:

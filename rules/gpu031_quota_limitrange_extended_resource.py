@@ -55,6 +55,11 @@ spec:
     max: {nvidia.com/gpu: 2}
 ```
 
+## Fix safety
+Unsafe: renames a ResourceQuota's `limits.<resource>` (or unprefixed) item to
+`requests.<resource>`, or deletes it when that item exists: the quota starts being enforced,
+so pods the namespace admitted before may be refused. LimitRange findings have no fix.
+
 ## Options
 None. The quota case is a warning and the LimitRange cases errors; a severity configured for
 GPU031 applies to all of them.
@@ -75,7 +80,7 @@ from typing import Any
 
 from gpulint.model import Severity
 from gpulint.resources import amount, format_amount, is_extended_resource
-from gpulint.rule import RuleContext, Violation
+from gpulint.rule import DeleteKey, RenameKey, Repair, RuleContext, Violation
 from gpulint.workloads import K8sObject
 
 CODE = "GPU031"
@@ -123,15 +128,19 @@ def _quota(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iterator[V
         else:
             continue
         fixed = f"requests.{resource}"
+        path = (*obj.path, "spec", "hard", key)
         if fixed in hard:
             advice = f"delete it, {fixed} already caps the namespace"
+            fix = Repair(f"delete {key}", (DeleteKey(path, prune=0),), "unsafe")
         else:
             advice = f"write {fixed} (for GPUs the request always equals the limit)"
+            fix = Repair(f"rename {key} to {fixed}", (RenameKey(path, fixed),), "unsafe")
         yield Violation(
-            (*obj.path, "spec", "hard", key),
+            path,
             f"{what} {fixed}; the API server accepts this item, but admission never checks "
             f"pods against it and the quota never records usage for it; {advice}",
             severity=Severity.WARNING,
+            fix=fix,
         )
 
 

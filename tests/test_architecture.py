@@ -29,6 +29,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("loader.build",),
     ("loader.stream",),
     ("loader.ownfiles",),
+    # the fixes rules declare, as text edits of a document
+    ("fixes",),
     # documents -> Kubernetes objects, pod specs, devices, suppressions; the per-file view
     ("registry", "workrows", "k8s", "workloads", "dra", "manifest", "resources", "podrequest",
      "directives", "ignores", "annotations", "suppress"),
@@ -40,7 +42,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reporters", "reporters.text", "reporters.json", "reporters.sarif", "reporters.github",
      "reporters.junit"),
     # rules found and run; files read and linted
-    ("declarative", "plugins", "catalog", "engine", "runner", "inspector"),
+    ("declarative", "plugins", "catalog", "engine", "fixer", "runner", "inspector"),
     # configuration file + command line -> settings
     ("configfile", "configschema", "configcheck", "config"),
     # the commands' work

@@ -446,3 +446,36 @@ def test_check_never_imports_the_language_server(tmp_path: Path) -> None:
             check=False,
         )
         assert out.stderr.strip().endswith("LOADED="), (args, out.stderr)
+
+
+@pytest.mark.asyncio
+async def test_a_rules_fix_is_offered_and_matches_check_fix(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """The safe fix of GPU001 (requests -> limits) as the preferred quick fix, the unsafe
+    fix of GPU020 marked and not preferred; the safe one applied by the editor gives the text
+    ``gpulint check --fix`` writes."""
+    path = tmp_path / "pod.yaml"
+    path.write_text(GPU_POD, encoding="utf-8")
+    uri = open_file(client, path)
+    got = await diagnostics_for(client, uri)
+    (gpu001,) = [d for d in got if d.code == "GPU001"]
+    assert gpu001.data["fix"] == "safe"
+    (safe,) = [a for a in await _actions(client, uri, gpu001) if a.is_preferred]
+    assert safe.title.startswith("GPU001: ") and "unsafe" not in safe.title
+    (gpu020,) = [d for d in got if d.code == "GPU020"]
+    unsafe = [a for a in await _actions(client, uri, gpu020) if a.title.startswith("GPU020: ")]
+    assert unsafe and all(a.title.endswith("(unsafe fix)") and not a.is_preferred for a in unsafe)
+
+    assert safe.edit is not None and safe.edit.changes is not None
+    edited = apply_edits(GPU_POD, safe.edit.changes[uri])
+    fixed = tmp_path / "fixed.yaml"
+    fixed.write_text(GPU_POD, encoding="utf-8")
+    subprocess.run(
+        [sys.executable, "-m", "gpulint", "check", "--fix", fixed.name],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+    )
+    assert edited == fixed.read_text(encoding="utf-8")
+    assert "GPU001" not in {f["rule"] for f in check_json(fixed)}

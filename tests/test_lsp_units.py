@@ -43,7 +43,16 @@ def test_lines_gpulint_breaks_and_the_protocol_does_not() -> None:
 
 
 def _key(findings: list[Finding]) -> list[tuple[object, ...]]:
-    return [tuple(f) for f in findings]
+    """Everything of each finding; of its fix, all but the new text's layout (a fix writes
+    new lines in the style of the text it sees: alone, a document's own)."""
+
+    def fix(f: Finding) -> object:
+        if f.fix is None:
+            return None
+        edits = tuple((e.span, e.start, e.end, e.content.strip().split()[:1]) for e in f.fix.edits)
+        return (f.fix.message, f.fix.applicability, f.fix.skipped, edits)
+
+    return [(*f[:9], fix(f), f.suppression) for f in findings]
 
 
 @pytest.mark.parametrize("path", MANIFESTS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -105,7 +114,7 @@ def _finding_with_fix(text: str, applicability: str) -> Finding:
 @pytest.mark.parametrize("applicability", ["safe", "unsafe"])
 def test_a_rules_fix_is_a_code_action(applicability: str) -> None:
     """``Finding.fix`` to a quick fix: UTF-16 ranges, the safe fix preferred, the unsafe
-    one marked. (Rules on main declare no fixes yet: the finding is made here.)"""
+    one marked, with astral characters before the edit."""
     text = 'k: "🚀🚀", v: {nvidia.com/gpu: 0.5}\n'
     finding = _finding_with_fix(text, applicability)
     index = LineIndex(text)

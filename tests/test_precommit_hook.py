@@ -4,7 +4,8 @@ A snapshot of this checkout (tracked and new files, as a clone at a commit would
 becomes a hook repository with one commit. A scratch project copies the README's local-clone
 ``.pre-commit-config.yaml`` snippet with ``/path/to/gpulint`` replaced by that snapshot and
 ``<commit>`` by its commit, runs ``pre-commit install``, and commits: a manifest with a GPU
-mistake is refused with the finding in the output, the fixed manifest goes through.
+mistake is refused with the finding in the output, the fixed manifest goes through; with
+``args: [--fix]`` the hook fixes the file itself.
 pre-commit builds the hook's virtualenv by installing this project from the snapshot
 (dependencies from PyPI); PRE_COMMIT_HOME lives in the test's temporary folder.
 """
@@ -166,3 +167,49 @@ def test_a_commit_with_a_gpu_mistake_is_refused_and_the_fix_goes_through(
     assert accepted.returncode == 0, output
     assert re.search(r"^gpulint\.+Passed$", output, flags=re.M), output
     assert _git("log", "--format=%s", cwd=project, env=env).strip() == "Add the fine-tuning job"
+
+
+def test_args_fix_fixes_the_staged_file_and_pre_commit_reports_it(tmp_path: Path) -> None:
+    """`args: [--fix]`: the hook writes the fix, pre-commit fails the commit because the
+    hook modified a file (and says so); once the fix is staged the commit goes through."""
+    env = _env(tmp_path)
+    hooks_repo = tmp_path / "gpulint-repo"
+    hooks_repo.mkdir()
+    rev = _snapshot(hooks_repo, env)
+    project = tmp_path / "project"
+    project.mkdir()
+    _git("init", "-q", cwd=project, env=env)
+    config = readme_snippets()[1].replace("/path/to/gpulint", hooks_repo.as_posix())
+    config = config.replace("<commit>", rev).replace(
+        "      - id: gpulint\n", "      - id: gpulint\n        args: [--fix]\n"
+    )
+    assert "args: [--fix]" in config
+    (project / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
+    pre_commit = str(Path(sys.executable).with_name("pre-commit"))
+    subprocess.run([pre_commit, "install"], cwd=project, env=env, check=True, capture_output=True)
+    (project / "k8s").mkdir()
+    (project / "k8s" / "train.yaml").write_text(BAD_JOB, encoding="utf-8")
+    _git("add", "-A", cwd=project, env=env)
+
+    def commit() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["git", "commit", "-m", "Add the fine-tuning job"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+
+    first = commit()
+    output = first.stdout + first.stderr
+    assert first.returncode != 0, output
+    assert "files were modified by this hook" in output, output
+    assert "Fixed 1 problem." in output, output
+    assert (project / "k8s" / "train.yaml").read_text(encoding="utf-8") == GOOD_JOB
+    _git("add", "k8s/train.yaml", cwd=project, env=env)
+    second = commit()
+    output = second.stdout + second.stderr
+    assert second.returncode == 0, output
+    assert re.search(r"^gpulint\.+Passed$", output, flags=re.M), output

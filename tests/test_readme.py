@@ -36,6 +36,7 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
     ("README.md", "Quick start", "console", 1): "test_make_demo_prints_what_the_readme_shows",
     ("README.md", "Installing", "console", 0): "test_the_install_commands",
     ("README.md", "Using it", "console", 0): "test_the_usage_commands",
+    ("README.md", "Using it", "console", 1): "tests/test_fix_cli.py::test_the_readme_fix_commands",
     ("README.md", "Supported workloads", "yaml", 0): "test_the_workloads_row_example",
     ("README.md", "Seeing what gpulint sees: `gpulint inspect`", "console", 0): (
         "test_the_inspect_example"
@@ -53,6 +54,9 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
     ("README.md", "Writing rules", "yaml", 0): "test_the_declarative_rule_example",
     ("README.md", "Writing rules", "console", 0): "test_the_bundled_example_rules_console",
     ("README.md", "Writing rules", "python", 0): "test_the_python_rule_example_loads_and_fires",
+    ("README.md", "Writing rules", "python", 1): (
+        "tests/test_fix_cli.py::test_the_readme_fix_api_example"
+    ),
     ("README.md", "Writing rules", "toml", 0): "test_the_plugin_package_example",
     ("README.md", "JSON output", "json", 0): "test_the_json_output_example",
     ("README.md", "pre-commit", "yaml", 0): (

@@ -164,6 +164,28 @@ def test_every_variant_is_valid_against_the_official_schema(
             raise AssertionError(f"{name}: {exc}") from None
 
 
+def test_the_validated_logs_carry_fixes(logs: dict[str, tuple[dict[str, Any], int]]) -> None:
+    """The logs both consumers validate hold fixes of every shape: an insertion (an empty
+    region), a deletion (no insertedContent) and a replacement, safe and unsafe."""
+    replacements = []
+    applicability = set()
+    for result in _run(logs["fixtures"][0])["results"]:
+        for fix in result.get("fixes", ()):
+            applicability.add(fix["properties"]["applicability"])
+            for change in fix["artifactChanges"]:
+                replacements.extend(change["replacements"])
+    assert applicability == {"safe", "unsafe"}
+    kinds = set()
+    for r in replacements:
+        region = r["deletedRegion"]
+        empty = (region["startLine"], region["startColumn"]) == (
+            region["endLine"],
+            region["endColumn"],
+        )
+        kinds.add("insert" if empty else "delete" if "insertedContent" not in r else "replace")
+    assert kinds == {"insert", "delete", "replace"}
+
+
 def test_the_schema_check_is_not_vacuous(logs: dict[str, tuple[dict[str, Any], int]]) -> None:
     log = json.loads(json.dumps(logs["examples"][0]))
     result = _run(log)["results"][0]

@@ -60,7 +60,7 @@ def diagnostic(index: LineIndex, f: Finding) -> lsp.Diagnostic:
             "name": f.name,
             "object": f.object.as_json() if f.object is not None else None,
             "document": f.document,
-            "fix": f.fix.applicability if f.fix is not None else None,
+            "fix": f.fix.applicability if f.fix is not None and f.fix.available else None,
         },
     )
 
@@ -109,7 +109,7 @@ def code_actions(
     seen: set[tuple[str, int]] = set()
     for f in found:
         diag = diagnostic(index, f)
-        if f.fix is not None:
+        if f.fix is not None and f.fix.available:  # a skipped fix has nothing to apply
             fixes.append(fix_action(uri, index, f, diag))
         if f.rule == RULE_ERROR_CODE or (f.rule, f.span.line) in seen:
             continue  # a rule that raised is never suppressed

@@ -18,6 +18,9 @@ documents. What can, and is then linted whole:
   breaks gpulint and the protocol count differently (a lone ``\\r``, NEL, LS, PS), which
   would move the cut.
 
+One thing differs by design: the layout of the new lines a rule's fix writes follows the
+text the rule saw (how far sequences are indented, ...), here the document's own.
+
 A message that names a line (``duplicate key 'x' (first at line 91)``) is right only where
 the piece is: such a piece is linted again wherever it moves, below as many empty lines as
 precede it, which gives the whole text's lines.

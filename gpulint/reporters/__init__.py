@@ -49,6 +49,7 @@ class ReportContext:
         "errors",
         "exit_code",
         "fail_on",
+        "fixing",
         "rules",
         "started",
         "stdin_label",
@@ -66,6 +67,7 @@ class ReportContext:
         started: float | None = None,
         ended: float | None = None,
         errors: Sequence[str] = (),
+        fixing: str | None = None,
     ) -> None:
         self.rules = rules
         self.fail_on = fail_on
@@ -82,6 +84,9 @@ class ReportContext:
         self.ended = ended
         #: Tool errors reported on stderr (a missing path, ...): exit code 2.
         self.errors = errors
+        #: ``"safe"`` (``--fix``) or ``"unsafe"`` (``--fix --unsafe-fixes``) when fixes were
+        #: applied, ``"show-unsafe"`` for ``--unsafe-fixes`` alone, else ``None``.
+        self.fixing = fixing
 
     @property
     def start_time(self) -> datetime | None:

@@ -32,12 +32,38 @@ def finding_json(f: Finding) -> dict[str, Any]:
         "object": f.object.as_json() if f.object is not None else None,
         "document": f.document,
         "yaml_path": list(f.doc_path),
+        "fix": fix_json(f),
         "suppressed": sup is not None,
         "suppression": (
             None
             if sup is None
             else {"kind": sup.kind, "source": sup.source, "justification": sup.justification}
         ),
+    }
+
+
+def fix_json(f: Finding) -> dict[str, Any] | None:
+    """The fix a finding carries, with its edits (regions of the file as it was linted and
+    code-point offsets into its decoded text), or ``None``."""
+    fix = f.fix
+    if fix is None:
+        return None
+    return {
+        "message": fix.message,
+        "applicability": fix.applicability,
+        "skipped": fix.skipped,
+        "edits": [
+            {
+                "line": e.span.line,
+                "column": e.span.column,
+                "end_line": e.span.end_line,
+                "end_column": e.span.end_column,
+                "start": e.start,
+                "end": e.end,
+                "content": e.content,
+            }
+            for e in fix.edits
+        ],
     }
 
 
@@ -53,6 +79,9 @@ def render(report: Report, ctx: ReportContext) -> str:
             "warnings": counts["warning"],
             "info": counts["info"],
             "suppressed": report.suppressed,
+            "fixed": report.fixed,
+            "fixable": report.fixable,
+            "unsafe_fixable": report.unsafe_fixable,
             "fail_on": ctx.fail_on.label,
             "exit_code": ctx.exit_code,
             # Paths that do not exist and rules that raised (GL900): exit code 2.

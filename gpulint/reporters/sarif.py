@@ -46,7 +46,7 @@ from typing import Any
 from urllib.parse import quote
 
 from gpulint import __version__
-from gpulint.model import RULE_ERROR_CODE, Finding, ObjectRef, Severity
+from gpulint.model import RULE_ERROR_CODE, Finding, Fix, ObjectRef, Severity, Span
 from gpulint.report import Report
 from gpulint.reporters import ReportContext
 from gpulint.rule import Rule
@@ -142,7 +142,10 @@ def artifact_location(path: str, ctx: ReportContext) -> dict[str, Any]:
 
 
 def _region(f: Finding) -> dict[str, int]:
-    s = f.span
+    return _span_region(f.span)
+
+
+def _span_region(s: Span) -> dict[str, int]:
     return {
         "startLine": s.line,
         "startColumn": s.column,
@@ -200,6 +203,28 @@ def _location(f: Finding, ctx: ReportContext) -> dict[str, Any]:
     return location
 
 
+def _fix(fix: Fix, artifact: dict[str, Any]) -> dict[str, Any]:
+    """A SARIF ``fix``: the edits as replacements of exact regions (an empty region inserts).
+
+    SARIF has no notion of a fix's safety: it is in the fix's ``properties``.
+    """
+    return {
+        "description": {"text": fix.message},
+        "artifactChanges": [
+            {
+                "artifactLocation": artifact,
+                # A deletion has no insertedContent (SARIF 3.57.3).
+                "replacements": [
+                    {"deletedRegion": _span_region(e.span)}
+                    | ({"insertedContent": {"text": e.content}} if e.content else {})
+                    for e in fix.edits
+                ],
+            }
+        ],
+        "properties": {"applicability": fix.applicability},
+    }
+
+
 def _result(f: Finding, rule_index: int, ctx: ReportContext, seen: Counter[str]) -> dict[str, Any]:
     location = _location(f, ctx)
     digest = fingerprint(f, location["physicalLocation"]["artifactLocation"]["uri"])
@@ -213,6 +238,9 @@ def _result(f: Finding, rule_index: int, ctx: ReportContext, seen: Counter[str])
         "partialFingerprints": {FINGERPRINT_KEY: f"{digest}:{seen[digest]}"},
         "properties": {"yamlPath": list(f.doc_path), "document": f.document},
     }
+    fix = f.fix
+    if fix is not None and fix.available:
+        result["fixes"] = [_fix(fix, location["physicalLocation"]["artifactLocation"])]
     sup = f.suppression
     if sup is not None:
         suppression: dict[str, Any] = {

@@ -64,6 +64,25 @@ def summary(report: Report, ctx: ReportContext) -> str:
     return f"{head}." if total else f"{head}: nothing was checked."
 
 
+def fix_summary(report: Report, ctx: ReportContext) -> str:
+    """The line about fixes: how many were applied and how many more could be (ruff's)."""
+    safe, unsafe = report.fixable, report.unsafe_fixable
+    mode = ctx.fixing
+    if mode in ("safe", "unsafe"):
+        head = f"Fixed {_plural(report.fixed, 'problem')}"
+        if mode == "safe" and unsafe:
+            head += f"; {unsafe} more fixable with --unsafe-fixes"
+        return head + "."
+    if mode != "show-unsafe":
+        # A plain check says nothing of fixes: its last line stays the summary that CI logs
+        # and scripts read (`--unsafe-fixes` alone asks for the count).
+        return ""
+    safe, unsafe = safe + unsafe, 0
+    if not safe:
+        return ""
+    return f"[*] {safe} fixable with --fix --unsafe-fixes ({report.fixable} with --fix alone)."
+
+
 class Stream:
     """One line per finding as each file is done, and the summary after the last file.
 
@@ -80,7 +99,8 @@ class Stream:
         return "".join(self.line(f) + "\n" for f in findings if f.suppression is None)
 
     def end(self, report: Report) -> str:
-        return summary(report, self.ctx) + "\n"
+        fixes = fix_summary(report, self.ctx)
+        return summary(report, self.ctx) + "\n" + (fixes + "\n" if fixes else "")
 
 
 def render(report: Report, ctx: ReportContext) -> str:

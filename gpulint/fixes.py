@@ -1,0 +1,615 @@
+"""Fixes as rules declare them (``Repair``) -> exact text edits (``Fix``) of the original text.
+
+A rule says *what* to change in document-path terms (rename this key, move this entry under
+``limits``, add this toleration); this module finds *where* in the text, with the document's
+side table of positions, and writes the smallest edit that does it in the style around it:
+
+* a block mapping gets a new line at the indentation of its keys, a flow mapping ``k: v``
+  between its braces; a sequence gets an item the same way;
+* a new line is inserted before the first key that starts a line (after the comment lines
+  just above it), so no existing line is touched; a mapping or sequence that is missing is
+  created in its parent (``limits:`` in ``resources``);
+* a deleted entry takes its whole lines; a comment on them stays, on a line of its own;
+* a moved value is copied as written (quoting and all);
+* line breaks are the file's own (CRLF stays CRLF).
+
+Nothing else of the file changes: every byte outside the edits is kept, so comments, quoting,
+key order, anchors, a byte-order mark and the other documents of the file survive. A fix is
+*skipped*, with the reason in ``Fix.skipped``, when an edit would land in content shared
+through a YAML anchor (it would change every use), in a Go/Helm template (``{{ }}``), or where
+the text cannot be edited safely (a mapping written as ``null``, a key that shares its line
+with a ``- ``). The fixer (``gpulint.fixer``) applies the edits, re-lints, and refuses a result
+that does not parse.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from bisect import bisect_right
+from typing import Any, NamedTuple
+
+from gpulint.loader.document import Document
+from gpulint.model import (
+    AddEntry,
+    AppendItem,
+    Change,
+    DeleteKey,
+    Edit,
+    Fix,
+    MoveKey,
+    Path,
+    RenameKey,
+    Repair,
+    Span,
+)
+
+#: Line breaks as libyaml counts them (its marks are the positions' lines).
+_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+#: A block sequence written at its key's indentation.
+_INDENTLESS = re.compile(r"^( *)[^\s#-][^\r\n]*:[ \t]*\r?\n\1- ", re.MULTILINE)
+#: The most nodes an edited entry may hold (a resources mapping holds a handful).
+MAX_ENTRY_NODES = 10_000
+#: One level of indentation for what a fix creates.
+INDENT = 2
+#: A key or string value is written plain when it matches and reads back as the same
+#: string (not `yes`, `null`, ...: go-yaml's YAML 1.1 booleans and nulls are quoted).
+_PLAIN_SAFE = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*\Z")
+
+
+class Source:
+    """A text with its line starts: (line, column) <-> offset, both ways."""
+
+    __slots__ = ("_indentless", "newline", "starts", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]
+        newline = None
+        for m in _BREAK.finditer(text):
+            starts.append(m.end())
+            if newline is None:
+                newline = m.group()
+        self.starts = starts
+        #: The file's own line break, for the lines a fix adds.
+        self.newline = newline if newline in ("\n", "\r\n", "\r") else "\n"
+        self._indentless: bool | None = None
+
+    @property
+    def indentless(self) -> bool:
+        """Does the text write a block sequence at its key's indentation (``key:`` then
+        ``- item`` under the ``k``), as kubectl and most manifests do? Then so do fixes."""
+        if self._indentless is None:
+            self._indentless = _INDENTLESS.search(self.text) is not None
+        return self._indentless
+
+    def offset(self, line: int, column: int) -> int:
+        line = min(max(line, 1), len(self.starts))
+        return min(self.starts[line - 1] + column - 1, len(self.text))
+
+    def point(self, offset: int) -> tuple[int, int]:
+        i = bisect_right(self.starts, offset) - 1
+        return i + 1, offset - self.starts[i] + 1
+
+    def span(self, start: int, end: int) -> Span:
+        return Span(*self.point(start), *self.point(end))
+
+    def line_start(self, offset: int) -> int:
+        return self.starts[bisect_right(self.starts, offset) - 1]
+
+    def line_end(self, offset: int) -> int:
+        """Where the line holding ``offset`` ends (before its break)."""
+        i = bisect_right(self.starts, offset)
+        if i >= len(self.starts):
+            return len(self.text)
+        m = _BREAK.search(self.text, self.starts[i - 1])
+        return m.start() if m is not None else len(self.text)
+
+    def next_line(self, offset: int) -> int:
+        """The start of the line after the one holding ``offset`` (the text's end if none)."""
+        i = bisect_right(self.starts, offset)
+        return self.starts[i] if i < len(self.starts) else len(self.text)
+
+
+class Skip(Exception):
+    """A fix that cannot be made; the message says why."""
+
+
+class _Raw(NamedTuple):
+    """A value copied as written in the text."""
+
+    text: str
+
+
+class _Edit(NamedTuple):
+    start: int
+    end: int
+    content: str
+
+
+def plan(src: Source, doc: Document, repair: Repair) -> Fix:
+    """The text edits of ``repair`` in ``doc`` (a document of ``src``), or a skipped fix."""
+    try:
+        planner = _Planner(src, doc)
+        edits: list[_Edit] = []
+        for change in repair.changes:
+            edits.extend(planner.change(change))
+        edits.sort(key=lambda e: (e.start, e.end))
+        for a, b in itertools.pairwise(edits):
+            if a.end > b.start or (a.start == a.end == b.start == b.end):
+                raise Skip("its edits overlap")
+        touched = [(e.start, e.end) for e in edits] + planner.touched
+        if any("{{" in e.content for e in edits) or any(
+            "{{" in src.text[src.line_start(a) : src.line_end(b)] for a, b in touched
+        ):
+            raise Skip("it would edit a Go template ({{ ... }})")
+    except Skip as exc:
+        return Fix(repair.message, (), repair.applicability, str(exc))
+    out = tuple(Edit(src.span(e.start, e.end), e.start, e.end, e.content) for e in edits)
+    return Fix(repair.message, out, repair.applicability)
+
+
+class _Planner:
+    def __init__(self, src: Source, doc: Document) -> None:
+        self.src = src
+        self.text = src.text
+        self.doc = doc
+        #: Regions a change reads or rewrites beyond its edits (a renamed key's value):
+        #: a Go template there makes the fix skipped too.
+        self.touched: list[tuple[int, int]] = []
+
+    # -- the changes ---------------------------------------------------------------------------
+    def change(self, change: Change) -> list[_Edit]:
+        if isinstance(change, RenameKey):
+            return [self.rename(change.path, change.to)]
+        if isinstance(change, DeleteKey):
+            return [self.delete(change.path, change.prune)]
+        if isinstance(change, MoveKey):
+            return self.move(change)
+        if isinstance(change, AddEntry):
+            return [self.add(change.mapping, change.key, change.value)]
+        if isinstance(change, AppendItem):
+            return [self.append(change.sequence, change.value)]
+        raise Skip(f"unknown change {type(change).__name__}")
+
+    def rename(self, path: Path, to: str) -> _Edit:
+        self.own(path)
+        key, _ = self.loc(path)
+        if key is None or not isinstance(path[-1], str):
+            raise Skip("it renames something that is not a mapping key")
+        start, end = self.range(key)
+        self.touched.append((start, self.extent(path)))
+        written = self.text[start:end]
+        if "\n" in written or "\r" in written:
+            raise Skip("the key spans several lines")
+        quote = written[:1] if written[:1] in ("'", '"') else ""
+        return _Edit(start, end, _scalar(to, quote))
+
+    def delete(self, path: Path, prune: int = 1) -> _Edit:
+        path = self.pruned(path, prune)
+        self.own(path)
+        parent = path[:-1]
+        if self.flow(parent):
+            return self.delete_flow(path)
+        return self.delete_block(path)
+
+    def move(self, change: MoveKey) -> list[_Edit]:
+        path, to = change.path, change.to
+        key = change.key if change.key is not None else path[-1]
+        if not isinstance(key, str):
+            raise Skip("it moves something that is not a mapping entry")
+        self.own(path)
+        value = self.raw_value(path)
+        self.touched.append((self.range(self.loc(path)[1])[0], self.extent(path)))
+        gone = self.pruned(path, change.prune)
+        target = self.data(to)
+        # `requests: {gpu: 1}` holding only the moved entry, next to a missing `limits`:
+        # renaming the emptied mapping's key is the whole move, and keeps every byte else.
+        if (
+            target is _MISSING
+            and len(gone) == len(path) - 1
+            and to[:-1] == gone[:-1]
+            and key == path[-1]
+            and isinstance(to[-1], str)
+        ):
+            return [self.rename(gone, to[-1])]
+        edits = [self.delete(path, change.prune)]
+        edits.append(self.add(to, key, value))
+        return edits
+
+    def add(self, mapping: Path, key: str, value: Any) -> _Edit:
+        current = self.data(mapping)
+        if current is _MISSING:
+            parent = mapping[:-1]
+            if not mapping or not isinstance(mapping[-1], str):
+                raise Skip("the place to add to does not exist")
+            return self.add(parent, mapping[-1], {key: value})
+        if current is None and mapping and isinstance(mapping[-1], str):
+            return self.fill(mapping, {key: value})
+        if not isinstance(current, dict):
+            raise Skip(f"{_dotted(mapping) or 'the document'} is not a mapping")
+        self.own(mapping)
+        if key in current:
+            raise Skip(f"{_dotted(mapping)} already has {key}")
+        if self.flow(mapping):
+            return self.insert_flow(mapping, list(current), f"{_scalar(key)}: {_flow(value)}")
+        less = self.src.indentless
+        return self.insert_block(
+            mapping, list(current), lambda indent: _entry(key, value, indent, less)
+        )
+
+    def append(self, sequence: Path, value: Any) -> _Edit:
+        current = self.data(sequence)
+        if current is _MISSING:
+            if not sequence or not isinstance(sequence[-1], str):
+                raise Skip("the place to add to does not exist")
+            return self.add(sequence[:-1], sequence[-1], [value])
+        if current is None and sequence and isinstance(sequence[-1], str):
+            return self.fill(sequence, [value])
+        if not isinstance(current, list):
+            raise Skip(f"{_dotted(sequence)} is not a sequence")
+        self.own(sequence)
+        if self.flow(sequence):
+            return self.insert_flow(sequence, list(range(len(current))), _flow(value))
+        if not current:
+            raise Skip(f"{_dotted(sequence)} is empty")
+        _, first = self.loc(sequence)
+        dash = self.src.offset(first.line, first.column)
+        if self.text[dash : dash + 1] != "-" or self.text[self.src.line_start(dash) : dash].strip():
+            raise Skip("the sequence's first item does not start its line")
+        indent = dash - self.src.line_start(dash)
+        at = self.above_comments(self.src.line_start(dash), indent)
+        return _Edit(at, at, self.lines(_item(value, indent)))
+
+    def fill(self, path: Path, value: Any) -> _Edit:
+        """Give a key written with no value (``tolerations:``, ``limits: null``) ``value``,
+        a one-entry mapping or sequence; a comment after the key stays on its line."""
+        self.own(path)
+        key, span = self.loc(path)
+        if key is None:
+            raise Skip(f"{_dotted(path)} is not a mapping entry")
+        src, text = self.src, self.text
+        start, end = self.range(span)
+        if text[start:end] not in ("", "null", "Null", "NULL", "~"):
+            raise Skip(f"{_dotted(path)} is not a mapping or a sequence")
+        if self.flow(path[:-1]):
+            if start == end:
+                raise Skip(f"{_dotted(path)} has no value to replace")
+            return _Edit(start, end, _flow(value))
+        rest = text[end : src.line_end(end)]
+        if rest.strip(" ") and not rest.lstrip(" ").startswith("#"):
+            raise Skip(f"{_dotted(path)} shares its line with other content")
+        key_start = self.range(key)[0]
+        indent = key_start - src.line_start(key_start)
+        body = _entry("k", value, indent, src.indentless)[1:]
+        return _Edit(start, src.line_end(end), rest + src.newline + src.newline.join(body))
+
+    # -- where things are ----------------------------------------------------------------------
+    def loc(self, path: Path) -> tuple[Span | None, Span]:
+        found = self.doc.positions.get(path)
+        if found is None:
+            raise Skip(f"nothing is written at {_dotted(path) or 'the document'}")
+        key, value = found
+        return key, value
+
+    def range(self, span: Span) -> tuple[int, int]:
+        return self.src.offset(span.line, span.column), self.src.offset(
+            span.end_line, span.end_column
+        )
+
+    def data(self, path: Path) -> Any:
+        node: Any = self.doc.data
+        for step in path:
+            in_list = isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node)
+            if (isinstance(node, dict) and step in node) or in_list:
+                node = node[step]
+            else:
+                return _MISSING
+        return node
+
+    def flow(self, path: Path) -> bool:
+        _, value = self.loc(path)
+        start = self.src.offset(value.line, value.column)
+        return self.text[start : start + 1] in ("{", "[")
+
+    def own(self, path: Path) -> None:
+        """Raise unless the text at ``path`` belongs to this path alone (no anchor, no alias,
+        no merge key on the way: an edit there would change every use)."""
+        _, root = self.loc(())
+        outer = self.range(root)
+        column = root.column
+        for i in range(1, len(path) + 1):
+            key, value = self.loc(path[:i])
+            start, end = self.range(value)
+            if self.text[start : start + 1] in ("&", "*"):
+                raise Skip("it would edit content shared through a YAML anchor")
+            lo = self.range(key)[0] if key is not None else start
+            merged = not outer[0] <= lo < max(outer[1], outer[0] + 1)
+            if key is not None:
+                # A key of a block mapping sits at the mapping's column; one further in came
+                # from a merge key (`<<: &defaults {...}`), and a flow mapping with `<<`
+                # may hold merged keys anywhere.
+                flow = self.text[outer[0] : outer[0] + 1] == "{"
+                if flow:
+                    merged = merged or "<<" in self.text[outer[0] : outer[1]]
+                else:
+                    merged = merged or key.column != column
+            if merged:
+                raise Skip("it would edit content merged or shared through a YAML anchor")
+            outer = (start, end)
+            column = value.column
+
+    def pruned(self, path: Path, prune: int) -> Path:
+        """The entry to delete: ``path``, or the enclosing mapping it would leave empty."""
+        while prune > 0 and len(path) >= 2 and isinstance(path[-2], str):
+            parent = self.data(path[:-1])
+            grand = self.data(path[:-2])
+            if not (isinstance(parent, dict) and len(parent) == 1 and isinstance(grand, dict)):
+                break
+            path = path[:-1]
+            prune -= 1
+        return path
+
+    def extent(self, path: Path) -> int:
+        """Where the text of the value at ``path`` ends (block collections end at their last
+        scalar, not at the next token, where the parser puts them)."""
+        value = self.data(path)
+        _, span = self.loc(path)
+        if not isinstance(value, (dict, list)) or self.flow(path):
+            return self.range(span)[1]
+        end = self.range(span)[0]
+        for p, node in self.descendants(path, value):
+            found = self.doc.positions.get(p)
+            if found is None:
+                continue
+            key, sub = found
+            if isinstance(node, (dict, list)) and not self.flow(p):
+                if key is not None:
+                    end = max(end, self.range(key)[1])
+                continue
+            end = max(end, self.range(sub)[1])
+        return end
+
+    def descendants(self, path: Path, value: Any) -> list[tuple[Path, Any]]:
+        """The paths below ``path`` and their values, from the data (a fix's entry is small:
+        walking the data, not the whole side table, keeps planning linear in the file)."""
+        out: list[tuple[Path, Any]] = []
+        stack: list[tuple[Path, Any]] = [(path, value)]
+        while stack:
+            here, node = stack.pop()
+            if isinstance(node, dict):
+                children: Any = node.items()
+            elif isinstance(node, list):
+                children = enumerate(node)
+            else:
+                continue
+            for step, child in children:
+                out.append(((*here, step), child))
+                stack.append(((*here, step), child))
+            if len(out) > MAX_ENTRY_NODES:
+                raise Skip("the entry is too large to edit")
+        return out
+
+    def raw_value(self, path: Path) -> _Raw:
+        value = self.data(path)
+        _, span = self.loc(path)
+        start, end = self.range(span)
+        written = self.text[start:end]
+        if isinstance(value, (dict, list)) and not self.flow(path):
+            raise Skip("only a value written on one line can be moved")
+        if not written or _BREAK.search(written):
+            raise Skip("only a value written on one line can be moved")
+        return _Raw(written)
+
+    def above_comments(self, line_start: int, indent: int) -> int:
+        """``line_start`` moved up over the comment lines just above it at ``indent``."""
+        src, text = self.src, self.text
+        at = line_start
+        while at > 0:
+            prev = src.line_start(at - 1)
+            line = text[prev : src.line_end(prev)]
+            if not line.lstrip(" ").startswith("#") or len(line) - len(line.lstrip(" ")) != indent:
+                break
+            at = prev
+        return at
+
+    def lines(self, lines: list[str]) -> str:
+        nl = self.src.newline
+        return "".join(line + nl for line in lines)
+
+    # -- edits ---------------------------------------------------------------------------------
+    def insert_block(self, mapping: Path, keys: list[Any], make: Any) -> _Edit:
+        src, text = self.src, self.text
+        _, whole = self.loc(mapping)
+        lo, hi = self.range(whole)
+        # Only the mapping's own keys: a key merged in (`<<: *defaults`) is written elsewhere.
+        keys = [
+            k
+            for k in keys
+            if (found := self.loc((*mapping, k))[0]) is not None
+            and found.column == whole.column
+            and lo <= self.range(found)[0] < max(hi, lo + 1)
+        ]
+        for k in keys:
+            key, _ = self.loc((*mapping, k))
+            if key is None:
+                continue
+            start = self.range(key)[0]
+            line = src.line_start(start)
+            if not text[line:start].strip(" "):
+                indent = start - line
+                at = self.above_comments(line, indent)
+                return _Edit(at, at, self.lines(make(indent)))
+        # Every key shares its line with a `- ` (`- name: x`): add after the last entry.
+        if not keys:
+            raise Skip(f"{_dotted(mapping)} is empty")
+        first, _ = self.loc((*mapping, keys[0]))
+        last = (*mapping, keys[-1])
+        assert first is not None
+        start = self.range(first)[0]
+        indent = start - src.line_start(start)
+        end = self.extent(last)
+        rest = text[end : src.line_end(end)]
+        if rest.strip(" ") and not rest.lstrip(" ").startswith("#"):
+            raise Skip(f"{_dotted(mapping)} ends inside a line")
+        at = src.line_end(end)
+        nl = src.newline
+        if at == len(text):
+            return _Edit(at, at, nl + nl.join(make(indent)))
+        at = src.next_line(end)
+        return _Edit(at, at, self.lines(make(indent)))
+
+    def insert_flow(self, path: Path, keys: list[Any], item: str) -> _Edit:
+        _, span = self.loc(path)
+        start, end = self.range(span)
+        if self.text[end - 1 : end] not in ("}", "]"):
+            raise Skip(f"{_dotted(path)} does not end with a bracket")
+        if "<<" in self.text[start:end]:
+            raise Skip("it would edit content merged through a YAML anchor")
+        if not keys:
+            return _Edit(start + 1, start + 1, item)
+        return _Edit(self.extent((*path, keys[-1])), self.extent((*path, keys[-1])), ", " + item)
+
+    def delete_block(self, path: Path) -> _Edit:
+        src, text = self.src, self.text
+        key, _ = self.loc(path)
+        if key is None:
+            raise Skip("it deletes something that is not a mapping entry")
+        start = self.range(key)[0]
+        line = src.line_start(start)
+        if text[line:start].strip(" "):
+            raise Skip("the entry shares its line with other content")
+        end = self.extent(path)
+        if end > src.line_start(end) or end == start:
+            rest = text[end : src.line_end(end)]
+            if rest.strip(" ") and not rest.lstrip(" ").startswith("#"):
+                raise Skip("the entry ends inside a line")
+            end = src.next_line(end)
+        comments = self.comments(path, line, end)
+        indent = " " * (start - line)
+        keep = "".join(f"{indent}{c}{src.newline}" for c in comments)
+        if end == len(text) and keep and not _BREAK.search(text[line:end][-2:]):
+            keep = keep[: -len(src.newline)]
+        return _Edit(line, end, keep)
+
+    def comments(self, path: Path, start: int, end: int) -> list[str]:
+        """The comments in ``text[start:end]``, the text of the entry at ``path``."""
+        text = self.text
+        if "#" not in text[start:end]:
+            return []
+        covered: list[tuple[int, int]] = []
+        for p, node in [(path, self.data(path)), *self.descendants(path, self.data(path))]:
+            where = self.doc.positions.get(p)
+            if where is None:
+                continue
+            key, value = where
+            if not isinstance(node, (dict, list)):
+                covered.append(self.range(value))
+            if key is not None:
+                covered.append(self.range(key))
+        found = []
+        at = start
+        while at < end:
+            line_end = min(self.src.line_end(at), end)
+            i = at
+            while True:
+                i = text.find("#", i, line_end)
+                if i < 0:
+                    break
+                if (i == at or text[i - 1] in " \t") and not any(a <= i < b for a, b in covered):
+                    found.append(text[i:line_end].rstrip())
+                    break
+                i += 1
+            at = self.src.next_line(at)
+        return found
+
+    def delete_flow(self, path: Path) -> _Edit:
+        text = self.text
+        key, _ = self.loc(path)
+        if key is None:
+            raise Skip("it deletes something that is not a mapping entry")
+        start = self.range(key)[0]
+        end = self.extent(path)
+        if "#" in text[start:end]:
+            raise Skip("the entry holds a comment")
+        after = re.compile(r"[ \t]*,[ \t]*").match(text, end)
+        if after is not None:
+            return _Edit(start, after.end(), "")
+        before = re.compile(r",[ \t]*\Z").search(text, 0, start)
+        if before is not None:
+            return _Edit(before.start(), end, "")
+        return _Edit(start, end, "")
+
+
+class _Missing:
+    pass
+
+
+_MISSING: Any = _Missing()
+
+
+def _dotted(path: Path) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def _scalar(value: Any, quote: str = "") -> str:
+    """A scalar written for YAML: as it was (``_Raw``), plain when that reads back the same,
+    else quoted (``quote``: the quote character the text used, kept)."""
+    if isinstance(value, _Raw):
+        return value.text
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if value is None:
+        return "null"
+    import json  # only a fix that writes a new string needs these
+
+    from gpulint.loader.scalars import resolve_plain
+
+    text = str(value)
+    if quote == "'" and "'" not in text and "\n" not in text:
+        return f"'{text}'"
+    if not quote and _PLAIN_SAFE.match(text) and resolve_plain(text) == text:
+        return text
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _flow(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_scalar(k)}: {_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_flow(v) for v in value) + "]"
+    return _scalar(value)
+
+
+def _entry(key: Any, value: Any, indent: int, indentless: bool = False) -> list[str]:
+    """``key: value`` as block lines at ``indent`` (a sequence at the key's indentation
+    when ``indentless``)."""
+    pad = " " * indent
+    if isinstance(value, dict) and value:
+        lines = [f"{pad}{_scalar(key)}:"]
+        for k, v in value.items():
+            lines.extend(_entry(k, v, indent + INDENT, indentless))
+        return lines
+    if isinstance(value, list) and value:
+        lines = [f"{pad}{_scalar(key)}:"]
+        for v in value:
+            lines.extend(_item(v, indent if indentless else indent + INDENT))
+        return lines
+    return [f"{pad}{_scalar(key)}: {_flow(value)}"]
+
+
+def _item(value: Any, indent: int) -> list[str]:
+    """A block sequence item at ``indent`` (the column of its ``-``)."""
+    pad = " " * indent
+    if isinstance(value, dict) and value:
+        lines: list[str] = []
+        for k, v in value.items():
+            lines.extend(_entry(k, v, indent + 2))
+        lines[0] = f"{pad}- " + lines[0][indent + 2 :]
+        return lines
+    return [f"{pad}- {_flow(value)}"]

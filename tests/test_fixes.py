@@ -1,0 +1,283 @@
+"""Fixes (``gpulint check --fix``): every fixable rule's failing fixtures, fixed.
+
+For each fixture: the fixes of the rule are applied (``--unsafe-fixes``: all of them), and
+the result must lint clean for that rule except for the findings that had no fix, parse as
+the input did, and differ from the input only on the lines the fixes' edits claimed (a line
+diff, computed independently of how the edits were applied).
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+from gpulint.engine import Linter
+from gpulint.fixer import SAFE, UNSAFE, apply, fix_text
+from gpulint.fixes import Source
+from gpulint.loader.stream import load_text
+from gpulint.model import Edit, Finding
+from gpulint.plugins import load_rules
+from gpulint.settings import Settings
+from tests.conftest import RULE_FIXTURES
+
+#: The rules that offer fixes, and whether their fixes are safe.
+FIXABLE = {
+    "GPU001": "safe",
+    "GPU003": "safe",
+    "GPU010": "unsafe",
+    "GPU012": "unsafe",
+    "GPU020": "unsafe",
+    "GPU030": "unsafe",
+    "GPU031": "unsafe",
+}
+
+CASES = [
+    pytest.param(code, path, id=f"{code}/{path.name}")
+    for code in FIXABLE
+    for path in sorted((RULE_FIXTURES / code).glob("fail-*.yaml"))
+]
+
+
+@pytest.fixture(scope="module")
+def rules() -> list:  # type: ignore[type-arg]
+    return load_rules()
+
+
+def linter_for(rules: list, code: str) -> Linter:  # type: ignore[type-arg]
+    return Linter(rules, Settings(select=(code,)))
+
+
+def available(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.fix is not None and f.fix.available]
+
+
+def problems(text: str) -> tuple[int, list[str]]:
+    result = load_text(text)
+    codes = [p.code for p in result.problems]
+    for doc in result.documents:
+        codes.extend(p.code for p in doc.problems)
+    return len(result.documents), sorted(codes)
+
+
+def changed_lines_are_claimed(old: str, new: str, edits: list[Edit]) -> None:
+    """Every line the line diff says changed is a line an edit covers (insertions: next to
+    one), so nothing else in the file moved."""
+    old_lines = old.splitlines(keepends=True)
+    new_lines = new.splitlines(keepends=True)
+    claimed: list[tuple[int, int]] = []  # 0-based line ranges, inclusive
+    for e in edits:
+        last = e.span.end_line - 1 if e.span.end_column > 1 else e.span.end_line - 2
+        claimed.append((e.span.line - 1, max(last, e.span.line - 1)))
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, _j1, _j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if i1 == i2:  # an insertion before old line i1
+            assert any(a <= i1 <= b + 1 for a, b in claimed), (i1, claimed)
+            continue
+        for line in range(i1, i2):
+            assert any(a <= line <= b for a, b in claimed), (line + 1, old_lines[line])
+
+
+@pytest.mark.parametrize(("code", "path"), CASES)
+def test_fixed_fixture_lints_clean_parses_and_changes_only_the_fixed_lines(
+    rules: list,  # type: ignore[type-arg]
+    code: str,
+    path: Path,
+) -> None:
+    text = path.read_text(encoding="utf-8")
+    linter = linter_for(rules, code)
+    before = [f for f in linter.lint_text(path.name, text) if f.rule == code]
+    fixable = available(before)
+    for f in fixable:
+        assert f.fix is not None and f.fix.applicability == FIXABLE[code]
+    result = fix_text(linter, path.name, text, UNSAFE)
+    after = [f for f in linter.lint_text(path.name, result.text) if f.rule == code]
+    # Clean for the rule: what is left is what had no fix (an ambiguous case, content shared
+    # through an anchor), and none of it has a fix to apply.
+    assert available(after) == []
+    assert len(after) == len(before) - len(fixable) or not fixable
+    assert result.fixed >= len({f.fix.edits for f in fixable if f.fix is not None}) > 0 or (
+        not fixable
+    )
+    assert problems(result.text) == problems(text)
+    # One round, checked line by line: the lines that changed are the edits' lines.
+    edits: list[Edit] = []
+    taken: list[tuple[int, int]] = []
+    for f in fixable:
+        assert f.fix is not None
+        if any(e.start < b and a < e.end for e in f.fix.edits for a, b in taken):
+            continue
+        if any(e.start == e.end and (e.start, e.start) in taken for e in f.fix.edits):
+            continue
+        taken.extend((e.start, e.end) for e in f.fix.edits)
+        edits.extend(f.fix.edits)
+    once = apply(text, edits)
+    changed_lines_are_claimed(text, once, edits)
+    assert problems(once) == problems(text)
+
+
+def test_every_fixable_rule_fixes_one_of_its_fixtures(rules: list) -> None:  # type: ignore[type-arg]
+    for code in FIXABLE:
+        linter = linter_for(rules, code)
+        found = [
+            f
+            for path in sorted((RULE_FIXTURES / code).glob("fail-*.yaml"))
+            for f in linter.lint_text(path.name, path.read_text(encoding="utf-8"))
+        ]
+        assert available([f for f in found if f.rule == code]), code
+
+
+def lint_fix(rules: list, text: str, code: str, mode: str = UNSAFE) -> str:  # type: ignore[type-arg]
+    return fix_text(linter_for(rules, code), "t.yaml", text, mode).text
+
+
+GPU001_BLOCK = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  containers:
+  - name: train
+    image: pytorch/pytorch
+    resources:
+      requests:
+        nvidia.com/gpu: 1   # one GPU
+"""
+
+
+def test_gpu001_moves_the_request_by_renaming_requests(rules: list) -> None:  # type: ignore[type-arg]
+    fixed = lint_fix(rules, GPU001_BLOCK, "GPU001", SAFE)
+    assert fixed == GPU001_BLOCK.replace("requests:", "limits:")
+
+
+def test_gpu001_keeps_crlf_bom_comments_and_other_requests(rules: list) -> None:  # type: ignore[type-arg]
+    text = GPU001_BLOCK.replace(
+        "      requests:\n", '      requests:\n        cpu: "2"  # cpus\n'
+    ).replace("\n", "\r\n")
+    fixed = lint_fix(rules, text, "GPU001", SAFE)
+    assert "\n" not in fixed.replace("\r\n", "")
+    assert fixed == text.replace(
+        "      requests:\r\n",
+        "      limits:\r\n        nvidia.com/gpu: 1\r\n      requests:\r\n",
+    ).replace("        nvidia.com/gpu: 1   # one GPU\r\n", "        # one GPU\r\n")
+
+
+def test_gpu001_in_flow_style(rules: list) -> None:  # type: ignore[type-arg]
+    text = GPU001_BLOCK.replace(
+        "    resources:\n      requests:\n        nvidia.com/gpu: 1   # one GPU\n",
+        '    resources: {limits: {cpu: "2"}, requests: {nvidia.com/gpu: 1, cpu: "2"}}\n',
+    )
+    fixed = lint_fix(rules, text, "GPU001", SAFE)
+    assert '{limits: {cpu: "2", nvidia.com/gpu: 1}, requests: {cpu: "2"}}' in fixed
+
+
+def test_gpu003_deletes_the_request_and_an_emptied_requests(rules: list) -> None:  # type: ignore[type-arg]
+    text = GPU001_BLOCK.replace(
+        "      requests:\n", "      limits:\n        nvidia.com/gpu: 1\n      requests:\n"
+    )
+    fixed = lint_fix(rules, text, "GPU003", SAFE)
+    assert fixed == GPU001_BLOCK.replace("requests:", "limits:").replace(
+        "nvidia.com/gpu: 1   # one GPU\n", "nvidia.com/gpu: 1\n      # one GPU\n"
+    )
+
+
+def test_gpu020_adds_tolerations(rules: list) -> None:  # type: ignore[type-arg]
+    text = GPU001_BLOCK.replace("requests:", "limits:")
+    fixed = lint_fix(rules, text, "GPU020")
+    assert fixed == text.replace(
+        "  containers:\n",
+        "  tolerations:\n  - key: nvidia.com/gpu\n    operator: Exists\n    effect: NoSchedule\n"
+        "  containers:\n",
+    )
+    assert lint_fix(rules, text, "GPU020", SAFE) == text  # unsafe: not with --fix alone
+
+
+def test_a_fix_in_aliased_content_is_skipped_with_the_reason(rules: list) -> None:  # type: ignore[type-arg]
+    text = GPU001_BLOCK.replace("    resources:\n", "    resources: &res\n") + (
+        "  - name: two\n    image: pytorch/pytorch\n    resources: *res\n"
+    )
+    linter = linter_for(rules, "GPU001")
+    found = [f for f in linter.lint_text("t.yaml", text) if f.rule == "GPU001"]
+    assert found and all(f.fix is not None and f.fix.skipped for f in found)
+    assert "anchor" in (found[0].fix.skipped or "")  # type: ignore[union-attr]
+    result = fix_text(linter, "t.yaml", text, UNSAFE)
+    assert result.text == text and result.fixed == 0
+    assert any("not fixed" in note and "anchor" in note for note in result.notes)
+
+
+def test_a_fix_on_a_go_template_line_is_skipped(rules: list) -> None:  # type: ignore[type-arg]
+    text = GPU001_BLOCK.replace(
+        "nvidia.com/gpu: 1   # one GPU", 'nvidia.com/gpu: "{{ .Values.gpus }}"'
+    )
+    linter = linter_for(rules, "GPU001")
+    found = [f for f in linter.lint_text("t.yaml", text) if f.rule == "GPU001"]
+    assert found and all(f.fix is not None and "template" in (f.fix.skipped or "") for f in found)
+
+
+def test_source_offsets_count_lines_as_libyaml() -> None:
+    src = Source("a\r\nb\rc\nd")
+    assert src.starts == [0, 3, 5, 7]
+    assert src.offset(3, 2) == 6 and src.point(6) == (3, 2)
+    assert src.newline == "\r\n"
+
+
+MERGED = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+  resources:
+    limits:
+      nvidia.com/gpu: 1
+  containers:
+  - name: train
+    image: pytorch/pytorch
+    resources:
+      <<: &defaults
+        requests:
+          memory: 1Gi
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: other
+spec:
+  containers:
+  - name: other
+    image: busybox
+    resources: {<<: *defaults}
+"""
+
+
+def test_nothing_is_added_into_merged_content(rules: list) -> None:  # type: ignore[type-arg]
+    """The container's resources hold only merged keys: a new `limits` must not land among
+    them (that text is the anchor, shared with the other pod)."""
+    linter = linter_for(rules, "GPU030")
+    (found,) = [f for f in linter.lint_text("t.yaml", MERGED) if f.rule == "GPU030"]
+    assert found.fix is not None and found.fix.skipped
+    assert fix_text(linter, "t.yaml", MERGED, UNSAFE).text == MERGED
+
+
+def test_a_key_without_a_value_is_filled(rules: list) -> None:  # type: ignore[type-arg]
+    """`tolerations:` or `limits: null` written empty: the fix gives it the value, below the
+    key, and a comment after the key stays there."""
+    empty = "  tolerations: null  # none yet\n"
+    text = GPU001_BLOCK.replace("  containers:\n", empty + "  containers:\n")
+    text = text.replace("      requests:\n", "      limits:\n      requests:\n")
+    linter = linter_for(rules, "GPU001")
+    once = fix_text(linter, "t.yaml", text, SAFE).text
+    assert once == text.replace("      limits:\n      requests:\n", "      limits:\n").replace(
+        "        nvidia.com/gpu: 1   # one GPU\n", "        nvidia.com/gpu: 1\n      # one GPU\n"
+    )
+    fixed = lint_fix(rules, text, "GPU020")
+    assert fixed == text.replace(
+        "  tolerations: null  # none yet\n",
+        "  tolerations:   # none yet\n  - key: nvidia.com/gpu\n    operator: Exists\n"
+        "    effect: NoSchedule\n",
+    )
