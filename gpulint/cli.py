@@ -555,3 +555,23 @@ def show_config(
         sys.stdout.write(json.dumps(config_schema(rules), indent=2, ensure_ascii=False) + "\n")
         return
     sys.stdout.write(describe(effective, rules, json_output=output_format is ConfigFormat.json))
+
+
+@app.command("lsp", cls=_Command)
+def lsp_server(
+    allow_plugins: AllowPluginsOption = False,
+) -> None:
+    """Run the language server on stdin and stdout, for editors (needs gpulint[lsp]).
+
+    Diagnostics as you type, quick fixes and suppressions, hover on GPU resource names and
+    their completion; see docs/editors.md for each editor's set-up.
+    """
+    try:
+        from gpulint.lsp.server import serve
+    except ImportError as exc:
+        missing = exc.name or "pygls"
+        _fail(
+            f"gpulint lsp needs the optional {missing} package: "
+            "pip install 'gpulint[lsp]' (pygls and lsprotocol)"
+        )
+    serve(Trust(allow_plugins))

@@ -96,49 +96,60 @@ def env_allows_plugins() -> bool:
 def _load(config: ConfigFile | None, trust: Trust | None) -> tuple[list[Rule], bool]:
     """The rules, and whether Python rules the configuration names were skipped."""
     import re
-    from pathlib import Path
 
-    from gpulint.configcheck import rule_locations
-    from gpulint.configfile import ConfigError, project_root, warn
-    from gpulint.plugins import RuleDir, rule_files
-    from gpulint.plugins import load_rules as load
+    from gpulint.configfile import ConfigError
     from gpulint.rule import RuleLoadError
 
     trust = trust or Trust()
-    allowed = trust.allow_plugins or env_allows_plugins()
     for name in trust.plugins:
         if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", name, re.ASCII):
             fail(f"--plugin: {name!r} is not a dotted module name")
+    for text in trust.rule_dirs:
+        if not os.path.isdir(text):
+            fail(f"--rule-dir: {text!r} is not a folder")
+    try:
+        return trusted_rules(config, trust)
+    except (RuleLoadError, ConfigError) as exc:
+        fail_lines(str(exc))
+
+
+def trusted_rules(config: ConfigFile | None, trust: Trust) -> tuple[list[Rule], bool]:
+    """The rules ``trust`` allows, and whether Python rules the configuration names were
+    skipped (with a warning on stderr). Raises ``RuleLoadError`` or ``ConfigError``: the
+    command line turns them into exit 2, ``gpulint lsp`` into a diagnostic."""
+    from pathlib import Path
+
+    from gpulint.configcheck import rule_locations
+    from gpulint.configfile import project_root, warn
+    from gpulint.plugins import RuleDir, rule_files
+    from gpulint.plugins import load_rules as load
+
+    allowed = trust.allow_plugins or env_allows_plugins()
     folders: dict[Path, RuleDir] = {}
     for text in trust.rule_dirs:
         folder = Path(text).resolve()
-        if not folder.is_dir():
-            fail(f"--rule-dir: {text!r} is not a folder")
         folders.setdefault(folder, RuleDir(folder))
-    try:
-        plugins, dirs = rule_locations(config) if config is not None else ([], [])
-        skipped_plugins = [] if allowed else [p for p in plugins if p not in trust.plugins]
-        skipped_files = 0
-        if dirs:
-            root = project_root(config) if config is not None else None
-            for folder in dirs:
-                if folder in folders:  # also named on the command line: trusted
-                    continue
-                folders[folder] = RuleDir(folder, python=allowed, root=root)
-                if not allowed:
-                    skipped_files += sum(1 for f in rule_files(folder) if f.suffix == ".py")
-        if config is not None and (skipped_plugins or skipped_files):
-            what = [f"plugins: {', '.join(skipped_plugins)}"] if skipped_plugins else []
-            if skipped_files:
-                what.append(f"{skipped_files} Python file{'s' * (skipped_files > 1)} in rule-dirs")
-            warn(
-                f"{config.shown}: skipped the Python rules it names ({'; '.join(what)}); "
-                f"run them with --allow-plugins or {ALLOW_ENV}=1 if you trust this repository"
-            )
-        modules = list(dict.fromkeys([*trust.plugins, *(plugins if allowed else [])]))
-        rules = load(plugins=modules, rule_dirs=list(folders.values()))
-    except (RuleLoadError, ConfigError) as exc:
-        fail_lines(str(exc))
+    plugins, dirs = rule_locations(config) if config is not None else ([], [])
+    skipped_plugins = [] if allowed else [p for p in plugins if p not in trust.plugins]
+    skipped_files = 0
+    if dirs:
+        root = project_root(config) if config is not None else None
+        for folder in dirs:
+            if folder in folders:  # also named on the command line: trusted
+                continue
+            folders[folder] = RuleDir(folder, python=allowed, root=root)
+            if not allowed:
+                skipped_files += sum(1 for f in rule_files(folder) if f.suffix == ".py")
+    if config is not None and (skipped_plugins or skipped_files):
+        what = [f"plugins: {', '.join(skipped_plugins)}"] if skipped_plugins else []
+        if skipped_files:
+            what.append(f"{skipped_files} Python file{'s' * (skipped_files > 1)} in rule-dirs")
+        warn(
+            f"{config.shown}: skipped the Python rules it names ({'; '.join(what)}); "
+            f"run them with --allow-plugins or {ALLOW_ENV}=1 if you trust this repository"
+        )
+    modules = list(dict.fromkeys([*trust.plugins, *(plugins if allowed else [])]))
+    rules = load(plugins=modules, rule_dirs=list(folders.values()))
     return rules, bool(skipped_plugins or skipped_files)
 
 

@@ -56,6 +56,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("configfile", "configschema", "configcheck", "config"),
     # the commands' work
     ("commands",),
+    # the language server (gpulint lsp): positions, incremental linting, projects, features
+    ("lsp", "lsp.text"),
+    ("lsp.incremental", "lsp.project"),
+    ("lsp.features",),
+    ("lsp.server",),
     # the command line
     ("cli", "entry", "__main__"),
 )  # fmt: skip
@@ -184,3 +189,39 @@ def test_the_graph_sees_lazy_imports_and_skips_type_checking_ones() -> None:
     assert "commands" in graph["entry"]  # imported inside _dispatch
     assert "report" in graph["reporters.text"]
     assert "rule" not in graph["reporters"]  # under TYPE_CHECKING only
+
+
+#: The only modules that may import the ``lsp`` extra's packages (pygls, lsprotocol).
+LSP_EXTRA = ("pygls", "lsprotocol")
+LSP_MODULES = ("lsp.features", "lsp.server")
+
+
+def _external_imports(path: Path) -> set[str]:
+    """The top-level names of the packages a module imports (``TYPE_CHECKING`` ones too:
+    an annotation-only import is still not allowed to name the extra elsewhere)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_only_the_language_server_imports_the_lsp_extra() -> None:
+    """``gpulint[lsp]`` is optional: pygls and lsprotocol are imported by the server's own
+    modules, and nothing outside ``gpulint.lsp`` imports those but the ``lsp`` command."""
+    offenders = [
+        f"{module} imports {name}"
+        for module, path in sorted(MODULES.items())
+        for name in sorted(_external_imports(path) & set(LSP_EXTRA))
+        if module not in LSP_MODULES
+    ]
+    assert offenders == []
+    graph = import_graph()
+    users = sorted(
+        module
+        for module, targets in graph.items()
+        if not module.startswith("lsp") and any(t == "lsp" or t.startswith("lsp.") for t in targets)
+    )
+    assert users == ["cli"]

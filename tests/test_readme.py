@@ -138,6 +138,27 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
     ("docs/editors.md", "gpulint in your editor", "text", 0): (
         "tests/test_docs_recipes.py::test_the_sample_output_line_is_real"
     ),
+    ("docs/editors.md", "The language server: `gpulint lsp`", "console", 0): (
+        NOT_RUN + "it installs from PyPI; `make test` installs the same extra through the test "
+        "extra, and tests/test_lsp.py runs the server it installs"
+    ),
+    ("docs/editors.md", "Neovim", "lua", 0): (
+        "tests/test_editors_lsp.py::test_neovim_with_the_documented_config_gets_the_cli_findings"
+    ),
+    ("docs/editors.md", "VS Code", "console", 0): (
+        NOT_RUN + "it needs VS Code and the npm registry; tests/test_editors_lsp.py runs the "
+        "extension it packages (editors/vscode) under Node.js with stand-ins for VS Code"
+    ),
+    ("docs/editors.md", "VS Code", "jsonc", 0): (
+        "tests/test_editors_lsp.py::test_the_vscode_extension_starts_gpulint_lsp_for_yaml"
+    ),
+    ("docs/editors.md", "Helix", "toml", 0): (
+        "tests/test_editors_lsp.py::test_the_helix_configuration_names_the_server"
+    ),
+    ("docs/editors.md", "Emacs", "elisp", 0): (
+        NOT_RUN + "Emacs is not installed here; the snippet is Eglot's documented "
+        "eglot-server-programs form, with the command the other editors' tests run"
+    ),
     ("docs/editors.md", "VS Code: a task with a problem matcher", "json", 0): (
         "tests/test_docs_recipes.py::test_the_problem_matcher_reads_every_finding_of_real_output"
     ),

@@ -1,0 +1,145 @@
+"""The configuration that applies to a file, and the linter it makes.
+
+A file is linted with the configuration ``gpulint check`` would use for it when run from the
+file's folder: the first ``.gpulint.yaml``, ``.gpulint.yml`` or ``pyproject.toml`` with
+``[tool.gpulint]`` found climbing from the folder to the repository root
+(:func:`gpulint.configfile.find_config`, with its ownership and symbolic-link checks). A
+buffer with no file (``untitled:``) uses the configuration of the workspace folder.
+
+Python rules a configuration names (``plugins``, ``*.py`` in ``rule-dirs``) run only when
+the server was started with ``--allow-plugins`` (or GPULINT_ALLOW_PLUGINS=1), as for the
+command line: opening a repository in an editor must not run its code.
+
+A configuration that cannot be used (invalid YAML or TOML, an unknown key, a rule that does
+not load) is a :class:`ConfigProblem` reported on the configuration file; the files under it
+are linted with the built-in defaults meanwhile, so the editor keeps its diagnostics.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path as FsPath
+from typing import TYPE_CHECKING, NamedTuple
+
+from gpulint.commands import Trust, trusted_rules
+from gpulint.configfile import CONFIG_NAMES, PYPROJECT, ConfigError, find_config, read_config
+
+if TYPE_CHECKING:
+    from gpulint.config import Effective
+    from gpulint.engine import Linter
+    from gpulint.rule import Rule
+
+#: The names of the files that can configure gpulint (a change to one reloads the settings).
+CONFIG_FILE_NAMES = (*CONFIG_NAMES, PYPROJECT)
+
+#: ``path:line: ...``: the line a configuration error names, when it names one.
+_WHERE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): ")
+
+
+class ConfigProblem(NamedTuple):
+    """Why a configuration file cannot be used: its path, the 1-based line the first error
+    names (1 when none), and the message (one line per error)."""
+
+    path: FsPath
+    line: int
+    message: str
+
+
+class Project:
+    """The rules, settings and linter for the files one configuration (or none) applies to."""
+
+    __slots__ = ("config", "effective", "linter", "problem", "rules")
+
+    def __init__(
+        self,
+        config: FsPath | None,
+        rules: list[Rule],
+        effective: Effective,
+        linter: Linter,
+        problem: ConfigProblem | None = None,
+    ) -> None:
+        #: The configuration file (None: built-in defaults).
+        self.config = config
+        self.rules = rules
+        self.effective = effective
+        self.linter = linter
+        self.problem = problem
+
+    def excludes(self, path: FsPath) -> bool:
+        """Whether ``gpulint check PATH`` would skip this file: only with ``force-exclude``,
+        as for a file named on the command line (the editor names the file it lints)."""
+        effective = self.effective
+        return bool(effective.force_exclude and effective.exclude.matches(str(path)))
+
+
+def load_project(config: FsPath | None, trust: Trust) -> Project:
+    """The project of ``config`` (None: the built-in defaults). Never raises for a bad
+    configuration: the problem is kept, and the defaults are used."""
+    from gpulint.config import resolve
+    from gpulint.configcheck import forget_codes
+    from gpulint.engine import Linter
+    from gpulint.rule import RuleLoadError
+
+    if config is not None:
+        try:
+            file = read_config(config)
+            rules, skipped = trusted_rules(file, trust)
+            if skipped:
+                file = forget_codes(file, [r.code for r in rules])
+            effective = resolve(file, rules)
+            return Project(config, rules, effective, Linter(rules, effective.settings))
+        except (ConfigError, RuleLoadError) as exc:
+            problem = _problem(config, str(exc))
+        except Exception as exc:  # a plugin's import error: the server must go on
+            problem = ConfigProblem(config, 1, f"{type(exc).__name__}: {exc}")
+    else:
+        problem = None
+    rules, _ = trusted_rules(None, trust)
+    effective = resolve(None, rules, cwd=config.parent if config is not None else None)
+    return Project(None, rules, effective, Linter(rules, effective.settings), problem)
+
+
+def _problem(config: FsPath, message: str) -> ConfigProblem:
+    match = _WHERE.match(message)
+    return ConfigProblem(config, int(match["line"]) if match else 1, message)
+
+
+class Projects:
+    """The projects of the files open in the editor, loaded once each and reloaded when a
+    configuration file changes (:meth:`forget`)."""
+
+    def __init__(self, trust: Trust, fallback: FsPath | None = None) -> None:
+        self.trust = trust
+        #: Where buffers with no file look for a configuration (the workspace folder).
+        self.fallback = fallback
+        self._by_config: dict[FsPath | None, Project] = {}
+        self._config_of: dict[FsPath, FsPath | None] = {}
+
+    def for_folder(self, folder: FsPath | None) -> Project:
+        folder = folder if folder is not None else self.fallback
+        if folder is None:
+            config = None
+        elif folder in self._config_of:
+            config = self._config_of[folder]
+        else:
+            try:
+                config = find_config(folder) if folder.is_dir() else None
+            except OSError:
+                config = None
+            self._config_of[folder] = config
+        project = self._by_config.get(config)
+        if project is None:
+            project = self._by_config[config] = load_project(config, self.trust)
+        return project
+
+    def projects(self) -> list[Project]:
+        return list(self._by_config.values())
+
+    def forget(self) -> None:
+        """Find and read every configuration again (one was created, changed or deleted)."""
+        self._by_config.clear()
+        self._config_of.clear()
+
+
+def is_config_file(path: FsPath) -> bool:
+    return path.name in CONFIG_FILE_NAMES
