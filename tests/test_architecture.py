@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("loader.ownfiles",),
     # documents -> Kubernetes objects, pod specs, devices, suppressions; the per-file view
     ("registry", "workrows", "k8s", "workloads", "dra", "manifest", "resources", "podrequest",
-     "directives", "ignores", "annotations", "suppress"),
+     "directives", "ignores", "annotations", "suppress", "agents"),
     # the cluster the manifests are applied to: nodes, pools, platform
     ("cluster", "cluster.model"),
     # what a rule, the run's settings and a run's result are
