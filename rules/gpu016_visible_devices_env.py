@@ -71,7 +71,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.agents import find_agent
-from gpulint.resources import container_gpu, gpu_demand, is_placeholder, resource_entries
+from gpulint.resources import container_gpu, gpu_demand, is_placeholder, whole_gpu_count
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import Container, PodSpec
 
@@ -163,7 +163,7 @@ def _with_gpu(name: str, text: str, container: Container, ctx: RuleContext) -> s
             "a GPU named by UUID is one physical device of one node, not the one the device "
             "plugin allocates; remove it (inside the container its GPUs are 0, 1, ...)"
         )
-    count = _whole_gpus(container, ctx)
+    count = whole_gpu_count(container, ctx.registry)
     if count is None or not all(d.isdigit() for d in devices):
         return None
     beyond = [d for d in devices if int(d) >= count]
@@ -178,22 +178,3 @@ def _with_gpu(name: str, text: str, container: Container, ctx: RuleContext) -> s
             "stay reserved and idle; remove the variable, or request fewer GPUs"
         )
     return None
-
-
-def _whole_gpus(container: Container, ctx: RuleContext) -> int | None:
-    """The whole GPUs a container holds, when it asks for one kind of whole device only."""
-    names: set[str] = set()
-    total: int | None = None
-    for entry in resource_entries(container):
-        if not ctx.registry.is_accelerator(entry.name):
-            continue
-        resource = ctx.registry.get(entry.name)
-        names.add(entry.name)
-        if resource is None or not resource.whole_devices or len(names) > 1:
-            return None  # a share of a GPU, or several kinds: no single count of devices
-        value = entry.amount.value
-        if value is None or value != int(value):
-            return None
-        if entry.section == "limits" or total is None:
-            total = int(value)
-    return total
