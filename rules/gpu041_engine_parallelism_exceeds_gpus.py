@@ -122,9 +122,7 @@ ENGINES = (
 )
 #: Any container whose options use these long flags (kserve's vLLM runtime, with no command
 #: or image of its own): vLLM and SGLang, and the engines built on them, mean the same.
-GENERIC = Engine(
-    "vLLM/SGLang", (), (), ("--tensor-parallel-size",), ("--pipeline-parallel-size",)
-)
+GENERIC = Engine("vLLM/SGLang", (), (), ("--tensor-parallel-size",), ("--pipeline-parallel-size",))
 #: Kinds whose pods form one engine across nodes.
 MULTI_NODE_KINDS = {"LeaderWorkerSet", "RayCluster", "RayService", "RayJob"}
 _VAR = re.compile(
