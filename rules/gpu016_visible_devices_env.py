@@ -1,4 +1,4 @@
-"""`NVIDIA_VISIBLE_DEVICES` or `CUDA_VISIBLE_DEVICES` that works against the device plugin.
+"""NVIDIA_VISIBLE_DEVICES or CUDA_VISIBLE_DEVICES that works against the device plugin.
 
 ## What it does
 Looks at the `env` of each container (init containers and sidecars included) for the two
@@ -94,9 +94,10 @@ _EXPANSION = re.compile(r"\$\(|\$\{")
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
-    if pod.node_agent or not pod.containers or find_agent(pod) is not None:
+    if pod.node_agent or not pod.containers:
         return
     demand = None
+    agent: bool | None = None
     for container in pod.containers:
         if container.section == "ephemeralContainers":
             continue
@@ -109,9 +110,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             if "valueFrom" in item:
                 continue
             value = item.get("value", "")
+            if isinstance(value, (dict, list, bool)):
+                continue  # not a string: the API server rejects the pod (not this rule's)
             text = "" if value is None else str(value).strip()
             if is_placeholder(text) or _EXPANSION.search(text):
                 continue
+            if agent is None:
+                agent = find_agent(pod) is not None
+            if agent:
+                return
             if demand is None:
                 demand = gpu_demand(pod, ctx.registry)
             gpu = container_gpu(container, demand, ctx.registry)

@@ -1,4 +1,4 @@
-"""`aliyun.com/gpu-mem` written in the wrong unit.
+"""aliyun.com/gpu-mem written in the wrong unit.
 
 ## What it does
 Flags an `aliyun.com/gpu-mem` value that cannot mean what its author meant. The resource is

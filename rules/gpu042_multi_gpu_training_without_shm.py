@@ -1,4 +1,4 @@
-"""Multi-GPU training pod without a memory-backed `/dev/shm`.
+"""Multi-GPU training pod without a memory-backed /dev/shm.
 
 ## What it does
 Flags a training container that holds two or more whole GPUs but does not mount a
@@ -151,10 +151,14 @@ def _launches(container: Container) -> bool:
     parts = [
         str(item)
         for field in ("command", "args")
-        for item in (container.data.get(field) or [])
+        for item in _list(container.data.get(field))
         if isinstance(item, (str, int)) and not isinstance(item, bool)
     ]
     return bool(_LAUNCHER.search(" ".join(parts)))
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _volumes(pod: PodSpec) -> dict[str, str]:
