@@ -312,3 +312,28 @@ def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -
     if named & gpu:
         return True
     return None if demand.unresolved else False
+
+
+def whole_gpu_count(container: Container, registry: Registry) -> int | None:
+    """The whole accelerators a container requests, when that is a plain count.
+
+    The container must ask for one accelerator name only, one whose unit is a whole device
+    (``whole_devices`` in the registry: ``nvidia.com/gpu``, ``amd.com/gpu``), as a positive
+    integer (its limit, else its request). A share of a GPU, several kinds, a placeholder or
+    no accelerator at all give None: the number of devices is not known.
+    """
+    names: set[str] = set()
+    total: int | None = None
+    for entry in resource_entries(container):
+        if not registry.is_accelerator(entry.name):
+            continue
+        resource = registry.get(entry.name)
+        names.add(entry.name)
+        if resource is None or not resource.whole_devices or len(names) > 1:
+            return None
+        value = entry.amount.value
+        if value is None or value <= 0 or value != int(value):
+            return None
+        if entry.section == "limits" or total is None:
+            total = int(value)
+    return total

@@ -1,0 +1,107 @@
+"""More than one replica of a shared (time-sliced or MPS) GPU in one container.
+
+## What it does
+Flags a container that asks for more than one of a resource that is a replica of a shared
+GPU: the `<name>.shared` resources the NVIDIA device plugin advertises with time-slicing or
+MPS and `renameByDefault: true` (`nvidia.com/gpu.shared`,
+`nvidia.com/mig-1g.10gb.shared`), and any name listed in the `resources` option (the
+resources your plugin configuration shares without renaming them, such as `nvidia.com/gpu`
+on an MPS node pool). The finding is at the value, under `limits` when the container sets
+one there, else under `requests`.
+
+## Why it matters
+A replica is a slice of one GPU, not a GPU. Under MPS the device plugin always fails a
+request above one, and under time-slicing it does so with `failRequestsGreaterThanOne:
+true`: the container is rejected at admission on the node with `invalid request: maximum
+request size for shared resources is 1` (`UnexpectedAdmissionError`), and the pod never
+runs. Without that flag the request is accepted, but the replicas may all be slices of the
+same GPU: two replicas give no more memory or compute than one, and a job that expects two
+GPUs sees one. The rule is a warning because which of the two happens is the plugin's
+configuration, which the manifest does not show.
+
+## Example
+```yaml
+containers:
+- name: notebook
+  resources:
+    limits:
+      nvidia.com/gpu.shared: 2   # GPU015
+```
+
+## Use instead
+```yaml
+containers:
+- name: notebook
+  resources:
+    limits:
+      nvidia.com/gpu.shared: 1   # or nvidia.com/gpu: 2 on nodes that are not shared
+```
+
+## Options
+`resources` (list of resource names, default `[]`): more names that are shared replicas on
+your cluster, for time-slicing or MPS configured without `renameByDefault` (the replicas
+keep the name `nvidia.com/gpu`). Only list a name if every node that offers it shares it.
+
+## References
+- https://github.com/NVIDIA/k8s-device-plugin/issues/929 (MPS with `nvidia.com/gpu: 20`:
+  "maximum request size for shared resources is 1"; MPS always sets
+  `failRequestsGreaterThanOne`)
+- https://github.com/NVIDIA/k8s-device-plugin/issues/1208
+- https://github.com/NVIDIA/gpu-operator/issues/386 (two time-sliced replicas on one GPU)
+- NVIDIA/k8s-device-plugin `internal/rm/rm.go` (`ValidateRequest`), README ("Shared Access
+  to GPUs": `renameByDefault`, `failRequestsGreaterThanOne`)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.resources import ResourceEntry, container_entries, show_value
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import PodSpec
+
+CODE = "GPU015"
+NAME = "shared-gpu-replicas-above-one"
+SEVERITY = "warning"
+SCOPE = "pod"
+OPTIONS: dict[str, Any] = {
+    "resources": {
+        "type": "array",
+        "items": {"type": "string", "minLength": 1},
+        "description": (
+            "More resource names that are shared GPU replicas on your cluster (time-slicing "
+            "or MPS without renameByDefault)."
+        ),
+        "default": [],
+    }
+}
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    extra = set(ctx.options.get("resources", ()))
+    chosen: dict[tuple[int, str], ResourceEntry] = {}
+    for entry in container_entries(pod):
+        name = entry.name
+        resource = ctx.registry.get(name)
+        if name not in extra and (resource is None or resource.kind != "shared"):
+            continue
+        value = entry.amount.value
+        if value is None or value <= 1:
+            continue
+        key = (id(entry.container), name)
+        # One finding per container and name: at limits (which sets the request of an
+        # extended resource) when it says more than one, else at requests.
+        if key not in chosen or entry.section == "limits":
+            chosen[key] = entry
+    for entry in chosen.values():
+        yield Violation(
+            entry.path,
+            f"container {entry.container.label} asks for {show_value(entry.value)} of "
+            f"{entry.name}, a replica of one shared GPU (time-slicing or MPS): the device plugin "
+            'rejects more than one under MPS or failRequestsGreaterThanOne ("maximum request '
+            'size for shared resources is 1"), and otherwise the replicas may all be slices of '
+            f"the same GPU; ask for {entry.name}: 1, or for whole GPUs on nodes that are not "
+            "shared",
+            at="value",
+        )

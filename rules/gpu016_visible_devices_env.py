@@ -1,0 +1,187 @@
+"""NVIDIA_VISIBLE_DEVICES or CUDA_VISIBLE_DEVICES that works against the device plugin.
+
+## What it does
+Looks at the `env` of each container (init containers and sidecars included) for the two
+variables that choose GPUs, written as a literal `value`:
+
+- in a container that requests no GPU, `NVIDIA_VISIBLE_DEVICES` with any value but `none`,
+  `void` or empty (`all`, `0`, a GPU UUID), and `CUDA_VISIBLE_DEVICES` naming a device (not
+  empty or `-1`, which hide every GPU);
+- in a container that requests GPUs, `NVIDIA_VISIBLE_DEVICES` with any value (the device
+  plugin sets it to what it allocated), and `CUDA_VISIBLE_DEVICES` that names a GPU UUID,
+  hides every GPU, names an index the container does not have (indices inside the
+  container start at 0 for the first GPU it was given), or names fewer GPUs than the whole
+  GPUs it holds.
+
+Values from `valueFrom`, template placeholders (`$(GPU_IDS)`, `{{ .Values.gpus }}`) and
+containers whose GPUs cannot be told (a DRA claim defined in another file) are skipped.
+GPU node agents are exempt: a DaemonSet, or a pod that runs a device plugin, exporter or
+other agent of `rules/agents.json`, must see every GPU of its node.
+
+## Why it matters
+With the NVIDIA container runtime (the default runtime on most GPU nodes), the runtime
+hands a container the GPUs its `NVIDIA_VISIBLE_DEVICES` names. The device plugin sets that
+variable for the GPUs it allocated; a value in the manifest goes around it. A container that
+asks for no GPU but sets `NVIDIA_VISIBLE_DEVICES=all` sees every GPU of the node, including
+those the scheduler gave to other pods, and one that asks for one GPU but hard-codes `1`
+can land on another pod's GPU (or see two). `CUDA_VISIBLE_DEVICES` only filters what the
+container already sees: an index it does not have leaves CUDA with no device, and naming
+fewer GPUs than requested leaves the rest idle but reserved.
+
+## Example
+```yaml
+containers:
+- name: preprocess
+  image: nvcr.io/nvidia/pytorch:24.05-py3
+  env:
+  - name: NVIDIA_VISIBLE_DEVICES
+    value: all                 # GPU016: no GPU requested
+```
+
+## Use instead
+```yaml
+containers:
+- name: preprocess
+  image: nvcr.io/nvidia/pytorch:24.05-py3
+  resources:
+    limits:
+      nvidia.com/gpu: 1        # let the device plugin choose and set the variable
+```
+or `value: none` to keep a CUDA image that needs no GPU away from the node's GPUs.
+
+## Options
+None.
+
+## References
+- https://github.com/NVIDIA/k8s-device-plugin/issues/61 (requesting zero GPUs exposes all
+  of them; `NVIDIA_VISIBLE_DEVICES=none` as the workaround)
+- https://github.com/NVIDIA/k8s-device-plugin/issues/87 (every GPU of the node visible in a
+  container with no GPU limit)
+- https://github.com/NVIDIA/k8s-device-plugin/issues/1294 (`NVIDIA_VISIBLE_DEVICES: "1"`
+  with `nvidia.com/gpu: 1`: the container sees two GPUs)
+- NVIDIA container toolkit documentation, "Environment variables (OCI spec)"
+  (`NVIDIA_VISIBLE_DEVICES`: `all`, `none`, `void`, indices, UUIDs)
+- CUDA C Programming Guide, "CUDA Environment Variables" (`CUDA_VISIBLE_DEVICES`)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.agents import find_agent
+from gpulint.resources import container_gpu, gpu_demand, is_placeholder, whole_gpu_count
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import Container, PodSpec
+
+CODE = "GPU016"
+NAME = "hard-coded-visible-devices"
+SEVERITY = "warning"
+SCOPE = "pod"
+OPTIONS: dict[str, Any] = {}
+
+NVIDIA = "NVIDIA_VISIBLE_DEVICES"
+CUDA = "CUDA_VISIBLE_DEVICES"
+#: NVIDIA_VISIBLE_DEVICES values that give the container no GPU.
+_NO_DEVICES = {"", "none", "void"}
+#: CUDA_VISIBLE_DEVICES values that hide every device.
+_HIDDEN = {"", "-1"}
+#: A GPU or MIG device named by UUID rather than index.
+_UUID = re.compile(r"^(GPU|MIG)-", re.IGNORECASE)
+#: Kubernetes' own expansion of another variable, `$(VAR)`, anywhere in the value.
+_EXPANSION = re.compile(r"\$\(|\$\{")
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    if pod.node_agent or not pod.containers:
+        return
+    demand = None
+    agent: bool | None = None
+    for container in pod.containers:
+        if container.section == "ephemeralContainers":
+            continue
+        env = container.data.get("env")
+        if not isinstance(env, list):
+            continue
+        for index, item in enumerate(env):
+            if not isinstance(item, dict) or item.get("name") not in (NVIDIA, CUDA):
+                continue
+            if "valueFrom" in item:
+                continue
+            value = item.get("value", "")
+            if isinstance(value, (dict, list, bool)):
+                continue  # not a string: the API server rejects the pod (not this rule's)
+            text = "" if value is None else str(value).strip()
+            if is_placeholder(text) or _EXPANSION.search(text):
+                continue
+            if agent is None:
+                agent = find_agent(pod) is not None
+            if agent:
+                return
+            if demand is None:
+                demand = gpu_demand(pod, ctx.registry)
+            gpu = container_gpu(container, demand, ctx.registry)
+            if gpu is None:
+                continue
+            name = item["name"]
+            problem = _with_gpu(name, text, container, ctx) if gpu else _without_gpu(name, text)
+            if problem is None:
+                continue
+            at = "value" if "value" in item else "key"
+            where = (*container.path, "env", index, "value" if "value" in item else "name")
+            yield Violation(
+                where,
+                f"container {container.label} sets {name}={text or '(empty)'}: {problem}",
+                at=at,
+            )
+
+
+def _without_gpu(name: str, text: str) -> str | None:
+    if name == NVIDIA:
+        if text.lower() in _NO_DEVICES:
+            return None
+        return (
+            "it requests no GPU, yet with the NVIDIA runtime this exposes the node's GPUs to it, "
+            "including GPUs the scheduler gave to other pods; request the GPUs it needs (the "
+            "device plugin then sets the variable), or write value: none"
+        )
+    if text in _HIDDEN:
+        return None
+    return (
+        "it requests no GPU, so there is no device for CUDA to select (or, where the runtime "
+        "exposes every GPU, it uses one allocated to another pod); request the GPUs it needs, "
+        "or remove the variable"
+    )
+
+
+def _with_gpu(name: str, text: str, container: Container, ctx: RuleContext) -> str | None:
+    if name == NVIDIA:
+        return (
+            "the device plugin sets this variable to the GPUs it allocated, and a value in the "
+            "manifest overrides it: the container may see GPUs of other pods, or not its own; "
+            "remove it"
+        )
+    if text in _HIDDEN:
+        return "this hides every GPU the container requested; remove it, or the GPU request"
+    devices = [d.strip() for d in text.split(",") if d.strip()]
+    if any(_UUID.match(d) for d in devices):
+        return (
+            "a GPU named by UUID is one physical device of one node, not the one the device "
+            "plugin allocates; remove it (inside the container its GPUs are 0, 1, ...)"
+        )
+    count = whole_gpu_count(container, ctx.registry)
+    if count is None or not all(d.isdigit() for d in devices):
+        return None
+    beyond = [d for d in devices if int(d) >= count]
+    if beyond:
+        return (
+            f"the container holds {count} GPU{'s' if count != 1 else ''}, numbered 0 to "
+            f"{count - 1} inside it, so index {beyond[0]} selects no device; remove the variable"
+        )
+    if len(set(devices)) < count:
+        return (
+            f"it names {len(set(devices))} of the {count} GPUs the container holds: the others "
+            "stay reserved and idle; remove the variable, or request fewer GPUs"
+        )
+    return None

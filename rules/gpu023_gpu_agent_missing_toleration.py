@@ -1,0 +1,180 @@
+"""GPU node agent does not tolerate the GPU node taint.
+
+## What it does
+Flags a DaemonSet that runs a GPU node agent — a device plugin (NVIDIA, AMD, Intel, Gaudi,
+and the GPU-sharing ones: HAMi, Volcano, gpushare, gpu-manager), GPU Feature Discovery, the
+Node Feature Discovery worker, the DCGM exporter, the MIG or vGPU manager, the GPU Operator
+validator, the NVIDIA driver or the container toolkit — whose pod template does not
+tolerate every configured GPU taint (default `nvidia.com/gpu=present:NoSchedule`).
+Agents are recognised by data (`rules/agents.json`): the DaemonSet's name, else the
+repository of a container image (`nvcr.io/nvidia/k8s-device-plugin:v0.17.0` is
+`nvidia/k8s-device-plugin`), as shell globs. Tolerations are matched as Kubernetes matches
+them (the same matching and near-miss advice as GPU020); a taint with `hardware` only
+applies to agents of that vendor, and the Node Feature Discovery worker, which serves every
+vendor, to every taint. `PreferNoSchedule` taints never keep a daemon pod off a node. An
+agent that requests a GPU itself (a DCGM diagnostics DaemonSet) is a GPU pod, which GPU020
+checks instead.
+
+With the default taint, an agent that tolerates a taint named after another accelerator
+resource (Volcano's device plugin tolerates `volcano.sh/gpu-memory`, gpu-manager
+`tencent.com/vcuda-core`) is left alone: its nodes are tainted by that resource's name, as
+the `ExtendedResourceToleration` admission plugin expects. Set `gpu-taints:` to your
+cluster's taints and every agent is checked against them.
+
+The severity follows what breaks. It is `error` for the agents without which no GPU pod can
+run on the node (a device plugin, the driver, the container toolkit) and `warning` for the
+rest (feature discovery labels, metrics, MIG layout, validation).
+
+## Why it matters
+The DaemonSet controller does not place daemon pods on nodes whose taints they do not
+tolerate. A device plugin that does not tolerate the GPU taint never runs on the GPU nodes,
+the nodes never advertise `nvidia.com/gpu`, and every GPU pod stays Pending with
+`Insufficient nvidia.com/gpu` while the DaemonSet shows `DESIRED 0` and no error at all.
+The NFD worker deadlock is the same: without it the node lacks the
+`feature.node.kubernetes.io/pci-10de.present` label the device plugin's affinity selects on.
+
+## Example
+```yaml
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: nvidia-device-plugin-daemonset
+spec:
+  template:
+    spec:
+      tolerations:                 # GPU023
+      - key: CriticalAddonsOnly
+        operator: Exists
+      containers:
+      - name: nvidia-device-plugin-ctr
+        image: nvcr.io/nvidia/k8s-device-plugin:v0.17.0
+```
+
+## Use instead
+```yaml
+      tolerations:
+      - key: CriticalAddonsOnly
+        operator: Exists
+      - key: nvidia.com/gpu
+        operator: Exists
+        effect: NoSchedule
+```
+
+## Options
+`taints`: the same list as GPU020 (the taints on your GPU nodes; `gpu-taints:` sets it).
+`images` (list of globs, default `[]`): images of more node agents (your own exporter or
+plugin), matched like the built-in ones against the image repository; they are reported
+as warnings.
+
+## References
+- https://github.com/NVIDIA/k8s-device-plugin/issues/68 (a `nvidia.com/gpu:NoSchedule`
+  taint repels the device plugin, and GPU jobs never schedule)
+- https://github.com/NVIDIA/k8s-device-plugin/issues/1934 (the NFD worker's
+  `Equal value=present` toleration misses `nvidia.com/gpu=true`: the device plugin stays at
+  `DESIRED 0` and every GPU pod Pending)
+- https://github.com/NVIDIA/gpu-operator/issues/2717 (vGPU device manager without the
+  toleration), https://github.com/NVIDIA/gpu-operator/issues/156 (the validator)
+- https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/#taints-and-tolerations
+- `rules/agents.json` (the agents and where each pattern comes from)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.agents import find_agent
+from gpulint.resources import gpu_demand
+from gpulint.rule import RuleContext, Violation
+from gpulint.taints import (
+    TAINTS_OPTION,
+    Taint,
+    default_taints_assumed,
+    describe_toleration,
+    near_miss,
+    taints_from_options,
+    tolerates,
+)
+from gpulint.workloads import PodSpec
+
+CODE = "GPU023"
+NAME = "gpu-node-agent-missing-toleration"
+SEVERITY = "error"
+SCOPE = "pod"
+OPTIONS: dict[str, Any] = {
+    "taints": TAINTS_OPTION,
+    "images": {
+        "type": "array",
+        "items": {"type": "string", "minLength": 1},
+        "description": (
+            "Image globs of more GPU node agents (matched against the image repository, "
+            "without registry host, tag or digest); reported as warnings."
+        ),
+        "default": [],
+    },
+}
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    if pod.location != "pod" or not pod.node_agent:
+        return
+    agent = find_agent(pod, tuple(ctx.options.get("images", ())))
+    if agent is None or gpu_demand(pod, ctx.registry).gpu:
+        return  # an agent that asks for a GPU is a GPU pod: GPU020 reports it
+    tolerations = pod.tolerations
+    default = default_taints_assumed(ctx.options)
+    if default and _own_resource_taint(tolerations, ctx):
+        return
+    missing = [
+        taint
+        for taint in taints_from_options(ctx.options)
+        if _applies(taint, agent.hardware)
+        and taint.effect in ("NoSchedule", "NoExecute")
+        and not any(tolerates(t, taint) for t in tolerations)
+    ]
+    if not missing:
+        return
+    taints = ", ".join(str(t) for t in missing)
+    hints = ", ".join(t.toleration_hint() for t in missing)
+    has_key = "tolerations" in pod.spec
+    where: tuple[Any, ...] = (*pod.path, "tolerations") if has_key else pod.path
+    at = "key"
+    advice = f"add {hints} to its tolerations"
+    source = pod.tolerations_path
+    for taint in missing if source is not None else ():
+        miss = near_miss(tolerations, taint)
+        if miss is None or source is None:
+            continue
+        almost = describe_toleration(tolerations[miss.position])
+        advice = f"the toleration {almost} almost matches: {'; '.join(miss.changes)}"
+        item = (*source, miss.position)
+        where = (*item, miss.field) if miss.field is not None else item
+        at = "value" if miss.field is not None else "key"
+        break
+    if default:
+        advice += (
+            " (gpulint's default GPU taint; if your GPU nodes carry another, set `gpu-taints:` "
+            "in .gpulint.yaml)"
+        )
+    yield Violation(
+        where,
+        f"this DaemonSet runs the {agent.agent} but does not tolerate the GPU node taint "
+        f"{taints}: its pods never run on tainted GPU nodes, and {agent.effect}; {advice}",
+        at=at,
+        severity=agent.severity,
+    )
+
+
+def _applies(taint: Taint, hardware: str | None) -> bool:
+    return taint.hardware is None or hardware is None or hardware in taint.hardware
+
+
+def _own_resource_taint(tolerations: list[Any], ctx: RuleContext) -> bool:
+    """Does the agent tolerate a taint keyed by an accelerator resource name other than the
+    default taint's (its own scheme's ExtendedResourceToleration convention)?"""
+    default_keys = {t.key for t in taints_from_options(ctx.options)}
+    for toleration in tolerations:
+        key = toleration.get("key") if isinstance(toleration, dict) else None
+        if isinstance(key, str) and key not in default_keys and ctx.registry.is_accelerator(key):
+            return True
+    return False

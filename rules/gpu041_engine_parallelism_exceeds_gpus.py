@@ -1,0 +1,283 @@
+"""An inference engine told to use more GPUs than its container has.
+
+## What it does
+Reads the command line of vLLM, SGLang and Text Generation Inference containers and flags
+one whose tensor parallelism times pipeline parallelism is larger than the whole GPUs the
+container requests:
+
+- vLLM: `--tensor-parallel-size` / `-tp`, `--pipeline-parallel-size` / `-pp`;
+- SGLang: `--tensor-parallel-size` / `--tp-size` / `--tp`, `--pipeline-parallel-size` /
+  `--pp-size`;
+- TGI: `--num-shard`, or the `NUM_SHARD` variable it reads its options from.
+
+The engine is recognised by its command (`vllm serve`, `vllm.entrypoints`,
+`sglang.launch_server`, `text-generation-launcher`) or its image (`vllm/vllm-openai`,
+`lmsysorg/sglang`, `huggingface/text-generation-inference`), else by the long option
+`--tensor-parallel-size` alone (a KServe predictor whose runtime supplies the image).
+Options are read from `command` and `args` lists, `--flag N` and `--flag=N`, and from shell scripts
+(`sh -c "vllm serve ... --tensor-parallel-size 4"`, split as a POSIX shell splits words,
+line continuations included); `$(VAR)`, `$VAR` and `${VAR}` are replaced by the
+container's own literal `env` values, and an option whose value is still not a number is
+skipped. The finding is at the list item that holds the value (or the `NUM_SHARD` value).
+
+Only single-node engines are checked: an engine started across nodes (`--nnodes` above 1,
+`--distributed-executor-backend ray`, `--headless`, `ray start` in its script, or a pod of a
+LeaderWorkerSet or Ray object) spreads its parallelism over several pods. Data parallelism
+is not counted, and containers asking for a share of a GPU or for GPUs through DRA claims
+are skipped, since the number of devices is not their value.
+
+## Why it matters
+The engine starts one worker per GPU of its tensor-parallel times pipeline-parallel group.
+With fewer GPUs visible than that it stops at start-up with an error about the number of
+GPUs (vLLM and SGLang check the world size against the devices CUDA sees, TGI checks
+`num_shard` against them), and the pod crash-loops although it was scheduled.
+
+## Example
+```yaml
+containers:
+- name: vllm
+  image: vllm/vllm-openai:v0.6.3
+  args: ["--model", "meta-llama/Llama-3.1-70B-Instruct", "--tensor-parallel-size", "8"]  # GPU041
+  resources:
+    limits:
+      nvidia.com/gpu: 4
+```
+
+## Use instead
+```yaml
+  args: ["--model", "meta-llama/Llama-3.1-70B-Instruct", "--tensor-parallel-size", "4"]
+  resources:
+    limits:
+      nvidia.com/gpu: 4
+```
+
+## Options
+None.
+
+## References
+- vLLM documentation, "Distributed inference and serving" (tensor-parallel times
+  pipeline-parallel GPUs on one node; Ray or multi-node for more)
+- SGLang documentation, "Server arguments" (`--tp-size`, `--pp-size`, `--nnodes`)
+- Text Generation Inference documentation, "Launcher arguments" (`--num-shard`, env
+  `NUM_SHARD`)
+- https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/
+  (`$(VAR)` in `command` and `args`)
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from gpulint.agents import image_repository
+from gpulint.model import Path
+from gpulint.resources import whole_gpu_count
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import Container, PodSpec
+
+CODE = "GPU041"
+NAME = "engine-parallelism-exceeds-gpus"
+SEVERITY = "warning"
+SCOPE = "pod"
+OPTIONS: dict[str, Any] = {}
+
+
+class Engine(NamedTuple):
+    name: str
+    #: Words of the command line that start the engine.
+    commands: tuple[str, ...]
+    #: Globs over the image repository.
+    images: tuple[str, ...]
+    tensor: tuple[str, ...]
+    pipeline: tuple[str, ...]
+    #: An environment variable the engine reads its tensor parallelism from.
+    tensor_env: str | None = None
+
+
+ENGINES = (
+    Engine(
+        "vLLM",
+        ("vllm.entrypoints", "vllm"),
+        ("vllm/vllm-openai*", "*/vllm-openai*", "*/vllm"),
+        ("--tensor-parallel-size", "-tp"),
+        ("--pipeline-parallel-size", "-pp"),
+    ),
+    Engine(
+        "SGLang",
+        ("sglang.launch_server", "sglang"),
+        ("lmsysorg/sglang*", "*/sglang"),
+        ("--tensor-parallel-size", "--tp-size", "--tp"),
+        ("--pipeline-parallel-size", "--pp-size"),
+    ),
+    Engine(
+        "TGI",
+        ("text-generation-launcher",),
+        ("huggingface/text-generation-inference*", "*/text-generation-inference*"),
+        ("--num-shard",),
+        (),
+        "NUM_SHARD",
+    ),
+)
+#: Any container whose options use these long flags (kserve's vLLM runtime, with no command
+#: or image of its own): vLLM and SGLang, and the engines built on them, mean the same.
+GENERIC = Engine("vLLM/SGLang", (), (), ("--tensor-parallel-size",), ("--pipeline-parallel-size",))
+#: Kinds whose pods form one engine across nodes.
+MULTI_NODE_KINDS = {"LeaderWorkerSet", "RayCluster", "RayService", "RayJob"}
+_VAR = re.compile(
+    r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
+)
+
+
+class Word(NamedTuple):
+    text: str
+    #: The list item (or env value) the word was read from.
+    path: Path
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    if pod.obj.root.kind in MULTI_NODE_KINDS:
+        return
+    for container in pod.containers:
+        if container.section == "ephemeralContainers":
+            continue
+        env = _literal_env(container)
+        words = _words(container, env)
+        engine = _engine(container, words)
+        if engine is None or _multi_node(words):
+            continue
+        gpus = whole_gpu_count(container, ctx.registry)
+        if gpus is None:
+            continue
+        tensor = _option(words, engine.tensor)
+        if tensor is None and engine.tensor_env is not None and engine.tensor_env in env:
+            value, path = env[engine.tensor_env]
+            tensor = (_int(value), path)
+        pipeline = _option(words, engine.pipeline)
+        tp = tensor[0] if tensor else 1
+        pp = pipeline[0] if pipeline else 1
+        if tp is None or pp is None or tp * pp <= gpus:
+            continue
+        # At the option that alone exceeds the GPUs, else at the tensor parallelism.
+        chosen = pipeline if pipeline and (tensor is None or pp > gpus >= tp) else tensor
+        if chosen is None:  # cannot happen: tp * pp > gpus >= 1 means one was given
+            continue
+        where = chosen[1]
+        size = f"tensor parallel {tp}" + (f" times pipeline parallel {pp}" if pipeline else "")
+        yield Violation(
+            where,
+            f"container {container.label} starts {engine.name} with {size} = {tp * pp} GPUs, "
+            f"but requests {gpus} GPU{'s' if gpus != 1 else ''}: the engine fails at start-up "
+            f"and the pod crash-loops; request {tp * pp} GPUs, or lower the parallelism to "
+            f"{gpus}",
+            at="value",
+        )
+
+
+def _literal_env(container: Container) -> dict[str, tuple[str, Path]]:
+    out: dict[str, tuple[str, Path]] = {}
+    env = container.data.get("env")
+    for index, item in enumerate(env if isinstance(env, list) else ()):
+        if isinstance(item, dict) and isinstance(item.get("name"), str) and "value" in item:
+            value = item["value"]
+            if isinstance(value, (str, int)) and not isinstance(value, bool):
+                out[item["name"]] = (str(value), (*container.path, "env", index, "value"))
+    return out
+
+
+def _words(container: Container, env: dict[str, tuple[str, Path]]) -> list[Word]:
+    """The words of ``command`` then ``args``; a shell script (``-c SCRIPT``) split."""
+    words: list[Word] = []
+    for field in ("command", "args"):
+        items = container.data.get(field)
+        if not isinstance(items, list):
+            continue
+        for index, item in enumerate(items):
+            if isinstance(item, bool) or not isinstance(item, (str, int)):
+                continue
+            text = _expand(str(item), env)
+            path = (*container.path, field, index)
+            if any(c.isspace() for c in text.strip()):
+                words.extend(Word(w, path) for w in _split(text))
+            else:
+                words.append(Word(text, path))
+    return words
+
+
+def _expand(text: str, env: dict[str, tuple[str, Path]]) -> str:
+    def repl(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2) or match.group(3)
+        return env[name][0] if name in env else match.group(0)
+
+    return _VAR.sub(repl, text)
+
+
+def _split(script: str) -> list[str]:
+    """Words of a shell script, as a POSIX shell splits them (whitespace on a quote error)."""
+    script = script.replace("\\\r\n", " ").replace("\\\n", " ")
+    try:
+        lexer = shlex.shlex(script, posix=True, punctuation_chars=";&|()<>")
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        return list(lexer)
+    except ValueError:
+        return script.split()
+
+
+def _engine(container: Container, words: list[Word]) -> Engine | None:
+    from fnmatch import fnmatchcase
+
+    texts = [w.text for w in words]
+    for engine in ENGINES:
+        for text in texts:
+            base = text.rsplit("/", 1)[-1]
+            if base in engine.commands or any(text.startswith(c + ".") for c in engine.commands):
+                return engine
+            if any(c in text for c in engine.commands if "." in c or "-" in c):
+                return engine
+    image = container.data.get("image")
+    if isinstance(image, str):
+        repository = image_repository(image)
+        for engine in ENGINES:
+            if any(fnmatchcase(repository, p) for p in engine.images):
+                return engine
+    if any(t.partition("=")[0] in GENERIC.tensor for t in texts):
+        return GENERIC
+    return None
+
+
+def _multi_node(words: list[Word]) -> bool:
+    texts = [w.text for w in words]
+    for i, text in enumerate(texts):
+        if text in ("--headless",) or text.startswith("--data-parallel-address"):
+            return True
+        if text == "ray" and i + 1 < len(texts) and texts[i + 1] == "start":
+            return True
+        name, _, value = text.partition("=")
+        if not value and i + 1 < len(texts):
+            value = texts[i + 1]
+        if name == "--distributed-executor-backend" and value == "ray":
+            return True
+        if name in ("--nnodes", "--num-nodes") and (_int(value) or 1) > 1:
+            return True
+    return False
+
+
+def _option(words: list[Word], flags: tuple[str, ...]) -> tuple[int | None, Path] | None:
+    """The last value given to any of ``flags`` (argparse: the last one wins)."""
+    found: tuple[int | None, Path] | None = None
+    for i, word in enumerate(words):
+        name, eq, value = word.text.partition("=")
+        if name not in flags:
+            continue
+        if eq:
+            found = (_int(value), word.path)
+        elif i + 1 < len(words):
+            found = (_int(words[i + 1].text), words[i + 1].path)
+    return found
+
+
+def _int(text: str) -> int | None:
+    text = text.strip().strip("'\"")
+    return int(text) if text.isdigit() and 0 < int(text) < 1_000_000 else None

@@ -1,0 +1,193 @@
+"""Multi-GPU training pod without a memory-backed /dev/shm.
+
+## What it does
+Flags a training container that holds two or more whole GPUs but does not mount a
+memory-backed volume at `/dev/shm` (an `emptyDir` with `medium: Memory`, or
+the host's `/dev/shm` through `hostPath`). A pod with `hostIPC: true` uses the node's
+`/dev/shm` and is not flagged. A mount at `/dev/shm` of a disk-backed volume is reported
+with its own message.
+
+A pod is a training pod when its object is a training operator's kind (Kubeflow
+`PyTorchJob`, `TFJob`, `MPIJob`, `TrainJob` and its runtimes, ...) or a GPU container
+starts a distributed launcher (`torchrun`, `torch.distributed.run`, `deepspeed`,
+`accelerate launch`, `horovodrun`, `--nproc-per-node`). A plain `Job` without a launcher is
+not taken for training: it may build an engine, burn in GPUs or run a benchmark. The
+finding is at the GPU container's `volumeMounts` key (else its name), as information.
+
+## Why it matters
+A container's `/dev/shm` is 64 MiB unless something mounts over it. PyTorch's DataLoader
+workers hand batches to the training process through shared memory, and NCCL and MPI use it
+between the processes of one pod's GPUs: with 64 MiB the workers die with `Bus error` ("This
+might be caused by insufficient shared memory (shm)") or NCCL fails, often hours into a run.
+It is information, not a warning: a job with `num_workers=0` and one process per pod does
+not need it.
+
+## Example
+```yaml
+spec:
+  containers:
+  - name: trainer
+    command: ["torchrun", "--nproc-per-node=4", "train.py"]
+    resources:
+      limits:
+        nvidia.com/gpu: 4          # GPU042: no /dev/shm volume
+```
+
+## Use instead
+```yaml
+spec:
+  volumes:
+  - name: dshm
+    emptyDir:
+      medium: Memory
+      sizeLimit: 16Gi
+  containers:
+  - name: trainer
+    command: ["torchrun", "--nproc-per-node=4", "train.py"]
+    volumeMounts:
+    - name: dshm
+      mountPath: /dev/shm
+    resources:
+      limits:
+        nvidia.com/gpu: 4
+```
+
+## Options
+None.
+
+## References
+- https://github.com/pytorch/pytorch/issues/16979 (DataLoader "Unexpected bus error ...
+  insufficient shared memory (shm)" on Kubernetes)
+- https://github.com/pytorch/pytorch/issues/5040 (the Bus error message)
+- https://github.com/meta-pytorch/torchx/issues/428 (the 64 MB default; a memory `emptyDir`
+  mounted at `/dev/shm` on Kubernetes)
+- https://kubernetes.io/docs/concepts/storage/volumes/#emptydir (`medium: Memory`, tmpfs)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.resources import whole_gpu_count
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import Container, PodSpec
+
+CODE = "GPU042"
+NAME = "multi-gpu-training-without-shm"
+SEVERITY = "info"
+SCOPE = "pod"
+OPTIONS: dict[str, Any] = {}
+
+#: The training operators' kinds (Kubeflow, Kubeflow Trainer, DLRover, SageMaker HyperPod).
+#: A plain batch Job is a training pod only when it starts a launcher: it may as well build
+#: an engine, burn in GPUs or run a benchmark.
+TRAINING_KINDS = {
+    "PyTorchJob",
+    "TFJob",
+    "MPIJob",
+    "MXJob",
+    "XGBoostJob",
+    "PaddleJob",
+    "JAXJob",
+    "TrainJob",
+    "TrainingRuntime",
+    "ClusterTrainingRuntime",
+    "ElasticJob",
+    "HyperPodPyTorchJob",
+}
+#: Distributed training launchers in a container's command line.
+_LAUNCHER = re.compile(
+    r"(^|[\s/\"'])(torchrun|torch\.distributed\.(run|launch)|deepspeed|horovodrun)([\s\"']|$)"
+    r"|accelerate\s+launch|--nproc[-_]per[-_]node"
+)
+SHM = "/dev/shm"
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    if pod.location != "pod" or pod.spec.get("hostIPC") is True:
+        return
+    gpu_containers = [
+        (c, n)
+        for c in pod.containers
+        if c.section == "containers" or c.sidecar
+        for n in [whole_gpu_count(c, ctx.registry)]
+        if n
+    ]
+    # Two GPUs in one container: several processes (or DataLoader workers feeding several
+    # GPUs) share that container's /dev/shm.
+    gpu_containers = [(c, n) for c, n in gpu_containers if n >= 2]
+    if not gpu_containers:
+        return
+    kinds = {pod.obj.kind, pod.obj.root.kind}
+    if not kinds & TRAINING_KINDS and not any(_launches(c) for c, _ in gpu_containers):
+        return
+    volumes = _volumes(pod)
+    for container, count in gpu_containers:
+        mount = _shm_mount(container)
+        if mount is None:
+            problem = f"no volume is mounted at {SHM}, so it is the container runtime's 64 MiB"
+        elif volumes.get(mount) == "memory":
+            continue
+        elif volumes.get(mount) == "disk":
+            problem = f"the volume {mount} mounted at {SHM} is on disk, not in memory"
+        else:
+            continue  # a volume defined elsewhere, or one gpulint cannot judge
+        where: tuple[Any, ...] = container.path
+        if "volumeMounts" in container.data:
+            where = (*container.path, "volumeMounts")
+        elif isinstance(container.data.get("name"), str):
+            where = (*container.path, "name")
+        yield Violation(
+            where,
+            f"container {container.label} of this {pod.obj.kind} holds {count} GPUs for several "
+            f"processes but {problem}: PyTorch DataLoader workers, NCCL and MPI between them "
+            f'can fail with "Bus error"; mount an emptyDir with medium: Memory at {SHM}',
+        )
+
+
+def _launches(container: Container) -> bool:
+    parts = [
+        str(item)
+        for field in ("command", "args")
+        for item in _list(container.data.get(field))
+        if isinstance(item, (str, int)) and not isinstance(item, bool)
+    ]
+    return bool(_LAUNCHER.search(" ".join(parts)))
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _volumes(pod: PodSpec) -> dict[str, str]:
+    """Volume name -> "memory" (tmpfs or the host's /dev/shm), "disk" or "other"."""
+    out: dict[str, str] = {}
+    volumes = pod.spec.get("volumes")
+    for volume in volumes if isinstance(volumes, list) else ():
+        if not isinstance(volume, dict) or not isinstance(volume.get("name"), str):
+            continue
+        empty = volume.get("emptyDir")
+        host = volume.get("hostPath")
+        if "emptyDir" in volume:
+            medium = empty.get("medium") if isinstance(empty, dict) else None
+            out[volume["name"]] = "memory" if medium == "Memory" else "disk"
+        elif isinstance(host, dict) and str(host.get("path", "")).rstrip("/") == SHM:
+            out[volume["name"]] = "memory"
+        else:
+            out[volume["name"]] = "other"
+    return out
+
+
+def _shm_mount(container: Container) -> str | None:
+    """The name of the volume mounted at /dev/shm, if any."""
+    mounts = container.data.get("volumeMounts")
+    for mount in mounts if isinstance(mounts, list) else ():
+        if not isinstance(mount, dict):
+            continue
+        path = mount.get("mountPath")
+        if isinstance(path, str) and path.rstrip("/") == SHM:
+            name = mount.get("name")
+            return name if isinstance(name, str) else ""
+    return None

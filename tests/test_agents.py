@@ -1,0 +1,35 @@
+"""GPU node agents (``rules/agents.json``): the data is valid and recognises real agents."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from gpulint.agents import builtin_agents, image_repository
+from gpulint.data import data_path
+from tests.conftest import ROOT
+
+
+def test_agents_data_matches_its_schema() -> None:
+    schema = json.loads((ROOT / "schemas" / "agents.schema.json").read_text(encoding="utf-8"))
+    data = json.loads(data_path("gpulint.rules", "agents.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(data, schema)
+    assert all(p == p.lower() for a in builtin_agents() for p in (*a.images, *a.names))
+
+
+@pytest.mark.parametrize(
+    ("image", "repository"),
+    [
+        ("nvcr.io/nvidia/k8s-device-plugin:v0.17.0", "nvidia/k8s-device-plugin"),
+        ("nvidia/k8s-device-plugin:1.0.0-beta4", "nvidia/k8s-device-plugin"),
+        ("localhost:5000/rocm/k8s-device-plugin@sha256:0123abcd", "rocm/k8s-device-plugin"),
+        ("registry.k8s.io/nfd/node-feature-discovery:v0.17.3", "nfd/node-feature-discovery"),
+        ("k8s-device-plugin", "k8s-device-plugin"),
+        ("FILLED BY THE OPERATOR", "filled by the operator"),
+    ],
+)
+def test_image_repository(image: str, repository: str) -> None:
+    assert image_repository(image) == repository
