@@ -54,6 +54,13 @@ containers:
       nvidia.com/gpu: 1
 ```
 
+## Fix safety
+Unsafe: a near miss of a field of its own level (`resource:`, `toleration:`, `limit:`,
+`Operator:`) is renamed to that field in place, value and comments kept; the pod then gets
+the GPU or the toleration it silently lacked, so it schedules elsewhere than before. No fix
+when the field is also written at that level (the rename would duplicate a key) or when the
+key belongs to another level (moving it is left to the author).
+
 ## Options
 None.
 
@@ -76,7 +83,7 @@ from typing import Any, NamedTuple
 
 from gpulint.data import data_path
 from gpulint.model import Path
-from gpulint.rule import RuleContext, Violation
+from gpulint.rule import RenameKey, Repair, RuleContext, Violation
 from gpulint.workloads import PodSpec
 
 CODE = "GPU024"
@@ -131,7 +138,14 @@ class Level(NamedTuple):
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     for found in misplaced_keys(pod, ctx):
-        yield Violation(found.path, found.message, at="key")
+        fix = None
+        if found.rename is not None:
+            fix = Repair(
+                f"rename `{found.path[-1]}` to `{found.rename}`",
+                (RenameKey(found.path, found.rename),),
+                "unsafe",
+            )
+        yield Violation(found.path, found.message, at="key", fix=fix)
 
 
 def misplaced_keys(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
@@ -146,6 +160,8 @@ def misplaced_keys(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
             found = _diagnose(key, level, fields, ctx)
             if found is not None:
                 message, rename = found
+                if rename is not None and rename in level.data:
+                    rename = None  # the field is there too: renaming would duplicate a key
                 yield Misplaced((*level.path, key), message, rename)
 
 

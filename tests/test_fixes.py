@@ -31,6 +31,7 @@ FIXABLE = {
     "GPU020": "unsafe",
     "GPU030": "unsafe",
     "GPU031": "unsafe",
+    "GPU024": "unsafe",
 }
 
 CASES = [
