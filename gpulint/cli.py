@@ -366,7 +366,7 @@ def check(
       1  a finding at or above --fail-on, or no file linted with --fail-if-no-files
       2  a usage, configuration or tool error (one line on stderr)
     """
-    from gpulint.commands import run_check
+    from gpulint.check import run_check
 
     sys.exit(
         run_check(

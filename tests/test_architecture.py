@@ -32,8 +32,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # Helm charts and Kustomize overlays: found, rendered, findings mapped back to their files
     ("render", "render.tools", "render.textmap", "render.trees", "render.mapping", "render.helm",
      "render.kustomize"),
-    # the fixes rules declare, as text edits of a document
-    ("fixes",),
+    # the fixes rules declare, as text edits of a document (the text and YAML writing below)
+    ("fixtext", "fixes"),
     # documents -> Kubernetes objects, pod specs, devices, suppressions; the per-file view
     ("registry", "workrows", "k8s", "shapes", "workloads", "dra", "manifest", "resources",
      "podrequest", "directives", "ignores", "annotations", "suppress"),
@@ -49,13 +49,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reporters", "reporters.text", "reporters.json", "reporters.sarif", "reporters.github",
      "reporters.junit", "reporters.gitlab"),
     # rules found and run; files read and linted
-    ("declarative", "plugins", "catalog", "engine", "fixer", "runner", "inspector"),
+    ("declarative", "plugins", "catalog", "engine", "fixer", "readtarget", "rendertarget",
+     "fixtarget", "runner", "inspector"),
     # the findings a repository already had (a baseline), matched to a run's
     ("baseline",),
     # configuration file + command line -> settings
     ("configfile", "configschema", "configcheck", "config"),
-    # the commands' work
-    ("commands",),
+    # the commands' work: what they share, the files they write, `check`
+    ("commands", "outfiles", "check"),
     # the command line
     ("cli", "entry", "__main__"),
 )  # fmt: skip
