@@ -241,7 +241,8 @@ class Inspector:
         """Which nodes of the cluster the pod fits, and why each other one does not."""
         if self.cluster is None or not self.cluster.nodes:
             return None
-        from gpulint.cluster.filters import failures, feasibility, sched_pod
+        from gpulint.cluster.filters import failures, feasibility
+        from gpulint.cluster.schedpod import sched_pod
 
         sched = sched_pod(pod)
         if sched is None:

@@ -40,7 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # the cluster the manifests are applied to: nodes, pools, platform
     ("cluster", "cluster.model"),
     # node inventories read, kube-scheduler's filters run on the nodes
-    ("cluster.inventory", "cluster.filters"),
+    ("cluster.inventory", "cluster.selectors", "cluster.schedpod", "cluster.filters"),
     # node pools, instance types and platform profiles; what rules ask of a cluster
     ("cluster.catalog", "cluster.platforms", "cluster.pools", "cluster.facts", "cluster.objects"),
     # what a rule, the run's settings and a run's result are
@@ -54,11 +54,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # the findings a repository already had (a baseline), matched to a run's
     ("baseline",),
     # configuration file + command line -> settings
-    ("configfile", "configschema", "configcheck", "config"),
+    ("configfile", "configschema", "configcheck", "config", "configshow"),
     # the commands' work: what they share, the files they write, `check`
     ("commands", "outfiles", "check"),
     # the command line
-    ("cli", "entry", "__main__"),
+    ("clioptions", "cli", "entry", "__main__"),
 )  # fmt: skip
 
 
@@ -177,6 +177,22 @@ def test_imports_go_down_the_layers() -> None:
         if level[target] > level[module]
     ]
     assert upward == []
+
+
+#: The most lines a module of the package may have: a longer one holds several jobs and is
+#: split along its seams (as commands/check/outfiles, runner/readtarget/rendertarget/fixtarget).
+MAX_MODULE_LINES = 500
+
+
+def test_every_module_is_under_the_size_limit() -> None:
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) >= MAX_MODULE_LINES
+    }
+    assert long == {}, (
+        f"split these modules along their seams (at most {MAX_MODULE_LINES - 1} lines)"
+    )
 
 
 def test_the_graph_sees_lazy_imports_and_skips_type_checking_ones() -> None:
