@@ -2,8 +2,8 @@
 
 :func:`resolve` validates the file (:func:`gpulint.configcheck.validate_config`) and builds
 the run's :class:`~gpulint.settings.Settings`, remembering where each value came from
-(:class:`Entry`), which :func:`describe` shows for ``gpulint config``. The file is found and
-read by :mod:`gpulint.configfile`.
+(:class:`Entry`), which :func:`gpulint.configshow.describe` shows for ``gpulint config``.
+The file is found and read by :mod:`gpulint.configfile`.
 
 Precedence: built-in defaults < configuration file < command line. ``--select`` replaces the
 file's ``select``; ``--extend-select`` and ``--ignore`` add to the file's lists.
@@ -11,7 +11,6 @@ file's ``select``; ``--extend-select`` and ``--ignore`` add to the file's lists.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path as FsPath
@@ -466,42 +465,3 @@ def _ignores(
             )
         )
     return tuple(per_file), tuple(per_object)
-
-
-# -- showing ------------------------------------------------------------------------------------
-def describe(effective: Effective, rules: Sequence[Rule], json_output: bool = False) -> str:
-    """The effective configuration, one value per line with where it came from."""
-    from gpulint.engine import is_enabled
-    from gpulint.textsafe import escape, json_text
-
-    file = effective.file
-    enabled = [r.code for r in rules if is_enabled(r.code, effective.settings, r.opt_in)]
-    if json_output:
-        doc = {
-            "file": str(file.path) if file is not None else None,
-            "root": str(effective.root),
-            "settings": {
-                key: {"value": e.value, "origin": e.origin} for key, e in effective.entries.items()
-            },
-            "enabled": enabled,
-        }
-        return json_text(doc) + "\n"
-    head = (
-        f"# configuration file: {file.shown}"
-        if file is not None
-        else ("# configuration file: none (built-in defaults)")
-    )
-    rows = [
-        (f"{key} = {json.dumps(e.value, ensure_ascii=False)}", e.origin)
-        for key, e in effective.entries.items()
-    ]
-    width = min(max(len(text) for text, _ in rows), 72)
-    lines = [head]
-    lines += [f"{text:<{width}}  # {origin}" for text, origin in rows]
-    lines.append(f"# enabled rules: {', '.join(enabled) or 'none'}")
-    waiting = [r.code for r in rules if r.opt_in and r.code not in enabled]
-    if waiting:
-        # "select = ALL  # default" is the default selection, which leaves these out.
-        lines.append(f"# opt-in rules, not selected: {', '.join(waiting)}")
-    # Values and paths from the configuration file, one visible line each (gpulint.textsafe).
-    return "\n".join(escape(line) for line in lines) + "\n"

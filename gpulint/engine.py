@@ -32,7 +32,7 @@ from gpulint.suppress import (
 from gpulint.workloads import K8sObject, builtin_table
 
 if TYPE_CHECKING:
-    from gpulint.fixes import Source
+    from gpulint.fixtext import Source
 
 RULE_ERROR_NAME = "rule-error"
 #: The longest exception message a GL900 finding quotes (characters).
@@ -325,7 +325,8 @@ class Linter:
             raise ValueError(
                 f"Repair.applicability must be 'safe' or 'unsafe', not {repair.applicability!r}"
             )
-        from gpulint.fixes import Source, plan  # only when a finding has a fix
+        from gpulint.fixes import plan  # only when a finding has a fix
+        from gpulint.fixtext import Source
 
         if self._source is None or self._source.text is not self._text:
             self._source = Source(self._text)

@@ -4,7 +4,7 @@ A pre-commit hook runs ``gpulint check [ARGS] FILE...`` on every commit and pays
 start-up each time. Importing typer (and the click it vendors) and building its command line
 is about half of gpulint's start-up, so ``check`` is parsed here, without typer, when every
 option on the command line is one of :data:`CHECK_OPTIONS` written in a form click accepts
-the same way; the check then runs straight through ``gpulint.commands.run_check`` with
+the same way; the check then runs straight through ``gpulint.check.run_check`` with
 exactly the arguments typer would have passed (``tests/test_entry.py`` compares the two
 parses over a table of command lines). Anything else -- another command, ``--help``, an
 option not in the table (so a new option works through typer before it has a row), a
@@ -193,7 +193,7 @@ def _dispatch(args: Sequence[str]) -> int:
     args = _paths_not_options(args)
     fast = _fast_check(args)
     if fast is not None:
-        from gpulint.commands import run_check
+        from gpulint.check import run_check
 
         paths, kwargs = fast
         return run_check(paths, **kwargs)

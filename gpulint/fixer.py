@@ -8,7 +8,7 @@ as ruff does. A round whose result no longer parses the same way (a new YAML pro
 different number of documents) is refused and the file keeps the previous round's text.
 
 The bytes written back keep the file's encoding and byte-order mark. Whether and where the
-result is written is the caller's (``gpulint.commands``): this module only computes.
+result is written is the caller's (``gpulint.check``): this module only computes.
 """
 
 from __future__ import annotations

@@ -26,9 +26,18 @@ from __future__ import annotations
 
 import itertools
 import re
-from bisect import bisect_right
 from typing import Any, NamedTuple
 
+from gpulint.fixtext import (
+    BREAK,
+    Raw,
+    Source,
+    block_entry,
+    block_item,
+    dotted,
+    write_flow,
+    write_scalar,
+)
 from gpulint.loader.document import Document
 from gpulint.model import (
     AddEntry,
@@ -44,81 +53,12 @@ from gpulint.model import (
     Span,
 )
 
-#: Line breaks as libyaml counts them (its marks are the positions' lines).
-_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
-#: A block sequence written at its key's indentation.
-_INDENTLESS = re.compile(r"^( *)[^\s#-][^\r\n]*:[ \t]*\r?\n\1- ", re.MULTILINE)
 #: The most nodes an edited entry may hold (a resources mapping holds a handful).
 MAX_ENTRY_NODES = 10_000
-#: One level of indentation for what a fix creates.
-INDENT = 2
-#: A key or string value is written plain when it matches and reads back as the same
-#: string (not `yes`, `null`, ...: go-yaml's YAML 1.1 booleans and nulls are quoted).
-_PLAIN_SAFE = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*\Z")
-
-
-class Source:
-    """A text with its line starts: (line, column) <-> offset, both ways."""
-
-    __slots__ = ("_indentless", "newline", "starts", "text")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        starts = [0]
-        newline = None
-        for m in _BREAK.finditer(text):
-            starts.append(m.end())
-            if newline is None:
-                newline = m.group()
-        self.starts = starts
-        #: The file's own line break, for the lines a fix adds.
-        self.newline = newline if newline in ("\n", "\r\n", "\r") else "\n"
-        self._indentless: bool | None = None
-
-    @property
-    def indentless(self) -> bool:
-        """Does the text write a block sequence at its key's indentation (``key:`` then
-        ``- item`` under the ``k``), as kubectl and most manifests do? Then so do fixes."""
-        if self._indentless is None:
-            self._indentless = _INDENTLESS.search(self.text) is not None
-        return self._indentless
-
-    def offset(self, line: int, column: int) -> int:
-        line = min(max(line, 1), len(self.starts))
-        return min(self.starts[line - 1] + column - 1, len(self.text))
-
-    def point(self, offset: int) -> tuple[int, int]:
-        i = bisect_right(self.starts, offset) - 1
-        return i + 1, offset - self.starts[i] + 1
-
-    def span(self, start: int, end: int) -> Span:
-        return Span(*self.point(start), *self.point(end))
-
-    def line_start(self, offset: int) -> int:
-        return self.starts[bisect_right(self.starts, offset) - 1]
-
-    def line_end(self, offset: int) -> int:
-        """Where the line holding ``offset`` ends (before its break)."""
-        i = bisect_right(self.starts, offset)
-        if i >= len(self.starts):
-            return len(self.text)
-        m = _BREAK.search(self.text, self.starts[i - 1])
-        return m.start() if m is not None else len(self.text)
-
-    def next_line(self, offset: int) -> int:
-        """The start of the line after the one holding ``offset`` (the text's end if none)."""
-        i = bisect_right(self.starts, offset)
-        return self.starts[i] if i < len(self.starts) else len(self.text)
 
 
 class Skip(Exception):
     """A fix that cannot be made; the message says why."""
-
-
-class _Raw(NamedTuple):
-    """A value copied as written in the text."""
-
-    text: str
 
 
 class _Edit(NamedTuple):
@@ -183,7 +123,7 @@ class _Planner:
         if "\n" in written or "\r" in written:
             raise Skip("the key spans several lines")
         quote = written[:1] if written[:1] in ("'", '"') else ""
-        return _Edit(start, end, _scalar(to, quote))
+        return _Edit(start, end, write_scalar(to, quote))
 
     def delete(self, path: Path, prune: int = 1) -> _Edit:
         path = self.pruned(path, prune)
@@ -227,15 +167,17 @@ class _Planner:
         if current is None and mapping and isinstance(mapping[-1], str):
             return self.fill(mapping, {key: value})
         if not isinstance(current, dict):
-            raise Skip(f"{_dotted(mapping) or 'the document'} is not a mapping")
+            raise Skip(f"{dotted(mapping) or 'the document'} is not a mapping")
         self.own(mapping)
         if key in current:
-            raise Skip(f"{_dotted(mapping)} already has {key}")
+            raise Skip(f"{dotted(mapping)} already has {key}")
         if self.flow(mapping):
-            return self.insert_flow(mapping, list(current), f"{_scalar(key)}: {_flow(value)}")
+            return self.insert_flow(
+                mapping, list(current), f"{write_scalar(key)}: {write_flow(value)}"
+            )
         less = self.src.indentless
         return self.insert_block(
-            mapping, list(current), lambda indent: _entry(key, value, indent, less)
+            mapping, list(current), lambda indent: block_entry(key, value, indent, less)
         )
 
     def append(self, sequence: Path, value: Any) -> _Edit:
@@ -247,19 +189,19 @@ class _Planner:
         if current is None and sequence and isinstance(sequence[-1], str):
             return self.fill(sequence, [value])
         if not isinstance(current, list):
-            raise Skip(f"{_dotted(sequence)} is not a sequence")
+            raise Skip(f"{dotted(sequence)} is not a sequence")
         self.own(sequence)
         if self.flow(sequence):
-            return self.insert_flow(sequence, list(range(len(current))), _flow(value))
+            return self.insert_flow(sequence, list(range(len(current))), write_flow(value))
         if not current:
-            raise Skip(f"{_dotted(sequence)} is empty")
+            raise Skip(f"{dotted(sequence)} is empty")
         _, first = self.loc(sequence)
         dash = self.src.offset(first.line, first.column)
         if self.text[dash : dash + 1] != "-" or self.text[self.src.line_start(dash) : dash].strip():
             raise Skip("the sequence's first item does not start its line")
         indent = dash - self.src.line_start(dash)
         at = self.above_comments(self.src.line_start(dash), indent)
-        return _Edit(at, at, self.lines(_item(value, indent)))
+        return _Edit(at, at, self.lines(block_item(value, indent)))
 
     def fill(self, path: Path, value: Any) -> _Edit:
         """Give a key written with no value (``tolerations:``, ``limits: null``) ``value``,
@@ -267,28 +209,28 @@ class _Planner:
         self.own(path)
         key, span = self.loc(path)
         if key is None:
-            raise Skip(f"{_dotted(path)} is not a mapping entry")
+            raise Skip(f"{dotted(path)} is not a mapping entry")
         src, text = self.src, self.text
         start, end = self.range(span)
         if text[start:end] not in ("", "null", "Null", "NULL", "~"):
-            raise Skip(f"{_dotted(path)} is not a mapping or a sequence")
+            raise Skip(f"{dotted(path)} is not a mapping or a sequence")
         if self.flow(path[:-1]):
             if start == end:
-                raise Skip(f"{_dotted(path)} has no value to replace")
-            return _Edit(start, end, _flow(value))
+                raise Skip(f"{dotted(path)} has no value to replace")
+            return _Edit(start, end, write_flow(value))
         rest = text[end : src.line_end(end)]
         if rest.strip(" ") and not rest.lstrip(" ").startswith("#"):
-            raise Skip(f"{_dotted(path)} shares its line with other content")
+            raise Skip(f"{dotted(path)} shares its line with other content")
         key_start = self.range(key)[0]
         indent = key_start - src.line_start(key_start)
-        body = _entry("k", value, indent, src.indentless)[1:]
+        body = block_entry("k", value, indent, src.indentless)[1:]
         return _Edit(start, src.line_end(end), rest + src.newline + src.newline.join(body))
 
     # -- where things are ----------------------------------------------------------------------
     def loc(self, path: Path) -> tuple[Span | None, Span]:
         found = self.doc.positions.get(path)
         if found is None:
-            raise Skip(f"nothing is written at {_dotted(path) or 'the document'}")
+            raise Skip(f"nothing is written at {dotted(path) or 'the document'}")
         key, value = found
         return key, value
 
@@ -390,16 +332,16 @@ class _Planner:
                 raise Skip("the entry is too large to edit")
         return out
 
-    def raw_value(self, path: Path) -> _Raw:
+    def raw_value(self, path: Path) -> Raw:
         value = self.data(path)
         _, span = self.loc(path)
         start, end = self.range(span)
         written = self.text[start:end]
         if isinstance(value, (dict, list)) and not self.flow(path):
             raise Skip("only a value written on one line can be moved")
-        if not written or _BREAK.search(written):
+        if not written or BREAK.search(written):
             raise Skip("only a value written on one line can be moved")
-        return _Raw(written)
+        return Raw(written)
 
     def above_comments(self, line_start: int, indent: int) -> int:
         """``line_start`` moved up over the comment lines just above it at ``indent``."""
@@ -442,7 +384,7 @@ class _Planner:
                 return _Edit(at, at, self.lines(make(indent)))
         # Every key shares its line with a `- ` (`- name: x`): add after the last entry.
         if not keys:
-            raise Skip(f"{_dotted(mapping)} is empty")
+            raise Skip(f"{dotted(mapping)} is empty")
         first, _ = self.loc((*mapping, keys[0]))
         last = (*mapping, keys[-1])
         assert first is not None
@@ -451,7 +393,7 @@ class _Planner:
         end = self.extent(last)
         rest = text[end : src.line_end(end)]
         if rest.strip(" ") and not rest.lstrip(" ").startswith("#"):
-            raise Skip(f"{_dotted(mapping)} ends inside a line")
+            raise Skip(f"{dotted(mapping)} ends inside a line")
         at = src.line_end(end)
         nl = src.newline
         if at == len(text):
@@ -463,7 +405,7 @@ class _Planner:
         _, span = self.loc(path)
         start, end = self.range(span)
         if self.text[end - 1 : end] not in ("}", "]"):
-            raise Skip(f"{_dotted(path)} does not end with a bracket")
+            raise Skip(f"{dotted(path)} does not end with a bracket")
         if "<<" in self.text[start:end]:
             raise Skip("it would edit content merged through a YAML anchor")
         if not keys:
@@ -488,7 +430,7 @@ class _Planner:
         comments = self.comments(path, line, end)
         indent = " " * (start - line)
         keep = "".join(f"{indent}{c}{src.newline}" for c in comments)
-        if end == len(text) and keep and not _BREAK.search(text[line:end][-2:]):
+        if end == len(text) and keep and not BREAK.search(text[line:end][-2:]):
             keep = keep[: -len(src.newline)]
         return _Edit(line, end, keep)
 
@@ -546,70 +488,3 @@ class _Missing:
 
 
 _MISSING: Any = _Missing()
-
-
-def _dotted(path: Path) -> str:
-    out = ""
-    for step in path:
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
-    return out
-
-
-def _scalar(value: Any, quote: str = "") -> str:
-    """A scalar written for YAML: as it was (``_Raw``), plain when that reads back the same,
-    else quoted (``quote``: the quote character the text used, kept)."""
-    if isinstance(value, _Raw):
-        return value.text
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if value is None:
-        return "null"
-    import json  # only a fix that writes a new string needs these
-
-    from gpulint.loader.scalars import resolve_plain
-
-    text = str(value)
-    if quote == "'" and "'" not in text and "\n" not in text:
-        return f"'{text}'"
-    if not quote and _PLAIN_SAFE.match(text) and resolve_plain(text) == text:
-        return text
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _flow(value: Any) -> str:
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_scalar(k)}: {_flow(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_flow(v) for v in value) + "]"
-    return _scalar(value)
-
-
-def _entry(key: Any, value: Any, indent: int, indentless: bool = False) -> list[str]:
-    """``key: value`` as block lines at ``indent`` (a sequence at the key's indentation
-    when ``indentless``)."""
-    pad = " " * indent
-    if isinstance(value, dict) and value:
-        lines = [f"{pad}{_scalar(key)}:"]
-        for k, v in value.items():
-            lines.extend(_entry(k, v, indent + INDENT, indentless))
-        return lines
-    if isinstance(value, list) and value:
-        lines = [f"{pad}{_scalar(key)}:"]
-        for v in value:
-            lines.extend(_item(v, indent if indentless else indent + INDENT))
-        return lines
-    return [f"{pad}{_scalar(key)}: {_flow(value)}"]
-
-
-def _item(value: Any, indent: int) -> list[str]:
-    """A block sequence item at ``indent`` (the column of its ``-``)."""
-    pad = " " * indent
-    if isinstance(value, dict) and value:
-        lines: list[str] = []
-        for k, v in value.items():
-            lines.extend(_entry(k, v, indent + 2))
-        lines[0] = f"{pad}- " + lines[0][indent + 2 :]
-        return lines
-    return [f"{pad}- {_flow(value)}"]

@@ -28,9 +28,9 @@ from gpulint.loader.stream import load_text
 from gpulint.manifest import DocumentView, Manifest
 from gpulint.model import Path
 from gpulint.podrequest import pod_requests
+from gpulint.readtarget import read_target
 from gpulint.registry import Registry, builtin_registry
 from gpulint.resources import format_amount, gpu_demand
-from gpulint.runner import read_target
 from gpulint.textsafe import escape, json_text
 from gpulint.workloads import K8sObject, PodSpec, WorkloadTable, builtin_table
 
@@ -241,7 +241,8 @@ class Inspector:
         """Which nodes of the cluster the pod fits, and why each other one does not."""
         if self.cluster is None or not self.cluster.nodes:
             return None
-        from gpulint.cluster.filters import failures, feasibility, sched_pod
+        from gpulint.cluster.filters import failures, feasibility
+        from gpulint.cluster.schedpod import sched_pod
 
         sched = sched_pod(pod)
         if sched is None:

@@ -10,18 +10,19 @@ from __future__ import annotations
 import gc
 import itertools
 import os
-import stat
 import sys
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from gpulint import rendertarget
 from gpulint.discover import Target
 from gpulint.engine import Linter
-from gpulint.fixer import FileFix, fix_text
-from gpulint.loader.document import Problem
-from gpulint.model import Finding, LintedObject, Span
+from gpulint.fixer import FileFix
+from gpulint.fixtarget import Fixing, fix_target
+from gpulint.model import Finding, LintedObject
+from gpulint.readtarget import Read, collector_paused, read_target
+from gpulint.rendertarget import lint_rendered
 from gpulint.report import Report
 
 if TYPE_CHECKING:
@@ -31,110 +32,11 @@ if TYPE_CHECKING:
     from gpulint.render.trees import Trees
 
 
-#: Larger inputs are not read (YML005): parsing one would take minutes and gigabytes, and no
-#: manifest is this big (the API server takes objects of at most 3 MiB).
-MAX_FILE_BYTES = 256 << 20
-
-
-def _too_large() -> Problem:
-    return Problem(
-        "YML005",
-        Span(1, 1, 1, 1),
-        f"larger than {MAX_FILE_BYTES >> 20} MiB: not linted (no manifest is this big)",
-    )
-
-
-def _outside_link(path: str) -> bool:
-    """Whether ``path`` is a symbolic link that resolves outside its repository.
-
-    The repository is the nearest folder at or above the link holding ``.git``; without one,
-    the working directory when the link is inside it, else the link's own folder. A pull
-    request can commit ``deploy.yaml -> /home/runner/.kube/config``: read, its names and
-    values would be printed in findings and ``inspect``. A link inside the repository
-    (``overlays/prod/pod.yaml -> ../../base/pod.yaml``) is read as usual.
-    """
-    if not os.path.islink(path):
-        return False
-    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
-    root = next((p for p in _ancestors(folder) if os.path.exists(os.path.join(p, ".git"))), None)
-    if root is None:
-        cwd = os.path.realpath(os.getcwd())
-        root = cwd if _inside(folder, cwd) else folder
-    return not _inside(os.path.realpath(path), root)
-
-
-def _ancestors(folder: str) -> Iterator[str]:
-    while True:
-        yield folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return
-        folder = parent
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-#: A file read: its bytes, or the YML005 problem that kept it from being read.
-_Read = tuple[bytes | None, Problem | None]
-
-
-def read_target(target: Target) -> _Read:
-    """The file's bytes, or a YML005 problem saying why it could not be read."""
-    try:
-        if target.path is None:
-            raw = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
-            return (None, _too_large()) if len(raw) > MAX_FILE_BYTES else (raw, None)
-        if _outside_link(target.path):
-            return None, Problem(
-                "YML005",
-                Span(1, 1, 1, 1),
-                "a symbolic link to a file outside the repository: not linted",
-            )
-        # Never open a FIFO or device: opening blocks or reads forever.
-        info = os.stat(target.path)
-        if stat.S_ISDIR(info.st_mode):
-            # A folder the walk could not list (discover._walk): say why.
-            os.scandir(target.path).close()
-            return None, Problem("YML005", Span(1, 1, 1, 1), "a directory: not linted")
-        if not stat.S_ISREG(info.st_mode):
-            what = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "not a regular file"
-            return None, Problem("YML005", Span(1, 1, 1, 1), f"{what}: not linted")
-        if info.st_size > MAX_FILE_BYTES:
-            return None, _too_large()
-        with open(target.path, "rb") as fh:
-            raw = fh.read(MAX_FILE_BYTES + 1)  # the size may have changed since stat
-        return (None, _too_large()) if len(raw) > MAX_FILE_BYTES else (raw, None)
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        what = "directory" if target.path is not None and os.path.isdir(target.path) else "file"
-        return None, Problem("YML005", Span(1, 1, 1, 1), f"cannot read the {what}: {reason}")
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while one file is linted.
-
-    A file's documents are acyclic and freed by reference counting, but while a big file is
-    linted they hold millions of objects that every full collection walks again: two thirds
-    of the time on a 50 MB manifest. Anything cyclic left behind is collected after.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def lint_target(
     linter: Linter,
     target: Target,
     seen: list[LintedObject] | None = None,
-    read: _Read | None = None,
+    read: Read | None = None,
 ) -> list[Finding]:
     """The target's findings; ``read`` is what :func:`read_target` gave, when already read."""
     if target.render is not None:
@@ -143,118 +45,13 @@ def lint_target(
     if raw is None:
         assert problem is not None
         return linter.problem(target.label, problem)
-    with _collector_paused():
+    with collector_paused():
         return linter.lint_bytes(target.label, raw, seen)
-
-
-#: How the run renders charts and Kustomize roots (set by :func:`run`; forked workers
-#: inherit it): the options, and the trees ``discover`` found them in.
-_rendering: tuple[RenderOptions, Trees] | None = None
-
-NOT_RENDERED = (
-    "a Helm chart: its templates are not YAML until rendered and were not linted; pass "
-    "--render to lint what it renders (runs helm template)"
-)
-
-
-def lint_rendered(
-    linter: Linter, target: Target, seen: list[LintedObject] | None = None
-) -> list[Finding]:
-    """A chart's or Kustomize root's findings: rendered, linted, mapped back to its files.
-
-    Without ``--render`` a chart is one GL201 (info) at its ``Chart.yaml``. A program that
-    is missing is GL202 (a tool error: exit 2) and one that fails GL200, both at the
-    chart's ``Chart.yaml`` or the root's kustomization file; the rest of the run goes on.
-    """
-    from gpulint.render import RenderOptions
-    from gpulint.render.mapping import Rendered, label_of
-    from gpulint.render.trees import Trees, kustomization_file
-
-    folder = target.path or target.label
-    options, trees = _rendering if _rendering is not None else (RenderOptions(), Trees(False))
-    if target.render == "helm":
-        anchor = label_of(os.path.join(folder, "Chart.yaml"))
-    else:
-        anchor = label_of(kustomization_file(folder) or folder)
-    if not options.enabled:
-        return linter.problem(anchor, Problem("GL201", Span(1, 1, 1, 1), NOT_RENDERED))
-    rendered: Rendered
-    if target.render == "helm":
-        from gpulint.render import helm
-
-        out = helm.render(folder, options)
-        if isinstance(out, helm.Failure):
-            span = Span(out.line, 1, out.line, 1)
-            return linter.problem(anchor, Problem(out.code, span, out.message))
-        rendered = helm.HelmRendered(target.label, folder, out, options.for_chart(folder))
-    else:
-        from gpulint.render import kustomize
-        from gpulint.render.helm import Failure
-
-        built = kustomize.render(folder, options, trees)
-        if isinstance(built, Failure):
-            span = Span(built.line, 1, built.line, 1)
-            return linter.problem(anchor, Problem(built.code, span, built.message))
-        rendered = kustomize.KustomizeRendered(target.label, folder, built, trees)
-    with _collector_paused():
-        findings = linter.lint_bytes(target.label, rendered.text.encode("utf-8"), seen)
-    # Comments in templates reach the rendered output, so `# gpulint:` directives there
-    # have applied; `per-file-ignores` are matched again against the file each finding
-    # now names (a template, a values file, a patch).
-    mapped: list[Finding] = []
-    for f in rendered.remap(findings):
-        if f.suppression is None and f.path != target.label:
-            file = linter.suppressor.for_file(f.path, None)
-            if file:
-                f = file.apply([f])[0]
-        mapped.append(f)
-    return mapped
 
 
 #: How many files' worth of work one chart or overlay is when it is rendered, to choose
 #: the number of workers: two rendered targets are enough for two workers.
 RENDER_WEIGHT = 64
-
-
-def fix_target(
-    linter: Linter, target: Target, fixing: Fixing, read: _Read | None = None
-) -> tuple[list[Finding], FileFix | None]:
-    """The target's findings after its fixes (``--fix``, ``--diff``), and what changed.
-
-    Nothing is written here: the new bytes go back to the caller, which writes them (or
-    prints the diff). Findings are those of the fixed text (``--diff`` prints none, only
-    how many more ``--unsafe-fixes`` would fix).
-    """
-    raw, problem = read_target(target) if read is None else read
-    if raw is None:
-        assert problem is not None
-        return linter.problem(target.label, problem), None
-    from gpulint.fixer import encode_like, unified_diff
-    from gpulint.loader.decoding import decode
-
-    text, problem = decode(raw)
-    if text is None:
-        assert problem is not None
-        return linter.problem(target.label, problem), None
-    mode, diff = fixing
-    with _collector_paused():
-        result = fix_text(linter, target.label, text, mode)
-        findings = result.findings  # with --diff too: only the counts are shown, of what is left
-    changed = result.text != text
-    return findings, FileFix(
-        target.path,
-        target.label,
-        result.fixed,
-        # Standard input is written back whole, fixed or not (`gpulint check --fix - | ...`).
-        encode_like(raw, result.text) if (changed or target.path is None) and not diff else None,
-        unified_diff(target.label, text, result.text) if changed and diff else "",
-        result.notes,
-    )
-
-
-#: How files are fixed: the mode (``fixer.SAFE`` or ``fixer.UNSAFE``) and whether only the
-#: diff is wanted (``--diff``).
-Fixing = tuple[str, bool]
 
 #: Fewer files than this are linted serially. A pool of forked workers costs ~30 ms to start
 #: and stop, a gen_corpus file ~0.75 ms to lint: two workers break even near 80 files, more
@@ -336,8 +133,7 @@ def run(
     file. ``prepare`` sees each file's findings first, and what it returns is what is
     counted and handed on (the baseline marks the findings it holds as suppressed).
     """
-    global _rendering
-    _rendering = rendering
+    rendertarget.rendering = rendering
     # Enough targets to choose the number of workers; the rest stay unwalked until needed.
     pending = iter(targets)
     head = list(itertools.islice(pending, jobs * PEEK_PER_WORKER)) if jobs > 1 else []
@@ -384,7 +180,7 @@ _worker_linter: Linter | None = None
 
 #: A file to lint in a worker: the target, for stdin what the parent read from it,
 #: whether to record the objects linted, and how to fix it (``None``: do not).
-_Task = tuple[Target, "_Read | None", bool, "Fixing | None"]
+_Task = tuple[Target, "Read | None", bool, "Fixing | None"]
 #: What linting one file gives back: its findings, the objects linted when asked, and
 #: what fixing it changed when asked.
 _Result = tuple[list[Finding], "list[LintedObject] | None", "FileFix | None"]
@@ -394,7 +190,7 @@ def _lint_one(
     linter: Linter,
     target: Target,
     collect: bool,
-    read: _Read | None = None,
+    read: Read | None = None,
     fixing: Fixing | None = None,
 ) -> _Result:
     if fixing is not None and target.render is None:

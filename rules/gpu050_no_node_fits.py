@@ -99,7 +99,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if cluster is None or not cluster.nodes or pod.location != "pod":
         return
     from gpulint.cluster.facts import added_tolerations, queued
-    from gpulint.cluster.filters import feasibility, fits_somewhere, sched_pod
+    from gpulint.cluster.filters import feasibility, fits_somewhere
+    from gpulint.cluster.schedpod import sched_pod
 
     if not wants_accelerator(pod, ctx.registry):
         return

@@ -32,15 +32,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # Helm charts and Kustomize overlays: found, rendered, findings mapped back to their files
     ("render", "render.tools", "render.textmap", "render.trees", "render.mapping", "render.helm",
      "render.kustomize"),
-    # the fixes rules declare, as text edits of a document
-    ("fixes",),
+    # the fixes rules declare, as text edits of a document (the text and YAML writing below)
+    ("fixtext", "fixes"),
     # documents -> Kubernetes objects, pod specs, devices, suppressions; the per-file view
     ("registry", "workrows", "k8s", "shapes", "workloads", "dra", "manifest", "resources",
      "podrequest", "directives", "ignores", "annotations", "suppress", "agents"),
     # the cluster the manifests are applied to: nodes, pools, platform
     ("cluster", "cluster.model"),
     # node inventories read, kube-scheduler's filters run on the nodes
-    ("cluster.inventory", "cluster.filters"),
+    ("cluster.inventory", "cluster.selectors", "cluster.schedpod", "cluster.filters"),
     # node pools, instance types and platform profiles; what rules ask of a cluster
     ("cluster.catalog", "cluster.platforms", "cluster.pools", "cluster.facts", "cluster.objects"),
     # what a rule, the run's settings and a run's result are
@@ -49,20 +49,21 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reporters", "reporters.text", "reporters.json", "reporters.sarif", "reporters.github",
      "reporters.junit", "reporters.gitlab"),
     # rules found and run; files read and linted
-    ("declarative", "plugins", "catalog", "engine", "fixer", "runner", "inspector"),
+    ("declarative", "plugins", "catalog", "engine", "fixer", "readtarget", "rendertarget",
+     "fixtarget", "runner", "inspector"),
     # the findings a repository already had (a baseline), matched to a run's
     ("baseline",),
     # configuration file + command line -> settings
-    ("configfile", "configschema", "configcheck", "config"),
-    # the commands' work
-    ("commands",),
+    ("configfile", "configschema", "configcheck", "config", "configshow"),
+    # the commands' work: what they share, the files they write, `check`
+    ("commands", "outfiles", "check"),
     # the language server (gpulint lsp): positions, incremental linting, projects, features
     ("lsp", "lsp.text"),
     ("lsp.incremental", "lsp.project"),
     ("lsp.features",),
     ("lsp.server",),
     # the command line
-    ("cli", "entry", "__main__"),
+    ("clioptions", "cli", "entry", "__main__"),
 )  # fmt: skip
 
 
@@ -181,6 +182,22 @@ def test_imports_go_down_the_layers() -> None:
         if level[target] > level[module]
     ]
     assert upward == []
+
+
+#: The most lines a module of the package may have: a longer one holds several jobs and is
+#: split along its seams (as commands/check/outfiles, runner/readtarget/rendertarget/fixtarget).
+MAX_MODULE_LINES = 500
+
+
+def test_every_module_is_under_the_size_limit() -> None:
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) >= MAX_MODULE_LINES
+    }
+    assert long == {}, (
+        f"split these modules along their seams (at most {MAX_MODULE_LINES - 1} lines)"
+    )
 
 
 def test_the_graph_sees_lazy_imports_and_skips_type_checking_ones() -> None:

@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from gpulint.cluster.filters import SchedPod, feasibility, group_nodes, parse_terms
+from gpulint.cluster.filters import feasibility, group_nodes
 from gpulint.cluster.inventory import InventoryError, nodes_from_text, read_inventory
 from gpulint.cluster.model import Cluster, Node
+from gpulint.cluster.schedpod import SchedPod
+from gpulint.cluster.selectors import parse_terms
 from tests.conftest import FIXTURES, ROOT, gpulint_in_process
 
 INVENTORIES = FIXTURES / "cluster"
@@ -281,7 +283,7 @@ def test_large_yaml_inventories_are_cached_by_content(tmp_path: Path) -> None:
 
 
 def _sched(text: str) -> SchedPod:
-    from gpulint.cluster.filters import sched_pod
+    from gpulint.cluster.schedpod import sched_pod
     from gpulint.loader.stream import load_text
     from gpulint.manifest import Manifest
     from gpulint.workloads import builtin_table

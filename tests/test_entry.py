@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import gpulint.commands
+import gpulint.check
 from gpulint.entry import CHECK_OPTIONS, FLAG, LEFT_TO_TYPER, MANY, SWITCH, _fast_check
 from tests.conftest import ROOT, gpulint_cmd
 
@@ -92,7 +92,7 @@ def _typer_call(args: list[str], monkeypatch: pytest.MonkeyPatch) -> Call:
         calls.append((paths, kwargs))
         return 0
 
-    monkeypatch.setattr(gpulint.commands, "run_check", record)
+    monkeypatch.setattr(gpulint.check, "run_check", record)
     with contextlib.suppress(SystemExit):  # cli.check exits with run_check's code
         app(args=args, standalone_mode=False)
     (call,) = calls

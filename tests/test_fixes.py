@@ -15,7 +15,7 @@ import pytest
 
 from gpulint.engine import Linter
 from gpulint.fixer import SAFE, UNSAFE, apply, fix_text
-from gpulint.fixes import Source
+from gpulint.fixtext import Source
 from gpulint.loader.stream import load_text
 from gpulint.model import Edit, Finding
 from gpulint.plugins import load_rules

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from junitparser import Failure, JUnitXml
 
-from gpulint import commands
+from gpulint import outfiles
 from gpulint.discover import targets
 from gpulint.engine import Linter
 from gpulint.inspector import Inspector, render_json, render_text
@@ -570,7 +570,7 @@ def test_a_failed_write_leaves_the_previous_report(tmp_path: Path, monkeypatch: 
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError, match="No space left"):
-        commands.write_file(str(report), "new report\n")
+        outfiles.write_file(str(report), "new report\n")
     assert report.read_text("utf-8") == "previous report\n"
     assert [p.name for p in tmp_path.iterdir()] == ["gpulint.sarif"]  # temp file removed
 
@@ -585,7 +585,7 @@ def test_the_temporary_file_never_follows_a_planted_link(
     (tmp_path / ".gpulint-planted.tmp").symlink_to(outside)
     names = iter(["planted", "fresh"])
     monkeypatch.setattr(tempfile, "_get_candidate_names", lambda: names)
-    commands.write_file(str(tmp_path / "out.json"), "{}\n")
+    outfiles.write_file(str(tmp_path / "out.json"), "{}\n")
     assert outside.read_text("utf-8") == "precious\n"
     assert (tmp_path / "out.json").read_text("utf-8") == "{}\n"
     assert (tmp_path / ".gpulint-planted.tmp").is_symlink()

@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from gpulint.cluster.filters import failures, sched_pod
+from gpulint.cluster.filters import failures
 from gpulint.cluster.model import Node
+from gpulint.cluster.schedpod import sched_pod
 from gpulint.loader.stream import load_text
 from gpulint.manifest import Manifest
 from gpulint.quantity import parse_quantity
