@@ -16,6 +16,7 @@ from gpulint.dra import ClaimIndex, GpuClaim, gpu_claims, has_unresolved_claims
 from gpulint.model import Path
 from gpulint.quantity import QuantityError, parse_quantity
 from gpulint.quantityformat import format_quantity
+from gpulint.quantitymath import is_integer
 from gpulint.registry import Registry
 from gpulint.workloads import Container, PodSpec
 
@@ -314,6 +315,10 @@ def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -
     return None if demand.unresolved else False
 
 
+#: The largest device count :func:`whole_gpu_count` reads (the API server's int64).
+MAX_COUNT = 2**63 - 1
+
+
 def whole_gpu_count(container: Container, registry: Registry) -> int | None:
     """The whole accelerators a container requests, when that is a plain count.
 
@@ -332,7 +337,8 @@ def whole_gpu_count(container: Container, registry: Registry) -> int | None:
         if resource is None or not resource.whole_devices or len(names) > 1:
             return None
         value = entry.amount.value
-        if value is None or value <= 0 or value != int(value):
+        # is_integer, not int(value): a hostile 1e2147483647 must not be expanded.
+        if value is None or value <= 0 or not is_integer(value) or value > MAX_COUNT:
             return None
         if entry.section == "limits" or total is None:
             total = int(value)

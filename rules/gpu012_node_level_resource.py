@@ -79,7 +79,7 @@ def _fix(name: str, path: tuple[object, ...], resources: object) -> Repair | Non
     if to is None or not isinstance(section, dict) or to in section:
         return None
     value = section.get(name)
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 3:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 10 <= value <= 100:
         return None

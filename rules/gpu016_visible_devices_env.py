@@ -171,7 +171,7 @@ def _with_gpu(name: str, text: str, container: Container, ctx: RuleContext) -> s
             "plugin allocates; remove it (inside the container its GPUs are 0, 1, ...)"
         )
     count = whole_gpu_count(container, ctx.registry)
-    if count is None or not all(d.isdigit() for d in devices):
+    if count is None or not all(d.isascii() and d.isdigit() and len(d) <= 6 for d in devices):
         return None
     beyond = [d for d in devices if int(d) >= count]
     if beyond:

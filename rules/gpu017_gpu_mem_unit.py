@@ -104,7 +104,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 severity="error",
             )
         elif value > limit:
-            if unit == "GiB":
+            if unit == "GiB" and value < 10**9:  # a plausible MiB count, not a hostile one
                 advice = (
                     f"if you meant {shown} MiB, write {RESOURCE}: {max(1, round(value / 1024))}; "
                     "if your device plugin runs with --memory-unit=MiB, set this rule's "

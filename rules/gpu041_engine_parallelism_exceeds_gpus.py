@@ -280,4 +280,7 @@ def _option(words: list[Word], flags: tuple[str, ...]) -> tuple[int | None, Path
 
 def _int(text: str) -> int | None:
     text = text.strip().strip("'\"")
-    return int(text) if text.isdigit() and 0 < int(text) < 1_000_000 else None
+    # ASCII digits, and few of them: int() of 5,000 digits raises, of '²' too.
+    if not (text.isascii() and text.isdigit() and len(text) <= 6):
+        return None
+    return int(text) if 0 < int(text) < 1_000_000 else None

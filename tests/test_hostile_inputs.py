@@ -420,3 +420,39 @@ def test_suppressions_reach_across_documents_linted_one_at_a_time() -> None:
     assert all(f.suppression is not None for f in found if f.rule == "GPU004")
     [stale] = [f for f in found if f.rule == "GL100"]
     assert (stale.document, stale.object.name if stale.object else None) == (1, "b")
+
+
+#: Numbers a rule must read without expanding them or handing them to int(): a count with
+#: thousands of digits (int() refuses more than 4,300), a superscript digit (str.isdigit()
+#: accepts it, int() does not), and a quantity of 2**31 decimal digits.
+ODD_NUMBERS = ["9" * 5000, "\u00b2", "1e2147483647", "1E+999999999"]
+
+
+@pytest.mark.parametrize("number", ODD_NUMBERS, ids=["5000-digits", "superscript", "e31", "E9"])
+def test_odd_numbers_give_findings_not_rule_errors(number: str) -> None:
+    text = f"""\
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {{name: odd}}
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      template:
+        spec:
+          containers:
+          - name: engine
+            image: vllm/vllm-openai
+            args: ["--tensor-parallel-size", "{number}", "--tp={number}"]
+            env:
+            - {{name: NUM_SHARD, value: "{number}"}}
+            - {{name: NVIDIA_VISIBLE_DEVICES, value: "0,{number}"}}
+            resources:
+              limits:
+                nvidia.com/gpu: "{number}"
+                nvidia.com/gpu.shared: "{number}"
+                aliyun.com/gpu-count: "{number}"
+                aliyun.com/gpu-mem: "{number}"
+"""
+    linter = Linter(load_rules(), Settings(select=frozenset({"ALL"})))
+    found = linter.lint_text("odd.yaml", text)
+    assert [f.message for f in found if f.rule == "GL900"] == []

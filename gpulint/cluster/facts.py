@@ -13,6 +13,7 @@ from typing import Any
 
 from gpulint.cluster.model import Cluster, Node
 from gpulint.k8s import PodSpec
+from gpulint.quantitymath import is_integer
 from gpulint.registry import Registry
 from gpulint.taints import Taint
 
@@ -120,7 +121,7 @@ def why_not(node: Node) -> str:
 def describe_offer(node: Node, registry: Registry) -> str:
     """``nvidia.com/mig-1g.10gb: 56`` for the accelerator resources a node offers."""
     parts = [
-        f"{k}: {int(v) if v == v.to_integral_value() else v}"
+        f"{k}: {int(v) if is_integer(v) and v < 10**18 else v}"
         for k, v in sorted(node.allocatable.items())
         if v > 0 and registry.is_accelerator(k)
     ]

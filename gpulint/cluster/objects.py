@@ -143,7 +143,7 @@ def nodepool_nodes(data: dict[str, Any], source: str) -> list[Node]:
             families = {f"{v}." for v in _values(req)}
             types += [t for n, t in catalog.instance_types.items() if n.startswith(tuple(families))]
         elif key == GPU_COUNT_LABEL:
-            numbers = [int(v) for v in _values(req) if v.isdigit()]
+            numbers = [int(v) for v in _values(req) if v.isascii() and v.isdigit() and len(v) <= 18]
             if op == "In" and numbers:
                 count = max(numbers)
             elif op == "Lt" and numbers:
