@@ -67,7 +67,9 @@ def test_no_fixed_rule_fires_after_fix(fixed_copy: Path) -> None:
         for path in sorted(fixed_copy.rglob("*"))
         if path.is_file() and path.suffix in (".yaml", ".yml")
         for f in linter.lint_bytes(str(path.relative_to(fixed_copy)), path.read_bytes())
-        if f.suppression is None
+        # What is left must be what no fix was offered for (GPU024's imagePullPolicy in a
+        # pod spec belongs to a container: moving it is left to the author).
+        if f.suppression is None and f.fix is not None and f.fix.available
     ]
     assert left == []
 
