@@ -39,7 +39,6 @@ from typing import Any, NamedTuple
 from gpulint.discover import Target
 from gpulint.model import RULE_ERROR_CODE, Finding, Severity, Span, Suppression
 from gpulint.reporters import ReportContext
-from gpulint.reporters.sarif import artifact_location, fingerprint
 
 #: The format's name and version, the first key of the file.
 FORMAT_KEY = "gpulint-baseline"
@@ -97,6 +96,10 @@ class Keys:
         return relative.replace(os.sep, "/")
 
     def entry(self, f: Finding) -> Entry:
+        # Imported here: a run without a baseline never keys a finding, and never pays for
+        # the SARIF reporter at start-up (every pre-commit run).
+        from gpulint.reporters.sarif import artifact_location, fingerprint
+
         # Relative to the baseline's folder: the same key from any working directory.
         path = f.path if f.path == self.stdin_label else os.path.abspath(f.path)
         uri = artifact_location(path, self._ctx)["uri"]
