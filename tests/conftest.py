@@ -30,6 +30,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -307,3 +308,26 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GPULINT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
         yield
+
+
+def bare_venv_with(names: Iterable[str], base: Path) -> tuple[Path, Path, Path]:
+    """The repository's ``names`` copied to ``base/src`` and a venv without pip at
+    ``base/venv``: (source folder, the venv's python, its purelib folder)."""
+    source = base / "src"
+    source.mkdir()
+    for name in names:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif path.exists():
+            shutil.copy2(path, source / name)
+    root = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+    python = root / ("Scripts" if os.name == "nt" else "bin") / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    return source, python, Path(purelib)

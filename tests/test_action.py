@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, bare_venv_with
 from tests.externals import assert_schema_valid
 
 ACTION: dict[str, Any] = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
@@ -94,28 +94,11 @@ def test_the_action_declares_what_the_docs_list() -> None:
 @pytest.fixture(scope="module")
 def runner(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The action's files (a copy of the repository's) and a venv for `python`."""
-    base = tmp_path_factory.mktemp("action")
-    action = base / "action"
-    action.mkdir()
-    for name in SOURCES:
-        path = ROOT / name
-        if path.is_dir():
-            shutil.copytree(path, action / name, ignore=shutil.ignore_patterns("__pycache__"))
-        elif path.exists():
-            shutil.copy2(path, action / name)
-    venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    purelib = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    action, python, purelib = bare_venv_with(SOURCES, tmp_path_factory.mktemp("action"))
     # pip, setuptools and gpulint's dependencies from this environment, after the venv's own.
     borrowed = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
-    (Path(purelib) / "zz-borrowed.pth").write_text("\n".join(borrowed) + "\n", encoding="utf-8")
-    return {"action": action, "bin": python.parent, "temp": base}
+    (purelib / "zz-borrowed.pth").write_text("\n".join(borrowed) + "\n", encoding="utf-8")
+    return {"action": action, "bin": python.parent, "temp": action.parent}
 
 
 def _evaluate(

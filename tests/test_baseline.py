@@ -171,6 +171,7 @@ def test_a_renamed_object_is_new_and_its_old_entries_stale(tmp_path: Path) -> No
     repo = _repo(tmp_path)
     data = _write(repo)
     pod_entries = [e for e in data["findings"] if e["object"] == "Pod/notebook"]
+    assert pod_entries  # else the stale count below compares two empty lists
     renamed = POD.replace("name: notebook", "name: notebook-2")
     (repo / "k8s" / "train.yaml").write_text(JOB + "---\n" + renamed, encoding="utf-8")
     found = _findings(_check(repo, "--baseline", BASELINE, "k8s"))

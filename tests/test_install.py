@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import site
 import subprocess
 import sys
@@ -31,7 +30,7 @@ from packaging.requirements import Requirement
 from gpulint import __version__
 from gpulint.engine import Linter
 from gpulint.plugins import load_rules
-from tests.conftest import ROOT
+from tests.conftest import ROOT, bare_venv_with
 
 #: What a fresh clone needs to build the wheel.
 SOURCES = ("pyproject.toml", "README.md", "LICENSE", "gpulint", "rules", "schemas")
@@ -61,24 +60,8 @@ class Venv:
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venv]:
-    base = tmp_path_factory.mktemp("install")
-    source = base / "src"
-    source.mkdir()
-    for name in SOURCES:
-        path = ROOT / name
-        if path.is_dir():
-            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__"))
-        elif path.exists():
-            shutil.copy2(path, source / name)
-    root = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
-    python = root / ("Scripts" if os.name == "nt" else "bin") / "python"
-    purelib = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    source, python, site_packages = bare_venv_with(SOURCES, tmp_path_factory.mktemp("install"))
+    root = python.parent.parent
     installed = subprocess.run(
         [
             sys.executable,
@@ -91,7 +74,6 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venv]:
         timeout=600,
     )
     assert installed.returncode == 0, installed.stderr
-    site_packages = Path(purelib)
     # Borrow the test environment's dependencies (after the venv's own site-packages).
     borrowed = [
         sysconfig.get_paths()["purelib"],

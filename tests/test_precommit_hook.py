@@ -85,6 +85,19 @@ def _snapshot(dest: Path, env: dict[str, str]) -> str:
     return _git("rev-parse", "HEAD", cwd=dest, env=env).strip()
 
 
+def _commit(project: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`git commit` in the project, the installed pre-commit hook running; never raises."""
+    return subprocess.run(
+        ["git", "commit", "-m", "Add the fine-tuning job"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+
 def readme_snippets() -> tuple[str, str]:
     """The README's two ``.pre-commit-config.yaml`` snippets: from the hosting site, and
     from a local clone."""
@@ -139,18 +152,7 @@ def test_a_commit_with_a_gpu_mistake_is_refused_and_the_fix_goes_through(
     (project / ".github" / "workflows" / "ci.yml").write_text(WORKFLOW, encoding="utf-8")
     _git("add", "-A", cwd=project, env=env)
 
-    def commit() -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            ["git", "commit", "-m", "Add the fine-tuning job"],
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-            check=False,
-        )
-
-    refused = commit()
+    refused = _commit(project, env)
     output = refused.stdout + refused.stderr
     assert refused.returncode != 0, output
     assert re.search(r"^gpulint\.+Failed$", output, flags=re.M), output
@@ -164,7 +166,7 @@ def test_a_commit_with_a_gpu_mistake_is_refused_and_the_fix_goes_through(
 
     (project / "k8s" / "train.yaml").write_text(GOOD_JOB, encoding="utf-8")
     _git("add", "k8s/train.yaml", cwd=project, env=env)
-    accepted = commit()
+    accepted = _commit(project, env)
     output = accepted.stdout + accepted.stderr
     assert accepted.returncode == 0, output
     assert re.search(r"^gpulint\.+Passed$", output, flags=re.M), output
@@ -193,25 +195,14 @@ def test_args_fix_fixes_the_staged_file_and_pre_commit_reports_it(tmp_path: Path
     (project / "k8s" / "train.yaml").write_text(BAD_JOB, encoding="utf-8")
     _git("add", "-A", cwd=project, env=env)
 
-    def commit() -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            ["git", "commit", "-m", "Add the fine-tuning job"],
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-            check=False,
-        )
-
-    first = commit()
+    first = _commit(project, env)
     output = first.stdout + first.stderr
     assert first.returncode != 0, output
     assert "files were modified by this hook" in output, output
     assert "Fixed 1 problem." in output, output
     assert (project / "k8s" / "train.yaml").read_text(encoding="utf-8") == GOOD_JOB
     _git("add", "k8s/train.yaml", cwd=project, env=env)
-    second = commit()
+    second = _commit(project, env)
     output = second.stdout + second.stderr
     assert second.returncode == 0, output
     assert re.search(r"^gpulint\.+Passed$", output, flags=re.M), output

@@ -172,6 +172,14 @@ def _folder_fixtures() -> list[Any]:
     ]
 
 
+@pytest.mark.parametrize(("code", "folder"), _folder_fixtures())
+def test_rendering_rule_folder_fixture_expects_its_rule(code: str, folder: Path) -> None:
+    """Not vacuous without helm either: a fail folder names its rule, a pass folder nothing;
+    otherwise the comparison below would hold with both sides empty."""
+    codes = {c for _, _, c in expected(folder)}
+    assert code in codes if folder.name.startswith("fail") else not codes, (folder, codes)
+
+
 @needs_helm
 @pytest.mark.parametrize(("code", "folder"), _folder_fixtures())
 def test_rendering_rule_fixture(code: str, folder: Path, tmp_path: Path) -> None:
