@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import Any
@@ -167,20 +166,14 @@ def _store(cache: str, entry: str, nodes: list[Node]) -> None:
 
 
 def _read(path: str | os.PathLike[str], label: str) -> bytes:
+    from gpulint.loader.ownfiles import read_regular
+
     try:
-        # O_NONBLOCK: a FIFO under the name must not block the open; it is refused below.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        raw = read_regular(path, MAX_INVENTORY_BYTES)
     except FileNotFoundError:
         raise InventoryError(f"{label}: no such file (--cluster / cluster:)") from None
     except OSError as exc:
         raise InventoryError(f"{label}: cannot read: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise InventoryError(f"{label}: cannot read: not a regular file")
-        try:
-            raw = fh.read(MAX_INVENTORY_BYTES + 1)
-        except OSError as exc:
-            raise InventoryError(f"{label}: cannot read: {exc.strerror or exc}") from None
     if len(raw) > MAX_INVENTORY_BYTES:
         raise InventoryError(f"{label}: larger than {MAX_INVENTORY_BYTES >> 20} MiB: not read")
     return raw
