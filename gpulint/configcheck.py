@@ -171,22 +171,11 @@ def _digest(kind: str, data: Any, rules: Sequence[Rule]) -> str:
 
 def _read_cache(path: str) -> list[str]:
     """The digests of files found valid; nothing when the cache is absent, unsafe or corrupt."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
+    from gpulint.cachefile import read_own
+
+    raw = read_own(path, 1 << 20)
+    if raw is None:
         return []
-    try:
-        st = os.fstat(fd)
-        # Only a verdict this user wrote counts: not one another user could have placed.
-        if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o022):
-            return []
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            raw = fh.read(1 << 20)
-    except OSError:
-        return []
-    finally:
-        os.close(fd)
     try:
         doc = json.loads(raw)
     except ValueError:
@@ -201,23 +190,11 @@ def _read_cache(path: str) -> list[str]:
 
 def _write_cache(folder: str, path: str, digests: list[str]) -> None:
     """Write the cache atomically (a temporary file renamed over it); silent on failure."""
-    import tempfile
+    from gpulint.cachefile import write_atomic
 
-    doc = {"format": _CACHE_FORMAT, "valid": digests[:_CACHE_SIZE]}
-    try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".valid-configs.", suffix=".tmp", dir=folder)
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh)
-        os.replace(tmp, path)
-    except OSError:
-        import contextlib
-
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    write_atomic(
+        folder, path, {"format": _CACHE_FORMAT, "valid": digests[:_CACHE_SIZE]}, ".valid-configs."
+    )
 
 
 def _cached_problems(

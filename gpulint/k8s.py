@@ -201,11 +201,16 @@ class PodSpec:
             return self.path[:-1]
         return None
 
-    def template_metadata(self) -> dict[str, Any] | None:
+    def template(self) -> dict[str, Any] | None:
+        """The pod template holding this spec (its ``metadata`` and ``spec``), if any."""
         if self.template_path is None:
             return None
         node = _get(self.obj.doc.data, self.template_path)
-        meta = node.get("metadata") if isinstance(node, dict) else None
+        return node if isinstance(node, dict) else None
+
+    def template_metadata(self) -> dict[str, Any] | None:
+        node = self.template()
+        meta = node.get("metadata") if node is not None else None
         return meta if isinstance(meta, dict) else None
 
 

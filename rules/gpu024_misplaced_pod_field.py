@@ -77,7 +77,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -178,8 +178,8 @@ def _core_pod_spec(pod: PodSpec) -> bool:
 def _levels(pod: PodSpec) -> Iterator[Level]:
     template = pod.template_path
     if template is not None and pod.pattern.lower().endswith("template.spec"):
-        data = _get(pod.obj.doc.data, template)
-        if isinstance(data, dict):
+        data = pod.template()
+        if data is not None:
             yield Level("PodTemplateSpec", data, template, "the pod template")
     yield Level("PodSpec", pod.spec, pod.path, "the pod spec")
     tolerations = pod.spec.get("tolerations")
@@ -199,17 +199,6 @@ def _levels(pod: PodSpec) -> Iterator[Level]:
                 (*container.path, "resources"),
                 f"the resources of container {container.label}",
             )
-
-
-def _get(data: Any, path: Sequence[Any]) -> Any:
-    for part in path:
-        if isinstance(data, dict):
-            data = data.get(part)
-        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
-            data = data[part]
-        else:
-            return None
-    return data
 
 
 #: Where a field of another type belongs, seen from a level.

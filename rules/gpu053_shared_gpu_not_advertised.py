@@ -75,8 +75,6 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if not describes_nodes(cluster):
         return
     assert cluster is not None
-    if not nvidia_nodes(cluster, ctx.registry):
-        return
     seen: set[tuple[int, str]] = set()
     for entry in gpu_demand(pod, ctx.registry).entries:
         name = entry.name
@@ -87,6 +85,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         key = (id(entry.container), name)
         if key in seen or nodes_offering(cluster, [name]):
             continue
+        # Asked only of a pod that wants a sharing resource no node offers, not of every pod.
+        if not seen and not nvidia_nodes(cluster, ctx.registry):
+            return
         seen.add(key)
         if shared:
             base = name[: -len(".shared")]

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import Any
@@ -105,18 +104,14 @@ def _digest(raw: bytes, label: str) -> str:
 
 
 def _cached(entry: str) -> list[Node] | None:
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(entry, flags)
-    except OSError:
+    from gpulint.cachefile import read_own
+
+    # Only what this user wrote counts: not a file another user could have placed.
+    raw = read_own(entry, MAX_INVENTORY_BYTES)
+    if raw is None:
         return None
     try:
-        with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            # Only what this user wrote counts: not a file another user could have placed.
-            if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o022):
-                return None
-            doc = json.loads(fh.read(MAX_INVENTORY_BYTES))
+        doc = json.loads(raw)
         if doc.get("format") != _CACHE_FORMAT:
             return None
         return [
@@ -138,8 +133,7 @@ def _cached(entry: str) -> list[Node] | None:
 
 def _store(cache: str, entry: str, nodes: list[Node]) -> None:
     """Write the entry atomically and keep the newest CACHE_KEEP; silent on failure."""
-    import contextlib
-    import tempfile
+    from gpulint.cachefile import write_atomic
 
     folder = os.path.dirname(entry)
     doc = {
@@ -157,15 +151,9 @@ def _store(cache: str, entry: str, nodes: list[Node]) -> None:
             for n in nodes
         ],
     }
-    try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".inventory.", suffix=".tmp", dir=folder)
-    except OSError:
+    if not write_atomic(folder, entry, doc, ".inventory."):
         return
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh)
-        os.replace(tmp, entry)
         kept = sorted(
             (e for e in os.scandir(folder) if e.name.endswith(".json")),
             key=lambda e: e.stat().st_mtime_ns,
@@ -174,25 +162,18 @@ def _store(cache: str, entry: str, nodes: list[Node]) -> None:
         for old in kept[CACHE_KEEP:]:
             os.unlink(old.path)
     except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        return
 
 
 def _read(path: str | os.PathLike[str], label: str) -> bytes:
+    from gpulint.loader.ownfiles import read_regular
+
     try:
-        # O_NONBLOCK: a FIFO under the name must not block the open; it is refused below.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        raw = read_regular(path, MAX_INVENTORY_BYTES)
     except FileNotFoundError:
         raise InventoryError(f"{label}: no such file (--cluster / cluster:)") from None
     except OSError as exc:
         raise InventoryError(f"{label}: cannot read: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise InventoryError(f"{label}: cannot read: not a regular file")
-        try:
-            raw = fh.read(MAX_INVENTORY_BYTES + 1)
-        except OSError as exc:
-            raise InventoryError(f"{label}: cannot read: {exc.strerror or exc}") from None
     if len(raw) > MAX_INVENTORY_BYTES:
         raise InventoryError(f"{label}: larger than {MAX_INVENTORY_BYTES >> 20} MiB: not read")
     return raw

@@ -37,7 +37,6 @@ GIB = Decimal(2**30)
 DEFAULT_MAX_PODS = 110
 #: HAMi's default ``deviceSplitCount``: vGPUs per physical GPU.
 HAMI_SPLIT = 10
-SHARING_STRATEGIES = ("time-slicing", "mps", "cgpu", "gpushare", "hami")
 
 
 class PoolError(ValueError):

@@ -26,19 +26,28 @@ class SourceError(Exception):
         self.problems = problems
 
 
+def read_regular(path: os.PathLike[str] | str, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of a regular file (more than ``limit``: too large).
+
+    OSError when it cannot be read, also for a FIFO, device or folder under the name
+    (``cannot read: {exc.strerror or exc}`` then reads "not a regular file").
+    """
+    # O_NONBLOCK: a FIFO planted under the name must not block the open; it is then
+    # refused as not a regular file.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise OSError("not a regular file")
+        return fh.read(limit + 1)
+
+
 def load_one_document(path: os.PathLike[str] | str) -> Document | None:
     """The single document of a YAML file gpulint itself reads, or None when it is empty.
 
     Unreadable bytes, YAML problems and a second document raise SourceError.
     """
     try:
-        # O_NONBLOCK: a FIFO planted under the name must not block the open; it is then
-        # refused as not a regular file.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise SourceError([(None, "cannot read: not a regular file")])
-            raw = fh.read(MAX_OWN_FILE_BYTES + 1)
+        raw = read_regular(path, MAX_OWN_FILE_BYTES)
     except OSError as exc:
         raise SourceError([(None, f"cannot read: {exc.strerror or exc}")]) from None
     if len(raw) > MAX_OWN_FILE_BYTES:
