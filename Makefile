@@ -86,9 +86,14 @@ nvim:
 # --dist loadfile: each test file runs on one worker, so a module's fixtures (a venv built
 # from the wheel, a 3,000-file tree, the linters and logs shared by a file's tests) are
 # built once, not once per worker (bench/README.md, "The test suite").
+# Bytecode caching stays on for the suite even where the environment turns it off
+# (PYTHONDONTWRITEBYTECODE=1, common in container images): the editable install's modules
+# are compiled once into __pycache__ (ignored by git) instead of in each of the ~280 gpulint
+# processes the suite starts and in each worker's assertion rewriting (bench/README.md,
+# "The test suite").
 PYTEST_WORKERS ?= auto
 test: $(STAMP) tools
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
 	$(BIN)/ruff check gpulint rules tests $(wildcard bench)
 	$(BIN)/ruff format --check gpulint rules
 	$(BIN)/mypy
