@@ -17,7 +17,7 @@ import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, gpulint_in_process
 from tests.lsp_support import SERVER, apply_edits, as_tuples, check_json, expected_diagnostics
 
 #: A GPU pod whose finding sits after characters outside the Basic Multilingual Plane (two
@@ -471,11 +471,8 @@ async def test_a_rules_fix_is_offered_and_matches_check_fix(
     edited = apply_edits(GPU_POD, safe.edit.changes[uri])
     fixed = tmp_path / "fixed.yaml"
     fixed.write_text(GPU_POD, encoding="utf-8")
-    subprocess.run(
-        [sys.executable, "-m", "gpulint", "check", "--fix", fixed.name],
-        cwd=tmp_path,
-        capture_output=True,
-        check=False,
-    )
+    # The command line's fix, run in this process: its subject is the text written, not
+    # the process (check_json runs the same way).
+    gpulint_in_process("check", "--fix", fixed.name, cwd=tmp_path)
     assert edited == fixed.read_text(encoding="utf-8")
     assert "GPU001" not in {f["rule"] for f in check_json(fixed)}
