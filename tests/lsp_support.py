@@ -4,26 +4,24 @@ text, in the protocol's terms, and edits applied as an editor applies them."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from gpulint.lsp.text import LineIndex
+from tests.conftest import gpulint_in_process
 
 SERVER = [sys.executable, "-m", "gpulint", "lsp"]
 
 
 def check_json(path: Path, *args: str) -> list[dict[str, Any]]:
     """The unsuppressed findings of ``gpulint check --format json PATH``, run in the file's
-    folder (so it finds the same configuration the server does)."""
-    out = subprocess.run(
-        [sys.executable, "-m", "gpulint", "check", "--format", "json", *args, path.name],
-        cwd=path.parent,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    folder (so it finds the same configuration the server does).
+
+    The command runs in this process (the entry point ``python -m gpulint`` and the console
+    script both call, with the same argv, working directory and environment): what is
+    compared is what the command line reports, not how a process starts."""
+    out = gpulint_in_process("check", "--format", "json", *args, path.name, cwd=path.parent)
     assert out.returncode in (0, 1), out.stderr
     return [f for f in json.loads(out.stdout)["findings"] if not f["suppressed"]]
 

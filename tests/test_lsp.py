@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, gpulint_in_process
 from tests.lsp_support import SERVER, apply_edits, as_tuples, check_json, expected_diagnostics
 
 #: A GPU pod whose finding sits after characters outside the Basic Multilingual Plane (two
@@ -51,9 +52,9 @@ spec:
 """
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
-async def client(lsp_client: LanguageClient, tmp_path: Path) -> Any:
-    (tmp_path / ".git").mkdir()  # the configuration search stops here
+async def _start(lsp_client: LanguageClient, root: Path) -> None:
+    """Record every publishDiagnostics and initialize a session rooted at ``root``."""
+    (root / ".git").mkdir(exist_ok=True)  # the configuration search stops here
     registrations: list[t.RegistrationParams] = []
 
     @lsp_client.feature(t.CLIENT_REGISTER_CAPABILITY)
@@ -62,24 +63,83 @@ async def client(lsp_client: LanguageClient, tmp_path: Path) -> Any:
 
     # Every publishDiagnostics, in order (``wait_for_notification`` misses a notification
     # that arrives before the test waits for it again).
-    published: asyncio.Queue[t.PublishDiagnosticsParams] = asyncio.Queue()
+    lsp_client.published = asyncio.Queue()  # type: ignore[attr-defined]
     handle = lsp_client.protocol._handle_notification
 
     def record(method: str, params: Any) -> None:
         if method == t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
-            published.put_nowait(params)
+            lsp_client.published.put_nowait(params)  # type: ignore[attr-defined]
         handle(method, params)
 
     lsp_client.protocol._handle_notification = record  # type: ignore[method-assign]
-    lsp_client.published = published  # type: ignore[attr-defined]
 
     await lsp_client.initialize_session(
         t.InitializeParams(
             capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
-            root_uri=tmp_path.as_uri(),
+            root_uri=root.as_uri(),
             initialization_options={"debounceMs": 20},
         )
     )
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), scope="module")
+async def server(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One server for the tests of this module that open documents of their own and read
+    what is published for them (the start-up, pygls and gpulint imported and the rules
+    loaded, costs about a second of CPU). Its root is a folder with no configuration, as
+    each test's own folder is (an ``untitled:`` buffer's configuration is the root's)."""
+    await _start(lsp_client, tmp_path_factory.mktemp("lsp-root"))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def client(server: LanguageClient, tmp_path: Path) -> Any:
+    """The shared server, for one test. Nothing of an earlier test can change this one's
+    results: its documents are its own (``tmp_path`` differs per test, and so do the URIs),
+    each in a folder with no configuration (the ``.git`` ends the search there), so the
+    server lints them with the built-in defaults, as a new server would; ``published`` is a
+    new queue, and ``diagnostics_for`` reads only this test's URIs from it anyway; and every
+    document the test opened is closed, and its clearing awaited, before the next test, so
+    the server holds no document of another test. Tests that change the server's own state
+    (a configuration reloaded, shutdown, malformed messages) start servers of their own."""
+    (tmp_path / ".git").mkdir()  # the configuration search stops here
+    server.published = asyncio.Queue()  # type: ignore[attr-defined]
+    opened: list[str] = []
+    closed: set[str] = set()
+    did_open, did_close = server.text_document_did_open, server.text_document_did_close
+
+    def track_open(params: t.DidOpenTextDocumentParams) -> None:
+        opened.append(params.text_document.uri)
+        did_open(params)
+
+    def track_close(params: t.DidCloseTextDocumentParams) -> None:
+        closed.add(params.text_document.uri)
+        did_close(params)
+
+    server.text_document_did_open = track_open  # type: ignore[method-assign]
+    server.text_document_did_close = track_close  # type: ignore[method-assign]
+    try:
+        yield server
+    finally:
+        server.text_document_did_open = did_open  # type: ignore[method-assign]
+        server.text_document_did_close = did_close  # type: ignore[method-assign]
+    left = [uri for uri in dict.fromkeys(opened) if uri not in closed]
+    for uri in left:
+        did_close(t.DidCloseTextDocumentParams(t.TextDocumentIdentifier(uri=uri)))
+    # Closing clears a document's diagnostics: once every clearing is in, the server has
+    # forgotten them all (a lint still running for one is dropped unpublished).
+    waiting = set(left)
+    while waiting:
+        params = await asyncio.wait_for(server.published.get(), 60)  # type: ignore[attr-defined]
+        if params.uri in waiting and not params.diagnostics:
+            waiting.discard(params.uri)
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def own_client(lsp_client: LanguageClient, tmp_path: Path) -> Any:
+    """A server of the test's own, rooted at its ``tmp_path``."""
+    await _start(lsp_client, tmp_path)
     yield
     await lsp_client.shutdown_session()
 
@@ -108,7 +168,7 @@ def open_file(client: LanguageClient, path: Path, text: str | None = None) -> st
     return uri
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_diagnostics_are_the_command_lines(client: LanguageClient, tmp_path: Path) -> None:
     path = tmp_path / "bad-inference.yaml"
     path.write_text((ROOT / "examples" / "bad-inference.yaml").read_text(encoding="utf-8"))
@@ -122,7 +182,7 @@ async def test_diagnostics_are_the_command_lines(client: LanguageClient, tmp_pat
     assert first.data["name"]
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_positions_count_utf16_units(client: LanguageClient, tmp_path: Path) -> None:
     path = tmp_path / "astral.yaml"
     path.write_text(ASTRAL, encoding="utf-8")
@@ -138,7 +198,7 @@ async def test_positions_count_utf16_units(client: LanguageClient, tmp_path: Pat
     assert line[2 * start : 2 * end].decode("utf-16-le") == "nvidia.com/gpu"
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_multi_document_file_and_syntax_error(client: LanguageClient, tmp_path: Path) -> None:
     path = tmp_path / "two.yaml"
     path.write_text(GPU_POD + "---\n" + ASTRAL + "---\nkind: [oops\n", encoding="utf-8")
@@ -148,7 +208,7 @@ async def test_multi_document_file_and_syntax_error(client: LanguageClient, tmp_
     assert {"GPU001", "YML001"} <= {d.code for d in got}
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_changes_last_state_wins_and_close_clears(
     client: LanguageClient, tmp_path: Path
 ) -> None:
@@ -194,7 +254,7 @@ async def _actions(client: LanguageClient, uri: str, diag: t.Diagnostic) -> list
     return [a for a in result or [] if isinstance(a, t.CodeAction)]
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("text", [GPU_POD, ASTRAL], ids=["block", "flow-astral"])
 async def test_disable_actions_silence_the_finding(
     client: LanguageClient, tmp_path: Path, text: str
@@ -223,7 +283,7 @@ async def test_disable_actions_silence_the_finding(
         assert len(after) == len(before) - 1, (action.title, fixed)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_hover_on_a_gpu_resource_and_a_finding(
     client: LanguageClient, tmp_path: Path
 ) -> None:
@@ -246,7 +306,7 @@ async def test_hover_on_a_gpu_resource_and_a_finding(
     assert nothing is None
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_completion_of_resource_names(client: LanguageClient, tmp_path: Path) -> None:
     text = GPU_POD.replace("              nvidia.com/gpu: 1\n", "              nvidia.com/mig\n")
     path = tmp_path / "pod.yaml"
@@ -273,8 +333,11 @@ async def test_completion_of_resource_names(client: LanguageClient, tmp_path: Pa
 
 @pytest.mark.asyncio
 async def test_configuration_is_applied_and_reloaded(
-    client: LanguageClient, tmp_path: Path
+    own_client: LanguageClient, tmp_path: Path
 ) -> None:
+    # Its own server: a configuration reloaded changes what the server holds (it reads
+    # every configuration again and lints every open document again).
+    client = own_client
     config = tmp_path / ".gpulint.yaml"
     config.write_text("ignore: [GPU001]\n", encoding="utf-8")
     path = tmp_path / "pod.yaml"
@@ -307,7 +370,7 @@ async def test_configuration_is_applied_and_reloaded(
     assert list(await diagnostics_for(client, config.as_uri())) == []
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_unsaved_buffer_and_suppressions(client: LanguageClient, tmp_path: Path) -> None:
     text = GPU_POD.replace(
         "nvidia.com/gpu: 1\n", "nvidia.com/gpu: 1  # gpulint: disable=GPU001,GPU004\n"
@@ -448,7 +511,7 @@ def test_check_never_imports_the_language_server(tmp_path: Path) -> None:
         assert out.stderr.strip().endswith("LOADED="), (args, out.stderr)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_rules_fix_is_offered_and_matches_check_fix(
     client: LanguageClient, tmp_path: Path
 ) -> None:
@@ -471,11 +534,8 @@ async def test_a_rules_fix_is_offered_and_matches_check_fix(
     edited = apply_edits(GPU_POD, safe.edit.changes[uri])
     fixed = tmp_path / "fixed.yaml"
     fixed.write_text(GPU_POD, encoding="utf-8")
-    subprocess.run(
-        [sys.executable, "-m", "gpulint", "check", "--fix", fixed.name],
-        cwd=tmp_path,
-        capture_output=True,
-        check=False,
-    )
+    # The command line's fix, run in this process: its subject is the text written, not
+    # the process (check_json runs the same way).
+    gpulint_in_process("check", "--fix", fixed.name, cwd=tmp_path)
     assert edited == fixed.read_text(encoding="utf-8")
     assert "GPU001" not in {f["rule"] for f in check_json(fixed)}
