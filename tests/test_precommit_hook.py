@@ -68,6 +68,9 @@ def _env(base: Path) -> dict[str, str]:
         GIT_CONFIG_GLOBAL=os.devnull,
         GIT_CONFIG_NOSYSTEM="1",
         PIP_DISABLE_PIP_VERSION_CHECK="1",
+        # pip compiles none of the ~800 modules it installs (pygments, rich, ...) to bytecode;
+        # the hook's runs compile the few they import, once (the environment is shared).
+        PIP_COMPILE="false",
     )
     return env
 
