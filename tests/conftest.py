@@ -28,7 +28,6 @@ something that is not a folder stops the run: a typo must not turn into silent s
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import io
 import os
 import re
@@ -338,8 +337,8 @@ def bare_venv_with(names: Iterable[str], base: Path) -> tuple[Path, Path, Path]:
 # -- once per run ------------------------------------------------------------------------------
 def run_shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder every process of this pytest run sees: with pytest-xdist the workers'
-    temporary folders are ``<run>/gw0``, ``<run>/gw1``, ... and this is ``<run>``; alone,
-    the run's own temporary folder (its parent holds earlier runs', and other users')."""
+    temporary folders are ``<run>/popen-gw0``, ``<run>/popen-gw1``, ... and this is ``<run>``;
+    alone, the run's own one (its parent holds earlier runs', and other users')."""
     base = tmp_path_factory.getbasetemp()
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
@@ -347,6 +346,8 @@ def run_shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @contextlib.contextmanager
 def run_lock(path: Path) -> Iterator[None]:
     """An exclusive lock on ``path`` (a file, created) between this run's processes."""
+    import fcntl  # POSIX, as the tests that install things are (bash, venv bin/)
+
     with open(path, "a+b") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
