@@ -27,6 +27,7 @@ something that is not a folder stops the run: a typo must not turn into silent s
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -331,3 +332,65 @@ def bare_venv_with(names: Iterable[str], base: Path) -> tuple[Path, Path, Path]:
         check=True,
     ).stdout.strip()
     return source, python, Path(purelib)
+
+
+# -- once per run ------------------------------------------------------------------------------
+def run_shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder every process of this pytest run sees: with pytest-xdist the workers'
+    temporary folders are ``<run>/popen-gw0``, ``<run>/popen-gw1``, ... and this is ``<run>``;
+    alone, the run's own one (its parent holds earlier runs', and other users')."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextlib.contextmanager
+def run_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (a file, created) between this run's processes."""
+    import fcntl  # POSIX, as the tests that install things are (bash, venv bin/)
+
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+#: What a fresh clone needs to build the wheel: the wheel is built from these alone.
+WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "gpulint", "rules", "schemas")
+
+
+@pytest.fixture(scope="session")
+def gpulint_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This checkout built as a wheel once per run, shared by the tests that install it
+    (tests/test_install.py, tests/test_plugins.py): ``pip wheel`` of WHEEL_SOURCES copied
+    to a folder of their own, with this environment's setuptools (``--no-build-isolation``,
+    offline). The isolated build a user's ``pip install .`` does is the pre-commit hook's
+    (tests/test_precommit_hook.py builds the hook environment from a snapshot)."""
+    shared = run_shared_dir(tmp_path_factory) / "gpulint-wheel"
+    shared.mkdir(exist_ok=True)
+    with run_lock(shared / ".lock"):
+        wheels = shared / "wheels"
+        if not wheels.is_dir():
+            source = shared / "src"
+            shutil.rmtree(source, ignore_errors=True)  # from a build that failed
+            source.mkdir()
+            for name in WHEEL_SOURCES:
+                path = ROOT / name
+                if path.is_dir():
+                    ignore = shutil.ignore_patterns("__pycache__")
+                    shutil.copytree(path, source / name, ignore=ignore)
+                elif path.exists():
+                    shutil.copy2(path, source / name)
+            built = shared / "building"
+            shutil.rmtree(built, ignore_errors=True)
+            proc = subprocess.run(
+                [sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check",
+                 "--no-deps", "--no-build-isolation", "--no-index", "-w", str(built),
+                 str(source)],
+                capture_output=True, text=True, timeout=600, check=False,
+            )  # fmt: skip
+            assert proc.returncode == 0, proc.stderr
+            built.rename(wheels)
+    (wheel,) = wheels.glob("gpulint-*.whl")
+    return wheel

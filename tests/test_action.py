@@ -11,7 +11,10 @@
   this environment's packages, so the install step builds and installs gpulint from the
   action's files without the network (``PIP_NO_INDEX``, no build isolation). The ``uses:``
   steps (setup-python, upload-sarif) are GitHub's and are not run; the upload's condition is
-  checked.
+  checked. The install step reads no input, output or workspace file, so it runs once for
+  the module, into the fresh venv (a runner's job starts from a fresh setup-python), and
+  each test's steps begin with that run's result; running it per test only reinstalled the
+  same wheel over itself.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -91,14 +95,38 @@ def test_the_action_declares_what_the_docs_list() -> None:
 # -- running the bash steps ------------------------------------------------------------------
 
 
+@dataclass
+class Runner:
+    """The action's files, the venv's bin folder (`python`), a temporary folder, and the
+    results of the steps that run once for the module (by step index)."""
+
+    action: Path
+    bin: Path
+    temp: Path
+    once: dict[int, subprocess.CompletedProcess[str]] = field(default_factory=dict)
+
+
 @pytest.fixture(scope="module")
-def runner(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def runner(tmp_path_factory: pytest.TempPathFactory) -> Runner:
     """The action's files (a copy of the repository's) and a venv for `python`."""
     action, python, purelib = bare_venv_with(SOURCES, tmp_path_factory.mktemp("action"))
     # pip, setuptools and gpulint's dependencies from this environment, after the venv's own.
     borrowed = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
     (purelib / "zz-borrowed.pth").write_text("\n".join(borrowed) + "\n", encoding="utf-8")
-    return {"action": action, "bin": python.parent, "temp": action.parent}
+    return Runner(action, python.parent, action.parent)
+
+
+def _runs_once(step: dict[str, Any]) -> bool:
+    """The install step, while it reads no input, output or workspace file (no `env:`, no
+    expression, no `id`, no variable but the action's path), so that its result is the same
+    for every test of the module."""
+    script = str(step["run"])
+    return (
+        step.get("name") == "Install gpulint"
+        and not ({"env", "id", "if"} & set(step))
+        and "${{" not in script
+        and set(re.findall(r"\$\{?(\w+)", script)) == {"GITHUB_ACTION_PATH"}
+    )
 
 
 def _evaluate(
@@ -122,12 +150,12 @@ def _evaluate(
 
 
 def _run_action(
-    runner: dict[str, Path], repo: Path, given: dict[str, str]
+    runner: Runner, repo: Path, given: dict[str, str]
 ) -> tuple[list[subprocess.CompletedProcess[str]], dict[str, dict[str, str]]]:
     """Every bash step in order, as the runner would, until one fails."""
     inputs = {name: str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
     inputs.update(given)
-    temp = Path(runner["temp"]) / f"runner-temp-{len(list(runner['temp'].glob('runner-temp-*')))}"
+    temp = runner.temp / f"runner-temp-{len(list(runner.temp.glob('runner-temp-*')))}"
     temp.mkdir()
     outputs: dict[str, dict[str, str]] = {}
     done = []
@@ -135,14 +163,17 @@ def _run_action(
         if "run" not in step:
             continue
         assert step["shell"] == "bash"
+        if n in runner.once:
+            done.append(runner.once[n])
+            continue
         script = temp / f"step-{n}.sh"
         script.write_text(step["run"], encoding="utf-8")
         output = temp / f"output-{n}"
         output.touch()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "PIP_"))}
         env.update(
-            PATH=f"{runner['bin']}{os.pathsep}{env.get('PATH', '')}",
-            GITHUB_ACTION_PATH=str(runner["action"]),
+            PATH=f"{runner.bin}{os.pathsep}{env.get('PATH', '')}",
+            GITHUB_ACTION_PATH=str(runner.action),
             GITHUB_OUTPUT=str(output),
             GITHUB_WORKSPACE=str(repo),
             # Offline: pip finds every dependency installed, and builds with this setuptools.
@@ -160,6 +191,8 @@ def _run_action(
             timeout=600,
         )
         done.append(proc)
+        if _runs_once(step) and proc.returncode == 0:
+            runner.once[n] = proc
         if "id" in step:
             lines = output.read_text(encoding="utf-8").splitlines()
             outputs[step["id"]] = dict(line.split("=", 1) for line in lines if "=" in line)
@@ -185,7 +218,7 @@ def _documented_inputs() -> dict[str, str]:
 
 
 def test_the_documented_inputs_upload_sarif_and_fail_the_step(
-    runner: dict[str, Path], tmp_path: Path
+    runner: Runner, tmp_path: Path
 ) -> None:
     inputs = _documented_inputs()
     assert inputs["sarif-upload"] == "true"
@@ -204,9 +237,7 @@ def test_the_documented_inputs_upload_sarif_and_fail_the_step(
     assert finish.returncode == 1  # ...and the job fails after the upload
 
 
-def test_the_defaults_annotate_and_pass_a_clean_repository(
-    runner: dict[str, Path], tmp_path: Path
-) -> None:
+def test_the_defaults_annotate_and_pass_a_clean_repository(runner: Runner, tmp_path: Path) -> None:
     repo = _fixture_repo(tmp_path)
     (repo / "k8s" / "inference.yaml").unlink()
     done, outputs = _run_action(runner, repo, {})
@@ -215,7 +246,7 @@ def test_the_defaults_annotate_and_pass_a_clean_repository(
     assert "All checks passed" in done[1].stdout
 
 
-def test_paths_config_and_fail_on_reach_gpulint(runner: dict[str, Path], tmp_path: Path) -> None:
+def test_paths_config_and_fail_on_reach_gpulint(runner: Runner, tmp_path: Path) -> None:
     repo = _fixture_repo(tmp_path)
     (repo / "other").mkdir()
     (repo / "other" / "bad.yaml").write_text(BAD, encoding="utf-8")

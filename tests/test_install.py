@@ -3,7 +3,9 @@
 How it stays fast (measured on the 2-core CI machine): creating a venv with pip and letting
 pip resolve every dependency from the index took 22-38 s; building the wheel in pip's
 isolated build environment takes 5-15 s of that. So the venv is created without pip, the
-project is built and installed into it with the test environment's pip (``--python``,
+wheel is the run's (conftest's ``gpulint_wheel``: built once from the files a fresh clone
+has, what ``pip install .`` builds before it installs; the pre-commit hook test does the
+isolated build), installed into the venv with the test environment's pip (``--python``,
 ``--no-deps``), and the venv borrows the test environment's already-installed
 dependencies through a ``.pth`` line. That the borrowing hides nothing is checked: every
 module the installed gpulint imports must come from the fresh venv, the standard library,
@@ -32,8 +34,6 @@ from gpulint.engine import Linter
 from gpulint.plugins import load_rules
 from tests.conftest import ROOT, bare_venv_with
 
-#: What a fresh clone needs to build the wheel.
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "gpulint", "rules", "schemas")
 EXAMPLE = ROOT / "examples" / "bad-inference.yaml"
 
 
@@ -59,15 +59,15 @@ class Venv:
 
 
 @pytest.fixture(scope="module")
-def venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venv]:
-    source, python, site_packages = bare_venv_with(SOURCES, tmp_path_factory.mktemp("install"))
+def venv(tmp_path_factory: pytest.TempPathFactory, gpulint_wheel: Path) -> Iterator[Venv]:
+    _, python, site_packages = bare_venv_with((), tmp_path_factory.mktemp("install"))
     root = python.parent.parent
     installed = subprocess.run(
         [
             sys.executable,
             *("-m", "pip", "--python", str(python), "install"),
-            *("--quiet", "--no-deps", "--no-compile", "--disable-pip-version-check"),
-            str(source),
+            *("--quiet", "--no-deps", "--no-index", "--no-compile", "--disable-pip-version-check"),
+            str(gpulint_wheel),
         ],
         capture_output=True,
         text=True,

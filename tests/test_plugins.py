@@ -361,24 +361,26 @@ def _dependency_dir(tmp: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def plugin_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def plugin_venv(tmp_path_factory: pytest.TempPathFactory, gpulint_wheel: Path) -> Path:
+    """gpulint's wheel (the run's, conftest's ``gpulint_wheel``) and the plugin's, built
+    here, installed into a fresh venv."""
     tmp = tmp_path_factory.mktemp("plugin-venv")
-    source = _copy_tree(ROOT, tmp / "gpulint-src")
     plugin = _copy_tree(ROOT / "tests" / "plugin_pkg", tmp / "plugin-src")
     wheels = tmp / "wheels"
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run(
         [*pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(wheels),
-         str(source), str(plugin)],
+         str(plugin)],
         check=True, cwd=tmp, capture_output=True, timeout=300,
     )  # fmt: skip
+    shutil.copy2(gpulint_wheel, wheels / gpulint_wheel.name)
     venv = tmp / "venv"
     subprocess.run(
         [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
     )
     python = venv / "bin" / "python"
     subprocess.run(
-        [*pip, "--python", str(python), "install", "--no-deps", "--no-index",
+        [*pip, "--python", str(python), "install", "--no-deps", "--no-index", "--no-compile",
          *map(str, sorted(wheels.glob("*.whl")))],
         check=True, cwd=tmp, capture_output=True, timeout=300,
     )  # fmt: skip

@@ -7,7 +7,10 @@ becomes a hook repository with one commit. A scratch project copies the README's
 mistake is refused with the finding in the output, the fixed manifest goes through; with
 ``args: [--fix]`` the hook fixes the file itself.
 pre-commit builds the hook's virtualenv by installing this project from the snapshot
-(dependencies from PyPI); PRE_COMMIT_HOME lives in the test's temporary folder.
+(dependencies from PyPI). The snapshot and PRE_COMMIT_HOME are the module's (a fixture): the
+tests differ in their scratch projects and hook ``args``, not in the hook repository and
+revision, so pre-commit builds the environment once, on the module's first commit, and the
+other commits run the hook from it, as on a user's machine after the first commit.
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import ROOT
 
@@ -50,10 +56,10 @@ def _git(*args: str, cwd: Path, env: dict[str, str]) -> str:
     return proc.stdout
 
 
-def _env(tmp_path: Path) -> dict[str, str]:
+def _env(base: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
     env.update(
-        PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
+        PRE_COMMIT_HOME=str(base / "pre-commit-home"),
         GIT_AUTHOR_NAME="Test",
         GIT_AUTHOR_EMAIL="test@example.com",
         GIT_COMMITTER_NAME="Test",
@@ -62,6 +68,9 @@ def _env(tmp_path: Path) -> dict[str, str]:
         GIT_CONFIG_GLOBAL=os.devnull,
         GIT_CONFIG_NOSYSTEM="1",
         PIP_DISABLE_PIP_VERSION_CHECK="1",
+        # pip compiles none of the ~800 modules it installs (pygments, rich, ...) to bytecode;
+        # the hook's runs compile the few they import, once (the environment is shared).
+        PIP_COMPILE="false",
     )
     return env
 
@@ -83,6 +92,25 @@ def _snapshot(dest: Path, env: dict[str, str]) -> str:
     _git("add", "-A", cwd=dest, env=env)
     _git("commit", "-q", "-m", "snapshot", cwd=dest, env=env)
     return _git("rev-parse", "HEAD", cwd=dest, env=env).strip()
+
+
+@dataclass(frozen=True)
+class HookRepo:
+    """The snapshot hook repository, its commit, and the environment (with the shared
+    PRE_COMMIT_HOME) the tests run git and pre-commit in."""
+
+    path: Path
+    rev: str
+    env: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> HookRepo:
+    base = tmp_path_factory.mktemp("pre-commit")
+    env = _env(base)
+    path = base / "gpulint-repo"
+    path.mkdir()
+    return HookRepo(path, _snapshot(path, env), env)
 
 
 def _commit(project: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -129,13 +157,9 @@ def test_the_hook_definition_is_what_the_readme_promises() -> None:
 
 
 def test_a_commit_with_a_gpu_mistake_is_refused_and_the_fix_goes_through(
-    tmp_path: Path,
+    hook_repo: HookRepo, tmp_path: Path
 ) -> None:
-    env = _env(tmp_path)
-    hooks_repo = tmp_path / "gpulint-repo"
-    hooks_repo.mkdir()
-    rev = _snapshot(hooks_repo, env)
-
+    env, hooks_repo, rev = hook_repo.env, hook_repo.path, hook_repo.rev
     project = tmp_path / "project"
     project.mkdir()
     _git("init", "-q", cwd=project, env=env)
@@ -173,13 +197,12 @@ def test_a_commit_with_a_gpu_mistake_is_refused_and_the_fix_goes_through(
     assert _git("log", "--format=%s", cwd=project, env=env).strip() == "Add the fine-tuning job"
 
 
-def test_args_fix_fixes_the_staged_file_and_pre_commit_reports_it(tmp_path: Path) -> None:
+def test_args_fix_fixes_the_staged_file_and_pre_commit_reports_it(
+    hook_repo: HookRepo, tmp_path: Path
+) -> None:
     """`args: [--fix]`: the hook writes the fix, pre-commit fails the commit because the
     hook modified a file (and says so); once the fix is staged the commit goes through."""
-    env = _env(tmp_path)
-    hooks_repo = tmp_path / "gpulint-repo"
-    hooks_repo.mkdir()
-    rev = _snapshot(hooks_repo, env)
+    env, hooks_repo, rev = hook_repo.env, hook_repo.path, hook_repo.rev
     project = tmp_path / "project"
     project.mkdir()
     _git("init", "-q", cwd=project, env=env)
