@@ -9,6 +9,7 @@ layers; a new module gets a row here.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from tests.conftest import ROOT
@@ -121,18 +122,29 @@ class _Imports(ast.NodeVisitor):
         self.found |= _target(self.module, node)
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module -> the gpulint modules it imports (a package's own ``__init__`` left out for
-    its submodules: Python runs it first whatever they import)."""
+@functools.cache
+def _syntax(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once for all the tests (which only read it)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _import_graph() -> dict[str, frozenset[str]]:
     graph = {}
     for module, path in MODULES.items():
         visitor = _Imports(module)
-        visitor.visit(ast.parse(path.read_text(encoding="utf-8")))
-        graph[module] = {
+        visitor.visit(_syntax(path))
+        graph[module] = frozenset(
             m for m in visitor.found if m and m != module and not module.startswith(m + ".")
-        }
+        )
     graph.pop("", None)  # gpulint/__init__.py: the version only
     return graph
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the gpulint modules it imports (a package's own ``__init__`` left out for
+    its submodules: Python runs it first whatever they import). Read once, a copy each."""
+    return {module: set(targets) for module, targets in _import_graph().items()}
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -217,7 +229,7 @@ def _external_imports(path: Path) -> set[str]:
     """The top-level names of the packages a module imports (``TYPE_CHECKING`` ones too:
     an annotation-only import is still not allowed to name the extra elsewhere)."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_syntax(path)):
         if isinstance(node, ast.Import):
             found |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:

@@ -137,9 +137,11 @@ def _step(workflow: dict[str, Any], needle: str) -> dict[str, Any]:
     return dict(step)
 
 
-def _repo(tmp_path: Path) -> Path:
-    """A scratch repository: main with two manifests, a branch that changes YAML files."""
-    repo = tmp_path / "repo"
+@pytest.fixture(scope="module")
+def repo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A scratch repository: main with two manifests, a branch that changes YAML files.
+    Built once with git (a dozen processes); each test lints a copy of its own."""
+    repo = tmp_path_factory.mktemp("recipes") / "repo"
     repo.mkdir()
     env = {
         "GIT_AUTHOR_NAME": "T",
@@ -169,6 +171,11 @@ def _repo(tmp_path: Path) -> Path:
     proc = _bash(script, repo, **env)
     assert proc.returncode == 0, proc.stderr
     return repo
+
+
+def _repo(template: Path, tmp_path: Path) -> Path:
+    """A copy of the scratch repository, on its branch ``feature``."""
+    return Path(shutil.copytree(template, tmp_path / "repo", symlinks=True))
 
 
 def test_github_workflow_fails_with_text_and_leaves_the_sarif_to_upload(tmp_path: Path) -> None:
@@ -206,8 +213,10 @@ def test_gitlab_job_writes_the_junit_report_it_declares(tmp_path: Path) -> None:
     junit_schema().validate(str(tmp_path / report))
 
 
-def test_github_changed_files_recipe_lints_only_what_the_branch_changed(tmp_path: Path) -> None:
-    repo = _repo(tmp_path)
+def test_github_changed_files_recipe_lints_only_what_the_branch_changed(
+    repo_template: Path, tmp_path: Path
+) -> None:
+    repo = _repo(repo_template, tmp_path)
     workflow = _workflows()[1]
     # PyYAML reads the `on:` key as YAML 1.1's boolean true.
     assert workflow[True] == {"pull_request": None}
@@ -227,8 +236,8 @@ def test_github_changed_files_recipe_lints_only_what_the_branch_changed(tmp_path
 
 
 @pytest.mark.parametrize("branch", ["feature", "main"])
-def test_gitlab_changed_files_recipe(tmp_path: Path, branch: str) -> None:
-    repo = _repo(tmp_path)
+def test_gitlab_changed_files_recipe(repo_template: Path, tmp_path: Path, branch: str) -> None:
+    repo = _repo(repo_template, tmp_path)
     job = _gitlab_jobs()[1]
     assert job["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}]
     subprocess.run(["git", "checkout", "-q", branch], cwd=repo, check=True)

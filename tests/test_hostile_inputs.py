@@ -24,7 +24,7 @@ from gpulint.loader.stream import DocumentStream, load_text
 from gpulint.plugins import load_rules
 from gpulint.settings import Settings
 from gpulint.suppress import ObjectIgnore
-from tests.conftest import gpulint_cmd
+from tests.conftest import gpulint_in_process
 
 MERGE_BOMB = "a: &a {<<: [*a, *a, *a, *a, *a, *a, *a, *a], k: 1}\n"
 
@@ -39,9 +39,9 @@ def chain_bomb(levels: int, fanout: int = 8) -> str:
 
 
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*gpulint_cmd(), *args], cwd=cwd, capture_output=True, text=True, check=False
-    )
+    """What gpulint prints for a command line (in-process: these tests are about the
+    finding or the error, not the process)."""
+    return gpulint_in_process(*args, cwd=cwd)
 
 
 # -- merge keys count against the alias budget ----------------------------------------------

@@ -41,17 +41,26 @@ exponents = st.one_of(
 )
 
 
+# The parts of a quantity, built once (a strategy built inside the composite is built and
+# validated again for every quantity drawn). The whole and fractional digits are the strings
+# of the regexes [0-9]{1,25} and \.[0-9]{0,12}, drawn as text over the digits: one draw
+# each, where from_regex drew them character by character.
+DIGITS = "0123456789"
+SIGNS = st.sampled_from(["", "", "", "-", "+"])
+WHOLES = st.text(DIGITS, min_size=1, max_size=25)
+FRACTIONS = st.one_of(st.just(""), st.text(DIGITS, max_size=12).map(".".__add__))
+SUFFIXES = st.one_of(
+    exponents.map(lambda e: f"e{e}"),
+    st.sampled_from(["", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Ei", "n"]),
+)
+
+
 @st.composite
 def quantities(draw: st.DrawFn) -> str:
-    sign = draw(st.sampled_from(["", "", "", "-", "+"]))
-    whole = draw(st.from_regex(r"[0-9]{1,25}", fullmatch=True))
-    fraction = draw(st.one_of(st.just(""), st.from_regex(r"\.[0-9]{0,12}", fullmatch=True)))
-    suffix = draw(
-        st.one_of(
-            exponents.map(lambda e: f"e{e}"),
-            st.sampled_from(["", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Ei", "n"]),
-        )
-    )
+    sign = draw(SIGNS)
+    whole = draw(WHOLES)
+    fraction = draw(FRACTIONS)
+    suffix = draw(SUFFIXES)
     return f"{sign}{whole}{fraction}{suffix}"
 
 

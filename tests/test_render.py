@@ -74,9 +74,18 @@ def helm_args() -> list[str]:
 # -- charts ------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def chart_report() -> tuple[dict[str, Any], int]:
+    """``gpulint check --format json --render CHART``: one run (and helm render) for the
+    tests that read its report."""
+    return check_json(*helm_args(), CHART.relative_to(ROOT))
+
+
 @needs_helm
-def test_chart_findings_point_at_the_template_or_values_line() -> None:
-    report, code = check_json(*helm_args(), CHART.relative_to(ROOT))
+def test_chart_findings_point_at_the_template_or_values_line(
+    chart_report: tuple[dict[str, Any], int],
+) -> None:
+    report, code = chart_report
     assert found(report) == expected(CHART), json.dumps(report["findings"], indent=1)
     assert code == 1
     for f in report["findings"]:
@@ -90,8 +99,10 @@ def test_chart_findings_point_at_the_template_or_values_line() -> None:
 
 
 @needs_helm
-def test_a_value_finding_names_the_template_line_that_uses_it() -> None:
-    report, _ = check_json(*helm_args(), CHART.relative_to(ROOT))
+def test_a_value_finding_names_the_template_line_that_uses_it(
+    chart_report: tuple[dict[str, Any], int],
+) -> None:
+    report, _ = chart_report
     gpu004 = next(f for f in report["findings"] if f["rule"] == "GPU004")
     values = (CHART / "values.yaml").read_text(encoding="utf-8").splitlines()
     assert values[gpu004["line"] - 1].strip().startswith("count: 0.5")

@@ -424,6 +424,19 @@ def run_in(
     )
 
 
+def run_here(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """:func:`run_in` for what gpulint prints for a command line: the same environment, and
+    the working directory importable as ``PYTHONPATH`` makes it, in this process. Code from
+    the tree that ran would have touched its marker file here as in a process of its own."""
+    environ = {k: v for k, v in os.environ.items() if k != "GPULINT_ALLOW_PLUGINS"}
+    environ["PYTHONPATH"] = str(cwd)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.syspath_prepend(str(cwd))
+        return gpulint_in_process(*args, cwd=cwd, env={**environ, **(env or {})})
+
+
 @pytest.mark.parametrize("how", ["console script", "python -m"])
 def test_a_hostile_tree_runs_no_code_and_still_reports(
     hostile: Path, markers: Path, how: str
@@ -468,7 +481,7 @@ def test_with_the_opt_in_the_python_rules_run(
     assert sorted(p.name for p in markers.iterdir()) == ["plugin", "rule-dir"], proc.stderr
     assert proc.returncode == 1
     assert "warning" not in proc.stderr
-    listed = run_in([*gpulint_cmd(), "rules", *args], hostile, env).stdout
+    listed = run_here(["rules", *args], hostile, env).stdout
     assert "EVIL001" in listed and "EVIL002" in listed and "EVIL003" not in listed
 
 
@@ -476,7 +489,7 @@ def test_with_the_opt_in_the_python_rules_run(
 def test_other_values_of_the_variable_do_not_opt_in(
     hostile: Path, markers: Path, value: str
 ) -> None:
-    proc = run_in([*gpulint_cmd(), "check", "pod.yaml"], hostile, {"GPULINT_ALLOW_PLUGINS": value})
+    proc = run_here(["check", "pod.yaml"], hostile, {"GPULINT_ALLOW_PLUGINS": value})
     assert proc.returncode == 1
     assert "skipped the Python rules" in proc.stderr
     assert sorted(markers.iterdir()) == []
@@ -498,15 +511,13 @@ def test_rule_folders_and_plugins_named_on_the_command_line_are_trusted(
     hostile: Path, markers: Path
 ) -> None:
     (hostile / ".gpulint.yaml").unlink()
-    proc = run_in(
-        [*gpulint_cmd(), "rules", "--rule-dir", "policy", "--plugin", "evil_plugin"], hostile
-    )
+    proc = run_here(["rules", "--rule-dir", "policy", "--plugin", "evil_plugin"], hostile)
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in markers.iterdir()) == ["plugin", "rule-dir"]
     assert "ORG001" in proc.stdout and "EVIL001" in proc.stdout
     # The same folder named in the file and on the command line loads once.
     (hostile / ".gpulint.yaml").write_text("rule-dirs: [policy]\n")
-    again = run_in([*gpulint_cmd(), "check", "--rule-dir", "policy", "pod.yaml"], hostile)
+    again = run_here(["check", "--rule-dir", "policy", "pod.yaml"], hostile)
     assert again.returncode == 1 and again.stderr == "", again.stderr
 
 
@@ -518,7 +529,7 @@ def test_rule_folders_and_plugins_named_on_the_command_line_are_trusted(
     ],
 )
 def test_bad_trust_options(tmp_path: Path, option: str, value: str, message: str) -> None:
-    proc = run_in([*gpulint_cmd(), "check", option, value, "--isolated", "."], tmp_path)
+    proc = run_here(["check", option, value, "--isolated", "."], tmp_path)
     assert (proc.returncode, proc.stderr) == (2, message)
 
 
@@ -543,7 +554,7 @@ def test_a_file_named_like_an_option_is_a_path_not_an_option(
     (hostile / ".yaml" / "evil.py").write_text(planted(markers, "dash", "EVIL005"))
     for name in names:
         (hostile / name).write_text("# not a manifest\n")
-    proc = run_in([*gpulint_cmd(), *args], hostile)
+    proc = run_here([*args], hostile)
     assert sorted(markers.iterdir()) == []
     # The files are linted under their own names (the last case also names `.yaml`).
     assert proc.returncode == 1, proc.stderr
@@ -554,7 +565,7 @@ def test_a_file_named_like_an_option_is_a_path_not_an_option(
 
 def test_an_option_value_naming_a_dash_file_still_names_it(hostile: Path) -> None:
     (hostile / "-config.yaml").write_text("ignore: [GPU020]\n")
-    proc = run_in([*gpulint_cmd(), "check", "--config", "-config.yaml", "pod.yaml"], hostile)
+    proc = run_here(["check", "--config", "-config.yaml", "pod.yaml"], hostile)
     assert (proc.returncode, proc.stderr) == (0, "")
 
 
@@ -626,7 +637,7 @@ def test_rule_folders_must_be_inside_the_repository(
     (hostile / "loop").symlink_to("loop")
     (hostile / ".gpulint.yaml").write_text(setup)
     line = setup[: setup.index("rule-dirs")].count("\n") + 1 + ("\n- link" in setup)
-    proc = run_in([*gpulint_cmd(), "check", "--allow-plugins", "pod.yaml"], hostile)
+    proc = run_here(["check", "--allow-plugins", "pod.yaml"], hostile)
     assert proc.returncode == 2
     shown = message.format(outside=outside.resolve(), repo=hostile.resolve())
     # (a link loop's reason differs between Python versions)
@@ -643,7 +654,7 @@ def test_a_rule_file_linking_out_of_the_repository_is_a_load_error(
     (outside / "secret.yaml").write_text("code: TOP-SECRET\n")
     (hostile / "policy" / "evil.py").unlink()
     (hostile / "policy" / "rule.yaml").symlink_to(outside / "secret.yaml")
-    proc = run_in([*gpulint_cmd(), "check", "pod.yaml"], hostile)
+    proc = run_here(["check", "pod.yaml"], hostile)
     assert proc.returncode == 2
     assert proc.stderr.endswith(
         f"gpulint: error: rule file {hostile.resolve() / 'policy' / 'rule.yaml'} (rule-dir "
@@ -694,7 +705,7 @@ def test_a_config_planted_in_a_shared_temporary_folder_never_applies(
     work = shared / "work" / "deploy"  # no .git anywhere
     work.mkdir(parents=True)
     (work / "pod.yaml").write_text(UNTOLERATED)
-    proc = run_in([*gpulint_cmd(), "check", "--allow-plugins", "-f", "json", "pod.yaml"], work)
+    proc = run_here(["check", "--allow-plugins", "-f", "json", "pod.yaml"], work)
     assert proc.returncode == 1, proc.stderr
     assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["GPU020"]
     assert sorted(markers.iterdir()) == []
@@ -760,10 +771,10 @@ def test_the_search_stops_at_the_home_folder(tmp_path: Path) -> None:
     (home / "proj").mkdir(parents=True)
     (tmp_path / ".gpulint.yaml").write_text("ignore: [ALL]\n")
     (home / "proj" / "pod.yaml").write_text(UNTOLERATED)
-    proc = run_in([*gpulint_cmd(), "check", "pod.yaml"], home / "proj", {"HOME": str(home)})
+    proc = run_here(["check", "pod.yaml"], home / "proj", {"HOME": str(home)})
     assert proc.returncode == 1, proc.stderr
     (home / ".gpulint.yaml").write_text("ignore: [GPU020]\n")
-    proc = run_in([*gpulint_cmd(), "check", "pod.yaml"], home / "proj", {"HOME": str(home)})
+    proc = run_here(["check", "pod.yaml"], home / "proj", {"HOME": str(home)})
     assert proc.returncode == 0, proc.stderr
 
 
@@ -777,7 +788,7 @@ def test_a_config_owned_by_another_user_is_skipped_with_a_warning(
     config = hostile / ".gpulint.yaml"
     config.write_text("ignore: [ALL]\nrule-dirs: [policy]\n")
     os.chown(config, 4242, 4242)
-    proc = run_in([*gpulint_cmd(), "check", "--allow-plugins", "-f", "json", "pod.yaml"], hostile)
+    proc = run_here(["check", "--allow-plugins", "-f", "json", "pod.yaml"], hostile)
     assert proc.returncode == 1, proc.stderr
     assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["GPU020"]
     assert proc.stderr == (
@@ -785,7 +796,7 @@ def test_a_config_owned_by_another_user_is_skipped_with_a_warning(
     )
     assert sorted(markers.iterdir()) == []
     # Named with --config, it is the user's choice.
-    named = run_in([*gpulint_cmd(), "check", "--config", ".gpulint.yaml", "pod.yaml"], hostile)
+    named = run_here(["check", "--config", ".gpulint.yaml", "pod.yaml"], hostile)
     assert named.returncode == 0, named.stderr
 
 

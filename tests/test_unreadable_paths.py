@@ -87,14 +87,32 @@ def workdir() -> Iterator[Path]:
         shutil.rmtree(path)
 
 
+@pytest.fixture(scope="module")
+def _mechanism() -> Iterator[Unprivileged | str]:
+    """How this machine runs a process that file modes apply to, found once for the module
+    (each try starts interpreters), or why none can: the reason to skip with."""
+    folder = Path(tempfile.mkdtemp(prefix="gpulint-perm-"))
+    folder.chmod(0o755)
+    try:
+        yield _find_mechanism(folder)
+    finally:
+        shutil.rmtree(folder)
+
+
 @pytest.fixture
-def unprivileged(workdir: Path) -> Unprivileged:
-    probe = workdir / "probe"
+def unprivileged(_mechanism: Unprivileged | str) -> Unprivileged:
+    if isinstance(_mechanism, str):
+        pytest.skip(_mechanism)
+    return _mechanism
+
+
+def _find_mechanism(folder: Path) -> Unprivileged | str:
+    probe = folder / "probe"
     probe.write_text("secret", encoding="utf-8")
     probe.chmod(0)
     if os.geteuid() != 0:
         if not _denies([], None, probe):
-            pytest.skip("this user reads mode-000 files (a capability?): cannot test denial")
+            return "this user reads mode-000 files (a capability?): cannot test denial"
         return Unprivileged([], None)
     setpriv = shutil.which("setpriv")
     if setpriv is not None:
@@ -105,10 +123,10 @@ def unprivileged(workdir: Path) -> Unprivileged:
     try:
         pwd.getpwnam("nobody")
     except KeyError:
-        pytest.skip("running as root without setpriv or a 'nobody' user: modes cannot deny")
+        return "running as root without setpriv or a 'nobody' user: modes cannot deny"
     if _denies([], _as_nobody, probe):
         return Unprivileged([], _as_nobody)
-    pytest.skip(
+    return (
         "running as root where setpriv cannot drop CAP_DAC_OVERRIDE and 'nobody' cannot run "
         "this checkout's Python: file modes cannot deny a read here"
     )
