@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +26,16 @@ SCHEMA = json.loads(
 TREES = ("examples", "tests/fixtures/rules")
 
 
-def _valid(report: Any) -> None:
+@cache
+def _validator() -> Draft202012Validator:
+    """The schema's validator, the schema itself checked once (the property test in
+    test_output_safety.py validates a report per example)."""
     Draft202012Validator.check_schema(SCHEMA)
-    errors = list(Draft202012Validator(SCHEMA).iter_errors(report))
+    return Draft202012Validator(SCHEMA)
+
+
+def _valid(report: Any) -> None:
+    errors = list(_validator().iter_errors(report))
     assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:20])
     fingerprints = [issue["fingerprint"] for issue in report]
     assert len(set(fingerprints)) == len(fingerprints)

@@ -291,12 +291,14 @@ def test_hostile_names_keys_values_and_paths_in_every_format(
         assert {f.path for f in report.findings} <= labels
         active = [f for f in report.findings if f.suppression is None]
         ctx = ReportContext(RULES, Severity.ERROR, 1, cwd=tmp, argv=["gpulint", "check", tmp])
+        outputs = {}
         for fmt, check in CHECKS.items():
             findings = report.findings if fmt in ("json", "sarif") else active
-            check(renderer(fmt)(report, ctx), findings, tmp)
-        # SARIF fingerprints do not depend on anything but the finding (stable across runs).
-        first = renderer("sarif")(report, ctx)
-        assert _fingerprints(first) == _fingerprints(renderer("sarif")(report, ctx))
+            outputs[fmt] = renderer(fmt)(report, ctx)
+            check(outputs[fmt], findings, tmp)
+        # SARIF fingerprints do not depend on anything but the finding (stable across runs):
+        # the rendering checked above against a second one.
+        assert _fingerprints(outputs["sarif"]) == _fingerprints(renderer("sarif")(report, ctx))
         check_inspect(tmp, labels)
 
 

@@ -27,7 +27,7 @@ from tests.externals import (
     assert_schema_valid,
     describe,
     gpulint,
-    multitool_validate,
+    multitool_validate_each,
     sarif_validator,
 )
 
@@ -197,45 +197,63 @@ def test_the_schema_check_is_not_vacuous(logs: dict[str, tuple[dict[str, Any], i
     assert errors == {"enum", "minimum"}, errors
 
 
-def test_the_sarif_multitool_reports_no_error_and_no_warning(
-    logs: dict[str, tuple[dict[str, Any], int]], tmp_path: Path
-) -> None:
-    paths = []
-    for name, (log, _) in logs.items():
-        path = tmp_path / f"{name}.sarif"
-        path.write_text(json.dumps(log, indent=2, ensure_ascii=False), encoding="utf-8")
-        paths.append(path)
-    results = multitool_validate(paths, tmp_path)
-    assert results == [], describe(results)
-
-
-def test_the_multitool_check_is_not_vacuous(tmp_path: Path) -> None:
-    """The same harness flags a log GitHub would reject: no rules, no schema, bad region."""
-    log = {
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {"driver": {"name": "gpulint"}},
-                "results": [
-                    {
-                        "ruleId": "GPU001",
-                        "message": {"text": "no period"},
-                        "locations": [
-                            {
-                                "physicalLocation": {
-                                    "artifactLocation": {"uri": "/abs/k8s.yaml"},
-                                    "region": {"startLine": 3, "endLine": 2},
-                                }
+#: A log GitHub would reject: no rules, no schema, a region that ends before it starts.
+BROKEN_LOG = {
+    "version": "2.1.0",
+    "runs": [
+        {
+            "tool": {"driver": {"name": "gpulint"}},
+            "results": [
+                {
+                    "ruleId": "GPU001",
+                    "message": {"text": "no period"},
+                    "locations": [
+                        {
+                            "physicalLocation": {
+                                "artifactLocation": {"uri": "/abs/k8s.yaml"},
+                                "region": {"startLine": 3, "endLine": 2},
                             }
-                        ],
-                    }
-                ],
-            }
-        ],
+                        }
+                    ],
+                }
+            ],
+        }
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def multitool_results(
+    logs: dict[str, tuple[dict[str, Any], int]], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, list[dict[str, Any]]]:
+    """The Multitool's errors and warnings for every variant and for BROKEN_LOG ("broken"),
+    from one start of it (it takes many files): name -> the results about ``name.sarif``."""
+    tmp = tmp_path_factory.mktemp("multitool")
+    texts = {name: json.dumps(log, indent=2, ensure_ascii=False) for name, (log, _) in logs.items()}
+    assert "broken" not in texts
+    texts["broken"] = json.dumps(BROKEN_LOG)
+    paths = {name: tmp / f"{name}.sarif" for name in texts}
+    for name, path in paths.items():
+        path.write_text(texts[name], encoding="utf-8")
+    by_path = multitool_validate_each(list(paths.values()), tmp)
+    return {name: by_path[path] for name, path in paths.items()}
+
+
+def test_the_sarif_multitool_reports_no_error_and_no_warning(
+    multitool_results: dict[str, list[dict[str, Any]]],
+) -> None:
+    problems = {
+        name: results for name, results in multitool_results.items() if name != "broken" and results
     }
-    path = tmp_path / "broken.sarif"
-    path.write_text(json.dumps(log), encoding="utf-8")
-    found = {r["ruleId"].split("/")[0] for r in multitool_validate([path], tmp_path)}
+    assert not problems, "\n".join(f"{name}.sarif:\n{describe(r)}" for name, r in problems.items())
+
+
+def test_the_multitool_check_is_not_vacuous(
+    multitool_results: dict[str, list[dict[str, Any]]],
+) -> None:
+    """The same harness, in the same run as the variants, flags a log GitHub would reject
+    (BROKEN_LOG), under that log's name."""
+    found = {r["ruleId"].split("/")[0] for r in multitool_results["broken"]}
     assert {"SARIF1007", "SARIF2008", "GH1018"} <= found, found
 
 
