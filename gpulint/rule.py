@@ -25,6 +25,7 @@ imported (entry points, ``plugins``, ``rule-dirs``) is ``gpulint.plugins``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -130,9 +131,7 @@ class Rule(NamedTuple):
     @property
     def doc(self) -> str:
         """The documentation: the docstring without its indentation and blank ends."""
-        import inspect  # ~15 ms with what it imports: only commands that show docs pay it
-
-        return inspect.cleandoc(self.docstring)
+        return _cleaned(self.docstring)
 
     @property
     def summary(self) -> str:
@@ -153,6 +152,15 @@ class Rule(NamedTuple):
     def default_options(self) -> dict[str, Any]:
         props = self.options_schema
         return {k: v["default"] for k, v in props.items() if "default" in v}
+
+
+@functools.lru_cache(maxsize=1024)
+def _cleaned(docstring: str) -> str:
+    """``inspect.cleandoc``, once per docstring: a SARIF log or ``gpulint rules`` asks each
+    rule for its doc, summary and sections several times."""
+    import inspect  # ~15 ms with what it imports: only commands that show docs pay it
+
+    return inspect.cleandoc(docstring)
 
 
 def rule_from_module(
