@@ -1,6 +1,6 @@
 """Ctrl-C, SIGTERM, a closed stdout and a killed parent stop a parallel run cleanly.
 
-Each test starts the installed ``gpulint check --jobs 2`` over 3,000 small manifests in a
+Each test starts the installed ``gpulint check --jobs 2`` over 1,536 small manifests in a
 session of its own (as a terminal puts a command in its own process group), stops it the
 way a user or a caller would, and checks what the user sees -- the exit status, stderr
 without a traceback -- and that no process of that session is left: no orphaned or hung
@@ -31,6 +31,7 @@ from typing import IO, NamedTuple
 
 import pytest
 
+from gpulint.runner import PEEK_PER_WORKER
 from tests.conftest import gpulint_cmd
 
 from .test_cli import GPU_POD
@@ -41,7 +42,14 @@ pytestmark = pytest.mark.skipif(
     "Linux's PR_SET_PDEATHSIG",
 )
 
-FILES = 3000
+#: Two workers walk 2 * PEEK_PER_WORKER = 1,024 files ahead before they start; the last
+#: third of these 1,536 is walked while they lint, in the same 64-file chunks as in a run of
+#: 3,000 (runner.MAX_CHUNK). So a run still has every phase (start-up, the walk ahead,
+#: forking, linting while walking, the streamed report, ~1.2 MB: more than a reader below
+#: reads), and the signals' moments, scaled to the measured run (``Baseline.span``), still
+#: fall across all of them. More files would only make each phase, and each trial, longer.
+FILES = 3 * PEEK_PER_WORKER
+FOLDERS = 32
 #: Seconds after which a run that has not stopped counts as hung.
 HANG = 10.0
 #: Exit statuses: 128 + the signal's number.
@@ -52,10 +60,11 @@ EXIT_SIGPIPE = 128 + signal.SIGPIPE
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """3,000 GPU pods (each with findings) in 30 folders."""
+    """1,536 GPU pods (each with findings) in 32 folders."""
+    assert FILES > 2 * PEEK_PER_WORKER, "part of the walk must happen while the workers lint"
     root = tmp_path_factory.mktemp("big")
     for n in range(FILES):
-        folder = root / f"team-{n // 100:02d}"
+        folder = root / f"team-{n // (FILES // FOLDERS):02d}"
         folder.mkdir(exist_ok=True)
         pod = GPU_POD.replace("name: trainer\n", f"name: trainer-{n}\n", 1)
         (folder / f"pod-{n:04d}.yaml").write_text(pod, encoding="utf-8")
@@ -106,6 +115,17 @@ def _exited(pid: int) -> bool:
     """Whether ``pid`` (our child) has exited, without reaping it."""
     flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
     return os.waitid(os.P_PID, pid, flags) is not None
+
+
+def _exits_within(pid: int, seconds: float) -> bool:
+    """Whether ``pid`` (our child) exits within ``seconds``, without reaping it."""
+    deadline = time.monotonic() + seconds
+    while not _exited(pid):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(left, 0.002))
+    return True
 
 
 class Run:
@@ -235,8 +255,9 @@ def _interrupt_at_random(
             sent = not _exited(run.pid)
             if sent:
                 _send(target, run.pid, signum)
-            if sent and twice:
-                time.sleep(rng.uniform(0.02, 0.4))
+            # Once gpulint has exited (its workers die with it and ignore the signal), a
+            # second signal changes nothing: the rest of the interval is not waited for.
+            if sent and twice and not _exits_within(run.pid, rng.uniform(0.02, 0.4)):
                 _send(target, run.pid, signum)
             code = run.wait()
             out.seek(0)
