@@ -126,6 +126,11 @@ class Linter:
         self.yielding = {
             a.rule.code: frozenset(a.rule.yields_to) for a in self.pod_rules if a.rule.yields_to
         }
+        #: The rules with their contexts for the file being linted (its DRA claims), made
+        #: once per file, not per document: (claims, object rules, pod rules).
+        self._contexts: (
+            tuple[Any, list[tuple[_Active, RuleContext]], list[tuple[_Active, RuleContext]]] | None
+        ) = None
         # Suppression reads each document's objects and pod specs from its view.
         self.suppressor = Suppressor(
             known=[r.code for r in rules],
@@ -204,8 +209,16 @@ class Linter:
         doc = view.doc
         # Each rule's context with the file's DRA claims (the view's, shared by the file's
         # documents): what a rule needs of the file is handed to it, not kept on the objects.
-        object_rules = [(a, a.ctx._replace(claims=view.claims)) for a in self.object_rules]
-        pod_rules = [(a, a.ctx._replace(claims=view.claims)) for a in self.pod_rules]
+        # Made once per file: 30 rules' contexts for each of a file's documents cost more
+        # than some rules.
+        claims = view.claims
+        if self._contexts is None or self._contexts[0] is not claims:
+            self._contexts = (
+                claims,
+                [(a, a.ctx._replace(claims=claims)) for a in self.object_rules],
+                [(a, a.ctx._replace(claims=claims)) for a in self.pod_rules],
+            )
+        _, object_rules, pod_rules = self._contexts
         for position, obj in enumerate(view.objects):
             failed: set[str] = set()  # rules that raised on this object
             pods = view.pod_specs(position) if pod_rules else []

@@ -142,13 +142,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     for container in pod.containers:
         if container.section == "ephemeralContainers":
             continue
+        # The GPU count first: it is cheap, and most containers (sidecars, CPU pods) have
+        # none, so their command lines are never split.
+        gpus = whole_gpu_count(container, ctx.registry)
+        if gpus is None:
+            continue
         env = _literal_env(container)
         words = _words(container, env)
         engine = _engine(container, words)
         if engine is None or _multi_node(words):
-            continue
-        gpus = whole_gpu_count(container, ctx.registry)
-        if gpus is None:
             continue
         tensor = _option(words, engine.tensor)
         if tensor is None and engine.tensor_env is not None and engine.tensor_env in env:
