@@ -56,6 +56,8 @@ def rule_fixtures(code: str, kind: str) -> list[Path]:
     if code in RENDER_RULES:
         return sorted(p for p in folder.glob(f"{kind}-*") if p.is_dir())
     return sorted(folder.glob(f"{kind}-*.yaml"))
+
+
 #: Rules that report on something other than a manifest, so they have no fixtures under
 #: RULE_FIXTURES, and the tests that stand in for them: GL101 reports stale entries of a
 #: baseline file (JSON, which has no comments to hold an ``# expect:``).
@@ -311,17 +313,23 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         yield
 
 
+def copy_repository(names: Iterable[str], dest: Path) -> None:
+    """The repository's files and folders ``names`` (those that exist) copied into the
+    folder ``dest``, made here, without bytecode caches."""
+    dest.mkdir()
+    for name in names:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif path.exists():
+            shutil.copy2(path, dest / name)
+
+
 def bare_venv_with(names: Iterable[str], base: Path) -> tuple[Path, Path, Path]:
     """The repository's ``names`` copied to ``base/src`` and a venv without pip at
     ``base/venv``: (source folder, the venv's python, its purelib folder)."""
     source = base / "src"
-    source.mkdir()
-    for name in names:
-        path = ROOT / name
-        if path.is_dir():
-            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__"))
-        elif path.exists():
-            shutil.copy2(path, source / name)
+    copy_repository(names, source)
     root = base / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
     python = root / ("Scripts" if os.name == "nt" else "bin") / "python"
@@ -374,14 +382,7 @@ def gpulint_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if not wheels.is_dir():
             source = shared / "src"
             shutil.rmtree(source, ignore_errors=True)  # from a build that failed
-            source.mkdir()
-            for name in WHEEL_SOURCES:
-                path = ROOT / name
-                if path.is_dir():
-                    ignore = shutil.ignore_patterns("__pycache__")
-                    shutil.copytree(path, source / name, ignore=ignore)
-                elif path.exists():
-                    shutil.copy2(path, source / name)
+            copy_repository(WHEEL_SOURCES, source)
             built = shared / "building"
             shutil.rmtree(built, ignore_errors=True)
             proc = subprocess.run(
