@@ -17,7 +17,7 @@ import subprocess
 from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import urlparse
 from urllib.request import url2pathname
 
 import pytest
@@ -141,6 +141,13 @@ def multitool_validate(paths: list[Path], workdir: Path) -> list[dict[str, Any]]
     return results
 
 
+def file_uri_path(uri: str) -> Path:
+    """The local path of a ``file:`` URI (percent-decoded once, as ``url2pathname`` does)."""
+    parsed = urlparse(uri)
+    assert parsed.scheme == "file", uri
+    return Path(url2pathname(parsed.path))
+
+
 def multitool_validate_each(paths: list[Path], workdir: Path) -> dict[Path, list[dict[str, Any]]]:
     """:func:`multitool_validate` for many files in one start of the Multitool (a .NET
     program that costs a second or more of CPU per start): each file's errors and warnings.
@@ -156,9 +163,8 @@ def multitool_validate_each(paths: list[Path], workdir: Path) -> dict[Path, list
             uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
         except (KeyError, IndexError):
             raise AssertionError(f"a Multitool result names no file: {result}") from None
-        parsed = urlparse(uri)
-        path = resolved.get(Path(url2pathname(unquote(parsed.path))).resolve())
-        assert parsed.scheme == "file" and path is not None, f"not a file validated: {result}"
+        path = resolved.get(file_uri_path(uri).resolve())
+        assert path is not None, f"not a file validated: {result}"
         by_path[path].append(result)
     return by_path
 

@@ -12,8 +12,7 @@ import os
 import shutil
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urljoin, urlparse
-from urllib.request import url2pathname
+from urllib.parse import urljoin
 
 import pytest
 
@@ -26,6 +25,7 @@ from tests.conftest import CORPUS, FIXTURES, ROOT, needs_corpus
 from tests.externals import (
     assert_schema_valid,
     describe,
+    file_uri_path,
     gpulint,
     multitool_validate_each,
     sarif_validator,
@@ -145,12 +145,6 @@ def _resolve(run: dict[str, Any], artifact: dict[str, Any]) -> str:
     base = run["originalUriBaseIds"][base_id]["uri"]
     assert base.startswith("file:///") and base.endswith("/")
     return urljoin(base, uri)
-
-
-def _file_path(uri: str) -> Path:
-    parsed = urlparse(uri)
-    assert parsed.scheme == "file", uri
-    return Path(url2pathname(unquote(parsed.path)))
 
 
 # -- real consumers -----------------------------------------------------------------------------
@@ -372,12 +366,12 @@ def test_relative_paths_resolve_against_srcroot_to_the_real_files(
 ) -> None:
     run = _run(logs[name][0])
     srcroot = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
-    assert _file_path(srcroot).resolve() == cwd.resolve()
+    assert file_uri_path(srcroot).resolve() == cwd.resolve()
     assert run["invocations"][0]["workingDirectory"]["uri"] == srcroot
     for artifact in _locations(run):
         assert artifact["uriBaseId"] == "%SRCROOT%", artifact
         assert not artifact["uri"].startswith(("/", "file:", "..")), artifact
-        assert _file_path(_resolve(run, artifact)).is_file(), artifact
+        assert file_uri_path(_resolve(run, artifact)).is_file(), artifact
 
 
 @pytest.mark.parametrize(
@@ -394,7 +388,7 @@ def test_absolute_paths_inside_and_outside_the_working_directory(
     uris = set()
     for artifact in _locations(run):
         assert "uriBaseId" not in artifact  # outside %SRCROOT%: an absolute file URI
-        path = _file_path(artifact["uri"])
+        path = file_uri_path(artifact["uri"])
         assert path.is_absolute() and path.is_file(), artifact
         uris.add(path)
     assert BAD.resolve() in uris
@@ -420,7 +414,7 @@ def test_file_names_are_percent_encoded(logs: dict[str, tuple[dict[str, Any], in
     run = _run(logs["odd-names"][0])
     artifacts = _locations(run)
     assert artifacts and {a["uri"] for a in artifacts} == {"with%20space/bad%20%231.yaml"}
-    assert all(_file_path(_resolve(run, a)).is_file() for a in artifacts)
+    assert all(file_uri_path(_resolve(run, a)).is_file() for a in artifacts)
 
 
 def test_stdin_without_and_with_a_file_name(logs: dict[str, tuple[dict[str, Any], int]]) -> None:
