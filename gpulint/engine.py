@@ -32,6 +32,7 @@ from gpulint.suppress import (
 from gpulint.workloads import K8sObject, builtin_table
 
 if TYPE_CHECKING:
+    from gpulint.dra import ClaimIndex
     from gpulint.fixtext import Source
 
 RULE_ERROR_NAME = "rule-error"
@@ -48,6 +49,10 @@ def is_enabled(code: str, settings: Settings, opt_in: bool = False) -> bool:
     selected = not opt_in if settings.select is None else selects(code, settings.select)
     selected = selected or selects(code, settings.extend_select)
     return selected and not selects(code, settings.ignore)
+
+
+#: A rule and the context it runs with on the file being linted.
+_Ruled = tuple["_Active", RuleContext]
 
 
 class _Active:
@@ -128,9 +133,7 @@ class Linter:
         }
         #: The rules with their contexts for the file being linted (its DRA claims), made
         #: once per file, not per document: (claims, object rules, pod rules).
-        self._contexts: (
-            tuple[Any, list[tuple[_Active, RuleContext]], list[tuple[_Active, RuleContext]]] | None
-        ) = None
+        self._contexts: tuple[ClaimIndex | None, list[_Ruled], list[_Ruled]] | None = None
         # Suppression reads each document's objects and pod specs from its view.
         self.suppressor = Suppressor(
             known=[r.code for r in rules],
