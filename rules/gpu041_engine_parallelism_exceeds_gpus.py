@@ -71,7 +71,7 @@ import shlex
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from gpulint.agents import image_repository
+from gpulint.agents import glob_match, image_repository
 from gpulint.model import Path
 from gpulint.resources import whole_gpu_count
 from gpulint.rule import RuleContext, Violation
@@ -148,6 +148,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if gpus is None:
             continue
         env = _literal_env(container)
+        if not _may_start_engine(container, env):
+            continue
         words = _words(container, env)
         engine = _engine(container, words)
         if engine is None or _multi_node(words):
@@ -186,6 +188,35 @@ def _literal_env(container: Container) -> dict[str, tuple[str, Path]]:
             if isinstance(value, (str, int)) and not isinstance(value, bool):
                 out[item["name"]] = (str(value), (*container.path, "env", index, "value"))
     return out
+
+
+#: A command line that starts an engine holds one of these (see ``_engine``).
+_KEYWORDS = tuple(sorted({c for e in ENGINES for c in e.commands} | set(GENERIC.tensor)))
+#: What a shell removes from a word (quotes, escapes): ``"vl"lm`` is the word ``vllm``.
+_UNQUOTE = str.maketrans("", "", "'\"\\")
+
+
+def _may_start_engine(container: Container, env: dict[str, tuple[str, Path]]) -> bool:
+    """False when ``_engine`` cannot find an engine: no keyword in the command line (each
+    word ``_words`` makes is a piece of it, less quotes and escapes) and no engine image.
+
+    Most GPU containers run something else (a training script, a notebook, a shell loop),
+    and splitting their command lines as a shell does was most of this rule's time.
+    """
+    texts = []
+    for field in ("command", "args"):
+        items = container.data.get(field)
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, (str, int)) and not isinstance(item, bool):
+                texts.append(_expand(str(item), env))
+    blob = "\n".join(texts).translate(_UNQUOTE)
+    if any(keyword in blob for keyword in _KEYWORDS):
+        return True
+    image = container.data.get("image")
+    if not isinstance(image, str):
+        return False
+    repository = image_repository(image)
+    return any(glob_match(repository, p) for e in ENGINES for p in e.images)
 
 
 def _words(container: Container, env: dict[str, tuple[str, Path]]) -> list[Word]:
@@ -228,8 +259,6 @@ def _split(script: str) -> list[str]:
 
 
 def _engine(container: Container, words: list[Word]) -> Engine | None:
-    from fnmatch import fnmatchcase
-
     texts = [w.text for w in words]
     for engine in ENGINES:
         for text in texts:
@@ -242,7 +271,7 @@ def _engine(container: Container, words: list[Word]) -> Engine | None:
     if isinstance(image, str):
         repository = image_repository(image)
         for engine in ENGINES:
-            if any(fnmatchcase(repository, p) for p in engine.images):
+            if any(glob_match(repository, p) for p in engine.images):
                 return engine
     if any(t.partition("=")[0] in GENERIC.tensor for t in texts):
         return GENERIC

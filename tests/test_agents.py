@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from fnmatch import fnmatchcase
 
 import jsonschema
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from gpulint.agents import builtin_agents, image_repository
+from gpulint.agents import builtin_agents, glob_match, image_repository
 from gpulint.data import data_path
 from tests.conftest import ROOT
 
@@ -33,3 +36,30 @@ def test_agents_data_matches_its_schema() -> None:
 )
 def test_image_repository(image: str, repository: str) -> None:
     assert image_repository(image) == repository
+
+
+# Texts and patterns over a small alphabet, so that wildcards meet their text often.
+_GLOB_TEXT = st.text(alphabet="ab/-.", max_size=8)
+_GLOB_PATTERN = st.text(alphabet="ab/-.*?[]!", max_size=8)
+
+
+@given(_GLOB_TEXT, _GLOB_PATTERN)
+def test_glob_match_agrees_with_fnmatch(text: str, pattern: str) -> None:
+    assert glob_match(text, pattern) == fnmatchcase(text, pattern)
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern", "matches"),
+    [
+        ("nvidia/k8s-device-plugin", "*/k8s-device-plugin", True),
+        ("k8s-device-plugin", "*/k8s-device-plugin", False),
+        ("aba", "ab*ba", False),  # the prefix and the suffix may not share the text's "b"
+        ("abba", "a*b*a", True),
+        ("ab", "ab*", True),
+        ("x-habana-y-device-plugin-z", "*habana*device-plugin*", True),
+        ("device-plugin-habana", "*habana*device-plugin*", False),
+    ],
+)
+def test_glob_match_cases(text: str, pattern: str, matches: bool) -> None:
+    assert glob_match(text, pattern) is matches
+    assert fnmatchcase(text, pattern) is matches

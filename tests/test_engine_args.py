@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from gpulint.rules import gpu041_engine_parallelism_exceeds_gpus as gpu041
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from gpulint.engine import Linter
+from gpulint.k8s import Container
 from gpulint.plugins import load_rules
 
 POD = """\
@@ -76,3 +80,34 @@ def test_a_comment_in_the_script_is_not_read() -> None:
 def test_other_programs_are_not_engines() -> None:
     fields = '    args: ["--tp", "8", "--num-shard", "8"]'
     assert _gpu041("nvcr.io/nvidia/pytorch:24.05-py3", fields) == []
+
+
+# Words of command lines: engine names and flags cut up by quotes, escapes, variables
+# and shell punctuation, so the prefilter meets what a shell would glue back together.
+_WORDS = "vl lm vllm sg lang sglang text-generation- launcher --tensor- parallel-size =4 serve"
+_PIECES = st.sampled_from(
+    [*_WORDS.split(), " ", "\n", "\\\n", "'", '"', "\\", "$(V)", "${V}", "$V", "#", ";", "/", "."]
+)
+_ITEMS = st.lists(st.lists(_PIECES, max_size=6).map("".join), max_size=4)
+
+
+@given(_ITEMS, _ITEMS, st.sampled_from(["", "vl", "lm", "vllm", "sglang --tp 2"]))
+@example(["sh", "-c", 'v"ll"m serve m'], [], "")
+@example(["sh", "-c", "v\\llm serve m"], [], "")
+@example(["sh", "-c", "exec $V serve m"], [], "vl'lm'")
+@example([], ["--tensor-'parallel'-size", "4"], "")
+def test_the_engine_prefilter_never_hides_an_engine(
+    command: list[str], args: list[str], variable: str
+) -> None:
+    """``_may_start_engine`` only skips command lines in which ``_engine`` finds nothing."""
+    data = {
+        "name": "c",
+        "image": "busybox",
+        "command": command,
+        "args": args,
+        "env": [{"name": "V", "value": variable}],
+    }
+    container = Container("c", ("spec", "containers", 0), data, "containers")
+    env = gpu041._literal_env(container)
+    if gpu041._engine(container, gpu041._words(container, env)) is not None:
+        assert gpu041._may_start_engine(container, env)
