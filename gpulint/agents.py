@@ -93,6 +93,16 @@ def glob_match(text: str, pattern: str) -> bool:
     return True
 
 
+@lru_cache(maxsize=4096)
+def _first_agent(text: str, field: str) -> int | None:
+    """The index of the first agent whose ``field`` globs match ``text``: a repository's
+    manifests name the same few images and DaemonSets again and again."""
+    for index, agent in enumerate(builtin_agents()):
+        if any(glob_match(text, p) for p in getattr(agent, field)):
+            return index
+    return None
+
+
 def find_agent(pod: PodSpec, extra_images: tuple[str, ...] = ()) -> Agent | None:
     """The GPU node agent this pod spec runs, if it is one (any kind; callers decide
     whether only DaemonSets count). ``extra_images`` are more image globs, reported as a
@@ -103,15 +113,15 @@ def find_agent(pod: PodSpec, extra_images: tuple[str, ...] = ()) -> Agent | None
         if isinstance(c.data.get("image"), str) and c.section != "ephemeralContainers"
     ]
     name = (pod.obj.ref.name or "").lower()
-    agents = builtin_agents()
     # The object's name first: one image may hold several agents (GPU Feature Discovery
     # ships in the device plugin's image), and the name says which one this is.
-    for agent in agents if name else ():
-        if any(glob_match(name, p) for p in agent.names):
-            return agent
-    for agent in agents:
-        if any(glob_match(image, p) for image in images for p in agent.images):
-            return agent
+    first = _first_agent(name, "names") if name else None
+    if first is None:
+        # The first agent in the table's order that any image matches.
+        found = [_first_agent(image, "images") for image in images]
+        first = min((i for i in found if i is not None), default=None)
+    if first is not None:
+        return builtin_agents()[first]
     for pattern in extra_images:
         if any(glob_match(image, pattern.lower()) for image in images):
             return Agent("GPU node agent", (pattern,), (), None, "warning", "it never runs there")

@@ -327,19 +327,28 @@ def whole_gpu_count(container: Container, registry: Registry) -> int | None:
     integer (its limit, else its request). A share of a GPU, several kinds, a placeholder or
     no accelerator at all give None: the number of devices is not known.
     """
+    res = container.resources
+    if res is None:
+        return None
     names: set[str] = set()
     total: int | None = None
-    for entry in resource_entries(container):
-        if not registry.is_accelerator(entry.name):
+    # The mappings themselves, not resource_entries: GPU041 and GPU042 ask this of every
+    # container, and most have no accelerator at all.
+    for section in ("limits", "requests"):
+        mapping = res.get(section)
+        if not isinstance(mapping, dict):
             continue
-        resource = registry.get(entry.name)
-        names.add(entry.name)
-        if resource is None or not resource.whole_devices or len(names) > 1:
-            return None
-        value = entry.amount.value
-        # is_integer, not int(value): a hostile 1e2147483647 must not be expanded.
-        if value is None or value <= 0 or not is_integer(value) or value > MAX_COUNT:
-            return None
-        if entry.section == "limits" or total is None:
-            total = int(value)
+        for name, written in mapping.items():
+            if not registry.is_accelerator(name):
+                continue
+            resource = registry.get(name)
+            names.add(name)
+            if resource is None or not resource.whole_devices or len(names) > 1:
+                return None
+            value = amount(written).value
+            # is_integer, not int(value): a hostile 1e2147483647 must not be expanded.
+            if value is None or value <= 0 or not is_integer(value) or value > MAX_COUNT:
+                return None
+            if section == "limits" or total is None:
+                total = int(value)
     return total

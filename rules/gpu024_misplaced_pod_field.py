@@ -154,8 +154,11 @@ def misplaced_keys(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
         return
     fields = field_names()
     for level in _levels(pod):
+        known = fields[level.type]
+        if level.data.keys() <= known:
+            continue  # most levels: every key is a field of its type
         for key in level.data:
-            if not isinstance(key, str) or key in fields[level.type]:
+            if not isinstance(key, str) or key in known:
                 continue
             found = _diagnose(key, level, fields, ctx)
             if found is not None:

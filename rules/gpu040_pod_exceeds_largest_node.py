@@ -59,6 +59,7 @@ from typing import Any
 
 from gpulint.cluster.facts import describes_nodes, largest, pool_label
 from gpulint.podrequest import pod_requests
+from gpulint.registry import Registry
 from gpulint.resources import format_amount
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import PodSpec
@@ -85,6 +86,8 @@ OPTIONS: dict[str, Any] = {
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     registry = ctx.registry
+    if not _asks_for_devices(pod, registry):
+        return
     default_max = int(ctx.options.get("max_per_node", 8))
     overrides = ctx.options.get("per_resource") or {}
     result = pod_requests(pod)
@@ -129,3 +132,17 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             "are larger",
             at="value",
         )
+
+
+def _asks_for_devices(pod: PodSpec, registry: Registry) -> bool:
+    """Does a container name a whole-device resource? A finding needs one that requests
+    it, and most pods ask for none: their requests are never added up."""
+    for container in pod.containers:
+        res = container.resources or {}
+        for section in ("limits", "requests"):
+            mapping = res.get(section)
+            for name in mapping if isinstance(mapping, dict) else ():
+                resource = registry.get(name)
+                if resource is not None and resource.whole_devices:
+                    return True
+    return False
