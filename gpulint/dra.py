@@ -97,6 +97,8 @@ class ClaimIndex:
         Read at once and not kept: the index lives as long as its file, and holding the
         objects here would keep every document of the file alive with it.
         """
+        if self is NO_CLAIMS:
+            raise ValueError("the shared empty claim index cannot be filled")
         claims: dict[tuple[str, str], list[ClaimObject]] = {}
         for obj in found:
             if obj.group == DRA_GROUP:
@@ -153,6 +155,12 @@ class ClaimIndex:
         """DRA drivers a DeviceClass defined in this file selects (its CEL selectors)."""
         self._index()
         return self._class_drivers.get(name, ())
+
+
+#: The index of every text that cannot hold a DRA object (``may_hold_dra``): one shared,
+#: always empty index, so the engine makes its rules' contexts once per run and not once
+#: per file. Nothing may ``fill`` it.
+NO_CLAIMS = ClaimIndex(())
 
 
 def device_classes(spec: Any) -> Iterator[str]:

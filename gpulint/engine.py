@@ -212,8 +212,8 @@ class Linter:
         doc = view.doc
         # Each rule's context with the file's DRA claims (the view's, shared by the file's
         # documents): what a rule needs of the file is handed to it, not kept on the objects.
-        # Made once per file: 30 rules' contexts for each of a file's documents cost more
-        # than some rules.
+        # Made once per file, and once per run for files without DRA objects (they share
+        # dra.NO_CLAIMS): 30 rules' contexts for each document cost more than some rules.
         claims = view.claims
         if self._contexts is None or self._contexts[0] is not claims:
             self._contexts = (

@@ -22,7 +22,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Iterator, Sequence
 
-from gpulint.dra import ClaimIndex, may_hold_dra
+from gpulint.dra import NO_CLAIMS, ClaimIndex, may_hold_dra
 from gpulint.loader.document import Document, Problem
 from gpulint.loader.stream import DocumentStream
 from gpulint.model import ObjectRef, Path
@@ -119,7 +119,7 @@ class Manifest:
         self._stream = DocumentStream(text)
         # Cross-document lookups (DRA claims) see the documents of the same file; a text
         # that cannot hold a DRA object needs no first pass.
-        self.claims = ClaimIndex(DocumentStream(text) if may_hold_dra(text) else ())
+        self.claims = ClaimIndex(DocumentStream(text)) if may_hold_dra(text) else NO_CLAIMS
 
     @classmethod
     def of_documents(

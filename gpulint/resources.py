@@ -208,11 +208,16 @@ def _container_entries(pod: PodSpec, ephemeral: bool) -> Iterator[ResourceEntry]
 
 def accelerator_entries(pod: PodSpec, registry: Registry) -> list[ResourceEntry]:
     """Entries that ask for an accelerator: known names, and names that look like one."""
-    return [
-        e
-        for e in container_entries(pod)
-        if registry.is_accelerator(e.name) or registry.looks_like_accelerator(e.name)
-    ]
+    # Half the pod rules ask this of every pod: kept on the pod spec, as container_entries.
+    key = ("accelerator_entries", registry)
+    entries = pod.memo.get(key)
+    if entries is None:
+        entries = pod.memo[key] = tuple(
+            e
+            for e in container_entries(pod)
+            if registry.is_accelerator(e.name) or registry.looks_like_accelerator(e.name)
+        )
+    return list(entries)
 
 
 class GpuDemand(NamedTuple):
