@@ -33,6 +33,7 @@ from gpulint.workloads import K8sObject, builtin_table
 
 if TYPE_CHECKING:
     from gpulint.dra import ClaimIndex
+    from gpulint.fixplaces import Owned
     from gpulint.fixtext import Source
 
 RULE_ERROR_NAME = "rule-error"
@@ -122,6 +123,9 @@ class Linter:
         #: its line index, made when the first fix asks for it.
         self._text = ""
         self._source: Source | None = None
+        #: The document the last fix was planned in, and the paths its plans found to be
+        #: its own text: the fixes of one pod check the same paths (``fixes.plan``).
+        self._owned: tuple[Document, Owned] | None = None
         #: How the last text linted parsed: its number of documents and the codes of its
         #: YAML problems, whichever rules are selected (``--fix`` refuses a change to it).
         self.shape: tuple[int, list[str]] = (0, [])
@@ -168,7 +172,7 @@ class Linter:
         :class:`~gpulint.manifest.DocumentView`, which rules and suppression share.
         """
         manifest = Manifest(label, text, self.workloads)
-        self._text, self._source = text, None
+        self._text, self._source, self._owned = text, None, None
         file = self.suppressor.for_file(label, text)
         findings: list[Finding] = []
         # A rule that raised (GL900) is never suppressed, and since the failed rule did not
@@ -346,7 +350,9 @@ class Linter:
 
         if self._source is None or self._source.text is not self._text:
             self._source = Source(self._text)
-        return plan(self._source, doc, repair)
+        if self._owned is None or self._owned[0] is not doc:
+            self._owned = (doc, {})
+        return plan(self._source, doc, repair, self._owned[1])
 
     def _problem_findings(
         self, label: str, problems: Iterable[Problem], view: DocumentView | None

@@ -28,9 +28,9 @@ import itertools
 import re
 from typing import Any, NamedTuple
 
+from gpulint.fixplaces import _MISSING, Owned, Places, Skip
 from gpulint.fixtext import (
     BREAK,
-    Raw,
     Source,
     block_entry,
     block_item,
@@ -50,15 +50,7 @@ from gpulint.model import (
     Path,
     RenameKey,
     Repair,
-    Span,
 )
-
-#: The most nodes an edited entry may hold (a resources mapping holds a handful).
-MAX_ENTRY_NODES = 10_000
-
-
-class Skip(Exception):
-    """A fix that cannot be made; the message says why."""
 
 
 class _Edit(NamedTuple):
@@ -67,10 +59,11 @@ class _Edit(NamedTuple):
     content: str
 
 
-def plan(src: Source, doc: Document, repair: Repair) -> Fix:
-    """The text edits of ``repair`` in ``doc`` (a document of ``src``), or a skipped fix."""
+def plan(src: Source, doc: Document, repair: Repair, owned: Owned | None = None) -> Fix:
+    """The text edits of ``repair`` in ``doc`` (a document of ``src``), or a skipped fix.
+    ``owned``: what earlier plans of the same document found (``Places.own``)."""
     try:
-        planner = _Planner(src, doc)
+        planner = _Planner(src, doc, owned)
         edits: list[_Edit] = []
         for change in repair.changes:
             edits.extend(planner.change(change))
@@ -89,11 +82,9 @@ def plan(src: Source, doc: Document, repair: Repair) -> Fix:
     return Fix(repair.message, out, repair.applicability)
 
 
-class _Planner:
-    def __init__(self, src: Source, doc: Document) -> None:
-        self.src = src
-        self.text = src.text
-        self.doc = doc
+class _Planner(Places):
+    def __init__(self, src: Source, doc: Document, owned: Owned | None = None) -> None:
+        super().__init__(src, doc, owned)
         #: Regions a change reads or rewrites beyond its edits (a renamed key's value):
         #: a Go template there makes the fix skipped too.
         self.touched: list[tuple[int, int]] = []
@@ -226,139 +217,6 @@ class _Planner:
         body = block_entry("k", value, indent, src.indentless)[1:]
         return _Edit(start, src.line_end(end), rest + src.newline + src.newline.join(body))
 
-    # -- where things are ----------------------------------------------------------------------
-    def loc(self, path: Path) -> tuple[Span | None, Span]:
-        found = self.doc.positions.get(path)
-        if found is None:
-            raise Skip(f"nothing is written at {dotted(path) or 'the document'}")
-        key, value = found
-        return key, value
-
-    def range(self, span: Span) -> tuple[int, int]:
-        return self.src.offset(span.line, span.column), self.src.offset(
-            span.end_line, span.end_column
-        )
-
-    def data(self, path: Path) -> Any:
-        node: Any = self.doc.data
-        for step in path:
-            in_list = isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node)
-            if (isinstance(node, dict) and step in node) or in_list:
-                node = node[step]
-            else:
-                return _MISSING
-        return node
-
-    def flow(self, path: Path) -> bool:
-        _, value = self.loc(path)
-        start = self.src.offset(value.line, value.column)
-        return self.text[start : start + 1] in ("{", "[")
-
-    def own(self, path: Path) -> None:
-        """Raise unless the text at ``path`` belongs to this path alone (no anchor, no alias,
-        no merge key on the way: an edit there would change every use)."""
-        _, root = self.loc(())
-        outer = self.range(root)
-        column = root.column
-        for i in range(1, len(path) + 1):
-            key, value = self.loc(path[:i])
-            start, end = self.range(value)
-            if self.text[start : start + 1] in ("&", "*"):
-                raise Skip("it would edit content shared through a YAML anchor")
-            lo = self.range(key)[0] if key is not None else start
-            merged = not outer[0] <= lo < max(outer[1], outer[0] + 1)
-            if key is not None:
-                # A key of a block mapping sits at the mapping's column; one further in came
-                # from a merge key (`<<: &defaults {...}`), and a flow mapping with `<<`
-                # may hold merged keys anywhere.
-                flow = self.text[outer[0] : outer[0] + 1] == "{"
-                if flow:
-                    merged = merged or "<<" in self.text[outer[0] : outer[1]]
-                else:
-                    merged = merged or key.column != column
-            if merged:
-                raise Skip("it would edit content merged or shared through a YAML anchor")
-            outer = (start, end)
-            column = value.column
-
-    def pruned(self, path: Path, prune: int) -> Path:
-        """The entry to delete: ``path``, or the enclosing mapping it would leave empty."""
-        while prune > 0 and len(path) >= 2 and isinstance(path[-2], str):
-            parent = self.data(path[:-1])
-            grand = self.data(path[:-2])
-            if not (isinstance(parent, dict) and len(parent) == 1 and isinstance(grand, dict)):
-                break
-            path = path[:-1]
-            prune -= 1
-        return path
-
-    def extent(self, path: Path) -> int:
-        """Where the text of the value at ``path`` ends (block collections end at their last
-        scalar, not at the next token, where the parser puts them)."""
-        value = self.data(path)
-        _, span = self.loc(path)
-        if not isinstance(value, (dict, list)) or self.flow(path):
-            return self.range(span)[1]
-        end = self.range(span)[0]
-        for p, node in self.descendants(path, value):
-            found = self.doc.positions.get(p)
-            if found is None:
-                continue
-            key, sub = found
-            if isinstance(node, (dict, list)) and not self.flow(p):
-                if key is not None:
-                    end = max(end, self.range(key)[1])
-                continue
-            end = max(end, self.range(sub)[1])
-        return end
-
-    def descendants(self, path: Path, value: Any) -> list[tuple[Path, Any]]:
-        """The paths below ``path`` and their values, from the data (a fix's entry is small:
-        walking the data, not the whole side table, keeps planning linear in the file)."""
-        out: list[tuple[Path, Any]] = []
-        stack: list[tuple[Path, Any]] = [(path, value)]
-        while stack:
-            here, node = stack.pop()
-            if isinstance(node, dict):
-                children: Any = node.items()
-            elif isinstance(node, list):
-                children = enumerate(node)
-            else:
-                continue
-            for step, child in children:
-                out.append(((*here, step), child))
-                stack.append(((*here, step), child))
-            if len(out) > MAX_ENTRY_NODES:
-                raise Skip("the entry is too large to edit")
-        return out
-
-    def raw_value(self, path: Path) -> Raw:
-        value = self.data(path)
-        _, span = self.loc(path)
-        start, end = self.range(span)
-        written = self.text[start:end]
-        if isinstance(value, (dict, list)) and not self.flow(path):
-            raise Skip("only a value written on one line can be moved")
-        if not written or BREAK.search(written):
-            raise Skip("only a value written on one line can be moved")
-        return Raw(written)
-
-    def above_comments(self, line_start: int, indent: int) -> int:
-        """``line_start`` moved up over the comment lines just above it at ``indent``."""
-        src, text = self.src, self.text
-        at = line_start
-        while at > 0:
-            prev = src.line_start(at - 1)
-            line = text[prev : src.line_end(prev)]
-            if not line.lstrip(" ").startswith("#") or len(line) - len(line.lstrip(" ")) != indent:
-                break
-            at = prev
-        return at
-
-    def lines(self, lines: list[str]) -> str:
-        nl = self.src.newline
-        return "".join(line + nl for line in lines)
-
     # -- edits ---------------------------------------------------------------------------------
     def insert_block(self, mapping: Path, keys: list[Any], make: Any) -> _Edit:
         src, text = self.src, self.text
@@ -481,10 +339,3 @@ class _Planner:
         if before is not None:
             return _Edit(before.start(), end, "")
         return _Edit(start, end, "")
-
-
-class _Missing:
-    pass
-
-
-_MISSING: Any = _Missing()

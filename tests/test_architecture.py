@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("render", "render.tools", "render.textmap", "render.trees", "render.mapping", "render.helm",
      "render.kustomize"),
     # the fixes rules declare, as text edits of a document (the text and YAML writing below)
-    ("fixtext", "fixes"),
+    ("fixtext", "fixplaces", "fixes"),
     # documents -> Kubernetes objects, pod specs, devices, suppressions; the per-file view
     ("registry", "workrows", "k8s", "shapes", "workloads", "dra", "manifest", "resources",
      "podrequest", "directives", "ignores", "annotations", "suppress", "agents"),
