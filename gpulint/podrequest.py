@@ -135,16 +135,29 @@ def _parse(
     unevaluated: list[Unevaluated] = []
     nulls: list[str] = []
     for name, value in values.items():
-        parsed = amount(value)
-        if parsed.null:
-            into[name] = Decimal(0)
-            nulls.append(name)
-        elif parsed.value is not None:
-            into[name] = parsed.value
-        else:
-            reason = "placeholder" if parsed.placeholder else (parsed.error or "not a quantity")
-            unevaluated.append(Unevaluated(owner, name, value, reason, (*where, name)))
+        _parse_one(name, value, (*where, name), owner, into, unevaluated, nulls)
     return unevaluated, nulls
+
+
+def _parse_one(
+    name: str,
+    value: Any,
+    path: Path,
+    owner: str | None,
+    into: ResourceList,
+    unevaluated: list[Unevaluated],
+    nulls: list[str],
+) -> None:
+    """One ``name: value`` of a resource list: its quantity into ``into``, or why not."""
+    parsed = amount(value)
+    if parsed.null:
+        into[name] = Decimal(0)
+        nulls.append(name)
+    elif parsed.value is not None:
+        into[name] = parsed.value
+    else:
+        reason = "placeholder" if parsed.placeholder else (parsed.error or "not a quantity")
+        unevaluated.append(Unevaluated(owner, name, value, reason, path))
 
 
 def container_requests(container: Container) -> ContainerRequests:
@@ -167,10 +180,7 @@ def container_requests(container: Container) -> ContainerRequests:
     unevaluated: list[Unevaluated] = []
     nulls: list[str] = []
     for name, value in effective.items():
-        where = paths[name][:-1]
-        u, n = _parse({name: value}, where, container.name, parsed)
-        unevaluated.extend(u)
-        nulls.extend(n)
+        _parse_one(name, value, paths[name], container.name, parsed, unevaluated, nulls)
     return ContainerRequests(container, parsed, paths, tuple(unevaluated), tuple(nulls))
 
 

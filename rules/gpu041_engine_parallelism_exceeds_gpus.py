@@ -239,6 +239,9 @@ def _words(container: Container, env: dict[str, tuple[str, Path]]) -> list[Word]
 
 
 def _expand(text: str, env: dict[str, tuple[str, Path]]) -> str:
+    if "$" not in text:
+        return text  # nothing to expand: most words
+
     def repl(match: re.Match[str]) -> str:
         name = match.group(1) or match.group(2) or match.group(3)
         return env[name][0] if name in env else match.group(0)
