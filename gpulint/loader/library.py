@@ -40,13 +40,12 @@ class _Lib:
             # tags by identity.
             return tags[kind]
 
-        def descend(_self: Any, parent: Any, index: Any) -> None:
-            return None
-
-        def ascend(_self: Any) -> None:
-            return None
-
-        hooks = {"resolve": resolve, "descend_resolver": descend, "ascend_resolver": ascend}
+        # The C composer also calls ``self.descend_resolver(parent, index)`` and
+        # ``self.ascend_resolver()`` around every node, for resolvers that type a scalar by
+        # its path, and ignores what they return. gpulint types no scalar by its path, so
+        # any callable that takes those arguments will do: builtins (which do not bind to
+        # the parser, unlike functions) cost a fraction of two Python calls per node.
+        hooks = {"resolve": resolve, "descend_resolver": slice, "ascend_resolver": tuple}
         self.c_parser: Any = None
         try:
             from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]
