@@ -21,7 +21,7 @@ unparseable values are not evaluated and are reported as such.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any, NamedTuple
 
@@ -160,8 +160,11 @@ def _parse_one(
         unevaluated.append(Unevaluated(owner, name, value, reason, path))
 
 
-def container_requests(container: Container) -> ContainerRequests:
-    """A container's requests after ``SetDefaults_Pod`` (limits fill missing requests)."""
+def container_requests(
+    container: Container, wanted: Callable[[str], bool] | None = None
+) -> ContainerRequests:
+    """A container's requests after ``SetDefaults_Pod`` (limits fill missing requests);
+    only of the resource names ``wanted`` accepts, when given."""
     res = container.resources or {}
     limits = res.get("limits")
     requests = res.get("requests")
@@ -180,13 +183,15 @@ def container_requests(container: Container) -> ContainerRequests:
     unevaluated: list[Unevaluated] = []
     nulls: list[str] = []
     for name, value in effective.items():
-        _parse_one(name, value, paths[name], container.name, parsed, unevaluated, nulls)
+        if wanted is None or wanted(name):
+            _parse_one(name, value, paths[name], container.name, parsed, unevaluated, nulls)
     return ContainerRequests(container, parsed, paths, tuple(unevaluated), tuple(nulls))
 
 
-def pod_requests(pod: PodSpec) -> PodRequests:
-    """The pod's effective requests (every resource name, GPUs included)."""
-    per_container = [container_requests(c) for c in pod.containers]
+def pod_requests(pod: PodSpec, wanted: Callable[[str], bool] | None = None) -> PodRequests:
+    """The pod's effective requests (every resource name, GPUs included; only the names
+    ``wanted`` accepts, when given: each name adds up on its own)."""
+    per_container = [container_requests(c, wanted) for c in pod.containers]
     regular = [c.requests for c in per_container if c.role == "container"]
     inits = [
         (c.requests, c.role == "sidecar") for c in per_container if c.role in ("init", "sidecar")
@@ -195,6 +200,8 @@ def pod_requests(pod: PodSpec) -> PodRequests:
     unevaluated = [u for c in per_container if c.role != "ephemeral" for u in c.unevaluated]
     raw_overhead = pod.spec.get("overhead") if pod.location == "pod" else None
     if isinstance(raw_overhead, dict):
+        if wanted is not None:
+            raw_overhead = {k: v for k, v in raw_overhead.items() if wanted(k)}
         unevaluated.extend(_parse(raw_overhead, (*pod.path, "overhead"), None, overhead)[0])
     total = aggregate(regular, inits, overhead)
     return PodRequests(total, per_container, overhead, unevaluated)

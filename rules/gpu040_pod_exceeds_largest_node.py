@@ -90,7 +90,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     default_max = int(ctx.options.get("max_per_node", 8))
     overrides = ctx.options.get("per_resource") or {}
-    result = pod_requests(pod)
+    # Only whole-device resources are judged here: the rest is never added up.
+    result = pod_requests(pod, lambda name: _whole_devices(registry, name))
     cluster = ctx.cluster if describes_nodes(ctx.cluster) else None
     for name, total in result.requests.items():
         resource = registry.get(name)
@@ -134,6 +135,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         )
 
 
+def _whole_devices(registry: Registry, name: str) -> bool:
+    resource = registry.get(name)
+    return resource is not None and resource.whole_devices
+
+
 def _asks_for_devices(pod: PodSpec, registry: Registry) -> bool:
     """Does a container name a whole-device resource? A finding needs one that requests
     it, and most pods ask for none: their requests are never added up."""
@@ -141,8 +147,6 @@ def _asks_for_devices(pod: PodSpec, registry: Registry) -> bool:
         res = container.resources or {}
         for section in ("limits", "requests"):
             mapping = res.get(section)
-            for name in mapping if isinstance(mapping, dict) else ():
-                resource = registry.get(name)
-                if resource is not None and resource.whole_devices:
-                    return True
+            if isinstance(mapping, dict) and any(_whole_devices(registry, n) for n in mapping):
+                return True
     return False

@@ -69,6 +69,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from gpulint.agents import glob_match, image_repository
@@ -147,9 +148,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         gpus = whole_gpu_count(container, ctx.registry)
         if gpus is None:
             continue
-        env = _literal_env(container)
-        if not _may_start_engine(container, env):
+        if not _may_start_engine(container):
             continue
+        env = _literal_env(container)
         words = _words(container, env)
         engine = _engine(container, words)
         if engine is None or _multi_node(words):
@@ -196,9 +197,10 @@ _KEYWORDS = tuple(sorted({c for e in ENGINES for c in e.commands} | set(GENERIC.
 _UNQUOTE = str.maketrans("", "", "'\"\\")
 
 
-def _may_start_engine(container: Container, env: dict[str, tuple[str, Path]]) -> bool:
+def _may_start_engine(container: Container) -> bool:
     """False when ``_engine`` cannot find an engine: no keyword in the command line (each
-    word ``_words`` makes is a piece of it, less quotes and escapes) and no engine image.
+    word ``_words`` makes is a piece of it, less quotes and escapes, once its variables are
+    expanded) and no engine image.
 
     Most GPU containers run something else (a training script, a notebook, a shell loop),
     and splitting their command lines as a shell does was most of this rule's time.
@@ -208,15 +210,26 @@ def _may_start_engine(container: Container, env: dict[str, tuple[str, Path]]) ->
         items = container.data.get(field)
         for item in items if isinstance(items, list) else ():
             if isinstance(item, (str, int)) and not isinstance(item, bool):
-                texts.append(_expand(str(item), env))
-    blob = "\n".join(texts).translate(_UNQUOTE)
+                texts.append(str(item))
+    blob = "\n".join(texts)
+    if "$" in blob:
+        env = _literal_env(container)
+        blob = "\n".join(_expand(text, env) for text in texts)
+    blob = blob.translate(_UNQUOTE)
     if any(keyword in blob for keyword in _KEYWORDS):
         return True
     image = container.data.get("image")
-    if not isinstance(image, str):
-        return False
+    return isinstance(image, str) and _image_engine(image) is not None
+
+
+@lru_cache(maxsize=1024)
+def _image_engine(image: str) -> Engine | None:
+    """The engine whose image globs match the image's repository (images repeat)."""
     repository = image_repository(image)
-    return any(glob_match(repository, p) for e in ENGINES for p in e.images)
+    for engine in ENGINES:
+        if any(glob_match(repository, p) for p in engine.images):
+            return engine
+    return None
 
 
 def _words(container: Container, env: dict[str, tuple[str, Path]]) -> list[Word]:
@@ -271,11 +284,8 @@ def _engine(container: Container, words: list[Word]) -> Engine | None:
             if any(c in text for c in engine.commands if "." in c or "-" in c):
                 return engine
     image = container.data.get("image")
-    if isinstance(image, str):
-        repository = image_repository(image)
-        for engine in ENGINES:
-            if any(glob_match(repository, p) for p in engine.images):
-                return engine
+    if isinstance(image, str) and (found := _image_engine(image)) is not None:
+        return found
     if any(t.partition("=")[0] in GENERIC.tensor for t in texts):
         return GENERIC
     return None

@@ -110,4 +110,4 @@ def test_the_engine_prefilter_never_hides_an_engine(
     container = Container("c", ("spec", "containers", 0), data, "containers")
     env = gpu041._literal_env(container)
     if gpu041._engine(container, gpu041._words(container, env)) is not None:
-        assert gpu041._may_start_engine(container, env)
+        assert gpu041._may_start_engine(container)
