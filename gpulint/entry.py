@@ -289,8 +289,7 @@ def _exit_after(seconds: float, signum: int) -> None:
 
 
 def _ignore_stop_signals() -> None:
-    import signal
-
+    signal = _signal_module()
     try:
         for name in STOP_SIGNALS:
             signal.signal(getattr(signal, name), signal.SIG_IGN)
@@ -298,9 +297,17 @@ def _ignore_stop_signals() -> None:
         pass
 
 
-def _catch_stop_signals() -> None:
-    import signal
+def _signal_module() -> Any:
+    """``_signal``, the C module ``signal`` wraps: the same functions, numbers and handlers
+    without the enums ``signal`` builds when imported, ~1 % of a one-file run's start-up
+    (the message of an interrupt imports ``signal`` for the signal's name)."""
+    import _signal  # type: ignore[import-not-found]  # no stub: it is ``signal``'s core
 
+    return _signal
+
+
+def _catch_stop_signals() -> None:
+    signal = _signal_module()
     try:
         for name in STOP_SIGNALS:
             signal.signal(getattr(signal, name), _on_signal)

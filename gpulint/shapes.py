@@ -95,8 +95,11 @@ REQUIREMENT_KEYS = frozenset({"limits", "requests", "claims"})
 #: Deeper than any real object; the loader's nesting bound keeps inputs far shallower.
 MAX_DEPTH = 64
 
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_RESOURCE_NAME = re.compile(
+#: A container name and a resource name as the API server checks them.
+#: (A pattern, not a compiled one: ``re`` compiles it on first use and keeps it, so a run
+#: that never needs it does not pay for it at start-up.)
+_DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+_RESOURCE_NAME = (
     r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
     r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
 )
@@ -108,7 +111,7 @@ def is_container(item: Any) -> bool:
     if not isinstance(item, dict) or not item:
         return False
     name, image = item.get("name"), item.get("image")
-    named = isinstance(name, str) and bool(_DNS_LABEL.match(name))
+    named = isinstance(name, str) and bool(re.match(_DNS_LABEL, name))
     if not named and not (isinstance(image, str) and image.strip()):
         return False
     known = sum(1 for key in item if key in CONTAINER_FIELDS)
@@ -129,7 +132,7 @@ def is_resource_list(value: Any) -> bool:
         return False
     compute = False
     for name, amount in value.items():
-        if not isinstance(name, str) or not _RESOURCE_NAME.match(name):
+        if not isinstance(name, str) or not re.match(_RESOURCE_NAME, name):
             return False
         if isinstance(amount, (dict, list)):
             return False

@@ -70,7 +70,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.agents import find_agent
 from gpulint.resources import container_gpu, gpu_demand, is_placeholder, whole_gpu_count
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import Container, PodSpec
@@ -88,9 +87,11 @@ _NO_DEVICES = {"", "none", "void"}
 #: CUDA_VISIBLE_DEVICES values that hide every device.
 _HIDDEN = {"", "-1"}
 #: A GPU or MIG device named by UUID rather than index.
-_UUID = re.compile(r"^(GPU|MIG)-", re.IGNORECASE)
+#: (A pattern, not a compiled one: ``re`` compiles it on first use and keeps it, so a run
+#: that never needs it does not pay for it at start-up.)
+_UUID = r"(?i)^(GPU|MIG)-"
 #: Kubernetes' own expansion of another variable, `$(VAR)`, anywhere in the value.
-_EXPANSION = re.compile(r"\$\(|\$\{")
+_EXPANSION = r"\$\(|\$\{"
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -113,9 +114,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             if isinstance(value, (dict, list, bool)):
                 continue  # not a string: the API server rejects the pod (not this rule's)
             text = "" if value is None else str(value).strip()
-            if is_placeholder(text) or _EXPANSION.search(text):
+            if is_placeholder(text) or re.search(_EXPANSION, text):
                 continue
             if agent is None:
+                from gpulint.agents import find_agent  # rarely needed: imported then
+
                 agent = find_agent(pod) is not None
             if agent:
                 return
@@ -165,7 +168,7 @@ def _with_gpu(name: str, text: str, container: Container, ctx: RuleContext) -> s
     if text in _HIDDEN:
         return "this hides every GPU the container requested; remove it, or the GPU request"
     devices = [d.strip() for d in text.split(",") if d.strip()]
-    if any(_UUID.match(d) for d in devices):
+    if any(re.match(_UUID, d) for d in devices):
         return (
             "a GPU named by UUID is one physical device of one node, not the one the device "
             "plugin allocates; remove it (inside the container its GPUs are 0, 1, ...)"

@@ -83,7 +83,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.agents import find_agent
 from gpulint.resources import gpu_demand
 from gpulint.rule import RuleContext, Violation
 from gpulint.taints import (
@@ -118,6 +117,8 @@ OPTIONS: dict[str, Any] = {
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if pod.location != "pod" or not pod.node_agent:
         return
+    from gpulint.agents import find_agent  # DaemonSets only: imported when one is met
+
     agent = find_agent(pod, tuple(ctx.options.get("images", ())))
     if agent is None or gpu_demand(pod, ctx.registry).gpu:
         return  # an agent that asks for a GPU is a GPU pod: GPU020 reports it

@@ -107,7 +107,9 @@ _LOST = {
     "effect": "the toleration loses that field (it then matches every effect)",
 }
 #: Resource names Kubernetes defines besides extended resources.
-_NATIVE_RESOURCE = re.compile(r"^(cpu|memory|ephemeral-storage|storage|pods|hugepages-\S+)$")
+#: (A pattern, not a compiled one: ``re`` compiles it on first use and keeps it, so a run
+#: that never needs it does not pay for it at start-up.)
+_NATIVE_RESOURCE = r"^(cpu|memory|ephemeral-storage|storage|pods|hugepages-\S+)$"
 
 
 @lru_cache(maxsize=1)
@@ -268,7 +270,7 @@ def _resource_name(key: str, ctx: RuleContext) -> bool:
     return bool(
         registry.is_accelerator(key)
         or registry.looks_like_accelerator(key)
-        or (_NATIVE_RESOURCE.match(key) and key not in ("pods", "storage"))
+        or (re.match(_NATIVE_RESOURCE, key) and key not in ("pods", "storage"))
     )
 
 

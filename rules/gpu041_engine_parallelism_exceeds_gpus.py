@@ -67,12 +67,10 @@ None.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from gpulint.agents import glob_match, image_repository
 from gpulint.model import Path
 from gpulint.resources import whole_gpu_count
 from gpulint.rule import RuleContext, Violation
@@ -126,9 +124,10 @@ ENGINES = (
 GENERIC = Engine("vLLM/SGLang", (), (), ("--tensor-parallel-size",), ("--pipeline-parallel-size",))
 #: Kinds whose pods form one engine across nodes.
 MULTI_NODE_KINDS = {"LeaderWorkerSet", "RayCluster", "RayService", "RayJob"}
-_VAR = re.compile(
-    r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
-)
+#: ``$(VAR)``, ``${VAR}``, ``$VAR``.
+#: (A pattern, not a compiled one: ``re`` compiles it on first use and keeps it, so a run
+#: that never needs it does not pay for it at start-up.)
+_VAR = r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
 
 
 class Word(NamedTuple):
@@ -225,6 +224,8 @@ def _may_start_engine(container: Container) -> bool:
 @lru_cache(maxsize=1024)
 def _image_engine(image: str) -> Engine | None:
     """The engine whose image globs match the image's repository (images repeat)."""
+    from gpulint.agents import glob_match, image_repository  # GPU containers only
+
     repository = image_repository(image)
     for engine in ENGINES:
         if any(glob_match(repository, p) for p in engine.images):
@@ -259,11 +260,13 @@ def _expand(text: str, env: dict[str, tuple[str, Path]]) -> str:
         name = match.group(1) or match.group(2) or match.group(3)
         return env[name][0] if name in env else match.group(0)
 
-    return _VAR.sub(repl, text)
+    return re.sub(_VAR, repl, text)
 
 
 def _split(script: str) -> list[str]:
     """Words of a shell script, as a POSIX shell splits them (whitespace on a quote error)."""
+    import shlex  # only for a command line that may start an engine
+
     script = script.replace("\\\r\n", " ").replace("\\\n", " ")
     try:
         lexer = shlex.shlex(script, posix=True, punctuation_chars=";&|()<>")

@@ -98,7 +98,9 @@ TRAINING_KINDS = {
     "HyperPodPyTorchJob",
 }
 #: Distributed training launchers in a container's command line.
-_LAUNCHER = re.compile(
+#: (A pattern, not a compiled one: ``re`` compiles it on first use and keeps it, so a run
+#: that never needs it does not pay for it at start-up.)
+_LAUNCHER = (
     r"(^|[\s/\"'])(torchrun|torch\.distributed\.(run|launch)|deepspeed|horovodrun)([\s\"']|$)"
     r"|accelerate\s+launch|--nproc[-_]per[-_]node"
 )
@@ -154,7 +156,7 @@ def _launches(container: Container) -> bool:
         for item in _list(container.data.get(field))
         if isinstance(item, (str, int)) and not isinstance(item, bool)
     ]
-    return bool(_LAUNCHER.search(" ".join(parts)))
+    return bool(re.search(_LAUNCHER, " ".join(parts)))
 
 
 def _list(value: Any) -> list[Any]:
