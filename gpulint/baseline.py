@@ -26,8 +26,6 @@ larger than :data:`MAX_BYTES`, entries of the wrong shape) is a one-line error a
 a broken baseline must not turn into "every finding is new", nor into "nothing is".
 """
 
-from __future__ import annotations
-
 import json
 import os
 import re

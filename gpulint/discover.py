@@ -5,8 +5,6 @@ Helm charts and Kustomize roots are targets of their own (``Target.render``), fo
 is not walked further; the files a built Kustomize root consumes are not linted alone.
 """
 
-from __future__ import annotations
-
 import bisect
 import errno
 import os

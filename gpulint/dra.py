@@ -20,8 +20,6 @@ namespace is applied into the namespace of the command, so it matches any). Clai
 not in the file are unknown, and the pod is not counted as a GPU pod for them.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple

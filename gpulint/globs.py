@@ -27,8 +27,6 @@
   leading ``/`` is, and ``#`` starts no comment.
 """
 
-from __future__ import annotations
-
 import os
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
@@ -238,7 +236,7 @@ class Glob(NamedTuple):
     dir_only: bool = False
 
     @classmethod
-    def compile(cls, pattern: str) -> Glob:
+    def compile(cls, pattern: str) -> "Glob":
         """The compiled glob; GlobError for an invalid one."""
         text = pattern.strip()
         negated = text.startswith("!")

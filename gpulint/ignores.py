@@ -1,7 +1,5 @@
 """Configuration ignores: ``per-file-ignores`` and ``per-object-ignores`` entries."""
 
-from __future__ import annotations
-
 import fnmatch
 import re
 from collections.abc import Sequence

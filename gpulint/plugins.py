@@ -14,8 +14,6 @@ What a rule is (``Rule``, ``RuleContext``, ``Violation``) is ``gpulint.rule``, w
 authors import; this module sits above it and above ``gpulint.declarative``.
 """
 
-from __future__ import annotations
-
 import importlib
 import sys
 from collections.abc import Iterable

@@ -19,8 +19,6 @@ A null value reads as zero, as Kubernetes' quantity decoder reads ``null``; plac
 unparseable values are not evaluated and are reported as such.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any, NamedTuple

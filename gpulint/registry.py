@@ -7,8 +7,6 @@ The registry is data -- ``rules/devices.json``, validated against
 sharing scheme is a data change. Configuration may merge more entries over it.
 """
 
-from __future__ import annotations
-
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -293,7 +291,7 @@ class Registry:
 
     # -- building --------------------------------------------------------------------------
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Registry:
+    def from_json(cls, data: Mapping[str, Any]) -> "Registry":
         resources: dict[str, DeviceResource] = {}
         for row in data.get("resources", ()):
             entry = _resource(row)
@@ -353,7 +351,7 @@ class Registry:
             str(prefix.get("prefix", "")),
         )
 
-    def merged(self, rows: Iterable[Mapping[str, Any]]) -> Registry:
+    def merged(self, rows: Iterable[Mapping[str, Any]]) -> "Registry":
         """A copy with configuration entries added over (or replacing) built-in ones."""
         resources = dict(self.resources)
         for row in rows:

@@ -3,8 +3,6 @@
 The facts: docs/domain.md#extended-resources and docs/domain.md#quantities.
 """
 
-from __future__ import annotations
-
 import math
 import re
 from collections.abc import Iterator

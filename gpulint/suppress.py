@@ -26,8 +26,6 @@ How comments are found in the text is :mod:`gpulint.directives`'s business, anno
 :mod:`gpulint.annotations`'.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -152,7 +150,7 @@ class Suppressor:
         self.object_index = _ObjectIgnores(self.per_object)
         self.report_unused = UNUSED_CODE in self.enabled
 
-    def for_file(self, label: str, text: str | None) -> FileSuppressions:
+    def for_file(self, label: str, text: str | None) -> "FileSuppressions":
         """The suppressions that apply to one file. Its documents are given to
         ``FileSuppressions.add_document`` one at a time (as the per-file view,
         :mod:`gpulint.manifest`, builds them)."""

@@ -7,8 +7,6 @@ an empty key matches every key (with ``Exists``, a blanket toleration); ``Exists
 value; a missing operator means ``Equal``; any other operator tolerates nothing.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -47,7 +45,7 @@ class Taint(NamedTuple):
     hardware: frozenset[str] | None = None
 
     @classmethod
-    def from_option(cls, row: Mapping[str, Any]) -> Taint:
+    def from_option(cls, row: Mapping[str, Any]) -> "Taint":
         hw = row.get("hardware")
         return cls(
             row["key"],

@@ -33,8 +33,6 @@ Two row options cover what a plain path cannot say:
   templates of type steps, dag, resource or suspend run no container).
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
@@ -91,7 +89,7 @@ class WorkloadKind(NamedTuple):
     source: str = ""
 
     @classmethod
-    def from_json(cls, row: Mapping[str, Any], origin: str = "built-in") -> WorkloadKind:
+    def from_json(cls, row: Mapping[str, Any], origin: str = "built-in") -> "WorkloadKind":
         """Build a row without validating it (see :func:`parse_row`)."""
 
         def patterns(values: Iterable[str]) -> tuple[tuple[str, ...], ...]:

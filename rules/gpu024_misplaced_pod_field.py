@@ -73,8 +73,6 @@ None.
   models in the test suite)
 """
 
-from __future__ import annotations
-
 import json
 import re
 from collections.abc import Iterator, Mapping

@@ -64,8 +64,6 @@ None.
   (`$(VAR)` in `command` and `args`)
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterator
 from functools import lru_cache

@@ -6,8 +6,6 @@ A ``node-pools:`` entry names an instance type and gets its nodes from here; an 
 is an error that offers the closest names (:func:`closest`).
 """
 
-from __future__ import annotations
-
 import json
 from collections.abc import Mapping
 from functools import cache

@@ -6,8 +6,6 @@ instance-type catalog, node-pool objects in the linted files (Karpenter ``NodePo
 and the rules read only them.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import NamedTuple

@@ -10,8 +10,6 @@ Rendering runs programs on the linted tree, so it happens only when the user ask
 (``--render``); README "Security" says what each program may and may not do.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple

@@ -12,8 +12,6 @@ a rendered folder consumes (they are not linted on their own).
   files themselves), are not linted on their own: a patch alone is half an object.
 """
 
-from __future__ import annotations
-
 import os
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
