@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from gpulint.config import Effective
     from gpulint.discover import Target
     from gpulint.fixer import FileFix
+    from gpulint.fixtarget import Fixing
     from gpulint.model import Finding
     from gpulint.render import RenderOptions
     from gpulint.render.trees import Trees
@@ -290,9 +291,11 @@ def run_check(
     stdout_format = output_format if output is None else "text"
     factory = streamer(stdout_format)
     stream = factory(ctx) if factory is not None else None
-    from gpulint.fixer import SAFE, UNSAFE
+    fixing: Fixing | None = None
+    if fix or diff:
+        from gpulint.fixer import SAFE, UNSAFE
 
-    fixing = (UNSAFE if unsafe_fixes else SAFE, diff) if fix or diff else None
+        fixing = (UNSAFE if unsafe_fixes else SAFE, diff)
     ctx.fixing = (fixing[0] if not diff else None) if fixing else None
     if unsafe_fixes and fixing is None:
         ctx.fixing = "show-unsafe"

@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING
 from gpulint import rendertarget
 from gpulint.discover import Target
 from gpulint.engine import Linter
-from gpulint.fixer import FileFix
-from gpulint.fixtarget import Fixing, fix_target
 from gpulint.model import Finding, LintedObject
 from gpulint.readtarget import Read, collector_paused, read_target
 from gpulint.rendertarget import lint_rendered
@@ -28,6 +26,8 @@ from gpulint.report import Report
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
+    from gpulint.fixer import FileFix
+    from gpulint.fixtarget import Fixing
     from gpulint.render import RenderOptions
     from gpulint.render.trees import Trees
 
@@ -105,7 +105,7 @@ def worker_count(jobs: int, files: int) -> int:
 OnFile = Callable[[list[Finding]], None]
 #: A callback that receives what fixing each file changed (``--fix``, ``--diff``), in order,
 #: before its findings.
-OnFix = Callable[[FileFix], None]
+OnFix = Callable[["FileFix"], None]
 
 
 def run(
@@ -197,6 +197,8 @@ def _lint_one(
         # A rendered chart or overlay is not fixed: its findings point at templates and
         # values, and an edit of the rendered text has no file to go to.
         # --fix records no objects: the JUnit format's passing checks are of a plain run.
+        from gpulint.fixtarget import fix_target  # only --fix and --diff need it
+
         findings, fixed = fix_target(linter, target, fixing, read)
         return findings, None, fixed
     seen: list[LintedObject] | None = [] if collect else None

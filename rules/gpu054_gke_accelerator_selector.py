@@ -44,7 +44,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.cluster.catalog import builtin_catalog
 from gpulint.resources import gpu_demand
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import PodSpec
@@ -62,6 +61,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     cluster = ctx.cluster
     if cluster is None or cluster.platform not in ("gke", "gke-autopilot") or pod.location != "pod":
         return
+    from gpulint.cluster.catalog import builtin_catalog  # GKE only: imported then
+
     known = builtin_catalog().gke_accelerators
     selector = pod.spec.get("nodeSelector")
     value = selector.get(LABEL) if isinstance(selector, dict) else None
