@@ -60,7 +60,7 @@ from typing import Any
 from gpulint.cluster.facts import describes_nodes, largest, pool_label
 from gpulint.podrequest import pod_requests
 from gpulint.registry import Registry
-from gpulint.resources import format_amount
+from gpulint.resources import amount, format_amount
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import PodSpec
 
@@ -86,25 +86,31 @@ OPTIONS: dict[str, Any] = {
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     registry = ctx.registry
-    if not _asks_for_devices(pod, registry):
+    names = _device_names(pod, registry)
+    if not names:
         return
     default_max = int(ctx.options.get("max_per_node", 8))
     overrides = ctx.options.get("per_resource") or {}
-    # Only whole-device resources are judged here: the rest is never added up.
-    result = pod_requests(pod, lambda name: _whole_devices(registry, name))
     cluster = ctx.cluster if describes_nodes(ctx.cluster) else None
-    for name, total in result.requests.items():
-        resource = registry.get(name)
-        if resource is None or not resource.whole_devices:
-            continue
-        node = None
+    limits: dict[str, tuple[int, Any]] = {}
+    for name in names:
         if cluster is not None:
             found = largest(cluster, name)
             if found is None:
                 continue  # no node offers it at all: GPU050 (and GPU052) say so
-            limit, node = int(found[0]), found[1]
+            limits[name] = (int(found[0]), found[1])
         else:
-            limit = int(overrides.get(name, default_max))
+            limits[name] = (int(overrides.get(name, default_max)), None)
+    # Most pods ask for a few devices: a bound of their request settles them without
+    # adding up the pod's requests.
+    judged = {name for name, (limit, _) in limits.items() if not _within(pod, name, limit)}
+    if not judged:
+        return
+    result = pod_requests(pod, judged.__contains__)
+    for name, total in result.requests.items():
+        if name not in judged:
+            continue
+        limit, node = limits[name]
         if total <= limit:
             continue
         holders = [c for c in result.containers if c.requests.get(name, Decimal(0)) > 0]
@@ -140,13 +146,37 @@ def _whole_devices(registry: Registry, name: str) -> bool:
     return resource is not None and resource.whole_devices
 
 
-def _asks_for_devices(pod: PodSpec, registry: Registry) -> bool:
-    """Does a container name a whole-device resource? A finding needs one that requests
-    it, and most pods ask for none: their requests are never added up."""
+def _device_names(pod: PodSpec, registry: Registry) -> list[str]:
+    """The whole-device resources the pod's containers name, in order: a finding needs a
+    container that requests one, and most pods ask for none."""
+    names: list[str] = []
     for container in pod.containers:
         res = container.resources or {}
         for section in ("limits", "requests"):
             mapping = res.get(section)
-            if isinstance(mapping, dict) and any(_whole_devices(registry, n) for n in mapping):
-                return True
-    return False
+            for name in mapping if isinstance(mapping, dict) else ():
+                if name not in names and _whole_devices(registry, name):
+                    names.append(name)
+    return names
+
+
+def _within(pod: PodSpec, name: str, limit: int) -> bool:
+    """Is the pod's request of ``name`` surely at most ``limit``? Bounded from above by each
+    container's larger value (limit or request, never below 0) plus the overhead: the pod's
+    request adds up some of these and takes the largest of others (init containers)."""
+    bound = Decimal(0)
+    places = [c.resources or {} for c in pod.containers]
+    overhead = pod.spec.get("overhead") if pod.location == "pod" else None
+    sections = [[res.get("limits"), res.get("requests")] for res in places]
+    sections.append([overhead])
+    for mappings in sections:
+        most = Decimal(0)
+        for mapping in mappings:
+            if isinstance(mapping, dict) and name in mapping:
+                value = amount(mapping[name]).value
+                if value is not None and value > most:
+                    most = value
+        bound += most  # at most limit + one value: no overflow, whatever was written
+        if bound > limit:
+            return False
+    return True

@@ -181,3 +181,49 @@ spec:
 """
     )
     assert pod_requests(pod).get("nvidia.com/gpu") == 1
+
+
+# Values a container may write for a device: counts, zero, negatives, null, a placeholder,
+# a fraction and a huge quantity.
+_VALUES = st.sampled_from(["0", "1", "2", "3", "5", "-2", "null", "$(GPUS)", "0.5", "1e9", "2k"])
+_ENTRY = st.fixed_dictionaries(
+    {}, optional={"limits": _VALUES, "requests": _VALUES, "sidecar": st.just(True)}
+)
+
+
+def _with_gpus(section: str, entries: list[dict[str, object]]) -> str:
+    lines = [f"  {section}:"] if entries else []
+    for i, entry in enumerate(entries):
+        lines.append(f"  - name: c{i}")
+        if entry.get("sidecar") and section == "initContainers":
+            lines.append("    restartPolicy: Always")
+        lines.append("    resources:")
+        for key in ("limits", "requests"):
+            if key in entry:
+                lines.append(f"      {key}: {{nvidia.com/gpu: {entry[key]}}}")
+    return "\n".join(lines)
+
+
+@given(
+    st.lists(_ENTRY, min_size=1, max_size=3),
+    st.lists(_ENTRY, max_size=3),
+    st.one_of(st.none(), _VALUES),
+    st.integers(min_value=0, max_value=12),
+)
+def test_gpu040_bound_is_never_below_the_pod_request(
+    containers: list[dict[str, object]],
+    inits: list[dict[str, object]],
+    overhead: str | None,
+    limit: int,
+) -> None:
+    """GPU040 skips adding up a pod's requests when its bound is within the limit: the
+    bound must hold whatever the containers write."""
+    from gpulint.rules.gpu040_pod_exceeds_largest_node import _within
+
+    text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+    text += _with_gpus("containers", containers) + "\n" + _with_gpus("initContainers", inits)
+    if overhead is not None:
+        text += f"\n  overhead: {{nvidia.com/gpu: {overhead}}}"
+    pod = _pod(text + "\n")
+    if _within(pod, "nvidia.com/gpu", limit):
+        assert pod_requests(pod).get("nvidia.com/gpu") <= limit
