@@ -176,7 +176,11 @@ def _within(pod: PodSpec, name: str, limit: int) -> bool:
                 value = amount(mapping[name]).value
                 if value is not None and value > most:
                     most = value
-        bound += most  # at most limit + one value: no overflow, whatever was written
+        # Compared before it is added: a value such as 1e2147483647 overflows Decimal's
+        # arithmetic, while the sum of two values at most ``limit`` cannot.
+        if most > limit:
+            return False
+        bound += most
         if bound > limit:
             return False
     return True

@@ -184,8 +184,10 @@ spec:
 
 
 # Values a container may write for a device: counts, zero, negatives, null, a placeholder,
-# a fraction and a huge quantity.
-_VALUES = st.sampled_from(["0", "1", "2", "3", "5", "-2", "null", "$(GPUS)", "0.5", "1e9", "2k"])
+# a fraction, and quantities large enough to overflow Decimal arithmetic.
+_VALUES = st.sampled_from(
+    ["0", "1", "2", "3", "5", "-2", "null", "$(GPUS)", "0.5", "1e9", "2k", '"1e2147483647"']
+)
 _ENTRY = st.fixed_dictionaries(
     {}, optional={"limits": _VALUES, "requests": _VALUES, "sidecar": st.just(True)}
 )
