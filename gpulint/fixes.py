@@ -28,7 +28,7 @@ import itertools
 import re
 from typing import Any, NamedTuple
 
-from gpulint.fixplaces import _MISSING, Owned, Places, Skip
+from gpulint.fixplaces import MISSING, Owned, Places, Skip
 from gpulint.fixtext import (
     BREAK,
     Source,
@@ -137,7 +137,7 @@ class _Planner(Places):
         # `requests: {gpu: 1}` holding only the moved entry, next to a missing `limits`:
         # renaming the emptied mapping's key is the whole move, and keeps every byte else.
         if (
-            target is _MISSING
+            target is MISSING
             and len(gone) == len(path) - 1
             and to[:-1] == gone[:-1]
             and key == path[-1]
@@ -150,7 +150,7 @@ class _Planner(Places):
 
     def add(self, mapping: Path, key: str, value: Any) -> _Edit:
         current = self.data(mapping)
-        if current is _MISSING:
+        if current is MISSING:
             parent = mapping[:-1]
             if not mapping or not isinstance(mapping[-1], str):
                 raise Skip("the place to add to does not exist")
@@ -173,7 +173,7 @@ class _Planner(Places):
 
     def append(self, sequence: Path, value: Any) -> _Edit:
         current = self.data(sequence)
-        if current is _MISSING:
+        if current is MISSING:
             if not sequence or not isinstance(sequence[-1], str):
                 raise Skip("the place to add to does not exist")
             return self.add(sequence[:-1], sequence[-1], [value])

@@ -33,7 +33,7 @@ class _Missing:
 
 
 #: What ``Places.data`` returns for a path the document does not have.
-_MISSING: Any = _Missing()
+MISSING: Any = _Missing()
 
 
 class Places:
@@ -64,7 +64,7 @@ class Places:
             if (isinstance(node, dict) and step in node) or in_list:
                 node = node[step]
             else:
-                return _MISSING
+                return MISSING
         return node
 
     def flow(self, path: Path) -> bool:

@@ -142,14 +142,20 @@ class ResourceEntry(NamedTuple):
         return amount(self.value)
 
 
-def resource_entries(container: Container) -> Iterator[ResourceEntry]:
+def resource_lists(container: Container) -> Iterator[tuple[str, dict[Any, Any]]]:
+    """``("limits", {...})`` then ``("requests", {...})``: the container's resource lists that
+    are mappings. The plain mappings, for the hot paths that need no ``ResourceEntry``."""
     res = container.resources
     if res is None:
         return
     for section in ("limits", "requests"):
         mapping = res.get(section)
-        if not isinstance(mapping, dict):
-            continue
+        if isinstance(mapping, dict):
+            yield section, mapping
+
+
+def resource_entries(container: Container) -> Iterator[ResourceEntry]:
+    for section, mapping in resource_lists(container):
         for name, value in mapping.items():
             yield ResourceEntry(
                 container, section, name, value, (*container.resources_path, section, name)
@@ -330,17 +336,11 @@ def whole_gpu_count(container: Container, registry: Registry) -> int | None:
     integer (its limit, else its request). A share of a GPU, several kinds, a placeholder or
     no accelerator at all give None: the number of devices is not known.
     """
-    res = container.resources
-    if res is None:
-        return None
     names: set[str] = set()
     total: int | None = None
     # The mappings themselves, not resource_entries: GPU041 and GPU042 ask this of every
     # container, and most have no accelerator at all.
-    for section in ("limits", "requests"):
-        mapping = res.get(section)
-        if not isinstance(mapping, dict):
-            continue
+    for section, mapping in resource_lists(container):
         for name, written in mapping.items():
             if not registry.is_accelerator(name):
                 continue

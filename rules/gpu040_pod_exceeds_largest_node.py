@@ -60,7 +60,7 @@ from typing import Any
 from gpulint.cluster.facts import describes_nodes, largest, pool_label
 from gpulint.podrequest import pod_requests
 from gpulint.registry import Registry
-from gpulint.resources import amount, format_amount
+from gpulint.resources import amount, format_amount, resource_lists
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import PodSpec
 
@@ -151,10 +151,8 @@ def _device_names(pod: PodSpec, registry: Registry) -> list[str]:
     container that requests one, and most pods ask for none."""
     names: list[str] = []
     for container in pod.containers:
-        res = container.resources or {}
-        for section in ("limits", "requests"):
-            mapping = res.get(section)
-            for name in mapping if isinstance(mapping, dict) else ():
+        for _, mapping in resource_lists(container):
+            for name in mapping:
                 if name not in names and _whole_devices(registry, name):
                     names.append(name)
     return names
@@ -164,15 +162,14 @@ def _within(pod: PodSpec, name: str, limit: int) -> bool:
     """Is the pod's request of ``name`` surely at most ``limit``? Bounded from above by each
     container's larger value (limit or request, never below 0) plus the overhead: the pod's
     request adds up some of these and takes the largest of others (init containers)."""
-    bound = Decimal(0)
-    places = [c.resources or {} for c in pod.containers]
     overhead = pod.spec.get("overhead") if pod.location == "pod" else None
-    sections = [[res.get("limits"), res.get("requests")] for res in places]
-    sections.append([overhead])
-    for mappings in sections:
+    places = [[m for _, m in resource_lists(c)] for c in pod.containers]
+    places.append([overhead] if isinstance(overhead, dict) else [])
+    bound = Decimal(0)
+    for mappings in places:
         most = Decimal(0)
         for mapping in mappings:
-            if isinstance(mapping, dict) and name in mapping:
+            if name in mapping:
                 value = amount(mapping[name]).value
                 if value is not None and value > most:
                     most = value
