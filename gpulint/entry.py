@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from gpulint import startup
+
 # The registry of output formats: names only, no reporter module is imported.
 from gpulint.reporters import FORMATS
 
@@ -196,7 +198,8 @@ def _dispatch(args: Sequence[str]) -> int:
         from gpulint.check import run_check
 
         paths, kwargs = fast
-        return run_check(paths, **kwargs)
+        return run_check(paths, **kwargs)  # the runner ends start-up (gpulint.startup)
+    startup.resume()  # not a plain check: nothing to freeze
     from gpulint.cli import app
 
     code = app(args=list(args), standalone_mode=False)
@@ -322,6 +325,17 @@ def _catch_stop_signals() -> None:
             previous(info)
 
     sys.unraisablehook = unraisable
+
+
+def console() -> None:
+    """The console script and ``python -m gpulint``: :func:`main` in a process of its own.
+
+    The process is gpulint's alone, so its start-up runs with the cyclic garbage collector
+    paused and, for a plain ``check``, frozen once it is over (:mod:`gpulint.startup`).
+    A program (or a test) that calls :func:`main` keeps its collector as it is.
+    """
+    startup.pause()
+    main()
 
 
 def main(argv: Sequence[str] | None = None) -> None:

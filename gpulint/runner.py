@@ -15,9 +15,10 @@ import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from gpulint import rendertarget
+from gpulint import rendertarget, startup
 from gpulint.discover import Target
 from gpulint.engine import Linter
+from gpulint.loader.stream import load_library
 from gpulint.model import Finding, LintedObject
 from gpulint.readtarget import Read, collector_paused, read_target
 from gpulint.rendertarget import lint_rendered
@@ -133,6 +134,11 @@ def run(
     file. ``prepare`` sees each file's findings first, and what it returns is what is
     counted and handed on (the baseline marks the findings it holds as suppressed).
     """
+    if startup.paused():
+        # The YAML library is start-up too: imported now, it is frozen with the rest, and
+        # forked workers inherit it instead of importing it each.
+        load_library()
+        startup.over()
     rendertarget.rendering = rendering
     # Enough targets to choose the number of workers; the rest stay unwalked until needed.
     pending = iter(targets)

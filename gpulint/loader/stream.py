@@ -41,6 +41,12 @@ def load_text(text: str) -> LoadResult:
     return LoadResult(documents, stream.problems)
 
 
+def load_library() -> None:
+    """Import the YAML library now rather than when the first document is composed (a
+    process that freezes its start-up does it first, see ``gpulint.startup``)."""
+    _lib()
+
+
 class DocumentStream:
     """The documents of a text, composed and built one at a time as they are iterated.
 
