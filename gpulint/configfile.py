@@ -199,8 +199,9 @@ def _read_toml(path: FsPath) -> dict[str, Any]:
 
 
 #: A key as a TOML line writes it: after the line's start, a space, ``{``, ``,``, ``.`` or
-#: ``[``, and before ``=``, ``]`` or ``.`` (bare, basic-quoted or literal-quoted).
-_TOML_KEY = re.compile(
+#: ``[``, and before ``=``, ``]`` or ``.`` (bare, basic-quoted or literal-quoted). A pattern,
+#: compiled on first use (docs/architecture.md): only a pyproject.toml with a mistake needs it.
+_TOML_KEY = (
     r"""(?:^|(?<=[\s{,.\[]))(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*(?=[=\].])"""
 )
 
@@ -219,7 +220,7 @@ def _toml_line_finder(text: str) -> Callable[[Path], int]:
     base = next((i for i, line in enumerate(lines) if "tool.gpulint" in line), 0)
     rows: dict[str, list[int]] = {}
     for i, line in enumerate(lines):
-        for match in _TOML_KEY.finditer(line):
+        for match in re.finditer(_TOML_KEY, line):
             key = next(g for g in match.groups() if g is not None)
             found_in = rows.setdefault(key, [])
             if not found_in or found_in[-1] != i:

@@ -27,9 +27,9 @@ _QUALIFIED_NAME = re.compile(
 #: A template placeholder rather than a value: ``$VAR``, ``${VAR}``, ``${VAR:-default}``
 #: (envsubst / shell), ``$(VAR)`` (Kubernetes env expansion), ``${{VAR}}`` (OpenShift
 #: templates), ``{{ .x }}`` (Helm / Jinja left unrendered), ``<x>``, ``PLACEHOLDER_x``,
-#: ``__x__``.
-_PLACEHOLDER = re.compile(
-    r"""^\s*(
+#: ``__x__``. A pattern, compiled on first use (docs/architecture.md): numbers, what most
+#: values are, never need it.
+_PLACEHOLDER = r"""^\s*(
         \$[A-Za-z_][A-Za-z0-9_]*
       | \$\{\{?\s*[A-Za-z_][A-Za-z0-9_.]*\s*(:?[-=?+][^{}]*)?\}\}?
       | \$\([A-Za-z_][A-Za-z0-9_]*\)
@@ -37,9 +37,7 @@ _PLACEHOLDER = re.compile(
       | <[^<>]+>
       | PLACEHOLDER\w*
       | __\w+__
-    )\s*$""",
-    re.VERBOSE,
-)
+    )\s*$"""
 
 
 def is_native_resource(name: str) -> bool:
@@ -60,7 +58,7 @@ def is_extended_resource(name: str) -> bool:
 
 
 def is_placeholder(value: Any) -> bool:
-    return isinstance(value, str) and bool(_PLACEHOLDER.match(value))
+    return isinstance(value, str) and bool(re.match(_PLACEHOLDER, value, re.VERBOSE))
 
 
 def quantity_text(value: Any) -> str | None:

@@ -96,8 +96,7 @@ REQUIREMENT_KEYS = frozenset({"limits", "requests", "claims"})
 MAX_DEPTH = 64
 
 #: A container name and a resource name as the API server checks them.
-#: (A pattern, not a compiled one: ``re`` compiles it on first use and keeps it, so a run
-#: that never needs it does not pay for it at start-up.)
+#: (A pattern: compiled on first use, see docs/architecture.md.)
 _DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 _RESOURCE_NAME = (
     r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"

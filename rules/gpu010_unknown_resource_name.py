@@ -166,13 +166,14 @@ def _domain_hint(name: str, registry: Registry) -> str | None:
     return None
 
 
-_MIG_NAME = re.compile(r"^nvidia\.com/mig-(\d+)g\.")
-_MIG_MEMORY = re.compile(r"^(\d+)g\.(\d+)gb")
+# Patterns, compiled on first use (docs/architecture.md): only unknown MIG names need them.
+_MIG_NAME = r"^nvidia\.com/mig-(\d+)g\."
+_MIG_MEMORY = r"^(\d+)g\.(\d+)gb"
 
 
 def _mig_hint(name: str, registry: Registry) -> str | None:
     """For an unknown MIG profile, the profiles GPUs do offer with as many compute slices."""
-    match = _MIG_NAME.match(name)
+    match = re.match(_MIG_NAME, name)
     if match is None:
         return None
     dotted = name.replace("+", ".")
@@ -189,7 +190,7 @@ def _mig_hint(name: str, registry: Registry) -> str | None:
         return None
 
     def order(profile: str) -> tuple[int, str]:
-        memory = _MIG_MEMORY.match(profile)
+        memory = re.match(_MIG_MEMORY, profile)
         return (int(memory.group(2)) if memory else 0, profile)
 
     shown = ", ".join(sorted(profiles, key=order))

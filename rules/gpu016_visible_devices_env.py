@@ -87,8 +87,7 @@ _NO_DEVICES = {"", "none", "void"}
 #: CUDA_VISIBLE_DEVICES values that hide every device.
 _HIDDEN = {"", "-1"}
 #: A GPU or MIG device named by UUID rather than index.
-#: (A pattern, not a compiled one: ``re`` compiles it on first use and keeps it, so a run
-#: that never needs it does not pay for it at start-up.)
+#: (A pattern: compiled on first use, see docs/architecture.md.)
 _UUID = r"(?i)^(GPU|MIG)-"
 #: Kubernetes' own expansion of another variable, `$(VAR)`, anywhere in the value.
 _EXPANSION = r"\$\(|\$\{"

@@ -105,8 +105,7 @@ _LOST = {
     "effect": "the toleration loses that field (it then matches every effect)",
 }
 #: Resource names Kubernetes defines besides extended resources.
-#: (A pattern, not a compiled one: ``re`` compiles it on first use and keeps it, so a run
-#: that never needs it does not pay for it at start-up.)
+#: (A pattern: compiled on first use, see docs/architecture.md.)
 _NATIVE_RESOURCE = r"^(cpu|memory|ephemeral-storage|storage|pods|hugepages-\S+)$"
 
 

@@ -123,8 +123,7 @@ GENERIC = Engine("vLLM/SGLang", (), (), ("--tensor-parallel-size",), ("--pipelin
 #: Kinds whose pods form one engine across nodes.
 MULTI_NODE_KINDS = {"LeaderWorkerSet", "RayCluster", "RayService", "RayJob"}
 #: ``$(VAR)``, ``${VAR}``, ``$VAR``.
-#: (A pattern, not a compiled one: ``re`` compiles it on first use and keeps it, so a run
-#: that never needs it does not pay for it at start-up.)
+#: (A pattern: compiled on first use, see docs/architecture.md.)
 _VAR = r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
 
 

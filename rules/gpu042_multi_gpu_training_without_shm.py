@@ -98,8 +98,7 @@ TRAINING_KINDS = {
     "HyperPodPyTorchJob",
 }
 #: Distributed training launchers in a container's command line.
-#: (A pattern, not a compiled one: ``re`` compiles it on first use and keeps it, so a run
-#: that never needs it does not pay for it at start-up.)
+#: (A pattern: compiled on first use, see docs/architecture.md.)
 _LAUNCHER = (
     r"(^|[\s/\"'])(torchrun|torch\.distributed\.(run|launch)|deepspeed|horovodrun)([\s\"']|$)"
     r"|accelerate\s+launch|--nproc[-_]per[-_]node"

@@ -31,8 +31,9 @@ THREAD_STACK = 64 << 20
 #: of thousands of brackets.
 
 
-#: A document marker at the start of a line: no collection reaches across one.
-_DOCUMENT_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|$)", re.MULTILINE)
+#: A document marker at the start of a line: no collection reaches across one. (A pattern:
+#: compiled on first use, see docs/architecture.md; only texts with many brackets need it.)
+_DOCUMENT_MARKER = r"^(?:---|\.\.\.)(?=[ \t\r\n]|$)"
 
 
 def nesting_bound(text: str) -> int:
@@ -67,7 +68,7 @@ def nesting_bound(text: str) -> int:
 def _documents(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of the text between document markers, one at a time."""
     start = 0
-    for marker in _DOCUMENT_MARKER.finditer(text):
+    for marker in re.finditer(_DOCUMENT_MARKER, text, re.MULTILINE):
         yield start, marker.start()
         start = marker.end()
     yield start, len(text)
