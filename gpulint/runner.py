@@ -134,11 +134,6 @@ def run(
     file. ``prepare`` sees each file's findings first, and what it returns is what is
     counted and handed on (the baseline marks the findings it holds as suppressed).
     """
-    if startup.paused():
-        # The YAML library is start-up too: imported now, it is frozen with the rest, and
-        # forked workers inherit it instead of importing it each.
-        load_library()
-        startup.over()
     rendertarget.rendering = rendering
     # Enough targets to choose the number of workers; the rest stay unwalked until needed.
     pending = iter(targets)
@@ -148,6 +143,13 @@ def run(
         # A chart or overlay costs a render (~0.1 s of helm or kubectl), not a file's ~1 ms.
         size += (RENDER_WEIGHT - 1) * sum(1 for t in head if t.render is not None)
     workers = worker_count(jobs, size)
+    if startup.paused():
+        if workers == 1:
+            # The YAML library is start-up too: imported now, it is frozen with the rest.
+            # (Worker processes import it each, at the same time, rather than wait for
+            # this process to import it before they are forked.)
+            load_library()
+        startup.over()
     everything = itertools.chain(head, pending)
     results: Iterable[_Result]
     if workers > 1:

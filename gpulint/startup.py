@@ -9,12 +9,13 @@ exits. That was about a tenth of the instructions of a one-file run (bench/READM
 
 So the console entry point pauses the collector as it starts (:func:`pause`). A plain
 ``check`` keeps it paused until the runner is about to lint the first file: the runner
-then moves everything alive into the collector's permanent generation (``gc.freeze``) and
-resumes it (:func:`over`), so later collections, and the one at exit, walk only what
-linting creates, and what a file leaves cyclic is still collected. Any other command line
-(typer's, the language server's) resumes the collector at once, freezing nothing
-(:func:`resume`). A program that imports gpulint is never paused: only the process's own
-entry point calls :func:`pause` (``gpulint.entry.console``).
+then moves everything alive into the collector's permanent generation (``gc.freeze``),
+the YAML library too when it lints in this process, and resumes it (:func:`over`). Later
+collections, and the one at exit, walk only what linting creates, and what a file leaves
+cyclic is still collected. Any other command line (typer's, the language server's)
+resumes the collector at once, freezing nothing (:func:`resume`). A program that imports
+gpulint is never paused: only the process's own entry point calls :func:`pause`
+(``gpulint.entry.console``).
 
 The same pattern as the runner's ``gc.freeze()`` before it forks its workers, and as the
 ``gc.freeze`` documentation describes for a process that starts once and runs long.
