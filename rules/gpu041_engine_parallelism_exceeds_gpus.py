@@ -218,12 +218,19 @@ def _may_start_engine(container: Container) -> bool:
     return isinstance(image, str) and _image_engine(image) is not None
 
 
-@lru_cache(maxsize=1024)
 def _image_engine(image: str) -> Engine | None:
-    """The engine whose image globs match the image's repository (images repeat)."""
-    from gpulint.agents import glob_match, image_repository  # GPU containers only
+    """The engine whose image globs match the image's repository."""
+    from gpulint.agents import image_repository  # GPU containers only
 
-    repository = image_repository(image)
+    return _repository_engine(image_repository(image))
+
+
+@lru_cache(maxsize=1024)
+def _repository_engine(repository: str) -> Engine | None:
+    """Remembered by repository, not by image: a repository's tags change from one
+    manifest to the next (``train:0``, ``train:1``), its repositories far less."""
+    from gpulint.agents import glob_match
+
     for engine in ENGINES:
         if any(glob_match(repository, p) for p in engine.images):
             return engine
