@@ -5,7 +5,7 @@ hundred thousand objects while it starts -- modules, classes, functions, the rul
 YAML library -- and keeps every one of them until it exits. None is garbage, yet each full
 collection walks them all again: during start-up, and once more when the interpreter
 exits. That was about a tenth of the instructions of a one-file run (bench/README.md,
-"Garbage collection at start-up").
+"Fourth round").
 
 So the console entry point pauses the collector as it starts (:func:`pause`). A plain
 ``check`` keeps it paused until the runner is about to lint the first file: the runner
