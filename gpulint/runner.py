@@ -337,7 +337,10 @@ def _lint_parallel(
         # hold nothing but files being linted, so they are killed rather than asked to
         # finish: waiting for them is how an interrupted pool used to hang.
         _kill_workers(pool)
-        gc.unfreeze()
+        if not startup.frozen():
+            # A program that called the runner gets its collector back as it was; a gpulint
+            # process keeps its start-up frozen until it exits (gpulint.startup).
+            gc.unfreeze()
 
 
 def _submit(pool: ProcessPoolExecutor, chunk: list[_Task]) -> Future[list[_Result]]:

@@ -24,6 +24,7 @@ The same pattern as the runner's ``gc.freeze()`` before it forks its workers, an
 import gc
 
 _paused = False
+_frozen = False
 
 
 def pause() -> None:
@@ -41,11 +42,18 @@ def paused() -> bool:
 
 def over() -> None:
     """Start-up is over: freeze what is alive now and resume the collector (if paused)."""
-    global _paused
+    global _paused, _frozen
     if _paused:
         _paused = False
+        _frozen = True
         gc.freeze()
         gc.enable()
+
+
+def frozen() -> bool:
+    """Whether :func:`over` froze this process's start-up: it stays frozen until the process
+    exits, so nothing else should ``gc.unfreeze()`` it."""
+    return _frozen
 
 
 def resume() -> None:

@@ -94,6 +94,17 @@ def test_a_plain_check_lints_with_the_collector_on_and_its_start_up_frozen(
     assert 0 < state["frozen"] <= state["seen"][0]["frozen"]
 
 
+def test_a_parallel_check_keeps_its_start_up_frozen_to_the_end(tmp_path: Path) -> None:
+    for i in range(80):  # enough files for two workers (runner.MIN_FILES_PER_WORKER)
+        (tmp_path / f"pod-{i}.yaml").write_text(POD.replace("train", f"train-{i}"), "utf-8")
+    state = probe(tmp_path, "entry.console()", "check", "--jobs", "2", ".")
+    assert state["code"] == 0, state
+    assert "in 81 files" in state["stdout"]
+    assert state["seen"] == []  # linted in the workers
+    assert state["enabled"] is True
+    assert state["frozen"] > 10_000  # not unfrozen after the pool
+
+
 @pytest.mark.parametrize(
     "args",
     [("rules",), ("check", "--jobs", "+1", "pod.yaml"), ("check", "--help")],
