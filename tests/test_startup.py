@@ -21,23 +21,8 @@ import pytest
 from gpulint import startup
 from tests.conftest import ROOT
 
-POD = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: train
-spec:
-  tolerations:
-    - key: nvidia.com/gpu
-      operator: Exists
-      effect: NoSchedule
-  containers:
-    - name: main
-      image: registry.example.com/train:1
-      resources:
-        limits:
-          nvidia.com/gpu: 1
-"""
+#: A clean GPU manifest (no finding): the linted file of every case.
+GOOD = ROOT / "examples" / "good-training-job.yaml"
 
 # Reports, at exit, the collector's state and what the runner saw when it started linting.
 PROBE = """
@@ -66,7 +51,7 @@ sys.argv = ["gpulint", *sys.argv[1:]]
 
 def probe(tmp_path: Path, call: str, *args: str) -> dict:
     (tmp_path / ".git").mkdir(exist_ok=True)  # no configuration file above is found
-    (tmp_path / "pod.yaml").write_text(POD, encoding="utf-8")
+    (tmp_path / "pod.yaml").write_bytes(GOOD.read_bytes())
     done = subprocess.run(
         [sys.executable, "-c", PROBE.replace("{call}", call), *args],
         cwd=tmp_path,
@@ -96,7 +81,7 @@ def test_a_plain_check_lints_with_the_collector_on_and_its_start_up_frozen(
 
 def test_a_parallel_check_keeps_its_start_up_frozen_to_the_end(tmp_path: Path) -> None:
     for i in range(80):  # enough files for two workers (runner.MIN_FILES_PER_WORKER)
-        (tmp_path / f"pod-{i}.yaml").write_text(POD.replace("train", f"train-{i}"), "utf-8")
+        (tmp_path / f"pod-{i}.yaml").write_bytes(GOOD.read_bytes())
     state = probe(tmp_path, "entry.console()", "check", "--jobs", "2", ".")
     assert state["code"] == 0, state
     assert "in 81 files" in state["stdout"]
