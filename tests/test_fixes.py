@@ -12,10 +12,12 @@ import difflib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpulint.engine import Linter
 from gpulint.fixer import SAFE, UNSAFE, apply, fix_text
-from gpulint.fixtext import Source
+from gpulint.fixtext import BREAK, Source
 from gpulint.loader.stream import load_text
 from gpulint.model import Edit, Finding
 from gpulint.plugins import load_rules
@@ -224,6 +226,19 @@ def test_source_offsets_count_lines_as_libyaml() -> None:
     assert src.starts == [0, 3, 5, 7]
     assert src.offset(3, 2) == 6 and src.point(6) == (3, 2)
     assert src.newline == "\r\n"
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="ab \n\r\x85\u2028\u2029", max_size=40))
+def test_source_line_starts_match_libyaml_breaks(text: str) -> None:
+    """The split taken for texts with LF breaks only gives the starts the break pattern
+    gives (and texts with other breaks take the pattern itself)."""
+    starts = [0, *(m.end() for m in BREAK.finditer(text))]
+    first = BREAK.search(text)
+    src = Source(text)
+    assert src.starts == starts
+    written = first.group() if first is not None else None
+    assert src.newline == (written if written in ("\n", "\r\n", "\r") else "\n")
 
 
 MERGED = """\
