@@ -268,6 +268,16 @@ def gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None = Non
     ``claims`` are the DRA claims of the pod's file: a rule passes ``ctx.claims`` (the engine
     sets it per file); without them every claim is one defined elsewhere.
     """
+    # GPU020, GPU021, GPU023 and the cluster rules each ask this of every pod: kept on the
+    # pod spec, as container_entries (a rule that passes no claims gets its own answer).
+    key = ("gpu_demand", registry, claims)
+    demand: GpuDemand | None = pod.memo.get(key)
+    if demand is None:
+        demand = pod.memo[key] = _gpu_demand(pod, registry, claims)
+    return demand
+
+
+def _gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None) -> GpuDemand:
     entries = tuple(e for e in accelerator_entries(pod, registry) if e.amount.positive_or_unknown)
     pod_level: list[str] = []
     resources = pod.spec.get("resources") if pod.location == "pod" else None
