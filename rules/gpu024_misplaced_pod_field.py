@@ -152,10 +152,8 @@ def misplaced_keys(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
     if not _core_pod_spec(pod):
         return
     fields = field_names()
-    for level in _levels(pod):
+    for level in _levels(pod, fields):
         known = fields[level.type]
-        if level.data.keys() <= known:
-            continue  # most levels: every key is a field of its type
         for key in level.data:
             if not isinstance(key, str) or key in known:
                 continue
@@ -177,24 +175,29 @@ def _core_pod_spec(pod: PodSpec) -> bool:
     return pod.obj.kind == "Pod" and pod.path == ("spec",)
 
 
-def _levels(pod: PodSpec) -> Iterator[Level]:
+def _levels(pod: PodSpec, fields: Mapping[str, frozenset[str]]) -> Iterator[Level]:
+    """The levels of the pod spec that hold a key their type does not have. Most levels
+    hold none: one set test each, before anything else is made for them."""
     template = pod.template_path
     if template is not None and pod.pattern.lower().endswith("template.spec"):
         data = pod.template()
-        if data is not None:
+        if data is not None and not data.keys() <= fields["PodTemplateSpec"]:
             yield Level("PodTemplateSpec", data, template, "the pod template")
-    yield Level("PodSpec", pod.spec, pod.path, "the pod spec")
+    if not pod.spec.keys() <= fields["PodSpec"]:
+        yield Level("PodSpec", pod.spec, pod.path, "the pod spec")
     tolerations = pod.spec.get("tolerations")
+    known = fields["Toleration"]
     for i, item in enumerate(tolerations if isinstance(tolerations, list) else ()):
-        if isinstance(item, dict):
+        if isinstance(item, dict) and not item.keys() <= known:
             yield Level("Toleration", item, (*pod.path, "tolerations", i), "a toleration")
     for container in pod.containers:
         if container.section not in ("containers", "initContainers", "ephemeralContainers"):
             continue
         kind = "EphemeralContainer" if container.section == "ephemeralContainers" else "Container"
-        yield Level(kind, container.data, container.path, f"container {container.label}")
+        if not container.data.keys() <= fields[kind]:
+            yield Level(kind, container.data, container.path, f"container {container.label}")
         resources = container.data.get("resources")
-        if isinstance(resources, dict):
+        if isinstance(resources, dict) and not resources.keys() <= fields["ResourceRequirements"]:
             yield Level(
                 "ResourceRequirements",
                 resources,
