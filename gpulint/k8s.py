@@ -67,7 +67,7 @@ class K8sObject:
 
 
 class Container:
-    __slots__ = ("data", "name", "path", "resources_key", "section", "sidecar")
+    __slots__ = ("data", "memo", "name", "path", "resources_key", "section", "sidecar")
 
     def __init__(
         self,
@@ -91,6 +91,11 @@ class Container:
         #: or "" when ``data`` itself holds ``limits`` / ``requests`` (a list item such as
         #: an llmaz flavor: ``{name, limits, nodeSelector}``).
         self.resources_key = resources_key
+        #: Answers several rules ask of this container (its whole-GPU count), as
+        #: ``PodSpec.memo``: they live and die with the container. Nothing kept here may
+        #: point back to the container (a ResourceEntry does): that cycle would keep each
+        #: document alive until the garbage collector ran.
+        self.memo: dict[Any, Any] = {}
 
     def __repr__(self) -> str:
         return f"Container({self.name!r}, path={self.path!r}, section={self.section!r})"

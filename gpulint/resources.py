@@ -193,19 +193,23 @@ def container_entries(pod: PodSpec, *, ephemeral: bool = False) -> Iterator[Reso
     """
     # Every pod rule asks for the same entries of a pod: they are kept on the pod spec
     # (built once per document by the per-file view), so they go when the document does.
+    # (Not on the container: an entry points back to its container, and the cycle would
+    # keep each document alive until the garbage collector ran.)
     memo = pod.memo
     key = ("container_entries", ephemeral)
     entries = memo.get(key)
     if entries is None:
-        entries = memo[key] = tuple(_container_entries(pod, ephemeral))
+        every = memo.get(("container_entries", True))
+        if every is None:
+            every = memo[("container_entries", True)] = tuple(
+                e for container in pod.containers for e in resource_entries(container)
+            )
+        entries = memo[key] = (
+            every
+            if ephemeral
+            else tuple(e for e in every if e.container.section != "ephemeralContainers")
+        )
     return iter(entries)
-
-
-def _container_entries(pod: PodSpec, ephemeral: bool) -> Iterator[ResourceEntry]:
-    for container in pod.containers:
-        if container.section == "ephemeralContainers" and not ephemeral:
-            continue
-        yield from resource_entries(container)
 
 
 def accelerator_entries(pod: PodSpec, registry: Registry) -> list[ResourceEntry]:
@@ -344,6 +348,16 @@ def whole_gpu_count(container: Container, registry: Registry) -> int | None:
     integer (its limit, else its request). A share of a GPU, several kinds, a placeholder or
     no accelerator at all give None: the number of devices is not known.
     """
+    # GPU041 and GPU042 ask this of every container: made once per container and registry.
+    key = ("whole_gpu_count", registry)
+    memo = container.memo
+    if key not in memo:
+        memo[key] = _whole_gpu_count(container, registry)
+    count: int | None = memo[key]
+    return count
+
+
+def _whole_gpu_count(container: Container, registry: Registry) -> int | None:
     names: set[str] = set()
     total: int | None = None
     # The mappings themselves, not resource_entries: GPU041 and GPU042 ask this of every

@@ -76,7 +76,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.registry import Registry
-from gpulint.resources import resource_entries
+from gpulint.resources import container_entries
 from gpulint.rule import RenameKey, Repair, RuleContext, Violation
 from gpulint.workloads import PodSpec
 
@@ -90,57 +90,56 @@ OPTIONS: dict[str, object] = {}
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     registry = ctx.registry
     claims = ctx.claims
-    for container in pod.containers:
-        for entry in resource_entries(container):
-            name = entry.name
-            if name in registry.resources or not registry.looks_like_accelerator(name):
-                continue
-            if registry.is_dra_extended(name) or (
-                claims is not None and claims.extended_resource(name)
-            ):
-                continue  # a DRA extended resource: a claim serves it (KEP-5004)
-            legacy = registry.legacy.get(name)
-            if legacy is not None:
-                yield Violation(
-                    entry.path,
-                    f"{name} is no longer advertised by any node, so the pod stays Pending; "
-                    f"use {legacy.replacement}. {legacy.note}",
-                    fix=_rename(entry.path, name, legacy.replacement, entry.container.resources),
-                )
-                continue
-            if not registry.is_slip(name):
-                domain = name.rpartition("/")[0]
-                if domain and registry.has_domain(domain):
-                    yield Violation(
-                        entry.path,
-                        f"{name} is not in gpulint's device registry, though {domain} is a "
-                        "known vendor domain: the registry may be behind the device plugin. "
-                        "If your nodes advertise it, add it to the configuration "
-                        f"(devices: [{{name: {name}}}])",
-                        severity="warning",
-                    )
-                continue
-            suggestion = registry.suggest(name)
-            mig = _mig_hint(name, registry)
-            to = suggestion
-            if mig is not None:
-                hint = mig
-                dotted = name.replace("+", ".")
-                to = dotted if dotted in registry.resources else None
-            elif suggestion is not None and suggestion.lower() == name.lower():
-                hint = f"resource names are case-sensitive: write {suggestion}"
-            elif suggestion is not None:
-                hint = f"did you mean {suggestion}?"
-            else:
-                hint = _domain_hint(name, registry) or (
-                    "check the device plugin's documentation for the advertised name"
-                )
+    for entry in container_entries(pod, ephemeral=True):
+        name = entry.name
+        if name in registry.resources or not registry.looks_like_accelerator(name):
+            continue
+        if registry.is_dra_extended(name) or (
+            claims is not None and claims.extended_resource(name)
+        ):
+            continue  # a DRA extended resource: a claim serves it (KEP-5004)
+        legacy = registry.legacy.get(name)
+        if legacy is not None:
             yield Violation(
                 entry.path,
-                f"{name} is not a resource any GPU device plugin advertises: no node can "
-                f"satisfy it and the pod stays Pending forever; {hint}",
-                fix=_rename(entry.path, name, to, entry.container.resources),
+                f"{name} is no longer advertised by any node, so the pod stays Pending; "
+                f"use {legacy.replacement}. {legacy.note}",
+                fix=_rename(entry.path, name, legacy.replacement, entry.container.resources),
             )
+            continue
+        if not registry.is_slip(name):
+            domain = name.rpartition("/")[0]
+            if domain and registry.has_domain(domain):
+                yield Violation(
+                    entry.path,
+                    f"{name} is not in gpulint's device registry, though {domain} is a "
+                    "known vendor domain: the registry may be behind the device plugin. "
+                    "If your nodes advertise it, add it to the configuration "
+                    f"(devices: [{{name: {name}}}])",
+                    severity="warning",
+                )
+            continue
+        suggestion = registry.suggest(name)
+        mig = _mig_hint(name, registry)
+        to = suggestion
+        if mig is not None:
+            hint = mig
+            dotted = name.replace("+", ".")
+            to = dotted if dotted in registry.resources else None
+        elif suggestion is not None and suggestion.lower() == name.lower():
+            hint = f"resource names are case-sensitive: write {suggestion}"
+        elif suggestion is not None:
+            hint = f"did you mean {suggestion}?"
+        else:
+            hint = _domain_hint(name, registry) or (
+                "check the device plugin's documentation for the advertised name"
+            )
+        yield Violation(
+            entry.path,
+            f"{name} is not a resource any GPU device plugin advertises: no node can "
+            f"satisfy it and the pod stays Pending forever; {hint}",
+            fix=_rename(entry.path, name, to, entry.container.resources),
+        )
 
 
 def _rename(path: tuple[Any, ...], name: str, to: str | None, resources: Any) -> Repair | None:
