@@ -22,10 +22,15 @@ def _point(text: str, mark: Any) -> Span:
     return Span(mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 1 + width)
 
 
+#: ``Span(a, b, c, d)`` without the Python-level ``__new__`` every NamedTuple has: every
+#: finding and every fix's lookups make spans here.
+_new_span = tuple.__new__
+
+
 def _node_span(node: Any) -> Span:
     sm = node.start_mark
     em = node.end_mark
-    return Span(sm.line + 1, sm.column + 1, em.line + 1, em.column + 1)
+    return _new_span(Span, (sm.line + 1, sm.column + 1, em.line + 1, em.column + 1))
 
 
 class Positions(Mapping[Path, Location]):
