@@ -17,6 +17,7 @@ from gpulint.outfiles import write_fixed, written
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
+    from gpulint.baseline import RunBaseline
     from gpulint.cluster.model import Cluster
     from gpulint.config import Effective
     from gpulint.discover import Target
@@ -206,7 +207,6 @@ def run_check(
     """
     import time
 
-    from gpulint.baseline import BaselineError, RunBaseline
     from gpulint.discover import STDIN, targets
     from gpulint.engine import Linter
     from gpulint.model import TOOL_ERROR_CODES
@@ -264,11 +264,17 @@ def run_check(
     stdin_used = stdin_label if STDIN in (paths or []) else None
     if write_baseline == "":
         fail("--write-baseline needs a file name")
-    try:
-        accepted = RunBaseline(baseline, write_baseline, effective.baseline, stdin_used)
-    except BaselineError as exc:
-        fail(str(exc))
-    found = accepted.watch(found)
+    accepted: RunBaseline | None = None
+    if baseline is not None or write_baseline is not None or effective.baseline is not None:
+        # Imported only for a run with a baseline: a plain check (a pre-commit hook's) has
+        # none, and the module is on no other path (docs/architecture.md).
+        from gpulint.baseline import BaselineError, RunBaseline
+
+        try:
+            accepted = RunBaseline(baseline, write_baseline, effective.baseline, stdin_used)
+        except BaselineError as exc:
+            fail(str(exc))
+        found = accepted.watch(found)
     errors = [f"{path}: no such file or directory" for path in missing]
     for message in errors:
         error(message)
@@ -346,17 +352,18 @@ def run_check(
         rendering=rendering,
         fixing=fixing,
         on_fix=write_fix,
-        prepare=accepted.prepare,
+        prepare=accepted.prepare if accepted is not None else None,
     )
     unwritten_baseline = None
-    if write_baseline is not None:
-        unwritten_baseline = written(write_baseline, accepted.text)
-    stale = accepted.stale(linter.active)
-    if stale:
-        report.extend(stale)
-        write_findings(stale)
-    if unwritten_baseline is None:
-        sys.stderr.write(accepted.note())
+    if accepted is not None:
+        if write_baseline is not None:
+            unwritten_baseline = written(write_baseline, accepted.text)
+        stale = accepted.stale(linter.active)
+        if stale:
+            report.extend(stale)
+            write_findings(stale)
+        if unwritten_baseline is None:
+            sys.stderr.write(accepted.note())
     if diff:
         return _diff_summary(report, would_fix[0], unsafe_fixes, errors)
     if report.files == 0:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
     from gpulint.config import Effective
@@ -64,7 +64,7 @@ def use_color(mode: str) -> bool:
 ALLOW_ENV = "GPULINT_ALLOW_PLUGINS"
 
 
-class Trust(NamedTuple):
+class Trust:
     """What the user trusts for this run, from the command line.
 
     Python rules (``plugins`` and the ``*.py`` of ``rule-dirs``) in a configuration file are
@@ -72,11 +72,22 @@ class Trust(NamedTuple):
     pull request can change the configuration. Modules and folders named on the command line
     (``--plugin``, ``--rule-dir``) are the user's own choice and always load. Installed
     ``gpulint.rules`` entry points always load: installing a package is a choice too.
+
+    (A plain class, not a NamedTuple: this module is on every check's start-up, see
+    docs/architecture.md.)
     """
 
-    allow_plugins: bool = False
-    plugins: Sequence[str] = ()
-    rule_dirs: Sequence[str] = ()
+    __slots__ = ("allow_plugins", "plugins", "rule_dirs")
+
+    def __init__(
+        self,
+        allow_plugins: bool = False,
+        plugins: Sequence[str] = (),
+        rule_dirs: Sequence[str] = (),
+    ) -> None:
+        self.allow_plugins = allow_plugins
+        self.plugins = plugins
+        self.rule_dirs = rule_dirs
 
 
 def env_allows_plugins() -> bool:

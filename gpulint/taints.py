@@ -92,15 +92,19 @@ def default_taints_assumed(options: Mapping[str, Any]) -> bool:
     return bool(options.get("taints", DEFAULT_TAINTS) == DEFAULT_TAINTS)
 
 
-class NearMiss(NamedTuple):
-    """A toleration that would tolerate the taint after the changes it lists."""
+class NearMiss:
+    """A toleration that would tolerate the taint after the changes it lists. (A plain
+    class: no caller unpacks or compares one, see docs/architecture.md.)"""
 
-    #: Its index in the tolerations list.
-    position: int
-    #: The toleration key to point at (the first thing to change).
-    field: str | None
-    #: What to write instead, one phrase per change.
-    changes: tuple[str, ...]
+    __slots__ = ("changes", "field", "position")
+
+    def __init__(self, position: int, field: str | None, changes: tuple[str, ...]) -> None:
+        #: Its index in the tolerations list.
+        self.position = position
+        #: The toleration key to point at (the first thing to change).
+        self.field = field
+        #: What to write instead, one phrase per change.
+        self.changes = changes
 
 
 def near_miss(tolerations: Sequence[Any], taint: Taint) -> NearMiss | None:

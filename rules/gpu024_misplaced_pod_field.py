@@ -77,7 +77,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from gpulint.data import data_path
 from gpulint.model import Path
@@ -116,23 +116,30 @@ def field_names() -> Mapping[str, frozenset[str]]:
     return {name: frozenset(fields) for name, fields in json.loads(text)["types"].items()}
 
 
-class Misplaced(NamedTuple):
+class Misplaced:
     """A key GPU024 reports: its path (the key itself), the message, and the field to rename
-    it to when the fix is a rename in place (a near miss of a field of its own level)."""
+    it to when the fix is a rename in place (a near miss of a field of its own level).
+    (Records of this module are plain classes, see docs/architecture.md.)"""
 
-    path: Path
-    message: str
-    rename: str | None = None
+    __slots__ = ("message", "path", "rename")
+
+    def __init__(self, path: Path, message: str, rename: str | None = None) -> None:
+        self.path = path
+        self.message = message
+        self.rename = rename
 
 
-class Level(NamedTuple):
-    """A mapping of one API type, and where it is."""
+class Level:
+    """A mapping of one API type (``type``), and where it is."""
 
-    type: str
-    data: Mapping[Any, Any]
-    path: Path
-    #: How a message names it.
-    label: str
+    __slots__ = ("data", "label", "path", "type")
+
+    def __init__(self, kind: str, data: Mapping[Any, Any], path: Path, label: str) -> None:
+        self.type = kind
+        self.data = data
+        self.path = path
+        #: How a message names it.
+        self.label = label
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:

@@ -67,7 +67,7 @@ None.
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from gpulint.model import Path
 from gpulint.resources import whole_gpu_count
@@ -81,16 +81,31 @@ SCOPE = "pod"
 OPTIONS: dict[str, Any] = {}
 
 
-class Engine(NamedTuple):
-    name: str
-    #: Words of the command line that start the engine.
-    commands: tuple[str, ...]
-    #: Globs over the image repository.
-    images: tuple[str, ...]
-    tensor: tuple[str, ...]
-    pipeline: tuple[str, ...]
-    #: An environment variable the engine reads its tensor parallelism from.
-    tensor_env: str | None = None
+class Engine:
+    """An inference engine: how its command line and image are recognised, and the options
+    that set its parallelism. (Records of this module are plain classes: a NamedTuple costs
+    every start-up ten times as much to define, see docs/architecture.md.)"""
+
+    __slots__ = ("commands", "images", "name", "pipeline", "tensor", "tensor_env")
+
+    def __init__(
+        self,
+        name: str,
+        commands: tuple[str, ...],
+        images: tuple[str, ...],
+        tensor: tuple[str, ...],
+        pipeline: tuple[str, ...],
+        tensor_env: str | None = None,
+    ) -> None:
+        self.name = name
+        #: Words of the command line that start the engine.
+        self.commands = commands
+        #: Globs over the image repository.
+        self.images = images
+        self.tensor = tensor
+        self.pipeline = pipeline
+        #: An environment variable the engine reads its tensor parallelism from.
+        self.tensor_env = tensor_env
 
 
 ENGINES = (
@@ -127,10 +142,13 @@ MULTI_NODE_KINDS = {"LeaderWorkerSet", "RayCluster", "RayService", "RayJob"}
 _VAR = r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
 
 
-class Word(NamedTuple):
-    text: str
-    #: The list item (or env value) the word was read from.
-    path: Path
+class Word:
+    __slots__ = ("path", "text")
+
+    def __init__(self, text: str, path: Path) -> None:
+        self.text = text
+        #: The list item (or env value) the word was read from.
+        self.path = path
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
