@@ -12,28 +12,55 @@ Rendering runs programs on the linted tree, so it happens only when the user ask
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import NamedTuple
+
+# Plain classes, not NamedTuples: every check imports this package (``trees`` finds the
+# charts it reports as GL201), and a NamedTuple costs start-up ten times as much to define
+# (docs/architecture.md). Nothing unpacks or compares these.
 
 
-class ChartOptions(NamedTuple):
+class ChartOptions:
     """How a chart is rendered (``helm template`` options)."""
 
-    values: tuple[str, ...] = ()
-    set: tuple[str, ...] = ()
-    kube_version: str | None = None
-    release_name: str = "release-name"
-    namespace: str | None = None
+    __slots__ = ("kube_version", "namespace", "release_name", "set", "values")
+
+    def __init__(
+        self,
+        values: tuple[str, ...] = (),
+        set: tuple[str, ...] = (),
+        kube_version: str | None = None,
+        release_name: str = "release-name",
+        namespace: str | None = None,
+    ) -> None:
+        self.values = values
+        self.set = set
+        self.kube_version = kube_version
+        self.release_name = release_name
+        self.namespace = namespace
 
 
-class RenderOptions(NamedTuple):
+class RenderOptions:
     """Whether and how the run renders charts and Kustomize roots."""
 
-    enabled: bool = False
-    helm: str | None = None  # a path given with --helm; else `helm` on PATH
-    kustomize: str | None = None  # a path given with --kustomize; else kubectl, kustomize
-    chart: ChartOptions = ChartOptions()
-    #: Per-chart options from the configuration, by absolute chart folder.
-    charts: Mapping[str, ChartOptions] = MappingProxyType({})
+    __slots__ = ("chart", "charts", "enabled", "helm", "kustomize")
+
+    def __init__(
+        self,
+        enabled: bool = False,
+        helm: str | None = None,
+        kustomize: str | None = None,
+        chart: ChartOptions | None = None,
+        charts: Mapping[str, ChartOptions] | None = None,
+    ) -> None:
+        self.enabled = enabled
+        #: A path given with --helm; else `helm` on PATH.
+        self.helm = helm
+        #: A path given with --kustomize; else kubectl, kustomize.
+        self.kustomize = kustomize
+        self.chart = chart if chart is not None else ChartOptions()
+        #: Per-chart options from the configuration, by absolute chart folder.
+        self.charts: Mapping[str, ChartOptions] = (
+            charts if charts is not None else MappingProxyType({})
+        )
 
     def for_chart(self, folder: str) -> ChartOptions:
         """The chart's options: the configuration's for that chart, then the command line's
