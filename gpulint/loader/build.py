@@ -92,22 +92,27 @@ class _Builder(_StrictChecks):
         seen = self.seen
         decode_count = self.decode_count
         alias_count = self.alias_count
+        # Only an alias reaches a node twice, and an alias needs an anchor: a text without
+        # `&` (most manifests) skips the bookkeeping of nodes seen and of go-yaml's ratio,
+        # which an alias-free document can never exceed.
+        shared = "&" in self.text
         while stack:
             node, path, key_node, container, slot, in_alias, depth, flows = pop()
-            node_id = id(node)
-            if node_id in seen:
-                in_alias = True
-            else:
-                seen.add(node_id)
-            decode_count += 1
-            if in_alias:
-                alias_count += 1
-                if (
-                    alias_count > 100
-                    and decode_count > 1000
-                    and alias_count / decode_count > _allowed_alias_ratio(decode_count)
-                ):
-                    raise _AliasLimit
+            if shared:
+                node_id = id(node)
+                if node_id in seen:
+                    in_alias = True
+                else:
+                    seen.add(node_id)
+                decode_count += 1
+                if in_alias:
+                    alias_count += 1
+                    if (
+                        alias_count > 100
+                        and decode_count > 1000
+                        and alias_count / decode_count > _allowed_alias_ratio(decode_count)
+                    ):
+                        raise _AliasLimit
             if depth <= POSITION_DEPTH:
                 positions[path] = _pack(key_node, node) if compact else (key_node, node)
             ctag = node.ctag
