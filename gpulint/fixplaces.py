@@ -44,13 +44,17 @@ class Places:
         self.text = src.text
         self.doc = doc
         self.owned: Owned = {} if owned is None else owned
+        #: Side-table lookups already made (a plan asks for most paths more than once).
+        self._locs: dict[Path, tuple[Span | None, Span]] = {}
 
     def loc(self, path: Path) -> tuple[Span | None, Span]:
-        found = self.doc.positions.get(path)
+        found = self._locs.get(path)
         if found is None:
-            raise Skip(f"nothing is written at {dotted(path) or 'the document'}")
-        key, value = found
-        return key, value
+            found = self.doc.positions.get(path)
+            if found is None:
+                raise Skip(f"nothing is written at {dotted(path) or 'the document'}")
+            self._locs[path] = found
+        return found
 
     def range(self, span: Span) -> tuple[int, int]:
         # Source.offset twice, written out: a plan asks this a dozen times.

@@ -8,11 +8,13 @@ key, a scalar, a flow collection or block lines at an indentation (:func:`block_
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_right
 from itertools import accumulate
 from typing import Any, NamedTuple
 
+from gpulint.loader.scalars import resolve_plain
 from gpulint.model import Path, Span
 
 #: Line breaks as libyaml counts them (its marks are the positions' lines).
@@ -114,10 +116,6 @@ def write_scalar(value: Any, quote: str = "") -> str:
         return repr(value)
     if value is None:
         return "null"
-    import json  # only a fix that writes a new string needs these
-
-    from gpulint.loader.scalars import resolve_plain
-
     text = str(value)
     if quote == "'" and "'" not in text and "\n" not in text:
         return f"'{text}'"
