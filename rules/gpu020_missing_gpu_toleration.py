@@ -156,7 +156,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     tolerations = pod.tolerations
     node_name = pod.spec.get("nodeName")
     bound = isinstance(node_name, str) and bool(node_name)
-    extra = added_tolerations(ctx.cluster, [e.name for e in demand.entries], queued(pod))
+    extra = (  # the platform's admission adds none when no cluster is described
+        added_tolerations(ctx.cluster, [e.name for e in demand.entries], queued(pod))
+        if ctx.cluster is not None
+        else []
+    )
     effective = [*tolerations, *extra]
     found = _untolerated(pod, ctx, demand, hardware, bound, effective)
     if found is None:
