@@ -86,6 +86,8 @@ class Places:
         no merge key on the way: an edit there would change every use)."""
         # Each prefix is checked from its parent's region; what was checked is remembered
         # for the document (``owned``): a fix's changes, and a pod's fixes, share prefixes.
+        if self.src.plain and path in self.doc.positions:
+            return  # nothing in the text can share, merge or shift a value
         owned = self.owned
         depth = len(path)
         while depth and path[:depth] not in owned:

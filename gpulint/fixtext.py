@@ -23,6 +23,9 @@ BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
 #: A block sequence written at its key's indentation.
 _INDENTLESS = re.compile(r"^( *)[^\s#-][^\r\n]*:[ \t]*\r?\n\1- ", re.MULTILINE)
+#: What a text must hold for one of its values to be shared, merged or placed off its
+#: mapping's column: an anchor, an alias, a merge key, an explicit key or a tag.
+_SHARING = ("&", "*", "<<", "?", "!")
 #: One level of indentation for what a fix creates.
 INDENT = 2
 #: A key or string value is written plain when it matches and reads back as the same
@@ -33,7 +36,7 @@ _PLAIN_SAFE = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*\Z")
 class Source:
     """A text with its line starts: (line, column) <-> offset, both ways."""
 
-    __slots__ = ("_indentless", "newline", "starts", "text")
+    __slots__ = ("_indentless", "_plain", "newline", "starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -55,6 +58,7 @@ class Source:
         #: The file's own line break, for the lines a fix adds.
         self.newline = newline if newline in ("\n", "\r\n", "\r") else "\n"
         self._indentless: bool | None = None
+        self._plain: bool | None = None
 
     @property
     def indentless(self) -> bool:
@@ -63,6 +67,18 @@ class Source:
         if self._indentless is None:
             self._indentless = _INDENTLESS.search(self.text) is not None
         return self._indentless
+
+    @property
+    def plain(self) -> bool:
+        """Is every value's text its own, with each key at its mapping's column? True when
+        the text holds none of the characters anchors, aliases, merge keys, explicit keys
+        and tags are written with, and ends with a line break (``Places.own`` then has
+        nothing to check; without the final break an empty value at the very end lies
+        outside its parent's region, which ``own`` refuses)."""
+        if self._plain is None:
+            text = self.text
+            self._plain = text.endswith("\n") and not any(c in text for c in _SHARING)
+        return self._plain
 
     def offset(self, line: int, column: int) -> int:
         line = min(max(line, 1), len(self.starts))

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from gpulint.engine import Linter
 from gpulint.fixer import SAFE, UNSAFE, apply, fix_text
+from gpulint.fixplaces import Places, Skip
 from gpulint.fixtext import BREAK, Source
 from gpulint.loader.stream import load_text
 from gpulint.model import Edit, Finding
@@ -239,6 +240,48 @@ def test_source_line_starts_match_libyaml_breaks(text: str) -> None:
     assert src.starts == starts
     written = first.group() if first is not None else None
     assert src.newline == (written if written in ("\n", "\r\n", "\r") else "\n")
+
+
+def _own_verdicts(text: str, plain: bool) -> dict[tuple[int, tuple[object, ...]], str]:
+    verdicts = {}
+    for doc in load_text(text).documents:
+        src = Source(text)
+        src._plain = plain  # force the fast answer, or the full check
+        for path in doc.positions:
+            try:
+                Places(src, doc, {}).own(path)
+                verdicts[doc.index, path] = "own"
+            except Skip as exc:
+                verdicts[doc.index, path] = str(exc)
+    return verdicts
+
+
+PLAIN_EDGES = ["-", "-\n", "a:\n  b: 1\n  c:\n  - x: 1\n    y: 2\n", "{a: {b: 1}, c: [1, 2]}\n"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [*(f"edge{i}" for i in range(len(PLAIN_EDGES))), "fixtures", "examples"],
+)
+def test_plain_text_skips_the_ownership_check_with_the_same_verdicts(name: str) -> None:
+    """``Source.plain`` lets ``Places.own`` skip its checks: on every text it calls plain
+    (the rule fixtures, the examples and edge cases), the full check finds every path
+    owned too."""
+    root = Path(__file__).resolve().parent.parent
+    if name.startswith("edge"):
+        texts = [PLAIN_EDGES[int(name[4:])]]
+    else:
+        folder = RULE_FIXTURES if name == "fixtures" else root / "examples"
+        texts = []
+        for p in sorted(folder.rglob("*.yaml")):
+            try:
+                texts.append(p.read_text(encoding="utf-8"))
+            except UnicodeDecodeError:  # the decoding fixtures
+                continue
+    plain = [t for t in texts if Source(t).plain]
+    assert plain or name == "edge0", "no plain text to compare on"
+    for text in plain:
+        assert _own_verdicts(text, True) == _own_verdicts(text, False)
 
 
 MERGED = """\
