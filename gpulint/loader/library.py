@@ -44,8 +44,10 @@ class _Lib:
         # ``self.ascend_resolver()`` around every node, for resolvers that type a scalar by
         # its path, and ignores what they return. gpulint types no scalar by its path, so
         # any callable that takes those arguments will do: builtins (which do not bind to
-        # the parser, unlike functions) cost a fraction of two Python calls per node.
-        hooks = {"resolve": resolve, "descend_resolver": slice, "ascend_resolver": tuple}
+        # the parser, unlike functions) cost a fraction of two Python calls per node. An
+        # empty dict's ``get`` hashes the parent node (by identity) and returns the index:
+        # unlike ``slice`` it allocates nothing; ``tuple()`` is the empty-tuple singleton.
+        hooks = {"resolve": resolve, "descend_resolver": {}.get, "ascend_resolver": tuple}
         self.c_parser: Any = None
         try:
             from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]
