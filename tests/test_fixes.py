@@ -256,32 +256,44 @@ def _own_verdicts(text: str, plain: bool) -> dict[tuple[int, tuple[object, ...]]
     return verdicts
 
 
-PLAIN_EDGES = ["-", "-\n", "a:\n  b: 1\n  c:\n  - x: 1\n    y: 2\n", "{a: {b: 1}, c: [1, 2]}\n"]
+PLAIN_EDGES = ["-\n", "a:\n  b: 1\n  c:\n  - x: 1\n    y: 2\n", "{a: {b: 1}, c: [1, 2]}\n"]
 
 
-@pytest.mark.parametrize(
-    "name",
-    [*(f"edge{i}" for i in range(len(PLAIN_EDGES))), "fixtures", "examples"],
-)
-def test_plain_text_skips_the_ownership_check_with_the_same_verdicts(name: str) -> None:
+def _yaml_texts(folder: Path) -> list[str]:
+    texts = []
+    for p in sorted(folder.rglob("*.yaml")):
+        try:
+            texts.append(p.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:  # the decoding fixtures
+            continue
+    return texts
+
+
+@pytest.mark.parametrize("where", ["edges", "fixtures", "examples"])
+def test_plain_text_skips_the_ownership_check_with_the_same_verdicts(where: str) -> None:
     """``Source.plain`` lets ``Places.own`` skip its checks: on every text it calls plain
-    (the rule fixtures, the examples and edge cases), the full check finds every path
-    owned too."""
-    root = Path(__file__).resolve().parent.parent
-    if name.startswith("edge"):
-        texts = [PLAIN_EDGES[int(name[4:])]]
+    (edge cases, the rule fixtures, the examples), the full check finds every path owned
+    too."""
+    if where == "edges":
+        texts = PLAIN_EDGES
     else:
-        folder = RULE_FIXTURES if name == "fixtures" else root / "examples"
-        texts = []
-        for p in sorted(folder.rglob("*.yaml")):
-            try:
-                texts.append(p.read_text(encoding="utf-8"))
-            except UnicodeDecodeError:  # the decoding fixtures
-                continue
+        root = Path(__file__).resolve().parent.parent
+        texts = _yaml_texts(RULE_FIXTURES if where == "fixtures" else root / "examples")
     plain = [t for t in texts if Source(t).plain]
-    assert plain or name == "edge0", "no plain text to compare on"
+    assert len(plain) >= min(3, len(texts)), "too few plain texts to compare on"
     for text in plain:
-        assert _own_verdicts(text, True) == _own_verdicts(text, False)
+        verdicts = _own_verdicts(text, False)
+        assert set(verdicts.values()) <= {"own"}  # an empty or broken text has no paths
+        assert _own_verdicts(text, True) == verdicts
+
+
+def test_text_without_a_final_break_is_not_plain() -> None:
+    """Why ``plain`` needs the final line break: the full check refuses an empty value at
+    the very end of a text without one (outside its parent's region), so the fast answer
+    would differ there; with the break, the two agree."""
+    assert not Source("-").plain and Source("-\n").plain
+    assert _own_verdicts("-", False)[0, (0,)] != "own"
+    assert _own_verdicts("-\n", False)[0, (0,)] == "own"
 
 
 MERGED = """\
