@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from gpulint.baseline import RunBaseline
+    from gpulint.cluster.evidence import Picture
     from gpulint.cluster.model import Cluster
     from gpulint.config import Effective
     from gpulint.discover import Target
@@ -134,20 +135,59 @@ def cluster_objects(cluster: Cluster | None, found: Iterable[Target]) -> Cluster
     return merged(cluster, scan(files()))
 
 
+#: The rules that judge the GPU nodes' taints, and read the run's cluster picture.
+EVIDENCE_RULES = frozenset({"GPU020", "GPU021", "GPU023"})
+
+
+def cluster_picture(settings: Settings, found: Iterable[Target]) -> Picture:
+    """What the files to lint say about the GPU nodes when the configuration describes no
+    cluster (gpulint.cluster.evidence): the taints their GPU pods agree on and their GPU
+    node-pool objects' taints, read in a pre-pass so that every worker sees the same
+    picture. Standard input is not pre-read."""
+    from gpulint.cluster.evidence import Gatherer
+    from gpulint.cluster.objects import MARKERS, Found, scan
+    from gpulint.readtarget import read_target
+    from gpulint.registry import builtin_registry
+    from gpulint.workloads import builtin_table
+
+    gatherer = Gatherer(
+        settings.registry or builtin_registry(), settings.workloads or builtin_table()
+    )
+    pools: list[Found] = []
+    for target in found:
+        if target.path is None:
+            continue
+        raw, _ = read_target(target)
+        if raw is None:
+            continue
+        gatherer.add(target.label, raw)
+        if any(m in raw for m in MARKERS):
+            pools.append(scan([(target.label, raw)]))
+    nodes = tuple(n for f in pools for n in f.nodes)
+    tolerations = tuple(t for f in pools for t in f.tolerations)
+    return gatherer.picture(Found(nodes, tolerations))
+
+
 def assumption(settings: Settings) -> str | None:
-    """What GPU020, GPU021 and GPU040 assume of the cluster when none is described (None:
-    one is), for the text report to say once."""
+    """What GPU020, GPU021, GPU023 and GPU040 assume of the cluster when nothing describes
+    it (None: something does), for the text report to say once after an assumed finding:
+    what was assumed, and the configuration line that makes it certain."""
     cluster = settings.cluster
     if cluster is not None and (cluster.nodes or cluster.gpu_taints is not None):
         return None
+    from gpulint.cluster.evidence import certain_line
     from gpulint.taints import DEFAULT_TAINTS, Taint
 
     rows = settings.options.get("GPU020", {}).get("taints", DEFAULT_TAINTS)
-    taints = ", ".join(str(Taint.from_option(r)) for r in rows) or "none"
+    taints = [Taint.from_option(r) for r in rows]
+    shown = ", ".join(str(t) for t in taints) or "none"
     most = settings.options.get("GPU040", {}).get("max_per_node", 8)
     return (
-        f"assumed GPU taint {taints} and {most} GPUs per node; describe your cluster with "
-        "--cluster, node-pools or platform (docs/cluster.md)"
+        f"assumed GPU taint {shown} and {most} GPUs per node for the info findings of GPU020, "
+        "GPU021, GPU023 and GPU040, as nothing in the configuration or the linted files "
+        f"describes your cluster; if your GPU nodes carry that taint, `{certain_line(taints)}` "
+        "in .gpulint.yaml makes them certain, else describe the cluster (platform, node-pools, "
+        "--cluster: docs/cluster.md)"
     )
 
 
@@ -258,6 +298,12 @@ def run_check(
             settings.cluster, targets(given, stdin_label, exclude, effective.force_exclude)[0]
         )
     linter = Linter(rules, settings)
+    if settings.cluster is None and linter.active.keys() & EVIDENCE_RULES:
+        settings.evidence = cluster_picture(
+            settings, targets(given, stdin_label, exclude, effective.force_exclude)[0]
+        )
+        if settings.evidence:
+            linter = Linter(rules, settings)
     found, missing = targets(
         given, stdin_label, exclude, effective.force_exclude, trees=rendering[1]
     )

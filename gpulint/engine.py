@@ -15,6 +15,7 @@ from gpulint.model import (
     LintedObject,
     ObjectRef,
     Path,
+    Related,
     Repair,
     Severity,
     Span,
@@ -78,6 +79,7 @@ class _Active:
         document: int,
         severity: Severity | None = None,
         fix: Fix | None = None,
+        related: tuple[Related, ...] = (),
     ) -> Finding:
         """A finding of this rule, at its configured severity unless ``severity`` says."""
         return Finding(
@@ -91,6 +93,7 @@ class _Active:
             doc_path=doc_path,
             document=document,
             fix=fix,
+            related=related,
         )
 
 
@@ -112,7 +115,14 @@ class Linter:
             self.active[rule.code] = _Active(
                 rule,
                 severity,
-                RuleContext(self.registry, options, self.workloads, self.settings.cluster),
+                RuleContext(
+                    self.registry,
+                    options,
+                    self.workloads,
+                    self.settings.cluster,
+                    evidence=self.settings.evidence,
+                    configured=frozenset(self.settings.options.get(rule.code, {})),
+                ),
                 configured,
             )
         # A rule that raises is reported whatever the selection: the run is incomplete.
@@ -335,7 +345,9 @@ class Linter:
             given = v.severity
             severity = given if isinstance(given, Severity) else Severity.parse(given)
         fix = None if v.fix is None else self._fix(v.fix, doc)
-        return active.finding(label, span, v.message, ref, v.path, doc.index, severity, fix)
+        return active.finding(
+            label, span, v.message, ref, v.path, doc.index, severity, fix, tuple(v.related)
+        )
 
     def _fix(self, repair: Repair, doc: Document) -> Fix:
         """The text edits of a rule's fix (see ``gpulint.fixes``)."""

@@ -36,6 +36,7 @@ from gpulint.model import (
     DeleteKey,
     MoveKey,
     Path,
+    Related,
     RenameKey,
     Repair,
     Severity,
@@ -43,6 +44,7 @@ from gpulint.model import (
 from gpulint.registry import Registry
 
 if TYPE_CHECKING:
+    from gpulint.cluster.evidence import Picture
     from gpulint.cluster.model import Cluster
     from gpulint.dra import ClaimIndex
     from gpulint.workloads import WorkloadTable
@@ -75,6 +77,8 @@ class Violation(NamedTuple):
     at: str = "key"
     severity: Severity | str | None = None
     fix: Repair | None = None
+    #: Other places the finding rests on (the evidence for a fact about the cluster).
+    related: tuple[Related, ...] = ()
 
 
 #: The fix API, importable from here with ``Violation``.
@@ -104,6 +108,13 @@ class RuleContext(NamedTuple):
     #: ``Manifest.claims``, set by the engine for each file): pass it to
     #: ``gpulint.resources.gpu_demand`` so a pod's ``resourceClaims`` count.
     claims: ClaimIndex | None = None
+    #: What the run's files say about the GPU nodes when no cluster is described (taints
+    #: its GPU pods agree on, node-pool objects' taints: ``gpulint.cluster.evidence``);
+    #: ``None``: nothing was gathered.
+    evidence: Picture | None = None
+    #: The options the configuration sets (the others are the rule's defaults): a rule
+    #: whose finding rests on a default fact (a node size) can tell a guess from a choice.
+    configured: frozenset[str] = frozenset()
 
 
 CheckFn = Callable[[Any, RuleContext], Iterable[Violation]]

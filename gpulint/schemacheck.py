@@ -120,9 +120,15 @@ def _describe(error: Any) -> Iterator[tuple[Path, str]]:
         yield path, "missing required key " + ", ".join(repr(k) for k in missing)
         return
     if kind in ("anyOf", "oneOf") and error.context:
-        deepest = best_match(error.context)
+        # The branches of the instance's own type say what is wrong with it (a mapping
+        # given where a string or a mapping is allowed: the mapping branch's problem).
+        typed = [e for e in error.context if e.validator != "type"]
+        deepest = best_match(typed or error.context)
         if deepest is not None and tuple(deepest.absolute_path) != path:
             yield from _describe(deepest)
+            return
+        if isinstance(schema.get("description"), str):
+            yield path, f"{_show(instance)} is not allowed: expected {schema['description']}"
             return
     if kind == "pattern":
         described = schema.get("description")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from gpulint.model import Severity
 
 if TYPE_CHECKING:
+    from gpulint.cluster.evidence import Picture
     from gpulint.cluster.model import Cluster
     from gpulint.registry import Registry
     from gpulint.suppress import ObjectIgnore, PathIgnore
@@ -25,6 +26,7 @@ class Settings:
 
     __slots__ = (
         "cluster",
+        "evidence",
         "extend_select",
         "fail_on",
         "ignore",
@@ -50,6 +52,7 @@ class Settings:
         per_file_ignores: tuple[PathIgnore, ...] = (),
         per_object_ignores: tuple[ObjectIgnore, ...] = (),
         cluster: Cluster | None = None,
+        evidence: Picture | None = None,
     ) -> None:
         self.select = select
         self.ignore = ignore
@@ -62,3 +65,6 @@ class Settings:
         self.per_file_ignores = per_file_ignores
         self.per_object_ignores = per_object_ignores
         self.cluster = cluster
+        #: What the linted files say about the GPU nodes when no cluster is described
+        #: (gpulint.cluster.evidence; None: not gathered).
+        self.evidence = evidence

@@ -15,25 +15,49 @@ DEFAULT_TAINTS: list[dict[str, Any]] = [
     {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule", "hardware": ["nvidia"]}
 ]
 
+#: A taint as ``kubectl taint nodes NODE`` writes it: ``key=value:Effect`` or ``key:Effect``
+#: (a key is an optional DNS-subdomain prefix and ``/`` and a name; a value is a label value).
+TAINT_PATTERN = (
+    r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
+    r"(=([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?)?:(NoSchedule|PreferNoSchedule|NoExecute)$"
+)
+#: JSON Schema of one taint: kubectl's string, or a mapping.
+TAINT_ITEM: dict[str, Any] = {
+    "description": (
+        "a taint as kubectl writes it (`key=value:Effect` or `key:Effect`, Effect one of "
+        "NoSchedule, PreferNoSchedule, NoExecute) or a mapping with `key`"
+    ),
+    "anyOf": [
+        {
+            "type": "string",
+            "pattern": TAINT_PATTERN,
+            "description": "As kubectl writes it: `key=value:Effect` or `key:Effect`.",
+        },
+        {
+            "type": "object",
+            "required": ["key"],
+            "additionalProperties": False,
+            "properties": {
+                "key": {"type": "string", "minLength": 1},
+                "value": {"type": "string"},
+                "effect": {"enum": ["NoSchedule", "PreferNoSchedule", "NoExecute"]},
+                "hardware": {"type": "array", "items": {"type": "string"}},
+            },
+        },
+    ],
+}
+
 #: JSON Schema of the ``taints`` option shared by GPU020 and GPU021.
 TAINTS_OPTION: dict[str, Any] = {
     "type": "array",
     "description": (
-        "The taints on the cluster's GPU nodes. An empty list turns the toleration rules off "
-        "(GKE adds the toleration itself). `hardware` limits a taint to pods asking for that "
-        "accelerator vendor's resources (registry `hardware`); omit it for every accelerator."
+        "The taints on the cluster's GPU nodes, as kubectl writes them "
+        "(`nvidia.com/gpu=present:NoSchedule`, `sku=gpu:NoSchedule`) or as mappings. An empty "
+        "list turns the toleration rules off (GKE adds the toleration itself). `hardware` (in "
+        "a mapping) limits a taint to pods asking for that accelerator vendor's resources "
+        "(registry `hardware`); omit it for every accelerator."
     ),
-    "items": {
-        "type": "object",
-        "required": ["key"],
-        "additionalProperties": False,
-        "properties": {
-            "key": {"type": "string", "minLength": 1},
-            "value": {"type": "string"},
-            "effect": {"enum": ["NoSchedule", "PreferNoSchedule", "NoExecute"]},
-            "hardware": {"type": "array", "items": {"type": "string"}},
-        },
-    },
+    "items": TAINT_ITEM,
     "default": DEFAULT_TAINTS,
 }
 
@@ -45,7 +69,12 @@ class Taint(NamedTuple):
     hardware: frozenset[str] | None = None
 
     @classmethod
-    def from_option(cls, row: Mapping[str, Any]) -> "Taint":
+    def from_option(cls, row: Mapping[str, Any] | str) -> "Taint":
+        """A taint of the configuration: a mapping, or kubectl's ``key=value:Effect``."""
+        if isinstance(row, str):
+            rest, _, effect = row.rpartition(":")
+            key, _, value = rest.partition("=")
+            return cls(key, value, effect)
         hw = row.get("hardware")
         return cls(
             row["key"],
@@ -83,7 +112,7 @@ def tolerates(toleration: Any, taint: Taint) -> bool:
 
 
 def taints_from_options(options: Mapping[str, Any]) -> list[Taint]:
-    rows: Sequence[Mapping[str, Any]] = options.get("taints", DEFAULT_TAINTS)
+    rows: Sequence[Mapping[str, Any] | str] = options.get("taints", DEFAULT_TAINTS)
     return [Taint.from_option(r) for r in rows]
 
 

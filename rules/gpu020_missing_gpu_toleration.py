@@ -36,6 +36,19 @@ and, for a pod that names a Kueue queue, the ResourceFlavors' tolerations. With 
 platform, its GPU taints are used (GKE's `nvidia.com/gpu=present:NoSchedule`, none on EKS,
 AKS, ACK and OpenShift) unless `taints` is configured.
 
+How sure it is decides the severity. With a cluster described, or `gpu-taints`/`taints`
+configured, a finding is an error. Without them, the rule first reads what the run's files say
+(gpulint/cluster/evidence.py, docs/cluster.md): a taint most of the run's GPU pods tolerate
+(at least two), or a GPU node-pool object's taint, is the GPU nodes' taint, and a pod that
+does not tolerate it is an error that names that evidence (`related` places of kind
+`evidence`); a pod whose node selector or required affinity names a platform
+(`cloud.google.com/gke-accelerator`: GKE, which adds the toleration itself;
+`eks.amazonaws.com/nodegroup`, `kubernetes.azure.com/agentpool`,
+`aliyun.accelerator/nvidia_name`: platforms that taint no GPU pool by themselves) is judged
+as with that `platform:`. When nothing says what the taint is, the finding rests on
+gpulint's default taint: it is `info`, says `assumed`, and names the `gpu-taints:` line that
+makes it certain.
+
 Only taints that keep the pod off the node count: a `PreferNoSchedule` taint is a preference,
 and a pod bound with `spec.nodeName` skips the scheduler, so only `NoExecute` taints (which
 the kubelet enforces at admission) apply to it.
@@ -99,6 +112,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.cluster.evidence import KnownTaint, applicable, basis, certain_line
 from gpulint.cluster.facts import (
     accelerator_nodes,
     added_tolerations,
@@ -156,17 +170,35 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     tolerations = pod.tolerations
     node_name = pod.spec.get("nodeName")
     bound = isinstance(node_name, str) and bool(node_name)
+    ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
+    if ground.kind == "platform":
+        ctx = ctx._replace(cluster=ground.cluster)  # the platform the pod's selector names
     extra = (  # the platform's admission adds none when no cluster is described
         added_tolerations(ctx.cluster, [e.name for e in demand.entries], queued(pod))
         if ctx.cluster is not None
         else []
     )
+    if ground.picture is not None and ground.picture.queue_tolerations and queued(pod):
+        extra = [*extra, *ground.picture.queue_tolerations]
     effective = [*tolerations, *extra]
-    found = _untolerated(pod, ctx, demand, hardware, bound, effective)
+    evidence: list[KnownTaint] = []
+    if ground.picture is not None and applicable(ground.picture, hardware):
+        evidence = [
+            k for k in applicable(ground.picture, hardware) if not k.tolerated_by(effective)
+        ]
+        if not evidence:
+            return
+        found: tuple[list[Taint], Node | None, int] | None = (
+            [k.taint for k in evidence],
+            None,
+            0,
+        )
+    else:
+        found = _untolerated(pod, ctx, demand, hardware, bound, effective)
     if found is None:
         return
     missing, pool, others = found
-    taints = ", ".join(str(t) for t in missing)
+    taints = ", ".join(k.shown() for k in evidence) if evidence else ", ".join(map(str, missing))
     hints = ", ".join(t.toleration_hint() for t in missing)
     has_key = "tolerations" in pod.spec
     source = pod.tolerations_path
@@ -208,10 +240,30 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             at=at,
         )
         return
-    if ctx.cluster is None and default_taints_assumed(ctx.options):
+    if evidence:
+        cited = "; ".join(f"{k.evidence.what}: {k.evidence.cited()}" for k in evidence)
+        related = tuple(
+            r for k in evidence for r in k.evidence.related(f"the evidence for {k.shown()}")
+        )
+        yield Violation(
+            where,
+            f"the pod {first} but does not tolerate the GPU node taint {taints} ({cited})"
+            f"{inherited}: it stays Pending on those nodes; {advice}",
+            at=at,
+            fix=fix,
+            related=related,
+        )
+        return
+    severity = None
+    if ground.kind == "platform":
+        inherited += f" ({ground.platform_note()})"
+    elif ground.kind == "assumed":
+        # Nothing says the GPU nodes carry this taint: a guess is never an error.
+        severity = "info"
         advice += (
-            " (gpulint's default GPU taint; if your GPU nodes carry another, set `gpu-taints:` "
-            "in .gpulint.yaml, or `gpu-taints: []` on GKE, which adds the toleration itself)"
+            " (assumed: gpulint's default GPU taint, as nothing in the configuration or the "
+            f"linted files names the GPU nodes' taint; `{certain_line(missing)}` in "
+            ".gpulint.yaml makes it certain)"
         )
     yield Violation(
         where,
@@ -219,6 +271,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         f"stays Pending on a tainted GPU pool; {advice}",
         at=at,
         fix=fix,
+        severity=severity,
     )
 
 

@@ -19,6 +19,11 @@ in declarative rules (see References).
 With a cluster described (docs/cluster.md), the GPU taints are those of the nodes that
 offer an accelerator (or, with only a platform, the platform's GPU taints).
 
+Without a described cluster or configured taints, the taints are those the run's GPU pods
+agree on or its GPU node-pool objects carry (gpulint/cluster/evidence.py; the finding names
+that evidence); when nothing says, the finding rests on gpulint's default taint and is
+`info` (`assumed`).
+
 ## Why it matters
 The taint is what keeps ordinary pods off expensive GPU nodes. A CPU pod that tolerates it
 can be scheduled there and take CPU and memory that GPU jobs need, stranding GPUs.
@@ -56,7 +61,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.cluster.evidence import applicable, basis, certain_line
 from gpulint.cluster.facts import accelerator_nodes, describes_nodes, enforced_taints
+from gpulint.model import Related
 from gpulint.resources import gpu_demand
 from gpulint.rule import RuleContext, Violation
 from gpulint.taints import (
@@ -81,7 +88,27 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     if not gpu_demand(pod, ctx.registry, ctx.claims).cpu:
         return  # a GPU pod, or a DRA claim defined elsewhere that may well be a GPU
-    taints = _gpu_taints(ctx)
+    ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
+    if ground.kind == "platform":
+        ctx = ctx._replace(cluster=ground.cluster)
+    severity = None
+    note = ""
+    related: tuple[Related, ...] = ()
+    if ground.kind == "evidence" and ground.picture is not None:
+        evidence = applicable(ground.picture, None)
+        taints = [k.taint for k in evidence]
+        note = "".join(f" ({k.evidence.what}: {k.evidence.cited()})" for k in evidence[:1])
+        related = evidence[0].evidence.related("the evidence for the GPU taint")
+    else:
+        taints = _gpu_taints(ctx)
+        if ground.kind == "platform":
+            note = f" ({ground.platform_note()})"
+        elif ground.kind == "assumed":
+            severity = "info"  # nothing says the GPU nodes carry this taint
+            note = (
+                " (assumed: gpulint's default GPU taint; "
+                f"`{certain_line(taints)}` in .gpulint.yaml makes it certain)"
+            )
     for i, toleration in enumerate(tolerations):
         matched = [t for t in taints if tolerates(toleration, t)]
         if not matched:
@@ -94,9 +121,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         )
         yield Violation(
             (*pod.path, "tolerations", i),
-            f"the pod requests no GPU but has {what} {matched[0]}: it can be scheduled onto "
-            "GPU nodes and hold capacity GPU jobs need; remove the toleration, or request a GPU",
+            f"the pod requests no GPU but has {what} {matched[0]}{note}: it can be scheduled "
+            "onto GPU nodes and hold capacity GPU jobs need; remove the toleration, or request "
+            "a GPU",
             at="value",
+            severity=severity,
+            related=related,
         )
 
 

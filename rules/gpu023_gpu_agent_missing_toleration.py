@@ -25,6 +25,11 @@ The severity follows what breaks. It is `error` for the agents without which no 
 run on the node (a device plugin, the driver, the container toolkit) and `warning` for the
 rest (feature discovery labels, metrics, MIG layout, validation).
 
+Without a described cluster or configured taints, the taints are those the run's GPU pods
+agree on or its GPU node-pool objects carry (gpulint/cluster/evidence.py; the finding names
+that evidence); when nothing says, the finding rests on gpulint's default taint and is
+`info` (`assumed`).
+
 ## Why it matters
 The DaemonSet controller does not place daemon pods on nodes whose taints they do not
 tolerate. A device plugin that does not tolerate the GPU taint never runs on the GPU nodes,
@@ -83,6 +88,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.cluster.evidence import applicable, basis, certain_line
+from gpulint.model import Related
 from gpulint.resources import gpu_demand
 from gpulint.rule import RuleContext, Violation
 from gpulint.taints import (
@@ -126,9 +133,24 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     default = default_taints_assumed(ctx.options)
     if default and _own_resource_taint(tolerations, ctx):
         return
+    ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
+    candidates = taints_from_options(ctx.options)
+    related: tuple[Related, ...] = ()
+    cited = ""
+    if ground.kind == "evidence" and ground.picture is not None:
+        evidence = applicable(ground.picture, None if agent.hardware is None else [agent.hardware])
+        if evidence:
+            candidates = [k.taint for k in evidence]
+            cited = "".join(f" ({k.evidence.what}: {k.evidence.cited()})" for k in evidence[:1])
+            related = evidence[0].evidence.related("the evidence for the GPU taint")
+    elif ground.kind == "platform":
+        platform = ground.cluster.gpu_taints if ground.cluster is not None else None
+        if platform is not None:
+            candidates = list(platform)
+            cited = f" ({ground.platform_note()})"
     missing = [
         taint
-        for taint in taints_from_options(ctx.options)
+        for taint in candidates
         if _applies(taint, agent.hardware)
         and taint.effect in ("NoSchedule", "NoExecute")
         and not any(tolerates(t, taint) for t in tolerations)
@@ -152,17 +174,21 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         where = (*item, miss.field) if miss.field is not None else item
         at = "value" if miss.field is not None else "key"
         break
-    if default:
+    severity = agent.severity
+    if ground.kind == "assumed":
+        severity = "info"  # nothing says the GPU nodes carry this taint
         advice += (
-            " (gpulint's default GPU taint; if your GPU nodes carry another, set `gpu-taints:` "
-            "in .gpulint.yaml)"
+            " (assumed: gpulint's default GPU taint; "
+            f"`{certain_line(missing)}` in .gpulint.yaml makes it certain)"
         )
     yield Violation(
         where,
         f"this DaemonSet runs the {agent.agent} but does not tolerate the GPU node taint "
-        f"{taints}: its pods never run on tainted GPU nodes, and {agent.effect}; {advice}",
+        f"{taints}{cited}: its pods never run on tainted GPU nodes, and {agent.effect}; "
+        f"{advice}",
         at=at,
-        severity=agent.severity,
+        severity=severity,
+        related=related,
     )
 
 

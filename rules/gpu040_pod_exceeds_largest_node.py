@@ -13,6 +13,9 @@ described node that offers the most of that resource (a pool on the MIG `single`
 or time-slicing without renaming offers more `nvidia.com/gpu` than it has GPUs), and the
 options are not used; a resource no node offers is GPU050's and GPU052's to report.
 
+Without described nodes, the size is GPU040's `max_per_node` (8) and `per_resource`: while
+neither is configured, that is gpulint's assumption, and the finding is `info` and says so.
+
 ## Why it matters
 A pod is placed on one node. If no node has that many devices, the scheduler reports
 `Insufficient nvidia.com/gpu` forever and the cluster autoscaler cannot help. Multi-node
@@ -131,6 +134,19 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 at="value",
             )
             continue
+        if _assumed(ctx):
+            # Nothing says how large the nodes are: a guess is never an error or a warning.
+            yield Violation(
+                biggest.paths[name],
+                f"the pod needs {format_amount(total)} {name} ({parts}) but nodes commonly "
+                f"have at most {limit} (assumed: no cluster is described): one pod runs on "
+                f"one node, so it stays Pending if yours are no larger; describe the GPU "
+                "nodes (`node-pools:`, --cluster) or set GPU040's max_per_node to make it "
+                "certain",
+                at="value",
+                severity="info",
+            )
+            continue
         yield Violation(
             biggest.paths[name],
             f"the pod needs {format_amount(total)} {name} ({parts}) but the largest node has "
@@ -139,6 +155,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             "are larger",
             at="value",
         )
+
+
+def _assumed(ctx: RuleContext) -> bool:
+    """The node size is GPU040's default, not the user's (asked only when no node is
+    described)."""
+    return not ctx.configured & set(OPTIONS)
 
 
 def _whole_devices(registry: Registry, name: str) -> bool:

@@ -44,6 +44,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cluster.inventory", "cluster.selectors", "cluster.schedpod", "cluster.filters"),
     # node pools, instance types and platform profiles; what rules ask of a cluster
     ("cluster.catalog", "cluster.platforms", "cluster.pools", "cluster.facts", "cluster.objects"),
+    # the cluster picture a run's own files give (taints its GPU pods agree on, platforms)
+    ("cluster.evidence",),
     # what a rule, the run's settings and a run's result are
     ("rule", "settings", "report"),
     # reports -> text; below everything that runs a check

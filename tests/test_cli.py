@@ -55,6 +55,7 @@ spec:
       requests:
         nvidia.com/gpu: 1
 """
+# GPU021, which (with no cluster described, on gpulint's assumed taint) is info.
 WARNING_ONLY = """\
 apiVersion: v1
 kind: Pod
@@ -66,6 +67,18 @@ spec:
   containers:
   - name: web
     image: nginx:1.27.0
+"""
+# GPU024 (a warning, whatever the cluster): a pod field inside a container.
+MISPLACED = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+  - name: web
+    image: nginx:1.27.0
+    nodeSelector: {disktype: ssd}
 """
 CLEAN = """\
 apiVersion: v1
@@ -603,8 +616,10 @@ def test_config_that_is_a_directory_says_so(tmp_path: Path, busy_file: Path) -> 
     ("content", "fail_on", "code"),
     [
         (CLEAN, "info", 0),
-        (WARNING_ONLY, "error", 0),
-        (WARNING_ONLY, "warning", 1),
+        (MISPLACED, "error", 0),
+        (MISPLACED, "warning", 1),
+        (MISPLACED, "info", 1),
+        (WARNING_ONLY, "warning", 0),
         (WARNING_ONLY, "info", 1),
         (GPU_POD, None, 1),
     ],
@@ -620,10 +635,10 @@ def test_fail_on(tmp_path: Path, content: str, fail_on: str | None, code: int) -
 
 def test_warnings_are_still_printed_below_the_failure_level(tmp_path: Path) -> None:
     path = tmp_path / "web.yaml"
-    path.write_text(WARNING_ONLY)
+    path.write_text(MISPLACED)
     proc = gpulint("check", path)
     (finding,) = parse_text(proc.stdout)
-    assert (finding["rule"], finding["severity"], proc.returncode) == ("GPU021", "warning", 0)
+    assert (finding["rule"], finding["severity"], proc.returncode) == ("GPU024", "warning", 0)
 
 
 def test_version() -> None:

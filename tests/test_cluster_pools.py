@@ -171,7 +171,8 @@ def test_unknown_platform_is_one_line_with_the_choices(tmp_path: Path) -> None:
 
 def test_platform_gke_makes_gpu020_quiet(tmp_path: Path) -> None:
     repo = _repo(tmp_path, "select: [GPU020]\n")
-    assert gpulint_in_process("check", "train.yaml", cwd=repo).returncode == 1
+    assumed = gpulint_in_process("check", "train.yaml", cwd=repo)
+    assert assumed.returncode == 0 and "GPU020 info" in assumed.stdout  # an assumed taint
     proc = gpulint_in_process("check", "--platform", "gke", "train.yaml", cwd=repo)
     assert (proc.returncode, proc.stderr) == (0, ""), proc.stdout
     (repo / ".gpulint.yaml").write_text("select: [GPU020]\nplatform: gke\n")
@@ -198,9 +199,10 @@ def test_the_assumption_note_is_what_the_docs_show(tmp_path: Path) -> None:
     lines = proc.stdout.splitlines()
     assert lines[-2] == note
     assert sum(line.startswith("note: ") for line in lines) == 1
-    # JSON output says nothing of it: it is the same as before clusters existed.
+    # JSON has no note: each finding says it rests on an assumption, and is info.
     proc = gpulint_in_process("check", "-f", "json", "train.yaml", cwd=tmp_path)
-    assert "assumed" not in proc.stdout
+    found = json.loads(proc.stdout)["findings"]
+    assert found and all(f["severity"] == "info" and "(assumed:" in f["message"] for f in found)
 
 
 def test_the_node_pools_example_is_a_valid_configuration(tmp_path: Path) -> None:
@@ -316,13 +318,17 @@ def test_node_pool_objects_feed_every_worker(tmp_path: Path) -> None:
         # The flavor's p5 nodes are tainted: every job is flagged but the queued ones,
         # whose pods Kueue gives the flavor's toleration.
         assert files == {f"job-{i}.yaml" for i in range(6)}, (jobs, files)
-    # Without a cluster description the objects are not read: every GPU job is flagged
-    # against the assumed taint, as before.
+    # Without a cluster description the objects are evidence (gpulint.cluster.evidence):
+    # the flavor's node taint is the GPU nodes' taint, and the findings name it, as errors.
     (tmp_path / ".gpulint.yaml").unlink()
     # (What a run prints, not its workers: in-process.)
     proc = gpulint_in_process("check", "-f", "json", "--select", "GPU020", ".", cwd=tmp_path)
-    files = {f["path"] for f in json.loads(proc.stdout)["findings"]}
-    assert files == {*(f"job-{i}.yaml" for i in range(6)), "queued.yaml"}
+    found = json.loads(proc.stdout)["findings"]
+    assert {f["path"] for f in found} == {f"job-{i}.yaml" for i in range(6)}
+    assert all(f["severity"] == "error" for f in found)
+    related = found[0]["related"]
+    assert related
+    assert all((r["kind"], r["path"]) == ("evidence", "a-flavors.yaml") for r in related)
 
 
 @pytest.mark.parametrize(

@@ -146,8 +146,9 @@ def test_cli_finds_the_config_from_a_subfolder(repo: Path) -> None:
     proc = run(["check", "-f", "json", "."], repo / "deploy" / "prod")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     isolated = run(["check", "-f", "json", "--isolated", "."], repo / "deploy" / "prod")
-    assert isolated.returncode == 1
-    assert [f["rule"] for f in findings(isolated)] == ["GPU020"]
+    # Without the configuration, the taint is gpulint's assumption: an info finding.
+    assert isolated.returncode == 0
+    assert [(f["rule"], f["severity"]) for f in findings(isolated)] == [("GPU020", "info")]
 
 
 # -- what the configuration does --------------------------------------------------------------
@@ -172,8 +173,8 @@ def test_gke_needs_no_taint(repo: Path) -> None:
         "",
     )
     (repo / "train.yaml").write_text(bare)
-    assert run(["check", "."], repo).returncode == 0
-    assert run(["check", "--isolated", "."], repo).returncode == 1
+    assert run(["check", "."], repo).stdout.startswith("All checks passed")
+    assert "GPU020 info" in run(["check", "--isolated", "."], repo).stdout
 
 
 def test_per_rule_option_wins_over_gpu_taints(rules: list[Any], tmp_path: Path) -> None:

@@ -184,7 +184,7 @@ def test_text_and_github_show_it_once_with_the_summary(tmp_path: Path) -> None:
     assert [(e["line"], e["object"]) for e in errors] == [("1", "Pod/trainer")] * 2
     assert {"GPU020", "GPU001", "BUG001"} <= {f["rule"] for f in findings}
     assert text.stdout.splitlines()[-1] == (
-        "Found 5 problems (4 errors, 1 warning, 0 info) in 1 file; "
+        "Found 5 problems (3 errors, 1 warning, 1 info) in 1 file; "
         "2 tool errors: not everything was checked."
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpulint.engine import Linter
-from gpulint.model import Finding
+from gpulint.model import Finding, Severity
 from gpulint.plugins import load_rules
 from gpulint.registry import builtin_registry
 from gpulint.settings import Settings
@@ -249,9 +249,11 @@ def test_gpu020_says_how_to_set_the_clusters_taint_only_when_it_assumed_one(
     text = GPU_POD.replace("  tolerations:\n  - TOLERATION\n", "").encode()
     (assumed,) = linter.lint_bytes("pod.yaml", text)
     assert (
-        "gpulint's default GPU taint; if your GPU nodes carry another, set `gpu-taints:` in "
-        ".gpulint.yaml, or `gpu-taints: []` on GKE" in assumed.message
+        "(assumed: gpulint's default GPU taint, as nothing in the configuration or the linted "
+        'files names the GPU nodes\' taint; `gpu-taints: ["nvidia.com/gpu=present:NoSchedule"]` '
+        "in .gpulint.yaml makes it certain)" in assumed.message
     )
+    assert assumed.severity is Severity.INFO  # a guess is never an error
     configured = Linter(
         load_rules(),
         Settings(options={"GPU020": {"taints": [{"key": "sku", "value": "gpu"}]}}),
@@ -259,6 +261,7 @@ def test_gpu020_says_how_to_set_the_clusters_taint_only_when_it_assumed_one(
     (told,) = configured.lint_bytes("pod.yaml", text)
     assert "sku=gpu:NoSchedule" in told.message
     assert "gpu-taints" not in told.message
+    assert told.severity is Severity.ERROR
 
 
 @pytest.mark.parametrize(

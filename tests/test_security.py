@@ -25,6 +25,7 @@ from gpulint.engine import Linter
 from gpulint.rule import RuleLoadError
 from tests.conftest import ROOT, gpulint_cmd, gpulint_in_process
 
+# Without a described cluster its GPU020 is an info finding (an assumed taint): exit 0.
 GPU_POD = """\
 apiVersion: v1
 kind: Pod
@@ -450,7 +451,7 @@ def test_a_hostile_tree_runs_no_code_and_still_reports(
     # severity; what the file says about the skipped codes is set aside.
     assert [(f["rule"], f["severity"]) for f in found] == [
         ("ORG001", "error"),
-        ("GPU020", "error"),
+        ("GPU020", "info"),
     ]
     assert proc.stderr == (
         "gpulint: warning: .gpulint.yaml: skipped the Python rules it names (plugins: "
@@ -518,7 +519,7 @@ def test_rule_folders_and_plugins_named_on_the_command_line_are_trusted(
     # The same folder named in the file and on the command line loads once.
     (hostile / ".gpulint.yaml").write_text("rule-dirs: [policy]\n")
     again = run_here(["check", "--rule-dir", "policy", "pod.yaml"], hostile)
-    assert again.returncode == 1 and again.stderr == "", again.stderr
+    assert again.returncode == 0 and again.stderr == "" and "ORG001" in again.stdout, again.stderr
 
 
 @pytest.mark.parametrize(
@@ -557,7 +558,7 @@ def test_a_file_named_like_an_option_is_a_path_not_an_option(
     proc = run_here([*args], hostile)
     assert sorted(markers.iterdir()) == []
     # The files are linted under their own names (the last case also names `.yaml`).
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert [f["rule"] for f in report["findings"]] == ["GPU020"]
     assert report["summary"]["files"] == len(names) + 1
@@ -590,7 +591,7 @@ def test_a_planted_module_shadowing_a_dependency_is_not_imported(
         [*python_m(), "check", "pod.yaml"],
         cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env,
     )  # fmt: skip
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 0 and "GPU020" in proc.stdout, proc.stderr
     assert sorted(markers.iterdir()) == []
 
 
@@ -606,7 +607,7 @@ def test_the_command_never_imports_a_planted_gpulint_package(tmp_path: Path, mar
         [*gpulint_cmd(), "check", "--isolated", "pod.yaml"],
         cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env,
     )  # fmt: skip
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 0 and "GPU020" in proc.stdout, proc.stderr
     assert sorted(markers.iterdir()) == []
 
 
@@ -706,7 +707,7 @@ def test_a_config_planted_in_a_shared_temporary_folder_never_applies(
     work.mkdir(parents=True)
     (work / "pod.yaml").write_text(UNTOLERATED)
     proc = run_here(["check", "--allow-plugins", "-f", "json", "pod.yaml"], work)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 0, proc.stderr
     assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["GPU020"]
     assert sorted(markers.iterdir()) == []
     shared.chmod(0o755)
@@ -723,7 +724,7 @@ def test_a_config_linking_out_of_the_repository_is_skipped_with_a_warning(
     (repo / "pod.yaml").write_text(UNTOLERATED)
     (repo / ".gpulint.yaml").symlink_to(outside / "app.yaml")
     proc = run(["check", "-f", "json", "pod.yaml"], repo)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 0, proc.stderr
     assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["GPU020"]
     assert proc.stderr == (
         "gpulint: warning: ignoring .gpulint.yaml: a symbolic link to a file outside the "
@@ -772,10 +773,10 @@ def test_the_search_stops_at_the_home_folder(tmp_path: Path) -> None:
     (tmp_path / ".gpulint.yaml").write_text("ignore: [ALL]\n")
     (home / "proj" / "pod.yaml").write_text(UNTOLERATED)
     proc = run_here(["check", "pod.yaml"], home / "proj", {"HOME": str(home)})
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 0 and "GPU020" in proc.stdout, proc.stderr
     (home / ".gpulint.yaml").write_text("ignore: [GPU020]\n")
     proc = run_here(["check", "pod.yaml"], home / "proj", {"HOME": str(home)})
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0 and "GPU020" not in proc.stdout, proc.stderr
 
 
 @pytest.mark.skipif(
@@ -789,7 +790,7 @@ def test_a_config_owned_by_another_user_is_skipped_with_a_warning(
     config.write_text("ignore: [ALL]\nrule-dirs: [policy]\n")
     os.chown(config, 4242, 4242)
     proc = run_here(["check", "--allow-plugins", "-f", "json", "pod.yaml"], hostile)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 0, proc.stderr
     assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["GPU020"]
     assert proc.stderr == (
         "gpulint: warning: ignoring .gpulint.yaml: owned by another user (uid 4242, not 0)\n"

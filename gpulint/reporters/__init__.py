@@ -36,7 +36,7 @@ FORMATS: dict[str, str] = {
 
 
 #: The rules whose findings rest on an assumed cluster when none is described.
-ASSUMING_RULES = frozenset({"GPU020", "GPU021", "GPU040"})
+ASSUMING_RULES = frozenset({"GPU020", "GPU021", "GPU023", "GPU040"})
 
 
 class ReportContext:

@@ -107,7 +107,9 @@ class Stream:
 
     def file(self, findings: Sequence[Finding]) -> str:
         shown = [f for f in findings if f.suppression is None]
-        self.assumed = self.assumed or any(f.rule in ASSUMING_RULES for f in shown)
+        self.assumed = self.assumed or any(
+            f.rule in ASSUMING_RULES and f.severity is Severity.INFO for f in shown
+        )
         return "".join(self.line(f) + "\n" for f in shown)
 
     def end(self, report: Report) -> str:

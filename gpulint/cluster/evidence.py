@@ -1,0 +1,425 @@
+"""The cluster picture a run gathers from its own files: what they say about the GPU nodes.
+
+When the configuration describes no cluster (no ``gpu-taints``, ``node-pools``, ``platform``
+or ``--cluster``), the rules that judge scheduling (GPU020, GPU021, GPU023, GPU040) would
+have to assume one. Before assuming, gpulint listens to the repository:
+
+- **Taints the run's GPU pods agree on.** A taint key that at least two GPU pods of the run
+  tolerate, and more than half of them, is taken as the GPU nodes' taint
+  (``sku=gpu:NoSchedule`` tolerated by three Jobs is the taint a fourth Job lacks). Keys
+  every cluster has (``node.kubernetes.io/…``, ``node-role.kubernetes.io/…``) and blanket
+  tolerations (no key) say nothing about the GPU nodes and are left out.
+- **Taints of the GPU node-pool objects in the tree** (Karpenter ``NodePool``, Kueue
+  ``ResourceFlavor``: :mod:`gpulint.cluster.objects`).
+- **The platform a pod selects** with its node selector or required node affinity: a
+  ``cloud.google.com/gke-accelerator`` selector is GKE (whose ExtendedResourceToleration
+  admission adds the GPU toleration itself), ``eks.amazonaws.com/nodegroup`` or a
+  ``karpenter.k8s.aws/…`` label is EKS, ``kubernetes.azure.com/agentpool`` AKS,
+  ``aliyun.accelerator/nvidia_name`` ACK (none of the three taints GPU nodes by itself).
+  Each row of :data:`PLATFORM_LABELS` cites where the platform documents the label.
+
+Every fact carries where it came from (file and line), so a finding that rests on it names
+its evidence (``Violation.related``), and ``gpulint inspect`` prints the picture. A finding
+that rests on nothing but gpulint's defaults is a guess: its rule reports it as ``info``
+and the text report says once what was assumed and the configuration line that makes it
+certain (:func:`certain_line`).
+
+The facts come from a pre-pass over the files to lint (as the node-pool objects do, so every
+worker process and every file sees the same picture). Only files whose bytes hold
+``tolerations`` or an accelerator's name are parsed for it. Standard input is not pre-read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from gpulint.model import Related, Span
+from gpulint.taints import Taint
+
+if TYPE_CHECKING:
+    from gpulint.cluster.objects import Found
+    from gpulint.k8s import PodSpec
+    from gpulint.registry import Registry
+    from gpulint.workloads import WorkloadTable
+
+#: (label key or prefix ending in "/", platform, where the platform documents the label).
+PLATFORM_LABELS: tuple[tuple[str, str, str], ...] = (
+    (
+        "cloud.google.com/gke-accelerator",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#create-gpu-pool",
+    ),
+    (
+        "cloud.google.com/gke-nodepool",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools",
+    ),
+    (
+        "cloud.google.com/gke-gpu-partition-size",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi",
+    ),
+    (
+        "cloud.google.com/gke-gpu-sharing-strategy",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus",
+    ),
+    (
+        "eks.amazonaws.com/nodegroup",
+        "eks",
+        "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html",
+    ),
+    ("karpenter.k8s.aws/", "eks", "https://karpenter.sh/docs/reference/instance-types/"),
+    (
+        "kubernetes.azure.com/agentpool",
+        "aks",
+        "https://learn.microsoft.com/azure/aks/use-labels",
+    ),
+    (
+        "kubernetes.azure.com/accelerator",
+        "aks",
+        "https://learn.microsoft.com/azure/aks/gpu-cluster",
+    ),
+    (
+        "aliyun.accelerator/nvidia_name",
+        "ack",
+        "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
+        "labels-for-enabling-gpu-scheduling-policies",
+    ),
+    (
+        "alibabacloud.com/nodepool-id",
+        "ack",
+        "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
+        "create-a-node-pool",
+    ),
+    (
+        "ack.node.gpu.schedule",
+        "ack",
+        "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
+        "labels-for-enabling-gpu-scheduling-policies",
+    ),
+)
+
+#: Platform names as messages write them.
+PLATFORM_NAMES = {"gke": "GKE", "eks": "EKS", "aks": "AKS", "ack": "ACK"}
+
+#: Taint keys every cluster's nodes may carry: tolerating them says nothing of GPU nodes.
+_GENERIC_PREFIXES = ("node.kubernetes.io/", "node-role.kubernetes.io/", "node.cloudprovider")
+_GENERIC_KEYS = frozenset({"CriticalAddonsOnly", "ToBeDeletedByClusterAutoscaler"})
+#: Bytes (lower case) one of which a file with a GPU pod holds: other files are not parsed.
+_GPU_HINTS = (b"gpu", b"neuron", b"tpu", b"gaudi", b"ascend", b"resourceclaim", b"mig-")
+#: Places a message lists at most.
+_SHOWN = 3
+#: Places of evidence kept per taint (the count is kept whole).
+_KEPT = 20
+
+
+class Evidence(NamedTuple):
+    """A fact about the GPU nodes and where the files say it."""
+
+    #: What it is, for a message ("tolerated by 3 GPU pods of this run").
+    what: str
+    #: Where: ``(file, line)`` pairs, in the order met.
+    places: tuple[tuple[str, int], ...]
+
+    def related(self, message: str) -> tuple[Related, ...]:
+        return tuple(
+            Related("evidence", label, Span(line, 1, line, 1), message)
+            for label, line in self.places[:_KEPT]
+        )
+
+    def cited(self) -> str:
+        """``a.yaml:9, b.yaml:12, …``: the first places, for a message."""
+        shown = ", ".join(f"{label}:{line}" for label, line in self.places[:_SHOWN])
+        return shown + (", …" if len(self.places) > _SHOWN else "")
+
+
+class KnownTaint(NamedTuple):
+    """A taint the files show the GPU nodes carry. ``any_value``: the evidence tolerates
+    the key with ``Exists``, so the taint's value is unknown and any value matches."""
+
+    taint: Taint
+    any_value: bool
+    evidence: Evidence
+
+    def tolerated_by(self, tolerations: Sequence[Any]) -> bool:
+        """Whether a pod with these tolerations gets onto nodes with this taint, leniently:
+        with an unknown value, any toleration of the key (or a blanket one) will do."""
+        from gpulint.taints import tolerates
+
+        for toleration in tolerations:
+            if not isinstance(toleration, Mapping):
+                continue
+            if tolerates(toleration, self.taint):
+                return True
+            if (
+                self.any_value
+                and toleration.get("key") == self.taint.key
+                and toleration.get("operator", "Equal") in ("Equal", "Exists")
+            ):
+                effect = toleration.get("effect")
+                if not effect or effect == self.taint.effect:
+                    return True
+        return False
+
+    def shown(self) -> str:
+        return f"{self.taint.key}:{self.taint.effect}" if self.any_value else str(self.taint)
+
+
+class Picture(NamedTuple):
+    """What the run's files say about the GPU nodes (empty: nothing)."""
+
+    taints: tuple[KnownTaint, ...] = ()
+    #: GPU pods the pre-pass saw (for ``inspect``).
+    gpu_pods: int = 0
+    #: Tolerations Kueue's ResourceFlavors of the files give the pods it admits.
+    queue_tolerations: tuple[Mapping[str, str], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.taints)
+
+    def lines(self) -> list[str]:
+        """The picture as ``gpulint inspect`` prints it."""
+        out = []
+        for known in self.taints:
+            out.append(
+                f"GPU node taint {known.shown()}: {known.evidence.what} ({known.evidence.cited()})"
+            )
+        return out
+
+
+def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
+    """The platform a pod's node selector or required node affinity names: ``(platform,
+    label, path of the label key)``; None when it names none of :data:`PLATFORM_LABELS`."""
+    spec = pod.spec
+    selector = spec.get("nodeSelector")
+    if isinstance(selector, Mapping):
+        for key in selector:
+            found = _platform_of_label(key)
+            if found is not None:
+                return found, key, (*pod.path, "nodeSelector", key)
+    affinity = spec.get("affinity")
+    node = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
+    required = (
+        node.get("requiredDuringSchedulingIgnoredDuringExecution")
+        if isinstance(node, Mapping)
+        else None
+    )
+    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
+    for t, term in enumerate(terms if isinstance(terms, list) else ()):
+        exprs = term.get("matchExpressions") if isinstance(term, Mapping) else None
+        for e, expr in enumerate(exprs if isinstance(exprs, list) else ()):
+            key = expr.get("key") if isinstance(expr, Mapping) else None
+            if not isinstance(key, str) or expr.get("operator") not in ("In", "Exists"):
+                continue
+            found = _platform_of_label(key)
+            if found is not None:
+                path = (
+                    *pod.path,
+                    "affinity",
+                    "nodeAffinity",
+                    "requiredDuringSchedulingIgnoredDuringExecution",
+                    "nodeSelectorTerms",
+                    t,
+                    "matchExpressions",
+                    e,
+                    "key",
+                )
+                return found, key, path
+    return None
+
+
+def _platform_of_label(key: Any) -> str | None:
+    if not isinstance(key, str):
+        return None
+    for label, platform, _ in PLATFORM_LABELS:
+        if key == label or (label.endswith("/") and key.startswith(label)):
+            return platform
+    return None
+
+
+def _generic(key: str) -> bool:
+    return key in _GENERIC_KEYS or key.startswith(_GENERIC_PREFIXES)
+
+
+class _Tally:
+    """Tolerations of the run's GPU pods, per taint key (each pod counted once a key)."""
+
+    __slots__ = ("keys", "pods")
+
+    def __init__(self) -> None:
+        self.pods = 0
+        #: key -> (effect -> count, value -> count (None: Exists), places, hardware)
+        self.keys: dict[str, tuple[dict[str, int], dict[str | None, int], list[Any], set[str]]] = {}
+
+    def add(
+        self,
+        label: str,
+        tolerations: Sequence[Any],
+        lines: Sequence[int],
+        hardware: Iterable[str] = (),
+    ) -> None:
+        self.pods += 1
+        seen: set[str] = set()
+        for toleration, line in zip(tolerations, lines, strict=True):
+            if not isinstance(toleration, Mapping):
+                continue
+            key = toleration.get("key")
+            if not isinstance(key, str) or not key or _generic(key) or key in seen:
+                continue
+            effect = toleration.get("effect") or "NoSchedule"
+            if not isinstance(effect, str) or effect not in ("NoSchedule", "NoExecute"):
+                continue
+            operator = toleration.get("operator") or "Equal"
+            if operator not in ("Equal", "Exists"):
+                continue  # GPU022's: the API server rejects it
+            raw = toleration.get("value")
+            if operator == "Equal" and raw is not None and not isinstance(raw, str):
+                continue
+            value = (raw or "") if operator == "Equal" else None
+            seen.add(key)
+            effects, values, places, kinds = self.keys.setdefault(key, ({}, {}, [], set()))
+            effects[effect] = effects.get(effect, 0) + 1
+            values[value] = values.get(value, 0) + 1
+            places.append((label, line))
+            kinds.update(hardware)
+
+    def agreed(self) -> list[KnownTaint]:
+        out = []
+        for key, (effects, values, places, kinds) in self.keys.items():
+            count = len(places)
+            if count < 2 or count * 2 <= self.pods:
+                continue
+            effect = max(effects, key=lambda e: (effects[e], e == "NoSchedule"))
+            value = max(values, key=lambda v: (values[v], v is not None))
+            taint = Taint(key, value or "", effect, frozenset(kinds) or None)
+            what = f"tolerated by {count} of the {self.pods} GPU pods of this run"
+            out.append(KnownTaint(taint, value is None, Evidence(what, tuple(places))))
+        return out
+
+
+class Gatherer:
+    """The pre-pass: :meth:`add` each file's bytes, then :meth:`picture`."""
+
+    __slots__ = ("_registry", "_table", "_tally")
+
+    def __init__(self, registry: Registry, table: WorkloadTable) -> None:
+        self._registry = registry
+        self._table = table
+        self._tally = _Tally()
+
+    def add(self, label: str, raw: bytes) -> None:
+        """The tolerations of the file's GPU pods (a file without ``tolerations`` is not
+        parsed; one that cannot be read adds nothing: the lint reports it)."""
+        if b"tolerations" not in raw and not any(m in raw.lower() for m in _GPU_HINTS):
+            return
+        from gpulint.loader.decoding import decode
+        from gpulint.manifest import Manifest
+        from gpulint.resources import gpu_demand
+
+        text, problem = decode(raw)
+        if text is None or problem is not None:
+            return
+        try:
+            manifest = Manifest(label, text, self._table)
+            for view in manifest.views():
+                for _, pods in view.items():
+                    for pod in pods:
+                        if pod.location != "pod" or pod.node_agent:
+                            continue
+                        demand = gpu_demand(pod, self._registry, manifest.claims)
+                        if not demand.gpu:
+                            continue
+                        hardware = {c.hardware for c in demand.claims}
+                        for entry in demand.entries:
+                            resource = self._registry.get(entry.name)
+                            if resource is not None:
+                                hardware.add(resource.hardware)
+                        tolerations = pod.own_tolerations
+                        base = (*pod.path, "tolerations")
+                        lines = [
+                            view.doc.value_span((*base, i)).line for i in range(len(tolerations))
+                        ]
+                        self._tally.add(label, tolerations, lines, hardware)
+        except Exception:  # the lint reports what cannot be read
+            return
+
+    def picture(self, found: Found | None = None) -> Picture:
+        """What the files said, with the GPU node pools ``found`` in them
+        (:func:`gpulint.cluster.objects.scan`)."""
+        taints = self._tally.agreed()
+        known = {t.taint.key for t in taints}
+        for node in found.nodes if found is not None else ():
+            if not any(self._registry.is_accelerator(name) for name in node.allocatable):
+                continue
+            for taint in node.taints:
+                if taint.effect not in ("NoSchedule", "NoExecute") or taint.key in known:
+                    continue
+                known.add(taint.key)
+                what = f"a taint of the GPU {node.pool or node.name} in this run's files"
+                taints.append(KnownTaint(taint, False, Evidence(what, _place(node.source))))
+        queue = found.tolerations if found is not None else ()
+        return Picture(tuple(taints), self._tally.pods, queue)
+
+
+def _place(source: str) -> tuple[tuple[str, int], ...]:
+    label, _, line = source.rpartition(":")
+    return ((label, int(line)),) if label and line.isdigit() else ()
+
+
+def certain_line(taints: Iterable[Taint]) -> str:
+    """The configuration line that makes an assumed taint certain."""
+    shown = ", ".join(f'"{t}"' for t in taints)
+    return f"gpu-taints: [{shown}]"
+
+
+def platform_name(platform: str) -> str:
+    return PLATFORM_NAMES.get(platform, platform)
+
+
+class Basis(NamedTuple):
+    """What a toleration rule knows of the GPU nodes' taints for one pod.
+
+    ``kind``: ``"configured"`` (the configuration describes the cluster or its taints: the
+    rule judges as it always did), ``"platform"`` (the pod's node selector names a platform:
+    judge with ``cluster``, that platform's profile, and name ``label`` as the reason),
+    ``"evidence"`` (the run's files show taints: ``picture``), or ``"assumed"`` (nothing:
+    gpulint's default taint, and the finding is a guess).
+    """
+
+    kind: str
+    cluster: Any = None
+    label: str = ""
+    picture: Picture | None = None
+
+    def platform_note(self) -> str:
+        platform = getattr(self.cluster, "platform", None) or ""
+        return f"{platform_name(platform)}, from this pod's node selector {self.label}"
+
+
+def basis(pod: PodSpec, cluster: Any, options: Mapping[str, Any], picture: Picture | None) -> Basis:
+    """How sure the rule can be (see :class:`Basis`): configuration first, then the pod's
+    own platform, then the run's files, else an assumption."""
+    from gpulint.taints import default_taints_assumed
+
+    if cluster is not None or not default_taints_assumed(options):
+        return Basis("configured", cluster)
+    found = pod_platform(pod)
+    if found is not None:
+        from gpulint.cluster.pools import build_cluster
+
+        return Basis("platform", build_cluster(found[0], ()), found[1])
+    if picture:
+        return Basis("evidence", picture=picture)
+    return Basis("assumed")
+
+
+def applicable(picture: Picture, hardware: Iterable[str] | None) -> list[KnownTaint]:
+    """The picture's taints that apply to a pod of ``hardware`` (None: any)."""
+    wanted = set(hardware) if hardware is not None else None
+    return [
+        known
+        for known in picture.taints
+        if known.taint.hardware is None or wanted is None or known.taint.hardware & wanted
+    ]

@@ -1,0 +1,219 @@
+"""The cluster picture a run gathers from its own files (gpulint.cluster.evidence): a finding
+that rests on gpulint's assumed cluster is info; one that rests on what the repository says
+is as severe as with a configured cluster, and names its evidence. Each case is a small
+repository checked finding by finding, as a first run with no configuration sees it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpulint.taints import Taint
+from tests.conftest import gpulint_in_process
+
+JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {name}
+spec:
+  template:
+    spec:
+{extra}      containers:
+      - name: train
+        image: nvcr.io/nvidia/pytorch:24.05-py3
+        resources:
+          limits:
+            nvidia.com/gpu: 1
+"""
+SKU = "      tolerations:\n      - {key: sku, operator: Equal, value: gpu, effect: NoSchedule}\n"
+
+
+def job(name: str, extra: str = "") -> str:
+    return JOB.format(name=name, extra=extra)
+
+
+def repo(tmp_path: Path, files: dict[str, str]) -> Path:
+    (tmp_path / ".git").mkdir()
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def check(root: Path, *args: str) -> tuple[list[dict[str, Any]], int]:
+    proc = gpulint_in_process("check", "-f", "json", *args, ".", cwd=root)
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(proc.stdout)["findings"], proc.returncode
+
+
+def seen(findings: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    return [(f["path"], f["rule"], f["severity"]) for f in findings]
+
+
+def test_nothing_known_is_an_info_finding_that_says_what_it_assumed(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"train.yaml": job("train")})
+    findings, code = check(root)
+    assert seen(findings) == [("train.yaml", "GPU020", "info")] and code == 0
+    assert "(assumed: gpulint's default GPU taint" in findings[0]["message"]
+    text = gpulint_in_process("check", ".", cwd=root).stdout.splitlines()
+    assert text[-2].startswith("note: assumed GPU taint nvidia.com/gpu=present:NoSchedule")
+    assert 'gpu-taints: ["nvidia.com/gpu=present:NoSchedule"]' in text[-2]
+
+
+def test_the_taint_three_jobs_tolerate_makes_the_fourth_an_error(tmp_path: Path) -> None:
+    files = {f"train-{c}.yaml": job(f"train-{c}", SKU) for c in "abc"}
+    files["train-d.yaml"] = job("train-d")
+    findings, code = check(repo(tmp_path, files))
+    assert seen(findings) == [("train-d.yaml", "GPU020", "error")] and code == 1
+    (finding,) = findings
+    assert "the GPU node taint sku=gpu:NoSchedule (tolerated by 3 of the 4 GPU pods of this " in (
+        finding["message"]
+    )
+    assert "train-a.yaml:9, train-b.yaml:9, train-c.yaml:9" in finding["message"]
+    assert [(r["kind"], r["path"], r["line"]) for r in finding["related"]] == [
+        ("evidence", f"train-{c}.yaml", 9) for c in "abc"
+    ]
+    # The fix adds the taint the repository uses, not gpulint's default.
+    assert "{key: sku, operator: Exists, effect: NoSchedule}" in finding["message"]
+
+
+def test_one_pod_of_two_is_no_consensus(tmp_path: Path) -> None:
+    findings, _ = check(repo(tmp_path, {"a.yaml": job("a", SKU), "b.yaml": job("b")}))
+    assert seen(findings) == [("a.yaml", "GPU020", "info"), ("b.yaml", "GPU020", "info")]
+
+
+def test_built_in_taints_and_blanket_tolerations_say_nothing(tmp_path: Path) -> None:
+    generic = (
+        "      tolerations:\n"
+        "      - {key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute}\n"
+        "      - {operator: Exists}\n"
+    )
+    files = {f"{c}.yaml": job(c, generic) for c in "abc"}
+    files["d.yaml"] = job("d")
+    findings, _ = check(repo(tmp_path, files))
+    assert seen(findings) == [("d.yaml", "GPU020", "info")]
+
+
+@pytest.mark.parametrize(
+    ("selector", "platform"),
+    [
+        ("cloud.google.com/gke-accelerator: nvidia-l4", None),  # GKE adds the toleration
+        ("eks.amazonaws.com/nodegroup: gpu", None),  # EKS node groups: no taint by default
+        ("karpenter.k8s.aws/instance-family: g6e", None),
+        ("kubernetes.azure.com/agentpool: gpupool", None),  # AKS
+        ("aliyun.accelerator/nvidia_name: Tesla-T4", None),  # ACK
+        ("alibabacloud.com/nodepool-id: np-123", None),
+    ],
+)
+def test_a_platform_selector_is_judged_as_that_platform(
+    tmp_path: Path, selector: str, platform: str | None
+) -> None:
+    extra = f"      nodeSelector: {{{selector}}}\n"
+    findings, code = check(repo(tmp_path, {"train.yaml": job("train", extra)}))
+    assert findings == [] and code == 0
+
+
+def test_a_required_node_affinity_names_the_platform_too(tmp_path: Path) -> None:
+    extra = (
+        "      affinity:\n        nodeAffinity:\n"
+        "          requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "            nodeSelectorTerms:\n            - matchExpressions:\n"
+        "              - key: cloud.google.com/gke-accelerator\n"
+        "                operator: In\n                values: [nvidia-l4]\n"
+    )
+    findings, _ = check(repo(tmp_path, {"train.yaml": job("train", extra)}))
+    assert findings == []
+
+
+NODEPOOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      requirements:
+      - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g6e]}
+      taints:
+      - {key: nvidia.com/gpu, value: "true", effect: NoSchedule}
+"""
+
+
+def test_a_gpu_node_pool_in_the_tree_is_evidence(tmp_path: Path) -> None:
+    findings, _ = check(repo(tmp_path, {"pool.yaml": NODEPOOL, "train.yaml": job("train")}))
+    assert seen(findings) == [("train.yaml", "GPU020", "error")]
+    assert "nvidia.com/gpu=true:NoSchedule (a taint of the GPU gpu/" in findings[0]["message"]
+    assert findings[0]["related"][0]["path"] == "pool.yaml"
+
+
+def test_a_cpu_pod_tolerating_the_agreed_taint_is_a_warning(tmp_path: Path) -> None:
+    files = {f"{c}.yaml": job(c, SKU) for c in "ab"}
+    files["web.yaml"] = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n"
+        "  tolerations: [{key: sku, operator: Exists}]\n"
+        "  containers:\n  - name: web\n    image: nginx\n"
+    )
+    findings, _ = check(repo(tmp_path, files))
+    assert seen(findings) == [("web.yaml", "GPU021", "warning")]
+    # With nothing known, the same pod tolerating gpulint's default taint is info.
+    (tmp_path / "a.yaml").unlink()
+    (tmp_path / "b.yaml").unlink()
+    (tmp_path / "web.yaml").write_text(
+        files["web.yaml"].replace("key: sku", "key: nvidia.com/gpu")
+    )
+    findings, _ = check(tmp_path)
+    assert seen(findings) == [("web.yaml", "GPU021", "info")]
+
+
+def test_the_seed_setup_ack_with_its_taint_configured_is_an_error(tmp_path: Path) -> None:
+    cgpu = job("cgpu").replace("nvidia.com/gpu: 1", "aliyun.com/gpu-mem: 4")
+    root = repo(tmp_path, {"cgpu.yaml": cgpu})
+    (root / ".gpulint.yaml").write_text(
+        "platform: ack\ngpu-taints: [\"nvidia.com/gpu=present:NoSchedule\"]\n"
+    )
+    findings, code = check(root)
+    assert seen(findings) == [("cgpu.yaml", "GPU020", "error")] and code == 1
+    assert "assumed" not in findings[0]["message"]
+
+
+def test_sixteen_gpus_on_an_undescribed_cluster_is_info(tmp_path: Path) -> None:
+    big = job("big", "      tolerations: [{key: nvidia.com/gpu, operator: Exists}]\n")
+    findings, _ = check(repo(tmp_path, {"big.yaml": big.replace("gpu: 1", "gpu: 16")}))
+    assert seen(findings) == [("big.yaml", "GPU040", "info")]
+    assert "(assumed: no cluster is described)" in findings[0]["message"]
+    (tmp_path / ".gpulint.yaml").write_text("rules:\n  GPU040: {max_per_node: 8}\n")
+    findings, _ = check(tmp_path)
+    assert seen(findings) == [("big.yaml", "GPU040", "warning")]
+
+
+@pytest.mark.parametrize(
+    ("text", "taint"),
+    [
+        ("nvidia.com/gpu=present:NoSchedule", Taint("nvidia.com/gpu", "present", "NoSchedule")),
+        ("sku=gpu:NoSchedule", Taint("sku", "gpu", "NoSchedule")),
+        ("dedicated:NoExecute", Taint("dedicated", "", "NoExecute")),
+        ("nvidia.com/gpu=:PreferNoSchedule", Taint("nvidia.com/gpu", "", "PreferNoSchedule")),
+    ],
+)
+def test_taints_as_kubectl_writes_them(text: str, taint: Taint) -> None:
+    assert Taint.from_option(text) == taint
+
+
+def test_kubectl_taints_in_the_configuration(tmp_path: Path) -> None:
+    root = repo(tmp_path, {"train.yaml": job("train", SKU)})
+    (root / ".gpulint.yaml").write_text('gpu-taints: ["sku=gpu:NoSchedule"]\n')
+    assert check(root) == ([], 0)
+    (root / ".gpulint.yaml").write_text('gpu-taints: ["dedicated=ml:NoSchedule"]\n')
+    findings, code = check(root)
+    assert seen(findings) == [("train.yaml", "GPU020", "error")] and code == 1
+    (root / ".gpulint.yaml").write_text('gpu-taints: ["sku gpu"]\n')
+    proc = gpulint_in_process("check", ".", cwd=root)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(
+        'gpulint: error: .gpulint.yaml:1: gpu-taints[0]: "sku gpu" is not allowed: expected a '
+        "taint as kubectl writes it"
+    )
