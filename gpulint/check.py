@@ -94,13 +94,30 @@ def render_options(
     kube_version: str | None,
     release_name: str | None,
     namespace: str | None,
+    render_timeout: float | None = None,
 ) -> tuple[RenderOptions, Trees]:
     """How ``check`` renders charts and Kustomize roots: the command line over the
     configuration's ``render:`` (which can set how a chart is rendered, never whether or
-    with what program: that is the user's choice for the run, README "Security")."""
-    from gpulint.render import ChartOptions, RenderOptions
+    with what program, nor for how long: that is the user's choice for the run, README
+    "Security"). The run's render budget (``--render-timeout``, default
+    ``RENDER_BUDGET_SECONDS``) starts now."""
+    import math
+    import time
+
+    from gpulint.render import RENDER_BUDGET_SECONDS, ChartOptions, RenderOptions, option_problem
     from gpulint.render.trees import Trees
 
+    budget = RENDER_BUDGET_SECONDS if render_timeout is None else render_timeout
+    if not (budget > 0 and math.isfinite(budget)):
+        fail(f"--render-timeout {budget:g}: give a number of seconds above 0")
+    for option, value in (
+        ("release-name", release_name),
+        ("namespace", namespace),
+        ("kube-version", kube_version),
+    ):
+        problem = option_problem(option, value) if value is not None else None
+        if problem is not None:
+            fail(f"--{problem}")
     for file in values or ():
         if not os.path.isfile(file):
             fail(f"--values: {file}: no such file")
@@ -112,7 +129,8 @@ def render_options(
         release_name=release_name or base.chart.release_name,
         namespace=namespace or base.chart.namespace,
     )
-    options = RenderOptions(render, helm, kustomize, chart, base.charts)
+    deadline = time.monotonic() + budget
+    options = RenderOptions(render, helm, kustomize, chart, base.charts, deadline)
     return options, Trees(render)
 
 
@@ -217,6 +235,7 @@ def run_check(
     kube_version: str | None = None,
     release_name: str | None = None,
     namespace: str | None = None,
+    render_timeout: float | None = None,
     show_rendered: bool = False,
     cluster: list[str] | None = None,
     fix: bool = False,
@@ -290,6 +309,7 @@ def run_check(
         kube_version,
         release_name,
         namespace,
+        render_timeout,
     )
     # The files' node-pool objects first, in a walk of their own (the lint's walk streams),
     # when a cluster is described: without one, the output stays what it always was.

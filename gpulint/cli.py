@@ -153,6 +153,15 @@ def check(
     namespace: Annotated[
         str | None, typer.Option("--namespace", help="Namespace charts are rendered into.")
     ] = None,
+    render_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--render-timeout",
+            help="Seconds the whole run may spend rendering; charts and overlays left when "
+            "they are spent are GL200 [default: 300].",
+            show_default=False,
+        ),
+    ] = None,
     show_rendered: Annotated[
         bool,
         typer.Option(
@@ -222,6 +231,7 @@ def check(
             kube_version=kube_version,
             release_name=release_name,
             namespace=namespace,
+            render_timeout=render_timeout,
             show_rendered=show_rendered,
             cluster=cluster,
             fix=fix,

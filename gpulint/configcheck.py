@@ -408,6 +408,29 @@ def _check_globs(config: ConfigFile, data: Mapping[str, Any]) -> list[str]:
     return errors
 
 
+def _check_render(config: ConfigFile, data: Mapping[str, Any]) -> list[str]:
+    """The ``render:`` options that helm would refuse or take for something else: a release
+    name, namespace or Kubernetes version from the linted tree reaches helm, and one such
+    as ``--post-renderer=./x`` must be an error here, at its line, not an option there."""
+    render = data.get("render")
+    if not isinstance(render, dict):
+        return []
+    from gpulint.render import option_problem
+
+    places: list[tuple[Path, Any]] = [(("render",), render)]
+    charts = render.get("charts")
+    if isinstance(charts, dict):
+        places += [(("render", "charts", k), v) for k, v in charts.items() if isinstance(v, dict)]
+    errors = []
+    for at, entry in places:
+        for option in ("release-name", "namespace", "kube-version"):
+            value = entry.get(option)
+            problem = option_problem(option, value) if isinstance(value, str) else None
+            if problem is not None:
+                errors.append(config.error((*at, option), problem))
+    return errors
+
+
 # -- the whole file ------------------------------------------------------------------------------
 def _schema(rules: Sequence[Rule]) -> dict[str, Any]:
     # Imported here: a file found valid before (the usual pre-commit run) needs no schema.
@@ -418,8 +441,8 @@ def _schema(rules: Sequence[Rule]) -> dict[str, Any]:
 
 def validate_config(config: ConfigFile | None, rules: Sequence[Rule]) -> None:
     """Every problem of ``config`` for ``rules``, as one :class:`ConfigError`: the schema
-    (skipped for a file found valid before), the ``workloads`` rows, the selectors and the
-    globs, in file order where they have a line."""
+    (skipped for a file found valid before), the ``workloads`` rows, the selectors, the
+    globs and the ``render:`` options helm takes, in file order where they have a line."""
     if config is None or not config.data:
         return
     data = config.data
@@ -455,5 +478,6 @@ def validate_config(config: ConfigFile | None, rules: Sequence[Rule]) -> None:
             config, ("per-object-ignores", i, "rules"), entry.get("rules", ()), known
         )
     errors += _check_globs(config, data)
+    errors += _check_render(config, data)
     if errors:
         raise ConfigError("\n".join(errors))

@@ -54,6 +54,15 @@ def _positive_int(value: str) -> int:
     return int(value)
 
 
+def _seconds(value: str) -> float:
+    # A plain decimal number ("300", "2.5"); anything else ("1e3", " 5", "inf") goes to
+    # typer, which converts it as click does.
+    whole, _, fraction = value.partition(".")
+    if not (value.isascii() and whole.isdigit() and (not fraction or fraction.isdigit())):
+        raise _Reject(value)
+    return float(value)
+
+
 #: How a row takes its value: a flag (no value), an on/off switch (``--x/--no-x``: the
 #: ``--no-`` names give False), one value (the last one given wins, as in click) or a
 #: repeatable option (every value, in order).
@@ -88,6 +97,7 @@ CHECK_OPTIONS: tuple[tuple[tuple[str, ...], str, str, Callable[[str], Any], Any]
     (("--kube-version",), "kube_version", ONE, _text, None),
     (("--release-name",), "release_name", ONE, _text, None),
     (("--namespace",), "namespace", ONE, _text, None),
+    (("--render-timeout",), "render_timeout", ONE, _seconds, None),
     (("--show-rendered",), "show_rendered", FLAG, _text, False),
     (("--cluster",), "cluster", MANY, _text, None),
     (("--fix",), "fix", FLAG, _text, False),

@@ -4,8 +4,10 @@
 Reports, at the chart's `Chart.yaml` (or the overlay's kustomization file), that
 `gpulint check --render` could not render it, with the renderer's own error: `helm template`
 failed (a template error, a missing value marked `required`, dependencies missing from
-`charts/`), `kubectl kustomize` failed, it ran too long or wrote too much, or gpulint refused
-to run it (a remote base, a plugin, a path or symbolic link leaving the repository).
+`charts/`), `kubectl kustomize` failed, it ran too long, used too much memory or wrote too
+much, the run's render budget (`--render-timeout`) was spent before its turn, or gpulint
+refused to run it (a remote base, a plugin, a path or symbolic link leaving the repository,
+a values schema referring outside itself for a helm that cannot skip schema validation).
 
 ## Why it matters
 Nothing in the chart or overlay was checked. A template error is also what `helm install`

@@ -47,6 +47,7 @@ FAST = [
     ["check", "--fail-if-no-files", "--no-fail-if-no-files", "a.yaml"],  # the last wins
     ["check", "--allow-plugins", "--plugin", "acme.rules", "--rule-dir=policy", "a.yaml"],
     ["check", "--rule-dir", "p1", "--rule-dir", "p2", "--plugin=a", "--plugin", "b"],
+    ["check", "--render", "--render-timeout", "120", "--render-timeout=2.5", "a.yaml"],
 ]
 
 # Command lines left to typer (its messages, its help, its conversions).
@@ -79,6 +80,8 @@ TYPER = [
     ["check", "-f=json"],
     ["check", "--fail-on", "Error"],
     ["check", "--color", "yes"],
+    ["check", "--render-timeout", "1e3"],
+    ["check", "--render-timeout", "ten"],
 ]
 
 

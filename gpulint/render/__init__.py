@@ -3,6 +3,7 @@ finding mapped back to the line a user edits.
 
 * ``trees``: which folders are charts and Kustomize roots, what files they consume.
 * ``tools``: running ``helm`` / ``kubectl`` bounded and in a scrubbed environment.
+* ``schemaref``: whether a chart's values schema refers outside itself (for an old helm).
 * ``helm`` and ``kustomize``: one render each, and where a rendered line came from.
 * ``textmap``: finding a key path in a template's text (which is not YAML yet).
 
@@ -12,6 +13,44 @@ Rendering runs programs on the linted tree, so it happens only when the user ask
 
 from collections.abc import Mapping
 from types import MappingProxyType
+
+#: Seconds a run may spend rendering, every chart and overlay together (``--render-timeout``;
+#: each program also has its own limit, ``tools.TIMEOUT_SECONDS``).
+RENDER_BUDGET_SECONDS = 300.0
+
+_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS = "lower-case letters, digits and '-', starting and ending with a letter or digit"
+#: What helm accepts for each option the configuration may set, checked as helm checks it:
+#: (pattern, most characters, what it is). A release name is a DNS-1123 subdomain of at
+#: most 53 characters (helm's pkg/chartutil/validate_name.go), a namespace a DNS-1123 label.
+#: Pattern texts, compiled by ``re``'s cache on first use: every check imports this package.
+_SHAPES = {
+    "release-name": (
+        rf"{_LABEL}(\.{_LABEL})*",
+        53,
+        f"a DNS-1123 subdomain ({_DNS}, in parts joined by '.'; at most 53 characters)",
+    ),
+    "namespace": (_LABEL, 63, f"a DNS-1123 label ({_DNS}; at most 63 characters)"),
+    "kube-version": (
+        r"v?[0-9]+(\.[0-9]+){0,2}(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?",
+        64,
+        "a Kubernetes version such as 1.30 or v1.30.2",
+    ),
+}
+
+
+def option_problem(option: str, value: str) -> str | None:
+    """Why ``value`` is not a valid ``option`` (``release-name``, ``namespace``,
+    ``kube-version``) for helm, or None. A value from the linted tree's configuration is
+    thereby never taken for an option (``--post-renderer=./x``) or anything else."""
+    import re
+
+    pattern, most, what = _SHAPES[option]
+    # The length first: it bounds the pattern's work.
+    if len(value) <= most and re.fullmatch(pattern, value, re.ASCII):
+        return None
+    return f"{option} {value!r} is not {what}, as helm requires"
+
 
 # Plain classes, not NamedTuples: every check imports this package (``trees`` finds the
 # charts it reports as GL201), and a NamedTuple costs start-up ten times as much to define
@@ -41,7 +80,7 @@ class ChartOptions:
 class RenderOptions:
     """Whether and how the run renders charts and Kustomize roots."""
 
-    __slots__ = ("chart", "charts", "enabled", "helm", "kustomize")
+    __slots__ = ("chart", "charts", "deadline", "enabled", "helm", "kustomize")
 
     def __init__(
         self,
@@ -50,6 +89,7 @@ class RenderOptions:
         kustomize: str | None = None,
         chart: ChartOptions | None = None,
         charts: Mapping[str, ChartOptions] | None = None,
+        deadline: float | None = None,
     ) -> None:
         self.enabled = enabled
         #: A path given with --helm; else `helm` on PATH.
@@ -61,6 +101,10 @@ class RenderOptions:
         self.charts: Mapping[str, ChartOptions] = (
             charts if charts is not None else MappingProxyType({})
         )
+        #: When the run's render budget (--render-timeout) is spent, on ``time.monotonic()``'s
+        #: clock (one clock for the whole machine: forked workers share the deadline);
+        #: None: no budget but each program's own limit.
+        self.deadline = deadline
 
     def for_chart(self, folder: str) -> ChartOptions:
         """The chart's options: the configuration's for that chart, then the command line's

@@ -1,7 +1,8 @@
 """A chart rendered with ``helm template``, and findings moved to the template or values line.
 
-Rendering: ``helm template RELEASE CHART [--namespace] [--kube-version] [--values]... [--set]...``
-with the bounds of :mod:`gpulint.render.tools`. Never ``--dependency-update``: a chart whose
+Rendering: ``helm template --skip-schema-validation [--namespace=NS] [--kube-version=V]
+[--values=FILE]... [--set=KEY=VALUE]... -- RELEASE CHART`` with the bounds of
+:mod:`gpulint.render.tools`. Never ``--dependency-update``: a chart whose
 dependencies are not in its ``charts/`` folder fails to render (GL200) and the user vendors
 them (``helm dependency build``) when they trust them. A chart holding a symbolic link that
 leaves the repository is not rendered (``.Files.Get`` would copy the target into the output).
@@ -34,9 +35,13 @@ from gpulint.render.mapping import (
     lookup,
     read_text,
 )
-from gpulint.render.tools import find_tool, run_tool
+from gpulint.render.schemaref import remote_schema_ref
+from gpulint.render.tools import BUDGET_SPENT, ToolResult, find_tool, run_tool, time_left
 
 _SOURCE = re.compile(r"^# Source: (.+?)\s*$", re.MULTILINE)
+
+#: How a helm before 3.16 refuses the flag (cobra's words, first on its error output).
+_NO_SKIP = "Error: unknown flag: --skip-schema-validation"
 
 INSTALL_HELM = (
     "helm was not found: install Helm 3 or later (https://helm.sh/docs/intro/install/) or "
@@ -53,15 +58,23 @@ class Failure(NamedTuple):
 
 
 def render(folder: str, options: RenderOptions) -> str | Failure:
-    """The chart's rendered output, or why there is none."""
+    """The chart's rendered output, or why there is none.
+
+    Every value is passed as ``--flag=value`` and the positionals after ``--``: no value
+    can become an option (``--post-renderer``, ``--output-dir``). Schema validation is
+    skipped (``--skip-schema-validation``): helm would resolve a ``values.schema.json``'s
+    ``$ref`` over HTTP or from any file. A helm older than 3.16, without that flag, renders
+    only a chart whose schemas refer to nothing outside themselves.
+    """
     from gpulint.render.trees import links_outside, project_root
 
-    helm = find_tool(options.helm, ("helm",))
+    root = project_root(folder)
+    helm = find_tool(options.helm, ("helm",), root)
     if helm is None:
         if options.helm:
             return Failure("GL202", f"--helm {options.helm}: not an executable file")
         return Failure("GL202", INSTALL_HELM)
-    link = links_outside(folder, project_root(folder))
+    link = links_outside(folder, root)
     if link is not None:
         return Failure(
             "GL200",
@@ -69,16 +82,20 @@ def render(folder: str, options: RenderOptions) -> str | Failure:
             "repository, which the chart could read into its output",
         )
     opts = options.for_chart(folder)
-    argv = [helm, "template", opts.release_name, os.path.abspath(folder)]
-    if opts.namespace:
-        argv += ["--namespace", opts.namespace]
+    flags = [f"--namespace={opts.namespace}"] if opts.namespace else []
     if opts.kube_version:
-        argv += ["--kube-version", opts.kube_version]
-    for values in opts.values:
-        argv += ["--values", os.path.abspath(values)]
-    for assignment in opts.set:
-        argv += ["--set", assignment]
-    result = run_tool(argv, cwd=os.path.abspath(folder))
+        flags.append(f"--kube-version={opts.kube_version}")
+    flags += [f"--values={os.path.abspath(values)}" for values in opts.values]
+    flags += [f"--set={assignment}" for assignment in opts.set]
+    args = [*flags, "--", opts.release_name, os.path.abspath(folder)]
+    result = _template(helm, ["--skip-schema-validation", *args], folder, options.deadline)
+    if isinstance(result, ToolResult) and result.stderr.startswith(_NO_SKIP):
+        refused = remote_schema_ref(folder)  # a helm before 3.16 validates every schema
+        if refused is not None:
+            return Failure("GL200", refused)
+        result = _template(helm, args, folder, options.deadline)
+    if isinstance(result, Failure):
+        return result
     if result.reason is not None:
         return Failure("GL200", f"helm template {result.reason}")
     if result.returncode != 0:
@@ -86,6 +103,16 @@ def render(folder: str, options: RenderOptions) -> str | Failure:
             "GL200", f"helm template failed: {tool_error(result.stderr, result.returncode)}"
         )
     return result.stdout
+
+
+def _template(
+    helm: str, args: list[str], folder: str, deadline: float | None
+) -> ToolResult | Failure:
+    """``helm template ARGS`` in the chart's folder, for what is left of the run's budget."""
+    timeout = time_left(deadline)
+    if timeout is None:
+        return Failure("GL200", BUDGET_SPENT)
+    return run_tool([helm, "template", *args], cwd=os.path.abspath(folder), timeout=timeout)
 
 
 def tool_error(stderr: str, returncode: int | None) -> str:

@@ -24,7 +24,7 @@ from gpulint.model import Finding, Span
 from gpulint.render import RenderOptions
 from gpulint.render.helm import Failure, tool_error
 from gpulint.render.mapping import Place, Rendered, at_key, label_of, load_documents, read_text
-from gpulint.render.tools import find_tool, run_tool
+from gpulint.render.tools import BUDGET_SPENT, find_tool, run_tool, time_left
 from gpulint.render.trees import (
     PLUGIN_FIELDS,
     Kustomization,
@@ -86,7 +86,7 @@ def _check(folder: str, trees: Trees) -> Failure | None:
 
 def render(folder: str, options: RenderOptions, trees: Trees) -> str | Failure:
     """The root's built output, or why there is none."""
-    tool = find_tool(options.kustomize, ("kubectl", "kustomize"))
+    tool = find_tool(options.kustomize, ("kubectl", "kustomize"), project_root(folder))
     if tool is None:
         if options.kustomize:
             return Failure("GL202", f"--kustomize {options.kustomize}: not an executable file")
@@ -97,7 +97,10 @@ def render(folder: str, options: RenderOptions, trees: Trees) -> str | Failure:
     name = os.path.basename(tool)
     target = os.path.abspath(folder)
     argv = [tool, "kustomize", target] if name.startswith("kubectl") else [tool, "build", target]
-    result = run_tool(argv, cwd=target)
+    timeout = time_left(options.deadline)
+    if timeout is None:
+        return Failure("GL200", BUDGET_SPENT)
+    result = run_tool(argv, cwd=target, timeout=timeout)
     what = "kubectl kustomize" if name.startswith("kubectl") else "kustomize build"
     if result.reason is not None:
         return Failure("GL200", f"{what} {result.reason}")
