@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import gc
 import os
-import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from gpulint import safefile
 from gpulint.discover import Target
 from gpulint.loader.document import Problem
 from gpulint.model import Span
@@ -31,38 +31,6 @@ def _too_large() -> Problem:
     )
 
 
-def _outside_link(path: str) -> bool:
-    """Whether ``path`` is a symbolic link that resolves outside its repository.
-
-    The repository is the nearest folder at or above the link holding ``.git``; without one,
-    the working directory when the link is inside it, else the link's own folder. A pull
-    request can commit ``deploy.yaml -> /home/runner/.kube/config``: read, its names and
-    values would be printed in findings and ``inspect``. A link inside the repository
-    (``overlays/prod/pod.yaml -> ../../base/pod.yaml``) is read as usual.
-    """
-    if not os.path.islink(path):
-        return False
-    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
-    root = next((p for p in _ancestors(folder) if os.path.exists(os.path.join(p, ".git"))), None)
-    if root is None:
-        cwd = os.path.realpath(os.getcwd())
-        root = cwd if _inside(folder, cwd) else folder
-    return not _inside(os.path.realpath(path), root)
-
-
-def _ancestors(folder: str) -> Iterator[str]:
-    while True:
-        yield folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return
-        folder = parent
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
 #: A file read: its bytes, or the YML005 problem that kept it from being read.
 Read = tuple[bytes | None, Problem | None]
 
@@ -73,26 +41,17 @@ def read_target(target: Target) -> Read:
         if target.path is None:
             raw = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
             return (None, _too_large()) if len(raw) > MAX_FILE_BYTES else (raw, None)
-        if _outside_link(target.path):
-            return None, Problem(
-                "YML005",
-                Span(1, 1, 1, 1),
-                "a symbolic link to a file outside the repository: not linted",
-            )
-        # Never open a FIFO or device: opening blocks or reads forever.
-        info = os.stat(target.path)
-        if stat.S_ISDIR(info.st_mode):
+        # A link out of the repository (its names and values would be printed), a FIFO or
+        # a device (opening blocks or reads forever): never opened (gpulint.safefile).
+        raw, why = safefile.read_regular(target.path, MAX_FILE_BYTES)
+        if why == safefile.DIRECTORY:
             # A folder the walk could not list (discover._walk): say why.
             os.scandir(target.path).close()
-            return None, Problem("YML005", Span(1, 1, 1, 1), "a directory: not linted")
-        if not stat.S_ISREG(info.st_mode):
-            what = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "not a regular file"
-            return None, Problem("YML005", Span(1, 1, 1, 1), f"{what}: not linted")
-        if info.st_size > MAX_FILE_BYTES:
+        if why == safefile.LARGE:
             return None, _too_large()
-        with open(target.path, "rb") as fh:
-            raw = fh.read(MAX_FILE_BYTES + 1)  # the size may have changed since stat
-        return (None, _too_large()) if len(raw) > MAX_FILE_BYTES else (raw, None)
+        if why is not None:
+            return None, Problem("YML005", Span(1, 1, 1, 1), f"{why}: not linted")
+        return raw, None
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         what = "directory" if target.path is not None and os.path.isdir(target.path) else "file"

@@ -8,6 +8,12 @@ failed (a template error, a missing value marked `required`, dependencies missin
 much, the run's render budget (`--render-timeout`) was spent before its turn, or gpulint
 refused to run it (a remote base, a plugin, a path or symbolic link leaving the repository,
 a values schema referring outside itself for a helm that cannot skip schema validation).
+An overlay is refused when any kustomization it reads names a URL or git repository in any
+field that holds paths (`resources`, `configurations`, `openapi.path`, patches, generator
+files: kustomize would fetch it), has a key that is no kustomize field (kustomize reads
+`Resources:` as `resources`), or is itself a link out of the repository, not a regular file
+(`/dev/stdin`), over 1 MiB, or YAML that kustomize could read otherwise (a syntax error, a
+duplicate key, a tag).
 
 ## Why it matters
 Nothing in the chart or overlay was checked. A template error is also what `helm install`

@@ -7,6 +7,10 @@ and container functions need ``--enable-alpha-plugins``/``--enable-exec``, Helm 
 folder tree are refused). Before building, the kustomizations it reads are checked: a
 resource that is not a local path (a remote base: kustomize would run ``git`` or fetch a
 URL), a plugin field, or a path that leaves the repository is GL200 and nothing is built.
+The kustomization files are read as kustomize reads them (field names ignoring case, see
+:mod:`gpulint.render.trees`), and every field that holds a path is checked: no URL or git
+reference anywhere (kustomize fetches them from ``configurations``, ``openapi.path``, patches
+and generator files too), no key that is no kustomize field.
 
 Mapping: the object's kind and name (a ``namePrefix``/``nameSuffix`` may have changed the
 name: a source's name must be part of the rendered one) are looked up in the files the
@@ -33,6 +37,7 @@ from gpulint.render.trees import (
     kustomization_file,
     project_root,
     read_kustomization,
+    remote_reference,
 )
 
 INSTALL_KUSTOMIZE = (
@@ -42,9 +47,14 @@ INSTALL_KUSTOMIZE = (
 
 
 def _check(folder: str, trees: Trees) -> Failure | None:
-    """Why the root must not be built, if it must not (remote bases, plugins, escapes)."""
+    """Why the root must not be built, if it must not: a kustomization it reads that could
+    not be read safely or has a key that is no kustomize field (kustomize folds case, so
+    ``Resources:`` is ``resources``), a plugin field, a remote reference (URL or git) in any
+    field that holds paths, or a path that is missing, leaves the repository or is not a
+    regular file (a folder, for resources, bases and components)."""
     root = project_root(folder)
-    todo, seen = [os.path.abspath(folder)], set()
+    top = os.path.abspath(folder)
+    todo, seen = [top], set()
     while todo:
         current = todo.pop()
         if current in seen:
@@ -58,6 +68,15 @@ def _check(folder: str, trees: Trees) -> Failure | None:
                 continue
             trees.kustomizations[current] = k
         where = label_of(k.file)
+        at_root = current == top
+
+        def refused(
+            message: str, line: int, where: str = where, at_root: bool = at_root
+        ) -> Failure:
+            return Failure("GL200", f"not built: {where}:{line}: {message}", line if at_root else 1)
+
+        if k.problem is not None:
+            return refused(k.problem, k.line)
         for field in PLUGIN_FIELDS:
             if field in k.data:
                 return Failure(
@@ -66,20 +85,24 @@ def _check(folder: str, trees: Trees) -> Failure | None:
                     "charts; build it yourself and lint the output (`... | gpulint check -`)",
                 )
         for ref in k.refs:
-            if not os.path.exists(ref.path):
-                return Failure(
-                    "GL200",
-                    f"not built: {where}:{ref.line}: {ref.field} entry {ref.text!r} is not "
-                    "a file or folder in the repository (gpulint never fetches remote bases)",
-                    ref.line if current == os.path.abspath(folder) else 1,
+            entry = f"{ref.field} entry {ref.text!r}"
+            if remote_reference(ref.text):
+                return refused(
+                    f"{entry} is a URL or git repository: gpulint never fetches remote bases",
+                    ref.line,
                 )
-            if not inside(os.path.realpath(ref.path), root):
-                return Failure(
-                    "GL200",
-                    f"not built: {where}:{ref.line}: {ref.field} entry {ref.text!r} is "
-                    "outside the repository",
-                    ref.line if current == os.path.abspath(folder) else 1,
+            if not os.path.lexists(ref.path):
+                return refused(
+                    f"{entry} is not a file or folder in the repository (gpulint never "
+                    "fetches remote bases)",
+                    ref.line,
                 )
+            real = os.path.realpath(ref.path)
+            if not inside(real, root):
+                return refused(f"{entry} is outside the repository", ref.line)
+            folders = ref.field in ("resources", "bases", "components")
+            if not (os.path.isfile(real) or (folders and os.path.isdir(real))):
+                return refused(f"{entry} is not a regular file", ref.line)
         todo.extend(k.folders())
     return None
 

@@ -13,6 +13,7 @@ a rendered folder consumes (they are not linted on their own).
 """
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -32,7 +33,8 @@ def kustomization_file(folder: str, names: Iterable[str] | None = None) -> str |
     present = set(names) if names is not None else None
     for name in KUSTOMIZATION_FILES:
         path = os.path.join(folder, name)
-        if (name in present) if present is not None else os.path.isfile(path):
+        # lexists: a link to a FIFO or out of the repository is found, and refused when read
+        if (name in present) if present is not None else os.path.lexists(path):
             return path
     return None
 
@@ -101,22 +103,39 @@ class Reference(NamedTuple):
 
 
 class Kustomization:
-    """What one kustomization file names, read without running anything."""
+    """What one kustomization file names, read without running anything.
 
-    __slots__ = ("data", "file", "folder", "refs")
+    ``data`` is the file's mapping keyed by kustomize's own field names (``Resources:`` is
+    ``resources``). ``problem`` says why the file must not be built (it could not be read
+    safely, is not YAML kustomize and gpulint read alike, or has a key that is no field),
+    ``line`` where; such a kustomization names nothing (``refs`` is empty).
+    """
 
-    def __init__(self, folder: str, file: str, data: Any, refs: list[Reference]) -> None:
+    __slots__ = ("data", "file", "folder", "line", "problem", "refs")
+
+    def __init__(
+        self,
+        folder: str,
+        file: str,
+        data: Any,
+        refs: list[Reference],
+        problem: str | None = None,
+        line: int = 1,
+    ) -> None:
         self.folder = folder
         self.file = file
         self.data = data
         self.refs = refs
+        self.problem = problem
+        self.line = line
 
     def folders(self) -> list[str]:
         """The kustomizations this one builds on (resources, bases, components)."""
         return [r.path for r in self.refs if os.path.isdir(r.path)]
 
     def files(self) -> list[str]:
-        return [r.path for r in self.refs if os.path.isfile(r.path)]
+        """The files it names (a link to a device too: refused, and not linted alone)."""
+        return [r.path for r in self.refs if os.path.lexists(r.path) and not os.path.isdir(r.path)]
 
     def patches(self) -> list[str]:
         return [r.path for r in self.refs if r.field.startswith("patch") and os.path.isfile(r.path)]
@@ -125,11 +144,38 @@ class Kustomization:
         return [r.path for r in self.refs if r.field in ("resources", "bases", "components")]
 
 
+#: Every field of kustomize's ``Kustomization`` type (api/types/kustomization.go, kustomize
+#: v5, with the inline ``TypeMeta``'s ``kind`` and ``apiVersion``). kustomize decodes the file
+#: with encoding/json, which matches a key to a field ignoring case (:func:`go_fold`).
+KUSTOMIZATION_FIELDS = (
+    *("kind", "apiVersion", "metadata", "openapi", "namePrefix", "nameSuffix", "namespace"),
+    *("commonLabels", "labels", "commonAnnotations", "patchesStrategicMerge", "patchesJson6902"),
+    *("patches", "images", "imageTags", "replacements", "replicas", "vars", "sortOptions"),
+    *("resources", "components", "crds", "bases", "configMapGenerator", "secretGenerator"),
+    *("helmGlobals", "helmCharts", "helmChartInflationGenerator", "generatorOptions"),
+    *("configurations", "generators", "transformers", "validators", "buildMetadata"),
+)
 #: Fields whose items are paths (or, for resources/bases/components, folders or URLs).
-_LIST_FIELDS = ("resources", "bases", "components", "crds", "patchesStrategicMerge")
-#: Fields whose items are mappings with a ``path``.
-_PATH_ITEM_FIELDS = ("patches", "patchesJson6902", "replacements")
+_LIST_FIELDS = (
+    "resources",
+    "bases",
+    "components",
+    "crds",
+    "patchesStrategicMerge",
+    "configurations",
+)
+#: Fields whose items are mappings with a ``path`` (types.Patch, types.ReplacementField), and
+#: every field of those items.
+_PATH_ITEM_FIELDS = {
+    "patches": ("path", "patch", "target", "options"),
+    "patchesJson6902": ("path", "patch", "target", "options"),
+    "replacements": ("path", "source", "targets"),
+}
 _GENERATORS = ("configMapGenerator", "secretGenerator")
+#: The fields of types.ConfigMapArgs and types.SecretArgs (GeneratorArgs, KvPairSources).
+_GENERATOR_FIELDS = (
+    *("namespace", "name", "behavior", "literals", "files", "envs", "env", "options", "type"),
+)
 #: Fields that configure plugins (exec or container functions): never built.
 PLUGIN_FIELDS = (
     "generators",
@@ -138,62 +184,169 @@ PLUGIN_FIELDS = (
     "helmCharts",
     "helmChartInflationGenerator",
 )
+#: Kustomization files larger than this are not read (nor built).
+MAX_KUSTOMIZATION_BYTES = 1 << 20
+
+#: The two runes outside ASCII that Go's case folding takes to an ASCII letter: the long s
+#: (U+017F) and the Kelvin sign (U+212A).
+_GO_FOLDS = str.maketrans({"\u017f": "S", "\u212a": "K"})
 
 
-def read_kustomization(folder: str, file: str) -> Kustomization | None:
-    """The kustomization in ``file``, or None when it cannot be read as one mapping."""
+def go_fold(key: str) -> str | None:
+    """``key`` as encoding/json folds it to match a field name (``bytes.EqualFold``: ASCII
+    case ignored, the long s U+017F is ``s`` and the Kelvin sign U+212A is ``k``), or None
+    when it cannot match an ASCII name."""
+    folded = key.translate(_GO_FOLDS)
+    return folded.upper() if folded.isascii() else None
+
+
+def _fields(names: Iterable[str]) -> dict[str, str]:
+    return {name.upper(): name for name in names}
+
+
+_TOP = _fields(KUSTOMIZATION_FIELDS)
+_ITEM_FIELDS = {field: _fields(keys) for field, keys in _PATH_ITEM_FIELDS.items()}
+_GENERATOR = _fields(_GENERATOR_FIELDS)
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # http:, ssh:, file:, git:: ...
+_USER = re.compile(r"[A-Za-z][A-Za-z0-9-]*@")  # git@host:org/repo (kustomize's extractUsername)
+
+
+def remote_reference(text: str) -> bool:
+    """Whether kustomize could take ``text`` for something to fetch rather than a local path:
+    a URL (``https://``, ``//host``, any ``scheme:``), a git repository as kustomize's
+    api/internal/git/repospec.go reads one (``git@host:org/repo``, ``github.com/org/repo``,
+    ``...?ref=v1``). kustomize tries a git URL before a local folder of the same name, so
+    these are refused even when such a folder exists."""
+    t = text.strip()
+    return (
+        "://" in t
+        or "?" in t
+        or t.startswith("//")
+        or t.lower().startswith("github.com")
+        or _SCHEME.match(t) is not None
+        or _USER.match(t) is not None
+    )
+
+
+class _Refused(Exception):
+    """A kustomization that must not be built: the reason, and the line."""
+
+    def __init__(self, reason: str, line: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.line = line
+
+
+def read_kustomization(folder: str, file: str) -> Kustomization:
+    """The kustomization in ``file``, its fields named as kustomize names them. It is read as
+    a manifest is (gpulint.safefile): a link out of the repository, a FIFO, a device or a
+    file over :data:`MAX_KUSTOMIZATION_BYTES` is never opened, and it is a ``problem``
+    (which quotes nothing of what the link points at), as is a file that is not one YAML
+    mapping without problems or that has a key no field of a kustomization folds to."""
+    from gpulint import safefile
     from gpulint.loader.stream import load_text
 
     try:
-        with open(file, "rb") as fh:
-            text = fh.read(1 << 20).decode("utf-8", "replace")
-    except OSError:
-        return None
+        raw, why = safefile.read_regular(file, MAX_KUSTOMIZATION_BYTES)
+    except OSError as exc:
+        why = f"cannot be read: {exc.strerror or type(exc).__name__}"
+        raw = None
+    if raw is None:
+        if why == safefile.LARGE:
+            why = f"larger than {MAX_KUSTOMIZATION_BYTES >> 20} MiB"
+        return Kustomization(folder, file, {}, [], f"the kustomization file is {why}")
     try:
-        docs = load_text(text).documents
+        loaded = load_text(raw.decode("utf-8", "replace"))
     except Exception:  # an unreadable kustomization is built by no one; never a traceback
-        return None
+        return Kustomization(folder, file, {}, [], "the kustomization file is not valid YAML")
+    docs = loaded.documents
+    problems = [*loaded.problems, *(docs[0].problems if docs else [])]
+    if problems:
+        # A syntax error, a duplicate key, a tag: kustomize's YAML reader (go-yaml) may read
+        # what gpulint's did not (a later document, the other duplicate, !!binary decoded).
+        first = min(problems, key=lambda p: (p.span.line, p.span.column))
+        return Kustomization(folder, file, {}, [], f"{first.code} {first.message}", first.span.line)
     if not docs or not isinstance(docs[0].data, dict):
-        return None
-    doc = docs[0]
-    data = doc.data
+        return Kustomization(folder, file, {}, [], "the kustomization file is not a mapping")
+    try:
+        data, refs = _references(folder, docs[0])
+    except _Refused as refused:
+        return Kustomization(folder, file, {}, [], refused.reason, refused.line)
+    return Kustomization(folder, file, data, refs)
+
+
+def _references(folder: str, doc: Any) -> tuple[dict[str, Any], list[Reference]]:
+    """The kustomization's fields by their names, and every path they hold; _Refused for a
+    key that is no field, or a path-bearing field of another shape than kustomize's."""
     refs: list[Reference] = []
 
-    def add(field: str, text: Any, where: tuple[Any, ...]) -> None:
-        if not isinstance(text, str) or not text.strip() or "\n" in text:
-            return  # an inline patch, not a path
-        line = doc.value_span(where).line
-        refs.append(Reference(field, text, os.path.normpath(os.path.join(folder, text)), line))
+    def line(where: tuple[Any, ...]) -> int:
+        return int(doc.value_span(where).line)
 
-    for field in _LIST_FIELDS:
-        items = data.get(field)
-        if isinstance(items, list):
-            for i, item in enumerate(items):
-                add(field, item, (field, i))
-    for field in _PATH_ITEM_FIELDS:
-        items = data.get(field)
-        if isinstance(items, list):
-            for i, item in enumerate(items):
-                if isinstance(item, dict):
-                    add(
-                        "patches" if field != "replacements" else field,
-                        item.get("path"),
-                        (field, i, "path"),
-                    )
-    for field in _GENERATORS:
-        items = data.get(field)
-        if isinstance(items, list):
-            for i, item in enumerate(items):
-                if not isinstance(item, dict):
-                    continue
-                for key in ("files", "envs"):
-                    values = item.get(key)
-                    if isinstance(values, list):
-                        for j, value in enumerate(values):
-                            if isinstance(value, str):
-                                add(field, value.rpartition("=")[2], (field, i, key, j))
-                add(field, item.get("env"), (field, i, "env"))
-    return Kustomization(folder, file, data, refs)
+    def refuse(reason: str, where: tuple[Any, ...]) -> _Refused:
+        return _Refused(reason, line(where))
+
+    def add(field: str, text: Any, where: tuple[Any, ...], inline: bool = False) -> None:
+        if text is None:
+            return  # null decodes to an empty string: kustomize reads nothing
+        if not isinstance(text, str):
+            raise refuse(f"a `{field}` entry is not a string", where)
+        if not text.strip() or (inline and "\n" in text):
+            return  # an inline patch, not a path
+        path = os.path.normpath(os.path.join(folder, text))
+        refs.append(Reference(field, text, path, line(where)))
+
+    def items(value: Any, field: str, where: tuple[Any, ...]) -> list[Any]:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise refuse(f"`{field}` is not a list", where)
+        return value
+
+    def keyed(value: Any, known: dict[str, str], where: tuple[Any, ...]) -> dict[str, Any]:
+        """A mapping of a Go struct by field name (each key folded)."""
+        if not isinstance(value, dict):
+            raise refuse("an entry is not a mapping", where)
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            name = known.get(go_fold(key) or "") if isinstance(key, str) else None
+            if name is None:
+                raise _Refused(f"unknown field {key!r}", doc.key_span((*where, key)).line)
+            out.setdefault(name, []).append((key, item))
+        return out
+
+    top = keyed(doc.data, _TOP, ())
+    for field, written in top.items():
+        for key, value in written:
+            if field in _LIST_FIELDS:
+                for i, item in enumerate(items(value, field, (key,))):
+                    add(field, item, (key, i), inline=field == "patchesStrategicMerge")
+            elif field in _PATH_ITEM_FIELDS:
+                known = _ITEM_FIELDS[field]
+                shown = "replacements" if field == "replacements" else "patches"
+                for i, item in enumerate(items(value, field, (key,))):
+                    for path_key, path in keyed(item, known, (key, i)).get("path", []):
+                        add(shown, path, (key, i, path_key))
+            elif field in _GENERATORS:
+                for i, item in enumerate(items(value, field, (key,))):
+                    for name, entries in keyed(item, _GENERATOR, (key, i)).items():
+                        for sub, given in entries:
+                            where = (key, i, sub)
+                            if name == "env":
+                                add(field, given, where)
+                            elif name in ("files", "envs"):
+                                for j, entry in enumerate(items(given, name, where)):
+                                    if isinstance(entry, str):
+                                        entry = entry.rpartition("=")[2]
+                                    add(field, entry, (*where, j))
+            elif field == "openapi" and value is not None:
+                # map[string]string: its keys are not folded; kustomize loads "path"
+                if not isinstance(value, dict):
+                    raise refuse("`openapi` is not a mapping", (key,))
+                add("openapi", value.get("path"), (key, "path"))
+    data = {field: written[-1][1] for field, written in top.items()}
+    return data, refs
 
 
 class RenderTarget(NamedTuple):
