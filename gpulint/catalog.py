@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gpulint.rule import Rule
-from gpulint.textsafe import escape, escape_lines
+from gpulint.textsafe import escape, escape_lines, json_text
 
 SCOPE_WORDS = {
     "pod": "each pod spec",
@@ -184,4 +184,5 @@ def rule_json(rule: Rule) -> dict[str, Any]:
 
 
 def render_json(rules: Sequence[Rule]) -> str:
-    return json.dumps([rule_json(r) for r in rules], indent=2, ensure_ascii=False) + "\n"
+    # The documentation of a rule folder's rules is the tree's text (gpulint.textsafe).
+    return json_text([rule_json(r) for r in rules]) + "\n"
