@@ -13,6 +13,7 @@ its own commands only, each with the real file as its one ``file`` property.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -167,6 +168,19 @@ def rule_tree(tmp_path: Path) -> Path:
     (tmp_path / ".gpulint.yaml").write_text("rule-dirs: [policy]\n", "utf-8")
     (tmp_path / "pod.yaml").write_text(POD, "utf-8")
     return tmp_path
+
+
+def test_a_wrapped_summary_starts_no_command(rule_tree: Path) -> None:
+    """`gpulint rules` wraps a summary on indented lines: one may start with the tree's word."""
+    (rule_tree / "policy" / "evil.yaml").write_text(
+        EVIL_RULE.replace("Looks harmless.", "Looks " + "harmless ::error::x " * 8), "utf-8"
+    )
+    for width in range(40, 121, 7):
+        env = {**os.environ, "COLUMNS": str(width)}
+        proc = gpulint_in_process("rules", cwd=rule_tree, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.count("::error::x") == 8
+        assert_no_command(proc.stdout)
 
 
 def test_rule_folder_docs_print_no_command(rule_tree: Path) -> None:
