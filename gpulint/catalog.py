@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gpulint.rule import Rule
-from gpulint.textsafe import escape, escape_lines
+from gpulint.textsafe import escape, escape_lines, json_text, plain
 
 SCOPE_WORDS = {
     "pod": "each pod spec",
@@ -70,7 +70,8 @@ def render_text(rules: Sequence[Rule], width: int | None = None) -> str:
                     break_on_hyphens=False,
                 )
             )
-    return "\n".join(lines) + "\n" if lines else ""
+    # A wrapped summary's indented line may start with the tree's `::` (gpulint.textsafe).
+    return plain("\n".join(lines) + "\n") if lines else ""
 
 
 def printable(text: str) -> str:
@@ -166,7 +167,7 @@ def render_markdown(rules: Sequence[Rule]) -> str:
                     f"| `{name}` | {_type(spec)} | `{_cell(default)}` | "
                     f"{_cell(spec.get('description', ''))} |"
                 )
-    return "\n".join(out) + "\n"
+    return plain("\n".join(out) + "\n")
 
 
 def rule_json(rule: Rule) -> dict[str, Any]:
@@ -184,4 +185,5 @@ def rule_json(rule: Rule) -> dict[str, Any]:
 
 
 def render_json(rules: Sequence[Rule]) -> str:
-    return json.dumps([rule_json(r) for r in rules], indent=2, ensure_ascii=False) + "\n"
+    # The documentation of a rule folder's rules is the tree's text (gpulint.textsafe).
+    return json_text([rule_json(r) for r in rules]) + "\n"

@@ -63,12 +63,16 @@ def warn_fix(note: str) -> None:
 
 
 def escape_diff(diff: str) -> str:
-    """A diff with no control character but tab and line breaks (the text is a stranger's)."""
-    from gpulint.textsafe import escape
+    """A diff with no control character but tab and line breaks (the text is a stranger's),
+    and no line a GitHub workflow command: a context line is the file's line behind one
+    space, and the runner trims that space (:func:`gpulint.textsafe.plain`)."""
+    from gpulint.textsafe import escape, plain
 
-    return "".join(
-        escape(line.rstrip("\r\n")) + line[len(line.rstrip("\r\n")) :]
-        for line in diff.splitlines(keepends=True)
+    return plain(
+        "".join(
+            escape(line.rstrip("\r\n")) + line[len(line.rstrip("\r\n")) :]
+            for line in diff.splitlines(keepends=True)
+        )
     )
 
 

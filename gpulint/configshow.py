@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def describe(effective: Effective, rules: Sequence[Rule], json_output: bool = False) -> str:
     """The effective configuration, one value per line with where it came from."""
     from gpulint.engine import is_enabled
-    from gpulint.textsafe import escape, json_text
+    from gpulint.textsafe import escape_line, json_text
 
     file = effective.file
     enabled = [r.code for r in rules if is_enabled(r.code, effective.settings, r.opt_in)]
@@ -50,4 +50,4 @@ def describe(effective: Effective, rules: Sequence[Rule], json_output: bool = Fa
         # "select = ALL  # default" is the default selection, which leaves these out.
         lines.append(f"# opt-in rules, not selected: {', '.join(waiting)}")
     # Values and paths from the configuration file, one visible line each (gpulint.textsafe).
-    return "\n".join(escape(line) for line in lines) + "\n"
+    return "\n".join(escape_line(line) for line in lines) + "\n"

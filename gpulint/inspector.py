@@ -11,8 +11,9 @@ where nothing was found by shape yet that hold GPU resource keys under ``limits`
 
 The JSON form (``--format json``) is described by ``schemas/inspect.schema.json``; it keeps
 the exact values (:func:`gpulint.textsafe.json_text`). The text form escapes every line
-(:func:`gpulint.textsafe.escape`): names, keys and paths from the manifests cannot start a
-line of their own or send control sequences to the terminal.
+(:func:`gpulint.textsafe.escape_line`): names, keys and paths from the manifests cannot start a
+line of their own, send control sequences to the terminal or make a line a GitHub workflow
+command (a path that starts with ``:`` is written ``./:...``, :func:`gpulint.textsafe.lead`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from gpulint.podrequest import pod_requests
 from gpulint.readtarget import read_target
 from gpulint.registry import Registry, builtin_registry
 from gpulint.resources import format_amount, gpu_demand
-from gpulint.textsafe import escape, json_text
+from gpulint.textsafe import escape_line, json_text, lead
 from gpulint.workloads import K8sObject, PodSpec, WorkloadTable, builtin_table
 
 #: How deep the scan for GPU keys in objects of unknown kinds goes.
@@ -351,10 +352,11 @@ def render_json(report: InspectReport) -> str:
 def render_text(report: InspectReport) -> str:
     lines: list[str] = []
     for entry in report.files:
+        path = lead(entry["path"])
         for problem in entry["problems"]:
-            lines.append(f"{entry['path']}: not inspected: {problem}")
+            lines.append(f"{path}: not inspected: {problem}")
         for w in entry["workloads"]:
-            lines.append(_workload_line(entry["path"], w))
+            lines.append(_workload_line(path, w))
             if not w["pods"]:
                 lines.append("    no pod spec found at the table's paths")
             for pod in w["pods"]:
@@ -362,7 +364,7 @@ def render_text(report: InspectReport) -> str:
         for u in entry["unrecognised"]:
             keys = ", ".join(f"{k['path']} (line {k['line']})" for k in u["gpu_keys"])
             lines.append(
-                f"{entry['path']}:{u['line']}:{u['column']}: {u['kind']}/{u['name'] or '?'} "
+                f"{path}:{u['line']}:{u['column']}: {u['kind']}/{u['name'] or '?'} "
                 f"({u['apiVersion']}) is not a known workload kind, but has GPU resources at "
                 f"{keys}; add a workloads row for it if they are container requests"
             )
@@ -375,7 +377,7 @@ def render_text(report: InspectReport) -> str:
     )
     # Every line is built from gpulint's own words (no control characters) and values from
     # the manifests: escaping the whole line escapes exactly those values.
-    return "\n".join(escape(line) for line in lines) + "\n"
+    return "\n".join(escape_line(line) for line in lines) + "\n"
 
 
 def _workload_line(path: str, w: dict[str, Any]) -> str:

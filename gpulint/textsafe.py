@@ -22,6 +22,28 @@ The visible form is Python's (README, "Output formats"):
 
 A backslash is left alone (a Windows path keeps its separators), so the escaped form is for
 reading, not for decoding: JSON and SARIF carry the exact value.
+
+GitHub workflow commands. The Actions runner reads a step's output line by line (a line ends
+at LF, CR or CR LF) and takes a line for a command in two forms (``ActionCommand.TryParseV2``
+and ``TryParse`` in actions/runner): ``::name ...::data`` when the line, *after its leading
+white space is trimmed* (.NET ``TrimStart``: spaces, tabs, U+00A0, U+3000, ...), starts with
+``::``; and the legacy ``##[name ...]data`` *anywhere* in the line. Text from the tree must
+open neither, in any output that may reach a CI log:
+
+- :func:`escape` writes ``##[`` as ``##\\[`` wherever it occurs (the runner's own way of
+  defusing its ``##[start-action`` markers: a backslash the command name cannot hold), so no
+  fragment brings one; :func:`json_text` writes the ``[`` as ``\\u005b``, the same string
+  for a JSON reader;
+- :func:`plain` is the last step of every human-facing output (every ``--format`` but
+  ``github``'s own commands, ``--diff``, ``inspect``, ``rules``, ``config``, stderr): it does
+  the above on whole lines, whichever fragments they were built from, and puts a backslash
+  before ``::`` that opens a line after optional white space (`` ::error::x``, a ``--diff``
+  context line, becomes `` \\::error::x``); :func:`escape_line` is :func:`escape` then
+  :func:`plain` for a line built in one piece;
+- a path that opens a line (a finding's ``path:line:col:``) goes through :func:`lead` first:
+  one that starts with ``:`` (after white space) is written ``./:...``, the same file, so a
+  folder named ``::error file=README.md::Approved`` neither forges an annotation nor loses
+  its name to the backslash.
 """
 
 from __future__ import annotations
@@ -57,8 +79,18 @@ def _pattern(chars: str) -> re.Pattern[str]:
     return re.compile(chars)
 
 
+#: The legacy workflow command's opening, and how it is written (see above).
+_LEGACY, _LEGACY_SHOWN = "##[", "##\\["
+#: ``::`` at the start of a line, after white space (Python's ``\\s`` is every character .NET's
+#: ``TrimStart`` trims, and also U+001C..U+001F, which :func:`escape` writes visibly anyway).
+_OPENING = r"(?:^|(?<=[\n\r]))([^\S\n\r]*)::"
+
+
 def escape(text: str) -> str:
-    """``text`` as one printable line: unsafe characters in their visible form (see above)."""
+    """``text`` as one printable line: unsafe characters in their visible form and no
+    ``##[`` (see above). Safe anywhere in a line but at its start: see :func:`escape_line`."""
+    if _LEGACY in text:
+        text = text.replace(_LEGACY, _LEGACY_SHOWN)
     if text.isascii() and text.isprintable():  # the common case, at C speed: nothing to do
         return text
     pattern = _pattern(_UNSAFE)
@@ -67,9 +99,35 @@ def escape(text: str) -> str:
     return pattern.sub(_visible, text)
 
 
+def plain(text: str) -> str:
+    """``text`` (any number of lines, already escaped) with no line a workflow command: no
+    ``##[`` anywhere, and a backslash before ``::`` that opens a line after white space.
+
+    Human-facing output passes through it as it is written, so a line cannot be a command
+    whatever the pieces it was built from; ordinary output is returned unchanged.
+    """
+    if _LEGACY in text:
+        text = text.replace(_LEGACY, _LEGACY_SHOWN)
+    if "::" not in text:
+        return text
+    return _pattern(_OPENING).sub(r"\1\\::", text)
+
+
+def escape_line(text: str) -> str:
+    """``text`` as a whole line of output: :func:`escape`, then :func:`plain`."""
+    return plain(escape(text))
+
+
 def escape_lines(text: str) -> list[str]:
-    """A message of several lines (split on ``\\n`` only), each line escaped."""
-    return [escape(line) for line in text.split("\n")]
+    """A message of several lines (split on ``\\n`` only), each an escaped whole line."""
+    return [escape_line(line) for line in text.split("\n")]
+
+
+def lead(path: str) -> str:
+    """``path`` to open a line with: ``./`` before a relative path that starts with ``:``
+    (after white space), so the line cannot open a workflow command and still names the
+    file. Escape the result as any path (:func:`escape`)."""
+    return "./" + path if path.lstrip().startswith(":") else path
 
 
 #: In ``json.dumps(..., ensure_ascii=False)`` output, the characters it leaves raw that
@@ -93,11 +151,16 @@ def json_text(doc: Any, indent: int | None = 2) -> str:
     Strings keep their exact value (non-ASCII text stays readable), except a lone surrogate
     -- an undecodable byte of a file name or argument -- which becomes its visible form
     (``\\xff``): JSON has no way to carry a byte that is not text. Characters outside a string
-    are ASCII, so one pass over the encoded text reaches only string contents.
+    are ASCII, so one pass over the encoded text reaches only string contents. ``##[`` in a
+    string is written ``##\\u005b`` (the same value): printed to a CI log, the line is no
+    legacy workflow command. No line of it starts with ``::``.
     """
     import json  # not on the text format's start-up path
 
     text = json.dumps(doc, indent=indent, ensure_ascii=False)
+    if _LEGACY in text:
+        # Only inside a string (JSON's own syntax has no "#"): the same value, no command.
+        text = text.replace(_LEGACY, "##\\u005b")
     if text.isascii() and "\x7f" not in text:  # DEL is ASCII but never printed raw
         return text
     pattern = _pattern(_JSON_RAW)

@@ -43,6 +43,7 @@ from gpulint.textsafe import escape, json_text
 from tests.conftest import ROOT, gpulint_in_process
 from tests.externals import assert_schema_valid, junit_schema, multitool_validate
 from tests.test_github_format import parse_command
+from tests.test_workflow_commands import assert_no_command
 
 RULES = load_rules()
 LINTER = Linter(RULES)
@@ -72,13 +73,14 @@ HOSTILE = (
     "\u2028", "\u2029", "\u202e", "\u2066", "\ufeff", "\ufffe", "\uffff", ":", ",", "%",
     "%0A", '"', "'", "\\", "<", "&", "]]>", "#", "::error file=x.yaml,line=1::forged",
     "::add-mask::", "\x1b]0;title\x07", "\x1b[31m", "other.yaml:1:1: GPU001 error: x",
+    "##[error]forged", "[", " ::", "\u3000",
 )  # fmt: skip
 #: Pieces of file names: invalid UTF-8 (a lone continuation byte, a truncated sequence),
 #: line breaks, escapes and the characters that workflow commands and URIs treat specially.
 NAME_PIECES = (
     b"a", b"k8s", b"-", b" ", b"\n", b"\r", b"\t", b"\x1b[31m", b"\xff", b"\xc3", b"\x80",
     b"\xed\xa0\x80", "\u2028".encode(), "\x85".encode(), "é".encode(), b":", b",", b"%",
-    b"%25", b"#", b"?", b"\\", b"::error ", b"x.yaml:1:1: ",
+    b"%25", b"#", b"?", b"\\", b"::error ", b"x.yaml:1:1: ", b"##[",
 )  # fmt: skip
 
 text = st.lists(
@@ -254,6 +256,8 @@ def check_inspect(root: str, labels: set[str]) -> None:
     doc = json.loads(printed(render_json(report)))
     Draft202012Validator(INSPECT_SCHEMA).validate(doc)
     assert {entry["path"] for entry in doc["files"]} == {expected_json_path(x) for x in labels}
+    assert_no_command(render_json(report))
+    assert_no_command(render_text(report))
     *lines, summary = lines_of(printed(render_text(report)))
     assert INSPECT_SUMMARY.fullmatch(summary), summary
     shown = {escape(label) for label in labels}
@@ -296,6 +300,7 @@ def test_hostile_names_keys_values_and_paths_in_every_format(
             findings = report.findings if fmt in ("json", "sarif") else active
             outputs[fmt] = renderer(fmt)(report, ctx)
             check(outputs[fmt], findings, tmp)
+            assert_no_command(outputs[fmt], fmt)
         # SARIF fingerprints do not depend on anything but the finding (stable across runs):
         # the rendering checked above against a second one.
         assert _fingerprints(outputs["sarif"]) == _fingerprints(renderer("sarif")(report, ctx))

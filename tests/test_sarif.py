@@ -27,6 +27,7 @@ from tests.externals import (
     describe,
     file_uri_path,
     gpulint,
+    multitool_validate,
     multitool_validate_each,
     sarif_validator,
 )
@@ -514,3 +515,39 @@ def test_suppressed_findings_carry_sarif_suppressions(
     ]
     assert "suppressions" not in by_rule["GPU004"]
     assert by_rule["GPU021"]["message"]["text"].startswith("Job 'report': ")
+
+
+#: A rule folder's declarative rule whose documentation links and embeds what it likes.
+LINKING_RULE = """\
+code: EVIL001
+name: evil-docs
+target: object
+message: "x"
+schema: {type: object}
+docs: |
+  Looks harmless. [click](https://evil.example) ![x](https://evil.example/i.png)
+"""
+
+
+def test_rule_folder_docs_are_help_text_only(tmp_path: Path) -> None:
+    """Code scanning renders ``markdown`` on gpulint's alerts: the tree's rules give text."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "policy").mkdir()
+    (repo / "policy" / "evil.yaml").write_text(LINKING_RULE, "utf-8")
+    (repo / ".gpulint.yaml").write_text("rule-dirs: [policy]\n", "utf-8")
+    shutil.copy(BAD, repo / "pod.yaml")
+    proc = gpulint("check", "-f", "sarif", "-o", "out.sarif", "pod.yaml", cwd=repo)
+    assert proc.returncode == 1, proc.stderr
+    log = json.loads((repo / "out.sarif").read_text("utf-8"))
+    rules = {r["id"]: r for r in log["runs"][0]["tool"]["driver"]["rules"]}
+    evil = rules["EVIL001"]
+    assert set(evil["help"]) == {"text"}  # shown as written: no link, no image
+    assert evil["help"]["text"].startswith("Looks harmless. [click](https://evil.example) ![x]")
+    assert set(evil["fullDescription"]) == {"text"}
+    assert "helpUri" not in evil
+    # gpulint's own rules keep their markdown and their page.
+    assert set(rules["GPU001"]["help"]) == {"text", "markdown"}
+    assert set(rules["GPU001"]["fullDescription"]) == {"text", "markdown"}
+    assert rules["GPU001"]["helpUri"].startswith("https://")
+    assert multitool_validate([repo / "out.sarif"], tmp_path) == []

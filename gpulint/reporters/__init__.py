@@ -7,6 +7,13 @@ findings as soon as they are known and holds none of them (memory does not grow 
 number of files). Its ``render`` is built from the same ``Stream``, so both ways print the
 same bytes. ``json``, ``sarif`` and ``junit`` are one document each, rendered at the end
 from the findings kept.
+
+Whatever the format, its output reaches the caller through :func:`renderer` or
+:func:`streamer`, which pass it through :func:`gpulint.textsafe.plain`: printed to a CI log,
+no line of it is a GitHub workflow command, however a new format builds its lines. The one
+exception is a format that sets ``WORKFLOW_COMMANDS = True`` (``github``): its commands are
+real, it escapes their properties and data itself, and passes its other lines through
+``plain``.
 """
 
 from __future__ import annotations
@@ -131,18 +138,49 @@ class Stream(Protocol):
     def end(self, report: Report) -> str: ...
 
 
+class _Plain:
+    """A format's ``Stream`` whose output goes through :func:`gpulint.textsafe.plain`."""
+
+    __slots__ = ("stream",)
+
+    def __init__(self, stream: Stream) -> None:
+        self.stream = stream
+
+    def file(self, findings: Sequence[Finding]) -> str:
+        from gpulint.textsafe import plain
+
+        return plain(self.stream.file(findings))
+
+    def end(self, report: Report) -> str:
+        from gpulint.textsafe import plain
+
+        return plain(self.stream.end(report))
+
+
 def streamer(fmt: str) -> Callable[[ReportContext], Stream] | None:
-    """The format's ``Stream`` class, or None when it renders only at the end."""
-    stream: Callable[[ReportContext], Stream] | None = getattr(
-        importlib.import_module(FORMATS[fmt]), "Stream", None
-    )
-    return stream
+    """The format's ``Stream`` class, or None when it renders only at the end; its output is
+    made no workflow command (the module docstring)."""
+    module = importlib.import_module(FORMATS[fmt])
+    stream: Callable[[ReportContext], Stream] | None = getattr(module, "Stream", None)
+    if stream is None or getattr(module, "WORKFLOW_COMMANDS", False):
+        return stream
+    made = stream
+    return lambda ctx: _Plain(made(ctx))
 
 
 def renderer(fmt: str) -> Renderer:
+    """The format's ``render``; its output is made no workflow command (the module docstring)."""
     module = importlib.import_module(FORMATS[fmt])
     render: Renderer = module.render
-    return render
+    if getattr(module, "WORKFLOW_COMMANDS", False):
+        return render
+
+    def plain_render(report: Report, ctx: ReportContext) -> str:
+        from gpulint.textsafe import plain
+
+        return plain(render(report, ctx))
+
+    return plain_render
 
 
 def needs_objects(fmt: str) -> bool:

@@ -21,7 +21,13 @@ message get the visible escaping of every human-facing output (:mod:`gpulint.tex
 control characters and line separators as ``\\n``, ``\\x1b``, ``\\u2028``, an undecodable
 file-name byte as ``\\xff``), so no line break is left in them; then the Actions toolkit's
 own escaping (``escapeData`` / ``escapeProperty`` in ``@actions/core``): ``%``, CR and LF in
-the message, and also ``:`` and ``,`` in property values.
+the message, and also ``:`` and ``,`` in property values. The runner's parser
+(``ActionCommand.TryParseV2`` in actions/runner) ends the properties at the first ``::`` after
+the command's own and splits them on ``,`` and the first ``=``: with ``:`` and ``,`` escaped, a
+file named ``::error file=README.md::Approved`` or ``a,title=x`` stays the one ``file``
+value. The first step also writes ``##[`` as ``##\\[`` (no legacy command either). This
+format sets ``WORKFLOW_COMMANDS``: its commands are not passed through
+:func:`gpulint.textsafe.plain`, its other lines (the summary) are.
 """
 
 from __future__ import annotations
@@ -31,9 +37,11 @@ import os
 from gpulint.model import Finding, Severity
 from gpulint.report import Report
 from gpulint.reporters import ReportContext, text
-from gpulint.textsafe import escape
+from gpulint.textsafe import escape, plain
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+#: This format writes real workflow commands (gpulint.reporters: not passed through ``plain``).
+WORKFLOW_COMMANDS = True
 
 
 def escape_data(text: str) -> str:
@@ -80,6 +88,9 @@ class Stream(text.Stream):
 
     def line(self, finding: Finding) -> str:
         return format_finding(finding, self.ctx.cwd)
+
+    def end(self, report: Report) -> str:
+        return plain(super().end(report))
 
 
 def render(report: Report, ctx: ReportContext) -> str:

@@ -1,7 +1,9 @@
 """``--format sarif``: a SARIF 2.1.0 log for GitHub code scanning, editors and other viewers.
 
 One run. ``tool.driver.rules`` describes every rule loaded (id, PascalCase name, short and
-full description, the rule's docs as help text and markdown, ``helpUri``, default level);
+full description, the rule's docs as help text and markdown, ``helpUri``, default level;
+the docs of a rule from a rule folder or a declarative rule, the tree's text, as help text
+only: :func:`trusted_docs`);
 each finding is a result with ``ruleIndex``, ``level`` (error, warning, or note for info),
 a message that names the object, and a region of the offending key or value.
 
@@ -85,14 +87,32 @@ def title(rule: Rule) -> str:
     return first if first and not first.startswith("#") else rule.summary
 
 
+def trusted_docs(rule: Rule) -> bool:
+    """Whether the rule's documentation is gpulint's or an installed plugin's, not the tree's.
+
+    A rule folder's rules (``rule-dirs``, ``--rule-dir``: origin ``rule-dir ...``) and
+    declarative rules are files of the linted repository, maybe a stranger's pull request.
+    Code scanning renders ``markdown`` on the alerts it shows for gpulint, so their docs are
+    only ``text`` (shown as written, no link or image of the pull request's choosing) and
+    their rules have no ``helpUri``.
+    """
+    return rule.origin == "built-in" or rule.origin.startswith("plugin ")
+
+
 def rule_descriptor(rule: Rule) -> dict[str, Any]:
     summary = rule.summary
+    trusted = trusted_docs(rule)
+    full: dict[str, str] = {"text": _sentence(_plain(summary))}
+    help_: dict[str, str] = {"text": rule.doc}
+    if trusted:
+        full["markdown"] = summary
+        help_["markdown"] = rule.doc
     descriptor: dict[str, Any] = {
         "id": rule.code,
         "name": pascal_name(rule.name),
         "shortDescription": {"text": _sentence(_plain(title(rule)))},
-        "fullDescription": {"text": _sentence(_plain(summary)), "markdown": summary},
-        "help": {"text": rule.doc, "markdown": rule.doc},
+        "fullDescription": full,
+        "help": help_,
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {
             "tags": ["yaml"] if rule.scope == "input" else ["kubernetes", "gpu"],
