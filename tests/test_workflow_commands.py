@@ -111,7 +111,7 @@ def test_the_default_text_report_and_a_file_named_on_the_command_line(tree: Path
         proc = run("check", "--isolated", "--show-rendered", target, cwd=tree)
         assert proc.returncode == 1, proc.stderr
         assert_no_command(proc.stdout)
-        assert proc.stdout.startswith(f"./{FOLDER}/pod.yaml:7:1: GPU020 error: "), proc.stdout
+        assert proc.stdout.startswith(f"./{FOLDER}/pod.yaml:7:1: GPU020 info: "), proc.stdout
 
 
 def test_diff_context_lines_are_no_commands(tree: Path) -> None:
