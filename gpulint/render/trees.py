@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from gpulint.walk import walk
+
 CHART_FILE = "Chart.yaml"
 #: The names kustomize accepts for a kustomization file, in its order of preference.
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -231,7 +233,7 @@ class Trees:
             return
         self._scanned.append(top)
         self._consumed = self._roots = None
-        for dirpath, dirnames, filenames in os.walk(top):
+        for dirpath, dirnames, filenames in walk(top):
             dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
             if CHART_FILE in filenames:
                 dirnames[:] = []
