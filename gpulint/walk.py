@@ -4,7 +4,9 @@
 (a pull request can commit one) raises ``RecursionError`` and ends the whole run. :func:`walk`
 is the 3.12 ``os.walk`` (top-down, links to folders not followed): the same folders in the
 same order, ``onerror`` called at the same moment (when a folder is about to be listed), and
-the caller may prune or reorder ``dirnames`` in place. Its depth is bounded by memory only;
+the caller may prune or reorder ``dirnames`` in place; whether a subfolder is a link comes
+from the listing (no ``lstat`` per folder, which costs a path lookup as deep as the folder).
+Its depth is bounded by memory only;
 a path the system will not take (longer than ``PATH_MAX``) is an ``OSError`` given to
 ``onerror``, like any folder that cannot be listed.
 """
@@ -23,6 +25,7 @@ def walk(top: str, onerror: Callable[[OSError], object] | None = None) -> Iterat
         folder = stack.pop()
         dirs: list[str] = []
         nondirs: list[str] = []
+        links: set[str] = set()  # subfolders that are links (from the listing: no lstat)
         try:
             entries = os.scandir(folder)
         except OSError as error:
@@ -37,12 +40,19 @@ def walk(top: str, onerror: Callable[[OSError], object] | None = None) -> Iterat
                     except OSError:
                         is_dir = False
                     (dirs if is_dir else nondirs).append(entry.name)
+                    try:
+                        if is_dir and entry.is_symlink():
+                            links.add(entry.name)
+                    except OSError:  # as os.path.islink: not a link
+                        pass
             except OSError as error:  # listing failed half-way: the folder is not yielded
                 if onerror is not None:
                     onerror(error)
                 continue
+        listed = set(dirs)
         yield folder, dirs, nondirs
         for name in reversed(dirs):
             path = os.path.join(folder, name)
-            if not os.path.islink(path):
+            # A link as listed; a name the caller added to ``dirnames``: ask the system.
+            if not (name in links if name in listed else os.path.islink(path)):
                 stack.append(path)
