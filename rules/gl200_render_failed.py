@@ -5,7 +5,9 @@ Reports, at the chart's `Chart.yaml` (or the overlay's kustomization file), that
 `gpulint check --render` could not render it, with the renderer's own error: `helm template`
 failed (a template error, a missing value marked `required`, dependencies missing from
 `charts/`), `kubectl kustomize` failed, it ran too long or wrote too much, or gpulint refused
-to run it (a remote base, a plugin, a path or symbolic link leaving the repository).
+to run it (a remote base, a plugin, a path or symbolic link leaving the repository, through a
+linked folder too; a values file that is not a regular file; a FIFO, a device or a link loop
+in a chart).
 
 ## Why it matters
 Nothing in the chart or overlay was checked. A template error is also what `helm install`
