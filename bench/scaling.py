@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -70,11 +69,29 @@ class Result(NamedTuple):
     output: int
 
 
+def _rmtree(top: Path) -> None:
+    """shutil.rmtree without recursion (it recurses per level before Python 3.12, and the
+    ``deep-folders`` input is more levels deep than the recursion limit)."""
+    stack: list[tuple[str, bool]] = [(str(top), False)]
+    while stack:
+        path, emptied = stack.pop()
+        if emptied:
+            os.rmdir(path)
+            continue
+        stack.append((path, True))
+        with os.scandir(path) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((entry.path, False))
+                else:
+                    os.unlink(entry.path)
+
+
 def _fresh(name: str, n: int) -> Path:
     folder = OUT / f"{name}-{n}"
     _made.append(folder)
     if folder.exists():
-        shutil.rmtree(folder)
+        _rmtree(folder)
     folder.mkdir(parents=True)
     (folder / ".git").mkdir()  # the configuration search stops here
     return folder
@@ -156,6 +173,27 @@ def globs(n: int) -> Input:
     return Input(["check", "."], folder, size)
 
 
+def deep_folders(n: int) -> Input:
+    """A folder n levels deep (``a/a/.../a``) with a pod at the bottom and one on top, walked
+    with ``--render`` (the Kustomize scan walks it too): os.walk recursed once per level, so
+    1,000 levels ended the run with RecursionError. 4n levels must fit in PATH_MAX (4,096
+    bytes) with this folder's path: n up to about 450."""
+    folder = _fresh("deep-folders", n)
+    size = _write(folder, "top.yaml", POD.format(name="top"))
+    deep = _mkdirs(folder, n)
+    size += _write(deep, "pod.yaml", POD.format(name="deep"))
+    return Input(["check", "--render", "."], folder, size)
+
+
+def _mkdirs(folder: Path, n: int) -> Path:
+    """``folder/a/a/...`` n levels deep, one mkdir at a time (os.makedirs recurses)."""
+    path = folder
+    for _ in range(n):
+        path = path / "a"
+        path.mkdir()
+    return path
+
+
 def big_file(n: int) -> Input:
     """One file of n MB of GPU Deployments (peak RSS over its size)."""
     folder = _fresh("big-file", n)
@@ -214,6 +252,7 @@ CASES: dict[str, Case] = {
     "many-paths": Case(many_paths, 5_000, "scaling"),
     "per-object-ignores": Case(per_object_ignores, 12_500, "scaling"),
     "globs": Case(globs, 60, "scaling"),
+    "deep-folders": Case(deep_folders, 300, "scaling"),
     "big-file": Case(big_file, 10, "memory"),
     "tiny-docs": Case(tiny_docs, 5, "memory"),
     "merge-bomb": Case(merge_bomb, 1, "once"),
@@ -317,7 +356,8 @@ def main() -> int:
         print(rows[-1], flush=True)
     if not ns.keep:
         for folder in _made:
-            shutil.rmtree(folder, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                _rmtree(folder)
     table = "| case | size n / 4n | CPU time n / 4n | result |\n|---|---|---|---|\n"
     table += "\n".join(rows) + "\n"
     if ns.markdown:

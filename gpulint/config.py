@@ -294,14 +294,19 @@ def resolve(
 def _render(config: ConfigFile | None, root: FsPath) -> RenderOptions | None:
     """The file's ``render:``: how charts are rendered, by default and per chart folder.
 
-    Paths are relative to the configuration file's folder and must stay inside it: the
-    file may come with the tree being linted, and helm reads every values file it is given.
+    Paths are relative to the configuration file's folder and must stay inside it, their
+    links resolved, and be regular files when they exist (not a FIFO, a device or
+    ``/dev/stdin``): the file may come with the tree being linted, and helm reads every
+    values file it is given. A values file that breaks this is a configuration error at its
+    line.
     """
     from gpulint.configfile import ConfigError
     from gpulint.render import ChartOptions, RenderOptions
 
     if config is None or not isinstance(config.data.get("render"), dict):
         return None
+    from gpulint.render.trees import refused_file
+
     data = config.data["render"]
     errors: list[str] = []
 
@@ -313,6 +318,10 @@ def _render(config: ConfigFile | None, root: FsPath) -> RenderOptions | None:
                 errors.append(
                     f"{config.where((*at, 'values', i))}: render values file {text!r} is "
                     "outside the configuration's folder"
+                )
+            elif why := refused_file(full, os.path.realpath(root), "the configuration's folder"):
+                errors.append(
+                    f"{config.where((*at, 'values', i))}: render values file {text!r} {why}"
                 )
             files.append(full)
         return ChartOptions(

@@ -12,6 +12,8 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple, Protocol
 
+from gpulint.walk import walk
+
 YAML_SUFFIXES = (".yaml", ".yml")
 
 #: Version-control, dependency and tool folders never walked (ruff's default excludes).
@@ -72,15 +74,17 @@ def _walk(
     """The YAML files under ``root``, and the folders it cannot read (as ruff reports them:
     a finding on the folder, here YML005 when the runner fails to read it).
 
-    os.walk reports a folder it cannot list to ``onerror`` when it is about to descend into
-    it, before it yields the next folder, so the folder is yielded in its place in the
-    walk's sorted order.
+    The walk (:func:`gpulint.walk.walk`, ``os.walk`` without recursion: a folder any number
+    of levels deep is walked) reports a folder it cannot list to ``onerror`` when it is
+    about to descend into it, before it yields the next folder, so the folder is yielded in
+    its place in the walk's sorted order. A folder whose path is longer than the system
+    takes is such a folder (YML005, "File name too long").
     """
     unreadable: list[OSError] = []
     if trees is not None:
         trees.scan(root)
-    # os.walk does not follow directory symlinks, so symlink loops cannot trap it.
-    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable.append):
+    # The walk does not follow directory symlinks, so symlink loops cannot trap it.
+    for dirpath, dirnames, filenames in walk(root, onerror=unreadable.append):
         while unreadable:
             yield _failed_folder(unreadable.pop(0), root)
         render = trees.folder(dirpath, filenames) if trees is not None else None

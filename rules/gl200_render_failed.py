@@ -7,7 +7,9 @@ failed (a template error, a missing value marked `required`, dependencies missin
 `charts/`), `kubectl kustomize` failed, it ran too long, used too much memory or wrote too
 much, the run's render budget (`--render-timeout`) was spent before its turn, or gpulint
 refused to run it (a remote base, a plugin, a path or symbolic link leaving the repository,
-a values schema referring outside itself for a helm that cannot skip schema validation).
+through a linked folder too; a values file that is not a regular file; a FIFO, a device or a
+link loop in a chart; a values schema referring outside itself for a helm that cannot skip
+schema validation).
 An overlay is refused when any kustomization it reads names a URL or git repository in any
 field that holds paths (`resources`, `configurations`, `openapi.path`, patches, generator
 files: kustomize would fetch it), has a key that is no kustomize field (kustomize reads

@@ -4,8 +4,12 @@ Rendering: ``helm template --skip-schema-validation [--namespace=NS] [--kube-ver
 [--values=FILE]... [--set=KEY=VALUE]... -- RELEASE CHART`` with the bounds of
 :mod:`gpulint.render.tools`. Never ``--dependency-update``: a chart whose
 dependencies are not in its ``charts/`` folder fails to render (GL200) and the user vendors
-them (``helm dependency build``) when they trust them. A chart holding a symbolic link that
-leaves the repository is not rendered (``.Files.Get`` would copy the target into the output).
+them (``helm dependency build``) when they trust them. Before helm runs, what it would read
+is checked with every link resolved (:func:`refused_inputs`): a chart holding a symbolic link
+that leaves the repository, through linked folders too, a link loop, a FIFO or a device, or a
+values file that is a link out of the repository, a system file (``/dev/stdin``, ``/proc``)
+or not a regular file, is not rendered (GL200): ``.Files.Get`` and ``.Values`` would copy
+the target, a credential, into the output, and a finding's message would show it.
 
 Mapping: each rendered document starts with helm's ``# Source: <chart>/templates/x.yaml``
 header, which names the template. Within it the finding's key path is matched line by line
@@ -66,7 +70,7 @@ def render(folder: str, options: RenderOptions) -> str | Failure:
     ``$ref`` over HTTP or from any file. A helm older than 3.16, without that flag, renders
     only a chart whose schemas refer to nothing outside themselves.
     """
-    from gpulint.render.trees import links_outside, project_root
+    from gpulint.render.trees import project_root
 
     root = project_root(folder)
     helm = find_tool(options.helm, ("helm",), root)
@@ -74,13 +78,9 @@ def render(folder: str, options: RenderOptions) -> str | Failure:
         if options.helm:
             return Failure("GL202", f"--helm {options.helm}: not an executable file")
         return Failure("GL202", INSTALL_HELM)
-    link = links_outside(folder, root)
-    if link is not None:
-        return Failure(
-            "GL200",
-            f"not rendered: {label_of(link)} is a symbolic link to a file outside the "
-            "repository, which the chart could read into its output",
-        )
+    refused = refused_inputs(folder, options)
+    if refused is not None:
+        return refused
     opts = options.for_chart(folder)
     flags = [f"--namespace={opts.namespace}"] if opts.namespace else []
     if opts.kube_version:
@@ -113,6 +113,24 @@ def _template(
     if timeout is None:
         return Failure("GL200", BUDGET_SPENT)
     return run_tool([helm, "template", *args], cwd=os.path.abspath(folder), timeout=timeout)
+
+
+def refused_inputs(folder: str, options: RenderOptions) -> Failure | None:
+    """Why helm must not render the chart (GL200), if it must not: an entry of the chart it
+    must not read (:func:`gpulint.render.trees.links_outside`: a link out of the repository,
+    a FIFO, a device, a link loop), or a values file that is a link out of the repository,
+    a system file or not a regular file (:func:`gpulint.render.trees.refused_file`)."""
+    from gpulint.render.trees import links_outside, project_root, refused_file
+
+    root = project_root(folder)
+    entry = links_outside(folder, root)
+    if entry is not None:
+        return Failure("GL200", f"not rendered: {label_of(entry[0])} {entry[1]}")
+    for values in options.for_chart(folder).values:
+        why = refused_file(values, root)
+        if why is not None:
+            return Failure("GL200", f"not rendered: values file {label_of(values)} {why}")
+    return None
 
 
 def tool_error(stderr: str, returncode: int | None) -> str:
