@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("loader.stream",),
     ("loader.ownfiles",),
     # Helm charts and Kustomize overlays: found, rendered, findings mapped back to their files
-    ("render", "render.tools", "render.textmap", "render.trees", "render.mapping",
+    ("render", "render.tools", "render.textmap", "render.trees", "render.links", "render.mapping",
      "render.schemaref", "render.helm", "render.kustomize"),
     # the fixes rules declare, as text edits of a document (the text and YAML writing below)
     ("fixtext", "fixplaces", "fixes"),

@@ -90,9 +90,9 @@ def render(folder: str, options: RenderOptions) -> str | Failure:
     args = [*flags, "--", opts.release_name, os.path.abspath(folder)]
     result = _template(helm, ["--skip-schema-validation", *args], folder, options.deadline)
     if isinstance(result, ToolResult) and result.stderr.startswith(_NO_SKIP):
-        refused = remote_schema_ref(folder)  # a helm before 3.16 validates every schema
-        if refused is not None:
-            return Failure("GL200", refused)
+        why = remote_schema_ref(folder)  # a helm before 3.16 validates every schema
+        if why is not None:
+            return Failure("GL200", why)
         result = _template(helm, args, folder, options.deadline)
     if isinstance(result, Failure):
         return result
@@ -117,10 +117,11 @@ def _template(
 
 def refused_inputs(folder: str, options: RenderOptions) -> Failure | None:
     """Why helm must not render the chart (GL200), if it must not: an entry of the chart it
-    must not read (:func:`gpulint.render.trees.links_outside`: a link out of the repository,
+    must not read (:func:`gpulint.render.links.links_outside`: a link out of the repository,
     a FIFO, a device, a link loop), or a values file that is a link out of the repository,
-    a system file or not a regular file (:func:`gpulint.render.trees.refused_file`)."""
-    from gpulint.render.trees import links_outside, project_root, refused_file
+    a system file or not a regular file (:func:`gpulint.render.links.refused_file`)."""
+    from gpulint.render.links import links_outside, refused_file
+    from gpulint.render.trees import project_root
 
     root = project_root(folder)
     entry = links_outside(folder, root)
