@@ -6,8 +6,10 @@ dependencies are not in its ``charts/`` folder fails to render (GL200) and the u
 them (``helm dependency build``) when they trust them. A chart holding a symbolic link that
 leaves the repository is not rendered (``.Files.Get`` would copy the target into the output).
 
-Mapping: each rendered document starts with helm's ``# Source: <chart>/templates/x.yaml``
-header, which names the template. Within it the finding's key path is matched line by line
+Mapping: each rendered document starts with helm's ``---`` and ``# Source:
+<chart>/templates/x.yaml`` header, which names the template (only a header on the line after
+``---`` is helm's; only a template file inside the chart's folder is opened: see
+:class:`HelmRendered`). Within it the finding's key path is matched line by line
 (:mod:`gpulint.render.textmap`). When the value was written by ``{{ .Values.x }}`` (or a
 ``toYaml .Values.x`` block holds it) and a values file sets ``x``, the finding points at the
 values line, names the template that uses it, and keeps the template as a related place.
