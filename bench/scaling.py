@@ -10,6 +10,7 @@ than wall time.
     .venv/bin/python bench/scaling.py --case globs -n 60
     .venv/bin/python bench/scaling.py --gpulint /path/to/other/venv/bin/gpulint
     .venv/bin/python bench/scaling.py --markdown         # the table for RESULTS.md
+    .venv/bin/python bench/scaling.py --case findings-per-template --helm /usr/bin/helm
 
 Memory cases (``big-file``, ``tiny-docs``) report peak RSS against the input's size instead.
 The fixed-size cases (``merge-bomb``, ``huge-quantity``) report time and output size.
@@ -239,6 +240,56 @@ def huge_quantity(n: int) -> Input:
     return Input(["check", "pod.yaml"], folder, _write(folder, "pod.yaml", text))
 
 
+#: The helm the chart cases render with (--helm, else $GPULINT_BENCH_HELM, else .tools/helm).
+HELM = os.environ.get("GPULINT_BENCH_HELM", str(ROOT / ".tools" / "helm"))
+
+_RANGED_POD = "{{- range until %d }}\n---\n" + POD.format(name="p{{ . }}") + "{{- end }}\n"
+
+
+def _chart(name: str, n: int, template: str) -> Input:
+    folder = _fresh(name, n)
+    chart = folder / "demo"
+    (chart / "templates").mkdir(parents=True)
+    _write(chart, "Chart.yaml", "apiVersion: v2\nname: demo\nversion: 0.1.0\n")
+    size = _write(chart / "templates", "pods.yaml", template)
+    return Input(["check", "--render", "--helm", HELM, "demo"], folder, size)
+
+
+def findings_per_template(n: int) -> Input:
+    """One template of n lines that renders n GPU pods, a finding each (was F x S: a 3.6 MB
+    template with ``range until 2000`` did not finish in 300 s)."""
+    pad = "".join(f"{{{{- /* line {i} of a long template */}}}}\n" for i in range(n))
+    return _chart("findings-per-template", n, pad + _RANGED_POD % n)
+
+
+def rendered_output_size(n: int) -> Input:
+    """One small template that renders n documents (helm's headers were each counted from
+    the start of the output)."""
+    doc = "{{- range until %d }}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+    doc += "  name: c{{ . }}\ndata: {a: b}\n{{- end }}\n"
+    return _chart("rendered-output-size", n, doc % n)
+
+
+def overlay_findings(n: int) -> Input:
+    """A Kustomize root whose one resource is a pod of n containers, a finding each (every
+    finding re-read and re-parsed the file). One object: kustomize's own time grows with
+    the square of the objects' count."""
+    folder = _fresh("overlay-findings", n)
+    root = folder / "deploy"
+    root.mkdir()
+    _write(root, "kustomization.yaml", "resources:\n- pod.yaml\nnamePrefix: prod-\n")
+    container = (
+        "  - name: c{i}\n    image: registry.example/train:1\n"
+        "    resources: {{requests: {{nvidia.com/gpu: 1}}}}\n"
+    )
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  tolerations:\n"
+        "  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n  containers:\n"
+        + "".join(container.format(i=i) for i in range(n))
+    )
+    return Input(["check", "--render", "deploy"], folder, _write(root, "pod.yaml", text))
+
+
 class Case(NamedTuple):
     make: Callable[[int], Input]
     n: int
@@ -255,6 +306,9 @@ CASES: dict[str, Case] = {
     "deep-folders": Case(deep_folders, 300, "scaling"),
     "big-file": Case(big_file, 10, "memory"),
     "tiny-docs": Case(tiny_docs, 5, "memory"),
+    "findings-per-template": Case(findings_per_template, 2_000, "scaling"),
+    "rendered-output-size": Case(rendered_output_size, 10_000, "scaling"),
+    "overlay-findings": Case(overlay_findings, 500, "scaling"),
     "merge-bomb": Case(merge_bomb, 1, "once"),
     "huge-quantity": Case(huge_quantity, 1, "once"),
 }
@@ -311,11 +365,12 @@ def _time(r: Result) -> str:
 
 
 def main() -> int:
-    global OUT
+    global OUT, HELM
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--case", action="append", choices=sorted(CASES), help="repeatable")
     parser.add_argument("-n", type=int, help="the size n (default: each case's own)")
     parser.add_argument("--gpulint", default=str(Path(sys.executable).with_name("gpulint")))
+    parser.add_argument("--helm", default=HELM, help="the helm of the chart cases")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds a run may take")
     parser.add_argument("--markdown", action="store_true", help="print a RESULTS.md table")
     parser.add_argument("--out", type=Path, default=OUT, help="where inputs are written")
@@ -326,6 +381,7 @@ def main() -> int:
     parser.add_argument("--label", default="", help="a name for the build measured")
     ns = parser.parse_args()
     OUT = ns.out
+    HELM = os.path.abspath(ns.helm)
     rows: list[str] = []
     for name in ns.case or list(CASES):
         case = CASES[name]

@@ -11,8 +11,10 @@ values file that is a link out of the repository, a system file (``/dev/stdin``,
 or not a regular file, is not rendered (GL200): ``.Files.Get`` and ``.Values`` would copy
 the target, a credential, into the output, and a finding's message would show it.
 
-Mapping: each rendered document starts with helm's ``# Source: <chart>/templates/x.yaml``
-header, which names the template. Within it the finding's key path is matched line by line
+Mapping: each rendered document starts with helm's ``---`` and ``# Source:
+<chart>/templates/x.yaml`` header, which names the template (only a header on the line after
+``---`` is helm's; only a template file inside the chart's folder is opened: see
+:class:`HelmRendered`). Within it the finding's key path is matched line by line
 (:mod:`gpulint.render.textmap`). When the value was written by ``{{ .Values.x }}`` (or a
 ``toYaml .Values.x`` block holds it) and a values file sets ``x``, the finding points at the
 values line, names the template that uses it, and keeps the template as a related place.
@@ -25,6 +27,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+import stat
 from typing import NamedTuple, cast
 
 from gpulint.loader.document import Document
@@ -41,8 +44,6 @@ from gpulint.render.mapping import (
 )
 from gpulint.render.schemaref import remote_schema_ref
 from gpulint.render.tools import BUDGET_SPENT, ToolResult, find_tool, run_tool, time_left
-
-_SOURCE = re.compile(r"^# Source: (.+?)\s*$", re.MULTILINE)
 
 #: How a helm before 3.16 refuses the flag (cobra's words, first on its error output).
 _NO_SKIP = "Error: unknown flag: --skip-schema-validation"
@@ -157,59 +158,171 @@ def _message(line: str) -> str:
     return line.removeprefix("Error: ").removeprefix("error: ")
 
 
+class Resolved(NamedTuple):
+    """A template a rendered document came from, and the charts it is in."""
+
+    path: str  # the template, as under the chart folder (what findings name)
+    real: str  # its real path (what is read)
+    #: (chart folder, prefix of its keys in the outermost chart's values), outermost first
+    chain: tuple[tuple[str, tuple[str, ...]], ...]
+
+
 class HelmRendered(Rendered):
+    """A chart's rendered output; :meth:`place` moves a finding to its template or values line.
+
+    The template is the one helm's header names: the ``# Source:`` line right after each
+    ``---`` that helm writes. helm splits a template's output at every ``---`` line and writes
+    its own header after each, so a ``# Source:`` line a template prints never follows a
+    ``---`` and is not read. The header's name is taken only as ``<chart>/templates/...`` or
+    ``<chart>/charts/<sub>/.../templates/...`` (chart names as helm prints them: ``name:``
+    of Chart.yaml, or the dependency's ``alias``), without empty, ``.`` or ``..`` parts or
+    backslashes, naming a regular file whose real path is inside that (sub)chart's folder.
+    Any other name (a template of a packaged ``.tgz`` subchart, too) leaves the finding at
+    the chart's ``Chart.yaml``, saying so; the named file is never opened.
+
+    Each template is read and indexed once (:class:`textmap.Template`) and each values file
+    loaded once, however many findings its output has.
+    """
+
     command = "helm template"
 
     def __init__(self, label: str, folder: str, text: str, options: ChartOptions) -> None:
         super().__init__(label, folder, text)
         self.options = options
         # (line of the `# Source:` header, the template it names)
-        self.sources: list[tuple[int, str]] = [
-            (text.count("\n", 0, m.start()) + 1, m.group(1)) for m in _SOURCE.finditer(text)
-        ]
+        self.sources: list[tuple[int, str]] = _headers(text)
         self._starts = [line for line, _ in self.sources]
         self._values: dict[str, Document | None] = {}
+        self._resolved: dict[str, Resolved | str] = {}
+        self._subcharts: dict[str, dict[str, str | None]] = {}
+        self._charts: dict[str, dict[str, object]] = {}
+        self._templates: dict[str, textmap.Template] = {}
+        self._places: dict[tuple[str, tuple[object, ...], bool], Place] = {}
 
     def fallback(self) -> str:
         return label_of(os.path.join(self.folder, "Chart.yaml"))
 
-    def template_of(self, line: int) -> str | None:
-        """The template file a rendered line came from (absolute), if it exists."""
+    def template_of(self, line: int) -> Resolved | str | None:
+        """The template a rendered line came from, why its header cannot be used (a
+        message), or None before the first header."""
         at = bisect.bisect_right(self._starts, line) - 1
         if at < 0:
             return None
         source = self.sources[at][1]
-        parts = source.split("/")
-        path = os.path.join(self.folder, *parts[1:])
-        return path if os.path.isfile(path) else None
+        if source not in self._resolved:
+            self._resolved[source] = self._resolve(source)
+        return self._resolved[source]
 
     def place(self, finding: Finding) -> Place:
-        template = self.template_of(finding.line)
-        if template is None:
+        resolved = self.template_of(finding.line)
+        if resolved is None:
             return Place(self.fallback(), Span(1, 1, 1, 1))
-        text = read_text(template) or ""
+        if isinstance(resolved, str):
+            return Place(self.fallback(), Span(1, 1, 1, 1), resolved)
         doc = self.document(finding.document)
-        path = finding.doc_path
-        match = textmap.find(text, path)
-        shown = label_of(template)
         on_key = at_key(doc, finding)
+        key = (resolved.path, finding.doc_path, on_key)
+        found = self._places.get(key)
+        if found is None:
+            found = self._places[key] = self._place(resolved, finding.doc_path, on_key)
+        return found
+
+    def _place(self, resolved: Resolved, path: tuple[object, ...], on_key: bool) -> Place:
+        template = resolved.path
+        t = self._templates.get(resolved.real)
+        if t is None:
+            t = self._templates[resolved.real] = textmap.Template(read_text(resolved.real) or "")
+        match = textmap.find(t, path)
+        shown = label_of(template)
         if match.lines and match.depth == len(path):
             line = match.lines[-1]
             ref = textmap.values_ref(line.value)
             if ref is not None and not on_key:
-                found = self._values_place(template, ref, (), shown, line.number, key=False)
+                found = self._values_place(resolved, ref, (), shown, line.number, key=False)
                 if found is not None:
                     return found
-            return Place(shown, _line_span(text, line, on_key))
-        ref = textmap.inserted_values(text, match)
+            return Place(shown, _line_span(t, line, on_key))
+        ref = textmap.inserted_values(t, match)
         if ref is not None:
             rest = path[_matched_path_length(path, match) :]
-            found = self._values_place(template, ref, rest, shown, _line_of(match), on_key)
+            found = self._values_place(resolved, ref, rest, shown, _line_of(match), on_key)
             if found is not None:
                 return found
         if match.lines:
-            return Place(shown, _line_span(text, match.lines[-1], True))
+            return Place(shown, _line_span(t, match.lines[-1], True))
         return Place(shown, Span(1, 1, 1, 1))
+
+    # -- the template a header names -------------------------------------------------------
+
+    def _resolve(self, source: str) -> Resolved | str:
+        """The template file ``source`` (a header's name) is, or why it is none."""
+        parts = source.split("/")
+        bad = "\\" in source or any(p in ("", ".", "..") for p in parts)
+        if bad or len(parts) < 3 or parts[0] != self._name(self.folder):
+            return _not_a_template(source)
+        folder, prefix = self.folder, cast("tuple[str, ...]", ())
+        chain = [(folder, prefix)]
+        i = 1
+        while parts[i] == "charts" and i + 3 < len(parts):
+            sub = self._subchart(folder, parts[i + 1])
+            if sub is None:
+                return _not_a_template(source)
+            folder, prefix = sub, (*prefix, parts[i + 1])
+            chain.append((folder, prefix))
+            i += 2
+        if parts[i] != "templates" or i + 1 >= len(parts):
+            return _not_a_template(source)
+        path = os.path.join(folder, *parts[i:])
+        root = os.path.realpath(folder)
+        try:
+            real = os.path.realpath(path)
+            regular = stat.S_ISREG(os.stat(real).st_mode)
+        except (OSError, ValueError):  # ValueError: a NUL in the name
+            real, regular = path, False
+        if not regular or not real.startswith(root.rstrip(os.sep) + os.sep):
+            return _not_a_template(source)
+        ours = prefix
+        return Resolved(path, real, tuple((f, ours[len(p) :]) for f, p in chain))
+
+    def _name(self, folder: str) -> str | None:
+        """The chart's ``name:`` in its Chart.yaml (what helm prints)."""
+        data = self._chart_yaml(folder)
+        name = data.get("name")
+        return name if isinstance(name, str) else None
+
+    def _chart_yaml(self, folder: str) -> dict[str, object]:
+        """A chart folder's Chart.yaml, read once."""
+        if folder not in self._charts:
+            text = read_text(os.path.join(folder, "Chart.yaml"), 1 << 20)
+            docs = load_documents(text) if text is not None else []
+            data = docs[0].data if docs else None
+            self._charts[folder] = data if isinstance(data, dict) else {}
+        return self._charts[folder]
+
+    def _subchart(self, folder: str, name: str) -> str | None:
+        """The folder under ``folder``/charts of the subchart helm prints as ``name``."""
+        if folder not in self._subcharts:
+            by_name: dict[str, str | None] = {}
+            charts = os.path.join(folder, "charts")
+            try:
+                entries = sorted(os.listdir(charts))
+            except OSError:
+                entries = []
+            for entry in entries:
+                sub = os.path.join(charts, entry)
+                if not os.path.isdir(sub):
+                    continue  # a packaged subchart: its templates are not files here
+                own = self._name(sub)
+                if own is not None:  # two folders of one name: neither is known to be it
+                    by_name[own] = None if own in by_name else sub
+            deps = self._chart_yaml(folder).get("dependencies")
+            for dep in deps if isinstance(deps, list) else []:
+                if isinstance(dep, dict):
+                    alias, dep_name = dep.get("alias"), dep.get("name")
+                    if isinstance(alias, str) and isinstance(dep_name, str):
+                        by_name.setdefault(alias, by_name.get(dep_name))
+            self._subcharts[folder] = by_name
+        return self._subcharts[folder].get(name)
 
     # -- values files ------------------------------------------------------------------
 
@@ -220,30 +333,20 @@ class HelmRendered(Rendered):
             self._values[path] = docs[0] if docs else None
         return self._values[path]
 
-    def _values_files(self, template: str) -> list[tuple[str, tuple[str, ...]]]:
+    def _values_files(self, resolved: Resolved) -> list[tuple[str, tuple[str, ...]]]:
         """Values files that can set a template's values, the one applied last first, each
         with the prefix its keys are under (a subchart's name in its parents' files)."""
-        rel = os.path.relpath(template, self.folder).split(os.sep)
-        chain: list[tuple[str, tuple[str, ...]]] = []  # (chart folder, prefix), outermost first
-        folder, prefix = self.folder, cast("tuple[str, ...]", ())
-        chain.append((folder, prefix))
-        i = 0
-        while i + 1 < len(rel) and rel[i] == "charts":
-            folder = os.path.join(folder, rel[i], rel[i + 1])
-            prefix = (*prefix, rel[i + 1])
-            chain.append((folder, prefix))
-            i += 2
-        ours = chain[-1][1]
+        ours = resolved.chain[0][1]
         out: list[tuple[str, tuple[str, ...]]] = [
             (os.path.abspath(v), ours) for v in reversed(self.options.values)
         ]
-        for folder, prefix in chain:  # a parent's values override its subchart's
-            out.append((os.path.join(folder, "values.yaml"), ours[len(prefix) :]))
+        for folder, prefix in resolved.chain:  # a parent's values override its subchart's
+            out.append((os.path.join(folder, "values.yaml"), prefix))
         return out
 
     def _values_place(
         self,
-        template: str,
+        resolved: Resolved,
         ref: tuple[str, ...],
         rest: tuple[object, ...],
         shown: str,
@@ -251,7 +354,7 @@ class HelmRendered(Rendered):
         key: bool,
     ) -> Place | None:
         path = (*ref, *rest)
-        for file, prefix in self._values_files(template):
+        for file, prefix in self._values_files(resolved):
             doc = self._values_doc(file)
             if doc is None:
                 continue
@@ -262,7 +365,7 @@ class HelmRendered(Rendered):
             span = doc.key_span(full) if key else doc.value_span(full)
             values_label = label_of(file)
             dotted = ".".join(str(p) for p in ref)
-            used = os.path.relpath(template, self.folder)
+            used = os.path.relpath(resolved.path, self.folder)
             note = f" (used by {used}:{template_line} as .Values.{dotted})"
             related = Related(
                 "template",
@@ -274,6 +377,30 @@ class HelmRendered(Rendered):
         return None
 
 
+#: helm's header, the first line of every document it prints: `---` then `# Source: NAME`.
+_HEADER = re.compile(r"^---\n# Source: (.+?)\s*$", re.MULTILINE)
+
+
+def _headers(text: str) -> list[tuple[int, str]]:
+    """helm's ``# Source:`` headers: (line, the name), counting lines once through the text."""
+    out: list[tuple[int, str]] = []
+    line, pos = 1, 0
+    for m in _HEADER.finditer(text):
+        line += text.count("\n", pos, m.start(1))
+        pos = m.start(1)
+        out.append((line, m.group(1)))
+    return out
+
+
+def _not_a_template(source: str) -> str:
+    shown = "".join(c if c.isprintable() else "?" for c in source[:80])
+    more = "..." if len(source) > 80 else ""
+    return (
+        f" (shown at the chart: its rendered document names `{shown}{more}`, which is not a "
+        "template file in the chart's folder)"
+    )
+
+
 def _matched_path_length(path: tuple[object, ...], match: textmap.Match) -> int:
     return match.depth
 
@@ -282,8 +409,8 @@ def _line_of(match: textmap.Match) -> int:
     return match.lines[-1].number if match.lines else 1
 
 
-def _line_span(text: str, line: textmap.Line, on_key: bool) -> Span:
-    raw = text.splitlines()[line.number - 1]
+def _line_span(template: textmap.Template, line: textmap.Line, on_key: bool) -> Span:
+    raw = template.raw[line.number - 1]
     if on_key or not line.value.strip():
         start = line.key_column
         key_text = raw[start:].split(":", 1)[0]

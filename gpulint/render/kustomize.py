@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from gpulint.loader.document import Document
 from gpulint.model import Finding, Span
 from gpulint.render import RenderOptions
 from gpulint.render.helm import Failure, tool_error
@@ -139,6 +140,9 @@ class KustomizeRendered(Rendered):
         super().__init__(label, folder, text)
         self.trees = trees
         self._sources: list[str] | None = None
+        self._by_kind: dict[str | None, list[tuple[str, Document]]] | None = None
+        self._objects: dict[tuple[str | None, str], list[tuple[str, Document]]] = {}
+        self._by_name: dict[str | None, tuple[dict[str, list[int]], list[int]]] = {}
 
     def fallback(self) -> str:
         file = kustomization_file(self.folder)
@@ -171,39 +175,83 @@ class KustomizeRendered(Rendered):
             self._sources = out
         return self._sources
 
+    def candidates(self, kind: str | None, name: str) -> list[tuple[str, Document]]:
+        """The source documents that may be the object ``kind``/``name``, in search order.
+
+        Each source file is read and parsed once per render (not once per finding), and the
+        documents of one object are picked out once for all of its findings.
+        """
+        if self._by_kind is None:
+            self._by_kind = {}
+            for file in self.sources():
+                text = read_text(file)
+                for source in load_documents(text) if text is not None else []:
+                    data = source.data
+                    kind_of = data.get("kind") if isinstance(data, dict) else 0
+                    if kind_of is None or isinstance(kind_of, str):
+                        self._by_kind.setdefault(kind_of, []).append((file, source))
+        key = (kind, name)
+        got = self._objects.get(key)
+        if got is None:
+            docs = self._by_kind.get(kind, [])
+            if len(name) > _LONGEST_NAME:  # not a Kubernetes name: looked for one by one
+                got = [(f, d) for f, d in docs if _named(d.data, name)]
+            else:
+                names, lengths = self._names(kind, docs)
+                at: set[int] = set()
+                for n in lengths:  # every part of the rendered name that is a source's name
+                    if n > len(name):
+                        break
+                    for i in range(len(name) - n + 1):
+                        at.update(names.get(name[i : i + n], ()))
+                got = [docs[i] for i in sorted(at)]
+            self._objects[key] = got
+        return got
+
+    def _names(
+        self, kind: str | None, docs: list[tuple[str, Document]]
+    ) -> tuple[dict[str, list[int]], list[int]]:
+        """The kind's documents by name, and the lengths of those names (shortest first)."""
+        got = self._by_name.get(kind)
+        if got is None:
+            names: dict[str, list[int]] = {}
+            for i, (_, source) in enumerate(docs):
+                meta = source.data.get("metadata")
+                own = meta.get("name") if isinstance(meta, dict) else None
+                if isinstance(own, str) and own:
+                    names.setdefault(own, []).append(i)
+            got = self._by_name[kind] = (names, sorted({len(n) for n in names}))
+        return got
+
     def place(self, finding: Finding) -> Place:
         doc = self.document(finding.document)
         if doc is None or finding.object is None:
             return Place(self.fallback(), Span(1, 1, 1, 1))
         on_key = at_key(doc, finding)
         best: tuple[int, str, Any, tuple[Any, ...]] | None = None
-        for file in self.sources():
-            text = read_text(file)
-            if text is None:
-                continue
-            for source in load_documents(text):
-                data = source.data
-                if not _same_object(data, finding):
-                    continue
-                path = _translate(doc.data, data, finding.doc_path)
-                if len(path) == len(finding.doc_path):
-                    span = source.key_span(path) if on_key else source.value_span(path)
-                    return Place(label_of(file), span)
-                if best is None or len(path) > best[0]:
-                    best = (len(path), file, source, path)
+        for file, source in self.candidates(finding.object.kind, finding.object.name or ""):
+            path = _translate(doc.data, source.data, finding.doc_path)
+            if len(path) == len(finding.doc_path):
+                span = source.key_span(path) if on_key else source.value_span(path)
+                return Place(label_of(file), span)
+            if best is None or len(path) > best[0]:
+                best = (len(path), file, source, path)
         if best is not None:
             _, file, source, path = best
             return Place(label_of(file), source.key_span(path))
         return Place(self.fallback(), Span(1, 1, 1, 1))
 
 
-def _same_object(data: Any, finding: Finding) -> bool:
-    obj = finding.object
-    if not isinstance(data, dict) or obj is None or data.get("kind") != obj.kind:
-        return False
-    meta = data.get("metadata")
-    name = meta.get("name") if isinstance(meta, dict) else None
-    return isinstance(name, str) and bool(name) and name in (obj.name or "")
+#: Kubernetes names are at most 253 characters (a DNS subdomain); a source whose name is part
+#: of a rendered name that long is found by looking at each of the parts' lengths.
+_LONGEST_NAME = 253
+
+
+def _named(data: Any, name: str) -> bool:
+    """Is ``data`` named as part of ``name`` (a ``namePrefix``/``nameSuffix`` may add to it)?"""
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    own = meta.get("name") if isinstance(meta, dict) else None
+    return isinstance(own, str) and bool(own) and own in name
 
 
 def _translate(rendered: Any, source: Any, path: tuple[Any, ...]) -> tuple[Any, ...]:

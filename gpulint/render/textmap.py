@@ -7,10 +7,16 @@ when a block's end is looked for. A key path is matched one key at a time, each 
 direct children of the block of the key before it ("the key text under the same parent
 keys"); a sequence index picks the item written at that position when the template writes
 that many items, else the first (a ``range`` writes one item for many).
+
+A :class:`Template` is read into lines and indexed once; every finding on output it rendered
+is matched against that index. Each block's extent and direct children are worked out the
+first time a path reaches them and kept, and the ``toYaml``/``with`` lines are found in one
+pass, so mapping F findings over a template of S lines costs about F + S, not F x S.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any, NamedTuple
 
@@ -78,33 +84,88 @@ def _block(lines: list[Line], at: int) -> tuple[int, int]:
     return at + 1, end
 
 
-def find(text: str, path: tuple[Any, ...]) -> Match:
+class Template:
+    """A template's text, split into lines and indexed once for every path looked up in it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.raw = text.splitlines()
+        self.lines = _lines(text)
+        self._blocks: dict[int, tuple[int, int]] = {}
+        self._children: dict[tuple[int, int, int | None], _Children] = {}
+        self._inserted: dict[tuple[int, int, int], tuple[str, ...] | None] = {}
+        self._to_yaml: list[tuple[int, str]] | None = None  # (raw index, toYaml argument)
+        self._with_before: list[int] = []  # [i]: the last raw index < i with a `with .Values`
+
+    def block(self, at: int) -> tuple[int, int]:
+        got = self._blocks.get(at)
+        if got is None:
+            got = self._blocks[at] = _block(self.lines, at)
+        return got
+
+    def children(self, start: int, end: int, column: int | None) -> _Children:
+        key = (start, end, column)
+        got = self._children.get(key)
+        if got is None:
+            found = _children(self.lines, start, end, column)
+            keys: dict[str, int] = {}
+            for i in found:
+                k = self.lines[i].key
+                if k is not None and k not in keys:
+                    keys[k] = i
+            got = self._children[key] = _Children([i for i in found if self.lines[i].item], keys)
+        return got
+
+    def actions(self) -> list[tuple[int, str]]:
+        """The raw lines with a ``toYaml``, with its argument (found once)."""
+        if self._to_yaml is None:
+            self._to_yaml = []
+            last = -1
+            for i, chunk in enumerate(self.raw):
+                self._with_before.append(last)
+                m = _TO_YAML.search(chunk)
+                if m is not None:
+                    self._to_yaml.append((i, m.group(1)))
+                w = _WITH.search(chunk)
+                if w is not None:
+                    last = i
+            self._with_before.append(last)
+        return self._to_yaml
+
+
+class _Children(NamedTuple):
+    items: list[int]  # the children that are sequence items, in order
+    keys: dict[str, int]  # each key's first child line
+
+
+def find(template: Template | str, path: tuple[Any, ...]) -> Match:
     """Match ``path`` (mapping keys and sequence indexes) against the template's lines."""
-    lines = _lines(text)
+    t = template if isinstance(template, Template) else Template(template)
+    lines = t.lines
     start, end = 0, len(lines)
     found: list[Line] = []
     depth = 0
     block = (start, end)
     column: int | None = None  # the children's column, when known (inside an item)
     for part in path:
-        children = _children(lines, start, end, column)
+        children = t.children(start, end, column)
         column = None
         if isinstance(part, int):
-            items = [i for i in children if lines[i].item]
+            items = children.items
             if not items:
                 break
             pick = items[part] if part < len(items) else items[0]
-            start, end = _block(lines, pick)
+            start, end = t.block(pick)
             column = lines[pick].key_column
             depth += 1
             block = (start, end)
             continue
-        hit = next((i for i in children if lines[i].key == part), None)
+        hit = children.keys.get(part) if isinstance(part, str) else None
         if hit is None:
             break
         found.append(lines[hit])
         depth += 1
-        start, end = _block(lines, hit)
+        start, end = t.block(hit)
         block = (start, end)
     return Match(found, depth, block)
 
@@ -134,12 +195,12 @@ def values_ref(text: str) -> tuple[str, ...] | None:
     return tuple(m.group(1).strip(".").split(".")) if m else None
 
 
-def inserted_values(text: str, match: Match) -> tuple[str, ...] | None:
+def inserted_values(template: Template | str, match: Match) -> tuple[str, ...] | None:
     """The values path a block inserts whole (``{{- toYaml .Values.resources | nindent 12
     }}``, or ``toYaml .`` inside ``{{- with .Values.tolerations }}``) below the deepest key
     matched, when the rest of the path is not written in the template."""
-    raw = text.splitlines()
-    lines = _lines(text)
+    t = template if isinstance(template, Template) else Template(template)
+    raw, lines = t.raw, t.lines
     if match.lines:
         first = match.lines[-1].number  # the key's own line: `resources: {{ toYaml ... }}`
         b_end = match.block[1]
@@ -148,17 +209,30 @@ def inserted_values(text: str, match: Match) -> tuple[str, ...] | None:
         above = max(0, first - 4)
     else:
         first, last, above = 1, len(raw), 0
-    window = raw[first - 1 : last]
-    for chunk in window:
-        m = _TO_YAML.search(chunk)
-        if m is None:
-            continue
-        arg = m.group(1)
+    key = (first, last, above)
+    if key not in t._inserted:
+        t._inserted[key] = _inserted(t, first, last, above)
+    return t._inserted[key]
+
+
+def _inserted(t: Template, first: int, last: int, above: int) -> tuple[str, ...] | None:
+    """The first ``toYaml`` in raw lines ``first..last`` (1-based) that names values: its
+    own ``.Values.x``, or for ``toYaml .`` the nearest ``with``/``range .Values.x`` above it
+    (from line ``above``, 0-based). A line repeated in the block is searched from where its
+    text first appears there."""
+    actions = t.actions()
+    seen: dict[str, int] = {}  # a line's text: the raw index it first appears at
+    at = bisect.bisect_left(actions, (first - 1, ""))
+    while at < len(actions) and actions[at][0] < last:
+        i, arg = actions[at]
+        at += 1
+        i = seen.setdefault(t.raw[i], i)
         if arg.lstrip("$").startswith(".Values."):
             return tuple(arg.lstrip("$")[len(".Values.") :].split("."))
         if arg == ".":
-            for back in reversed(raw[above : first - 1] + window[: window.index(chunk)]):
-                w = _WITH.search(back)
-                if w:
-                    return tuple(w.group(1).strip(".").split("."))
+            w = t._with_before[i]
+            if w >= above:
+                m = _WITH.search(t.raw[w])
+                assert m is not None
+                return tuple(m.group(1).strip(".").split("."))
     return None
