@@ -170,22 +170,28 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     tolerations = pod.tolerations
     node_name = pod.spec.get("nodeName")
     bound = isinstance(node_name, str) and bool(node_name)
+    names = [e.name for e in demand.entries]
     ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
+    agreed = (
+        applicable(ground.picture, hardware, [*names, *demand.pod_level])
+        if ground.picture is not None
+        else []
+    )
+    if ground.kind == "evidence" and not agreed:
+        ground = ground.without_evidence()  # the evidence is about other accelerators
     if ground.kind == "platform":
         ctx = ctx._replace(cluster=ground.cluster)  # the platform the pod's selector names
     extra = (  # the platform's admission adds none when no cluster is described
-        added_tolerations(ctx.cluster, [e.name for e in demand.entries], queued(pod))
-        if ctx.cluster is not None
-        else []
+        added_tolerations(ctx.cluster, names, queued(pod)) if ctx.cluster is not None else []
     )
+    if ground.kind == "evidence" and ground.cluster is not None:
+        extra += added_tolerations(ground.cluster, names, queued(pod))
     if ground.picture is not None and ground.picture.queue_tolerations and queued(pod):
         extra = [*extra, *ground.picture.queue_tolerations]
     effective = [*tolerations, *extra]
     evidence: list[KnownTaint] = []
-    if ground.picture is not None and applicable(ground.picture, hardware):
-        evidence = [
-            k for k in applicable(ground.picture, hardware) if not k.tolerated_by(effective)
-        ]
+    if ground.kind == "evidence":
+        evidence = [k for k in agreed if not k.tolerated_by(effective)]
         if not evidence:
             return
         found: tuple[list[Taint], Node | None, int] | None = (

@@ -69,8 +69,9 @@ def test_the_taint_three_jobs_tolerate_makes_the_fourth_an_error(tmp_path: Path)
     findings, code = check(repo(tmp_path, files))
     assert seen(findings) == [("train-d.yaml", "GPU020", "error")] and code == 1
     (finding,) = findings
-    assert "the GPU node taint sku=gpu:NoSchedule (tolerated by 3 of the 4 GPU pods of this " in (
-        finding["message"]
+    assert (
+        "the GPU node taint sku=gpu:NoSchedule (tolerated by 3 of the 4 GPU pods of this "
+        in (finding["message"])
     )
     assert "train-a.yaml:9, train-b.yaml:9, train-c.yaml:9" in finding["message"]
     assert [(r["kind"], r["path"], r["line"]) for r in finding["related"]] == [
@@ -162,9 +163,7 @@ def test_a_cpu_pod_tolerating_the_agreed_taint_is_a_warning(tmp_path: Path) -> N
     # With nothing known, the same pod tolerating gpulint's default taint is info.
     (tmp_path / "a.yaml").unlink()
     (tmp_path / "b.yaml").unlink()
-    (tmp_path / "web.yaml").write_text(
-        files["web.yaml"].replace("key: sku", "key: nvidia.com/gpu")
-    )
+    (tmp_path / "web.yaml").write_text(files["web.yaml"].replace("key: sku", "key: nvidia.com/gpu"))
     findings, _ = check(tmp_path)
     assert seen(findings) == [("web.yaml", "GPU021", "info")]
 
@@ -173,7 +172,7 @@ def test_the_seed_setup_ack_with_its_taint_configured_is_an_error(tmp_path: Path
     cgpu = job("cgpu").replace("nvidia.com/gpu: 1", "aliyun.com/gpu-mem: 4")
     root = repo(tmp_path, {"cgpu.yaml": cgpu})
     (root / ".gpulint.yaml").write_text(
-        "platform: ack\ngpu-taints: [\"nvidia.com/gpu=present:NoSchedule\"]\n"
+        'platform: ack\ngpu-taints: ["nvidia.com/gpu=present:NoSchedule"]\n'
     )
     findings, code = check(root)
     assert seen(findings) == [("cgpu.yaml", "GPU020", "error")] and code == 1
@@ -217,3 +216,62 @@ def test_kubectl_taints_in_the_configuration(tmp_path: Path) -> None:
         'gpulint: error: .gpulint.yaml:1: gpu-taints[0]: "sku gpu" is not allowed: expected a '
         "taint as kubectl writes it"
     )
+
+
+# -- what the review of unseen repositories found (docs/corpus-review.md) ------------------
+
+
+def test_a_taint_keyed_by_a_mig_profile_applies_to_that_profile_only(tmp_path: Path) -> None:
+    def mig(name: str, profile: str) -> str:
+        extra = f"      tolerations:\n      - {{key: nvidia.com/{profile}, operator: Exists}}\n"
+        return job(name, extra).replace("nvidia.com/gpu: 1", f"nvidia.com/{profile}: 1")
+
+    files = {f"big-{i}.yaml": mig(f"big-{i}", "mig-4g.96gb") for i in range(3)}
+    files["small.yaml"] = mig("small", "mig-2g.48gb")
+    findings, _ = check(repo(tmp_path, files))
+    # Not held to the 4g pools' taint: only gpulint's assumption is left for it.
+    assert seen(findings) == [("small.yaml", "GPU020", "info")]
+
+
+def test_evidence_about_other_accelerators_is_no_evidence(tmp_path: Path) -> None:
+    neuron = "      tolerations:\n      - {key: aws.amazon.com/neuron, operator: Exists}\n"
+    files = {
+        f"n-{i}.yaml": job(f"n-{i}", neuron).replace("nvidia.com/gpu", "aws.amazon.com/neuron")
+        for i in range(2)
+    }
+    files["cuda.yaml"] = job("cuda")
+    findings, _ = check(repo(tmp_path, files))
+    assert seen(findings) == [("cuda.yaml", "GPU020", "info")]
+
+
+def test_a_tpu_pod_on_gke_is_not_measured_against_nvidias_taint(tmp_path: Path) -> None:
+    tpu = job("tpu", "      nodeSelector: {cloud.google.com/gke-tpu-accelerator: tpu7x}\n")
+    findings, _ = check(
+        repo(tmp_path, {"tpu.yaml": tpu.replace("nvidia.com/gpu", "google.com/tpu")})
+    )
+    assert findings == []
+    (tmp_path / ".gpulint.yaml").write_text("platform: gke\n")
+    findings, _ = check(tmp_path)
+    assert findings == []
+
+
+def test_gke_queued_provisioning_is_no_gpu_pool_taint(tmp_path: Path) -> None:
+    queued = (
+        "      tolerations:\n"
+        "      - {key: cloud.google.com/gke-queued, operator: Equal, value: 'true'}\n"
+    )
+    files = {f"q-{i}.yaml": job(f"q-{i}", queued) for i in range(2)}
+    files["plain.yaml"] = job("plain")
+    findings, _ = check(repo(tmp_path, files))
+    assert {f["severity"] for f in findings} == {"info"}
+
+
+def test_an_eks_auto_mode_node_pool_is_read(tmp_path: Path) -> None:
+    pool = NODEPOOL.replace(
+        "karpenter.k8s.aws/instance-family", "eks.amazonaws.com/instance-family"
+    )
+    tolerating = (
+        "      tolerations:\n      - {key: nvidia.com/gpu, value: 'true', effect: NoSchedule}\n"
+    )
+    findings, _ = check(repo(tmp_path, {"pool.yaml": pool, "train.yaml": job("train", tolerating)}))
+    assert findings == []

@@ -66,6 +66,16 @@ PLATFORM_LABELS: tuple[tuple[str, str, str], ...] = (
         "https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus",
     ),
     (
+        "cloud.google.com/gke-tpu-accelerator",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
+    ),
+    (
+        "cloud.google.com/gke-tpu-topology",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
+    ),
+    (
         "eks.amazonaws.com/nodegroup",
         "eks",
         "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html",
@@ -106,7 +116,14 @@ PLATFORM_NAMES = {"gke": "GKE", "eks": "EKS", "aks": "AKS", "ack": "ACK"}
 
 #: Taint keys every cluster's nodes may carry: tolerating them says nothing of GPU nodes.
 _GENERIC_PREFIXES = ("node.kubernetes.io/", "node-role.kubernetes.io/", "node.cloudprovider")
-_GENERIC_KEYS = frozenset({"CriticalAddonsOnly", "ToBeDeletedByClusterAutoscaler"})
+_GENERIC_KEYS = frozenset(
+    {
+        "CriticalAddonsOnly",
+        "ToBeDeletedByClusterAutoscaler",
+        # GKE's own, on nodes of one feature (queued provisioning), not of every GPU pool.
+        "cloud.google.com/gke-queued",
+    }
+)
 #: Bytes (lower case) one of which a file with a GPU pod holds: other files are not parsed.
 _GPU_HINTS = (b"gpu", b"neuron", b"tpu", b"gaudi", b"ascend", b"resourceclaim", b"mig-")
 #: Places a message lists at most.
@@ -142,6 +159,9 @@ class KnownTaint(NamedTuple):
     taint: Taint
     any_value: bool
     evidence: Evidence
+    #: The taint's key is an accelerator resource's name (``nvidia.com/mig-4g.96gb``: the
+    #: ExtendedResourceToleration convention): it is on the nodes of that resource only.
+    resource: str | None = None
 
     def tolerated_by(self, tolerations: Sequence[Any]) -> bool:
         """Whether a pod with these tolerations gets onto nodes with this taint, leniently:
@@ -295,7 +315,7 @@ class _Tally:
             value = max(values, key=lambda v: (values[v], v is not None))
             taint = Taint(key, value or "", effect, frozenset(kinds) or None)
             what = f"tolerated by {count} of the {self.pods} GPU pods of this run"
-            out.append(KnownTaint(taint, value is None, Evidence(what, tuple(places))))
+            out.append(KnownTaint(taint, value is None, Evidence(what, tuple(places)), key))
         return out
 
 
@@ -348,7 +368,10 @@ class Gatherer:
     def picture(self, found: Found | None = None) -> Picture:
         """What the files said, with the GPU node pools ``found`` in them
         (:func:`gpulint.cluster.objects.scan`)."""
-        taints = self._tally.agreed()
+        taints = [
+            t._replace(resource=t.resource if self._registry.is_accelerator(t.taint.key) else None)
+            for t in self._tally.agreed()
+        ]
         known = {t.taint.key for t in taints}
         for node in found.nodes if found is not None else ():
             if not any(self._registry.is_accelerator(name) for name in node.allocatable):
@@ -358,7 +381,9 @@ class Gatherer:
                     continue
                 known.add(taint.key)
                 what = f"a taint of the GPU {node.pool or node.name} in this run's files"
-                taints.append(KnownTaint(taint, False, Evidence(what, _place(node.source))))
+                resource = taint.key if self._registry.is_accelerator(taint.key) else None
+                evidence = Evidence(what, _place(node.source))
+                taints.append(KnownTaint(taint, False, evidence, resource))
         queue = found.tolerations if found is not None else ()
         return Picture(tuple(taints), self._tally.pods, queue)
 
@@ -393,6 +418,12 @@ class Basis(NamedTuple):
     label: str = ""
     picture: Picture | None = None
 
+    def without_evidence(self) -> Basis:
+        """What is left when none of the picture's taints applies to the pod."""
+        if self.cluster is not None:
+            return Basis("platform", self.cluster, self.label)
+        return Basis("assumed")
+
     def platform_note(self) -> str:
         platform = getattr(self.cluster, "platform", None) or ""
         return f"{platform_name(platform)}, from this pod's node selector {self.label}"
@@ -406,20 +437,31 @@ def basis(pod: PodSpec, cluster: Any, options: Mapping[str, Any], picture: Pictu
     if cluster is not None or not default_taints_assumed(options):
         return Basis("configured", cluster)
     found = pod_platform(pod)
+    platform = None
     if found is not None:
         from gpulint.cluster.pools import build_cluster
 
-        return Basis("platform", build_cluster(found[0], ()), found[1])
+        platform = build_cluster(found[0], ())
     if picture:
-        return Basis("evidence", picture=picture)
+        # What the repository shows wins over a platform's defaults; the platform's
+        # admission (GKE's ExtendedResourceToleration) still adds its tolerations.
+        return Basis("evidence", platform, found[1] if found else "", picture)
+    if found is not None:
+        return Basis("platform", platform, found[1])
     return Basis("assumed")
 
 
-def applicable(picture: Picture, hardware: Iterable[str] | None) -> list[KnownTaint]:
-    """The picture's taints that apply to a pod of ``hardware`` (None: any)."""
+def applicable(
+    picture: Picture, hardware: Iterable[str] | None, names: Iterable[str] | None = None
+) -> list[KnownTaint]:
+    """The picture's taints that apply to a pod of ``hardware`` (None: any) that requests
+    the resources ``names`` (None: any; a taint keyed by a resource's name applies only to
+    a pod that requests it)."""
     wanted = set(hardware) if hardware is not None else None
+    requested = set(names) if names is not None else None
     return [
         known
         for known in picture.taints
-        if known.taint.hardware is None or wanted is None or known.taint.hardware & wanted
+        if (known.taint.hardware is None or wanted is None or known.taint.hardware & wanted)
+        and (known.resource is None or requested is None or known.resource in requested)
     ]

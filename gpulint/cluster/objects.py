@@ -38,9 +38,15 @@ from gpulint.taints import Taint
 
 MARKERS = (b"NodePool", b"ResourceFlavor")
 FAMILY_LABEL = "karpenter.k8s.aws/instance-family"
+#: EKS Auto Mode's NodePools write the same requirements under eks.amazonaws.com
+#: (https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html).
+FAMILY_LABELS = (FAMILY_LABEL, "eks.amazonaws.com/instance-family")
 GPU_COUNT_LABEL = "karpenter.k8s.aws/instance-gpu-count"
+GPU_COUNT_LABELS = (GPU_COUNT_LABEL, "eks.amazonaws.com/instance-gpu-count")
 GPU_KEYS = (
-    GPU_COUNT_LABEL,
+    *GPU_COUNT_LABELS,
+    "eks.amazonaws.com/instance-gpu-name",
+    "eks.amazonaws.com/instance-gpu-manufacturer",
     "karpenter.k8s.aws/instance-gpu-name",
     "karpenter.k8s.aws/instance-gpu-manufacturer",
     "karpenter.k8s.aws/instance-gpu-memory",
@@ -139,10 +145,10 @@ def nodepool_nodes(data: dict[str, Any], source: str) -> list[Node]:
             gpu_pool = True
         if op == "In" and key == INSTANCE_TYPE_LABEL:
             types += [t for t in (catalog.get(v) for v in _values(req)) if t is not None]
-        elif op == "In" and key == FAMILY_LABEL:
+        elif op == "In" and key in FAMILY_LABELS:
             families = {f"{v}." for v in _values(req)}
             types += [t for n, t in catalog.instance_types.items() if n.startswith(tuple(families))]
-        elif key == GPU_COUNT_LABEL:
+        elif key in GPU_COUNT_LABELS:
             numbers = [int(v) for v in _values(req) if v.isascii() and v.isdigit() and len(v) <= 18]
             if op == "In" and numbers:
                 count = max(numbers)

@@ -24,7 +24,9 @@ from typing import NamedTuple
 
 from gpulint.taints import Taint
 
-GKE_GPU_TAINT = Taint("nvidia.com/gpu", "present", "NoSchedule")
+#: GKE taints NVIDIA GPU pools so (TPU pools get `google.com/tpu=present:NoSchedule`, which
+#: the same admission plugin tolerates for TPU pods): it applies to pods of NVIDIA hardware.
+GKE_GPU_TAINT = Taint("nvidia.com/gpu", "present", "NoSchedule", frozenset({"nvidia"}))
 
 
 class Platform(NamedTuple):

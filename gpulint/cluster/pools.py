@@ -194,7 +194,7 @@ def pool_node(row: Mapping[str, Any], plat: Platform | None, source: str = "") -
         and plat.gpu_taints
         and any(k != "pods" and k not in ("cpu", "memory") for k in allocatable)
     ):
-        taints = plat.gpu_taints
+        taints = tuple(t._replace(hardware=None) for t in plat.gpu_taints)  # a node's own
     else:
         taints = ()
     return Node(
