@@ -223,3 +223,22 @@ def test_a_schema_reached_only_by_reference_keeps_the_rule_s_validator(
     assert [f.rule for f in found] == ["ORG001"]
     assert "does not match" in found[0].message
     assert "^(a+)+$" not in searched  # RE2 ran it, not Python's re
+
+
+def test_the_language_server_loads_rules_the_same_way(tmp_path: Path) -> None:
+    """The server's project load (no opt-in) refuses the chain too: a problem on the
+    configuration, the built-in rules still run, and no validation is ever attempted."""
+    from gpulint.commands import Trust
+    from gpulint.lsp.project import load_project
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "policy").mkdir()
+    (tmp_path / "policy" / "chain.yaml").write_text(chain(26))
+    config = tmp_path / ".gpulint.yaml"
+    config.write_text("rule-dirs: [policy]\n")
+    project = load_project(config, Trust())
+    assert project.problem is not None
+    assert (
+        "chain.yaml:5: schema: the schema expands to more than 100,000" in project.problem.message
+    )
+    assert "ORG001" not in {r.code for r in project.rules}
