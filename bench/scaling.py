@@ -290,6 +290,55 @@ def overlay_findings(n: int) -> Input:
     return Input(["check", "--render", "deploy"], folder, _write(root, "pod.yaml", text))
 
 
+def baseline_entries(n: int) -> Input:
+    """A baseline of n stale entries, half of a linted file, half of files gone (5,000: 3.6 s)."""
+    import hashlib
+    import json
+
+    folder = _fresh("baseline-entries", n)
+    (folder / "k8s").mkdir()
+    size = _write(
+        folder / "k8s", "a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"
+    )
+    entries = [
+        {
+            "file": "k8s/a.yaml" if i % 2 else f"k8s/gone/{i}.yaml",
+            "rule": "GPU001",
+            "object": f"Pod/p{i}",
+            "fingerprint": hashlib.sha256(str(i).encode()).hexdigest(),
+            "message": "nvidia.com/gpu is requested without a limit",
+        }
+        for i in range(n)
+    ]
+    text = json.dumps({"gpulint-baseline": 1, "findings": entries}, indent=2) + "\n"
+    _write(folder, "baseline.json", text)
+    return Input(["check", "--isolated", "--baseline", "baseline.json", "k8s"], folder, size)
+
+
+def declarative_schema_size(n: int) -> Input:
+    """A declarative rule whose schema has n label properties (each a ``$ref`` to one
+    definition), over 200 pods: loading measures the schema, every pod walks it."""
+    folder = _fresh("declarative-schema-size", n)
+    (folder / "policy").mkdir()
+    labels = "".join(f"            l{i}: {{$ref: '#/$defs/label'}}\n" for i in range(n))
+    rule = (
+        "code: ORG001\nname: labels\ntarget: object\nmessage: '{name}: {error}'\n"
+        "schema:\n  properties:\n    metadata:\n      properties:\n        labels:\n"
+        "          required: [team]\n          properties:\n"
+        + labels
+        + "  $defs:\n    label: {type: string, maxLength: 63, pattern: '^[a-z0-9-]*$'}\n"
+    )
+    _write(folder / "policy", "labels.yaml", rule)
+    _write(folder, ".gpulint.yaml", "rule-dirs: [policy]\n")
+    text = "---\n".join(
+        POD.format(name=f"p{i}").replace(
+            "  name: p", f"  labels: {{l{i}: x, app: a}}\n  name: p", 1
+        )
+        for i in range(200)
+    )
+    return Input(["check", "pods.yaml"], folder, _write(folder, "pods.yaml", text))
+
+
 class Case(NamedTuple):
     make: Callable[[int], Input]
     n: int
@@ -304,6 +353,8 @@ CASES: dict[str, Case] = {
     "per-object-ignores": Case(per_object_ignores, 12_500, "scaling"),
     "globs": Case(globs, 60, "scaling"),
     "deep-folders": Case(deep_folders, 300, "scaling"),
+    "baseline-entries": Case(baseline_entries, 5_000, "scaling"),
+    "declarative-schema-size": Case(declarative_schema_size, 5_000, "scaling"),
     "big-file": Case(big_file, 10, "memory"),
     "tiny-docs": Case(tiny_docs, 5, "memory"),
     "findings-per-template": Case(findings_per_template, 2_000, "scaling"),

@@ -37,6 +37,12 @@ A rule file comes from the linted repository, so it is data and nothing more:
   that run patterns (``pattern``, ``patternProperties``, ``additionalProperties``) are
   replaced in the validator; ``unevaluatedProperties`` runs ``patternProperties``' patterns
   through jsonschema's own code, so the two keywords cannot be combined in one rule.
+- The schema's cost is bounded (:mod:`gpulint.schemacost`): one whose references expand
+  past 100,000 schemas when inlined (an ``anyOf`` of two ``$ref`` per level doubles per
+  level) is a load error at the ``schema`` key's line, and a validation of one object that
+  enters more than 10,000 subschemas stops there, a GL900 finding on that object. Every
+  ``$schema`` in it must be 2020-12's, and the validator keeps its class throughout
+  (jsonschema would switch to the stock validator of a subschema's ``$schema``).
 - ``message`` placeholders are plain ``{name}`` fields, substituted as text: no format specs
   (``{container:>200000000}``), conversions, attribute or index access.
 """
@@ -52,6 +58,7 @@ from typing import Any
 
 from gpulint.model import Path, Severity
 from gpulint.rule import Rule, RuleContext, RuleLoadError, Violation
+from gpulint.schemacost import Budget
 
 PLACEHOLDERS = frozenset({"kind", "name", "namespace", "container", "path", "error"})
 _SCOPES = {"container": "pod", "pod": "pod", "object": "object"}
@@ -155,7 +162,7 @@ def _load(path: FsPath, origin: str) -> Rule:
                 f"declarative rule {where}:{line}: {'.'.join(keys)}: not a valid JSON "
                 f"Schema: {problem}"
             )
-        problem = _unsafe(node)
+        problem = _unsafe(node) or _too_large(node)
         if problem is not None:
             line = doc.key_span(keys).line
             raise RuleLoadError(f"declarative rule {where}:{line}: {'.'.join(keys)}: {problem}")
@@ -229,6 +236,10 @@ def _search(pattern: str, text: Any) -> bool:
     return isinstance(text, str) and _regex(pattern).search(text) is not None
 
 
+#: The only ``$schema`` a rule's schema (or any of its subschemas) may name.
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
 def _unsafe(schema: Any) -> str | None:
     """Why a rule's schema is not data only (a reference out of it, a pattern RE2 cannot
     run), or None."""
@@ -253,6 +264,12 @@ def _unsafe(schema: Any) -> str | None:
                             f"{key} {ref!r} does not resolve inside the rule file (references "
                             "to files, URLs or other documents are not followed)"
                         )
+            dialect = node.get("$schema", DIALECT)
+            if dialect not in (DIALECT, DIALECT + "#"):
+                return (
+                    f"$schema {str(dialect)[:100]!r}: a declarative rule's schema is JSON "
+                    f"Schema 2020-12 ({DIALECT!r}) throughout"
+                )
             patterns = list(node.get("patternProperties") or ())
             patterns_seen = patterns_seen or bool(patterns)
             unevaluated = unevaluated or "unevaluatedProperties" in node
@@ -274,6 +291,23 @@ def _unsafe(schema: Any) -> str | None:
     if patterns_seen and unevaluated:
         return "unevaluatedProperties cannot be combined with patternProperties in a rule"
     return None
+
+
+def _too_large(schema: Any) -> str | None:
+    """Why a rule's schema costs too much to run (its references expand past
+    :data:`gpulint.schemacost.MAX_EXPANDED` schemas), or None."""
+    from referencing.jsonschema import DRAFT202012
+
+    from gpulint.schemacost import MAX_EXPANDED, expanded_size
+
+    resolver = _registry().resolver_with_root(DRAFT202012.create_resource(schema))
+    if expanded_size(schema, resolver) <= MAX_EXPANDED:
+        return None
+    return (
+        f"the schema expands to more than {MAX_EXPANDED:,} schemas when its $ref are "
+        "followed (references under anyOf/oneOf/allOf that multiply per level): a rule may "
+        "use at most that many"
+    )
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
@@ -325,13 +359,15 @@ def _additional_properties(
             )
 
 
-@functools.lru_cache(maxsize=1)
-def _validator_class() -> Any:
-    """Draft 2020-12 with the pattern keywords on RE2."""
+def _validator_class(budget: Budget) -> Any:
+    """Draft 2020-12 with the pattern keywords on RE2, spending ``budget`` (a class per
+    rule: the budget is the rule's, reset for each object)."""
     from jsonschema import Draft202012Validator
     from jsonschema.validators import extend
 
-    return extend(  # type: ignore[no-untyped-call]
+    from gpulint.schemacost import budgeted
+
+    cls = extend(  # type: ignore[no-untyped-call]
         Draft202012Validator,
         {
             "pattern": _pattern,
@@ -339,10 +375,11 @@ def _validator_class() -> Any:
             "additionalProperties": _additional_properties,
         },
     )
+    return budgeted(cls, budget)
 
 
-def _validator(schema: Any) -> Any:
-    return _validator_class()(schema, registry=_registry())
+def _validator(schema: Any, budget: Budget) -> Any:
+    return _validator_class(budget)(schema, registry=_registry())
 
 
 def _compile(data: Mapping[str, Any], template: Template) -> Any:
@@ -352,10 +389,14 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
     when = data.get("when", {})
     gpu = when.get("gpu")
     kinds = tuple(when.get("kinds", ()))
-    when_schema = _validator(when["schema"]) if "schema" in when else None
-    validator = _validator(data["schema"])
+    budget = Budget()
+    when_schema = _validator(when["schema"], budget) if "schema" in when else None
+    validator = _validator(data["schema"], budget)
 
     def violation(instance: Any, base: Path, values: dict[str, str]) -> Iterator[Violation]:
+        # One budget for the object's ``when`` and ``schema``: past it, BudgetExceeded is
+        # a GL900 finding on this object (gpulint.schemacost), and the run goes on.
+        budget.reset()
         if when_schema is not None and not when_schema.is_valid(instance):
             return
         error = best_match(validator.iter_errors(instance))

@@ -7,6 +7,11 @@ names was renamed or removed. It is reported at the entry's line in the baseline
 entries of files this run linted, or of files that no longer exist, are checked: a run over
 some of the files (a pre-commit hook gets the changed ones) leaves the others' entries alone.
 
+An entry naming a file outside the repository (an absolute path, a `..` that climbs out of
+it, a symbolic link that points out) is reported too, always with the same message: gpulint
+never looks at that path, so a baseline in a pull request cannot learn whether
+`/etc/hostname` exists.
+
 ## Why it matters
 A baseline exists so a repository with findings can adopt gpulint without fixing them all at
 once; it should only shrink. An entry left behind after its fix would silently accept the

@@ -22,7 +22,7 @@ PACKAGE = ROOT / "gpulint"
 LAYERS: tuple[tuple[str, ...], ...] = (
     # plain values and helpers that know nothing of gpulint's other modules
     ("model", "data", "textsafe", "quantitymath", "quantity", "quantityformat", "globs", "taints",
-     "walk", "discover", "schemacheck", "cachefile", "startup", "safefile"),
+     "walk", "discover", "schemacheck", "schemacost", "cachefile", "startup", "safefile"),
     # YAML text -> documents with positions (gpulint/loader/), bottom to top
     ("loader", "loader.decoding", "loader.scalars", "loader.positions", "loader.document"),
     ("loader.library",),

@@ -309,3 +309,140 @@ def test_baselined_findings_are_suppressed_results_in_sarif(tmp_path: Path) -> N
     assert_schema_valid(log)
     results = log["runs"][0]["results"]
     assert results and all(r["suppressions"][0]["kind"] == "external" for r in results)
+
+
+# -- entries outside the repository; many stale entries ---------------------------------------
+def _entry(file: str, n: int) -> dict[str, Any]:
+    return {
+        "file": file,
+        "rule": "GPU001",
+        "object": f"Pod/p{n}",
+        "fingerprint": f"{n:064x}",
+        "message": "nvidia.com/gpu is requested without a limit",
+    }
+
+
+def _baseline_of(repo: Path, entries: list[dict[str, Any]]) -> None:
+    text = json.dumps({"gpulint-baseline": 1, "findings": entries}, indent=2) + "\n"
+    (repo / BASELINE).write_text(text, encoding="utf-8")
+
+
+OUTSIDE = [
+    "/etc/passwd",  # exists
+    "/etc/no-such-file-gpulint",  # does not
+    "../../../../../../../../etc/hostname",  # exists, climbing out
+    "../../../../../../../../no-such-dir-gpulint/x.yaml",  # does not
+    "k8s/../../outside.yaml",  # climbs out through a folder of the repository
+    "out/passwd",  # through a link to /etc
+    "outer/gone.yaml",  # through a relative link out of the repository
+]
+
+
+def test_entries_outside_the_repository_are_reported_alike_and_never_looked_at(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry naming ``/etc/passwd`` or ``../../etc/hostname`` must not tell whether that
+    file exists: each is the same GL101, and nothing outside the repository is stat()ed."""
+    from gpulint.baseline import Baseline, Keys, read
+
+    repo = _repo(tmp_path)
+    (tmp_path / "outside.yaml").write_text("kind: Secret\n", encoding="utf-8")
+    (repo / "out").symlink_to("/etc")
+    (repo / "outer").symlink_to("../..")
+    _baseline_of(repo, [_entry(file, n) for n, file in enumerate(OUTSIDE)])
+
+    proc = _check(repo, "--baseline", BASELINE, "k8s/serve.yaml")
+    stale = _findings(proc)
+    assert [f["rule"] for f in stale] == ["GL101"] * len(OUTSIDE)
+    assert [f["message"] for f in stale] == [
+        f"baseline entry GPU001 in {file} (Pod/p{n}) names a file outside the repository: it "
+        "can match no finding of this repository and is not checked; delete the entry"
+        for n, file in enumerate(OUTSIDE)
+    ]
+    lines = (repo / BASELINE).read_text(encoding="utf-8").splitlines()
+    assert [f'"fingerprint": "{n:064x}"' in lines[f["line"] - 1] for n, f in enumerate(stale)] == [
+        True
+    ] * len(OUTSIDE)
+
+    # In process: every path looked at is inside the repository.
+    looked: list[str] = []
+    for name in ("stat", "lstat", "readlink"):
+        real = getattr(os, name)
+
+        def spy(path: Any, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            looked.append(os.fspath(path))
+            return _real(path, *args, **kwargs)
+
+        monkeypatch.setattr(os, name, spy)
+    entries, text = read(str(repo / BASELINE))
+    baseline = Baseline(str(repo / BASELINE), entries, text, Keys(str(repo), None))
+    assert [outside for _, _, outside in baseline.stale()] == [True] * len(OUTSIDE)
+    root = str(repo.resolve())
+    outside_looked = [p for p in looked if not (p == root or p.startswith(root + os.sep))]
+    # realpath/project_root of the baseline's own folder go up from it; nothing else.
+    print("LOOKED", looked)
+    # Outside the repository, only the folders above it (resolving the baseline's own
+    # folder, finding its ``.git``) are looked at: never a path an entry names.
+    assert all(root.startswith(p.rstrip(os.sep) + os.sep) for p in outside_looked)
+
+
+def test_entries_inside_the_repository_still_go_stale_when_their_file_is_gone(
+    tmp_path: Path,
+) -> None:
+    repo = _repo(tmp_path)
+    (repo / "k8s" / "link").symlink_to(".")  # a link inside the repository is followed
+    _baseline_of(
+        repo,
+        [
+            _entry("k8s/train.yaml", 1),  # exists, not linted: left alone
+            _entry("k8s/link/train.yaml", 2),  # the same file through the link: left alone
+            _entry("k8s/./gone.yaml", 3),  # gone: stale
+            _entry("k8s/../k8s/gone.yaml", 4),  # gone: stale
+        ],
+    )
+    stale = _findings(_check(repo, "--baseline", BASELINE, "k8s/serve.yaml"))
+    assert [f["message"].split(" matches")[0] for f in stale] == [
+        "baseline entry GPU001 in k8s/./gone.yaml (Pod/p3)",
+        "baseline entry GPU001 in k8s/../k8s/gone.yaml (Pod/p4)",
+    ]
+
+
+def test_many_stale_entries_are_placed_in_one_pass_over_the_baseline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each stale entry's line is found in one pass over the text for all of them, not by a
+    search of the whole text per entry (8,000 entries took 10 s, a 36 MB baseline hours)."""
+    import re
+
+    import gpulint.baseline as baseline_module
+    from gpulint.baseline import Baseline, Keys, read
+
+    repo = _repo(tmp_path)
+    n = 2000
+    # Two copies of some fingerprints: the nth copy is placed at the nth key.
+    entries = [_entry("k8s/gone.yaml", i // 2 if i < 10 else i) for i in range(n)]
+    _baseline_of(repo, entries)
+    parsed, text = read(str(repo / BASELINE))
+    baseline = Baseline(str(repo / BASELINE), parsed, text, Keys(str(repo), None))
+
+    passes: list[int] = []
+    real_spans = baseline_module.fingerprint_spans
+    monkeypatch.setattr(
+        baseline_module,
+        "fingerprint_spans",
+        lambda t: passes.append(len(t)) or real_spans(t),
+    )
+    compiled: list[str] = []
+    real_compile = re.compile
+    monkeypatch.setattr(re, "compile", lambda p, *a: compiled.append(p) or real_compile(p, *a))
+    stale = baseline.stale()
+    assert passes == [len(text)] and compiled == []
+    assert len(stale) == n
+    lines = text.splitlines()
+    for (entry, span, outside), want in zip(stale, entries, strict=True):
+        assert not outside and entry.fingerprint == want["fingerprint"]
+        assert lines[span.line - 1][span.column - 1 :].startswith(
+            f'"fingerprint": "{entry.fingerprint}"'
+        )
+    # The copies of one fingerprint are at successive keys.
+    assert stale[0][1].line < stale[1][1].line
