@@ -61,13 +61,21 @@ class _Builder(_StrictChecks):
         "positions",
         "problems",
         "seen",
+        "shared",
         "text",
     )
 
-    def __init__(self, lib: _Lib, text: str) -> None:
+    def __init__(self, lib: _Lib, text: str, shared: bool = True) -> None:
         self.lib = lib
         #: The whole text being loaded (every document's builder is given the same string).
         self.text = text
+        #: Whether the document's own text holds a ``&``: only an alias reaches a node
+        #: twice, and an alias needs an anchor, so a document without one (most manifests)
+        #: skips the bookkeeping of nodes seen and of go-yaml's ratio, which an alias-free
+        #: document can never exceed. The caller finds it from the document's span (see
+        #: ``gpulint.loader.stream._Anchors``): asking the whole text once per document made
+        #: a file of many documents quadratic.
+        self.shared = shared
         self.compact = len(text) > COMPACT_TEXT
         self.positions: dict[Path, Any] = {}
         self.problems: list[Problem] = []
@@ -92,10 +100,7 @@ class _Builder(_StrictChecks):
         seen = self.seen
         decode_count = self.decode_count
         alias_count = self.alias_count
-        # Only an alias reaches a node twice, and an alias needs an anchor: a text without
-        # `&` (most manifests) skips the bookkeeping of nodes seen and of go-yaml's ratio,
-        # which an alias-free document can never exceed.
-        shared = "&" in self.text
+        shared = self.shared
         while stack:
             node, path, key_node, container, slot, in_alias, depth, flows = pop()
             if shared:

@@ -137,6 +137,30 @@ def _iter_in_large_stack(text: str, lib: _Lib, problems: list[Problem]) -> Itera
         thread.join()
 
 
+class _Anchors:
+    """Whether each document's text holds a ``&``, for documents asked about in order.
+
+    ``before(end)`` says whether a ``&`` lies at or after the previous document's end and
+    at or before this one's (the anchors a document's aliases can name are written there).
+    One ``find`` looks ahead to the next ``&`` and is reused until a document passes it, so
+    the whole text is scanned once for all its documents, not once per document.
+    """
+
+    __slots__ = ("_next", "_start", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._start = 0
+        #: The first ``&`` at or after ``_start``, or -1 when there is none.
+        self._next = text.find("&")
+
+    def before(self, end: int) -> bool:
+        if 0 <= self._next < self._start:
+            self._next = self._text.find("&", self._start)
+        self._start = max(self._start, end)
+        return 0 <= self._next <= end
+
+
 def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
     problems: list[Problem] = []
     documents = list(_iter_load(text, lib, problems, iterative=iterative))
@@ -152,10 +176,11 @@ def _iter_load(
     parser = lib.event_parser(text) if iterative else lib.c_parser(text)
     roots = _compose_events(parser, lib) if iterative else _compose_c(parser)
     end = text_end(text)
+    anchors = _Anchors(text)
     index = 0
     try:
         for node in roots:
-            builder = _Builder(lib, text)
+            builder = _Builder(lib, text, anchors.before(node.end_mark.index))
             start = _node_span(node)
             try:
                 data = builder.build(node)
