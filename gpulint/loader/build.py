@@ -22,7 +22,8 @@ from gpulint.model import Path
 #: ancestor at this depth. No Kubernetes path comes close, and a full path tuple for every
 #: node of a 10,000-deep document would cost memory quadratic in its depth.
 POSITION_DEPTH = 256
-#: Texts longer than this keep packed spans in the side table rather than the nodes.
+#: Texts longer than this, when all their documents are kept (``load_text``), keep packed
+#: spans in the side table rather than the nodes.
 COMPACT_TEXT = 1 << 20
 
 # go-yaml v3 decode.go: allowedAliasRatio and its range.
@@ -65,7 +66,7 @@ class _Builder(_StrictChecks):
         "text",
     )
 
-    def __init__(self, lib: _Lib, text: str, shared: bool = True) -> None:
+    def __init__(self, lib: _Lib, text: str, shared: bool = True, compact: bool = False) -> None:
         self.lib = lib
         #: The whole text being loaded (every document's builder is given the same string).
         self.text = text
@@ -76,7 +77,9 @@ class _Builder(_StrictChecks):
         #: ``gpulint.loader.stream._Anchors``): asking the whole text once per document made
         #: a file of many documents quadratic.
         self.shared = shared
-        self.compact = len(text) > COMPACT_TEXT
+        #: Keep packed spans in the side table, not the nodes (``DocumentStream``'s
+        #: ``packed``, for a text over COMPACT_TEXT whose documents are all kept).
+        self.compact = compact
         self.positions: dict[Path, Any] = {}
         self.problems: list[Problem] = []
         self.seen: set[int] = set()
