@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from gpulint.loader import stream
-from gpulint.loader.build import POSITION_DEPTH
+from gpulint.loader.build import COMPACT_TEXT, POSITION_DEPTH
 from gpulint.loader.compose import INLINE_LEVELS, MAX_DEPTH, THREAD_LEVELS, nesting_bound
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document, LoadResult
@@ -159,6 +159,96 @@ def test_deep_document_positions_are_linear() -> None:
     assert doc.value_span(deep_path) == doc.value_span((0,) * (POSITION_DEPTH - 1))
 
 
+# -- many documents in one text --------------------------------------------------------------
+
+
+class _ScannedText(str):
+    """A text that counts the characters its searches read (``in``, ``find``, ``count``)."""
+
+    read = 0
+
+    def _bounds(self, args: tuple[Any, ...]) -> tuple[int, int]:
+        start, end, *_ = (*args[1:], None, None)
+        return slice(start, end).indices(len(self))[:2]
+
+    def __contains__(self, sub: object) -> bool:
+        at = str.find(self, str(sub))
+        _ScannedText.read += len(self) if at < 0 else at + 1
+        return at >= 0
+
+    def find(self, *args: Any) -> int:
+        start, end = self._bounds(args)
+        at = str.find(self, *args)
+        _ScannedText.read += end - start if at < 0 else at + 1 - start
+        return at
+
+    def count(self, *args: Any) -> int:
+        start, end = self._bounds(args)
+        _ScannedText.read += end - start
+        return str.count(self, *args)
+
+
+DEPLOYMENT = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d{i}\n"
+    "  labels: {{app: train}}\nspec:\n  template:\n    spec:\n      containers:\n"
+    "      - name: main\n        image: registry.example/train:{i}\n"
+    "        resources:\n          limits: {{nvidia.com/gpu: 2}}\n"
+)
+
+
+@pytest.mark.parametrize("anchor", [False, True], ids=["no-anchor", "anchor-at-the-top"])
+def test_many_documents_read_the_text_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch, anchor: bool
+) -> None:
+    """A stream of n documents (``kubectl get -o yaml``, a chart's output) is searched as a
+    whole a fixed number of times, not once per document: the builder asked ``"&" in
+    text`` of the whole text for every document, 45 s of CPU for 20,000 Deployments."""
+    lib = _lib()
+    parser = lib.c_parser
+    if parser is not None:  # the C parser takes only a plain str
+        monkeypatch.setattr(lib, "c_parser", lambda text: parser(str(text)))
+    reads = {}
+    for n in (50, 400):
+        docs = [DEPLOYMENT.format(i=i) for i in range(n)]
+        if anchor:
+            docs[0] = docs[0].replace("labels: {", "labels: &l {") + "  annotations: *l\n"
+        text = _ScannedText("---\n".join(docs))
+        _ScannedText.read = 0
+        result = load_text(text)
+        assert len(result.documents) == n and not result.problems
+        reads[n] = _ScannedText.read / len(text)
+    assert reads[400] < 16, reads  # a handful of passes over the text, whatever n is
+    assert reads[400] < 2 * reads[50], reads
+
+
+def test_only_a_document_with_an_anchor_keeps_alias_bookkeeping(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The "has an anchor" test is the document's own text: one anchor at the top of a
+    file no longer makes every later document count the nodes it has seen."""
+    seen: list[int] = []
+    builder = stream._Builder
+
+    class Recording(builder):  # type: ignore[misc, valid-type]
+        __slots__ = ()
+
+        def build(self, root: Any) -> Any:
+            data = super().build(root)
+            seen.append(len(self.seen))
+            return data
+
+    monkeypatch.setattr(stream, "_Builder", Recording)
+    text = "a: &x [1, 2]\nb: *x\n---\nc: [1, 2]\n---\nd: '&'\n---\ne: 1\n"
+    result = load_text(text)
+    assert [doc.data for doc in result.documents] == [
+        {"a": [1, 2], "b": [1, 2]},
+        {"c": [1, 2]},
+        {"d": "&"},
+        {"e": 1},
+    ]
+    assert seen[0] > 0 and seen[1] == 0 and seen[3] == 0
+
+
 # -- the three composing paths build the same thing -----------------------------------------
 
 
@@ -202,8 +292,8 @@ def test_large_stack_thread_path(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[str] = []
     original = stream._iter_load
 
-    def spy(text: str, lib: Any, problems: list[Any], *, iterative: bool) -> Iterator[Any]:
-        for doc in original(text, lib, problems, iterative=iterative):
+    def spy(text: str, lib: Any, problems: list[Any], **options: Any) -> Iterator[Any]:
+        for doc in original(text, lib, problems, **options):
             seen.append(threading.current_thread().name)  # built in the thread, one by one
             yield doc
 
@@ -218,7 +308,7 @@ def test_large_stack_thread_path(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_errors_inside_the_thread_reach_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
-    def boom(text: str, lib: Any, problems: list[Any], *, iterative: bool) -> Iterator[Any]:
+    def boom(text: str, lib: Any, problems: list[Any], **options: Any) -> Iterator[Any]:
         raise RuntimeError("boom")
         yield  # a generator, as the real one
 
@@ -240,6 +330,19 @@ def test_positions_make_spans_on_lookup() -> None:
     # an index past the end: the nearest enclosing node, the flow sequence
     assert doc.key_span(("a", "b", 7)) == Span(2, 3, 2, 4)
     assert doc.value_span(("a", "b", 7)) == Span(2, 6, 2, 12)
+
+
+def test_only_a_text_whose_documents_are_all_kept_packs_its_spans() -> None:
+    """``load_text`` keeps every document of a big text, so it packs their spans and frees
+    the nodes; a stream read one document at a time (what the engine lints) does not pay
+    for packing each node, a quarter of the load time of a 50 MB file. Same spans."""
+    text = "# vendored\n" * (COMPACT_TEXT // 11 + 1) + DEPLOYMENT.format(i=1)
+    assert len(text) > COMPACT_TEXT
+    kept = load_text(text).documents[-1]
+    streamed = next(iter(stream.DocumentStream(text)))
+    assert all(type(entry) is int for entry in kept.positions._raw.values())
+    assert not any(type(entry) is int for entry in streamed.positions._raw.values())
+    assert dict(kept.positions) == dict(streamed.positions)
 
 
 def test_hand_built_tables_of_spans_still_work() -> None:

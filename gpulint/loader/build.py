@@ -22,7 +22,8 @@ from gpulint.model import Path
 #: ancestor at this depth. No Kubernetes path comes close, and a full path tuple for every
 #: node of a 10,000-deep document would cost memory quadratic in its depth.
 POSITION_DEPTH = 256
-#: Texts longer than this keep packed spans in the side table rather than the nodes.
+#: Texts longer than this, when all their documents are kept (``load_text``), keep packed
+#: spans in the side table rather than the nodes.
 COMPACT_TEXT = 1 << 20
 
 # go-yaml v3 decode.go: allowedAliasRatio and its range.
@@ -61,14 +62,24 @@ class _Builder(_StrictChecks):
         "positions",
         "problems",
         "seen",
+        "shared",
         "text",
     )
 
-    def __init__(self, lib: _Lib, text: str) -> None:
+    def __init__(self, lib: _Lib, text: str, shared: bool = True, compact: bool = False) -> None:
         self.lib = lib
         #: The whole text being loaded (every document's builder is given the same string).
         self.text = text
-        self.compact = len(text) > COMPACT_TEXT
+        #: Whether the document's own text holds a ``&``: only an alias reaches a node
+        #: twice, and an alias needs an anchor, so a document without one (most manifests)
+        #: skips the bookkeeping of nodes seen and of go-yaml's ratio, which an alias-free
+        #: document can never exceed. The caller finds it from the document's span (see
+        #: ``gpulint.loader.stream._Anchors``): asking the whole text once per document made
+        #: a file of many documents quadratic.
+        self.shared = shared
+        #: Keep packed spans in the side table, not the nodes (``DocumentStream``'s
+        #: ``packed``, for a text over COMPACT_TEXT whose documents are all kept).
+        self.compact = compact
         self.positions: dict[Path, Any] = {}
         self.problems: list[Problem] = []
         self.seen: set[int] = set()
@@ -92,10 +103,7 @@ class _Builder(_StrictChecks):
         seen = self.seen
         decode_count = self.decode_count
         alias_count = self.alias_count
-        # Only an alias reaches a node twice, and an alias needs an anchor: a text without
-        # `&` (most manifests) skips the bookkeeping of nodes seen and of go-yaml's ratio,
-        # which an alias-free document can never exceed.
-        shared = "&" in self.text
+        shared = self.shared
         while stack:
             node, path, key_node, container, slot, in_alias, depth, flows = pop()
             if shared:

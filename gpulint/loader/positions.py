@@ -39,8 +39,10 @@ class Positions(Mapping[Path, Location]):
     The builder stores the composed nodes themselves (``(key node | None, value node)``) and
     a span is made only when a finding asks for it: most nodes are never reported, and
     building two spans for each of them was a fifth of the load time. Holding the nodes
-    costs memory, though, so for big texts (over COMPACT_TEXT) the builder stores both spans
-    packed in one int instead (``_pack``) and the nodes are freed document by document.
+    costs memory, though, so for big texts (over COMPACT_TEXT) whose documents are all kept
+    (``load_text``) the builder stores both spans packed in one int instead (``_pack``) and
+    the nodes are freed document by document. A stream read one document at a time
+    (``DocumentStream``, what the engine lints) holds one document's nodes and packs none.
     Entries that already are spans (tables built by hand) are returned as they are.
     """
 

@@ -11,7 +11,7 @@ import _thread
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.loader.build import _AliasLimit, _Builder
+from gpulint.loader.build import COMPACT_TEXT, _AliasLimit, _Builder
 from gpulint.loader.compose import (
     INLINE_LEVELS,
     MAX_DEPTH,
@@ -36,7 +36,7 @@ def load_text(text: str) -> LoadResult:
     cannot nest deeper than INLINE_LEVELS, in a thread with a large stack up to
     THREAD_LEVELS, and the iterative event composer takes anything deeper.
     """
-    stream = DocumentStream(text)
+    stream = DocumentStream(text, packed=True)
     documents = list(stream)
     return LoadResult(documents, stream.problems)
 
@@ -56,23 +56,30 @@ class DocumentStream:
     text's own: syntax errors, YML004 documents, YAML 1.2 token rules) is complete once the
     iteration ends. Iterate once.
 
+    ``packed`` is for a caller that keeps every document (``load_text``): the side tables
+    of a text over COMPACT_TEXT then hold packed spans instead of the nodes, so a big
+    file's nodes are freed as it is read. A caller that drops each document before the
+    next holds one document's nodes either way, and packing every node was a quarter of
+    the load time of a 50 MB file.
+
     Texts whose depth bound needs the large-stack thread (lines of 1,000 to 25,000
     characters) are composed there and handed over one document at a time.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, packed: bool = False) -> None:
         self.text = text
+        self.packed = packed
         self.problems: list[Problem] = []
 
     def __iter__(self) -> Iterator[Document]:
-        text, lib = self.text, _lib()
+        text, lib, packed = self.text, _lib(), self.packed
         bound = nesting_bound(text)
         if lib.c_parser is None or bound > THREAD_LEVELS:
-            yield from _iter_load(text, lib, self.problems, iterative=True)
+            yield from _iter_load(text, lib, self.problems, iterative=True, packed=packed)
         elif bound <= INLINE_LEVELS:
-            yield from _iter_load(text, lib, self.problems, iterative=False)
+            yield from _iter_load(text, lib, self.problems, iterative=False, packed=packed)
         else:
-            yield from _iter_in_large_stack(text, lib, self.problems)
+            yield from _iter_in_large_stack(text, lib, self.problems, packed)
         if _needs_token_pass(text) and not any(p.code == "YML001" for p in self.problems):
             self.problems.extend(_token_problems(text, lib))
 
@@ -82,7 +89,9 @@ class DocumentStream:
 _THREAD_LOCK = _thread.allocate_lock()
 
 
-def _iter_in_large_stack(text: str, lib: _Lib, problems: list[Problem]) -> Iterator[Document]:
+def _iter_in_large_stack(
+    text: str, lib: _Lib, problems: list[Problem], packed: bool = False
+) -> Iterator[Document]:
     """``_iter_load`` with the C composer in a thread with THREAD_STACK bytes of stack,
     handing each document over to the calling thread as it is built (at most one waits)."""
     import queue
@@ -103,7 +112,7 @@ def _iter_in_large_stack(text: str, lib: _Lib, problems: list[Problem]) -> Itera
 
     def target() -> None:
         try:
-            for doc in _iter_load(text, lib, problems, iterative=False):
+            for doc in _iter_load(text, lib, problems, iterative=False, packed=packed):
                 if not hand(doc):
                     return
                 del doc
@@ -121,7 +130,7 @@ def _iter_in_large_stack(text: str, lib: _Lib, problems: list[Problem]) -> Itera
                 threading.stack_size(previous)
     except (RuntimeError, ValueError, MemoryError):
         # No thread to be had (memory or thread limits): compose without recursion instead.
-        yield from _iter_load(text, lib, problems, iterative=True)
+        yield from _iter_load(text, lib, problems, iterative=True, packed=packed)
         return
     try:
         while True:
@@ -137,25 +146,51 @@ def _iter_in_large_stack(text: str, lib: _Lib, problems: list[Problem]) -> Itera
         thread.join()
 
 
+class _Anchors:
+    """Whether each document's text holds a ``&``, for documents asked about in order.
+
+    ``before(end)`` says whether a ``&`` lies at or after the previous document's end and
+    at or before this one's (the anchors a document's aliases can name are written there).
+    One ``find`` looks ahead to the next ``&`` and is reused until a document passes it, so
+    the whole text is scanned once for all its documents, not once per document.
+    """
+
+    __slots__ = ("_next", "_start", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._start = 0
+        #: The first ``&`` at or after ``_start``, or -1 when there is none.
+        self._next = text.find("&")
+
+    def before(self, end: int) -> bool:
+        if 0 <= self._next < self._start:
+            self._next = self._text.find("&", self._start)
+        self._start = max(self._start, end)
+        return 0 <= self._next <= end
+
+
 def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
     problems: list[Problem] = []
-    documents = list(_iter_load(text, lib, problems, iterative=iterative))
+    documents = list(_iter_load(text, lib, problems, iterative=iterative, packed=True))
     return LoadResult(documents, problems)
 
 
 def _iter_load(
-    text: str, lib: _Lib, problems: list[Problem], *, iterative: bool
+    text: str, lib: _Lib, problems: list[Problem], *, iterative: bool, packed: bool = False
 ) -> Iterator[Document]:
     """The documents of ``text`` one at a time; problems of the text as a whole (syntax
     errors, YML004) are added to ``problems`` as they are met. Nothing of a document is
-    kept here once the next one is composed."""
+    kept here once the next one is composed. ``packed``: see ``DocumentStream``."""
     parser = lib.event_parser(text) if iterative else lib.c_parser(text)
     roots = _compose_events(parser, lib) if iterative else _compose_c(parser)
     end = text_end(text)
+    anchors = _Anchors(text)
+    compact = packed and len(text) > COMPACT_TEXT
     index = 0
     try:
         for node in roots:
-            builder = _Builder(lib, text)
+            builder = _Builder(lib, text, anchors.before(node.end_mark.index), compact)
             start = _node_span(node)
             try:
                 data = builder.build(node)
