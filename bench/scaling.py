@@ -286,6 +286,23 @@ def many_files(n: int) -> Input:
     return Input(["check", "--jobs", "1", "."], folder, size)
 
 
+def consensus_files(n: int) -> Input:
+    """n files of one GPU pod each, two in three tolerating ``sku=gpu:NoSchedule``: the
+    cluster picture's pre-pass parses every file (the tolerating ones, then the others to
+    count their GPU pods) and every third pod is a GPU020 error naming its evidence."""
+    folder = _fresh("consensus-files", n)
+    tolerating = POD.replace(
+        "spec:\n", "spec:\n  tolerations:\n  - {{key: sku, value: gpu, effect: NoSchedule}}\n", 1
+    )
+    size = 0
+    for i in range(n):
+        sub = folder / f"d{i // 100}"
+        sub.mkdir(exist_ok=True)
+        text = (POD if i % 3 == 0 else tolerating).format(name=f"p{i}")
+        size += _write(sub, f"p{i}.yaml", text)
+    return Input(["check", "--jobs", "1", "."], folder, size)
+
+
 _CONTAINER = (
     "  - name: c{i}\n    image: registry.example/train:1\n    resources:\n"
     "      requests:\n{comment}        nvidia.com/gpu: 1\n"
@@ -464,6 +481,7 @@ CASES: dict[str, Case] = {
     "small-docs": Case(small_docs, 70_000, "memory"),
     "file-size": Case(file_size, 10, "memory"),
     "many-files": Case(many_files, 2_500, "scaling"),
+    "consensus-files": Case(consensus_files, 2_500, "scaling"),
     "findings-per-file": Case(findings_per_file, 10_000, "scaling"),
     "suppression-comments": Case(suppression_comments, 10_000, "scaling"),
     "inventory-nodes": Case(inventory_nodes, 2_500, "scaling"),

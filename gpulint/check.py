@@ -176,15 +176,22 @@ def cluster_picture(settings: Settings, found: Iterable[Target]) -> Picture:
         settings.registry or builtin_registry(), settings.workloads or builtin_table()
     )
     pools: list[Found] = []
+    later: list[Target] = []  # GPU files without tolerations: counted only if it matters
     for target in found:
         if target.path is None:
             continue
         raw, _ = read_target(target)
         if raw is None:
             continue
-        gatherer.add(target.label, raw)
+        if gatherer.add(target.label, raw):
+            later.append(target)
         if any(m in raw for m in MARKERS):
             pools.append(scan([(target.label, raw)]))
+    if later and gatherer.wants_counts():
+        for target in later:
+            raw, _ = read_target(target)
+            if raw is not None:
+                gatherer.count(target.label, raw)
     nodes = tuple(n for f in pools for n in f.nodes)
     tolerations = tuple(t for f in pools for t in f.tolerations)
     return gatherer.picture(Found(nodes, tolerations))

@@ -275,3 +275,23 @@ def test_an_eks_auto_mode_node_pool_is_read(tmp_path: Path) -> None:
     )
     findings, _ = check(repo(tmp_path, {"pool.yaml": pool, "train.yaml": job("train", tolerating)}))
     assert findings == []
+
+
+def test_files_that_tolerate_nothing_are_not_parsed_twice() -> None:
+    from gpulint.cluster.evidence import Gatherer
+    from gpulint.registry import builtin_registry
+    from gpulint.workloads import builtin_table
+
+    gatherer = Gatherer(builtin_registry(), builtin_table())
+    # A file without tolerations is set aside, not parsed, and nothing asks for its pods.
+    assert gatherer.add("a.yaml", job("a").encode()) is True
+    assert gatherer.add("cm.yaml", b"kind: ConfigMap\ndata: {a: b}\n") is False
+    assert not gatherer.wants_counts()
+    assert gatherer.picture() == ((), 0, ())
+    # Two pods that agree on a taint: the set-aside files' GPU pods now decide.
+    for name in ("b", "c"):
+        assert gatherer.add(f"{name}.yaml", job(name, SKU).encode()) is False
+    assert gatherer.wants_counts()
+    gatherer.count("a.yaml", job("a").encode())
+    (known,) = gatherer.picture().taints
+    assert known.evidence.what == "tolerated by 2 of the 3 GPU pods of this run"

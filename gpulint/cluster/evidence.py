@@ -26,11 +26,14 @@ certain (:func:`certain_line`).
 
 The facts come from a pre-pass over the files to lint (as the node-pool objects do, so every
 worker process and every file sees the same picture). Only files whose bytes hold
-``tolerations`` or an accelerator's name are parsed for it. Standard input is not pre-read.
+``tolerations`` are parsed for it; the other files that name an accelerator are parsed (to
+count their GPU pods) only when some taint has the two pods a consensus needs, so a run whose
+files tolerate nothing costs one read of each file. Standard input is not pre-read.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -126,6 +129,17 @@ _GENERIC_KEYS = frozenset(
 )
 #: Bytes (lower case) one of which a file with a GPU pod holds: other files are not parsed.
 _GPU_HINTS = (b"gpu", b"neuron", b"tpu", b"gaudi", b"ascend", b"resourceclaim", b"mig-")
+
+
+def _hints() -> re.Pattern[bytes]:
+    """:data:`_GPU_HINTS` in any case, searched without a lower-cased copy of the file."""
+    global _HINTS
+    if _HINTS is None:
+        _HINTS = re.compile(b"|".join(re.escape(h) for h in _GPU_HINTS), re.IGNORECASE)
+    return _HINTS
+
+
+_HINTS: re.Pattern[bytes] | None = None
 #: Places a message lists at most.
 _SHOWN = 3
 #: Places of evidence kept per taint (the count is kept whole).
@@ -329,11 +343,26 @@ class Gatherer:
         self._table = table
         self._tally = _Tally()
 
-    def add(self, label: str, raw: bytes) -> None:
-        """The tolerations of the file's GPU pods (a file without ``tolerations`` is not
-        parsed; one that cannot be read adds nothing: the lint reports it)."""
-        if b"tolerations" not in raw and not any(m in raw.lower() for m in _GPU_HINTS):
-            return
+    def add(self, label: str, raw: bytes) -> bool:
+        """The tolerations of the file's GPU pods, for a file that holds ``tolerations``
+        (one that cannot be read adds nothing: the lint reports it). True: the file holds
+        none but may hold GPU pods, which count only if some taint may be agreed on
+        (:meth:`wants_counts`, then :meth:`count`): a run whose files tolerate nothing is
+        not parsed twice."""
+        if b"tolerations" not in raw:
+            return _hints().search(raw) is not None
+        self._walk(label, raw, record=True)
+        return False
+
+    def wants_counts(self) -> bool:
+        """Some taint has the two GPU pods a consensus needs: the other GPU pods decide."""
+        return any(len(places) >= 2 for _, _, places, _ in self._tally.keys.values())
+
+    def count(self, label: str, raw: bytes) -> None:
+        """The GPU pods of a file :meth:`add` set aside (they tolerate nothing)."""
+        self._walk(label, raw, record=False)
+
+    def _walk(self, label: str, raw: bytes, record: bool) -> None:
         from gpulint.loader.decoding import decode
         from gpulint.manifest import Manifest
         from gpulint.resources import gpu_demand
@@ -350,6 +379,9 @@ class Gatherer:
                             continue
                         demand = gpu_demand(pod, self._registry, manifest.claims)
                         if not demand.gpu:
+                            continue
+                        if not record:
+                            self._tally.pods += 1
                             continue
                         hardware = {c.hardware for c in demand.claims}
                         for entry in demand.entries:
