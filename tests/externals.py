@@ -188,6 +188,8 @@ def junit_schema() -> Any:
 #: helm, installed by `make tools` (.tools/helm), else on PATH; kubectl (for `kubectl
 #: kustomize`) or kustomize on PATH.
 HELM_PATH = TOOLS / "helm"
+#: helm 3, beside helm 4 (`make tools`): the rendering tests that differ by major run on both.
+HELM3_PATH = TOOLS / "helm3"
 
 
 def helm() -> str | None:
