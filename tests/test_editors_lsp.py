@@ -2,7 +2,8 @@
 
 - Neovim: a headless ``nvim`` with the documented Lua configuration opens a manifest and
   prints the diagnostics its built-in client received; they are ``gpulint check --format
-  json``'s findings on the same file (columns in bytes, as Neovim counts them). ``make test``
+  json``'s findings on the same file (columns in bytes, as Neovim counts them). ``make
+  ci-tools`` (which `.ci/run` runs; ``make test`` changes nothing outside the project)
   installs Debian's ``neovim`` where it is missing; without it the test is skipped, saying so.
 - VS Code: the extension in editors/vscode is loaded by Node.js with stand-ins for the
   ``vscode`` and ``vscode-languageclient`` modules (VS Code itself cannot run here): it starts
@@ -73,7 +74,7 @@ def _byte_column(line: str, column: int) -> int:
 
 
 @pytest.mark.skipif(
-    NVIM is None, reason="nvim is not installed (make test installs Debian's neovim as root)"
+    NVIM is None, reason="nvim is not installed (`make ci-tools` installs Debian's neovim, as root)"
 )
 def test_neovim_with_the_documented_config_gets_the_cli_findings(tmp_path: Path) -> None:
     assert NVIM is not None
