@@ -191,6 +191,24 @@ def check(
     platform: PlatformOption = None,
     baseline: BaselineOption = None,
     write_baseline: WriteBaselineOption = None,
+    exit_zero: Annotated[
+        bool,
+        typer.Option(
+            "--exit-zero",
+            help="Exit 0 even when findings reach --fail-on (2 still means a tool error).",
+        ),
+    ] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="Text formats: print the findings and nothing else."),
+    ] = False,
+    statistics: Annotated[
+        bool,
+        typer.Option(
+            "--statistics",
+            help="Text formats: a count per rule, most first, instead of the findings.",
+        ),
+    ] = False,
 ) -> None:
     """Lint manifests and report GPU scheduling mistakes.
 
@@ -198,7 +216,7 @@ def check(
     the configuration's `exclude` leaves out.
 
     \b
-    Exit codes:
+    Exit codes (--exit-zero: 0 instead of 1):
       0  no finding at or above --fail-on (default: error)
       1  a finding at or above --fail-on, or no file linted with --fail-if-no-files
       2  a usage, configuration or tool error (one line on stderr)
@@ -240,6 +258,9 @@ def check(
             platform=platform,
             baseline=baseline,
             write_baseline=write_baseline,
+            exit_zero=exit_zero,
+            quiet=quiet,
+            statistics=statistics,
         )
     )
 

@@ -106,6 +106,9 @@ CHECK_OPTIONS: tuple[tuple[tuple[str, ...], str, str, Callable[[str], Any], Any]
     (("--platform",), "platform", ONE, _text, None),
     (("--baseline",), "baseline", ONE, _text, None),
     (("--write-baseline",), "write_baseline", ONE, _text, None),
+    (("--exit-zero",), "exit_zero", FLAG, _text, False),
+    (("--quiet", "-q"), "quiet", FLAG, _text, False),
+    (("--statistics",), "statistics", FLAG, _text, False),
 )
 #: ``check`` options deliberately left to typer: help is typer's to print.
 LEFT_TO_TYPER = ("--help", "-h")

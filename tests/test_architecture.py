@@ -49,7 +49,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # what a rule, the run's settings and a run's result are
     ("rule", "settings", "report"),
     # reports -> text; below everything that runs a check
-    ("reporters", "reporters.text", "reporters.json", "reporters.sarif", "reporters.github",
+    ("reporters", "reporters.text", "reporters.concise", "reporters.json", "reporters.sarif",
+     "reporters.github",
      "reporters.junit", "reporters.gitlab"),
     # rules found and run; files read and linted
     ("declarative", "plugins", "catalog", "engine", "fixer", "readtarget", "rendertarget",

@@ -239,6 +239,7 @@ def check_gitlab(out: str, active: list[Finding], cwd: str) -> None:
 
 CHECKS = {
     "text": check_text,
+    "concise": check_text,  # the text format's lines, the advice left out
     "github": check_github,
     "json": check_json,
     "sarif": check_sarif,

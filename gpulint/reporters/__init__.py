@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 #: ``NEEDS_OBJECTS = True`` to receive every linted object in ``report.objects``.
 FORMATS: dict[str, str] = {
     "text": "gpulint.reporters.text",
+    "concise": "gpulint.reporters.concise",
     "json": "gpulint.reporters.json",
     "sarif": "gpulint.reporters.sarif",
     "github": "gpulint.reporters.github",
@@ -63,9 +64,11 @@ class ReportContext:
         "exit_code",
         "fail_on",
         "fixing",
+        "quiet",
         "rules",
         "show_rendered",
         "started",
+        "statistics",
         "stdin_label",
     )
 
@@ -108,6 +111,10 @@ class ReportContext:
         #: ``"safe"`` (``--fix``) or ``"unsafe"`` (``--fix --unsafe-fixes``) when fixes were
         #: applied, ``"show-unsafe"`` for ``--unsafe-fixes`` alone, else ``None``.
         self.fixing = fixing
+        #: Line formats: the findings and nothing else, no note or summary (``-q``).
+        self.quiet = False
+        #: Line formats: a count per rule instead of the findings (``--statistics``).
+        self.statistics = False
 
     @property
     def start_time(self) -> datetime | None:

@@ -101,6 +101,8 @@ class Stream:
         self.ctx = ctx
         #: A finding rests on the assumed cluster (ReportContext.assumption).
         self.assumed = False
+        #: ``--statistics``: (code, name) -> [count, fixable], in the order first met.
+        self.counts: dict[tuple[str, str], list[int]] = {}
 
     def line(self, finding: Finding) -> str:
         text = format_finding(finding, self.ctx.color)
@@ -113,14 +115,35 @@ class Stream:
         self.assumed = self.assumed or any(
             f.rule in ASSUMING_RULES and f.severity is Severity.INFO for f in shown
         )
+        if self.ctx.statistics:
+            for f in shown:
+                row = self.counts.setdefault((f.rule, f.name), [0, 0])
+                row[0] += 1
+                row[1] += f.fix is not None
+            return ""
         return "".join(self.line(f) + "\n" for f in shown)
 
     def end(self, report: Report) -> str:
+        table = statistics(self.counts) if self.ctx.statistics else ""
+        if self.ctx.quiet:
+            return table
         note = ""
         if self.assumed and self.ctx.assumption:
             note = f"note: {escape(self.ctx.assumption)}\n"
         fixes = fix_summary(report, self.ctx)
-        return note + summary(report, self.ctx) + "\n" + (fixes + "\n" if fixes else "")
+        return table + note + summary(report, self.ctx) + "\n" + (fixes + "\n" if fixes else "")
+
+
+def statistics(counts: dict[tuple[str, str], list[int]]) -> str:
+    """``--statistics`` (ruff's): one line per rule, most findings first: the count, the
+    code, ``[*]`` when every finding of it has a fix, and the rule's name."""
+    rows = sorted(counts.items(), key=lambda item: (-item[1][0], item[0][0]))
+    width = max((len(str(n)) for _, (n, _) in rows), default=1)
+    out = []
+    for (code, name), (n, fixable) in rows:
+        mark = "[*]" if fixable == n else "   "
+        out.append(f"{n:>{width}}\t{escape(code)}\t{mark} {escape(name)}\n")
+    return "".join(out)
 
 
 def render(report: Report, ctx: ReportContext) -> str:

@@ -1,0 +1,85 @@
+"""The habits of ruff's command line on ``gpulint check``: ``--format concise``,
+``--statistics``, ``-q/--quiet``, ``--exit-zero``; each through the fast parser and typer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import gpulint_in_process
+
+BAD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  tolerations:
+  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+  containers:
+  - name: a
+    image: x
+    resources:
+      requests: {nvidia.com/gpu: 1}
+  - name: b
+    image: x
+    resources:
+      requests: {nvidia.com/gpu: 2}
+      limits: {nvidia.com/gpu: 0.5}
+"""
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pod.yaml").write_text(BAD)
+    return tmp_path
+
+
+#: Both parsers: the fast one, and typer's (an option the fast parser sends on: --help=no).
+PARSERS = [[], ["--show-rendered"]]
+
+
+@pytest.mark.parametrize("extra", PARSERS)
+def test_concise_keeps_the_diagnostic_and_drops_the_advice(repo: Path, extra: list[str]) -> None:
+    full = gpulint_in_process("check", *extra, "pod.yaml", cwd=repo).stdout.splitlines()
+    short = gpulint_in_process("check", *extra, "-f", "concise", "pod.yaml", cwd=repo)
+    lines = short.stdout.splitlines()
+    assert short.returncode == 1
+    assert len(lines) == len(full) and lines[-1] == full[-1]  # the same summary
+    for brief, long in zip(lines[:-1], full[:-1], strict=True):
+        head = brief.rsplit(" [", 1)[0]
+        assert long.startswith(head) and len(brief) < len(long)
+    assert lines[0] == (
+        "pod.yaml:12:18: GPU001 error: nvidia.com/gpu is requested without a limit: the API "
+        'server rejects the pod ("Limit must be set for non overcommitable resources") '
+        "[Pod/train]"
+    )
+
+
+def test_statistics_counts_per_rule_most_first(repo: Path) -> None:
+    proc = gpulint_in_process("check", "--statistics", "pod.yaml", cwd=repo)
+    lines = proc.stdout.splitlines()
+    rows = [line.split("\t") for line in lines[:-1]]
+    counts = [(-int(count), code) for count, code, _ in rows]
+    assert counts == sorted(counts)  # most first, then by code
+    assert ["1", "GPU001", "[*] extended-resource-requests-without-limits"] in rows
+    assert lines[-1].startswith("Found ")
+    assert proc.returncode == 1
+
+
+def test_quiet_prints_the_findings_and_nothing_else(repo: Path) -> None:
+    proc = gpulint_in_process("check", "-q", "pod.yaml", cwd=repo)
+    assert proc.returncode == 1
+    assert all(line.startswith("pod.yaml:") for line in proc.stdout.splitlines())
+    (repo / "pod.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    clean = gpulint_in_process("check", "--quiet", "pod.yaml", cwd=repo)
+    assert (clean.returncode, clean.stdout) == (0, "")
+
+
+def test_exit_zero_reports_and_exits_zero_but_never_hides_a_tool_error(repo: Path) -> None:
+    proc = gpulint_in_process("check", "--exit-zero", "pod.yaml", cwd=repo)
+    assert proc.returncode == 0 and "GPU001 error" in proc.stdout
+    missing = gpulint_in_process("check", "--exit-zero", "nowhere.yaml", cwd=repo)
+    assert missing.returncode == 2
