@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from gpulint.commands import Trust, check_stdin_filename, configure, error, fail, use_color
-from gpulint.outfiles import write_fixed, written
+from gpulint.outfiles import unwritable, write_fixed, written
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -291,6 +291,10 @@ def run_check(
         fail("--output needs a file name (`-` is standard output)")
     if output == "-":  # `-o -` is standard output, the same as no --output
         output = None
+    if output is not None:
+        cannot = unwritable(output)  # before linting, not after minutes of it
+        if cannot is not None:
+            fail(cannot)
     check_stdin_filename(paths, stdin_filename)
     if diff and (output is not None or output_format != "text"):
         # Checked before linting: the diff is the output, and a report asked for would

@@ -430,7 +430,8 @@ def lsp_server(
     except ImportError as exc:
         missing = exc.name or "pygls"
         _fail(
-            f"gpulint lsp needs the optional {missing} package: "
-            "pip install 'gpulint[lsp]' (pygls and lsprotocol)"
+            f"gpulint lsp needs the optional {missing} package (the lsp extra: pygls and "
+            "lsprotocol): `pip install 'gpulint[lsp]'` from a package index, or "
+            "`pip install '.[lsp]'` in a clone of gpulint"
         )
     serve(Trust(allow_plugins))

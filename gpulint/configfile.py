@@ -251,6 +251,12 @@ def read_config(path: FsPath) -> ConfigFile:
             f".gpulint.yml or pyproject.toml){hint}"
         )
     if not path.is_file():
+        if path.exists():
+            raise ConfigError(
+                f"{shown}: not a regular file (a device, a FIFO or a socket); --config takes a "
+                "configuration file (.gpulint.yaml, .gpulint.yml or pyproject.toml); "
+                "--isolated ignores every configuration"
+            )
         raise ConfigError(f"{shown}: no such configuration file")
     if path.suffix == ".toml":
         data = _read_toml(path)

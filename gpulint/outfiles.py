@@ -37,6 +37,31 @@ def _symlink_on_the_way(path: str) -> str | None:
     return None
 
 
+def unwritable(path: str) -> str | None:
+    """Why ``path`` cannot take a report, asked before any file is linted (as ruff does):
+    a run never lints for minutes to fail on its ``--output``. Missing parent folders are
+    created, as the write would; a file is made and removed in the folder to know the
+    folder takes one. None: it can (the write itself may still fail, and says so)."""
+    import tempfile
+
+    link = _symlink_on_the_way(path)
+    if link is not None:
+        return f"refusing to write {path}: {'it' if link == path else link} is a symbolic link"
+    if os.path.isdir(path):
+        return f"cannot write {path}: it is a directory"
+    if os.path.exists(path):
+        return None if os.access(path, os.W_OK) else f"cannot write {path}: permission denied"
+    parent = os.path.dirname(path) or os.curdir
+    try:
+        os.makedirs(parent, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".gpulint-", suffix=".tmp", dir=parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or type(exc).__name__}"
+    return None
+
+
 def written(path: str, content: Callable[[], str]) -> str | None:
     """Write ``content()`` to ``path`` (:func:`write_file`); None, or why it was not."""
     try:

@@ -95,7 +95,11 @@ def _describe(error: Any) -> Iterator[tuple[Path, str]]:
         for key in instance:
             if key in props or any(re.search(p, str(key)) for p in patterns):
                 continue
-            yield (*path, key), f"unknown key; {hint}"
+            import difflib
+
+            close = difflib.get_close_matches(str(key), list(props), n=1, cutoff=0.75)
+            mean = f"did you mean {close[0]}? " if close else ""
+            yield (*path, key), f"unknown key; {mean}{hint}"
         return
     if kind == "enum":
         allowed = ", ".join(_show(v) for v in error.validator_value)

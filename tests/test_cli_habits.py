@@ -83,3 +83,16 @@ def test_exit_zero_reports_and_exits_zero_but_never_hides_a_tool_error(repo: Pat
     assert proc.returncode == 0 and "GPU001 error" in proc.stdout
     missing = gpulint_in_process("check", "--exit-zero", "nowhere.yaml", cwd=repo)
     assert missing.returncode == 2
+
+
+def test_a_yaml_error_names_the_tab_it_stopped_at(repo: Path) -> None:
+    (repo / "pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata:\n\tname: x\n")
+    proc = gpulint_in_process("check", "pod.yaml", cwd=repo)
+    assert "pod.yaml:4:1: YML001 error: " in proc.stdout
+    assert "(the character there is a tab: YAML indents with spaces only)" in proc.stdout
+
+
+def test_config_that_is_a_device_is_not_called_missing(repo: Path) -> None:
+    proc = gpulint_in_process("check", "--config", "/dev/null", "pod.yaml", cwd=repo)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("gpulint: error: /dev/null: not a regular file")

@@ -191,8 +191,7 @@ def test_per_rule_option_wins_over_gpu_taints(rules: list[Any], tmp_path: Path) 
 
 def test_select_ignore_severity_and_fail_on(repo: Path) -> None:
     (repo / ".gpulint.yaml").write_text(
-        "select: [ALL]\nignore: [GPU020]\nseverity:\n  GPU003: error\n"
-        "fail-on: warning\n"
+        "select: [ALL]\nignore: [GPU020]\nseverity:\n  GPU003: error\nfail-on: warning\n"
     )
     (repo / "train.yaml").write_text(REDUNDANT)
     proc = run(["check", "-f", "json", "."], repo)
@@ -332,7 +331,8 @@ def test_one_selector_check_for_the_command_line_and_the_file(repo: Path, value:
 BAD_CONFIGS = [
     pytest.param(
         "select: [GPU001]\nseverty:\n  GPU003: error\n",
-        ".gpulint.yaml:2: severty: unknown key; allowed keys: baseline, cluster, devices, "
+        ".gpulint.yaml:2: severty: unknown key; did you mean severity? allowed keys: baseline, "
+        "cluster, devices, "
         "exclude, extend-select, fail-if-no-files, fail-on, force-exclude, gpu-taints, "
         "ignore, node-pools, per-file-ignores, per-object-ignores, platform, plugins, render, "
         "rule-dirs, rules, select, severity, workloads",
@@ -358,7 +358,8 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         "rules:\n  GPU020:\n    tains: []\n",
-        ".gpulint.yaml:3: rules.GPU020.tains: unknown key; allowed keys: taints",
+        ".gpulint.yaml:3: rules.GPU020.tains: unknown key; did you mean taints? "
+        "allowed keys: taints",
         id="unknown-option",
     ),
     pytest.param(

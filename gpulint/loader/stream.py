@@ -236,6 +236,7 @@ def _iter_load(
         if exc.context:
             what = f"{what} {exc.context}"
         span = _point(text, mark) if mark is not None else Span(1, 1, 1, 1)
+        what += _named_character(text, mark)
         problems.append(Problem("YML001", clamp(span, end), f"YAML syntax error: {what}"))
     except lib.YAMLError as exc:
         problems.append(Problem("YML001", Span(1, 1, 1, 1), f"YAML syntax error: {exc}"))
@@ -243,3 +244,24 @@ def _iter_load(
         dispose = getattr(parser, "dispose", None)
         if dispose is not None:
             dispose()
+
+
+#: Characters a YAML error most often stops at, named (the parser says only "a character").
+_NAMED = {
+    "\t": "a tab: YAML indents with spaces only",
+    "\u00a0": "a no-break space (U+00A0), which looks like a space",
+    "\ufeff": "a byte-order mark (U+FEFF) inside the text",
+    "@": "'@', which cannot start a plain value: quote it",
+    "`": "'`', which cannot start a plain value: quote it",
+    "%": "'%', which starts a directive: quote the value",
+}
+
+
+def _named_character(text: str, mark: Any) -> str:
+    """`` (the character there is a tab: ...)`` when the error stopped at a character that
+    needs naming, else ``""``."""
+    index = getattr(mark, "index", None)
+    if not isinstance(index, int) or not 0 <= index < len(text):
+        return ""
+    named = _NAMED.get(text[index])
+    return f" (the character there is {named})" if named else ""
