@@ -27,8 +27,47 @@ DEFAULT_WIDTH = 100
 MIN_SUMMARY = 40
 
 
+def _family(rule: Rule) -> tuple[int, str]:
+    """GPU rules first, then the YAML rules, then gpulint's own (GL), then the rest."""
+    order = {"GPU": 0, "YML": 1, "GL": 2}
+    prefix = rule.code.rstrip("0123456789")
+    return order.get(prefix, 3), rule.code
+
+
+def render_lines(rules: Sequence[Rule], width: int | None = None) -> str:
+    """``gpulint rules``: one line per rule, GPU rules first: code, name, default severity,
+    ``fix`` and ``opt-in`` flags, and the start of its summary cut to fit ``width`` (the
+    terminal's; ``DEFAULT_WIDTH`` when stdout is not one). ``--long`` is :func:`render_text`."""
+    if width is None:
+        import shutil
+
+        width = shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
+    ordered = sorted(rules, key=_family)
+    codes = max((len(r.code) for r in ordered), default=0)
+    names = max((len(r.name) for r in ordered), default=0)
+    lines = []
+    for rule in ordered:
+        flags = " ".join(f for f, on in (("fix", rule.fixable), ("opt-in", rule.opt_in)) if on)
+        origin = "" if rule.origin == "built-in" else f"[{escape(rule.origin)}]  "
+        head = (
+            f"{rule.code:<{codes}}  {rule.name:<{names}}  {rule.severity.label:<7}  {flags:<10}  "
+        )
+        if len(head) > width:  # a narrow terminal: the columns without their padding
+            head = f"{rule.code}  {rule.name}  {rule.severity.label}  {flags}  "
+        head += origin
+        summary = escape(rule.summary).split(". ", 1)[0].rstrip(".")
+        room = width - len(head)
+        if room < 30:
+            summary = ""  # a narrow terminal: the flags, not a stub of the summary
+        elif len(summary) > room:
+            summary = summary[: room - 1].rstrip() + "\u2026"
+        lines.append((head + summary).rstrip())
+    return plain("\n".join(lines) + "\n") if lines else ""
+
+
 def render_text(rules: Sequence[Rule], width: int | None = None) -> str:
-    """One entry per rule: code, name, default severity (and origin), then the summary.
+    """``gpulint rules --long``: one entry per rule: code, name, default severity (and
+    origin), then the summary.
 
     Lines fit ``width`` (default: the terminal's, from ``shutil.get_terminal_size``, which
     honours ``COLUMNS``; ``DEFAULT_WIDTH`` when stdout is not a terminal). Summaries wrap

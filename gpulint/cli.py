@@ -327,19 +327,24 @@ def list_rules(
             "json: everything, for tools.",
         ),
     ] = RulesFormat.text,
+    long: Annotated[
+        bool,
+        typer.Option("--long", help="text: each rule's summary in full, wrapped."),
+    ] = False,
     config: ConfigOption = None,
     isolated: IsolatedOption = False,
     allow_plugins: AllowPluginsOption = False,
     plugin: PluginOption = None,
     rule_dir: RuleDirOption = None,
 ) -> None:
-    """List every rule: code, name, default severity and what it checks."""
+    """List every rule, GPU rules first: code, name, default severity, whether it has a fix
+    (`fix`) or runs only when selected (`opt-in`), and what it checks."""
     from gpulint import catalog
 
     trust = Trust(allow_plugins, plugin or (), rule_dir or ())
     rules = _load_rules(_read_config(config, isolated), trust)
     render = {
-        RulesFormat.text: catalog.render_text,
+        RulesFormat.text: catalog.render_text if long else catalog.render_lines,
         RulesFormat.markdown: catalog.render_markdown,
         RulesFormat.json: catalog.render_json,
     }[output_format]

@@ -151,6 +151,12 @@ class Rule(NamedTuple):
         first = text.strip().split("\n\n", 1)[0]
         return " ".join(first.split())
 
+    @property
+    def fixable(self) -> bool:
+        """The rule offers fixes: its documentation has the "Fix safety" section that every
+        rule with a fix writes (what the fix changes, and whether it is safe)."""
+        return self.section("Fix safety") is not None
+
     def section(self, title: str) -> str | None:
         marker = f"## {title}"
         start = self.doc.find(marker)

@@ -422,9 +422,28 @@ def rule_entries(stdout: str) -> list[list[str]]:
     return entries
 
 
-def test_rules_lists_the_catalog() -> None:
+def test_rules_lists_one_line_per_rule_gpu_rules_first() -> None:
     env = {k: v for k, v in clean_env().items() if k != "COLUMNS"}
     proc = gpulint("rules", env=env)
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    rules = {r.code: r for r in load_rules()}
+    assert sorted(line.split()[0] for line in lines) == sorted(rules)
+    families = [line.split()[0].rstrip("0123456789") for line in lines]
+    assert families == sorted(families, key=["GPU", "YML", "GL"].index)
+    for line in lines:
+        code, name, severity, *rest = line.split()
+        rule = rules[code]
+        assert (name, severity) == (rule.name, rule.severity.label)
+        assert ("fix" in rest) == rule.fixable and ("opt-in" in rest) == rule.opt_in
+        assert len(line) <= 100
+    gpu003 = next(line for line in lines if line.startswith("GPU003"))
+    assert gpu003.split()[3:5] == ["fix", "opt-in"]
+
+
+def test_rules_long_lists_the_catalog() -> None:
+    env = {k: v for k, v in clean_env().items() if k != "COLUMNS"}
+    proc = gpulint("rules", "--long", env=env)
     assert proc.returncode == 0
     entries = rule_entries(proc.stdout)
     rules = load_rules()
@@ -443,8 +462,11 @@ def test_rules_lines_fit_the_terminal(columns: str | None) -> None:
     if columns is not None:
         env["COLUMNS"] = columns
     width = int(columns or 100)
-    lines = gpulint("rules", env=env).stdout.splitlines()
+    lines = gpulint("rules", "--long", env=env).stdout.splitlines()
     assert len(rule_entries("\n".join(lines))) == len(load_rules())
+    short = gpulint("rules", env=env).stdout.splitlines()
+    assert len(short) == len(load_rules())
+    assert all(len(line) <= max(width, 70) for line in short)
     # A line is longer only when it holds a single word that is (a URL, say).
     assert all(len(line) <= width or len(line.split()) == 1 for line in lines)
     if width >= 120:

@@ -352,3 +352,9 @@ def test_a_key_without_a_value_is_filled(rules: list) -> None:  # type: ignore[t
         "  tolerations:   # none yet\n  - key: nvidia.com/gpu\n    operator: Exists\n"
         "    effect: NoSchedule\n",
     )
+
+
+def test_the_rules_that_say_how_their_fix_is_safe_are_the_fixable_ones(rules: list) -> None:  # type: ignore[type-arg]
+    # `gpulint rules` marks `fix` from the rule's "Fix safety" section: this table and the
+    # rules' documentation cannot drift apart.
+    assert {r.code for r in rules if r.fixable} == set(FIXABLE)

@@ -177,7 +177,7 @@ def test_a_wrapped_summary_starts_no_command(rule_tree: Path) -> None:
     )
     for width in range(40, 121, 7):
         env = {**os.environ, "COLUMNS": str(width)}
-        proc = gpulint_in_process("rules", cwd=rule_tree, env=env)
+        proc = gpulint_in_process("rules", "--long", cwd=rule_tree, env=env)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.count("::error::x") == 8
         assert_no_command(proc.stdout)
