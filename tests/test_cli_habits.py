@@ -96,3 +96,23 @@ def test_config_that_is_a_device_is_not_called_missing(repo: Path) -> None:
     proc = gpulint_in_process("check", "--config", "/dev/null", "pod.yaml", cwd=repo)
     assert proc.returncode == 2
     assert proc.stderr.startswith("gpulint: error: /dev/null: not a regular file")
+
+
+def test_gpulint_config_prints_yaml_that_pasted_back_changes_nothing(repo: Path) -> None:
+    (repo / ".gpulint.yaml").write_text(
+        "ignore: [GPU021]\nseverity: {GPU003: error}\ngpu-taints: ['sku=gpu:NoSchedule']\n"
+        "rules:\n  GPU040: {max_per_node: 4}\n"
+    )
+    shown = gpulint_in_process("config", "-f", "json", cwd=repo).stdout
+    text = gpulint_in_process("config", cwd=repo).stdout
+    assert "\nselect:" not in text  # the default selection is no [ALL] (opt-in rules)
+    assert "# select: not set, so every rule but the opt-in ones (GPU003" in text
+    (repo / ".gpulint.yaml").write_text(text)
+    again = gpulint_in_process("config", "-f", "json", cwd=repo)
+    assert again.returncode == 0, again.stderr
+    import json
+
+    def values(doc: str) -> dict[str, object]:
+        return {k: v["value"] for k, v in json.loads(doc)["settings"].items()}
+
+    assert values(again.stdout) == values(shown)

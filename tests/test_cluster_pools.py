@@ -210,7 +210,7 @@ def test_the_node_pools_example_is_a_valid_configuration(tmp_path: Path) -> None
     (tmp_path / ".gpulint.yaml").write_text(block("docs/cluster.md", "Node pools", "yaml").text)
     proc = gpulint_in_process("config", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert 'platform = "ack"' in proc.stdout
+    assert 'platform: "ack"' in proc.stdout
 
 
 def test_the_cluster_example(tmp_path: Path) -> None:

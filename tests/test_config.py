@@ -222,7 +222,7 @@ def test_config_command_shows_origins(repo: Path) -> None:
     text = run(["config"], repo).stdout
     assert text.startswith("# configuration file: .gpulint.yaml\n")
     assert any(
-        line.startswith('ignore = ["GPU021"]') and line.endswith("# .gpulint.yaml:2")
+        line.startswith('ignore: ["GPU021"]') and line.endswith("# .gpulint.yaml:2")
         for line in text.splitlines()
     )
 
