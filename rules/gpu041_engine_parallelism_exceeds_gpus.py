@@ -20,9 +20,20 @@ line continuations included); `$(VAR)`, `$VAR` and `${VAR}` are replaced by the
 container's own literal `env` values, and an option whose value is still not a number is
 skipped. The finding is at the list item that holds the value (or the `NUM_SHARD` value).
 
-Only single-node engines are checked: an engine started across nodes (`--nnodes` above 1,
-`--distributed-executor-backend ray`, `--headless`, `ray start` in its script, or a pod of a
-LeaderWorkerSet or Ray object) spreads its parallelism over several pods. Data parallelism
+An engine spread over nodes has the container's devices on each node: `--nnodes N`
+(SGLang, vLLM) gives N nodes, `$(LWS_GROUP_SIZE)` and `$(RBG_LWP_GROUP_SIZE)` the size of
+the pod group; any engine in a group's pods (a LeaderWorkerSet's
+`spec.leaderWorkerTemplate.size`, an llmaz Service's `spec.workloadTemplate.size`, a
+RoleBasedGroup's `leaderWorkerPattern.size`) spans the group, as vLLM does over the Ray
+cluster its pods form. When the nodes are not known the engine is not checked: a group
+whose size is not a number, `--nnodes` of no literal value, vLLM over Ray outside a group
+(`--distributed-executor-backend ray`, `ray start` or a Ray launcher script such as
+`multi-node-serving.sh` first), a data-parallel node (`--headless`), a Ray object's pods.
+
+TPU chips (`google.com/tpu`) count as the JAX devices vLLM TPU counts, by the pod's
+`cloud.google.com/gke-tpu-accelerator`: one per chip on v4, v5e, v5p and v6e, two on
+TPU7x; a TPU pod of no known accelerator is not checked, nor AWS Neuron devices (vLLM
+counts NeuronCores, whose number per device depends on the instance). Data parallelism
 is not counted, and containers asking for a share of a GPU or for GPUs through DRA claims
 are skipped, since the number of devices is not their value.
 
@@ -56,7 +67,12 @@ None.
 
 ## References
 - vLLM documentation, "Distributed inference and serving" (tensor-parallel times
-  pipeline-parallel GPUs on one node; Ray or multi-node for more)
+  pipeline-parallel GPUs on one node; Ray or multi-node for more), and
+  examples/online_serving/multi-node-serving.sh
+- LeaderWorkerSet API (`leaderWorkerTemplate.size`, default 1; `LWS_GROUP_SIZE`):
+  https://lws.sigs.k8s.io/docs/reference/leaderworkerset.v1/
+- Cloud TPU documentation, https://cloud.google.com/tpu/docs/tpu7x ("Dual-chiplet
+  architecture": two devices per TPU7x chip) and the v5e / v6e / v5p pages
 - SGLang documentation, "Server arguments" (`--tp-size`, `--pp-size`, `--nnodes`)
 - Text Generation Inference documentation, "Launcher arguments" (`--num-shard`, env
   `NUM_SHARD`)
