@@ -20,9 +20,20 @@ line continuations included); `$(VAR)`, `$VAR` and `${VAR}` are replaced by the
 container's own literal `env` values, and an option whose value is still not a number is
 skipped. The finding is at the list item that holds the value (or the `NUM_SHARD` value).
 
-Only single-node engines are checked: an engine started across nodes (`--nnodes` above 1,
-`--distributed-executor-backend ray`, `--headless`, `ray start` in its script, or a pod of a
-LeaderWorkerSet or Ray object) spreads its parallelism over several pods. Data parallelism
+An engine spread over nodes has the container's devices on each node: `--nnodes N`
+(SGLang, vLLM) gives N nodes, `$(LWS_GROUP_SIZE)` and `$(RBG_LWP_GROUP_SIZE)` the size of
+the pod group; any engine in a group's pods (a LeaderWorkerSet's
+`spec.leaderWorkerTemplate.size`, an llmaz Service's `spec.workloadTemplate.size`, a
+RoleBasedGroup's `leaderWorkerPattern.size`) spans the group, as vLLM does over the Ray
+cluster its pods form. When the nodes are not known the engine is not checked: a group
+whose size is not a number, `--nnodes` of no literal value, vLLM over Ray outside a group
+(`--distributed-executor-backend ray`, `ray start` or a Ray launcher script such as
+`multi-node-serving.sh` first), a data-parallel node (`--headless`), a Ray object's pods.
+
+TPU chips (`google.com/tpu`) count as the JAX devices vLLM TPU counts, by the pod's
+`cloud.google.com/gke-tpu-accelerator`: one per chip on v4, v5e, v5p and v6e, two on
+TPU7x; a TPU pod of no known accelerator is not checked, nor AWS Neuron devices (vLLM
+counts NeuronCores, whose number per device depends on the instance). Data parallelism
 is not counted, and containers asking for a share of a GPU or for GPUs through DRA claims
 are skipped, since the number of devices is not their value.
 
@@ -56,7 +67,12 @@ None.
 
 ## References
 - vLLM documentation, "Distributed inference and serving" (tensor-parallel times
-  pipeline-parallel GPUs on one node; Ray or multi-node for more)
+  pipeline-parallel GPUs on one node; Ray or multi-node for more), and
+  examples/online_serving/multi-node-serving.sh
+- LeaderWorkerSet API (`leaderWorkerTemplate.size`, default 1; `LWS_GROUP_SIZE`):
+  https://lws.sigs.k8s.io/docs/reference/leaderworkerset.v1/
+- Cloud TPU documentation, https://cloud.google.com/tpu/docs/tpu7x ("Dual-chiplet
+  architecture": two devices per TPU7x chip) and the v5e / v6e / v5p pages
 - SGLang documentation, "Server arguments" (`--tp-size`, `--pp-size`, `--nnodes`)
 - Text Generation Inference documentation, "Launcher arguments" (`--num-shard`, env
   `NUM_SHARD`)
@@ -135,8 +151,38 @@ ENGINES = (
 #: Any container whose options use these long flags (kserve's vLLM runtime, with no command
 #: or image of its own): vLLM and SGLang, and the engines built on them, mean the same.
 GENERIC = Engine("vLLM/SGLang", (), (), ("--tensor-parallel-size",), ("--pipeline-parallel-size",))
-#: Kinds whose pods form one engine across nodes.
-MULTI_NODE_KINDS = {"LeaderWorkerSet", "RayCluster", "RayService", "RayJob"}
+#: Kinds whose pods form a Ray cluster: an engine there runs in Ray's placement groups, over
+#: worker groups whose size the manifest does not fix (autoscaling, several groups).
+RAY_KINDS = {"RayCluster", "RayService", "RayJob", "RayClusterFleet"}
+#: Fields that hold a group of pods started together and its ``size``: a LeaderWorkerSet's
+#: ``spec.leaderWorkerTemplate``, an llmaz Service's ``spec.workloadTemplate`` (an LWS
+#: template), a RoleBasedGroup role's ``leaderWorkerPattern`` (v1alpha2); and, beside the
+#: template of a v1alpha1 role whose workload is a LeaderWorkerSet, ``leaderWorkerSet``.
+GROUP_FIELDS = ("leaderWorkerTemplate", "workloadTemplate", "leaderWorkerPattern")
+#: The variables those controllers set in every container of the group to its size.
+GROUP_SIZE_VARS = ("LWS_GROUP_SIZE", "RBG_LWP_GROUP_SIZE")
+#: Scripts that start or join a Ray cluster for vLLM (vLLM's
+#: examples/online_serving/multi-node-serving.sh, the LWS vLLM example's ray_init.sh).
+RAY_SCRIPTS = ("multi-node-serving.sh", "ray_init.sh")
+#: JAX devices per TPU chip, by GKE's ``cloud.google.com/gke-tpu-accelerator`` value: vLLM
+#: TPU (and any JAX engine) counts its tensor parallelism in JAX devices. One per chip on v4
+#: and v5p (megacore: two TensorCores as one device) and on v5e and v6e (one TensorCore);
+#: two on TPU7x, whose two chiplets are two devices. Sources: cloud.google.com/tpu/docs/v4,
+#: /v5p, /v5e, /v6e ("TensorCores per chip"), /tpu7x ("Dual-chiplet architecture": two TPU
+#: devices per chip instead of one megacore); accelerator values from
+#: cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus.
+TPU_ACCELERATOR = "cloud.google.com/gke-tpu-accelerator"
+TPU_DEVICES_PER_CHIP = {
+    "tpu-v4-podslice": 1,
+    "tpu-v5p-slice": 1,
+    "tpu-v5-lite-podslice": 1,
+    "tpu-v5-lite-device": 1,
+    "tpu-v6e-slice": 1,
+    "tpu7x": 2,
+}
+#: Accelerators the engine does not count one to one and whose ratio the manifest does not
+#: show: vLLM on Neuron counts NeuronCores, two per device on Inf2 and Trn1, more on Trn2.
+UNCOUNTED = {"aws.amazon.com/neuron"}
 #: ``$(VAR)``, ``${VAR}``, ``$VAR``.
 #: (A pattern: compiled on first use, see docs/architecture.md.)
 _VAR = r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
@@ -152,8 +198,10 @@ class Word:
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
-    if pod.obj.root.kind in MULTI_NODE_KINDS:
+    if pod.obj.root.kind in RAY_KINDS:
         return
+    group: int | None = None
+    grouped = False  # group is read (once per pod spec, for the first engine container)
     for container in pod.containers:
         if container.section == "ephemeralContainers":
             continue
@@ -164,10 +212,21 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             continue
         if not _may_start_engine(container):
             continue
+        devices = _devices(pod, container, ctx)
+        if devices is None:
+            continue
+        if not grouped:
+            group, grouped = _group_size(pod), True
         env = _literal_env(container)
+        if group:
+            for var in GROUP_SIZE_VARS:
+                env.setdefault(var, (str(group), container.path))
         words = _words(container, env)
         engine = _engine(container, words)
-        if engine is None or _multi_node(words):
+        if engine is None:
+            continue
+        nodes = _nodes(words, group)
+        if nodes is None:
             continue
         tensor = _option(words, engine.tensor)
         if tensor is None and engine.tensor_env is not None and engine.tensor_env in env:
@@ -176,22 +235,80 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         pipeline = _option(words, engine.pipeline)
         tp = tensor[0] if tensor else 1
         pp = pipeline[0] if pipeline else 1
-        if tp is None or pp is None or tp * pp <= gpus:
+        have = gpus * devices[0] * nodes
+        if tp is None or pp is None or tp * pp <= have:
             continue
-        # At the option that alone exceeds the GPUs, else at the tensor parallelism.
-        chosen = pipeline if pipeline and (tensor is None or pp > gpus >= tp) else tensor
-        if chosen is None:  # cannot happen: tp * pp > gpus >= 1 means one was given
+        # At the option that alone exceeds the devices, else at the tensor parallelism.
+        chosen = pipeline if pipeline and (tensor is None or pp > have >= tp) else tensor
+        if chosen is None:  # cannot happen: tp * pp > have >= 1 means one was given
             continue
-        where = chosen[1]
+        per_unit, unit, noun = devices
         size = f"tensor parallel {tp}" + (f" times pipeline parallel {pp}" if pipeline else "")
+        asked = _count(gpus, unit) + (f" ({gpus * per_unit} {noun})" if per_unit > 1 else "")
+        need = _count(-(-tp * pp // (per_unit * nodes)), unit)
+        if nodes > 1:
+            asked += f" on each of {nodes} nodes, {have} {noun} in all"
+            need += " on each node"
         yield Violation(
-            where,
-            f"container {container.label} starts {engine.name} with {size} = {tp * pp} GPUs, "
-            f"but requests {gpus} GPU{'s' if gpus != 1 else ''}: the engine fails at start-up "
-            f"and the pod crash-loops; request {tp * pp} GPUs, or lower the parallelism to "
-            f"{gpus}",
+            chosen[1],
+            f"container {container.label} starts {engine.name} with {size} = {tp * pp} {noun}, "
+            f"but requests {asked}: the engine fails at start-up and the pod crash-loops; "
+            f"request {need}, or lower the parallelism to {have}",
             at="value",
         )
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit}{'s' if n != 1 else ''}"
+
+
+def _devices(pod: PodSpec, container: Container, ctx: RuleContext) -> tuple[int, str, str] | None:
+    """The devices the engine counts per accelerator the container requests, the
+    accelerator's name and the devices' (GPUs one to one; a TPU chip as the JAX devices of
+    the pod's TPU accelerator); None when that is not known."""
+    from gpulint.resources import resource_lists  # a GPU container that may start an engine
+
+    names = {n for _, m in resource_lists(container) for n in m if ctx.registry.is_accelerator(n)}
+    name = next(iter(names), "")  # one name: whole_gpu_count answers None for several
+    if name in UNCOUNTED:
+        return None
+    if name != "google.com/tpu":
+        return 1, "GPU", "GPUs"
+    selector = pod.spec.get("nodeSelector")
+    accelerator = selector.get(TPU_ACCELERATOR) if isinstance(selector, dict) else None
+    per_chip = TPU_DEVICES_PER_CHIP.get(accelerator) if isinstance(accelerator, str) else None
+    # None: a TPU pod whose generation is not written, devices per chip unknown.
+    return None if per_chip is None else (per_chip, "TPU chip", "TPU devices")
+
+
+def _group_size(pod: PodSpec) -> int | None:
+    """The size of the pod group (a LeaderWorkerSet and the like) whose template holds this
+    pod spec: None when the pod is in no group, 0 when the size is not a literal number."""
+    node: Any = pod.obj.doc.data
+    found: int | None = None
+    for key in pod.path:
+        if isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node):
+            node = node[key]
+            continue
+        if not isinstance(node, dict):
+            break
+        group = None
+        if key in GROUP_FIELDS:
+            group = node[key]
+        elif key == "template" and _lws_workload(node):
+            group = node.get("leaderWorkerSet")  # a v1alpha1 role: the size beside the template
+        if isinstance(group, dict):
+            # The LeaderWorkerSet API defaults the size to 1.
+            size = group.get("size", 1)
+            literal = isinstance(size, (int, str)) and not isinstance(size, bool)
+            found = (_int(str(size)) if literal else None) or 0
+        node = node.get(key)
+    return found
+
+
+def _lws_workload(role: dict[str, Any]) -> bool:
+    workload = role.get("workload")
+    return isinstance(workload, dict) and workload.get("kind") == "LeaderWorkerSet"
 
 
 def _literal_env(container: Container) -> dict[str, tuple[str, Path]]:
@@ -316,21 +433,39 @@ def _engine(container: Container, words: list[Word]) -> Engine | None:
     return None
 
 
-def _multi_node(words: list[Word]) -> bool:
+def _nodes(words: list[Word], group: int | None) -> int | None:
+    """The nodes the engine spans, each with the container's devices; None when not known.
+
+    ``--nnodes`` (SGLang, vLLM) says it; else an engine in a pod group spans the group
+    (vLLM over a Ray cluster the group's pods form, or a launcher script); else an engine
+    started over Ray (``--distributed-executor-backend ray``, ``ray start`` or a Ray launcher
+    script first) spans a cluster of unknown size, and a data-parallel node (``--headless``,
+    ``--data-parallel-address``) shares the engine with others the manifest does not show.
+    """
     texts = [w.text for w in words]
+    nnodes: int | None = None
+    ray = False
     for i, text in enumerate(texts):
         if text in ("--headless",) or text.startswith("--data-parallel-address"):
-            return True
+            return None
         if text == "ray" and i + 1 < len(texts) and texts[i + 1] == "start":
-            return True
-        name, _, value = text.partition("=")
-        if not value and i + 1 < len(texts):
+            ray = True
+        if text.rsplit("/", 1)[-1] in RAY_SCRIPTS:
+            ray = True
+        name, eq, value = text.partition("=")
+        if not eq and i + 1 < len(texts):
             value = texts[i + 1]
         if name == "--distributed-executor-backend" and value == "ray":
-            return True
-        if name in ("--nnodes", "--num-nodes") and (_int(value) or 1) > 1:
-            return True
-    return False
+            ray = True
+        if name in ("--nnodes", "--num-nodes"):
+            nnodes = _int(value)
+            if nnodes is None:
+                return None  # $(VAR) of no literal value: not known
+    if nnodes is not None:
+        return nnodes
+    if group is not None:
+        return group or None
+    return None if ray else 1
 
 
 def _option(words: list[Word], flags: tuple[str, ...]) -> tuple[int | None, Path] | None:

@@ -60,11 +60,20 @@ def test_parallelism_is_read(fields: str) -> None:
         '    args: ["--tensor-parallel-size", "$(TP)"]',
         "    command: [sh, -c, 'vllm serve m --tensor-parallel-size \"$TP\"']",
         "    command: [sh, -c, 'ray start --head && vllm serve m --tensor-parallel-size 8']",
-        '    args: ["--tensor-parallel-size", "8", "--nnodes=2"]',
+        '    args: ["--tensor-parallel-size", "4", "--nnodes=2"]',
+        '    args: ["--tensor-parallel-size", "8", "--nnodes", "$(NODES)"]',
+        "    command: [sh, -c, 'bash multi-node-serving.sh leader; vllm serve m -tp 8']",
+        '    args: ["--tensor-parallel-size", "8", "--headless"]',
     ],
 )
 def test_unknown_or_multi_node_parallelism_is_left_alone(fields: str) -> None:
     assert _gpu041("vllm/vllm-openai:v0.6.3", fields) == []
+
+
+def test_nodes_multiply_the_gpus() -> None:
+    (message,) = _gpu041("vllm/vllm-openai:v0.6.3", '    args: ["-tp", "8", "--nnodes=2"]')
+    assert "requests 2 GPUs on each of 2 nodes, 4 GPUs in all" in message
+    assert "request 4 GPUs on each node, or lower the parallelism to 4" in message
 
 
 def test_an_unbalanced_quote_falls_back_to_whitespace() -> None:
