@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 def describe(effective: Effective, rules: Sequence[Rule], json_output: bool = False) -> str:
     """The effective configuration, one value per line with where it came from."""
     from gpulint.config import DEFAULT
-    from gpulint.model import RULE_ERROR_CODE
     from gpulint.engine import is_enabled
+    from gpulint.model import RULE_ERROR_CODE
     from gpulint.textsafe import escape_line, json_text
 
     file = effective.file
