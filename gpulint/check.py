@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from gpulint.cluster.model import Cluster
     from gpulint.config import Effective
     from gpulint.discover import Target
+    from gpulint.dra import DeviceClasses
     from gpulint.fixer import FileFix
     from gpulint.fixtarget import Fixing
     from gpulint.model import Finding
@@ -197,6 +198,27 @@ def cluster_picture(settings: Settings, found: Iterable[Target]) -> Picture:
     return gatherer.picture(Found(nodes, tolerations))
 
 
+def device_classes(found: Iterable[Target]) -> DeviceClasses | None:
+    """The DeviceClasses of every file to lint (gpulint.dra), read in a pre-pass so a claim
+    can name a class another file defines; None when no file defines one. Only files that
+    can hold a DRA object are parsed. Standard input is not pre-read."""
+    from gpulint.dra import run_device_classes
+    from gpulint.loader.decoding import decode
+    from gpulint.readtarget import read_target
+
+    def texts() -> Iterator[str]:
+        for target in found:
+            if target.path is None:
+                continue
+            raw, _ = read_target(target)
+            text = decode(raw)[0] if raw is not None else None
+            if text is not None:
+                yield text
+
+    classes = run_device_classes(texts())
+    return classes if classes.drivers else None
+
+
 def assumption(settings: Settings) -> str | None:
     """What GPU020, GPU021, GPU023 and GPU040 assume of the cluster when nothing describes
     it (None: something does), for the text report to say once after an assumed finding:
@@ -335,6 +357,10 @@ def run_check(
         settings.cluster = cluster_objects(
             settings.cluster, targets(given, stdin_label, exclude, effective.force_exclude)[0]
         )
+    # DeviceClasses are cluster-wide: a claim in one file may name a class another defines.
+    settings.device_classes = device_classes(
+        targets(given, stdin_label, exclude, effective.force_exclude)[0]
+    )
     linter = Linter(rules, settings)
     if settings.cluster is None and linter.active.keys() & EVIDENCE_RULES:
         settings.evidence = cluster_picture(

@@ -9,6 +9,13 @@ classes hands out accelerators: a class listed in the registry's ``dra.device_cl
 (``gpu.nvidia.com``, ``mig.nvidia.com``, ...), or a DeviceClass defined in the same file
 whose CEL selectors name a driver listed in ``dra.drivers``.
 
+DeviceClasses are cluster-scoped and usually installed apart from the workloads (a driver's
+chart), so a run reads them from every file it lints (:func:`run_device_classes`, a pre-pass
+of ``gpulint check``) and hands them to each file's index (``ClaimIndex.run``). A claim whose
+class is neither in the registry nor defined in the run (or defined with selectors that name
+no driver) asks for devices of an unknown kind: the pod is neither a GPU pod nor surely a
+CPU pod (:func:`has_unresolved_claims`), never called a CPU pod.
+
 Claims and classes live in other documents than the pod, so the lookup needs the documents
 of the same file (or stdin stream). The per-file view (:mod:`gpulint.manifest`) builds one
 :class:`ClaimIndex` per file (``Manifest.claims``, shared by its ``DocumentView``s), and
@@ -25,6 +32,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from gpulint.loader.document import Document
+from gpulint.loader.stream import DocumentStream
 from gpulint.model import Path
 from gpulint.registry import Registry
 from gpulint.workloads import K8sObject, PodSpec, objects
@@ -81,11 +89,36 @@ class GpuClaim(NamedTuple):
         )
 
 
+class DeviceClasses(NamedTuple):
+    """The DeviceClasses of every file a run lints: name -> the drivers its CEL selectors
+    name, and their ``spec.extendedResourceName``s."""
+
+    drivers: Mapping[str, tuple[str, ...]]
+    extended: frozenset[str]
+
+
+def run_device_classes(texts: Iterable[str]) -> DeviceClasses:
+    """The DeviceClasses defined in ``texts`` (only texts that can hold a DRA object are
+    parsed: :func:`may_hold_dra`)."""
+    drivers: dict[str, tuple[str, ...]] = {}
+    extended: set[str] = set()
+    for text in texts:
+        if not may_hold_dra(text):
+            continue
+        index = ClaimIndex(DocumentStream(text))
+        index._index()
+        drivers.update(index._class_drivers)
+        extended |= index._extended
+    return DeviceClasses(drivers, frozenset(extended))
+
+
 class ClaimIndex:
     """The DRA objects of one file or stream, read lazily on the first lookup."""
 
     def __init__(self, documents: Iterable[Document]) -> None:
         self._documents = documents
+        #: The DeviceClasses of the whole run (set by the engine; None: only the file's).
+        self.run: DeviceClasses | None = None
         self._claims: dict[tuple[str, str], list[ClaimObject]] | None = None
         self._class_drivers: dict[str, tuple[str, ...]] = {}
         #: ``spec.extendedResourceName`` of the file's DeviceClasses (KEP-5004): names a
@@ -150,12 +183,16 @@ class ClaimIndex:
     def extended_resource(self, name: str) -> bool:
         """A DeviceClass of this file names ``name`` as its ``spec.extendedResourceName``."""
         self._index()
-        return name in self._extended
+        return name in self._extended or (self.run is not None and name in self.run.extended)
 
     def class_drivers(self, name: str) -> tuple[str, ...]:
-        """DRA drivers a DeviceClass defined in this file selects (its CEL selectors)."""
+        """DRA drivers a DeviceClass defined in this file (else in the run) selects (its CEL
+        selectors)."""
         self._index()
-        return self._class_drivers.get(name, ())
+        found = self._class_drivers.get(name)
+        if found is None and self.run is not None:
+            found = self.run.drivers.get(name)
+        return found or ()
 
 
 #: The index of every text that cannot hold a DRA object (``may_hold_dra``): one shared,
@@ -260,9 +297,21 @@ def gpu_claims(pod: PodSpec, registry: Registry, index: ClaimIndex | None) -> li
     return out
 
 
-def has_unresolved_claims(pod: PodSpec, index: ClaimIndex | None) -> bool:
-    """Does the pod use a claim whose object is not in ``index``, the claims of its file (so
-    its class is unknown)?"""
+def class_unknown(name: str, registry: Registry, index: ClaimIndex) -> bool:
+    """Nothing says what a DeviceClass hands out: the registry names it neither among the
+    accelerator classes nor among the others, and no file of the run defines it with
+    selectors that name a driver."""
+    if name in registry.device_classes or name in registry.other_device_classes:
+        return False
+    return not index.class_drivers(name)
+
+
+def has_unresolved_claims(
+    pod: PodSpec, index: ClaimIndex | None, registry: Registry | None = None
+) -> bool:
+    """Does the pod use a claim whose object is not in ``index``, the claims of its file, or
+    (with ``registry``) a claim that hands out no known accelerator but names a DeviceClass
+    nothing defines (so what it gets is unknown)?"""
     entries = pod.spec.get("resourceClaims")
     if pod.location != "pod" or not isinstance(entries, list):
         return False
@@ -272,6 +321,14 @@ def has_unresolved_claims(pod: PodSpec, index: ClaimIndex | None) -> bool:
         reference = _claim_reference(entry)
         if reference is None or index is None:
             return True
-        if index.claim(reference[0], reference[1], pod.obj.namespace) is None:
+        claim = index.claim(reference[0], reference[1], pod.obj.namespace)
+        if claim is None:
+            return True
+        if registry is None:
+            continue
+        classes = claim.device_classes
+        if any(gpu_class_hardware(c, registry, index) is not None for c in classes):
+            continue  # a GPU claim (gpu_claims)
+        if any(class_unknown(c, registry, index) for c in classes):
             return True
     return False

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from gpulint.dra import NO_CLAIMS
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document, Problem
 from gpulint.manifest import DocumentView, Manifest
@@ -230,6 +231,9 @@ class Linter:
         # dra.NO_CLAIMS): 30 rules' contexts for each document cost more than some rules.
         claims = view.claims
         if self._contexts is None or self._contexts[0] is not claims:
+            run = self.settings.device_classes
+            if run is not None and claims is not NO_CLAIMS:
+                claims.run = run  # the classes of the run's other files (gpulint.dra)
             self._contexts = (
                 claims,
                 [(a, a.ctx._replace(claims=claims)) for a in self.object_rules],

@@ -124,6 +124,7 @@ class PodSpec:
     """A pod spec (or a container / resources location standing in for one)."""
 
     __slots__ = (
+        "added_tolerations",
         "containers",
         "found_by",
         "inherited",
@@ -131,6 +132,7 @@ class PodSpec:
         "memo",
         "node_agent",
         "obj",
+        "operator_amounts",
         "path",
         "pattern",
         "spec",
@@ -164,6 +166,12 @@ class PodSpec:
         #: "table": a workload row's pattern found it; "shape": the kind has no row and
         #: :mod:`gpulint.shapes` recognised a pod spec or resource requirements by shape.
         self.found_by = found_by
+        #: Tolerations the owning kind's operator adds to the pods it makes
+        #: (``WorkloadKind.added_tolerations``).
+        self.added_tolerations: tuple[Any, ...] = ()
+        #: The resources are an operator's amounts, written into requests and limits both
+        #: (``WorkloadKind.operator_amounts``).
+        self.operator_amounts = False
         #: Answers computed from this pod spec that several rules ask for (its resource
         #: entries): they live and die with the pod spec, not in a module-level cache.
         self.memo: dict[Any, Any] = {}

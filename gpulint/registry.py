@@ -94,6 +94,7 @@ class Registry:
         "dra_drivers",
         "dra_prefix",
         "legacy",
+        "other_device_classes",
         "resources",
         "schemes",
     )
@@ -106,8 +107,12 @@ class Registry:
         device_classes: dict[str, DraClass] | None = None,
         dra_drivers: dict[str, DraClass] | None = None,
         dra_prefix: str = "",
+        other_device_classes: frozenset[str] = frozenset(),
     ) -> None:
         self.resources = resources
+        #: DRA DeviceClass names known to hand out no accelerator (NVIDIA's IMEX channels):
+        #: a claim for one is a CPU pod's, not an unknown one (gpulint.dra.class_unknown).
+        self.other_device_classes = other_device_classes
         #: KEP-5004: ``<dra_prefix><device class>`` is the implicit extended resource name
         #: of every DeviceClass ("" when the registry names none).
         self.dra_prefix = dra_prefix
@@ -349,6 +354,7 @@ class Registry:
             _dra(dra.get("device_classes", ())),
             _dra(dra.get("drivers", ())),
             str(prefix.get("prefix", "")),
+            frozenset(row["name"] for row in dra.get("other_device_classes", ())),
         )
 
     def merged(self, rows: Iterable[Mapping[str, Any]]) -> "Registry":
@@ -364,6 +370,7 @@ class Registry:
             dict(self.device_classes),
             dict(self.dra_drivers),
             self.dra_prefix,
+            self.other_device_classes,
         )
 
 

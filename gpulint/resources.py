@@ -266,8 +266,9 @@ def gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None = Non
 
     An explicit ``0`` asks for nothing: with only zeros the pod is a CPU pod. A null value,
     a template placeholder (``$GPUS``, ``{{ .Values.gpus }}``) or an unparseable value still
-    shows the intent, and counts. A claim defined in another file makes the answer unknown:
-    the pod is neither a GPU pod (``gpu``) nor surely a CPU pod (``cpu``).
+    shows the intent, and counts. A claim defined in another file, or one that names a
+    DeviceClass neither the registry nor any file of the run defines, makes the answer
+    unknown: the pod is neither a GPU pod (``gpu``) nor surely a CPU pod (``cpu``).
 
     ``claims`` are the DRA claims of the pod's file: a rule passes ``ctx.claims`` (the engine
     sets it per file); without them every claim is one defined elsewhere.
@@ -300,7 +301,7 @@ def _gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None) -> 
         entries,
         tuple(pod_level),
         tuple(gpu_claims(pod, registry, claims)),
-        has_unresolved_claims(pod, claims),
+        has_unresolved_claims(pod, claims, registry),
     )
 
 

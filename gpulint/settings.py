@@ -16,6 +16,7 @@ from gpulint.model import Severity
 if TYPE_CHECKING:
     from gpulint.cluster.evidence import Picture
     from gpulint.cluster.model import Cluster
+    from gpulint.dra import DeviceClasses
     from gpulint.registry import Registry
     from gpulint.suppress import ObjectIgnore, PathIgnore
     from gpulint.workloads import WorkloadTable
@@ -26,6 +27,7 @@ class Settings:
 
     __slots__ = (
         "cluster",
+        "device_classes",
         "evidence",
         "extend_select",
         "fail_on",
@@ -53,6 +55,7 @@ class Settings:
         per_object_ignores: tuple[ObjectIgnore, ...] = (),
         cluster: Cluster | None = None,
         evidence: Picture | None = None,
+        device_classes: DeviceClasses | None = None,
     ) -> None:
         self.select = select
         self.ignore = ignore
@@ -68,3 +71,6 @@ class Settings:
         #: What the linted files say about the GPU nodes when no cluster is described
         #: (gpulint.cluster.evidence; None: not gathered).
         self.evidence = evidence
+        #: The DeviceClasses of every file the run lints (gpulint.dra.run_device_classes;
+        #: None: not gathered, each file knows its own).
+        self.device_classes = device_classes

@@ -191,6 +191,10 @@ class WorkloadTable:
                     )
         if row.require_containers:
             pods = [p for p in pods if p.containers]
+        if row.added_tolerations or row.operator_amounts:
+            for pod in pods:
+                pod.added_tolerations = row.added_tolerations
+                pod.operator_amounts = row.operator_amounts and pod.location == "resources"
         if row.pod_defaults and pods:
             # The object-wide defaults do not depend on the pod: found once, not per pod.
             defaults = [

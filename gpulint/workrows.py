@@ -49,6 +49,8 @@ ROW_KEYS = (
     "pod_defaults",
     "require_containers",
     "node_agent",
+    "added_tolerations",
+    "operator_amounts",
     "source",
 )
 #: Embedded objects nest at most this deep (an object inside an object inside ...).
@@ -84,6 +86,13 @@ class WorkloadKind(NamedTuple):
     require_containers: bool = False
     #: Node agents (DaemonSets) legitimately tolerate GPU taints without requesting GPUs.
     node_agent: bool = False
+    #: Tolerations the kind's operator adds to every pod it makes from the object (KAITO
+    #: tolerates the taints of the GPU nodes it provisions): GPU020 counts them as the pod's.
+    added_tolerations: tuple[Mapping[str, Any], ...] = ()
+    #: The ``resources`` locations are the operator's own amounts, which its controller
+    #: writes into a container's requests *and* limits (llmaz flavors): the rules that
+    #: compare requests with limits (GPU001, GPU002, GPU003) do not apply to them.
+    operator_amounts: bool = False
     #: Where the row came from: "built-in" or a configuration file.
     origin: str = "built-in"
     source: str = ""
@@ -106,6 +115,8 @@ class WorkloadKind(NamedTuple):
             pod_defaults=tuple((k, patterns(v)) for k, v in defaults.items()),
             require_containers=bool(row.get("require_containers", False)),
             node_agent=bool(row.get("node_agent", False)),
+            added_tolerations=tuple(row.get("added_tolerations", ())),
+            operator_amounts=bool(row.get("operator_amounts", False)),
             origin=origin,
             source=str(row.get("source", "")),
         )
@@ -237,7 +248,12 @@ def validate_row(row: Any) -> list[str]:
                         errors.extend(
                             f"{where}[{i}]: {m}" for m in validate_pattern(pattern, "defaults")
                         )
-    for flag in ("require_containers", "node_agent"):
+    added = row.get("added_tolerations")
+    if added is not None and (
+        not isinstance(added, list) or not all(isinstance(t, Mapping) for t in added)
+    ):
+        errors.append(f"added_tolerations: must be a list of tolerations, got {_shown(added)}")
+    for flag in ("require_containers", "node_agent", "operator_amounts"):
         if flag in row and not isinstance(row[flag], bool):
             errors.append(f"{flag}: must be true or false, got {_shown(row[flag])}")
     if "source" in row and not isinstance(row["source"], str):

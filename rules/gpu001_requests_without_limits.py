@@ -4,6 +4,10 @@
 Flags an extended resource (any domain-prefixed name such as `nvidia.com/gpu`) that appears
 under a container's `resources.requests` but not under its `resources.limits`.
 
+An operator's own amount that its controller writes into a container's requests and limits
+both (an llmaz flavor's `requests`; the workload table's `operator_amounts`) is not a
+container's `requests`, and is not flagged.
+
 ## Why it matters
 Extended resources cannot be overcommitted, so Kubernetes requires a limit for them. The API
 server rejects the pod, and the Deployment, Job or other template that would create it:
@@ -54,6 +58,8 @@ OPTIONS: dict[str, object] = {}
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    if pod.operator_amounts:
+        return  # an operator's amount (llmaz flavor), written into requests and limits both
     for entry in container_entries(pod):
         if entry.section != "requests" or not is_extended_resource(entry.name):
             continue

@@ -4,6 +4,10 @@
 Flags an extended resource whose `resources.requests` value differs from its
 `resources.limits` value in the same container.
 
+An operator's own amount that its controller writes into a container's requests and limits
+both (an llmaz flavor's `requests`; the workload table's `operator_amounts`) is not a
+container's `requests`, and is not flagged.
+
 ## Why it matters
 Extended resources are never overcommitted: the request must equal the limit. The API server
 rejects the pod on the request's path: `must be equal to nvidia.com/gpu limit of 2`.
@@ -48,6 +52,8 @@ OPTIONS: dict[str, object] = {}
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    if pod.operator_amounts:
+        return  # an operator's amount (llmaz flavor), written into requests and limits both
     for entry in container_entries(pod):
         if entry.section != "requests" or not is_extended_resource(entry.name):
             continue

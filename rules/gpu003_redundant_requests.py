@@ -4,6 +4,10 @@
 Flags an extended resource whose `resources.requests` value equals its `resources.limits`
 value.
 
+An operator's own amount that its controller writes into a container's requests and limits
+both (an llmaz flavor's `requests`; the workload table's `operator_amounts`) is not a
+container's `requests`, and is not flagged.
+
 ## Why it matters
 It is accepted, but redundant: for extended resources the limit alone sets the request
 (`SetDefaults_Pod` copies limits into missing requests). Two copies of the same number drift
@@ -58,6 +62,8 @@ OPT_IN = True
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    if pod.operator_amounts:
+        return  # an operator's amount (llmaz flavor), written into requests and limits both
     for entry in container_entries(pod):
         if entry.section != "requests" or not is_extended_resource(entry.name):
             continue

@@ -20,6 +20,10 @@ Names of other domains are not this rule's business, and neither are DRA extende
 resources: `deviceclass.resource.kubernetes.io/<class>` and any DeviceClass's
 `spec.extendedResourceName` in the same file (KEP-5004) are served by claims, not plugins.
 
+A suggestion of a name that another project advertises in a domain it shares with the
+vendor (HAMi's `nvidia.com/gpucores` for `nvidia.com/vgpu-cores`) is no sure slip: the
+name may be a third plugin's, so that finding is a warning that names both ways out.
+
 Suggestions stay within the name's vendor domain: `amd.com/gpus` suggests `amd.com/gpu`,
 never another vendor's name that happens to be spelt alike. They cross to another domain
 only when the domain itself looks misspelt (`nvidai.com/gpu` suggests `nvidia.com/gpu`,
@@ -129,6 +133,20 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         elif suggestion is not None and suggestion.lower() == name.lower():
             hint = f"resource names are case-sensitive: write {suggestion}"
         elif suggestion is not None:
+            family = _foreign_family(name, suggestion, registry)
+            if family is not None:
+                # Another project's name in a shared domain (HAMi's nvidia.com/gpucores for
+                # vgpu-manager's nvidia.com/vgpu-cores): the name may be a third plugin's.
+                yield Violation(
+                    entry.path,
+                    f"{name} is not in gpulint's device registry; it is close to "
+                    f"{suggestion}, a {family} name, but other device plugins advertise "
+                    f"names under {name.rpartition('/')[0]} too: if your nodes advertise "
+                    f"it, add it to the configuration (devices: [{{name: {name}}}]); "
+                    f"else did you mean {suggestion}?",
+                    severity="warning",
+                )
+                continue
             hint = f"did you mean {suggestion}?"
         else:
             hint = _domain_hint(name, registry) or (
@@ -140,6 +158,27 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             f"satisfy it and the pod stays Pending forever; {hint}",
             fix=_rename(entry.path, name, to, entry.container.resources),
         )
+
+
+def _foreign_family(name: str, suggestion: str, registry: Registry) -> str | None:
+    """The family of ``suggestion`` when it is not that of its domain's own vendor (the
+    domain's first registry name: nvidia.com/gpu's ``nvidia``) but another project's sharing
+    its domain (HAMi's, vgpu-manager's), and ``name`` differs from it by more than case,
+    separators or a plural ``s``; None for the vendor's own names and for sure slips."""
+    entry = registry.resources.get(suggestion)
+    if entry is None or _squashed(name) == _squashed(suggestion):
+        return None
+    domain = suggestion.rpartition("/")[0] + "/"
+    owner = next((r for n, r in registry.resources.items() if n.startswith(domain)), None)
+    if owner is None or owner.family == entry.family:
+        return None
+    return entry.family
+
+
+def _squashed(name: str) -> str:
+    """``nvidia.com/vgpu_Core`` -> ``vgpucore``: the local part without case, separators and
+    a plural ``s``."""
+    return re.sub(r"[-_.]", "", name.rpartition("/")[2].lower()).removesuffix("s")
 
 
 def _rename(path: tuple[Any, ...], name: str, to: str | None, resources: Any) -> Repair | None:

@@ -51,7 +51,9 @@ makes it certain.
 
 Only taints that keep the pod off the node count: a `PreferNoSchedule` taint is a preference,
 and a pod bound with `spec.nodeName` skips the scheduler, so only `NoExecute` taints (which
-the kubelet enforces at admission) apply to it.
+the kubelet enforces at admission) apply to it. Tolerations an operator adds to the pods it
+makes count as the pod's (the workload table's `added_tolerations`: a KAITO Workspace's pods
+tolerate `nvidia.com/gpu` and `sku=gpu`, the taints of the GPU nodes KAITO provisions).
 
 ## Why it matters
 GPU node pools are tainted so that ordinary pods stay off expensive nodes. A GPU pod that
@@ -188,7 +190,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         extra += added_tolerations(ground.cluster, names, queued(pod))
     if ground.picture is not None and ground.picture.queue_tolerations and queued(pod):
         extra = [*extra, *ground.picture.queue_tolerations]
-    effective = [*tolerations, *extra]
+    # The operator's own (a KAITO Workspace's pods tolerate the GPU nodes KAITO provisions).
+    effective = [*tolerations, *pod.added_tolerations, *extra]
     evidence: list[KnownTaint] = []
     if ground.kind == "evidence":
         evidence = [k for k in agreed if not k.tolerated_by(effective)]

@@ -8,8 +8,10 @@ exempt: node agents (device plugins, exporters) must run on GPU nodes without re
 A GPU written in the pod-level `resources` counts as requested: that mistake is GPU030's.
 A pod that gets GPUs through Dynamic Resource Allocation (a `resourceClaims` entry whose
 claim in the same file asks for a GPU device class) is a GPU pod and is not flagged; neither
-is a pod whose claim is defined in another file, since its device class is unknown. A pod
-whose claims all resolve, in the same file, to non-GPU device classes is a CPU pod. An
+is a pod whose claim is defined in another file, or names a DeviceClass that neither the
+registry nor any file of the run defines (DeviceClasses are read from every linted file),
+since what it gets is unknown. A pod whose claims all resolve to known non-GPU device
+classes is a CPU pod. An
 explicit `nvidia.com/gpu: 0` is a CPU pod. Only tolerations written in the pod spec itself are
 flagged: defaults a workload kind shares between all its pods (an Argo workflow's
 `spec.tolerations`) usually exist for its GPU steps, and would be reported once per step.

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from gpulint.dra import ClaimIndex, device_classes, gpu_claims, selector_drivers
+import json
+from pathlib import Path
+
+from gpulint.dra import (
+    ClaimIndex,
+    device_classes,
+    gpu_claims,
+    run_device_classes,
+    selector_drivers,
+)
 from gpulint.loader.stream import load_text
 from gpulint.registry import builtin_registry
 from gpulint.workloads import builtin_table, objects
+from tests.conftest import gpulint_in_process
 
 
 def test_device_classes_of_every_claim_shape() -> None:
@@ -116,3 +126,72 @@ def test_registry_dra_entries_name_known_hardware() -> None:
     # IMEX channels and compute domains hand out no GPU.
     assert "imex.nvidia.com" not in registry.device_classes
     assert "compute-domain.nvidia.com" not in registry.dra_drivers
+
+
+_CLASS = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: {name}
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == '{driver}'
+"""
+
+_CLAIM_AND_POD = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: one-device
+spec:
+  spec:
+    devices:
+      requests:
+      - name: dev
+        exactly:
+          deviceClassName: {name}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: claimant
+spec:
+  tolerations:
+  - key: nvidia.com/gpu
+    operator: Exists
+    effect: NoSchedule
+  resourceClaims:
+  - name: dev
+    resourceClaimTemplateName: one-device
+  containers:
+  - name: ctr
+    image: ubuntu:22.04
+    resources:
+      claims:
+      - name: dev
+"""
+
+
+def _rules_of(root: Path) -> list[str]:
+    proc = gpulint_in_process("check", "-f", "json", "--isolated", ".", cwd=root)
+    assert proc.returncode in (0, 1), proc.stderr
+    return sorted(f["rule"] for f in json.loads(proc.stdout)["findings"])
+
+
+def test_device_classes_of_other_files_of_the_run_count(tmp_path: Path) -> None:
+    # The class is defined in the driver's file, the claim and the pod in the workload's.
+    (tmp_path / "workload.yaml").write_text(_CLAIM_AND_POD.format(name="gpu.acme.example"))
+    assert _rules_of(tmp_path) == []  # an unknown class: the pod is no CPU pod
+    (tmp_path / "driver.yaml").write_text(_CLASS.format(name="gpu.acme.example", driver="nic.x"))
+    assert _rules_of(tmp_path) == ["GPU021"]  # known, and no accelerator's
+    (tmp_path / "driver.yaml").write_text(
+        _CLASS.format(name="gpu.acme.example", driver="gpu.nvidia.com")
+    )
+    assert _rules_of(tmp_path) == []  # known, NVIDIA's GPUs: a GPU pod that tolerates
+
+
+def test_run_device_classes_reads_only_dra_texts() -> None:
+    text = _CLASS.format(name="a.example", driver="gpu.nvidia.com")
+    found = run_device_classes(["kind: ConfigMap\n", text])
+    assert dict(found.drivers) == {"a.example": ("gpu.nvidia.com",)}
