@@ -211,7 +211,9 @@ def device_classes(found: Iterable[Target]) -> DeviceClasses | None:
             if target.path is None:
                 continue
             raw, _ = read_target(target)
-            text = decode(raw)[0] if raw is not None else None
+            if raw is None or b"DeviceClass" not in raw:
+                continue  # no class defined: not decoded (the 50 MB dump costs one read)
+            text = decode(raw)[0]
             if text is not None:
                 yield text
 
