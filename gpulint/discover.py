@@ -32,16 +32,57 @@ SKIP_FILES = frozenset({".gpulint.yaml", ".gpulint.yml"})
 STDIN = "-"
 
 
+class Part(NamedTuple):
+    """What a kustomization makes of a file linted without ``--render``: a patch, or a
+    resource that a patch completes (``gpulint.render.patches``).
+
+    ``kustomization`` (a label) and ``line`` are the entry that names the patch; ``patch``
+    is the patch's label when this file is the resource it patches (``""``: the patch is
+    written inline), ``None`` when this file is the patch. ``objects`` are the
+    ``(kind, name)`` of the resource's objects the patch reaches the pod spec of (a name of
+    ``None``: every object of the kind); for a patch, every object is part of one.
+    """
+
+    kustomization: str
+    line: int
+    patch: str | None = None
+    objects: frozenset[tuple[str, str | None]] = frozenset()
+
+    def covers(self, kind: str | None, name: str | None) -> bool:
+        """Is the object of this kind and name only a part of what is applied?"""
+        if self.patch is None:
+            return True
+        return (kind, name) in self.objects or (kind, None) in self.objects
+
+    def message(self, obj: str) -> str:
+        """GL203's message for the first object of the file the checks were skipped on."""
+        where = f"{self.kustomization}:{self.line}"
+        if self.patch is None:
+            what = f"this file is a Kustomize patch ({where}), half of {obj}"
+        elif self.patch:
+            what = f"{obj} is completed by the Kustomize patch {self.patch} ({where})"
+        else:
+            what = f"{obj} is completed by the Kustomize patch written in {where}"
+        return (
+            f"{what}: the checks that need the whole object (tolerations against the GPU "
+            "request, the pod's GPU total, the cluster's nodes) run on the rendered overlay: "
+            "`gpulint check --render`"
+        )
+
+
 class Target(NamedTuple):
     """A file to lint: its display path and the path to open (None for stdin).
 
     ``render`` is ``"helm"`` for a chart folder, ``"kustomize"`` for a Kustomize root:
-    the folder is rendered and its output linted (``gpulint.render``).
+    the folder is rendered and its output linted (``gpulint.render``). ``part`` says that a
+    kustomization patches the file or completes it with a patch (without ``--render``):
+    the rules that need the whole object are not run on those objects (GL203).
     """
 
     label: str
     path: str | None
     render: str | None = None
+    part: Part | None = None
 
 
 class Trees(Protocol):
@@ -56,6 +97,8 @@ class Trees(Protocol):
     def consumed(self, path: str) -> bool: ...
 
     def owners(self, path: str) -> Iterator[tuple[str, str]]: ...
+
+    def part(self, path: str, named: bool = False) -> Part | None: ...
 
 
 #: Why ``os.stat`` says a path does not exist. Any other failure (``EACCES``: a folder on
@@ -199,7 +242,7 @@ def _expand(
                 if name in seen:
                     continue
                 seen.add(name)
-            yield Target(name, file)
+            yield Target(name, file, None, trees.part(file, not is_dir) if trees else None)
 
 
 class _Overlaps:

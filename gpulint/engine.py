@@ -34,11 +34,14 @@ from gpulint.suppress import (
 from gpulint.workloads import K8sObject, builtin_table
 
 if TYPE_CHECKING:
+    from gpulint.discover import Part
     from gpulint.dra import ClaimIndex
     from gpulint.fixplaces import Owned
     from gpulint.fixtext import Source
 
 RULE_ERROR_NAME = "rule-error"
+#: The info that a Kustomize patch's whole-object checks are left to its rendered overlay.
+PART_CODE = "GL203"
 #: The longest exception message a GL900 finding quotes (characters).
 MAX_DETAIL = 500
 
@@ -149,6 +152,12 @@ class Linter:
         #: The rules with their contexts for the file being linted (its DRA claims), made
         #: once per file, not per document: (claims, object rules, pod rules).
         self._contexts: tuple[ClaimIndex | None, list[_Ruled], list[_Ruled]] | None = None
+        #: What a kustomization makes of the file being linted (``gpulint.discover.Part``,
+        #: set by the runner): on the objects it covers, whole-object rules do not run.
+        self.part: Part | None = None
+        #: The rules skipped so, in the file being linted, and where first (GL203's place).
+        self._skipped: set[str] = set()
+        self._skipped_at: tuple[Span, ObjectRef | None, Path, int] | None = None
         # Suppression reads each document's objects and pod specs from its view.
         self.suppressor = Suppressor(
             known=[r.code for r in rules],
@@ -184,6 +193,7 @@ class Linter:
         """
         manifest = Manifest(label, text, self.workloads)
         self._text, self._source, self._owned = text, None, None
+        self._skipped, self._skipped_at = set(), None
         file = self.suppressor.for_file(label, text)
         findings: list[Finding] = []
         # A rule that raised (GL900) is never suppressed, and since the failed rule did not
@@ -202,6 +212,9 @@ class Linter:
             del view, found
         findings.extend(file.apply(self._problem_findings(label, manifest.problems, None)))
         problems.extend(p.code for p in manifest.problems)
+        if self._skipped_at is not None:
+            file.skipped = frozenset(self._skipped)
+            findings.extend(file.apply(self._part_finding(label)))
         self.shape = (documents, sorted(problems))
         if not failed:
             findings.extend(self._stale(label, file))
@@ -239,10 +252,14 @@ class Linter:
                 [(a, a.ctx._replace(claims=claims)) for a in self.object_rules],
                 [(a, a.ctx._replace(claims=claims)) for a in self.pod_rules],
             )
-        _, object_rules, pod_rules = self._contexts
+        _, all_object_rules, all_pod_rules = self._contexts
+        part = self.part
         for position, obj in enumerate(view.objects):
             failed: set[str] = set()  # rules that raised on this object
+            object_rules, pod_rules = all_object_rules, all_pod_rules
             pods = view.pod_specs(position) if pod_rules else []
+            if part is not None and part.covers(obj.ref.kind, obj.ref.name):
+                object_rules, pod_rules = self._part_rules(obj, doc, bool(pods))
             if object_rules:
                 # An object rule that needs the pod specs (a declarative `when: {gpu: ...}`)
                 # reuses these; they are lent only while its rules run (see K8sObject.pods).
@@ -261,14 +278,41 @@ class Linter:
                 findings.extend(on_pod)
             if seen is not None:
                 # A rule that raised did not check the object: it is not a passing check.
-                ran = self.object_rules + (self.pod_rules if pods else [])
-                codes = tuple(sorted(a.rule.code for a in ran if a.rule.code not in failed))
+                ran = object_rules + (pod_rules if pods else [])
+                codes = tuple(sorted(a.rule.code for a, _ in ran if a.rule.code not in failed))
                 seen.append(LintedObject(label, doc.index, obj.ref, codes))
         if len(findings) > 1:
             _tell_aliases_apart(doc, findings)
         return findings
 
     # -- helpers -----------------------------------------------------------------------------
+    def _part_rules(
+        self, obj: K8sObject, doc: Document, pods: bool
+    ) -> tuple[list[_Ruled], list[_Ruled]]:
+        """The rules that run on an object that is only part of what is applied (a
+        Kustomize patch, or the base object a patch completes): not the whole-object ones."""
+        assert self._contexts is not None
+        _, object_rules, pod_rules = self._contexts
+        ruled = object_rules + (pod_rules if pods else [])
+        skipped = {a.rule.code for a, _ in ruled if a.rule.whole_object}
+        if skipped:
+            self._skipped |= skipped
+            if self._skipped_at is None:
+                self._skipped_at = (doc.value_span(obj.path), obj.ref, obj.path, doc.index)
+        return (
+            [r for r in object_rules if not r[0].rule.whole_object],
+            [r for r in pod_rules if not r[0].rule.whole_object],
+        )
+
+    def _part_finding(self, label: str) -> list[Finding]:
+        """GL203: the checks left to the rendered overlay, once per file."""
+        active = self.active.get(PART_CODE)
+        if active is None or self._skipped_at is None or self.part is None:
+            return []
+        span, ref, path, document = self._skipped_at
+        message = self.part.message(ref.label() if ref is not None else "the object")
+        return [active.finding(label, span, message, ref, path, document)]
+
     def _stale(self, label: str, file: FileSuppressions) -> list[Finding]:
         """GL100 findings for the file's stale suppressions (after every ``apply``)."""
         unused = file.unused()

@@ -11,6 +11,8 @@ declares::
     OPTIONS = {...}               # JSON Schema "properties" for its options, with defaults
     YIELDS_TO = ("GPU020",)       # optional: on a pod where one of these reports, this
                                   # rule's findings are dropped (one cause, one finding)
+    WHOLE_OBJECT = True           # optional: it judges the whole object, so it is not run
+                                  # on a Kustomize patch linted without --render
 
     def check(target, ctx) -> Iterator[Violation]: ...
 
@@ -138,6 +140,11 @@ class Rule(NamedTuple):
     #: style rules out of its defaults: it runs only when ``select`` names it, a prefix of
     #: it or ``ALL``, or ``extend-select`` does.
     opt_in: bool = False
+    #: The rule judges the whole object (a toleration against a GPU request, a pod's total):
+    #: on a Kustomize patch linted without ``--render``, and on the base object a patch
+    #: completes, it is not run (the rendered overlay is where it runs). A module's
+    #: ``WHOLE_OBJECT = True``; GL203's documentation lists the built-in ones.
+    whole_object: bool = False
 
     @property
     def doc(self) -> str:
@@ -205,6 +212,11 @@ def rule_from_module(
     opt_in = getattr(module, "OPT_IN", False)
     if not isinstance(opt_in, bool):
         raise RuleLoadError(f"rule module {name}: OPT_IN must be True or False, got {opt_in!r}")
+    whole_object = getattr(module, "WHOLE_OBJECT", False)
+    if not isinstance(whole_object, bool):
+        raise RuleLoadError(
+            f"rule module {name}: WHOLE_OBJECT must be True or False, got {whole_object!r}"
+        )
     doc = module.__doc__ or ""
     yields_to = getattr(module, "YIELDS_TO", ())
     if not isinstance(yields_to, (tuple, list)) or not all(isinstance(c, str) for c in yields_to):
@@ -221,4 +233,5 @@ def rule_from_module(
         origin,
         tuple(yields_to),
         opt_in,
+        whole_object,
     )

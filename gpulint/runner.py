@@ -201,6 +201,18 @@ def _lint_one(
     read: Read | None = None,
     fixing: Fixing | None = None,
 ) -> _Result:
+    # A Kustomize patch (or the base a patch completes) linted without --render: the
+    # rules that need the whole object are left to the rendered overlay (GL203).
+    linter.part = target.part
+    try:
+        return _lint_part(linter, target, collect, read, fixing)
+    finally:
+        linter.part = None
+
+
+def _lint_part(
+    linter: Linter, target: Target, collect: bool, read: Read | None, fixing: Fixing | None
+) -> _Result:
     if fixing is not None and target.render is None:
         # A rendered chart or overlay is not fixed: its findings point at templates and
         # values, and an edit of the rendered text has no file to go to.

@@ -181,6 +181,7 @@ class FileSuppressions:
         "file_rules",
         "label",
         "owner",
+        "skipped",
     )
 
     def __init__(
@@ -206,6 +207,9 @@ class FileSuppressions:
         #: per-object-ignores matching each object of this file: (kind, namespace, name) ->
         #: entries (findings of one object share the answer).
         self._objects: dict[tuple[str | None, str | None, str | None], list[ObjectIgnore]] = {}
+        #: Rules that did not run on some object of the file (a Kustomize patch's whole-
+        #: object rules, GL203): a directive naming one is not stale.
+        self.skipped: frozenset[str] = frozenset()
 
     def add_document(self, view: DocumentView) -> None:
         """Take what suppression needs of a document: its annotations, and the owners of the
@@ -280,6 +284,7 @@ class FileSuppressions:
             for c in codes
             if c not in used
             and (c not in self.owner.known or c in self.owner.enabled)
+            and c not in self.skipped
             and c != UNUSED_CODE
         ]
 

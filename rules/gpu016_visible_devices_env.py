@@ -78,6 +78,7 @@ CODE = "GPU016"
 NAME = "hard-coded-visible-devices"
 SEVERITY = "warning"
 SCOPE = "pod"
+WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {}
 
 NVIDIA = "NVIDIA_VISIBLE_DEVICES"

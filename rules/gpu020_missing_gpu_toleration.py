@@ -142,6 +142,7 @@ CODE = "GPU020"
 NAME = "gpu-pod-missing-toleration"
 SEVERITY = "error"
 SCOPE = "pod"
+WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {"taints": TAINTS_OPTION}
 
 

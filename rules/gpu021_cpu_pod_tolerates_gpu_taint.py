@@ -81,6 +81,7 @@ CODE = "GPU021"
 NAME = "cpu-pod-tolerates-gpu-taint"
 SEVERITY = "warning"
 SCOPE = "pod"
+WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {"taints": TAINTS_OPTION}
 
 

@@ -107,6 +107,7 @@ CODE = "GPU023"
 NAME = "gpu-node-agent-missing-toleration"
 SEVERITY = "error"
 SCOPE = "pod"
+WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {
     "taints": TAINTS_OPTION,
     "images": {

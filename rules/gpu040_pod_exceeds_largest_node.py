@@ -71,6 +71,7 @@ CODE = "GPU040"
 NAME = "pod-exceeds-largest-node"
 SEVERITY = "warning"
 SCOPE = "pod"
+WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {
     "max_per_node": {
         "type": "integer",

@@ -94,6 +94,7 @@ CODE = "GPU041"
 NAME = "engine-parallelism-exceeds-gpus"
 SEVERITY = "warning"
 SCOPE = "pod"
+WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {}
 
 

@@ -78,6 +78,7 @@ CODE = "GPU042"
 NAME = "multi-gpu-training-without-shm"
 SEVERITY = "info"
 SCOPE = "pod"
+WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {}
 
 #: The training operators' kinds (Kubeflow, Kubeflow Trainer, DLRover, SageMaker HyperPod).

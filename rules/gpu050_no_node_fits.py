@@ -89,6 +89,7 @@ CODE = "GPU050"
 NAME = "no-node-fits"
 SEVERITY = "error"
 SCOPE = "pod"
+WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 #: The rules that name one cause of the same Pending pod, with its fix: where one of them
 #: reports on a pod, the scheduler's whole verdict would say it again.
 YIELDS_TO = ("GPU020", "GPU051", "GPU052", "GPU053")

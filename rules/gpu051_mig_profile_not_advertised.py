@@ -59,6 +59,7 @@ CODE = "GPU051"
 NAME = "mig-profile-not-advertised"
 SEVERITY = "error"
 SCOPE = "pod"
+WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {}
 
 PREFIX = "nvidia.com/mig-"

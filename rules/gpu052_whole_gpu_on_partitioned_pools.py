@@ -60,6 +60,7 @@ CODE = "GPU052"
 NAME = "whole-gpu-on-partitioned-pools"
 SEVERITY = "error"
 SCOPE = "pod"
+WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {}
 
 WHOLE = "nvidia.com/gpu"

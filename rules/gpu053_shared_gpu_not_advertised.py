@@ -57,6 +57,7 @@ CODE = "GPU053"
 NAME = "shared-gpu-not-advertised"
 SEVERITY = "error"
 SCOPE = "pod"
+WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {}
 
 #: Sharing resources a node advertises as allocatable, and what advertises them.

@@ -52,6 +52,7 @@ CODE = "GPU054"
 NAME = "gke-accelerator-selector"
 SEVERITY = "error"
 SCOPE = "pod"
+WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {}
 
 LABEL = "cloud.google.com/gke-accelerator"

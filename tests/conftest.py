@@ -47,7 +47,7 @@ FIXTURES = ROOT / "tests" / "fixtures"
 RULE_FIXTURES = FIXTURES / "rules"
 #: Rules about rendering charts and overlays: their fixtures are folders (``fail-*/``,
 #: ``pass-*/``: a chart with the expectation in its files), linted by tests/test_render.py.
-RENDER_RULES = ("GL200", "GL201", "GL202")
+RENDER_RULES = ("GL200", "GL201", "GL202", "GL203")
 
 
 def rule_fixtures(code: str, kind: str) -> list[Path]:

@@ -23,6 +23,7 @@ from tests.conftest import (
     FIXTURES,
     RENDER_RULES,
     ROOT,
+    RULE_FIXTURES,
     expectation_list,
     gpulint_in_process,
     gpulint_subprocess,
@@ -195,7 +196,7 @@ def test_rendering_rule_folder_fixture_expects_its_rule(code: str, folder: Path)
 @pytest.mark.parametrize(("code", "folder"), _folder_fixtures())
 def test_rendering_rule_fixture(code: str, folder: Path, tmp_path: Path) -> None:
     args: list[Any] = ["--render", "--helm", helm()]
-    if code == "GL201" and folder.name.startswith("fail"):
+    if code in ("GL201", "GL203") and folder.name.startswith("fail"):
         args = []  # not rendered: that is the finding
     if code == "GL202" and folder.name.startswith("fail"):
         args = ["--render", "--helm", tmp_path / "no-helm-here"]
@@ -264,6 +265,71 @@ def test_without_render_overlays_are_linted_file_by_file() -> None:
     report, _ = check_json(OVERLAYS.relative_to(ROOT))
     assert report["summary"]["files"] == 5
     assert not any(f["related"] for f in report["findings"])
+    # The patch is linted as a patch: its fractional GPU is reported, its missing
+    # toleration is left to the overlay (GL203); the base object it completes too, while
+    # the base's other Deployment, which no patch touches, keeps its GPU021.
+    rules = {(Path(f["path"]).name, f["rule"]) for f in report["findings"]}
+    assert rules == {
+        ("gpu-patch.yaml", "GL203"),
+        ("gpu-patch.yaml", "GPU004"),
+        ("deployment.yaml", "GL203"),
+        ("embedder.yaml", "GPU021"),
+    }
+
+
+GL203_FIXTURES = RULE_FIXTURES / "GL203"
+
+
+def test_a_patch_named_alone_is_linted_as_a_patch() -> None:
+    """pre-commit names the changed files: a patch named alone is still a patch (its
+    repository is scanned for the kustomization that names it)."""
+    patch = GL203_FIXTURES / "fail-base-tolerates" / "overlays" / "a100" / "gpu.yaml"
+    report, _ = check_json(patch.relative_to(ROOT))
+    assert [f["rule"] for f in report["findings"]] == ["GL203"]
+    message = report["findings"][0]["message"]
+    assert "Kustomize patch" in message and "kustomization.yaml:7" in message
+    assert "`gpulint check --render`" in message
+
+
+def test_without_a_kustomization_a_patch_shaped_file_is_linted_as_before(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    patch = GL203_FIXTURES / "fail-base-tolerates" / "overlays" / "a100" / "gpu.yaml"
+    shutil.copy(patch, tmp_path / "gpu.yaml")
+    report, _ = check_json(".", cwd=tmp_path)
+    assert [f["rule"] for f in report["findings"]] == ["GPU020"]
+
+
+def test_a_suppression_of_a_skipped_rule_in_a_patch_is_not_stale(tmp_path: Path) -> None:
+    tree = tmp_path / "repo"
+    shutil.copytree(GL203_FIXTURES / "fail-base-tolerates", tree)
+    (tree / ".git").mkdir()
+    patch = tree / "overlays" / "a100" / "gpu.yaml"
+    text = patch.read_text(encoding="utf-8")
+    comment = "# alone, a GPU pod without the toleration: no GPU020"
+    directive = "# gpulint: disable=GPU020 -- the toleration is in the base"
+    patch.write_text(text.replace(comment, directive), encoding="utf-8")
+    report, _ = check_json("--select", "ALL", ".", cwd=tree)
+    assert "GL100" not in {f["rule"] for f in report["findings"]}
+
+
+@needs_kustomize
+@pytest.mark.parametrize(
+    ("fixture", "rules"),
+    [
+        ("fail-base-tolerates", set()),  # the toleration of the base covers the patch's GPU
+        (
+            "fail-patch-without-toleration",  # rendered, the Job has no toleration
+            {("gpu-patch.yaml", 9, "GPU020"), ("gpu-patch.yaml", 15, "GPU010")},
+        ),
+        ("pass-rendered", set()),
+    ],
+)  # fmt: skip
+def test_rendered_an_overlay_has_the_whole_object_findings(
+    fixture: str, rules: set[tuple[str, int, str]]
+) -> None:
+    report, _ = check_json("--render", (GL203_FIXTURES / fixture).relative_to(ROOT))
+    assert {(Path(f["path"]).name, f["line"], f["rule"]) for f in report["findings"]} == rules
+    assert report["summary"]["files"] == 1
 
 
 @needs_kustomize

@@ -22,6 +22,7 @@ finding goes, else the one that writes most of it, else the root's kustomization
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from gpulint.loader.document import Document
@@ -38,13 +39,33 @@ from gpulint.render.trees import (
     kustomization_file,
     project_root,
     read_kustomization,
-    remote_reference,
 )
 
 INSTALL_KUSTOMIZE = (
     "kubectl was not found: install kubectl (https://kubernetes.io/docs/tasks/tools/) or "
     "kustomize, or pass --kustomize PATH"
 )
+
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # http:, ssh:, file:, git:: ...
+_USER = re.compile(r"[A-Za-z][A-Za-z0-9-]*@")  # git@host:org/repo (kustomize's extractUsername)
+
+
+def remote_reference(text: str) -> bool:
+    """Whether kustomize could take ``text`` for something to fetch rather than a local path:
+    a URL (``https://``, ``//host``, any ``scheme:``), a git repository as kustomize's
+    api/internal/git/repospec.go reads one (``git@host:org/repo``, ``github.com/org/repo``,
+    ``...?ref=v1``). kustomize tries a git URL before a local folder of the same name, so
+    these are refused even when such a folder exists."""
+    t = text.strip()
+    return (
+        "://" in t
+        or "?" in t
+        or t.startswith("//")
+        or t.lower().startswith("github.com")
+        or _SCHEME.match(t) is not None
+        or _USER.match(t) is not None
+    )
 
 
 def _check(folder: str, trees: Trees) -> Failure | None:
@@ -86,6 +107,8 @@ def _check(folder: str, trees: Trees) -> Failure | None:
                     "charts; build it yourself and lint the output (`... | gpulint check -`)",
                 )
         for ref in k.refs:
+            if ref.field == "inline":
+                continue  # a patch written in the kustomization: no path to check
             entry = f"{ref.field} entry {ref.text!r}"
             if remote_reference(ref.text):
                 return refused(

@@ -13,11 +13,11 @@ a rendered folder consumes (they are not linted on their own).
 """
 
 import os
-import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from gpulint.discover import Part
 from gpulint.walk import walk
 
 CHART_FILE = "Chart.yaml"
@@ -85,12 +85,15 @@ def inside(path: str, root: str) -> bool:
 
 
 class Reference(NamedTuple):
-    """A path a kustomization names: the field, the text written, where it points."""
+    """A path a kustomization names: the field, the text written, where it points. A patch
+    written inline is one too: field ``inline``, its text, no path. ``target`` is a patch's
+    ``target`` selector as written (a mapping), when it has one."""
 
     field: str
     text: str
-    path: str  # absolute
+    path: str  # absolute ("" for an inline patch)
     line: int
+    target: Any = None
 
 
 class Kustomization:
@@ -199,26 +202,6 @@ _TOP = _fields(KUSTOMIZATION_FIELDS)
 _ITEM_FIELDS = {field: _fields(keys) for field, keys in _PATH_ITEM_FIELDS.items()}
 _GENERATOR = _fields(_GENERATOR_FIELDS)
 
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # http:, ssh:, file:, git:: ...
-_USER = re.compile(r"[A-Za-z][A-Za-z0-9-]*@")  # git@host:org/repo (kustomize's extractUsername)
-
-
-def remote_reference(text: str) -> bool:
-    """Whether kustomize could take ``text`` for something to fetch rather than a local path:
-    a URL (``https://``, ``//host``, any ``scheme:``), a git repository as kustomize's
-    api/internal/git/repospec.go reads one (``git@host:org/repo``, ``github.com/org/repo``,
-    ``...?ref=v1``). kustomize tries a git URL before a local folder of the same name, so
-    these are refused even when such a folder exists."""
-    t = text.strip()
-    return (
-        "://" in t
-        or "?" in t
-        or t.startswith("//")
-        or t.lower().startswith("github.com")
-        or _SCHEME.match(t) is not None
-        or _USER.match(t) is not None
-    )
-
 
 class _Refused(Exception):
     """A kustomization that must not be built: the reason, and the line."""
@@ -278,15 +261,18 @@ def _references(folder: str, doc: Any) -> tuple[dict[str, Any], list[Reference]]
     def refuse(reason: str, where: tuple[Any, ...]) -> _Refused:
         return _Refused(reason, line(where))
 
-    def add(field: str, text: Any, where: tuple[Any, ...], inline: bool = False) -> None:
+    def add(
+        field: str, text: Any, where: tuple[Any, ...], inline: bool = False, target: Any = None
+    ) -> None:
         if text is None:
             return  # null decodes to an empty string: kustomize reads nothing
         if not isinstance(text, str):
             raise refuse(f"a `{field}` entry is not a string", where)
-        if not text.strip() or (inline and "\n" in text):
-            return  # an inline patch, not a path
-        path = os.path.normpath(os.path.join(folder, text))
-        refs.append(Reference(field, text, path, line(where)))
+        if inline and "\n" in text:  # an inline patch, not a path
+            refs.append(Reference("inline", text, "", line(where), target))
+        elif text.strip():
+            path = os.path.normpath(os.path.join(folder, text))
+            refs.append(Reference(field, text, path, line(where), target))
 
     def items(value: Any, field: str, where: tuple[Any, ...]) -> list[Any]:
         if value is None:
@@ -317,8 +303,12 @@ def _references(folder: str, doc: Any) -> tuple[dict[str, Any], list[Reference]]
                 known = _ITEM_FIELDS[field]
                 shown = "replacements" if field == "replacements" else "patches"
                 for i, item in enumerate(items(value, field, (key,))):
-                    for path_key, path in keyed(item, known, (key, i)).get("path", []):
-                        add(shown, path, (key, i, path_key))
+                    given = keyed(item, known, (key, i))
+                    target = given["target"][-1][1] if "target" in given else None
+                    for path_key, path in given.get("path", []):
+                        add(shown, path, (key, i, path_key), target=target)
+                    for patch_key, patch in given.get("patch", []) if shown == "patches" else ():
+                        add(shown, patch, (key, i, patch_key), inline=True, target=target)
             elif field in _GENERATORS:
                 for i, item in enumerate(items(value, field, (key,))):
                     for name, entries in keyed(item, _GENERATOR, (key, i)).items():
@@ -354,7 +344,8 @@ class Trees:
     would lint (:meth:`consumed`); a file named on the command line is mapped to what
     renders it (:meth:`owners`), so a pre-commit run on a changed template lints its chart.
     Without ``render`` charts are still found (their templates are not YAML: the chart is
-    reported as not rendered) but Kustomize folders are linted file by file as before.
+    reported as not rendered) but Kustomize folders are linted file by file, a patch and
+    the objects it completes as parts (:meth:`part`, ``gpulint.render.patches``).
     """
 
     def __init__(self, render: bool) -> None:
@@ -363,18 +354,17 @@ class Trees:
         self._scanned: list[str] = []
         self._consumed: set[str] | None = None
         self._roots: set[str] | None = None
+        self._parts: dict[str, Part] | None = None
 
     # -- scanning ----------------------------------------------------------------------
 
     def scan(self, root: str) -> None:
         """Read every kustomization under ``root`` (once)."""
-        if not self.render:
-            return
         top = os.path.abspath(root)
         if any(inside(top, done) for done in self._scanned):
             return
         self._scanned.append(top)
-        self._consumed = self._roots = None
+        self._consumed = self._roots = self._parts = None
         for dirpath, dirnames, filenames in walk(top):
             dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
             if CHART_FILE in filenames:
@@ -408,12 +398,9 @@ class Trees:
             if current in seen:
                 continue
             seen.add(current)
-            k = self.kustomizations.get(current)
+            k = self._read(current)
             if k is None:
-                k = _read_folder(current)
-                if k is None:
-                    continue
-                self.kustomizations[current] = k
+                continue
             out.add(k.file)
             out.update(k.files())
             todo.extend(k.folders())
@@ -437,6 +424,30 @@ class Trees:
             return False
         _, consumed = self._index()
         return os.path.abspath(path) in consumed
+
+    def part(self, path: str, named: bool = False) -> Part | None:
+        """Without ``render``: what a kustomization makes of the file, a patch or a resource
+        it completes (``None``: neither). A file ``named`` on the command line has its
+        repository scanned for the kustomizations that use it."""
+        if self.render:
+            return None
+        if named:
+            self.scan(project_root(path))
+        if not self.kustomizations:
+            return None
+        if self._parts is None:
+            from gpulint.render.patches import parts
+
+            self._parts = parts(list(self.kustomizations), self._read, _shown)
+        return self._parts.get(os.path.abspath(path))
+
+    def _read(self, folder: str) -> Kustomization | None:
+        if folder not in self.kustomizations:
+            found = _read_folder(folder)
+            if found is None:
+                return None
+            self.kustomizations[folder] = found
+        return self.kustomizations[folder]
 
     def owners(self, path: str) -> Iterator[RenderTarget]:
         """What renders a file named on the command line: its chart, or the roots that

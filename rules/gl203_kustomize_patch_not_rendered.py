@@ -1,0 +1,64 @@
+"""A Kustomize patch linted alone: its whole-object checks are left to the rendered overlay.
+
+## What it does
+In a run without `--render`, a file that a kustomization of the tree names as a patch
+(`patchesStrategicMerge`, or `patches:` / `patchesJson6902` with `- path:`, in the
+kustomization itself or in a component it uses) is linted as a patch: half an object. The
+checks that need the whole object are not run on it, and neither are they on the object of
+a resource the patch completes (same `kind` and `metadata.name`, or the patch's `target`)
+when the patch reaches its pod spec (its template, containers, tolerations, node selector,
+affinity, volumes, resources, env, command or image; a patch that sets `replicas` leaves
+the resource linted whole). Every other check still runs on both: a misspelt resource
+name, a fractional GPU, a GPU under `requests` only, an invalid toleration.
+
+The rules left to the rendered overlay (the rule attribute `WHOLE_OBJECT = True`):
+
+- GPU020 (missing GPU toleration) and GPU023 (GPU node agent without it): the GPU and its
+  toleration are often in different files;
+- GPU021 (a pod without GPUs tolerates the GPU taint): the base tolerates, the patch adds
+  the GPU, or the reverse;
+- GPU003 (a request that repeats its limit): in a patch, the request may be what overrides
+  a different one of the base;
+- GPU016 (visible-devices variables), GPU041 (engine parallelism against GPUs), GPU042
+  (multi-GPU training without `/dev/shm`): a container's env, command or volumes against
+  its GPUs;
+- GPU040 (more GPUs than the largest node) and the cluster rules GPU050 to GPU054: the
+  pod's total, node selectors and tolerations together.
+
+It reports, once per file whose checks were skipped, at the first such object: that the
+file is a Kustomize patch (with the kustomization line that names it), or which patch
+completes the object. Without a kustomization that names it, a file is linted as before.
+
+## Why it matters
+Linted alone, a patch that adds `nvidia.com/gpu` has no toleration (it is in the base), and
+a base whose GPU arrives through the patch looks like a CPU pod that tolerates the GPU
+taint: findings on neither are true of what is applied. Saying nothing would let the
+overlay pass unchecked.
+
+## Example
+```console
+$ gpulint check deploy/
+deploy/overlays/gpu/gpu-patch.yaml:3:1: GL203 info: this file is a Kustomize patch
+(deploy/overlays/gpu/kustomization.yaml:7), half of Deployment/vllm: the checks that need
+the whole object (tolerations against the GPU request, the pod's GPU total, the cluster's
+nodes) run on the rendered overlay: `gpulint check --render` [Deployment/vllm]
+```
+
+## Use instead
+`gpulint check --render deploy/` (needs `kubectl` or `kustomize`; see README "Helm charts
+and Kustomize overlays"): the built overlay is linted whole and each finding points at the
+patch or base line that wrote it. Or ignore GL203 where overlays are rendered in another
+job.
+
+## Options
+None.
+
+## References
+- README "Helm charts and Kustomize overlays"
+- https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/patches/
+"""
+
+CODE = "GL203"
+NAME = "kustomize-patch-not-rendered"
+SEVERITY = "info"
+SCOPE = "input"
