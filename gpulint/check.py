@@ -13,23 +13,23 @@ from typing import TYPE_CHECKING
 
 from gpulint.commands import Trust, check_stdin_filename, configure, error, fail, use_color
 from gpulint.outfiles import unwritable, write_fixed, written
+from gpulint.prepass import (
+    EVIDENCE_RULES,
+    assumption,
+    cluster_objects,
+    cluster_picture,
+    device_classes,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
-
     from gpulint.baseline import RunBaseline
-    from gpulint.cluster.evidence import Picture
-    from gpulint.cluster.model import Cluster
     from gpulint.config import Effective
-    from gpulint.discover import Target
-    from gpulint.dra import DeviceClasses
     from gpulint.fixer import FileFix
     from gpulint.fixtarget import Fixing
     from gpulint.model import Finding
     from gpulint.render import RenderOptions
     from gpulint.render.trees import Trees
     from gpulint.report import Report
-    from gpulint.settings import Settings
 
 
 #: The paths a "nothing to lint" warning names at most (pre-commit may pass thousands).
@@ -137,111 +137,6 @@ def render_options(
     deadline = time.monotonic() + budget
     options = RenderOptions(render, helm, kustomize, chart, base.charts, deadline)
     return options, Trees(render)
-
-
-def cluster_objects(cluster: Cluster | None, found: Iterable[Target]) -> Cluster | None:
-    """``cluster`` with the node-pool objects of the files to lint (Karpenter NodePools,
-    Kueue ResourceFlavors), read in a pre-pass so that every worker sees the same cluster
-    (gpulint.cluster.objects). Standard input is not pre-read; unreadable files add
-    nothing (the lint reports them)."""
-    from gpulint.cluster.objects import merged, scan
-    from gpulint.readtarget import read_target
-
-    def files() -> Iterator[tuple[str, bytes]]:
-        for target in found:
-            if target.path is None:
-                continue
-            raw, _ = read_target(target)
-            if raw is not None:
-                yield target.label, raw
-
-    return merged(cluster, scan(files()))
-
-
-#: The rules that judge the GPU nodes' taints, and read the run's cluster picture.
-EVIDENCE_RULES = frozenset({"GPU020", "GPU021", "GPU023"})
-
-
-def cluster_picture(settings: Settings, found: Iterable[Target]) -> Picture:
-    """What the files to lint say about the GPU nodes when the configuration describes no
-    cluster (gpulint.cluster.evidence): the taints their GPU pods agree on and their GPU
-    node-pool objects' taints, read in a pre-pass so that every worker sees the same
-    picture. Standard input is not pre-read."""
-    from gpulint.cluster.evidence import Gatherer
-    from gpulint.cluster.objects import MARKERS, Found, scan
-    from gpulint.readtarget import read_target
-    from gpulint.registry import builtin_registry
-    from gpulint.workloads import builtin_table
-
-    gatherer = Gatherer(
-        settings.registry or builtin_registry(), settings.workloads or builtin_table()
-    )
-    pools: list[Found] = []
-    later: list[Target] = []  # GPU files without tolerations: counted only if it matters
-    for target in found:
-        if target.path is None:
-            continue
-        raw, _ = read_target(target)
-        if raw is None:
-            continue
-        if gatherer.add(target.label, raw):
-            later.append(target)
-        if any(m in raw for m in MARKERS):
-            pools.append(scan([(target.label, raw)]))
-    if later and gatherer.wants_counts():
-        for target in later:
-            raw, _ = read_target(target)
-            if raw is not None:
-                gatherer.count(target.label, raw)
-    nodes = tuple(n for f in pools for n in f.nodes)
-    tolerations = tuple(t for f in pools for t in f.tolerations)
-    return gatherer.picture(Found(nodes, tolerations))
-
-
-def device_classes(found: Iterable[Target]) -> DeviceClasses | None:
-    """The DeviceClasses of every file to lint (gpulint.dra), read in a pre-pass so a claim
-    can name a class another file defines; None when no file defines one. Only files that
-    can hold a DRA object are parsed. Standard input is not pre-read."""
-    from gpulint.dra import run_device_classes
-    from gpulint.loader.decoding import decode
-    from gpulint.readtarget import read_target
-
-    def texts() -> Iterator[str]:
-        for target in found:
-            if target.path is None:
-                continue
-            raw, _ = read_target(target)
-            if raw is None or b"DeviceClass" not in raw:
-                continue  # no class defined: not decoded (the 50 MB dump costs one read)
-            text = decode(raw)[0]
-            if text is not None:
-                yield text
-
-    classes = run_device_classes(texts())
-    return classes if classes.drivers else None
-
-
-def assumption(settings: Settings) -> str | None:
-    """What GPU020, GPU021, GPU023 and GPU040 assume of the cluster when nothing describes
-    it (None: something does), for the text report to say once after an assumed finding:
-    what was assumed, and the configuration line that makes it certain."""
-    cluster = settings.cluster
-    if cluster is not None and (cluster.nodes or cluster.gpu_taints is not None):
-        return None
-    from gpulint.cluster.evidence import certain_line
-    from gpulint.taints import DEFAULT_TAINTS, Taint
-
-    rows = settings.options.get("GPU020", {}).get("taints", DEFAULT_TAINTS)
-    taints = [Taint.from_option(r) for r in rows]
-    shown = ", ".join(str(t) for t in taints) or "none"
-    most = settings.options.get("GPU040", {}).get("max_per_node", 8)
-    return (
-        f"assumed GPU taint {shown} and {most} GPUs per node for the info findings of GPU020, "
-        "GPU021, GPU023 and GPU040, as nothing in the configuration or the linted files "
-        f"describes your cluster; if your GPU nodes carry that taint, `{certain_line(taints)}` "
-        "in .gpulint.yaml makes them certain, else describe the cluster (platform, node-pools, "
-        "--cluster: docs/cluster.md)"
-    )
 
 
 def run_check(

@@ -37,6 +37,12 @@ def _symlink_on_the_way(path: str) -> str | None:
     return None
 
 
+def _link_refusal(path: str, link: str) -> str:
+    what = "it" if link == path else link
+    hint = "; `--output -` is standard output" if path.startswith("/dev/") else ""
+    return f"{what} is a symbolic link (a report is never written through one{hint})"
+
+
 def unwritable(path: str) -> str | None:
     """Why ``path`` cannot take a report, asked before any file is linted (as ruff does):
     a run never lints for minutes to fail on its ``--output``. Missing parent folders are
@@ -46,7 +52,7 @@ def unwritable(path: str) -> str | None:
 
     link = _symlink_on_the_way(path)
     if link is not None:
-        return f"refusing to write {path}: {'it' if link == path else link} is a symbolic link"
+        return f"refusing to write {path}: {_link_refusal(path, link)}"
     if os.path.isdir(path):
         return f"cannot write {path}: it is a directory"
     if os.path.exists(path):
@@ -91,11 +97,7 @@ def write_file(path: str, content: str | bytes) -> None:
 
     link = _symlink_on_the_way(path)
     if link is not None:
-        what = "it" if link == path else link
-        hint = "; `--output -` is standard output" if path.startswith("/dev/") else ""
-        raise UnsafeOutput(
-            f"{what} is a symbolic link (a report is never written through one{hint})"
-        )
+        raise UnsafeOutput(_link_refusal(path, link))
     data = content.encode("utf-8") if isinstance(content, str) else content
     try:
         mode: int | None = os.lstat(path).st_mode

@@ -60,7 +60,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # configuration file + command line -> settings
     ("configfile", "configschema", "configcheck", "config", "configshow"),
     # the commands' work: what they share, the files they write, `check`
-    ("commands", "outfiles", "check"),
+    ("commands", "outfiles", "prepass", "check"),
     # the language server (gpulint lsp): positions, incremental linting, projects, features
     ("lsp", "lsp.text"),
     ("lsp.incremental", "lsp.project"),

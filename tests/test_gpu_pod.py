@@ -103,11 +103,13 @@ SHAPES: dict[str, tuple[str, str | None, str]] = {
         None,
         CPU,
     ),
+    # A class neither the registry nor a linted file defines: what it serves is unknown,
+    # so the pod is neither a GPU pod nor a CPU pod.
     "DRA claim for another class": (
         "resourceClaims: [{name: n, resourceClaimName: the-claim}]\n"
         "  containers: [{name: c, image: app, resources: {claims: [{name: n}]}}]",
         "nic.example.com",
-        CPU,
+        UNKNOWN,
     ),
     "DRA claim in another file": (
         "resourceClaims: [{name: g, resourceClaimName: elsewhere}]\n"
@@ -197,7 +199,7 @@ def test_containers_follow_the_same_facts(linter: Linter) -> None:
     assert verdicts["container limit"] == {"TCTR1"}
     assert verdicts["DRA claim for a GPU class"] == {"TCTR1"}
     assert verdicts["explicit zero"] == {"TCTR0"}
-    assert verdicts["DRA claim for another class"] == {"TCTR0"}
+    assert verdicts["DRA claim for another class"] == set()
     assert verdicts["DRA claim in another file"] == set()
     # The init container asks for the GPU, the main container does not.
     assert verdicts["init container"] == {"TCTR1", "TCTR0"}
