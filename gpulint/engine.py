@@ -458,7 +458,7 @@ def _yield(
     place that is the whole pod, or outside it: at it only). Judged on every finding of the
     pod, so a cause that itself yields to a deeper one still counts."""
     kept: list[Finding] = []
-    for finding, own in zip(found, places):
+    for finding, own in zip(found, places, strict=True):
         causes = yielding.get(finding.rule)
         if causes and (
             all(_reported(p, True, causes, found, places, pod) for p in own)
@@ -483,7 +483,7 @@ def _reported(
     n = len(place)
     return any(
         at == place or (inside and at[:n] == place)
-        for finding, theirs in zip(found, places)
+        for finding, theirs in zip(found, places, strict=True)
         if finding.rule in causes
         for at in (theirs if theirs is not None else (finding.doc_path,))
     )

@@ -18,17 +18,18 @@ the cluster is full today. Pods of node agents (DaemonSets) get the tolerations 
 DaemonSet controller adds. Values the arithmetic cannot read (placeholders, invalid
 quantities) are left out of the request rather than guessed.
 
-The finding names every filter the closest pool fails, each with its change (`Closest:
-pool a100-pool (8 nodes) fails 2 filters: untolerated taint {nvidia.com/gpu: present}, add
-a toleration ...; node affinity/selector, change nodeSelector ...`), so fixing one cause
-does not reveal the next. One cause, one finding: where every one of those causes is
-already reported by the rule that names it with its fix -- GPU020 (an untolerated GPU
-taint, at the pod's tolerations), GPU010 (a misspelt resource name), GPU004 (a fraction of
-a device), GPU040 (more devices than the largest node), GPU051-GPU053 (a MIG or sharing
-resource no pool advertises), GPU054 (a GKE accelerator that does not exist), each at its
-resource or selector -- GPU050 says nothing; when one cause is left that no other rule
-reports (a second node selector, a required affinity, a cordoned pool, too much memory),
-GPU050 reports them all. With those rules ignored, GPU050 reports alone.
+When the closest pool fails several filters, the finding names each with its change
+(`Closest: pool a100-pool (8 nodes) fails 2 filters: untolerated taint {nvidia.com/gpu:
+present}, add a toleration ...; node affinity/selector, change nodeSelector ...`), so
+fixing one cause does not reveal the next. One cause, one finding: where every one of
+those causes is already reported by the rule that names it with its fix -- GPU020 (an
+untolerated GPU taint, at the pod's tolerations), GPU010 (a misspelt resource name),
+GPU004 (a fraction of a device), GPU040 (more devices than the largest node),
+GPU051-GPU053 (a MIG or sharing resource no pool advertises), GPU054 (a GKE accelerator
+that does not exist), each at its resource or selector -- GPU050 says nothing; when a cause
+is left that no other rule reports (a second node selector, a required affinity, a
+cordoned pool, too much memory), GPU050 reports them all. With those rules ignored, GPU050
+reports alone.
 
 ## Why it matters
 A GPU pod that passes every other check can still stay `Pending` forever: the GPU pool is
@@ -145,10 +146,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         group, every = closest
         node = group.nodes[0]
         nodes = f"{group.size} node{'s' * (group.size != 1)}"
-        parts = [_failed(f) for f in every]
-        if parts:
-            count = f" fails {len(parts)} filters:" if len(parts) > 1 else ":"
-            message += f" Closest: {group.label} ({nodes}){count} {'; '.join(parts)}."
+        if len(every) > 1:
+            parts = "; ".join(_failed(f) for f in every)
+            message += f" Closest: {group.label} ({nodes}) fails {len(every)} filters: {parts}."
+        elif every and every[0].fixes:
+            message += f" Closest: {group.label} ({nodes}): {'; '.join(every[0].fixes)}."
         for f in every:
             places.extend(_places(pod, f, sched.node_selector or {}, node))
         anchor = _anchor(pod, every[0].plugin, every[0].resources) if every else pod.path
