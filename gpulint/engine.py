@@ -461,9 +461,9 @@ def _yield(
     for finding, own in zip(found, places, strict=True):
         causes = yielding.get(finding.rule)
         if causes and (
-            all(_reported(p, True, causes, found, places, pod) for p in own)
+            all(_reported(p, True, finding, causes, found, places, pod) for p in own)
             if own is not None
-            else _reported(finding.doc_path, False, causes, found, places, pod)
+            else _reported(finding.doc_path, False, finding, causes, found, places, pod)
         ):
             continue
         kept.append(finding)
@@ -473,17 +473,19 @@ def _yield(
 def _reported(
     place: Path,
     inside: bool,
+    of: Finding,
     causes: frozenset[str],
     found: list[Finding],
     places: list[tuple[Path, ...] | None],
     pod: Path,
 ) -> bool:
-    """Does a finding of ``causes`` report at ``place`` (or, with ``inside``, below it)?"""
+    """Does a finding of ``causes`` report at ``place`` (or, with ``inside``, below it), as
+    severe as ``of`` at least (an error is never traded for a warning)?"""
     inside = inside and len(place) > len(pod) and place[: len(pod)] == pod
     n = len(place)
     return any(
         at == place or (inside and at[:n] == place)
         for finding, theirs in zip(found, places, strict=True)
-        if finding.rule in causes
+        if finding.rule in causes and finding.severity >= of.severity
         for at in (theirs if theirs is not None else (finding.doc_path,))
     )

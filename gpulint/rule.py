@@ -140,8 +140,9 @@ class Rule(NamedTuple):
     #: before "no node offers it", an invalid operator before "not tolerated"): a finding
     #: of this rule is dropped when one of them reports on the same pod at its path -- or,
     #: for a finding that names its causes' places (``Violation.places``), at or inside
-    #: each of them (a place that is the whole pod: at it only). A cause elsewhere in the
-    #: pod is still reported: one cause, one finding; two causes, both. ``YIELDS_TO``.
+    #: each of them (a place that is the whole pod: at it only), at a severity as high at
+    #: least. A cause elsewhere in the pod is still reported: one cause, one finding; two
+    #: causes, both. A module's ``YIELDS_TO``.
     yields_to: tuple[str, ...] = ()
     #: Not in the default selection (the module's ``OPT_IN = True``), as ruff keeps its
     #: style rules out of its defaults: it runs only when ``select`` names it, a prefix of

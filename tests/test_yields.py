@@ -87,3 +87,11 @@ def test_without_the_cause_rule_the_consequence_reports_alone() -> None:
     rules = [_rule("ACME002", _per_entry, ("ACME001",))]
     found = Linter(rules).lint_text("pod.yaml", POD)
     assert len(found) == 2
+
+
+def test_an_error_is_not_traded_for_a_warning() -> None:
+    def warn(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+        yield Violation(_entry(pod, 0, "nvidia.com/gpus"), "maybe", severity="warning")
+
+    rules = [_rule("ACME001", warn), _rule("ACME002", _per_entry, ("ACME001",))]
+    assert len(Linter(rules).lint_text("pod.yaml", POD)) == 3
