@@ -271,10 +271,12 @@ class Linter:
                     obj.pods = None
             for pod in pods:
                 on_pod: list[Finding] = []
+                # The places of the causes each finding names (None: its path), for _yield.
+                places: list[tuple[Path, ...] | None] | None = [] if self.yielding else None
                 for active, ctx in pod_rules:
-                    on_pod.extend(self._run(active, ctx, pod, obj, label, doc, failed))
-                if self.yielding and len(on_pod) > 1:
-                    on_pod = _yield(on_pod, self.yielding)
+                    on_pod.extend(self._run(active, ctx, pod, obj, label, doc, failed, places))
+                if places is not None and len(on_pod) > 1:
+                    on_pod = _yield(on_pod, places, self.yielding, pod.path)
                 findings.extend(on_pod)
             if seen is not None:
                 # A rule that raised did not check the object: it is not a passing check.
@@ -334,6 +336,7 @@ class Linter:
         label: str,
         doc: Document,
         failed: set[str],
+        places: list[tuple[Path, ...] | None] | None = None,
     ) -> list[Finding]:
         rule = active.rule
         assert rule.check is not None
@@ -341,6 +344,8 @@ class Linter:
         try:
             for violation in rule.check(target, ctx):
                 out.append(self._finding(active, violation, obj.ref, label, doc))
+                if places is not None:
+                    places.append(tuple(violation.places) or None)
         except (Exception, SystemExit) as exc:
             # A rule's bug (usually a plugin's) is a GL900 finding on the object, once per
             # rule and object; what the rule reported before it raised is kept, and every
@@ -349,6 +354,8 @@ class Linter:
             if rule.code not in failed:
                 failed.add(rule.code)
                 out.append(self._rule_error(rule, exc, obj, label, doc))
+                if places is not None:
+                    places.append(None)
         return out
 
     def _rule_error(
@@ -487,7 +494,46 @@ def _dotted(path: Path) -> str:
     return out
 
 
-def _yield(found: list[Finding], yielding: dict[str, frozenset[str]]) -> list[Finding]:
-    """One pod's findings without those of rules that yield to a rule that reported."""
-    codes = {f.rule for f in found}
-    return [f for f in found if not (yielding.get(f.rule, frozenset()) & codes)]
+def _yield(
+    found: list[Finding],
+    places: list[tuple[Path, ...] | None],
+    yielding: dict[str, frozenset[str]],
+    pod: Path,
+) -> list[Finding]:
+    """One pod's findings without the consequences of causes reported (``Rule.yields_to``):
+    a finding is dropped when a rule it yields to reports at its path, or, for a finding
+    that names its causes' places (``Violation.places``), at or inside each of them (a
+    place that is the whole pod, or outside it: at it only). Judged on every finding of the
+    pod, so a cause that itself yields to a deeper one still counts."""
+    kept: list[Finding] = []
+    for finding, own in zip(found, places, strict=True):
+        causes = yielding.get(finding.rule)
+        if causes and (
+            all(_reported(p, True, finding, causes, found, places, pod) for p in own)
+            if own is not None
+            else _reported(finding.doc_path, False, finding, causes, found, places, pod)
+        ):
+            continue
+        kept.append(finding)
+    return kept
+
+
+def _reported(
+    place: Path,
+    inside: bool,
+    of: Finding,
+    causes: frozenset[str],
+    found: list[Finding],
+    places: list[tuple[Path, ...] | None],
+    pod: Path,
+) -> bool:
+    """Does a finding of ``causes`` report at ``place`` (or, with ``inside``, below it), as
+    severe as ``of`` at least (an error is never traded for a warning)?"""
+    inside = inside and len(place) > len(pod) and place[: len(pod)] == pod
+    n = len(place)
+    return any(
+        at == place or (inside and at[:n] == place)
+        for finding, theirs in zip(found, places, strict=True)
+        if finding.rule in causes and finding.severity >= of.severity
+        for at in (theirs if theirs is not None else (finding.doc_path,))
+    )

@@ -9,8 +9,8 @@ declares::
     SCOPE = "pod"                 # "pod" (a PodSpec), "object" (a whole object) or
                                   # "input" (reported by the loader itself)
     OPTIONS = {...}               # JSON Schema "properties" for its options, with defaults
-    YIELDS_TO = ("GPU020",)       # optional: on a pod where one of these reports, this
-                                  # rule's findings are dropped (one cause, one finding)
+    YIELDS_TO = ("GPU020",)       # optional: a finding of this rule is dropped where one
+                                  # of these reports at its place (one cause, one finding)
     WHOLE_OBJECT = True           # optional: it judges the whole object, so it is not run
                                   # on a Kustomize patch linted without --render
 
@@ -81,6 +81,11 @@ class Violation(NamedTuple):
     fix: Repair | None = None
     #: Other places the finding rests on (the evidence for a fact about the cluster).
     related: tuple[Related, ...] = ()
+    #: The places of the causes the finding names, when they are not just ``path`` (one
+    #: finding that names several causes, as GPU050's; ``()`` for a cause outside the pod,
+    #: which nothing covers): a cause reported at or inside each of them makes a rule that
+    #: yields (``Rule.yields_to``) drop the finding.
+    places: tuple[Path, ...] = ()
 
 
 #: The fix API, importable from here with ``Violation``.
@@ -133,8 +138,13 @@ class Rule(NamedTuple):
     check: CheckFn | None
     module: str
     origin: str = "built-in"
-    #: Codes of more specific rules this one yields to: on a pod where one of them reports,
-    #: this rule's findings are dropped (one cause, one finding). A module's ``YIELDS_TO``.
+    #: Codes of the rules that name the causes of what this one reports (a misspelt name
+    #: before "no node offers it", an invalid operator before "not tolerated"): a finding
+    #: of this rule is dropped when one of them reports on the same pod at its path -- or,
+    #: for a finding that names its causes' places (``Violation.places``), at or inside
+    #: each of them (a place that is the whole pod: at it only), at a severity as high at
+    #: least. A cause elsewhere in the pod is still reported: one cause, one finding; two
+    #: causes, both. A module's ``YIELDS_TO``.
     yields_to: tuple[str, ...] = ()
     #: Not in the default selection (the module's ``OPT_IN = True``), as ruff keeps its
     #: style rules out of its defaults: it runs only when ``select`` names it, a prefix of

@@ -23,7 +23,10 @@ case or one or two edits off) but does not match, the finding is at what to chan
 (at the pod when the tolerations are a workload's shared default) and says exactly what:
 the value under `Equal` (`value: "true"` for the taint's `present`), a missing operator
 (which means `Equal` with an empty value: add `operator: Exists`), an operator in the wrong
-case (`exists`; GPU022 reports that the API server rejects it), the effect, or the key.
+case (`exists`), the effect, or the key. When what to change is a field the API server
+rejects (`operator: exists`, `effect: noschedule`), that is GPU022's finding, at the same
+field, and GPU020 leaves it to GPU022: one cause, one finding. A toleration that is also
+invalid elsewhere, or meant for another taint, leaves both findings: two causes.
 When the rule runs with the default taint, the message says so and how to set the
 cluster's own (`gpu-taints:` in `.gpulint.yaml`, `[]` on GKE).
 
@@ -143,6 +146,9 @@ NAME = "gpu-pod-missing-toleration"
 SEVERITY = "error"
 SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
+#: A toleration the API server rejects (`operator: exists`) is GPU022's: where the near
+#: miss GPU020 points at is that field, GPU020 yields to it.
+YIELDS_TO = ("GPU022",)
 OPTIONS: dict[str, Any] = {"taints": TAINTS_OPTION}
 
 

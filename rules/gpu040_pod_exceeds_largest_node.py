@@ -11,10 +11,15 @@ sidecars declared before it; limits fill in missing requests.
 With node pools or a node inventory described (docs/cluster.md), the largest node is the
 described node that offers the most of that resource (a pool on the MIG `single` strategy
 or time-slicing without renaming offers more `nvidia.com/gpu` than it has GPUs), and the
-options are not used; a resource no node offers is GPU050's and GPU052's to report.
+options are not used; a resource no node offers is GPU050's and GPU052's to report. The
+pod can then never run on the user's cluster: the finding is an error, and GPU050 (which
+would say `Insufficient nvidia.com/gpu` of the same entry) leaves it to GPU040.
 
 Without described nodes, the size is GPU040's `max_per_node` (8) and `per_resource`: while
 neither is configured, that is gpulint's assumption, and the finding is `info` and says so.
+
+A value that is not a whole number (`nvidia.com/gpu: 8.5`) is GPU004's: the API server
+rejects the pod, so GPU040 does not also compare it with the node size at that entry.
 
 ## Why it matters
 A pod is placed on one node. If no node has that many devices, the scheduler reports
@@ -72,6 +77,8 @@ NAME = "pod-exceeds-largest-node"
 SEVERITY = "warning"
 SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
+#: A fraction of a device is rejected before any node is considered (at the same entry).
+YIELDS_TO = ("GPU004",)
 OPTIONS: dict[str, Any] = {
     "max_per_node": {
         "type": "integer",
@@ -133,6 +140,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 f"the {pool_label(node)}, offers {limit}: one pod runs on one node, so it stays "
                 f"Pending; split the work over several pods of at most {limit}",
                 at="value",
+                severity="error",  # the described nodes: it can never run there
             )
             continue
         if _assumed(ctx):

@@ -18,12 +18,18 @@ the cluster is full today. Pods of node agents (DaemonSets) get the tolerations 
 DaemonSet controller adds. Values the arithmetic cannot read (placeholders, invalid
 quantities) are left out of the request rather than guessed.
 
-One cause, one finding: on a pod where an error that names a single cause is reported
-(GPU020 an untolerated GPU taint, GPU051-GPU053 a MIG or sharing resource no pool
-advertises), GPU050 says nothing, as that rule already says why the pod stays Pending and
-how to fix it; with those rules ignored, GPU050 reports alone. GPU040 (more GPUs than the
-largest node) is a warning, written for clusters gpulint can only guess, so GPU050 still
-reports those pods as the error they are when the cluster is described.
+When the closest pool fails several filters, the finding names each with its change
+(`Closest: pool a100-pool (8 nodes) fails 2 filters: untolerated taint {nvidia.com/gpu:
+present}, add a toleration ...; node affinity/selector, change nodeSelector ...`), so
+fixing one cause does not reveal the next. One cause, one finding: where every one of
+those causes is already reported by the rule that names it with its fix -- GPU020 (an
+untolerated GPU taint, at the pod's tolerations), GPU010 (a misspelt resource name),
+GPU004 (a fraction of a device), GPU040 (more devices than the largest node),
+GPU051-GPU053 (a MIG or sharing resource no pool advertises), GPU054 (a GKE accelerator
+that does not exist), each at its resource or selector -- GPU050 says nothing; when a cause
+is left that no other rule reports (a second node selector, a required affinity, a
+cordoned pool, too much memory), GPU050 reports them all. With those rules ignored, GPU050
+reports alone.
 
 ## Why it matters
 A GPU pod that passes every other check can still stay `Pending` forever: the GPU pool is
@@ -77,22 +83,37 @@ pod, which nodes fit and why each other one does not.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from gpulint.model import Path
 from gpulint.resources import wants_accelerator
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import PodSpec
 
+if TYPE_CHECKING:
+    from gpulint.cluster.filters import Failure
+    from gpulint.cluster.model import Node
+
 CODE = "GPU050"
 NAME = "no-node-fits"
 SEVERITY = "error"
 SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
-#: The rules that name one cause of the same Pending pod, with its fix: where one of them
-#: reports on a pod, the scheduler's whole verdict would say it again.
-YIELDS_TO = ("GPU020", "GPU051", "GPU052", "GPU053")
+#: The rules that name one cause of the same Pending pod, with its fix: where they report
+#: every cause the closest pool fails on (the finding's places), the scheduler's verdict
+#: would say it again.
+YIELDS_TO = ("GPU004", "GPU010", "GPU020", "GPU040", "GPU051", "GPU052", "GPU053", "GPU054")
+
+#: The filters as a person names them, in the closest pool's list of failures.
+_FILTERS = {
+    "NodeUnschedulable": "cordoned",
+    "NodeName": "node name",
+    "TaintToleration": "untolerated taint",
+    "NodeAffinity": "node affinity/selector",
+    "NodeResourcesFit": "insufficient",
+}
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -120,15 +141,55 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     message = result.message()
     anchor: Path = pod.path
+    places: list[Path] = []
     closest = result.closest()
     if closest is not None:
         group, every = closest
+        node = group.nodes[0]
         nodes = f"{group.size} node{'s' * (group.size != 1)}"
-        fixes = [fix for f in every for fix in f.fixes]
-        if fixes:
-            message += f" Closest: {group.label} ({nodes}): {'; '.join(fixes)}."
+        if len(every) > 1:
+            parts = "; ".join(_failed(f) for f in every)
+            message += f" Closest: {group.label} ({nodes}) fails {len(every)} filters: {parts}."
+        elif every and every[0].fixes:
+            message += f" Closest: {group.label} ({nodes}): {'; '.join(every[0].fixes)}."
+        for f in every:
+            places.extend(_places(pod, f, sched.node_selector or {}, node))
         anchor = _anchor(pod, every[0].plugin, every[0].resources) if every else pod.path
-    yield Violation(anchor, message)
+    yield Violation(anchor, message, places=tuple(places) or ((),))
+
+
+def _failed(failure: Failure) -> str:
+    """One failing filter of the closest pool, with what would let it pass."""
+    what = _FILTERS.get(failure.plugin, failure.plugin)
+    if failure.plugin == "TaintToleration":
+        what += " " + ", ".join(
+            t.removeprefix("node(s) had untolerated taint ") for t in failure.reasons
+        )
+    elif failure.plugin == "NodeResourcesFit":
+        what += " " + ", ".join(failure.resources)
+    return f"{what}, {', '.join(failure.fixes)}" if failure.fixes else what
+
+
+def _places(
+    pod: PodSpec, failure: Failure, selector: Mapping[str, Any], node: Node
+) -> Iterator[Path]:
+    """Where in the pod each cause of ``failure`` is written, as the rules that name that
+    cause report it; ``()`` for a cause on the nodes' side, which no rule of a pod reports."""
+    spec = pod.spec
+    if failure.plugin == "TaintToleration":
+        yield (*pod.path, "tolerations") if "tolerations" in spec else pod.path
+    elif failure.plugin == "NodeName":
+        yield (*pod.path, "nodeName")
+    elif failure.plugin == "NodeAffinity":
+        wrong = [k for k, v in selector.items() if node.labels.get(k) != v]
+        yield from ((*pod.path, "nodeSelector", k) for k in wrong)
+        if len(failure.fixes) > len(wrong) or not wrong:
+            yield (*pod.path, "affinity")
+    elif failure.plugin == "NodeResourcesFit":
+        for name in failure.resources:
+            yield _resource_place(pod, name) if name != "pods" else ()
+    else:
+        yield ()
 
 
 def _anchor(pod: PodSpec, plugin: str, resources: tuple[str, ...]) -> Path:
@@ -143,11 +204,16 @@ def _anchor(pod: PodSpec, plugin: str, resources: tuple[str, ...]) -> Path:
     if plugin == "NodeName" and "nodeName" in spec:
         return (*pod.path, "nodeName")
     if plugin == "NodeResourcesFit" and resources:
-        from gpulint.podrequest import pod_requests
-
-        name = resources[0]
-        holders = [c for c in pod_requests(pod).containers if name in c.paths]
-        if holders:
-            top = max(holders, key=lambda c: c.requests.get(name, Decimal(0)))
-            return top.paths[name]
+        return _resource_place(pod, resources[0]) or pod.path
     return pod.path
+
+
+def _resource_place(pod: PodSpec, name: str) -> Path:
+    """The entry of the container that asks for the most of ``name`` (``()``: none)."""
+    from gpulint.podrequest import pod_requests
+
+    holders = [c for c in pod_requests(pod).containers if name in c.paths]
+    if not holders:
+        return ()
+    top = max(holders, key=lambda c: c.requests.get(name, Decimal(0)))
+    return top.paths[name]
