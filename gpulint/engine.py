@@ -32,6 +32,7 @@ from gpulint.suppress import (
     Unused,
 )
 from gpulint.workloads import K8sObject, builtin_table
+from gpulint.yields import without_consequences
 
 if TYPE_CHECKING:
     from gpulint.discover import Part
@@ -271,12 +272,12 @@ class Linter:
                     obj.pods = None
             for pod in pods:
                 on_pod: list[Finding] = []
-                # The places of the causes each finding names (None: its path), for _yield.
+                # The places of the causes each finding names (None: its path): gpulint.yields.
                 places: list[tuple[Path, ...] | None] | None = [] if self.yielding else None
                 for active, ctx in pod_rules:
                     on_pod.extend(self._run(active, ctx, pod, obj, label, doc, failed, places))
                 if places is not None and len(on_pod) > 1:
-                    on_pod = _yield(on_pod, places, self.yielding, pod.path)
+                    on_pod = without_consequences(on_pod, places, self.yielding, pod.path)
                 findings.extend(on_pod)
             if seen is not None:
                 # A rule that raised did not check the object: it is not a passing check.
@@ -492,48 +493,3 @@ def _dotted(path: Path) -> str:
     for step in path:
         out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
     return out
-
-
-def _yield(
-    found: list[Finding],
-    places: list[tuple[Path, ...] | None],
-    yielding: dict[str, frozenset[str]],
-    pod: Path,
-) -> list[Finding]:
-    """One pod's findings without the consequences of causes reported (``Rule.yields_to``):
-    a finding is dropped when a rule it yields to reports at its path, or, for a finding
-    that names its causes' places (``Violation.places``), at or inside each of them (a
-    place that is the whole pod, or outside it: at it only). Judged on every finding of the
-    pod, so a cause that itself yields to a deeper one still counts."""
-    kept: list[Finding] = []
-    for finding, own in zip(found, places, strict=True):
-        causes = yielding.get(finding.rule)
-        if causes and (
-            all(_reported(p, True, finding, causes, found, places, pod) for p in own)
-            if own is not None
-            else _reported(finding.doc_path, False, finding, causes, found, places, pod)
-        ):
-            continue
-        kept.append(finding)
-    return kept
-
-
-def _reported(
-    place: Path,
-    inside: bool,
-    of: Finding,
-    causes: frozenset[str],
-    found: list[Finding],
-    places: list[tuple[Path, ...] | None],
-    pod: Path,
-) -> bool:
-    """Does a finding of ``causes`` report at ``place`` (or, with ``inside``, below it), as
-    severe as ``of`` at least (an error is never traded for a warning)?"""
-    inside = inside and len(place) > len(pod) and place[: len(pod)] == pod
-    n = len(place)
-    return any(
-        at == place or (inside and at[:n] == place)
-        for finding, theirs in zip(found, places, strict=True)
-        if finding.rule in causes and finding.severity >= of.severity
-        for at in (theirs if theirs is not None else (finding.doc_path,))
-    )

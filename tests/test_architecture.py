@@ -47,7 +47,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # the cluster picture a run's own files give (taints its GPU pods agree on, platforms)
     ("cluster.evidence",),
     # what a rule, the run's settings and a run's result are
-    ("rule", "settings", "report"),
+    ("rule", "settings", "report", "yields"),
     # reports -> text; below everything that runs a check
     ("reporters", "reporters.text", "reporters.concise", "reporters.json", "reporters.sarif",
      "reporters.github",
