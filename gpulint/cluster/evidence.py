@@ -37,85 +37,15 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gpulint.cluster.platforms import PLATFORM_NAMES, platform_of_label
 from gpulint.model import Related, Span
 from gpulint.taints import Taint
 
 if TYPE_CHECKING:
-    from gpulint.cluster.objects import Found
+    from gpulint.cluster.objects import Found, Pool
     from gpulint.k8s import PodSpec
     from gpulint.registry import Registry
     from gpulint.workloads import WorkloadTable
-
-#: (label key or prefix ending in "/", platform, where the platform documents the label).
-PLATFORM_LABELS: tuple[tuple[str, str, str], ...] = (
-    (
-        "cloud.google.com/gke-accelerator",
-        "gke",
-        "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#create-gpu-pool",
-    ),
-    (
-        "cloud.google.com/gke-nodepool",
-        "gke",
-        "https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools",
-    ),
-    (
-        "cloud.google.com/gke-gpu-partition-size",
-        "gke",
-        "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi",
-    ),
-    (
-        "cloud.google.com/gke-gpu-sharing-strategy",
-        "gke",
-        "https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus",
-    ),
-    (
-        "cloud.google.com/gke-tpu-accelerator",
-        "gke",
-        "https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
-    ),
-    (
-        "cloud.google.com/gke-tpu-topology",
-        "gke",
-        "https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
-    ),
-    (
-        "eks.amazonaws.com/nodegroup",
-        "eks",
-        "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html",
-    ),
-    ("karpenter.k8s.aws/", "eks", "https://karpenter.sh/docs/reference/instance-types/"),
-    (
-        "kubernetes.azure.com/agentpool",
-        "aks",
-        "https://learn.microsoft.com/azure/aks/use-labels",
-    ),
-    (
-        "kubernetes.azure.com/accelerator",
-        "aks",
-        "https://learn.microsoft.com/azure/aks/gpu-cluster",
-    ),
-    (
-        "aliyun.accelerator/nvidia_name",
-        "ack",
-        "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
-        "labels-for-enabling-gpu-scheduling-policies",
-    ),
-    (
-        "alibabacloud.com/nodepool-id",
-        "ack",
-        "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
-        "create-a-node-pool",
-    ),
-    (
-        "ack.node.gpu.schedule",
-        "ack",
-        "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
-        "labels-for-enabling-gpu-scheduling-policies",
-    ),
-)
-
-#: Platform names as messages write them.
-PLATFORM_NAMES = {"gke": "GKE", "eks": "EKS", "aks": "AKS", "ack": "ACK"}
 
 #: Taint keys every cluster's nodes may carry: tolerating them says nothing of GPU nodes.
 _GENERIC_PREFIXES = ("node.kubernetes.io/", "node-role.kubernetes.io/", "node.cloudprovider")
@@ -209,6 +139,8 @@ class Picture(NamedTuple):
     gpu_pods: int = 0
     #: Tolerations Kueue's ResourceFlavors of the files give the pods it admits.
     queue_tolerations: tuple[Mapping[str, str], ...] = ()
+    #: The node pools of the files (:class:`gpulint.cluster.objects.Pool`), for ``inspect``.
+    pools: tuple[Pool, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.taints)
@@ -220,7 +152,53 @@ class Picture(NamedTuple):
             out.append(
                 f"GPU node taint {known.shown()}: {known.evidence.what} ({known.evidence.cited()})"
             )
+        for pool in self.pools:
+            platform = f", {platform_name(pool.platform)}" if pool.platform else ""
+            types = f"; {', '.join(pool.instance_types)}" if pool.instance_types else ""
+            plural = "s" * (pool.gpus != 1)
+            gpus = f"; up to {pool.gpus} GPU{plural} a node" if pool.gpus else "; no GPU known"
+            taints = ", ".join(map(str, pool.taints)) or "none"
+            out.append(
+                f"node pool {pool.shown()} ({pool.api}{platform}) at {pool.source}{types}{gpus}; "
+                f"taints: {taints}"
+            )
         return out
+
+    def as_json(self) -> dict[str, Any]:
+        """The picture as ``gpulint inspect --format json`` writes it."""
+
+        def places(evidence: Evidence) -> list[dict[str, Any]]:
+            return [{"path": label, "line": line} for label, line in evidence.places]
+
+        def taint(t: Taint) -> dict[str, str]:
+            return {"key": t.key, "value": t.value, "effect": t.effect}
+
+        return {
+            "gpu_pods": self.gpu_pods,
+            "taints": [
+                {
+                    **taint(k.taint),
+                    "any_value": k.any_value,
+                    "what": k.evidence.what,
+                    "evidence": places(k.evidence),
+                }
+                for k in self.taints
+            ],
+            "node_pools": [
+                {
+                    "api": p.api,
+                    "what": p.what,
+                    "name": p.name,
+                    "source": p.source,
+                    "platform": p.platform,
+                    "instance_types": list(p.instance_types),
+                    "gpus": p.gpus,
+                    "taints": [taint(t) for t in p.taints],
+                }
+                for p in self.pools
+            ],
+            "queue_tolerations": [dict(t) for t in self.queue_tolerations],
+        }
 
 
 def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
@@ -230,7 +208,7 @@ def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
     selector = spec.get("nodeSelector")
     if isinstance(selector, Mapping):
         for key in selector:
-            found = _platform_of_label(key)
+            found = platform_of_label(key)
             if found is not None:
                 return found, key, (*pod.path, "nodeSelector", key)
     affinity = spec.get("affinity")
@@ -247,7 +225,7 @@ def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
             key = expr.get("key") if isinstance(expr, Mapping) else None
             if not isinstance(key, str) or expr.get("operator") not in ("In", "Exists"):
                 continue
-            found = _platform_of_label(key)
+            found = platform_of_label(key)
             if found is not None:
                 path = (
                     *pod.path,
@@ -261,15 +239,6 @@ def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
                     "key",
                 )
                 return found, key, path
-    return None
-
-
-def _platform_of_label(key: Any) -> str | None:
-    if not isinstance(key, str):
-        return None
-    for label, platform, _ in PLATFORM_LABELS:
-        if key == label or (label.endswith("/") and key.startswith(label)):
-            return platform
     return None
 
 
@@ -405,19 +374,23 @@ class Gatherer:
             for t in self._tally.agreed()
         ]
         known = {t.taint.key for t in taints}
-        for node in found.nodes if found is not None else ():
-            if not any(self._registry.is_accelerator(name) for name in node.allocatable):
+        pools = found.pools if found is not None else ()
+        for pool in pools:
+            # A GPU pool: it makes GPU nodes, or a taint is keyed by an accelerator resource
+            # (the ExtendedResourceToleration convention: nvidia.com/gpu:NoSchedule).
+            accelerated = [t.key for t in pool.taints if self._registry.is_accelerator(t.key)]
+            if not pool.gpus and not accelerated:
                 continue
-            for taint in node.taints:
+            for taint in pool.taints:
                 if taint.effect not in ("NoSchedule", "NoExecute") or taint.key in known:
                     continue
                 known.add(taint.key)
-                what = f"a taint of the GPU {node.pool or node.name} in this run's files"
-                resource = taint.key if self._registry.is_accelerator(taint.key) else None
-                evidence = Evidence(what, _place(node.source))
+                what = f"a taint of the GPU {pool.shown()} in this run's files"
+                resource = taint.key if taint.key in accelerated else None
+                evidence = Evidence(what, _place(pool.source))
                 taints.append(KnownTaint(taint, False, evidence, resource))
         queue = found.tolerations if found is not None else ()
-        return Picture(tuple(taints), self._tally.pods, queue)
+        return Picture(tuple(taints), self._tally.pods, queue, pools)
 
 
 def _place(source: str) -> tuple[tuple[str, int], ...]:

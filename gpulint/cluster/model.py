@@ -48,3 +48,7 @@ class Cluster(NamedTuple):
     #: Tolerations a queueing controller adds to the pods it admits (Kueue's ResourceFlavor
     #: ``tolerations``), for pods that name a queue (``kueue.x-k8s.io/queue-name``).
     queue_tolerations: tuple[Mapping[str, str], ...] = ()
+    #: Where the platform comes from when nothing configures it: ``the inventory's node
+    #: labels cloud.google.com/gke-nodepool (nodes.yaml:12)``; "" when ``platform:`` /
+    #: ``--platform`` names it (or none is known).
+    platform_source: str = ""
