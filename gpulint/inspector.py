@@ -24,6 +24,7 @@ from typing import Any
 
 from gpulint.cluster.evidence import Picture, platform_name, pod_platform
 from gpulint.cluster.model import Cluster
+from gpulint.cluster.pictures import picture_json, picture_lines
 from gpulint.discover import Target
 from gpulint.loader.decoding import decode
 from gpulint.loader.stream import load_text
@@ -50,7 +51,7 @@ class InspectReport:
     files: list[dict[str, Any]] = field(default_factory=list)
     #: What the run's files and configuration say about the GPU nodes (the cluster picture).
     cluster: dict[str, Any] = field(
-        default_factory=lambda: {"platform": None, **Picture().as_json()}
+        default_factory=lambda: {"platform": None, **picture_json(Picture())}
     )
     #: The picture as text lines (:meth:`gpulint.cluster.evidence.Picture.lines`).
     picture: list[str] = field(default_factory=list)
@@ -83,7 +84,7 @@ class Inspector:
         #: With a cluster (``--cluster``), each GPU pod says which nodes fit and why not.
         self.cluster = cluster
         #: What the files say about the GPU nodes (:func:`gpulint.check.cluster_picture`).
-        self.picture = picture or Picture()
+        self.picture = picture if picture is not None else Picture()
 
     # -- entry points ------------------------------------------------------------------------
     def inspect_targets(self, targets: Iterable[Target]) -> InspectReport:
@@ -91,8 +92,8 @@ class Inspector:
         if self.cluster is not None and self.cluster.platform is not None:
             source = self.cluster.platform_source or "the configuration (platform:, --platform)"
             platform = {"name": self.cluster.platform, "from": source}
-        cluster = {"platform": platform, **self.picture.as_json()}
-        report = InspectReport(cluster=cluster, picture=self.picture.lines())
+        cluster = {"platform": platform, **picture_json(self.picture)}
+        report = InspectReport(cluster=cluster, picture=picture_lines(self.picture))
         for target in targets:
             raw, problem = read_target(target)
             if raw is None:

@@ -191,7 +191,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     effective = [*tolerations, *extra]
     evidence: list[KnownTaint] = []
     if ground.kind == "evidence":
-        evidence = [k for k in agreed if not k.tolerated_by(effective)]
+        assert ground.picture is not None
+        evidence = ground.picture.untolerated(agreed, effective, pod, [*names, *demand.pod_level])
         if not evidence:
             return
         found: tuple[list[Taint], Node | None, int] | None = (

@@ -47,6 +47,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "cluster.objects"),
     # the cluster picture a run's own files give (taints its GPU pods agree on, platforms)
     ("cluster.evidence",),
+    ("cluster.pictures",),
     # what a rule, the run's settings and a run's result are
     ("rule", "settings", "report"),
     # reports -> text; below everything that runs a check

@@ -106,6 +106,9 @@ class KnownTaint(NamedTuple):
     #: The taint's key is an accelerator resource's name (``nvidia.com/mig-4g.96gb``: the
     #: ExtendedResourceToleration convention): it is on the nodes of that resource only.
     resource: str | None = None
+    #: It is a taint of a node pool in the files (not of the pods' consensus): it is on the
+    #: nodes of that pool only.
+    pooled: bool = False
 
     def tolerated_by(self, tolerations: Sequence[Any]) -> bool:
         """Whether a pod with these tolerations gets onto nodes with this taint, leniently:
@@ -145,60 +148,50 @@ class Picture(NamedTuple):
     def __bool__(self) -> bool:
         return bool(self.taints)
 
-    def lines(self) -> list[str]:
-        """The picture as ``gpulint inspect`` prints it."""
-        out = []
-        for known in self.taints:
-            out.append(
-                f"GPU node taint {known.shown()}: {known.evidence.what} ({known.evidence.cited()})"
-            )
-        for pool in self.pools:
-            platform = f", {platform_name(pool.platform)}" if pool.platform else ""
-            types = f"; {', '.join(pool.instance_types)}" if pool.instance_types else ""
-            plural = "s" * (pool.gpus != 1)
-            gpus = f"; up to {pool.gpus} GPU{plural} a node" if pool.gpus else "; no GPU known"
-            taints = ", ".join(map(str, pool.taints)) or "none"
-            out.append(
-                f"node pool {pool.shown()} ({pool.api}{platform}) at {pool.source}{types}{gpus}; "
-                f"taints: {taints}"
-            )
-        return out
+    def untolerated(
+        self, agreed: Sequence[KnownTaint], tolerations: Sequence[Any], pod: PodSpec,
+        names: Iterable[str],
+    ) -> list[KnownTaint]:  # fmt: skip
+        """The ``agreed`` taints that keep the pod off the GPU nodes. A pod needs one GPU
+        pool, not all: the pools' taints are left out when some GPU pool of the files that
+        offers what it asks for (``names``) and that its node selector does not rule out has
+        no taint it fails to tolerate, and when its selector rules every pool out."""
+        from gpulint.taints import tolerates
 
-    def as_json(self) -> dict[str, Any]:
-        """The picture as ``gpulint inspect --format json`` writes it."""
+        left = [k for k in agreed if not k.tolerated_by(tolerations)]
+        if not any(k.pooled for k in left):
+            return left
+        wanted = set(names)
+        candidates = [
+            p
+            for p in self.pools
+            if (p.gpus or any(k.pooled and k.taint in p.taints for k in agreed))
+            and (not wanted or not p.resources or wanted & set(p.resources))
+            and _selectable(p.labels, pod.spec.get("nodeSelector"))
+        ]
+        for pool in candidates:
+            enforced = [t for t in pool.taints if t.effect in ("NoSchedule", "NoExecute")]
+            if all(any(tolerates(t2, t) for t2 in tolerations) for t in enforced):
+                return [k for k in left if not k.pooled]
+        if not candidates:
+            return [k for k in left if not k.pooled]
+        return left
 
-        def places(evidence: Evidence) -> list[dict[str, Any]]:
-            return [{"path": label, "line": line} for label, line in evidence.places]
 
-        def taint(t: Taint) -> dict[str, str]:
-            return {"key": t.key, "value": t.value, "effect": t.effect}
+def _selectable(labels: Mapping[str, str], selector: Any) -> bool:
+    """Whether a pod's node selector may pick a pool with these labels: no label of the
+    pool's says otherwise, and a pool-name label it asks for (``eks.amazonaws.com/nodegroup``)
+    is the pool's."""
+    from gpulint.cluster.poolkinds import pool_labels
 
-        return {
-            "gpu_pods": self.gpu_pods,
-            "taints": [
-                {
-                    **taint(k.taint),
-                    "any_value": k.any_value,
-                    "what": k.evidence.what,
-                    "evidence": places(k.evidence),
-                }
-                for k in self.taints
-            ],
-            "node_pools": [
-                {
-                    "api": p.api,
-                    "what": p.what,
-                    "name": p.name,
-                    "source": p.source,
-                    "platform": p.platform,
-                    "instance_types": list(p.instance_types),
-                    "gpus": p.gpus,
-                    "taints": [taint(t) for t in p.taints],
-                }
-                for p in self.pools
-            ],
-            "queue_tolerations": [dict(t) for t in self.queue_tolerations],
-        }
+    if not isinstance(selector, Mapping):
+        return True
+    for key, value in selector.items():
+        if key in labels and labels[key] != value:
+            return False
+        if key not in labels and key in pool_labels():
+            return False
+    return True
 
 
 def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
@@ -388,7 +381,7 @@ class Gatherer:
                 what = f"a taint of the GPU {pool.shown()} in this run's files"
                 resource = taint.key if taint.key in accelerated else None
                 evidence = Evidence(what, _place(pool.source))
-                taints.append(KnownTaint(taint, False, evidence, resource))
+                taints.append(KnownTaint(taint, False, evidence, resource, pooled=True))
         queue = found.tolerations if found is not None else ()
         return Picture(tuple(taints), self._tally.pods, queue, pools)
 

@@ -93,6 +93,10 @@ class Pool(NamedTuple):
     instance_types: tuple[str, ...]
     #: The most GPUs one of its nodes has (0: it makes no GPU node gpulint can tell).
     gpus: int
+    #: Labels every node of the pool carries (its own, its ``pool_label``).
+    labels: Mapping[str, str]
+    #: The accelerator resources its nodes advertise (``nvidia.com/gpu``).
+    resources: tuple[str, ...]
 
     def shown(self) -> str:
         return f"{self.what} {self.name}"
@@ -193,7 +197,7 @@ def _name(row: Kind, item: dict[str, Any]) -> str:
         value = at(item, path)
         if isinstance(value, str) and value:
             return value
-    return "pool"
+    return "(unnamed)"
 
 
 def _accelerators(value: Any) -> int:
@@ -261,7 +265,14 @@ def _pool(
     gpus = max((int(v) for n in nodes for k, v in n.allocatable.items() if k not in _STANDARD),
                default=0)  # fmt: skip
     api = f"{row.group}/{row.kind}"
-    pool = Pool(row.what, name, source, api, row.platform, frozen, tuple(types), gpus)
+    resources = tuple(
+        dict.fromkeys(
+            k for n in nodes for k, v in n.allocatable.items() if k not in _STANDARD and v
+        )
+    )
+    pool = Pool(
+        row.what, name, source, api, row.platform, frozen, tuple(types), gpus, labels, resources
+    )
     return pool, nodes
 
 

@@ -93,6 +93,14 @@ def builtin_kinds() -> dict[tuple[str, str], tuple[Kind, ...]]:
 
 
 @cache
+def pool_labels() -> frozenset[str]:
+    """The labels that carry a node pool's name (``eks.amazonaws.com/nodegroup``, ...)."""
+    return frozenset(
+        r.pool_label for rows in builtin_kinds().values() for r in rows if r.pool_label
+    )
+
+
+@cache
 def markers() -> tuple[bytes, ...]:
     """Bytes one of which a file holds when it may hold a node-pool object."""
     return tuple(sorted({kind.encode() for _, kind in builtin_kinds()}))
