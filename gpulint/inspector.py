@@ -401,7 +401,7 @@ def render_text(report: InspectReport) -> str:
                 f"{keys}; add a workloads row for it if they are container requests"
             )
     platform = report.cluster.get("platform")
-    if platform is not None:
+    if platform is not None and platform["name"] != "generic":  # generic: nothing to say
         lines.append(f"platform {platform_name(platform['name'])}, from {platform['from']}")
     lines.extend(report.picture)
     s = report.summary()

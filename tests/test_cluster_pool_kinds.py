@@ -214,7 +214,7 @@ def test_a_gpu_pool_of_every_kind_is_evidence(
     assert code == 1
     message = findings[0]["message"]
     assert f"the GPU node taint {taint} (a taint of the GPU {what} in this run's files: " in message
-    assert [(r["kind"], r["path"], r["line"]) for r in findings[0]["related"]][0] == (
+    assert next((r["kind"], r["path"], r["line"]) for r in findings[0]["related"]) == (
         "evidence",
         path,
         line,
@@ -248,9 +248,8 @@ def test_a_pod_needs_one_gpu_pool_not_all(tmp_path: Path) -> None:
     # taint it lacks; elsewhere.yaml selects a pool the files do not describe (and tolerates
     # the taint all three GPU pods agree on).
     assert seen(findings) == [("h100.yaml", "GPU020", "error")]
-    assert "does not tolerate the GPU node taint sku=h100:NoExecute (a taint of the GPU eksctl " in (
-        findings[0]["message"]
-    )
+    message = findings[0]["message"]
+    assert "does not tolerate the GPU node taint sku=h100:NoExecute (a taint of the GPU " in message
 
 
 def test_an_untainted_gpu_pool_takes_any_gpu_pod(tmp_path: Path) -> None:
@@ -383,9 +382,8 @@ def test_inspect_prints_the_picture_and_each_pods_platform(tmp_path: Path) -> No
         "node pool eksctl managed node group h100 (eksctl.io/ClusterConfig, EKS) at "
         "eksctl.yaml:13; p5.48xlarge; up to 8 GPUs a node; taints: sku=h100:NoExecute"
     ) in text
-    assert "    platform: EKS, from this pod's node selector eks.amazonaws.com/nodegroup (line 8)" in (
-        text
-    )
+    label = "eks.amazonaws.com/nodegroup"
+    assert f"    platform: EKS, from this pod's node selector {label} (line 8)" in text
     data = json.loads(gpulint_in_process("inspect", "-f", "json", ".", cwd=root).stdout)
     schema = json.loads((ROOT / "schemas" / "inspect.schema.json").read_text("utf-8"))
     jsonschema.validate(data, schema)
@@ -399,6 +397,18 @@ def test_inspect_prints_the_picture_and_each_pods_platform(tmp_path: Path) -> No
         "from": "this pod's node selector eks.amazonaws.com/nodegroup",
         "line": 8,
     }
+
+
+def test_the_inspect_picture_is_what_the_docs_show(tmp_path: Path) -> None:
+    from tests.docblocks import block
+
+    title = "Describing the cluster: node pools, instance types, platforms"
+    shown = block("docs/cluster.md", title, "text", 1).text.splitlines()
+    selected = job("eks", "      nodeSelector: {eks.amazonaws.com/nodegroup: h100}\n")
+    root = repo(tmp_path, {"eksctl.yaml": EKSCTL, "train.yaml": selected})
+    lines = gpulint_in_process("inspect", ".", cwd=root).stdout.splitlines()
+    for line in shown:
+        assert line.strip() == "..." or line in lines, line
 
 
 def test_inspect_names_the_inventorys_platform(tmp_path: Path) -> None:
