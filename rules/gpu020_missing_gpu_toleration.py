@@ -180,8 +180,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if ground.picture is not None
         else []
     )
-    if ground.kind == "evidence" and not agreed:
-        ground = ground.without_evidence()  # the evidence is about other accelerators
+    wanted = [*names, *demand.pod_level]
+    if ground.kind == "evidence" and (
+        not agreed or ground.picture is None or not ground.picture.reaches(agreed, pod, wanted)
+    ):
+        # The evidence is about other accelerators, or pools the pod cannot land on.
+        ground = ground.without_evidence()
     if ground.kind == "platform":
         ctx = ctx._replace(cluster=ground.cluster)  # the platform the pod's selector names
     extra = (  # the platform's admission adds none when no cluster is described
@@ -195,7 +199,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     evidence: list[KnownTaint] = []
     if ground.kind == "evidence":
         assert ground.picture is not None
-        evidence = ground.picture.untolerated(agreed, effective, pod, [*names, *demand.pod_level])
+        evidence = ground.picture.untolerated(agreed, effective, pod, wanted)
         if not evidence:
             return
         found: tuple[list[Taint], Node | None, int] | None = (

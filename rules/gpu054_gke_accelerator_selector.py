@@ -81,6 +81,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 f"{value!r} is not a GKE accelerator{_why(cluster)}: no GPU node carries it, so "
                 f"the pod stays Pending{hint}",
                 at="value",
+                related=_where(cluster),
             )
         return
     if cluster.platform != "gke-autopilot" or _in_affinity(pod.spec):
@@ -99,6 +100,16 @@ def _why(cluster: Any) -> str:
     inventory's node labels cloud.google.com/gke-nodepool (nodes.yaml:3))``."""
     source = getattr(cluster, "platform_source", "")
     return f" (GKE, from {source})" if source else ""
+
+
+def _where(cluster: Any) -> tuple[Any, ...]:
+    """The inventory node whose labels show GKE, as a ``related`` place of kind evidence."""
+    place = getattr(cluster, "platform_place", None)
+    if place is None:
+        return ()
+    from gpulint.cluster.evidence import Evidence
+
+    return Evidence("GKE", (place,)).related("the node labels that show GKE")
 
 
 def _in_affinity(spec: dict[str, Any]) -> bool:

@@ -252,6 +252,17 @@ def test_a_pod_needs_one_gpu_pool_not_all(tmp_path: Path) -> None:
     assert "does not tolerate the GPU node taint sku=h100:NoExecute (a taint of the GPU " in message
 
 
+def test_an_instance_type_selector_rules_out_the_pools_of_other_types(tmp_path: Path) -> None:
+    a100 = "      nodeSelector: {node.kubernetes.io/instance-type: p4d.24xlarge}\n"
+    p5 = "      nodeSelector: {node.kubernetes.io/instance-type: p5.48xlarge}\n"
+    files = {"eksctl.yaml": EKSCTL, "a100.yaml": job("a100", a100), "p5.yaml": job("p5", p5)}
+    findings, _ = check(repo(tmp_path, files), "--select", "GPU020")
+    # No pool of the files has p4d nodes: their taints say nothing of the nodes a100.yaml
+    # gets (gpulint's assumption is left); p5.48xlarge is the h100 group's.
+    assert seen(findings) == [("a100.yaml", "GPU020", "info"), ("p5.yaml", "GPU020", "error")]
+    assert "sku=h100:NoExecute" in findings[1]["message"]
+
+
 def test_an_untainted_gpu_pool_takes_any_gpu_pod(tmp_path: Path) -> None:
     untainted = EKSCTL + "- name: open\n  instanceType: g6.xlarge\n"
     findings, _ = check(repo(tmp_path, {"eksctl.yaml": untainted, "t.yaml": job("t")}))
@@ -355,6 +366,9 @@ def test_an_inventory_of_gke_nodes_is_gke(tmp_path: Path) -> None:
         "'nvidia-t4' is not a GKE accelerator (GKE, from the inventory's node labels "
         "cloud.google.com/gke-accelerator (nodes.yaml:4)): no GPU node carries it"
     ) in findings[0]["message"]
+    assert [(r["kind"], r["path"], r["line"]) for r in findings[0]["related"]] == [
+        ("evidence", "nodes.yaml", 4)
+    ]
     # A platform named on the command line wins over the labels.
     findings, _ = check(root, "--cluster", "nodes.yaml", "--platform", "generic")
     assert ("train.yaml", "GPU020", "error") in seen(findings)

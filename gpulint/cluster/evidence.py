@@ -148,48 +148,61 @@ class Picture(NamedTuple):
     def __bool__(self) -> bool:
         return bool(self.taints)
 
+    def candidates(
+        self, agreed: Sequence[KnownTaint], pod: PodSpec, names: Iterable[str]
+    ) -> list[Pool]:
+        """The GPU pools of the files the pod may land on: they offer what it asks for
+        (``names``; none: any accelerator) and its node selector does not rule them out."""
+        wanted = set(names)
+        return [
+            p
+            for p in self.pools
+            if (p.gpus or any(k.pooled and k.taint in p.taints for k in agreed))
+            and (not wanted or not p.resources or wanted & set(p.resources))
+            and _selectable(p, pod.spec.get("nodeSelector"))
+        ]
+
+    def reaches(self, agreed: Sequence[KnownTaint], pod: PodSpec, names: Iterable[str]) -> bool:
+        """Whether the ``agreed`` taints say anything of the nodes the pod may get: the pods'
+        consensus does, a pool's taints only when the pod may land on some pool of the files."""
+        return any(not k.pooled for k in agreed) or bool(self.candidates(agreed, pod, names))
+
     def untolerated(
         self, agreed: Sequence[KnownTaint], tolerations: Sequence[Any], pod: PodSpec,
         names: Iterable[str],
     ) -> list[KnownTaint]:  # fmt: skip
         """The ``agreed`` taints that keep the pod off the GPU nodes. A pod needs one GPU
-        pool, not all: the pools' taints are left out when some GPU pool of the files that
-        offers what it asks for (``names``) and that its node selector does not rule out has
-        no taint it fails to tolerate, and when its selector rules every pool out."""
+        pool, not all: the pools' taints are left out when one of its :meth:`candidates` has
+        no taint it fails to tolerate, or when it has none."""
         from gpulint.taints import tolerates
 
         left = [k for k in agreed if not k.tolerated_by(tolerations)]
         if not any(k.pooled for k in left):
             return left
-        wanted = set(names)
-        candidates = [
-            p
-            for p in self.pools
-            if (p.gpus or any(k.pooled and k.taint in p.taints for k in agreed))
-            and (not wanted or not p.resources or wanted & set(p.resources))
-            and _selectable(p.labels, pod.spec.get("nodeSelector"))
-        ]
-        for pool in candidates:
+        pools = self.candidates(agreed, pod, names)
+        for pool in pools:
             enforced = [t for t in pool.taints if t.effect in ("NoSchedule", "NoExecute")]
             if all(any(tolerates(t2, t) for t2 in tolerations) for t in enforced):
                 return [k for k in left if not k.pooled]
-        if not candidates:
-            return [k for k in left if not k.pooled]
-        return left
+        return left if pools else [k for k in left if not k.pooled]
 
 
-def _selectable(labels: Mapping[str, str], selector: Any) -> bool:
-    """Whether a pod's node selector may pick a pool with these labels: no label of the
-    pool's says otherwise, and a pool-name label it asks for (``eks.amazonaws.com/nodegroup``)
-    is the pool's."""
+def _selectable(pool: Pool, selector: Any) -> bool:
+    """Whether a pod's node selector may pick the pool: no label of the pool's says
+    otherwise, a pool-name label it asks for (``eks.amazonaws.com/nodegroup``) is the pool's,
+    and an instance type it asks for is one of the pool's (when the pool names its types)."""
+    from gpulint.cluster.catalog import INSTANCE_TYPE_LABEL
     from gpulint.cluster.poolkinds import pool_labels
 
     if not isinstance(selector, Mapping):
         return True
+    labels = pool.labels
     for key, value in selector.items():
         if key in labels and labels[key] != value:
             return False
         if key not in labels and key in pool_labels():
+            return False
+        if key == INSTANCE_TYPE_LABEL and pool.instance_types and value not in pool.instance_types:
             return False
     return True
 

@@ -52,3 +52,5 @@ class Cluster(NamedTuple):
     #: labels cloud.google.com/gke-nodepool (nodes.yaml:12)``; "" when ``platform:`` /
     #: ``--platform`` names it (or none is known).
     platform_source: str = ""
+    #: The ``(file, line)`` of the node that shows it, for a finding's ``related`` places.
+    platform_place: tuple[str, int] | None = None

@@ -169,6 +169,11 @@ class Inferred(NamedTuple):
         where = f" ({self.source})" if self.source else ""
         return f"the inventory's node labels {self.label}{where}"
 
+    def place(self) -> tuple[str, int] | None:
+        """``(file, line)`` of :attr:`source`, when it names one."""
+        label, _, line = self.source.rpartition(":")
+        return (label, int(line)) if label and line.isdigit() else None
+
 
 def nodes_platform(nodes: Iterable[tuple[Mapping[str, str], str]]) -> Inferred | None:
     """The one platform the ``(labels, source)`` of an inventory's nodes show; None when
@@ -208,6 +213,7 @@ def with_inferred_platform(cluster: Cluster) -> Cluster:
         platform=inferred.platform,
         extended_resource_toleration=PLATFORMS[inferred.platform].extended_resource_toleration,
         platform_source=inferred.note(),
+        platform_place=inferred.place(),
     )
     cluster_groups(cluster)  # grouped once here, before the linting workers are forked
     return cluster
