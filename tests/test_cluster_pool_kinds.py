@@ -167,7 +167,7 @@ def tolerating(key: str, value: str | None = None, effect: str = "NoSchedule") -
     [
         (
             {"eksctl.yaml": EKSCTL},
-            "nvidia.com/gpu=present:NoSchedule, sku=h100:NoExecute",
+            "nvidia.com/gpu=present:NoSchedule",
             "eksctl node group gpu-spot",
             8,
             tolerating("nvidia.com/gpu"),

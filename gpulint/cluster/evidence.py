@@ -172,19 +172,23 @@ class Picture(NamedTuple):
         names: Iterable[str],
     ) -> list[KnownTaint]:  # fmt: skip
         """The ``agreed`` taints that keep the pod off the GPU nodes. A pod needs one GPU
-        pool, not all: the pools' taints are left out when one of its :meth:`candidates` has
-        no taint it fails to tolerate, or when it has none."""
+        pool, not all: of the pools' taints, only those of the :meth:`candidates` pool it
+        misses fewest of count (none when it tolerates one pool's, or has no candidate)."""
         from gpulint.taints import tolerates
 
         left = [k for k in agreed if not k.tolerated_by(tolerations)]
-        if not any(k.pooled for k in left):
+        own = [k for k in left if not k.pooled]
+        if len(own) == len(left):
             return left
-        pools = self.candidates(agreed, pod, names)
-        for pool in pools:
+        best: list[KnownTaint] | None = None
+        for pool in self.candidates(agreed, pod, names):
             enforced = [t for t in pool.taints if t.effect in ("NoSchedule", "NoExecute")]
             if all(any(tolerates(t2, t) for t2 in tolerations) for t in enforced):
-                return [k for k in left if not k.pooled]
-        return left if pools else [k for k in left if not k.pooled]
+                return own
+            missed = [k for k in left if k.pooled and k.taint in enforced]
+            if missed and (best is None or len(missed) < len(best)):
+                best = missed
+        return own + (best or [])
 
 
 def _selectable(pool: Pool, selector: Any) -> bool:
