@@ -9,14 +9,17 @@ have to assume one. Before assuming, gpulint listens to the repository:
   (``sku=gpu:NoSchedule`` tolerated by three Jobs is the taint a fourth Job lacks). Keys
   every cluster has (``node.kubernetes.io/…``, ``node-role.kubernetes.io/…``) and blanket
   tolerations (no key) say nothing about the GPU nodes and are left out.
-- **Taints of the GPU node-pool objects in the tree** (Karpenter ``NodePool``, Kueue
-  ``ResourceFlavor``: :mod:`gpulint.cluster.objects`).
+- **Taints of the GPU node-pool objects in the tree** (every kind of
+  ``rules/node-pools.json``: :mod:`gpulint.cluster.objects`). A pod needs one GPU pool, not
+  all: a pool's taints hold against it only when it may land on that pool
+  (:meth:`Picture.candidates`), and then those of the pool it misses fewest of.
 - **The platform a pod selects** with its node selector or required node affinity: a
   ``cloud.google.com/gke-accelerator`` selector is GKE (whose ExtendedResourceToleration
   admission adds the GPU toleration itself), ``eks.amazonaws.com/nodegroup`` or a
   ``karpenter.k8s.aws/…`` label is EKS, ``kubernetes.azure.com/agentpool`` AKS,
   ``aliyun.accelerator/nvidia_name`` ACK (none of the three taints GPU nodes by itself).
-  Each row of :data:`PLATFORM_LABELS` cites where the platform documents the label.
+  Each row of :data:`gpulint.cluster.platforms.PLATFORM_LABELS` cites where the platform
+  documents the label.
 
 Every fact carries where it came from (file and line), so a finding that rests on it names
 its evidence (``Violation.related``), and ``gpulint inspect`` prints the picture. A finding

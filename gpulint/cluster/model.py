@@ -1,9 +1,9 @@
 """The cluster as values: nodes (or node pools of identical nodes) and the platform.
 
 A node inventory (``kubectl get nodes -o yaml``), declared ``node-pools:`` with the
-instance-type catalog, node-pool objects in the linted files (Karpenter ``NodePool``, Kueue
-``ResourceFlavor``) and a platform profile all end up as these values; the scheduler filters
-and the rules read only them.
+instance-type catalog, node-pool objects in the linted files (``rules/node-pools.json``) and
+a platform profile all end up as these values; the scheduler filters and the rules read only
+them.
 """
 
 from collections.abc import Mapping
