@@ -307,9 +307,13 @@ def inspect_cmd(
     )
     for path in missing:
         _error(f"{path}: no such file or directory")
-    report = Inspector(settings.workloads, settings.registry, settings.cluster).inspect_targets(
-        found
-    )
+    # The cluster picture the run's files give: their GPU pools and agreed taints.
+    from gpulint.prepass import cluster_picture
+
+    listed = list(found)
+    picture = cluster_picture(settings, listed)
+    inspector = Inspector(settings.workloads, settings.registry, settings.cluster, picture)
+    report = inspector.inspect_targets(listed)
     render = render_json if output_format is ConfigFormat.json else render_text
     sys.stdout.write(render(report))
     sys.stdout.flush()

@@ -260,6 +260,10 @@ def resolve(
             if cluster is None
             else cluster._replace(nodes=(*described.nodes, *cluster.nodes))
         )
+        if entries["platform"].value is None:  # the platform the nodes' labels show
+            from gpulint.cluster.platforms import with_inferred_platform
+
+            cluster = with_inferred_platform(cluster)
     entries["baseline"] = value("baseline", None)
     baseline = _baseline(config) if config is not None and "baseline" in data else None
 

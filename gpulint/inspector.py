@@ -22,7 +22,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpulint.cluster.evidence import Picture, platform_name, pod_platform
 from gpulint.cluster.model import Cluster
+from gpulint.cluster.pictures import picture_json, picture_lines
 from gpulint.discover import Target
 from gpulint.loader.decoding import decode
 from gpulint.loader.stream import load_text
@@ -47,6 +49,12 @@ def dotted(path: Path) -> str:
 @dataclass(slots=True)
 class InspectReport:
     files: list[dict[str, Any]] = field(default_factory=list)
+    #: What the run's files and configuration say about the GPU nodes (the cluster picture).
+    cluster: dict[str, Any] = field(
+        default_factory=lambda: {"platform": None, **picture_json(Picture())}
+    )
+    #: The picture as text lines (:meth:`gpulint.cluster.evidence.Picture.lines`).
+    picture: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, int]:
         workloads = [w for f in self.files for w in f["workloads"]]
@@ -60,7 +68,7 @@ class InspectReport:
         }
 
     def as_json(self) -> dict[str, Any]:
-        return {"files": self.files, "summary": self.summary()}
+        return {"files": self.files, "cluster": self.cluster, "summary": self.summary()}
 
 
 class Inspector:
@@ -69,15 +77,23 @@ class Inspector:
         table: WorkloadTable | None = None,
         registry: Registry | None = None,
         cluster: Cluster | None = None,
+        picture: Picture | None = None,
     ) -> None:
         self.table = table or builtin_table()
         self.registry = registry or builtin_registry()
         #: With a cluster (``--cluster``), each GPU pod says which nodes fit and why not.
         self.cluster = cluster
+        #: What the files say about the GPU nodes (:func:`gpulint.check.cluster_picture`).
+        self.picture = picture if picture is not None else Picture()
 
     # -- entry points ------------------------------------------------------------------------
     def inspect_targets(self, targets: Iterable[Target]) -> InspectReport:
-        report = InspectReport()
+        platform = None
+        if self.cluster is not None and self.cluster.platform is not None:
+            source = self.cluster.platform_source or "the configuration (platform:, --platform)"
+            platform = {"name": self.cluster.platform, "from": source}
+        cluster = {"platform": platform, **picture_json(self.picture)}
+        report = InspectReport(cluster=cluster, picture=picture_lines(self.picture))
         for target in targets:
             raw, problem = read_target(target)
             if raw is None:
@@ -233,10 +249,26 @@ class Inspector:
                 for c in claims
             ],
             "tolerations": tolerations,
+            "platform": self._platform(view, pod),
             "gpu": demand.gpu,
             "hints": _hints(pod),
             "scheduling": self._scheduling(pod) if demand.gpu else None,
         }
+
+    def _platform(self, view: DocumentView, pod: PodSpec) -> dict[str, Any] | None:
+        """The platform the pod is judged on: the configured (or inventory's) one, else the
+        one its node selector or required node affinity names."""
+        if pod.location != "pod":
+            return None
+        if self.cluster is not None and self.cluster.platform is not None:
+            source = self.cluster.platform_source or "the configuration (platform:, --platform)"
+            return {"name": self.cluster.platform, "from": source, "line": None}
+        found = pod_platform(pod)
+        if found is None:
+            return None
+        name, label, path = found
+        line = view.doc.key_span(path).line
+        return {"name": name, "from": f"this pod's node selector {label}", "line": line}
 
     def _scheduling(self, pod: PodSpec) -> dict[str, Any] | None:
         """Which nodes of the cluster the pod fits, and why each other one does not."""
@@ -368,6 +400,10 @@ def render_text(report: InspectReport) -> str:
                 f"({u['apiVersion']}) is not a known workload kind, but has GPU resources at "
                 f"{keys}; add a workloads row for it if they are container requests"
             )
+    platform = report.cluster.get("platform")
+    if platform is not None and platform["name"] != "generic":  # generic: nothing to say
+        lines.append(f"platform {platform_name(platform['name'])}, from {platform['from']}")
+    lines.extend(report.picture)
     s = report.summary()
     lines.append(
         f"{s['workloads']} workload{'s' if s['workloads'] != 1 else ''}, "
@@ -430,6 +466,9 @@ def _pod_lines(pod: dict[str, Any]) -> list[str]:
         else:
             source = f" from {t['path']}" if t["inherited"] else ""
             out.append(f"    tolerations: {t['count']}{source}")
+    p = pod.get("platform")
+    if p is not None and p["line"] is not None:  # the run's own platform is printed once
+        out.append(f"    platform: {platform_name(p['name'])}, from {p['from']} (line {p['line']})")
     out.extend(_scheduling_lines(pod.get("scheduling")))
     return out
 

@@ -48,7 +48,8 @@ def cluster_picture(settings: Settings, found: Iterable[Target]) -> Picture:
     node-pool objects' taints, read in a pre-pass so that every worker sees the same
     picture. Standard input is not pre-read."""
     from gpulint.cluster.evidence import Gatherer
-    from gpulint.cluster.objects import MARKERS, Found, scan
+    from gpulint.cluster.objects import scan
+    from gpulint.cluster.poolkinds import markers
     from gpulint.readtarget import read_target
     from gpulint.registry import builtin_registry
     from gpulint.workloads import builtin_table
@@ -56,7 +57,8 @@ def cluster_picture(settings: Settings, found: Iterable[Target]) -> Picture:
     gatherer = Gatherer(
         settings.registry or builtin_registry(), settings.workloads or builtin_table()
     )
-    pools: list[Found] = []
+    pools: list[tuple[str, bytes]] = []  # read together: templates and overlays cross files
+    wanted = markers()
     later: list[Target] = []  # GPU files without tolerations: counted only if it matters
     for target in found:
         if target.path is None:
@@ -66,16 +68,14 @@ def cluster_picture(settings: Settings, found: Iterable[Target]) -> Picture:
             continue
         if gatherer.add(target.label, raw):
             later.append(target)
-        if any(m in raw for m in MARKERS):
-            pools.append(scan([(target.label, raw)]))
+        if any(m in raw for m in wanted):
+            pools.append((target.label, raw))
     if later and gatherer.wants_counts():
         for target in later:
             raw, _ = read_target(target)
             if raw is not None:
                 gatherer.count(target.label, raw)
-    nodes = tuple(n for f in pools for n in f.nodes)
-    tolerations = tuple(t for f in pools for t in f.tolerations)
-    return gatherer.picture(Found(nodes, tolerations))
+    return gatherer.picture(scan(pools))
 
 
 def device_classes(found: Iterable[Target]) -> DeviceClasses | None:

@@ -42,15 +42,18 @@ AKS, ACK and OpenShift) unless `taints` is configured.
 How sure it is decides the severity. With a cluster described, or `gpu-taints`/`taints`
 configured, a finding is an error. Without them, the rule first reads what the run's files say
 (gpulint/cluster/evidence.py, docs/cluster.md): a taint most of the run's GPU pods tolerate
-(at least two), or a GPU node-pool object's taint, is the GPU nodes' taint, and a pod that
-does not tolerate it is an error that names that evidence (`related` places of kind
-`evidence`); a pod whose node selector or required affinity names a platform
-(`cloud.google.com/gke-accelerator`: GKE, which adds the toleration itself;
-`eks.amazonaws.com/nodegroup`, `kubernetes.azure.com/agentpool`,
-`aliyun.accelerator/nvidia_name`: platforms that taint no GPU pool by themselves) is judged
-as with that `platform:`. When nothing says what the taint is, the finding rests on
-gpulint's default taint: it is `info`, says `assumed`, and names the `gpu-taints:` line that
-makes it certain.
+(at least two), or a taint of a GPU node-pool object in the files (Karpenter, Kueue,
+eksctl, OpenShift MachineSet, Cluster API, Config Connector, Azure Service Operator:
+rules/node-pools.json), is the GPU nodes' taint, and a pod that does not tolerate it is an
+error that names that evidence (`related` places of kind `evidence`). A pod needs one GPU
+pool, not all: a pool's taints count against it only when no GPU pool of the files that
+offers what it asks for, and that its node selector does not rule out, takes it. A pod whose
+node selector or required affinity names a platform (`cloud.google.com/gke-accelerator`:
+GKE, which adds the toleration itself; `eks.amazonaws.com/nodegroup`,
+`kubernetes.azure.com/agentpool`, `aliyun.accelerator/nvidia_name`: platforms that taint no
+GPU pool by themselves) is judged as with that `platform:`. When nothing says what the taint
+is, the finding rests on gpulint's default taint: it is `info`, says `assumed`, and names the
+`gpu-taints:` line that makes it certain.
 
 Only taints that keep the pod off the node count: a `PreferNoSchedule` taint is a preference,
 and a pod bound with `spec.nodeName` skips the scheduler, so only `NoExecute` taints (which
@@ -186,8 +189,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if ground.picture is not None
         else []
     )
-    if ground.kind == "evidence" and not agreed:
-        ground = ground.without_evidence()  # the evidence is about other accelerators
+    wanted = [*names, *demand.pod_level]
+    if ground.kind == "evidence" and (
+        not agreed or ground.picture is None or not ground.picture.reaches(agreed, pod, wanted)
+    ):
+        # The evidence is about other accelerators, or pools the pod cannot land on.
+        ground = ground.without_evidence()
     if ground.kind == "platform":
         ctx = ctx._replace(cluster=ground.cluster)  # the platform the pod's selector names
     extra = (  # the platform's admission adds none when no cluster is described
@@ -201,7 +208,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     effective = [*tolerations, *pod.added_tolerations, *extra]
     evidence: list[KnownTaint] = []
     if ground.kind == "evidence":
-        evidence = [k for k in agreed if not k.tolerated_by(effective)]
+        assert ground.picture is not None
+        evidence = ground.picture.untolerated(agreed, effective, pod, wanted)
         if not evidence:
             return
         found: tuple[list[Taint], Node | None, int] | None = (

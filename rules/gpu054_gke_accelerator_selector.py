@@ -30,7 +30,8 @@ nodeSelector:
 ```
 
 ## Options
-None. The platform is `platform:` / `--platform`.
+None. The platform is `platform:` / `--platform`, else the one a `--cluster` inventory's node
+labels show (`cloud.google.com/gke-nodepool`, ...), which the finding then names.
 
 ## References
 - https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-gpus (request GPUs with the
@@ -78,9 +79,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             hint = f"; did you mean {near[0]}?" if near else f" (one of: {', '.join(known)})"
             yield Violation(
                 (*pod.path, "nodeSelector", LABEL),
-                f"{value!r} is not a GKE accelerator: no GPU node carries it, so the pod stays "
-                f"Pending{hint}",
+                f"{value!r} is not a GKE accelerator{_why(cluster)}: no GPU node carries it, so "
+                f"the pod stays Pending{hint}",
                 at="value",
+                related=_where(cluster),
             )
         return
     if cluster.platform != "gke-autopilot" or _in_affinity(pod.spec):
@@ -92,6 +94,23 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         f"on GKE Autopilot a GPU pod selects its GPU type with the {LABEL} node selector; add "
         f"nodeSelector: {{{LABEL}: nvidia-l4}} (or another of {', '.join(known)})",
     )
+
+
+def _why(cluster: Any) -> str:
+    """Where the platform comes from when no configuration names it: `` (GKE, from the
+    inventory's node labels cloud.google.com/gke-nodepool (nodes.yaml:3))``."""
+    source = getattr(cluster, "platform_source", "")
+    return f" (GKE, from {source})" if source else ""
+
+
+def _where(cluster: Any) -> tuple[Any, ...]:
+    """The inventory node whose labels show GKE, as a ``related`` place of kind evidence."""
+    place = getattr(cluster, "platform_place", None)
+    if place is None:
+        return ()
+    from gpulint.cluster.evidence import Evidence
+
+    return Evidence("GKE", (place,)).related("the node labels that show GKE")
 
 
 def _in_affinity(spec: dict[str, Any]) -> bool:

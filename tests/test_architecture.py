@@ -43,9 +43,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # node inventories read, kube-scheduler's filters run on the nodes
     ("cluster.inventory", "cluster.selectors", "cluster.schedpod", "cluster.filters"),
     # node pools, instance types and platform profiles; what rules ask of a cluster
-    ("cluster.catalog", "cluster.platforms", "cluster.pools", "cluster.facts", "cluster.objects"),
+    ("cluster.catalog", "cluster.platforms", "cluster.pools", "cluster.facts", "cluster.poolkinds",
+     "cluster.objects"),
     # the cluster picture a run's own files give (taints its GPU pods agree on, platforms)
     ("cluster.evidence",),
+    ("cluster.pictures",),
     # what a rule, the run's settings and a run's result are
     ("rule", "settings", "report", "yields"),
     # reports -> text; below everything that runs a check

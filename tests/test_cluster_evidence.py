@@ -147,7 +147,9 @@ spec:
 def test_a_gpu_node_pool_in_the_tree_is_evidence(tmp_path: Path) -> None:
     findings, _ = check(repo(tmp_path, {"pool.yaml": NODEPOOL, "train.yaml": job("train")}))
     assert seen(findings) == [("train.yaml", "GPU020", "error")]
-    assert "nvidia.com/gpu=true:NoSchedule (a taint of the GPU gpu/" in findings[0]["message"]
+    assert "nvidia.com/gpu=true:NoSchedule (a taint of the GPU Karpenter NodePool gpu in" in (
+        findings[0]["message"]
+    )
     assert findings[0]["related"][0]["path"] == "pool.yaml"
 
 
@@ -287,7 +289,7 @@ def test_files_that_tolerate_nothing_are_not_parsed_twice() -> None:
     assert gatherer.add("a.yaml", job("a").encode()) is True
     assert gatherer.add("cm.yaml", b"kind: ConfigMap\ndata: {a: b}\n") is False
     assert not gatherer.wants_counts()
-    assert gatherer.picture() == ((), 0, ())
+    assert gatherer.picture() == ((), 0, (), ())
     # Two pods that agree on a taint: the set-aside files' GPU pods now decide.
     for name in ("b", "c"):
         assert gatherer.add(f"{name}.yaml", job(name, SKU).encode()) is False

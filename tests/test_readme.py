@@ -88,6 +88,12 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
         "text",
         0,
     ): ("tests/test_cluster_pools.py::test_the_assumption_note_is_what_the_docs_show"),
+    (
+        "docs/cluster.md",
+        "Describing the cluster: node pools, instance types, platforms",
+        "text",
+        1,
+    ): ("tests/test_cluster_pool_kinds.py::test_the_inspect_picture_is_what_the_docs_show"),
     ("docs/cluster.md", "Node pools", "yaml", 0): (
         "tests/test_cluster_pools.py::test_the_node_pools_example_is_a_valid_configuration"
     ),

@@ -9,14 +9,17 @@ have to assume one. Before assuming, gpulint listens to the repository:
   (``sku=gpu:NoSchedule`` tolerated by three Jobs is the taint a fourth Job lacks). Keys
   every cluster has (``node.kubernetes.io/…``, ``node-role.kubernetes.io/…``) and blanket
   tolerations (no key) say nothing about the GPU nodes and are left out.
-- **Taints of the GPU node-pool objects in the tree** (Karpenter ``NodePool``, Kueue
-  ``ResourceFlavor``: :mod:`gpulint.cluster.objects`).
+- **Taints of the GPU node-pool objects in the tree** (every kind of
+  ``rules/node-pools.json``: :mod:`gpulint.cluster.objects`). A pod needs one GPU pool, not
+  all: a pool's taints hold against it only when it may land on that pool
+  (:meth:`Picture.candidates`), and then those of the pool it misses fewest of.
 - **The platform a pod selects** with its node selector or required node affinity: a
   ``cloud.google.com/gke-accelerator`` selector is GKE (whose ExtendedResourceToleration
   admission adds the GPU toleration itself), ``eks.amazonaws.com/nodegroup`` or a
   ``karpenter.k8s.aws/…`` label is EKS, ``kubernetes.azure.com/agentpool`` AKS,
   ``aliyun.accelerator/nvidia_name`` ACK (none of the three taints GPU nodes by itself).
-  Each row of :data:`PLATFORM_LABELS` cites where the platform documents the label.
+  Each row of :data:`gpulint.cluster.platforms.PLATFORM_LABELS` cites where the platform
+  documents the label.
 
 Every fact carries where it came from (file and line), so a finding that rests on it names
 its evidence (``Violation.related``), and ``gpulint inspect`` prints the picture. A finding
@@ -37,85 +40,15 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gpulint.cluster.platforms import PLATFORM_NAMES, platform_of_label
 from gpulint.model import Related, Span
 from gpulint.taints import Taint
 
 if TYPE_CHECKING:
-    from gpulint.cluster.objects import Found
+    from gpulint.cluster.objects import Found, Pool
     from gpulint.k8s import PodSpec
     from gpulint.registry import Registry
     from gpulint.workloads import WorkloadTable
-
-#: (label key or prefix ending in "/", platform, where the platform documents the label).
-PLATFORM_LABELS: tuple[tuple[str, str, str], ...] = (
-    (
-        "cloud.google.com/gke-accelerator",
-        "gke",
-        "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#create-gpu-pool",
-    ),
-    (
-        "cloud.google.com/gke-nodepool",
-        "gke",
-        "https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools",
-    ),
-    (
-        "cloud.google.com/gke-gpu-partition-size",
-        "gke",
-        "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi",
-    ),
-    (
-        "cloud.google.com/gke-gpu-sharing-strategy",
-        "gke",
-        "https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus",
-    ),
-    (
-        "cloud.google.com/gke-tpu-accelerator",
-        "gke",
-        "https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
-    ),
-    (
-        "cloud.google.com/gke-tpu-topology",
-        "gke",
-        "https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
-    ),
-    (
-        "eks.amazonaws.com/nodegroup",
-        "eks",
-        "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html",
-    ),
-    ("karpenter.k8s.aws/", "eks", "https://karpenter.sh/docs/reference/instance-types/"),
-    (
-        "kubernetes.azure.com/agentpool",
-        "aks",
-        "https://learn.microsoft.com/azure/aks/use-labels",
-    ),
-    (
-        "kubernetes.azure.com/accelerator",
-        "aks",
-        "https://learn.microsoft.com/azure/aks/gpu-cluster",
-    ),
-    (
-        "aliyun.accelerator/nvidia_name",
-        "ack",
-        "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
-        "labels-for-enabling-gpu-scheduling-policies",
-    ),
-    (
-        "alibabacloud.com/nodepool-id",
-        "ack",
-        "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
-        "create-a-node-pool",
-    ),
-    (
-        "ack.node.gpu.schedule",
-        "ack",
-        "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
-        "labels-for-enabling-gpu-scheduling-policies",
-    ),
-)
-
-#: Platform names as messages write them.
-PLATFORM_NAMES = {"gke": "GKE", "eks": "EKS", "aks": "AKS", "ack": "ACK"}
 
 #: Taint keys every cluster's nodes may carry: tolerating them says nothing of GPU nodes.
 _GENERIC_PREFIXES = ("node.kubernetes.io/", "node-role.kubernetes.io/", "node.cloudprovider")
@@ -176,6 +109,9 @@ class KnownTaint(NamedTuple):
     #: The taint's key is an accelerator resource's name (``nvidia.com/mig-4g.96gb``: the
     #: ExtendedResourceToleration convention): it is on the nodes of that resource only.
     resource: str | None = None
+    #: It is a taint of a node pool in the files (not of the pods' consensus): it is on the
+    #: nodes of that pool only.
+    pooled: bool = False
 
     def tolerated_by(self, tolerations: Sequence[Any]) -> bool:
         """Whether a pod with these tolerations gets onto nodes with this taint, leniently:
@@ -209,18 +145,73 @@ class Picture(NamedTuple):
     gpu_pods: int = 0
     #: Tolerations Kueue's ResourceFlavors of the files give the pods it admits.
     queue_tolerations: tuple[Mapping[str, str], ...] = ()
+    #: The node pools of the files (:class:`gpulint.cluster.objects.Pool`), for ``inspect``.
+    pools: tuple[Pool, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.taints)
 
-    def lines(self) -> list[str]:
-        """The picture as ``gpulint inspect`` prints it."""
-        out = []
-        for known in self.taints:
-            out.append(
-                f"GPU node taint {known.shown()}: {known.evidence.what} ({known.evidence.cited()})"
-            )
-        return out
+    def candidates(
+        self, agreed: Sequence[KnownTaint], pod: PodSpec, names: Iterable[str]
+    ) -> list[Pool]:
+        """The GPU pools of the files the pod may land on: they offer what it asks for
+        (``names``; none: any accelerator) and its node selector does not rule them out."""
+        wanted = set(names)
+        return [
+            p
+            for p in self.pools
+            if (p.gpus or any(k.pooled and k.taint in p.taints for k in agreed))
+            and (not wanted or not p.resources or wanted & set(p.resources))
+            and _selectable(p, pod.spec.get("nodeSelector"))
+        ]
+
+    def reaches(self, agreed: Sequence[KnownTaint], pod: PodSpec, names: Iterable[str]) -> bool:
+        """Whether the ``agreed`` taints say anything of the nodes the pod may get: the pods'
+        consensus does, a pool's taints only when the pod may land on some pool of the files."""
+        return any(not k.pooled for k in agreed) or bool(self.candidates(agreed, pod, names))
+
+    def untolerated(
+        self, agreed: Sequence[KnownTaint], tolerations: Sequence[Any], pod: PodSpec,
+        names: Iterable[str],
+    ) -> list[KnownTaint]:  # fmt: skip
+        """The ``agreed`` taints that keep the pod off the GPU nodes. A pod needs one GPU
+        pool, not all: of the pools' taints, only those of the :meth:`candidates` pool it
+        misses fewest of count (none when it tolerates one pool's, or has no candidate)."""
+        from gpulint.taints import tolerates
+
+        left = [k for k in agreed if not k.tolerated_by(tolerations)]
+        own = [k for k in left if not k.pooled]
+        if len(own) == len(left):
+            return left
+        best: list[KnownTaint] | None = None
+        for pool in self.candidates(agreed, pod, names):
+            enforced = [t for t in pool.taints if t.effect in ("NoSchedule", "NoExecute")]
+            if all(any(tolerates(t2, t) for t2 in tolerations) for t in enforced):
+                return own
+            missed = [k for k in left if k.pooled and k.taint in enforced]
+            if missed and (best is None or len(missed) < len(best)):
+                best = missed
+        return own + (best or [])
+
+
+def _selectable(pool: Pool, selector: Any) -> bool:
+    """Whether a pod's node selector may pick the pool: no label of the pool's says
+    otherwise, a pool-name label it asks for (``eks.amazonaws.com/nodegroup``) is the pool's,
+    and an instance type it asks for is one of the pool's (when the pool names its types)."""
+    from gpulint.cluster.catalog import INSTANCE_TYPE_LABEL
+    from gpulint.cluster.poolkinds import pool_labels
+
+    if not isinstance(selector, Mapping):
+        return True
+    labels = pool.labels
+    for key, value in selector.items():
+        if key in labels and labels[key] != value:
+            return False
+        if key not in labels and key in pool_labels():
+            return False
+        if key == INSTANCE_TYPE_LABEL and pool.instance_types and value not in pool.instance_types:
+            return False
+    return True
 
 
 def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
@@ -230,7 +221,7 @@ def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
     selector = spec.get("nodeSelector")
     if isinstance(selector, Mapping):
         for key in selector:
-            found = _platform_of_label(key)
+            found = platform_of_label(key)
             if found is not None:
                 return found, key, (*pod.path, "nodeSelector", key)
     affinity = spec.get("affinity")
@@ -247,7 +238,7 @@ def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
             key = expr.get("key") if isinstance(expr, Mapping) else None
             if not isinstance(key, str) or expr.get("operator") not in ("In", "Exists"):
                 continue
-            found = _platform_of_label(key)
+            found = platform_of_label(key)
             if found is not None:
                 path = (
                     *pod.path,
@@ -261,15 +252,6 @@ def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
                     "key",
                 )
                 return found, key, path
-    return None
-
-
-def _platform_of_label(key: Any) -> str | None:
-    if not isinstance(key, str):
-        return None
-    for label, platform, _ in PLATFORM_LABELS:
-        if key == label or (label.endswith("/") and key.startswith(label)):
-            return platform
     return None
 
 
@@ -405,19 +387,23 @@ class Gatherer:
             for t in self._tally.agreed()
         ]
         known = {t.taint.key for t in taints}
-        for node in found.nodes if found is not None else ():
-            if not any(self._registry.is_accelerator(name) for name in node.allocatable):
+        pools = found.pools if found is not None else ()
+        for pool in pools:
+            # A GPU pool: it makes GPU nodes, or a taint is keyed by an accelerator resource
+            # (the ExtendedResourceToleration convention: nvidia.com/gpu:NoSchedule).
+            accelerated = [t.key for t in pool.taints if self._registry.is_accelerator(t.key)]
+            if not pool.gpus and not accelerated:
                 continue
-            for taint in node.taints:
+            for taint in pool.taints:
                 if taint.effect not in ("NoSchedule", "NoExecute") or taint.key in known:
                     continue
                 known.add(taint.key)
-                what = f"a taint of the GPU {node.pool or node.name} in this run's files"
-                resource = taint.key if self._registry.is_accelerator(taint.key) else None
-                evidence = Evidence(what, _place(node.source))
-                taints.append(KnownTaint(taint, False, evidence, resource))
+                what = f"a taint of the GPU {pool.shown()} in this run's files"
+                resource = taint.key if taint.key in accelerated else None
+                evidence = Evidence(what, _place(pool.source))
+                taints.append(KnownTaint(taint, False, evidence, resource, pooled=True))
         queue = found.tolerations if found is not None else ()
-        return Picture(tuple(taints), self._tally.pods, queue)
+        return Picture(tuple(taints), self._tally.pods, queue, pools)
 
 
 def _place(source: str) -> tuple[tuple[str, int], ...]:

@@ -1,9 +1,9 @@
 """The cluster as values: nodes (or node pools of identical nodes) and the platform.
 
 A node inventory (``kubectl get nodes -o yaml``), declared ``node-pools:`` with the
-instance-type catalog, node-pool objects in the linted files (Karpenter ``NodePool``, Kueue
-``ResourceFlavor``) and a platform profile all end up as these values; the scheduler filters
-and the rules read only them.
+instance-type catalog, node-pool objects in the linted files (``rules/node-pools.json``) and
+a platform profile all end up as these values; the scheduler filters and the rules read only
+them.
 """
 
 from collections.abc import Mapping
@@ -48,3 +48,9 @@ class Cluster(NamedTuple):
     #: Tolerations a queueing controller adds to the pods it admits (Kueue's ResourceFlavor
     #: ``tolerations``), for pods that name a queue (``kueue.x-k8s.io/queue-name``).
     queue_tolerations: tuple[Mapping[str, str], ...] = ()
+    #: Where the platform comes from when nothing configures it: ``the inventory's node
+    #: labels cloud.google.com/gke-nodepool (nodes.yaml:12)``; "" when ``platform:`` /
+    #: ``--platform`` names it (or none is known).
+    platform_source: str = ""
+    #: The ``(file, line)`` of the node that shows it, for a finding's ``related`` places.
+    platform_place: tuple[str, int] | None = None

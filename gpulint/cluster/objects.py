@@ -1,28 +1,40 @@
-"""Node-pool objects in the linted files: Karpenter ``NodePool`` and Kueue ``ResourceFlavor``.
+"""Node-pool objects in the linted files, read by the table ``rules/node-pools.json``.
 
-They say which nodes and tolerations the repository's pods will get, so, once a cluster is
-described (``platform:``, ``node-pools:``, ``--cluster``; without a description gpulint's
-output stays what it always was), they feed it before any pod is judged: ``gpulint check``
-reads them in a pre-pass over the files to lint (:func:`scan`), before linting starts, so
-every worker process (``--jobs``) and every file, whatever its order, sees the same
-cluster. Only files whose bytes name one of the two kinds are parsed (a substring test), so
-the pre-pass costs one read of each file, which the operating system's cache then serves to
-the lint. Standard input is not pre-read: it is linted as it streams, against the cluster
-the other inputs and the configuration describe.
+They say which nodes and tolerations the repository's pods will get. Each row of the table
+names an API group and kind (Karpenter ``NodePool`` and ``NodeOverlay``, Kueue
+``ResourceFlavor``, eksctl ``ClusterConfig`` node groups, OpenShift ``MachineSet``, Cluster
+API ``MachineDeployment`` with its bootstrap and machine templates, Config Connector
+``ContainerNodePool``, Azure Service Operator ``ManagedClustersAgentPool``) and where in it a
+pool's taints, node labels, instance type, GPU count and scheduling requirements live, citing
+the API type they were read from; the code here knows no kind by name.
 
-- A Karpenter ``NodePool`` (``karpenter.sh``) becomes one node per instance type of the
-  catalog its ``spec.template.spec.requirements`` allow (``node.kubernetes.io/instance-type``
-  or ``karpenter.k8s.aws/instance-family`` with ``In``), with the pool's template labels,
-  its taints (``startupTaints`` are removed once the node is ready and do not count) and the
-  label ``karpenter.sh/nodepool``. A GPU NodePool that pins no catalog type (only
-  ``karpenter.k8s.aws/instance-gpu-count`` / ``-gpu-name`` / ``-gpu-manufacturer``) becomes
-  one node with as many GPUs as the requirement allows (``In``: the largest value; ``Lt N``:
-  N-1), else the largest GPU count of the catalog's instance types. A NodePool with
-  ``spec.limits`` of a GPU resource of 0 provisions no GPU node and adds none.
-- A Kueue ``ResourceFlavor`` (``kueue.x-k8s.io``) adds its ``spec.tolerations`` to the
-  tolerations Kueue gives the pods it admits (pods that name a queue); when its
-  ``nodeLabels`` name a catalog instance type, it also becomes a node of that type with its
-  ``nodeLabels`` and ``nodeTaints``.
+Once a cluster is described (``platform:``, ``node-pools:``, ``--cluster``; without a
+description gpulint's output stays what it always was) the pools feed it before any pod is
+judged; without one, the taints of the GPU pools are evidence of the GPU nodes' taints
+(:mod:`gpulint.cluster.evidence`). Either way ``gpulint check`` reads them in a pre-pass over
+the files to lint (:func:`scan`), so every worker process (``--jobs``) and every file, whatever
+its order, sees the same cluster. Only files whose bytes name one of the kinds are parsed (a
+substring test); standard input is not pre-read.
+
+- A pool becomes one node per instance type of the catalog (``rules/instance-types.json``) it
+  names (its ``instance_types`` paths, a ``node.kubernetes.io/instance-type`` label, or
+  Karpenter ``requirements`` on the instance type or family with ``In``), with the pool's
+  labels, its taints and its ``pool_label``. A pool that names no catalog type but attaches
+  GPUs (``accelerators``: ``[{type, count}]``) becomes one node with that many
+  ``nvidia.com/gpu``; a Karpenter pool that only asks for GPUs
+  (``karpenter.k8s.aws/instance-gpu-count`` / ``-gpu-name`` / ``-gpu-manufacturer``) becomes one
+  node with as many GPUs as the requirement allows (``In``: the largest value; ``Lt N``: N-1),
+  else the largest GPU count of the catalog. ``limits`` of a GPU resource of 0 make no node.
+- A ``part`` (a Cluster API ``KubeadmConfigTemplate`` or ``AWSMachineTemplate``) adds its taints,
+  labels and instance type to the pools whose ``refs`` name its kind and name.
+- An ``overlay`` (Karpenter ``NodeOverlay``) sets the extended resources of its ``capacity``
+  on the Karpenter nodes its ``requirements`` match (GPU time-slicing: ``nvidia.com/gpu: 4``
+  on one-GPU instance types); the higher ``weight`` wins.
+- ``tolerations`` (Kueue's ResourceFlavor) are added to the pods Kueue admits (pods that name
+  a queue).
+
+Every pool is also kept as a :class:`Pool`, with the API type and the place it came from, for
+``gpulint inspect`` and the evidence a finding names.
 """
 
 from __future__ import annotations
@@ -33,10 +45,18 @@ from typing import Any, NamedTuple
 
 from gpulint.cluster.catalog import INSTANCE_TYPE_LABEL, InstanceType, builtin_catalog
 from gpulint.cluster.model import Cluster, Node
+from gpulint.cluster.poolkinds import (
+    Kind,
+    as_dict,
+    as_list,
+    at,
+    builtin_kinds,
+    markers,
+    taints_of,
+)
 from gpulint.cluster.pools import DEFAULT_MAX_PODS, GIB
 from gpulint.taints import Taint
 
-MARKERS = (b"NodePool", b"ResourceFlavor")
 FAMILY_LABEL = "karpenter.k8s.aws/instance-family"
 #: EKS Auto Mode's NodePools write the same requirements under eks.amazonaws.com
 #: (https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html).
@@ -54,6 +74,32 @@ GPU_KEYS = (
     "karpenter.azure.com/sku-gpu-name",
     "karpenter.azure.com/sku-gpu-manufacturer",
 )
+#: Resources a NodeOverlay's capacity may not set (its CRD's validation).
+_STANDARD = ("cpu", "memory", "ephemeral-storage", "pods")
+
+
+class Pool(NamedTuple):
+    """A node pool the files describe, as ``gpulint inspect`` and the evidence name it."""
+
+    #: What it is (the table's ``what``): ``eksctl managed node group``.
+    what: str
+    name: str
+    #: Where: ``file:line`` of its object.
+    source: str
+    #: ``apiVersion`` group and kind: ``eksctl.io/ClusterConfig``.
+    api: str
+    platform: str | None
+    taints: tuple[Taint, ...]
+    instance_types: tuple[str, ...]
+    #: The most GPUs one of its nodes has (0: it makes no GPU node gpulint can tell).
+    gpus: int
+    #: Labels every node of the pool carries (its own, its ``pool_label``).
+    labels: Mapping[str, str]
+    #: The accelerator resources its nodes advertise (``nvidia.com/gpu``).
+    resources: tuple[str, ...]
+
+    def shown(self) -> str:
+        return f"{self.what} {self.name}"
 
 
 class Found(NamedTuple):
@@ -61,37 +107,25 @@ class Found(NamedTuple):
 
     nodes: tuple[Node, ...] = ()
     tolerations: tuple[Mapping[str, str], ...] = ()
+    pools: tuple[Pool, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.nodes or self.tolerations)
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _taints(rows: Any) -> tuple[Taint, ...]:
-    out = []
-    for row in _list(rows):
-        if isinstance(row, dict) and isinstance(row.get("key"), str) and row["key"]:
-            value = row.get("value")
-            effect = row.get("effect")
-            out.append(
-                Taint(
-                    row["key"],
-                    value if isinstance(value, str) else "",
-                    effect if isinstance(effect, str) else "NoSchedule",
-                )
-            )
-    return tuple(out)
-
-
 def _labels(value: Any) -> dict[str, str]:
-    return {k: v for k, v in _dict(value).items() if isinstance(k, str) and isinstance(v, str)}
+    return {k: v for k, v in as_dict(value).items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    return [v for v in as_list(value) if isinstance(v, str)]
+
+
+def _number(value: Any) -> int | None:
+    text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
 
 
 def _node(
@@ -117,104 +151,275 @@ def _node(
 
 
 def _values(requirement: dict[str, Any]) -> list[str]:
-    return [str(v) for v in _list(requirement.get("values")) if isinstance(v, (str, int))]
+    return [str(v) for v in as_list(requirement.get("values")) if isinstance(v, (str, int))]
 
 
-def nodepool_nodes(data: dict[str, Any], source: str) -> list[Node]:
-    """The nodes a Karpenter NodePool can create (see the module docstring)."""
-    name = str(_dict(data.get("metadata")).get("name") or "nodepool")
-    spec = _dict(data.get("spec"))
-    limits = _dict(spec.get("limits"))
-    if any(k == "nvidia.com/gpu" and str(v) == "0" for k, v in limits.items()):
-        return []
-    template = _dict(spec.get("template"))
-    tspec = _dict(template.get("spec"))
-    labels = {
-        **_labels(_dict(template.get("metadata")).get("labels")),
-        "karpenter.sh/nodepool": name,
-    }
-    taints = _taints(tspec.get("taints"))
+class _Asked(NamedTuple):
+    """What Karpenter requirements say: catalog types, whether GPUs are asked for, how many
+    at most, and the labels a single ``In`` value fixes."""
+
+    types: list[InstanceType]
+    gpu: bool
+    most: int | None
+    labels: dict[str, str]
+
+
+def _requirements(rows: Any) -> _Asked:
     catalog = builtin_catalog()
-    types: list[InstanceType] = []
-    gpu_pool = False
-    count: int | None = None
-    for req in _list(tspec.get("requirements")):
-        req = _dict(req)
+    asked = _Asked([], False, None, {})
+    gpu, count = False, None
+    for req in as_list(rows):
+        req = as_dict(req)
         key, op = req.get("key"), req.get("operator")
+        values = _values(req)
         if key in GPU_KEYS:
-            gpu_pool = True
+            gpu = True
         if op == "In" and key == INSTANCE_TYPE_LABEL:
-            types += [t for t in (catalog.get(v) for v in _values(req)) if t is not None]
+            asked.types.extend(t for t in (catalog.get(v) for v in values) if t is not None)
         elif op == "In" and key in FAMILY_LABELS:
-            families = {f"{v}." for v in _values(req)}
-            types += [t for n, t in catalog.instance_types.items() if n.startswith(tuple(families))]
+            families = tuple(f"{v}." for v in values)
+            asked.types.extend(
+                t for n, t in catalog.instance_types.items() if n.startswith(families)
+            )
         elif key in GPU_COUNT_LABELS:
-            numbers = [int(v) for v in _values(req) if v.isascii() and v.isdigit() and len(v) <= 18]
+            numbers = [n for n in map(_number, values) if n is not None]
             if op == "In" and numbers:
                 count = max(numbers)
             elif op == "Lt" and numbers:
                 count = numbers[0] - 1
-        if op == "In" and isinstance(key, str) and len(_values(req)) == 1:
-            labels.setdefault(key, _values(req)[0])
-    if types:
-        unique = {t.name: t for t in types}
-        return [_node(name, t, labels, taints, source) for t in unique.values()]
-    if not gpu_pool or count == 0:
-        return []
-    most = count or max(
-        (t.gpus for t in catalog.instance_types.values() if t.resource == "nvidia.com/gpu"),
-        default=8,
-    )
-    return [_node(name, None, labels, taints, source, gpus=most)]
+        if op == "In" and isinstance(key, str) and len(values) == 1:
+            asked.labels.setdefault(key, values[0])
+    return asked._replace(gpu=gpu, most=count)
 
 
-def flavor(data: dict[str, Any], source: str) -> Found:
-    """What a Kueue ResourceFlavor adds (see the module docstring)."""
-    spec = _dict(data.get("spec"))
-    tolerations = tuple(t for t in _list(spec.get("tolerations")) if isinstance(t, dict))
-    labels = _labels(spec.get("nodeLabels"))
-    itype = builtin_catalog().get(labels.get(INSTANCE_TYPE_LABEL, ""))
-    nodes: tuple[Node, ...] = ()
-    if itype is not None:
-        name = str(_dict(data.get("metadata")).get("name") or "flavor")
-        nodes = (_node(name, itype, labels, _taints(spec.get("nodeTaints")), source),)
-    return Found(nodes, tolerations)
+def _name(row: Kind, item: dict[str, Any]) -> str:
+    for path in row.name:
+        value = at(item, path)
+        if isinstance(value, str) and value:
+            return value
+    return "(unnamed)"
 
 
-def from_objects(objects: Iterable[tuple[Any, str]]) -> Found:
-    """What the node-pool objects among ``(data, source)`` pairs add to the cluster."""
+def _accelerators(value: Any) -> int:
+    """GPUs per node of ``[{type, count}]`` (Config Connector's guestAccelerator, OpenShift's
+    GCP ``gpus``): NVIDIA types only (GCP's accelerator names start with ``nvidia-``)."""
+    total = 0
+    for row in as_list(value):
+        kind = as_dict(row).get("type")
+        count = _number(as_dict(row).get("count"))
+        if count and (not isinstance(kind, str) or kind.startswith("nvidia")):
+            total += count
+    return total
+
+
+def _pool(
+    row: Kind, item: dict[str, Any], source: str, parts: Mapping[tuple[str, str], list[Any]]
+) -> tuple[Pool, list[Node]]:
+    """The pool an object (or an item of its ``pools`` list) describes, and its nodes."""
+    name = _name(row, item)
+    sources: list[tuple[Kind, dict[str, Any]]] = [(row, item)]
+    for ref in row.refs:
+        target = as_dict(at(item, ref))
+        kind, ref_name = target.get("kind"), target.get("name")
+        if isinstance(kind, str) and isinstance(ref_name, str):
+            sources.extend(parts.get((kind, ref_name), ()))
+    taints: list[Taint] = []
+    labels: dict[str, str] = {}
+    type_names: list[str] = []
+    accelerators = 0
+    for kind, data in sources:
+        for path in kind.taints:
+            taints.extend(t for t in taints_of(at(data, path)) if t not in taints)
+        for path in kind.labels:
+            labels.update(_labels(at(data, path)))
+        for path in kind.instance_types:
+            type_names.extend(_strings(at(data, path)))
+        if kind.accelerators is not None:
+            accelerators = max(accelerators, _accelerators(at(data, kind.accelerators)))
+    asked = _requirements(at(item, row.requirements)) if row.requirements else None
+    if asked is not None:
+        labels = {**asked.labels, **labels}
+    if row.pool_label is not None:
+        labels[row.pool_label] = name
+    if INSTANCE_TYPE_LABEL in labels:
+        type_names.append(labels[INSTANCE_TYPE_LABEL])
+    catalog = builtin_catalog()
+    types = {t.name: t for t in (catalog.get(n) for n in type_names) if t is not None}
+    if asked is not None:
+        types.update((t.name, t) for t in asked.types)
+    limits = as_dict(at(item, row.limits)) if row.limits else {}
+    frozen = tuple(taints)
     nodes: list[Node] = []
+    if any(k == "nvidia.com/gpu" and str(v) == "0" for k, v in limits.items()):
+        pass  # the pool may provision no GPU
+    elif types:
+        nodes = [_node(name, t, labels, frozen, source) for t in types.values()]
+    elif accelerators:
+        nodes = [_node(name, None, labels, frozen, source, gpus=accelerators)]
+    elif asked is not None and asked.gpu and asked.most != 0:
+        most = asked.most or max(
+            (t.gpus for t in catalog.instance_types.values() if t.resource == "nvidia.com/gpu"),
+            default=8,
+        )
+        nodes = [_node(name, None, labels, frozen, source, gpus=most)]
+    gpus = max((int(v) for n in nodes for k, v in n.allocatable.items() if k not in _STANDARD),
+               default=0)  # fmt: skip
+    api = f"{row.group}/{row.kind}"
+    resources = tuple(
+        dict.fromkeys(
+            k for n in nodes for k, v in n.allocatable.items() if k not in _STANDARD and v
+        )
+    )
+    pool = Pool(
+        row.what, name, source, api, row.platform, frozen, tuple(types), gpus, labels, resources
+    )
+    return pool, nodes
+
+
+def _matches(requirements: Any, labels: Mapping[str, str]) -> bool:
+    """Whether node labels meet Karpenter node selector requirements."""
+    for req in as_list(requirements):
+        req = as_dict(req)
+        key, op = req.get("key"), req.get("operator")
+        values = _values(req)
+        have = labels.get(key) if isinstance(key, str) else None
+        if op == "In" and have not in values:
+            return False
+        if op == "NotIn" and have in values:
+            return False
+        if op == "Exists" and have is None:
+            return False
+        if op == "DoesNotExist" and have is not None:
+            return False
+        if op in ("Gt", "Lt", "Gte", "Lte"):
+            mine, bound = _number(have), _number(values[0]) if values else None
+            if mine is None or bound is None:
+                return False
+            ok = {
+                "Gt": mine > bound,
+                "Lt": mine < bound,
+                "Gte": mine >= bound,
+                "Lte": mine <= bound,
+            }
+            if not ok[op]:
+                return False
+    return True
+
+
+def _karpenter_labels(node: Node) -> dict[str, str]:
+    """The node's labels with the well-known labels Karpenter gives its instance types."""
+    labels = dict(node.labels)
+    gpus = [(k, v) for k, v in node.allocatable.items() if k not in _STANDARD and v > 0]
+    if gpus:
+        resource, count = gpus[0]
+        for prefix in ("karpenter.k8s.aws/", "eks.amazonaws.com/"):
+            labels.setdefault(f"{prefix}instance-gpu-count", str(int(count)))
+            labels.setdefault(f"{prefix}instance-gpu-manufacturer", resource.split(".")[0])
+    itype = labels.get(INSTANCE_TYPE_LABEL, "")
+    if "." in itype:
+        for label in FAMILY_LABELS:
+            labels.setdefault(label, itype.split(".")[0])
+    return labels
+
+
+def _overlay(nodes: list[Node], overlays: list[tuple[Kind, dict[str, Any]]]) -> list[Node]:
+    """The Karpenter nodes with the capacity of the overlays that match them."""
+    from gpulint.quantity import QuantityError, parse_quantity
+
+    def weight(entry: tuple[Kind, dict[str, Any]]) -> int:
+        row, data = entry
+        return _number(at(data, row.weight)) or 0 if row.weight else 0
+
+    out = []
+    for node in nodes:
+        if "karpenter.sh/nodepool" not in node.labels:
+            out.append(node)
+            continue
+        labels = _karpenter_labels(node)
+        allocatable = dict(node.allocatable)
+        for row, data in sorted(overlays, key=weight):  # the highest weight is applied last
+            if row.capacity is None or not _matches(at(data, row.requirements or ()), labels):
+                continue
+            for resource, text in as_dict(at(data, row.capacity)).items():
+                if not isinstance(resource, str) or resource in _STANDARD:
+                    continue
+                try:
+                    allocatable[resource] = parse_quantity(str(text))
+                except QuantityError:
+                    continue
+        out.append(node._replace(allocatable=allocatable))
+    return out
+
+
+def from_objects(objects: Iterable[tuple[Any, str, Any]]) -> Found:
+    """What the node-pool objects among ``(data, source, document)`` add to the cluster
+    (``document``: the parsed document that tells the line of a pool inside a list, or
+    None: a pool in a list is cited at its object's ``source``)."""
+    table = builtin_kinds()
+    pending: list[tuple[Kind, dict[str, Any], str]] = []
+    parts: dict[tuple[str, str], list[Any]] = {}
+    overlays: list[tuple[Kind, dict[str, Any]]] = []
     tolerations: list[Mapping[str, str]] = []
-    for data, source in objects:
+    for data, source, doc in objects:
         if not isinstance(data, dict):
             continue
         group = str(data.get("apiVersion", "")).split("/")[0]
         kind = data.get("kind")
-        if kind == "NodePool" and group == "karpenter.sh":
-            nodes += nodepool_nodes(data, source)
-        elif kind == "ResourceFlavor" and group == "kueue.x-k8s.io":
-            found = flavor(data, source)
-            nodes += found.nodes
-            tolerations += found.tolerations
-    return Found(tuple(nodes), tuple(tolerations))
+        for row in table.get((group, kind), ()) if isinstance(kind, str) else ():
+            if row.tolerations is not None:
+                tolerations += [
+                    t for t in as_list(at(data, row.tolerations)) if isinstance(t, dict)
+                ]
+            if row.role == "part":
+                name = as_dict(data.get("metadata")).get("name")
+                if isinstance(name, str):
+                    parts.setdefault((row.kind, name), []).append((row, data))
+            elif row.role == "overlay":
+                overlays.append((row, data))
+            elif row.pools is None:
+                pending.append((row, data, source))
+            else:
+                items = as_list(at(data, row.pools))
+                for i, item in enumerate(items):
+                    if isinstance(item, dict):
+                        pending.append((row, item, _item_source(source, doc, (*row.pools, i))))
+    nodes: list[Node] = []
+    pools: list[Pool] = []
+    for row, item, source in pending:
+        pool, made = _pool(row, item, source, parts)
+        pools.append(pool)
+        nodes += made
+    if overlays:
+        nodes = _overlay(nodes, overlays)
+    return Found(tuple(nodes), tuple(tolerations), tuple(pools))
+
+
+def _item_source(source: str, doc: Any, path: tuple[Any, ...]) -> str:
+    """``file:line`` of a pool inside its object's list (its object's when unknown)."""
+    if doc is None:
+        return source
+    label = source.rpartition(":")[0]
+    return f"{label}:{doc.value_span(path).line}"
 
 
 def scan(files: Iterable[tuple[str, bytes]]) -> Found:
     """The node-pool objects of ``(label, bytes)`` files; files that do not name one of the
     kinds are not parsed, and a file that cannot be decoded or parsed adds nothing (the lint
-    reports it)."""
+    reports it). Parts and overlays apply to the pools of every file."""
     from gpulint.loader.decoding import decode
     from gpulint.loader.stream import DocumentStream
 
-    def objects() -> Iterable[tuple[Any, str]]:
+    wanted = markers()
+
+    def objects() -> Iterable[tuple[Any, str, Any]]:
         for label, raw in files:
-            if not any(m in raw for m in MARKERS):
+            if not any(m in raw for m in wanted):
                 continue
             text, problem = decode(raw)
             if text is None or problem is not None:
                 continue
             for doc in DocumentStream(text):
-                yield doc.data, f"{label}:{doc.start.line}"
+                yield doc.data, f"{label}:{doc.start.line}", doc
 
     return from_objects(objects())
 

@@ -20,8 +20,10 @@ own that decides whether a GPU pod schedules. Every fact is cited in docs/cluste
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
 
+from gpulint.cluster.model import Cluster
 from gpulint.taints import Taint
 
 #: GKE taints NVIDIA GPU pools so (TPU pools get `google.com/tpu=present:NoSchedule`, which
@@ -64,6 +66,126 @@ PLATFORMS: dict[str, Platform] = {
 
 CHOICES = tuple(PLATFORMS)
 
+#: (label key or prefix ending in "/", platform, where the platform documents the label).
+PLATFORM_LABELS: tuple[tuple[str, str, str], ...] = (
+    (
+        "cloud.google.com/gke-accelerator",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#create-gpu-pool",
+    ),
+    (
+        "cloud.google.com/gke-nodepool",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools",
+    ),
+    (
+        "cloud.google.com/gke-gpu-partition-size",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi",
+    ),
+    (
+        "cloud.google.com/gke-gpu-sharing-strategy",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus",
+    ),
+    (
+        "cloud.google.com/gke-tpu-accelerator",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
+    ),
+    (
+        "cloud.google.com/gke-tpu-topology",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
+    ),
+    (
+        "eks.amazonaws.com/nodegroup",
+        "eks",
+        "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html",
+    ),
+    ("karpenter.k8s.aws/", "eks", "https://karpenter.sh/docs/reference/instance-types/"),
+    (
+        "kubernetes.azure.com/agentpool",
+        "aks",
+        "https://learn.microsoft.com/azure/aks/use-labels",
+    ),
+    (
+        "kubernetes.azure.com/accelerator",
+        "aks",
+        "https://learn.microsoft.com/azure/aks/gpu-cluster",
+    ),
+    (
+        "aliyun.accelerator/nvidia_name",
+        "ack",
+        "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
+        "labels-for-enabling-gpu-scheduling-policies",
+    ),
+    (
+        "alibabacloud.com/nodepool-id",
+        "ack",
+        "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
+        "create-a-node-pool",
+    ),
+    (
+        "ack.node.gpu.schedule",
+        "ack",
+        "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
+        "labels-for-enabling-gpu-scheduling-policies",
+    ),
+)
+
+#: Platform names as messages write them.
+PLATFORM_NAMES = {
+    "gke": "GKE",
+    "gke-autopilot": "GKE Autopilot",
+    "eks": "EKS",
+    "aks": "AKS",
+    "ack": "ACK",
+    "openshift": "OpenShift",
+}
+
+
+def platform_of_label(key: Any) -> str | None:
+    """The platform a node label key belongs to (:data:`PLATFORM_LABELS`), else None."""
+    if not isinstance(key, str):
+        return None
+    for label, name, _ in PLATFORM_LABELS:
+        if key == label or (label.endswith("/") and key.startswith(label)):
+            return name
+    return None
+
+
+class Inferred(NamedTuple):
+    """A platform the nodes of an inventory show, and what shows it."""
+
+    platform: str
+    #: The label key that shows it: ``cloud.google.com/gke-nodepool``.
+    label: str
+    #: Where: the first node that carries it (``nodes.yaml:12``).
+    source: str
+
+    def note(self) -> str:
+        """``the inventory's node labels cloud.google.com/gke-nodepool (nodes.yaml:12)``."""
+        where = f" ({self.source})" if self.source else ""
+        return f"the inventory's node labels {self.label}{where}"
+
+    def place(self) -> tuple[str, int] | None:
+        """``(file, line)`` of :attr:`source`, when it names one."""
+        label, _, line = self.source.rpartition(":")
+        return (label, int(line)) if label and line.isdigit() else None
+
+
+def nodes_platform(nodes: Iterable[tuple[Mapping[str, str], str]]) -> Inferred | None:
+    """The one platform the ``(labels, source)`` of an inventory's nodes show; None when
+    they show none, or more than one (a mixed list says nothing certain)."""
+    found: dict[str, Inferred] = {}
+    for labels, source in nodes:
+        for key in labels:
+            name = platform_of_label(key)
+            if name is not None and name not in found:
+                found[name] = Inferred(name, key, source)
+    return next(iter(found.values())) if len(found) == 1 else None
+
 
 class UnknownPlatform(ValueError):
     """A platform name gpulint has no profile for; the message lists the choices."""
@@ -76,3 +198,22 @@ def platform(name: str) -> Platform:
         raise UnknownPlatform(
             f"unknown platform {name!r}; choose one of: {', '.join(CHOICES)}"
         ) from None
+
+
+def with_inferred_platform(cluster: Cluster) -> Cluster:
+    """With no ``platform:``, the cluster with the one platform its inventory's node labels
+    show (:func:`nodes_platform`), that platform's admission (GKE's ExtendedResourceToleration)
+    and where it came from; the nodes keep their own taints."""
+    from gpulint.cluster.filters import cluster_groups
+
+    inferred = nodes_platform((n.labels, n.source) for n in cluster.nodes)
+    if inferred is None:
+        return cluster
+    cluster = cluster._replace(
+        platform=inferred.platform,
+        extended_resource_toleration=PLATFORMS[inferred.platform].extended_resource_toleration,
+        platform_source=inferred.note(),
+        platform_place=inferred.place(),
+    )
+    cluster_groups(cluster)  # grouped once here, before the linting workers are forked
+    return cluster
