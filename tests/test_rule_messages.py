@@ -203,11 +203,6 @@ def at(text: str, anchor: str) -> tuple[int, int]:
             'taint\'s "present": add operator: Exists',
         ),
         (
-            "{key: nvidia.com/gpu, operator: exists}",
-            "exists",
-            "write operator: Exists (operators are case-sensitive)",
-        ),
-        (
             "{key: nvidia.com/gpu, operator: Exists, effect: NoExecute}",
             "NoExecute",
             "write effect: NoSchedule, or leave effect out to tolerate every effect",
@@ -228,6 +223,15 @@ def test_gpu020_names_the_toleration_that_almost_matches(
     assert "the toleration {key: nvidia.com/" in finding.message
     assert "almost matches: " + advice in finding.message
     assert (finding.line, finding.column) == at(text, anchor)
+
+
+def test_an_operator_the_api_server_rejects_is_gpu022s_alone(linter: Linter) -> None:
+    # One cause, one finding: `exists` is rejected (GPU022), which is why the taint is not
+    # tolerated; GPU020 yields to it at that field.
+    text = GPU_POD.replace("TOLERATION", "{key: nvidia.com/gpu, operator: exists}")
+    found = linter.lint_bytes("pod.yaml", text.encode())
+    assert [f.rule for f in found] == ["GPU022"]
+    assert (found[0].line, found[0].column) == at(text, "exists")
 
 
 def test_gpu020_near_miss_for_a_taint_without_a_value() -> None:
