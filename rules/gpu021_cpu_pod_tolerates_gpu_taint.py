@@ -26,6 +26,11 @@ agree on or its GPU node-pool objects carry (gpulint/cluster/evidence.py; the fi
 that evidence); when nothing says, the finding rests on gpulint's default taint and is
 `info` (`assumed`).
 
+A Spark driver or executor whose GPUs Spark itself asks for is not a CPU pod, although its
+pod template writes no GPU: the SparkApplication's `spec.executor.gpu` (`spec.driver.gpu`),
+or `spark.executor.resource.gpu.amount` (`spark.driver.…`) in its `sparkConf`, makes Spark
+add the GPU limit to the pod it creates.
+
 ## Why it matters
 The taint is what keeps ordinary pods off expensive GPU nodes. A CPU pod that tolerates it
 can be scheduled there and take CPU and memory that GPU jobs need, stranding GPUs.
@@ -56,6 +61,9 @@ described.
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#gpu-pods (what makes a GPU pod)
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#taints-and-tolerations
   (`ToleratesTaint`; node agents are DaemonSets)
+- kubeflow/spark-operator `api/v1beta2/sparkapplication_types.go` (`SparkPodSpec.GPU`:
+  `name`, `quantity`); https://spark.apache.org/docs/latest/running-on-kubernetes.html#resource-allocation-and-configuration-overview
+  (`spark.{driver,executor}.resource.{resourceName}.amount` become the pod's limits)
 """
 
 from __future__ import annotations
@@ -91,6 +99,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     if not gpu_demand(pod, ctx.registry, ctx.claims).cpu:
         return  # a GPU pod, or a DRA claim defined elsewhere that may well be a GPU
+    if _spark_asks_for_gpus(pod):
+        return  # Spark adds the GPU limit to the pod it creates
     ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
     if ground.kind == "platform":
         ctx = ctx._replace(cluster=ground.cluster)
@@ -150,3 +160,36 @@ def _gpu_taints(ctx: RuleContext) -> list[Taint]:
     ):
         return list(cluster.gpu_taints)
     return taints_from_options(ctx.options)
+
+
+#: The Spark operator's kinds, whose driver and executor pods Spark creates.
+_SPARK_KINDS = frozenset({"SparkApplication", "ScheduledSparkApplication"})
+
+
+def _spark_asks_for_gpus(pod: PodSpec) -> bool:
+    """The pod is a Spark driver or executor of a SparkApplication that asks for GPUs for it
+    (``spec.<role>.gpu.quantity``, or ``spark.<role>.resource.gpu.amount`` in ``sparkConf``)."""
+    obj = pod.obj
+    if obj.kind not in _SPARK_KINDS or not obj.group.startswith("sparkoperator.k8s.io"):
+        return False
+    role = next((r for r in ("executor", "driver") if r in pod.path), None)
+    if role is None:
+        return False
+    spec = obj.data.get("spec") if isinstance(obj.data, dict) else None
+    if obj.kind == "ScheduledSparkApplication" and isinstance(spec, dict):
+        spec = spec.get("template")
+    if not isinstance(spec, dict):
+        return False
+    side = spec.get(role)
+    gpu = side.get("gpu") if isinstance(side, dict) else None
+    if isinstance(gpu, dict) and _positive(gpu.get("quantity")):
+        return True
+    conf = spec.get("sparkConf")
+    return isinstance(conf, dict) and _positive(conf.get(f"spark.{role}.resource.gpu.amount"))
+
+
+def _positive(value: Any) -> bool:
+    try:
+        return float(str(value)) > 0
+    except ValueError:
+        return False
