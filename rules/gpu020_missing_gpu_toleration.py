@@ -209,7 +209,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     evidence: list[KnownTaint] = []
     if ground.kind == "evidence":
         assert ground.picture is not None
-        evidence = ground.picture.untolerated(agreed, effective, pod, wanted)
+        evidence = [
+            k
+            for k in ground.picture.untolerated(agreed, effective, pod, wanted)
+            if _enforced(k.taint.effect, bound)  # a bound pod: the kubelet's NoExecute only
+        ]
         if not evidence:
             return
         found: tuple[list[Taint], Node | None, int] | None = (

@@ -297,3 +297,12 @@ def test_files_that_tolerate_nothing_are_not_parsed_twice() -> None:
     gatherer.count("a.yaml", job("a").encode())
     (known,) = gatherer.picture().taints
     assert known.evidence.what == "tolerated by 2 of the 3 GPU pods of this run"
+
+
+def test_a_pod_bound_to_its_node_is_held_to_no_schedule_taints_of_the_evidence(
+    tmp_path: Path,
+) -> None:
+    files = {f"{c}.yaml": job(c, SKU) for c in "ab"}
+    files["bound.yaml"] = job("bound", "      nodeName: gpu-node-1\n")
+    findings, _ = check(repo(tmp_path, files))
+    assert findings == []  # the kubelet enforces only NoExecute taints on a bound pod
