@@ -9,6 +9,7 @@ from gpulint.envvalues import UNKNOWN, ConfigMaps, EnvValues, container_env, exp
 from gpulint.loader.stream import load_text
 from gpulint.workloads import builtin_table, objects
 from tests.conftest import gpulint_in_process
+from tests.externals import needs_kustomize
 
 CONFIG = """\
 apiVersion: v1
@@ -137,3 +138,24 @@ def test_expand_follows_kubernetes() -> None:
     env = {"A": UNKNOWN._replace(value="1"), "B": UNKNOWN}
     assert expand("$(A)-$$(A)-$(C)", env) == "1-$(A)-$(C)"
     assert expand("$(B)", env) is None
+
+
+@needs_kustomize
+def test_a_configmap_an_overlay_generates_sets_the_flag(tmp_path: Path) -> None:
+    # The generated ConfigMap's name gets a hash, and the reference with it: the rendered
+    # output is one text, which knows its own ConfigMaps.
+    (tmp_path / "deployment.yaml").write_text(WORKLOAD)
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources: [deployment.yaml]\n"
+        "namespace: inference\n"
+        "configMapGenerator:\n"
+        "- name: vllm-config\n"
+        "  literals: [TP=4]\n"
+    )
+    proc = gpulint_in_process(
+        "check", "-f", "json", "--isolated", "--render", "--select", "GPU041", ".", cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr  # a warning
+    [finding] = json.loads(proc.stdout)["findings"]
+    assert "key TP of ConfigMap vllm-config-" in finding["message"]
+    assert [r["kind"] for r in finding["related"]] == ["value", "rendered"]
