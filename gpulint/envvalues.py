@@ -34,6 +34,13 @@ MAX_VALUE = 256
 _KUBE_VAR = r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)"
 
 
+def may_read_configmaps(text: str) -> bool:
+    """Whether a container of ``text`` can read a ConfigMap that ``text`` defines (a
+    ConfigMap, and a ``configMapKeyRef`` or ``configMapRef``): a text that cannot is
+    never read for its ConfigMaps, and each of its documents can be linted alone."""
+    return "ConfigMap" in text and ("configMapKeyRef" in text or "configMapRef" in text)
+
+
 class Source(NamedTuple):
     """Where a variable's value comes from: the value, and the place that sets it (``path``
     in the pod's document for a literal ``env`` value; ``label`` and ``span`` of a
@@ -134,7 +141,7 @@ class EnvValues:
     def begin_file(self, label: str, text: str) -> None:
         """The file now linted: its ConfigMaps are read when a rule first asks."""
         self.label, self._file = label, None
-        self._text = text if "ConfigMap" in text else None
+        self._text = text if may_read_configmaps(text) else None
 
     def data(self, name: str, namespace: str | None) -> dict[str, Source] | None:
         if self._text is not None and self._file is None:
