@@ -110,21 +110,28 @@ VALUE_RULES = frozenset({"GPU041"})
 def config_maps(found: Iterable[Target]) -> ConfigMaps | None:
     """The ConfigMaps of every file to lint (gpulint.envvalues), read in a pre-pass so a
     container's ``configMapKeyRef`` or ``envFrom`` can name a ConfigMap another file
-    defines; None when no file defines one. Only files that name a ConfigMap are parsed;
-    a chart or overlay (its rendered output is linted as one text, which knows its own
-    ConfigMaps) and standard input are not pre-read."""
+    defines; None when no file defines one. Only files that name a ConfigMap are parsed,
+    and only when a file references one; a chart or overlay (its rendered output is linted
+    as one text, which knows its own ConfigMaps) and standard input are not pre-read."""
     from gpulint.envvalues import ConfigMaps
     from gpulint.loader.decoding import decode
     from gpulint.readtarget import read_target
 
     maps = ConfigMaps()
+    defining: list[Target] = []
+    read = False  # a container of the run reads a ConfigMap: else none is parsed
     for target in found:
         if target.path is None or target.render is not None:
             continue
         raw, _ = read_target(target)
-        if raw is None or b"ConfigMap" not in raw:
+        if raw is None:
             continue
-        text = decode(raw)[0]
+        read = read or b"configMapKeyRef" in raw or b"configMapRef" in raw
+        if b"ConfigMap" in raw:
+            defining.append(target)
+    for target in defining if read else ():
+        raw, _ = read_target(target)
+        text = decode(raw)[0] if raw is not None else None
         if text is not None:
             maps.add_text(target.label, text)
     return maps or None
