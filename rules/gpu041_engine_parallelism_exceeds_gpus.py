@@ -16,9 +16,15 @@ The engine is recognised by its command (`vllm serve`, `vllm.entrypoints`,
 `--tensor-parallel-size` alone (a KServe predictor whose runtime supplies the image).
 Options are read from `command` and `args` lists, `--flag N` and `--flag=N`, and from shell scripts
 (`sh -c "vllm serve ... --tensor-parallel-size 4"`, split as a POSIX shell splits words,
-line continuations included); `$(VAR)`, `$VAR` and `${VAR}` are replaced by the
-container's own literal `env` values, and an option whose value is still not a number is
-skipped. The finding is at the list item that holds the value (or the `NUM_SHARD` value).
+line continuations included). `$(VAR)`, `$VAR` and `${VAR}` are replaced by the values
+of the container's variables as Kubernetes sets them (`envFrom`, then `env`; `$$` is an
+escaped `$`): a literal `env` value, or a `configMapKeyRef` or `envFrom: configMapRef` into a
+ConfigMap of the same run, in the same file (a rendered chart or overlay is one file) or in
+another linted file. A variable from a Secret, a field, a ConfigMap the run does not hold
+(or holds twice with different values), is not known, and an option whose value is still
+not a number is skipped. The finding is at the list item that holds the value (or the
+`NUM_SHARD` value), and names the ConfigMap key or `env` value the variable took as a
+related location.
 
 An engine spread over nodes has the container's devices on each node: `--nnodes N`
 (SGLang, vLLM) gives N nodes, `$(LWS_GROUP_SIZE)` and `$(RBG_LWP_GROUP_SIZE)` the size of
@@ -81,11 +87,12 @@ None.
 """
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
-from gpulint.model import Path
+from gpulint.envvalues import Source, container_env
+from gpulint.model import Path, Related
 from gpulint.resources import whole_gpu_count
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import Container, PodSpec
@@ -184,18 +191,22 @@ TPU_DEVICES_PER_CHIP = {
 #: Accelerators the engine does not count one to one and whose ratio the manifest does not
 #: show: vLLM on Neuron counts NeuronCores, two per device on Inf2 and Trn1, more on Trn2.
 UNCOUNTED = {"aws.amazon.com/neuron"}
-#: ``$(VAR)``, ``${VAR}``, ``$VAR``.
+#: ``$$`` (Kubernetes' escaped ``$``), ``$(VAR)``, ``${VAR}``, ``$VAR``.
 #: (A pattern: compiled on first use, see docs/architecture.md.)
-_VAR = r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
+_VAR = (
+    r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
+)
 
 
 class Word:
-    __slots__ = ("path", "text")
+    __slots__ = ("path", "text", "used")
 
-    def __init__(self, text: str, path: Path) -> None:
+    def __init__(self, text: str, path: Path, used: tuple[tuple[str, Source], ...] = ()) -> None:
         self.text = text
         #: The list item (or env value) the word was read from.
         self.path = path
+        #: The variables expanded in that item, with their sources.
+        self.used = used
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -218,10 +229,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             continue
         if not grouped:
             group, grouped = _group_size(pod), True
-        env = _literal_env(container)
+        env = container_env(container, pod.obj.root.ref.namespace, ctx.values)
         if group:
             for var in GROUP_SIZE_VARS:
-                env.setdefault(var, (str(group), container.path))
+                env.setdefault(var, Source(str(group), container.path))
         words = _words(container, env)
         engine = _engine(container, words)
         if engine is None:
@@ -230,9 +241,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if nodes is None:
             continue
         tensor = _option(words, engine.tensor)
+        used: list[tuple[str, Source]] = []
         if tensor is None and engine.tensor_env is not None and engine.tensor_env in env:
-            value, path = env[engine.tensor_env]
-            tensor = (_int(value), path)
+            source = env[engine.tensor_env]
+            tensor = (_int(source.value or ""), source.path)
+            used = [(engine.tensor_env, source)]
         pipeline = _option(words, engine.pipeline)
         tp = tensor[0] if tensor else 1
         pp = pipeline[0] if pipeline else 1
@@ -244,7 +257,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if chosen is None:  # cannot happen: tp * pp > have >= 1 means one was given
             continue
         per_unit, unit, noun = devices
+        sources = _sources(words, chosen, used)
         size = f"tensor parallel {tp}" + (f" times pipeline parallel {pp}" if pipeline else "")
+        size += _from(sources)
         asked = _count(gpus, unit) + (f" ({gpus * per_unit} {noun})" if per_unit > 1 else "")
         need = _count(-(-tp * pp // (per_unit * nodes)), unit)
         if nodes > 1:
@@ -256,6 +271,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             f"but requests {asked}: the engine fails at start-up and the pod crash-loops; "
             f"request {need}, or lower the parallelism to {have}",
             at="value",
+            related=_related(pod, ctx, sources),
         )
 
 
@@ -312,14 +328,14 @@ def _lws_workload(role: dict[str, Any]) -> bool:
     return isinstance(workload, dict) and workload.get("kind") == "LeaderWorkerSet"
 
 
-def _literal_env(container: Container) -> dict[str, tuple[str, Path]]:
-    out: dict[str, tuple[str, Path]] = {}
+def _literal_env(container: Container) -> dict[str, Source]:
+    out: dict[str, Source] = {}
     env = container.data.get("env")
-    for index, item in enumerate(env if isinstance(env, list) else ()):
+    for item in env if isinstance(env, list) else ():
         if isinstance(item, dict) and isinstance(item.get("name"), str) and "value" in item:
             value = item["value"]
             if isinstance(value, (str, int)) and not isinstance(value, bool):
-                out[item["name"]] = (str(value), (*container.path, "env", index, "value"))
+                out[item["name"]] = Source(str(value))
     return out
 
 
@@ -373,7 +389,7 @@ def _repository_engine(repository: str) -> Engine | None:
     return None
 
 
-def _words(container: Container, env: dict[str, tuple[str, Path]]) -> list[Word]:
+def _words(container: Container, env: Mapping[str, Source]) -> list[Word]:
     """The words of ``command`` then ``args``; a shell script (``-c SCRIPT``) split."""
     words: list[Word] = []
     for field in ("command", "args"):
@@ -383,24 +399,78 @@ def _words(container: Container, env: dict[str, tuple[str, Path]]) -> list[Word]
         for index, item in enumerate(items):
             if isinstance(item, bool) or not isinstance(item, (str, int)):
                 continue
-            text = _expand(str(item), env)
+            used: list[tuple[str, Source]] = []
+            text = _expand(str(item), env, used)
             path = (*container.path, field, index)
             if any(c.isspace() for c in text.strip()):
-                words.extend(Word(w, path) for w in _split(text))
+                words.extend(Word(w, path, tuple(used)) for w in _split(text))
             else:
-                words.append(Word(text, path))
+                words.append(Word(text, path, tuple(used)))
     return words
 
 
-def _expand(text: str, env: dict[str, tuple[str, Path]]) -> str:
+def _expand(
+    text: str, env: Mapping[str, Source], used: list[tuple[str, Source]] | None = None
+) -> str:
+    """``text`` with the variables of known value replaced (``$$`` is Kubernetes' escaped
+    ``$``); an undefined variable, or one of no known value, stays as written."""
     if "$" not in text:
         return text  # nothing to expand: most words
 
     def repl(match: re.Match[str]) -> str:
         name = match.group(1) or match.group(2) or match.group(3)
-        return env[name][0] if name in env else match.group(0)
+        if name is None:
+            return "$"
+        source = env.get(name)
+        if source is None or source.value is None:
+            return match.group(0)
+        if used is not None:
+            used.append((name, source))
+        return source.value
 
     return re.sub(_VAR, repl, text)
+
+
+def _sources(
+    words: list[Word], chosen: tuple[int | None, Path], used: list[tuple[str, Source]]
+) -> list[tuple[str, Source]]:
+    """The variables the finding's option took its value from (those of its list item
+    whose value is the option's), ``used`` first."""
+    found = list(used)
+    for word in words:
+        if word.path == chosen[1]:
+            found.extend(u for u in word.used if _int(u[1].value or "") == chosen[0])
+    out: dict[str, Source] = {}
+    for name, source in found:
+        if name not in GROUP_SIZE_VARS:
+            out.setdefault(name, source)
+    return list(out.items())
+
+
+def _related(
+    pod: PodSpec, ctx: RuleContext, sources: list[tuple[str, Source]]
+) -> tuple[Related, ...]:
+    """Where those variables are set: a ConfigMap's key (in this file or another of the
+    run), or the container's literal ``env`` value."""
+    out: list[Related] = []
+    for name, source in sources:
+        if source.label is None and source.path and ctx.values is not None:
+            span = pod.obj.doc.value_span(source.path)
+            message = f"where {name} is set to {source.value}"
+            out.append(Related("value", ctx.values.label, span, message))
+        out.extend(source.related(name))
+    return tuple(out)
+
+
+def _from(sources: list[tuple[str, Source]]) -> str:
+    """`` (from variable TP, key TP of ConfigMap vllm)``: the variables read from
+    ConfigMaps."""
+    shown = [
+        f"variable {name}, key {s.key} of ConfigMap {s.configmap}"
+        for name, s in sources
+        if s.configmap is not None
+    ]
+    return f" (from {'; '.join(shown)})" if shown else ""
 
 
 def _split(script: str) -> list[str]:
