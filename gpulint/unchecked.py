@@ -48,6 +48,7 @@ def gpu_key(data: Any, registry: Registry) -> tuple[Path, str] | None:
             continue
         if isinstance(node, dict):
             amounts = bool(path) and path[-1] in _AMOUNTS
+            inner: list[tuple[Any, Path]] = []
             for key, value in node.items():
                 if amounts and isinstance(key, str) and registry.is_accelerator(key):
                     return (*path, key), key
@@ -56,7 +57,8 @@ def gpu_key(data: Any, registry: Registry) -> tuple[Path, str] | None:
                     if registry.is_accelerator(name):
                         return (*path, key), name
                 if isinstance(value, (dict, list)):
-                    stack.append((value, (*path, key)))
+                    inner.append((value, (*path, key)))
+            stack.extend(reversed(inner))  # the first in the text is found first
         elif isinstance(node, list):
             for i in range(len(node) - 1, -1, -1):
                 if isinstance(node[i], (dict, list)):
@@ -149,9 +151,9 @@ def findings(
             doc.key_span(path),
             path,
             f"{what} is no Kubernetes object (it has no apiVersion and kind), so its {name} "
-            "was not checked: give it apiVersion, kind and metadata.name to lint it as a "
-            "patch, or lint what applies it (`gpulint check --render` on the overlay or "
-            "chart)",
+            "was not checked: give a patch apiVersion, kind and metadata.name to lint it as "
+            "one, or lint what applies it: `gpulint check --render` on the overlay, or on "
+            "the chart with `--values` this file",
         )
         return
     for position, obj in enumerate(view.objects):
