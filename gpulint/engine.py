@@ -207,7 +207,7 @@ class Linter:
             if (gl204 := self.active.get(UNCHECKED_CODE)) is not None:  # GPU content not placed
                 found.extend(
                     gl204.finding(label, span, message, view.owner(path), path, view.index)
-                    for span, path, message in unchecked(view, gl204.ctx.registry, bool(self.part))
+                    for span, path, message in unchecked(view, gl204.ctx.registry, self.part)
                 )
             file.add_document(view)
             failed.extend(f for f in found if f.rule == RULE_ERROR_CODE)

@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpulint.loader.stream import DocumentStream
 from gpulint.manifest import DocumentView
 from gpulint.model import Path, Span
 from gpulint.registry import Registry
+
+if TYPE_CHECKING:
+    from gpulint.discover import Part
 
 CODE = "GL204"
 #: The longest embedded text (characters) read as YAML; a longer one is left alone.
@@ -33,7 +36,9 @@ MAX_EMBEDDED = 256 * 1024
 MAX_DOCUMENTS = 32
 MAX_DEPTH = 48
 _AMOUNTS = frozenset({"limits", "requests"})
-_HEREDOC = re.compile(r"<<-?[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1[^\n]*\n(.*?)\n[ \t]*\2\b", re.S)
+_HEREDOC = re.compile(
+    r"<<-?[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1[^\n]*\n(.*?)\n[ \t]*\2\b", re.S
+)
 _KIND = re.compile(r"^kind:[ \t]*['\"]?([A-Za-z0-9]+)", re.M)
 _HOW = "lint it as its own file (or the file it is written from) so its checks run"
 
@@ -97,7 +102,7 @@ def _parsed(text: str, registry: Registry) -> tuple[str, str] | None:
             hit = gpu_key(doc.data, registry)
             if hit is not None:
                 return _label(doc.data), hit[1]
-    except Exception:  # noqa: BLE001 - a text the loader gives up on is read as lines
+    except Exception:  # a text the loader gives up on is read as lines
         return _lines(text, registry)
     if any(p.code == "YML001" for p in stream.problems):
         return _lines(text, registry)  # a template's placeholders: `name: {job}-`
@@ -134,34 +139,48 @@ def _label(data: Any) -> str:
 
 
 def findings(
-    view: DocumentView, registry: Registry, patch: bool
+    view: DocumentView, registry: Registry, part: Part | None
 ) -> Iterator[tuple[Span, Path, str]]:
     """GL204's place (a span and a document path) and message in one document, at most once;
-    ``patch``: a kustomization names the file as a patch."""
+    ``part``: what a kustomization makes of the file (a patch), if anything."""
     doc = view.doc
     if not view.objects:
         if not isinstance(doc.data, (dict, list)):
             return
         hit = gpu_key(doc.data, registry)
-        if hit is None:
-            return
-        path, name = hit
-        what = "a Kustomize patch" if patch else "this document"
-        yield (
-            doc.key_span(path),
-            path,
-            f"{what} is no Kubernetes object (it has no apiVersion and kind), so its {name} "
-            "was not checked: give a patch apiVersion, kind and metadata.name to lint it as "
-            "one, or lint what applies it: `gpulint check --render` on the overlay, or on "
-            "the chart with `--values` this file",
-        )
+        if hit is not None:
+            yield doc.key_span(hit[0]), hit[0], _loose(hit[1], doc.data, part)
         return
-    for position, obj in enumerate(view.objects):
+    for position in range(len(view.objects)):
         hit = _in_object(view, position, registry)
         if hit is not None:
             path, message = hit
             yield doc.key_span(path), path, message
             return
+
+
+def _loose(name: str, data: Any, part: Part | None) -> str:
+    """The message for a document that is no Kubernetes object."""
+    patch = part is not None and part.patch is None
+    where = f" ({part.kustomization}:{part.line})" if part is not None and patch else ""
+    if patch and isinstance(data, list):
+        return (
+            f"this file is a JSON 6902 patch{where}: the {name} it writes was not checked; "
+            "`gpulint check --render` lints the overlay it is applied to"
+        )
+    if patch:
+        return (
+            f"this Kustomize patch{where} has no apiVersion and kind, so its {name} was not "
+            "checked: give it its target's apiVersion and kind and a metadata.name (kustomize "
+            "needs them in a strategic-merge patch) to lint it as a patch, or lint the "
+            "overlay: `gpulint check --render`"
+        )
+    return (
+        f"this document is no Kubernetes object (it has no apiVersion and kind), so its {name} "
+        "was not checked: give a patch apiVersion, kind and metadata.name to lint it as one, "
+        "or lint what applies it: `gpulint check --render` on the overlay, or on the chart "
+        "with `--values` this file"
+    )
 
 
 def _in_object(view: DocumentView, position: int, registry: Registry) -> tuple[Path, str] | None:
@@ -178,8 +197,7 @@ def _in_object(view: DocumentView, position: int, registry: Registry) -> tuple[P
             if found is not None:
                 what, name = found
                 return (*obj.path, field, key), (
-                    f"{what} with {name} inside {obj.ref.label()} key {key}: not checked; "
-                    f"{_HOW}"
+                    f"{what} with {name} inside {obj.ref.label()} key {key}: not checked; {_HOW}"
                 )
         return None
     for pod in view.pod_specs(position):
