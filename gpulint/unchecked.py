@@ -101,7 +101,7 @@ def _parsed(text: str, registry: Registry) -> tuple[str, str] | None:
                 break
             hit = gpu_key(doc.data, registry)
             if hit is not None:
-                return _label(doc.data), hit[1]
+                return _label(doc.data, hit[0]), hit[1]
     except Exception:  # a text the loader gives up on is read as lines
         return _lines(text, registry)
     if any(p.code == "YML001" for p in stream.problems):
@@ -130,12 +130,14 @@ def _lines(text: str, registry: Registry) -> tuple[str, str] | None:
     return None
 
 
-def _label(data: Any) -> str:
+def _label(data: Any, path: Path) -> str:
+    """``Kind/name`` of an embedded object; else what the text is: a pod template (the GPU is
+    a container's) or a text (a values file, a profile)."""
     if isinstance(data, dict) and isinstance(data.get("kind"), str):
         meta = data.get("metadata")
         name = meta.get("name") if isinstance(meta, dict) else None
         return f"{data['kind']}/{name}" if isinstance(name, str) else str(data["kind"])
-    return "a pod template"
+    return "a pod template" if "containers" in path else "a YAML or JSON text"
 
 
 def findings(
