@@ -164,6 +164,9 @@ def findings(
 def _loose(name: str, data: Any, part: Part | None) -> str:
     """The message for a document that is no Kubernetes object."""
     patch = part is not None and part.patch is None
+    lacks = " and ".join(
+        k for k in ("apiVersion", "kind") if not isinstance(data, dict) or not data.get(k)
+    )
     where = f" ({part.kustomization}:{part.line})" if part is not None and patch else ""
     if patch and isinstance(data, list):
         return (
@@ -172,13 +175,13 @@ def _loose(name: str, data: Any, part: Part | None) -> str:
         )
     if patch:
         return (
-            f"this Kustomize patch{where} has no apiVersion and kind, so its {name} was not "
+            f"this Kustomize patch{where} has no {lacks}, so its {name} was not "
             "checked: give it its target's apiVersion and kind and a metadata.name (kustomize "
             "needs them in a strategic-merge patch) to lint it as a patch, or lint the "
             "overlay: `gpulint check --render`"
         )
     return (
-        f"this document is no Kubernetes object (it has no apiVersion and kind), so its {name} "
+        f"this document is no Kubernetes object (it has no {lacks}), so its {name} "
         "was not checked: give a patch apiVersion, kind and metadata.name to lint it as one, "
         "or lint what applies it: `gpulint check --render` on the overlay, or on the chart "
         "with `--values` this file"
