@@ -306,3 +306,74 @@ def test_a_pod_bound_to_its_node_is_held_to_no_schedule_taints_of_the_evidence(
     files["bound.yaml"] = job("bound", "      nodeName: gpu-node-1\n")
     findings, _ = check(repo(tmp_path, files))
     assert findings == []  # the kubelet enforces only NoExecute taints on a bound pod
+
+
+NEURON = Path(__file__).parent / "fixtures/rules/GPU023/fail-neuron-monitor.yaml"
+NEURON_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: bert
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: train
+        image: public.ecr.aws/neuron/pytorch-training-neuronx:2.1.2-neuronx-py310-sdk2.20.0
+        resources:
+          limits:
+            aws.amazon.com/neuron: 16
+"""
+NVIDIA_PLUGIN = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: nvidia-device-plugin-daemonset
+spec:
+  selector:
+    matchLabels: {name: nvidia-device-plugin-ds}
+  template:
+    metadata:
+      labels: {name: nvidia-device-plugin-ds}
+    spec:
+      containers:
+      - name: nvidia-device-plugin-ctr
+        image: nvcr.io/nvidia/k8s-device-plugin:v0.17.0
+"""
+
+
+def test_the_neuron_device_plugin_s_toleration_is_evidence_for_the_monitor(
+    tmp_path: Path,
+) -> None:
+    findings, _ = check(repo(tmp_path, {"neuron.yaml": NEURON.read_text()}))
+    assert seen(findings) == [("neuron.yaml", "GPU023", "warning")]
+    (finding,) = findings
+    assert "AWS Neuron monitor" in finding["message"]
+    assert "tolerated by the AWS Neuron device plugin DaemonSet of this run" in finding["message"]
+    assert [(r["kind"], r["path"], r["line"]) for r in finding["related"]] == [
+        ("evidence", "neuron.yaml", 21)
+    ]
+
+
+def test_without_the_device_plugin_the_monitor_s_taint_is_assumed(tmp_path: Path) -> None:
+    monitor = NEURON.read_text().split("---\n")[1]
+    findings, _ = check(repo(tmp_path, {"monitor.yaml": monitor}))
+    assert seen(findings) == [("monitor.yaml", "GPU023", "info")]
+    assert "aws.amazon.com/neuron=true:NoSchedule" in findings[0]["message"]
+    assert "(assumed:" in findings[0]["message"]
+
+
+def test_a_neuron_job_against_its_device_plugin_s_taint_is_a_warning(tmp_path: Path) -> None:
+    plugin = NEURON.read_text().split("---\n")[0]
+    files = {"plugin.yaml": plugin, "bert.yaml": NEURON_JOB, "nvidia.yaml": NVIDIA_PLUGIN}
+    findings, _ = check(repo(tmp_path, files))
+    # The Neuron evidence holds for Neuron pods only: NVIDIA's agent stays an assumption.
+    assert sorted(seen(findings)) == [
+        ("bert.yaml", "GPU020", "warning"),
+        ("nvidia.yaml", "GPU023", "info"),
+    ]
+    bert = next(f for f in findings if f["path"] == "bert.yaml")
+    assert "aws.amazon.com/neuron:NoSchedule (tolerated by the AWS Neuron device plugin" in (
+        bert["message"]
+    )
