@@ -48,11 +48,11 @@ configured, a finding is an error. Without them, the rule first reads what the r
 eksctl, OpenShift MachineSet, Cluster API, Config Connector, Azure Service Operator:
 rules/node-pools.json), is the GPU nodes' taint, and a pod that does not tolerate it is an
 error that names that evidence (`related` places of kind `evidence`). A taint the
-repository's own node agent of the pod's vendor tolerates (its Neuron device plugin's
-`aws.amazon.com/neuron`) is evidence too, weaker: the finding is a warning. A pod needs one GPU
-pool, not all: a pool's taints count against it only when no GPU pool of the files that
-offers what it asks for, and that its node selector does not rule out, takes it. A pod whose
-node selector or required affinity names a platform (`cloud.google.com/gke-accelerator`:
+repository's node agents tolerate is no evidence for a pod (the device plugins' manifests
+tolerate their vendor's taint whether the nodes carry it or not): that is GPU023's. A pod
+needs one GPU pool, not all: a pool's taints count against it only when no GPU pool of the
+files that offers what it asks for, and that its node selector does not rule out, takes it.
+A pod whose node selector or required affinity names a platform (`cloud.google.com/gke-accelerator`:
 GKE, which adds the toleration itself; `eks.amazonaws.com/nodegroup`,
 `kubernetes.azure.com/agentpool`, `aliyun.accelerator/nvidia_name`: platforms that taint no
 GPU pool by themselves) is judged as with that `platform:`. When nothing says what the taint
@@ -191,11 +191,17 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     bound = isinstance(node_name, str) and bool(node_name)
     names = [e.name for e in demand.entries]
     ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
-    agreed = (
-        applicable(ground.picture, hardware, [*names, *demand.pod_level])
-        if ground.picture is not None
-        else []
-    )
+    agreed = [
+        k
+        for k in (
+            applicable(ground.picture, hardware, [*names, *demand.pod_level])
+            if ground.picture is not None
+            else []
+        )
+        # A node agent's toleration is a hedge (NVIDIA's and Neuron's device plugin
+        # manifests tolerate their taint whether the nodes carry it or not): GPU023's.
+        if not k.agent
+    ]
     wanted = [*names, *demand.pod_level]
     if ground.kind == "evidence" and (
         not agreed or ground.picture is None or not ground.picture.reaches(agreed, pod, wanted)
@@ -286,8 +292,6 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             f"{inherited}: it stays Pending on those nodes; {advice}",
             at=at,
             fix=fix,
-            # A node agent's toleration says the nodes may carry the taint, not that they do.
-            severity="warning" if all(k.agent for k in evidence) else None,
             related=related,
         )
         return

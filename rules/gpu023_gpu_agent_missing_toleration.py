@@ -13,9 +13,9 @@ repository of a container image (`nvcr.io/nvidia/k8s-device-plugin:v0.17.0` is
 `nvidia/k8s-device-plugin`), as shell globs. Tolerations are matched as Kubernetes matches
 them (the same matching and near-miss advice as GPU020); a taint with `hardware` only
 applies to agents of that vendor, and the Node Feature Discovery worker, which serves every
-vendor, to every taint. `PreferNoSchedule` taints never keep a daemon pod off a node. An
-agent that requests a GPU itself (a DCGM diagnostics DaemonSet) is a GPU pod, which GPU020
-checks instead.
+vendor, to every taint (with the assumed defaults, to NVIDIA's only). `PreferNoSchedule`
+taints never keep a daemon pod off a node. An agent that requests a GPU itself (a DCGM
+diagnostics DaemonSet) is a GPU pod, which GPU020 checks instead.
 
 With the default taint, an agent that tolerates a taint named after another accelerator
 resource (Volcano's device plugin tolerates `volcano.sh/gpu-memory`, gpu-manager
@@ -162,6 +162,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if platform is not None:
             candidates = list(platform)
             cited = f" ({ground.platform_note()})"
+    if agent.hardware is None and ground.kind == "assumed":
+        # An agent of every vendor (the NFD worker) is held to the seed convention's NVIDIA
+        # taint: the other vendors' rows are for their own pods and agents.
+        candidates = [t for t in candidates if t.hardware is None or "nvidia" in t.hardware]
     missing = [
         taint
         for taint in candidates

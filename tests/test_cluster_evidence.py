@@ -147,8 +147,9 @@ spec:
 def test_a_gpu_node_pool_in_the_tree_is_evidence(tmp_path: Path) -> None:
     findings, _ = check(repo(tmp_path, {"pool.yaml": NODEPOOL, "train.yaml": job("train")}))
     assert seen(findings) == [("train.yaml", "GPU020", "error")]
-    assert "nvidia.com/gpu=true:NoSchedule (a taint of the GPU Karpenter NodePool gpu in" in (
-        findings[0]["message"]
+    assert (
+        "nvidia.com/gpu=true:NoSchedule (a taint of the GPU Karpenter NodePool gpu in"
+        in (findings[0]["message"])
     )
     assert findings[0]["related"][0]["path"] == "pool.yaml"
 
@@ -364,16 +365,30 @@ def test_without_the_device_plugin_the_monitor_s_taint_is_assumed(tmp_path: Path
     assert "(assumed:" in findings[0]["message"]
 
 
-def test_a_neuron_job_against_its_device_plugin_s_taint_is_a_warning(tmp_path: Path) -> None:
+def test_a_device_plugin_s_toleration_is_no_evidence_for_a_pod(tmp_path: Path) -> None:
+    """Device plugin manifests tolerate their vendor's taint whether the nodes carry it or
+    not: a GPU pod is held to it as an assumption only, and the NFD-like agents of every
+    vendor and NVIDIA's own are not held to the Neuron evidence."""
     plugin = NEURON.read_text().split("---\n")[0]
     files = {"plugin.yaml": plugin, "bert.yaml": NEURON_JOB, "nvidia.yaml": NVIDIA_PLUGIN}
     findings, _ = check(repo(tmp_path, files))
-    # The Neuron evidence holds for Neuron pods only: NVIDIA's agent stays an assumption.
     assert sorted(seen(findings)) == [
-        ("bert.yaml", "GPU020", "warning"),
+        ("bert.yaml", "GPU020", "info"),
         ("nvidia.yaml", "GPU023", "info"),
     ]
     bert = next(f for f in findings if f["path"] == "bert.yaml")
-    assert "aws.amazon.com/neuron:NoSchedule (tolerated by the AWS Neuron device plugin" in (
-        bert["message"]
-    )
+    assert "aws.amazon.com/neuron=true:NoSchedule" in bert["message"]
+    assert "(assumed:" in bert["message"] and not bert["related"]
+
+
+def test_two_agents_that_tolerate_the_taint_are_both_named(tmp_path: Path) -> None:
+    plugin, monitor, _ = NEURON.read_text().split("---\n")
+    dra = plugin.replace("neuron-device-plugin-daemonset", "neuron-dra-driver-kubelet-plugin")
+    dra = dra.replace("neuron/neuron-device-plugin:2.22.4.0", "neuron/neuron-dra-driver:1.0")
+    files = {"a-dra.yaml": dra, "b-plugin.yaml": plugin, "monitor.yaml": monitor}
+    findings, _ = check(repo(tmp_path, files))
+    assert seen(findings) == [("monitor.yaml", "GPU023", "warning")]
+    assert (
+        "tolerated by 2 node agents of this run (AWS Neuron DRA driver kubelet plugin, AWS "
+        "Neuron device plugin): a-dra.yaml:21, b-plugin.yaml:21"
+    ) in findings[0]["message"]

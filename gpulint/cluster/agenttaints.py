@@ -82,23 +82,29 @@ class AgentTally:
     __slots__ = ("_rows",)
 
     def __init__(self) -> None:
-        self._rows: dict[str, tuple[AgentTaint, list[tuple[str, int]]]] = {}
+        self._rows: dict[str, tuple[AgentTaint, list[tuple[str, int]], list[str]]] = {}
 
     def add(self, label: str, pod: PodSpec, registry: Registry, doc: Any) -> None:
         """A node agent's pod spec of the file ``label`` (``doc``: its document, for lines)."""
         base = (*pod.path, "tolerations")
         for found in agent_taints(pod, registry):
             line = doc.value_span((*base, found.position)).line
-            self._rows.setdefault(found.taint.key, (found, []))[1].append((label, line))
+            _, places, agents = self._rows.setdefault(found.taint.key, (found, [], []))
+            places.append((label, line))
+            if found.agent not in agents:
+                agents.append(found.agent)
 
     def rows(
         self, known: set[str]
     ) -> Iterator[tuple[Taint, bool, str, tuple[tuple[str, int], ...]]]:
         """``(taint, any value, what, places)`` of each taint whose key is not ``known``
         (which it adds)."""
-        for key, (found, places) in self._rows.items():
+        for key, (found, places, agents) in self._rows.items():
             if key in known:
                 continue
             known.add(key)
-            what = f"tolerated by the {found.agent} DaemonSet of this run"
+            if len(agents) == 1:
+                what = f"tolerated by the {agents[0]} DaemonSet of this run"
+            else:
+                what = f"tolerated by {len(agents)} node agents of this run ({', '.join(agents)})"
             yield found.taint, found.any_value, what, tuple(places[:_KEPT])

@@ -14,8 +14,8 @@ have to assume one. Before assuming, gpulint listens to the repository:
   all: a pool's taints hold against it only when it may land on that pool
   (:meth:`Picture.candidates`), and then those of the pool it misses fewest of.
 - **Taints a vendor's node agents tolerate** (:mod:`gpulint.cluster.agenttaints`), for that
-  vendor's pods and agents: weaker (an agent tolerates a taint in case it is there), so a
-  GPU pod's finding on it alone is a ``warning``.
+  vendor's agents (GPU023) only: an agent tolerates a taint in case it is there, which
+  says nothing a GPU pod can be held to.
 - **The platform a pod selects** with its node selector or required node affinity: a
   ``cloud.google.com/gke-accelerator`` selector is GKE (whose ExtendedResourceToleration
   admission adds the GPU toleration itself), ``eks.amazonaws.com/nodegroup`` or a
