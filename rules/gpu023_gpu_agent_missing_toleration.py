@@ -2,7 +2,9 @@
 
 ## What it does
 Flags a DaemonSet that runs a GPU node agent — a device plugin (NVIDIA, AMD, Intel, Gaudi,
-and the GPU-sharing ones: HAMi, Volcano, gpushare, gpu-manager), GPU Feature Discovery, the
+AWS Neuron, Huawei Ascend, and the GPU-sharing ones: HAMi, Volcano, gpushare, gpu-manager),
+a vendor's monitor (the Neuron monitor, AMD's metrics exporter, Intel's XPU Manager, the Gaudi
+metric exporter, Ascend's NPU exporter), GPU Feature Discovery, the
 Node Feature Discovery worker, the DCGM exporter, the MIG or vGPU manager, the GPU Operator
 validator, the NVIDIA driver or the container toolkit — whose pod template does not
 tolerate every configured GPU taint of its vendor (default: each vendor's documented taint,
