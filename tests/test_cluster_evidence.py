@@ -392,3 +392,14 @@ def test_two_agents_that_tolerate_the_taint_are_both_named(tmp_path: Path) -> No
         "tolerated by 2 node agents of this run (AWS Neuron DRA driver kubelet plugin, AWS "
         "Neuron device plugin): a-dra.yaml:21, b-plugin.yaml:21"
     ) in findings[0]["message"]
+
+
+def test_a_cpu_pod_is_not_held_to_a_device_plugin_s_toleration(tmp_path: Path) -> None:
+    plugin = NEURON.read_text().split("---\n")[0]
+    cpu = job(
+        "compile", "      tolerations:\n      - {key: aws.amazon.com/neuron, operator: Exists}\n"
+    )
+    cpu = cpu.replace("nvidia.com/gpu: 1", "cpu: 4")
+    findings, _ = check(repo(tmp_path, {"plugin.yaml": plugin, "compile.yaml": cpu}))
+    assert seen(findings) == [("compile.yaml", "GPU021", "info")]
+    assert "(assumed:" in findings[0]["message"]
