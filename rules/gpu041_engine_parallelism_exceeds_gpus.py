@@ -80,11 +80,20 @@ None.
   (`$(VAR)` in `command` and `args`)
 """
 
-import re
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import Any
 
+from gpulint.engines import (
+    Started,
+    Word,
+    find_engine,
+    has_flag,
+    int_value,
+    literal_env,
+    may_start_engine,
+    option,
+    words,
+)
 from gpulint.model import Path
 from gpulint.resources import whole_gpu_count
 from gpulint.rule import RuleContext, Violation
@@ -92,66 +101,11 @@ from gpulint.workloads import Container, PodSpec
 
 CODE = "GPU041"
 NAME = "engine-parallelism-exceeds-gpus"
-SEVERITY = "warning"
+SEVERITY = "error"
 SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {}
 
-
-class Engine:
-    """An inference engine: how its command line and image are recognised, and the options
-    that set its parallelism. (Records of this module are plain classes: a NamedTuple costs
-    every start-up ten times as much to define, see docs/architecture.md.)"""
-
-    __slots__ = ("commands", "images", "name", "pipeline", "tensor", "tensor_env")
-
-    def __init__(
-        self,
-        name: str,
-        commands: tuple[str, ...],
-        images: tuple[str, ...],
-        tensor: tuple[str, ...],
-        pipeline: tuple[str, ...],
-        tensor_env: str | None = None,
-    ) -> None:
-        self.name = name
-        #: Words of the command line that start the engine.
-        self.commands = commands
-        #: Globs over the image repository.
-        self.images = images
-        self.tensor = tensor
-        self.pipeline = pipeline
-        #: An environment variable the engine reads its tensor parallelism from.
-        self.tensor_env = tensor_env
-
-
-ENGINES = (
-    Engine(
-        "vLLM",
-        ("vllm.entrypoints", "vllm"),
-        ("vllm/vllm-openai*", "*/vllm-openai*", "*/vllm"),
-        ("--tensor-parallel-size", "-tp"),
-        ("--pipeline-parallel-size", "-pp"),
-    ),
-    Engine(
-        "SGLang",
-        ("sglang.launch_server", "sglang"),
-        ("lmsysorg/sglang*", "*/sglang"),
-        ("--tensor-parallel-size", "--tp-size", "--tp"),
-        ("--pipeline-parallel-size", "--pp-size"),
-    ),
-    Engine(
-        "TGI",
-        ("text-generation-launcher",),
-        ("huggingface/text-generation-inference*", "*/text-generation-inference*"),
-        ("--num-shard",),
-        (),
-        "NUM_SHARD",
-    ),
-)
-#: Any container whose options use these long flags (kserve's vLLM runtime, with no command
-#: or image of its own): vLLM and SGLang, and the engines built on them, mean the same.
-GENERIC = Engine("vLLM/SGLang", (), (), ("--tensor-parallel-size",), ("--pipeline-parallel-size",))
 #: Kinds whose pods form a Ray cluster: an engine there runs in Ray's placement groups, over
 #: worker groups whose size the manifest does not fix (autoscaling, several groups).
 RAY_KINDS = {"RayCluster", "RayService", "RayJob", "RayClusterFleet"}
@@ -162,6 +116,9 @@ RAY_KINDS = {"RayCluster", "RayService", "RayJob", "RayClusterFleet"}
 GROUP_FIELDS = ("leaderWorkerTemplate", "workloadTemplate", "leaderWorkerPattern")
 #: The variables those controllers set in every container of the group to its size.
 GROUP_SIZE_VARS = ("LWS_GROUP_SIZE", "RBG_LWP_GROUP_SIZE")
+#: Variables that choose the GPUs a process sees: a container that sets one may run
+#: several engines side by side, or on chosen GPUs.
+VISIBLE_VARS = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
 #: Scripts that start or join a Ray cluster for vLLM (vLLM's
 #: examples/online_serving/multi-node-serving.sh, the LWS vLLM example's ray_init.sh).
 RAY_SCRIPTS = ("multi-node-serving.sh", "ray_init.sh")
@@ -184,18 +141,6 @@ TPU_DEVICES_PER_CHIP = {
 #: Accelerators the engine does not count one to one and whose ratio the manifest does not
 #: show: vLLM on Neuron counts NeuronCores, two per device on Inf2 and Trn1, more on Trn2.
 UNCOUNTED = {"aws.amazon.com/neuron"}
-#: ``$(VAR)``, ``${VAR}``, ``$VAR``.
-#: (A pattern: compiled on first use, see docs/architecture.md.)
-_VAR = r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
-
-
-class Word:
-    __slots__ = ("path", "text")
-
-    def __init__(self, text: str, path: Path) -> None:
-        self.text = text
-        #: The list item (or env value) the word was read from.
-        self.path = path
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -209,54 +154,115 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         # The GPU count first: it is cheap, and most containers (sidecars, CPU pods) have
         # none, so their command lines are never split.
         gpus = whole_gpu_count(container, ctx.registry)
-        if gpus is None:
-            continue
-        if not _may_start_engine(container):
+        if gpus is None or not may_start_engine(container):
             continue
         devices = _devices(pod, container, ctx)
         if devices is None:
             continue
         if not grouped:
             group, grouped = _group_size(pod), True
-        env = _literal_env(container)
+        env = literal_env(container)
         if group:
             for var in GROUP_SIZE_VARS:
                 env.setdefault(var, (str(group), container.path))
-        words = _words(container, env)
-        engine = _engine(container, words)
-        if engine is None:
+        started = find_engine(container, words(container, env))
+        if started is None or has_flag(started.own, started.engine.unknown_if):
             continue
-        nodes = _nodes(words, group)
-        if nodes is None:
-            continue
-        tensor = _option(words, engine.tensor)
-        if tensor is None and engine.tensor_env is not None and engine.tensor_env in env:
-            value, path = env[engine.tensor_env]
-            tensor = (_int(value), path)
-        pipeline = _option(words, engine.pipeline)
-        tp = tensor[0] if tensor else 1
-        pp = pipeline[0] if pipeline else 1
-        have = gpus * devices[0] * nodes
-        if tp is None or pp is None or tp * pp <= have:
-            continue
-        # At the option that alone exceeds the devices, else at the tensor parallelism.
-        chosen = pipeline if pipeline and (tensor is None or pp > have >= tp) else tensor
-        if chosen is None:  # cannot happen: tp * pp > have >= 1 means one was given
+        factors = _factors(started, env)
+        if factors is None:
             continue
         per_unit, unit, noun = devices
-        size = f"tensor parallel {tp}" + (f" times pipeline parallel {pp}" if pipeline else "")
-        asked = _count(gpus, unit) + (f" ({gpus * per_unit} {noun})" if per_unit > 1 else "")
-        need = _count(-(-tp * pp // (per_unit * nodes)), unit)
-        if nodes > 1:
-            asked += f" on each of {nodes} nodes, {have} {noun} in all"
-            need += " on each node"
-        yield Violation(
-            chosen[1],
-            f"container {container.label} starts {engine.name} with {size} = {tp * pp} {noun}, "
-            f"but requests {asked}: the engine fails at start-up and the pod crash-loops; "
-            f"request {need}, or lower the parallelism to {have}",
-            at="value",
-        )
+        if started.engine.scope == "node":
+            if per_unit != 1 or unit != "GPU":
+                continue  # a launcher's processes on TPU chips: not counted here
+            nodes: int | None = 1
+        else:
+            nodes = _nodes(started.words, group)
+        if nodes is None:
+            continue
+        have = gpus * per_unit * nodes
+        total = 1
+        for _, value, _ in factors:
+            total *= value
+        given = [(n, v, p) for n, v, p in factors if p is not None]
+        size = " times ".join(f"{n} {v}" for n, v, _ in given) or "its defaults"
+        engine = started.engine
+        if total > have:
+            # At the option that alone exceeds the devices, else at the first one given.
+            chosen = next((p for _, v, p in given if v > have), given[0][2] if given else None)
+            if chosen is None:  # cannot happen: total > have >= 1 means one was given
+                continue
+            asked = _count(gpus, unit) + (f" ({gpus * per_unit} {noun})" if per_unit > 1 else "")
+            need = _count(-(-total // (per_unit * nodes)), unit)
+            if nodes > 1:
+                asked += f" on each of {nodes} nodes, {have} {noun} in all"
+                need += " on each node"
+            effect = (
+                "the engine fails at start-up and the pod crash-loops"
+                if engine.over == "error"
+                else "the processes beyond them have no GPU of their own and fail or share one"
+            )
+            yield Violation(
+                chosen,
+                f"container {container.label} starts {engine.name} with {size} = {total} "
+                f"{noun}, but requests {asked}: {effect}; request {need}, or lower the parallelism to {have}",
+                at="value",
+                severity=engine.over,
+            )
+        elif total < have and given and _fully_known(started, env, nodes, group, unit, per_unit):
+            idle = have - total
+            yield Violation(
+                given[0][2],
+                f"container {container.label} starts {engine.name} with {size} = "
+                f"{_count(total, 'GPU')}, but requests {have}: {_count(idle, 'GPU')} "
+                f"{'is' if idle == 1 else 'are'} reserved and stay{'s' if idle == 1 else ''} "
+                f"idle; request {_count(total, 'GPU')}, or raise the parallelism to {have}",
+                at="value",
+                severity="warning",
+            )
+
+
+def _factors(
+    started: Started, env: dict[str, tuple[str, Path]]
+) -> list[tuple[str, int, Any]] | None:
+    """Each factor's name, value and the place that gives it (None: the default); None
+    when a value is not a literal number or nothing gives one the engine has no default for."""
+    out: list[tuple[str, int, Any]] = []
+    for factor in started.engine.factors:
+        found = option(started.own, factor.flags)
+        if found is None and factor.env is not None and factor.env in env:
+            text, path = env[factor.env]
+            found = (int_value(text), path)
+        if found is None:
+            if factor.default is None:
+                return None
+            out.append((factor.name, factor.default, None))
+        elif found[0] is None:
+            return None
+        else:
+            out.append((factor.name, found[0], found[1]))
+    return out
+
+
+def _fully_known(
+    started: Started,
+    env: dict[str, tuple[str, Path]],
+    nodes: int,
+    group: int | None,
+    unit: str,
+    per_unit: int,
+) -> bool:
+    """Whether the engine uses no more GPUs than its factors say: under-use is reported only
+    for an engine that starts one process per GPU (the table's ``under``), once, on one node
+    of no group, with no data-parallel replicas and no choice of visible GPUs."""
+    engine = started.engine
+    if not engine.under or started.starts != 1 or unit != "GPU" or per_unit != 1:
+        return False
+    if engine.scope == "engine" and (nodes != 1 or group is not None):
+        return False
+    if has_flag(started.own, engine.replicas) or any(v in env for v in VISIBLE_VARS):
+        return False
+    return not any(w.text.startswith(VISIBLE_VARS) for w in started.words)
 
 
 def _count(n: int, unit: str) -> str:
@@ -302,7 +308,7 @@ def _group_size(pod: PodSpec) -> int | None:
             # The LeaderWorkerSet API defaults the size to 1.
             size = group.get("size", 1)
             literal = isinstance(size, (int, str)) and not isinstance(size, bool)
-            found = (_int(str(size)) if literal else None) or 0
+            found = (int_value(str(size)) if literal else None) or 0
         node = node.get(key)
     return found
 
@@ -312,129 +318,7 @@ def _lws_workload(role: dict[str, Any]) -> bool:
     return isinstance(workload, dict) and workload.get("kind") == "LeaderWorkerSet"
 
 
-def _literal_env(container: Container) -> dict[str, tuple[str, Path]]:
-    out: dict[str, tuple[str, Path]] = {}
-    env = container.data.get("env")
-    for index, item in enumerate(env if isinstance(env, list) else ()):
-        if isinstance(item, dict) and isinstance(item.get("name"), str) and "value" in item:
-            value = item["value"]
-            if isinstance(value, (str, int)) and not isinstance(value, bool):
-                out[item["name"]] = (str(value), (*container.path, "env", index, "value"))
-    return out
-
-
-#: A command line that starts an engine holds one of these (see ``_engine``).
-_KEYWORDS = tuple(sorted({c for e in ENGINES for c in e.commands} | set(GENERIC.tensor)))
-#: What a shell removes from a word (quotes, escapes): ``"vl"lm`` is the word ``vllm``.
-_UNQUOTE = str.maketrans("", "", "'\"\\")
-
-
-def _may_start_engine(container: Container) -> bool:
-    """False when ``_engine`` cannot find an engine: no keyword in the command line (each
-    word ``_words`` makes is a piece of it, less quotes and escapes, once its variables are
-    expanded) and no engine image.
-
-    Most GPU containers run something else (a training script, a notebook, a shell loop),
-    and splitting their command lines as a shell does was most of this rule's time.
-    """
-    texts = []
-    for field in ("command", "args"):
-        items = container.data.get(field)
-        for item in items if isinstance(items, list) else ():
-            if isinstance(item, (str, int)) and not isinstance(item, bool):
-                texts.append(str(item))
-    blob = "\n".join(texts)
-    if "$" in blob:
-        env = _literal_env(container)
-        blob = "\n".join(_expand(text, env) for text in texts)
-    blob = blob.translate(_UNQUOTE)
-    if any(keyword in blob for keyword in _KEYWORDS):
-        return True
-    image = container.data.get("image")
-    return isinstance(image, str) and _image_engine(image) is not None
-
-
-def _image_engine(image: str) -> Engine | None:
-    """The engine whose image globs match the image's repository."""
-    from gpulint.agents import image_repository  # GPU containers only
-
-    return _repository_engine(image_repository(image))
-
-
-@lru_cache(maxsize=1024)
-def _repository_engine(repository: str) -> Engine | None:
-    """Remembered by repository, not by image: a repository's tags change from one
-    manifest to the next (``train:0``, ``train:1``), its repositories far less."""
-    from gpulint.agents import glob_match
-
-    for engine in ENGINES:
-        if any(glob_match(repository, p) for p in engine.images):
-            return engine
-    return None
-
-
-def _words(container: Container, env: dict[str, tuple[str, Path]]) -> list[Word]:
-    """The words of ``command`` then ``args``; a shell script (``-c SCRIPT``) split."""
-    words: list[Word] = []
-    for field in ("command", "args"):
-        items = container.data.get(field)
-        if not isinstance(items, list):
-            continue
-        for index, item in enumerate(items):
-            if isinstance(item, bool) or not isinstance(item, (str, int)):
-                continue
-            text = _expand(str(item), env)
-            path = (*container.path, field, index)
-            if any(c.isspace() for c in text.strip()):
-                words.extend(Word(w, path) for w in _split(text))
-            else:
-                words.append(Word(text, path))
-    return words
-
-
-def _expand(text: str, env: dict[str, tuple[str, Path]]) -> str:
-    if "$" not in text:
-        return text  # nothing to expand: most words
-
-    def repl(match: re.Match[str]) -> str:
-        name = match.group(1) or match.group(2) or match.group(3)
-        return env[name][0] if name in env else match.group(0)
-
-    return re.sub(_VAR, repl, text)
-
-
-def _split(script: str) -> list[str]:
-    """Words of a shell script, as a POSIX shell splits them (whitespace on a quote error)."""
-    import shlex  # only for a command line that may start an engine
-
-    script = script.replace("\\\r\n", " ").replace("\\\n", " ")
-    try:
-        lexer = shlex.shlex(script, posix=True, punctuation_chars=";&|()<>")
-        lexer.whitespace_split = True
-        lexer.commenters = "#"
-        return list(lexer)
-    except ValueError:
-        return script.split()
-
-
-def _engine(container: Container, words: list[Word]) -> Engine | None:
-    texts = [w.text for w in words]
-    for engine in ENGINES:
-        for text in texts:
-            base = text.rsplit("/", 1)[-1]
-            if base in engine.commands or any(text.startswith(c + ".") for c in engine.commands):
-                return engine
-            if any(c in text for c in engine.commands if "." in c or "-" in c):
-                return engine
-    image = container.data.get("image")
-    if isinstance(image, str) and (found := _image_engine(image)) is not None:
-        return found
-    if any(t.partition("=")[0] in GENERIC.tensor for t in texts):
-        return GENERIC
-    return None
-
-
-def _nodes(words: list[Word], group: int | None) -> int | None:
+def _nodes(found: list[Word], group: int | None) -> int | None:
     """The nodes the engine spans, each with the container's devices; None when not known.
 
     ``--nnodes`` (SGLang, vLLM) says it; else an engine in a pod group spans the group
@@ -443,7 +327,7 @@ def _nodes(words: list[Word], group: int | None) -> int | None:
     script first) spans a cluster of unknown size, and a data-parallel node (``--headless``,
     ``--data-parallel-address``) shares the engine with others the manifest does not show.
     """
-    texts = [w.text for w in words]
+    texts = [w.text for w in found]
     nnodes: int | None = None
     ray = False
     for i, text in enumerate(texts):
@@ -459,7 +343,7 @@ def _nodes(words: list[Word], group: int | None) -> int | None:
         if name == "--distributed-executor-backend" and value == "ray":
             ray = True
         if name in ("--nnodes", "--num-nodes"):
-            nnodes = _int(value)
+            nnodes = int_value(value)
             if nnodes is None:
                 return None  # $(VAR) of no literal value: not known
     if nnodes is not None:
@@ -467,25 +351,3 @@ def _nodes(words: list[Word], group: int | None) -> int | None:
     if group is not None:
         return group or None
     return None if ray else 1
-
-
-def _option(words: list[Word], flags: tuple[str, ...]) -> tuple[int | None, Path] | None:
-    """The last value given to any of ``flags`` (argparse: the last one wins)."""
-    found: tuple[int | None, Path] | None = None
-    for i, word in enumerate(words):
-        name, eq, value = word.text.partition("=")
-        if name not in flags:
-            continue
-        if eq:
-            found = (_int(value), word.path)
-        elif i + 1 < len(words):
-            found = (_int(words[i + 1].text), words[i + 1].path)
-    return found
-
-
-def _int(text: str) -> int | None:
-    text = text.strip().strip("'\"")
-    # ASCII digits, and few of them: int() of 5,000 digits raises, of '²' too.
-    if not (text.isascii() and text.isdigit() and len(text) <= 6):
-        return None
-    return int(text) if 0 < int(text) < 1_000_000 else None
