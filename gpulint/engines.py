@@ -44,7 +44,7 @@ class Engine:
 
     __slots__ = (
         "commands", "factors", "images", "launcher", "name", "over", "replicas", "scope",
-        "under", "unknown_if",
+        "single_process", "under", "unknown_if",
     )  # fmt: skip
 
     def __init__(self, row: dict[str, Any]) -> None:
@@ -63,6 +63,8 @@ class Engine:
         self.under: bool = row["under"]
         #: Its options end at the program it starts.
         self.launcher: bool = row.get("launcher", False)
+        #: It drives every GPU from one process.
+        self.single_process: bool = row.get("single_process", False)
 
 
 @lru_cache(maxsize=1)
@@ -233,9 +235,19 @@ def find_engine(container: Container, found: list[Word]) -> Started | None:
     generic one when vLLM's long options are given."""
     texts = [w.text for w in found]
     for engine in builtin_engines():
-        starts = [i for i in range(len(texts)) if _starts(engine, texts, i)]
+        own: list[Word] = []
+        end = starts = 0
+        for i in range(len(texts)):
+            if _starts(engine, texts, i):
+                # A start inside the previous one's command is a word of it (a path
+                # ending in /vllm): one start, whose words are already taken.
+                if i >= end:
+                    starts += 1
+                segment_end = _end(engine, found, i)
+                own.extend(found[max(i, end) : segment_end])
+                end = max(end, segment_end)
         if starts:
-            return Started(engine, found, _own(engine, found, starts[-1]), len(starts))
+            return Started(engine, found, own, starts)
     image = container.data.get("image")
     if isinstance(image, str) and (by_image := _image_engine(image)) is not None:
         return Started(by_image, found, found, 1)
@@ -262,21 +274,20 @@ def _starts(engine: Engine, texts: list[str], i: int) -> bool:
     return False
 
 
-def _own(engine: Engine, found: list[Word], start: int) -> list[Word]:
-    """The words of the engine's own command: from ``start`` to the end of the shell
-    command, and for a launcher to the program it starts (``x.py``, ``python``, ``--``)."""
+def _end(engine: Engine, found: list[Word], start: int) -> int:
+    """Where the engine's own command that starts at ``start`` ends: at the end of the shell
+    command, and for a launcher at the program it starts (``x.py``, ``python``, ``--``)."""
     end = start + 1
     while end < len(found):
         text = found[end].text
         if text in _SEPARATORS:
             break
         base = text.rsplit("/", 1)[-1]
-        if engine.launcher and (
-            text == "--" or base.endswith((".py", ".sh")) or base.startswith("python")
-        ):
+        program = text == "--" or base.endswith((".py", ".sh")) or base.startswith("python")
+        if engine.launcher and program:
             break
         end += 1
-    return found[start:end]
+    return end
 
 
 def option(found: list[Word], flags: tuple[str, ...]) -> tuple[int | None, Path] | None:

@@ -205,7 +205,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             yield Violation(
                 chosen,
                 f"container {container.label} starts {engine.name} with {size} = {total} "
-                f"{noun}, but requests {asked}: {effect}; request {need}, or lower the parallelism to {have}",
+                f"{noun}, but requests {asked}: {effect}; request {need}, "
+                f"or lower the parallelism to {have}",
                 at="value",
                 severity=engine.over,
             )
