@@ -1,24 +1,46 @@
-"""An inference engine told to use more GPUs than its container has.
+"""An engine or launcher told to use more GPUs than its container has, or fewer.
 
 ## What it does
-Reads the command line of vLLM, SGLang and Text Generation Inference containers and flags
-one whose tensor parallelism times pipeline parallelism is larger than the whole GPUs the
-container requests:
+Reads the command line of inference engines and distributed launchers and compares the GPUs
+it says it will use with the whole GPUs the container requests, in both directions. The
+engines and their options are data, `rules/engines.json` (each row citing the engine's
+documentation):
 
-- vLLM: `--tensor-parallel-size` / `-tp`, `--pipeline-parallel-size` / `-pp`;
-- SGLang: `--tensor-parallel-size` / `--tp-size` / `--tp`, `--pipeline-parallel-size` /
-  `--pp-size`;
-- TGI: `--num-shard`, or the `NUM_SHARD` variable it reads its options from.
+| Engine | GPUs it uses | Spans nodes |
+|---|---|---|
+| vLLM | `--tensor-parallel-size` / `-tp` times `--pipeline-parallel-size` / `-pp` | `--nnodes`, a pod group, Ray |
+| SGLang | `--tp-size` / `--tp` times `--pp-size` | `--nnodes`, a pod group |
+| TGI | `--num-shard`, else `NUM_SHARD` | a pod group |
+| LMDeploy | `lmdeploy serve ... --tp` | a pod group |
+| TensorRT-LLM | `trtllm-serve --tp_size` times `--pp_size`; Triton's `launch_triton_server.py --world_size` | a pod group |
+| torchrun | `--nproc-per-node` (`torch.distributed.run`, `.launch`) | per node |
+| DeepSpeed | `deepspeed --num_gpus` | per node |
+| Accelerate | `accelerate launch --num_processes` (not with `--num_machines`) | per node |
+| Horovod, MPI | `horovodrun -np`, `mpirun -np` / `-n` (not with hosts) | per node |
+| tf_cnn_benchmarks | `--num_gpus` | per node |
+| Ray | `ray start --num-gpus` | per node |
 
-The engine is recognised by its command (`vllm serve`, `vllm.entrypoints`,
-`sglang.launch_server`, `text-generation-launcher`) or its image (`vllm/vllm-openai`,
-`lmsysorg/sglang`, `huggingface/text-generation-inference`), else by the long option
-`--tensor-parallel-size` alone (a KServe predictor whose runtime supplies the image).
-Options are read from `command` and `args` lists, `--flag N` and `--flag=N`, and from shell scripts
-(`sh -c "vllm serve ... --tensor-parallel-size 4"`, split as a POSIX shell splits words,
-line continuations included); `$(VAR)`, `$VAR` and `${VAR}` are replaced by the
-container's own literal `env` values, and an option whose value is still not a number is
+An engine is recognised by its command (`vllm serve`, `python -m sglang.launch_server`,
+`text-generation-launcher`, `torchrun`, ...) or its image (`vllm/vllm-openai`,
+`lmsysorg/sglang`, `huggingface/text-generation-inference`, `openmmlab/lmdeploy`), else by
+the long option `--tensor-parallel-size` alone (a KServe predictor whose runtime supplies
+the image). Options are read from `command` and `args` lists, `--flag N` and `--flag=N`,
+and from shell scripts (`sh -c "vllm serve ... --tensor-parallel-size 4"`, split as a POSIX
+shell splits words, line continuations included), from the engine's own command only: up
+to the next `;`, `&&`, `|` or line, and for a launcher up to the program it starts (whose
+own `--num_gpus` is not the launcher's). `$(VAR)`, `$VAR` and `${VAR}` are replaced by the
+container's own literal `env` values, and an engine whose option is still not a number is
 skipped. The finding is at the list item that holds the value (or the `NUM_SHARD` value).
+
+More GPUs than held is an error where the engine itself fails at start-up (vLLM, SGLang,
+TGI, LMDeploy, TensorRT-LLM, DeepSpeed), a warning where the program a launcher starts picks
+its devices (torchrun, Accelerate, Horovod, MPI, tf_cnn_benchmarks, Ray). Fewer is a warning
+that counts the GPUs reserved and idle, reported only when the engine's total is fully
+determined: its options are given, it is started once, on one node of no pod group, with
+no data-parallel replicas (vLLM `--data-parallel-size`, SGLang `--dp` or
+`--enable-dp-attention`, LMDeploy `--dp`) and no `CUDA_VISIBLE_DEVICES`, and it is an engine
+that leaves the rest idle: not torchrun, Accelerate, Horovod or MPI, whose single process
+may drive several GPUs.
 
 An engine spread over nodes has the container's devices on each node: `--nnodes N`
 (SGLang, vLLM) gives N nodes, `$(LWS_GROUP_SIZE)` and `$(RBG_LWP_GROUP_SIZE)` the size of
@@ -33,15 +55,17 @@ whose size is not a number, `--nnodes` of no literal value, vLLM over Ray outsid
 TPU chips (`google.com/tpu`) count as the JAX devices vLLM TPU counts, by the pod's
 `cloud.google.com/gke-tpu-accelerator`: one per chip on v4, v5e, v5p and v6e, two on
 TPU7x; a TPU pod of no known accelerator is not checked, nor AWS Neuron devices (vLLM
-counts NeuronCores, whose number per device depends on the instance). Data parallelism
-is not counted, and containers asking for a share of a GPU or for GPUs through DRA claims
+counts NeuronCores, whose number per device depends on the instance). A launcher's processes are
+counted against GPUs only. Data parallelism is not counted, and containers asking for a share of a GPU or for GPUs through DRA claims
 are skipped, since the number of devices is not their value.
 
 ## Why it matters
 The engine starts one worker per GPU of its tensor-parallel times pipeline-parallel group.
 With fewer GPUs visible than that it stops at start-up with an error about the number of
 GPUs (vLLM and SGLang check the world size against the devices CUDA sees, TGI checks
-`num_shard` against them), and the pod crash-loops although it was scheduled.
+`num_shard` against them), and the pod crash-loops although it was scheduled. With more
+GPUs than it uses, the rest are reserved for the pod and no other pod can have them: a
+2-GPU container serving at `--tensor-parallel-size=1` wastes a GPU for as long as it runs.
 
 ## Example
 ```yaml
@@ -66,6 +90,11 @@ containers:
 None.
 
 ## References
+- `rules/engines.json`: each engine's row names its documentation (vLLM "Parallelism and
+  Scaling", SGLang "Server Arguments", TGI "Launcher arguments", LMDeploy "api server",
+  TensorRT-LLM `trtllm-serve`, PyTorch `torchrun`, DeepSpeed "Resource Configuration",
+  Accelerate CLI, Horovod `horovodrun`, Open MPI `mpirun(1)`, tensorflow/benchmarks, Ray
+  "Resources")
 - vLLM documentation, "Distributed inference and serving" (tensor-parallel times
   pipeline-parallel GPUs on one node; Ray or multi-node for more), and
   examples/online_serving/multi-node-serving.sh

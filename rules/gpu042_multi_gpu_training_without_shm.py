@@ -5,8 +5,9 @@ Flags a training container, or one that starts a multi-process inference engine,
 holds two or more whole GPUs but does not mount a
 memory-backed volume at `/dev/shm` (an `emptyDir` with `medium: Memory`, or
 the host's `/dev/shm` through `hostPath`). A pod with `hostIPC: true` uses the node's
-`/dev/shm` and is not flagged. A mount at `/dev/shm` of a disk-backed volume is reported
-with its own message.
+`/dev/shm` and is not flagged, nor a KubeRay pod (`RayCluster`, `RayService`, `RayJob`,
+AIBrix's `RayClusterFleet`): KubeRay mounts a memory-backed `/dev/shm` itself. A mount at
+`/dev/shm` of a disk-backed volume is reported with its own message.
 
 A pod is a training pod when its object is a training operator's kind (Kubeflow
 `PyTorchJob`, `TFJob`, `MPIJob`, `TrainJob` and its runtimes, ...) or a GPU container
@@ -70,6 +71,8 @@ None.
 - https://github.com/meta-pytorch/torchx/issues/428 (the 64 MB default; a memory `emptyDir`
   mounted at `/dev/shm` on Kubernetes)
 - https://kubernetes.io/docs/concepts/storage/volumes/#emptydir (`medium: Memory`, tmpfs)
+- KubeRay, ray-operator/controllers/ray/common/pod.go (`SharedMemoryVolumeMountPath`: a
+  memory `emptyDir` at `/dev/shm` in the Ray container)
 - vLLM documentation, "Using Docker" (https://docs.vllm.ai/en/latest/deployment/docker.html:
   `--ipc=host` or `--shm-size`, shared memory between processes for tensor parallel inference)
 """
@@ -124,6 +127,10 @@ _LAUNCHER = (
     r"|accelerate\s+launch|--nproc[-_]per[-_]node"
 )
 SHM = "/dev/shm"
+#: KubeRay's kinds (and AIBrix's fleet of RayClusters): the operator adds an emptyDir of
+#: medium Memory at /dev/shm to the Ray container of every pod it builds
+#: (ray-operator/controllers/ray/common/pod.go, SharedMemoryVolumeMountPath).
+RAY_KINDS = {"RayCluster", "RayService", "RayJob", "RayClusterFleet"}
 #: Accelerators whose engines do not exchange tensors through NCCL and shared memory.
 NOT_GPUS = {"google.com/tpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore"}
 
@@ -131,6 +138,8 @@ NOT_GPUS = {"google.com/tpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncor
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if pod.location != "pod" or pod.spec.get("hostIPC") is True:
         return
+    if pod.obj.root.kind in RAY_KINDS:
+        return  # KubeRay mounts a memory emptyDir at /dev/shm in the Ray container
     gpu_containers = [
         (c, n)
         for c in pod.containers
