@@ -15,9 +15,11 @@ from gpulint.commands import Trust, check_stdin_filename, configure, error, fail
 from gpulint.outfiles import unwritable, write_fixed, written
 from gpulint.prepass import (
     EVIDENCE_RULES,
+    VALUE_RULES,
     assumption,
     cluster_objects,
     cluster_picture,
+    config_maps,
     device_classes,
 )
 
@@ -259,6 +261,12 @@ def run_check(
         targets(given, stdin_label, exclude, effective.force_exclude)[0]
     )
     linter = Linter(rules, settings)
+    # A container's $(VAR) may read a ConfigMap another file defines.
+    if linter.active.keys() & VALUE_RULES:
+        settings.config_maps = config_maps(
+            targets(given, stdin_label, exclude, effective.force_exclude)[0]
+        )
+        linter.values.run = settings.config_maps
     if settings.cluster is None and linter.active.keys() & EVIDENCE_RULES:
         settings.evidence = cluster_picture(
             settings, targets(given, stdin_label, exclude, effective.force_exclude)[0]

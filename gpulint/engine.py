@@ -110,6 +110,8 @@ class Linter:
         self.registry = self.settings.registry or builtin_registry()
         self.workloads = self.settings.workloads or builtin_table()
         self.active: dict[str, _Active] = {}
+        #: The ConfigMaps rules read variables from: the file's (``lint_text``), the run's.
+        self.values = self.settings.env_values()
         rules = list(rules)
         for rule in rules:
             if not is_enabled(rule.code, self.settings, rule.opt_in):
@@ -127,6 +129,7 @@ class Linter:
                     self.settings.cluster,
                     evidence=self.settings.evidence,
                     configured=frozenset(self.settings.options.get(rule.code, {})),
+                    values=self.values,
                 ),
                 configured,
             )
@@ -193,6 +196,7 @@ class Linter:
         :class:`~gpulint.manifest.DocumentView`, which rules and suppression share.
         """
         manifest = Manifest(label, text, self.workloads)
+        self.values.begin_file(label, text)
         self._text, self._source, self._owned = text, None, None
         self._skipped, self._skipped_at = set(), None
         file = self.suppressor.for_file(label, text)

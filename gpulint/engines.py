@@ -7,19 +7,21 @@ per node), read from the options of its own command: the words from the engine's
 the end of its shell command (``;``, ``&&``, ``|``, a new line), and for a launcher only up
 to the program it starts (whose own options are not the launcher's). ``command`` and
 ``args`` are read as lists and shell scripts (``sh -c "..."``, split as a POSIX shell splits
-words); ``$(VAR)``, ``$VAR`` and ``${VAR}`` are replaced by the container's literal ``env``
-values. GPU041 compares the number with the GPUs the container holds, GPU042 asks whether
-several processes share the container.
+words); ``$(VAR)``, ``$VAR`` and ``${VAR}`` are replaced by the values the caller knows
+(``gpulint.envvalues``). GPU041 compares the number with the GPUs the container holds,
+GPU042 asks whether several processes share the container.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
 from gpulint.data import data_path
+from gpulint.envvalues import Source
 from gpulint.model import Path
 from gpulint.workloads import Container
 
@@ -94,12 +96,14 @@ def generic_engine() -> Engine:
 
 
 class Word:
-    __slots__ = ("path", "text")
+    __slots__ = ("path", "text", "used")
 
-    def __init__(self, text: str, path: Path) -> None:
+    def __init__(self, text: str, path: Path, used: tuple[tuple[str, Source], ...] = ()) -> None:
         self.text = text
         #: The list item (or env value) the word was read from.
         self.path = path
+        #: The variables expanded in that item, with their sources.
+        self.used = used
 
 
 class Started:
@@ -116,8 +120,11 @@ class Started:
         self.starts = starts
 
 
-#: ``$(VAR)``, ``${VAR}``, ``$VAR``. (A pattern: compiled on first use.)
-_VAR = r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
+#: ``$$`` (Kubernetes' escaped ``$``), ``$(VAR)``, ``${VAR}``, ``$VAR``.
+#: (A pattern: compiled on first use, see docs/architecture.md.)
+_VAR = (
+    r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
+)
 #: What a shell removes from a word (quotes, escapes): ``"vl"lm`` is the word ``vllm``.
 _UNQUOTE = str.maketrans("", "", "'\"\\")
 #: Words that end a shell command (the shell splitter's punctuation, and new lines).
@@ -131,14 +138,15 @@ def _keywords() -> tuple[str, ...]:
     return tuple(sorted(words | {f for f in generic_engine().factors[0].flags}))
 
 
-def literal_env(container: Container) -> dict[str, tuple[str, Path]]:
-    out: dict[str, tuple[str, Path]] = {}
+def literal_env(container: Container) -> dict[str, Source]:
+    """The container's literal ``env`` values (all ``may_start_engine`` needs to decide)."""
+    out: dict[str, Source] = {}
     env = container.data.get("env")
-    for index, item in enumerate(env if isinstance(env, list) else ()):
+    for item in env if isinstance(env, list) else ():
         if isinstance(item, dict) and isinstance(item.get("name"), str) and "value" in item:
             value = item["value"]
             if isinstance(value, (str, int)) and not isinstance(value, bool):
-                out[item["name"]] = (str(value), (*container.path, "env", index, "value"))
+                out[item["name"]] = Source(str(value))
     return out
 
 
@@ -183,7 +191,7 @@ def _repository_engine(repository: str) -> Engine | None:
     return None
 
 
-def words(container: Container, env: dict[str, tuple[str, Path]]) -> list[Word]:
+def words(container: Container, env: Mapping[str, Source]) -> list[Word]:
     """The words of ``command`` then ``args``; a shell script (``-c SCRIPT``) split."""
     out: list[Word] = []
     for field in ("command", "args"):
@@ -193,22 +201,34 @@ def words(container: Container, env: dict[str, tuple[str, Path]]) -> list[Word]:
         for index, item in enumerate(items):
             if isinstance(item, bool) or not isinstance(item, (str, int)):
                 continue
-            text = expand(str(item), env)
+            used: list[tuple[str, Source]] = []
+            text = expand(str(item), env, used)
             path = (*container.path, field, index)
             if any(c.isspace() for c in text.strip()):
-                out.extend(Word(w, path) for w in _split(text))
+                out.extend(Word(w, path, tuple(used)) for w in _split(text))
             else:
-                out.append(Word(text, path))
+                out.append(Word(text, path, tuple(used)))
     return out
 
 
-def expand(text: str, env: dict[str, tuple[str, Path]]) -> str:
+def expand(
+    text: str, env: Mapping[str, Source], used: list[tuple[str, Source]] | None = None
+) -> str:
+    """``text`` with the variables of known value replaced (``$$`` is Kubernetes' escaped
+    ``$``); an undefined variable, or one of no known value, stays as written."""
     if "$" not in text:
         return text  # nothing to expand: most words
 
     def repl(match: re.Match[str]) -> str:
         name = match.group(1) or match.group(2) or match.group(3)
-        return env[name][0] if name in env else match.group(0)
+        if name is None:
+            return "$"
+        source = env.get(name)
+        if source is None or source.value is None:
+            return match.group(0)
+        if used is not None:
+            used.append((name, source))
+        return source.value
 
     return re.sub(_VAR, repl, text)
 

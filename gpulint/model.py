@@ -180,8 +180,11 @@ class Repair(NamedTuple):
 class Related(NamedTuple):
     """Another place a finding is about. ``kind`` is ``"rendered"`` (where it is in the
     output of ``helm template`` / ``kubectl kustomize``: ``path`` is the chart or overlay
-    folder, the span counts in that output) or ``"template"`` (the template that uses a
-    value the finding points at in ``values.yaml``: ``path`` is a file)."""
+    folder, the span counts in that output), ``"template"`` (the template that uses a
+    value the finding points at in ``values.yaml``: ``path`` is a file), ``"evidence"``
+    (what a fact about the cluster rests on) or ``"value"`` (where a variable the finding
+    reads is set: a ConfigMap key, an ``env`` value; in a rendered output, ``path`` is the
+    chart or overlay folder and the span counts in that output)."""
 
     kind: str
     path: str

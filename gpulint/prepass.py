@@ -1,7 +1,8 @@
 """What a ``gpulint check`` reads of its files before it lints them, so that every worker
 process and every file, whatever its order, sees the same facts: the node-pool objects of a
 described cluster, the cluster picture when none is described (gpulint.cluster.evidence),
-and the DeviceClasses every file's claims may name. Each pass reads only what its markers
+the DeviceClasses every file's claims may name, and the ConfigMaps every file's containers
+may read variables from. Each pass reads only what its markers
 say it needs; standard input is never pre-read (it streams).
 """
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from gpulint.cluster.model import Cluster
     from gpulint.discover import Target
     from gpulint.dra import DeviceClasses
+    from gpulint.envvalues import ConfigMaps
     from gpulint.settings import Settings
 
 
@@ -99,6 +101,40 @@ def device_classes(found: Iterable[Target]) -> DeviceClasses | None:
 
     classes = run_device_classes(texts())
     return classes if classes.drivers else None
+
+
+#: The rules that read a container's variables from the run's ConfigMaps.
+VALUE_RULES = frozenset({"GPU041"})
+
+
+def config_maps(found: Iterable[Target]) -> ConfigMaps | None:
+    """The ConfigMaps of every file to lint (gpulint.envvalues), read in a pre-pass so a
+    container's ``configMapKeyRef`` or ``envFrom`` can name a ConfigMap another file
+    defines; None when no file defines one. Only files that name a ConfigMap are parsed,
+    and only when a file references one; a chart or overlay (its rendered output is linted
+    as one text, which knows its own ConfigMaps) and standard input are not pre-read."""
+    from gpulint.envvalues import ConfigMaps
+    from gpulint.loader.decoding import decode
+    from gpulint.readtarget import read_target
+
+    maps = ConfigMaps()
+    defining: list[Target] = []
+    read = False  # a container of the run reads a ConfigMap: else none is parsed
+    for target in found:
+        if target.path is None or target.render is not None:
+            continue
+        raw, _ = read_target(target)
+        if raw is None:
+            continue
+        read = read or b"configMapKeyRef" in raw or b"configMapRef" in raw
+        if b"ConfigMap" in raw:
+            defining.append(target)
+    for target in defining if read else ():
+        raw, _ = read_target(target)
+        text = decode(raw)[0] if raw is not None else None
+        if text is not None:
+            maps.add_text(target.label, text)
+    return maps or None
 
 
 def assumption(settings: Settings) -> str | None:

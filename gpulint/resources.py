@@ -378,3 +378,39 @@ def _whole_gpu_count(container: Container, registry: Registry) -> int | None:
             if section == "limits" or total is None:
                 total = int(value)
     return total
+
+
+#: The Spark operator's kinds, whose driver and executor pods Spark creates.
+_SPARK_KINDS = frozenset({"SparkApplication", "ScheduledSparkApplication"})
+
+
+def spark_asks_for_gpus(pod: PodSpec) -> bool:
+    """GPU021, GPU043: the pod is a Spark driver or executor of a SparkApplication that asks
+    for GPUs for it (``spec.<role>.gpu.quantity``, or ``spark.<role>.resource.gpu.amount`` in
+    ``sparkConf``): Spark adds the GPU limit to the pod it creates."""
+    obj = pod.obj
+    if obj.kind not in _SPARK_KINDS or not obj.group.startswith("sparkoperator.k8s.io"):
+        return False
+    role = next((r for r in ("executor", "driver") if r in pod.path), None)
+    if role is None:
+        return False
+    spec = obj.data.get("spec") if isinstance(obj.data, dict) else None
+    if obj.kind == "ScheduledSparkApplication" and isinstance(spec, dict):
+        spec = spec.get("template")
+    if not isinstance(spec, dict):
+        return False
+    side = spec.get(role)
+    gpu = side.get("gpu") if isinstance(side, dict) else None
+    if isinstance(gpu, dict) and _positive_number(gpu.get("quantity")):
+        return True
+    conf = spec.get("sparkConf")
+    return isinstance(conf, dict) and _positive_number(
+        conf.get(f"spark.{role}.resource.gpu.amount")
+    )
+
+
+def _positive_number(value: Any) -> bool:
+    try:
+        return float(str(value)) > 0
+    except ValueError:
+        return False

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from gpulint.cluster.evidence import Picture
     from gpulint.cluster.model import Cluster
     from gpulint.dra import ClaimIndex
+    from gpulint.envvalues import EnvValues
     from gpulint.workloads import WorkloadTable
 
 SCOPES = ("pod", "object", "input")
@@ -122,6 +123,9 @@ class RuleContext(NamedTuple):
     #: The options the configuration sets (the others are the rule's defaults): a rule
     #: whose finding rests on a default fact (a node size) can tell a guess from a choice.
     configured: frozenset[str] = frozenset()
+    #: The ConfigMaps of the file being linted and of the run's other files, for the values
+    #: of a container's variables (``gpulint.envvalues.container_env``); ``None``: none.
+    values: EnvValues | None = None
 
 
 CheckFn = Callable[[Any, RuleContext], Iterable[Violation]]

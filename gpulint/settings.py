@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from gpulint.cluster.evidence import Picture
     from gpulint.cluster.model import Cluster
     from gpulint.dra import DeviceClasses
+    from gpulint.envvalues import ConfigMaps, EnvValues
     from gpulint.registry import Registry
     from gpulint.suppress import ObjectIgnore, PathIgnore
     from gpulint.workloads import WorkloadTable
@@ -27,6 +28,7 @@ class Settings:
 
     __slots__ = (
         "cluster",
+        "config_maps",
         "device_classes",
         "evidence",
         "extend_select",
@@ -56,6 +58,7 @@ class Settings:
         cluster: Cluster | None = None,
         evidence: Picture | None = None,
         device_classes: DeviceClasses | None = None,
+        config_maps: ConfigMaps | None = None,
     ) -> None:
         self.select = select
         self.ignore = ignore
@@ -74,3 +77,13 @@ class Settings:
         #: The DeviceClasses of every file the run lints (gpulint.dra.run_device_classes;
         #: None: not gathered, each file knows its own).
         self.device_classes = device_classes
+        #: The ConfigMaps of every file the run lints (gpulint.envvalues; None: not
+        #: gathered, each file knows its own).
+        self.config_maps = config_maps
+
+    def env_values(self) -> EnvValues:
+        """A linter's view of the ConfigMaps its rules read variables from: the file it
+        lints (named per file), then the run's (``config_maps``)."""
+        from gpulint.envvalues import EnvValues
+
+        return EnvValues(self.config_maps)

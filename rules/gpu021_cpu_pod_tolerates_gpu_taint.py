@@ -74,7 +74,7 @@ from typing import Any
 from gpulint.cluster.evidence import applicable, basis, certain_line
 from gpulint.cluster.facts import accelerator_nodes, describes_nodes, enforced_taints
 from gpulint.model import Related
-from gpulint.resources import gpu_demand
+from gpulint.resources import gpu_demand, spark_asks_for_gpus
 from gpulint.rule import RuleContext, Violation
 from gpulint.taints import (
     TAINTS_OPTION,
@@ -99,7 +99,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     if not gpu_demand(pod, ctx.registry, ctx.claims).cpu:
         return  # a GPU pod, or a DRA claim defined elsewhere that may well be a GPU
-    if _spark_asks_for_gpus(pod):
+    if spark_asks_for_gpus(pod):
         return  # Spark adds the GPU limit to the pod it creates
     ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
     if ground.kind == "platform":
@@ -160,36 +160,3 @@ def _gpu_taints(ctx: RuleContext) -> list[Taint]:
     ):
         return list(cluster.gpu_taints)
     return taints_from_options(ctx.options)
-
-
-#: The Spark operator's kinds, whose driver and executor pods Spark creates.
-_SPARK_KINDS = frozenset({"SparkApplication", "ScheduledSparkApplication"})
-
-
-def _spark_asks_for_gpus(pod: PodSpec) -> bool:
-    """The pod is a Spark driver or executor of a SparkApplication that asks for GPUs for it
-    (``spec.<role>.gpu.quantity``, or ``spark.<role>.resource.gpu.amount`` in ``sparkConf``)."""
-    obj = pod.obj
-    if obj.kind not in _SPARK_KINDS or not obj.group.startswith("sparkoperator.k8s.io"):
-        return False
-    role = next((r for r in ("executor", "driver") if r in pod.path), None)
-    if role is None:
-        return False
-    spec = obj.data.get("spec") if isinstance(obj.data, dict) else None
-    if obj.kind == "ScheduledSparkApplication" and isinstance(spec, dict):
-        spec = spec.get("template")
-    if not isinstance(spec, dict):
-        return False
-    side = spec.get(role)
-    gpu = side.get("gpu") if isinstance(side, dict) else None
-    if isinstance(gpu, dict) and _positive(gpu.get("quantity")):
-        return True
-    conf = spec.get("sparkConf")
-    return isinstance(conf, dict) and _positive(conf.get(f"spark.{role}.resource.gpu.amount"))
-
-
-def _positive(value: Any) -> bool:
-    try:
-        return float(str(value)) > 0
-    except ValueError:
-        return False

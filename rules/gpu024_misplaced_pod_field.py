@@ -2,17 +2,25 @@
 
 ## What it does
 Checks the keys of a pod template, its pod spec, each container (init, sidecar and
-ephemeral containers included), each container's `resources` and each toleration against
-the field names the Kubernetes API defines for that type (`rules/k8s-fields.json`, from
-the core/v1 OpenAPI: `PodTemplateSpec`, `PodSpec`, `Container`, `EphemeralContainer`,
-`ResourceRequirements`, `Toleration`). It reports, at the key:
+ephemeral containers included) and every object under them whose type it knows — each
+container's `resources`, `env` and `envFrom` items (and their `valueFrom`), `volumeMounts`,
+`ports`, probes, `lifecycle` handlers and `securityContext`; the pod's tolerations,
+`volumes` (and their common sources), `securityContext`, `affinity` terms and topology
+spread constraints — against the field names the Kubernetes API defines for that type
+(`rules/k8s-fields.json`, from the core/v1 OpenAPI, which also says which field holds which
+type). It reports, at the key:
 
 - a key that is a field of another level: `tolerations` or `nodeSelector` under a
   container, `limits` or `requests` directly under a container, `tolerations` under the
-  template instead of `template.spec`, `image` in the pod spec;
+  template instead of `template.spec`, `image` in the pod spec; an env item's `valueFrom`
+  directly under the container (a lost `- `), `secretKeyRef` directly in an env item
+  instead of under `valueFrom`, `fsGroup` in a container's `securityContext` (a pod-level
+  field) or `privileged` in the pod's, `mountPath` in a volume, `path` or `port` directly
+  under a probe instead of under `httpGet`;
 - a key close to a field of its own level: `resource:` for `resources:`, `toleration:` for
   `tolerations:`, `nodeselector` for `nodeSelector`, `limit` for `limits`, `Operator` for
-  `operator` (case, plural, `_`/`-` separators, or a small edit);
+  `operator`, `allowPrivilegedEscalation` for `allowPrivilegeEscalation`, `readonly` for
+  `readOnly` (case, plural, `_`/`-` separators, or a small edit);
 - a resource name directly under `resources` or under a container
   (`resources: {nvidia.com/gpu: 1}`), which belongs under `resources.limits`.
 
@@ -67,10 +75,12 @@ None.
 ## References
 - https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation (unknown
   fields: `Ignore`, `Warn`, `Strict`)
-- Kubernetes API reference: PodSpec, Container, ResourceRequirements, Toleration
+- Kubernetes API reference: PodSpec, Container, ResourceRequirements, Toleration, EnvVar,
+  VolumeMount, Volume, Probe, Lifecycle, SecurityContext, Affinity
   (`api/openapi-spec/v3/api__v1_openapi.json`)
-- `rules/k8s-fields.json` (the field names, checked against the kubernetes Python client's
-  models in the test suite)
+- `rules/k8s-fields.json` (the field names and which field holds which type, generated
+  from the kubernetes Python client's models by `python -m tests.k8s_fields` and checked
+  against them in the test suite)
 """
 
 import json
@@ -90,19 +100,27 @@ SEVERITY = "warning"
 SCOPE = "pod"
 OPTIONS: dict[str, Any] = {}
 
-#: What is lost when a key meant for these fields is dropped.
+#: What is lost when a key meant for a field of a type is dropped.
 _LOST = {
-    "resources": "the container gets none of those resources (no GPU) and may run anywhere",
-    "limits": "the container gets none of those resources (no GPU)",
-    "requests": "the container requests none of those resources",
-    "tolerations": "the pod has no such toleration and stays off tainted GPU nodes",
-    "nodeSelector": "the pod may be placed on any node",
-    "affinity": "the pod may be placed on any node",
-    "runtimeClassName": "the pod runs with the default container runtime",
-    "key": "the toleration loses that field and no longer matches the taint",
-    "operator": "the toleration loses that field (it means Equal) and may not match the taint",
-    "value": "the toleration loses that field and may not match the taint",
-    "effect": "the toleration loses that field (it then matches every effect)",
+    ("Container", "resources"): (
+        "the container gets none of those resources (no GPU) and may run anywhere"
+    ),
+    ("ResourceRequirements", "limits"): "the container gets none of those resources (no GPU)",
+    ("ResourceRequirements", "requests"): "the container requests none of those resources",
+    ("PodSpec", "tolerations"): "the pod has no such toleration and stays off tainted GPU nodes",
+    ("PodSpec", "nodeSelector"): "the pod may be placed on any node",
+    ("PodSpec", "affinity"): "the pod may be placed on any node",
+    ("PodSpec", "runtimeClassName"): "the pod runs with the default container runtime",
+    ("Toleration", "key"): "the toleration loses that field and no longer matches the taint",
+    ("Toleration", "operator"): (
+        "the toleration loses that field (it means Equal) and may not match the taint"
+    ),
+    ("Toleration", "value"): "the toleration loses that field and may not match the taint",
+    ("Toleration", "effect"): "the toleration loses that field (it then matches every effect)",
+    ("EnvVar", "value"): "the container runs without that environment variable's value",
+    ("EnvVar", "valueFrom"): "the container runs without that environment variable's value",
+    ("Container", "env"): "the container runs without those environment variables",
+    ("Container", "volumeMounts"): "the container runs without those volumes mounted",
 }
 #: Resource names Kubernetes defines besides extended resources.
 #: (A pattern: compiled on first use, see docs/architecture.md.)
@@ -110,10 +128,23 @@ _NATIVE_RESOURCE = r"^(cpu|memory|ephemeral-storage|storage|pods|hugepages-\S+)$
 
 
 @lru_cache(maxsize=1)
+def _data() -> Mapping[str, Any]:
+    text = data_path("gpulint.rules", "k8s-fields.json").read_text(encoding="utf-8")
+    data: Mapping[str, Any] = json.loads(text)
+    return data
+
+
+@lru_cache(maxsize=1)
 def field_names() -> Mapping[str, frozenset[str]]:
     """Type name -> its JSON field names (``rules/k8s-fields.json``)."""
-    text = data_path("gpulint.rules", "k8s-fields.json").read_text(encoding="utf-8")
-    return {name: frozenset(fields) for name, fields in json.loads(text)["types"].items()}
+    return {name: frozenset(fields) for name, fields in _data()["types"].items()}
+
+
+@lru_cache(maxsize=1)
+def children() -> Mapping[str, Mapping[str, str]]:
+    """Type name -> its fields that hold another type of the table -> that type."""
+    held: Mapping[str, Mapping[str, str]] = _data()["children"]
+    return held
 
 
 class Misplaced:
@@ -190,46 +221,101 @@ def _levels(pod: PodSpec, fields: Mapping[str, frozenset[str]]) -> Iterator[Leve
         data = pod.template()
         if data is not None and not data.keys() <= fields["PodTemplateSpec"]:
             yield Level("PodTemplateSpec", data, template, "the pod template")
-    if not pod.spec.keys() <= fields["PodSpec"]:
-        yield Level("PodSpec", pod.spec, pod.path, "the pod spec")
-    tolerations = pod.spec.get("tolerations")
-    known = fields["Toleration"]
-    for i, item in enumerate(tolerations if isinstance(tolerations, list) else ()):
-        if isinstance(item, dict) and not item.keys() <= known:
-            yield Level("Toleration", item, (*pod.path, "tolerations", i), "a toleration")
+    yield from _walk("PodSpec", pod.spec, pod.path, "the pod spec", fields)
     for container in pod.containers:
         if container.section not in ("containers", "initContainers", "ephemeralContainers"):
             continue
         kind = "EphemeralContainer" if container.section == "ephemeralContainers" else "Container"
-        if not container.data.keys() <= fields[kind]:
-            yield Level(kind, container.data, container.path, f"container {container.label}")
-        resources = container.data.get("resources")
-        if isinstance(resources, dict) and not resources.keys() <= fields["ResourceRequirements"]:
-            yield Level(
-                "ResourceRequirements",
-                resources,
-                (*container.path, "resources"),
-                f"the resources of container {container.label}",
-            )
+        yield from _walk(
+            kind, container.data, container.path, f"container {container.label}", fields
+        )
 
 
-#: Where a field of another type belongs, seen from a level.
+#: Types whose levels ``_levels`` reaches itself (containers carry their labels).
+_NOT_WALKED = frozenset({"PodSpec", "Container", "EphemeralContainer"})
+
+
+def _walk(
+    kind: str,
+    data: Mapping[Any, Any],
+    path: Path,
+    label: str,
+    fields: Mapping[str, frozenset[str]],
+) -> Iterator[Level]:
+    """The level ``data`` of type ``kind`` and the levels under it, by the field table."""
+    if not data.keys() <= fields[kind]:
+        yield Level(kind, data, path, label)
+    for field, child in children().get(kind, {}).items():
+        value = data.get(field)
+        if child in _NOT_WALKED or not value:
+            continue
+        if isinstance(value, dict):
+            yield from _walk(child, value, (*path, field), f"the {field} of {label}", fields)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, dict):
+                    yield from _walk(
+                        child, item, (*path, field, i), _item_label(field, i, item, label), fields
+                    )
+
+
+def _item_label(field: str, index: int, item: Mapping[Any, Any], parent: str) -> str:
+    if field == "tolerations":
+        return "a toleration"
+    name = item.get("name")
+    which = name if isinstance(name, str) and name else f"#{index + 1}"
+    return f"{field} item {which} of {parent}"
+
+
+_CONTAINER_ELSEWHERE = (
+    ("ResourceRequirements", "under resources"),
+    ("PodSpec", "in the pod spec, not in a container"),
+    ("EnvVar", "in an env item (a lost `- `?)"),
+    ("EnvFromSource", "in an envFrom item (a lost `- `?)"),
+    ("VolumeMount", "in a volumeMounts item (a lost `- `?)"),
+    ("ContainerPort", "in a ports item (a lost `- `?)"),
+    ("Probe", "in a probe (livenessProbe, readinessProbe or startupProbe)"),
+    ("SecurityContext", "under securityContext"),
+)
+_HANDLER_ELSEWHERE = (
+    ("HTTPGetAction", "under httpGet"),
+    ("ExecAction", "under exec"),
+    ("TCPSocketAction", "under tcpSocket"),
+)
+_AFFINITY_TERM = "under requiredDuringSchedulingIgnoredDuringExecution (or a podAffinityTerm)"
+#: Where a field of another type belongs, seen from a level (types not named: none).
 _ELSEWHERE: dict[str, tuple[tuple[str, str], ...]] = {
     "PodTemplateSpec": (("PodSpec", "under template.spec"),),
     "PodSpec": (
         ("PodTemplateSpec", "in the pod template, next to spec"),
         ("Container", "in a container"),
     ),
-    "Container": (
-        ("ResourceRequirements", "under resources"),
-        ("PodSpec", "in the pod spec, not in a container"),
+    "Container": _CONTAINER_ELSEWHERE,
+    "EphemeralContainer": _CONTAINER_ELSEWHERE,
+    "EnvVar": (
+        ("EnvVarSource", "under valueFrom"),
+        ("EnvFromSource", "in an envFrom item, not in env"),
     ),
-    "EphemeralContainer": (
-        ("ResourceRequirements", "under resources"),
-        ("PodSpec", "in the pod spec, not in a container"),
+    "EnvVarSource": (("SecretKeySelector", "under secretKeyRef or configMapKeyRef"),),
+    "EnvFromSource": (("ConfigMapEnvSource", "under configMapRef or secretRef"),),
+    "Volume": (("VolumeMount", "in a container's volumeMounts"),),
+    "VolumeMount": (("Volume", "in the pod spec's volumes"),),
+    "Probe": _HANDLER_ELSEWHERE,
+    "Lifecycle": (("LifecycleHandler", "under postStart or preStop"),),
+    "LifecycleHandler": _HANDLER_ELSEWHERE,
+    "SecurityContext": (("PodSecurityContext", "in the pod spec's securityContext"),),
+    "PodSecurityContext": (("SecurityContext", "in a container's securityContext"),),
+    "Affinity": (
+        ("NodeAffinity", "under nodeAffinity, podAffinity or podAntiAffinity"),
+        ("PodAffinityTerm", "in a podAffinity or podAntiAffinity term"),
     ),
-    "ResourceRequirements": (),
-    "Toleration": (),
+    "NodeAffinity": (("NodeSelector", "under requiredDuringSchedulingIgnoredDuringExecution"),),
+    "NodeSelector": (("NodeSelectorTerm", "in a nodeSelectorTerms item"),),
+    "NodeSelectorTerm": (("NodeSelectorRequirement", "in a matchExpressions item"),),
+    "PreferredSchedulingTerm": (("NodeSelectorTerm", "under preference"),),
+    "PodAffinity": (("PodAffinityTerm", _AFFINITY_TERM),),
+    "PodAntiAffinity": (("PodAffinityTerm", _AFFINITY_TERM),),
+    "WeightedPodAffinityTerm": (("PodAffinityTerm", "under podAffinityTerm"),),
 }
 
 
@@ -249,26 +335,30 @@ def _diagnose(
             None,
         )
     # A field of another level, exactly.
-    for other, where in _ELSEWHERE[level.type]:
+    elsewhere = _ELSEWHERE.get(level.type, ())
+    for other, where in elsewhere:
         if key in fields[other] and key not in own:
-            return f"{head}: {key} belongs {where}; Kubernetes drops it here{_lost(key)}", None
+            return (
+                f"{head}: {key} belongs {where}; Kubernetes drops it here{_lost(other, key)}",
+                None,
+            )
     # A near miss of a field of this level, then of another level.
     near = _near(key, own)
     if near is not None:
-        return f"{head}: did you mean {near}? Kubernetes drops it{_lost(near)}", near
-    for other, where in _ELSEWHERE[level.type]:
+        return f"{head}: did you mean {near}? Kubernetes drops it{_lost(level.type, near)}", near
+    for other, where in elsewhere:
         near = _near(key, fields[other])
         if near is not None:
             return (
                 f"{head}: did you mean {near}, which belongs {where}? Kubernetes drops it"
-                f"{_lost(near)}",
+                f"{_lost(other, near)}",
                 None,
             )
     return None
 
 
-def _lost(field: str) -> str:
-    lost = _LOST.get(field)
+def _lost(kind: str, field: str) -> str:
+    lost = _LOST.get(("Container" if kind == "EphemeralContainer" else kind, field))
     return f": {lost}" if lost else ""
 
 

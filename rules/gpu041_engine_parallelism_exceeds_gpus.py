@@ -6,19 +6,16 @@ it says it will use with the whole GPUs the container requests, in both directio
 engines and their options are data, `rules/engines.json` (each row citing the engine's
 documentation):
 
-| Engine | GPUs it uses | Spans nodes |
-|---|---|---|
-| vLLM | `--tensor-parallel-size` / `-tp` times `--pipeline-parallel-size` / `-pp` | `--nnodes`, a pod group, Ray |
-| SGLang | `--tp-size` / `--tp` times `--pp-size` | `--nnodes`, a pod group |
-| TGI | `--num-shard`, else `NUM_SHARD` | a pod group |
-| LMDeploy | `lmdeploy serve ... --tp` | a pod group |
-| TensorRT-LLM | `trtllm-serve --tp_size` times `--pp_size`; Triton's `launch_triton_server.py --world_size` | a pod group |
-| torchrun | `--nproc-per-node` (`torch.distributed.run`, `.launch`) | per node |
-| DeepSpeed | `deepspeed --num_gpus` | per node |
-| Accelerate | `accelerate launch --num_processes` (not with `--num_machines`) | per node |
-| Horovod, MPI | `horovodrun -np`, `mpirun -np` / `-n` (not with hosts) | per node |
-| tf_cnn_benchmarks | `--num_gpus` | per node |
-| Ray | `ray start --num-gpus` | per node |
+- vLLM: `--tensor-parallel-size` / `-tp` times `--pipeline-parallel-size` / `-pp`;
+- SGLang: `--tp-size` / `--tp` times `--pp-size`;
+- TGI: `--num-shard`, else the variable `NUM_SHARD`;
+- LMDeploy: `lmdeploy serve ... --tp`;
+- TensorRT-LLM: `trtllm-serve --tp_size` times `--pp_size`; Triton's
+  `launch_triton_server.py --world_size`;
+- per node, against the container's GPUs alone: torchrun `--nproc-per-node`
+  (`torch.distributed.run`, `.launch`), `deepspeed --num_gpus`, `accelerate launch
+  --num_processes` (not with `--num_machines`), `horovodrun -np`, `mpirun -np` / `-n` (not
+  with hosts), `tf_cnn_benchmarks --num_gpus`, `ray start --num-gpus`.
 
 An engine is recognised by its command (`vllm serve`, `python -m sglang.launch_server`,
 `text-generation-launcher`, `torchrun`, ...) or its image (`vllm/vllm-openai`,
@@ -29,8 +26,14 @@ and from shell scripts (`sh -c "vllm serve ... --tensor-parallel-size 4"`, split
 shell splits words, line continuations included), from the engine's own command only: up
 to the next `;`, `&&`, `|` or line, and for a launcher up to the program it starts (whose
 own `--num_gpus` is not the launcher's). `$(VAR)`, `$VAR` and `${VAR}` are replaced by the
-container's own literal `env` values, and an engine whose option is still not a number is
-skipped. The finding is at the list item that holds the value (or the `NUM_SHARD` value).
+values of the container's variables as Kubernetes sets them (`envFrom`, then `env`; `$$` is
+an escaped `$`): a literal `env` value, or a `configMapKeyRef` or `envFrom: configMapRef`
+into a ConfigMap of the same run, in the same file (a rendered chart or overlay is one file)
+or in another linted file. A variable from a Secret, a field, a ConfigMap the run does not
+hold (or holds twice with different values), is not known, and an engine whose option is
+still not a number is skipped. The finding is at the list item that holds the value (or
+the `NUM_SHARD` value), and names the ConfigMap key or `env` value the variable took as a
+related location.
 
 More GPUs than held is an error where the engine itself fails at start-up (vLLM, SGLang,
 TGI, LMDeploy, TensorRT-LLM, DeepSpeed), a warning where the program a launcher starts picks
@@ -55,9 +58,10 @@ whose size is not a number, `--nnodes` of no literal value, vLLM over Ray outsid
 TPU chips (`google.com/tpu`) count as the JAX devices vLLM TPU counts, by the pod's
 `cloud.google.com/gke-tpu-accelerator`: one per chip on v4, v5e, v5p and v6e, two on
 TPU7x; a TPU pod of no known accelerator is not checked, nor AWS Neuron devices (vLLM
-counts NeuronCores, whose number per device depends on the instance). A launcher's processes are
-counted against GPUs only. Data parallelism is not counted, and containers asking for a share of a GPU or for GPUs through DRA claims
-are skipped, since the number of devices is not their value.
+counts NeuronCores, whose number per device depends on the instance). A launcher's
+processes are counted against GPUs only. Data parallelism is not counted, and containers
+asking for a share of a GPU or for GPUs through DRA claims are skipped, since the number
+of devices is not their value.
 
 ## Why it matters
 The engine starts one worker per GPU of its tensor-parallel times pipeline-parallel group.
@@ -118,12 +122,12 @@ from gpulint.engines import (
     find_engine,
     has_flag,
     int_value,
-    literal_env,
     may_start_engine,
     option,
     words,
 )
-from gpulint.model import Path
+from gpulint.envvalues import Source, container_env
+from gpulint.model import Path, Related
 from gpulint.resources import whole_gpu_count
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import Container, PodSpec
@@ -190,14 +194,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             continue
         if not grouped:
             group, grouped = _group_size(pod), True
-        env = literal_env(container)
+        env = container_env(container, pod.obj.root.ref.namespace, ctx.values)
         if group:
             for var in GROUP_SIZE_VARS:
-                env.setdefault(var, (str(group), container.path))
+                env.setdefault(var, Source(str(group), container.path))
         started = find_engine(container, words(container, env))
         if started is None or has_flag(started.own, started.engine.unknown_if):
             continue
-        factors = _factors(started, env)
+        used: list[tuple[str, Source]] = []
+        factors = _factors(started, env, used)
         if factors is None:
             continue
         per_unit, unit, noun = devices
@@ -218,9 +223,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         engine = started.engine
         if total > have:
             # At the option that alone exceeds the devices, else at the first one given.
-            chosen = next((p for _, v, p in given if v > have), given[0][2] if given else None)
+            first = (given[0][1], given[0][2]) if given else None
+            chosen = next(((v, p) for _, v, p in given if v > have), first)
             if chosen is None:  # cannot happen: total > have >= 1 means one was given
                 continue
+            sources = _sources(started.words, chosen, used)
+            size += _from(sources)
             asked = _count(gpus, unit) + (f" ({gpus * per_unit} {noun})" if per_unit > 1 else "")
             need = _count(-(-total // (per_unit * nodes)), unit)
             if nodes > 1:
@@ -232,15 +240,18 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 else "the processes beyond them have no GPU of their own and fail or share one"
             )
             yield Violation(
-                chosen,
+                chosen[1],
                 f"container {container.label} starts {engine.name} with {size} = {total} "
                 f"{noun}, but requests {asked}: {effect}; request {need}, "
                 f"or lower the parallelism to {have}",
                 at="value",
                 severity=engine.over,
+                related=_related(pod, ctx, sources),
             )
         elif total < have and given and _fully_known(started, env, nodes, group, unit, per_unit):
             idle = have - total
+            sources = _sources(started.words, (given[0][1], given[0][2]), used)
+            size += _from(sources)
             yield Violation(
                 given[0][2],
                 f"container {container.label} starts {engine.name} with {size} = "
@@ -249,11 +260,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 f"idle; request {_count(total, 'GPU')}, or raise the parallelism to {have}",
                 at="value",
                 severity="warning",
+                related=_related(pod, ctx, sources),
             )
 
 
 def _factors(
-    started: Started, env: dict[str, tuple[str, Path]]
+    started: Started, env: dict[str, Source], used: list[tuple[str, Source]]
 ) -> list[tuple[str, int, Any]] | None:
     """Each factor's name, value and the place that gives it (None: the default); None
     when a value is not a literal number or nothing gives one the engine has no default for."""
@@ -261,8 +273,9 @@ def _factors(
     for factor in started.engine.factors:
         found = option(started.own, factor.flags)
         if found is None and factor.env is not None and factor.env in env:
-            text, path = env[factor.env]
-            found = (int_value(text), path)
+            source = env[factor.env]
+            found = (int_value(source.value or ""), source.path)
+            used.append((factor.env, source))
         if found is None:
             if factor.default is None:
                 return None
@@ -276,7 +289,7 @@ def _factors(
 
 def _fully_known(
     started: Started,
-    env: dict[str, tuple[str, Path]],
+    env: dict[str, Source],
     nodes: int,
     group: int | None,
     unit: str,
@@ -293,6 +306,48 @@ def _fully_known(
     if has_flag(started.own, engine.replicas) or any(v in env for v in VISIBLE_VARS):
         return False
     return not any(w.text.startswith(VISIBLE_VARS) for w in started.words)
+
+
+def _sources(
+    words: list[Word], chosen: tuple[int, Path], used: list[tuple[str, Source]]
+) -> list[tuple[str, Source]]:
+    """The variables the finding's option took its value from (those of its list item
+    whose value is the option's), ``used`` first."""
+    found = list(used)
+    for word in words:
+        if word.path == chosen[1]:
+            found.extend(u for u in word.used if int_value(u[1].value or "") == chosen[0])
+    out: dict[str, Source] = {}
+    for name, source in found:
+        if name not in GROUP_SIZE_VARS:
+            out.setdefault(name, source)
+    return list(out.items())
+
+
+def _related(
+    pod: PodSpec, ctx: RuleContext, sources: list[tuple[str, Source]]
+) -> tuple[Related, ...]:
+    """Where those variables are set: a ConfigMap's key (in this file or another of the
+    run), or the container's literal ``env`` value."""
+    out: list[Related] = []
+    for name, source in sources:
+        if source.label is None and source.path and ctx.values is not None:
+            span = pod.obj.doc.value_span(source.path)
+            message = f"where {name} is set to {source.value}"
+            out.append(Related("value", ctx.values.label, span, message))
+        out.extend(source.related(name))
+    return tuple(out)
+
+
+def _from(sources: list[tuple[str, Source]]) -> str:
+    """`` (from variable TP, key TP of ConfigMap vllm)``: the variables read from
+    ConfigMaps."""
+    shown = [
+        f"variable {name}, key {s.key} of ConfigMap {s.configmap}"
+        for name, s in sources
+        if s.configmap is not None
+    ]
+    return f" (from {'; '.join(shown)})" if shown else ""
 
 
 def _count(n: int, unit: str) -> str:

@@ -215,7 +215,7 @@ def _engine(container: Container) -> Started | None:
     for factor in started.engine.factors:
         found = option(started.own, factor.flags)
         if found is None and factor.env is not None and factor.env in env:
-            found = (int_value(env[factor.env][0]), ())
+            found = (int_value(env[factor.env].value or ""), ())
         value = found[0] if found is not None else factor.default
         if value is None:
             return started  # not known: as many as the GPUs, as deepspeed without --num_gpus

@@ -24,15 +24,9 @@ from gpulint.registry import builtin_registry
 from gpulint.rule import RuleContext
 from gpulint.workloads import builtin_table
 from tests.conftest import ROOT, RULE_FIXTURES
+from tests.k8s_fields import TYPES, generate, model
 
-MODELS = {
-    "PodTemplateSpec": k8s.V1PodTemplateSpec,
-    "PodSpec": k8s.V1PodSpec,
-    "Container": k8s.V1Container,
-    "EphemeralContainer": k8s.V1EphemeralContainer,
-    "ResourceRequirements": k8s.V1ResourceRequirements,
-    "Toleration": k8s.V1Toleration,
-}
+MODELS = {name: model(name) for name in TYPES}
 
 
 def test_the_field_data_matches_its_schema() -> None:
@@ -40,6 +34,12 @@ def test_the_field_data_matches_its_schema() -> None:
     data = json.loads((ROOT / "rules" / "k8s-fields.json").read_text("utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.validate(data, schema)
+
+
+def test_the_field_data_is_generated_from_the_client() -> None:
+    # Regenerate with `python -m tests.k8s_fields` when this fails.
+    data = json.loads((ROOT / "rules" / "k8s-fields.json").read_text("utf-8"))
+    assert data == generate()
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
@@ -83,11 +83,14 @@ def _documents(path: Path) -> list[Any]:
     return [doc.data for doc in load_text(path.read_text("utf-8")).documents]
 
 
-def test_every_reported_key_is_dropped_by_the_api_types() -> None:
-    path = RULE_FIXTURES / "GPU024" / "fail-misplaced-fields.yaml"
+@pytest.mark.parametrize(
+    ("fixture", "count"), [("fail-misplaced-fields.yaml", 9), ("fail-nested-levels.yaml", 10)]
+)
+def test_every_reported_key_is_dropped_by_the_api_types(fixture: str, count: int) -> None:
+    path = RULE_FIXTURES / "GPU024" / fixture
     linter = Linter([r for r in load_rules() if r.code == "GPU024"])
     findings = linter.lint_bytes(str(path), path.read_bytes())
-    assert len(findings) == 9
+    assert len(findings) == count
     documents = _documents(path)
 
     ctx = RuleContext(builtin_registry())
@@ -106,8 +109,9 @@ def test_every_reported_key_is_dropped_by_the_api_types() -> None:
     assert seen == len(findings)
 
 
-def test_the_pass_fixture_survives_the_api_types() -> None:
-    path = RULE_FIXTURES / "GPU024" / "pass-fields.yaml"
+@pytest.mark.parametrize("fixture", ["pass-fields.yaml", "pass-nested-levels.yaml"])
+def test_the_pass_fixture_survives_the_api_types(fixture: str) -> None:
+    path = RULE_FIXTURES / "GPU024" / fixture
     deployment = _documents(path)[0]
     template = _quantities_as_text(deployment)["spec"]["template"]
     assert _round_trip(deployment)["spec"]["template"] == template

@@ -14,6 +14,8 @@ documents. What can, and is then linted whole:
 - ``disable-file`` and ``disable-next-line`` comments (a comment at the end of one
   document can silence the first line of the next);
 - DRA objects (a pod's claim is looked up in the other documents of the file);
+- a ConfigMap beside a container that reads one (its variables are looked up in the other
+  documents of the file);
 - YAML directives (``%YAML``, ``%TAG``), document end markers (``...``), and the line
   breaks gpulint and the protocol count differently (a lone ``\\r``, NEL, LS, PS), which
   would move the cut.
@@ -58,6 +60,7 @@ def cuttable(text: str) -> bool:
     """Whether each document of ``text`` can be linted alone (see the module's docstring).
     Substring tests first: a regular expression over 5 MB took half a second."""
     from gpulint.dra import may_hold_dra
+    from gpulint.envvalues import may_read_configmaps
 
     if "gpulint:" in text:  # a directive (its action may be written in any case)
         lowered = text.lower()
@@ -71,7 +74,7 @@ def cuttable(text: str) -> bool:
         return False
     if not text.isascii() and any(c in text for c in "\x85\u2028\u2029"):
         return False
-    return not may_hold_dra(text)
+    return not may_hold_dra(text) and not may_read_configmaps(text)
 
 
 def _shift(findings: list[Finding], lines: int, chars: int, documents: int) -> list[Finding]:

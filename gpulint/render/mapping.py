@@ -115,7 +115,8 @@ class Rendered:
                     path=where.path,
                     span=where.span,
                     message=message,
-                    related=(*where.related, rendered),
+                    # The rule's own (a ConfigMap key in the same output) are kept.
+                    related=(*where.related, *f.related, rendered),
                     fix=None,  # its edits count in the rendered text
                 )
             )

@@ -1,0 +1,302 @@
+"""Pod pinned to GPU nodes, or built on a CUDA image, that requests no GPU.
+
+## What it does
+Flags a pod that requests no accelerator yet selects GPU nodes: a `nodeSelector` on a GPU
+node label, or a required node affinity whose every term asks for one (`In`, `Exists`, or
+`Gt` on a GPU count). The GPU labels are those of NVIDIA's GPU Feature Discovery
+(`nvidia.com/gpu.present`, `nvidia.com/gpu.product`, any `nvidia.com/gpu.*`), Node Feature
+Discovery's NVIDIA PCI label (`feature.node.kubernetes.io/pci-10de.present`), GKE
+(`cloud.google.com/gke-accelerator`), EKS (`k8s.amazonaws.com/accelerator`), Karpenter and
+EKS Auto Mode (`karpenter.k8s.aws/instance-gpu-*`, `eks.amazonaws.com/instance-gpu-*`,
+`karpenter.azure.com/sku-gpu-*`), AMD's node labeller (`amd.com/gpu.*`,
+`beta.amd.com/gpu.*`) and the common `accelerator` label. A selector that rules GPUs out
+(`instance-gpu-count: "0"`, `NotIn`, `DoesNotExist`, `gpu.present: "false"`) is not a GPU
+selector. The finding is at the selector's key, and names the resource to request.
+
+With the option `images: true`, also flags a container built on an NVIDIA CUDA image
+(`nvidia/cuda`, `nvcr.io/nvidia/cuda`, `nvcr.io/nvidia/pytorch`, `tritonserver`,
+`tensorflow`, `tensorrt`, ...) that does not set `NVIDIA_VISIBLE_DEVICES`, in a pod that
+requests no accelerator. That half is off by default: a CUDA image also runs CPU steps
+(data preparation, a client) on purpose.
+
+Not flagged: node agents (DaemonSets, and pods that run an agent of `rules/agents.json`:
+device plugins, DCGM exporter, feature discovery); a pod that gets GPUs another way (a DRA
+claim for a GPU device class or one defined elsewhere, a sharing resource such as
+`aliyun.com/gpu-mem` or HAMi's `nvidia.com/gpumem`, a MIG resource, KAI Scheduler's
+`gpu-fraction` / `gpu-memory` pod annotations, a Spark driver or executor whose GPUs Spark
+asks for); a pod whose container sets `NVIDIA_VISIBLE_DEVICES`
+to `none` or `void` (it means to run without GPUs) or to anything else (GPU016 reports
+that).
+
+## Why it matters
+The device plugin hands out GPUs only to containers that request them. A pod that selects
+GPU nodes but requests none takes the CPU and memory of a GPU node without holding a GPU,
+and, where the NVIDIA runtime is the node's default, a CUDA image (which sets
+`NVIDIA_VISIBLE_DEVICES=all` itself) sees every GPU of the node, including those the
+scheduler gave to other pods. Usually the request was simply forgotten: the job then either
+squats on a GPU node or competes with the GPU's real owner.
+
+## Example
+```yaml
+kind: Job
+spec:
+  template:
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.present: "true"   # GPU043: no GPU requested
+      containers:
+      - name: train
+        image: nvcr.io/nvidia/cuda:12.4.1-runtime-ubuntu22.04
+```
+
+## Use instead
+```yaml
+      containers:
+      - name: train
+        image: nvcr.io/nvidia/cuda:12.4.1-runtime-ubuntu22.04
+        resources:
+          limits:
+            nvidia.com/gpu: 1
+```
+or drop the node selector for a step that needs no GPU.
+
+## Options
+`images`: also flag containers built on a CUDA image that request no GPU and leave
+`NVIDIA_VISIBLE_DEVICES` unset (default false).
+
+## References
+- https://github.com/NVIDIA/k8s-device-plugin/issues/61 (a container that requests no GPU
+  sees all of them; `NVIDIA_VISIBLE_DEVICES=none`)
+- https://github.com/NVIDIA/k8s-device-plugin#running-gpu-jobs (request GPUs through
+  `resources.limits`)
+- https://github.com/NVIDIA/k8s-device-plugin/blob/main/docs/gpu-feature-discovery/README.md
+  (the `nvidia.com/gpu.*` labels)
+- https://cloud.google.com/kubernetes-engine/docs/how-to/gpus (`cloud.google.com/gke-accelerator`)
+- https://karpenter.sh/docs/reference/instance-types/ (`karpenter.k8s.aws/instance-gpu-*`)
+- https://github.com/NVIDIA/KAI-Scheduler/tree/main/docs/gpu-sharing (`gpu-fraction`,
+  `gpu-memory` annotations)
+- https://gitlab.com/nvidia/container-images/cuda (the CUDA images set
+  `NVIDIA_VISIBLE_DEVICES=all`)
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from gpulint.resources import gpu_demand, spark_asks_for_gpus
+from gpulint.rule import RuleContext, Violation
+from gpulint.workloads import Container, PodSpec
+
+CODE = "GPU043"
+NAME = "gpu-node-without-gpu-request"
+SEVERITY = "warning"
+SCOPE = "pod"
+WHOLE_OBJECT = True  # GL203: the GPU request is often in another file than the selector
+OPTIONS: dict[str, Any] = {
+    "images": {
+        "type": "boolean",
+        "description": (
+            "Also flag containers built on an NVIDIA CUDA image that request no GPU and leave "
+            "NVIDIA_VISIBLE_DEVICES unset."
+        ),
+        "default": False,
+    },
+}
+
+#: GPU node label -> the resource to request on such nodes (prefixes end in "." or "-").
+_EXACT = {
+    "nvidia.com/gpu": "nvidia.com/gpu",
+    "feature.node.kubernetes.io/pci-10de.present": "nvidia.com/gpu",
+    "feature.node.kubernetes.io/pci-0300_10de.present": "nvidia.com/gpu",
+    "feature.node.kubernetes.io/pci-0302_10de.present": "nvidia.com/gpu",
+    "cloud.google.com/gke-accelerator": "nvidia.com/gpu",
+    "k8s.amazonaws.com/accelerator": "nvidia.com/gpu",
+    "accelerator": "nvidia.com/gpu",
+}
+_PREFIXES = {
+    "nvidia.com/gpu.": "nvidia.com/gpu",
+    "karpenter.k8s.aws/instance-gpu-": "nvidia.com/gpu",
+    "eks.amazonaws.com/instance-gpu-": "nvidia.com/gpu",
+    "karpenter.azure.com/sku-gpu-": "nvidia.com/gpu",
+    "amd.com/gpu.": "amd.com/gpu",
+    "beta.amd.com/gpu.": "amd.com/gpu",
+}
+#: Label values that say "no GPU" (an `accelerator: none` pool, `gpu.present: "false"`).
+_NO = {"", "0", "false", "no", "none", "off"}
+#: NVIDIA's CUDA images (repository, without registry host, tag or digest), which set
+#: NVIDIA_VISIBLE_DEVICES=all in their environment.
+CUDA_IMAGES = (
+    "nvidia/cuda",
+    "nvidia/pytorch",
+    "nvidia/tensorflow",
+    "nvidia/tritonserver",
+    "nvidia/tensorrt",
+    "nvidia/nemo",
+    "nvidia/jax",
+    "nvidia/cuda-dl-base",
+    "nvidia/cuquantum-appliance",
+)
+NVIDIA = "NVIDIA_VISIBLE_DEVICES"
+#: Pod annotations through which KAI Scheduler (and Run:ai) give a pod a share of a GPU
+#: (NVIDIA/KAI-Scheduler docs/gpu-sharing): the pod writes no GPU resource.
+SHARING_ANNOTATIONS = ("gpu-fraction", "gpu-memory")
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    if pod.location != "pod" or pod.node_agent:
+        return
+    selected = _gpu_selector(pod)
+    images = ctx.options.get("images", False) is True
+    if selected is None and not images:
+        return
+    containers = [c for c in pod.containers if c.section != "ephemeralContainers"]
+    if not containers or any(_sets_visible_devices(c) for c in containers):
+        return  # `none`/`void`: meant to run without GPUs; any other value: GPU016's
+    if not gpu_demand(pod, ctx.registry, ctx.claims).cpu:
+        return  # a GPU pod, or a DRA claim defined elsewhere that may well be a GPU
+    from gpulint.agents import find_agent, image_repository  # rarely needed: imported then
+
+    if spark_asks_for_gpus(pod) or _shares_by_annotation(pod) or find_agent(pod) is not None:
+        return
+    cuda = [
+        c
+        for c in containers
+        if isinstance(c.data.get("image"), str) and _cuda_image(image_repository(c.data["image"]))
+    ]
+    if selected is not None:
+        where, label, resource = selected
+        also = ""
+        if cuda:
+            also = (
+                f", and container {cuda[0].label}'s CUDA image sets {NVIDIA}=all, so where the "
+                "NVIDIA runtime is the default it sees the node's GPUs, including those the "
+                "scheduler gave to other pods"
+            )
+        yield Violation(
+            where,
+            f"the pod selects GPU nodes ({label}) but requests no GPU: it takes a GPU node's "
+            f"CPU and memory without holding a GPU{also}; request the device "
+            f"(resources.limits: {{{resource}: 1}}), or drop the selector if it needs none",
+        )
+        return
+    for container in cuda:
+        yield Violation(
+            (*container.path, "image"),
+            f"container {container.label} runs a CUDA image, which sets {NVIDIA}=all, but the "
+            "pod requests no GPU: it gets no device on a CPU node and sees other pods' GPUs on "
+            "a GPU node; request the device (resources.limits: {nvidia.com/gpu: 1}), or set "
+            f"{NVIDIA}=none if it needs none",
+            at="value",
+        )
+
+
+def _shares_by_annotation(pod: PodSpec) -> bool:
+    meta = pod.template_metadata()
+    if meta is None and pod.obj.kind == "Pod" and isinstance(pod.obj.data, dict):
+        meta = pod.obj.data.get("metadata")
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    return isinstance(annotations, dict) and any(a in annotations for a in SHARING_ANNOTATIONS)
+
+
+def _resource_for(key: str) -> str | None:
+    if key in _EXACT:
+        return _EXACT[key]
+    for prefix, resource in _PREFIXES.items():
+        if key.startswith(prefix):
+            return resource
+    return None
+
+
+def _gpu_selector(pod: PodSpec) -> tuple[tuple[Any, ...], str, str] | None:
+    """Where the pod asks for GPU nodes: (path of the label key, what it says, resource)."""
+    spec = pod.spec
+    selector = spec.get("nodeSelector")
+    if isinstance(selector, Mapping):
+        for key, value in selector.items():
+            resource = _resource_for(str(key))
+            if resource is not None and _yes(value):
+                return (*pod.path, "nodeSelector", key), f"nodeSelector {key}: {value}", resource
+    affinity = spec.get("affinity")
+    node = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
+    required = (
+        node.get("requiredDuringSchedulingIgnoredDuringExecution")
+        if isinstance(node, Mapping)
+        else None
+    )
+    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
+    if not isinstance(terms, list) or not terms:
+        return None
+    first: tuple[tuple[Any, ...], str, str] | None = None
+    for t, term in enumerate(terms):
+        found = _gpu_expression(term)
+        if found is None:
+            return None  # this term lets the pod onto nodes without the label
+        if first is None:
+            e, key, resource = found
+            path = (
+                *pod.path,
+                "affinity",
+                "nodeAffinity",
+                "requiredDuringSchedulingIgnoredDuringExecution",
+                "nodeSelectorTerms",
+                t,
+                "matchExpressions",
+                e,
+                "key",
+            )
+            first = path, f"node affinity on {key}", resource
+    return first
+
+
+def _gpu_expression(term: Any) -> tuple[int, str, str] | None:
+    exprs = term.get("matchExpressions") if isinstance(term, Mapping) else None
+    for e, expr in enumerate(exprs if isinstance(exprs, list) else ()):
+        if not isinstance(expr, Mapping) or not isinstance(expr.get("key"), str):
+            continue
+        resource = _resource_for(expr["key"])
+        if resource is None:
+            continue
+        operator = expr.get("operator")
+        values = expr.get("values")
+        values = values if isinstance(values, list) else []
+        if operator == "Exists" and expr["key"] != "accelerator":
+            return e, expr["key"], resource
+        if operator == "In" and values and all(_yes(v) for v in values):
+            return e, expr["key"], resource
+        gt = _number(values[0]) if operator == "Gt" and values else None
+        if gt is not None and gt >= 0 and expr["key"].endswith("-count"):
+            return e, expr["key"], resource
+    return None
+
+
+def _yes(value: Any) -> bool:
+    """A label value that says the node has the GPU (not a template placeholder)."""
+    if isinstance(value, bool):
+        return value
+    if not isinstance(value, (str, int)):
+        return False
+    text = str(value).strip().lower()
+    return text not in _NO and "{{" not in text and "$" not in text
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return float(str(value))
+    except ValueError:
+        return None
+
+
+def _cuda_image(repository: str) -> bool:
+    return any(
+        fnmatch.fnmatchcase(repository.lower(), pattern) or repository.lower() == pattern
+        for pattern in CUDA_IMAGES
+    )
+
+
+def _sets_visible_devices(container: Container) -> bool:
+    env = container.data.get("env")
+    return isinstance(env, list) and any(
+        isinstance(item, dict) and item.get("name") == NVIDIA for item in env
+    )
