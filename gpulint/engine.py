@@ -25,12 +25,9 @@ from gpulint.model import (
 from gpulint.registry import builtin_registry
 from gpulint.rule import Rule, RuleContext, Violation
 from gpulint.settings import Settings
-from gpulint.suppress import (
-    UNUSED_CODE,
-    FileSuppressions,
-    Suppressor,
-    Unused,
-)
+from gpulint.suppress import UNUSED_CODE, FileSuppressions, Suppressor, Unused
+from gpulint.unchecked import CODE as UNCHECKED_CODE
+from gpulint.unchecked import findings as unchecked
 from gpulint.workloads import K8sObject, builtin_table
 from gpulint.yields import without_consequences
 
@@ -211,6 +208,11 @@ class Linter:
             problems.extend(p.code for p in view.doc.problems)
             found = self._problem_findings(label, view.doc.problems, view)
             found.extend(self.lint_view(label, view, seen))
+            if (gl204 := self.active.get(UNCHECKED_CODE)) is not None:  # GPU content not placed
+                found.extend(
+                    gl204.finding(label, span, message, view.owner(path), path, view.index)
+                    for span, path, message in unchecked(view, gl204.ctx.registry, self.part)
+                )
             file.add_document(view)
             failed.extend(f for f in found if f.rule == RULE_ERROR_CODE)
             findings.extend(file.apply([f for f in found if f.rule != RULE_ERROR_CODE]))

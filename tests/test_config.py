@@ -347,7 +347,7 @@ BAD_CONFIGS = [
     pytest.param(
         "severity:\n  GPU999: error\n",
         ".gpulint.yaml:2: severity.GPU999: unknown key; allowed keys: GL100, GL101, GL200, "
-        "GL201, GL202, GL203, GPU001,",
+        "GL201, GL202, GL203, GL204, GPU001,",
         id="unknown-rule-in-severity",
     ),
     pytest.param(
@@ -370,7 +370,7 @@ BAD_CONFIGS = [
     pytest.param(
         "ignore: [GPU9]\n",
         ".gpulint.yaml:1: ignore[0]: 'GPU9' matches no rule; allowed values: GL100, GL101, "
-        "GL200, GL201, GL202, GL203, GL900, GPU001,",
+        "GL200, GL201, GL202, GL203, GL204, GL900, GPU001,",
         id="selector-matches-nothing",
     ),
     pytest.param(
