@@ -82,6 +82,13 @@ def _container(data: dict[str, Any]) -> Container:
             ("--num_processes",),
             2,
         ),
+        # A path ending in /vllm inside vLLM's own command is not a second start.
+        (
+            {"command": ["vllm", "serve", "--download-dir", "/data/vllm", "-tp", "2"]},
+            "vLLM",
+            ("-tp",),
+            2,
+        ),
     ],
 )
 def test_find_engine(
@@ -92,3 +99,4 @@ def test_find_engine(
     assert started is not None and started.engine.name == engine
     found = option(started.own, flags)
     assert (found[0] if found else None) == value
+    assert started.starts == 1
