@@ -50,7 +50,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cluster.evidence",),
     ("cluster.pictures",),
     # what a rule, the run's settings and a run's result are
-    ("rule", "settings", "report", "yields", "unchecked"),
+    ("rule", "settings", "report", "yields", "unchecked", "aliasuses"),
     # reports -> text; below everything that runs a check
     ("reporters", "reporters.text", "reporters.concise", "reporters.json", "reporters.sarif",
      "reporters.github",

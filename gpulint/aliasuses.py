@@ -1,0 +1,59 @@
+"""Findings in content shared through a YAML alias: each says which use it is for, so two
+findings at one anchor never look like a duplicate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpulint.loader.document import Document
+from gpulint.model import Finding, ObjectRef, Path, Span
+
+_CONTAINER_LISTS = frozenset(("containers", "initContainers", "ephemeralContainers"))
+
+
+def tell_aliases_apart(doc: Document, findings: list[Finding]) -> None:
+    """Say which use each finding is for when aliased content is reported more than once.
+
+    Content shared through a YAML anchor is reported once per use, at the anchor, where the
+    fix goes: two findings at one position with one message would look like a duplicate.
+    Each gets the container (or the path) it is for, e.g. "(for container evaluator at
+    spec.containers[1]; ...)". Findings at one position for different objects already differ
+    in the object they name, and are left as they are.
+    """
+    groups: dict[tuple[str, Span, str, ObjectRef | None], list[int]] = {}
+    for i, f in enumerate(findings):
+        groups.setdefault((f.rule, f.span, f.message, f.object), []).append(i)
+    for indexes in groups.values():
+        if len(indexes) < 2 or len({findings[i].doc_path for i in indexes}) < 2:
+            continue
+        for i in indexes:
+            f = findings[i]
+            findings[i] = f._replace(message=f.message + _use_of(doc.data, f.doc_path))
+
+
+def _use_of(data: Any, path: Path) -> str:
+    """The suffix naming the container (or the path) a finding in shared content is for."""
+    shared = "written once and shared through a YAML alias"
+    for k in range(len(path) - 2, -1, -1):
+        if path[k] in _CONTAINER_LISTS and isinstance(path[k + 1], int):
+            where = _dotted(path[: k + 2])
+            node: Any = data
+            for step in path[: k + 2]:
+                if isinstance(node, dict):
+                    node = node.get(step)
+                elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+                    node = node[step]
+                else:
+                    node = None
+            name = node.get("name") if isinstance(node, dict) else None
+            if isinstance(name, str) and name:
+                return f" (for container {name} at {where}; {shared})"
+            return f" (for the container at {where}; {shared})"
+    return f" (for {_dotted(path)}; {shared})"
+
+
+def _dotted(path: Path) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
