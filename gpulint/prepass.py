@@ -149,12 +149,21 @@ def assumption(settings: Settings) -> str | None:
 
     rows = settings.options.get("GPU020", {}).get("taints", DEFAULT_TAINTS)
     taints = [Taint.from_option(r) for r in rows]
-    shown = ", ".join(str(t) for t in taints) or "none"
+    vendors = [t for t in taints if t.hardware is not None and "nvidia" not in t.hardware]
+    first = [t for t in taints if t not in vendors] or taints
+    vendors = [t for t in vendors if t not in first]
+    shown = ", ".join(str(t) for t in first) or "none"
+    if vendors:  # each vendor's own (gpulint.taints.DEFAULT_TAINTS), for its pods only
+        shown += (
+            " ("
+            + ", ".join(f"{t} for {', '.join(sorted(t.hardware or ()))}" for t in vendors)
+            + ")"
+        )
     most = settings.options.get("GPU040", {}).get("max_per_node", 8)
     return (
         f"assumed GPU taint {shown} and {most} GPUs per node for the info findings of GPU020, "
         "GPU021, GPU023 and GPU040, as nothing in the configuration or the linted files "
-        f"describes your cluster; if your GPU nodes carry that taint, `{certain_line(taints)}` "
+        f"describes your cluster; if your GPU nodes carry that taint, `{certain_line(first)}` "
         "in .gpulint.yaml makes them certain, else describe the cluster (platform, node-pools, "
         "--cluster: docs/cluster.md)"
     )

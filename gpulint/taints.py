@@ -10,9 +10,41 @@ value; a missing operator means ``Equal``; any other operator tolerates nothing.
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-#: The seed convention: ``kubectl taint nodes <gpu-node> nvidia.com/gpu=present:NoSchedule``.
+#: The taints each accelerator vendor's nodes carry by convention, per vendor (``hardware``,
+#: the device registry's): the taints assumed when none is configured. Only vendors that
+#: document a node taint have a row (docs/domain.md#taints-and-tolerations):
+#:
+#: - NVIDIA: ``kubectl taint nodes <gpu-node> nvidia.com/gpu=present:NoSchedule``, GKE's GPU
+#:   pools (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus) and NVIDIA's
+#:   device plugin manifest, which tolerates ``nvidia.com/gpu``.
+#: - AWS Neuron (Inferentia, Trainium): ``aws.amazon.com/neuron=true:NoSchedule``, the taint
+#:   the Neuron device plugin manifest tolerates (aws-neuron-sdk
+#:   ``src/k8/k8s-neuron-device-plugin.yml``) and Neuron node pools on EKS carry
+#:   (https://docs.cast.ai/docs/neuron: Neuron pods need a toleration of
+#:   ``aws.amazon.com/neuron=true:NoSchedule``).
+#: - Google TPU: GKE taints TPU slice nodes ``google.com/tpu=present:NoSchedule``
+#:   (https://cloud.google.com/kubernetes-engine/docs/how-to/tpus).
+#:
+#: AMD (``rocm/k8s-device-plugin``'s ``k8s-ds-amdgpu-dp.yaml`` tolerates only
+#: ``CriticalAddonsOnly``; the AMD GPU Operator docs name no taint), Intel
+#: (intel-device-plugins-for-kubernetes' ``gpu_plugin.yaml`` names none), Intel Gaudi (the
+#: Habana device plugin docs name none) and Huawei Ascend (whose device plugin tolerates a
+#: taint keyed by its resource name, ``huawei.com/Ascend910``: the ExtendedResourceToleration
+#: convention, not a fixed node taint) document none: they have no row.
 DEFAULT_TAINTS: list[dict[str, Any]] = [
-    {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule", "hardware": ["nvidia"]}
+    {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule", "hardware": ["nvidia"]},
+    {
+        "key": "aws.amazon.com/neuron",
+        "value": "true",
+        "effect": "NoSchedule",
+        "hardware": ["aws-neuron"],
+    },
+    {
+        "key": "google.com/tpu",
+        "value": "present",
+        "effect": "NoSchedule",
+        "hardware": ["google-tpu"],
+    },
 ]
 
 #: A taint as ``kubectl taint nodes NODE`` writes it: ``key=value:Effect`` or ``key:Effect``

@@ -2,9 +2,11 @@
 
 ## What it does
 Flags a pod that requests a GPU resource but has no toleration matching every configured GPU
-taint (default: `nvidia.com/gpu=present:NoSchedule`). Matching follows Kubernetes exactly: an
-empty `effect` matches every effect, `operator: Exists` matches any value, an empty `key` with
-`Exists` matches every taint, and a missing operator means `Equal`.
+taint of its vendor (default: `nvidia.com/gpu=present:NoSchedule` for NVIDIA,
+`aws.amazon.com/neuron=true:NoSchedule` for AWS Neuron, `google.com/tpu=present:NoSchedule`
+for Google TPUs; AMD, Intel, Gaudi and Ascend document no node taint). Matching follows
+Kubernetes exactly: an empty `effect` matches every effect, `operator: Exists` matches any
+value, an empty `key` with `Exists` matches every taint, and a missing operator means `Equal`.
 
 A pod that gets GPUs through Dynamic Resource Allocation counts as a GPU pod too: a
 `spec.resourceClaims` entry whose ResourceClaim or ResourceClaimTemplate (in the same file)
@@ -45,10 +47,12 @@ configured, a finding is an error. Without them, the rule first reads what the r
 (at least two), or a taint of a GPU node-pool object in the files (Karpenter, Kueue,
 eksctl, OpenShift MachineSet, Cluster API, Config Connector, Azure Service Operator:
 rules/node-pools.json), is the GPU nodes' taint, and a pod that does not tolerate it is an
-error that names that evidence (`related` places of kind `evidence`). A pod needs one GPU
-pool, not all: a pool's taints count against it only when no GPU pool of the files that
-offers what it asks for, and that its node selector does not rule out, takes it. A pod whose
-node selector or required affinity names a platform (`cloud.google.com/gke-accelerator`:
+error that names that evidence (`related` places of kind `evidence`). A taint the
+repository's node agents tolerate is no evidence for a pod (the device plugins' manifests
+tolerate their vendor's taint whether the nodes carry it or not): that is GPU023's. A pod
+needs one GPU pool, not all: a pool's taints count against it only when no GPU pool of the
+files that offers what it asks for, and that its node selector does not rule out, takes it.
+A pod whose node selector or required affinity names a platform (`cloud.google.com/gke-accelerator`:
 GKE, which adds the toleration itself; `eks.amazonaws.com/nodegroup`,
 `kubernetes.azure.com/agentpool`, `aliyun.accelerator/nvidia_name`: platforms that taint no
 GPU pool by themselves) is judged as with that `platform:`. When nothing says what the taint
@@ -96,8 +100,11 @@ pod spec's `tolerations` (created when absent); the pod may then run on the tain
 No fix when the tolerations come from elsewhere (an Argo workflow's) or one almost matches.
 
 ## Options
-`taints` (list, default `[{key: nvidia.com/gpu, value: present, effect: NoSchedule,
-hardware: [nvidia]}]`): the taints on your GPU nodes. AKS docs use `sku=gpu:NoSchedule`. On
+`taints` (list, default one taint per vendor that documents one: `[{key: nvidia.com/gpu,
+value: present, effect: NoSchedule, hardware: [nvidia]}, {key: aws.amazon.com/neuron, value:
+"true", effect: NoSchedule, hardware: [aws-neuron]}, {key: google.com/tpu, value: present,
+effect: NoSchedule, hardware: [google-tpu]}]`, sources in `gpulint/taints.py`): the taints on
+your GPU nodes. AKS docs use `sku=gpu:NoSchedule`. On
 GKE the `ExtendedResourceToleration` admission plugin adds the toleration itself: set
 `taints: []` (or ignore GPU020). `hardware` limits a taint to pods that ask for resources of
 that accelerator vendor (the registry's `hardware` field; cGPU, HAMi and gpu-manager keys
@@ -184,11 +191,17 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     bound = isinstance(node_name, str) and bool(node_name)
     names = [e.name for e in demand.entries]
     ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
-    agreed = (
-        applicable(ground.picture, hardware, [*names, *demand.pod_level])
-        if ground.picture is not None
-        else []
-    )
+    agreed = [
+        k
+        for k in (
+            applicable(ground.picture, hardware, [*names, *demand.pod_level])
+            if ground.picture is not None
+            else []
+        )
+        # A node agent's toleration is a hedge (NVIDIA's and Neuron's device plugin
+        # manifests tolerate their taint whether the nodes carry it or not): GPU023's.
+        if not k.agent
+    ]
     wanted = [*names, *demand.pod_level]
     if ground.kind == "evidence" and (
         not agreed or ground.picture is None or not ground.picture.reaches(agreed, pod, wanted)

@@ -102,13 +102,18 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if spark_asks_for_gpus(pod):
         return  # Spark adds the GPU limit to the pod it creates
     ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
+    # A node agent's toleration is a hedge, no evidence for a pod (GPU020's reasoning).
+    evidence = (
+        [k for k in applicable(ground.picture, None) if not k.agent] if ground.picture else []
+    )
+    if ground.kind == "evidence" and not evidence:
+        ground = ground.without_evidence()
     if ground.kind == "platform":
         ctx = ctx._replace(cluster=ground.cluster)
     severity = None
     note = ""
     related: tuple[Related, ...] = ()
-    if ground.kind == "evidence" and ground.picture is not None:
-        evidence = applicable(ground.picture, None)
+    if ground.kind == "evidence":
         taints = [k.taint for k in evidence]
         note = "".join(f" ({k.evidence.what}: {k.evidence.cited()})" for k in evidence[:1])
         related = evidence[0].evidence.related("the evidence for the GPU taint")

@@ -2,18 +2,22 @@
 
 ## What it does
 Flags a DaemonSet that runs a GPU node agent — a device plugin (NVIDIA, AMD, Intel, Gaudi,
-and the GPU-sharing ones: HAMi, Volcano, gpushare, gpu-manager), GPU Feature Discovery, the
+AWS Neuron, Huawei Ascend, and the GPU-sharing ones: HAMi, Volcano, gpushare, gpu-manager),
+a vendor's monitor (the Neuron monitor, AMD's metrics exporter, Intel's XPU Manager, the Gaudi
+metric exporter, Ascend's NPU exporter), GPU Feature Discovery, the
 Node Feature Discovery worker, the DCGM exporter, the MIG or vGPU manager, the GPU Operator
 validator, the NVIDIA driver or the container toolkit — whose pod template does not
-tolerate every configured GPU taint (default `nvidia.com/gpu=present:NoSchedule`).
+tolerate every configured GPU taint of its vendor (default: each vendor's documented taint,
+`nvidia.com/gpu=present:NoSchedule`, `aws.amazon.com/neuron=true:NoSchedule`,
+`google.com/tpu=present:NoSchedule`; GPU020's `taints`).
 Agents are recognised by data (`rules/agents.json`): the DaemonSet's name, else the
 repository of a container image (`nvcr.io/nvidia/k8s-device-plugin:v0.17.0` is
 `nvidia/k8s-device-plugin`), as shell globs. Tolerations are matched as Kubernetes matches
 them (the same matching and near-miss advice as GPU020); a taint with `hardware` only
 applies to agents of that vendor, and the Node Feature Discovery worker, which serves every
-vendor, to every taint. `PreferNoSchedule` taints never keep a daemon pod off a node. An
-agent that requests a GPU itself (a DCGM diagnostics DaemonSet) is a GPU pod, which GPU020
-checks instead.
+vendor, to every taint (with the assumed defaults, to NVIDIA's only). `PreferNoSchedule`
+taints never keep a daemon pod off a node. An agent that requests a GPU itself (a DCGM
+diagnostics DaemonSet) is a GPU pod, which GPU020 checks instead.
 
 With the default taint, an agent that tolerates a taint named after another accelerator
 resource (Volcano's device plugin tolerates `volcano.sh/gpu-memory`, gpu-manager
@@ -27,8 +31,11 @@ rest (feature discovery labels, metrics, MIG layout, validation).
 
 Without a described cluster or configured taints, the taints are those the run's GPU pods
 agree on or its GPU node-pool objects carry (gpulint/cluster/evidence.py; the finding names
-that evidence); when nothing says, the finding rests on gpulint's default taint and is
-`info` (`assumed`).
+that evidence). A vendor's agent of the run that tolerates its vendor's taint is evidence
+for that vendor's other agents: a Neuron monitor DaemonSet without the
+`aws.amazon.com/neuron` toleration the repository's Neuron device plugin has keeps its
+severity and names the device plugin; when nothing says, the finding rests on gpulint's
+default taint and is `info` (`assumed`).
 
 ## Why it matters
 The DaemonSet controller does not place daemon pods on nodes whose taints they do not
@@ -140,15 +147,27 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     cited = ""
     if ground.kind == "evidence" and ground.picture is not None:
         evidence = applicable(ground.picture, None if agent.hardware is None else [agent.hardware])
+        # The agent's own toleration is no evidence against itself.
+        evidence = [k for k in evidence if not k.tolerated_by(tolerations)] or evidence
         if evidence:
             candidates = [k.taint for k in evidence]
             cited = "".join(f" ({k.evidence.what}: {k.evidence.cited()})" for k in evidence[:1])
             related = evidence[0].evidence.related("the evidence for the GPU taint")
+        else:
+            ground = ground.without_evidence()  # the evidence is about other accelerators
+            platform = ground.cluster.gpu_taints if ground.cluster is not None else None
+            if ground.kind == "platform" and platform is not None:
+                candidates = list(platform)
+                cited = f" ({ground.platform_note()})"
     elif ground.kind == "platform":
         platform = ground.cluster.gpu_taints if ground.cluster is not None else None
         if platform is not None:
             candidates = list(platform)
             cited = f" ({ground.platform_note()})"
+    if agent.hardware is None and ground.kind == "assumed":
+        # An agent of every vendor (the NFD worker) is held to the seed convention's NVIDIA
+        # taint: the other vendors' rows are for their own pods and agents.
+        candidates = [t for t in candidates if t.hardware is None or "nvidia" in t.hardware]
     missing = [
         taint
         for taint in candidates

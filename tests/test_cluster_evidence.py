@@ -147,8 +147,9 @@ spec:
 def test_a_gpu_node_pool_in_the_tree_is_evidence(tmp_path: Path) -> None:
     findings, _ = check(repo(tmp_path, {"pool.yaml": NODEPOOL, "train.yaml": job("train")}))
     assert seen(findings) == [("train.yaml", "GPU020", "error")]
-    assert "nvidia.com/gpu=true:NoSchedule (a taint of the GPU Karpenter NodePool gpu in" in (
-        findings[0]["message"]
+    assert (
+        "nvidia.com/gpu=true:NoSchedule (a taint of the GPU Karpenter NodePool gpu in"
+        in (findings[0]["message"])
     )
     assert findings[0]["related"][0]["path"] == "pool.yaml"
 
@@ -306,3 +307,99 @@ def test_a_pod_bound_to_its_node_is_held_to_no_schedule_taints_of_the_evidence(
     files["bound.yaml"] = job("bound", "      nodeName: gpu-node-1\n")
     findings, _ = check(repo(tmp_path, files))
     assert findings == []  # the kubelet enforces only NoExecute taints on a bound pod
+
+
+NEURON = Path(__file__).parent / "fixtures/rules/GPU023/fail-neuron-monitor.yaml"
+NEURON_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: bert
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: train
+        image: public.ecr.aws/neuron/pytorch-training-neuronx:2.1.2-neuronx-py310-sdk2.20.0
+        resources:
+          limits:
+            aws.amazon.com/neuron: 16
+"""
+NVIDIA_PLUGIN = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: nvidia-device-plugin-daemonset
+spec:
+  selector:
+    matchLabels: {name: nvidia-device-plugin-ds}
+  template:
+    metadata:
+      labels: {name: nvidia-device-plugin-ds}
+    spec:
+      containers:
+      - name: nvidia-device-plugin-ctr
+        image: nvcr.io/nvidia/k8s-device-plugin:v0.17.0
+"""
+
+
+def test_the_neuron_device_plugin_s_toleration_is_evidence_for_the_monitor(
+    tmp_path: Path,
+) -> None:
+    findings, _ = check(repo(tmp_path, {"neuron.yaml": NEURON.read_text()}))
+    assert seen(findings) == [("neuron.yaml", "GPU023", "warning")]
+    (finding,) = findings
+    assert "AWS Neuron monitor" in finding["message"]
+    assert "tolerated by the AWS Neuron device plugin DaemonSet of this run" in finding["message"]
+    assert [(r["kind"], r["path"], r["line"]) for r in finding["related"]] == [
+        ("evidence", "neuron.yaml", 21)
+    ]
+
+
+def test_without_the_device_plugin_the_monitor_s_taint_is_assumed(tmp_path: Path) -> None:
+    monitor = NEURON.read_text().split("---\n")[1]
+    findings, _ = check(repo(tmp_path, {"monitor.yaml": monitor}))
+    assert seen(findings) == [("monitor.yaml", "GPU023", "info")]
+    assert "aws.amazon.com/neuron=true:NoSchedule" in findings[0]["message"]
+    assert "(assumed:" in findings[0]["message"]
+
+
+def test_a_device_plugin_s_toleration_is_no_evidence_for_a_pod(tmp_path: Path) -> None:
+    """Device plugin manifests tolerate their vendor's taint whether the nodes carry it or
+    not: a GPU pod is held to it as an assumption only, and the NFD-like agents of every
+    vendor and NVIDIA's own are not held to the Neuron evidence."""
+    plugin = NEURON.read_text().split("---\n")[0]
+    files = {"plugin.yaml": plugin, "bert.yaml": NEURON_JOB, "nvidia.yaml": NVIDIA_PLUGIN}
+    findings, _ = check(repo(tmp_path, files))
+    assert sorted(seen(findings)) == [
+        ("bert.yaml", "GPU020", "info"),
+        ("nvidia.yaml", "GPU023", "info"),
+    ]
+    bert = next(f for f in findings if f["path"] == "bert.yaml")
+    assert "aws.amazon.com/neuron=true:NoSchedule" in bert["message"]
+    assert "(assumed:" in bert["message"] and not bert["related"]
+
+
+def test_two_agents_that_tolerate_the_taint_are_both_named(tmp_path: Path) -> None:
+    plugin, monitor, _ = NEURON.read_text().split("---\n")
+    dra = plugin.replace("neuron-device-plugin-daemonset", "neuron-dra-driver-kubelet-plugin")
+    dra = dra.replace("neuron/neuron-device-plugin:2.22.4.0", "neuron/neuron-dra-driver:1.0")
+    files = {"a-dra.yaml": dra, "b-plugin.yaml": plugin, "monitor.yaml": monitor}
+    findings, _ = check(repo(tmp_path, files))
+    assert seen(findings) == [("monitor.yaml", "GPU023", "warning")]
+    assert (
+        "tolerated by 2 node agents of this run (AWS Neuron DRA driver kubelet plugin, AWS "
+        "Neuron device plugin): a-dra.yaml:21, b-plugin.yaml:21"
+    ) in findings[0]["message"]
+
+
+def test_a_cpu_pod_is_not_held_to_a_device_plugin_s_toleration(tmp_path: Path) -> None:
+    plugin = NEURON.read_text().split("---\n")[0]
+    cpu = job(
+        "compile", "      tolerations:\n      - {key: aws.amazon.com/neuron, operator: Exists}\n"
+    )
+    cpu = cpu.replace("nvidia.com/gpu: 1", "cpu: 4")
+    findings, _ = check(repo(tmp_path, {"plugin.yaml": plugin, "compile.yaml": cpu}))
+    assert seen(findings) == [("compile.yaml", "GPU021", "info")]
+    assert "(assumed:" in findings[0]["message"]

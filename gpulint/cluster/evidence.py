@@ -13,6 +13,9 @@ have to assume one. Before assuming, gpulint listens to the repository:
   ``rules/node-pools.json``: :mod:`gpulint.cluster.objects`). A pod needs one GPU pool, not
   all: a pool's taints hold against it only when it may land on that pool
   (:meth:`Picture.candidates`), and then those of the pool it misses fewest of.
+- **Taints a vendor's node agents tolerate** (:mod:`gpulint.cluster.agenttaints`), for that
+  vendor's agents (GPU023) only: an agent tolerates a taint in case it is there, which
+  says nothing a GPU pod can be held to.
 - **The platform a pod selects** with its node selector or required node affinity: a
   ``cloud.google.com/gke-accelerator`` selector is GKE (whose ExtendedResourceToleration
   admission adds the GPU toleration itself), ``eks.amazonaws.com/nodegroup`` or a
@@ -40,6 +43,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gpulint.cluster.agenttaints import AgentTally
 from gpulint.cluster.platforms import PLATFORM_NAMES, platform_of_label
 from gpulint.model import Related, Span
 from gpulint.taints import Taint
@@ -112,6 +116,8 @@ class KnownTaint(NamedTuple):
     #: It is a taint of a node pool in the files (not of the pods' consensus): it is on the
     #: nodes of that pool only.
     pooled: bool = False
+    #: It is a taint a vendor's node agent of the files tolerates (weaker evidence).
+    agent: bool = False
 
     def tolerated_by(self, tolerations: Sequence[Any]) -> bool:
         """Whether a pod with these tolerations gets onto nodes with this taint, leniently:
@@ -318,12 +324,13 @@ class _Tally:
 class Gatherer:
     """The pre-pass: :meth:`add` each file's bytes, then :meth:`picture`."""
 
-    __slots__ = ("_registry", "_table", "_tally")
+    __slots__ = ("_agents", "_registry", "_table", "_tally")
 
     def __init__(self, registry: Registry, table: WorkloadTable) -> None:
         self._registry = registry
         self._table = table
         self._tally = _Tally()
+        self._agents = AgentTally()  # the vendor taints node agents tolerate
 
     def add(self, label: str, raw: bytes) -> bool:
         """The tolerations of the file's GPU pods, for a file that holds ``tolerations``
@@ -357,6 +364,8 @@ class Gatherer:
             for view in manifest.views():
                 for _, pods in view.items():
                     for pod in pods:
+                        if pod.node_agent and record and pod.location == "pod":
+                            self._agents.add(label, pod, self._registry, view.doc)
                         if pod.location != "pod" or pod.node_agent:
                             continue
                         demand = gpu_demand(pod, self._registry, manifest.claims)
@@ -387,6 +396,9 @@ class Gatherer:
             for t in self._tally.agreed()
         ]
         known = {t.taint.key for t in taints}
+        for taint, any_value, what, places in self._agents.rows(known):
+            key = taint.key if self._registry.is_accelerator(taint.key) else None
+            taints.append(KnownTaint(taint, any_value, Evidence(what, places), key, agent=True))
         pools = found.pools if found is not None else ()
         for pool in pools:
             # A GPU pool: it makes GPU nodes, or a taint is keyed by an accelerator resource
