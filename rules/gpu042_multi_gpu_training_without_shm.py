@@ -1,26 +1,35 @@
-"""Multi-GPU training pod without a memory-backed /dev/shm.
+"""Multi-GPU training or inference pod without a memory-backed /dev/shm.
 
 ## What it does
-Flags a training container that holds two or more whole GPUs but does not mount a
+Flags a training container, or one that starts a multi-process inference engine, that
+holds two or more whole GPUs but does not mount a
 memory-backed volume at `/dev/shm` (an `emptyDir` with `medium: Memory`, or
 the host's `/dev/shm` through `hostPath`). A pod with `hostIPC: true` uses the node's
-`/dev/shm` and is not flagged. A mount at `/dev/shm` of a disk-backed volume is reported
-with its own message.
+`/dev/shm` and is not flagged, nor a KubeRay pod (`RayCluster`, `RayService`, `RayJob`,
+AIBrix's `RayClusterFleet`): KubeRay mounts a memory-backed `/dev/shm` itself. A mount at
+`/dev/shm` of a disk-backed volume is reported with its own message.
 
 A pod is a training pod when its object is a training operator's kind (Kubeflow
 `PyTorchJob`, `TFJob`, `MPIJob`, `TrainJob` and its runtimes, ...) or a GPU container
 starts a distributed launcher (`torchrun`, `torch.distributed.run`, `deepspeed`,
 `accelerate launch`, `horovodrun`, `--nproc-per-node`). A plain `Job` without a launcher is
-not taken for training: it may build an engine, burn in GPUs or run a benchmark. The
-finding is at the GPU container's `volumeMounts` key (else its name), as information.
+not taken for training: it may build an engine, burn in GPUs or run a benchmark. A pod is
+also flagged when a GPU container starts any engine or launcher of `rules/engines.json`
+(vLLM, SGLang, TGI, LMDeploy, TensorRT-LLM, DeepSpeed, Ray, `mpirun`, ..., the table GPU041
+reads) with more than one process, or with a number of processes its command line does not
+fix (`deepspeed` without `--num_gpus` starts one per GPU): vLLM at tensor parallel 1 is one
+process and is not flagged. The finding is at the GPU container's `volumeMounts` key (else
+its name), as information.
 
 ## Why it matters
 A container's `/dev/shm` is 64 MiB unless something mounts over it. PyTorch's DataLoader
 workers hand batches to the training process through shared memory, and NCCL and MPI use it
 between the processes of one pod's GPUs: with 64 MiB the workers die with `Bus error` ("This
 might be caused by insufficient shared memory (shm)") or NCCL fails, often hours into a run.
-It is information, not a warning: a job with `num_workers=0` and one process per pod does
-not need it.
+An inference engine's tensor-parallel workers exchange tensors the same way: vLLM's
+documentation asks for `--ipc=host` or a large `--shm-size` for tensor parallelism. It is
+information, not a warning: a job with `num_workers=0` and one process per pod does not
+need it, and NCCL falls back to other transports on some systems.
 
 ## Example
 ```yaml
@@ -62,6 +71,10 @@ None.
 - https://github.com/meta-pytorch/torchx/issues/428 (the 64 MB default; a memory `emptyDir`
   mounted at `/dev/shm` on Kubernetes)
 - https://kubernetes.io/docs/concepts/storage/volumes/#emptydir (`medium: Memory`, tmpfs)
+- KubeRay, ray-operator/controllers/ray/common/pod.go (`SharedMemoryVolumeMountPath`: a
+  memory `emptyDir` at `/dev/shm` in the Ray container)
+- vLLM documentation, "Using Docker" (https://docs.vllm.ai/en/latest/deployment/docker.html:
+  `--ipc=host` or `--shm-size`, shared memory between processes for tensor parallel inference)
 """
 
 from __future__ import annotations
@@ -70,6 +83,15 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.engines import (
+    Started,
+    find_engine,
+    int_value,
+    literal_env,
+    may_start_engine,
+    option,
+    words,
+)
 from gpulint.resources import whole_gpu_count
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import Container, PodSpec
@@ -105,11 +127,19 @@ _LAUNCHER = (
     r"|accelerate\s+launch|--nproc[-_]per[-_]node"
 )
 SHM = "/dev/shm"
+#: KubeRay's kinds (and AIBrix's fleet of RayClusters): the operator adds an emptyDir of
+#: medium Memory at /dev/shm to the Ray container of every pod it builds
+#: (ray-operator/controllers/ray/common/pod.go, SharedMemoryVolumeMountPath).
+RAY_KINDS = {"RayCluster", "RayService", "RayJob", "RayClusterFleet"}
+#: Accelerators whose engines do not exchange tensors through NCCL and shared memory.
+NOT_GPUS = {"google.com/tpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore"}
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if pod.location != "pod" or pod.spec.get("hostIPC") is True:
         return
+    if pod.obj.root.kind in RAY_KINDS:
+        return  # KubeRay mounts a memory emptyDir at /dev/shm in the Ray container
     gpu_containers = [
         (c, n)
         for c in pod.containers
@@ -123,10 +153,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if not gpu_containers:
         return
     kinds = {pod.obj.kind, pod.obj.root.kind}
-    if not kinds & TRAINING_KINDS and not any(_launches(c) for c, _ in gpu_containers):
+    training = bool(kinds & TRAINING_KINDS) or any(_launches(c) for c, _ in gpu_containers)
+    engines = {} if training else {c.path: e for c, _ in gpu_containers if (e := _engine(c))}
+    if not training and not engines:
         return
     volumes = _volumes(pod)
     for container, count in gpu_containers:
+        if not training and container.path not in engines:
+            continue  # beside an engine, a container that starts none
         mount = _shm_mount(container)
         if mount is None:
             problem = f"no volume is mounted at {SHM}, so it is the container runtime's 64 MiB"
@@ -141,11 +175,20 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             where = (*container.path, "volumeMounts")
         elif isinstance(container.data.get("name"), str):
             where = (*container.path, "name")
+        started = engines.get(container.path)
+        if started is not None:
+            effect = (
+                f"NCCL between the {started.engine.name} worker processes can fail or hang, or "
+                f'they die with "Bus error"'
+            )
+        else:
+            effect = (
+                'PyTorch DataLoader workers, NCCL and MPI between them can fail with "Bus error"'
+            )
         yield Violation(
             where,
             f"container {container.label} of this {pod.obj.kind} holds {count} GPUs for several "
-            f"processes but {problem}: PyTorch DataLoader workers, NCCL and MPI between them "
-            f'can fail with "Bus error"; mount an emptyDir with medium: Memory at {SHM}',
+            f"processes but {problem}: {effect}; mount an emptyDir with medium: Memory at {SHM}",
         )
 
 
@@ -157,6 +200,35 @@ def _launches(container: Container) -> bool:
         if isinstance(item, (str, int)) and not isinstance(item, bool)
     ]
     return bool(re.search(_LAUNCHER, " ".join(parts)))
+
+
+def _engine(container: Container) -> Started | None:
+    """The engine of ``rules/engines.json`` the container starts with more than one process
+    (or a number of them its command line does not fix)."""
+    if not may_start_engine(container) or _not_gpu(container):
+        return None
+    env = literal_env(container)
+    started = find_engine(container, words(container, env))
+    if started is None or started.engine.single_process:
+        return None
+    processes = 1
+    for factor in started.engine.factors:
+        found = option(started.own, factor.flags)
+        if found is None and factor.env is not None and factor.env in env:
+            found = (int_value(env[factor.env].value or ""), ())
+        value = found[0] if found is not None else factor.default
+        if value is None:
+            return started  # not known: as many as the GPUs, as deepspeed without --num_gpus
+        processes *= value
+    return started if processes > 1 else None
+
+
+def _not_gpu(container: Container) -> bool:
+    """TPU chips and Neuron devices: their engines do not share tensors through NCCL."""
+    from gpulint.resources import resource_lists  # a container that may start an engine
+
+    names = {n for _, m in resource_lists(container) for n in m}
+    return any(n in NOT_GPUS for n in names)
 
 
 def _list(value: Any) -> list[Any]:

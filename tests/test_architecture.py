@@ -37,7 +37,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fixtext", "fixplaces", "fixes"),
     # documents -> Kubernetes objects, pod specs, devices, suppressions; the per-file view
     ("registry", "workrows", "k8s", "shapes", "workloads", "dra", "envvalues", "manifest",
-     "resources", "podrequest", "directives", "ignores", "annotations", "suppress", "agents"),
+     "resources", "podrequest", "directives", "ignores", "annotations", "suppress", "agents",
+     "engines"),
     # the cluster the manifests are applied to: nodes, pools, platform
     ("cluster", "cluster.model"),
     # node inventories read, kube-scheduler's filters run on the nodes

@@ -155,7 +155,7 @@ def test_a_configmap_an_overlay_generates_sets_the_flag(tmp_path: Path) -> None:
     proc = gpulint_in_process(
         "check", "-f", "json", "--isolated", "--render", "--select", "GPU041", ".", cwd=tmp_path
     )
-    assert proc.returncode == 0, proc.stderr  # a warning
+    assert proc.returncode == 1, proc.stderr  # an error: the engine fails at start-up
     [finding] = json.loads(proc.stdout)["findings"]
     assert "key TP of ConfigMap vllm-config-" in finding["message"]
     assert [r["kind"] for r in finding["related"]] == ["value", "rendered"]
