@@ -108,7 +108,7 @@ _ITEMS = st.lists(st.lists(_PIECES, max_size=6).map("".join), max_size=4)
 def test_the_engine_prefilter_never_hides_an_engine(
     command: list[str], args: list[str], variable: str
 ) -> None:
-    """``_may_start_engine`` only skips command lines in which ``_engine`` finds nothing."""
+    """``may_start_engine`` only skips command lines in which ``find_engine`` finds nothing."""
     data = {
         "name": "c",
         "image": "busybox",
@@ -117,6 +117,8 @@ def test_the_engine_prefilter_never_hides_an_engine(
         "env": [{"name": "V", "value": variable}],
     }
     container = Container("c", ("spec", "containers", 0), data, "containers")
-    env = gpu041._literal_env(container)
-    if gpu041._engine(container, gpu041._words(container, env)) is not None:
-        assert gpu041._may_start_engine(container)
+    from gpulint import engines
+
+    env = engines.literal_env(container)
+    if engines.find_engine(container, engines.words(container, env)) is not None:
+        assert engines.may_start_engine(container)
