@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from gpulint.rules import gpu041_engine_parallelism_exceeds_gpus as gpu041
 from hypothesis import example, given
 from hypothesis import strategies as st
 
