@@ -21,6 +21,7 @@ from gpulint.prepass import (
     cluster_picture,
     config_maps,
     device_classes,
+    gpushare_unit,
 )
 
 if TYPE_CHECKING:
@@ -257,6 +258,16 @@ def run_check(
             settings.cluster, targets(given, stdin_label, exclude, effective.force_exclude)[0]
         )
     # DeviceClasses are cluster-wide: a claim in one file may name a class another defines.
+    gpu017 = settings.options.get("GPU017", {})
+    if "memory_unit" not in gpu017:
+        # The repository's own gpushare device plugin says the unit of aliyun.com/gpu-mem.
+        said = gpushare_unit(targets(given, stdin_label, exclude, effective.force_exclude)[0])
+        if said is not None:
+            unit, place = said
+            settings.options = {
+                **settings.options,
+                "GPU017": {**gpu017, "memory_unit": unit, "memory_unit_from": place},
+            }
     settings.device_classes = device_classes(
         targets(given, stdin_label, exclude, effective.force_exclude)[0]
     )

@@ -8,6 +8,7 @@ say it needs; standard input is never pre-read (it streams).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -167,3 +168,38 @@ def assumption(settings: Settings) -> str | None:
         "in .gpulint.yaml makes them certain, else describe the cluster (platform, node-pools, "
         "--cluster: docs/cluster.md)"
     )
+
+
+#: How gpushare's device plugin is told its unit (``--memory-unit=MiB``, or the flag and the
+#: unit as two list items); compiled on first use. Only blanks and tabs between the parts,
+#: so no run of white space is scanned more than once (a hostile file stays linear).
+_MEMORY_UNIT: re.Pattern[bytes] | None = None
+
+
+def gpushare_unit(found: Iterable[Target]) -> tuple[str, str] | None:
+    """The unit the run's own gpushare device plugin advertises ``aliyun.com/gpu-mem`` in,
+    with where it says so (``device-plugin-ds.yaml:28``), for GPU017; None when no linted
+    file runs one, or two disagree. A textual scan of the files that name the plugin and
+    the flag: the flag's value is what the plugin reads."""
+    from gpulint.readtarget import read_target
+
+    global _MEMORY_UNIT
+    if _MEMORY_UNIT is None:
+        _MEMORY_UNIT = re.compile(
+            rb"""--memory-unit(?:=|["']?(?:[ \t]*,[ \t]*|[ \t]*\r?\n[ \t]*-[ \t]*|[ \t]+)["']?)"""
+            rb"(MiB|GiB)\b"
+        )
+    units: dict[str, str] = {}
+    for target in found:
+        if target.path is None:
+            continue
+        raw, _ = read_target(target)
+        if raw is None or b"--memory-unit" not in raw or b"gpushare" not in raw:
+            continue
+        for match in _MEMORY_UNIT.finditer(raw):
+            line = raw.count(b"\n", 0, match.start()) + 1
+            units.setdefault(match.group(1).decode(), f"{target.label}:{line}")
+    if len(units) != 1:
+        return None
+    ((unit, place),) = units.items()
+    return unit, place

@@ -11,8 +11,14 @@ a count of GiB of GPU memory (the gpushare device plugin's default, and ACK's), 
   warning: it looks like MiB (`3000` for 3 GB, `16276` copied from `nvidia-smi`) and asks
   for thousands of GiB on one GPU.
 
-With `memory_unit: MiB` (a device plugin run with `--memory-unit=MiB`) only values above
-`max_gib` GiB written in MiB are flagged, and suffixes stay errors.
+With `memory_unit: MiB` (a device plugin run with `--memory-unit=MiB`) values above
+`max_gib` GiB written in MiB are flagged, suffixes stay errors, and a count under 256 MiB is
+a warning: less than a CUDA context needs, a GiB count left from an example (`3`).
+
+When `memory_unit` is not configured and the run lints the repository's own gpushare device
+plugin (a file naming `gpushare` whose arguments hold `--memory-unit=MiB` or `GiB`), that
+unit is used, and the finding names the plugin's line (a `related` place of kind
+`evidence`); two plugins that disagree leave the default.
 
 ## Why it matters
 The scheduler extender places the pod on one GPU with that much free memory. Asked for
@@ -53,8 +59,9 @@ single GPU sold): a value above this many GiB is taken as written in the wrong u
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
+from gpulint.model import Related, Span
 from gpulint.quantitymath import is_integer
 from gpulint.resources import container_entries, format_amount, show_value
 from gpulint.rule import RuleContext, Violation
@@ -81,10 +88,25 @@ OPTIONS: dict[str, Any] = {
 RESOURCE = "aliyun.com/gpu-mem"
 
 
+#: The least GPU memory a container can use, in MiB: a CUDA context alone takes a few
+#: hundred MiB, so a smaller count under MiB is a GiB count left from an example.
+MIN_MIB = 256
+
+
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     unit = ctx.options.get("memory_unit", "GiB")
     max_gib = int(ctx.options.get("max_gib", 288))
     limit = max_gib * (1024 if unit == "MiB" else 1)
+    # Set by the run, not the configuration: the repository's own gpushare device plugin
+    # (gpulint.prepass.gpushare_unit) says the unit, at this place.
+    said = ctx.options.get("memory_unit_from")
+    why, related = "", cast("tuple[Related, ...]", ())
+    if isinstance(said, str):
+        label, _, line = said.rpartition(":")
+        why = f" (the gpushare device plugin runs with --memory-unit={unit}, {said})"
+        if line.isdigit():
+            at = Span(int(line), 1, int(line), 1)
+            related = (Related("evidence", label, at, f"--memory-unit={unit}"),)
     for entry in container_entries(pod):
         if entry.name != RESOURCE:
             continue
@@ -103,6 +125,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 at="value",
                 severity="error",
             )
+        elif unit == "MiB" and value < MIN_MIB:
+            yield Violation(
+                entry.path,
+                f"{RESOURCE}: {shown} asks for {shown} MiB of GPU memory{why}, less than a "
+                f"CUDA context needs: the program fails to start on the GPU; if you meant "
+                f"{shown} GiB, write {RESOURCE}: {int(value) * 1024}",
+                at="value",
+                related=related,
+            )
         elif value > limit:
             if unit == "GiB" and value < 10**9:  # a plausible MiB count, not a hostile one
                 advice = (
@@ -114,10 +145,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 advice = "check the value, or this rule's max_gib if your GPUs are larger"
             yield Violation(
                 entry.path,
-                f"{RESOURCE}: {shown} asks for {shown} {unit} of memory on one GPU, more than "
-                f"the largest GPU has ({max_gib} GiB): the pod stays Pending with "
+                f"{RESOURCE}: {shown} asks for {shown} {unit} of memory on one GPU{why}, more "
+                f"than the largest GPU has ({max_gib} GiB): the pod stays Pending with "
                 f'"Insufficient GPU Memory in one device"; {advice}',
                 at="value",
+                related=related,
             )
 
 
