@@ -347,3 +347,23 @@ def objects(doc: Document) -> Iterator[K8sObject]:
                 stack.append((items[i], (*path, "items", i)))
             continue
         yield make_object(doc, path, data)
+
+
+#: Where a pod spec's required node-affinity terms are (terms ORed, expressions ANDed).
+NODE_TERMS = (
+    "affinity",
+    "nodeAffinity",
+    "requiredDuringSchedulingIgnoredDuringExecution",
+    "nodeSelectorTerms",
+)
+
+
+def required_node_terms(spec: dict[str, Any]) -> list[Any]:
+    """A pod spec's required node-affinity terms (``[]``: none, or not a list)."""
+    terms = _get(spec, NODE_TERMS)
+    return terms if isinstance(terms, list) else []
+
+
+def expression_key_path(pod: Path, term: int, expression: int) -> Path:
+    """The path of the ``key`` of a required node-affinity term's match expression."""
+    return (*pod, *NODE_TERMS, term, "matchExpressions", expression, "key")

@@ -85,6 +85,7 @@ import fnmatch
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from gpulint.k8s import expression_key_path, required_node_terms
 from gpulint.resources import gpu_demand, spark_asks_for_gpus
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import Container, PodSpec
@@ -218,15 +219,8 @@ def _gpu_selector(pod: PodSpec) -> tuple[tuple[Any, ...], str, str] | None:
             resource = _resource_for(str(key))
             if resource is not None and _yes(value):
                 return (*pod.path, "nodeSelector", key), f"nodeSelector {key}: {value}", resource
-    affinity = spec.get("affinity")
-    node = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
-    required = (
-        node.get("requiredDuringSchedulingIgnoredDuringExecution")
-        if isinstance(node, Mapping)
-        else None
-    )
-    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
-    if not isinstance(terms, list) or not terms:
+    terms = required_node_terms(spec)
+    if not terms:
         return None
     first: tuple[tuple[Any, ...], str, str] | None = None
     for t, term in enumerate(terms):
@@ -235,17 +229,7 @@ def _gpu_selector(pod: PodSpec) -> tuple[tuple[Any, ...], str, str] | None:
             return None  # this term lets the pod onto nodes without the label
         if first is None:
             e, key, resource = found
-            path = (
-                *pod.path,
-                "affinity",
-                "nodeAffinity",
-                "requiredDuringSchedulingIgnoredDuringExecution",
-                "nodeSelectorTerms",
-                t,
-                "matchExpressions",
-                e,
-                "key",
-            )
+            path = expression_key_path(pod.path, t, e)
             first = path, f"node affinity on {key}", resource
     return first
 

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpulint.cluster.agenttaints import AgentTally
 from gpulint.cluster.platforms import PLATFORM_NAMES, platform_of_label
+from gpulint.k8s import expression_key_path, required_node_terms
 from gpulint.model import Related, Span
 from gpulint.taints import Taint
 
@@ -230,15 +231,7 @@ def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
             found = platform_of_label(key)
             if found is not None:
                 return found, key, (*pod.path, "nodeSelector", key)
-    affinity = spec.get("affinity")
-    node = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
-    required = (
-        node.get("requiredDuringSchedulingIgnoredDuringExecution")
-        if isinstance(node, Mapping)
-        else None
-    )
-    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
-    for t, term in enumerate(terms if isinstance(terms, list) else ()):
+    for t, term in enumerate(required_node_terms(spec)):
         exprs = term.get("matchExpressions") if isinstance(term, Mapping) else None
         for e, expr in enumerate(exprs if isinstance(exprs, list) else ()):
             key = expr.get("key") if isinstance(expr, Mapping) else None
@@ -246,18 +239,7 @@ def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
                 continue
             found = platform_of_label(key)
             if found is not None:
-                path = (
-                    *pod.path,
-                    "affinity",
-                    "nodeAffinity",
-                    "requiredDuringSchedulingIgnoredDuringExecution",
-                    "nodeSelectorTerms",
-                    t,
-                    "matchExpressions",
-                    e,
-                    "key",
-                )
-                return found, key, path
+                return found, key, expression_key_path(pod.path, t, e)
     return None
 
 
