@@ -251,37 +251,32 @@ def run_check(
         namespace,
         render_timeout,
     )
-    # The files' node-pool objects first, in a walk of their own (the lint's walk streams),
-    # when a cluster is described: without one, the output stays what it always was.
+    # The pre-passes (gpulint.prepass) share one walk of their own (the lint's walk
+    # streams): the files to lint, listed once.
+    listed = list(targets(given, stdin_label, exclude, effective.force_exclude)[0])
+    # The files' node-pool objects first, when a cluster is described: without one, the
+    # output stays what it always was.
     if settings.cluster is not None:
-        settings.cluster = cluster_objects(
-            settings.cluster, targets(given, stdin_label, exclude, effective.force_exclude)[0]
-        )
-    # DeviceClasses are cluster-wide: a claim in one file may name a class another defines.
+        settings.cluster = cluster_objects(settings.cluster, listed)
     gpu017 = settings.options.get("GPU017", {})
     if "memory_unit" not in gpu017:
         # The repository's own gpushare device plugin says the unit of aliyun.com/gpu-mem.
-        said = gpushare_unit(targets(given, stdin_label, exclude, effective.force_exclude)[0])
+        said = gpushare_unit(listed)
         if said is not None:
             unit, place = said
             settings.options = {
                 **settings.options,
                 "GPU017": {**gpu017, "memory_unit": unit, "memory_unit_from": place},
             }
-    settings.device_classes = device_classes(
-        targets(given, stdin_label, exclude, effective.force_exclude)[0]
-    )
+    # DeviceClasses are cluster-wide: a claim in one file may name a class another defines.
+    settings.device_classes = device_classes(listed)
     linter = Linter(rules, settings)
     # A container's $(VAR) may read a ConfigMap another file defines.
     if linter.active.keys() & VALUE_RULES:
-        settings.config_maps = config_maps(
-            targets(given, stdin_label, exclude, effective.force_exclude)[0]
-        )
+        settings.config_maps = config_maps(listed)
         linter.values.run = settings.config_maps
     if settings.cluster is None and linter.active.keys() & EVIDENCE_RULES:
-        settings.evidence = cluster_picture(
-            settings, targets(given, stdin_label, exclude, effective.force_exclude)[0]
-        )
+        settings.evidence = cluster_picture(settings, listed)
         if settings.evidence:
             linter = Linter(rules, settings)
     found, missing = targets(
