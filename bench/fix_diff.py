@@ -36,10 +36,10 @@ def in_process(folder: Path, runs: int) -> None:
     """CPU seconds to lint every file, and to fix every file (safe, then unsafe fixes)."""
     import time
 
-    from gpulint.engine import Linter
-    from gpulint.fixer import SAFE, UNSAFE, fix_text
+    from gpulint.fix.loop import SAFE, UNSAFE, fix_text
+    from gpulint.lint.engine import Linter
+    from gpulint.lint.finder import load_rules
     from gpulint.loader.decoding import decode
-    from gpulint.plugins import load_rules
 
     files = [(str(p), p.read_bytes()) for p in sorted(folder.rglob("*.yaml"))]
     linter = Linter(load_rules())

@@ -17,6 +17,6 @@ if not getattr(sys.flags, "safe_path", False) and sys.path:
     if sys.path[0] == "" or os.path.realpath(sys.path[0]) == _cwd:
         del sys.path[0]
 
-from gpulint.entry import console
+from gpulint.cli.entry import console
 
 console()

@@ -19,6 +19,8 @@ import enum
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+from gpulint import codes
+
 #: A path inside one YAML document: mapping keys (str) and sequence indexes (int).
 Path = tuple[Any, ...]
 
@@ -116,7 +118,7 @@ class Fix(NamedTuple):
 
 # -- fixes as rules declare them: changes in document-path terms --------------------------------
 # A rule attaches a ``Repair`` to a ``Violation``; the engine turns its changes into exact text
-# edits (``Edit``) with the document's side table of positions (``gpulint.fixes``).
+# edits (``Edit``) with the document's side table of positions (``gpulint.fix.edits``).
 
 
 class RenameKey(NamedTuple):
@@ -243,10 +245,10 @@ class Finding(NamedTuple):
 #: The finding for a rule that raised (rules/gl900_rule_error.py): always reported, never
 #: suppressed, and the run's exit code is 2. The engine makes it; the report counts it and
 #: the reporters that tell tool errors apart (SARIF, JUnit) read it.
-RULE_ERROR_CODE = "GL900"
+RULE_ERROR_CODE = codes.RULE_ERROR
 #: Findings that are tool errors (exit code 2): a rule that raised, and a chart or overlay
 #: whose renderer is not installed (rules/gl202_renderer_missing.py).
-TOOL_ERROR_CODES = frozenset({RULE_ERROR_CODE, "GL202"})
+TOOL_ERROR_CODES = frozenset({RULE_ERROR_CODE, codes.RENDERER_MISSING})
 
 
 class LintedObject(NamedTuple):
@@ -266,6 +268,6 @@ def selects(code: str, selectors: Iterable[str]) -> bool:
     ``select`` / ``extend-select`` / ``ignore`` (file and command line), ``per-file-ignores``
     and ``per-object-ignores``: as in ruff, a selector is a code or a prefix of codes
     (``GPU`` every GPU rule, ``GPU0`` GPU001..GPU099) and ``ALL`` is every rule. Selectors
-    are upper case here (``gpulint.configcheck.selector`` normalises what users write).
+    are upper case here (``gpulint.config.validate.selector`` normalises what users write).
     """
     return any(code.startswith(sel) for sel in selectors) or "ALL" in selectors

@@ -22,7 +22,7 @@ that the engine turns into exact text edits of the file (``gpulint check --fix``
 
 The engine, not the rule, stamps the code, severity and position onto what ``check`` yields,
 and applies suppressions; rules never read configuration files. How rules are found and
-imported (entry points, ``plugins``, ``rule-dirs``) is ``gpulint.plugins``.
+imported (entry points, ``plugins``, ``rule-dirs``) is ``gpulint.lint.finder``.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gpulint.errors import GpulintError
+from gpulint.k8s.devices import Registry
 from gpulint.model import (
     AddEntry,
     AppendItem,
@@ -43,21 +45,20 @@ from gpulint.model import (
     Repair,
     Severity,
 )
-from gpulint.registry import Registry
 
 if TYPE_CHECKING:
     from gpulint.cluster.evidence import Picture
     from gpulint.cluster.model import Cluster
-    from gpulint.dra import ClaimIndex
-    from gpulint.envvalues import EnvValues
-    from gpulint.workloads import WorkloadTable
+    from gpulint.k8s.dra import ClaimIndex
+    from gpulint.k8s.envvalues import EnvValues
+    from gpulint.k8s.workloads import WorkloadTable
 
 SCOPES = ("pod", "object", "input")
 #: The fixed documentation sections (ruff's), each a ``## Heading`` in the docstring.
 DOC_SECTIONS = ("What it does", "Why it matters", "Example", "Use instead", "Options", "References")
 
 
-class RuleLoadError(Exception):
+class RuleLoadError(GpulintError):
     """A rule module that cannot be used; the message names the module."""
 
 
@@ -114,7 +115,7 @@ class RuleContext(NamedTuple):
     cluster: Cluster | None = None
     #: The DRA claims and device classes of the file being linted (the per-file view's
     #: ``Manifest.claims``, set by the engine for each file): pass it to
-    #: ``gpulint.resources.gpu_demand`` so a pod's ``resourceClaims`` count.
+    #: ``gpulint.k8s.resources.gpu_demand`` so a pod's ``resourceClaims`` count.
     claims: ClaimIndex | None = None
     #: What the run's files say about the GPU nodes when no cluster is described (taints
     #: its GPU pods agree on, node-pool objects' taints: ``gpulint.cluster.evidence``);
@@ -124,7 +125,7 @@ class RuleContext(NamedTuple):
     #: whose finding rests on a default fact (a node size) can tell a guess from a choice.
     configured: frozenset[str] = frozenset()
     #: The ConfigMaps of the file being linted and of the run's other files, for the values
-    #: of a container's variables (``gpulint.envvalues.container_env``); ``None``: none.
+    #: of a container's variables (``gpulint.k8s.envvalues.container_env``); ``None``: none.
     values: EnvValues | None = None
 
 

@@ -1,4 +1,4 @@
-"""What decides what a run reports (:class:`Settings`): built by ``gpulint.config`` from the
+"""What decides what a run reports (:class:`Settings`): built by ``gpulint.config.resolve`` from the
 configuration file and the command line, read by the engine.
 
 A module of its own, below both, so that the configuration and the engine share one typed
@@ -16,11 +16,11 @@ from gpulint.model import Severity
 if TYPE_CHECKING:
     from gpulint.cluster.evidence import Picture
     from gpulint.cluster.model import Cluster
-    from gpulint.dra import DeviceClasses
-    from gpulint.envvalues import ConfigMaps, EnvValues
-    from gpulint.registry import Registry
-    from gpulint.suppress import ObjectIgnore, PathIgnore
-    from gpulint.workloads import WorkloadTable
+    from gpulint.k8s.devices import Registry
+    from gpulint.k8s.dra import DeviceClasses
+    from gpulint.k8s.envvalues import ConfigMaps, EnvValues
+    from gpulint.k8s.workloads import WorkloadTable
+    from gpulint.suppress.findings import ObjectIgnore, PathIgnore
 
 
 class Settings:
@@ -74,16 +74,16 @@ class Settings:
         #: What the linted files say about the GPU nodes when no cluster is described
         #: (gpulint.cluster.evidence; None: not gathered).
         self.evidence = evidence
-        #: The DeviceClasses of every file the run lints (gpulint.dra.run_device_classes;
+        #: The DeviceClasses of every file the run lints (gpulint.k8s.dra.run_device_classes;
         #: None: not gathered, each file knows its own).
         self.device_classes = device_classes
-        #: The ConfigMaps of every file the run lints (gpulint.envvalues; None: not
+        #: The ConfigMaps of every file the run lints (gpulint.k8s.envvalues; None: not
         #: gathered, each file knows its own).
         self.config_maps = config_maps
 
     def env_values(self) -> EnvValues:
         """A linter's view of the ConfigMaps its rules read variables from: the file it
         lints (named per file), then the run's (``config_maps``)."""
-        from gpulint.envvalues import EnvValues
+        from gpulint.k8s.envvalues import EnvValues
 
         return EnvValues(self.config_maps)

@@ -46,9 +46,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.resources import container_entries, is_extended_resource
-from gpulint.rule import MoveKey, Repair, RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import (
+    MoveKey,
+    PodSpec,
+    Repair,
+    RuleContext,
+    Violation,
+    container_entries,
+    is_extended_resource,
+)
 
 CODE = "GPU001"
 NAME = "extended-resource-requests-without-limits"

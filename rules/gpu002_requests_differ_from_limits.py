@@ -40,9 +40,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.resources import amount, container_entries, format_amount, is_extended_resource
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import (
+    PodSpec,
+    RuleContext,
+    Violation,
+    amount,
+    container_entries,
+    format_amount,
+    is_extended_resource,
+)
 
 CODE = "GPU002"
 NAME = "extended-resource-requests-differ-from-limits"

@@ -47,9 +47,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.resources import amount, container_entries, is_extended_resource
-from gpulint.rule import DeleteKey, Repair, RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import (
+    DeleteKey,
+    PodSpec,
+    Repair,
+    RuleContext,
+    Violation,
+    amount,
+    container_entries,
+    is_extended_resource,
+)
 
 CODE = "GPU003"
 NAME = "redundant-extended-resource-requests"

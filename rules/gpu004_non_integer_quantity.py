@@ -38,10 +38,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.quantitymath import is_integer, milli_round_up
-from gpulint.resources import container_entries, is_extended_resource, show_value
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import (
+    PodSpec,
+    RuleContext,
+    Violation,
+    container_entries,
+    is_extended_resource,
+    is_integer,
+    milli_round_up,
+    show_value,
+)
 
 CODE = "GPU004"
 NAME = "fractional-extended-resource"

@@ -39,10 +39,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.quantity import QuantityError, parse_quantity
-from gpulint.resources import container_entries, is_extended_resource, show_value
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import (
+    PodSpec,
+    QuantityError,
+    RuleContext,
+    Violation,
+    container_entries,
+    is_extended_resource,
+    parse_quantity,
+    show_value,
+)
 
 CODE = "GPU005"
 NAME = "invalid-extended-resource-quantity"

@@ -40,9 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.resources import accelerator_entries, amount
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import PodSpec, RuleContext, Violation, accelerator_entries, amount
 
 CODE = "GPU006"
 NAME = "empty-gpu-value"

@@ -35,9 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.resources import accelerator_entries
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import PodSpec, RuleContext, Violation, accelerator_entries
 
 CODE = "GPU007"
 NAME = "placeholder-gpu-value"

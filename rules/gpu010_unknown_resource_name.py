@@ -68,7 +68,7 @@ devices:
 ## References
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#device-and-sharing-resource-names
   (device and sharing resource names, MIG profile table)
-- `rules/devices.json` (the registry)
+- `gpulint/data/devices.json` (the registry)
 - https://github.com/kubernetes/enhancements/tree/master/keps/sig-scheduling/5004-dra-extended-resource
   (DRA extended resources)
 """
@@ -79,10 +79,15 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.registry import Registry
-from gpulint.resources import container_entries
-from gpulint.rule import RenameKey, Repair, RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import (
+    PodSpec,
+    Registry,
+    RenameKey,
+    Repair,
+    RuleContext,
+    Violation,
+    container_entries,
+)
 
 CODE = "GPU010"
 NAME = "unknown-gpu-resource-name"

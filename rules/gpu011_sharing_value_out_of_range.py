@@ -32,17 +32,14 @@ scheme is configured differently.
 ## References
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#sharing-schemes-and-their-values
   (Alibaba cGPU, Tencent gpu-manager, HAMi, Volcano)
-- `rules/devices.json` (`constraints` of each entry)
+- `gpulint/data/devices.json` (`constraints` of each entry)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.quantitymath import is_integer
-from gpulint.resources import container_entries, show_value
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import PodSpec, RuleContext, Violation, container_entries, is_integer, show_value
 
 CODE = "GPU011"
 NAME = "gpu-sharing-value-out-of-range"

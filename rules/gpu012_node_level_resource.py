@@ -46,9 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.resources import container_entries
-from gpulint.rule import RenameKey, Repair, RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import PodSpec, RenameKey, Repair, RuleContext, Violation, container_entries
 
 CODE = "GPU012"
 NAME = "node-level-gpu-resource-in-container"

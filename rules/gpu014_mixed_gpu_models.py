@@ -42,9 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.resources import ResourceEntry, accelerator_entries
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import PodSpec, ResourceEntry, RuleContext, Violation, accelerator_entries
 
 CODE = "GPU014"
 NAME = "mixed-gpu-models"

@@ -57,9 +57,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.resources import ResourceEntry, container_entries, show_value
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import (
+    PodSpec,
+    ResourceEntry,
+    RuleContext,
+    Violation,
+    container_entries,
+    show_value,
+)
 
 CODE = "GPU015"
 NAME = "shared-gpu-replicas-above-one"

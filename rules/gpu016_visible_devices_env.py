@@ -16,7 +16,7 @@ variables that choose GPUs, written as a literal `value`:
 Values from `valueFrom`, template placeholders (`$(GPU_IDS)`, `{{ .Values.gpus }}`) and
 containers whose GPUs cannot be told (a DRA claim defined in another file) are skipped.
 GPU node agents are exempt: a DaemonSet, or a pod that runs a device plugin, exporter or
-other agent of `rules/agents.json`, must see every GPU of its node.
+other agent of `gpulint/data/agents.json`, must see every GPU of its node.
 
 ## Why it matters
 With the NVIDIA container runtime (the default runtime on most GPU nodes), the runtime
@@ -70,9 +70,16 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.resources import container_gpu, gpu_demand, is_placeholder, whole_gpu_count
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import Container, PodSpec
+from gpulint.api import (
+    Container,
+    PodSpec,
+    RuleContext,
+    Violation,
+    container_gpu,
+    gpu_demand,
+    is_placeholder,
+    whole_gpu_count,
+)
 
 CODE = "GPU016"
 NAME = "hard-coded-visible-devices"
@@ -117,7 +124,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             if is_placeholder(text) or re.search(_EXPANSION, text):
                 continue
             if agent is None:
-                from gpulint.agents import find_agent  # rarely needed: imported then
+                from gpulint.api import find_agent  # rarely needed: imported then
 
                 agent = find_agent(pod) is not None
             if agent:

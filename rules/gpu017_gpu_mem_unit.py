@@ -61,11 +61,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, cast
 
-from gpulint.model import Related, Span
-from gpulint.quantitymath import is_integer
-from gpulint.resources import container_entries, format_amount, show_value
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import (
+    PodSpec,
+    Related,
+    RuleContext,
+    Span,
+    Violation,
+    container_entries,
+    format_amount,
+    is_integer,
+    show_value,
+)
 
 CODE = "GPU017"
 NAME = "gpu-mem-wrong-unit"
@@ -98,7 +104,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     max_gib = int(ctx.options.get("max_gib", 288))
     limit = max_gib * (1024 if unit == "MiB" else 1)
     # Set by the run, not the configuration: the repository's own gpushare device plugin
-    # (gpulint.prepass.gpushare_unit) says the unit, at this place.
+    # (gpulint.lint.prepass.gpushare_unit) says the unit, at this place.
     said = ctx.options.get("memory_unit_from")
     why, related = "", cast("tuple[Related, ...]", ())
     if isinstance(said, str):

@@ -46,7 +46,7 @@ configured, a finding is an error. Without them, the rule first reads what the r
 (gpulint/cluster/evidence.py, docs/cluster.md): a taint most of the run's GPU pods tolerate
 (at least two), or a taint of a GPU node-pool object in the files (Karpenter, Kueue,
 eksctl, OpenShift MachineSet, Cluster API, Config Connector, Azure Service Operator:
-rules/node-pools.json), is the GPU nodes' taint, and a pod that does not tolerate it is an
+gpulint/data/node-pools.json), is the GPU nodes' taint, and a pod that does not tolerate it is an
 error that names that evidence (`related` places of kind `evidence`). A taint the
 repository's node agents tolerate is no evidence for a pod (the device plugins' manifests
 tolerate their vendor's taint whether the nodes carry it or not): that is GPU023's. A pod
@@ -103,7 +103,7 @@ No fix when the tolerations come from elsewhere (an Argo workflow's) or one almo
 `taints` (list, default one taint per vendor that documents one: `[{key: nvidia.com/gpu,
 value: present, effect: NoSchedule, hardware: [nvidia]}, {key: aws.amazon.com/neuron, value:
 "true", effect: NoSchedule, hardware: [aws-neuron]}, {key: google.com/tpu, value: present,
-effect: NoSchedule, hardware: [google-tpu]}]`, sources in `gpulint/taints.py`): the taints on
+effect: NoSchedule, hardware: [google-tpu]}]`, sources in `gpulint/k8s/taints.py`): the taints on
 your GPU nodes. AKS docs use `sku=gpu:NoSchedule`. On
 GKE the `ExtendedResourceToleration` admission plugin adds the toleration itself: set
 `taints: []` (or ignore GPU020). `hardware` limits a taint to pods that ask for resources of
@@ -127,29 +127,33 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.cluster.evidence import KnownTaint, applicable, basis, certain_line
-from gpulint.cluster.facts import (
+from gpulint.api import (
+    TAINTS_OPTION,
+    AppendItem,
+    KnownTaint,
+    Node,
+    PodSpec,
+    Repair,
+    RuleContext,
+    Taint,
+    Violation,
     accelerator_nodes,
     added_tolerations,
+    applicable,
+    basis,
+    certain_line,
+    default_taints_assumed,
+    describe_toleration,
     describes_nodes,
     enforced_taints,
+    gpu_demand,
+    near_miss,
     nodes_offering,
     pool_label,
     queued,
-)
-from gpulint.cluster.model import Node
-from gpulint.resources import gpu_demand
-from gpulint.rule import AppendItem, Repair, RuleContext, Violation
-from gpulint.taints import (
-    TAINTS_OPTION,
-    Taint,
-    default_taints_assumed,
-    describe_toleration,
-    near_miss,
     taints_from_options,
     tolerates,
 )
-from gpulint.workloads import PodSpec
 
 CODE = "GPU020"
 NAME = "gpu-pod-missing-toleration"

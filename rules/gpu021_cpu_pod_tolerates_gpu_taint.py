@@ -71,19 +71,25 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.cluster.evidence import applicable, basis, certain_line
-from gpulint.cluster.facts import accelerator_nodes, describes_nodes, enforced_taints
-from gpulint.model import Related
-from gpulint.resources import gpu_demand, spark_asks_for_gpus
-from gpulint.rule import RuleContext, Violation
-from gpulint.taints import (
+from gpulint.api import (
     TAINTS_OPTION,
+    PodSpec,
+    Related,
+    RuleContext,
     Taint,
+    Violation,
+    accelerator_nodes,
+    applicable,
+    basis,
+    certain_line,
     default_taints_assumed,
+    describes_nodes,
+    enforced_taints,
+    gpu_demand,
+    spark_asks_for_gpus,
     taints_from_options,
     tolerates,
 )
-from gpulint.workloads import PodSpec
 
 CODE = "GPU021"
 NAME = "cpu-pod-tolerates-gpu-taint"

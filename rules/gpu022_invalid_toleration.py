@@ -59,8 +59,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import PodSpec, RuleContext, Violation
 
 CODE = "GPU022"
 NAME = "invalid-toleration"

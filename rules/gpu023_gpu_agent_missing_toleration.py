@@ -10,7 +10,7 @@ validator, the NVIDIA driver or the container toolkit — whose pod template doe
 tolerate every configured GPU taint of its vendor (default: each vendor's documented taint,
 `nvidia.com/gpu=present:NoSchedule`, `aws.amazon.com/neuron=true:NoSchedule`,
 `google.com/tpu=present:NoSchedule`; GPU020's `taints`).
-Agents are recognised by data (`rules/agents.json`): the DaemonSet's name, else the
+Agents are recognised by data (`gpulint/data/agents.json`): the DaemonSet's name, else the
 repository of a container image (`nvcr.io/nvidia/k8s-device-plugin:v0.17.0` is
 `nvidia/k8s-device-plugin`), as shell globs. Tolerations are matched as Kubernetes matches
 them (the same matching and near-miss advice as GPU020); a taint with `hardware` only
@@ -87,7 +87,7 @@ as warnings.
 - https://github.com/NVIDIA/gpu-operator/issues/2717 (vGPU device manager without the
   toleration), https://github.com/NVIDIA/gpu-operator/issues/156 (the validator)
 - https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/#taints-and-tolerations
-- `rules/agents.json` (the agents and where each pattern comes from)
+- `gpulint/data/agents.json` (the agents and where each pattern comes from)
 """
 
 from __future__ import annotations
@@ -95,20 +95,23 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.cluster.evidence import applicable, basis, certain_line
-from gpulint.model import Related
-from gpulint.resources import gpu_demand
-from gpulint.rule import RuleContext, Violation
-from gpulint.taints import (
+from gpulint.api import (
     TAINTS_OPTION,
+    PodSpec,
+    Related,
+    RuleContext,
     Taint,
+    Violation,
+    applicable,
+    basis,
+    certain_line,
     default_taints_assumed,
     describe_toleration,
+    gpu_demand,
     near_miss,
     taints_from_options,
     tolerates,
 )
-from gpulint.workloads import PodSpec
 
 CODE = "GPU023"
 NAME = "gpu-node-agent-missing-toleration"
@@ -132,7 +135,7 @@ OPTIONS: dict[str, Any] = {
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if pod.location != "pod" or not pod.node_agent:
         return
-    from gpulint.agents import find_agent  # DaemonSets only: imported when one is met
+    from gpulint.api import find_agent  # DaemonSets only: imported when one is met
 
     agent = find_agent(pod, tuple(ctx.options.get("images", ())))
     if agent is None or gpu_demand(pod, ctx.registry).gpu:

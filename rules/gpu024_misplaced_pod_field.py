@@ -7,7 +7,7 @@ container's `resources`, `env` and `envFrom` items (and their `valueFrom`), `vol
 `ports`, probes, `lifecycle` handlers and `securityContext`; the pod's tolerations,
 `volumes` (and their common sources), `securityContext`, `affinity` terms and topology
 spread constraints — against the field names the Kubernetes API defines for that type
-(`rules/k8s-fields.json`, from the core/v1 OpenAPI, which also says which field holds which
+(`gpulint/data/k8s-fields.json`, from the core/v1 OpenAPI, which also says which field holds which
 type). It reports, at the key:
 
 - a key that is a field of another level: `tolerations` or `nodeSelector` under a
@@ -78,7 +78,7 @@ None.
 - Kubernetes API reference: PodSpec, Container, ResourceRequirements, Toleration, EnvVar,
   VolumeMount, Volume, Probe, Lifecycle, SecurityContext, Affinity
   (`api/openapi-spec/v3/api__v1_openapi.json`)
-- `rules/k8s-fields.json` (the field names and which field holds which type, generated
+- `gpulint/data/k8s-fields.json` (the field names and which field holds which type, generated
   from the kubernetes Python client's models by `python -m tests.k8s_fields` and checked
   against them in the test suite)
 """
@@ -89,10 +89,7 @@ from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
-from gpulint.data import data_path
-from gpulint.model import Path
-from gpulint.rule import RenameKey, Repair, RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import Path, PodSpec, RenameKey, Repair, RuleContext, Violation, data_path
 
 CODE = "GPU024"
 NAME = "misplaced-pod-field"
@@ -129,14 +126,14 @@ _NATIVE_RESOURCE = r"^(cpu|memory|ephemeral-storage|storage|pods|hugepages-\S+)$
 
 @lru_cache(maxsize=1)
 def _data() -> Mapping[str, Any]:
-    text = data_path("gpulint.rules", "k8s-fields.json").read_text(encoding="utf-8")
+    text = data_path("gpulint.data", "k8s-fields.json").read_text(encoding="utf-8")
     data: Mapping[str, Any] = json.loads(text)
     return data
 
 
 @lru_cache(maxsize=1)
 def field_names() -> Mapping[str, frozenset[str]]:
-    """Type name -> its JSON field names (``rules/k8s-fields.json``)."""
+    """Type name -> its JSON field names (``gpulint/data/k8s-fields.json``)."""
     return {name: frozenset(fields) for name, fields in _data()["types"].items()}
 
 

@@ -50,9 +50,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.resources import is_extended_resource
-from gpulint.rule import DeleteKey, MoveKey, Repair, RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import (
+    DeleteKey,
+    MoveKey,
+    PodSpec,
+    Repair,
+    RuleContext,
+    Violation,
+    is_extended_resource,
+)
 
 CODE = "GPU030"
 NAME = "extended-resource-in-pod-level-resources"

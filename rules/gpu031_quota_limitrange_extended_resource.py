@@ -78,10 +78,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.model import Severity
-from gpulint.resources import amount, format_amount, is_extended_resource
-from gpulint.rule import DeleteKey, RenameKey, Repair, RuleContext, Violation
-from gpulint.workloads import K8sObject
+from gpulint.api import (
+    DeleteKey,
+    K8sObject,
+    RenameKey,
+    Repair,
+    RuleContext,
+    Severity,
+    Violation,
+    amount,
+    format_amount,
+    is_extended_resource,
+)
 
 CODE = "GPU031"
 NAME = "extended-resource-quota-or-limitrange"

@@ -65,12 +65,19 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from gpulint.cluster.facts import describes_nodes, largest, pool_label
-from gpulint.podrequest import pod_requests
-from gpulint.registry import Registry
-from gpulint.resources import amount, format_amount, resource_lists
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import (
+    PodSpec,
+    Registry,
+    RuleContext,
+    Violation,
+    amount,
+    describes_nodes,
+    format_amount,
+    largest,
+    pod_requests,
+    pool_label,
+    resource_lists,
+)
 
 CODE = "GPU040"
 NAME = "pod-exceeds-largest-node"

@@ -3,7 +3,7 @@
 ## What it does
 Reads the command line of inference engines and distributed launchers and compares the GPUs
 it says it will use with the whole GPUs the container requests, in both directions. The
-engines and their options are data, `rules/engines.json` (each row citing the engine's
+engines and their options are data, `gpulint/data/engines.json` (each row citing the engine's
 documentation):
 
 - vLLM: `--tensor-parallel-size` / `-tp` times `--pipeline-parallel-size` / `-pp`;
@@ -94,7 +94,7 @@ containers:
 None.
 
 ## References
-- `rules/engines.json`: each engine's row names its documentation (vLLM "Parallelism and
+- `gpulint/data/engines.json`: each engine's row names its documentation (vLLM "Parallelism and
   Scaling", SGLang "Server Arguments", TGI "Launcher arguments", LMDeploy "api server",
   TensorRT-LLM `trtllm-serve`, PyTorch `torchrun`, DeepSpeed "Resource Configuration",
   Accelerate CLI, Horovod `horovodrun`, Open MPI `mpirun(1)`, tensorflow/benchmarks, Ray
@@ -116,21 +116,25 @@ None.
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.engines import (
+from gpulint.api import (
+    Container,
+    Path,
+    PodSpec,
+    Related,
+    RuleContext,
+    Source,
     Started,
+    Violation,
     Word,
+    container_env,
     find_engine,
     has_flag,
     int_value,
     may_start_engine,
     option,
+    whole_gpu_count,
     words,
 )
-from gpulint.envvalues import Source, container_env
-from gpulint.model import Path, Related
-from gpulint.resources import whole_gpu_count
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import Container, PodSpec
 
 CODE = "GPU041"
 NAME = "engine-parallelism-exceeds-gpus"
@@ -358,7 +362,7 @@ def _devices(pod: PodSpec, container: Container, ctx: RuleContext) -> tuple[int,
     """The devices the engine counts per accelerator the container requests, the
     accelerator's name and the devices' (GPUs one to one; a TPU chip as the JAX devices of
     the pod's TPU accelerator); None when that is not known."""
-    from gpulint.resources import resource_lists  # a GPU container that may start an engine
+    from gpulint.api import resource_lists  # a GPU container that may start an engine
 
     names = {n for _, m in resource_lists(container) for n in m if ctx.registry.is_accelerator(n)}
     name = next(iter(names), "")  # one name: whole_gpu_count answers None for several

@@ -14,7 +14,7 @@ A pod is a training pod when its object is a training operator's kind (Kubeflow
 starts a distributed launcher (`torchrun`, `torch.distributed.run`, `deepspeed`,
 `accelerate launch`, `horovodrun`, `--nproc-per-node`). A plain `Job` without a launcher is
 not taken for training: it may build an engine, burn in GPUs or run a benchmark. A pod is
-also flagged when a GPU container starts any engine or launcher of `rules/engines.json`
+also flagged when a GPU container starts any engine or launcher of `gpulint/data/engines.json`
 (vLLM, SGLang, TGI, LMDeploy, TensorRT-LLM, DeepSpeed, Ray, `mpirun`, ..., the table GPU041
 reads) with more than one process, or with a number of processes its command line does not
 fix (`deepspeed` without `--num_gpus` starts one per GPU): vLLM at tensor parallel 1 is one
@@ -83,18 +83,20 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.engines import (
+from gpulint.api import (
+    Container,
+    PodSpec,
+    RuleContext,
     Started,
+    Violation,
     find_engine,
     int_value,
     literal_env,
     may_start_engine,
     option,
+    whole_gpu_count,
     words,
 )
-from gpulint.resources import whole_gpu_count
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import Container, PodSpec
 
 CODE = "GPU042"
 NAME = "multi-gpu-training-without-shm"
@@ -203,7 +205,7 @@ def _launches(container: Container) -> bool:
 
 
 def _engine(container: Container) -> Started | None:
-    """The engine of ``rules/engines.json`` the container starts with more than one process
+    """The engine of ``gpulint/data/engines.json`` the container starts with more than one process
     (or a number of them its command line does not fix)."""
     if not may_start_engine(container) or _not_gpu(container):
         return None
@@ -225,7 +227,7 @@ def _engine(container: Container) -> Started | None:
 
 def _not_gpu(container: Container) -> bool:
     """TPU chips and Neuron devices: their engines do not share tensors through NCCL."""
-    from gpulint.resources import resource_lists  # a container that may start an engine
+    from gpulint.api import resource_lists  # a container that may start an engine
 
     names = {n for _, m in resource_lists(container) for n in m}
     return any(n in NOT_GPUS for n in names)

@@ -19,7 +19,7 @@ With the option `images: true`, also flags a container built on an NVIDIA CUDA i
 requests no accelerator. That half is off by default: a CUDA image also runs CPU steps
 (data preparation, a client) on purpose.
 
-Not flagged: node agents (DaemonSets, and pods that run an agent of `rules/agents.json`:
+Not flagged: node agents (DaemonSets, and pods that run an agent of `gpulint/data/agents.json`:
 device plugins, DCGM exporter, feature discovery); a pod that gets GPUs another way (a DRA
 claim for a GPU device class or one defined elsewhere, a sharing resource such as
 `aliyun.com/gpu-mem` or HAMi's `nvidia.com/gpumem`, a MIG resource, KAI Scheduler's
@@ -85,10 +85,16 @@ import fnmatch
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.k8s import expression_key_path, required_node_terms
-from gpulint.resources import gpu_demand, spark_asks_for_gpus
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import Container, PodSpec
+from gpulint.api import (
+    Container,
+    PodSpec,
+    RuleContext,
+    Violation,
+    expression_key_path,
+    gpu_demand,
+    required_node_terms,
+    spark_asks_for_gpus,
+)
 
 CODE = "GPU043"
 NAME = "gpu-node-without-gpu-request"
@@ -157,7 +163,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return  # `none`/`void`: meant to run without GPUs; any other value: GPU016's
     if not gpu_demand(pod, ctx.registry, ctx.claims).cpu:
         return  # a GPU pod, or a DRA claim defined elsewhere that may well be a GPU
-    from gpulint.agents import find_agent, image_repository  # rarely needed: imported then
+    from gpulint.api import find_agent, image_repository  # rarely needed: imported then
 
     if spark_asks_for_gpus(pod) or _shares_by_annotation(pod) or find_agent(pod) is not None:
         return

@@ -87,14 +87,10 @@ from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from gpulint.model import Path
-from gpulint.resources import wants_accelerator
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import Path, PodSpec, RuleContext, Violation, wants_accelerator
 
 if TYPE_CHECKING:
-    from gpulint.cluster.filters import Failure
-    from gpulint.cluster.model import Node
+    from gpulint.api import Failure, Node
 
 CODE = "GPU050"
 NAME = "no-node-fits"
@@ -120,9 +116,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     cluster = ctx.cluster
     if cluster is None or not cluster.nodes or pod.location != "pod":
         return
-    from gpulint.cluster.facts import added_tolerations, queued
-    from gpulint.cluster.filters import feasibility, fits_somewhere
-    from gpulint.cluster.schedpod import sched_pod
+    from gpulint.api import added_tolerations, feasibility, fits_somewhere, queued, sched_pod
 
     if not wants_accelerator(pod, ctx.registry):
         return
@@ -210,7 +204,7 @@ def _anchor(pod: PodSpec, plugin: str, resources: tuple[str, ...]) -> Path:
 
 def _resource_place(pod: PodSpec, name: str) -> Path:
     """The entry of the container that asks for the most of ``name`` (``()``: none)."""
-    from gpulint.podrequest import pod_requests
+    from gpulint.api import pod_requests
 
     holders = [c for c in pod_requests(pod).containers if name in c.paths]
     if not holders:

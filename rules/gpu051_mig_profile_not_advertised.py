@@ -50,10 +50,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.cluster.facts import describes_nodes, nodes_offering, pool_label
-from gpulint.resources import gpu_demand
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import (
+    PodSpec,
+    RuleContext,
+    Violation,
+    describes_nodes,
+    gpu_demand,
+    nodes_offering,
+    pool_label,
+)
 
 CODE = "GPU051"
 NAME = "mig-profile-not-advertised"

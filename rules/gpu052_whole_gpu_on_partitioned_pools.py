@@ -44,17 +44,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.cluster.facts import (
+from gpulint.api import (
+    PodSpec,
+    RuleContext,
+    Violation,
     describe_offer,
     describes_nodes,
+    gpu_demand,
     nodes_offering,
     nvidia_nodes,
     pool_label,
     why_not,
 )
-from gpulint.resources import gpu_demand
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
 
 CODE = "GPU052"
 NAME = "whole-gpu-on-partitioned-pools"

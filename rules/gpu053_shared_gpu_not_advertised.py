@@ -48,10 +48,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.cluster.facts import describes_nodes, nodes_offering, nvidia_nodes, pool_label
-from gpulint.resources import gpu_demand
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import (
+    PodSpec,
+    RuleContext,
+    Violation,
+    describes_nodes,
+    gpu_demand,
+    nodes_offering,
+    nvidia_nodes,
+    pool_label,
+)
 
 CODE = "GPU053"
 NAME = "shared-gpu-not-advertised"

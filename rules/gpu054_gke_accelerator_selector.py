@@ -45,9 +45,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.resources import gpu_demand
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import PodSpec, RuleContext, Violation, gpu_demand
 
 CODE = "GPU054"
 NAME = "gke-accelerator-selector"
@@ -63,7 +61,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     cluster = ctx.cluster
     if cluster is None or cluster.platform not in ("gke", "gke-autopilot") or pod.location != "pod":
         return
-    from gpulint.cluster.catalog import builtin_catalog  # GKE only: imported then
+    from gpulint.api import builtin_catalog  # GKE only: imported then
 
     known = builtin_catalog().gke_accelerators
     selector = pod.spec.get("nodeSelector")
@@ -108,7 +106,7 @@ def _where(cluster: Any) -> tuple[Any, ...]:
     place = getattr(cluster, "platform_place", None)
     if place is None:
         return ()
-    from gpulint.cluster.evidence import Evidence
+    from gpulint.api import Evidence
 
     return Evidence("GKE", (place,)).related("the node labels that show GKE")
 

@@ -151,7 +151,7 @@ def gpulint_cmd() -> list[str]:
 #   the process itself: the console script's install, exit codes as the shell sees them,
 #   stdin and file descriptors, signals, `--jobs` workers, `python -m`, PYTHONPATH, resource
 #   limits, pre-commit. Each run pays the interpreter's start-up and imports (~0.2 s of CPU).
-# - gpulint_in_process: the console entry point gpulint.entry.main, called in this process
+# - gpulint_in_process: the console entry point gpulint.cli.entry.main, called in this process
 #   with the same argv, working directory, environment and stdin, its output captured. For
 #   the many tests of what gpulint prints for a command line (options, messages, formats).
 #
@@ -232,7 +232,7 @@ def gpulint_in_process(
     is 1 here): forked workers need a process of their own, so ``--jobs`` is refused and a
     fork fails loudly; use gpulint_subprocess for them.
     """
-    from gpulint.entry import main
+    from gpulint.cli.entry import main
 
     argv = _argv(args)
     assert not any(a in ("--jobs", "-j") or a.startswith(("--jobs=", "-j")) for a in argv), (
@@ -262,7 +262,7 @@ def gpulint_in_process(
         # process for 64 files or more. Workers are real processes' business (their output
         # is byte-identical to a serial run's: tests/test_robustness.py); a fork that still
         # happens fails loudly.
-        mp.setattr("gpulint.runner.available_cores", lambda: 1)
+        mp.setattr("gpulint.lint.runner.available_cores", lambda: 1)
         mp.setattr(os, "fork", _no_fork)
         # The original streams too: shutil.get_terminal_size() asks sys.__stdout__, a pipe
         # in a real run (so `gpulint rules` wraps at its default width, as it does there).

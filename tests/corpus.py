@@ -16,11 +16,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gpulint.discover import targets
-from gpulint.engine import Linter
-from gpulint.plugins import load_rules
-from gpulint.runner import run
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
+from gpulint.lint.runner import run
 from gpulint.settings import Settings
+from gpulint.util.discover import targets
 from tests.conftest import CORPUS, ROOT, missing_reason
 
 GOLDEN = ROOT / "tests" / "golden" / "corpus-findings.txt"

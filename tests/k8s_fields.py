@@ -1,4 +1,4 @@
-"""Regenerate ``rules/k8s-fields.json`` from the kubernetes Python client's models.
+"""Regenerate ``gpulint/data/k8s-fields.json`` from the kubernetes Python client's models.
 
 The client's models are generated from the Kubernetes OpenAPI document: ``attribute_map``
 gives a type's JSON field names, ``openapi_types`` the type each field holds. Run
@@ -108,7 +108,7 @@ def generate() -> dict[str, Any]:
 
 def main() -> None:
     text = json.dumps(generate(), indent=2) + "\n"
-    (ROOT / "rules" / "k8s-fields.json").write_text(text, encoding="utf-8")
+    (ROOT / "gpulint" / "data" / "k8s-fields.json").write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

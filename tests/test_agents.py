@@ -1,4 +1,4 @@
-"""GPU node agents (``rules/agents.json``): the data is valid and recognises real agents."""
+"""GPU node agents (``gpulint/data/agents.json``): the data is valid and recognises real agents."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpulint.agents import builtin_agents, glob_match, image_repository
 from gpulint.data import data_path
+from gpulint.k8s.agents import builtin_agents, glob_match, image_repository
 from tests.conftest import ROOT
 
 
 def test_agents_data_matches_its_schema() -> None:
     schema = json.loads((ROOT / "schemas" / "agents.schema.json").read_text(encoding="utf-8"))
-    data = json.loads(data_path("gpulint.rules", "agents.json").read_text(encoding="utf-8"))
+    data = json.loads(data_path("gpulint.data", "agents.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.validate(data, schema)
     assert all(p == p.lower() for a in builtin_agents() for p in (*a.images, *a.names))

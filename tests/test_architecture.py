@@ -16,62 +16,56 @@ from tests.conftest import ROOT
 
 PACKAGE = ROOT / "gpulint"
 
-#: Bottom to top. A module may import modules of its own layer or of a layer below, never
-#: one above: the command line over the commands, over configuration and execution, over the
-#: engine and the rules, over the Kubernetes model, over the loader, over plain values.
+#: Bottom to top, one row per package (or top-level module). A module may import modules of
+#: its own row or of a row below, never one above: the command line over the commands, over
+#: configuration, over linting, over suppressions and reporters, over the rule API, over the
+#: cluster, rendering, fixes and the Kubernetes model, over the loader, over plain values.
+#: Each package's ``__init__`` docstring says the same in words.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    # plain values and helpers that know nothing of gpulint's other modules
-    ("model", "data", "textsafe", "quantitymath", "quantity", "quantityformat", "globs", "taints",
-     "walk", "discover", "schemacheck", "schemacost", "cachefile", "startup", "safefile"),
-    # YAML text -> documents with positions (gpulint/loader/), bottom to top
-    ("loader", "loader.decoding", "loader.scalars", "loader.positions", "loader.document"),
-    ("loader.library",),
-    ("loader.compose", "loader.strict", "loader.comments"),
-    ("loader.build",),
-    ("loader.stream",),
-    ("loader.ownfiles",),
-    # Helm charts and Kustomize overlays: found, rendered, findings mapped back to their files
-    ("render", "render.tools", "render.textmap", "render.trees", "render.patches", "render.links",
-     "render.mapping", "render.schemaref", "render.helm", "render.kustomize"),
-    # the fixes rules declare, as text edits of a document (the text and YAML writing below)
-    ("fixtext", "fixplaces", "fixes"),
-    # documents -> Kubernetes objects, pod specs, devices, suppressions; the per-file view
-    ("registry", "workrows", "k8s", "shapes", "workloads", "dra", "envvalues", "manifest",
-     "resources", "podrequest", "directives", "ignores", "annotations", "suppress", "agents",
-     "engines"),
-    # the cluster the manifests are applied to: nodes, pools, platform
-    ("cluster", "cluster.model"),
-    # node inventories read, kube-scheduler's filters run on the nodes
-    ("cluster.inventory", "cluster.selectors", "cluster.schedpod", "cluster.filters"),
-    # node pools, instance types and platform profiles; what rules ask of a cluster
-    ("cluster.catalog", "cluster.platforms", "cluster.pools", "cluster.facts", "cluster.poolkinds",
-     "cluster.objects", "cluster.agenttaints"),
-    # the cluster picture a run's own files give (taints its GPU pods agree on, platforms)
-    ("cluster.evidence",),
-    ("cluster.pictures",),
-    # what a rule, the run's settings and a run's result are
-    ("rule", "settings", "report", "yields", "unchecked", "aliasuses"),
-    # reports -> text; below everything that runs a check
-    ("reporters", "reporters.text", "reporters.concise", "reporters.json", "reporters.sarif",
-     "reporters.github",
-     "reporters.junit", "reporters.gitlab"),
+    # what every stage raises and the codes the engine emits
+    ("errors", "codes"),
+    # helpers that know nothing of gpulint
+    ("util",),
+    # the values that flow between the stages; where the packaged data tables are
+    ("model",),
+    ("data",),
+    # YAML text -> documents with positions
+    ("loader",),
+    # documents -> Kubernetes objects, pod specs, resources, devices, taints
+    ("k8s",),
+    # a rule's Repair -> text edits, applied
+    ("fix",),
+    # Helm charts and Kustomize overlays: found, rendered, mapped back
+    ("render",),
+    # the cluster the manifests are applied to: nodes, pools, platforms, evidence
+    ("cluster",),
+    # what a rule, a run's settings and a run's result are
+    ("rule", "settings", "report"),
+    # the one import of rule modules
+    ("api",),
+    # reports -> text
+    ("reporters",),
+    # why a finding does not count: comments, ignores, annotations, baselines
+    ("suppress",),
     # rules found and run; files read and linted
-    ("declarative", "plugins", "catalog", "engine", "fixer", "readtarget", "rendertarget",
-     "fixtarget", "runner", "inspector"),
-    # the findings a repository already had (a baseline), matched to a run's
-    ("baseline",),
+    ("lint",),
     # configuration file + command line -> settings
-    ("configfile", "configschema", "configcheck", "config", "configshow"),
-    # the commands' work: what they share, the files they write, `check`
-    ("commands", "outfiles", "prepass", "check"),
-    # the language server (gpulint lsp): positions, incremental linting, projects, features
-    ("lsp", "lsp.text"),
-    ("lsp.incremental", "lsp.project"),
-    ("lsp.features",),
-    ("lsp.server",),
+    ("config",),
+    # what each command does
+    ("commands",),
+    # the language server
+    ("lsp",),
     # the command line
-    ("clioptions", "cli", "entry", "__main__"),
+    ("cli",),
+    ("__main__",),
+    # today's plugin import paths, kept for one release (nothing of gpulint imports them)
+    ("workloads", "resources"),
 )  # fmt: skip
+
+
+def unit(module: str) -> str:
+    """The row a module belongs to: its package (``k8s.quantity.parse`` -> ``k8s``)."""
+    return module.partition(".")[0]
 
 
 def _module_name(path: Path) -> str:
@@ -182,8 +176,10 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_every_module_has_a_layer() -> None:
     placed = [m for layer in LAYERS for m in layer]
-    assert len(placed) == len(set(placed)), "a module is in two layers"
-    assert sorted(placed) == sorted(import_graph()), "add the new module to LAYERS"
+    assert len(placed) == len(set(placed)), "a package is in two layers"
+    assert sorted(placed) == sorted({unit(m) for m in import_graph()}), (
+        "add the new package or top-level module to LAYERS"
+    )
 
 
 def test_the_package_has_no_import_cycle() -> None:
@@ -193,11 +189,12 @@ def test_the_package_has_no_import_cycle() -> None:
 
 def test_imports_go_down_the_layers() -> None:
     level = {m: i for i, layer in enumerate(LAYERS) for m in layer}
+    placed = {m: level[unit(m)] for m in import_graph()}
     upward = [
         f"{module} imports {target}"
         for module, targets in sorted(import_graph().items())
         for target in sorted(targets)
-        if level[target] > level[module]
+        if placed[target] > placed[module]
     ]
     assert upward == []
 
@@ -221,7 +218,7 @@ def test_every_module_is_under_the_size_limit() -> None:
 def test_the_graph_sees_lazy_imports_and_skips_type_checking_ones() -> None:
     """The reader itself: a function-level import counts, an annotation-only one does not."""
     graph = import_graph()
-    assert "commands" in graph["entry"]  # imported inside _dispatch
+    assert "commands.common" in graph["cli.entry"]  # imported inside _main
     assert "report" in graph["reporters.text"]
     assert "rule" not in graph["reporters"]  # under TYPE_CHECKING only
 
@@ -259,4 +256,66 @@ def test_only_the_language_server_imports_the_lsp_extra() -> None:
         for module, targets in graph.items()
         if not module.startswith("lsp") and any(t == "lsp" or t.startswith("lsp.") for t in targets)
     )
-    assert users == ["cli"]
+    assert users == ["cli.app"]
+
+
+#: The modules left directly under ``gpulint/``: the values every stage passes, the rule API,
+#: errors and codes, the entry of ``python -m gpulint``, and the plugin paths kept for one
+#: release. Everything else lives in the package of its stage.
+MAX_TOP_LEVEL_MODULES = 12
+
+
+def test_few_modules_are_left_at_the_top() -> None:
+    top = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
+    assert len(top) <= MAX_TOP_LEVEL_MODULES, top
+
+
+def test_util_knows_nothing_of_gpulint() -> None:
+    graph = import_graph()
+    offenders = {
+        module: sorted(t for t in targets if unit(t) != "util")
+        for module, targets in graph.items()
+        if unit(module) == "util" and any(unit(t) != "util" for t in targets)
+    }
+    assert offenders == {}
+
+
+def test_nothing_imports_the_deprecated_plugin_paths() -> None:
+    graph = import_graph()
+    users = sorted(m for m, targets in graph.items() if targets & {"workloads", "resources"})
+    assert users == []
+
+
+def test_every_package_says_its_job_and_what_it_may_import() -> None:
+    for init in sorted(PACKAGE.rglob("__init__.py")):
+        if init.parent == PACKAGE:
+            continue
+        doc = ast.get_docstring(_syntax(init)) or ""
+        assert doc, f"{init.relative_to(ROOT)} has no docstring"
+        if init.parent.parent == PACKAGE and init.parent.name not in ("data",):
+            assert "May import" in doc or "may import" in doc, init.relative_to(ROOT)
+
+
+RULES = ROOT / "rules"
+
+
+def test_built_in_rules_import_nothing_of_gpulint_but_the_api() -> None:
+    offenders = []
+    for path in sorted(RULES.glob("*.py")):
+        for node in ast.walk(_syntax(path)):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module]
+            offenders += [
+                f"{path.name}: {n}" for n in names if n.startswith("gpulint") and n != "gpulint.api"
+            ]
+    assert offenders == []
+
+
+def test_the_rules_folder_holds_rule_modules_only() -> None:
+    others = sorted(
+        p.name for p in RULES.iterdir() if p.suffix != ".py" and p.name != "__pycache__"
+    )
+    assert others == [], "data tables belong in gpulint/data/"

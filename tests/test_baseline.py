@@ -343,7 +343,7 @@ def test_entries_outside_the_repository_are_reported_alike_and_never_looked_at(
 ) -> None:
     """An entry naming ``/etc/passwd`` or ``../../etc/hostname`` must not tell whether that
     file exists: each is the same GL101, and nothing outside the repository is stat()ed."""
-    from gpulint.baseline import Baseline, Keys, read
+    from gpulint.suppress.baseline import Baseline, Keys, read
 
     repo = _repo(tmp_path)
     (tmp_path / "outside.yaml").write_text("kind: Secret\n", encoding="utf-8")
@@ -414,8 +414,8 @@ def test_many_stale_entries_are_placed_in_one_pass_over_the_baseline(
     search of the whole text per entry (8,000 entries took 10 s, a 36 MB baseline hours)."""
     import re
 
-    import gpulint.baseline as baseline_module
-    from gpulint.baseline import Baseline, Keys, read
+    import gpulint.suppress.baseline as baseline_module
+    from gpulint.suppress.baseline import Baseline, Keys, read
 
     repo = _repo(tmp_path)
     n = 2000

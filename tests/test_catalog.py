@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from gpulint.catalog import render_markdown
-from gpulint.plugins import load_rules
+from gpulint.commands.rules import render_markdown
+from gpulint.lint.finder import load_rules
 from gpulint.rule import DOC_SECTIONS, Rule
 from tests.conftest import (
     NOT_FROM_MANIFESTS,

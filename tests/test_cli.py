@@ -20,7 +20,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from gpulint import __version__
-from gpulint.plugins import load_rules
+from gpulint.lint.finder import load_rules
 from tests.conftest import ROOT, RULE_FIXTURES, gpulint_cmd, gpulint_in_process, gpulint_subprocess
 
 REPORT_SCHEMA = ROOT / "schemas" / "report.schema.json"

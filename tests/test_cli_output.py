@@ -47,7 +47,7 @@ def test_the_command_line_offers_every_registered_format() -> None:
     are made from it (and the fast parser's, tests/test_entry.py checks they agree)."""
     import typer.main
 
-    from gpulint.cli import app
+    from gpulint.cli.app import app
     from gpulint.reporters import FORMATS, streamer
 
     check = typer.main.get_command(app).commands["check"]  # type: ignore[attr-defined]

@@ -284,9 +284,9 @@ def test_large_yaml_inventories_are_cached_by_content(tmp_path: Path) -> None:
 
 def _sched(text: str) -> SchedPod:
     from gpulint.cluster.schedpod import sched_pod
+    from gpulint.k8s.manifest import Manifest
+    from gpulint.k8s.workloads import builtin_table
     from gpulint.loader.stream import load_text
-    from gpulint.manifest import Manifest
-    from gpulint.workloads import builtin_table
 
     view = next(iter(Manifest.of_documents(load_text(text).documents, builtin_table())))
     pod = sched_pod(view.pod_specs(0)[0])
@@ -320,7 +320,7 @@ def test_daemonset_pods_get_the_controllers_tolerations() -> None:
 
 
 def test_noexecute_taints_repel_and_prefer_no_schedule_ones_do_not() -> None:
-    from gpulint.taints import Taint
+    from gpulint.k8s.taints import Taint
 
     taints = (Taint("a", "1", "NoExecute"), Taint("b", "2", "PreferNoSchedule"))
     node = Node("n", {}, taints, {"nvidia.com/gpu": Decimal(1)}, False)

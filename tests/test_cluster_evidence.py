@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from gpulint.taints import Taint
+from gpulint.k8s.taints import Taint
 from tests.conftest import gpulint_in_process
 
 JOB = """\
@@ -282,8 +282,8 @@ def test_an_eks_auto_mode_node_pool_is_read(tmp_path: Path) -> None:
 
 def test_files_that_tolerate_nothing_are_not_parsed_twice() -> None:
     from gpulint.cluster.evidence import Gatherer
-    from gpulint.registry import builtin_registry
-    from gpulint.workloads import builtin_table
+    from gpulint.k8s.devices import builtin_registry
+    from gpulint.k8s.workloads import builtin_table
 
     gatherer = Gatherer(builtin_registry(), builtin_table())
     # A file without tolerations is set aside, not parsed, and nothing asks for its pods.

@@ -1,4 +1,4 @@
-"""Node-pool objects of every kind in rules/node-pools.json, and the platform an inventory's
+"""Node-pool objects of every kind in gpulint/data/node-pools.json, and the platform an inventory's
 node labels show: small repositories checked finding by finding, as a first run sees them,
 and ``gpulint inspect`` printing the picture with where each fact came from."""
 
@@ -14,14 +14,14 @@ import pytest
 from gpulint.cluster.objects import scan
 from gpulint.cluster.poolkinds import builtin_kinds
 from gpulint.data import data_path
-from gpulint.taints import Taint
+from gpulint.k8s.taints import Taint
 from tests.conftest import ROOT, gpulint_in_process
 from tests.test_cluster_evidence import check, job, repo, seen
 
 
 def test_the_table_matches_its_schema_and_cites_every_row() -> None:
     schema = json.loads((ROOT / "schemas" / "node-pools.schema.json").read_text("utf-8"))
-    data = json.loads(data_path("gpulint.rules", "node-pools.json").read_text("utf-8"))
+    data = json.loads(data_path("gpulint.data", "node-pools.json").read_text("utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.validate(data, schema)
     rows = [(r["group"], r["kind"], tuple(r.get("pools", ()))) for r in data["kinds"]]

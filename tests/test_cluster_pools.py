@@ -18,13 +18,13 @@ from gpulint.cluster.catalog import INSTANCE_TYPE_LABEL, builtin_catalog
 from gpulint.cluster.objects import scan
 from gpulint.cluster.platforms import CHOICES, PLATFORMS
 from gpulint.cluster.pools import PoolError, build_cluster, pool_node
-from gpulint.taints import Taint
+from gpulint.k8s.taints import Taint
 from tests.conftest import ROOT, RULE_FIXTURES, gpulint_in_process, gpulint_subprocess
 from tests.docblocks import block
 from tests.test_readme import run_console
 
 TITLE = "Describing the cluster: node pools, instance types, platforms"
-CATALOG = ROOT / "rules" / "instance-types.json"
+CATALOG = ROOT / "gpulint" / "data" / "instance-types.json"
 SCHEMA = ROOT / "schemas" / "instance-types.schema.json"
 
 

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from gpulint.config import Overrides, resolve
-from gpulint.configcheck import SELECTOR_HELP
-from gpulint.configfile import ConfigError, find_config, load_config, read_config
-from gpulint.configschema import config_schema
+from gpulint.config.file import ConfigError, find_config, load_config, read_config
+from gpulint.config.resolve import Overrides, resolve
+from gpulint.config.schema import config_schema
+from gpulint.config.validate import SELECTOR_HELP
+from gpulint.lint.finder import load_rules
 from gpulint.loader.ownfiles import SourceError, load_one_document
-from gpulint.plugins import load_rules
 from tests.conftest import ROOT, gpulint_in_process
 from tests.test_cli import GPU_POD
 
@@ -583,8 +583,9 @@ def test_device_entries_use_the_registry_schema() -> None:
 
 def test_one_selector_matcher_for_selection_and_ignores() -> None:
     """`select`/`ignore`, `per-file-ignores` and `per-object-ignores` choose rules alike."""
-    from gpulint import engine, suppress
+    from gpulint.lint import engine
     from gpulint.model import selects
+    from gpulint.suppress import findings as suppress
 
     cases = [
         ("GPU020", ("GPU0",), True),

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-import gpulint.configcheck as config_module
-from gpulint.config import resolve
-from gpulint.configcheck import cache_dir
-from gpulint.configfile import ConfigError, load_config
-from gpulint.plugins import load_rules
+import gpulint.config.validate as config_module
+from gpulint.config.file import ConfigError, load_config
+from gpulint.config.resolve import resolve
+from gpulint.config.validate import cache_dir
+from gpulint.lint.finder import load_rules
 from tests.conftest import ROOT
 
 VALID = """\
@@ -234,7 +234,7 @@ def test_where_the_cache_lives(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
 def _check(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     script = (
         "import sys\n"
-        "from gpulint.entry import main\n"
+        "from gpulint.cli.entry import main\n"
         "try:\n    main(sys.argv[1:])\n"
         "finally:\n"
         "    loaded = [m for m in ('jsonschema', 'typer') if m in sys.modules]\n"

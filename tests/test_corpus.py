@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from gpulint.discover import YAML_SUFFIXES
-from gpulint.engine import Linter
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.model import Finding
-from gpulint.plugins import load_rules
+from gpulint.util.discover import YAML_SUFFIXES
 from tests.conftest import CORPUS, ROOT, gpulint_cmd, needs_corpus
 
 pytestmark = needs_corpus

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.inspector import Inspector
+from gpulint.commands.inspect import Inspector
 from tests.conftest import CORPUS, needs_corpus
 from tests.corpus import GOLDEN, corpus_findings
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import gpulint.schemacost as schemacost
-from gpulint.declarative import load_declarative
-from gpulint.engine import Linter
+import gpulint.util.schemacost as schemacost
+from gpulint.lint.declarative import load_declarative
+from gpulint.lint.engine import Linter
 from gpulint.rule import RuleLoadError
 from tests.conftest import gpulint_in_process
 
@@ -228,7 +228,7 @@ def test_a_schema_reached_only_by_reference_keeps_the_rule_s_validator(
 def test_the_language_server_loads_rules_the_same_way(tmp_path: Path) -> None:
     """The server's project load (no opt-in) refuses the chain too: a problem on the
     configuration, the built-in rules still run, and no validation is ever attempted."""
-    from gpulint.commands import Trust
+    from gpulint.commands.common import Trust
     from gpulint.lsp.project import load_project
 
     (tmp_path / ".git").mkdir()

@@ -2,7 +2,7 @@
 
 ``os.walk`` recursed once per level before Python 3.12, so a pull request committing a tree
 1,500 folders deep ended the whole run with a traceback. The walks of the linted tree use
-:func:`gpulint.walk.walk` instead; these tests run the real command line on such trees, and
+:func:`gpulint.util.walk.walk` instead; these tests run the real command line on such trees, and
 check that the walk is ``os.walk``'s, folder for folder, on an ordinary tree.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.walk import walk
+from gpulint.util.walk import walk
 from tests.conftest import gpulint_subprocess
 
 POD = """\

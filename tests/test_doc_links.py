@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.plugins import load_rules
+from gpulint.lint.finder import load_rules
 from tests.conftest import ROOT
 
 REPO_URL = "https://github.com/gpulint/gpulint/blob/main/"

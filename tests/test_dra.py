@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gpulint.dra import (
+from gpulint.k8s.devices import builtin_registry
+from gpulint.k8s.dra import (
     ClaimIndex,
     device_classes,
     gpu_claims,
     run_device_classes,
     selector_drivers,
 )
+from gpulint.k8s.workloads import builtin_table, objects
 from gpulint.loader.stream import load_text
-from gpulint.registry import builtin_registry
-from gpulint.workloads import builtin_table, objects
 from tests.conftest import gpulint_in_process
 
 

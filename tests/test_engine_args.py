@@ -6,9 +6,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from gpulint.engine import Linter
-from gpulint.k8s import Container
-from gpulint.plugins import load_rules
+from gpulint.k8s.objects import Container
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 
 POD = """\
 apiVersion: v1
@@ -116,7 +116,7 @@ def test_the_engine_prefilter_never_hides_an_engine(
         "env": [{"name": "V", "value": variable}],
     }
     container = Container("c", ("spec", "containers", 0), data, "containers")
-    from gpulint import engines
+    from gpulint.k8s import engines
 
     env = engines.literal_env(container)
     if engines.find_engine(container, engines.words(container, env)) is not None:

@@ -1,4 +1,4 @@
-"""Engines and launchers (``rules/engines.json``): the data is valid, and command lines
+"""Engines and launchers (``gpulint/data/engines.json``): the data is valid, and command lines
 find the engine they start and its own options."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ import jsonschema
 import pytest
 
 from gpulint.data import data_path
-from gpulint.engines import builtin_engines, find_engine, option, words
-from gpulint.workloads import Container
+from gpulint.k8s.engines import builtin_engines, find_engine, option, words
+from gpulint.k8s.workloads import Container
 from tests.conftest import ROOT
 
 
 def test_engines_data_matches_its_schema() -> None:
     schema = json.loads((ROOT / "schemas" / "engines.schema.json").read_text(encoding="utf-8"))
-    data = json.loads(data_path("gpulint.rules", "engines.json").read_text(encoding="utf-8"))
+    data = json.loads(data_path("gpulint.data", "engines.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.validate(data, schema)
     names = [e.name for e in builtin_engines()]

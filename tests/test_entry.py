@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-import gpulint.check
-from gpulint.entry import CHECK_OPTIONS, FLAG, LEFT_TO_TYPER, MANY, SWITCH, _fast_check
+import gpulint.commands.check
+from gpulint.cli.entry import CHECK_OPTIONS, FLAG, LEFT_TO_TYPER, MANY, SWITCH, _fast_check
 from tests.conftest import ROOT, gpulint_cmd
 
 Call = tuple[Any, dict[str, Any]]
@@ -87,7 +87,7 @@ TYPER = [
 
 def _typer_call(args: list[str], monkeypatch: pytest.MonkeyPatch) -> Call:
     """The run_check call typer makes for ``args``."""
-    from gpulint.cli import app
+    from gpulint.cli.app import app
 
     calls: list[Call] = []
 
@@ -95,7 +95,7 @@ def _typer_call(args: list[str], monkeypatch: pytest.MonkeyPatch) -> Call:
         calls.append((paths, kwargs))
         return 0
 
-    monkeypatch.setattr(gpulint.check, "run_check", record)
+    monkeypatch.setattr(gpulint.commands.check, "run_check", record)
     with contextlib.suppress(SystemExit):  # cli.check exits with run_check's code
         app(args=args, standalone_mode=False)
     (call,) = calls
@@ -117,7 +117,7 @@ def test_the_rest_is_left_to_typer(args: list[str]) -> None:
 def _typer_check_options() -> list[Any]:
     import typer.main
 
-    from gpulint.cli import app
+    from gpulint.cli.app import app
 
     # typer vendors its own click: reached through the command, not imported by name.
     group = typer.main.get_command(app)
@@ -139,7 +139,7 @@ def test_every_check_option_is_in_the_fast_table_or_left_to_typer() -> None:
         if names <= set(LEFT_TO_TYPER):
             continue
         assert option.name in rows, (
-            f"`gpulint check {option.opts[0]}` is neither in gpulint.entry.CHECK_OPTIONS "
+            f"`gpulint check {option.opts[0]}` is neither in gpulint.cli.entry.CHECK_OPTIONS "
             "nor in LEFT_TO_TYPER"
         )
         flags, key, takes, convert, default = rows[option.name]
@@ -162,7 +162,7 @@ def test_every_check_option_is_in_the_fast_table_or_left_to_typer() -> None:
 #: the whole table: the fast runs come first, so "typer imported" stays meaningful).
 _TABLE_SCRIPT = """\
 import base64, io, json, os, sys
-import gpulint.entry as entry
+import gpulint.cli.entry as entry
 
 cases, result_file = json.loads(sys.argv[1]), sys.argv[2]
 fast_check = entry._fast_check

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.plugins import GROUP, _scan_entry_points, install_paths
+from gpulint.lint.finder import GROUP, _scan_entry_points, install_paths
 
 
 def oracle(group: str) -> list[tuple[str, str, str]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gpulint.envvalues import UNKNOWN, ConfigMaps, EnvValues, container_env, expand
+from gpulint.k8s.envvalues import UNKNOWN, ConfigMaps, EnvValues, container_env, expand
+from gpulint.k8s.workloads import builtin_table, objects
 from gpulint.loader.stream import load_text
-from gpulint.workloads import builtin_table, objects
 from tests.conftest import gpulint_in_process
 from tests.externals import needs_kustomize
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.engine import Linter
-from gpulint.plugins import load_rules
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from tests.conftest import ROOT, expectation_list, gpulint_cmd
 
 EXAMPLES = ROOT / "examples"

@@ -1,4 +1,4 @@
-"""GPU024's field names (``rules/k8s-fields.json``) against the kubernetes Python client.
+"""GPU024's field names (``gpulint/data/k8s-fields.json``) against the kubernetes Python client.
 
 The client's models are generated from the Kubernetes OpenAPI document, and its decoder
 keeps only the fields a type defines: it is the oracle for "Kubernetes drops this key".
@@ -16,13 +16,13 @@ import pytest
 from gpulint.rules.gpu024_misplaced_pod_field import field_names, misplaced_keys
 from kubernetes import client as k8s
 
-from gpulint.engine import Linter
+from gpulint.k8s.devices import builtin_registry
+from gpulint.k8s.manifest import Manifest
+from gpulint.k8s.workloads import builtin_table
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.loader.stream import load_text
-from gpulint.manifest import Manifest
-from gpulint.plugins import load_rules
-from gpulint.registry import builtin_registry
 from gpulint.rule import RuleContext
-from gpulint.workloads import builtin_table
 from tests.conftest import ROOT, RULE_FIXTURES
 from tests.k8s_fields import TYPES, generate, model
 
@@ -31,14 +31,14 @@ MODELS = {name: model(name) for name in TYPES}
 
 def test_the_field_data_matches_its_schema() -> None:
     schema = json.loads((ROOT / "schemas" / "k8s-fields.schema.json").read_text("utf-8"))
-    data = json.loads((ROOT / "rules" / "k8s-fields.json").read_text("utf-8"))
+    data = json.loads((ROOT / "gpulint" / "data" / "k8s-fields.json").read_text("utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.validate(data, schema)
 
 
 def test_the_field_data_is_generated_from_the_client() -> None:
     # Regenerate with `python -m tests.k8s_fields` when this fails.
-    data = json.loads((ROOT / "rules" / "k8s-fields.json").read_text("utf-8"))
+    data = json.loads((ROOT / "gpulint" / "data" / "k8s-fields.json").read_text("utf-8"))
     assert data == generate()
 
 

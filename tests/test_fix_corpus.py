@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from gpulint.engine import Linter
-from gpulint.plugins import load_rules
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.settings import Settings
 from tests.conftest import CORPUS, gpulint_subprocess, needs_corpus
 from tests.test_fixes import FIXABLE

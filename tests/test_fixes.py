@@ -15,13 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpulint.engine import Linter
-from gpulint.fixer import SAFE, UNSAFE, apply, fix_text
-from gpulint.fixplaces import Places, Skip
-from gpulint.fixtext import BREAK, Source
+from gpulint.fix.loop import SAFE, UNSAFE, apply, fix_text
+from gpulint.fix.places import Places, Skip
+from gpulint.fix.text import BREAK, Source
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.loader.stream import load_text
 from gpulint.model import Edit, Finding
-from gpulint.plugins import load_rules
 from gpulint.settings import Settings
 from tests.conftest import RULE_FIXTURES
 

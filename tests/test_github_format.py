@@ -75,7 +75,7 @@ def _finding(path: str, message: str, span: Span, sev: Severity = Severity.ERROR
 
 
 def test_escaping_survives_the_runner_parser(tmp_path: Path) -> None:
-    # A line break in a message is shown as ``\r\n`` (gpulint.textsafe), never sent to the
+    # A line break in a message is shown as ``\r\n`` (gpulint.util.textsafe), never sent to the
     # runner as %0D%0A: every other character survives the runner's unescaping exactly.
     message = "100% of 0.5: not whole,\r\nsee docs::here"
     path = "k8s/a,b:c%d.yaml"

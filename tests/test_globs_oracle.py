@@ -1,4 +1,4 @@
-"""``gpulint.globs`` against ``pathspec`` (the .gitignore library on PyPI) as the oracle.
+"""``gpulint.util.globs`` against ``pathspec`` (the .gitignore library on PyPI) as the oracle.
 
 The docs promise .gitignore-style globs for ``exclude`` and ``per-file-ignores``; these
 properties generate patterns and paths and ask both. Where the two differ on purpose, the
@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from gpulint.globs import Glob, GlobError, PathMatcher, validate
+from gpulint.util.globs import Glob, GlobError, PathMatcher, validate
 
 pathspec = pytest.importorskip("pathspec")
 
@@ -216,7 +216,7 @@ def test_a_negation_cannot_bring_back_a_file_below_an_excluded_folder_in_a_walk(
 ) -> None:
     """As in git: ``!vendor/keep.yaml`` cannot take back a file below the excluded folder
     ``vendor``, whether a walk finds it or the command line names it (``force-exclude``)."""
-    from gpulint.discover import targets
+    from gpulint.util.discover import targets
 
     root = str(tmp_path)
     (tmp_path / "vendor").mkdir()
@@ -239,9 +239,9 @@ def test_a_negation_cannot_bring_back_a_file_below_an_excluded_folder_in_a_walk(
 )  # fmt: skip
 def test_a_lone_negation_is_a_configuration_error(tmp_path: Path, config: str) -> None:
     """A pattern on its own has nothing before it to take back: "!x" would match nothing."""
-    from gpulint.config import resolve
-    from gpulint.configfile import ConfigError, read_config
-    from gpulint.plugins import load_rules
+    from gpulint.config.file import ConfigError, read_config
+    from gpulint.config.resolve import resolve
+    from gpulint.lint.finder import load_rules
 
     (tmp_path / ".gpulint.yaml").write_text(config)
     with pytest.raises(ConfigError, match="works in `exclude` only"):
@@ -249,9 +249,9 @@ def test_a_lone_negation_is_a_configuration_error(tmp_path: Path, config: str) -
 
 
 def test_exclude_takes_a_file_back_in_a_real_run(tmp_path: Path) -> None:
-    from gpulint.config import resolve
-    from gpulint.configfile import read_config
-    from gpulint.plugins import load_rules
+    from gpulint.config.file import read_config
+    from gpulint.config.resolve import resolve
+    from gpulint.lint.finder import load_rules
 
     (tmp_path / ".gpulint.yaml").write_text('exclude: ["vendor/*", "!vendor/keep.yaml"]\n')
     effective = resolve(read_config(tmp_path / ".gpulint.yaml"), load_rules(), cwd=tmp_path)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gpulint.engine import Linter
-from gpulint.plugins import load_rules
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.settings import Settings
 
 POD = """\

@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.declarative import load_declarative
-from gpulint.dra import ClaimIndex
-from gpulint.engine import Linter
-from gpulint.inspector import Inspector
+from gpulint.commands.inspect import Inspector
+from gpulint.k8s.devices import builtin_registry
+from gpulint.k8s.dra import ClaimIndex
+from gpulint.k8s.resources import gpu_demand
+from gpulint.k8s.workloads import builtin_table, objects
+from gpulint.lint.declarative import load_declarative
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.loader.stream import load_text
-from gpulint.plugins import load_rules
-from gpulint.registry import builtin_registry
-from gpulint.resources import gpu_demand
 from gpulint.rule import Rule
 from gpulint.settings import Settings
-from gpulint.workloads import builtin_table, objects
 
 GPU, CPU, UNKNOWN = "gpu", "cpu", "unknown"
 

@@ -18,12 +18,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpulint.engine import Linter
-from gpulint.globs import Glob
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.loader.stream import DocumentStream, load_text
-from gpulint.plugins import load_rules
 from gpulint.settings import Settings
-from gpulint.suppress import ObjectIgnore
+from gpulint.suppress.findings import ObjectIgnore
+from gpulint.util.globs import Glob
 from tests.conftest import gpulint_in_process
 
 MERGE_BOMB = "a: &a {<<: [*a, *a, *a, *a, *a, *a, *a, *a], k: 1}\n"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from gpulint.inspector import Inspector, render_json, render_text
+from gpulint.commands.inspect import Inspector, render_json, render_text
 from tests.conftest import CORPUS, FIXTURES, ROOT, gpulint_in_process, needs_corpus
 
 SCHEMA = json.loads((ROOT / "schemas" / "inspect.schema.json").read_text())
@@ -172,7 +172,7 @@ def test_pod_specs_found_by_shape_say_so(validator: Draft202012Validator) -> Non
 
 
 def _report(entry: dict[str, Any]) -> Any:
-    from gpulint.inspector import InspectReport
+    from gpulint.commands.inspect import InspectReport
 
     return InspectReport([entry])
 
@@ -188,7 +188,7 @@ def test_text_output_names_every_pod_and_container() -> None:
 
 
 def _targets(*paths: Path) -> list[Any]:
-    from gpulint.discover import targets
+    from gpulint.util.discover import targets
 
     found, missing = targets([str(p) for p in paths])
     assert not missing
@@ -251,7 +251,7 @@ def test_cli_inspect_honours_exclude(tmp_path: Path) -> None:
 
 
 def test_a_row_that_names_a_pod_template_gets_a_hint() -> None:
-    from gpulint.workloads import builtin_table, parse_row
+    from gpulint.k8s.workloads import builtin_table, parse_row
 
     row = parse_row({"group": "example.com", "kind": "Trainer", "pods": ["spec.worker"]})
     inspector = Inspector(table=builtin_table().extended([row]))

@@ -30,8 +30,8 @@ from packaging.markers import default_environment
 from packaging.requirements import Requirement
 
 from gpulint import __version__
-from gpulint.engine import Linter
-from gpulint.plugins import load_rules
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from tests.conftest import ROOT, bare_venv_with
 
 EXAMPLE = ROOT / "examples" / "bad-inference.yaml"
@@ -103,7 +103,7 @@ def test_the_installed_package_is_the_wheel(venv: Venv) -> None:
 def test_data_files_are_in_the_package(venv: Venv) -> None:
     package = venv.site_packages / "gpulint"
     for name in ("devices.json", "workloads.json"):
-        assert (package / "rules" / name).is_file()
+        assert (package / "data" / name).is_file()
     for name in ("devices.schema.json", "workloads.schema.json", "report.schema.json"):
         assert (package / "schemas" / name).is_file()
     assert (package / "py.typed").is_file()
@@ -114,8 +114,8 @@ def test_data_files_are_in_the_package(venv: Venv) -> None:
     proc = venv.run(
         venv.python,
         "-c",
-        "from gpulint.registry import devices_path, builtin_registry; "
-        "from gpulint.workloads import builtin_table; from gpulint.data import schema_path; "
+        "from gpulint.k8s.devices import devices_path, builtin_registry; "
+        "from gpulint.k8s.workloads import builtin_table; from gpulint.data import schema_path; "
         "print(devices_path()); print(schema_path('report.schema.json')); "
         "print(len(builtin_registry().resources), len(builtin_table().rows()))",
     )
@@ -173,8 +173,8 @@ def test_nothing_undeclared_is_borrowed(venv: Venv, tmp_path: Path) -> None:
     script = (
         "import json, sys; import importlib.metadata as m\n"
         f"sys.argv = ['gpulint', 'check', {str(EXAMPLE)!r}]\n"
-        "import gpulint.entry\n"
-        "try:\n    gpulint.entry.main()\nexcept SystemExit:\n    pass\n"
+        "import gpulint.cli.entry\n"
+        "try:\n    gpulint.cli.entry.main()\nexcept SystemExit:\n    pass\n"
         "mods = {n: getattr(v, '__file__', None) for n, v in list(sys.modules.items())}\n"
         "data = {'modules': mods, 'requires': m.requires('gpulint')}\n"
         f"json.dump(data, open({str(dump)!r}, 'w'))\n"

@@ -31,7 +31,7 @@ from typing import IO, NamedTuple
 
 import pytest
 
-from gpulint.runner import PEEK_PER_WORKER
+from gpulint.lint.runner import PEEK_PER_WORKER
 from tests.conftest import gpulint_cmd
 
 from .test_cli import GPU_POD

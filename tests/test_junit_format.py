@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
+from gpulint.lint.finder import load_rules
 from gpulint.model import Finding, ObjectRef, Severity, Span, Suppression
-from gpulint.plugins import load_rules
 from gpulint.report import Report
 from gpulint.reporters import ReportContext, junit
 from tests.conftest import CORPUS, ROOT, needs_corpus

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from gpulint.engine import Linter
+from gpulint.k8s.workloads import objects
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document
 from gpulint.loader.scalars import resolve_plain
 from gpulint.loader.stream import load_text
 from gpulint.model import Finding, Span
-from gpulint.plugins import load_rules
-from gpulint.workloads import objects
 
 
 @pytest.fixture(scope="module")
@@ -340,7 +340,7 @@ def test_yaml_that_is_not_a_kubernetes_object_is_skipped(linter: Linter, text: s
 
 def test_unknown_kinds_are_objects_without_pod_specs(linter: Linter) -> None:
     # Without a workload row, only what has a pod spec's or a ResourceRequirements' shape is
-    # linted (gpulint/shapes.py); a quota's hard limits and a pool's limits are neither.
+    # linted (gpulint/k8s/shapes.py); a quota's hard limits and a pool's limits are neither.
     text = (
         "apiVersion: example.com/v1\nkind: GpuQuota\nmetadata: {name: q}\n"
         "spec: {hard: {requests.nvidia.com/gpu: 1},\n"

@@ -492,7 +492,7 @@ def test_check_never_imports_the_language_server(tmp_path: Path) -> None:
     probe = (
         "import sys\n"
         "sys.argv[0] = 'gpulint'\n"
-        "from gpulint.entry import main\n"
+        "from gpulint.cli.entry import main\n"
         "try:\n"
         "    main()\n"
         "except SystemExit:\n"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from lsprotocol import types as t
 
-from gpulint.commands import load_rules
-from gpulint.engine import Linter
+from gpulint.commands.common import load_rules
+from gpulint.lint.engine import Linter
 from gpulint.loader.decoding import decode
 from gpulint.lsp import features
 from gpulint.lsp.incremental import IncrementalLinter, cuttable, document_text

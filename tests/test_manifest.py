@@ -16,20 +16,20 @@ from typing import Any
 
 import pytest
 
-import gpulint.dra
-import gpulint.k8s
-import gpulint.manifest
-import gpulint.workloads
-from gpulint.declarative import load_declarative
-from gpulint.engine import Linter
-from gpulint.inspector import Inspector
+import gpulint.k8s.dra
+import gpulint.k8s.manifest
+import gpulint.k8s.objects
+import gpulint.k8s.workloads
+from gpulint.commands.inspect import Inspector
+from gpulint.k8s.devices import builtin_registry
+from gpulint.k8s.manifest import DocumentView, Manifest
+from gpulint.k8s.resources import gpu_demand
+from gpulint.k8s.workloads import K8sObject, PodSpec, WorkloadTable, builtin_table
+from gpulint.lint.declarative import load_declarative
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.loader.document import Document
-from gpulint.manifest import DocumentView, Manifest
 from gpulint.model import ObjectRef
-from gpulint.plugins import load_rules
-from gpulint.registry import builtin_registry
-from gpulint.resources import gpu_demand
-from gpulint.workloads import K8sObject, PodSpec, WorkloadTable, builtin_table
 
 TEXT = """\
 # gpulint: disable-file=GPU099 -- names no rule that fires: stale
@@ -103,13 +103,14 @@ class Counts:
 @pytest.fixture
 def counts(monkeypatch: pytest.MonkeyPatch) -> Counts:
     found = Counts()
-    walker = gpulint.k8s.objects
+    walker = gpulint.k8s.objects.objects
 
     def counting_objects(doc: Document) -> Iterator[K8sObject]:
         found.walks[doc.index] += 1
         return walker(doc)
 
-    for module in (gpulint.k8s, gpulint.workloads, gpulint.dra, gpulint.manifest):
+    k8s = gpulint.k8s
+    for module in (k8s.objects, k8s.workloads, k8s.dra, k8s.manifest):
         monkeypatch.setattr(module, "objects", counting_objects)
     pod_specs = WorkloadTable.pod_specs
 

@@ -30,16 +30,16 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from junitparser import Failure, JUnitXml
 
-from gpulint import outfiles
-from gpulint.discover import targets
-from gpulint.engine import Linter
-from gpulint.inspector import Inspector, render_json, render_text
+from gpulint.commands import outfiles
+from gpulint.commands.inspect import Inspector, render_json, render_text
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
+from gpulint.lint.runner import run
 from gpulint.model import Finding, Severity
-from gpulint.plugins import load_rules
 from gpulint.reporters import FORMATS, ReportContext, renderer
 from gpulint.reporters.github import display_path
-from gpulint.runner import run
-from gpulint.textsafe import escape, json_text
+from gpulint.util.discover import targets
+from gpulint.util.textsafe import escape, json_text
 from tests.conftest import ROOT, gpulint_in_process
 from tests.externals import assert_schema_valid, junit_schema, multitool_validate
 from tests.test_github_format import parse_command

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.declarative import load_declarative
-from gpulint.engine import Linter
-from gpulint.plugins import RuleSource, load_rules
+from gpulint.lint.declarative import load_declarative
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import RuleSource, load_rules
 from gpulint.rule import RuleLoadError
 from gpulint.settings import Settings
 from tests.conftest import FIXTURES, ROOT, expectations, gpulint_in_process
@@ -188,7 +188,7 @@ spec: {priorityClassName: batch}
 - https://kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/
 """
 
-from gpulint.resources import wants_accelerator
+from gpulint.k8s.resources import wants_accelerator
 from gpulint.rule import Violation
 
 from . import helpers
@@ -433,7 +433,7 @@ def test_installed_wheel_ships_rules_and_schemas(plugin_venv: Path, tmp_path: Pa
             "gpulint": gpulint.__file__,
             "rules": gpulint.rules.__file__,
             "schemas": [schema_path(n).is_file() for n in names],
-            "data": [data_path("gpulint.rules", n).is_file()
+            "data": [data_path("gpulint.data", n).is_file()
                      for n in ("devices.json", "workloads.json")],
         }))
         """

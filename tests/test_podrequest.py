@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gpulint.k8s.podrequest import aggregate, pod_requests
+from gpulint.k8s.workloads import PodSpec, builtin_table, objects
 from gpulint.loader.stream import load_text
-from gpulint.podrequest import aggregate, pod_requests
-from gpulint.workloads import PodSpec, builtin_table, objects
 
 D = Decimal
 

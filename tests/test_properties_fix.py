@@ -16,10 +16,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpulint.engine import Linter
-from gpulint.fixer import UNSAFE, fix_text
+from gpulint.fix.loop import UNSAFE, fix_text
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.loader.stream import load_text
-from gpulint.plugins import load_rules
 from gpulint.settings import Settings
 from tests.test_fixes import FIXABLE
 

@@ -16,12 +16,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpulint.engine import Linter
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.loader.decoding import decode
 from gpulint.loader.scalars import resolve_plain
 from gpulint.loader.stream import load_text
 from gpulint.model import Finding
-from gpulint.plugins import load_rules
 
 LINTER = Linter(load_rules())
 BREAKS = re.compile(r"\r\n|\r|\n|\x85|\u2028|\u2029")

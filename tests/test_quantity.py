@@ -1,8 +1,8 @@
-"""Tests for gpulint.quantity: a port of Go resource.ParseQuantity.
+"""Tests for gpulint.k8s.quantity.parse: a port of Go resource.ParseQuantity.
 
 Expected values come from reading the Go source (quantity.go parseQuantityString /
 ParseQuantity, suffix.go interpret, inf.Dec.scan); each quirk row names its Go line in
-gpulint/quantity.py. The hypothesis tests check the parser against an independent
+gpulint/k8s/quantity/parse.py. The hypothesis tests check the parser against an independent
 model (a regular expression for the scanner plus Fraction arithmetic), and against the
 Python client's kubernetes.utils.quantity.parse_quantity on the inputs where both agree.
 """
@@ -19,13 +19,13 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from gpulint.quantity import (
+from gpulint.k8s.quantity.arith import is_integer, milli_round_up
+from gpulint.k8s.quantity.parse import (
     QuantityError,
     go_trim_space,
     parse_quantity,
     parse_quantity_json,
 )
-from gpulint.quantitymath import is_integer, milli_round_up
 
 MAX_INT32 = 2**31 - 1
 MAX_INT64 = 2**63 - 1

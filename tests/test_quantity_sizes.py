@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpulint.engine import Linter
-from gpulint.plugins import load_rules
-from gpulint.quantity import parse_quantity
-from gpulint.quantityformat import SHOWN_DIGITS, format_quantity
-from gpulint.quantitymath import add, is_multiple
+from gpulint.k8s.quantity.arith import add, is_multiple
+from gpulint.k8s.quantity.display import SHOWN_DIGITS, format_quantity
+from gpulint.k8s.quantity.parse import parse_quantity
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 
 LINTER = Linter(load_rules())
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,4 +1,4 @@
-"""Checks on the device registry data (rules/devices.json) and its schema.
+"""Checks on the device registry data (gpulint/data/devices.json) and its schema.
 
 The registry is hand-maintained data, so these tests guard what a JSON Schema cannot:
 cross references (schemes, replacements), Kubernetes name rules, the MIG profile table,
@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator
 from tests.conftest import CORPUS, needs_corpus
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-REGISTRY_PATH = PROJECT_ROOT / "rules" / "devices.json"
+REGISTRY_PATH = PROJECT_ROOT / "gpulint" / "data" / "devices.json"
 SCHEMA_PATH = PROJECT_ROOT / "schemas" / "devices.schema.json"
 # The real-world corpus is optional data (GPULINT_CORPUS, see tests/conftest.py).
 MANIFEST_PATH = (CORPUS or Path()) / "MANIFEST.tsv"

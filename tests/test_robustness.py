@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from gpulint.engine import Linter
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.loader.decoding import decode
-from gpulint.plugins import load_rules
 
 from .conftest import (
     CORPUS,

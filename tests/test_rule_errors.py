@@ -14,11 +14,11 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from junitparser import Error, JUnitXml
 
-from gpulint.engine import Linter
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
+from gpulint.lint.runner import PARALLEL_MIN_FILES
 from gpulint.model import RULE_ERROR_CODE, Severity
-from gpulint.plugins import load_rules
 from gpulint.rule import Rule, Violation
-from gpulint.runner import PARALLEL_MIN_FILES
 from tests.conftest import ROOT, gpulint_subprocess
 from tests.externals import (
     assert_schema_valid,

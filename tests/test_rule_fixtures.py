@@ -17,12 +17,12 @@ import pytest
 
 from gpulint.cluster.model import Cluster
 from gpulint.cluster.pools import build_cluster
-from gpulint.engine import Linter
+from gpulint.k8s.workloads import PodSpec
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.model import RULE_ERROR_CODE, Severity
-from gpulint.plugins import load_rules
 from gpulint.rule import Rule, RuleContext, Violation
 from gpulint.settings import Settings
-from gpulint.workloads import PodSpec
 from tests.conftest import (
     FIXTURES,
     NOT_FROM_MANIFESTS,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gpulint.engine import Linter
+from gpulint.k8s.devices import builtin_registry
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.model import Finding, Severity
-from gpulint.plugins import load_rules
-from gpulint.registry import builtin_registry
 from gpulint.settings import Settings
 
 POD = """\

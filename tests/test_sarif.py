@@ -16,8 +16,8 @@ from urllib.parse import urljoin
 
 import pytest
 
+from gpulint.lint.finder import load_rules
 from gpulint.model import Finding, ObjectRef, Severity, Span, Suppression
-from gpulint.plugins import load_rules
 from gpulint.report import Report
 from gpulint.reporters import ReportContext
 from gpulint.reporters import sarif as sarif_reporter

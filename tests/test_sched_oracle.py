@@ -4,7 +4,7 @@ Each file of tests/fixtures/sched/ ports the table of one test of kubernetes/kub
 filter plugins' ``*_test.go`` and component-helpers' ``nodeaffinity_test.go``), each case
 naming the Go test function and case it came from. The pod goes through the same path as a
 linted manifest (a ``v1 Pod`` document, its pod spec found by the workload table, its
-effective request computed by gpulint.podrequest); the node is a ``cluster.model.Node``. A
+effective request computed by gpulint.k8s.podrequest); the node is a ``cluster.model.Node``. A
 case passes when the reasons of the plugin under test are the Go test's, word for word.
 """
 
@@ -20,11 +20,11 @@ import pytest
 from gpulint.cluster.filters import failures
 from gpulint.cluster.model import Node
 from gpulint.cluster.schedpod import sched_pod
+from gpulint.k8s.manifest import Manifest
+from gpulint.k8s.quantity.parse import parse_quantity
+from gpulint.k8s.taints import Taint
+from gpulint.k8s.workloads import builtin_table
 from gpulint.loader.stream import load_text
-from gpulint.manifest import Manifest
-from gpulint.quantity import parse_quantity
-from gpulint.taints import Taint
-from gpulint.workloads import builtin_table
 from tests.conftest import ROOT
 
 FOLDER = ROOT / "tests" / "fixtures" / "sched"

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.declarative import load_declarative
-from gpulint.engine import Linter
+from gpulint.lint.declarative import load_declarative
+from gpulint.lint.engine import Linter
 from gpulint.rule import RuleLoadError
 from tests.conftest import ROOT, gpulint_cmd, gpulint_in_process
 
@@ -260,7 +260,7 @@ def test_patterns_re2_cannot_run_are_load_errors(tmp_path: Path, schema: str, pr
 def test_capture_groups_cost_no_memory(tmp_path: Path) -> None:
     """RE2 with capture groups keeps each group's position per state: this pattern took
     1.1 GB and 2 s for each value. Rules only ask whether a pattern matches."""
-    from gpulint.declarative import _regex
+    from gpulint.lint.declarative import _regex
 
     pattern = "(((a*)*)*)*" * 2000 + "!"
     path = rule_file(tmp_path, f"schema:\n  properties:\n    metadata:\n"
@@ -336,7 +336,7 @@ def test_a_value_that_looks_like_a_placeholder_is_printed_as_is(tmp_path: Path) 
 
 
 def test_the_error_placeholder_never_prints_more_than_its_cap(tmp_path: Path) -> None:
-    from gpulint.declarative import MAX_ERROR
+    from gpulint.lint.declarative import MAX_ERROR
 
     path = tmp_path / "rule.yaml"
     path.write_text(
@@ -743,7 +743,7 @@ def test_a_config_linking_out_of_the_repository_is_skipped_with_a_warning(
 def test_pyproject_keys_get_their_lines_from_one_pass(tmp_path: Path) -> None:
     """Each error's line used to be a new search of the file: thousands of unknown keys in
     `[tool.gpulint]` took minutes (bench/config_errors.py measures n and 4n)."""
-    from gpulint.configfile import read_config
+    from gpulint.config.file import read_config
 
     keys = "".join(f"k{i} = 1\n" for i in range(3000))
     (tmp_path / "pyproject.toml").write_text(
@@ -802,8 +802,8 @@ def test_a_config_owned_by_another_user_is_skipped_with_a_warning(
 
 
 def test_setting_aside_skipped_codes_never_widens_an_ignore(tmp_path: Path) -> None:
-    from gpulint.configcheck import forget_codes
-    from gpulint.configfile import read_config
+    from gpulint.config.file import read_config
+    from gpulint.config.validate import forget_codes
 
     path = tmp_path / ".gpulint.yaml"
     path.write_text(

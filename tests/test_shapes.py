@@ -1,4 +1,4 @@
-"""Pod specs and resource requirements found by shape (gpulint/shapes.py).
+"""Pod specs and resource requirements found by shape (gpulint/k8s/shapes.py).
 
 * What is a pod spec, a container and a bare ResourceRequirements, and what is not (policy
   patterns, storage claims, limits beside other fields of an object's spec).
@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-import gpulint.workloads
-from gpulint.engine import Linter
-from gpulint.k8s import K8sObject
+import gpulint.k8s.workloads
+from gpulint.k8s.objects import K8sObject
+from gpulint.k8s.shapes import find_pod_specs, is_container, is_pod_spec, is_requirements
+from gpulint.k8s.workloads import PodSpec, builtin_table, objects
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.loader.stream import DocumentStream
 from gpulint.model import Path as YamlPath
-from gpulint.plugins import load_rules
-from gpulint.shapes import find_pod_specs, is_container, is_pod_spec, is_requirements
-from gpulint.workloads import PodSpec, builtin_table, objects
 from tests.conftest import CORPUS, needs_corpus
 
 
@@ -184,13 +184,13 @@ def test_resource_rules_read_operator_fields() -> None:
 
 def test_shape_search_runs_once_per_object(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: Counter[YamlPath] = Counter()
-    search = gpulint.workloads.find_pod_specs
+    search = gpulint.k8s.workloads.find_pod_specs
 
     def counting(obj: K8sObject) -> list[PodSpec]:
         calls[(obj.doc.index, *obj.path)] += 1
         return search(obj)
 
-    monkeypatch.setattr(gpulint.workloads, "find_pod_specs", counting)
+    monkeypatch.setattr(gpulint.k8s.workloads, "find_pod_specs", counting)
     linter = Linter(load_rules())
     linter.lint_text("operators.yaml", OPERATORS)
     assert calls and set(calls.values()) == {1}

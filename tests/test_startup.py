@@ -1,10 +1,10 @@
-"""A gpulint process's start-up: the collector paused, then frozen (``gpulint.startup``).
+"""A gpulint process's start-up: the collector paused, then frozen (``gpulint.util.startup``).
 
 Each case runs a real process (``python -c`` calling what the console script calls) and
 reads, at exit, how it left the cyclic garbage collector: a plain ``check`` lints with the
 collector on and its start-up in the permanent generation, with the YAML library among it;
 other commands resume the collector and freeze nothing; a program that calls
-``gpulint.entry.main`` keeps the collector as it had it. The instructions this saves are
+``gpulint.cli.entry.main`` keeps the collector as it had it. The instructions this saves are
 measured in bench/README.md, not here.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulint import startup
+from gpulint.util import startup
 from tests.conftest import ROOT
 
 #: A clean GPU manifest (no finding): the linted file of every case.
@@ -27,23 +27,23 @@ GOOD = ROOT / "examples" / "good-training-job.yaml"
 # Reports, at exit, the collector's state and what the runner saw when it started linting.
 PROBE = """
 import atexit, gc, json, sys
-import gpulint.engine
+import gpulint.lint.engine
 
 seen = []
-lint_text = gpulint.engine.Linter.lint_text
+lint_text = gpulint.lint.engine.Linter.lint_text
 
 def probe(self, *args, **kwargs):
     seen.append({"frozen": gc.get_freeze_count(), "yaml": "ruamel.yaml.cyaml" in sys.modules})
     return lint_text(self, *args, **kwargs)
 
-gpulint.engine.Linter.lint_text = probe
+gpulint.lint.engine.Linter.lint_text = probe
 
 @atexit.register
 def report():
     state = {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count(), "seen": seen}
     sys.stderr.write("PROBE " + json.dumps(state) + "\\n")
 
-from gpulint import entry
+from gpulint.cli import entry
 sys.argv = ["gpulint", *sys.argv[1:]]
 {call}
 """

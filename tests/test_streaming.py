@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.discover import Target, targets
-from gpulint.engine import Linter
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
+from gpulint.lint.runner import run
 from gpulint.model import Finding
-from gpulint.plugins import load_rules
-from gpulint.runner import run
+from gpulint.util.discover import Target, targets
 
 from .test_cli import GPU_POD
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from gpulint.engine import Linter
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
 from gpulint.model import Finding
-from gpulint.plugins import load_rules
 from gpulint.settings import Settings
-from gpulint.suppress import comment_directives
+from gpulint.suppress.findings import comment_directives
 from tests.conftest import expectations, gpulint_in_process
 
 

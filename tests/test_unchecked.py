@@ -1,5 +1,5 @@
 """GL204: GPU content gpulint cannot place is said once per document, read lazily and
-boundedly (gpulint/unchecked.py); the shapes themselves are in tests/fixtures/rules/GL204."""
+boundedly (gpulint/lint/unchecked.py); the shapes themselves are in tests/fixtures/rules/GL204."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import json
 import textwrap
 from pathlib import Path
 
-from gpulint.engine import Linter
-from gpulint.plugins import load_rules
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
+from gpulint.lint.unchecked import MAX_EMBEDDED
 from gpulint.settings import Settings
-from gpulint.unchecked import MAX_EMBEDDED
 from tests.conftest import gpulint_in_process
 
 TEMPLATE = textwrap.dedent(

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from gpulint.runner import PARALLEL_MIN_FILES
+from gpulint.lint.runner import PARALLEL_MIN_FILES
 from tests.conftest import ROOT
 from tests.test_cli import GPU_POD, parse_text
 

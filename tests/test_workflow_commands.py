@@ -214,7 +214,7 @@ def test_rule_folder_docs_print_no_command(rule_tree: Path) -> None:
     ],
 )
 def test_plain_leaves_no_command(line: str, shown: str) -> None:
-    from gpulint.textsafe import plain
+    from gpulint.util.textsafe import plain
 
     assert plain(line) == shown
     assert commands(plain(line)) == []
@@ -222,7 +222,7 @@ def test_plain_leaves_no_command(line: str, shown: str) -> None:
 
 
 def test_escape_and_its_companions() -> None:
-    from gpulint.textsafe import escape, escape_line, json_text, lead
+    from gpulint.util.textsafe import escape, escape_line, json_text, lead
 
     assert escape("##[error]x") == "##\\[error]x"
     assert escape_line("\n::error::x") == "\\n::error::x"

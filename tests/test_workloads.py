@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from gpulint.loader.stream import load_text
-from gpulint.workloads import (
+from gpulint.k8s.workloads import (
     LOCATIONS,
     PodSpec,
     WorkloadKind,
@@ -31,6 +30,7 @@ from gpulint.workloads import (
     parse_row,
     validate_row,
 )
+from gpulint.loader.stream import load_text
 from tests.conftest import FIXTURES, ROOT
 
 WORKLOAD_FIXTURES = sorted((FIXTURES / "workloads").glob("*.yaml"))
@@ -80,7 +80,7 @@ def test_every_builtin_row_is_exercised_by_a_fixture() -> None:
 
 def test_builtin_table_matches_its_schema() -> None:
     schema = json.loads((ROOT / "schemas" / "workloads.schema.json").read_text())
-    data = json.loads((ROOT / "rules" / "workloads.json").read_text())
+    data = json.loads((ROOT / "gpulint" / "data" / "workloads.json").read_text())
     Draft202012Validator.check_schema(schema)
     errors = list(Draft202012Validator(schema).iter_errors(data))
     assert not errors, [e.message for e in errors]

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.engine import Linter
+from gpulint.k8s.workloads import PodSpec
+from gpulint.lint.engine import Linter
 from gpulint.model import Severity
 from gpulint.rule import Rule, RuleContext, Violation
-from gpulint.workloads import PodSpec
 
 POD = """\
 apiVersion: v1

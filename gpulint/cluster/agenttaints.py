@@ -1,8 +1,8 @@
 """The taints a vendor's node agent of the linted files is prepared for: evidence of the
 taint that vendor's nodes carry (gpulint.cluster.evidence).
 
-A DaemonSet of ``rules/agents.json`` with a vendor (the Neuron device plugin, an AMD
-exporter) that tolerates its vendor's default taint (:data:`gpulint.taints.DEFAULT_TAINTS`:
+A DaemonSet of ``gpulint/data/agents.json`` with a vendor (the Neuron device plugin, an AMD
+exporter) that tolerates its vendor's default taint (:data:`gpulint.k8s.taints.DEFAULT_TAINTS`:
 ``aws.amazon.com/neuron``) or a taint keyed by one of its vendor's resources
 (``huawei.com/Ascend910``) says its nodes may carry that taint. Agents that serve every
 vendor (the NFD worker) and other tolerations say nothing of one vendor's nodes.
@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gpulint.taints import DEFAULT_TAINTS, Taint
+from gpulint.k8s.taints import DEFAULT_TAINTS, Taint
 
 if TYPE_CHECKING:
-    from gpulint.registry import Registry
-    from gpulint.workloads import PodSpec
+    from gpulint.k8s.devices import Registry
+    from gpulint.k8s.workloads import PodSpec
 
 
 class AgentTaint(NamedTuple):
@@ -43,7 +43,7 @@ def vendor_keys(hardware: str) -> frozenset[str]:
 def agent_taints(pod: PodSpec, registry: Registry) -> list[AgentTaint]:
     """The vendor taints a node agent's pod spec tolerates (none for a pod of no vendor's
     agent)."""
-    from gpulint.agents import find_agent
+    from gpulint.k8s.agents import find_agent
 
     agent = find_agent(pod)
     if agent is None or agent.hardware is None:

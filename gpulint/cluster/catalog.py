@@ -1,4 +1,4 @@
-"""The built-in instance-type catalog (``rules/instance-types.json``): what a cloud GPU
+"""The built-in instance-type catalog (``gpulint/data/instance-types.json``): what a cloud GPU
 instance type has (GPU model, count and memory, vCPUs, memory) and the labels such nodes
 carry, each row with the vendor page it was read from.
 
@@ -48,7 +48,7 @@ class Catalog(NamedTuple):
 
 
 def catalog_path() -> Any:
-    return data_path("gpulint.rules", "instance-types.json")
+    return data_path("gpulint.data", "instance-types.json")
 
 
 @cache

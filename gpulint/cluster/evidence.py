@@ -10,7 +10,7 @@ have to assume one. Before assuming, gpulint listens to the repository:
   every cluster has (``node.kubernetes.io/…``, ``node-role.kubernetes.io/…``) and blanket
   tolerations (no key) say nothing about the GPU nodes and are left out.
 - **Taints of the GPU node-pool objects in the tree** (every kind of
-  ``rules/node-pools.json``: :mod:`gpulint.cluster.objects`). A pod needs one GPU pool, not
+  ``gpulint/data/node-pools.json``: :mod:`gpulint.cluster.objects`). A pod needs one GPU pool, not
   all: a pool's taints hold against it only when it may land on that pool
   (:meth:`Picture.candidates`), and then those of the pool it misses fewest of.
 - **Taints a vendor's node agents tolerate** (:mod:`gpulint.cluster.agenttaints`), for that
@@ -45,15 +45,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpulint.cluster.agenttaints import AgentTally
 from gpulint.cluster.platforms import PLATFORM_NAMES, platform_of_label
-from gpulint.k8s import expression_key_path, required_node_terms
+from gpulint.k8s.objects import expression_key_path, required_node_terms
+from gpulint.k8s.taints import Taint
 from gpulint.model import Related, Span
-from gpulint.taints import Taint
 
 if TYPE_CHECKING:
     from gpulint.cluster.objects import Found, Pool
-    from gpulint.k8s import PodSpec
-    from gpulint.registry import Registry
-    from gpulint.workloads import WorkloadTable
+    from gpulint.k8s.devices import Registry
+    from gpulint.k8s.objects import PodSpec
+    from gpulint.k8s.workloads import WorkloadTable
 
 #: Taint keys every cluster's nodes may carry: tolerating them says nothing of GPU nodes.
 _GENERIC_PREFIXES = ("node.kubernetes.io/", "node-role.kubernetes.io/", "node.cloudprovider")
@@ -123,7 +123,7 @@ class KnownTaint(NamedTuple):
     def tolerated_by(self, tolerations: Sequence[Any]) -> bool:
         """Whether a pod with these tolerations gets onto nodes with this taint, leniently:
         with an unknown value, any toleration of the key (or a blanket one) will do."""
-        from gpulint.taints import tolerates
+        from gpulint.k8s.taints import tolerates
 
         for toleration in tolerations:
             if not isinstance(toleration, Mapping):
@@ -184,7 +184,7 @@ class Picture(NamedTuple):
         """The ``agreed`` taints that keep the pod off the GPU nodes. A pod needs one GPU
         pool, not all: of the pools' taints, only those of the :meth:`candidates` pool it
         misses fewest of count (none when it tolerates one pool's, or has no candidate)."""
-        from gpulint.taints import tolerates
+        from gpulint.k8s.taints import tolerates
 
         left = [k for k in agreed if not k.tolerated_by(tolerations)]
         own = [k for k in left if not k.pooled]
@@ -334,9 +334,9 @@ class Gatherer:
         self._walk(label, raw, record=False)
 
     def _walk(self, label: str, raw: bytes, record: bool) -> None:
+        from gpulint.k8s.manifest import Manifest
+        from gpulint.k8s.resources import gpu_demand
         from gpulint.loader.decoding import decode
-        from gpulint.manifest import Manifest
-        from gpulint.resources import gpu_demand
 
         text, problem = decode(raw)
         if text is None or problem is not None:
@@ -444,7 +444,7 @@ class Basis(NamedTuple):
 def basis(pod: PodSpec, cluster: Any, options: Mapping[str, Any], picture: Picture | None) -> Basis:
     """How sure the rule can be (see :class:`Basis`): configuration first, then the pod's
     own platform, then the run's files, else an assumption."""
-    from gpulint.taints import default_taints_assumed
+    from gpulint.k8s.taints import default_taints_assumed
 
     if cluster is not None or not default_taints_assumed(options):
         return Basis("configured", cluster)

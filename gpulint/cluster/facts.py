@@ -12,10 +12,10 @@ from decimal import Decimal
 from typing import Any
 
 from gpulint.cluster.model import Cluster, Node
-from gpulint.k8s import PodSpec
-from gpulint.quantitymath import is_integer
-from gpulint.registry import Registry
-from gpulint.taints import Taint
+from gpulint.k8s.devices import Registry
+from gpulint.k8s.objects import PodSpec
+from gpulint.k8s.quantity.arith import is_integer
+from gpulint.k8s.taints import Taint
 
 #: The label a pod (or its workload) carries to be admitted by Kueue.
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"

@@ -15,7 +15,7 @@ like the framework, a node's verdict is the first plugin that rejects it:
   ``k8s.io/component-helpers/scheduling/corev1/nodeaffinity`` evaluates them, with
   ``k8s.io/apimachinery/pkg/labels`` requirements (In, NotIn, Exists, DoesNotExist, Gt,
   Lt) and ``matchFields`` on ``metadata.name`` (In, NotIn, one value).
-* **NodeResourcesFit**: the pod's effective request (:mod:`gpulint.podrequest`: init
+* **NodeResourcesFit**: the pod's effective request (:mod:`gpulint.k8s.podrequest`: init
   containers, sidecars, ``spec.overhead``; pod-level ``resources`` for cpu and memory)
   against ``status.allocatable``, as ``fitsRequest`` compares them on an empty node:
   capacity, not usage. Every insufficient resource is a
@@ -44,8 +44,8 @@ from typing import Any, NamedTuple
 
 from gpulint.cluster.model import Cluster, Node
 from gpulint.cluster.schedpod import SchedPod
-from gpulint.resources import is_extended_resource
-from gpulint.taints import Taint, tolerates
+from gpulint.k8s.resources import is_extended_resource
+from gpulint.k8s.taints import Taint, tolerates
 
 # The reasons, as the plugins write them.
 ERR_UNSCHEDULABLE = "node(s) were unschedulable"  # nodeunschedulable.ErrReasonUnschedulable
@@ -146,7 +146,7 @@ def _fits(requests: Mapping[str, Decimal], node: Node) -> list[tuple[str, Decima
 def failures(pod: SchedPod, node: Node, *, all_plugins: bool = False) -> list[Failure]:
     """The plugins that reject ``pod`` on ``node``, in the scheduler's order: the first one
     only (what the scheduler reports), or with ``all_plugins`` every one (what to change)."""
-    from gpulint.quantityformat import format_quantity
+    from gpulint.k8s.quantity.display import format_quantity
 
     out: list[Failure] = []
     if node.unschedulable and not any(tolerates(t, UNSCHEDULABLE_TAINT) for t in pod.tolerations):

@@ -23,8 +23,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import Any
 
+from gpulint import codes
 from gpulint.cluster.model import Node
-from gpulint.taints import Taint
+from gpulint.errors import GpulintError
+from gpulint.k8s.taints import Taint
 
 #: ``kubectl get nodes -o yaml`` of a 5,000-node cluster, images included, is about 100 MiB.
 MAX_INVENTORY_BYTES = 256 << 20
@@ -48,7 +50,7 @@ POOL_LABELS = (
 _TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
-class InventoryError(Exception):
+class InventoryError(GpulintError):
     """A node inventory gpulint cannot use; ``str()`` is the one-line message."""
 
 
@@ -104,7 +106,7 @@ def _digest(raw: bytes, label: str) -> str:
 
 
 def _cached(entry: str) -> list[Node] | None:
-    from gpulint.cachefile import read_own
+    from gpulint.util.cachefile import read_own
 
     # Only what this user wrote counts: not a file another user could have placed.
     raw = read_own(entry, MAX_INVENTORY_BYTES)
@@ -133,7 +135,7 @@ def _cached(entry: str) -> list[Node] | None:
 
 def _store(cache: str, entry: str, nodes: list[Node]) -> None:
     """Write the entry atomically and keep the newest CACHE_KEEP; silent on failure."""
-    from gpulint.cachefile import write_atomic
+    from gpulint.util.cachefile import write_atomic
 
     folder = os.path.dirname(entry)
     doc = {
@@ -205,8 +207,13 @@ def _yaml_documents(text: str, label: str) -> list[tuple[Any, Any]]:
     from gpulint.loader.stream import load_text
 
     result = load_text(text)
-    fatal = [p for p in result.problems if p.code in ("YML001", "YML004")]
-    fatal += [p for d in result.documents for p in d.problems if p.code in ("YML001", "YML004")]
+    fatal = [p for p in result.problems if p.code in (codes.SYNTAX_ERROR, codes.EXCESSIVE_ALIASING)]
+    fatal += [
+        p
+        for d in result.documents
+        for p in d.problems
+        if p.code in (codes.SYNTAX_ERROR, codes.EXCESSIVE_ALIASING)
+    ]
     if fatal:
         first = fatal[0]
         raise InventoryError(
@@ -344,7 +351,7 @@ def _taints(raw: Any, where: str, name: str) -> Iterable[Taint]:
 
 
 def _quantities(raw: Any, where: str, name: str, field: str) -> dict[str, Decimal]:
-    from gpulint.quantity import QuantityError, parse_quantity
+    from gpulint.k8s.quantity.parse import QuantityError, parse_quantity
 
     if raw is None:
         return {}

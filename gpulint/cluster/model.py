@@ -1,7 +1,7 @@
 """The cluster as values: nodes (or node pools of identical nodes) and the platform.
 
 A node inventory (``kubectl get nodes -o yaml``), declared ``node-pools:`` with the
-instance-type catalog, node-pool objects in the linted files (``rules/node-pools.json``) and
+instance-type catalog, node-pool objects in the linted files (``gpulint/data/node-pools.json``) and
 a platform profile all end up as these values; the scheduler filters and the rules read only
 them.
 """
@@ -10,14 +10,15 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import NamedTuple
 
-from gpulint.taints import Taint
+from gpulint.k8s.taints import Taint
 
 
 class Node(NamedTuple):
     """One node, or ``node_count`` identical nodes of a pool, as kube-scheduler's filters see it.
 
-    ``allocatable`` holds exact quantities (``gpulint.quantity.parse_quantity``): cores for
-    ``cpu``, bytes for ``memory``, a count for extended resources such as ``nvidia.com/gpu``.
+    ``allocatable`` holds exact quantities (``gpulint.k8s.quantity.parse.parse_quantity``):
+    cores for ``cpu``, bytes for ``memory``, a count for extended resources such as
+    ``nvidia.com/gpu``.
     """
 
     name: str

@@ -1,4 +1,4 @@
-"""Node-pool objects in the linted files, read by the table ``rules/node-pools.json``.
+"""Node-pool objects in the linted files, read by the table ``gpulint/data/node-pools.json``.
 
 They say which nodes and tolerations the repository's pods will get. Each row of the table
 names an API group and kind (Karpenter ``NodePool`` and ``NodeOverlay``, Kueue
@@ -16,7 +16,7 @@ the files to lint (:func:`scan`), so every worker process (``--jobs``) and every
 its order, sees the same cluster. Only files whose bytes name one of the kinds are parsed (a
 substring test); standard input is not pre-read.
 
-- A pool becomes one node per instance type of the catalog (``rules/instance-types.json``) it
+- A pool becomes one node per instance type of the catalog (``gpulint/data/instance-types.json``) it
   names (its ``instance_types`` paths, a ``node.kubernetes.io/instance-type`` label, or
   Karpenter ``requirements`` on the instance type or family with ``In``), with the pool's
   labels, its taints and its ``pool_label``. A pool that names no catalog type but attaches
@@ -55,7 +55,7 @@ from gpulint.cluster.poolkinds import (
     taints_of,
 )
 from gpulint.cluster.pools import DEFAULT_MAX_PODS, GIB
-from gpulint.taints import Taint
+from gpulint.k8s.taints import Taint
 
 FAMILY_LABEL = "karpenter.k8s.aws/instance-family"
 #: EKS Auto Mode's NodePools write the same requirements under eks.amazonaws.com
@@ -324,7 +324,7 @@ def _karpenter_labels(node: Node) -> dict[str, str]:
 
 def _overlay(nodes: list[Node], overlays: list[tuple[Kind, dict[str, Any]]]) -> list[Node]:
     """The Karpenter nodes with the capacity of the overlays that match them."""
-    from gpulint.quantity import QuantityError, parse_quantity
+    from gpulint.k8s.quantity.parse import QuantityError, parse_quantity
 
     def weight(entry: tuple[Kind, dict[str, Any]]) -> int:
         row, data = entry

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpulint.cluster.evidence import Evidence, Picture, platform_name
-from gpulint.taints import Taint
+from gpulint.k8s.taints import Taint
 
 
 def picture_lines(picture: Picture) -> list[str]:

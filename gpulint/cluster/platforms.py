@@ -24,7 +24,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from gpulint.cluster.model import Cluster
-from gpulint.taints import Taint
+from gpulint.errors import GpulintError
+from gpulint.k8s.taints import Taint
 
 #: GKE taints NVIDIA GPU pools so (TPU pools get `google.com/tpu=present:NoSchedule`, which
 #: the same admission plugin tolerates for TPU pods): it applies to pods of NVIDIA hardware.
@@ -187,7 +188,7 @@ def nodes_platform(nodes: Iterable[tuple[Mapping[str, str], str]]) -> Inferred |
     return next(iter(found.values())) if len(found) == 1 else None
 
 
-class UnknownPlatform(ValueError):
+class UnknownPlatform(GpulintError, ValueError):
     """A platform name gpulint has no profile for; the message lists the choices."""
 
 

@@ -1,4 +1,4 @@
-"""The node-pool table ``rules/node-pools.json``: per API group and kind of a node-pool
+"""The node-pool table ``gpulint/data/node-pools.json``: per API group and kind of a node-pool
 object, where its taints, node labels, instance type, GPU count and scheduling requirements
 live (:class:`Kind`, each row citing the API type), and the readers of the shapes those
 fields take (:func:`taints_of`: Taint objects, eksctl's ``{key: "value:effect"}`` maps, AKS's
@@ -14,7 +14,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from gpulint.data import data_path
-from gpulint.taints import Taint
+from gpulint.k8s.taints import Taint
 
 KeyPath = tuple[str, ...]
 
@@ -27,7 +27,7 @@ _EFFECTS = {
 
 
 class Kind(NamedTuple):
-    """One row of ``rules/node-pools.json``."""
+    """One row of ``gpulint/data/node-pools.json``."""
 
     group: str
     kind: str
@@ -83,7 +83,7 @@ class Kind(NamedTuple):
 @cache
 def builtin_kinds() -> dict[tuple[str, str], tuple[Kind, ...]]:
     """The table's rows by ``(group, kind)`` (a kind may have several: eksctl's two lists)."""
-    with open(data_path("gpulint.rules", "node-pools.json"), encoding="utf-8") as fh:
+    with open(data_path("gpulint.data", "node-pools.json"), encoding="utf-8") as fh:
         rows = json.load(fh)["kinds"]
     out: dict[tuple[str, str], tuple[Kind, ...]] = {}
     for row in rows:

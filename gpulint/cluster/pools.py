@@ -1,6 +1,6 @@
 """Declared node pools (``node-pools:`` in the configuration) as :class:`Node` values.
 
-A pool names an instance type of the built-in catalog (``rules/instance-types.json``) or
+A pool names an instance type of the built-in catalog (``gpulint/data/instance-types.json``) or
 says what its nodes have (``gpus``, ``resource``, ``allocatable``); its MIG layout and GPU
 sharing decide which resources the device plugin advertises, as the plugins do:
 
@@ -30,7 +30,8 @@ from typing import Any
 from gpulint.cluster.catalog import builtin_catalog
 from gpulint.cluster.model import Cluster, Node
 from gpulint.cluster.platforms import Platform, platform
-from gpulint.taints import Taint
+from gpulint.errors import GpulintError
+from gpulint.k8s.taints import Taint
 
 GIB = Decimal(2**30)
 #: The kubelet's default ``--max-pods``.
@@ -39,7 +40,7 @@ DEFAULT_MAX_PODS = 110
 HAMI_SPLIT = 10
 
 
-class PoolError(ValueError):
+class PoolError(GpulintError, ValueError):
     """A pool that cannot be built; ``path`` is the key it is about (inside the pool)."""
 
     def __init__(self, path: tuple[str | int, ...], message: str) -> None:
@@ -53,7 +54,7 @@ def mig_resource(profile: str) -> str:
 
 
 def _quantity(text: Any, path: tuple[str | int, ...]) -> Decimal:
-    from gpulint.quantity import QuantityError, parse_quantity
+    from gpulint.k8s.quantity.parse import QuantityError, parse_quantity
 
     try:
         return parse_quantity(str(text))
@@ -66,7 +67,7 @@ def _check_profile(profile: str, model: str) -> None:
     registry knows the model: ``A100-SXM4-40GB`` is its ``A100-40GB``)."""
     import re
 
-    from gpulint.registry import builtin_registry
+    from gpulint.k8s.devices import builtin_registry
 
     registry = builtin_registry()
     resource = registry.get(mig_resource(profile))

@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any, NamedTuple
 
 from gpulint.cluster.selectors import Term, parse_terms
-from gpulint.workloads import PodSpec
+from gpulint.k8s.workloads import PodSpec
 
 # -- the pod as the filters see it ------------------------------------------------------------
 
@@ -85,8 +85,8 @@ def _pod_level(
     memory (``IsSupportedPodLevelResource``) the pod-level request replaces the containers'
     sum, overhead still added (``resource.PodRequests``); a pod-level limit fills a missing
     pod-level request, as defaulting does. A value that does not parse is left to GPU005."""
-    from gpulint.quantitymath import add
-    from gpulint.resources import amount
+    from gpulint.k8s.quantity.arith import add
+    from gpulint.k8s.resources import amount
 
     if not isinstance(resources, Mapping):
         return
@@ -108,13 +108,13 @@ def _pod_level(
 def sched_pod(pod: PodSpec) -> SchedPod | None:
     """What the filters read of a pod spec found in a manifest (None: not a pod spec).
 
-    The requests are the effective ones (:func:`gpulint.podrequest.pod_requests`), without
+    The requests are the effective ones (:func:`gpulint.k8s.podrequest.pod_requests`), without
     the resources whose values could not be read (placeholders, invalid quantities): those
     are judged by other rules, not guessed here. Tolerations are those the pod runs with
     (an Argo template's default included); a node agent's pods get the DaemonSet
     controller's tolerations too.
     """
-    from gpulint.podrequest import pod_requests
+    from gpulint.k8s.podrequest import pod_requests
 
     if pod.location != "pod":
         return None

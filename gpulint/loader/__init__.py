@@ -39,4 +39,7 @@ only the modules it needs):
 * ``stream`` -- ``load_text`` and ``DocumentStream``: a text's documents, one at a time.
 * ``comments`` -- where a ``#`` is text, not a comment (for suppression comments).
 * ``ownfiles`` -- the reader for gpulint's own files (configuration, declarative rules).
+
+May import: :mod:`gpulint.util` and :mod:`gpulint.model` only: everything above reads
+documents through it.
 """

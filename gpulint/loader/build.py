@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint import codes
 from gpulint.loader.compose import MAX_DEPTH, _TooDeep
 from gpulint.loader.document import Problem
 from gpulint.loader.library import _Lib
@@ -259,7 +260,7 @@ class _Builder(_StrictChecks):
                 first_span = _node_span(first)
                 self.problems.append(
                     Problem(
-                        "YML002",
+                        codes.DUPLICATE_KEY,
                         _node_span(key_node),
                         f"duplicate key {key!r} (first at line {first_span.line}): kubectl's "
                         "strict decoding rejects the object, and non-strict decoding keeps only "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gpulint import codes
 from gpulint.loader.document import Problem
 from gpulint.model import Span
 
@@ -20,7 +21,7 @@ def decode(raw: bytes) -> tuple[str | None, Problem | None]:
             offset = raw.index(b"\x00")
             line = raw.count(b"\n", 0, offset) + 1
             return None, Problem(
-                "YML005",
+                codes.UNREADABLE_FILE,
                 Span(line, 1, line, 1),
                 "binary content (a NUL byte) in a YAML file: not linted",
             )
@@ -33,7 +34,7 @@ def decode(raw: bytes) -> tuple[str | None, Problem | None]:
         # Columns count code points: the bytes before the bad one on its line are valid.
         col = len(raw[line_start:start].decode(encoding, "replace")) + 1
         return None, Problem(
-            "YML005",
+            codes.UNREADABLE_FILE,
             Span(line, col, line, col + 1),
             f"the file is not valid {encoding.upper()} (byte {start}): YAML must be UTF-8, or "
             "UTF-16/32 with a byte-order mark; not linted",

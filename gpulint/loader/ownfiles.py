@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 
+from gpulint.errors import GpulintError
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document
 from gpulint.loader.stream import load_text
@@ -15,7 +16,7 @@ from gpulint.loader.stream import load_text
 MAX_OWN_FILE_BYTES = 1 << 20
 
 
-class SourceError(Exception):
+class SourceError(GpulintError):
     """A small YAML file (configuration, declarative rule) that cannot be used.
 
     ``problems`` are ``(line, message)`` pairs; line is None when the file was not read.

@@ -11,6 +11,7 @@ import _thread
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint import codes
 from gpulint.loader.build import COMPACT_TEXT, _AliasLimit, _Builder
 from gpulint.loader.compose import (
     INLINE_LEVELS,
@@ -43,7 +44,7 @@ def load_text(text: str) -> LoadResult:
 
 def load_library() -> None:
     """Import the YAML library now rather than when the first document is composed (a
-    process that freezes its start-up does it first, see ``gpulint.startup``)."""
+    process that freezes its start-up does it first, see ``gpulint.util.startup``)."""
     _lib()
 
 
@@ -80,7 +81,7 @@ class DocumentStream:
             yield from _iter_load(text, lib, self.problems, iterative=False, packed=packed)
         else:
             yield from _iter_in_large_stack(text, lib, self.problems, packed)
-        if _needs_token_pass(text) and not any(p.code == "YML001" for p in self.problems):
+        if _needs_token_pass(text) and not any(p.code == codes.SYNTAX_ERROR for p in self.problems):
             self.problems.extend(_token_problems(text, lib))
 
 
@@ -208,7 +209,7 @@ def _iter_load(
                         "far more nodes than it writes, counting merge keys (<<), as kubectl's "
                         "decoder also refuses; the document was not expanded or linted"
                     )
-                problems.append(Problem("YML004", clamp(start, end), message))
+                problems.append(Problem(codes.EXCESSIVE_ALIASING, clamp(start, end), message))
                 index += 1
                 continue
             positions = Positions(builder.positions, end)
@@ -223,7 +224,7 @@ def _iter_load(
         line, col = exc.mark.line + 1, exc.mark.column + 1
         problems.append(
             Problem(
-                "YML001",
+                codes.SYNTAX_ERROR,
                 clamp(Span(line, col, line, col + 1), end),
                 f"YAML syntax error: more than {MAX_DEPTH:,} nested block collections or "
                 f"{MAX_DEPTH:,} nested flow collections; "
@@ -237,9 +238,9 @@ def _iter_load(
             what = f"{what} {exc.context}"
         span = _point(text, mark) if mark is not None else Span(1, 1, 1, 1)
         what += _named_character(text, mark)
-        problems.append(Problem("YML001", clamp(span, end), f"YAML syntax error: {what}"))
+        problems.append(Problem(codes.SYNTAX_ERROR, clamp(span, end), f"YAML syntax error: {what}"))
     except lib.YAMLError as exc:
-        problems.append(Problem("YML001", Span(1, 1, 1, 1), f"YAML syntax error: {exc}"))
+        problems.append(Problem(codes.SYNTAX_ERROR, Span(1, 1, 1, 1), f"YAML syntax error: {exc}"))
     finally:
         dispose = getattr(parser, "dispose", None)
         if dispose is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpulint import codes
 from gpulint.loader.document import Problem
 from gpulint.loader.library import _Lib
 from gpulint.loader.positions import _node_span
@@ -51,7 +52,9 @@ class _StrictChecks:
         if line is None:
             line, col = mark.line, mark.column
         span = Span(line + 1, col + 1, line + 1, col + 1 + width)
-        problem = Problem("YML001", span, f"{_STRICT}{message}", severity=_STRICT_SEVERITY)
+        problem = Problem(
+            codes.SYNTAX_ERROR, span, f"{_STRICT}{message}", severity=_STRICT_SEVERITY
+        )
         self.problems.append(problem)
 
     def _before(self, mark: Any) -> str:
@@ -158,7 +161,7 @@ class _StrictChecks:
             shown = "!!" + tag[len(TAG_PREFIX) :] if tag.startswith(TAG_PREFIX) else tag
             self.problems.append(
                 Problem(
-                    "YML003",
+                    codes.UNSUPPORTED_TAG,
                     _node_span(node),
                     f"tag {shown} is not a Kubernetes YAML tag; gpulint read the value as "
                     "plain data and constructed nothing, but the API server's decoder will "
@@ -205,7 +208,9 @@ def _token_problems(text: str, lib: _Lib) -> list[Problem]:
 
     def problem(mark_line: int, col: int, message: str) -> None:
         span = Span(mark_line + 1, col + 1, mark_line + 1, col + 2)
-        problems.append(Problem("YML001", span, _STRICT + message, severity=_STRICT_SEVERITY))
+        problems.append(
+            Problem(codes.SYNTAX_ERROR, span, _STRICT + message, severity=_STRICT_SEVERITY)
+        )
 
     parser = lib.event_parser(text)
     previous: Any = None

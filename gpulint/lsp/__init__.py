@@ -15,4 +15,7 @@ checks both): ``gpulint check`` never pays for them and runs without them. Botto
   protocol values.
 - :mod:`gpulint.lsp.server`: the pygls server: open documents, debounced linting off the
   event loop, configuration reloads.
+
+May import: everything below the command line (linting, configuration, the commands'
+shared configuring); only :mod:`gpulint.cli` imports it.
 """

@@ -14,19 +14,20 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from gpulint.annotations import IGNORE_ANNOTATION
+from gpulint import codes
 from gpulint.lsp.text import LineIndex
 from gpulint.model import RULE_ERROR_CODE, Finding, Severity, Span
+from gpulint.suppress.annotations import IGNORE_ANNOTATION
 
 if TYPE_CHECKING:
-    from gpulint.registry import DeviceResource, Registry
+    from gpulint.k8s.devices import DeviceResource, Registry
     from gpulint.rule import Rule
 
 SOURCE = "gpulint"
 #: Where each rule's documentation is (the anchor is the code in lower case), as in SARIF.
 RULE_HELP_URI = "https://github.com/gpulint/gpulint/blob/main/docs/rules.md#{anchor}"
 #: The stale-suppression rule: its findings are drawn faded, as unused code.
-UNUSED_CODE = "GL100"
+UNUSED_CODE = codes.UNUSED_SUPPRESSION
 
 _SEVERITY = {
     Severity.ERROR: lsp.DiagnosticSeverity.Error,
@@ -217,9 +218,9 @@ def disable_object_action(
 
 
 def _annotation_edit(text: str, index: LineIndex, f: Finding) -> lsp.TextEdit | None:
+    from gpulint.k8s.manifest import DocumentView
+    from gpulint.k8s.workloads import builtin_table
     from gpulint.lsp.incremental import document_text
-    from gpulint.manifest import DocumentView
-    from gpulint.workloads import builtin_table
 
     piece = document_text(text, index.offset(f.span.line, f.span.column))
     from gpulint.loader.stream import load_text
@@ -321,7 +322,7 @@ def word_at(line_text: str, column: int) -> tuple[str, int, int] | None:
 
 def describe_resource(entry: DeviceResource, registry: Registry) -> str:
     """A registry entry as markdown: vendor, unit, sharing scheme, constraints."""
-    from gpulint.registry import _describe
+    from gpulint.k8s.devices import _describe
 
     lines = [f"**{entry.name}** — gpulint device registry", ""]
     lines.append(f"- vendor / hardware: {entry.hardware} ({entry.family})")

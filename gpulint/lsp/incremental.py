@@ -38,10 +38,11 @@ import bisect
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
+from gpulint import codes
 from gpulint.model import Edit, Finding, Fix, Span
 
 if TYPE_CHECKING:
-    from gpulint.engine import Linter
+    from gpulint.lint.engine import Linter
 
 #: Texts shorter than this are linted whole: it takes milliseconds.
 MIN_CHUNKED_CHARS = 256 << 10
@@ -49,7 +50,7 @@ MIN_CHUNKED_CHARS = 256 << 10
 _MARKER = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 #: Document end markers (``...``), which would move the cut.
 _DOCUMENT_END = re.compile(r"^\.\.\.(?:[ \t\r\n]|$)", re.M)
-SYNTAX_ERROR = "YML001"
+SYNTAX_ERROR = codes.SYNTAX_ERROR
 #: A message that names a line of the file.
 _NAMES_A_LINE = re.compile(r"\bline \d")
 #: A line that is YAML content (not blank, not only a comment).
@@ -59,8 +60,8 @@ _CONTENT = re.compile(r"^[ \t]*[^ \t\r\n#]", re.M)
 def cuttable(text: str) -> bool:
     """Whether each document of ``text`` can be linted alone (see the module's docstring).
     Substring tests first: a regular expression over 5 MB took half a second."""
-    from gpulint.dra import may_hold_dra
-    from gpulint.envvalues import may_read_configmaps
+    from gpulint.k8s.dra import may_hold_dra
+    from gpulint.k8s.envvalues import may_read_configmaps
 
     if "gpulint:" in text:  # a directive (its action may be written in any case)
         lowered = text.lower()

@@ -3,7 +3,7 @@
 A file is linted with the configuration ``gpulint check`` would use for it when run from the
 file's folder: the first ``.gpulint.yaml``, ``.gpulint.yml`` or ``pyproject.toml`` with
 ``[tool.gpulint]`` found climbing from the folder to the repository root
-(:func:`gpulint.configfile.find_config`, with its ownership and symbolic-link checks). A
+(:func:`gpulint.config.file.find_config`, with its ownership and symbolic-link checks). A
 buffer with no file (``untitled:``) uses the configuration of the workspace folder.
 
 Python rules a configuration names (``plugins``, ``*.py`` in ``rule-dirs``) run only when
@@ -21,12 +21,12 @@ import re
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, NamedTuple
 
-from gpulint.commands import Trust, trusted_rules
-from gpulint.configfile import CONFIG_NAMES, PYPROJECT, ConfigError, find_config, read_config
+from gpulint.commands.common import Trust, trusted_rules
+from gpulint.config.file import CONFIG_NAMES, PYPROJECT, ConfigError, find_config, read_config
 
 if TYPE_CHECKING:
-    from gpulint.config import Effective
-    from gpulint.engine import Linter
+    from gpulint.config.resolve import Effective
+    from gpulint.lint.engine import Linter
     from gpulint.rule import Rule
 
 #: The names of the files that can configure gpulint (a change to one reloads the settings).
@@ -75,9 +75,9 @@ class Project:
 def load_project(config: FsPath | None, trust: Trust) -> Project:
     """The project of ``config`` (None: the built-in defaults). Never raises for a bad
     configuration: the problem is kept, and the defaults are used."""
-    from gpulint.config import resolve
-    from gpulint.configcheck import forget_codes
-    from gpulint.engine import Linter
+    from gpulint.config.resolve import resolve
+    from gpulint.config.validate import forget_codes
+    from gpulint.lint.engine import Linter
     from gpulint.rule import RuleLoadError
 
     if config is not None:

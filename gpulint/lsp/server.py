@@ -30,7 +30,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 from gpulint import __version__
-from gpulint.commands import Trust
+from gpulint.commands.common import Trust
 from gpulint.lsp import features
 from gpulint.lsp.incremental import IncrementalLinter
 from gpulint.lsp.project import CONFIG_FILE_NAMES, Project, Projects, is_config_file

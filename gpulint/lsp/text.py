@@ -2,7 +2,7 @@
 
 gpulint counts lines from 1 and columns in Unicode code points from 1 (SARIF's
 ``unicodeCodePoints``), and breaks lines where YAML's C scanner does: at ``\\n``, ``\\r\\n``
-and ``\\r``, and also at NEL, LS and PS (``gpulint.directives.split_lines``). The Language
+and ``\\r``, and also at NEL, LS and PS (``gpulint.suppress.directives.split_lines``). The Language
 Server Protocol counts lines from 0, breaks them at ``\\n``, ``\\r\\n`` and ``\\r`` only, and
 counts characters in UTF-16 code units (its default ``positionEncoding``): a character outside
 the Basic Multilingual Plane (an emoji, most CJK extension B ideographs) is two units. Every

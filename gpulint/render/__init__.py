@@ -9,6 +9,9 @@ finding mapped back to the line a user edits.
 
 Rendering runs programs on the linted tree, so it happens only when the user asks for it
 (``--render``); README "Security" says what each program may and may not do.
+
+May import: :mod:`gpulint.util`, :mod:`gpulint.model`, :mod:`gpulint.loader`; never the
+rules, linting or configuration (the configuration hands it :class:`ChartOptions`).
 """
 
 from collections.abc import Mapping

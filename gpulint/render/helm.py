@@ -30,6 +30,7 @@ import re
 import stat
 from typing import NamedTuple, cast
 
+from gpulint import codes
 from gpulint.loader.document import Document
 from gpulint.model import Finding, Related, Span
 from gpulint.render import ChartOptions, RenderOptions, textmap
@@ -77,8 +78,8 @@ def render(folder: str, options: RenderOptions) -> str | Failure:
     helm = find_tool(options.helm, ("helm",), root)
     if helm is None:
         if options.helm:
-            return Failure("GL202", f"--helm {options.helm}: not an executable file")
-        return Failure("GL202", INSTALL_HELM)
+            return Failure(codes.RENDERER_MISSING, f"--helm {options.helm}: not an executable file")
+        return Failure(codes.RENDERER_MISSING, INSTALL_HELM)
     refused = refused_inputs(folder, options)
     if refused is not None:
         return refused
@@ -93,15 +94,16 @@ def render(folder: str, options: RenderOptions) -> str | Failure:
     if isinstance(result, ToolResult) and result.stderr.startswith(_NO_SKIP):
         why = remote_schema_ref(folder)  # a helm before 3.16 validates every schema
         if why is not None:
-            return Failure("GL200", why)
+            return Failure(codes.RENDER_FAILED, why)
         result = _template(helm, args, folder, options.deadline)
     if isinstance(result, Failure):
         return result
     if result.reason is not None:
-        return Failure("GL200", f"helm template {result.reason}")
+        return Failure(codes.RENDER_FAILED, f"helm template {result.reason}")
     if result.returncode != 0:
         return Failure(
-            "GL200", f"helm template failed: {tool_error(result.stderr, result.returncode)}"
+            codes.RENDER_FAILED,
+            f"helm template failed: {tool_error(result.stderr, result.returncode)}",
         )
     return result.stdout
 
@@ -112,7 +114,7 @@ def _template(
     """``helm template ARGS`` in the chart's folder, for what is left of the run's budget."""
     timeout = time_left(deadline)
     if timeout is None:
-        return Failure("GL200", BUDGET_SPENT)
+        return Failure(codes.RENDER_FAILED, BUDGET_SPENT)
     return run_tool([helm, "template", *args], cwd=os.path.abspath(folder), timeout=timeout)
 
 
@@ -127,11 +129,13 @@ def refused_inputs(folder: str, options: RenderOptions) -> Failure | None:
     root = project_root(folder)
     entry = links_outside(folder, root)
     if entry is not None:
-        return Failure("GL200", f"not rendered: {label_of(entry[0])} {entry[1]}")
+        return Failure(codes.RENDER_FAILED, f"not rendered: {label_of(entry[0])} {entry[1]}")
     for values in options.for_chart(folder).values:
         why = refused_file(values, root)
         if why is not None:
-            return Failure("GL200", f"not rendered: values file {label_of(values)} {why}")
+            return Failure(
+                codes.RENDER_FAILED, f"not rendered: values file {label_of(values)} {why}"
+            )
     return None
 
 

@@ -25,6 +25,7 @@ import os
 import re
 from typing import Any
 
+from gpulint import codes
 from gpulint.loader.document import Document
 from gpulint.model import Finding, Span
 from gpulint.render import RenderOptions
@@ -95,14 +96,16 @@ def _check(folder: str, trees: Trees) -> Failure | None:
         def refused(
             message: str, line: int, where: str = where, at_root: bool = at_root
         ) -> Failure:
-            return Failure("GL200", f"not built: {where}:{line}: {message}", line if at_root else 1)
+            return Failure(
+                codes.RENDER_FAILED, f"not built: {where}:{line}: {message}", line if at_root else 1
+            )
 
         if k.problem is not None:
             return refused(k.problem, k.line)
         for field in PLUGIN_FIELDS:
             if field in k.data:
                 return Failure(
-                    "GL200",
+                    codes.RENDER_FAILED,
                     f"not built: {where} uses `{field}`, which runs plugins or fetches "
                     "charts; build it yourself and lint the output (`... | gpulint check -`)",
                 )
@@ -136,8 +139,10 @@ def render(folder: str, options: RenderOptions, trees: Trees) -> str | Failure:
     tool = find_tool(options.kustomize, ("kubectl", "kustomize"), project_root(folder))
     if tool is None:
         if options.kustomize:
-            return Failure("GL202", f"--kustomize {options.kustomize}: not an executable file")
-        return Failure("GL202", INSTALL_KUSTOMIZE)
+            return Failure(
+                codes.RENDERER_MISSING, f"--kustomize {options.kustomize}: not an executable file"
+            )
+        return Failure(codes.RENDERER_MISSING, INSTALL_KUSTOMIZE)
     refused = _check(folder, trees)
     if refused is not None:
         return refused
@@ -146,13 +151,15 @@ def render(folder: str, options: RenderOptions, trees: Trees) -> str | Failure:
     argv = [tool, "kustomize", target] if name.startswith("kubectl") else [tool, "build", target]
     timeout = time_left(options.deadline)
     if timeout is None:
-        return Failure("GL200", BUDGET_SPENT)
+        return Failure(codes.RENDER_FAILED, BUDGET_SPENT)
     result = run_tool(argv, cwd=target, timeout=timeout)
     what = "kubectl kustomize" if name.startswith("kubectl") else "kustomize build"
     if result.reason is not None:
-        return Failure("GL200", f"{what} {result.reason}")
+        return Failure(codes.RENDER_FAILED, f"{what} {result.reason}")
     if result.returncode != 0:
-        return Failure("GL200", f"{what} failed: {tool_error(result.stderr, result.returncode)}")
+        return Failure(
+            codes.RENDER_FAILED, f"{what} failed: {tool_error(result.stderr, result.returncode)}"
+        )
     return result.stdout
 
 

@@ -3,7 +3,7 @@ tree patch with, and which objects of their resources those patches complete.
 
 Without ``--render`` every file is linted alone, but a patch is half an object: the GPU it
 adds has its toleration in the base, or the reverse. The parts found here
-(:class:`gpulint.discover.Part`) tell the engine to leave the rules that need the whole
+(:class:`gpulint.util.discover.Part`) tell the engine to leave the rules that need the whole
 object to the rendered overlay on them (GL203):
 
 * a **patch** is a file a kustomization names in ``patchesStrategicMerge`` or in
@@ -14,7 +14,7 @@ object to the rendered overlay on them (GL203):
   pod spec (:data:`POD_KEYS`): a patch that sets ``replicas`` changes nothing a GPU rule
   reads, and the resource is linted whole.
 
-Patches are read as kustomization files are (gpulint.safefile, at most
+Patches are read as kustomization files are (gpulint.util.safefile, at most
 :data:`MAX_PATCH_BYTES`), never built.
 """
 
@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from gpulint.discover import Part
+from gpulint.util.discover import Part
 
 if TYPE_CHECKING:
     from gpulint.render.trees import Kustomization
@@ -163,7 +163,7 @@ def _reaches_pod(data: Any, depth: int) -> bool:
 
 
 def _read(path: str) -> list[Any]:
-    from gpulint import safefile
+    from gpulint.util import safefile
 
     try:
         raw, _ = safefile.read_regular(path, MAX_PATCH_BYTES)

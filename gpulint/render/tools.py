@@ -14,7 +14,7 @@ tree, never through a relative PATH entry such as ``.``), and runs (:func:`run_t
   proxy above is all there is, which HTTP and HTTPS clients honour and ``file://`` does
   not need);
 * with bounds: a wall-clock time limit (``TIMEOUT_SECONDS``, less when the run's render
-  budget has less left: :mod:`gpulint.rendertarget`), as much CPU time, an address-space
+  budget has less left: :mod:`gpulint.render.target`), as much CPU time, an address-space
   limit (``MAX_MEMORY_BYTES``) and a bound on what it may write (``MAX_OUTPUT_BYTES``).
 
 A chart that loops, allocates without end or writes gigabytes is a finding, never a hung,

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from gpulint.discover import Part
-from gpulint.walk import walk
+from gpulint.util.discover import Part
+from gpulint.util.walk import walk
 
 CHART_FILE = "Chart.yaml"
 #: The names kustomize accepts for a kustomization file, in its order of preference.
@@ -214,12 +214,12 @@ class _Refused(Exception):
 
 def read_kustomization(folder: str, file: str) -> Kustomization:
     """The kustomization in ``file``, its fields named as kustomize names them. It is read as
-    a manifest is (gpulint.safefile): a link out of the repository, a FIFO, a device or a
+    a manifest is (gpulint.util.safefile): a link out of the repository, a FIFO, a device or a
     file over :data:`MAX_KUSTOMIZATION_BYTES` is never opened, and it is a ``problem``
     (which quotes nothing of what the link points at), as is a file that is not one YAML
     mapping without problems or that has a key no field of a kustomization folds to."""
-    from gpulint import safefile
     from gpulint.loader.stream import load_text
+    from gpulint.util import safefile
 
     try:
         raw, why = safefile.read_regular(file, MAX_KUSTOMIZATION_BYTES)

@@ -9,11 +9,14 @@ same bytes. ``json``, ``sarif`` and ``junit`` are one document each, rendered at
 from the findings kept.
 
 Whatever the format, its output reaches the caller through :func:`renderer` or
-:func:`streamer`, which pass it through :func:`gpulint.textsafe.plain`: printed to a CI log,
+:func:`streamer`, which pass it through :func:`gpulint.util.textsafe.plain`: printed to a CI log,
 no line of it is a GitHub workflow command, however a new format builds its lines. The one
 exception is a format that sets ``WORKFLOW_COMMANDS = True`` (``github``): its commands are
 real, it escapes their properties and data itself, and passes its other lines through
 ``plain``.
+
+May import: :mod:`gpulint.util`, :mod:`gpulint.model`, :mod:`gpulint.report` and the rule
+API (:mod:`gpulint.rule`, for the catalog in SARIF); never linting or configuration.
 """
 
 from __future__ import annotations
@@ -146,7 +149,7 @@ class Stream(Protocol):
 
 
 class _Plain:
-    """A format's ``Stream`` whose output goes through :func:`gpulint.textsafe.plain`."""
+    """A format's ``Stream`` whose output goes through :func:`gpulint.util.textsafe.plain`."""
 
     __slots__ = ("stream",)
 
@@ -154,12 +157,12 @@ class _Plain:
         self.stream = stream
 
     def file(self, findings: Sequence[Finding]) -> str:
-        from gpulint.textsafe import plain
+        from gpulint.util.textsafe import plain
 
         return plain(self.stream.file(findings))
 
     def end(self, report: Report) -> str:
-        from gpulint.textsafe import plain
+        from gpulint.util.textsafe import plain
 
         return plain(self.stream.end(report))
 
@@ -183,7 +186,7 @@ def renderer(fmt: str) -> Renderer:
         return render
 
     def plain_render(report: Report, ctx: ReportContext) -> str:
-        from gpulint.textsafe import plain
+        from gpulint.util.textsafe import plain
 
         return plain(render(report, ctx))
 

@@ -17,7 +17,7 @@ root, which is where a workflow runs). Suppressed findings produce no annotation
 
 Escaping, in two steps, so that every line is exactly one command and text from the linted
 files cannot start another (``::add-mask::``, a forged ``::error``): first the path, title and
-message get the visible escaping of every human-facing output (:mod:`gpulint.textsafe`:
+message get the visible escaping of every human-facing output (:mod:`gpulint.util.textsafe`:
 control characters and line separators as ``\\n``, ``\\x1b``, ``\\u2028``, an undecodable
 file-name byte as ``\\xff``), so no line break is left in them; then the Actions toolkit's
 own escaping (``escapeData`` / ``escapeProperty`` in ``@actions/core``): ``%``, CR and LF in
@@ -27,7 +27,7 @@ the command's own and splits them on ``,`` and the first ``=``: with ``:`` and `
 file named ``::error file=README.md::Approved`` or ``a,title=x`` stays the one ``file``
 value. The first step also writes ``##[`` as ``##\\[`` (no legacy command either). This
 format sets ``WORKFLOW_COMMANDS``: its commands are not passed through
-:func:`gpulint.textsafe.plain`, its other lines (the summary) are.
+:func:`gpulint.util.textsafe.plain`, its other lines (the summary) are.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import os
 from gpulint.model import Finding, Severity
 from gpulint.report import Report
 from gpulint.reporters import ReportContext, text
-from gpulint.textsafe import escape, plain
+from gpulint.util.textsafe import escape, plain
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 #: This format writes real workflow commands (gpulint.reporters: not passed through ``plain``).

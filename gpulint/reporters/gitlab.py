@@ -34,7 +34,7 @@ from gpulint.report import Report
 from gpulint.reporters import ReportContext
 from gpulint.reporters.github import display_path
 from gpulint.reporters.sarif import artifact_location, fingerprint, message_text
-from gpulint.textsafe import json_text
+from gpulint.util.textsafe import json_text
 
 SEVERITIES = {Severity.ERROR: "critical", Severity.WARNING: "major", Severity.INFO: "info"}
 

@@ -3,7 +3,7 @@
 This shape is a public contract (README "JSON output"); fields are only ever added.
 Lines and columns are 1-based; ``end_line``/``end_column`` point just past the region.
 Strings are the exact values; a byte of a file name that is not UTF-8 is written ``\\xff``
-(:func:`gpulint.textsafe.json_text`), so the document is valid UTF-8 for any file name.
+(:func:`gpulint.util.textsafe.json_text`), so the document is valid UTF-8 for any file name.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from gpulint import __version__
 from gpulint.model import Finding
 from gpulint.report import Report
 from gpulint.reporters import ReportContext
-from gpulint.textsafe import json_text
+from gpulint.util.textsafe import json_text
 
 
 def finding_json(f: Finding) -> dict[str, Any]:

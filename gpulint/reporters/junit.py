@@ -23,7 +23,7 @@ The shape (valid against the Jenkins JUnit schema, ``junit-10.xsd``)::
   ``GL900 rule-error``, whose message names the rule; the rule that raised has no passing
   case for that object.
 
-Names, messages and paths are printed as in the text format (:mod:`gpulint.textsafe`):
+Names, messages and paths are printed as in the text format (:mod:`gpulint.util.textsafe`):
 control characters and line separators in their visible form (``\\n``, ``\\x1b``), an
 undecodable file-name byte as ``\\xff``, and the two characters XML 1.0 cannot hold either
 way (U+FFFE, U+FFFF) as ``\\ufffe``/``\\uffff`` -- so the XML is valid whatever the input, and
@@ -41,7 +41,7 @@ from gpulint.model import RULE_ERROR_CODE, Finding, ObjectRef
 from gpulint.report import Report
 from gpulint.reporters import ReportContext
 from gpulint.reporters.text import format_finding
-from gpulint.textsafe import escape
+from gpulint.util.textsafe import escape
 
 #: The run must hand over every object linted, not only those with findings.
 NEEDS_OBJECTS = True

@@ -21,7 +21,8 @@ is an RFC 3986 URI reference): UTF-8 for text, and a byte that is not UTF-8 as i
 (``bad%FF.yaml``, as a ``file:`` URI names such a file), so every file name has a valid URI
 that names exactly that file.
 Other strings (messages, object names, the command line) keep their exact value, except an
-undecodable byte of a file name, which is written ``\\xff`` (:func:`gpulint.textsafe.json_text`).
+undecodable byte of a file name, which is written ``\\xff``
+(:func:`gpulint.util.textsafe.json_text`).
 
 Fingerprints: ``partialFingerprints["gpulint/v1"]`` hashes the rule, the artifact URI, the
 object (kind, namespace, name) and the YAML path inside the document — never a line or
@@ -52,7 +53,7 @@ from gpulint.model import RULE_ERROR_CODE, Finding, Fix, ObjectRef, Related, Sev
 from gpulint.report import Report
 from gpulint.reporters import ReportContext
 from gpulint.rule import Rule
-from gpulint.textsafe import json_text
+from gpulint.util.textsafe import json_text
 
 SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -4,11 +4,11 @@ The line shape matches the standard ``file:line:col`` problem matchers of editor
 Suppressed findings are not printed; the summary counts them.
 
 The path, rule code, message and object come from the linted files and are printed through
-:func:`gpulint.textsafe.escape`: a finding is always exactly one line that starts with the
+:func:`gpulint.util.textsafe.escape`: a finding is always exactly one line that starts with the
 path, and no control character reaches the terminal. A path that starts with ``:`` is written
-``./:...`` (:func:`gpulint.textsafe.lead`), so that the line cannot open a GitHub workflow
+``./:...`` (:func:`gpulint.util.textsafe.lead`), so that the line cannot open a GitHub workflow
 command; :func:`gpulint.reporters.renderer` and ``streamer`` pass every line through
-:func:`gpulint.textsafe.plain` as well.
+:func:`gpulint.util.textsafe.plain` as well.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from gpulint.model import Finding, Related, Severity
 from gpulint.report import Report
 from gpulint.reporters import ASSUMING_RULES, ReportContext
-from gpulint.textsafe import escape, lead
+from gpulint.util.textsafe import escape, lead
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"

@@ -34,9 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.resources import accelerator_entries
-from gpulint.rule import RuleContext, Violation
-from gpulint.workloads import PodSpec
+from gpulint.api import PodSpec, RuleContext, Violation, accelerator_entries
 
 CODE = "EXP001"
 NAME = "unpinned-gpu-image"

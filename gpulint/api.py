@@ -1,0 +1,453 @@
+"""The one import for rule authors: everything a rule module uses, with ``__all__``.
+
+Built-in rules (:mod:`gpulint.rules`), the example plugin in the tests and the plugin examples
+of the documentation import only this module::
+
+    from gpulint.api import PodSpec, RuleContext, Violation, gpu_demand
+
+The names are loaded when first asked for (PEP 562): importing this module costs nothing,
+and a rule that needs the instance-type catalog only on GKE still imports it only then, by
+importing the name inside the function that needs it. The table :data:`_WHERE` says where
+each name is defined; mypy reads the same names from the imports under ``TYPE_CHECKING``.
+What is here is the stable surface: a name leaves only after a release that warns.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpulint.cluster.catalog import (
+        builtin_catalog as builtin_catalog,
+    )
+    from gpulint.cluster.evidence import (
+        Evidence as Evidence,
+    )
+    from gpulint.cluster.evidence import (
+        KnownTaint as KnownTaint,
+    )
+    from gpulint.cluster.evidence import (
+        applicable as applicable,
+    )
+    from gpulint.cluster.evidence import (
+        basis as basis,
+    )
+    from gpulint.cluster.evidence import (
+        certain_line as certain_line,
+    )
+    from gpulint.cluster.facts import (
+        accelerator_nodes as accelerator_nodes,
+    )
+    from gpulint.cluster.facts import (
+        added_tolerations as added_tolerations,
+    )
+    from gpulint.cluster.facts import (
+        describe_offer as describe_offer,
+    )
+    from gpulint.cluster.facts import (
+        describes_nodes as describes_nodes,
+    )
+    from gpulint.cluster.facts import (
+        enforced_taints as enforced_taints,
+    )
+    from gpulint.cluster.facts import (
+        largest as largest,
+    )
+    from gpulint.cluster.facts import (
+        nodes_offering as nodes_offering,
+    )
+    from gpulint.cluster.facts import (
+        nvidia_nodes as nvidia_nodes,
+    )
+    from gpulint.cluster.facts import (
+        pool_label as pool_label,
+    )
+    from gpulint.cluster.facts import (
+        queued as queued,
+    )
+    from gpulint.cluster.facts import (
+        why_not as why_not,
+    )
+    from gpulint.cluster.filters import (
+        Failure as Failure,
+    )
+    from gpulint.cluster.filters import (
+        feasibility as feasibility,
+    )
+    from gpulint.cluster.filters import (
+        fits_somewhere as fits_somewhere,
+    )
+    from gpulint.cluster.model import (
+        Node as Node,
+    )
+    from gpulint.cluster.schedpod import (
+        sched_pod as sched_pod,
+    )
+    from gpulint.data import (
+        data_path as data_path,
+    )
+    from gpulint.k8s.agents import (
+        find_agent as find_agent,
+    )
+    from gpulint.k8s.agents import (
+        image_repository as image_repository,
+    )
+    from gpulint.k8s.devices import (
+        Registry as Registry,
+    )
+    from gpulint.k8s.engines import (
+        Started as Started,
+    )
+    from gpulint.k8s.engines import (
+        Word as Word,
+    )
+    from gpulint.k8s.engines import (
+        find_engine as find_engine,
+    )
+    from gpulint.k8s.engines import (
+        has_flag as has_flag,
+    )
+    from gpulint.k8s.engines import (
+        int_value as int_value,
+    )
+    from gpulint.k8s.engines import (
+        literal_env as literal_env,
+    )
+    from gpulint.k8s.engines import (
+        may_start_engine as may_start_engine,
+    )
+    from gpulint.k8s.engines import (
+        option as option,
+    )
+    from gpulint.k8s.engines import (
+        words as words,
+    )
+    from gpulint.k8s.envvalues import (
+        Source as Source,
+    )
+    from gpulint.k8s.envvalues import (
+        container_env as container_env,
+    )
+    from gpulint.k8s.objects import (
+        expression_key_path as expression_key_path,
+    )
+    from gpulint.k8s.objects import (
+        required_node_terms as required_node_terms,
+    )
+    from gpulint.k8s.podrequest import (
+        pod_requests as pod_requests,
+    )
+    from gpulint.k8s.quantity.arith import (
+        is_integer as is_integer,
+    )
+    from gpulint.k8s.quantity.arith import (
+        milli_round_up as milli_round_up,
+    )
+    from gpulint.k8s.quantity.parse import (
+        QuantityError as QuantityError,
+    )
+    from gpulint.k8s.quantity.parse import (
+        parse_quantity as parse_quantity,
+    )
+    from gpulint.k8s.resources import (
+        ResourceEntry as ResourceEntry,
+    )
+    from gpulint.k8s.resources import (
+        accelerator_entries as accelerator_entries,
+    )
+    from gpulint.k8s.resources import (
+        amount as amount,
+    )
+    from gpulint.k8s.resources import (
+        container_entries as container_entries,
+    )
+    from gpulint.k8s.resources import (
+        container_gpu as container_gpu,
+    )
+    from gpulint.k8s.resources import (
+        format_amount as format_amount,
+    )
+    from gpulint.k8s.resources import (
+        gpu_demand as gpu_demand,
+    )
+    from gpulint.k8s.resources import (
+        is_extended_resource as is_extended_resource,
+    )
+    from gpulint.k8s.resources import (
+        is_placeholder as is_placeholder,
+    )
+    from gpulint.k8s.resources import (
+        resource_lists as resource_lists,
+    )
+    from gpulint.k8s.resources import (
+        show_value as show_value,
+    )
+    from gpulint.k8s.resources import (
+        spark_asks_for_gpus as spark_asks_for_gpus,
+    )
+    from gpulint.k8s.resources import (
+        wants_accelerator as wants_accelerator,
+    )
+    from gpulint.k8s.resources import (
+        whole_gpu_count as whole_gpu_count,
+    )
+    from gpulint.k8s.taints import (
+        TAINTS_OPTION as TAINTS_OPTION,
+    )
+    from gpulint.k8s.taints import (
+        Taint as Taint,
+    )
+    from gpulint.k8s.taints import (
+        default_taints_assumed as default_taints_assumed,
+    )
+    from gpulint.k8s.taints import (
+        describe_toleration as describe_toleration,
+    )
+    from gpulint.k8s.taints import (
+        near_miss as near_miss,
+    )
+    from gpulint.k8s.taints import (
+        taints_from_options as taints_from_options,
+    )
+    from gpulint.k8s.taints import (
+        tolerates as tolerates,
+    )
+    from gpulint.k8s.workloads import (
+        Container as Container,
+    )
+    from gpulint.k8s.workloads import (
+        K8sObject as K8sObject,
+    )
+    from gpulint.k8s.workloads import (
+        PodSpec as PodSpec,
+    )
+    from gpulint.model import (
+        AddEntry as AddEntry,
+    )
+    from gpulint.model import (
+        AppendItem as AppendItem,
+    )
+    from gpulint.model import (
+        Change as Change,
+    )
+    from gpulint.model import (
+        DeleteKey as DeleteKey,
+    )
+    from gpulint.model import (
+        MoveKey as MoveKey,
+    )
+    from gpulint.model import (
+        Path as Path,
+    )
+    from gpulint.model import (
+        Related as Related,
+    )
+    from gpulint.model import (
+        RenameKey as RenameKey,
+    )
+    from gpulint.model import (
+        Repair as Repair,
+    )
+    from gpulint.model import (
+        Severity as Severity,
+    )
+    from gpulint.model import (
+        Span as Span,
+    )
+    from gpulint.rule import (
+        Rule as Rule,
+    )
+    from gpulint.rule import (
+        RuleContext as RuleContext,
+    )
+    from gpulint.rule import (
+        Violation as Violation,
+    )
+
+__all__ = [
+    "TAINTS_OPTION",
+    "AddEntry",
+    "AppendItem",
+    "Change",
+    "Container",
+    "DeleteKey",
+    "Evidence",
+    "Failure",
+    "K8sObject",
+    "KnownTaint",
+    "MoveKey",
+    "Node",
+    "Path",
+    "PodSpec",
+    "QuantityError",
+    "Registry",
+    "Related",
+    "RenameKey",
+    "Repair",
+    "ResourceEntry",
+    "Rule",
+    "RuleContext",
+    "Severity",
+    "Source",
+    "Span",
+    "Started",
+    "Taint",
+    "Violation",
+    "Word",
+    "accelerator_entries",
+    "accelerator_nodes",
+    "added_tolerations",
+    "amount",
+    "applicable",
+    "basis",
+    "builtin_catalog",
+    "certain_line",
+    "container_entries",
+    "container_env",
+    "container_gpu",
+    "data_path",
+    "default_taints_assumed",
+    "describe_offer",
+    "describe_toleration",
+    "describes_nodes",
+    "enforced_taints",
+    "expression_key_path",
+    "feasibility",
+    "find_agent",
+    "find_engine",
+    "fits_somewhere",
+    "format_amount",
+    "gpu_demand",
+    "has_flag",
+    "image_repository",
+    "int_value",
+    "is_extended_resource",
+    "is_integer",
+    "is_placeholder",
+    "largest",
+    "literal_env",
+    "may_start_engine",
+    "milli_round_up",
+    "near_miss",
+    "nodes_offering",
+    "nvidia_nodes",
+    "option",
+    "parse_quantity",
+    "pod_requests",
+    "pool_label",
+    "queued",
+    "required_node_terms",
+    "resource_lists",
+    "sched_pod",
+    "show_value",
+    "spark_asks_for_gpus",
+    "taints_from_options",
+    "tolerates",
+    "wants_accelerator",
+    "whole_gpu_count",
+    "why_not",
+    "words",
+]
+
+#: Where each name of :data:`__all__` is defined.
+_WHERE: dict[str, str] = {
+    "Rule": "gpulint.rule",
+    "RuleContext": "gpulint.rule",
+    "Violation": "gpulint.rule",
+    "AddEntry": "gpulint.model",
+    "AppendItem": "gpulint.model",
+    "Change": "gpulint.model",
+    "DeleteKey": "gpulint.model",
+    "MoveKey": "gpulint.model",
+    "Path": "gpulint.model",
+    "Related": "gpulint.model",
+    "RenameKey": "gpulint.model",
+    "Repair": "gpulint.model",
+    "Severity": "gpulint.model",
+    "Span": "gpulint.model",
+    "Container": "gpulint.k8s.workloads",
+    "K8sObject": "gpulint.k8s.workloads",
+    "PodSpec": "gpulint.k8s.workloads",
+    "expression_key_path": "gpulint.k8s.objects",
+    "required_node_terms": "gpulint.k8s.objects",
+    "accelerator_entries": "gpulint.k8s.resources",
+    "amount": "gpulint.k8s.resources",
+    "container_entries": "gpulint.k8s.resources",
+    "container_gpu": "gpulint.k8s.resources",
+    "format_amount": "gpulint.k8s.resources",
+    "gpu_demand": "gpulint.k8s.resources",
+    "is_extended_resource": "gpulint.k8s.resources",
+    "is_placeholder": "gpulint.k8s.resources",
+    "resource_lists": "gpulint.k8s.resources",
+    "ResourceEntry": "gpulint.k8s.resources",
+    "show_value": "gpulint.k8s.resources",
+    "spark_asks_for_gpus": "gpulint.k8s.resources",
+    "wants_accelerator": "gpulint.k8s.resources",
+    "whole_gpu_count": "gpulint.k8s.resources",
+    "parse_quantity": "gpulint.k8s.quantity.parse",
+    "QuantityError": "gpulint.k8s.quantity.parse",
+    "is_integer": "gpulint.k8s.quantity.arith",
+    "milli_round_up": "gpulint.k8s.quantity.arith",
+    "pod_requests": "gpulint.k8s.podrequest",
+    "Registry": "gpulint.k8s.devices",
+    "default_taints_assumed": "gpulint.k8s.taints",
+    "describe_toleration": "gpulint.k8s.taints",
+    "near_miss": "gpulint.k8s.taints",
+    "Taint": "gpulint.k8s.taints",
+    "taints_from_options": "gpulint.k8s.taints",
+    "TAINTS_OPTION": "gpulint.k8s.taints",
+    "tolerates": "gpulint.k8s.taints",
+    "container_env": "gpulint.k8s.envvalues",
+    "Source": "gpulint.k8s.envvalues",
+    "find_engine": "gpulint.k8s.engines",
+    "has_flag": "gpulint.k8s.engines",
+    "int_value": "gpulint.k8s.engines",
+    "literal_env": "gpulint.k8s.engines",
+    "may_start_engine": "gpulint.k8s.engines",
+    "option": "gpulint.k8s.engines",
+    "Started": "gpulint.k8s.engines",
+    "Word": "gpulint.k8s.engines",
+    "words": "gpulint.k8s.engines",
+    "find_agent": "gpulint.k8s.agents",
+    "image_repository": "gpulint.k8s.agents",
+    "data_path": "gpulint.data",
+    "Node": "gpulint.cluster.model",
+    "builtin_catalog": "gpulint.cluster.catalog",
+    "accelerator_nodes": "gpulint.cluster.facts",
+    "added_tolerations": "gpulint.cluster.facts",
+    "describe_offer": "gpulint.cluster.facts",
+    "describes_nodes": "gpulint.cluster.facts",
+    "enforced_taints": "gpulint.cluster.facts",
+    "largest": "gpulint.cluster.facts",
+    "nodes_offering": "gpulint.cluster.facts",
+    "nvidia_nodes": "gpulint.cluster.facts",
+    "pool_label": "gpulint.cluster.facts",
+    "queued": "gpulint.cluster.facts",
+    "why_not": "gpulint.cluster.facts",
+    "applicable": "gpulint.cluster.evidence",
+    "basis": "gpulint.cluster.evidence",
+    "certain_line": "gpulint.cluster.evidence",
+    "Evidence": "gpulint.cluster.evidence",
+    "KnownTaint": "gpulint.cluster.evidence",
+    "sched_pod": "gpulint.cluster.schedpod",
+    "Failure": "gpulint.cluster.filters",
+    "feasibility": "gpulint.cluster.filters",
+    "fits_somewhere": "gpulint.cluster.filters",
+}
+
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        """A name of :data:`__all__`, imported from its module when first asked for."""
+        module = _WHERE.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        import importlib
+
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value  # asked once: the next lookup is a plain global
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(__all__)

@@ -1,0 +1,446 @@
+"""The ``gpulint`` command line.
+
+Exit codes: 0 when nothing at or above ``--fail-on`` is found, 1 when something is, 2 for
+usage or tool errors (a one-line message on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from gpulint import __version__
+from gpulint.cli.options import (
+    AllowPluginsOption,
+    BaselineOption,
+    ClusterOption,
+    ColorMode,
+    ConfigFormat,
+    ConfigOption,
+    ExtendSelectOption,
+    FailIfNoFilesOption,
+    FailOnOption,
+    IgnoreOption,
+    IsolatedOption,
+    OutputFormat,
+    PlatformOption,
+    PluginOption,
+    RuleDirOption,
+    RulesFormat,
+    SelectOption,
+    WriteBaselineOption,
+)
+from gpulint.cli.options import Command as _Command
+from gpulint.cli.options import Group as _Group
+from gpulint.commands.common import Trust
+from gpulint.commands.common import configure as _configure
+from gpulint.commands.common import error as _error
+from gpulint.commands.common import fail as _fail
+from gpulint.commands.common import load_rules as _load_rules
+from gpulint.commands.common import read_config as _read_config
+
+app = typer.Typer(
+    name="gpulint",
+    cls=_Group,
+    help="Lint Kubernetes manifests for GPU scheduling mistakes.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"gpulint {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """Lint Kubernetes manifests for GPU scheduling mistakes."""
+
+
+@app.command(cls=_Command)
+def check(
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Files or directories to lint (directories: *.yaml, *.yml); '-' reads stdin. "
+            "Default: the current directory.",
+            show_default=False,
+        ),
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = "text",
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write the --format report to this file; the terminal still shows text.",
+            show_default=False,
+        ),
+    ] = None,
+    select: SelectOption = None,
+    extend_select: ExtendSelectOption = None,
+    ignore: IgnoreOption = None,
+    fail_on: FailOnOption = None,
+    stdin_filename: Annotated[
+        str | None, typer.Option(help="The path to report for input read from stdin.")
+    ] = None,
+    color: Annotated[ColorMode, typer.Option(help="Colour the text output.")] = ColorMode.auto,
+    config: ConfigOption = None,
+    isolated: IsolatedOption = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Lint in up to N processes (default: the available cores; 1: serial).",
+            show_default=False,
+        ),
+    ] = None,
+    allow_plugins: AllowPluginsOption = False,
+    plugins: PluginOption = None,
+    rule_dirs: RuleDirOption = None,
+    fail_if_no_files: FailIfNoFilesOption = None,
+    render: Annotated[
+        bool,
+        typer.Option(
+            "--render",
+            help="Render Helm charts (helm template) and build Kustomize overlays (kubectl "
+            "kustomize), lint the output and report each finding at the template, values "
+            "or patch line (runs those programs on the tree; README 'Security').",
+        ),
+    ] = False,
+    helm: Annotated[
+        str | None, typer.Option("--helm", help="The helm program [default: helm on PATH].")
+    ] = None,
+    kustomize: Annotated[
+        str | None,
+        typer.Option(
+            "--kustomize",
+            help="The kubectl or kustomize program [default: kubectl, else kustomize, on PATH].",
+        ),
+    ] = None,
+    values: Annotated[
+        list[str] | None,
+        typer.Option("--values", help="A values file for every chart rendered (repeatable)."),
+    ] = None,
+    set_values: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="A value for every chart rendered, KEY=VALUE (repeatable)."),
+    ] = None,
+    kube_version: Annotated[
+        str | None, typer.Option("--kube-version", help="Kubernetes version charts see.")
+    ] = None,
+    release_name: Annotated[
+        str | None,
+        typer.Option("--release-name", help="Release name charts see [default: release-name]."),
+    ] = None,
+    namespace: Annotated[
+        str | None, typer.Option("--namespace", help="Namespace charts are rendered into.")
+    ] = None,
+    render_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--render-timeout",
+            help="Seconds the whole run may spend rendering; charts and overlays left when "
+            "they are spent are GL200 [default: 300].",
+            show_default=False,
+        ),
+    ] = None,
+    show_rendered: Annotated[
+        bool,
+        typer.Option(
+            "--show-rendered", help="Also show where each finding is in the rendered output."
+        ),
+    ] = False,
+    cluster: ClusterOption = None,
+    fix: Annotated[
+        bool,
+        typer.Option("--fix", help="Apply the safe fixes in place and report what is left."),
+    ] = False,
+    unsafe_fixes: Annotated[
+        bool,
+        typer.Option(
+            "--unsafe-fixes",
+            help="With --fix or --diff, also apply the fixes that change behaviour.",
+        ),
+    ] = False,
+    diff: Annotated[
+        bool,
+        typer.Option(
+            "--diff",
+            help="Print the fixes as a unified diff and change nothing (exit 1 when there "
+            "is something to fix).",
+        ),
+    ] = False,
+    platform: PlatformOption = None,
+    baseline: BaselineOption = None,
+    write_baseline: WriteBaselineOption = None,
+    exit_zero: Annotated[
+        bool,
+        typer.Option(
+            "--exit-zero",
+            help="Exit 0 even when findings reach --fail-on (2 still means a tool error).",
+        ),
+    ] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="Text formats: print the findings and nothing else."),
+    ] = False,
+    statistics: Annotated[
+        bool,
+        typer.Option(
+            "--statistics",
+            help="Text formats: a count per rule, most first, instead of the findings.",
+        ),
+    ] = False,
+) -> None:
+    """Lint manifests and report GPU scheduling mistakes.
+
+    With no paths, lints the current directory: every *.yaml and *.yml below it, except what
+    the configuration's `exclude` leaves out.
+
+    \b
+    Exit codes (--exit-zero: 0 instead of 1):
+      0  no finding at or above --fail-on (default: error)
+      1  a finding at or above --fail-on, or no file linted with --fail-if-no-files
+      2  a usage, configuration or tool error (one line on stderr)
+    """
+    from gpulint.commands.check import run_check
+
+    sys.exit(
+        run_check(
+            paths,
+            output_format=output_format,
+            output=output,
+            select=select,
+            extend_select=extend_select,
+            ignore=ignore,
+            fail_on=fail_on.value if fail_on is not None else None,
+            stdin_filename=stdin_filename,
+            color=color.value,
+            config=config,
+            isolated=isolated,
+            jobs=jobs,
+            allow_plugins=allow_plugins,
+            plugins=plugins,
+            rule_dirs=rule_dirs,
+            fail_if_no_files=fail_if_no_files,
+            render=render,
+            helm=helm,
+            kustomize=kustomize,
+            values=values,
+            set_values=set_values,
+            kube_version=kube_version,
+            release_name=release_name,
+            namespace=namespace,
+            render_timeout=render_timeout,
+            show_rendered=show_rendered,
+            cluster=cluster,
+            fix=fix,
+            unsafe_fixes=unsafe_fixes,
+            diff=diff,
+            platform=platform,
+            baseline=baseline,
+            write_baseline=write_baseline,
+            exit_zero=exit_zero,
+            quiet=quiet,
+            statistics=statistics,
+        )
+    )
+
+
+@app.command("inspect", cls=_Command)
+def inspect_cmd(
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Files or directories to inspect; '-' reads stdin. Default: the current "
+            "directory.",
+            show_default=False,
+        ),
+    ] = None,
+    output_format: Annotated[
+        ConfigFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = ConfigFormat.text,
+    stdin_filename: Annotated[
+        str | None, typer.Option(help="The path to report for input read from stdin.")
+    ] = None,
+    config: ConfigOption = None,
+    isolated: IsolatedOption = False,
+    allow_plugins: AllowPluginsOption = False,
+    plugin: PluginOption = None,
+    rule_dir: RuleDirOption = None,
+    cluster: ClusterOption = None,
+    platform: PlatformOption = None,
+) -> None:
+    """List the workloads found, their pod specs and each pod's effective GPU request;
+    with --cluster, which nodes each GPU pod fits and why the others do not."""
+    from gpulint.commands.common import check_stdin_filename
+    from gpulint.commands.inspect import Inspector, render_json, render_text
+    from gpulint.util.discover import targets
+
+    check_stdin_filename(paths, stdin_filename)
+    trust = Trust(allow_plugins, plugin or (), rule_dir or ())
+    _, effective = _configure(
+        config, isolated, trust=trust, cluster=cluster or (), platform=platform
+    )
+    settings = effective.settings
+    exclude = effective.exclude.matches if effective.exclude else None
+    found, missing = targets(
+        paths or ["."], stdin_filename or "<stdin>", exclude, effective.force_exclude
+    )
+    for path in missing:
+        _error(f"{path}: no such file or directory")
+    # The cluster picture the run's files give: their GPU pools and agreed taints.
+    from gpulint.lint.prepass import cluster_picture
+
+    listed = list(found)
+    picture = cluster_picture(settings, listed)
+    inspector = Inspector(settings.workloads, settings.registry, settings.cluster, picture)
+    report = inspector.inspect_targets(listed)
+    render = render_json if output_format is ConfigFormat.json else render_text
+    sys.stdout.write(render(report))
+    sys.stdout.flush()
+    raise typer.Exit(2 if missing else 0)
+
+
+@app.command("rules", cls=_Command)
+def list_rules(
+    output_format: Annotated[
+        RulesFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="text: one line per rule; markdown: the documentation page (docs/rules.md); "
+            "json: everything, for tools.",
+        ),
+    ] = RulesFormat.text,
+    long: Annotated[
+        bool,
+        typer.Option("--long", help="text: each rule's summary in full, wrapped."),
+    ] = False,
+    config: ConfigOption = None,
+    isolated: IsolatedOption = False,
+    allow_plugins: AllowPluginsOption = False,
+    plugin: PluginOption = None,
+    rule_dir: RuleDirOption = None,
+) -> None:
+    """List every rule, GPU rules first: code, name, default severity, whether it has a fix
+    (`fix`) or runs only when selected (`opt-in`), and what it checks."""
+    from gpulint.commands import rules as catalog
+
+    trust = Trust(allow_plugins, plugin or (), rule_dir or ())
+    rules = _load_rules(_read_config(config, isolated), trust)
+    render = {
+        RulesFormat.text: catalog.render_text if long else catalog.render_lines,
+        RulesFormat.markdown: catalog.render_markdown,
+        RulesFormat.json: catalog.render_json,
+    }[output_format]
+    sys.stdout.write(render(rules))
+
+
+@app.command("rule", cls=_Command)
+def show_rule(
+    code: Annotated[str, typer.Argument(help="A rule code (GPU001) or name.")],
+    config: ConfigOption = None,
+    isolated: IsolatedOption = False,
+    allow_plugins: AllowPluginsOption = False,
+    plugin: PluginOption = None,
+    rule_dir: RuleDirOption = None,
+) -> None:
+    """Print a rule's documentation."""
+    trust = Trust(allow_plugins, plugin or (), rule_dir or ())
+    rules = _load_rules(_read_config(config, isolated), trust)
+    wanted = code.strip()
+    for rule in rules:
+        if wanted.upper() == rule.code or wanted == rule.name:
+            head = f"# {rule.code}: {rule.name}\n\nDefault severity: {rule.severity.label}\n\n"
+            from gpulint.commands.rules import printable
+
+            sys.stdout.write(head + printable(rule.doc) + "\n")
+            return
+    _fail(f"unknown rule {code!r} (see `gpulint rules`)")
+
+
+@app.command("config", cls=_Command)
+def show_config(
+    config: ConfigOption = None,
+    isolated: IsolatedOption = False,
+    select: SelectOption = None,
+    extend_select: ExtendSelectOption = None,
+    ignore: IgnoreOption = None,
+    fail_on: FailOnOption = None,
+    fail_if_no_files: FailIfNoFilesOption = None,
+    output_format: Annotated[
+        ConfigFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = ConfigFormat.text,
+    schema: Annotated[
+        bool,
+        typer.Option(
+            "--schema",
+            help="Print the JSON Schema of the configuration for the loaded rules instead.",
+        ),
+    ] = False,
+    allow_plugins: AllowPluginsOption = False,
+    plugin: PluginOption = None,
+    rule_dir: RuleDirOption = None,
+) -> None:
+    """Print the effective configuration and where each value came from."""
+    import json
+
+    from gpulint.commands.config import describe
+    from gpulint.config.schema import config_schema
+
+    fail_level = fail_on.value if fail_on is not None else None
+    trust = Trust(allow_plugins, plugin or (), rule_dir or ())
+    rules, effective = _configure(
+        config,
+        isolated,
+        select,
+        extend_select,
+        ignore,
+        fail_level,
+        trust=trust,
+        fail_if_no_files=fail_if_no_files,
+    )
+    if schema:
+        sys.stdout.write(json.dumps(config_schema(rules), indent=2, ensure_ascii=False) + "\n")
+        return
+    sys.stdout.write(describe(effective, rules, json_output=output_format is ConfigFormat.json))
+
+
+@app.command("lsp", cls=_Command)
+def lsp_server(
+    allow_plugins: AllowPluginsOption = False,
+) -> None:
+    """Run the language server on stdin and stdout, for editors (needs gpulint[lsp]).
+
+    Diagnostics as you type, quick fixes and suppressions, hover on GPU resource names and
+    their completion; see docs/editors.md for each editor's set-up.
+    """
+    try:
+        from gpulint.lsp.server import serve
+    except ImportError as exc:
+        missing = exc.name or "pygls"
+        _fail(
+            f"gpulint lsp needs the optional {missing} package (the lsp extra: pygls and "
+            "lsprotocol): `pip install 'gpulint[lsp]'` from a package index, or "
+            "`pip install '.[lsp]'` in a clone of gpulint"
+        )
+    serve(Trust(allow_plugins))

@@ -1,0 +1,8 @@
+"""What each command does, without the command-line parser: ``check`` (configure, lint,
+fix, report), ``inspect``, ``rules`` (the rule catalog), ``config``; what they share
+(``common``: trust, configuring, loading rules) and the files they write (``outfiles``).
+Commands raise :class:`gpulint.errors.GpulintError`; :mod:`gpulint.cli` turns it into a
+message and exit code 2.
+
+May import: every package below the command line; never :mod:`gpulint.cli` or typer.
+"""

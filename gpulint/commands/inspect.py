@@ -1,0 +1,495 @@
+"""``gpulint inspect``: what gpulint sees in a manifest, so a user can tell why a rule fired.
+
+For every Kubernetes object whose API group and kind are in the workload table it lists the
+pod specs found inside (their YAML path, line and column, and the table pattern that found
+them; for a kind without a row, the pod specs and resource requirements found by their
+shape, :mod:`gpulint.k8s.shapes`, marked so), each container's requests after defaulting, the
+pod's effective request computed with the scheduler's arithmetic (:mod:`gpulint.k8s.podrequest`),
+the DRA claims that give it GPUs and where its tolerations come from. Objects of unknown kinds
+where nothing was found by shape yet that hold GPU resource keys under ``limits`` /
+``requests`` are listed too, as a hint that a workload row is missing.
+
+The JSON form (``--format json``) is described by ``schemas/inspect.schema.json``; it keeps
+the exact values (:func:`gpulint.util.textsafe.json_text`). The text form escapes every line
+(:func:`gpulint.util.textsafe.escape_line`): names, keys and paths from the manifests cannot start a
+line of their own, send control sequences to the terminal or make a line a GitHub workflow
+command (a path that starts with ``:`` is written ``./:...``, :func:`gpulint.util.textsafe.lead`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpulint import codes
+from gpulint.cluster.evidence import Picture, platform_name, pod_platform
+from gpulint.cluster.model import Cluster
+from gpulint.cluster.pictures import picture_json, picture_lines
+from gpulint.k8s.devices import Registry, builtin_registry
+from gpulint.k8s.manifest import DocumentView, Manifest
+from gpulint.k8s.podrequest import pod_requests
+from gpulint.k8s.resources import format_amount, gpu_demand
+from gpulint.k8s.workloads import K8sObject, PodSpec, WorkloadTable, builtin_table
+from gpulint.loader.decoding import decode
+from gpulint.loader.stream import load_text
+from gpulint.loader.target import read_target
+from gpulint.model import Path
+from gpulint.util.discover import Target
+from gpulint.util.textsafe import escape_line, json_text, lead
+
+#: How deep the scan for GPU keys in objects of unknown kinds goes.
+_SCAN_DEPTH = 12
+
+
+def dotted(path: Path) -> str:
+    """``("spec", "tasks", 0, "template")`` -> ``spec.tasks.0.template``."""
+    return ".".join(str(p) for p in path)
+
+
+@dataclass(slots=True)
+class InspectReport:
+    files: list[dict[str, Any]] = field(default_factory=list)
+    #: What the run's files and configuration say about the GPU nodes (the cluster picture).
+    cluster: dict[str, Any] = field(
+        default_factory=lambda: {"platform": None, **picture_json(Picture())}
+    )
+    #: The picture as text lines (:meth:`gpulint.cluster.evidence.Picture.lines`).
+    picture: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, int]:
+        workloads = [w for f in self.files for w in f["workloads"]]
+        pods = [p for w in workloads for p in w["pods"]]
+        return {
+            "files": len(self.files),
+            "workloads": len(workloads),
+            "pod_specs": len(pods),
+            "gpu_pod_specs": sum(1 for p in pods if p["gpu"]),
+            "unrecognised": sum(len(f["unrecognised"]) for f in self.files),
+        }
+
+    def as_json(self) -> dict[str, Any]:
+        return {"files": self.files, "cluster": self.cluster, "summary": self.summary()}
+
+
+class Inspector:
+    def __init__(
+        self,
+        table: WorkloadTable | None = None,
+        registry: Registry | None = None,
+        cluster: Cluster | None = None,
+        picture: Picture | None = None,
+    ) -> None:
+        self.table = table or builtin_table()
+        self.registry = registry or builtin_registry()
+        #: With a cluster (``--cluster``), each GPU pod says which nodes fit and why not.
+        self.cluster = cluster
+        #: What the files say about the GPU nodes (:func:`gpulint.commands.check.cluster_picture`).
+        self.picture = picture if picture is not None else Picture()
+
+    # -- entry points ------------------------------------------------------------------------
+    def inspect_targets(self, targets: Iterable[Target]) -> InspectReport:
+        platform = None
+        if self.cluster is not None and self.cluster.platform is not None:
+            source = self.cluster.platform_source or "the configuration (platform:, --platform)"
+            platform = {"name": self.cluster.platform, "from": source}
+        cluster = {"platform": platform, **picture_json(self.picture)}
+        report = InspectReport(cluster=cluster, picture=picture_lines(self.picture))
+        for target in targets:
+            raw, problem = read_target(target)
+            if raw is None:
+                assert problem is not None
+                report.files.append(_file(target.label, [problem.message]))
+                continue
+            report.files.append(self.inspect_bytes(target.label, raw))
+        return report
+
+    def inspect_bytes(self, label: str, raw: bytes) -> dict[str, Any]:
+        text, problem = decode(raw)
+        if text is None:
+            assert problem is not None
+            return _file(label, [problem.message])
+        return self.inspect_text(label, text)
+
+    def inspect_text(self, label: str, text: str) -> dict[str, Any]:
+        result = load_text(text)
+        problems = [
+            f"{p.span.line}:{p.span.column}: {p.code} {p.message}"
+            for p in result.problems
+            if p.code == codes.SYNTAX_ERROR
+        ]
+        entry = _file(label, problems)
+        # The same per-document view the linter builds: objects and pod specs found once.
+        for view in Manifest.of_documents(result.documents, self.table):
+            for position, obj in enumerate(view.objects):
+                self._object(entry, view, position, obj)
+        return entry
+
+    # -- building ----------------------------------------------------------------------------
+    def _object(
+        self, entry: dict[str, Any], view: DocumentView, position: int, obj: K8sObject
+    ) -> None:
+        doc = view.doc
+        row = self.table.lookup(obj.group, obj.kind)
+        # A kind without a row is a workload when pod specs were found in it by shape.
+        found = view.pod_specs(position)
+        if row is None and not found:
+            keys = list(self._gpu_keys(obj.data, obj.path, 0))
+            if keys:
+                span = doc.key_span(obj.path) if obj.path else doc.start
+                entry["unrecognised"].append(
+                    {
+                        **_ref(obj),
+                        "document": doc.index,
+                        "line": span.line,
+                        "column": span.column,
+                        "gpu_keys": [
+                            {"path": dotted(path), "line": doc.key_span(path).line} for path in keys
+                        ],
+                    }
+                )
+            return
+        span = doc.key_span(obj.path) if obj.path else doc.start
+        pods = [self._pod(view, pod) for pod in found]
+        entry["workloads"].append(
+            {
+                **_ref(obj),
+                "document": doc.index,
+                "line": span.line,
+                "column": span.column,
+                "table_row": row.origin if row is not None else None,
+                "found_by": "table" if row is not None else "shape",
+                "pods": pods,
+            }
+        )
+
+    def _pod(self, view: DocumentView, pod: PodSpec) -> dict[str, Any]:
+        doc = view.doc
+        span = doc.key_span(pod.path)
+        result = pod_requests(pod)
+        registry = self.registry
+        demand = gpu_demand(pod, registry, view.claims)
+        claims = demand.claims
+        containers = []
+        gpu_names: set[str] = set()
+        for c in result.containers:
+            cspan = doc.key_span(c.container.path)
+            raw = _raw_requests(c.container.resources)
+            requests = {}
+            for name, value in raw.items():
+                is_gpu = registry.is_accelerator(name) or registry.looks_like_accelerator(name)
+                if not is_gpu:
+                    continue
+                gpu_names.add(name)
+                requests[name] = _shown(value)
+            containers.append(
+                {
+                    "name": c.container.label,
+                    "role": c.role,
+                    "path": dotted(c.container.path),
+                    "line": cspan.line,
+                    "column": cspan.column,
+                    "gpu_requests": requests,
+                    "null_values": list(c.nulls),
+                }
+            )
+        effective = {
+            name: format_amount(value)
+            for name, value in sorted(result.requests.items())
+            if name in gpu_names
+        }
+        tolerations = None
+        source = pod.tolerations_path
+        if pod.location == "pod" and source is not None:
+            tolerations = {
+                "path": dotted(source),
+                "count": len(pod.tolerations),
+                "inherited": source != (*pod.path, "tolerations"),
+            }
+        embedded = pod.obj.parent is not None
+        own_name = pod.spec.get("name") if pod.location == "pod" else None
+        return {
+            "path": dotted(pod.path),
+            "name": own_name if isinstance(own_name, str) else None,
+            "line": span.line,
+            "column": span.column,
+            "location": pod.location,
+            "pattern": pod.pattern,
+            "found_by": pod.found_by,
+            "embedded_object": (
+                {
+                    "apiVersion": pod.obj.ref.api_version,
+                    "kind": pod.obj.kind,
+                    "path": dotted(pod.obj.path),
+                }
+                if embedded
+                else None
+            ),
+            "containers": containers,
+            "effective_gpu_request": effective,
+            "unevaluated": [
+                {
+                    "container": u.container,
+                    "resource": u.resource,
+                    "value": _shown(u.value),
+                    "reason": u.reason,
+                    "line": doc.value_span(u.path).line,
+                }
+                for u in result.unevaluated
+                if u.resource in gpu_names
+            ],
+            "dra_claims": [
+                {
+                    "name": c.name,
+                    "kind": c.claim.kind,
+                    "claim": c.claim.name,
+                    "device_class": c.device_class,
+                    "hardware": c.hardware,
+                    "line": doc.key_span(c.path).line,
+                }
+                for c in claims
+            ],
+            "tolerations": tolerations,
+            "platform": self._platform(view, pod),
+            "gpu": demand.gpu,
+            "hints": _hints(pod),
+            "scheduling": self._scheduling(pod) if demand.gpu else None,
+        }
+
+    def _platform(self, view: DocumentView, pod: PodSpec) -> dict[str, Any] | None:
+        """The platform the pod is judged on: the configured (or inventory's) one, else the
+        one its node selector or required node affinity names."""
+        if pod.location != "pod":
+            return None
+        if self.cluster is not None and self.cluster.platform is not None:
+            source = self.cluster.platform_source or "the configuration (platform:, --platform)"
+            return {"name": self.cluster.platform, "from": source, "line": None}
+        found = pod_platform(pod)
+        if found is None:
+            return None
+        name, label, path = found
+        line = view.doc.key_span(path).line
+        return {"name": name, "from": f"this pod's node selector {label}", "line": line}
+
+    def _scheduling(self, pod: PodSpec) -> dict[str, Any] | None:
+        """Which nodes of the cluster the pod fits, and why each other one does not."""
+        if self.cluster is None or not self.cluster.nodes:
+            return None
+        from gpulint.cluster.filters import failures, feasibility
+        from gpulint.cluster.schedpod import sched_pod
+
+        sched = sched_pod(pod)
+        if sched is None:
+            return None
+        result = feasibility(sched, self.cluster)
+        rows = []
+        for v in result.verdicts:
+            single = len(v.nodes) == 1 and v.size == 1
+            every = failures(sched, v.nodes[0], all_plugins=True) if v.failure else []
+            rows.append(
+                {
+                    "name": v.nodes[0].name if single else v.group.label,
+                    "pool": v.group.pool,
+                    "nodes": v.size,
+                    "fits": v.failure is None,
+                    "plugin": v.failure.plugin if v.failure else None,
+                    "reasons": list(v.failure.reasons) if v.failure else [],
+                    "fixes": [fix for f in every for fix in f.fixes],
+                }
+            )
+        return {
+            "nodes": result.total,
+            "fitting": result.fitting,
+            "message": None if result.fitting else result.message(),
+            "groups": rows,
+        }
+
+    def _gpu_keys(self, data: Any, path: Path, depth: int) -> Iterator[Path]:
+        if depth > _SCAN_DEPTH:
+            return
+        if isinstance(data, dict):
+            for key, value in data.items():
+                if key in ("limits", "requests") and isinstance(value, dict):
+                    for name in value:
+                        if isinstance(name, str) and (
+                            self.registry.is_accelerator(name)
+                            or self.registry.looks_like_accelerator(name)
+                        ):
+                            yield (*path, key, name)
+                elif key not in ("metadata", "status"):
+                    yield from self._gpu_keys(value, (*path, key), depth + 1)
+        elif isinstance(data, list):
+            for i, item in enumerate(data):
+                yield from self._gpu_keys(item, (*path, i), depth + 1)
+
+
+def _hints(pod: PodSpec) -> list[str]:
+    """Why a table pattern probably names the wrong place (for users writing rows)."""
+    if pod.location != "pod" or pod.containers:
+        return []
+    inner = pod.spec.get("spec")
+    if isinstance(inner, dict) and isinstance(inner.get("containers"), list):
+        return [
+            f"this is a pod template (metadata + spec), not a pod spec: the pattern "
+            f"{pod.pattern!r} should end in '.spec'"
+        ]
+    template = pod.spec.get("template")
+    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+        return [
+            f"no containers here, but a pod template below it: the pattern {pod.pattern!r} "
+            "should probably end in '.template.spec'"
+        ]
+    return []
+
+
+def _file(label: str, problems: list[str]) -> dict[str, Any]:
+    return {"path": label, "problems": problems, "workloads": [], "unrecognised": []}
+
+
+def _ref(obj: K8sObject) -> dict[str, Any]:
+    return {
+        "apiVersion": obj.ref.api_version,
+        "kind": obj.ref.kind,
+        "namespace": obj.ref.namespace,
+        "name": obj.ref.name,
+    }
+
+
+def _raw_requests(resources: dict[str, Any] | None) -> dict[str, Any]:
+    """Limits with requests over them: what SetDefaults_Pod leaves as the requests."""
+    out: dict[str, Any] = {}
+    for section in ("limits", "requests"):
+        values = (resources or {}).get(section)
+        if isinstance(values, dict):
+            out.update(values)
+    return out
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+# -- rendering ------------------------------------------------------------------------------
+
+
+def render_json(report: InspectReport) -> str:
+    return json_text(report.as_json()) + "\n"
+
+
+def render_text(report: InspectReport) -> str:
+    lines: list[str] = []
+    for entry in report.files:
+        path = lead(entry["path"])
+        for problem in entry["problems"]:
+            lines.append(f"{path}: not inspected: {problem}")
+        for w in entry["workloads"]:
+            lines.append(_workload_line(path, w))
+            if not w["pods"]:
+                lines.append("    no pod spec found at the table's paths")
+            for pod in w["pods"]:
+                lines.extend(_pod_lines(pod))
+        for u in entry["unrecognised"]:
+            keys = ", ".join(f"{k['path']} (line {k['line']})" for k in u["gpu_keys"])
+            lines.append(
+                f"{path}:{u['line']}:{u['column']}: {u['kind']}/{u['name'] or '?'} "
+                f"({u['apiVersion']}) is not a known workload kind, but has GPU resources at "
+                f"{keys}; add a workloads row for it if they are container requests"
+            )
+    platform = report.cluster.get("platform")
+    if platform is not None and platform["name"] != "generic":  # generic: nothing to say
+        lines.append(f"platform {platform_name(platform['name'])}, from {platform['from']}")
+    lines.extend(report.picture)
+    s = report.summary()
+    lines.append(
+        f"{s['workloads']} workload{'s' if s['workloads'] != 1 else ''}, "
+        f"{s['pod_specs']} pod spec{'s' if s['pod_specs'] != 1 else ''} "
+        f"({s['gpu_pod_specs']} with a GPU request) in {s['files']} "
+        f"file{'s' if s['files'] != 1 else ''}."
+    )
+    # Every line is built from gpulint's own words (no control characters) and values from
+    # the manifests: escaping the whole line escapes exactly those values.
+    return "\n".join(escape_line(line) for line in lines) + "\n"
+
+
+def _workload_line(path: str, w: dict[str, Any]) -> str:
+    where = f", namespace {w['namespace']}" if w["namespace"] else ""
+    if w["found_by"] == "shape":
+        row = ", no workload row: pod specs found by shape"
+    else:
+        row = "" if w["table_row"] == "built-in" else f", row from {w['table_row']}"
+    return (
+        f"{path}:{w['line']}:{w['column']}: {w['kind']}/{w['name'] or '?'} "
+        f"({w['apiVersion']}{where}{row})"
+    )
+
+
+def _pod_lines(pod: dict[str, Any]) -> list[str]:
+    what = {"pod": "pod spec", "container": "container", "resources": "resources"}[pod["location"]]
+    named = f" [{pod['name']}]" if pod["name"] else ""
+    by_shape = ", found by shape" if pod["found_by"] == "shape" else ""
+    head = f"  {what} {pod['path']}{named} (line {pod['line']}, column {pod['column']}{by_shape})"
+    if pod["embedded_object"]:
+        e = pod["embedded_object"]
+        head += f" in embedded {e['kind']} ({e['apiVersion']}) at {e['path']}"
+    out = [head]
+    for c in pod["containers"]:
+        requests = ", ".join(f"{k}: {v}" for k, v in c["gpu_requests"].items()) or "no GPU"
+        role = "" if c["role"] == "container" else f" ({c['role']})"
+        out.append(f"    {c['name']}{role} line {c['line']}: {requests}")
+    effective = ", ".join(f"{k}: {v}" for k, v in pod["effective_gpu_request"].items())
+    if not effective:
+        effective = "not evaluated" if pod["unevaluated"] else "none"
+    elif pod["unevaluated"]:
+        effective += " (plus values not evaluated)"
+    out.append(f"    effective GPU request: {effective}")
+    for u in pod["unevaluated"]:
+        out.append(
+            f"    not evaluated: {u['resource']}: {u['value']} in {u['container'] or '?'} "
+            f"({u['reason']}, line {u['line']})"
+        )
+    for c in pod["dra_claims"]:
+        out.append(
+            f"    GPU through DRA: claim {c['name']!r} -> {c['kind']} {c['claim']} "
+            f"(device class {c['device_class']}, line {c['line']})"
+        )
+    for hint in pod["hints"]:
+        out.append(f"    hint: {hint}")
+    t = pod["tolerations"]
+    if pod["location"] == "pod":
+        if t is None:
+            out.append("    tolerations: none")
+        else:
+            source = f" from {t['path']}" if t["inherited"] else ""
+            out.append(f"    tolerations: {t['count']}{source}")
+    p = pod.get("platform")
+    if p is not None and p["line"] is not None:  # the run's own platform is printed once
+        out.append(f"    platform: {platform_name(p['name'])}, from {p['from']} (line {p['line']})")
+    out.extend(_scheduling_lines(pod.get("scheduling")))
+    return out
+
+
+def _scheduling_lines(s: dict[str, Any] | None) -> list[str]:
+    if s is None:
+        return []
+    if s["fitting"]:
+        head = f"    scheduling: fits {s['fitting']} of {s['nodes']} nodes"
+    else:
+        head = f"    scheduling: {s['message']}"
+    out = [head]
+    for g in s["groups"]:
+        nodes = f"{g['nodes']} node{'s' * (g['nodes'] != 1)}"
+        if g["pool"] and not g["name"].startswith("pool "):
+            nodes = f"pool {g['pool']}, {nodes}"
+        if g["fits"]:
+            out.append(f"      {g['name']} ({nodes}): fits")
+            continue
+        why = ", ".join(g["reasons"])
+        fix = f"; would fit: {'; '.join(g['fixes'])}" if g["fixes"] else ""
+        out.append(f"      {g['name']} ({nodes}): {why} ({g['plugin']}){fix}")
+    return out

@@ -1,0 +1,228 @@
+"""The rule catalog as text, Markdown (``docs/rules.md``) or JSON, from the rules themselves.
+
+``docs/rules.md`` is generated with ``gpulint rules --isolated --format markdown`` and a test
+fails when it is stale, so the rule docstrings stay the single source.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from gpulint.rule import Rule
+from gpulint.util.textsafe import escape, escape_lines, json_text, plain
+
+SCOPE_WORDS = {
+    "pod": "each pod spec",
+    "object": "each Kubernetes object",
+    "input": "the YAML input itself",
+}
+
+
+#: Width of ``gpulint rules`` output when stdout is not a terminal and COLUMNS is unset.
+DEFAULT_WIDTH = 100
+#: The narrowest summary column worth printing beside the name; narrower, it goes below.
+MIN_SUMMARY = 40
+
+
+def _family(rule: Rule) -> tuple[int, str]:
+    """GPU rules first, then the YAML rules, then gpulint's own (GL), then the rest."""
+    order = {"GPU": 0, "YML": 1, "GL": 2}
+    prefix = rule.code.rstrip("0123456789")
+    return order.get(prefix, 3), rule.code
+
+
+def render_lines(rules: Sequence[Rule], width: int | None = None) -> str:
+    """``gpulint rules``: one line per rule, GPU rules first: code, name, default severity,
+    ``fix`` and ``opt-in`` flags, and the start of its summary cut to fit ``width`` (the
+    terminal's; ``DEFAULT_WIDTH`` when stdout is not one). ``--long`` is :func:`render_text`."""
+    if width is None:
+        import shutil
+
+        width = shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
+    ordered = sorted(rules, key=_family)
+    codes = max((len(r.code) for r in ordered), default=0)
+    names = max((len(r.name) for r in ordered), default=0)
+    lines = []
+    for rule in ordered:
+        flags = " ".join(f for f, on in (("fix", rule.fixable), ("opt-in", rule.opt_in)) if on)
+        origin = "" if rule.origin == "built-in" else f"[{escape(rule.origin)}]  "
+        head = (
+            f"{rule.code:<{codes}}  {rule.name:<{names}}  {rule.severity.label:<7}  {flags:<10}  "
+        )
+        if len(head) > width:  # a narrow terminal: the columns without their padding
+            head = f"{rule.code}  {rule.name}  {rule.severity.label}  {flags}  "
+        head += origin
+        summary = escape(rule.summary).split(". ", 1)[0].rstrip(".")
+        room = width - len(head)
+        if room < 30:
+            summary = ""  # a narrow terminal: the flags, not a stub of the summary
+        elif len(summary) > room:
+            summary = summary[: room - 1].rstrip() + "\u2026"
+        lines.append((head + summary).rstrip())
+    return plain("\n".join(lines) + "\n") if lines else ""
+
+
+def render_text(rules: Sequence[Rule], width: int | None = None) -> str:
+    """``gpulint rules --long``: one entry per rule: code, name, default severity (and
+    origin), then the summary.
+
+    Lines fit ``width`` (default: the terminal's, from ``shutil.get_terminal_size``, which
+    honours ``COLUMNS``; ``DEFAULT_WIDTH`` when stdout is not a terminal). Summaries wrap
+    between words, beside the name when that leaves them ``MIN_SUMMARY`` columns, else on
+    indented lines below it. A word longer than the line (a URL) is never split.
+    """
+    import textwrap
+
+    if width is None:
+        import shutil
+
+        width = shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
+    codes = max((len(r.code) for r in rules), default=0)
+    names = max((len(r.name) for r in rules), default=0)
+    lines = []
+    for rule in rules:
+        origin = "" if rule.origin == "built-in" else f"[{escape(rule.origin)}]  "
+        summary = escape(rule.summary)
+        head = f"{rule.code:<{codes}}  {rule.name:<{names}}  {rule.severity.label:<7}  "
+        beside = width - len(head)
+        if beside >= MIN_SUMMARY:
+            wrapped = textwrap.wrap(
+                origin + summary,
+                width=beside,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            lines.append(head + (wrapped[0] if wrapped else ""))
+            lines.extend(" " * len(head) + more for more in wrapped[1:])
+        else:
+            lines.append(f"{rule.code}  {rule.name}  {rule.severity.label}  {origin}".rstrip())
+            lines.extend(
+                textwrap.wrap(
+                    summary,
+                    width=max(width, 20),
+                    initial_indent="    ",
+                    subsequent_indent="    ",
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
+            )
+    # A wrapped summary's indented line may start with the tree's `::` (gpulint.util.textsafe).
+    return plain("\n".join(lines) + "\n") if lines else ""
+
+
+def printable(text: str) -> str:
+    """A rule's documentation, safe for a terminal: each line escaped, the lines kept.
+
+    A declarative rule's ``docs`` (and a rule folder's docstrings) come from the repository
+    being linted: an escape sequence in them must not reach the terminal when someone runs
+    ``gpulint rules`` or ``gpulint rule CODE`` on a pull request.
+    """
+    return "\n".join(escape_lines(text))
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _type(spec: Any) -> str:
+    kind = spec.get("type") if isinstance(spec, dict) else None
+    if isinstance(kind, list):
+        return " or ".join(kind)
+    if kind:
+        return str(kind)
+    if isinstance(spec, dict) and "enum" in spec:
+        return "one of " + ", ".join(json.dumps(v) for v in spec["enum"])
+    return "any"
+
+
+def _demote(doc: str) -> str:
+    """Rule docstrings use ``##`` sections; under a rule's ``##`` heading they become ``###``."""
+    out, fenced = [], False
+    for line in doc.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        if not fenced and re.match(r"^#{1,5} ", line):
+            line = "#" + line
+        out.append(line)
+    return "\n".join(out).strip()
+
+
+def _anchor(rule: Rule) -> str:
+    return f"{rule.code.lower()}-{rule.name}"
+
+
+def render_markdown(rules: Sequence[Rule]) -> str:
+    out = [
+        "# Rules",
+        "",
+        "<!-- Generated by `gpulint rules --isolated --format markdown`: do not edit. -->",
+        "",
+        "Each rule's page is also printed by `gpulint rule CODE`. Severities are defaults;",
+        "configuration can change them (`severity:`), turn rules off (`ignore:`) and set",
+        "their options (`rules:`). See the README, section Configuration.",
+        "",
+        "| Code | Name | Severity | Checks | What it does |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for rule in rules:
+        out.append(
+            f"| [{rule.code}](#{_anchor(rule)}) | {rule.name} | {rule.severity.label} | "
+            f"{SCOPE_WORDS.get(rule.scope, rule.scope)} | {_cell(escape(rule.summary))} |"
+        )
+    for rule in rules:
+        doc = printable(rule.doc)
+        title = doc.splitlines()[0].strip() if doc else rule.name
+        body = doc.split("\n", 1)[1] if "\n" in doc else ""
+        out += [
+            "",
+            # The short anchor SARIF's helpUri points at (docs/rules.md#gpu001).
+            f'<a id="{rule.code.lower()}"></a>',
+            "",
+            f"## {rule.code}: {rule.name}",
+            "",
+            f"{title}",
+            "",
+            f"Default severity: **{rule.severity.label}** · checks "
+            f"{SCOPE_WORDS.get(rule.scope, rule.scope)}"
+            + (" · opt-in: not in the default selection" if rule.opt_in else "")
+            + ("" if rule.origin == "built-in" else f" · from {escape(rule.origin)}"),
+            "",
+            _demote(body),
+        ]
+        if rule.options_schema:
+            out += [
+                "",
+                "#### Option reference",
+                "",
+                "| Option | Type | Default | Description |",
+                "| --- | --- | --- | --- |",
+            ]
+            for name, spec in rule.options_schema.items():
+                default = json.dumps(spec.get("default"), ensure_ascii=False)
+                out.append(
+                    f"| `{name}` | {_type(spec)} | `{_cell(default)}` | "
+                    f"{_cell(spec.get('description', ''))} |"
+                )
+    return plain("\n".join(out) + "\n")
+
+
+def rule_json(rule: Rule) -> dict[str, Any]:
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "severity": rule.severity.label,
+        "scope": rule.scope,
+        "origin": rule.origin,
+        "module": rule.module,
+        "summary": rule.summary,
+        "options": dict(rule.options_schema),
+        "doc": rule.doc,
+    }
+
+
+def render_json(rules: Sequence[Rule]) -> str:
+    # The documentation of a rule folder's rules is the tree's text (gpulint.util.textsafe).
+    return json_text([rule_json(r) for r in rules]) + "\n"

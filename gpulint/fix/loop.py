@@ -1,0 +1,192 @@
+"""``gpulint check --fix`` / ``--diff``: apply the fixes findings carry, re-lint, repeat.
+
+The edits of each fix (``gpulint.fix.edits``) are applied to the file's original text; every byte
+outside them is kept. Fixes are taken in the findings' order, and one whose edits overlap an
+edit already taken waits for the next round: after applying, the result is linted again
+(its fixes are planned on the new text) until no fix is left or ``MAX_ROUNDS`` is reached,
+as ruff does. A round whose result no longer parses the same way (a new YAML problem, a
+different number of documents) is refused and the file keeps the previous round's text.
+
+The bytes written back keep the file's encoding and byte-order mark. Whether and where the
+result is written is the caller's (``gpulint.commands.check``): this module only computes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, NamedTuple
+
+from gpulint.model import Edit, Finding
+
+if TYPE_CHECKING:
+    from gpulint.lint.engine import Linter
+
+#: Rounds of fix-and-re-lint at most (ruff: 100; gpulint's fixes settle in one or two).
+MAX_ROUNDS = 10
+
+#: Fix modes: ``--fix`` applies safe fixes, ``--unsafe-fixes`` unsafe ones too.
+SAFE, UNSAFE = "safe", "unsafe"
+
+
+class FileFix(NamedTuple):
+    """What fixing one file changed, for the caller to write or print: ``data`` is the new
+    content (``None``: unchanged, or ``--diff``), ``diff`` the unified diff with ``--diff``."""
+
+    path: str | None  # None: standard input
+    label: str
+    fixed: int
+    data: bytes | None
+    diff: str
+    notes: list[str]
+
+
+class Fixed(NamedTuple):
+    """What fixing one text gave: the new text, its findings, how many findings the fixes
+    applied repaired, and notes (fixes skipped, with the reason)."""
+
+    text: str
+    findings: list[Finding]
+    fixed: int
+    notes: list[str]
+
+
+def wanted(f: Finding, mode: str) -> bool:
+    """Is ``f``'s fix applied in ``mode`` (``"safe"``, ``"unsafe"``)?"""
+    fix = f.fix
+    return (
+        f.suppression is None
+        and fix is not None
+        and fix.available
+        and (mode == UNSAFE or fix.applicability == "safe")
+    )
+
+
+def apply(text: str, edits: Iterable[Edit]) -> str:
+    """``text`` with non-overlapping ``edits`` (offsets into it) applied."""
+    out: list[str] = []
+    at = 0
+    for e in sorted(edits, key=lambda e: (e.start, e.end)):
+        if e.start < at:
+            raise ValueError("overlapping edits")
+        out.append(text[at : e.start])
+        out.append(e.content)
+        at = e.end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _choose(
+    findings: list[Finding], mode: str, refused: set[tuple[Edit, ...]]
+) -> list[tuple[tuple[Edit, ...], int]]:
+    """The fixes that can be applied together (their edits do not overlap), each with how
+    many findings it fixes; a fix that overlaps one taken waits for the next round."""
+    taken: list[tuple[int, int]] = []
+    chosen: dict[tuple[Edit, ...], int] = {}
+    for f in findings:
+        if not wanted(f, mode):
+            continue
+        assert f.fix is not None
+        edits = f.fix.edits
+        if edits in refused:
+            continue
+        if edits in chosen:  # content reported once per use (aliases): one fix
+            chosen[edits] += 1
+            continue
+        if any(_overlaps(e, a, b) for e in edits for a, b in taken):
+            continue
+        taken.extend((e.start, e.end) for e in edits)
+        chosen[edits] = 1
+    return list(chosen.items())
+
+
+def _overlaps(e: Edit, start: int, end: int) -> bool:
+    if e.start == e.end and start == end:
+        return e.start == start  # two insertions at one place: their order is unknown
+    return (e.start < end and start < e.end) or (e.start == e.end and start < e.start < end)
+
+
+def fix_text(linter: Linter, label: str, text: str, mode: str) -> Fixed:
+    """Apply the fixes of ``mode`` to ``text`` until none is left (at most ``MAX_ROUNDS``)."""
+    findings = linter.lint_text(label, text)
+    shape = linter.shape
+    fixed = 0
+    notes: list[str] = []
+    refused: set[tuple[Edit, ...]] = set()
+    current = text
+    for _ in range(MAX_ROUNDS):
+        chosen = _choose(findings, mode, refused)
+        if not chosen:
+            break
+        candidate = apply(current, [e for edits, _ in chosen for e in edits])
+        count = sum(n for _, n in chosen)
+        # Linting the result is how it is checked: it parses as the text did, or the
+        # round's fixes are taken again one by one.
+        new_findings = linter.lint_text(label, candidate)
+        if linter.shape != shape:
+            # Fixes that do not overlap can still clash (two add the same key): take them
+            # one by one, keeping each that leaves the text parsing as before.
+            kept: list[Edit] = []
+            count = 0
+            candidate = current
+            for edits, n in chosen:
+                attempt = apply(current, [*kept, *edits])
+                attempt_findings = linter.lint_text(label, attempt)
+                if linter.shape == shape:
+                    kept.extend(edits)
+                    candidate, count = attempt, count + n
+                    new_findings = attempt_findings
+                elif not kept:  # it breaks the text on its own: never applied
+                    refused.add(edits)
+                    notes.append(
+                        f"{label}: a fix was not applied: the fixed text would no longer "
+                        "parse the same way (a bug in the rule's fix; please report it)"
+                    )
+            if not kept:
+                continue
+        current = candidate
+        fixed += count
+        findings = new_findings
+    for f in findings:
+        fix = f.fix
+        if f.suppression is None and fix is not None and fix.skipped is not None:
+            if mode == UNSAFE or fix.applicability == "safe":
+                notes.append(f"{f.path}:{f.line}:{f.column}: {f.rule} not fixed: {fix.skipped}")
+        elif wanted(f, mode) and f.fix is not None and f.fix.edits not in refused:
+            notes.append(
+                f"{f.path}:{f.line}:{f.column}: {f.rule} not fixed: it overlaps another fix "
+                f"still to apply after {MAX_ROUNDS} rounds"
+            )
+    return Fixed(current, findings, fixed, list(dict.fromkeys(notes)))
+
+
+def encode_like(raw: bytes, text: str) -> bytes:
+    """``text`` encoded as ``raw`` was: its byte-order mark and encoding kept."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return b"\xef\xbb\xbf" + text.encode("utf-8")
+    for bom, codec in (
+        (b"\xff\xfe\x00\x00", "utf-32-le"),
+        (b"\x00\x00\xfe\xff", "utf-32-be"),
+        (b"\xff\xfe", "utf-16-le"),
+        (b"\xfe\xff", "utf-16-be"),
+    ):
+        if raw.startswith(bom):
+            return bom + text.encode(codec)
+    return text.encode("utf-8")
+
+
+def unified_diff(label: str, old: str, new: str) -> str:
+    """A unified diff of ``old`` -> ``new`` (``git apply`` and ``patch -p0`` read it)."""
+    import difflib
+
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=label,
+        tofile=label,
+    )
+    out = []
+    for line in lines:
+        out.append(line)
+        if not line.endswith(("\n", "\r")):
+            out.append("\n\\ No newline at end of file\n")
+    return "".join(out)

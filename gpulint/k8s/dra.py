@@ -1,0 +1,334 @@
+"""GPUs through Dynamic Resource Allocation: which pods get accelerators from DRA claims.
+
+A pod asks for DRA devices with ``spec.resourceClaims``: each entry names a ResourceClaim
+(``resourceClaimName``) or a ResourceClaimTemplate (``resourceClaimTemplateName``; before
+Kubernetes 1.31 both sat under ``source``). The claim's device requests name a DeviceClass
+(``deviceClassName`` in ``resource.k8s.io/v1beta1``, ``exactly.deviceClassName`` or
+``firstAvailable[].deviceClassName`` in ``v1``). The pod is a GPU pod when one of those
+classes hands out accelerators: a class listed in the registry's ``dra.device_classes``
+(``gpu.nvidia.com``, ``mig.nvidia.com``, ...), or a DeviceClass defined in the same file
+whose CEL selectors name a driver listed in ``dra.drivers``.
+
+DeviceClasses are cluster-scoped and usually installed apart from the workloads (a driver's
+chart), so a run reads them from every file it lints (:func:`run_device_classes`, a pre-pass
+of ``gpulint check``) and hands them to each file's index (``ClaimIndex.run``). A claim whose
+class is neither in the registry nor defined in the run (or defined with selectors that name
+no driver) asks for devices of an unknown kind: the pod is neither a GPU pod nor surely a
+CPU pod (:func:`has_unresolved_claims`), never called a CPU pod.
+
+Claims and classes live in other documents than the pod, so the lookup needs the documents
+of the same file (or stdin stream). The per-file view (:mod:`gpulint.k8s.manifest`) builds one
+:class:`ClaimIndex` per file (``Manifest.claims``, shared by its ``DocumentView``s), and
+whoever asks about a pod passes it along: the engine as ``RuleContext.claims``, ``gpulint
+inspect`` from the view. Objects and pod specs carry no per-file state. The index reads the
+file's documents only the first time a pod with ``resourceClaims`` asks. A claim is matched by kind
+and name, and by namespace when both the claim and the pod write one (an object without a
+namespace is applied into the namespace of the command, so it matches any). Claims that are
+not in the file are unknown, and the pod is not counted as a GPU pod for them.
+"""
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, NamedTuple
+
+from gpulint.k8s.devices import Registry
+from gpulint.k8s.workloads import K8sObject, PodSpec, objects
+from gpulint.loader.document import Document
+from gpulint.loader.stream import DocumentStream
+from gpulint.model import Path
+
+CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
+DRA_GROUP = "resource.k8s.io"
+#: Double-quoted YAML escapes that can spell any character, and an escaped line break
+#: (which joins two lines with nothing between them).
+_SPELLING_ESCAPES = ("\\x", "\\u", "\\U", "\\\n", "\\\r")
+
+
+def may_hold_dra(text: str) -> bool:
+    """Whether ``text`` can hold a DRA object (``apiVersion: resource.k8s.io/...``): the
+    group written out, or an escape that could spell it. A text that cannot needs no
+    claim index, and the engine lints it in one pass."""
+    if DRA_GROUP in text:
+        return True
+    # Every escape starts with a backslash, which most manifests never write: one scan.
+    return "\\" in text and any(escape in text for escape in _SPELLING_ESCAPES)
+
+
+# device.driver == 'gpu.nvidia.com' (either quote style, either operand order)
+# (compiled on first use: only DeviceClass objects need it)
+_DRIVER = r"""device\.driver\s*==\s*['"]([^'"]+)['"]|['"]([^'"]+)['"]\s*==\s*device\.driver"""
+
+
+class ClaimObject(NamedTuple):
+    """A ResourceClaim or ResourceClaimTemplate of the file."""
+
+    kind: str
+    name: str
+    namespace: str | None
+    #: DeviceClass names its device requests ask for, in order.
+    device_classes: tuple[str, ...]
+    document: int
+    path: Path
+
+
+class GpuClaim(NamedTuple):
+    """A pod's ``resourceClaims`` entry that hands out accelerators."""
+
+    #: The entry's ``name`` (what containers reference in ``resources.claims``).
+    name: str
+    #: Path of the entry in the pod's document.
+    path: Path
+    claim: ClaimObject
+    device_class: str
+    hardware: str
+
+    def describe(self) -> str:
+        return (
+            f"DRA claim {self.name!r} ({self.claim.kind} {self.claim.name}, device class "
+            f"{self.device_class})"
+        )
+
+
+class DeviceClasses(NamedTuple):
+    """The DeviceClasses of every file a run lints: name -> the drivers its CEL selectors
+    name, and their ``spec.extendedResourceName``s."""
+
+    drivers: Mapping[str, tuple[str, ...]]
+    extended: frozenset[str]
+
+
+def run_device_classes(texts: Iterable[str]) -> DeviceClasses:
+    """The DeviceClasses defined in ``texts`` (only texts that can hold a DRA object are
+    parsed: :func:`may_hold_dra`)."""
+    drivers: dict[str, tuple[str, ...]] = {}
+    extended: set[str] = set()
+    for text in texts:
+        if not may_hold_dra(text):
+            continue
+        index = ClaimIndex(DocumentStream(text))
+        index._index()
+        drivers.update(index._class_drivers)
+        extended |= index._extended
+    return DeviceClasses(drivers, frozenset(extended))
+
+
+class ClaimIndex:
+    """The DRA objects of one file or stream, read lazily on the first lookup."""
+
+    def __init__(self, documents: Iterable[Document]) -> None:
+        self._documents = documents
+        #: The DeviceClasses of the whole run (set by the engine; None: only the file's).
+        self.run: DeviceClasses | None = None
+        self._claims: dict[tuple[str, str], list[ClaimObject]] | None = None
+        self._class_drivers: dict[str, tuple[str, ...]] = {}
+        #: ``spec.extendedResourceName`` of the file's DeviceClasses (KEP-5004): names a
+        #: container may request and a claim for that class serves.
+        self._extended: set[str] = set()
+
+    def fill(self, found: Iterable[K8sObject]) -> None:
+        """Index objects already found (by a document's view: no second walk), now.
+
+        Read at once and not kept: the index lives as long as its file, and holding the
+        objects here would keep every document of the file alive with it.
+        """
+        if self is NO_CLAIMS:
+            raise ValueError("the shared empty claim index cannot be filled")
+        claims: dict[tuple[str, str], list[ClaimObject]] = {}
+        for obj in found:
+            if obj.group == DRA_GROUP:
+                self._add(claims, obj)
+        self._claims = claims
+
+    def _build(self) -> dict[tuple[str, str], list[ClaimObject]]:
+        claims: dict[tuple[str, str], list[ClaimObject]] = {}
+        for doc in self._documents:
+            for obj in objects(doc):
+                if obj.group == DRA_GROUP:
+                    self._add(claims, obj)
+        return claims
+
+    def _add(self, claims: dict[tuple[str, str], list[ClaimObject]], obj: K8sObject) -> None:
+        name = obj.ref.name
+        if obj.kind in CLAIM_KINDS and name:
+            spec = obj.data.get("spec")
+            if obj.kind == "ResourceClaimTemplate":
+                spec = spec.get("spec") if isinstance(spec, dict) else None
+            entry = ClaimObject(
+                obj.kind,
+                name,
+                obj.ref.namespace,
+                tuple(device_classes(spec)),
+                obj.doc.index,
+                obj.path,
+            )
+            claims.setdefault((obj.kind, name), []).append(entry)
+        elif obj.kind == "DeviceClass" and name:
+            spec = obj.data.get("spec")
+            self._class_drivers[name] = tuple(selector_drivers(spec))
+            extended = spec.get("extendedResourceName") if isinstance(spec, dict) else None
+            if isinstance(extended, str) and extended:
+                self._extended.add(extended)
+
+    def _index(self) -> dict[tuple[str, str], list[ClaimObject]]:
+        if self._claims is None:
+            self._claims = self._build()
+        return self._claims
+
+    def claim(self, kind: str, name: str, namespace: str | None) -> ClaimObject | None:
+        for entry in self._index().get((kind, name), ()):
+            if namespace is None or entry.namespace is None or entry.namespace == namespace:
+                return entry
+        return None
+
+    def extended_resource(self, name: str) -> bool:
+        """A DeviceClass of this file names ``name`` as its ``spec.extendedResourceName``."""
+        self._index()
+        return name in self._extended or (self.run is not None and name in self.run.extended)
+
+    def class_drivers(self, name: str) -> tuple[str, ...]:
+        """DRA drivers a DeviceClass defined in this file (else in the run) selects (its CEL
+        selectors)."""
+        self._index()
+        found = self._class_drivers.get(name)
+        if found is None and self.run is not None:
+            found = self.run.drivers.get(name)
+        return found or ()
+
+
+#: The index of every text that cannot hold a DRA object (``may_hold_dra``): one shared,
+#: always empty index, so the engine makes its rules' contexts once per run and not once
+#: per file. Nothing may ``fill`` it.
+NO_CLAIMS = ClaimIndex(())
+
+
+def device_classes(spec: Any) -> Iterator[str]:
+    """DeviceClass names asked for by a ResourceClaimSpec (v1beta1, v1beta2 and v1 shapes)."""
+    devices = spec.get("devices") if isinstance(spec, Mapping) else None
+    requests = devices.get("requests") if isinstance(devices, Mapping) else None
+    if not isinstance(requests, list):
+        return
+    for request in requests:
+        if not isinstance(request, Mapping):
+            continue
+        candidates: list[Any] = [request, request.get("exactly")]
+        alternatives = request.get("firstAvailable")
+        if isinstance(alternatives, list):
+            candidates.extend(alternatives)
+        for candidate in candidates:
+            if isinstance(candidate, Mapping):
+                name = candidate.get("deviceClassName")
+                if isinstance(name, str) and name:
+                    yield name
+
+
+def selector_drivers(spec: Any) -> Iterator[str]:
+    """Driver names a DeviceClass's CEL selectors compare ``device.driver`` with."""
+    selectors = spec.get("selectors") if isinstance(spec, Mapping) else None
+    if not isinstance(selectors, list):
+        return
+    for selector in selectors:
+        cel = selector.get("cel") if isinstance(selector, Mapping) else None
+        expression = cel.get("expression") if isinstance(cel, Mapping) else None
+        if isinstance(expression, str):
+            for match in re.finditer(_DRIVER, expression):
+                yield match.group(1) or match.group(2)
+
+
+def _claim_reference(entry: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(kind, name) a PodResourceClaim points at (the 1.31+ fields or the older ``source``)."""
+    for holder in (entry, entry.get("source")):
+        if not isinstance(holder, Mapping):
+            continue
+        name = holder.get("resourceClaimName")
+        if isinstance(name, str) and name:
+            return "ResourceClaim", name
+        name = holder.get("resourceClaimTemplateName")
+        if isinstance(name, str) and name:
+            return "ResourceClaimTemplate", name
+    return None
+
+
+def gpu_class_hardware(name: str, registry: Registry, index: ClaimIndex | None) -> str | None:
+    """The accelerator a DeviceClass hands out, or None when it is not an accelerator class."""
+    known = registry.device_classes.get(name)
+    if known is not None:
+        return known.hardware
+    if index is not None:
+        for driver in index.class_drivers(name):
+            entry = registry.dra_drivers.get(driver)
+            if entry is not None:
+                return entry.hardware
+    return None
+
+
+def gpu_claims(pod: PodSpec, registry: Registry, index: ClaimIndex | None) -> list[GpuClaim]:
+    """The pod's ``resourceClaims`` entries that resolve to accelerator device classes, looked
+    up in ``index``, the claims of the pod's file (None: none known)."""
+    if pod.location != "pod":
+        return []
+    entries = pod.spec.get("resourceClaims")
+    if not isinstance(entries, list) or not entries or index is None:
+        return []
+    namespace = pod.obj.namespace
+    out: list[GpuClaim] = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, Mapping):
+            continue
+        reference = _claim_reference(entry)
+        if reference is None:
+            continue
+        claim = index.claim(reference[0], reference[1], namespace)
+        if claim is None:
+            continue
+        for device_class in claim.device_classes:
+            hardware = gpu_class_hardware(device_class, registry, index)
+            if hardware is not None:
+                name = entry.get("name")
+                out.append(
+                    GpuClaim(
+                        name if isinstance(name, str) else "?",
+                        (*pod.path, "resourceClaims", i),
+                        claim,
+                        device_class,
+                        hardware,
+                    )
+                )
+                break
+    return out
+
+
+def class_unknown(name: str, registry: Registry, index: ClaimIndex) -> bool:
+    """Nothing says what a DeviceClass hands out: the registry names it neither among the
+    accelerator classes nor among the others, and no file of the run defines it with
+    selectors that name a driver."""
+    if name in registry.device_classes or name in registry.other_device_classes:
+        return False
+    return not index.class_drivers(name)
+
+
+def has_unresolved_claims(
+    pod: PodSpec, index: ClaimIndex | None, registry: Registry | None = None
+) -> bool:
+    """Does the pod use a claim whose object is not in ``index``, the claims of its file, or
+    (with ``registry``) a claim that hands out no known accelerator but names a DeviceClass
+    nothing defines (so what it gets is unknown)?"""
+    entries = pod.spec.get("resourceClaims")
+    if pod.location != "pod" or not isinstance(entries, list):
+        return False
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            continue
+        reference = _claim_reference(entry)
+        if reference is None or index is None:
+            return True
+        claim = index.claim(reference[0], reference[1], pod.obj.namespace)
+        if claim is None:
+            return True
+        if registry is None:
+            continue
+        classes = claim.device_classes
+        if any(gpu_class_hardware(c, registry, index) is not None for c in classes):
+            continue  # a GPU claim (gpu_claims)
+        if any(class_unknown(c, registry, index) for c in classes):
+            return True
+    return False

@@ -1,0 +1,336 @@
+"""Engines and launchers that start one process per GPU (``gpulint/data/engines.json``), and the
+command lines that start them.
+
+An engine is recognised by a word of a container's command line or by its image; the number
+of GPUs it uses is the product of its factors (tensor times pipeline parallelism, processes
+per node), read from the options of its own command: the words from the engine's command to
+the end of its shell command (``;``, ``&&``, ``|``, a new line), and for a launcher only up
+to the program it starts (whose own options are not the launcher's). ``command`` and
+``args`` are read as lists and shell scripts (``sh -c "..."``, split as a POSIX shell splits
+words); ``$(VAR)``, ``$VAR`` and ``${VAR}`` are replaced by the values the caller knows
+(``gpulint.k8s.envvalues``). GPU041 compares the number with the GPUs the container holds,
+GPU042 asks whether several processes share the container.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from gpulint.data import data_path
+from gpulint.k8s.envvalues import Source
+from gpulint.k8s.workloads import Container
+from gpulint.model import Path
+
+
+class Factor:
+    """One multiplier of the GPUs an engine uses, and the options that set it."""
+
+    __slots__ = ("default", "env", "flags", "name")
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.name: str = row["name"]
+        self.flags: tuple[str, ...] = tuple(row["flags"])
+        #: A variable the engine reads the value from when no option gives it.
+        self.env: str | None = row.get("env")
+        #: The value when nothing gives it; None: not known.
+        self.default: int | None = row.get("default")
+
+
+class Engine:
+    """One row of ``gpulint/data/engines.json``. (A plain class: a NamedTuple costs every start-up
+    ten times as much to define, see docs/architecture.md.)"""
+
+    __slots__ = (
+        "commands", "factors", "images", "launcher", "name", "over", "replicas", "scope",
+        "single_process", "under", "unknown_if",
+    )  # fmt: skip
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.name: str = row["engine"]
+        #: Words of the command line that start the engine (two words: one after the other).
+        self.commands: tuple[str, ...] = tuple(row["commands"])
+        #: Globs over the image repository.
+        self.images: tuple[str, ...] = tuple(row.get("images", ()))
+        self.factors = tuple(Factor(f) for f in row["factors"])
+        self.replicas: tuple[str, ...] = tuple(row.get("replicas", ()))
+        self.unknown_if: tuple[str, ...] = tuple(row.get("unknown_if", ()))
+        #: "engine": the product counts the GPUs of every node the engine spans; "node":
+        #: one node's (the container's).
+        self.scope: str = row["scope"]
+        self.over: str = row["over"]
+        self.under: bool = row["under"]
+        #: Its options end at the program it starts.
+        self.launcher: bool = row.get("launcher", False)
+        #: It drives every GPU from one process.
+        self.single_process: bool = row.get("single_process", False)
+
+
+@lru_cache(maxsize=1)
+def builtin_engines() -> tuple[Engine, ...]:
+    data = json.loads(data_path("gpulint.data", "engines.json").read_text(encoding="utf-8"))
+    return tuple(Engine(row) for row in data["engines"])
+
+
+@lru_cache(maxsize=1)
+def generic_engine() -> Engine:
+    """Any container whose options use vLLM's long flags (KServe's vLLM runtime, with no
+    command or image of its own): vLLM and SGLang, and engines built on them, mean the same.
+    Not measured for under-use: the runtime may add options the manifest does not show."""
+    return Engine(
+        {
+            "engine": "vLLM/SGLang",
+            "commands": [],
+            "factors": [
+                {"name": "tensor parallel", "flags": ["--tensor-parallel-size"], "default": 1},
+                {"name": "pipeline parallel", "flags": ["--pipeline-parallel-size"], "default": 1},
+            ],
+            "scope": "engine",
+            "over": "error",
+            "under": False,
+        }
+    )
+
+
+class Word:
+    __slots__ = ("path", "text", "used")
+
+    def __init__(self, text: str, path: Path, used: tuple[tuple[str, Source], ...] = ()) -> None:
+        self.text = text
+        #: The list item (or env value) the word was read from.
+        self.path = path
+        #: The variables expanded in that item, with their sources.
+        self.used = used
+
+
+class Started:
+    """An engine a container starts: its row, every word of the command line, and the words
+    of the engine's own command (where its options are read)."""
+
+    __slots__ = ("engine", "own", "starts", "words")
+
+    def __init__(self, engine: Engine, words: list[Word], own: list[Word], starts: int) -> None:
+        self.engine = engine
+        self.words = words
+        self.own = own
+        #: How many times the command line starts the engine.
+        self.starts = starts
+
+
+#: ``$$`` (Kubernetes' escaped ``$``), ``$(VAR)``, ``${VAR}``, ``$VAR``.
+#: (A pattern: compiled on first use, see docs/architecture.md.)
+_VAR = (
+    r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
+)
+#: What a shell removes from a word (quotes, escapes): ``"vl"lm`` is the word ``vllm``.
+_UNQUOTE = str.maketrans("", "", "'\"\\")
+#: Words that end a shell command (the shell splitter's punctuation, and new lines).
+_SEPARATORS = {";", "&&", "||", "|", "&", "(", ")", ";;"}
+
+
+@lru_cache(maxsize=1)
+def _keywords() -> tuple[str, ...]:
+    """A command line that starts an engine holds one of these."""
+    words = {c.split(" ", 1)[0] for e in builtin_engines() for c in e.commands}
+    return tuple(sorted(words | {f for f in generic_engine().factors[0].flags}))
+
+
+def literal_env(container: Container) -> dict[str, Source]:
+    """The container's literal ``env`` values (all ``may_start_engine`` needs to decide)."""
+    out: dict[str, Source] = {}
+    env = container.data.get("env")
+    for item in env if isinstance(env, list) else ():
+        if isinstance(item, dict) and isinstance(item.get("name"), str) and "value" in item:
+            value = item["value"]
+            if isinstance(value, (str, int)) and not isinstance(value, bool):
+                out[item["name"]] = Source(str(value))
+    return out
+
+
+def may_start_engine(container: Container) -> bool:
+    """False when ``find_engine`` cannot find an engine: no keyword in the command line
+    (less quotes and escapes, once its variables are expanded) and no engine image.
+
+    Most GPU containers run something else, and splitting their command lines as a shell
+    does would be most of the time spent on them.
+    """
+    texts = []
+    for field in ("command", "args"):
+        items = container.data.get(field)
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, (str, int)) and not isinstance(item, bool):
+                texts.append(str(item))
+    blob = "\n".join(texts)
+    if "$" in blob:
+        env = literal_env(container)
+        blob = "\n".join(expand(text, env) for text in texts)
+    blob = blob.translate(_UNQUOTE)
+    if any(keyword in blob for keyword in _keywords()):
+        return True
+    image = container.data.get("image")
+    return isinstance(image, str) and _image_engine(image) is not None
+
+
+def _image_engine(image: str) -> Engine | None:
+    from gpulint.k8s.agents import image_repository  # GPU containers only
+
+    return _repository_engine(image_repository(image))
+
+
+@lru_cache(maxsize=1024)
+def _repository_engine(repository: str) -> Engine | None:
+    """Remembered by repository, not by image: tags change from one manifest to the next."""
+    from gpulint.k8s.agents import glob_match
+
+    for engine in builtin_engines():
+        if any(glob_match(repository, p) for p in engine.images):
+            return engine
+    return None
+
+
+def words(container: Container, env: Mapping[str, Source]) -> list[Word]:
+    """The words of ``command`` then ``args``; a shell script (``-c SCRIPT``) split."""
+    out: list[Word] = []
+    for field in ("command", "args"):
+        items = container.data.get(field)
+        if not isinstance(items, list):
+            continue
+        for index, item in enumerate(items):
+            if isinstance(item, bool) or not isinstance(item, (str, int)):
+                continue
+            used: list[tuple[str, Source]] = []
+            text = expand(str(item), env, used)
+            path = (*container.path, field, index)
+            if any(c.isspace() for c in text.strip()):
+                out.extend(Word(w, path, tuple(used)) for w in _split(text))
+            else:
+                out.append(Word(text, path, tuple(used)))
+    return out
+
+
+def expand(
+    text: str, env: Mapping[str, Source], used: list[tuple[str, Source]] | None = None
+) -> str:
+    """``text`` with the variables of known value replaced (``$$`` is Kubernetes' escaped
+    ``$``); an undefined variable, or one of no known value, stays as written."""
+    if "$" not in text:
+        return text  # nothing to expand: most words
+
+    def repl(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2) or match.group(3)
+        if name is None:
+            return "$"
+        source = env.get(name)
+        if source is None or source.value is None:
+            return match.group(0)
+        if used is not None:
+            used.append((name, source))
+        return source.value
+
+    return re.sub(_VAR, repl, text)
+
+
+def _split(script: str) -> list[str]:
+    """Words of a shell script, as a POSIX shell splits them (whitespace on a quote error);
+    a new line that ends a command is the word ``;``."""
+    import shlex  # only for a command line that may start an engine
+
+    script = script.replace("\\\r\n", " ").replace("\\\n", " ")
+    # A new line outside quotes ends a command as ``;`` does (inside quotes it stays).
+    script = script.replace("\n", "\n;")
+    try:
+        lexer = shlex.shlex(script, posix=True, punctuation_chars=";&|()<>")
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        return list(lexer)
+    except ValueError:
+        return script.split()
+
+
+def find_engine(container: Container, found: list[Word]) -> Started | None:
+    """The first engine of the table the command line starts, else the image's, else the
+    generic one when vLLM's long options are given."""
+    texts = [w.text for w in found]
+    for engine in builtin_engines():
+        own: list[Word] = []
+        end = starts = 0
+        for i in range(len(texts)):
+            if _starts(engine, texts, i):
+                # A start inside the previous one's command is a word of it (a path
+                # ending in /vllm): one start, whose words are already taken.
+                if i >= end:
+                    starts += 1
+                segment_end = _end(engine, found, i)
+                own.extend(found[max(i, end) : segment_end])
+                end = max(end, segment_end)
+        if starts:
+            return Started(engine, found, own, starts)
+    image = container.data.get("image")
+    if isinstance(image, str) and (by_image := _image_engine(image)) is not None:
+        return Started(by_image, found, found, 1)
+    generic = generic_engine()
+    if any(t.partition("=")[0] in generic.factors[0].flags for t in texts):
+        return Started(generic, found, found, 1)
+    return None
+
+
+def _starts(engine: Engine, texts: list[str], i: int) -> bool:
+    text = texts[i]
+    base = text.rsplit("/", 1)[-1]
+    for command in engine.commands:
+        first, _, second = command.partition(" ")
+        if second:
+            if base == first and i + 1 < len(texts) and texts[i + 1] == second:
+                return True
+        elif (
+            base == command
+            or text.startswith(command + ".")
+            or (any(c in command for c in "._-") and command in text)
+        ):
+            return True
+    return False
+
+
+def _end(engine: Engine, found: list[Word], start: int) -> int:
+    """Where the engine's own command that starts at ``start`` ends: at the end of the shell
+    command, and for a launcher at the program it starts (``x.py``, ``python``, ``--``)."""
+    end = start + 1
+    while end < len(found):
+        text = found[end].text
+        if text in _SEPARATORS:
+            break
+        base = text.rsplit("/", 1)[-1]
+        program = text == "--" or base.endswith((".py", ".sh")) or base.startswith("python")
+        if engine.launcher and program:
+            break
+        end += 1
+    return end
+
+
+def option(found: list[Word], flags: tuple[str, ...]) -> tuple[int | None, Path] | None:
+    """The last value given to any of ``flags`` (argparse: the last one wins)."""
+    out: tuple[int | None, Path] | None = None
+    for i, word in enumerate(found):
+        name, eq, value = word.text.partition("=")
+        if name not in flags:
+            continue
+        if eq:
+            out = (int_value(value), word.path)
+        elif i + 1 < len(found):
+            out = (int_value(found[i + 1].text), found[i + 1].path)
+    return out
+
+
+def has_flag(found: list[Word], flags: tuple[str, ...]) -> bool:
+    return any(w.text.partition("=")[0] in flags or w.text in flags for w in found)
+
+
+def int_value(text: str) -> int | None:
+    text = text.strip().strip("'\"")
+    # ASCII digits, and few of them: int() of 5,000 digits raises, of '²' too.
+    if not (text.isascii() and text.isdigit() and len(text) <= 6):
+        return None
+    return int(text) if 0 < int(text) < 1_000_000 else None

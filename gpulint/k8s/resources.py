@@ -1,0 +1,416 @@
+"""Kubernetes resource names and quantities as the API server sees them.
+
+The facts: docs/domain.md#extended-resources and docs/domain.md#quantities.
+"""
+
+import math
+import re
+from collections.abc import Iterator
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from gpulint.k8s.devices import Registry
+from gpulint.k8s.dra import ClaimIndex, GpuClaim, gpu_claims, has_unresolved_claims
+from gpulint.k8s.quantity.arith import is_integer
+from gpulint.k8s.quantity.display import format_quantity
+from gpulint.k8s.quantity.parse import QuantityError, parse_quantity
+from gpulint.k8s.workloads import Container, PodSpec
+from gpulint.model import Path
+
+# k8s.io/apimachinery validation.IsQualifiedName, applied to "requests." + name.
+_QUALIFIED_NAME = re.compile(
+    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+    r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
+)
+
+#: A template placeholder rather than a value: ``$VAR``, ``${VAR}``, ``${VAR:-default}``
+#: (envsubst / shell), ``$(VAR)`` (Kubernetes env expansion), ``${{VAR}}`` (OpenShift
+#: templates), ``{{ .x }}`` (Helm / Jinja left unrendered), ``<x>``, ``PLACEHOLDER_x``,
+#: ``__x__``. A pattern, compiled on first use (docs/architecture.md): numbers, what most
+#: values are, never need it.
+_PLACEHOLDER = r"""^\s*(
+        \$[A-Za-z_][A-Za-z0-9_]*
+      | \$\{\{?\s*[A-Za-z_][A-Za-z0-9_.]*\s*(:?[-=?+][^{}]*)?\}\}?
+      | \$\([A-Za-z_][A-Za-z0-9_]*\)
+      | \{\{.*\}\}
+      | <[^<>]+>
+      | PLACEHOLDER\w*
+      | __\w+__
+    )\s*$"""
+
+
+def is_native_resource(name: str) -> bool:
+    """helpers.IsNativeResource: no domain, or a kubernetes.io/ domain."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
+@lru_cache(maxsize=4096)
+def is_extended_resource(name: str) -> bool:
+    """helpers.IsExtendedResourceName: integer-only, never overcommittable."""
+    if is_native_resource(name) or name.startswith("requests."):
+        return False
+    quota_name = "requests." + name
+    prefix, _, local = quota_name.rpartition("/")
+    if len(local) > 63 or len(prefix) > 253:
+        return False
+    return bool(_QUALIFIED_NAME.match(quota_name))
+
+
+def is_placeholder(value: Any) -> bool:
+    return isinstance(value, str) and bool(re.match(_PLACEHOLDER, value, re.VERBOSE))
+
+
+def quantity_text(value: Any) -> str | None:
+    """The text Kubernetes parses for a YAML value, or None for a value with none.
+
+    sigs.k8s.io/yaml turns YAML into JSON and Quantity.UnmarshalJSON reads the JSON token:
+    numbers by their decimal text (encoding/json's shortest form), strings by content.
+    Booleans, lists and maps cannot be quantities.
+    """
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        return format(Decimal(repr(value)), "f")
+    if isinstance(value, str):
+        return value
+    return None
+
+
+class Amount(NamedTuple):
+    """A parsed resource value: exactly one of ``value`` / ``error`` / flags is meaningful."""
+
+    value: Decimal | None
+    error: str | None = None
+    null: bool = False
+    placeholder: bool = False
+
+    @property
+    def positive_or_unknown(self) -> bool:
+        """Does this amount (probably) ask for at least some of the resource?"""
+        if self.value is not None:
+            # Only zero asks for nothing; a negative value is invalid (GPU005) and, like an
+            # unparseable one, still shows that the author wanted the resource.
+            return self.value != 0
+        # Null, unparseable or a placeholder: the author meant to ask for the resource.
+        return True
+
+
+def amount(value: Any) -> Amount:
+    """The parsed amount of a YAML value (memoised: a corpus repeats a few values a lot)."""
+    try:
+        return _amount_memo(value)
+    except TypeError:  # unhashable: a list or a map where a quantity belongs
+        return _amount(value)
+
+
+def _amount(value: Any) -> Amount:
+    if value is None:
+        return Amount(None, null=True)
+    if is_placeholder(value):
+        return Amount(None, placeholder=True)
+    text = quantity_text(value)
+    if text is None:
+        shown = "true/false" if isinstance(value, bool) else type(value).__name__
+        return Amount(None, error=f"a {shown} is not a quantity")
+    try:
+        return Amount(parse_quantity(text))
+    except QuantityError as exc:
+        return Amount(None, error=str(exc) or "not a quantity")
+
+
+_amount_memo = lru_cache(maxsize=4096, typed=True)(_amount)
+
+
+class ResourceEntry(NamedTuple):
+    """One ``name: value`` under a container's ``requests`` or ``limits``."""
+
+    container: Container
+    section: str  # "limits" or "requests"
+    name: str
+    value: Any
+    path: Path
+
+    @property
+    def amount(self) -> Amount:
+        return amount(self.value)
+
+
+def resource_lists(container: Container) -> Iterator[tuple[str, dict[Any, Any]]]:
+    """``("limits", {...})`` then ``("requests", {...})``: the container's resource lists that
+    are mappings. The plain mappings, for the hot paths that need no ``ResourceEntry``."""
+    res = container.resources
+    if res is None:
+        return
+    for section in ("limits", "requests"):
+        mapping = res.get(section)
+        if isinstance(mapping, dict):
+            yield section, mapping
+
+
+def resource_entries(container: Container) -> Iterator[ResourceEntry]:
+    for section, mapping in resource_lists(container):
+        for name, value in mapping.items():
+            yield ResourceEntry(
+                container, section, name, value, (*container.resources_path, section, name)
+            )
+
+
+def format_amount(value: Decimal) -> str:
+    """``Decimal('2.000')`` -> ``'2'``, ``Decimal('0.5')`` -> ``'0.5'``, and short at any
+    size: ``Decimal('1E+999990')`` -> ``'1e999990'`` (quantity.format_quantity)."""
+    return format_quantity(value)
+
+
+#: Values written longer than this are shown shortened in messages.
+SHOWN_VALUE = 40
+
+
+def show_value(value: Any) -> str:
+    """A resource value as written, for a message: short at any size.
+
+    A value that parses is shown as written while that is short (``1``, ``"500m"``,
+    ``1e999990``) and as its compact number otherwise; anything else that is long is cut
+    with its length noted, so no value floods the output.
+    """
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= SHOWN_VALUE:
+        return text
+    parsed = amount(value).value
+    if parsed is not None:
+        return format_quantity(parsed)
+    return f"{text[:SHOWN_VALUE]}... ({len(text):,} characters)"
+
+
+def container_entries(pod: PodSpec, *, ephemeral: bool = False) -> Iterator[ResourceEntry]:
+    """Resource entries of every container the API server validates resources for.
+
+    Ephemeral containers may not set resources at all, so they are skipped unless asked.
+    """
+    # Every pod rule asks for the same entries of a pod: they are kept on the pod spec
+    # (built once per document by the per-file view), so they go when the document does.
+    # (Not on the container: an entry points back to its container, and the cycle would
+    # keep each document alive until the garbage collector ran.)
+    memo = pod.memo
+    key = ("container_entries", ephemeral)
+    entries = memo.get(key)
+    if entries is None:
+        every = memo.get(("container_entries", True))
+        if every is None:
+            every = memo[("container_entries", True)] = tuple(
+                e for container in pod.containers for e in resource_entries(container)
+            )
+        entries = memo[key] = (
+            every
+            if ephemeral
+            else tuple(e for e in every if e.container.section != "ephemeralContainers")
+        )
+    return iter(entries)
+
+
+def accelerator_entries(pod: PodSpec, registry: Registry) -> list[ResourceEntry]:
+    """Entries that ask for an accelerator: known names, and names that look like one."""
+    # Half the pod rules ask this of every pod: kept on the pod spec, as container_entries.
+    key = ("accelerator_entries", registry)
+    entries = pod.memo.get(key)
+    if entries is None:
+        entries = pod.memo[key] = tuple(
+            e
+            for e in container_entries(pod)
+            if registry.is_accelerator(e.name) or registry.looks_like_accelerator(e.name)
+        )
+    return list(entries)
+
+
+class GpuDemand(NamedTuple):
+    """Why a pod spec is a GPU pod, a CPU pod, or cannot be told: :func:`gpu_demand`."""
+
+    #: Container entries (``containers``, ``initContainers``, sidecars) that ask for one.
+    entries: tuple[ResourceEntry, ...]
+    #: Accelerator names asked for in the pod-level ``spec.resources``.
+    pod_level: tuple[str, ...]
+    #: ``resourceClaims`` entries whose claim, in the same file, asks for a GPU device class.
+    claims: tuple[GpuClaim, ...]
+    #: A ``resourceClaims`` entry whose claim is not in the file: its device class is unknown.
+    unresolved: bool
+
+    @property
+    def gpu(self) -> bool:
+        """The pod means to get an accelerator."""
+        return bool(self.entries or self.pod_level or self.claims)
+
+    @property
+    def cpu(self) -> bool:
+        """The pod surely gets no accelerator (not a GPU pod, and no unknown DRA claim)."""
+        return not self.gpu and not self.unresolved
+
+
+def gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None = None) -> GpuDemand:
+    """Is this a GPU pod? The one answer GPU020, GPU021, declarative ``when: gpu`` and
+    ``gpulint inspect`` share (docs/domain.md#gpu-pods).
+
+    A pod spec is a GPU pod when it asks for an accelerator resource (a device registry name,
+    or a name that looks like one, such as a misspelling) with an amount other than an
+    explicit zero:
+
+    - in a container, an init container or a sidecar (an init container with
+      ``restartPolicy: Always``), under ``limits`` or ``requests``; ephemeral containers may
+      not set resources and never count;
+    - in the pod-level ``spec.resources`` (rejected there, GPU030, but clearly wanted);
+    - or through a DRA ``resourceClaims`` entry whose ResourceClaim or ResourceClaimTemplate
+      in the same file asks for a GPU device class (:func:`gpulint.k8s.dra.gpu_claims`).
+
+    An explicit ``0`` asks for nothing: with only zeros the pod is a CPU pod. A null value,
+    a template placeholder (``$GPUS``, ``{{ .Values.gpus }}``) or an unparseable value still
+    shows the intent, and counts. A claim defined in another file, or one that names a
+    DeviceClass neither the registry nor any file of the run defines, makes the answer
+    unknown: the pod is neither a GPU pod (``gpu``) nor surely a CPU pod (``cpu``).
+
+    ``claims`` are the DRA claims of the pod's file: a rule passes ``ctx.claims`` (the engine
+    sets it per file); without them every claim is one defined elsewhere.
+    """
+    # GPU020, GPU021, GPU023 and the cluster rules each ask this of every pod: kept on the
+    # pod spec, as container_entries (a rule that passes no claims gets its own answer).
+    key = ("gpu_demand", registry, claims)
+    demand: GpuDemand | None = pod.memo.get(key)
+    if demand is None:
+        demand = pod.memo[key] = _gpu_demand(pod, registry, claims)
+    return demand
+
+
+def _gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None) -> GpuDemand:
+    entries = tuple(e for e in accelerator_entries(pod, registry) if e.amount.positive_or_unknown)
+    pod_level: list[str] = []
+    resources = pod.spec.get("resources") if pod.location == "pod" else None
+    if isinstance(resources, dict):
+        for section in ("limits", "requests"):
+            mapping = resources.get(section)
+            if not isinstance(mapping, dict):
+                continue
+            for name, value in mapping.items():
+                if not isinstance(name, str) or name in pod_level:
+                    continue
+                is_gpu = registry.is_accelerator(name) or registry.looks_like_accelerator(name)
+                if is_gpu and amount(value).positive_or_unknown:
+                    pod_level.append(name)
+    return GpuDemand(
+        entries,
+        tuple(pod_level),
+        tuple(gpu_claims(pod, registry, claims)),
+        has_unresolved_claims(pod, claims, registry),
+    )
+
+
+def wants_accelerator(pod: PodSpec, registry: Registry, claims: ClaimIndex | None = None) -> bool:
+    """Is this a GPU pod (:func:`gpu_demand`)? For rules that need only the yes or no."""
+    return gpu_demand(pod, registry, claims).gpu
+
+
+def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -> bool | None:
+    """Is this container of a pod with ``demand`` a GPU container? None: it cannot be told.
+
+    A container gets an accelerator from its own ``limits`` / ``requests`` (as in
+    :func:`gpu_demand`) or from a DRA claim of its pod that it names in
+    ``resources.claims``; only the containers that name a claim get its devices. A container
+    that names a claim defined in another file cannot be told. Ephemeral containers are never
+    GPU containers.
+    """
+    if container.section == "ephemeralContainers":
+        return False
+    if any(
+        (registry.is_accelerator(e.name) or registry.looks_like_accelerator(e.name))
+        and e.amount.positive_or_unknown
+        for e in resource_entries(container)
+    ):
+        return True
+    claims = (container.resources or {}).get("claims")
+    if not isinstance(claims, list) or not claims:
+        return False
+    gpu = {c.name for c in demand.claims}
+    named = {c.get("name") for c in claims if isinstance(c, dict)}
+    if named & gpu:
+        return True
+    return None if demand.unresolved else False
+
+
+#: The largest device count :func:`whole_gpu_count` reads (the API server's int64).
+MAX_COUNT = 2**63 - 1
+
+
+def whole_gpu_count(container: Container, registry: Registry) -> int | None:
+    """The whole accelerators a container requests, when that is a plain count.
+
+    The container must ask for one accelerator name only, one whose unit is a whole device
+    (``whole_devices`` in the registry: ``nvidia.com/gpu``, ``amd.com/gpu``), as a positive
+    integer (its limit, else its request). A share of a GPU, several kinds, a placeholder or
+    no accelerator at all give None: the number of devices is not known.
+    """
+    # GPU041 and GPU042 ask this of every container: made once per container and registry.
+    key = ("whole_gpu_count", registry)
+    memo = container.memo
+    if key not in memo:
+        memo[key] = _whole_gpu_count(container, registry)
+    count: int | None = memo[key]
+    return count
+
+
+def _whole_gpu_count(container: Container, registry: Registry) -> int | None:
+    names: set[str] = set()
+    total: int | None = None
+    # The mappings themselves, not resource_entries: GPU041 and GPU042 ask this of every
+    # container, and most have no accelerator at all.
+    for section, mapping in resource_lists(container):
+        for name, written in mapping.items():
+            if not registry.is_accelerator(name):
+                continue
+            resource = registry.get(name)
+            names.add(name)
+            if resource is None or not resource.whole_devices or len(names) > 1:
+                return None
+            value = amount(written).value
+            # is_integer, not int(value): a hostile 1e2147483647 must not be expanded.
+            if value is None or value <= 0 or not is_integer(value) or value > MAX_COUNT:
+                return None
+            if section == "limits" or total is None:
+                total = int(value)
+    return total
+
+
+#: The Spark operator's kinds, whose driver and executor pods Spark creates.
+_SPARK_KINDS = frozenset({"SparkApplication", "ScheduledSparkApplication"})
+
+
+def spark_asks_for_gpus(pod: PodSpec) -> bool:
+    """GPU021, GPU043: the pod is a Spark driver or executor of a SparkApplication that asks
+    for GPUs for it (``spec.<role>.gpu.quantity``, or ``spark.<role>.resource.gpu.amount`` in
+    ``sparkConf``): Spark adds the GPU limit to the pod it creates."""
+    obj = pod.obj
+    if obj.kind not in _SPARK_KINDS or not obj.group.startswith("sparkoperator.k8s.io"):
+        return False
+    role = next((r for r in ("executor", "driver") if r in pod.path), None)
+    if role is None:
+        return False
+    spec = obj.data.get("spec") if isinstance(obj.data, dict) else None
+    if obj.kind == "ScheduledSparkApplication" and isinstance(spec, dict):
+        spec = spec.get("template")
+    if not isinstance(spec, dict):
+        return False
+    side = spec.get(role)
+    gpu = side.get("gpu") if isinstance(side, dict) else None
+    if isinstance(gpu, dict) and _positive_number(gpu.get("quantity")):
+        return True
+    conf = spec.get("sparkConf")
+    return isinstance(conf, dict) and _positive_number(
+        conf.get(f"spark.{role}.resource.gpu.amount")
+    )
+
+
+def _positive_number(value: Any) -> bool:
+    try:
+        return float(str(value)) > 0
+    except ValueError:
+        return False

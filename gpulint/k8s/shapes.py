@@ -1,0 +1,211 @@
+"""Pod specs and resource requirements found by their shape, in kinds the workload table lacks.
+
+A table of kinds can never keep up with the operators people install, so an object whose API
+group and kind have no row (docs/domain.md#where-pod-specs-live) is searched for the two
+shapes Kubernetes' own types give away:
+
+* **a pod spec** -- a mapping whose ``containers`` is a non-empty list of containers. A
+  container is a mapping with a ``name`` that is a DNS label or a non-empty ``image``, and
+  most of whose keys are ``core/v1 Container`` fields (so a misspelt field or two does not
+  hide a pod, but a list of anything else with a ``name`` is not taken for containers).
+  When the mapping is a PodTemplateSpec's ``spec``, the template around it is the pod's
+  template (labels, annotations), as for a row's pattern;
+* **a bare ResourceRequirements** -- a mapping whose only keys are ``limits``, ``requests``
+  and ``claims``, with a ``limits`` or ``requests`` mapping of resource names to scalars
+  (NIMService ``spec.resources``), or a list item holding ``limits`` / ``requests`` beside
+  its own fields (llmaz flavors: ``{name, limits, nodeSelector}``).
+
+What is not a pod, on purpose:
+
+* nothing under ``metadata`` (anywhere) or the object's own ``status``;
+* nothing under the keys policy engines and patch tools use for partial or pattern
+  objects (``pattern``, ``anyPattern``, ``patchStrategicMerge``, ``patches``, ...): a
+  Kyverno rule's ``pattern: {spec: {containers: [...]}}`` describes pods, it is none;
+* an object's ``spec`` itself, even when it holds only ``limits`` (a Karpenter NodePool's
+  limits are a pool's, not a pod's);
+* a resource list of storage alone (a PersistentVolumeClaim's ``resources``): only a
+  list naming a compute resource (``cpu``, ``memory``, ``ephemeral-storage``,
+  ``hugepages-*``) or an extended one (``vendor.example/name``) is a container's;
+* nothing inside a pod spec or resource requirements already found (they do not nest).
+
+Known kinds keep their exact rows: this search runs only for objects the table does not
+know (nor lists under ``not_workloads``, kinds whose API types hold no pod), and every pod
+it finds says so (``PodSpec.found_by == "shape"``, shown by ``gpulint inspect``).
+tests/test_shapes.py runs it over the whole real corpus and over every object of a known
+kind, where it must find nothing the table does not.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpulint.k8s.objects import Container, K8sObject, PodSpec, _containers
+from gpulint.model import Path
+
+#: core/v1 Container's fields (k8s.io/api core/v1 types.go, type Container).
+CONTAINER_FIELDS = frozenset(
+    {
+        "name",
+        "image",
+        "command",
+        "args",
+        "workingDir",
+        "ports",
+        "envFrom",
+        "env",
+        "resources",
+        "resizePolicy",
+        "restartPolicy",
+        "restartPolicyRules",
+        "volumeMounts",
+        "volumeDevices",
+        "livenessProbe",
+        "readinessProbe",
+        "startupProbe",
+        "lifecycle",
+        "terminationMessagePath",
+        "terminationMessagePolicy",
+        "imagePullPolicy",
+        "securityContext",
+        "stdin",
+        "stdinOnce",
+        "tty",
+    }
+)
+
+#: Keys whose values describe objects without being them: object metadata, and the
+#: patterns and patches of policy engines (Kyverno) and patch tools (Kustomize).
+SKIPPED_KEYS = frozenset(
+    {
+        "metadata",
+        "pattern",
+        "anyPattern",
+        "patchStrategicMerge",
+        "patchesStrategicMerge",
+        "patchesJson6902",
+        "patches",
+        "patch",
+    }
+)
+
+#: Keys of a ResourceRequirements (core/v1 ResourceRequirements).
+REQUIREMENT_KEYS = frozenset({"limits", "requests", "claims"})
+
+#: Deeper than any real object; the loader's nesting bound keeps inputs far shallower.
+MAX_DEPTH = 64
+
+#: A container name and a resource name as the API server checks them.
+#: (A pattern: compiled on first use, see docs/architecture.md.)
+_DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+_RESOURCE_NAME = (
+    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+    r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
+)
+_COMPUTE = ("cpu", "memory", "ephemeral-storage")
+
+
+def is_container(item: Any) -> bool:
+    """A mapping that reads as a core/v1 Container (see the module docstring)."""
+    if not isinstance(item, dict) or not item:
+        return False
+    name, image = item.get("name"), item.get("image")
+    named = isinstance(name, str) and bool(re.match(_DNS_LABEL, name))
+    if not named and not (isinstance(image, str) and image.strip()):
+        return False
+    known = sum(1 for key in item if key in CONTAINER_FIELDS)
+    return known * 2 > len(item)
+
+
+def is_pod_spec(data: Any) -> bool:
+    """A mapping with a non-empty ``containers`` list of containers."""
+    if not isinstance(data, dict):
+        return False
+    containers = data.get("containers")
+    return isinstance(containers, list) and bool(containers) and all(map(is_container, containers))
+
+
+def is_resource_list(value: Any) -> bool:
+    """A non-empty mapping of resource names to scalars naming a compute or extended resource."""
+    if not isinstance(value, dict) or not value:
+        return False
+    compute = False
+    for name, amount in value.items():
+        if not isinstance(name, str) or not re.match(_RESOURCE_NAME, name):
+            return False
+        if isinstance(amount, (dict, list)):
+            return False
+        if name in _COMPUTE or name.startswith("hugepages-") or "/" in name:
+            compute = True
+    return compute
+
+
+def is_requirements(data: Any) -> bool:
+    """A bare ResourceRequirements: only ``limits`` / ``requests`` / ``claims``, with at
+    least one resource list."""
+    if not isinstance(data, dict) or not data or not set(data) <= REQUIREMENT_KEYS:
+        return False
+    return is_resource_list(data.get("limits")) or is_resource_list(data.get("requests"))
+
+
+def holds_requirements(item: Any) -> bool:
+    """A list item holding ``limits`` / ``requests`` beside fields of its own (llmaz flavors)."""
+    if not isinstance(item, dict) or "containers" in item:
+        return False
+    return is_resource_list(item.get("limits")) or is_resource_list(item.get("requests"))
+
+
+def find_pod_specs(obj: K8sObject, node_agent: bool = False) -> list[PodSpec]:
+    """The pod specs and bare resource requirements of ``obj``, found by shape, in
+    document order."""
+    found: list[PodSpec] = []
+    data = obj.data
+    for key, value in data.items():
+        if key in ("status", *SKIPPED_KEYS):
+            continue
+        _walk(obj, value, (*obj.path, key), data, 1, node_agent, found)
+    return found
+
+
+def _walk(
+    obj: K8sObject,
+    data: Any,
+    path: Path,
+    holder: Any,
+    depth: int,
+    node_agent: bool,
+    found: list[PodSpec],
+) -> None:
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(data, dict):
+        key = path[-1]
+        if is_pod_spec(data):
+            found.append(_pod(obj, path, data, node_agent))
+            return
+        if isinstance(key, str) and depth > 1 and is_requirements(data):
+            container = Container(None, path[:-1], holder, "resources", False, key)
+            found.append(_resources(obj, path, container, node_agent))
+            return
+        if isinstance(key, int) and holds_requirements(data):
+            name = data.get("name")
+            label = name if isinstance(name, str) else None
+            container = Container(label, path, data, "resources", False, "")
+            found.append(_resources(obj, path, container, node_agent))
+            return
+        for child, value in data.items():
+            if child in SKIPPED_KEYS or not isinstance(value, (dict, list)):
+                continue
+            _walk(obj, value, (*path, child), data, depth + 1, node_agent, found)
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            if isinstance(value, (dict, list)):
+                _walk(obj, value, (*path, index), data, depth + 1, node_agent, found)
+
+
+def _pod(obj: K8sObject, path: Path, spec: dict[str, Any], node_agent: bool) -> PodSpec:
+    return PodSpec(obj, path, spec, _containers(spec, path), "pod", node_agent, found_by="shape")
+
+
+def _resources(obj: K8sObject, path: Path, container: Container, node_agent: bool) -> PodSpec:
+    return PodSpec(obj, path, {}, [container], "resources", node_agent, found_by="shape")

@@ -1,0 +1,241 @@
+"""Documents -> workloads: Kubernetes objects and the pod specs inside them.
+
+Where pod specs live is data, not code (docs/domain.md#where-pod-specs-live):
+``gpulint/data/workloads.json`` maps an API group and kind to path patterns, and user configuration
+can add rows of the same shape (validated with :func:`validate_row`). Matching is on the API
+group and the kind, never the kind alone (``kind: Job`` in ``batch.volcano.sh`` is a Volcano
+Job), and ignores the version, so ``apps/v1beta1`` and ``apps/v1`` share a row.
+
+The rows and their validation are in :mod:`gpulint.k8s.workrows`, the objects, pod specs and
+containers in :mod:`gpulint.k8s.objects`; this module holds the table that applies the rows, and
+re-exports the names rule authors and configuration use (``PodSpec``, ``Container``,
+``K8sObject``, ``objects``, ``validate_row``, ...), so ``from gpulint.k8s.workloads import
+PodSpec`` keeps working.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from functools import cache
+from pathlib import Path as FsPath
+
+from gpulint.data import data_path
+from gpulint.k8s.objects import (
+    Container,
+    K8sObject,
+    PodSpec,
+    _containers,
+    _first,
+    _get,
+    _name,
+    expand,
+    is_object,
+    make_object,
+    objects,
+    split_api_version,
+)
+from gpulint.k8s.shapes import find_pod_specs
+from gpulint.k8s.workrows import (
+    CONTAINER_SECTIONS,
+    LOCATIONS,
+    MAX_NESTING,
+    POD_DEFAULT_FIELDS,
+    ROW_KEYS,
+    WorkloadKind,
+    WorkloadRowError,
+    parse_pattern,
+    parse_row,
+    validate_pattern,
+    validate_row,
+)
+from gpulint.model import Path
+
+__all__ = [
+    "CONTAINER_SECTIONS",
+    "LOCATIONS",
+    "MAX_NESTING",
+    "POD_DEFAULT_FIELDS",
+    "ROW_KEYS",
+    "Container",
+    "K8sObject",
+    "PodSpec",
+    "WorkloadKind",
+    "WorkloadRowError",
+    "WorkloadTable",
+    "builtin_table",
+    "expand",
+    "is_object",
+    "make_object",
+    "objects",
+    "parse_pattern",
+    "parse_row",
+    "split_api_version",
+    "validate_pattern",
+    "validate_row",
+]
+
+
+class WorkloadTable:
+    """API group + kind -> where the pod specs are."""
+
+    def __init__(
+        self, rows: Iterable[WorkloadKind], pod_free: Iterable[tuple[str, str]] = ()
+    ) -> None:
+        self._rows: dict[tuple[str, str], WorkloadKind] = {}
+        for row in rows:
+            self._rows[(row.group, row.kind)] = row
+        #: (group, kind) of kinds known to hold no pod (``not_workloads``): not searched by
+        #: shape.
+        self.pod_free = frozenset(pod_free)
+
+    def rows(self) -> list[WorkloadKind]:
+        return list(self._rows.values())
+
+    def lookup(self, group: str, kind: str) -> WorkloadKind | None:
+        return self._rows.get((group, kind))
+
+    def extended(self, rows: Iterable[WorkloadKind]) -> WorkloadTable:
+        """A copy with ``rows`` added; a row for an existing group and kind replaces it."""
+        return WorkloadTable([*self._rows.values(), *rows], self.pod_free)
+
+    def pod_specs(self, obj: K8sObject) -> list[PodSpec]:
+        return self._pod_specs(obj, 0)
+
+    def _pod_specs(self, obj: K8sObject, depth: int) -> list[PodSpec]:
+        row = self.lookup(obj.group, obj.kind)
+        if row is None:
+            if (obj.group, obj.kind) in self.pod_free:
+                return []
+            # A kind without a row: pod specs and resource requirements by their shape.
+            return find_pod_specs(obj)
+        pods: list[PodSpec] = []
+        for pattern in row.pods:
+            for path, spec in expand(obj.data, pattern, obj.path):
+                if isinstance(spec, dict):
+                    containers = _containers(spec, path)
+                    pods.append(
+                        PodSpec(
+                            obj,
+                            path,
+                            spec,
+                            containers,
+                            "pod",
+                            row.node_agent,
+                            pattern=".".join(pattern),
+                        )
+                    )
+        # Pod specs by path, for the containers found apart (Argo templates): asking each
+        # container's owner among all pods was quadratic (20,000 templates: 152 s).
+        by_path: dict[Path, PodSpec] = {}
+        for pod in pods:
+            if pod.location == "pod":
+                by_path.setdefault(pod.path, pod)
+        for pattern in row.containers:
+            for path, data in expand(obj.data, pattern, obj.path):
+                if isinstance(data, dict):
+                    owner = _owning_pod(by_path, path)
+                    container = Container(_name(data), path, data, "container")
+                    if owner is not None:
+                        owner.containers.append(container)
+                    else:
+                        pods.append(
+                            PodSpec(
+                                obj,
+                                path,
+                                {},
+                                [container],
+                                "container",
+                                row.node_agent,
+                                pattern=".".join(pattern),
+                            )
+                        )
+        for pattern in row.resources:
+            for path, data in expand(obj.data, pattern, obj.path):
+                if isinstance(data, dict) and path[-1:] and isinstance(path[-1], int):
+                    # A list item holding limits / requests beside its own fields (llmaz
+                    # flavors): the item stands in for the container, its own resources.
+                    name = data.get("name")
+                    item = Container(
+                        name if isinstance(name, str) else None, path, data, "resources", False, ""
+                    )
+                    pods.append(
+                        PodSpec(
+                            obj,
+                            path,
+                            {},
+                            [item],
+                            "resources",
+                            row.node_agent,
+                            pattern=".".join(pattern),
+                        )
+                    )
+                elif isinstance(data, dict) and path[-1:] and isinstance(path[-1], str):
+                    # A bare ResourceRequirements: present it as a container whose
+                    # resources are that field, so resource rules read it like any other.
+                    parent = path[:-1]
+                    holder = _get(obj.doc.data, parent)
+                    if not isinstance(holder, dict):
+                        continue
+                    container = Container(None, parent, holder, "resources", False, path[-1])
+                    pods.append(
+                        PodSpec(
+                            obj,
+                            path,
+                            {},
+                            [container],
+                            "resources",
+                            row.node_agent,
+                            pattern=".".join(pattern),
+                        )
+                    )
+        if row.require_containers:
+            pods = [p for p in pods if p.containers]
+        if row.added_tolerations or row.operator_amounts:
+            for pod in pods:
+                pod.added_tolerations = row.added_tolerations
+                pod.operator_amounts = row.operator_amounts and pod.location == "resources"
+        if row.pod_defaults and pods:
+            # The object-wide defaults do not depend on the pod: found once, not per pod.
+            defaults = [
+                (name, _first(obj.data, patterns, obj.path)) for name, patterns in row.pod_defaults
+            ]
+            for pod in pods:
+                if pod.location != "pod":
+                    continue
+                for name, found in defaults:
+                    if found is not None and found != (*pod.path, name):
+                        pod.inherited[name] = found
+        if depth < MAX_NESTING:
+            for pattern in row.objects:
+                for path, data in expand(obj.data, pattern, obj.path):
+                    if is_object(data):
+                        inner = make_object(obj.doc, path, data, obj)
+                        pods.extend(self._pod_specs(inner, depth + 1))
+        return pods
+
+
+def _owning_pod(by_path: Mapping[Path, PodSpec], path: Path) -> PodSpec | None:
+    """The pod spec (of those found by a ``pods`` pattern, keyed by their path) with the
+    longest path enclosing ``path``: one lookup per prefix of ``path``."""
+    for end in range(len(path), -1, -1):
+        pod = by_path.get(path[:end])
+        if pod is not None:
+            return pod
+    return None
+
+
+def _builtin_rows_path() -> FsPath:
+    return data_path("gpulint.data", "workloads.json")
+
+
+@cache
+def builtin_table() -> WorkloadTable:
+    """The shipped table. Its rows are not validated on every run (that cost a few ms of
+    each one-file run's start-up): tests/test_workloads.py validates the file instead."""
+    with open(_builtin_rows_path(), encoding="utf-8") as fh:
+        data = json.load(fh)
+    return WorkloadTable(
+        [WorkloadKind.from_json(row, "built-in") for row in data["workloads"]],
+        [(entry["group"], entry["kind"]) for entry in data.get("not_workloads", ())],
+    )

@@ -1,0 +1,11 @@
+"""Linting: rules found (``finder``: built-in ones by scanning :mod:`gpulint.rules`,
+plugins by entry point, rule folders, declarative rules) and run over one file's view
+(``engine``), files read before linting (``prepass``) and linted in order or in workers
+(``runner``), fixed targets linted again (``fixtarget``).
+
+May import: everything below it -- :mod:`gpulint.util`, :mod:`gpulint.model`,
+:mod:`gpulint.loader`, :mod:`gpulint.k8s`, :mod:`gpulint.fix`, :mod:`gpulint.render`,
+:mod:`gpulint.cluster`, :mod:`gpulint.suppress`, :mod:`gpulint.reporters`, the rule API
+(:mod:`gpulint.rule`, :mod:`gpulint.api`), :mod:`gpulint.settings`, :mod:`gpulint.report`.
+Never :mod:`gpulint.config`, the commands or the command line.
+"""

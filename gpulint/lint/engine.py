@@ -1,0 +1,454 @@
+"""Workloads -> findings: run the selected rules and stamp code, severity and position."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from gpulint import codes
+from gpulint.k8s.devices import builtin_registry
+from gpulint.k8s.dra import NO_CLAIMS
+from gpulint.k8s.manifest import DocumentView, Manifest
+from gpulint.k8s.workloads import K8sObject, builtin_table
+from gpulint.lint.aliasuses import tell_aliases_apart
+from gpulint.lint.unchecked import CODE as UNCHECKED_CODE
+from gpulint.lint.unchecked import findings as unchecked
+from gpulint.lint.yields import without_consequences
+from gpulint.loader.decoding import decode
+from gpulint.loader.document import Document, Problem
+from gpulint.model import (
+    RULE_ERROR_CODE,
+    Finding,
+    Fix,
+    LintedObject,
+    ObjectRef,
+    Path,
+    Related,
+    Repair,
+    Severity,
+    Span,
+    selects,
+)
+from gpulint.rule import Rule, RuleContext, Violation
+from gpulint.settings import Settings
+from gpulint.suppress.findings import UNUSED_CODE, FileSuppressions, Suppressor, Unused
+
+if TYPE_CHECKING:
+    from gpulint.fix.places import Owned
+    from gpulint.fix.text import Source
+    from gpulint.k8s.dra import ClaimIndex
+    from gpulint.util.discover import Part
+
+RULE_ERROR_NAME = "rule-error"
+#: The info that a Kustomize patch's whole-object checks are left to its rendered overlay.
+PART_CODE = codes.PATCH_NOT_RENDERED
+#: The longest exception message a GL900 finding quotes (characters).
+MAX_DETAIL = 500
+
+
+def is_enabled(code: str, settings: Settings, opt_in: bool = False) -> bool:
+    """ruff-style selection: ``GPU`` selects every GPU rule, ``GPU0`` GPU001..GPU099, ...
+
+    With no ``select`` (the default selection) every rule runs but the opt-in ones
+    (``Rule.opt_in``); a ``select`` that names an opt-in rule, a prefix of it or ``ALL``
+    runs it, and so does ``extend-select``."""
+    selected = not opt_in if settings.select is None else selects(code, settings.select)
+    selected = selected or selects(code, settings.extend_select)
+    return selected and not selects(code, settings.ignore)
+
+
+#: A rule and the context it runs with on the file being linted.
+_Ruled = tuple["_Active", RuleContext]
+
+
+class _Active:
+    __slots__ = ("configured", "ctx", "rule", "severity")
+
+    def __init__(
+        self, rule: Rule, severity: Severity, ctx: RuleContext, configured: bool = False
+    ) -> None:
+        self.rule = rule
+        self.severity = severity
+        self.ctx = ctx
+        #: The severity was set by the user: it wins over a rule's per-violation severity.
+        self.configured = configured
+
+    def finding(
+        self,
+        label: str,
+        span: Span,
+        message: str,
+        obj: ObjectRef | None,
+        doc_path: Path,
+        document: int,
+        severity: Severity | None = None,
+        fix: Fix | None = None,
+        related: tuple[Related, ...] = (),
+    ) -> Finding:
+        """A finding of this rule, at its configured severity unless ``severity`` says."""
+        return Finding(
+            rule=self.rule.code,
+            name=self.rule.name,
+            severity=self.severity if severity is None else severity,
+            path=label,
+            span=span,
+            message=message,
+            object=obj,
+            doc_path=doc_path,
+            document=document,
+            fix=fix,
+            related=related,
+        )
+
+
+class Linter:
+    """Lints sources with a fixed set of rules and settings."""
+
+    def __init__(self, rules: Iterable[Rule], settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        self.registry = self.settings.registry or builtin_registry()
+        self.workloads = self.settings.workloads or builtin_table()
+        self.active: dict[str, _Active] = {}
+        #: The ConfigMaps rules read variables from: the file's (``lint_text``), the run's.
+        self.values = self.settings.env_values()
+        rules = list(rules)
+        for rule in rules:
+            if not is_enabled(rule.code, self.settings, rule.opt_in):
+                continue
+            options = {**rule.default_options(), **self.settings.options.get(rule.code, {})}
+            severity = self.settings.severities.get(rule.code, rule.severity)
+            configured = rule.code in self.settings.severities
+            self.active[rule.code] = _Active(
+                rule,
+                severity,
+                RuleContext(
+                    self.registry,
+                    options,
+                    self.workloads,
+                    self.settings.cluster,
+                    evidence=self.settings.evidence,
+                    configured=frozenset(self.settings.options.get(rule.code, {})),
+                    values=self.values,
+                ),
+                configured,
+            )
+        # A rule that raises is reported whatever the selection: the run is incomplete.
+        self.rule_error_name = next(
+            (r.name for r in rules if r.code == RULE_ERROR_CODE), RULE_ERROR_NAME
+        )
+        #: The text being linted, for the edits of the fixes rules offer (``_fix``), and
+        #: its line index, made when the first fix asks for it.
+        self._text = ""
+        self._source: Source | None = None
+        #: The document the last fix was planned in, and the paths its plans found to be
+        #: its own text: the fixes of one pod check the same paths (``fixes.plan``).
+        self._owned: tuple[Document, Owned] | None = None
+        #: How the last text linted parsed: its number of documents and the codes of its
+        #: YAML problems, whichever rules are selected (``--fix`` refuses a change to it).
+        self.shape: tuple[int, list[str]] = (0, [])
+        self.pod_rules = [a for a in self.active.values() if a.rule.scope == "pod"]
+        self.object_rules = [a for a in self.active.values() if a.rule.scope == "object"]
+        #: Pod rules that yield to more specific ones (``Rule.yields_to``), by code.
+        self.yielding = {
+            a.rule.code: frozenset(a.rule.yields_to) for a in self.pod_rules if a.rule.yields_to
+        }
+        #: The rules with their contexts for the file being linted (its DRA claims), made
+        #: once per file, not per document: (claims, object rules, pod rules).
+        self._contexts: tuple[ClaimIndex | None, list[_Ruled], list[_Ruled]] | None = None
+        #: What a kustomization makes of the file being linted (``gpulint.util.discover.Part``,
+        #: set by the runner): on the objects it covers, whole-object rules do not run.
+        self.part: Part | None = None
+        #: The rules skipped so, in the file being linted, and where first (GL203's place).
+        self._skipped: set[str] = set()
+        self._skipped_at: tuple[Span, ObjectRef | None, Path, int] | None = None
+        # Suppression reads each document's objects and pod specs from its view.
+        self.suppressor = Suppressor(
+            known=[r.code for r in rules],
+            enabled=self.active,
+            per_file=self.settings.per_file_ignores,
+            per_object=self.settings.per_object_ignores,
+        )
+
+    # -- entry points --------------------------------------------------------------------------
+    def lint_bytes(
+        self, label: str, raw: bytes, seen: list[LintedObject] | None = None
+    ) -> list[Finding]:
+        text, problem = decode(raw)
+        if text is None:
+            assert problem is not None
+            return self.problem(label, problem)
+        return self.lint_text(label, text, seen)
+
+    def lint_text(
+        self, label: str, text: str, seen: list[LintedObject] | None = None
+    ) -> list[Finding]:
+        """Findings in ``text``; objects linted are appended to ``seen`` when it is given.
+
+        Document by document: each is composed, linted, handed to suppression and dropped
+        before the next, so a big file holds one document's nodes, data and positions at a
+        time (peak memory was 33 times a 50 MB file's size). What crosses documents is kept
+        small: the DRA claims of the file (a ``ClaimIndex`` of names and device classes,
+        read in a first pass only when the text can hold a DRA object) and, for
+        suppression, each directive's owner and the annotations.
+
+        Each document's objects and pod specs are found once, in its
+        :class:`~gpulint.k8s.manifest.DocumentView`, which rules and suppression share.
+        """
+        manifest = Manifest(label, text, self.workloads)
+        self.values.begin_file(label, text)
+        self._text, self._source, self._owned = text, None, None
+        self._skipped, self._skipped_at = set(), None
+        file = self.suppressor.for_file(label, text)
+        findings: list[Finding] = []
+        # A rule that raised (GL900) is never suppressed, and since the failed rule did not
+        # finish, whether a suppression is stale cannot be known: no GL100 in that file.
+        failed: list[Finding] = []
+        documents = 0
+        problems: list[str] = []
+        for view in manifest.views():
+            documents += 1
+            problems.extend(p.code for p in view.doc.problems)
+            found = self._problem_findings(label, view.doc.problems, view)
+            found.extend(self.lint_view(label, view, seen))
+            if (gl204 := self.active.get(UNCHECKED_CODE)) is not None:  # GPU content not placed
+                found.extend(
+                    gl204.finding(label, span, message, view.owner(path), path, view.index)
+                    for span, path, message in unchecked(view, gl204.ctx.registry, self.part)
+                )
+            file.add_document(view)
+            failed.extend(f for f in found if f.rule == RULE_ERROR_CODE)
+            findings.extend(file.apply([f for f in found if f.rule != RULE_ERROR_CODE]))
+            del view, found
+        findings.extend(file.apply(self._problem_findings(label, manifest.problems, None)))
+        problems.extend(p.code for p in manifest.problems)
+        if self._skipped_at is not None:
+            file.skipped = frozenset(self._skipped)
+            findings.extend(file.apply(self._part_finding(label)))
+        self.shape = (documents, sorted(problems))
+        if not failed:
+            findings.extend(self._stale(label, file))
+        findings.extend(failed)
+        findings.sort(key=Finding.sort_key)
+        return findings
+
+    def problem(self, label: str, problem: Problem) -> list[Finding]:
+        """A finding for a problem found outside the YAML (unreadable file, ...)."""
+        findings = self._problem_findings(label, [problem], None)
+        file = self.suppressor.for_file(label, None)  # per-file-ignores only
+        if not file:
+            return findings
+        return [*file.apply(findings), *self._stale(label, file)]
+
+    def lint_view(
+        self, label: str, view: DocumentView, seen: list[LintedObject] | None = None
+    ) -> list[Finding]:
+        """Findings of the rules in one document's view."""
+        findings: list[Finding] = []
+        if not self.pod_rules and not self.object_rules:
+            return findings
+        doc = view.doc
+        # Each rule's context with the file's DRA claims (the view's, shared by the file's
+        # documents): what a rule needs of the file is handed to it, not kept on the objects.
+        # Made once per file, and once per run for files without DRA objects (they share
+        # dra.NO_CLAIMS): 30 rules' contexts for each document cost more than some rules.
+        claims = view.claims
+        if self._contexts is None or self._contexts[0] is not claims:
+            run = self.settings.device_classes
+            if run is not None and claims is not NO_CLAIMS:
+                claims.run = run  # the classes of the run's other files (gpulint.k8s.dra)
+            self._contexts = (
+                claims,
+                [(a, a.ctx._replace(claims=claims)) for a in self.object_rules],
+                [(a, a.ctx._replace(claims=claims)) for a in self.pod_rules],
+            )
+        _, all_object_rules, all_pod_rules = self._contexts
+        part = self.part
+        for position, obj in enumerate(view.objects):
+            failed: set[str] = set()  # rules that raised on this object
+            object_rules, pod_rules = all_object_rules, all_pod_rules
+            pods = view.pod_specs(position) if pod_rules else []
+            if part is not None and part.covers(obj.ref.kind, obj.ref.name):
+                object_rules, pod_rules = self._part_rules(obj, doc, bool(pods))
+            if object_rules:
+                # An object rule that needs the pod specs (a declarative `when: {gpu: ...}`)
+                # reuses these; they are lent only while its rules run (see K8sObject.pods).
+                obj.pods = pods if pod_rules else None
+                try:
+                    for active, ctx in object_rules:
+                        findings.extend(self._run(active, ctx, obj, obj, label, doc, failed))
+                finally:
+                    obj.pods = None
+            for pod in pods:
+                on_pod: list[Finding] = []
+                # The places of the causes each finding names (None: its path): gpulint.lint.yields.
+                places: list[tuple[Path, ...] | None] | None = [] if self.yielding else None
+                for active, ctx in pod_rules:
+                    on_pod.extend(self._run(active, ctx, pod, obj, label, doc, failed, places))
+                if places is not None and len(on_pod) > 1:
+                    on_pod = without_consequences(on_pod, places, self.yielding, pod.path)
+                findings.extend(on_pod)
+            if seen is not None:
+                # A rule that raised did not check the object: it is not a passing check.
+                ran = object_rules + (pod_rules if pods else [])
+                codes = tuple(sorted(a.rule.code for a, _ in ran if a.rule.code not in failed))
+                seen.append(LintedObject(label, doc.index, obj.ref, codes))
+        if len(findings) > 1:
+            tell_aliases_apart(doc, findings)
+        return findings
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _part_rules(
+        self, obj: K8sObject, doc: Document, pods: bool
+    ) -> tuple[list[_Ruled], list[_Ruled]]:
+        """The rules that run on an object that is only part of what is applied (a
+        Kustomize patch, or the base object a patch completes): not the whole-object ones."""
+        assert self._contexts is not None
+        _, object_rules, pod_rules = self._contexts
+        ruled = object_rules + (pod_rules if pods else [])
+        skipped = {a.rule.code for a, _ in ruled if a.rule.whole_object}
+        if skipped:
+            self._skipped |= skipped
+            if self._skipped_at is None:
+                self._skipped_at = (doc.value_span(obj.path), obj.ref, obj.path, doc.index)
+        return (
+            [r for r in object_rules if not r[0].rule.whole_object],
+            [r for r in pod_rules if not r[0].rule.whole_object],
+        )
+
+    def _part_finding(self, label: str) -> list[Finding]:
+        """GL203: the checks left to the rendered overlay, once per file."""
+        active = self.active.get(PART_CODE)
+        if active is None or self._skipped_at is None or self.part is None:
+            return []
+        span, ref, path, document = self._skipped_at
+        message = self.part.message(ref.label() if ref is not None else "the object")
+        return [active.finding(label, span, message, ref, path, document)]
+
+    def _stale(self, label: str, file: FileSuppressions) -> list[Finding]:
+        """GL100 findings for the file's stale suppressions (after every ``apply``)."""
+        unused = file.unused()
+        if not unused:
+            return []
+        active = self.active[UNUSED_CODE]
+        stale = [self._unused_finding(active, label, u) for u in unused]
+        return file.apply_to_unused(stale)
+
+    def _unused_finding(self, active: _Active, label: str, u: Unused) -> Finding:
+        return active.finding(label, u.span, u.message, u.object, u.doc_path, u.document)
+
+    def _run(
+        self,
+        active: _Active,
+        ctx: RuleContext,
+        target: Any,
+        obj: K8sObject,
+        label: str,
+        doc: Document,
+        failed: set[str],
+        places: list[tuple[Path, ...] | None] | None = None,
+    ) -> list[Finding]:
+        rule = active.rule
+        assert rule.check is not None
+        out: list[Finding] = []
+        try:
+            for violation in rule.check(target, ctx):
+                out.append(self._finding(active, violation, obj.ref, label, doc))
+                if places is not None:
+                    places.append(tuple(violation.places) or None)
+        except (Exception, SystemExit) as exc:
+            # A rule's bug (usually a plugin's) is a GL900 finding on the object, once per
+            # rule and object; what the rule reported before it raised is kept, and every
+            # other rule, object and file is still checked. (SystemExit too: a rule must not
+            # end the run, with whatever exit code it chose.)
+            if rule.code not in failed:
+                failed.add(rule.code)
+                out.append(self._rule_error(rule, exc, obj, label, doc))
+                if places is not None:
+                    places.append(None)
+        return out
+
+    def _rule_error(
+        self, rule: Rule, exc: BaseException, obj: K8sObject, label: str, doc: Document
+    ) -> Finding:
+        try:
+            detail = " ".join(str(exc).split())  # one line, whatever the exception says
+        except Exception:  # an exception whose __str__ raises
+            detail = "(its message cannot be shown)"
+        if len(detail) > MAX_DETAIL:
+            detail = detail[: MAX_DETAIL - 1] + "\u2026"
+        raised = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+        return Finding(
+            rule=RULE_ERROR_CODE,
+            name=self.rule_error_name,
+            severity=Severity.ERROR,
+            path=label,
+            span=doc.value_span(obj.path),
+            message=(
+                f"rule {rule.code} ({rule.module}, {rule.origin}) raised {raised}: it did not "
+                "finish checking this object (a bug in the rule; report it to its author)"
+            ),
+            object=obj.ref,
+            doc_path=obj.path,
+            document=doc.index,
+        )
+
+    def _finding(
+        self, active: _Active, v: Violation, ref: ObjectRef | None, label: str, doc: Document
+    ) -> Finding:
+        # What a rule yields is checked here, inside the rule's try in _run, so a malformed
+        # Violation (a plugin's bug) is a GL900 finding on the object like any exception,
+        # not an internal error later when the findings are sorted or printed.
+        if not isinstance(v.message, str):
+            raise TypeError(f"Violation.message must be a str, not {type(v.message).__name__}")
+        if v.at not in ("key", "value"):
+            raise ValueError(f"Violation.at must be 'key' or 'value', not {v.at!r}")
+        span = doc.value_span(v.path) if v.at == "value" else doc.key_span(v.path)
+        severity = active.severity
+        if v.severity is not None and not active.configured:
+            # The module's SEVERITY is a name ("warning"), so a rule may write one here too.
+            given = v.severity
+            severity = given if isinstance(given, Severity) else Severity.parse(given)
+        fix = None if v.fix is None else self._fix(v.fix, doc)
+        return active.finding(
+            label, span, v.message, ref, v.path, doc.index, severity, fix, tuple(v.related)
+        )
+
+    def _fix(self, repair: Repair, doc: Document) -> Fix:
+        """The text edits of a rule's fix (see ``gpulint.fix.edits``)."""
+        if not isinstance(repair, Repair):
+            raise TypeError(f"Violation.fix must be a Repair, not {type(repair).__name__}")
+        if repair.applicability not in ("safe", "unsafe"):
+            raise ValueError(
+                f"Repair.applicability must be 'safe' or 'unsafe', not {repair.applicability!r}"
+            )
+        from gpulint.fix.edits import plan  # only when a finding has a fix
+        from gpulint.fix.text import Source
+
+        if self._source is None or self._source.text is not self._text:
+            self._source = Source(self._text)
+        if self._owned is None or self._owned[0] is not doc:
+            self._owned = (doc, {})
+        return plan(self._source, doc, repair, self._owned[1])
+
+    def _problem_findings(
+        self, label: str, problems: Iterable[Problem], view: DocumentView | None
+    ) -> list[Finding]:
+        out = []
+        for problem in problems:
+            active = self.active.get(problem.code)
+            if active is None:
+                continue
+            owner = view.owner(problem.doc_path) if view is not None else None
+            index = view.index if view is not None else 0
+            severity = None
+            if problem.severity is not None and not active.configured:
+                severity = Severity.parse(problem.severity)
+            out.append(
+                active.finding(
+                    label, problem.span, problem.message, owner, problem.doc_path, index, severity
+                )
+            )
+        return out
+
+
+#: Pod spec keys whose items are containers.

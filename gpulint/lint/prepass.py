@@ -1,0 +1,205 @@
+"""What a ``gpulint check`` reads of its files before it lints them, so that every worker
+process and every file, whatever its order, sees the same facts: the node-pool objects of a
+described cluster, the cluster picture when none is described (gpulint.cluster.evidence),
+the DeviceClasses every file's claims may name, and the ConfigMaps every file's containers
+may read variables from. Each pass reads only what its markers
+say it needs; standard input is never pre-read (it streams).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from gpulint.cluster.evidence import Picture
+    from gpulint.cluster.model import Cluster
+    from gpulint.k8s.dra import DeviceClasses
+    from gpulint.k8s.envvalues import ConfigMaps
+    from gpulint.settings import Settings
+    from gpulint.util.discover import Target
+
+
+def cluster_objects(cluster: Cluster | None, found: Iterable[Target]) -> Cluster | None:
+    """``cluster`` with the node-pool objects of the files to lint (Karpenter NodePools,
+    Kueue ResourceFlavors), read in a pre-pass so that every worker sees the same cluster
+    (gpulint.cluster.objects). Standard input is not pre-read; unreadable files add
+    nothing (the lint reports them)."""
+    from gpulint.cluster.objects import merged, scan
+    from gpulint.loader.target import read_target
+
+    def files() -> Iterator[tuple[str, bytes]]:
+        for target in found:
+            if target.path is None:
+                continue
+            raw, _ = read_target(target)
+            if raw is not None:
+                yield target.label, raw
+
+    return merged(cluster, scan(files()))
+
+
+#: The rules that judge the GPU nodes' taints, and read the run's cluster picture.
+EVIDENCE_RULES = frozenset({"GPU020", "GPU021", "GPU023"})
+
+
+def cluster_picture(settings: Settings, found: Iterable[Target]) -> Picture:
+    """What the files to lint say about the GPU nodes when the configuration describes no
+    cluster (gpulint.cluster.evidence): the taints their GPU pods agree on and their GPU
+    node-pool objects' taints, read in a pre-pass so that every worker sees the same
+    picture. Standard input is not pre-read."""
+    from gpulint.cluster.evidence import Gatherer
+    from gpulint.cluster.objects import scan
+    from gpulint.cluster.poolkinds import markers
+    from gpulint.k8s.devices import builtin_registry
+    from gpulint.k8s.workloads import builtin_table
+    from gpulint.loader.target import read_target
+
+    gatherer = Gatherer(
+        settings.registry or builtin_registry(), settings.workloads or builtin_table()
+    )
+    pools: list[tuple[str, bytes]] = []  # read together: templates and overlays cross files
+    wanted = markers()
+    later: list[Target] = []  # GPU files without tolerations: counted only if it matters
+    for target in found:
+        if target.path is None:
+            continue
+        raw, _ = read_target(target)
+        if raw is None:
+            continue
+        if gatherer.add(target.label, raw):
+            later.append(target)
+        if any(m in raw for m in wanted):
+            pools.append((target.label, raw))
+    if later and gatherer.wants_counts():
+        for target in later:
+            raw, _ = read_target(target)
+            if raw is not None:
+                gatherer.count(target.label, raw)
+    return gatherer.picture(scan(pools))
+
+
+def device_classes(found: Iterable[Target]) -> DeviceClasses | None:
+    """The DeviceClasses of every file to lint (gpulint.k8s.dra), read in a pre-pass so a claim
+    can name a class another file defines; None when no file defines one. Only files that
+    can hold a DRA object are parsed. Standard input is not pre-read."""
+    from gpulint.k8s.dra import run_device_classes
+    from gpulint.loader.decoding import decode
+    from gpulint.loader.target import read_target
+
+    def texts() -> Iterator[str]:
+        for target in found:
+            if target.path is None:
+                continue
+            raw, _ = read_target(target)
+            if raw is None or b"DeviceClass" not in raw:
+                continue  # no class defined: not decoded (the 50 MB dump costs one read)
+            text = decode(raw)[0]
+            if text is not None:
+                yield text
+
+    classes = run_device_classes(texts())
+    return classes if classes.drivers else None
+
+
+#: The rules that read a container's variables from the run's ConfigMaps.
+VALUE_RULES = frozenset({"GPU041"})
+
+
+def config_maps(found: Iterable[Target]) -> ConfigMaps | None:
+    """The ConfigMaps of every file to lint (gpulint.k8s.envvalues), read in a pre-pass so a
+    container's ``configMapKeyRef`` or ``envFrom`` can name a ConfigMap another file
+    defines; None when no file defines one. Only files that name a ConfigMap are parsed,
+    and only when a file references one; a chart or overlay (its rendered output is linted
+    as one text, which knows its own ConfigMaps) and standard input are not pre-read."""
+    from gpulint.k8s.envvalues import ConfigMaps
+    from gpulint.loader.decoding import decode
+    from gpulint.loader.target import read_target
+
+    maps = ConfigMaps()
+    defining: list[Target] = []
+    read = False  # a container of the run reads a ConfigMap: else none is parsed
+    for target in found:
+        if target.path is None or target.render is not None:
+            continue
+        raw, _ = read_target(target)
+        if raw is None:
+            continue
+        read = read or b"configMapKeyRef" in raw or b"configMapRef" in raw
+        if b"ConfigMap" in raw:
+            defining.append(target)
+    for target in defining if read else ():
+        raw, _ = read_target(target)
+        text = decode(raw)[0] if raw is not None else None
+        if text is not None:
+            maps.add_text(target.label, text)
+    return maps or None
+
+
+def assumption(settings: Settings) -> str | None:
+    """What GPU020, GPU021, GPU023 and GPU040 assume of the cluster when nothing describes
+    it (None: something does), for the text report to say once after an assumed finding:
+    what was assumed, and the configuration line that makes it certain."""
+    cluster = settings.cluster
+    if cluster is not None and (cluster.nodes or cluster.gpu_taints is not None):
+        return None
+    from gpulint.cluster.evidence import certain_line
+    from gpulint.k8s.taints import DEFAULT_TAINTS, Taint
+
+    rows = settings.options.get("GPU020", {}).get("taints", DEFAULT_TAINTS)
+    taints = [Taint.from_option(r) for r in rows]
+    vendors = [t for t in taints if t.hardware is not None and "nvidia" not in t.hardware]
+    first = [t for t in taints if t not in vendors] or taints
+    vendors = [t for t in vendors if t not in first]
+    shown = ", ".join(str(t) for t in first) or "none"
+    if vendors:  # each vendor's own (gpulint.k8s.taints.DEFAULT_TAINTS), for its pods only
+        shown += (
+            " ("
+            + ", ".join(f"{t} for {', '.join(sorted(t.hardware or ()))}" for t in vendors)
+            + ")"
+        )
+    most = settings.options.get("GPU040", {}).get("max_per_node", 8)
+    return (
+        f"assumed GPU taint {shown} and {most} GPUs per node for the info findings of GPU020, "
+        "GPU021, GPU023 and GPU040, as nothing in the configuration or the linted files "
+        f"describes your cluster; if your GPU nodes carry that taint, `{certain_line(first)}` "
+        "in .gpulint.yaml makes them certain, else describe the cluster (platform, node-pools, "
+        "--cluster: docs/cluster.md)"
+    )
+
+
+#: How gpushare's device plugin is told its unit (``--memory-unit=MiB``, or the flag and the
+#: unit as two list items); compiled on first use. Only blanks and tabs between the parts,
+#: so no run of white space is scanned more than once (a hostile file stays linear).
+_MEMORY_UNIT: re.Pattern[bytes] | None = None
+
+
+def gpushare_unit(found: Iterable[Target]) -> tuple[str, str] | None:
+    """The unit the run's own gpushare device plugin advertises ``aliyun.com/gpu-mem`` in,
+    with where it says so (``device-plugin-ds.yaml:28``), for GPU017; None when no linted
+    file runs one, or two disagree. A textual scan of the files that name the plugin and
+    the flag: the flag's value is what the plugin reads."""
+    from gpulint.loader.target import read_target
+
+    global _MEMORY_UNIT
+    if _MEMORY_UNIT is None:
+        _MEMORY_UNIT = re.compile(
+            rb"""--memory-unit(?:=|["']?(?:[ \t]*,[ \t]*|[ \t]*\r?\n[ \t]*-[ \t]*|[ \t]+)["']?)"""
+            rb"(MiB|GiB)\b"
+        )
+    units: dict[str, str] = {}
+    for target in found:
+        if target.path is None:
+            continue
+        raw, _ = read_target(target)
+        if raw is None or b"--memory-unit" not in raw or b"gpushare" not in raw:
+            continue
+        for match in _MEMORY_UNIT.finditer(raw):
+            line = raw.count(b"\n", 0, match.start()) + 1
+            units.setdefault(match.group(1).decode(), f"{target.label}:{line}")
+    if len(units) != 1:
+        return None
+    ((unit, place),) = units.items()
+    return unit, place

@@ -1,0 +1,7 @@
+"""Why a finding does not count: ``# gpulint:`` comments (``directives``), configuration
+ignores, ``gpulint.io/ignore`` annotations, a baseline of the findings a repository already
+had; and which suppressions are stale (``findings``).
+
+May import: :mod:`gpulint.util`, :mod:`gpulint.model`, :mod:`gpulint.loader`,
+:mod:`gpulint.k8s`, :mod:`gpulint.render`, :mod:`gpulint.reporters`.
+"""
