@@ -17,9 +17,12 @@ import time. Annotations that name a class before it exists are quoted instead.
 
 import enum
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from gpulint import codes
+
+#: Whether a fix is applied by ``--fix`` (``safe``) or only with ``--unsafe-fixes``.
+Applicability = Literal["safe", "unsafe"]
 
 #: A path inside one YAML document: mapping keys (str) and sequence indexes (int).
 Path = tuple[Any, ...]
@@ -108,7 +111,7 @@ class Fix(NamedTuple):
 
     message: str
     edits: tuple[Edit, ...]
-    applicability: str = "safe"
+    applicability: Applicability = "safe"
     skipped: str | None = None
 
     @property
@@ -176,7 +179,7 @@ class Repair(NamedTuple):
 
     message: str
     changes: tuple[Change, ...]
-    applicability: str = "safe"
+    applicability: Applicability = "safe"
 
 
 class Related(NamedTuple):

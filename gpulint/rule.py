@@ -30,13 +30,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType, ModuleType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 
 from gpulint.errors import GpulintError
 from gpulint.k8s.devices import Registry
 from gpulint.model import (
     AddEntry,
     AppendItem,
+    Applicability,
     DeleteKey,
     MoveKey,
     Path,
@@ -53,7 +54,14 @@ if TYPE_CHECKING:
     from gpulint.k8s.envvalues import EnvValues
     from gpulint.k8s.workloads import WorkloadTable
 
-SCOPES = ("pod", "object", "input")
+#: What a rule's ``check`` is called with: each pod spec, each object, or nothing (a rule
+#: that documents a code the engine emits itself, such as YML001).
+Scope = Literal["pod", "object", "input"]
+SCOPES: tuple[Scope, ...] = get_args(Scope)
+#: Whether a rule's fixes are applied by ``--fix`` (``safe``) or only with
+#: ``--unsafe-fixes`` (``unsafe``): the module's ``FIX``.
+FixMode = Applicability
+FIX_MODES: tuple[FixMode, ...] = get_args(Applicability)
 #: The fixed documentation sections (ruff's), each a ``## Heading`` in the docstring.
 DOC_SECTIONS = ("What it does", "Why it matters", "Example", "Use instead", "Options", "References")
 
@@ -136,7 +144,7 @@ class Rule(NamedTuple):
     code: str
     name: str
     severity: Severity
-    scope: str
+    scope: Scope
     options_schema: Mapping[str, Any]
     #: The rule module's docstring as written; ``doc`` is it cleaned (``inspect.cleandoc``).
     docstring: str
@@ -160,6 +168,13 @@ class Rule(NamedTuple):
     #: completes, it is not run (the rendered overlay is where it runs). A module's
     #: ``WHOLE_OBJECT = True``; GL203's documentation lists the built-in ones.
     whole_object: bool = False
+    #: The rule's fixes and whether they are safe (the module's ``FIX``); None: no fix.
+    #: Its documentation's "Fix safety" section says what the fix changes.
+    fix: FixMode | None = None
+    #: Its findings can rest on gpulint's assumed cluster (the default GPU taint, a node
+    #: size) when none is described: they are then ``info`` and the text report says what
+    #: was assumed once (the module's ``ASSUMES_CLUSTER = True``).
+    assumes_cluster: bool = False
 
     @property
     def doc(self) -> str:
@@ -175,9 +190,8 @@ class Rule(NamedTuple):
 
     @property
     def fixable(self) -> bool:
-        """The rule offers fixes: its documentation has the "Fix safety" section that every
-        rule with a fix writes (what the fix changes, and whether it is safe)."""
-        return self.section("Fix safety") is not None
+        """The rule offers fixes (it declares ``FIX``)."""
+        return self.fix is not None
 
     def section(self, title: str) -> str | None:
         marker = f"## {title}"
@@ -232,6 +246,14 @@ def rule_from_module(
         raise RuleLoadError(
             f"rule module {name}: WHOLE_OBJECT must be True or False, got {whole_object!r}"
         )
+    fix = getattr(module, "FIX", None)
+    if fix is not None and fix not in FIX_MODES:
+        raise RuleLoadError(f"rule module {name}: FIX must be one of {FIX_MODES}, got {fix!r}")
+    assumes = getattr(module, "ASSUMES_CLUSTER", False)
+    if not isinstance(assumes, bool):
+        raise RuleLoadError(
+            f"rule module {name}: ASSUMES_CLUSTER must be True or False, got {assumes!r}"
+        )
     doc = module.__doc__ or ""
     yields_to = getattr(module, "YIELDS_TO", ())
     if not isinstance(yields_to, (tuple, list)) or not all(isinstance(c, str) for c in yields_to):
@@ -249,4 +271,6 @@ def rule_from_module(
         tuple(yields_to),
         opt_in,
         whole_object,
+        fix,
+        assumes,
     )

@@ -60,6 +60,7 @@ CODE = "GPU001"
 NAME = "extended-resource-requests-without-limits"
 SEVERITY = "error"
 SCOPE = "pod"
+FIX = "safe"  # what it changes: the "Fix safety" section
 OPTIONS: dict[str, object] = {}
 
 

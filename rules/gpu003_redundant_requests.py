@@ -67,6 +67,7 @@ OPTIONS: dict[str, object] = {}
 #: A style rule, out of the default selection: vendors' own docs write requests equal to
 #: limits, and it is harmless. ``--select ALL``, ``--extend-select GPU003`` turn it on.
 OPT_IN = True
+FIX = "safe"  # what it changes: the "Fix safety" section
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:

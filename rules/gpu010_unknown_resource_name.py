@@ -93,6 +93,7 @@ CODE = "GPU010"
 NAME = "unknown-gpu-resource-name"
 SEVERITY = "error"
 SCOPE = "pod"
+FIX = "unsafe"  # what it changes: the "Fix safety" section
 OPTIONS: dict[str, object] = {}
 
 

@@ -52,6 +52,7 @@ CODE = "GPU012"
 NAME = "node-level-gpu-resource-in-container"
 SEVERITY = "warning"
 SCOPE = "pod"
+FIX = "unsafe"  # what it changes: the "Fix safety" section
 OPTIONS: dict[str, object] = {}
 
 

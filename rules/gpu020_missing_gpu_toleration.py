@@ -160,6 +160,8 @@ NAME = "gpu-pod-missing-toleration"
 SEVERITY = "error"
 SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
+FIX = "unsafe"  # what it changes: the "Fix safety" section
+ASSUMES_CLUSTER = True  # info, said once, when no cluster is described
 #: A toleration the API server rejects (`operator: exists`) is GPU022's: where the near
 #: miss GPU020 points at is that field, GPU020 yields to it.
 YIELDS_TO = ("GPU022",)
@@ -338,7 +340,6 @@ def _untolerated(
     the pod tolerates some pool's taints (or no pool offers what it asks for)."""
     cluster = ctx.cluster
     if describes_nodes(cluster):
-        assert cluster is not None
         names = [e.name for e in demand.entries if ctx.registry.is_accelerator(e.name)]
         names += [n for n in demand.pod_level if ctx.registry.is_accelerator(n)]
         nodes = nodes_offering(cluster, names) if names else []

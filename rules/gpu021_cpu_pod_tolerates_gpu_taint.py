@@ -96,6 +96,7 @@ NAME = "cpu-pod-tolerates-gpu-taint"
 SEVERITY = "warning"
 SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
+ASSUMES_CLUSTER = True  # info, said once, when no cluster is described
 OPTIONS: dict[str, Any] = {"taints": TAINTS_OPTION}
 
 
@@ -159,7 +160,6 @@ def _gpu_taints(ctx: RuleContext) -> list[Taint]:
     set `taints`), else the option."""
     cluster = ctx.cluster
     if describes_nodes(cluster):
-        assert cluster is not None
         seen: dict[Taint, None] = {}
         for node in accelerator_nodes(cluster, ctx.registry):
             seen.update(dict.fromkeys(enforced_taints(node)))

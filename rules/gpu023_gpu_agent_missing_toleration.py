@@ -118,6 +118,7 @@ NAME = "gpu-node-agent-missing-toleration"
 SEVERITY = "error"
 SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
+ASSUMES_CLUSTER = True  # info, said once, when no cluster is described
 OPTIONS: dict[str, Any] = {
     "taints": TAINTS_OPTION,
     "images": {

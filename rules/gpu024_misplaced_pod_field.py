@@ -95,6 +95,7 @@ CODE = "GPU024"
 NAME = "misplaced-pod-field"
 SEVERITY = "warning"
 SCOPE = "pod"
+FIX = "unsafe"  # what it changes: the "Fix safety" section
 OPTIONS: dict[str, Any] = {}
 
 #: What is lost when a key meant for a field of a type is dropped.

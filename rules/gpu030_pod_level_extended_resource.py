@@ -64,6 +64,7 @@ CODE = "GPU030"
 NAME = "extended-resource-in-pod-level-resources"
 SEVERITY = "error"
 SCOPE = "pod"
+FIX = "unsafe"  # what it changes: the "Fix safety" section
 OPTIONS: dict[str, object] = {}
 
 

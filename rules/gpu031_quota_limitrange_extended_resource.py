@@ -95,6 +95,7 @@ CODE = "GPU031"
 NAME = "extended-resource-quota-or-limitrange"
 SEVERITY = "error"
 SCOPE = "object"
+FIX = "unsafe"  # what it changes: the "Fix safety" section
 OPTIONS: dict[str, object] = {}
 
 

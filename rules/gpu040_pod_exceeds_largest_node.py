@@ -84,6 +84,7 @@ NAME = "pod-exceeds-largest-node"
 SEVERITY = "warning"
 SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
+ASSUMES_CLUSTER = True  # info, said once, when no cluster is described
 #: A fraction of a device is rejected before any node is considered (at the same entry).
 YIELDS_TO = ("GPU004",)
 OPTIONS: dict[str, Any] = {

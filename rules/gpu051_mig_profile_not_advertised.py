@@ -74,7 +74,6 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     cluster = ctx.cluster
     if not describes_nodes(cluster):
         return
-    assert cluster is not None
     seen: set[tuple[int, str]] = set()
     for entry in gpu_demand(pod, ctx.registry).entries:
         name = entry.name

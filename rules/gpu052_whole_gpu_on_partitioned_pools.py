@@ -71,7 +71,6 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     cluster = ctx.cluster
     if not describes_nodes(cluster):
         return
-    assert cluster is not None
     entries = [e for e in gpu_demand(pod, ctx.registry).entries if e.name == WHOLE]
     if not entries or nodes_offering(cluster, [WHOLE]):
         return

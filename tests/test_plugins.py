@@ -16,7 +16,7 @@ import pytest
 
 from gpulint.lint.declarative import load_declarative
 from gpulint.lint.engine import Linter
-from gpulint.lint.finder import RuleSource, load_rules
+from gpulint.lint.finder import RuleSource, builtin_sources, load_rules
 from gpulint.rule import RuleLoadError
 from gpulint.settings import Settings
 from tests.conftest import FIXTURES, ROOT, expectations, gpulint_in_process
@@ -330,8 +330,61 @@ def test_plugins_key_imports_modules_by_name(project: Path) -> None:
 
 def test_entry_point_registered_under_the_wrong_code() -> None:
     source = RuleSource("GPU999", "gpulint.rules.gpu001_requests_without_limits", "plugin x")
-    with pytest.raises(RuleLoadError, match="registered as GPU999 but declares CODE = 'GPU001'"):
+    with pytest.raises(
+        RuleLoadError, match="registered under the code prefix GPU999 but declares CODE = 'GPU001'"
+    ):
         load_rules([source])
+
+
+def test_built_in_rules_are_the_modules_of_the_rules_folder() -> None:
+    # Found by file name, no entry point each: a rule added to rules/ is found at once.
+    files = sorted(p.stem for p in (ROOT / "rules").glob("*.py") if p.stem != "__init__")
+    sources = builtin_sources()
+    assert [s.module.rpartition(".")[2] for s in sources] == files
+    assert [s.code for s in sources] == [f.partition("_")[0].upper() for f in files]
+    assert {r.code for r in load_rules()} >= {s.code for s in sources}
+
+
+def test_a_built_in_rule_declares_the_code_its_file_is_named_for() -> None:
+    source = RuleSource("GPU002", "gpulint.rules.gpu001_requests_without_limits", "built-in")
+    with pytest.raises(RuleLoadError, match="is named for GPU002 but declares CODE = 'GPU001'"):
+        load_rules([source])
+
+
+RULE = """CODE = "{code}"
+NAME = "{name}"
+SEVERITY = "warning"
+SCOPE = "pod"
+
+
+def check(pod, ctx):
+    return iter(())
+"""
+
+
+def test_a_plugin_package_under_a_code_prefix_brings_each_of_its_rule_modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One entry point per prefix, as flake8's plugins register: ACME = "acme_rules".
+    package = tmp_path / "acme_rules"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""Acme\'s rules."""\n')
+    (package / "_helpers.py").write_text("X = 1\n")  # not a rule: no code in its name
+    (package / "acme001_pinned_image.py").write_text(RULE.format(code="ACME001", name="one"))
+    (package / "acme002_no_probe.py").write_text(RULE.format(code="ACME002", name="two"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rules = load_rules([RuleSource("ACME", "acme_rules", "plugin acme-rules")])
+    assert [(r.code, r.origin) for r in rules] == [
+        ("ACME001", "plugin acme-rules"),
+        ("ACME002", "plugin acme-rules"),
+    ]
+    (package / "acme003_other.py").write_text(RULE.format(code="XYZ003", name="three"))
+    with pytest.raises(RuleLoadError, match="is named for ACME003 but declares CODE = 'XYZ003'"):
+        load_rules([RuleSource("ACME", "acme_rules", "plugin acme-rules")])
+    (package / "acme003_other.py").unlink()
+    (package / "zed001_stray.py").write_text(RULE.format(code="ZED001", name="stray"))
+    with pytest.raises(RuleLoadError, match="code prefix ACME but declares CODE = 'ZED001'"):
+        load_rules([RuleSource("ACME", "acme_rules", "plugin acme-rules")])
 
 
 # -- a real plugin package in a fresh virtual environment ----------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpulint.cluster.model import Cluster, Node
 from gpulint.k8s.devices import Registry
@@ -17,11 +17,15 @@ from gpulint.k8s.objects import PodSpec
 from gpulint.k8s.quantity.arith import is_integer
 from gpulint.k8s.taints import Taint
 
+if TYPE_CHECKING:  # annotations only: typing_extensions is mypy's, not a run-time need
+    from typing_extensions import TypeIs
+
 #: The label a pod (or its workload) carries to be admitted by Kueue.
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 
-def describes_nodes(cluster: Cluster | None) -> bool:
+def describes_nodes(cluster: Cluster | None) -> TypeIs[Cluster]:
+    """A cluster with nodes (mypy then knows ``cluster`` is not None, either way)."""
     return cluster is not None and bool(cluster.nodes)
 
 

@@ -57,11 +57,11 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from gpulint.model import Path, Severity
-from gpulint.rule import Rule, RuleContext, RuleLoadError, Violation
+from gpulint.rule import Rule, RuleContext, RuleLoadError, Scope, Violation
 from gpulint.util.schemacost import Budget
 
 PLACEHOLDERS = frozenset({"kind", "name", "namespace", "container", "path", "error"})
-_SCOPES = {"container": "pod", "pod": "pod", "object": "object"}
+_SCOPES: dict[str, Scope] = {"container": "pod", "pod": "pod", "object": "object"}
 
 
 #: A message as (literal text, placeholder or None) pieces.

@@ -1,8 +1,13 @@
-"""How rules are found and imported (flake8's ``finder``): entry points, plugins, rule folders.
+"""How rules are found and imported (flake8's ``finder``): built-in rules, plugins, rule folders.
 
-Rules are discovered through the ``gpulint.rules`` entry-point group -- the built-in catalog is
-registered there too (flake8's model), so the plugin path runs on every invocation; only
-installed distributions count (never the working directory, :func:`install_paths`). The
+The built-in rules are the modules of :mod:`gpulint.rules` (the repository's ``rules/``),
+found by their file names -- ``<code>_<name>.py``, ``gpu020_missing_gpu_toleration.py`` is
+GPU020 -- so adding one is adding its file: no registration, no reinstall. Third-party rules
+register in the ``gpulint.rules`` entry-point group, one entry per code prefix as flake8's
+plugins do (``IMG = "acme_rules"``): the value is a rule module, or a package whose
+``<code>_<name>.py`` modules are its rules, and every code it brings starts with the
+entry's name. Only installed distributions count (never the working directory,
+:func:`install_paths`). The
 configuration or the command line can add more: ``plugins`` (importable rule modules) and
 ``rule-dirs`` (folders of rule modules, imported by file path under a private package name,
 and of declarative YAML rules, see ``gpulint.lint.declarative``). Python from a configuration
@@ -27,7 +32,9 @@ from gpulint.rule import Rule, RuleLoadError, rule_from_module
 class RuleSource(NamedTuple):
     """Where a rule comes from, before it is imported.
 
-    ``code`` is None when it is known only after import (``plugins`` in the configuration);
+    ``code``: the code its file name says (a built-in rule, a plugin package's module) or
+    the code prefix its entry point is registered under (every code it brings must start
+    with it); None when it is known only after import (``plugins`` in the configuration).
     ``path`` is set for a file in a rule folder (a module or a declarative rule).
     """
 
@@ -41,14 +48,46 @@ class RuleSource(NamedTuple):
 GROUP = "gpulint.rules"
 
 
+#: The package the built-in rules are the modules of.
+BUILTIN = "gpulint.rules"
+
+#: A rule module's file name: its code in lower case, ``_``, a name (``gpu020_missing_...``).
+_RULE_FILE = r"([a-z]+[0-9]+)_[a-z0-9_]+\.py"
+
+
+def package_sources(package: str, folders: Iterable[str], origin: str) -> list[RuleSource]:
+    """The rule modules of a package, by file name (``gpu020_x.py`` -> GPU020), sorted."""
+    import os
+    import re
+
+    out = []
+    for folder in folders:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in sorted(names):
+            match = re.fullmatch(_RULE_FILE, name)
+            if match:
+                out.append(RuleSource(match[1].upper(), f"{package}.{name[:-3]}", origin))
+    return out
+
+
+def builtin_sources() -> list[RuleSource]:
+    """The built-in rules: the modules of :mod:`gpulint.rules`."""
+    package = importlib.import_module(BUILTIN)
+    return package_sources(BUILTIN, package.__path__, "built-in")
+
+
 def _entry_point_sources() -> list[RuleSource]:
     found = _scan_entry_points(GROUP)
     if found is None:
         found = _metadata_entry_points(GROUP)
     out = []
     for name, value, dist in found:
-        origin = "built-in" if _normalize(dist) == "gpulint" else f"plugin {dist}"
-        out.append(RuleSource(name, value.partition(":")[0].strip(), origin))
+        if _normalize(dist) == "gpulint":  # an older gpulint's per-rule entries: not plugins
+            continue
+        out.append(RuleSource(name, value.partition(":")[0].strip(), f"plugin {dist}"))
     return out
 
 
@@ -173,9 +212,9 @@ def _dist_name(folder: str, fallback: str) -> str:
 
 
 def discover() -> list[RuleSource]:
-    """Every rule registered in the entry-point group: the built-in ones first."""
-    sources = _entry_point_sources()
-    return sorted(sources, key=lambda s: (s.origin != "built-in", s.code, s.module))
+    """Every rule: the built-in ones, then the plugins of the entry-point group."""
+    plugins = sorted(_entry_point_sources(), key=lambda s: (s.code, s.module))
+    return [*builtin_sources(), *plugins]
 
 
 def module_sources(plugins: Iterable[str]) -> list[RuleSource]:
@@ -286,25 +325,48 @@ def check_options(rule: Rule, where: str) -> None:
             )
 
 
-def _load_one(source: RuleSource) -> Rule:
+def _import(source: RuleSource) -> ModuleType:
     where = _describe_source(source)
-    if source.path is not None and source.path.endswith((".yaml", ".yml")):
-        from gpulint.lint.declarative import load_declarative
-
-        return load_declarative(FsPath(source.path), source.origin)
     try:
         if source.path is not None:
-            module = _import_file(source)
-        else:
-            module = importlib.import_module(source.module)
+            return _import_file(source)
+        return importlib.import_module(source.module)
     except Exception as exc:  # any import-time failure of third-party code
         raise RuleLoadError(
             f"rule module {where} failed to import: {type(exc).__name__}: {exc}"
         ) from None
+
+
+def _load(source: RuleSource) -> list[Rule]:
+    """The rules of one source: one, or a plugin package's rule modules."""
+    if source.path is not None and source.path.endswith((".yaml", ".yml")):
+        from gpulint.lint.declarative import load_declarative
+
+        return [load_declarative(FsPath(source.path), source.origin)]
+    module = _import(source)
+    if source.path is None and source.origin.startswith("plugin ") and hasattr(module, "__path__"):
+        # A plugin package registered under a code prefix: its rule modules, by file name.
+        inner = package_sources(source.module, module.__path__, source.origin)
+        if not inner:
+            raise RuleLoadError(f"rule package {_describe_source(source)} holds no rule module")
+        prefix = source.code
+        return [_rule(s._replace(code=prefix), _import(s), by_name=s.code) for s in inner]
+    return [_rule(source, module)]
+
+
+def _rule(source: RuleSource, module: ModuleType, by_name: str | None = None) -> Rule:
+    where = _describe_source(source)
     rule = rule_from_module(module, source.origin, source.path)
-    if source.code is not None and rule.code != source.code:
+    if source.origin == "built-in" or by_name is not None:
+        expected = by_name if by_name is not None else source.code
+        if rule.code != expected:
+            raise RuleLoadError(
+                f"rule module {where} is named for {expected} but declares CODE = {rule.code!r}"
+            )
+    if source.code is not None and not rule.code.startswith(source.code):
         raise RuleLoadError(
-            f"rule module {where} is registered as {source.code} but declares CODE = {rule.code!r}"
+            f"rule module {where} is registered under the code prefix {source.code} but "
+            f"declares CODE = {rule.code!r}"
         )
     if source.origin != "built-in":
         check_options(rule, where)
@@ -318,7 +380,7 @@ def load_rules(
 ) -> list[Rule]:
     """Import every rule; a broken or duplicate one is a RuleLoadError naming its module.
 
-    ``sources`` defaults to the entry points; ``plugins`` and ``rule_dirs`` come from the
+    ``sources`` defaults to :func:`discover`'s; ``plugins`` and ``rule_dirs`` come from the
     command line or the configuration (``gpulint.commands.common.load_rules`` decides which may be
     imported) and load after them.
     """
@@ -329,12 +391,12 @@ def load_rules(
         *folder_sources(rule_dirs),
     ]
     for source in everything:
-        rule = _load_one(source)
-        if rule.code in rules:
-            other = rules[rule.code]
-            raise RuleLoadError(
-                f"rule {_describe_source(source)} declares code {rule.code}, already "
-                f"declared by {other.module} ({other.origin})"
-            )
-        rules[rule.code] = rule
+        for rule in _load(source):
+            if rule.code in rules:
+                other = rules[rule.code]
+                raise RuleLoadError(
+                    f"rule {_describe_source(source)} declares code {rule.code}, already "
+                    f"declared by {other.module} ({other.origin})"
+                )
+            rules[rule.code] = rule
     return sorted(rules.values(), key=lambda r: r.code)

@@ -46,10 +46,6 @@ FORMATS: dict[str, str] = {
 }
 
 
-#: The rules whose findings rest on an assumed cluster when none is described.
-ASSUMING_RULES = frozenset({"GPU020", "GPU021", "GPU023", "GPU040"})
-
-
 class ReportContext:
     """What a format needs besides the findings: the rules, the run and where it ran.
 
@@ -92,7 +88,8 @@ class ReportContext:
         assumption: str | None = None,
     ) -> None:
         #: What rules assumed of the cluster for want of a description (the text report
-        #: says it once, after a finding of one of ASSUMING_RULES); None: nothing assumed.
+        #: says it once, after an ``info`` finding of a rule that ``assumes_cluster``); None:
+        #: nothing assumed.
         self.assumption = assumption
         self.rules = rules
         #: Text output: show each finding's place in a chart's or overlay's rendered output.

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from gpulint.model import Finding, Related, Severity
 from gpulint.report import Report
-from gpulint.reporters import ASSUMING_RULES, ReportContext
+from gpulint.reporters import ReportContext
 from gpulint.util.textsafe import escape, lead
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
@@ -101,6 +101,8 @@ class Stream:
         self.ctx = ctx
         #: A finding rests on the assumed cluster (ReportContext.assumption).
         self.assumed = False
+        #: The rules whose findings can rest on an assumed cluster (``Rule.assumes_cluster``).
+        self.assuming = frozenset(r.code for r in ctx.rules if r.assumes_cluster)
         #: ``--statistics``: (code, name) -> [count, fixable], in the order first met.
         self.counts: dict[tuple[str, str], list[int]] = {}
 
@@ -113,7 +115,7 @@ class Stream:
     def file(self, findings: Sequence[Finding]) -> str:
         shown = [f for f in findings if f.suppression is None]
         self.assumed = self.assumed or any(
-            f.rule in ASSUMING_RULES and f.severity is Severity.INFO for f in shown
+            f.rule in self.assuming and f.severity is Severity.INFO for f in shown
         )
         if self.ctx.statistics:
             for f in shown:
