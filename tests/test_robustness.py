@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 from gpulint.lint.engine import Linter
-from gpulint.lint.finder import load_rules
 from gpulint.loader.decoding import decode
 
 from .conftest import (
@@ -145,11 +144,6 @@ def test_yaml_test_suite_in_one_run(tmp_path: Path) -> None:
         text, _ = decode((SUITE / name).read_bytes())
         assert text is not None
         assert_inside(text, [f for f in report["findings"] if Path(f["path"]).name == name])
-
-
-@pytest.fixture(scope="module")
-def linter() -> Linter:
-    return Linter(load_rules())
 
 
 @pytest.mark.parametrize(

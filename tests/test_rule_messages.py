@@ -27,11 +27,6 @@ spec:
 """
 
 
-@pytest.fixture(scope="module")
-def linter() -> Linter:
-    return Linter(load_rules())
-
-
 def findings(linter: Linter, name: str, value: str = "1") -> list[Finding]:
     text = POD.replace("NAME", name).replace("VALUE", value)
     return linter.lint_bytes("pod.yaml", text.encode())

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from gpulint.lint.engine import Linter
-from gpulint.lint.finder import load_rules
 from gpulint.lint.runner import run
 from gpulint.model import Finding
 from gpulint.util.discover import Target, targets
@@ -26,11 +25,6 @@ from .test_cli import GPU_POD
 def _pod(n: int) -> str:
     """test_cli's GPU pod (requests without limits, no toleration), named apart."""
     return GPU_POD.replace("name: trainer\n", f"name: trainer-{n}\n", 1)
-
-
-@pytest.fixture(scope="module")
-def linter() -> Linter:
-    return Linter(load_rules())
 
 
 def _tree(root: Path, files: int) -> list[Path]:

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from gpulint.lint.engine import Linter
 from gpulint.lint.finder import load_rules
 from gpulint.model import Finding
 from gpulint.settings import Settings
 from gpulint.suppress.findings import comment_directives
 from tests.conftest import expectations, gpulint_in_process
+from tests.conftest import lint as shared_lint
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ EVERY = Settings(select=frozenset({"ALL"}))
 
 
 def lint(text: str, rules: list[Any], settings: Settings | None = None) -> list[Finding]:
-    return Linter(rules, settings or EVERY).lint_text("manifest.yaml", text)
+    return shared_lint(text, rules=rules, settings=settings or EVERY)
 
 
 def check_expectations(text: str, found: list[Finding]) -> None:
