@@ -1,7 +1,11 @@
-"""The rule catalog as text, Markdown (``docs/rules.md``) or JSON, from the rules themselves.
+"""The rule catalog as text, Markdown (``docs/rules.md``) or JSON, from the rules themselves,
+and the docs site's rule pages.
 
 ``docs/rules.md`` is generated with ``gpulint rules --isolated --format markdown`` and a test
-fails when it is stale, so the rule docstrings stay the single source.
+fails when it is stale, so the rule docstrings stay the single source. The docs site
+(``make docs``, docs/development.md) has one page per rule, :func:`render_rule_page`, and an
+index, :func:`render_rule_index`, made while the site is built: nothing of them is committed.
+SARIF's ``helpUri`` and ``gpulint rule CODE`` name the page, :func:`rule_url`.
 """
 
 from __future__ import annotations
@@ -19,6 +23,20 @@ SCOPE_WORDS = {
     "object": "each Kubernetes object",
     "input": "the YAML input itself",
 }
+
+
+def rule_page(code: str) -> str:
+    """A rule's page in the docs site, relative to its root: ``rules/gpu001.html``."""
+    from gpulint.reporters.sarif import rule_page as page
+
+    return page(code)
+
+
+def rule_url(rule: Rule) -> str | None:
+    """The absolute address of a rule's page; None for a rule that has none (not built in)."""
+    from gpulint.reporters.sarif import help_uri
+
+    return help_uri(rule)
 
 
 #: Width of ``gpulint rules`` output when stdout is not a terminal and COLUMNS is unset.
@@ -193,19 +211,71 @@ def render_markdown(rules: Sequence[Rule]) -> str:
             _demote(body),
         ]
         if rule.options_schema:
-            out += [
-                "",
-                "#### Option reference",
-                "",
-                "| Option | Type | Default | Description |",
-                "| --- | --- | --- | --- |",
-            ]
-            for name, spec in rule.options_schema.items():
-                default = json.dumps(spec.get("default"), ensure_ascii=False)
-                out.append(
-                    f"| `{name}` | {_type(spec)} | `{_cell(default)}` | "
-                    f"{_cell(spec.get('description', ''))} |"
-                )
+            out += ["", "#### Option reference", "", *_options_table(rule)]
+    return plain("\n".join(out) + "\n")
+
+
+def _options_table(rule: Rule) -> list[str]:
+    out = ["| Option | Type | Default | Description |", "| --- | --- | --- | --- |"]
+    for name, spec in rule.options_schema.items():
+        default = json.dumps(spec.get("default"), ensure_ascii=False)
+        out.append(
+            f"| `{name}` | {_type(spec)} | `{_cell(default)}` | "
+            f"{_cell(spec.get('description', ''))} |"
+        )
+    return out
+
+
+def render_rule_page(rule: Rule) -> str:
+    """One rule's page of the docs site: its docstring (What it does, Why it matters,
+    Example, Use instead, Options, References) under the code and name, with the default
+    severity, what it checks, and the option reference from its option schema."""
+    doc = printable(rule.doc)
+    title = doc.splitlines()[0].strip() if doc else rule.name
+    body = doc.split("\n", 1)[1].strip() if "\n" in doc else ""
+    out = [
+        f"# {rule.code}: {rule.name}",
+        "",
+        f"{title}",
+        "",
+        f"Default severity: **{rule.severity.label}** · checks "
+        f"{SCOPE_WORDS.get(rule.scope, rule.scope)}"
+        + (" · opt-in: not in the default selection" if rule.opt_in else "")
+        + (" · has a fix (`--fix`)" if rule.fixable else ""),
+        "",
+        body,
+    ]
+    if rule.options_schema:
+        out += ["", "## Option reference", "", *_options_table(rule)]
+    out += [
+        "",
+        "---",
+        "",
+        f"`gpulint rule {rule.code}` prints this page. Severity, selection and options are "
+        "set in the [configuration](../configuration.md); the [rule index](../rules.md) lists "
+        "every rule.",
+    ]
+    return plain("\n".join(out) + "\n")
+
+
+def render_rule_index(rules: Sequence[Rule]) -> str:
+    """The docs site's rule index: one row per rule, linking to its page."""
+    out = [
+        "# Rules",
+        "",
+        "Every rule has a page, generated from its documentation (`gpulint rule CODE` prints",
+        "the same text). Severities are defaults: the [configuration](configuration.md) changes",
+        "them (`severity:`), turns rules off (`ignore:`) and sets their options (`rules:`).",
+        "",
+        "| Code | Name | Severity | Checks | What it does |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for rule in sorted(rules, key=_family):
+        out.append(
+            f'| <a id="{rule.code.lower()}"></a>[{rule.code}]({rule_page(rule.code)[:-5]}.md) '
+            f"| {rule.name} | {rule.severity.label} | "
+            f"{SCOPE_WORDS.get(rule.scope, rule.scope)} | {_cell(escape(rule.summary))} |"
+        )
     return plain("\n".join(out) + "\n")
 
 
