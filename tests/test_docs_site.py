@@ -161,9 +161,7 @@ def test_sarif_help_uris_are_pages_of_the_site(site: Path) -> None:
 def test_the_rule_command_names_the_page() -> None:
     proc = gpulint_in_process("rule", "GPU020", "--isolated", cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.rstrip().splitlines()[-1] == (
-        f"Documentation: {DOCS_URL}rules/gpu020.html"
-    )
+    assert proc.stdout.rstrip().splitlines()[-1] == (f"Documentation: {DOCS_URL}rules/gpu020.html")
 
 
 # -- in a real browser ---------------------------------------------------------------------------
@@ -241,14 +239,14 @@ class _Server:
         outer = self
 
         class Handler(SimpleHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (the standard library's name)
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 outer.results = json.loads(body)
                 outer.done.set()
                 self.send_response(204)
                 self.end_headers()
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 pass
 
         handler = functools.partial(Handler, directory=str(root))

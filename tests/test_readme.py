@@ -1,9 +1,10 @@
 """The README's and the docs site's examples work as written: a new user copies them.
 
-Every fenced block of README.md and docs/*.md (the site's pages) is listed in BLOCKS with the test that runs it
-(here, or in another test module), or with the reason it cannot run; a block that is not
-listed fails ``test_every_block_is_run``. Blocks are found by tests/docblocks.py, which also
-compares documented console output with the real output (``...`` conventions there).
+Every fenced block of README.md and docs/*.md (the site's pages) is listed in BLOCKS with the
+test that runs it (here, or in another test module), or with the reason it cannot run; a
+block that is not listed fails ``test_every_block_is_run``. Blocks are found by
+tests/docblocks.py, which also compares documented console output with the real output
+(``...`` conventions there).
 """
 
 from __future__ import annotations
@@ -50,7 +51,12 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
         "test_the_readme_hook_is_the_documented_one"
     ),
     ("docs/usage.md", "Using it", "console", 0): "test_the_usage_commands",
-    ("docs/usage.md", "Using it", "console", 1): "tests/test_fix_cli.py::test_the_readme_fix_commands",
+    (
+        "docs/usage.md",
+        "Using it",
+        "console",
+        1,
+    ): "tests/test_fix_cli.py::test_the_readme_fix_commands",
     ("docs/workloads.md", "Supported workloads", "yaml", 0): "test_the_workloads_row_example",
     ("docs/usage.md", "Seeing what gpulint sees: `gpulint inspect`", "console", 0): (
         "test_the_inspect_example"
@@ -58,26 +64,71 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
     ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 0): "test_the_cluster_tutorial",
     ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 1): "test_the_cluster_tutorial",
     ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 2): "test_the_cluster_tutorial",
-    ("docs/configuration.md", "Configuration", "yaml", 0): "test_the_complete_configuration_example",
-    ("docs/configuration.md", "Configuration", "toml", 0): "test_the_complete_configuration_example",
+    (
+        "docs/configuration.md",
+        "Configuration",
+        "yaml",
+        0,
+    ): "test_the_complete_configuration_example",
+    (
+        "docs/configuration.md",
+        "Configuration",
+        "toml",
+        0,
+    ): "test_the_complete_configuration_example",
     ("docs/configuration.md", "Configuration", "yaml", 1): "test_the_configuration_error_example",
-    ("docs/configuration.md", "Configuration", "console", 0): "test_the_configuration_error_example",
+    (
+        "docs/configuration.md",
+        "Configuration",
+        "console",
+        0,
+    ): "test_the_configuration_error_example",
     ("docs/configuration.md", "Configuration", "yaml", 2): "test_the_config_command_example",
     ("docs/configuration.md", "Configuration", "console", 1): "test_the_config_command_example",
-    ("docs/rendering.md", "Helm charts and Kustomize overlays", "console", 0): "test_the_render_example",
+    (
+        "docs/rendering.md",
+        "Helm charts and Kustomize overlays",
+        "console",
+        0,
+    ): "test_the_render_example",
     ("docs/rendering.md", "Helm charts and Kustomize overlays", "yaml", 0): (
         "test_the_render_configuration_example"
     ),
-    ("docs/suppressing.md", "Suppressing findings", "yaml", 0): "test_the_comment_suppression_example",
-    ("docs/suppressing.md", "Suppressing findings", "console", 0): "test_the_comment_suppression_example",
+    (
+        "docs/suppressing.md",
+        "Suppressing findings",
+        "yaml",
+        0,
+    ): "test_the_comment_suppression_example",
+    (
+        "docs/suppressing.md",
+        "Suppressing findings",
+        "console",
+        0,
+    ): "test_the_comment_suppression_example",
     ("docs/suppressing.md", "Suppressing findings", "yaml", 1): "test_the_annotation_example",
     ("docs/suppressing.md", "Suppressing findings", "console", 1): "test_the_annotation_example",
     ("docs/suppressing.md", "Adopting gpulint on a repository with findings", "console", 0): (
         "test_the_baseline_example"
     ),
-    ("docs/writing-rules.md", "A declarative rule (no Python)", "yaml", 0): "test_the_declarative_rule_example",
-    ("docs/writing-rules.md", "A declarative rule (no Python)", "console", 0): "test_the_bundled_example_rules_console",
-    ("docs/writing-rules.md", "A Python rule module", "python", 0): "test_the_python_rule_example_loads_and_fires",
+    (
+        "docs/writing-rules.md",
+        "A declarative rule (no Python)",
+        "yaml",
+        0,
+    ): "test_the_declarative_rule_example",
+    (
+        "docs/writing-rules.md",
+        "A declarative rule (no Python)",
+        "console",
+        0,
+    ): "test_the_bundled_example_rules_console",
+    (
+        "docs/writing-rules.md",
+        "A Python rule module",
+        "python",
+        0,
+    ): "test_the_python_rule_example_loads_and_fires",
     ("docs/writing-rules.md", "A Python rule module", "python", 1): (
         "tests/test_fix_cli.py::test_the_readme_fix_api_example"
     ),
@@ -221,7 +272,9 @@ def _section(title: str, doc: str = "README.md") -> str:
     """The text of a document's section: from its heading (``#`` or ``##``) to the next
     heading of the same or a higher level outside a code block."""
     lines = (ROOT / doc).read_text(encoding="utf-8").split("\n")
-    start = next(i for i, line in enumerate(lines) if re.fullmatch(rf"#{{1,2}} {re.escape(title)}", line))
+    start = next(
+        i for i, line in enumerate(lines) if re.fullmatch(rf"#{{1,2}} {re.escape(title)}", line)
+    )
     level = len(lines[start].split(" ", 1)[0])
     end, fenced = len(lines), False
     for i in range(start + 1, len(lines)):
@@ -479,7 +532,9 @@ def test_the_real_before_and_after(tmp_path: Path) -> None:
     """The README's real manifest gives the finding shown; the one-word fix gives none."""
     before = block("README.md", "What it catches", "yaml", 0).text
     after = block("README.md", "What it catches", "yaml", 1).text
-    (name,) = re.findall(r"\$ gpulint check (\S+)", block("README.md", "What it catches", "console").text)
+    (name,) = re.findall(
+        r"\$ gpulint check (\S+)", block("README.md", "What it catches", "console").text
+    )
     project = _project(tmp_path)
     (project / name).write_text(before, encoding="utf-8")
     assert run_console(block("README.md", "What it catches", "console"), project) == [1]
@@ -592,14 +647,22 @@ def test_the_complete_configuration_example(tmp_path: Path) -> None:
 
 def test_the_configuration_error_example(tmp_path: Path) -> None:
     project = _project(tmp_path)
-    (project / ".gpulint.yaml").write_text(block("docs/configuration.md", "Configuration", "yaml", 1).text)
-    assert run_console(block("docs/configuration.md", "Configuration", "console", 0), project) == [2]
+    (project / ".gpulint.yaml").write_text(
+        block("docs/configuration.md", "Configuration", "yaml", 1).text
+    )
+    assert run_console(block("docs/configuration.md", "Configuration", "console", 0), project) == [
+        2
+    ]
 
 
 def test_the_config_command_example(tmp_path: Path) -> None:
     project = _project(tmp_path)
-    (project / ".gpulint.yaml").write_text(block("docs/configuration.md", "Configuration", "yaml", 2).text)
-    assert run_console(block("docs/configuration.md", "Configuration", "console", 1), project) == [0]
+    (project / ".gpulint.yaml").write_text(
+        block("docs/configuration.md", "Configuration", "yaml", 2).text
+    )
+    assert run_console(block("docs/configuration.md", "Configuration", "console", 1), project) == [
+        0
+    ]
 
 
 # -- Helm charts and Kustomize overlays ------------------------------------------------------
@@ -639,6 +702,8 @@ def test_the_render_configuration_example(tmp_path: Path) -> None:
         ("inference-inference", None),  # its template writes no namespace
         ("inference-metrics-gateway", "serving"),  # `namespace: {{ .Release.Namespace }}`
     }
+
+
 def test_the_baseline_example(tmp_path: Path) -> None:
     """The examples (without their rule folder) as a repository's manifests."""
     project = _project(tmp_path)
@@ -660,7 +725,9 @@ def test_the_comment_suppression_example(tmp_path: Path) -> None:
     manifest = block("docs/suppressing.md", "Suppressing findings", "yaml", 0)
     name = _named_file(manifest)
     (tmp_path / name).write_text(manifest.text, encoding="utf-8")
-    assert run_console(block("docs/suppressing.md", "Suppressing findings", "console", 0), tmp_path) == [0]
+    assert run_console(
+        block("docs/suppressing.md", "Suppressing findings", "console", 0), tmp_path
+    ) == [0]
     # "Both findings (GPU003 on line 12, GPU004 on line 20) are suppressed, with their reasons"
     section = _section("Suppressing findings", "docs/suppressing.md")
     promised = re.search(r"Both findings \(([^)]*)\) are suppressed", section)
@@ -678,7 +745,9 @@ def test_the_annotation_example(tmp_path: Path) -> None:
     manifest = block("docs/suppressing.md", "Suppressing findings", "yaml", 1)
     name = _named_file(manifest)
     (tmp_path / name).write_text(manifest.text, encoding="utf-8")
-    assert run_console(block("docs/suppressing.md", "Suppressing findings", "console", 1), tmp_path) == [0]
+    assert run_console(
+        block("docs/suppressing.md", "Suppressing findings", "console", 1), tmp_path
+    ) == [0]
     found = _findings(run(["check", "-f", "json", name], tmp_path))
     assert [(f["rule"], f["suppressed"], f["suppression"]) for f in found] == [
         (
@@ -723,7 +792,9 @@ def test_the_declarative_rule_example(tmp_path: Path) -> None:
 
 def test_the_bundled_example_rules_console(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    codes = run_console(block("docs/writing-rules.md", "A declarative rule (no Python)", "console", 0), tmp_path)
+    codes = run_console(
+        block("docs/writing-rules.md", "A declarative rule (no Python)", "console", 0), tmp_path
+    )
     assert codes == [0, 1]
 
 
