@@ -122,7 +122,7 @@ def check(
             "--render",
             help="Render Helm charts (helm template) and build Kustomize overlays (kubectl "
             "kustomize), lint the output and report each finding at the template, values "
-            "or patch line (runs those programs on the tree; README 'Security').",
+            "or patch line (runs those programs on the tree; docs/security.md).",
         ),
     ] = False,
     helm: Annotated[

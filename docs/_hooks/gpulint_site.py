@@ -8,7 +8,8 @@
 - Links: the Markdown files link the way the hosting site reads them (``../rules/x.py``,
   ``cluster-tutorial/``, ``https://github.com/gpulint/gpulint/blob/main/docs/x.md#a``). A link
   to another page of the site stays (or becomes) a link between pages; a link to any other
-  file of the repository becomes its address on the hosting site.
+  file of the repository becomes its address on the hosting site, and a link to a rule's
+  entry in docs/rules.md (``rules.md#gpu020``) a link to the rule's page.
 """
 
 from __future__ import annotations
@@ -75,6 +76,10 @@ def _target(source: str, link: str) -> str:
         return link
     path, _, anchor = link.partition("#")
     resolved = posixpath.normpath(posixpath.join(posixpath.dirname(source), path))
+    if resolved == "docs/rules.md" and re.fullmatch(r"[a-z]+\d+", anchor):
+        # docs/rules.md#gpu020 (the rule's entry on the one-page catalog): its own page.
+        here = posixpath.dirname(source.removeprefix("docs/"))
+        return posixpath.relpath(f"rules/{anchor}.md", here or ".")
     if resolved.startswith("docs/") and resolved.endswith(".md"):
         if source.startswith("docs/"):
             return link
