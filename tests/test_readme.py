@@ -379,6 +379,15 @@ def _make(*args: str) -> str:
     return proc.stdout
 
 
+def test_the_readme_is_short_and_names_the_platform_on_its_first_screen() -> None:
+    """Under 20 KB; the platform is described on the first screen (40 lines), where a first
+    run's findings are decided; everything else is on the docs site, which it links to."""
+    assert len(README.encode("utf-8")) < 20_000
+    first_screen = README.splitlines()[:40]
+    assert "## Your first run: describe your platform" in first_screen
+    assert "https://gpulint.github.io/gpulint/" in README
+
+
 def test_the_quick_start_commands() -> None:
     b = block("README.md", "Quick start", "console", 0)
     targets = [line.split("#")[0].split() for line in b.text.splitlines()]
