@@ -276,9 +276,15 @@ def render_rule_index(rules: Sequence[Rule]) -> str:
         out.append(
             f'| <a id="{rule.code.lower()}"></a>[{rule.code}]({rule_page(rule.code)[:-5]}.md) '
             f"| {rule.name} | {rule.severity.label} | "
-            f"{SCOPE_WORDS.get(rule.scope, rule.scope)} | {_cell(escape(rule.summary))} |"
+            f"{SCOPE_WORDS.get(rule.scope, rule.scope)} | {_cell(_first_sentence(rule))} |"
         )
     return plain("\n".join(out) + "\n")
+
+
+def _first_sentence(rule: Rule) -> str:
+    """The summary's first sentence: the rule's page has the rest."""
+    first = escape(rule.summary).split(". ", 1)[0].rstrip(".")
+    return first + "."
 
 
 def rule_json(rule: Rule) -> dict[str, Any]:
