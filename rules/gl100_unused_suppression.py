@@ -39,7 +39,7 @@ None. Turn it off with `ignore: [GL100]`. It can be silenced only by naming it:
 `# gpulint: disable-file=GL100` (a bare `disable-file` does not hide its own staleness).
 
 ## References
-- README "Suppressing findings"
+- https://github.com/gpulint/gpulint/blob/main/docs/suppressing.md#suppressing-findings
 - https://docs.astral.sh/ruff/rules/unused-noqa/
 """
 

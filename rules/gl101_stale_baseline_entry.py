@@ -43,7 +43,7 @@ Delete the entry, or write the baseline again from the current findings:
 None. Turn it off with `ignore: [GL101]` (or `--ignore GL101`).
 
 ## References
-- README "Adopting gpulint on a repository with findings"
+- https://github.com/gpulint/gpulint/blob/main/docs/suppressing.md#adopting-gpulint-on-a-repository-with-findings
 - https://docs.astral.sh/ruff/rules/unused-noqa/
 """
 

@@ -43,7 +43,7 @@ pipe its output: `kustomize build --enable-helm overlays/prod | gpulint check -`
 None.
 
 ## References
-- README "Helm charts and Kustomize overlays"
+- https://github.com/gpulint/gpulint/blob/main/docs/rendering.md
 - https://helm.sh/docs/helm/helm_template/
 - https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/
 """

@@ -18,14 +18,14 @@ until rendered and were not linted; pass --render to lint what it renders (runs 
 ```
 
 ## Use instead
-`gpulint check --render deploy/` (needs `helm`; see README "Helm charts and Kustomize
-overlays"), or ignore GL201 where charts are linted another way.
+`gpulint check --render deploy/` (needs `helm`; see docs/rendering.md),
+or ignore GL201 where charts are linted another way.
 
 ## Options
 None.
 
 ## References
-- README "Helm charts and Kustomize overlays"
+- https://github.com/gpulint/gpulint/blob/main/docs/rendering.md
 """
 
 CODE = "GL201"

@@ -27,7 +27,7 @@ Install helm (charts) or kubectl (overlays), or pass `--helm PATH` / `--kustomiz
 None.
 
 ## References
-- README "Helm charts and Kustomize overlays"
+- https://github.com/gpulint/gpulint/blob/main/docs/rendering.md
 - https://helm.sh/docs/intro/install/
 """
 

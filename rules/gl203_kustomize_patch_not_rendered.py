@@ -45,16 +45,15 @@ nodes) run on the rendered overlay: `gpulint check --render` [Deployment/vllm]
 ```
 
 ## Use instead
-`gpulint check --render deploy/` (needs `kubectl` or `kustomize`; see README "Helm charts
-and Kustomize overlays"): the built overlay is linted whole and each finding points at the
-patch or base line that wrote it. Or ignore GL203 where overlays are rendered in another
-job.
+`gpulint check --render deploy/` (needs `kubectl` or `kustomize`; see
+docs/rendering.md): the built overlay is linted whole and each finding points at the patch
+or base line that wrote it. Or ignore GL203 where overlays are rendered in another job.
 
 ## Options
 None.
 
 ## References
-- README "Helm charts and Kustomize overlays"
+- https://github.com/gpulint/gpulint/blob/main/docs/rendering.md
 - https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/patches/
 """
 

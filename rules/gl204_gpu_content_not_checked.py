@@ -48,7 +48,7 @@ None.
 
 ## References
 - https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/configmapgenerator/
-- README "Helm charts and Kustomize overlays"
+- https://github.com/gpulint/gpulint/blob/main/docs/rendering.md
 """
 
 CODE = "GL204"

@@ -41,7 +41,7 @@ raised did not check the object. In a file where a rule raised, GL100 (unused su
 is not reported: a suppression for the failed rule may be in use.
 
 ## References
-- README "Exit codes"
+- https://github.com/gpulint/gpulint/blob/main/docs/usage.md#exit-codes
 - SARIF 2.1.0, invocation.toolExecutionNotifications:
   https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
 """

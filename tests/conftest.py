@@ -11,7 +11,7 @@ finding is written as a comment on the line it is reported at::
 Every finding of every rule must be expected, and every expectation found, as many times as it
 is written; a pass-*.yaml file has no expectations and must lint clean with all rules on.
 
-Optional data folders (README, "Development"): the suite needs nothing outside the
+Optional data folders (docs/development.md): the suite needs nothing outside the
 repository, and two large third-party collections run only when named in the environment:
 
 - ``GPULINT_CORPUS``: a folder of real-world manifests with ``MANIFEST.tsv`` and
@@ -87,7 +87,7 @@ YAML_TEST_SUITE = _data_dir("GPULINT_YAML_TEST_SUITE")
 
 
 def missing_reason(variable: str) -> str:
-    return f"needs {DATA_VARIABLES[variable]}: set {variable}=/path/to/it (README, Development)"
+    return f"needs {DATA_VARIABLES[variable]}: set {variable}=/path/to/it (docs/development.md)"
 
 
 needs_corpus = pytest.mark.skipif(CORPUS is None, reason=missing_reason("GPULINT_CORPUS"))

@@ -258,7 +258,7 @@ def test_the_readme_fix_commands(tmp_path: Path) -> None:
     shutil.copy(BAD, tmp_path / "k8s" / "bad.yaml")
     (tmp_path / "k8s" / "pod.yaml").write_text(POD, encoding="utf-8")
     before = {p.name: p.read_bytes() for p in (tmp_path / "k8s").iterdir()}
-    lines = block("README.md", "Using it", "console", 1).text.strip().splitlines()
+    lines = block("docs/usage.md", "Using it", "console", 1).text.strip().splitlines()
     commands = [line.split("  #", 1)[0].strip() for line in lines]
     scripts = Path(sys.executable).parent  # this interpreter's `gpulint`
     env = {**os.environ, "PATH": f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}"}
@@ -285,7 +285,7 @@ def test_the_readme_fix_commands(tmp_path: Path) -> None:
 def test_the_readme_fix_api_example(tmp_path: Path) -> None:
     """The README's `Violation(..., fix=Repair(...))` inside a rule: --unsafe-fixes adds the
     priority class, at the indentation of the pod spec's keys."""
-    snippet = block("README.md", "Writing rules", "python", 1).text
+    snippet = block("docs/writing-rules.md", "A Python rule module", "python", 1).text
     body = "\n".join("    " + line if line else "" for line in snippet.split("\n")[2:])
     module = (
         '"""Priority class.\n\n## What it does\nx\n"""\n'

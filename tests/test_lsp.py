@@ -178,7 +178,9 @@ async def test_diagnostics_are_the_command_lines(client: LanguageClient, tmp_pat
     assert len(got) >= 5
     first = got[0]
     assert first.source == "gpulint"
-    assert first.code_description.href.endswith(f"docs/rules.md#{first.code.lower()}")
+    assert first.code_description.href == (
+        f"https://gpulint.github.io/gpulint/rules/{first.code.lower()}.html"
+    )
     assert first.data["name"]
 
 

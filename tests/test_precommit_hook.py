@@ -129,8 +129,7 @@ def _commit(project: Path, env: dict[str, str]) -> subprocess.CompletedProcess[s
 def readme_snippets() -> tuple[str, str]:
     """The README's two ``.pre-commit-config.yaml`` snippets: from the hosting site, and
     from a local clone."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## pre-commit\n", 1)[1].split("\n## ", 1)[0]
+    section = (ROOT / "docs" / "pre-commit.md").read_text(encoding="utf-8")
     hosted, local = re.findall(r"```yaml\n(.*?)```", section, flags=re.S)
     return str(hosted), str(local)
 

@@ -1,9 +1,10 @@
-"""The README's examples work as written: a new user copies them.
+"""The README's and the docs site's examples work as written: a new user copies them.
 
-Every fenced block of README.md and docs/*.md is listed in BLOCKS with the test that runs it
-(here, or in another test module), or with the reason it cannot run; a block that is not
-listed fails ``test_every_block_is_run``. Blocks are found by tests/docblocks.py, which also
-compares documented console output with the real output (``...`` conventions there).
+Every fenced block of README.md and docs/*.md (the site's pages) is listed in BLOCKS with the
+test that runs it (here, or in another test module), or with the reason it cannot run; a
+block that is not listed fails ``test_every_block_is_run``. Blocks are found by
+tests/docblocks.py, which also compares documented console output with the real output
+(``...`` conventions there).
 """
 
 from __future__ import annotations
@@ -35,50 +36,112 @@ NOT_RUN = "not run: "
 #: "not run: <why>".
 BLOCKS: dict[tuple[str, str, str, int], str] = {
     ("README.md", "Quick start", "console", 0): "test_the_quick_start_commands",
-    ("README.md", "Quick start", "console", 1): "test_make_demo_prints_what_the_readme_shows",
+    ("README.md", "What it catches", "console", 1): "test_make_demo_prints_what_the_readme_shows",
     ("README.md", "Installing", "console", 0): "test_the_install_commands",
-    ("README.md", "Using it", "console", 0): "test_the_usage_commands",
-    ("README.md", "Using it", "console", 1): "tests/test_fix_cli.py::test_the_readme_fix_commands",
-    ("README.md", "Supported workloads", "yaml", 0): "test_the_workloads_row_example",
-    ("README.md", "Seeing what gpulint sees: `gpulint inspect`", "console", 0): (
+    ("README.md", "Your first run: describe your platform", "console", 0): (
+        "test_the_first_run_commands"
+    ),
+    ("README.md", "Your first run: describe your platform", "yaml", 0): (
+        "test_the_platform_configuration"
+    ),
+    ("README.md", "What it catches", "yaml", 0): "test_the_real_before_and_after",
+    ("README.md", "What it catches", "console", 0): "test_the_real_before_and_after",
+    ("README.md", "What it catches", "yaml", 1): "test_the_real_before_and_after",
+    ("README.md", "pre-commit, CI and editors", "yaml", 0): (
+        "test_the_readme_hook_is_the_documented_one"
+    ),
+    ("docs/usage.md", "Using it", "console", 0): "test_the_usage_commands",
+    (
+        "docs/usage.md",
+        "Using it",
+        "console",
+        1,
+    ): "tests/test_fix_cli.py::test_the_readme_fix_commands",
+    ("docs/workloads.md", "Supported workloads", "yaml", 0): "test_the_workloads_row_example",
+    ("docs/usage.md", "Seeing what gpulint sees: `gpulint inspect`", "console", 0): (
         "test_the_inspect_example"
     ),
-    ("README.md", "Will it schedule? `--cluster`", "console", 0): "test_the_cluster_tutorial",
-    ("README.md", "Will it schedule? `--cluster`", "console", 1): "test_the_cluster_tutorial",
-    ("README.md", "Will it schedule? `--cluster`", "console", 2): "test_the_cluster_tutorial",
-    ("README.md", "Configuration", "yaml", 0): "test_the_complete_configuration_example",
-    ("README.md", "Configuration", "toml", 0): "test_the_complete_configuration_example",
-    ("README.md", "Configuration", "yaml", 1): "test_the_configuration_error_example",
-    ("README.md", "Configuration", "console", 0): "test_the_configuration_error_example",
-    ("README.md", "Configuration", "yaml", 2): "test_the_config_command_example",
-    ("README.md", "Configuration", "console", 1): "test_the_config_command_example",
-    ("README.md", "Helm charts and Kustomize overlays", "console", 0): "test_the_render_example",
-    ("README.md", "Helm charts and Kustomize overlays", "yaml", 0): (
+    ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 0): "test_the_cluster_tutorial",
+    ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 1): "test_the_cluster_tutorial",
+    ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 2): "test_the_cluster_tutorial",
+    (
+        "docs/configuration.md",
+        "Configuration",
+        "yaml",
+        0,
+    ): "test_the_complete_configuration_example",
+    (
+        "docs/configuration.md",
+        "Configuration",
+        "toml",
+        0,
+    ): "test_the_complete_configuration_example",
+    ("docs/configuration.md", "Configuration", "yaml", 1): "test_the_configuration_error_example",
+    (
+        "docs/configuration.md",
+        "Configuration",
+        "console",
+        0,
+    ): "test_the_configuration_error_example",
+    ("docs/configuration.md", "Configuration", "yaml", 2): "test_the_config_command_example",
+    ("docs/configuration.md", "Configuration", "console", 1): "test_the_config_command_example",
+    (
+        "docs/rendering.md",
+        "Helm charts and Kustomize overlays",
+        "console",
+        0,
+    ): "test_the_render_example",
+    ("docs/rendering.md", "Helm charts and Kustomize overlays", "yaml", 0): (
         "test_the_render_configuration_example"
     ),
-    ("README.md", "Suppressing findings", "yaml", 0): "test_the_comment_suppression_example",
-    ("README.md", "Suppressing findings", "console", 0): "test_the_comment_suppression_example",
-    ("README.md", "Suppressing findings", "yaml", 1): "test_the_annotation_example",
-    ("README.md", "Suppressing findings", "console", 1): "test_the_annotation_example",
-    ("README.md", "Adopting gpulint on a repository with findings", "console", 0): (
+    (
+        "docs/suppressing.md",
+        "Suppressing findings",
+        "yaml",
+        0,
+    ): "test_the_comment_suppression_example",
+    (
+        "docs/suppressing.md",
+        "Suppressing findings",
+        "console",
+        0,
+    ): "test_the_comment_suppression_example",
+    ("docs/suppressing.md", "Suppressing findings", "yaml", 1): "test_the_annotation_example",
+    ("docs/suppressing.md", "Suppressing findings", "console", 1): "test_the_annotation_example",
+    ("docs/suppressing.md", "Adopting gpulint on a repository with findings", "console", 0): (
         "test_the_baseline_example"
     ),
-    ("README.md", "Writing rules", "yaml", 0): "test_the_declarative_rule_example",
-    ("README.md", "Writing rules", "console", 0): "test_the_bundled_example_rules_console",
-    ("README.md", "Writing rules", "python", 0): "test_the_python_rule_example_loads_and_fires",
-    ("README.md", "Writing rules", "python", 1): (
+    (
+        "docs/writing-rules.md",
+        "A declarative rule (no Python)",
+        "yaml",
+        0,
+    ): "test_the_declarative_rule_example",
+    (
+        "docs/writing-rules.md",
+        "A declarative rule (no Python)",
+        "console",
+        0,
+    ): "test_the_bundled_example_rules_console",
+    (
+        "docs/writing-rules.md",
+        "A Python rule module",
+        "python",
+        0,
+    ): "test_the_python_rule_example_loads_and_fires",
+    ("docs/writing-rules.md", "A Python rule module", "python", 1): (
         "tests/test_fix_cli.py::test_the_readme_fix_api_example"
     ),
-    ("README.md", "Writing rules", "toml", 0): "test_the_plugin_package_example",
-    ("README.md", "JSON output", "json", 0): "test_the_json_output_example",
-    ("README.md", "pre-commit", "yaml", 0): (
+    ("docs/writing-rules.md", "A plugin package", "toml", 0): "test_the_plugin_package_example",
+    ("docs/output.md", "JSON output", "json", 0): "test_the_json_output_example",
+    ("docs/pre-commit.md", "pre-commit", "yaml", 0): (
         "tests/test_precommit_hook.py::test_the_hook_definition_is_what_the_readme_promises"
     ),
-    ("README.md", "pre-commit", "yaml", 1): (
+    ("docs/pre-commit.md", "pre-commit", "yaml", 1): (
         "tests/test_precommit_hook.py::"
         "test_a_commit_with_a_gpu_mistake_is_refused_and_the_fix_goes_through"
     ),
-    ("README.md", "Development", "console", 0): (
+    ("docs/development.md", "Development", "console", 0): (
         NOT_RUN + "it is `make test` itself with the optional data folders; CI runs the suite "
         "that way (.ci/run)"
     ),
@@ -205,10 +268,22 @@ def test_every_block_is_run() -> None:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def _section(title: str) -> str:
-    start = README.index(f"## {title}\n")
-    end = README.find("\n## ", start + 1)
-    return README[start : end if end >= 0 else None]
+def _section(title: str, doc: str = "README.md") -> str:
+    """The text of a document's section: from its heading (``#`` or ``##``) to the next
+    heading of the same or a higher level outside a code block."""
+    lines = (ROOT / doc).read_text(encoding="utf-8").split("\n")
+    start = next(
+        i for i, line in enumerate(lines) if re.fullmatch(rf"#{{1,2}} {re.escape(title)}", line)
+    )
+    level = len(lines[start].split(" ", 1)[0])
+    end, fenced = len(lines), False
+    for i in range(start + 1, len(lines)):
+        if re.match(r"^\s*(```|~~~)", lines[i]):
+            fenced = not fenced
+        elif not fenced and re.match(rf"#{{1,{level}}} ", lines[i]):
+            end = i
+            break
+    return "\n".join(lines[start:end])
 
 
 def run(args: list[str], cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -304,6 +379,15 @@ def _make(*args: str) -> str:
     return proc.stdout
 
 
+def test_the_readme_is_short_and_names_the_platform_on_its_first_screen() -> None:
+    """Under 20 KB; the platform is described on the first screen (40 lines), where a first
+    run's findings are decided; everything else is on the docs site, which it links to."""
+    assert len(README.encode("utf-8")) < 20_000
+    first_screen = README.splitlines()[:40]
+    assert "## Your first run: describe your platform" in first_screen
+    assert "https://gpulint.github.io/gpulint/" in README
+
+
 def test_the_quick_start_commands() -> None:
     b = block("README.md", "Quick start", "console", 0)
     targets = [line.split("#")[0].split() for line in b.text.splitlines()]
@@ -326,7 +410,7 @@ def test_make_demo_prints_what_the_readme_shows(tmp_path: Path) -> None:
     for name in ("python", "gpulint"):
         (venv / "bin" / name).symlink_to(Path(sys.executable).with_name(name))
     (venv / ".installed-demo").touch()
-    b = block("README.md", "Quick start", "console", 1)
+    b = block("README.md", "What it catches", "console", 1)
     # The demo echoes the command it runs, so its output has a `$ ` line of its own.
     command, *expected = b.text.rstrip("\n").split("\n")
     assert command == "$ make demo"
@@ -401,7 +485,7 @@ def test_the_install_commands(tmp_path: Path) -> None:
 def test_the_usage_commands(tmp_path: Path) -> None:
     """Each line of "Using it" in a folder with the files it names. `helm` is a stand-in
     that prints a rendered chart, so the gpulint half of each pipe runs as written."""
-    b = block("README.md", "Using it", "console", 0)
+    b = block("docs/usage.md", "Using it", "console", 0)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     rendered = ROOT / "examples" / "bad-inference.yaml"
@@ -425,13 +509,65 @@ def test_the_usage_commands(tmp_path: Path) -> None:
             assert proc.stdout.strip(), command
 
 
+def test_the_first_run_commands(tmp_path: Path) -> None:
+    """`pip install .` is the Installing section's; `gpulint check k8s/` lints a folder."""
+    b = block("README.md", "Your first run: describe your platform", "console", 0)
+    install, check = (line.split("  #")[0].strip() for line in b.text.strip().splitlines())
+    assert install in block("README.md", "Installing", "console", 0).text
+    project = _project(tmp_path)
+    shutil.copytree(ROOT / "examples", project / "k8s", ignore=shutil.ignore_patterns("rules"))
+    proc = shell(check, project)
+    assert proc.returncode == 1 and "GPU001 error" in proc.stdout, proc.stderr
+
+
+def test_the_platform_configuration(tmp_path: Path) -> None:
+    """The platform block is a valid .gpulint.yaml, read as written, and with it no taint
+    finding of the examples rests on an assumption."""
+    config = block("README.md", "Your first run: describe your platform", "yaml", 0).text
+    project = _project(tmp_path)
+    (project / ".gpulint.yaml").write_text(config, encoding="utf-8")
+    proc = run(["config", "-f", "json"], project)
+    assert proc.returncode == 0, proc.stderr
+    settings = json.loads(proc.stdout)["settings"]
+    assert settings["platform"]["value"] == "gke"
+    assert settings["platform"]["origin"].startswith(".gpulint.yaml:")
+    shutil.copytree(ROOT / "examples", project / "k8s", ignore=shutil.ignore_patterns("rules"))
+    found = _findings(run(["check", "-f", "json", "k8s"], project))
+    taints = [f for f in found if f["rule"] in ("GPU020", "GPU021", "GPU023")]
+    assert taints and not [f for f in taints if "assumed" in f["message"]]
+
+
+def test_the_real_before_and_after(tmp_path: Path) -> None:
+    """The README's real manifest gives the finding shown; the one-word fix gives none."""
+    before = block("README.md", "What it catches", "yaml", 0).text
+    after = block("README.md", "What it catches", "yaml", 1).text
+    (name,) = re.findall(
+        r"\$ gpulint check (\S+)", block("README.md", "What it catches", "console").text
+    )
+    project = _project(tmp_path)
+    (project / name).write_text(before, encoding="utf-8")
+    assert run_console(block("README.md", "What it catches", "console"), project) == [1]
+    # The fix, as shown: the block replaces the manifest's `resources:` and what follows.
+    head = before[: before.index("      resources:")]
+    assert after.startswith("resources:\n  limits:")
+    (project / name).write_text(head + textwrap.indent(after, " " * 6), encoding="utf-8")
+    fixed = run(["check", "-f", "json", name], project)
+    assert fixed.returncode == 0 and _findings(fixed) == [], fixed.stdout
+
+
+def test_the_readme_hook_is_the_documented_one() -> None:
+    """The README's pre-commit snippet is docs/pre-commit.md's first (which its tests run)."""
+    readme = block("README.md", "pre-commit, CI and editors", "yaml", 0).text
+    assert readme == block("docs/pre-commit.md", "pre-commit", "yaml", 0).text
+
+
 # -- Supported workloads, inspect ----------------------------------------------------------------
 
 
 def test_the_workloads_row_example(tmp_path: Path) -> None:
     project = _project(tmp_path)
     (project / ".gpulint.yaml").write_text(
-        block("README.md", "Supported workloads", "yaml").text, encoding="utf-8"
+        block("docs/workloads.md", "Supported workloads", "yaml").text, encoding="utf-8"
     )
     (project / "trainer.yaml").write_text(
         """\
@@ -464,9 +600,9 @@ spec:
 
 
 def test_the_inspect_example() -> None:
-    b = block("README.md", "Seeing what gpulint sees: `gpulint inspect`", "console")
+    b = block("docs/usage.md", "Seeing what gpulint sees: `gpulint inspect`", "console")
     run_console(b, ROOT / "tests" / "fixtures" / "readme")
-    assert "tests/fixtures/readme/train.yaml" in _section(b.section)
+    assert "tests/fixtures/readme/train.yaml" in _section(b.section, b.doc)
 
 
 def test_the_cluster_tutorial() -> None:
@@ -475,10 +611,10 @@ def test_the_cluster_tutorial() -> None:
 
     section = "Will it schedule? `--cluster`"
     tutorial = ROOT / "docs" / "cluster-tutorial"
-    assert run_console(block("README.md", section, "console", 0), tutorial) == [1]
-    assert run_console(block("README.md", section, "console", 1), tutorial) == [0]
-    assert run_console(block("README.md", section, "console", 2), tutorial) == [0]
-    text = _section(section)
+    assert run_console(block("docs/cluster.md", section, "console", 0), tutorial) == [1]
+    assert run_console(block("docs/cluster.md", section, "console", 1), tutorial) == [0]
+    assert run_console(block("docs/cluster.md", section, "console", 2), tutorial) == [0]
+    text = _section(section, "docs/cluster.md")
     for broken in sorted((tutorial / "deploy").glob("*.yaml")):
         fixed = (tutorial / "fixed" / broken.name).read_text().splitlines()
         diff = [
@@ -495,7 +631,7 @@ def test_the_cluster_tutorial() -> None:
 
 
 def test_the_complete_configuration_example(tmp_path: Path) -> None:
-    full = block("README.md", "Configuration", "yaml", 0).text
+    full = block("docs/configuration.md", "Configuration", "yaml", 0).text
     project = _project(tmp_path)
     (project / "policy" / "gpulint").mkdir(parents=True)
     (project / "ops").mkdir()
@@ -511,7 +647,7 @@ def test_the_complete_configuration_example(tmp_path: Path) -> None:
         {"key": "sku", "value": "gpu", "effect": "NoSchedule"}
     ]
     assert settings["rules.GPU020.taints"]["origin"].startswith(".gpulint.yaml:")
-    toml = block("README.md", "Configuration", "toml", 0).text
+    toml = block("docs/configuration.md", "Configuration", "toml", 0).text
     (project / "pyproject.toml").write_text(toml)
     proc = run(["config", "--config", "pyproject.toml", "-f", "json"], project)
     assert proc.returncode == 0, proc.stderr
@@ -520,14 +656,22 @@ def test_the_complete_configuration_example(tmp_path: Path) -> None:
 
 def test_the_configuration_error_example(tmp_path: Path) -> None:
     project = _project(tmp_path)
-    (project / ".gpulint.yaml").write_text(block("README.md", "Configuration", "yaml", 1).text)
-    assert run_console(block("README.md", "Configuration", "console", 0), project) == [2]
+    (project / ".gpulint.yaml").write_text(
+        block("docs/configuration.md", "Configuration", "yaml", 1).text
+    )
+    assert run_console(block("docs/configuration.md", "Configuration", "console", 0), project) == [
+        2
+    ]
 
 
 def test_the_config_command_example(tmp_path: Path) -> None:
     project = _project(tmp_path)
-    (project / ".gpulint.yaml").write_text(block("README.md", "Configuration", "yaml", 2).text)
-    assert run_console(block("README.md", "Configuration", "console", 1), project) == [0]
+    (project / ".gpulint.yaml").write_text(
+        block("docs/configuration.md", "Configuration", "yaml", 2).text
+    )
+    assert run_console(block("docs/configuration.md", "Configuration", "console", 1), project) == [
+        0
+    ]
 
 
 # -- Helm charts and Kustomize overlays ------------------------------------------------------
@@ -543,7 +687,7 @@ def _chart_project(tmp_path: Path) -> Path:
 @needs_helm
 def test_the_render_example(tmp_path: Path) -> None:
     project = _chart_project(tmp_path)
-    b = block("README.md", "Helm charts and Kustomize overlays", "console", 0)
+    b = block("docs/rendering.md", "Helm charts and Kustomize overlays", "console", 0)
     helm_dir = str(Path(str(helm())).parent)
     for command, expected in console(b.text):
         proc = shell(command, project, PATH=helm_dir + os.pathsep + _env()["PATH"])
@@ -555,7 +699,7 @@ def test_the_render_example(tmp_path: Path) -> None:
 @needs_helm
 def test_the_render_configuration_example(tmp_path: Path) -> None:
     project = _chart_project(tmp_path)
-    config = block("README.md", "Helm charts and Kustomize overlays", "yaml", 0).text
+    config = block("docs/rendering.md", "Helm charts and Kustomize overlays", "yaml", 0).text
     (project / ".gpulint.yaml").write_text(textwrap.dedent(config), encoding="utf-8")
     (project / "ci").mkdir()
     (project / "ci" / "values-gpu.yaml").write_text("gpu:\n  count: 2\n", encoding="utf-8")
@@ -567,11 +711,13 @@ def test_the_render_configuration_example(tmp_path: Path) -> None:
         ("inference-inference", None),  # its template writes no namespace
         ("inference-metrics-gateway", "serving"),  # `namespace: {{ .Release.Namespace }}`
     }
+
+
 def test_the_baseline_example(tmp_path: Path) -> None:
     """The examples (without their rule folder) as a repository's manifests."""
     project = _project(tmp_path)
     shutil.copytree(ROOT / "examples", project / "k8s", ignore=shutil.ignore_patterns("rules"))
-    b = block("README.md", "Adopting gpulint on a repository with findings", "console", 0)
+    b = block("docs/suppressing.md", "Adopting gpulint on a repository with findings", "console", 0)
     assert run_console(b, project) == [0, 0, 0]
 
 
@@ -585,12 +731,14 @@ def _named_file(b: Block) -> str:
 
 
 def test_the_comment_suppression_example(tmp_path: Path) -> None:
-    manifest = block("README.md", "Suppressing findings", "yaml", 0)
+    manifest = block("docs/suppressing.md", "Suppressing findings", "yaml", 0)
     name = _named_file(manifest)
     (tmp_path / name).write_text(manifest.text, encoding="utf-8")
-    assert run_console(block("README.md", "Suppressing findings", "console", 0), tmp_path) == [0]
+    assert run_console(
+        block("docs/suppressing.md", "Suppressing findings", "console", 0), tmp_path
+    ) == [0]
     # "Both findings (GPU003 on line 12, GPU004 on line 20) are suppressed, with their reasons"
-    section = _section("Suppressing findings")
+    section = _section("Suppressing findings", "docs/suppressing.md")
     promised = re.search(r"Both findings \(([^)]*)\) are suppressed", section)
     assert promised
     expected = {(code, int(line)) for code, line in re.findall(r"(\w+) on line (\d+)", promised[1])}
@@ -603,10 +751,12 @@ def test_the_comment_suppression_example(tmp_path: Path) -> None:
 
 
 def test_the_annotation_example(tmp_path: Path) -> None:
-    manifest = block("README.md", "Suppressing findings", "yaml", 1)
+    manifest = block("docs/suppressing.md", "Suppressing findings", "yaml", 1)
     name = _named_file(manifest)
     (tmp_path / name).write_text(manifest.text, encoding="utf-8")
-    assert run_console(block("README.md", "Suppressing findings", "console", 1), tmp_path) == [0]
+    assert run_console(
+        block("docs/suppressing.md", "Suppressing findings", "console", 1), tmp_path
+    ) == [0]
     found = _findings(run(["check", "-f", "json", name], tmp_path))
     assert [(f["rule"], f["suppressed"], f["suppression"]) for f in found] == [
         (
@@ -625,8 +775,8 @@ def test_the_annotation_example(tmp_path: Path) -> None:
 
 
 def test_the_declarative_rule_example(tmp_path: Path) -> None:
-    b = block("README.md", "Writing rules", "yaml", 0)
-    section = _section("Writing rules")
+    b = block("docs/writing-rules.md", "A declarative rule (no Python)", "yaml", 0)
+    section = _section("Writing rules", "docs/writing-rules.md")
     (path,) = re.findall(r"1\. Create `([^`]+)`:", section)
     (config,) = re.findall(r"2\. Name the folder in `\.gpulint\.yaml`: `([^`]+)`", section)
     project = _project(tmp_path)
@@ -651,12 +801,14 @@ def test_the_declarative_rule_example(tmp_path: Path) -> None:
 
 def test_the_bundled_example_rules_console(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    codes = run_console(block("README.md", "Writing rules", "console", 0), tmp_path)
+    codes = run_console(
+        block("docs/writing-rules.md", "A declarative rule (no Python)", "console", 0), tmp_path
+    )
     assert codes == [0, 1]
 
 
 def test_the_python_rule_example_loads_and_fires(tmp_path: Path) -> None:
-    module = block("README.md", "Writing rules", "python").text
+    module = block("docs/writing-rules.md", "A Python rule module", "python").text
     project = _project(tmp_path)
     (project / "policy").mkdir()
     (project / "policy" / "acme010_priority.py").write_text(module)
@@ -670,16 +822,16 @@ def test_the_python_rule_example_loads_and_fires(tmp_path: Path) -> None:
 
 
 def test_the_plugin_package_example(tmp_path: Path) -> None:
-    """The README's pyproject.toml with its Python rule as acme_gpulint/priority_class.py,
+    """The README's pyproject.toml with its Python rule as acme_gpulint/acme010_priority_class.py,
     built and installed (offline, into a folder of its own): its rule loads from the entry
     point, with no configuration, and `gpulint rules` names the package."""
-    toml = block("README.md", "Writing rules", "toml").text
+    toml = block("docs/writing-rules.md", "A plugin package", "toml").text
     package = tmp_path / "acme-gpulint"
     (package / "acme_gpulint").mkdir(parents=True)
     (package / "pyproject.toml").write_text(toml, encoding="utf-8")
     (package / "acme_gpulint" / "__init__.py").write_text("", encoding="utf-8")
-    (package / "acme_gpulint" / "priority_class.py").write_text(
-        block("README.md", "Writing rules", "python").text, encoding="utf-8"
+    (package / "acme_gpulint" / "acme010_priority_class.py").write_text(
+        block("docs/writing-rules.md", "A Python rule module", "python").text, encoding="utf-8"
     )
     target = tmp_path / "site"
     subprocess.run(
@@ -711,7 +863,7 @@ def test_the_plugin_package_example(tmp_path: Path) -> None:
 
 
 def test_the_json_output_example() -> None:
-    shown = json.loads(block("README.md", "JSON output", "json").text)
+    shown = json.loads(block("docs/output.md", "JSON output", "json").text)
     schema = json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
     Draft202012Validator(schema).validate(shown)
     real = json.loads(run(["check", "-f", "json", "examples/bad-inference.yaml"], ROOT).stdout)
@@ -724,10 +876,19 @@ def test_the_json_output_example() -> None:
     assert real.keys() == shown.keys() and real["summary"].keys() == shown["summary"].keys()
 
 
-def test_the_readme_has_no_block_of_an_unknown_kind() -> None:
-    """Blocks are yaml, toml, json, python, console or text; yaml blocks are valid YAML."""
-    for b in blocks("README.md"):
-        assert b.lang in {"yaml", "toml", "json", "python", "console", "text"}, b.key
+#: The editors' own configuration languages, in docs/editors.md only.
+EDITOR_LANGUAGES = {"lua", "jsonc", "elisp"}
+
+
+@pytest.mark.parametrize("doc", [d for d in DOCUMENTS if d not in DOCUMENTS_RUN_ELSEWHERE])
+def test_no_block_of_an_unknown_kind(doc: str) -> None:
+    """Blocks of the README and the site's pages are yaml, toml, json, python, console or
+    text (and an editor's language in docs/editors.md); yaml blocks are valid YAML."""
+    known = {"yaml", "toml", "json", "python", "console", "text"}
+    if doc == "docs/editors.md":
+        known |= EDITOR_LANGUAGES
+    for b in blocks(doc):
+        assert b.lang in known, b.key
         if b.lang == "yaml":
             list(yaml.safe_load_all(b.text))
 

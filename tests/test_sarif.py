@@ -311,8 +311,9 @@ def test_rules_are_described_for_code_scanning(logs: dict[str, tuple[dict[str, A
         assert descriptor["fullDescription"]["markdown"] == rule.summary
         assert descriptor["help"]["markdown"] == rule.doc
         assert "## Why it matters" in descriptor["help"]["markdown"]
+        # The rule's page on the docs site (tests/test_docs_site.py: a page of the built site).
         assert descriptor["helpUri"] == (
-            f"https://github.com/gpulint/gpulint/blob/main/docs/rules.md#{rule.code.lower()}"
+            f"https://gpulint.github.io/gpulint/rules/{rule.code.lower()}.html"
         )
         assert descriptor["defaultConfiguration"]["level"] == levels[rule.severity.label]
 

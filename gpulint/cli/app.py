@@ -122,7 +122,7 @@ def check(
             "--render",
             help="Render Helm charts (helm template) and build Kustomize overlays (kubectl "
             "kustomize), lint the output and report each finding at the template, values "
-            "or patch line (runs those programs on the tree; README 'Security').",
+            "or patch line (runs those programs on the tree; docs/security.md).",
         ),
     ] = False,
     helm: Annotated[
@@ -364,16 +364,18 @@ def show_rule(
     plugin: PluginOption = None,
     rule_dir: RuleDirOption = None,
 ) -> None:
-    """Print a rule's documentation."""
+    """Print a rule's documentation, and the address of its page on the docs site."""
     trust = Trust(allow_plugins, plugin or (), rule_dir or ())
     rules = _load_rules(_read_config(config, isolated), trust)
     wanted = code.strip()
     for rule in rules:
         if wanted.upper() == rule.code or wanted == rule.name:
             head = f"# {rule.code}: {rule.name}\n\nDefault severity: {rule.severity.label}\n\n"
-            from gpulint.commands.rules import printable
+            from gpulint.commands.rules import printable, rule_url
 
-            sys.stdout.write(head + printable(rule.doc) + "\n")
+            url = rule_url(rule)
+            tail = f"\nDocumentation: {url}\n" if url else ""
+            sys.stdout.write(head + printable(rule.doc) + "\n" + tail)
             return
     _fail(f"unknown rule {code!r} (see `gpulint rules`)")
 

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from gpulint.rule import Rule
 
 SOURCE = "gpulint"
-#: Where each rule's documentation is (the anchor is the code in lower case), as in SARIF.
-RULE_HELP_URI = "https://github.com/gpulint/gpulint/blob/main/docs/rules.md#{anchor}"
+#: Where each rule's documentation is: its page on the docs site, as SARIF's helpUri.
+RULE_HELP_URI = "https://gpulint.github.io/gpulint/rules/{anchor}.html"
 #: The stale-suppression rule: its findings are drawn faded, as unused code.
 UNUSED_CODE = codes.UNUSED_SUPPRESSION
 

@@ -59,8 +59,9 @@ SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
 INFORMATION_URI = "https://github.com/gpulint/gpulint"
-#: Rule documentation: one page, one anchor per rule code (``#gpu001``).
-RULE_HELP_URI = "https://github.com/gpulint/gpulint/blob/main/docs/rules.md#{anchor}"
+#: The docs site (``make docs``; mkdocs.yml's ``site_url``, pyproject.toml's
+#: ``[project.urls] Documentation``), where each built-in rule has a page.
+DOCS_URL = "https://gpulint.github.io/gpulint/"
 SRCROOT = "%SRCROOT%"
 FINGERPRINT_KEY = "gpulint/v1"
 STDIN_LABEL = "<stdin>"
@@ -100,6 +101,16 @@ def trusted_docs(rule: Rule) -> bool:
     return rule.origin == "built-in" or rule.origin.startswith("plugin ")
 
 
+def rule_page(code: str) -> str:
+    """A rule's page in the docs site, relative to its root: ``rules/gpu001.html``."""
+    return f"rules/{code.lower()}.html"
+
+
+def help_uri(rule: Rule) -> str | None:
+    """The address of a built-in rule's page; a plugin's or a rule folder's rule has none."""
+    return DOCS_URL + rule_page(rule.code) if rule.origin == "built-in" else None
+
+
 def rule_descriptor(rule: Rule) -> dict[str, Any]:
     summary = rule.summary
     trusted = trusted_docs(rule)
@@ -121,8 +132,9 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
             "gpulint/scope": rule.scope,
         },
     }
-    if rule.origin == "built-in":
-        descriptor["helpUri"] = RULE_HELP_URI.format(anchor=rule.code.lower())
+    uri = help_uri(rule)
+    if uri:
+        descriptor["helpUri"] = uri
     return descriptor
 
 
