@@ -120,7 +120,10 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
         "tests/test_gitlab_format.py::test_the_gitlab_code_quality_job_writes_the_report_it_declares"
     ),
     ("docs/ci.md", "GitHub Actions: the gpulint action", "yaml", 0): (
-        "tests/test_action.py::test_the_documented_workflow_passes_actionlint"
+        "tests/test_action.py::test_the_documented_workflows_pass_actionlint"
+    ),
+    ("docs/ci.md", "GitHub Actions: the gpulint action", "yaml", 1): (
+        "tests/test_action.py::test_the_documented_chart_workflow_renders_with_the_installed_helm"
     ),
     ("docs/ci.md", "Only the files a pull request changes", "yaml", 0): (
         "tests/test_docs_recipes.py::"
@@ -145,15 +148,15 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
         "tests/test_docs_recipes.py::test_the_sample_output_line_is_real"
     ),
     ("docs/editors.md", "The language server: `gpulint lsp`", "console", 0): (
-        NOT_RUN + "it installs from PyPI; `make test` installs the same extra through the test "
-        "extra, and tests/test_lsp.py runs the server it installs"
+        NOT_RUN + "its last line installs from PyPI; `make test` installs the same extra through "
+        "the test extra, tests/test_lsp.py runs the server it installs, and "
+        "tests/test_package.py checks gpulint lsp names these commands when it is missing"
     ),
     ("docs/editors.md", "Neovim", "lua", 0): (
         "tests/test_editors_lsp.py::test_neovim_with_the_documented_config_gets_the_cli_findings"
     ),
     ("docs/editors.md", "VS Code", "console", 0): (
-        NOT_RUN + "it needs VS Code and the npm registry; tests/test_editors_lsp.py runs the "
-        "extension it packages (editors/vscode) under Node.js with stand-ins for VS Code"
+        "tests/test_package.py::test_make_vsix_packages_the_extension"
     ),
     ("docs/editors.md", "VS Code", "jsonc", 0): (
         "tests/test_editors_lsp.py::test_the_vscode_extension_starts_gpulint_lsp_for_yaml"
