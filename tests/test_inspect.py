@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -273,3 +274,49 @@ spec:
         "'spec.worker' should end in '.spec'"
     ]
     assert "    hint: this is a pod template" in render_text(_report(entry))
+
+
+def test_scheduling_fixes_write_quantities_as_a_manifest_does(tmp_path: Path) -> None:
+    """A node's allocatable is shown with the suffix a user writes (``313046540Ki``,
+    ``47060m``), never as a bare count of bytes or a fraction of a core."""
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: big\nspec:\n"
+        "  tolerations:\n  - {key: nvidia.com/gpu, operator: Exists}\n"
+        "  containers:\n  - name: main\n    image: pytorch/pytorch:2.3.0\n"
+        "    resources:\n      limits:\n"
+        '        nvidia.com/gpu: 4\n        cpu: "64"\n        memory: 400Gi\n'
+    )
+    nodes = str(FIXTURES / "cluster" / "gke-a100-12.yaml")
+    text = gpulint_in_process("inspect", "--isolated", "--cluster", nodes, "pod.yaml", cwd=tmp_path)
+    assert text.returncode == 0, text.stderr
+    assert "request at most 47060m cpu (its allocatable)" in text.stdout
+    assert "request at most 313046540Ki memory (its allocatable)" in text.stdout
+    assert not re.search(r"request at most \d{7,} memory", text.stdout), text.stdout
+
+
+@pytest.mark.parametrize(
+    ("value", "name", "written"),
+    [
+        ("12884901888", "memory", "12Gi"),
+        ("1610612736", "memory", "1536Mi"),
+        ("16000000000", "memory", "16G"),
+        ("320559656960", "memory", "313046540Ki"),
+        ("1025", "memory", "1025"),
+        ("1024", "ephemeral-storage", "1Ki"),
+        ("2147483648", "hugepages-1Gi", "2Gi"),
+        ("47.06", "cpu", "47060m"),
+        ("0.5", "cpu", "500m"),
+        ("8", "cpu", "8"),
+        ("0.0005", "cpu", "0.0005"),
+        ("4", "nvidia.com/gpu", "4"),
+        ("1024", "nvidia.com/gpu", "1024"),
+        ("0", "memory", "0"),
+        ("1E+999990", "memory", "1e999990"),
+    ],
+)
+def test_format_resource_writes_the_manifest_s_suffix(value: str, name: str, written: str) -> None:
+    from decimal import Decimal
+
+    from gpulint.k8s.quantity.display import format_resource
+
+    assert format_resource(Decimal(value), name) == written

@@ -183,7 +183,10 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
         "tests/test_gitlab_format.py::test_the_gitlab_code_quality_job_writes_the_report_it_declares"
     ),
     ("docs/ci.md", "GitHub Actions: the gpulint action", "yaml", 0): (
-        "tests/test_action.py::test_the_documented_workflow_passes_actionlint"
+        "tests/test_action.py::test_the_documented_workflows_pass_actionlint"
+    ),
+    ("docs/ci.md", "GitHub Actions: the gpulint action", "yaml", 1): (
+        "tests/test_action.py::test_the_documented_chart_workflow_renders_with_the_installed_helm"
     ),
     ("docs/ci.md", "Only the files a pull request changes", "yaml", 0): (
         "tests/test_docs_recipes.py::"
@@ -208,15 +211,15 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
         "tests/test_docs_recipes.py::test_the_sample_output_line_is_real"
     ),
     ("docs/editors.md", "The language server: `gpulint lsp`", "console", 0): (
-        NOT_RUN + "it installs from PyPI; `make test` installs the same extra through the test "
-        "extra, and tests/test_lsp.py runs the server it installs"
+        NOT_RUN + "its last line installs from PyPI; `make test` installs the same extra through "
+        "the test extra, tests/test_lsp.py runs the server it installs, and "
+        "tests/test_package.py checks gpulint lsp names these commands when it is missing"
     ),
     ("docs/editors.md", "Neovim", "lua", 0): (
         "tests/test_editors_lsp.py::test_neovim_with_the_documented_config_gets_the_cli_findings"
     ),
     ("docs/editors.md", "VS Code", "console", 0): (
-        NOT_RUN + "it needs VS Code and the npm registry; tests/test_editors_lsp.py runs the "
-        "extension it packages (editors/vscode) under Node.js with stand-ins for VS Code"
+        "tests/test_package.py::test_make_vsix_packages_the_extension"
     ),
     ("docs/editors.md", "VS Code", "jsonc", 0): (
         "tests/test_editors_lsp.py::test_the_vscode_extension_starts_gpulint_lsp_for_yaml"
@@ -447,25 +450,32 @@ def _snapshot(dest: Path) -> str:
 
 
 def test_the_install_commands(tmp_path: Path) -> None:
-    """Both install commands, as written, with two substitutions: the hosting site is a local
-    git repository of this checkout, and pip works offline (no dependencies, this
-    environment's setuptools), installing into a folder of its own without compiling it."""
+    """The clone and wheel install commands, as written, with pip working offline (no
+    dependencies, this environment's setuptools), installing into a folder of its own
+    without compiling it; the wheel is built in the clone as the README says. The release
+    line is only checked for its form: there is no release to install yet."""
     b = block("README.md", "Installing", "console", 0)
     commands = [line.split("  #")[0].strip() for line in b.text.splitlines()]
-    assert commands == [
-        "pip install .",
-        'pip install "git+https://github.com/gpulint/gpulint@<commit>"',
-    ]
+    from gpulint import __version__
+
+    wheel = f"./dist/gpulint-{__version__}-py3-none-any.whl"
+    assert commands == ["pip install .", f"pip install {wheel}", "pip install gpulint"]
+    commands = commands[:2]
     clone = tmp_path / "clone"
     clone.mkdir()
-    commit = _snapshot(clone)
+    _snapshot(clone)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+         "--no-index", "-w", "dist", "."],
+        cwd=clone, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    assert (clone / wheel).is_file()
     # --no-compile: the one module the check imports is compiled when it is imported.
     offline = "--no-deps --no-build-isolation --no-index --no-compile --quiet"
     for n, command in enumerate(commands):
         target = tmp_path / f"site-{n}"
-        line = command.replace("https://github.com/gpulint/gpulint", clone.as_uri())
-        line = line.replace("<commit>", commit)
-        line = line.replace("pip install", f"python -m pip install {offline} --target {target}")
+        line = command.replace("pip install", f"python -m pip install {offline} --target {target}")
         proc = shell(line, clone)
         assert proc.returncode == 0, proc.stderr
         check = subprocess.run(

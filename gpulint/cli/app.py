@@ -442,7 +442,8 @@ def lsp_server(
         missing = exc.name or "pygls"
         _fail(
             f"gpulint lsp needs the optional {missing} package (the lsp extra: pygls and "
-            "lsprotocol): `pip install 'gpulint[lsp]'` from a package index, or "
-            "`pip install '.[lsp]'` in a clone of gpulint"
+            "lsprotocol), installed where gpulint is: `pip install 'gpulint[lsp]'` for a "
+            "release from a package index, `pip install '.[lsp]'` in a clone of gpulint, or "
+            "`pip install './gpulint-<version>-py3-none-any.whl[lsp]'` for a wheel"
         )
     serve(Trust(allow_plugins))

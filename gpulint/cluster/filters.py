@@ -146,7 +146,7 @@ def _fits(requests: Mapping[str, Decimal], node: Node) -> list[tuple[str, Decima
 def failures(pod: SchedPod, node: Node, *, all_plugins: bool = False) -> list[Failure]:
     """The plugins that reject ``pod`` on ``node``, in the scheduler's order: the first one
     only (what the scheduler reports), or with ``all_plugins`` every one (what to change)."""
-    from gpulint.k8s.quantity.display import format_quantity
+    from gpulint.k8s.quantity.display import format_resource
 
     out: list[Failure] = []
     if node.unschedulable and not any(tolerates(t, UNSCHEDULABLE_TAINT) for t in pod.tolerations):
@@ -180,7 +180,7 @@ def failures(pod: SchedPod, node: Node, *, all_plugins: bool = False) -> list[Fa
             ERR_TOO_MANY_PODS if n == "pods" else err_insufficient(n) for n, _, _ in short
         )
         fixes = tuple(
-            f"request at most {format_quantity(have)} {name} (its allocatable)"
+            f"request at most {format_resource(have, name)} {name} (its allocatable)"
             if have > 0
             else f"a node with {name} (its nodes have none)"
             for name, _, have in short
