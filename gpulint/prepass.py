@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gpulint.discover import Target
     from gpulint.dra import DeviceClasses
     from gpulint.envvalues import ConfigMaps
+    from gpulint.registry import Registry
     from gpulint.settings import Settings
 
 
@@ -168,6 +169,32 @@ def assumption(settings: Settings) -> str | None:
         "in .gpulint.yaml makes them certain, else describe the cluster (platform, node-pools, "
         "--cluster: docs/cluster.md)"
     )
+
+
+def device_plugins(settings: Settings, found: Iterable[Target]) -> Registry | None:
+    """The run's registry with what its own device plugins are configured to advertise
+    (gpulint.cluster.deviceplugins: the NVIDIA plugin's sharing configuration, HAMi's
+    resource names, gpushare's unit when GPU017's ``memory_unit`` is not configured), each
+    learned entry with where it is said; None when they say nothing. Standard input is not
+    pre-read."""
+    from gpulint.cluster.deviceplugins import MARKERS, learned, scan
+    from gpulint.readtarget import read_target
+    from gpulint.registry import builtin_registry
+
+    def files() -> Iterator[tuple[str, bytes]]:
+        for target in found:
+            if target.path is None:
+                continue
+            raw, _ = read_target(target)
+            if raw is not None and any(m in raw for m in MARKERS):
+                yield target.label, raw
+
+    gpushare = None
+    if "memory_unit" not in settings.options.get("GPU017", {}):
+        gpushare = gpushare_unit(found)
+    registry = settings.registry or builtin_registry()
+    run = learned(registry, scan(files()), gpushare)
+    return None if run is registry else run
 
 
 #: How gpushare's device plugin is told its unit (``--memory-unit=MiB``, or the flag and the

@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.quantitymath import is_integer
+from gpulint.registry import DeviceResource
 from gpulint.resources import container_entries, show_value
 from gpulint.rule import RuleContext, Violation
 from gpulint.workloads import PodSpec
@@ -63,7 +64,16 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if problem is not None:
             yield Violation(
                 entry.path,
-                f"{entry.name}: {show_value(entry.value)} {problem}: the sharing scheme cannot "
-                "allocate it and the pod will not start",
+                f"{entry.name}: {show_value(entry.value)} {problem}"
+                f"{_renamed(resource)}: the sharing scheme cannot allocate it and the pod "
+                "will not start",
                 at="value",
+                related=resource.evidence(),
             )
+
+
+def _renamed(resource: DeviceResource) -> str:
+    """For a name the run's own HAMi configuration gives a resource, which one it is."""
+    if not resource.said:
+        return ""
+    return f" (the run's HAMi configuration names it, {resource.setting}, {resource.said})"

@@ -84,7 +84,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     for entry in container_entries(pod):
         name = entry.name
         resource = ctx.registry.get(name)
-        if name not in extra and (resource is None or resource.kind != "shared"):
+        if name not in extra and (
+            resource is None or (resource.kind != "shared" and not resource.replica)
+        ):
             continue
         value = entry.amount.value
         if value is None or value <= 1:
@@ -95,13 +97,32 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if key not in chosen or entry.section == "limits":
             chosen[key] = entry
     for entry in chosen.values():
+        resource = ctx.registry.get(entry.name)
+        asked = (
+            f"container {entry.container.label} asks for {show_value(entry.value)} of {entry.name}"
+        )
+        if resource is not None and resource.single and resource.said:
+            # The run's own device-plugin configuration says the plugin rejects it.
+            yield Violation(
+                entry.path,
+                f"{asked}, a replica of one shared GPU: the run's device plugin configuration "
+                f"({resource.setting}, {resource.said}) rejects a request above one at "
+                'admission ("maximum request size for shared resources is 1") and the pod '
+                f"never runs; ask for {entry.name}: 1, or for whole GPUs on nodes that are not "
+                "shared",
+                at="value",
+                severity="error",
+                related=resource.evidence(),
+            )
+            continue
         yield Violation(
             entry.path,
-            f"container {entry.container.label} asks for {show_value(entry.value)} of "
-            f"{entry.name}, a replica of one shared GPU (time-slicing or MPS): the device plugin "
-            'rejects more than one under MPS or failRequestsGreaterThanOne ("maximum request '
-            'size for shared resources is 1"), and otherwise the replicas may all be slices of '
-            f"the same GPU; ask for {entry.name}: 1, or for whole GPUs on nodes that are not "
-            "shared",
+            f"{asked}, a replica of one shared GPU (time-slicing or MPS"
+            f"{'' if resource is None or not resource.said else ', ' + resource.setting}"
+            "): the device plugin rejects more than one under MPS or "
+            'failRequestsGreaterThanOne ("maximum request size for shared resources is 1"), '
+            "and otherwise the replicas may all be slices of the same GPU; ask for "
+            f"{entry.name}: 1, or for whole GPUs on nodes that are not shared",
             at="value",
+            related=() if resource is None else resource.evidence(),
         )

@@ -45,7 +45,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cluster.inventory", "cluster.selectors", "cluster.schedpod", "cluster.filters"),
     # node pools, instance types and platform profiles; what rules ask of a cluster
     ("cluster.catalog", "cluster.platforms", "cluster.pools", "cluster.facts", "cluster.poolkinds",
-     "cluster.objects", "cluster.agenttaints"),
+     "cluster.objects", "cluster.agenttaints", "cluster.deviceplugins"),
     # the cluster picture a run's own files give (taints its GPU pods agree on, platforms)
     ("cluster.evidence",),
     ("cluster.pictures",),
