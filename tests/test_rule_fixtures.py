@@ -20,6 +20,7 @@ from gpulint.cluster.pools import build_cluster
 from gpulint.engine import Linter
 from gpulint.model import RULE_ERROR_CODE, Severity
 from gpulint.plugins import load_rules
+from gpulint.registry import Registry
 from gpulint.rule import Rule, RuleContext, Violation
 from gpulint.settings import Settings
 from gpulint.workloads import PodSpec
@@ -106,12 +107,25 @@ def fixture_cluster(path: Path) -> Cluster | None:
     return build_cluster(data.get("platform"), data.get("node-pools", []))
 
 
+def fixture_registry(path: Path) -> Registry | None:
+    """The registry a fixture holding a device plugin's configuration teaches, as the
+    pre-pass of a run over that file learns it (gpulint.cluster.deviceplugins)."""
+    from gpulint.cluster.deviceplugins import learned, scan
+    from gpulint.registry import builtin_registry
+
+    registry = builtin_registry()
+    run = learned(registry, scan([(str(path), path.read_bytes())]), None)
+    return None if run is registry else run
+
+
 @pytest.fixture
 def linter(linters: dict[str, Linter], request: Any) -> Linter:
     path = request.node.callspec.params["path"]
     cluster = fixture_cluster(path)
-    if cluster is not None:
-        return Linter(load_rules(), Settings(select=frozenset({"ALL"}), cluster=cluster))
+    registry = fixture_registry(path)
+    if cluster is not None or registry is not None:
+        settings = Settings(select=frozenset({"ALL"}), cluster=cluster, registry=registry)
+        return Linter(load_rules(), settings)
     return linters.get(path.parent.name, linters[""])
 
 

@@ -112,16 +112,18 @@ def _scan_text(found: Found, label: str, text: str, offset: int, nested: int) ->
             at = partial(_place, label, offset, doc, path)
 
             if isinstance(value, str):
-                if nested < 2 and ("sharing" in value or "resourceCountName" in value):
+                if nested < 2 and _embedded(value):
                     # An embedded configuration (a ConfigMap's data, a chart's config.map):
                     # a block scalar's text starts on the line after its key.
                     _scan_text(found, label, value, line, nested + 1)
                 continue
-            sharing = value.get("sharing")
-            if isinstance(sharing, dict):
-                rows = _sharing(sharing, partial(at, "sharing"))
-                if rows:
-                    found.configs.append(rows)
+            if _is_config(value):
+                # Every configuration counts, a plugin's that shares nothing as well: a
+                # ConfigMap of named configurations (one per node label) may share a GPU on
+                # some nodes and leave it whole on others.
+                sharing = value.get("sharing")
+                shared = isinstance(sharing, dict)
+                found.configs.append(_sharing(sharing, partial(at, "sharing")) if shared else [])
             if "resourceCountName" in value or "resourceCoreName" in value:
                 keys = [(k, d) for k, _, d in HAMI_NAMES]
             elif "resourceMem" in value and "resourceCores" in value:
@@ -132,6 +134,24 @@ def _scan_text(found: Found, label: str, text: str, offset: int, nested: int) ->
                 name = value.get(key)
                 if isinstance(name, str) and "/" in name and name.strip() != default:
                     found.hami.append(Renamed(name.strip(), default, key, at(key)))
+
+
+def _embedded(text: str) -> bool:
+    """A string that may hold a device plugin's configuration (a ConfigMap's data, a chart's
+    ``config.map`` entry): only those are parsed."""
+    if "resourceCountName" in text or "resourceCores" in text:
+        return True
+    return "version:" in text and ("sharing:" in text or "flags:" in text)
+
+
+def _is_config(value: Mapping[str, Any]) -> bool:
+    """An NVIDIA device plugin configuration (api/config/v1 ``Config``): ``version: v1``
+    with its ``flags`` or ``sharing``, or a bare ``sharing`` block with time-slicing or MPS
+    (a chart's values written without the version)."""
+    if value.get("version") == "v1" and ("flags" in value or "sharing" in value):
+        return True
+    sharing = value.get("sharing")
+    return isinstance(sharing, dict) and ("timeSlicing" in sharing or "mps" in sharing)
 
 
 def _walk(data: Any, path: tuple[Any, ...], depth: int) -> Iterator[tuple[tuple[Any, ...], Any]]:
@@ -195,12 +215,15 @@ def learned(registry: Registry, found: Found, gpushare: tuple[str, str] | None) 
     every = len(found.configs)
     kept: dict[str, list[Replicated]] = {}
     for config in found.configs:
+        seen: set[str] = set()  # a name kept twice in one configuration counts once
         for row in config:
             base = registry.get(row.base)
             if base is None:
                 continue
             if row.name == row.base:
-                kept.setdefault(row.name, []).append(row)
+                if row.name not in seen:
+                    seen.add(row.name)
+                    kept.setdefault(row.name, []).append(row)
                 continue
             setting = _setting(row)
             rows[row.name] = base._replace(
