@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import gpulint_in_process
+from tests.conftest import gpulint_in_process, gpulint_subprocess
 
 #: The GPU Operator's time-slicing ConfigMap (its ClusterPolicy names it with
 #: devicePlugin.config), as the operator's documentation writes it.
@@ -163,3 +163,44 @@ def test_hami_chart_values_rename_the_resources(tmp_path: Path) -> None:
     pod = POD.replace("        {resource}: {amount}\n", "        example.com/vgpu-cores: 101\n")
     findings = _run(tmp_path, {"values.yaml": values, "pod.yaml": pod}, "GPU011")
     assert [(f["rule"], f["path"]) for f in findings] == [("GPU011", "pod.yaml")]
+
+
+def test_a_named_configuration_that_shares_nothing_counts(tmp_path: Path) -> None:
+    """A ConfigMap of named configurations, one per node label: the nodes labelled
+    ``Exclusive`` offer whole GPUs, so two nvidia.com/gpu are no replicas."""
+    named = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: nvidia-device-plugin, namespace: gpu}
+data:
+  Exclusive: |-
+    version: v1
+    flags:
+      migStrategy: none
+  TimeSlicing: |-
+    version: v1
+    flags:
+      migStrategy: none
+    sharing:
+      timeSlicing:
+        failRequestsGreaterThanOne: true
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 4
+"""
+    files = {"plugin.yaml": named, "pod.yaml": _pod("nvidia.com/gpu", 2)}
+    assert _run(tmp_path, files, "GPU015") == []
+
+
+def test_the_learned_registry_reaches_every_worker(tmp_path: Path) -> None:
+    files = {"ts.yaml": _config(True, True)}
+    for n in range(3):
+        files[f"pod{n}.yaml"] = _pod("nvidia.com/gpu.shared", 2)
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    proc = gpulint_subprocess(
+        "check", "-f", "json", "--jobs", "2", "--select", "GPU015", ".", cwd=tmp_path
+    )
+    findings = json.loads(proc.stdout)["findings"]
+    assert [f["severity"] for f in findings] == ["error"] * 3
