@@ -7,6 +7,11 @@ of 5; `tencent.com/vcuda-core` must be below 100 (a share of one GPU) or a multi
 (whole GPUs), so `150` is invalid; percentages (`nvidia.com/gpucores`,
 `nvidia.com/gpumem-percentage`, Volcano `vgpu-cores`, ...) cannot exceed 100.
 
+A resource the repository's own HAMi configuration renames (`resourceCoreName:
+hami.io/vgpu-cores` in the `hami-scheduler-device` ConfigMap, `resourceCores` in the chart's
+values) keeps its default name's range, and the finding names the line that renames it (a
+`related` place of kind `evidence`).
+
 ## Why it matters
 The API server accepts any whole number, but the sharing scheme's scheduler extender or
 device plugin cannot allocate it: the pod stays Pending, or fails at admission on the node.
@@ -33,6 +38,8 @@ scheme is configured differently.
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#sharing-schemes-and-their-values
   (Alibaba cGPU, Tencent gpu-manager, HAMi, Volcano)
 - `rules/devices.json` (`constraints` of each entry)
+- Project-HAMi/HAMi `charts/hami/templates/scheduler/device-configmap.yaml`,
+  `charts/hami/values.yaml` (the configurable resource names)
 """
 
 from __future__ import annotations
