@@ -19,7 +19,7 @@ Three plugins say something a pod's request is judged by:
   ``resourcePriority``: Project-HAMi/HAMi ``charts/hami/templates/scheduler/
   device-configmap.yaml``, ``charts/hami/values.yaml``, ``pkg/device/nvidia/device.go``). A
   renamed resource keeps what its default name means (its unit, its range).
-- **gpushare's** ``--memory-unit`` (``gpulint.prepass.gpushare_unit``): the unit of
+- **gpushare's** ``--memory-unit`` (read by ``gpulint.prepass.device_plugins``): the unit of
   ``aliyun.com/gpu-mem``.
 
 What is learned becomes registry entries (:func:`learned`) whose ``said`` is the file and
