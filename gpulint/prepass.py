@@ -179,7 +179,7 @@ def device_plugins(settings: Settings, found: Iterable[Target]) -> Registry | No
     learned entry with where it is said; None when they say nothing. One read of each file;
     only the files that hold a configuration's markers are parsed. Standard input is not
     pre-read."""
-    from gpulint.cluster.deviceplugins import MARKERS, learned, scan
+    from gpulint.cluster.deviceplugins import learned, scan, wanted
     from gpulint.readtarget import read_target
     from gpulint.registry import builtin_registry
 
@@ -194,7 +194,7 @@ def device_plugins(settings: Settings, found: Iterable[Target]) -> Registry | No
             continue
         if wants_unit:
             _gpushare_units(target.label, raw, units)
-        if any(m in raw for m in MARKERS):
+        if wanted(raw):
             configs.append((target.label, raw))
     gpushare = next(iter(units.items())) if len(units) == 1 else None
     registry = settings.registry or builtin_registry()

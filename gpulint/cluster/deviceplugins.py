@@ -38,8 +38,15 @@ from typing import Any, NamedTuple
 
 from gpulint.registry import DeviceResource, Registry
 
-#: Bytes one of the configurations holds; a file without any is not parsed.
-MARKERS = (b"timeSlicing", b"mps:", b"resourceCountName", b"resourceCores")
+
+def wanted(raw: bytes) -> bool:
+    """Whether a file's bytes may hold a device plugin's configuration (only those files are
+    parsed): ``mps:`` alone is in every CRD that documents ``timestamps:``, so it counts
+    only beside a ``sharing:`` key."""
+    if b"timeSlicing" in raw or b"resourceCountName" in raw or b"resourceCores" in raw:
+        return True
+    return b"mps:" in raw and b"sharing:" in raw
+
 
 #: HAMi's NVIDIA resource names: the device-config.yaml key, the chart value, the default.
 HAMI_NAMES = (
@@ -87,13 +94,13 @@ class Found(NamedTuple):
 
 def scan(files: Iterable[tuple[str, bytes]]) -> Found:
     """The device-plugin configurations of ``(label, bytes)`` files. Files that hold none of
-    :data:`MARKERS` are not parsed; a file that cannot be decoded adds nothing (the lint
-    reports it)."""
+    a configuration's keys (:func:`wanted`) are not parsed; a file that cannot be decoded
+    adds nothing (the lint reports it)."""
     from gpulint.loader.decoding import decode
 
     found = Found([], [])
     for label, raw in files:
-        if not any(m in raw for m in MARKERS):
+        if not wanted(raw):
             continue
         text, problem = decode(raw)
         if text is None or problem is not None:
