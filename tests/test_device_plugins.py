@@ -204,3 +204,17 @@ def test_the_learned_registry_reaches_every_worker(tmp_path: Path) -> None:
     )
     findings = json.loads(proc.stdout)["findings"]
     assert [f["severity"] for f in findings] == ["error"] * 3
+
+
+def test_inspect_counts_a_renamed_replica_as_a_gpu_request(tmp_path: Path) -> None:
+    renamed = _config(False, False).replace(
+        "        - name: nvidia.com/gpu\n",
+        "        - name: nvidia.com/gpu\n          rename: example.com/ts-slice\n",
+    )
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ts.yaml").write_text(renamed)
+    (tmp_path / "pod.yaml").write_text(_pod("example.com/ts-slice", 1))
+    proc = gpulint_in_process("inspect", "-f", "json", ".", cwd=tmp_path)
+    (pod,) = [f for f in json.loads(proc.stdout)["files"] if f["path"] == "pod.yaml"]
+    (spec,) = pod["workloads"][0]["pods"]
+    assert spec["effective_gpu_request"] == {"example.com/ts-slice": "1"}
