@@ -218,3 +218,23 @@ def test_inspect_counts_a_renamed_replica_as_a_gpu_request(tmp_path: Path) -> No
     (pod,) = [f for f in json.loads(proc.stdout)["files"] if f["path"] == "pod.yaml"]
     (spec,) = pod["workloads"][0]["pods"]
     assert spec["effective_gpu_request"] == {"example.com/ts-slice": "1"}
+
+
+def test_other_vendors_names_in_hamis_configuration_rename_nothing(tmp_path: Path) -> None:
+    """device-config.yaml names every vendor's resources; only its ``nvidia`` mapping
+    renames the NVIDIA ones."""
+    hami = HAMI.replace(
+        "    nvidia:\n",
+        "    cambricon:\n      resourceCountName: cambricon.com/vmlu\n    nvidia:\n",
+    )
+    pod = POD.replace("        {resource}: {amount}\n", "        cambricon.com/vmlu: 1\n")
+    files = {"hami.yaml": hami, "pod.yaml": pod}
+    assert _run(tmp_path, files, "GPU010", "GPU011", "GPU015") == []
+    from gpulint.cluster.deviceplugins import scan
+
+    found = scan([("hami.yaml", hami.encode())])
+    assert sorted(r.name for r in found.hami) == [
+        "example.com/vgpu",
+        "example.com/vgpu-cores",
+        "example.com/vgpu-memory",
+    ]

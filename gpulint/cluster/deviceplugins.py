@@ -131,7 +131,11 @@ def _scan_text(found: Found, label: str, text: str, offset: int, nested: int) ->
                 sharing = value.get("sharing")
                 shared = isinstance(sharing, dict)
                 found.configs.append(_sharing(sharing, partial(at, "sharing")) if shared else [])
-            if "resourceCountName" in value or "resourceCoreName" in value:
+            if path[-1:] == ("nvidia",) and (
+                "resourceCountName" in value or "resourceCoreName" in value
+            ):
+                # device-config.yaml's (or the chart's devices.nvidia): the other vendors'
+                # mappings (cambricon, hygon, ...) name their own resources.
                 keys = [(k, d) for k, _, d in HAMI_NAMES]
             elif "resourceMem" in value and "resourceCores" in value:
                 keys = [(k, d) for _, k, d in HAMI_NAMES]
