@@ -238,3 +238,16 @@ def test_other_vendors_names_in_hamis_configuration_rename_nothing(tmp_path: Pat
         "example.com/vgpu-cores",
         "example.com/vgpu-memory",
     ]
+
+
+def test_a_rename_two_configurations_treat_apart_is_rejected_only_by_both(
+    tmp_path: Path,
+) -> None:
+    strict = _config(True, True)
+    lenient = _config(True, False).replace("time-slicing-config", "lenient-config")
+    files = {"a.yaml": lenient, "b.yaml": strict, "pod.yaml": _pod("nvidia.com/gpu.shared", 2)}
+    (finding,) = _run(tmp_path, files, "GPU015")
+    assert finding["severity"] == "warning"
+    files["a.yaml"] = strict.replace("time-slicing-config", "second-config")
+    (finding,) = _run(tmp_path, files, "GPU015")
+    assert finding["severity"] == "error"

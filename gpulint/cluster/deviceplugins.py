@@ -236,6 +236,11 @@ def learned(registry: Registry, found: Found, gpushare: tuple[str, str] | None) 
                     seen.add(row.name)
                     kept.setdefault(row.name, []).append(row)
                 continue
+            before = rows.get(row.name)
+            if before is not None and before.single and not row.single:
+                row = row._replace(single=False)  # another configuration accepts more
+            elif before is not None and not before.single:
+                continue
             setting = _setting(row)
             rows[row.name] = base._replace(
                 name=row.name,
