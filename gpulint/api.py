@@ -93,6 +93,9 @@ if TYPE_CHECKING:
         image_repository as image_repository,
     )
     from gpulint.k8s.devices import (
+        DeviceResource as DeviceResource,
+    )
+    from gpulint.k8s.devices import (
         Registry as Registry,
     )
     from gpulint.k8s.engines import (
@@ -271,6 +274,7 @@ __all__ = [
     "Change",
     "Container",
     "DeleteKey",
+    "DeviceResource",
     "Evidence",
     "Failure",
     "K8sObject",
@@ -389,6 +393,7 @@ _WHERE: dict[str, str] = {
     "is_integer": "gpulint.k8s.quantity.arith",
     "milli_round_up": "gpulint.k8s.quantity.arith",
     "pod_requests": "gpulint.k8s.podrequest",
+    "DeviceResource": "gpulint.k8s.devices",
     "Registry": "gpulint.k8s.devices",
     "default_taints_assumed": "gpulint.k8s.taints",
     "describe_toleration": "gpulint.k8s.taints",

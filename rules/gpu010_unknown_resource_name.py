@@ -16,6 +16,11 @@ device registry. Two cases, by how sure it can be:
   behind the device plugin. Add the name to the configuration's `devices:` and the warning
   goes away.
 
+Names the repository's own device plugins are configured to advertise are known: a
+time-slicing or MPS `rename` of the NVIDIA device plugin's configuration, HAMi's
+`resourceCountName`, `resourceCoreName` and the other names of its device configuration or
+chart values, when the run lints those files (docs/cluster.md).
+
 Names of other domains are not this rule's business, and neither are DRA extended
 resources: `deviceclass.resource.kubernetes.io/<class>` and any DeviceClass's
 `spec.extendedResourceName` in the same file (KEP-5004) are served by claims, not plugins.

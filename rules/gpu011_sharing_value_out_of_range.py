@@ -7,6 +7,11 @@ of 5; `tencent.com/vcuda-core` must be below 100 (a share of one GPU) or a multi
 (whole GPUs), so `150` is invalid; percentages (`nvidia.com/gpucores`,
 `nvidia.com/gpumem-percentage`, Volcano `vgpu-cores`, ...) cannot exceed 100.
 
+A resource the repository's own HAMi configuration renames (`resourceCoreName:
+hami.io/vgpu-cores` in the `hami-scheduler-device` ConfigMap, `resourceCores` in the chart's
+values) keeps its default name's range, and the finding names the line that renames it (a
+`related` place of kind `evidence`).
+
 ## Why it matters
 The API server accepts any whole number, but the sharing scheme's scheduler extender or
 device plugin cannot allocate it: the pod stays Pending, or fails at admission on the node.
@@ -33,13 +38,23 @@ scheme is configured differently.
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#sharing-schemes-and-their-values
   (Alibaba cGPU, Tencent gpu-manager, HAMi, Volcano)
 - `gpulint/data/devices.json` (`constraints` of each entry)
+- Project-HAMi/HAMi `charts/hami/templates/scheduler/device-configmap.yaml`,
+  `charts/hami/values.yaml` (the configurable resource names)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.api import PodSpec, RuleContext, Violation, container_entries, is_integer, show_value
+from gpulint.api import (
+    DeviceResource,
+    PodSpec,
+    RuleContext,
+    Violation,
+    container_entries,
+    is_integer,
+    show_value,
+)
 
 CODE = "GPU011"
 NAME = "gpu-sharing-value-out-of-range"
@@ -60,7 +75,16 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if problem is not None:
             yield Violation(
                 entry.path,
-                f"{entry.name}: {show_value(entry.value)} {problem}: the sharing scheme cannot "
-                "allocate it and the pod will not start",
+                f"{entry.name}: {show_value(entry.value)} {problem}"
+                f"{_renamed(resource)}: the sharing scheme cannot allocate it and the pod "
+                "will not start",
                 at="value",
+                related=resource.evidence(),
             )
+
+
+def _renamed(resource: DeviceResource) -> str:
+    """For a name the run's own HAMi configuration gives a resource, which one it is."""
+    if not resource.said:
+        return ""
+    return f" (the run's HAMi configuration names it, {resource.setting}, {resource.said})"

@@ -9,6 +9,15 @@ resources your plugin configuration shares without renaming them, such as `nvidi
 on an MPS node pool). The finding is at the value, under `limits` when the container sets
 one there, else under `requests`.
 
+When the run lints the repository's own NVIDIA device plugin configuration (a time-slicing
+or MPS `sharing` block: a ConfigMap the GPU Operator's ClusterPolicy or the plugin reads,
+the plugin chart's `config.map`), its `resources` rows say which names are replicas: a
+`rename`d one (`nvidia.com/gpu-slice`), `<name>.shared` with `renameByDefault: true`, or the
+name itself when every configuration of the run shares it without renaming. If that
+configuration rejects a request above one (`failRequestsGreaterThanOne: true`, or MPS), the
+finding is an **error** that names the configuration's line (a `related` place of kind
+`evidence`): the pod can never run on those nodes.
+
 ## Why it matters
 A replica is a slice of one GPU, not a GPU. Under MPS the device plugin always fails a
 request above one, and under time-slicing it does so with `failRequestsGreaterThanOne:
@@ -16,8 +25,8 @@ true`: the container is rejected at admission on the node with `invalid request:
 request size for shared resources is 1` (`UnexpectedAdmissionError`), and the pod never
 runs. Without that flag the request is accepted, but the replicas may all be slices of the
 same GPU: two replicas give no more memory or compute than one, and a job that expects two
-GPUs sees one. The rule is a warning because which of the two happens is the plugin's
-configuration, which the manifest does not show.
+GPUs sees one. Without the plugin's configuration in the run the rule is a warning: which of
+the two happens is the configuration, which the manifest does not show.
 
 ## Example
 ```yaml
@@ -49,7 +58,8 @@ keep the name `nvidia.com/gpu`). Only list a name if every node that offers it s
 - https://github.com/NVIDIA/k8s-device-plugin/issues/1208
 - https://github.com/NVIDIA/gpu-operator/issues/386 (two time-sliced replicas on one GPU)
 - NVIDIA/k8s-device-plugin `internal/rm/rm.go` (`ValidateRequest`), README ("Shared Access
-  to GPUs": `renameByDefault`, `failRequestsGreaterThanOne`)
+  to GPUs": `renameByDefault`, `failRequestsGreaterThanOne`), `api/config/v1/sharing.go`,
+  `api/config/v1/replicas.go` (`name`, `rename`, `replicas`)
 """
 
 from __future__ import annotations
@@ -89,7 +99,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     for entry in container_entries(pod):
         name = entry.name
         resource = ctx.registry.get(name)
-        if name not in extra and (resource is None or resource.kind != "shared"):
+        if name not in extra and (
+            resource is None or (resource.kind != "shared" and not resource.replica)
+        ):
             continue
         value = entry.amount.value
         if value is None or value <= 1:
@@ -100,13 +112,32 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if key not in chosen or entry.section == "limits":
             chosen[key] = entry
     for entry in chosen.values():
+        resource = ctx.registry.get(entry.name)
+        asked = (
+            f"container {entry.container.label} asks for {show_value(entry.value)} of {entry.name}"
+        )
+        if resource is not None and resource.single and resource.said:
+            # The run's own device-plugin configuration says the plugin rejects it.
+            yield Violation(
+                entry.path,
+                f"{asked}, a replica of one shared GPU: the run's device plugin configuration "
+                f"({resource.setting}, {resource.said}) rejects a request above one at "
+                'admission ("maximum request size for shared resources is 1") and the pod '
+                f"never runs; ask for {entry.name}: 1, or for whole GPUs on nodes that are not "
+                "shared",
+                at="value",
+                severity="error",
+                related=resource.evidence(),
+            )
+            continue
         yield Violation(
             entry.path,
-            f"container {entry.container.label} asks for {show_value(entry.value)} of "
-            f"{entry.name}, a replica of one shared GPU (time-slicing or MPS): the device plugin "
-            'rejects more than one under MPS or failRequestsGreaterThanOne ("maximum request '
-            'size for shared resources is 1"), and otherwise the replicas may all be slices of '
-            f"the same GPU; ask for {entry.name}: 1, or for whole GPUs on nodes that are not "
-            "shared",
+            f"{asked}, a replica of one shared GPU (time-slicing or MPS"
+            f"{'' if resource is None or not resource.said else ', ' + resource.setting}"
+            "): the device plugin rejects more than one under MPS or "
+            'failRequestsGreaterThanOne ("maximum request size for shared resources is 1"), '
+            "and otherwise the replicas may all be slices of the same GPU; ask for "
+            f"{entry.name}: 1, or for whole GPUs on nodes that are not shared",
             at="value",
+            related=() if resource is None else resource.evidence(),
         )

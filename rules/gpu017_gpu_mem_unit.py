@@ -65,7 +65,6 @@ from gpulint.api import (
     PodSpec,
     Related,
     RuleContext,
-    Span,
     Violation,
     container_entries,
     format_amount,
@@ -101,18 +100,16 @@ MIN_MIB = 256
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     unit = ctx.options.get("memory_unit", "GiB")
+    # The repository's own gpushare device plugin may say the unit, at a place: the run's
+    # registry learned it (gpulint.cluster.deviceplugins).
+    why, related = "", cast("tuple[Related, ...]", ())
+    learned = ctx.registry.get(RESOURCE)
+    if learned is not None and learned.setting.startswith("--memory-unit="):
+        unit = learned.setting.partition("=")[2]
+        why = f" (the gpushare device plugin runs with {learned.setting}, {learned.said})"
+        related = learned.evidence()
     max_gib = int(ctx.options.get("max_gib", 288))
     limit = max_gib * (1024 if unit == "MiB" else 1)
-    # Set by the run, not the configuration: the repository's own gpushare device plugin
-    # (gpulint.lint.prepass.gpushare_unit) says the unit, at this place.
-    said = ctx.options.get("memory_unit_from")
-    why, related = "", cast("tuple[Related, ...]", ())
-    if isinstance(said, str):
-        label, _, line = said.rpartition(":")
-        why = f" (the gpushare device plugin runs with --memory-unit={unit}, {said})"
-        if line.isdigit():
-            at = Span(int(line), 1, int(line), 1)
-            related = (Related("evidence", label, at, f"--memory-unit={unit}"),)
     for entry in container_entries(pod):
         if entry.name != RESOURCE:
             continue

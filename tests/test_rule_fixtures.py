@@ -17,6 +17,7 @@ import pytest
 
 from gpulint.cluster.model import Cluster
 from gpulint.cluster.pools import build_cluster
+from gpulint.k8s.devices import Registry
 from gpulint.k8s.workloads import PodSpec
 from gpulint.lint.engine import Linter
 from gpulint.lint.finder import load_rules
@@ -26,6 +27,7 @@ from gpulint.settings import Settings
 from tests.conftest import (
     FIXTURES,
     NOT_FROM_MANIFESTS,
+    ROOT,
     RULE_FIXTURES,
     expectation_list,
     rule_fixtures,
@@ -106,12 +108,26 @@ def fixture_cluster(path: Path) -> Cluster | None:
     return build_cluster(data.get("platform"), data.get("node-pools", []))
 
 
+def fixture_registry(path: Path) -> Registry | None:
+    """The registry a fixture holding a device plugin's configuration teaches, as the
+    pre-pass of a run over that file learns it (gpulint.cluster.deviceplugins)."""
+    from gpulint.cluster.deviceplugins import learned, scan
+    from gpulint.k8s.devices import builtin_registry
+
+    registry = builtin_registry()
+    label = path.relative_to(ROOT).as_posix()  # as a run from the checkout names it
+    run = learned(registry, scan([(label, path.read_bytes())]), None)
+    return None if run is registry else run
+
+
 @pytest.fixture
 def linter(linters: dict[str, Linter], request: Any) -> Linter:
     path = request.node.callspec.params["path"]
     cluster = fixture_cluster(path)
-    if cluster is not None:
-        return Linter(load_rules(), Settings(select=frozenset({"ALL"}), cluster=cluster))
+    registry = fixture_registry(path)
+    if cluster is not None or registry is not None:
+        settings = Settings(select=frozenset({"ALL"}), cluster=cluster, registry=registry)
+        return Linter(load_rules(), settings)
     return linters.get(path.parent.name, linters[""])
 
 

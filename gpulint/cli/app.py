@@ -308,9 +308,11 @@ def inspect_cmd(
     for path in missing:
         _error(f"{path}: no such file or directory")
     # The cluster picture the run's files give: their GPU pools and agreed taints.
-    from gpulint.lint.prepass import cluster_picture
+    from gpulint.lint.prepass import cluster_picture, device_plugins
 
     listed = list(found)
+    # The names the repository's own device plugins advertise (a renamed replica) are GPUs.
+    settings.registry = device_plugins(settings, listed) or settings.registry
     picture = cluster_picture(settings, listed)
     inspector = Inspector(settings.workloads, settings.registry, settings.cluster, picture)
     report = inspector.inspect_targets(listed)

@@ -21,7 +21,7 @@ from gpulint.lint.prepass import (
     cluster_picture,
     config_maps,
     device_classes,
-    gpushare_unit,
+    device_plugins,
 )
 
 if TYPE_CHECKING:
@@ -258,16 +258,9 @@ def run_check(
     # output stays what it always was.
     if settings.cluster is not None:
         settings.cluster = cluster_objects(settings.cluster, listed)
-    gpu017 = settings.options.get("GPU017", {})
-    if "memory_unit" not in gpu017:
-        # The repository's own gpushare device plugin says the unit of aliyun.com/gpu-mem.
-        said = gpushare_unit(listed)
-        if said is not None:
-            unit, place = said
-            settings.options = {
-                **settings.options,
-                "GPU017": {**gpu017, "memory_unit": unit, "memory_unit_from": place},
-            }
+    # The repository's own device plugins say which names they advertise, what a replica
+    # allows, the unit of aliyun.com/gpu-mem (gpulint.cluster.deviceplugins).
+    settings.registry = device_plugins(settings, listed) or settings.registry
     # DeviceClasses are cluster-wide: a claim in one file may name a class another defines.
     settings.device_classes = device_classes(listed)
     linter = Linter(rules, settings)

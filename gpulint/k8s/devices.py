@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from gpulint.data import data_path
 from gpulint.k8s.quantity.arith import is_multiple
+from gpulint.model import Related, Span
 
 #: Words in a resource name's local part that make it look like an accelerator.
 _GPU_WORDS = re.compile(r"gpu|mig-|vcuda|tpu|neuron|gaudi", re.IGNORECASE)
@@ -38,6 +39,25 @@ class DeviceResource(NamedTuple):
     kind: str = "device"
     #: One unit is one physical accelerator, so a node offers at most its device count.
     whole_devices: bool = False
+    #: Learned from the run's own device-plugin settings (gpulint.cluster.deviceplugins):
+    #: ``file:line`` of the setting ("" for a built-in or configured entry) and what it says.
+    said: str = ""
+    setting: str = ""
+    #: The run's device plugin rejects a request above one of it (MPS, or time-slicing with
+    #: failRequestsGreaterThanOne).
+    single: bool = False
+    #: One unit is a replica of a shared GPU although the name is a device's (time-slicing
+    #: or MPS without renaming, in every sharing configuration of the run).
+    replica: bool = False
+
+    def evidence(self) -> tuple[Related, ...]:
+        """Where the run's own files say what this entry learned from them, as a finding's
+        ``related`` place of kind ``evidence`` (none for a built-in or configured entry)."""
+        label, _, line = self.said.rpartition(":")
+        if not line.isdigit():
+            return ()
+        at = Span(int(line), 1, int(line), 1)
+        return (Related("evidence", label, at, self.setting or self.name),)
 
 
 class DraClass(NamedTuple):
@@ -359,9 +379,14 @@ class Registry:
 
     def merged(self, rows: Iterable[Mapping[str, Any]]) -> "Registry":
         """A copy with configuration entries added over (or replacing) built-in ones."""
+        return self.learned(_resource(row) for row in rows)
+
+    def learned(self, entries: Iterable[DeviceResource]) -> "Registry":
+        """A copy with ``entries`` added over (or replacing) the registry's own: the
+        configuration's, or what the run's device plugins say
+        (gpulint.cluster.deviceplugins)."""
         resources = dict(self.resources)
-        for row in rows:
-            entry = _resource(row)
+        for entry in entries:
             resources[entry.name] = entry
         return Registry(
             resources,

@@ -1,8 +1,9 @@
 """What a ``gpulint check`` reads of its files before it lints them, so that every worker
 process and every file, whatever its order, sees the same facts: the node-pool objects of a
 described cluster, the cluster picture when none is described (gpulint.cluster.evidence),
-the DeviceClasses every file's claims may name, and the ConfigMaps every file's containers
-may read variables from. Each pass reads only what its markers
+the DeviceClasses every file's claims may name, the ConfigMaps every file's containers
+may read variables from, and what the repository's own device plugins are configured to
+advertise (gpulint.cluster.deviceplugins). Each pass reads only what its markers
 say it needs; standard input is never pre-read (it streams).
 """
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 
     from gpulint.cluster.evidence import Picture
     from gpulint.cluster.model import Cluster
+    from gpulint.k8s.devices import Registry
     from gpulint.k8s.dra import DeviceClasses
     from gpulint.k8s.envvalues import ConfigMaps
     from gpulint.settings import Settings
@@ -170,36 +172,55 @@ def assumption(settings: Settings) -> str | None:
     )
 
 
+def device_plugins(settings: Settings, found: Iterable[Target]) -> Registry | None:
+    """The run's registry with what its own device plugins are configured to advertise
+    (gpulint.cluster.deviceplugins: the NVIDIA plugin's sharing configuration, HAMi's
+    resource names, gpushare's unit when GPU017's ``memory_unit`` is not configured), each
+    learned entry with where it is said; None when they say nothing. One read of each file;
+    only the files that hold a configuration's markers are parsed. Standard input is not
+    pre-read."""
+    from gpulint.cluster.deviceplugins import learned, scan, wanted
+    from gpulint.k8s.devices import builtin_registry
+    from gpulint.loader.target import read_target
+
+    wants_unit = "memory_unit" not in settings.options.get("GPU017", {})
+    units: dict[str, str] = {}
+    configs: list[tuple[str, bytes]] = []
+    for target in found:
+        if target.path is None:
+            continue
+        raw, _ = read_target(target)
+        if raw is None:
+            continue
+        if wants_unit:
+            _gpushare_units(target.label, raw, units)
+        if wanted(raw):
+            configs.append((target.label, raw))
+    gpushare = next(iter(units.items())) if len(units) == 1 else None
+    registry = settings.registry or builtin_registry()
+    run = learned(registry, scan(configs), gpushare)
+    return None if run is registry else run
+
+
 #: How gpushare's device plugin is told its unit (``--memory-unit=MiB``, or the flag and the
 #: unit as two list items); compiled on first use. Only blanks and tabs between the parts,
 #: so no run of white space is scanned more than once (a hostile file stays linear).
 _MEMORY_UNIT: re.Pattern[bytes] | None = None
 
 
-def gpushare_unit(found: Iterable[Target]) -> tuple[str, str] | None:
-    """The unit the run's own gpushare device plugin advertises ``aliyun.com/gpu-mem`` in,
-    with where it says so (``device-plugin-ds.yaml:28``), for GPU017; None when no linted
-    file runs one, or two disagree. A textual scan of the files that name the plugin and
-    the flag: the flag's value is what the plugin reads."""
-    from gpulint.loader.target import read_target
-
+def _gpushare_units(label: str, raw: bytes, units: dict[str, str]) -> None:
+    """The units a file's gpushare device plugin advertises ``aliyun.com/gpu-mem`` in, each
+    with where it says so (``device-plugin-ds.yaml:28``), added to ``units``; nothing for a
+    file that does not name the plugin and the flag. A textual scan: the flag's value is
+    what the plugin reads. Two plugins that disagree leave GPU017 its default."""
     global _MEMORY_UNIT
+    if b"--memory-unit" not in raw or b"gpushare" not in raw:
+        return
     if _MEMORY_UNIT is None:
         _MEMORY_UNIT = re.compile(
             rb"""--memory-unit(?:=|["']?(?:[ \t]*,[ \t]*|[ \t]*\r?\n[ \t]*-[ \t]*|[ \t]+)["']?)"""
             rb"(MiB|GiB)\b"
         )
-    units: dict[str, str] = {}
-    for target in found:
-        if target.path is None:
-            continue
-        raw, _ = read_target(target)
-        if raw is None or b"--memory-unit" not in raw or b"gpushare" not in raw:
-            continue
-        for match in _MEMORY_UNIT.finditer(raw):
-            line = raw.count(b"\n", 0, match.start()) + 1
-            units.setdefault(match.group(1).decode(), f"{target.label}:{line}")
-    if len(units) != 1:
-        return None
-    ((unit, place),) = units.items()
-    return unit, place
+    for match in _MEMORY_UNIT.finditer(raw):
+        line = raw.count(b"\n", 0, match.start()) + 1
+        units.setdefault(match.group(1).decode(), f"{label}:{line}")

@@ -1,0 +1,294 @@
+"""The repository's own device-plugin settings: what the run's files configure the GPU
+device plugins to advertise, learned into the run's device registry with where they say it.
+
+Three plugins say something a pod's request is judged by:
+
+- **The NVIDIA device plugin's sharing configuration** (``version: v1``, ``sharing:
+  timeSlicing:`` or ``sharing: mps:``, NVIDIA/k8s-device-plugin ``api/config/v1``
+  ``config.go``, ``sharing.go``, ``replicas.go``), found as a document of its own or as a
+  string inside another (a ConfigMap's ``data`` the plugin or the GPU Operator's
+  ``ClusterPolicy`` ``devicePlugin.config`` reads, the plugin chart's ``config.map``
+  values). Each ``resources`` row replicates ``name``; the replicas are advertised as
+  ``rename``, or ``<name>.shared`` with ``renameByDefault: true``, else under ``name``
+  itself. With ``failRequestsGreaterThanOne: true`` -- always under MPS -- the plugin
+  rejects a request above one (``internal/rm/rm.go`` ``ValidateRequest``).
+- **HAMi's device configuration** (the ``hami-scheduler-device`` ConfigMap's
+  ``device-config.yaml``: ``nvidia: {resourceCountName, resourceMemoryName,
+  resourceMemoryPercentageName, resourceCoreName, resourcePriorityName}``, or the chart's
+  values ``resourceName``, ``resourceMem``, ``resourceMemPercentage``, ``resourceCores``,
+  ``resourcePriority``: Project-HAMi/HAMi ``charts/hami/templates/scheduler/
+  device-configmap.yaml``, ``charts/hami/values.yaml``, ``pkg/device/nvidia/device.go``). A
+  renamed resource keeps what its default name means (its unit, its range).
+- **gpushare's** ``--memory-unit`` (read by ``gpulint.lint.prepass.device_plugins``): the unit of
+  ``aliyun.com/gpu-mem``.
+
+What is learned becomes registry entries (:func:`learned`) whose ``said`` is the file and
+line of the setting and ``setting`` what it says, so a rule that rests a finding on one
+names it as evidence (``Violation.related``, kind ``evidence``). A replicated resource that
+keeps its name (``nvidia.com/gpu`` time-sliced without renaming) is taken as shared only when
+every sharing configuration of the run shares it: with several configurations (one per node
+label), some nodes may offer it whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
+from typing import Any, NamedTuple
+
+from gpulint.k8s.devices import DeviceResource, Registry
+
+
+def wanted(raw: bytes) -> bool:
+    """Whether a file's bytes may hold a device plugin's configuration (only those files are
+    parsed): ``mps:`` alone is in every CRD that documents ``timestamps:``, so it counts
+    only beside a ``sharing:`` key."""
+    if b"timeSlicing" in raw or b"resourceCountName" in raw or b"resourceCores" in raw:
+        return True
+    return b"mps:" in raw and b"sharing:" in raw
+
+
+#: HAMi's NVIDIA resource names: the device-config.yaml key, the chart value, the default.
+HAMI_NAMES = (
+    ("resourceCountName", "resourceName", "nvidia.com/gpu"),
+    ("resourceMemoryName", "resourceMem", "nvidia.com/gpumem"),
+    ("resourceMemoryPercentageName", "resourceMemPercentage", "nvidia.com/gpumem-percentage"),
+    ("resourceCoreName", "resourceCores", "nvidia.com/gpucores"),
+    ("resourcePriorityName", "resourcePriority", "nvidia.com/priority"),
+)
+
+#: How deep a document is walked for a configuration (a chart's values nest it a few levels).
+_DEPTH = 8
+
+
+class Replicated(NamedTuple):
+    """One ``resources`` row of an NVIDIA sharing configuration."""
+
+    #: The resource the pods ask for: ``rename``, ``<name>.shared`` or ``name``.
+    name: str
+    #: The resource replicated (``nvidia.com/gpu``, ``nvidia.com/mig-1g.10gb``).
+    base: str
+    replicas: int
+    #: ``time-slicing`` or ``mps``.
+    strategy: str
+    #: The plugin rejects a request above one (failRequestsGreaterThanOne, or MPS).
+    single: bool
+    #: ``file:line`` of the row.
+    said: str
+
+
+class Renamed(NamedTuple):
+    """A HAMi resource name configured other than its default."""
+
+    name: str
+    default: str
+    key: str
+    said: str
+
+
+class Found(NamedTuple):
+    #: One list per sharing configuration found.
+    configs: list[list[Replicated]]
+    hami: list[Renamed]
+
+
+def scan(files: Iterable[tuple[str, bytes]]) -> Found:
+    """The device-plugin configurations of ``(label, bytes)`` files. Files that hold none of
+    a configuration's keys (:func:`wanted`) are not parsed; a file that cannot be decoded
+    adds nothing (the lint reports it)."""
+    from gpulint.loader.decoding import decode
+
+    found = Found([], [])
+    for label, raw in files:
+        if not wanted(raw):
+            continue
+        text, problem = decode(raw)
+        if text is None or problem is not None:
+            continue
+        _scan_text(found, label, text, 0, 0)
+    return found
+
+
+def _scan_text(found: Found, label: str, text: str, offset: int, nested: int) -> None:
+    from gpulint.loader.stream import DocumentStream
+
+    for doc in DocumentStream(text):
+        for path, value in _walk(doc.data, (), 0):
+            line = offset + doc.value_span(path).line
+
+            at = partial(_place, label, offset, doc, path)
+
+            if isinstance(value, str):
+                if nested < 2 and _embedded(value):
+                    # An embedded configuration (a ConfigMap's data, a chart's config.map):
+                    # a block scalar's text starts on the line after its key.
+                    _scan_text(found, label, value, line, nested + 1)
+                continue
+            if _is_config(value):
+                # Every configuration counts, a plugin's that shares nothing as well: a
+                # ConfigMap of named configurations (one per node label) may share a GPU on
+                # some nodes and leave it whole on others.
+                sharing = value.get("sharing")
+                shared = isinstance(sharing, dict)
+                found.configs.append(_sharing(sharing, partial(at, "sharing")) if shared else [])
+            if path[-1:] == ("nvidia",) and (
+                "resourceCountName" in value or "resourceCoreName" in value
+            ):
+                # device-config.yaml's (or the chart's devices.nvidia): the other vendors'
+                # mappings (cambricon, hygon, ...) name their own resources.
+                keys = [(k, d) for k, _, d in HAMI_NAMES]
+            elif "resourceMem" in value and "resourceCores" in value:
+                keys = [(k, d) for _, k, d in HAMI_NAMES]
+            else:
+                continue
+            for key, default in keys:
+                name = value.get(key)
+                if isinstance(name, str) and "/" in name and name.strip() != default:
+                    found.hami.append(Renamed(name.strip(), default, key, at(key)))
+
+
+def _embedded(text: str) -> bool:
+    """A string that may hold a device plugin's configuration (a ConfigMap's data, a chart's
+    ``config.map`` entry): only those are parsed."""
+    if "resourceCountName" in text or "resourceCores" in text:
+        return True
+    return "version:" in text and ("sharing:" in text or "flags:" in text)
+
+
+def _is_config(value: Mapping[str, Any]) -> bool:
+    """An NVIDIA device plugin configuration (api/config/v1 ``Config``): ``version: v1``
+    with its ``flags`` or ``sharing``, or a bare ``sharing`` block with time-slicing or MPS
+    (a chart's values written without the version)."""
+    if value.get("version") == "v1" and ("flags" in value or "sharing" in value):
+        return True
+    sharing = value.get("sharing")
+    return isinstance(sharing, dict) and ("timeSlicing" in sharing or "mps" in sharing)
+
+
+def _walk(data: Any, path: tuple[Any, ...], depth: int) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """Every mapping and string of ``data`` with its path, to :data:`_DEPTH` levels."""
+    if isinstance(data, str):
+        yield path, data
+        return
+    if depth > _DEPTH:
+        return
+    if isinstance(data, dict):
+        yield path, data
+        items: Iterable[tuple[Any, Any]] = data.items()
+    elif isinstance(data, list):
+        items = enumerate(data)
+    else:
+        return
+    for key, value in items:
+        if isinstance(value, (dict, list, str)):
+            yield from _walk(value, (*path, key), depth + 1)
+
+
+def _place(label: str, offset: int, doc: Any, path: tuple[Any, ...], *more: Any) -> str:
+    """``file:line`` of the value at ``path`` + ``more`` of ``doc`` (a text starting on line
+    ``offset`` + 1 of its file)."""
+    return f"{label}:{offset + doc.value_span((*path, *more)).line}"
+
+
+def _sharing(sharing: Mapping[str, Any], at: Callable[..., str]) -> list[Replicated]:
+    """The replicated resources of one ``sharing:`` block: MPS when it replicates (the plugin
+    prefers it, ``Sharing.SharingStrategy``), else time-slicing."""
+    for strategy, key in (("mps", "mps"), ("time-slicing", "timeSlicing")):
+        block = sharing.get(key)
+        if not isinstance(block, dict) or not isinstance(block.get("resources"), list):
+            continue
+        rename = block.get("renameByDefault") is True
+        single = strategy == "mps" or block.get("failRequestsGreaterThanOne") is True
+        rows = []
+        for index, row in enumerate(block["resources"]):
+            if not isinstance(row, dict) or not isinstance(row.get("name"), str):
+                continue
+            replicas = row.get("replicas")
+            if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 1:
+                continue
+            base = row["name"].strip()
+            new = row.get("rename")
+            name = new.strip() if isinstance(new, str) and new.strip() else None
+            if name is None:
+                name = f"{base}.shared" if rename else base
+            field = "rename" if isinstance(new, str) else "name"
+            said = at(key, "resources", index, field)
+            rows.append(Replicated(name, base, replicas, strategy, single, said))
+        if rows:
+            return rows
+    return []
+
+
+def learned(registry: Registry, found: Found, gpushare: tuple[str, str] | None) -> Registry:
+    """``registry`` with what the run's device plugins say (the same registry when they say
+    nothing)."""
+    rows: dict[str, DeviceResource] = {}
+    every = len(found.configs)
+    kept: dict[str, list[Replicated]] = {}
+    for config in found.configs:
+        seen: set[str] = set()  # a name kept twice in one configuration counts once
+        for row in config:
+            base = registry.get(row.base)
+            if base is None:
+                continue
+            if row.name == row.base:
+                if row.name not in seen:
+                    seen.add(row.name)
+                    kept.setdefault(row.name, []).append(row)
+                continue
+            before = rows.get(row.name)
+            if before is not None and before.single and not row.single:
+                row = row._replace(single=False)  # another configuration accepts more
+            elif before is not None and not before.single:
+                continue
+            setting = _setting(row)
+            rows[row.name] = base._replace(
+                name=row.name,
+                unit=f"{row.strategy} replicas of {row.base} ({row.replicas} per device)",
+                schemes=frozenset({f"nvidia-{row.strategy}"}),
+                source=f"the run's device plugin configuration ({row.said})",
+                kind="shared",
+                whole_devices=False,
+                said=row.said,
+                setting=setting,
+                single=row.single,
+            )
+    for name, same in kept.items():
+        # Shared under its own name only where every configuration of the run shares it.
+        if len(same) != every:
+            continue
+        first = same[0]
+        rows[name] = registry.resources[name]._replace(
+            replica=True,
+            whole_devices=False,
+            said=first.said,
+            setting=_setting(first),
+            single=all(r.single for r in same),
+        )
+    for renamed in found.hami:
+        default = registry.get(renamed.default)
+        if default is None or renamed.name in rows:
+            continue
+        rows[renamed.name] = default._replace(
+            name=renamed.name,
+            source=f"the run's HAMi configuration ({renamed.said})",
+            said=renamed.said,
+            setting=f"{renamed.key}: {renamed.name}",
+        )
+    if gpushare is not None:
+        unit, place = gpushare
+        entry = registry.get("aliyun.com/gpu-mem")
+        if entry is not None:
+            rows[entry.name] = entry._replace(
+                unit=f"{unit} of GPU memory", said=place, setting=f"--memory-unit={unit}"
+            )
+    return registry.learned(rows.values()) if rows else registry
+
+
+def _setting(row: Replicated) -> str:
+    """What a sharing row says, as the finding quotes it."""
+    shown = "sharing.mps" if row.strategy == "mps" else "sharing.timeSlicing"
+    if row.strategy == "time-slicing" and row.single:
+        shown += " with failRequestsGreaterThanOne: true"
+    renamed = "" if row.name == row.base else f" as {row.name}"
+    return f"{shown}: {row.base}{renamed}, {row.replicas} replicas"

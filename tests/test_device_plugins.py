@@ -1,0 +1,253 @@
+"""The repository's own device-plugin settings (gpulint.cluster.deviceplugins): the NVIDIA
+device plugin's time-slicing/MPS configuration and HAMi's resource names, read from the run
+and learned into its registry with where they are said."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import gpulint_in_process, gpulint_subprocess
+
+#: The GPU Operator's time-slicing ConfigMap (its ClusterPolicy names it with
+#: devicePlugin.config), as the operator's documentation writes it.
+TIME_SLICING = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: time-slicing-config
+  namespace: gpu-operator
+data:
+  any: |-
+    version: v1
+    flags:
+      migStrategy: none
+    sharing:
+      timeSlicing:
+        renameByDefault: {rename}
+        failRequestsGreaterThanOne: {fail}
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 4
+"""
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: notebook}
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+  containers:
+  - name: jupyter
+    image: quay.io/jupyter/pytorch-notebook:cuda12-python-3.11
+    resources:
+      limits:
+        {resource}: {amount}
+"""
+
+
+def _run(tmp_path: Path, files: dict[str, str], *select: str) -> list[dict[str, Any]]:
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    args = [a for code in select for a in ("--select", code)]
+    proc = gpulint_in_process("check", "-f", "json", *args, ".", cwd=tmp_path)
+    findings: list[dict[str, Any]] = json.loads(proc.stdout)["findings"]
+    return findings
+
+
+def _config(rename: bool, fail: bool) -> str:
+    return TIME_SLICING.replace("{rename}", str(rename).lower()).replace(
+        "{fail}", str(fail).lower()
+    )
+
+
+def _pod(resource: str, amount: int) -> str:
+    return POD.replace("{resource}", resource).replace("{amount}", str(amount))
+
+
+def test_failrequestsgreaterthanone_makes_two_replicas_an_error(tmp_path: Path) -> None:
+    files = {"ts.yaml": _config(True, True), "pod.yaml": _pod("nvidia.com/gpu.shared", 2)}
+    (finding,) = _run(tmp_path, files, "GPU015")
+    assert finding["severity"] == "error" and finding["path"] == "pod.yaml"
+    assert "failRequestsGreaterThanOne: true" in finding["message"]
+    assert "ts.yaml:16" in finding["message"]
+    assert [(r["kind"], r["path"], r["line"]) for r in finding["related"]] == [
+        ("evidence", "ts.yaml", 16)
+    ]
+
+
+def test_without_the_flag_two_replicas_stay_a_warning(tmp_path: Path) -> None:
+    files = {"ts.yaml": _config(True, False), "pod.yaml": _pod("nvidia.com/gpu.shared", 2)}
+    (finding,) = _run(tmp_path, files, "GPU015")
+    assert finding["severity"] == "warning"
+
+
+def test_a_shared_gpu_that_keeps_its_name(tmp_path: Path) -> None:
+    """renameByDefault: false: the replicas are advertised as nvidia.com/gpu itself."""
+    files = {"ts.yaml": _config(False, True), "pod.yaml": _pod("nvidia.com/gpu", 2)}
+    (finding,) = _run(tmp_path, files, "GPU015")
+    assert finding["severity"] == "error"
+    assert _run(tmp_path, {"pod.yaml": _pod("nvidia.com/gpu", 1)}, "GPU015") == []
+
+
+def test_another_configuration_that_does_not_share_leaves_whole_gpus(tmp_path: Path) -> None:
+    """With a second configuration (per node label) that does not share nvidia.com/gpu,
+    some nodes offer whole GPUs: two of them are no replicas."""
+    other = _config(False, True).replace("time-slicing-config", "mps-config")
+    other = other.replace("- name: nvidia.com/gpu", "- name: nvidia.com/mig-1g.10gb")
+    files = {
+        "ts.yaml": _config(False, True),
+        "mig.yaml": other,
+        "pod.yaml": _pod("nvidia.com/gpu", 2),
+    }
+    assert _run(tmp_path, files, "GPU015") == []
+
+
+def test_mps_always_rejects_more_than_one(tmp_path: Path) -> None:
+    mps = _config(True, False).replace("timeSlicing:", "mps:")
+    files = {"mps.yaml": mps, "pod.yaml": _pod("nvidia.com/gpu.shared", 3)}
+    (finding,) = _run(tmp_path, files, "GPU015")
+    assert finding["severity"] == "error" and "sharing.mps" in finding["message"]
+
+
+def test_a_renamed_replica_is_a_known_name(tmp_path: Path) -> None:
+    renamed = _config(False, True).replace(
+        "        - name: nvidia.com/gpu\n",
+        "        - name: nvidia.com/gpu\n          rename: nvidia.com/gpu-slice\n",
+    )
+    pod = _pod("nvidia.com/gpu-slice", 2)
+    findings = _run(tmp_path, {"ts.yaml": renamed, "pod.yaml": pod}, "GPU010", "GPU015")
+    assert [(f["rule"], f["severity"]) for f in findings] == [("GPU015", "error")]
+    # Without the configuration, the name is unknown to the registry.
+    (tmp_path / "ts.yaml").unlink()
+    assert [f["rule"] for f in _run(tmp_path, {"pod.yaml": pod}, "GPU010", "GPU015")] == ["GPU010"]
+
+
+#: HAMi's scheduler device ConfigMap with renamed NVIDIA resources.
+HAMI = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: hami-scheduler-device
+  namespace: kube-system
+data:
+  device-config.yaml: |-
+    nvidia:
+      resourceCountName: example.com/vgpu
+      resourceMemoryName: example.com/vgpu-memory
+      resourceCoreName: example.com/vgpu-cores
+      deviceSplitCount: 10
+      deviceMemoryScaling: 1
+"""
+
+
+def test_hamis_renamed_core_keeps_its_range(tmp_path: Path) -> None:
+    pod = POD.replace(
+        "        {resource}: {amount}\n",
+        "        example.com/vgpu: 1\n        example.com/vgpu-cores: 150\n",
+    )
+    findings = _run(tmp_path, {"hami.yaml": HAMI, "pod.yaml": pod}, "GPU010", "GPU011")
+    (finding,) = findings
+    assert finding["rule"] == "GPU011" and "at most 100" in finding["message"]
+    assert [(r["kind"], r["path"], r["line"]) for r in finding["related"]] == [
+        ("evidence", "hami.yaml", 11)
+    ]
+
+
+def test_hami_chart_values_rename_the_resources(tmp_path: Path) -> None:
+    values = (
+        'resourceName: "example.com/vgpu"\nresourceMem: "example.com/vgpu-memory"\n'
+        'resourceCores: "example.com/vgpu-cores"\ndevicePlugin:\n  deviceSplitCount: 10\n'
+    )
+    pod = POD.replace("        {resource}: {amount}\n", "        example.com/vgpu-cores: 101\n")
+    findings = _run(tmp_path, {"values.yaml": values, "pod.yaml": pod}, "GPU011")
+    assert [(f["rule"], f["path"]) for f in findings] == [("GPU011", "pod.yaml")]
+
+
+def test_a_named_configuration_that_shares_nothing_counts(tmp_path: Path) -> None:
+    """A ConfigMap of named configurations, one per node label: the nodes labelled
+    ``Exclusive`` offer whole GPUs, so two nvidia.com/gpu are no replicas."""
+    named = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: nvidia-device-plugin, namespace: gpu}
+data:
+  Exclusive: |-
+    version: v1
+    flags:
+      migStrategy: none
+  TimeSlicing: |-
+    version: v1
+    flags:
+      migStrategy: none
+    sharing:
+      timeSlicing:
+        failRequestsGreaterThanOne: true
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 4
+"""
+    files = {"plugin.yaml": named, "pod.yaml": _pod("nvidia.com/gpu", 2)}
+    assert _run(tmp_path, files, "GPU015") == []
+
+
+def test_the_learned_registry_reaches_every_worker(tmp_path: Path) -> None:
+    files = {"ts.yaml": _config(True, True)}
+    for n in range(3):
+        files[f"pod{n}.yaml"] = _pod("nvidia.com/gpu.shared", 2)
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    proc = gpulint_subprocess(
+        "check", "-f", "json", "--jobs", "2", "--select", "GPU015", ".", cwd=tmp_path
+    )
+    findings = json.loads(proc.stdout)["findings"]
+    assert [f["severity"] for f in findings] == ["error"] * 3
+
+
+def test_inspect_counts_a_renamed_replica_as_a_gpu_request(tmp_path: Path) -> None:
+    renamed = _config(False, False).replace(
+        "        - name: nvidia.com/gpu\n",
+        "        - name: nvidia.com/gpu\n          rename: example.com/ts-slice\n",
+    )
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ts.yaml").write_text(renamed)
+    (tmp_path / "pod.yaml").write_text(_pod("example.com/ts-slice", 1))
+    proc = gpulint_in_process("inspect", "-f", "json", ".", cwd=tmp_path)
+    (pod,) = [f for f in json.loads(proc.stdout)["files"] if f["path"] == "pod.yaml"]
+    (spec,) = pod["workloads"][0]["pods"]
+    assert spec["effective_gpu_request"] == {"example.com/ts-slice": "1"}
+
+
+def test_other_vendors_names_in_hamis_configuration_rename_nothing(tmp_path: Path) -> None:
+    """device-config.yaml names every vendor's resources; only its ``nvidia`` mapping
+    renames the NVIDIA ones."""
+    hami = HAMI.replace(
+        "    nvidia:\n",
+        "    cambricon:\n      resourceCountName: cambricon.com/vmlu\n    nvidia:\n",
+    )
+    pod = POD.replace("        {resource}: {amount}\n", "        cambricon.com/vmlu: 1\n")
+    files = {"hami.yaml": hami, "pod.yaml": pod}
+    assert _run(tmp_path, files, "GPU010", "GPU011", "GPU015") == []
+    from gpulint.cluster.deviceplugins import scan
+
+    found = scan([("hami.yaml", hami.encode())])
+    assert sorted(r.name for r in found.hami) == [
+        "example.com/vgpu",
+        "example.com/vgpu-cores",
+        "example.com/vgpu-memory",
+    ]
+
+
+def test_a_rename_two_configurations_treat_apart_is_rejected_only_by_both(
+    tmp_path: Path,
+) -> None:
+    strict = _config(True, True)
+    lenient = _config(True, False).replace("time-slicing-config", "lenient-config")
+    files = {"a.yaml": lenient, "b.yaml": strict, "pod.yaml": _pod("nvidia.com/gpu.shared", 2)}
+    (finding,) = _run(tmp_path, files, "GPU015")
+    assert finding["severity"] == "warning"
+    files["a.yaml"] = strict.replace("time-slicing-config", "second-config")
+    (finding,) = _run(tmp_path, files, "GPU015")
+    assert finding["severity"] == "error"
