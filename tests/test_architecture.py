@@ -36,9 +36,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # the fixes rules declare, as text edits of a document (the text and YAML writing below)
     ("fixtext", "fixplaces", "fixes"),
     # documents -> Kubernetes objects, pod specs, devices, suppressions; the per-file view
-    ("registry", "workrows", "k8s", "shapes", "workloads", "dra", "envvalues", "manifest",
-     "resources", "podrequest", "directives", "ignores", "annotations", "suppress", "agents",
-     "engines"),
+    ("registry", "devicenames", "workrows", "k8s", "shapes", "workloads", "dra", "envvalues",
+     "manifest", "resources", "podrequest", "directives", "ignores", "annotations", "suppress",
+     "agents", "engines"),
     # the cluster the manifests are applied to: nodes, pools, platform
     ("cluster", "cluster.model"),
     # node inventories read, kube-scheduler's filters run on the nodes

@@ -30,6 +30,7 @@ FIXABLE = {
     "GPU001": "safe",
     "GPU003": "safe",
     "GPU010": "unsafe",
+    "GPU018": "unsafe",
     "GPU012": "unsafe",
     "GPU020": "unsafe",
     "GPU030": "unsafe",
