@@ -25,6 +25,11 @@ name of an unknown vendor is no finding. A profile's identifier and the annotati
 name is an accelerator's, so there any name with a domain is judged; elsewhere only names
 that look like an accelerator's, as in GPU010.
 
+A Kueue queue's resources are judged only when they are certain slips of a name with a
+domain: Kueue's resource transformations (`nvidia.com/total-gpumem` computed from HAMi's
+`nvidia.com/gpumem`, KEP-2937) and DRA device class mappings (`gpu.memory`) name quota
+resources of their own that no device plugin advertises.
+
 How bad a certain slip is depends on the place:
 
 - **error** where pods that use the object can never run: a profile's identifier (every
@@ -81,7 +86,9 @@ None. Add private or new device resources to the registry in configuration
 - opendatahub-io/opendatahub-operator `api/infrastructure/v1/hardwareprofile_types.go`
   (`HardwareIdentifier`: `identifier`, `resourceType`)
 - kubernetes-sigs/kueue `apis/kueue/v1beta2/clusterqueue_types.go` (`ResourceGroup`:
-  `coveredResources`, `flavors[].resources[].name`)
+  `coveredResources`, `flavors[].resources[].name`);
+  `keps/2937-resource-transformer/README.md`, `site/content/en/docs/tasks/run/using_hami.md`
+  (transformation outputs as queue resources)
 - kubernetes-sigs/karpenter `pkg/apis/v1alpha1/nodeoverlay.go` (`NodeOverlaySpec.Capacity`)
 - kubernetes `pkg/apis/core/v1/defaults.go` (`SetDefaults_LimitRangeItem`),
   `plugin/pkg/admission/limitranger/admission.go` (`minConstraint`, `maxConstraint`,
@@ -231,6 +238,16 @@ def _hardware_profile(
             yield _violation(path, name, verdict, _PROFILE, True)
 
 
+def _queue_verdict(name: Any, ctx: RuleContext) -> Verdict | None:
+    """Only a certain slip with a domain: Kueue's resource transformations and DRA device
+    class mappings give quota names of their own (``nvidia.com/total-gpumem``, ``gpu``,
+    ``gpu.memory``) that no device plugin advertises and no pod asks for."""
+    verdict = _verdict(name, ctx)
+    if verdict is None or not verdict.certain or "/" not in str(name):
+        return None
+    return verdict
+
+
 def _queue(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iterator[Violation]:
     groups = spec.get("resourceGroups")
     for g, group in enumerate(groups if isinstance(groups, list) else ()):
@@ -240,7 +257,7 @@ def _queue(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iterator[V
         covered = group.get("coveredResources")
         covered = covered if isinstance(covered, list) else []
         for c, name in enumerate(covered):
-            verdict = _verdict(name, ctx)
+            verdict = _queue_verdict(name, ctx)
             if verdict is not None:
                 yield _violation((*base, "coveredResources", c), name, verdict, _QUEUE, True)
         flavors = group.get("flavors")
@@ -250,7 +267,7 @@ def _queue(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iterator[V
                 name = row.get("name") if isinstance(row, dict) else None
                 if name in covered:
                     continue  # reported where it is covered
-                verdict = _verdict(name, ctx)
+                verdict = _queue_verdict(name, ctx)
                 if verdict is not None and isinstance(name, str):
                     path = (*base, "flavors", f, "resources", r, "name")
                     yield _violation(path, name, verdict, _QUEUE, True)
