@@ -8,6 +8,9 @@ device registry and with the same verdicts as GPU010 checks a container's:
   `spec.identifiers[].identifier` (not those of `resourceType` CPU or Memory);
 - the `opendatahub.io/recommended-accelerators` annotation (a JSON list of names) of a
   ServingRuntime, a workbench ImageStream or any other object;
+
+and the same objects inside an OpenShift `Template`'s `objects` (OpenShift AI ships its
+serving runtimes as Templates of a ServingRuntime).
 - Kueue `ClusterQueue` and `Cohort` `spec.resourceGroups[].coveredResources` (and a flavor's
   `resources[].name` the covered resources do not list);
 - `ResourceQuota` `spec.hard` keys (`requests.`, `limits.` or bare) and OpenShift
@@ -100,7 +103,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpulint.devicenames import Verdict, judge
 from gpulint.model import Severity
@@ -137,28 +140,49 @@ _REJECTS = "the API server rejects every {what} of the namespace that does not a
 _LIMIT_SECTIONS = ("default", "defaultRequest", "min", "max", "maxLimitRequestRatio")
 
 
+class _Object(NamedTuple):
+    """An object to read: a document's, or one of an OpenShift Template's ``objects``."""
+
+    data: dict[str, Any]
+    path: tuple[Any, ...]
+    group: str
+    kind: str
+
+
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
-    data = obj.data
-    spec = data.get("spec")
+    yield from _check(_Object(obj.data, tuple(obj.path), obj.group, obj.kind), ctx)
+
+
+def _check(obj: _Object, ctx: RuleContext) -> Iterator[Violation]:
+    spec = obj.data.get("spec")
     spec = spec if isinstance(spec, dict) else {}
     yield from _annotation(obj, ctx)
-    kind = obj.kind
-    if obj.group in _PROFILE_GROUPS and kind == "AcceleratorProfile":
+    group, kind = obj.group, obj.kind
+    if group in _PROFILE_GROUPS and kind == "AcceleratorProfile":
         yield from _profile(obj, ctx)
-    elif obj.group in _PROFILE_GROUPS and kind == "HardwareProfile":
+    elif group in _PROFILE_GROUPS and kind == "HardwareProfile":
         yield from _hardware_profile(obj, spec, ctx)
-    elif obj.group == "kueue.x-k8s.io" and kind in ("ClusterQueue", "Cohort"):
+    elif group == "kueue.x-k8s.io" and kind in ("ClusterQueue", "Cohort"):
         yield from _queue(obj, spec, ctx)
-    elif obj.group == "" and kind == "ResourceQuota":
+    elif group == "" and kind == "ResourceQuota":
         yield from _hard(obj, spec.get("hard"), ("spec", "hard"), ctx)
-    elif obj.group == "quota.openshift.io" and kind == "ClusterResourceQuota":
+    elif group == "quota.openshift.io" and kind == "ClusterResourceQuota":
         quota = spec.get("quota")
         hard = quota.get("hard") if isinstance(quota, dict) else None
         yield from _hard(obj, hard, ("spec", "quota", "hard"), ctx)
-    elif obj.group == "" and kind == "LimitRange":
+    elif group == "" and kind == "LimitRange":
         yield from _limit_range(obj, spec, ctx)
-    elif obj.group == "karpenter.sh" and kind == "NodeOverlay":
+    elif group == "karpenter.sh" and kind == "NodeOverlay":
         yield from _overlay(obj, spec, ctx)
+    elif group in ("template.openshift.io", "") and kind == "Template":
+        # OpenShift AI ships its serving runtimes as Templates of a ServingRuntime.
+        objects = obj.data.get("objects")
+        for i, item in enumerate(objects if isinstance(objects, list) else ()):
+            version = item.get("apiVersion") if isinstance(item, dict) else None
+            inner = item.get("kind") if isinstance(item, dict) else None
+            if isinstance(item, dict) and isinstance(version, str) and isinstance(inner, str):
+                inner_group = version.rpartition("/")[0]
+                yield from _check(_Object(item, (*obj.path, "objects", i), inner_group, inner), ctx)
 
 
 def _verdict(name: Any, ctx: RuleContext, declared: bool = False) -> Verdict | None:
@@ -192,7 +216,7 @@ def _violation(
     )
 
 
-def _annotation(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
+def _annotation(obj: _Object, ctx: RuleContext) -> Iterator[Violation]:
     metadata = obj.data.get("metadata")
     annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
     text = annotations.get(ANNOTATION) if isinstance(annotations, dict) else None
@@ -216,7 +240,7 @@ def _annotation(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         yield _violation(path, name, verdict, consequence, blocking=False)
 
 
-def _profile(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
+def _profile(obj: _Object, ctx: RuleContext) -> Iterator[Violation]:
     spec = obj.data.get("spec")
     name = spec.get("identifier") if isinstance(spec, dict) else None
     verdict = _verdict(name, ctx, declared=True)
@@ -224,9 +248,7 @@ def _profile(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         yield _violation((*obj.path, "spec", "identifier"), name, verdict, _PROFILE, True)
 
 
-def _hardware_profile(
-    obj: K8sObject, spec: dict[str, Any], ctx: RuleContext
-) -> Iterator[Violation]:
+def _hardware_profile(obj: _Object, spec: dict[str, Any], ctx: RuleContext) -> Iterator[Violation]:
     identifiers = spec.get("identifiers")
     for i, row in enumerate(identifiers if isinstance(identifiers, list) else ()):
         if not isinstance(row, dict) or row.get("resourceType") in ("CPU", "Memory"):
@@ -248,7 +270,7 @@ def _queue_verdict(name: Any, ctx: RuleContext) -> Verdict | None:
     return verdict
 
 
-def _queue(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iterator[Violation]:
+def _queue(obj: _Object, spec: dict[str, Any], ctx: RuleContext) -> Iterator[Violation]:
     groups = spec.get("resourceGroups")
     for g, group in enumerate(groups if isinstance(groups, list) else ()):
         if not isinstance(group, dict):
@@ -281,7 +303,7 @@ def _rename(
     return Repair(f"rename {key} to {to}", (RenameKey(path, to),), "unsafe")
 
 
-def _hard(obj: K8sObject, hard: Any, at: tuple[str, ...], ctx: RuleContext) -> Iterator[Violation]:
+def _hard(obj: _Object, hard: Any, at: tuple[str, ...], ctx: RuleContext) -> Iterator[Violation]:
     if not isinstance(hard, dict):
         return
     for key in hard:
@@ -298,7 +320,7 @@ def _hard(obj: K8sObject, hard: Any, at: tuple[str, ...], ctx: RuleContext) -> I
         yield _violation(path, name, verdict, _QUOTA, False, at="key", fix=fix)
 
 
-def _limit_range(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iterator[Violation]:
+def _limit_range(obj: _Object, spec: dict[str, Any], ctx: RuleContext) -> Iterator[Violation]:
     limits = spec.get("limits")
     for i, item in enumerate(limits if isinstance(limits, list) else ()):
         if not isinstance(item, dict) or item.get("type") not in ("Container", "Pod"):
@@ -321,7 +343,7 @@ def _limit_range(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iter
                 yield _violation(path, name, verdict, consequence, True, at="key", fix=fix)
 
 
-def _overlay(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iterator[Violation]:
+def _overlay(obj: _Object, spec: dict[str, Any], ctx: RuleContext) -> Iterator[Violation]:
     capacity = spec.get("capacity")
     if not isinstance(capacity, dict):
         return
