@@ -92,6 +92,12 @@ if TYPE_CHECKING:
     from gpulint.k8s.agents import (
         image_repository as image_repository,
     )
+    from gpulint.k8s.devicenames import (
+        Verdict as Verdict,
+    )
+    from gpulint.k8s.devicenames import (
+        judge as judge,
+    )
     from gpulint.k8s.devices import (
         DeviceResource as DeviceResource,
     )
@@ -296,6 +302,7 @@ __all__ = [
     "Span",
     "Started",
     "Taint",
+    "Verdict",
     "Violation",
     "Word",
     "accelerator_entries",
@@ -328,6 +335,7 @@ __all__ = [
     "is_extended_resource",
     "is_integer",
     "is_placeholder",
+    "judge",
     "largest",
     "literal_env",
     "may_start_engine",
@@ -394,6 +402,8 @@ _WHERE: dict[str, str] = {
     "milli_round_up": "gpulint.k8s.quantity.arith",
     "pod_requests": "gpulint.k8s.podrequest",
     "DeviceResource": "gpulint.k8s.devices",
+    "Verdict": "gpulint.k8s.devicenames",
+    "judge": "gpulint.k8s.devicenames",
     "Registry": "gpulint.k8s.devices",
     "default_taints_assumed": "gpulint.k8s.taints",
     "describe_toleration": "gpulint.k8s.taints",

@@ -437,3 +437,18 @@ def test_inspect_names_the_inventorys_platform(tmp_path: Path) -> None:
     )
     assert data["cluster"]["platform"]["name"] == "gke"
     assert data["files"][1]["workloads"][0]["pods"][0]["platform"]["name"] == "gke"
+
+
+def test_a_node_overlay_sets_the_capacity_of_its_pools_too() -> None:
+    # inspect and the evidence read the pools: an overlay's time-sliced GPUs count there,
+    # and a resource only an overlay advertises is one the pool offers.
+    shared = OVERLAY + (
+        "---\napiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: shared}\n"
+        "spec:\n  capacity: {nvidia.com/gpu.shared: 8}\n"
+    )
+    (pool,) = scan([("o.yaml", OVERLAY.encode())]).pools
+    assert pool.gpus == 4
+    assert pool.resources == ("nvidia.com/gpu",)
+    (pool,) = scan([("o.yaml", shared.encode())]).pools
+    assert pool.gpus == 8
+    assert pool.resources == ("nvidia.com/gpu", "nvidia.com/gpu.shared")

@@ -29,7 +29,8 @@ substring test); standard input is not pre-read.
   labels and instance type to the pools whose ``refs`` name its kind and name.
 - An ``overlay`` (Karpenter ``NodeOverlay``) sets the extended resources of its ``capacity``
   on the Karpenter nodes its ``requirements`` match (GPU time-slicing: ``nvidia.com/gpu: 4``
-  on one-GPU instance types); the higher ``weight`` wins.
+  on one-GPU instance types); the higher ``weight`` wins. Their pools' GPUs and resources
+  are those of the overlaid nodes.
 - ``tolerations`` (Kueue's ResourceFlavor) are added to the pods Kueue admits (pods that name
   a queue).
 
@@ -262,18 +263,21 @@ def _pool(
             default=8,
         )
         nodes = [_node(name, None, labels, frozen, source, gpus=most)]
+    api = f"{row.group}/{row.kind}"
+    pool = Pool(row.what, name, source, api, row.platform, frozen, tuple(types), 0, labels, ())
+    return _with_capacity(pool, nodes), nodes
+
+
+def _with_capacity(pool: Pool, nodes: list[Node]) -> Pool:
+    """``pool`` with the most accelerators one of ``nodes`` has, and their resource names."""
     gpus = max((int(v) for n in nodes for k, v in n.allocatable.items() if k not in _STANDARD),
                default=0)  # fmt: skip
-    api = f"{row.group}/{row.kind}"
     resources = tuple(
         dict.fromkeys(
             k for n in nodes for k, v in n.allocatable.items() if k not in _STANDARD and v
         )
     )
-    pool = Pool(
-        row.what, name, source, api, row.platform, frozen, tuple(types), gpus, labels, resources
-    )
-    return pool, nodes
+    return pool._replace(gpus=gpus, resources=resources)
 
 
 def _matches(requirements: Any, labels: Mapping[str, str]) -> bool:
@@ -387,10 +391,13 @@ def from_objects(objects: Iterable[tuple[Any, str, Any]]) -> Found:
     pools: list[Pool] = []
     for row, item, source in pending:
         pool, made = _pool(row, item, source, parts)
+        if overlays:
+            # The capacity an overlay gives (time-sliced GPUs) is the pool's capacity too:
+            # for `inspect` and for the pools the evidence offers a pod.
+            made = _overlay(made, overlays)
+            pool = _with_capacity(pool, made)
         pools.append(pool)
         nodes += made
-    if overlays:
-        nodes = _overlay(nodes, overlays)
     return Found(tuple(nodes), tuple(tolerations), tuple(pools))
 
 

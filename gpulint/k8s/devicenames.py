@@ -1,0 +1,167 @@
+"""What an unregistered accelerator resource name is, wherever it is written: the verdict
+GPU010 gives a container's resource name and GPU018 a name written outside pod specs (an
+OpenShift AI profile's identifier, a Kueue ClusterQueue's resources, a quota's keys).
+
+One verdict, so that both rules suggest the same name and agree on what is certain:
+
+- ``slip``: a likely slip for a registered name (a typo, a plural, wrong case, a misspelt
+  vendor domain, no domain at all, an unknown MIG profile): no node advertises it;
+- ``legacy``: a name no node advertises any more (``alpha.kubernetes.io/nvidia-gpu``);
+- ``unlisted``: a plausible name of a registered vendor domain that is no slip: the registry
+  may be behind the device plugin;
+- ``foreign``: close to another project's name in a domain it shares with the vendor (HAMi's
+  ``nvidia.com/gpucores``): it may be a third plugin's.
+
+Names of other domains get no verdict (a registry cannot know every plugin), and neither do
+DRA extended resources (KEP-5004: a claim serves them).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from gpulint.k8s.devices import Registry
+    from gpulint.k8s.dra import ClaimIndex
+
+
+class Verdict(NamedTuple):
+    """What an unregistered accelerator name is, and what to write instead."""
+
+    #: ``slip``, ``legacy``, ``unlisted`` or ``foreign`` (see the module's docstring).
+    kind: str
+    #: For ``slip`` and ``legacy``, the advice (``did you mean nvidia.com/gpu?``); for
+    #: ``unlisted`` and ``foreign``, the whole message (it says nothing of where the name is).
+    text: str
+    #: The one real name to rename it to, if a single one fits.
+    to: str | None = None
+
+    @property
+    def certain(self) -> bool:
+        """Whether no node can advertise the name (a slip or a legacy name)."""
+        return self.kind in ("slip", "legacy")
+
+
+def judge(
+    name: str, registry: Registry, claims: ClaimIndex | None = None, declared: bool = False
+) -> Verdict | None:
+    """The verdict on ``name``, or None when it is registered or not gpulint's business.
+
+    ``declared``: the place says the name is an accelerator's (an accelerator profile's
+    identifier), so a name that does not look like one (``intel.com/flex``) is judged too;
+    a name without a domain (``cpu``) still is not, unless it looks like a GPU's (``gpu``).
+    """
+    if name in registry.resources:
+        return None
+    looks = registry.looks_like_accelerator(name) or (declared and "/" in name)
+    if not looks:
+        return None
+    if registry.is_dra_extended(name) or (claims is not None and claims.extended_resource(name)):
+        return None  # a DRA extended resource: a claim serves it (KEP-5004)
+    legacy = registry.legacy.get(name)
+    if legacy is not None:
+        return Verdict("legacy", f"use {legacy.replacement}. {legacy.note}", legacy.replacement)
+    if not registry.is_slip(name):
+        domain = name.rpartition("/")[0]
+        if not domain or not registry.has_domain(domain):
+            return None
+        return Verdict(
+            "unlisted",
+            f"{name} is not in gpulint's device registry, though {domain} is a known vendor "
+            "domain: the registry may be behind the device plugin. If your nodes advertise "
+            f"it, add it to the configuration (devices: [{{name: {name}}}])",
+        )
+    suggestion = registry.suggest(name)
+    mig = _mig_hint(name, registry)
+    to = suggestion
+    if mig is not None:
+        hint = mig
+        dotted = name.replace("+", ".")
+        to = dotted if dotted in registry.resources else None
+    elif suggestion is not None and suggestion.lower() == name.lower():
+        hint = f"resource names are case-sensitive: write {suggestion}"
+    elif suggestion is not None:
+        family = _foreign_family(name, suggestion, registry)
+        if family is not None:
+            # Another project's name in a shared domain (HAMi's nvidia.com/gpucores for
+            # vgpu-manager's nvidia.com/vgpu-cores): the name may be a third plugin's.
+            return Verdict(
+                "foreign",
+                f"{name} is not in gpulint's device registry; it is close to {suggestion}, "
+                f"a {family} name, but other device plugins advertise names under "
+                f"{name.rpartition('/')[0]} too: if your nodes advertise it, add it to the "
+                f"configuration (devices: [{{name: {name}}}]); else did you mean "
+                f"{suggestion}?",
+            )
+        hint = f"did you mean {suggestion}?"
+    else:
+        hint = _domain_hint(name, registry) or (
+            "check the device plugin's documentation for the advertised name"
+        )
+    return Verdict("slip", hint, to)
+
+
+def _foreign_family(name: str, suggestion: str, registry: Registry) -> str | None:
+    """The family of ``suggestion`` when it is not that of its domain's own vendor (the
+    domain's first registry name: nvidia.com/gpu's ``nvidia``) but another project's sharing
+    its domain (HAMi's, vgpu-manager's), and ``name`` differs from it by more than case,
+    separators or a plural ``s``; None for the vendor's own names and for sure slips."""
+    entry = registry.resources.get(suggestion)
+    if entry is None or _squashed(name) == _squashed(suggestion):
+        return None
+    domain = suggestion.rpartition("/")[0] + "/"
+    owner = next((r for n, r in registry.resources.items() if n.startswith(domain)), None)
+    if owner is None or owner.family == entry.family:
+        return None
+    return entry.family
+
+
+def _squashed(name: str) -> str:
+    """``nvidia.com/vgpu_Core`` -> ``vgpucore``: the local part without case, separators and
+    a plural ``s``."""
+    return re.sub(r"[-_.]", "", name.rpartition("/")[2].lower()).removesuffix("s")
+
+
+def _domain_hint(name: str, registry: Registry) -> str | None:
+    """For a misspelt vendor domain with no close local part, that vendor's resource names."""
+    domain, slash, _ = name.rpartition("/")
+    if not slash or registry.has_domain(domain):
+        return None
+    for close in registry.close_domains(domain):
+        names = registry.domain_names(close)
+        if names:
+            shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+            return f"the {close} device plugins advertise {shown}"
+    return None
+
+
+# Patterns, compiled on first use (docs/architecture.md): only unknown MIG names need them.
+_MIG_NAME = r"^nvidia\.com/mig-(\d+)g\."
+_MIG_MEMORY = r"^(\d+)g\.(\d+)gb"
+
+
+def _mig_hint(name: str, registry: Registry) -> str | None:
+    """For an unknown MIG profile, the profiles GPUs do offer with as many compute slices."""
+    match = re.match(_MIG_NAME, name)
+    if match is None:
+        return None
+    dotted = name.replace("+", ".")
+    if dotted in registry.resources:
+        return f"the device plugin advertises the profile's '+' as '.': write {dotted}"
+    slices = match.group(1)
+    prefix = f"nvidia.com/mig-{slices}g."
+    profiles = [
+        r.name.removeprefix("nvidia.com/mig-")
+        for r in registry.resources.values()
+        if r.kind == "mig" and r.name.startswith(prefix)
+    ]
+    if not profiles:
+        return None
+
+    def order(profile: str) -> tuple[int, str]:
+        memory = re.match(_MIG_MEMORY, profile)
+        return (int(memory.group(2)) if memory else 0, profile)
+
+    shown = ", ".join(sorted(profiles, key=order))
+    return f"no GPU offers that MIG profile; the {slices}g profiles are {shown}"
