@@ -28,11 +28,12 @@ import bisect
 import os
 import re
 import stat
+from collections.abc import Callable
 from typing import NamedTuple, cast
 
 from gpulint.loader.document import Document
 from gpulint.model import Finding, Related, Span
-from gpulint.render import ChartOptions, RenderOptions, textmap
+from gpulint.render import ChartOptions, RenderOptions, textmap, valuemarks
 from gpulint.render.mapping import (
     Place,
     Rendered,
@@ -62,8 +63,9 @@ class Failure(NamedTuple):
     line: int = 1
 
 
-def render(folder: str, options: RenderOptions) -> str | Failure:
-    """The chart's rendered output, or why there is none.
+def render(folder: str, options: RenderOptions, marks: tuple[str, ...] = ()) -> str | Failure:
+    """The chart's rendered output, or why there is none (``marks``: values files gpulint
+    wrote, passed after the user's: :mod:`gpulint.render.valuemarks`).
 
     Every value is passed as ``--flag=value`` and the positionals after ``--``: no value
     can become an option (``--post-renderer``, ``--output-dir``). Schema validation is
@@ -86,7 +88,7 @@ def render(folder: str, options: RenderOptions) -> str | Failure:
     flags = [f"--namespace={opts.namespace}"] if opts.namespace else []
     if opts.kube_version:
         flags.append(f"--kube-version={opts.kube_version}")
-    flags += [f"--values={os.path.abspath(values)}" for values in opts.values]
+    flags += [f"--values={os.path.abspath(values)}" for values in (*opts.values, *marks)]
     flags += [f"--set={assignment}" for assignment in opts.set]
     args = [*flags, "--", opts.release_name, os.path.abspath(folder)]
     result = _template(helm, ["--skip-schema-validation", *args], folder, options.deadline)
@@ -104,6 +106,17 @@ def render(folder: str, options: RenderOptions) -> str | Failure:
             "GL200", f"helm template failed: {tool_error(result.stderr, result.returncode)}"
         )
     return result.stdout
+
+
+def marked_render(folder: str, options: RenderOptions) -> Callable[[str], str | None]:
+    """How :class:`valuemarks.Tracer` renders the chart once more, with a values file of
+    markers: the same command with the same bounds and what is left of the run's budget."""
+
+    def run(marks: str) -> str | None:
+        out = render(folder, options, (marks,))
+        return out if isinstance(out, str) else None
+
+    return run
 
 
 def _template(
@@ -186,9 +199,28 @@ class HelmRendered(Rendered):
 
     command = "helm template"
 
-    def __init__(self, label: str, folder: str, text: str, options: ChartOptions) -> None:
+    def __init__(
+        self,
+        label: str,
+        folder: str,
+        text: str,
+        options: ChartOptions,
+        rerun: Callable[[str], str | None] | None = None,
+    ) -> None:
         super().__init__(label, folder, text)
         self.options = options
+        self._tracer = (
+            valuemarks.Tracer(
+                [
+                    *valuemarks.chart_values(folder),
+                    *((os.path.abspath(v), ()) for v in options.values),
+                ],
+                rerun,
+            )
+            if rerun is not None
+            else None
+        )
+        self._doc_keys: dict[int, tuple[str, int]] | None = None
         # (line of the `# Source:` header, the template it names)
         self.sources: list[tuple[int, str]] = _headers(text)
         self._starts = [line for line, _ in self.sources]
@@ -217,15 +249,51 @@ class HelmRendered(Rendered):
         resolved = self.template_of(finding.line)
         if resolved is None:
             return Place(self.fallback(), Span(1, 1, 1, 1))
-        if isinstance(resolved, str):
-            return Place(self.fallback(), Span(1, 1, 1, 1), resolved)
         doc = self.document(finding.document)
         on_key = at_key(doc, finding)
+        if isinstance(resolved, str):
+            traced = self._traced(finding, doc, on_key, None, None)
+            return traced or Place(self.fallback(), Span(1, 1, 1, 1), resolved)
         key = (resolved.path, finding.doc_path, on_key)
         found = self._places.get(key)
         if found is None:
             found = self._places[key] = self._place(resolved, finding.doc_path, on_key)
-        return found
+        if found.related:  # on a values line already
+            return found
+        return self._traced(finding, doc, on_key, resolved, found) or found
+
+    def _traced(
+        self,
+        finding: Finding,
+        doc: Document | None,
+        on_key: bool,
+        resolved: Resolved | None,
+        template: Place | None,
+    ) -> Place | None:
+        """The values line the marked render traces the finding's value to, or for a
+        finding about a field the object lacks, the values key its template reads for it
+        (:mod:`gpulint.render.valuemarks`)."""
+        if doc is None:
+            return None
+        if resolved is not None:
+            missing = valuemarks.missing_field(finding.rule, doc.data, finding.doc_path)
+            if missing is not None:
+                t = self._templates.get(resolved.real)
+                if t is None:
+                    t = textmap.Template(read_text(resolved.real) or "")
+                    self._templates[resolved.real] = t
+                files = [(f, p, self._values_doc(f)) for f, p in self._values_files(resolved)]
+                return valuemarks.missing_place(t, resolved.path, self.folder, files, *missing)
+        if self._tracer is None:
+            return None
+        if self._doc_keys is None:
+            self._doc_keys = self._tracer.keys(self.text, self.documents)
+        key = self._doc_keys.get(doc.index)
+        origin = self._tracer.origin(key, doc, finding.doc_path, on_key) if key else None
+        values_doc = self._values_doc(origin.file) if origin is not None else None
+        if origin is None or values_doc is None:
+            return None
+        return valuemarks.traced_place(origin, values_doc, template, self.folder)
 
     def _place(self, resolved: Resolved, path: tuple[object, ...], on_key: bool) -> Place:
         template = resolved.path

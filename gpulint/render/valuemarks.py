@@ -1,0 +1,419 @@
+"""Which values path wrote a rendered scalar: one more ``helm template`` run, with markers.
+
+A template reaches values through logic that a line-by-line reading of it cannot follow:
+``range`` variables, ``dict``/``merge``, ``include`` helpers, ``concat``, a templated key
+(``{{ .Values.gpu.resource }}: 1``). So the values helm merges are rendered a second time
+with every string leaf replaced by a marker (``gplv000042x``): the values of the chart and
+of each unpacked subchart (under the name its parent gives it), then the ``--values``
+files, as helm merges them (maps merged, anything else replaced, ``null`` deletes), are
+written to one more values file passed last. The marker a rendered scalar holds in that run
+names the values path, and the file and line, that wrote it.
+
+A marker is trusted only when nothing else could have written the value (never
+confidently wrong): the two renders have the same shape down the finding's path (the same
+documents of each template, the same number of keys and items at every step), the marked
+scalar is the marker and nothing more (not a marker inside a ``printf``), and the first
+render's scalar equals what the values file says at that path. Otherwise nothing is
+traced and the finding stays where the template reading put it.
+
+Only strings are marked: templates compare numbers and booleans (``gt``, ``if``), and a
+string that looks like a version, a number, a boolean or a template (``semverCompare``,
+``int``, ``tpl``) or is empty (``if .Values.x``) is kept as written. A chart whose marked
+render fails is not traced. The run costs one more render per chart, made only when a
+finding needs it, with the bounds of every render (:mod:`gpulint.render.tools`).
+
+The second half is static: a finding about a field a rendered object lacks (GPU020's
+missing ``tolerations``) is put on the values key its template reads for that field
+(``{{- with .Values.worker.tolerations }}``), when exactly one such key is read in the
+object's block and the values file sets it empty.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+from gpulint.loader.document import Document
+from gpulint.model import Related, Span
+from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
+from gpulint.render.textmap import Template, find
+
+_MARK = re.compile(r"gplv([0-9]{6})x", re.IGNORECASE)
+#: Strings kept as written: a template may parse or test them.
+_KEPT = re.compile(
+    r"""v?[0-9][0-9.]*([-+][0-9A-Za-z.+-]*)?   # a version or a number
+    |true|false|yes|no|on|off|null|~          # what YAML or a template reads as a value
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+#: Values files read at most, a chart and its subcharts together.
+MAX_FILES = 200
+#: String leaves marked at most (a chart with more traces the first ones).
+MAX_MARKS = 100_000
+
+#: A rule's finding at an object that lacks a field: the field (GPU020: the pod spec has no
+#: ``tolerations``; GPU042: a container has no ``volumeMounts``), by the key the finding's
+#: path ends at (``""``: the path is the object itself).
+MISSING_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "GPU020": (("", "tolerations"),),
+    "GPU042": (("name", "volumeMounts"),),
+}
+
+
+class Origin(NamedTuple):
+    """Where a rendered value is written: a values file and the path in it."""
+
+    file: str
+    path: tuple[Any, ...]
+    #: The path in the chart's merged values (``.Values.<this>``, a subchart's under its name).
+    values_path: tuple[Any, ...]
+
+
+class _Leaf:
+    __slots__ = ("origin", "value")
+
+    def __init__(self, value: Any, origin: Origin) -> None:
+        self.value = value
+        self.origin = origin
+
+
+def markable(value: object) -> bool:
+    return (
+        isinstance(value, str)
+        and value.strip() != ""
+        and "\n" not in value
+        and "{{" not in value
+        and len(value) <= 1000
+        and _KEPT.fullmatch(value.strip()) is None
+        and _MARK.search(value) is None
+    )
+
+
+def chart_values(folder: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The values files of a chart and its unpacked subcharts, each with the prefix its
+    keys have in the chart's merged values, the one helm applies first first (a
+    subchart's own values before its parent's)."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+
+    def walk(chart: str, prefix: tuple[str, ...], depth: int) -> None:
+        if depth > 8 or len(out) >= MAX_FILES:
+            return
+        for sub, key in _subcharts(chart):
+            walk(sub, (*prefix, key), depth + 1)
+        out.append((os.path.join(chart, "values.yaml"), prefix))
+
+    walk(folder, (), 0)
+    return out
+
+
+def _chart_data(folder: str) -> dict[str, Any]:
+    text = read_text(os.path.join(folder, "Chart.yaml"), 1 << 20)
+    docs = load_documents(text) if text is not None else []
+    data = docs[0].data if docs else None
+    return data if isinstance(data, dict) else {}
+
+
+def _subcharts(folder: str) -> Iterator[tuple[str, str]]:
+    """(folder, key in the parent's values) of each unpacked subchart under ``charts/``:
+    the key is the dependency's ``alias``, else the chart's name."""
+    charts = os.path.join(folder, "charts")
+    try:
+        entries = sorted(os.listdir(charts))
+    except OSError:
+        return
+    by_name: dict[str, str] = {}
+    for entry in entries:
+        sub = os.path.join(charts, entry)
+        if os.path.isdir(sub) and not os.path.islink(sub):
+            name = _chart_data(sub).get("name")
+            if isinstance(name, str) and name not in by_name:
+                by_name[name] = sub
+    deps = _chart_data(folder).get("dependencies")
+    keys: dict[str, list[str]] = {}
+    for dep in deps if isinstance(deps, list) else []:
+        if isinstance(dep, dict) and isinstance(dep.get("name"), str):
+            alias = dep.get("alias")
+            keys.setdefault(dep["name"], []).append(
+                alias if isinstance(alias, str) else dep["name"]
+            )
+    for name, sub in by_name.items():
+        for key in keys.get(name, [name]):
+            yield sub, key
+
+
+def _wrap(data: Any, file: str, at: tuple[Any, ...], prefix: tuple[Any, ...]) -> Any:
+    if isinstance(data, dict):
+        return {k: _wrap(v, file, (*at, k), prefix) for k, v in data.items() if v is not None}
+    if isinstance(data, list):
+        return [_wrap(v, file, (*at, i), prefix) for i, v in enumerate(data)]
+    return _Leaf(data, Origin(file, at, (*prefix, *at)))
+
+
+def _merge(
+    base: dict[Any, Any],
+    over: dict[Any, Any],
+    file: str,
+    at: tuple[Any, ...],
+    prefix: tuple[Any, ...],
+) -> None:
+    """helm's coalescing of ``over`` onto ``base``: maps merged, ``null`` deletes, anything
+    else replaces."""
+    for k, v in over.items():
+        if v is None:
+            base.pop(k, None)
+        elif isinstance(v, dict) and isinstance(base.get(k), dict):
+            _merge(base[k], v, file, (*at, k), prefix)
+        else:
+            base[k] = _wrap(v, file, (*at, k), prefix)
+
+
+def merged(files: list[tuple[str, tuple[str, ...]]]) -> dict[Any, Any]:
+    """The values of ``files`` (applied first first, each under its prefix) merged, each
+    leaf knowing the file and path that set it."""
+    tree: dict[Any, Any] = {}
+    for file, prefix in files:
+        text = read_text(file)
+        docs = load_documents(text) if text is not None else []
+        data = docs[0].data if docs else None
+        if not isinstance(data, dict):
+            continue
+        for part in reversed(prefix):
+            data = {part: data}
+        _merge(tree, data, file, (), prefix)
+    return tree
+
+
+def marked(tree: Any, origins: list[Origin]) -> Any:
+    """Plain data for ``tree`` with each markable string a marker (its index in
+    ``origins``, which it is appended to)."""
+    if isinstance(tree, dict):
+        return {str(k): marked(v, origins) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [marked(v, origins) for v in tree]
+    assert isinstance(tree, _Leaf)
+    if markable(tree.value) and len(origins) < MAX_MARKS:
+        origins.append(tree.origin)
+        return f"gplv{len(origins) - 1:06d}x"
+    value = tree.value
+    return value if isinstance(value, (str, int, float, bool)) else str(value)
+
+
+_HEADER = re.compile(r"^---\n# Source: (.+?)\s*$", re.MULTILINE)
+
+
+def _keyed(text: str, documents: list[Document]) -> dict[tuple[str, int], Document]:
+    """Each document by (the template helm's header names, its place among that
+    template's documents)."""
+    starts: list[int] = []
+    names: list[str] = []
+    line, pos = 1, 0
+    for m in _HEADER.finditer(text):
+        line += text.count("\n", pos, m.start(1))
+        pos = m.start(1)
+        starts.append(line)
+        names.append(m.group(1))
+    out: dict[tuple[str, int], Document] = {}
+    counts: dict[str, int] = {}
+    for doc in documents:
+        at = bisect.bisect_right(starts, doc.start.line) - 1
+        name = names[at] if at >= 0 else ""
+        n = counts[name] = counts.get(name, -1) + 1
+        out[(name, n)] = doc
+    return out
+
+
+def _parallel(normal: Any, mark: Any, path: tuple[Any, ...]) -> tuple[Any, Any, Any, Any] | None:
+    """Walk ``path`` down both renders by position: (normal key, marked key, normal value,
+    marked value) at its end, or None where their shapes differ."""
+    nk: Any = None
+    mk: Any = None
+    for part in path:
+        if isinstance(part, int):
+            if not (isinstance(normal, list) and isinstance(mark, list)):
+                return None
+            if len(normal) != len(mark) or not 0 <= part < len(normal):
+                return None
+            nk = mk = part
+            normal, mark = normal[part], mark[part]
+            continue
+        if not (isinstance(normal, dict) and isinstance(mark, dict)) or len(normal) != len(mark):
+            return None
+        keys = list(normal)
+        if part not in normal:
+            return None
+        i = keys.index(part)
+        nk, mk = part, list(mark)[i]
+        if mk != nk and _MARK.search(str(mk)) is None:
+            return None
+        normal, mark = normal[nk], mark[mk]
+    return nk, mk, normal, mark
+
+
+class Tracer:
+    """A chart's marked render, made the first time a finding asks (:meth:`origin`)."""
+
+    def __init__(
+        self,
+        files: list[tuple[str, tuple[str, ...]]],
+        render: Callable[[str], str | None],
+    ) -> None:
+        self.files = files
+        self._render = render
+        self._docs: dict[tuple[str, int], Document] | None = None
+        self._origins: list[Origin] = []
+        self._values: dict[str, Any] = {}
+
+    def _marked_docs(self) -> dict[tuple[str, int], Document]:
+        if self._docs is None:
+            self._docs = {}
+            data = marked(merged(self.files), self._origins)
+            if not self._origins:
+                return self._docs
+            with tempfile.TemporaryDirectory(prefix="gpulint-marks-") as tmp:
+                path = os.path.join(tmp, "marks.yaml")
+                with open(path, "w", encoding="utf-8") as fh:
+                    json.dump(data, fh)  # JSON is YAML
+                text = self._render(path)
+            if text is not None:
+                self._docs = _keyed(text, load_documents(text))
+        return self._docs
+
+    def keys(self, text: str, documents: list[Document]) -> dict[int, tuple[str, int]]:
+        """The first render's documents' keys, by document index."""
+        return {doc.index: key for key, doc in _keyed(text, documents).items()}
+
+    def origin(
+        self, key: tuple[str, int], normal: Document, path: tuple[Any, ...], on_key: bool
+    ) -> Origin | None:
+        """The values file and path that wrote the scalar (``on_key``: the key) at ``path``
+        of the first render's document ``normal`` (``key``: its template and place), or
+        None when that is not certain."""
+        if not path:
+            return None
+        mark_doc = self._marked_docs().get(key)
+        if mark_doc is None:
+            return None
+        walked = _parallel(normal.data, mark_doc.data, path)
+        if walked is None:
+            return None
+        nk, mk, nv, mv = walked
+        seen, got = (nk, mk) if on_key else (nv, mv)
+        if isinstance(seen, (dict, list)) or isinstance(got, (dict, list)):
+            return None
+        m = _MARK.fullmatch(str(got))
+        if m is None or int(m.group(1)) >= len(self._origins):
+            return None
+        origin = self._origins[int(m.group(1))]
+        present, written = lookup(self._file_data(origin.file), origin.path)
+        if not present or str(written) != str(seen) or isinstance(seen, bool):
+            return None
+        return origin
+
+    def _file_data(self, file: str) -> Any:
+        if file not in self._values:
+            text = read_text(file)
+            docs = load_documents(text) if text is not None else []
+            self._values[file] = docs[0].data if docs else None
+        return self._values[file]
+
+
+_READS = r"\.Values((?:\.[A-Za-z0-9_-]+)*)\.{field}\b(?!\.)"
+
+
+def field_reads(text: str, field: str) -> set[tuple[str, ...]]:
+    """The values paths ending in ``field`` that a template's text reads."""
+    pattern = re.compile(_READS.format(field=re.escape(field)))
+    return {
+        (*m.group(1).strip(".").split("."), field) if m.group(1) else (field,)
+        for m in pattern.finditer(text)
+    }
+
+
+def missing_field(
+    rule: str, data: Any, path: tuple[Any, ...]
+) -> tuple[tuple[Any, ...], str] | None:
+    """The object path and the field a ``rule``'s finding at ``path`` is about when that
+    field is absent from the rendered object ``data``."""
+    for last, field in MISSING_FIELDS.get(rule, ()):
+        obj = path[:-1] if last and path and path[-1] == last else path if not last else None
+        if obj is None:
+            continue
+        present, value = lookup(data, obj)
+        if present and isinstance(value, dict) and field not in value:
+            return obj, field
+    return None
+
+
+def traced_place(
+    origin: Origin, values: Document, template: Place | None, chart: str = ""
+) -> Place:
+    """A finding put on the values line ``origin`` names (``template``: where the template
+    that rendered it writes it, when that is a file of the ``chart`` folder)."""
+    dotted = ".".join(str(p) for p in origin.values_path)
+    if template is None:
+        return Place(
+            label_of(origin.file), values.value_span(origin.path), f" (as .Values.{dotted})"
+        )
+    line = template.span.line
+    related = Related(
+        "template",
+        template.path,
+        Span(line, 1, line, 1),
+        f"the template that uses .Values.{dotted}",
+    )
+    used = os.path.relpath(template.path, label_of(chart)) if chart else template.path
+    note = f" (used by {used}:{line} as .Values.{dotted})"
+    return Place(label_of(origin.file), values.value_span(origin.path), note, (related,))
+
+
+def missing_place(
+    t: Template,
+    template: str,
+    chart: str,
+    files: list[tuple[str, tuple[str, ...], Document | None]],
+    obj: tuple[Any, ...],
+    field: str,
+) -> Place | None:
+    """The values key the template's block for ``obj`` reads ``field`` from, when it reads
+    exactly one and the values file helm applies last that has it sets it empty; ``files``
+    as helm applies them, last first, each with the prefix of the template's values."""
+    match = find(t, obj)
+    if match.lines and match.depth == len(obj):
+        first = match.lines[-1].number
+        end = match.block[1]
+        last = t.lines[end].number - 1 if end < len(t.lines) else len(t.raw)
+    else:
+        first, last = 1, len(t.raw)
+    block = t.raw[first - 1 : last]
+    reads = field_reads("\n".join(block), field)
+    if len(reads) != 1:
+        return None
+    (ref,) = reads
+    for file, prefix, doc in files:
+        if doc is None:
+            continue
+        present, value = lookup(doc.data, (*prefix, *ref))
+        if not present:
+            continue
+        if value not in (None, [], {}, ""):
+            return None  # set, yet not rendered: something else decides
+        dotted = ".".join(ref)
+        line = next((first + i for i, raw in enumerate(block) if f".Values.{dotted}" in raw), first)
+        used = os.path.relpath(template, chart)
+        note = (
+            f" (used by {used}:{line} as .Values.{dotted}, which is empty here: the template "
+            f"writes {field} only from it)"
+        )
+        related = Related(
+            "template",
+            label_of(template),
+            Span(line, 1, line, 1),
+            f"the template that reads .Values.{dotted}",
+        )
+        return Place(label_of(file), doc.key_span((*prefix, *ref)), note, (related,))
+    return None
