@@ -182,9 +182,12 @@ def merged(files: list[tuple[str, tuple[str, ...]]]) -> dict[Any, Any]:
         data = docs[0].data if docs else None
         if not isinstance(data, dict):
             continue
-        for part in reversed(prefix):
-            data = {part: data}
-        _merge(tree, data, file, (), prefix)
+        node = tree
+        for part in prefix:
+            if not isinstance(node.get(part), dict):
+                node[part] = {}
+            node = node[part]
+        _merge(node, data, file, (), prefix)
     return tree
 
 

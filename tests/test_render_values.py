@@ -1,0 +1,233 @@
+"""Values that reach a chart's manifests through template logic are put on their values line.
+
+``range`` variables, ``dict``/``merge``, ``include`` helpers, ``concat`` and templated keys
+hide which values path wrote a rendered scalar from a line-by-line reading of the template;
+a second ``helm template`` run with a marker in every string value says it
+(:mod:`gpulint.render.valuemarks`). A finding goes to the values line only when the value
+rendered is the text written there; else it stays on the template line. A finding about a
+field the object lacks goes to the values key the template reads for that field.
+
+The fixture chart (tests/fixtures/render/charts/traced) carries ``# expect: CODE`` next to
+each line a finding must point at, rendered with the real helm (v4 and v3 when present).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpulint.render import valuemarks
+from tests.conftest import FIXTURES, ROOT, gpulint_in_process
+from tests.externals import helm, needs_helm
+from tests.test_render import expected, found
+
+CHART = FIXTURES / "render" / "charts" / "traced"
+HELM3 = Path("/work/tools/helm3")
+
+
+def _helms() -> list[str]:
+    out = [p for p in (helm(),) if p is not None]
+    if HELM3.is_file():
+        out.append(str(HELM3))
+    return out or ["helm"]
+
+
+def _check(helm_path: str, *args: Any, cwd: Path = ROOT) -> list[dict[str, Any]]:
+    proc = gpulint_in_process(
+        "check", "--format", "json", "--render", "--helm", helm_path, *args, cwd=cwd
+    )
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    findings: list[dict[str, Any]] = json.loads(proc.stdout)["findings"]
+    return findings
+
+
+def _at(findings: list[dict[str, Any]], rule: str, needle: str) -> dict[str, Any]:
+    return next(f for f in findings if f["rule"] == rule and needle in f["message"])
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", _helms())
+def test_every_finding_points_at_the_line_that_writes_its_value(helm_path: str) -> None:
+    findings = _check(helm_path, CHART.relative_to(ROOT))
+    report = {"findings": findings}
+    assert found(report) == expected(CHART), json.dumps(findings, indent=1)
+
+
+@needs_helm
+def test_positions_and_what_the_findings_say() -> None:
+    path = helm()
+    assert path is not None
+    findings = _check(path, CHART.relative_to(ROOT))
+    values = CHART.relative_to(ROOT).as_posix() + "/values.yaml"
+    template = CHART.relative_to(ROOT).as_posix() + "/templates/"
+
+    def where(f: dict[str, Any]) -> tuple[str, int, int]:
+        return f["path"], f["line"], f["column"]
+
+    # concat of two values lists, written out by toYaml
+    concat = _at(findings, "GPU022", "inference.tolerations.0.effect")
+    assert where(concat) == (values, 16, 15)
+    assert "(used by templates/inference.yaml:14 as .Values.inference.tolerations.0.effect)" in (
+        concat["message"]
+    )
+    assert [r["kind"] for r in concat["related"]] == ["template", "rendered"]
+    # merge into a dict, passed to an include helper that writes it as a key
+    key = _at(findings, "GPU010", "nvidia.com/gpus")
+    assert where(key) == (values, 18, 15)
+    assert "as .Values.inference.gpu.resource)" in key["message"]
+    # a range variable's item
+    ranged = _at(findings, "GPU022", "effect \"NoExecut\"")
+    assert where(ranged) == (values, 29, 17)
+    assert "as .Values.workers.trainer.tolerations.1.effect)" in ranged["message"]
+    # the umbrella's values of an unpacked subchart
+    sub = _at(findings, "GPU022", "charts/sidecar")
+    assert where(sub) == (values, 43, 15)
+    assert "as .Values.sidecar.tolerations.0.effect)" in sub["message"]
+    # `| title` rendered another text than the values line's: the template line, no values
+    titled = _at(findings, "GPU022", "effect \"Noschedul\"")
+    assert where(titled) == (template + "workers.yaml", 20, 19)
+    assert ".Values." not in titled["message"]
+    assert [r["kind"] for r in titled["related"]] == ["rendered"]
+    # a toleration missing as `with .Values.agent.tolerations` skips the empty list
+    missing = _at(findings, "GPU020", "agent.tolerations")
+    assert where(missing) == (values, 38, 3)
+    assert "(used by templates/agent.yaml:14 as .Values.agent.tolerations, which is empty" in (
+        missing["message"]
+    )
+    assert missing["related"][0]["path"] == template + "agent.yaml"
+    assert missing["related"][0]["line"] == 14
+
+
+PACKED_CHART = """\
+apiVersion: v2
+name: packed
+version: 0.1.0
+"""
+PACKED_VALUES = """\
+gpu:
+  resource: nvidia.com/gpu
+"""
+PACKED_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {{ .Release.Name }}-packed
+spec:
+  tolerations:
+    - key: nvidia.com/gpu
+      operator: Exists
+      effect: NoSchedule
+  containers:
+    - name: main
+      image: registry.example/packed:1.0.0
+      resources:
+        limits:
+          {{ .Values.gpu.resource }}: 1
+"""
+
+
+def _tgz(target: Path) -> None:
+    with tarfile.open(target, "w:gz") as tar:
+        for name, text in (
+            ("packed/Chart.yaml", PACKED_CHART),
+            ("packed/values.yaml", PACKED_VALUES),
+            ("packed/templates/pod.yaml", PACKED_POD),
+        ):
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", _helms())
+def test_a_packaged_subchart_s_value_goes_to_the_umbrella_values_line(
+    helm_path: str, tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    chart = repo / "umbrella"
+    (chart / "charts").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: umbrella\nversion: 1.0.0\n"
+        "dependencies:\n  - name: packed\n    version: 0.1.0\n",
+        encoding="utf-8",
+    )
+    (chart / "values.yaml").write_text(
+        "packed:\n  gpu:\n    resource: nvidia.com/gpus\n", encoding="utf-8"
+    )
+    _tgz(chart / "charts" / "packed-0.1.0.tgz")
+    findings = _check(helm_path, "umbrella", cwd=repo)
+    gpu010 = _at(findings, "GPU010", "nvidia.com/gpus")
+    assert (gpu010["path"], gpu010["line"], gpu010["column"]) == ("umbrella/values.yaml", 3, 15)
+    assert "(as .Values.packed.gpu.resource)" in gpu010["message"]
+
+
+@needs_helm
+def test_a_value_the_command_line_sets_is_not_put_on_the_values_file(tmp_path: Path) -> None:
+    """``--set`` wins over every values file: the rendered text is not values.yaml's."""
+    path = helm()
+    assert path is not None
+    findings = _check(
+        path, "--set", "inference.gpu.resource=nvidia.com/gpuz", CHART.relative_to(ROOT)
+    )
+    key = _at(findings, "GPU010", "nvidia.com/gpuz")
+    assert key["path"].endswith("templates/_helpers.tpl") or key["path"].endswith(
+        "templates/inference.yaml"
+    ), key
+    assert ".Values.inference.gpu.resource" not in key["message"]
+
+
+@needs_helm
+def test_the_marked_render_runs_only_when_a_finding_needs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    shutil.copytree(CHART, repo / "traced")
+    for template in ("workers.yaml", "inference.yaml", "agent.yaml"):
+        (repo / "traced" / "templates" / template).unlink()
+    shutil.rmtree(repo / "traced" / "charts")
+    (repo / "traced" / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: traced\nversion: 0.3.0\n", encoding="utf-8"
+    )
+    calls: list[str] = []
+    real = valuemarks.Tracer._marked_docs
+
+    def counted(self: valuemarks.Tracer) -> Any:
+        calls.append("marked")
+        return real(self)
+
+    monkeypatch.setattr(valuemarks.Tracer, "_marked_docs", counted)
+    path = helm()
+    assert path is not None
+    assert _check(path, "traced", cwd=repo) == []  # nothing rendered, nothing to trace
+    assert calls == []
+
+
+def test_strings_a_template_may_test_are_kept() -> None:
+    assert valuemarks.markable("nvidia.com/gpu")
+    assert valuemarks.markable("NoSchedule")
+    for kept in ("", " ", "1.2.0", "v1.30.2", "true", "no", "42", "{{ .Release.Name }}", "a\nb"):
+        assert not valuemarks.markable(kept), kept
+    assert not valuemarks.markable(1)
+    assert not valuemarks.markable(True)
+
+
+def test_values_merge_as_helm_merges_them(tmp_path: Path) -> None:
+    sub = tmp_path / "sub.yaml"
+    sub.write_text("a: {b: x, c: [w]}\nd: z\n", encoding="utf-8")
+    top = tmp_path / "top.yaml"
+    top.write_text("s:\n  a: {b: X}\n  d: null\n", encoding="utf-8")
+    tree = valuemarks.merged([(str(sub), ("s",)), (str(top), ())])
+    origins: list[valuemarks.Origin] = []
+    data = valuemarks.marked(tree, origins)
+    assert data == {"s": {"a": {"b": "gplv000000x", "c": ["gplv000001x"]}}}
+    assert origins[0] == valuemarks.Origin(str(top), ("s", "a", "b"), ("s", "a", "b"))
+    assert origins[1] == valuemarks.Origin(str(sub), ("a", "c", 0), ("s", "a", "c", 0))
