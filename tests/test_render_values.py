@@ -73,32 +73,44 @@ def test_positions_and_what_the_findings_say() -> None:
     # concat of two values lists, written out by toYaml
     concat = _at(findings, "GPU022", "inference.tolerations.0.effect")
     assert where(concat) == (values, 16, 15)
-    assert "(used by templates/inference.yaml:14 as .Values.inference.tolerations.0.effect)" in (
-        concat["message"]
+    assert (
+        "(used by templates/inference.yaml:14 as .Values.inference.tolerations.0.effect)"
+        in (concat["message"])
     )
     assert [r["kind"] for r in concat["related"]] == ["template", "rendered"]
     # merge into a dict, passed to an include helper that writes it as a key
-    key = _at(findings, "GPU010", "nvidia.com/gpus")
+    key = _at(findings, "GPU010", "inference.gpu.resource")
     assert where(key) == (values, 18, 15)
     assert "as .Values.inference.gpu.resource)" in key["message"]
     # a range variable's item
-    ranged = _at(findings, "GPU022", "effect \"NoExecut\"")
-    assert where(ranged) == (values, 29, 17)
+    ranged = _at(findings, "GPU022", 'effect "NoExecut"')
+    assert where(ranged) == (values, 31, 17)
     assert "as .Values.workers.trainer.tolerations.1.effect)" in ranged["message"]
+    # a key of a values mapping a range variable's toYaml writes whole: the values key
+    scorer = next(
+        f for f in findings if f["rule"] == "GPU010" and f["path"] == values and f["line"] != 18
+    )
+    assert where(scorer) == (values, 45, 9)
+    assert "as .Values.workers.scorer.resources.limits.nvidia.com/gpus)" in scorer["message"]
+    # two groups render that mapping alike: the template's line, not a guess between them
+    both = [f for f in findings if f["rule"] == "GPU010" and f["path"] != values]
+    assert [where(f) for f in both] == [(template + "workers.yaml", 25, 11)] * 2
+    assert not any(".Values." in f["message"] for f in both)
     # the umbrella's values of an unpacked subchart
     sub = _at(findings, "GPU022", "charts/sidecar")
-    assert where(sub) == (values, 43, 15)
+    assert where(sub) == (values, 72, 15)
     assert "as .Values.sidecar.tolerations.0.effect)" in sub["message"]
     # `| title` rendered another text than the values line's: the template line, no values
-    titled = _at(findings, "GPU022", "effect \"Noschedul\"")
+    titled = _at(findings, "GPU022", 'effect "Noschedul"')
     assert where(titled) == (template + "workers.yaml", 20, 19)
     assert ".Values." not in titled["message"]
     assert [r["kind"] for r in titled["related"]] == ["rendered"]
     # a toleration missing as `with .Values.agent.tolerations` skips the empty list
     missing = _at(findings, "GPU020", "agent.tolerations")
-    assert where(missing) == (values, 38, 3)
-    assert "(used by templates/agent.yaml:14 as .Values.agent.tolerations, which is empty" in (
-        missing["message"]
+    assert where(missing) == (values, 67, 3)
+    assert (
+        "(used by templates/agent.yaml:14 as .Values.agent.tolerations, which is empty"
+        in (missing["message"])
     )
     assert missing["related"][0]["path"] == template + "agent.yaml"
     assert missing["related"][0]["line"] == 14

@@ -33,7 +33,7 @@ from typing import NamedTuple, cast
 
 from gpulint.loader.document import Document
 from gpulint.model import Finding, Related, Span
-from gpulint.render import ChartOptions, RenderOptions, textmap, valuemarks
+from gpulint.render import ChartOptions, RenderOptions, fieldreads, textmap, valuemarks
 from gpulint.render.mapping import (
     Place,
     Rendered,
@@ -209,18 +209,7 @@ class HelmRendered(Rendered):
     ) -> None:
         super().__init__(label, folder, text)
         self.options = options
-        self._tracer = (
-            valuemarks.Tracer(
-                [
-                    *valuemarks.chart_values(folder),
-                    *((os.path.abspath(v), ()) for v in options.values),
-                ],
-                rerun,
-            )
-            if rerun is not None
-            else None
-        )
-        self._doc_keys: dict[int, tuple[str, int]] | None = None
+        self._tracer = valuemarks.Tracer(folder, options.values, rerun) if rerun else None
         # (line of the `# Source:` header, the template it names)
         self.sources: list[tuple[int, str]] = _headers(text)
         self._starts = [line for line, _ in self.sources]
@@ -276,24 +265,26 @@ class HelmRendered(Rendered):
         if doc is None:
             return None
         if resolved is not None:
-            missing = valuemarks.missing_field(finding.rule, doc.data, finding.doc_path)
+            missing = fieldreads.missing_field(finding.rule, doc.data, finding.doc_path)
             if missing is not None:
-                t = self._templates.get(resolved.real)
-                if t is None:
-                    t = textmap.Template(read_text(resolved.real) or "")
-                    self._templates[resolved.real] = t
+                t = self._template(resolved)
                 files = [(f, p, self._values_doc(f)) for f, p in self._values_files(resolved)]
-                return valuemarks.missing_place(t, resolved.path, self.folder, files, *missing)
+                return fieldreads.missing_place(t, resolved.path, self.folder, files, *missing)
         if self._tracer is None:
             return None
-        if self._doc_keys is None:
-            self._doc_keys = self._tracer.keys(self.text, self.documents)
-        key = self._doc_keys.get(doc.index)
-        origin = self._tracer.origin(key, doc, finding.doc_path, on_key) if key else None
-        values_doc = self._values_doc(origin.file) if origin is not None else None
-        if origin is None or values_doc is None:
+        path = finding.doc_path
+        depth = (lambda: textmap.find(self._template(resolved), path).depth) if resolved else None
+        got = self._tracer.trace(self.text, self.documents, doc, path, on_key, depth)
+        values_doc = self._values_doc(got[0].file) if got is not None else None
+        if got is None or values_doc is None:
             return None
-        return valuemarks.traced_place(origin, values_doc, template, self.folder)
+        return valuemarks.traced_place(got[0], values_doc, template, self.folder, got[1])
+
+    def _template(self, resolved: Resolved) -> textmap.Template:
+        t = self._templates.get(resolved.real)
+        if t is None:
+            t = self._templates[resolved.real] = textmap.Template(read_text(resolved.real) or "")
+        return t
 
     def _place(self, resolved: Resolved, path: tuple[object, ...], on_key: bool) -> Place:
         template = resolved.path

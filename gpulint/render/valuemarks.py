@@ -22,10 +22,6 @@ string that looks like a version, a number, a boolean or a template (``semverCom
 render fails is not traced. The run costs one more render per chart, made only when a
 finding needs it, with the bounds of every render (:mod:`gpulint.render.tools`).
 
-The second half is static: a finding about a field a rendered object lacks (GPU020's
-missing ``tolerations``) is put on the values key its template reads for that field
-(``{{- with .Values.worker.tolerations }}``), when exactly one such key is read in the
-object's block and the values file sets it empty.
 """
 
 from __future__ import annotations
@@ -41,7 +37,6 @@ from typing import Any, NamedTuple
 from gpulint.loader.document import Document
 from gpulint.model import Related, Span
 from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
-from gpulint.render.textmap import Template, find
 
 _MARK = re.compile(r"gplv([0-9]{6})x", re.IGNORECASE)
 #: Strings kept as written: a template may parse or test them.
@@ -55,14 +50,6 @@ _KEPT = re.compile(
 MAX_FILES = 200
 #: String leaves marked at most (a chart with more traces the first ones).
 MAX_MARKS = 100_000
-
-#: A rule's finding at an object that lacks a field: the field (GPU020: the pod spec has no
-#: ``tolerations``; GPU042: a container has no ``volumeMounts``), by the key the finding's
-#: path ends at (``""``: the path is the object itself).
-MISSING_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
-    "GPU020": (("", "tolerations"),),
-    "GPU042": (("name", "volumeMounts"),),
-}
 
 
 class Origin(NamedTuple):
@@ -261,20 +248,21 @@ class Tracer:
     """A chart's marked render, made the first time a finding asks (:meth:`origin`)."""
 
     def __init__(
-        self,
-        files: list[tuple[str, tuple[str, ...]]],
-        render: Callable[[str], str | None],
+        self, folder: str, values: tuple[str, ...], render: Callable[[str], str | None]
     ) -> None:
-        self.files = files
+        #: The chart's values files and the ``--values`` ones, as helm applies them.
+        self.files = [*chart_values(folder), *((os.path.abspath(v), ()) for v in values)]
+        self._keys: dict[int, tuple[str, int]] | None = None
         self._render = render
         self._docs: dict[tuple[str, int], Document] | None = None
         self._origins: list[Origin] = []
         self._values: dict[str, Any] = {}
+        self._tree: dict[Any, Any] | None = None
 
     def _marked_docs(self) -> dict[tuple[str, int], Document]:
         if self._docs is None:
             self._docs = {}
-            data = marked(merged(self.files), self._origins)
+            data = marked(self._merged(), self._origins)
             if not self._origins:
                 return self._docs
             with tempfile.TemporaryDirectory(prefix="gpulint-marks-") as tmp:
@@ -286,9 +274,30 @@ class Tracer:
                 self._docs = _keyed(text, load_documents(text))
         return self._docs
 
-    def keys(self, text: str, documents: list[Document]) -> dict[int, tuple[str, int]]:
-        """The first render's documents' keys, by document index."""
-        return {doc.index: key for key, doc in _keyed(text, documents).items()}
+    def trace(
+        self,
+        text: str,
+        documents: list[Document],
+        doc: Document,
+        path: tuple[Any, ...],
+        on_key: bool,
+        template_depth: Callable[[], int] | None,
+    ) -> tuple[Origin, bool] | None:
+        """Where the scalar (``on_key``: the key) at ``path`` of the first render's
+        document ``doc`` is written, and whether that is a key of the values file: a
+        marker, or for a key the template does not write (``template_depth``: how much of
+        the path it writes), the values mapping it was copied from."""
+        if self._keys is None:
+            self._keys = {d.index: key for key, d in _keyed(text, documents).items()}
+        key = self._keys.get(doc.index)
+        origin = self.origin(key, doc, path, on_key) if key is not None else None
+        if origin is not None:
+            return origin, False
+        if on_key and template_depth is not None and template_depth() < len(path):
+            origin = self.key_origin(doc.data, path)
+            if origin is not None:
+                return origin, True
+        return None
 
     def origin(
         self, key: tuple[str, int], normal: Document, path: tuple[Any, ...], on_key: bool
@@ -317,6 +326,37 @@ class Tracer:
             return None
         return origin
 
+    def _merged(self) -> dict[Any, Any]:
+        if self._tree is None:
+            self._tree = merged(self.files)
+        return self._tree
+
+    def key_origin(self, data: Any, path: tuple[Any, ...]) -> Origin | None:
+        """Where the key at ``path`` of a rendered document ``data`` is written, when the
+        mapping holding it was copied whole from values (``toYaml $group.resources``) and
+        the template does not write the key itself (the caller knows): the one mapping of
+        the merged values under the same key that equals the rendered one."""
+        if len(path) < 2 or not isinstance(path[-2], str) or not isinstance(path[-1], str):
+            return None
+        present, parent = lookup(data, path[:-1])
+        if not (present and isinstance(parent, dict)) or path[-1] not in parent:
+            return None
+        found: list[dict[Any, Any]] = []
+        for node in _mappings_named(self._merged(), path[-2]):
+            if _plain(node) == parent:
+                found.append(node)
+        if len(found) != 1:
+            return None
+        child, depth = found[0][path[-1]], 0
+        while not isinstance(child, _Leaf):
+            items = list(child.values()) if isinstance(child, dict) else child
+            if not items:
+                return None
+            child, depth = items[0], depth + 1
+        o = child.origin
+        end = len(o.path) - depth
+        return Origin(o.file, o.path[:end], o.values_path[: len(o.values_path) - depth])
+
     def _file_data(self, file: str) -> Any:
         if file not in self._values:
             text = read_text(file)
@@ -325,43 +365,39 @@ class Tracer:
         return self._values[file]
 
 
-_READS = r"\.Values((?:\.[A-Za-z0-9_-]+)*)\.{field}\b(?!\.)"
+def _plain(tree: Any) -> Any:
+    if isinstance(tree, dict):
+        return {k: _plain(v) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [_plain(v) for v in tree]
+    return tree.value if isinstance(tree, _Leaf) else tree
 
 
-def field_reads(text: str, field: str) -> set[tuple[str, ...]]:
-    """The values paths ending in ``field`` that a template's text reads."""
-    pattern = re.compile(_READS.format(field=re.escape(field)))
-    return {
-        (*m.group(1).strip(".").split("."), field) if m.group(1) else (field,)
-        for m in pattern.finditer(text)
-    }
-
-
-def missing_field(
-    rule: str, data: Any, path: tuple[Any, ...]
-) -> tuple[tuple[Any, ...], str] | None:
-    """The object path and the field a ``rule``'s finding at ``path`` is about when that
-    field is absent from the rendered object ``data``."""
-    for last, field in MISSING_FIELDS.get(rule, ()):
-        obj = path[:-1] if last and path and path[-1] == last else path if not last else None
-        if obj is None:
-            continue
-        present, value = lookup(data, obj)
-        if present and isinstance(value, dict) and field not in value:
-            return obj, field
-    return None
+def _mappings_named(tree: Any, name: str) -> Iterator[dict[Any, Any]]:
+    """Every mapping in the merged values under the key ``name``."""
+    todo = [tree]
+    seen = 0
+    while todo and seen < MAX_MARKS:
+        node = todo.pop()
+        seen += 1
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k == name and isinstance(v, dict):
+                    yield v
+                todo.append(v)
+        elif isinstance(node, list):
+            todo.extend(node)
 
 
 def traced_place(
-    origin: Origin, values: Document, template: Place | None, chart: str = ""
+    origin: Origin, values: Document, template: Place | None, chart: str = "", key: bool = False
 ) -> Place:
     """A finding put on the values line ``origin`` names (``template``: where the template
     that rendered it writes it, when that is a file of the ``chart`` folder)."""
     dotted = ".".join(str(p) for p in origin.values_path)
+    span = values.key_span(origin.path) if key else values.value_span(origin.path)
     if template is None:
-        return Place(
-            label_of(origin.file), values.value_span(origin.path), f" (as .Values.{dotted})"
-        )
+        return Place(label_of(origin.file), span, f" (as .Values.{dotted})")
     line = template.span.line
     related = Related(
         "template",
@@ -371,52 +407,4 @@ def traced_place(
     )
     used = os.path.relpath(template.path, label_of(chart)) if chart else template.path
     note = f" (used by {used}:{line} as .Values.{dotted})"
-    return Place(label_of(origin.file), values.value_span(origin.path), note, (related,))
-
-
-def missing_place(
-    t: Template,
-    template: str,
-    chart: str,
-    files: list[tuple[str, tuple[str, ...], Document | None]],
-    obj: tuple[Any, ...],
-    field: str,
-) -> Place | None:
-    """The values key the template's block for ``obj`` reads ``field`` from, when it reads
-    exactly one and the values file helm applies last that has it sets it empty; ``files``
-    as helm applies them, last first, each with the prefix of the template's values."""
-    match = find(t, obj)
-    if match.lines and match.depth == len(obj):
-        first = match.lines[-1].number
-        end = match.block[1]
-        last = t.lines[end].number - 1 if end < len(t.lines) else len(t.raw)
-    else:
-        first, last = 1, len(t.raw)
-    block = t.raw[first - 1 : last]
-    reads = field_reads("\n".join(block), field)
-    if len(reads) != 1:
-        return None
-    (ref,) = reads
-    for file, prefix, doc in files:
-        if doc is None:
-            continue
-        present, value = lookup(doc.data, (*prefix, *ref))
-        if not present:
-            continue
-        if value not in (None, [], {}, ""):
-            return None  # set, yet not rendered: something else decides
-        dotted = ".".join(ref)
-        line = next((first + i for i, raw in enumerate(block) if f".Values.{dotted}" in raw), first)
-        used = os.path.relpath(template, chart)
-        note = (
-            f" (used by {used}:{line} as .Values.{dotted}, which is empty here: the template "
-            f"writes {field} only from it)"
-        )
-        related = Related(
-            "template",
-            label_of(template),
-            Span(line, 1, line, 1),
-            f"the template that reads .Values.{dotted}",
-        )
-        return Place(label_of(file), doc.key_span((*prefix, *ref)), note, (related,))
-    return None
+    return Place(label_of(origin.file), span, note, (related,))
