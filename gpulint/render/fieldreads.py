@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import weakref
 from typing import Any
 
 from gpulint.loader.document import Document
@@ -66,6 +67,40 @@ def missing_field(
     return None
 
 
+#: Per template (each read once: :class:`Template`), what each object's block reads.
+_READ: weakref.WeakKeyDictionary[
+    Template, dict[tuple[Any, ...], tuple[tuple[str, ...], int] | None]
+]
+_READ = weakref.WeakKeyDictionary()
+
+
+def _read(t: Template, obj: tuple[Any, ...], field: str) -> tuple[tuple[str, ...], int] | None:
+    """The one values path ending in ``field`` the template's block for ``obj`` reads,
+    and the line that reads it (found once per template, object and field: a template that
+    renders many objects is not read again for each finding)."""
+    cache = _READ.setdefault(t, {})
+    key = (*obj, field)
+    if key in cache:
+        return cache[key]
+    match = find(t, obj)
+    if match.lines and match.depth == len(obj):
+        first = match.lines[-1].number
+        end = match.block[1]
+        last = t.lines[end].number - 1 if end < len(t.lines) else len(t.raw)
+    else:
+        first, last = 1, len(t.raw)
+    block = t.raw[first - 1 : last]
+    reads = field_reads("\n".join(block), field)
+    got = None
+    if len(reads) == 1:
+        (ref,) = reads
+        dotted = ".".join(ref)
+        line = next((first + i for i, raw in enumerate(block) if f".Values.{dotted}" in raw), first)
+        got = (ref, line)
+    cache[key] = got
+    return got
+
+
 def missing_place(
     t: Template,
     template: str,
@@ -79,18 +114,10 @@ def missing_place(
     exactly one and the values file helm applies last that has it sets it empty (the field
     is ``ABSENT``) or to what was rendered (``written``); ``files`` as helm applies them,
     last first, each with the prefix of the template's values."""
-    match = find(t, obj)
-    if match.lines and match.depth == len(obj):
-        first = match.lines[-1].number
-        end = match.block[1]
-        last = t.lines[end].number - 1 if end < len(t.lines) else len(t.raw)
-    else:
-        first, last = 1, len(t.raw)
-    block = t.raw[first - 1 : last]
-    reads = field_reads("\n".join(block), field)
-    if len(reads) != 1:
+    read = _read(t, obj, field)
+    if read is None:
         return None
-    (ref,) = reads
+    ref, line = read
     for file, prefix, doc in files:
         if doc is None:
             continue
@@ -100,7 +127,6 @@ def missing_place(
         if (value not in (None, [], {}, "")) if written is ABSENT else (value != written):
             return None  # not what was rendered: something else decides
         dotted = ".".join(ref)
-        line = next((first + i for i, raw in enumerate(block) if f".Values.{dotted}" in raw), first)
         used = os.path.relpath(template, chart)
         note = (
             f" (used by {used}:{line} as .Values.{dotted}, which is empty here: the template "

@@ -20,8 +20,14 @@ Only strings are marked: templates compare numbers and booleans (``gt``, ``if``)
 string that looks like a version, a number, a boolean or a template (``semverCompare``,
 ``int``, ``tpl``) or is empty (``if .Values.x``) is kept as written. A chart whose marked
 render fails is not traced. The run costs one more render per chart, made only when a
-finding needs it, with the bounds of every render (:mod:`gpulint.render.tools`).
+finding needs it, with the bounds of every render (:mod:`gpulint.render.tools`). A packaged
+subchart's own ``values.yaml`` (inside its ``.tgz``) is not read: a value the umbrella sets
+for it is traced, its defaults are not.
 
+Keys are not marked (a template looks values up by them). A key the template does not
+write, in a mapping it copies whole (``toYaml $group.resources``), is put on its values key
+when exactly one mapping of the merged values, under the same key name, equals the rendered
+one; two groups that render the same mapping leave it at the template.
 """
 
 from __future__ import annotations
@@ -258,6 +264,9 @@ class Tracer:
         self._origins: list[Origin] = []
         self._values: dict[str, Any] = {}
         self._tree: dict[Any, Any] | None = None
+        #: (key, the mapping as canonical JSON): the one mapping of the merged values under
+        #: that key equal to it, None for several.
+        self._mappings: dict[tuple[Any, str], dict[Any, Any] | None] | None = None
 
     def _marked_docs(self) -> dict[tuple[str, int], Document]:
         if self._docs is None:
@@ -341,13 +350,15 @@ class Tracer:
         present, parent = lookup(data, path[:-1])
         if not (present and isinstance(parent, dict)) or path[-1] not in parent:
             return None
-        found: list[dict[Any, Any]] = []
-        for node in _mappings_named(self._merged(), path[-2]):
-            if _plain(node) == parent:
-                found.append(node)
-        if len(found) != 1:
-            return None
-        child, depth = found[0][path[-1]], 0
+        if self._mappings is None:
+            self._mappings = {}
+            for name, node in _mappings_named(self._merged()):
+                key = (name, _canonical(_plain(node)))
+                self._mappings[key] = None if key in self._mappings else node
+        found = self._mappings.get((path[-2], _canonical(parent)))
+        if found is None or path[-1] not in found:
+            return None  # none, or several alike
+        child, depth = found[path[-1]], 0
         while not isinstance(child, _Leaf):
             items = list(child.values()) if isinstance(child, dict) else child
             if not items:
@@ -373,8 +384,8 @@ def _plain(tree: Any) -> Any:
     return tree.value if isinstance(tree, _Leaf) else tree
 
 
-def _mappings_named(tree: Any, name: str) -> Iterator[dict[Any, Any]]:
-    """Every mapping in the merged values under the key ``name``."""
+def _mappings_named(tree: Any) -> Iterator[tuple[Any, dict[Any, Any]]]:
+    """Every mapping in the merged values, with the key it is under."""
     todo = [tree]
     seen = 0
     while todo and seen < MAX_MARKS:
@@ -382,11 +393,15 @@ def _mappings_named(tree: Any, name: str) -> Iterator[dict[Any, Any]]:
         seen += 1
         if isinstance(node, dict):
             for k, v in node.items():
-                if k == name and isinstance(v, dict):
-                    yield v
+                if isinstance(v, dict):
+                    yield k, v
                 todo.append(v)
         elif isinstance(node, list):
             todo.extend(node)
+
+
+def _canonical(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, default=str)
 
 
 def traced_place(
