@@ -72,25 +72,25 @@ def test_positions_and_what_the_findings_say() -> None:
 
     # concat of two values lists, written out by toYaml
     concat = _at(findings, "GPU022", "inference.tolerations.0.effect")
-    assert where(concat) == (values, 16, 15)
+    assert where(concat) == (values, 17, 15)
     assert (
-        "(used by templates/inference.yaml:14 as .Values.inference.tolerations.0.effect)"
+        "(used by templates/inference.yaml:15 as .Values.inference.tolerations.0.effect)"
         in (concat["message"])
     )
     assert [r["kind"] for r in concat["related"]] == ["template", "rendered"]
     # merge into a dict, passed to an include helper that writes it as a key
     key = _at(findings, "GPU010", "inference.gpu.resource")
-    assert where(key) == (values, 18, 15)
+    assert where(key) == (values, 19, 15)
     assert "as .Values.inference.gpu.resource)" in key["message"]
     # a range variable's item
     ranged = _at(findings, "GPU022", 'effect "NoExecut"')
-    assert where(ranged) == (values, 31, 17)
+    assert where(ranged) == (values, 32, 17)
     assert "as .Values.workers.trainer.tolerations.1.effect)" in ranged["message"]
     # a key of a values mapping a range variable's toYaml writes whole: the values key
     scorer = next(
-        f for f in findings if f["rule"] == "GPU010" and f["path"] == values and f["line"] != 18
+        f for f in findings if f["rule"] == "GPU010" and f["path"] == values and f["line"] != 19
     )
-    assert where(scorer) == (values, 45, 9)
+    assert where(scorer) == (values, 46, 9)
     assert "as .Values.workers.scorer.resources.limits.nvidia.com/gpus)" in scorer["message"]
     # two groups render that mapping alike: the template's line, not a guess between them
     both = [f for f in findings if f["rule"] == "GPU010" and f["path"] != values]
@@ -98,7 +98,7 @@ def test_positions_and_what_the_findings_say() -> None:
     assert not any(".Values." in f["message"] for f in both)
     # the umbrella's values of an unpacked subchart
     sub = _at(findings, "GPU022", "charts/sidecar")
-    assert where(sub) == (values, 72, 15)
+    assert where(sub) == (values, 73, 15)
     assert "as .Values.sidecar.tolerations.0.effect)" in sub["message"]
     # `| title` rendered another text than the values line's: the template line, no values
     titled = _at(findings, "GPU022", 'effect "Noschedul"')
@@ -107,7 +107,7 @@ def test_positions_and_what_the_findings_say() -> None:
     assert [r["kind"] for r in titled["related"]] == ["rendered"]
     # a toleration missing as `with .Values.agent.tolerations` skips the empty list
     missing = _at(findings, "GPU020", "agent.tolerations")
-    assert where(missing) == (values, 67, 3)
+    assert where(missing) == (values, 68, 3)
     assert (
         "(used by templates/agent.yaml:14 as .Values.agent.tolerations, which is empty"
         in (missing["message"])
@@ -243,3 +243,25 @@ def test_values_merge_as_helm_merges_them(tmp_path: Path) -> None:
     assert data == {"s": {"a": {"b": "gplv000000x", "c": ["gplv000001x"]}}}
     assert origins[0] == valuemarks.Origin(str(top), ("s", "a", "b"), ("s", "a", "b"))
     assert origins[1] == valuemarks.Origin(str(sub), ("a", "c", 0), ("s", "a", "c", 0))
+
+
+def test_values_the_templates_compare_are_not_marked(tmp_path: Path) -> None:
+    """``eq .Values.engine.type "vllm"`` with a marker would render nothing of the template."""
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "a.yaml").write_text(
+        '{{- if and (eq .Values.engine.type "vllm") (ne $.Values.mode "off") }}\n'
+        "image: {{ .Values.image.name }}\n{{- end }}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "values.yaml").write_text(
+        "engine: {type: vllm}\nmode: on-demand\nimage: {name: vllm/vllm-openai}\n",
+        encoding="utf-8",
+    )
+    names = valuemarks.compared_names([str(tmp_path)])
+    assert {"type", "mode"} <= names and "name" not in names
+    origins: list[valuemarks.Origin] = []
+    data = valuemarks.marked(
+        valuemarks.merged([(str(tmp_path / "values.yaml"), ())]), origins, names
+    )
+    assert data["engine"] == {"type": "vllm"} and data["mode"] == "on-demand"
+    assert data["image"] == {"name": "gplv000000x"}

@@ -18,9 +18,11 @@ traced and the finding stays where the template reading put it.
 
 Only strings are marked: templates compare numbers and booleans (``gt``, ``if``), and a
 string that looks like a version, a number, a boolean or a template (``semverCompare``,
-``int``, ``tpl``) or is empty (``if .Values.x``) is kept as written. A chart whose marked
-render fails is not traced. The run costs one more render per chart, made only when a
-finding needs it, with the bounds of every render (:mod:`gpulint.render.tools`). A packaged
+``int``, ``tpl``) or is empty (``if .Values.x``) is kept as written, as is every value under
+a name the chart's templates compare, test or parse (``eq .Values.engine.type "vllm"``
+keeps each ``type``; ``include``, ``tpl``, ``required`` and sprig's parsers too). A chart
+whose marked render fails is not traced. The run costs one more render per chart, made only
+when a finding needs it, with the bounds of every render (:mod:`gpulint.render.tools`). A packaged
 subchart's own ``values.yaml`` (inside its ``.tgz``) is not read: a value the umbrella sets
 for it is traced, its defaults are not.
 
@@ -184,15 +186,49 @@ def merged(files: list[tuple[str, tuple[str, ...]]]) -> dict[Any, Any]:
     return tree
 
 
-def marked(tree: Any, origins: list[Origin]) -> Any:
+#: An action that compares or tests a string: its values are kept as written.
+_ACTION = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+_TESTS = re.compile(
+    r"\b(?:eq|ne|lt|le|gt|ge|has|hasKey|contains|hasPrefix|hasSuffix|regexMatch|"
+    r"mustRegexMatch|semverCompare|include|template|tpl|fail|required|lookup|fromYaml|"
+    r"fromJson|b64dec|atoi|int|int64|float64|splitList|split|regexFind)\b"
+)
+_NAME = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)\b(?![.(])")
+#: Template files read at most for the names they compare, and bytes of each.
+MAX_TEMPLATES = 2000
+
+
+def compared_names(folders: list[str]) -> set[str]:
+    """The names of the values the templates of ``folders`` (charts) compare, test or
+    parse (``eq .Values.engine.type "vllm"``: ``type``): a marker there would change
+    what is rendered, or fail the render."""
+    names: set[str] = set()
+    count = 0
+    for folder in folders:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(folder, "templates")):
+            dirnames.sort()
+            for name in sorted(filenames):
+                count += 1
+                if count > MAX_TEMPLATES:
+                    return names
+                text = read_text(os.path.join(dirpath, name), 1 << 20) or ""
+                for action in _ACTION.finditer(text):
+                    body = action.group(1)
+                    if _TESTS.search(body):
+                        names.update(_NAME.findall(body))
+    return names
+
+
+def marked(tree: Any, origins: list[Origin], keep: frozenset[str] | set[str] = frozenset()) -> Any:
     """Plain data for ``tree`` with each markable string a marker (its index in
-    ``origins``, which it is appended to)."""
+    ``origins``, which it is appended to), but those under a key in ``keep``."""
     if isinstance(tree, dict):
-        return {str(k): marked(v, origins) for k, v in tree.items()}
+        return {str(k): marked(v, origins, keep) for k, v in tree.items()}
     if isinstance(tree, list):
-        return [marked(v, origins) for v in tree]
+        return [marked(v, origins, keep) for v in tree]
     assert isinstance(tree, _Leaf)
-    if markable(tree.value) and len(origins) < MAX_MARKS:
+    name = next((p for p in reversed(tree.origin.path) if isinstance(p, str)), None)
+    if markable(tree.value) and name not in keep and len(origins) < MAX_MARKS:
         origins.append(tree.origin)
         return f"gplv{len(origins) - 1:06d}x"
     value = tree.value
@@ -257,7 +293,9 @@ class Tracer:
         self, folder: str, values: tuple[str, ...], render: Callable[[str], str | None]
     ) -> None:
         #: The chart's values files and the ``--values`` ones, as helm applies them.
-        self.files = [*chart_values(folder), *((os.path.abspath(v), ()) for v in values)]
+        own = chart_values(folder)
+        self.files = [*own, *((os.path.abspath(v), ()) for v in values)]
+        self._charts = len(own)
         self._keys: dict[int, tuple[str, int]] | None = None
         self._render = render
         self._docs: dict[tuple[str, int], Document] | None = None
@@ -271,7 +309,8 @@ class Tracer:
     def _marked_docs(self) -> dict[tuple[str, int], Document]:
         if self._docs is None:
             self._docs = {}
-            data = marked(self._merged(), self._origins)
+            charts = [os.path.dirname(file) for file, _ in self.files[: self._charts]]
+            data = marked(self._merged(), self._origins, compared_names(charts))
             if not self._origins:
                 return self._docs
             with tempfile.TemporaryDirectory(prefix="gpulint-marks-") as tmp:
@@ -314,8 +353,9 @@ class Tracer:
         """The values file and path that wrote the scalar (``on_key``: the key) at ``path``
         of the first render's document ``normal`` (``key``: its template and place), or
         None when that is not certain."""
-        if not path:
-            return None
+        present, value = lookup(normal.data, path)
+        if not path or not present or (not on_key and isinstance(value, (dict, list))):
+            return None  # no scalar there: no render for it
         mark_doc = self._marked_docs().get(key)
         if mark_doc is None:
             return None
