@@ -114,6 +114,13 @@ def test_positions_and_what_the_findings_say() -> None:
     )
     assert missing["related"][0]["path"] == template + "agent.yaml"
     assert missing["related"][0]["line"] == 14
+    # a container without volumeMounts, which `with .Values.trainer.volumeMounts` skips
+    shm = _at(findings, "GPU042", "container trainer")
+    assert where(shm) == (values, 76, 3)
+    assert (
+        "(used by templates/trainer.yaml:17 as .Values.trainer.volumeMounts, which is"
+        in (shm["message"])
+    )
 
 
 PACKED_CHART = """\
