@@ -8,7 +8,8 @@ rendered is the text written there; else it stays on the template line. A findin
 field the object lacks goes to the values key the template reads for that field.
 
 The fixture chart (tests/fixtures/render/charts/traced) carries ``# expect: CODE`` next to
-each line a finding must point at, rendered with the real helm (v4 and v3 when present).
+each line a finding must point at, rendered with the real helm (``make tools``' helm 4 and
+helm 3, and any named in $GPULINT_TEST_HELMS).
 """
 
 from __future__ import annotations
@@ -26,16 +27,9 @@ from gpulint.render import valuemarks
 from tests.conftest import FIXTURES, ROOT, gpulint_in_process
 from tests.externals import helm, needs_helm
 from tests.test_render import expected, found
+from tests.test_render_exec import HELMS
 
 CHART = FIXTURES / "render" / "charts" / "traced"
-HELM3 = Path("/work/tools/helm3")
-
-
-def _helms() -> list[str]:
-    out = [p for p in (helm(),) if p is not None]
-    if HELM3.is_file():
-        out.append(str(HELM3))
-    return out or ["helm"]
 
 
 def _check(helm_path: str, *args: Any, cwd: Path = ROOT) -> list[dict[str, Any]]:
@@ -52,7 +46,7 @@ def _at(findings: list[dict[str, Any]], rule: str, needle: str) -> dict[str, Any
 
 
 @needs_helm
-@pytest.mark.parametrize("helm_path", _helms())
+@pytest.mark.parametrize("helm_path", HELMS)
 def test_every_finding_points_at_the_line_that_writes_its_value(helm_path: str) -> None:
     findings = _check(helm_path, CHART.relative_to(ROOT))
     report = {"findings": findings}
@@ -165,7 +159,7 @@ def _tgz(target: Path) -> None:
 
 
 @needs_helm
-@pytest.mark.parametrize("helm_path", _helms())
+@pytest.mark.parametrize("helm_path", HELMS)
 def test_a_packaged_subchart_s_value_goes_to_the_umbrella_values_line(
     helm_path: str, tmp_path: Path
 ) -> None:
