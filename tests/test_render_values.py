@@ -268,3 +268,16 @@ def test_values_the_templates_compare_are_not_marked(tmp_path: Path) -> None:
     )
     assert data["engine"] == {"type": "vllm"} and data["mode"] == "on-demand"
     assert data["image"] == {"name": "gplv000000x"}
+
+
+def test_a_field_read_from_something_else_too_is_not_put_on_values() -> None:
+    from gpulint.render.fieldreads import field_reads
+
+    one = "{{- with .Values.worker.tolerations }}\ntolerations:\n  {{- toYaml . | nindent 2 }}"
+    assert field_reads(one, "tolerations") == {("worker", "tolerations")}
+    assert field_reads("{{ toYaml $.Values.tolerations }}", "tolerations") == {("tolerations",)}
+    both = "{{- $t := concat .Values.spec.tolerations ($model.tolerations | default list) }}"
+    assert field_reads(both, "tolerations") is None  # the model's own may be the place
+    assert field_reads("{{- with .Values.worker }}{{ toYaml .tolerations }}", "tolerations") is None
+    two = "{{ toYaml (concat .Values.global.tolerations .Values.tolerations) }}"
+    assert field_reads(two, "tolerations") == {("global", "tolerations"), ("tolerations",)}

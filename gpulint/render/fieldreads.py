@@ -39,13 +39,16 @@ ABSENT = object()
 _READS = r"\.Values((?:\.[A-Za-z0-9_-]+)*)\.{field}\b(?!\.)"
 
 
-def field_reads(text: str, field: str) -> set[tuple[str, ...]]:
-    """The values paths ending in ``field`` that a template's text reads."""
+def field_reads(text: str, field: str) -> set[tuple[str, ...]] | None:
+    """The values paths ending in ``field`` that a template's text reads, or None when it
+    also reads a ``field`` of something else (``$model.tolerations``, ``.tolerations``
+    inside a ``with``): then the field may come from there."""
     pattern = re.compile(_READS.format(field=re.escape(field)))
-    return {
-        (*m.group(1).strip(".").split("."), field) if m.group(1) else (field,)
-        for m in pattern.finditer(text)
-    }
+    found = list(pattern.finditer(text))
+    anywhere = re.findall(rf"\.{re.escape(field)}\b(?![.-])", text)
+    if len(anywhere) != len(found):
+        return None
+    return {(*m.group(1).strip(".").split("."), field) if m.group(1) else (field,) for m in found}
 
 
 def missing_field(
@@ -92,7 +95,7 @@ def _read(t: Template, obj: tuple[Any, ...], field: str) -> tuple[tuple[str, ...
     block = t.raw[first - 1 : last]
     reads = field_reads("\n".join(block), field)
     got = None
-    if len(reads) == 1:
+    if reads is not None and len(reads) == 1:
         (ref,) = reads
         dotted = ".".join(ref)
         line = next((first + i for i, raw in enumerate(block) if f".Values.{dotted}" in raw), first)
