@@ -386,6 +386,43 @@ def rendered_output_size(n: int) -> Input:
     return _chart("rendered-output-size", n, doc % n)
 
 
+_WORKERS = """\
+{{- range $name, $w := .Values.workers }}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {{ $name }}
+spec:
+  tolerations:
+    {{- range $w.tolerations }}
+    - key: {{ .key }}
+      operator: {{ .operator }}
+      effect: {{ .effect }}
+    {{- end }}
+  containers:
+  - name: main
+    image: registry.example/train:1
+    resources:
+      {{- toYaml $w.resources | nindent 6 }}
+{{- end }}
+"""
+
+
+def traced_values(n: int) -> Input:
+    """A chart whose values hold n workers that one ``range`` renders, each with a typo in a
+    toleration (traced to its values line through the marked render) and in a resource
+    name (traced through the one values mapping equal to the rendered one)."""
+    found = _chart("traced-values", n, _WORKERS)
+    chart = found.cwd / "demo"
+    worker = (
+        "  w{i}:\n    tolerations:\n    - {{key: nvidia.com/gpu, operator: Exists, "
+        "effect: NoSchedul}}\n    resources:\n      limits: {{nvidia.com/gpus: {n}}}\n"
+    )
+    values = "workers:\n" + "".join(worker.format(i=i, n=i + 1) for i in range(n))
+    return found._replace(size=found.size + _write(chart, "values.yaml", values))
+
+
 def overlay_findings(n: int) -> Input:
     """A Kustomize root whose one resource is a pod of n containers, a finding each (every
     finding re-read and re-parsed the file). One object: kustomize's own time grows with
@@ -476,6 +513,7 @@ CASES: dict[str, Case] = {
     "findings-per-template": Case(findings_per_template, 2_000, "scaling"),
     "rendered-output-size": Case(rendered_output_size, 10_000, "scaling"),
     "overlay-findings": Case(overlay_findings, 500, "scaling"),
+    "traced-values": Case(traced_values, 500, "scaling"),
     "many-docs": Case(many_docs, 5_000, "scaling"),
     "many-docs-anchor": Case(many_docs_anchor, 5_000, "scaling"),
     "small-docs": Case(small_docs, 70_000, "memory"),

@@ -6,6 +6,10 @@ finding mapped back to the line a user edits.
 * ``schemaref``: whether a chart's values schema refers outside itself (for an old helm).
 * ``helm`` and ``kustomize``: one render each, and where a rendered line came from.
 * ``textmap``: finding a key path in a template's text (which is not YAML yet).
+* ``valuemarks``: which values line wrote a rendered value that template logic (``range``,
+  ``dict``/``merge``, ``include``, ``concat``) carried: one more render, with markers.
+* ``fieldreads``: a finding about a field an object lacks, on the values key its template
+  reads for that field.
 
 Rendering runs programs on the linted tree, so it happens only when the user asks for it
 (``--render``); README "Security" says what each program may and may not do.

@@ -28,12 +28,13 @@ import bisect
 import os
 import re
 import stat
+from collections.abc import Callable
 from typing import NamedTuple, cast
 
 from gpulint import codes
 from gpulint.loader.document import Document
 from gpulint.model import Finding, Related, Span
-from gpulint.render import ChartOptions, RenderOptions, textmap
+from gpulint.render import ChartOptions, RenderOptions, fieldreads, textmap, valuemarks
 from gpulint.render.mapping import (
     Place,
     Rendered,
@@ -63,8 +64,9 @@ class Failure(NamedTuple):
     line: int = 1
 
 
-def render(folder: str, options: RenderOptions) -> str | Failure:
-    """The chart's rendered output, or why there is none.
+def render(folder: str, options: RenderOptions, marks: tuple[str, ...] = ()) -> str | Failure:
+    """The chart's rendered output, or why there is none (``marks``: values files gpulint
+    wrote, passed after the user's: :mod:`gpulint.render.valuemarks`).
 
     Every value is passed as ``--flag=value`` and the positionals after ``--``: no value
     can become an option (``--post-renderer``, ``--output-dir``). Schema validation is
@@ -87,7 +89,7 @@ def render(folder: str, options: RenderOptions) -> str | Failure:
     flags = [f"--namespace={opts.namespace}"] if opts.namespace else []
     if opts.kube_version:
         flags.append(f"--kube-version={opts.kube_version}")
-    flags += [f"--values={os.path.abspath(values)}" for values in opts.values]
+    flags += [f"--values={os.path.abspath(values)}" for values in (*opts.values, *marks)]
     flags += [f"--set={assignment}" for assignment in opts.set]
     args = [*flags, "--", opts.release_name, os.path.abspath(folder)]
     result = _template(helm, ["--skip-schema-validation", *args], folder, options.deadline)
@@ -106,6 +108,17 @@ def render(folder: str, options: RenderOptions) -> str | Failure:
             f"helm template failed: {tool_error(result.stderr, result.returncode)}",
         )
     return result.stdout
+
+
+def marked_render(folder: str, options: RenderOptions) -> Callable[[str], str | None]:
+    """How :class:`valuemarks.Tracer` renders the chart once more, with a values file of
+    markers: the same command with the same bounds and what is left of the run's budget."""
+
+    def run(marks: str) -> str | None:
+        out = render(folder, options, (marks,))
+        return out if isinstance(out, str) else None
+
+    return run
 
 
 def _template(
@@ -190,9 +203,17 @@ class HelmRendered(Rendered):
 
     command = "helm template"
 
-    def __init__(self, label: str, folder: str, text: str, options: ChartOptions) -> None:
+    def __init__(
+        self,
+        label: str,
+        folder: str,
+        text: str,
+        options: ChartOptions,
+        rerun: Callable[[str], str | None] | None = None,
+    ) -> None:
         super().__init__(label, folder, text)
         self.options = options
+        self._tracer = valuemarks.Tracer(folder, options.values, rerun) if rerun else None
         # (line of the `# Source:` header, the template it names)
         self.sources: list[tuple[int, str]] = _headers(text)
         self._starts = [line for line, _ in self.sources]
@@ -221,15 +242,53 @@ class HelmRendered(Rendered):
         resolved = self.template_of(finding.line)
         if resolved is None:
             return Place(self.fallback(), Span(1, 1, 1, 1))
-        if isinstance(resolved, str):
-            return Place(self.fallback(), Span(1, 1, 1, 1), resolved)
         doc = self.document(finding.document)
         on_key = at_key(doc, finding)
+        if isinstance(resolved, str):
+            traced = self._traced(finding, doc, on_key, None, None)
+            return traced or Place(self.fallback(), Span(1, 1, 1, 1), resolved)
         key = (resolved.path, finding.doc_path, on_key)
         found = self._places.get(key)
         if found is None:
             found = self._places[key] = self._place(resolved, finding.doc_path, on_key)
-        return found
+        if found.related:  # on a values line already
+            return found
+        return self._traced(finding, doc, on_key, resolved, found) or found
+
+    def _traced(
+        self,
+        finding: Finding,
+        doc: Document | None,
+        on_key: bool,
+        resolved: Resolved | None,
+        template: Place | None,
+    ) -> Place | None:
+        """The values line the marked render traces the finding's value to, or for a
+        finding about a field the object lacks, the values key its template reads for it
+        (:mod:`gpulint.render.valuemarks`)."""
+        if doc is None:
+            return None
+        if resolved is not None:
+            missing = fieldreads.missing_field(finding.rule, doc.data, finding.doc_path)
+            if missing is not None:
+                t = self._template(resolved)
+                files = [(f, p, self._values_doc(f)) for f, p in self._values_files(resolved)]
+                return fieldreads.missing_place(t, resolved.path, self.folder, files, *missing)
+        if self._tracer is None:
+            return None
+        path = finding.doc_path
+        depth = (lambda: textmap.find(self._template(resolved), path).depth) if resolved else None
+        got = self._tracer.trace(self.text, self.documents, doc, path, on_key, depth)
+        values_doc = self._values_doc(got[0].file) if got is not None else None
+        if got is None or values_doc is None:
+            return None
+        return valuemarks.traced_place(got[0], values_doc, template, self.folder, got[1])
+
+    def _template(self, resolved: Resolved) -> textmap.Template:
+        t = self._templates.get(resolved.real)
+        if t is None:
+            t = self._templates[resolved.real] = textmap.Template(read_text(resolved.real) or "")
+        return t
 
     def _place(self, resolved: Resolved, path: tuple[object, ...], on_key: bool) -> Place:
         template = resolved.path

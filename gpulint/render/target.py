@@ -62,7 +62,13 @@ def lint_rendered(
         if isinstance(out, helm.Failure):
             span = Span(out.line, 1, out.line, 1)
             return linter.problem(anchor, Problem(out.code, span, out.message))
-        rendered = helm.HelmRendered(target.label, folder, out, options.for_chart(folder))
+        rendered = helm.HelmRendered(
+            target.label,
+            folder,
+            out,
+            options.for_chart(folder),
+            rerun=helm.marked_render(folder, options),
+        )
     else:
         from gpulint.render import kustomize
         from gpulint.render.helm import Failure

@@ -1,0 +1,465 @@
+"""Which values path wrote a rendered scalar: one more ``helm template`` run, with markers.
+
+A template reaches values through logic that a line-by-line reading of it cannot follow:
+``range`` variables, ``dict``/``merge``, ``include`` helpers, ``concat``, a templated key
+(``{{ .Values.gpu.resource }}: 1``). So the values helm merges are rendered a second time
+with every string leaf replaced by a marker (``gplv000042x``): the values of the chart and
+of each unpacked subchart (under the name its parent gives it), then the ``--values``
+files, as helm merges them (maps merged, anything else replaced, ``null`` deletes), are
+written to one more values file passed last. The marker a rendered scalar holds in that run
+names the values path, and the file and line, that wrote it.
+
+A marker is trusted only when nothing else could have written the value (never
+confidently wrong): the two renders have the same shape down the finding's path (the same
+documents of each template, the same number of keys and items at every step), the marked
+scalar is the marker and nothing more (not a marker inside a ``printf``), and the first
+render's scalar equals what the values file says at that path. Otherwise nothing is
+traced and the finding stays where the template reading put it.
+
+Only strings are marked: templates compare numbers and booleans (``gt``, ``if``), and a
+string that looks like a version, a number, a boolean or a template (``semverCompare``,
+``int``, ``tpl``) or is empty (``if .Values.x``) is kept as written, as is every value under
+a name the chart's templates compare, test or parse (``eq .Values.engine.type "vllm"``
+keeps each ``type``; ``include``, ``tpl``, ``required`` and sprig's parsers too). A chart
+whose marked render fails is not traced. The run costs one more render per chart, made only
+when a finding needs it, with the bounds of every render (:mod:`gpulint.render.tools`). A packaged
+subchart's own ``values.yaml`` (inside its ``.tgz``) is not read: a value the umbrella sets
+for it is traced, its defaults are not.
+
+Keys are not marked (a template looks values up by them). A key the template does not
+write, in a mapping it copies whole (``toYaml $group.resources``), is put on its values key
+when exactly one mapping of the merged values, under the same key name, equals the rendered
+one; two groups that render the same mapping leave it at the template.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+from gpulint.loader.document import Document
+from gpulint.model import Related, Span
+from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
+
+_MARK = re.compile(r"gplv([0-9]{6})x", re.IGNORECASE)
+#: Strings kept as written: a template may parse or test them.
+_KEPT = re.compile(
+    r"""v?[0-9][0-9.]*([-+][0-9A-Za-z.+-]*)?   # a version or a number
+    |true|false|yes|no|on|off|null|~          # what YAML or a template reads as a value
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+#: Values files read at most, a chart and its subcharts together.
+MAX_FILES = 200
+#: String leaves marked at most (a chart with more traces the first ones).
+MAX_MARKS = 100_000
+
+
+class Origin(NamedTuple):
+    """Where a rendered value is written: a values file and the path in it."""
+
+    file: str
+    path: tuple[Any, ...]
+    #: The path in the chart's merged values (``.Values.<this>``, a subchart's under its name).
+    values_path: tuple[Any, ...]
+
+
+class _Leaf:
+    __slots__ = ("origin", "value")
+
+    def __init__(self, value: Any, origin: Origin) -> None:
+        self.value = value
+        self.origin = origin
+
+
+def markable(value: object) -> bool:
+    return (
+        isinstance(value, str)
+        and value.strip() != ""
+        and "\n" not in value
+        and "{{" not in value
+        and len(value) <= 1000
+        and _KEPT.fullmatch(value.strip()) is None
+        and _MARK.search(value) is None
+    )
+
+
+def chart_values(folder: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The values files of a chart and its unpacked subcharts, each with the prefix its
+    keys have in the chart's merged values, the one helm applies first first (a
+    subchart's own values before its parent's)."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+
+    def walk(chart: str, prefix: tuple[str, ...], depth: int) -> None:
+        if depth > 8 or len(out) >= MAX_FILES:
+            return
+        for sub, key in _subcharts(chart):
+            walk(sub, (*prefix, key), depth + 1)
+        out.append((os.path.join(chart, "values.yaml"), prefix))
+
+    walk(folder, (), 0)
+    return out
+
+
+def _chart_data(folder: str) -> dict[str, Any]:
+    text = read_text(os.path.join(folder, "Chart.yaml"), 1 << 20)
+    docs = load_documents(text) if text is not None else []
+    data = docs[0].data if docs else None
+    return data if isinstance(data, dict) else {}
+
+
+def _subcharts(folder: str) -> Iterator[tuple[str, str]]:
+    """(folder, key in the parent's values) of each unpacked subchart under ``charts/``:
+    the key is the dependency's ``alias``, else the chart's name."""
+    charts = os.path.join(folder, "charts")
+    try:
+        entries = sorted(os.listdir(charts))
+    except OSError:
+        return
+    by_name: dict[str, str] = {}
+    for entry in entries:
+        sub = os.path.join(charts, entry)
+        if os.path.isdir(sub) and not os.path.islink(sub):
+            name = _chart_data(sub).get("name")
+            if isinstance(name, str) and name not in by_name:
+                by_name[name] = sub
+    deps = _chart_data(folder).get("dependencies")
+    keys: dict[str, list[str]] = {}
+    for dep in deps if isinstance(deps, list) else []:
+        if isinstance(dep, dict) and isinstance(dep.get("name"), str):
+            alias = dep.get("alias")
+            keys.setdefault(dep["name"], []).append(
+                alias if isinstance(alias, str) else dep["name"]
+            )
+    for name, sub in by_name.items():
+        for key in keys.get(name, [name]):
+            yield sub, key
+
+
+def _wrap(data: Any, file: str, at: tuple[Any, ...], prefix: tuple[Any, ...]) -> Any:
+    if isinstance(data, dict):
+        return {k: _wrap(v, file, (*at, k), prefix) for k, v in data.items() if v is not None}
+    if isinstance(data, list):
+        return [_wrap(v, file, (*at, i), prefix) for i, v in enumerate(data)]
+    return _Leaf(data, Origin(file, at, (*prefix, *at)))
+
+
+def _merge(
+    base: dict[Any, Any],
+    over: dict[Any, Any],
+    file: str,
+    at: tuple[Any, ...],
+    prefix: tuple[Any, ...],
+) -> None:
+    """helm's coalescing of ``over`` onto ``base``: maps merged, ``null`` deletes, anything
+    else replaces."""
+    for k, v in over.items():
+        if v is None:
+            base.pop(k, None)
+        elif isinstance(v, dict) and isinstance(base.get(k), dict):
+            _merge(base[k], v, file, (*at, k), prefix)
+        else:
+            base[k] = _wrap(v, file, (*at, k), prefix)
+
+
+def merged(files: list[tuple[str, tuple[str, ...]]]) -> dict[Any, Any]:
+    """The values of ``files`` (applied first first, each under its prefix) merged, each
+    leaf knowing the file and path that set it."""
+    tree: dict[Any, Any] = {}
+    for file, prefix in files:
+        text = read_text(file)
+        docs = load_documents(text) if text is not None else []
+        data = docs[0].data if docs else None
+        if not isinstance(data, dict):
+            continue
+        node = tree
+        for part in prefix:
+            if not isinstance(node.get(part), dict):
+                node[part] = {}
+            node = node[part]
+        _merge(node, data, file, (), prefix)
+    return tree
+
+
+#: An action that compares or tests a string: its values are kept as written.
+_ACTION = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+_TESTS = re.compile(
+    r"\b(?:eq|ne|lt|le|gt|ge|has|hasKey|contains|hasPrefix|hasSuffix|regexMatch|"
+    r"mustRegexMatch|semverCompare|include|template|tpl|fail|required|lookup|fromYaml|"
+    r"fromJson|b64dec|atoi|int|int64|float64|splitList|split|regexFind)\b"
+)
+_NAME = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)\b(?![.(])")
+#: Template files read at most for the names they compare, and bytes of each.
+MAX_TEMPLATES = 2000
+
+
+def compared_names(folders: list[str]) -> set[str]:
+    """The names of the values the templates of ``folders`` (charts) compare, test or
+    parse (``eq .Values.engine.type "vllm"``: ``type``): a marker there would change
+    what is rendered, or fail the render."""
+    names: set[str] = set()
+    count = 0
+    for folder in folders:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(folder, "templates")):
+            dirnames.sort()
+            for name in sorted(filenames):
+                count += 1
+                if count > MAX_TEMPLATES:
+                    return names
+                text = read_text(os.path.join(dirpath, name), 1 << 20) or ""
+                for action in _ACTION.finditer(text):
+                    body = action.group(1)
+                    if _TESTS.search(body):
+                        names.update(_NAME.findall(body))
+    return names
+
+
+def marked(tree: Any, origins: list[Origin], keep: frozenset[str] | set[str] = frozenset()) -> Any:
+    """Plain data for ``tree`` with each markable string a marker (its index in
+    ``origins``, which it is appended to), but those under a key in ``keep``."""
+    if isinstance(tree, dict):
+        return {str(k): marked(v, origins, keep) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [marked(v, origins, keep) for v in tree]
+    assert isinstance(tree, _Leaf)
+    name = next((p for p in reversed(tree.origin.path) if isinstance(p, str)), None)
+    if markable(tree.value) and name not in keep and len(origins) < MAX_MARKS:
+        origins.append(tree.origin)
+        return f"gplv{len(origins) - 1:06d}x"
+    value = tree.value
+    return value if isinstance(value, (str, int, float, bool)) else str(value)
+
+
+_HEADER = re.compile(r"^---\n# Source: (.+?)\s*$", re.MULTILINE)
+
+
+def _keyed(text: str, documents: list[Document]) -> dict[tuple[str, int], Document]:
+    """Each document by (the template helm's header names, its place among that
+    template's documents)."""
+    starts: list[int] = []
+    names: list[str] = []
+    line, pos = 1, 0
+    for m in _HEADER.finditer(text):
+        line += text.count("\n", pos, m.start(1))
+        pos = m.start(1)
+        starts.append(line)
+        names.append(m.group(1))
+    out: dict[tuple[str, int], Document] = {}
+    counts: dict[str, int] = {}
+    for doc in documents:
+        at = bisect.bisect_right(starts, doc.start.line) - 1
+        name = names[at] if at >= 0 else ""
+        n = counts[name] = counts.get(name, -1) + 1
+        out[(name, n)] = doc
+    return out
+
+
+def _parallel(normal: Any, mark: Any, path: tuple[Any, ...]) -> tuple[Any, Any, Any, Any] | None:
+    """Walk ``path`` down both renders by position: (normal key, marked key, normal value,
+    marked value) at its end, or None where their shapes differ."""
+    nk: Any = None
+    mk: Any = None
+    for part in path:
+        if isinstance(part, int):
+            if not (isinstance(normal, list) and isinstance(mark, list)):
+                return None
+            if len(normal) != len(mark) or not 0 <= part < len(normal):
+                return None
+            nk = mk = part
+            normal, mark = normal[part], mark[part]
+            continue
+        if not (isinstance(normal, dict) and isinstance(mark, dict)) or len(normal) != len(mark):
+            return None
+        keys = list(normal)
+        if part not in normal:
+            return None
+        i = keys.index(part)
+        nk, mk = part, list(mark)[i]
+        if mk != nk and _MARK.search(str(mk)) is None:
+            return None
+        normal, mark = normal[nk], mark[mk]
+    return nk, mk, normal, mark
+
+
+class Tracer:
+    """A chart's marked render, made the first time a finding asks (:meth:`origin`)."""
+
+    def __init__(
+        self, folder: str, values: tuple[str, ...], render: Callable[[str], str | None]
+    ) -> None:
+        #: The chart's values files and the ``--values`` ones, as helm applies them.
+        own = chart_values(folder)
+        self.files = [*own, *((os.path.abspath(v), ()) for v in values)]
+        self._charts = len(own)
+        self._keys: dict[int, tuple[str, int]] | None = None
+        self._render = render
+        self._docs: dict[tuple[str, int], Document] | None = None
+        self._origins: list[Origin] = []
+        self._values: dict[str, Any] = {}
+        self._tree: dict[Any, Any] | None = None
+        #: (key, the mapping as canonical JSON): the one mapping of the merged values under
+        #: that key equal to it, None for several.
+        self._mappings: dict[tuple[Any, str], dict[Any, Any] | None] | None = None
+
+    def _marked_docs(self) -> dict[tuple[str, int], Document]:
+        if self._docs is None:
+            self._docs = {}
+            charts = [os.path.dirname(file) for file, _ in self.files[: self._charts]]
+            data = marked(self._merged(), self._origins, compared_names(charts))
+            if not self._origins:
+                return self._docs
+            with tempfile.TemporaryDirectory(prefix="gpulint-marks-") as tmp:
+                path = os.path.join(tmp, "marks.yaml")
+                with open(path, "w", encoding="utf-8") as fh:
+                    json.dump(data, fh)  # JSON is YAML
+                text = self._render(path)
+            if text is not None:
+                self._docs = _keyed(text, load_documents(text))
+        return self._docs
+
+    def trace(
+        self,
+        text: str,
+        documents: list[Document],
+        doc: Document,
+        path: tuple[Any, ...],
+        on_key: bool,
+        template_depth: Callable[[], int] | None,
+    ) -> tuple[Origin, bool] | None:
+        """Where the scalar (``on_key``: the key) at ``path`` of the first render's
+        document ``doc`` is written, and whether that is a key of the values file: a
+        marker, or for a key the template does not write (``template_depth``: how much of
+        the path it writes), the values mapping it was copied from."""
+        if self._keys is None:
+            self._keys = {d.index: key for key, d in _keyed(text, documents).items()}
+        key = self._keys.get(doc.index)
+        origin = self.origin(key, doc, path, on_key) if key is not None else None
+        if origin is not None:
+            return origin, False
+        if on_key and template_depth is not None and template_depth() < len(path):
+            origin = self.key_origin(doc.data, path)
+            if origin is not None:
+                return origin, True
+        return None
+
+    def origin(
+        self, key: tuple[str, int], normal: Document, path: tuple[Any, ...], on_key: bool
+    ) -> Origin | None:
+        """The values file and path that wrote the scalar (``on_key``: the key) at ``path``
+        of the first render's document ``normal`` (``key``: its template and place), or
+        None when that is not certain."""
+        present, value = lookup(normal.data, path)
+        if not path or not present or (not on_key and isinstance(value, (dict, list))):
+            return None  # no scalar there: no render for it
+        mark_doc = self._marked_docs().get(key)
+        if mark_doc is None:
+            return None
+        walked = _parallel(normal.data, mark_doc.data, path)
+        if walked is None:
+            return None
+        nk, mk, nv, mv = walked
+        seen, got = (nk, mk) if on_key else (nv, mv)
+        if isinstance(seen, (dict, list)) or isinstance(got, (dict, list)):
+            return None
+        m = _MARK.fullmatch(str(got))
+        if m is None or int(m.group(1)) >= len(self._origins):
+            return None
+        origin = self._origins[int(m.group(1))]
+        present, written = lookup(self._file_data(origin.file), origin.path)
+        if not present or str(written) != str(seen) or isinstance(seen, bool):
+            return None
+        return origin
+
+    def _merged(self) -> dict[Any, Any]:
+        if self._tree is None:
+            self._tree = merged(self.files)
+        return self._tree
+
+    def key_origin(self, data: Any, path: tuple[Any, ...]) -> Origin | None:
+        """Where the key at ``path`` of a rendered document ``data`` is written, when the
+        mapping holding it was copied whole from values (``toYaml $group.resources``) and
+        the template does not write the key itself (the caller knows): the one mapping of
+        the merged values under the same key that equals the rendered one."""
+        if len(path) < 2 or not isinstance(path[-2], str) or not isinstance(path[-1], str):
+            return None
+        present, parent = lookup(data, path[:-1])
+        if not (present and isinstance(parent, dict)) or path[-1] not in parent:
+            return None
+        if self._mappings is None:
+            self._mappings = {}
+            for name, node in _mappings_named(self._merged()):
+                key = (name, _canonical(_plain(node)))
+                self._mappings[key] = None if key in self._mappings else node
+        found = self._mappings.get((path[-2], _canonical(parent)))
+        if found is None or path[-1] not in found:
+            return None  # none, or several alike
+        child, depth = found[path[-1]], 0
+        while not isinstance(child, _Leaf):
+            items = list(child.values()) if isinstance(child, dict) else child
+            if not items:
+                return None
+            child, depth = items[0], depth + 1
+        o = child.origin
+        end = len(o.path) - depth
+        return Origin(o.file, o.path[:end], o.values_path[: len(o.values_path) - depth])
+
+    def _file_data(self, file: str) -> Any:
+        if file not in self._values:
+            text = read_text(file)
+            docs = load_documents(text) if text is not None else []
+            self._values[file] = docs[0].data if docs else None
+        return self._values[file]
+
+
+def _plain(tree: Any) -> Any:
+    if isinstance(tree, dict):
+        return {k: _plain(v) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [_plain(v) for v in tree]
+    return tree.value if isinstance(tree, _Leaf) else tree
+
+
+def _mappings_named(tree: Any) -> Iterator[tuple[Any, dict[Any, Any]]]:
+    """Every mapping in the merged values, with the key it is under."""
+    todo = [tree]
+    seen = 0
+    while todo and seen < MAX_MARKS:
+        node = todo.pop()
+        seen += 1
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if isinstance(v, dict):
+                    yield k, v
+                todo.append(v)
+        elif isinstance(node, list):
+            todo.extend(node)
+
+
+def _canonical(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+def traced_place(
+    origin: Origin, values: Document, template: Place | None, chart: str = "", key: bool = False
+) -> Place:
+    """A finding put on the values line ``origin`` names (``template``: where the template
+    that rendered it writes it, when that is a file of the ``chart`` folder)."""
+    dotted = ".".join(str(p) for p in origin.values_path)
+    span = values.key_span(origin.path) if key else values.value_span(origin.path)
+    if template is None:
+        return Place(label_of(origin.file), span, f" (as .Values.{dotted})")
+    line = template.span.line
+    related = Related(
+        "template",
+        template.path,
+        Span(line, 1, line, 1),
+        f"the template that uses .Values.{dotted}",
+    )
+    used = os.path.relpath(template.path, label_of(chart)) if chart else template.path
+    note = f" (used by {used}:{line} as .Values.{dotted})"
+    return Place(label_of(origin.file), span, note, (related,))

@@ -1,0 +1,283 @@
+"""Values that reach a chart's manifests through template logic are put on their values line.
+
+``range`` variables, ``dict``/``merge``, ``include`` helpers, ``concat`` and templated keys
+hide which values path wrote a rendered scalar from a line-by-line reading of the template;
+a second ``helm template`` run with a marker in every string value says it
+(:mod:`gpulint.render.valuemarks`). A finding goes to the values line only when the value
+rendered is the text written there; else it stays on the template line. A finding about a
+field the object lacks goes to the values key the template reads for that field.
+
+The fixture chart (tests/fixtures/render/charts/traced) carries ``# expect: CODE`` next to
+each line a finding must point at, rendered with the real helm (``make tools``' helm 4 and
+helm 3, and any named in $GPULINT_TEST_HELMS).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpulint.render import valuemarks
+from tests.conftest import FIXTURES, ROOT, gpulint_in_process
+from tests.externals import helm, needs_helm
+from tests.test_render import expected, found
+from tests.test_render_exec import HELMS
+
+CHART = FIXTURES / "render" / "charts" / "traced"
+
+
+def _check(helm_path: str, *args: Any, cwd: Path = ROOT) -> list[dict[str, Any]]:
+    proc = gpulint_in_process(
+        "check", "--format", "json", "--render", "--helm", helm_path, *args, cwd=cwd
+    )
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    findings: list[dict[str, Any]] = json.loads(proc.stdout)["findings"]
+    return findings
+
+
+def _at(findings: list[dict[str, Any]], rule: str, needle: str) -> dict[str, Any]:
+    return next(f for f in findings if f["rule"] == rule and needle in f["message"])
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_every_finding_points_at_the_line_that_writes_its_value(helm_path: str) -> None:
+    findings = _check(helm_path, CHART.relative_to(ROOT))
+    report = {"findings": findings}
+    assert found(report) == expected(CHART), json.dumps(findings, indent=1)
+
+
+@needs_helm
+def test_positions_and_what_the_findings_say() -> None:
+    path = helm()
+    assert path is not None
+    findings = _check(path, CHART.relative_to(ROOT))
+    values = CHART.relative_to(ROOT).as_posix() + "/values.yaml"
+    template = CHART.relative_to(ROOT).as_posix() + "/templates/"
+
+    def where(f: dict[str, Any]) -> tuple[str, int, int]:
+        return f["path"], f["line"], f["column"]
+
+    # concat of two values lists, written out by toYaml
+    concat = _at(findings, "GPU022", "inference.tolerations.0.effect")
+    assert where(concat) == (values, 17, 15)
+    assert (
+        "(used by templates/inference.yaml:15 as .Values.inference.tolerations.0.effect)"
+        in (concat["message"])
+    )
+    assert [r["kind"] for r in concat["related"]] == ["template", "rendered"]
+    # merge into a dict, passed to an include helper that writes it as a key
+    key = _at(findings, "GPU010", "inference.gpu.resource")
+    assert where(key) == (values, 19, 15)
+    assert "as .Values.inference.gpu.resource)" in key["message"]
+    # a range variable's item
+    ranged = _at(findings, "GPU022", 'effect "NoExecut"')
+    assert where(ranged) == (values, 32, 17)
+    assert "as .Values.workers.trainer.tolerations.1.effect)" in ranged["message"]
+    # a key of a values mapping a range variable's toYaml writes whole: the values key
+    scorer = next(
+        f for f in findings if f["rule"] == "GPU010" and f["path"] == values and f["line"] != 19
+    )
+    assert where(scorer) == (values, 46, 9)
+    assert "as .Values.workers.scorer.resources.limits.nvidia.com/gpus)" in scorer["message"]
+    # two groups render that mapping alike: the template's line, not a guess between them
+    both = [f for f in findings if f["rule"] == "GPU010" and f["path"] != values]
+    assert [where(f) for f in both] == [(template + "workers.yaml", 25, 11)] * 2
+    assert not any(".Values." in f["message"] for f in both)
+    # the umbrella's values of an unpacked subchart
+    sub = _at(findings, "GPU022", "charts/sidecar")
+    assert where(sub) == (values, 73, 15)
+    assert "as .Values.sidecar.tolerations.0.effect)" in sub["message"]
+    # `| title` rendered another text than the values line's: the template line, no values
+    titled = _at(findings, "GPU022", 'effect "Noschedul"')
+    assert where(titled) == (template + "workers.yaml", 20, 19)
+    assert ".Values." not in titled["message"]
+    assert [r["kind"] for r in titled["related"]] == ["rendered"]
+    # a toleration missing as `with .Values.agent.tolerations` skips the empty list
+    missing = _at(findings, "GPU020", "agent.tolerations")
+    assert where(missing) == (values, 68, 3)
+    assert (
+        "(used by templates/agent.yaml:14 as .Values.agent.tolerations, which is empty"
+        in (missing["message"])
+    )
+    assert missing["related"][0]["path"] == template + "agent.yaml"
+    assert missing["related"][0]["line"] == 14
+    # a container without volumeMounts, which `with .Values.trainer.volumeMounts` skips
+    shm = _at(findings, "GPU042", "container trainer")
+    assert where(shm) == (values, 76, 3)
+    assert (
+        "(used by templates/trainer.yaml:17 as .Values.trainer.volumeMounts, which is"
+        in (shm["message"])
+    )
+
+
+PACKED_CHART = """\
+apiVersion: v2
+name: packed
+version: 0.1.0
+"""
+PACKED_VALUES = """\
+gpu:
+  resource: nvidia.com/gpu
+"""
+PACKED_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {{ .Release.Name }}-packed
+spec:
+  tolerations:
+    - key: nvidia.com/gpu
+      operator: Exists
+      effect: NoSchedule
+  containers:
+    - name: main
+      image: registry.example/packed:1.0.0
+      resources:
+        limits:
+          {{ .Values.gpu.resource }}: 1
+"""
+
+
+def _tgz(target: Path) -> None:
+    with tarfile.open(target, "w:gz") as tar:
+        for name, text in (
+            ("packed/Chart.yaml", PACKED_CHART),
+            ("packed/values.yaml", PACKED_VALUES),
+            ("packed/templates/pod.yaml", PACKED_POD),
+        ):
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_packaged_subchart_s_value_goes_to_the_umbrella_values_line(
+    helm_path: str, tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    chart = repo / "umbrella"
+    (chart / "charts").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: umbrella\nversion: 1.0.0\n"
+        "dependencies:\n  - name: packed\n    version: 0.1.0\n",
+        encoding="utf-8",
+    )
+    (chart / "values.yaml").write_text(
+        "packed:\n  gpu:\n    resource: nvidia.com/gpus\n", encoding="utf-8"
+    )
+    _tgz(chart / "charts" / "packed-0.1.0.tgz")
+    findings = _check(helm_path, "umbrella", cwd=repo)
+    gpu010 = _at(findings, "GPU010", "nvidia.com/gpus")
+    assert (gpu010["path"], gpu010["line"], gpu010["column"]) == ("umbrella/values.yaml", 3, 15)
+    assert "(as .Values.packed.gpu.resource)" in gpu010["message"]
+
+
+@needs_helm
+def test_a_value_the_command_line_sets_is_not_put_on_the_values_file(tmp_path: Path) -> None:
+    """``--set`` wins over every values file: the rendered text is not values.yaml's."""
+    path = helm()
+    assert path is not None
+    findings = _check(
+        path, "--set", "inference.gpu.resource=nvidia.com/gpuz", CHART.relative_to(ROOT)
+    )
+    key = _at(findings, "GPU010", "nvidia.com/gpuz")
+    assert key["path"].endswith("templates/_helpers.tpl") or key["path"].endswith(
+        "templates/inference.yaml"
+    ), key
+    assert ".Values.inference.gpu.resource" not in key["message"]
+
+
+@needs_helm
+def test_the_marked_render_runs_only_when_a_finding_needs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    shutil.copytree(CHART, repo / "traced")
+    for template in ("workers.yaml", "inference.yaml", "agent.yaml"):
+        (repo / "traced" / "templates" / template).unlink()
+    shutil.rmtree(repo / "traced" / "charts")
+    (repo / "traced" / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: traced\nversion: 0.3.0\n", encoding="utf-8"
+    )
+    calls: list[str] = []
+    real = valuemarks.Tracer._marked_docs
+
+    def counted(self: valuemarks.Tracer) -> Any:
+        calls.append("marked")
+        return real(self)
+
+    monkeypatch.setattr(valuemarks.Tracer, "_marked_docs", counted)
+    path = helm()
+    assert path is not None
+    findings = _check(path, "traced", cwd=repo)
+    # GPU042 on the trainer: found by reading the template, no second render
+    assert [(f["rule"], f["path"]) for f in findings] == [("GPU042", "traced/values.yaml")]
+    assert calls == []
+
+
+def test_strings_a_template_may_test_are_kept() -> None:
+    assert valuemarks.markable("nvidia.com/gpu")
+    assert valuemarks.markable("NoSchedule")
+    for kept in ("", " ", "1.2.0", "v1.30.2", "true", "no", "42", "{{ .Release.Name }}", "a\nb"):
+        assert not valuemarks.markable(kept), kept
+    assert not valuemarks.markable(1)
+    assert not valuemarks.markable(True)
+
+
+def test_values_merge_as_helm_merges_them(tmp_path: Path) -> None:
+    sub = tmp_path / "sub.yaml"
+    sub.write_text("a: {b: x, c: [w]}\nd: z\n", encoding="utf-8")
+    top = tmp_path / "top.yaml"
+    top.write_text("s:\n  a: {b: X}\n  d: null\n", encoding="utf-8")
+    tree = valuemarks.merged([(str(sub), ("s",)), (str(top), ())])
+    origins: list[valuemarks.Origin] = []
+    data = valuemarks.marked(tree, origins)
+    assert data == {"s": {"a": {"b": "gplv000000x", "c": ["gplv000001x"]}}}
+    assert origins[0] == valuemarks.Origin(str(top), ("s", "a", "b"), ("s", "a", "b"))
+    assert origins[1] == valuemarks.Origin(str(sub), ("a", "c", 0), ("s", "a", "c", 0))
+
+
+def test_values_the_templates_compare_are_not_marked(tmp_path: Path) -> None:
+    """``eq .Values.engine.type "vllm"`` with a marker would render nothing of the template."""
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "a.yaml").write_text(
+        '{{- if and (eq .Values.engine.type "vllm") (ne $.Values.mode "off") }}\n'
+        "image: {{ .Values.image.name }}\n{{- end }}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "values.yaml").write_text(
+        "engine: {type: vllm}\nmode: on-demand\nimage: {name: vllm/vllm-openai}\n",
+        encoding="utf-8",
+    )
+    names = valuemarks.compared_names([str(tmp_path)])
+    assert {"type", "mode"} <= names and "name" not in names
+    origins: list[valuemarks.Origin] = []
+    data = valuemarks.marked(
+        valuemarks.merged([(str(tmp_path / "values.yaml"), ())]), origins, names
+    )
+    assert data["engine"] == {"type": "vllm"} and data["mode"] == "on-demand"
+    assert data["image"] == {"name": "gplv000000x"}
+
+
+def test_a_field_read_from_something_else_too_is_not_put_on_values() -> None:
+    from gpulint.render.fieldreads import field_reads
+
+    one = "{{- with .Values.worker.tolerations }}\ntolerations:\n  {{- toYaml . | nindent 2 }}"
+    assert field_reads(one, "tolerations") == {("worker", "tolerations")}
+    assert field_reads("{{ toYaml $.Values.tolerations }}", "tolerations") == {("tolerations",)}
+    both = "{{- $t := concat .Values.spec.tolerations ($model.tolerations | default list) }}"
+    assert field_reads(both, "tolerations") is None  # the model's own may be the place
+    assert field_reads("{{- with .Values.worker }}{{ toYaml .tolerations }}", "tolerations") is None
+    two = "{{ toYaml (concat .Values.global.tolerations .Values.tolerations) }}"
+    assert field_reads(two, "tolerations") == {("global", "tolerations"), ("tolerations",)}
