@@ -109,13 +109,12 @@ def test_every_rule_has_a_page_made_from_its_docstring(site: Path) -> None:
         ), rule.code
 
 
-def test_the_home_page_lists_every_rule() -> None:
-    """docs/index.md's table is written by hand (what fires, where it is reported): it has a
-    row for every built-in rule, linking to the rule."""
+def test_the_home_page_keeps_no_rule_table_by_hand() -> None:
+    """The rule index is generated (render_rule_index): a table written by hand on the home
+    page would be one more list a new rule must remember (CONTRIBUTING.md)."""
     text = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
-    listed = re.findall(r"^\| \[(\w+)\]\(rules\.md#(\w+)\) \|", text, flags=re.M)
-    assert all(code.lower() == anchor for code, anchor in listed)
-    assert sorted(code for code, _ in listed) == sorted(r.code for r in BUILTIN)
+    assert not re.findall(r"^\| \[(GPU|GL|YML)\d+\]", text, flags=re.M)
+    assert "(rules.md)" in text
 
 
 def test_every_page_of_the_docs_folder_is_in_the_site(site: Path) -> None:
