@@ -12,28 +12,28 @@ The kustomization files are read as kustomize reads them (field names ignoring c
 reference anywhere (kustomize fetches them from ``configurations``, ``openapi.path``, patches
 and generator files too), no key that is no kustomize field.
 
-Mapping: the object's kind and name (a ``namePrefix``/``nameSuffix`` may have changed the
-name: a source's name must be part of the rendered one) are looked up in the files the
-root consumes, patches applied last first, then the bases' files; the first that writes the
-finding's key path (list items matched by their ``name`` when they have one) is where the
-finding goes, else the one that writes most of it, else the root's kustomization file.
+Mapping (:mod:`gpulint.render.origins`): the rendered object is followed back through the
+build exactly (its kind and final name, after renames, ``namePrefix``/``nameSuffix``), and a
+finding goes where its value is last written, when that writer wrote the rendered value: a
+resource file, a strategic-merge patch (a file or inline), an operation of a JSON6902 patch
+(a file or inline; the line inside the kustomization for an inline one). Otherwise it goes to
+the root's kustomization entry that brings the object in (the kustomization file itself when
+the object is not found) and the message says it is a fallback.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from typing import Any
 
-from gpulint.loader.document import Document
 from gpulint.model import Finding, Span
 from gpulint.render import RenderOptions
 from gpulint.render.helm import Failure, tool_error
-from gpulint.render.mapping import Place, Rendered, at_key, label_of, load_documents, read_text
+from gpulint.render.mapping import Place, Rendered, at_key, label_of
+from gpulint.render.origins import Builds, written
 from gpulint.render.tools import BUDGET_SPENT, find_tool, run_tool, time_left
 from gpulint.render.trees import (
     PLUGIN_FIELDS,
-    Kustomization,
     Trees,
     inside,
     kustomization_file,
@@ -162,149 +162,32 @@ class KustomizeRendered(Rendered):
     def __init__(self, label: str, folder: str, text: str, trees: Trees) -> None:
         super().__init__(label, folder, text)
         self.trees = trees
-        self._sources: list[str] | None = None
-        self._by_kind: dict[str | None, list[tuple[str, Document]]] | None = None
-        self._objects: dict[tuple[str | None, str], list[tuple[str, Document]]] = {}
-        self._by_name: dict[str | None, tuple[dict[str, list[int]], list[int]]] = {}
+        self.builds = Builds(trees.kustomizations)
 
     def fallback(self) -> str:
         file = kustomization_file(self.folder)
         return label_of(file or self.folder)
 
-    def sources(self) -> list[str]:
-        """The files the root reads, in the order a field is looked for in them."""
-        if self._sources is None:
-            out: list[str] = []
-            seen: set[str] = set()
-
-            def visit(folder: str) -> None:
-                if folder in seen:
-                    return
-                seen.add(folder)
-                k: Kustomization | None = self.trees.kustomizations.get(folder)
-                if k is None:
-                    file = kustomization_file(folder)
-                    k = read_kustomization(folder, file) if file else None
-                if k is None:
-                    return
-                out.extend(reversed(k.patches()))
-                for res in k.resources():
-                    if os.path.isdir(res):
-                        visit(res)
-                    elif os.path.isfile(res):
-                        out.append(res)
-
-            visit(os.path.abspath(self.folder))
-            self._sources = out
-        return self._sources
-
-    def candidates(self, kind: str | None, name: str) -> list[tuple[str, Document]]:
-        """The source documents that may be the object ``kind``/``name``, in search order.
-
-        Each source file is read and parsed once per render (not once per finding), and the
-        documents of one object are picked out once for all of its findings.
-        """
-        if self._by_kind is None:
-            self._by_kind = {}
-            for file in self.sources():
-                text = read_text(file)
-                for source in load_documents(text) if text is not None else []:
-                    data = source.data
-                    kind_of = data.get("kind") if isinstance(data, dict) else 0
-                    if kind_of is None or isinstance(kind_of, str):
-                        self._by_kind.setdefault(kind_of, []).append((file, source))
-        key = (kind, name)
-        got = self._objects.get(key)
-        if got is None:
-            docs = self._by_kind.get(kind, [])
-            if len(name) > _LONGEST_NAME:  # not a Kubernetes name: looked for one by one
-                got = [(f, d) for f, d in docs if _named(d.data, name)]
-            else:
-                names, lengths = self._names(kind, docs)
-                at: set[int] = set()
-                for n in lengths:  # every part of the rendered name that is a source's name
-                    if n > len(name):
-                        break
-                    for i in range(len(name) - n + 1):
-                        at.update(names.get(name[i : i + n], ()))
-                got = [docs[i] for i in sorted(at)]
-            self._objects[key] = got
-        return got
-
-    def _names(
-        self, kind: str | None, docs: list[tuple[str, Document]]
-    ) -> tuple[dict[str, list[int]], list[int]]:
-        """The kind's documents by name, and the lengths of those names (shortest first)."""
-        got = self._by_name.get(kind)
-        if got is None:
-            names: dict[str, list[int]] = {}
-            for i, (_, source) in enumerate(docs):
-                meta = source.data.get("metadata")
-                own = meta.get("name") if isinstance(meta, dict) else None
-                if isinstance(own, str) and own:
-                    names.setdefault(own, []).append(i)
-            got = self._by_name[kind] = (names, sorted({len(n) for n in names}))
-        return got
-
     def place(self, finding: Finding) -> Place:
         doc = self.document(finding.document)
-        if doc is None or finding.object is None:
+        ref = finding.object
+        if doc is None or ref is None:
             return Place(self.fallback(), Span(1, 1, 1, 1))
-        on_key = at_key(doc, finding)
-        best: tuple[int, str, Any, tuple[Any, ...]] | None = None
-        for file, source in self.candidates(finding.object.kind, finding.object.name or ""):
-            path = _translate(doc.data, source.data, finding.doc_path)
-            if len(path) == len(finding.doc_path):
-                span = source.key_span(path) if on_key else source.value_span(path)
-                return Place(label_of(file), span)
-            if best is None or len(path) > best[0]:
-                best = (len(path), file, source, path)
-        if best is not None:
-            _, file, source, path = best
-            return Place(label_of(file), source.key_span(path))
-        return Place(self.fallback(), Span(1, 1, 1, 1))
+        found = self.builds.find(os.path.abspath(self.folder), ref.kind, ref.name, ref.namespace)
+        if found is None:
+            return Place(self.fallback(), Span(1, 1, 1, 1), UNKNOWN_OBJECT)
+        where = written(found, doc.data, finding.doc_path, at_key(doc, finding))
+        if where is None:
+            file, line = found.entry
+            return Place(label_of(file), Span(line, 1, line, 1), UNKNOWN_WRITER)
+        return Place(label_of(where.file), where.span)
 
 
-#: Kubernetes names are at most 253 characters (a DNS subdomain); a source whose name is part
-#: of a rendered name that long is found by looking at each of the parts' lengths.
-_LONGEST_NAME = 253
-
-
-def _named(data: Any, name: str) -> bool:
-    """Is ``data`` named as part of ``name`` (a ``namePrefix``/``nameSuffix`` may add to it)?"""
-    meta = data.get("metadata") if isinstance(data, dict) else None
-    own = meta.get("name") if isinstance(meta, dict) else None
-    return isinstance(own, str) and bool(own) and own in name
-
-
-def _translate(rendered: Any, source: Any, path: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The longest prefix of ``path`` that ``source`` writes, as a path in ``source``: list
-    items are matched by ``name`` (a strategic merge patch merges containers by name)."""
-    out: list[Any] = []
-    for part in path:
-        if isinstance(part, int):
-            if not isinstance(rendered, list) or not isinstance(source, list):
-                break
-            item = rendered[part] if 0 <= part < len(rendered) else None
-            name = item.get("name") if isinstance(item, dict) else None
-            if name is not None:
-                index = next(
-                    (
-                        i
-                        for i, s in enumerate(source)
-                        if isinstance(s, dict) and s.get("name") == name
-                    ),
-                    None,
-                )
-            else:
-                index = part if part < len(source) else None
-            if index is None:
-                break
-            rendered, source = item, source[index]
-            out.append(index)
-            continue
-        if not isinstance(source, dict) or part not in source or not isinstance(rendered, dict):
-            break
-        rendered, source = rendered.get(part), source[part]
-        out.append(part)
-    return tuple(out)
+#: What a finding placed at a fallback says.
+UNKNOWN_OBJECT = (
+    " (shown at the kustomization file: gpulint could not tell which file defines this object)"
+)
+UNKNOWN_WRITER = (
+    " (shown at the kustomization entry that brings this object in: gpulint could not tell "
+    "which file writes this value)"
+)
