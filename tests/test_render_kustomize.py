@@ -63,3 +63,87 @@ def test_a_finding_is_where_its_value_is_written(
     case: str, expected: set[tuple[str, int, int, str, bool]]
 ) -> None:
     assert placed(CASES / case) == expected
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+    return repo
+
+
+def _report(repo: Path) -> list[dict[str, Any]]:
+    proc = gpulint_in_process("check", "--format", "json", "--render", ".", cwd=repo)
+    assert proc.returncode in (0, 1, 2), proc.stderr
+    findings: list[dict[str, Any]] = json.loads(proc.stdout)["findings"]
+    return findings
+
+
+SERVER = (CASES / "renamed" / "base" / "server.yaml").read_text(encoding="utf-8")
+
+
+@needs_kustomize
+def test_a_kustomize_error_is_at_the_file_and_line_it_names(tmp_path: Path) -> None:
+    repo = _tree(
+        tmp_path,
+        {
+            "broken/kustomization.yaml": "resources:\n  - server.yaml\n  - config.yaml\n",
+            "broken/server.yaml": SERVER,
+            "broken/config.yaml": "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: [b\n",
+            "twice/kustomization.yaml": "resources:\n  - server.yaml\n  - copy.yaml\n",
+            "twice/server.yaml": SERVER,
+            "twice/copy.yaml": SERVER,
+        },
+    )
+    got = {(f["path"], f["line"], f["rule"]): f["message"] for f in _report(repo)}
+    assert set(got) == {
+        ("broken/config.yaml", 5, "GL200"),  # the YAML error's own line, in its own file
+        ("twice/kustomization.yaml", 3, "GL200"),  # the entry that adds the object again
+    }
+    for message in got.values():
+        assert (
+            "\n" not in message and ";" not in message and "must build at directory" not in message
+        )
+    assert got[("twice/kustomization.yaml", 3, "GL200")].endswith(
+        "copy.yaml: may not add resource with an already registered id: "
+        "Deployment.v1.apps/vllm.[noNs]"
+    )
+
+
+@needs_kustomize
+def test_a_missing_generator_file_is_not_blamed_on_remote_bases(tmp_path: Path) -> None:
+    repo = _tree(
+        tmp_path,
+        {
+            "app/kustomization.yaml": (
+                "resources:\n  - server.yaml\nconfigMapGenerator:\n  - name: engine\n"
+                "    files:\n      - engine.conf\n"
+            ),
+            "app/server.yaml": SERVER,
+        },
+    )
+    [finding] = _report(repo)
+    assert (finding["path"], finding["line"]) == ("app/kustomization.yaml", 6)
+    assert "engine.conf' is not a file or folder in the repository" in finding["message"]
+    assert "remote" not in finding["message"]
+
+
+@needs_kustomize
+def test_overlays_that_build_are_linted_when_the_root_naming_them_fails(tmp_path: Path) -> None:
+    """A root that names every environment (kubeflow/manifests' example/) and fails on one
+    of them: the failure is reported where it is, and the others are still linted."""
+    repo = _tree(
+        tmp_path,
+        {
+            "all/kustomization.yaml": "resources:\n  - ../gpu\n  - ../remote\n",
+            "gpu/kustomization.yaml": "resources:\n  - server.yaml\n",
+            "gpu/server.yaml": SERVER,
+            "remote/kustomization.yaml": (
+                "resources:\n  - https://github.com/kubernetes-sigs/lws//config/default?ref=v0.8.0\n"
+            ),
+        },
+    )
+    got = {(f["path"], f["line"], f["rule"]) for f in _report(repo)}
+    assert got == {("remote/kustomization.yaml", 2, "GL200"), ("gpu/server.yaml", 19, "GPU004")}

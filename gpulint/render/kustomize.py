@@ -25,15 +25,16 @@ from __future__ import annotations
 
 import os
 import re
+from typing import NamedTuple
 
 from gpulint.model import Finding, Span
 from gpulint.render import RenderOptions
-from gpulint.render.helm import Failure, tool_error
 from gpulint.render.mapping import Place, Rendered, at_key, label_of
 from gpulint.render.origins import Builds, written
 from gpulint.render.tools import BUDGET_SPENT, find_tool, run_tool, time_left
 from gpulint.render.trees import (
     PLUGIN_FIELDS,
+    Kustomization,
     Trees,
     inside,
     kustomization_file,
@@ -45,6 +46,16 @@ INSTALL_KUSTOMIZE = (
     "kubectl was not found: install kubectl (https://kubernetes.io/docs/tasks/tools/) or "
     "kustomize, or pass --kustomize PATH"
 )
+
+
+class Failure(NamedTuple):
+    """Why a root was not built: ``code`` GL200 (it failed) or GL202 (no program), and the
+    file and line that say why (``path`` None: the root's kustomization file)."""
+
+    code: str
+    message: str
+    line: int = 1
+    path: str | None = None
 
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # http:, ssh:, file:, git:: ...
@@ -90,12 +101,9 @@ def _check(folder: str, trees: Trees) -> Failure | None:
                 continue
             trees.kustomizations[current] = k
         where = label_of(k.file)
-        at_root = current == top
 
-        def refused(
-            message: str, line: int, where: str = where, at_root: bool = at_root
-        ) -> Failure:
-            return Failure("GL200", f"not built: {where}:{line}: {message}", line if at_root else 1)
+        def refused(message: str, line: int, where: str = where, file: str = k.file) -> Failure:
+            return Failure("GL200", f"not built: {where}:{line}: {message}", line, file)
 
         if k.problem is not None:
             return refused(k.problem, k.line)
@@ -105,6 +113,8 @@ def _check(folder: str, trees: Trees) -> Failure | None:
                     "GL200",
                     f"not built: {where} uses `{field}`, which runs plugins or fetches "
                     "charts; build it yourself and lint the output (`... | gpulint check -`)",
+                    _field_line(k.file, field),
+                    k.file,
                 )
         for ref in k.refs:
             if ref.field == "inline":
@@ -116,15 +126,14 @@ def _check(folder: str, trees: Trees) -> Failure | None:
                     ref.line,
                 )
             if not os.path.lexists(ref.path):
+                remote = " (gpulint never fetches remote bases)" if ref.field in _BASES else ""
                 return refused(
-                    f"{entry} is not a file or folder in the repository (gpulint never "
-                    "fetches remote bases)",
-                    ref.line,
+                    f"{entry} is not a file or folder in the repository{remote}", ref.line
                 )
             real = os.path.realpath(ref.path)
             if not inside(real, root):
                 return refused(f"{entry} is outside the repository", ref.line)
-            folders = ref.field in ("resources", "bases", "components")
+            folders = ref.field in _BASES
             if not (os.path.isfile(real) or (folders and os.path.isdir(real))):
                 return refused(f"{entry} is not a regular file", ref.line)
         todo.extend(k.folders())
@@ -152,8 +161,137 @@ def render(folder: str, options: RenderOptions, trees: Trees) -> str | Failure:
     if result.reason is not None:
         return Failure("GL200", f"{what} {result.reason}")
     if result.returncode != 0:
-        return Failure("GL200", f"{what} failed: {tool_error(result.stderr, result.returncode)}")
+        return failed(what, result.stderr, result.returncode, target)
     return result.stdout
+
+
+#: kubectl logs through klog: `E1201 00:47:47.778079   20428 run.go:72] "command failed" err="..."`.
+_KLOG = re.compile(r'^[EWIF]\d{4} [\d:.]+\s+\d+ \S+\] (?:"command failed" err=)?"?(.*?)"?$')
+#: The fields whose entries may be kustomizations (or, to kustomize, remote ones).
+_BASES = ("resources", "bases", "components")
+#: kustomize's wrapping of an error in a base: the innermost one is the error.
+_RECURSED = re.compile(r"recursed (?:accumulation|merging) of path '([^']+)': ")
+_FROM = re.compile(
+    r"^(?:accumulating resources: )?(?:accumulating|merging) resources from '([^']+)': "
+)
+#: A file entry's error, then the error of trying the same entry as a folder.
+_BOTH = re.compile(
+    r"^accumulating resources: accumulation err='(.*)': must build at directory: .*$"
+)
+_INVALID = re.compile(r"^invalid Kustomization: yaml: line (\d+): (.*)$")
+_YAML = re.compile(r"^(?:MalformedYAMLError: )?yaml: line (\d+): (.*?)(?: in File: (.+))?$")
+
+
+def failed(what: str, stderr: str, returncode: int | None, folder: str) -> Failure:
+    """kustomize's error as one readable message at the file and line it names: its
+    deprecation warnings left out, an error in a base unwrapped to the base's own error
+    (kustomize wraps it once per level, in one line), a YAML error at its file's line."""
+    lines = []
+    for raw in stderr.splitlines():
+        said = raw.strip()
+        if not said or said.startswith("# Warning:"):
+            continue
+        m = _KLOG.match(said)
+        if m:  # klog quotes the error: its lines are written \n
+            said = m.group(1).replace('\\"', '"').replace("\\n", "\n").replace("\\t", " ")
+        for part in said.splitlines():
+            if part.strip():
+                lines.append(part.strip().removeprefix("Error: ").removeprefix("error: "))
+    if not lines:
+        return Failure("GL200", f"{what} failed: exit status {returncode}")
+    text = lines[0]
+    base = folder
+    inner = list(_RECURSED.finditer(text))
+    if inner:
+        base = inner[-1].group(1)
+        text = text[inner[-1].end() :]
+    file, line = None, 1
+    named = kustomization_file(base) if os.path.isabs(base) else None
+    m = _BOTH.match(text)
+    if m:
+        text = m.group(1)
+    m = _INVALID.match(text)
+    if m and named is not None:
+        file, line, text = named, int(m.group(1)), f"invalid kustomization: {m.group(2)}"
+    m = _FROM.match(text)
+    entry = ""
+    if m:
+        entry, text = f"{m.group(1)}: ", text[m.end() :]
+        if named is not None:
+            file, line = named, _entry_line(named, m.group(1))
+    m = _YAML.match(text)
+    where = os.path.join(base, m.group(3)) if m and m.group(3) else None
+    if m and where is not None and os.path.isfile(where):
+        file, line, entry = where, _syntax_line(where, int(m.group(1))), ""
+        text = f"YAML error: {m.group(2)}"
+    text = entry + text
+    if file is None and named is not None and base != folder:
+        file = named
+    rest = "".join(f"\n  {extra}" for extra in lines[1:5])
+    at = f" ({label_of(file)}:{line})" if file is not None else ""
+    return Failure("GL200", f"{what} failed{at}: {text}{rest}", line, file)
+
+
+def _syntax_line(file: str, named: int) -> int:
+    """The line of the first YAML error in ``file`` as gpulint reads it (go-yaml names the
+    line before it for some errors), else the line kustomize names."""
+    from gpulint.loader.stream import load_text
+    from gpulint.render.mapping import read_text
+
+    text = read_text(file)
+    try:
+        problems = load_text(text).problems if text is not None else []
+    except Exception:  # the line kustomize names, then
+        return named
+    syntax = [p.span.line for p in problems if p.code == "YML001"]
+    return min(syntax) if syntax else named
+
+
+def _entry_line(file: str, entry: str) -> int:
+    """The line of ``file`` that names ``entry`` (1 when none does)."""
+    try:
+        with open(file, encoding="utf-8", errors="replace") as fh:
+            for number, text in enumerate(fh, 1):
+                if re.search(rf"(^|[\s\-'\"]){re.escape(entry)}(['\"]|\s*(#.*)?$)", text):
+                    return number
+    except OSError:
+        pass
+    return 1
+
+
+def _field_line(file: str, field: str) -> int:
+    """The line of ``file`` where the top-level ``field`` is written (1 when not found)."""
+    try:
+        with open(file, encoding="utf-8", errors="replace") as fh:
+            for number, text in enumerate(fh, 1):
+                if text.lower().startswith(field.lower() + ":"):
+                    return number
+    except OSError:
+        pass
+    return 1
+
+
+def parts(folder: str, trees: Trees) -> list[str]:
+    """The kustomizations a root builds on through ``resources`` and ``bases`` (not its
+    components, which build nothing alone): built on their own when the root fails."""
+    k = trees.kustomizations.get(os.path.abspath(folder))
+    if k is None:
+        file = kustomization_file(folder)
+        k = read_kustomization(os.path.abspath(folder), file) if file else None
+    if k is None or k.problem is not None:
+        return []
+    out = []
+    for ref in k.refs:
+        if ref.field in ("resources", "bases") and os.path.isdir(ref.path):
+            inner = trees.kustomizations.get(ref.path) or _read(ref.path)
+            if inner is not None and inner.data.get("kind") != "Component":
+                out.append(ref.path)
+    return out
+
+
+def _read(folder: str) -> Kustomization | None:
+    file = kustomization_file(folder)
+    return read_kustomization(folder, file) if file else None
 
 
 class KustomizeRendered(Rendered):
