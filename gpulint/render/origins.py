@@ -13,9 +13,10 @@ operation). A rendered object is the followed object whose kind and final name a
 exactly: a source whose name is only part of the rendered one is another object.
 
 A finding's value is placed at its **last writer** only when what that writer wrote equals
-the rendered value (a mapping or list: every key and item it wrote is in the rendered one);
-otherwise something gpulint does not follow (``images``, ``replicas``, ``replacements``,
-a generator) wrote it, and the finding falls back to the kustomization entry that brought
+the rendered value (a mapping or a list is placed at its key, in the last writer that
+writes one: a transformer changing a value inside it does not move it); otherwise
+something gpulint does not follow (``images``, ``replicas``, ``replacements``, a
+generator) wrote it, and the finding falls back to the kustomization entry that brought
 the object in, saying so.
 """
 
@@ -403,15 +404,12 @@ def _translate(rendered: Any, source: Any, path: tuple[Any, ...]) -> tuple[Any, 
 
 
 def _same(wrote: Any, value: Any) -> bool:
-    """Is what a writer wrote the rendered value (for a mapping or a list: is all it
-    wrote in the rendered one; ``$``-directives of a strategic merge patch aside)?"""
-    if isinstance(wrote, dict):
-        return isinstance(value, dict) and all(
-            (isinstance(k, str) and k.startswith("$")) or (k in value and _same(v, value[k]))
-            for k, v in wrote.items()
-        )
+    """Is what a writer wrote the rendered value? A mapping or a list is where its key is
+    written, whatever a later transformer (``images``, ``labels``) changed inside it."""
+    if isinstance(wrote, dict):  # the key of the mapping is where it is written
+        return isinstance(value, dict)
     if isinstance(wrote, list):
-        return isinstance(value, list) and all(any(_same(w, v) for v in value) for w in wrote)
+        return isinstance(value, list)
     if isinstance(wrote, bool) or isinstance(value, bool):
         return wrote is value
     return bool(
