@@ -56,6 +56,8 @@ def placed(folder: Path, cwd: Path = ROOT) -> set[tuple[str, int, int, str, bool
         ("renamed", {("base/server.yaml", 19, 31, "GPU004", False)}),
         # Written by a component's patch (after the resources, before the namePrefix).
         ("component", {("a100/a100.yaml", 14, 31, "GPU004", False)}),
+        # Written by a patch whose target selects by label (not followed): a fallback.
+        ("selected", {("kustomization.yaml", 6, 1, "GPU004", True)}),
         # Written by a replacement, which is not followed: the entry naming the object's
         # file, and the message says so (server.yaml's own value is another).
         ("replaced", {("kustomization.yaml", 7, 1, "GPU004", True)}),

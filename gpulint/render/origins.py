@@ -43,6 +43,9 @@ class Layer(NamedTuple):
     #: An inline patch's place in its kustomization file: the line before its first line
     #: and its indentation; (-1, 0) when it is not a literal block (no position inside it).
     shift: tuple[int, int] = (0, 0)
+    #: False for a patch whose target selects by labels or annotations, which are not
+    #: followed: it may not have applied, so it is never where a finding goes.
+    sure: bool = True
 
 
 class Followed(NamedTuple):
@@ -118,10 +121,10 @@ class Builds:
                 out.extend(self._resources(ref.path, entry))
         for ref in k.refs:
             if ref.field == "components" and os.path.isdir(ref.path):
-                before = {id(o) for o in out}
+                had = len(out)  # a component keeps the objects' order, adds after them
                 out = self._apply(ref.path, out, stack)
                 entry = (k.file, ref.line)
-                out = [o if id(o) in before else o._replace(entry=entry) for o in out]
+                out = out[:had] + [o._replace(entry=entry) for o in out[had:]]
         for origin in ("patchesStrategicMerge", "patches"):
             for ref in k.refs:
                 if ref.origin == origin and ref.field in ("inline", origin):
@@ -152,18 +155,21 @@ class Builds:
         else:
             return objects
         target = ref.target if isinstance(ref.target, dict) else None
+        sure = target is None or not any(
+            str(key).lower() in ("labelselector", "annotationselector") for key in target
+        )
         for doc in docs:
             data = doc.data
             if isinstance(data, list) and target is not None:  # JSON6902 operations
                 objects = [
-                    _operations(o, data, Layer("json", file, doc, shift=shift))
+                    _operations(o, data, Layer("json", file, doc, shift=shift, sure=sure))
                     if _selects(target, o)
                     else o
                     for o in objects
                 ]
             elif isinstance(data, dict) and not json_only:
                 kind, name, namespace = _identity(data)
-                layer = Layer("smp", file, doc, shift=shift)
+                layer = Layer("smp", file, doc, shift=shift, sure=sure)
                 objects = [
                     o._replace(layers=(*o.layers, layer))
                     if (
@@ -307,7 +313,7 @@ def written(o: Followed, rendered: Any, path: tuple[Any, ...], on_key: bool) -> 
     if last is None:
         return None
     layer, at, wrote = last
-    if wrote is _GONE or not _same(wrote, value):
+    if wrote is _GONE or not layer.sure or not _same(wrote, value):
         return None
     line, indent = layer.shift
     if line < 0:
