@@ -281,7 +281,9 @@ def _inline_shift(file: str, ref: Reference) -> tuple[int, int]:
     (``patch: |``) starts on the next line, at its first line's indentation."""
     text = read_text(file)
     lines = text.splitlines() if text is not None else []
-    if not 0 < ref.line <= len(lines) or not re.search(r"\|[-+0-9]*\s*$", lines[ref.line - 1]):
+    if not 0 < ref.line <= len(lines) or not re.search(
+        r"\|[-+0-9]*\s*(#.*)?$", lines[ref.line - 1]
+    ):
         return (-1, 0)
     for line in lines[ref.line :]:
         if line.strip():
