@@ -39,7 +39,9 @@ def lint_rendered(
 
     Without ``--render`` a chart is one GL201 (info) at its ``Chart.yaml``. A program that
     is missing is GL202 (a tool error: exit 2) and one that fails GL200, both at the
-    chart's ``Chart.yaml`` or the root's kustomization file; the rest of the run goes on.
+    chart's ``Chart.yaml`` or the root's kustomization file (a Kustomize failure at the
+    file and line it names, and the kustomizations a failing root builds on linted alone:
+    :func:`_unbuilt`); the rest of the run goes on.
     """
     from gpulint.render import RenderOptions
     from gpulint.render.mapping import label_of
