@@ -348,16 +348,15 @@ def _writes(
     node = rendered
     for k, (part, want) in enumerate(zip(pointer, path[: len(pointer)], strict=True)):
         if isinstance(node, list) and isinstance(want, int):
-            if part == "-":
-                item = op.get("value") if k == len(pointer) - 1 else None
-                mine = node[want] if 0 <= want < len(node) else None
-                same = (
-                    isinstance(item, dict)
-                    and isinstance(mine, dict)
-                    and item.get("name") is not None
-                    and item.get("name") == mine.get("name")
-                ) or want == len(node) - 1
-                if not same:
+            mine = node[want] if 0 <= want < len(node) else None
+            item = op.get("value") if k == len(pointer) - 1 else None
+            named = (
+                isinstance(item, dict) and isinstance(mine, dict) and item.get("name") is not None
+            )
+            if named and item.get("name") != mine.get("name"):  # type: ignore[union-attr]
+                return None  # it wrote another item: the indexes have moved since
+            if part == "-":  # appended: the last item, or the one of its name
+                if not named and want != len(node) - 1:
                     return None
             elif part != str(want):
                 return None
