@@ -52,6 +52,15 @@ def placed(folder: Path, cwd: Path = ROOT) -> set[tuple[str, int, int, str, bool
                 ("gpu/kustomization.yaml", 28, 16, "GPU004", False),
             },
         ),
+        # Operations on list items by index, a later one moving the earlier one's item:
+        # each named item is the one its operation wrote, wherever it is now.
+        (
+            "shifted",
+            {
+                ("server.yaml", 19, 31, "GPU004", False),
+                ("kustomization.yaml", 20, 31, "GPU004", False),
+            },
+        ),
         # Renamed by a /metadata/name JSON patch, then suffixed: still the base's object.
         ("renamed", {("base/server.yaml", 19, 31, "GPU004", False)}),
         # Written by a component's patch (after the resources, before the namePrefix).

@@ -291,6 +291,10 @@ def _inline_shift(file: str, ref: Reference) -> tuple[int, int]:
     return (-1, 0)
 
 
+def _index(part: str) -> int | None:
+    return int(part) if part.isdigit() else None
+
+
 def _pointer(path: str) -> list[str]:
     return [p.replace("~1", "/").replace("~0", "~") for p in path.split("/")[1:]]
 
@@ -355,10 +359,9 @@ def _writes(
             )
             if named and item.get("name") != mine.get("name"):  # type: ignore[union-attr]
                 return None  # it wrote another item: the indexes have moved since
-            if part == "-":  # appended: the last item, or the one of its name
-                if not named and want != len(node) - 1:
-                    return None
-            elif part != str(want):
+            # The item of its name, wherever later operations moved it; else, appended
+            # ("-"), the last item, or the item at that index.
+            if not named and want != (len(node) - 1 if part == "-" else _index(part)):
                 return None
         elif part != want:
             return None
