@@ -16,6 +16,11 @@ files: kustomize would fetch it), has a key that is no kustomize field (kustomiz
 `Resources:` as `resources`), or is itself a link out of the repository, not a regular file
 (`/dev/stdin`), over 1 MiB, or YAML that kustomize could read otherwise (a syntax error, a
 duplicate key, a tag).
+An overlay's failure is reported at the file and line it names: a refused entry at its line
+in the kustomization that holds it (a base's too), a YAML error at its line in its file, an
+error of a resource entry at that entry, else the overlay's kustomization file. When a root
+overlay that names other overlays fails, each overlay it builds on is built alone: those
+that build are linted, those that fail are reported once per distinct failure.
 
 ## Why it matters
 Nothing in the chart or overlay was checked. A template error is also what `helm install`

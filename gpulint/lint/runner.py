@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from gpulint import codes
 from gpulint.lint.engine import Linter
 from gpulint.loader.stream import load_library
 from gpulint.loader.target import Read, collector_paused, read_target
@@ -161,8 +162,13 @@ def run(
             _lint_one(linter, target, collect_objects, None, fixing) for target in everything
         )
     report = Report(keep_findings=keep_findings)
+    # A Kustomize base two failing roots share is built (and fails) on behalf of each: its
+    # findings are reported once (gpulint.render.target).
+    rendered: set[Finding] = set()
     try:
         for findings, objects, fixed in results:
+            if rendering is not None and rendering[0].enabled:
+                findings = _first_time(findings, rendered)
             if fixed is not None:
                 report.fixed += fixed.fixed
                 if on_fix is not None:
@@ -181,6 +187,18 @@ def run(
         if isinstance(results, Generator):
             results.close()
     return report
+
+
+def _first_time(findings: list[Finding], seen: set[Finding]) -> list[Finding]:
+    """``findings`` without the rendered ones (or render failures) already reported."""
+    out = []
+    for f in findings:
+        if f.rule == codes.RENDER_FAILED or any(r.kind == "rendered" for r in f.related):
+            if f in seen:
+                continue
+            seen.add(f)
+        out.append(f)
+    return out
 
 
 # -- worker processes -------------------------------------------------------------------------

@@ -12,25 +12,26 @@ The kustomization files are read as kustomize reads them (field names ignoring c
 reference anywhere (kustomize fetches them from ``configurations``, ``openapi.path``, patches
 and generator files too), no key that is no kustomize field.
 
-Mapping: the object's kind and name (a ``namePrefix``/``nameSuffix`` may have changed the
-name: a source's name must be part of the rendered one) are looked up in the files the
-root consumes, patches applied last first, then the bases' files; the first that writes the
-finding's key path (list items matched by their ``name`` when they have one) is where the
-finding goes, else the one that writes most of it, else the root's kustomization file.
+Mapping (:mod:`gpulint.render.origins`): the rendered object is followed back through the
+build exactly (its kind and final name, after renames, ``namePrefix``/``nameSuffix``), and a
+finding goes where its value is last written, when that writer wrote the rendered value: a
+resource file, a strategic-merge patch (a file or inline), an operation of a JSON6902 patch
+(a file or inline; the line inside the kustomization for an inline one). Otherwise it goes to
+the root's kustomization entry that brings the object in (the kustomization file itself when
+the object is not found) and the message says it is a fallback.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from typing import NamedTuple
 
 from gpulint import codes
-from gpulint.loader.document import Document
 from gpulint.model import Finding, Span
 from gpulint.render import RenderOptions
-from gpulint.render.helm import Failure, tool_error
-from gpulint.render.mapping import Place, Rendered, at_key, label_of, load_documents, read_text
+from gpulint.render.mapping import Place, Rendered, at_key, label_of
+from gpulint.render.origins import Builds, written
 from gpulint.render.tools import BUDGET_SPENT, find_tool, run_tool, time_left
 from gpulint.render.trees import (
     PLUGIN_FIELDS,
@@ -46,6 +47,16 @@ INSTALL_KUSTOMIZE = (
     "kubectl was not found: install kubectl (https://kubernetes.io/docs/tasks/tools/) or "
     "kustomize, or pass --kustomize PATH"
 )
+
+
+class Failure(NamedTuple):
+    """Why a root was not built: ``code`` GL200 (it failed) or GL202 (no program), and the
+    file and line that say why (``path`` None: the root's kustomization file)."""
+
+    code: str
+    message: str
+    line: int = 1
+    path: str | None = None
 
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # http:, ssh:, file:, git:: ...
@@ -91,14 +102,9 @@ def _check(folder: str, trees: Trees) -> Failure | None:
                 continue
             trees.kustomizations[current] = k
         where = label_of(k.file)
-        at_root = current == top
 
-        def refused(
-            message: str, line: int, where: str = where, at_root: bool = at_root
-        ) -> Failure:
-            return Failure(
-                codes.RENDER_FAILED, f"not built: {where}:{line}: {message}", line if at_root else 1
-            )
+        def refused(message: str, line: int, where: str = where, file: str = k.file) -> Failure:
+            return Failure(codes.RENDER_FAILED, f"not built: {where}:{line}: {message}", line, file)
 
         if k.problem is not None:
             return refused(k.problem, k.line)
@@ -108,6 +114,8 @@ def _check(folder: str, trees: Trees) -> Failure | None:
                     codes.RENDER_FAILED,
                     f"not built: {where} uses `{field}`, which runs plugins or fetches "
                     "charts; build it yourself and lint the output (`... | gpulint check -`)",
+                    _field_line(k.file, field),
+                    k.file,
                 )
         for ref in k.refs:
             if ref.field == "inline":
@@ -119,15 +127,14 @@ def _check(folder: str, trees: Trees) -> Failure | None:
                     ref.line,
                 )
             if not os.path.lexists(ref.path):
+                remote = " (gpulint never fetches remote bases)" if ref.field in _BASES else ""
                 return refused(
-                    f"{entry} is not a file or folder in the repository (gpulint never "
-                    "fetches remote bases)",
-                    ref.line,
+                    f"{entry} is not a file or folder in the repository{remote}", ref.line
                 )
             real = os.path.realpath(ref.path)
             if not inside(real, root):
                 return refused(f"{entry} is outside the repository", ref.line)
-            folders = ref.field in ("resources", "bases", "components")
+            folders = ref.field in _BASES
             if not (os.path.isfile(real) or (folders and os.path.isdir(real))):
                 return refused(f"{entry} is not a regular file", ref.line)
         todo.extend(k.folders())
@@ -157,10 +164,137 @@ def render(folder: str, options: RenderOptions, trees: Trees) -> str | Failure:
     if result.reason is not None:
         return Failure(codes.RENDER_FAILED, f"{what} {result.reason}")
     if result.returncode != 0:
-        return Failure(
-            codes.RENDER_FAILED, f"{what} failed: {tool_error(result.stderr, result.returncode)}"
-        )
+        return failed(what, result.stderr, result.returncode, target)
     return result.stdout
+
+
+#: kubectl logs through klog: `E1201 00:47:47.778079   20428 run.go:72] "command failed" err="..."`.
+_KLOG = re.compile(r'^[EWIF]\d{4} [\d:.]+\s+\d+ \S+\] (?:"command failed" err=)?"?(.*?)"?$')
+#: The fields whose entries may be kustomizations (or, to kustomize, remote ones).
+_BASES = ("resources", "bases", "components")
+#: kustomize's wrapping of an error in a base: the innermost one is the error.
+_RECURSED = re.compile(r"recursed (?:accumulation|merging) of path '([^']+)': ")
+_FROM = re.compile(
+    r"^(?:accumulating resources: )?(?:accumulating|merging) resources from '([^']+)': "
+)
+#: A file entry's error, then the error of trying the same entry as a folder.
+_BOTH = re.compile(
+    r"^accumulating resources: accumulation err='(.*)': must build at directory: .*$"
+)
+_INVALID = re.compile(r"^invalid Kustomization: yaml: line (\d+): (.*)$")
+_YAML = re.compile(r"^(?:MalformedYAMLError: )?yaml: line (\d+): (.*?)(?: in File: (.+))?$")
+
+
+def failed(what: str, stderr: str, returncode: int | None, folder: str) -> Failure:
+    """kustomize's error as one readable message at the file and line it names: its
+    deprecation warnings left out, an error in a base unwrapped to the base's own error
+    (kustomize wraps it once per level, in one line), a YAML error at its file's line."""
+    lines = []
+    for raw in stderr.splitlines():
+        said = raw.strip()
+        if not said or said.startswith("# Warning:"):
+            continue
+        m = _KLOG.match(said)
+        if m:  # klog quotes the error: its lines are written \n
+            said = m.group(1).replace('\\"', '"').replace("\\n", "\n").replace("\\t", " ")
+        for part in said.splitlines():
+            if part.strip():
+                lines.append(part.strip().removeprefix("Error: ").removeprefix("error: "))
+    if not lines:
+        return Failure(codes.RENDER_FAILED, f"{what} failed: exit status {returncode}")
+    text = lines[0]
+    base = folder
+    inner = list(_RECURSED.finditer(text))
+    if inner:
+        base = inner[-1].group(1)
+        text = text[inner[-1].end() :]
+    file, line = None, 1
+    named = kustomization_file(base) if os.path.isabs(base) else None
+    m = _BOTH.match(text)
+    if m:
+        text = m.group(1)
+    m = _INVALID.match(text)
+    if m and named is not None:
+        file, line, text = named, int(m.group(1)), f"invalid kustomization: {m.group(2)}"
+    m = _FROM.match(text)
+    entry = ""
+    if m:
+        entry, text = f"{m.group(1)}: ", text[m.end() :]
+        if named is not None:
+            file, line = named, _entry_line(named, m.group(1))
+    m = _YAML.match(text)
+    where = os.path.join(base, m.group(3)) if m and m.group(3) else None
+    if m and where is not None and os.path.isfile(where):
+        file, line, entry = where, _syntax_line(where, int(m.group(1))), ""
+        text = f"YAML error: {m.group(2)}"
+    text = entry + text
+    if file is None and named is not None and base != folder:
+        file = named
+    rest = "".join(f"\n  {extra}" for extra in lines[1:5])
+    at = f" ({label_of(file)}:{line})" if file is not None else ""
+    return Failure(codes.RENDER_FAILED, f"{what} failed{at}: {text}{rest}", line, file)
+
+
+def _syntax_line(file: str, named: int) -> int:
+    """The line of the first YAML error in ``file`` as gpulint reads it (go-yaml names the
+    line before it for some errors), else the line kustomize names."""
+    from gpulint.loader.stream import load_text
+    from gpulint.render.mapping import read_text
+
+    text = read_text(file)
+    try:
+        problems = load_text(text).problems if text is not None else []
+    except Exception:  # the line kustomize names, then
+        return named
+    syntax = [p.span.line for p in problems if p.code == codes.SYNTAX_ERROR]
+    return min(syntax) if syntax else named
+
+
+def _entry_line(file: str, entry: str) -> int:
+    """The line of ``file`` that names ``entry`` (1 when none does)."""
+    try:
+        with open(file, encoding="utf-8", errors="replace") as fh:
+            for number, text in enumerate(fh, 1):
+                if re.search(rf"(^|[\s\-'\"]){re.escape(entry)}(['\"]|\s*(#.*)?$)", text):
+                    return number
+    except OSError:
+        pass
+    return 1
+
+
+def _field_line(file: str, field: str) -> int:
+    """The line of ``file`` where the top-level ``field`` is written (1 when not found)."""
+    try:
+        with open(file, encoding="utf-8", errors="replace") as fh:
+            for number, text in enumerate(fh, 1):
+                if text.lower().startswith(field.lower() + ":"):
+                    return number
+    except OSError:
+        pass
+    return 1
+
+
+def parts(folder: str, trees: Trees) -> list[str]:
+    """The kustomizations a root builds on through ``resources`` and ``bases`` (not its
+    components, which build nothing alone): built on their own when the root fails."""
+    k = trees.kustomizations.get(os.path.abspath(folder))
+    if k is None:
+        file = kustomization_file(folder)
+        k = read_kustomization(os.path.abspath(folder), file) if file else None
+    if k is None or k.problem is not None:
+        return []
+    out = []
+    for ref in k.refs:
+        if ref.field in ("resources", "bases") and os.path.isdir(ref.path):
+            inner = trees.kustomizations.get(ref.path) or _read(ref.path)
+            if inner is not None and inner.data.get("kind") != "Component":
+                out.append(ref.path)
+    return out
+
+
+def _read(folder: str) -> Kustomization | None:
+    file = kustomization_file(folder)
+    return read_kustomization(folder, file) if file else None
 
 
 class KustomizeRendered(Rendered):
@@ -169,149 +303,32 @@ class KustomizeRendered(Rendered):
     def __init__(self, label: str, folder: str, text: str, trees: Trees) -> None:
         super().__init__(label, folder, text)
         self.trees = trees
-        self._sources: list[str] | None = None
-        self._by_kind: dict[str | None, list[tuple[str, Document]]] | None = None
-        self._objects: dict[tuple[str | None, str], list[tuple[str, Document]]] = {}
-        self._by_name: dict[str | None, tuple[dict[str, list[int]], list[int]]] = {}
+        self.builds = Builds(trees.kustomizations)
 
     def fallback(self) -> str:
         file = kustomization_file(self.folder)
         return label_of(file or self.folder)
 
-    def sources(self) -> list[str]:
-        """The files the root reads, in the order a field is looked for in them."""
-        if self._sources is None:
-            out: list[str] = []
-            seen: set[str] = set()
-
-            def visit(folder: str) -> None:
-                if folder in seen:
-                    return
-                seen.add(folder)
-                k: Kustomization | None = self.trees.kustomizations.get(folder)
-                if k is None:
-                    file = kustomization_file(folder)
-                    k = read_kustomization(folder, file) if file else None
-                if k is None:
-                    return
-                out.extend(reversed(k.patches()))
-                for res in k.resources():
-                    if os.path.isdir(res):
-                        visit(res)
-                    elif os.path.isfile(res):
-                        out.append(res)
-
-            visit(os.path.abspath(self.folder))
-            self._sources = out
-        return self._sources
-
-    def candidates(self, kind: str | None, name: str) -> list[tuple[str, Document]]:
-        """The source documents that may be the object ``kind``/``name``, in search order.
-
-        Each source file is read and parsed once per render (not once per finding), and the
-        documents of one object are picked out once for all of its findings.
-        """
-        if self._by_kind is None:
-            self._by_kind = {}
-            for file in self.sources():
-                text = read_text(file)
-                for source in load_documents(text) if text is not None else []:
-                    data = source.data
-                    kind_of = data.get("kind") if isinstance(data, dict) else 0
-                    if kind_of is None or isinstance(kind_of, str):
-                        self._by_kind.setdefault(kind_of, []).append((file, source))
-        key = (kind, name)
-        got = self._objects.get(key)
-        if got is None:
-            docs = self._by_kind.get(kind, [])
-            if len(name) > _LONGEST_NAME:  # not a Kubernetes name: looked for one by one
-                got = [(f, d) for f, d in docs if _named(d.data, name)]
-            else:
-                names, lengths = self._names(kind, docs)
-                at: set[int] = set()
-                for n in lengths:  # every part of the rendered name that is a source's name
-                    if n > len(name):
-                        break
-                    for i in range(len(name) - n + 1):
-                        at.update(names.get(name[i : i + n], ()))
-                got = [docs[i] for i in sorted(at)]
-            self._objects[key] = got
-        return got
-
-    def _names(
-        self, kind: str | None, docs: list[tuple[str, Document]]
-    ) -> tuple[dict[str, list[int]], list[int]]:
-        """The kind's documents by name, and the lengths of those names (shortest first)."""
-        got = self._by_name.get(kind)
-        if got is None:
-            names: dict[str, list[int]] = {}
-            for i, (_, source) in enumerate(docs):
-                meta = source.data.get("metadata")
-                own = meta.get("name") if isinstance(meta, dict) else None
-                if isinstance(own, str) and own:
-                    names.setdefault(own, []).append(i)
-            got = self._by_name[kind] = (names, sorted({len(n) for n in names}))
-        return got
-
     def place(self, finding: Finding) -> Place:
         doc = self.document(finding.document)
-        if doc is None or finding.object is None:
+        ref = finding.object
+        if doc is None or ref is None:
             return Place(self.fallback(), Span(1, 1, 1, 1))
-        on_key = at_key(doc, finding)
-        best: tuple[int, str, Any, tuple[Any, ...]] | None = None
-        for file, source in self.candidates(finding.object.kind, finding.object.name or ""):
-            path = _translate(doc.data, source.data, finding.doc_path)
-            if len(path) == len(finding.doc_path):
-                span = source.key_span(path) if on_key else source.value_span(path)
-                return Place(label_of(file), span)
-            if best is None or len(path) > best[0]:
-                best = (len(path), file, source, path)
-        if best is not None:
-            _, file, source, path = best
-            return Place(label_of(file), source.key_span(path))
-        return Place(self.fallback(), Span(1, 1, 1, 1))
+        found = self.builds.find(os.path.abspath(self.folder), ref.kind, ref.name, ref.namespace)
+        if found is None:
+            return Place(self.fallback(), Span(1, 1, 1, 1), UNKNOWN_OBJECT)
+        where = written(found, doc.data, finding.doc_path, at_key(doc, finding))
+        if where is None:
+            file, line = found.entry
+            return Place(label_of(file), Span(line, 1, line, 1), UNKNOWN_WRITER)
+        return Place(label_of(where.file), where.span)
 
 
-#: Kubernetes names are at most 253 characters (a DNS subdomain); a source whose name is part
-#: of a rendered name that long is found by looking at each of the parts' lengths.
-_LONGEST_NAME = 253
-
-
-def _named(data: Any, name: str) -> bool:
-    """Is ``data`` named as part of ``name`` (a ``namePrefix``/``nameSuffix`` may add to it)?"""
-    meta = data.get("metadata") if isinstance(data, dict) else None
-    own = meta.get("name") if isinstance(meta, dict) else None
-    return isinstance(own, str) and bool(own) and own in name
-
-
-def _translate(rendered: Any, source: Any, path: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The longest prefix of ``path`` that ``source`` writes, as a path in ``source``: list
-    items are matched by ``name`` (a strategic merge patch merges containers by name)."""
-    out: list[Any] = []
-    for part in path:
-        if isinstance(part, int):
-            if not isinstance(rendered, list) or not isinstance(source, list):
-                break
-            item = rendered[part] if 0 <= part < len(rendered) else None
-            name = item.get("name") if isinstance(item, dict) else None
-            if name is not None:
-                index = next(
-                    (
-                        i
-                        for i, s in enumerate(source)
-                        if isinstance(s, dict) and s.get("name") == name
-                    ),
-                    None,
-                )
-            else:
-                index = part if part < len(source) else None
-            if index is None:
-                break
-            rendered, source = item, source[index]
-            out.append(index)
-            continue
-        if not isinstance(source, dict) or part not in source or not isinstance(rendered, dict):
-            break
-        rendered, source = rendered.get(part), source[part]
-        out.append(part)
-    return tuple(out)
+#: What a finding placed at a fallback says.
+UNKNOWN_OBJECT = (
+    " (shown at the kustomization file: gpulint could not tell which file defines this object)"
+)
+UNKNOWN_WRITER = (
+    " (shown at the kustomization entry that brings this object in: gpulint could not tell "
+    "which file writes this value)"
+)

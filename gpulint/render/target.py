@@ -17,6 +17,8 @@ from gpulint.model import Finding, LintedObject, Span
 if TYPE_CHECKING:
     from gpulint.lint.engine import Linter
     from gpulint.render import RenderOptions
+    from gpulint.render.kustomize import Failure
+    from gpulint.render.mapping import Rendered
     from gpulint.render.trees import Trees
     from gpulint.util.discover import Target
 
@@ -38,10 +40,12 @@ def lint_rendered(
 
     Without ``--render`` a chart is one GL201 (info) at its ``Chart.yaml``. A program that
     is missing is GL202 (a tool error: exit 2) and one that fails GL200, both at the
-    chart's ``Chart.yaml`` or the root's kustomization file; the rest of the run goes on.
+    chart's ``Chart.yaml`` or the root's kustomization file (a Kustomize failure at the
+    file and line it names, and the kustomizations a failing root builds on linted alone:
+    :func:`_unbuilt`); the rest of the run goes on.
     """
     from gpulint.render import RenderOptions
-    from gpulint.render.mapping import Rendered, label_of
+    from gpulint.render.mapping import label_of
     from gpulint.render.trees import Trees, kustomization_file
 
     folder = target.path or target.label
@@ -71,23 +75,69 @@ def lint_rendered(
         )
     else:
         from gpulint.render import kustomize
-        from gpulint.render.helm import Failure
 
         built = kustomize.render(folder, options, trees)
-        if isinstance(built, Failure):
-            span = Span(built.line, 1, built.line, 1)
-            return linter.problem(anchor, Problem(built.code, span, built.message))
+        if isinstance(built, kustomize.Failure):
+            return _unbuilt(linter, folder, anchor, built, (options, trees), seen)
         rendered = kustomize.KustomizeRendered(target.label, folder, built, trees)
+    return _lint(linter, target.label, rendered, seen)
+
+
+def _lint(
+    linter: Linter, label: str, rendered: Rendered, seen: list[LintedObject] | None
+) -> list[Finding]:
     with collector_paused():
-        findings = linter.lint_bytes(target.label, rendered.text.encode("utf-8"), seen)
+        findings = linter.lint_bytes(label, rendered.text.encode("utf-8"), seen)
     # Comments in templates reach the rendered output, so `# gpulint:` directives there
     # have applied; `per-file-ignores` are matched again against the file each finding
     # now names (a template, a values file, a patch).
     mapped: list[Finding] = []
     for f in rendered.remap(findings):
-        if f.suppression is None and f.path != target.label:
+        if f.suppression is None and f.path != label:
             file = linter.suppressor.for_file(f.path, None)
             if file:
                 f = file.apply([f])[0]
         mapped.append(f)
     return mapped
+
+
+def _unbuilt(
+    linter: Linter,
+    folder: str,
+    anchor: str,
+    failure: Failure,
+    run: tuple[RenderOptions, Trees],
+    seen: list[LintedObject] | None,
+) -> list[Finding]:
+    """A Kustomize root that failed: its failure at the file and line it names, and every
+    kustomization it builds on that builds alone linted (those that fail too, the same
+    way for their own parts; one finding per distinct failure)."""
+    from gpulint.render import kustomize
+    from gpulint.render.mapping import label_of
+    from gpulint.render.trees import kustomization_file
+
+    options, trees = run
+    out: list[Finding] = []
+    reported: set[tuple[str, int, str]] = set()
+    todo, done = [(folder, anchor, failure)], {os.path.abspath(folder)}
+    while todo:
+        current, where, why = todo.pop(0)
+        path = label_of(why.path) if why.path else where
+        if (path, why.line, why.message) not in reported:
+            reported.add((path, why.line, why.message))
+            span = Span(why.line, 1, why.line, 1)
+            out.extend(linter.problem(path, Problem(why.code, span, why.message)))
+        if why.code != codes.RENDER_FAILED:
+            continue
+        for part in kustomize.parts(current, trees):
+            if part in done:
+                continue
+            done.add(part)
+            built = kustomize.render(part, options, trees)
+            label = label_of(part)
+            if isinstance(built, kustomize.Failure):
+                todo.append((part, label_of(kustomization_file(part) or part), built))
+            else:
+                rendered = kustomize.KustomizeRendered(label, part, built, trees)
+                out.extend(_lint(linter, label, rendered, seen))
+    return out

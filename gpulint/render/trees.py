@@ -94,6 +94,8 @@ class Reference(NamedTuple):
     path: str  # absolute ("" for an inline patch)
     line: int
     target: Any = None
+    #: The kustomization field it is written in (``patchesJson6902``, ``patches``, ...).
+    origin: str = ""
 
 
 class Kustomization:
@@ -262,17 +264,25 @@ def _references(folder: str, doc: Any) -> tuple[dict[str, Any], list[Reference]]
         return _Refused(reason, line(where))
 
     def add(
-        field: str, text: Any, where: tuple[Any, ...], inline: bool = False, target: Any = None
+        field: str,
+        text: Any,
+        where: tuple[Any, ...],
+        inline: bool | None = False,
+        target: Any = None,
+        origin: str = "",
     ) -> None:
+        """``inline``: None for a patch's ``patch:`` (always its text), True for an entry
+        of ``patchesStrategicMerge`` (its text when it has more than one line)."""
         if text is None:
             return  # null decodes to an empty string: kustomize reads nothing
         if not isinstance(text, str):
             raise refuse(f"a `{field}` entry is not a string", where)
-        if inline and "\n" in text:  # an inline patch, not a path
-            refs.append(Reference("inline", text, "", line(where), target))
+        if inline is None or (inline and "\n" in text):  # an inline patch, not a path
+            if text.strip():
+                refs.append(Reference("inline", text, "", line(where), target, origin or field))
         elif text.strip():
             path = os.path.normpath(os.path.join(folder, text))
-            refs.append(Reference(field, text, path, line(where), target))
+            refs.append(Reference(field, text, path, line(where), target, origin or field))
 
     def items(value: Any, field: str, where: tuple[Any, ...]) -> list[Any]:
         if value is None:
@@ -306,9 +316,9 @@ def _references(folder: str, doc: Any) -> tuple[dict[str, Any], list[Reference]]
                     given = keyed(item, known, (key, i))
                     target = given["target"][-1][1] if "target" in given else None
                     for path_key, path in given.get("path", []):
-                        add(shown, path, (key, i, path_key), target=target)
+                        add(shown, path, (key, i, path_key), target=target, origin=field)
                     for patch_key, patch in given.get("patch", []) if shown == "patches" else ():
-                        add(shown, patch, (key, i, patch_key), inline=True, target=target)
+                        add(shown, patch, (key, i, patch_key), None, target, field)
             elif field in _GENERATORS:
                 for i, item in enumerate(items(value, field, (key,))):
                     for name, entries in keyed(item, _GENERATOR, (key, i)).items():
