@@ -107,8 +107,7 @@ def _overlaps(e: Edit, start: int, end: int) -> bool:
 
 def fix_text(linter: Linter, label: str, text: str, mode: str) -> Fixed:
     """Apply the fixes of ``mode`` to ``text`` until none is left (at most ``MAX_ROUNDS``)."""
-    findings = linter.lint_text(label, text)
-    shape = linter.shape
+    findings, shape = linter.lint_shaped(label, text)
     fixed = 0
     notes: list[str] = []
     refused: set[tuple[Edit, ...]] = set()
@@ -121,8 +120,8 @@ def fix_text(linter: Linter, label: str, text: str, mode: str) -> Fixed:
         count = sum(n for _, n in chosen)
         # Linting the result is how it is checked: it parses as the text did, or the
         # round's fixes are taken again one by one.
-        new_findings = linter.lint_text(label, candidate)
-        if linter.shape != shape:
+        new_findings, new_shape = linter.lint_shaped(label, candidate)
+        if new_shape != shape:
             # Fixes that do not overlap can still clash (two add the same key): take them
             # one by one, keeping each that leaves the text parsing as before.
             kept: list[Edit] = []
@@ -130,8 +129,8 @@ def fix_text(linter: Linter, label: str, text: str, mode: str) -> Fixed:
             candidate = current
             for edits, n in chosen:
                 attempt = apply(current, [*kept, *edits])
-                attempt_findings = linter.lint_text(label, attempt)
-                if linter.shape == shape:
+                attempt_findings, attempt_shape = linter.lint_shaped(label, attempt)
+                if attempt_shape == shape:
                     kept.extend(edits)
                     candidate, count = attempt, count + n
                     new_findings = attempt_findings

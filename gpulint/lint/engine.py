@@ -46,6 +46,11 @@ PART_CODE = codes.PATCH_NOT_RENDERED
 MAX_DETAIL = 500
 
 
+#: A text's shape as the fix loop compares it: its number of documents and its YAML problems'
+#: codes, sorted.
+Shape = tuple[int, list[str]]
+
+
 def is_enabled(code: str, settings: Settings, opt_in: bool = False) -> bool:
     """ruff-style selection: ``GPU`` selects every GPU rule, ``GPU0`` GPU001..GPU099, ...
 
@@ -145,7 +150,6 @@ class Linter:
         self._owned: tuple[Document, Owned] | None = None
         #: How the last text linted parsed: its number of documents and the codes of its
         #: YAML problems, whichever rules are selected (``--fix`` refuses a change to it).
-        self.shape: tuple[int, list[str]] = (0, [])
         self.pod_rules = [a for a in self.active.values() if a.rule.scope == "pod"]
         self.object_rules = [a for a in self.active.values() if a.rule.scope == "object"]
         #: Pod rules that yield to more specific ones (``Rule.yields_to``), by code.
@@ -182,7 +186,14 @@ class Linter:
     def lint_text(
         self, label: str, text: str, seen: list[LintedObject] | None = None
     ) -> list[Finding]:
-        """Findings in ``text``; objects linted are appended to ``seen`` when it is given.
+        """Findings in ``text``; objects linted are appended to ``seen`` when it is given."""
+        return self.lint_shaped(label, text, seen)[0]
+
+    def lint_shaped(
+        self, label: str, text: str, seen: list[LintedObject] | None = None
+    ) -> tuple[list[Finding], Shape]:
+        """Findings in ``text`` and its :data:`Shape` (how many documents it holds and its
+        YAML problems: the fix loop checks that a fix keeps both), returned, never kept.
 
         Document by document: each is composed, linted, handed to suppression and dropped
         before the next, so a big file holds one document's nodes, data and positions at a
@@ -224,12 +235,11 @@ class Linter:
         if self._skipped_at is not None:
             file.skipped = frozenset(self._skipped)
             findings.extend(file.apply(self._part_finding(label)))
-        self.shape = (documents, sorted(problems))
         if not failed:
             findings.extend(self._stale(label, file))
         findings.extend(failed)
         findings.sort(key=Finding.sort_key)
-        return findings
+        return findings, (documents, sorted(problems))
 
     def problem(self, label: str, problem: Problem) -> list[Finding]:
         """A finding for a problem found outside the YAML (unreadable file, ...)."""
