@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("loader.ownfiles",),
     # Helm charts and Kustomize overlays: found, rendered, findings mapped back to their files
     ("render", "render.tools", "render.textmap", "render.trees", "render.patches", "render.links",
+     "render.helmsources",
      "render.mapping", "render.schemaref", "render.helm", "render.kustomize"),
     # the fixes rules declare, as text edits of a document (the text and YAML writing below)
     ("fixtext", "fixplaces", "fixes"),

@@ -28,11 +28,12 @@ import bisect
 import os
 import re
 import stat
-from typing import NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from gpulint.loader.document import Document
 from gpulint.model import Finding, Related, Span
 from gpulint.render import ChartOptions, RenderOptions, textmap
+from gpulint.render.helmsources import headers, not_a_template
 from gpulint.render.mapping import (
     Place,
     Rendered,
@@ -43,6 +44,9 @@ from gpulint.render.mapping import (
     read_text,
 )
 from gpulint.render.schemaref import remote_schema_ref
+
+if TYPE_CHECKING:
+    from gpulint.render.helmsources import Archive
 from gpulint.render.tools import BUDGET_SPENT, ToolResult, find_tool, run_tool, time_left
 
 #: How a helm before 3.16 refuses the flag (cobra's words, first on its error output).
@@ -55,11 +59,15 @@ INSTALL_HELM = (
 
 
 class Failure(NamedTuple):
-    """Why a folder was not rendered: ``code`` GL200 (it failed) or GL202 (no program)."""
+    """Why a folder was not rendered: ``code`` GL200 (it failed) or GL202 (no program);
+    ``path``: the file it is shown at when not the chart's own (a template helm's error
+    names), else None."""
 
     code: str
     message: str
     line: int = 1
+    path: str | None = None
+    column: int = 1
 
 
 def render(folder: str, options: RenderOptions) -> str | Failure:
@@ -100,10 +108,18 @@ def render(folder: str, options: RenderOptions) -> str | Failure:
     if result.reason is not None:
         return Failure("GL200", f"helm template {result.reason}")
     if result.returncode != 0:
-        return Failure(
-            "GL200", f"helm template failed: {tool_error(result.stderr, result.returncode)}"
-        )
+        return _failed(folder, opts, result)
     return result.stdout
+
+
+def _failed(folder: str, opts: ChartOptions, result: ToolResult) -> Failure:
+    """helm's error as GL200, at the template and line it names when it can be
+    (:func:`gpulint.render.helmsources.placed_error`)."""
+    from gpulint.render.helmsources import placed_error
+
+    resolve = HelmRendered("", folder, "", opts).resolve
+    message, line, path, column = placed_error(result.stderr, result.returncode, resolve)
+    return Failure("GL200", f"helm template failed: {message}", line, path, column)
 
 
 def _template(
@@ -162,9 +178,13 @@ class Resolved(NamedTuple):
     """A template a rendered document came from, and the charts it is in."""
 
     path: str  # the template, as under the chart folder (what findings name)
-    real: str  # its real path (what is read)
+    real: str  # its real path (what is read); in a packaged subchart, the archive's member
     #: (chart folder, prefix of its keys in the outermost chart's values), outermost first
     chain: tuple[tuple[str, tuple[str, ...]], ...]
+    #: The packaged subchart (``charts/<sub>.tgz``) the template is a member of, if it is,
+    #: and the member's text.
+    archive: str | None = None
+    member_text: str | None = None
 
 
 class HelmRendered(Rendered):
@@ -190,14 +210,15 @@ class HelmRendered(Rendered):
         super().__init__(label, folder, text)
         self.options = options
         # (line of the `# Source:` header, the template it names)
-        self.sources: list[tuple[int, str]] = _headers(text)
+        self.sources: list[tuple[int, str]] = headers(text)
         self._starts = [line for line, _ in self.sources]
         self._values: dict[str, Document | None] = {}
         self._resolved: dict[str, Resolved | str] = {}
         self._subcharts: dict[str, dict[str, str | None]] = {}
+        self._archives: dict[str, dict[str, Archive | None]] = {}
         self._charts: dict[str, dict[str, object]] = {}
         self._templates: dict[str, textmap.Template] = {}
-        self._places: dict[tuple[str, tuple[object, ...], bool], Place] = {}
+        self._places: dict[tuple[str, tuple[object, ...], bool, int], Place] = {}
 
     def fallback(self) -> str:
         return label_of(os.path.join(self.folder, "Chart.yaml"))
@@ -209,6 +230,10 @@ class HelmRendered(Rendered):
         if at < 0:
             return None
         source = self.sources[at][1]
+        return self.resolve(source)
+
+    def resolve(self, source: str) -> Resolved | str:
+        """The template file a header (or an error) names, or why it is none (a message)."""
         if source not in self._resolved:
             self._resolved[source] = self._resolve(source)
         return self._resolved[source]
@@ -221,36 +246,77 @@ class HelmRendered(Rendered):
             return Place(self.fallback(), Span(1, 1, 1, 1), resolved)
         doc = self.document(finding.document)
         on_key = at_key(doc, finding)
-        key = (resolved.path, finding.doc_path, on_key)
+        key = (resolved.real, finding.doc_path, on_key, finding.document)
         found = self._places.get(key)
         if found is None:
-            found = self._places[key] = self._place(resolved, finding.doc_path, on_key)
+            present, value = lookup(doc.data, finding.doc_path) if doc else (False, None)
+            rendered = (value,) if present else ()
+            found = self._places[key] = self._place(resolved, finding.doc_path, on_key, rendered)
         return found
 
-    def _place(self, resolved: Resolved, path: tuple[object, ...], on_key: bool) -> Place:
-        template = resolved.path
+    def _template(self, resolved: Resolved) -> textmap.Template:
         t = self._templates.get(resolved.real)
         if t is None:
-            t = self._templates[resolved.real] = textmap.Template(read_text(resolved.real) or "")
+            if resolved.archive is not None:
+                text = resolved.member_text or ""
+            else:
+                text = read_text(resolved.real) or ""
+            t = self._templates[resolved.real] = textmap.Template(text)
+        return t
+
+    def _place(
+        self,
+        resolved: Resolved,
+        path: tuple[object, ...],
+        on_key: bool,
+        rendered: tuple[object, ...] = (),
+    ) -> Place:
+        found = self._template_place(resolved, path, on_key, rendered)
+        if resolved.archive is None or found.path != label_of(resolved.archive):
+            return found
+        from gpulint.render.helmsources import in_archive
+
+        return in_archive(found, resolved)
+
+    def _template_place(
+        self,
+        resolved: Resolved,
+        path: tuple[object, ...],
+        on_key: bool,
+        rendered: tuple[object, ...],
+    ) -> Place:
+        t = self._template(resolved)
         match = textmap.find(t, path)
-        shown = label_of(template)
+        shown = label_of(resolved.path)
         if match.lines and match.depth == len(path):
             line = match.lines[-1]
+            span = _line_span(t, line, on_key)
             ref = textmap.values_ref(line.value)
             if ref is not None and not on_key:
-                found = self._values_place(resolved, ref, (), shown, line.number, key=False)
+                found = self._values_place(resolved, ref, (), shown, line.number, span, key=False)
                 if found is not None:
                     return found
-            return Place(shown, _line_span(t, line, on_key))
+            return Place(shown, span)
+        fallback = (
+            Place(shown, _line_span(t, match.lines[-1], True))
+            if match.lines
+            else Place(shown, Span(1, 1, 1, 1))
+        )
         ref = textmap.inserted_values(t, match)
         if ref is not None:
             rest = path[_matched_path_length(path, match) :]
-            found = self._values_place(resolved, ref, rest, shown, _line_of(match), on_key)
+            found = self._values_place(
+                resolved, ref, rest, shown, _line_of(match), fallback.span, on_key
+            )
             if found is not None:
                 return found
-        if match.lines:
-            return Place(shown, _line_span(t, match.lines[-1], True))
-        return Place(shown, Span(1, 1, 1, 1))
+        if rendered and resolved.archive is None:
+            from gpulint.render.helmsources import file_place
+
+            found = file_place(resolved, self.folder, t, match, path, on_key, rendered[0])
+            if found is not None:
+                return found
+        return fallback
 
     # -- the template a header names -------------------------------------------------------
 
@@ -259,19 +325,27 @@ class HelmRendered(Rendered):
         parts = source.split("/")
         bad = "\\" in source or any(p in ("", ".", "..") for p in parts)
         if bad or len(parts) < 3 or parts[0] != self._name(self.folder):
-            return _not_a_template(source)
+            return not_a_template(source)
         folder, prefix = self.folder, cast("tuple[str, ...]", ())
         chain = [(folder, prefix)]
         i = 1
         while parts[i] == "charts" and i + 3 < len(parts):
             sub = self._subchart(folder, parts[i + 1])
             if sub is None:
-                return _not_a_template(source)
+                archive = self._archive(folder, parts[i + 1])
+                if archive is None or parts[i + 2] != "templates":
+                    return not_a_template(source)
+                member = "/".join((archive.top, *parts[i + 2 :]))
+                if member not in archive.members:
+                    return not_a_template(source)
+                ours = (*prefix, parts[i + 1])
+                keys = tuple((f, ours[len(p) :]) for f, p in (*chain, (archive.path, ours)))
+                return Resolved(archive.path, member, keys, archive.path, archive.members[member])
             folder, prefix = sub, (*prefix, parts[i + 1])
             chain.append((folder, prefix))
             i += 2
         if parts[i] != "templates" or i + 1 >= len(parts):
-            return _not_a_template(source)
+            return not_a_template(source)
         path = os.path.join(folder, *parts[i:])
         root = os.path.realpath(folder)
         try:
@@ -280,9 +354,17 @@ class HelmRendered(Rendered):
         except (OSError, ValueError):  # ValueError: a NUL in the name
             real, regular = path, False
         if not regular or not real.startswith(root.rstrip(os.sep) + os.sep):
-            return _not_a_template(source)
+            return not_a_template(source)
         ours = prefix
         return Resolved(path, real, tuple((f, ours[len(p) :]) for f, p in chain))
+
+    def _archive(self, folder: str, name: str) -> Archive | None:
+        """The packaged subchart in ``folder``/charts that helm prints as ``name``."""
+        from gpulint.render.helmsources import archives
+
+        if folder not in self._archives:
+            self._archives[folder] = archives(folder, self._chart_yaml(folder).get("dependencies"))
+        return self._archives[folder].get(name)
 
     def _name(self, folder: str) -> str | None:
         """The chart's ``name:`` in its Chart.yaml (what helm prints)."""
@@ -351,9 +433,28 @@ class HelmRendered(Rendered):
         rest: tuple[object, ...],
         shown: str,
         template_line: int,
+        template_span: Span,
         key: bool,
     ) -> Place | None:
+        from gpulint.render.helmsources import set_by
+
         path = (*ref, *rest)
+        dotted = ".".join(str(p) for p in ref)
+        used = os.path.relpath(resolved.path, self.folder)
+        template_place = Span(template_line, 1, template_line, 1)
+        if resolved.archive is not None:  # a member's line: say it, point at the archive
+            used = f"{used} (member {resolved.real}, line {template_line})"
+            template_place = Span(1, 1, 1, 1)
+        else:
+            used = f"{used}:{template_line}"
+        assignment = set_by(self.options.set, (*resolved.chain[0][1], *path))
+        if assignment is not None:  # helm applies --set after every values file
+            note = (
+                f" (set by --set {assignment}, which helm applies after every values file: "
+                f"no file holds the value; shown at {used}, the template line that uses "
+                f".Values.{dotted})"
+            )
+            return Place(shown, template_span, note)
         for file, prefix in self._values_files(resolved):
             doc = self._values_doc(file)
             if doc is None:
@@ -364,41 +465,15 @@ class HelmRendered(Rendered):
                 continue
             span = doc.key_span(full) if key else doc.value_span(full)
             values_label = label_of(file)
-            dotted = ".".join(str(p) for p in ref)
-            used = os.path.relpath(resolved.path, self.folder)
-            note = f" (used by {used}:{template_line} as .Values.{dotted})"
+            note = f" (used by {used} as .Values.{dotted})"
             related = Related(
                 "template",
                 shown,
-                Span(template_line, 1, template_line, 1),
+                template_place,
                 f"the template that uses .Values.{dotted}",
             )
             return Place(values_label, span, note, (related,))
         return None
-
-
-#: helm's header, the first line of every document it prints: `---` then `# Source: NAME`.
-_HEADER = re.compile(r"^---\n# Source: (.+?)\s*$", re.MULTILINE)
-
-
-def _headers(text: str) -> list[tuple[int, str]]:
-    """helm's ``# Source:`` headers: (line, the name), counting lines once through the text."""
-    out: list[tuple[int, str]] = []
-    line, pos = 1, 0
-    for m in _HEADER.finditer(text):
-        line += text.count("\n", pos, m.start(1))
-        pos = m.start(1)
-        out.append((line, m.group(1)))
-    return out
-
-
-def _not_a_template(source: str) -> str:
-    shown = "".join(c if c.isprintable() else "?" for c in source[:80])
-    more = "..." if len(source) > 80 else ""
-    return (
-        f" (shown at the chart: its rendered document names `{shown}{more}`, which is not a "
-        "template file in the chart's folder)"
-    )
 
 
 def _matched_path_length(path: tuple[object, ...], match: textmap.Match) -> int:

@@ -48,6 +48,21 @@ def chart_of(path: str) -> str | None:
     )
 
 
+#: Folders of a chart whose files are read by ``helm template``: ``templates/`` and the
+#: subcharts under ``charts/`` (its files at the top, Chart.yaml and values files, are too).
+#: ``ci/`` holds chart-testing's values files.
+_RENDERED_FOLDERS = ("templates", "charts", "ci")
+
+
+def renders(chart: str, path: str) -> bool:
+    """Is ``path`` (a file inside ``chart``) something rendering the chart reads: a file at
+    the chart's top (Chart.yaml, values files), or under its ``templates/``, ``charts/``
+    or ``ci/``? A manifest elsewhere in the chart's folder (``examples/job.yaml``,
+    ``crds/``, which ``helm template`` leaves out) is linted as a file of its own."""
+    rel = os.path.relpath(os.path.abspath(path), chart).split(os.sep)
+    return len(rel) == 1 or rel[0] in _RENDERED_FOLDERS
+
+
 @lru_cache(maxsize=4096)
 def _chart_above(folder: str) -> str | None:
     """(Per folder, once: pre-commit names thousands of files in a few folders.)"""
@@ -453,8 +468,10 @@ class Trees:
         """What renders a file named on the command line: its chart, or the roots that
         consume it (the working directory is scanned for them)."""
         chart = _chart_above(os.path.dirname(os.path.abspath(path)))  # a file: no stat
-        if chart is not None:
+        if chart is not None and renders(chart, path):
             yield RenderTarget("helm", _shown(chart))
+            return
+        if chart is not None:  # chart/examples/job.yaml: not rendered, linted as it is
             return
         if not self.render:
             return

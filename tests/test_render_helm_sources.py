@@ -1,0 +1,151 @@
+"""Rendered findings at the place helm took the value from: a ``--set`` flag, a packaged
+``.tgz`` subchart, a file a template inserts (``.Files.Get``), and helm's own errors at the
+template and line they name; a manifest in a chart folder that helm never reads, named on
+the command line, is linted as it is. Each shape renders the fixture chart
+tests/fixtures/render/charts/batch with the real helm (3 and 4)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIXTURES, gpulint_in_process
+from tests.externals import helm, needs_helm
+
+BATCH = FIXTURES / "render" / "charts" / "batch"
+HELMS = [p for p in ("/work/tools/helm4", "/work/tools/helm3") if Path(p).is_file()]
+
+
+def _chart(tmp_path: Path) -> Path:
+    """The batch chart with its worker subchart packaged into charts/ (as `helm dependency
+    build` leaves it), in a repository of its own."""
+    chart = tmp_path / "batch"
+    shutil.copytree(BATCH, chart)
+    (tmp_path / ".git").mkdir()
+    path = helm()
+    assert path is not None
+    (chart / "charts").mkdir()
+    subprocess.run(
+        [path, "package", str(chart / "worker"), "-d", str(chart / "charts")],
+        check=True,
+        capture_output=True,
+    )
+    shutil.rmtree(chart / "worker")
+    return chart
+
+
+def _check(tmp_path: Path, *args: str, helm_path: str | None = None) -> list[dict[str, Any]]:
+    proc = gpulint_in_process(
+        "check",
+        "--format",
+        "json",
+        "--render",
+        "--helm",
+        helm_path or helm() or "",
+        *args,
+        cwd=tmp_path,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    findings: list[dict[str, Any]] = json.loads(proc.stdout)["findings"]
+    return findings
+
+
+def _at(findings: list[dict[str, Any]], rule: str, path: str) -> dict[str, Any]:
+    hits = [f for f in findings if f["rule"] == rule and f["path"] == path]
+    assert len(hits) == 1, json.dumps(findings, indent=1)
+    return hits[0]
+
+
+@needs_helm
+def test_a_value_set_by_the_set_flag_is_the_flags_at_the_template_line(tmp_path: Path) -> None:
+    _chart(tmp_path)
+    plain = _check(tmp_path, "batch")
+    assert not [f for f in plain if f["rule"] == "GPU004" and "server" in f["path"]]
+    findings = _check(tmp_path, "--set", "gpu.count=0.5", "batch")
+    f = _at(findings, "GPU004", "batch/templates/server.yaml")
+    assert (f["line"], f["column"]) == (19, 31)  # `{{ .Values.gpu.count }}`, not `count: 1`
+    assert "set by --set gpu.count=0.5" in f["message"]
+    assert not [g for g in findings if g["path"] == "batch/values.yaml" and g["line"] == 4]
+    # the last --set wins, and one flag may set several keys
+    later = _check(tmp_path, "--set", "gpu.count=3", "--set", "x=1,gpu.count=0.5", "batch")
+    assert (
+        "set by --set gpu.count=0.5"
+        in _at(later, "GPU004", "batch/templates/server.yaml")["message"]
+    )
+
+
+@needs_helm
+def test_a_packaged_subchart_maps_to_the_parent_values_or_names_the_member(
+    tmp_path: Path,
+) -> None:
+    _chart(tmp_path)
+    findings = _check(tmp_path, "batch")
+    value = _at(findings, "GPU004", "batch/values.yaml")  # worker.gpu.count in the parent
+    assert (value["line"], value["column"]) == (7, 12)
+    assert "member worker/templates/deployment.yaml, line 19" in value["message"]
+    literal = _at(findings, "GPU020", "batch/charts/worker-0.1.0.tgz")
+    assert (literal["line"], literal["column"]) == (1, 1)
+    assert "member worker/templates/deployment.yaml, line 13" in literal["message"]
+    assert "inside an archive" in literal["message"]
+    assert not [f for f in findings if f["path"] == "batch/Chart.yaml"]
+
+
+@needs_helm
+def test_a_file_a_template_inserts_is_where_its_value_is(tmp_path: Path) -> None:
+    _chart(tmp_path)
+    findings = _check(tmp_path, "batch")
+    f = _at(findings, "GPU004", "batch/manifests/warmup-job.yaml")
+    assert (f["line"], f["column"]) == (15, 31)
+    assert "inserted by templates/warmup-job.yaml:1 with .Files.Get" in f["message"]
+    # A file whose value is not what was rendered is never pointed at.
+    job = tmp_path / "batch" / "templates" / "warmup-job.yaml"
+    job.write_text(
+        '{{ .Files.Get "manifests/warmup-job.yaml" | replace "0.5" "0.25" }}\n', encoding="utf-8"
+    )
+    moved = _check(tmp_path, "batch")
+    f = _at(moved, "GPU004", "batch/templates/warmup-job.yaml")
+    assert (f["line"], f["column"]) == (1, 1)
+
+
+ERRORS = [
+    # (template text, line, column, words of the message)
+    ('a: {{ fail "gpu.count is needed" }}\n', 1, 6, "gpu.count is needed"),
+    ("a: 1\n{{ if }}\n", 2, 1, "missing value for if"),
+    ("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: {{ .Values.nope.x }}\n", 4, 15, "nil pointer"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n   bad: : x\n  - y\n", 4, 1, "line 4"),
+]
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+@pytest.mark.parametrize(("text", "line", "column", "words"), ERRORS)
+def test_helm_errors_are_at_the_template_line_they_name(
+    tmp_path: Path, helm_path: str, text: str, line: int, column: int, words: str
+) -> None:
+    chart = _chart(tmp_path)
+    (chart / "templates" / "broken.yaml").write_text(text, encoding="utf-8")
+    findings = _check(tmp_path, "batch", helm_path=helm_path)
+    assert [f["rule"] for f in findings] == ["GL200"]
+    f = findings[0]
+    assert (f["path"], f["line"], f["column"]) == ("batch/templates/broken.yaml", line, column)
+    assert words in f["message"] and "\n" not in f["message"]
+    assert "Use --debug" not in f["message"]
+
+
+@needs_helm
+def test_a_manifest_outside_templates_named_on_the_command_line_is_linted(
+    tmp_path: Path,
+) -> None:
+    _chart(tmp_path)
+    findings = _check(tmp_path, "batch/examples/smoke-job.yaml")
+    f = _at(findings, "GPU004", "batch/examples/smoke-job.yaml")
+    assert (f["line"], f["column"]) == (17, 31)
+    assert not [f for f in findings if f["path"].startswith("batch/") and "tgz" in f["path"]]
+    # a template named so is still its chart's
+    rendered = _check(tmp_path, "batch/templates/server.yaml")
+    assert {f["path"] for f in rendered} >= {"batch/templates/server.yaml", "batch/values.yaml"}
