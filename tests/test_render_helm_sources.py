@@ -149,3 +149,42 @@ def test_a_manifest_outside_templates_named_on_the_command_line_is_linted(
     # a template named so is still its chart's
     rendered = _check(tmp_path, "batch/templates/server.yaml")
     assert {f["path"] for f in rendered} >= {"batch/templates/server.yaml", "batch/values.yaml"}
+
+
+def test_helm_error_lines_are_joined_into_one_readable_line() -> None:
+    from gpulint.render.helmsources import readable
+
+    # a chart's `fail` message over several lines (NVIDIA's device plugin, without --namespace)
+    stderr = (
+        "Error: execution error at (nvidia-device-plugin/templates/validation.yml:19:4): \n"
+        "Running in the 'default' namespace is not recommended.\n"
+        "Set 'allowDefaultNamespace=true' to bypass this error.\n\n"
+        "Use --debug flag to render out invalid YAML\n"
+    )
+    assert readable(stderr, 1, True) == (
+        "execution error: Running in the 'default' namespace is not recommended. "
+        "Set 'allowDefaultNamespace=true' to bypass this error."
+    )
+    assert "validation.yml:19:4" in readable(stderr, 1, False)
+
+
+@pytest.mark.parametrize(
+    ("assignments", "path", "expected"),
+    [
+        (("gpu.count=2",), ("gpu", "count"), "gpu.count=2"),
+        (("gpu=null",), ("gpu", "count"), "gpu=null"),  # a key above the value
+        (("a=1,gpu.count=2",), ("gpu", "count"), "gpu.count=2"),
+        (("gpu.count=1", "gpu.count=2"), ("gpu", "count"), "gpu.count=2"),  # the last wins
+        (("limits.nvidia\\.com/gpu=1",), ("limits", "nvidia.com/gpu"), "limits.nvidia\\.com/gpu=1"),
+        (("vols[0].name=x",), ("vols", 0, "name"), "vols[0].name=x"),
+        (("args={a,b}",), ("args",), "args={a,b}"),
+        (("gpu.counter=2",), ("gpu", "count"), None),
+        (("gpu.count.x=2",), ("gpu", "count"), None),  # below it: the file still holds the rest
+    ],
+)
+def test_set_flags_are_read_as_helm_reads_them(
+    assignments: tuple[str, ...], path: tuple[object, ...], expected: str | None
+) -> None:
+    from gpulint.render.helmsources import set_by
+
+    assert set_by(assignments, path) == expected

@@ -326,30 +326,29 @@ def placed_error(
     return text, where.line, label_of(resolved.path), max(where.column, 1)
 
 
-#: The place helm's error starts with, which the finding's position then says.
+#: The place helm's error starts with, or names in parentheses, which the finding's position
+#: then says.
 _LEADING_PLACE = re.compile(r"^(?:template: )?[^\s():]+:\d+:\d+:?\s*")
+_PLACE_IN = re.compile(r"\s*at \([^\s()]+:\d+(?::\d+)?\)")
 
 
 def readable(stderr: str, returncode: int | None, placed: bool) -> str:
-    """helm's error as one readable line: helm 4 writes ``NAME:L:C`` on a line of its own
-    and the error's parts indented below it; they are joined with ": " (the place itself
-    left out when the finding is put there), and separate errors with "; "."""
-    errors: list[list[str]] = []
+    """helm's error as one readable line. helm 4 writes ``NAME:L:C`` on a line of its own
+    with the error's parts indented below it, and a chart's ``fail`` message may run over
+    several lines: each error (a line starting ``Error:``) is joined up with spaces, the
+    place left out when the finding is put there, and separate errors joined with "; "."""
+    errors: list[str] = []
     for line in stderr.splitlines():
-        if not line.strip() or line.startswith("Use --debug flag"):
+        text = line.strip()
+        if not text or line.startswith("Use --debug flag"):
             continue
-        if line[:1].isspace() and errors:
-            errors[-1].append(line.strip())
+        if errors and not line.startswith(("Error: ", "error: ")):
+            errors[-1] = f"{errors[-1]} {text}"
         else:
-            errors.append([_message(line.strip())])
-    parts = []
-    for error in errors:
-        if placed:
-            error[0] = _LEADING_PLACE.sub("", error[0])
-        parts.append(
-            ": ".join(p.rstrip(":") if i < len(error) - 1 else p for i, p in enumerate(error) if p)
-        )
-    return "; ".join(p for p in parts if p) or f"exit status {returncode}"
+            errors.append(_message(text))
+    if placed:
+        errors = [_PLACE_IN.sub("", _LEADING_PLACE.sub("", e), count=1) for e in errors]
+    return "; ".join(e.strip() for e in errors if e.strip()) or f"exit status {returncode}"
 
 
 def _message(line: str) -> str:
