@@ -177,6 +177,7 @@ def test_helm_error_lines_are_joined_into_one_readable_line() -> None:
         (("gpu.count=1", "gpu.count=2"), ("gpu", "count"), "gpu.count=2"),  # the last wins
         (("limits.nvidia\\.com/gpu=1",), ("limits", "nvidia.com/gpu"), "limits.nvidia\\.com/gpu=1"),
         (("vols[0].name=x",), ("vols", 0, "name"), "vols[0].name=x"),
+        (("vols[0].name=x",), ("vols", 1, "path"), "vols[0].name=x"),  # the list is replaced
         (("args={a,b}",), ("args",), "args={a,b}"),
         (("gpu.counter=2",), ("gpu", "count"), None),
         (("gpu.count.x=2",), ("gpu", "count"), None),  # below it: the file still holds the rest

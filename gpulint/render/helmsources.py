@@ -82,10 +82,13 @@ def set_keys(assignment: str) -> list[tuple[tuple[object, ...], str]]:
 
 def set_by(assignments: tuple[str, ...], path: tuple[object, ...]) -> str | None:
     """The ``KEY=VALUE`` of the last ``--set`` that sets ``path`` or a key above it (helm
-    applies them in order, so the last wins), or None."""
+    applies them in order, so the last wins), or None. A list is never merged: ``--set
+    a[0].b=x`` replaces the whole list ``a`` of the values files, so it owns all of it."""
     for assignment in reversed(assignments):
         for key, text in reversed(set_keys(assignment)):
-            if key and path[: len(key)] == key:
+            first = next((i for i, part in enumerate(key) if isinstance(part, int)), len(key))
+            owned = key[:first] if first else key
+            if owned and path[: len(owned)] == owned:
                 return text
     return None
 
