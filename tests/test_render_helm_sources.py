@@ -188,4 +188,19 @@ def test_set_flags_are_read_as_helm_reads_them(
 ) -> None:
     from gpulint.render.helmsources import set_by
 
-    assert set_by(assignments, path) == expected
+    found = set_by(assignments, path)
+    assert found == (None if expected is None else f"--set {expected} on the command line")
+
+
+@needs_helm
+def test_a_value_set_in_the_configuration_says_so(tmp_path: Path) -> None:
+    _chart(tmp_path)
+    (tmp_path / ".gpulint.yaml").write_text("render:\n  set: [gpu.count=0.5]\n", encoding="utf-8")
+    f = _at(_check(tmp_path, "batch"), "GPU004", "batch/templates/server.yaml")
+    assert "gpu.count=0.5 in the configuration's `render: set:`" in f["message"]
+    f = _at(
+        _check(tmp_path, "--set", "gpu.count=0.25", "batch"),
+        "GPU004",
+        "batch/templates/server.yaml",
+    )
+    assert "set by --set gpu.count=0.25 on the command line" in f["message"]

@@ -447,10 +447,11 @@ class HelmRendered(Rendered):
             template_place = Span(1, 1, 1, 1)
         else:
             used = f"{used}:{template_line}"
-        assignment = set_by(self.options.set, (*resolved.chain[0][1], *path))
+        full = (*resolved.chain[0][1], *path)
+        assignment = set_by(self.options.set, full, self.options.configured_set)
         if assignment is not None:  # helm applies --set after every values file
             note = (
-                f" (set by --set {assignment}, which helm applies after every values file: "
+                f" (set by {assignment}, which helm applies after every values file: "
                 f"no file holds the value; shown at {used}, the template line that uses "
                 f".Values.{dotted})"
             )

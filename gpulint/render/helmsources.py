@@ -80,16 +80,22 @@ def set_keys(assignment: str) -> list[tuple[tuple[object, ...], str]]:
     return out
 
 
-def set_by(assignments: tuple[str, ...], path: tuple[object, ...]) -> str | None:
-    """The ``KEY=VALUE`` of the last ``--set`` that sets ``path`` or a key above it (helm
-    applies them in order, so the last wins), or None. A list is never merged: ``--set
-    a[0].b=x`` replaces the whole list ``a`` of the values files, so it owns all of it."""
-    for assignment in reversed(assignments):
-        for key, text in reversed(set_keys(assignment)):
+def set_by(
+    assignments: tuple[str, ...], path: tuple[object, ...], configured: int = 0
+) -> str | None:
+    """Where the last ``--set`` that sets ``path`` or a key above it is (helm applies them in
+    order, so the last wins): ``--set KEY=VALUE on the command line``, or in the
+    configuration when it is one of the first ``configured``; None when none sets it. A
+    list is never merged: ``--set a[0].b=x`` replaces the whole list ``a`` of the values
+    files, so it owns all of it."""
+    for at in range(len(assignments) - 1, -1, -1):
+        for key, text in reversed(set_keys(assignments[at])):
             first = next((i for i, part in enumerate(key) if isinstance(part, int)), len(key))
             owned = key[:first] if first else key
             if owned and path[: len(owned)] == owned:
-                return text
+                if at < configured:
+                    return f"{text} in the configuration's `render: set:`, passed as --set"
+                return f"--set {text} on the command line"
     return None
 
 
