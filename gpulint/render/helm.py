@@ -18,8 +18,10 @@ Mapping: each rendered document starts with helm's ``---`` and ``# Source:
 (:mod:`gpulint.render.textmap`). When the value was written by ``{{ .Values.x }}`` (or a
 ``toYaml .Values.x`` block holds it) and a values file sets ``x``, the finding points at the
 values line, names the template that uses it, and keeps the template as a related place.
-Values files are searched as helm merges them, last applied first: ``--values``/``--set``
-files, then the parent chart's ``values.yaml`` under the subchart's name, then the chart's.
+Values are searched as helm merges them, last applied first: ``--set`` (the finding stays
+at the template line, naming the flag), ``--values`` files, the parent's ``values.yaml``
+under the subchart's name, the chart's. :mod:`gpulint.render.helmsources` maps the rest:
+packaged ``.tgz`` subcharts, ``.Files.Get`` files, helm's errors.
 """
 
 from __future__ import annotations
@@ -197,8 +199,9 @@ class HelmRendered(Rendered):
     ``<chart>/charts/<sub>/.../templates/...`` (chart names as helm prints them: ``name:``
     of Chart.yaml, or the dependency's ``alias``), without empty, ``.`` or ``..`` parts or
     backslashes, naming a regular file whose real path is inside that (sub)chart's folder.
-    Any other name (a template of a packaged ``.tgz`` subchart, too) leaves the finding at
-    the chart's ``Chart.yaml``, saying so; the named file is never opened.
+    A ``<sub>`` that is a packaged ``charts/*.tgz`` (by its Chart.yaml's name or an alias)
+    names a member of the archive, read from it. Any other name leaves the finding at the
+    chart's ``Chart.yaml``, saying so; the named file is never opened.
 
     Each template is read and indexed once (:class:`textmap.Template`) and each values file
     loaded once, however many findings its output has.

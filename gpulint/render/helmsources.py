@@ -137,6 +137,7 @@ def error_place(stderr: str) -> ErrorPlace | None:
 MAX_ARCHIVE_BYTES = 16 << 20
 MAX_MEMBERS = 4096
 MAX_MEMBER_BYTES = 4 << 20
+MAX_UNPACKED_BYTES = 64 << 20
 
 
 class Archive:
@@ -162,7 +163,8 @@ class Archive:
                 data = fh.read(MAX_ARCHIVE_BYTES)
             with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
                 for i, member in enumerate(tar):
-                    if i >= MAX_MEMBERS:
+                    # helm loaded the archive within its limits; this bounds the reading too
+                    if i >= MAX_MEMBERS or member.offset_data > MAX_UNPACKED_BYTES:
                         break
                     if not member.isfile() or member.size > MAX_MEMBER_BYTES:
                         continue
