@@ -102,6 +102,10 @@ def test_a_file_a_template_inserts_is_where_its_value_is(tmp_path: Path) -> None
     f = _at(findings, "GPU004", "batch/manifests/warmup-job.yaml")
     assert (f["line"], f["column"]) == (15, 31)
     assert "inserted by templates/warmup-job.yaml:1 with .Files.Get" in f["message"]
+    # (.Files.Glob "agent/*").AsConfig: each file a ConfigMap key, its text the value
+    f = _at(findings, "GL204", "batch/agent/pod-template.yaml")
+    assert (f["line"], f["column"]) == (1, 1)
+    assert "with .Files.Glob 'agent/*'" in f["message"]
     # A file whose value is not what was rendered is never pointed at.
     job = tmp_path / "batch" / "templates" / "warmup-job.yaml"
     job.write_text(
@@ -110,6 +114,10 @@ def test_a_file_a_template_inserts_is_where_its_value_is(tmp_path: Path) -> None
     moved = _check(tmp_path, "batch")
     f = _at(moved, "GPU004", "batch/templates/warmup-job.yaml")
     assert (f["line"], f["column"]) == (1, 1)
+    # tpl of the file: pointed at when what it rendered is what the file says
+    job.write_text('{{ tpl (.Files.Get "manifests/warmup-job.yaml") . }}\n', encoding="utf-8")
+    f = _at(_check(tmp_path, "batch"), "GPU004", "batch/manifests/warmup-job.yaml")
+    assert (f["line"], f["column"]) == (15, 31)
 
 
 ERRORS = [
