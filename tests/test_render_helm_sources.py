@@ -154,6 +154,11 @@ def test_a_manifest_outside_templates_named_on_the_command_line_is_linted(
     f = _at(findings, "GPU004", "batch/examples/smoke-job.yaml")
     assert (f["line"], f["column"]) == (17, 31)
     assert not [f for f in findings if f["path"].startswith("batch/") and "tgz" in f["path"]]
+    # a file a template inserts is the chart's: its findings are mapped to it
+    inserted = _check(tmp_path, "batch/manifests/warmup-job.yaml")
+    f = _at(inserted, "GPU004", "batch/manifests/warmup-job.yaml")
+    assert "inserted by templates/warmup-job.yaml:1" in f["message"]
+    assert {f["path"] for f in inserted} >= {"batch/templates/server.yaml"}
     # a template named so is still its chart's
     rendered = _check(tmp_path, "batch/templates/server.yaml")
     assert {f["path"] for f in rendered} >= {"batch/templates/server.yaml", "batch/values.yaml"}

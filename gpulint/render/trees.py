@@ -57,10 +57,32 @@ _RENDERED_FOLDERS = ("templates", "charts", "ci")
 def renders(chart: str, path: str) -> bool:
     """Is ``path`` (a file inside ``chart``) something rendering the chart reads: a file at
     the chart's top (Chart.yaml, values files), or under its ``templates/``, ``charts/``
-    or ``ci/``? A manifest elsewhere in the chart's folder (``examples/job.yaml``,
-    ``crds/``, which ``helm template`` leaves out) is linted as a file of its own."""
+    or ``ci/``, or a file a template inserts (``.Files.Get``)? A manifest elsewhere in the
+    chart's folder (``examples/job.yaml``, ``crds/``, which ``helm template`` leaves out) is
+    linted as a file of its own."""
     rel = os.path.relpath(os.path.abspath(path), chart).split(os.sep)
-    return len(rel) == 1 or rel[0] in _RENDERED_FOLDERS
+    return len(rel) == 1 or rel[0] in _RENDERED_FOLDERS or _inserted(chart, "/".join(rel))
+
+
+def _inserted(chart: str, rel: str) -> bool:
+    """Does a template of the chart insert the file ``rel`` (``.Files.Get "rel"``, or a
+    ``.Files.Glob`` pattern that matches it)? Then its findings are the chart's."""
+    import fnmatch
+    import re
+
+    templates = os.path.join(chart, "templates")
+    names = re.compile(r"\.Files\.(?:Get|Glob|Lines|AsSecrets|AsConfig)\s+\"([^\"]+)\"")
+    for dirpath, _, files in os.walk(templates):
+        for name in files:
+            try:
+                with open(os.path.join(dirpath, name), "rb") as fh:
+                    text = fh.read(1 << 20).decode("utf-8", "replace")
+            except OSError:
+                continue
+            for m in names.finditer(text):
+                if m.group(1) == rel or fnmatch.fnmatchcase(rel, m.group(1)):
+                    return True
+    return False
 
 
 @lru_cache(maxsize=4096)
