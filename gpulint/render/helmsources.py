@@ -8,6 +8,8 @@
   ``YAML parse error on c/templates/x.yaml: ... yaml: line 5: ...``).
 * packaged subcharts (:class:`Archive`): a ``charts/<sub>-<version>.tgz`` and its members,
   read bounded, never extracted.
+* which files of a chart folder rendering reads (:func:`renders`), for a file named on
+  the command line: a manifest the chart never reads is linted as it is.
 * files a template inserts (:func:`inserted_file`): ``.Files.Get "x"``, ``tpl (.Files.Get
   "x") .`` and ``(.Files.Glob "x/*").AsConfig``.
 """
@@ -129,6 +131,44 @@ def error_place(stderr: str) -> ErrorPlace | None:
                 column = int(m.group(3)) if m.group(3) else 0
                 return ErrorPlace(m.group(1), int(m.group(2)), column, i == 2)
     return None
+
+
+# -- files named on the command line ----------------------------------------------------------
+
+#: Folders of a chart whose files are read by ``helm template``: ``templates/`` and the
+#: subcharts under ``charts/`` (its files at the top, Chart.yaml and values files, are too).
+#: ``ci/`` holds chart-testing's values files.
+_RENDERED_FOLDERS = ("templates", "charts", "ci")
+
+
+def renders(chart: str, path: str) -> bool:
+    """Is ``path`` (a file inside ``chart``) something rendering the chart reads: a file at
+    the chart's top (Chart.yaml, values files), or under its ``templates/``, ``charts/``
+    or ``ci/``, or a file a template inserts (``.Files.Get``)? A manifest elsewhere in the
+    chart's folder (``examples/job.yaml``, ``crds/``, which ``helm template`` leaves out) is
+    linted as a file of its own."""
+    rel = os.path.relpath(os.path.abspath(path), chart).split(os.sep)
+    return len(rel) == 1 or rel[0] in _RENDERED_FOLDERS or _inserted(chart, "/".join(rel))
+
+
+def _inserted(chart: str, rel: str) -> bool:
+    """Does a template of the chart insert the file ``rel`` (``.Files.Get "rel"``, or a
+    ``.Files.Glob`` pattern that matches it)? Then its findings are the chart's."""
+    import fnmatch
+
+    templates = os.path.join(chart, "templates")
+    names = re.compile(r"\.Files\.(?:Get|Glob|Lines|AsSecrets|AsConfig)\s+\"([^\"]+)\"")
+    for dirpath, _, files in os.walk(templates):
+        for name in files:
+            try:
+                with open(os.path.join(dirpath, name), "rb") as fh:
+                    text = fh.read(1 << 20).decode("utf-8", "replace")
+            except OSError:
+                continue
+            for m in names.finditer(text):
+                if m.group(1) == rel or fnmatch.fnmatchcase(rel, m.group(1)):
+                    return True
+    return False
 
 
 # -- packaged subcharts ------------------------------------------------------------------------

@@ -48,43 +48,6 @@ def chart_of(path: str) -> str | None:
     )
 
 
-#: Folders of a chart whose files are read by ``helm template``: ``templates/`` and the
-#: subcharts under ``charts/`` (its files at the top, Chart.yaml and values files, are too).
-#: ``ci/`` holds chart-testing's values files.
-_RENDERED_FOLDERS = ("templates", "charts", "ci")
-
-
-def renders(chart: str, path: str) -> bool:
-    """Is ``path`` (a file inside ``chart``) something rendering the chart reads: a file at
-    the chart's top (Chart.yaml, values files), or under its ``templates/``, ``charts/``
-    or ``ci/``, or a file a template inserts (``.Files.Get``)? A manifest elsewhere in the
-    chart's folder (``examples/job.yaml``, ``crds/``, which ``helm template`` leaves out) is
-    linted as a file of its own."""
-    rel = os.path.relpath(os.path.abspath(path), chart).split(os.sep)
-    return len(rel) == 1 or rel[0] in _RENDERED_FOLDERS or _inserted(chart, "/".join(rel))
-
-
-def _inserted(chart: str, rel: str) -> bool:
-    """Does a template of the chart insert the file ``rel`` (``.Files.Get "rel"``, or a
-    ``.Files.Glob`` pattern that matches it)? Then its findings are the chart's."""
-    import fnmatch
-    import re
-
-    templates = os.path.join(chart, "templates")
-    names = re.compile(r"\.Files\.(?:Get|Glob|Lines|AsSecrets|AsConfig)\s+\"([^\"]+)\"")
-    for dirpath, _, files in os.walk(templates):
-        for name in files:
-            try:
-                with open(os.path.join(dirpath, name), "rb") as fh:
-                    text = fh.read(1 << 20).decode("utf-8", "replace")
-            except OSError:
-                continue
-            for m in names.finditer(text):
-                if m.group(1) == rel or fnmatch.fnmatchcase(rel, m.group(1)):
-                    return True
-    return False
-
-
 @lru_cache(maxsize=4096)
 def _chart_above(folder: str) -> str | None:
     """(Per folder, once: pre-commit names thousands of files in a few folders.)"""
@@ -490,11 +453,12 @@ class Trees:
         """What renders a file named on the command line: its chart, or the roots that
         consume it (the working directory is scanned for them)."""
         chart = _chart_above(os.path.dirname(os.path.abspath(path)))  # a file: no stat
-        if chart is not None and renders(chart, path):
-            yield RenderTarget("helm", _shown(chart))
-            return
-        if chart is not None:  # chart/examples/job.yaml: not rendered, linted as it is
-            return
+        if chart is not None:
+            from gpulint.render.helmsources import renders
+
+            if renders(chart, path):
+                yield RenderTarget("helm", _shown(chart))
+            return  # chart/examples/job.yaml: not rendered, linted as it is
         if not self.render:
             return
         self.scan(os.curdir)
