@@ -93,6 +93,12 @@ def test_a_packaged_subchart_maps_to_the_parent_values_or_names_the_member(
     assert "member worker/templates/deployment.yaml, line 13" in literal["message"]
     assert "inside an archive" in literal["message"]
     assert not [f for f in findings if f["path"] == "batch/Chart.yaml"]
+    # --set on the subchart's key: the flag's, shown at the archive with the member's line
+    flagged = _check(tmp_path, "--set", "worker.gpu.count=0.25", "batch")
+    f = _at(flagged, "GPU004", "batch/charts/worker-0.1.0.tgz")
+    assert "member worker/templates/deployment.yaml, line 19" in f["message"]
+    assert "set by --set worker.gpu.count=0.25 on the command line" in f["message"]
+    assert "do not set it" not in f["message"]
 
 
 @needs_helm

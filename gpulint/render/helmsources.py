@@ -351,10 +351,11 @@ def in_archive(found: Place, resolved: Resolved) -> Place:
     """A place in a member of a packaged subchart, which no editor opens: the archive, the
     member and its line named."""
     where = f"line {found.span.line}" if found.span.line > 1 else "its start"
+    unset = "" if found.note else "; the parent chart's values do not set it"
     note = (
         f" (in the packaged subchart {label_of(resolved.archive or '')}: member "
-        f"{resolved.real}, {where}; inside an archive, so shown at the archive; the "
-        f"parent chart's values do not set it){found.note}"
+        f"{resolved.real}, {where}; inside an archive, so shown at the archive{unset})"
+        f"{found.note}"
     )
     return Place(found.path, Span(1, 1, 1, 1), note, found.related)
 
