@@ -46,10 +46,10 @@ from gpulint.render.mapping import (
     read_text,
 )
 from gpulint.render.schemaref import remote_schema_ref
+from gpulint.render.tools import BUDGET_SPENT, ToolResult, find_tool, run_tool, time_left
 
 if TYPE_CHECKING:
     from gpulint.render.helmsources import Archive
-from gpulint.render.tools import BUDGET_SPENT, ToolResult, find_tool, run_tool, time_left
 
 #: How a helm before 3.16 refuses the flag (cobra's words, first on its error output).
 _NO_SKIP = "Error: unknown flag: --skip-schema-validation"
