@@ -41,6 +41,7 @@ class Chart(NamedTuple):
     namespace: str | None = None  # --namespace (charts that refuse `default`)
 
 
+_TRITON_SERVER = "e1db8a603d863b1317ee859bdeea2be19959462e"
 _TRITON = "Deployment/Kubernetes/TensorRT-LLM_Autoscaling_and_Load_Balancing/chart"
 
 #: The charts measured, with the values files and flags they are documented with.
@@ -139,6 +140,30 @@ CHARTS: tuple[Chart, ...] = (
         values=(f"{_TRITON}/values.yaml", f"{_TRITON}/gpt2_values.yaml"),
         sets=("triton.image.name=nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3",),
     ),
+    # the variants' own values files (GPU vendors)
+    Chart(
+        "opea-project/GenAIInfra",
+        "9200b371d3eb08a33607b23e6f66b7ae5afc4346",
+        "helm-charts/common/tgi",
+        values=("helm-charts/common/tgi/nv-values.yaml",),
+    ),
+    Chart(
+        "opea-project/GenAIInfra",
+        "9200b371d3eb08a33607b23e6f66b7ae5afc4346",
+        "helm-charts/common/vllm",
+        values=("helm-charts/common/vllm/rocm-values.yaml",),
+    ),
+    Chart(
+        "opea-project/GenAIInfra",
+        "9200b371d3eb08a33607b23e6f66b7ae5afc4346",
+        "helm-charts/common/tei",
+        values=("helm-charts/common/tei/gaudi-values.yaml",),
+    ),
+    Chart("triton-inference-server/server", _TRITON_SERVER, "deploy/aws"),
+    Chart("triton-inference-server/server", _TRITON_SERVER, "deploy/gcp"),
+    Chart("pytorch/serve", "62c4d6a1fdc1d071dbcf758ebd756029af20bd5e", "kubernetes/Helm"),
+    Chart("InftyAI/llmaz", "3c13ff343e28cdbe842fd3c659e3daf0d1e27e91", "chart"),
+    Chart("kubeflow/arena", "e30882c143cc2be32b7ed767ae0f78681892741b", "arena-artifacts"),
     # the recipes' own values files and --set flags (their READMEs' `helm install`)
     Chart(
         "AI-Hypercomputer/gpu-recipes",

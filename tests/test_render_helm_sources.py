@@ -223,3 +223,10 @@ def test_a_value_set_in_the_configuration_says_so(tmp_path: Path) -> None:
         "batch/templates/server.yaml",
     )
     assert "set by --set gpu.count=0.25 on the command line" in f["message"]
+
+
+@needs_helm
+def test_a_template_of_several_documents_is_matched_in_the_finding_s_own(tmp_path: Path) -> None:
+    _chart(tmp_path)
+    f = _at(_check(tmp_path, "batch"), "GPU020", "batch/templates/gateway.yaml")
+    assert f["line"] == 26  # the Deployment's pod `spec:`, not the Service's `spec:` at 8

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 from gpulint.loader.document import Document
 from gpulint.model import Finding, Related, Span
 from gpulint.render import ChartOptions, RenderOptions, textmap
-from gpulint.render.helmsources import headers, not_a_template
+from gpulint.render.helmsources import headers, not_a_template, part_of, section
 from gpulint.render.mapping import (
     Place,
     Rendered,
@@ -62,8 +62,7 @@ INSTALL_HELM = (
 
 class Failure(NamedTuple):
     """Why a folder was not rendered: ``code`` GL200 (it failed) or GL202 (no program);
-    ``path``: the file it is shown at when not the chart's own (a template helm's error
-    names), else None."""
+    ``path``: a template helm's error names, to show it at (None: the chart's own file)."""
 
     code: str
     message: str
@@ -115,8 +114,7 @@ def render(folder: str, options: RenderOptions) -> str | Failure:
 
 
 def _failed(folder: str, opts: ChartOptions, result: ToolResult) -> Failure:
-    """helm's error as GL200, at the template and line it names when it can be
-    (:func:`gpulint.render.helmsources.placed_error`)."""
+    """helm's error as GL200 where it says (:func:`.helmsources.placed_error`)."""
     from gpulint.render.helmsources import placed_error
 
     resolve = HelmRendered("", folder, "", opts).resolve
@@ -187,6 +185,8 @@ class Resolved(NamedTuple):
     #: and the member's text.
     archive: str | None = None
     member_text: str | None = None
+    #: Which of the template's documents: (kind, ordinal, count; ``helmsources.part_of``).
+    part: tuple[object, int, int] | None = None
 
 
 class HelmRendered(Rendered):
@@ -220,7 +220,7 @@ class HelmRendered(Rendered):
         self._subcharts: dict[str, dict[str, str | None]] = {}
         self._archives: dict[str, dict[str, Archive | None]] = {}
         self._charts: dict[str, dict[str, object]] = {}
-        self._templates: dict[str, textmap.Template] = {}
+        self._templates: dict[tuple[str, object], textmap.Template] = {}
         self._places: dict[tuple[str, tuple[object, ...], bool, int], Place] = {}
 
     def fallback(self) -> str:
@@ -254,17 +254,20 @@ class HelmRendered(Rendered):
         if found is None:
             present, value = lookup(doc.data, finding.doc_path) if doc else (False, None)
             rendered = (value,) if present else ()
+            kind = doc.data.get("kind") if doc and isinstance(doc.data, dict) else None
+            resolved = resolved._replace(part=part_of(self.sources, finding.line, kind))
             found = self._places[key] = self._place(resolved, finding.doc_path, on_key, rendered)
         return found
 
     def _template(self, resolved: Resolved) -> textmap.Template:
-        t = self._templates.get(resolved.real)
+        key = (resolved.real, resolved.part)
+        t = self._templates.get(key)
         if t is None:
-            if resolved.archive is not None:
-                text = resolved.member_text or ""
-            else:
-                text = read_text(resolved.real) or ""
-            t = self._templates[resolved.real] = textmap.Template(text)
+            archived = resolved.archive is not None
+            text = (resolved.member_text if archived else read_text(resolved.real)) or ""
+            if resolved.part is not None:  # the document of several the finding's is
+                text = section(text, *resolved.part) or text
+            t = self._templates[key] = textmap.Template(text)
         return t
 
     def _place(
@@ -300,11 +303,8 @@ class HelmRendered(Rendered):
                 if found is not None:
                     return found
             return Place(shown, span)
-        fallback = (
-            Place(shown, _line_span(t, match.lines[-1], True))
-            if match.lines
-            else Place(shown, Span(1, 1, 1, 1))
-        )
+        span = _line_span(t, match.lines[-1], True) if match.lines else Span(1, 1, 1, 1)
+        fallback = Place(shown, span)
         ref = textmap.inserted_values(t, match)
         if ref is not None:
             rest = path[_matched_path_length(path, match) :]
