@@ -230,3 +230,17 @@ def test_a_template_of_several_documents_is_matched_in_the_finding_s_own(tmp_pat
     _chart(tmp_path)
     f = _at(_check(tmp_path, "batch"), "GPU020", "batch/templates/gateway.yaml")
     assert f["line"] == 26  # the Deployment's pod `spec:`, not the Service's `spec:` at 8
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_missing_dependency_is_at_its_name_in_chart_yaml(tmp_path: Path, helm_path: str) -> None:
+    chart = tmp_path / "batch"
+    shutil.copytree(BATCH, chart)
+    (tmp_path / ".git").mkdir()
+    shutil.rmtree(chart / "worker")  # declared in Chart.yaml, not vendored into charts/
+    findings = _check(tmp_path, "batch", helm_path=helm_path)
+    assert [(f["rule"], f["path"], f["line"], f["column"]) for f in findings] == [
+        ("GL200", "batch/Chart.yaml", 7, 11)
+    ]
+    assert "helm dependency build" in findings[0]["message"]

@@ -118,7 +118,7 @@ def _failed(folder: str, opts: ChartOptions, result: ToolResult) -> Failure:
     from gpulint.render.helmsources import placed_error
 
     resolve = HelmRendered("", folder, "", opts).resolve
-    message, line, path, column = placed_error(result.stderr, result.returncode, resolve)
+    message, line, path, column = placed_error(result.stderr, result.returncode, resolve, folder)
     return Failure("GL200", f"helm template failed: {message}", line, path, column)
 
 

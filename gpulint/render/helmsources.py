@@ -1,17 +1,11 @@
-"""Where helm took a rendered value or an error from, besides a template and values files.
-
-* ``--set`` assignments (:func:`set_keys`, :func:`set_by`): helm applies them after every
-  values file, so a value they set is theirs, whatever ``values.yaml`` says.
-* helm's error output (:func:`error_places`): the template and line it names
-  (``execution error at (c/templates/x.yaml:7:8): ...``, ``parse error at
-  (c/templates/x.yaml:5): ...``, ``template: c/templates/x.yaml:4:15: executing ...``,
-  ``YAML parse error on c/templates/x.yaml: ... yaml: line 5: ...``).
-* packaged subcharts (:class:`Archive`): a ``charts/<sub>-<version>.tgz`` and its members,
-  read bounded, never extracted.
-* which files of a chart folder rendering reads (:func:`renders`), for a file named on
-  the command line: a manifest the chart never reads is linted as it is.
-* files a template inserts (:func:`inserted_file`): ``.Files.Get "x"``, ``tpl (.Files.Get
-  "x") .`` and ``(.Files.Glob "x/*").AsConfig``.
+"""Where helm took a rendered value or an error from, besides a template and values files:
+``--set`` flags (:func:`set_by`: applied after every values file, a value they set is
+theirs); helm's error output (:func:`error_place`: the template and line it names;
+:func:`missing_dependency`); packaged subcharts (:class:`Archive`, read bounded, never
+extracted); files a template inserts (:func:`inserted_file`: ``.Files.Get``, ``tpl
+(.Files.Get ...)``, ``.Files.Glob ... AsConfig``); the files of a chart folder rendering
+reads (:func:`renders`, for a file named on the command line); a template's documents
+(:func:`section`).
 """
 
 from __future__ import annotations
@@ -361,21 +355,44 @@ def in_archive(found: Place, resolved: Resolved) -> Place:
 
 
 def placed_error(
-    stderr: str, returncode: int | None, resolve: Callable[[str], Resolved | str]
+    stderr: str, returncode: int | None, resolve: Callable[[str], Resolved | str], chart: str
 ) -> tuple[str, int, str | None, int]:
     """helm's error (:func:`readable`) and where to show it: (message, line, file, column);
-    the file is None (the chart's Chart.yaml) unless the error names a template of the
-    chart that ``resolve`` finds (not a member of a packaged subchart)."""
+    the file is None (the chart's Chart.yaml: at the missing dependency's ``name:`` when
+    that is the error) unless the error names a template of the chart that ``resolve``
+    finds (not a member of a packaged subchart)."""
     where = error_place(stderr)
     text = readable(stderr, returncode, where is not None)
     if where is None:
-        return text, 1, None, 1
+        line, column = missing_dependency(stderr, chart) or (1, 1)
+        return text, line, None, column
     resolved = resolve(where.source)
     if isinstance(resolved, str) or resolved.archive is not None:
         return readable(stderr, returncode, False), 1, None, 1
     if where.rendered:
         text += f" (helm counts line {where.line} in what the template rendered)"
     return text, where.line, label_of(resolved.path), max(where.column, 1)
+
+
+_MISSING = re.compile(r"missing in charts/ directory: ([^\n;]+)")
+
+
+def missing_dependency(stderr: str, chart: str) -> tuple[int, int] | None:
+    """The line and column of the first dependency helm's error says is missing from
+    ``charts/`` (``found in Chart.yaml, but missing in charts/ directory: a, b``): its
+    ``name:`` in the chart's Chart.yaml, or None."""
+    m = _MISSING.search(stderr)
+    if m is None:
+        return None
+    first = m.group(1).split(",")[0].strip()
+    text = read_text(os.path.join(chart, "Chart.yaml"), 1 << 20)
+    docs = load_documents(text) if text is not None else []
+    deps = docs[0].data.get("dependencies") if docs and isinstance(docs[0].data, dict) else None
+    for i, dep in enumerate(deps if isinstance(deps, list) else []):
+        if isinstance(dep, dict) and first in (dep.get("name"), dep.get("alias")):
+            span = docs[0].value_span(("dependencies", i, "name"))
+            return span.line, span.column
+    return None
 
 
 #: The place helm's error starts with, or names in parentheses, which the finding's position
