@@ -1,8 +1,11 @@
 """A chart or overlay could not be rendered.
 
 ## What it does
-Reports, at the chart's `Chart.yaml` (or the overlay's kustomization file), that
-`gpulint check --render` could not render it, with the renderer's own error: `helm template`
+Reports that `gpulint check --render` could not render a chart or overlay, at the line
+helm's error names (`templates/x.yaml:12:3` for a template error or a `fail`/`required`,
+the dependency's `name:` in `Chart.yaml` for one missing from `charts/`), else at the chart's
+`Chart.yaml` (or the overlay's kustomization file), with the renderer's own error in one
+line: `helm template`
 failed (a template error, a missing value marked `required`, dependencies missing from
 `charts/`), `kubectl kustomize` failed, it ran too long, used too much memory or wrote too
 much, the run's render budget (`--render-timeout`) was spent before its turn, or gpulint
@@ -29,13 +32,13 @@ fetches nothing the user did not ask for.
 
 ## Example
 ```yaml
-# Chart.yaml                     # GL200: helm template failed: ... found in Chart.yaml,
-apiVersion: v2                   #        but missing in charts/ directory: gpu-metrics
+# Chart.yaml
+apiVersion: v2
 name: trainer
 version: 0.1.0
 dependencies:
-  - name: gpu-metrics
-    version: 1.x
+  - name: gpu-metrics            # GL200: helm template failed: ... found in Chart.yaml,
+    version: 1.x                 #        but missing in charts/ directory: gpu-metrics
     repository: https://charts.example.com
 ```
 

@@ -185,7 +185,8 @@ def test_a_template_text_before_the_first_header_has_no_template(tmp_path: Path)
 @needs_helm
 def test_subcharts_are_found_by_the_names_helm_prints(tmp_path: Path) -> None:
     """helm names a subchart by its Chart.yaml ``name:`` (or its ``alias``), not its folder;
-    a packaged subchart's templates are no files, so its findings stay at the chart."""
+    a packaged subchart's templates are members of its archive: its findings are at the
+    archive, naming the member (never at the chart's Chart.yaml without a word)."""
     path = helm()
     assert path is not None
     repo = tmp_path / "repo"
@@ -214,7 +215,6 @@ def test_subcharts_are_found_by_the_names_helm_prints(tmp_path: Path) -> None:
         "demo/charts/sub-folder/charts/deep-folder/templates/pod.yaml"
     )
     tgz = where["in-tgz"]
-    assert tgz["path"] == "demo/Chart.yaml"
-    assert (
-        "`demo/charts/packed/templates/pod.yaml`, which is not a template file" in (tgz["message"])
-    )
+    assert tgz["path"] == "demo/charts/packed-0.1.0.tgz"
+    assert "member packed/templates/pod.yaml" in tgz["message"]
+    assert "inside an archive" in tgz["message"]

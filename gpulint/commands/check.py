@@ -136,6 +136,7 @@ def render_options(
         kube_version=kube_version or base.chart.kube_version,
         release_name=release_name or base.chart.release_name,
         namespace=namespace or base.chart.namespace,
+        configured_set=len(base.chart.set),
     )
     deadline = time.monotonic() + budget
     options = RenderOptions(render, helm, kustomize, chart, base.charts, deadline)

@@ -331,6 +331,7 @@ def _render(config: ConfigFile | None, root: FsPath) -> RenderOptions | None:
         return ChartOptions(
             values=tuple(files),
             set=tuple(entry.get("set", ())),
+            configured_set=len(entry.get("set", ())),
             kube_version=entry.get("kube-version"),
             release_name=entry.get("release-name", ChartOptions().release_name),
             namespace=entry.get("namespace"),

@@ -67,7 +67,7 @@ def option_problem(option: str, value: str) -> str | None:
 class ChartOptions:
     """How a chart is rendered (``helm template`` options)."""
 
-    __slots__ = ("kube_version", "namespace", "release_name", "set", "values")
+    __slots__ = ("configured_set", "kube_version", "namespace", "release_name", "set", "values")
 
     def __init__(
         self,
@@ -76,9 +76,13 @@ class ChartOptions:
         kube_version: str | None = None,
         release_name: str = "release-name",
         namespace: str | None = None,
+        configured_set: int = 0,
     ) -> None:
         self.values = values
         self.set = set
+        #: How many of ``set``, the first ones, come from the configuration's ``render:``
+        #: (the rest from the command line): a finding names where its value was set.
+        self.configured_set = configured_set
         self.kube_version = kube_version
         self.release_name = release_name
         self.namespace = namespace
@@ -125,6 +129,7 @@ class RenderOptions:
         return ChartOptions(
             values=own.values + cli.values,
             set=own.set + cli.set,
+            configured_set=len(own.set) + cli.configured_set,
             kube_version=cli.kube_version or own.kube_version,
             release_name=(
                 cli.release_name

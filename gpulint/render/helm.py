@@ -18,23 +18,33 @@ Mapping: each rendered document starts with helm's ``---`` and ``# Source:
 (:mod:`gpulint.render.textmap`). When the value was written by ``{{ .Values.x }}`` (or a
 ``toYaml .Values.x`` block holds it) and a values file sets ``x``, the finding points at the
 values line, names the template that uses it, and keeps the template as a related place.
-Values files are searched as helm merges them, last applied first: ``--values``/``--set``
-files, then the parent chart's ``values.yaml`` under the subchart's name, then the chart's.
+Values are searched as helm merges them, last applied first: ``--set`` (the finding stays
+at the template line, naming the flag), ``--values`` files, the parent's ``values.yaml``
+under the subchart's name, the chart's. :mod:`gpulint.render.helmsources` maps the rest:
+packaged ``.tgz`` subcharts, ``.Files.Get`` files, helm's errors.
 """
 
 from __future__ import annotations
 
 import bisect
 import os
-import re
 import stat
 from collections.abc import Callable
-from typing import NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from gpulint import codes
 from gpulint.loader.document import Document
 from gpulint.model import Finding, Related, Span
 from gpulint.render import ChartOptions, RenderOptions, fieldreads, textmap, valuemarks
+from gpulint.render.helmrun import INSTALL_HELM as INSTALL_HELM
+
+# Running helm (argv, bounds, what it would read, its errors) is :mod:`gpulint.render.helmrun`'s;
+# these names stay importable from here.
+from gpulint.render.helmrun import NO_SKIP, helm_template
+from gpulint.render.helmrun import Failure as Failure
+from gpulint.render.helmrun import refused_inputs as refused_inputs
+from gpulint.render.helmrun import tool_error as tool_error
+from gpulint.render.helmsources import headers, not_a_template, part_of, section
 from gpulint.render.mapping import (
     Place,
     Rendered,
@@ -45,23 +55,10 @@ from gpulint.render.mapping import (
     read_text,
 )
 from gpulint.render.schemaref import remote_schema_ref
-from gpulint.render.tools import BUDGET_SPENT, ToolResult, find_tool, run_tool, time_left
+from gpulint.render.tools import ToolResult, find_tool
 
-#: How a helm before 3.16 refuses the flag (cobra's words, first on its error output).
-_NO_SKIP = "Error: unknown flag: --skip-schema-validation"
-
-INSTALL_HELM = (
-    "helm was not found: install Helm 3 or later (https://helm.sh/docs/intro/install/) or "
-    "pass --helm PATH"
-)
-
-
-class Failure(NamedTuple):
-    """Why a folder was not rendered: ``code`` GL200 (it failed) or GL202 (no program)."""
-
-    code: str
-    message: str
-    line: int = 1
+if TYPE_CHECKING:
+    from gpulint.render.helmsources import Archive
 
 
 def render(folder: str, options: RenderOptions, marks: tuple[str, ...] = ()) -> str | Failure:
@@ -92,22 +89,28 @@ def render(folder: str, options: RenderOptions, marks: tuple[str, ...] = ()) -> 
     flags += [f"--values={os.path.abspath(values)}" for values in (*opts.values, *marks)]
     flags += [f"--set={assignment}" for assignment in opts.set]
     args = [*flags, "--", opts.release_name, os.path.abspath(folder)]
-    result = _template(helm, ["--skip-schema-validation", *args], folder, options.deadline)
-    if isinstance(result, ToolResult) and result.stderr.startswith(_NO_SKIP):
+    result = helm_template(helm, ["--skip-schema-validation", *args], folder, options.deadline)
+    if isinstance(result, ToolResult) and result.stderr.startswith(NO_SKIP):
         why = remote_schema_ref(folder)  # a helm before 3.16 validates every schema
         if why is not None:
             return Failure(codes.RENDER_FAILED, why)
-        result = _template(helm, args, folder, options.deadline)
+        result = helm_template(helm, args, folder, options.deadline)
     if isinstance(result, Failure):
         return result
     if result.reason is not None:
         return Failure(codes.RENDER_FAILED, f"helm template {result.reason}")
     if result.returncode != 0:
-        return Failure(
-            codes.RENDER_FAILED,
-            f"helm template failed: {tool_error(result.stderr, result.returncode)}",
-        )
+        return _failed(folder, opts, result)
     return result.stdout
+
+
+def _failed(folder: str, opts: ChartOptions, result: ToolResult) -> Failure:
+    """helm's error as GL200 where it says (:func:`.helmsources.placed_error`)."""
+    from gpulint.render.helmsources import placed_error
+
+    resolve = HelmRendered("", folder, "", opts).resolve
+    message, line, path, column = placed_error(result.stderr, result.returncode, resolve, folder)
+    return Failure(codes.RENDER_FAILED, f"helm template failed: {message}", line, path, column)
 
 
 def marked_render(folder: str, options: RenderOptions) -> Callable[[str], str | None]:
@@ -121,67 +124,19 @@ def marked_render(folder: str, options: RenderOptions) -> Callable[[str], str | 
     return run
 
 
-def _template(
-    helm: str, args: list[str], folder: str, deadline: float | None
-) -> ToolResult | Failure:
-    """``helm template ARGS`` in the chart's folder, for what is left of the run's budget."""
-    timeout = time_left(deadline)
-    if timeout is None:
-        return Failure(codes.RENDER_FAILED, BUDGET_SPENT)
-    return run_tool([helm, "template", *args], cwd=os.path.abspath(folder), timeout=timeout)
-
-
-def refused_inputs(folder: str, options: RenderOptions) -> Failure | None:
-    """Why helm must not render the chart (GL200), if it must not: an entry of the chart it
-    must not read (:func:`gpulint.render.links.links_outside`: a link out of the repository,
-    a FIFO, a device, a link loop), or a values file that is a link out of the repository,
-    a system file or not a regular file (:func:`gpulint.render.links.refused_file`)."""
-    from gpulint.render.links import links_outside, refused_file
-    from gpulint.render.trees import project_root
-
-    root = project_root(folder)
-    entry = links_outside(folder, root)
-    if entry is not None:
-        return Failure(codes.RENDER_FAILED, f"not rendered: {label_of(entry[0])} {entry[1]}")
-    for values in options.for_chart(folder).values:
-        why = refused_file(values, root)
-        if why is not None:
-            return Failure(
-                codes.RENDER_FAILED, f"not rendered: values file {label_of(values)} {why}"
-            )
-    return None
-
-
-def tool_error(stderr: str, returncode: int | None) -> str:
-    """A program's error output as one line: its own words, without the "Error: " prefix,
-    blank lines and hints about flags gpulint does not pass."""
-    lines = [
-        line.strip()
-        for line in stderr.splitlines()
-        if line.strip() and not line.startswith("Use --debug flag")
-    ]
-    text = "; ".join(_message(line) for line in lines)
-    return text or f"exit status {returncode}"
-
-
-#: kubectl logs through klog: `E1201 00:47:47.778079   20428 run.go:72] "command failed" err="..."`.
-_KLOG = re.compile(r'^[EWIF]\d{4} [\d:.]+\s+\d+ \S+\] (?:"command failed" err=)?"?(.*?)"?$')
-
-
-def _message(line: str) -> str:
-    m = _KLOG.match(line)
-    if m:
-        line = m.group(1).replace('\\"', '"')
-    return line.removeprefix("Error: ").removeprefix("error: ")
-
-
 class Resolved(NamedTuple):
     """A template a rendered document came from, and the charts it is in."""
 
     path: str  # the template, as under the chart folder (what findings name)
-    real: str  # its real path (what is read)
+    real: str  # its real path (what is read); in a packaged subchart, the archive's member
     #: (chart folder, prefix of its keys in the outermost chart's values), outermost first
     chain: tuple[tuple[str, tuple[str, ...]], ...]
+    #: The packaged subchart (``charts/<sub>.tgz``) the template is a member of, if it is,
+    #: and the member's text.
+    archive: str | None = None
+    member_text: str | None = None
+    #: Which of the template's documents: (kind, ordinal, count; ``helmsources.part_of``).
+    part: tuple[object, int, int] | None = None
 
 
 class HelmRendered(Rendered):
@@ -194,8 +149,9 @@ class HelmRendered(Rendered):
     ``<chart>/charts/<sub>/.../templates/...`` (chart names as helm prints them: ``name:``
     of Chart.yaml, or the dependency's ``alias``), without empty, ``.`` or ``..`` parts or
     backslashes, naming a regular file whose real path is inside that (sub)chart's folder.
-    Any other name (a template of a packaged ``.tgz`` subchart, too) leaves the finding at
-    the chart's ``Chart.yaml``, saying so; the named file is never opened.
+    A ``<sub>`` that is a packaged ``charts/*.tgz`` (by its Chart.yaml's name or an alias)
+    names a member of the archive, read from it. Any other name leaves the finding at the
+    chart's ``Chart.yaml``, saying so; the named file is never opened.
 
     Each template is read and indexed once (:class:`textmap.Template`) and each values file
     loaded once, however many findings its output has.
@@ -215,14 +171,15 @@ class HelmRendered(Rendered):
         self.options = options
         self._tracer = valuemarks.Tracer(folder, options.values, rerun) if rerun else None
         # (line of the `# Source:` header, the template it names)
-        self.sources: list[tuple[int, str]] = _headers(text)
+        self.sources: list[tuple[int, str]] = headers(text)
         self._starts = [line for line, _ in self.sources]
         self._values: dict[str, Document | None] = {}
         self._resolved: dict[str, Resolved | str] = {}
         self._subcharts: dict[str, dict[str, str | None]] = {}
+        self._archives: dict[str, dict[str, Archive | None]] = {}
         self._charts: dict[str, dict[str, object]] = {}
-        self._templates: dict[str, textmap.Template] = {}
-        self._places: dict[tuple[str, tuple[object, ...], bool], Place] = {}
+        self._templates: dict[tuple[str, object], textmap.Template] = {}
+        self._places: dict[tuple[str, tuple[object, ...], bool, int], Place] = {}
 
     def fallback(self) -> str:
         return label_of(os.path.join(self.folder, "Chart.yaml"))
@@ -234,6 +191,10 @@ class HelmRendered(Rendered):
         if at < 0:
             return None
         source = self.sources[at][1]
+        return self.resolve(source)
+
+    def resolve(self, source: str) -> Resolved | str:
+        """The template file a header (or an error) names, or why it is none (a message)."""
         if source not in self._resolved:
             self._resolved[source] = self._resolve(source)
         return self._resolved[source]
@@ -247,10 +208,14 @@ class HelmRendered(Rendered):
         if isinstance(resolved, str):
             traced = self._traced(finding, doc, on_key, None, None)
             return traced or Place(self.fallback(), Span(1, 1, 1, 1), resolved)
-        key = (resolved.path, finding.doc_path, on_key)
+        kind = doc.data.get("kind") if doc and isinstance(doc.data, dict) else None
+        resolved = resolved._replace(part=part_of(self.sources, finding.line, kind))
+        key = (resolved.real, finding.doc_path, on_key, finding.document)
         found = self._places.get(key)
         if found is None:
-            found = self._places[key] = self._place(resolved, finding.doc_path, on_key)
+            present, value = lookup(doc.data, finding.doc_path) if doc else (False, None)
+            rendered = (value,) if present else ()
+            found = self._places[key] = self._place(resolved, finding.doc_path, on_key, rendered)
         if found.related:  # on a values line already
             return found
         return self._traced(finding, doc, on_key, resolved, found) or found
@@ -285,35 +250,66 @@ class HelmRendered(Rendered):
         return valuemarks.traced_place(got[0], values_doc, template, self.folder, got[1])
 
     def _template(self, resolved: Resolved) -> textmap.Template:
-        t = self._templates.get(resolved.real)
+        key = (resolved.real, resolved.part)
+        t = self._templates.get(key)
         if t is None:
-            t = self._templates[resolved.real] = textmap.Template(read_text(resolved.real) or "")
+            archived = resolved.archive is not None
+            text = (resolved.member_text if archived else read_text(resolved.real)) or ""
+            if resolved.part is not None:  # the document of several the finding's is
+                text = section(text, *resolved.part) or text
+            t = self._templates[key] = textmap.Template(text)
         return t
 
-    def _place(self, resolved: Resolved, path: tuple[object, ...], on_key: bool) -> Place:
-        template = resolved.path
-        t = self._templates.get(resolved.real)
-        if t is None:
-            t = self._templates[resolved.real] = textmap.Template(read_text(resolved.real) or "")
+    def _place(
+        self,
+        resolved: Resolved,
+        path: tuple[object, ...],
+        on_key: bool,
+        rendered: tuple[object, ...] = (),
+    ) -> Place:
+        found = self._template_place(resolved, path, on_key, rendered)
+        if resolved.archive is None or found.path != label_of(resolved.archive):
+            return found
+        from gpulint.render.helmsources import in_archive
+
+        return in_archive(found, resolved)
+
+    def _template_place(
+        self,
+        resolved: Resolved,
+        path: tuple[object, ...],
+        on_key: bool,
+        rendered: tuple[object, ...],
+    ) -> Place:
+        t = self._template(resolved)
         match = textmap.find(t, path)
-        shown = label_of(template)
+        shown = label_of(resolved.path)
         if match.lines and match.depth == len(path):
             line = match.lines[-1]
+            span = _line_span(t, line, on_key)
             ref = textmap.values_ref(line.value)
             if ref is not None and not on_key:
-                found = self._values_place(resolved, ref, (), shown, line.number, key=False)
+                found = self._values_place(resolved, ref, (), shown, line.number, span, key=False)
                 if found is not None:
                     return found
-            return Place(shown, _line_span(t, line, on_key))
+            return Place(shown, span)
+        span = _line_span(t, match.lines[-1], True) if match.lines else Span(1, 1, 1, 1)
+        fallback = Place(shown, span)
         ref = textmap.inserted_values(t, match)
         if ref is not None:
             rest = path[_matched_path_length(path, match) :]
-            found = self._values_place(resolved, ref, rest, shown, _line_of(match), on_key)
+            found = self._values_place(
+                resolved, ref, rest, shown, _line_of(match), fallback.span, on_key
+            )
             if found is not None:
                 return found
-        if match.lines:
-            return Place(shown, _line_span(t, match.lines[-1], True))
-        return Place(shown, Span(1, 1, 1, 1))
+        if rendered and resolved.archive is None:
+            from gpulint.render.helmsources import file_place
+
+            found = file_place(resolved, self.folder, t, match, path, on_key, rendered[0])
+            if found is not None:
+                return found
+        return fallback
 
     # -- the template a header names -------------------------------------------------------
 
@@ -322,19 +318,27 @@ class HelmRendered(Rendered):
         parts = source.split("/")
         bad = "\\" in source or any(p in ("", ".", "..") for p in parts)
         if bad or len(parts) < 3 or parts[0] != self._name(self.folder):
-            return _not_a_template(source)
+            return not_a_template(source)
         folder, prefix = self.folder, cast("tuple[str, ...]", ())
         chain = [(folder, prefix)]
         i = 1
         while parts[i] == "charts" and i + 3 < len(parts):
             sub = self._subchart(folder, parts[i + 1])
             if sub is None:
-                return _not_a_template(source)
+                archive = self._archive(folder, parts[i + 1])
+                if archive is None or parts[i + 2] != "templates":
+                    return not_a_template(source)
+                member = "/".join((archive.top, *parts[i + 2 :]))
+                if member not in archive.members:
+                    return not_a_template(source)
+                ours = (*prefix, parts[i + 1])
+                keys = tuple((f, ours[len(p) :]) for f, p in (*chain, (archive.path, ours)))
+                return Resolved(archive.path, member, keys, archive.path, archive.members[member])
             folder, prefix = sub, (*prefix, parts[i + 1])
             chain.append((folder, prefix))
             i += 2
         if parts[i] != "templates" or i + 1 >= len(parts):
-            return _not_a_template(source)
+            return not_a_template(source)
         path = os.path.join(folder, *parts[i:])
         root = os.path.realpath(folder)
         try:
@@ -343,9 +347,17 @@ class HelmRendered(Rendered):
         except (OSError, ValueError):  # ValueError: a NUL in the name
             real, regular = path, False
         if not regular or not real.startswith(root.rstrip(os.sep) + os.sep):
-            return _not_a_template(source)
+            return not_a_template(source)
         ours = prefix
         return Resolved(path, real, tuple((f, ours[len(p) :]) for f, p in chain))
+
+    def _archive(self, folder: str, name: str) -> Archive | None:
+        """The packaged subchart in ``folder``/charts that helm prints as ``name``."""
+        from gpulint.render.helmsources import archives
+
+        if folder not in self._archives:
+            self._archives[folder] = archives(folder, self._chart_yaml(folder).get("dependencies"))
+        return self._archives[folder].get(name)
 
     def _name(self, folder: str) -> str | None:
         """The chart's ``name:`` in its Chart.yaml (what helm prints)."""
@@ -414,9 +426,29 @@ class HelmRendered(Rendered):
         rest: tuple[object, ...],
         shown: str,
         template_line: int,
+        template_span: Span,
         key: bool,
     ) -> Place | None:
+        from gpulint.render.helmsources import set_by
+
         path = (*ref, *rest)
+        dotted = ".".join(str(p) for p in ref)
+        used = os.path.relpath(resolved.path, self.folder)
+        template_place = Span(template_line, 1, template_line, 1)
+        if resolved.archive is not None:  # a member's line: say it, point at the archive
+            used = f"{used} (member {resolved.real}, line {template_line})"
+            template_place = Span(1, 1, 1, 1)
+        else:
+            used = f"{used}:{template_line}"
+        full = (*resolved.chain[0][1], *path)
+        assignment = set_by(self.options.set, full, self.options.configured_set)
+        if assignment is not None:  # helm applies --set after every values file
+            note = (
+                f" (set by {assignment}, which helm applies after every values file: "
+                f"no file holds the value; shown at {used}, the template line that uses "
+                f".Values.{dotted})"
+            )
+            return Place(shown, template_span, note)
         for file, prefix in self._values_files(resolved):
             doc = self._values_doc(file)
             if doc is None:
@@ -427,41 +459,15 @@ class HelmRendered(Rendered):
                 continue
             span = doc.key_span(full) if key else doc.value_span(full)
             values_label = label_of(file)
-            dotted = ".".join(str(p) for p in ref)
-            used = os.path.relpath(resolved.path, self.folder)
-            note = f" (used by {used}:{template_line} as .Values.{dotted})"
+            note = f" (used by {used} as .Values.{dotted})"
             related = Related(
                 "template",
                 shown,
-                Span(template_line, 1, template_line, 1),
+                template_place,
                 f"the template that uses .Values.{dotted}",
             )
             return Place(values_label, span, note, (related,))
         return None
-
-
-#: helm's header, the first line of every document it prints: `---` then `# Source: NAME`.
-_HEADER = re.compile(r"^---\n# Source: (.+?)\s*$", re.MULTILINE)
-
-
-def _headers(text: str) -> list[tuple[int, str]]:
-    """helm's ``# Source:`` headers: (line, the name), counting lines once through the text."""
-    out: list[tuple[int, str]] = []
-    line, pos = 1, 0
-    for m in _HEADER.finditer(text):
-        line += text.count("\n", pos, m.start(1))
-        pos = m.start(1)
-        out.append((line, m.group(1)))
-    return out
-
-
-def _not_a_template(source: str) -> str:
-    shown = "".join(c if c.isprintable() else "?" for c in source[:80])
-    more = "..." if len(source) > 80 else ""
-    return (
-        f" (shown at the chart: its rendered document names `{shown}{more}`, which is not a "
-        "template file in the chart's folder)"
-    )
 
 
 def _matched_path_length(path: tuple[object, ...], match: textmap.Match) -> int:

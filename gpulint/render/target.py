@@ -63,9 +63,9 @@ def lint_rendered(
         from gpulint.render import helm
 
         out = helm.render(folder, options)
-        if isinstance(out, helm.Failure):
-            span = Span(out.line, 1, out.line, 1)
-            return linter.problem(anchor, Problem(out.code, span, out.message))
+        if isinstance(out, helm.Failure):  # at the template helm's error names, if any
+            span = Span(out.line, out.column, out.line, out.column)
+            return linter.problem(out.path or anchor, Problem(out.code, span, out.message))
         rendered = helm.HelmRendered(
             target.label,
             folder,

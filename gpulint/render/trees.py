@@ -464,8 +464,11 @@ class Trees:
         consume it (the working directory is scanned for them)."""
         chart = _chart_above(os.path.dirname(os.path.abspath(path)))  # a file: no stat
         if chart is not None:
-            yield RenderTarget("helm", _shown(chart))
-            return
+            from gpulint.render.helmsources import renders
+
+            if renders(chart, path):
+                yield RenderTarget("helm", _shown(chart))
+            return  # chart/examples/job.yaml: not rendered, linted as it is
         if not self.render:
             return
         self.scan(os.curdir)

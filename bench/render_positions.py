@@ -1,0 +1,289 @@
+"""How often a rendered chart's finding points at the line a user edits (docs/render-positions.md).
+
+Each chart of ``CHARTS`` (a folder of a repository fetched at the commit named) is linted with
+``gpulint check --render`` and the real helm; every finding becomes a row of the review
+sheet (docs/render-positions.tsv): chart, finding, where it is reported, and -- filled in
+by hand -- the line a user would edit and the verdict:
+
+* ``edit``: reported at the line a user edits (the values or template line holding the value);
+* ``fallback``: reported at a coarser place that says so (the template line of a ``--set``
+  value, an archive's member, a chart's Chart.yaml with a reason);
+* ``wrong``: reported at a line whose value is not the rendered one, without a word.
+
+The rate is ``edit / findings``. Usage::
+
+    python -m bench.render_positions sheet CHARTS_DIR HELM > new.tsv   # lint, new rows
+    python -m bench.render_positions merge OLD.tsv NEW.tsv > docs/render-positions.tsv
+    python -m bench.render_positions tally docs/render-positions.tsv
+
+``CHARTS_DIR`` holds one folder per repository, ``owner__repo`` (its ``.git`` a marker of the
+repository root); ``merge`` keeps the verdicts of rows that did not change. The module
+imports without the charts.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from typing import NamedTuple
+
+
+class Chart(NamedTuple):
+    repo: str  # owner/name
+    commit: str
+    folder: str  # the chart, inside the repository
+    values: tuple[str, ...] = ()  # values files of the repository passed with --values
+    sets: tuple[str, ...] = ()  # --set assignments
+    namespace: str | None = None  # --namespace (charts that refuse `default`)
+
+
+_TRITON_SERVER = "e1db8a603d863b1317ee859bdeea2be19959462e"
+_TRITON = "Deployment/Kubernetes/TensorRT-LLM_Autoscaling_and_Load_Balancing/chart"
+
+#: The charts measured, with the values files and flags they are documented with.
+CHARTS: tuple[Chart, ...] = (
+    Chart(
+        "NVIDIA/gpu-operator",
+        "a22dbf671f2e26f9a1e342f8eea28e196235e110",
+        "deployments/gpu-operator",
+    ),
+    Chart(
+        "NVIDIA/k8s-device-plugin",
+        "1b826acc6af3079d8923bac395c3124b8861a9a6",
+        "deployments/helm/nvidia-device-plugin",
+        namespace="nvidia-device-plugin",
+    ),
+    Chart("NVIDIA/dcgm-exporter", "d5e5f510a1b6b393f39a43293ccd9dc985defc79", "deployment"),
+    Chart(
+        "NVIDIA/k8s-dra-driver-gpu",
+        "22407113785e78c7763b4637689a201eb39c6199",
+        "deployments/helm/dra-driver-nvidia-gpu",
+        namespace="nvidia-dra-driver-gpu",
+    ),
+    Chart(
+        "NVIDIA/KAI-Scheduler",
+        "72de64fc8eca10fa8cca26a20156178f3edbe092",
+        "deployments/kai-scheduler",
+    ),
+    Chart(
+        "NVIDIA/gpu-feature-discovery",
+        "47a1ea6862f69844c5364c98a77aa97fe9ea7b74",
+        "deployments/helm/gpu-feature-discovery",
+        namespace="gpu-feature-discovery",
+    ),
+    Chart(
+        "ray-project/kuberay",
+        "feeaf72facab4881ba2b179248bb67315634e229",
+        "helm-chart/ray-cluster",
+        sets=("worker.resources.limits.nvidia\\.com/gpu=1",),
+    ),
+    Chart(
+        "ray-project/kuberay",
+        "feeaf72facab4881ba2b179248bb67315634e229",
+        "helm-chart/kuberay-operator",
+    ),
+    Chart(
+        "vllm-project/production-stack",
+        "a6c01db05f65f556235413ba8dbcfb0c01132fff",
+        "helm",
+        values=("tutorials/assets/values-01-minimal-example.yaml",),
+    ),
+    Chart("Project-HAMi/HAMi", "4707fb02c91c545bc7343ce26dba4c32919f9a3e", "charts/hami"),
+    Chart(
+        "volcano-sh/volcano",
+        "ed72c7c815a9fd547a787134676f73d42e9d049c",
+        "installer/helm/chart/volcano",
+    ),
+    Chart(
+        "substratusai/kubeai",
+        "2f32ef498da629f96fd417ddfaaf22c28d40787e",
+        "charts/kubeai",
+        values=("charts/kubeai/values-nvidia-k8s-device-plugin.yaml",),
+    ),
+    Chart("substratusai/kubeai", "2f32ef498da629f96fd417ddfaaf22c28d40787e", "charts/models"),
+    Chart(
+        "otwld/ollama-helm",
+        "eadf03e6d6885b4042b2d7623e2e4741f4799f78",
+        ".",
+        sets=("ollama.gpu.enabled=true", "ollama.gpu.number=1"),
+    ),
+    Chart("kubernetes-sigs/lws", "060ab4da17eea1f0865fcbd3236bb1075e2cea32", "charts/lws"),
+    Chart(
+        "triton-inference-server/server",
+        "e1db8a603d863b1317ee859bdeea2be19959462e",
+        "deploy/k8s-onprem",
+    ),
+    Chart(
+        "kaito-project/kaito", "056b8280b1a8debf644bc6f4399e913a1f9c7e70", "charts/kaito/workspace"
+    ),
+    Chart("gpustack/gpustack", "47277d79f4a5bae12a2d25e9ecbed2a2177a5f2d", "charts/gpustack-chart"),
+    Chart("llm-d/llm-d-deployer", "c9e16e91d264ff719d4e9885fbe5e1b239eb87a1", "charts/llm-d"),
+    Chart("ROCm/k8s-device-plugin", "ed7646843003e8f0b6a0630346f01bb4d1ecff2e", "helm/amd-gpu"),
+    Chart(
+        "aws-neuron/neuron-helm-charts",
+        "8172e5e144bd49fec836619d2a41ab8cc10e83a8",
+        "charts/neuron-helm-chart",
+    ),
+    Chart(
+        "NVIDIA/NeMo-Framework-Launcher",
+        "26e42fa91d9e608897ce485b4911c263a4b57008",
+        "launcher_scripts/nemo_launcher/core/k8s_templates/training",
+    ),
+    Chart(
+        "triton-inference-server/tutorials",
+        "e84895253165a887db5e25cd69d24def7a90b1ee",
+        "Deployment/Kubernetes/TensorRT-LLM_Autoscaling_and_Load_Balancing/chart",
+        values=(f"{_TRITON}/values.yaml", f"{_TRITON}/gpt2_values.yaml"),
+        sets=("triton.image.name=nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3",),
+    ),
+    # the variants' own values files (GPU vendors)
+    Chart(
+        "opea-project/GenAIInfra",
+        "9200b371d3eb08a33607b23e6f66b7ae5afc4346",
+        "helm-charts/common/tgi",
+        values=("helm-charts/common/tgi/nv-values.yaml",),
+    ),
+    Chart(
+        "opea-project/GenAIInfra",
+        "9200b371d3eb08a33607b23e6f66b7ae5afc4346",
+        "helm-charts/common/vllm",
+        values=("helm-charts/common/vllm/rocm-values.yaml",),
+    ),
+    Chart(
+        "opea-project/GenAIInfra",
+        "9200b371d3eb08a33607b23e6f66b7ae5afc4346",
+        "helm-charts/common/tei",
+        values=("helm-charts/common/tei/gaudi-values.yaml",),
+    ),
+    Chart("triton-inference-server/server", _TRITON_SERVER, "deploy/aws"),
+    Chart("triton-inference-server/server", _TRITON_SERVER, "deploy/gcp"),
+    Chart("pytorch/serve", "62c4d6a1fdc1d071dbcf758ebd756029af20bd5e", "kubernetes/Helm"),
+    Chart("InftyAI/llmaz", "3c13ff343e28cdbe842fd3c659e3daf0d1e27e91", "chart"),
+    Chart("kubeflow/arena", "e30882c143cc2be32b7ed767ae0f78681892741b", "arena-artifacts"),
+    # the recipes' own values files and --set flags (their READMEs' `helm install`)
+    Chart(
+        "AI-Hypercomputer/gpu-recipes",
+        "2e1fd5efbf1af9c08f8ac50b9d7fef2cfa675b68",
+        "src/helm-charts/a3mega/vllm-inference/multi-host",
+        values=("inference/a3mega/deepseek-r1-671b/vllm-serving-gke/values.yaml",),
+        sets=(
+            "job.image.repository=us-docker.pkg.dev/p/r/vllm",
+            "clusterName=a3mega",
+            "job.image.tag=v0.7.2",
+            "volumes.gcsMounts[0].bucketName=models",
+        ),
+    ),
+    Chart(
+        "AI-Hypercomputer/gpu-recipes",
+        "2e1fd5efbf1af9c08f8ac50b9d7fef2cfa675b68",
+        "src/helm-charts/a3mega/vllm-inference/single-host",
+        values=("inference/a3mega/llama-4/vllm-serving-gke/values.yaml",),
+        sets=(
+            "volumes.gcsMounts[0].bucketName=models",
+            "job.image.repository=us-docker.pkg.dev/p/r/vllm",
+            "model.name=meta-llama/Llama-4-Scout-17B-16E-Instruct",
+            "vllm.serverArgs.max-model-len=1000000",
+            "job.image.tag=v0.8.3",
+        ),
+    ),
+)
+
+FIELDS = ("chart", "rule", "object", "reported", "expected", "verdict", "message")
+
+
+def _name(chart: Chart) -> str:
+    folder = "" if chart.folder == "." else f"/{chart.folder}"
+    return f"{chart.repo}{folder}"
+
+
+def lint(
+    charts_dir: str, chart: Chart, helm: str, gpulint: str = "gpulint"
+) -> list[dict[str, str]]:
+    """The review rows of one chart: one per finding, the hand-filled fields empty."""
+    root = os.path.join(charts_dir, chart.repo.replace("/", "__"))
+    args = [gpulint, "check", "--format", "json", "--jobs", "1", "--render", "--helm", helm]
+    args += [f"--values={v}" for v in chart.values] + [f"--set={s}" for s in chart.sets]
+    args += [f"--namespace={chart.namespace}"] if chart.namespace else []
+    proc = subprocess.run([*args, chart.folder], cwd=root, capture_output=True, text=True)
+    try:
+        findings = json.loads(proc.stdout)["findings"]
+    except (ValueError, KeyError):
+        return [_row(chart, "-", "-", "-", f"no report: {proc.stderr.strip()[:200]}")]
+    return [
+        _row(
+            chart,
+            f["rule"],
+            "{kind}/{name}".format(**f["object"]) if f.get("object") else "-",
+            f"{f['path']}:{f['line']}:{f['column']}",
+            f["message"],
+        )
+        for f in findings
+    ]
+
+
+def _row(chart: Chart, rule: str, obj: str, reported: str, message: str) -> dict[str, str]:
+    return {
+        "chart": _name(chart),
+        "rule": rule,
+        "object": obj,
+        "reported": reported,
+        "expected": "",
+        "verdict": "",
+        "message": " ".join(message.split())[:400],
+    }
+
+
+def _write(rows: list[dict[str, str]]) -> None:
+    out = csv.DictWriter(sys.stdout, FIELDS, delimiter="\t", lineterminator="\n")
+    out.writeheader()
+    out.writerows(rows)
+
+
+def _read(path: str) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def tally(rows: list[dict[str, str]]) -> dict[str, object]:
+    """Findings, verdict counts and the rate, over every row and per chart."""
+    verdicts = Counter(r["verdict"] for r in rows)
+    per_chart: dict[str, Counter[str]] = {}
+    for r in rows:
+        per_chart.setdefault(r["chart"], Counter())[r["verdict"]] += 1
+    total = len(rows)
+    return {
+        "findings": total,
+        "verdicts": dict(verdicts),
+        "rate": round(verdicts["edit"] / total, 3) if total else None,
+        "charts": {c: dict(v) for c, v in per_chart.items()},
+    }
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["sheet"] and len(argv) >= 3:
+        gpulint = argv[3] if len(argv) > 3 else "gpulint"
+        _write([row for c in CHARTS for row in lint(argv[1], c, argv[2], gpulint)])
+        return 0
+    if argv[:1] == ["merge"] and len(argv) == 3:
+        old = {(r["chart"], r["rule"], r["object"], r["reported"]): r for r in _read(argv[1])}
+        rows = []
+        for r in _read(argv[2]):
+            kept = old.get((r["chart"], r["rule"], r["object"], r["reported"]))
+            if kept is not None:
+                r["expected"], r["verdict"] = kept["expected"], kept["verdict"]
+            rows.append(r)
+        _write(rows)
+        return 0
+    if argv[:1] == ["tally"] and len(argv) == 2:
+        print(json.dumps(tally(_read(argv[1])), indent=1))
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,92 @@
+"""``helm template`` run: its argv (every value ``--flag=value``, the positionals after
+``--``), the bounds of :mod:`gpulint.render.tools`, the checks of what helm would read
+(:func:`refused_inputs`) and helm's errors as GL200 at the place they name. Split from
+:mod:`gpulint.render.helm`, which maps the rendered output back to templates and values.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+from gpulint import codes
+from gpulint.render import RenderOptions
+from gpulint.render.mapping import label_of
+from gpulint.render.tools import BUDGET_SPENT, ToolResult, run_tool, time_left
+
+if TYPE_CHECKING:
+    pass
+
+#: How a helm before 3.16 refuses the flag (cobra's words, first on its error output).
+NO_SKIP = "Error: unknown flag: --skip-schema-validation"
+
+INSTALL_HELM = (
+    "helm was not found: install Helm 3 or later (https://helm.sh/docs/intro/install/) or "
+    "pass --helm PATH"
+)
+
+
+class Failure(NamedTuple):
+    """Why a folder was not rendered: ``code`` GL200 (it failed) or GL202 (no program);
+    ``path``: a template helm's error names, to show it at (None: the chart's own file)."""
+
+    code: str
+    message: str
+    line: int = 1
+    path: str | None = None
+    column: int = 1
+
+
+def helm_template(
+    helm: str, args: list[str], folder: str, deadline: float | None
+) -> ToolResult | Failure:
+    """``helm template ARGS`` in the chart's folder, for what is left of the run's budget."""
+    timeout = time_left(deadline)
+    if timeout is None:
+        return Failure(codes.RENDER_FAILED, BUDGET_SPENT)
+    return run_tool([helm, "template", *args], cwd=os.path.abspath(folder), timeout=timeout)
+
+
+def refused_inputs(folder: str, options: RenderOptions) -> Failure | None:
+    """Why helm must not render the chart (GL200), if it must not: an entry of the chart it
+    must not read (:func:`gpulint.render.links.links_outside`: a link out of the repository,
+    a FIFO, a device, a link loop), or a values file that is a link out of the repository,
+    a system file or not a regular file (:func:`gpulint.render.links.refused_file`)."""
+    from gpulint.render.links import links_outside, refused_file
+    from gpulint.render.trees import project_root
+
+    root = project_root(folder)
+    entry = links_outside(folder, root)
+    if entry is not None:
+        return Failure(codes.RENDER_FAILED, f"not rendered: {label_of(entry[0])} {entry[1]}")
+    for values in options.for_chart(folder).values:
+        why = refused_file(values, root)
+        if why is not None:
+            return Failure(
+                codes.RENDER_FAILED, f"not rendered: values file {label_of(values)} {why}"
+            )
+    return None
+
+
+def tool_error(stderr: str, returncode: int | None) -> str:
+    """A program's error output as one line: its own words, without the "Error: " prefix,
+    blank lines and hints about flags gpulint does not pass."""
+    lines = [
+        line.strip()
+        for line in stderr.splitlines()
+        if line.strip() and not line.startswith("Use --debug flag")
+    ]
+    text = "; ".join(_message(line) for line in lines)
+    return text or f"exit status {returncode}"
+
+
+#: kubectl logs through klog: `E1201 00:47:47.778079   20428 run.go:72] "command failed" err="..."`.
+_KLOG = re.compile(r'^[EWIF]\d{4} [\d:.]+\s+\d+ \S+\] (?:"command failed" err=)?"?(.*?)"?$')
+
+
+def _message(line: str) -> str:
+    m = _KLOG.match(line)
+    if m:
+        line = m.group(1).replace('\\"', '"')
+    return line.removeprefix("Error: ").removeprefix("error: ")

@@ -1,0 +1,498 @@
+"""Where helm took a rendered value or an error from, besides a template and values files:
+``--set`` flags (:func:`set_by`: applied after every values file, a value they set is
+theirs); helm's error output (:func:`error_place`: the template and line it names;
+:func:`missing_dependency`); packaged subcharts (:class:`Archive`, read bounded, never
+extracted); files a template inserts (:func:`inserted_file`: ``.Files.Get``, ``tpl
+(.Files.Get ...)``, ``.Files.Glob ... AsConfig``); the files of a chart folder rendering
+reads (:func:`renders`, for a file named on the command line); a template's documents
+(:func:`section`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
+
+from gpulint.model import Related, Span
+from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
+
+if TYPE_CHECKING:
+    from gpulint.render import textmap
+    from gpulint.render.helm import Resolved
+
+# -- --set ---------------------------------------------------------------------------------
+
+
+def _split(text: str, sep: str) -> list[str]:
+    """``text`` split at every ``sep`` that is not escaped (``\\``) nor inside ``{...}``
+    (helm's list syntax ``a={x,y}``); escapes are kept."""
+    parts, current, depth, i = [], [], 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            current.append(text[i : i + 2])
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+        if c == sep and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(c)
+        i += 1
+    parts.append("".join(current))
+    return parts
+
+
+_INDEX = re.compile(r"^(.*?)((?:\[\d+\])+)$")
+
+
+def _key_path(key: str) -> tuple[object, ...]:
+    """helm's key syntax: ``a.b``, ``a\\.b`` (one key with a dot), ``a[0].b``."""
+    out: list[object] = []
+    for part in _split(key, "."):
+        m = _INDEX.match(part)
+        name = m.group(1) if m else part
+        if name:
+            out.append(name.replace("\\", ""))
+        if m:
+            out.extend(int(i) for i in re.findall(r"\[(\d+)\]", m.group(2)))
+    return tuple(out)
+
+
+def set_keys(assignment: str) -> list[tuple[tuple[object, ...], str]]:
+    """The keys one ``--set`` value assigns, each with its ``KEY=VALUE`` text: ``a=1,b.c=2``
+    assigns ``a`` and ``b.c``."""
+    out = []
+    for part in _split(assignment, ","):
+        key, eq, _ = part.partition("=")
+        if eq and key:
+            out.append((_key_path(key), part))
+    return out
+
+
+def set_by(
+    assignments: tuple[str, ...], path: tuple[object, ...], configured: int = 0
+) -> str | None:
+    """Where the last ``--set`` that sets ``path`` or a key above it is (helm applies them in
+    order, so the last wins): ``--set KEY=VALUE on the command line``, or in the
+    configuration when it is one of the first ``configured``; None when none sets it. A
+    list is never merged: ``--set a[0].b=x`` replaces the whole list ``a`` of the values
+    files, so it owns all of it."""
+    for at in range(len(assignments) - 1, -1, -1):
+        for key, text in reversed(set_keys(assignments[at])):
+            first = next((i for i, part in enumerate(key) if isinstance(part, int)), len(key))
+            owned = key[:first] if first else key
+            if owned and path[: len(owned)] == owned:
+                if at < configured:
+                    return f"{text} in the configuration's `render: set:`, passed as --set"
+                return f"--set {text} on the command line"
+    return None
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+
+class ErrorPlace(NamedTuple):
+    """A place helm's error names: the template as helm prints it, a line and column (0:
+    not said), and whether the line counts in what the template rendered (a YAML error)."""
+
+    source: str
+    line: int
+    column: int
+    rendered: bool
+
+
+_NAME = r"([^\s():]+\.(?:ya?ml|tpl|txt|json))"
+_ERROR_PLACES = (
+    re.compile(rf"(?:execution|parse) error at \({_NAME}:(\d+)(?::(\d+))?\)"),
+    re.compile(rf"^(?:Error: )?(?:template: )?{_NAME}:(\d+):(\d+)"),
+    re.compile(rf"YAML parse error on {_NAME}:.*?\byaml: line (\d+)()"),
+)
+
+
+def error_place(stderr: str) -> ErrorPlace | None:
+    """The first template place helm's error output names, if it names one."""
+    for line in stderr.splitlines():
+        for i, pattern in enumerate(_ERROR_PLACES):
+            m = pattern.search(line)
+            if m:
+                column = int(m.group(3)) if m.group(3) else 0
+                return ErrorPlace(m.group(1), int(m.group(2)), column, i == 2)
+    return None
+
+
+# -- files named on the command line ----------------------------------------------------------
+
+#: Folders of a chart whose files are read by ``helm template``: ``templates/`` and the
+#: subcharts under ``charts/`` (its files at the top, Chart.yaml and values files, are too).
+#: ``ci/`` holds chart-testing's values files.
+_RENDERED_FOLDERS = ("templates", "charts", "ci")
+
+
+def renders(chart: str, path: str) -> bool:
+    """Is ``path`` (a file inside ``chart``) something rendering the chart reads: a file at
+    the chart's top (Chart.yaml, values files), or under its ``templates/``, ``charts/``
+    or ``ci/``, or a file a template inserts (``.Files.Get``)? A manifest elsewhere in the
+    chart's folder (``examples/job.yaml``, ``crds/``, which ``helm template`` leaves out) is
+    linted as a file of its own."""
+    rel = os.path.relpath(os.path.abspath(path), chart).split(os.sep)
+    return len(rel) == 1 or rel[0] in _RENDERED_FOLDERS or _inserted(chart, "/".join(rel))
+
+
+def _inserted(chart: str, rel: str) -> bool:
+    """Does a template of the chart insert the file ``rel`` (``.Files.Get "rel"``, or a
+    ``.Files.Glob`` pattern that matches it)? Then its findings are the chart's."""
+    import fnmatch
+
+    templates = os.path.join(chart, "templates")
+    names = re.compile(r"\.Files\.(?:Get|Glob|Lines|AsSecrets|AsConfig)\s+\"([^\"]+)\"")
+    for dirpath, _, files in os.walk(templates):
+        for name in files:
+            try:
+                with open(os.path.join(dirpath, name), "rb") as fh:
+                    text = fh.read(1 << 20).decode("utf-8", "replace")
+            except OSError:
+                continue
+            for m in names.finditer(text):
+                if m.group(1) == rel or fnmatch.fnmatchcase(rel, m.group(1)):
+                    return True
+    return False
+
+
+# -- packaged subcharts ------------------------------------------------------------------------
+
+#: Bytes of a packaged subchart read at most (compressed), and members looked at.
+MAX_ARCHIVE_BYTES = 16 << 20
+MAX_MEMBERS = 4096
+MAX_MEMBER_BYTES = 4 << 20
+MAX_UNPACKED_BYTES = 64 << 20
+
+
+class Archive:
+    """A packaged subchart (``.tgz``): its members' text, read once and bounded."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.members: dict[str, str] = {}
+        #: The chart's ``name:`` and the archive's top folder (``<top>/Chart.yaml``).
+        self.name: str | None = None
+        self.top = ""
+        self._read()
+
+    def _read(self) -> None:
+        import io
+        import os
+        import tarfile
+
+        try:
+            if os.path.getsize(self.path) > MAX_ARCHIVE_BYTES:
+                return
+            with open(self.path, "rb") as fh:
+                data = fh.read(MAX_ARCHIVE_BYTES)
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+                for i, member in enumerate(tar):
+                    # helm loaded the archive within its limits; this bounds the reading too
+                    if i >= MAX_MEMBERS or member.offset_data > MAX_UNPACKED_BYTES:
+                        break
+                    if not member.isfile() or member.size > MAX_MEMBER_BYTES:
+                        continue
+                    fh2 = tar.extractfile(member)
+                    if fh2 is not None:
+                        text = fh2.read(MAX_MEMBER_BYTES).decode("utf-8", "replace")
+                        self.members[member.name] = text
+        except (OSError, tarfile.TarError, EOFError, ValueError):
+            self.members = {}
+            return
+        for name, text in self.members.items():  # `<dir>/Chart.yaml`, the chart's own
+            if name.count("/") == 1 and name.endswith("/Chart.yaml"):
+                m = re.search(r"^name:\s*['\"]?([^'\"\s#]+)", text, re.MULTILINE)
+                if m:
+                    self.name = m.group(1)
+                    self.top = name.split("/")[0]
+                    return
+
+
+# -- files a template inserts -------------------------------------------------------------------
+
+_FILES_GET = re.compile(r"\.Files\.Get\s+\"([^\"]+)\"")
+_FILES_GLOB = re.compile(r"\.Files\.Glob\s+\"([^\"]+)\"\s*\)\s*\.AsConfig")
+
+
+class Inserted(NamedTuple):
+    """A file (or a glob whose files become a ConfigMap's keys) a template line inserts."""
+
+    name: str
+    glob: bool
+    line: int  # 1-based, in the template
+
+
+def inserted_file(raw: list[str], first: int, last: int) -> Inserted | None:
+    """The first ``.Files.Get``/``.Files.Glob ... AsConfig`` in raw lines ``first..last``
+    (1-based, inclusive)."""
+    for number in range(max(first, 1), min(last, len(raw)) + 1):
+        text = raw[number - 1]
+        m = _FILES_GLOB.search(text)
+        if m:
+            return Inserted(m.group(1), True, number)
+        m = _FILES_GET.search(text)
+        if m:
+            return Inserted(m.group(1), False, number)
+    return None
+
+
+def archives(folder: str, deps: object) -> dict[str, Archive | None]:
+    """The packaged subcharts (``folder``/charts/*.tgz) by the names helm prints: each
+    archive's Chart.yaml ``name:``, and the aliases of the dependencies (``deps``)."""
+    found: dict[str, Archive | None] = {}
+    charts = os.path.join(folder, "charts")
+    try:
+        entries = sorted(os.listdir(charts))
+    except OSError:
+        entries = []
+    for entry in entries:
+        path = os.path.join(charts, entry)
+        if entry.endswith((".tgz", ".tar.gz")) and os.path.isfile(path):
+            archive = Archive(path)
+            if archive.name is not None:  # two of one name: neither is known to be it
+                found[archive.name] = None if archive.name in found else archive
+    for dep in deps if isinstance(deps, list) else []:
+        if isinstance(dep, dict):
+            alias, dep_name = dep.get("alias"), dep.get("name")
+            if isinstance(alias, str) and isinstance(dep_name, str):
+                found.setdefault(alias, found.get(dep_name))
+    return found
+
+
+def file_place(
+    resolved: Resolved,
+    folder: str,
+    t: textmap.Template,
+    match: textmap.Match,
+    path: tuple[object, ...],
+    on_key: bool,
+    value: object,
+) -> Place | None:
+    """The file under the chart a ``.Files.Get``/``.Files.Glob`` of the template inserted
+    the finding's value from, when the value written there equals the rendered one."""
+    import fnmatch
+
+    if match.lines:
+        first = match.lines[-1].number
+        end = match.block[1]
+        last = t.lines[end].number - 1 if end < len(t.lines) else len(t.raw)
+    else:
+        first, last = 1, len(t.raw)
+    inserted = inserted_file(t.raw, first, last)
+    if inserted is None:
+        return None
+    chart = resolved.chain[-1][0]
+    root = os.path.realpath(chart).rstrip(os.sep) + os.sep
+    rest = path[match.depth :]
+    used = f"{os.path.relpath(resolved.path, folder)}:{inserted.line}"
+    how = ".Files.Glob" if inserted.glob else ".Files.Get"
+    note = f" (inserted by {used} with {how} {inserted.name!r})"
+    related = (
+        Related(
+            "template",
+            label_of(resolved.path),
+            Span(inserted.line, 1, inserted.line, 1),
+            f"the template that inserts the file with {how}",
+        ),
+    )
+    if inserted.glob:  # a ConfigMap's data: each key a file's name, its value the text
+        if len(rest) != 1 or not isinstance(rest[0], str):
+            return None
+        for dirpath, _, names in os.walk(chart):
+            for name in sorted(names):
+                file = os.path.join(dirpath, name)
+                rel = os.path.relpath(file, chart).replace(os.sep, "/")
+                if (
+                    name == rest[0]
+                    and fnmatch.fnmatchcase(rel, inserted.name)
+                    and _same_text(file, root, value)
+                ):
+                    return Place(label_of(file), Span(1, 1, 1, 1), note, related)
+        return None
+    file = os.path.join(chart, *inserted.name.split("/"))
+    if not rest:  # the file's text is the value
+        if _same_text(file, root, value):
+            return Place(label_of(file), Span(1, 1, 1, 1), note, related)
+        return None
+    if not os.path.realpath(file).startswith(root):
+        return None
+    text = read_text(file)
+    for doc in load_documents(text) if text is not None else []:
+        if lookup(doc.data, rest) == (True, value):
+            span = doc.key_span(rest) if on_key else doc.value_span(rest)
+            return Place(label_of(file), span, note, related)
+    return None
+
+
+def _same_text(file: str, root: str, value: object) -> bool:
+    if not isinstance(value, str) or not os.path.realpath(file).startswith(root):
+        return False
+    text = read_text(file)
+    return text is not None and text.strip() == value.strip()
+
+
+def in_archive(found: Place, resolved: Resolved) -> Place:
+    """A place in a member of a packaged subchart, which no editor opens: the archive, the
+    member and its line named."""
+    where = f"line {found.span.line}" if found.span.line > 1 else "its start"
+    unset = "" if found.note else "; the parent chart's values do not set it"
+    note = (
+        f" (in the packaged subchart {label_of(resolved.archive or '')}: member "
+        f"{resolved.real}, {where}; inside an archive, so shown at the archive{unset})"
+        f"{found.note}"
+    )
+    return Place(found.path, Span(1, 1, 1, 1), note, found.related)
+
+
+def placed_error(
+    stderr: str, returncode: int | None, resolve: Callable[[str], Resolved | str], chart: str
+) -> tuple[str, int, str | None, int]:
+    """helm's error (:func:`readable`) and where to show it: (message, line, file, column);
+    the file is None (the chart's Chart.yaml: at the missing dependency's ``name:`` when
+    that is the error) unless the error names a template of the chart that ``resolve``
+    finds (not a member of a packaged subchart)."""
+    where = error_place(stderr)
+    text = readable(stderr, returncode, where is not None)
+    if where is None:
+        line, column = missing_dependency(stderr, chart) or (1, 1)
+        return text, line, None, column
+    resolved = resolve(where.source)
+    if isinstance(resolved, str) or resolved.archive is not None:
+        return readable(stderr, returncode, False), 1, None, 1
+    if where.rendered:
+        text += f" (helm counts line {where.line} in what the template rendered)"
+    return text, where.line, label_of(resolved.path), max(where.column, 1)
+
+
+_MISSING = re.compile(r"missing in charts/ directory: ([^\n;]+)")
+
+
+def missing_dependency(stderr: str, chart: str) -> tuple[int, int] | None:
+    """The line and column of the first dependency helm's error says is missing from
+    ``charts/`` (``found in Chart.yaml, but missing in charts/ directory: a, b``): its
+    ``name:`` in the chart's Chart.yaml, or None."""
+    m = _MISSING.search(stderr)
+    if m is None:
+        return None
+    first = m.group(1).split(",")[0].strip()
+    text = read_text(os.path.join(chart, "Chart.yaml"), 1 << 20)
+    docs = load_documents(text) if text is not None else []
+    deps = docs[0].data.get("dependencies") if docs and isinstance(docs[0].data, dict) else None
+    for i, dep in enumerate(deps if isinstance(deps, list) else []):
+        if isinstance(dep, dict) and first in (dep.get("name"), dep.get("alias")):
+            span = docs[0].value_span(("dependencies", i, "name"))
+            return span.line, span.column
+    return None
+
+
+#: The place helm's error starts with, or names in parentheses, which the finding's position
+#: then says.
+_LEADING_PLACE = re.compile(r"^(?:template: )?[^\s():]+:\d+:\d+:?\s*")
+_PLACE_IN = re.compile(r"\s*at \([^\s()]+:\d+(?::\d+)?\)")
+
+
+def readable(stderr: str, returncode: int | None, placed: bool) -> str:
+    """helm's error as one readable line. helm 4 writes ``NAME:L:C`` on a line of its own
+    with the error's parts indented below it, and a chart's ``fail`` message may run over
+    several lines: each error (a line starting ``Error:``) is joined up with spaces, the
+    place left out when the finding is put there, and separate errors joined with "; "."""
+    errors: list[str] = []
+    for line in stderr.splitlines():
+        text = line.strip()
+        if not text or line.startswith("Use --debug flag"):
+            continue
+        if errors and not line.startswith(("Error: ", "error: ")):
+            errors[-1] = f"{errors[-1]} {text}"
+        else:
+            errors.append(_message(text))
+    if placed:
+        errors = [_PLACE_IN.sub("", _LEADING_PLACE.sub("", e), count=1) for e in errors]
+    return "; ".join(e.strip() for e in errors if e.strip()) or f"exit status {returncode}"
+
+
+def _message(line: str) -> str:
+    return line.removeprefix("Error: ").removeprefix("error: ")
+
+
+# -- templates of several documents -------------------------------------------------------------
+
+_DOC_START = re.compile(r"^---\s*(?:#.*)?$")
+_KIND = re.compile(r"^kind:\s*['\"]?([A-Za-z0-9]+)['\"]?\s*(?:#.*)?$", re.MULTILINE)
+
+
+def section(text: str, kind: object, ordinal: int, count: int) -> str | None:
+    """A template of several ``---`` documents, cut to the one a rendered document came
+    from: the only one whose literal ``kind:`` is the rendered kind, else the ``ordinal``-th
+    when the template writes as many documents as helm printed from it (``count``); the
+    other lines are blanked, so line numbers stay the template's. None: one document, or no
+    section is known to be it (the whole template is matched, as before)."""
+    raw = text.split("\n")
+    starts = [0] + [i + 1 for i, line in enumerate(raw) if _DOC_START.match(line)]
+    if len(starts) == 1:
+        return None
+    parts = [
+        (a, starts[j + 1] - 1 if j + 1 < len(starts) else len(raw)) for j, a in enumerate(starts)
+    ]
+    parts = [(a, b) for a, b in parts if any(_content(line) for line in raw[a:b])]
+    kinds = [_KIND.findall("\n".join(raw[a:b])) for a, b in parts]
+    hits = [j for j, found in enumerate(kinds) if found == [kind]]
+    if len(hits) == 1:
+        pick = hits[0]
+    elif len(parts) == count and 0 <= ordinal < count:
+        pick = ordinal
+    else:
+        return None
+    a, b = parts[pick]
+    return "\n".join(line if a <= i < b else "" for i, line in enumerate(raw))
+
+
+def part_of(sources: list[tuple[int, str]], line: int, kind: object) -> tuple[object, int, int]:
+    """Which of its template's documents a rendered line's is, from helm's headers
+    (``sources``: line, template): (its kind, its ordinal among the documents helm printed
+    from that template, their count)."""
+    import bisect
+
+    at = bisect.bisect_right([start for start, _ in sources], line) - 1
+    same = [i for i, (_, source) in enumerate(sources) if source == sources[at][1]]
+    return (kind, same.index(at), len(same))
+
+
+def _content(line: str) -> bool:
+    text = line.strip()
+    return bool(text) and not text.startswith("#") and not text.startswith("{{")
+
+
+# -- helm's output ----------------------------------------------------------------------------
+
+#: helm's header, the first line of every document it prints: `---` then `# Source: NAME`.
+_HEADER = re.compile(r"^---\n# Source: (.+?)\s*$", re.MULTILINE)
+
+
+def headers(text: str) -> list[tuple[int, str]]:
+    """helm's ``# Source:`` headers: (line, the name), counting lines once through the text."""
+    out: list[tuple[int, str]] = []
+    line, pos = 1, 0
+    for m in _HEADER.finditer(text):
+        line += text.count("\n", pos, m.start(1))
+        pos = m.start(1)
+        out.append((line, m.group(1)))
+    return out
+
+
+def not_a_template(source: str) -> str:
+    shown = "".join(c if c.isprintable() else "?" for c in source[:80])
+    more = "..." if len(source) > 80 else ""
+    return (
+        f" (shown at the chart: its rendered document names `{shown}{more}`, which is not a "
+        "template file in the chart's folder)"
+    )
