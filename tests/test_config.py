@@ -345,8 +345,9 @@ BAD_CONFIGS = [
         id="bad-severity",
     ),
     pytest.param(
-        "severity:\n  GPU999: error\n",
-        ".gpulint.yaml:2: severity.GPU999: unknown key; allowed keys: GL100, GL101, GL200, "
+        # QQQ: far from every code, so no "did you mean" whatever rules are added
+        "severity:\n  QQQ999: error\n",
+        ".gpulint.yaml:2: severity.QQQ999: unknown key; allowed keys: GL100, GL101, GL200, "
         "GL201, GL202, GL203, GL204, GPU001,",
         id="unknown-rule-in-severity",
     ),
@@ -368,8 +369,8 @@ BAD_CONFIGS = [
         id="wrong-type",
     ),
     pytest.param(
-        "ignore: [GPU9]\n",
-        ".gpulint.yaml:1: ignore[0]: 'GPU9' matches no rule; allowed values: GL100, GL101, "
+        "ignore: [QQQ9]\n",
+        ".gpulint.yaml:1: ignore[0]: 'QQQ9' matches no rule; allowed values: GL100, GL101, "
         "GL200, GL201, GL202, GL203, GL204, GL900, GPU001,",
         id="selector-matches-nothing",
     ),
