@@ -116,3 +116,23 @@ def test_gpulint_config_prints_yaml_that_pasted_back_changes_nothing(repo: Path)
         return {k: v["value"] for k, v in json.loads(doc)["settings"].items()}
 
     assert values(again.stdout) == values(shown)
+
+
+def test_the_text_report_says_the_same_evidence_once() -> None:
+    """Twenty GPU020 lines of a run share one piece of evidence (the GPU pods that agree on
+    the taint): the text report prints it on the first line and ``(as above)`` after; JSON
+    keeps every message whole."""
+    from gpulint.model import Finding, Severity, Span
+    from gpulint.reporters.text import once
+
+    evidence = "(tolerated by 22 of the 25 GPU pods of this run: a.yaml:20, b.yaml:39, …)"
+    message = f"the pod does not tolerate the GPU node taint {evidence}: it stays Pending"
+    first = Finding("GPU020", "missing", Severity.ERROR, "a.yaml", Span(1, 1, 1, 1), message)
+    said: set[str] = set()
+    assert once(first, said).message == message
+    again = once(first._replace(path="b.yaml"), said)
+    assert again.message == (
+        "the pod does not tolerate the GPU node taint (as above): it stays Pending"
+    )
+    short = first._replace(message="a value (0.5) that is short")  # short asides stay
+    assert once(short, said) == short and once(short, said) == short

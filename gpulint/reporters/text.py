@@ -36,6 +36,40 @@ def format_finding(f: Finding, color: bool = False) -> str:
     return f"{where} {rule} {sev}: {message}{obj}"
 
 
+#: A parenthetical this long is evidence or advice, not the finding itself (the GPU pods that
+#: agree on a taint, the API server's words): the text report prints it once.
+_LONG_ASIDE = 60
+
+
+def once(finding: Finding, said: set[str]) -> Finding:
+    """``finding`` with each long top-level parenthetical of its message that an earlier line
+    of the run printed written ``(as above)``: twenty GPU020 lines do not repeat the same
+    evidence twenty times. Only the text report does this; every other format (JSON, SARIF,
+    ...) keeps each message whole, and so does the first line that says it."""
+    message = finding.message
+    if "(" not in message:
+        return finding
+    out: list[str] = []
+    depth, start, last = 0, -1, 0
+    for i, ch in enumerate(message):
+        if ch == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+            if depth == 0 and i - start > _LONG_ASIDE:
+                aside = message[start : i + 1]
+                if aside in said:
+                    out.append(message[last:start] + "(as above)")
+                    last = i + 1
+                else:
+                    said.add(aside)
+    if not out:
+        return finding
+    return finding._replace(message="".join(out) + message[last:])
+
+
 def related_line(r: Related) -> str:
     """``--show-rendered``: another place a finding is about, on its own indented line."""
     return f"    {r.kind}: {escape(r.path)}:{r.span.line}:{r.span.column}: {escape(r.message)}"
@@ -105,9 +139,11 @@ class Stream:
         self.assuming = frozenset(r.code for r in ctx.rules if r.assumes_cluster)
         #: ``--statistics``: (code, name) -> [count, fixable], in the order first met.
         self.counts: dict[tuple[str, str], list[int]] = {}
+        #: The long parentheticals already printed (:func:`once`).
+        self.said: set[str] = set()
 
     def line(self, finding: Finding) -> str:
-        text = format_finding(finding, self.ctx.color)
+        text = format_finding(once(finding, self.said), self.ctx.color)
         if self.ctx.show_rendered and finding.related:
             text += "".join(f"\n{related_line(r)}" for r in finding.related)
         return text
