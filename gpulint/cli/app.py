@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 import sys
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -28,19 +28,11 @@ from gpulint.cli.options import (
     RuleDirOption,
     RulesFormat,
     SelectOption,
+    typer_option,
 )
 from gpulint.cli.options import Command as _Command
 from gpulint.cli.options import Group as _Group
-from gpulint.commands.checkoptions import (
-    CHECK_OPTIONS,
-    FLAG,
-    MANY,
-    SWITCH,
-    CheckOptions,
-    Option,
-    positive_int,
-    seconds,
-)
+from gpulint.commands.checkoptions import CHECK_OPTIONS, CheckOptions, Option
 from gpulint.commands.common import Trust
 from gpulint.commands.common import configure as _configure
 from gpulint.commands.common import error as _error
@@ -77,34 +69,9 @@ def _root(
 
 
 def _check_parameter(row: Option) -> inspect.Parameter:
-    """A typer parameter for one row of the ``check`` options table."""
-    settings: dict[str, Any] = {"help": row.help, "show_default": row.show_default}
-    if row.metavar is not None:
-        settings["metavar"] = row.metavar
-    kind: Any
-    if row.takes in (FLAG, SWITCH):
-        kind = bool if row.takes == FLAG else Optional[bool]  # noqa: UP045  # a runtime type
-    else:
-        choices = getattr(row.convert, "choices", None)
-        if choices is not None:
-            kind = Literal[choices]
-        elif row.convert is positive_int:
-            kind, settings["min"] = int, 1
-        elif row.convert is seconds:
-            kind = float
-        else:
-            kind = str
-        if row.takes == MANY:
-            kind = list[kind]
-        if row.default is None:
-            kind = Optional[kind]  # noqa: UP045
-    # A switch is one declaration, "--x/--no-x", as click spells it.
-    names = ("/".join(row.names),) if row.takes == SWITCH else row.names
+    """typer's parameter for one row of the ``check`` options table."""
     return inspect.Parameter(
-        row.field,
-        inspect.Parameter.KEYWORD_ONLY,
-        default=row.default,
-        annotation=Annotated[kind, typer.Option(*names, **settings)],
+        row.field, inspect.Parameter.KEYWORD_ONLY, default=row.default, annotation=typer_option(row)
     )
 
 
@@ -293,7 +260,6 @@ def show_config(
     from gpulint.commands.config import describe
     from gpulint.config.schema import config_schema
 
-    fail_level = fail_on.value if fail_on is not None else None
     trust = Trust(allow_plugins, plugin or (), rule_dir or ())
     rules, effective = _configure(
         config,
@@ -301,7 +267,7 @@ def show_config(
         select,
         extend_select,
         ignore,
-        fail_level,
+        fail_on,
         trust=trust,
         fail_if_no_files=fail_if_no_files,
     )
