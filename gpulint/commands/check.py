@@ -46,18 +46,7 @@ if TYPE_CHECKING:
     from gpulint.util.discover import Target
 
 
-def render_options(
-    effective: Effective,
-    render: bool,
-    helm: str | None,
-    kustomize: str | None,
-    values: list[str] | None,
-    set_values: list[str] | None,
-    kube_version: str | None,
-    release_name: str | None,
-    namespace: str | None,
-    render_timeout: float | None = None,
-) -> tuple[RenderOptions, Trees]:
+def render_options(effective: Effective, options: CheckOptions) -> tuple[RenderOptions, Trees]:
     """How ``check`` renders charts and Kustomize roots: the command line over the
     configuration's ``render:`` (which can set how a chart is rendered, never whether or
     with what program, nor for how long: that is the user's choice for the run, README
@@ -69,32 +58,33 @@ def render_options(
     from gpulint.render import RENDER_BUDGET_SECONDS, ChartOptions, RenderOptions, option_problem
     from gpulint.render.trees import Trees
 
-    budget = RENDER_BUDGET_SECONDS if render_timeout is None else render_timeout
+    budget = RENDER_BUDGET_SECONDS if options.render_timeout is None else options.render_timeout
     if not (budget > 0 and math.isfinite(budget)):
         fail(f"--render-timeout {budget:g}: give a number of seconds above 0")
     for option, value in (
-        ("release-name", release_name),
-        ("namespace", namespace),
-        ("kube-version", kube_version),
+        ("release-name", options.release_name),
+        ("namespace", options.namespace),
+        ("kube-version", options.kube_version),
     ):
         problem = option_problem(option, value) if value is not None else None
         if problem is not None:
             fail(f"--{problem}")
-    for file in values or ():
+    for file in options.values or ():
         if not os.path.isfile(file):
             fail(f"--values: {file}: no such file")
     base = effective.render if effective.render is not None else RenderOptions()
     chart = ChartOptions(
-        values=base.chart.values + tuple(values or ()),
-        set=base.chart.set + tuple(set_values or ()),
-        kube_version=kube_version or base.chart.kube_version,
-        release_name=release_name or base.chart.release_name,
-        namespace=namespace or base.chart.namespace,
+        values=base.chart.values + tuple(options.values or ()),
+        set=base.chart.set + tuple(options.set_values or ()),
+        kube_version=options.kube_version or base.chart.kube_version,
+        release_name=options.release_name or base.chart.release_name,
+        namespace=options.namespace or base.chart.namespace,
         configured_set=len(base.chart.set),
     )
     deadline = time.monotonic() + budget
-    options = RenderOptions(render, helm, kustomize, chart, base.charts, deadline)
-    return options, Trees(render)
+    render = options.render
+    how = RenderOptions(render, options.helm, options.kustomize, chart, base.charts, deadline)
+    return how, Trees(render)
 
 
 def run_check(paths: list[str] | None, options: CheckOptions) -> int:
@@ -257,18 +247,7 @@ def _configure(run: Run) -> None:
     )
     effective = run.effective
     run.exclude = effective.exclude.matches if effective.exclude else None
-    run.rendering = render_options(
-        effective,
-        options.render,
-        options.helm,
-        options.kustomize,
-        options.values,
-        options.set_values,
-        options.kube_version,
-        options.release_name,
-        options.namespace,
-        options.render_timeout,
-    )
+    run.rendering = render_options(effective, options)
 
 
 def _prepasses(run: Run) -> None:
