@@ -9,9 +9,9 @@ are derived from one table, :data:`gpulint.commands.checkoptions.CHECK_OPTIONS` 
 ``gpulint.commands.check.run_check`` the same :class:`CheckOptions` (``tests/test_entry.py``
 compares the two parses over a table of command lines). Anything else -- another command,
 ``--help``, an unknown option, a missing, empty or malformed value, a value that looks like
-an option -- goes to the typer application, so every message stays typer's. Both paths call the same
-function, so their output cannot differ; checks beyond a value's type and choices belong in
-``run_check``, which both paths share. (Measured in bench/README.md.)
+an option -- goes to the typer application, so every message stays typer's. Both paths
+call the same function, so their output cannot differ; checks beyond a value's type and
+choices belong in ``run_check``, which both paths share. (Measured in bench/README.md.)
 """
 
 from __future__ import annotations
