@@ -164,7 +164,33 @@ def test_typers_check_options_are_the_tables() -> None:
         choices = getattr(option.type, "choices", None)
         if choices is not None:
             assert list(convert.choices) == [getattr(c, "value", c) for c in choices], key
+        assert (option.help, option.show_default) == (row.help, row.show_default), key
+        if row.metavar is not None:
+            assert option.metavar == row.metavar, key
     assert seen == set(rows), "rows for options `gpulint check` does not have"
+
+
+def test_the_other_commands_share_checks_rows() -> None:
+    """``config``'s --select, ``inspect``'s --plugin, ...: the check table's rows, same help."""
+    import typer.main
+
+    from gpulint.cli.app import app
+
+    by_name = {name: row for row in CHECK_OPTIONS for name in row.names}
+    group = typer.main.get_command(app)
+    shared = 0
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        if name == "check":
+            continue
+        for option in command.get_params(command.context_class(command)):
+            row = by_name.get(option.opts[0])
+            if row is None or option.param_type_name != "option":
+                continue
+            if row.field == "output_format":  # each command's own formats
+                continue
+            shared += 1
+            assert option.help == row.help, (name, option.opts[0])
+    assert shared >= 20
 
 
 def test_check_options_has_a_typed_slot_per_row() -> None:

@@ -28,6 +28,7 @@ from gpulint.cli.options import (
     RuleDirOption,
     RulesFormat,
     SelectOption,
+    StdinFilenameOption,
     typer_option,
 )
 from gpulint.cli.options import Command as _Command
@@ -127,9 +128,7 @@ def inspect_cmd(
     output_format: Annotated[
         ConfigFormat, typer.Option("--format", "-f", help="Output format.")
     ] = ConfigFormat.text,
-    stdin_filename: Annotated[
-        str | None, typer.Option(help="The path to report for input read from stdin.")
-    ] = None,
+    stdin_filename: StdinFilenameOption = None,
     config: ConfigOption = None,
     isolated: IsolatedOption = False,
     allow_plugins: AllowPluginsOption = False,

@@ -119,6 +119,7 @@ if TYPE_CHECKING:
     ClusterOption = list[str] | None
     FailIfNoFilesOption = bool | None
     PlatformOption = str | None
+    StdinFilenameOption = str | None
 else:
     ConfigOption = typer_option(BY_FIELD["config"])
     IsolatedOption = typer_option(BY_FIELD["isolated"])
@@ -132,3 +133,4 @@ else:
     ClusterOption = typer_option(BY_FIELD["cluster"])
     FailIfNoFilesOption = typer_option(BY_FIELD["fail_if_no_files"])
     PlatformOption = typer_option(BY_FIELD["platform"])
+    StdinFilenameOption = typer_option(BY_FIELD["stdin_filename"])
