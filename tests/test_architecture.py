@@ -319,3 +319,66 @@ def test_the_rules_folder_holds_rule_modules_only() -> None:
         p.name for p in RULES.iterdir() if p.suffix != ".py" and p.name != "__pycache__"
     )
     assert others == [], "data tables belong in gpulint/data/"
+
+
+#: The module globals the package assigns through ``global``, each with why it is process
+#: state rather than a run's: a run's state is an argument or an attribute of its objects
+#: (the rendering options travel on the Linter; a pattern compiled on first use is a
+#: ``functools.cache`` function), so that two runs in one process cannot see each other's.
+PROCESS_STATE = {
+    # the start-up collector pause and freeze, once per process
+    ("util.startup", "_paused"),
+    ("util.startup", "_frozen"),
+    # a worker process's linter, inherited when it is forked
+    ("lint.runner", "_worker_linter"),
+    # the stop signal received and whether the process is exiting
+    ("cli.entry", "_signalled"),
+    ("cli.entry", "_leaving"),
+    # loaded on first use, the same for every run
+    ("cluster.evidence", "_HINTS"),
+    ("loader.library", "_LIB"),
+}
+
+
+def test_module_globals_are_process_state_only() -> None:
+    assigned = {
+        (_module_name(path), name)
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for node in ast.walk(_syntax(path))
+        if isinstance(node, ast.Global)
+        for name in node.names
+    }
+    assert assigned - PROCESS_STATE == set(), "a run's state belongs to the run's objects"
+
+
+def _module_aliases(tree: ast.Module) -> set[str]:
+    """The names a module binds to gpulint modules (``from gpulint.render import target``)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            folder = ROOT.joinpath(*node.module.split("."))
+            for alias in node.names:
+                if (folder / f"{alias.name}.py").is_file() or (folder / alias.name).is_dir():
+                    names.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            names.update(a.asname for a in node.names if a.asname and a.name.startswith("gpulint"))
+    return names
+
+
+def test_no_module_sets_another_modules_globals() -> None:
+    """``othermodule.name = value`` is hidden state for whoever reads ``name`` (as the runner
+    once handed ``gpulint.render.target`` the run's rendering options)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = _syntax(path)
+        aliases = _module_aliases(tree)
+        for node in ast.walk(tree):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            for target in targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id in aliases
+                ):
+                    found.append(f"{_module_name(path)}:{node.lineno}")
+    assert found == []

@@ -12,10 +12,18 @@ from typing import Any
 import pytest
 
 import gpulint.commands.check
-from gpulint.cli.entry import CHECK_OPTIONS, FLAG, LEFT_TO_TYPER, MANY, SWITCH, _fast_check
+from gpulint.cli.entry import _fast_check
+from gpulint.commands.checkoptions import (
+    CHECK_OPTIONS,
+    FLAG,
+    LEFT_TO_TYPER,
+    MANY,
+    SWITCH,
+    CheckOptions,
+)
 from tests.conftest import ROOT, gpulint_cmd
 
-Call = tuple[Any, dict[str, Any]]
+Call = tuple[Any, CheckOptions]
 
 # Command lines the fast parser must take, each parsed exactly as typer parses it.
 FAST = [
@@ -91,8 +99,8 @@ def _typer_call(args: list[str], monkeypatch: pytest.MonkeyPatch) -> Call:
 
     calls: list[Call] = []
 
-    def record(paths: Any, **kwargs: Any) -> int:
-        calls.append((paths, kwargs))
+    def record(paths: Any, options: CheckOptions) -> int:
+        calls.append((paths, options))
         return 0
 
     monkeypatch.setattr(gpulint.commands.check, "run_check", record)
@@ -126,23 +134,26 @@ def _typer_check_options() -> list[Any]:
     return [p for p in command.get_params(ctx) if p.param_type_name == "option"]
 
 
-def test_every_check_option_is_in_the_fast_table_or_left_to_typer() -> None:
-    """A new ``check`` option needs a row in entry.CHECK_OPTIONS (or a place in LEFT_TO_TYPER).
-
-    Before it has one, a command line using it still works, through typer (unknown to the
-    fast parser); this test makes sure the row is not forgotten and matches typer's.
-    """
-    rows = {row[1]: row for row in CHECK_OPTIONS}
+def test_typers_check_options_are_the_tables() -> None:
+    """typer's ``check`` is built from CHECK_OPTIONS: every option of it is a row (or in
+    LEFT_TO_TYPER), with the row's names, way of taking values, default and choices."""
+    rows = {row.field: row for row in CHECK_OPTIONS}
     seen: set[str] = set()
     for option in _typer_check_options():
         names = set(option.opts) | set(option.secondary_opts)
         if names <= set(LEFT_TO_TYPER):
             continue
         assert option.name in rows, (
-            f"`gpulint check {option.opts[0]}` is neither in gpulint.cli.entry.CHECK_OPTIONS "
-            "nor in LEFT_TO_TYPER"
+            f"`gpulint check {option.opts[0]}` is neither in CHECK_OPTIONS nor in LEFT_TO_TYPER"
         )
-        flags, key, takes, convert, default = rows[option.name]
+        row = rows[option.name]
+        flags, key, takes, convert, default = (
+            row.names,
+            row.field,
+            row.takes,
+            row.convert,
+            row.default,
+        )
         seen.add(key)
         assert set(flags) == names, key
         assert (takes in (FLAG, SWITCH)) == option.is_flag, key
@@ -153,7 +164,72 @@ def test_every_check_option_is_in_the_fast_table_or_left_to_typer() -> None:
         choices = getattr(option.type, "choices", None)
         if choices is not None:
             assert list(convert.choices) == [getattr(c, "value", c) for c in choices], key
+        assert (option.help, option.show_default) == (row.help, row.show_default), key
+        if row.metavar is not None:
+            assert option.metavar == row.metavar, key
     assert seen == set(rows), "rows for options `gpulint check` does not have"
+
+
+def test_the_other_commands_share_checks_rows() -> None:
+    """``config``'s --select, ``inspect``'s --plugin, ...: the check table's rows, same help."""
+    import typer.main
+
+    from gpulint.cli.app import app
+
+    by_name = {name: row for row in CHECK_OPTIONS for name in row.names}
+    group = typer.main.get_command(app)
+    shared = 0
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        if name == "check":
+            continue
+        for option in command.get_params(command.context_class(command)):
+            row = by_name.get(option.opts[0])
+            if row is None or option.param_type_name != "option":
+                continue
+            if row.field == "output_format":  # each command's own formats
+                continue
+            shared += 1
+            assert option.help == row.help, (name, option.opts[0])
+    assert shared >= 20
+
+
+def test_check_options_has_a_typed_slot_per_row() -> None:
+    fields = [row.field for row in CHECK_OPTIONS]
+    assert list(CheckOptions.__slots__) == fields
+    assert list(CheckOptions.__annotations__) == fields
+    assert len(set(fields)) == len(fields)
+    names = [name for row in CHECK_OPTIONS for name in row.names]
+    assert len(set(names)) == len(names)
+
+
+def test_check_options_defaults_and_unknown_fields() -> None:
+    options = CheckOptions(select=["GPU0"])
+    assert options.select == ["GPU0"]
+    assert options.output_format == "text" and options.color == "auto"
+    assert options.isolated is False and options.jobs is None
+    assert options == CheckOptions(select=["GPU0"]) != CheckOptions()
+    assert repr(options) == "CheckOptions(select=['GPU0'])"
+    with pytest.raises(TypeError, match="selekt"):
+        CheckOptions(selekt=["GPU0"])
+
+
+def _schema_keys(schema: dict[str, Any], prefix: str = "") -> set[str]:
+    keys = set()
+    for name, sub in schema.get("properties", {}).items():
+        keys.add(prefix + name)
+        keys |= _schema_keys(sub, f"{prefix}{name}.")
+    return keys
+
+
+def test_every_config_key_of_an_option_is_in_the_config_schema() -> None:
+    """An option's ``config`` names the key it overrides or adds to: a real one."""
+    schema = json.loads((ROOT / "schemas" / "config-base.schema.json").read_text("utf-8"))
+    keys = _schema_keys(schema)
+    configured = {row.field: row.config for row in CHECK_OPTIONS if row.config is not None}
+    assert {field: key for field, key in configured.items() if key not in keys} == {}
+    # The options every configuration file can also say (gpulint/config/resolve.py).
+    for key in ("select", "extend-select", "ignore", "fail-on", "fail-if-no-files"):
+        assert key in configured.values(), key
 
 
 #: Runs every command line of REAL_RUNS in one fresh process: first all through the fast

@@ -6,17 +6,16 @@ usage or tool errors (a one-line message on stderr, never a traceback).
 
 from __future__ import annotations
 
+import inspect
 import sys
-from typing import Annotated
+from typing import Annotated, Any, Optional
 
 import typer
 
 from gpulint import __version__
 from gpulint.cli.options import (
     AllowPluginsOption,
-    BaselineOption,
     ClusterOption,
-    ColorMode,
     ConfigFormat,
     ConfigOption,
     ExtendSelectOption,
@@ -24,16 +23,17 @@ from gpulint.cli.options import (
     FailOnOption,
     IgnoreOption,
     IsolatedOption,
-    OutputFormat,
     PlatformOption,
     PluginOption,
     RuleDirOption,
     RulesFormat,
     SelectOption,
-    WriteBaselineOption,
+    StdinFilenameOption,
+    typer_option,
 )
 from gpulint.cli.options import Command as _Command
 from gpulint.cli.options import Group as _Group
+from gpulint.commands.checkoptions import CHECK_OPTIONS, CheckOptions, Option
 from gpulint.commands.common import Trust
 from gpulint.commands.common import configure as _configure
 from gpulint.commands.common import error as _error
@@ -69,147 +69,29 @@ def _root(
     """Lint Kubernetes manifests for GPU scheduling mistakes."""
 
 
-@app.command(cls=_Command)
-def check(
-    paths: Annotated[
-        list[str] | None,
+def _check_parameter(row: Option) -> inspect.Parameter:
+    """typer's parameter for one row of the ``check`` options table."""
+    return inspect.Parameter(
+        row.field, inspect.Parameter.KEYWORD_ONLY, default=row.default, annotation=typer_option(row)
+    )
+
+
+_PATHS = inspect.Parameter(
+    "paths",
+    inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    default=None,
+    annotation=Annotated[
+        Optional[list[str]],  # noqa: UP045
         typer.Argument(
             help="Files or directories to lint (directories: *.yaml, *.yml); '-' reads stdin. "
             "Default: the current directory.",
             show_default=False,
         ),
-    ] = None,
-    output_format: Annotated[
-        OutputFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = "text",
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="Write the --format report to this file; the terminal still shows text.",
-            show_default=False,
-        ),
-    ] = None,
-    select: SelectOption = None,
-    extend_select: ExtendSelectOption = None,
-    ignore: IgnoreOption = None,
-    fail_on: FailOnOption = None,
-    stdin_filename: Annotated[
-        str | None, typer.Option(help="The path to report for input read from stdin.")
-    ] = None,
-    color: Annotated[ColorMode, typer.Option(help="Colour the text output.")] = ColorMode.auto,
-    config: ConfigOption = None,
-    isolated: IsolatedOption = False,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs",
-            "-j",
-            min=1,
-            help="Lint in up to N processes (default: the available cores; 1: serial).",
-            show_default=False,
-        ),
-    ] = None,
-    allow_plugins: AllowPluginsOption = False,
-    plugins: PluginOption = None,
-    rule_dirs: RuleDirOption = None,
-    fail_if_no_files: FailIfNoFilesOption = None,
-    render: Annotated[
-        bool,
-        typer.Option(
-            "--render",
-            help="Render Helm charts (helm template) and build Kustomize overlays (kubectl "
-            "kustomize), lint the output and report each finding at the template, values "
-            "or patch line (runs those programs on the tree; docs/security.md).",
-        ),
-    ] = False,
-    helm: Annotated[
-        str | None, typer.Option("--helm", help="The helm program [default: helm on PATH].")
-    ] = None,
-    kustomize: Annotated[
-        str | None,
-        typer.Option(
-            "--kustomize",
-            help="The kubectl or kustomize program [default: kubectl, else kustomize, on PATH].",
-        ),
-    ] = None,
-    values: Annotated[
-        list[str] | None,
-        typer.Option("--values", help="A values file for every chart rendered (repeatable)."),
-    ] = None,
-    set_values: Annotated[
-        list[str] | None,
-        typer.Option("--set", help="A value for every chart rendered, KEY=VALUE (repeatable)."),
-    ] = None,
-    kube_version: Annotated[
-        str | None, typer.Option("--kube-version", help="Kubernetes version charts see.")
-    ] = None,
-    release_name: Annotated[
-        str | None,
-        typer.Option("--release-name", help="Release name charts see [default: release-name]."),
-    ] = None,
-    namespace: Annotated[
-        str | None, typer.Option("--namespace", help="Namespace charts are rendered into.")
-    ] = None,
-    render_timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--render-timeout",
-            help="Seconds the whole run may spend rendering; charts and overlays left when "
-            "they are spent are GL200 [default: 300].",
-            show_default=False,
-        ),
-    ] = None,
-    show_rendered: Annotated[
-        bool,
-        typer.Option(
-            "--show-rendered", help="Also show where each finding is in the rendered output."
-        ),
-    ] = False,
-    cluster: ClusterOption = None,
-    fix: Annotated[
-        bool,
-        typer.Option("--fix", help="Apply the safe fixes in place and report what is left."),
-    ] = False,
-    unsafe_fixes: Annotated[
-        bool,
-        typer.Option(
-            "--unsafe-fixes",
-            help="With --fix or --diff, also apply the fixes that change behaviour.",
-        ),
-    ] = False,
-    diff: Annotated[
-        bool,
-        typer.Option(
-            "--diff",
-            help="Print the fixes as a unified diff and change nothing (exit 1 when there "
-            "is something to fix).",
-        ),
-    ] = False,
-    platform: PlatformOption = None,
-    baseline: BaselineOption = None,
-    write_baseline: WriteBaselineOption = None,
-    exit_zero: Annotated[
-        bool,
-        typer.Option(
-            "--exit-zero",
-            help="Exit 0 even when findings reach --fail-on (2 still means a tool error).",
-        ),
-    ] = False,
-    quiet: Annotated[
-        bool,
-        typer.Option("--quiet", "-q", help="Text formats: print the findings and nothing else."),
-    ] = False,
-    statistics: Annotated[
-        bool,
-        typer.Option(
-            "--statistics",
-            help="Text formats: a count per rule, most first, instead of the findings.",
-        ),
-    ] = False,
-) -> None:
+    ],
+)
+
+
+def check(paths: list[str] | None = None, **options: Any) -> None:
     """Lint manifests and report GPU scheduling mistakes.
 
     With no paths, lints the current directory: every *.yaml and *.yml below it, except what
@@ -223,46 +105,14 @@ def check(
     """
     from gpulint.commands.check import run_check
 
-    sys.exit(
-        run_check(
-            paths,
-            output_format=output_format,
-            output=output,
-            select=select,
-            extend_select=extend_select,
-            ignore=ignore,
-            fail_on=fail_on.value if fail_on is not None else None,
-            stdin_filename=stdin_filename,
-            color=color.value,
-            config=config,
-            isolated=isolated,
-            jobs=jobs,
-            allow_plugins=allow_plugins,
-            plugins=plugins,
-            rule_dirs=rule_dirs,
-            fail_if_no_files=fail_if_no_files,
-            render=render,
-            helm=helm,
-            kustomize=kustomize,
-            values=values,
-            set_values=set_values,
-            kube_version=kube_version,
-            release_name=release_name,
-            namespace=namespace,
-            render_timeout=render_timeout,
-            show_rendered=show_rendered,
-            cluster=cluster,
-            fix=fix,
-            unsafe_fixes=unsafe_fixes,
-            diff=diff,
-            platform=platform,
-            baseline=baseline,
-            write_baseline=write_baseline,
-            exit_zero=exit_zero,
-            quiet=quiet,
-            statistics=statistics,
-        )
-    )
+    sys.exit(run_check(paths, CheckOptions(**options)))
+
+
+# typer reads a command's parameters from its signature: check's come from the table.
+check.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [_PATHS, *(_check_parameter(row) for row in CHECK_OPTIONS)]
+)
+app.command(cls=_Command)(check)
 
 
 @app.command("inspect", cls=_Command)
@@ -278,9 +128,7 @@ def inspect_cmd(
     output_format: Annotated[
         ConfigFormat, typer.Option("--format", "-f", help="Output format.")
     ] = ConfigFormat.text,
-    stdin_filename: Annotated[
-        str | None, typer.Option(help="The path to report for input read from stdin.")
-    ] = None,
+    stdin_filename: StdinFilenameOption = None,
     config: ConfigOption = None,
     isolated: IsolatedOption = False,
     allow_plugins: AllowPluginsOption = False,
@@ -411,7 +259,6 @@ def show_config(
     from gpulint.commands.config import describe
     from gpulint.config.schema import config_schema
 
-    fail_level = fail_on.value if fail_on is not None else None
     trust = Trust(allow_plugins, plugin or (), rule_dir or ())
     rules, effective = _configure(
         config,
@@ -419,7 +266,7 @@ def show_config(
         select,
         extend_select,
         ignore,
-        fail_level,
+        fail_on,
         trust=trust,
         fail_if_no_files=fail_if_no_files,
     )

@@ -3,15 +3,15 @@
 A pre-commit hook runs ``gpulint check [ARGS] FILE...`` on every commit and pays the
 start-up each time. Importing typer (and the click it vendors) and building its command line
 is about half of gpulint's start-up, so ``check`` is parsed here, without typer, when every
-option on the command line is one of :data:`CHECK_OPTIONS` written in a form click accepts
-the same way; the check then runs straight through ``gpulint.commands.check.run_check`` with
-exactly the arguments typer would have passed (``tests/test_entry.py`` compares the two
-parses over a table of command lines). Anything else -- another command, ``--help``, an
-option not in the table (so a new option works through typer before it has a row), a
-missing, empty or malformed value, a value that looks like an option -- goes to the typer
-application in ``gpulint/cli/app.py``, so every message stays typer's. Both paths call the same
-function, so their output cannot differ; checks beyond a value's type and choices belong in
-``run_check``, which both paths share. (Measured in bench/README.md.)
+option on the command line is written in a form click accepts the same way. Both parsers
+are derived from one table, :data:`gpulint.commands.checkoptions.CHECK_OPTIONS` (typer's
+``check`` command in ``gpulint/cli/app.py`` is built from its rows), and both hand
+``gpulint.commands.check.run_check`` the same :class:`CheckOptions` (``tests/test_entry.py``
+compares the two parses over a table of command lines). Anything else -- another command,
+``--help``, an unknown option, a missing, empty or malformed value, a value that looks like
+an option -- goes to the typer application, so every message stays typer's. Both paths
+call the same function, so their output cannot differ; checks beyond a value's type and
+choices belong in ``run_check``, which both paths share. (Measured in bench/README.md.)
 """
 
 from __future__ import annotations
@@ -20,106 +20,26 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from gpulint.commands.checkoptions import (
+    CHECK_OPTIONS,
+    FLAG,
+    MANY,
+    SWITCH,
+    CheckOptions,
+    Rejected,
+)
 from gpulint.errors import GpulintError
-
-# The registry of output formats: names only, no reporter module is imported.
-from gpulint.reporters import FORMATS
 from gpulint.util import startup
 
-
-class _Reject(Exception):
-    """A command line the fast parser leaves to typer."""
+_BY_NAME = {name: row for row in CHECK_OPTIONS for name in row.names}
 
 
-def _choice(*allowed: str) -> Callable[[str], str]:
-    def convert(value: str) -> str:
-        if value not in allowed:  # typer's choices are case-sensitive
-            raise _Reject(value)
-        return value
-
-    convert.choices = allowed  # type: ignore[attr-defined]  # for the drift test
-    return convert
-
-
-def _text(value: str) -> str:
-    return value
-
-
-def _positive_int(value: str) -> int:
-    # click also takes " 2", "+2" and "1_0" (Python's int()); those go to typer.
-    if not (value.isascii() and value.isdigit()) or int(value) < 1:
-        raise _Reject(value)
-    return int(value)
-
-
-def _seconds(value: str) -> float:
-    # A plain decimal number ("300", "2.5"); anything else ("1e3", " 5", "inf") goes to
-    # typer, which converts it as click does.
-    whole, _, fraction = value.partition(".")
-    if not (value.isascii() and whole.isdigit() and (not fraction or fraction.isdigit())):
-        raise _Reject(value)
-    return float(value)
-
-
-#: How a row takes its value: a flag (no value), an on/off switch (``--x/--no-x``: the
-#: ``--no-`` names give False), one value (the last one given wins, as in click) or a
-#: repeatable option (every value, in order).
-FLAG, SWITCH, ONE, MANY = "flag", "switch", "one", "many"
-
-#: The options of ``gpulint check`` parsed without typer, one row each: the option's names
-#: (as in gpulint/cli/app.py), ``run_check``'s keyword, how it takes values, the converter
-#: (raises to leave the command line to typer) and the default typer passes when the option
-#: is absent. A new ``check`` option needs a row here to be fast; until then any command
-#: line using it goes through typer (tests/test_entry.py checks the table against typer's).
-CHECK_OPTIONS: tuple[tuple[tuple[str, ...], str, str, Callable[[str], Any], Any], ...] = (
-    (("--format", "-f"), "output_format", ONE, _choice(*FORMATS), "text"),
-    (("--output", "-o"), "output", ONE, _text, None),
-    (("--select",), "select", MANY, _text, None),
-    (("--extend-select",), "extend_select", MANY, _text, None),
-    (("--ignore",), "ignore", MANY, _text, None),
-    (("--fail-on",), "fail_on", ONE, _choice("error", "warning", "info"), None),
-    (("--stdin-filename",), "stdin_filename", ONE, _text, None),
-    (("--color",), "color", ONE, _choice("auto", "always", "never"), "auto"),
-    (("--config",), "config", ONE, _text, None),
-    (("--isolated",), "isolated", FLAG, _text, False),
-    (("--jobs", "-j"), "jobs", ONE, _positive_int, None),
-    (("--allow-plugins",), "allow_plugins", FLAG, _text, False),
-    (("--plugin",), "plugins", MANY, _text, None),
-    (("--rule-dir",), "rule_dirs", MANY, _text, None),
-    (("--fail-if-no-files", "--no-fail-if-no-files"), "fail_if_no_files", SWITCH, _text, None),
-    (("--render",), "render", FLAG, _text, False),
-    (("--helm",), "helm", ONE, _text, None),
-    (("--kustomize",), "kustomize", ONE, _text, None),
-    (("--values",), "values", MANY, _text, None),
-    (("--set",), "set_values", MANY, _text, None),
-    (("--kube-version",), "kube_version", ONE, _text, None),
-    (("--release-name",), "release_name", ONE, _text, None),
-    (("--namespace",), "namespace", ONE, _text, None),
-    (("--render-timeout",), "render_timeout", ONE, _seconds, None),
-    (("--show-rendered",), "show_rendered", FLAG, _text, False),
-    (("--cluster",), "cluster", MANY, _text, None),
-    (("--fix",), "fix", FLAG, _text, False),
-    (("--unsafe-fixes",), "unsafe_fixes", FLAG, _text, False),
-    (("--diff",), "diff", FLAG, _text, False),
-    (("--platform",), "platform", ONE, _text, None),
-    (("--baseline",), "baseline", ONE, _text, None),
-    (("--write-baseline",), "write_baseline", ONE, _text, None),
-    (("--exit-zero",), "exit_zero", FLAG, _text, False),
-    (("--quiet", "-q"), "quiet", FLAG, _text, False),
-    (("--statistics",), "statistics", FLAG, _text, False),
-)
-#: ``check`` options deliberately left to typer: help is typer's to print.
-LEFT_TO_TYPER = ("--help", "-h")
-
-_BY_NAME = {name: row for row in CHECK_OPTIONS for name in row[0]}
-
-
-def _parse_check(args: Sequence[str]) -> tuple[list[str] | None, dict[str, Any]]:
-    """``check``'s paths and ``run_check`` keywords, as click would parse them, or _Reject."""
-    kwargs: dict[str, Any] = {row[1]: row[4] for row in CHECK_OPTIONS}
+def _parse_check(args: Sequence[str]) -> tuple[list[str] | None, CheckOptions]:
+    """``check``'s paths and options, as click would parse them, or :class:`Rejected`."""
+    values: dict[str, Any] = {}
     paths: list[str] = []
     i, n = 0, len(args)
     while i < n:
@@ -138,12 +58,11 @@ def _parse_check(args: Sequence[str]) -> tuple[list[str] | None, dict[str, Any]]
             equals = "=" if inline else ""
         row = _BY_NAME.get(name)
         if row is None:
-            raise _Reject(name)
-        _, key, takes, convert, _ = row
-        if takes in (FLAG, SWITCH):
+            raise Rejected(name)
+        if row.takes in (FLAG, SWITCH):
             if equals:
-                raise _Reject(arg)
-            kwargs[key] = not (takes == SWITCH and name.startswith("--no-"))
+                raise Rejected(arg)
+            values[row.field] = not (row.takes == SWITCH and name.startswith("--no-"))
             continue
         if equals:
             value = inline
@@ -151,23 +70,23 @@ def _parse_check(args: Sequence[str]) -> tuple[list[str] | None, dict[str, Any]]
             value = args[i]
             i += 1
         else:
-            raise _Reject(arg)  # typer's "requires an argument"
+            raise Rejected(arg)  # typer's "requires an argument"
         if not value or (value[:1] == "-" and value != "-"):
-            raise _Reject(value)  # click would take it as the value; typer's choice
-        if takes == MANY:
-            kwargs[key] = [*(kwargs[key] or ()), convert(value)]
+            raise Rejected(value)  # click would take it as the value; typer's choice
+        if row.takes == MANY:
+            values[row.field] = [*values.get(row.field, ()), row.convert(value)]
         else:
-            kwargs[key] = convert(value)
-    return paths or None, kwargs
+            values[row.field] = row.convert(value)
+    return paths or None, CheckOptions(**values)
 
 
-def _fast_check(args: Sequence[str]) -> tuple[list[str] | None, dict[str, Any]] | None:
+def _fast_check(args: Sequence[str]) -> tuple[list[str] | None, CheckOptions] | None:
     """``run_check``'s arguments for a ``check`` command line, or None to use typer."""
     if not args or args[0] != "check":
         return None
     try:
         return _parse_check(args[1:])
-    except _Reject:
+    except Rejected:
         return None
 
 
@@ -211,8 +130,7 @@ def _dispatch(args: Sequence[str]) -> int:
     if fast is not None:
         from gpulint.commands.check import run_check
 
-        paths, kwargs = fast
-        return run_check(paths, **kwargs)  # the runner ends start-up (gpulint.util.startup)
+        return run_check(*fast)  # the runner ends start-up (gpulint.util.startup)
     startup.resume()  # not a plain check: nothing to freeze
     from gpulint.cli.app import app
 

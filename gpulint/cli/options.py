@@ -1,16 +1,25 @@
-"""The ``gpulint`` command line's vocabulary: option types shared by its commands, the
-choices of ``--format``, ``--fail-on`` and ``--color``, and commands that suggest only close
-option names (:mod:`gpulint.cli.app` declares the commands with them)."""
+"""The ``gpulint`` command line's vocabulary: typer options made from the rows of ``check``'s
+options table (:data:`gpulint.commands.checkoptions.CHECK_OPTIONS`), the ones other
+commands share with it, and commands that suggest only close option names
+(:mod:`gpulint.cli.app` declares the commands with them)."""
 
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from gpulint.reporters import FORMATS
+from gpulint.commands.checkoptions import (
+    BY_FIELD,
+    FLAG,
+    MANY,
+    SWITCH,
+    Option,
+    positive_int,
+    seconds,
+)
 
 
 class _CloseOptions:
@@ -55,24 +64,33 @@ class Group(_CloseOptions, TyperGroup):
     pass
 
 
-if TYPE_CHECKING:
-    OutputFormat = str
-else:
-    #: ``check --format``: the reporter registry's names, in its order (typer offers and
-    #: checks a Literal's values as it does an Enum's), so a new format is one registry row.
-    OutputFormat = Literal[tuple(FORMATS)]
-
-
-class FailOn(str, Enum):
-    error = "error"
-    warning = "warning"
-    info = "info"
-
-
-class ColorMode(str, Enum):
-    auto = "auto"
-    always = "always"
-    never = "never"
+def typer_option(row: Option) -> Any:
+    """``Annotated[TYPE, typer.Option(...)]`` for a row of ``check``'s options table: the type
+    from how the row takes values and its converter (choices: a ``Literal``, which typer
+    offers and checks as it does an Enum's values), the rest from the row."""
+    settings: dict[str, Any] = {"help": row.help, "show_default": row.show_default}
+    if row.metavar is not None:
+        settings["metavar"] = row.metavar
+    kind: Any
+    if row.takes in (FLAG, SWITCH):
+        kind = bool if row.takes == FLAG else Optional[bool]  # noqa: UP045  # a runtime type
+    else:
+        choices = getattr(row.convert, "choices", None)
+        if choices is not None:
+            kind = Literal[choices]
+        elif row.convert is positive_int:
+            kind, settings["min"] = int, 1
+        elif row.convert is seconds:
+            kind = float
+        else:
+            kind = str
+        if row.takes == MANY:
+            kind = list[kind]
+        if row.default is None:
+            kind = Optional[kind]  # noqa: UP045
+    # A switch is one declaration, "--x/--no-x", as click spells it.
+    names = ("/".join(row.names),) if row.takes == SWITCH else row.names
+    return Annotated[kind, typer.Option(*names, **settings)]
 
 
 class RulesFormat(str, Enum):
@@ -86,118 +104,33 @@ class ConfigFormat(str, Enum):
     json = "json"
 
 
-# Options shared by the commands that read the configuration.
-ConfigOption = Annotated[
-    str | None,
-    typer.Option(
-        "--config",
-        help="Use this configuration file (.gpulint.yaml or pyproject.toml) instead of "
-        "searching from the working directory upward.",
-        show_default=False,
-    ),
-]
-IsolatedOption = Annotated[
-    bool, typer.Option("--isolated", help="Ignore every configuration file.")
-]
-SelectOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        help="Only these rule codes or prefixes, comma-separated, in any case (GPU0, gpu020, "
-        "ALL); an empty value is an error."
-    ),
-]
-ExtendSelectOption = Annotated[
-    list[str] | None, typer.Option(help="Rule codes or prefixes to add to the selection.")
-]
-IgnoreOption = Annotated[list[str] | None, typer.Option(help="Rule codes or prefixes to skip.")]
-AllowPluginsOption = Annotated[
-    bool,
-    typer.Option(
-        "--allow-plugins",
-        help="Run the Python rules (plugins, *.py in rule-dirs) the configuration file names; "
-        "without it they are skipped with a warning. Also GPULINT_ALLOW_PLUGINS=1.",
-    ),
-]
-PluginOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--plugin",
-        metavar="MODULE",
-        help="Also load this importable rule module (repeatable).",
-        show_default=False,
-    ),
-]
-RuleDirOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--rule-dir",
-        metavar="DIR",
-        help="Also load the rules (*.py, *.yaml) in this folder (repeatable).",
-        show_default=False,
-    ),
-]
-FailOnOption = Annotated[
-    FailOn | None,
-    typer.Option(
-        help="Exit 1 when a finding at or above this severity is found [default: error].",
-        show_default=False,
-    ),
-]
-
-ClusterOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--cluster",
-        metavar="FILE",
-        help="A node inventory (`kubectl get nodes -o yaml` or `-o json`) to judge GPU pods "
-        "against, as kube-scheduler's filters do (repeatable; replaces `cluster:` in the "
-        "configuration).",
-        show_default=False,
-    ),
-]
-
-
-FailIfNoFilesOption = Annotated[
-    bool | None,
-    typer.Option(
-        "--fail-if-no-files/--no-fail-if-no-files",
-        help="Exit 1 when no file was linted (the paths held no *.yaml or *.yml file, or all "
-        "were excluded) [default: a warning only].",
-        show_default=False,
-    ),
-]
-
-PlatformOption = Annotated[
-    str | None,
-    typer.Option(
-        "--platform",
-        metavar="PLATFORM",
-        help="The platform that runs the cluster: ack, gke, gke-autopilot, eks, aks, openshift "
-        "or generic (what it does on its own: docs/cluster.md) [default: the configuration's "
-        "`platform`].",
-        show_default=False,
-    ),
-]
-
-
-BaselineOption = Annotated[
-    str | None,
-    typer.Option(
-        "--baseline",
-        metavar="FILE",
-        help="Do not report the findings recorded in this baseline (written by "
-        "--write-baseline); report its entries that match nothing any more as GL101 "
-        "[default: the configuration's baseline].",
-        show_default=False,
-    ),
-]
-WriteBaselineOption = Annotated[
-    str | None,
-    typer.Option(
-        "--write-baseline",
-        metavar="FILE",
-        help="Record this run's findings in FILE (a baseline for --baseline) and report none "
-        "of them.",
-        show_default=False,
-    ),
-]
+# Options other commands share with ``check``: its rows, so each is declared once. (mypy
+# sees the values' types; typer the options.)
+if TYPE_CHECKING:
+    ConfigOption = str | None
+    IsolatedOption = bool
+    SelectOption = list[str] | None
+    ExtendSelectOption = list[str] | None
+    IgnoreOption = list[str] | None
+    AllowPluginsOption = bool
+    PluginOption = list[str] | None
+    RuleDirOption = list[str] | None
+    FailOnOption = str | None
+    ClusterOption = list[str] | None
+    FailIfNoFilesOption = bool | None
+    PlatformOption = str | None
+    StdinFilenameOption = str | None
+else:
+    ConfigOption = typer_option(BY_FIELD["config"])
+    IsolatedOption = typer_option(BY_FIELD["isolated"])
+    SelectOption = typer_option(BY_FIELD["select"])
+    ExtendSelectOption = typer_option(BY_FIELD["extend_select"])
+    IgnoreOption = typer_option(BY_FIELD["ignore"])
+    AllowPluginsOption = typer_option(BY_FIELD["allow_plugins"])
+    PluginOption = typer_option(BY_FIELD["plugins"])
+    RuleDirOption = typer_option(BY_FIELD["rule_dirs"])
+    FailOnOption = typer_option(BY_FIELD["fail_on"])
+    ClusterOption = typer_option(BY_FIELD["cluster"])
+    FailIfNoFilesOption = typer_option(BY_FIELD["fail_if_no_files"])
+    PlatformOption = typer_option(BY_FIELD["platform"])
+    StdinFilenameOption = typer_option(BY_FIELD["stdin_filename"])

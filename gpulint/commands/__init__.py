@@ -1,5 +1,6 @@
 """What each command does, without the command-line parser: ``check`` (configure, lint,
-fix, report), ``inspect``, ``rules`` (the rule catalog), ``config``; what they share
+fix, report; its options declared once in ``checkoptions``, its stderr notes in
+``checknotes``), ``inspect``, ``rules`` (the rule catalog), ``config``; what they share
 (``common``: trust, configuring, loading rules) and the files they write (``outfiles``).
 Commands raise :class:`gpulint.errors.GpulintError`; :mod:`gpulint.cli` turns it into a
 message and exit code 2.

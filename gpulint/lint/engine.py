@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from gpulint.fix.places import Owned
     from gpulint.fix.text import Source
     from gpulint.k8s.dra import ClaimIndex
+    from gpulint.render import RenderOptions
+    from gpulint.render.trees import Trees
     from gpulint.util.discover import Part
 
 RULE_ERROR_NAME = "rule-error"
@@ -162,6 +164,9 @@ class Linter:
         #: What a kustomization makes of the file being linted (``gpulint.util.discover.Part``,
         #: set by the runner): on the objects it covers, whole-object rules do not run.
         self.part: Part | None = None
+        #: How the run renders charts and Kustomize roots (set by the runner; forked workers
+        #: inherit it with the linter): the options, and the trees discover found them in.
+        self.rendering: tuple[RenderOptions, Trees] | None = None
         #: The rules skipped so, in the file being linted, and where first (GL203's place).
         self._skipped: set[str] = set()
         self._skipped_at: tuple[Span, ObjectRef | None, Path, int] | None = None

@@ -9,6 +9,7 @@ say it needs; standard input is never pre-read (it streams).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -202,10 +203,15 @@ def device_plugins(settings: Settings, found: Iterable[Target]) -> Registry | No
     return None if run is registry else run
 
 
-#: How gpushare's device plugin is told its unit (``--memory-unit=MiB``, or the flag and the
-#: unit as two list items); compiled on first use. Only blanks and tabs between the parts,
-#: so no run of white space is scanned more than once (a hostile file stays linear).
-_MEMORY_UNIT: re.Pattern[bytes] | None = None
+@functools.cache
+def _memory_unit() -> re.Pattern[bytes]:
+    """How gpushare's device plugin is told its unit (``--memory-unit=MiB``, or the flag and
+    the unit as two list items); compiled on first use. Only blanks and tabs between the
+    parts, so no run of white space is scanned more than once (a hostile file stays linear)."""
+    return re.compile(
+        rb"""--memory-unit(?:=|["']?(?:[ \t]*,[ \t]*|[ \t]*\r?\n[ \t]*-[ \t]*|[ \t]+)["']?)"""
+        rb"(MiB|GiB)\b"
+    )
 
 
 def _gpushare_units(label: str, raw: bytes, units: dict[str, str]) -> None:
@@ -213,14 +219,8 @@ def _gpushare_units(label: str, raw: bytes, units: dict[str, str]) -> None:
     with where it says so (``device-plugin-ds.yaml:28``), added to ``units``; nothing for a
     file that does not name the plugin and the flag. A textual scan: the flag's value is
     what the plugin reads. Two plugins that disagree leave GPU017 its default."""
-    global _MEMORY_UNIT
     if b"--memory-unit" not in raw or b"gpushare" not in raw:
         return
-    if _MEMORY_UNIT is None:
-        _MEMORY_UNIT = re.compile(
-            rb"""--memory-unit(?:=|["']?(?:[ \t]*,[ \t]*|[ \t]*\r?\n[ \t]*-[ \t]*|[ \t]+)["']?)"""
-            rb"(MiB|GiB)\b"
-        )
-    for match in _MEMORY_UNIT.finditer(raw):
+    for match in _memory_unit().finditer(raw):
         line = raw.count(b"\n", 0, match.start()) + 1
         units.setdefault(match.group(1).decode(), f"{label}:{line}")

@@ -20,7 +20,6 @@ from gpulint.lint.engine import Linter
 from gpulint.loader.stream import load_library
 from gpulint.loader.target import Read, collector_paused, read_target
 from gpulint.model import Finding, LintedObject
-from gpulint.render import target as rendertarget
 from gpulint.render.target import lint_rendered
 from gpulint.report import Report
 from gpulint.util import startup
@@ -131,12 +130,13 @@ def run(
     passes ``keep_findings=False`` runs in memory that does not grow with the number of
     files. ``collect_objects`` also records every object linted and the rules that ran on
     it (``Report.objects``, for the JUnit format). ``rendering`` is how charts and
-    Kustomize roots among the targets are rendered (:func:`lint_rendered`). ``fixing``
+    Kustomize roots among the targets are rendered (:func:`lint_rendered`; the linter
+    carries it, into forked workers too). ``fixing``
     applies the findings' fixes (:func:`fix_target`); ``on_fix`` gets what changed in each
     file. ``prepare`` sees each file's findings first, and what it returns is what is
     counted and handed on (the baseline marks the findings it holds as suppressed).
     """
-    rendertarget.rendering = rendering
+    linter.rendering = rendering
     # Enough targets to choose the number of workers; the rest stay unwalked until needed.
     pending = iter(targets)
     head = list(itertools.islice(pending, jobs * PEEK_PER_WORKER)) if jobs > 1 else []

@@ -23,10 +23,6 @@ if TYPE_CHECKING:
     from gpulint.util.discover import Target
 
 
-#: How the run renders charts and Kustomize roots (set by :func:`gpulint.lint.runner.run`; forked
-#: workers inherit it): the options, and the trees ``discover`` found them in.
-rendering: tuple[RenderOptions, Trees] | None = None
-
 NOT_RENDERED = (
     "a Helm chart: its templates are not YAML until rendered and were not linted; pass "
     "--render to lint what it renders (runs helm template)"
@@ -49,6 +45,7 @@ def lint_rendered(
     from gpulint.render.trees import Trees, kustomization_file
 
     folder = target.path or target.label
+    rendering = linter.rendering  # the run's: gpulint.lint.runner.run sets it
     options, trees = rendering if rendering is not None else (RenderOptions(), Trees(False))
     if target.render == "helm":
         anchor = label_of(os.path.join(folder, "Chart.yaml"))
