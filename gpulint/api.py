@@ -174,6 +174,9 @@ if TYPE_CHECKING:
         container_gpu as container_gpu,
     )
     from gpulint.k8s.resources import (
+        extended_requests as extended_requests,
+    )
+    from gpulint.k8s.resources import (
         format_amount as format_amount,
     )
     from gpulint.k8s.resources import (
@@ -323,6 +326,7 @@ __all__ = [
     "describes_nodes",
     "enforced_taints",
     "expression_key_path",
+    "extended_requests",
     "feasibility",
     "find_agent",
     "find_engine",
@@ -386,6 +390,7 @@ _WHERE: dict[str, str] = {
     "amount": "gpulint.k8s.resources",
     "container_entries": "gpulint.k8s.resources",
     "container_gpu": "gpulint.k8s.resources",
+    "extended_requests": "gpulint.k8s.resources",
     "format_amount": "gpulint.k8s.resources",
     "gpu_demand": "gpulint.k8s.resources",
     "is_extended_resource": "gpulint.k8s.resources",
