@@ -66,6 +66,9 @@ if TYPE_CHECKING:
         queued as queued,
     )
     from gpulint.cluster.facts import (
+        unoffered as unoffered,
+    )
+    from gpulint.cluster.facts import (
         why_not as why_not,
     )
     from gpulint.cluster.filters import (
@@ -359,6 +362,7 @@ __all__ = [
     "spark_asks_for_gpus",
     "taints_from_options",
     "tolerates",
+    "unoffered",
     "wants_accelerator",
     "whole_gpu_count",
     "why_not",
@@ -440,6 +444,7 @@ _WHERE: dict[str, str] = {
     "enforced_taints": "gpulint.cluster.facts",
     "largest": "gpulint.cluster.facts",
     "nodes_offering": "gpulint.cluster.facts",
+    "unoffered": "gpulint.cluster.facts",
     "nvidia_nodes": "gpulint.cluster.facts",
     "pool_label": "gpulint.cluster.facts",
     "queued": "gpulint.cluster.facts",
