@@ -31,6 +31,7 @@ from gpulint.cli.options import (
     RulesFormat,
     SelectOption,
     WriteBaselineOption,
+    trust_options,
 )
 from gpulint.cli.options import Command as _Command
 from gpulint.cli.options import Group as _Group
@@ -266,7 +267,9 @@ def check(
 
 
 @app.command("inspect", cls=_Command)
+@trust_options
 def inspect_cmd(
+    *,
     paths: Annotated[
         list[str] | None,
         typer.Argument(
@@ -283,9 +286,7 @@ def inspect_cmd(
     ] = None,
     config: ConfigOption = None,
     isolated: IsolatedOption = False,
-    allow_plugins: AllowPluginsOption = False,
-    plugin: PluginOption = None,
-    rule_dir: RuleDirOption = None,
+    trust: Trust,
     cluster: ClusterOption = None,
     platform: PlatformOption = None,
 ) -> None:
@@ -296,7 +297,6 @@ def inspect_cmd(
     from gpulint.util.discover import targets
 
     check_stdin_filename(paths, stdin_filename)
-    trust = Trust(allow_plugins, plugin or (), rule_dir or ())
     _, effective = _configure(
         config, isolated, trust=trust, cluster=cluster or (), platform=platform
     )
@@ -323,7 +323,9 @@ def inspect_cmd(
 
 
 @app.command("rules", cls=_Command)
+@trust_options
 def list_rules(
+    *,
     output_format: Annotated[
         RulesFormat,
         typer.Option(
@@ -339,15 +341,12 @@ def list_rules(
     ] = False,
     config: ConfigOption = None,
     isolated: IsolatedOption = False,
-    allow_plugins: AllowPluginsOption = False,
-    plugin: PluginOption = None,
-    rule_dir: RuleDirOption = None,
+    trust: Trust,
 ) -> None:
     """List every rule, GPU rules first: code, name, default severity, whether it has a fix
     (`fix`) or runs only when selected (`opt-in`), and what it checks."""
     from gpulint.commands import rules as catalog
 
-    trust = Trust(allow_plugins, plugin or (), rule_dir or ())
     rules = _load_rules(_read_config(config, isolated), trust)
     render = {
         RulesFormat.text: catalog.render_text if long else catalog.render_lines,
@@ -358,16 +357,15 @@ def list_rules(
 
 
 @app.command("rule", cls=_Command)
+@trust_options
 def show_rule(
+    *,
     code: Annotated[str, typer.Argument(help="A rule code (GPU001) or name.")],
     config: ConfigOption = None,
     isolated: IsolatedOption = False,
-    allow_plugins: AllowPluginsOption = False,
-    plugin: PluginOption = None,
-    rule_dir: RuleDirOption = None,
+    trust: Trust,
 ) -> None:
     """Print a rule's documentation, and the address of its page on the docs site."""
-    trust = Trust(allow_plugins, plugin or (), rule_dir or ())
     rules = _load_rules(_read_config(config, isolated), trust)
     wanted = code.strip()
     for rule in rules:
@@ -383,7 +381,9 @@ def show_rule(
 
 
 @app.command("config", cls=_Command)
+@trust_options
 def show_config(
+    *,
     config: ConfigOption = None,
     isolated: IsolatedOption = False,
     select: SelectOption = None,
@@ -401,9 +401,7 @@ def show_config(
             help="Print the JSON Schema of the configuration for the loaded rules instead.",
         ),
     ] = False,
-    allow_plugins: AllowPluginsOption = False,
-    plugin: PluginOption = None,
-    rule_dir: RuleDirOption = None,
+    trust: Trust,
 ) -> None:
     """Print the effective configuration and where each value came from."""
     import json
@@ -412,7 +410,6 @@ def show_config(
     from gpulint.config.schema import config_schema
 
     fail_level = fail_on.value if fail_on is not None else None
-    trust = Trust(allow_plugins, plugin or (), rule_dir or ())
     rules, effective = _configure(
         config,
         isolated,

@@ -4,12 +4,16 @@ option names (:mod:`gpulint.cli.app` declares the commands with them)."""
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from gpulint.commands.common import Trust
 from gpulint.reporters import FORMATS
 
 
@@ -136,6 +140,43 @@ RuleDirOption = Annotated[
         show_default=False,
     ),
 ]
+
+
+def trust_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` taking --allow-plugins, --plugin and --rule-dir where it has a ``trust``
+    parameter, and given the :class:`Trust` they make: the options of every command that
+    loads rules, declared once (``check`` declares them itself: its keywords are those of
+    ``run_check`` that the fast path fills, gpulint.cli.entry.CHECK_OPTIONS)."""
+    signature = inspect.signature(command, eval_str=True)
+    options = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
+        for name, kind, default in (
+            ("allow_plugins", AllowPluginsOption, False),
+            ("plugin", PluginOption, None),
+            ("rule_dir", RuleDirOption, None),
+        )
+    ]
+    params = [
+        new
+        for param in signature.parameters.values()
+        for new in (options if param.name == "trust" else [param.replace(kind=param.KEYWORD_ONLY)])
+    ]
+
+    @functools.wraps(command)
+    def with_trust(
+        *,
+        allow_plugins: bool = False,
+        plugin: list[str] | None = None,
+        rule_dir: list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        command(trust=Trust(allow_plugins, plugin or (), rule_dir or ()), **kwargs)
+
+    with_trust.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    with_trust.__annotations__ = {p.name: p.annotation for p in params}
+    return with_trust
+
+
 FailOnOption = Annotated[
     FailOn | None,
     typer.Option(
