@@ -213,6 +213,9 @@ if TYPE_CHECKING:
         Taint as Taint,
     )
     from gpulint.k8s.taints import (
+        almost as almost,
+    )
+    from gpulint.k8s.taints import (
         default_taints_assumed as default_taints_assumed,
     )
     from gpulint.k8s.taints import (
@@ -314,6 +317,7 @@ __all__ = [
     "accelerator_entries",
     "accelerator_nodes",
     "added_tolerations",
+    "almost",
     "amount",
     "applicable",
     "basis",
@@ -416,6 +420,7 @@ _WHERE: dict[str, str] = {
     "Registry": "gpulint.k8s.devices",
     "default_taints_assumed": "gpulint.k8s.taints",
     "describe_toleration": "gpulint.k8s.taints",
+    "almost": "gpulint.k8s.taints",
     "near_miss": "gpulint.k8s.taints",
     "Taint": "gpulint.k8s.taints",
     "taints_from_options": "gpulint.k8s.taints",
