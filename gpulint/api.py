@@ -66,6 +66,9 @@ if TYPE_CHECKING:
         queued as queued,
     )
     from gpulint.cluster.facts import (
+        unoffered as unoffered,
+    )
+    from gpulint.cluster.facts import (
         why_not as why_not,
     )
     from gpulint.cluster.filters import (
@@ -174,6 +177,9 @@ if TYPE_CHECKING:
         container_gpu as container_gpu,
     )
     from gpulint.k8s.resources import (
+        extended_requests as extended_requests,
+    )
+    from gpulint.k8s.resources import (
         format_amount as format_amount,
     )
     from gpulint.k8s.resources import (
@@ -205,6 +211,9 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.taints import (
         Taint as Taint,
+    )
+    from gpulint.k8s.taints import (
+        almost as almost,
     )
     from gpulint.k8s.taints import (
         default_taints_assumed as default_taints_assumed,
@@ -308,6 +317,7 @@ __all__ = [
     "accelerator_entries",
     "accelerator_nodes",
     "added_tolerations",
+    "almost",
     "amount",
     "applicable",
     "basis",
@@ -323,6 +333,7 @@ __all__ = [
     "describes_nodes",
     "enforced_taints",
     "expression_key_path",
+    "extended_requests",
     "feasibility",
     "find_agent",
     "find_engine",
@@ -355,6 +366,7 @@ __all__ = [
     "spark_asks_for_gpus",
     "taints_from_options",
     "tolerates",
+    "unoffered",
     "wants_accelerator",
     "whole_gpu_count",
     "why_not",
@@ -386,6 +398,7 @@ _WHERE: dict[str, str] = {
     "amount": "gpulint.k8s.resources",
     "container_entries": "gpulint.k8s.resources",
     "container_gpu": "gpulint.k8s.resources",
+    "extended_requests": "gpulint.k8s.resources",
     "format_amount": "gpulint.k8s.resources",
     "gpu_demand": "gpulint.k8s.resources",
     "is_extended_resource": "gpulint.k8s.resources",
@@ -407,6 +420,7 @@ _WHERE: dict[str, str] = {
     "Registry": "gpulint.k8s.devices",
     "default_taints_assumed": "gpulint.k8s.taints",
     "describe_toleration": "gpulint.k8s.taints",
+    "almost": "gpulint.k8s.taints",
     "near_miss": "gpulint.k8s.taints",
     "Taint": "gpulint.k8s.taints",
     "taints_from_options": "gpulint.k8s.taints",
@@ -435,6 +449,7 @@ _WHERE: dict[str, str] = {
     "enforced_taints": "gpulint.cluster.facts",
     "largest": "gpulint.cluster.facts",
     "nodes_offering": "gpulint.cluster.facts",
+    "unoffered": "gpulint.cluster.facts",
     "nvidia_nodes": "gpulint.cluster.facts",
     "pool_label": "gpulint.cluster.facts",
     "queued": "gpulint.cluster.facts",

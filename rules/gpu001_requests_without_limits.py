@@ -52,8 +52,7 @@ from gpulint.api import (
     Repair,
     RuleContext,
     Violation,
-    container_entries,
-    is_extended_resource,
+    extended_requests,
 )
 
 CODE = "GPU001"
@@ -65,13 +64,8 @@ OPTIONS: dict[str, object] = {}
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
-    if pod.operator_amounts:
-        return  # an operator's amount (llmaz flavor), written into requests and limits both
-    for entry in container_entries(pod):
-        if entry.section != "requests" or not is_extended_resource(entry.name):
-            continue
-        limits = (entry.container.resources or {}).get("limits")
-        if isinstance(limits, dict) and entry.name in limits:
+    for entry, limit in extended_requests(pod):
+        if limit is not None:
             continue
         yield Violation(
             entry.path,

@@ -53,9 +53,7 @@ from gpulint.api import (
     Repair,
     RuleContext,
     Violation,
-    amount,
-    container_entries,
-    is_extended_resource,
+    extended_requests,
 )
 
 CODE = "GPU003"
@@ -71,15 +69,10 @@ FIX = "safe"  # what it changes: the "Fix safety" section
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
-    if pod.operator_amounts:
-        return  # an operator's amount (llmaz flavor), written into requests and limits both
-    for entry in container_entries(pod):
-        if entry.section != "requests" or not is_extended_resource(entry.name):
+    for entry, written in extended_requests(pod):
+        if written is None:
             continue
-        limits = (entry.container.resources or {}).get("limits")
-        if not isinstance(limits, dict) or entry.name not in limits:
-            continue
-        request, limit = entry.amount.value, amount(limits[entry.name]).value
+        request, limit = entry.amount.value, written.value
         if request is None or request != limit:
             continue
         yield Violation(

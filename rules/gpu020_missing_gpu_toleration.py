@@ -139,15 +139,14 @@ from gpulint.api import (
     Violation,
     accelerator_nodes,
     added_tolerations,
+    almost,
     applicable,
     basis,
     certain_line,
     default_taints_assumed,
-    describe_toleration,
     describes_nodes,
     enforced_taints,
     gpu_demand,
-    near_miss,
     nodes_offering,
     pool_label,
     queued,
@@ -264,20 +263,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             tuple(AppendItem((*pod.path, "tolerations"), _toleration(t)) for t in missing),
             "unsafe",
         )
-    for taint in missing if source is not None else ():
-        miss = near_miss(tolerations, taint)
-        if miss is None or source is None:
-            continue
-        almost = describe_toleration(tolerations[miss.position])
-        advice = f"the toleration {almost} almost matches: {'; '.join(miss.changes)}"
+    close = almost(tolerations, missing, source)
+    if close is not None:
+        advice = close.advice
         fix = None  # which field to change is the user's call
         if not inherited:
             # Point at what to change. Tolerations a workload shares between its pods (an
             # Argo workflow's) stay reported at each pod, which the message names them for.
-            item = (*source, miss.position)
-            where = (*item, miss.field) if miss.field is not None else item
-            at = "value" if miss.field is not None else "key"
-        break
+            where, at = close.where, close.at
     if pool is not None:
         more = f", and {others} other GPU pool{'s' * (others > 1)} repel it too" if others else ""
         yield Violation(

@@ -102,13 +102,12 @@ from gpulint.api import (
     RuleContext,
     Taint,
     Violation,
+    almost,
     applicable,
     basis,
     certain_line,
     default_taints_assumed,
-    describe_toleration,
     gpu_demand,
-    near_miss,
     taints_from_options,
     tolerates,
 )
@@ -187,17 +186,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     where: tuple[Any, ...] = (*pod.path, "tolerations") if has_key else pod.path
     at = "key"
     advice = f"add {hints} to its tolerations"
-    source = pod.tolerations_path
-    for taint in missing if source is not None else ():
-        miss = near_miss(tolerations, taint)
-        if miss is None or source is None:
-            continue
-        almost = describe_toleration(tolerations[miss.position])
-        advice = f"the toleration {almost} almost matches: {'; '.join(miss.changes)}"
-        item = (*source, miss.position)
-        where = (*item, miss.field) if miss.field is not None else item
-        at = "value" if miss.field is not None else "key"
-        break
+    close = almost(tolerations, missing, pod.tolerations_path)
+    if close is not None:
+        advice, where, at = close
     severity = agent.severity
     if ground.kind == "assumed":
         severity = "info"  # nothing says the GPU nodes carry this taint

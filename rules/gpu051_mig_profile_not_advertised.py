@@ -55,9 +55,8 @@ from gpulint.api import (
     RuleContext,
     Violation,
     describes_nodes,
-    gpu_demand,
-    nodes_offering,
     pool_label,
+    unoffered,
 )
 
 CODE = "GPU051"
@@ -74,15 +73,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     cluster = ctx.cluster
     if not describes_nodes(cluster):
         return
-    seen: set[tuple[int, str]] = set()
-    for entry in gpu_demand(pod, ctx.registry).entries:
+    for entry in unoffered(pod, cluster, ctx.registry, _is_mig):
         name = entry.name
-        if not name.startswith(PREFIX) or name.endswith(".shared"):
-            continue  # shared MIG replicas are GPU053's
-        key = (id(entry.container), name)
-        if key in seen or nodes_offering(cluster, [name]):
-            continue
-        seen.add(key)
         profile = name[len(PREFIX) :]
         single = [n for n in cluster.nodes if n.labels.get("nvidia.com/mig.strategy") == "single"]
         mixed = sorted(
@@ -110,3 +102,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             entry.path,
             f"no node pool advertises {name}, so the pod stays Pending; {why}",
         )
+
+
+def _is_mig(name: str) -> bool:
+    """A MIG instance; shared MIG replicas (``nvidia.com/mig-1g.10gb.shared``) are GPU053's."""
+    return name.startswith(PREFIX) and not name.endswith(".shared")

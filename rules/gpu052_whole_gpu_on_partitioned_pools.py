@@ -50,10 +50,9 @@ from gpulint.api import (
     Violation,
     describe_offer,
     describes_nodes,
-    gpu_demand,
-    nodes_offering,
     nvidia_nodes,
     pool_label,
+    unoffered,
     why_not,
 )
 
@@ -71,8 +70,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     cluster = ctx.cluster
     if not describes_nodes(cluster):
         return
-    entries = [e for e in gpu_demand(pod, ctx.registry).entries if e.name == WHOLE]
-    if not entries or nodes_offering(cluster, [WHOLE]):
+    entries = unoffered(pod, cluster, ctx.registry, WHOLE.__eq__)
+    if not entries:
         return
     gpu_nodes = nvidia_nodes(cluster, ctx.registry)
     if not gpu_nodes:
@@ -80,11 +79,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     node = gpu_nodes[0]
     others = len(gpu_nodes) - 1
     more = f"; {others} other NVIDIA pool{'s' * (others > 1)} likewise" if others else ""
-    seen: set[int] = set()
     for entry in entries:
-        if id(entry.container) in seen:
-            continue
-        seen.add(id(entry.container))
         yield Violation(
             entry.path,
             f"no node pool advertises {WHOLE}, so the pod stays Pending: the "

@@ -53,10 +53,9 @@ from gpulint.api import (
     RuleContext,
     Violation,
     describes_nodes,
-    gpu_demand,
-    nodes_offering,
     nvidia_nodes,
     pool_label,
+    unoffered,
 )
 
 CODE = "GPU053"
@@ -81,21 +80,19 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     cluster = ctx.cluster
     if not describes_nodes(cluster):
         return
-    seen: set[tuple[int, str]] = set()
-    for entry in gpu_demand(pod, ctx.registry).entries:
+    registry = ctx.registry
+
+    def replica(name: str) -> bool:  # a renamed time-slicing or MPS replica
+        resource = registry.get(name)
+        return resource is not None and resource.kind == "shared"
+
+    entries = unoffered(pod, cluster, registry, lambda name: replica(name) or name in SHARING)
+    # Asked only of a pod that wants a sharing resource no node offers, not of every pod.
+    if not entries or not nvidia_nodes(cluster, registry):
+        return
+    for entry in entries:
         name = entry.name
-        resource = ctx.registry.get(name)
-        shared = resource is not None and resource.kind == "shared"
-        if not shared and name not in SHARING:
-            continue
-        key = (id(entry.container), name)
-        if key in seen or nodes_offering(cluster, [name]):
-            continue
-        # Asked only of a pod that wants a sharing resource no node offers, not of every pod.
-        if not seen and not nvidia_nodes(cluster, ctx.registry):
-            return
-        seen.add(key)
-        if shared:
+        if replica(name):
             base = name[: -len(".shared")]
             plain = [n for n in cluster.nodes if n.labels.get("nvidia.com/gpu.sharing-strategy")]
             if plain:

@@ -23,7 +23,7 @@ from gpulint.loader.build import COMPACT_TEXT, POSITION_DEPTH
 from gpulint.loader.compose import INLINE_LEVELS, MAX_DEPTH, THREAD_LEVELS, nesting_bound
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document, LoadResult
-from gpulint.loader.library import _lib
+from gpulint.loader.library import yaml_lib
 from gpulint.loader.positions import Positions
 from gpulint.loader.stream import load_text
 from gpulint.model import Span
@@ -203,7 +203,7 @@ def test_many_documents_read_the_text_a_bounded_number_of_times(
     """A stream of n documents (``kubectl get -o yaml``, a chart's output) is searched as a
     whole a fixed number of times, not once per document: the builder asked ``"&" in
     text`` of the whole text for every document, 45 s of CPU for 20,000 Deployments."""
-    lib = _lib()
+    lib = yaml_lib()
     parser = lib.c_parser
     if parser is not None:  # the C parser takes only a plain str
         monkeypatch.setattr(lib, "c_parser", lambda text: parser(str(text)))
@@ -227,7 +227,7 @@ def test_only_a_document_with_an_anchor_keeps_alias_bookkeeping(
     """The "has an anchor" test is the document's own text: one anchor at the top of a
     file no longer makes every later document count the nodes it has seen."""
     seen: list[int] = []
-    builder = stream._Builder
+    builder = stream.Builder
 
     class Recording(builder):  # type: ignore[misc, valid-type]
         __slots__ = ()
@@ -237,7 +237,7 @@ def test_only_a_document_with_an_anchor_keeps_alias_bookkeeping(
             seen.append(len(self.seen))
             return data
 
-    monkeypatch.setattr(stream, "_Builder", Recording)
+    monkeypatch.setattr(stream, "Builder", Recording)
     text = "a: &x [1, 2]\nb: *x\n---\nc: [1, 2]\n---\nd: '&'\n---\ne: 1\n"
     result = load_text(text)
     assert [doc.data for doc in result.documents] == [
@@ -273,7 +273,7 @@ def test_event_composer_matches_the_c_composer(path: Path) -> None:
     text, problem = decode(path.read_bytes())
     if text is None:
         pytest.fail(f"{path}: {problem}")
-    lib = _lib()
+    lib = yaml_lib()
     c_result = stream._load(text, lib, iterative=False)
     event_result = stream._load(text, lib, iterative=True)
     assert summary(event_result) == summary(c_result)
@@ -302,7 +302,7 @@ def test_large_stack_thread_path(monkeypatch: pytest.MonkeyPatch) -> None:
     assert seen == ["gpulint-yaml", "gpulint-yaml"]
     monkeypatch.setattr(stream, "_iter_load", original)
     threaded = load_text(source)
-    assert summary(threaded) == summary(stream._load(source, _lib(), iterative=False))
+    assert summary(threaded) == summary(stream._load(source, yaml_lib(), iterative=False))
     gpu = ("spec", "containers", 0, "resources", "limits", "nvidia.com/gpu")
     assert threaded.documents[0].value_span(gpu) == Span(12, 25, 12, 28)
 

@@ -7,7 +7,7 @@ when the cluster (or the lack of one) leaves the rule to its options.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +15,7 @@ from gpulint.cluster.model import Cluster, Node
 from gpulint.k8s.devices import Registry
 from gpulint.k8s.objects import PodSpec
 from gpulint.k8s.quantity.arith import is_integer
+from gpulint.k8s.resources import ResourceEntry, gpu_demand
 from gpulint.k8s.taints import Taint
 
 if TYPE_CHECKING:  # annotations only: typing_extensions is mypy's, not a run-time need
@@ -45,6 +46,28 @@ def accelerator_nodes(cluster: Cluster, registry: Registry) -> list[Node]:
 def nodes_offering(cluster: Cluster, names: Iterable[str]) -> list[Node]:
     wanted = list(names)
     return [n for n in cluster.nodes if any(offers(n, name) > 0 for name in wanted)]
+
+
+def unoffered(
+    pod: PodSpec, cluster: Cluster | None, registry: Registry, wanted: Callable[[str], bool]
+) -> list[ResourceEntry]:
+    """The pod's GPU requests whose name is ``wanted`` and that no node of a described
+    cluster offers, the first of each name per container: what GPU051-GPU053 report.
+
+    Empty without a described cluster (:func:`describes_nodes`): only the nodes know
+    which resources exist.
+    """
+    if not describes_nodes(cluster):
+        return []
+    seen: set[tuple[int, str]] = set()
+    found = []
+    for entry in gpu_demand(pod, registry).entries:
+        key = (id(entry.container), entry.name)
+        if not wanted(entry.name) or key in seen or nodes_offering(cluster, [entry.name]):
+            continue
+        seen.add(key)
+        found.append(entry)
+    return found
 
 
 def pool_label(node: Node) -> str:

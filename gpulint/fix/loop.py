@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
+from gpulint.loader.decoding import byte_order_mark
 from gpulint.model import Edit, Finding
 
 if TYPE_CHECKING:
@@ -160,17 +161,11 @@ def fix_text(linter: Linter, label: str, text: str, mode: str) -> Fixed:
 
 def encode_like(raw: bytes, text: str) -> bytes:
     """``text`` encoded as ``raw`` was: its byte-order mark and encoding kept."""
-    if raw.startswith(b"\xef\xbb\xbf"):
-        return b"\xef\xbb\xbf" + text.encode("utf-8")
-    for bom, codec in (
-        (b"\xff\xfe\x00\x00", "utf-32-le"),
-        (b"\x00\x00\xfe\xff", "utf-32-be"),
-        (b"\xff\xfe", "utf-16-le"),
-        (b"\xfe\xff", "utf-16-be"),
-    ):
-        if raw.startswith(bom):
-            return bom + text.encode(codec)
-    return text.encode("utf-8")
+    mark = byte_order_mark(raw)
+    if mark is None:
+        return text.encode("utf-8")
+    bom, codec = mark
+    return bom + text.encode(codec)
 
 
 def unified_diff(label: str, old: str, new: str) -> str:

@@ -76,10 +76,10 @@ class LegacyResource(NamedTuple):
     source: str = ""
 
 
-def _describe(constraints: Mapping[str, Any]) -> str:
+def describe_constraints(constraints: Mapping[str, Any]) -> str:
     parts = []
     if "any_of" in constraints:
-        return " or ".join(_describe(c) for c in constraints["any_of"])
+        return " or ".join(describe_constraints(c) for c in constraints["any_of"])
     lo, hi, step = constraints.get("min"), constraints.get("max"), constraints.get("multiple_of")
     if lo is not None and hi is not None:
         parts.append(f"between {lo} and {hi}")
@@ -312,7 +312,7 @@ class Registry:
             return None
         if _satisfies(value, resource.constraints):
             return None
-        return f"must be {_describe(resource.constraints)} ({resource.unit})"
+        return f"must be {describe_constraints(resource.constraints)} ({resource.unit})"
 
     # -- building --------------------------------------------------------------------------
     @classmethod

@@ -202,7 +202,7 @@ class PodSpec:
             return own
         inherited = self.inherited.get("tolerations")
         if inherited is not None:
-            value = _get(self.obj.doc.data, inherited)
+            value = value_at(self.obj.doc.data, inherited)
             if isinstance(value, list):
                 return value
         return own
@@ -218,7 +218,7 @@ class PodSpec:
         """The pod template holding this spec (its ``metadata`` and ``spec``), if any."""
         if self.template_path is None:
             return None
-        node = _get(self.obj.doc.data, self.template_path)
+        node = value_at(self.obj.doc.data, self.template_path)
         return node if isinstance(node, dict) else None
 
     def template_metadata(self) -> dict[str, Any] | None:
@@ -227,7 +227,7 @@ class PodSpec:
         return meta if isinstance(meta, dict) else None
 
 
-def _get(data: Any, path: Path) -> Any:
+def value_at(data: Any, path: Path) -> Any:
     for part in path:
         if isinstance(data, dict):
             data = data.get(part)
@@ -261,7 +261,7 @@ def expand(data: Any, pattern: tuple[str, ...], base: Path = ()) -> Iterator[tup
             yield from expand(data[index], rest, (*base, index))
 
 
-def _first(data: Any, patterns: Iterable[tuple[str, ...]], base: Path) -> Path | None:
+def first_present(data: Any, patterns: Iterable[tuple[str, ...]], base: Path) -> Path | None:
     for pattern in patterns:
         for path, value in expand(data, pattern, base):
             if value is not None:
@@ -269,12 +269,12 @@ def _first(data: Any, patterns: Iterable[tuple[str, ...]], base: Path) -> Path |
     return None
 
 
-def _name(data: dict[str, Any]) -> str | None:
+def name_of(data: dict[str, Any]) -> str | None:
     name = data.get("name")
     return name if isinstance(name, str) else None
 
 
-def _containers(spec: dict[str, Any], path: Path) -> list[Container]:
+def containers_of(spec: dict[str, Any], path: Path) -> list[Container]:
     out: list[Container] = []
     for section in CONTAINER_SECTIONS:
         items = spec.get(section)
@@ -283,7 +283,7 @@ def _containers(spec: dict[str, Any], path: Path) -> list[Container]:
         for i, item in enumerate(items):
             if isinstance(item, dict):
                 sidecar = section == "initContainers" and item.get("restartPolicy") == "Always"
-                out.append(Container(_name(item), (*path, section, i), item, section, sidecar))
+                out.append(Container(name_of(item), (*path, section, i), item, section, sidecar))
     return out
 
 
@@ -360,7 +360,7 @@ NODE_TERMS = (
 
 def required_node_terms(spec: dict[str, Any]) -> list[Any]:
     """A pod spec's required node-affinity terms (``[]``: none, or not a list)."""
-    terms = _get(spec, NODE_TERMS)
+    terms = value_at(spec, NODE_TERMS)
     return terms if isinstance(terms, list) else []
 
 

@@ -212,6 +212,25 @@ def container_entries(pod: PodSpec, *, ephemeral: bool = False) -> Iterator[Reso
     return iter(entries)
 
 
+def extended_requests(pod: PodSpec) -> Iterator[tuple[ResourceEntry, Amount | None]]:
+    """Each extended-resource request of the pod's containers, with its limit's amount
+    (``None`` when the container writes no limit for it): what GPU001-GPU003 weigh.
+
+    A pod whose amounts an operator writes (``operator_amounts``, an llmaz flavor: into
+    requests and limits both) has none.
+    """
+    if pod.operator_amounts:
+        return
+    for entry in container_entries(pod):
+        if entry.section != "requests" or not is_extended_resource(entry.name):
+            continue
+        limits = (entry.container.resources or {}).get("limits")
+        if isinstance(limits, dict) and entry.name in limits:
+            yield entry, amount(limits[entry.name])
+        else:
+            yield entry, None
+
+
 def accelerator_entries(pod: PodSpec, registry: Registry) -> list[ResourceEntry]:
     """Entries that ask for an accelerator: known names, and names that look like one."""
     # Half the pod rules ask this of every pod: kept on the pod spec, as container_entries.

@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpulint.k8s.objects import Container, K8sObject, PodSpec, _containers
+from gpulint.k8s.objects import Container, K8sObject, PodSpec, containers_of
 from gpulint.model import Path
 
 #: core/v1 Container's fields (k8s.io/api core/v1 types.go, type Container).
@@ -204,7 +204,7 @@ def _walk(
 
 
 def _pod(obj: K8sObject, path: Path, spec: dict[str, Any], node_agent: bool) -> PodSpec:
-    return PodSpec(obj, path, spec, _containers(spec, path), "pod", node_agent, found_by="shape")
+    return PodSpec(obj, path, spec, containers_of(spec, path), "pod", node_agent, found_by="shape")
 
 
 def _resources(obj: K8sObject, path: Path, container: Container, node_agent: bool) -> PodSpec:

@@ -10,6 +10,8 @@ value; a missing operator means ``Equal``; any other operator tolerates nothing.
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from gpulint.model import Path
+
 #: The taints each accelerator vendor's nodes carry by convention, per vendor (``hardware``,
 #: the device registry's): the taints assumed when none is configured. Only vendors that
 #: document a node taint have a row (docs/domain.md#taints-and-tolerations):
@@ -257,3 +259,36 @@ def describe_toleration(toleration: Mapping[str, Any]) -> str:
         if isinstance(toleration.get(name), str)
     ]
     return "{" + ", ".join(parts) + "}"
+
+
+class Almost(NamedTuple):
+    """A toleration meant for a missing taint that gets something wrong (:func:`almost`)."""
+
+    #: What to tell the user: the toleration, and what to change in it.
+    advice: str
+    #: Where to point: the toleration's first wrong field (the item when it has no key).
+    where: tuple[Any, ...]
+    #: ``value`` when ``where`` is a field, else ``key``.
+    at: str
+
+
+def almost(
+    tolerations: Sequence[Any], missing: Sequence[Taint], source: Path | None
+) -> Almost | None:
+    """The first of the ``missing`` taints a toleration almost tolerates (:func:`near_miss`),
+    the toleration found at ``source`` (the path of the pod's tolerations, ``None`` when the
+    pod writes none): what GPU020 and GPU023 advise instead of adding a toleration."""
+    if source is None:
+        return None
+    for taint in missing:
+        miss = near_miss(tolerations, taint)
+        if miss is None:
+            continue
+        shown = describe_toleration(tolerations[miss.position])
+        item = (*source, miss.position)
+        return Almost(
+            f"the toleration {shown} almost matches: {'; '.join(miss.changes)}",
+            (*item, miss.field) if miss.field is not None else item,
+            "value" if miss.field is not None else "key",
+        )
+    return None

@@ -25,15 +25,15 @@ from gpulint.k8s.objects import (
     Container,
     K8sObject,
     PodSpec,
-    _containers,
-    _first,
-    _get,
-    _name,
+    containers_of,
     expand,
+    first_present,
     is_object,
     make_object,
+    name_of,
     objects,
     split_api_version,
+    value_at,
 )
 from gpulint.k8s.shapes import find_pod_specs
 from gpulint.k8s.workrows import (
@@ -113,7 +113,7 @@ class WorkloadTable:
         for pattern in row.pods:
             for path, spec in expand(obj.data, pattern, obj.path):
                 if isinstance(spec, dict):
-                    containers = _containers(spec, path)
+                    containers = containers_of(spec, path)
                     pods.append(
                         PodSpec(
                             obj,
@@ -135,7 +135,7 @@ class WorkloadTable:
             for path, data in expand(obj.data, pattern, obj.path):
                 if isinstance(data, dict):
                     owner = _owning_pod(by_path, path)
-                    container = Container(_name(data), path, data, "container")
+                    container = Container(name_of(data), path, data, "container")
                     if owner is not None:
                         owner.containers.append(container)
                     else:
@@ -174,7 +174,7 @@ class WorkloadTable:
                     # A bare ResourceRequirements: present it as a container whose
                     # resources are that field, so resource rules read it like any other.
                     parent = path[:-1]
-                    holder = _get(obj.doc.data, parent)
+                    holder = value_at(obj.doc.data, parent)
                     if not isinstance(holder, dict):
                         continue
                     container = Container(None, parent, holder, "resources", False, path[-1])
@@ -198,7 +198,8 @@ class WorkloadTable:
         if row.pod_defaults and pods:
             # The object-wide defaults do not depend on the pod: found once, not per pod.
             defaults = [
-                (name, _first(obj.data, patterns, obj.path)) for name, patterns in row.pod_defaults
+                (name, first_present(obj.data, patterns, obj.path))
+                for name, patterns in row.pod_defaults
             ]
             for pod in pods:
                 if pod.location != "pod":

@@ -454,9 +454,9 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
                 if not (demand.gpu if gpu else demand.cpu):
                     return
             base = pod.path[:-1]
-            from gpulint.k8s.objects import _get
+            from gpulint.k8s.objects import value_at
 
-            instance = _get(pod.obj.doc.data, base)
+            instance = value_at(pod.obj.doc.data, base)
             if isinstance(instance, dict):
                 yield from violation(instance, base, names(pod.obj))
 

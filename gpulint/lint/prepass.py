@@ -25,23 +25,27 @@ if TYPE_CHECKING:
     from gpulint.util.discover import Target
 
 
+def _files(found: Iterable[Target]) -> Iterator[tuple[Target, bytes]]:
+    """Each file to lint with its bytes, read once for a pre-pass: standard input is not
+    pre-read, and an unreadable file is left out (the lint reports it)."""
+    from gpulint.loader.target import read_target
+
+    for target in found:
+        if target.path is None:
+            continue
+        raw, _ = read_target(target)
+        if raw is not None:
+            yield target, raw
+
+
 def cluster_objects(cluster: Cluster | None, found: Iterable[Target]) -> Cluster | None:
     """``cluster`` with the node-pool objects of the files to lint (Karpenter NodePools,
     Kueue ResourceFlavors), read in a pre-pass so that every worker sees the same cluster
     (gpulint.cluster.objects). Standard input is not pre-read; unreadable files add
     nothing (the lint reports them)."""
     from gpulint.cluster.objects import merged, scan
-    from gpulint.loader.target import read_target
 
-    def files() -> Iterator[tuple[str, bytes]]:
-        for target in found:
-            if target.path is None:
-                continue
-            raw, _ = read_target(target)
-            if raw is not None:
-                yield target.label, raw
-
-    return merged(cluster, scan(files()))
+    return merged(cluster, scan((target.label, raw) for target, raw in _files(found)))
 
 
 #: The rules that judge the GPU nodes' taints, and read the run's cluster picture.
@@ -58,7 +62,6 @@ def cluster_picture(settings: Settings, found: Iterable[Target]) -> Picture:
     from gpulint.cluster.poolkinds import markers
     from gpulint.k8s.devices import builtin_registry
     from gpulint.k8s.workloads import builtin_table
-    from gpulint.loader.target import read_target
 
     gatherer = Gatherer(
         settings.registry or builtin_registry(), settings.workloads or builtin_table()
@@ -66,21 +69,14 @@ def cluster_picture(settings: Settings, found: Iterable[Target]) -> Picture:
     pools: list[tuple[str, bytes]] = []  # read together: templates and overlays cross files
     wanted = markers()
     later: list[Target] = []  # GPU files without tolerations: counted only if it matters
-    for target in found:
-        if target.path is None:
-            continue
-        raw, _ = read_target(target)
-        if raw is None:
-            continue
+    for target, raw in _files(found):
         if gatherer.add(target.label, raw):
             later.append(target)
         if any(m in raw for m in wanted):
             pools.append((target.label, raw))
     if later and gatherer.wants_counts():
-        for target in later:
-            raw, _ = read_target(target)
-            if raw is not None:
-                gatherer.count(target.label, raw)
+        for target, raw in _files(later):
+            gatherer.count(target.label, raw)
     return gatherer.picture(scan(pools))
 
 
@@ -90,14 +86,10 @@ def device_classes(found: Iterable[Target]) -> DeviceClasses | None:
     can hold a DRA object are parsed. Standard input is not pre-read."""
     from gpulint.k8s.dra import run_device_classes
     from gpulint.loader.decoding import decode
-    from gpulint.loader.target import read_target
 
     def texts() -> Iterator[str]:
-        for target in found:
-            if target.path is None:
-                continue
-            raw, _ = read_target(target)
-            if raw is None or b"DeviceClass" not in raw:
+        for _, raw in _files(found):
+            if b"DeviceClass" not in raw:
                 continue  # no class defined: not decoded (the 50 MB dump costs one read)
             text = decode(raw)[0]
             if text is not None:
@@ -119,23 +111,16 @@ def config_maps(found: Iterable[Target]) -> ConfigMaps | None:
     as one text, which knows its own ConfigMaps) and standard input are not pre-read."""
     from gpulint.k8s.envvalues import ConfigMaps
     from gpulint.loader.decoding import decode
-    from gpulint.loader.target import read_target
 
     maps = ConfigMaps()
     defining: list[Target] = []
     read = False  # a container of the run reads a ConfigMap: else none is parsed
-    for target in found:
-        if target.path is None or target.render is not None:
-            continue
-        raw, _ = read_target(target)
-        if raw is None:
-            continue
+    for target, raw in _files(t for t in found if t.render is None):
         read = read or b"configMapKeyRef" in raw or b"configMapRef" in raw
         if b"ConfigMap" in raw:
             defining.append(target)
-    for target in defining if read else ():
-        raw, _ = read_target(target)
-        text = decode(raw)[0] if raw is not None else None
+    for target, raw in _files(defining if read else ()):
+        text = decode(raw)[0]
         if text is not None:
             maps.add_text(target.label, text)
     return maps or None
@@ -182,17 +167,11 @@ def device_plugins(settings: Settings, found: Iterable[Target]) -> Registry | No
     pre-read."""
     from gpulint.cluster.deviceplugins import learned, scan, wanted
     from gpulint.k8s.devices import builtin_registry
-    from gpulint.loader.target import read_target
 
     wants_unit = "memory_unit" not in settings.options.get("GPU017", {})
     units: dict[str, str] = {}
     configs: list[tuple[str, bytes]] = []
-    for target in found:
-        if target.path is None:
-            continue
-        raw, _ = read_target(target)
-        if raw is None:
-            continue
+    for target, raw in _files(found):
         if wants_unit:
             _gpushare_units(target.label, raw, units)
         if wanted(raw):

@@ -11,12 +11,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint import codes
-from gpulint.loader.compose import MAX_DEPTH, _TooDeep
+from gpulint.loader.compose import MAX_DEPTH, TooDeep
 from gpulint.loader.document import Problem
-from gpulint.loader.library import _Lib
-from gpulint.loader.positions import _node_span, _pack
+from gpulint.loader.library import YamlLib
+from gpulint.loader.positions import node_span, pack_spans
 from gpulint.loader.scalars import TAG_PREFIX, resolve_plain
-from gpulint.loader.strict import _PLAIN_DASH, _StrictChecks
+from gpulint.loader.strict import PLAIN_DASH, StrictChecks
 from gpulint.model import Path
 
 #: Positions are kept for nodes this deep at most; deeper ones report the span of their
@@ -41,7 +41,7 @@ def _allowed_alias_ratio(decode_count: int) -> float:
     return 0.99 - 0.89 * ((decode_count - _ALIAS_RATIO_LOW) / span)
 
 
-class _AliasLimit(Exception):
+class AliasLimit(Exception):
     """The document expands too much (go-yaml's ratio), or a merge key reaches its own
     mapping (go-yaml: "anchor 'a' value contains itself")."""
 
@@ -51,7 +51,7 @@ class _AliasLimit(Exception):
         self.anchor = anchor
 
 
-class _Builder(_StrictChecks):
+class Builder(StrictChecks):
     """Walk one composed node graph without recursion (documents may nest 10,000 deep)."""
 
     __slots__ = (
@@ -67,7 +67,7 @@ class _Builder(_StrictChecks):
         "text",
     )
 
-    def __init__(self, lib: _Lib, text: str, shared: bool = True, compact: bool = False) -> None:
+    def __init__(self, lib: YamlLib, text: str, shared: bool = True, compact: bool = False) -> None:
         self.lib = lib
         #: The whole text being loaded (every document's builder is given the same string).
         self.text = text
@@ -121,9 +121,9 @@ class _Builder(_StrictChecks):
                         and decode_count > 1000
                         and alias_count / decode_count > _allowed_alias_ratio(decode_count)
                     ):
-                        raise _AliasLimit
+                        raise AliasLimit
             if depth <= POSITION_DEPTH:
-                positions[path] = _pack(key_node, node) if compact else (key_node, node)
+                positions[path] = pack_spans(key_node, node) if compact else (key_node, node)
             ctag = node.ctag
             kind = node.id
             if kind == "scalar":
@@ -133,7 +133,7 @@ class _Builder(_StrictChecks):
                         container[slot] = value
                     else:
                         if value == "-":
-                            self._syntax(node.start_mark, _PLAIN_DASH)
+                            self._syntax(node.start_mark, PLAIN_DASH)
                         container[slot] = resolve_plain(value)
                 else:
                     container[slot] = self._tagged_scalar(node, path)
@@ -141,9 +141,9 @@ class _Builder(_StrictChecks):
             if node.flow_style:
                 flows += 1
                 if flows > MAX_DEPTH:
-                    raise _TooDeep(node.start_mark)
+                    raise TooDeep(node.start_mark)
             elif depth - flows > MAX_DEPTH:
-                raise _TooDeep(node.start_mark)
+                raise TooDeep(node.start_mark)
             if kind == "mapping" and node.flow_style and _template_action(node):
                 # `{{ .Values.gpus }}` unquoted: YAML reads a mapping whose key is a mapping.
                 # It is a template placeholder left unrendered: kept as its text, so rules
@@ -257,11 +257,11 @@ class _Builder(_StrictChecks):
                     continue
                 self.duplicates.add(id(key_node))
                 first = explicit[index[key]][1]
-                first_span = _node_span(first)
+                first_span = node_span(first)
                 self.problems.append(
                     Problem(
                         codes.DUPLICATE_KEY,
-                        _node_span(key_node),
+                        node_span(key_node),
                         f"duplicate key {key!r} (first at line {first_span.line}): kubectl's "
                         "strict decoding rejects the object, and non-strict decoding keeps only "
                         "the last value, silently dropping the first",
@@ -280,7 +280,7 @@ class _Builder(_StrictChecks):
         seen = self.seen
         for source in self._merge_sources(merges):
             if id(source) in chain:
-                raise _AliasLimit(self._anchor(source))
+                raise AliasLimit(self._anchor(source))
             self._count_merge(source, aliased=id(source) in seen or depth > 0)
             for key, key_node, value_node in self._entries(source, path, depth + 1, None, chain):
                 if key not in present:
@@ -307,7 +307,7 @@ class _Builder(_StrictChecks):
                 and self.decode_count > 1000
                 and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)
             ):
-                raise _AliasLimit
+                raise AliasLimit
 
     def _merge_sources(self, merges: list[Any]) -> Iterator[Any]:
         for value_node in merges:

@@ -7,7 +7,7 @@ which: ``covered_regions`` returns where the tokens that may hold a ``#`` start 
 
 from __future__ import annotations
 
-from gpulint.loader.library import _lib
+from gpulint.loader.library import yaml_lib
 
 #: The scanner's tokens whose text may hold a "#".
 _TOKENS_WITH_TEXT = ("ScalarToken", "AnchorToken", "AliasToken", "TagToken", "DirectiveToken")
@@ -21,7 +21,7 @@ def covered_regions(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, i
     """
     starts: list[tuple[int, int]] = []
     ends: list[tuple[int, int]] = []
-    parser = _lib().event_parser(text)
+    parser = yaml_lib().event_parser(text)
     stopped = 1 << 30
     try:
         while parser.check_token():

@@ -2,7 +2,7 @@
 
 The C composer recurses once per level; ``nesting_bound`` says from the text alone whether it
 can run on this thread, in a thread with a large stack, or not at all, in which case
-``_compose_events`` builds the same nodes without recursion and stops at MAX_DEPTH.
+``compose_events`` builds the same nodes without recursion and stops at MAX_DEPTH.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.loader.library import _Lib
+from gpulint.loader.library import YamlLib
 
 # -- limits -----------------------------------------------------------------------------------
 
@@ -88,22 +88,22 @@ def _longest_line(text: str, chunk: int = 1 << 20) -> int:
     return max(longest, carried)
 
 
-class _TooDeep(Exception):
+class TooDeep(Exception):
     def __init__(self, mark: Any) -> None:
         super().__init__("too deep")
         self.mark = mark
 
 
-def _compose_c(parser: Any) -> Iterator[Any]:
+def compose_c(parser: Any) -> Iterator[Any]:
     """Document roots from the C composer (recursive: callers bound the depth first)."""
     while parser.check_node():
         yield parser.get_node()
 
 
-def _compose_events(parser: Any, lib: _Lib) -> Iterator[Any]:
+def compose_events(parser: Any, lib: YamlLib) -> Iterator[Any]:
     """Document roots composed from the parser's events without recursion.
 
-    Builds the same node graph as the C composer, and stops with ``_TooDeep`` at the first
+    Builds the same node graph as the C composer, and stops with ``TooDeep`` at the first
     collection nested deeper than MAX_DEPTH, before reading the rest of the file.
     """
     ev = lib.events
@@ -158,7 +158,7 @@ def _compose_events(parser: Any, lib: _Lib) -> Iterator[Any]:
                 else:
                     flow = bool(event.flow_style)
                     if (flows if flow else len(stack) - flows) >= MAX_DEPTH:
-                        raise _TooDeep(event.start_mark)
+                        raise TooDeep(event.start_mark)
                     cls: Any
                     if kind is seq_start:
                         cls, default = lib.SequenceNode, lib.seq_tag

@@ -6,15 +6,29 @@ from gpulint import codes
 from gpulint.loader.document import Problem
 from gpulint.model import Span
 
+#: The byte-order marks a YAML file may start with, and the codec that writes the text
+#: after each; UTF-32 LE's mark begins with UTF-16 LE's, so it comes first.
+BOMS: tuple[tuple[bytes, str], ...] = (
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
+def byte_order_mark(raw: bytes) -> tuple[bytes, str] | None:
+    """The mark ``raw`` starts with and its codec (:data:`BOMS`), or ``None``."""
+    return next((row for row in BOMS if raw.startswith(row[0])), None)
+
 
 def decode(raw: bytes) -> tuple[str | None, Problem | None]:
     """Bytes to text: UTF-8 (with or without BOM), or UTF-16/32 with a BOM."""
-    if raw.startswith(b"\xef\xbb\xbf"):
-        encoding, raw = "utf-8", raw[3:]
-    elif raw.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
-        encoding = "utf-32"
-    elif raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        encoding = "utf-16"
+    mark = byte_order_mark(raw)
+    if mark is not None and mark[1] == "utf-8":
+        encoding, raw = "utf-8", raw[len(mark[0]) :]
+    elif mark is not None:
+        encoding = mark[1][: -len("-le")]  # utf-16, utf-32: that codec reads the mark itself
     else:
         encoding = "utf-8"
         if b"\x00" in raw:

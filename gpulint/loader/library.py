@@ -11,7 +11,7 @@ from typing import Any
 from gpulint.loader.scalars import TAG_PREFIX
 
 
-class _Lib:
+class YamlLib:
     """ruamel.yaml classes, the fast parser and the shared tags (imported lazily)."""
 
     def __init__(self) -> None:
@@ -68,11 +68,11 @@ class _Lib:
         return BaseLoader(text)  # pragma: no cover
 
 
-_LIB: _Lib | None = None
+_LIB: YamlLib | None = None
 
 
-def _lib() -> _Lib:
+def yaml_lib() -> YamlLib:
     global _LIB
     if _LIB is None:
-        _LIB = _Lib()
+        _LIB = YamlLib()
     return _LIB

@@ -15,7 +15,7 @@ Location = tuple["Span | None", Span]
 _BREAKS = frozenset("\r\n\x85\u2028\u2029")
 
 
-def _point(text: str, mark: Any) -> Span:
+def mark_span(text: str, mark: Any) -> Span:
     """The character at a parser mark; an empty span at the end of a line or of the text."""
     index: int = mark.index
     width = 1 if index < len(text) and text[index] not in _BREAKS else 0
@@ -27,7 +27,7 @@ def _point(text: str, mark: Any) -> Span:
 _new_span = tuple.__new__
 
 
-def _node_span(node: Any) -> Span:
+def node_span(node: Any) -> Span:
     sm = node.start_mark
     em = node.end_mark
     return _new_span(Span, (sm.line + 1, sm.column + 1, em.line + 1, em.column + 1))
@@ -40,7 +40,7 @@ class Positions(Mapping[Path, Location]):
     a span is made only when a finding asks for it: most nodes are never reported, and
     building two spans for each of them was a fifth of the load time. Holding the nodes
     costs memory, though, so for big texts (over COMPACT_TEXT) whose documents are all kept
-    (``load_text``) the builder stores both spans packed in one int instead (``_pack``) and
+    (``load_text``) the builder stores both spans packed in one int instead (``pack_spans``) and
     the nodes are freed document by document. A stream read one document at a time
     (``DocumentStream``, what the engine lints) holds one document's nodes and packs none.
     Entries that already are spans (tables built by hand) are returned as they are.
@@ -72,7 +72,7 @@ class Positions(Mapping[Path, Location]):
         return len(self._raw)
 
 
-def _pack(key: Any, node: Any) -> int:
+def pack_spans(key: Any, node: Any) -> int:
     """Both spans of a side-table entry (0-based marks) in one int: 60 bytes, not 600."""
     sm, em = node.start_mark, node.end_mark
     packed: int = sm.line | sm.column << 32 | em.line << 64 | em.column << 96
@@ -103,9 +103,9 @@ def _location(entry: Any, end: tuple[int, int] | None = None) -> Location:
     else:
         key, value = entry
         if not isinstance(value, Span):
-            value = _node_span(value)
+            value = node_span(value)
         if key is not None and not isinstance(key, Span):
-            key = _node_span(key)
+            key = node_span(key)
     if end is not None:
         value = clamp(value, end)
         key = clamp(key, end) if key is not None else None

@@ -12,7 +12,7 @@ TAG_PREFIX = "tag:yaml.org,2002:"
 #: string) stays distinguishable from ``2`` (resolved to an int as go-yaml does).
 PLAIN_TAG = "tag:gpulint,2024:plain"
 #: Standard tags that only say what the plain resolver would say anyway.
-_STD_TAGS = {
+STD_TAGS = {
     TAG_PREFIX + t
     for t in ("str", "int", "float", "bool", "null", "map", "seq", "merge", "timestamp", "value")
 } | {PLAIN_TAG}

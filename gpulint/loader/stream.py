@@ -12,21 +12,21 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint import codes
-from gpulint.loader.build import COMPACT_TEXT, _AliasLimit, _Builder
+from gpulint.loader.build import COMPACT_TEXT, AliasLimit, Builder
 from gpulint.loader.compose import (
     INLINE_LEVELS,
     MAX_DEPTH,
     THREAD_LEVELS,
     THREAD_STACK,
-    _compose_c,
-    _compose_events,
-    _TooDeep,
+    TooDeep,
+    compose_c,
+    compose_events,
     nesting_bound,
 )
 from gpulint.loader.document import Document, LoadResult, Problem
-from gpulint.loader.library import _Lib, _lib
-from gpulint.loader.positions import Positions, _node_span, _point, clamp, text_end
-from gpulint.loader.strict import _needs_token_pass, _token_problems
+from gpulint.loader.library import YamlLib, yaml_lib
+from gpulint.loader.positions import Positions, clamp, mark_span, node_span, text_end
+from gpulint.loader.strict import needs_token_pass, token_problems
 from gpulint.model import Span
 
 
@@ -45,7 +45,7 @@ def load_text(text: str) -> LoadResult:
 def load_library() -> None:
     """Import the YAML library now rather than when the first document is composed (a
     process that freezes its start-up does it first, see ``gpulint.util.startup``)."""
-    _lib()
+    yaml_lib()
 
 
 class DocumentStream:
@@ -73,7 +73,7 @@ class DocumentStream:
         self.problems: list[Problem] = []
 
     def __iter__(self) -> Iterator[Document]:
-        text, lib, packed = self.text, _lib(), self.packed
+        text, lib, packed = self.text, yaml_lib(), self.packed
         bound = nesting_bound(text)
         if lib.c_parser is None or bound > THREAD_LEVELS:
             yield from _iter_load(text, lib, self.problems, iterative=True, packed=packed)
@@ -81,8 +81,8 @@ class DocumentStream:
             yield from _iter_load(text, lib, self.problems, iterative=False, packed=packed)
         else:
             yield from _iter_in_large_stack(text, lib, self.problems, packed)
-        if _needs_token_pass(text) and not any(p.code == codes.SYNTAX_ERROR for p in self.problems):
-            self.problems.extend(_token_problems(text, lib))
+        if needs_token_pass(text) and not any(p.code == codes.SYNTAX_ERROR for p in self.problems):
+            self.problems.extend(token_problems(text, lib))
 
 
 #: Serializes the stack-size change around thread creation. (``_thread`` is what
@@ -91,7 +91,7 @@ _THREAD_LOCK = _thread.allocate_lock()
 
 
 def _iter_in_large_stack(
-    text: str, lib: _Lib, problems: list[Problem], packed: bool = False
+    text: str, lib: YamlLib, problems: list[Problem], packed: bool = False
 ) -> Iterator[Document]:
     """``_iter_load`` with the C composer in a thread with THREAD_STACK bytes of stack,
     handing each document over to the calling thread as it is built (at most one waits)."""
@@ -171,31 +171,31 @@ class _Anchors:
         return 0 <= self._next <= end
 
 
-def _load(text: str, lib: _Lib, *, iterative: bool) -> LoadResult:
+def _load(text: str, lib: YamlLib, *, iterative: bool) -> LoadResult:
     problems: list[Problem] = []
     documents = list(_iter_load(text, lib, problems, iterative=iterative, packed=True))
     return LoadResult(documents, problems)
 
 
 def _iter_load(
-    text: str, lib: _Lib, problems: list[Problem], *, iterative: bool, packed: bool = False
+    text: str, lib: YamlLib, problems: list[Problem], *, iterative: bool, packed: bool = False
 ) -> Iterator[Document]:
     """The documents of ``text`` one at a time; problems of the text as a whole (syntax
     errors, YML004) are added to ``problems`` as they are met. Nothing of a document is
     kept here once the next one is composed. ``packed``: see ``DocumentStream``."""
     parser = lib.event_parser(text) if iterative else lib.c_parser(text)
-    roots = _compose_events(parser, lib) if iterative else _compose_c(parser)
+    roots = compose_events(parser, lib) if iterative else compose_c(parser)
     end = text_end(text)
     anchors = _Anchors(text)
     compact = packed and len(text) > COMPACT_TEXT
     index = 0
     try:
         for node in roots:
-            builder = _Builder(lib, text, anchors.before(node.end_mark.index), compact)
-            start = _node_span(node)
+            builder = Builder(lib, text, anchors.before(node.end_mark.index), compact)
+            start = node_span(node)
             try:
                 data = builder.build(node)
-            except _AliasLimit as exc:
+            except AliasLimit as exc:
                 if exc.anchor is not None:
                     shown = f"anchor &{exc.anchor}" if exc.anchor else "a mapping"
                     message = (
@@ -220,7 +220,7 @@ def _iter_load(
             index += 1
             yield doc
             del doc
-    except _TooDeep as exc:
+    except TooDeep as exc:
         line, col = exc.mark.line + 1, exc.mark.column + 1
         problems.append(
             Problem(
@@ -236,7 +236,7 @@ def _iter_load(
         what = exc.problem or "invalid YAML"
         if exc.context:
             what = f"{what} {exc.context}"
-        span = _point(text, mark) if mark is not None else Span(1, 1, 1, 1)
+        span = mark_span(text, mark) if mark is not None else Span(1, 1, 1, 1)
         what += _named_character(text, mark)
         problems.append(Problem(codes.SYNTAX_ERROR, clamp(span, end), f"YAML syntax error: {what}"))
     except lib.YAMLError as exc:

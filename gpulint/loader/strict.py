@@ -1,7 +1,7 @@
 """Checks the parser does not make: YAML 1.2 rules that libyaml -- like go-yaml, so kubectl
 too -- lets through (YML001), and tags Kubernetes does not accept (YML003).
 
-``_StrictChecks`` is the builder's half that reads the text around a node; ``_token_problems``
+``StrictChecks`` is the builder's half that reads the text around a node; ``token_problems``
 reads the scanner's tokens once the documents are built.
 """
 
@@ -12,9 +12,9 @@ from typing import Any
 
 from gpulint import codes
 from gpulint.loader.document import Problem
-from gpulint.loader.library import _Lib
-from gpulint.loader.positions import _node_span
-from gpulint.loader.scalars import _STD_TAGS, TAG_PREFIX
+from gpulint.loader.library import YamlLib
+from gpulint.loader.positions import node_span
+from gpulint.loader.scalars import STD_TAGS, TAG_PREFIX
 from gpulint.model import Path, Span
 
 #: YML001 messages for what the YAML 1.2 grammar rejects and libyaml -- like go-yaml, so
@@ -28,11 +28,11 @@ _STRICT = (
 _STRICT_SEVERITY = "warning"
 #: A line that only closes flow collections: "}", "]," or "} # comment".
 _CLOSER = re.compile(r"[\]}][\]},\s]*(#.*)?$")
-_PLAIN_DASH = "a plain value cannot be a lone '-': quote it (\"-\")"
+PLAIN_DASH = "a plain value cannot be a lone '-': quote it (\"-\")"
 
 
-class _StrictChecks:
-    """The checks of one document's builder (``gpulint.loader.build._Builder``)."""
+class StrictChecks:
+    """The checks of one document's builder (``gpulint.loader.build.Builder``)."""
 
     __slots__ = ()
 
@@ -149,7 +149,7 @@ class _StrictChecks:
     def _check_tag(self, node: Any, path: Path) -> str:
         """The node's tag text; a YML003 problem if Kubernetes would not accept it."""
         tag = str(node.tag)
-        if tag not in _STD_TAGS and id(node) not in self.duplicates:
+        if tag not in STD_TAGS and id(node) not in self.duplicates:
             # Reported once, where it is written, however often an alias repeats it.
             self.duplicates.add(id(node))
             index = node.start_mark.index
@@ -162,7 +162,7 @@ class _StrictChecks:
             self.problems.append(
                 Problem(
                     codes.UNSUPPORTED_TAG,
-                    _node_span(node),
+                    node_span(node),
                     f"tag {shown} is not a Kubernetes YAML tag; gpulint read the value as "
                     "plain data and constructed nothing, but the API server's decoder will "
                     "reject or misread it: remove the tag",
@@ -178,7 +178,7 @@ class _StrictChecks:
 _BEFORE_HASH = frozenset("[]{},\"'|>+-0123456789")
 
 
-def _needs_token_pass(text: str) -> bool:
+def needs_token_pass(text: str) -> bool:
     """Whether ``text`` may break a YAML 1.2 rule only the scanner's tokens show."""
     if text.startswith("%") or "\n%" in text:
         return True
@@ -190,7 +190,7 @@ def _needs_token_pass(text: str) -> bool:
     return False
 
 
-def _token_problems(text: str, lib: _Lib) -> list[Problem]:
+def token_problems(text: str, lib: YamlLib) -> list[Problem]:
     """YAML 1.2 rules on tokens that libyaml does not enforce: a comment needs white space
     before it, and a directive may only follow the start of the stream or a ``...``."""
     tk = lib.tokens

@@ -322,7 +322,7 @@ def word_at(line_text: str, column: int) -> tuple[str, int, int] | None:
 
 def describe_resource(entry: DeviceResource, registry: Registry) -> str:
     """A registry entry as markdown: vendor, unit, sharing scheme, constraints."""
-    from gpulint.k8s.devices import _describe
+    from gpulint.k8s.devices import describe_constraints
 
     lines = [f"**{entry.name}** — gpulint device registry", ""]
     lines.append(f"- vendor / hardware: {entry.hardware} ({entry.family})")
@@ -332,7 +332,7 @@ def describe_resource(entry: DeviceResource, registry: Registry) -> str:
         about = registry.schemes.get(scheme, {}).get("description", "")
         lines.append(f"- sharing scheme `{scheme}`" + (f": {about}" if about else ""))
     if entry.constraints:
-        lines.append(f"- values: {_describe(entry.constraints)}")
+        lines.append(f"- values: {describe_constraints(entry.constraints)}")
     if entry.mig_models:
         lines.append(f"- offered by: {', '.join(sorted(entry.mig_models))}")
     if not entry.container_request:

@@ -35,12 +35,11 @@ from gpulint.render.origins import Builds, written
 from gpulint.render.tools import BUDGET_SPENT, find_tool, run_tool, time_left
 from gpulint.render.trees import (
     PLUGIN_FIELDS,
-    Kustomization,
     Trees,
     inside,
     kustomization_file,
     project_root,
-    read_kustomization,
+    read_folder,
 )
 
 INSTALL_KUSTOMIZE = (
@@ -88,19 +87,7 @@ def _check(folder: str, trees: Trees) -> Failure | None:
     regular file (a folder, for resources, bases and components)."""
     root = project_root(folder)
     top = os.path.abspath(folder)
-    todo, seen = [top], set()
-    while todo:
-        current = todo.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        k = trees.kustomizations.get(current)
-        if k is None:
-            file = kustomization_file(current)
-            k = read_kustomization(current, file) if file else None
-            if k is None:
-                continue
-            trees.kustomizations[current] = k
+    for k in trees.builds_on(top):
         where = label_of(k.file)
 
         def refused(message: str, line: int, where: str = where, file: str = k.file) -> Failure:
@@ -137,7 +124,6 @@ def _check(folder: str, trees: Trees) -> Failure | None:
             folders = ref.field in _BASES
             if not (os.path.isfile(real) or (folders and os.path.isdir(real))):
                 return refused(f"{entry} is not a regular file", ref.line)
-        todo.extend(k.folders())
     return None
 
 
@@ -277,24 +263,17 @@ def _field_line(file: str, field: str) -> int:
 def parts(folder: str, trees: Trees) -> list[str]:
     """The kustomizations a root builds on through ``resources`` and ``bases`` (not its
     components, which build nothing alone): built on their own when the root fails."""
-    k = trees.kustomizations.get(os.path.abspath(folder))
-    if k is None:
-        file = kustomization_file(folder)
-        k = read_kustomization(os.path.abspath(folder), file) if file else None
+    top = os.path.abspath(folder)
+    k = trees.kustomizations.get(top) or read_folder(top)
     if k is None or k.problem is not None:
         return []
     out = []
     for ref in k.refs:
         if ref.field in ("resources", "bases") and os.path.isdir(ref.path):
-            inner = trees.kustomizations.get(ref.path) or _read(ref.path)
+            inner = trees.kustomizations.get(ref.path) or read_folder(ref.path)
             if inner is not None and inner.data.get("kind") != "Component":
                 out.append(ref.path)
     return out
-
-
-def _read(folder: str) -> Kustomization | None:
-    file = kustomization_file(folder)
-    return read_kustomization(folder, file) if file else None
 
 
 class KustomizeRendered(Rendered):

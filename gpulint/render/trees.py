@@ -399,9 +399,9 @@ class Trees:
             self._consumed = consumed
         return self._roots, self._consumed
 
-    def consumed_by(self, folder: str) -> set[str]:
-        """Every file the kustomization in ``folder`` reads, through its bases too."""
-        out: set[str] = set()
+    def builds_on(self, folder: str) -> Iterator[Kustomization]:
+        """The kustomization in ``folder``, then every one it builds on (resources, bases,
+        components), each once; those not read yet are read and kept."""
         todo, seen = [folder], set()
         while todo:
             current = todo.pop()
@@ -409,12 +409,13 @@ class Trees:
                 continue
             seen.add(current)
             k = self._read(current)
-            if k is None:
-                continue
-            out.add(k.file)
-            out.update(k.files())
-            todo.extend(k.folders())
-        return out
+            if k is not None:
+                yield k
+                todo.extend(k.folders())
+
+    def consumed_by(self, folder: str) -> set[str]:
+        """Every file the kustomization in ``folder`` reads, through its bases too."""
+        return {f for k in self.builds_on(folder) for f in (k.file, *k.files())}
 
     # -- what discover asks ------------------------------------------------------------
 
@@ -453,7 +454,7 @@ class Trees:
 
     def _read(self, folder: str) -> Kustomization | None:
         if folder not in self.kustomizations:
-            found = _read_folder(folder)
+            found = read_folder(folder)
             if found is None:
                 return None
             self.kustomizations[folder] = found
@@ -481,7 +482,8 @@ class Trees:
                 yield RenderTarget("kustomize", _shown(root))
 
 
-def _read_folder(folder: str) -> Kustomization | None:
+def read_folder(folder: str) -> Kustomization | None:
+    """The kustomization in ``folder`` (read, not kept), or ``None`` when it has none."""
     file = kustomization_file(folder)
     return read_kustomization(folder, file) if file is not None else None
 

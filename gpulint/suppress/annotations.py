@@ -89,7 +89,7 @@ def _ignore_codes(value: Any) -> tuple[tuple[str, ...] | None, str | None]:
 
 #: The annotations gpulint reads; any other ``gpulint.io/`` key is a typo (GL100).
 KNOWN_ANNOTATIONS = (IGNORE_ANNOTATION, REASON_ANNOTATION)
-_ANNOTATION_DOMAIN = "gpulint.io/"
+ANNOTATION_DOMAIN = "gpulint.io/"
 
 
 def _unknown_keys(annotations: dict[str, Any]) -> list[str]:
@@ -98,7 +98,7 @@ def _unknown_keys(annotations: dict[str, Any]) -> list[str]:
         key
         for key in annotations
         if isinstance(key, str)
-        and key.lower().startswith(_ANNOTATION_DOMAIN)
+        and key.lower().startswith(ANNOTATION_DOMAIN)
         and key not in KNOWN_ANNOTATIONS
     ]
 
@@ -106,8 +106,8 @@ def _unknown_keys(annotations: dict[str, Any]) -> list[str]:
 def _unknown_key_message(key: str) -> str:
     import difflib
 
-    local = key[len(_ANNOTATION_DOMAIN) :].lower()
-    names = {k[len(_ANNOTATION_DOMAIN) :]: k for k in KNOWN_ANNOTATIONS}
+    local = key[len(ANNOTATION_DOMAIN) :].lower()
+    names = {k[len(ANNOTATION_DOMAIN) :]: k for k in KNOWN_ANNOTATIONS}
     close = difflib.get_close_matches(local, list(names), n=1, cutoff=0.6)
     hint = f" (did you mean {names[close[0]]}?)" if close else ""
     return (

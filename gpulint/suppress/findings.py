@@ -33,7 +33,7 @@ from gpulint import codes
 from gpulint.k8s.manifest import DocumentView
 from gpulint.model import Finding, ObjectRef, Path, Span, Suppression, selects
 from gpulint.suppress.annotations import (
-    _ANNOTATION_DOMAIN,
+    ANNOTATION_DOMAIN,
     IGNORE_ANNOTATION,
     KNOWN_ANNOTATIONS,
     REASON_ANNOTATION,
@@ -41,7 +41,7 @@ from gpulint.suppress.annotations import (
     annotation_ignores,
 )
 from gpulint.suppress.directives import ACTIONS, Directive, comment_directives, split_lines
-from gpulint.suppress.ignores import ObjectIgnore, PathIgnore, _ObjectIgnores
+from gpulint.suppress.ignores import ObjectIgnore, ObjectIgnores, PathIgnore
 
 __all__ = [
     "ACTIONS",
@@ -148,7 +148,7 @@ class Suppressor:
         self.enabled = frozenset(enabled)
         self.per_file = tuple(per_file)
         self.per_object = tuple(per_object)
-        self.object_index = _ObjectIgnores(self.per_object)
+        self.object_index = ObjectIgnores(self.per_object)
         self.report_unused = UNUSED_CODE in self.enabled
 
     def for_file(self, label: str, text: str | None) -> "FileSuppressions":
@@ -163,7 +163,7 @@ class Suppressor:
         # regex costs 10x on a large file): a key spelt `GPULINT.IO/...` is checked only when
         # the file also holds the domain in lower case.
         file = FileSuppressions(
-            self, label, directives, bool(text and _ANNOTATION_DOMAIN in text), file_rules
+            self, label, directives, bool(text and ANNOTATION_DOMAIN in text), file_rules
         )
         return file
 

@@ -43,7 +43,7 @@ def _literal(pattern: str) -> bool:
     return not any(c in pattern for c in "*?[")
 
 
-class _ObjectIgnores:
+class ObjectIgnores:
     """``per-object-ignores`` indexed by their literal kind, namespace or name.
 
     Each entry is filed under the first of name, namespace and kind that it writes without
