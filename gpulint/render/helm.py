@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 from gpulint import codes
 from gpulint.loader.document import Document
 from gpulint.model import Finding, Related, Span
-from gpulint.render import ChartOptions, RenderOptions, fieldreads, textmap, valuemarks
+from gpulint.render import ChartOptions, RenderOptions, dupkeys, fieldreads, textmap, valuemarks
 from gpulint.render.helmrun import INSTALL_HELM as INSTALL_HELM
 
 # Running helm (argv, bounds, what it would read, its errors) is :mod:`gpulint.render.helmrun`'s;
@@ -210,6 +210,11 @@ class HelmRendered(Rendered):
             return traced or Place(self.fallback(), Span(1, 1, 1, 1), resolved)
         kind = doc.data.get("kind") if doc and isinstance(doc.data, dict) else None
         resolved = resolved._replace(part=part_of(self.sources, finding.line, kind))
+        if finding.rule == codes.DUPLICATE_KEY:  # at the repeat's template line, if written
+            t, shown = self._template(resolved), label_of(resolved.path)
+            dup = dupkeys.duplicate_place(self.text, self._starts, finding, t, shown)
+            if dup is not None:
+                return dup
         key = (resolved.real, finding.doc_path, on_key, finding.document)
         found = self._places.get(key)
         if found is None:
