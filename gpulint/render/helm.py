@@ -212,7 +212,8 @@ class HelmRendered(Rendered):
         resolved = resolved._replace(part=part_of(self.sources, finding.line, kind))
         if finding.rule == codes.DUPLICATE_KEY:  # at the repeat's template line, if written
             t, shown = self._template(resolved), label_of(resolved.path)
-            dup = dupkeys.duplicate_place(self.text, self._starts, finding, t, shown)
+            files = [(f, p, self._values_doc(f)) for f, p in self._values_files(resolved)]
+            dup = dupkeys.duplicate_place(self.text, self._starts, finding, t, shown, files, doc)
             if dup is not None:
                 return dup
         key = (resolved.real, finding.doc_path, on_key, finding.document)
