@@ -4,13 +4,12 @@ for that field.
 GPU020's pod without ``tolerations`` is rendered from a template such as ``{{- with
 .Values.worker.tolerations }} tolerations: ... {{- end }}``: the user adds the toleration to
 ``worker.tolerations`` in values.yaml, not to the template's ``spec:``. The template's block
-for the object is read for ``.Values.<path>.<field>`` (a static scan of its text); when it
-reads exactly one such path (a helper it ``include``s with its own context, ``include
-"x.scheduling" .``, read with it: a ``define`` of the chart's ``templates/*.tpl``) and the
-values file helm applies last that has it sets it
-empty (or, for a list that lacks an item, to the very list rendered), the finding goes to
-that values key, naming the template (or helper) line that reads it. Otherwise it stays where the
-template reading put it.
+for the object is read for ``.Values.<path>.<field>`` (a static scan of its text, with the
+``define`` of each helper it ``include``s with its own context, ``include "x.scheduling"
+.``, from the chart's ``templates/*.tpl``); when it reads exactly one such path and the
+values file helm applies last that has it sets it empty (or, for a list that lacks an
+item, to the very list rendered), the finding goes to that values key, naming the template
+(or helper) line that reads it. Otherwise it stays where the template reading put it.
 """
 
 from __future__ import annotations
