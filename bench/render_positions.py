@@ -1,16 +1,20 @@
 """How often a rendered chart's finding points at the line a user edits (docs/render-positions.md).
 
-Each chart of ``CHARTS`` (a folder of a repository fetched at the commit named) is linted with
-``gpulint check --render`` and the real helm; every finding becomes a row of the review
+Each chart of ``CHARTS`` and overlay tree of ``TREES`` (a folder of a repository fetched at
+the commit named) is linted with ``gpulint check --render``, the real helm and ``kubectl
+kustomize``; every finding becomes a row of the review
 sheet (docs/render-positions.tsv): chart, finding, where it is reported, and -- filled in
 by hand -- the line a user would edit and the verdict:
 
 * ``edit``: reported at the line a user edits (the values or template line holding the value);
 * ``fallback``: reported at a coarser place that says so (the template line of a ``--set``
   value, an archive's member, a chart's Chart.yaml with a reason);
-* ``wrong``: reported at a line whose value is not the rendered one, without a word.
+* ``wrong``: reported at a line whose value is not the rendered one, without a word;
+* ``plain``: a file of the tree no kustomization names, linted as it is (not rendered: not
+  counted).
 
-The rate is ``edit / findings``. Usage::
+The rate is ``edit / findings`` over the rendered findings (every verdict but ``plain``),
+and also over those that have a line to edit (an ``expected`` that is not ``(none ...)``). Usage::
 
     python -m bench.render_positions sheet CHARTS_DIR HELM > new.tsv   # lint, new rows
     python -m bench.render_positions merge OLD.tsv NEW.tsv > docs/render-positions.tsv
@@ -192,6 +196,29 @@ CHARTS: tuple[Chart, ...] = (
     ),
 )
 
+#: The Kustomize overlay trees measured: each folder is linted with ``--render``, every root
+#: kustomization in it built with ``kubectl kustomize``.
+TREES: tuple[Chart, ...] = (
+    Chart(
+        "kubeflow/manifests",
+        "009c88084074904c7743384ff50d3bd70012ef55",
+        "applications/training-operator",
+    ),
+    Chart("kubeflow/manifests", "009c88084074904c7743384ff50d3bd70012ef55", "applications/kserve"),
+    Chart("kserve/kserve", "aaac4e294dae2c7b1aa1886447793f3aa1c30912", "config"),
+    Chart("NVIDIA/gpu-operator", "a22dbf671f2e26f9a1e342f8eea28e196235e110", "config"),
+    Chart("kubeflow/trainer", "8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3", "manifests"),
+    Chart("kubernetes-sigs/kueue", "ff69552e79ad21652c36caa97038382e55625cf7", "config"),
+    Chart("ray-project/kuberay", "feeaf72facab4881ba2b179248bb67315634e229", "ray-operator/config"),
+    Chart("kubernetes-sigs/lws", "060ab4da17eea1f0865fcbd3236bb1075e2cea32", "config"),
+    Chart("vllm-project/aibrix", "e3e10f9e4aebe9aac5e7d992fb87d2648e01628b", "config"),
+    Chart(
+        "kubernetes-sigs/gateway-api-inference-extension",
+        "84436a96b9e6ce2b59ddacd3d04c31b4fbd442de",
+        "config",
+    ),
+)
+
 FIELDS = ("chart", "rule", "object", "reported", "expected", "verdict", "message")
 
 
@@ -254,11 +281,16 @@ def tally(rows: list[dict[str, str]]) -> dict[str, object]:
     per_chart: dict[str, Counter[str]] = {}
     for r in rows:
         per_chart.setdefault(r["chart"], Counter())[r["verdict"]] += 1
-    total = len(rows)
+    total = len(rows) - verdicts["plain"]
+    # findings with a line to edit (not a chart that needs `helm dependency build`, ...)
+    editable = [r for r in rows if r["verdict"] != "plain" and not r["expected"].startswith("(")]
+    at_edit = sum(r["verdict"] == "edit" for r in editable)
     return {
         "findings": total,
         "verdicts": dict(verdicts),
         "rate": round(verdicts["edit"] / total, 3) if total else None,
+        "with a line to edit": len(editable),
+        "rate with a line to edit": round(at_edit / len(editable), 3) if editable else None,
         "charts": {c: dict(v) for c, v in per_chart.items()},
     }
 
@@ -266,7 +298,7 @@ def tally(rows: list[dict[str, str]]) -> dict[str, object]:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["sheet"] and len(argv) >= 3:
         gpulint = argv[3] if len(argv) > 3 else "gpulint"
-        _write([row for c in CHARTS for row in lint(argv[1], c, argv[2], gpulint)])
+        _write([row for c in CHARTS + TREES for row in lint(argv[1], c, argv[2], gpulint)])
         return 0
     if argv[:1] == ["merge"] and len(argv) == 3:
         old = {(r["chart"], r["rule"], r["object"], r["reported"]): r for r in _read(argv[1])}

@@ -4,11 +4,12 @@ for that field.
 GPU020's pod without ``tolerations`` is rendered from a template such as ``{{- with
 .Values.worker.tolerations }} tolerations: ... {{- end }}``: the user adds the toleration to
 ``worker.tolerations`` in values.yaml, not to the template's ``spec:``. The template's block
-for the object is read for ``.Values.<path>.<field>`` (a static scan of its text); when it
-reads exactly one such path and the values file helm applies last that has it sets it
-empty (or, for a list that lacks an item, to the very list rendered), the finding goes to
-that values key, naming the template line that reads it. Otherwise it stays where the
-template reading put it.
+for the object is read for ``.Values.<path>.<field>`` (a static scan of its text, with the
+``define`` of each helper it ``include``s with its own context, ``include "x.scheduling"
+.``, from the chart's ``templates/*.tpl``); when it reads exactly one such path and the
+values file helm applies last that has it sets it empty (or, for a list that lacks an
+item, to the very list rendered), the finding goes to that values key, naming the template
+(or helper) line that reads it. Otherwise it stays where the template reading put it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 from gpulint.loader.document import Document
 from gpulint.model import Related, Span
-from gpulint.render.mapping import Place, label_of, lookup
+from gpulint.render.mapping import Place, label_of, lookup, read_text
 from gpulint.render.textmap import Template, find
 
 #: A rule's finding about a field an object lacks, or a list that lacks an item: by the key
@@ -72,15 +73,53 @@ def missing_field(
 
 #: Per template (each read once: :class:`Template`), what each object's block reads.
 _READ: weakref.WeakKeyDictionary[
-    Template, dict[tuple[Any, ...], tuple[tuple[str, ...], int] | None]
+    Template, dict[tuple[Any, ...], tuple[tuple[str, ...], int, str | None] | None]
 ]
 _READ = weakref.WeakKeyDictionary()
+#: ``include "name" .`` (or ``$``): a helper given the chart's own context, whose
+#: ``.Values`` are the template's.
+_INCLUDE = re.compile(r"""include\s+"([^"]+)"\s+[.$](?=\s*[|)}])""")
+_DEFINE = re.compile(r"""\{\{-?\s*define\s+"([^"]+)"\s*-?\}\}""")
+_BLOCK = re.compile(r"\{\{-?\s*(if|with|range|define|block|end)\b")
 
 
-def _read(t: Template, obj: tuple[Any, ...], field: str) -> tuple[tuple[str, ...], int] | None:
-    """The one values path ending in ``field`` the template's block for ``obj`` reads,
-    and the line that reads it (found once per template, object and field: a template that
-    renders many objects is not read again for each finding)."""
+def helpers(template: str) -> dict[str, tuple[str, int, str]]:
+    """The ``define``s of the chart a template is in (its ``templates/*.tpl``, one level):
+    by name, the file, the line the body starts at and the body (up to its ``end``)."""
+    folder = os.path.dirname(template)
+    while os.path.basename(folder) not in ("templates", "") and folder != os.path.dirname(folder):
+        folder = os.path.dirname(folder)
+    out: dict[str, tuple[str, int, str]] = {}
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".tpl"))
+    except OSError:
+        return out
+    for name in names:
+        path = os.path.join(folder, name)
+        text = read_text(path) or ""
+        for m in _DEFINE.finditer(text):
+            body = text[m.end() : _end_of(text, m.end())]
+            out.setdefault(m.group(1), (path, text.count("\n", 0, m.end()) + 1, body))
+    return out
+
+
+def _end_of(text: str, at: int) -> int:
+    """Where the block opened before ``at`` ends: its ``{{ end }}`` (or the text's end)."""
+    depth = 1
+    for m in _BLOCK.finditer(text, at):
+        depth += -1 if m.group(1) == "end" else 1
+        if depth == 0:
+            return m.start()
+    return len(text)
+
+
+def _read(
+    t: Template, obj: tuple[Any, ...], field: str, template: str = ""
+) -> tuple[tuple[str, ...], int, str | None] | None:
+    """The one values path ending in ``field`` the template's block for ``obj`` reads (or
+    a helper it includes with its own context reads), the line that reads it and the
+    helper's file (None: the template's own line); found once per template, object and
+    field: a template that renders many objects is not read again for each finding."""
     cache = _READ.setdefault(t, {})
     key = (*obj, field)
     if key in cache:
@@ -93,13 +132,25 @@ def _read(t: Template, obj: tuple[Any, ...], field: str) -> tuple[tuple[str, ...
     else:
         first, last = 1, len(t.raw)
     block = t.raw[first - 1 : last]
-    reads = field_reads("\n".join(block), field)
-    got = None
+    text = "\n".join(block)
+    included = [m.group(1) for m in _INCLUDE.finditer(text)]
+    defined = helpers(template) if template and included else {}
+    bodies = [defined[n] for n in included if n in defined]
+    if bodies:  # the helpers' reads are the block's; their names are no read of a field
+        text = _INCLUDE.sub("include", text) + "".join("\n" + b for _, _, b in bodies)
+    reads = field_reads(text, field)
+    got: tuple[tuple[str, ...], int, str | None] | None = None
     if reads is not None and len(reads) == 1:
         (ref,) = reads
-        dotted = ".".join(ref)
-        line = next((first + i for i, raw in enumerate(block) if f".Values.{dotted}" in raw), first)
-        got = (ref, line)
+        dotted = f".Values.{'.'.join(ref)}"
+        line = next((first + i for i, raw in enumerate(block) if dotted in raw), None)
+        if line is not None or not bodies:
+            got = (ref, line or first, None)
+        for path, start, body in bodies if line is None else ():
+            at = next((i for i, raw in enumerate(body.split("\n")) if dotted in raw), None)
+            if at is not None:
+                got = (ref, start + at, path)
+                break
     cache[key] = got
     return got
 
@@ -117,10 +168,11 @@ def missing_place(
     exactly one and the values file helm applies last that has it sets it empty (the field
     is ``ABSENT``) or to what was rendered (``written``); ``files`` as helm applies them,
     last first, each with the prefix of the template's values."""
-    read = _read(t, obj, field)
+    read = _read(t, obj, field, template)
     if read is None:
         return None
-    ref, line = read
+    ref, line, helper = read
+    reader = helper or template
     for file, prefix, doc in files:
         if doc is None:
             continue
@@ -130,16 +182,17 @@ def missing_place(
         if (value not in (None, [], {}, "")) if written is ABSENT else (value != written):
             return None  # not what was rendered: something else decides
         dotted = ".".join(ref)
-        used = os.path.relpath(template, chart)
+        used = os.path.relpath(reader, chart)
+        via = f", included by {os.path.relpath(template, chart)}" if helper else ""
         note = (
-            f" (used by {used}:{line} as .Values.{dotted}, which is empty here: the template "
-            f"writes {field} only from it)"
+            f" (used by {used}:{line}{via} as .Values.{dotted}, which is empty here: the "
+            f"template writes {field} only from it)"
             if written is ABSENT
-            else f" (used by {used}:{line} as .Values.{dotted}, which writes these {field})"
+            else f" (used by {used}:{line}{via} as .Values.{dotted}, which writes these {field})"
         )
         related = Related(
             "template",
-            label_of(template),
+            label_of(reader),
             Span(line, 1, line, 1),
             f"the template that reads .Values.{dotted}",
         )

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 from gpulint import codes
 from gpulint.loader.document import Document
 from gpulint.model import Finding, Related, Span
-from gpulint.render import ChartOptions, RenderOptions, fieldreads, textmap, valuemarks
+from gpulint.render import ChartOptions, RenderOptions, dupkeys, fieldreads, textmap, valuemarks
 from gpulint.render.helmrun import INSTALL_HELM as INSTALL_HELM
 
 # Running helm (argv, bounds, what it would read, its errors) is :mod:`gpulint.render.helmrun`'s;
@@ -56,6 +56,7 @@ from gpulint.render.mapping import (
 )
 from gpulint.render.schemaref import remote_schema_ref
 from gpulint.render.tools import ToolResult, find_tool
+from gpulint.render.unproven import noted
 
 if TYPE_CHECKING:
     from gpulint.render.helmsources import Archive
@@ -210,6 +211,13 @@ class HelmRendered(Rendered):
             return traced or Place(self.fallback(), Span(1, 1, 1, 1), resolved)
         kind = doc.data.get("kind") if doc and isinstance(doc.data, dict) else None
         resolved = resolved._replace(part=part_of(self.sources, finding.line, kind))
+        archived = resolved.archive is not None
+        if finding.rule == codes.DUPLICATE_KEY:  # at the repeat's template line, if written
+            t, shown = self._template(resolved), label_of(resolved.path)
+            files = [(f, p, self._values_doc(f)) for f, p in self._values_files(resolved)]
+            dup = dupkeys.duplicate_place(self.text, self._starts, finding, t, shown, files, doc)
+            if dup is not None:
+                return dup
         key = (resolved.real, finding.doc_path, on_key, finding.document)
         found = self._places.get(key)
         if found is None:
@@ -218,7 +226,8 @@ class HelmRendered(Rendered):
             found = self._places[key] = self._place(resolved, finding.doc_path, on_key, rendered)
         if found.related:  # on a values line already
             return found
-        return self._traced(finding, doc, on_key, resolved, found) or found
+        traced = self._traced(finding, doc, on_key, resolved, found)
+        return traced or noted(found, self._template(resolved), on_key, archived)
 
     def _traced(
         self,

@@ -16,12 +16,14 @@ from gpulint.model import Finding, Related, Span
 
 
 class Place(NamedTuple):
-    """Where a finding goes: a file, a span, what to add to its message, related places."""
+    """Where a finding goes: a file, a span, what to add to its message, related places,
+    and the message itself when the rendered one names a line of the output."""
 
     path: str
     span: Span
     note: str = ""
     related: tuple[Related, ...] = ()
+    message: str | None = None
 
 
 def read_text(path: str, limit: int = 4 << 20) -> str | None:
@@ -109,7 +111,7 @@ class Rendered:
                 f.span,
                 f"where it is in the output of `{self.command}`",
             )
-            message = f.message + where.note
+            message = (f.message if where.message is None else where.message) + where.note
             out.append(
                 f._replace(
                     path=where.path,

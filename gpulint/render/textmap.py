@@ -236,3 +236,16 @@ def _inserted(t: Template, first: int, last: int, above: int) -> tuple[str, ...]
                 assert m is not None
                 return tuple(m.group(1).strip(".").split("."))
     return None
+
+
+def copies(template: Template, parent: tuple[Any, ...], key: str) -> list[Line] | None:
+    """Every line that writes ``key`` among the children of ``parent`` (a key path), in
+    order: a key written twice under the same parent keys is two lines. None when the
+    parent itself is not written in the template."""
+    match = find(template, parent)
+    if match.depth != len(parent):
+        return None
+    start, end = match.block
+    lines = template.lines
+    column = lines[start].key_column if parent and isinstance(parent[-1], int) else None
+    return [lines[i] for i in _children(lines, start, end, column) if lines[i].key == key]
