@@ -36,7 +36,17 @@ import tempfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from gpulint.model import AddEntry, Change, DeleteKey, Finding, Fix, MoveKey, RenameKey, Repair
+from gpulint.model import (
+    AddEntry,
+    Change,
+    DeleteKey,
+    Edit,
+    Finding,
+    Fix,
+    MoveKey,
+    RenameKey,
+    Repair,
+)
 from gpulint.render.mapping import Place, load_documents, lookup, read_text
 
 if TYPE_CHECKING:
@@ -93,6 +103,8 @@ class ValuesFixer:
         self.notes: list[str] = []
         #: The keys of the findings the kept fixes removed.
         self.gone: set[Key] = set()
+        #: The rendered fixes of those findings: what the output is expected to become.
+        self.wanted: set[Edit] = set()
 
     # -- the whole chart or root -------------------------------------------------------------
     def fixes(self, moved: list[tuple[Finding, Place]]) -> list[Fix | None]:
@@ -121,7 +133,8 @@ class ValuesFixer:
             by_edits.setdefault((p.file, p.fix.edits), []).append(p)
         for group in by_edits.values():  # one edit that fixes several uses: checked once
             keys = {key_of(moved[p.index][0]) for p in group}
-            why = self.check(group[0], keys, current)
+            wants = {e for p in group for e in _rendered_fix(moved[p.index][0])}
+            why = self.check(group[0], keys, current, wants)
             for p in group:
                 f = moved[p.index][0]
                 if why is None:
@@ -152,9 +165,10 @@ class ValuesFixer:
                     )
         return out
 
-    def check(self, p: Planned, keys: set[Key], current: set[Key]) -> str | None:
+    def check(self, p: Planned, keys: set[Key], current: set[Key], wants: set[Edit]) -> str | None:
         """Render with the fix (and the fixes kept before it): ``None`` when the findings of
-        ``keys`` are gone and nothing new appears, else why the fix is refused."""
+        ``keys`` are gone, nothing new appears and the output is what the findings' own
+        fixes (``wants``, edits of the rendered text) make of it, else why it is refused."""
         from gpulint.fix.loop import apply
 
         old, now = self.changed.get(p.file, (p.text, p.text))
@@ -174,6 +188,16 @@ class ValuesFixer:
             return "rendered again with the fix, it still reports the finding"
         if after - current:
             return "rendered again with the fix, it reports a finding it did not before"
+        try:
+            expected = load_documents(apply(self.text, self.wanted | wants))
+        except ValueError:
+            return "another fix changes the same rendered lines first; run --fix again"
+        if [d.data for d in load_documents(output)] != [d.data for d in expected]:
+            return (
+                "rendered again with the fix, the output changes in other places too: "
+                "the value written there is used where this change is not wanted"
+            )
+        self.wanted |= wants
         self.changed[p.file] = (old, new)
         current.clear()
         current.update(after)
@@ -245,6 +269,10 @@ class ValuesFixer:
         elif self.notes:
             out.append(FileFix(chart, chart, 0, None, "", self.notes))
         return out
+
+
+def _rendered_fix(f: Finding) -> tuple[Edit, ...]:
+    return f.fix.edits if f.fix is not None else ()
 
 
 def _templated(path: str) -> bool:
@@ -374,7 +402,7 @@ def rerenderer(kind: str, folder: str, options: RenderOptions, trees: Trees) -> 
 
     root = project_root(folder)
     helm = kind == "helm"
-    top = os.path.abspath(folder) if helm else root
+    top = os.path.abspath(folder) if helm else _read_by(folder, trees)
     tool = (
         find_tool(options.helm, ("helm",), root)
         if helm
@@ -416,6 +444,31 @@ def rerenderer(kind: str, folder: str, options: RenderOptions, trees: Trees) -> 
         return copied(top, files, run)
 
     return rerender
+
+
+def _read_by(folder: str, trees: Trees) -> str:
+    """The folder holding everything a Kustomize root reads (its kustomizations, and the
+    files and folders they name, followed through every one)."""
+    from gpulint.render.trees import kustomization_file, read_kustomization
+
+    top = os.path.abspath(folder)
+    todo, seen, paths = [top], set(), [top]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        k = trees.kustomizations.get(current)
+        if k is None:
+            file = kustomization_file(current)
+            k = read_kustomization(current, file) if file else None
+        for ref in k.refs if k is not None else ():
+            if not ref.path:  # an inline patch
+                continue
+            paths.append(ref.path)
+            if os.path.isdir(ref.path):
+                todo.append(ref.path)
+    return os.path.commonpath(paths)
 
 
 def copied(
