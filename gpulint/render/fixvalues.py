@@ -30,6 +30,7 @@ copy as on the tree.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import tempfile
@@ -44,6 +45,7 @@ from gpulint.model import (
     Finding,
     Fix,
     MoveKey,
+    ObjectRef,
     RenameKey,
     Repair,
 )
@@ -186,17 +188,27 @@ class ValuesFixer:
         after = self.relint(output)
         if after & keys:
             return "rendered again with the fix, it still reports the finding"
-        if after - current:
-            return "rendered again with the fix, it reports a finding it did not before"
         try:
-            expected = load_documents(apply(self.text, self.wanted | wants))
+            expected = [d.data for d in load_documents(apply(self.text, self.wanted | wants))]
         except ValueError:
             return "another fix changes the same rendered lines first; run --fix again"
-        if [d.data for d in load_documents(output)] != [d.data for d in expected]:
+        got = [d.data for d in load_documents(output)]
+        own = {k[1].label() for k in keys if isinstance(k[1], ObjectRef)}
+        others = [
+            _name(a) or f"document {i + 1}"
+            for i, (a, b) in enumerate(itertools.zip_longest(got, expected))
+            if a != b and _name(a) not in own
+        ]
+        if others:
             return (
-                "rendered again with the fix, the output changes in other places too: "
-                "the value written there is used where this change is not wanted"
+                f"the value written there is also used by {', '.join(others)}, "
+                "which this change would change too"
             )
+        new_rules = sorted({k[0] for k in after - current})
+        if new_rules:
+            return f"rendered again with the fix, it reports {', '.join(new_rules)}"
+        if got != expected:
+            return "rendered again with the fix, the object differs from what the rule's fix makes"
         self.wanted |= wants
         self.changed[p.file] = (old, new)
         current.clear()
@@ -226,7 +238,7 @@ class ValuesFixer:
             raise NoFix("its rendered document was not found")
         base = _base(rendered.data, tuple(f.doc_path), doc.data, source_path)
         if base is None:
-            raise NoFix(f"the value written at {where.path}:{where.line} is not the rendered value")
+            raise NoFix(f"the value written at {where.path}:{where.span.line} is not the rendered value")
         rendered_base, source_base = base
         fixed_docs = load_documents(apply(self.text, f.fix.edits))
         new_doc = next((d for d in fixed_docs if d.index == f.document), None)
@@ -235,7 +247,7 @@ class ValuesFixer:
         old_sub = lookup(rendered.data, rendered_base)[1]
         present, new_sub = lookup(new_doc.data, rendered_base)
         if not present or _replaced(rendered.data, rendered_base, new_sub) != new_doc.data:
-            raise NoFix(f"its fix changes more than the value written at {where.path}:{where.line}")
+            raise NoFix(f"its fix changes more than the value written at {where.path}:{where.span.line}")
         changes = tuple(
             _rebase(c, source_base) for c in _changes(old_sub, new_sub, rendered_base, ())
         )
@@ -269,6 +281,14 @@ class ValuesFixer:
         elif self.notes:
             out.append(FileFix(chart, chart, 0, None, "", self.notes))
         return out
+
+
+def _name(data: Any) -> str | None:
+    """``Kind/name`` of the object a rendered document is (as findings name it), or None."""
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    name = meta.get("name") if isinstance(meta, dict) else None
+    kind = data.get("kind") if isinstance(data, dict) else None
+    return f"{kind}/{name}" if isinstance(kind, str) and isinstance(name, str) else None
 
 
 def _rendered_fix(f: Finding) -> tuple[Edit, ...]:
