@@ -239,12 +239,12 @@ def _lint_part(
 
         findings, fixed = fix_target(linter, target, fixing, read)
         return findings, None, fixed
-    if fixing is not None and rendertarget.rendering is not None:
-        if rendertarget.rendering[0].enabled:
-            # A rendered chart's or overlay's fixes are made where the values are written
-            # (values files, patches), checked by rendering again (gpulint.render.fixvalues).
-            findings, changed = rendertarget.fix_rendered(linter, target, fixing)
-            return findings, None, changed
+    run = rendertarget.rendering
+    if fixing is not None and run is not None and run[0].enabled:
+        # A rendered chart's or overlay's fixes are made where the values are written
+        # (values files, patches), checked by rendering again (gpulint.render.fixvalues).
+        findings, changed = rendertarget.fix_rendered(linter, target, fixing)
+        return findings, None, changed
     seen: list[LintedObject] | None = [] if collect else None
     return lint_target(linter, target, seen, read), seen, None
 

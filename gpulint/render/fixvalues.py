@@ -1,4 +1,5 @@
-"""``--fix`` / ``--diff`` with ``--render``: a rendered finding's fix made where its value is written.
+"""``--fix`` / ``--diff`` with ``--render``: a rendered finding's fix, made where its value is
+written.
 
 A rule's fix is planned on the rendered output (``helm template``, ``kubectl kustomize``), which
 no one edits. When a finding points at the line that writes its value (a chart's
@@ -21,19 +22,13 @@ the rendered value, the change reaches outside the value written there, the same
 used by several findings that want different changes, or the re-render still reports it.
 Nothing is written here: the caller writes the files (``--fix``) or prints the diff.
 
-The copy is made in a temporary folder: the chart's folder (``helm template`` reads only it
-and the ``--values`` files) or, for a Kustomize root, the repository without ``.git`` (bases
-are anywhere in it), at most :data:`MAX_COPY_FILES` files and :data:`MAX_COPY_BYTES` bytes.
-Symbolic links are copied as links, never followed, and the render's own checks run on the
-copy as on the tree.
+The copy a fix is rendered in is :mod:`gpulint.render.fixcopy`'s.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-import shutil
-import tempfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -55,18 +50,11 @@ if TYPE_CHECKING:
     from gpulint.fix.loop import FileFix
     from gpulint.loader.document import Document
     from gpulint.model import Path, Span
-    from gpulint.render import RenderOptions
-    from gpulint.render.trees import Trees
-
-#: The largest tree copied to re-render a fix (files, bytes).
-MAX_COPY_FILES = 5000
-MAX_COPY_BYTES = 64 << 20
+    from gpulint.render.fixcopy import Rerender
 
 #: A rendered finding, as far as re-linting can tell it again.
 Key = tuple[str, object, tuple[object, ...]]
 
-#: Renders the tree with some files' text replaced (absolute path -> text): the output, or why not.
-Rerender = Callable[[dict[str, str]], "str | None"]
 #: Lints a rendered output: the keys of its findings.
 Relint = Callable[[str], set[Key]]
 
@@ -92,7 +80,12 @@ class ValuesFixer:
     """Plans, checks and applies the fixes of one rendered chart or Kustomize root."""
 
     def __init__(
-        self, mode: str, rendered_text: str, docs: list[Document], rerender: Rerender, relint: Relint
+        self,
+        mode: str,
+        rendered_text: str,
+        docs: list[Document],
+        rerender: Rerender,
+        relint: Relint,
     ) -> None:
         self.mode = mode
         self.text = rendered_text
@@ -125,8 +118,8 @@ class ValuesFixer:
                 planned.append(self.plan(i, f, where))
             except NoFix as exc:
                 out[i] = Fix(f.fix.message, (), f.fix.applicability, str(exc))
-        for p, why in self.ambiguous(planned).items():
-            out[p.index] = p.fix._replace(edits=(), skipped=why)
+        for p, reason in self.ambiguous(planned).items():
+            out[p.index] = p.fix._replace(edits=(), skipped=reason)
             planned.remove(p)
         before = {key_of(f) for f, _ in moved}
         current = set(before)
@@ -138,18 +131,20 @@ class ValuesFixer:
             wants = {e for p in group for e in _rendered_fix(moved[p.index][0])}
             why = self.check(group[0], keys, current, wants)
             for p in group:
-                f = moved[p.index][0]
                 if why is None:
                     out[p.index] = p.fix
                     self.fixed += 1
                 else:
                     out[p.index] = p.fix._replace(edits=(), skipped=why)
         for (f, _), fix in zip(moved, out, strict=True):
-            if fix is not None and fix.skipped is not None and f.suppression is None:
-                if self.mode == "unsafe" or fix.applicability == "safe":
-                    self.notes.append(
-                        f"{f.path}:{f.line}:{f.column}: {f.rule} not fixed: {fix.skipped}"
-                    )
+            if (
+                fix is not None
+                and fix.skipped is not None
+                and f.suppression is None
+                and (self.mode == "unsafe" or fix.applicability == "safe")
+            ):
+                at = f"{f.path}:{f.line}:{f.column}"
+                self.notes.append(f"{at}: {f.rule} not fixed: {fix.skipped}")
         return out
 
     def ambiguous(self, planned: list[Planned]) -> dict[Planned, str]:
@@ -160,7 +155,8 @@ class ValuesFixer:
             for b in planned:
                 if a is b or a.file != b.file or a.fix.edits == b.fix.edits:
                     continue
-                if any(x.start < y.end and y.start < x.end for x in a.fix.edits for y in b.fix.edits):
+                pairs = itertools.product(a.fix.edits, b.fix.edits)
+                if any(x.start < y.end and y.start < x.end for x, y in pairs):
                     out[a] = (
                         "the value written there is used in several places that want "
                         "different changes"
@@ -224,10 +220,10 @@ class ValuesFixer:
 
         assert f.fix is not None
         if not any(r.kind == "template" for r in where.related) and _templated(where.path):
-            raise NoFix(f"its value is written in the template {where.path}, which is not edited")
+            raise NoFix("its value is written in the template itself, and templates are not edited")
         file = os.path.abspath(where.path)
         text = read_text(file)
-        if text is None or "{{" in text and _templated(where.path):
+        if text is None or ("{{" in text and _templated(where.path)):
             raise NoFix(f"{where.path} cannot be edited")
         found = _path_at(load_documents(text), where.span)
         if found is None:
@@ -237,8 +233,9 @@ class ValuesFixer:
         if rendered is None:
             raise NoFix("its rendered document was not found")
         base = _base(rendered.data, tuple(f.doc_path), doc.data, source_path)
+        at = f"{where.path}:{where.span.line}"
         if base is None:
-            raise NoFix(f"the value written at {where.path}:{where.span.line} is not the rendered value")
+            raise NoFix(f"the value written at {at} is not the rendered value")
         rendered_base, source_base = base
         fixed_docs = load_documents(apply(self.text, f.fix.edits))
         new_doc = next((d for d in fixed_docs if d.index == f.document), None)
@@ -247,7 +244,7 @@ class ValuesFixer:
         old_sub = lookup(rendered.data, rendered_base)[1]
         present, new_sub = lookup(new_doc.data, rendered_base)
         if not present or _replaced(rendered.data, rendered_base, new_sub) != new_doc.data:
-            raise NoFix(f"its fix changes more than the value written at {where.path}:{where.span.line}")
+            raise NoFix(f"its fix changes more than the value written at {at}")
         changes = tuple(
             _rebase(c, source_base) for c in _changes(old_sub, new_sub, rendered_base, ())
         )
@@ -305,9 +302,8 @@ def _path_at(docs: list[Document], span: Span) -> tuple[Document, Path] | None:
     for doc in docs:
         best: Path | None = None
         for path, (key, value) in doc.positions.items():
-            if key == span or value == span:
-                if best is None or len(path) > len(best):
-                    best = path
+            if (key == span or value == span) and (best is None or len(path) > len(best)):
+                best = path
         if best is not None:
             return doc, best
     return None
@@ -352,18 +348,26 @@ def _replaced(data: Any, path: Path, value: Any) -> Any:
 
 
 def _changes(old: Any, new: Any, base: Path, at: Path) -> list[Change]:
-    """``old`` -> ``new`` (the values at ``base``) as changes of paths relative to it."""
+    """``old`` -> ``new`` (the values at ``base``) as changes of paths relative to it: what
+    is removed and added anywhere under it, a value that went elsewhere as a rename or move."""
+    removed: list[tuple[Path, Any]] = []
+    added: list[tuple[Path, Any]] = []
+    _walk(old, new, at, removed, added)
+    return _paired(removed, added)
+
+
+def _walk(
+    old: Any, new: Any, at: Path, removed: list[tuple[Path, Any]], added: list[tuple[Path, Any]]
+) -> None:
     if old == new:
-        return []
+        return
     if not (isinstance(old, dict) and isinstance(new, dict)):
         raise NoFix("its fix rewrites a value in place")
-    removed = [((*at, k), v) for k, v in old.items() if k not in new]
-    added = [((*at, k), v) for k, v in new.items() if k not in old]
-    out: list[Change] = []
+    removed.extend(((*at, k), v) for k, v in old.items() if k not in new)
+    added.extend(((*at, k), v) for k, v in new.items() if k not in old)
     for k in old:
         if k in new:
-            out.extend(_changes(old[k], new[k], base, (*at, k)))
-    return _paired(removed, added) + out
+            _walk(old[k], new[k], (*at, k), removed, added)
 
 
 def _paired(removed: list[tuple[Path, Any]], added: list[tuple[Path, Any]]) -> list[Change]:
@@ -375,7 +379,7 @@ def _paired(removed: list[tuple[Path, Any]], added: list[tuple[Path, Any]]) -> l
             chain: list[object] = []
             inner = new_value
             while inner != value and isinstance(inner, dict) and len(inner) == 1:
-                (k, inner), = inner.items()
+                ((k, inner),) = inner.items()
                 chain.append(k)
             if inner != value:
                 continue
@@ -406,124 +410,3 @@ def _rebase(change: Change, base: Path) -> Change:
     if isinstance(change, AddEntry):
         return change._replace(mapping=(*base, *change.mapping))
     raise NoFix(f"its fix is a {type(change).__name__}")
-
-
-# -- the copy a fix is rendered in ----------------------------------------------------------
-
-
-def rerenderer(kind: str, folder: str, options: RenderOptions, trees: Trees) -> Rerender:
-    """How the target is rendered again with some files changed: on a copy (module doc),
-    with the program the run found for the real tree and the chart's options."""
-    from gpulint.render import ChartOptions
-    from gpulint.render import RenderOptions as Options
-    from gpulint.render.tools import find_tool
-    from gpulint.render.trees import Trees as Fresh
-    from gpulint.render.trees import inside, project_root
-
-    root = project_root(folder)
-    helm = kind == "helm"
-    top = os.path.abspath(folder) if helm else _read_by(folder, trees)
-    tool = (
-        find_tool(options.helm, ("helm",), root)
-        if helm
-        else find_tool(options.kustomize, ("kubectl", "kustomize"), root)
-    )
-    chart = options.for_chart(folder)
-    where = os.path.relpath(os.path.abspath(folder), top)
-
-    def run(copy: str, moved: dict[str, str]) -> str | None:
-        here = os.path.normpath(os.path.join(copy, where))
-        if not helm:
-            from gpulint.render import kustomize
-
-            opts = Options(True, None, tool, None, None, options.deadline)
-            built = kustomize.render(here, opts, Fresh(True))
-            return built if isinstance(built, str) else None
-        from gpulint.render import helm as helm_render
-
-        values = []
-        for v in chart.values:
-            a = os.path.abspath(v)
-            values.append(
-                moved.get(a) or (os.path.join(copy, os.path.relpath(a, top)) if inside(a, top) else a)
-            )
-        same = ChartOptions(
-            tuple(values),
-            chart.set,
-            chart.kube_version,
-            chart.release_name,
-            chart.namespace,
-            chart.configured_set,
-        )
-        out = helm_render.render(here, Options(True, tool, None, same, None, options.deadline))
-        return out if isinstance(out, str) else None
-
-    def rerender(files: dict[str, str]) -> str | None:
-        if tool is None:
-            return None
-        return copied(top, files, run)
-
-    return rerender
-
-
-def _read_by(folder: str, trees: Trees) -> str:
-    """The folder holding everything a Kustomize root reads (its kustomizations, and the
-    files and folders they name, followed through every one)."""
-    from gpulint.render.trees import kustomization_file, read_kustomization
-
-    top = os.path.abspath(folder)
-    todo, seen, paths = [top], set(), [top]
-    while todo:
-        current = todo.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        k = trees.kustomizations.get(current)
-        if k is None:
-            file = kustomization_file(current)
-            k = read_kustomization(current, file) if file else None
-        for ref in k.refs if k is not None else ():
-            if not ref.path:  # an inline patch
-                continue
-            paths.append(ref.path)
-            if os.path.isdir(ref.path):
-                todo.append(ref.path)
-    return os.path.commonpath(paths)
-
-
-def copied(
-    top: str, files: dict[str, str], run: Callable[[str, dict[str, str]], str | None]
-) -> str | None:
-    """``run`` on a copy of the folder ``top`` in which ``files`` (absolute paths) hold the
-    given text (a file outside ``top``, a ``--values`` file, is written beside the copy);
-    ``run`` gets the copy's folder and where each of ``files`` is. ``None`` when the copy
-    would be too big."""
-    top = os.path.abspath(top)
-    count, size = 0, 0
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = [d for d in dirnames if d != ".git"]
-        count += len(filenames)
-        for name in filenames:
-            try:
-                size += os.lstat(os.path.join(dirpath, name)).st_size
-            except OSError:
-                pass
-        if count > MAX_COPY_FILES or size > MAX_COPY_BYTES:
-            return None
-    with tempfile.TemporaryDirectory(prefix="gpulint-fix-") as tmp:
-        copy = os.path.join(tmp, "tree")
-        shutil.copytree(top, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-        os.mkdir(os.path.join(copy, ".git"))  # the copy is its own repository
-        moved: dict[str, str] = {}
-        for n, (path, text) in enumerate(sorted(files.items())):
-            rel = os.path.relpath(path, top)
-            if rel == os.pardir or rel.startswith(os.pardir + os.sep):
-                dest = os.path.join(tmp, f"values-{n}.yaml")
-            else:
-                dest = os.path.join(copy, rel)
-                if os.path.islink(dest):
-                    return None
-            with open(dest, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-            moved[path] = dest
-        return run(copy, moved)

@@ -113,7 +113,8 @@ class Rendered:
             except Exception:  # mapping is best effort: the finding is kept, at the chart
                 where = Place(self.fallback(), Span(1, 1, 1, 1))
             places.append(where)
-        moved = [(f._replace(path=w.path, span=w.span), w) for f, w in zip(findings, places)]
+        pairs = zip(findings, places, strict=True)
+        moved = [(f._replace(path=w.path, span=w.span), w) for f, w in pairs]
         carried = fixes(moved) if fixes is not None else [None] * len(findings)
         out = []
         for f, where, fix in zip(findings, places, carried, strict=True):

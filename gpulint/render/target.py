@@ -101,7 +101,8 @@ def fix_rendered(
     mode and whether only the diff is wanted), and what fixing changed, per file
     (:mod:`gpulint.render.fixvalues`). With ``--fix`` the findings the fixes removed are
     left out: the re-render of the fixed files no longer reports them."""
-    from gpulint.render.fixvalues import ValuesFixer, key_of, rerenderer
+    from gpulint.render.fixcopy import rerenderer
+    from gpulint.render.fixvalues import ValuesFixer, key_of
 
     rendered = _rendered(linter, target, None)
     if isinstance(rendered, list):
