@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpulint.model import (
     AddEntry,
+    AppendItem,
     Change,
     DeleteKey,
     Edit,
@@ -44,7 +45,7 @@ from gpulint.model import (
     RenameKey,
     Repair,
 )
-from gpulint.render.mapping import Place, load_documents, lookup, read_text
+from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
 
 if TYPE_CHECKING:
     from gpulint.fix.loop import FileFix
@@ -86,7 +87,11 @@ class ValuesFixer:
         docs: list[Document],
         rerender: Rerender,
         relint: Relint,
+        folder: str = "",
+        readers: Callable[[str], list[str]] = lambda path: [],
     ) -> None:
+        #: The chart or root (absolute), and the other roots that read a file.
+        self.folder, self.readers = os.path.abspath(folder), readers
         self.mode = mode
         self.text = rendered_text
         self.docs = docs
@@ -222,6 +227,14 @@ class ValuesFixer:
         if not any(r.kind == "template" for r in where.related) and _templated(where.path):
             raise NoFix("its value is written in the template itself, and templates are not edited")
         file = os.path.abspath(where.path)
+        others = [label_of(r) for r in self.readers(file) if r != self.folder]
+        if others:
+            shown = ", ".join(others[:3]) + (
+                f" and {len(others) - 3} more" if len(others) > 3 else ""
+            )
+            raise NoFix(
+                f"{where.path} is also built by {shown}, which this change would change too"
+            )
         text = read_text(file)
         if text is None or ("{{" in text and _templated(where.path)):
             raise NoFix(f"{where.path} cannot be edited")
@@ -232,24 +245,25 @@ class ValuesFixer:
         rendered = next((d for d in self.docs if d.index == f.document), None)
         if rendered is None:
             raise NoFix("its rendered document was not found")
-        base = _base(rendered.data, tuple(f.doc_path), doc.data, source_path)
         at = f"{where.path}:{where.span.line}"
-        if base is None:
-            raise NoFix(f"the value written at {at} is not the rendered value")
-        rendered_base, source_base = base
         fixed_docs = load_documents(apply(self.text, f.fix.edits))
         new_doc = next((d for d in fixed_docs if d.index == f.document), None)
         if new_doc is None or len(fixed_docs) != len(self.docs):
             raise NoFix("its fix changes the rendered documents")
-        old_sub = lookup(rendered.data, rendered_base)[1]
-        present, new_sub = lookup(new_doc.data, rendered_base)
-        if not present or _replaced(rendered.data, rendered_base, new_sub) != new_doc.data:
-            raise NoFix(f"its fix changes more than the value written at {at}")
-        changes = tuple(
-            _rebase(c, source_base) for c in _changes(old_sub, new_sub, rendered_base, ())
-        )
-        if not changes:
-            raise NoFix("its fix changes nothing there")
+        path = tuple(f.doc_path)
+        strict = _base(rendered.data, path, doc.data, source_path)
+        aligned = _aligned(rendered.data, path, doc.data, source_path)
+        if strict is None and aligned is None:
+            raise NoFix(f"the value written at {at} is not the rendered value")
+        changes: tuple[Change, ...] = ()
+        for base in dict.fromkeys(b for b in (strict, aligned) if b is not None):
+            try:
+                changes = _changes_at(rendered.data, new_doc.data, doc.data, base, at)
+                break
+            except NoFix as exc:
+                why = exc
+        else:
+            raise why
         repair = Repair(f.fix.message, changes, f.fix.applicability)
         fix = plan(Source(text), doc, repair)
         if fix.skipped is not None:
@@ -336,6 +350,52 @@ def _base(
     return best
 
 
+def _aligned(
+    rendered: Any, path: tuple[object, ...], source: Any, source_path: Path
+) -> tuple[Path, Path] | None:
+    """The highest mappings above the finding's path and the written place that the same
+    keys lead down from (an object in a Kustomize base and the same object rendered, which
+    a transformer changed elsewhere): the fix's changes are then checked one by one. Only
+    for a written document shaped as the object (paths of one length: a resource, a patch),
+    never for a values file."""
+    if len(path) != len(source_path):
+        return None
+    common = 0
+    while (
+        common < min(len(path), len(source_path))
+        and path[len(path) - 1 - common] == source_path[len(source_path) - 1 - common]
+    ):
+        common += 1
+    for up in range(common, -1, -1):
+        r, s = path[: len(path) - up], source_path[: len(source_path) - up]
+        here, r_value = lookup(rendered, r)
+        there, s_value = lookup(source, s)
+        if here and there and isinstance(r_value, dict) and isinstance(s_value, dict):
+            return r, s
+    return None
+
+
+def _changes_at(
+    old: Any, new: Any, source: Any, base: tuple[Path, Path], at: str
+) -> tuple[Change, ...]:
+    """The fix (``old`` -> ``new``, the rendered document) as changes of the written
+    document ``source`` under ``base`` (rendered, written): nothing may change outside it,
+    and what a change removes or moves is written there as it is rendered."""
+    rendered_base, source_base = base
+    old_sub = lookup(old, rendered_base)[1]
+    present, new_sub = lookup(new, rendered_base)
+    if not present or _replaced(old, rendered_base, new_sub) != new:
+        raise NoFix(f"its fix changes more than the value written at {at}")
+    changes = []
+    for c in _changes(old_sub, new_sub, rendered_base, ()):
+        if isinstance(c, RenameKey | DeleteKey | MoveKey):
+            here = lookup(old_sub, c.path)
+            if lookup(source, (*source_base, *c.path)) != here:
+                raise NoFix(f"the value written at {at} is not the rendered value")
+        changes.append(_rebase(c, source_base))
+    return tuple(changes)
+
+
 def _replaced(data: Any, path: Path, value: Any) -> Any:
     if not path:
         return value
@@ -360,6 +420,11 @@ def _walk(
     old: Any, new: Any, at: Path, removed: list[tuple[Path, Any]], added: list[tuple[Path, Any]]
 ) -> None:
     if old == new:
+        return
+    if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old):
+        for i, item in enumerate(old):
+            _walk(item, new[i], (*at, i), removed, added)
+        added.extend(((*at, len(old) + n), v) for n, v in enumerate(new[len(old) :]))
         return
     if not (isinstance(old, dict) and isinstance(new, dict)):
         raise NoFix("its fix rewrites a value in place")
@@ -396,8 +461,9 @@ def _paired(removed: list[tuple[Path, Any]], added: list[tuple[Path, Any]]) -> l
         else:
             out.append(DeleteKey(path, prune=0))
     for to, value in rest:
-        if not isinstance(to[-1], str):
-            raise NoFix("its fix adds to a sequence")
+        if isinstance(to[-1], int):  # items appended, in order
+            out.append(AppendItem(to[:-1], value))
+            continue
         out.append(AddEntry(to[:-1], to[-1], value))
     return out
 
@@ -409,4 +475,6 @@ def _rebase(change: Change, base: Path) -> Change:
         return change._replace(path=(*base, *change.path), to=(*base, *change.to))
     if isinstance(change, AddEntry):
         return change._replace(mapping=(*base, *change.mapping))
+    if isinstance(change, AppendItem):
+        return change._replace(sequence=(*base, *change.sequence))
     raise NoFix(f"its fix is a {type(change).__name__}")

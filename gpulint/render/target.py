@@ -7,6 +7,7 @@ rendering itself is :mod:`gpulint.render`'s.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gpulint import codes
@@ -115,7 +116,19 @@ def fix_rendered(
 
     assert rendering is not None
     again = rerenderer(target.render or "", target.path or label, *rendering)
-    fixer = ValuesFixer(fixing[0], rendered.text, rendered.documents, again, relint)
+    folder = target.path or label
+    trees = rendering[1]
+    readers: Callable[[str], list[str]] = lambda path: []  # noqa: E731
+    if target.render == "kustomize":
+        from gpulint.render.trees import project_root
+
+        # A base other roots of the repository build too is theirs as well: every root
+        # that reads a file is known before it is edited.
+        trees.scan(project_root(folder))
+        readers = trees.readers
+    fixer = ValuesFixer(
+        fixing[0], rendered.text, rendered.documents, again, relint, folder, readers
+    )
     findings = _lint(linter, label, rendered, None, fixer.fixes)
     changed = fixer.file_fixes(label, fixing[1])
     if not fixing[1]:

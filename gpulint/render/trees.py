@@ -428,6 +428,13 @@ class Trees:
                 return RenderTarget("kustomize", dirpath)
         return None
 
+    def readers(self, path: str) -> list[str]:
+        """The built Kustomize roots that read the file (through their bases too)."""
+        if not self.render or not self.kustomizations:
+            return []
+        path = os.path.abspath(path)
+        return sorted(r for r in self._index()[0] if path in self.consumed_by(r))
+
     def consumed(self, path: str) -> bool:
         """Is the file part of a Kustomize root that is built (so not linted alone)?"""
         if not self.render or not self.kustomizations:
