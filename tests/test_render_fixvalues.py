@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from gpulint.render.fixvalues import _changes
 from gpulint.model import AddEntry, DeleteKey, MoveKey, RenameKey
+from gpulint.render.fixvalues import _changes
 from tests.conftest import FIXTURES, ROOT, gpulint_in_process
 from tests.externals import needs_kustomize
 from tests.test_render_exec import HELMS
@@ -74,10 +74,12 @@ def test_fix_writes_the_values_file(helm_path: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("helm_path", HELMS)
 def test_fix_writes_the_values_file_given_with_values(helm_path: str, tmp_path: Path) -> None:
     chart = _copy(tmp_path, "serving")
-    shown = _run(helm_path, "--values", "serving/values-h100.yaml", "--diff", "serving", cwd=tmp_path)
+    shown = _run(
+        helm_path, "--values", "serving/values-h100.yaml", "--diff", "serving", cwd=tmp_path
+    )
     assert shown.returncode == 1, shown.stdout + shown.stderr
     assert shown.stdout.startswith("--- serving/values-h100.yaml\n"), shown.stdout
-    proc = _run(helm_path, "--values", "serving/values-h100.yaml", "--fix", "serving", cwd=tmp_path)
+    proc = _run(helm_path, *h100, "--fix", "serving", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (chart / "values-h100.yaml").read_text() == (
         "# H100 nodes: one GPU per replica.\n"
@@ -171,3 +173,20 @@ def test_changes_are_written_as_the_repair_kinds() -> None:
         DeleteKey(("b",), prune=0),
         AddEntry((), "c", 3),
     ]
+
+
+@needs_kustomize
+def test_a_base_two_overlays_build_gets_no_fix(tmp_path: Path) -> None:
+    tree = _copy(tmp_path, "shared")
+    proc = _run(None, "--diff", "shared/overlays/staging", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout == ""
+    assert (
+        "shared/base/job.yaml:18:15: GPU001 not fixed: the file is also built into "
+        "shared/overlays/production, which this change would change too"
+    ) in proc.stderr
+    fixed = _run(None, "--fix", "shared", cwd=tmp_path)
+    assert fixed.returncode == 1, fixed.stdout + fixed.stderr
+    assert (tree / "base" / "job.yaml").read_text() == (
+        CASES / "shared" / "base" / "job.yaml"
+    ).read_text()

@@ -232,9 +232,7 @@ class ValuesFixer:
             shown = ", ".join(others[:3]) + (
                 f" and {len(others) - 3} more" if len(others) > 3 else ""
             )
-            raise NoFix(
-                f"{where.path} is also built by {shown}, which this change would change too"
-            )
+            raise NoFix(f"the file is also built into {shown}, which this change would change too")
         text = read_text(file)
         if text is None or ("{{" in text and _templated(where.path)):
             raise NoFix(f"{where.path} cannot be edited")
