@@ -74,9 +74,8 @@ def test_fix_writes_the_values_file(helm_path: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("helm_path", HELMS)
 def test_fix_writes_the_values_file_given_with_values(helm_path: str, tmp_path: Path) -> None:
     chart = _copy(tmp_path, "serving")
-    shown = _run(
-        helm_path, "--values", "serving/values-h100.yaml", "--diff", "serving", cwd=tmp_path
-    )
+    h100 = ["--values", "serving/values-h100.yaml"]
+    shown = _run(helm_path, *h100, "--diff", "serving", cwd=tmp_path)
     assert shown.returncode == 1, shown.stdout + shown.stderr
     assert shown.stdout.startswith("--- serving/values-h100.yaml\n"), shown.stdout
     proc = _run(helm_path, *h100, "--fix", "serving", cwd=tmp_path)
