@@ -189,3 +189,27 @@ def test_a_base_two_overlays_build_gets_no_fix(tmp_path: Path) -> None:
     assert (tree / "base" / "job.yaml").read_text() == (
         CASES / "shared" / "base" / "job.yaml"
     ).read_text()
+
+
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_two_fixes_in_one_values_file_traced_through_a_range(helm_path: str) -> None:
+    proc = _run(helm_path, "--diff", str(REL / "jobs"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    values = f"{REL}/jobs/values.yaml"
+    assert proc.stdout == (
+        f"--- {values}\n+++ {values}\n"
+        "@@ -2,9 +2,10 @@\n"
+        " trainer:\n"
+        "   resources:\n"
+        "-    requests:\n"
+        "+    limits:\n"
+        "       nvidia.com/gpu: 2\n"
+        " evaluator:\n"
+        "   resources:\n"
+        "+    limits:\n"
+        "+      nvidia.com/gpu: 1\n"
+        "     requests:\n"
+        "-      nvidia.com/gpu: 1\n"
+        "       cpu: 2\n"
+    )
+    assert proc.stderr.endswith("Would fix 2 problems.\n"), proc.stderr

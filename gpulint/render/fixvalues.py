@@ -105,6 +105,8 @@ class ValuesFixer:
         self.gone: set[Key] = set()
         #: The rendered fixes of those findings: what the output is expected to become.
         self.wanted: set[Edit] = set()
+        #: The edits kept, per file (planned on its text as read).
+        self.edits: dict[str, list[Edit]] = {}
 
     # -- the whole chart or root -------------------------------------------------------------
     def fixes(self, moved: list[tuple[Finding, Place]]) -> list[Fix | None]:
@@ -163,8 +165,8 @@ class ValuesFixer:
                 pairs = itertools.product(a.fix.edits, b.fix.edits)
                 if any(x.start < y.end and y.start < x.end for x, y in pairs):
                     out[a] = (
-                        "the value written there is used in several places that want "
-                        "different changes"
+                        "the lines written there are what several findings are about, and "
+                        "their fixes change them differently"
                     )
         return out
 
@@ -174,13 +176,11 @@ class ValuesFixer:
         fixes (``wants``, edits of the rendered text) make of it, else why it is refused."""
         from gpulint.fix.loop import apply
 
-        old, now = self.changed.get(p.file, (p.text, p.text))
-        try:
-            new = apply(now, p.fix.edits) if now == p.text else None
-        except ValueError:
-            new = None
-        if new is None:  # an earlier fix changed the file: this one waits for another run
-            return "another fix changes the same file first; run --fix again"
+        kept = self.edits.get(p.file, [])
+        try:  # the fixes of one file are all planned on its text as it is
+            new = apply(p.text, [*kept, *p.fix.edits])
+        except ValueError:  # they overlap: this one waits for the next run
+            return "another fix changes the same lines first; run --fix again"
         files = {path: text for path, (_, text) in self.changed.items()}
         files[p.file] = new
         output = self.rerender(files)
@@ -211,7 +211,8 @@ class ValuesFixer:
         if got != expected:
             return "rendered again with the fix, the object differs from what the rule's fix makes"
         self.wanted |= wants
-        self.changed[p.file] = (old, new)
+        self.edits[p.file] = [*kept, *p.fix.edits]
+        self.changed[p.file] = (p.text, new)
         current.clear()
         current.update(after)
         self.gone |= keys
