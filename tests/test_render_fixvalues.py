@@ -198,7 +198,8 @@ def test_two_fixes_in_one_values_file_traced_through_a_range(helm_path: str) -> 
     values = f"{REL}/jobs/values.yaml"
     assert proc.stdout == (
         f"--- {values}\n+++ {values}\n"
-        "@@ -2,9 +2,10 @@\n"
+        "@@ -1,10 +1,11 @@\n"
+        " # One Job per entry: templates/jobs.yaml ranges over them.\n"
         " trainer:\n"
         "   resources:\n"
         "-    requests:\n"
