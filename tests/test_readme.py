@@ -94,6 +94,9 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
     ("docs/rendering.md", "Helm charts and Kustomize overlays", "yaml", 0): (
         "test_the_render_configuration_example"
     ),
+    ("docs/rendering.md", "Helm charts and Kustomize overlays", "console", 1): (
+        "test_the_render_fix_example"
+    ),
     (
         "docs/suppressing.md",
         "Suppressing findings",
@@ -698,6 +701,20 @@ def _chart_project(tmp_path: Path) -> Path:
 def test_the_render_example(tmp_path: Path) -> None:
     project = _chart_project(tmp_path)
     b = block("docs/rendering.md", "Helm charts and Kustomize overlays", "console", 0)
+    helm_dir = str(Path(str(helm())).parent)
+    for command, expected in console(b.text):
+        proc = shell(command, project, PATH=helm_dir + os.pathsep + _env()["PATH"])
+        assert "Traceback" not in proc.stderr, proc.stderr
+        assert_output(expected, proc.stdout + proc.stderr, b.shortened, f"{b.doc}:{b.line}")
+        assert proc.returncode == 1
+
+
+@needs_helm
+def test_the_render_fix_example(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    shutil.copytree(ROOT / "tests" / "fixtures" / "render" / "fixvalues" / "trainer",
+                    project / "charts" / "trainer")  # fmt: skip
+    b = block("docs/rendering.md", "Helm charts and Kustomize overlays", "console", 1)
     helm_dir = str(Path(str(helm())).parent)
     for command, expected in console(b.text):
         proc = shell(command, project, PATH=helm_dir + os.pathsep + _env()["PATH"])

@@ -20,7 +20,7 @@ from gpulint.lint.engine import Linter
 from gpulint.loader.stream import load_library
 from gpulint.loader.target import Read, collector_paused, read_target
 from gpulint.model import Finding, LintedObject
-from gpulint.render.target import lint_rendered
+from gpulint.render.target import fix_rendered, lint_rendered
 from gpulint.report import Report
 from gpulint.util import startup
 from gpulint.util.discover import Target
@@ -169,10 +169,10 @@ def run(
         for findings, objects, fixed in results:
             if rendering is not None and rendering[0].enabled:
                 findings = _first_time(findings, rendered)
-            if fixed is not None:
-                report.fixed += fixed.fixed
+            for one in fixed if isinstance(fixed, list) else () if fixed is None else (fixed,):
+                report.fixed += one.fixed
                 if on_fix is not None:
-                    on_fix(fixed)
+                    on_fix(one)
             if prepare is not None:
                 findings = prepare(findings)
             report.extend(findings)
@@ -210,7 +210,8 @@ _worker_linter: Linter | None = None
 _Task = tuple[Target, "Read | None", bool, "Fixing | None"]
 #: What linting one file gives back: its findings, the objects linted when asked, and
 #: what fixing it changed when asked.
-_Result = tuple[list[Finding], "list[LintedObject] | None", "FileFix | None"]
+#: A rendered chart or overlay may change several files (values.yaml, a -f file, patches).
+_Result = tuple[list[Finding], "list[LintedObject] | None", "FileFix | list[FileFix] | None"]
 
 
 def _lint_one(
@@ -233,13 +234,17 @@ def _lint_part(
     linter: Linter, target: Target, collect: bool, read: Read | None, fixing: Fixing | None
 ) -> _Result:
     if fixing is not None and target.render is None:
-        # A rendered chart or overlay is not fixed: its findings point at templates and
-        # values, and an edit of the rendered text has no file to go to.
         # --fix records no objects: the JUnit format's passing checks are of a plain run.
         from gpulint.lint.fixtarget import fix_target  # only --fix and --diff need it
 
         findings, fixed = fix_target(linter, target, fixing, read)
         return findings, None, fixed
+    run = linter.rendering
+    if fixing is not None and run is not None and run[0].enabled:
+        # A rendered chart's or overlay's fixes are made where the values are written
+        # (values files, patches), checked by rendering again (gpulint.render.fixvalues).
+        findings, changed = fix_rendered(linter, target, fixing)
+        return findings, None, changed
     seen: list[LintedObject] | None = [] if collect else None
     return lint_target(linter, target, seen, read), seen, None
 

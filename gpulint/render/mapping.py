@@ -9,10 +9,11 @@ file and line that came from; every finding keeps the rendered place as a relate
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from gpulint.loader.document import Document
-from gpulint.model import Finding, Related, Span
+from gpulint.model import Finding, Fix, Related, Span
 
 
 class Place(NamedTuple):
@@ -24,6 +25,10 @@ class Place(NamedTuple):
     note: str = ""
     related: tuple[Related, ...] = ()
     message: str | None = None
+
+
+#: Each finding (at its source place) -> its fix in that file, or None (``Rendered.remap``).
+Fixes = Callable[[list[tuple[Finding, "Place"]]], list[Fix | None]]
 
 
 def read_text(path: str, limit: int = 4 << 20) -> str | None:
@@ -98,13 +103,23 @@ class Rendered:
     def place(self, finding: Finding) -> Place:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def remap(self, findings: list[Finding]) -> list[Finding]:
-        out = []
+    def remap(self, findings: list[Finding], fixes: Fixes | None = None) -> list[Finding]:
+        """``findings`` moved to their source files. Their fixes count in the rendered
+        text and are dropped, unless ``fixes`` (``--fix`` / ``--diff``:
+        :mod:`gpulint.render.fixvalues`) gives each its fix in the source file, or why it
+        has none (``Fix.skipped``, also said at the end of the message)."""
+        places = []
         for f in findings:
             try:
                 where = self.place(f)
             except Exception:  # mapping is best effort: the finding is kept, at the chart
                 where = Place(self.fallback(), Span(1, 1, 1, 1))
+            places.append(where)
+        pairs = zip(findings, places, strict=True)
+        moved = [(f._replace(path=w.path, span=w.span), w) for f, w in pairs]
+        carried = fixes(moved) if fixes is not None else [None] * len(findings)
+        out = []
+        for f, where, fix in zip(findings, places, carried, strict=True):
             rendered = Related(
                 "rendered",
                 self.label,
@@ -112,6 +127,8 @@ class Rendered:
                 f"where it is in the output of `{self.command}`",
             )
             message = (f.message if where.message is None else where.message) + where.note
+            if fix is not None and fix.skipped is not None:
+                message += f" (no fix: {fix.skipped})"
             out.append(
                 f._replace(
                     path=where.path,
@@ -119,7 +136,7 @@ class Rendered:
                     message=message,
                     # The rule's own (a ConfigMap key in the same output) are kept.
                     related=(*where.related, *f.related, rendered),
-                    fix=None,  # its edits count in the rendered text
+                    fix=fix,
                 )
             )
         out.sort(key=Finding.sort_key)

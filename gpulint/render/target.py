@@ -7,6 +7,7 @@ rendering itself is :mod:`gpulint.render`'s.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gpulint import codes
@@ -15,10 +16,11 @@ from gpulint.loader.target import collector_paused
 from gpulint.model import Finding, LintedObject, Span
 
 if TYPE_CHECKING:
+    from gpulint.fix.loop import FileFix
     from gpulint.lint.engine import Linter
     from gpulint.render import RenderOptions
     from gpulint.render.kustomize import Failure
-    from gpulint.render.mapping import Rendered
+    from gpulint.render.mapping import Fixes, Rendered
     from gpulint.render.trees import Trees
     from gpulint.util.discover import Target
 
@@ -40,6 +42,16 @@ def lint_rendered(
     file and line it names, and the kustomizations a failing root builds on linted alone:
     :func:`_unbuilt`); the rest of the run goes on.
     """
+    rendered = _rendered(linter, target, seen)
+    if isinstance(rendered, list):
+        return rendered
+    return _lint(linter, target.label, rendered, seen)
+
+
+def _rendered(
+    linter: Linter, target: Target, seen: list[LintedObject] | None
+) -> Rendered | list[Finding]:
+    """The target rendered, or the findings of why it is not."""
     from gpulint.render import RenderOptions
     from gpulint.render.mapping import label_of
     from gpulint.render.trees import Trees, kustomization_file
@@ -77,11 +89,57 @@ def lint_rendered(
         if isinstance(built, kustomize.Failure):
             return _unbuilt(linter, folder, anchor, built, (options, trees), seen)
         rendered = kustomize.KustomizeRendered(target.label, folder, built, trees)
-    return _lint(linter, target.label, rendered, seen)
+    return rendered
+
+
+def fix_rendered(
+    linter: Linter, target: Target, fixing: tuple[str, bool]
+) -> tuple[list[Finding], list[FileFix]]:
+    """A chart's or Kustomize root's findings with ``--fix`` / ``--diff`` (``fixing``: the
+    mode and whether only the diff is wanted), and what fixing changed, per file
+    (:mod:`gpulint.render.fixvalues`). With ``--fix`` the findings the fixes removed are
+    left out: the re-render of the fixed files no longer reports them."""
+    from gpulint.render.fixcopy import rerenderer
+    from gpulint.render.fixvalues import ValuesFixer, key_of
+
+    rendered = _rendered(linter, target, None)
+    if isinstance(rendered, list):
+        return rendered, []
+    label = target.label
+
+    def relint(text: str) -> set[tuple[str, object, tuple[object, ...]]]:
+        with collector_paused():
+            return {key_of(f) for f in linter.lint_bytes(label, text.encode("utf-8"))}
+
+    rendering = linter.rendering  # the run's: gpulint.lint.runner.run sets it
+    assert rendering is not None
+    again = rerenderer(target.render or "", target.path or label, *rendering)
+    folder = target.path or label
+    trees = rendering[1]
+    readers: Callable[[str], list[str]] = lambda path: []  # noqa: E731
+    if target.render == "kustomize":
+        from gpulint.render.trees import project_root
+
+        # A base other roots of the repository build too is theirs as well: every root
+        # that reads a file is known before it is edited.
+        trees.scan(project_root(folder))
+        readers = trees.readers
+    fixer = ValuesFixer(
+        fixing[0], rendered.text, rendered.documents, again, relint, folder, readers
+    )
+    findings = _lint(linter, label, rendered, None, fixer.fixes)
+    changed = fixer.file_fixes(label, fixing[1])
+    if not fixing[1]:
+        findings = [f for f in findings if f.fix is None or not f.fix.available]
+    return findings, changed
 
 
 def _lint(
-    linter: Linter, label: str, rendered: Rendered, seen: list[LintedObject] | None
+    linter: Linter,
+    label: str,
+    rendered: Rendered,
+    seen: list[LintedObject] | None,
+    fixes: Fixes | None = None,
 ) -> list[Finding]:
     with collector_paused():
         findings = linter.lint_bytes(label, rendered.text.encode("utf-8"), seen)
@@ -89,7 +147,7 @@ def _lint(
     # have applied; `per-file-ignores` are matched again against the file each finding
     # now names (a template, a values file, a patch).
     mapped: list[Finding] = []
-    for f in rendered.remap(findings):
+    for f in rendered.remap(findings, fixes):
         if f.suppression is None and f.path != label:
             file = linter.suppressor.for_file(f.path, None)
             if file:

@@ -366,8 +366,6 @@ class Trees:
         self._roots: set[str] | None = None
         self._parts: dict[str, Part] | None = None
 
-    # -- scanning ----------------------------------------------------------------------
-
     def scan(self, root: str) -> None:
         """Read every kustomization under ``root`` (once)."""
         top = os.path.abspath(root)
@@ -417,8 +415,6 @@ class Trees:
         """Every file the kustomization in ``folder`` reads, through its bases too."""
         return {f for k in self.builds_on(folder) for f in (k.file, *k.files())}
 
-    # -- what discover asks ------------------------------------------------------------
-
     def folder(self, dirpath: str, filenames: list[str]) -> RenderTarget | None:
         """What a walked folder is: a chart, a Kustomize root to build, or neither."""
         if CHART_FILE in filenames:
@@ -428,6 +424,13 @@ class Trees:
             if os.path.abspath(dirpath) in roots:
                 return RenderTarget("kustomize", dirpath)
         return None
+
+    def readers(self, path: str) -> list[str]:
+        """The built Kustomize roots that read the file (through their bases too)."""
+        if not self.render or not self.kustomizations:
+            return []
+        path = os.path.abspath(path)
+        return sorted(r for r in self._index()[0] if path in self.consumed_by(r))
 
     def consumed(self, path: str) -> bool:
         """Is the file part of a Kustomize root that is built (so not linted alone)?"""

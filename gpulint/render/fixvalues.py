@@ -1,0 +1,479 @@
+"""``--fix`` / ``--diff`` with ``--render``: a rendered finding's fix, made where its value is
+written.
+
+A rule's fix is planned on the rendered output (``helm template``, ``kubectl kustomize``), which
+no one edits. When a finding points at the line that writes its value (a chart's
+``values.yaml``, a ``--values`` file, a Kustomize patch or resource: :mod:`gpulint.render.mapping`)
+the fix is carried there:
+
+1. the rendered fix is applied to the rendered text, and what it changes is compared with
+   what the source file writes: the *base* is the deepest enclosing node of the finding's
+   path whose rendered value is exactly the value written in the source (a ``toYaml
+   .Values.resources`` block, a patch's ``resources:``); every change must be under it;
+2. the change is written as the same kinds of repair (``RenameKey``, ``MoveKey``,
+   ``DeleteKey``, ``AddEntry``) on the source document, and planned there with the
+   text-edit machinery (:mod:`gpulint.fix.edits`: comments, quoting and layout kept);
+3. a copy of the tree with the edited file is rendered and linted again: the fix is kept
+   only when the finding is gone and no finding appears that was not there.
+
+Otherwise the finding says why it has no fix (``Fix.skipped``; the message ends with
+``(no fix: ...)``): it points at a template or a fallback, the value written there is not
+the rendered value, the change reaches outside the value written there, the same place is
+used by several findings that want different changes, or the re-render still reports it.
+Nothing is written here: the caller writes the files (``--fix``) or prints the diff.
+
+The copy a fix is rendered in is :mod:`gpulint.render.fixcopy`'s.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from gpulint.model import (
+    AddEntry,
+    AppendItem,
+    Change,
+    DeleteKey,
+    Edit,
+    Finding,
+    Fix,
+    MoveKey,
+    ObjectRef,
+    RenameKey,
+    Repair,
+)
+from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
+
+if TYPE_CHECKING:
+    from gpulint.fix.loop import FileFix
+    from gpulint.loader.document import Document
+    from gpulint.model import Path, Span
+    from gpulint.render.fixcopy import Rerender
+
+#: A rendered finding, as far as re-linting can tell it again.
+Key = tuple[str, object, tuple[object, ...]]
+
+#: Lints a rendered output: the keys of its findings.
+Relint = Callable[[str], set[Key]]
+
+
+class NoFix(Exception):
+    """Why a rendered finding's fix cannot be made in its source file."""
+
+
+def key_of(f: Finding) -> Key:
+    return (f.rule, f.object, tuple(f.doc_path))
+
+
+class Planned:
+    """One finding's fix carried to its source file."""
+
+    __slots__ = ("file", "fix", "index", "text")
+
+    def __init__(self, index: int, file: str, text: str, fix: Fix) -> None:
+        self.index, self.file, self.text, self.fix = index, file, text, fix
+
+
+class ValuesFixer:
+    """Plans, checks and applies the fixes of one rendered chart or Kustomize root."""
+
+    def __init__(
+        self,
+        mode: str,
+        rendered_text: str,
+        docs: list[Document],
+        rerender: Rerender,
+        relint: Relint,
+        folder: str = "",
+        readers: Callable[[str], list[str]] = lambda path: [],
+    ) -> None:
+        #: The chart or root (absolute), and the other roots that read a file.
+        self.folder, self.readers = os.path.abspath(folder), readers
+        self.mode = mode
+        self.text = rendered_text
+        self.docs = docs
+        self.rerender = rerender
+        self.relint = relint
+        #: The files changed, with their old and new text (absolute path -> (old, new)).
+        self.changed: dict[str, tuple[str, str]] = {}
+        self.fixed = 0
+        self.notes: list[str] = []
+        #: The keys of the findings the kept fixes removed.
+        self.gone: set[Key] = set()
+        #: The rendered fixes of those findings: what the output is expected to become.
+        self.wanted: set[Edit] = set()
+        #: The edits kept, per file (planned on its text as read).
+        self.edits: dict[str, list[Edit]] = {}
+
+    # -- the whole chart or root -------------------------------------------------------------
+    def fixes(self, moved: list[tuple[Finding, Place]]) -> list[Fix | None]:
+        """Each finding's fix in its source file, or why it has none (``Fix.skipped``)."""
+        from gpulint.fix.loop import wanted
+
+        out: list[Fix | None] = [None] * len(moved)
+        planned: list[Planned] = []
+        for i, (f, where) in enumerate(moved):
+            if not wanted(f, self.mode):
+                if f.fix is not None and f.suppression is None and f.fix.skipped is not None:
+                    out[i] = Fix(f.fix.message, (), f.fix.applicability, f.fix.skipped)
+                continue
+            assert f.fix is not None
+            try:
+                planned.append(self.plan(i, f, where))
+            except NoFix as exc:
+                out[i] = Fix(f.fix.message, (), f.fix.applicability, str(exc))
+        for p, reason in self.ambiguous(planned).items():
+            out[p.index] = p.fix._replace(edits=(), skipped=reason)
+            planned.remove(p)
+        before = {key_of(f) for f, _ in moved}
+        current = set(before)
+        by_edits: dict[tuple[str, tuple[object, ...]], list[Planned]] = {}
+        for p in planned:
+            by_edits.setdefault((p.file, p.fix.edits), []).append(p)
+        for group in by_edits.values():  # one edit that fixes several uses: checked once
+            keys = {key_of(moved[p.index][0]) for p in group}
+            wants = {e for p in group for e in _rendered_fix(moved[p.index][0])}
+            why = self.check(group[0], keys, current, wants)
+            for p in group:
+                if why is None:
+                    out[p.index] = p.fix
+                    self.fixed += 1
+                else:
+                    out[p.index] = p.fix._replace(edits=(), skipped=why)
+        for (f, _), fix in zip(moved, out, strict=True):
+            if (
+                fix is not None
+                and fix.skipped is not None
+                and f.suppression is None
+                and (self.mode == "unsafe" or fix.applicability == "safe")
+            ):
+                at = f"{f.path}:{f.line}:{f.column}"
+                self.notes.append(f"{at}: {f.rule} not fixed: {fix.skipped}")
+        return out
+
+    def ambiguous(self, planned: list[Planned]) -> dict[Planned, str]:
+        """The fixes whose edits overlap another's different edits in the same file: the
+        place is used by several findings that want different changes."""
+        out: dict[Planned, str] = {}
+        for a in planned:
+            for b in planned:
+                if a is b or a.file != b.file or a.fix.edits == b.fix.edits:
+                    continue
+                pairs = itertools.product(a.fix.edits, b.fix.edits)
+                if any(x.start < y.end and y.start < x.end for x, y in pairs):
+                    out[a] = (
+                        "the lines written there are what several findings are about, and "
+                        "their fixes change them differently"
+                    )
+        return out
+
+    def check(self, p: Planned, keys: set[Key], current: set[Key], wants: set[Edit]) -> str | None:
+        """Render with the fix (and the fixes kept before it): ``None`` when the findings of
+        ``keys`` are gone, nothing new appears and the output is what the findings' own
+        fixes (``wants``, edits of the rendered text) make of it, else why it is refused."""
+        from gpulint.fix.loop import apply
+
+        kept = self.edits.get(p.file, [])
+        try:  # the fixes of one file are all planned on its text as it is
+            new = apply(p.text, [*kept, *p.fix.edits])
+        except ValueError:  # they overlap: this one waits for the next run
+            return "another fix changes the same lines first; run --fix again"
+        files = {path: text for path, (_, text) in self.changed.items()}
+        files[p.file] = new
+        output = self.rerender(files)
+        if output is None:
+            return "the chart or overlay does not render with the fix"
+        after = self.relint(output)
+        if after & keys:
+            return "rendered again with the fix, it still reports the finding"
+        try:
+            expected = [d.data for d in load_documents(apply(self.text, self.wanted | wants))]
+        except ValueError:
+            return "another fix changes the same rendered lines first; run --fix again"
+        got = [d.data for d in load_documents(output)]
+        own = {k[1].label() for k in keys if isinstance(k[1], ObjectRef)}
+        others = [
+            _name(a) or f"document {i + 1}"
+            for i, (a, b) in enumerate(itertools.zip_longest(got, expected))
+            if a != b and _name(a) not in own
+        ]
+        if others:
+            return (
+                f"the value written there is also used by {', '.join(others)}, "
+                "which this change would change too"
+            )
+        new_rules = sorted({k[0] for k in after - current})
+        if new_rules:
+            return f"rendered again with the fix, it reports {', '.join(new_rules)}"
+        if got != expected:
+            return "rendered again with the fix, the object differs from what the rule's fix makes"
+        self.wanted |= wants
+        self.edits[p.file] = [*kept, *p.fix.edits]
+        self.changed[p.file] = (p.text, new)
+        current.clear()
+        current.update(after)
+        self.gone |= keys
+        return None
+
+    # -- one finding ------------------------------------------------------------------------
+    def plan(self, index: int, f: Finding, where: Place) -> Planned:
+        from gpulint.fix.edits import plan
+        from gpulint.fix.loop import apply
+        from gpulint.fix.text import Source
+
+        assert f.fix is not None
+        if not any(r.kind == "template" for r in where.related) and _templated(where.path):
+            raise NoFix("its value is written in the template itself, and templates are not edited")
+        file = os.path.abspath(where.path)
+        others = [label_of(r) for r in self.readers(file) if r != self.folder]
+        if others:
+            shown = ", ".join(others[:3]) + (
+                f" and {len(others) - 3} more" if len(others) > 3 else ""
+            )
+            raise NoFix(f"the file is also built into {shown}, which this change would change too")
+        text = read_text(file)
+        if text is None or ("{{" in text and _templated(where.path)):
+            raise NoFix(f"{where.path} cannot be edited")
+        found = _path_at(load_documents(text), where.span)
+        if found is None:
+            raise NoFix("its place is not the line that writes the value (a fallback)")
+        doc, source_path = found
+        rendered = next((d for d in self.docs if d.index == f.document), None)
+        if rendered is None:
+            raise NoFix("its rendered document was not found")
+        at = f"{where.path}:{where.span.line}"
+        fixed_docs = load_documents(apply(self.text, f.fix.edits))
+        new_doc = next((d for d in fixed_docs if d.index == f.document), None)
+        if new_doc is None or len(fixed_docs) != len(self.docs):
+            raise NoFix("its fix changes the rendered documents")
+        path = tuple(f.doc_path)
+        strict = _base(rendered.data, path, doc.data, source_path)
+        aligned = _aligned(rendered.data, path, doc.data, source_path)
+        if strict is None and aligned is None:
+            raise NoFix(f"the value written at {at} is not the rendered value")
+        changes: tuple[Change, ...] = ()
+        for base in dict.fromkeys(b for b in (strict, aligned) if b is not None):
+            try:
+                changes = _changes_at(rendered.data, new_doc.data, doc.data, base, at)
+                break
+            except NoFix as exc:
+                why = exc
+        else:
+            raise why
+        repair = Repair(f.fix.message, changes, f.fix.applicability)
+        fix = plan(Source(text), doc, repair)
+        if fix.skipped is not None:
+            raise NoFix(f"at {where.path}: {fix.skipped}")
+        return Planned(index, file, text, fix)
+
+    # -- what changed -----------------------------------------------------------------------
+    def file_fixes(self, chart: str, diff: bool) -> list[FileFix]:
+        """What the kept fixes change, one per file (``--diff``: the diff; ``--fix``: the
+        bytes, encoded as the file was); the notes go with the first, or alone, at the
+        chart or root (``chart``), with no content."""
+        from gpulint.fix.loop import FileFix, encode_like, unified_diff
+        from gpulint.render.mapping import label_of
+
+        out = []
+        for path, (old, new) in sorted(self.changed.items()):
+            shown = label_of(path)
+            if diff:
+                out.append(FileFix(path, shown, 0, None, unified_diff(shown, old, new), []))
+                continue
+            with open(path, "rb") as fh:
+                raw = fh.read()
+            out.append(FileFix(path, shown, 0, encode_like(raw, new), "", []))
+        if out:  # the count and the notes once, with the first file
+            out[0] = out[0]._replace(fixed=self.fixed, notes=self.notes)
+        elif self.notes:
+            out.append(FileFix(chart, chart, 0, None, "", self.notes))
+        return out
+
+
+def _name(data: Any) -> str | None:
+    """``Kind/name`` of the object a rendered document is (as findings name it), or None."""
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    name = meta.get("name") if isinstance(meta, dict) else None
+    kind = data.get("kind") if isinstance(data, dict) else None
+    return f"{kind}/{name}" if isinstance(kind, str) and isinstance(name, str) else None
+
+
+def _rendered_fix(f: Finding) -> tuple[Edit, ...]:
+    return f.fix.edits if f.fix is not None else ()
+
+
+def _templated(path: str) -> bool:
+    """Is ``path`` a chart's template (a file under a ``templates`` folder)?"""
+    return "templates" in os.path.normpath(path).split(os.sep)
+
+
+def _path_at(docs: list[Document], span: Span) -> tuple[Document, Path] | None:
+    """The document of a file and the path in it whose key or value is at ``span``."""
+    for doc in docs:
+        best: Path | None = None
+        for path, (key, value) in doc.positions.items():
+            if (key == span or value == span) and (best is None or len(path) > len(best)):
+                best = path
+        if best is not None:
+            return doc, best
+    return None
+
+
+def _base(
+    rendered: Any, path: tuple[object, ...], source: Any, source_path: Path
+) -> tuple[Path, Path] | None:
+    """The deepest... rather, the highest enclosing nodes of ``path`` (rendered) and
+    ``source_path`` (written) reached by the same keys from both whose values are equal: the
+    rendered node is a copy of the written one. ``None`` when even the finding's own value
+    differs from what is written."""
+    common = 0
+    while (
+        common < min(len(path), len(source_path))
+        and path[len(path) - 1 - common] == source_path[len(source_path) - 1 - common]
+    ):
+        common += 1
+    # The finding's path may go deeper than the written place (a key the rule names under
+    # the value): the value at the written place is what is compared.
+    best: tuple[Path, Path] | None = None
+    for up in range(common + 1):
+        r, s = path[: len(path) - up], source_path[: len(source_path) - up]
+        here, r_value = lookup(rendered, r)
+        there, s_value = lookup(source, s)
+        if here and there and r_value == s_value:
+            best = (r, s)
+        elif best is not None:
+            break
+    return best
+
+
+def _aligned(
+    rendered: Any, path: tuple[object, ...], source: Any, source_path: Path
+) -> tuple[Path, Path] | None:
+    """The highest mappings above the finding's path and the written place that the same
+    keys lead down from (an object in a Kustomize base and the same object rendered, which
+    a transformer changed elsewhere): the fix's changes are then checked one by one. Only
+    for a written document shaped as the object (paths of one length: a resource, a patch),
+    never for a values file."""
+    if len(path) != len(source_path):
+        return None
+    common = 0
+    while (
+        common < min(len(path), len(source_path))
+        and path[len(path) - 1 - common] == source_path[len(source_path) - 1 - common]
+    ):
+        common += 1
+    for up in range(common, -1, -1):
+        r, s = path[: len(path) - up], source_path[: len(source_path) - up]
+        here, r_value = lookup(rendered, r)
+        there, s_value = lookup(source, s)
+        if here and there and isinstance(r_value, dict) and isinstance(s_value, dict):
+            return r, s
+    return None
+
+
+def _changes_at(
+    old: Any, new: Any, source: Any, base: tuple[Path, Path], at: str
+) -> tuple[Change, ...]:
+    """The fix (``old`` -> ``new``, the rendered document) as changes of the written
+    document ``source`` under ``base`` (rendered, written): nothing may change outside it,
+    and what a change removes or moves is written there as it is rendered."""
+    rendered_base, source_base = base
+    old_sub = lookup(old, rendered_base)[1]
+    present, new_sub = lookup(new, rendered_base)
+    if not present or _replaced(old, rendered_base, new_sub) != new:
+        raise NoFix(f"its fix changes more than the value written at {at}")
+    changes = []
+    for c in _changes(old_sub, new_sub, rendered_base, ()):
+        if isinstance(c, RenameKey | DeleteKey | MoveKey):
+            here = lookup(old_sub, c.path)
+            if lookup(source, (*source_base, *c.path)) != here:
+                raise NoFix(f"the value written at {at} is not the rendered value")
+        changes.append(_rebase(c, source_base))
+    return tuple(changes)
+
+
+def _replaced(data: Any, path: Path, value: Any) -> Any:
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(data, dict):
+        return {k: (_replaced(v, rest, value) if k == head else v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [(_replaced(v, rest, value) if i == head else v) for i, v in enumerate(data)]
+    return data
+
+
+def _changes(old: Any, new: Any, base: Path, at: Path) -> list[Change]:
+    """``old`` -> ``new`` (the values at ``base``) as changes of paths relative to it: what
+    is removed and added anywhere under it, a value that went elsewhere as a rename or move."""
+    removed: list[tuple[Path, Any]] = []
+    added: list[tuple[Path, Any]] = []
+    _walk(old, new, at, removed, added)
+    return _paired(removed, added)
+
+
+def _walk(
+    old: Any, new: Any, at: Path, removed: list[tuple[Path, Any]], added: list[tuple[Path, Any]]
+) -> None:
+    if old == new:
+        return
+    if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old):
+        for i, item in enumerate(old):
+            _walk(item, new[i], (*at, i), removed, added)
+        added.extend(((*at, len(old) + n), v) for n, v in enumerate(new[len(old) :]))
+        return
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        raise NoFix("its fix rewrites a value in place")
+    removed.extend(((*at, k), v) for k, v in old.items() if k not in new)
+    added.extend(((*at, k), v) for k, v in new.items() if k not in old)
+    for k in old:
+        if k in new:
+            _walk(old[k], new[k], (*at, k), removed, added)
+
+
+def _paired(removed: list[tuple[Path, Any]], added: list[tuple[Path, Any]]) -> list[Change]:
+    """Removed and added entries as renames and moves where a value went elsewhere."""
+    out: list[Change] = []
+    rest = list(added)
+    for path, value in removed:
+        for i, (to, new_value) in enumerate(rest):
+            chain: list[object] = []
+            inner = new_value
+            while inner != value and isinstance(inner, dict) and len(inner) == 1:
+                ((k, inner),) = inner.items()
+                chain.append(k)
+            if inner != value:
+                continue
+            del rest[i]
+            keys = [to[-1], *chain]
+            if not chain and to[:-1] == path[:-1] and isinstance(to[-1], str):
+                out.append(RenameKey(path, to[-1]))
+            elif all(isinstance(k, str) for k in keys):
+                mapping = (*to[:-1], *keys[:-1])
+                out.append(MoveKey(path, mapping, str(keys[-1]), prune=0))
+            else:
+                raise NoFix("its fix moves a value in a way that cannot be written")
+            break
+        else:
+            out.append(DeleteKey(path, prune=0))
+    for to, value in rest:
+        if isinstance(to[-1], int):  # items appended, in order
+            out.append(AppendItem(to[:-1], value))
+            continue
+        out.append(AddEntry(to[:-1], to[-1], value))
+    return out
+
+
+def _rebase(change: Change, base: Path) -> Change:
+    if isinstance(change, RenameKey | DeleteKey):
+        return change._replace(path=(*base, *change.path))
+    if isinstance(change, MoveKey):
+        return change._replace(path=(*base, *change.path), to=(*base, *change.to))
+    if isinstance(change, AddEntry):
+        return change._replace(mapping=(*base, *change.mapping))
+    if isinstance(change, AppendItem):
+        return change._replace(sequence=(*base, *change.sequence))
+    raise NoFix(f"its fix is a {type(change).__name__}")
