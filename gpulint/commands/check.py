@@ -255,6 +255,17 @@ def run_check(
     # The pre-passes (gpulint.lint.prepass) share one walk of their own (the lint's walk
     # streams): the files to lint, listed once.
     listed = list(targets(given, stdin_label, exclude, effective.force_exclude)[0])
+    # Each file is linted with the closest configuration above it (gpulint.commands.nearest),
+    # unless --config names one for every file or --isolated ignores them all.
+    nearest = None
+    if config is None and not isolated:
+        from gpulint.commands.nearest import Nearest
+
+        nearest = Nearest(effective, trust, effective.overrides)
+        nearest.discover(listed)
+        if not nearest.levels:
+            nearest = None
+    nested = nearest.active_codes() if nearest is not None else set()
     # The files' node-pool objects first, when a cluster is described: without one, the
     # output stays what it always was.
     if settings.cluster is not None:
@@ -266,13 +277,15 @@ def run_check(
     settings.device_classes = device_classes(listed)
     linter = Linter(rules, settings)
     # A container's $(VAR) may read a ConfigMap another file defines.
-    if linter.active.keys() & VALUE_RULES:
+    if (linter.active.keys() | nested) & VALUE_RULES:
         settings.config_maps = config_maps(listed)
         linter.values.run = settings.config_maps
-    if settings.cluster is None and linter.active.keys() & EVIDENCE_RULES:
+    if settings.cluster is None and (linter.active.keys() | nested) & EVIDENCE_RULES:
         settings.evidence = cluster_picture(settings, listed)
         if settings.evidence:
             linter = Linter(rules, settings)
+    if nearest is not None:
+        nearest.build(linter, settings)
     found, missing = targets(
         given, stdin_label, exclude, effective.force_exclude, trees=rendering[1]
     )
@@ -369,6 +382,7 @@ def run_check(
         fixing=fixing,
         on_fix=write_fix,
         prepare=accepted.prepare if accepted is not None else None,
+        linter_for=nearest.linter_for if nearest is not None else None,
     )
     unwritten_baseline = None
     if accepted is not None:
