@@ -109,13 +109,21 @@ class Projects:
     configuration file changes (:meth:`forget`)."""
 
     def __init__(self, trust: Trust, fallback: FsPath | None = None) -> None:
+        import threading
+
         self.trust = trust
+        #: Files are linted on worker threads, configurations listed on the event loop's.
+        self._lock = threading.RLock()
         #: Where buffers with no file look for a configuration (the workspace folder).
         self.fallback = fallback
         self._by_config: dict[FsPath | None, Project] = {}
         self._config_of: dict[FsPath, FsPath | None] = {}
 
     def for_folder(self, folder: FsPath | None) -> Project:
+        with self._lock:
+            return self._for_folder(folder)
+
+    def _for_folder(self, folder: FsPath | None) -> Project:
         folder = folder if folder is not None else self.fallback
         if folder is None:
             config = None
@@ -133,12 +141,14 @@ class Projects:
         return project
 
     def projects(self) -> list[Project]:
-        return list(self._by_config.values())
+        with self._lock:
+            return list(self._by_config.values())
 
     def forget(self) -> None:
         """Find and read every configuration again (one was created, changed or deleted)."""
-        self._by_config.clear()
-        self._config_of.clear()
+        with self._lock:
+            self._by_config.clear()
+            self._config_of.clear()
 
 
 def is_config_file(path: FsPath) -> bool:
