@@ -89,6 +89,7 @@ class Nearest:
         self.levels: dict[FsPath, Level] = {}
         self._linter: Linter | None = None
         self._run: Settings | None = None
+        self._loaded: dict[tuple[object, ...], tuple[list[Rule], bool]] = {}
 
     # -- discovery -----------------------------------------------------------------------
     def config_for(self, folder: FsPath) -> FsPath | None:
@@ -126,7 +127,7 @@ class Nearest:
 
         try:
             file = read_config(path)
-            rules, skipped = trusted_rules(file, self.trust)
+            rules, skipped = self._rules(file)
             if skipped:
                 file = forget_codes(file, [r.code for r in rules])
             run_wide = [key for key in RUN_WIDE if key in file.data]
@@ -140,6 +141,19 @@ class Nearest:
             return Level(rules, resolve(file, rules, self.overrides, cwd=file.folder))
         except (ConfigError, RuleLoadError) as exc:
             fail_lines(str(exc))
+
+    def _rules(self, file: ConfigFile) -> tuple[list[Rule], bool]:
+        """The rules a configuration loads, loaded once for every file that names the same
+        ``plugins`` and ``rule-dirs`` (most name none)."""
+        from gpulint.config.file import project_root
+        from gpulint.config.validate import rule_locations
+
+        plugins, dirs = rule_locations(file)
+        key = (tuple(plugins), tuple(dirs), project_root(file) if dirs else None)
+        loaded = self._loaded.get(key)
+        if loaded is None:
+            loaded = self._loaded[key] = trusted_rules(file, self.trust)
+        return loaded
 
     # -- linting -------------------------------------------------------------------------
     def active_codes(self) -> set[str]:
