@@ -3,7 +3,10 @@
 Where it is (ruff's rules): the first of ``.gpulint.yaml``, ``.gpulint.yml`` or a
 ``pyproject.toml`` with a ``[tool.gpulint]`` table, looking in the working directory and then
 each folder above it, up to and including the repository root (the folder holding ``.git``).
-``--config PATH`` names the file instead; ``--isolated`` ignores every file. Paths in the file
+The search starts from each linted file's folder (:mod:`gpulint.commands.nearest`: the
+closest file applies to it, as ruff's does) and from the working directory for the run's
+own configuration. ``--config PATH`` names the file instead; ``--isolated`` ignores every
+file. Paths in the file
 (``exclude``, ``per-file-ignores``, ``rule-dirs``) are relative to the file's folder.
 
 A file is a :class:`ConfigFile`: its data and the line of each key, for messages. Any problem

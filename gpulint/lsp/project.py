@@ -1,7 +1,7 @@
 """The configuration that applies to a file, and the linter it makes.
 
-A file is linted with the configuration ``gpulint check`` would use for it when run from the
-file's folder: the first ``.gpulint.yaml``, ``.gpulint.yml`` or ``pyproject.toml`` with
+A file is linted with the configuration ``gpulint check`` uses for it from any folder
+(:mod:`gpulint.commands.nearest`): the first ``.gpulint.yaml``, ``.gpulint.yml`` or ``pyproject.toml`` with
 ``[tool.gpulint]`` found climbing from the folder to the repository root
 (:func:`gpulint.config.file.find_config`, with its ownership and symbolic-link checks). A
 buffer with no file (``untitled:``) uses the configuration of the workspace folder.
