@@ -1,8 +1,9 @@
 """The configuration that applies to a file, and the linter it makes.
 
 A file is linted with the configuration ``gpulint check`` uses for it from any folder
-(:mod:`gpulint.commands.nearest`): the first ``.gpulint.yaml``, ``.gpulint.yml`` or ``pyproject.toml`` with
-``[tool.gpulint]`` found climbing from the folder to the repository root
+(:mod:`gpulint.commands.nearest`): the first ``.gpulint.yaml``, ``.gpulint.yml`` or
+``pyproject.toml`` with ``[tool.gpulint]`` found climbing from the file's folder to the
+repository root
 (:func:`gpulint.config.file.find_config`, with its ownership and symbolic-link checks). A
 buffer with no file (``untitled:``) uses the configuration of the workspace folder.
 
@@ -146,9 +147,12 @@ class Projects:
 
     def forget(self) -> None:
         """Find and read every configuration again (one was created, changed or deleted)."""
+        from gpulint.config.file import forget_warnings
+
         with self._lock:
             self._by_config.clear()
             self._config_of.clear()
+            forget_warnings()
 
 
 def is_config_file(path: FsPath) -> bool:
