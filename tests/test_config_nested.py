@@ -78,6 +78,16 @@ def test_root_nested_folder_and_precommit_file_list_agree(repo: Path) -> None:
     assert from_root == precommit == from_team
 
 
+def test_stdin_is_linted_with_the_configuration_of_its_stdin_filename(repo: Path) -> None:
+    text = (repo / "pod.yaml").read_text(encoding="utf-8")
+    for name, codes in (("team/pod.yaml", set()), ("pod.yaml", {"GPU020"})):
+        out = gpulint_in_process(
+            "check", "--format", "json", "--stdin-filename", name, "-", cwd=repo, stdin=text
+        )
+        got = {f["rule"] for f in json.loads(out.stdout)["findings"]}
+        assert got == codes, name
+
+
 def test_workers_lint_each_file_with_its_own_configuration(repo: Path) -> None:
     # Enough files for worker processes (PARALLEL_MIN_FILES): each must get its linter.
     for i in range(48):

@@ -261,7 +261,7 @@ def run_check(
     if config is None and not isolated:
         from gpulint.commands.nearest import Nearest
 
-        nearest = Nearest(effective, trust, effective.overrides)
+        nearest = Nearest(effective, trust, effective.overrides, stdin_filename)
         nearest.discover(listed)
         if not nearest.levels:
             nearest = None

@@ -50,10 +50,11 @@ RUN_WIDE = (
 )
 
 
-def folder_of(target: Target) -> FsPath | None:
-    """The folder whose configuration applies to a target (None: standard input)."""
+def folder_of(target: Target, stdin_filename: str | None = None) -> FsPath | None:
+    """The folder whose configuration applies to a target: for standard input, the folder
+    of ``--stdin-filename`` (as ruff's), else None (the run's configuration)."""
     if target.path is None:
-        return None
+        return FsPath(stdin_filename).parent if stdin_filename else None
     path = FsPath(target.path)
     return path if target.render is not None and path.is_dir() else path.parent
 
@@ -72,10 +73,17 @@ class Level:
 class Nearest:
     """The linter of each file: the run's, or the one of a closer configuration."""
 
-    def __init__(self, root: Effective, trust: Trust, overrides: Overrides) -> None:
+    def __init__(
+        self,
+        root: Effective,
+        trust: Trust,
+        overrides: Overrides,
+        stdin_filename: str | None = None,
+    ) -> None:
         from gpulint.config.resolve import Overrides
 
         self.root = root
+        self.stdin_filename = stdin_filename
         self.trust = trust
         # The command line's selection applies to every file; its cluster is the run's.
         self.overrides = Overrides(
@@ -107,7 +115,7 @@ class Nearest:
     def discover(self, targets: Iterable[Target]) -> None:
         """Read and resolve every configuration the targets need (a bad one: exit 2)."""
         for target in targets:
-            folder = folder_of(target)
+            folder = folder_of(target, self.stdin_filename)
             if folder is not None:
                 self._level(self.config_for(folder))
 
@@ -193,7 +201,7 @@ class Nearest:
     def linter_for(self, target: Target) -> Linter:
         """The linter of ``target``: its closest configuration's."""
         assert self._linter is not None and self._run is not None, "build() first"
-        folder = folder_of(target)
+        folder = folder_of(target, self.stdin_filename)
         if folder is None:
             return self._linter
         level = self._level(self.config_for(folder))
