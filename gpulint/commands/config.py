@@ -39,6 +39,8 @@ def applies_to(target: str) -> tuple[str | None, list[str]]:
             f"# run-wide keys ({', '.join(RUN_WIDE)}) come from the run's configuration, "
             f"{display_path(here)} when gpulint runs from here"
         )
+    if found is None:  # no configuration above it: the run's applies, as in `check`
+        found = here
     return (str(found) if found is not None else None), note
 
 
