@@ -286,6 +286,20 @@ def many_files(n: int) -> Input:
     return Input(["check", "--jobs", "1", "."], folder, size)
 
 
+def nested_configs(n: int) -> Input:
+    """n folders of one pod each, every folder with a ``.gpulint.yaml`` of its own (each file
+    is linted with its closest configuration: one read and one linter per configuration)."""
+    folder = _fresh("nested-configs", n)
+    _write(folder, ".gpulint.yaml", "ignore: []\n")
+    size = 0
+    for i in range(n):
+        sub = folder / f"d{i}"
+        sub.mkdir()
+        _write(sub, ".gpulint.yaml", f"ignore: [GPU0{20 + i % 3}]\nseverity: {{GPU003: info}}\n")
+        size += _write(sub, "pod.yaml", POD.format(name=f"p{i}"))
+    return Input(["check", "--jobs", "1", "."], folder, size)
+
+
 def consensus_files(n: int) -> Input:
     """n files of one GPU pod each, two in three tolerating ``sku=gpu:NoSchedule``: the
     cluster picture's pre-pass parses every file (the tolerating ones, then the others to
@@ -520,6 +534,7 @@ CASES: dict[str, Case] = {
     "file-size": Case(file_size, 10, "memory"),
     "many-files": Case(many_files, 2_500, "scaling"),
     "consensus-files": Case(consensus_files, 2_500, "scaling"),
+    "nested-configs": Case(nested_configs, 250, "scaling"),
     "findings-per-file": Case(findings_per_file, 10_000, "scaling"),
     "suppression-comments": Case(suppression_comments, 10_000, "scaling"),
     "inventory-nodes": Case(inventory_nodes, 2_500, "scaling"),

@@ -329,8 +329,9 @@ PROCESS_STATE = {
     # the start-up collector pause and freeze, once per process
     ("util.startup", "_paused"),
     ("util.startup", "_frozen"),
-    # a worker process's linter, inherited when it is forked
+    # a worker process's linters (the run's, and each configuration's), inherited when forked
     ("lint.runner", "_worker_linter"),
+    ("lint.runner", "_worker_linter_for"),
     # the stop signal received and whether the process is exiting
     ("cli.entry", "_signalled"),
     ("cli.entry", "_leaving"),

@@ -541,3 +541,33 @@ async def test_a_rules_fix_is_offered_and_matches_check_fix(
     gpulint_in_process("check", "--fix", fixed.name, cwd=tmp_path)
     assert edited == fixed.read_text(encoding="utf-8")
     assert "GPU001" not in {f["rule"] for f in check_json(fixed)}
+
+
+@pytest.mark.asyncio
+async def test_a_nested_configuration_is_the_command_lines_from_the_root(
+    own_client: LanguageClient, tmp_path: Path
+) -> None:
+    # repo/.gpulint.yaml ignores nothing, repo/team/.gpulint.yaml ignores GPU020: the server
+    # publishes for each file what `gpulint check .` run from the root reports for it.
+    from tests.test_config_nested import POD, codes_by_file
+
+    client = own_client
+    (tmp_path / ".gpulint.yaml").write_text("ignore: []\n", encoding="utf-8")
+    (tmp_path / "team").mkdir()
+    (tmp_path / "team" / ".gpulint.yaml").write_text("ignore: [GPU020]\n", encoding="utf-8")
+    for path in (tmp_path / "pod.yaml", tmp_path / "team" / "pod.yaml"):
+        path.write_text(POD.format(name=path.parent.name), encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "gpulint", "check", "--format", "json", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    cli = codes_by_file(out.stdout, tmp_path, tmp_path)
+    assert cli == {"pod.yaml": {"GPU020"}}, out.stderr
+    published = {}
+    for name in ("pod.yaml", "team/pod.yaml"):
+        uri = open_file(client, tmp_path / name)
+        published[name] = {d.code for d in await diagnostics_for(client, uri)}
+    assert published == {"pod.yaml": cli["pod.yaml"], "team/pod.yaml": set()}

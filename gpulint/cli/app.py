@@ -232,6 +232,14 @@ def show_rule(
 
 @app.command("config", cls=_Command)
 def show_config(
+    target: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[FILE]",
+            help="Show the configuration that applies to this file or folder: the closest "
+            "one above it, as `gpulint check` uses for it.",
+        ),
+    ] = None,
     config: ConfigOption = None,
     isolated: IsolatedOption = False,
     select: SelectOption = None,
@@ -256,10 +264,14 @@ def show_config(
     """Print the effective configuration and where each value came from."""
     import json
 
-    from gpulint.commands.config import describe
+    from gpulint.commands.config import applies_to, describe
     from gpulint.config.schema import config_schema
 
     trust = Trust(allow_plugins, plugin or (), rule_dir or ())
+    note: list[str] = []
+    if target is not None and config is None and not isolated:
+        config, note = applies_to(target)
+        isolated = config is None
     rules, effective = _configure(
         config,
         isolated,
@@ -273,7 +285,9 @@ def show_config(
     if schema:
         sys.stdout.write(json.dumps(config_schema(rules), indent=2, ensure_ascii=False) + "\n")
         return
-    sys.stdout.write(describe(effective, rules, json_output=output_format is ConfigFormat.json))
+    sys.stdout.write(
+        describe(effective, rules, json_output=output_format is ConfigFormat.json, note=note)
+    )
 
 
 @app.command("lsp", cls=_Command)

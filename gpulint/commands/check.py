@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from typing import TextIO
 
     from gpulint.commands.checkoptions import CheckOptions
+    from gpulint.commands.nearest import Nearest
     from gpulint.config.resolve import Effective
     from gpulint.fix.loop import FileFix
     from gpulint.lint.engine import Linter
@@ -137,6 +138,7 @@ class Run:
         "given",
         "linter",
         "missing",
+        "nearest",
         "options",
         "out",
         "output",
@@ -146,6 +148,7 @@ class Run:
         "started",
         "stdin_label",
         "stream",
+        "trust",
         "would_fix",
     )
 
@@ -158,11 +161,14 @@ class Run:
         #: The run's errors (a missing path, a fix or report not written): exit 2.
         self.errors: list[str] = []
         self.accepted: RunBaseline | None = None
+        #: Each file's closest configuration, when some file has another than the run's.
+        self.nearest: Nearest | None = None
         self.fixing: Fixing | None = None
         self.would_fix = 0
         # Set by the stages: configure, prepasses, targets, report context.
         self.rules: list[Rule]
         self.effective: Effective
+        self.trust: Trust
         self.exclude: Callable[[str], bool] | None
         self.rendering: tuple[RenderOptions, Trees]
         self.linter: Linter
@@ -232,7 +238,7 @@ def _validate(run: Run) -> None:
 def _configure(run: Run) -> None:
     """The rules and the effective configuration: the command line over the files."""
     options = run.options
-    trust = Trust(options.allow_plugins, options.plugins or (), options.rule_dirs or ())
+    trust = run.trust = Trust(options.allow_plugins, options.plugins or (), options.rule_dirs or ())
     run.rules, run.effective = configure(
         options.config,
         options.isolated,
@@ -259,6 +265,16 @@ def _prepasses(run: Run) -> None:
     # The pre-passes share one walk of their own (the lint's walk streams): the files to
     # lint, listed once.
     listed = list(targets(run.given, run.stdin_label, run.exclude, run.effective.force_exclude)[0])
+    # Each file is linted with the closest configuration above it (gpulint.commands.nearest),
+    # unless --config names one for every file or --isolated ignores them all.
+    options = run.options
+    if options.config is None and not options.isolated:
+        from gpulint.commands.nearest import Nearest
+
+        nearest = Nearest(run.effective, run.trust, run.effective.overrides, options.stdin_filename)
+        nearest.discover(listed)
+        run.nearest = nearest if nearest.levels else None
+    nested = run.nearest.active_codes() if run.nearest is not None else set()
     # The files' node-pool objects first, when a cluster is described: without one, the
     # output stays what it always was.
     if settings.cluster is not None:
@@ -270,13 +286,15 @@ def _prepasses(run: Run) -> None:
     settings.device_classes = device_classes(listed)
     run.linter = Linter(run.rules, settings)
     # A container's $(VAR) may read a ConfigMap another file defines.
-    if run.linter.active.keys() & VALUE_RULES:
+    if (run.linter.active.keys() | nested) & VALUE_RULES:
         settings.config_maps = config_maps(listed)
         run.linter.values.run = settings.config_maps
-    if settings.cluster is None and run.linter.active.keys() & EVIDENCE_RULES:
+    if settings.cluster is None and (run.linter.active.keys() | nested) & EVIDENCE_RULES:
         settings.evidence = cluster_picture(settings, listed)
         if settings.evidence:
             run.linter = Linter(run.rules, settings)
+    if run.nearest is not None:
+        run.nearest.build(run.linter, settings)
 
 
 def _targets(run: Run) -> None:
@@ -366,6 +384,7 @@ def _lint(run: Run) -> Report:
         fixing=run.fixing,
         on_fix=run.write_fix,
         prepare=accepted.prepare if accepted is not None else None,
+        linter_for=run.nearest.linter_for if run.nearest is not None else None,
     )
     return report
 

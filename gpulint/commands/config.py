@@ -18,8 +18,40 @@ if TYPE_CHECKING:
     from gpulint.rule import Rule
 
 
-def describe(effective: Effective, rules: Sequence[Rule], json_output: bool = False) -> str:
-    """The effective configuration, one value per line with where it came from."""
+def applies_to(target: str) -> tuple[str | None, list[str]]:
+    """The configuration ``gpulint check`` lints ``target`` with (its closest one, as
+    :mod:`gpulint.commands.nearest` finds it; None: the built-in defaults), and comment
+    lines that say so (exit 2 when ``target`` does not exist)."""
+    from pathlib import Path
+
+    from gpulint.commands.common import fail
+    from gpulint.commands.nearest import RUN_WIDE
+    from gpulint.config.file import display_path, find_config
+
+    path = Path(target)
+    if not path.exists():
+        fail(f"{target}: no such file or directory")
+    found = find_config(path if path.is_dir() else path.parent)
+    here = find_config(Path.cwd())
+    note = [f"# applies to: {target} (its closest configuration)"]
+    if found is not None and here is not None and found != here:
+        note.append(
+            f"# run-wide keys ({', '.join(RUN_WIDE)}) come from the run's configuration, "
+            f"{display_path(here)} when gpulint runs from here"
+        )
+    if found is None:  # no configuration above it: the run's applies, as in `check`
+        found = here
+    return (str(found) if found is not None else None), note
+
+
+def describe(
+    effective: Effective,
+    rules: Sequence[Rule],
+    json_output: bool = False,
+    note: Sequence[str] = (),
+) -> str:
+    """The effective configuration, one value per line with where it came from (``note``:
+    comment lines after the first, on what the configuration applies to)."""
     from gpulint.config.resolve import DEFAULT
     from gpulint.lint.engine import is_enabled
     from gpulint.model import RULE_ERROR_CODE
@@ -42,7 +74,11 @@ def describe(effective: Effective, rules: Sequence[Rule], json_output: bool = Fa
         if file is not None
         else ("# configuration file: none (built-in defaults)")
     )
-    lines = [head, "# Each value is what this run uses, with where it came from: a line pasted"]
+    lines = [
+        head,
+        *note,
+        "# Each value is what this run uses, with where it came from: a line pasted",
+    ]
     lines.append("# into .gpulint.yaml sets it.")
     tree: dict[str, Any] = {}
     for key, e in effective.entries.items():

@@ -3,7 +3,10 @@
 Where it is (ruff's rules): the first of ``.gpulint.yaml``, ``.gpulint.yml`` or a
 ``pyproject.toml`` with a ``[tool.gpulint]`` table, looking in the working directory and then
 each folder above it, up to and including the repository root (the folder holding ``.git``).
-``--config PATH`` names the file instead; ``--isolated`` ignores every file. Paths in the file
+The search starts from each linted file's folder (:mod:`gpulint.commands.nearest`: the
+closest file applies to it, as ruff's does) and from the working directory for the run's
+own configuration. ``--config PATH`` names the file instead; ``--isolated`` ignores every
+file. Paths in the file
 (``exclude``, ``per-file-ignores``, ``rule-dirs``) are relative to the file's folder.
 
 A file is a :class:`ConfigFile`: its data and the line of each key, for messages. Any problem
@@ -149,6 +152,17 @@ def _home() -> FsPath | None:
         return None
 
 
+#: The skipped files already warned about: the run's search and each file's own
+#: (gpulint.commands.nearest) pass the same folders, and a warning is said once.
+_warned: set[str] = set()
+
+
+def forget_warnings() -> None:
+    """Warn again about skipped files (the language server, after reading every
+    configuration again)."""
+    _warned.clear()
+
+
 def find_config(start: FsPath) -> FsPath | None:
     """The configuration file that applies in ``start``, or None.
 
@@ -169,7 +183,9 @@ def find_config(start: FsPath) -> FsPath | None:
                 continue
             problem = _owner_problem(path) or _link_problem(path)
             if problem is not None:
-                warn(problem)
+                if problem not in _warned:
+                    _warned.add(problem)
+                    warn(problem)
                 continue
             if path is pyproject:
                 data = _read_toml(path)
@@ -296,6 +312,7 @@ def load_config(
     explicit: str | None = None, isolated: bool = False, cwd: FsPath | None = None
 ) -> ConfigFile | None:
     """The configuration for this run: ``--config``, else the discovered file, else None."""
+    forget_warnings()  # a new run (a program may start several in one process)
     if explicit is not None:
         return read_config(FsPath(explicit))
     if isolated:

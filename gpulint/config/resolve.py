@@ -94,6 +94,7 @@ class Effective:
         "fail_if_no_files",
         "file",
         "force_exclude",
+        "overrides",
         "render",
         "root",
         "settings",
@@ -123,6 +124,8 @@ class Effective:
         self.fail_if_no_files = fail_if_no_files
         #: The configuration's ``baseline:`` file (resolved, inside its repository).
         self.baseline = baseline
+        #: What the command line said (a nested configuration is resolved with it too).
+        self.overrides = Overrides()
 
 
 # -- resolving --------------------------------------------------------------------------------
@@ -282,7 +285,7 @@ def resolve(
         per_object_ignores=per_object,
         cluster=cluster,
     )
-    return Effective(
+    effective = Effective(
         settings=settings,
         file=config,
         root=root,
@@ -293,6 +296,8 @@ def resolve(
         render=render,
         baseline=baseline,
     )
+    effective.overrides = cli
+    return effective
 
 
 def _render(config: ConfigFile | None, root: FsPath) -> RenderOptions | None:

@@ -103,6 +103,9 @@ def worker_count(jobs: int, files: int) -> int:
     return max(1, min(jobs, files // MIN_FILES_PER_WORKER))
 
 
+#: The linter of each target, when the files of a run have configurations of their own
+#: (the closest configuration above each file, gpulint.commands.nearest).
+LinterFor = Callable[[Target], Linter]
 #: A callback that receives each file's findings as soon as the file is done, in order.
 OnFile = Callable[[list[Finding]], None]
 #: A callback that receives what fixing each file changed (``--fix``, ``--diff``), in order,
@@ -122,6 +125,7 @@ def run(
     fixing: Fixing | None = None,
     on_fix: OnFix | None = None,
     prepare: Callable[[list[Finding]], list[Finding]] | None = None,
+    linter_for: LinterFor | None = None,
 ) -> Report:
     """Lint every target; ``jobs`` > 1 allows that many worker processes.
 
@@ -135,6 +139,8 @@ def run(
     applies the findings' fixes (:func:`fix_target`); ``on_fix`` gets what changed in each
     file. ``prepare`` sees each file's findings first, and what it returns is what is
     counted and handed on (the baseline marks the findings it holds as suppressed).
+    ``linter_for`` gives the linter of each target (else ``linter`` lints every one); the
+    workers are forked with it, so every linter it gives should be built before.
     """
     linter.rendering = rendering
     # Enough targets to choose the number of workers; the rest stay unwalked until needed.
@@ -156,10 +162,15 @@ def run(
     results: Iterable[_Result]
     if workers > 1:
         chunksize = max(1, min(MAX_CHUNK, len(head) // (workers * 8)))
-        results = _lint_parallel(linter, everything, workers, collect_objects, chunksize, fixing)
+        results = _lint_parallel(
+            linter, everything, workers, collect_objects, chunksize, fixing, linter_for
+        )
     else:
         results = (
-            _lint_one(linter, target, collect_objects, None, fixing) for target in everything
+            _lint_one(
+                linter_for(target) if linter_for else linter, target, collect_objects, None, fixing
+            )
+            for target in everything
         )
     report = Report(keep_findings=keep_findings)
     # A Kustomize base two failing roots share is built (and fails) on behalf of each: its
@@ -204,6 +215,7 @@ def _first_time(findings: list[Finding], seen: set[Finding]) -> list[Finding]:
 # -- worker processes -------------------------------------------------------------------------
 
 _worker_linter: Linter | None = None
+_worker_linter_for: LinterFor | None = None
 
 #: A file to lint in a worker: the target, for stdin what the parent read from it,
 #: whether to record the objects linted, and how to fix it (``None``: do not).
@@ -256,11 +268,11 @@ def _lint_part(
 WORKER_IGNORES = ("SIGINT", "SIGTERM")
 
 
-def _init_worker(linter: Linter, parent: int) -> None:
+def _init_worker(linter: Linter, parent: int, linter_for: LinterFor | None = None) -> None:
     import signal
 
-    global _worker_linter
-    _worker_linter = linter
+    global _worker_linter, _worker_linter_for
+    _worker_linter, _worker_linter_for = linter, linter_for
     for name in WORKER_IGNORES:
         signal.signal(getattr(signal, name), signal.SIG_IGN)
     # The parent forked this worker with these signals blocked (see _submit): one
@@ -319,7 +331,7 @@ def _die_with_parent(parent: int) -> None:
 
 def _lint_task(task: _Task) -> _Result:
     target, stdin, collect, fixing = task
-    linter = _worker_linter
+    linter = _worker_linter_for(target) if _worker_linter_for is not None else _worker_linter
     assert linter is not None
     return _lint_one(linter, target, collect, stdin, fixing)
 
@@ -335,6 +347,7 @@ def _lint_parallel(
     collect: bool = False,
     chunksize: int = MAX_CHUNK,
     fixing: Fixing | None = None,
+    linter_for: LinterFor | None = None,
 ) -> Iterator[_Result]:
     """Findings per target, in order, from a pool of ``workers`` forked processes.
 
@@ -355,7 +368,10 @@ def _lint_parallel(
     context = multiprocessing.get_context("fork")
     gc.freeze()  # keep the parent's objects out of the workers' copy-on-write pages
     pool = ProcessPoolExecutor(
-        workers, mp_context=context, initializer=_init_worker, initargs=(linter, os.getpid())
+        workers,
+        mp_context=context,
+        initializer=_init_worker,
+        initargs=(linter, os.getpid(), linter_for),
     )
     try:
         in_flight: deque[Future[list[_Result]]] = deque()

@@ -1,8 +1,9 @@
 """The configuration that applies to a file, and the linter it makes.
 
-A file is linted with the configuration ``gpulint check`` would use for it when run from the
-file's folder: the first ``.gpulint.yaml``, ``.gpulint.yml`` or ``pyproject.toml`` with
-``[tool.gpulint]`` found climbing from the folder to the repository root
+A file is linted with the configuration ``gpulint check`` uses for it from any folder
+(:mod:`gpulint.commands.nearest`): the first ``.gpulint.yaml``, ``.gpulint.yml`` or
+``pyproject.toml`` with ``[tool.gpulint]`` found climbing from the file's folder to the
+repository root
 (:func:`gpulint.config.file.find_config`, with its ownership and symbolic-link checks). A
 buffer with no file (``untitled:``) uses the configuration of the workspace folder.
 
@@ -109,13 +110,21 @@ class Projects:
     configuration file changes (:meth:`forget`)."""
 
     def __init__(self, trust: Trust, fallback: FsPath | None = None) -> None:
+        import threading
+
         self.trust = trust
+        #: Files are linted on worker threads, configurations listed on the event loop's.
+        self._lock = threading.RLock()
         #: Where buffers with no file look for a configuration (the workspace folder).
         self.fallback = fallback
         self._by_config: dict[FsPath | None, Project] = {}
         self._config_of: dict[FsPath, FsPath | None] = {}
 
     def for_folder(self, folder: FsPath | None) -> Project:
+        with self._lock:
+            return self._for_folder(folder)
+
+    def _for_folder(self, folder: FsPath | None) -> Project:
         folder = folder if folder is not None else self.fallback
         if folder is None:
             config = None
@@ -133,12 +142,17 @@ class Projects:
         return project
 
     def projects(self) -> list[Project]:
-        return list(self._by_config.values())
+        with self._lock:
+            return list(self._by_config.values())
 
     def forget(self) -> None:
         """Find and read every configuration again (one was created, changed or deleted)."""
-        self._by_config.clear()
-        self._config_of.clear()
+        from gpulint.config.file import forget_warnings
+
+        with self._lock:
+            self._by_config.clear()
+            self._config_of.clear()
+            forget_warnings()
 
 
 def is_config_file(path: FsPath) -> bool:
