@@ -266,14 +266,16 @@ def _asked(
     inner: Path = (*base, "generictemplate")
     totals: dict[str, list[tuple[int, Decimal]]] = {}
     for pod in wrapped:
-        if pod.location != "pod":
-            return None
         reqs = pod_requests(pod, ctx.registry.is_accelerator)
         if reqs.unevaluated:
             return None
         asks = {n: v for n, v in reqs.requests.items() if v > 0}
         if not asks:
             continue
+        if pod.location != "pod":
+            # Resources found apart from a pod spec (a RayCluster's autoscalerOptions):
+            # whose pods they go to, and how many, is not known.
+            return None
         count = _replicas(template, pod.path[len(inner) :])
         if count is None:
             return None
