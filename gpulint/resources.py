@@ -1,6 +1,6 @@
 """Deprecated: import from :mod:`gpulint.api` instead (the names are the same).
 
-``gpulint.k8s.resources`` was a plugin import path before the package was laid out by stage (its
+``gpulint.resources`` was a plugin import path before the package was laid out by stage (its
 code is now :mod:`gpulint.k8s.resources`). It keeps working, with a DeprecationWarning, for one
 release; nothing of gpulint imports it.
 """
@@ -10,7 +10,7 @@ import warnings
 from gpulint.k8s.resources import *  # noqa: F403 - every public name, as before
 
 warnings.warn(
-    "gpulint.k8s.resources is deprecated: import from gpulint.api",
+    "gpulint.resources is deprecated: import from gpulint.api",
     DeprecationWarning,
     stacklevel=2,
 )
