@@ -22,21 +22,29 @@ from gpulint.cli.options import (
     ExtendSelectOption,
     FailIfNoFilesOption,
     FailOnOption,
+    HelmOption,
     IgnoreOption,
     IsolatedOption,
+    KubeVersionOption,
+    KustomizeOption,
+    NamespaceOption,
     OutputFormat,
     PlatformOption,
     PluginOption,
+    ReleaseNameOption,
+    RenderOption,
+    RenderTimeoutOption,
     RuleDirOption,
     RulesFormat,
     SelectOption,
+    SetOption,
+    ValuesOption,
     WriteBaselineOption,
 )
 from gpulint.cli.options import Command as _Command
 from gpulint.cli.options import Group as _Group
 from gpulint.commands.common import Trust
 from gpulint.commands.common import configure as _configure
-from gpulint.commands.common import error as _error
 from gpulint.commands.common import fail as _fail
 from gpulint.commands.common import load_rules as _load_rules
 from gpulint.commands.common import read_config as _read_config
@@ -116,52 +124,15 @@ def check(
     plugins: PluginOption = None,
     rule_dirs: RuleDirOption = None,
     fail_if_no_files: FailIfNoFilesOption = None,
-    render: Annotated[
-        bool,
-        typer.Option(
-            "--render",
-            help="Render Helm charts (helm template) and build Kustomize overlays (kubectl "
-            "kustomize), lint the output and report each finding at the template, values "
-            "or patch line (runs those programs on the tree; docs/security.md).",
-        ),
-    ] = False,
-    helm: Annotated[
-        str | None, typer.Option("--helm", help="The helm program [default: helm on PATH].")
-    ] = None,
-    kustomize: Annotated[
-        str | None,
-        typer.Option(
-            "--kustomize",
-            help="The kubectl or kustomize program [default: kubectl, else kustomize, on PATH].",
-        ),
-    ] = None,
-    values: Annotated[
-        list[str] | None,
-        typer.Option("--values", help="A values file for every chart rendered (repeatable)."),
-    ] = None,
-    set_values: Annotated[
-        list[str] | None,
-        typer.Option("--set", help="A value for every chart rendered, KEY=VALUE (repeatable)."),
-    ] = None,
-    kube_version: Annotated[
-        str | None, typer.Option("--kube-version", help="Kubernetes version charts see.")
-    ] = None,
-    release_name: Annotated[
-        str | None,
-        typer.Option("--release-name", help="Release name charts see [default: release-name]."),
-    ] = None,
-    namespace: Annotated[
-        str | None, typer.Option("--namespace", help="Namespace charts are rendered into.")
-    ] = None,
-    render_timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--render-timeout",
-            help="Seconds the whole run may spend rendering; charts and overlays left when "
-            "they are spent are GL200 [default: 300].",
-            show_default=False,
-        ),
-    ] = None,
+    render: RenderOption = False,
+    helm: HelmOption = None,
+    kustomize: KustomizeOption = None,
+    values: ValuesOption = None,
+    set_values: SetOption = None,
+    kube_version: KubeVersionOption = None,
+    release_name: ReleaseNameOption = None,
+    namespace: NamespaceOption = None,
+    render_timeout: RenderTimeoutOption = None,
     show_rendered: Annotated[
         bool,
         typer.Option(
@@ -288,37 +259,40 @@ def inspect_cmd(
     rule_dir: RuleDirOption = None,
     cluster: ClusterOption = None,
     platform: PlatformOption = None,
+    render: RenderOption = False,
+    helm: HelmOption = None,
+    kustomize: KustomizeOption = None,
+    values: ValuesOption = None,
+    set_values: SetOption = None,
+    kube_version: KubeVersionOption = None,
+    release_name: ReleaseNameOption = None,
+    namespace: NamespaceOption = None,
+    render_timeout: RenderTimeoutOption = None,
 ) -> None:
     """List the workloads found, their pod specs and each pod's effective GPU request;
-    with --cluster, which nodes each GPU pod fits and why the others do not."""
-    from gpulint.commands.common import check_stdin_filename
-    from gpulint.commands.inspect import Inspector, render_json, render_text
-    from gpulint.util.discover import targets
+    with --cluster, which nodes each GPU pod fits and why the others do not. A Helm chart
+    is one line until --render: then the objects it renders, each at its template line."""
+    from gpulint.commands.inspect import run_inspect
 
-    check_stdin_filename(paths, stdin_filename)
-    trust = Trust(allow_plugins, plugin or (), rule_dir or ())
-    _, effective = _configure(
-        config, isolated, trust=trust, cluster=cluster or (), platform=platform
+    missing = run_inspect(
+        paths,
+        json_output=output_format is ConfigFormat.json,
+        stdin_filename=stdin_filename,
+        config=config,
+        isolated=isolated,
+        trust=Trust(allow_plugins, plugin or (), rule_dir or ()),
+        cluster=cluster,
+        platform=platform,
+        render=render,
+        helm=helm,
+        kustomize=kustomize,
+        values=values,
+        set_values=set_values,
+        kube_version=kube_version,
+        release_name=release_name,
+        namespace=namespace,
+        render_timeout=render_timeout,
     )
-    settings = effective.settings
-    exclude = effective.exclude.matches if effective.exclude else None
-    found, missing = targets(
-        paths or ["."], stdin_filename or "<stdin>", exclude, effective.force_exclude
-    )
-    for path in missing:
-        _error(f"{path}: no such file or directory")
-    # The cluster picture the run's files give: their GPU pools and agreed taints.
-    from gpulint.lint.prepass import cluster_picture, device_plugins
-
-    listed = list(found)
-    # The names the repository's own device plugins advertise (a renamed replica) are GPUs.
-    settings.registry = device_plugins(settings, listed) or settings.registry
-    picture = cluster_picture(settings, listed)
-    inspector = Inspector(settings.workloads, settings.registry, settings.cluster, picture)
-    report = inspector.inspect_targets(listed)
-    render = render_json if output_format is ConfigFormat.json else render_text
-    sys.stdout.write(render(report))
-    sys.stdout.flush()
     raise typer.Exit(2 if missing else 0)
 
 

@@ -201,3 +201,52 @@ WriteBaselineOption = Annotated[
         show_default=False,
     ),
 ]
+
+
+# How charts and Kustomize overlays are rendered: `check` and `inspect` share them.
+RenderOption = Annotated[
+    bool,
+    typer.Option(
+        "--render",
+        help="Render Helm charts (helm template) and build Kustomize overlays (kubectl "
+        "kustomize), lint the output and report each finding at the template, values "
+        "or patch line (runs those programs on the tree; docs/security.md).",
+    ),
+]
+HelmOption = Annotated[
+    str | None, typer.Option("--helm", help="The helm program [default: helm on PATH].")
+]
+KustomizeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--kustomize",
+        help="The kubectl or kustomize program [default: kubectl, else kustomize, on PATH].",
+    ),
+]
+ValuesOption = Annotated[
+    list[str] | None,
+    typer.Option("--values", help="A values file for every chart rendered (repeatable)."),
+]
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option("--set", help="A value for every chart rendered, KEY=VALUE (repeatable)."),
+]
+KubeVersionOption = Annotated[
+    str | None, typer.Option("--kube-version", help="Kubernetes version charts see.")
+]
+ReleaseNameOption = Annotated[
+    str | None,
+    typer.Option("--release-name", help="Release name charts see [default: release-name]."),
+]
+NamespaceOption = Annotated[
+    str | None, typer.Option("--namespace", help="Namespace charts are rendered into.")
+]
+RenderTimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--render-timeout",
+        help="Seconds the whole run may spend rendering; charts and overlays left when "
+        "they are spent are GL200 [default: 300].",
+        show_default=False,
+    ),
+]
