@@ -44,8 +44,9 @@ if TYPE_CHECKING:
     from gpulint.render.mapping import Rendered
     from gpulint.render.trees import Trees
 
-#: Where a rendered object or value came from: (document, YAML path, span) -> its ``source``.
-Placer = Callable[[int, Path, Any], dict[str, Any]]
+#: Where a rendered object or value came from: (its object, document, YAML path, span) ->
+#: its ``source``.
+Placer = Callable[[Any, int, Path, Any], dict[str, Any]]
 
 #: How deep the scan for GPU keys in objects of unknown kinds goes.
 _SCAN_DEPTH = 12
@@ -199,7 +200,7 @@ class Inspector:
         }
         if self._placer is not None:  # at the template's `kind:`
             kind = (*obj.path, "kind")
-            workload["source"] = self._placer(doc.index, kind, doc.key_span(kind))
+            workload["source"] = self._placer(obj.ref, doc.index, kind, doc.key_span(kind))
         entry["workloads"].append(workload)
 
     def _pod(self, view: DocumentView, pod: PodSpec) -> dict[str, Any]:
@@ -224,7 +225,7 @@ class Inspector:
             placed = None
             if self._placer is not None and requests:  # at the line writing its GPU value
                 where = _gpu_path(c.container.path, c.container.resources, requests)
-                placed = self._placer(doc.index, where, doc.value_span(where))
+                placed = self._placer(pod.obj.ref, doc.index, where, doc.value_span(where))
             containers.append(
                 {
                     **({"source": placed} if placed is not None else {}),
@@ -397,6 +398,10 @@ def _gpu_path(container: Path, resources: dict[str, Any] | None, names: Iterable
     return (*container, "resources")
 
 
+#: How the note of a place that is a fallback begins (gpulint.render.kustomize, .helmsources).
+_FALLBACK = "shown at the "
+
+
 def _placer(rendered: Rendered) -> Placer:
     """Where a rendered place came from, as :meth:`Rendered.place` maps a finding there:
     ``fallback`` when no closer line than the chart's or root's own file can be named."""
@@ -404,18 +409,21 @@ def _placer(rendered: Rendered) -> Placer:
 
     fallback = rendered.fallback()
 
-    def place(document: int, path: Path, span: Any) -> dict[str, Any]:
-        probe = Finding("", "", Severity.INFO, rendered.label, span, "", None, path, document)
+    def place(ref: Any, document: int, path: Path, span: Any) -> dict[str, Any]:
+        probe = Finding("", "", Severity.INFO, rendered.label, span, "", ref, path, document)
         try:
             where = rendered.place(probe)
         except Exception:  # mapping is best effort, as for a finding
             return {"path": fallback, "line": 1, "column": 1, "fallback": True, "note": None}
-        note = where.note.strip().lstrip("(").rstrip(")").strip() or None
+        note = where.note.strip().removeprefix("(").removesuffix(")").strip() or None
+        # A fallback says so ("shown at the chart: ...", "shown at the kustomization entry
+        # ..."), or is the chart's or root's own file at its first line with nothing said.
+        at_top = where.path == fallback and where.span.line == 1 and note is None
         return {
             "path": where.path,
             "line": where.span.line,
             "column": where.span.column,
-            "fallback": where.path == fallback,
+            "fallback": at_top or (note is not None and note.startswith(_FALLBACK)),
             "note": note,
         }
 

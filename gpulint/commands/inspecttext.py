@@ -142,9 +142,9 @@ def _scheduling_lines(s: dict[str, Any] | None) -> list[str]:
 
 def _source(source: dict[str, Any]) -> str:
     """Where a rendered object or value came from: a template, values or patch line, or
-    the chart's or overlay's file when no line can be named (saying so)."""
+    the chart's or overlay's own file when no closer line can be named (saying so)."""
     where = f"{lead(source['path'])}:{source['line']}:{source['column']}"
+    said = [source["note"]] if source["note"] else []
     if source["fallback"]:
-        where += " (no closer line could be named"
-        where += f": {source['note']})" if source["note"] else ")"
-    return where
+        said.insert(0, "a fallback: no closer line could be named")
+    return f"{where} ({'; '.join(said)})" if said else where
