@@ -34,7 +34,10 @@ NOT_RENDERED = (
 
 
 def lint_rendered(
-    linter: Linter, target: Target, seen: list[LintedObject] | None = None
+    linter: Linter,
+    target: Target,
+    seen: list[LintedObject] | None = None,
+    run: tuple[RenderOptions, Trees] | None = None,
 ) -> list[Finding]:
     """A chart's or Kustomize root's findings: rendered, linted, mapped back to its files.
 
@@ -42,12 +45,14 @@ def lint_rendered(
     is missing is GL202 (a tool error: exit 2) and one that fails GL200, both at the
     chart's ``Chart.yaml`` or the root's kustomization file (a Kustomize failure at the
     file and line it names, and the kustomizations a failing root builds on linted alone:
-    :func:`_unbuilt`); the rest of the run goes on.
+    :func:`_unbuilt`); the rest of the run goes on. ``run``: how to render, else the
+    run's :data:`rendering` (the language server passes its own).
     """
     from gpulint.render import RenderOptions
     from gpulint.render.trees import Trees
 
-    options, trees = rendering if rendering is not None else (RenderOptions(), Trees(False))
+    run = run or rendering
+    options, trees = run if run is not None else (RenderOptions(), Trees(False))
     out = render_target(target, options, trees)
     if isinstance(out, Unrendered):
         if out.failure is not None:  # a Kustomize root: its parts built alone, if they build
