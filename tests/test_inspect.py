@@ -448,3 +448,22 @@ def test_inspect_render_says_when_a_place_is_a_fallback() -> None:
     assert "gpulint could not tell which file writes this value" in source["note"]
     text = gpulint_in_process("inspect", "--render", case, cwd=ROOT).stdout
     assert f"      from {case}/kustomization.yaml:6:1 (a fallback: no closer line" in text
+
+
+@needs_helm
+def test_the_docs_render_example() -> None:
+    """docs/usage.md's `inspect --render` block is the real output (with the helm of the
+    tests, which the documented command finds on PATH)."""
+    import shlex
+
+    from tests.docblocks import assert_output, block, console
+
+    b = block("docs/usage.md", "Seeing what gpulint sees: `gpulint inspect`", "console", 1)
+    [(command, expected)] = console(b.text)
+    argv = shlex.split(command)
+    assert argv[:3] == ["gpulint", "inspect", "--render"]
+    helm_path = helm()
+    assert helm_path is not None
+    proc = gpulint_in_process(*argv[1:3], "--helm", helm_path, *argv[3:], cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert_output(expected, proc.stdout, True, command)

@@ -18,7 +18,7 @@ command (a path that starts with ``:`` is written ``./:...``, :func:`gpulint.uti
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -40,13 +40,10 @@ from gpulint.util.textsafe import json_text
 
 if TYPE_CHECKING:
     from gpulint.commands.common import Trust
+    from gpulint.commands.inspectrender import Placer
     from gpulint.render import RenderOptions
-    from gpulint.render.mapping import Rendered
     from gpulint.render.trees import Trees
 
-#: Where a rendered object or value came from: (its object, document, YAML path, span) ->
-#: its ``source``.
-Placer = Callable[[Any, int, Path, Any], dict[str, Any]]
 
 #: How deep the scan for GPU keys in objects of unknown kinds goes.
 _SCAN_DEPTH = 12
@@ -146,6 +143,7 @@ class Inspector:
         """A chart or Kustomize root: GL201's line without ``--render`` (its templates are
         never read as YAML), else the objects it renders, each with its ``source``: the
         template, values or patch line it came from (:meth:`Rendered.place`)."""
+        from gpulint.commands.inspectrender import placer
         from gpulint.render import RenderOptions
         from gpulint.render.target import Unrendered, render_target
         from gpulint.render.trees import Trees
@@ -155,7 +153,7 @@ class Inspector:
         if isinstance(out, Unrendered):
             p = out.problem
             return _file(out.path, [f"{p.span.line}:{p.span.column}: {p.code} {p.message}"])
-        self._placer = _placer(out)
+        self._placer = placer(out)
         try:
             entry = self.inspect_text(target.label, out.text)
         finally:
@@ -224,7 +222,9 @@ class Inspector:
                 requests[name] = _shown(value)
             placed = None
             if self._placer is not None and requests:  # at the line writing its GPU value
-                where = _gpu_path(c.container.path, c.container.resources, requests)
+                from gpulint.commands.inspectrender import gpu_path
+
+                where = gpu_path(c.container.path, c.container.resources, requests)
                 placed = self._placer(pod.obj.ref, doc.index, where, doc.value_span(where))
             containers.append(
                 {
@@ -385,49 +385,6 @@ def _hints(pod: PodSpec) -> list[str]:
             "should probably end in '.template.spec'"
         ]
     return []
-
-
-def _gpu_path(container: Path, resources: dict[str, Any] | None, names: Iterable[str]) -> Path:
-    """The path of the container's first GPU value that counts (requests over limits)."""
-    for section in ("requests", "limits"):
-        values = (resources or {}).get(section)
-        if isinstance(values, dict):
-            for name in names:
-                if name in values:
-                    return (*container, "resources", section, name)
-    return (*container, "resources")
-
-
-#: How the note of a place that is a fallback begins (gpulint.render.kustomize, .helmsources).
-_FALLBACK = "shown at the "
-
-
-def _placer(rendered: Rendered) -> Placer:
-    """Where a rendered place came from, as :meth:`Rendered.place` maps a finding there:
-    ``fallback`` when no closer line than the chart's or root's own file can be named."""
-    from gpulint.model import Finding, Severity
-
-    fallback = rendered.fallback()
-
-    def place(ref: Any, document: int, path: Path, span: Any) -> dict[str, Any]:
-        probe = Finding("", "", Severity.INFO, rendered.label, span, "", ref, path, document)
-        try:
-            where = rendered.place(probe)
-        except Exception:  # mapping is best effort, as for a finding
-            return {"path": fallback, "line": 1, "column": 1, "fallback": True, "note": None}
-        note = where.note.strip().removeprefix("(").removesuffix(")").strip() or None
-        # A fallback says so ("shown at the chart: ...", "shown at the kustomization entry
-        # ..."), or is the chart's or root's own file at its first line with nothing said.
-        at_top = where.path == fallback and where.span.line == 1 and note is None
-        return {
-            "path": where.path,
-            "line": where.span.line,
-            "column": where.span.column,
-            "fallback": at_top or (note is not None and note.startswith(_FALLBACK)),
-            "note": note,
-        }
-
-    return place
 
 
 def _file(label: str, problems: list[str]) -> dict[str, Any]:
