@@ -37,10 +37,12 @@ _CHART_FOLDERS = ("templates", "charts", "ci", "files")
 _MAX_STAMPED = 5_000
 
 
-def owners(path: str, render: bool) -> tuple[list[RenderTarget], Trees | None]:
+def owners(
+    path: str, render: bool, scanned: dict[str, Trees] | None = None
+) -> tuple[list[RenderTarget], Trees | None]:
     """What renders the file: its chart; with ``render``, else, the Kustomize roots of its
-    repository that build it (and the kustomizations read). Empty: the file is linted as it
-    is, as ``check`` lints it."""
+    repository that build it (and the kustomizations read; ``scanned`` keeps them per
+    repository). Empty: the file is linted as it is, as ``check`` lints it."""
     from gpulint.render.helmsources import renders
     from gpulint.render.trees import RenderTarget, Trees, chart_of, project_root
 
@@ -52,8 +54,13 @@ def owners(path: str, render: bool) -> tuple[list[RenderTarget], Trees | None]:
         return [], None  # chart/examples/job.yaml: linted as it is
     if not render:
         return [], None
-    trees = Trees(True)
-    trees.scan(project_root(path))
+    root = project_root(path)
+    trees = scanned.get(root) if scanned is not None else None
+    if trees is None:
+        trees = Trees(True)
+        trees.scan(root)
+        if scanned is not None:
+            scanned[root] = trees
     if not trees.consumed(path):
         return [], None
     used = {f for k in trees.kustomizations.values() for f in k.folders()}
@@ -81,13 +88,15 @@ class Renders:
 
     def __init__(self) -> None:
         self._kept: dict[tuple[str, str, int], tuple[float, list[Finding]]] = {}
+        #: The kustomizations of each repository, read once until a file is saved.
+        self._scanned: dict[str, Trees] = {}
 
     def findings(
         self, project: Project, path: str, label: str, render: bool
     ) -> list[Finding] | None:
         """The findings of the document at ``path`` (shown as ``label``) that rendering
         gives; None when nothing renders it (it is linted as it is)."""
-        found, trees = owners(path, render)
+        found, trees = owners(path, render, self._scanned)
         if not found:
             return None
         if not render:
@@ -134,8 +143,13 @@ class Renders:
         self._kept[key] = (stamp, findings)
         return findings
 
+    def saved(self) -> None:
+        """A file was saved: a kustomization may name other files now."""
+        self._scanned.clear()
+
     def forget(self) -> None:
         self._kept.clear()
+        self._scanned.clear()
 
 
 def _stamp(folder: str, files: set[str] | None) -> float:

@@ -326,6 +326,7 @@ def build(trust: Trust | None = None) -> GpulintServer:
         if path is not None and is_config_file(FsPath(path)):
             await ls.reload()
         elif ls.render:  # a chart or root may render otherwise now: what it renders again
+            ls.executor.submit(ls.renders.saved)  # on the lint thread, before the lints
             for uri in list(ls.open):
                 ls.schedule(uri, 0)
 
