@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 
 from gpulint.commands.inspect import Inspector, render_json, render_text
 from tests.conftest import CORPUS, FIXTURES, ROOT, gpulint_in_process, needs_corpus
+from tests.externals import helm, needs_helm, needs_kustomize
 
 SCHEMA = json.loads((ROOT / "schemas" / "inspect.schema.json").read_text())
 
@@ -320,3 +321,149 @@ def test_format_resource_writes_the_manifest_s_suffix(value: str, name: str, wri
     from gpulint.k8s.quantity.display import format_resource
 
     assert format_resource(Decimal(value), name) == written
+
+
+# -- charts and Kustomize overlays ---------------------------------------------------------
+
+RENDER = FIXTURES / "render"
+
+
+def _inspect_json(*args: str) -> dict[str, Any]:
+    proc = gpulint_in_process("inspect", "--format", "json", *args, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    Draft202012Validator(SCHEMA).validate(report)
+    return report
+
+
+def test_a_chart_without_render_is_one_line_and_its_templates_are_never_read() -> None:
+    chart = (RENDER / "charts" / "inference").relative_to(ROOT).as_posix()
+    proc = gpulint_in_process("inspect", chart, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == (
+        f"{chart}/Chart.yaml: not inspected: 1:1: GL201 a Helm chart: its templates are not "
+        "YAML until rendered and were not linted; pass --render to lint what it renders "
+        "(runs helm template)"
+    )
+    assert lines[1:] == ["0 workloads, 0 pod specs (0 with a GPU request) in 1 file."]
+    # A template named on the command line is its chart, as for check.
+    named = _inspect_json(f"{chart}/templates/deployment.yaml")
+    assert [f["path"] for f in named["files"]] == [f"{chart}/Chart.yaml"]
+    assert "YML001" not in json.dumps(named) and "{{" not in json.dumps(named)
+
+
+@needs_helm
+def test_inspect_render_labels_each_object_with_its_template_and_values_line() -> None:
+    chart = (RENDER / "charts" / "inference").relative_to(ROOT).as_posix()
+    helm_path = helm()
+    assert helm_path is not None
+    report = _inspect_json("--render", "--helm", helm_path, chart)
+    [entry] = report["files"]
+    assert entry["path"] == chart and entry["rendered"] == "helm template"
+    by_name = {w["name"]: w for w in entry["workloads"]}
+    server = by_name["release-name-inference"]
+    assert server["source"] == {
+        "path": f"{chart}/templates/deployment.yaml",
+        "line": 2,  # kind: Deployment
+        "column": 1,
+        "fallback": False,
+        "note": None,
+    }
+    [container] = server["pods"][0]["containers"]
+    # The GPU value is written in values.yaml (gpu.count: 0.5), line 8, column 10.
+    assert container["source"] == {
+        "path": f"{chart}/values.yaml",
+        "line": 8,
+        "column": 10,
+        "fallback": False,
+        "note": "used by templates/deployment.yaml:28 as .Values.gpu.count",
+    }
+    # A subchart's object, at the subchart's template.
+    gateway = by_name["release-name-metrics-gateway"]
+    assert gateway["source"]["path"] == f"{chart}/charts/metrics/templates/deployment.yaml"
+    # --set: no file holds the value; the template line using it, saying so.
+    report = _inspect_json("--render", "--helm", helm_path, "--set", "gpu.count=2", chart)
+    server = {w["name"]: w for w in report["files"][0]["workloads"]}["release-name-inference"]
+    source = server["pods"][0]["containers"][0]["source"]
+    assert (source["path"], source["line"], source["column"]) == (
+        f"{chart}/templates/deployment.yaml",
+        28,
+        31,
+    )
+    assert source["note"].startswith("set by --set gpu.count=2 on the command line")
+    text = gpulint_in_process("inspect", "--render", "--helm", helm_path, chart, cwd=ROOT).stdout
+    assert f"{chart}: rendered with `helm template`" in text
+    assert (
+        f"      from {chart}/values.yaml:8:10 (used by templates/deployment.yaml:28 as "
+        ".Values.gpu.count)"
+    ) in text.splitlines()
+
+
+@needs_kustomize
+def test_inspect_render_builds_an_overlay_and_names_the_patch_line() -> None:
+    overlay = (RENDER / "kustomize" / "overlays" / "gpu").relative_to(ROOT).as_posix()
+    report = _inspect_json("--render", overlay)
+    [entry] = report["files"]
+    assert entry["rendered"] == "kubectl kustomize"
+    by_name = {w["name"]: w for w in entry["workloads"]}
+    base = (RENDER / "kustomize" / "base" / "embedder.yaml").relative_to(ROOT).as_posix()
+    assert by_name["prod-embedder"]["source"]["path"] == base
+    [container] = by_name["prod-vllm"]["pods"][0]["containers"]
+    assert container["source"] == {
+        "path": f"{overlay}/gpu-patch.yaml",
+        "line": 14,
+        "column": 31,
+        "fallback": False,
+        "note": None,
+    }
+
+
+def test_inspect_render_failure_is_a_problem_at_the_chart(tmp_path: Path) -> None:
+    chart = tmp_path / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    (chart / "templates" / "job.yaml").write_text("kind: Job\nmetadata: {name: {{ .x }}}\n")
+    missing = tmp_path / "no-helm"
+    proc = gpulint_in_process("inspect", "--render", "--helm", str(missing), "chart", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("chart/Chart.yaml: not inspected: 1:1: GL202 "), proc.stdout
+
+
+@needs_kustomize
+def test_inspect_render_says_when_a_place_is_a_fallback() -> None:
+    # The GPU value is written by a patch whose target selects by label (not followed).
+    case = (RENDER / "kpos" / "selected").relative_to(ROOT).as_posix()
+    [entry] = _inspect_json("--render", case)["files"]
+    [workload] = entry["workloads"]
+    assert workload["source"]["fallback"] is False  # the object: server.yaml's kind:
+    assert workload["source"]["path"] == f"{case}/server.yaml"
+    source = workload["pods"][0]["containers"][0]["source"]
+    assert (source["path"], source["line"], source["column"], source["fallback"]) == (
+        f"{case}/kustomization.yaml",
+        6,
+        1,
+        True,
+    )
+    assert "gpulint could not tell which file writes this value" in source["note"]
+    text = gpulint_in_process("inspect", "--render", case, cwd=ROOT).stdout
+    assert f"      from {case}/kustomization.yaml:6:1 (a fallback: no closer line" in text
+
+
+@needs_helm
+def test_the_docs_render_example() -> None:
+    """docs/usage.md's `inspect --render` block is the real output (with the helm of the
+    tests, which the documented command finds on PATH)."""
+    import shlex
+
+    from tests.docblocks import assert_output, block, console
+
+    b = block("docs/usage.md", "Seeing what gpulint sees: `gpulint inspect`", "console", 1)
+    [(command, expected)] = console(b.text)
+    argv = shlex.split(command)
+    assert argv[:3] == ["gpulint", "inspect", "--render"]
+    helm_path = helm()
+    assert helm_path is not None
+    proc = gpulint_in_process(*argv[1:3], "--helm", helm_path, *argv[3:], cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert_output(expected, proc.stdout, True, command)

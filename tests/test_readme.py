@@ -61,6 +61,9 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
     ("docs/usage.md", "Seeing what gpulint sees: `gpulint inspect`", "console", 0): (
         "test_the_inspect_example"
     ),
+    ("docs/usage.md", "Seeing what gpulint sees: `gpulint inspect`", "console", 1): (
+        "tests/test_inspect.py::test_the_docs_render_example"
+    ),
     ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 0): "test_the_cluster_tutorial",
     ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 1): "test_the_cluster_tutorial",
     ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 2): "test_the_cluster_tutorial",

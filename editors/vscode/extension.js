@@ -8,9 +8,8 @@ const { LanguageClient, TransportKind } = require("vscode-languageclient/node");
 let client;
 
 function activate(context) {
-  const [command, ...args] = vscode.workspace
-    .getConfiguration("gpulint")
-    .get("command", ["gpulint", "lsp"]);
+  const settings = vscode.workspace.getConfiguration("gpulint");
+  const [command, ...args] = settings.get("command", ["gpulint", "lsp"]);
   client = new LanguageClient(
     "gpulint",
     "gpulint",
@@ -20,6 +19,10 @@ function activate(context) {
         { scheme: "file", language: "yaml" },
         { scheme: "untitled", language: "yaml" },
       ],
+      // gpulint.render (user settings only: it runs helm and kubectl on the workspace),
+      // at start and on every change (workspace/didChangeConfiguration, {gpulint: {...}}).
+      initializationOptions: { render: settings.get("render", false) === true },
+      synchronize: { configurationSection: "gpulint" },
     },
   );
   context.subscriptions.push(client);

@@ -21,14 +21,23 @@ from gpulint.cli.options import (
     ExtendSelectOption,
     FailIfNoFilesOption,
     FailOnOption,
+    HelmOption,
     IgnoreOption,
     IsolatedOption,
+    KubeVersionOption,
+    KustomizeOption,
+    NamespaceOption,
     PlatformOption,
     PluginOption,
+    ReleaseNameOption,
+    RenderOption,
+    RenderTimeoutOption,
     RuleDirOption,
     RulesFormat,
     SelectOption,
+    SetOption,
     StdinFilenameOption,
+    ValuesOption,
     typer_option,
 )
 from gpulint.cli.options import Command as _Command
@@ -36,7 +45,6 @@ from gpulint.cli.options import Group as _Group
 from gpulint.commands.checkoptions import CHECK_OPTIONS, CheckOptions, Option
 from gpulint.commands.common import Trust
 from gpulint.commands.common import configure as _configure
-from gpulint.commands.common import error as _error
 from gpulint.commands.common import fail as _fail
 from gpulint.commands.common import load_rules as _load_rules
 from gpulint.commands.common import read_config as _read_config
@@ -136,37 +144,40 @@ def inspect_cmd(
     rule_dir: RuleDirOption = None,
     cluster: ClusterOption = None,
     platform: PlatformOption = None,
+    render: RenderOption = False,
+    helm: HelmOption = None,
+    kustomize: KustomizeOption = None,
+    values: ValuesOption = None,
+    set_values: SetOption = None,
+    kube_version: KubeVersionOption = None,
+    release_name: ReleaseNameOption = None,
+    namespace: NamespaceOption = None,
+    render_timeout: RenderTimeoutOption = None,
 ) -> None:
     """List the workloads found, their pod specs and each pod's effective GPU request;
-    with --cluster, which nodes each GPU pod fits and why the others do not."""
-    from gpulint.commands.common import check_stdin_filename
-    from gpulint.commands.inspect import Inspector, render_json, render_text
-    from gpulint.util.discover import targets
+    with --cluster, which nodes each GPU pod fits and why the others do not. A Helm chart
+    is one line until --render: then the objects it renders, each at its template line."""
+    from gpulint.commands.inspect import run_inspect
 
-    check_stdin_filename(paths, stdin_filename)
-    trust = Trust(allow_plugins, plugin or (), rule_dir or ())
-    _, effective = _configure(
-        config, isolated, trust=trust, cluster=cluster or (), platform=platform
+    missing = run_inspect(
+        paths,
+        json_output=output_format is ConfigFormat.json,
+        stdin_filename=stdin_filename,
+        config=config,
+        isolated=isolated,
+        trust=Trust(allow_plugins, plugin or (), rule_dir or ()),
+        cluster=cluster,
+        platform=platform,
+        render=render,
+        helm=helm,
+        kustomize=kustomize,
+        values=values,
+        set_values=set_values,
+        kube_version=kube_version,
+        release_name=release_name,
+        namespace=namespace,
+        render_timeout=render_timeout,
     )
-    settings = effective.settings
-    exclude = effective.exclude.matches if effective.exclude else None
-    found, missing = targets(
-        paths or ["."], stdin_filename or "<stdin>", exclude, effective.force_exclude
-    )
-    for path in missing:
-        _error(f"{path}: no such file or directory")
-    # The cluster picture the run's files give: their GPU pools and agreed taints.
-    from gpulint.lint.prepass import cluster_picture, device_plugins
-
-    listed = list(found)
-    # The names the repository's own device plugins advertise (a renamed replica) are GPUs.
-    settings.registry = device_plugins(settings, listed) or settings.registry
-    picture = cluster_picture(settings, listed)
-    inspector = Inspector(settings.workloads, settings.registry, settings.cluster, picture)
-    report = inspector.inspect_targets(listed)
-    render = render_json if output_format is ConfigFormat.json else render_text
-    sys.stdout.write(render(report))
-    sys.stdout.flush()
     raise typer.Exit(2 if missing else 0)
 
 

@@ -120,6 +120,15 @@ if TYPE_CHECKING:
     FailIfNoFilesOption = bool | None
     PlatformOption = str | None
     StdinFilenameOption = str | None
+    RenderOption = bool
+    HelmOption = str | None
+    KustomizeOption = str | None
+    ValuesOption = list[str] | None
+    SetOption = list[str] | None
+    KubeVersionOption = str | None
+    ReleaseNameOption = str | None
+    NamespaceOption = str | None
+    RenderTimeoutOption = float | None
 else:
     ConfigOption = typer_option(BY_FIELD["config"])
     IsolatedOption = typer_option(BY_FIELD["isolated"])
@@ -134,3 +143,13 @@ else:
     FailIfNoFilesOption = typer_option(BY_FIELD["fail_if_no_files"])
     PlatformOption = typer_option(BY_FIELD["platform"])
     StdinFilenameOption = typer_option(BY_FIELD["stdin_filename"])
+    # --render and its options, shared by check and inspect
+    RenderOption = typer_option(BY_FIELD["render"])
+    HelmOption = typer_option(BY_FIELD["helm"])
+    KustomizeOption = typer_option(BY_FIELD["kustomize"])
+    ValuesOption = typer_option(BY_FIELD["values"])
+    SetOption = typer_option(BY_FIELD["set_values"])
+    KubeVersionOption = typer_option(BY_FIELD["kube_version"])
+    ReleaseNameOption = typer_option(BY_FIELD["release_name"])
+    NamespaceOption = typer_option(BY_FIELD["namespace"])
+    RenderTimeoutOption = typer_option(BY_FIELD["render_timeout"])

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpulint import codes
-from gpulint.cluster.evidence import Picture, platform_name, pod_platform
+from gpulint.cluster.evidence import Picture, pod_platform
 from gpulint.cluster.model import Cluster
 from gpulint.cluster.pictures import picture_json, picture_lines
 from gpulint.k8s.devices import Registry, builtin_registry
@@ -36,7 +36,14 @@ from gpulint.loader.stream import load_text
 from gpulint.loader.target import read_target
 from gpulint.model import Path
 from gpulint.util.discover import Target
-from gpulint.util.textsafe import escape_line, json_text, lead
+from gpulint.util.textsafe import json_text
+
+if TYPE_CHECKING:
+    from gpulint.commands.common import Trust
+    from gpulint.commands.inspectrender import Placer
+    from gpulint.render import RenderOptions
+    from gpulint.render.trees import Trees
+
 
 #: How deep the scan for GPU keys in objects of unknown kinds goes.
 _SCAN_DEPTH = 12
@@ -86,6 +93,10 @@ class Inspector:
         self.cluster = cluster
         #: What the files say about the GPU nodes (:func:`gpulint.commands.check.cluster_picture`).
         self.picture = picture if picture is not None else Picture()
+        #: How charts and Kustomize roots are rendered (``--render`` and its options).
+        self.rendering: tuple[RenderOptions, Trees] | None = None
+        #: While a rendered output is inspected: where each object and GPU value came from.
+        self._placer: Placer | None = None
 
     # -- entry points ------------------------------------------------------------------------
     def inspect_targets(self, targets: Iterable[Target]) -> InspectReport:
@@ -96,6 +107,9 @@ class Inspector:
         cluster = {"platform": platform, **picture_json(self.picture)}
         report = InspectReport(cluster=cluster, picture=picture_lines(self.picture))
         for target in targets:
+            if target.render is not None:
+                report.files.append(self.inspect_rendered(target))
+                continue
             raw, problem = read_target(target)
             if raw is None:
                 assert problem is not None
@@ -125,6 +139,28 @@ class Inspector:
                 self._object(entry, view, position, obj)
         return entry
 
+    def inspect_rendered(self, target: Target) -> dict[str, Any]:
+        """A chart or Kustomize root: GL201's line without ``--render`` (its templates are
+        never read as YAML), else the objects it renders, each with its ``source``: the
+        template, values or patch line it came from (:meth:`Rendered.place`)."""
+        from gpulint.commands.inspectrender import placer
+        from gpulint.render import RenderOptions
+        from gpulint.render.target import Unrendered, render_target
+        from gpulint.render.trees import Trees
+
+        options, trees = self.rendering or (RenderOptions(), Trees(False))
+        out = render_target(target, options, trees)
+        if isinstance(out, Unrendered):
+            p = out.problem
+            return _file(out.path, [f"{p.span.line}:{p.span.column}: {p.code} {p.message}"])
+        self._placer = placer(out)
+        try:
+            entry = self.inspect_text(target.label, out.text)
+        finally:
+            self._placer = None
+        entry["rendered"] = out.command
+        return entry
+
     # -- building ----------------------------------------------------------------------------
     def _object(
         self, entry: dict[str, Any], view: DocumentView, position: int, obj: K8sObject
@@ -151,17 +187,19 @@ class Inspector:
             return
         span = doc.key_span(obj.path) if obj.path else doc.start
         pods = [self._pod(view, pod) for pod in found]
-        entry["workloads"].append(
-            {
-                **_ref(obj),
-                "document": doc.index,
-                "line": span.line,
-                "column": span.column,
-                "table_row": row.origin if row is not None else None,
-                "found_by": "table" if row is not None else "shape",
-                "pods": pods,
-            }
-        )
+        workload = {
+            **_ref(obj),
+            "document": doc.index,
+            "line": span.line,
+            "column": span.column,
+            "table_row": row.origin if row is not None else None,
+            "found_by": "table" if row is not None else "shape",
+            "pods": pods,
+        }
+        if self._placer is not None:  # at the template's `kind:`
+            kind = (*obj.path, "kind")
+            workload["source"] = self._placer(obj.ref, doc.index, kind, doc.key_span(kind))
+        entry["workloads"].append(workload)
 
     def _pod(self, view: DocumentView, pod: PodSpec) -> dict[str, Any]:
         doc = view.doc
@@ -182,8 +220,15 @@ class Inspector:
                     continue
                 gpu_names.add(name)
                 requests[name] = _shown(value)
+            placed = None
+            if self._placer is not None and requests:  # at the line writing its GPU value
+                from gpulint.commands.inspectrender import gpu_path
+
+                where = gpu_path(c.container.path, c.container.resources, requests)
+                placed = self._placer(pod.obj.ref, doc.index, where, doc.value_span(where))
             containers.append(
                 {
+                    **({"source": placed} if placed is not None else {}),
                     "name": c.container.label,
                     "role": c.role,
                     "path": dotted(c.container.path),
@@ -383,113 +428,56 @@ def render_json(report: InspectReport) -> str:
 
 
 def render_text(report: InspectReport) -> str:
-    lines: list[str] = []
-    for entry in report.files:
-        path = lead(entry["path"])
-        for problem in entry["problems"]:
-            lines.append(f"{path}: not inspected: {problem}")
-        for w in entry["workloads"]:
-            lines.append(_workload_line(path, w))
-            if not w["pods"]:
-                lines.append("    no pod spec found at the table's paths")
-            for pod in w["pods"]:
-                lines.extend(_pod_lines(pod))
-        for u in entry["unrecognised"]:
-            keys = ", ".join(f"{k['path']} (line {k['line']})" for k in u["gpu_keys"])
-            lines.append(
-                f"{path}:{u['line']}:{u['column']}: {u['kind']}/{u['name'] or '?'} "
-                f"({u['apiVersion']}) is not a known workload kind, but has GPU resources at "
-                f"{keys}; add a workloads row for it if they are container requests"
-            )
-    platform = report.cluster.get("platform")
-    if platform is not None and platform["name"] != "generic":  # generic: nothing to say
-        lines.append(f"platform {platform_name(platform['name'])}, from {platform['from']}")
-    lines.extend(report.picture)
-    s = report.summary()
-    lines.append(
-        f"{s['workloads']} workload{'s' if s['workloads'] != 1 else ''}, "
-        f"{s['pod_specs']} pod spec{'s' if s['pod_specs'] != 1 else ''} "
-        f"({s['gpu_pod_specs']} with a GPU request) in {s['files']} "
-        f"file{'s' if s['files'] != 1 else ''}."
+    from gpulint.commands.inspecttext import as_text
+
+    return as_text(report.files, report.cluster, report.picture, report.summary())
+
+
+def run_inspect(
+    paths: list[str] | None,
+    *,
+    json_output: bool,
+    stdin_filename: str | None,
+    config: str | None,
+    isolated: bool,
+    trust: Trust,
+    cluster: list[str] | None,
+    platform: str | None,
+    **render: Any,
+) -> list[str]:
+    """``gpulint inspect``: the report on standard output; the paths that do not exist
+    (each an error on stderr) are returned. Charts and Kustomize roots are found as
+    ``check`` finds them, and rendered with ``check``'s options (``render``: the keywords
+    of :func:`gpulint.commands.check.render_options`)."""
+    import sys
+
+    from gpulint.commands.check import render_options
+    from gpulint.commands.common import check_stdin_filename, configure, error
+    from gpulint.lint.prepass import cluster_picture, device_plugins
+    from gpulint.util.discover import targets
+
+    check_stdin_filename(paths, stdin_filename)
+    _, effective = configure(
+        config, isolated, trust=trust, cluster=cluster or (), platform=platform
     )
-    # Every line is built from gpulint's own words (no control characters) and values from
-    # the manifests: escaping the whole line escapes exactly those values.
-    return "\n".join(escape_line(line) for line in lines) + "\n"
+    settings = effective.settings
+    exclude = effective.exclude.matches if effective.exclude else None
+    from gpulint.commands.checkoptions import CheckOptions
 
-
-def _workload_line(path: str, w: dict[str, Any]) -> str:
-    where = f", namespace {w['namespace']}" if w["namespace"] else ""
-    if w["found_by"] == "shape":
-        row = ", no workload row: pod specs found by shape"
-    else:
-        row = "" if w["table_row"] == "built-in" else f", row from {w['table_row']}"
-    return (
-        f"{path}:{w['line']}:{w['column']}: {w['kind']}/{w['name'] or '?'} "
-        f"({w['apiVersion']}{where}{row})"
-    )
-
-
-def _pod_lines(pod: dict[str, Any]) -> list[str]:
-    what = {"pod": "pod spec", "container": "container", "resources": "resources"}[pod["location"]]
-    named = f" [{pod['name']}]" if pod["name"] else ""
-    by_shape = ", found by shape" if pod["found_by"] == "shape" else ""
-    head = f"  {what} {pod['path']}{named} (line {pod['line']}, column {pod['column']}{by_shape})"
-    if pod["embedded_object"]:
-        e = pod["embedded_object"]
-        head += f" in embedded {e['kind']} ({e['apiVersion']}) at {e['path']}"
-    out = [head]
-    for c in pod["containers"]:
-        requests = ", ".join(f"{k}: {v}" for k, v in c["gpu_requests"].items()) or "no GPU"
-        role = "" if c["role"] == "container" else f" ({c['role']})"
-        out.append(f"    {c['name']}{role} line {c['line']}: {requests}")
-    effective = ", ".join(f"{k}: {v}" for k, v in pod["effective_gpu_request"].items())
-    if not effective:
-        effective = "not evaluated" if pod["unevaluated"] else "none"
-    elif pod["unevaluated"]:
-        effective += " (plus values not evaluated)"
-    out.append(f"    effective GPU request: {effective}")
-    for u in pod["unevaluated"]:
-        out.append(
-            f"    not evaluated: {u['resource']}: {u['value']} in {u['container'] or '?'} "
-            f"({u['reason']}, line {u['line']})"
-        )
-    for c in pod["dra_claims"]:
-        out.append(
-            f"    GPU through DRA: claim {c['name']!r} -> {c['kind']} {c['claim']} "
-            f"(device class {c['device_class']}, line {c['line']})"
-        )
-    for hint in pod["hints"]:
-        out.append(f"    hint: {hint}")
-    t = pod["tolerations"]
-    if pod["location"] == "pod":
-        if t is None:
-            out.append("    tolerations: none")
-        else:
-            source = f" from {t['path']}" if t["inherited"] else ""
-            out.append(f"    tolerations: {t['count']}{source}")
-    p = pod.get("platform")
-    if p is not None and p["line"] is not None:  # the run's own platform is printed once
-        out.append(f"    platform: {platform_name(p['name'])}, from {p['from']} (line {p['line']})")
-    out.extend(_scheduling_lines(pod.get("scheduling")))
-    return out
-
-
-def _scheduling_lines(s: dict[str, Any] | None) -> list[str]:
-    if s is None:
-        return []
-    if s["fitting"]:
-        head = f"    scheduling: fits {s['fitting']} of {s['nodes']} nodes"
-    else:
-        head = f"    scheduling: {s['message']}"
-    out = [head]
-    for g in s["groups"]:
-        nodes = f"{g['nodes']} node{'s' * (g['nodes'] != 1)}"
-        if g["pool"] and not g["name"].startswith("pool "):
-            nodes = f"pool {g['pool']}, {nodes}"
-        if g["fits"]:
-            out.append(f"      {g['name']} ({nodes}): fits")
-            continue
-        why = ", ".join(g["reasons"])
-        fix = f"; would fit: {'; '.join(g['fixes'])}" if g["fixes"] else ""
-        out.append(f"      {g['name']} ({nodes}): {why} ({g['plugin']}){fix}")
-    return out
+    rendering = render_options(effective, CheckOptions(**render))
+    given, label = paths or ["."], stdin_filename or "<stdin>"
+    # The pre-passes read the files as check's do: the cluster picture the run's files give
+    # (their GPU pools and agreed taints), and the names the repository's own device
+    # plugins advertise (a renamed replica is a GPU).
+    listed = list(targets(given, label, exclude, effective.force_exclude)[0])
+    settings.registry = device_plugins(settings, listed) or settings.registry
+    picture = cluster_picture(settings, listed)
+    found, missing = targets(given, label, exclude, effective.force_exclude, trees=rendering[1])
+    for path in missing:
+        error(f"{path}: no such file or directory")
+    inspector = Inspector(settings.workloads, settings.registry, settings.cluster, picture)
+    inspector.rendering = rendering
+    report = inspector.inspect_targets(found)
+    sys.stdout.write(render_json(report) if json_output else render_text(report))
+    sys.stdout.flush()
+    return missing

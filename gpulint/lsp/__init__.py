@@ -11,6 +11,9 @@ checks both): ``gpulint check`` never pays for them and runs without them. Botto
 - :mod:`gpulint.lsp.project`: the configuration that applies to a file (found from the
   file's folder as ``gpulint check`` finds it from the working directory), its rules and
   linter, or the error that makes it unusable.
+- :mod:`gpulint.lsp.rendered`: a Helm chart's files (never linted as YAML: GL201) and, with
+  the ``gpulint.render`` setting, what rendering the chart or the Kustomize roots that
+  build a file maps into it.
 - :mod:`gpulint.lsp.features`: diagnostics, code actions, hover and completion, as
   protocol values.
 - :mod:`gpulint.lsp.server`: the pygls server: open documents, debounced linting off the

@@ -34,6 +34,7 @@ from gpulint.commands.common import Trust
 from gpulint.lsp import features
 from gpulint.lsp.incremental import IncrementalLinter
 from gpulint.lsp.project import CONFIG_FILE_NAMES, Project, Projects, is_config_file
+from gpulint.lsp.rendered import Renders
 from gpulint.lsp.text import Buffer, LineIndex
 from gpulint.model import Finding
 
@@ -145,6 +146,10 @@ class GpulintServer(LanguageServer):
         #: Configuration files with a diagnostic published, to clear once they are fixed.
         self.config_uris: set[str] = set()
         self.executor = ThreadPoolExecutor(1, thread_name_prefix="gpulint-lint")
+        #: The ``gpulint.render`` setting: render charts and Kustomize roots (runs helm and
+        #: kubectl on the workspace, as ``check --render``); off by default.
+        self.render = False
+        self.renders = Renders()
 
     # -- which documents ---------------------------------------------------------------------
     def lintable(self, uri: str) -> bool:
@@ -210,6 +215,11 @@ class GpulintServer(LanguageServer):
             state.linter = IncrementalLinter(project.linter, label)
         if path is not None and project.excludes(FsPath(path)):
             return LineIndex(""), []
+        # A chart's file is not YAML until rendered: GL201, or with gpulint.render what the
+        # render maps into it (gpulint.lsp.rendered), never the text linted as YAML.
+        rendered = self.renders.findings(project, path, label, self.render) if path else None
+        if rendered is not None:
+            return LineIndex(text), features.shown(rendered)
         findings = features.shown(state.linter.lint(text))
         return LineIndex(text), findings
 
@@ -234,6 +244,7 @@ class GpulintServer(LanguageServer):
         """A configuration file changed: read every configuration again, lint again."""
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self.executor, self.projects.forget)
+        await loop.run_in_executor(self.executor, self.renders.forget)
         for state in self.open.values():
             state.project = None
         for uri in list(self.open):
@@ -249,6 +260,15 @@ class GpulintServer(LanguageServer):
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[])
         )
+
+
+def render_setting(settings: Any) -> bool | None:
+    """``gpulint.render`` from the client's settings (``{"gpulint": {"render": true}}``,
+    ``{"render": true}`` as initialization options); None when not given."""
+    if isinstance(settings, dict) and isinstance(settings.get("gpulint"), dict):
+        settings = settings["gpulint"]
+    value = settings.get("render") if isinstance(settings, dict) else None
+    return value if isinstance(value, bool) else None
 
 
 def _debounce(options: Any) -> float | None:
@@ -267,6 +287,7 @@ def build(trust: Trust | None = None) -> GpulintServer:
         delay = _debounce(params.initialization_options)
         if delay is not None:
             ls.debounce = delay
+        ls.render = render_setting(params.initialization_options) or False
         root = ls.workspace.root_path
         ls.projects.fallback = FsPath(root) if root else None
 
@@ -304,6 +325,18 @@ def build(trust: Trust | None = None) -> GpulintServer:
         path = to_fs_path(params.text_document.uri)
         if path is not None and is_config_file(FsPath(path)):
             await ls.reload()
+        elif ls.render:  # a chart or root may render otherwise now: what it renders again
+            ls.executor.submit(ls.renders.saved)  # on the lint thread, before the lints
+            for uri in list(ls.open):
+                ls.schedule(uri, 0)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def configuration(ls: GpulintServer, params: lsp.DidChangeConfigurationParams) -> None:
+        render = render_setting(params.settings)
+        if render is not None and render != ls.render:
+            ls.render = render
+            for uri in list(ls.open):
+                ls.schedule(uri, 0)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: GpulintServer, params: lsp.DidCloseTextDocumentParams) -> None:

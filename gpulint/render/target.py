@@ -32,7 +32,10 @@ NOT_RENDERED = (
 
 
 def lint_rendered(
-    linter: Linter, target: Target, seen: list[LintedObject] | None = None
+    linter: Linter,
+    target: Target,
+    seen: list[LintedObject] | None = None,
+    run: tuple[RenderOptions, Trees] | None = None,
 ) -> list[Finding]:
     """A chart's or Kustomize root's findings: rendered, linted, mapped back to its files.
 
@@ -40,56 +43,85 @@ def lint_rendered(
     is missing is GL202 (a tool error: exit 2) and one that fails GL200, both at the
     chart's ``Chart.yaml`` or the root's kustomization file (a Kustomize failure at the
     file and line it names, and the kustomizations a failing root builds on linted alone:
-    :func:`_unbuilt`); the rest of the run goes on.
+    :func:`_unbuilt`); the rest of the run goes on. ``run``: how to render, else the
+    run's (``linter.rendering``; the language server passes its own).
     """
-    rendered = _rendered(linter, target, seen)
+    rendered = _rendered(linter, target, seen, run)
     if isinstance(rendered, list):
         return rendered
     return _lint(linter, target.label, rendered, seen)
 
 
 def _rendered(
-    linter: Linter, target: Target, seen: list[LintedObject] | None
+    linter: Linter,
+    target: Target,
+    seen: list[LintedObject] | None,
+    run: tuple[RenderOptions, Trees] | None = None,
 ) -> Rendered | list[Finding]:
     """The target rendered, or the findings of why it is not."""
     from gpulint.render import RenderOptions
+    from gpulint.render.trees import Trees
+
+    run = run or linter.rendering  # the run's: gpulint.lint.runner.run sets it
+    options, trees = run if run is not None else (RenderOptions(), Trees(False))
+    out = render_target(target, options, trees)
+    if isinstance(out, Unrendered):
+        if out.failure is not None:  # a Kustomize root: its parts built alone, if they build
+            folder = target.path or target.label
+            return _unbuilt(linter, folder, out.path, out.failure, (options, trees), seen)
+        return linter.problem(out.path, out.problem)
+    return out
+
+
+class Unrendered:
+    """Why a chart or root has no output: where to say so (a label) and what to say;
+    ``failure`` is a Kustomize root's (its parts may build alone). A plain class: the
+    runner imports this module on every run (a NamedTuple costs start-up)."""
+
+    __slots__ = ("failure", "path", "problem")
+
+    def __init__(self, path: str, problem: Problem, failure: Failure | None = None) -> None:
+        self.path = path
+        self.problem = problem
+        self.failure = failure
+
+
+def render_target(target: Target, options: RenderOptions, trees: Trees) -> Rendered | Unrendered:
+    """A chart's or Kustomize root's output, ready to map back, or why there is none: not
+    rendered without ``--render`` (GL201, at ``Chart.yaml`` or the kustomization file), the
+    program missing (GL202) or failing (GL200, at the file and line it names)."""
     from gpulint.render.mapping import label_of
-    from gpulint.render.trees import Trees, kustomization_file
+    from gpulint.render.trees import kustomization_file
 
     folder = target.path or target.label
-    rendering = linter.rendering  # the run's: gpulint.lint.runner.run sets it
-    options, trees = rendering if rendering is not None else (RenderOptions(), Trees(False))
     if target.render == "helm":
         anchor = label_of(os.path.join(folder, "Chart.yaml"))
     else:
         anchor = label_of(kustomization_file(folder) or folder)
     if not options.enabled:
-        return linter.problem(
-            anchor, Problem(codes.CHART_NOT_RENDERED, Span(1, 1, 1, 1), NOT_RENDERED)
-        )
-    rendered: Rendered
+        return Unrendered(anchor, Problem(codes.CHART_NOT_RENDERED, Span(1, 1, 1, 1), NOT_RENDERED))
     if target.render == "helm":
         from gpulint.render import helm
 
         out = helm.render(folder, options)
         if isinstance(out, helm.Failure):  # at the template helm's error names, if any
             span = Span(out.line, out.column, out.line, out.column)
-            return linter.problem(out.path or anchor, Problem(out.code, span, out.message))
-        rendered = helm.HelmRendered(
+            return Unrendered(out.path or anchor, Problem(out.code, span, out.message))
+        return helm.HelmRendered(
             target.label,
             folder,
             out,
             options.for_chart(folder),
             rerun=helm.marked_render(folder, options),
         )
-    else:
-        from gpulint.render import kustomize
+    from gpulint.render import kustomize
 
-        built = kustomize.render(folder, options, trees)
-        if isinstance(built, kustomize.Failure):
-            return _unbuilt(linter, folder, anchor, built, (options, trees), seen)
-        rendered = kustomize.KustomizeRendered(target.label, folder, built, trees)
-    return rendered
+    built = kustomize.render(folder, options, trees)
+    if isinstance(built, kustomize.Failure):
+        path = label_of(built.path) if built.path else anchor
+        span = Span(built.line, 1, built.line, 1)
+        return Unrendered(path, Problem(built.code, span, built.message), built)
+    return kustomize.KustomizeRendered(target.label, folder, built, trees)
 
 
 def fix_rendered(
