@@ -174,10 +174,10 @@ test-fast: $(STAMP)
 snapshots: $(STAMP)
 	GPULINT_UPDATE_SNAPSHOTS=1 $(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q tests/test_snapshots.py
 
-## Scaffold a rule: `make new-rule CODE=GPU044 NAME=my-rule-name` writes its module and a
+## Scaffold a rule: `make new-rule CODE=GPU045 NAME=my-rule-name` writes its module and a
 ## failing and a passing fixture, then regenerates what is generated (CONTRIBUTING.md).
 new-rule: $(STAMP)
-	@test -n "$(CODE)" -a -n "$(NAME)" || { echo "usage: make new-rule CODE=GPU044 NAME=my-rule-name" >&2; exit 2; }
+	@test -n "$(CODE)" -a -n "$(NAME)" || { echo "usage: make new-rule CODE=GPU045 NAME=my-rule-name" >&2; exit 2; }
 	$(BIN)/python -m tests.new_rule "$(CODE)" "$(NAME)"
 	$(MAKE) generate snapshots
 

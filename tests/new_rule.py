@@ -1,4 +1,4 @@
-"""Scaffold a rule: ``make new-rule CODE=GPU044 NAME=my-rule-name`` (CONTRIBUTING.md).
+"""Scaffold a rule: ``make new-rule CODE=GPU045 NAME=my-rule-name`` (CONTRIBUTING.md).
 
 Writes ``rules/<code>_<name>.py`` (the module skeleton, its docstring with every
 documentation section a rule must have), ``tests/fixtures/rules/<CODE>/fail-example.yaml``
@@ -11,7 +11,7 @@ fail fixture asks for), so the suite passes from the start; change the condition
 fixtures and the docstring together, with ``make test-fast`` as the loop. Refuses a code
 or name already taken, or malformed.
 
-    python -m tests.new_rule GPU044 my-rule-name [--root DIR]
+    python -m tests.new_rule GPU045 my-rule-name [--root DIR]
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ spec:
 def scaffold(code: str, name: str, root: Path = ROOT) -> list[Path]:
     """Write the three files; the paths written. ValueError for a bad or taken code/name."""
     if not re.fullmatch(r"[A-Z]+[0-9]+", code):
-        raise ValueError(f"CODE must be letters then digits, like GPU044: {code!r}")
+        raise ValueError(f"CODE must be letters then digits, like GPU045: {code!r}")
     if not re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", name):
         raise ValueError(f"NAME must be kebab-case, like gpu-request-too-large: {name!r}")
     rules = root / "rules"
@@ -130,7 +130,7 @@ def scaffold(code: str, name: str, root: Path = ROOT) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make new-rule", description=__doc__.split("\n")[0])
-    parser.add_argument("code", help="the rule's code, e.g. GPU044")
+    parser.add_argument("code", help="the rule's code, e.g. GPU045")
     parser.add_argument("name", help="the rule's name, kebab-case")
     parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
