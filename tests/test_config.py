@@ -627,3 +627,16 @@ def test_a_fifo_named_like_a_configuration_file_never_blocks(tmp_path: Path) -> 
     assert named.returncode == 2 and named.stdout == ""
     with pytest.raises(SourceError, match="not a regular file"):
         load_one_document(tmp_path / ".gpulint.yaml")
+
+
+def test_every_configuration_problem_in_one_run(repo: Path) -> None:
+    """The schema's problems and the ones past it (selectors that match no rule) come in
+    one run, in file order: a user fixes them all at once, not in waves."""
+    (repo / "train.yaml").write_text(GPU_DEPLOYMENT)
+    (repo / ".gpulint.yaml").write_text(
+        "select: [QQQ1]\nignore: [ZZZ9]\nper-file-ignores:\n  '*.yaml': [YYY1]\nfail-on: fatal\n"
+    )
+    proc = run(["check", "train.yaml"], repo)
+    assert proc.returncode == 2
+    where = [line.split(": ", 3)[2] for line in proc.stderr.splitlines()]
+    assert where == [".gpulint.yaml:1", ".gpulint.yaml:2", ".gpulint.yaml:4", ".gpulint.yaml:5"]

@@ -456,9 +456,27 @@ def validate_config(config: ConfigFile | None, rules: Sequence[Rule]) -> None:
         skip=[("workloads", i) for i in bad_rows],
     )
     errors += [message for messages in bad_rows.values() for message in messages]
+    # The checks below read what the schema let through: a key the schema already faults is
+    # left to its message, every other key is checked too, so one run says every problem.
+    faulted = {_top_key(e) for e in errors}
+    errors += _semantic_problems(config, rules, {k: v for k, v in data.items() if k not in faulted})
     errors.sort(key=lambda e: _line_in(e, config))
     if errors:
         raise ConfigError("\n".join(errors))
+
+
+def _top_key(error: str) -> str:
+    """The top-level key a ``file:line: key.path: why`` message is about."""
+    parts = error.split(": ", 2)
+    where = parts[1] if len(parts) > 2 else ""
+    return where.split(".", 1)[0].split("[", 1)[0]
+
+
+def _semantic_problems(
+    config: ConfigFile, rules: Sequence[Rule], data: dict[str, Any]
+) -> list[str]:
+    """The problems past the schema: selectors that match no rule, globs, render options."""
+    errors: list[str] = []
     known = [r.code for r in rules]
     if data.get("select") == []:
         # As `--select ''`: an empty selection runs no rule and passes every file.
@@ -479,5 +497,4 @@ def validate_config(config: ConfigFile | None, rules: Sequence[Rule]) -> None:
         )
     errors += _check_globs(config, data)
     errors += _check_render(config, data)
-    if errors:
-        raise ConfigError("\n".join(errors))
+    return errors
