@@ -107,7 +107,6 @@ def _has(data: Any, path: Path) -> bool:
     return True
 
 
-# -- remembering valid files ------------------------------------------------------------------
 #: Overrides the cache folder; empty turns the cache off.
 CACHE_ENV = "GPULINT_CACHE_DIR"
 
@@ -468,8 +467,7 @@ def validate_config(config: ConfigFile | None, rules: Sequence[Rule]) -> None:
 def _top_key(error: str) -> str:
     """The top-level key a ``file:line: key.path: why`` message is about."""
     parts = error.split(": ", 2)
-    where = parts[1] if len(parts) > 2 else ""
-    return where.split(".", 1)[0].split("[", 1)[0]
+    return (parts[1] if len(parts) > 2 else "").split(".", 1)[0].split("[", 1)[0]
 
 
 def _semantic_problems(
