@@ -13,7 +13,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
+import threading
+import time
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -214,3 +217,36 @@ needs_helm = pytest.mark.skipif(
 needs_kustomize = pytest.mark.skipif(
     kustomizer() is None, reason="neither kubectl nor kustomize is on PATH"
 )
+
+
+class Listener:
+    """A TCP port on 127.0.0.1 that counts every connection made to it: the tests that
+    prove a renderer or an overlay reaches no network point a URL at it."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            conn.close()
+
+    def close(self) -> int:
+        """Stop listening; the connections seen (one made at the end of a run counts)."""
+        time.sleep(0.3)
+        self._stop.set()
+        self._thread.join()
+        self.sock.close()
+        return self.connections

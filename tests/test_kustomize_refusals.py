@@ -13,10 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,39 +21,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import gpulint_cmd, gpulint_in_process
-from tests.externals import needs_kustomize
+from tests.externals import Listener, needs_kustomize
 
 SECRET = "s3cr3t-token-7f1d2e"
-
-
-class Listener:
-    """A TCP port on 127.0.0.1 that records every connection made to it."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        time.sleep(0.3)  # a connection made at the end of the run is counted
-        self._stop.set()
-        self._thread.join()
-        self.sock.close()
 
 
 @pytest.fixture

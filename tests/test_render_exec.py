@@ -13,9 +13,7 @@ import io
 import json
 import os
 import shutil
-import socket
 import tarfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import FIXTURES, gpulint_in_process, gpulint_subprocess
-from tests.externals import HELM3_PATH, helm, needs_helm, needs_kustomize
+from tests.externals import HELM3_PATH, Listener, helm, needs_helm, needs_kustomize
 
 CHART = FIXTURES / "render" / "charts" / "inference"
 OVERLAY = FIXTURES / "render" / "kustomize" / "overlays" / "gpu"
@@ -167,36 +165,6 @@ def test_command_line_options_are_checked_as_the_configuration_is(tmp_path: Path
 # -- item 6: a values schema's $ref is never resolved --------------------------------------
 
 
-class _Listener:
-    """A loopback TCP server that counts the connections it sees."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.seen = 0
-        self._stop = False
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.seen += 1
-            conn.close()
-
-    def close(self) -> int:
-        self._stop = True
-        self._thread.join()
-        self.sock.close()
-        return self.seen
-
-
 def _schema_chart(tmp_path: Path, schema: dict[str, Any]) -> Path:
     repo = _repo(tmp_path)
     (repo / "chart" / "values.schema.json").write_text(json.dumps(schema), encoding="utf-8")
@@ -207,7 +175,7 @@ def _schema_chart(tmp_path: Path, schema: dict[str, Any]) -> Path:
 def test_a_schema_ref_to_a_loopback_service_is_never_fetched(
     tmp_path: Path, helm_path: str
 ) -> None:
-    listener = _Listener()
+    listener = Listener()
     try:
         repo = _schema_chart(tmp_path, {"$ref": f"http://127.0.0.1:{listener.port}/x.json"})
         proc = gpulint_in_process(
@@ -268,7 +236,7 @@ def test_a_helm_without_schema_skipping_renders_only_self_contained_schemas(
     tmp_path: Path,
 ) -> None:
     script, marker = _old_helm(tmp_path, str(helm()))
-    listener = _Listener()
+    listener = Listener()
     url = f"http://127.0.0.1:{listener.port}/x.json"
     try:
         cases: list[tuple[str, Any]] = [
@@ -455,7 +423,7 @@ def test_renderers_reach_no_loopback_service(tmp_path: Path) -> None:
 
     if not _own_network():
         pytest.skip("no unprivileged network namespace here: renderers get the proxy only")
-    listener = _Listener()
+    listener = Listener()
     try:
         code = (
             "import socket,sys\n"
