@@ -22,62 +22,28 @@ if TYPE_CHECKING:
     )
     from gpulint.cluster.evidence import (
         Evidence as Evidence,
-    )
-    from gpulint.cluster.evidence import (
         KnownTaint as KnownTaint,
-    )
-    from gpulint.cluster.evidence import (
         applicable as applicable,
-    )
-    from gpulint.cluster.evidence import (
         basis as basis,
-    )
-    from gpulint.cluster.evidence import (
         certain_line as certain_line,
     )
     from gpulint.cluster.facts import (
         accelerator_nodes as accelerator_nodes,
-    )
-    from gpulint.cluster.facts import (
         added_tolerations as added_tolerations,
-    )
-    from gpulint.cluster.facts import (
         describe_offer as describe_offer,
-    )
-    from gpulint.cluster.facts import (
         describes_nodes as describes_nodes,
-    )
-    from gpulint.cluster.facts import (
         enforced_taints as enforced_taints,
-    )
-    from gpulint.cluster.facts import (
         largest as largest,
-    )
-    from gpulint.cluster.facts import (
         nodes_offering as nodes_offering,
-    )
-    from gpulint.cluster.facts import (
         nvidia_nodes as nvidia_nodes,
-    )
-    from gpulint.cluster.facts import (
         pool_label as pool_label,
-    )
-    from gpulint.cluster.facts import (
         queued as queued,
-    )
-    from gpulint.cluster.facts import (
         unoffered as unoffered,
-    )
-    from gpulint.cluster.facts import (
         why_not as why_not,
     )
     from gpulint.cluster.filters import (
         Failure as Failure,
-    )
-    from gpulint.cluster.filters import (
         feasibility as feasibility,
-    )
-    from gpulint.cluster.filters import (
         fits_somewhere as fits_somewhere,
     )
     from gpulint.cluster.model import (
@@ -91,59 +57,33 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.agents import (
         find_agent as find_agent,
-    )
-    from gpulint.k8s.agents import (
         image_repository as image_repository,
     )
     from gpulint.k8s.devicenames import (
         Verdict as Verdict,
-    )
-    from gpulint.k8s.devicenames import (
         judge as judge,
     )
     from gpulint.k8s.devices import (
         DeviceResource as DeviceResource,
-    )
-    from gpulint.k8s.devices import (
         Registry as Registry,
     )
     from gpulint.k8s.engines import (
         Started as Started,
-    )
-    from gpulint.k8s.engines import (
         Word as Word,
-    )
-    from gpulint.k8s.engines import (
         find_engine as find_engine,
-    )
-    from gpulint.k8s.engines import (
         has_flag as has_flag,
-    )
-    from gpulint.k8s.engines import (
         int_value as int_value,
-    )
-    from gpulint.k8s.engines import (
         literal_env as literal_env,
-    )
-    from gpulint.k8s.engines import (
         may_start_engine as may_start_engine,
-    )
-    from gpulint.k8s.engines import (
         option as option,
-    )
-    from gpulint.k8s.engines import (
         words as words,
     )
     from gpulint.k8s.envvalues import (
         Source as Source,
-    )
-    from gpulint.k8s.envvalues import (
         container_env as container_env,
     )
     from gpulint.k8s.objects import (
         expression_key_path as expression_key_path,
-    )
-    from gpulint.k8s.objects import (
         required_node_terms as required_node_terms,
     )
     from gpulint.k8s.podrequest import (
@@ -151,229 +91,66 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.quantity.arith import (
         is_integer as is_integer,
-    )
-    from gpulint.k8s.quantity.arith import (
         milli_round_up as milli_round_up,
     )
     from gpulint.k8s.quantity.parse import (
         QuantityError as QuantityError,
-    )
-    from gpulint.k8s.quantity.parse import (
         parse_quantity as parse_quantity,
     )
     from gpulint.k8s.resources import (
         ResourceEntry as ResourceEntry,
-    )
-    from gpulint.k8s.resources import (
         accelerator_entries as accelerator_entries,
-    )
-    from gpulint.k8s.resources import (
         amount as amount,
-    )
-    from gpulint.k8s.resources import (
         container_entries as container_entries,
-    )
-    from gpulint.k8s.resources import (
         container_gpu as container_gpu,
-    )
-    from gpulint.k8s.resources import (
         extended_requests as extended_requests,
-    )
-    from gpulint.k8s.resources import (
         format_amount as format_amount,
-    )
-    from gpulint.k8s.resources import (
         gpu_demand as gpu_demand,
-    )
-    from gpulint.k8s.resources import (
         is_extended_resource as is_extended_resource,
-    )
-    from gpulint.k8s.resources import (
         is_placeholder as is_placeholder,
-    )
-    from gpulint.k8s.resources import (
         resource_lists as resource_lists,
-    )
-    from gpulint.k8s.resources import (
         show_value as show_value,
-    )
-    from gpulint.k8s.resources import (
         spark_asks_for_gpus as spark_asks_for_gpus,
-    )
-    from gpulint.k8s.resources import (
         wants_accelerator as wants_accelerator,
-    )
-    from gpulint.k8s.resources import (
         whole_gpu_count as whole_gpu_count,
     )
     from gpulint.k8s.taints import (
         TAINTS_OPTION as TAINTS_OPTION,
-    )
-    from gpulint.k8s.taints import (
         Taint as Taint,
-    )
-    from gpulint.k8s.taints import (
         almost as almost,
-    )
-    from gpulint.k8s.taints import (
         default_taints_assumed as default_taints_assumed,
-    )
-    from gpulint.k8s.taints import (
         describe_toleration as describe_toleration,
-    )
-    from gpulint.k8s.taints import (
         near_miss as near_miss,
-    )
-    from gpulint.k8s.taints import (
         taints_from_options as taints_from_options,
-    )
-    from gpulint.k8s.taints import (
         tolerates as tolerates,
     )
     from gpulint.k8s.workloads import (
         Container as Container,
-    )
-    from gpulint.k8s.workloads import (
         K8sObject as K8sObject,
-    )
-    from gpulint.k8s.workloads import (
         PodSpec as PodSpec,
     )
     from gpulint.model import (
         AddEntry as AddEntry,
-    )
-    from gpulint.model import (
         AppendItem as AppendItem,
-    )
-    from gpulint.model import (
         Change as Change,
-    )
-    from gpulint.model import (
         DeleteKey as DeleteKey,
-    )
-    from gpulint.model import (
         MoveKey as MoveKey,
-    )
-    from gpulint.model import (
         Path as Path,
-    )
-    from gpulint.model import (
         Related as Related,
-    )
-    from gpulint.model import (
         RenameKey as RenameKey,
-    )
-    from gpulint.model import (
         Repair as Repair,
-    )
-    from gpulint.model import (
         Severity as Severity,
-    )
-    from gpulint.model import (
         Span as Span,
     )
     from gpulint.rule import (
         Rule as Rule,
-    )
-    from gpulint.rule import (
         RuleContext as RuleContext,
-    )
-    from gpulint.rule import (
         Violation as Violation,
     )
 
-__all__ = [
-    "TAINTS_OPTION",
-    "AddEntry",
-    "AppendItem",
-    "Change",
-    "Container",
-    "DeleteKey",
-    "DeviceResource",
-    "Evidence",
-    "Failure",
-    "K8sObject",
-    "KnownTaint",
-    "MoveKey",
-    "Node",
-    "Path",
-    "PodSpec",
-    "QuantityError",
-    "Registry",
-    "Related",
-    "RenameKey",
-    "Repair",
-    "ResourceEntry",
-    "Rule",
-    "RuleContext",
-    "Severity",
-    "Source",
-    "Span",
-    "Started",
-    "Taint",
-    "Verdict",
-    "Violation",
-    "Word",
-    "accelerator_entries",
-    "accelerator_nodes",
-    "added_tolerations",
-    "almost",
-    "amount",
-    "applicable",
-    "basis",
-    "builtin_catalog",
-    "certain_line",
-    "container_entries",
-    "container_env",
-    "container_gpu",
-    "data_path",
-    "default_taints_assumed",
-    "describe_offer",
-    "describe_toleration",
-    "describes_nodes",
-    "enforced_taints",
-    "expression_key_path",
-    "extended_requests",
-    "feasibility",
-    "find_agent",
-    "find_engine",
-    "fits_somewhere",
-    "format_amount",
-    "gpu_demand",
-    "has_flag",
-    "image_repository",
-    "int_value",
-    "is_extended_resource",
-    "is_integer",
-    "is_placeholder",
-    "judge",
-    "largest",
-    "literal_env",
-    "may_start_engine",
-    "milli_round_up",
-    "near_miss",
-    "nodes_offering",
-    "nvidia_nodes",
-    "option",
-    "parse_quantity",
-    "pod_requests",
-    "pool_label",
-    "queued",
-    "required_node_terms",
-    "resource_lists",
-    "sched_pod",
-    "show_value",
-    "spark_asks_for_gpus",
-    "taints_from_options",
-    "tolerates",
-    "unoffered",
-    "wants_accelerator",
-    "whole_gpu_count",
-    "why_not",
-    "words",
-]
 
-#: Where each name of :data:`__all__` is defined.
+#: Where each name is defined; :data:`__all__` is its keys (tests/test_architecture.py checks
+#: that the ``TYPE_CHECKING`` imports above say the same).
 _WHERE: dict[str, str] = {
     "Rule": "gpulint.rule",
     "RuleContext": "gpulint.rule",
@@ -464,6 +241,8 @@ _WHERE: dict[str, str] = {
     "feasibility": "gpulint.cluster.filters",
     "fits_somewhere": "gpulint.cluster.filters",
 }
+
+__all__ = sorted(_WHERE)
 
 
 if not TYPE_CHECKING:

@@ -7,8 +7,7 @@ from fnmatch import fnmatchcase
 
 import jsonschema
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from gpulint.data import data_path
 from gpulint.k8s.agents import builtin_agents, glob_match, image_repository

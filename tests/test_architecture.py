@@ -383,3 +383,18 @@ def test_no_module_sets_another_modules_globals() -> None:
                 ):
                     found.append(f"{_module_name(path)}:{node.lineno}")
     assert found == []
+
+
+def test_the_api_table_and_its_type_checking_imports_agree() -> None:
+    """gpulint/api.py says where each name is twice: ``_WHERE`` (what runs) and the
+    ``TYPE_CHECKING`` imports (what mypy reads). They name the same places, and every name
+    resolves."""
+    import gpulint.api as api
+
+    imported = {}
+    for node in ast.walk(_syntax(PACKAGE / "api.py")):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("gpulint."):
+            imported |= {alias.asname or alias.name: node.module for alias in node.names}
+    assert imported == api._WHERE
+    assert api.__all__ == sorted(imported)
+    assert all(getattr(api, name) is not None for name in api.__all__)

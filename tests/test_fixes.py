@@ -12,8 +12,7 @@ import difflib
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from gpulint.fix.loop import SAFE, UNSAFE, apply, fix_text
 from gpulint.fix.places import Places, Skip

@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
 
 from gpulint.util.globs import Glob, GlobError, PathMatcher, validate
 

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from gpulint.lint.engine import Linter
 from gpulint.lint.finder import load_rules

@@ -25,8 +25,7 @@ from typing import Any
 from urllib.parse import unquote_to_bytes
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from jsonschema import Draft202012Validator
 from junitparser import Failure, JUnitXml
 

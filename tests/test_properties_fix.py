@@ -13,8 +13,7 @@ import json
 import re
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gpulint.fix.loop import UNSAFE, fix_text
 from gpulint.lint.engine import Linter

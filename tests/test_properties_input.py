@@ -13,8 +13,7 @@ import random
 import re
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gpulint.lint.engine import Linter
 from gpulint.lint.finder import load_rules

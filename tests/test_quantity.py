@@ -16,8 +16,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from gpulint.k8s.quantity.arith import is_integer, milli_round_up
 from gpulint.k8s.quantity.parse import (

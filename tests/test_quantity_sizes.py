@@ -12,8 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gpulint.k8s.quantity.arith import add, is_multiple
 from gpulint.k8s.quantity.display import SHOWN_DIGITS, format_quantity

@@ -19,8 +19,7 @@ import pytest
 from gpulint.lint.finder import load_rules
 from gpulint.model import Finding, ObjectRef, Severity, Span, Suppression
 from gpulint.report import Report
-from gpulint.reporters import ReportContext
-from gpulint.reporters import sarif as sarif_reporter
+from gpulint.reporters import ReportContext, sarif as sarif_reporter
 from tests.conftest import CORPUS, FIXTURES, ROOT, needs_corpus
 from tests.externals import (
     assert_schema_valid,

@@ -20,9 +20,12 @@ import pytest
 from gpulint.fix.loop import UNSAFE, fix_text
 from gpulint.lint.engine import Linter
 from tests.conftest import ROOT
-from tests.test_rule_fixtures import FIXTURE_FILES, RULE_FIXTURES
-from tests.test_rule_fixtures import linter as linter
-from tests.test_rule_fixtures import linters as linters
+from tests.test_rule_fixtures import (
+    FIXTURE_FILES,
+    RULE_FIXTURES,
+    linter as linter,
+    linters as linters,
+)
 
 SNAPSHOTS = ROOT / "tests" / "snapshots"
 #: ``make snapshots`` sets it: write the snapshots instead of comparing them.

@@ -17,8 +17,7 @@ from gpulint.lint.finder import load_rules
 from gpulint.model import Finding
 from gpulint.settings import Settings
 from gpulint.suppress.findings import comment_directives
-from tests.conftest import expectations, gpulint_in_process
-from tests.conftest import lint as shared_lint
+from tests.conftest import expectations, gpulint_in_process, lint as shared_lint
 
 
 @pytest.fixture(scope="module")

@@ -16,11 +16,13 @@ from gpulint import __version__
 from gpulint.cli.options import (
     AllowPluginsOption,
     ClusterOption,
+    Command as _Command,
     ConfigFormat,
     ConfigOption,
     ExtendSelectOption,
     FailIfNoFilesOption,
     FailOnOption,
+    Group as _Group,
     HelmOption,
     IgnoreOption,
     IsolatedOption,
@@ -40,14 +42,14 @@ from gpulint.cli.options import (
     ValuesOption,
     typer_option,
 )
-from gpulint.cli.options import Command as _Command
-from gpulint.cli.options import Group as _Group
 from gpulint.commands.checkoptions import CHECK_OPTIONS, CheckOptions, Option
-from gpulint.commands.common import Trust
-from gpulint.commands.common import configure as _configure
-from gpulint.commands.common import fail as _fail
-from gpulint.commands.common import load_rules as _load_rules
-from gpulint.commands.common import read_config as _read_config
+from gpulint.commands.common import (
+    Trust,
+    configure as _configure,
+    fail as _fail,
+    load_rules as _load_rules,
+    read_config as _read_config,
+)
 
 app = typer.Typer(
     name="gpulint",

@@ -368,8 +368,7 @@ def _report_context(run: Run) -> None:
 
 def _lint(run: Run) -> Report:
     """Lint every target, writing each file's findings and fixes as it is done."""
-    from gpulint.lint.runner import available_cores
-    from gpulint.lint.runner import run as lint_all
+    from gpulint.lint.runner import available_cores, run as lint_all
     from gpulint.reporters import needs_objects
 
     accepted = run.accepted

@@ -126,8 +126,7 @@ def trusted_rules(config: ConfigFile | None, trust: Trust) -> tuple[list[Rule], 
 
     from gpulint.config.file import project_root, warn
     from gpulint.config.validate import rule_locations
-    from gpulint.lint.finder import RuleDir, rule_files
-    from gpulint.lint.finder import load_rules as load
+    from gpulint.lint.finder import RuleDir, load_rules as load, rule_files
 
     allowed = trust.allow_plugins or env_allows_plugins()
     folders: dict[Path, RuleDir] = {}
@@ -232,8 +231,7 @@ def configure(
         platform=platform,
     )
     if platform is not None:
-        from gpulint.cluster.platforms import UnknownPlatform
-        from gpulint.cluster.platforms import platform as profile
+        from gpulint.cluster.platforms import UnknownPlatform, platform as profile
 
         try:
             profile(platform)

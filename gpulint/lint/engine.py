@@ -11,8 +11,7 @@ from gpulint.k8s.dra import NO_CLAIMS
 from gpulint.k8s.manifest import DocumentView, Manifest
 from gpulint.k8s.workloads import K8sObject, builtin_table
 from gpulint.lint.aliasuses import tell_aliases_apart
-from gpulint.lint.unchecked import CODE as UNCHECKED_CODE
-from gpulint.lint.unchecked import findings as unchecked
+from gpulint.lint.unchecked import CODE as UNCHECKED_CODE, findings as unchecked
 from gpulint.lint.yields import without_consequences
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document, Problem

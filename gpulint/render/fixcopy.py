@@ -35,11 +35,9 @@ Rerender = Callable[[dict[str, str]], "str | None"]
 def rerenderer(kind: str, folder: str, options: RenderOptions, trees: Trees) -> Rerender:
     """How the target is rendered again with some files changed: on a copy (module doc),
     with the program the run found for the real tree and the chart's options."""
-    from gpulint.render import ChartOptions
-    from gpulint.render import RenderOptions as Options
+    from gpulint.render import ChartOptions, RenderOptions as Options
     from gpulint.render.tools import find_tool
-    from gpulint.render.trees import Trees as Fresh
-    from gpulint.render.trees import inside, project_root
+    from gpulint.render.trees import Trees as Fresh, inside, project_root
 
     root = project_root(folder)
     helm = kind == "helm"

@@ -36,14 +36,9 @@ from gpulint import codes
 from gpulint.loader.document import Document
 from gpulint.model import Finding, Related, Span
 from gpulint.render import ChartOptions, RenderOptions, dupkeys, fieldreads, textmap, valuemarks
-from gpulint.render.helmrun import INSTALL_HELM as INSTALL_HELM
 
-# Running helm (argv, bounds, what it would read, its errors) is :mod:`gpulint.render.helmrun`'s;
-# these names stay importable from here.
-from gpulint.render.helmrun import NO_SKIP, helm_template
-from gpulint.render.helmrun import Failure as Failure
-from gpulint.render.helmrun import refused_inputs as refused_inputs
-from gpulint.render.helmrun import tool_error as tool_error
+# Running helm (argv, bounds, what it would read, its errors): gpulint.render.helmrun.
+from gpulint.render.helmrun import INSTALL_HELM, NO_SKIP, Failure, helm_template, refused_inputs
 from gpulint.render.helmsources import headers, not_a_template, part_of, section
 from gpulint.render.mapping import (
     Place,

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import os
-import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpulint import codes
@@ -67,26 +66,3 @@ def refused_inputs(folder: str, options: RenderOptions) -> Failure | None:
                 codes.RENDER_FAILED, f"not rendered: values file {label_of(values)} {why}"
             )
     return None
-
-
-def tool_error(stderr: str, returncode: int | None) -> str:
-    """A program's error output as one line: its own words, without the "Error: " prefix,
-    blank lines and hints about flags gpulint does not pass."""
-    lines = [
-        line.strip()
-        for line in stderr.splitlines()
-        if line.strip() and not line.startswith("Use --debug flag")
-    ]
-    text = "; ".join(_message(line) for line in lines)
-    return text or f"exit status {returncode}"
-
-
-#: kubectl logs through klog: `E1201 00:47:47.778079   20428 run.go:72] "command failed" err="..."`.
-_KLOG = re.compile(r'^[EWIF]\d{4} [\d:.]+\s+\d+ \S+\] (?:"command failed" err=)?"?(.*?)"?$')
-
-
-def _message(line: str) -> str:
-    m = _KLOG.match(line)
-    if m:
-        line = m.group(1).replace('\\"', '"')
-    return line.removeprefix("Error: ").removeprefix("error: ")

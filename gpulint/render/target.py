@@ -101,10 +101,10 @@ def render_target(target: Target, options: RenderOptions, trees: Trees) -> Rende
     if not options.enabled:
         return Unrendered(anchor, Problem(codes.CHART_NOT_RENDERED, Span(1, 1, 1, 1), NOT_RENDERED))
     if target.render == "helm":
-        from gpulint.render import helm
+        from gpulint.render import helm, helmrun
 
         out = helm.render(folder, options)
-        if isinstance(out, helm.Failure):  # at the template helm's error names, if any
+        if isinstance(out, helmrun.Failure):  # at the template helm's error names, if any
             span = Span(out.line, out.column, out.line, out.column)
             return Unrendered(out.path or anchor, Problem(out.code, span, out.message))
         return helm.HelmRendered(
