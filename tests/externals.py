@@ -203,6 +203,23 @@ def helm() -> str | None:
     return shutil.which("helm")
 
 
+def helms() -> list[Any]:
+    """The helms a test runs with, as pytest params: helm (`make tools`' helm 4),
+    `make tools`' helm 3 (.tools/helm3), and any other named in $GPULINT_TEST_HELMS (paths
+    joined by os.pathsep): helm 3 and helm 4 differ in how they resolve a schema's $ref and
+    print subchart names. None of them installed: one param that skips, saying so."""
+    paths = [
+        str(helm()),
+        str(HELM3_PATH),
+        *filter(None, os.environ.get("GPULINT_TEST_HELMS", "").split(os.pathsep)),
+    ]
+    return [
+        pytest.param(path, id=os.path.basename(path))
+        for path in dict.fromkeys(paths)
+        if os.access(path, os.X_OK)
+    ] or [pytest.param(None, marks=pytest.mark.skip(reason="helm is not installed"))]
+
+
 def kustomizer() -> str | None:
     import shutil
 

@@ -21,24 +21,11 @@ from typing import Any
 import pytest
 
 from tests.conftest import FIXTURES, gpulint_in_process, gpulint_subprocess
-from tests.externals import HELM3_PATH, Listener, helm, needs_helm, needs_kustomize
+from tests.externals import Listener, helm, helms, needs_helm, needs_kustomize
 
 CHART = FIXTURES / "render" / "charts" / "inference"
 OVERLAY = FIXTURES / "render" / "kustomize" / "overlays" / "gpu"
-#: The helm the tests use, `make tools`' helm 3 (.tools/helm3), and any other named in
-#: $GPULINT_TEST_HELMS (paths joined by os.pathsep: helm 3 and helm 4 differ in how they
-#: resolve a schema's $ref).
-HELMS = [
-    pytest.param(path, id=path)
-    for path in dict.fromkeys(
-        [
-            str(helm()),
-            str(HELM3_PATH),
-            *filter(None, os.environ.get("GPULINT_TEST_HELMS", "").split(os.pathsep)),
-        ]
-    )
-    if os.access(path, os.X_OK)
-] or [pytest.param(None, marks=pytest.mark.skip(reason="helm is not installed"))]
+HELMS = helms()
 
 
 def _repo(tmp_path: Path, config: str | None = None) -> Path:

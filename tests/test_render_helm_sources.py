@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import FIXTURES, gpulint_in_process
-from tests.externals import helm, needs_helm
+from tests.externals import helm, helms, needs_helm
 
 BATCH = FIXTURES / "render" / "charts" / "batch"
-HELMS = [p for p in ("/work/tools/helm4", "/work/tools/helm3") if Path(p).is_file()]
+HELMS = helms()
 
 
 def _chart(tmp_path: Path) -> Path:

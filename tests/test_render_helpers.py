@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import FIXTURES, gpulint_in_process
-from tests.externals import needs_helm
+from tests.externals import helms, needs_helm
 
 SERVING = FIXTURES / "render" / "charts" / "serving"
-HELMS = [p for p in ("/work/tools/helm4", "/work/tools/helm3") if Path(p).is_file()]
+HELMS = helms()
 
 
 def _gpu020(tmp_path: Path, helm_path: str, *args: str) -> dict[str, Any]:

@@ -35,7 +35,15 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 from gpulint import codes
 from gpulint.loader.document import Document
 from gpulint.model import Finding, Related, Span
-from gpulint.render import ChartOptions, RenderOptions, dupkeys, fieldreads, textmap, valuemarks
+from gpulint.render import (
+    ChartOptions,
+    RenderOptions,
+    dupkeys,
+    failguard,
+    fieldreads,
+    textmap,
+    valuemarks,
+)
 
 # Running helm (argv, bounds, what it would read, its errors): gpulint.render.helmrun.
 from gpulint.render.helmrun import INSTALL_HELM, NO_SKIP, Failure, helm_template, refused_inputs
@@ -101,12 +109,8 @@ def render(folder: str, options: RenderOptions, marks: tuple[str, ...] = ()) -> 
 
 
 def _failed(folder: str, opts: ChartOptions, result: ToolResult) -> Failure:
-    """helm's error as GL200 where it says (:func:`.helmsources.placed_error`)."""
-    from gpulint.render.helmsources import placed_error
-
-    resolve = HelmRendered("", folder, "", opts).resolve
-    message, line, path, column = placed_error(result.stderr, result.returncode, resolve, folder)
-    return Failure(codes.RENDER_FAILED, f"helm template failed: {message}", line, path, column)
+    """helm's error as GL200 where it says (:func:`.failguard.failure`)."""
+    return failguard.failure(HelmRendered("", folder, "", opts), result)
 
 
 def marked_render(folder: str, options: RenderOptions) -> Callable[[str], str | None]:
@@ -209,7 +213,7 @@ class HelmRendered(Rendered):
         archived = resolved.archive is not None
         if finding.rule == codes.DUPLICATE_KEY:  # at the repeat's template line, if written
             t, shown = self._template(resolved), label_of(resolved.path)
-            files = [(f, p, self._values_doc(f)) for f, p in self._values_files(resolved)]
+            files = [(f, p, self.values_doc(f)) for f, p in self.values_files(resolved)]
             dup = dupkeys.duplicate_place(self.text, self._starts, finding, t, shown, files, doc)
             if dup is not None:
                 return dup
@@ -241,14 +245,14 @@ class HelmRendered(Rendered):
             missing = fieldreads.missing_field(finding.rule, doc.data, finding.doc_path)
             if missing is not None:
                 t = self._template(resolved)
-                files = [(f, p, self._values_doc(f)) for f, p in self._values_files(resolved)]
+                files = [(f, p, self.values_doc(f)) for f, p in self.values_files(resolved)]
                 return fieldreads.missing_place(t, resolved.path, self.folder, files, *missing)
         if self._tracer is None:
             return None
         path = finding.doc_path
         depth = (lambda: textmap.find(self._template(resolved), path).depth) if resolved else None
         got = self._tracer.trace(self.text, self.documents, doc, path, on_key, depth)
-        values_doc = self._values_doc(got[0].file) if got is not None else None
+        values_doc = self.values_doc(got[0].file) if got is not None else None
         if got is None or values_doc is None:
             return None
         return valuemarks.traced_place(got[0], values_doc, template, self.folder, got[1])
@@ -293,7 +297,7 @@ class HelmRendered(Rendered):
             span = _line_span(t, line, on_key)
             ref = textmap.values_ref(line.value)
             if ref is not None and not on_key:
-                found = self._values_place(resolved, ref, (), shown, line.number, span, key=False)
+                found = self.values_place(resolved, ref, (), shown, line.number, span, key=False)
                 if found is not None:
                     return found
             return Place(shown, span)
@@ -302,7 +306,7 @@ class HelmRendered(Rendered):
         ref = textmap.inserted_values(t, match)
         if ref is not None:
             rest = path[_matched_path_length(path, match) :]
-            found = self._values_place(
+            found = self.values_place(
                 resolved, ref, rest, shown, _line_of(match), fallback.span, on_key
             )
             if found is not None:
@@ -405,14 +409,14 @@ class HelmRendered(Rendered):
 
     # -- values files ------------------------------------------------------------------
 
-    def _values_doc(self, path: str) -> Document | None:
+    def values_doc(self, path: str) -> Document | None:
         if path not in self._values:
             text = read_text(path)
             docs = load_documents(text) if text is not None else []
             self._values[path] = docs[0] if docs else None
         return self._values[path]
 
-    def _values_files(self, resolved: Resolved) -> list[tuple[str, tuple[str, ...]]]:
+    def values_files(self, resolved: Resolved) -> list[tuple[str, tuple[str, ...]]]:
         """Values files that can set a template's values, the one applied last first, each
         with the prefix its keys are under (a subchart's name in its parents' files)."""
         ours = resolved.chain[0][1]
@@ -423,7 +427,7 @@ class HelmRendered(Rendered):
             out.append((os.path.join(folder, "values.yaml"), prefix))
         return out
 
-    def _values_place(
+    def values_place(
         self,
         resolved: Resolved,
         ref: tuple[str, ...],
@@ -453,8 +457,8 @@ class HelmRendered(Rendered):
                 f".Values.{dotted})"
             )
             return Place(shown, template_span, note)
-        for file, prefix in self._values_files(resolved):
-            doc = self._values_doc(file)
+        for file, prefix in self.values_files(resolved):
+            doc = self.values_doc(file)
             if doc is None:
                 continue
             full = (*prefix, *path)

@@ -1,0 +1,184 @@
+"""A chart's ``fail`` put on the values key that made it run.
+
+A chart refuses a setting with a guarded ``fail``::
+
+    {{- if and .Values.resources.gpus.enabled (not .Values.gpuResourcesEnabledOverride) }}
+    {{- fail "..." }}
+    {{- end }}
+
+helm names the ``fail``'s template line, but the user edits the values key: since the
+``fail`` ran, every operand of the ``if`` it is in (the innermost block around it, in its
+first branch) that is a plain ``.Values.<path>``, alone or an argument of a top-level
+``and``, was true. Of those, the key the error's message names (else the first) is the
+place, when the values file helm applies it from writes a true value there (a ``--set``
+value stays at the template line, naming the flag). Anything else -- a condition of
+``or``, ``not``, ``eq`` or an ``include``, a ``fail`` in an ``else`` branch or inside a
+``range``, ``with`` or ``define``, a key no values file writes -- leaves the error at the
+template line helm names, as before.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING
+
+from gpulint import codes
+from gpulint.model import Span
+from gpulint.render.mapping import lookup, read_text
+
+if TYPE_CHECKING:
+    from gpulint.render.helm import HelmRendered
+    from gpulint.render.helmrun import Failure
+    from gpulint.render.tools import ToolResult
+
+#: A template action, ``{{ ... }}`` with its trim markers; comments are actions too.
+_ACTION = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}", re.DOTALL)
+_OPENS = ("if", "range", "with", "define", "block")
+_VALUES = re.compile(r"^\$?\.Values((?:\.[A-Za-z0-9_-]+)+)$")
+_FAIL = re.compile(r"(?:^|[\s(|])fail\b")
+#: Bytes of a template read to find the guard.
+MAX_TEMPLATE = 1 << 20
+
+
+def guard_keys(text: str, line: int) -> list[tuple[str, ...]]:
+    """The ``.Values`` paths that were true for the ``fail`` on ``line`` (1-based) of a
+    template's ``text`` to run, in the order its ``if`` reads them; [] when it proves none."""
+    stack: list[tuple[str, str, bool]] = []  # (block, its condition, past an else)
+    for m in _ACTION.finditer(text):
+        body = m.group(1)
+        if body.startswith("/*"):
+            continue
+        word = body.split(None, 1)[0] if body.split() else ""
+        if word in _OPENS:
+            stack.append((word, body[len(word) :].strip(), False))
+        elif word == "else" and stack:
+            stack[-1] = (stack[-1][0], stack[-1][1], True)
+        elif word == "end" and stack:
+            stack.pop()
+        elif _FAIL.search(body) and _line(text, m.start()) <= line <= _line(text, m.end()):
+            if not stack or stack[-1][0] != "if" or stack[-1][2]:
+                return []
+            return _true_operands(stack[-1][1])
+    return []
+
+
+def _line(text: str, at: int) -> int:
+    return text.count("\n", 0, at) + 1
+
+
+def _true_operands(condition: str) -> list[tuple[str, ...]]:
+    """``.Values.a.b`` or ``and .Values.a.b (not ...) ...`` -> the plain keys at top level."""
+    cond = condition.strip()
+    while cond.startswith("(") and cond.endswith(")") and _balanced(cond[1:-1]):
+        cond = cond[1:-1].strip()
+    args = _top_level(cond)
+    if args[:1] == ["and"]:
+        args = args[1:]
+    elif len(args) != 1:
+        return []
+    keys = []
+    for arg in args:
+        m = _VALUES.match(arg)
+        if m:
+            keys.append(tuple(m.group(1)[1:].split(".")))
+    return keys
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for c in text:
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _top_level(cond: str) -> list[str]:
+    """Arguments of a pipeline's command at depth 0 (a parenthesised one is one argument)."""
+    out: list[str] = []
+    depth, cur, quote = 0, "", ""
+    for c in cond:
+        if quote:
+            cur += c
+            quote = "" if c == quote else quote
+        elif c in "\"'`":
+            cur, quote = cur + c, c
+        elif c == "(":
+            depth, cur = depth + 1, cur + c
+        elif c == ")":
+            depth, cur = depth - 1, cur + c
+        elif c.isspace() and depth == 0:
+            out, cur = [*out, cur] if cur else out, ""
+        else:
+            cur += c
+    return [*out, cur] if cur else out
+
+
+def _truthy(value: object) -> bool:
+    """Go template truth: not false, 0, nil, or an empty string, list or map."""
+    return value not in (None, False, 0, "") and value != [] and value != {}
+
+
+def failure(rendered: HelmRendered, result: ToolResult) -> Failure:
+    """helm's error (``result``) as GL200: at the template line helm names
+    (:func:`.helmsources.placed_error`), or the values line of the key that made a
+    ``fail`` there run (:func:`on_guard`)."""
+    from gpulint.render.helmrun import Failure
+    from gpulint.render.helmsources import placed_error
+
+    stderr, code = result.stderr, result.returncode
+    message, line, path, column = placed_error(stderr, code, rendered.resolve, rendered.folder)
+    failed = Failure(codes.RENDER_FAILED, f"helm template failed: {message}", line, path, column)
+    return on_guard(failed, stderr, rendered)
+
+
+def on_guard(failure: Failure, stderr: str, rendered: HelmRendered) -> Failure:
+    """``failure`` (helm's error at a template line) moved to the values line of the key
+    that made the ``fail`` there run, if one is proven (the module's docstring)."""
+    import json
+
+    from gpulint.render.helmsources import error_place
+
+    where = error_place(stderr)
+    if failure.path is None or where is None or where.rendered:
+        return failure
+    if "execution error" not in stderr:
+        return failure
+    resolved = rendered.resolve(where.source)
+    if isinstance(resolved, str) or resolved.archive is not None:
+        return failure
+    keys = guard_keys(read_text(resolved.real, MAX_TEMPLATE) or "", where.line)
+    named = [k for k in keys if re.search(rf"(?<![\w.]){re.escape('.'.join(k))}(?!\w)", stderr)]
+    if not keys:
+        return failure
+    key = (named or keys)[0]
+    span = Span(where.line, 1, where.line, 1)
+    place = rendered.values_place(resolved, key, (), failure.path, where.line, span, key=False)
+    if place is None:
+        return failure
+    if place.path == failure.path:  # a --set value: no file holds it
+        return failure._replace(message=failure.message + place.note)
+    value = next(
+        (
+            got
+            for file, prefix in rendered.values_files(resolved)
+            if (doc := rendered.values_doc(file)) is not None
+            for present, got in [lookup(doc.data, (*prefix, *key))]
+            if present
+        ),
+        None,
+    )
+    if not _truthy(value):
+        return failure
+    shown = os.path.relpath(resolved.path, rendered.folder)
+    note = (
+        f" (the chart's `fail` at {shown}:{where.line} runs because .Values.{'.'.join(key)} "
+        f"is {json.dumps(value, default=str)}, set at this line: the `if` around it reads it)"
+    )
+    return failure._replace(
+        message=failure.message + note,
+        path=place.path,
+        line=place.span.line,
+        column=place.span.column,
+    )

@@ -1,0 +1,97 @@
+"""A chart's guarded ``fail`` at the values key that made it run (gpulint/render/failguard.py):
+NVIDIA's DRA driver refuses ``resources.gpus.enabled: true`` with ``{{- if and
+.Values.resources.gpus.enabled (not .Values.gpuResourcesEnabledOverride) }}{{- fail ...}}``;
+the user edits values.yaml, not the template. Guards that prove no key keep helm's line."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gpulint.render.failguard import guard_keys
+from tests.externals import helms, needs_helm
+from tests.test_render_helm_sources import BATCH, _check
+
+HELMS = helms()
+
+GUARDS = [
+    # (template, the fail's line, the keys proven true)
+    ('{{- if .Values.gpu.shared }}\n{{- fail "no" }}\n{{- end }}\n', 2, [("gpu", "shared")]),
+    (
+        "{{- if and .Values.a.on (not .Values.b) $.Values.c }}\n{{ fail (printf \"x\") }}\n{{ end }}",
+        2,
+        [("a", "on"), ("c",)],
+    ),
+    ('{{ if (.Values.a) }}{{ fail "x" }}{{ end }}', 1, [("a",)]),
+    # nothing proven: or, not, eq, an else branch, a range, a fail outside any block
+    ('{{ if or .Values.a .Values.b }}\n{{ fail "x" }}\n{{ end }}', 2, []),
+    ('{{ if not .Values.a }}\n{{ fail "x" }}\n{{ end }}', 2, []),
+    ('{{ if eq .Values.a "b" }}\n{{ fail "x" }}\n{{ end }}', 2, []),
+    ('{{ if .Values.a }}\nok\n{{ else }}\n{{ fail "x" }}\n{{ end }}', 4, []),
+    ('{{ if .Values.a }}{{ range .Values.l }}\n{{ fail "x" }}\n{{ end }}{{ end }}', 2, []),
+    ('{{ fail "x" }}\n', 1, []),
+    # the block that holds the fail, not an earlier one
+    ('{{ if .Values.a }}{{ end }}\n{{ if .Values.b }}\n{{/* c */}}{{ fail "x" }}{{ end }}', 3, [("b",)]),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "keys"), GUARDS)
+def test_the_keys_a_fail_s_if_proves_true(
+    text: str, line: int, keys: list[tuple[str, ...]]
+) -> None:
+    assert guard_keys(text, line) == keys
+
+
+GUARDED = """\
+{{- if and .Values.gpu.shared (not .Values.allowShared) }}
+{{- fail "gpu.shared needs allowShared: the chart's pods would share GPUs unmetered" }}
+{{- end }}
+"""
+
+
+def _guarded(tmp_path: Path, values: str) -> Path:
+    chart = tmp_path / "batch"
+    shutil.copytree(BATCH, chart)
+    (tmp_path / ".git").mkdir()
+    shutil.rmtree(chart / "worker")
+    text = (chart / "Chart.yaml").read_text(encoding="utf-8")
+    (chart / "Chart.yaml").write_text(text.split("dependencies:")[0], encoding="utf-8")
+    (chart / "values.yaml").write_text("gpu:\n  count: 1\n" + values, encoding="utf-8")
+    (chart / "templates" / "validation.yaml").write_text(GUARDED, encoding="utf-8")
+    return chart
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_guarded_fail_is_at_the_values_line_that_made_it_run(
+    tmp_path: Path, helm_path: str
+) -> None:
+    _guarded(tmp_path, "  shared: true\nallowShared: false\n")
+    findings = _check(tmp_path, "batch", helm_path=helm_path)
+    assert [f["rule"] for f in findings] == ["GL200"]
+    f = findings[0]
+    assert (f["path"], f["line"], f["column"]) == ("batch/values.yaml", 3, 11)
+    assert "gpu.shared needs allowShared" in f["message"]
+    assert "`fail` at templates/validation.yaml:2 runs because .Values.gpu.shared is true" in (
+        f["message"]
+    )
+    # a values file given with -f that sets it: there, as helm applies it last
+    (tmp_path / "prod.yaml").write_text("# prod\ngpu:\n  shared: yes\n", encoding="utf-8")
+    f = _check(tmp_path, "--values", "prod.yaml", "batch", helm_path=helm_path)[0]
+    assert (f["path"], f["line"]) == ("prod.yaml", 3)
+    # set by --set: no file holds it, so at helm's line, naming the flag
+    f = _check(tmp_path, "--set", "gpu.shared=true", "--values", "prod.yaml", "batch")[0]
+    assert (f["path"], f["line"]) == ("batch/templates/validation.yaml", 2)
+    assert "set by --set gpu.shared=true" in f["message"]
+
+
+@needs_helm
+def test_a_fail_no_values_key_is_proven_to_run_stays_at_helm_s_line(tmp_path: Path) -> None:
+    chart = _guarded(tmp_path, "  shared: true\n")
+    guard = GUARDED.replace("and .Values.gpu.shared", "or .Values.gpu.shared")
+    (chart / "templates" / "validation.yaml").write_text(guard, encoding="utf-8")
+    f = _check(tmp_path, "batch")[0]
+    assert (f["rule"], f["path"], f["line"]) == ("GL200", "batch/templates/validation.yaml", 2)
+    assert "runs because" not in f["message"]
