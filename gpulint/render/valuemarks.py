@@ -16,13 +16,15 @@ scalar is the marker and nothing more (not a marker inside a ``printf``), and th
 render's scalar equals what the values file says at that path. Otherwise nothing is
 traced and the finding stays where the template reading put it.
 
-Only strings are marked: templates compare numbers and booleans (``gt``, ``if``), and a
-string that looks like a version, a number, a boolean or a template (``semverCompare``,
-``int``, ``tpl``) or is empty (``if .Values.x``) is kept as written, as is every value under
-a name the chart's templates compare, test or parse (``eq .Values.engine.type "vllm"``
-keeps each ``type``; ``include``, ``tpl``, ``required`` and sprig's parsers too). A chart
-whose marked render fails is not traced. The run costs one more render per chart, made only
-when a finding needs it, with the bounds of every render (:mod:`gpulint.render.tools`). A packaged
+Strings are marked in that render; a string that looks like a version, a number, a
+boolean or a template (``semverCompare``, ``int``, ``tpl``) or is empty (``if .Values.x``)
+is kept as written, as is every value under a name the chart's templates compare, test or
+parse (``eq .Values.engine.type "vllm"`` keeps each ``type``; ``include``, ``tpl``,
+``required``, ``int`` and sprig's parsers too). Numbers (a GPU count a ``range`` writes)
+are marked in a render of their own: ``n`` becomes ``n`` plus millionths that name it (``1``
+-> ``1.000043``: ``int``, ``until`` and ``gt n 0`` see what they saw). Booleans are never
+marked. A chart whose marked render fails is not traced. Each costs one more render per
+chart, made only when a finding needs it, with the bounds of every render. A packaged
 subchart's own ``values.yaml`` (inside its ``.tgz``) is not read: a value the umbrella sets
 for it is traced, its defaults are not.
 
@@ -219,36 +221,45 @@ def compared_names(folders: list[str]) -> set[str]:
     return names
 
 
-def marked(tree: Any, origins: list[Origin], keep: frozenset[str] | set[str] = frozenset()) -> Any:
+def marked(
+    tree: Any,
+    origins: list[Origin],
+    keep: frozenset[str] | set[str] = frozenset(),
+    numbers: dict[float, int | None] | None = None,
+) -> Any:
     """Plain data for ``tree`` with each markable string a marker (its index in
-    ``origins``, which it is appended to), but those under a key in ``keep``."""
+    ``origins``, which it is appended to), but those under a key in ``keep``; with
+    ``numbers``, each number instead (the marker float -> its index, None for two alike)."""
     if isinstance(tree, dict):
-        return {str(k): marked(v, origins, keep) for k, v in tree.items()}
+        return {str(k): marked(v, origins, keep, numbers) for k, v in tree.items()}
     if isinstance(tree, list):
-        return [marked(v, origins, keep) for v in tree]
+        return [marked(v, origins, keep, numbers) for v in tree]
     assert isinstance(tree, _Leaf)
     name = next((p for p in reversed(tree.origin.path) if isinstance(p, str)), None)
-    if markable(tree.value) and name not in keep and len(origins) < MAX_MARKS:
-        origins.append(tree.origin)
-        return f"gplv{len(origins) - 1:06d}x"
     value = tree.value
+    if name not in keep and len(origins) < MAX_MARKS:
+        if numbers is None and markable(value):
+            origins.append(tree.origin)
+            return f"gplv{len(origins) - 1:06d}x"
+        if numbers is not None and _number(value) and abs(value) < 1e6:
+            origins.append(tree.origin)
+            mark = float(value) + len(origins) / 1e6
+            numbers[mark] = None if mark in numbers else len(origins) - 1
+            return mark
     return value if isinstance(value, (str, int, float, bool)) else str(value)
 
 
-_HEADER = re.compile(r"^---\n# Source: (.+?)\s*$", re.MULTILINE)
+def _number(value: object) -> bool:  # not a bool, not NaN
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
 
 
 def _keyed(text: str, documents: list[Document]) -> dict[tuple[str, int], Document]:
     """Each document by (the template helm's header names, its place among that
     template's documents)."""
-    starts: list[int] = []
-    names: list[str] = []
-    line, pos = 1, 0
-    for m in _HEADER.finditer(text):
-        line += text.count("\n", pos, m.start(1))
-        pos = m.start(1)
-        starts.append(line)
-        names.append(m.group(1))
+    from gpulint.render.helmsources import headers
+
+    found = headers(text)
+    starts, names = [line for line, _ in found], [name for _, name in found]
     out: dict[tuple[str, int], Document] = {}
     counts: dict[str, int] = {}
     for doc in documents:
@@ -300,27 +311,38 @@ class Tracer:
         self._render = render
         self._docs: dict[tuple[str, int], Document] | None = None
         self._origins: list[Origin] = []
+        #: The numbers' render: its documents, origins and markers (:func:`marked`).
+        self._number_docs: dict[tuple[str, int], Document] | None = None
+        self._number_origins: list[Origin] = []
+        self._numbers: dict[float, int | None] = {}
         self._values: dict[str, Any] = {}
         self._tree: dict[Any, Any] | None = None
         #: (key, the mapping as canonical JSON): the one mapping of the merged values under
         #: that key equal to it, None for several.
         self._mappings: dict[tuple[Any, str], dict[Any, Any] | None] | None = None
 
-    def _marked_docs(self) -> dict[tuple[str, int], Document]:
+    def _marked_docs(self, numbers: bool = False) -> dict[tuple[str, int], Document]:
+        if numbers:
+            if self._number_docs is None:
+                self._number_docs = self._run(self._number_origins, self._numbers)
+            return self._number_docs
         if self._docs is None:
-            self._docs = {}
-            charts = [os.path.dirname(file) for file, _ in self.files[: self._charts]]
-            data = marked(self._merged(), self._origins, compared_names(charts))
-            if not self._origins:
-                return self._docs
-            with tempfile.TemporaryDirectory(prefix="gpulint-marks-") as tmp:
-                path = os.path.join(tmp, "marks.yaml")
-                with open(path, "w", encoding="utf-8") as fh:
-                    json.dump(data, fh)  # JSON is YAML
-                text = self._render(path)
-            if text is not None:
-                self._docs = _keyed(text, load_documents(text))
+            self._docs = self._run(self._origins, None)
         return self._docs
+
+    def _run(
+        self, origins: list[Origin], numbers: dict[float, int | None] | None
+    ) -> dict[tuple[str, int], Document]:
+        charts = [os.path.dirname(file) for file, _ in self.files[: self._charts]]
+        data = marked(self._merged(), origins, compared_names(charts), numbers)
+        if not origins:
+            return {}
+        with tempfile.TemporaryDirectory(prefix="gpulint-marks-") as tmp:
+            path = os.path.join(tmp, "marks.yaml")
+            with open(path, "w", encoding="utf-8") as fh:
+                json.dump(data, fh)  # JSON is YAML
+            text = self._render(path)
+        return _keyed(text, load_documents(text)) if text is not None else {}
 
     def trace(
         self,
@@ -356,7 +378,8 @@ class Tracer:
         present, value = lookup(normal.data, path)
         if not path or not present or (not on_key and isinstance(value, (dict, list))):
             return None  # no scalar there: no render for it
-        mark_doc = self._marked_docs().get(key)
+        numeric = not on_key and _number(value)
+        mark_doc = self._marked_docs(numeric).get(key)
         if mark_doc is None:
             return None
         walked = _parallel(normal.data, mark_doc.data, path)
@@ -366,10 +389,16 @@ class Tracer:
         seen, got = (nk, mk) if on_key else (nv, mv)
         if isinstance(seen, (dict, list)) or isinstance(got, (dict, list)):
             return None
-        m = _MARK.fullmatch(str(got))
-        if m is None or int(m.group(1)) >= len(self._origins):
-            return None
-        origin = self._origins[int(m.group(1))]
+        if numeric:
+            at = self._numbers.get(float(got)) if _number(got) else None
+            if at is None:
+                return None
+            origin = self._number_origins[at]
+        else:
+            m = _MARK.fullmatch(str(got))
+            if m is None or int(m.group(1)) >= len(self._origins):
+                return None
+            origin = self._origins[int(m.group(1))]
         present, written = lookup(self._file_data(origin.file), origin.path)
         if not present or str(written) != str(seen) or isinstance(seen, bool):
             return None
