@@ -20,7 +20,7 @@ GUARDS = [
     # (template, the fail's line, the keys proven true)
     ('{{- if .Values.gpu.shared }}\n{{- fail "no" }}\n{{- end }}\n', 2, [("gpu", "shared")]),
     (
-        "{{- if and .Values.a.on (not .Values.b) $.Values.c }}\n{{ fail (printf \"x\") }}\n{{ end }}",
+        '{{- if and .Values.a.on (not .Values.b) $.Values.c }}\n{{ fail (printf "x") }}\n{{ end }}',
         2,
         [("a", "on"), ("c",)],
     ),
@@ -33,7 +33,11 @@ GUARDS = [
     ('{{ if .Values.a }}{{ range .Values.l }}\n{{ fail "x" }}\n{{ end }}{{ end }}', 2, []),
     ('{{ fail "x" }}\n', 1, []),
     # the block that holds the fail, not an earlier one
-    ('{{ if .Values.a }}{{ end }}\n{{ if .Values.b }}\n{{/* c */}}{{ fail "x" }}{{ end }}', 3, [("b",)]),
+    (
+        '{{ if .Values.a }}{{ end }}\n{{ if .Values.b }}\n{{/* c */}}{{ fail "x" }}{{ end }}',
+        3,
+        [("b",)],
+    ),
 ]
 
 
@@ -74,8 +78,9 @@ def test_a_guarded_fail_is_at_the_values_line_that_made_it_run(
     f = findings[0]
     assert (f["path"], f["line"], f["column"]) == ("batch/values.yaml", 3, 11)
     assert "gpu.shared needs allowShared" in f["message"]
-    assert "`fail` at templates/validation.yaml:2 runs because .Values.gpu.shared is true" in (
-        f["message"]
+    assert (
+        "`fail` at templates/validation.yaml:2 runs because .Values.gpu.shared is true"
+        in (f["message"])
     )
     # a values file given with -f that sets it: there, as helm applies it last
     (tmp_path / "prod.yaml").write_text("# prod\ngpu:\n  shared: yes\n", encoding="utf-8")

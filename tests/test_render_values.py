@@ -282,3 +282,21 @@ def test_a_field_read_from_something_else_too_is_not_put_on_values() -> None:
     assert field_reads("{{- with .Values.worker }}{{ toYaml .tolerations }}", "tolerations") is None
     two = "{{ toYaml (concat .Values.global.tolerations .Values.tolerations) }}"
     assert field_reads(two, "tolerations") == {("global", "tolerations"), ("tolerations",)}
+
+
+DOCUMENTS = FIXTURES / "render" / "charts" / "documents"
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_numbers_in_a_template_of_several_documents_are_at_their_values_lines(
+    helm_path: str,
+) -> None:
+    """tests/fixtures/render/charts/documents: one template writes a range of Deployments
+    and then three more; each GPU count is a number written through range, include with
+    dict, with or default, and each finding is at its values line (or, for the missing
+    toleration, at its own Deployment's pod spec, not the range's)."""
+    findings = _check(helm_path, DOCUMENTS.relative_to(ROOT))
+    assert found({"findings": findings}) == expected(DOCUMENTS), json.dumps(findings, indent=1)
+    shared = next(f for f in findings if f["object"]["name"] == "release-name-shared")
+    assert shared["message"].endswith("(used by templates/workers.yaml:62 as .Values.shared.count)")

@@ -47,7 +47,7 @@ from gpulint.render import (
 
 # Running helm (argv, bounds, what it would read, its errors): gpulint.render.helmrun.
 from gpulint.render.helmrun import INSTALL_HELM, NO_SKIP, Failure, helm_template, refused_inputs
-from gpulint.render.helmsources import headers, not_a_template, part_of, section
+from gpulint.render.helmsources import headers, not_a_template
 from gpulint.render.mapping import (
     Place,
     Rendered,
@@ -58,8 +58,9 @@ from gpulint.render.mapping import (
     read_text,
 )
 from gpulint.render.schemaref import remote_schema_ref
+from gpulint.render.sections import Cut, Part, Sections
 from gpulint.render.tools import ToolResult, find_tool
-from gpulint.render.unproven import noted
+from gpulint.render.unproven import noted, unknown_part
 
 if TYPE_CHECKING:
     from gpulint.render.helmsources import Archive
@@ -135,8 +136,8 @@ class Resolved(NamedTuple):
     #: and the member's text.
     archive: str | None = None
     member_text: str | None = None
-    #: Which of the template's documents: (kind, ordinal, count; ``helmsources.part_of``).
-    part: tuple[object, int, int] | None = None
+    #: Which of the template's documents (``sections.Parts``).
+    part: Part | None = None
 
 
 class HelmRendered(Rendered):
@@ -178,7 +179,7 @@ class HelmRendered(Rendered):
         self._subcharts: dict[str, dict[str, str | None]] = {}
         self._archives: dict[str, dict[str, Archive | None]] = {}
         self._charts: dict[str, dict[str, object]] = {}
-        self._templates: dict[tuple[str, object], textmap.Template] = {}
+        self._sections: Sections | None = None
         self._places: dict[tuple[str, tuple[object, ...], bool, int], Place] = {}
 
     def fallback(self) -> str:
@@ -208,8 +209,7 @@ class HelmRendered(Rendered):
         if isinstance(resolved, str):
             traced = self._traced(finding, doc, on_key, None, None)
             return traced or Place(self.fallback(), Span(1, 1, 1, 1), resolved)
-        kind = doc.data.get("kind") if doc and isinstance(doc.data, dict) else None
-        resolved = resolved._replace(part=part_of(self.sources, finding.line, kind))
+        resolved = resolved._replace(part=self._cuts().parts.of(finding.line))
         archived = resolved.archive is not None
         if finding.rule == codes.DUPLICATE_KEY:  # at the repeat's template line, if written
             t, shown = self._template(resolved), label_of(resolved.path)
@@ -226,7 +226,8 @@ class HelmRendered(Rendered):
         if found.related:  # on a values line already
             return found
         traced = self._traced(finding, doc, on_key, resolved, found)
-        return traced or noted(found, self._template(resolved), on_key, archived)
+        cut = self._cut(resolved)
+        return traced or unknown_part(noted(found, cut.template, on_key, archived), cut.known)
 
     def _traced(
         self,
@@ -257,16 +258,16 @@ class HelmRendered(Rendered):
             return None
         return valuemarks.traced_place(got[0], values_doc, template, self.folder, got[1])
 
+    def _cuts(self) -> Sections:
+        self._sections = self._sections or Sections(self.sources, self.documents)
+        return self._sections
+
+    def _cut(self, resolved: Resolved) -> Cut:
+        """The template cut to the finding's document of several (:mod:`.sections`)."""
+        return self._cuts().cut(resolved)
+
     def _template(self, resolved: Resolved) -> textmap.Template:
-        key = (resolved.real, resolved.part)
-        t = self._templates.get(key)
-        if t is None:
-            archived = resolved.archive is not None
-            text = (resolved.member_text if archived else read_text(resolved.real)) or ""
-            if resolved.part is not None:  # the document of several the finding's is
-                text = section(text, *resolved.part) or text
-            t = self._templates[key] = textmap.Template(text)
-        return t
+        return self._cut(resolved).template
 
     def _place(
         self,

@@ -3,10 +3,13 @@
 A template line such as ``nvidia.com/gpu: {{ .gpus }}`` inside ``{{- range .Values.workers
 }}`` writes the rendered value without holding it: the value comes from the values file,
 through a ``range`` variable, a ``dict`` or a helper, and when values tracing
-(:mod:`gpulint.render.valuemarks`) cannot prove which values line wrote it (it marks
-strings only, not numbers or booleans), the finding stays at that template line. It is
-the place that writes the value, not the place the value is written, so the finding says
-so instead of pointing there as if the value were on that line.
+(:mod:`gpulint.render.valuemarks`) cannot prove which values line wrote it (a ``--set``
+value, a boolean, a number the template converts), the finding stays at that template
+line. It is the place that writes the value, not the place the value is written, so the
+finding says so instead of pointing there as if the value were on that line.
+
+A template of several documents whose finding's document is not known
+(:mod:`gpulint.render.sections`) is matched whole, and the finding says that too.
 """
 
 from __future__ import annotations
@@ -34,4 +37,16 @@ def noted(found: Place, template: Template, on_key: bool, archived: bool) -> Pla
             f" (shown at the template line that writes it, `{shown}`: the value comes from "
             "the values through it, and no values line was traced as the one that holds it)"
         )
+    )
+
+
+def unknown_part(found: Place, known: bool) -> Place:
+    """``found`` with a note when it was matched in a whole template of several documents,
+    not knowing which of them the object is (and nothing else was said)."""
+    if known or found.related:
+        return found
+    return found._replace(
+        note=found.note
+        + " (its template writes several documents, and which of them this object is is not"
+        " known: shown at the first place in it that matches)"
     )

@@ -196,14 +196,18 @@ _TESTS = re.compile(
     r"fromJson|b64dec|atoi|int|int64|float64|splitList|split|regexFind)\b"
 )
 _NAME = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)\b(?![.(])")
+#: What a number's marker could change: an exact comparison.
+_COMPARES = re.compile(r"\b(?:eq|ne|lt|le|gt|ge)\b")
 #: Template files read at most for the names they compare, and bytes of each.
 MAX_TEMPLATES = 2000
 
 
-def compared_names(folders: list[str]) -> set[str]:
+def compared_names(folders: list[str], numbers: bool = False) -> set[str]:
     """The names of the values the templates of ``folders`` (charts) compare, test or
     parse (``eq .Values.engine.type "vllm"``: ``type``): a marker there would change
-    what is rendered, or fail the render."""
+    what is rendered, or fail the render. For numbers, only those compared (``int`` or a
+    helper drops a number's marker, which then traces nothing)."""
+    tests = _COMPARES if numbers else _TESTS
     names: set[str] = set()
     count = 0
     for folder in folders:
@@ -216,7 +220,7 @@ def compared_names(folders: list[str]) -> set[str]:
                 text = read_text(os.path.join(dirpath, name), 1 << 20) or ""
                 for action in _ACTION.finditer(text):
                     body = action.group(1)
-                    if _TESTS.search(body):
+                    if tests.search(body):
                         names.update(_NAME.findall(body))
     return names
 
@@ -334,7 +338,8 @@ class Tracer:
         self, origins: list[Origin], numbers: dict[float, int | None] | None
     ) -> dict[tuple[str, int], Document]:
         charts = [os.path.dirname(file) for file, _ in self.files[: self._charts]]
-        data = marked(self._merged(), origins, compared_names(charts), numbers)
+        keep = compared_names(charts, numbers is not None)
+        data = marked(self._merged(), origins, keep, numbers)
         if not origins:
             return {}
         with tempfile.TemporaryDirectory(prefix="gpulint-marks-") as tmp:
