@@ -437,6 +437,24 @@ def traced_values(n: int) -> Input:
     return found._replace(size=found.size + _write(chart, "values.yaml", values))
 
 
+_NUMBERED = _WORKERS.replace(
+    "{{- toYaml $w.resources | nindent 6 }}", "limits:\n        nvidia.com/gpu: {{ $w.gpus }}"
+)
+
+
+def traced_numbers(n: int) -> Input:
+    """A chart whose values hold n workers that one ``range`` renders as n documents of one
+    template, each with a fractional GPU count (a number: traced through the numbers'
+    marked render, each document placed among the template's by kind and order)."""
+    found = _chart("traced-numbers", n, _NUMBERED)
+    chart = found.cwd / "demo"
+    worker = (
+        "  w{i}:\n    tolerations: [{{key: nvidia.com/gpu, operator: Exists}}]\n    gpus: 0.5\n"
+    )
+    values = "workers:\n" + "".join(worker.format(i=i) for i in range(n))
+    return found._replace(size=found.size + _write(chart, "values.yaml", values))
+
+
 def overlay_findings(n: int) -> Input:
     """A Kustomize root whose one resource is a pod of n containers, a finding each (every
     finding re-read and re-parsed the file). One object: kustomize's own time grows with
@@ -528,6 +546,7 @@ CASES: dict[str, Case] = {
     "rendered-output-size": Case(rendered_output_size, 10_000, "scaling"),
     "overlay-findings": Case(overlay_findings, 500, "scaling"),
     "traced-values": Case(traced_values, 500, "scaling"),
+    "traced-numbers": Case(traced_numbers, 500, "scaling"),
     "many-docs": Case(many_docs, 5_000, "scaling"),
     "many-docs-anchor": Case(many_docs_anchor, 5_000, "scaling"),
     "small-docs": Case(small_docs, 70_000, "memory"),

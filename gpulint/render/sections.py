@@ -114,6 +114,7 @@ class Sections:
         self._plans: dict[str, tuple[list[str], list[int], list[_Segment]] | None] = {}
         self._places: dict[tuple[str, str, object], list[int | None]] = {}
         self._cuts: dict[tuple[str, int, int], Template] = {}
+        self._inner: dict[tuple[str, int, object], tuple[int, int] | None] = {}
 
     def cut(self, resolved: Resolved) -> Cut:
         """The cut of a resolved template (a file, or a packaged subchart's member) for the
@@ -139,8 +140,11 @@ class Sections:
         where = self._places[key][part.ordinal]
         if where is None:
             return Cut(self._template(real, text, 0, -1), False)
-        a, b, _, _ = segments[where]
-        pick = _inner(raw, cuts, a, b, part.kind)
+        inner = (real, where, part.kind)
+        if inner not in self._inner:
+            a, b, _, _ = segments[where]
+            self._inner[inner] = _inner(raw, cuts, a, b, part.kind)
+        pick = self._inner[inner]
         if pick is None:
             return Cut(self._template(real, text, 0, -1), False)
         return Cut(self._template(real, text, *pick), True)
