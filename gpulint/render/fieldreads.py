@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from gpulint.loader.document import Document
@@ -155,6 +156,39 @@ def _read(
     return got
 
 
+_RANGE = re.compile(
+    r"range\s+(?:\$[A-Za-z0-9_]+\s*,\s*)?\$([A-Za-z0-9_]+)\s*:=\s*\$?\.Values((?:\.[A-Za-z0-9_-]+)+)\s*-?\}\}"
+)
+
+
+def _ranged(
+    t: Template, obj: tuple[Any, ...], field: str, entry: Callable[[tuple[str, ...]], Any]
+) -> tuple[tuple[str, ...], int, str | None] | None:
+    """``(.Values path, line, None)`` of the field the object's block reads from a ``range``
+    variable's entry, when every read of ``field`` in the block is ``$var.field`` and
+    ``$var`` is bound by the template's one ``range`` over ``.Values.X``."""
+    match = find(t, obj)
+    if not (match.lines and match.depth == len(obj)):
+        return None
+    first = match.lines[-1].number
+    end = match.block[1]
+    last = t.lines[end].number - 1 if end < len(t.lines) else len(t.raw)
+    block = "\n".join(t.raw[first - 1 : last])
+    reads = re.findall(rf"(\$[A-Za-z0-9_]+)?\.{re.escape(field)}\b(?![.-])", block)
+    if len(set(reads)) != 1 or not reads[0]:
+        return None  # none, several, or a plain `.tolerations` too
+    var = reads[0][1:]
+    ranges = [m for m in _RANGE.finditer("\n".join(t.whole)) if m.group(1) == var]
+    if len(ranges) != 1:
+        return None
+    under = tuple(ranges[0].group(2).strip(".").split("."))
+    key = entry(under)
+    if key is None:
+        return None
+    at = next(i for i, raw in enumerate(t.raw[first - 1 : last]) if f"${var}.{field}" in raw)
+    return (*under, key, field), first + at, None
+
+
 def missing_place(
     t: Template,
     template: str,
@@ -163,12 +197,18 @@ def missing_place(
     obj: tuple[Any, ...],
     field: str,
     written: Any,
+    entry: Callable[[tuple[str, ...]], Any] | None = None,
 ) -> Place | None:
     """The values key the template's block for ``obj`` reads ``field`` from, when it reads
     exactly one and the values file helm applies last that has it sets it empty (the field
     is ``ABSENT``) or to what was rendered (``written``); ``files`` as helm applies them,
-    last first, each with the prefix of the template's values."""
+    last first, each with the prefix of the template's values. A read of a ``range``
+    variable's field (``$values.tolerations`` in ``range $name, $values :=
+    .Values.workerGroups``) is that of the entry ``entry`` says the object came from
+    (:meth:`.valuemarks.Tracer.entry`: the one the values rendered in it name)."""
     read = _read(t, obj, field, template)
+    if read is None and entry is not None:
+        read = _ranged(t, obj, field, entry)
     if read is None:
         return None
     ref, line, helper = read
@@ -181,7 +221,7 @@ def missing_place(
             continue
         if (value not in (None, [], {}, "")) if written is ABSENT else (value != written):
             return None  # not what was rendered: something else decides
-        dotted = ".".join(ref)
+        dotted = ".".join(map(str, ref))
         used = os.path.relpath(reader, chart)
         via = f", included by {os.path.relpath(template, chart)}" if helper else ""
         note = (

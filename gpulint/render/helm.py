@@ -11,11 +11,10 @@ values file that is a link out of the repository, a system file (``/dev/stdin``,
 or not a regular file, is not rendered (GL200): ``.Files.Get`` and ``.Values`` would copy
 the target, a credential, into the output, and a finding's message would show it.
 
-Mapping: each rendered document starts with helm's ``---`` and ``# Source:
-<chart>/templates/x.yaml`` header, which names the template (only a header on the line after
-``---`` is helm's; only a template file inside the chart's folder is opened: see
-:class:`HelmRendered`). Within it the finding's key path is matched line by line
-(:mod:`gpulint.render.textmap`). When the value was written by ``{{ .Values.x }}`` (or a
+Mapping: helm's ``---`` and ``# Source: <chart>/templates/x.yaml`` header names each
+document's template (:class:`HelmRendered`); the finding's key path is matched in it line by
+line (:mod:`gpulint.render.textmap`), in the document of several it came from
+(:mod:`gpulint.render.sections`). When the value was written by ``{{ .Values.x }}`` (or a
 ``toYaml .Values.x`` block holds it) and a values file sets ``x``, the finding points at the
 values line, names the template that uses it, and keeps the template as a related place.
 Values are searched as helm merges them, last applied first: ``--set`` (the finding stays
@@ -27,6 +26,7 @@ packaged ``.tgz`` subcharts, ``.Files.Get`` files, helm's errors.
 from __future__ import annotations
 
 import bisect
+import functools
 import os
 import stat
 from collections.abc import Callable
@@ -237,17 +237,18 @@ class HelmRendered(Rendered):
         resolved: Resolved | None,
         template: Place | None,
     ) -> Place | None:
-        """The values line the marked render traces the finding's value to, or for a
-        finding about a field the object lacks, the values key its template reads for it
-        (:mod:`gpulint.render.valuemarks`)."""
+        """The values line the marked render traces the finding's value to, or for a field
+        the object lacks, the values key its template reads for it (:mod:`.valuemarks`)."""
         if doc is None:
             return None
         if resolved is not None:
             missing = fieldreads.missing_field(finding.rule, doc.data, finding.doc_path)
             if missing is not None:
-                t = self._template(resolved)
-                files = [(f, p, self.values_doc(f)) for f, p in self.values_files(resolved)]
-                return fieldreads.missing_place(t, resolved.path, self.folder, files, *missing)
+                t, tracer, ours = self._template(resolved), self._tracer, resolved.chain[0][1]
+                fs = [(f, p, self.values_doc(f)) for f, p in self.values_files(resolved)]
+                at = (self.text, self.documents, doc, missing[0], ours)
+                entry = functools.partial(tracer.entry, *at) if tracer else None
+                return fieldreads.missing_place(t, resolved.path, self.folder, fs, *missing, entry)
         if self._tracer is None:
             return None
         path = finding.doc_path

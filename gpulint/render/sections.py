@@ -153,10 +153,12 @@ class Sections:
         key = (real, lo, hi)
         if key not in self._cuts:
             whole = text()
-            if hi >= 0:
+            if hi < 0:
+                self._cuts[key] = Template(whole)
+            else:
                 raw = whole.split("\n")
-                whole = "\n".join(line if lo <= i < hi else "" for i, line in enumerate(raw))
-            self._cuts[key] = Template(whole)
+                kept = "\n".join(line if lo <= i < hi else "" for i, line in enumerate(raw))
+                self._cuts[key] = Template(kept, whole)
         return self._cuts[key]
 
 

@@ -87,9 +87,11 @@ def _block(lines: list[Line], at: int) -> tuple[int, int]:
 class Template:
     """A template's text, split into lines and indexed once for every path looked up in it."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, whole: str | None = None) -> None:
         self.text = text
         self.raw = text.splitlines()
+        #: The template's lines before it was cut to one of its documents (``sections``).
+        self.whole = whole.splitlines() if whole is not None else self.raw
         self.lines = _lines(text)
         self._blocks: dict[int, tuple[int, int]] = {}
         self._children: dict[tuple[int, int, int | None], _Children] = {}

@@ -42,10 +42,11 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from gpulint.loader.document import Document
 from gpulint.model import Related, Span
+from gpulint.render.chartvalues import Leaf, Origin, chart_values, merged
 from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
 
 _MARK = re.compile(r"gplv([0-9]{6})x", re.IGNORECASE)
@@ -56,27 +57,8 @@ _KEPT = re.compile(
     """,
     re.IGNORECASE | re.VERBOSE,
 )
-#: Values files read at most, a chart and its subcharts together.
-MAX_FILES = 200
 #: String leaves marked at most (a chart with more traces the first ones).
 MAX_MARKS = 100_000
-
-
-class Origin(NamedTuple):
-    """Where a rendered value is written: a values file and the path in it."""
-
-    file: str
-    path: tuple[Any, ...]
-    #: The path in the chart's merged values (``.Values.<this>``, a subchart's under its name).
-    values_path: tuple[Any, ...]
-
-
-class _Leaf:
-    __slots__ = ("origin", "value")
-
-    def __init__(self, value: Any, origin: Origin) -> None:
-        self.value = value
-        self.origin = origin
 
 
 def markable(value: object) -> bool:
@@ -89,103 +71,6 @@ def markable(value: object) -> bool:
         and _KEPT.fullmatch(value.strip()) is None
         and _MARK.search(value) is None
     )
-
-
-def chart_values(folder: str) -> list[tuple[str, tuple[str, ...]]]:
-    """The values files of a chart and its unpacked subcharts, each with the prefix its
-    keys have in the chart's merged values, the one helm applies first first (a
-    subchart's own values before its parent's)."""
-    out: list[tuple[str, tuple[str, ...]]] = []
-
-    def walk(chart: str, prefix: tuple[str, ...], depth: int) -> None:
-        if depth > 8 or len(out) >= MAX_FILES:
-            return
-        for sub, key in _subcharts(chart):
-            walk(sub, (*prefix, key), depth + 1)
-        out.append((os.path.join(chart, "values.yaml"), prefix))
-
-    walk(folder, (), 0)
-    return out
-
-
-def _chart_data(folder: str) -> dict[str, Any]:
-    text = read_text(os.path.join(folder, "Chart.yaml"), 1 << 20)
-    docs = load_documents(text) if text is not None else []
-    data = docs[0].data if docs else None
-    return data if isinstance(data, dict) else {}
-
-
-def _subcharts(folder: str) -> Iterator[tuple[str, str]]:
-    """(folder, key in the parent's values) of each unpacked subchart under ``charts/``:
-    the key is the dependency's ``alias``, else the chart's name."""
-    charts = os.path.join(folder, "charts")
-    try:
-        entries = sorted(os.listdir(charts))
-    except OSError:
-        return
-    by_name: dict[str, str] = {}
-    for entry in entries:
-        sub = os.path.join(charts, entry)
-        if os.path.isdir(sub) and not os.path.islink(sub):
-            name = _chart_data(sub).get("name")
-            if isinstance(name, str) and name not in by_name:
-                by_name[name] = sub
-    deps = _chart_data(folder).get("dependencies")
-    keys: dict[str, list[str]] = {}
-    for dep in deps if isinstance(deps, list) else []:
-        if isinstance(dep, dict) and isinstance(dep.get("name"), str):
-            alias = dep.get("alias")
-            keys.setdefault(dep["name"], []).append(
-                alias if isinstance(alias, str) else dep["name"]
-            )
-    for name, sub in by_name.items():
-        for key in keys.get(name, [name]):
-            yield sub, key
-
-
-def _wrap(data: Any, file: str, at: tuple[Any, ...], prefix: tuple[Any, ...]) -> Any:
-    if isinstance(data, dict):
-        return {k: _wrap(v, file, (*at, k), prefix) for k, v in data.items() if v is not None}
-    if isinstance(data, list):
-        return [_wrap(v, file, (*at, i), prefix) for i, v in enumerate(data)]
-    return _Leaf(data, Origin(file, at, (*prefix, *at)))
-
-
-def _merge(
-    base: dict[Any, Any],
-    over: dict[Any, Any],
-    file: str,
-    at: tuple[Any, ...],
-    prefix: tuple[Any, ...],
-) -> None:
-    """helm's coalescing of ``over`` onto ``base``: maps merged, ``null`` deletes, anything
-    else replaces."""
-    for k, v in over.items():
-        if v is None:
-            base.pop(k, None)
-        elif isinstance(v, dict) and isinstance(base.get(k), dict):
-            _merge(base[k], v, file, (*at, k), prefix)
-        else:
-            base[k] = _wrap(v, file, (*at, k), prefix)
-
-
-def merged(files: list[tuple[str, tuple[str, ...]]]) -> dict[Any, Any]:
-    """The values of ``files`` (applied first first, each under its prefix) merged, each
-    leaf knowing the file and path that set it."""
-    tree: dict[Any, Any] = {}
-    for file, prefix in files:
-        text = read_text(file)
-        docs = load_documents(text) if text is not None else []
-        data = docs[0].data if docs else None
-        if not isinstance(data, dict):
-            continue
-        node = tree
-        for part in prefix:
-            if not isinstance(node.get(part), dict):
-                node[part] = {}
-            node = node[part]
-        _merge(node, data, file, (), prefix)
-    return tree
 
 
 #: An action that compares or tests a string: its values are kept as written.
@@ -238,7 +123,7 @@ def marked(
         return {str(k): marked(v, origins, keep, numbers) for k, v in tree.items()}
     if isinstance(tree, list):
         return [marked(v, origins, keep, numbers) for v in tree]
-    assert isinstance(tree, _Leaf)
+    assert isinstance(tree, Leaf)
     name = next((p for p in reversed(tree.origin.path) if isinstance(p, str)), None)
     value = tree.value
     if name not in keep and len(origins) < MAX_MARKS:
@@ -374,6 +259,30 @@ class Tracer:
                 return origin, True
         return None
 
+    def entry(
+        self, text: str, documents: list[Document], doc: Document, path: tuple[Any, ...],
+        prefix: tuple[Any, ...], under: tuple[Any, ...],
+    ) -> Any:  # fmt: skip
+        """The key (or index) of the entry of the values at ``under`` (in a chart whose
+        values are at ``prefix`` of the merged ones) that the subtree at ``path`` of the
+        first render's ``doc`` came from: the one every marker in it names."""
+        under = (*prefix, *under)
+        if self._keys is None:
+            self._keys = {d.index: key for key, d in _keyed(text, documents).items()}
+        mark_doc = self._marked_docs().get(self._keys.get(doc.index) or ("", -1))
+        walked = _parallel(doc.data, mark_doc.data, path) if mark_doc else None
+        found: set[Any] = set()
+        todo = [walked[3]] if walked else []
+        while todo and len(found) < 2:
+            node = todo.pop()
+            if isinstance(node, (dict, list)):
+                todo.extend(node.values() if isinstance(node, dict) else node)
+            elif (m := _MARK.fullmatch(str(node))) and int(m.group(1)) < len(self._origins):
+                at = self._origins[int(m.group(1))].values_path
+                if at[: len(under)] == under and len(at) > len(under):
+                    found.add(at[len(under)])
+        return found.pop() if len(found) == 1 else None
+
     def origin(
         self, key: tuple[str, int], normal: Document, path: tuple[Any, ...], on_key: bool
     ) -> Origin | None:
@@ -433,7 +342,7 @@ class Tracer:
         if found is None or path[-1] not in found:
             return None  # none, or several alike
         child, depth = found[path[-1]], 0
-        while not isinstance(child, _Leaf):
+        while not isinstance(child, Leaf):
             items = list(child.values()) if isinstance(child, dict) else child
             if not items:
                 return None
@@ -455,7 +364,7 @@ def _plain(tree: Any) -> Any:
         return {k: _plain(v) for k, v in tree.items()}
     if isinstance(tree, list):
         return [_plain(v) for v in tree]
-    return tree.value if isinstance(tree, _Leaf) else tree
+    return tree.value if isinstance(tree, Leaf) else tree
 
 
 def _mappings_named(tree: Any) -> Iterator[tuple[Any, dict[Any, Any]]]:
