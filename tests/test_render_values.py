@@ -295,8 +295,17 @@ def test_numbers_in_a_template_of_several_documents_are_at_their_values_lines(
     """tests/fixtures/render/charts/documents: one template writes a range of Deployments
     and then three more; each GPU count is a number written through range, include with
     dict, with or default, and each finding is at its values line (or, for the missing
-    toleration, at its own Deployment's pod spec, not the range's)."""
+    toleration, at its own Deployment's pod spec, not the range's). A missing toleration
+    read from a range variable's entry is at that entry's `tolerations: []`; one no values
+    file sets, at the mapping it goes under."""
     findings = _check(helm_path, DOCUMENTS.relative_to(ROOT))
     assert found({"findings": findings}) == expected(DOCUMENTS), json.dumps(findings, indent=1)
     shared = next(f for f in findings if f["object"]["name"] == "release-name-shared")
     assert shared["message"].endswith("(used by templates/workers.yaml:62 as .Values.shared.count)")
+    a100 = next(f for f in findings if f["object"]["name"] == "release-name-a100")
+    assert "as .Values.pools.a100.tolerations, which is empty here" in a100["message"]
+    batch = next(f for f in findings if f["object"]["name"] == "release-name-batch")
+    assert batch["message"].endswith(
+        "(used by templates/batch.yaml:9 as .Values.batch.tolerations, which no values file "
+        "sets: the template writes tolerations only from it; add it under batch here)"
+    )

@@ -237,4 +237,37 @@ def missing_place(
             f"the template that reads .Values.{dotted}",
         )
         return Place(label_of(file), doc.key_span((*prefix, *ref)), note, (related,))
+    return _parent_place(files, ref, line, reader, chart, field) if written is ABSENT else None
+
+
+def _parent_place(
+    files: list[tuple[str, tuple[str, ...], Document | None]],
+    ref: tuple[Any, ...],
+    line: int,
+    reader: str,
+    chart: str,
+    field: str,
+) -> Place | None:
+    """A field no values file sets, at the mapping it goes under (``decode:`` for
+    ``.Values.decode.tolerations``) in the values file helm applies last that has it: the
+    key the user adds it to."""
+    if len(ref) < 2:
+        return None
+    for file, prefix, doc in files:
+        present, value = lookup(doc.data, (*prefix, *ref[:-1])) if doc else (False, None)
+        if doc is None or not (present and isinstance(value, dict)):
+            continue
+        dotted, parent = ".".join(map(str, ref)), ".".join(map(str, ref[:-1]))
+        note = (
+            f" (used by {os.path.relpath(reader, chart)}:{line} as .Values.{dotted}, which no "
+            f"values file sets: the template writes {field} only from it; add it under "
+            f"{parent} here)"
+        )
+        related = Related(
+            "template",
+            label_of(reader),
+            Span(line, 1, line, 1),
+            f"the template that reads .Values.{dotted}",
+        )
+        return Place(label_of(file), doc.key_span((*prefix, *ref[:-1])), note, (related,))
     return None
