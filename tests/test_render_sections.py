@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 import pytest
 
+from gpulint.render.guards import truth
 from gpulint.render.sections import Part, Sections
 
 T = "c/templates/t.yaml"
@@ -18,6 +19,7 @@ class _Member(NamedTuple):  # what Sections.cut reads of a resolved template
     part: Part | None
     archive: str | None
     member_text: str | None
+    chain: tuple[tuple[str, tuple[str, ...]], ...] = (("c", ()),)
 
 
 RANGE_THEN_TWO = """\
@@ -95,3 +97,35 @@ def test_every_document_of_a_long_range_is_placed() -> None:
         for i in (0, 19999, 20000)
     ]
     assert all(c.known for c in cuts)
+
+
+TRUTHS = [
+    # (condition, values, a path --set sets, held)
+    (".Values.a.enabled", {"a": {"enabled": True}}, None, True),
+    ("and .Values.a.enabled (not .Values.stack)", {"a": {"enabled": True}}, None, True),
+    (
+        "and .Values.a.enabled (not .Values.stack)",
+        {"a": {"enabled": True}, "stack": 1},
+        None,
+        False,
+    ),
+    ('eq .Values.mode "gpu"', {"mode": "gpu"}, None, True),
+    ('ne .Values.mode "gpu"', {"mode": "cpu"}, None, True),
+    ("or .Values.a .Values.b", {"b": [1]}, None, True),
+    ("empty .Values.list", {"list": []}, None, True),
+    ("eq .Values.n 2", {"n": 2}, None, True),
+    ("$.Values.a", {}, None, False),  # a missing key is nil
+    # not known: a function, a pipeline, a variable, a value --set sets
+    ('include "x" .', {}, None, None),
+    (".Values.a | default true", {}, None, None),
+    ("$x", {}, None, None),
+    (".Values.a.enabled", {"a": {"enabled": False}}, ("a", "enabled"), None),
+    ("eq .Values.a nil", {"a": 1}, None, None),
+]
+
+
+@pytest.mark.parametrize(("condition", "values", "set_path", "held"), TRUTHS)
+def test_whether_an_if_held(
+    condition: str, values: dict[str, object], set_path: tuple[str, ...] | None, held: bool | None
+) -> None:
+    assert truth(condition, values, lambda path: path == set_path) is held

@@ -131,3 +131,12 @@ def merged(files: list[tuple[str, tuple[str, ...]]]) -> dict[Any, Any]:
             node = node[part]
         _merge(node, data, file, (), prefix)
     return tree
+
+
+def plain(tree: Any) -> Any:
+    """The merged values without where each leaf came from."""
+    if isinstance(tree, dict):
+        return {k: plain(v) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [plain(v) for v in tree]
+    return tree.value if isinstance(tree, Leaf) else tree

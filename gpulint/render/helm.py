@@ -212,7 +212,7 @@ class HelmRendered(Rendered):
         resolved = resolved._replace(part=self._cuts().parts.of(finding.line))
         archived = resolved.archive is not None
         if finding.rule == codes.DUPLICATE_KEY:  # at the repeat's template line, if written
-            t, shown = self._template(resolved), label_of(resolved.path)
+            t, shown = self._cut(resolved).template, label_of(resolved.path)
             files = [(f, p, self.values_doc(f)) for f, p in self.values_files(resolved)]
             dup = dupkeys.duplicate_place(self.text, self._starts, finding, t, shown, files, doc)
             if dup is not None:
@@ -223,10 +223,11 @@ class HelmRendered(Rendered):
             present, value = lookup(doc.data, finding.doc_path) if doc else (False, None)
             rendered = (value,) if present else ()
             found = self._places[key] = self._place(resolved, finding.doc_path, on_key, rendered)
-        if found.related:  # on a values line already
-            return found
-        traced = self._traced(finding, doc, on_key, resolved, found)
         cut = self._cut(resolved)
+        if found.related and cut.known:  # on a values line already
+            return found
+        at = None if found.related else found  # a values line is not the template's
+        traced = self._traced(finding, doc, on_key, resolved if cut.known else None, at)
         return traced or unknown_part(noted(found, cut.template, on_key, archived), cut.known)
 
     def _traced(
@@ -244,7 +245,7 @@ class HelmRendered(Rendered):
         if resolved is not None:
             missing = fieldreads.missing_field(finding.rule, doc.data, finding.doc_path)
             if missing is not None:
-                t, tracer, ours = self._template(resolved), self._tracer, resolved.chain[0][1]
+                t, tracer, ours = self._cut(resolved).template, self._tracer, resolved.chain[0][1]
                 fs = [(f, p, self.values_doc(f)) for f, p in self.values_files(resolved)]
                 at = (self.text, self.documents, doc, missing[0], ours)
                 entry = functools.partial(tracer.entry, *at) if tracer else None
@@ -252,7 +253,9 @@ class HelmRendered(Rendered):
         if self._tracer is None:
             return None
         path = finding.doc_path
-        depth = (lambda: textmap.find(self._template(resolved), path).depth) if resolved else None
+        depth = (
+            (lambda: textmap.find(self._cut(resolved).template, path).depth) if resolved else None
+        )
         got = self._tracer.trace(self.text, self.documents, doc, path, on_key, depth)
         values_doc = self.values_doc(got[0].file) if got is not None else None
         if got is None or values_doc is None:
@@ -260,15 +263,12 @@ class HelmRendered(Rendered):
         return valuemarks.traced_place(got[0], values_doc, template, self.folder, got[1])
 
     def _cuts(self) -> Sections:
-        self._sections = self._sections or Sections(self.sources, self.documents)
+        if self._sections is None:
+            self._sections = Sections(self.sources, self.documents, self.folder, self.options)
         return self._sections
 
-    def _cut(self, resolved: Resolved) -> Cut:
-        """The template cut to the finding's document of several (:mod:`.sections`)."""
+    def _cut(self, resolved: Resolved) -> Cut:  # the finding's document (:mod:`.sections`)
         return self._cuts().cut(resolved)
-
-    def _template(self, resolved: Resolved) -> textmap.Template:
-        return self._cut(resolved).template
 
     def _place(
         self,
@@ -291,7 +291,7 @@ class HelmRendered(Rendered):
         on_key: bool,
         rendered: tuple[object, ...],
     ) -> Place:
-        t = self._template(resolved)
+        t = self._cut(resolved).template
         match = textmap.find(t, path)
         shown = label_of(resolved.path)
         if match.lines and match.depth == len(path):

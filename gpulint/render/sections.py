@@ -34,6 +34,7 @@ from gpulint.render.textmap import Template
 
 if TYPE_CHECKING:
     from gpulint.loader.document import Document
+    from gpulint.render import ChartOptions
     from gpulint.render.helm import Resolved
 
 _DOC_START = re.compile(r"^---\s*(?:#.*)?$")
@@ -102,15 +103,26 @@ class Cut(NamedTuple):
     known: bool
 
 
-_Segment = tuple[int, int, tuple[int, int], "frozenset[str] | None"]
+#: (first line, end, documents it writes, its literal kinds, the ``if`` around it all)
+_Segment = tuple[int, int, tuple[int, int], "frozenset[str] | None", "str | None"]
 
 
 class Sections:
     """The template cut of every rendered document of a chart, each template read, split
     and weighed once, and the documents of each template placed once for all of them."""
 
-    def __init__(self, sources: list[tuple[int, str]], documents: list[Document]) -> None:
+    def __init__(
+        self,
+        sources: list[tuple[int, str]],
+        documents: list[Document],
+        folder: str = "",
+        options: ChartOptions | None = None,
+    ) -> None:
+        from gpulint.render.guards import chart_truth
+
         self.parts = Parts(sources, documents)
+        #: Whether an ``if`` held (:func:`.guards.chart_truth`): condition, values prefix.
+        self._truth = chart_truth(folder, options) if options is not None else None
         self._plans: dict[str, tuple[list[str], list[int], list[_Segment]] | None] = {}
         self._places: dict[tuple[str, str, object], list[int | None]] = {}
         self._cuts: dict[tuple[str, int, int], Template] = {}
@@ -135,14 +147,16 @@ class Sections:
             return Cut(self._template(real, text, 0, -1), False)
         key = (real, part.source, part.kind)
         if key not in self._places:
-            counts = [_of_kind(seg, part.kind) for seg in segments]
+            truth, prefix = self._truth, resolved.chain[0][1]
+            held = (lambda c: truth(c, prefix)) if truth else None
+            counts = [_of_kind(seg, part.kind, held) for seg in segments]
             self._places[key] = _assign(counts, part.of)
         where = self._places[key][part.ordinal]
         if where is None:
             return Cut(self._template(real, text, 0, -1), False)
         inner = (real, where, part.kind)
         if inner not in self._inner:
-            a, b, _, _ = segments[where]
+            a, b = segments[where][:2]
             self._inner[inner] = _inner(raw, cuts, a, b, part.kind)
         pick = self._inner[inner]
         if pick is None:
@@ -172,7 +186,7 @@ def _plan(text: str) -> tuple[list[str], list[int], list[_Segment]] | None:
     depth = _depths(text, len(raw))
     top = [i for i in cuts if depth[i] == 0]
     bounds = list(zip([0] + [c + 1 for c in top], [*top, len(raw)], strict=True))
-    segments = [(a, b, *_weigh(raw, depth, cuts, a, b)) for a, b in bounds]
+    segments = [(a, b, *_weigh(raw, depth, cuts, a, b), _guard(text, a, b)) for a, b in bounds]
     return raw, cuts, [s for s in segments if s[2] != NONE]
 
 
@@ -228,9 +242,40 @@ def _weigh(
     return (ONE if min(depth[i] for i in content) == 0 else OPTIONAL), kinds
 
 
-def _of_kind(segment: _Segment, kind: object) -> tuple[int, int]:
-    """How many documents of ``kind`` a segment writes (at least, at most; -1 any)."""
-    weight, kinds = segment[2], segment[3]
+def _guard(text: str, a: int, b: int) -> str | None:
+    """The condition of the ``if`` (without ``else``) around all the content of the lines
+    ``a`` to ``b`` of ``text``, if one is."""
+    lines = text.split("\n")[a:b]
+    body = "\n".join(lines)
+    actions = list(_ACTION.finditer(body))
+    words = [(m, (m.group(1).split(None, 1) or [""])[0]) for m in actions]
+    if not words or words[0][1] != "if" or _content_in(body[: words[0][0].start()]):
+        return None
+    depth = 0
+    for m, word in words:
+        depth += 1 if word in _OPENS else -1 if word == "end" else 0
+        if depth == 1 and word == "else":
+            return None
+        if depth == 0:
+            return None if _content_in(body[m.end() :]) else words[0][0].group(1)[2:].strip()
+    return None
+
+
+def _content_in(text: str) -> bool:
+    return any(_content(line) for line in _ACTION.sub("", text).split("\n"))
+
+
+def _of_kind(
+    segment: _Segment, kind: object, held: Callable[[str], bool | None] | None = None
+) -> tuple[int, int]:
+    """How many documents of ``kind`` a segment writes (at least, at most; -1 any), the
+    ``if`` around it decided by ``held`` when it can be."""
+    weight, kinds, guard = segment[2], segment[3], segment[4]
+    known = held(guard) if held is not None and guard is not None else None
+    if known is False:
+        return NONE
+    if known and weight == OPTIONAL:
+        weight = ONE
     if kinds is None or len(kinds) > 1:
         return (0, weight[1]) if kind in (kinds or {kind}) else NONE
     return weight if kind in kinds else NONE

@@ -42,9 +42,12 @@ def noted(found: Place, template: Template, on_key: bool, archived: bool) -> Pla
 
 def unknown_part(found: Place, known: bool) -> Place:
     """``found`` with a note when it was matched in a whole template of several documents,
-    not knowing which of them the object is (and nothing else was said)."""
-    if known or found.related:
+    not knowing which of them the object is: a values line that match reads is not proven
+    to be the object's, so the template line is shown instead."""
+    if known:
         return found
+    if found.related:  # a values line the first match reads: shown at that template line
+        found = Place(found.related[0].path, found.related[0].span)
     return found._replace(
         note=found.note
         + " (its template writes several documents, and which of them this object is is not"

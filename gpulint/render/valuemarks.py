@@ -46,7 +46,7 @@ from typing import Any
 
 from gpulint.loader.document import Document
 from gpulint.model import Related, Span
-from gpulint.render.chartvalues import Leaf, Origin, chart_values, merged
+from gpulint.render.chartvalues import Leaf, Origin, chart_values, merged, plain
 from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
 
 _MARK = re.compile(r"gplv([0-9]{6})x", re.IGNORECASE)
@@ -336,7 +336,7 @@ class Tracer:
         if self._mappings is None:
             self._mappings = {}
             for name, node in _mappings_named(self._merged()):
-                key = (name, _canonical(_plain(node)))
+                key = (name, _canonical(plain(node)))
                 self._mappings[key] = None if key in self._mappings else node
         found = self._mappings.get((path[-2], _canonical(parent)))
         if found is None or path[-1] not in found:
@@ -357,14 +357,6 @@ class Tracer:
             docs = load_documents(text) if text is not None else []
             self._values[file] = docs[0].data if docs else None
         return self._values[file]
-
-
-def _plain(tree: Any) -> Any:
-    if isinstance(tree, dict):
-        return {k: _plain(v) for k, v in tree.items()}
-    if isinstance(tree, list):
-        return [_plain(v) for v in tree]
-    return tree.value if isinstance(tree, Leaf) else tree
 
 
 def _mappings_named(tree: Any) -> Iterator[tuple[Any, dict[Any, Any]]]:
