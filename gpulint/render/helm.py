@@ -60,7 +60,7 @@ from gpulint.render.mapping import (
 from gpulint.render.schemaref import remote_schema_ref
 from gpulint.render.sections import Cut, Part, Sections
 from gpulint.render.tools import ToolResult, find_tool
-from gpulint.render.unproven import noted, unknown_part
+from gpulint.render.unproven import item_place, noted, partial, unknown_part
 
 if TYPE_CHECKING:
     from gpulint.render.helmsources import Archive
@@ -302,7 +302,7 @@ class HelmRendered(Rendered):
                 found = self.values_place(resolved, ref, (), shown, line.number, span, key=False)
                 if found is not None:
                     return found
-            return Place(shown, span)
+            return item_place(Place(shown, span), t, match, path, rendered)
         span = _line_span(t, match.lines[-1], True) if match.lines else Span(1, 1, 1, 1)
         fallback = Place(shown, span)
         ref = textmap.inserted_values(t, match)
@@ -319,7 +319,7 @@ class HelmRendered(Rendered):
             found = file_place(resolved, self.folder, t, match, path, on_key, rendered[0])
             if found is not None:
                 return found
-        return fallback
+        return partial(fallback, match, path)
 
     # -- the template a header names -------------------------------------------------------
 

@@ -62,9 +62,14 @@ def lookup(data: Any, path: tuple[Any, ...]) -> tuple[bool, Any]:
 
 
 def at_key(doc: Document | None, finding: Finding) -> bool:
-    """Does the finding point at its key (rather than the key's value)?"""
+    """Does the finding point at its key (rather than the key's value)? A scalar item of a
+    list (an argument) has no key: it is a value."""
     if doc is None or not finding.doc_path:
         return True
+    if isinstance(finding.doc_path[-1], int):
+        present, value = lookup(doc.data, finding.doc_path)
+        if present and not isinstance(value, (dict, list)):
+            return False
     return doc.key_span(finding.doc_path) == finding.span
 
 

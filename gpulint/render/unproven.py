@@ -14,8 +14,9 @@ A template of several documents whose finding's document is not known
 
 from __future__ import annotations
 
+from gpulint.model import Span
 from gpulint.render.mapping import Place
-from gpulint.render.textmap import Template
+from gpulint.render.textmap import Match, Template
 
 
 def noted(found: Place, template: Template, on_key: bool, archived: bool) -> Place:
@@ -52,4 +53,54 @@ def unknown_part(found: Place, known: bool) -> Place:
         note=found.note
         + " (its template writes several documents, and which of them this object is is not"
         " known: shown at the first place in it that matches)"
+    )
+
+
+def partial(found: Place, match: Match, path: tuple[object, ...]) -> Place:
+    """``found``, a template place for a key path the template writes only in part (the
+    rest comes from a helper, a ``range`` or ``toYaml`` of a variable), saying it is the
+    deepest key written there, not the place the reported value is written."""
+    if found.note or match.depth >= len(path):
+        return found
+    if not match.lines:
+        where = "the template's first line: no key of its path is written there as text"
+    else:
+        key = match.lines[-1].key
+        where = (
+            f"`{key}:`, the deepest key of its path the template writes"
+            if key
+            else "the deepest item of its path the template writes"
+        )
+    return found._replace(
+        note=f" (shown at {where}; what it reports comes from template logic below it, and "
+        "no values line was traced as the one that holds it)"
+    )
+
+
+def item_place(
+    found: Place, t: Template, match: Match, path: tuple[object, ...], rendered: tuple[object, ...]
+) -> Place:
+    """``found``, at the key of the list whose item ``path`` ends at (a scalar: an
+    argument, a command word), moved to that item's line when the list is written item by
+    item as text (its index is then its line); when template logic writes items of it (a
+    ``range``, an ``include``), the index says nothing of the line, and the finding says
+    so. :func:`gpulint.render.textmap.find` matches an index it cannot see to the first item."""
+    last = path[-1] if path else None
+    if not (isinstance(last, int) and rendered and not isinstance(rendered[0], (dict, list))):
+        return found
+    at = next((i for i, line in enumerate(t.lines) if line is match.lines[-1]), None)
+    if found.note or at is None:
+        return found
+    start, end = t.block(at)
+    items = t.children(start, end, None).items
+    first, stop = t.lines[at].number, t.lines[end - 1].number if end > start else 0
+    if last < len(items) and all("{{" not in raw for raw in t.raw[first:stop]):
+        item = t.lines[items[last]]
+        text = t.raw[item.number - 1]
+        column = item.indent + 3 if text[item.indent : item.indent + 2] == "- " else 1
+        return Place(found.path, Span(item.number, column, item.number, len(text) + 1))
+    key = t.lines[at].key or "the list"
+    return found._replace(
+        note=f" (shown at `{key}:`, the list it is an item of: template logic writes items of"
+        " it, and no values line was traced as the one that holds this one)"
     )

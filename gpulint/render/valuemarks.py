@@ -50,6 +50,8 @@ from gpulint.render.chartvalues import Leaf, Origin, chart_values, merged, plain
 from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
 
 _MARK = re.compile(r"gplv([0-9]{6})x", re.IGNORECASE)
+_WHOLE = re.compile(r"-?[0-9]{1,6}")
+_MARKED_TEXT = re.compile(r"-?[0-9]+\.[0-9]+")
 #: Strings kept as written: a template may parse or test them.
 _KEPT = re.compile(
     r"""v?[0-9][0-9.]*([-+][0-9A-Za-z.+-]*)?   # a version or a number
@@ -130,16 +132,28 @@ def marked(
         if numbers is None and markable(value):
             origins.append(tree.origin)
             return f"gplv{len(origins) - 1:06d}x"
-        if numbers is not None and _number(value) and abs(value) < 1e6:
+        n = _as_number(value)
+        if numbers is not None and n is not None and abs(n) < 1e6:
             origins.append(tree.origin)
-            mark = float(value) + len(origins) / 1e6
+            mark = n + len(origins) / 1e6
             numbers[mark] = None if mark in numbers else len(origins) - 1
-            return mark
+            return mark if _number(value) else repr(mark)  # "4" (an engine's argument) too
     return value if isinstance(value, (str, int, float, bool)) else str(value)
 
 
 def _number(value: object) -> bool:  # not a bool, not NaN
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+def _mark_text(value: object) -> float | None:
+    return float(value) if isinstance(value, str) and _MARKED_TEXT.fullmatch(value) else None
+
+
+def _as_number(value: object) -> float | None:
+    """A number, or a string of a whole number (``"4"``), as a float."""
+    if _number(value):
+        return float(value)  # type: ignore[arg-type]
+    return float(value) if isinstance(value, str) and _WHOLE.fullmatch(value) else None
 
 
 def _keyed(text: str, documents: list[Document]) -> dict[tuple[str, int], Document]:
@@ -292,7 +306,7 @@ class Tracer:
         present, value = lookup(normal.data, path)
         if not path or not present or (not on_key and isinstance(value, (dict, list))):
             return None  # no scalar there: no render for it
-        numeric = not on_key and _number(value)
+        numeric = not on_key and _as_number(value) is not None
         mark_doc = self._marked_docs(numeric).get(key)
         if mark_doc is None:
             return None
@@ -304,7 +318,8 @@ class Tracer:
         if isinstance(seen, (dict, list)) or isinstance(got, (dict, list)):
             return None
         if numeric:
-            at = self._numbers.get(float(got)) if _number(got) else None
+            mark = _as_number(got) if _number(got) else _mark_text(got)
+            at = self._numbers.get(mark) if mark is not None else None
             if at is None:
                 return None
             origin = self._number_origins[at]
