@@ -416,3 +416,21 @@ def test_invalid_utf8_is_reported_at_the_bad_byte_in_code_points(linter: Linter)
     raw = 'a: "é'.encode() + b"\xe9\n"
     (finding,) = linter.lint_bytes("x.yaml", raw)
     assert (finding.line, finding.column, finding.span.end_column) == (1, 6, 7)
+
+
+def test_a_colon_inside_a_flow_plain_scalar_is_read_as_kubectl_reads_it() -> None:
+    # libyaml refuses `[https://...]` ("found unexpected ':'"); YAML 1.2 and go-yaml (kubectl,
+    # helm) read a URL there, as JupyterHub's Chart.yaml writes `sources:`. Each document is
+    # read once, and positions are the text's.
+    text = (
+        "kind: ConfigMap\ndata: {a: b}\n---\n"
+        "apiVersion: v2\nname: jupyterhub\nsources: [https://github.com/jupyterhub/z2jh, x]\n"
+        "---\nkind: Pod\n"
+    )
+    result = load_text(text)
+    assert not result.problems
+    assert [d.index for d in result.documents] == [0, 1, 2]
+    chart = result.documents[1]
+    assert chart.data["sources"] == ["https://github.com/jupyterhub/z2jh", "x"]
+    assert chart.value_span(("sources", 0)).line == 6
+    assert result.documents[2].data == {"kind": "Pod"}

@@ -177,20 +177,43 @@ def _load(text: str, lib: YamlLib, *, iterative: bool) -> LoadResult:
     return LoadResult(documents, problems)
 
 
+#: libyaml's scanner refuses a ``:`` inside a plain scalar of a flow collection
+#: (``sources: [https://github.com/org/repo]``), which YAML 1.2 and go-yaml (kubectl, helm)
+#: accept; ruamel.yaml's own scanner accepts it too, so such a text is read again with it.
+_FLOW_COLON = "found unexpected ':'"
+
+
 def _iter_load(
-    text: str, lib: YamlLib, problems: list[Problem], *, iterative: bool, packed: bool = False
+    text: str,
+    lib: YamlLib,
+    problems: list[Problem],
+    *,
+    iterative: bool,
+    packed: bool = False,
+    pure: bool = False,
+    skip: int = 0,
 ) -> Iterator[Document]:
     """The documents of ``text`` one at a time; problems of the text as a whole (syntax
     errors, YML004) are added to ``problems`` as they are met. Nothing of a document is
-    kept here once the next one is composed. ``packed``: see ``DocumentStream``."""
-    parser = lib.event_parser(text) if iterative else lib.c_parser(text)
-    roots = compose_events(parser, lib) if iterative else compose_c(parser)
+    kept here once the next one is composed. ``packed``: see ``DocumentStream``.
+    ``pure``: with ruamel.yaml's Python scanner (after libyaml refused a flow ``:``),
+    leaving out the first ``skip`` documents, which were read already."""
+    if pure:
+        from ruamel.yaml.loader import BaseLoader
+
+        parser: Any = BaseLoader(text)
+    else:
+        parser = lib.event_parser(text) if iterative else lib.c_parser(text)
+    roots = compose_events(parser, lib) if iterative or pure else compose_c(parser)
     end = text_end(text)
     anchors = _Anchors(text)
     compact = packed and len(text) > COMPACT_TEXT
     index = 0
     try:
         for node in roots:
+            if index < skip:
+                index += 1
+                continue
             builder = Builder(lib, text, anchors.before(node.end_mark.index), compact)
             start = node_span(node)
             try:
@@ -232,6 +255,12 @@ def _iter_load(
             )
         )
     except lib.MarkedYAMLError as exc:
+        if not pure and _FLOW_COLON in str(exc.problem):
+            again = _iter_load(
+                text, lib, problems, iterative=True, packed=packed, pure=True, skip=index
+            )
+            yield from again
+            return
         mark = exc.problem_mark or exc.context_mark
         what = exc.problem or "invalid YAML"
         if exc.context:
