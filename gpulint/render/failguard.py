@@ -139,6 +139,7 @@ def on_guard(failure: Failure, stderr: str, rendered: HelmRendered) -> Failure:
     import json
 
     from gpulint.render.helmsources import error_place
+    from gpulint.render.valuesplace import values_place
 
     where = error_place(stderr)
     if failure.path is None or where is None or where.rendered:
@@ -154,7 +155,7 @@ def on_guard(failure: Failure, stderr: str, rendered: HelmRendered) -> Failure:
         return failure
     key = (named or keys)[0]
     span = Span(where.line, 1, where.line, 1)
-    place = rendered.values_place(resolved, key, (), failure.path, where.line, span, key=False)
+    place = values_place(rendered, resolved, key, (), failure.path, where.line, span, key=False)
     if place is None:
         return failure
     if place.path == failure.path:  # a --set value: no file holds it

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 
 from gpulint import codes
 from gpulint.loader.document import Document
-from gpulint.model import Finding, Related, Span
+from gpulint.model import Finding, Span
 from gpulint.render import (
     ChartOptions,
     RenderOptions,
@@ -60,7 +60,8 @@ from gpulint.render.mapping import (
 from gpulint.render.schemaref import remote_schema_ref
 from gpulint.render.sections import Cut, Part, Sections
 from gpulint.render.tools import ToolResult, find_tool
-from gpulint.render.unproven import item_place, noted, partial, unknown_part
+from gpulint.render.unproven import guessed_item, item_place, noted, partial, unknown_part
+from gpulint.render.valuesplace import values_place
 
 if TYPE_CHECKING:
     from gpulint.render.helmsources import Archive
@@ -226,7 +227,8 @@ class HelmRendered(Rendered):
         cut = self._cut(resolved)
         if found.related and cut.known:  # on a values line already
             return found
-        at = None if found.related else found  # a values line is not the template's
+        guess = textmap.find(cut.template, finding.doc_path).guessed >= 0
+        at = None if found.related or guess else found  # not a line that uses the value
         traced = self._traced(finding, doc, on_key, resolved if cut.known else None, at)
         return traced or unknown_part(noted(found, cut.template, on_key, archived), cut.known)
 
@@ -294,12 +296,16 @@ class HelmRendered(Rendered):
         t = self._cut(resolved).template
         match = textmap.find(t, path)
         shown = label_of(resolved.path)
+        if match.guessed >= 0:
+            return guessed_item(Place(shown, Span(1, 1, 1, 1)), t, match)
         if match.lines and match.depth == len(path):
             line = match.lines[-1]
             span = _line_span(t, line, on_key)
             ref = textmap.values_ref(line.value)
             if ref is not None and not on_key:
-                found = self.values_place(resolved, ref, (), shown, line.number, span, key=False)
+                found = values_place(
+                    self, resolved, ref, (), shown, line.number, span, False, rendered
+                )
                 if found is not None:
                     return found
             return item_place(Place(shown, span), t, match, path, rendered)
@@ -308,8 +314,8 @@ class HelmRendered(Rendered):
         ref = textmap.inserted_values(t, match)
         if ref is not None:
             rest = path[_matched_path_length(path, match) :]
-            found = self.values_place(
-                resolved, ref, rest, shown, _line_of(match), fallback.span, on_key
+            found = values_place(
+                self, resolved, ref, rest, shown, _line_of(match), fallback.span, on_key, rendered
             )
             if found is not None:
                 return found
@@ -428,56 +434,6 @@ class HelmRendered(Rendered):
         for folder, prefix in resolved.chain:  # a parent's values override its subchart's
             out.append((os.path.join(folder, "values.yaml"), prefix))
         return out
-
-    def values_place(
-        self,
-        resolved: Resolved,
-        ref: tuple[str, ...],
-        rest: tuple[object, ...],
-        shown: str,
-        template_line: int,
-        template_span: Span,
-        key: bool,
-    ) -> Place | None:
-        from gpulint.render.helmsources import set_by
-
-        path = (*ref, *rest)
-        dotted = ".".join(str(p) for p in ref)
-        used = os.path.relpath(resolved.path, self.folder)
-        template_place = Span(template_line, 1, template_line, 1)
-        if resolved.archive is not None:  # a member's line: say it, point at the archive
-            used = f"{used} (member {resolved.real}, line {template_line})"
-            template_place = Span(1, 1, 1, 1)
-        else:
-            used = f"{used}:{template_line}"
-        full = (*resolved.chain[0][1], *path)
-        assignment = set_by(self.options.set, full, self.options.configured_set)
-        if assignment is not None:  # helm applies --set after every values file
-            note = (
-                f" (set by {assignment}, which helm applies after every values file: "
-                f"no file holds the value; shown at {used}, the template line that uses "
-                f".Values.{dotted})"
-            )
-            return Place(shown, template_span, note)
-        for file, prefix in self.values_files(resolved):
-            doc = self.values_doc(file)
-            if doc is None:
-                continue
-            full = (*prefix, *path)
-            present, _ = lookup(doc.data, full)
-            if not present:
-                continue
-            span = doc.key_span(full) if key else doc.value_span(full)
-            values_label = label_of(file)
-            note = f" (used by {used} as .Values.{dotted})"
-            related = Related(
-                "template",
-                shown,
-                template_place,
-                f"the template that uses .Values.{dotted}",
-            )
-            return Place(values_label, span, note, (related,))
-        return None
 
 
 def _matched_path_length(path: tuple[object, ...], match: textmap.Match) -> int:

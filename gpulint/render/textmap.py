@@ -56,6 +56,9 @@ def _lines(text: str) -> list[Line]:
     return out
 
 
+_RANGE = re.compile(r"\{\{-?\s*range\b")
+
+
 class Match(NamedTuple):
     """How far a key path was found: the lines of the keys found (their count is how many
     of the path's keys matched) and where the deepest one's block is."""
@@ -63,6 +66,10 @@ class Match(NamedTuple):
     lines: list[Line]
     depth: int  # how many elements of the path (keys and indexes) were matched
     block: tuple[int, int]  # the deepest match's block, as indexes into the lines
+    #: An index was matched to an item it may not be (one past the template's literal
+    #: items, or after template logic in the list, a ``range`` or an ``if``, that may write
+    #: more or fewer items before it): how many of ``lines`` come before it; -1: none was.
+    guessed: int = -1
 
 
 def _block(lines: list[Line], at: int) -> tuple[int, int]:
@@ -149,6 +156,7 @@ def find(template: Template | str, path: tuple[Any, ...]) -> Match:
     depth = 0
     block = (start, end)
     column: int | None = None  # the children's column, when known (inside an item)
+    guessed = -1
     for part in path:
         children = t.children(start, end, column)
         column = None
@@ -157,6 +165,13 @@ def find(template: Template | str, path: tuple[Any, ...]) -> Match:
             if not items:
                 break
             pick = items[part] if part < len(items) else items[0]
+            after = found[-1].number if found else 0  # the list's key line
+            before = t.raw[after : lines[pick].number - 1]
+            # every item of a list that is one `range` body comes from that one item
+            ranged = len(items) == 1 and any(_RANGE.search(raw) for raw in before)
+            logic = part >= len(items) or any("{{" in raw for raw in before)
+            if guessed < 0 and logic and not ranged:
+                guessed = len(found)
             start, end = t.block(pick)
             column = lines[pick].key_column
             depth += 1
@@ -169,7 +184,7 @@ def find(template: Template | str, path: tuple[Any, ...]) -> Match:
         depth += 1
         start, end = t.block(hit)
         block = (start, end)
-    return Match(found, depth, block)
+    return Match(found, depth, block, guessed)
 
 
 def _children(lines: list[Line], start: int, end: int, column: int | None = None) -> list[int]:

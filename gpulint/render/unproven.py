@@ -81,10 +81,9 @@ def item_place(
     found: Place, t: Template, match: Match, path: tuple[object, ...], rendered: tuple[object, ...]
 ) -> Place:
     """``found``, at the key of the list whose item ``path`` ends at (a scalar: an
-    argument, a command word), moved to that item's line when the list is written item by
-    item as text (its index is then its line); when template logic writes items of it (a
-    ``range``, an ``include``), the index says nothing of the line, and the finding says
-    so. :func:`gpulint.render.textmap.find` matches an index it cannot see to the first item."""
+    argument, a command word), moved to that item's line: the template writes the items
+    up to it as text (:func:`gpulint.render.textmap.find` says when it does not: then
+    :func:`guessed_item` is used instead)."""
     last = path[-1] if path else None
     if not (isinstance(last, int) and rendered and not isinstance(rendered[0], (dict, list))):
         return found
@@ -93,14 +92,31 @@ def item_place(
         return found
     start, end = t.block(at)
     items = t.children(start, end, None).items
-    first, stop = t.lines[at].number, t.lines[end - 1].number if end > start else 0
-    if last < len(items) and all("{{" not in raw for raw in t.raw[first:stop]):
-        item = t.lines[items[last]]
-        text = t.raw[item.number - 1]
-        column = item.indent + 3 if text[item.indent : item.indent + 2] == "- " else 1
-        return Place(found.path, Span(item.number, column, item.number, len(text) + 1))
-    key = t.lines[at].key or "the list"
-    return found._replace(
-        note=f" (shown at `{key}:`, the list it is an item of: template logic writes items of"
-        " it, and no values line was traced as the one that holds this one)"
+    if last >= len(items):
+        return found
+    item = t.lines[items[last]]
+    text = t.raw[item.number - 1]
+    column = item.indent + 3 if text[item.indent : item.indent + 2] == "- " else 1
+    return Place(found.path, Span(item.number, column, item.number, len(text) + 1))
+
+
+def guessed_item(found: Place, t: Template, match: Match) -> Place:
+    """A path through an item of a list whose items template logic writes (``{{- range
+    .Values.sidecars }}`` before the container): which item of the template the object's
+    is, is not known, so the finding is at the list's key, saying so."""
+    lines = match.lines[: match.guessed]
+    if not lines:
+        return Place(found.path, Span(1, 1, 1, 1), _GUESSED.format(at="the template's first line"))
+    line = lines[-1]
+    raw = t.raw[line.number - 1]
+    span = Span(
+        line.number, line.key_column + 1, line.number, line.key_column + 1 + len(line.key or "")
     )
+    return Place(found.path, span, _GUESSED.format(at=f"`{line.key or raw.strip()}:`"), ())
+
+
+_GUESSED = (
+    " (shown at {at}: template logic writes items of this list, so which of its items in the "
+    "template this one is is not known, and no values line was traced as the one that holds "
+    "what it reports)"
+)
