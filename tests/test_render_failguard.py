@@ -100,3 +100,20 @@ def test_a_fail_no_values_key_is_proven_to_run_stays_at_helm_s_line(tmp_path: Pa
     f = _check(tmp_path, "batch")[0]
     assert (f["rule"], f["path"], f["line"]) == ("GL200", "batch/templates/validation.yaml", 2)
     assert "runs because" not in f["message"]
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_kube_version_the_chart_refuses_is_at_its_kube_version_line(
+    tmp_path: Path, helm_path: str
+) -> None:
+    chart = _guarded(tmp_path, "  shared: false\n")
+    text = (chart / "Chart.yaml").read_text(encoding="utf-8")
+    (chart / "Chart.yaml").write_text(text + 'kubeVersion: ">= 1.21.0-0 < 1.22.0-0"\n', "utf-8")
+    f = _check(tmp_path, "batch", helm_path=helm_path)[0]
+    line = len(text.splitlines()) + 1
+    assert (f["rule"], f["path"], f["line"], f["column"]) == ("GL200", "batch/Chart.yaml", line, 14)
+    assert "requires kubeVersion" in f["message"]
+    assert f["message"].endswith(
+        "with --kube-version, or `render: kube-version:` in the configuration)"
+    )

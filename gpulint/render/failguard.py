@@ -130,7 +130,27 @@ def failure(rendered: HelmRendered, result: ToolResult) -> Failure:
     stderr, code = result.stderr, result.returncode
     message, line, path, column = placed_error(stderr, code, rendered.resolve, rendered.folder)
     failed = Failure(codes.RENDER_FAILED, f"helm template failed: {message}", line, path, column)
+    if path is None and "requires kubeVersion" in stderr:
+        return _at_kube_version(failed, rendered.folder)
     return on_guard(failed, stderr, rendered)
+
+
+_KUBE_VERSION = re.compile(r"^kubeVersion:[ \t]*", re.MULTILINE)
+
+
+def _at_kube_version(failed: Failure, chart: str) -> Failure:
+    """A chart whose ``kubeVersion:`` excludes the version helm renders for: at that line
+    of its Chart.yaml, saying how to render for another version."""
+    text = read_text(os.path.join(chart, "Chart.yaml"), 1 << 20) or ""
+    m = _KUBE_VERSION.search(text)
+    if m is None:
+        return failed
+    line = text.count("\n", 0, m.start()) + 1
+    note = (
+        " (render for a version it accepts with --kube-version, or `render: kube-version:` "
+        "in the configuration)"
+    )
+    return failed._replace(message=failed.message + note, line=line, column=m.end() - m.start() + 1)
 
 
 def on_guard(failure: Failure, stderr: str, rendered: HelmRendered) -> Failure:
