@@ -17,6 +17,7 @@ The rate is ``edit / findings`` over the rendered findings (every verdict but ``
 and also over those that have a line to edit (an ``expected`` that is not ``(none ...)``). Usage::
 
     python -m bench.render_positions sheet CHARTS_DIR HELM > new.tsv   # lint, new rows
+    python -m bench.render_positions sheet2 CHARTS_DIR HELM > new2.tsv  # the second set
     python -m bench.render_positions merge OLD.tsv NEW.tsv > docs/render-positions.tsv
     python -m bench.render_positions tally docs/render-positions.tsv
 
@@ -43,6 +44,11 @@ class Chart(NamedTuple):
     values: tuple[str, ...] = ()  # values files of the repository passed with --values
     sets: tuple[str, ...] = ()  # --set assignments
     namespace: str | None = None  # --namespace (charts that refuse `default`)
+    extra: tuple[str, ...] = ()  # other flags (--kube-version)
+
+
+#: Values files a user would write, for the second set (``@name`` in ``values``).
+OWN_VALUES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "render_values")
 
 
 _TRITON_SERVER = "e1db8a603d863b1317ee859bdeea2be19959462e"
@@ -219,12 +225,203 @@ TREES: tuple[Chart, ...] = (
     ),
 )
 
+
+#: The second, held-out set (docs/render-positions.md, "A second set"): charts the first
+#: did not use, with GPUs enabled as their documentation says or by a values file a user
+#: would write (bench/render_values/, ``@name``).
+SECOND: tuple[Chart, ...] = (
+    Chart("go-skynet/helm-charts", "d6712a40e94a5c2786c45796938d7d96534b7c82", "charts/local-ai"),
+    Chart(
+        "go-skynet/helm-charts",
+        "d6712a40e94a5c2786c45796938d7d96534b7c82",
+        "charts/local-ai",
+        values=("@localai-gpu.yaml",),
+    ),
+    Chart(
+        "allegroai/clearml-helm-charts",
+        "4cd31fa843e489a905358dc8aea6fa669b5545bc",
+        "charts/clearml-agent",
+    ),
+    Chart(
+        "allegroai/clearml-helm-charts",
+        "4cd31fa843e489a905358dc8aea6fa669b5545bc",
+        "charts/clearml-agent",
+        values=("@clearml-agent-gpu.yaml",),
+    ),
+    Chart(
+        "allegroai/clearml-helm-charts",
+        "4cd31fa843e489a905358dc8aea6fa669b5545bc",
+        "charts/clearml-agent",
+        values=("@clearml-agent-gpu.yaml",),
+        extra=("--kube-version=1.31.0",),
+    ),
+    Chart(
+        "allegroai/clearml-helm-charts",
+        "4cd31fa843e489a905358dc8aea6fa669b5545bc",
+        "charts/clearml-serving",
+    ),
+    Chart(
+        "allegroai/clearml-helm-charts",
+        "4cd31fa843e489a905358dc8aea6fa669b5545bc",
+        "charts/clearml-serving",
+        extra=("--kube-version=1.31.0",),
+    ),
+    Chart(
+        "determined-ai/determined",
+        "c1e9c6d7b821ef246d612bb9922f7fb1b58dcf2e",
+        "helm/charts/determined",
+    ),
+    Chart(
+        "determined-ai/determined",
+        "c1e9c6d7b821ef246d612bb9922f7fb1b58dcf2e",
+        "helm/charts/determined",
+        values=("@determined-gpu.yaml",),
+    ),
+    Chart(
+        "jupyterhub/zero-to-jupyterhub-k8s",
+        "48ea50e34daddde55d76e30df6ecd47e4abd4d8e",
+        "jupyterhub",
+    ),
+    Chart(
+        "jupyterhub/zero-to-jupyterhub-k8s",
+        "48ea50e34daddde55d76e30df6ecd47e4abd4d8e",
+        "jupyterhub",
+        values=("@jupyterhub-gpu.yaml",),
+    ),
+    Chart(
+        "open-webui/helm-charts", "a6305e705ee18571c772687e1ffc3db6415a9226", "charts/open-webui"
+    ),
+    Chart("open-webui/helm-charts", "a6305e705ee18571c772687e1ffc3db6415a9226", "charts/pipelines"),
+    Chart("h2oai/h2ogpt", "a0ad1920a847cf12a4e9c3453f6cdb736fe97ba0", "helm/h2ogpt-chart"),
+    Chart(
+        "h2oai/h2ogpt",
+        "a0ad1920a847cf12a4e9c3453f6cdb736fe97ba0",
+        "helm/h2ogpt-chart",
+        values=("@h2o-gpu.yaml",),
+    ),
+    Chart(
+        "h2oai/h2ogpt",
+        "a0ad1920a847cf12a4e9c3453f6cdb736fe97ba0",
+        "helm/h2ogpt-chart",
+        values=("@h2o-stack-gpu.yaml",),
+    ),
+    Chart(
+        "kubeflow/arena",
+        "e30882c143cc2be32b7ed767ae0f78681892741b",
+        "charts/pytorchjob",
+        values=("@arena-gpu.yaml",),
+    ),
+    Chart(
+        "kubeflow/arena",
+        "e30882c143cc2be32b7ed767ae0f78681892741b",
+        "charts/tfjob",
+        values=("@arena-tfjob-gpu.yaml",),
+    ),
+    Chart(
+        "kubeflow/arena",
+        "e30882c143cc2be32b7ed767ae0f78681892741b",
+        "charts/mpijob",
+        values=("@arena-gpu.yaml",),
+    ),
+    Chart(
+        "kubeflow/arena",
+        "e30882c143cc2be32b7ed767ae0f78681892741b",
+        "charts/tfserving",
+        values=("@arena-gpu.yaml",),
+    ),
+    Chart(
+        "kubeflow/arena",
+        "e30882c143cc2be32b7ed767ae0f78681892741b",
+        "charts/triton",
+        values=("@arena-gpu.yaml",),
+    ),
+    Chart(
+        "kubeflow/arena",
+        "e30882c143cc2be32b7ed767ae0f78681892741b",
+        "charts/custom-serving",
+        values=("@arena-gpu.yaml",),
+    ),
+    Chart(
+        "kubeflow/arena",
+        "e30882c143cc2be32b7ed767ae0f78681892741b",
+        "charts/distributed-serving",
+        values=("@arena-gpu.yaml",),
+    ),
+    Chart(
+        "llm-d-incubation/llm-d-modelservice",
+        "3051935eb5a49f6df21cd6aeb5e4f05b98799262",
+        "charts/llm-d-modelservice",
+    ),
+    Chart(
+        "llm-d-incubation/llm-d-modelservice",
+        "3051935eb5a49f6df21cd6aeb5e4f05b98799262",
+        "charts/llm-d-modelservice",
+        values=("examples/values-pd.yaml",),
+    ),
+    Chart(
+        "llm-d-incubation/llm-d-modelservice",
+        "3051935eb5a49f6df21cd6aeb5e4f05b98799262",
+        "charts/llm-d-modelservice",
+        values=("examples/values-dra.yaml",),
+    ),
+    Chart(
+        "llm-d-incubation/llm-d-modelservice",
+        "3051935eb5a49f6df21cd6aeb5e4f05b98799262",
+        "charts/llm-d-modelservice",
+        values=("examples/values-xpu.yaml",),
+    ),
+    Chart(
+        "NVIDIA/k8s-nim-operator",
+        "f63f74d7ad22eaea7943cc640e545f4ccdbb8077",
+        "deployments/helm/k8s-nim-operator",
+    ),
+    Chart(
+        "NVIDIA/nim-deploy",
+        "3c6bcbd05f0c70612d2ed96112248e623035ed05",
+        "cloud-service-providers/google-cloud/gke/terraform/infra/3-config/helm/ngc-cache",
+    ),
+    Chart(
+        "NVIDIA/nim-deploy",
+        "3c6bcbd05f0c70612d2ed96112248e623035ed05",
+        "cloud-service-providers/azure/blueprints/cds-blueprint-aks/triton-cosmos-embed",
+    ),
+    Chart("sgl-project/ome", "17b77edad23bae262e0c9adb7f12039397a5d33d", "charts/ome-resources"),
+    Chart(
+        "sgl-project/ome",
+        "17b77edad23bae262e0c9adb7f12039397a5d33d",
+        "charts/ome-serving",
+        sets=("models.qwen3-8b.enabled=true", "models.deepseek-r1-distill-llama-70b.enabled=true"),
+    ),
+    Chart(
+        "ray-project/kuberay",
+        "feeaf72facab4881ba2b179248bb67315634e229",
+        "helm-chart/ray-cluster",
+        values=("@ray-gpu.yaml",),
+    ),
+    Chart(
+        "ray-project/kuberay",
+        "feeaf72facab4881ba2b179248bb67315634e229",
+        "helm-chart/ray-cluster",
+        values=("@ray-gpu-notol.yaml",),
+    ),
+    Chart(
+        "substratusai/kubeai",
+        "2f32ef498da629f96fd417ddfaaf22c28d40787e",
+        "charts/models",
+        sets=("catalog.llama-3.1-8b-instruct-fp8-l4.enabled=true",),
+    ),
+)
+
 FIELDS = ("chart", "rule", "object", "reported", "expected", "verdict", "message")
 
 
 def _name(chart: Chart) -> str:
     folder = "" if chart.folder == "." else f"/{chart.folder}"
-    return f"{chart.repo}{folder}"
+    if chart not in SECOND:
+        return f"{chart.repo}{folder}"
+    flags = [f"-f {os.path.basename(v).lstrip('@')}" for v in chart.values]
+    flags += [f"--set {s}" for s in chart.sets] + list(chart.extra)
+    return f"{chart.repo}{folder}" + (f" [{' '.join(flags)}]" if flags else "")
 
 
 def lint(
@@ -233,8 +430,10 @@ def lint(
     """The review rows of one chart: one per finding, the hand-filled fields empty."""
     root = os.path.join(charts_dir, chart.repo.replace("/", "__"))
     args = [gpulint, "check", "--format", "json", "--jobs", "1", "--render", "--helm", helm]
-    args += [f"--values={v}" for v in chart.values] + [f"--set={s}" for s in chart.sets]
+    own = [os.path.join(OWN_VALUES, v[1:]) if v.startswith("@") else v for v in chart.values]
+    args += [f"--values={v}" for v in own] + [f"--set={s}" for s in chart.sets]
     args += [f"--namespace={chart.namespace}"] if chart.namespace else []
+    args += list(chart.extra)
     proc = subprocess.run([*args, chart.folder], cwd=root, capture_output=True, text=True)
     try:
         findings = json.loads(proc.stdout)["findings"]
@@ -296,9 +495,10 @@ def tally(rows: list[dict[str, str]]) -> dict[str, object]:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["sheet"] and len(argv) >= 3:
+    if argv[:1] in (["sheet"], ["sheet2"]) and len(argv) >= 3:
         gpulint = argv[3] if len(argv) > 3 else "gpulint"
-        _write([row for c in CHARTS + TREES for row in lint(argv[1], c, argv[2], gpulint)])
+        measured = CHARTS + TREES if argv[0] == "sheet" else SECOND
+        _write([row for c in measured for row in lint(argv[1], c, argv[2], gpulint)])
         return 0
     if argv[:1] == ["merge"] and len(argv) == 3:
         old = {(r["chart"], r["rule"], r["object"], r["reported"]): r for r in _read(argv[1])}
