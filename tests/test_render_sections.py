@@ -8,8 +8,10 @@ from typing import NamedTuple
 
 import pytest
 
+from gpulint.render.failguard import guard_keys
 from gpulint.render.guards import truth
 from gpulint.render.sections import Part, Sections
+from gpulint.render.textmap import actions
 
 T = "c/templates/t.yaml"
 
@@ -129,3 +131,14 @@ def test_whether_an_if_held(
     condition: str, values: dict[str, object], set_path: tuple[str, ...] | None, held: bool | None
 ) -> None:
     assert truth(condition, values, lambda path: path == set_path) is held
+
+
+def test_actions_no_brace_closes_are_read_in_one_pass() -> None:
+    # a template from the linted tree with half a million `{{` and no `}}`: a lazy regular
+    # expression rescans the rest of the text from each of them (hours for this one)
+    text = "kind: Pod\n---\nkind: Service\n" + "{{" * 500_000
+    cut = Sections([], []).cut(_Member(T, Part(T, "Pod", 0, 1), "a.tgz", text))
+    assert cut.known
+    assert guard_keys(text, 3) == []
+    assert list(actions(text)) == []
+    assert [a.body for a in actions("a {{- if .x -}} b {{ end }}{{")] == ["if .x", "end"]

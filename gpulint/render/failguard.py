@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING
 from gpulint import codes
 from gpulint.model import Span
 from gpulint.render.mapping import lookup, read_text
+from gpulint.render.textmap import actions
 
 if TYPE_CHECKING:
     from gpulint.render.helm import HelmRendered
     from gpulint.render.helmrun import Failure
     from gpulint.render.tools import ToolResult
 
-#: A template action, ``{{ ... }}`` with its trim markers; comments are actions too.
-_ACTION = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}", re.DOTALL)
+
 _OPENS = ("if", "range", "with", "define", "block")
 _VALUES = re.compile(r"^\$?\.Values((?:\.[A-Za-z0-9_-]+)+)$")
 _FAIL = re.compile(r"(?:^|[\s(|])fail\b")
@@ -45,7 +45,7 @@ def guard_keys(text: str, line: int) -> list[tuple[str, ...]]:
     """The ``.Values`` paths that were true for the ``fail`` on ``line`` (1-based) of a
     template's ``text`` to run, in the order its ``if`` reads them; [] when it proves none."""
     stack: list[tuple[str, str, bool]] = []  # (block, its condition, past an else)
-    for m in _ACTION.finditer(text):
+    for m in actions(text):
         body = m.group(1)
         if body.startswith("/*"):
             continue

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpulint.render.mapping import read_text
-from gpulint.render.textmap import Template
+from gpulint.render.textmap import Template, actions, without_actions
 
 if TYPE_CHECKING:
     from gpulint.loader.document import Document
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 _DOC_START = re.compile(r"^---\s*(?:#.*)?$")
 _KIND = re.compile(r"^kind:\s*['\"]?([A-Za-z0-9]+)['\"]?\s*(?:#.*)?$", re.MULTILINE)
 _ANY_KIND = re.compile(r"^kind:\s*\{\{", re.MULTILINE)
-_ACTION = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}", re.DOTALL)
 _OPENS = frozenset(("if", "range", "with", "define", "block"))
 _CONTROL = frozenset((*_OPENS, "else", "end", "template", "break", "continue"))
 _ASSIGN = re.compile(r"^\$[\w]*\s*:?=")
@@ -194,7 +193,7 @@ def _depths(text: str, count: int) -> list[int]:
     """The block depth at the start of each line."""
     out = [0] * (count + 1)
     depth, line, pos = 0, 0, 0
-    for m in _ACTION.finditer(text):
+    for m in actions(text):
         end_line = line + text.count("\n", pos, m.start())
         for i in range(line + 1, end_line + 1):
             out[i] = depth
@@ -217,7 +216,7 @@ def _content(line: str) -> bool:
 
 def _writes(line: str) -> bool:
     """Does a line of actions only print something (``{{ include "x" . }}``)?"""
-    for m in _ACTION.finditer(line):
+    for m in actions(line):
         body = m.group(1)
         word = body.split(None, 1)[0] if body.split() else ""
         if body and not body.startswith("/*") and word not in _CONTROL and not _ASSIGN.match(body):
@@ -247,8 +246,8 @@ def _guard(text: str, a: int, b: int) -> str | None:
     ``a`` to ``b`` of ``text``, if one is."""
     lines = text.split("\n")[a:b]
     body = "\n".join(lines)
-    actions = list(_ACTION.finditer(body))
-    words = [(m, (m.group(1).split(None, 1) or [""])[0]) for m in actions]
+    found = list(actions(body))
+    words = [(m, (m.group(1).split(None, 1) or [""])[0]) for m in found]
     if not words or words[0][1] != "if" or _content_in(body[: words[0][0].start()]):
         return None
     depth = 0
@@ -262,7 +261,7 @@ def _guard(text: str, a: int, b: int) -> str | None:
 
 
 def _content_in(text: str) -> bool:
-    return any(_content(line) for line in _ACTION.sub("", text).split("\n"))
+    return any(_content(line) for line in without_actions(text).split("\n"))
 
 
 def _of_kind(

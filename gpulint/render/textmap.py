@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 _KEY = re.compile(
@@ -89,6 +90,53 @@ def _block(lines: list[Line], at: int) -> tuple[int, int]:
             continue
         break
     return at + 1, end
+
+
+class Action(NamedTuple):
+    """A template action, ``{{ ... }}``: where it starts and ends in the text, and its body
+    without the trim markers and the spaces around it."""
+
+    begin: int
+    stop: int
+    body: str
+
+    def start(self) -> int:
+        return self.begin
+
+    def end(self) -> int:
+        return self.stop
+
+    def group(self, _: int = 1) -> str:
+        return self.body
+
+
+def actions(text: str) -> Iterator[Action]:
+    """Each ``{{ ... }}`` of ``text``, ending at the first ``}}`` after it, as Go's lexer
+    reads them: one pass over the text (a regular expression's lazy match is quadratic in
+    the ``{{`` that no ``}}`` closes, and a template comes from the linted tree)."""
+    pos = 0
+    while True:
+        begin = text.find("{{", pos)
+        if begin < 0:
+            return
+        close = text.find("}}", begin + 2)
+        if close < 0:
+            return
+        body = text[begin + 2 : close]
+        body = body[1:] if body.startswith("-") else body
+        body = body[:-1] if body.endswith("-") else body
+        yield Action(begin, close + 2, body.strip())
+        pos = close + 2
+
+
+def without_actions(text: str) -> str:
+    """``text`` with every action taken out."""
+    out, pos = [], 0
+    for a in actions(text):
+        out.append(text[pos : a.begin])
+        pos = a.stop
+    out.append(text[pos:])
+    return "".join(out)
 
 
 class Template:

@@ -48,6 +48,7 @@ from gpulint.loader.document import Document
 from gpulint.model import Related, Span
 from gpulint.render.chartvalues import Leaf, Origin, chart_values, merged, plain
 from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
+from gpulint.render.textmap import actions
 
 _MARK = re.compile(r"gplv([0-9]{6})x", re.IGNORECASE)
 _WHOLE = re.compile(r"-?[0-9]{1,6}")
@@ -76,7 +77,6 @@ def markable(value: object) -> bool:
 
 
 #: An action that compares or tests a string: its values are kept as written.
-_ACTION = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 _TESTS = re.compile(
     r"\b(?:eq|ne|lt|le|gt|ge|has|hasKey|contains|hasPrefix|hasSuffix|regexMatch|"
     r"mustRegexMatch|semverCompare|include|template|tpl|fail|required|lookup|fromYaml|"
@@ -105,7 +105,7 @@ def compared_names(folders: list[str], numbers: bool = False) -> set[str]:
                 if count > MAX_TEMPLATES:
                     return names
                 text = read_text(os.path.join(dirpath, name), 1 << 20) or ""
-                for action in _ACTION.finditer(text):
+                for action in actions(text):
                     body = action.group(1)
                     if tests.search(body):
                         names.update(_NAME.findall(body))
