@@ -52,21 +52,28 @@ RANGED = """\
             {{- end }}"""
 
 
-def _gpu041(
-    tmp_path: Path, helm_path: str, args: str, values: str = "", *flags: str
+def _one(
+    tmp_path: Path, helm_path: str, rule: str, template: str, values: str, *flags: str
 ) -> dict[str, Any]:
+    """The one ``rule`` finding of a chart ``c`` of one template, rendered with the real helm."""
     chart = tmp_path / "c"
     (chart / "templates").mkdir(parents=True)
     (tmp_path / ".git").mkdir()
     (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n", "utf-8")
     (chart / "values.yaml").write_text(values, encoding="utf-8")
-    (chart / "templates" / "vllm.yaml").write_text(POD.format(args=args), encoding="utf-8")
+    (chart / "templates" / "vllm.yaml").write_text(template, encoding="utf-8")
     proc = gpulint_in_process(
         "check", "--format", "json", "--render", "--helm", helm_path, *flags, "c", cwd=tmp_path
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    (found,) = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "GPU041"]
+    (found,) = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == rule]
     return dict(found)
+
+
+def _gpu041(
+    tmp_path: Path, helm_path: str, args: str, values: str = "", *flags: str
+) -> dict[str, Any]:
+    return _one(tmp_path, helm_path, "GPU041", POD.format(args=args), values, *flags)
 
 
 @needs_helm
@@ -132,16 +139,7 @@ def test_a_container_after_a_range_of_containers_names_no_template_line(
 ) -> None:
     # LocalAI's chart writes its sidecars' range before the main container: which template
     # item the rendered containers[0] is depends on the values, so no template line is named
-    chart = tmp_path / "c"
-    (chart / "templates").mkdir(parents=True)
-    (tmp_path / ".git").mkdir()
-    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n", "utf-8")
     values = "sidecars: []\nresources:\n  requests:\n    nvidia.com/gpu: 1\n"
-    (chart / "values.yaml").write_text(values, encoding="utf-8")
-    (chart / "templates" / "d.yaml").write_text(SIDECARS, encoding="utf-8")
-    proc = gpulint_in_process(
-        "check", "--format", "json", "--render", "--helm", helm_path, "c", cwd=tmp_path
-    )
-    (f,) = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "GPU001"]
+    f = _one(tmp_path, helm_path, "GPU001", SIDECARS, values)
     assert (f["path"], f["line"]) == ("c/values.yaml", 4)  # traced: `nvidia.com/gpu: 1`
     assert f["message"].endswith("(as .Values.resources.requests.nvidia.com/gpu)")

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING
 
 from gpulint import codes
 from gpulint.model import Span
+from gpulint.render.guards import truthy
 from gpulint.render.mapping import lookup, read_text
-from gpulint.render.textmap import actions
+from gpulint.render.textmap import OPENS, actions
 
 if TYPE_CHECKING:
     from gpulint.render.helm import HelmRendered
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from gpulint.render.tools import ToolResult
 
 
-_OPENS = ("if", "range", "with", "define", "block")
 _VALUES = re.compile(r"^\$?\.Values((?:\.[A-Za-z0-9_-]+)+)$")
 _FAIL = re.compile(r"(?:^|[\s(|])fail\b")
 #: Bytes of a template read to find the guard.
@@ -46,17 +46,17 @@ def guard_keys(text: str, line: int) -> list[tuple[str, ...]]:
     template's ``text`` to run, in the order its ``if`` reads them; [] when it proves none."""
     stack: list[tuple[str, str, bool]] = []  # (block, its condition, past an else)
     for m in actions(text):
-        body = m.group(1)
+        body = m.body
         if body.startswith("/*"):
             continue
-        word = body.split(None, 1)[0] if body.split() else ""
-        if word in _OPENS:
+        word = m.word
+        if word in OPENS:
             stack.append((word, body[len(word) :].strip(), False))
         elif word == "else" and stack:
             stack[-1] = (stack[-1][0], stack[-1][1], True)
         elif word == "end" and stack:
             stack.pop()
-        elif _FAIL.search(body) and _line(text, m.start()) <= line <= _line(text, m.end()):
+        elif _FAIL.search(body) and _line(text, m.begin) <= line <= _line(text, m.stop):
             if not stack or stack[-1][0] != "if" or stack[-1][2]:
                 return []
             return _true_operands(stack[-1][1])
@@ -113,11 +113,6 @@ def _top_level(cond: str) -> list[str]:
         else:
             cur += c
     return [*out, cur] if cur else out
-
-
-def _truthy(value: object) -> bool:
-    """Go template truth: not false, 0, nil, or an empty string, list or map."""
-    return value not in (None, False, 0, "") and value != [] and value != {}
 
 
 def failure(rendered: HelmRendered, result: ToolResult) -> Failure:
@@ -190,7 +185,7 @@ def on_guard(failure: Failure, stderr: str, rendered: HelmRendered) -> Failure:
         ),
         None,
     )
-    if not _truthy(value):
+    if not truthy(value):
         return failure
     shown = os.path.relpath(resolved.path, rendered.folder)
     note = (

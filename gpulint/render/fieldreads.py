@@ -114,6 +114,16 @@ def _end_of(text: str, at: int) -> int:
     return len(text)
 
 
+def _object_lines(t: Template, obj: tuple[Any, ...]) -> tuple[int, int] | None:
+    """The first and last line (1-based) of the template's block for the object at ``obj``,
+    when the template writes its whole path."""
+    match = find(t, obj)
+    if not (match.lines and match.depth == len(obj)):
+        return None
+    end = match.block[1]
+    return match.lines[-1].number, t.lines[end].number - 1 if end < len(t.lines) else len(t.raw)
+
+
 def _read(
     t: Template, obj: tuple[Any, ...], field: str, template: str = ""
 ) -> tuple[tuple[str, ...], int, str | None] | None:
@@ -125,13 +135,7 @@ def _read(
     key = (*obj, field)
     if key in cache:
         return cache[key]
-    match = find(t, obj)
-    if match.lines and match.depth == len(obj):
-        first = match.lines[-1].number
-        end = match.block[1]
-        last = t.lines[end].number - 1 if end < len(t.lines) else len(t.raw)
-    else:
-        first, last = 1, len(t.raw)
+    first, last = _object_lines(t, obj) or (1, len(t.raw))
     block = t.raw[first - 1 : last]
     text = "\n".join(block)
     included = [m.group(1) for m in _INCLUDE.finditer(text)]
@@ -167,12 +171,10 @@ def _ranged(
     """``(.Values path, line, None)`` of the field the object's block reads from a ``range``
     variable's entry, when every read of ``field`` in the block is ``$var.field`` and
     ``$var`` is bound by the template's one ``range`` over ``.Values.X``."""
-    match = find(t, obj)
-    if not (match.lines and match.depth == len(obj)):
+    lines = _object_lines(t, obj)
+    if lines is None:
         return None
-    first = match.lines[-1].number
-    end = match.block[1]
-    last = t.lines[end].number - 1 if end < len(t.lines) else len(t.raw)
+    first, last = lines
     block = "\n".join(t.raw[first - 1 : last])
     reads = re.findall(rf"(\$[A-Za-z0-9_]+)?\.{re.escape(field)}\b(?![.-])", block)
     if len(set(reads)) != 1 or not reads[0]:

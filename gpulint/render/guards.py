@@ -40,7 +40,7 @@ def truth(condition: str, values: Any, is_set: Callable[[tuple[str, ...]], bool]
         value, rest = _expr(tokens, values, is_set)
     except (_Unknown, IndexError, RecursionError):
         return None
-    return None if rest else _truthy(value)
+    return None if rest else truthy(value)
 
 
 def _expr(
@@ -85,13 +85,13 @@ def _operand(
 
 def _call(name: str, args: list[Any]) -> Any:
     if name == "not" and len(args) == 1:
-        return not _truthy(args[0])
+        return not truthy(args[0])
     if name == "empty" and len(args) == 1:
-        return not _truthy(args[0])
+        return not truthy(args[0])
     if name == "and" and args:
-        return next((a for a in args if not _truthy(a)), args[-1])
+        return next((a for a in args if not truthy(a)), args[-1])
     if name == "or" and args:
-        return next((a for a in args if _truthy(a)), args[-1])
+        return next((a for a in args if truthy(a)), args[-1])
     if name in ("eq", "ne") and len(args) >= 2:
         same = any(_same(args[0], other) for other in args[1:])
         return same if name == "eq" else not same
@@ -108,7 +108,7 @@ def _same(a: Any, b: Any) -> bool:
     raise _Unknown  # helm's eq of other kinds (nil, maps) is not modelled
 
 
-def _truthy(value: Any) -> bool:
+def truthy(value: object) -> bool:
     """Go template truth: not false, 0, nil, or an empty string, list or map."""
     return value not in (None, False, 0, "") and value != [] and value != {}
 

@@ -4,8 +4,8 @@ theirs); helm's error output (:func:`error_place`: the template and line it name
 :func:`missing_dependency`); packaged subcharts (:class:`Archive`, read bounded, never
 extracted); files a template inserts (:func:`inserted_file`: ``.Files.Get``, ``tpl
 (.Files.Get ...)``, ``.Files.Glob ... AsConfig``); the files of a chart folder rendering
-reads (:func:`renders`, for a file named on the command line); a template's documents
-(:func:`section`).
+reads (:func:`renders`, for a file named on the command line). Which of a template's
+documents a rendered one is: :mod:`gpulint.render.sections`.
 """
 
 from __future__ import annotations
@@ -422,54 +422,6 @@ def readable(stderr: str, returncode: int | None, placed: bool) -> str:
 
 def _message(line: str) -> str:
     return line.removeprefix("Error: ").removeprefix("error: ")
-
-
-# -- templates of several documents -------------------------------------------------------------
-
-_DOC_START = re.compile(r"^---\s*(?:#.*)?$")
-_KIND = re.compile(r"^kind:\s*['\"]?([A-Za-z0-9]+)['\"]?\s*(?:#.*)?$", re.MULTILINE)
-
-
-def section(text: str, kind: object, ordinal: int, count: int) -> str | None:
-    """A template of several ``---`` documents, cut to the one a rendered document came
-    from: the only one whose literal ``kind:`` is the rendered kind, else the ``ordinal``-th
-    when the template writes as many documents as helm printed from it (``count``); the
-    other lines are blanked, so line numbers stay the template's. None: one document, or no
-    section is known to be it (the whole template is matched, as before)."""
-    raw = text.split("\n")
-    starts = [0] + [i + 1 for i, line in enumerate(raw) if _DOC_START.match(line)]
-    if len(starts) == 1:
-        return None
-    parts = [
-        (a, starts[j + 1] - 1 if j + 1 < len(starts) else len(raw)) for j, a in enumerate(starts)
-    ]
-    parts = [(a, b) for a, b in parts if any(_content(line) for line in raw[a:b])]
-    kinds = [_KIND.findall("\n".join(raw[a:b])) for a, b in parts]
-    hits = [j for j, found in enumerate(kinds) if found == [kind]]
-    if len(hits) == 1:
-        pick = hits[0]
-    elif len(parts) == count and 0 <= ordinal < count:
-        pick = ordinal
-    else:
-        return None
-    a, b = parts[pick]
-    return "\n".join(line if a <= i < b else "" for i, line in enumerate(raw))
-
-
-def part_of(sources: list[tuple[int, str]], line: int, kind: object) -> tuple[object, int, int]:
-    """Which of its template's documents a rendered line's is, from helm's headers
-    (``sources``: line, template): (its kind, its ordinal among the documents helm printed
-    from that template, their count)."""
-    import bisect
-
-    at = bisect.bisect_right([start for start, _ in sources], line) - 1
-    same = [i for i, (_, source) in enumerate(sources) if source == sources[at][1]]
-    return (kind, same.index(at), len(same))
-
-
-def _content(line: str) -> bool:
-    text = line.strip()
-    return bool(text) and not text.startswith("#") and not text.startswith("{{")
 
 
 # -- helm's output ----------------------------------------------------------------------------

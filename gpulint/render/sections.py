@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpulint.render.mapping import read_text
-from gpulint.render.textmap import Template, actions, without_actions
+from gpulint.render.textmap import OPENS, Template, actions, without_actions
 
 if TYPE_CHECKING:
     from gpulint.loader.document import Document
@@ -40,8 +40,7 @@ if TYPE_CHECKING:
 _DOC_START = re.compile(r"^---\s*(?:#.*)?$")
 _KIND = re.compile(r"^kind:\s*['\"]?([A-Za-z0-9]+)['\"]?\s*(?:#.*)?$", re.MULTILINE)
 _ANY_KIND = re.compile(r"^kind:\s*\{\{", re.MULTILINE)
-_OPENS = frozenset(("if", "range", "with", "define", "block"))
-_CONTROL = frozenset((*_OPENS, "else", "end", "template", "break", "continue"))
+_CONTROL = frozenset((*OPENS, "else", "end", "template", "break", "continue"))
 _ASSIGN = re.compile(r"^\$[\w]*\s*:?=")
 #: Segments x documents of one template weighed at most (more: not known which part).
 MAX_CELLS = 500_000
@@ -194,13 +193,12 @@ def _depths(text: str, count: int) -> list[int]:
     out = [0] * (count + 1)
     depth, line, pos = 0, 0, 0
     for m in actions(text):
-        end_line = line + text.count("\n", pos, m.start())
+        end_line = line + text.count("\n", pos, m.begin)
         for i in range(line + 1, end_line + 1):
             out[i] = depth
-        line, pos = end_line, m.start()
-        body = m.group(1)
-        word = body.split(None, 1)[0] if body.split() else ""
-        if word in _OPENS:
+        line, pos = end_line, m.begin
+        word = m.word
+        if word in OPENS:
             depth += 1
         elif word == "end":
             depth = max(depth - 1, 0)
@@ -217,8 +215,8 @@ def _content(line: str) -> bool:
 def _writes(line: str) -> bool:
     """Does a line of actions only print something (``{{ include "x" . }}``)?"""
     for m in actions(line):
-        body = m.group(1)
-        word = body.split(None, 1)[0] if body.split() else ""
+        body = m.body
+        word = m.word
         if body and not body.startswith("/*") and word not in _CONTROL and not _ASSIGN.match(body):
             return True
     return False
@@ -247,16 +245,16 @@ def _guard(text: str, a: int, b: int) -> str | None:
     lines = text.split("\n")[a:b]
     body = "\n".join(lines)
     found = list(actions(body))
-    words = [(m, (m.group(1).split(None, 1) or [""])[0]) for m in found]
-    if not words or words[0][1] != "if" or _content_in(body[: words[0][0].start()]):
+    words = [(m, m.word) for m in found]
+    if not words or words[0][1] != "if" or _content_in(body[: words[0][0].begin]):
         return None
     depth = 0
     for m, word in words:
-        depth += 1 if word in _OPENS else -1 if word == "end" else 0
+        depth += 1 if word in OPENS else -1 if word == "end" else 0
         if depth == 1 and word == "else":
             return None
         if depth == 0:
-            return None if _content_in(body[m.end() :]) else words[0][0].group(1)[2:].strip()
+            return None if _content_in(body[m.stop :]) else words[0][0].body[2:].strip()
     return None
 
 

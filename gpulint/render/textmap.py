@@ -100,14 +100,14 @@ class Action(NamedTuple):
     stop: int
     body: str
 
-    def start(self) -> int:
-        return self.begin
+    @property
+    def word(self) -> str:
+        """Its first word (``if``, ``range``, ``end``, ``include``...), or ``""``."""
+        return self.body.split(None, 1)[0] if self.body else ""
 
-    def end(self) -> int:
-        return self.stop
 
-    def group(self, _: int = 1) -> str:
-        return self.body
+#: The actions that open a block ``{{ end }}`` closes.
+OPENS = frozenset(("if", "range", "with", "define", "block"))
 
 
 def actions(text: str) -> Iterator[Action]:

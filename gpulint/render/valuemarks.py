@@ -106,7 +106,7 @@ def compared_names(folders: list[str], numbers: bool = False) -> set[str]:
                     return names
                 text = read_text(os.path.join(dirpath, name), 1 << 20) or ""
                 for action in actions(text):
-                    body = action.group(1)
+                    body = action.body
                     if tests.search(body):
                         names.update(_NAME.findall(body))
     return names
