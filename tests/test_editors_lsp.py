@@ -209,3 +209,20 @@ def test_the_helix_configuration_names_the_server() -> None:
     assert config["language-server"]["gpulint"] == {"command": "gpulint", "args": ["lsp"]}
     (yaml,) = config["language"]
     assert "gpulint" in yaml["language-servers"]
+
+
+def test_every_vscode_setting_that_names_a_program_is_machine_scoped() -> None:
+    """A workspace's .vscode/settings.json is the repository's: a setting it may set must
+    not choose the program the extension starts. Every setting whose value is text (a
+    command, a path: anything that can name a program) is ``machine``-scoped, read from the
+    user's (or a remote machine's) settings only; a switch that runs programs on the
+    workspace is ``application``-scoped."""
+    manifest = json.loads((ROOT / "editors" / "vscode" / "package.json").read_text())
+    settings = manifest["contributes"]["configuration"]["properties"]
+    assert "gpulint.command" in settings
+    for name, setting in settings.items():
+        kinds = setting["type"] if isinstance(setting["type"], list) else [setting["type"]]
+        if set(kinds) - {"boolean", "number", "integer"}:
+            assert setting.get("scope") == "machine", name
+        else:
+            assert setting.get("scope") in ("machine", "application"), name
