@@ -3,7 +3,11 @@
 ## What it does
 With `platform: gke-autopilot`, flags a pod that requests `nvidia.com/gpu` without a
 `cloud.google.com/gke-accelerator` node selector (in `nodeSelector` or a required node
-affinity term). With `platform: gke` or `gke-autopilot`, flags a
+affinity term). A pod that selects a custom ComputeClass (`cloud.google.com/compute-class`
+in its node selector or a required affinity term, any class but the built-in
+`Accelerator`) is not flagged: the class's own priority rules (`gpu: {type, count}`) name
+the GPU, and Autopilot creates the node from them. With `platform: gke` or `gke-autopilot`,
+flags a
 `cloud.google.com/gke-accelerator` node selector whose value is not a GKE accelerator
 (`nvidia-l4`, `nvidia-tesla-t4`, `nvidia-a100-80gb`, ...: the catalog's list), naming the
 closest one. Other platforms: silent.
@@ -37,6 +41,11 @@ labels show (`cloud.google.com/gke-nodepool`, ...), which the finding then names
 - https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-gpus (request GPUs with the
   `cloud.google.com/gke-accelerator` node selector)
 - https://cloud.google.com/kubernetes-engine/docs/how-to/gpus (the accelerator values)
+- https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes
+  (a custom ComputeClass's priority rules choose the GPU type and count; pods select the
+  class with `cloud.google.com/compute-class`)
+- https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-gpus (the built-in
+  `Accelerator` class still takes the `cloud.google.com/gke-accelerator` selector)
 - https://github.com/gpulint/gpulint/blob/main/docs/cluster.md
 """
 
@@ -55,6 +64,11 @@ WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {}
 
 LABEL = "cloud.google.com/gke-accelerator"
+#: The label a pod selects a ComputeClass with; a custom class names its GPU in its own
+#: priority rules. The built-in ``Accelerator`` class does not: its pods still select the
+#: GPU type with :data:`LABEL`.
+COMPUTE_CLASS = "cloud.google.com/compute-class"
+BUILTIN_ACCELERATOR_CLASS = "Accelerator"
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -83,8 +97,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 related=_where(cluster),
             )
         return
-    if cluster.platform != "gke-autopilot" or _in_affinity(pod.spec):
+    if cluster.platform != "gke-autopilot" or _in_affinity(pod.spec, LABEL):
         return
+    if _custom_class(pod.spec):
+        return  # the ComputeClass's priority rules choose the GPU
     if not any(e.name == "nvidia.com/gpu" for e in gpu_demand(pod, ctx.registry).entries):
         return
     yield Violation(
@@ -111,8 +127,18 @@ def _where(cluster: Any) -> tuple[Any, ...]:
     return Evidence("GKE", (place,)).related("the node labels that show GKE")
 
 
-def _in_affinity(spec: dict[str, Any]) -> bool:
-    """A required node affinity term names the label."""
+def _custom_class(spec: dict[str, Any]) -> bool:
+    """The pod selects a ComputeClass other than the built-in ``Accelerator``, by node
+    selector or a required affinity term (whose values are not all ``Accelerator``)."""
+    selector = spec.get("nodeSelector")
+    if isinstance(selector, dict) and COMPUTE_CLASS in selector:
+        return selector[COMPUTE_CLASS] != BUILTIN_ACCELERATOR_CLASS
+    return _in_affinity(spec, COMPUTE_CLASS, BUILTIN_ACCELERATOR_CLASS)
+
+
+def _in_affinity(spec: dict[str, Any], label: str, unless: str | None = None) -> bool:
+    """A required node affinity term names the label (with a value other than ``unless``,
+    when given)."""
     try:
         terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
             "nodeSelectorTerms"
@@ -124,6 +150,9 @@ def _in_affinity(spec: dict[str, Any]) -> bool:
     for term in terms:
         exprs = term.get("matchExpressions") if isinstance(term, dict) else None
         for expr in exprs if isinstance(exprs, list) else ():
-            if isinstance(expr, dict) and expr.get("key") == LABEL:
+            if not isinstance(expr, dict) or expr.get("key") != label:
+                continue
+            values = expr.get("values")
+            if unless is None or not (isinstance(values, list) and values == [unless]):
                 return True
     return False
