@@ -63,6 +63,30 @@ def test_nothing_known_is_an_info_finding_that_says_what_it_assumed(tmp_path: Pa
     assert 'gpu-taints: ["nvidia.com/gpu=present:NoSchedule"]' in text[-2]
 
 
+SPOT = (
+    "      tolerations:\n"
+    "      - {key: kubernetes.azure.com/scalesetpriority, operator: Equal, value: spot,"
+    " effect: NoSchedule}\n"
+)
+
+
+def test_a_spot_taint_the_gpu_pods_agree_on_is_not_the_gpu_taint(tmp_path: Path) -> None:
+    # Three GPU Jobs run on AKS Spot capacity: the Spot taint says how the nodes are bought,
+    # not that they hold GPUs, so neither the fourth GPU Job nor a CPU pod that also runs on
+    # Spot is judged by it.
+    files = {f"train-{c}.yaml": job(f"train-{c}", SPOT) for c in "abc"}
+    files["train-d.yaml"] = job("train-d")
+    files["web.yaml"] = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n"
+        + SPOT.replace("      ", "  ")
+        + "  containers:\n  - name: web\n    image: nginx\n"
+    )
+    findings, code = check(repo(tmp_path, files))
+    assert seen(findings) == [(f"train-{c}.yaml", "GPU020", "info") for c in "abcd"]
+    assert code == 0
+    assert all("nvidia.com/gpu=present:NoSchedule" in f["message"] for f in findings)
+
+
 def test_the_taint_three_jobs_tolerate_makes_the_fourth_an_error(tmp_path: Path) -> None:
     files = {f"train-{c}.yaml": job(f"train-{c}", SKU) for c in "abc"}
     files["train-d.yaml"] = job("train-d")

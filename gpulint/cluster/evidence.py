@@ -7,7 +7,8 @@ have to assume one. Before assuming, gpulint listens to the repository:
 - **Taints the run's GPU pods agree on.** A taint key that at least two GPU pods of the run
   tolerate, and more than half of them, is taken as the GPU nodes' taint
   (``sku=gpu:NoSchedule`` tolerated by three Jobs is the taint a fourth Job lacks). Keys
-  every cluster has (``node.kubernetes.io/…``, ``node-role.kubernetes.io/…``) and blanket
+  every cluster has (``node.kubernetes.io/…``, ``node-role.kubernetes.io/…``), Spot and
+  preemptible capacity taints (:data:`gpulint.k8s.taints.CAPACITY_TAINT_KEYS`) and blanket
   tolerations (no key) say nothing about the GPU nodes and are left out.
 - **Taints of the GPU node-pool objects in the tree** (every kind of
   ``gpulint/data/node-pools.json``: :mod:`gpulint.cluster.objects`). A pod needs one GPU pool, not
@@ -46,7 +47,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from gpulint.cluster.agenttaints import AgentTally
 from gpulint.cluster.platforms import PLATFORM_NAMES, platform_of_label
 from gpulint.k8s.objects import expression_key_path, required_node_terms
-from gpulint.k8s.taints import Taint
+from gpulint.k8s.taints import Taint, capacity_taint
 from gpulint.model import Related, Span
 
 if TYPE_CHECKING:
@@ -244,7 +245,9 @@ def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
 
 
 def _generic(key: str) -> bool:
-    return key in _GENERIC_KEYS or key.startswith(_GENERIC_PREFIXES)
+    """Keys every cluster's nodes may carry, and Spot or preemptible capacity taints
+    (:data:`gpulint.k8s.taints.CAPACITY_TAINT_KEYS`): neither is the GPU nodes' taint."""
+    return key in _GENERIC_KEYS or key.startswith(_GENERIC_PREFIXES) or capacity_taint(key)
 
 
 class _Tally:

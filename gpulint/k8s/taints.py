@@ -49,6 +49,39 @@ DEFAULT_TAINTS: list[dict[str, Any]] = [
     },
 ]
 
+#: Taint keys that say how a node is bought, not what it holds: Spot and preemptible
+#: capacity. A GPU pod that tolerates one runs on cheap capacity, a CPU pod too; such a
+#: taint is never the GPU nodes' taint, whichever pods tolerate it. Each key is the
+#: platform's documented label or taint:
+#:
+#: - ``kubernetes.azure.com/scalesetpriority`` (AKS Spot node pools are tainted
+#:   ``kubernetes.azure.com/scalesetpriority=spot:NoSchedule``,
+#:   https://learn.microsoft.com/azure/aks/spot-node-pool);
+#: - ``cloud.google.com/gke-spot`` and ``cloud.google.com/gke-preemptible`` (GKE Spot and
+#:   preemptible VMs, tainted ``...=true:NoSchedule`` on request,
+#:   https://cloud.google.com/kubernetes-engine/docs/concepts/spot-vms and
+#:   .../preemptible-vms);
+#: - ``eks.amazonaws.com/capacityType`` (the EKS managed node group's ``ON_DEMAND``/``SPOT``
+#:   label, https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html);
+#: - ``karpenter.sh/capacity-type`` (Karpenter's well-known ``spot``/``on-demand`` label,
+#:   https://karpenter.sh/docs/concepts/scheduling/#well-known-labels);
+#: - ``eks.amazonaws.com/compute-type`` is not one: it is Fargate's, no capacity choice.
+CAPACITY_TAINT_KEYS = frozenset(
+    {
+        "kubernetes.azure.com/scalesetpriority",
+        "cloud.google.com/gke-spot",
+        "cloud.google.com/gke-preemptible",
+        "eks.amazonaws.com/capacityType",
+        "karpenter.sh/capacity-type",
+    }
+)
+
+
+def capacity_taint(key: str) -> bool:
+    """Whether ``key`` is a Spot or preemptible capacity taint (:data:`CAPACITY_TAINT_KEYS`)."""
+    return key in CAPACITY_TAINT_KEYS
+
+
 #: A taint as ``kubectl taint nodes NODE`` writes it: ``key=value:Effect`` or ``key:Effect``
 #: (a key is an optional DNS-subdomain prefix and ``/`` and a name; a value is a label value).
 TAINT_PATTERN = (
