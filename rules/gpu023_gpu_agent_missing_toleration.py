@@ -6,13 +6,16 @@ AWS Neuron, Huawei Ascend, and the GPU-sharing ones: HAMi, Volcano, gpushare, gp
 a vendor's monitor (the Neuron monitor, AMD's metrics exporter, Intel's XPU Manager, the Gaudi
 metric exporter, Ascend's NPU exporter), GPU Feature Discovery, the
 Node Feature Discovery worker, the DCGM exporter, the MIG or vGPU manager, the GPU Operator
-validator, the NVIDIA driver or the container toolkit — whose pod template does not
+validator, the NVIDIA driver or the container toolkit, the MPS control daemon, or a daemon
+that sets every GPU's mode (`nvidia-smi -c`, `-pm`, `mig`) — whose pod template does not
 tolerate every configured GPU taint of its vendor (default: each vendor's documented taint,
 `nvidia.com/gpu=present:NoSchedule`, `aws.amazon.com/neuron=true:NoSchedule`,
 `google.com/tpu=present:NoSchedule`; GPU020's `taints`).
 Agents are recognised by data (`gpulint/data/agents.json`): the DaemonSet's name, else the
 repository of a container image (`nvcr.io/nvidia/k8s-device-plugin:v0.17.0` is
-`nvidia/k8s-device-plugin`), as shell globs. Tolerations are matched as Kubernetes matches
+`nvidia/k8s-device-plugin`), as shell globs, else a program its command line runs with the
+row's options (`nvidia-cuda-mps-control`, `nvidia-smi -c`; `nvidia-smi dmon -c 10` is not
+`-c` of nvidia-smi). Tolerations are matched as Kubernetes matches
 them (the same matching and near-miss advice as GPU020); a taint with `hardware` only
 applies to agents of that vendor, and the Node Feature Discovery worker, which serves every
 vendor, to every taint (with the assumed defaults, to NVIDIA's only). `PreferNoSchedule`

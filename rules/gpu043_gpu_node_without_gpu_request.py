@@ -20,11 +20,14 @@ requests no accelerator. That half is off by default: a CUDA image also runs CPU
 (data preparation, a client) on purpose.
 
 Not flagged: node agents (DaemonSets, and pods that run an agent of `gpulint/data/agents.json`:
-device plugins, DCGM exporter, feature discovery); a pod that gets GPUs another way (a DRA
-claim for a GPU device class or one defined elsewhere, a sharing resource such as
-`aliyun.com/gpu-mem` or HAMi's `nvidia.com/gpumem`, a MIG resource, KAI Scheduler's
-`gpu-fraction` / `gpu-memory` pod annotations, a Spark driver or executor whose GPUs Spark
-asks for); a pod whose container sets `NVIDIA_VISIBLE_DEVICES`
+device plugins, DCGM exporter, feature discovery) and other GPU infrastructure of that table,
+recognised by name, image or command line (an MPS control daemon started with
+`nvidia-cuda-mps-control`, a Job that sets every GPU's compute or persistence mode with
+`nvidia-smi -c` / `nvidia-smi -pm`, which must see the node's GPUs without holding one); a
+pod that gets GPUs another way (a DRA claim for a GPU device class or one defined elsewhere,
+a sharing resource such as `aliyun.com/gpu-mem` or HAMi's `nvidia.com/gpumem`, a MIG
+resource, KAI Scheduler's `gpu-fraction` / `gpu-memory` pod annotations, a Spark driver or
+executor whose GPUs Spark asks for); a pod whose container sets `NVIDIA_VISIBLE_DEVICES`
 to `none` or `void` (it means to run without GPUs) or to anything else (GPU016 reports
 that).
 

@@ -132,7 +132,7 @@ def _custom_class(spec: dict[str, Any]) -> bool:
     selector or a required affinity term (whose values are not all ``Accelerator``)."""
     selector = spec.get("nodeSelector")
     if isinstance(selector, dict) and COMPUTE_CLASS in selector:
-        return selector[COMPUTE_CLASS] != BUILTIN_ACCELERATOR_CLASS
+        return bool(selector[COMPUTE_CLASS] != BUILTIN_ACCELERATOR_CLASS)
     return _in_affinity(spec, COMPUTE_CLASS, BUILTIN_ACCELERATOR_CLASS)
 
 

@@ -1,9 +1,14 @@
-"""GPU node agents: the DaemonSets that must run on every GPU node (``gpulint/data/agents.json``).
+"""GPU infrastructure: the node agents that must run on every GPU node and the pods that set
+the GPUs up (``gpulint/data/agents.json``).
 
 A device plugin, GPU Feature Discovery, the NFD worker, the DCGM exporter, the driver and
 the container toolkit are recognised by data, not code: the repository of a container's
 image (without registry host, tag or digest) or the object's own name, matched as
 lower-case shell globs against the rows of ``gpulint/data/agents.json`` in order, names first.
+A pod that sets the GPUs up with a generic image (an MPS control daemon started with
+``nvidia-cuda-mps-control``, a Job that runs ``nvidia-smi -c EXCLUSIVE_PROCESS``) is
+recognised by its command line last: a row's ``commands`` name a program and the options
+that must follow it in the same shell command.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from gpulint.data import data_path
+from gpulint.k8s.shellwords import SEPARATORS as _SEPARATORS, split
 from gpulint.k8s.workloads import PodSpec
 
 
@@ -27,6 +33,8 @@ class Agent(NamedTuple):
     severity: str
     effect: str
     source: str = ""
+    #: Programs and the options that follow them: ``("nvidia-smi", "-c")``.
+    commands: tuple[tuple[str, ...], ...] = ()
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Agent:
@@ -38,6 +46,7 @@ class Agent(NamedTuple):
             row.get("severity", "warning"),
             row.get("effect", ""),
             row.get("source", ""),
+            tuple(tuple(c.split()) for c in row.get("commands", ())),
         )
 
 
@@ -120,9 +129,83 @@ def find_agent(pod: PodSpec, extra_images: tuple[str, ...] = ()) -> Agent | None
         # The first agent in the table's order that any image matches.
         found = [_first_agent(image, "images") for image in images]
         first = min((i for i in found if i is not None), default=None)
+    if first is None:
+        first = _command_agent(pod)
     if first is not None:
         return builtin_agents()[first]
     for pattern in extra_images:
         if any(glob_match(image, pattern.lower()) for image in images):
             return Agent("GPU node agent", (pattern,), (), None, "warning", "it never runs there")
     return None
+
+
+@lru_cache(maxsize=1)
+def _programs() -> frozenset[str]:
+    """The programs of every row's ``commands``."""
+    return frozenset(c[0] for a in builtin_agents() for c in a.commands)
+
+
+def _command_agent(pod: PodSpec) -> int | None:
+    """The index of the first row one of whose ``commands`` a container of the pod runs: the
+    program (a word's base name) followed, before the end of its shell command, by each of
+    the row's options (``-c`` or ``-c=3``). Command lines are split only when they name a
+    program of the table."""
+    programs = _programs()
+    for container in pod.containers:
+        if container.section == "ephemeralContainers" or not _names_program(container, programs):
+            continue
+        texts = _words(container)
+        for index, agent in enumerate(builtin_agents()):
+            if any(_runs(texts, command) for command in agent.commands):
+                return index
+    return None
+
+
+def _words(container: Any) -> list[str]:
+    """The words of ``command`` then ``args``, a shell script's split (variables as written)."""
+    out: list[str] = []
+    for field in ("command", "args"):
+        items = container.data.get(field)
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, str):
+                out.extend(split(item) if any(c.isspace() for c in item.strip()) else [item])
+    return out
+
+
+def _names_program(container: Any, programs: frozenset[str]) -> bool:
+    for field in ("command", "args"):
+        items = container.data.get(field)
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, str) and any(p in item for p in programs):
+                return True
+    return False
+
+
+def _runs(texts: list[str], command: tuple[str, ...]) -> bool:
+    """Whether ``texts`` run ``command``. A command whose first option is a word
+    (``nvidia-smi mig``) is that subcommand; one whose options are flags is the program
+    itself, not a subcommand of it (``nvidia-smi dmon -c 10`` counts samples)."""
+    program, options = command[0], command[1:]
+    for i, text in enumerate(texts):
+        if text.rsplit("/", 1)[-1] != program:
+            continue
+        following = texts[i + 1] if i + 1 < len(texts) else ""
+        subcommand = bool(options) and not options[0].startswith("-")
+        if subcommand and following != options[0]:
+            continue
+        if (
+            not subcommand
+            and options
+            and following
+            and not following.startswith("-")
+            and following not in _SEPARATORS
+        ):
+            continue  # a subcommand's options are not the program's
+        rest: set[str] = set()
+        for word in texts[i + 1 :]:
+            if word in _SEPARATORS:
+                break
+            rest.add(word.partition("=")[0].lower())
+        if all(option in rest for option in options):
+            return True
+    return False

@@ -22,6 +22,7 @@ from typing import Any
 
 from gpulint.data import data_path
 from gpulint.k8s.envvalues import Source
+from gpulint.k8s.shellwords import SEPARATORS as _SEPARATORS, split as _split
 from gpulint.k8s.workloads import Container
 from gpulint.model import Path
 
@@ -127,8 +128,6 @@ _VAR = (
 )
 #: What a shell removes from a word (quotes, escapes): ``"vl"lm`` is the word ``vllm``.
 _UNQUOTE = str.maketrans("", "", "'\"\\")
-#: Words that end a shell command (the shell splitter's punctuation, and new lines).
-_SEPARATORS = {";", "&&", "||", "|", "&", "(", ")", ";;"}
 
 
 @lru_cache(maxsize=1)
@@ -231,23 +230,6 @@ def expand(
         return source.value
 
     return re.sub(_VAR, repl, text)
-
-
-def _split(script: str) -> list[str]:
-    """Words of a shell script, as a POSIX shell splits them (whitespace on a quote error);
-    a new line that ends a command is the word ``;``."""
-    import shlex  # only for a command line that may start an engine
-
-    script = script.replace("\\\r\n", " ").replace("\\\n", " ")
-    # A new line outside quotes ends a command as ``;`` does (inside quotes it stays).
-    script = script.replace("\n", "\n;")
-    try:
-        lexer = shlex.shlex(script, posix=True, punctuation_chars=";&|()<>")
-        lexer.whitespace_split = True
-        lexer.commenters = "#"
-        return list(lexer)
-    except ValueError:
-        return script.split()
 
 
 def find_engine(container: Container, found: list[Word]) -> Started | None:
