@@ -18,7 +18,7 @@ import os
 import re
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpulint.loader.document import Document
 from gpulint.model import Related, Span
@@ -73,9 +73,7 @@ def missing_field(
 
 
 #: Per template (each read once: :class:`Template`), what each object's block reads.
-_READ: weakref.WeakKeyDictionary[
-    Template, dict[tuple[Any, ...], tuple[tuple[str, ...], int, str | None] | None]
-]
+_READ: weakref.WeakKeyDictionary[Template, dict[tuple[Any, ...], _Reads | None]]
 _READ = weakref.WeakKeyDictionary()
 #: ``include "name" .`` (or ``$``): a helper given the chart's own context, whose
 #: ``.Values`` are the template's.
@@ -124,38 +122,64 @@ def _object_lines(t: Template, obj: tuple[Any, ...]) -> tuple[int, int] | None:
     return match.lines[-1].number, t.lines[end].number - 1 if end < len(t.lines) else len(t.raw)
 
 
-def _read(
-    t: Template, obj: tuple[Any, ...], field: str, template: str = ""
-) -> tuple[tuple[str, ...], int, str | None] | None:
-    """The one values path ending in ``field`` the template's block for ``obj`` reads (or
-    a helper it includes with its own context reads), the line that reads it and the
-    helper's file (None: the template's own line); found once per template, object and
-    field: a template that renders many objects is not read again for each finding."""
+class _Reads(NamedTuple):
+    """How a template's block for an object reads a field: the ``.Values`` paths, the
+    ``range`` variables whose entry's field it reads (``$module.tolerations``, ``index
+    $module "tolerations"``), whether it reads it any other way (``.tolerations`` inside a
+    ``with``), and for each read its line and the helper file holding it (None: the
+    template's own)."""
+
+    values: dict[tuple[str, ...], tuple[int, str | None]]
+    entries: dict[str, tuple[int, str | None]]
+    other: tuple[int, str | None] | None
+
+
+_ENTRY = r"""(?:\$([A-Za-z0-9_]+)\.{f}\b(?![.\w-])|\b(?:index|get)\s+\$([A-Za-z0-9_]+)\s+"{f}")"""
+_VALUES = (
+    r"""(?:\.Values((?:\.[A-Za-z0-9_-]+)*)\.{f}\b(?![.\w-])"""
+    r"""|\b(?:index|get)\s+\$?\.Values((?:\.[A-Za-z0-9_-]+)*)\s+"{f}")"""
+)
+_ANY = r"""(?:\.{f}\b(?![.\w-])|"{f}")"""
+
+
+def _scan(t: Template, obj: tuple[Any, ...], field: str, template: str = "") -> _Reads | None:
+    """How the template's block for ``obj`` (and each helper it ``include``s with its own
+    context) reads ``field``; None when no block is known. Found once per template, object
+    and field: a template that renders many objects is not read again for each finding."""
     cache = _READ.setdefault(t, {})
     key = (*obj, field)
     if key in cache:
         return cache[key]
-    first, last = _object_lines(t, obj) or (1, len(t.raw))
+    bounds = _object_lines(t, obj)
+    first, last = bounds or (1, len(t.raw))
     block = t.raw[first - 1 : last]
-    text = "\n".join(block)
-    included = [m.group(1) for m in _INCLUDE.finditer(text)]
+    lines: list[tuple[str, int, str | None]] = [
+        (raw, first + i, None) for i, raw in enumerate(block)
+    ]
+    included = [m.group(1) for m in _INCLUDE.finditer("\n".join(block))]
     defined = helpers(template) if template and included else {}
-    bodies = [defined[n] for n in included if n in defined]
-    if bodies:  # the helpers' reads are the block's; their names are no read of a field
-        text = _INCLUDE.sub("include", text) + "".join("\n" + b for _, _, b in bodies)
-    reads = field_reads(text, field)
-    got: tuple[tuple[str, ...], int, str | None] | None = None
-    if reads is not None and len(reads) == 1:
-        (ref,) = reads
-        dotted = f".Values.{'.'.join(ref)}"
-        line = next((first + i for i, raw in enumerate(block) if dotted in raw), None)
-        if line is not None or not bodies:
-            got = (ref, line or first, None)
-        for path, start, body in bodies if line is None else ():
-            at = next((i for i, raw in enumerate(body.split("\n")) if dotted in raw), None)
-            if at is not None:
-                got = (ref, start + at, path)
-                break
+    for name in dict.fromkeys(included):
+        if name in defined:
+            path, start, body = defined[name]
+            lines += [(raw, start + i, path) for i, raw in enumerate(body.split("\n"))]
+    f = re.escape(field)
+    values_re, entry_re, any_re = (re.compile(x.format(f=f)) for x in (_VALUES, _ENTRY, _ANY))
+    values: dict[tuple[str, ...], tuple[int, str | None]] = {}
+    entries: dict[str, tuple[int, str | None]] = {}
+    other: tuple[int, str | None] | None = None
+    for raw, number, helper in lines:
+        raw = _INCLUDE.sub("include", raw)  # a helper's name is no read of a field
+        known = 0
+        for m in values_re.finditer(raw):
+            path = (m.group(1) or m.group(2) or "").strip(".")
+            values.setdefault((*path.split("."), field) if path else (field,), (number, helper))
+            known += 1
+        for m in entry_re.finditer(raw):
+            entries.setdefault(m.group(1) or m.group(2), (number, helper))
+            known += 1
+        if len(any_re.findall(raw)) > known and other is None:
+            other = (number, helper)
+    got = _Reads(values, entries, other) if bounds is not None or values or entries else None
     cache[key] = got
     return got
 
@@ -165,30 +189,15 @@ _RANGE = re.compile(
 )
 
 
-def _ranged(
-    t: Template, obj: tuple[Any, ...], field: str, entry: Callable[[tuple[str, ...]], Any]
-) -> tuple[tuple[str, ...], int, str | None] | None:
-    """``(.Values path, line, None)`` of the field the object's block reads from a ``range``
-    variable's entry, when every read of ``field`` in the block is ``$var.field`` and
-    ``$var`` is bound by the template's one ``range`` over ``.Values.X``."""
-    lines = _object_lines(t, obj)
-    if lines is None:
-        return None
-    first, last = lines
-    block = "\n".join(t.raw[first - 1 : last])
-    reads = re.findall(rf"(\$[A-Za-z0-9_]+)?\.{re.escape(field)}\b(?![.-])", block)
-    if len(set(reads)) != 1 or not reads[0]:
-        return None  # none, several, or a plain `.tolerations` too
-    var = reads[0][1:]
+def _range_of(t: Template, var: str) -> tuple[str, ...] | None:
+    """The ``.Values`` path the template's one ``range`` binding ``$var`` goes over."""
     ranges = [m for m in _RANGE.finditer("\n".join(t.whole)) if m.group(1) == var]
-    if len(ranges) != 1:
-        return None
-    under = tuple(ranges[0].group(2).strip(".").split("."))
-    key = entry(under)
-    if key is None:
-        return None
-    at = next(i for i, raw in enumerate(t.raw[first - 1 : last]) if f"${var}.{field}" in raw)
-    return (*under, key, field), first + at, None
+    return tuple(ranges[0].group(2).strip(".").split(".")) if len(ranges) == 1 else None
+
+
+def _where(reader: str, chart: str, line: int, template: str) -> str:
+    via = f", included by {os.path.relpath(template, chart)}" if reader != template else ""
+    return f"{os.path.relpath(reader, chart)}:{line}{via}"
 
 
 def missing_place(
@@ -200,46 +209,129 @@ def missing_place(
     field: str,
     written: Any,
     entry: Callable[[tuple[str, ...]], Any] | None = None,
-) -> Place | None:
-    """The values key the template's block for ``obj`` reads ``field`` from, when it reads
-    exactly one and the values file helm applies last that has it sets it empty (the field
-    is ``ABSENT``) or to what was rendered (``written``); ``files`` as helm applies them,
-    last first, each with the prefix of the template's values. A read of a ``range``
-    variable's field (``$values.tolerations`` in ``range $name, $values :=
-    .Values.workerGroups``) is that of the entry ``entry`` says the object came from
-    (:meth:`.valuemarks.Tracer.entry`: the one the values rendered in it name)."""
-    read = _read(t, obj, field, template)
-    if read is None and entry is not None:
-        read = _ranged(t, obj, field, entry)
-    if read is None:
+) -> Place | str | None:
+    """The values key the template's block for ``obj`` reads ``field`` from, when the values
+    file helm applies last that has it sets it empty (the field is ``ABSENT``) or to what
+    was rendered (``written``); ``files`` as helm applies them, last first, each with the
+    prefix of the template's values. A read of a ``range`` variable's field
+    (``$values.tolerations`` in ``range $name, $values := .Values.workerGroups``) is that
+    of the entry ``entry`` says the object came from (:meth:`.valuemarks.Tracer.entry`:
+    the one the values rendered in it name). A fallback chain (``index $module
+    "tolerations" | default .Values.tolerations``, ``coalesce``) is followed the way the
+    template does: the entry's own key when it is set, else the global one; a missing
+    field goes to the entry's own key (the global one would change every entry).
+
+    A string instead of a place: why the finding stays at the template (a note for it);
+    None: the block does not read the field (the template writes the object whole)."""
+    reads = _scan(t, obj, field, template)
+    if reads is None or not (reads.values or reads.entries or reads.other):
         return None
-    ref, line, helper = read
+    if reads.other is not None or len(reads.values) > 1 or len(reads.entries) > 1:
+        line, helper = reads.other or [*reads.values.values(), *reads.entries.values()][0]
+        at = _where(helper or template, chart, line, template)
+        return (
+            f" (shown at the pod spec: the template reads {field} through template logic "
+            f"({at}), and which values key this object's come from was not traced)"
+        )
+    chain: list[tuple[tuple[Any, ...], int, str | None]] = []
+    if reads.entries:
+        ((var, (line, helper)),) = reads.entries.items()
+        under = _range_of(t, var)
+        key = entry(under) if under is not None and entry is not None else None
+        if under is None or key is None:
+            at = _where(helper or template, chart, line, template)
+            over = f" of .Values.{'.'.join(under)}" if under else ""
+            return (
+                f" (shown at the pod spec: the template reads {field} from ${var}, an entry"
+                f"{over} ({at}), and which entry this object is was not traced)"
+            )
+        chain.append(((*under, key, field), line, helper))
+    for ref, (line, helper) in reads.values.items():
+        chain.append((ref, line, helper))
+    got = [(ref, line, helper, _value(files, ref)) for ref, line, helper in chain]
+    dotted = [".Values." + ".".join(map(str, ref)) for ref, _, _, _ in got]
+    if written is ABSENT:
+        if any(v is not None and v[1] not in (None, [], {}, "") for *_, v in got):
+            return (
+                f" (shown at the pod spec: {' or '.join(dotted)} holds {field}, yet none were"
+                " rendered here: template logic decides)"
+            )
+        ref, line, helper, value = got[0]
+    else:
+        used = next(
+            (g for g in got if g[3] is not None and g[3][1] not in (None, [], {}, "")), None
+        )
+        used = used or next((g for g in got if g[3] is not None), None)
+        if used is None or used[3] is None or used[3][1] != written:
+            return None
+        ref, line, helper, value = used
     reader = helper or template
+    where = _where(reader, chart, line, template)
+    related = Related(
+        "template", label_of(reader), Span(line, 1, line, 1), f"the template that reads {dotted[0]}"
+    )
+    me = ".Values." + ".".join(map(str, ref))
+    if len(got) == 1:
+        if value is None:
+            place = _parent_place(files, ref, line, reader, chart, field, template)
+            if place is not None:
+                return place
+            return (
+                f" (shown at the pod spec: the template reads {field} only from {me} ({where}),"
+                f" which no values file sets: add {field}: to values.yaml)"
+            )
+        rest = (
+            f"which is empty here: the template writes {field} only from it"
+            if written is ABSENT
+            else f"which writes these {field}"
+        )
+        file, prefix, doc = value[0]
+        return Place(
+            label_of(file),
+            doc.key_span((*prefix, *ref)),
+            f" (used by {where} as {me}, {rest})",
+            (related,),
+        )
+    own, glob = dotted[0], dotted[1]
+    if written is ABSENT:
+        if value is None:
+            place = _parent_place(files, ref, line, reader, chart, field, template, chained=glob)
+            if place is not None:
+                return place
+            return (
+                f" (shown at the pod spec: the template reads {field} from {own}, this object's"
+                f" own, else {glob} ({where}); neither is set for it)"
+            )
+        file, prefix, doc = value[0]
+        note = (
+            f" (used by {where} as {own}, this object's own, else {glob}: both are empty here; "
+            f"add {field} here, as {glob} applies to every entry without its own)"
+        )
+        return Place(label_of(file), doc.key_span((*prefix, *ref)), note, (related,))
+    if value is None:
+        return None
+    file, prefix, doc = value[0]
+    note = (
+        f" (used by {where} as {own}, this object's own, which writes these {field})"
+        if me == own
+        else f" (used by {where} as {glob}, which writes these {field}: {own}, this object's "
+        f"own, is {'empty' if got[0][3] is not None else 'not set'}; set it to change this "
+        "object only)"
+    )
+    return Place(label_of(file), doc.key_span((*prefix, *ref)), note, (related,))
+
+
+def _value(
+    files: list[tuple[str, tuple[str, ...], Document | None]], ref: tuple[Any, ...]
+) -> tuple[tuple[str, tuple[str, ...], Document], Any] | None:
+    """The values file helm applies last that sets ``ref`` (with its prefix), and the value."""
     for file, prefix, doc in files:
         if doc is None:
             continue
         present, value = lookup(doc.data, (*prefix, *ref))
-        if not present:
-            continue
-        if (value not in (None, [], {}, "")) if written is ABSENT else (value != written):
-            return None  # not what was rendered: something else decides
-        dotted = ".".join(map(str, ref))
-        used = os.path.relpath(reader, chart)
-        via = f", included by {os.path.relpath(template, chart)}" if helper else ""
-        note = (
-            f" (used by {used}:{line}{via} as .Values.{dotted}, which is empty here: the "
-            f"template writes {field} only from it)"
-            if written is ABSENT
-            else f" (used by {used}:{line}{via} as .Values.{dotted}, which writes these {field})"
-        )
-        related = Related(
-            "template",
-            label_of(reader),
-            Span(line, 1, line, 1),
-            f"the template that reads .Values.{dotted}",
-        )
-        return Place(label_of(file), doc.key_span((*prefix, *ref)), note, (related,))
-    return _parent_place(files, ref, line, reader, chart, field) if written is ABSENT else None
+        if present:
+            return (file, prefix, doc), value
+    return None
 
 
 def _parent_place(
@@ -249,6 +341,8 @@ def _parent_place(
     reader: str,
     chart: str,
     field: str,
+    template: str = "",
+    chained: str = "",
 ) -> Place | None:
     """A field no values file sets, at the mapping it goes under (``decode:`` for
     ``.Values.decode.tolerations``) in the values file helm applies last that has it: the
@@ -260,10 +354,14 @@ def _parent_place(
         if doc is None or not (present and isinstance(value, dict)):
             continue
         dotted, parent = ".".join(map(str, ref)), ".".join(map(str, ref[:-1]))
+        where = _where(reader, chart, line, template or reader)
         note = (
-            f" (used by {os.path.relpath(reader, chart)}:{line} as .Values.{dotted}, which no "
-            f"values file sets: the template writes {field} only from it; add it under "
-            f"{parent} here)"
+            f" (used by {where} as .Values.{dotted}, which no values file sets: the template "
+            f"writes {field} only from it; add it under {parent} here)"
+            if not chained
+            else f" (used by {where} as .Values.{dotted}, this object's own, which no values "
+            f"file sets, else {chained}, which is empty here: add it under {parent} here, as "
+            f"{chained} applies to every entry without its own)"
         )
         related = Related(
             "template",

@@ -209,7 +209,11 @@ class HelmRendered(Rendered):
         on_key = at_key(doc, finding)
         if isinstance(resolved, str):
             traced = self._traced(finding, doc, on_key, None, None)
-            return traced or Place(self.fallback(), Span(1, 1, 1, 1), resolved)
+            return (
+                traced
+                if isinstance(traced, Place)
+                else Place(self.fallback(), Span(1, 1, 1, 1), resolved)
+            )
         resolved = resolved._replace(part=self._cuts().parts.of(finding.line))
         archived = resolved.archive is not None
         if finding.rule == codes.DUPLICATE_KEY:  # at the repeat's template line, if written
@@ -230,6 +234,8 @@ class HelmRendered(Rendered):
         guess = textmap.find(cut.template, finding.doc_path).guessed >= 0
         at = None if found.related or guess else found  # not a line that uses the value
         traced = self._traced(finding, doc, on_key, resolved if cut.known else None, at)
+        if isinstance(traced, str):  # a field the template reads, at the object: why
+            found, traced = found._replace(note=found.note + traced), None
         return traced or unknown_part(noted(found, cut.template, on_key, archived), cut.known)
 
     def _traced(
@@ -239,9 +245,10 @@ class HelmRendered(Rendered):
         on_key: bool,
         resolved: Resolved | None,
         template: Place | None,
-    ) -> Place | None:
+    ) -> Place | str | None:
         """The values line the marked render traces the finding's value to, or for a field
-        the object lacks, the values key its template reads for it (:mod:`.valuemarks`)."""
+        the object lacks, the values key its template reads for it (:mod:`.valuemarks`),
+        or why it stays at the template (a note, :func:`.fieldreads.missing_place`)."""
         if doc is None:
             return None
         if resolved is not None:

@@ -1,0 +1,72 @@
+"""A field read through a fallback chain (``index $module "tolerations" | default
+$.Values.tolerations`` inside ``range $name, $module := .Values.modules``) is placed at the
+key that chain uses for *this* object: the module's own when it is set, else the global one,
+and a missing field at the module's own key (the global one would change every module), never
+claiming the template reads it "only from" one of them. The fixture chart
+tests/fixtures/render/charts/modules is rendered with the real helm (3 and 4)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIXTURES, gpulint_in_process
+from tests.externals import helms, needs_helm
+
+MODULES = FIXTURES / "render" / "charts" / "modules"
+HELMS = helms()
+
+
+def _gpu020(tmp_path: Path, helm_path: str, *args: str) -> dict[str, dict[str, Any]]:
+    shutil.copytree(MODULES, tmp_path / "modules")
+    (tmp_path / ".git").mkdir()
+    proc = gpulint_in_process(
+        "check", "--format", "json", "--render", "--helm", helm_path, *args, "modules", cwd=tmp_path
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    hits = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "GPU020"]
+    return {f["object"]["name"].rsplit("-", 1)[-1]: f for f in hits}
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_module_s_own_empty_list_is_the_place(tmp_path: Path, helm_path: str) -> None:
+    found = _gpu020(tmp_path, helm_path)
+    assert set(found) == {"inference", "trainer"}  # the CPU module `api` has no finding
+    inference = found["inference"]
+    assert (inference["path"], inference["line"]) == ("modules/values.yaml", 13)
+    assert "as .Values.modules.inference.tolerations, this object's own" in inference["message"]
+    assert "only from" not in inference["message"]
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_module_without_its_own_key_is_at_the_module(tmp_path: Path, helm_path: str) -> None:
+    trainer = _gpu020(tmp_path, helm_path)["trainer"]
+    # `trainer:` (values.yaml:17): adding the toleration there leaves the CPU module alone
+    assert (trainer["path"], trainer["line"], trainer["column"]) == ("modules/values.yaml", 17, 3)
+    message = trainer["message"]
+    assert "as .Values.modules.trainer.tolerations, this object's own, which no values" in message
+    assert "else .Values.tolerations, which is empty here: add it under modules.trainer" in message
+    assert "only from" not in message
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_the_global_list_a_module_falls_back_to(tmp_path: Path, helm_path: str) -> None:
+    extra = tmp_path / "site.yaml"
+    extra.write_text("tolerations:\n  - key: dedicated\n    operator: Exists\n", encoding="utf-8")
+    found = _gpu020(tmp_path, helm_path, f"--values={extra}")
+    trainer = found["trainer"]  # the global list is the one rendered for it
+    assert (trainer["path"], trainer["line"]) == ("site.yaml", 1)
+    assert "as .Values.tolerations, which writes these tolerations" in trainer["message"]
+    own = ".Values.modules.trainer.tolerations, this object's own, is not set"
+    assert own in trainer["message"]
+    # `index ... | default` takes the global list when the module's own is empty too
+    inference = found["inference"]
+    assert (inference["path"], inference["line"]) == ("site.yaml", 1)
+    assert "inference.tolerations, this object's own, is empty" in inference["message"]
