@@ -29,7 +29,7 @@ def _gpu020(tmp_path: Path, helm_path: str, *args: str) -> dict[str, dict[str, A
     )
     assert proc.returncode in (0, 1), proc.stderr
     hits = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "GPU020"]
-    return {f["object"]["name"].rsplit("-", 1)[-1]: f for f in hits}
+    return {f["object"]["name"].rsplit("-", 1)[-1]: f for f in hits if f["object"]["kind"] != "Pod"}
 
 
 @needs_helm
@@ -70,3 +70,17 @@ def test_the_global_list_a_module_falls_back_to(tmp_path: Path, helm_path: str) 
     inference = found["inference"]
     assert (inference["path"], inference["line"]) == ("site.yaml", 1)
     assert "inference.tolerations, this object's own, is empty" in inference["message"]
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_copies_a_range_renders_alike_are_one_row(tmp_path: Path, helm_path: str) -> None:
+    shutil.copytree(MODULES, tmp_path / "modules")
+    (tmp_path / ".git").mkdir()
+    proc = gpulint_in_process(
+        "check", "--format", "json", "--render", "--helm", helm_path, "modules", cwd=tmp_path
+    )
+    findings = json.loads(proc.stdout)["findings"]
+    smoke = [f for f in findings if f["path"] == "modules/templates/smoke-test.yaml"]
+    # three identical pods (`range until 3`), reported alike at the same line: one row
+    assert [(f["rule"], f["line"]) for f in smoke] == [("GPU020", 9)]

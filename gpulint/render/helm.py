@@ -202,6 +202,39 @@ class HelmRendered(Rendered):
         return self._resolved[source]
 
     def place(self, finding: Finding) -> Place:
+        found = self._placed(finding)
+        first = found.span.line == 1 and found.span.column == 1
+        if not first or found.note or found.related or found.message is not None:
+            return found
+        resolved = self.template_of(finding.line)
+        if isinstance(resolved, Resolved) and resolved.archive is None:
+            same = self._same_text(resolved.real, finding.line)
+            if same is not None:
+                return Place(found.path, same)
+        if found.path == self.fallback():
+            why = "helm's output names no template for it"
+        else:
+            why = "no line of the template was matched to it"
+        return found._replace(note=f" (shown at the file's first line: {why})")
+
+    def _same_text(self, template: str, line: int) -> Span | None:
+        """The one line of ``template`` whose text is the rendered ``line``'s, if exactly one
+        is (a finding about a whole document, placed by its first line's text)."""
+        lines = self.text.splitlines()
+        if not 0 < line <= len(lines):
+            return None
+        want = lines[line - 1].rstrip()
+        if not want.strip() or "{{" in want:
+            return None
+        raw = (read_text(template) or "").splitlines()
+        hits = [i for i, text in enumerate(raw) if text.rstrip() == want]
+        if len(hits) != 1:
+            return None
+        at = hits[0] + 1
+        start = len(want) - len(want.lstrip()) + 1
+        return Span(at, start, at, len(want) + 1)
+
+    def _placed(self, finding: Finding) -> Place:
         resolved = self.template_of(finding.line)
         if resolved is None:
             return Place(self.fallback(), Span(1, 1, 1, 1))

@@ -118,12 +118,14 @@ class Rendered:
             try:
                 where = self.place(f)
             except Exception:  # mapping is best effort: the finding is kept, at the chart
-                where = Place(self.fallback(), Span(1, 1, 1, 1))
+                why = " (shown at the file's first line: its place in the source was not found)"
+                where = Place(self.fallback(), Span(1, 1, 1, 1), why)
             places.append(where)
         pairs = zip(findings, places, strict=True)
         moved = [(f._replace(path=w.path, span=w.span), w) for f, w in pairs]
         carried = fixes(moved) if fixes is not None else [None] * len(findings)
         out = []
+        shown: set[tuple[object, ...]] = set()
         for f, where, fix in zip(findings, places, carried, strict=True):
             rendered = Related(
                 "rendered",
@@ -134,6 +136,10 @@ class Rendered:
             message = (f.message if where.message is None else where.message) + where.note
             if fix is not None and fix.skipped is not None:
                 message += f" (no fix: {fix.skipped})"
+            row = (f.rule, f.severity, where.path, where.span, message, f.object)
+            if row in shown:  # one row for what several rendered copies report alike
+                continue
+            shown.add(row)
             out.append(
                 f._replace(
                     path=where.path,
