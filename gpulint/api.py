@@ -49,6 +49,10 @@ if TYPE_CHECKING:
     from gpulint.cluster.model import (
         Node as Node,
     )
+    from gpulint.cluster.podnodes import (
+        Selected as Selected,
+        selected_size as selected_size,
+    )
     from gpulint.cluster.schedpod import (
         sched_pod as sched_pod,
     )
@@ -237,6 +241,8 @@ _WHERE: dict[str, str] = {
     "Evidence": "gpulint.cluster.evidence",
     "KnownTaint": "gpulint.cluster.evidence",
     "sched_pod": "gpulint.cluster.schedpod",
+    "Selected": "gpulint.cluster.podnodes",
+    "selected_size": "gpulint.cluster.podnodes",
     "Failure": "gpulint.cluster.filters",
     "feasibility": "gpulint.cluster.filters",
     "fits_somewhere": "gpulint.cluster.filters",

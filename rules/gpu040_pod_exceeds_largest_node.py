@@ -15,8 +15,18 @@ options are not used; a resource no node offers is GPU050's and GPU052's to repo
 pod can then never run on the user's cluster: the finding is an error, and GPU050 (which
 would say `Insufficient nvidia.com/gpu` of the same entry) leaves it to GPU040.
 
-Without described nodes, the size is GPU040's `max_per_node` (8) and `per_resource`: while
-neither is configured, that is gpulint's assumption, and the finding is `info` and says so.
+Without described nodes, the pod's own node selector or required node affinity is the
+evidence first: an instance type (`node.kubernetes.io/instance-type: g5.xlarge`, or `In` a
+list of types) that gpulint's instance catalog (`gpulint/data/instance-types.json`) knows, a
+label that counts the node's GPUs (Karpenter's and EKS Auto Mode's `instance-gpu-count`,
+Karpenter on Azure's `sku-gpu-count`, GPU Feature Discovery's `nvidia.com/gpu.count`, `In`
+or `Lt`), or a GKE accelerator whose machine types the catalog lists (A2, A3, G2). The most
+GPUs such a node has is the size: a pod that asks for more is reported (a warning: time-
+slicing may advertise more `nvidia.com/gpu` than the node has GPUs), and one that asks for
+more than 8 on a node type that has them (`a2-megagpu-16g`, `trn1.32xlarge`) is not. An
+unknown type or value says nothing. Else the size is GPU040's `max_per_node` (8) and
+`per_resource`: while neither is configured, that is gpulint's assumption, and the finding
+is `info` and says so.
 
 A value that is not a whole number (`nvidia.com/gpu: 8.5`) is GPU004's: the API server
 rejects the pod, so GPU040 does not also compare it with the node size at that entry.
@@ -54,6 +64,8 @@ Time-slicing without `renameByDefault` advertises several `nvidia.com/gpu` per p
 raise `max_per_node` to the replicas a node advertises.
 
 ## References
+- `gpulint/data/instance-types.json` (each instance type's GPUs, from the vendor's page);
+  https://karpenter.sh/docs/reference/instance-types/ (`karpenter.k8s.aws/instance-gpu-count`)
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#effective-pod-request
   (scheduler arithmetic, `component-helpers/resource/helpers.go` `PodRequests`)
 - `gpulint inspect` shows each pod's effective request
@@ -112,12 +124,20 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     overrides = ctx.options.get("per_resource") or {}
     cluster = ctx.cluster if describes_nodes(ctx.cluster) else None
     limits: dict[str, tuple[int, Any]] = {}
+    chosen: dict[str, Any] = {}  # the node type the pod's own selector names, per resource
     for name in names:
         if cluster is not None:
             found = largest(cluster, name)
             if found is None:
                 continue  # no node offers it at all: GPU050 (and GPU052) say so
             limits[name] = (int(found[0]), found[1])
+            continue
+        from gpulint.api import selected_size  # a device pod with no cluster described
+
+        selected = selected_size(pod, name)
+        if selected is not None:
+            chosen[name] = selected
+            limits[name] = (selected.most, None)
         else:
             limits[name] = (int(overrides.get(name, default_max)), None)
     # Most pods ask for a few devices: a bound of their request settles them without
@@ -149,6 +169,18 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 f"Pending; split the work over several pods of at most {limit}",
                 at="value",
                 severity="error",  # the described nodes: it can never run there
+            )
+            continue
+        selected = chosen.get(name)
+        if selected is not None:
+            yield Violation(
+                biggest.paths[name],
+                f"the pod needs {format_amount(total)} {name} ({parts}) but its "
+                f"{selected.what} allows only nodes with at most {limit}"
+                f"{' (gpulint instance catalog)' if selected.catalog else ''}: one pod runs on "
+                f"one node, so it stays Pending; request at most {limit}, or select a larger "
+                "node type",
+                at="value",
             )
             continue
         if _assumed(ctx):
