@@ -52,10 +52,12 @@ repository's node agents tolerate is no evidence for a pod (the device plugins' 
 tolerate their vendor's taint whether the nodes carry it or not): that is GPU023's. A pod
 needs one GPU pool, not all: a pool's taints count against it only when no GPU pool of the
 files that offers what it asks for, and that its node selector does not rule out, takes it.
-A pod whose node selector or required affinity names a platform (`cloud.google.com/gke-accelerator`:
-GKE, which adds the toleration itself; `eks.amazonaws.com/nodegroup`,
-`kubernetes.azure.com/agentpool`, `aliyun.accelerator/nvidia_name`: platforms that taint no
-GPU pool by themselves) is judged as with that `platform:`. When nothing says what the taint
+A pod whose node selector or required affinity names a platform (`cloud.google.com/gke-accelerator`,
+`cloud.google.com/compute-class`, `cloud.google.com/gke-spot`: GKE, which adds the
+toleration itself; `eks.amazonaws.com/nodegroup`, `kubernetes.azure.com/agentpool`,
+`aliyun.accelerator/nvidia_name`: platforms that taint no GPU pool by themselves; the full
+list is `gpulint/cluster/platforms.py`'s, each label citing its platform's page) is judged
+as with that `platform:`. When nothing says what the taint
 is, the finding rests on gpulint's default taint: it is `info`, says `assumed`, and names the
 `gpu-taints:` line that makes it certain.
 

@@ -67,7 +67,7 @@ PLATFORMS: dict[str, Platform] = {
 
 CHOICES = tuple(PLATFORMS)
 
-#: (label key or prefix ending in "/", platform, where the platform documents the label).
+#: (label key or prefix ending in "/" or "-", platform, where the platform documents the label).
 PLATFORM_LABELS: tuple[tuple[str, str, str], ...] = (
     (
         "cloud.google.com/gke-accelerator",
@@ -100,9 +100,34 @@ PLATFORM_LABELS: tuple[tuple[str, str, str], ...] = (
         "https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
     ),
     (
+        "cloud.google.com/compute-class",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes",
+    ),
+    (
+        "cloud.google.com/gke-spot",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/concepts/spot-vms",
+    ),
+    (
+        "cloud.google.com/gke-preemptible",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/preemptible-vms",
+    ),
+    (
         "eks.amazonaws.com/nodegroup",
         "eks",
         "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html",
+    ),
+    (
+        "eks.amazonaws.com/capacityType",
+        "eks",
+        "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html",
+    ),
+    (
+        "eks.amazonaws.com/instance-",
+        "eks",
+        "https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html",
     ),
     ("karpenter.k8s.aws/", "eks", "https://karpenter.sh/docs/reference/instance-types/"),
     (
@@ -110,6 +135,12 @@ PLATFORM_LABELS: tuple[tuple[str, str, str], ...] = (
         "aks",
         "https://learn.microsoft.com/azure/aks/use-labels",
     ),
+    (
+        "kubernetes.azure.com/scalesetpriority",
+        "aks",
+        "https://learn.microsoft.com/azure/aks/spot-node-pool",
+    ),
+    ("karpenter.azure.com/", "aks", "https://learn.microsoft.com/azure/aks/node-autoprovision"),
     (
         "kubernetes.azure.com/accelerator",
         "aks",
@@ -151,7 +182,7 @@ def platform_of_label(key: Any) -> str | None:
     if not isinstance(key, str):
         return None
     for label, name, _ in PLATFORM_LABELS:
-        if key == label or (label.endswith("/") and key.startswith(label)):
+        if key == label or (label.endswith(("/", "-")) and key.startswith(label)):
             return name
     return None
 
