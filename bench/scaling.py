@@ -543,6 +543,33 @@ def declarative_schema_size(n: int) -> Input:
     return Input(["check", "pods.yaml"], folder, _write(folder, "pods.yaml", text))
 
 
+_NODEPOOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu-{i}
+spec:
+  template:
+    spec:
+      requirements:
+      - {{key: karpenter.k8s.aws/instance-family, operator: In, values: [g6e]}}
+      taints:
+      - {{key: example.com/pool-{i}, value: "true", effect: NoSchedule}}
+"""
+
+
+def pools_and_pods(n: int) -> Input:
+    """n Karpenter GPU NodePools of one taint each and n GPU pods in one file, no cluster
+    configured: the pools' taints are the cluster picture's evidence, and every pod may land
+    on every pool (GPU020 asks of each pod which pool's taints it misses fewest of)."""
+    folder = _fresh("pools-and-pods", n)
+    docs = [_NODEPOOL.format(i=i) for i in range(n)]
+    docs += [POD.format(name=f"p{i}") for i in range(n)]
+    return Input(
+        ["check", "--jobs", "1", "."], folder, _write(folder, "all.yaml", "---\n".join(docs))
+    )
+
+
 class Case(NamedTuple):
     make: Callable[[int], Input]
     n: int
@@ -577,6 +604,7 @@ CASES: dict[str, Case] = {
     "findings-per-file": Case(findings_per_file, 10_000, "scaling"),
     "suppression-comments": Case(suppression_comments, 10_000, "scaling"),
     "inventory-nodes": Case(inventory_nodes, 2_500, "scaling"),
+    "pools-and-pods": Case(pools_and_pods, 600, "scaling"),
     "merge-bomb": Case(merge_bomb, 1, "once"),
     "huge-quantity": Case(huge_quantity, 1, "once"),
 }

@@ -142,7 +142,6 @@ from gpulint.api import (
     accelerator_nodes,
     added_tolerations,
     almost,
-    applicable,
     basis,
     certain_line,
     default_taints_assumed,
@@ -198,18 +197,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     bound = isinstance(node_name, str) and bool(node_name)
     names = [e.name for e in demand.entries]
     ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
-    agreed = [
-        k
-        for k in (
-            applicable(ground.picture, hardware, [*names, *demand.pod_level])
-            if ground.picture is not None
-            else []
-        )
-        # A node agent's toleration is a hedge (NVIDIA's and Neuron's device plugin
-        # manifests tolerate their taint whether the nodes carry it or not): GPU023's.
-        if not k.agent
-    ]
     wanted = [*names, *demand.pod_level]
+    # A node agent's toleration is a hedge (NVIDIA's and Neuron's device plugin manifests
+    # tolerate their taint whether the nodes carry it or not): GPU023's, left out here.
+    agreed = ground.picture.agreed(hardware, wanted) if ground.picture is not None else None
     if ground.kind == "evidence" and (
         not agreed or ground.picture is None or not ground.picture.reaches(agreed, pod, wanted)
     ):
@@ -228,7 +219,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     effective = [*tolerations, *pod.added_tolerations, *extra]
     evidence: list[KnownTaint] = []
     if ground.kind == "evidence":
-        assert ground.picture is not None
+        assert ground.picture is not None and agreed is not None
         evidence = [
             k
             for k in ground.picture.untolerated(agreed, effective, pod, wanted)

@@ -83,7 +83,6 @@ from gpulint.api import (
     Taint,
     Violation,
     accelerator_nodes,
-    applicable,
     basis,
     certain_line,
     default_taints_assumed,
@@ -118,9 +117,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return  # GPU infrastructure (an exporter, an MPS daemon, a mode-setting Job)
     ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
     # A node agent's toleration is a hedge, no evidence for a pod (GPU020's reasoning).
-    evidence = (
-        [k for k in applicable(ground.picture, None) if not k.agent] if ground.picture else []
-    )
+    evidence = ground.picture.unagented() if ground.picture else ()
     if ground.kind == "evidence" and not evidence:
         ground = ground.without_evidence()
     if ground.kind == "platform":
@@ -128,8 +125,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     severity = None
     note = ""
     related: tuple[Related, ...] = ()
+    picture = ground.picture if ground.kind == "evidence" else None
+    taints: list[Taint] = []
     if ground.kind == "evidence":
-        taints = [k.taint for k in evidence]
         note = "".join(f" ({k.evidence.what}: {k.evidence.cited()})" for k in evidence[:1])
         related = evidence[0].evidence.related("the evidence for the GPU taint")
     else:
@@ -143,8 +141,13 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 f"`{certain_line(taints)}` in .gpulint.yaml makes it certain)"
             )
     for i, toleration in enumerate(tolerations):
-        matched = [t for t in taints if tolerates(toleration, t)]
-        if not matched:
+        # The picture may hold thousands of pool taints: its index finds the first.
+        first = (
+            picture.first_tolerated(toleration)
+            if picture is not None
+            else next((t for t in taints if tolerates(toleration, t)), None)
+        )
+        if first is None:
             continue
         blanket = isinstance(toleration, dict) and not toleration.get("key")
         what = (
@@ -154,7 +157,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         )
         yield Violation(
             (*pod.path, "tolerations", i),
-            f"the pod requests no GPU but has {what} {matched[0]}{note}: it can be scheduled "
+            f"the pod requests no GPU but has {what} {first}{note}: it can be scheduled "
             "onto GPU nodes and hold capacity GPU jobs need; remove the toleration, or request "
             "a GPU",
             at="value",

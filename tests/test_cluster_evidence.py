@@ -305,7 +305,7 @@ def test_an_eks_auto_mode_node_pool_is_read(tmp_path: Path) -> None:
 
 
 def test_files_that_tolerate_nothing_are_not_parsed_twice() -> None:
-    from gpulint.cluster.evidence import Gatherer
+    from gpulint.cluster.evidence import Gatherer, Picture
     from gpulint.k8s.devices import builtin_registry
     from gpulint.k8s.workloads import builtin_table
 
@@ -314,7 +314,7 @@ def test_files_that_tolerate_nothing_are_not_parsed_twice() -> None:
     assert gatherer.add("a.yaml", job("a").encode()) is True
     assert gatherer.add("cm.yaml", b"kind: ConfigMap\ndata: {a: b}\n") is False
     assert not gatherer.wants_counts()
-    assert gatherer.picture() == ((), 0, (), ())
+    assert gatherer.picture() == Picture()
     # Two pods that agree on a taint: the set-aside files' GPU pods now decide.
     for name in ("b", "c"):
         assert gatherer.add(f"{name}.yaml", job(name, SKU).encode()) is False
@@ -427,3 +427,53 @@ def test_a_cpu_pod_is_not_held_to_a_device_plugin_s_toleration(tmp_path: Path) -
     findings, _ = check(repo(tmp_path, {"plugin.yaml": plugin, "compile.yaml": cpu}))
     assert seen(findings) == [("compile.yaml", "GPU021", "info")]
     assert "(assumed:" in findings[0]["message"]
+
+
+POOL_OF_ONE_TAINT = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu-{i}
+spec:
+  template:
+    spec:
+      requirements:
+      - {{key: karpenter.k8s.aws/instance-family, operator: In, values: [g6e]}}
+      taints:
+      - {{key: example.com/pool-{i}, value: "true", effect: NoSchedule}}
+"""
+
+
+def test_a_pod_needs_one_pool_of_many(tmp_path: Path) -> None:
+    pools = "---\n".join(POOL_OF_ONE_TAINT.format(i=i) for i in range(5))
+    tolerating = "      tolerations:\n      - {key: example.com/pool-3, operator: Exists}\n"
+    files = {"pools.yaml": pools, "a.yaml": job("a", tolerating), "b.yaml": job("b")}
+    findings, _ = check(repo(tmp_path, files))
+    assert seen(findings) == [("b.yaml", "GPU020", "error")]
+    assert "example.com/pool-0=true:NoSchedule" in findings[0]["message"]
+
+
+def test_many_pools_and_pods_cost_pools_plus_pods(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each GPU pod may land on every pool: the pools' taints are indexed once, and pods of
+    one shape are answered once (it used to test every pool's taints against every known
+    taint for every pod: pools x pods x taints)."""
+    import gpulint.k8s.taints as taints
+
+    calls = 0
+    real = taints.tolerates
+
+    def counted(toleration: Any, taint: Taint) -> bool:
+        nonlocal calls
+        calls += 1
+        return real(toleration, taint)
+
+    monkeypatch.setattr(taints, "tolerates", counted)
+    n = 60
+    other = "      tolerations:\n      - {key: example.com/other, operator: Exists}\n"
+    files = {"pools.yaml": "---\n".join(POOL_OF_ONE_TAINT.format(i=i) for i in range(n))}
+    files.update({f"j{i}.yaml": job(f"j{i}", other) for i in range(n)})
+    findings, _ = check(repo(tmp_path, files))
+    assert len(findings) == n and {f["rule"] for f in findings} == {"GPU020"}
+    assert calls <= 2 * n, calls  # n * n * 2 before

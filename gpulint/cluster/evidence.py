@@ -36,6 +36,8 @@ worker process and every file sees the same picture). Only files whose bytes hol
 ``tolerations`` are parsed for it; the other files that name an accelerator are parsed (to
 count their GPU pods) only when some taint has the two pods a consensus needs, so a run whose
 files tolerate nothing costs one read of each file. Standard input is not pre-read.
+
+The picture itself, and what a pod asks of it, are :mod:`gpulint.cluster.known`'s.
 """
 
 from __future__ import annotations
@@ -45,13 +47,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpulint.cluster.agenttaints import AgentTally
+from gpulint.cluster.known import (
+    Agreed as Agreed,
+    Evidence as Evidence,
+    KnownTaint as KnownTaint,
+    Picture as Picture,
+)
 from gpulint.cluster.platforms import PLATFORM_NAMES, platform_of_label
 from gpulint.k8s.objects import expression_key_path, required_node_terms
 from gpulint.k8s.taints import Taint, capacity_taint
-from gpulint.model import Related, Span
 
 if TYPE_CHECKING:
-    from gpulint.cluster.objects import Found, Pool
+    from gpulint.cluster.objects import Found
     from gpulint.k8s.devices import Registry
     from gpulint.k8s.objects import PodSpec
     from gpulint.k8s.workloads import WorkloadTable
@@ -79,147 +86,6 @@ def _hints() -> re.Pattern[bytes]:
 
 
 _HINTS: re.Pattern[bytes] | None = None
-#: Places a message lists at most.
-_SHOWN = 3
-#: Places of evidence kept per taint (the count is kept whole).
-_KEPT = 20
-
-
-class Evidence(NamedTuple):
-    """A fact about the GPU nodes and where the files say it."""
-
-    #: What it is, for a message ("tolerated by 3 GPU pods of this run").
-    what: str
-    #: Where: ``(file, line)`` pairs, in the order met.
-    places: tuple[tuple[str, int], ...]
-
-    def related(self, message: str) -> tuple[Related, ...]:
-        return tuple(
-            Related("evidence", label, Span(line, 1, line, 1), message)
-            for label, line in self.places[:_KEPT]
-        )
-
-    def cited(self) -> str:
-        """``a.yaml:9, b.yaml:12, …``: the first places, for a message."""
-        shown = ", ".join(f"{label}:{line}" for label, line in self.places[:_SHOWN])
-        return shown + (", …" if len(self.places) > _SHOWN else "")
-
-
-class KnownTaint(NamedTuple):
-    """A taint the files show the GPU nodes carry. ``any_value``: the evidence tolerates
-    the key with ``Exists``, so the taint's value is unknown and any value matches."""
-
-    taint: Taint
-    any_value: bool
-    evidence: Evidence
-    #: The taint's key is an accelerator resource's name (``nvidia.com/mig-4g.96gb``: the
-    #: ExtendedResourceToleration convention): it is on the nodes of that resource only.
-    resource: str | None = None
-    #: It is a taint of a node pool in the files (not of the pods' consensus): it is on the
-    #: nodes of that pool only.
-    pooled: bool = False
-    #: It is a taint a vendor's node agent of the files tolerates (weaker evidence).
-    agent: bool = False
-
-    def tolerated_by(self, tolerations: Sequence[Any]) -> bool:
-        """Whether a pod with these tolerations gets onto nodes with this taint, leniently:
-        with an unknown value, any toleration of the key (or a blanket one) will do."""
-        from gpulint.k8s.taints import tolerates
-
-        for toleration in tolerations:
-            if not isinstance(toleration, Mapping):
-                continue
-            if tolerates(toleration, self.taint):
-                return True
-            if (
-                self.any_value
-                and toleration.get("key") == self.taint.key
-                and toleration.get("operator", "Equal") in ("Equal", "Exists")
-            ):
-                effect = toleration.get("effect")
-                if not effect or effect == self.taint.effect:
-                    return True
-        return False
-
-    def shown(self) -> str:
-        return f"{self.taint.key}:{self.taint.effect}" if self.any_value else str(self.taint)
-
-
-class Picture(NamedTuple):
-    """What the run's files say about the GPU nodes (empty: nothing)."""
-
-    taints: tuple[KnownTaint, ...] = ()
-    #: GPU pods the pre-pass saw (for ``inspect``).
-    gpu_pods: int = 0
-    #: Tolerations Kueue's ResourceFlavors of the files give the pods it admits.
-    queue_tolerations: tuple[Mapping[str, str], ...] = ()
-    #: The node pools of the files (:class:`gpulint.cluster.objects.Pool`), for ``inspect``.
-    pools: tuple[Pool, ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.taints)
-
-    def candidates(
-        self, agreed: Sequence[KnownTaint], pod: PodSpec, names: Iterable[str]
-    ) -> list[Pool]:
-        """The GPU pools of the files the pod may land on: they offer what it asks for
-        (``names``; none: any accelerator) and its node selector does not rule them out."""
-        wanted = set(names)
-        return [
-            p
-            for p in self.pools
-            if (p.gpus or any(k.pooled and k.taint in p.taints for k in agreed))
-            and (not wanted or not p.resources or wanted & set(p.resources))
-            and _selectable(p, pod.spec.get("nodeSelector"))
-        ]
-
-    def reaches(self, agreed: Sequence[KnownTaint], pod: PodSpec, names: Iterable[str]) -> bool:
-        """Whether the ``agreed`` taints say anything of the nodes the pod may get: the pods'
-        consensus does, a pool's taints only when the pod may land on some pool of the files."""
-        return any(not k.pooled for k in agreed) or bool(self.candidates(agreed, pod, names))
-
-    def untolerated(
-        self, agreed: Sequence[KnownTaint], tolerations: Sequence[Any], pod: PodSpec,
-        names: Iterable[str],
-    ) -> list[KnownTaint]:  # fmt: skip
-        """The ``agreed`` taints that keep the pod off the GPU nodes. A pod needs one GPU
-        pool, not all: of the pools' taints, only those of the :meth:`candidates` pool it
-        misses fewest of count (none when it tolerates one pool's, or has no candidate)."""
-        from gpulint.k8s.taints import tolerates
-
-        left = [k for k in agreed if not k.tolerated_by(tolerations)]
-        own = [k for k in left if not k.pooled]
-        if len(own) == len(left):
-            return left
-        best: list[KnownTaint] | None = None
-        for pool in self.candidates(agreed, pod, names):
-            enforced = [t for t in pool.taints if t.effect in ("NoSchedule", "NoExecute")]
-            if all(any(tolerates(t2, t) for t2 in tolerations) for t in enforced):
-                return own
-            missed = [k for k in left if k.pooled and k.taint in enforced]
-            if missed and (best is None or len(missed) < len(best)):
-                best = missed
-        return own + (best or [])
-
-
-def _selectable(pool: Pool, selector: Any) -> bool:
-    """Whether a pod's node selector may pick the pool: no label of the pool's says
-    otherwise, a pool-name label it asks for (``eks.amazonaws.com/nodegroup``) is the pool's,
-    and an instance type it asks for is one of the pool's (when the pool names its types)."""
-    from gpulint.cluster.catalog import INSTANCE_TYPE_LABEL
-    from gpulint.cluster.poolkinds import pool_labels
-
-    if not isinstance(selector, Mapping):
-        return True
-    labels = pool.labels
-    for key, value in selector.items():
-        if key in labels and labels[key] != value:
-            return False
-        if key not in labels and key in pool_labels():
-            return False
-        if key == INSTANCE_TYPE_LABEL and pool.instance_types and value not in pool.instance_types:
-            return False
-    return True
 
 
 def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:

@@ -1,0 +1,433 @@
+"""The cluster picture (:class:`Picture`): what the run's files show of the GPU nodes
+(:mod:`gpulint.cluster.evidence` gathers it), and the questions a GPU pod asks of it.
+
+A run may hold thousands of node pools, each with taints of its own, and thousands of pods:
+nothing a pod asks walks pools x taints. The pools' taints are indexed once per run
+(:class:`_Index`); a pod's tolerations become a few sets a taint is looked up in
+(:class:`_Tolerations`); the taints that apply to a pod (:class:`Agreed`) list the pods'
+consensus and test the pools' one at a time; and pods of one shape (tolerations, node
+selector, resources) are answered once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from gpulint.k8s.taints import Taint
+from gpulint.model import Related, Span
+
+if TYPE_CHECKING:
+    from gpulint.cluster.objects import Pool
+    from gpulint.k8s.objects import PodSpec
+
+#: Places a message lists at most.
+_SHOWN = 3
+#: Places of evidence kept per taint (the count is kept whole).
+_KEPT = 20
+
+
+class Evidence(NamedTuple):
+    """A fact about the GPU nodes and where the files say it."""
+
+    #: What it is, for a message ("tolerated by 3 GPU pods of this run").
+    what: str
+    #: Where: ``(file, line)`` pairs, in the order met.
+    places: tuple[tuple[str, int], ...]
+
+    def related(self, message: str) -> tuple[Related, ...]:
+        return tuple(
+            Related("evidence", label, Span(line, 1, line, 1), message)
+            for label, line in self.places[:_KEPT]
+        )
+
+    def cited(self) -> str:
+        """``a.yaml:9, b.yaml:12, …``: the first places, for a message."""
+        shown = ", ".join(f"{label}:{line}" for label, line in self.places[:_SHOWN])
+        return shown + (", …" if len(self.places) > _SHOWN else "")
+
+
+class KnownTaint(NamedTuple):
+    """A taint the files show the GPU nodes carry. ``any_value``: the evidence tolerates
+    the key with ``Exists``, so the taint's value is unknown and any value matches."""
+
+    taint: Taint
+    any_value: bool
+    evidence: Evidence
+    #: The taint's key is an accelerator resource's name (``nvidia.com/mig-4g.96gb``: the
+    #: ExtendedResourceToleration convention): it is on the nodes of that resource only.
+    resource: str | None = None
+    #: It is a taint of a node pool in the files (not of the pods' consensus): it is on the
+    #: nodes of that pool only.
+    pooled: bool = False
+    #: It is a taint a vendor's node agent of the files tolerates (weaker evidence).
+    agent: bool = False
+
+    def tolerated_by(self, tolerations: Sequence[Any]) -> bool:
+        """Whether a pod with these tolerations gets onto nodes with this taint, leniently:
+        with an unknown value, any toleration of the key (or a blanket one) will do."""
+        from gpulint.k8s.taints import tolerates
+
+        for toleration in tolerations:
+            if not isinstance(toleration, Mapping):
+                continue
+            if tolerates(toleration, self.taint):
+                return True
+            if (
+                self.any_value
+                and toleration.get("key") == self.taint.key
+                and toleration.get("operator", "Equal") in ("Equal", "Exists")
+            ):
+                effect = toleration.get("effect")
+                if not effect or effect == self.taint.effect:
+                    return True
+        return False
+
+    def shown(self) -> str:
+        return f"{self.taint.key}:{self.taint.effect}" if self.any_value else str(self.taint)
+
+
+def _applies(
+    known: KnownTaint, hardware: frozenset[str] | None, names: frozenset[str] | None
+) -> bool:
+    """Whether a taint of the picture applies to a pod of ``hardware`` that requests the
+    resources ``names`` (None: any; see :func:`applicable`)."""
+    return (
+        known.taint.hardware is None or hardware is None or bool(known.taint.hardware & hardware)
+    ) and (known.resource is None or names is None or known.resource in names)
+
+
+class Agreed(NamedTuple):
+    """The picture's taints (a node agent's left out) that apply to one GPU pod
+    (:meth:`Picture.agreed`): the pods' consensus listed, the pools' tested one at a time
+    through the picture's index (a run may have thousands of pools: nothing per pod walks
+    them all)."""
+
+    #: The consensus taints that apply, in the picture's order.
+    own: tuple[KnownTaint, ...]
+    hardware: frozenset[str] | None
+    names: frozenset[str] | None
+    #: Some pool taint applies too.
+    pooled: bool
+
+    def __bool__(self) -> bool:
+        return bool(self.own) or self.pooled
+
+    def applies(self, known: KnownTaint) -> bool:
+        return _applies(known, self.hardware, self.names)
+
+
+_ENFORCED = ("NoSchedule", "NoExecute")
+
+
+class _Index:
+    """The picture's taints indexed once, so that what a pod asks of them costs the pod's
+    own size and the pools it may land on, never pools x taints (a hostile file of
+    thousands of node pools stays linear)."""
+
+    __slots__ = (
+        "by_key",
+        "by_key_value",
+        "consensus",
+        "first",
+        "hardware_only",
+        "memo",
+        "plain",
+        "pooled",
+        "resources",
+        "unagented",
+    )
+
+    def __init__(self, taints: Sequence[KnownTaint]) -> None:
+        #: Pool taint -> (position in the picture, known taint); a key is known once.
+        self.pooled: dict[Taint, tuple[int, KnownTaint]] = {}
+        self.consensus: tuple[KnownTaint, ...] = tuple(
+            k for k in taints if not k.pooled and not k.agent
+        )
+        self.plain = False  # a pool taint for every accelerator
+        self.resources: dict[str, KnownTaint] = {}  # pool taints keyed by a resource's name
+        self.hardware_only: set[str] = set()  # hardware of pool taints of no resource
+        for position, known in enumerate(taints):
+            if not known.pooled:
+                continue
+            self.pooled[known.taint] = (position, known)
+            if known.resource is not None:
+                self.resources[known.resource] = known
+            elif known.taint.hardware is None:
+                self.plain = True
+            else:
+                self.hardware_only.update(known.taint.hardware)
+        #: The taints GPU021 holds a CPU pod's tolerations to (a node agent's left out),
+        #: by key and by key and value.
+        self.unagented: tuple[KnownTaint, ...] = tuple(k for k in taints if not k.agent)
+        self.by_key: dict[str, list[Taint]] = {}
+        self.by_key_value: dict[tuple[str, str], list[Taint]] = {}
+        for taint in (k.taint for k in self.unagented):
+            self.by_key.setdefault(taint.key, []).append(taint)
+            self.by_key_value.setdefault((taint.key, taint.value), []).append(taint)
+        #: The first taint a toleration tolerates (:meth:`Picture.first_tolerated`).
+        self.first: dict[tuple[str, str, str, str], Taint | None] = {}
+        #: What :meth:`Picture.untolerated` and :meth:`Picture.reaches` said of a pod's shape.
+        self.memo: dict[tuple[Any, ...], Any] = {}
+
+    def pooled_applies(self, hardware: frozenset[str] | None, names: frozenset[str] | None) -> bool:
+        """Some pool taint applies to a pod of ``hardware`` requesting ``names``."""
+        if self.plain:
+            return True
+        if hardware is None and self.hardware_only:
+            return True
+        if hardware is not None and not self.hardware_only.isdisjoint(hardware):
+            return True
+        found = (
+            self.resources.values()
+            if names is None
+            else (self.resources[n] for n in names if n in self.resources)
+        )
+        return any(_applies(k, hardware, names) for k in found)
+
+
+class Picture:
+    """What the run's files say about the GPU nodes (empty: nothing)."""
+
+    __slots__ = ("_index", "gpu_pods", "pools", "queue_tolerations", "taints")
+
+    def __init__(
+        self,
+        taints: tuple[KnownTaint, ...] = (),
+        gpu_pods: int = 0,
+        queue_tolerations: tuple[Mapping[str, str], ...] = (),
+        pools: tuple[Pool, ...] = (),
+    ) -> None:
+        self.taints = taints
+        #: GPU pods the pre-pass saw (for ``inspect``).
+        self.gpu_pods = gpu_pods
+        #: Tolerations Kueue's ResourceFlavors of the files give the pods it admits.
+        self.queue_tolerations = queue_tolerations
+        #: The node pools of the files (:class:`gpulint.cluster.objects.Pool`), for ``inspect``.
+        self.pools = pools
+        self._index: _Index | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.taints)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.taints, self.gpu_pods, self.queue_tolerations, self.pools)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # to a worker process, without the index
+        return (Picture, self._fields())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Picture):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # it holds mappings
+
+    def __repr__(self) -> str:
+        return (
+            f"Picture({len(self.taints)} taints, {self.gpu_pods} GPU pods, {len(self.pools)} pools)"
+        )
+
+    def _indexed(self) -> _Index:
+        if self._index is None:
+            self._index = _Index(self.taints)
+        return self._index
+
+    def agreed(self, hardware: Iterable[str] | None, names: Iterable[str] | None) -> Agreed:
+        """The picture's taints, a node agent's left out, that apply to a pod of ``hardware``
+        requesting ``names`` (:func:`applicable`), without listing the pools' taints."""
+        index = self._indexed()
+        wanted = frozenset(hardware) if hardware is not None else None
+        requested = frozenset(names) if names is not None else None
+        own = tuple(k for k in index.consensus if _applies(k, wanted, requested))
+        return Agreed(own, wanted, requested, index.pooled_applies(wanted, requested))
+
+    def unagented(self) -> tuple[KnownTaint, ...]:
+        """The picture's taints, a node agent's left out, in order (GPU021's evidence)."""
+        return self._indexed().unagented
+
+    def first_tolerated(self, toleration: Any) -> Taint | None:
+        """The first of :meth:`unagented` a toleration tolerates (None: none), found through
+        the index by key, or by key and value."""
+        from gpulint.k8s.taints import tolerates
+
+        if not isinstance(toleration, Mapping):
+            return None
+        index = self._indexed()
+        # As ToleratesTaint reads them: a field that is not text is empty.
+        key, operator, value, effect = (
+            v if isinstance(v, str) else ""
+            for v in (toleration.get(f) for f in ("key", "operator", "value", "effect"))
+        )
+        fields = (key, operator, value, effect)
+        if fields in index.first:
+            return index.first[fields]
+        pool: Iterable[Taint] = (k.taint for k in index.unagented)
+        if key and operator == "Exists":
+            pool = index.by_key.get(key, ())
+        elif key and operator in ("", "Equal"):
+            pool = index.by_key_value.get((key, value), ())
+        found = next((t for t in pool if tolerates(toleration, t)), None)
+        index.first[fields] = found
+        return found
+
+    def candidates(self, agreed: Agreed, pod: PodSpec, names: Iterable[str]) -> list[Pool]:
+        """The GPU pools of the files the pod may land on: they offer what it asks for
+        (``names``; none: any accelerator) and its node selector does not rule them out."""
+        return list(self._candidates(agreed, pod, names))
+
+    def _candidates(self, agreed: Agreed, pod: PodSpec, names: Iterable[str]) -> Iterator[Pool]:
+        from gpulint.cluster.catalog import INSTANCE_TYPE_LABEL
+        from gpulint.cluster.poolkinds import pool_labels
+
+        index = self._indexed()
+        pooled = index.pooled
+        wanted = frozenset(names)
+        selector = pod.spec.get("nodeSelector")
+        keys = pool_labels()
+        for p in self.pools:
+            if (
+                (p.gpus or any(t in pooled and agreed.applies(pooled[t][1]) for t in p.taints))
+                and (not wanted or not p.resources or not wanted.isdisjoint(p.resources))
+                and _selectable(p, selector, keys, INSTANCE_TYPE_LABEL)
+            ):
+                yield p
+
+    def reaches(self, agreed: Agreed, pod: PodSpec, names: Iterable[str]) -> bool:
+        """Whether the ``agreed`` taints say anything of the nodes the pod may get: the pods'
+        consensus does, a pool's taints only when the pod may land on some pool of the files."""
+        if agreed.own:
+            return True
+        key = _shape("reaches", agreed, (), pod, names)
+        memo = self._indexed().memo
+        if key is not None and key in memo:
+            return bool(memo[key])
+        found = next(self._candidates(agreed, pod, names), None) is not None
+        if key is not None:
+            memo[key] = found
+        return found
+
+    def untolerated(
+        self, agreed: Agreed, tolerations: Sequence[Any], pod: PodSpec, names: Iterable[str]
+    ) -> list[KnownTaint]:
+        """The ``agreed`` taints that keep the pod off the GPU nodes. A pod needs one GPU
+        pool, not all: of the pools' taints, only those of the :meth:`candidates` pool it
+        misses fewest of count (none when it tolerates one pool's, or has no candidate).
+        Pods of one shape (the same tolerations, node selector, resources) are answered once."""
+        key = _shape("untolerated", agreed, tolerations, pod, names)
+        memo = self._indexed().memo
+        if key is not None and key in memo:
+            return list(memo[key])
+        found = self._untolerated(agreed, tolerations, pod, names)
+        if key is not None:
+            memo[key] = tuple(found)
+        return found
+
+    def _untolerated(
+        self, agreed: Agreed, tolerations: Sequence[Any], pod: PodSpec, names: Iterable[str]
+    ) -> list[KnownTaint]:
+        own = [k for k in agreed.own if not k.tolerated_by(tolerations)]
+        if not agreed.pooled:
+            return own
+        pooled = self._indexed().pooled
+        best: list[KnownTaint] | None = None
+        tolerated = _Tolerations(tolerations)
+        for pool in self._candidates(agreed, pod, names):
+            enforced = [t for t in pool.taints if t.effect in _ENFORCED]
+            if all(tolerated(t) for t in enforced):
+                return own
+            missed: dict[Taint, tuple[int, KnownTaint]] = {}
+            for t in enforced:
+                hit = pooled.get(t)
+                if (
+                    hit is not None
+                    and t not in missed
+                    and agreed.applies(hit[1])
+                    and not tolerated(t)
+                ):
+                    missed[t] = hit
+            if missed and (best is None or len(missed) < len(best)):
+                best = [k for _, k in sorted(missed.values(), key=lambda h: h[0])]
+        return own + (best or [])
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable copy of a toleration list or a node selector, one level of mappings deep
+    (None: something deeper, which is answered without the memo)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, Mapping):
+        items = []
+        for k, v in value.items():
+            if not isinstance(k, str) or not (v is None or isinstance(v, (str, int, float, bool))):
+                return None
+            items.append((k, type(v).__name__, v))
+        return ("map", tuple(items))
+    return None
+
+
+def _shape(
+    what: str, agreed: Agreed, tolerations: Sequence[Any], pod: PodSpec, names: Iterable[str]
+) -> tuple[Any, ...] | None:
+    """What :meth:`Picture.untolerated` and :meth:`Picture.reaches` read of a pod, as a memo
+    key (None: not memoizable)."""
+    frozen = []
+    for toleration in tolerations:
+        f = _frozen(toleration)
+        if f is None and toleration is not None:
+            return None
+        frozen.append(f)
+    selector = pod.spec.get("nodeSelector")
+    shown = _frozen(selector)
+    if shown is None and selector is not None:
+        return None
+    # ``agreed.own`` follows from the hardware and the names.
+    return (what, agreed.hardware, agreed.names, tuple(frozen), shown, tuple(names))
+
+
+def _selectable(pool: Pool, selector: Any, keys: Container[str], instance_type: str) -> bool:
+    """Whether a pod's node selector may pick the pool: no label of the pool's says
+    otherwise, a pool-name label it asks for (``eks.amazonaws.com/nodegroup``, one of
+    ``keys``) is the pool's, and an instance type it asks for is one of the pool's (when the
+    pool names its types)."""
+    if not isinstance(selector, Mapping):
+        return True
+    labels = pool.labels
+    for key, value in selector.items():
+        if key in labels and labels[key] != value:
+            return False
+        if key not in labels and key in keys:
+            return False
+        if key == instance_type and pool.instance_types and value not in pool.instance_types:
+            return False
+    return True
+
+
+class _Tolerations:
+    """Whether a pod's tolerations tolerate a taint (ToleratesTaint for any of them), in a
+    few set lookups whatever their number: the fields as ToleratesTaint reads them, a field
+    that is not text being empty (any effect, any key)."""
+
+    __slots__ = ("equal", "exists")
+
+    def __init__(self, tolerations: Sequence[Any]) -> None:
+        self.exists: set[tuple[str, str]] = set()  # (key, effect)
+        self.equal: set[tuple[str, str, str]] = set()  # (key, value, effect)
+        for toleration in tolerations:
+            if not isinstance(toleration, Mapping):
+                continue
+            key, operator, value, effect = (
+                v if isinstance(v, str) else ""
+                for v in (toleration.get(f) for f in ("key", "operator", "value", "effect"))
+            )
+            if operator == "Exists":
+                self.exists.add((key, effect))
+            elif operator in ("", "Equal"):
+                self.equal.add((key, value, effect))
+
+    def __call__(self, taint: Taint) -> bool:
+        for key in (taint.key, ""):
+            for effect in (taint.effect, ""):
+                if (key, effect) in self.exists or (key, taint.value, effect) in self.equal:
+                    return True
+        return False
