@@ -14,8 +14,16 @@ documentation):
   `launch_triton_server.py --world_size`;
 - per node, against the container's GPUs alone: torchrun `--nproc-per-node`
   (`torch.distributed.run`, `.launch`), `deepspeed --num_gpus`, `accelerate launch
-  --num_processes` (not with `--num_machines`), `horovodrun -np`, `mpirun -np` / `-n` (not
-  with hosts), `tf_cnn_benchmarks --num_gpus`, `ray start --num-gpus`.
+  --num_processes` (not with `--num_machines`), `horovodrun -np`, `tf_cnn_benchmarks
+  --num_gpus`, `ray start --num-gpus`.
+
+A process count is a device count only where the launcher gives each process a device:
+torchrun (`--nproc-per-node`: PyTorch's launcher documents one process per GPU, each
+on `cuda:LOCAL_RANK`), Accelerate (it sets each process's device to its local index),
+DeepSpeed (`--num_gpus` names GPUs) and Horovod (its documented setup pins one GPU per
+process, `hvd.local_rank()`). `mpirun -np` / `mpiexec -n` counts MPI ranks, and Open MPI binds
+no GPU to them (a rank may drive several GPUs, or several share one through MPS): it is
+not compared with the GPUs.
 
 An engine is recognised by its command (`vllm serve`, `python -m sglang.launch_server`,
 `text-generation-launcher`, `torchrun`, ...) or its image (`vllm/vllm-openai`,
@@ -37,12 +45,12 @@ related location.
 
 More GPUs than held is an error where the engine itself fails at start-up (vLLM, SGLang,
 TGI, LMDeploy, TensorRT-LLM, DeepSpeed), a warning where the program a launcher starts picks
-its devices (torchrun, Accelerate, Horovod, MPI, tf_cnn_benchmarks, Ray). Fewer is a warning
+its devices (torchrun, Accelerate, Horovod, tf_cnn_benchmarks, Ray). Fewer is a warning
 that counts the GPUs reserved and idle, reported only when the engine's total is fully
 determined: its options are given, it is started once, on one node of no pod group, with
 no data-parallel replicas (vLLM `--data-parallel-size`, SGLang `--dp` or
 `--enable-dp-attention`, LMDeploy `--dp`) and no `CUDA_VISIBLE_DEVICES`, and it is an engine
-that leaves the rest idle: not torchrun, Accelerate, Horovod or MPI, whose single process
+that leaves the rest idle: not torchrun, Accelerate or Horovod, whose single process
 may drive several GPUs.
 
 An engine spread over nodes has the container's devices on each node: `--nnodes N`
@@ -205,6 +213,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         started = find_engine(container, words(container, env))
         if started is None or has_flag(started.own, started.engine.unknown_if):
             continue
+        if started.engine.processes_only:
+            continue  # processes, not devices: mpirun binds no GPU to its ranks
         used: list[tuple[str, Source]] = []
         factors = _factors(started, env, used)
         if factors is None:

@@ -46,8 +46,8 @@ class Engine:
     ten times as much to define, see docs/architecture.md.)"""
 
     __slots__ = (
-        "commands", "factors", "images", "launcher", "name", "over", "replicas", "scope",
-        "single_process", "under", "unknown_if",
+        "commands", "factors", "images", "launcher", "name", "over", "processes_only",
+        "replicas", "scope", "single_process", "under", "unknown_if",
     )  # fmt: skip
 
     def __init__(self, row: dict[str, Any]) -> None:
@@ -68,6 +68,8 @@ class Engine:
         self.launcher: bool = row.get("launcher", False)
         #: It drives every GPU from one process.
         self.single_process: bool = row.get("single_process", False)
+        #: Its factors count processes it binds no device to (mpirun): not GPUs.
+        self.processes_only: bool = row.get("processes_only", False)
 
 
 @lru_cache(maxsize=1)
