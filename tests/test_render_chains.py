@@ -29,7 +29,7 @@ def _gpu020(tmp_path: Path, helm_path: str, *args: str) -> dict[str, dict[str, A
     )
     assert proc.returncode in (0, 1), proc.stderr
     hits = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "GPU020"]
-    return {f["object"]["name"].rsplit("-", 1)[-1]: f for f in hits if f["object"]["kind"] != "Pod"}
+    return {f["object"]["name"].rsplit("-", 1)[-1]: f for f in hits if f["object"]["kind"] == "StatefulSet"}
 
 
 @needs_helm
@@ -84,3 +84,24 @@ def test_copies_a_range_renders_alike_are_one_row(tmp_path: Path, helm_path: str
     smoke = [f for f in findings if f["path"] == "modules/templates/smoke-test.yaml"]
     # three identical pods (`range until 3`), reported alike at the same line: one row
     assert [(f["rule"], f["line"]) for f in smoke] == [("GPU020", 9)]
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_each_pod_spec_of_a_wrapper_is_at_its_own_line(tmp_path: Path, helm_path: str) -> None:
+    shutil.copytree(MODULES, tmp_path / "modules")
+    (tmp_path / ".git").mkdir()
+    proc = gpulint_in_process(
+        "check", "--format", "json", "--render", "--helm", helm_path, "modules", cwd=tmp_path
+    )
+    findings = json.loads(proc.stdout)["findings"]
+    wrapped = [f for f in findings if f["path"] == "modules/templates/appwrapper.yaml"]
+    # the AppWrapper's `- template:` holds a PyTorchJob: the Master's pod `spec:` (line 17)
+    # and the Worker's (line 27), each with its container's `volumeMounts` place
+    assert sorted((f["rule"], f["line"]) for f in wrapped) == [
+        ("GPU020", 17),
+        ("GPU020", 27),
+        ("GPU042", 19),
+        ("GPU042", 29),
+    ]
+    assert all("(shown at" not in f["message"] for f in wrapped)

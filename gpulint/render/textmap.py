@@ -230,9 +230,21 @@ def find(template: Template | str, path: tuple[Any, ...]) -> Match:
             break
         found.append(lines[hit])
         depth += 1
-        start, end = t.block(hit)
+        # a key on an item's line (`- template:`): its value is below it, not the item
+        start, end = _value_block(lines, hit) if lines[hit].item else t.block(hit)
         block = (start, end)
     return Match(found, depth, block, guessed)
+
+
+def _value_block(lines: list[Line], at: int) -> tuple[int, int]:
+    """The lines of the value of the key on the item line ``lines[at]`` (``- template:``
+    and the mapping indented under it)."""
+    column, end = lines[at].key_column, at + 1
+    while end < len(lines) and (
+        lines[end].indent > column or (lines[end].indent == column and lines[end].item)
+    ):
+        end += 1
+    return at + 1, end
 
 
 def _children(lines: list[Line], start: int, end: int, column: int | None = None) -> list[int]:
