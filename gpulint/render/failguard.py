@@ -30,7 +30,7 @@ from gpulint.render.mapping import lookup, read_text
 from gpulint.render.textmap import OPENS, actions
 
 if TYPE_CHECKING:
-    from gpulint.render.helm import HelmRendered
+    from gpulint.render.helm import HelmRendered, Resolved
     from gpulint.render.helmrun import Failure
     from gpulint.render.tools import ToolResult
 
@@ -164,7 +164,11 @@ def on_guard(failure: Failure, stderr: str, rendered: HelmRendered) -> Failure:
     resolved = rendered.resolve(where.source)
     if isinstance(resolved, str) or resolved.archive is not None:
         return failure
-    keys = guard_keys(read_text(resolved.real, MAX_TEMPLATE) or "", where.line)
+    text = read_text(resolved.real, MAX_TEMPLATE) or ""
+    asked = required_key(text, where.line)
+    if asked is not None:
+        return _on_required(failure, rendered, resolved, asked, where.line)
+    keys = guard_keys(text, where.line)
     named = [k for k in keys if re.search(rf"(?<![\w.]){re.escape('.'.join(k))}(?!\w)", stderr)]
     if not keys:
         return failure
@@ -197,4 +201,73 @@ def on_guard(failure: Failure, stderr: str, rendered: HelmRendered) -> Failure:
         path=place.path,
         line=place.span.line,
         column=place.span.column,
+    )
+
+
+_REQUIRED = re.compile(
+    r"""\{\{-?\s*(?:\$[\w]+\s*:?=\s*)?(?:"""
+    r"""required\s+(?:"[^"]*"|`[^`]*`)\s+\$?\.Values((?:\.[A-Za-z0-9_-]+)+)"""
+    r"""|\$?\.Values((?:\.[A-Za-z0-9_-]+)+)\s*\|\s*required\s+(?:"[^"]*"|`[^`]*`))\s*-?\}\}"""
+)
+
+
+def required_key(text: str, line: int) -> tuple[str, ...] | None:
+    """The values path the one ``required`` action on the template's ``line`` asks for
+    (``{{ required "msg" .Values.x }}``, ``{{ .Values.x | required "msg" }}``), if one is."""
+    lines = text.splitlines()
+    if not 0 < line <= len(lines):
+        return None
+    found = [m.group(1) or m.group(2) for m in _REQUIRED.finditer(lines[line - 1])]
+    if len(found) != 1:
+        return None
+    return tuple(found[0].strip(".").split("."))
+
+
+def _on_required(
+    failure: Failure, rendered: HelmRendered, resolved: Resolved, key: tuple[str, ...], line: int
+) -> Failure:
+    """A ``required`` value left empty: at the values line that leaves it empty, or the
+    mapping it goes under when no values file sets it (a ``--set`` value: as it was)."""
+    from gpulint.render.helmsources import set_by
+
+    options = rendered.options
+    if set_by(options.set, (*resolved.chain[0][1], *key), options.configured_set) is not None:
+        return failure  # a --set value: helm's line, naming it, is where it is said
+    shown = os.path.relpath(resolved.path, rendered.folder)
+    dotted = ".".join(key)
+    for file, prefix in rendered.values_files(resolved):
+        doc = rendered.values_doc(file)
+        if doc is None:
+            continue
+        present, value = lookup(doc.data, (*prefix, *key))
+        if present:
+            if truthy(value):
+                return failure  # set, yet refused: the template decides why
+            span = doc.key_span((*prefix, *key))
+            note = (
+                f" (the chart's `required` at {shown}:{line} asks for .Values.{dotted}, "
+                "which is empty here: set it at this line)"
+            )
+            return _moved(failure, file, span, note)
+    if len(key) < 2:
+        return failure
+    for file, prefix in rendered.values_files(resolved):
+        doc = rendered.values_doc(file)
+        if doc is None:
+            continue
+        present, value = lookup(doc.data, (*prefix, *key[:-1]))
+        if present and isinstance(value, dict):
+            note = (
+                f" (the chart's `required` at {shown}:{line} asks for .Values.{dotted}, which "
+                f"no values file sets: add {key[-1]} under {'.'.join(key[:-1])} here)"
+            )
+            return _moved(failure, file, doc.key_span((*prefix, *key[:-1])), note)
+    return failure
+
+
+def _moved(failure: Failure, file: str, span: Span, note: str) -> Failure:
+    from gpulint.render.mapping import label_of
+
+    return failure._replace(
+        message=failure.message + note, path=label_of(file), line=span.line, column=span.column
     )
