@@ -41,15 +41,20 @@ def chart_values(folder: str) -> list[tuple[str, tuple[str, ...]]]:
     keys have in the chart's merged values, the one helm applies first first (a
     subchart's own values before its parent's)."""
     out: list[tuple[str, tuple[str, ...]]] = []
-
-    def walk(chart: str, prefix: tuple[str, ...], depth: int) -> None:
-        if depth > 8 or len(out) >= MAX_FILES:
-            return
-        for sub, key in _subcharts(chart):
-            walk(sub, (*prefix, key), depth + 1)
-        out.append((os.path.join(chart, "values.yaml"), prefix))
-
-    walk(folder, (), 0)
+    # (chart, prefix, depth, its subcharts done): a list, not the call stack; a chart's
+    # subcharts (in order) come out before it.
+    todo: list[tuple[str, tuple[str, ...], int, bool]] = [(folder, (), 0, False)]
+    while todo:
+        chart, prefix, depth, done = todo.pop()
+        if done:  # a chart whose subcharts were walked is always kept
+            out.append((os.path.join(chart, "values.yaml"), prefix))
+            continue
+        if len(out) >= MAX_FILES:
+            continue
+        todo.append((chart, prefix, depth, True))
+        if depth < 8:
+            subs = list(_subcharts(chart, folder))
+            todo.extend((sub, (*prefix, key), depth + 1, False) for sub, key in reversed(subs))
     return out
 
 
@@ -60,16 +65,15 @@ def _chart_data(folder: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _subcharts(folder: str) -> Iterator[tuple[str, str]]:
-    """(folder, key in the parent's values) of each unpacked subchart under ``charts/``:
-    the key is the dependency's ``alias``, else the chart's name."""
+def _subcharts(folder: str, top: str) -> Iterator[tuple[str, str]]:
+    """(folder, key in the parent's values) of each unpacked subchart under ``charts/``
+    that helm loads (``top``'s ``.helmignore`` does not skip it): the key is the
+    dependency's ``alias``, else the chart's name."""
+    from gpulint.render.helmignore import subchart_entries
+
     charts = os.path.join(folder, "charts")
-    try:
-        entries = sorted(os.listdir(charts))
-    except OSError:
-        return
     by_name: dict[str, str] = {}
-    for entry in entries:
+    for entry in subchart_entries(folder, top):
         sub = os.path.join(charts, entry)
         if os.path.isdir(sub) and not os.path.islink(sub):
             name = _chart_data(sub).get("name")

@@ -383,7 +383,7 @@ class HelmRendered(Rendered):
             if sub is None:
                 archive = self._archive(folder, parts[i + 1])
                 if archive is None or parts[i + 2] != "templates":
-                    return not_a_template(source)
+                    return not_a_template(source, self._archive(folder, ""))
                 member = "/".join((archive.top, *parts[i + 2 :]))
                 if member not in archive.members:
                     return not_a_template(source)
@@ -412,7 +412,8 @@ class HelmRendered(Rendered):
         from gpulint.render.helmsources import archives
 
         if folder not in self._archives:
-            self._archives[folder] = archives(folder, self._chart_yaml(folder).get("dependencies"))
+            deps = self._chart_yaml(folder).get("dependencies")
+            self._archives[folder] = archives(folder, deps, self.folder)
         return self._archives[folder].get(name)
 
     def _name(self, folder: str) -> str | None:
@@ -433,13 +434,11 @@ class HelmRendered(Rendered):
     def _subchart(self, folder: str, name: str) -> str | None:
         """The folder under ``folder``/charts of the subchart helm prints as ``name``."""
         if folder not in self._subcharts:
+            from gpulint.render.helmignore import subchart_entries
+
             by_name: dict[str, str | None] = {}
             charts = os.path.join(folder, "charts")
-            try:
-                entries = sorted(os.listdir(charts))
-            except OSError:
-                entries = []
-            for entry in entries:
+            for entry in subchart_entries(folder, self.folder):  # what .helmignore leaves
                 sub = os.path.join(charts, entry)
                 if not os.path.isdir(sub):
                     continue  # a packaged subchart: its templates are not files here

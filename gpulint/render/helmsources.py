@@ -223,7 +223,8 @@ MAX_UNPACKED_BYTES = 64 << 20
 
 
 class Archive:
-    """A packaged subchart (``.tgz``): its members' text, read once and bounded."""
+    """A packaged subchart (``.tgz``): its members' text, read once and bounded
+    (:func:`gpulint.render.tarbounds.open_chart`: every header checked before it is read)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -231,19 +232,19 @@ class Archive:
         #: The chart's ``name:`` and the archive's top folder (``<top>/Chart.yaml``).
         self.name: str | None = None
         self.top = ""
+        #: Why the archive was not read (a phrase after its name), if it was refused.
+        self.refused: str | None = None
         self._read()
 
     def _read(self) -> None:
-        import io
-        import os
         import tarfile
+
+        from gpulint.render.tarbounds import Refused, open_chart
 
         try:
             if os.path.getsize(self.path) > MAX_ARCHIVE_BYTES:
                 return
-            with open(self.path, "rb") as fh:
-                data = fh.read(MAX_ARCHIVE_BYTES)
-            with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+            with open(self.path, "rb") as fh, open_chart(fh, MAX_UNPACKED_BYTES + (1 << 20)) as tar:
                 for i, member in enumerate(tar):
                     # helm loaded the archive within its limits; this bounds the reading too
                     if i >= MAX_MEMBERS or member.offset_data > MAX_UNPACKED_BYTES:
@@ -254,6 +255,9 @@ class Archive:
                     if fh2 is not None:
                         text = fh2.read(MAX_MEMBER_BYTES).decode("utf-8", "replace")
                         self.members[member.name] = text
+        except Refused as exc:
+            self.members, self.refused = {}, str(exc)
+            return
         except (OSError, tarfile.TarError, EOFError, ValueError):
             self.members = {}
             return
@@ -294,19 +298,21 @@ def inserted_file(raw: list[str], first: int, last: int) -> Inserted | None:
     return None
 
 
-def archives(folder: str, deps: object) -> dict[str, Archive | None]:
-    """The packaged subcharts (``folder``/charts/*.tgz) by the names helm prints: each
-    archive's Chart.yaml ``name:``, and the aliases of the dependencies (``deps``)."""
+def archives(folder: str, deps: object, top: str | None = None) -> dict[str, Archive | None]:
+    """The packaged subcharts (``folder``/charts/*.tgz) helm loads (those the ``.helmignore``
+    of ``top``, the chart rendered, does not skip: :func:`.helmignore.subchart_entries`) by
+    the names helm prints: each archive's Chart.yaml ``name:``, and the aliases of the
+    dependencies (``deps``). An archive that was refused is under ``""``, the first one."""
+    from gpulint.render.helmignore import subchart_entries
+
     found: dict[str, Archive | None] = {}
     charts = os.path.join(folder, "charts")
-    try:
-        entries = sorted(os.listdir(charts))
-    except OSError:
-        entries = []
-    for entry in entries:
+    for entry in subchart_entries(folder, top):
         path = os.path.join(charts, entry)
         if entry.endswith((".tgz", ".tar.gz")) and os.path.isfile(path):
             archive = Archive(path)
+            if archive.refused is not None:
+                found.setdefault("", archive)
             if archive.name is not None:  # two of one name: neither is known to be it
                 found[archive.name] = None if archive.name in found else archive
     for dep in deps if isinstance(deps, list) else []:
@@ -489,10 +495,16 @@ def headers(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def not_a_template(source: str) -> str:
+def not_a_template(source: str, refused: Archive | None = None) -> str:
+    """Why a finding stays at the chart: the name its document's header gives is no
+    template gpulint may read (``refused``: a packaged subchart of the chart that was not
+    read, which may be the one)."""
     shown = "".join(c if c.isprintable() else "?" for c in source[:80])
     more = "..." if len(source) > 80 else ""
+    why = ""
+    if refused is not None:
+        why = f"; {label_of(refused.path)} {refused.refused}"
     return (
         f" (shown at the chart: its rendered document names `{shown}{more}`, which is not a "
-        "template file in the chart's folder)"
+        f"template file in the chart's folder{why})"
     )

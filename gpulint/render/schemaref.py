@@ -9,8 +9,10 @@ before 3.16 has no such flag, and a chart is rendered with it only when no schem
 a reference (:func:`remote_schema_ref`).
 
 Reading is bounded: archives are read up to ``MAX_ARCHIVE_BYTES`` in all and
-``MAX_NESTING`` archives deep, and a schema that cannot be read within those bounds is
-refused as one that might refer outside.
+``MAX_NESTING`` archives deep, each header before it is read
+(:func:`gpulint.render.tarbounds.open_chart`), and a schema that cannot be read within those
+bounds is refused as one that might refer outside. What the chart's ``.helmignore`` hides
+from helm is not read (:mod:`gpulint.render.helmignore`).
 """
 
 from __future__ import annotations
@@ -38,13 +40,38 @@ class _TooMuch(Exception):
 
 def remote_schema_ref(folder: str) -> str | None:
     """Why the chart in ``folder`` must not be rendered by a helm that validates schemas:
-    a schema, in the chart or a subchart, whose reference is not a fragment; or None."""
+    a schema, in the chart or a subchart helm loads (its ``.helmignore`` applied as helm
+    applies it), whose reference is not a fragment, or an archive that cannot be read
+    within the bounds; or None. Folders are held on a list (no recursion), links to folders
+    followed as helm follows them, each real folder once."""
+    from gpulint.render.helmignore import chart_rules
     from gpulint.render.mapping import label_of
+    from gpulint.render.tarbounds import Refused
 
+    rules = chart_rules(folder)
+    if rules is None:  # helm refuses the .helmignore: it loads nothing
+        return None
     budget = [MAX_ARCHIVE_BYTES]
-    for dirpath, _, filenames in os.walk(folder):
-        for name in sorted(filenames):
+    seen = {os.path.realpath(folder)}
+    todo = [(folder, "")]  # (folder, its path in the chart, "" for the chart, else "x/")
+    while todo:
+        dirpath, rel = todo.pop()
+        try:
+            names = sorted(os.listdir(dirpath))
+        except OSError:
+            continue
+        subfolders = []
+        for name in names:
             path = os.path.join(dirpath, name)
+            is_dir = os.path.isdir(path)
+            if rules.ignore(rel + name, is_dir):
+                continue
+            if is_dir:
+                real = os.path.realpath(path)
+                if real not in seen:
+                    seen.add(real)
+                    subfolders.append((path, f"{rel}{name}/"))
+                continue
             where = label_of(path)
             try:
                 if name == SCHEMA_FILE:
@@ -57,10 +84,13 @@ def remote_schema_ref(folder: str) -> str | None:
                         inner = next(_archive_refs(fh, budget, 1), None)
                     if inner is not None:
                         return _refused(f"{where} ({inner[0]})", inner[1])
+            except Refused as exc:
+                return f"not rendered: {where} {exc}"
             except (OSError, tarfile.TarError, EOFError, _TooMuch, ValueError) as exc:
                 if name == SCHEMA_FILE or isinstance(exc, _TooMuch):
                     return f"not rendered: {where} could not be checked for schema references"
                 continue  # not an archive helm can load either: helm says so
+        todo.extend(reversed(subfolders))
     return None
 
 
@@ -76,7 +106,9 @@ def _archive_refs(fh: IO[bytes], budget: list[int], depth: int) -> Iterator[tupl
     """(member, reference) for each schema in a packaged chart with a bad reference."""
     if depth > MAX_NESTING:
         raise _TooMuch
-    with tarfile.open(fileobj=fh, mode="r:gz") as archive:
+    from gpulint.render.tarbounds import open_chart
+
+    with open_chart(fh, MAX_ARCHIVE_BYTES + (1 << 20)) as archive:
         for member in archive:
             name = member.name
             wanted = name.endswith("/" + SCHEMA_FILE) or name == SCHEMA_FILE
