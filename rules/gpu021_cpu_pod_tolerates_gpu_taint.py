@@ -8,7 +8,9 @@ exempt: node agents (device plugins, exporters) must run on GPU nodes without re
 So is GPU infrastructure of any kind (a Deployment or Job of `gpulint/data/agents.json`, by
 name, image or command line: an MPS control daemon started with `nvidia-cuda-mps-control`,
 a Job that runs `nvidia-smi -c EXCLUSIVE_PROCESS` or `nvidia-smi -pm 1` on every GPU of
-the node, a DCGM exporter run as a Deployment).
+the node, a DCGM exporter run as a Deployment). A cluster-level component shipped in an
+agent's image (the NVIDIA DRA driver's controller and webhook) is not: it has no need of a
+GPU node.
 A GPU written in the pod-level `resources` counts as requested: that mistake is GPU030's.
 A pod that gets GPUs through Dynamic Resource Allocation (a `resourceClaims` entry whose
 claim in the same file asks for a GPU device class) is a GPU pod and is not flagged; neither
@@ -113,7 +115,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return  # Spark adds the GPU limit to the pod it creates
     from gpulint.api import find_agent  # a CPU pod that tolerates something: imported then
 
-    if find_agent(pod) is not None:
+    agent = find_agent(pod)
+    if agent is not None and agent.node:
         return  # GPU infrastructure (an exporter, an MPS daemon, a mode-setting Job)
     ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
     # A node agent's toleration is a hedge, no evidence for a pod (GPU020's reasoning).

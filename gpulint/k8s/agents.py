@@ -35,6 +35,9 @@ class Agent(NamedTuple):
     source: str = ""
     #: Programs and the options that follow them: ``("nvidia-smi", "-c")``.
     commands: tuple[tuple[str, ...], ...] = ()
+    #: It works on its node's GPUs (False: a controller or webhook shipped in an agent's
+    #: image, which runs anywhere).
+    node: bool = True
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Agent:
@@ -47,6 +50,7 @@ class Agent(NamedTuple):
             row.get("effect", ""),
             row.get("source", ""),
             tuple(tuple(c.split()) for c in row.get("commands", ())),
+            bool(row.get("node", True)),
         )
 
 
