@@ -13,7 +13,9 @@ variables that choose GPUs, written as a literal `value`:
   container start at 0 for the first GPU it was given), or names fewer GPUs than the whole
   GPUs it holds.
 
-Values from `valueFrom`, template placeholders (`$(GPU_IDS)`, `{{ .Values.gpus }}`) and
+A value that is not a string (`value: 0`) is rejected by the API server: GPU025 reports it,
+and GPU016 leaves it. Values from `valueFrom`, template placeholders (`$(GPU_IDS)`,
+`{{ .Values.gpus }}`) and
 containers whose GPUs cannot be told (a DRA claim defined in another file) are skipped.
 GPU node agents are exempt: a DaemonSet, or a pod that runs a device plugin, exporter or
 other agent of `gpulint/data/agents.json`, must see every GPU of its node.
@@ -87,6 +89,9 @@ SEVERITY = "warning"
 SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {}
+#: A value that is not a string (``NVIDIA_VISIBLE_DEVICES: 0``) is rejected by the API server
+#: first: GPU025's, at the same value.
+YIELDS_TO = ("GPU025",)
 
 NVIDIA = "NVIDIA_VISIBLE_DEVICES"
 CUDA = "CUDA_VISIBLE_DEVICES"
