@@ -114,8 +114,15 @@ def test_a_kustomize_error_is_at_the_file_and_line_it_names(tmp_path: Path) -> N
     assert set(got) == {
         ("broken/config.yaml", 5, "GL200"),  # the YAML error's own line, in its own file
         ("twice/kustomization.yaml", 3, "GL200"),  # the entry that adds the object again
+        # the files the roots name are still linted, as they are, saying why
+        ("broken/server.yaml", 19, "GPU004"),
+        ("twice/server.yaml", 19, "GPU004"),
+        ("twice/copy.yaml", 19, "GPU004"),
     }
-    for message in got.values():
+    assert got[("broken/server.yaml", 19, "GPU004")].endswith(
+        "(linted as it is: broken/kustomization.yaml, which names it, does not build)"
+    )
+    for message in (m for (_, _, rule), m in got.items() if rule == "GL200"):
         assert (
             "\n" not in message and ";" not in message and "must build at directory" not in message
         )
@@ -137,7 +144,8 @@ def test_a_missing_generator_file_is_not_blamed_on_remote_bases(tmp_path: Path) 
             "app/server.yaml": SERVER,
         },
     )
-    [finding] = _report(repo)
+    finding, server = sorted(_report(repo), key=lambda f: f["path"])
+    assert (server["path"], server["rule"]) == ("app/server.yaml", "GPU004")  # linted as it is
     assert (finding["path"], finding["line"]) == ("app/kustomization.yaml", 6)
     assert "engine.conf' is not a file or folder in the repository" in finding["message"]
     assert "remote" not in finding["message"]
@@ -164,4 +172,58 @@ def test_overlays_that_build_are_linted_when_the_root_naming_them_fails(tmp_path
     assert sorted(got) == [
         ("gpu/server.yaml", 19, "GPU004"),
         ("remote/kustomization.yaml", 2, "GL200"),
+    ]
+
+
+@needs_kustomize
+def test_a_placeholder_a_script_fills_in_is_where_it_is_written(tmp_path: Path) -> None:
+    """A tree whose deploy script substitutes ``{{CACHE_PVC_SIZE}}`` before building: the
+    build fails at that placeholder's line, and the GPU Job beside it is still linted, as it
+    is; a GPU file that is not YAML until filled in is said to be unchecked (GL204)."""
+    job = SERVER.replace("nvidia.com/gpu: 0.5", "nvidia.com/gpu: {{ GPUS }}")
+    repo = _tree(
+        tmp_path,
+        {
+            "app/kustomization.yaml": "resources:\n  - pvc.yaml\n  - server.yaml\n",
+            "app/pvc.yaml": (
+                "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: cache\n"
+                "spec:\n  resources:\n    requests:\n      storage: {{CACHE_PVC_SIZE}}\n"
+            ),
+            "app/server.yaml": SERVER,
+            "gpus/kustomization.yaml": "resources:\n  - job.yaml\n",
+            "gpus/job.yaml": job + "  paused: [true\n",  # not YAML as it is
+        },
+    )
+    got = {(f["path"], f["line"], f["rule"]): f["message"] for f in _report(repo)}
+    assert ("app/pvc.yaml", 8, "GL200") in got
+    assert "{{CACHE_PVC_SIZE}} is a placeholder" in got[("app/pvc.yaml", 8, "GL200")]
+    assert ("app/server.yaml", 19, "GPU004") in got
+    assert ("gpus/kustomization.yaml", 2, "GL204") in got
+
+
+@needs_kustomize
+def test_a_component_that_breaks_two_roots_names_each(tmp_path: Path) -> None:
+    component = (
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n"
+        "  - patch: |-\n      - op: add\n        path: /spec/template/spec/volumes/-\n"
+        "        value: {name: shm, emptyDir: {medium: Memory}}\n"
+        "    target:\n      kind: Deployment\n"
+    )
+    root = "resources:\n  - ../base\ncomponents:\n  - ../shm\n"
+    repo = _tree(
+        tmp_path,
+        {
+            "base/kustomization.yaml": "resources:\n  - server.yaml\n",
+            "base/server.yaml": SERVER,
+            "shm/kustomization.yaml": component,
+            "a/kustomization.yaml": root,
+            "b/kustomization.yaml": root,
+        },
+    )
+    failures = [f for f in _report(repo) if f["rule"] == "GL200"]
+    # at the patch's `path:` line of the component, once for each root it breaks
+    assert sorted((f["path"], f["line"]) for f in failures) == [("shm/kustomization.yaml", 6)] * 2
+    assert sorted(f["message"].split("building ")[1].split(")")[0] for f in failures) == [
+        "a/kustomization.yaml",
+        "b/kustomization.yaml",
     ]

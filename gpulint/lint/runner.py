@@ -20,7 +20,7 @@ from gpulint.lint.engine import Linter
 from gpulint.loader.stream import load_library
 from gpulint.loader.target import Read, collector_paused, read_target
 from gpulint.model import Finding, LintedObject
-from gpulint.render.target import fix_rendered, lint_rendered
+from gpulint.render.target import UNBUILT, fix_rendered, lint_rendered
 from gpulint.report import Report
 from gpulint.util import startup
 from gpulint.util.discover import Target
@@ -200,11 +200,18 @@ def run(
     return report
 
 
+UNBUILT_MARK = UNBUILT.split("{", 1)[0]
+
+
 def _first_time(findings: list[Finding], seen: set[Finding]) -> list[Finding]:
     """``findings`` without the rendered ones (or render failures) already reported."""
     out = []
     for f in findings:
-        if f.rule == codes.RENDER_FAILED or any(r.kind == "rendered" for r in f.related):
+        if (
+            f.rule in (codes.RENDER_FAILED, codes.GPU_CONTENT_NOT_CHECKED)
+            or any(r.kind == "rendered" for r in f.related)
+            or UNBUILT_MARK in f.message
+        ):
             if f in seen:
                 continue
             seen.add(f)

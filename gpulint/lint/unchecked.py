@@ -72,6 +72,11 @@ def gpu_key(data: Any, registry: Registry) -> tuple[Path, str] | None:
     return None
 
 
+def names_accelerator(text: str, registry: Registry) -> bool:
+    """Can ``text`` hold an accelerator the registry knows (before parsing it)?"""
+    return _names(text, registry)
+
+
 def _names(text: str, registry: Registry) -> bool:
     """Can ``text`` hold an accelerator the registry knows (before parsing it)?"""
     if len(text) > MAX_EMBEDDED or ("limits" not in text and "requests" not in text):

@@ -185,7 +185,9 @@ def failed(what: str, stderr: str, returncode: int | None, folder: str) -> Failu
                 lines.append(part.strip().removeprefix("Error: ").removeprefix("error: "))
     if not lines:
         return Failure(codes.RENDER_FAILED, f"{what} failed: exit status {returncode}")
-    text = lines[0]
+    text = re.sub(r'\\+"', '"', lines[0])  # quotes klog escaped twice
+    if text.endswith('"') and text.count('"') % 2:
+        text = text[:-1]  # klog's closing quote
     base = folder
     inner = list(_RECURSED.finditer(text))
     if inner:
@@ -211,11 +213,60 @@ def failed(what: str, stderr: str, returncode: int | None, folder: str) -> Failu
         file, line, entry = where, _syntax_line(where, int(m.group(1))), ""
         text = f"YAML error: {m.group(2)}"
     text = entry + text
+    held = _placeholder(text, base if os.path.isabs(base) else folder)
+    if file is None and held is not None:
+        file, line, token = held
+        text += (
+            f" ({token} is a placeholder, not YAML: kustomize cannot read the file until it is "
+            "filled in)"
+        )
     if file is None and named is not None and base != folder:
         file = named
+    pointer = _POINTER.search(text)
+    if file is not None and line == 1 and pointer is not None:
+        line = _text_line(file, pointer.group(1)) or line
     rest = "".join(f"\n  {extra}" for extra in lines[1:5])
-    at = f" ({label_of(file)}:{line})" if file is not None else ""
+    own = kustomization_file(folder)
+    building = f", building {label_of(own)}" if own is not None and file != own else ""
+    at = f" ({label_of(file)}:{line}{building})" if file is not None else ""
     return Failure(codes.RENDER_FAILED, f"{what} failed{at}: {text}{rest}", line, file)
+
+
+#: go-yaml's error for ``{{NAME}}`` where a value or key goes: a map used as a key.
+_MAP_KEY = re.compile(r'invalid map key: map\[[^\]]*\][^"]{0,40}\{"([^"\\]{1,200})"')
+
+
+def _placeholder(text: str, folder: str) -> tuple[str, int, str] | None:
+    """The file and line of the ``{{NAME}}`` placeholder that go-yaml's "invalid map key"
+    error names, in the first file the kustomization in ``folder`` names that holds it."""
+    m = _MAP_KEY.search(text)
+    k = read_folder(folder) if m else None
+    if m is None or k is None or k.problem is not None:
+        return None
+    token = re.compile(r"\{\{\s*" + re.escape(m.group(1)) + r"\s*\}\}")
+    for ref in k.refs:
+        if ref.field != "resources" or not os.path.isfile(ref.path):
+            continue
+        from gpulint.render.mapping import read_text
+
+        lines = (read_text(ref.path) or "").splitlines()
+        for number, raw in enumerate(lines, 1):
+            hit = token.search(raw)
+            if hit:
+                return ref.path, number, hit.group(0)
+    return None
+
+
+#: A JSON patch operation's path kustomize could not apply.
+_POINTER = re.compile(r'(?:missing path|path): "(/[^"]{1,500})"')
+
+
+def _text_line(file: str, text: str) -> int | None:
+    """The one line of ``file`` that holds ``text`` (a patch's ``path:``), if one does."""
+    from gpulint.render.mapping import read_text
+
+    hits = [n for n, raw in enumerate((read_text(file) or "").splitlines(), 1) if text in raw]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _syntax_line(file: str, named: int) -> int:

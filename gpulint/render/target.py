@@ -216,6 +216,7 @@ def _unbuilt(
             out.extend(linter.problem(path, Problem(why.code, span, why.message)))
         if why.code != codes.RENDER_FAILED:
             continue
+        out.extend(_named_files(linter, current, trees, seen))
         for part in kustomize.parts(current, trees):
             if part in done:
                 continue
@@ -227,4 +228,51 @@ def _unbuilt(
             else:
                 rendered = kustomize.KustomizeRendered(label, part, built, trees)
                 out.extend(_lint(linter, label, rendered, seen))
+    return out
+
+
+#: Said of a file a root names that is linted as it is because the root does not build.
+UNBUILT = " (linted as it is: {root}, which names it, does not build)"
+
+
+def _named_files(
+    linter: Linter, folder: str, trees: Trees, seen: list[LintedObject] | None
+) -> list[Finding]:
+    """The files a root that does not build names under ``resources``, each linted as it
+    is (saying so), or, when one is not YAML as it is (a placeholder a script fills in)
+    and holds a GPU resource, GL204 at the entry that names it, saying it was not checked."""
+    from gpulint.lint.unchecked import names_accelerator
+    from gpulint.render.mapping import label_of, read_text
+    from gpulint.render.trees import kustomization_file, read_folder
+
+    top = os.path.abspath(folder)
+    k = trees.kustomizations.get(top) or read_folder(top)
+    file = kustomization_file(top)
+    if k is None or k.problem is not None or file is None:
+        return []
+    root = label_of(file)
+    out: list[Finding] = []
+    for ref in k.refs:
+        if ref.field != "resources" or not os.path.isfile(ref.path):
+            continue
+        text = read_text(ref.path)
+        if text is None:
+            continue
+        label = label_of(ref.path)
+        with collector_paused():
+            found = linter.lint_bytes(label, text.encode("utf-8"), seen)
+        if any(f.rule == codes.SYNTAX_ERROR for f in found):
+            if names_accelerator(text, linter.registry):
+                message = (
+                    f"{ref.text} holds GPU resources that were not checked: this root does "
+                    "not build, and the file is not YAML as it is (a placeholder filled in "
+                    "before the build?); lint it once it is, or lint the built output"
+                )
+                span = Span(ref.line, 1, ref.line, 1)
+                out.extend(
+                    linter.problem(root, Problem(codes.GPU_CONTENT_NOT_CHECKED, span, message))
+                )
+            continue
+        note = UNBUILT.format(root=root)
+        out.extend(f._replace(message=f.message + note) for f in found)
     return out
