@@ -1,4 +1,4 @@
-"""Pod pinned to GPU nodes, or built on a CUDA image, that requests no GPU.
+"""Pod on GPU nodes, under the NVIDIA runtime or on a CUDA image that requests no GPU.
 
 ## What it does
 Flags a pod that requests no accelerator yet selects GPU nodes: a `nodeSelector` on a GPU
@@ -30,6 +30,15 @@ resource, KAI Scheduler's `gpu-fraction` / `gpu-memory` pod annotations, a Spark
 executor whose GPUs Spark asks for); a pod whose container sets `NVIDIA_VISIBLE_DEVICES`
 to `none` or `void` (it means to run without GPUs) or to anything else (GPU016 reports
 that).
+
+A pod that runs under the NVIDIA container runtime (`runtimeClassName: nvidia`, or the GPU
+Operator's `nvidia-cdi` / `nvidia-legacy`, k3s's `nvidia-experimental`) and requests no GPU
+is flagged at its `runtimeClassName`: as a warning when a container runs a CUDA image
+(which sets `NVIDIA_VISIBLE_DEVICES=all`, so the runtime hands it every GPU of the node),
+as `info` when a container starts a GPU engine or launcher (`gpulint/data/engines.json`:
+vLLM, torchrun, ...) from another image, whose environment gpulint cannot see. Node
+agents, GPU infrastructure and a container that sets `NVIDIA_VISIBLE_DEVICES` are not
+flagged, as above.
 
 ## Why it matters
 The device plugin hands out GPUs only to containers that request them. A pod that selects
@@ -80,6 +89,9 @@ or drop the node selector for a step that needs no GPU.
   `gpu-memory` annotations)
 - https://gitlab.com/nvidia/container-images/cuda (the CUDA images set
   `NVIDIA_VISIBLE_DEVICES=all`)
+- https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html
+  (the `nvidia` RuntimeClass; a pod that uses it without requesting a GPU gets every GPU)
+- https://docs.k3s.io/advanced#nvidia-container-runtime-support (`runtimeClassName: nvidia`)
 """
 
 from __future__ import annotations
@@ -149,6 +161,11 @@ CUDA_IMAGES = (
     "nvidia/cuquantum-appliance",
 )
 NVIDIA = "NVIDIA_VISIBLE_DEVICES"
+#: RuntimeClasses of the NVIDIA container runtime: the GPU Operator's (``nvidia``,
+#: ``nvidia-cdi``, ``nvidia-legacy``: docs.nvidia.com/datacenter/cloud-native/gpu-operator,
+#: "Container runtime class") and k3s's (``nvidia``, ``nvidia-experimental``:
+#: docs.k3s.io/advanced#nvidia-container-runtime-support).
+NVIDIA_RUNTIME_CLASSES = frozenset({"nvidia", "nvidia-cdi", "nvidia-legacy", "nvidia-experimental"})
 #: Pod annotations through which KAI Scheduler (and Run:ai) give a pod a share of a GPU
 #: (NVIDIA/KAI-Scheduler docs/gpu-sharing): the pod writes no GPU resource.
 SHARING_ANNOTATIONS = ("gpu-fraction", "gpu-memory")
@@ -159,7 +176,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     selected = _gpu_selector(pod)
     images = ctx.options.get("images", False) is True
-    if selected is None and not images:
+    runtime = _nvidia_runtime(pod)
+    if selected is None and runtime is None and not images:
         return
     containers = [c for c in pod.containers if c.section != "ephemeralContainers"]
     if not containers or any(_sets_visible_devices(c) for c in containers):
@@ -175,6 +193,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         for c in containers
         if isinstance(c.data.get("image"), str) and _cuda_image(image_repository(c.data["image"]))
     ]
+    if selected is None and runtime is not None:
+        yield from _runtime_findings(pod, runtime, cuda, containers)
+        return
     if selected is not None:
         where, label, resource = selected
         also = ""
@@ -200,6 +221,51 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             f"{NVIDIA}=none if it needs none",
             at="value",
         )
+
+
+def _nvidia_runtime(pod: PodSpec) -> str | None:
+    """The pod's ``runtimeClassName`` when it is the NVIDIA container runtime's."""
+    name = pod.spec.get("runtimeClassName")
+    return name if isinstance(name, str) and name in NVIDIA_RUNTIME_CLASSES else None
+
+
+def _runtime_findings(
+    pod: PodSpec, runtime: str, cuda: list[Container], containers: list[Container]
+) -> Iterator[Violation]:
+    """A pod that runs under the NVIDIA runtime and holds no GPU: certain (a warning) for a
+    CUDA image, which sets NVIDIA_VISIBLE_DEVICES=all; for a GPU engine in another image it
+    depends on that image (info)."""
+    where = (*pod.path, "runtimeClassName")
+    if cuda:
+        yield Violation(
+            where,
+            f"the pod runs under the NVIDIA runtime (runtimeClassName: {runtime}) but requests "
+            f"no GPU, and container {cuda[0].label}'s CUDA image sets {NVIDIA}=all: the runtime "
+            "gives it every GPU of the node, including those the scheduler gave to other pods; "
+            f"request the device (resources.limits: {{nvidia.com/gpu: 1}}), or set {NVIDIA}="
+            "none if it needs none",
+            at="value",
+        )
+        return
+    from gpulint.api import find_engine, may_start_engine, words
+
+    for container in containers:
+        if not may_start_engine(container):
+            continue
+        started = find_engine(container, words(container, {}))
+        if started is None:
+            continue
+        yield Violation(
+            where,
+            f"the pod runs under the NVIDIA runtime (runtimeClassName: {runtime}) and container "
+            f"{container.label} starts {started.engine.name}, but the pod requests no GPU: if "
+            f"its image sets {NVIDIA}=all, as CUDA images do, the runtime gives it every GPU of "
+            "the node behind the scheduler's back; request the device (resources.limits: "
+            f"{{nvidia.com/gpu: 1}}), or set {NVIDIA}=none if it needs none",
+            at="value",
+            severity="info",
+        )
+        return
 
 
 def _shares_by_annotation(pod: PodSpec) -> bool:
