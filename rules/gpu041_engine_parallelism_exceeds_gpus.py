@@ -63,6 +63,14 @@ whose size is not a number, `--nnodes` of no literal value, vLLM over Ray outsid
 (`--distributed-executor-backend ray`, `ray start` or a Ray launcher script such as
 `multi-node-serving.sh` first), a data-parallel node (`--headless`), a Ray object's pods.
 
+Other vendors' devices count one to one, and messages name them as the engines do: AMD
+and Intel GPUs (`amd.com/gpu`: vLLM on ROCm), Gaudi HPUs (`habana.ai/gaudi`), Ascend NPUs
+(vLLM Ascend, `quay.io/ascend/vllm-ascend`). An Ascend resource named after its chip
+(`huawei.com/Ascend910B`, `huawei.com/Ascend310P`: HAMi's and the Ascend device plugin's)
+requested alone is whole NPUs; with its `-memory` or `-core` share beside it, or as a vNPU
+template (`huawei.com/Ascend910-2c`), it is part of one and not checked. MindIE reads its
+parallelism from its configuration file, which the manifest does not show.
+
 TPU chips (`google.com/tpu`) count as the JAX devices vLLM TPU counts, by the pod's
 `cloud.google.com/gke-tpu-accelerator`: one per chip on v4, v5e, v5p and v6e, two on
 TPU7x; a TPU pod of no known accelerator is not checked, nor AWS Neuron devices (vLLM
@@ -121,6 +129,7 @@ None.
   (`$(VAR)` in `command` and `args`)
 """
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -186,6 +195,15 @@ TPU_DEVICES_PER_CHIP = {
 #: Accelerators the engine does not count one to one and whose ratio the manifest does not
 #: show: vLLM on Neuron counts NeuronCores, two per device on Inf2 and Trn1, more on Trn2.
 UNCOUNTED = {"aws.amazon.com/neuron"}
+#: What the engines count, by the registry's ``hardware``, as messages name it: vLLM Ascend
+#: and MindIE count NPUs, vLLM on Gaudi HPUs; NVIDIA, AMD and Intel GPUs are GPUs.
+UNITS = {"huawei-ascend": "NPU", "habana": "HPU"}
+#: Units an engine or launcher counts one to one (a TPU chip is not: its JAX devices are).
+COUNTED_UNITS = ("GPU", "NPU", "HPU")
+#: An Ascend resource named after its chip (``huawei.com/Ascend910B``, ``huawei.com/Ascend310P``),
+#: not a vNPU template (``huawei.com/Ascend910-2c``) nor a share (``-memory``, ``-core``).
+#: (A pattern: compiled on first use, see docs/architecture.md.)
+_ASCEND_CHIP = r"huawei\.com/Ascend[0-9]+[A-Z]?[0-9]?"
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -198,7 +216,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             continue
         # The GPU count first: it is cheap, and most containers (sidecars, CPU pods) have
         # none, so their command lines are never split.
-        gpus = whole_gpu_count(container, ctx.registry)
+        gpus = whole_gpu_count(container, ctx.registry) or _npu_count(container, ctx)
         if gpus is None or not may_start_engine(container):
             continue
         devices = _devices(pod, container, ctx)
@@ -221,7 +239,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             continue
         per_unit, unit, noun = devices
         if started.engine.scope == "node":
-            if per_unit != 1 or unit != "GPU":
+            if per_unit != 1 or unit not in COUNTED_UNITS:
                 continue  # a launcher's processes on TPU chips: not counted here
             nodes: int | None = 1
         else:
@@ -251,7 +269,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             effect = (
                 "the engine fails at start-up and the pod crash-loops"
                 if engine.over == "error"
-                else "the processes beyond them have no GPU of their own and fail or share one"
+                else f"the processes beyond them have no {unit} of their own and fail or share one"
             )
             yield Violation(
                 chosen[1],
@@ -269,9 +287,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             yield Violation(
                 given[0][2],
                 f"container {container.label} starts {engine.name} with {size} = "
-                f"{_count(total, 'GPU')}, but requests {have}: {_count(idle, 'GPU')} "
+                f"{_count(total, unit)}, but requests {have}: {_count(idle, unit)} "
                 f"{'is' if idle == 1 else 'are'} reserved and stay{'s' if idle == 1 else ''} "
-                f"idle; request {_count(total, 'GPU')}, or raise the parallelism to {have}",
+                f"idle; request {_count(total, unit)}, or raise the parallelism to {have}",
                 at="value",
                 severity="warning",
                 related=_related(pod, ctx, sources),
@@ -313,7 +331,7 @@ def _fully_known(
     for an engine that starts one process per GPU (the table's ``under``), once, on one node
     of no group, with no data-parallel replicas and no choice of visible GPUs."""
     engine = started.engine
-    if not engine.under or started.starts != 1 or unit != "GPU" or per_unit != 1:
+    if not engine.under or started.starts != 1 or unit not in COUNTED_UNITS or per_unit != 1:
         return False
     if engine.scope == "engine" and (nodes != 1 or group is not None):
         return False
@@ -379,12 +397,45 @@ def _devices(pod: PodSpec, container: Container, ctx: RuleContext) -> tuple[int,
     if name in UNCOUNTED:
         return None
     if name != "google.com/tpu":
-        return 1, "GPU", "GPUs"
+        resource = ctx.registry.get(name)
+        unit = UNITS.get(resource.hardware if resource is not None else "", "GPU")
+        return 1, unit, f"{unit}s"
     selector = pod.spec.get("nodeSelector")
     accelerator = selector.get(TPU_ACCELERATOR) if isinstance(selector, dict) else None
     per_chip = TPU_DEVICES_PER_CHIP.get(accelerator) if isinstance(accelerator, str) else None
     # None: a TPU pod whose generation is not written, devices per chip unknown.
     return None if per_chip is None else (per_chip, "TPU chip", "TPU devices")
+
+
+def _npu_count(container: Container, ctx: RuleContext) -> int | None:
+    """The Ascend NPUs a container requests by count alone: HAMi's and the Ascend device
+    plugin's per-chip names (``huawei.com/Ascend910B: 8``, ``huawei.com/Ascend310P: 1``) are
+    whole NPUs unless a memory or core share of the chip is requested beside them (a vNPU),
+    or the name is a vNPU template (``huawei.com/Ascend910-2c``). None otherwise."""
+    from gpulint.api import amount, resource_lists  # a container that holds no GPU count
+
+    names: set[str] = set()
+    value: Any = None
+    for section, mapping in resource_lists(container):
+        for name, written in mapping.items():
+            if not ctx.registry.is_accelerator(name):
+                continue
+            names.add(name)
+            if section == "limits" or value is None:
+                value = written
+    if len(names) != 1:
+        return None  # none, or a count with its memory or core share: a vNPU
+    name = next(iter(names))
+    resource = ctx.registry.get(name)
+    if resource is None or resource.hardware != "huawei-ascend":
+        return None
+    if not re.fullmatch(_ASCEND_CHIP, name):
+        return None
+    count = amount(value).value
+    # Bounded before int(): a hostile 1e2147483647 must not be expanded.
+    if count is None or not 0 < count <= 1024 or count != count.to_integral_value():
+        return None
+    return int(count)
 
 
 def _group_size(pod: PodSpec) -> int | None:
