@@ -29,7 +29,11 @@ def _gpu020(tmp_path: Path, helm_path: str, *args: str) -> dict[str, dict[str, A
     )
     assert proc.returncode in (0, 1), proc.stderr
     hits = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "GPU020"]
-    return {f["object"]["name"].rsplit("-", 1)[-1]: f for f in hits if f["object"]["kind"] == "StatefulSet"}
+    return {
+        f["object"]["name"].rsplit("-", 1)[-1]: f
+        for f in hits
+        if f["object"]["kind"] == "StatefulSet"
+    }
 
 
 @needs_helm

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from gpulint import codes
 from gpulint.k8s.devices import Registry
 from gpulint.k8s.manifest import DocumentView
+from gpulint.k8s.mentions import MAX_EMBEDDED as MENTIONS_MAX, names_accelerator as _names
 from gpulint.loader.stream import DocumentStream
 from gpulint.model import Path, Span
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 
 CODE = codes.GPU_CONTENT_NOT_CHECKED
 #: The longest embedded text (characters) read as YAML; a longer one is left alone.
-MAX_EMBEDDED = 256 * 1024
+MAX_EMBEDDED = MENTIONS_MAX
 #: The most documents read from one embedded text, and the deepest walk into data.
 MAX_DOCUMENTS = 32
 MAX_DEPTH = 48
@@ -70,33 +71,6 @@ def gpu_key(data: Any, registry: Registry) -> tuple[Path, str] | None:
                 if isinstance(node[i], (dict, list)):
                     stack.append((node[i], (*path, i)))
     return None
-
-
-def names_accelerator(text: str, registry: Registry) -> bool:
-    """Can ``text`` hold an accelerator the registry knows (before parsing it)?"""
-    return _names(text, registry)
-
-
-def _names(text: str, registry: Registry) -> bool:
-    """Can ``text`` hold an accelerator the registry knows (before parsing it)?"""
-    if len(text) > MAX_EMBEDDED or ("limits" not in text and "requests" not in text):
-        return False
-    cached = _DOMAINS.get(id(registry))
-    if cached is None or cached[0] is not registry:
-        domains: dict[str, list[str]] = {}
-        for name in (*registry.resources, *registry.legacy):
-            domains.setdefault(name.rpartition("/")[0] + "/", []).append(name)
-        cached = _DOMAINS[id(registry)] = (registry, domains)
-    return any(
-        domain in text and any(name in text for name in names)
-        for domain, names in cached[1].items()
-    )
-
-
-#: Each registry's names by domain: a text is searched for the few domains (fast substring
-#: searches: a dashboard's 200 KB of JSON), and for the names of those it holds only; the
-#: registry is kept with them, so an id is never another's.
-_DOMAINS: dict[int, tuple[Registry, dict[str, list[str]]]] = {}
 
 
 def embedded(text: str, registry: Registry) -> tuple[str, str] | None:

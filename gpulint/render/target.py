@@ -241,7 +241,7 @@ def _named_files(
     """The files a root that does not build names under ``resources``, each linted as it
     is (saying so), or, when one is not YAML as it is (a placeholder a script fills in)
     and holds a GPU resource, GL204 at the entry that names it, saying it was not checked."""
-    from gpulint.lint.unchecked import names_accelerator
+    from gpulint.k8s.mentions import names_accelerator
     from gpulint.render.mapping import label_of, read_text
     from gpulint.render.trees import kustomization_file, read_folder
 
