@@ -13,8 +13,9 @@ the fix is carried there:
 2. the change is written as the same kinds of repair (``RenameKey``, ``MoveKey``,
    ``DeleteKey``, ``AddEntry``) on the source document, and planned there with the
    text-edit machinery (:mod:`gpulint.fix.edits`: comments, quoting and layout kept);
-3. a copy of the tree with the edited file is rendered and linted again: the fix is kept
-   only when the finding is gone and no finding appears that was not there.
+3. the chart or overlay is rendered again with the edited file (in a private temporary
+   folder, never in the tree: :mod:`gpulint.render.fixcopy`) and linted again: the fix is
+   kept only when the finding is gone and no finding appears that was not there.
 
 Otherwise the finding says why it has no fix (``Fix.skipped``; the message ends with
 ``(no fix: ...)``): it points at a template or a fallback, the value written there is not
@@ -22,7 +23,7 @@ the rendered value, the change reaches outside the value written there, the same
 used by several findings that want different changes, or the re-render still reports it.
 Nothing is written here: the caller writes the files (``--fix``) or prints the diff.
 
-The copy a fix is rendered in is :mod:`gpulint.render.fixcopy`'s.
+How a fix is rendered again is :mod:`gpulint.render.fixcopy`'s.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ from gpulint.model import (
     RenameKey,
     Repair,
 )
+from gpulint.render.fixcopy import NotChecked
+from gpulint.render.links import through_link
 from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
 
 if TYPE_CHECKING:
@@ -183,7 +186,10 @@ class ValuesFixer:
             return "another fix changes the same lines first; run --fix again"
         files = {path: text for path, (_, text) in self.changed.items()}
         files[p.file] = new
-        output = self.rerender(files)
+        try:
+            output = self.rerender(files)
+        except NotChecked as exc:
+            return str(exc)
         if output is None:
             return "the chart or overlay does not render with the fix"
         after = self.relint(output)
@@ -234,6 +240,10 @@ class ValuesFixer:
                 f" and {len(others) - 3} more" if len(others) > 3 else ""
             )
             raise NoFix(f"the file is also built into {shown}, which this change would change too")
+        link = through_link(file)
+        if link is not None:
+            what = "it" if link == file else label_of(link)
+            raise NoFix(f"{what} is a symbolic link, and fixes are never written through one")
         text = read_text(file)
         if text is None or ("{{" in text and _templated(where.path)):
             raise NoFix(f"{where.path} cannot be edited")

@@ -88,19 +88,33 @@ def render(folder: str, options: RenderOptions, marks: tuple[str, ...] = ()) -> 
     refused = refused_inputs(folder, options)
     if refused is not None:
         return refused
-    opts = options.for_chart(folder)
+    return template(helm, folder, options.for_chart(folder), options.deadline, marks)
+
+
+def template(
+    helm: str,
+    folder: str,
+    opts: ChartOptions,
+    deadline: float | None,
+    marks: tuple[str, ...] = (),
+    schemas: str | None = None,
+) -> str | Failure:
+    """``helm template`` of the chart in ``folder`` once what helm reads has been checked
+    (:func:`render`; :mod:`gpulint.render.fixcopy` renders a checked chart again): the
+    argv of :func:`render`, its bounds and its errors. ``schemas``: the chart folder whose
+    schemas a helm older than 3.16 would validate, if not ``folder``."""
     flags = [f"--namespace={opts.namespace}"] if opts.namespace else []
     if opts.kube_version:
         flags.append(f"--kube-version={opts.kube_version}")
     flags += [f"--values={os.path.abspath(values)}" for values in (*opts.values, *marks)]
     flags += [f"--set={assignment}" for assignment in opts.set]
     args = [*flags, "--", opts.release_name, os.path.abspath(folder)]
-    result = helm_template(helm, ["--skip-schema-validation", *args], folder, options.deadline)
+    result = helm_template(helm, ["--skip-schema-validation", *args], folder, deadline)
     if isinstance(result, ToolResult) and result.stderr.startswith(NO_SKIP):
-        why = remote_schema_ref(folder)  # a helm before 3.16 validates every schema
+        why = remote_schema_ref(schemas or folder)  # a helm before 3.16 validates every schema
         if why is not None:
             return Failure(codes.RENDER_FAILED, why)
-        result = helm_template(helm, args, folder, options.deadline)
+        result = helm_template(helm, args, folder, deadline)
     if isinstance(result, Failure):
         return result
     if result.reason is not None:

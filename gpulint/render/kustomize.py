@@ -136,10 +136,16 @@ def render(folder: str, options: RenderOptions, trees: Trees) -> str | Failure:
     refused = _check(folder, trees)
     if refused is not None:
         return refused
+    return build(tool, folder, options.deadline)
+
+
+def build(tool: str, folder: str, deadline: float | None) -> str | Failure:
+    """``kubectl kustomize`` (or ``kustomize build``) of a root once what it reads has been
+    checked (:func:`render`; :mod:`gpulint.render.fixcopy` builds a copy of a checked one)."""
     name = os.path.basename(tool)
     target = os.path.abspath(folder)
     argv = [tool, "kustomize", target] if name.startswith("kubectl") else [tool, "build", target]
-    timeout = time_left(options.deadline)
+    timeout = time_left(deadline)
     if timeout is None:
         return Failure(codes.RENDER_FAILED, BUDGET_SPENT)
     result = run_tool(argv, cwd=target, timeout=timeout)

@@ -1,6 +1,7 @@
 """What helm may read of a tree: every link of a chart resolved (links to folders too, as
 helm follows them) and every values file, refused when it leaves the repository, is a
-system file, or is not a regular file or folder (a FIFO or device helm could wait on).
+system file, or is not a regular file or folder (a FIFO or device helm could wait on). And
+what ``--fix`` may not write through (:func:`through_link`).
 """
 
 import os
@@ -119,3 +120,30 @@ def _entry(at: str, root: str) -> tuple[str | None, str | None]:
         return None, None
     why = "is not a regular file or folder (a FIFO, a device or a socket), which helm could wait on"
     return why, None
+
+
+def through_link(path: str) -> str | None:
+    """The file itself or a folder above it that is a symbolic link, below its repository
+    (the nearest folder holding ``.git``) or below the working directory when it is inside
+    it: ``--fix`` writes through none (:func:`gpulint.commands.outfiles.write_fixed`), so
+    ``--diff`` offers no such fix either."""
+    if os.path.islink(path):
+        return path
+
+    def below(folder: str, top: str | None) -> bool:
+        return top is not None and folder.startswith(top.rstrip(os.sep) + os.sep)
+
+    folder, repo = os.path.dirname(path), None
+    while repo is None:
+        if os.path.exists(os.path.join(folder, ".git")):
+            repo = folder
+        elif os.path.dirname(folder) == folder:
+            break
+        folder = os.path.dirname(folder)
+    cwd = os.getcwd() if below(path, os.getcwd()) else None
+    folder = os.path.dirname(path)
+    while below(folder, repo) or below(folder, cwd):
+        if os.path.islink(folder):
+            return folder
+        folder = os.path.dirname(folder)
+    return None

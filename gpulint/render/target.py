@@ -145,7 +145,6 @@ def fix_rendered(
 
     rendering = linter.rendering  # the run's: gpulint.lint.runner.run sets it
     assert rendering is not None
-    again = rerenderer(target.render or "", target.path or label, *rendering)
     folder = target.path or label
     trees = rendering[1]
     readers: Callable[[str], list[str]] = lambda path: []  # noqa: E731
@@ -156,10 +155,12 @@ def fix_rendered(
         # that reads a file is known before it is edited.
         trees.scan(project_root(folder))
         readers = trees.readers
-    fixer = ValuesFixer(
-        fixing[0], rendered.text, rendered.documents, again, relint, folder, readers
-    )
-    findings = _lint(linter, label, rendered, None, fixer.fixes)
+    # Fixes are rendered again in a private temporary folder, removed when they are checked.
+    with rerenderer(target.render or "", folder, *rendering) as again:
+        fixer = ValuesFixer(
+            fixing[0], rendered.text, rendered.documents, again, relint, folder, readers
+        )
+        findings = _lint(linter, label, rendered, None, fixer.fixes)
     changed = fixer.file_fixes(label, fixing[1])
     if not fixing[1]:
         findings = [f for f in findings if f.fix is None or not f.fix.available]
