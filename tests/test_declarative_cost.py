@@ -242,3 +242,75 @@ def test_the_language_server_loads_rules_the_same_way(tmp_path: Path) -> None:
         "chain.yaml:5: schema: the schema expands to more than 100,000" in project.problem.message
     )
     assert "ORG001" not in {r.code for r in project.rules}
+
+
+#: RE2 runs this in time linear in the value, times its 454 instructions: its DFA would need
+#: a state per set of the last 450 positions, so it falls back to its NFA (~3 s a MB).
+SLOW = "^(?:a|b)*a(?:a|b){450}$"
+
+
+def slow_rule(patterns: int) -> str:
+    shown = "\n".join(f"              - pattern: '{SLOW}{'|x' * i}'" for i in range(patterns))
+    return (
+        "code: ORG003\nname: annotations\ntarget: object\nmessage: '{name}: {error}'\n"
+        "schema:\n  properties:\n    metadata:\n      properties:\n        annotations:\n"
+        "          additionalProperties:\n            allOf:\n" + shown + "\n"
+    )
+
+
+def annotated(name: str, value: str) -> str:
+    return (
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n"
+        f"  annotations:\n    note: {value}\n"
+    )
+
+
+def test_patterns_that_would_scan_past_the_file_s_budget_are_gl900_not_a_hang(
+    tmp_path: Path,
+) -> None:
+    """A rule folder of the tree with slow patterns over a large value: the search that
+    would pass the file's pattern budget is not run (GL900 on that object, one line, no
+    traceback), the file's other objects are skipped by the rule, and another file, with a
+    budget of its own, is checked as usual."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "policy").mkdir()
+    (tmp_path / "policy" / "slow.yaml").write_text(slow_rule(3))
+    (tmp_path / ".gpulint.yaml").write_text("rule-dirs: [policy]\n")
+    big = annotated("big", "ab" * 64_000) + "---\n" + annotated("after", "zz")
+    (tmp_path / "big.yaml").write_text(big)
+    (tmp_path / "small.yaml").write_text(annotated("small", "zz"))
+    proc = gpulint_in_process("check", "-f", "json", ".", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    import json
+
+    found = [
+        (f["path"], f["rule"], f["object"]["name"]) for f in json.loads(proc.stdout)["findings"]
+    ]
+    assert found == [("big.yaml", "GL900", "big"), ("small.yaml", "ORG003", "small")]
+    message = json.loads(proc.stdout)["findings"][0]["message"]
+    assert "patterns would scan more than this file's budget of" in message
+    assert "\n" not in message
+
+
+def test_usual_patterns_on_a_large_file_stay_within_its_budget(tmp_path: Path) -> None:
+    """The budget grows with the file: an image and a label pattern on each of 2,000 pods
+    never reach it."""
+    path = tmp_path / "images.yaml"
+    path.write_text(
+        "code: ORG004\nname: images\ntarget: container\nmessage: '{container}: {error}'\n"
+        "schema:\n  properties:\n"
+        "    image: {pattern: '^registry\\.example/[a-z0-9/._-]+:[0-9]+$'}\n"
+    )
+    labels = tmp_path / "labels.yaml"
+    labels.write_text(
+        "code: ORG005\nname: labels\ntarget: object\nmessage: '{name}: {error}'\n"
+        "schema:\n  properties:\n    metadata:\n      properties:\n        labels:\n"
+        "          patternProperties:\n"
+        "            '^[a-z0-9.-/]{1,63}$': {pattern: '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$'}\n"
+    )
+    rules = [load_declarative(path), load_declarative(labels)]
+    pod = POD.replace("  name: notebook\n", "  name: notebook\n  labels: {team: ml, app: nb}\n")
+    pod = pod.replace("jupyter/tensorflow-notebook:latest", "registry.example/nb:1")
+    found = Linter(rules).lint_text("pods.yaml", "---\n".join([pod] * 2_000))
+    assert found == []

@@ -33,10 +33,12 @@ A rule file comes from the linted repository, so it is data and nothing more:
   exponentially. RE2 has no lookaround or backreferences; a pattern that uses them is a load
   error. (A time bound, such as the ``regex`` package's ``timeout``, would still spend the
   bound on every value of every file and turn a slow pattern into random findings; RE2 is
-  linear by construction.) jsonschema has no hook for its regex engine, so the keywords
-  that run patterns (``pattern``, ``patternProperties``, ``additionalProperties``) are
-  replaced in the validator; ``unevaluatedProperties`` runs ``patternProperties``' patterns
-  through jsonschema's own code, so the two keywords cannot be combined in one rule.
+  linear by construction, times the pattern's program: characters scanned times instructions
+  count against a budget per file, :class:`gpulint.util.schemacost.PatternWork`.) jsonschema
+  has no hook for its regex engine, so the keywords that run patterns (``pattern``,
+  ``patternProperties``, ``additionalProperties``) are replaced in the validator;
+  ``unevaluatedProperties`` runs ``patternProperties``' patterns through jsonschema's own
+  code, so the two keywords cannot be combined in one rule.
 - The schema's cost is bounded (:mod:`gpulint.util.schemacost`): one whose references expand
   past 100,000 schemas when inlined (an ``anyOf`` of two ``$ref`` per level doubles per
   level) is a load error at the ``schema`` key's line, and a validation of one object that
@@ -233,7 +235,15 @@ def _regex(pattern: str) -> Any:
 
 
 def _search(pattern: str, text: Any) -> bool:
-    return isinstance(text, str) and _regex(pattern).search(text) is not None
+    """Whether ``pattern`` matches in ``text``, counted first against the file's pattern
+    budget (:class:`gpulint.util.schemacost.PatternWork`)."""
+    from gpulint.util.schemacost import pattern_work
+
+    if not isinstance(text, str):
+        return False
+    compiled = _regex(pattern)
+    pattern_work().spend(len(text), compiled.programsize)
+    return compiled.search(text) is not None
 
 
 #: The only ``$schema`` a rule's schema (or any of its subschemas) may name.
@@ -385,11 +395,14 @@ def _validator(schema: Any, budget: Budget) -> Any:
 def _compile(data: Mapping[str, Any], template: Template) -> Any:
     from jsonschema.exceptions import best_match
 
+    from gpulint.util.schemacost import begin_file, has_patterns, pattern_work
+
     target = data["target"]
     when = data.get("when", {})
     gpu = when.get("gpu")
     kinds = tuple(when.get("kinds", ()))
     budget = Budget()
+    patterned = any(has_patterns(s) for s in (when.get("schema"), data["schema"]))
     when_schema = _validator(when["schema"], budget) if "schema" in when else None
     validator = _validator(data["schema"], budget)
 
@@ -397,6 +410,8 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
         # One budget for the object's ``when`` and ``schema``: past it, BudgetExceeded is
         # a GL900 finding on this object (gpulint.util.schemacost), and the run goes on.
         budget.reset()
+        if patterned and pattern_work().spent:
+            return  # GL900 said so on the object where the file's pattern budget ran out
         if when_schema is not None and not when_schema.is_valid(instance):
             return
         error = best_match(validator.iter_errors(instance))
@@ -438,6 +453,7 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
                     return
             yield from violation(obj.data, obj.path, names(obj))
 
+        check_object.begin_file = begin_file  # type: ignore[attr-defined]
         return check_object
 
     if target == "pod":
@@ -460,6 +476,7 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
             if isinstance(instance, dict):
                 yield from violation(instance, base, names(pod.obj))
 
+        check_pod.begin_file = begin_file  # type: ignore[attr-defined]  # engine calls it
         return check_pod
 
     def check_containers(pod: Any, ctx: RuleContext) -> Iterator[Violation]:
@@ -478,4 +495,5 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
             values["container"] = container.name or ""
             yield from violation(container.data, container.path, values)
 
+    check_containers.begin_file = begin_file  # type: ignore[attr-defined]
     return check_containers

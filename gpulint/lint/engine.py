@@ -138,6 +138,15 @@ class Linter:
                 ),
                 configured,
             )
+        #: What rules ask to hear when a file starts (declarative rules: the file's pattern
+        #: budget, gpulint.util.schemacost.PatternWork), each once.
+        self._file_hooks = list(
+            {
+                id(hook): hook
+                for a in self.active.values()
+                if (hook := getattr(a.rule.check, "begin_file", None)) is not None
+            }.values()
+        )
         # A rule that raises is reported whatever the selection: the run is incomplete.
         self.rule_error_name = next(
             (r.name for r in rules if r.code == RULE_ERROR_CODE), RULE_ERROR_NAME
@@ -211,6 +220,8 @@ class Linter:
         """
         manifest = Manifest(label, text, self.workloads)
         self.values.begin_file(label, text)
+        for hook in self._file_hooks:
+            hook(len(text))
         self._text, self._source, self._owned = text, None, None
         self._skipped, self._skipped_at = set(), None
         file = self.suppressor.for_file(label, text)

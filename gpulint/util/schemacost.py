@@ -17,6 +17,19 @@ took 18 s and 1.6 GB per container). Two bounds, because neither alone is enough
   object the validation stops with :class:`BudgetExceeded`, which the engine reports as a
   GL900 finding on that object; every other object, rule and file is still checked.
 
+A third bound is on the patterns' matching, which neither count sees. RE2 is linear in the
+value, but with a factor of the pattern's program: ``^(?:a|b)*a(?:a|b){450}$`` compiles in
+0.2 ms to 454 instructions, and scanning a 1 MB value with it takes 3 s (its DFA would need
+a state per set of the last 450 positions; the cache thrashes and RE2 falls back to its NFA,
+whose work is the value's length times the program's). Lowering RE2's ``max_mem`` only
+makes the fallback come sooner. So :class:`PatternWork` counts what a search may cost,
+characters scanned times instructions, against a budget per file that grows with the
+file's size (:data:`PATTERN_WORK_PER_CHAR`), shared by every declarative rule: many rules
+or many patterns on a file cost at most a constant per character of it. A search that
+would pass it is not run: :class:`BudgetExceeded`, a GL900 finding on that object, and the
+rules that use patterns skip the rest of that file. The count depends only on the file, so
+its verdict never depends on the run's other files.
+
 The count is taken in the validator's ``evolve``, which jsonschema calls for every
 subschema it enters (``descend``, ``is_valid`` and the ``unevaluated*`` keywords' own walk).
 The ``evolve`` installed here also keeps the validator's class: jsonschema's picks the class
@@ -26,6 +39,7 @@ the stock validator, with Python's backtracking ``re`` in place of RE2.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 #: The most schemas a rule's schema may expand to through its references. The example
@@ -37,6 +51,18 @@ MAX_EXPANDED = 100_000
 #: on every object of the test corpus; a pod of 200 containers against a rule of 20
 #: subschemas per container enters some 4,000. 10,000 steps take ~0.3 s and ~20 MB.
 MAX_STEPS = 10_000
+
+
+#: Pattern work (characters scanned x RE2 instructions) the declarative rules may spend per
+#: character of the file they check: at RE2's slowest (its NFA, ~7 ns a unit) ~1.7 s per MB
+#: of file. A DNS-label pattern (``^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$``) is 251
+#: instructions: two such rules on every label key and value, and one on every image, spend
+#: ~30 per character of a file of pods.
+PATTERN_WORK_PER_CHAR = 256
+#: Pattern work every file may spend whatever its size (~0.03 s at RE2's slowest).
+PATTERN_WORK_BASE = 4_000_000
+#: Characters a search is charged on top of its value's (setting up the search).
+SEARCH_CHARGE = 8
 
 
 class BudgetExceeded(Exception):
@@ -140,3 +166,64 @@ def _children(resource: Any, resolver: Any) -> list[tuple[Any, Any]]:
                 target = DRAFT202012.create_resource(resolved.contents)
                 out.append((target, resolved.resolver))
     return out
+
+
+class PatternWork:
+    """The pattern work left to the file being checked (see the module's docstring)."""
+
+    __slots__ = ("left", "limit", "spent")
+
+    def __init__(self, size: int = 2**20) -> None:
+        self.begin(size)
+
+    def begin(self, size: int) -> None:
+        """A new file of ``size`` characters."""
+        self.limit = PATTERN_WORK_BASE + PATTERN_WORK_PER_CHAR * max(size, 0)
+        self.left = self.limit
+        #: A search was refused in this file: the rules that use patterns skip the rest.
+        self.spent = False
+
+    def spend(self, chars: int, program: int) -> None:
+        """Count one search of ``chars`` characters with a pattern of ``program`` RE2
+        instructions, before it runs; :class:`BudgetExceeded` when it would pass the budget."""
+        cost = (chars + SEARCH_CHARGE) * program
+        if cost > self.left:
+            self.spent = True
+            self.left = 0
+            raise BudgetExceeded(
+                f"the declarative rules' patterns would scan more than this file's budget "
+                f"of {self.limit:,} (characters scanned x RE2 instructions, "
+                f"{PATTERN_WORK_PER_CHAR} per character of the file): the rule was not "
+                "finished on this object, and rules with patterns skip the rest of the file"
+            )
+        self.left -= cost
+
+
+_local = threading.local()
+
+
+def pattern_work() -> PatternWork:
+    """This thread's :class:`PatternWork` (a file is checked in one thread)."""
+    work: PatternWork | None = getattr(_local, "work", None)
+    if work is None:
+        work = _local.work = PatternWork()
+    return work
+
+
+def begin_file(size: int) -> None:
+    """The engine starts a file of ``size`` characters: its pattern budget starts."""
+    pattern_work().begin(size)
+
+
+def has_patterns(schema: Any) -> bool:
+    """Whether a schema holds ``pattern`` or ``patternProperties`` anywhere."""
+    todo = [schema]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("pattern"), str) or node.get("patternProperties"):
+                return True
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    return False
