@@ -109,3 +109,25 @@ def test_each_pod_spec_of_a_wrapper_is_at_its_own_line(tmp_path: Path, helm_path
         ("GPU042", 29),
     ]
     assert all("(shown at" not in f["message"] for f in wrapped)
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_the_toleration_fix_is_written_into_the_list_the_template_reads(
+    tmp_path: Path, helm_path: str
+) -> None:
+    shutil.copytree(MODULES, tmp_path / "modules")
+    (tmp_path / ".git").mkdir()
+    proc = gpulint_in_process(
+        "check", "--render", "--helm", helm_path, "--unsafe-fixes", "--diff", "modules",
+        cwd=tmp_path,
+    )  # fmt: skip
+    diff = proc.stdout
+    # into the module's own empty list, and under the module that has none (not the global)
+    assert "-    tolerations: []" in diff
+    assert "+    tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]" in diff
+    assert "+    tolerations:\n+      - key: nvidia.com/gpu\n" in diff
+    assert "\n-tolerations: []" not in diff
+    # the three copies of the smoke test pod (written whole in its template): said once
+    refused = [line for line in proc.stderr.splitlines() if "smoke-test.yaml" in line]
+    assert len(refused) == 1 and "written in the template itself" in refused[0]

@@ -154,7 +154,9 @@ class ValuesFixer:
                 and (self.mode == "unsafe" or fix.applicability == "safe")
             ):
                 at = f"{f.path}:{f.line}:{f.column}"
-                self.notes.append(f"{at}: {f.rule} not fixed: {fix.skipped}")
+                note = f"{at}: {f.rule} not fixed: {fix.skipped}"
+                if note not in self.notes:  # copies of one object reported alike: said once
+                    self.notes.append(note)
         return out
 
     def ambiguous(self, planned: list[Planned]) -> dict[Planned, str]:
@@ -232,7 +234,11 @@ class ValuesFixer:
 
         assert f.fix is not None
         if not any(r.kind == "template" for r in where.related) and _templated(where.path):
-            raise NoFix("its value is written in the template itself, and templates are not edited")
+            what = "its value is" if f.fix is None or not _adds(f) else "what it adds to is"
+            raise NoFix(
+                f"{what} written in the template itself ({where.path}:{where.span.line}), and "
+                "templates are not edited"
+            )
         file = os.path.abspath(where.path)
         others = [label_of(r) for r in self.readers(file) if r != self.folder]
         if others:
@@ -260,6 +266,14 @@ class ValuesFixer:
         if new_doc is None or len(fixed_docs) != len(self.docs):
             raise NoFix("its fix changes the rendered documents")
         path = tuple(f.doc_path)
+        field = _added_field(rendered.data, new_doc.data, path)
+        if field is not None:  # a field the object lacks, at the values key its template reads
+            adds = _field_changes(doc.data, source_path, *field, at)
+            if adds:
+                fix = plan(Source(text), doc, Repair(f.fix.message, adds, f.fix.applicability))
+                if fix.skipped is not None:
+                    raise NoFix(f"at {where.path}: {fix.skipped}")
+                return Planned(index, file, text, fix)
         strict = _base(rendered.data, path, doc.data, source_path)
         aligned = _aligned(rendered.data, path, doc.data, source_path)
         if strict is None and aligned is None:
@@ -329,6 +343,47 @@ def _path_at(docs: list[Document], span: Span) -> tuple[Document, Path] | None:
                 best = path
         if best is not None:
             return doc, best
+    return None
+
+
+def _adds(f: Finding) -> bool:
+    """Does the finding's fix add a field to the mapping it is about (a pod spec's
+    ``tolerations``), rather than change a value written there?"""
+    from gpulint.render.fieldreads import MISSING_FIELDS
+
+    return f.rule in MISSING_FIELDS and bool(f.doc_path) and f.doc_path[-1] != "tolerations"
+
+
+def _added_field(old: Any, new: Any, path: tuple[object, ...]) -> tuple[str, Any] | None:
+    """The one key the rendered fix adds to the mapping at ``path`` (a pod spec's
+    ``tolerations``), changing nothing else there, and its value."""
+    here, before = lookup(old, path)
+    there, after = lookup(new, path)
+    if not (here and there and isinstance(before, dict) and isinstance(after, dict)):
+        return None
+    added = [k for k in after if k not in before]
+    if len(added) != 1 or any(after.get(k) != v for k, v in before.items()):
+        return None
+    return str(added[0]), after[added[0]]
+
+
+def _field_changes(
+    source: Any, source_path: Path, field: str, value: Any, at: str
+) -> tuple[Change, ...] | None:
+    """The field the rendered fix adds, written at the values key the finding is at: the
+    items appended to that key's empty list (``tolerations: []``), or the key added under
+    the mapping it is at (``trainer:``, which has no ``tolerations``). None: neither."""
+    present, written = lookup(source, source_path)
+    if not present:
+        return None
+    if source_path and source_path[-1] == field:
+        if written == [] and isinstance(value, list) and value:
+            return tuple(AppendItem(source_path, item) for item in value)
+        if written is None:
+            raise NoFix(f"{field} at {at} is null: write it as a list first ({field}: [])")
+        return None
+    if isinstance(written, dict) and field not in written:
+        return (AddEntry(source_path, field, value),)
     return None
 
 
