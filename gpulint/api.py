@@ -63,6 +63,9 @@ if TYPE_CHECKING:
         find_agent as find_agent,
         image_repository as image_repository,
     )
+    from gpulint.k8s.cel import (
+        check_selector_expression as check_selector_expression,
+    )
     from gpulint.k8s.devicenames import (
         Verdict as Verdict,
         judge as judge,
@@ -70,6 +73,15 @@ if TYPE_CHECKING:
     from gpulint.k8s.devices import (
         DeviceResource as DeviceResource,
         Registry as Registry,
+    )
+    from gpulint.k8s.dra import (
+        dra_opaque_configs as dra_opaque_configs,
+        dra_selectors as dra_selectors,
+    )
+    from gpulint.k8s.draspec import (
+        DRA_LIFECYCLE as DRA_LIFECYCLE,
+        dns_label as dns_label,
+        dra_object_problems as dra_object_problems,
     )
     from gpulint.k8s.engines import (
         Started as Started,
@@ -151,11 +163,21 @@ if TYPE_CHECKING:
         RuleContext as RuleContext,
         Violation as Violation,
     )
+    from gpulint.util.nearmiss import (
+        one_typo_from as one_typo_from,
+    )
 
 
 #: Where each name is defined; :data:`__all__` is its keys (tests/test_architecture.py checks
 #: that the ``TYPE_CHECKING`` imports above say the same).
 _WHERE: dict[str, str] = {
+    "check_selector_expression": "gpulint.k8s.cel",
+    "one_typo_from": "gpulint.util.nearmiss",
+    "DRA_LIFECYCLE": "gpulint.k8s.draspec",
+    "dns_label": "gpulint.k8s.draspec",
+    "dra_object_problems": "gpulint.k8s.draspec",
+    "dra_opaque_configs": "gpulint.k8s.dra",
+    "dra_selectors": "gpulint.k8s.dra",
     "Rule": "gpulint.rule",
     "RuleContext": "gpulint.rule",
     "Violation": "gpulint.rule",

@@ -96,6 +96,11 @@ class Violation(NamedTuple):
     #: which nothing covers): a cause reported at or inside each of them makes a rule that
     #: yields (``Rule.yields_to``) drop the finding.
     places: tuple[Path, ...] = ()
+    #: A part of the string value at ``path`` the finding is about: (offset, length) in
+    #: characters of the value (a column of a CEL expression). The finding is placed there
+    #: when the file's text proves where that is (``gpulint.loader.inscalar``), else on the
+    #: whole value, with the place inside the value added to the message.
+    within: tuple[int, int] | None = None
 
 
 #: The fix API, importable from here with ``Violation``.

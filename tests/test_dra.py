@@ -182,7 +182,8 @@ def _rules_of(root: Path) -> list[str]:
 def test_device_classes_of_other_files_of_the_run_count(tmp_path: Path) -> None:
     # The class is defined in the driver's file, the claim and the pod in the workload's.
     (tmp_path / "workload.yaml").write_text(_CLAIM_AND_POD.format(name="gpu.acme.example"))
-    assert _rules_of(tmp_path) == []  # an unknown class: the pod is no CPU pod
+    # An unknown class: the pod is no CPU pod, and GPU063 says the class was assumed to exist.
+    assert _rules_of(tmp_path) == ["GPU063"]
     (tmp_path / "driver.yaml").write_text(_CLASS.format(name="gpu.acme.example", driver="nic.x"))
     assert _rules_of(tmp_path) == ["GPU021"]  # known, and no accelerator's
     (tmp_path / "driver.yaml").write_text(

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from gpulint.data import data_path
 from gpulint.k8s.quantity.arith import is_multiple
 from gpulint.model import Related, Span
+from gpulint.util.nearmiss import edits as _edits
 
 #: Words in a resource name's local part that make it look like an accelerator.
 _GPU_WORDS = re.compile(r"gpu|mig-|vcuda|tpu|neuron|gaudi", re.IGNORECASE)
@@ -408,25 +409,6 @@ def _squash(local: str) -> str:
 def _slip_edits(local: str) -> int:
     """How many edits still read as a slip of ``local``: one for short names, two beyond."""
     return 1 if len(local) <= 4 else 2
-
-
-def _edits(a: str, b: str) -> int:
-    """Optimal string alignment distance (Levenshtein plus adjacent transpositions)."""
-    a, b = a.lower(), b.lower()
-    if abs(len(a) - len(b)) > 2:
-        return 3
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            cost = 0 if ca == cb else 1
-            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                value = min(value, previous2[j - 2] + 1)
-            current.append(value)
-        previous2, previous = previous, current
-    return previous[-1]
 
 
 def _vendor(domain: str) -> str:

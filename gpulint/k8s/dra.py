@@ -185,6 +185,18 @@ class ClaimIndex:
         self._index()
         return name in self._extended or (self.run is not None and name in self.run.extended)
 
+    def claim_names(self, kind: str) -> list[str]:
+        """The names of the file's claims (or templates) of ``kind``."""
+        return sorted(name for k, name in self._index() if k == kind)
+
+    def class_names(self) -> set[str]:
+        """The DeviceClasses this file (and, when the engine set them, the run) defines."""
+        self._index()
+        names = set(self._class_drivers)
+        if self.run is not None:
+            names.update(self.run.drivers)
+        return names
+
     def class_drivers(self, name: str) -> tuple[str, ...]:
         """DRA drivers a DeviceClass defined in this file (else in the run) selects (its CEL
         selectors)."""
@@ -332,3 +344,74 @@ def has_unresolved_claims(
         if any(class_unknown(c, registry, index) for c in classes):
             return True
     return False
+
+
+def claim_spec(obj_kind: str, data: Mapping[str, Any]) -> tuple[Any, Path]:
+    """The ResourceClaimSpec of a claim or template and its path in the object."""
+    spec = data.get("spec")
+    if obj_kind == "ResourceClaimTemplate":
+        inner = spec.get("spec") if isinstance(spec, Mapping) else None
+        return inner, ("spec", "spec")
+    return spec, ("spec",)
+
+
+def dra_selectors(kind: str, data: Mapping[str, Any]) -> Iterator[tuple[Path, str]]:
+    """Every CEL selector expression of a DRA object, with the path of its value (inside the
+    object): requests, subrequests and a DeviceClass's own selectors."""
+    if kind == "DeviceClass":
+        spec = data.get("spec")
+        yield from _selector_list(
+            spec.get("selectors") if isinstance(spec, Mapping) else None, ("spec", "selectors")
+        )
+        return
+    spec, at = claim_spec(kind, data)
+    devices = spec.get("devices") if isinstance(spec, Mapping) else None
+    requests = devices.get("requests") if isinstance(devices, Mapping) else None
+    if not isinstance(requests, list):
+        return
+    for i, request in enumerate(requests):
+        if not isinstance(request, Mapping):
+            continue
+        path = (*at, "devices", "requests", i)
+        yield from _selector_list(request.get("selectors"), (*path, "selectors"))
+        exactly = request.get("exactly")
+        if isinstance(exactly, Mapping):
+            yield from _selector_list(exactly.get("selectors"), (*path, "exactly", "selectors"))
+        alternatives = request.get("firstAvailable")
+        if isinstance(alternatives, list):
+            for j, sub in enumerate(alternatives):
+                if isinstance(sub, Mapping):
+                    yield from _selector_list(
+                        sub.get("selectors"), (*path, "firstAvailable", j, "selectors")
+                    )
+
+
+def _selector_list(value: Any, path: Path) -> Iterator[tuple[Path, str]]:
+    if not isinstance(value, list):
+        return
+    for k, selector in enumerate(value):
+        cel = selector.get("cel") if isinstance(selector, Mapping) else None
+        expression = cel.get("expression") if isinstance(cel, Mapping) else None
+        if isinstance(expression, str):
+            yield (*path, k, "cel", "expression"), expression
+
+
+def dra_opaque_configs(
+    kind: str, data: Mapping[str, Any]
+) -> Iterator[tuple[Path, Mapping[str, Any]]]:
+    """Every ``config[].opaque`` of a DRA object, with its path (inside the object)."""
+    if kind == "DeviceClass":
+        spec = data.get("spec")
+        entries = spec.get("config") if isinstance(spec, Mapping) else None
+        base: Path = ("spec", "config")
+    else:
+        spec, at = claim_spec(kind, data)
+        devices = spec.get("devices") if isinstance(spec, Mapping) else None
+        entries = devices.get("config") if isinstance(devices, Mapping) else None
+        base = (*at, "devices", "config")
+    if not isinstance(entries, list):
+        return
+    for i, entry in enumerate(entries):
+        opaque = entry.get("opaque") if isinstance(entry, Mapping) else None
+        if isinstance(opaque, Mapping):
+            yield (*base, i, "opaque"), opaque

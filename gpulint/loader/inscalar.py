@@ -1,0 +1,96 @@
+"""A place inside a scalar: the file line and column of a character of a string value.
+
+A finding about part of a value (a column of a CEL expression) is shown there only when the
+file's text proves it: the scalar's source is read again at its span, and the characters at
+the computed place must be the value's own. Plain, single-quoted and double-quoted scalars on
+one line map when their source spells the value with no escape; a literal block (``|``) maps
+line by line, each value line being its source line with the block's indentation removed.
+Folded blocks, escapes and scalars over several lines otherwise are not mapped: the caller
+keeps the whole value's span and says where in the value it is.
+"""
+
+from __future__ import annotations
+
+from gpulint.model import Span
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    index = text.find("\n")
+    while index >= 0:
+        starts.append(index + 1)
+        index = text.find("\n", index + 1)
+    return starts
+
+
+def inside(
+    text: str, span: Span, value: str, offset: int, length: int, starts: list[int] | None = None
+) -> Span | None:
+    """The span of ``value[offset:offset + length]`` in ``text``, where ``span`` is the span
+    of the scalar whose value is ``value``; None when the source does not prove it."""
+    if offset < 0 or offset > len(value):
+        return None
+    starts = starts if starts is not None else _line_starts(text)
+    if span.line < 1 or span.line > len(starts):
+        return None
+    begin = starts[span.line - 1] + span.column - 1
+    if begin >= len(text):
+        return None
+    first = text[begin]
+    length = max(1, min(length, len(value) - offset)) if value else 1
+    if first in "|>":
+        if first == ">":
+            return None
+        return _literal_block(text, starts, span, value, offset, length)
+    if "\n" in value:
+        return None
+    if first in "'\"":
+        start = begin + 1
+        if first == '"' and "\\" in text[start : start + len(value) + 1]:
+            return None
+        if first == "'" and "'" in value:
+            return None
+    else:
+        start = begin
+    if text[start : start + len(value)] != value:
+        return None
+    column = span.column + (start - begin) + offset
+    end = column + length
+    if "\n" in value[offset : offset + length]:
+        return None
+    return Span(span.line, column, span.line, end)
+
+
+def _literal_block(
+    text: str, starts: list[int], span: Span, value: str, offset: int, length: int
+) -> Span | None:
+    lines = value.split("\n")
+    before = value[:offset]
+    index = before.count("\n")
+    column_in_line = offset - (before.rfind("\n") + 1)
+    # The block's indentation: that of its first line with text (YAML 1.2 §8.1.1.1).
+    header = span.line
+    indent = None
+    for number in range(header + 1, len(starts) + 1):
+        line = _line(text, starts, number)
+        if line.strip():
+            indent = len(line) - len(line.lstrip(" "))
+            break
+    if indent is None:
+        return None
+    number = header + 1 + index
+    if number > len(starts):
+        return None
+    source = _line(text, starts, number)
+    expected = lines[index] if index < len(lines) else ""
+    if source[indent:].rstrip("\r") != expected.rstrip("\r"):
+        return None
+    column = indent + column_in_line + 1
+    end = column + min(length, max(1, len(expected) - column_in_line))
+    return Span(number, column, number, end)
+
+
+def _line(text: str, starts: list[int], number: int) -> str:
+    begin = starts[number - 1]
+    end = starts[number] - 1 if number < len(starts) else len(text)
+    return text[begin:end]

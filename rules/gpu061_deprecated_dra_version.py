@@ -1,0 +1,69 @@
+"""DRA object written in a `resource.k8s.io` version that is deprecated or no longer served.
+
+## What it does
+Reports a ResourceClaim, ResourceClaimTemplate, DeviceClass or ResourceSlice whose
+`apiVersion` is `resource.k8s.io/v1beta1`, `v1beta2` or `v1alpha3`, with the release that
+deprecates it and the one that stops serving it, at the `apiVersion` value. `v1` is the
+stable version (Kubernetes 1.34).
+
+It is `info`: a cluster older than the removal release still accepts the object, and
+gpulint does not know your cluster's version. Moving to `v1` also moves the class, selectors,
+mode and count of an exact request under `exactly:` (GPU060 checks that shape).
+
+## Why it matters
+A manifest kept on a beta version stops applying on the first upgrade past its removal
+release (`no matches for kind "ResourceClaimTemplate" in version "resource.k8s.io/v1beta1"`),
+often in the middle of a cluster upgrade.
+
+## Example
+```yaml
+apiVersion: resource.k8s.io/v1beta1   # GPU061
+kind: ResourceClaimTemplate
+```
+
+## Use instead
+```yaml
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+```
+
+## Options
+None.
+
+## References
+- kubernetes `staging/src/k8s.io/api/resource/v1beta1/zz_generated.prerelease-lifecycle.go`
+  (introduced 1.32, deprecated 1.35, removed 1.38), `v1beta2/…` (1.33, 1.36, 1.39),
+  `v1alpha3/…`
+- https://kubernetes.io/docs/reference/using-api/deprecation-guide/
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.api import DRA_LIFECYCLE, K8sObject, RuleContext, Violation
+
+CODE = "GPU061"
+NAME = "deprecated-dra-version"
+SEVERITY = "info"
+SCOPE = "object"
+OPTIONS: dict[str, Any] = {}
+
+_KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
+    if obj.group != "resource.k8s.io" or obj.kind not in _KINDS or obj.parent is not None:
+        return
+    lifecycle = DRA_LIFECYCLE.get(obj.version)
+    if lifecycle is None:
+        return
+    deprecated, removed = lifecycle
+    yield Violation(
+        (*obj.path, "apiVersion"),
+        f"resource.k8s.io/{obj.version} is deprecated from Kubernetes {deprecated} and no "
+        f"longer served from {removed}; write apiVersion: resource.k8s.io/v1 (stable since "
+        "1.34), with each exact request's class, selectors and count under exactly:",
+        at="value",
+    )

@@ -1,0 +1,168 @@
+"""Pod whose DRA claims are referenced wrongly, or name a claim nothing defines.
+
+## What it does
+Checks a pod spec's `spec.resourceClaims` and its containers' `resources.claims`:
+
+- a container's `resources.claims[].name` that names no entry of `spec.resourceClaims`
+  (error: "must be one of the names in pod.spec.resourceClaims");
+- a `resourceClaims` entry without a name, with a name that is not a DNS label or is used
+  twice, with both `resourceClaimName` and `resourceClaimTemplateName` or with neither, or
+  written in the shape before Kubernetes 1.31 (`source: {resourceClaimTemplateName: …}`):
+  errors, as the API server says them;
+- an entry whose ResourceClaim or ResourceClaimTemplate is not in the file: it may exist in
+  the cluster, so this is `info` saying so, unless the file defines one of that kind whose
+  name is a near miss (one typo away): then a `warning` with the name it probably means.
+
+## Why it matters
+The API server rejects a pod (or a Deployment's template) whose claims do not line up, and
+a pod whose claim or template does not exist stays `Pending` with an event
+(`resourceclaimtemplate "gpu-tmpl" not found`) few users find.
+
+## Example
+```yaml
+spec:
+  resourceClaims:
+  - name: gpu
+    resourceClaimTemplateName: single-gpu
+  containers:
+  - name: app
+    resources:
+      claims:
+      - name: gpus        # GPU062: the pod's claim is named gpu
+```
+
+## Use instead
+```yaml
+    resources:
+      claims:
+      - name: gpu
+```
+
+## Options
+None.
+
+## References
+- kubernetes `pkg/apis/core/validation/validation.go` (`validatePodResourceClaims`,
+  `validatePodResourceClaim`, `validateResourceClaimNames`)
+- kubernetes `staging/src/k8s.io/api/core/v1/types.go` (`PodResourceClaim`: the
+  `source` field was replaced by `resourceClaimName` and `resourceClaimTemplateName` in 1.31)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from gpulint.api import PodSpec, RuleContext, Violation, dns_label, one_typo_from
+
+CODE = "GPU062"
+NAME = "invalid-pod-claim-reference"
+SEVERITY = "error"
+SCOPE = "pod"
+OPTIONS: dict[str, Any] = {}
+
+_REFS = {"resourceClaimName": "ResourceClaim", "resourceClaimTemplateName": "ResourceClaimTemplate"}
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    if pod.location != "pod":
+        return
+    entries = pod.spec.get("resourceClaims")
+    names: set[str] = set()
+    base = (*pod.path, "resourceClaims")
+    if isinstance(entries, list):
+        for i, entry in enumerate(entries):
+            if isinstance(entry, Mapping):
+                yield from _entry(pod, entry, (*base, i), names, ctx)
+    for container in pod.containers:
+        resources = container.resources
+        claims = resources.get("claims") if resources else None
+        if not isinstance(claims, list):
+            continue
+        for j, claim in enumerate(claims):
+            name = claim.get("name") if isinstance(claim, Mapping) else None
+            if not isinstance(name, str) or not name or name in names:
+                continue
+            listed = ": " + ", ".join(sorted(names)) if names else " which is empty"
+            close = one_typo_from(name, names)
+            hint = f"; did you mean {close}?" if close else ""
+            yield Violation(
+                (*container.resources_path, "claims", j, "name"),
+                f"the API server rejects this pod: container {container.label} claims "
+                f'"{name}", which must be one of the names in pod.spec.resourceClaims'
+                f"{listed}{hint}",
+                at="value",
+            )
+
+
+def _entry(
+    pod: PodSpec, entry: Mapping[str, Any], at: tuple[Any, ...], names: set[str], ctx: RuleContext
+) -> Iterator[Violation]:
+    rejected = "the API server rejects this pod"
+    name = entry.get("name")
+    if not isinstance(name, str) or not name:
+        yield Violation(at, f"{rejected}: resourceClaims entry without a name (Required value)")
+    elif name in names:
+        yield Violation((*at, "name"), f'{rejected}: Duplicate value: "{name}"', at="value")
+    else:
+        why = dns_label(name)
+        if why:
+            yield Violation(
+                (*at, "name"), f'{rejected}: Invalid value: "{name}": {why}', at="value"
+            )
+        names.add(name)
+    if "source" in entry:
+        source = entry.get("source")
+        inner = [k for k in _REFS if isinstance(source, Mapping) and k in source]
+        hint = (
+            f"move {inner[0]} up one level, next to name (the shape since Kubernetes 1.31)"
+            if inner
+            else "write resourceClaimName or resourceClaimTemplateName next to name"
+        )
+        yield Violation(
+            (*at, "source"),
+            f'{rejected}: strict decoding error: unknown field "source" (removed in '
+            f"Kubernetes 1.31); {hint}",
+        )
+        return
+    given = [k for k in _REFS if entry.get(k) not in (None, "")]
+    if len(given) == 2:
+        yield Violation(
+            (*at, "resourceClaimTemplateName"),
+            f"{rejected}: at most one of `resourceClaimName` or `resourceClaimTemplateName` "
+            "may be specified",
+        )
+        return
+    if not given:
+        yield Violation(
+            at,
+            f"{rejected}: must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
+        )
+        return
+    field = given[0]
+    target = entry.get(field)
+    if not isinstance(target, str) or "{{" in target or "$" in target or ctx.claims is None:
+        return
+    kind = _REFS[field]
+    if ctx.claims.claim(kind, target, pod.obj.namespace) is not None:
+        return
+    defined = [n for n in ctx.claims.claim_names(kind) if n != target]
+    close = one_typo_from(target, defined)
+    if close:
+        yield Violation(
+            (*at, field),
+            f"no {kind} named {target} is defined here, and this file defines {close}, one "
+            f"typo away: the pod stays Pending if {target} does not exist; did you mean "
+            f"{close}?",
+            at="value",
+            severity="warning",
+        )
+        return
+    yield Violation(
+        (*at, field),
+        f"{kind} {target} is not in this file: gpulint assumed it exists in the pod's "
+        "namespace (a pod whose claim does not exist stays Pending); put it in the same file "
+        "to have it checked",
+        at="value",
+        severity="info",
+    )
