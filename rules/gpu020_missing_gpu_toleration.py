@@ -13,12 +13,15 @@ A pod that gets GPUs through Dynamic Resource Allocation counts as a GPU pod too
 asks for a GPU device class such as `gpu.nvidia.com` (the registry's `dra` section, or a
 DeviceClass of the file that selects a GPU driver). So does a GPU written in the pod-level
 `resources` (rejected there, GPU030: once it moves into a container the pod needs the
-toleration). An explicit `nvidia.com/gpu: 0` is a CPU pod. A name that only looks like an
-accelerator (`nvidia.com/gpus`, GPU010) makes a GPU pod of unknown hardware: only taints
-without `hardware` apply to it. This is the same GPU pod as GPU021's, declarative rules'
-`when: {gpu: true}` and `gpulint inspect`'s (see References). Where a workload kind gives
-its pods default tolerations (an Argo template without tolerations runs with the workflow's
-`spec.templateDefaults.tolerations` or `spec.tolerations`), those are the pod's tolerations.
+toleration), and so does a GPU its operator writes into it from a field of its own (the
+workload table's `operator_gpus`: NVIDIA Dynamo's `resources.limits.gpu: "1"` becomes the
+main container's `nvidia.com/gpu`). An explicit `nvidia.com/gpu: 0` is a CPU pod. A name
+that only looks like an accelerator (`nvidia.com/gpus`, GPU010) makes a GPU pod of unknown
+hardware: only taints without `hardware` apply to it. This is the same GPU pod as GPU021's,
+declarative rules' `when: {gpu: true}` and `gpulint inspect`'s (see References). Where a
+workload kind gives its pods default tolerations (an Argo template without tolerations runs
+with the workflow's `spec.templateDefaults.tolerations` or `spec.tolerations`), those are
+the pod's tolerations.
 
 When a toleration is meant for the taint (its key, or an empty one, or the key in another
 case or one or two edits off) but does not match, the finding is at what to change in it
@@ -177,7 +180,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     hardware: set[str] = set()
     known: list[str] = []
-    for name in [*(e.name for e in demand.entries), *demand.pod_level]:
+    # What the pod's operator writes into it from a field of its own (Dynamo's gpu: "1").
+    operated = {name: path for name, path in demand.operator}
+    for name in [*(e.name for e in demand.entries), *demand.pod_level, *operated]:
         resource = registry.get(name)
         if resource is not None:
             hardware.add(resource.hardware)
@@ -185,17 +190,22 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     hardware.update(claim.hardware for claim in demand.claims)
     # Name what makes it a GPU pod: a known device first, else the claim, else the
     # look-alike name (whose hardware is unknown: only taints for every accelerator apply).
-    requested = known or [e.name for e in demand.entries] or list(demand.pod_level)
+    requested = known or [e.name for e in demand.entries] or [*demand.pod_level, *operated]
     if known or not demand.claims:
         first = f"requests {requested[0]}"
-        if requested[0] not in {e.name for e in demand.entries}:
+        if requested[0] in {e.name for e in demand.entries}:
+            pass
+        elif requested[0] in demand.pod_level:
             first += " in its pod-level resources"
+        elif requested[0] in operated:
+            field = ".".join(str(p) for p in operated[requested[0]])
+            first = f"gets {requested[0]} from its operator's field {field}"
     else:
         first = f"gets a GPU through the {demand.claims[0].describe()}"
     tolerations = pod.tolerations
     node_name = pod.spec.get("nodeName")
     bound = isinstance(node_name, str) and bool(node_name)
-    names = [e.name for e in demand.entries]
+    names = [e.name for e in demand.entries] + [n for n in operated if n not in demand.pod_level]
     ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
     wanted = [*names, *demand.pod_level]
     # A node agent's toleration is a hedge (NVIDIA's and Neuron's device plugin manifests
@@ -328,6 +338,7 @@ def _untolerated(
     if describes_nodes(cluster):
         names = [e.name for e in demand.entries if ctx.registry.is_accelerator(e.name)]
         names += [n for n in demand.pod_level if ctx.registry.is_accelerator(n)]
+        names += [n for n, _ in demand.operator if ctx.registry.is_accelerator(n)]
         nodes = nodes_offering(cluster, names) if names else []
         if not names:
             # A DRA claim (or a look-alike name): any GPU node may serve it.

@@ -275,6 +275,12 @@ VALID = {"group": "example.com", "kind": "GPUJob", "pods": ["spec.template.spec"
         ({**VALID, "pod_defaults": {"tolerations": []}}, "non-empty list"),
         ({**VALID, "pod_defaults": ["spec.tolerations"]}, "pod_defaults: must be a mapping"),
         ({**VALID, "node_agent": "yes"}, "node_agent: must be true or false"),
+        ({**VALID, "operator_gpus": {"at": "spec"}}, "operator_gpus: must be a list"),
+        ({**VALID, "operator_gpus": [{"at": "spec"}]}, "operator_gpus[0].amount: required"),
+        (
+            {**VALID, "operator_gpus": [{"at": "spec[0]", "amount": "gpu", "resource": "x/y"}]},
+            "operator_gpus[0].at:",
+        ),
     ],
 )
 def test_a_wrong_row_is_a_clear_error(row: Any, fragment: str) -> None:
@@ -302,6 +308,14 @@ def test_a_wrong_row_is_a_clear_error(row: Any, fragment: str) -> None:
             "require_containers": True,
             "node_agent": False,
         },
+        {
+            "group": "x.io",
+            "kind": "A",
+            "pods": ["spec.services.*.podSpec"],
+            "operator_gpus": [
+                {"at": "spec.services.*", "amount": "gpus", "resource": "nvidia.com/gpu"}
+            ],
+        },
     ],
 )
 def test_valid_rows_pass(row: dict[str, Any]) -> None:
@@ -322,6 +336,13 @@ def test_schema_and_validator_agree() -> None:
         {"group": "x.io", "kind": "A", "pods": ["spec[0]"]},
         {"group": "x.io", "kind": "A", "pods": ["spec"], "extra": 1},
         {"group": "x.io", "kind": "A", "pods": ["spec"], "pod_defaults": {"affinity": ["a"]}},
+        {"group": "x.io", "kind": "A", "pods": ["spec"], "operator_gpus": [{"at": "spec"}]},
+        {
+            "group": "x.io",
+            "kind": "A",
+            "pods": ["spec"],
+            "operator_gpus": [{"at": "spec", "amount": "gpu", "resource": "r", "extra": 1}],
+        },
     ]
     for row in rows:
         by_schema = validator.is_valid({"workloads": [row]})

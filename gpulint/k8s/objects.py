@@ -133,6 +133,7 @@ class PodSpec:
         "node_agent",
         "obj",
         "operator_amounts",
+        "operator_gpus",
         "path",
         "pattern",
         "spec",
@@ -172,6 +173,9 @@ class PodSpec:
         #: The resources are an operator's amounts, written into requests and limits both
         #: (``WorkloadKind.operator_amounts``).
         self.operator_amounts = False
+        #: Accelerators the owning kind's operator adds to the pod from its own fields
+        #: (``WorkloadKind.operator_gpus``): ``(resource name, path of the amount)``.
+        self.operator_gpus: tuple[tuple[str, Path], ...] = ()
         #: Answers computed from this pod spec that several rules ask for (its resource
         #: entries): they live and die with the pod spec, not in a module-level cache.
         self.memo: dict[Any, Any] = {}

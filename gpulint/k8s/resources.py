@@ -256,11 +256,14 @@ class GpuDemand(NamedTuple):
     claims: tuple[GpuClaim, ...]
     #: A ``resourceClaims`` entry whose claim is not in the file: its device class is unknown.
     unresolved: bool
+    #: Accelerators the pod's operator writes into it from its own fields
+    #: (``PodSpec.operator_gpus``: Dynamo's ``resources.limits.gpu``), with their paths.
+    operator: tuple[tuple[str, Path], ...] = ()
 
     @property
     def gpu(self) -> bool:
         """The pod means to get an accelerator."""
-        return bool(self.entries or self.pod_level or self.claims)
+        return bool(self.entries or self.pod_level or self.claims or self.operator)
 
     @property
     def cpu(self) -> bool:
@@ -281,7 +284,9 @@ def gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None = Non
       not set resources and never count;
     - in the pod-level ``spec.resources`` (rejected there, GPU030, but clearly wanted);
     - or through a DRA ``resourceClaims`` entry whose ResourceClaim or ResourceClaimTemplate
-      in the same file asks for a GPU device class (:func:`gpulint.k8s.dra.gpu_claims`).
+      in the same file asks for a GPU device class (:func:`gpulint.k8s.dra.gpu_claims`);
+    - or through a field of its operator's own that the operator turns into a request
+      (the workload table's ``operator_gpus``: Dynamo's ``resources.limits.gpu``).
 
     An explicit ``0`` asks for nothing: with only zeros the pod is a CPU pod. A null value,
     a template placeholder (``$GPUS``, ``{{ .Values.gpus }}``) or an unparseable value still
@@ -321,6 +326,7 @@ def _gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None) -> 
         tuple(pod_level),
         tuple(gpu_claims(pod, registry, claims)),
         has_unresolved_claims(pod, claims, registry),
+        pod.operator_gpus,
     )
 
 

@@ -19,6 +19,7 @@ import json
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path as FsPath
+from typing import Any
 
 from gpulint.data import data_path
 from gpulint.k8s.objects import (
@@ -195,6 +196,8 @@ class WorkloadTable:
             for pod in pods:
                 pod.added_tolerations = row.added_tolerations
                 pod.operator_amounts = row.operator_amounts and pod.location == "resources"
+        if row.operator_gpus and pods:
+            _add_operator_gpus(obj, row, pods)
         if row.pod_defaults and pods:
             # The object-wide defaults do not depend on the pod: found once, not per pod.
             defaults = [
@@ -214,6 +217,37 @@ class WorkloadTable:
                         inner = make_object(obj.doc, path, data, obj)
                         pods.extend(self._pod_specs(inner, depth + 1))
         return pods
+
+
+def _add_operator_gpus(obj: K8sObject, row: WorkloadKind, pods: list[PodSpec]) -> None:
+    """Give the pod specs inside each unit of ``row.operator_gpus`` the accelerator the
+    operator writes into them (an explicit zero, or a value that is no scalar, gives none)."""
+    for unit, amount_path, resource, resource_field in row.operator_gpus:
+        for path, data in expand(obj.data, unit, obj.path):
+            if not isinstance(data, dict):
+                continue
+            written = value_at(data, amount_path)
+            if written is None or isinstance(written, (dict, list, bool)):
+                continue
+            if _explicit_zero(written):
+                continue
+            name = value_at(data, resource_field) if resource_field else None
+            name = name if isinstance(name, str) and name else resource
+            found = (name, (*path, *amount_path))
+            for pod in pods:
+                if pod.location == "pod" and pod.path[: len(path)] == path:
+                    pod.operator_gpus = (*pod.operator_gpus, found)
+
+
+def _explicit_zero(written: Any) -> bool:
+    """An amount that asks for nothing (``0``, ``"0"``); one that does not parse still shows
+    the intent (a placeholder) and counts, as in :func:`gpulint.k8s.resources.gpu_demand`."""
+    from gpulint.k8s.quantity.parse import QuantityError, parse_quantity
+
+    try:
+        return parse_quantity(str(written).strip()) <= 0
+    except QuantityError:
+        return False
 
 
 def _owning_pod(by_path: Mapping[Path, PodSpec], path: Path) -> PodSpec | None:

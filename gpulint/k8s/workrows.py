@@ -31,6 +31,12 @@ Two row options cover what a plain path cannot say:
   ``spec.tolerations``). Only ``tolerations`` is supported.
 * ``require_containers`` -- a matched pod spec with no containers is not a pod (Argo
   templates of type steps, dag, resource or suspend run no container).
+* ``operator_gpus`` -- accelerators the kind's operator writes into the pods it makes from
+  a field of its own (NVIDIA Dynamo's ``spec.services.*.resources.limits.gpu: "1"`` becomes
+  ``nvidia.com/gpu: 1`` in the main container): each entry names the unit (``at``, a
+  pattern), the amount (``amount``, a path from the unit), the resource it becomes
+  (``resource``) and optionally the field that names another resource (``resource_field``);
+  the pod specs inside the unit are GPU pods when the amount is not an explicit zero.
 """
 
 import re
@@ -53,6 +59,7 @@ ROW_KEYS = (
     "node_agent",
     "added_tolerations",
     "operator_amounts",
+    "operator_gpus",
     "source",
 )
 #: Embedded objects nest at most this deep (an object inside an object inside ...).
@@ -95,6 +102,9 @@ class WorkloadKind(NamedTuple):
     #: writes into a container's requests *and* limits (llmaz flavors): the rules that
     #: compare requests with limits (GPU001, GPU002, GPU003) do not apply to them.
     operator_amounts: bool = False
+    #: Accelerators the operator writes into the pods from its own fields:
+    #: ``(unit pattern, amount path, resource, resource-field path or ())``.
+    operator_gpus: tuple[tuple[tuple[str, ...], tuple[str, ...], str, tuple[str, ...]], ...] = ()
     #: Where the row came from: "built-in" or a configuration file.
     origin: str = "built-in"
     source: str = ""
@@ -119,6 +129,15 @@ class WorkloadKind(NamedTuple):
             node_agent=bool(row.get("node_agent", False)),
             added_tolerations=tuple(row.get("added_tolerations", ())),
             operator_amounts=bool(row.get("operator_amounts", False)),
+            operator_gpus=tuple(
+                (
+                    parse_pattern(g["at"]),
+                    parse_pattern(g["amount"]),
+                    str(g["resource"]),
+                    parse_pattern(g["resource_field"]) if g.get("resource_field") else (),
+                )
+                for g in row.get("operator_gpus", ())
+            ),
             origin=origin,
             source=str(row.get("source", "")),
         )
@@ -255,11 +274,37 @@ def validate_row(row: Any) -> list[str]:
         not isinstance(added, list) or not all(isinstance(t, Mapping) for t in added)
     ):
         errors.append(f"added_tolerations: must be a list of tolerations, got {_shown(added)}")
+    errors.extend(_operator_gpu_errors(row.get("operator_gpus")))
     for flag in ("require_containers", "node_agent", "operator_amounts"):
         if flag in row and not isinstance(row[flag], bool):
             errors.append(f"{flag}: must be true or false, got {_shown(row[flag])}")
     if "source" in row and not isinstance(row["source"], str):
         errors.append(f"source: must be a string, got {_shown(row['source'])}")
+    return errors
+
+
+def _operator_gpu_errors(entries: Any) -> list[str]:
+    """Why an ``operator_gpus`` value is not a list of ``{at, amount, resource,
+    resource_field?}`` entries of valid paths."""
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        return [f"operator_gpus: must be a list, got {_shown(entries)}"]
+    errors: list[str] = []
+    for i, entry in enumerate(entries):
+        where = f"operator_gpus[{i}]"
+        if not isinstance(entry, Mapping):
+            errors.append(f"{where}: must be a mapping with at, amount and resource")
+            continue
+        unknown = set(entry) - {"at", "amount", "resource", "resource_field"}
+        if unknown:
+            errors.append(f"{where}: unknown key {sorted(unknown)[0]!r}")
+        for key in ("at", "amount", "resource"):
+            if not isinstance(entry.get(key), str) or not entry.get(key):
+                errors.append(f"{where}.{key}: required, a non-empty string")
+        for key in ("at", "amount", "resource_field"):
+            if isinstance(entry.get(key), str) and entry[key]:
+                errors.extend(f"{where}.{key}: {m}" for m in validate_pattern(entry[key], key))
     return errors
 
 
