@@ -32,6 +32,9 @@ agree on or its GPU node-pool objects carry (gpulint/cluster/evidence.py; the fi
 that evidence); when nothing says, the finding rests on gpulint's default taint and is
 `info` (`assumed`).
 
+A pod that asks KAI Scheduler (or Run:ai) for a share of a GPU with the `gpu-fraction` or
+`gpu-memory` pod annotation holds a GPU its resources do not show: it is not flagged.
+
 A Spark driver or executor whose GPUs Spark itself asks for is not a CPU pod, although its
 pod template writes no GPU: the SparkApplication's `spec.executor.gpu` (`spec.driver.gpu`),
 or `spark.executor.resource.gpu.amount` (`spark.driver.…`) in its `sparkConf`, makes Spark
@@ -91,6 +94,7 @@ from gpulint.api import (
     describes_nodes,
     enforced_taints,
     gpu_demand,
+    shares_by_annotation,
     spark_asks_for_gpus,
     taints_from_options,
     tolerates,
@@ -113,6 +117,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return  # a GPU pod, or a DRA claim defined elsewhere that may well be a GPU
     if spark_asks_for_gpus(pod):
         return  # Spark adds the GPU limit to the pod it creates
+    if shares_by_annotation(pod):
+        return  # KAI Scheduler gives it a share of a GPU (gpu-fraction, gpu-memory)
     from gpulint.api import find_agent  # a CPU pod that tolerates something: imported then
 
     agent = find_agent(pod)

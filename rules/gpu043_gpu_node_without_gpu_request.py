@@ -108,6 +108,7 @@ from gpulint.api import (
     expression_key_path,
     gpu_demand,
     required_node_terms,
+    shares_by_annotation,
     spark_asks_for_gpus,
 )
 
@@ -166,9 +167,6 @@ NVIDIA = "NVIDIA_VISIBLE_DEVICES"
 #: "Container runtime class") and k3s's (``nvidia``, ``nvidia-experimental``:
 #: docs.k3s.io/advanced#nvidia-container-runtime-support).
 NVIDIA_RUNTIME_CLASSES = frozenset({"nvidia", "nvidia-cdi", "nvidia-legacy", "nvidia-experimental"})
-#: Pod annotations through which KAI Scheduler (and Run:ai) give a pod a share of a GPU
-#: (NVIDIA/KAI-Scheduler docs/gpu-sharing): the pod writes no GPU resource.
-SHARING_ANNOTATIONS = ("gpu-fraction", "gpu-memory")
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -186,7 +184,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return  # a GPU pod, or a DRA claim defined elsewhere that may well be a GPU
     from gpulint.api import find_agent, image_repository  # rarely needed: imported then
 
-    if spark_asks_for_gpus(pod) or _shares_by_annotation(pod) or find_agent(pod) is not None:
+    if spark_asks_for_gpus(pod) or shares_by_annotation(pod) or find_agent(pod) is not None:
         return
     cuda = [
         c
@@ -266,14 +264,6 @@ def _runtime_findings(
             severity="info",
         )
         return
-
-
-def _shares_by_annotation(pod: PodSpec) -> bool:
-    meta = pod.template_metadata()
-    if meta is None and pod.obj.kind == "Pod" and isinstance(pod.obj.data, dict):
-        meta = pod.obj.data.get("metadata")
-    annotations = meta.get("annotations") if isinstance(meta, dict) else None
-    return isinstance(annotations, dict) and any(a in annotations for a in SHARING_ANNOTATIONS)
 
 
 def _resource_for(key: str) -> str | None:

@@ -405,6 +405,21 @@ def _whole_gpu_count(container: Container, registry: Registry) -> int | None:
     return total
 
 
+#: Pod annotations through which KAI Scheduler (and Run:ai) give a pod a share of a GPU
+#: (NVIDIA/KAI-Scheduler docs/gpu-sharing): the pod writes no GPU resource.
+SHARING_ANNOTATIONS = ("gpu-fraction", "gpu-memory")
+
+
+def shares_by_annotation(pod: PodSpec) -> bool:
+    """The pod asks KAI Scheduler (or Run:ai) for a share of a GPU by a pod annotation
+    (:data:`SHARING_ANNOTATIONS`): it holds a GPU its resources do not show."""
+    meta = pod.template_metadata()
+    if meta is None and pod.obj.kind == "Pod" and isinstance(pod.obj.data, dict):
+        meta = pod.obj.data.get("metadata")
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    return isinstance(annotations, dict) and any(a in annotations for a in SHARING_ANNOTATIONS)
+
+
 #: The Spark operator's kinds, whose driver and executor pods Spark creates.
 _SPARK_KINDS = frozenset({"SparkApplication", "ScheduledSparkApplication"})
 
