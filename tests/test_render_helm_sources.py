@@ -272,3 +272,22 @@ def test_a_missing_dependency_is_at_its_name_in_chart_yaml(tmp_path: Path, helm_
         ("GL200", "batch/Chart.yaml", 7, 11)
     ]
     assert "helm dependency build" in findings[0]["message"]
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_v1_chart_s_missing_dependency_is_in_requirements_yaml(
+    tmp_path: Path, helm_path: str
+) -> None:
+    chart = tmp_path / "rapids"
+    (chart / "templates").mkdir(parents=True)
+    (tmp_path / ".git").mkdir()
+    (chart / "Chart.yaml").write_text("apiVersion: v1\nname: rapids\nversion: 0.1.0\n")
+    (chart / "requirements.yaml").write_text(
+        "dependencies:\n- name: dask\n  version: 4.5.0\n  repository: https://helm.dask.org/\n"
+    )
+    (chart / "values.yaml").write_text("{}\n")
+    findings = _check(tmp_path, "rapids", helm_path=helm_path)
+    assert [(f["rule"], f["path"], f["line"], f["column"]) for f in findings] == [
+        ("GL200", "rapids/requirements.yaml", 2, 9)
+    ]

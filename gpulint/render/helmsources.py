@@ -418,8 +418,11 @@ def placed_error(
     where = error_place(stderr)
     text = readable(stderr, returncode, where is not None)
     if where is None:
-        line, column = missing_dependency(stderr, chart) or (1, 1)
-        return text, line, None, column
+        got = missing_dependency(stderr, chart)
+        if got is None:
+            return text, 1, None, 1
+        line, column, file = got
+        return text, line, None if file is None else label_of(file), column
     resolved = resolve(where.source)
     if isinstance(resolved, str) or resolved.archive is not None:
         return readable(stderr, returncode, False), 1, None, 1
@@ -431,21 +434,25 @@ def placed_error(
 _MISSING = re.compile(r"missing in charts/ directory: ([^\n;]+)")
 
 
-def missing_dependency(stderr: str, chart: str) -> tuple[int, int] | None:
+def missing_dependency(stderr: str, chart: str) -> tuple[int, int, str | None] | None:
     """The line and column of the first dependency helm's error says is missing from
     ``charts/`` (``found in Chart.yaml, but missing in charts/ directory: a, b``): its
-    ``name:`` in the chart's Chart.yaml, or None."""
+    ``name:`` in the chart's Chart.yaml (None: that file), or in the ``requirements.yaml``
+    of a chart of ``apiVersion: v1`` (its path), or None."""
     m = _MISSING.search(stderr)
     if m is None:
         return None
     first = m.group(1).split(",")[0].strip()
-    text = read_text(os.path.join(chart, "Chart.yaml"), 1 << 20)
-    docs = load_documents(text) if text is not None else []
-    deps = docs[0].data.get("dependencies") if docs and isinstance(docs[0].data, dict) else None
-    for i, dep in enumerate(deps if isinstance(deps, list) else []):
-        if isinstance(dep, dict) and first in (dep.get("name"), dep.get("alias")):
-            span = docs[0].value_span(("dependencies", i, "name"))
-            return span.line, span.column
+    for name in ("Chart.yaml", "requirements.yaml"):
+        path = os.path.join(chart, name)
+        text = read_text(path, 1 << 20)
+        docs = load_documents(text) if text is not None else []
+        data = docs[0].data if docs and isinstance(docs[0].data, dict) else {}
+        deps = data.get("dependencies")
+        for i, dep in enumerate(deps if isinstance(deps, list) else []):
+            if isinstance(dep, dict) and first in (dep.get("name"), dep.get("alias")):
+                span = docs[0].value_span(("dependencies", i, "name"))
+                return span.line, span.column, (None if name == "Chart.yaml" else path)
     return None
 
 
