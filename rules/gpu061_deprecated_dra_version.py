@@ -2,8 +2,9 @@
 
 ## What it does
 Reports a ResourceClaim, ResourceClaimTemplate, DeviceClass or ResourceSlice whose
-`apiVersion` is `resource.k8s.io/v1beta1`, `v1beta2` or `v1alpha3`, with the release that
-deprecates it and the one that stops serving it, at the `apiVersion` value. `v1` is the
+`apiVersion` is `resource.k8s.io/v1beta1` or `v1beta2`, with the release that deprecates it
+and the one that stops serving it, or an alpha version (`v1alpha2`, `v1alpha3`: served only
+where alpha APIs are turned on), at the `apiVersion` value. `v1` is the
 stable version (Kubernetes 1.34).
 
 It is `info`: a cluster older than the removal release still accepts the object, and
@@ -32,8 +33,7 @@ None.
 
 ## References
 - kubernetes `staging/src/k8s.io/api/resource/v1beta1/zz_generated.prerelease-lifecycle.go`
-  (introduced 1.32, deprecated 1.35, removed 1.38), `v1beta2/…` (1.33, 1.36, 1.39),
-  `v1alpha3/…`
+  (introduced 1.32, deprecated 1.35, removed 1.38), `v1beta2/…` (1.33, 1.36, 1.39)
 - https://kubernetes.io/docs/reference/using-api/deprecation-guide/
 """
 
@@ -57,13 +57,19 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     if obj.group != "resource.k8s.io" or obj.kind not in _KINDS or obj.parent is not None:
         return
     lifecycle = DRA_LIFECYCLE.get(obj.version)
-    if lifecycle is None:
+    if lifecycle is not None:
+        deprecated, removed = lifecycle
+        when = f"is deprecated from Kubernetes {deprecated} and no longer served from {removed}"
+    elif obj.version.startswith("v1alpha"):
+        when = (
+            "is an alpha version: served only where alpha APIs are turned on, and removed "
+            "without a deprecation period"
+        )
+    else:
         return
-    deprecated, removed = lifecycle
     yield Violation(
         (*obj.path, "apiVersion"),
-        f"resource.k8s.io/{obj.version} is deprecated from Kubernetes {deprecated} and no "
-        f"longer served from {removed}; write apiVersion: resource.k8s.io/v1 (stable since "
-        "1.34), with each exact request's class, selectors and count under exactly:",
+        f"resource.k8s.io/{obj.version} {when}; write apiVersion: resource.k8s.io/v1 (stable "
+        "since 1.34), with each exact request's class, selectors and count under exactly:",
         at="value",
     )

@@ -112,18 +112,7 @@ def _entry(
             )
         names.add(name)
     if "source" in entry:
-        source = entry.get("source")
-        inner = [k for k in _REFS if isinstance(source, Mapping) and k in source]
-        hint = (
-            f"move {inner[0]} up one level, next to name (the shape since Kubernetes 1.31)"
-            if inner
-            else "write resourceClaimName or resourceClaimTemplateName next to name"
-        )
-        yield Violation(
-            (*at, "source"),
-            f'{rejected}: strict decoding error: unknown field "source" (removed in '
-            f"Kubernetes 1.31); {hint}",
-        )
+        yield _source(entry, at, ctx)
         return
     given = [k for k in _REFS if entry.get(k) not in (None, "")]
     if len(given) == 2:
@@ -166,3 +155,29 @@ def _entry(
         at="value",
         severity="info",
     )
+
+
+def _source(entry: Mapping[str, Any], at: tuple[Any, ...], ctx: RuleContext) -> Violation:
+    """The shape before Kubernetes 1.31. Every release still supported rejects it, so it is
+    an error, unless the file's own DRA objects are of the alpha API it went with
+    (``v1alpha2``, Kubernetes 1.30 and older): then the file targets such a cluster."""
+    source = entry.get("source")
+    inner = [k for k in _REFS if isinstance(source, Mapping) and k in source]
+    hint = (
+        f"move {inner[0]} up one level, next to name (the shape since Kubernetes 1.31)"
+        if inner
+        else "write resourceClaimName or resourceClaimTemplateName next to name"
+    )
+    message = (
+        'the API server rejects this pod: strict decoding error: unknown field "source" '
+        f"(replaced in Kubernetes 1.31); {hint}"
+    )
+    if ctx.claims is not None and "v1alpha2" in ctx.claims.versions():
+        return Violation(
+            (*at, "source"),
+            "source: is the shape of Kubernetes 1.30 and older, which this file targets (its "
+            "DRA objects are resource.k8s.io/v1alpha2); from 1.31 the API server rejects it "
+            f'(unknown field "source"): {hint}',
+            severity="info",
+        )
+    return Violation((*at, "source"), message)

@@ -69,6 +69,8 @@ class ClaimObject(NamedTuple):
     device_classes: tuple[str, ...]
     document: int
     path: Path
+    #: The ``resource.k8s.io`` version it is written in.
+    version: str = ""
 
 
 class GpuClaim(NamedTuple):
@@ -160,6 +162,7 @@ class ClaimIndex:
                 tuple(device_classes(spec)),
                 obj.doc.index,
                 obj.path,
+                obj.version,
             )
             claims.setdefault((obj.kind, name), []).append(entry)
         elif obj.kind == "DeviceClass" and name:
@@ -184,6 +187,10 @@ class ClaimIndex:
         """A DeviceClass of this file names ``name`` as its ``spec.extendedResourceName``."""
         self._index()
         return name in self._extended or (self.run is not None and name in self.run.extended)
+
+    def versions(self) -> set[str]:
+        """The ``resource.k8s.io`` versions the file's claims and templates are written in."""
+        return {c.version for found in self._index().values() for c in found}
 
     def claim_names(self, kind: str) -> list[str]:
         """The names of the file's claims (or templates) of ``kind``."""

@@ -71,7 +71,6 @@ _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9
 #: When each version of resource.k8s.io stops being served (``zz_generated.prerelease-
 #: lifecycle.go`` of the version: deprecated, removed).
 DRA_LIFECYCLE = {
-    "v1alpha3": ("1.32", "1.35"),
     "v1beta1": ("1.35", "1.38"),
     "v1beta2": ("1.36", "1.39"),
 }
