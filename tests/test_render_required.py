@@ -57,3 +57,30 @@ def test_a_required_value_set_empty_by_a_flag_stays_at_helm_s_line(
 ) -> None:
     f = _gl200(tmp_path, helm_path, "--set", "server.model=")
     assert (f["path"], f["line"]) == ("required/templates/deployment.yaml", 1)
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_placeholder_tpl_cannot_run_is_at_its_values_line(tmp_path: Path, helm_path: str) -> None:
+    """A Grafana dashboard kept in values, its legend `{{instance}}`, run through `tpl`."""
+    chart = tmp_path / "dash"
+    (chart / "templates").mkdir(parents=True)
+    (tmp_path / ".git").mkdir()
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: dash\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text(
+        "dashboards:\n  gpu:\n    title: GPU utilisation\n"
+        '    legend: "{{instance}} / {{gpu}}"   # GL200: tpl reads it as a template\n'
+    )
+    (chart / "templates" / "dashboards.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dashboards\ndata:\n"
+        "  gpu.json: |\n    {{- tpl (toJson .Values.dashboards.gpu) . | nindent 4 }}\n"
+    )
+    proc = gpulint_in_process(
+        "check", "--format", "json", "--render", "--helm", helm_path, "dash", cwd=tmp_path
+    )
+    (f,) = json.loads(proc.stdout)["findings"]
+    assert (f["rule"], f["path"], f["line"], f["column"]) == ("GL200", "dash/values.yaml", 4, 13)
+    assert (
+        "`{{instance}}` here is run as a template by `tpl` at templates/dashboards.yaml:7"
+        in (f["message"])
+    )

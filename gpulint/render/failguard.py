@@ -159,11 +159,14 @@ def on_guard(failure: Failure, stderr: str, rendered: HelmRendered) -> Failure:
     where = error_place(stderr)
     if failure.path is None or where is None or where.rendered:
         return failure
-    if "execution error" not in stderr:
+    tpl = _TPL.search(stderr)
+    if "execution error" not in stderr and tpl is None:
         return failure
     resolved = rendered.resolve(where.source)
     if isinstance(resolved, str) or resolved.archive is not None:
         return failure
+    if tpl is not None:
+        return _on_tpl(failure, rendered, resolved, tpl, stderr, where.line)
     text = read_text(resolved.real, MAX_TEMPLATE) or ""
     asked = required_key(text, where.line)
     if asked is not None:
@@ -271,3 +274,59 @@ def _moved(failure: Failure, file: str, span: Span, note: str) -> Failure:
     return failure._replace(
         message=failure.message + note, path=label_of(file), line=span.line, column=span.column
     )
+
+
+#: helm's error for a values text ``tpl`` could not run: the action and the values it read.
+_TPL = re.compile(r"at <tpl \(?[^>]*?\$?\.Values((?:\.[A-Za-z0-9_-]+)+)[^>]*>: error calling tpl")
+_UNDEFINED = re.compile(r'function "([^"]{1,100})" not defined')
+
+
+def _on_tpl(
+    failure: Failure,
+    rendered: HelmRendered,
+    resolved: Resolved,
+    tpl: re.Match[str],
+    stderr: str,
+    line: int,
+) -> Failure:
+    """A values text that ``tpl`` runs as a template and cannot parse (a Grafana
+    dashboard's ``{{instance}}`` legend): at the values line holding the placeholder helm
+    names (else the key ``tpl`` reads), when a values file sets it."""
+    from gpulint.render.helmsources import set_by
+
+    key = tuple(tpl.group(1).strip(".").split("."))
+    options = rendered.options
+    if set_by(options.set, (*resolved.chain[0][1], *key), options.configured_set) is not None:
+        return failure  # a --set value: no file holds it
+    name = _UNDEFINED.search(stderr)
+    shown = os.path.relpath(resolved.path, rendered.folder)
+    for file, prefix in rendered.values_files(resolved):
+        doc = rendered.values_doc(file)
+        if doc is None:
+            continue
+        present, value = lookup(doc.data, (*prefix, *key))
+        if not present:
+            continue
+        at: tuple[object, ...] = (*prefix, *key)
+        span = doc.key_span(at)
+        held = ""
+        token = (
+            re.compile(r"\{\{-?\s*" + re.escape(name.group(1)) + r"\b[^}]*\}\}") if name else None
+        )
+        todo: list[tuple[tuple[object, ...], object]] = [(at, value)]
+        while todo and token is not None:  # the first text that holds the placeholder
+            where, node = todo.pop(0)
+            if isinstance(node, dict):
+                todo.extend(((*where, k), v) for k, v in node.items())
+            elif isinstance(node, list):
+                todo.extend(((*where, i), v) for i, v in enumerate(node))
+            elif isinstance(node, str) and (m := token.search(node)):
+                span, held = doc.value_span(where), m.group(0)
+                break
+        what = f"`{held}` here" if held else f".Values.{'.'.join(key)}"
+        note = (
+            f" ({what} is run as a template by `tpl` at {shown}:{line}: escape it, "
+            f'{{{{ "{held or "{{...}}"}" }}}}, or keep it out of what tpl reads)'
+        )
+        return _moved(failure, file, span, note)
+    return failure
