@@ -144,7 +144,7 @@ class _Chart(Rerenderer):
 
     def render(self, files: dict[str, str]) -> str | None:
         from gpulint.render import ChartOptions
-        from gpulint.render.helm import template
+        from gpulint.render.helmrun import template
 
         if self.helm is None:
             return None

@@ -41,12 +41,11 @@ from gpulint.render import (
     dupkeys,
     failguard,
     fieldreads,
+    helmrun,  # running helm: argv, bounds, what it would read, its errors
     textmap,
     valuemarks,
 )
-
-# Running helm (argv, bounds, what it would read, its errors): gpulint.render.helmrun.
-from gpulint.render.helmrun import INSTALL_HELM, NO_SKIP, Failure, helm_template, refused_inputs
+from gpulint.render.helmrun import INSTALL_HELM, Failure, refused_inputs
 from gpulint.render.helmsources import headers, not_a_template
 from gpulint.render.mapping import (
     Place,
@@ -57,7 +56,6 @@ from gpulint.render.mapping import (
     lookup,
     read_text,
 )
-from gpulint.render.schemaref import remote_schema_ref
 from gpulint.render.sections import Cut, Part, Sections
 from gpulint.render.tools import ToolResult, find_tool
 from gpulint.render.unproven import guessed_item, item_place, noted, partial, unknown_part
@@ -88,43 +86,12 @@ def render(folder: str, options: RenderOptions, marks: tuple[str, ...] = ()) -> 
     refused = refused_inputs(folder, options)
     if refused is not None:
         return refused
-    return template(helm, folder, options.for_chart(folder), options.deadline, marks)
+    opts = options.for_chart(folder)
+    out = helmrun.template(helm, folder, opts, options.deadline, marks)
+    return failed(folder, opts, out) if isinstance(out, ToolResult) else out
 
 
-def template(
-    helm: str,
-    folder: str,
-    opts: ChartOptions,
-    deadline: float | None,
-    marks: tuple[str, ...] = (),
-    schemas: str | None = None,
-) -> str | Failure:
-    """``helm template`` of the chart in ``folder`` once what helm reads has been checked
-    (:func:`render`; :mod:`gpulint.render.fixcopy` renders a checked chart again): the
-    argv of :func:`render`, its bounds and its errors. ``schemas``: the chart folder whose
-    schemas a helm older than 3.16 would validate, if not ``folder``."""
-    flags = [f"--namespace={opts.namespace}"] if opts.namespace else []
-    if opts.kube_version:
-        flags.append(f"--kube-version={opts.kube_version}")
-    flags += [f"--values={os.path.abspath(values)}" for values in (*opts.values, *marks)]
-    flags += [f"--set={assignment}" for assignment in opts.set]
-    args = [*flags, "--", opts.release_name, os.path.abspath(folder)]
-    result = helm_template(helm, ["--skip-schema-validation", *args], folder, deadline)
-    if isinstance(result, ToolResult) and result.stderr.startswith(NO_SKIP):
-        why = remote_schema_ref(schemas or folder)  # a helm before 3.16 validates every schema
-        if why is not None:
-            return Failure(codes.RENDER_FAILED, why)
-        result = helm_template(helm, args, folder, deadline)
-    if isinstance(result, Failure):
-        return result
-    if result.reason is not None:
-        return Failure(codes.RENDER_FAILED, f"helm template {result.reason}")
-    if result.returncode != 0:
-        return _failed(folder, opts, result)
-    return result.stdout
-
-
-def _failed(folder: str, opts: ChartOptions, result: ToolResult) -> Failure:
+def failed(folder: str, opts: ChartOptions, result: ToolResult) -> Failure:
     """helm's error as GL200 where it says (:func:`.failguard.failure`)."""
     return failguard.failure(HelmRendered("", folder, "", opts), result)
 

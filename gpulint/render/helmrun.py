@@ -10,8 +10,9 @@ import os
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpulint import codes
-from gpulint.render import RenderOptions
+from gpulint.render import ChartOptions, RenderOptions
 from gpulint.render.mapping import label_of
+from gpulint.render.schemaref import remote_schema_ref
 from gpulint.render.tools import BUDGET_SPENT, ToolResult, run_tool, time_left
 
 if TYPE_CHECKING:
@@ -66,3 +67,37 @@ def refused_inputs(folder: str, options: RenderOptions) -> Failure | None:
                 codes.RENDER_FAILED, f"not rendered: values file {label_of(values)} {why}"
             )
     return None
+
+
+def template(
+    helm: str,
+    folder: str,
+    opts: ChartOptions,
+    deadline: float | None,
+    marks: tuple[str, ...] = (),
+    schemas: str | None = None,
+) -> str | Failure | ToolResult:
+    """``helm template`` of the chart in ``folder`` once what helm reads has been checked
+    (:func:`gpulint.render.helm.render`; :mod:`gpulint.render.fixcopy` renders a checked
+    chart again): the argv of ``render`` and its bounds; helm's own failure is its result
+    (exit status, error output). ``schemas``: the
+    chart folder whose schemas a helm older than 3.16 would validate, if not ``folder``."""
+    flags = [f"--namespace={opts.namespace}"] if opts.namespace else []
+    if opts.kube_version:
+        flags.append(f"--kube-version={opts.kube_version}")
+    flags += [f"--values={os.path.abspath(values)}" for values in (*opts.values, *marks)]
+    flags += [f"--set={assignment}" for assignment in opts.set]
+    args = [*flags, "--", opts.release_name, os.path.abspath(folder)]
+    result = helm_template(helm, ["--skip-schema-validation", *args], folder, deadline)
+    if isinstance(result, ToolResult) and result.stderr.startswith(NO_SKIP):
+        why = remote_schema_ref(schemas or folder)  # a helm before 3.16 validates every schema
+        if why is not None:
+            return Failure(codes.RENDER_FAILED, why)
+        result = helm_template(helm, args, folder, deadline)
+    if isinstance(result, Failure):
+        return result
+    if result.reason is not None:
+        return Failure(codes.RENDER_FAILED, f"helm template {result.reason}")
+    if result.returncode != 0:
+        return result  # helm's error: the caller says where (gpulint.render.helm.failed)
+    return result.stdout
