@@ -17,7 +17,10 @@ A value that is not a string (`value: 0`) is rejected by the API server: GPU025 
 and GPU016 leaves it. Values from `valueFrom`, template placeholders (`$(GPU_IDS)`,
 `{{ .Values.gpus }}`) and
 containers whose GPUs cannot be told (a DRA claim defined in another file) are skipped.
-GPU node agents are exempt: a DaemonSet, or a pod that runs a device plugin, exporter or
+A container whose accelerators are all of another kind (TPU chips, Neuron, Gaudi,
+Ascend devices) is not checked: the two variables choose no device of theirs, and
+`CUDA_VISIBLE_DEVICES=""` there keeps a framework off CUDA on purpose. GPU node agents are
+exempt: a DaemonSet, or a pod that runs a device plugin, exporter or
 other agent of `gpulint/data/agents.json`, must see every GPU of its node.
 
 ## Why it matters
@@ -139,6 +142,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             gpu = container_gpu(container, demand, ctx.registry)
             if gpu is None:
                 continue
+            if gpu and not _cuda_devices(container, ctx):
+                continue  # TPU chips, Neuron or Gaudi devices: these variables pick none
             name = item["name"]
             problem = _with_gpu(name, text, container, ctx) if gpu else _without_gpu(name, text)
             if problem is None:
@@ -168,6 +173,27 @@ def _without_gpu(name: str, text: str) -> str | None:
         "exposes every GPU, it uses one allocated to another pod); request the GPUs it needs, "
         "or remove the variable"
     )
+
+
+#: Accelerator vendors whose devices the two variables choose: NVIDIA's (the container
+#: toolkit, CUDA) and AMD's (HIP honours CUDA_VISIBLE_DEVICES as HIP_VISIBLE_DEVICES).
+CUDA_HARDWARE = ("nvidia", "amd")
+
+
+def _cuda_devices(container: Container, ctx: RuleContext) -> bool:
+    """Does the container hold a device the variables choose (or one of unknown vendor)?"""
+    from gpulint.api import resource_lists
+
+    for _, mapping in resource_lists(container):
+        for name in mapping:
+            if not ctx.registry.is_accelerator(name):
+                if ctx.registry.looks_like_accelerator(name):
+                    return True  # a look-alike name: its vendor is not known
+                continue
+            resource = ctx.registry.get(name)
+            if resource is None or resource.hardware in CUDA_HARDWARE:
+                return True
+    return bool((container.resources or {}).get("claims"))  # DRA: any vendor
 
 
 def _with_gpu(name: str, text: str, container: Container, ctx: RuleContext) -> str | None:

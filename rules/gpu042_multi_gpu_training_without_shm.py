@@ -18,8 +18,10 @@ also flagged when a GPU container starts any engine or launcher of `gpulint/data
 (vLLM, SGLang, TGI, LMDeploy, TensorRT-LLM, DeepSpeed, Ray, `mpirun`, ..., the table GPU041
 reads) with more than one process, or with a number of processes its command line does not
 fix (`deepspeed` without `--num_gpus` starts one per GPU): vLLM at tensor parallel 1 is one
-process and is not flagged. The finding is at the GPU container's `volumeMounts` key (else
-its name), as information.
+process and is not flagged. TPU chips (`google.com/tpu`) are never counted: a TPU host's
+chips are driven by one TPU runtime process, with no NCCL or MPI between processes (a
+TPU `TFJob` or `JobSet` is not flagged). The finding is at the GPU container's
+`volumeMounts` key (else its name), as information.
 
 ## Why it matters
 A container's `/dev/shm` is 64 MiB unless something mounts over it. PyTorch's DataLoader
@@ -135,6 +137,9 @@ SHM = "/dev/shm"
 RAY_KINDS = {"RayCluster", "RayService", "RayJob", "RayClusterFleet"}
 #: Accelerators whose engines do not exchange tensors through NCCL and shared memory.
 NOT_GPUS = {"google.com/tpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore"}
+#: A TPU host's chips are driven by one TPU runtime process (Cloud TPU "TPU architecture":
+#: one host process per TPU VM): no pod of TPU chips is a multi-process pod.
+TPU = "google.com/tpu"
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -151,7 +156,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     ]
     # Two GPUs in one container: several processes (or DataLoader workers feeding several
     # GPUs) share that container's /dev/shm.
-    gpu_containers = [(c, n) for c, n in gpu_containers if n >= 2]
+    # A TPU host runs one TPU runtime process for its chips, with no NCCL or MPI between
+    # processes: TPU chips are not GPUs here, in a training kind either.
+    gpu_containers = [(c, n) for c, n in gpu_containers if n >= 2 and not _tpu(c)]
     if not gpu_containers:
         return
     kinds = {pod.obj.kind, pod.obj.root.kind}
@@ -223,6 +230,12 @@ def _engine(container: Container) -> Started | None:
             return started  # not known: as many as the GPUs, as deepspeed without --num_gpus
         processes *= value
     return started if processes > 1 else None
+
+
+def _tpu(container: Container) -> bool:
+    from gpulint.api import resource_lists  # a container of several devices
+
+    return any(TPU in m for _, m in resource_lists(container))
 
 
 def _not_gpu(container: Container) -> bool:
