@@ -169,14 +169,18 @@ def encode_like(raw: bytes, text: str) -> bytes:
 
 
 def unified_diff(label: str, old: str, new: str) -> str:
-    """A unified diff of ``old`` -> ``new`` (``git apply`` and ``patch -p0`` read it)."""
+    """A unified diff of ``old`` -> ``new`` (``git apply`` and ``patch -p0`` read it; the
+    file's name quoted as git quotes one when it holds a control character)."""
     import difflib
 
+    from gpulint.util.textsafe import diff_path
+
+    shown = diff_path(label)  # no control character from a file name in the header
     lines = difflib.unified_diff(
         old.splitlines(keepends=True),
         new.splitlines(keepends=True),
-        fromfile=label,
-        tofile=label,
+        fromfile=shown,
+        tofile=shown,
     )
     out = []
     for line in lines:

@@ -130,6 +130,34 @@ def lead(path: str) -> str:
     return "./" + path if path.lstrip().startswith(":") else path
 
 
+_C_QUOTED = {"\t": "\\t", "\n": "\\n", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
+def diff_path(path: str) -> str:
+    """``path`` for a ``---``/``+++`` line of a unified diff: as it is when it holds no
+    character :func:`escape` would change, else quoted as git quotes a file name
+    (``"a\\rb.yaml"``: in double quotes, ``\\t`` ``\\n`` ``\\r`` ``\\"`` ``\\\\``, and every
+    other unsafe character, an undecodable byte of the name too, as the octal escapes of
+    its bytes), which ``git apply`` and GNU ``patch`` read back as the same name. No control
+    character reaches the line."""
+    unsafe = _pattern(_UNSAFE)
+    if unsafe.search(path) is None and not path.startswith('"'):
+        return path
+    out = []
+    for char in path:
+        named = _C_QUOTED.get(char)
+        if named is not None:
+            out.append(named)
+        elif unsafe.fullmatch(char) is None:
+            out.append(char)
+        else:
+            raw = char.encode(
+                "utf-8", "surrogateescape" if 0xDC80 <= ord(char) <= 0xDCFF else "surrogatepass"
+            )
+            out.extend(f"\\{byte:03o}" for byte in raw)
+    return '"' + "".join(out) + '"'
+
+
 #: In ``json.dumps(..., ensure_ascii=False)`` output, the characters it leaves raw that
 #: must not be: DEL, C1 controls, separators, bidi controls (written as ``\\uNNNN``, the same
 #: string for a JSON reader) and lone surrogates (invalid UTF-8; written in the visible form).
