@@ -131,3 +131,24 @@ def test_the_toleration_fix_is_written_into_the_list_the_template_reads(
     # the three copies of the smoke test pod (written whole in its template): said once
     refused = [line for line in proc.stderr.splitlines() if "smoke-test.yaml" in line]
     assert len(refused) == 1 and "written in the template itself" in refused[0]
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_chain_of_two_values_keys_is_followed_in_its_order(
+    tmp_path: Path, helm_path: str
+) -> None:
+    shutil.copytree(MODULES, tmp_path / "modules")
+    (tmp_path / ".git").mkdir()
+    proc = gpulint_in_process(
+        "check", "--format", "json", "--render", "--helm", helm_path, "modules", cwd=tmp_path
+    )
+    (found,) = [
+        f for f in json.loads(proc.stdout)["findings"] if f["object"]["name"].endswith("-eval")
+    ]
+    # `default .Values.tolerations .Values.eval.tolerations`: the Job's own key first
+    assert (found["rule"], found["path"], found["line"]) == ("GPU020", "modules/values.yaml", 33)
+    assert (
+        "as .Values.eval.tolerations, the one it reads first, which no values" in (found["message"])
+    )
+    assert "only from" not in found["message"]

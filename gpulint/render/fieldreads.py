@@ -226,7 +226,10 @@ def missing_place(
     reads = _scan(t, obj, field, template)
     if reads is None or not (reads.values or reads.entries or reads.other):
         return None
-    if reads.other is not None or len(reads.values) > 1 or len(reads.entries) > 1:
+    ordered = _ordered(reads, t, template) if not reads.entries else None
+    if ordered is not None:
+        reads = reads._replace(values=ordered)
+    elif reads.other is not None or len(reads.values) > 1 or len(reads.entries) > 1:
         line, helper = reads.other or [*reads.values.values(), *reads.entries.values()][0]
         at = _where(helper or template, chart, line, template)
         return (
@@ -293,32 +296,64 @@ def missing_place(
             (related,),
         )
     own, glob = dotted[0], dotted[1]
+    mine = "this object's own" if reads.entries else "the one it reads first"
+    every = "every entry without its own" if reads.entries else "every object that reads it"
     if written is ABSENT:
         if value is None:
-            place = _parent_place(files, ref, line, reader, chart, field, template, chained=glob)
+            place = _parent_place(
+                files, ref, line, reader, chart, field, template, chained=(glob, mine, every)
+            )
             if place is not None:
                 return place
             return (
-                f" (shown at the pod spec: the template reads {field} from {own}, this object's"
-                f" own, else {glob} ({where}); neither is set for it)"
+                f" (shown at the pod spec: the template reads {field} from {own}, {mine}, "
+                f"else {glob} ({where}); neither is set for it)"
             )
         file, prefix, doc = value[0]
         note = (
-            f" (used by {where} as {own}, this object's own, else {glob}: both are empty here; "
-            f"add {field} here, as {glob} applies to every entry without its own)"
+            f" (used by {where} as {own}, {mine}, else {glob}: both are empty here; "
+            f"add {field} here, as {glob} applies to {every})"
         )
         return Place(label_of(file), doc.key_span((*prefix, *ref)), note, (related,))
     if value is None:
         return None
     file, prefix, doc = value[0]
     note = (
-        f" (used by {where} as {own}, this object's own, which writes these {field})"
+        f" (used by {where} as {own}, {mine}, which writes these {field})"
         if me == own
-        else f" (used by {where} as {glob}, which writes these {field}: {own}, this object's "
-        f"own, is {'empty' if got[0][3] is not None else 'not set'}; set it to change this "
-        "object only)"
+        else f" (used by {where} as {glob}, which writes these {field}: {own}, {mine}, is "
+        f"{'empty' if got[0][3] is not None else 'not set'}; set it to change this object only)"
     )
     return Place(label_of(file), doc.key_span((*prefix, *ref)), note, (related,))
+
+
+def _ordered(
+    reads: _Reads, t: Template, template: str
+) -> dict[tuple[str, ...], tuple[int, str | None]] | None:
+    """Two ``.Values`` paths read on one line as a fallback chain (``.Values.worker.X |
+    default .Values.X``, ``default .Values.X .Values.worker.X``, ``coalesce A B``), in the
+    order the template tries them; None when that is not what the block does."""
+    if reads.other is not None or len(reads.values) != 2:
+        return None
+    (a, at_a), (b, at_b) = reads.values.items()
+    if at_a != at_b:
+        return None
+    line, helper = at_a
+    source = t.raw if helper is None else (read_text(helper) or "").splitlines()
+    raw = source[line - 1] if 0 < line <= len(source) else ""
+    if raw.count("{{") != 1:
+        return None
+    spots = sorted((raw.find("." + ".".join(ref)), ref) for ref in (a, b))
+    if any(at < 0 for at, _ in spots):
+        return None
+    first, second = spots[0][1], spots[1][1]
+    if re.search(r"\bcoalesce\b", raw) or re.search(r"\|\s*default\b", raw):
+        pass
+    elif re.search(r"\bdefault\s", raw):
+        first, second = second, first
+    else:
+        return None
+    return {first: reads.values[first], second: reads.values[second]}
 
 
 def _value(
@@ -342,7 +377,7 @@ def _parent_place(
     chart: str,
     field: str,
     template: str = "",
-    chained: str = "",
+    chained: tuple[str, str, str] | None = None,
 ) -> Place | None:
     """A field no values file sets, at the mapping it goes under (``decode:`` for
     ``.Values.decode.tolerations``) in the values file helm applies last that has it: the
@@ -359,9 +394,9 @@ def _parent_place(
             f" (used by {where} as .Values.{dotted}, which no values file sets: the template "
             f"writes {field} only from it; add it under {parent} here)"
             if not chained
-            else f" (used by {where} as .Values.{dotted}, this object's own, which no values "
-            f"file sets, else {chained}, which is empty here: add it under {parent} here, as "
-            f"{chained} applies to every entry without its own)"
+            else f" (used by {where} as .Values.{dotted}, {chained[1]}, which no values "
+            f"file sets, else {chained[0]}, which is empty here: add it under {parent} here, as "
+            f"{chained[0]} applies to {chained[2]})"
         )
         related = Related(
             "template",
