@@ -597,6 +597,21 @@ def pattern_work(n: int) -> Input:
     return Input(["check", "cm.yaml"], folder, _write(folder, "cm.yaml", text), exits=(2,))
 
 
+def pyproject_folders(n: int) -> Input:
+    """n folders of one pod each under a root pyproject.toml of n x 2 KB that names gpulint
+    in a comment only (no table): every folder's configuration search meets it, and it is
+    read and parsed once per run."""
+    folder = _fresh("pyproject-folders", n)
+    rows = "".join(f'dep{i} = "{"x" * 2_000}"\n' for i in range(n))
+    _write(folder, "pyproject.toml", f"# tool.gpulint: not configured here\n[project]\n{rows}")
+    size = 0
+    for i in range(n):
+        sub = folder / f"d{i}"
+        sub.mkdir()
+        size += _write(sub, "pod.yaml", POD.format(name=f"p{i}"))
+    return Input(["check", "--jobs", "1", "."], folder, size)
+
+
 class Case(NamedTuple):
     make: Callable[[int], Input]
     n: int
@@ -629,6 +644,7 @@ CASES: dict[str, Case] = {
     "many-files": Case(many_files, 2_500, "scaling"),
     "consensus-files": Case(consensus_files, 2_500, "scaling"),
     "nested-configs": Case(nested_configs, 250, "scaling"),
+    "pyproject-folders": Case(pyproject_folders, 100, "scaling"),
     "findings-per-file": Case(findings_per_file, 10_000, "scaling"),
     "suppression-comments": Case(suppression_comments, 10_000, "scaling"),
     "inventory-nodes": Case(inventory_nodes, 2_500, "scaling"),

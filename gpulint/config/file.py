@@ -30,6 +30,9 @@ from gpulint.model import Path
 CONFIG_NAMES = (".gpulint.yaml", ".gpulint.yml")
 
 PYPROJECT = "pyproject.toml"
+#: The largest configuration file read, YAML or TOML (a pyproject.toml larger than this
+#: that holds no ``[tool.gpulint]`` is not a configuration file, and is left alone).
+MAX_CONFIG_BYTES = 1 << 20
 #: The single key that sets the ``taints`` option of every rule that has one.
 GPU_TAINTS = "gpu-taints"
 
@@ -80,12 +83,129 @@ def display_path(path: FsPath) -> str:
 
 
 # -- finding and reading ----------------------------------------------------------------------
-def _pyproject_has_table(path: FsPath) -> bool:
+#: The lines that may start gpulint's table or set one of its keys, in a pyproject.toml too
+#: large to parse: a table header (``[tool.gpulint]``, ``[tool]``, any other), a dotted key
+#: ``tool.gpulint.x =`` (at the top, before any header), a ``gpulint`` key (under ``[tool]``).
+_HEADER = re.compile(
+    rb"""\s*\[\s*\[?\s*(?P<tool>tool\s*\])?(?P<ours>tool\s*\.\s*["']?gpulint["']?\s*[\].])?"""
+)
+_TOP_KEY = re.compile(rb"""\s*tool\s*\.\s*["']?gpulint["']?\s*[.=]""")
+_TOOL_KEY = re.compile(rb"""\s*["']?gpulint["']?\s*[.=]""")
+
+
+class _Toml:
+    """A TOML configuration file as read once per run (:func:`_toml`): its text (None when
+    larger than :data:`MAX_CONFIG_BYTES`), whether it may hold ``[tool.gpulint]``, and,
+    parsed on first use, its data and the line of each key."""
+
+    __slots__ = ("_data", "_error", "_lines", "hinted", "path", "text")
+
+    def __init__(self, path: FsPath) -> None:
+        from gpulint.loader.ownfiles import read_regular
+
+        self.path = path
+        self._data: dict[str, Any] | None = None
+        self._error: str | None = None
+        self._lines: Callable[[Path], int] | None = None
+        self.text: str | None = None
+        try:
+            raw = read_regular(path, MAX_CONFIG_BYTES)
+        except OSError as exc:
+            self._error = f"{display_path(path)}: cannot read: {exc.strerror or exc}"
+            self.hinted = False
+            return
+        if len(raw) > MAX_CONFIG_BYTES:
+            self._error = (
+                f"{display_path(path)}: larger than {MAX_CONFIG_BYTES >> 20} MiB, the most a "
+                "configuration file may be: not read (write gpulint's configuration in a "
+                ".gpulint.yaml)"
+            )
+            self.hinted = _table_line(path)
+            return
+        try:
+            self.text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            self.hinted = False
+            self._error = f"{display_path(path)}: invalid TOML: not UTF-8"
+            return
+        text = self.text
+        self.hinted = (
+            "tool.gpulint" in text or re.search(r"^\s*\[\s*tool\s*\]", text, re.M) is not None
+        )
+
+    def data(self) -> dict[str, Any]:
+        """The file's data (parsed once); ConfigError when it cannot be."""
+        if self._data is None and self._error is None:
+            try:
+                self._data = _parse_toml(self.text or "")
+            except ConfigError as exc:
+                self._error = str(exc).replace("<file>", display_path(self.path), 1)
+        if self._error is not None:
+            raise ConfigError(self._error)
+        assert self._data is not None
+        return self._data
+
+    def line_of(self) -> Callable[[Path], int]:
+        if self._lines is None:
+            self._lines = _toml_line_finder(self.text or "")
+        return self._lines
+
+
+def _table_line(path: FsPath) -> bool:
+    """Whether a line of the (large) file may start gpulint's table (:data:`_HEADER`), read
+    a piece at a time, never the whole file at once. Lines inside multi-line strings are
+    read as lines too: at worst a file is taken for a configuration, and refused as too large.
+    """
+    table = "top"  # the table the line is in: "top", "tool", or "other"
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        with path.open("rb") as fh:
+            at_start = True
+            while piece := fh.readline(1 << 16):
+                if at_start:
+                    header = _HEADER.match(piece) if piece.lstrip().startswith(b"[") else None
+                    if header is not None:
+                        if header["ours"]:
+                            return True
+                        table = "tool" if header["tool"] else "other"
+                    elif (table == "top" and _TOP_KEY.match(piece)) or (
+                        table == "tool" and _TOOL_KEY.match(piece)
+                    ):
+                        return True
+                at_start = piece.endswith(b"\n")
+    except OSError:
         return False
-    return "tool.gpulint" in text or re.search(r"^\s*\[\s*tool\s*\]", text, re.M) is not None
+    return False
+
+
+#: What a run has read of each configuration file, by path, real path and stat: every file is
+#: read and parsed once per run, however many folders look at it (:func:`forget_warnings`
+#: starts a new run).
+_read: dict[tuple[Any, ...], Any] = {}
+
+
+def _once(kind: str, path: FsPath, read: Callable[[FsPath], Any]) -> Any:
+    """``read(path)``, or what it gave (or raised: a ConfigError) earlier in this run."""
+    try:
+        real = os.path.realpath(path)
+        st = os.stat(real)
+    except OSError:
+        return read(path)
+    key = (kind, str(path), real, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if key not in _read:
+        try:
+            _read[key] = (read(path), None)
+        except ConfigError as exc:
+            _read[key] = (None, str(exc))
+    value, error = _read[key]
+    if error is not None:
+        raise ConfigError(error)
+    return value
+
+
+def _toml(path: FsPath) -> _Toml:
+    """The TOML file, read once per run."""
+    value: _Toml = _once("toml", path, _Toml)
+    return value
 
 
 def warn(message: str) -> None:
@@ -158,9 +278,10 @@ _warned: set[str] = set()
 
 
 def forget_warnings() -> None:
-    """Warn again about skipped files (the language server, after reading every
-    configuration again)."""
+    """A new run: read every configuration file again, and warn again about skipped files
+    (the language server, after reading every configuration again)."""
     _warned.clear()
+    _read.clear()
 
 
 def find_config(start: FsPath) -> FsPath | None:
@@ -179,7 +300,7 @@ def find_config(start: FsPath) -> FsPath | None:
         names = [candidate / name for name in CONFIG_NAMES]
         pyproject = candidate / PYPROJECT
         for path in [*names, pyproject]:
-            if not path.is_file() or (path is pyproject and not _pyproject_has_table(path)):
+            if not path.is_file() or (path is pyproject and not _toml(path).hinted):
                 continue
             problem = _owner_problem(path) or _link_problem(path)
             if problem is not None:
@@ -188,7 +309,7 @@ def find_config(start: FsPath) -> FsPath | None:
                     warn(problem)
                 continue
             if path is pyproject:
-                data = _read_toml(path)
+                data = _toml(path).data()
                 if not (isinstance(data.get("tool"), dict) and "gpulint" in data["tool"]):
                     continue
             return path
@@ -197,21 +318,19 @@ def find_config(start: FsPath) -> FsPath | None:
     return None
 
 
-def _read_toml(path: FsPath) -> dict[str, Any]:
+def _parse_toml(text: str) -> dict[str, Any]:
+    """The data of a TOML text; ConfigError naming ``<file>`` when it is not TOML."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # Python 3.10: the same parser, before it joined the standard library
         import tomli as tomllib  # type: ignore[import-not-found,no-redef,unused-ignore]
 
     try:
-        with path.open("rb") as fh:
-            data: dict[str, Any] = tomllib.load(fh)
-    except OSError as exc:
-        raise ConfigError(f"{display_path(path)}: cannot read: {exc.strerror or exc}") from None
+        data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{display_path(path)}: invalid TOML: {exc}") from None
+        raise ConfigError(f"<file>: invalid TOML: {exc}") from None
     except RecursionError:  # tomllib parses nested arrays and tables recursively
-        raise ConfigError(f"{display_path(path)}: invalid TOML: nested too deeply") from None
+        raise ConfigError("<file>: invalid TOML: nested too deeply") from None
     return data
 
 
@@ -276,24 +395,26 @@ def read_config(path: FsPath) -> ConfigFile:
             )
         raise ConfigError(f"{shown}: no such configuration file")
     if path.suffix == ".toml":
-        data = _read_toml(path)
+        toml = _toml(path)
+        data = toml.data()
         tool = data.get("tool", {})
         if path.name == PYPROJECT or "tool" in data:
             if not isinstance(tool, dict) or "gpulint" not in tool:
                 raise ConfigError(f"{shown}: has no [tool.gpulint] table")
             data = tool["gpulint"]
-        text = path.read_text(encoding="utf-8")
         if not isinstance(data, dict):
             raise ConfigError(f"{shown}:1: tool.gpulint must be a table")
-        return ConfigFile(path, data, _toml_line_finder(text), "tool.gpulint")
+        return ConfigFile(path, data, toml.line_of(), "tool.gpulint")
     return _read_yaml(path, shown)
 
 
-def _read_yaml(path: FsPath, shown: str) -> ConfigFile:
+def _load_yaml(path: FsPath) -> Any:
+    """The YAML file's one document (None: empty); ConfigError when it cannot be read."""
     from gpulint.loader.ownfiles import SourceError, load_one_document
 
+    shown = display_path(path)
     try:
-        doc = load_one_document(path)
+        return load_one_document(path)
     except SourceError as exc:
         raise ConfigError(
             "\n".join(
@@ -301,6 +422,10 @@ def _read_yaml(path: FsPath, shown: str) -> ConfigFile:
                 for line, message in exc.problems
             )
         ) from None
+
+
+def _read_yaml(path: FsPath, shown: str) -> ConfigFile:
+    doc = _once("yaml", path, _load_yaml)
     if doc is None:
         return ConfigFile(path, {}, lambda p: 1)
     if not isinstance(doc.data, dict):
