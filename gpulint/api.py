@@ -74,7 +74,7 @@ if TYPE_CHECKING:
         DeviceResource as DeviceResource,
         Registry as Registry,
     )
-    from gpulint.k8s.dra import (
+    from gpulint.k8s.drafields import (
         dra_opaque_configs as dra_opaque_configs,
         dra_selectors as dra_selectors,
     )
@@ -177,8 +177,8 @@ _WHERE: dict[str, str] = {
     "DRA_LIFECYCLE": "gpulint.k8s.draspec",
     "dns_label": "gpulint.k8s.draspec",
     "dra_object_problems": "gpulint.k8s.draspec",
-    "dra_opaque_configs": "gpulint.k8s.dra",
-    "dra_selectors": "gpulint.k8s.dra",
+    "dra_opaque_configs": "gpulint.k8s.drafields",
+    "dra_selectors": "gpulint.k8s.drafields",
     "Rule": "gpulint.rule",
     "RuleContext": "gpulint.rule",
     "Violation": "gpulint.rule",

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from gpulint.k8s.devices import Registry
+from gpulint.k8s.drafields import ClaimRequest, claim_requests, device_classes
 from gpulint.k8s.workloads import K8sObject, PodSpec, objects
 from gpulint.loader.document import Document
 from gpulint.loader.stream import DocumentStream
@@ -71,6 +72,8 @@ class ClaimObject(NamedTuple):
     path: Path
     #: The ``resource.k8s.io`` version it is written in.
     version: str = ""
+    #: Its device requests: name, classes (one, or a ``firstAvailable`` list) and count.
+    requests: tuple[ClaimRequest, ...] = ()
 
 
 class GpuClaim(NamedTuple):
@@ -89,6 +92,18 @@ class GpuClaim(NamedTuple):
             f"DRA claim {self.name!r} ({self.claim.kind} {self.claim.name}, device class "
             f"{self.device_class})"
         )
+
+
+class ClaimedDevices(NamedTuple):
+    """Accelerators a container gets through the DRA claims it names."""
+
+    #: Whole devices, when every request it names is an exact count of a class that hands
+    #: out whole devices; None otherwise (``All``, a share, a claim in another file).
+    devices: int | None
+    #: The accelerator (the registry's ``hardware``) of the classes.
+    hardware: str
+    #: The claims, as a pod describes them (for messages and related places).
+    claims: tuple[GpuClaim, ...]
 
 
 class DeviceClasses(NamedTuple):
@@ -163,6 +178,7 @@ class ClaimIndex:
                 obj.doc.index,
                 obj.path,
                 obj.version,
+                tuple(claim_requests(spec)),
             )
             claims.setdefault((obj.kind, name), []).append(entry)
         elif obj.kind == "DeviceClass" and name:
@@ -218,26 +234,6 @@ class ClaimIndex:
 #: always empty index, so the engine makes its rules' contexts once per run and not once
 #: per file. Nothing may ``fill`` it.
 NO_CLAIMS = ClaimIndex(())
-
-
-def device_classes(spec: Any) -> Iterator[str]:
-    """DeviceClass names asked for by a ResourceClaimSpec (v1beta1, v1beta2 and v1 shapes)."""
-    devices = spec.get("devices") if isinstance(spec, Mapping) else None
-    requests = devices.get("requests") if isinstance(devices, Mapping) else None
-    if not isinstance(requests, list):
-        return
-    for request in requests:
-        if not isinstance(request, Mapping):
-            continue
-        candidates: list[Any] = [request, request.get("exactly")]
-        alternatives = request.get("firstAvailable")
-        if isinstance(alternatives, list):
-            candidates.extend(alternatives)
-        for candidate in candidates:
-            if isinstance(candidate, Mapping):
-                name = candidate.get("deviceClassName")
-                if isinstance(name, str) and name:
-                    yield name
 
 
 def selector_drivers(spec: Any) -> Iterator[str]:
@@ -353,72 +349,41 @@ def has_unresolved_claims(
     return False
 
 
-def claim_spec(obj_kind: str, data: Mapping[str, Any]) -> tuple[Any, Path]:
-    """The ResourceClaimSpec of a claim or template and its path in the object."""
-    spec = data.get("spec")
-    if obj_kind == "ResourceClaimTemplate":
-        inner = spec.get("spec") if isinstance(spec, Mapping) else None
-        return inner, ("spec", "spec")
-    return spec, ("spec",)
-
-
-def dra_selectors(kind: str, data: Mapping[str, Any]) -> Iterator[tuple[Path, str]]:
-    """Every CEL selector expression of a DRA object, with the path of its value (inside the
-    object): requests, subrequests and a DeviceClass's own selectors."""
-    if kind == "DeviceClass":
-        spec = data.get("spec")
-        yield from _selector_list(
-            spec.get("selectors") if isinstance(spec, Mapping) else None, ("spec", "selectors")
-        )
-        return
-    spec, at = claim_spec(kind, data)
-    devices = spec.get("devices") if isinstance(spec, Mapping) else None
-    requests = devices.get("requests") if isinstance(devices, Mapping) else None
-    if not isinstance(requests, list):
-        return
-    for i, request in enumerate(requests):
-        if not isinstance(request, Mapping):
+def claimed_devices(
+    pod: PodSpec, container_claims: Any, registry: Registry, index: ClaimIndex | None
+) -> ClaimedDevices | None:
+    """The accelerators a container gets through the claims its ``resources.claims`` names
+    (``container_claims``): the sum of the exact counts of the requests it names (all of a
+    claim's requests when it names no ``request``). None when it names no accelerator claim."""
+    if not isinstance(container_claims, list) or not container_claims:
+        return None
+    by_entry = {c.name: c for c in gpu_claims(pod, registry, index)}
+    total: int | None = 0
+    hardware = ""
+    used: list[GpuClaim] = []
+    for ref in container_claims:
+        if not isinstance(ref, Mapping):
             continue
-        path = (*at, "devices", "requests", i)
-        yield from _selector_list(request.get("selectors"), (*path, "selectors"))
-        exactly = request.get("exactly")
-        if isinstance(exactly, Mapping):
-            yield from _selector_list(exactly.get("selectors"), (*path, "exactly", "selectors"))
-        alternatives = request.get("firstAvailable")
-        if isinstance(alternatives, list):
-            for j, sub in enumerate(alternatives):
-                if isinstance(sub, Mapping):
-                    yield from _selector_list(
-                        sub.get("selectors"), (*path, "firstAvailable", j, "selectors")
-                    )
+        found = by_entry.get(ref.get("name"))  # type: ignore[arg-type]
+        if found is None:
+            continue
+        used.append(found)
+        hardware = found.hardware
+        wanted = ref.get("request")
+        for request in found.claim.requests:
+            if wanted and request.name != wanted:
+                continue
+            whole = all(_whole(c, registry) for c in request.classes)
+            if total is None or request.devices is None or not whole:
+                total = None
+            else:
+                total += request.devices
+    if not used:
+        return None
+    return ClaimedDevices(total if total else None, hardware, tuple(used))
 
 
-def _selector_list(value: Any, path: Path) -> Iterator[tuple[Path, str]]:
-    if not isinstance(value, list):
-        return
-    for k, selector in enumerate(value):
-        cel = selector.get("cel") if isinstance(selector, Mapping) else None
-        expression = cel.get("expression") if isinstance(cel, Mapping) else None
-        if isinstance(expression, str):
-            yield (*path, k, "cel", "expression"), expression
-
-
-def dra_opaque_configs(
-    kind: str, data: Mapping[str, Any]
-) -> Iterator[tuple[Path, Mapping[str, Any]]]:
-    """Every ``config[].opaque`` of a DRA object, with its path (inside the object)."""
-    if kind == "DeviceClass":
-        spec = data.get("spec")
-        entries = spec.get("config") if isinstance(spec, Mapping) else None
-        base: Path = ("spec", "config")
-    else:
-        spec, at = claim_spec(kind, data)
-        devices = spec.get("devices") if isinstance(spec, Mapping) else None
-        entries = devices.get("config") if isinstance(devices, Mapping) else None
-        base = (*at, "devices", "config")
-    if not isinstance(entries, list):
-        return
-    for i, entry in enumerate(entries):
-        opaque = entry.get("opaque") if isinstance(entry, Mapping) else None
-        if isinstance(opaque, Mapping):
-            yield (*base, i, "opaque"), opaque
+def _whole(device_class: str, registry: Registry) -> bool:
+    """A class whose every device is one whole accelerator (``whole GPUs``)."""
+    known = registry.device_classes.get(device_class)
+    return known is not None and known.unit.startswith("whole ") and " or " not in known.unit

@@ -31,7 +31,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from gpulint.k8s.dra import claim_spec
+from gpulint.k8s.drafields import claim_spec
 from gpulint.model import Path
 
 DRA_GROUP = "resource.k8s.io"

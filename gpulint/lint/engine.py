@@ -430,7 +430,9 @@ class Linter:
         span = doc.value_span(v.path) if v.at == "value" else doc.key_span(v.path)
         message = v.message
         if v.within is not None:
-            span, message = self._within(doc, v, span)
+            from gpulint.loader.inscalar import place_within
+
+            span, message = place_within(self._text, doc.data, v.path, span, v.within, message)
         severity = active.severity
         if v.severity is not None and not active.configured:
             # The module's SEVERITY is a name ("warning"), so a rule may write one here too.
@@ -440,32 +442,6 @@ class Linter:
         return active.finding(
             label, span, message, ref, v.path, doc.index, severity, fix, tuple(v.related)
         )
-
-    def _within(self, doc: Document, v: Violation, span: Span) -> tuple[Span, str]:
-        """The span of the part of a string value a violation names, when the file's text
-        proves it; else the value's, with the place in the value said in the message."""
-        from gpulint.loader.inscalar import inside
-
-        offset, length = v.within  # type: ignore[misc]
-        value: Any = doc.data
-        for key in v.path:
-            try:
-                value = value[key]
-            except (KeyError, IndexError, TypeError):
-                value = None
-                break
-        if isinstance(value, str):
-            found = inside(self._text, span, value, offset, length)
-            if found is not None:
-                return found, v.message
-            line = value.count("\n", 0, offset) + 1
-            column = offset - (value.rfind("\n", 0, offset) + 1) + 1
-            return (
-                span,
-                f"{v.message} (at {line}:{column} of the value: the file's text for this "
-                "style of scalar does not show the place itself)",
-            )
-        return span, v.message
 
     def _fix(self, repair: Repair, doc: Document) -> Fix:
         """The text edits of a rule's fix (see ``gpulint.fix.edits``)."""

@@ -11,7 +11,9 @@ keeps the whole value's span and says where in the value it is.
 
 from __future__ import annotations
 
-from gpulint.model import Span
+from typing import Any
+
+from gpulint.model import Path, Span
 
 
 def _line_starts(text: str) -> list[int]:
@@ -94,3 +96,29 @@ def _line(text: str, starts: list[int], number: int) -> str:
     begin = starts[number - 1]
     end = starts[number] - 1 if number < len(starts) else len(text)
     return text[begin:end]
+
+
+def place_within(
+    text: str, data: Any, path: Path, span: Span, within: tuple[int, int], message: str
+) -> tuple[Span, str]:
+    """Where a finding about ``within`` (offset, length) of the string value at ``path``
+    goes: there, when the file's text proves it; else the value's ``span``, with the place
+    in the value said in the message."""
+    value = data
+    for key in path:
+        try:
+            value = value[key]
+        except (KeyError, IndexError, TypeError):
+            return span, message
+    if not isinstance(value, str):
+        return span, message
+    offset, length = within
+    found = inside(text, span, value, offset, length)
+    if found is not None:
+        return found, message
+    line = value.count("\n", 0, offset) + 1
+    column = offset - (value.rfind("\n", 0, offset) + 1) + 1
+    return span, (
+        f"{message} (at {line}:{column} of the value: the file's text for this style of "
+        "scalar does not show the place itself)"
+    )
