@@ -74,6 +74,9 @@ if TYPE_CHECKING:
         DeviceResource as DeviceResource,
         Registry as Registry,
     )
+    from gpulint.k8s.dra import (
+        claimed_devices as claimed_devices,
+    )
     from gpulint.k8s.drafields import (
         dra_opaque_configs as dra_opaque_configs,
         dra_selectors as dra_selectors,
@@ -173,6 +176,7 @@ if TYPE_CHECKING:
 #: that the ``TYPE_CHECKING`` imports above say the same).
 _WHERE: dict[str, str] = {
     "check_selector_expression": "gpulint.k8s.cel",
+    "claimed_devices": "gpulint.k8s.dra",
     "one_typo_from": "gpulint.util.nearmiss",
     "DRA_LIFECYCLE": "gpulint.k8s.draspec",
     "dns_label": "gpulint.k8s.draspec",

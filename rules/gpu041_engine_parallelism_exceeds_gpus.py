@@ -76,8 +76,11 @@ TPU chips (`google.com/tpu`) count as the JAX devices vLLM TPU counts, by the po
 TPU7x; a TPU pod of no known accelerator is not checked, nor AWS Neuron devices (vLLM
 counts NeuronCores, whose number per device depends on the instance). A launcher's
 processes are counted against GPUs only. Data parallelism is not counted, and containers
-asking for a share of a GPU or for GPUs through DRA claims are skipped, since the number
-of devices is not their value.
+asking for a share of a GPU are skipped, since the number of devices is not their value.
+GPUs a container gets through DRA claims it names (`resources.claims`) count when the claims
+are in the file and every request it names asks for an exact number of whole GPUs
+(`exactly.count`, 1 when left out, of a class such as `gpu.nvidia.com`); `allocationMode:
+All`, MIG devices and `firstAvailable` alternatives of different counts are not counted.
 
 ## Why it matters
 The engine starts one worker per GPU of its tensor-parallel times pipeline-parallel group.
@@ -143,6 +146,7 @@ from gpulint.api import (
     Started,
     Violation,
     Word,
+    claimed_devices,
     container_env,
     find_engine,
     has_flag,
@@ -217,6 +221,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         # The GPU count first: it is cheap, and most containers (sidecars, CPU pods) have
         # none, so their command lines are never split.
         gpus = whole_gpu_count(container, ctx.registry) or _npu_count(container, ctx)
+        through = ""
+        if gpus is None:
+            gpus, through = _claimed(pod, container, ctx)
         if gpus is None or not may_start_engine(container):
             continue
         devices = _devices(pod, container, ctx)
@@ -262,6 +269,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             sources = _sources(started.words, chosen, used)
             size += _from(sources)
             asked = _count(gpus, unit) + (f" ({gpus * per_unit} {noun})" if per_unit > 1 else "")
+            asked += through
             need = _count(-(-total // (per_unit * nodes)), unit)
             if nodes > 1:
                 asked += f" on each of {nodes} nodes, {have} {noun} in all"
@@ -287,7 +295,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             yield Violation(
                 given[0][2],
                 f"container {container.label} starts {engine.name} with {size} = "
-                f"{_count(total, unit)}, but requests {have}: {_count(idle, unit)} "
+                f"{_count(total, unit)}, but requests {have}{through}: {_count(idle, unit)} "
                 f"{'is' if idle == 1 else 'are'} reserved and stay{'s' if idle == 1 else ''} "
                 f"idle; request {_count(total, unit)}, or raise the parallelism to {have}",
                 at="value",
@@ -384,6 +392,18 @@ def _from(sources: list[tuple[str, Source]]) -> str:
 
 def _count(n: int, unit: str) -> str:
     return f"{n} {unit}{'s' if n != 1 else ''}"
+
+
+def _claimed(pod: PodSpec, container: Container, ctx: RuleContext) -> tuple[int | None, str]:
+    """The whole devices a container gets through DRA claims, when their count is exact,
+    and the words that name the claims; (None, "") otherwise."""
+    claimed = claimed_devices(
+        pod, (container.resources or {}).get("claims"), ctx.registry, ctx.claims
+    )
+    if claimed is None or claimed.devices is None:
+        return None, ""
+    named = ", ".join(c.describe() for c in claimed.claims)
+    return claimed.devices, f" through {named}"
 
 
 def _devices(pod: PodSpec, container: Container, ctx: RuleContext) -> tuple[int, str, str] | None:

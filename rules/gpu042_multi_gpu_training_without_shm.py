@@ -7,7 +7,9 @@ memory-backed volume at `/dev/shm` (an `emptyDir` with `medium: Memory`, or
 the host's `/dev/shm` through `hostPath`). A pod with `hostIPC: true` uses the node's
 `/dev/shm` and is not flagged, nor a KubeRay pod (`RayCluster`, `RayService`, `RayJob`,
 AIBrix's `RayClusterFleet`): KubeRay mounts a memory-backed `/dev/shm` itself. A mount at
-`/dev/shm` of a disk-backed volume is reported with its own message.
+`/dev/shm` of a disk-backed volume is reported with its own message. Whole GPUs a
+container gets through DRA claims of its file (`resources.claims`, exact counts of a class
+such as `gpu.nvidia.com`) count as its requested ones do.
 
 A pod is a training pod when its object is a training operator's kind (Kubeflow
 `PyTorchJob`, `TFJob`, `MPIJob`, `TrainJob` and its runtimes, ...) or a GPU container
@@ -91,6 +93,7 @@ from gpulint.api import (
     RuleContext,
     Started,
     Violation,
+    claimed_devices,
     find_engine,
     int_value,
     literal_env,
@@ -151,7 +154,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         (c, n)
         for c in pod.containers
         if c.section == "containers" or c.sidecar
-        for n in [whole_gpu_count(c, ctx.registry)]
+        for n in [whole_gpu_count(c, ctx.registry) or _claimed(pod, c, ctx)]
         if n
     ]
     # Two GPUs in one container: several processes (or DataLoader workers feeding several
@@ -280,3 +283,10 @@ def _shm_mount(container: Container) -> str | None:
             name = mount.get("name")
             return name if isinstance(name, str) else ""
     return None
+
+
+def _claimed(pod: PodSpec, container: Container, ctx: RuleContext) -> int | None:
+    """Whole GPUs the container gets through DRA claims of its file, when exact."""
+    claims = (container.resources or {}).get("claims")
+    claimed = claimed_devices(pod, claims, ctx.registry, ctx.claims) if claims else None
+    return claimed.devices if claimed is not None else None
