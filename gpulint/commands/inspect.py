@@ -27,6 +27,7 @@ from gpulint.cluster.evidence import Picture, pod_platform
 from gpulint.cluster.model import Cluster
 from gpulint.cluster.pictures import picture_json, picture_lines
 from gpulint.k8s.devices import Registry, builtin_registry
+from gpulint.k8s.drafields import container_claim_names
 from gpulint.k8s.manifest import DocumentView, Manifest
 from gpulint.k8s.podrequest import pod_requests
 from gpulint.k8s.resources import format_amount, gpu_demand
@@ -235,6 +236,7 @@ class Inspector:
                     "line": cspan.line,
                     "column": cspan.column,
                     "gpu_requests": requests,
+                    "dra_claims": container_claim_names(c.container.resources),
                     "null_values": list(c.nulls),
                 }
             )
@@ -291,6 +293,10 @@ class Inspector:
                     "device_class": c.device_class,
                     "hardware": c.hardware,
                     "line": doc.key_span(c.path).line,
+                    "requests": [
+                        {"name": r.name, "device_classes": list(r.classes), "devices": r.devices}
+                        for r in c.claim.requests
+                    ],
                 }
                 for c in claims
             ],

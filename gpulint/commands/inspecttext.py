@@ -82,7 +82,10 @@ def _pod_lines(pod: dict[str, Any]) -> list[str]:
         head += f" in embedded {e['kind']} ({e['apiVersion']}) at {e['path']}"
     out = [head]
     for c in pod["containers"]:
-        requests = ", ".join(f"{k}: {v}" for k, v in c["gpu_requests"].items()) or "no GPU"
+        requests = ", ".join(f"{k}: {v}" for k, v in c["gpu_requests"].items())
+        if c.get("dra_claims"):
+            requests += (", " if requests else "") + "DRA claims " + ", ".join(c["dra_claims"])
+        requests = requests or "no GPU"
         role = "" if c["role"] == "container" else f" ({c['role']})"
         out.append(f"    {c['name']}{role} line {c['line']}: {requests}")
         if c.get("source"):
@@ -103,6 +106,10 @@ def _pod_lines(pod: dict[str, Any]) -> list[str]:
             f"    GPU through DRA: claim {c['name']!r} -> {c['kind']} {c['claim']} "
             f"(device class {c['device_class']}, line {c['line']})"
         )
+        for r in c.get("requests", ()):
+            count = "all matching devices" if r["devices"] is None else f"{r['devices']} device"
+            count += "s" if r["devices"] not in (None, 1) else ""
+            out.append(f"      request {r['name']}: {count} of {' or '.join(r['device_classes'])}")
     for hint in pod["hints"]:
         out.append(f"    hint: {hint}")
     t = pod["tolerations"]

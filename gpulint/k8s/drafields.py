@@ -145,3 +145,16 @@ def dra_opaque_configs(
         opaque = entry.get("opaque") if isinstance(entry, Mapping) else None
         if isinstance(opaque, Mapping):
             yield (*base, i, "opaque"), opaque
+
+
+def container_claim_names(resources: dict[str, Any] | None) -> list[str]:
+    """The claims a container names in ``resources.claims`` (``name``, ``name/request``)."""
+    claims = resources.get("claims") if resources else None
+    if not isinstance(claims, list):
+        return []
+    out = []
+    for c in claims:
+        if isinstance(c, dict) and isinstance(c.get("name"), str):
+            request = c.get("request")
+            out.append(f"{c['name']}/{request}" if isinstance(request, str) else c["name"])
+    return out
