@@ -43,14 +43,13 @@ def test_diff_shows_the_values_file_change(helm_path: str) -> None:
     values = f"{REL}/trainer/values.yaml"
     assert proc.stdout == (
         f"--- {values}\n+++ {values}\n"
-        "@@ -7,6 +7,7 @@\n"
+        "@@ -7,6 +7,6 @@\n"
         "   requests:\n"
         '     cpu: "8"\n'
         "     memory: 64Gi\n"
-        "-    nvidia.com/gpu: 2   # requested, never limited\n"
-        "+    # requested, never limited\n"
-        "   limits:\n"
-        "+    nvidia.com/gpu: 2\n"
+        "+  limits:\n"
+        "     nvidia.com/gpu: 2   # requested, never limited\n"
+        "-  limits:\n"
         "     memory: 64Gi\n"
     )
     assert proc.stderr.endswith("Would fix 1 problem.\n"), proc.stderr
@@ -65,7 +64,7 @@ def test_fix_writes_the_values_file(helm_path: str, tmp_path: Path) -> None:
     assert "GPU001" not in proc.stdout
     assert "Fixed 1 problem." in proc.stdout
     values = (chart / "values.yaml").read_text()
-    assert "    # requested, never limited\n  limits:\n    nvidia.com/gpu: 2\n" in values
+    assert "  limits:\n    nvidia.com/gpu: 2   # requested, never limited\n" in values
     assert (chart / "templates" / "job.yaml").read_text() == before  # templates untouched
     again = _run(helm_path, "trainer", cwd=tmp_path)
     assert "GPU001" not in again.stdout, again.stdout

@@ -144,17 +144,45 @@ class _Planner(Places):
             and isinstance(to[-1], str)
         ):
             return [self.rename(gone, to[-1])]
-        edits = [self.delete(path, change.prune)]
-        edits.append(self.add(to, key, value))
-        return edits
+        removed = self.delete(path, change.prune)
+        start, above, inline = self.described(path)
+        entry = self.src.line_start(self.range(self.loc(path)[0] or self.loc(path)[1])[0])
+        if (above or inline) and removed.start == entry:
+            # the comments that describe the entry go with it: above it and after its value
+            pad = " " * (self.range(self.loc(path)[0] or self.loc(path)[1])[0] - entry)
+            kept = removed.content
+            said = f"{pad}{inline.lstrip(' ')}{self.src.newline}"
+            if inline and said in kept:
+                kept = kept.replace(said, "", 1)
+            removed = _Edit(start, removed.end, kept)
+            return [removed, self.add(to, key, value, (above, inline))]
+        return [removed, self.add(to, key, value)]
 
-    def add(self, mapping: Path, key: str, value: Any) -> _Edit:
+    def described(self, path: Path) -> tuple[int, list[str], str]:
+        """The comment lines right above the entry at ``path`` (its own indentation, no
+        blank line between: where they start, their texts) and the comment after its value
+        on its line, with the spaces before it (``""``: none)."""
+        src, text = self.src, self.text
+        key, _ = self.loc(path)
+        if key is None:
+            return 0, [], ""
+        start = self.range(key)[0]
+        line = src.line_start(start)
+        top = self.above_comments(line, start - line)
+        above = [raw.strip() for raw in text[top:line].splitlines() if raw.strip()]
+        end = self.extent(path)
+        rest = text[end : src.line_end(end)].rstrip(" ")
+        return top, above, rest if rest.lstrip(" ").startswith("#") else ""
+
+    def add(
+        self, mapping: Path, key: str, value: Any, comments: tuple[list[str], str] | None = None
+    ) -> _Edit:
         current = self.data(mapping)
         if current is MISSING:
             parent = mapping[:-1]
             if not mapping or not isinstance(mapping[-1], str):
                 raise Skip("the place to add to does not exist")
-            return self.add(parent, mapping[-1], {key: value})
+            return self.add(parent, mapping[-1], {key: value}, comments)
         if current is None and mapping and isinstance(mapping[-1], str):
             return self.fill(mapping, {key: value})
         if not isinstance(current, dict):
@@ -168,7 +196,9 @@ class _Planner(Places):
             )
         less = self.src.indentless
         return self.insert_block(
-            mapping, list(current), lambda indent: block_entry(key, value, indent, less)
+            mapping,
+            list(current),
+            lambda indent: _described(block_entry(key, value, indent, less), comments),
         )
 
     def append(self, sequence: Path, value: Any) -> _Edit:
@@ -339,3 +369,15 @@ class _Planner(Places):
         if before is not None:
             return _Edit(before.start(), end, "")
         return _Edit(start, end, "")
+
+
+def _described(lines: list[str], comments: tuple[list[str], str] | None) -> list[str]:
+    """An added entry's lines with the comments that described it where it was: those above
+    it before its last line (the moved key's), the one after its value at that line's end."""
+    if not comments or not lines:
+        return lines
+    above, inline = comments
+    last = lines[-1]
+    pad = last[: len(last) - len(last.lstrip(" "))]
+    tail = f"{last}{inline}" if inline else last  # the comment after its own spaces
+    return [*lines[:-1], *(pad + c for c in above), tail]
