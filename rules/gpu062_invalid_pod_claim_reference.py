@@ -100,7 +100,15 @@ def _entry(
 ) -> Iterator[Violation]:
     rejected = "the API server rejects this pod"
     name = entry.get("name")
-    if not isinstance(name, str) or not name:
+    if name is not None and not isinstance(name, str):
+        shown = str(name).lower() if isinstance(name, bool) else str(name)
+        yield Violation(
+            (*at, "name"),
+            f"{rejected}: the claim's name must be a string, and YAML reads this one as "
+            f"{type(name).__name__} {shown}; quote it",
+            at="value",
+        )
+    elif not name:
         yield Violation(at, f"{rejected}: resourceClaims entry without a name (Required value)")
     elif name in names:
         yield Violation((*at, "name"), f'{rejected}: Duplicate value: "{name}"', at="value")

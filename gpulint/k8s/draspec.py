@@ -173,7 +173,15 @@ class _Checker:
 
     def request_name(self, request: Mapping[str, Any], path: Path, seen: set[str]) -> str | None:
         name = request.get("name")
-        if not isinstance(name, str) or not name:
+        if name is not None and not isinstance(name, str):
+            self.add(
+                (*path, "name"),
+                f"name must be a string, and YAML reads this one as {type(name).__name__} "
+                f"{name}; quote it",
+                "value",
+            )
+            return None
+        if not name:
             self.add(path, f"{_dotted(path)}.name: Required value")
             return None
         why = dns_label(name)

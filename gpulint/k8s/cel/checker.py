@@ -11,11 +11,13 @@ from typing import Any
 
 from gpulint.k8s.cel.members import Members
 from gpulint.k8s.cel.types import (
+    _ERR,
     _MACROS,
     _NAMESPACED,
     _NUMERIC,
     _ORDERED,
     DYN,
+    CelProblem,
     Located,
     _args,
     _ident_name,
@@ -156,6 +158,20 @@ class Checker(Members):
         comparison = op in ("lt", "le", "gt", "ge", "eq", "ne", "in")
         result: Any = "bool" if comparison else None
         if _loose(left) or _loose(right):
+            typed = {left, right} & {"quantity", "semver"}
+            if typed and op in ("lt", "le", "gt", "ge") and _ERR not in (left, right):
+                kind = "Quantity" if "quantity" in typed else "Semver"
+                offset, length = self.at_operator(left_node, symbol)
+                self.problems.append(
+                    CelProblem(
+                        offset,
+                        length,
+                        f"a {kind} has no '{symbol}' operator, so this comparison fails when "
+                        "the scheduler evaluates the selector and no device is allocated; "
+                        "compare with compareTo, isGreaterThan or isLessThan",
+                        "warning",
+                    )
+                )
             return result if result else DYN
         name = f"_{symbol}_" if symbol != "@in" else "@in"
         where = self.at_operator(left_node, "in" if symbol == "@in" else symbol)
