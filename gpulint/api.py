@@ -51,6 +51,9 @@ if TYPE_CHECKING:
     )
     from gpulint.cluster.podnodes import (
         Selected as Selected,
+        gpu_label_resource as gpu_label_resource,
+        label_says_yes as label_says_yes,
+        pinned as pinned,
         selected_size as selected_size,
     )
     from gpulint.cluster.schedpod import (
@@ -270,6 +273,9 @@ _WHERE: dict[str, str] = {
     "KnownTaint": "gpulint.cluster.evidence",
     "sched_pod": "gpulint.cluster.schedpod",
     "Selected": "gpulint.cluster.podnodes",
+    "gpu_label_resource": "gpulint.cluster.podnodes",
+    "label_says_yes": "gpulint.cluster.podnodes",
+    "pinned": "gpulint.cluster.podnodes",
     "selected_size": "gpulint.cluster.podnodes",
     "Failure": "gpulint.cluster.filters",
     "feasibility": "gpulint.cluster.filters",

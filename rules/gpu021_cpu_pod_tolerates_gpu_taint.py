@@ -32,6 +32,13 @@ agree on or its GPU node-pool objects carry (gpulint/cluster/evidence.py; the fi
 that evidence); when nothing says, the finding rests on gpulint's default taint and is
 `info` (`assumed`).
 
+A pod whose own node selector (or every term of its required node affinity) sends it to
+nodes its author chose is not flagged either: a node pool's name label
+(`karpenter.sh/nodepool`, `eks.amazonaws.com/nodegroup`, `cloud.google.com/gke-nodepool`,
+...), `kubernetes.io/hostname`, an instance type, or a GPU node label. On GPU nodes the
+toleration is what lets it there, and removing it would leave it Pending (that it selects
+GPU nodes without a GPU is GPU043's); on other nodes it tolerates nothing.
+
 A pod that asks KAI Scheduler (or Run:ai) for a share of a GPU with the `gpu-fraction` or
 `gpu-memory` pod annotation holds a GPU its resources do not show: it is not flagged.
 
@@ -94,6 +101,7 @@ from gpulint.api import (
     describes_nodes,
     enforced_taints,
     gpu_demand,
+    pinned,
     shares_by_annotation,
     spark_asks_for_gpus,
     taints_from_options,
@@ -119,6 +127,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return  # Spark adds the GPU limit to the pod it creates
     if shares_by_annotation(pod):
         return  # KAI Scheduler gives it a share of a GPU (gpu-fraction, gpu-memory)
+    if pinned(pod) is not None:
+        # Sent to nodes its author chose: on GPU nodes the toleration is what lets it
+        # there (whether it belongs there is GPU043's), elsewhere it tolerates nothing.
+        return
     from gpulint.api import find_agent  # a CPU pod that tolerates something: imported then
 
     agent = find_agent(pod)

@@ -11,7 +11,14 @@ EKS Auto Mode (`karpenter.k8s.aws/instance-gpu-*`, `eks.amazonaws.com/instance-g
 `karpenter.azure.com/sku-gpu-*`), AMD's node labeller (`amd.com/gpu.*`,
 `beta.amd.com/gpu.*`) and the common `accelerator` label. A selector that rules GPUs out
 (`instance-gpu-count: "0"`, `NotIn`, `DoesNotExist`, `gpu.present: "false"`) is not a GPU
-selector. The finding is at the selector's key, and names the resource to request.
+selector. The finding is at the selector's key, and names the resource to request (the
+chip's own on an Ascend node: `accelerator: huawei-Ascend910` asks for
+`huawei.com/Ascend910`). It is a warning when a container runs an image built for GPUs (a
+CUDA image, a reference that says `cuda`, `gpu`, `rocm`, `tensorrt`, `triton` or `nvidia`,
+Text Embeddings Inference but for its `cpu-` tags) or starts a GPU engine or launcher
+(`gpulint/data/engines.json`), which would use the GPU it forgot to request; a pod that
+runs nothing known to use a GPU may be meant to run on those nodes (a node-local proxy, a
+serving system's controller) and is `info`.
 
 With the option `images: true`, also flags a container built on an NVIDIA CUDA image
 (`nvidia/cuda`, `nvcr.io/nvidia/cuda`, `nvcr.io/nvidia/pytorch`, `tritonserver`,
@@ -107,6 +114,8 @@ from gpulint.api import (
     Violation,
     expression_key_path,
     gpu_demand,
+    gpu_label_resource,
+    label_says_yes,
     required_node_terms,
     shares_by_annotation,
     spark_asks_for_gpus,
@@ -128,26 +137,6 @@ OPTIONS: dict[str, Any] = {
     },
 }
 
-#: GPU node label -> the resource to request on such nodes (prefixes end in "." or "-").
-_EXACT = {
-    "nvidia.com/gpu": "nvidia.com/gpu",
-    "feature.node.kubernetes.io/pci-10de.present": "nvidia.com/gpu",
-    "feature.node.kubernetes.io/pci-0300_10de.present": "nvidia.com/gpu",
-    "feature.node.kubernetes.io/pci-0302_10de.present": "nvidia.com/gpu",
-    "cloud.google.com/gke-accelerator": "nvidia.com/gpu",
-    "k8s.amazonaws.com/accelerator": "nvidia.com/gpu",
-    "accelerator": "nvidia.com/gpu",
-}
-_PREFIXES = {
-    "nvidia.com/gpu.": "nvidia.com/gpu",
-    "karpenter.k8s.aws/instance-gpu-": "nvidia.com/gpu",
-    "eks.amazonaws.com/instance-gpu-": "nvidia.com/gpu",
-    "karpenter.azure.com/sku-gpu-": "nvidia.com/gpu",
-    "amd.com/gpu.": "amd.com/gpu",
-    "beta.amd.com/gpu.": "amd.com/gpu",
-}
-#: Label values that say "no GPU" (an `accelerator: none` pool, `gpu.present: "false"`).
-_NO = {"", "0", "false", "no", "none", "off"}
 #: NVIDIA's CUDA images (repository, without registry host, tag or digest), which set
 #: NVIDIA_VISIBLE_DEVICES=all in their environment.
 CUDA_IMAGES = (
@@ -203,11 +192,26 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 "NVIDIA runtime is the default it sees the node's GPUs, including those the "
                 "scheduler gave to other pods"
             )
+        engine = None if cuda else _engine(containers)
+        if cuda or engine is not None or any(_gpu_image(c) for c in containers):
+            if engine is not None:
+                also = f", and container {engine[0]} starts {engine[1]}, which uses GPUs"
+            yield Violation(
+                where,
+                f"the pod selects GPU nodes ({label}) but requests no GPU: it takes a GPU "
+                f"node's CPU and memory without holding a GPU{also}; request the device "
+                f"(resources.limits: {{{resource}: 1}}), or drop the selector if it needs none",
+            )
+            return
+        # Nothing in it is known to use a GPU: it may be meant to run there.
         yield Violation(
             where,
-            f"the pod selects GPU nodes ({label}) but requests no GPU: it takes a GPU node's "
-            f"CPU and memory without holding a GPU{also}; request the device "
-            f"(resources.limits: {{{resource}: 1}}), or drop the selector if it needs none",
+            f"the pod selects GPU nodes ({label}) but requests no GPU, and none of its "
+            "containers runs a GPU image or engine: it takes a GPU node's CPU and "
+            "memory without holding a GPU; if it is meant to run on those nodes (a node-local "
+            "proxy or agent, a controller), nothing is wrong; if it uses the GPU, request it "
+            f"(resources.limits: {{{resource}: 1}})",
+            severity="info",
         )
         return
     for container in cuda:
@@ -219,6 +223,43 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             f"{NVIDIA}=none if it needs none",
             at="value",
         )
+
+
+#: Words of an image reference (repository and tag, lower case) that say it is built for
+#: GPUs: ``pytorch-notebook:cuda12``, ``rocm/pytorch``, ``tritonserver``, ``-gpu``.
+GPU_IMAGE_WORDS = ("cuda", "gpu", "rocm", "tensorrt", "triton", "nvidia")
+#: GPU serving images whose plain tags are the GPU build (the CPU build is tagged ``cpu-``):
+#: Hugging Face Text Embeddings Inference.
+GPU_BY_DEFAULT = ("huggingface/text-embeddings-inference",)
+
+
+def _gpu_image(container: Container) -> bool:
+    """The container's image is built for GPUs (:data:`GPU_IMAGE_WORDS`,
+    :data:`GPU_BY_DEFAULT`)."""
+    from gpulint.api import image_repository
+
+    image = container.data.get("image")
+    if not isinstance(image, str):
+        return False
+    reference = image.lower()
+    if any(word in reference for word in GPU_IMAGE_WORDS):
+        return True
+    repository = image_repository(image)
+    tag = reference.rsplit(":", 1)[-1] if ":" in reference.rsplit("/", 1)[-1] else ""
+    return repository in GPU_BY_DEFAULT and not tag.startswith("cpu")
+
+
+def _engine(containers: list[Container]) -> tuple[str, str] | None:
+    """The first container that starts a GPU engine or launcher (``engines.json``) and
+    that engine's name."""
+    from gpulint.api import find_engine, may_start_engine, words
+
+    for container in containers:
+        if may_start_engine(container):
+            started = find_engine(container, words(container, {}))
+            if started is not None:
+                return container.label, started.engine.name
+    return None
 
 
 def _nvidia_runtime(pod: PodSpec) -> str | None:
@@ -245,18 +286,12 @@ def _runtime_findings(
             at="value",
         )
         return
-    from gpulint.api import find_engine, may_start_engine, words
-
-    for container in containers:
-        if not may_start_engine(container):
-            continue
-        started = find_engine(container, words(container, {}))
-        if started is None:
-            continue
+    engine = _engine(containers)
+    if engine is not None:
         yield Violation(
             where,
             f"the pod runs under the NVIDIA runtime (runtimeClassName: {runtime}) and container "
-            f"{container.label} starts {started.engine.name}, but the pod requests no GPU: if "
+            f"{engine[0]} starts {engine[1]}, but the pod requests no GPU: if "
             f"its image sets {NVIDIA}=all, as CUDA images do, the runtime gives it every GPU of "
             "the node behind the scheduler's back; request the device (resources.limits: "
             f"{{nvidia.com/gpu: 1}}), or set {NVIDIA}=none if it needs none",
@@ -266,23 +301,14 @@ def _runtime_findings(
         return
 
 
-def _resource_for(key: str) -> str | None:
-    if key in _EXACT:
-        return _EXACT[key]
-    for prefix, resource in _PREFIXES.items():
-        if key.startswith(prefix):
-            return resource
-    return None
-
-
 def _gpu_selector(pod: PodSpec) -> tuple[tuple[Any, ...], str, str] | None:
     """Where the pod asks for GPU nodes: (path of the label key, what it says, resource)."""
     spec = pod.spec
     selector = spec.get("nodeSelector")
     if isinstance(selector, Mapping):
         for key, value in selector.items():
-            resource = _resource_for(str(key))
-            if resource is not None and _yes(value):
+            resource = gpu_label_resource(str(key), value)
+            if resource is not None and label_says_yes(value):
                 return (*pod.path, "nodeSelector", key), f"nodeSelector {key}: {value}", resource
     terms = required_node_terms(spec)
     if not terms:
@@ -304,30 +330,20 @@ def _gpu_expression(term: Any) -> tuple[int, str, str] | None:
     for e, expr in enumerate(exprs if isinstance(exprs, list) else ()):
         if not isinstance(expr, Mapping) or not isinstance(expr.get("key"), str):
             continue
-        resource = _resource_for(expr["key"])
+        values = expr.get("values")
+        values = values if isinstance(values, list) else []
+        resource = gpu_label_resource(expr["key"], values[0] if values else None)
         if resource is None:
             continue
         operator = expr.get("operator")
-        values = expr.get("values")
-        values = values if isinstance(values, list) else []
         if operator == "Exists" and expr["key"] != "accelerator":
             return e, expr["key"], resource
-        if operator == "In" and values and all(_yes(v) for v in values):
+        if operator == "In" and values and all(label_says_yes(v) for v in values):
             return e, expr["key"], resource
         gt = _number(values[0]) if operator == "Gt" and values else None
         if gt is not None and gt >= 0 and expr["key"].endswith("-count"):
             return e, expr["key"], resource
     return None
-
-
-def _yes(value: Any) -> bool:
-    """A label value that says the node has the GPU (not a template placeholder)."""
-    if isinstance(value, bool):
-        return value
-    if not isinstance(value, (str, int)):
-        return False
-    text = str(value).strip().lower()
-    return text not in _NO and "{{" not in text and "$" not in text
 
 
 def _number(value: Any) -> float | None:

@@ -5,8 +5,9 @@ A pod that writes ``node.kubernetes.io/instance-type: g5.xlarge`` (or a required
 catalog (``gpulint/data/instance-types.json``, each row citing the vendor's page) says how
 many GPUs each has. So do the labels that count a node's GPUs (Karpenter's and EKS Auto
 Mode's ``instance-gpu-count``, Karpenter on Azure's ``sku-gpu-count``, GPU Feature
-Discovery's ``nvidia.com/gpu.count``) and GKE's ``cloud.google.com/gke-accelerator``, whose
-largest machine type in the catalog (A2, A3 and G2 are listed whole) bounds the node.
+Discovery's ``nvidia.com/gpu.count``), Huawei's ``accelerator-type`` (``module-a3-16``: 16
+NPUs) and GKE's ``cloud.google.com/gke-accelerator``, whose largest machine type in the
+catalog (A2, A3 and G2 are listed whole) bounds the node.
 
 This is evidence from the pod itself, used when no cluster is described: a value the
 catalog does not know, a label whose value is not a literal, or a term of the affinity that
@@ -40,6 +41,22 @@ COUNT_LABELS: Mapping[str, frozenset[str]] = {
     "nvidia.com/gpu.count": frozenset({"nvidia.com/gpu"}),
 }
 GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
+#: Huawei's ``accelerator-type`` node label (Ascend mind-cluster, ascend-for-volcano
+#: ``common/util/constants.go``: Module910bx8AcceleratorType "module-910b-8",
+#: Module910bx16AcceleratorType "module-910b-16", Module910A3x16AcceleratorType
+#: "module-a3-16", and the A3 SuperPoD's "module-a3-16-super-pod" / "module-a3-8-super-pod")
+#: -> the NPUs (``huawei.com/Ascend910``) a node of that type has.
+ASCEND_TYPE_LABEL = "accelerator-type"
+ASCEND_TYPES: Mapping[str, int] = {
+    "module-910b-8": 8,
+    "module-910b-16": 16,
+    "module-a3-16": 16,
+    "module-a3-16-super-pod": 16,
+    "module-a3-8-super-pod": 8,
+}
+ASCEND_RESOURCE = "huawei.com/Ascend910"
+#: Labels whose size comes from the instance catalog (named in messages).
+_CATALOG_LABELS = (*INSTANCE_TYPE_LABELS, GKE_ACCELERATOR)
 
 
 class Selected(NamedTuple):
@@ -66,7 +83,7 @@ def selected_size(pod: PodSpec, resource: str) -> Selected | None:
             if most is not None and (found is None or most < found.most):
                 shown = f"nodeSelector {key}: {value}"
                 path = (*pod.path, "nodeSelector", key)
-                found = Selected(most, shown, path, key not in COUNT_LABELS)
+                found = Selected(most, shown, path, key in _CATALOG_LABELS)
     terms = required_node_terms(spec)
     if not terms:
         return found
@@ -103,7 +120,7 @@ def _term(term: Any, resource: str, pod_path: Path, t: int) -> Selected | None:
         if most is not None and (best is None or most < best.most):
             shown = f"node affinity {key} {operator} {', '.join(map(str, values))}"
             path = expression_key_path(pod_path, t, e)
-            best = Selected(most, shown, path, key not in COUNT_LABELS)
+            best = Selected(most, shown, path, key in _CATALOG_LABELS)
     return best
 
 
@@ -124,6 +141,8 @@ def _size(key: str, value: Any, resource: str) -> int | None:
         return None
     if key in COUNT_LABELS:
         return _count(value) if resource in COUNT_LABELS[key] else None
+    if key == ASCEND_TYPE_LABEL:
+        return ASCEND_TYPES.get(str(value)) if resource == ASCEND_RESOURCE else None
     from gpulint.cluster.catalog import builtin_catalog
 
     catalog = builtin_catalog()
@@ -143,3 +162,106 @@ def _size(key: str, value: Any, resource: str) -> int | None:
 def _count(value: Any) -> int | None:
     text = str(value).strip()
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 4 else None
+
+
+# -- labels that send a pod to GPU nodes, or to chosen nodes ---------------------------
+
+#: GPU node label -> the resource to request on such nodes (prefixes end in "." or "-"):
+#: NVIDIA's GPU Feature Discovery (``nvidia.com/gpu.*``), Node Feature Discovery's NVIDIA
+#: PCI labels, GKE, EKS, Karpenter and EKS Auto Mode, Karpenter on Azure, AMD's node
+#: labeller and the common ``accelerator`` label (whose value may name the vendor:
+#: :func:`gpu_label_resource`).
+GPU_NODE_LABELS: Mapping[str, str] = {
+    "nvidia.com/gpu": "nvidia.com/gpu",
+    "feature.node.kubernetes.io/pci-10de.present": "nvidia.com/gpu",
+    "feature.node.kubernetes.io/pci-0300_10de.present": "nvidia.com/gpu",
+    "feature.node.kubernetes.io/pci-0302_10de.present": "nvidia.com/gpu",
+    "cloud.google.com/gke-accelerator": "nvidia.com/gpu",
+    "k8s.amazonaws.com/accelerator": "nvidia.com/gpu",
+    "accelerator": "nvidia.com/gpu",
+}
+GPU_NODE_PREFIXES: Mapping[str, str] = {
+    "nvidia.com/gpu.": "nvidia.com/gpu",
+    "karpenter.k8s.aws/instance-gpu-": "nvidia.com/gpu",
+    "eks.amazonaws.com/instance-gpu-": "nvidia.com/gpu",
+    "karpenter.azure.com/sku-gpu-": "nvidia.com/gpu",
+    "amd.com/gpu.": "amd.com/gpu",
+    "beta.amd.com/gpu.": "amd.com/gpu",
+}
+#: Label values that say "no GPU" (an `accelerator: none` pool, `gpu.present: "false"`).
+NO_VALUES = frozenset({"", "0", "false", "no", "none", "off"})
+#: Huawei's ``accelerator`` node label names the chip (``huawei-Ascend910``,
+#: ``huawei-Ascend310P``: Ascend mind-cluster, "Node labels"), whose device plugin resource
+#: is ``huawei.com/<chip>``.
+#: (A pattern: compiled on first use, see docs/architecture.md.)
+_ASCEND_VALUE = r"(?i)huawei-(ascend[0-9]+[a-z]?)"
+
+
+def gpu_label_resource(key: str, value: Any = None) -> str | None:
+    """The resource a pod on nodes with label ``key`` (of ``value``, when known) would
+    request; None when ``key`` is no GPU node label."""
+    resource = GPU_NODE_LABELS.get(key)
+    if resource is None:
+        resource = next((r for p, r in GPU_NODE_PREFIXES.items() if key.startswith(p)), None)
+    if resource is not None and key == "accelerator" and isinstance(value, str):
+        import re
+
+        found = re.fullmatch(_ASCEND_VALUE, value.strip())
+        if found:
+            chip = found.group(1)
+            return f"huawei.com/Ascend{chip[6:].upper()}"
+    return resource
+
+
+def label_says_yes(value: Any) -> bool:
+    """A label value that says the node has the GPU (not a template placeholder)."""
+    if isinstance(value, bool):
+        return value
+    if not isinstance(value, (str, int)):
+        return False
+    text = str(value).strip().lower()
+    return text not in NO_VALUES and "{{" not in text and "$" not in text
+
+
+#: Labels whose value names one node or one kind of node: a pod that selects one is sent
+#: to the nodes its author chose.
+HOST_LABEL = "kubernetes.io/hostname"
+
+
+def pinned(pod: PodSpec) -> str | None:
+    """What sends the pod to nodes its author chose (``nodeSelector karpenter.sh/nodepool:
+    p5en-efa``): a node pool's name label, a host name, an instance type or a GPU node label
+    in its node selector, or in every term of its required node affinity; None otherwise."""
+    selector = pod.spec.get("nodeSelector")
+    if isinstance(selector, Mapping):
+        for key, value in selector.items():
+            if _pins(str(key), value):
+                return f"nodeSelector {key}: {value}"
+    terms = required_node_terms(pod.spec)
+    shown: str | None = None
+    for term in terms:
+        found = _pinning_term(term)
+        if found is None:
+            return None
+        shown = shown or found
+    return shown
+
+
+def _pins(key: str, value: Any) -> bool:
+    from gpulint.cluster.poolkinds import pool_labels
+
+    if key == HOST_LABEL or key in INSTANCE_TYPE_LABELS or key in pool_labels():
+        return isinstance(value, str) and bool(value) and "{{" not in value
+    return gpu_label_resource(key, value) is not None and label_says_yes(value)
+
+
+def _pinning_term(term: Any) -> str | None:
+    exprs = term.get("matchExpressions") if isinstance(term, Mapping) else None
+    for expr in exprs if isinstance(exprs, list) else ():
+        if not isinstance(expr, Mapping) or not isinstance(expr.get("key"), str):
+            continue
+        values = expr.get("values")
+        values = values if isinstance(values, list) else []
+        if expr.get("operator") == "In" and values and all(_pins(expr["key"], v) for v in values):
+            return f"node affinity {expr['key']} In {', '.join(map(str, values))}"
+    return None
