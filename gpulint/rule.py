@@ -1,6 +1,6 @@
 """What a rule is: the API rule authors use (``Rule``, ``RuleContext``, ``Violation``).
 
-One rule = one module (STYLE.md, yamllint/ruff): its docstring is the documentation, and it
+One rule = one module (as yamllint's and ruff's): its docstring is the documentation, and it
 declares::
 
     CODE = "GPU001"               # stable; users and other tools reference it

@@ -7,7 +7,7 @@ it overrides or adds to. From the table come
 
 * the fast start-up parser of a plain ``gpulint check`` (:mod:`gpulint.cli.entry`), which
   runs without importing typer;
-* the parameters of typer's ``check`` command (:mod:`gpulint.cli.checkcommand`), so that
+* the parameters of typer's ``check`` command (:func:`gpulint.cli.app.check`), so that
   ``--help`` and every message of a command line the fast parser leaves alone stay typer's;
 * the test that every ``config`` key is a key of the configuration schema
   (``tests/test_entry.py``).

@@ -62,7 +62,7 @@ class InspectReport:
     cluster: dict[str, Any] = field(
         default_factory=lambda: {"platform": None, **picture_json(Picture())}
     )
-    #: The picture as text lines (:meth:`gpulint.cluster.evidence.Picture.lines`).
+    #: The picture as text lines (:func:`gpulint.cluster.pictures.picture_lines`).
     picture: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, int]:

@@ -156,10 +156,8 @@ class Linter:
         self._text = ""
         self._source: Source | None = None
         #: The document the last fix was planned in, and the paths its plans found to be
-        #: its own text: the fixes of one pod check the same paths (``fixes.plan``).
+        #: its own text: the fixes of one pod check the same paths (``gpulint.fix.edits.plan``).
         self._owned: tuple[Document, Owned] | None = None
-        #: How the last text linted parsed: its number of documents and the codes of its
-        #: YAML problems, whichever rules are selected (``--fix`` refuses a change to it).
         self.pod_rules = [a for a in self.active.values() if a.rule.scope == "pod"]
         self.object_rules = [a for a in self.active.values() if a.rule.scope == "object"]
         #: Pod rules that yield to more specific ones (``Rule.yields_to``), by code.

@@ -10,7 +10,7 @@ walks the graph once, iteratively, and builds
 * ``positions`` -- a dict keyed by the path inside the document (``("spec", "containers", 0,
   "resources")``) holding the span of the key and of the value.
 
-Positions never enter the manifest data (STYLE.md: no ``__startline__`` keys).
+Positions never enter the manifest data (no ``__startline__`` keys).
 
 Aliases are expanded into the data (each use gets its own copy) and a finding in aliased
 content points at where the value is written, which is where the anchored node's marks are.
