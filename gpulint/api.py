@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         applicable as applicable,
         basis as basis,
         certain_line as certain_line,
+        names_node_taint as names_node_taint,
     )
     from gpulint.cluster.facts import (
         accelerator_nodes as accelerator_nodes,
@@ -269,6 +270,7 @@ _WHERE: dict[str, str] = {
     "applicable": "gpulint.cluster.evidence",
     "basis": "gpulint.cluster.evidence",
     "certain_line": "gpulint.cluster.evidence",
+    "names_node_taint": "gpulint.cluster.evidence",
     "Evidence": "gpulint.cluster.evidence",
     "KnownTaint": "gpulint.cluster.evidence",
     "sched_pod": "gpulint.cluster.schedpod",

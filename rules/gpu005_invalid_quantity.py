@@ -1,8 +1,10 @@
-"""Unparseable or negative quantity for an extended resource.
+"""Unparseable or negative quantity for an extended resource, or any resource of a GPU pod.
 
 ## What it does
 Flags a value under `limits` or `requests` of an extended resource that is not a Kubernetes
-quantity at all (`one`, `1K`, `"2 "`, `true`) or is negative (`-1`).
+quantity at all (`one`, `1K`, `"2 "`, `true`) or is negative (`-1`); in a GPU pod, the
+same for `cpu`, `memory`, `ephemeral-storage` and `hugepages-*` (`cpu: 1000,`), since the
+whole pod is rejected with it. Template placeholders (`${CPU}`) are left alone.
 
 ## Why it matters
 The API server rejects the manifest: an unparseable value fails decoding with `quantities
@@ -38,6 +40,7 @@ None.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from decimal import Decimal
 
 from gpulint.api import (
     PodSpec,
@@ -45,6 +48,7 @@ from gpulint.api import (
     RuleContext,
     Violation,
     container_entries,
+    gpu_demand,
     is_extended_resource,
     parse_quantity,
     show_value,
@@ -57,10 +61,23 @@ SCOPE = "pod"
 OPTIONS: dict[str, object] = {}
 
 
+#: The standard compute resources, checked in GPU pods (``k8s.io/api/core/v1`` ResourceName
+#: constants; hugepages by prefix).
+STANDARD = ("cpu", "memory", "ephemeral-storage")
+
+
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    gpu: bool | None = None
     for entry in container_entries(pod):
         if not is_extended_resource(entry.name):
-            continue
+            if entry.name not in STANDARD and not str(entry.name).startswith("hugepages-"):
+                continue
+            if entry.amount.error is None and not _negative(entry.amount.value):
+                continue  # most values: no need to ask whether it is a GPU pod
+            if gpu is None:
+                gpu = gpu_demand(pod, ctx.registry, ctx.claims).gpu
+            if not gpu:
+                continue
         amount = entry.amount
         if amount.error is not None and _padded(entry.value):
             yield Violation(
@@ -75,8 +92,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             yield Violation(
                 entry.path,
                 f"{entry.name}: {_quoted(entry.value)} is not a Kubernetes quantity "
-                f"({amount.error}): the API server rejects the manifest; write a whole number "
-                "such as 1",
+                f"({amount.error}): the API server rejects the manifest; "
+                + (
+                    "write a whole number such as 1"
+                    if is_extended_resource(entry.name)
+                    else "write a quantity such as 2, 500m or 4Gi"
+                ),
                 at="value",
             )
         elif amount.value is not None and amount.value < 0:
@@ -103,3 +124,7 @@ def _padded(value: object) -> bool:
     except QuantityError:
         return False
     return True
+
+
+def _negative(value: Decimal | None) -> bool:
+    return value is not None and value < 0

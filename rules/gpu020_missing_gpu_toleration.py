@@ -62,7 +62,9 @@ toleration itself; `eks.amazonaws.com/nodegroup`, `kubernetes.azure.com/agentpoo
 list is `gpulint/cluster/platforms.py`'s, each label citing its platform's page) is judged
 as with that `platform:`. When nothing says what the taint
 is, the finding rests on gpulint's default taint: it is `info`, says `assumed`, and names the
-`gpu-taints:` line that makes it certain.
+`gpu-taints:` line that makes it certain; when the pod itself tolerates a taint of particular
+nodes (`gpupod=true:NoSchedule`, `dedicated=ml:NoSchedule`: not a key every cluster has, nor
+a Spot capacity taint), the message says that may be the GPU nodes' own taint instead.
 
 Only taints that keep the pod off the node count: a `PreferNoSchedule` taint is a preference,
 and a pod bound with `spec.nodeName` skips the scheduler, so only `NoExecute` taints (which
@@ -151,6 +153,7 @@ from gpulint.api import (
     describes_nodes,
     enforced_taints,
     gpu_demand,
+    names_node_taint,
     nodes_offering,
     pool_label,
     queued,
@@ -303,11 +306,30 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     elif ground.kind == "assumed":
         # Nothing says the GPU nodes carry this taint: a guess is never an error.
         severity = "info"
-        advice += (
-            " (assumed: gpulint's default GPU taint, as nothing in the configuration or the "
-            f"linted files names the GPU nodes' taint; `{certain_line(missing)}` in "
-            ".gpulint.yaml makes it certain)"
+        keys = {t.key for t in missing}
+        own = next(
+            (t for t in tolerations if names_node_taint(t) and t.get("key") not in keys), None
         )
+        if own is not None and close is None:
+            # The pod tolerates a taint of particular nodes (gpupod=true:NoSchedule): that
+            # may be the GPU nodes' own, which the default taint only guesses at.
+            value = own.get("value") if own.get("operator", "Equal") == "Equal" else ""
+            theirs = Taint(
+                str(own["key"]),
+                value if isinstance(value, str) else "",
+                str(own.get("effect") or "NoSchedule"),
+            )
+            advice += (
+                f" (assumed: gpulint's default GPU taint; the pod tolerates {theirs}, which may "
+                f"be your GPU nodes' own taint instead: `{certain_line([theirs])}` in "
+                f".gpulint.yaml says so, `{certain_line(missing)}` makes this finding certain)"
+            )
+        else:
+            advice += (
+                " (assumed: gpulint's default GPU taint, as nothing in the configuration or "
+                f"the linted files names the GPU nodes' taint; `{certain_line(missing)}` in "
+                ".gpulint.yaml makes it certain)"
+            )
     yield Violation(
         where,
         f"the pod {first} but does not tolerate the GPU node taint {taints}{inherited}: it "

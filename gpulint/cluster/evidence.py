@@ -116,6 +116,22 @@ def _generic(key: str) -> bool:
     return key in _GENERIC_KEYS or key.startswith(_GENERIC_PREFIXES) or capacity_taint(key)
 
 
+def names_node_taint(toleration: Any) -> bool:
+    """Whether a pod's toleration names a taint of particular nodes: a key that is neither
+    one every cluster's nodes may carry nor a Spot capacity taint, for an effect that keeps
+    pods off (``NoSchedule``, ``NoExecute``, or any)."""
+    if not isinstance(toleration, Mapping):
+        return False
+    key = toleration.get("key")
+    effect = toleration.get("effect") or "NoSchedule"
+    return (
+        isinstance(key, str)
+        and bool(key)
+        and not _generic(key)
+        and effect in ("NoSchedule", "NoExecute")
+    )
+
+
 class _Tally:
     """Tolerations of the run's GPU pods, per taint key (each pod counted once a key)."""
 
