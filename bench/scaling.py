@@ -476,6 +476,26 @@ def render_set_size(n: int) -> Input:
     return found._replace(size=found.size + size)
 
 
+def fixable_values(n: int) -> Input:
+    """``check --render --diff`` of a chart holding n files (in a ``.helmignore``'d folder)
+    whose values hold n/50 workers, each with a GPU requested and not limited: n/50 fixes,
+    each checked by rendering again (the whole chart was copied once per fix: 60 fixes
+    beside 4,900 ignored files took 77.5 s)."""
+    found = _chart("fixable-values", n, _WORKERS)
+    chart = found.cwd / "demo"
+    _write(chart, ".helmignore", "cache/\n")
+    (chart / "cache").mkdir()
+    for i in range(n):
+        _write(chart / "cache", f"f{i}.txt", f"cached {i}\n")
+    worker = (
+        "  w{i}:\n    tolerations: [{{key: nvidia.com/gpu, operator: Exists}}]\n"
+        "    resources:\n      requests:\n        memory: {i}Mi\n        nvidia.com/gpu: 1\n"
+    )
+    values = "workers:\n" + "".join(worker.format(i=i) for i in range(max(1, n // 50)))
+    size = found.size + _write(chart, "values.yaml", values)
+    return Input(["check", "--render", "--helm", HELM, "--diff", "demo"], found.cwd, size)
+
+
 def overlay_findings(n: int) -> Input:
     """A Kustomize root whose one resource is a pod of n containers, a finding each (every
     finding re-read and re-parsed the file). One object: kustomize's own time grows with
@@ -634,6 +654,7 @@ CASES: dict[str, Case] = {
     "findings-per-template": Case(findings_per_template, 2_000, "scaling"),
     "rendered-output-size": Case(rendered_output_size, 10_000, "scaling"),
     "overlay-findings": Case(overlay_findings, 500, "scaling"),
+    "fixable-values": Case(fixable_values, 1_000, "scaling"),
     "traced-values": Case(traced_values, 500, "scaling"),
     "traced-numbers": Case(traced_numbers, 500, "scaling"),
     "render-set-size": Case(render_set_size, 500, "scaling"),

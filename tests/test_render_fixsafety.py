@@ -222,3 +222,51 @@ def test_a_deep_ignored_folder_in_a_chart_is_no_crash(
         assert list(private_tmp.iterdir()) == []
     finally:
         _undeep(chart / "cache")
+
+
+JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {{ .Release.Name }}-warmup
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      tolerations:
+        - key: nvidia.com/gpu
+          operator: Exists
+          effect: NoSchedule
+      containers:
+        - name: warmup
+          image: vllm/vllm-openai:v0.6.3
+          resources:
+            {{- toYaml .Values.warmup.resources | nindent 12 }}
+"""
+
+
+@pytest.mark.parametrize("helm", HELMS)
+def test_fixes_checked_together_fall_back_to_one_by_one(
+    helm: str, tmp_path: Path, private_tmp: Path
+) -> None:
+    """Two fixes: the warmup Job's holds, the server's does not (values-gpu.yaml's request
+    is merged back under the moved limit: GPU002). Checked together they fail, so each is
+    checked on its own: the first is kept, the second says why not."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    chart = repo / "serving"
+    shutil.copytree(TRAINER.parent / "serving", chart)
+    (chart / "templates" / "warmup.yaml").write_text(JOB)
+    with (chart / "values.yaml").open("a") as fh:
+        fh.write("warmup:\n  resources:\n    requests:\n      nvidia.com/gpu: 1\n")
+    files = ["--values", "serving/values-gpu.yaml", "--values", "serving/values-large.yaml"]
+    code, out, err = _run(helm, *files, "--diff", "serving", cwd=repo)
+    assert out.startswith("--- serving/values.yaml\n+++ serving/values.yaml\n"), out + err
+    assert "values-large" not in out
+    assert (
+        "serving/values-large.yaml:4:5: GPU001 not fixed: rendered again with the fix, it "
+        "reports GPU002"
+    ) in err
+    assert err.endswith("Would fix 1 problem.\n"), err
+    assert code == 1
+    assert list(private_tmp.iterdir()) == []

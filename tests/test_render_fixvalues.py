@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from gpulint.model import AddEntry, DeleteKey, MoveKey, RenameKey
-from gpulint.render.fixvalues import _changes
+from gpulint.render.fixchanges import diff_changes as _changes
 from tests.conftest import FIXTURES, ROOT, gpulint_in_process
 from tests.externals import needs_kustomize
 from tests.test_render_exec import HELMS

@@ -11,11 +11,14 @@ the fix is carried there:
    path whose rendered value is exactly the value written in the source (a ``toYaml
    .Values.resources`` block, a patch's ``resources:``); every change must be under it;
 2. the change is written as the same kinds of repair (``RenameKey``, ``MoveKey``,
-   ``DeleteKey``, ``AddEntry``) on the source document, and planned there with the
-   text-edit machinery (:mod:`gpulint.fix.edits`: comments, quoting and layout kept);
+   ``DeleteKey``, ``AddEntry``) on the source document (:mod:`gpulint.render.fixchanges`),
+   and planned there with the text-edit machinery (:mod:`gpulint.fix.edits`: comments,
+   quoting and layout kept);
 3. the chart or overlay is rendered again with the edited file (in a private temporary
    folder, never in the tree: :mod:`gpulint.render.fixcopy`) and linted again: the fix is
-   kept only when the finding is gone and no finding appears that was not there.
+   kept only when the finding is gone and no finding appears that was not there. All the
+   fixes are first checked together, in one render; only when that fails is each checked
+   on its own, with those kept before it (a render each).
 
 Otherwise the finding says why it has no fix (``Fix.skipped``; the message ends with
 ``(no fix: ...)``): it points at a template or a fallback, the value written there is not
@@ -34,21 +37,24 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from gpulint.model import (
-    AddEntry,
-    AppendItem,
     Change,
-    DeleteKey,
     Edit,
     Finding,
     Fix,
-    MoveKey,
     ObjectRef,
-    RenameKey,
     Repair,
+)
+from gpulint.render.fixchanges import (
+    NoFix,
+    added_field,
+    aligned_base,
+    base_of,
+    changes_at,
+    field_changes,
 )
 from gpulint.render.fixcopy import NotChecked
 from gpulint.render.links import through_link
-from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
+from gpulint.render.mapping import Place, label_of, load_documents, read_text
 
 if TYPE_CHECKING:
     from gpulint.fix.loop import FileFix
@@ -61,10 +67,6 @@ Key = tuple[str, object, tuple[object, ...]]
 
 #: Lints a rendered output: the keys of its findings.
 Relint = Callable[[str], set[Key]]
-
-
-class NoFix(Exception):
-    """Why a rendered finding's fix cannot be made in its source file."""
 
 
 def key_of(f: Finding) -> Key:
@@ -136,10 +138,11 @@ class ValuesFixer:
         by_edits: dict[tuple[str, tuple[object, ...]], list[Planned]] = {}
         for p in planned:
             by_edits.setdefault((p.file, p.fix.edits), []).append(p)
-        for group in by_edits.values():  # one edit that fixes several uses: checked once
-            keys = {key_of(moved[p.index][0]) for p in group}
-            wants = {e for p in group for e in _rendered_fix(moved[p.index][0])}
-            why = self.check(group[0], keys, current, wants)
+        groups = list(by_edits.values())  # one edit that fixes several uses: checked once
+        # Every fix at once first: one render when they all hold, not one per fix.
+        together = len(groups) > 1 and self.check(groups, moved, current) is None
+        for group in groups:
+            why = None if together else self.check([group], moved, current)
             for p in group:
                 if why is None:
                     out[p.index] = p.fix
@@ -175,19 +178,28 @@ class ValuesFixer:
                     )
         return out
 
-    def check(self, p: Planned, keys: set[Key], current: set[Key], wants: set[Edit]) -> str | None:
-        """Render with the fix (and the fixes kept before it): ``None`` when the findings of
-        ``keys`` are gone, nothing new appears and the output is what the findings' own
-        fixes (``wants``, edits of the rendered text) make of it, else why it is refused."""
+    def check(
+        self, groups: list[list[Planned]], moved: list[tuple[Finding, Place]], current: set[Key]
+    ) -> str | None:
+        """Render with the fixes of ``groups`` (each group one edit, for several findings)
+        and those kept before: ``None``, and the fixes kept, when their findings are gone,
+        nothing new appears and the output is what the findings' own fixes (edits of the
+        rendered text) make of it, else why they are refused."""
         from gpulint.fix.loop import apply
 
-        kept = self.edits.get(p.file, [])
+        keys = {key_of(moved[p.index][0]) for group in groups for p in group}
+        wants = {e for group in groups for p in group for e in _rendered_fix(moved[p.index][0])}
+        edits: dict[str, list[Edit]] = {}
+        texts: dict[str, str] = {}
+        for group in groups:
+            p = group[0]
+            edits.setdefault(p.file, list(self.edits.get(p.file, []))).extend(p.fix.edits)
+            texts[p.file] = p.text
+        files = {path: text for path, (_, text) in self.changed.items()}
         try:  # the fixes of one file are all planned on its text as it is
-            new = apply(p.text, [*kept, *p.fix.edits])
+            files.update({file: apply(texts[file], e) for file, e in edits.items()})
         except ValueError:  # they overlap: this one waits for the next run
             return "another fix changes the same lines first; run --fix again"
-        files = {path: text for path, (_, text) in self.changed.items()}
-        files[p.file] = new
         try:
             output = self.rerender(files)
         except NotChecked as exc:
@@ -219,8 +231,9 @@ class ValuesFixer:
         if got != expected:
             return "rendered again with the fix, the object differs from what the rule's fix makes"
         self.wanted |= wants
-        self.edits[p.file] = [*kept, *p.fix.edits]
-        self.changed[p.file] = (p.text, new)
+        for file, e in edits.items():
+            self.edits[file] = e
+            self.changed[file] = (texts[file], files[file])
         current.clear()
         current.update(after)
         self.gone |= keys
@@ -266,22 +279,22 @@ class ValuesFixer:
         if new_doc is None or len(fixed_docs) != len(self.docs):
             raise NoFix("its fix changes the rendered documents")
         path = tuple(f.doc_path)
-        field = _added_field(rendered.data, new_doc.data, path)
+        field = added_field(rendered.data, new_doc.data, path)
         if field is not None:  # a field the object lacks, at the values key its template reads
-            adds = _field_changes(doc.data, source_path, *field, at)
+            adds = field_changes(doc.data, source_path, *field, at)
             if adds:
                 fix = plan(Source(text), doc, Repair(f.fix.message, adds, f.fix.applicability))
                 if fix.skipped is not None:
                     raise NoFix(f"at {where.path}: {fix.skipped}")
                 return Planned(index, file, text, fix)
-        strict = _base(rendered.data, path, doc.data, source_path)
-        aligned = _aligned(rendered.data, path, doc.data, source_path)
+        strict = base_of(rendered.data, path, doc.data, source_path)
+        aligned = aligned_base(rendered.data, path, doc.data, source_path)
         if strict is None and aligned is None:
             raise NoFix(f"the value written at {at} is not the rendered value")
         changes: tuple[Change, ...] = ()
         for base in dict.fromkeys(b for b in (strict, aligned) if b is not None):
             try:
-                changes = _changes_at(rendered.data, new_doc.data, doc.data, base, at)
+                changes = changes_at(rendered.data, new_doc.data, doc.data, base, at)
                 break
             except NoFix as exc:
                 why = exc
@@ -352,193 +365,3 @@ def _adds(f: Finding) -> bool:
     from gpulint.render.fieldreads import MISSING_FIELDS
 
     return f.rule in MISSING_FIELDS and bool(f.doc_path) and f.doc_path[-1] != "tolerations"
-
-
-def _added_field(old: Any, new: Any, path: tuple[object, ...]) -> tuple[str, Any] | None:
-    """The one key the rendered fix adds to the mapping at ``path`` (a pod spec's
-    ``tolerations``), changing nothing else there, and its value."""
-    here, before = lookup(old, path)
-    there, after = lookup(new, path)
-    if not (here and there and isinstance(before, dict) and isinstance(after, dict)):
-        return None
-    added = [k for k in after if k not in before]
-    if len(added) != 1 or any(after.get(k) != v for k, v in before.items()):
-        return None
-    return str(added[0]), after[added[0]]
-
-
-def _field_changes(
-    source: Any, source_path: Path, field: str, value: Any, at: str
-) -> tuple[Change, ...] | None:
-    """The field the rendered fix adds, written at the values key the finding is at: the
-    items appended to that key's empty list (``tolerations: []``), or the key added under
-    the mapping it is at (``trainer:``, which has no ``tolerations``). None: neither."""
-    present, written = lookup(source, source_path)
-    if not present:
-        return None
-    if source_path and source_path[-1] == field:
-        if written == [] and isinstance(value, list) and value:
-            return tuple(AppendItem(source_path, item) for item in value)
-        if written is None:
-            raise NoFix(f"{field} at {at} is null: write it as a list first ({field}: [])")
-        return None
-    if isinstance(written, dict) and field not in written:
-        return (AddEntry(source_path, field, value),)
-    return None
-
-
-def _base(
-    rendered: Any, path: tuple[object, ...], source: Any, source_path: Path
-) -> tuple[Path, Path] | None:
-    """The deepest... rather, the highest enclosing nodes of ``path`` (rendered) and
-    ``source_path`` (written) reached by the same keys from both whose values are equal: the
-    rendered node is a copy of the written one. ``None`` when even the finding's own value
-    differs from what is written."""
-    common = 0
-    while (
-        common < min(len(path), len(source_path))
-        and path[len(path) - 1 - common] == source_path[len(source_path) - 1 - common]
-    ):
-        common += 1
-    # The finding's path may go deeper than the written place (a key the rule names under
-    # the value): the value at the written place is what is compared.
-    best: tuple[Path, Path] | None = None
-    for up in range(common + 1):
-        r, s = path[: len(path) - up], source_path[: len(source_path) - up]
-        here, r_value = lookup(rendered, r)
-        there, s_value = lookup(source, s)
-        if here and there and r_value == s_value:
-            best = (r, s)
-        elif best is not None:
-            break
-    return best
-
-
-def _aligned(
-    rendered: Any, path: tuple[object, ...], source: Any, source_path: Path
-) -> tuple[Path, Path] | None:
-    """The highest mappings above the finding's path and the written place that the same
-    keys lead down from (an object in a Kustomize base and the same object rendered, which
-    a transformer changed elsewhere): the fix's changes are then checked one by one. Only
-    for a written document shaped as the object (paths of one length: a resource, a patch),
-    never for a values file."""
-    if len(path) != len(source_path):
-        return None
-    common = 0
-    while (
-        common < min(len(path), len(source_path))
-        and path[len(path) - 1 - common] == source_path[len(source_path) - 1 - common]
-    ):
-        common += 1
-    for up in range(common, -1, -1):
-        r, s = path[: len(path) - up], source_path[: len(source_path) - up]
-        here, r_value = lookup(rendered, r)
-        there, s_value = lookup(source, s)
-        if here and there and isinstance(r_value, dict) and isinstance(s_value, dict):
-            return r, s
-    return None
-
-
-def _changes_at(
-    old: Any, new: Any, source: Any, base: tuple[Path, Path], at: str
-) -> tuple[Change, ...]:
-    """The fix (``old`` -> ``new``, the rendered document) as changes of the written
-    document ``source`` under ``base`` (rendered, written): nothing may change outside it,
-    and what a change removes or moves is written there as it is rendered."""
-    rendered_base, source_base = base
-    old_sub = lookup(old, rendered_base)[1]
-    present, new_sub = lookup(new, rendered_base)
-    if not present or _replaced(old, rendered_base, new_sub) != new:
-        raise NoFix(f"its fix changes more than the value written at {at}")
-    changes = []
-    for c in _changes(old_sub, new_sub, rendered_base, ()):
-        if isinstance(c, RenameKey | DeleteKey | MoveKey):
-            here = lookup(old_sub, c.path)
-            if lookup(source, (*source_base, *c.path)) != here:
-                raise NoFix(f"the value written at {at} is not the rendered value")
-        changes.append(_rebase(c, source_base))
-    return tuple(changes)
-
-
-def _replaced(data: Any, path: Path, value: Any) -> Any:
-    if not path:
-        return value
-    head, rest = path[0], path[1:]
-    if isinstance(data, dict):
-        return {k: (_replaced(v, rest, value) if k == head else v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [(_replaced(v, rest, value) if i == head else v) for i, v in enumerate(data)]
-    return data
-
-
-def _changes(old: Any, new: Any, base: Path, at: Path) -> list[Change]:
-    """``old`` -> ``new`` (the values at ``base``) as changes of paths relative to it: what
-    is removed and added anywhere under it, a value that went elsewhere as a rename or move."""
-    removed: list[tuple[Path, Any]] = []
-    added: list[tuple[Path, Any]] = []
-    _walk(old, new, at, removed, added)
-    return _paired(removed, added)
-
-
-def _walk(
-    old: Any, new: Any, at: Path, removed: list[tuple[Path, Any]], added: list[tuple[Path, Any]]
-) -> None:
-    if old == new:
-        return
-    if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old):
-        for i, item in enumerate(old):
-            _walk(item, new[i], (*at, i), removed, added)
-        added.extend(((*at, len(old) + n), v) for n, v in enumerate(new[len(old) :]))
-        return
-    if not (isinstance(old, dict) and isinstance(new, dict)):
-        raise NoFix("its fix rewrites a value in place")
-    removed.extend(((*at, k), v) for k, v in old.items() if k not in new)
-    added.extend(((*at, k), v) for k, v in new.items() if k not in old)
-    for k in old:
-        if k in new:
-            _walk(old[k], new[k], (*at, k), removed, added)
-
-
-def _paired(removed: list[tuple[Path, Any]], added: list[tuple[Path, Any]]) -> list[Change]:
-    """Removed and added entries as renames and moves where a value went elsewhere."""
-    out: list[Change] = []
-    rest = list(added)
-    for path, value in removed:
-        for i, (to, new_value) in enumerate(rest):
-            chain: list[object] = []
-            inner = new_value
-            while inner != value and isinstance(inner, dict) and len(inner) == 1:
-                ((k, inner),) = inner.items()
-                chain.append(k)
-            if inner != value:
-                continue
-            del rest[i]
-            keys = [to[-1], *chain]
-            if not chain and to[:-1] == path[:-1] and isinstance(to[-1], str):
-                out.append(RenameKey(path, to[-1]))
-            elif all(isinstance(k, str) for k in keys):
-                mapping = (*to[:-1], *keys[:-1])
-                out.append(MoveKey(path, mapping, str(keys[-1]), prune=0))
-            else:
-                raise NoFix("its fix moves a value in a way that cannot be written")
-            break
-        else:
-            out.append(DeleteKey(path, prune=0))
-    for to, value in rest:
-        if isinstance(to[-1], int):  # items appended, in order
-            out.append(AppendItem(to[:-1], value))
-            continue
-        out.append(AddEntry(to[:-1], to[-1], value))
-    return out
-
-
-def _rebase(change: Change, base: Path) -> Change:
-    if isinstance(change, RenameKey | DeleteKey):
-        return change._replace(path=(*base, *change.path))
-    if isinstance(change, MoveKey):
-        return change._replace(path=(*base, *change.path), to=(*base, *change.to))
-    if isinstance(change, AddEntry):
-        return change._replace(mapping=(*base, *change.mapping))
-    if isinstance(change, AppendItem):
-        return change._replace(sequence=(*base, *change.sequence))
-    raise NoFix(f"its fix is a {type(change).__name__}")
