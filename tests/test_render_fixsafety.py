@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, gpulint_in_process
-from tests.externals import helms
+from tests.externals import helms, needs_kustomize
 
 HELMS = helms()
 TRAINER = FIXTURES / "render" / "fixvalues" / "trainer"
@@ -269,4 +269,29 @@ def test_fixes_checked_together_fall_back_to_one_by_one(
     ) in err
     assert err.endswith("Would fix 1 problem.\n"), err
     assert code == 1
+    assert list(private_tmp.iterdir()) == []
+
+
+@needs_kustomize
+def test_an_overlay_fix_is_checked_on_a_copy_of_what_kustomize_reads(
+    tmp_path: Path, private_tmp: Path
+) -> None:
+    """An overlay whose base is named through a link (``base -> shared/real-base``): the
+    kustomizations and the files they name are copied to the private folder, the link
+    resolved in the real tree, and nothing is written in the tree by ``--diff``."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    shutil.copytree(TRAINER.parent / "kustomize", repo, dirs_exist_ok=True)
+    (repo / "shared").mkdir()
+    shutil.move(repo / "base", repo / "shared" / "real-base")
+    (repo / "base").symlink_to("shared/real-base")
+    before = _tree(repo)
+    proc = gpulint_in_process("check", "--render", "--diff", "overlays/a100", cwd=repo)
+    assert proc.stdout.startswith("--- overlays/a100/gpu.yaml\n"), proc.stdout + proc.stderr
+    assert proc.stderr.endswith("Would fix 1 problem.\n"), proc.stderr
+    assert _tree(repo) == before
+    assert list(private_tmp.iterdir()) == []
+    proc = gpulint_in_process("check", "--render", "--fix", "overlays/a100", cwd=repo)
+    assert "Fixed 1 problem." in proc.stdout, proc.stdout + proc.stderr
+    assert "limits:\n" in (repo / "overlays" / "a100" / "gpu.yaml").read_text()
     assert list(private_tmp.iterdir()) == []
