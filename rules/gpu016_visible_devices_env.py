@@ -8,7 +8,9 @@ variables that choose GPUs, written as a literal `value`:
   `void` or empty (`all`, `0`, a GPU UUID), and `CUDA_VISIBLE_DEVICES` naming a device (not
   empty or `-1`, which hide every GPU);
 - in a container that requests GPUs, `NVIDIA_VISIBLE_DEVICES` with any value (the device
-  plugin sets it to what it allocated), and `CUDA_VISIBLE_DEVICES` that names a GPU UUID,
+  plugin sets it to what it allocated; `info`, as whether the manifest's value wins depends
+  on the node's container toolkit: with its defaults it does, with CDI or the
+  volume-mounts device-list strategy it does not), and `CUDA_VISIBLE_DEVICES` that names a GPU UUID,
   hides every GPU, names an index the container does not have (indices inside the
   container start at 0 for the first GPU it was given), or names fewer GPUs than the whole
   GPUs it holds.
@@ -154,6 +156,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 where,
                 f"container {container.label} sets {name}={text or '(empty)'}: {problem}",
                 at=at,
+                # Beside a GPU request, what it does depends on the node's toolkit.
+                severity="info" if gpu and name == NVIDIA else None,
             )
 
 
@@ -199,9 +203,11 @@ def _cuda_devices(container: Container, ctx: RuleContext) -> bool:
 def _with_gpu(name: str, text: str, container: Container, ctx: RuleContext) -> str | None:
     if name == NVIDIA:
         return (
-            "the device plugin sets this variable to the GPUs it allocated, and a value in the "
-            "manifest overrides it: the container may see GPUs of other pods, or not its own; "
-            "remove it"
+            "the device plugin sets this variable to the GPUs it allocated; where the node's "
+            "container toolkit reads it from the environment (its default, "
+            "accept-nvidia-visible-devices-envvar-when-unprivileged, without CDI or volume "
+            "mounts) a value in the manifest overrides that: the container may see GPUs of "
+            "other pods, or not its own; remove it"
         )
     if text in _HIDDEN:
         return "this hides every GPU the container requested; remove it, or the GPU request"
