@@ -164,7 +164,9 @@ def _stamp(folder: str, files: set[str] | None) -> float:
             except OSError:
                 continue
         return newest
-    for dirpath, dirnames, filenames in os.walk(folder):
+    from gpulint.util.walk import walk  # os.walk without recursion: any depth
+
+    for dirpath, dirnames, filenames in walk(folder):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         for name in (".", *filenames):
             try:

@@ -10,7 +10,7 @@ the :class:`Origin` that wrote it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from gpulint.render.mapping import load_documents, read_text
@@ -92,12 +92,63 @@ def _subcharts(folder: str, top: str) -> Iterator[tuple[str, str]]:
             yield sub, key
 
 
+#: Levels of a values file whose leaves know where they are written (deeper, the data is
+#: kept as it is and traces nothing: the loader keeps no position so deep either, and a
+#: path per leaf would make memory grow with the square of the depth).
+TRACED_DEPTH = 256
+
+
+def rebuild(
+    tree: Any,
+    leaf: Callable[[Any, tuple[Any, ...]], Any],
+    key: Callable[[Any], Any] = lambda k: k,
+    drop_none: bool = False,
+    at: tuple[Any, ...] = (),
+    stop: int | None = None,
+) -> Any:
+    """A copy of ``tree``'s mappings and lists (keys through ``key``; with ``drop_none``, a
+    mapping's null values left out) whose every other value is ``leaf(value, path)``, the
+    path from ``at``; below ``stop`` levels a value is kept as it is. Walked in the order a
+    recursive copy would take, with the open containers on a list: any depth."""
+
+    def opened(value: Any) -> tuple[Iterator[tuple[Any, Any]], Any]:
+        if isinstance(value, dict):
+            return iter(value.items()), {}
+        return iter(enumerate(value)), []
+
+    if not isinstance(tree, (dict, list)):
+        return leaf(tree, at)
+    items, top = opened(tree)
+    stack = [(items, top, at)]
+    while stack:
+        items, out, path = stack[-1]
+        for k, v in items:
+            if drop_none and v is None and isinstance(out, dict):
+                continue
+            here = (*path, k)
+            if stop is not None and len(here) > stop:
+                child = v
+            elif isinstance(v, (dict, list)):
+                inner, child = opened(v)
+                stack.append((inner, child, here))
+            else:
+                child = leaf(v, here)
+            if isinstance(out, dict):
+                out[key(k)] = child
+            else:
+                out.append(child)
+            if stack[-1][1] is child:
+                break  # the child first, as a recursive copy would
+        else:
+            stack.pop()
+    return top
+
+
 def _wrap(data: Any, file: str, at: tuple[Any, ...], prefix: tuple[Any, ...]) -> Any:
-    if isinstance(data, dict):
-        return {k: _wrap(v, file, (*at, k), prefix) for k, v in data.items() if v is not None}
-    if isinstance(data, list):
-        return [_wrap(v, file, (*at, i), prefix) for i, v in enumerate(data)]
-    return Leaf(data, Origin(file, at, (*prefix, *at)))
+    def leaf(value: Any, path: tuple[Any, ...]) -> Leaf:
+        return Leaf(value, Origin(file, path, (*prefix, *path)))
+
+    return rebuild(data, leaf, drop_none=True, at=at, stop=TRACED_DEPTH)
 
 
 def _merge(
@@ -108,14 +159,17 @@ def _merge(
     prefix: tuple[Any, ...],
 ) -> None:
     """helm's coalescing of ``over`` onto ``base``: maps merged, ``null`` deletes, anything
-    else replaces."""
-    for k, v in over.items():
-        if v is None:
-            base.pop(k, None)
-        elif isinstance(v, dict) and isinstance(base.get(k), dict):
-            _merge(base[k], v, file, (*at, k), prefix)
-        else:
-            base[k] = _wrap(v, file, (*at, k), prefix)
+    else replaces. The pairs of mappings to merge are held on a list (any depth)."""
+    todo = [(base, over, at)]
+    while todo:
+        into, source, path = todo.pop()
+        for k, v in source.items():
+            if v is None:
+                into.pop(k, None)
+            elif isinstance(v, dict) and isinstance(into.get(k), dict):
+                todo.append((into[k], v, (*path, k)))
+            else:
+                into[k] = _wrap(v, file, (*path, k), prefix)
 
 
 def merged(files: list[tuple[str, tuple[str, ...]]]) -> dict[Any, Any]:
@@ -139,8 +193,4 @@ def merged(files: list[tuple[str, tuple[str, ...]]]) -> dict[Any, Any]:
 
 def plain(tree: Any) -> Any:
     """The merged values without where each leaf came from."""
-    if isinstance(tree, dict):
-        return {k: plain(v) for k, v in tree.items()}
-    if isinstance(tree, list):
-        return [plain(v) for v in tree]
-    return tree.value if isinstance(tree, Leaf) else tree
+    return rebuild(tree, lambda value, _: value.value if isinstance(value, Leaf) else value)

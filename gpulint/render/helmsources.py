@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gpulint.model import Related, Span
 from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
+from gpulint.util.walk import walk  # os.walk without recursion: a folder of any depth
 
 if TYPE_CHECKING:
     from gpulint.render import textmap
@@ -200,7 +201,7 @@ def _inserted(chart: str, rel: str) -> bool:
 
     templates = os.path.join(chart, "templates")
     names = re.compile(r"\.Files\.(?:Get|Glob|Lines|AsSecrets|AsConfig)\s+\"([^\"]+)\"")
-    for dirpath, _, files in os.walk(templates):
+    for dirpath, _, files in walk(templates):
         for name in files:
             try:
                 with open(os.path.join(dirpath, name), "rb") as fh:
@@ -362,7 +363,7 @@ def file_place(
     if inserted.glob:  # a ConfigMap's data: each key a file's name, its value the text
         if len(rest) != 1 or not isinstance(rest[0], str):
             return None
-        for dirpath, _, names in os.walk(chart):
+        for dirpath, _, names in walk(chart):
             for name in sorted(names):
                 file = os.path.join(dirpath, name)
                 rel = os.path.relpath(file, chart).replace(os.sep, "/")

@@ -46,9 +46,10 @@ from typing import Any
 
 from gpulint.loader.document import Document
 from gpulint.model import Related, Span
-from gpulint.render.chartvalues import Leaf, Origin, chart_values, merged, plain
+from gpulint.render.chartvalues import Leaf, Origin, chart_values, merged, plain, rebuild
 from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
 from gpulint.render.textmap import actions
+from gpulint.util.walk import walk  # os.walk without recursion: a folder of any depth
 
 _MARK = re.compile(r"gplv([0-9]{6})x", re.IGNORECASE)
 _WHOLE = re.compile(r"-?[0-9]{1,6}")
@@ -98,7 +99,7 @@ def compared_names(folders: list[str], numbers: bool = False) -> set[str]:
     names: set[str] = set()
     count = 0
     for folder in folders:
-        for dirpath, dirnames, filenames in os.walk(os.path.join(folder, "templates")):
+        for dirpath, dirnames, filenames in walk(os.path.join(folder, "templates")):
             dirnames.sort()
             for name in sorted(filenames):
                 count += 1
@@ -120,25 +121,65 @@ def marked(
 ) -> Any:
     """Plain data for ``tree`` with each markable string a marker (its index in
     ``origins``, which it is appended to), but those under a key in ``keep``; with
-    ``numbers``, each number instead (the marker float -> its index, None for two alike)."""
-    if isinstance(tree, dict):
-        return {str(k): marked(v, origins, keep, numbers) for k, v in tree.items()}
-    if isinstance(tree, list):
-        return [marked(v, origins, keep, numbers) for v in tree]
-    assert isinstance(tree, Leaf)
-    name = next((p for p in reversed(tree.origin.path) if isinstance(p, str)), None)
-    value = tree.value
-    if name not in keep and len(origins) < MAX_MARKS:
-        if numbers is None and markable(value):
-            origins.append(tree.origin)
-            return f"gplv{len(origins) - 1:06d}x"
-        n = _as_number(value)
-        if numbers is not None and n is not None and abs(n) < 1e6:
-            origins.append(tree.origin)
-            mark = n + len(origins) / 1e6
-            numbers[mark] = None if mark in numbers else len(origins) - 1
-            return mark if _number(value) else repr(mark)  # "4" (an engine's argument) too
-    return value if isinstance(value, (str, int, float, bool)) else str(value)
+    ``numbers``, each number instead (the marker float -> its index, None for two alike).
+    Any depth (:func:`gpulint.render.chartvalues.rebuild`); a value too deep to be traced
+    is kept as it is."""
+
+    def leaf(tree: Any, _: tuple[Any, ...]) -> Any:
+        if not isinstance(tree, Leaf):
+            return tree if isinstance(tree, (str, int, float, bool)) else str(tree)
+        name = next((p for p in reversed(tree.origin.path) if isinstance(p, str)), None)
+        value = tree.value
+        if name not in keep and len(origins) < MAX_MARKS:
+            if numbers is None and markable(value):
+                origins.append(tree.origin)
+                return f"gplv{len(origins) - 1:06d}x"
+            n = _as_number(value)
+            if numbers is not None and n is not None and abs(n) < 1e6:
+                origins.append(tree.origin)
+                mark = n + len(origins) / 1e6
+                numbers[mark] = None if mark in numbers else len(origins) - 1
+                return mark if _number(value) else repr(mark)  # "4" (an engine's argument) too
+        return value if isinstance(value, (str, int, float, bool)) else str(value)
+
+    return rebuild(tree, leaf, key=str)
+
+
+_END = object()
+
+
+def _json(data: Any) -> str:
+    """``json.dumps(data)`` for plain data of any depth: the open mappings and lists are
+    held on a list (``json``'s encoders recurse once per level)."""
+    out: list[str] = []
+    stack: list[list[Any]] = []  # [its items, a mapping?, nothing written yet]
+
+    def start(value: Any) -> None:
+        if isinstance(value, dict):
+            out.append("{")
+            stack.append([iter(value.items()), True, True])
+        elif isinstance(value, list):
+            out.append("[")
+            stack.append([iter(value), False, True])
+        else:
+            out.append(json.dumps(value))
+
+    start(data)
+    while stack:
+        top = stack[-1]
+        item = next(top[0], _END)
+        if item is _END:
+            stack.pop()
+            out.append("}" if top[1] else "]")
+            continue
+        if not top[2]:
+            out.append(", ")
+        top[2] = False
+        if top[1]:
+            out.append(json.dumps(str(item[0])) + ": ")
+            item = item[1]
+        start(item)
+    return "".join(out)
 
 
 def _number(value: object) -> bool:  # not a bool, not NaN
@@ -244,7 +285,7 @@ class Tracer:
         with tempfile.TemporaryDirectory(prefix="gpulint-marks-") as tmp:
             path = os.path.join(tmp, "marks.yaml")
             with open(path, "w", encoding="utf-8") as fh:
-                json.dump(data, fh)  # JSON is YAML
+                fh.write(_json(data))  # JSON is YAML
             text = self._render(path)
         return _keyed(text, load_documents(text)) if text is not None else {}
 
@@ -358,6 +399,8 @@ class Tracer:
             return None  # none, or several alike
         child, depth = found[path[-1]], 0
         while not isinstance(child, Leaf):
+            if not isinstance(child, (dict, list)):
+                return None  # deeper than values are traced
             items = list(child.values()) if isinstance(child, dict) else child
             if not items:
                 return None
