@@ -167,7 +167,7 @@ def _json(data: Any) -> str:
     start(data)
     while stack:
         top = stack[-1]
-        item = next(top[0], _END)
+        item: Any = next(top[0], _END)
         if item is _END:
             stack.pop()
             out.append("}" if top[1] else "]")
