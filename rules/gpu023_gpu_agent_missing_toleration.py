@@ -36,9 +36,11 @@ Without a described cluster or configured taints, the taints are those the run's
 agree on or its GPU node-pool objects carry (gpulint/cluster/evidence.py; the finding names
 that evidence). A vendor's agent of the run that tolerates its vendor's taint is evidence
 for that vendor's other agents: a Neuron monitor DaemonSet without the
-`aws.amazon.com/neuron` toleration the repository's Neuron device plugin has keeps its
-severity and names the device plugin; when nothing says, the finding rests on gpulint's
-default taint and is `info` (`assumed`).
+`aws.amazon.com/neuron` toleration the repository's Neuron device plugin has names the
+device plugin, as `info`: the vendors' agent manifests tolerate their vendor's taint
+whether the nodes carry it or not. Taints the run's GPU pods agree on, or its node-pool
+objects carry, keep the agent's severity. When nothing says, the finding rests on
+gpulint's default taint and is `info` (`assumed`).
 
 ## Why it matters
 The DaemonSet controller does not place daemon pods on nodes whose taints they do not
@@ -151,11 +153,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     candidates = taints_from_options(ctx.options)
     related: tuple[Related, ...] = ()
     cited = ""
+    hedge = False
     if ground.kind == "evidence" and ground.picture is not None:
         evidence = applicable(ground.picture, None if agent.hardware is None else [agent.hardware])
         # The agent's own toleration is no evidence against itself.
         evidence = [k for k in evidence if not k.tolerated_by(tolerations)] or evidence
         if evidence:
+            # Vendors' agent manifests tolerate their vendor's taint whether the nodes carry
+            # it or not: another agent's toleration of it is a hedge, no proof.
+            hedge = all(k.agent for k in evidence)
             candidates = [k.taint for k in evidence]
             cited = "".join(f" ({k.evidence.what}: {k.evidence.cited()})" for k in evidence[:1])
             related = evidence[0].evidence.related("the evidence for the GPU taint")
@@ -193,7 +199,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if close is not None:
         advice, where, at = close
     severity = agent.severity
-    if ground.kind == "assumed":
+    if hedge:
+        severity = "info"
+        advice += (
+            " (the evidence is another agent's toleration of the vendor's taint, which its "
+            "manifest carries whether the nodes are tainted or not; "
+            f"`{certain_line(missing)}` in .gpulint.yaml makes it certain)"
+        )
+    elif ground.kind == "assumed":
         severity = "info"  # nothing says the GPU nodes carry this taint
         advice += (
             " (assumed: gpulint's default GPU taint; "
