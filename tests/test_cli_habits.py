@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import gpulint_in_process
+from tests.conftest import gpulint_in_process, gpulint_subprocess
 
 BAD = """\
 apiVersion: v1
@@ -136,3 +136,20 @@ def test_the_text_report_says_the_same_evidence_once() -> None:
     )
     short = first._replace(message="a value (0.5) that is short")  # short asides stay
     assert once(short, said) == short and once(short, said) == short
+
+
+def test_a_platform_is_named_in_any_case(tmp_path: Path) -> None:
+    # As rule codes are (`--select gpu020`): `--platform GKE` is GKE.
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+        "  - {name: c, image: busybox}\n"
+    )
+    proc = gpulint_in_process("check", "--isolated", "--platform", "GKE", "pod.yaml", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_job_count_that_is_no_number_is_refused_in_words(tmp_path: Path) -> None:
+    proc = gpulint_subprocess("check", "-j", "abc", ".", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "'abc' is not a whole number of 1 or more" in proc.stderr
+    assert "int range" not in proc.stderr

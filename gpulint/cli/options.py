@@ -79,7 +79,7 @@ def typer_option(row: Option) -> Any:
         if choices is not None:
             kind = Literal[choices]
         elif row.convert is positive_int:
-            kind, settings["min"] = int, 1
+            kind, settings["callback"] = str, _whole_number
         elif row.convert is seconds:
             kind = float
         else:
@@ -91,6 +91,20 @@ def typer_option(row: Option) -> Any:
     # A switch is one declaration, "--x/--no-x", as click spells it.
     names = ("/".join(row.names),) if row.takes == SWITCH else row.names
     return Annotated[kind, typer.Option(*names, **settings)]
+
+
+def _whole_number(value: str | None) -> int | None:
+    """A whole number from 1, refused in words (typer's ``min=1`` says "is not a valid int
+    range" of ``abc``)."""
+    if value is None:
+        return None
+    try:
+        number = int(value.strip().replace("_", ""), 10)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise typer.BadParameter(f"{value!r} is not a whole number of 1 or more")
+    return number
 
 
 class RulesFormat(str, Enum):

@@ -224,8 +224,9 @@ class UnknownPlatform(GpulintError, ValueError):
 
 
 def platform(name: str) -> Platform:
+    """The platform named ``name``, in any case (``GKE`` is ``gke``, as rule codes are)."""
     try:
-        return PLATFORMS[name]
+        return PLATFORMS[name] if name in PLATFORMS else PLATFORMS[name.lower()]
     except KeyError:
         raise UnknownPlatform(
             f"unknown platform {name!r}; choose one of: {', '.join(CHOICES)}"
