@@ -141,6 +141,21 @@ def argo_templates(n: int) -> Input:
     return Input(["check", "wf.yaml"], folder, _write(folder, "wf.yaml", text))
 
 
+def operator_gpu_services(n: int) -> Input:
+    """A DynamoGraphDeployment with n services, each asking for its GPU in Dynamo's own
+    field (``operator_gpus``): each unit's pods are found by path, not by a scan of all."""
+    folder = _fresh("operator-gpu-services", n)
+    service = (
+        '    s{i}:\n      resources: {{limits: {{gpu: "1"}}}}\n'
+        "      extraPodSpec:\n        mainContainer: {{image: x}}\n"
+    )
+    text = (
+        "apiVersion: nvidia.com/v1alpha1\nkind: DynamoGraphDeployment\nmetadata: {name: g}\n"
+        "spec:\n  services:\n" + "".join(service.format(i=i) for i in range(n))
+    )
+    return Input(["check", "dgd.yaml"], folder, _write(folder, "dgd.yaml", text))
+
+
 def many_paths(n: int) -> Input:
     """n directories named on the command line, one pod each (20,000: 425 s)."""
     folder = _fresh("many-paths", n)
@@ -642,6 +657,7 @@ CASES: dict[str, Case] = {
     "stacked-next-line": Case(stacked_next_line, 4_000, "scaling"),
     "stale-suppressions": Case(stale_suppressions, 5_000, "scaling"),
     "argo-templates": Case(argo_templates, 5_000, "scaling"),
+    "operator-gpu-services": Case(operator_gpu_services, 2_000, "scaling"),
     "many-paths": Case(many_paths, 5_000, "scaling"),
     "per-object-ignores": Case(per_object_ignores, 3_000, "scaling"),
     "globs": Case(globs, 60, "scaling"),

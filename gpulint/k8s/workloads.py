@@ -223,8 +223,15 @@ def _add_operator_gpus(obj: K8sObject, row: WorkloadKind, pods: list[PodSpec]) -
     """Give the pod specs inside each unit of ``row.operator_gpus`` the accelerator the
     operator writes into them (an explicit zero, or a value that is no scalar, gives none)."""
     for unit, amount_path, resource, resource_field in row.operator_gpus:
+        # Every unit of one pattern is as deep (``*`` is one level): the pods inside each
+        # are found by their path's prefix of that depth, once per pod, not per unit.
+        depth = len(obj.path) + len(unit)
+        inside: dict[Path, list[PodSpec]] = {}
+        for pod in pods:
+            if pod.location == "pod" and len(pod.path) >= depth:
+                inside.setdefault(pod.path[:depth], []).append(pod)
         for path, data in expand(obj.data, unit, obj.path):
-            if not isinstance(data, dict):
+            if not isinstance(data, dict) or path not in inside:
                 continue
             written = value_at(data, amount_path)
             if written is None or isinstance(written, (dict, list, bool)):
@@ -234,9 +241,8 @@ def _add_operator_gpus(obj: K8sObject, row: WorkloadKind, pods: list[PodSpec]) -
             name = value_at(data, resource_field) if resource_field else None
             name = name if isinstance(name, str) and name else resource
             found = (name, (*path, *amount_path))
-            for pod in pods:
-                if pod.location == "pod" and pod.path[: len(path)] == path:
-                    pod.operator_gpus = (*pod.operator_gpus, found)
+            for pod in inside[path]:
+                pod.operator_gpus = (*pod.operator_gpus, found)
 
 
 def _explicit_zero(written: Any) -> bool:
