@@ -11,6 +11,10 @@ it came from, and the exception's type and message, for example:
 KeyError: 'priorityClassName': it did not finish checking this object (a bug in the rule;
 report it to its author)`
 
+A declarative rule that passes one of its cost bounds (more than 10,000 subschemas entered
+for one object, or patterns that would scan more than the file's budget: docs/security.md)
+is reported the same way, ending "(the rule costs more than gpulint allows on this input)".
+
 Every other rule still checks the object, and every other object and file is still linted
 and reported, in every output format. A rule that fails on several pod specs of one object is
 reported once for that object.

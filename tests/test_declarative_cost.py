@@ -290,6 +290,10 @@ def test_patterns_that_would_scan_past_the_file_s_budget_are_gl900_not_a_hang(
     assert found == [("big.yaml", "GL900", "big"), ("small.yaml", "ORG003", "small")]
     message = json.loads(proc.stdout)["findings"][0]["message"]
     assert "patterns would scan more than this file's budget of" in message
+    assert message.endswith(
+        "it did not finish checking this object (the rule costs more than gpulint allows on "
+        "this input)"
+    )
     assert "\n" not in message
 
 

@@ -400,6 +400,13 @@ class Linter:
         if len(detail) > MAX_DETAIL:
             detail = detail[: MAX_DETAIL - 1] + "\u2026"
         raised = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+        from gpulint.util.schemacost import BudgetExceeded
+
+        why = (  # a declarative rule's cost bound, not a bug
+            "the rule costs more than gpulint allows on this input"
+            if isinstance(exc, BudgetExceeded)
+            else "a bug in the rule; report it to its author"
+        )
         return Finding(
             rule=RULE_ERROR_CODE,
             name=self.rule_error_name,
@@ -408,7 +415,7 @@ class Linter:
             span=doc.value_span(obj.path),
             message=(
                 f"rule {rule.code} ({rule.module}, {rule.origin}) raised {raised}: it did not "
-                "finish checking this object (a bug in the rule; report it to its author)"
+                f"finish checking this object ({why})"
             ),
             object=obj.ref,
             doc_path=obj.path,
