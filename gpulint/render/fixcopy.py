@@ -91,7 +91,7 @@ class Rerenderer:
             try:
                 self._scratch = Scratch("gpulint-fix-")
             except OSError as exc:
-                raise NotChecked(f"no temporary folder to check it in ({exc.strerror})") from exc
+                raise NotChecked(f"no temporary folder to check it in ({_why(exc)})") from exc
         return self._scratch
 
     def close(self) -> None:
@@ -117,6 +117,16 @@ def rerenderer(kind: str, folder: str, options: RenderOptions, trees: Trees) -> 
         return _Chart(folder, options.deadline, helm, options.for_chart(folder), root)
     tool = find_tool(options.kustomize, ("kubectl", "kustomize"), root)
     return _Overlay(folder, options.deadline, tool, trees, root)
+
+
+def _shown(path: str) -> str:
+    from gpulint.render.mapping import label_of
+
+    return label_of(path)
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
 
 
 def _parts(rel: str) -> tuple[str, ...] | None:
@@ -154,7 +164,7 @@ class _Chart(Rerenderer):
             if parts is not None:
                 inner[parts] = text
             elif path not in self.values:
-                raise NotChecked(f"{path} is neither in the chart nor one of its values files")
+                raise NotChecked(f"{_shown(path)} is neither in the chart nor a values file")
         folder = self.shadow(inner) if inner else self.folder
         values = []
         for n, path in enumerate(self.values):
@@ -178,7 +188,7 @@ class _Chart(Rerenderer):
         try:
             self.scratch().write(parts, text.encode("utf-8"))
         except OSError as exc:
-            raise NotChecked(f"it could not be written to check it ({exc.strerror})") from exc
+            raise NotChecked(f"it could not be written to check it ({_why(exc)})") from exc
 
     def shadow(self, files: dict[tuple[str, ...], str]) -> str:
         """The chart's shadow with ``files`` (names below the chart) holding the given
@@ -195,7 +205,7 @@ class _Chart(Rerenderer):
                 self.edited.add(parts)
                 self._write(("chart", *parts), text)
         except OSError as exc:
-            raise NotChecked(f"the chart could not be shadowed to check it ({exc})") from exc
+            raise NotChecked(f"the chart could not be shadowed to check it ({_why(exc)})") from exc
         return scratch.join(("chart",))
 
     def _folders(self, parts: tuple[str, ...]) -> str:
@@ -232,6 +242,8 @@ class _Overlay(Rerenderer):
         self.copies: dict[str, list[tuple[str, ...]]] | None = None
         self.top = ""
         self.edited: set[str] = set()
+        #: Why the copy could not be made, once it could not.
+        self.refused: str | None = None
         #: Bases named through a link (the path kustomize joins -> the real folder).
         self.linked: dict[str, str] = {}
 
@@ -256,17 +268,25 @@ class _Overlay(Rerenderer):
                 for parts in copies[real]:
                     scratch.write(parts, text.encode("utf-8"))
         except OSError as exc:
-            raise NotChecked(f"the overlay could not be copied to check it ({exc})") from exc
+            raise NotChecked(f"the overlay could not be copied to check it ({_why(exc)})") from exc
         rel = _parts(os.path.relpath(os.path.realpath(self.folder), self.top))
         out = kustomize.build(self.tool, scratch.join(("tree", *(rel or ()))), self.deadline)
         return out if isinstance(out, str) else None
 
     def _copy(self) -> dict[str, list[tuple[str, ...]]]:
+        """The copy, made at the first check; why not, said again at every other check
+        without trying again (the work is once per overlay, not once per fix)."""
+        if self.refused is not None:
+            raise NotChecked(self.refused)
         if self.copies is None:
             try:
                 self.copies = self._made()
             except OSError as exc:
-                raise NotChecked(f"the overlay could not be copied to check it ({exc})") from exc
+                self.refused = f"the overlay could not be copied to check it ({_why(exc)})"
+                raise NotChecked(self.refused) from exc
+            except NotChecked as exc:
+                self.refused = str(exc)
+                raise
         return self.copies
 
     def _made(self) -> dict[str, list[tuple[str, ...]]]:
@@ -282,7 +302,7 @@ class _Overlay(Rerenderer):
             real = os.path.realpath(path)
             mode = os.stat(real)
             if not (inside(real, self.root) and stat.S_ISREG(mode.st_mode)):
-                raise NotChecked(f"{path} is not a regular file inside the repository")
+                raise NotChecked(f"{_shown(path)} is not a regular file inside the repository")
             count, size = count + 1, size + mode.st_size
             if count > MAX_COPY_FILES or size > MAX_COPY_BYTES:
                 raise NotChecked(
@@ -295,14 +315,14 @@ class _Overlay(Rerenderer):
             real = os.path.realpath(path)
             parts = _parts(os.path.relpath(path, self.top))
             if parts is None:
-                raise NotChecked(f"{path} is outside the folder copied")
+                raise NotChecked(f"{_shown(path)} is outside the folder copied")
             scratch.write(("tree", *parts), self._read(real))
             copies.setdefault(real, []).append(("tree", *parts))
         for path in self.linked:  # a base named through a link: a link to its copy
             at = _parts(os.path.relpath(path, self.top))
             to = _parts(os.path.relpath(self.linked[path], self.top))
             if at is None or to is None:
-                raise NotChecked(f"{path} is outside the folder copied")
+                raise NotChecked(f"{_shown(path)} is outside the folder copied")
             scratch.link(("tree", *at), scratch.join(("tree", *to)))
         return copies
 
@@ -320,15 +340,15 @@ class _Overlay(Rerenderer):
                 continue
             seen.add(folder)
             if not (inside(folder, self.root) and os.path.isdir(folder)):
-                raise NotChecked(f"{folder} is not a folder inside the repository")
+                raise NotChecked(f"{_shown(folder)} is not a folder inside the repository")
             file = kustomization_file(folder)
             if file is None:
-                raise NotChecked(f"{folder} holds no kustomization")
+                raise NotChecked(f"{_shown(folder)} holds no kustomization")
             k: Kustomization | None = self.trees.kustomizations.get(folder)
             if k is None or k.file != file:
                 k = read_kustomization(folder, file)
             if k.problem is not None:
-                raise NotChecked(f"{file}: {k.problem}")
+                raise NotChecked(f"{_shown(file)}: {k.problem}")
             files[file] = None
             for ref in k.refs:
                 if not ref.path:  # an inline patch
