@@ -163,6 +163,7 @@ class HelmRendered(Rendered):
         self._charts: dict[str, dict[str, object]] = {}
         self._sections: Sections | None = None
         self._places: dict[tuple[str, tuple[object, ...], bool, int], Place] = {}
+        self._lines_of: dict[str, list[str]] = {}
 
     def fallback(self) -> str:
         return label_of(os.path.join(self.folder, "Chart.yaml"))
@@ -201,14 +202,19 @@ class HelmRendered(Rendered):
     def _same_text(self, template: str, line: int) -> Span | None:
         """The one line of ``template`` whose text is the rendered ``line``'s, if exactly one
         is (a finding about a whole document, placed by its first line's text)."""
-        lines = self.text.splitlines()
+        if "" not in self._lines_of:  # the output's lines, split once
+            self._lines_of[""] = self.text.splitlines()
+        lines = self._lines_of[""]
         if not 0 < line <= len(lines):
             return None
         want = lines[line - 1].rstrip()
         if not want.strip() or "{{" in want:
             return None
-        raw = (read_text(template) or "").splitlines()
-        hits = [i for i, text in enumerate(raw) if text.rstrip() == want]
+        if template not in self._lines_of:  # each template read once, however many findings
+            self._lines_of[template] = [
+                t.rstrip() for t in (read_text(template) or "").splitlines()
+            ]
+        hits = [i for i, text in enumerate(self._lines_of[template]) if text == want]
         if len(hits) != 1:
             return None
         at = hits[0] + 1
