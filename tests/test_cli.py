@@ -442,7 +442,10 @@ def test_rules_lists_one_line_per_rule_gpu_rules_first() -> None:
         code, name, severity, *rest = line.split()
         rule = rules[code]
         assert (name, severity) == (rule.name, rule.severity.label)
-        assert ("fix" in rest) == rule.fixable and ("opt-in" in rest) == rule.opt_in
+        # "fix": --fix applies it; "unsafe-fix": only --unsafe-fixes does (as ruff marks them)
+        marks = {"safe": "fix", "unsafe": "unsafe-fix", None: None}
+        assert marks[rule.fix] in (None, *rest) and ("opt-in" in rest) == rule.opt_in
+        assert ("fix" in rest or "unsafe-fix" in rest) == rule.fixable
         assert len(line) <= 100
     gpu003 = next(line for line in lines if line.startswith("GPU003"))
     assert gpu003.split()[3:5] == ["fix", "opt-in"]

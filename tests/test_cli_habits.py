@@ -153,3 +153,18 @@ def test_a_job_count_that_is_no_number_is_refused_in_words(tmp_path: Path) -> No
     assert proc.returncode == 2
     assert "'abc' is not a whole number of 1 or more" in proc.stderr
     assert "int range" not in proc.stderr
+
+
+def test_statistics_mark_a_rule_only_unsafe_fixes_fix_apart(tmp_path: Path) -> None:
+    # GPU020's fix adds a toleration: only --unsafe-fixes applies it ("[-]", as ruff marks).
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+        "  - name: c\n    image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+        "    resources:\n      limits:\n        nvidia.com/gpu: 1\n"
+    )
+    proc = gpulint_in_process(
+        "check", "--statistics", "--fail-on", "info", "pod.yaml", cwd=tmp_path
+    )
+    rows = [line.split("\t") for line in proc.stdout.splitlines() if "\t" in line]
+    assert ["1", "GPU020", "[-] gpu-pod-missing-toleration"] in rows, proc.stdout

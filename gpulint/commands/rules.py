@@ -65,7 +65,8 @@ def render_lines(rules: Sequence[Rule], width: int | None = None) -> str:
     names = max((len(r.name) for r in ordered), default=0)
     lines = []
     for rule in ordered:
-        flags = " ".join(f for f, on in (("fix", rule.fixable), ("opt-in", rule.opt_in)) if on)
+        fix = "fix" if rule.fix == "safe" else "unsafe-fix"
+        flags = " ".join(f for f, on in ((fix, rule.fixable), ("opt-in", rule.opt_in)) if on)
         origin = "" if rule.origin == "built-in" else f"[{escape(rule.origin)}]  "
         head = (
             f"{rule.code:<{codes}}  {rule.name:<{names}}  {rule.severity.label:<7}  {flags:<10}  "

@@ -155,9 +155,10 @@ class Stream:
         )
         if self.ctx.statistics:
             for f in shown:
-                row = self.counts.setdefault((f.rule, f.name), [0, 0])
+                row = self.counts.setdefault((f.rule, f.name), [0, 0, 0])
                 row[0] += 1
-                row[1] += f.fix is not None
+                row[1] += f.fix is not None and f.fix.applicability == "safe"
+                row[2] += f.fix is not None
             return ""
         return "".join(self.line(f) + "\n" for f in shown)
 
@@ -174,12 +175,13 @@ class Stream:
 
 def statistics(counts: dict[tuple[str, str], list[int]]) -> str:
     """``--statistics`` (ruff's): one line per rule, most findings first: the count, the
-    code, ``[*]`` when every finding of it has a fix, and the rule's name."""
+    code, ``[*]`` when every finding of it has a fix ``--fix`` applies, ``[-]`` when every
+    one has a fix but some only ``--unsafe-fixes`` applies, and the rule's name."""
     rows = sorted(counts.items(), key=lambda item: (-item[1][0], item[0][0]))
-    width = max((len(str(n)) for _, (n, _) in rows), default=1)
+    width = max((len(str(row[0])) for _, row in rows), default=1)
     out = []
-    for (code, name), (n, fixable) in rows:
-        mark = "[*]" if fixable == n else "   "
+    for (code, name), (n, safe, fixable) in rows:
+        mark = "[*]" if safe == n else "[-]" if fixable == n else "   "
         out.append(f"{n:>{width}}\t{escape(code)}\t{mark} {escape(name)}\n")
     return "".join(out)
 
