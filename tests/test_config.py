@@ -348,7 +348,7 @@ BAD_CONFIGS = [
         # QQQ: far from every code, so no "did you mean" whatever rules are added
         "severity:\n  QQQ999: error\n",
         ".gpulint.yaml:2: severity.QQQ999: unknown key; allowed keys: GL100, GL101, GL200, "
-        "GL201, GL202, GL203, GL204, GPU001,",
+        "GL201, GL202, GL203, GL204, GL205, GPU001,",
         id="unknown-rule-in-severity",
     ),
     pytest.param(
@@ -371,7 +371,7 @@ BAD_CONFIGS = [
     pytest.param(
         "ignore: [QQQ9]\n",
         ".gpulint.yaml:1: ignore[0]: 'QQQ9' matches no rule; allowed values: GL100, GL101, "
-        "GL200, GL201, GL202, GL203, GL204, GL900, GPU001,",
+        "GL200, GL201, GL202, GL203, GL204, GL205, GL900, GPU001,",
         id="selector-matches-nothing",
     ),
     pytest.param(

@@ -382,7 +382,7 @@ def test_yaml12_errors_libyaml_accepts(text: str, where: tuple[int, int], words:
     assert (hits[0].span.line, hits[0].span.column) == where
     assert words in hits[0].message
     assert "Kubernetes' parser (go-yaml, kubectl) reads it" in hits[0].message
-    assert hits[0].severity == "warning"
+    assert hits[0].severity == "info"  # the cluster takes the file
 
 
 ALLOWED = [

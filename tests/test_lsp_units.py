@@ -87,9 +87,9 @@ def test_a_large_multi_document_text_is_cut_and_relinted_in_part() -> None:
     calls: list[str] = []
     lint_text = LINTER.lint_text
 
-    def counting(label: str, piece: str) -> list[Finding]:
+    def counting(label: str, piece: str, kubernetes: bool | None = None) -> list[Finding]:
         calls.append(piece)
-        return lint_text(label, piece)
+        return lint_text(label, piece, kubernetes=kubernetes)
 
     incremental.linter = type("L", (), {"lint_text": staticmethod(counting)})()  # type: ignore[assignment]
     edited = text.replace("name: llama-server", "name: llama-server-2", 1)

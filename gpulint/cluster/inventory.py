@@ -207,13 +207,9 @@ def _yaml_documents(text: str, label: str) -> list[tuple[Any, Any]]:
     from gpulint.loader.stream import load_text
 
     result = load_text(text)
-    fatal = [p for p in result.problems if p.code in (codes.SYNTAX_ERROR, codes.EXCESSIVE_ALIASING)]
-    fatal += [
-        p
-        for d in result.documents
-        for p in d.problems
-        if p.code in (codes.SYNTAX_ERROR, codes.EXCESSIVE_ALIASING)
-    ]
+    stopped = (codes.SYNTAX_ERROR, codes.TEMPLATE_NOT_RENDERED, codes.EXCESSIVE_ALIASING)
+    fatal = [p for p in result.problems if p.code in stopped]
+    fatal += [p for d in result.documents for p in d.problems if p.code in stopped]
     if fatal:
         first = fatal[0]
         raise InventoryError(

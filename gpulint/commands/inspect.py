@@ -131,7 +131,7 @@ class Inspector:
         problems = [
             f"{p.span.line}:{p.span.column}: {p.code} {p.message}"
             for p in result.problems
-            if p.code == codes.SYNTAX_ERROR
+            if p.code in (codes.SYNTAX_ERROR, codes.TEMPLATE_NOT_RENDERED)
         ]
         entry = _file(label, problems)
         # The same per-document view the linter builds: objects and pod specs found once.

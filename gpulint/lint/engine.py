@@ -11,6 +11,7 @@ from gpulint.k8s.dra import NO_CLAIMS
 from gpulint.k8s.manifest import DocumentView, Manifest
 from gpulint.k8s.workloads import K8sObject, builtin_table
 from gpulint.lint.aliasuses import tell_aliases_apart
+from gpulint.lint.foreign import kubernetes_text, not_for_foreign, tool_config
 from gpulint.lint.unchecked import CODE as UNCHECKED_CODE, findings as unchecked
 from gpulint.lint.yields import without_consequences
 from gpulint.loader.decoding import decode
@@ -155,6 +156,8 @@ class Linter:
         #: its line index, made when the first fix asks for it.
         self._text = ""
         self._source: Source | None = None
+        #: Whether the text being linted writes no apiVersion and kind (``lint_shaped``).
+        self._foreign = False
         #: The document the last fix was planned in, and the paths its plans found to be
         #: its own text: the fixes of one pod check the same paths (``gpulint.fix.edits.plan``).
         self._owned: tuple[Document, Owned] | None = None
@@ -195,13 +198,25 @@ class Linter:
         return self.lint_text(label, text, seen)
 
     def lint_text(
-        self, label: str, text: str, seen: list[LintedObject] | None = None
+        self,
+        label: str,
+        text: str,
+        seen: list[LintedObject] | None = None,
+        *,
+        kubernetes: bool | None = None,
     ) -> list[Finding]:
-        """Findings in ``text``; objects linted are appended to ``seen`` when it is given."""
-        return self.lint_shaped(label, text, seen)[0]
+        """Findings in ``text``; objects linted are appended to ``seen`` when it is given.
+        ``kubernetes``: whether the file ``text`` is a piece of writes an apiVersion and a
+        kind (``gpulint.lint.foreign.kubernetes_text``; None: ``text`` is the whole file)."""
+        return self.lint_shaped(label, text, seen, kubernetes=kubernetes)[0]
 
     def lint_shaped(
-        self, label: str, text: str, seen: list[LintedObject] | None = None
+        self,
+        label: str,
+        text: str,
+        seen: list[LintedObject] | None = None,
+        *,
+        kubernetes: bool | None = None,
     ) -> tuple[list[Finding], Shape]:
         """Findings in ``text`` and its :data:`Shape` (how many documents it holds and its
         YAML problems: the fix loop checks that a fix keeps both), returned, never kept.
@@ -216,6 +231,10 @@ class Linter:
         Each document's objects and pod specs are found once, in its
         :class:`~gpulint.k8s.manifest.DocumentView`, which rules and suppression share.
         """
+        if tool_config(label):  # another tool's configuration: not a manifest
+            return [], (0, [])
+        #: No apiVersion and kind anywhere: the YAML is another tool's, its problems too.
+        self._foreign = not (kubernetes_text(text) if kubernetes is None else kubernetes)
         manifest = Manifest(label, text, self.workloads)
         self.values.begin_file(label, text)
         for hook in self._file_hooks:
@@ -256,6 +275,7 @@ class Linter:
 
     def problem(self, label: str, problem: Problem) -> list[Finding]:
         """A finding for a problem found outside the YAML (unreadable file, ...)."""
+        self._foreign = False
         findings = self._problem_findings(label, [problem], None)
         file = self.suppressor.for_file(label, None)  # per-file-ignores only
         if not file:
@@ -471,7 +491,7 @@ class Linter:
         out = []
         for problem in problems:
             active = self.active.get(problem.code)
-            if active is None:
+            if active is None or (self._foreign and not_for_foreign(problem)):
                 continue
             owner = view.owner(problem.doc_path) if view is not None else None
             index = view.index if view is not None else 0

@@ -99,7 +99,7 @@ def _parsed(text: str, registry: Registry) -> tuple[str, str] | None:
                 return _label(doc.data, hit[0]), hit[1]
     except Exception:  # a text the loader gives up on is read as lines
         return _lines(text, registry)
-    if any(p.code == codes.SYNTAX_ERROR for p in stream.problems):
+    if any(p.code in (codes.SYNTAX_ERROR, codes.TEMPLATE_NOT_RENDERED) for p in stream.problems):
         return _lines(text, registry)  # a template's placeholders: `name: {job}-`
     return None
 

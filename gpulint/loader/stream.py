@@ -8,6 +8,7 @@ iterative event composer takes anything deeper.
 from __future__ import annotations
 
 import _thread
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,7 +28,13 @@ from gpulint.loader.document import Document, LoadResult, Problem
 from gpulint.loader.library import YamlLib, yaml_lib
 from gpulint.loader.positions import Positions, clamp, mark_span, node_span, text_end
 from gpulint.loader.strict import needs_token_pass, token_problems
+from gpulint.loader.templates import template_problem
 from gpulint.model import Span
+
+#: How the message of a text nested deeper than Kubernetes reads starts.
+TOO_DEEP = "YAML syntax error: more than"
+#: The problems after which the stream ends: the rest of the text was not read.
+STOPPED = frozenset({codes.SYNTAX_ERROR, codes.TEMPLATE_NOT_RENDERED})
 
 
 def load_text(text: str) -> LoadResult:
@@ -81,7 +88,7 @@ class DocumentStream:
             yield from _iter_load(text, lib, self.problems, iterative=False, packed=packed)
         else:
             yield from _iter_in_large_stack(text, lib, self.problems, packed)
-        if needs_token_pass(text) and not any(p.code == codes.SYNTAX_ERROR for p in self.problems):
+        if needs_token_pass(text) and not any(p.code in STOPPED for p in self.problems):
             self.problems.extend(token_problems(text, lib))
 
 
@@ -249,7 +256,7 @@ def _iter_load(
             Problem(
                 codes.SYNTAX_ERROR,
                 clamp(Span(line, col, line, col + 1), end),
-                f"YAML syntax error: more than {MAX_DEPTH:,} nested block collections or "
+                f"{TOO_DEEP} {MAX_DEPTH:,} nested block collections or "
                 f"{MAX_DEPTH:,} nested flow collections; "
                 f"Kubernetes' YAML decoder stops here too (exceeded max depth of {MAX_DEPTH})",
             )
@@ -262,18 +269,65 @@ def _iter_load(
             yield from again
             return
         mark = exc.problem_mark or exc.context_mark
-        what = exc.problem or "invalid YAML"
+        at = getattr(mark, "index", None)
+        template = template_problem(text, lib, at if isinstance(at, int) else 0)
+        if template is not None:  # the file is a template: said once, not a syntax error
+            problems.append(template)
+            return
+        what = plain_words(str(exc.problem or "invalid YAML"))
         if exc.context:
-            what = f"{what} {exc.context}"
+            what = f"{what} {plain_words(str(exc.context))}"
         span = mark_span(text, mark) if mark is not None else Span(1, 1, 1, 1)
         what += _named_character(text, mark)
         problems.append(Problem(codes.SYNTAX_ERROR, clamp(span, end), f"YAML syntax error: {what}"))
     except lib.YAMLError as exc:
-        problems.append(Problem(codes.SYNTAX_ERROR, Span(1, 1, 1, 1), f"YAML syntax error: {exc}"))
+        what = plain_words(" ".join(str(exc).split()))
+        problems.append(Problem(codes.SYNTAX_ERROR, Span(1, 1, 1, 1), f"YAML syntax error: {what}"))
     finally:
         dispose = getattr(parser, "dispose", None)
         if dispose is not None:
             dispose()
+
+
+#: The parser's names for its tokens, as its messages print them (``'<block end>'``, and
+#: from one message of ruamel.yaml's Python parser a one-item tuple,
+#: ``('<block mapping start>',)``), in words.
+_TOKEN_WORDS = {
+    "stream start": "the start of the file",
+    "stream end": "the end of the file",
+    "directive": "a directive (%YAML, %TAG)",
+    "document start": "a document start ('---')",
+    "document end": "a document end ('...')",
+    "block sequence start": "a block sequence",
+    "block mapping start": "a block mapping",
+    "block end": "the end of the block collection",
+    "flow sequence start": "'['",
+    "flow mapping start": "'{'",
+    "flow sequence end": "']'",
+    "flow mapping end": "'}'",
+    "block entry": "'-'",
+    "flow entry": "','",
+    "key": "a mapping key",
+    "value": "':'",
+    "alias": "an alias (*name)",
+    "anchor": "an anchor (&name)",
+    "tag": "a tag",
+    "scalar": "a value",
+}
+#: A token name as the parser prints it: bare, quoted, or quoted in a one-item tuple.
+#: (A pattern: compiled on first use, see docs/architecture.md; only syntax errors need it.)
+_TOKEN = r"""\(\s*'<([a-z ]+)>'\s*,?\s*\)|'<([a-z ]+)>'|<([a-z ]+)>"""
+
+
+def plain_words(message: str) -> str:
+    """A parser message with its token names (``<block end>``, ``('<block mapping start>',)``)
+    in plain words: a finding never shows a Python value's repr."""
+
+    def words(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2) or match.group(3)
+        return _TOKEN_WORDS.get(name, name)
+
+    return re.sub(_TOKEN, words, message)
 
 
 #: Characters a YAML error most often stops at, named (the parser says only "a character").

@@ -1,5 +1,5 @@
 """Checks the parser does not make: YAML 1.2 rules that libyaml -- like go-yaml, so kubectl
-too -- lets through (YML001), and tags Kubernetes does not accept (YML003).
+too -- lets through (YML001, info), and tags Kubernetes ignores (YML003).
 
 ``StrictChecks`` is the builder's half that reads the text around a node; ``token_problems``
 reads the scanner's tokens once the documents are built.
@@ -19,13 +19,17 @@ from gpulint.model import Path, Span
 
 #: YML001 messages for what the YAML 1.2 grammar rejects and libyaml -- like go-yaml, so
 #: kubectl too -- reads anyway. The document is still linted as Kubernetes would read it.
+#: How every such message starts (what tells it from a syntax error).
+YAML12 = "not valid YAML 1.2"
 _STRICT = (
-    "not valid YAML 1.2, but Kubernetes' parser (go-yaml, kubectl) reads it, so the cluster "
-    "takes the file (a warning): "
+    f"{YAML12}, but Kubernetes' parser (go-yaml, kubectl) reads it, so the cluster "
+    "takes the file; only stricter YAML 1.2 tools (some editors and formatters) refuse it: "
 )
-#: What strict YAML 1.2 rejects and Kubernetes reads is a warning: an error is for what the
-#: API server rejects, and a CI must not fail on a file the cluster takes.
-_STRICT_SEVERITY = "warning"
+#: What strict YAML 1.2 rejects and Kubernetes reads is info: an error or a warning is for
+#: what the API server rejects or misreads, and a CI must not fail on a file the cluster takes.
+_STRICT_SEVERITY = "info"
+#: The tag go-yaml decodes from base64 (the one non-Kubernetes tag it does not ignore).
+BINARY_TAG = TAG_PREFIX + "binary"
 #: A line that only closes flow collections: "}", "]," or "} # comment".
 _CLOSER = re.compile(r"[\]}][\]},\s]*(#.*)?$")
 PLAIN_DASH = "a plain value cannot be a lone '-': quote it (\"-\")"
@@ -147,7 +151,7 @@ class StrictChecks:
             return
 
     def _check_tag(self, node: Any, path: Path) -> str:
-        """The node's tag text; a YML003 problem if Kubernetes would not accept it."""
+        """The node's tag text; a YML003 problem if it is not one of Kubernetes' tags."""
         tag = str(node.tag)
         if tag not in STD_TAGS and id(node) not in self.duplicates:
             # Reported once, where it is written, however often an alias repeats it.
@@ -157,18 +161,22 @@ class StrictChecks:
             if written and written[0].startswith("!") and not written[0].startswith("!<"):
                 bad = next((c for c in written[0] if c in ",[]{}"), None)
                 if bad is not None:
-                    self._syntax(node.start_mark, f"a tag cannot contain {bad!r}")
+                    self._syntax(node.start_mark, f"a tag cannot contain '{bad}'")
             shown = "!!" + tag[len(TAG_PREFIX) :] if tag.startswith(TAG_PREFIX) else tag
-            self.problems.append(
-                Problem(
-                    codes.UNSUPPORTED_TAG,
-                    node_span(node),
-                    f"tag {shown} is not a Kubernetes YAML tag; gpulint read the value as "
-                    "plain data and constructed nothing, but the API server's decoder will "
-                    "reject or misread it: remove the tag",
-                    path,
+            if tag == BINARY_TAG:
+                message = (
+                    "tag !!binary: Kubernetes' decoder (go-yaml, kubectl) decodes the value "
+                    "from base64 into its bytes, while gpulint read the encoded text and "
+                    "checked that: write the decoded value, or base64 in a Secret's data"
                 )
-            )
+            else:
+                message = (
+                    f"tag {shown} is not a Kubernetes YAML tag: Kubernetes' decoder (go-yaml, "
+                    "kubectl) ignores it and reads the value as if it were untagged, as "
+                    "gpulint did (it constructed nothing), so whatever the tag was meant to "
+                    "do does not happen: remove the tag"
+                )
+            self.problems.append(Problem(codes.UNSUPPORTED_TAG, node_span(node), message, path))
         return tag
 
 

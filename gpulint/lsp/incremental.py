@@ -39,6 +39,8 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpulint import codes
+from gpulint.lint.foreign import kubernetes_text
+from gpulint.loader.strict import YAML12
 from gpulint.model import Edit, Finding, Fix, Span
 
 if TYPE_CHECKING:
@@ -51,6 +53,9 @@ _MARKER = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 #: Document end markers (``...``), which would move the cut.
 _DOCUMENT_END = re.compile(r"^\.\.\.(?:[ \t\r\n]|$)", re.M)
 SYNTAX_ERROR = codes.SYNTAX_ERROR
+#: The findings after which the stream ends: a syntax error (not the YAML 1.2 notes YML001
+#: also gives, which say the parser read on) and a template that does not parse.
+STOPPED = frozenset({SYNTAX_ERROR, codes.TEMPLATE_NOT_RENDERED})
 #: A message that names a line of the file.
 _NAMES_A_LINE = re.compile(r"\bline \d")
 #: A line that is YAML content (not blank, not only a comment).
@@ -114,7 +119,7 @@ def _shift_fix(fix: Fix, lines: int, chars: int) -> Fix:
 class IncrementalLinter:
     """Lints the successive texts of one open document, re-linting only what changed."""
 
-    __slots__ = ("_pieces", "label", "linter", "min_chars")
+    __slots__ = ("_kubernetes", "_pieces", "label", "linter", "min_chars")
 
     def __init__(self, linter: Linter, label: str, min_chars: int = MIN_CHUNKED_CHARS) -> None:
         self.linter = linter
@@ -122,13 +127,18 @@ class IncrementalLinter:
         self.min_chars = min_chars
         #: The findings of each piece of the last text, by the piece's text.
         self._pieces: dict[str, list[Finding]] = {}
+        #: Whether the last text wrote an apiVersion and a kind: a piece is linted as a
+        #: part of its file, whose YAML problems count only if it is Kubernetes.
+        self._kubernetes = True
 
     def lint(self, text: str) -> list[Finding]:
         if len(text) < self.min_chars or not cuttable(text):
             self._pieces = {}
             return self.linter.lint_text(self.label, text)
         starts = [0, *(m.start() for m in _MARKER.finditer(text) if m.start() > 0)]
-        previous, self._pieces = self._pieces, {}
+        kube = kubernetes_text(text)
+        previous, self._pieces = (self._pieces if kube == self._kubernetes else {}), {}
+        self._kubernetes = kube
         findings: list[Finding] = []
         line = 0  # lines before the current piece
         documents = 0  # documents before it
@@ -139,15 +149,17 @@ class IncrementalLinter:
             if found is None:
                 found = previous.get(piece)
             if found is None:
-                found = self.linter.lint_text(self.label, piece)
-            if any(f.rule == SYNTAX_ERROR for f in found):
+                found = self.linter.lint_text(self.label, piece, kubernetes=kube)
+            if any(f.rule in STOPPED and not f.message.startswith(YAML12) for f in found):
                 # The stream ends at a syntax error: lint the rest as the command line does.
-                rest = self.linter.lint_text(self.label, "\n" * line + text[start:])
+                rest = self.linter.lint_text(
+                    self.label, "\n" * line + text[start:], kubernetes=kube
+                )
                 findings.extend(_shift(rest, 0, start - line, documents))
                 break
             self._pieces[piece] = found
             if any(_NAMES_A_LINE.search(f.message) for f in found):
-                padded = self.linter.lint_text(self.label, "\n" * line + piece)
+                padded = self.linter.lint_text(self.label, "\n" * line + piece, kubernetes=kube)
                 findings.extend(_shift(padded, 0, start - line, documents))
             else:
                 findings.extend(_shift(found, line, start, documents))

@@ -286,7 +286,8 @@ def _syntax_line(file: str, named: int) -> int:
         problems = load_text(text).problems if text is not None else []
     except Exception:  # the line kustomize names, then
         return named
-    syntax = [p.span.line for p in problems if p.code == codes.SYNTAX_ERROR]
+    stopped = (codes.SYNTAX_ERROR, codes.TEMPLATE_NOT_RENDERED)
+    syntax = [p.span.line for p in problems if p.code in stopped]
     return min(syntax) if syntax else named
 
 

@@ -1,0 +1,70 @@
+"""YAML that is not Kubernetes: other tools' configuration files, and texts with no
+``apiVersion`` and ``kind`` anywhere. gpulint reports nothing of the first kind and no YAML
+problems (YML001-YML003, GL205) of the second: their YAML belongs to their own tool, which
+may read tags, templates or layouts Kubernetes does not.
+
+A text with no object in it still gets GL204 (GPU resources gpulint could not place, as in
+a Kustomize patch or a values file written without ``apiVersion``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpulint import codes
+from gpulint.loader.document import Problem
+from gpulint.loader.stream import TOO_DEEP
+
+#: Files that are another tool's configuration, by name (as the tool spells it): CI pipelines, docs
+#: sites, hooks, Compose, Helm's own files, Kustomize's, Skaffold's, linters'. Some of them
+#: carry an ``apiVersion`` and a ``kind`` (kustomization.yaml, skaffold.yaml) or embed
+#: manifests in scripts; none is applied to a cluster as written. Only names no manifest
+#: would take: a name that could be either (``environment.yaml``) is judged by its text.
+TOOL_CONFIG_NAMES = frozenset(
+    {
+        "mkdocs.yml", "mkdocs.yaml", ".pre-commit-config.yaml", ".pre-commit-config.yml",
+        ".pre-commit-hooks.yaml", ".gitlab-ci.yml", ".gitlab-ci.yaml", ".travis.yml",
+        "azure-pipelines.yml", "azure-pipelines.yaml", "bitbucket-pipelines.yml",
+        ".drone.yml", ".appveyor.yml", "action.yml", "action.yaml", "Chart.yaml",
+        "kustomization.yaml", "kustomization.yml", "skaffold.yaml", "skaffold.yml",
+        "helmfile.yaml", "helmfile.yml", "compose.yaml", "compose.yml", "Taskfile.yml",
+        "Taskfile.yaml", ".golangci.yml", ".golangci.yaml", ".goreleaser.yml",
+        ".goreleaser.yaml", "codecov.yml", ".codecov.yml", ".readthedocs.yml",
+        ".readthedocs.yaml", ".yamllint", ".yamllint.yml", ".yamllint.yaml",
+        "dependabot.yml", "cloudbuild.yaml", "cloudbuild.yml",
+    }
+)  # fmt: skip
+#: Folders whose YAML files are a tool's configuration (CI workflows, issue forms).
+TOOL_CONFIG_FOLDERS = frozenset({".github", ".circleci", ".gitlab", ".buildkite", ".tekton"})
+#: The codes of problems in the YAML itself, which a file that is not Kubernetes never gets
+#: -- but for hostile input, which is said whatever the file is: an alias bomb (YML004) and
+#: nesting deeper than Kubernetes' decoder reads (YML001, ``TOO_DEEP``).
+YAML_CODES = frozenset(
+    {codes.SYNTAX_ERROR, codes.DUPLICATE_KEY, codes.UNSUPPORTED_TAG, codes.TEMPLATE_NOT_RENDERED}
+)
+#: ``apiVersion:`` and ``kind:`` written as keys (block, flow or JSON). Compiled on first
+#: use by ``re``; most files match near their first line.
+_API_VERSION = r"""(?:^|[\s{,"'])apiVersion["']?[ \t]*:"""
+_KIND = r"""(?:^|[\s{,"'])kind["']?[ \t]*:"""
+
+
+def tool_config(label: str) -> bool:
+    """Is the file ``label`` names another tool's configuration (by its name or folder)?"""
+    parts = label.replace("\\", "/").split("/")
+    name = parts[-1]
+    if name in TOOL_CONFIG_NAMES:
+        return True
+    if name.startswith(("docker-compose", "compose.")) and name.endswith((".yml", ".yaml")):
+        return True
+    return any(part in TOOL_CONFIG_FOLDERS for part in parts[:-1])
+
+
+def not_for_foreign(problem: Problem) -> bool:
+    """Is ``problem`` one a file that is not Kubernetes does not get?"""
+    return problem.code in YAML_CODES and not problem.message.startswith(TOO_DEEP)
+
+
+def kubernetes_text(text: str) -> bool:
+    """Does ``text`` write an ``apiVersion`` and a ``kind`` key anywhere (so it may hold a
+    Kubernetes object, however broken its YAML)?"""
+    return re.search(_API_VERSION, text) is not None and re.search(_KIND, text) is not None

@@ -1,0 +1,149 @@
+"""A file that is a template, not YAML: Go or Jinja actions (``{{ }}``, ``{% %}``, ``{# #}``)
+or envsubst variables (``${VAR}``) that keep it from parsing until they are rendered.
+
+When a text fails to parse, ``template_problem`` blanks every template action it holds (a
+line that holds only actions becomes an empty line, an action inside a line becomes as many
+``x``; line numbers and columns stay) and parses again. If the text parses then, the actions
+were what broke it: the file is a template outside a chart, reported once as GL205 (info)
+instead of a syntax error. If it still does not parse, the syntax error stands.
+
+Linear in the text: each opener's closer is searched for once, and an opener without a
+closer ends the search for that kind of action.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpulint import codes
+from gpulint.loader.document import Problem
+from gpulint.loader.library import YamlLib
+from gpulint.model import Span
+
+#: Openers and closers of template actions, and what each is, for the message.
+_ACTIONS = {
+    "{{": ("}}", "a Go or Jinja template action ({{ ... }})"),
+    "{%": ("%}", "a Jinja template tag ({% ... %})"),
+    "{#": ("#}", "a Jinja template comment ({# ... #})"),
+    "${": ("}", "an envsubst variable (${...})"),
+}
+#: The openers, for one search (compiled on first use by ``re``: only broken files need it).
+_OPENER = r"\{\{|\{%|\{#|\$\{"
+#: An envsubst variable's name (``${VAR}``, ``${VAR:-default}``): other ``${`` (a shell
+#: expansion in a script) are left as written.
+_ENV_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:}|:?[-=+?])"
+
+
+#: What an action's characters become before each line is judged (never in a text that
+#: parses: libyaml refuses a NUL).
+_MARK = "\x00"
+
+
+class _Action:
+    __slots__ = ("end", "kind", "start")
+
+    def __init__(self, start: int, end: int, kind: str) -> None:
+        self.start, self.end, self.kind = start, end, kind
+
+
+def _actions(text: str) -> list[_Action]:
+    """The template actions of ``text``, in order (at most one pass over the text)."""
+    import re
+
+    found: list[_Action] = []
+    dead: set[str] = set()  # openers whose closer is not in the rest of the text
+    at = 0
+    while True:
+        match = re.compile(_OPENER).search(text, at)  # re caches the compiled pattern
+        if match is None:
+            break
+        opener = match.group()
+        start = match.start()
+        if opener in dead:
+            at = start + 2
+            continue
+        if opener == "${" and re.compile(_ENV_NAME).match(text, start + 2) is None:  # cached
+            at = start + 2
+            continue
+        closer = _ACTIONS[opener][0]
+        close = text.find(closer, start + 2)
+        if close < 0:
+            dead.add(opener)
+            at = start + 2
+            continue
+        found.append(_Action(start, close + len(closer), opener))
+        at = close + len(closer)
+    return found
+
+
+def _blanked(text: str, actions: list[_Action]) -> str:
+    """``text`` with each action blanked, its lines and columns kept: a line holding only
+    actions (and white space, or a comment) becomes blank, an action among other text
+    becomes ``x``s."""
+    parts: list[str] = []
+    at = 0
+    for action in actions:
+        parts.append(text[at : action.start])
+        parts.append("".join(c if c == "\n" else _MARK for c in text[action.start : action.end]))
+        at = action.end
+    parts.append(text[at:])
+    lines = "".join(parts).split("\n")
+    for number, line in enumerate(lines):
+        if _MARK in line:
+            rest = line.replace(_MARK, "").strip()
+            alone = not rest or rest.startswith("#")  # nothing else, or a comment
+            lines[number] = line.replace(_MARK, " " if alone else "x")
+    return "\n".join(lines)
+
+
+def _parses(text: str, lib: YamlLib) -> bool:
+    """Does ``text`` parse (events only, nothing built)?"""
+    parser: Any = lib.event_parser(text)
+    try:
+        while parser.check_event():
+            parser.get_event()
+        return True
+    except lib.YAMLError as exc:
+        if "found unexpected ':'" not in str(getattr(exc, "problem", "")):
+            return False
+    finally:
+        dispose = getattr(parser, "dispose", None)
+        if dispose is not None:
+            dispose()
+    # libyaml refuses a ':' in a flow plain scalar that go-yaml reads: ask ruamel's scanner.
+    from ruamel.yaml.loader import BaseLoader
+
+    pure: Any = BaseLoader(text)
+    try:
+        while pure.check_event():
+            pure.get_event()
+        return True
+    except lib.YAMLError:
+        return False
+
+
+def template_problem(text: str, lib: YamlLib, error: int) -> Problem | None:
+    """GL205 for a text that failed to parse (at offset ``error``) and parses once its
+    template actions are blanked, at the last action on or before the line of the error;
+    None when the text holds none, or still does not parse."""
+    if _MARK in text:
+        return None
+    actions = _actions(text)
+    if not actions or not _parses(_blanked(text, actions), lib):
+        return None
+    line_end = text.find("\n", error)
+    limit = len(text) if line_end < 0 else line_end
+    first = next((a for a in reversed(actions) if a.start <= limit), actions[0])
+    line_start = text.rfind("\n", 0, first.start) + 1
+    line_end = text.find("\n", first.start)
+    end = first.end if line_end < 0 else min(first.end, line_end)
+    line, column = text.count("\n", 0, first.start) + 1, first.start - line_start + 1
+    what = _ACTIONS[first.kind][1]
+    return Problem(
+        codes.TEMPLATE_NOT_RENDERED,
+        Span(line, column, line, column + max(end - first.start, 1)),
+        f"this file is a template, not YAML until it is rendered: {what} here keeps it from "
+        "parsing, so it was not linted from this document on. Lint what it renders: a Helm "
+        "chart or Kustomize overlay with `gpulint check --render`, any other renderer's output "
+        "through `gpulint check -`; or leave the file out with `exclude` in .gpulint.yaml",
+    )

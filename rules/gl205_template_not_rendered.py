@@ -1,0 +1,54 @@
+"""A file that is a template (Go, Jinja, envsubst) outside a chart: not YAML until rendered.
+
+## What it does
+Reports, once per file, a file that does not parse as YAML because of template actions left
+in it: Go or Jinja `{{ ... }}`, Jinja `{% ... %}` and `{# ... #}`, envsubst `${VAR}`.
+gpulint blanks the actions and parses the file again: if it parses then, the actions were
+what broke it, and GL205 (info) is reported at the action on or before the line where
+parsing stopped, instead of a YML001 syntax error. If the file still does not parse, the
+YML001 error stands. Documents before the one that does not parse are linted as usual.
+
+A template that parses as YAML (`image: "{{ .Values.image }}"`) is linted: its
+placeholders are reported by the rules that meet them (GPU007). Templates inside a Helm
+chart are never linted as files; GL201 reports the chart.
+
+## Why it matters
+Such a file is not applied as written: a renderer (Helm, Ansible, envsubst, a CI script)
+turns it into YAML first. Calling it a syntax error fails the run for a file nothing is
+wrong with; saying nothing would let it pass unchecked.
+
+## Example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  containers:
+  - name: trainer
+    image: nvcr.io/nvidia/pytorch:24.05-py3
+{{- if .Values.gpu }}   # GL205
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+{{- end }}
+```
+
+## Use instead
+Lint what the template renders: `gpulint check --render` for a Helm chart or a Kustomize
+overlay, `envsubst < pod.yaml.tpl | gpulint check -` (or any other renderer's output) for
+the rest; or leave the file out with `exclude` in `.gpulint.yaml`.
+
+## Options
+None.
+
+## References
+- https://pkg.go.dev/text/template
+- https://jinja.palletsprojects.com/en/stable/templates/
+- https://www.gnu.org/software/gettext/manual/html_node/envsubst-Invocation.html
+"""
+
+CODE = "GL205"
+NAME = "template-not-rendered"
+SEVERITY = "info"
+SCOPE = "input"
