@@ -162,7 +162,7 @@ def test_yaml_test_suite_case(case: Path, linter: Linter) -> None:
     raw = case.read_bytes()
     text, _ = decode(raw)
     assert text is not None
-    found = linter.lint_text(case.name, text, kubernetes=True)
+    found = linter.lint_shaped(case.name, text, kubernetes=True)[0]
     codes = {f.rule for f in found}
     if case.name.endswith(".invalid.yaml"):
         assert "YML001" in codes

@@ -198,17 +198,10 @@ class Linter:
         return self.lint_text(label, text, seen)
 
     def lint_text(
-        self,
-        label: str,
-        text: str,
-        seen: list[LintedObject] | None = None,
-        *,
-        kubernetes: bool | None = None,
+        self, label: str, text: str, seen: list[LintedObject] | None = None
     ) -> list[Finding]:
-        """Findings in ``text``; objects linted are appended to ``seen`` when it is given.
-        ``kubernetes``: whether the file ``text`` is a piece of writes an apiVersion and a
-        kind (``gpulint.lint.foreign.kubernetes_text``; None: ``text`` is the whole file)."""
-        return self.lint_shaped(label, text, seen, kubernetes=kubernetes)[0]
+        """Findings in ``text``; objects linted are appended to ``seen`` when it is given."""
+        return self.lint_shaped(label, text, seen)[0]
 
     def lint_shaped(
         self,
@@ -230,10 +223,11 @@ class Linter:
 
         Each document's objects and pod specs are found once, in its
         :class:`~gpulint.k8s.manifest.DocumentView`, which rules and suppression share.
+        ``kubernetes``: whether the file ``text`` is a piece of writes an apiVersion and a
+        kind (``gpulint.lint.foreign.kubernetes_text``; None: ``text`` is the whole file).
         """
         if tool_config(label):  # another tool's configuration: not a manifest
             return [], (0, [])
-        #: No apiVersion and kind anywhere: the YAML is another tool's, its problems too.
         self._foreign = not (kubernetes_text(text) if kubernetes is None else kubernetes)
         manifest = Manifest(label, text, self.workloads)
         self.values.begin_file(label, text)

@@ -149,17 +149,19 @@ class IncrementalLinter:
             if found is None:
                 found = previous.get(piece)
             if found is None:
-                found = self.linter.lint_text(self.label, piece, kubernetes=kube)
+                found = self.linter.lint_shaped(self.label, piece, kubernetes=kube)[0]
             if any(f.rule in STOPPED and not f.message.startswith(YAML12) for f in found):
                 # The stream ends at a syntax error: lint the rest as the command line does.
-                rest = self.linter.lint_text(
+                rest = self.linter.lint_shaped(
                     self.label, "\n" * line + text[start:], kubernetes=kube
-                )
+                )[0]
                 findings.extend(_shift(rest, 0, start - line, documents))
                 break
             self._pieces[piece] = found
             if any(_NAMES_A_LINE.search(f.message) for f in found):
-                padded = self.linter.lint_text(self.label, "\n" * line + piece, kubernetes=kube)
+                padded = self.linter.lint_shaped(self.label, "\n" * line + piece, kubernetes=kube)[
+                    0
+                ]
                 findings.extend(_shift(padded, 0, start - line, documents))
             else:
                 findings.extend(_shift(found, line, start, documents))
