@@ -190,9 +190,16 @@ _RANGE = re.compile(
 
 
 def _range_of(t: Template, var: str) -> tuple[str, ...] | None:
-    """The ``.Values`` path the template's one ``range`` binding ``$var`` goes over."""
-    ranges = [m for m in _RANGE.finditer("\n".join(t.whole)) if m.group(1) == var]
-    return tuple(ranges[0].group(2).strip(".").split(".")) if len(ranges) == 1 else None
+    """The ``.Values`` path the template's one ``range`` binding ``$var`` goes over. The
+    whole template's ranges are found once (kept with it and shared by its cuts), not once
+    per finding."""
+    found: dict[str, list[str]] | None = t.shared.get("ranges")
+    if found is None:
+        found = t.shared["ranges"] = {}
+        for m in _RANGE.finditer("\n".join(t.whole)):
+            found.setdefault(m.group(1), []).append(m.group(2))
+    ranges = found.get(var, [])
+    return tuple(ranges[0].strip(".").split(".")) if len(ranges) == 1 else None
 
 
 def _where(reader: str, chart: str, line: int, template: str) -> str:

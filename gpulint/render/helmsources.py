@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpulint.model import Related, Span
@@ -285,7 +285,7 @@ class Inserted(NamedTuple):
     line: int  # 1-based, in the template
 
 
-def inserted_file(raw: list[str], first: int, last: int) -> Inserted | None:
+def inserted_file(raw: Sequence[str], first: int, last: int) -> Inserted | None:
     """The first ``.Files.Get``/``.Files.Glob ... AsConfig`` in raw lines ``first..last``
     (1-based, inclusive)."""
     for number in range(max(first, 1), min(last, len(raw)) + 1):

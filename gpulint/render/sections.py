@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from gpulint.render.helm import Resolved
 
 _DOC_START = re.compile(r"^---\s*(?:#.*)?$")
+#: What ``str.splitlines`` breaks a line at besides ``\n`` (and ``\r\n``).
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _KIND = re.compile(r"^kind:\s*['\"]?([A-Za-z0-9]+)['\"]?\s*(?:#.*)?$", re.MULTILINE)
 _ANY_KIND = re.compile(r"^kind:\s*\{\{", re.MULTILINE)
 _CONTROL = frozenset((*OPENS, "else", "end", "template", "break", "continue"))
@@ -162,15 +164,25 @@ class Sections:
         return Cut(self._template(real, text, *pick), True)
 
     def _template(self, real: str, text: Callable[[], str], lo: int, hi: int) -> Template:
+        """The template cut to lines ``lo..hi-1`` (the others blanked; ``hi`` < 0: whole),
+        each made once; a cut shares the whole template's lines and indexes
+        (:meth:`Template.cut`), unless the template has line breaks other than ``\\n``."""
         key = (real, lo, hi)
         if key not in self._cuts:
-            whole = text()
+            whole_key = (real, 0, -1)
+            if whole_key not in self._cuts:
+                whole = self._cuts[whole_key] = Template(text())
+                plain = _OTHER_BREAKS.search(whole.text.replace("\r\n", "\n")) is None
+                whole.shared["cuttable"] = plain  # line breaks split and splitlines agree on
+            whole = self._cuts[whole_key]
             if hi < 0:
-                self._cuts[key] = Template(whole)
+                pass
+            elif whole.shared["cuttable"]:
+                self._cuts[key] = Template.cut(whole, lo, hi)
             else:
-                raw = whole.split("\n")
+                raw = whole.text.split("\n")
                 kept = "\n".join(line if lo <= i < hi else "" for i, line in enumerate(raw))
-                self._cuts[key] = Template(kept, whole)
+                self._cuts[key] = Template(kept, whole.text)
         return self._cuts[key]
 
 
@@ -184,7 +196,7 @@ def _plan(text: str) -> tuple[list[str], list[int], list[_Segment]] | None:
     depth = _depths(text, len(raw))
     top = [i for i in cuts if depth[i] == 0]
     bounds = list(zip([0] + [c + 1 for c in top], [*top, len(raw)], strict=True))
-    segments = [(a, b, *_weigh(raw, depth, cuts, a, b), _guard(text, a, b)) for a, b in bounds]
+    segments = [(a, b, *_weigh(raw, depth, cuts, a, b), _guard(raw, a, b)) for a, b in bounds]
     return raw, cuts, [s for s in segments if s[2] != NONE]
 
 
@@ -232,18 +244,18 @@ def _weigh(
     block = "\n".join(raw[a:b])
     kinds = None if _ANY_KIND.search(block) else frozenset(_KIND.findall(block))
     kinds = kinds or None
-    if any(a <= c < b and depth[c] > 0 for c in cuts):
+    first, stop = bisect.bisect_left(cuts, a), bisect.bisect_left(cuts, b)
+    if any(depth[c] > 0 for c in cuts[first:stop]):  # the `---` lines inside the segment
         return MANY, kinds
     if not content:
         return (MANY, None) if any(_writes(raw[i]) for i in lines) else (NONE, None)
     return (ONE if min(depth[i] for i in content) == 0 else OPTIONAL), kinds
 
 
-def _guard(text: str, a: int, b: int) -> str | None:
+def _guard(raw: list[str], a: int, b: int) -> str | None:
     """The condition of the ``if`` (without ``else``) around all the content of the lines
-    ``a`` to ``b`` of ``text``, if one is."""
-    lines = text.split("\n")[a:b]
-    body = "\n".join(lines)
+    ``a`` to ``b`` of a template (``raw``: its lines), if one is."""
+    body = "\n".join(raw[a:b])
     found = list(actions(body))
     words = [(m, m.word) for m in found]
     if not words or words[0][1] != "if" or _content_in(body[: words[0][0].begin]):
@@ -310,7 +322,7 @@ def _assign(counts: list[tuple[int, int]], n: int) -> list[int | None]:
 def _inner(raw: list[str], cuts: list[int], a: int, b: int, kind: object) -> tuple[int, int] | None:
     """The lines of the part of segment ``raw[a:b]`` (split at its inner ``---``) the
     document of ``kind`` is in: the only one with content, or the only one of that kind."""
-    inner = [c for c in cuts if a <= c < b]
+    inner = cuts[bisect.bisect_left(cuts, a) : bisect.bisect_left(cuts, b)]
     if not inner:
         return a, b
     parts = list(zip([a] + [c + 1 for c in inner], [*inner, b], strict=True))

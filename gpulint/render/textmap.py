@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
-from typing import Any, NamedTuple
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple, overload
 
 _KEY = re.compile(
     r"""^((?:-\s+)*)(?:"([^"]+)"|'([^']+)'|([^\s"'#{}\[\],&*!|>%@`][^:#{}]*?))\s*:(?:\s|$)"""
@@ -144,15 +144,45 @@ class Template:
 
     def __init__(self, text: str, whole: str | None = None) -> None:
         self.text = text
-        self.raw = text.splitlines()
+        self.raw: Sequence[str] = text.splitlines()
         #: The template's lines before it was cut to one of its documents (``sections``).
-        self.whole = whole.splitlines() if whole is not None else self.raw
+        self.whole: Sequence[str] = whole.splitlines() if whole is not None else self.raw
         self.lines = _lines(text)
+        #: What is worked out once for the whole template and shared by its cuts.
+        self.shared: dict[str, Any] = {}
+        self._parent: Template | None = None
+        self._span = (0, 0)
         self._blocks: dict[int, tuple[int, int]] = {}
         self._children: dict[tuple[int, int, int | None], _Children] = {}
         self._inserted: dict[tuple[int, int, int], tuple[str, ...] | None] = {}
         self._to_yaml: list[tuple[int, str]] | None = None  # (raw index, toYaml argument)
-        self._with_before: list[int] = []  # [i]: the last raw index < i with a `with .Values`
+        #: [i]: the last raw index < i with a `with .Values` (-1: none)
+        self._with_before: Sequence[int] = []
+
+    @classmethod
+    def cut(cls, whole: Template, lo: int, hi: int) -> Template:
+        """``Template(kept, text)`` of the template ``whole`` (built from the text alone,
+        whose only line break is ``\\n``), ``kept`` its text with the lines outside
+        ``lo..hi-1`` (0-based) blanked, without copying or reading the template again:
+        its lines are the whole's in that range, its raw lines a view, its ``toYaml``
+        lines the whole's (found once). A template of N documents costs N + S, not N x S."""
+        t = cls.__new__(cls)
+        t.text = ""  # not kept: nothing reads a cut's text
+        count = len(whole.raw)
+        # the cut text ends with a line break (one blank line less) unless it keeps the last
+        ends = whole.text == "" or whole.text.endswith("\n") or lo <= count - 1 < hi
+        t.raw = _Blanked(whole.raw, lo, hi, count if ends else count - 1)
+        t.whole = whole.raw
+        numbers = whole.shared.get("numbers")
+        if numbers is None:
+            numbers = whole.shared["numbers"] = [line.number for line in whole.lines]
+        t.lines = whole.lines[bisect.bisect_right(numbers, lo) : bisect.bisect_right(numbers, hi)]
+        t.shared = whole.shared
+        t._parent = whole
+        t._span = (lo, hi)
+        t._blocks, t._children, t._inserted = {}, {}, {}
+        t._to_yaml, t._with_before = None, []
+        return t
 
     def block(self, at: int) -> tuple[int, int]:
         got = self._blocks.get(at)
@@ -175,19 +205,82 @@ class Template:
 
     def actions(self) -> list[tuple[int, str]]:
         """The raw lines with a ``toYaml``, with its argument (found once)."""
+        if self._to_yaml is None and self._parent is not None:
+            lo, hi = self._span
+            found = self._parent.actions()
+            a, b = bisect.bisect_left(found, (lo, "")), bisect.bisect_left(found, (hi, ""))
+            self._to_yaml = found[a:b]
+            self._with_before = _WithIn(self._parent._with_before, lo)
         if self._to_yaml is None:
             self._to_yaml = []
+            before: list[int] = []
             last = -1
             for i, chunk in enumerate(self.raw):
-                self._with_before.append(last)
+                before.append(last)
                 m = _TO_YAML.search(chunk)
                 if m is not None:
                     self._to_yaml.append((i, m.group(1)))
                 w = _WITH.search(chunk)
                 if w is not None:
                     last = i
-            self._with_before.append(last)
+            before.append(last)
+            self._with_before = before
         return self._to_yaml
+
+
+class _Blanked(Sequence[str]):
+    """The raw lines of a cut: the whole's in ``lo..hi-1``, blank elsewhere (``count``
+    lines, as the cut text's ``splitlines`` gives them)."""
+
+    def __init__(self, whole: Sequence[str], lo: int, hi: int, count: int) -> None:
+        self._whole, self._lo, self._hi, self._count = whole, lo, hi, count
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self._count)
+            if step != 1:
+                return [self[j] for j in range(start, stop, step)]
+            lo, hi = max(start, self._lo), min(stop, self._hi)
+            if lo >= hi:
+                return [""] * max(stop - start, 0)
+            whole = self._whole
+            return [""] * (lo - start) + list(whole[lo:hi]) + [""] * (stop - hi)
+        if i < 0:
+            i += self._count
+        if not 0 <= i < self._count:
+            raise IndexError(i)
+        return self._whole[i] if self._lo <= i < self._hi else ""
+
+
+class _WithIn(Sequence[int]):
+    """A cut's ``_with_before``: the whole's, where that line is inside the cut."""
+
+    def __init__(self, whole: Sequence[int], lo: int) -> None:
+        self._whole, self._lo = whole, lo
+
+    def __len__(self) -> int:
+        return len(self._whole)
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[int]: ...
+
+    def __getitem__(self, i: int | slice) -> int | list[int]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        w = self._whole[i]
+        return w if w >= self._lo else -1
 
 
 class _Children(NamedTuple):
