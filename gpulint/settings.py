@@ -81,6 +81,13 @@ class Settings:
         #: gathered, each file knows its own).
         self.config_maps = config_maps
 
+    def copy(self) -> Settings:
+        """A copy, to which one project's facts are given (gpulint.lint.projects)."""
+        new = Settings.__new__(Settings)
+        for name in Settings.__slots__:
+            setattr(new, name, getattr(self, name))
+        return new
+
     def env_values(self) -> EnvValues:
         """A linter's view of the ConfigMaps its rules read variables from: the file it
         lints (named per file), then the run's (``config_maps``)."""

@@ -87,4 +87,4 @@ def _renamed(resource: DeviceResource) -> str:
     """For a name the run's own HAMi configuration gives a resource, which one it is."""
     if not resource.said:
         return ""
-    return f" (the run's HAMi configuration names it, {resource.setting}, {resource.said})"
+    return f" (the project's HAMi configuration names it, {resource.setting}, {resource.said})"

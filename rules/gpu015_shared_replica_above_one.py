@@ -120,7 +120,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             # The run's own device-plugin configuration says the plugin rejects it.
             yield Violation(
                 entry.path,
-                f"{asked}, a replica of one shared GPU: the run's device plugin configuration "
+                f"{asked}, a replica of one shared GPU: the project's device plugin configuration "
                 f"({resource.setting}, {resource.said}) rejects a request above one at "
                 'admission ("maximum request size for shared resources is 1") and the pod '
                 f"never runs; ask for {entry.name}: 1, or for whole GPUs on nodes that are not "

@@ -325,10 +325,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 f".gpulint.yaml says so, `{certain_line(missing)}` makes this finding certain)"
             )
         else:
+            disputes = ctx.evidence.disputes() if ctx.evidence is not None else ""
             advice += (
                 " (assumed: gpulint's default GPU taint, as nothing in the configuration or "
-                f"the linted files names the GPU nodes' taint; `{certain_line(missing)}` in "
-                ".gpulint.yaml makes it certain)"
+                f"the linted files names the GPU nodes' taint{disputes}; "
+                f"`{certain_line(missing)}` in .gpulint.yaml makes it certain)"
             )
     yield Violation(
         where,

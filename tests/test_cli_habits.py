@@ -125,7 +125,7 @@ def test_the_text_report_says_the_same_evidence_once() -> None:
     from gpulint.model import Finding, Severity, Span
     from gpulint.reporters.text import once
 
-    evidence = "(tolerated by 22 of the 25 GPU pods of this run: a.yaml:20, b.yaml:39, …)"
+    evidence = "(tolerated by 22 of the 25 GPU pods of this project: a.yaml:20, b.yaml:39, …)"
     message = f"the pod does not tolerate the GPU node taint {evidence}: it stays Pending"
     first = Finding("GPU020", "missing", Severity.ERROR, "a.yaml", Span(1, 1, 1, 1), message)
     said: set[str] = set()

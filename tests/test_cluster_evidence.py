@@ -321,7 +321,7 @@ def test_files_that_tolerate_nothing_are_not_parsed_twice() -> None:
     assert gatherer.wants_counts()
     gatherer.count("a.yaml", job("a").encode())
     (known,) = gatherer.picture().taints
-    assert known.evidence.what == "tolerated by 2 of the 3 GPU pods of this run"
+    assert known.evidence.what == "tolerated by 2 of the 3 GPU pods of this project"
 
 
 def test_a_pod_bound_to_its_node_is_held_to_no_schedule_taints_of_the_evidence(
@@ -377,7 +377,8 @@ def test_the_neuron_device_plugin_s_toleration_is_named_for_the_monitor(
     assert seen(findings) == [("neuron.yaml", "GPU023", "info")]
     (finding,) = findings
     assert "AWS Neuron monitor" in finding["message"]
-    assert "tolerated by the AWS Neuron device plugin DaemonSet of this run" in finding["message"]
+    said = "tolerated by the AWS Neuron device plugin DaemonSet of this project"
+    assert said in finding["message"]
     assert [(r["kind"], r["path"], r["line"]) for r in finding["related"]] == [
         ("evidence", "neuron.yaml", 21)
     ]
@@ -415,7 +416,7 @@ def test_two_agents_that_tolerate_the_taint_are_both_named(tmp_path: Path) -> No
     findings, _ = check(repo(tmp_path, files))
     assert seen(findings) == [("monitor.yaml", "GPU023", "info")]
     assert (
-        "tolerated by 2 node agents of this run (AWS Neuron DRA driver kubelet plugin, AWS "
+        "tolerated by 2 node agents of this project (AWS Neuron DRA driver kubelet plugin, AWS "
         "Neuron device plugin): a-dra.yaml:21, b-plugin.yaml:21"
     ) in findings[0]["message"]
 

@@ -213,7 +213,8 @@ def test_a_gpu_pool_of_every_kind_is_evidence(
     assert [s for s in seen(findings) if s[0] != "ok.yaml"] == [("train.yaml", "GPU020", "error")]
     assert code == 1
     message = findings[0]["message"]
-    assert f"the GPU node taint {taint} (a taint of the GPU {what} in this run's files: " in message
+    said = f"the GPU node taint {taint} (a taint of the GPU {what} in this project's files: "
+    assert said in message
     assert next((r["kind"], r["path"], r["line"]) for r in findings[0]["related"]) == (
         "evidence",
         path,
@@ -390,7 +391,7 @@ def test_inspect_prints_the_picture_and_each_pods_platform(tmp_path: Path) -> No
     text = gpulint_in_process("inspect", ".", cwd=root).stdout
     assert (
         "GPU node taint nvidia.com/gpu=present:NoSchedule: a taint of the GPU eksctl node group "
-        "gpu-spot in this run's files (eksctl.yaml:8)"
+        "gpu-spot in this project's files (eksctl.yaml:8)"
     ) in text
     assert (
         "node pool eksctl managed node group h100 (eksctl.io/ClusterConfig, EKS) at "

@@ -104,7 +104,8 @@ class AgentTally:
                 continue
             known.add(key)
             if len(agents) == 1:
-                what = f"tolerated by the {agents[0]} DaemonSet of this run"
+                what = f"tolerated by the {agents[0]} DaemonSet of this project"
             else:
-                what = f"tolerated by {len(agents)} node agents of this run ({', '.join(agents)})"
+                named = ", ".join(agents)
+                what = f"tolerated by {len(agents)} node agents of this project ({named})"
             yield found.taint, found.any_value, what, tuple(places[:_KEPT])

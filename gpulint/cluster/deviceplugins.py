@@ -246,7 +246,7 @@ def learned(registry: Registry, found: Found, gpushare: tuple[str, str] | None) 
                 name=row.name,
                 unit=f"{row.strategy} replicas of {row.base} ({row.replicas} per device)",
                 schemes=frozenset({f"nvidia-{row.strategy}"}),
-                source=f"the run's device plugin configuration ({row.said})",
+                source=f"the project's device plugin configuration ({row.said})",
                 kind="shared",
                 whole_devices=False,
                 said=row.said,
@@ -271,7 +271,7 @@ def learned(registry: Registry, found: Found, gpushare: tuple[str, str] | None) 
             continue
         rows[renamed.name] = default._replace(
             name=renamed.name,
-            source=f"the run's HAMi configuration ({renamed.said})",
+            source=f"the project's HAMi configuration ({renamed.said})",
             said=renamed.said,
             setting=f"{renamed.key}: {renamed.name}",
         )

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from gpulint.cluster.agenttaints import AgentTally
 from gpulint.cluster.known import (
     Agreed as Agreed,
+    Disputed as Disputed,
     Evidence as Evidence,
     KnownTaint as KnownTaint,
     Picture as Picture,
@@ -132,15 +133,30 @@ def names_node_taint(toleration: Any) -> bool:
     )
 
 
+#: Distinct tolerations of one key a consensus is looked for among (more: the pods disagree).
+_MAX_SHAPES = 8
+
+#: How a pod tolerates a key: ``(value, effect)``, None for "any" (``Exists``; no effect).
+_Shape = tuple["str | None", "str | None"]
+
+
+def _covers(shape: _Shape, taint: _Shape) -> bool:
+    """Whether a toleration of this shape tolerates every taint ``taint`` describes (with
+    the operator's meaning: ``Exists`` tolerates every value, no effect every effect)."""
+    value, effect = shape
+    return (value is None or value == taint[0]) and (effect is None or effect == taint[1])
+
+
 class _Tally:
-    """Tolerations of the run's GPU pods, per taint key (each pod counted once a key)."""
+    """Tolerations of the project's GPU pods, per taint key: each pod's ways of tolerating
+    the key (:data:`_Shape`), counted once a pod."""
 
     __slots__ = ("keys", "pods")
 
     def __init__(self) -> None:
         self.pods = 0
-        #: key -> (effect -> count, value -> count (None: Exists), places, hardware)
-        self.keys: dict[str, tuple[dict[str, int], dict[str | None, int], list[Any], set[str]]] = {}
+        #: key -> [(the pod's shapes, its first toleration's place, its hardware)]
+        self.keys: dict[str, list[tuple[frozenset[_Shape], tuple[str, int], frozenset[str]]]] = {}
 
     def add(
         self,
@@ -150,15 +166,15 @@ class _Tally:
         hardware: Iterable[str] = (),
     ) -> None:
         self.pods += 1
-        seen: set[str] = set()
+        mine: dict[str, tuple[set[_Shape], int]] = {}
         for toleration, line in zip(tolerations, lines, strict=True):
             if not isinstance(toleration, Mapping):
                 continue
             key = toleration.get("key")
-            if not isinstance(key, str) or not key or _generic(key) or key in seen:
+            if not isinstance(key, str) or not key or _generic(key):
                 continue
-            effect = toleration.get("effect") or "NoSchedule"
-            if not isinstance(effect, str) or effect not in ("NoSchedule", "NoExecute"):
+            effect = toleration.get("effect") or None
+            if effect is not None and effect not in ("NoSchedule", "NoExecute"):
                 continue
             operator = toleration.get("operator") or "Equal"
             if operator not in ("Equal", "Exists"):
@@ -167,25 +183,60 @@ class _Tally:
             if operator == "Equal" and raw is not None and not isinstance(raw, str):
                 continue
             value = (raw or "") if operator == "Equal" else None
-            seen.add(key)
-            effects, values, places, kinds = self.keys.setdefault(key, ({}, {}, [], set()))
-            effects[effect] = effects.get(effect, 0) + 1
-            values[value] = values.get(value, 0) + 1
-            places.append((label, line))
-            kinds.update(hardware)
+            shapes, _ = mine.setdefault(key, (set(), line))
+            shapes.add((value, effect))
+        kinds = frozenset(hardware)
+        for key, (shapes, line) in mine.items():
+            self.keys.setdefault(key, []).append((frozenset(shapes), (label, line), kinds))
 
-    def agreed(self) -> list[KnownTaint]:
-        out = []
-        for key, (effects, values, places, kinds) in self.keys.items():
-            count = len(places)
+    def agreed(self) -> tuple[list[KnownTaint], list[Disputed]]:
+        """The taints the GPU pods agree on, and the keys they tolerate in ways no one taint
+        satisfies. A taint is agreed on when at least two GPU pods, and more than half of
+        them, tolerate its key, and every one of them tolerates that same whole taint (key,
+        value and effect, with the operator's meaning): never a majority per field. A pod
+        that tolerates the key otherwise makes it disputed: gpulint then assumes, at
+        ``info``, and says so."""
+        out: list[KnownTaint] = []
+        disputed: list[Disputed] = []
+        for key, pods in self.keys.items():
+            count = len(pods)
             if count < 2 or count * 2 <= self.pods:
                 continue
-            effect = max(effects, key=lambda e: (effects[e], e == "NoSchedule"))
-            value = max(values, key=lambda v: (values[v], v is not None))
-            taint = Taint(key, value or "", effect, frozenset(kinds) or None)
-            what = f"tolerated by {count} of the {self.pods} GPU pods of this run"
-            out.append(KnownTaint(taint, value is None, Evidence(what, tuple(places)), key))
-        return out
+            places = tuple(place for _, place, _ in pods)
+            taint = _common(pods)
+            if taint is None:
+                what = (
+                    f"{count} of the {self.pods} GPU pods of this project tolerate it differently"
+                )
+                disputed.append(Disputed(key, Evidence(what, places)))
+                continue
+            value, effect = taint
+            kinds = frozenset().union(*(k for _, _, k in pods))
+            what = f"tolerated by {count} of the {self.pods} GPU pods of this project"
+            known = Taint(key, value or "", effect or "NoSchedule", kinds or None)
+            evidence = Evidence(what, places)
+            out.append(KnownTaint(known, value is None, evidence, key, any_effect=effect is None))
+        return out, disputed
+
+
+def _common(
+    pods: Sequence[tuple[frozenset[_Shape], tuple[str, int], frozenset[str]]],
+) -> _Shape | None:
+    """The most precise taint every pod tolerates, among the ways the pods tolerate it (None:
+    none does, or the pods tolerate the key in more ways than :data:`_MAX_SHAPES`). Linear:
+    at most that many candidates, each checked against every pod's shapes once."""
+    candidates: set[_Shape] = set()
+    for shapes, _, _ in pods:
+        candidates |= shapes
+        if len(candidates) > _MAX_SHAPES:
+            return None
+    agreed = [
+        c for c in candidates if all(any(_covers(s, c) for s in shapes) for shapes, _, _ in pods)
+    ]
+    if not agreed:
+        return None
+    # The most precise: a named value over any value, a named effect over any effect.
+    return max(agreed, key=lambda c: (c[0] is not None, c[1] is not None, c[0] or "", c[1] or ""))
 
 
 class Gatherer:
@@ -212,7 +263,7 @@ class Gatherer:
 
     def wants_counts(self) -> bool:
         """Some taint has the two GPU pods a consensus needs: the other GPU pods decide."""
-        return any(len(places) >= 2 for _, _, places, _ in self._tally.keys.values())
+        return any(len(pods) >= 2 for pods in self._tally.keys.values())
 
     def count(self, label: str, raw: bytes) -> None:
         """The GPU pods of a file :meth:`add` set aside (they tolerate nothing)."""
@@ -258,9 +309,10 @@ class Gatherer:
     def picture(self, found: Found | None = None) -> Picture:
         """What the files said, with the GPU node pools ``found`` in them
         (:func:`gpulint.cluster.objects.scan`)."""
+        agreed, disputed = self._tally.agreed()
         taints = [
             t._replace(resource=t.resource if self._registry.is_accelerator(t.taint.key) else None)
-            for t in self._tally.agreed()
+            for t in agreed
         ]
         known = {t.taint.key for t in taints}
         for taint, any_value, what, places in self._agents.rows(known):
@@ -277,12 +329,12 @@ class Gatherer:
                 if taint.effect not in ("NoSchedule", "NoExecute") or taint.key in known:
                     continue
                 known.add(taint.key)
-                what = f"a taint of the GPU {pool.shown()} in this run's files"
+                what = f"a taint of the GPU {pool.shown()} in this project's files"
                 resource = taint.key if taint.key in accelerated else None
                 evidence = Evidence(what, _place(pool.source))
                 taints.append(KnownTaint(taint, False, evidence, resource, pooled=True))
         queue = found.tolerations if found is not None else ()
-        return Picture(tuple(taints), self._tally.pods, queue, pools)
+        return Picture(tuple(taints), self._tally.pods, queue, pools, tuple(disputed))
 
 
 def _place(source: str) -> tuple[tuple[str, int], ...]:

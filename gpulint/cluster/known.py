@@ -30,7 +30,7 @@ _KEPT = 20
 class Evidence(NamedTuple):
     """A fact about the GPU nodes and where the files say it."""
 
-    #: What it is, for a message ("tolerated by 3 GPU pods of this run").
+    #: What it is, for a message ("tolerated by 3 GPU pods of this project").
     what: str
     #: Where: ``(file, line)`` pairs, in the order met.
     places: tuple[tuple[str, int], ...]
@@ -45,6 +45,13 @@ class Evidence(NamedTuple):
         """``a.yaml:9, b.yaml:12, …``: the first places, for a message."""
         shown = ", ".join(f"{label}:{line}" for label, line in self.places[:_SHOWN])
         return shown + (", …" if len(self.places) > _SHOWN else "")
+
+
+class Disputed(NamedTuple):
+    """A taint key the project's GPU pods tolerate, but in ways no one taint satisfies."""
+
+    key: str
+    evidence: Evidence
 
 
 class KnownTaint(NamedTuple):
@@ -62,6 +69,9 @@ class KnownTaint(NamedTuple):
     pooled: bool = False
     #: It is a taint a vendor's node agent of the files tolerates (weaker evidence).
     agent: bool = False
+    #: The evidence tolerates the key with no effect: the taint's effect is unknown, and a
+    #: toleration of either effect will do.
+    any_effect: bool = False
 
     def tolerated_by(self, tolerations: Sequence[Any]) -> bool:
         """Whether a pod with these tolerations gets onto nodes with this taint, leniently:
@@ -73,17 +83,26 @@ class KnownTaint(NamedTuple):
                 continue
             if tolerates(toleration, self.taint):
                 return True
-            if (
-                self.any_value
-                and toleration.get("key") == self.taint.key
-                and toleration.get("operator", "Equal") in ("Equal", "Exists")
-            ):
-                effect = toleration.get("effect")
-                if not effect or effect == self.taint.effect:
-                    return True
+            if toleration.get("key") != self.taint.key or not (self.any_value or self.any_effect):
+                continue
+            operator = toleration.get("operator") or "Equal"
+            value_ok = operator == "Exists" or (
+                operator == "Equal"
+                and (self.any_value or (toleration.get("value") or "") == self.taint.value)
+            )
+            effect = toleration.get("effect")
+            effect_ok = (
+                not effect
+                or effect == self.taint.effect
+                or (self.any_effect and effect in ("NoSchedule", "NoExecute"))
+            )
+            if value_ok and effect_ok:
+                return True
         return False
 
     def shown(self) -> str:
+        if self.any_effect:
+            return self.taint.key if self.any_value else f"{self.taint.key}={self.taint.value}"
         return f"{self.taint.key}:{self.taint.effect}" if self.any_value else str(self.taint)
 
 
@@ -189,7 +208,7 @@ class _Index:
 class Picture:
     """What the run's files say about the GPU nodes (empty: nothing)."""
 
-    __slots__ = ("_index", "gpu_pods", "pools", "queue_tolerations", "taints")
+    __slots__ = ("_index", "disputed", "gpu_pods", "pools", "queue_tolerations", "taints")
 
     def __init__(
         self,
@@ -197,6 +216,7 @@ class Picture:
         gpu_pods: int = 0,
         queue_tolerations: tuple[Mapping[str, str], ...] = (),
         pools: tuple[Pool, ...] = (),
+        disputed: tuple[Disputed, ...] = (),
     ) -> None:
         self.taints = taints
         #: GPU pods the pre-pass saw (for ``inspect``).
@@ -205,13 +225,23 @@ class Picture:
         self.queue_tolerations = queue_tolerations
         #: The node pools of the files (:class:`gpulint.cluster.objects.Pool`), for ``inspect``.
         self.pools = pools
+        #: Taint keys the GPU pods tolerate in ways no one taint satisfies: no consensus.
+        self.disputed = disputed
         self._index: _Index | None = None
 
     def __bool__(self) -> bool:
         return bool(self.taints)
 
+    def disputes(self) -> str:
+        """`` (the GPU pods of this project tolerate different taints of sku: a.yaml:9, …)``
+        for a finding that assumes, or ``""``."""
+        if not self.disputed:
+            return ""
+        shown = "; ".join(f"{d.key}: {d.evidence.cited()}" for d in self.disputed[:2])
+        return f" (the GPU pods of this project tolerate different taints of {shown})"
+
     def _fields(self) -> tuple[Any, ...]:
-        return (self.taints, self.gpu_pods, self.queue_tolerations, self.pools)
+        return (self.taints, self.gpu_pods, self.queue_tolerations, self.pools, self.disputed)
 
     def __reduce__(self) -> tuple[Any, ...]:  # to a worker process, without the index
         return (Picture, self._fields())

@@ -14,16 +14,7 @@ from typing import TYPE_CHECKING
 from gpulint.commands.checknotes import diff_summary, escape_diff, no_files_warning, warn_fix
 from gpulint.commands.common import Trust, check_stdin_filename, configure, error, fail, use_color
 from gpulint.commands.outfiles import unwritable, write_fixed, written
-from gpulint.lint.prepass import (
-    EVIDENCE_RULES,
-    VALUE_RULES,
-    assumption,
-    cluster_objects,
-    cluster_picture,
-    config_maps,
-    device_classes,
-    device_plugins,
-)
+from gpulint.lint.prepass import assumption
 from gpulint.model import TOOL_ERROR_CODES
 from gpulint.util.discover import STDIN
 
@@ -137,6 +128,7 @@ class Run:
         "found",
         "given",
         "linter",
+        "linter_for",
         "missing",
         "nearest",
         "options",
@@ -172,6 +164,7 @@ class Run:
         self.exclude: Callable[[str], bool] | None
         self.rendering: tuple[RenderOptions, Trees]
         self.linter: Linter
+        self.linter_for: Callable[[Target], Linter]
         self.found: Iterable[Target]
         self.missing: list[str]
         self.ctx: ReportContext
@@ -257,13 +250,13 @@ def _configure(run: Run) -> None:
 
 
 def _prepasses(run: Run) -> None:
-    """What the run's files say about each other (:mod:`gpulint.lint.prepass`), and the linter."""
-    from gpulint.lint.engine import Linter
+    """The facts of each file's project (:mod:`gpulint.commands.facts`), and the linters."""
+    from gpulint.commands.facts import RunFacts
+    from gpulint.lint.engine import is_enabled
+    from gpulint.lint.projects import Projects
     from gpulint.util.discover import targets
 
     settings = run.effective.settings
-    # The pre-passes share one walk of their own (the lint's walk streams): the files to
-    # lint, listed once.
     listed = list(targets(run.given, run.stdin_label, run.exclude, run.effective.force_exclude)[0])
     # Each file is linted with the closest configuration above it (gpulint.commands.nearest),
     # unless --config names one for every file or --isolated ignores them all.
@@ -275,26 +268,12 @@ def _prepasses(run: Run) -> None:
         nearest.discover(listed)
         run.nearest = nearest if nearest.levels else None
     nested = run.nearest.active_codes() if run.nearest is not None else set()
-    # The files' node-pool objects first, when a cluster is described: without one, the
-    # output stays what it always was.
-    if settings.cluster is not None:
-        settings.cluster = cluster_objects(settings.cluster, listed)
-    # The repository's own device plugins say which names they advertise, what a replica
-    # allows, the unit of aliyun.com/gpu-mem (gpulint.cluster.deviceplugins).
-    settings.registry = device_plugins(settings, listed) or settings.registry
-    # DeviceClasses are cluster-wide: a claim in one file may name a class another defines.
-    settings.device_classes = device_classes(listed)
-    run.linter = Linter(run.rules, settings)
-    # A container's $(VAR) may read a ConfigMap another file defines.
-    if (run.linter.active.keys() | nested) & VALUE_RULES:
-        settings.config_maps = config_maps(listed)
-        run.linter.values.run = settings.config_maps
-    if settings.cluster is None and (run.linter.active.keys() | nested) & EVIDENCE_RULES:
-        settings.evidence = cluster_picture(settings, listed)
-        if settings.evidence:
-            run.linter = Linter(run.rules, settings)
-    if run.nearest is not None:
-        run.nearest.build(run.linter, settings)
+    codes = {r.code for r in run.rules if is_enabled(r.code, settings, r.opt_in)} | nested
+    # A file's facts come from its project, whatever else the run was given.
+    projects = Projects(run.given, options.stdin_filename, declared=not options.isolated)
+    facts = RunFacts(run.rules, settings, projects, run.exclude, codes, run.nearest)
+    run.linter = facts.prepare(listed)
+    run.linter_for = facts.linter_for
 
 
 def _targets(run: Run) -> None:
@@ -383,7 +362,7 @@ def _lint(run: Run) -> Report:
         fixing=run.fixing,
         on_fix=run.write_fix,
         prepare=accepted.prepare if accepted is not None else None,
-        linter_for=run.nearest.linter_for if run.nearest is not None else None,
+        linter_for=run.linter_for,
     )
     return report
 

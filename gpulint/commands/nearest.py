@@ -62,12 +62,13 @@ def folder_of(target: Target, stdin_filename: str | None = None) -> FsPath | Non
 class Level:
     """One nested configuration: its rules, its resolved settings, and its linter."""
 
-    __slots__ = ("effective", "linter", "rules")
+    __slots__ = ("effective", "linters", "rules")
 
     def __init__(self, rules: list[Rule], effective: Effective) -> None:
         self.rules = rules
         self.effective = effective
-        self.linter: Linter | None = None
+        #: Its linter in each project (gpulint.lint.projects): the same rules, the project's facts.
+        self.linters: dict[str, Linter] = {}
 
 
 class Nearest:
@@ -95,8 +96,6 @@ class Nearest:
         self.root_path = root.file.path.resolve() if root.file is not None else None
         self._config_of: dict[FsPath, FsPath | None] = {}
         self.levels: dict[FsPath, Level] = {}
-        self._linter: Linter | None = None
-        self._run: Settings | None = None
         self._loaded: dict[tuple[object, ...], tuple[list[Rule], bool]] = {}
 
     # -- discovery -----------------------------------------------------------------------
@@ -175,19 +174,29 @@ class Nearest:
             if is_enabled(rule.code, level.effective.settings, rule.opt_in)
         }
 
-    def build(self, linter: Linter, run: Settings) -> None:
-        """One linter per nested configuration, sharing what the run gathered (``run``:
-        the run's settings after the pre-passes: cluster, evidence, DeviceClasses,
-        ConfigMaps, the learned device registry)."""
-        self._linter, self._run = linter, run
-        for level in self.levels.values():
-            self._build(level, run)
+    def linter_in(self, target: Target, project: str, linter: Linter, run: Settings) -> Linter:
+        """The linter of ``target`` in its ``project``: the project's ``linter`` (the run's
+        configuration with the project's facts, ``run``), or one of its closest
+        configuration's with the same facts (made once per configuration and project)."""
+        folder = folder_of(target, self.stdin_filename)
+        if folder is None:
+            return linter
+        level = self._level(self.config_for(folder))
+        if level is None:
+            return linter
+        built = level.linters.get(project)
+        if built is None:
+            built = level.linters[project] = self._build(level, run)
+        return built
 
     @staticmethod
-    def _build(level: Level, run: Settings) -> None:
+    def _build(level: Level, run: Settings) -> Linter:
+        """A nested configuration's linter, with what its project gathered (``run``: the
+        project's settings: cluster, evidence, DeviceClasses, ConfigMaps, the learned
+        device registry)."""
         from gpulint.lint.engine import Linter
 
-        own = level.effective.settings
+        own = level.effective.settings.copy()
         own.fail_on = run.fail_on
         own.cluster = run.cluster
         own.evidence = run.evidence
@@ -195,22 +204,7 @@ class Nearest:
         own.config_maps = run.config_maps
         if own.registry is None:  # its own `devices:` keep its own registry
             own.registry = run.registry
-        level.linter = Linter(level.rules, own)
-        level.linter.values.run = run.config_maps
-
-    def linter_for(self, target: Target) -> Linter:
-        """The linter of ``target``: its closest configuration's."""
-        assert self._linter is not None and self._run is not None, "build() first"
-        folder = folder_of(target, self.stdin_filename)
-        if folder is None:
-            return self._linter
-        level = self._level(self.config_for(folder))
-        if level is None:
-            return self._linter
-        if level.linter is None:  # a target the pre-pass walk did not list (rendered)
-            self._build(level, self._run)
-        assert level.linter is not None
-        return level.linter
+        return Linter(level.rules, own)
 
 
 def without(file: ConfigFile, keys: Iterable[str]) -> ConfigFile:

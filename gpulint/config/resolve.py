@@ -181,6 +181,7 @@ def resolve(
         entries["fail-if-no-files"] = Entry(cli.fail_if_no_files, f"{COMMAND_LINE} ({flag})")
     else:
         entries["fail-if-no-files"] = value("fail-if-no-files", False)
+    entries["project"] = value("project", False)
 
     # Severities and options, per rule.
     severities: dict[str, Severity] = {}

@@ -1,0 +1,102 @@
+"""The facts each project of a run holds, and the linter of each file: its project's.
+
+A file is judged with the facts of its project (:mod:`gpulint.lint.projects`): the node-pool
+objects, the device plugins' configurations, the DeviceClasses and ConfigMaps, and the
+cluster picture of every file of the project (:mod:`gpulint.lint.prepass`), whether or not
+the run was given them, and of no other project. Each project's facts are gathered once,
+the first time one of its files asks, and give one :class:`~gpulint.lint.engine.Linter`
+per project (and per closer configuration, :mod:`gpulint.commands.nearest`); the runner's
+workers are forked with every linter of the listed files already built.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from gpulint.commands.nearest import Nearest
+    from gpulint.lint.engine import Linter
+    from gpulint.lint.projects import Projects
+    from gpulint.rule import Rule
+    from gpulint.settings import Settings
+    from gpulint.util.discover import Target
+
+
+def project_settings(settings: Settings, files: Iterable[Target], codes: set[str]) -> Settings:
+    """``settings`` with the facts of a project's ``files``: its node pools (when a cluster
+    is described), what its device plugins advertise, its DeviceClasses, its ConfigMaps (when
+    a rule of ``codes`` reads them) and its cluster picture (when no cluster is described and
+    a rule of ``codes`` judges taints)."""
+    from gpulint.lint.prepass import (
+        EVIDENCE_RULES,
+        VALUE_RULES,
+        cluster_objects,
+        cluster_picture,
+        config_maps,
+        device_classes,
+        device_plugins,
+    )
+
+    own = settings.copy()
+    listed = list(files)
+    if own.cluster is not None:
+        own.cluster = cluster_objects(own.cluster, listed)
+    own.registry = device_plugins(own, listed) or own.registry
+    own.device_classes = device_classes(listed)
+    if codes & VALUE_RULES:
+        own.config_maps = config_maps(listed)
+    if own.cluster is None and codes & EVIDENCE_RULES:
+        own.evidence = cluster_picture(own, listed)
+    return own
+
+
+class RunFacts:
+    """The linter of each target: its project's facts, its closest configuration's rules."""
+
+    def __init__(
+        self,
+        rules: list[Rule],
+        settings: Settings,
+        projects: Projects,
+        excluded: Callable[[str], bool] | None,
+        codes: set[str],
+        nearest: Nearest | None = None,
+    ) -> None:
+        self.rules = rules
+        self.settings = settings
+        self.projects = projects
+        self.excluded = excluded
+        self.codes = codes
+        self.nearest = nearest
+        self._built: dict[str, tuple[Linter, Settings]] = {}
+
+    def project(self, root: str) -> tuple[Linter, Settings]:
+        """The linter of the project at ``root`` (gathered once) and its settings."""
+        from gpulint.lint.engine import Linter
+
+        built = self._built.get(root)
+        if built is None:
+            files = self.projects.files(root, self.excluded)
+            own = project_settings(self.settings, files, self.codes)
+            built = self._built[root] = (Linter(self.rules, own), own)
+        return built
+
+    def linter_for(self, target: Target) -> Linter:
+        root = self.projects.of(target)
+        linter, settings = self.project(root)
+        if self.nearest is None:
+            return linter
+        return self.nearest.linter_in(target, root, linter, settings)
+
+    def prepare(self, targets: Iterable[Target]) -> Linter:
+        """Every linter the ``targets`` need, built now (before workers are forked); the
+        linter of the first (the run's, for what is not a file's: GL101 and the like)."""
+        from gpulint.lint.engine import Linter
+
+        first: Linter | None = None
+        for target in targets:
+            linter = self.linter_for(target)
+            first = first or linter
+        return first or Linter(self.rules, self.settings)

@@ -1,0 +1,190 @@
+"""Which project each linted file belongs to, and the files whose facts the project holds.
+
+A file's project is the nearest folder at or above it whose configuration declares
+``project: true``, else the repository it is in (the nearest folder holding ``.git``), else
+the path the run was given that holds it. What gpulint learns from a repository's files (the
+taints its GPU pods tolerate, its node pools, its device plugins' configurations, its
+ConfigMaps and DeviceClasses: :mod:`gpulint.lint.prepass`) is gathered from every file of
+the file's project, whether or not the run was given them, and from no other project's: a
+file is judged the same alone, with some of its siblings (pre-commit's staged files) or with
+its whole repository, and two repositories linted in one run never share a fact.
+
+The project's files are found as a walk of the run finds them (:mod:`gpulint.util.discover`:
+the same skipped folders, the run's ``exclude``, links to folders not followed, files read
+by :func:`gpulint.loader.target.read_target` with its size cap and its refusal of links out
+of the repository), leaving out the folders that are projects of their own (a nested
+``.git``, or a nested configuration that declares ``project: true``). Each folder is looked
+at once: the lookup of a file's project climbs from its folder and remembers every folder
+it passed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpulint.util.discover import Target
+
+#: The configuration key that makes a folder a project of its own.
+PROJECT_KEY = "project"
+
+#: The project of standard input linted without ``--stdin-filename``: itself alone.
+STDIN_ALONE = ""
+
+
+class Projects:
+    """The project of each target of one run (:meth:`of`), and its files (:meth:`files`).
+
+    ``given``: the paths the run was given (for a file in no repository and under no
+    ``project: true`` configuration, the project is the given path that holds it);
+    ``declared``: whether nested configurations may declare projects (not with
+    ``--isolated``)."""
+
+    def __init__(
+        self,
+        given: Iterable[str],
+        stdin_filename: str | None = None,
+        declared: bool = True,
+    ) -> None:
+        from gpulint.util.discover import STDIN
+
+        self.stdin_filename = stdin_filename
+        self.declared = declared
+        #: The given paths, absolute, widest first: a file outside every repository belongs
+        #: to the widest one holding it.
+        self.given = sorted(
+            {os.path.abspath(p) for p in given if p != STDIN}, key=lambda p: (len(p), p)
+        )
+        self._root_of: dict[str, str | None] = {}
+        self._declares: dict[str, bool] = {}
+
+    # -- which project ---------------------------------------------------------------------
+    def of(self, target: Target) -> str:
+        """The project of ``target``: its root folder (or the file itself, given alone
+        outside any repository), absolute; :data:`STDIN_ALONE` for standard input without
+        ``--stdin-filename``."""
+        if target.path is None:
+            if not self.stdin_filename:
+                return STDIN_ALONE
+            path = os.path.abspath(self.stdin_filename)
+            folder = os.path.dirname(path)
+        else:
+            path = os.path.abspath(target.path)
+            is_dir = target.render is not None and os.path.isdir(path)
+            folder = path if is_dir else os.path.dirname(path)
+        root = self.root_of(folder)
+        if root is not None:
+            return root
+        return next((g for g in self.given if _inside(path, g)), path)
+
+    def root_of(self, folder: str) -> str | None:
+        """The nearest folder at or above ``folder`` that is a project root (a ``project:
+        true`` configuration, else ``.git``); None when there is none. Every folder passed
+        on the way is remembered, so a run looks at each folder once."""
+        passed: list[str] = []
+        found: str | None = None
+        current = folder
+        while True:
+            if current in self._root_of:
+                found = self._root_of[current]
+                break
+            passed.append(current)
+            if self.declares(current) or os.path.exists(os.path.join(current, ".git")):
+                found = current
+                break
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+        for seen in passed:
+            self._root_of[seen] = found
+        return found
+
+    def declares(self, folder: str) -> bool:
+        """Whether ``folder``'s configuration declares it a project (``project: true``)."""
+        if not self.declared:
+            return False
+        known = self._declares.get(folder)
+        if known is None:
+            known = self._declares[folder] = _declares_project(folder)
+        return known
+
+    # -- its files ---------------------------------------------------------------------------
+    def files(self, root: str, excluded: Callable[[str], bool] | None = None) -> Iterator[Target]:
+        """The files of the project at ``root`` whose facts it holds, labelled as a run from
+        the working directory labels them (``k8s/pool.yaml``). Nothing for standard input
+        alone; the file itself for a file given alone outside any repository."""
+        from gpulint.util.discover import Target
+
+        if root == STDIN_ALONE:
+            return
+        label = _label(root)
+        if not os.path.isdir(root):
+            if not (excluded and excluded(label)):
+                yield Target(label, label)
+            return
+        yield from (Target(path, path) for path in self._walk(root, label, excluded))
+
+    def _walk(self, root: str, top: str, excluded: Callable[[str], bool] | None) -> Iterator[str]:
+        from gpulint.util.discover import SKIP_DIRS, SKIP_FILES, YAML_SUFFIXES
+        from gpulint.util.walk import walk
+
+        for dirpath, dirnames, filenames in walk(top):
+            if dirpath != top and self._own_project(dirpath, dirnames, filenames):
+                dirnames[:] = []
+                continue
+            dirnames[:] = sorted(
+                d
+                for d in dirnames
+                if d not in SKIP_DIRS and not (excluded and excluded(os.path.join(dirpath, d)))
+            )
+            for name in sorted(filenames):
+                if name.endswith(YAML_SUFFIXES) and name not in SKIP_FILES:
+                    path = os.path.normpath(os.path.join(dirpath, name))
+                    if not (excluded and excluded(path)):
+                        yield path
+
+    def _own_project(self, dirpath: str, dirnames: list[str], filenames: list[str]) -> bool:
+        """A folder below a project's root that is a project of its own."""
+        if ".git" in dirnames or ".git" in filenames:  # a nested repository (or a submodule)
+            return True
+        from gpulint.config.file import CONFIG_NAMES, PYPROJECT
+
+        if any(n in filenames for n in (*CONFIG_NAMES, PYPROJECT)):
+            return self.declares(os.path.abspath(dirpath))
+        return False
+
+
+def _label(path: str) -> str:
+    """``path`` (absolute) as a run from the working directory names it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if rel.startswith(os.pardir + os.sep + os.pardir) else rel
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _declares_project(folder: str) -> bool:
+    """Whether the configuration in ``folder`` (not above it) sets ``project: true``. A file
+    that cannot be trusted (another user's, a link out of the repository) or read declares
+    nothing: the run reports it where it applies."""
+    from pathlib import Path as FsPath
+
+    from gpulint.config.file import CONFIG_NAMES, PYPROJECT, ConfigError, find_config, read_config
+
+    here = FsPath(folder)
+    if not any((here / n).is_file() for n in (*CONFIG_NAMES, PYPROJECT)):
+        return False
+    try:
+        found = find_config(here)
+        if found is None or found.parent != here.resolve():
+            return False
+        return read_config(found).data.get(PROJECT_KEY) is True
+    except (ConfigError, OSError):
+        return False

@@ -1,0 +1,162 @@
+"""One verdict per file: what gpulint says of a file comes from the file's project (its
+repository, or a folder whose configuration says ``project: true``), never from which other
+files the run was given, and one project's facts never reach another's (gpulint.lint.projects,
+docs/cluster.md "Projects")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import gpulint_in_process
+
+JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {name}
+spec:
+  template:
+    spec:
+{extra}      containers:
+      - name: train
+        image: nvcr.io/nvidia/pytorch:24.05-py3
+        resources:
+          limits:
+            nvidia.com/gpu: 1
+"""
+SKU = "      tolerations:\n      - {key: sku, operator: Equal, value: gpu, effect: NoSchedule}\n"
+
+
+def job(name: str, extra: str = "") -> str:
+    return JOB.format(name=name, extra=extra)
+
+
+def write(root: Path, files: dict[str, str], git: bool = True) -> Path:
+    if git:
+        (root / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def check(cwd: Path, *paths: str) -> tuple[list[tuple[Any, ...]], int]:
+    """The findings (file, line, rule, severity, message) and the exit code."""
+    proc = gpulint_in_process("check", "-f", "json", *paths, cwd=cwd)
+    assert proc.returncode in (0, 1), proc.stderr
+    found = json.loads(proc.stdout)["findings"]
+    return [(f["path"], f["line"], f["rule"], f["severity"], f["message"]) for f in found], (
+        proc.returncode
+    )
+
+
+def of(findings: list[tuple[Any, ...]], path: str) -> list[tuple[Any, ...]]:
+    return [f for f in findings if f[0] == path]
+
+
+def test_a_file_is_judged_the_same_alone_with_siblings_and_with_its_repository(
+    tmp_path: Path,
+) -> None:
+    # Three Jobs tolerate the GPU nodes' taint; the fourth does not.
+    files = {f"k8s/train-{c}.yaml": job(f"train-{c}", SKU) for c in "abc"}
+    files["k8s/train-d.yaml"] = job("train-d")
+    root = write(tmp_path, files)
+    alone, alone_code = check(root, "k8s/train-d.yaml")
+    staged, staged_code = check(root, "k8s/train-a.yaml", "k8s/train-d.yaml")
+    folder, _ = check(root, "k8s")
+    everything, _ = check(root, ".")
+    assert alone == staged == of(folder, "k8s/train-d.yaml") == of(everything, "k8s/train-d.yaml")
+    assert alone_code == staged_code == 1
+    ((_, _, rule, severity, message),) = alone
+    assert (rule, severity) == ("GPU020", "error")
+    assert "tolerated by 3 of the 4 GPU pods of this project" in message
+    # And from inside the folder: the same project, the same verdict.
+    inside, inside_code = check(root / "k8s", "train-d.yaml")
+    assert [f[2:4] for f in inside] == [("GPU020", "error")] and inside_code == 1
+
+
+def test_two_repositories_in_one_run_are_each_judged_as_alone(tmp_path: Path) -> None:
+    # One repository's pods agree on a taint; the other's pod tolerates nothing.
+    write(tmp_path / "a", {f"train-{c}.yaml": job(f"train-{c}", SKU) for c in "abc"})
+    write(tmp_path / "b", {"train.yaml": job("train")})
+    together, _ = check(tmp_path, "a", "b")
+    alone_b, code_b = check(tmp_path, "b")
+    alone_a, _ = check(tmp_path, "a")
+    assert of(together, "b/train.yaml") == alone_b
+    assert of(together, "a/train-a.yaml") == of(alone_a, "a/train-a.yaml")
+    # b's pod is judged on gpulint's assumption (info), not on a's taint.
+    assert [f[2:4] for f in alone_b] == [("GPU020", "info")] and code_b == 0
+    assert "sku" not in alone_b[0][4]
+
+
+def test_a_folder_declared_a_project_keeps_its_facts_apart(tmp_path: Path) -> None:
+    files = {f"clusters/a/train-{c}.yaml": job(f"train-{c}", SKU) for c in "abc"}
+    files["clusters/a/.gpulint.yaml"] = "project: true\n"
+    files["clusters/b/.gpulint.yaml"] = "project: true\n"
+    files["clusters/b/train.yaml"] = job("train")
+    root = write(tmp_path, files)
+    everything, code = check(root, ".")
+    assert [f[2:4] for f in of(everything, "clusters/b/train.yaml")] == [("GPU020", "info")]
+    assert code == 0
+    # Without the declaration the repository is one project: a's taint is b's evidence.
+    (root / "clusters/b/.gpulint.yaml").write_text("select: [ALL]\n")
+    (root / "clusters/a/.gpulint.yaml").write_text("select: [ALL]\n")
+    joined, joined_code = check(root, "clusters/b/train.yaml")
+    assert [f[2:4] for f in joined if f[2] == "GPU020"] == [("GPU020", "error")]
+    assert joined_code == 1
+
+
+def test_outside_a_repository_the_project_is_the_path_given(tmp_path: Path) -> None:
+    files = {f"train-{c}.yaml": job(f"train-{c}", SKU) for c in "abc"}
+    files["train-d.yaml"] = job("train-d")
+    root = write(tmp_path / "work", files, git=False)
+    folder, _ = check(root, ".")
+    assert [f[2:4] for f in of(folder, "train-d.yaml")] == [("GPU020", "error")]
+    alone, code = check(root, "train-d.yaml")
+    assert [f[2:4] for f in alone] == [("GPU020", "info")] and code == 0
+
+
+def test_pods_that_tolerate_the_key_differently_make_no_consensus(tmp_path: Path) -> None:
+    """Three pods tolerate nvidia.com/gpu each in its own way: no taint is the one they
+    agree on (a majority per field would invent nvidia.com/gpu=true:NoSchedule), so the pod
+    that tolerates the documented taint is not an error, and the others are judged on the
+    assumption, at info, saying the pods disagree."""
+    exists = (
+        "      tolerations:\n      - {key: nvidia.com/gpu, operator: Exists, effect: NoExecute}\n"
+    )
+    true = '      tolerations:\n      - {key: nvidia.com/gpu, operator: Equal, value: "true"}\n'
+    present = "      tolerations:\n      - {key: nvidia.com/gpu, value: present}\n"
+    files = {
+        "a.yaml": job("a", exists),
+        "b.yaml": job("b", true),
+        "c.yaml": job("c", present),
+        "d.yaml": job("d"),
+    }
+    root = write(tmp_path, files)
+    findings, code = check(root, ".")
+    assert {f[3] for f in findings if f[2] == "GPU020"} <= {"info"}
+    assert code == 0
+    assert not of(findings, "c.yaml")  # it tolerates nvidia.com/gpu=present:NoSchedule
+    (d,) = of(findings, "d.yaml")
+    assert "tolerate different taints of nvidia.com/gpu" in d[4]
+    assert "tolerated by" not in d[4]
+
+
+def test_a_pod_is_no_evidence_against_itself(tmp_path: Path) -> None:
+    """Two pods tolerate sku=gpu; a third tolerates sku=cpu. The third is not judged against a
+    taint its own toleration was counted for: the key is disputed, and nothing is an error."""
+    cpu = SKU.replace("value: gpu", "value: cpu")
+    files = {"a.yaml": job("a", SKU), "b.yaml": job("b", SKU), "c.yaml": job("c", cpu)}
+    findings, code = check(write(tmp_path, files), ".")
+    assert code == 0 and all(f[3] == "info" for f in findings)
+
+
+def test_pods_that_agree_on_one_whole_taint_make_it_the_evidence(tmp_path: Path) -> None:
+    exists = "      tolerations:\n      - {key: sku, operator: Exists, effect: NoSchedule}\n"
+    files = {"a.yaml": job("a", SKU), "b.yaml": job("b", exists), "c.yaml": job("c")}
+    findings, code = check(write(tmp_path, files), ".")
+    ((path, _, rule, severity, message),) = findings
+    assert (path, rule, severity, code) == ("c.yaml", "GPU020", "error", 1)
+    assert "sku=gpu:NoSchedule (tolerated by 2 of the 3 GPU pods of this project" in message
