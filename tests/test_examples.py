@@ -17,7 +17,9 @@ from gpulint.lint.finder import load_rules
 from tests.conftest import ROOT, expectation_list, gpulint_cmd
 
 EXAMPLES = ROOT / "examples"
-MANIFESTS = sorted(p for p in EXAMPLES.iterdir() if p.suffix in (".yaml", ".yml"))
+MANIFESTS = sorted(
+    p for p in EXAMPLES.iterdir() if p.suffix in (".yaml", ".yml") and not p.name.startswith(".")
+)
 GOOD = [p for p in MANIFESTS if p.name.startswith("good-")]
 BAD = [p for p in MANIFESTS if p.name.startswith("bad-")]
 
