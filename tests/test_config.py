@@ -334,8 +334,8 @@ BAD_CONFIGS = [
         ".gpulint.yaml:2: severty: unknown key; did you mean severity? allowed keys: baseline, "
         "cluster, devices, "
         "exclude, extend-select, fail-if-no-files, fail-on, force-exclude, gpu-taints, "
-        "ignore, node-pools, per-file-ignores, per-object-ignores, platform, plugins, render, "
-        "rule-dirs, rules, select, severity, workloads",
+        "ignore, node-pools, per-file-ignores, per-object-ignores, platform, plugins, project, "
+        "render, rule-dirs, rules, select, severity, workloads",
         id="unknown-key",
     ),
     pytest.param(

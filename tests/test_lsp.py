@@ -571,3 +571,21 @@ async def test_a_nested_configuration_is_the_command_lines_from_the_root(
         uri = open_file(client, tmp_path / name)
         published[name] = {d.code for d in await diagnostics_for(client, uri)}
     assert published == {"pod.yaml": cli["pod.yaml"], "team/pod.yaml": set()}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_file_is_judged_with_its_projects_facts_as_check_judges_it(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    # Three Jobs of the repository tolerate sku=gpu: the fourth, opened alone in the editor,
+    # is the error `gpulint check` reports for it, not the assumption's info.
+    from tests.test_projects import SKU, job
+
+    for name in "abc":
+        (tmp_path / f"train-{name}.yaml").write_text(job(f"train-{name}", SKU), encoding="utf-8")
+    path = tmp_path / "train-d.yaml"
+    path.write_text(job("train-d"), encoding="utf-8")
+    uri = open_file(client, path)
+    got = [(d[0], d[1], d[6]) for d in as_tuples(await diagnostics_for(client, uri))]
+    assert got == [(d[0], d[1], d[6]) for d in expected_diagnostics(path)]
+    assert got == [("GPU020", 6, 1)]

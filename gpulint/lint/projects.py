@@ -179,9 +179,9 @@ def _declares_project(folder: str) -> bool:
     from gpulint.config.file import CONFIG_NAMES, PYPROJECT, ConfigError, find_config, read_config
 
     here = FsPath(folder)
-    if not any((here / n).is_file() for n in (*CONFIG_NAMES, PYPROJECT)):
-        return False
     try:
+        if not any((here / n).is_file() for n in (*CONFIG_NAMES, PYPROJECT)):
+            return False
         found = find_config(here)
         if found is None or found.parent != here.resolve():
             return False

@@ -49,7 +49,7 @@ class ConfigProblem(NamedTuple):
 class Project:
     """The rules, settings and linter for the files one configuration (or none) applies to."""
 
-    __slots__ = ("config", "effective", "linter", "problem", "rules")
+    __slots__ = ("config", "effective", "facts", "linter", "problem", "rules")
 
     def __init__(
         self,
@@ -65,6 +65,31 @@ class Project:
         self.effective = effective
         self.linter = linter
         self.problem = problem
+        #: The linter of each project (gpulint.lint.projects) a file under this
+        #: configuration belongs to: these rules, that project's facts (gathered once).
+        self.facts: dict[str, Linter] = {}
+
+    def linter_for(self, path: str | None) -> Linter:
+        """The linter of the file at ``path``: this configuration's rules with the facts of
+        the file's project, as ``gpulint check`` judges it (a buffer with no file: none)."""
+        if path is None:
+            return self.linter
+        from gpulint.commands.facts import project_settings
+        from gpulint.lint.engine import Linter, is_enabled
+        from gpulint.lint.projects import Projects
+        from gpulint.util.discover import Target
+
+        found = Projects([path])
+        root = found.of(Target(path, path))
+        linter = self.facts.get(root)
+        if linter is None:
+            settings = self.effective.settings
+            codes = {r.code for r in self.rules if is_enabled(r.code, settings, r.opt_in)}
+            exclude = self.effective.exclude
+            files = found.files(root, exclude.matches if exclude else None)
+            own = project_settings(settings, files, codes)
+            linter = self.facts[root] = Linter(self.rules, own)
+        return linter
 
     def excludes(self, path: FsPath) -> bool:
         """Whether ``gpulint check PATH`` would skip this file: only with ``force-exclude``,
@@ -144,6 +169,12 @@ class Projects:
     def projects(self) -> list[Project]:
         with self._lock:
             return list(self._by_config.values())
+
+    def forget_facts(self) -> None:
+        """Gather every project's facts again (a file was saved)."""
+        with self._lock:
+            for project in self._by_config.values():
+                project.facts.clear()
 
     def forget(self) -> None:
         """Find and read every configuration again (one was created, changed or deleted)."""

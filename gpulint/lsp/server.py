@@ -210,9 +210,15 @@ class GpulintServer(LanguageServer):
         project = self.projects.for_folder(folder)
         path = to_fs_path(uri) if uri.startswith("file:") else None
         label = path if path is not None else uri
-        if state.project is not project or state.linter is None:
+        # Its project's facts, as `gpulint check` judges it (gpulint.lint.projects).
+        linter = project.linter_for(path)
+        if (
+            state.project is not project
+            or state.linter is None
+            or state.linter.linter is not linter
+        ):
             state.project = project
-            state.linter = IncrementalLinter(project.linter, label)
+            state.linter = IncrementalLinter(linter, label)
         if path is not None and project.excludes(FsPath(path)):
             return LineIndex(""), []
         # A chart's file is not YAML until rendered: GL201, or with gpulint.render what the
@@ -325,10 +331,14 @@ def build(trust: Trust | None = None) -> GpulintServer:
         path = to_fs_path(params.text_document.uri)
         if path is not None and is_config_file(FsPath(path)):
             await ls.reload()
-        elif ls.render:  # a chart or root may render otherwise now: what it renders again
-            ls.executor.submit(ls.renders.saved)  # on the lint thread, before the lints
-            for uri in list(ls.open):
-                ls.schedule(uri, 0)
+            return
+        # What the saved file says of its project (its tolerations, pools, device plugins)
+        # is gathered again, on the lint thread before the lints.
+        ls.executor.submit(ls.projects.forget_facts)
+        if ls.render:  # a chart or root may render otherwise now: what it renders again
+            ls.executor.submit(ls.renders.saved)
+        for uri in list(ls.open):
+            ls.schedule(uri, 0)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def configuration(ls: GpulintServer, params: lsp.DidChangeConfigurationParams) -> None:
