@@ -346,7 +346,9 @@ def test_a_chart_without_render_is_one_line_and_its_templates_are_never_read() -
         "YAML until rendered and were not linted; pass --render to lint what it renders "
         "(runs helm template)"
     )
-    assert lines[1:] == ["0 workloads, 0 pod specs (0 with a GPU request) in 1 file."]
+    # Then the facts of its project (this repository), and the summary.
+    assert lines[1] == "project .: the repository (.git)"
+    assert lines[-1] == "0 workloads, 0 pod specs (0 with a GPU request) in 1 file."
     # A template named on the command line is its chart, as for check.
     named = _inspect_json(f"{chart}/templates/deployment.yaml")
     assert [f["path"] for f in named["files"]] == [f"{chart}/Chart.yaml"]

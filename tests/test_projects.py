@@ -160,3 +160,27 @@ def test_pods_that_agree_on_one_whole_taint_make_it_the_evidence(tmp_path: Path)
     ((path, _, rule, severity, message),) = findings
     assert (path, rule, severity, code) == ("c.yaml", "GPU020", "error", 1)
     assert "sku=gpu:NoSchedule (tolerated by 2 of the 3 GPU pods of this project" in message
+
+
+def test_inspect_shows_the_same_project_and_facts_for_one_file_as_for_the_project(
+    tmp_path: Path,
+) -> None:
+    files = {f"k8s/train-{c}.yaml": job(f"train-{c}", SKU) for c in "abc"}
+    files["k8s/train-d.yaml"] = job("train-d")
+    root = write(tmp_path, files)
+
+    def cluster(*paths: str) -> dict[str, Any]:
+        proc = gpulint_in_process("inspect", "--format", "json", *paths, cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        picture: dict[str, Any] = json.loads(proc.stdout)["cluster"]
+        return picture
+
+    alone = cluster("k8s/train-d.yaml")
+    assert alone == cluster(".") == cluster("k8s")
+    assert alone["project"] == {"root": ".", "from": "the repository (.git)"}
+    ((taint),) = alone["taints"]
+    assert (taint["key"], taint["value"], taint["effect"]) == ("sku", "gpu", "NoSchedule")
+    assert [e["path"] for e in taint["evidence"]] == [f"k8s/train-{c}.yaml" for c in "abc"]
+    text = gpulint_in_process("inspect", "k8s/train-d.yaml", cwd=root).stdout
+    assert "project .: the repository (.git)" in text
+    assert "GPU node taint sku=gpu:NoSchedule: tolerated by 3 of the 4 GPU pods" in text

@@ -17,6 +17,11 @@ def picture_lines(picture: Picture) -> list[str]:
         out.append(
             f"GPU node taint {known.shown()}: {known.evidence.what} ({known.evidence.cited()})"
         )
+    for disputed in picture.disputed:
+        out.append(
+            f"no GPU node taint of {disputed.key} agreed on: {disputed.evidence.what} "
+            f"({disputed.evidence.cited()})"
+        )
     for pool in picture.pools:
         platform = f", {platform_name(pool.platform)}" if pool.platform else ""
         types = f"; {', '.join(pool.instance_types)}" if pool.instance_types else ""
@@ -64,4 +69,8 @@ def picture_json(picture: Picture) -> dict[str, Any]:
             for p in picture.pools
         ],
         "queue_tolerations": [dict(t) for t in picture.queue_tolerations],
+        "disputed": [
+            {"key": d.key, "what": d.evidence.what, "evidence": places(d.evidence)}
+            for d in picture.disputed
+        ],
     }

@@ -64,6 +64,8 @@ class InspectReport:
     )
     #: The picture as text lines (:func:`gpulint.cluster.pictures.picture_lines`).
     picture: list[str] = field(default_factory=list)
+    #: Each project's ``cluster`` and picture lines, when the files are of several.
+    projects: list[tuple[dict[str, Any], list[str]]] = field(default_factory=list)
 
     def summary(self) -> dict[str, int]:
         workloads = [w for f in self.files for w in f["workloads"]]
@@ -77,7 +79,10 @@ class InspectReport:
         }
 
     def as_json(self) -> dict[str, Any]:
-        return {"files": self.files, "cluster": self.cluster, "summary": self.summary()}
+        out = {"files": self.files, "cluster": self.cluster, "summary": self.summary()}
+        if len(self.projects) > 1:
+            out["projects"] = [cluster for cluster, _ in self.projects]
+        return out
 
 
 class Inspector:
@@ -98,6 +103,8 @@ class Inspector:
         self.rendering: tuple[RenderOptions, Trees] | None = None
         #: While a rendered output is inspected: where each object and GPU value came from.
         self._placer: Placer | None = None
+        #: The project whose facts these are (gpulint.lint.projects): its root and why.
+        self.project: dict[str, str] | None = None
 
     # -- entry points ------------------------------------------------------------------------
     def inspect_targets(self, targets: Iterable[Target]) -> InspectReport:
@@ -106,7 +113,11 @@ class Inspector:
             source = self.cluster.platform_source or "the configuration (platform:, --platform)"
             platform = {"name": self.cluster.platform, "from": source}
         cluster = {"platform": platform, **picture_json(self.picture)}
-        report = InspectReport(cluster=cluster, picture=picture_lines(self.picture))
+        lines = picture_lines(self.picture)
+        if self.project is not None:
+            cluster["project"] = self.project
+            lines.insert(0, f"project {self.project['root']}: {self.project['from']}")
+        report = InspectReport(cluster=cluster, picture=lines)
         for target in targets:
             if target.render is not None:
                 report.files.append(self.inspect_rendered(target))
@@ -436,7 +447,8 @@ def render_json(report: InspectReport) -> str:
 def render_text(report: InspectReport) -> str:
     from gpulint.commands.inspecttext import as_text
 
-    return as_text(report.files, report.cluster, report.picture, report.summary())
+    picture = [line for _, lines in report.projects for line in lines] or report.picture
+    return as_text(report.files, report.cluster, picture, report.summary())
 
 
 def run_inspect(
@@ -460,6 +472,7 @@ def run_inspect(
     from gpulint.commands.check import render_options
     from gpulint.commands.common import check_stdin_filename, configure, error
     from gpulint.lint.prepass import cluster_picture, device_plugins
+    from gpulint.lint.projects import Projects
     from gpulint.util.discover import targets
 
     check_stdin_filename(paths, stdin_filename)
@@ -472,18 +485,33 @@ def run_inspect(
 
     rendering = render_options(effective, CheckOptions(**render))
     given, label = paths or ["."], stdin_filename or "<stdin>"
-    # The pre-passes read the files as check's do: the cluster picture the run's files give
-    # (their GPU pools and agreed taints), and the names the repository's own device
-    # plugins advertise (a renamed replica is a GPU).
-    listed = list(targets(given, label, exclude, effective.force_exclude)[0])
-    settings.registry = device_plugins(settings, listed) or settings.registry
-    picture = cluster_picture(settings, listed)
+    # The facts of each inspected file's project, as check reads them (gpulint.lint.projects):
+    # the cluster picture its files give (their GPU pools and agreed taints), and the names
+    # its device plugins advertise (a renamed replica is a GPU), whatever the run was given.
+    projects = Projects(given, stdin_filename, declared=not isolated)
     found, missing = targets(given, label, exclude, effective.force_exclude, trees=rendering[1])
     for path in missing:
         error(f"{path}: no such file or directory")
-    inspector = Inspector(settings.workloads, settings.registry, settings.cluster, picture)
-    inspector.rendering = rendering
-    report = inspector.inspect_targets(found)
+    inspectors: dict[str, Inspector] = {}
+    report = InspectReport()
+    for target in found:
+        root = projects.of(target)
+        inspector = inspectors.get(root)
+        if inspector is None:
+            files = list(projects.files(root, exclude))
+            own = settings.copy()
+            own.registry = device_plugins(own, files) or own.registry
+            picture = cluster_picture(own, files)
+            inspector = inspectors[root] = Inspector(
+                own.workloads, own.registry, own.cluster, picture
+            )
+            inspector.rendering = rendering
+            inspector.project = {"root": projects.shown(root), "from": projects.why(root)}
+        report.files.extend(inspector.inspect_targets([target]).files)
+    clusters = [i.inspect_targets([]) for i in inspectors.values()]
+    if clusters:
+        report.cluster, report.picture = clusters[0].cluster, clusters[0].picture
+    report.projects = [(c.cluster, c.picture) for c in clusters]
     sys.stdout.write(render_json(report) if json_output else render_text(report))
     sys.stdout.flush()
     return missing

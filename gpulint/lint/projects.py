@@ -111,6 +111,20 @@ class Projects:
             known = self._declares[folder] = _declares_project(folder)
         return known
 
+    def why(self, root: str) -> str:
+        """Why ``root`` is a project, as ``gpulint inspect`` says it."""
+        if root == STDIN_ALONE:
+            return "standard input alone (no --stdin-filename)"
+        if os.path.isdir(root) and self.declares(root):
+            return "its configuration says project: true"
+        if os.path.exists(os.path.join(root, ".git")):
+            return "the repository (.git)"
+        return "the path given (no repository or project: true above it)"
+
+    def shown(self, root: str) -> str:
+        """``root`` as a run from the working directory names it."""
+        return "-" if root == STDIN_ALONE else _label(root)
+
     # -- its files ---------------------------------------------------------------------------
     def files(self, root: str, excluded: Callable[[str], bool] | None = None) -> Iterator[Target]:
         """The files of the project at ``root`` whose facts it holds, labelled as a run from
