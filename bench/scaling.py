@@ -334,6 +334,49 @@ def consensus_files(n: int) -> Input:
     return Input(["check", "--jobs", "1", "."], folder, size)
 
 
+def one_file_of_a_project(n: int) -> Input:
+    """``gpulint check`` of one file (as pre-commit runs it) in a project of n files of one
+    GPU pod each, two in three tolerating ``sku=gpu:NoSchedule``: the file's facts are its
+    project's, so the project's files are read (gpulint.lint.projects)."""
+    folder = consensus_files(n).cwd
+    return Input(["check", "--jobs", "1", "d0/p0.yaml"], folder, 0)
+
+
+def projects_per_run(n: int) -> Input:
+    """n repositories in one folder, three GPU pods each (two tolerating a taint of their
+    own): each project's facts are gathered from its files alone."""
+    folder = _fresh("projects-per-run", n)
+    size = 0
+    for i in range(n):
+        sub = folder / f"repo{i}"
+        (sub / ".git").mkdir(parents=True)
+        tolerating = POD.replace(
+            "spec:\n",
+            f"spec:\n  tolerations:\n  - {{{{key: sku{i}, value: gpu, effect: NoSchedule}}}}\n",
+            1,
+        )
+        for j in range(3):
+            text = (POD if j == 0 else tolerating).format(name=f"p{j}")
+            size += _write(sub, f"p{j}.yaml", text)
+    return Input(["check", "--jobs", "1", "."], folder, size)
+
+
+def toleration_shapes(n: int) -> Input:
+    """n GPU pods that each tolerate the same key with a value of their own: no taint is
+    agreed on, and looking for one stays linear (a bounded number of candidates)."""
+    folder = _fresh("toleration-shapes", n)
+    docs = [
+        POD.replace(
+            "spec:\n",
+            f"spec:\n  tolerations:\n  - {{{{key: sku, value: v{i}, effect: NoSchedule}}}}\n",
+            1,
+        ).format(name=f"p{i}")
+        for i in range(n)
+    ]
+    size = _write(folder, "pods.yaml", "---\n".join(docs))
+    return Input(["check", "--jobs", "1", "."], folder, size)
+
+
 _CONTAINER = (
     "  - name: c{i}\n    image: registry.example/train:1\n    resources:\n"
     "      requests:\n{comment}        nvidia.com/gpu: 1\n"
@@ -702,6 +745,9 @@ CASES: dict[str, Case] = {
     "file-size": Case(file_size, 10, "memory"),
     "many-files": Case(many_files, 2_500, "scaling"),
     "consensus-files": Case(consensus_files, 2_500, "scaling"),
+    "one-file-of-a-project": Case(one_file_of_a_project, 2_500, "scaling"),
+    "projects-per-run": Case(projects_per_run, 500, "scaling"),
+    "toleration-shapes": Case(toleration_shapes, 2_500, "scaling"),
     "nested-configs": Case(nested_configs, 250, "scaling"),
     "pyproject-folders": Case(pyproject_folders, 100, "scaling"),
     "findings-per-file": Case(findings_per_file, 10_000, "scaling"),

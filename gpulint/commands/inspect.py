@@ -501,7 +501,8 @@ def run_inspect(
             files = list(projects.files(root, exclude))
             own = settings.copy()
             own.registry = device_plugins(own, files) or own.registry
-            picture = cluster_picture(own, files)
+            # As check: the files' picture stands in for a cluster only when none is described.
+            picture = cluster_picture(own, files) if own.cluster is None else None
             inspector = inspectors[root] = Inspector(
                 own.workloads, own.registry, own.cluster, picture
             )
