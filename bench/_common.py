@@ -30,6 +30,9 @@ def corpus(files: int, seed: int = 1) -> Path:
             [sys.executable, str(GEN_CORPUS), str(folder), str(files), str(seed)], check=True
         )
         done.write_text("")
+    # A repository of its own, as the repositories it stands for are: its files' facts are
+    # its own project's (gpulint.lint.projects), not those of this checkout around it.
+    (folder / ".git").mkdir(exist_ok=True)
     return folder
 
 

@@ -184,3 +184,19 @@ def test_inspect_shows_the_same_project_and_facts_for_one_file_as_for_the_projec
     text = gpulint_in_process("inspect", "k8s/train-d.yaml", cwd=root).stdout
     assert "project .: the repository (.git)" in text
     assert "GPU node taint sku=gpu:NoSchedule: tolerated by 3 of the 4 GPU pods" in text
+
+
+def test_the_project_is_read_within_the_runs_bounds(tmp_path: Path) -> None:
+    """Files the run was not given are read as a walk reads them: an excluded folder, a
+    nested repository and a link out of the repository say nothing of this project."""
+    outside = write(tmp_path / "elsewhere", {"train.yaml": job("train", SKU)}, git=False)
+    files = {f"vendor/train-{c}.yaml": job(f"train-{c}", SKU) for c in "abc"}
+    files.update({f"sub/train-{c}.yaml": job(f"train-{c}", SKU) for c in "abc"})
+    files[".gpulint.yaml"] = "exclude: [vendor/]\n"
+    files["train.yaml"] = job("train")
+    files["other.yaml"] = job("other", SKU)
+    root = write(tmp_path / "repo", files)
+    (root / "sub" / ".git").mkdir()
+    (root / "linked.yaml").symlink_to(outside / "train.yaml")
+    findings, code = check(root, "train.yaml")
+    assert [f[2:4] for f in findings] == [("GPU020", "info")] and code == 0
