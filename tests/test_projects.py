@@ -200,3 +200,83 @@ def test_the_project_is_read_within_the_runs_bounds(tmp_path: Path) -> None:
     (root / "linked.yaml").symlink_to(outside / "train.yaml")
     findings, code = check(root, "train.yaml")
     assert [f[2:4] for f in findings] == [("GPU020", "info")] and code == 0
+
+
+# -- the cache -------------------------------------------------------------------------------
+
+
+def _repo_with_consensus(root: Path) -> Path:
+    files = {f"train-{c}.yaml": job(f"train-{c}", SKU) for c in "abc"}
+    files["train-d.yaml"] = job("train-d")
+    return write(root, files)
+
+
+def test_a_warm_run_says_what_a_cold_one_says_and_the_cache_ignores_itself(
+    tmp_path: Path,
+) -> None:
+    root = _repo_with_consensus(tmp_path)
+    cold = check(root, "train-d.yaml")
+    cache = root / ".gpulint_cache"
+    assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert json.loads((cache / "facts-1.json").read_text())["files"]
+    assert check(root, "train-d.yaml") == cold
+    # A changed file is read again: the taint is no longer agreed on.
+    (root / "train-a.yaml").write_text(job("train-a"))
+    (root / "train-b.yaml").write_text(job("train-b"))
+    after, code = check(root, "train-d.yaml")
+    assert [f[2:4] for f in after] == [("GPU020", "info")] and code == 0
+
+
+def test_no_cache_keeps_none(tmp_path: Path) -> None:
+    root = _repo_with_consensus(tmp_path)
+    assert check(root, "--no-cache", "train-d.yaml")[1] == 1
+    (root / ".gpulint.yaml").write_text("cache: false\n")
+    assert check(root, "train-d.yaml")[1] == 1
+    assert not (root / ".gpulint_cache").exists()
+
+
+def test_a_corrupt_or_hostile_cache_is_ignored_with_a_warning(tmp_path: Path) -> None:
+    import pickle
+
+    root = _repo_with_consensus(tmp_path)
+    cold = check(root, "train-d.yaml")
+    facts = root / ".gpulint_cache" / "facts-1.json"
+    key = json.loads(facts.read_text())["key"]
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self) -> tuple[Any, ...]:
+            return (open, (str(marker), "w"))
+
+    hostile = [
+        b"{not json",
+        pickle.dumps(Payload()),
+        json.dumps({"key": key, "files": {"0" * 64: {"p": "x"}}}).encode(),
+    ]
+    # Every entry the files' digests name replaced by another file's record: still data.
+    data = json.loads(facts.read_text())
+    wrong = {"p": [[["nvidia"], [["sku", [[1, 2]], "x"]]]], "a": []}
+    data["files"] = {k: wrong for k in data["files"]}
+    hostile.append(json.dumps(data).encode())
+    for content in hostile:
+        facts.write_bytes(content)
+        proc = gpulint_in_process("check", "-f", "json", "train-d.yaml", cwd=root)
+        assert proc.returncode == 1, proc.stderr
+        assert "Traceback" not in proc.stderr
+        found = json.loads(proc.stdout)["findings"]
+        assert [(f["rule"], f["severity"]) for f in found] == [(f[2], f[3]) for f in cold[0]]
+        if content != hostile[2]:  # an unused entry is simply not kept
+            assert "not a cache gpulint wrote" in proc.stderr or "not one gpulint wrote" in (
+                proc.stderr
+            )
+    assert not marker.exists()
+
+
+def test_the_cache_folder_is_never_written_through_a_link(tmp_path: Path) -> None:
+    root = _repo_with_consensus(tmp_path / "repo")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (root / ".gpulint_cache").symlink_to(elsewhere, target_is_directory=True)
+    findings, code = check(root, "train-d.yaml")
+    assert code == 1 and [f[2] for f in findings] == ["GPU020"]
+    assert list(elsewhere.iterdir()) == []

@@ -88,11 +88,14 @@ class AgentTally:
         """A node agent's pod spec of the file ``label`` (``doc``: its document, for lines)."""
         base = (*pod.path, "tolerations")
         for found in agent_taints(pod, registry):
-            line = doc.value_span((*base, found.position)).line
-            _, places, agents = self._rows.setdefault(found.taint.key, (found, [], []))
-            places.append((label, line))
-            if found.agent not in agents:
-                agents.append(found.agent)
+            self.add_found(label, found, doc.value_span((*base, found.position)).line)
+
+    def add_found(self, label: str, found: AgentTaint, line: int) -> None:
+        """One toleration of a node agent, at ``line`` of the file ``label``."""
+        _, places, agents = self._rows.setdefault(found.taint.key, (found, [], []))
+        places.append((label, line))
+        if found.agent not in agents:
+            agents.append(found.agent)
 
     def rows(
         self, known: set[str]

@@ -46,7 +46,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gpulint.cluster.agenttaints import AgentTally
+from gpulint.cluster.agenttaints import AgentTaint, AgentTally
 from gpulint.cluster.known import (
     Agreed as Agreed,
     Disputed as Disputed,
@@ -58,11 +58,19 @@ from gpulint.cluster.platforms import PLATFORM_NAMES, platform_of_label
 from gpulint.k8s.objects import expression_key_path, required_node_terms
 from gpulint.k8s.taints import Taint, capacity_taint
 
+#: A file's record read back: its GPU pods (hardware, and per key the ways and the line) and
+#: its node agents' taints (key, taint, any value, agent, line).
+_Record = tuple[
+    list[tuple[list[str], list[tuple[str, list["_Shape"], int]]]],
+    list[tuple[str, Taint, bool, str, int]],
+]
+
 if TYPE_CHECKING:
     from gpulint.cluster.objects import Found
     from gpulint.k8s.devices import Registry
     from gpulint.k8s.objects import PodSpec
     from gpulint.k8s.workloads import WorkloadTable
+    from gpulint.lint.factcache import FactCache
 
 #: Taint keys every cluster's nodes may carry: tolerating them says nothing of GPU nodes.
 _GENERIC_PREFIXES = ("node.kubernetes.io/", "node-role.kubernetes.io/", "node.cloudprovider")
@@ -147,6 +155,35 @@ def _covers(shape: _Shape, taint: _Shape) -> bool:
     return (value is None or value == taint[0]) and (effect is None or effect == taint[1])
 
 
+def pod_shapes(
+    tolerations: Sequence[Any], lines: Sequence[int]
+) -> list[tuple[str, list[_Shape], int]]:
+    """A pod's tolerations as what the consensus counts: per key (built-in keys, invalid and
+    ``PreferNoSchedule`` tolerations left out), the ways it tolerates it, and the line of its
+    first toleration of the key."""
+    mine: dict[str, tuple[list[_Shape], int]] = {}
+    for toleration, line in zip(tolerations, lines, strict=True):
+        if not isinstance(toleration, Mapping):
+            continue
+        key = toleration.get("key")
+        if not isinstance(key, str) or not key or _generic(key):
+            continue
+        effect = toleration.get("effect") or None
+        if effect is not None and effect not in ("NoSchedule", "NoExecute"):
+            continue
+        operator = toleration.get("operator") or "Equal"
+        if operator not in ("Equal", "Exists"):
+            continue  # GPU022's: the API server rejects it
+        raw = toleration.get("value")
+        if operator == "Equal" and raw is not None and not isinstance(raw, str):
+            continue
+        value = (raw or "") if operator == "Equal" else None
+        shapes, _ = mine.setdefault(key, ([], line))
+        if (value, effect) not in shapes:
+            shapes.append((value, effect))
+    return [(key, shapes, line) for key, (shapes, line) in mine.items()]
+
+
 class _Tally:
     """Tolerations of the project's GPU pods, per taint key: each pod's ways of tolerating
     the key (:data:`_Shape`), counted once a pod."""
@@ -165,28 +202,16 @@ class _Tally:
         lines: Sequence[int],
         hardware: Iterable[str] = (),
     ) -> None:
+        self.add_shapes(label, pod_shapes(tolerations, lines), hardware)
+
+    def add_shapes(
+        self, label: str, keys: Iterable[tuple[str, Iterable[_Shape], int]], hardware: Iterable[str]
+    ) -> None:
+        """One GPU pod: each key it tolerates, the ways it does (:func:`pod_shapes`), and the
+        line of its first toleration of the key."""
         self.pods += 1
-        mine: dict[str, tuple[set[_Shape], int]] = {}
-        for toleration, line in zip(tolerations, lines, strict=True):
-            if not isinstance(toleration, Mapping):
-                continue
-            key = toleration.get("key")
-            if not isinstance(key, str) or not key or _generic(key):
-                continue
-            effect = toleration.get("effect") or None
-            if effect is not None and effect not in ("NoSchedule", "NoExecute"):
-                continue
-            operator = toleration.get("operator") or "Equal"
-            if operator not in ("Equal", "Exists"):
-                continue  # GPU022's: the API server rejects it
-            raw = toleration.get("value")
-            if operator == "Equal" and raw is not None and not isinstance(raw, str):
-                continue
-            value = (raw or "") if operator == "Equal" else None
-            shapes, _ = mine.setdefault(key, (set(), line))
-            shapes.add((value, effect))
         kinds = frozenset(hardware)
-        for key, (shapes, line) in mine.items():
+        for key, shapes, line in keys:
             self.keys.setdefault(key, []).append((frozenset(shapes), (label, line), kinds))
 
     def agreed(self) -> tuple[list[KnownTaint], list[Disputed]]:
@@ -240,15 +265,20 @@ def _common(
 
 
 class Gatherer:
-    """The pre-pass: :meth:`add` each file's bytes, then :meth:`picture`."""
+    """The pre-pass: :meth:`add` each file's bytes, then :meth:`picture`. What each file
+    says is a record (:meth:`_walk`) kept in the project's cache by the file's digest
+    (:mod:`gpulint.lint.factcache`), so a file that did not change is not parsed again."""
 
-    __slots__ = ("_agents", "_registry", "_table", "_tally")
+    __slots__ = ("_agents", "_cache", "_registry", "_table", "_tally")
 
-    def __init__(self, registry: Registry, table: WorkloadTable) -> None:
+    def __init__(
+        self, registry: Registry, table: WorkloadTable, cache: FactCache | None = None
+    ) -> None:
         self._registry = registry
         self._table = table
         self._tally = _Tally()
         self._agents = AgentTally()  # the vendor taints node agents tolerate
+        self._cache = cache
 
     def add(self, label: str, raw: bytes) -> bool:
         """The tolerations of the file's GPU pods, for a file that holds ``tolerations``
@@ -258,7 +288,11 @@ class Gatherer:
         not parsed twice."""
         if b"tolerations" not in raw:
             return _hints().search(raw) is not None
-        self._walk(label, raw, record=True)
+        pods, agents = self._record(label, raw)
+        for _, taint, any_value, agent, line in agents:
+            self._agents.add_found(label, AgentTaint(0, taint, any_value, agent), line)
+        for hardware, keys in pods:
+            self._tally.add_shapes(label, keys, hardware)
         return False
 
     def wants_counts(self) -> bool:
@@ -267,44 +301,81 @@ class Gatherer:
 
     def count(self, label: str, raw: bytes) -> None:
         """The GPU pods of a file :meth:`add` set aside (they tolerate nothing)."""
-        self._walk(label, raw, record=False)
+        self._tally.pods += len(self._record(label, raw)[0])
 
-    def _walk(self, label: str, raw: bytes, record: bool) -> None:
+    def _record(self, label: str, raw: bytes) -> _Record:
+        """What the file says (its GPU pods' tolerations, its node agents'), from the cache
+        when the file is unchanged."""
+        cache = self._cache
+        if cache is None:
+            walked = _from_json(self._walk(label, raw))
+            assert walked is not None
+            return walked
+        from gpulint.lint.factcache import digest
+
+        key = digest(raw)
+        entry = cache.get(key)
+        if entry is not None:
+            found = _from_json(entry)
+            if found is not None:
+                return found
+            cache.bad(key)
+        entry = self._walk(label, raw)
+        cache.put(key, entry)
+        found = _from_json(entry)
+        assert found is not None
+        return found
+
+    def _walk(self, label: str, raw: bytes) -> dict[str, Any]:
+        """The file's record, as JSON data: ``p``, each GPU pod's hardware and the keys it
+        tolerates (:func:`pod_shapes`); ``a``, each node agent's tolerations of its vendor's
+        taints. A file that cannot be read says nothing (the lint reports it)."""
+        from gpulint.cluster.agenttaints import agent_taints
         from gpulint.k8s.manifest import Manifest
         from gpulint.k8s.resources import gpu_demand
         from gpulint.loader.decoding import decode
 
+        pods: list[Any] = []
+        agents: list[Any] = []
+        record = {"p": pods, "a": agents}
         text, problem = decode(raw)
         if text is None or problem is not None:
-            return
+            return record
         try:
             manifest = Manifest(label, text, self._table)
             for view in manifest.views():
-                for _, pods in view.items():
-                    for pod in pods:
-                        if pod.node_agent and record and pod.location == "pod":
-                            self._agents.add(label, pod, self._registry, view.doc)
+                for _, specs in view.items():
+                    for pod in specs:
+                        base = (*pod.path, "tolerations")
+                        if pod.node_agent and pod.location == "pod":
+                            for found in agent_taints(pod, self._registry):
+                                t = found.taint
+                                line = view.doc.value_span((*base, found.position)).line
+                                hardware = sorted(t.hardware or ())
+                                row = [t.key, t.value, t.effect, hardware, found.any_value]
+                                agents.append([*row, found.agent, line])
                         if pod.location != "pod" or pod.node_agent:
                             continue
                         demand = gpu_demand(pod, self._registry, manifest.claims)
                         if not demand.gpu:
                             continue
-                        if not record:
-                            self._tally.pods += 1
-                            continue
-                        hardware = {c.hardware for c in demand.claims}
+                        kinds = {c.hardware for c in demand.claims}
                         for entry in demand.entries:
                             resource = self._registry.get(entry.name)
                             if resource is not None:
-                                hardware.add(resource.hardware)
+                                kinds.add(resource.hardware)
                         tolerations = pod.own_tolerations
-                        base = (*pod.path, "tolerations")
                         lines = [
                             view.doc.value_span((*base, i)).line for i in range(len(tolerations))
                         ]
-                        self._tally.add(label, tolerations, lines, hardware)
+                        keys = [
+                            [key, [list(s) for s in shapes], line]
+                            for key, shapes, line in pod_shapes(tolerations, lines)
+                        ]
+                        pods.append([sorted(k for k in kinds if isinstance(k, str)), keys])
         except Exception:  # the lint reports what cannot be read
-            return
+            return record
+        return record
 
     def picture(self, found: Found | None = None) -> Picture:
         """What the files said, with the GPU node pools ``found`` in them
@@ -335,6 +406,62 @@ class Gatherer:
                 taints.append(KnownTaint(taint, False, evidence, resource, pooled=True))
         queue = found.tolerations if found is not None else ()
         return Picture(tuple(taints), self._tally.pods, queue, pools, tuple(disputed))
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _from_json(entry: Any) -> _Record | None:
+    """A record as :meth:`Gatherer._walk` writes it, checked field by field (a cache file is
+    data a pull request can write): None when it is not one."""
+    if not isinstance(entry, dict):
+        return None
+    pods, agents = entry.get("p"), entry.get("a")
+    if not isinstance(pods, list) or not isinstance(agents, list):
+        return None
+    out_pods: list[tuple[list[str], list[tuple[str, list[_Shape], int]]]] = []
+    for pod in pods:
+        if not (isinstance(pod, list) and len(pod) == 2 and isinstance(pod[0], list)):
+            return None
+        hardware, keys = pod
+        if not all(_text(h) for h in hardware) or not isinstance(keys, list):
+            return None
+        rows: list[tuple[str, list[_Shape], int]] = []
+        for row in keys:
+            if not (isinstance(row, list) and len(row) == 3 and _text(row[0])):
+                return None
+            key, shapes, line = row
+            if not (isinstance(line, int) and isinstance(shapes, list)):
+                return None
+            got: list[_Shape] = []
+            for shape in shapes:
+                if not (isinstance(shape, list) and len(shape) == 2):
+                    return None
+                value, effect = shape
+                if not (value is None or _text(value)) or effect not in (
+                    None, "NoSchedule", "NoExecute",
+                ):  # fmt: skip
+                    return None
+                got.append((value, effect))
+            rows.append((key, got, line))
+        out_pods.append((hardware, rows))
+    out_agents: list[tuple[str, Taint, bool, str, int]] = []
+    for agent in agents:
+        if not (isinstance(agent, list) and len(agent) == 7):
+            return None
+        key, value, effect, hardware, any_value, name, line = agent
+        if not (
+            all(_text(v) for v in (key, value, effect, name))
+            and isinstance(hardware, list)
+            and all(_text(h) for h in hardware)
+            and isinstance(any_value, bool)
+            and isinstance(line, int)
+        ):
+            return None
+        taint = Taint(key, value, effect, frozenset(hardware) or None)
+        out_agents.append((key, taint, any_value, name, line))
+    return out_pods, out_agents
 
 
 def _place(source: str) -> tuple[tuple[str, int], ...]:

@@ -271,7 +271,9 @@ def _prepasses(run: Run) -> None:
     codes = {r.code for r in run.rules if is_enabled(r.code, settings, r.opt_in)} | nested
     # A file's facts come from its project, whatever else the run was given.
     projects = Projects(run.given, options.stdin_filename, declared=not options.isolated)
-    facts = RunFacts(run.rules, settings, projects, run.exclude, codes, run.nearest)
+    file = run.effective.file
+    cache = not options.no_cache and not (file is not None and file.data.get("cache") is False)
+    facts = RunFacts(run.rules, settings, projects, run.exclude, codes, run.nearest, cache)
     run.linter = facts.prepare(listed)
     run.linter_for = facts.linter_for
 

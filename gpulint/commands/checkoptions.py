@@ -356,6 +356,14 @@ CHECK_OPTIONS: tuple[Option, ...] = (
         show_default=False,
     ),
     Option(
+        ("--no-cache",),
+        "no_cache",
+        FLAG,
+        "Keep no cache of what each file says about the cluster (the project's "
+        ".gpulint_cache folder).",
+        default=False,
+    ),
+    Option(
         ("--exit-zero",),
         "exit_zero",
         FLAG,
@@ -424,6 +432,7 @@ class CheckOptions:
     platform: str | None
     baseline: str | None
     write_baseline: str | None
+    no_cache: bool
     exit_zero: bool
     quiet: bool
     statistics: bool

@@ -24,11 +24,15 @@ if TYPE_CHECKING:
     from gpulint.util.discover import Target
 
 
-def project_settings(settings: Settings, files: Iterable[Target], codes: set[str]) -> Settings:
+def project_settings(
+    settings: Settings, files: Iterable[Target], codes: set[str], cache_in: str | None = None
+) -> Settings:
     """``settings`` with the facts of a project's ``files``: its node pools (when a cluster
     is described), what its device plugins advertise, its DeviceClasses, its ConfigMaps (when
     a rule of ``codes`` reads them) and its cluster picture (when no cluster is described and
-    a rule of ``codes`` judges taints)."""
+    a rule of ``codes`` judges taints). ``cache_in``: the project's folder, whose
+    ``.gpulint_cache`` keeps what each file said (:mod:`gpulint.lint.factcache`; None:
+    no cache)."""
     from gpulint.lint.prepass import (
         EVIDENCE_RULES,
         VALUE_RULES,
@@ -37,10 +41,11 @@ def project_settings(settings: Settings, files: Iterable[Target], codes: set[str
         config_maps,
         device_classes,
         device_plugins,
+        read_files,
     )
 
     own = settings.copy()
-    listed = list(files)
+    listed = read_files(files)  # each file read once, for every pass
     if own.cluster is not None:
         own.cluster = cluster_objects(own.cluster, listed)
     own.registry = device_plugins(own, listed) or own.registry
@@ -48,7 +53,15 @@ def project_settings(settings: Settings, files: Iterable[Target], codes: set[str
     if codes & VALUE_RULES:
         own.config_maps = config_maps(listed)
     if own.cluster is None and codes & EVIDENCE_RULES:
-        own.evidence = cluster_picture(own, listed)
+        cache = None
+        if cache_in is not None:
+            from gpulint.lint.factcache import FactCache, cache_key
+
+            key = cache_key(own.registry, own.workloads)
+            cache = FactCache(cache_in, key) if key is not None else None
+        own.evidence = cluster_picture(own, listed, cache)
+        if cache is not None:
+            cache.save()
     return own
 
 
@@ -63,6 +76,7 @@ class RunFacts:
         excluded: Callable[[str], bool] | None,
         codes: set[str],
         nearest: Nearest | None = None,
+        cache: bool = True,
     ) -> None:
         self.rules = rules
         self.settings = settings
@@ -70,6 +84,9 @@ class RunFacts:
         self.excluded = excluded
         self.codes = codes
         self.nearest = nearest
+        #: Keep each project's per-file facts in its ``.gpulint_cache`` (a repository or a
+        #: declared project only: never in a folder that is just the path given).
+        self.cache = cache
         self._built: dict[str, tuple[Linter, Settings]] = {}
 
     def project(self, root: str) -> tuple[Linter, Settings]:
@@ -79,7 +96,8 @@ class RunFacts:
         built = self._built.get(root)
         if built is None:
             files = self.projects.files(root, self.excluded)
-            own = project_settings(self.settings, files, self.codes)
+            cache_in = root if self.cache and self.projects.is_root(root) else None
+            own = project_settings(self.settings, files, self.codes, cache_in)
             built = self._built[root] = (Linter(self.rules, own), own)
         return built
 

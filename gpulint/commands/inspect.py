@@ -471,7 +471,7 @@ def run_inspect(
 
     from gpulint.commands.check import render_options
     from gpulint.commands.common import check_stdin_filename, configure, error
-    from gpulint.lint.prepass import cluster_picture, device_plugins
+    from gpulint.lint.prepass import cluster_picture, device_plugins, read_files
     from gpulint.lint.projects import Projects
     from gpulint.util.discover import targets
 
@@ -498,7 +498,7 @@ def run_inspect(
         root = projects.of(target)
         inspector = inspectors.get(root)
         if inspector is None:
-            files = list(projects.files(root, exclude))
+            files = read_files(projects.files(root, exclude))
             own = settings.copy()
             own.registry = device_plugins(own, files) or own.registry
             # As check: the files' picture stands in for a cluster only when none is described.

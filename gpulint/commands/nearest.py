@@ -47,6 +47,7 @@ RUN_WIDE = (
     "platform",
     "node-pools",
     "baseline",
+    "cache",
 )
 
 

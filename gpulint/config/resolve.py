@@ -182,6 +182,7 @@ def resolve(
     else:
         entries["fail-if-no-files"] = value("fail-if-no-files", False)
     entries["project"] = value("project", False)
+    entries["cache"] = value("cache", True)
 
     # Severities and options, per rule.
     severities: dict[str, Severity] = {}

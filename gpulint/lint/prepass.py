@@ -14,45 +14,51 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable, Iterator, Sequence
 
     from gpulint.cluster.evidence import Picture
     from gpulint.cluster.model import Cluster
     from gpulint.k8s.devices import Registry
     from gpulint.k8s.dra import DeviceClasses
     from gpulint.k8s.envvalues import ConfigMaps
+    from gpulint.lint.factcache import FactCache
     from gpulint.settings import Settings
     from gpulint.util.discover import Target
 
+    #: A project's files, each with its bytes (:func:`read_files`).
+    Read = Sequence[tuple[Target, bytes]]
 
-def _files(found: Iterable[Target]) -> Iterator[tuple[Target, bytes]]:
-    """Each file to lint with its bytes, read once for a pre-pass: standard input is not
-    pre-read, and an unreadable file is left out (the lint reports it)."""
+
+def read_files(found: Iterable[Target]) -> list[tuple[Target, bytes]]:
+    """Each file with its bytes, read once for every pass: standard input is not pre-read,
+    and an unreadable file is left out (the lint reports it)."""
     from gpulint.loader.target import read_target
 
+    out = []
     for target in found:
         if target.path is None:
             continue
         raw, _ = read_target(target)
         if raw is not None:
-            yield target, raw
+            out.append((target, raw))
+    return out
 
 
-def cluster_objects(cluster: Cluster | None, found: Iterable[Target]) -> Cluster | None:
+def cluster_objects(cluster: Cluster | None, found: Read) -> Cluster | None:
     """``cluster`` with the node-pool objects of the files to lint (Karpenter NodePools,
     Kueue ResourceFlavors), read in a pre-pass so that every worker sees the same cluster
     (gpulint.cluster.objects). Standard input is not pre-read; unreadable files add
     nothing (the lint reports them)."""
     from gpulint.cluster.objects import merged, scan
 
-    return merged(cluster, scan((target.label, raw) for target, raw in _files(found)))
+    return merged(cluster, scan((target.label, raw) for target, raw in found))
 
 
 #: The rules that judge the GPU nodes' taints, and read the run's cluster picture.
 EVIDENCE_RULES = frozenset({"GPU020", "GPU021", "GPU023"})
 
 
-def cluster_picture(settings: Settings, found: Iterable[Target]) -> Picture:
+def cluster_picture(settings: Settings, found: Read, cache: FactCache | None = None) -> Picture:
     """What the files to lint say about the GPU nodes when the configuration describes no
     cluster (gpulint.cluster.evidence): the taints their GPU pods agree on and their GPU
     node-pool objects' taints, read in a pre-pass so that every worker sees the same
@@ -64,23 +70,23 @@ def cluster_picture(settings: Settings, found: Iterable[Target]) -> Picture:
     from gpulint.k8s.workloads import builtin_table
 
     gatherer = Gatherer(
-        settings.registry or builtin_registry(), settings.workloads or builtin_table()
+        settings.registry or builtin_registry(), settings.workloads or builtin_table(), cache
     )
     pools: list[tuple[str, bytes]] = []  # read together: templates and overlays cross files
     wanted = markers()
-    later: list[Target] = []  # GPU files without tolerations: counted only if it matters
-    for target, raw in _files(found):
+    later: list[tuple[Target, bytes]] = []  # GPU files without tolerations: counted if it matters
+    for target, raw in found:
         if gatherer.add(target.label, raw):
-            later.append(target)
+            later.append((target, raw))
         if any(m in raw for m in wanted):
             pools.append((target.label, raw))
     if later and gatherer.wants_counts():
-        for target, raw in _files(later):
+        for target, raw in later:
             gatherer.count(target.label, raw)
     return gatherer.picture(scan(pools))
 
 
-def device_classes(found: Iterable[Target]) -> DeviceClasses | None:
+def device_classes(found: Read) -> DeviceClasses | None:
     """The DeviceClasses of every file to lint (gpulint.k8s.dra), read in a pre-pass so a claim
     can name a class another file defines; None when no file defines one. Only files that
     can hold a DRA object are parsed. Standard input is not pre-read."""
@@ -88,7 +94,7 @@ def device_classes(found: Iterable[Target]) -> DeviceClasses | None:
     from gpulint.loader.decoding import decode
 
     def texts() -> Iterator[str]:
-        for _, raw in _files(found):
+        for _, raw in found:
             if b"DeviceClass" not in raw:
                 continue  # no class defined: not decoded (the 50 MB dump costs one read)
             text = decode(raw)[0]
@@ -103,7 +109,7 @@ def device_classes(found: Iterable[Target]) -> DeviceClasses | None:
 VALUE_RULES = frozenset({"GPU041"})
 
 
-def config_maps(found: Iterable[Target]) -> ConfigMaps | None:
+def config_maps(found: Read) -> ConfigMaps | None:
     """The ConfigMaps of every file to lint (gpulint.k8s.envvalues), read in a pre-pass so a
     container's ``configMapKeyRef`` or ``envFrom`` can name a ConfigMap another file
     defines; None when no file defines one. Only files that name a ConfigMap are parsed,
@@ -113,13 +119,15 @@ def config_maps(found: Iterable[Target]) -> ConfigMaps | None:
     from gpulint.loader.decoding import decode
 
     maps = ConfigMaps()
-    defining: list[Target] = []
+    defining: list[tuple[Target, bytes]] = []
     read = False  # a container of the run reads a ConfigMap: else none is parsed
-    for target, raw in _files(t for t in found if t.render is None):
+    for target, raw in found:
+        if target.render is not None:
+            continue
         read = read or b"configMapKeyRef" in raw or b"configMapRef" in raw
         if b"ConfigMap" in raw:
-            defining.append(target)
-    for target, raw in _files(defining if read else ()):
+            defining.append((target, raw))
+    for target, raw in defining if read else ():
         text = decode(raw)[0]
         if text is not None:
             maps.add_text(target.label, text)
@@ -158,7 +166,7 @@ def assumption(settings: Settings) -> str | None:
     )
 
 
-def device_plugins(settings: Settings, found: Iterable[Target]) -> Registry | None:
+def device_plugins(settings: Settings, found: Read) -> Registry | None:
     """The run's registry with what its own device plugins are configured to advertise
     (gpulint.cluster.deviceplugins: the NVIDIA plugin's sharing configuration, HAMi's
     resource names, gpushare's unit when GPU017's ``memory_unit`` is not configured), each
@@ -171,7 +179,7 @@ def device_plugins(settings: Settings, found: Iterable[Target]) -> Registry | No
     wants_unit = "memory_unit" not in settings.options.get("GPU017", {})
     units: dict[str, str] = {}
     configs: list[tuple[str, bytes]] = []
-    for target, raw in _files(found):
+    for target, raw in found:
         if wants_unit:
             _gpushare_units(target.label, raw, units)
         if wanted(raw):

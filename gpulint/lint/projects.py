@@ -111,6 +111,12 @@ class Projects:
             known = self._declares[folder] = _declares_project(folder)
         return known
 
+    def is_root(self, root: str) -> bool:
+        """Whether ``root`` is a repository or a declared project (not a path given)."""
+        return os.path.isdir(root) and (
+            self.declares(root) or os.path.exists(os.path.join(root, ".git"))
+        )
+
     def why(self, root: str) -> str:
         """Why ``root`` is a project, as ``gpulint inspect`` says it."""
         if root == STDIN_ALONE:
