@@ -31,7 +31,7 @@ def corpus(files: int, seed: int = 1) -> Path:
         )
         done.write_text("")
     # A repository of its own, as the repositories it stands for are: its files' facts are
-    # its own project's (gpulint.lint.projects), not those of this checkout around it.
+    # its own project's (gpulint.commands.projects), not those of this checkout around it.
     (folder / ".git").mkdir(exist_ok=True)
     return folder
 

@@ -337,7 +337,7 @@ def consensus_files(n: int) -> Input:
 def one_file_of_a_project(n: int) -> Input:
     """``gpulint check`` of one file (as pre-commit runs it) in a project of n files of one
     GPU pod each, two in three tolerating ``sku=gpu:NoSchedule``: the file's facts are its
-    project's, so the project's files are read (gpulint.lint.projects)."""
+    project's, so the project's files are read (gpulint.commands.projects)."""
     folder = consensus_files(n).cwd
     return Input(["check", "--jobs", "1", "d0/p0.yaml"], folder, 0)
 

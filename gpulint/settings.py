@@ -82,7 +82,7 @@ class Settings:
         self.config_maps = config_maps
 
     def copy(self) -> Settings:
-        """A copy, to which one project's facts are given (gpulint.lint.projects)."""
+        """A copy, to which one project's facts are given (gpulint.commands.projects)."""
         new = Settings.__new__(Settings)
         for name in Settings.__slots__:
             setattr(new, name, getattr(self, name))

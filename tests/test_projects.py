@@ -1,6 +1,6 @@
 """One verdict per file: what gpulint says of a file comes from the file's project (its
 repository, or a folder whose configuration says ``project: true``), never from which other
-files the run was given, and one project's facts never reach another's (gpulint.lint.projects,
+files the run was given, and one project's facts never reach another's (gpulint.commands.projects,
 docs/cluster.md "Projects")."""
 
 from __future__ import annotations
@@ -280,3 +280,15 @@ def test_the_cache_folder_is_never_written_through_a_link(tmp_path: Path) -> Non
     findings, code = check(root, "train-d.yaml")
     assert code == 1 and [f[2] for f in findings] == ["GPU020"]
     assert list(elsewhere.iterdir()) == []
+
+
+def test_the_documented_project_line_keeps_the_facts_apart(tmp_path: Path) -> None:
+    from tests.docblocks import block
+
+    line = block("docs/cluster.md", "Projects: where the facts come from", "yaml", 0).text
+    files = {f"a/train-{c}.yaml": job(f"train-{c}", SKU) for c in "abc"}
+    files["b/train.yaml"] = job("train")
+    files["b/.gpulint.yaml"] = line
+    root = write(tmp_path, files)
+    findings, code = check(root, ".")
+    assert [f[2:4] for f in of(findings, "b/train.yaml")] == [("GPU020", "info")] and code == 0

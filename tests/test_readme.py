@@ -163,6 +163,9 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
         "text",
         1,
     ): ("tests/test_cluster_pool_kinds.py::test_the_inspect_picture_is_what_the_docs_show"),
+    ("docs/cluster.md", "Projects: where the facts come from", "yaml", 0): (
+        "tests/test_projects.py::test_the_documented_project_line_keeps_the_facts_apart"
+    ),
     ("docs/cluster.md", "Node pools", "yaml", 0): (
         "tests/test_cluster_pools.py::test_the_node_pools_example_is_a_valid_configuration"
     ),

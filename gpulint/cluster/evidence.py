@@ -43,10 +43,11 @@ The picture itself, and what a pod asks of it, are :mod:`gpulint.cluster.known`'
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpulint.cluster.agenttaints import AgentTaint, AgentTally
+from gpulint.cluster.consensus import Record, Tally, from_json, generic_key, pod_shapes
 from gpulint.cluster.known import (
     Agreed as Agreed,
     Disputed as Disputed,
@@ -56,32 +57,15 @@ from gpulint.cluster.known import (
 )
 from gpulint.cluster.platforms import PLATFORM_NAMES, platform_of_label
 from gpulint.k8s.objects import expression_key_path, required_node_terms
-from gpulint.k8s.taints import Taint, capacity_taint
-
-#: A file's record read back: its GPU pods (hardware, and per key the ways and the line) and
-#: its node agents' taints (key, taint, any value, agent, line).
-_Record = tuple[
-    list[tuple[list[str], list[tuple[str, list["_Shape"], int]]]],
-    list[tuple[str, Taint, bool, str, int]],
-]
+from gpulint.k8s.taints import Taint
 
 if TYPE_CHECKING:
     from gpulint.cluster.objects import Found
     from gpulint.k8s.devices import Registry
     from gpulint.k8s.objects import PodSpec
     from gpulint.k8s.workloads import WorkloadTable
-    from gpulint.lint.factcache import FactCache
+    from gpulint.util.factcache import FactCache
 
-#: Taint keys every cluster's nodes may carry: tolerating them says nothing of GPU nodes.
-_GENERIC_PREFIXES = ("node.kubernetes.io/", "node-role.kubernetes.io/", "node.cloudprovider")
-_GENERIC_KEYS = frozenset(
-    {
-        "CriticalAddonsOnly",
-        "ToBeDeletedByClusterAutoscaler",
-        # GKE's own, on nodes of one feature (queued provisioning), not of every GPU pool.
-        "cloud.google.com/gke-queued",
-    }
-)
 #: Bytes (lower case) one of which a file with a GPU pod holds: other files are not parsed.
 _GPU_HINTS = (b"gpu", b"neuron", b"tpu", b"gaudi", b"ascend", b"resourceclaim", b"mig-")
 
@@ -119,12 +103,6 @@ def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
     return None
 
 
-def _generic(key: str) -> bool:
-    """Keys every cluster's nodes may carry, and Spot or preemptible capacity taints
-    (:data:`gpulint.k8s.taints.CAPACITY_TAINT_KEYS`): neither is the GPU nodes' taint."""
-    return key in _GENERIC_KEYS or key.startswith(_GENERIC_PREFIXES) or capacity_taint(key)
-
-
 def names_node_taint(toleration: Any) -> bool:
     """Whether a pod's toleration names a taint of particular nodes: a key that is neither
     one every cluster's nodes may carry nor a Spot capacity taint, for an effect that keeps
@@ -136,138 +114,15 @@ def names_node_taint(toleration: Any) -> bool:
     return (
         isinstance(key, str)
         and bool(key)
-        and not _generic(key)
+        and not generic_key(key)
         and effect in ("NoSchedule", "NoExecute")
     )
-
-
-#: Distinct tolerations of one key a consensus is looked for among (more: the pods disagree).
-_MAX_SHAPES = 8
-
-#: How a pod tolerates a key: ``(value, effect)``, None for "any" (``Exists``; no effect).
-_Shape = tuple["str | None", "str | None"]
-
-
-def _covers(shape: _Shape, taint: _Shape) -> bool:
-    """Whether a toleration of this shape tolerates every taint ``taint`` describes (with
-    the operator's meaning: ``Exists`` tolerates every value, no effect every effect)."""
-    value, effect = shape
-    return (value is None or value == taint[0]) and (effect is None or effect == taint[1])
-
-
-def pod_shapes(
-    tolerations: Sequence[Any], lines: Sequence[int]
-) -> list[tuple[str, list[_Shape], int]]:
-    """A pod's tolerations as what the consensus counts: per key (built-in keys, invalid and
-    ``PreferNoSchedule`` tolerations left out), the ways it tolerates it, and the line of its
-    first toleration of the key."""
-    mine: dict[str, tuple[list[_Shape], int]] = {}
-    for toleration, line in zip(tolerations, lines, strict=True):
-        if not isinstance(toleration, Mapping):
-            continue
-        key = toleration.get("key")
-        if not isinstance(key, str) or not key or _generic(key):
-            continue
-        effect = toleration.get("effect") or None
-        if effect is not None and effect not in ("NoSchedule", "NoExecute"):
-            continue
-        operator = toleration.get("operator") or "Equal"
-        if operator not in ("Equal", "Exists"):
-            continue  # GPU022's: the API server rejects it
-        raw = toleration.get("value")
-        if operator == "Equal" and raw is not None and not isinstance(raw, str):
-            continue
-        value = (raw or "") if operator == "Equal" else None
-        shapes, _ = mine.setdefault(key, ([], line))
-        if (value, effect) not in shapes:
-            shapes.append((value, effect))
-    return [(key, shapes, line) for key, (shapes, line) in mine.items()]
-
-
-class _Tally:
-    """Tolerations of the project's GPU pods, per taint key: each pod's ways of tolerating
-    the key (:data:`_Shape`), counted once a pod."""
-
-    __slots__ = ("keys", "pods")
-
-    def __init__(self) -> None:
-        self.pods = 0
-        #: key -> [(the pod's shapes, its first toleration's place, its hardware)]
-        self.keys: dict[str, list[tuple[frozenset[_Shape], tuple[str, int], frozenset[str]]]] = {}
-
-    def add(
-        self,
-        label: str,
-        tolerations: Sequence[Any],
-        lines: Sequence[int],
-        hardware: Iterable[str] = (),
-    ) -> None:
-        self.add_shapes(label, pod_shapes(tolerations, lines), hardware)
-
-    def add_shapes(
-        self, label: str, keys: Iterable[tuple[str, Iterable[_Shape], int]], hardware: Iterable[str]
-    ) -> None:
-        """One GPU pod: each key it tolerates, the ways it does (:func:`pod_shapes`), and the
-        line of its first toleration of the key."""
-        self.pods += 1
-        kinds = frozenset(hardware)
-        for key, shapes, line in keys:
-            self.keys.setdefault(key, []).append((frozenset(shapes), (label, line), kinds))
-
-    def agreed(self) -> tuple[list[KnownTaint], list[Disputed]]:
-        """The taints the GPU pods agree on, and the keys they tolerate in ways no one taint
-        satisfies. A taint is agreed on when at least two GPU pods, and more than half of
-        them, tolerate its key, and every one of them tolerates that same whole taint (key,
-        value and effect, with the operator's meaning): never a majority per field. A pod
-        that tolerates the key otherwise makes it disputed: gpulint then assumes, at
-        ``info``, and says so."""
-        out: list[KnownTaint] = []
-        disputed: list[Disputed] = []
-        for key, pods in self.keys.items():
-            count = len(pods)
-            if count < 2 or count * 2 <= self.pods:
-                continue
-            places = tuple(place for _, place, _ in pods)
-            taint = _common(pods)
-            if taint is None:
-                what = (
-                    f"{count} of the {self.pods} GPU pods of this project tolerate it differently"
-                )
-                disputed.append(Disputed(key, Evidence(what, places)))
-                continue
-            value, effect = taint
-            kinds = frozenset().union(*(k for _, _, k in pods))
-            what = f"tolerated by {count} of the {self.pods} GPU pods of this project"
-            known = Taint(key, value or "", effect or "NoSchedule", kinds or None)
-            evidence = Evidence(what, places)
-            out.append(KnownTaint(known, value is None, evidence, key, any_effect=effect is None))
-        return out, disputed
-
-
-def _common(
-    pods: Sequence[tuple[frozenset[_Shape], tuple[str, int], frozenset[str]]],
-) -> _Shape | None:
-    """The most precise taint every pod tolerates, among the ways the pods tolerate it (None:
-    none does, or the pods tolerate the key in more ways than :data:`_MAX_SHAPES`). Linear:
-    at most that many candidates, each checked against every pod's shapes once."""
-    candidates: set[_Shape] = set()
-    for shapes, _, _ in pods:
-        candidates |= shapes
-        if len(candidates) > _MAX_SHAPES:
-            return None
-    agreed = [
-        c for c in candidates if all(any(_covers(s, c) for s in shapes) for shapes, _, _ in pods)
-    ]
-    if not agreed:
-        return None
-    # The most precise: a named value over any value, a named effect over any effect.
-    return max(agreed, key=lambda c: (c[0] is not None, c[1] is not None, c[0] or "", c[1] or ""))
 
 
 class Gatherer:
     """The pre-pass: :meth:`add` each file's bytes, then :meth:`picture`. What each file
     says is a record (:meth:`_walk`) kept in the project's cache by the file's digest
-    (:mod:`gpulint.lint.factcache`), so a file that did not change is not parsed again."""
+    (:mod:`gpulint.util.factcache`), so a file that did not change is not parsed again."""
 
     __slots__ = ("_agents", "_cache", "_registry", "_table", "_tally")
 
@@ -276,7 +131,7 @@ class Gatherer:
     ) -> None:
         self._registry = registry
         self._table = table
-        self._tally = _Tally()
+        self._tally = Tally()
         self._agents = AgentTally()  # the vendor taints node agents tolerate
         self._cache = cache
 
@@ -303,26 +158,26 @@ class Gatherer:
         """The GPU pods of a file :meth:`add` set aside (they tolerate nothing)."""
         self._tally.pods += len(self._record(label, raw)[0])
 
-    def _record(self, label: str, raw: bytes) -> _Record:
+    def _record(self, label: str, raw: bytes) -> Record:
         """What the file says (its GPU pods' tolerations, its node agents'), from the cache
         when the file is unchanged."""
         cache = self._cache
         if cache is None:
-            walked = _from_json(self._walk(label, raw))
+            walked = from_json(self._walk(label, raw))
             assert walked is not None
             return walked
-        from gpulint.lint.factcache import digest
+        from gpulint.util.factcache import digest
 
         key = digest(raw)
         entry = cache.get(key)
         if entry is not None:
-            found = _from_json(entry)
+            found = from_json(entry)
             if found is not None:
                 return found
             cache.bad(key)
         entry = self._walk(label, raw)
         cache.put(key, entry)
-        found = _from_json(entry)
+        found = from_json(entry)
         assert found is not None
         return found
 
@@ -406,62 +261,6 @@ class Gatherer:
                 taints.append(KnownTaint(taint, False, evidence, resource, pooled=True))
         queue = found.tolerations if found is not None else ()
         return Picture(tuple(taints), self._tally.pods, queue, pools, tuple(disputed))
-
-
-def _text(value: Any) -> bool:
-    return isinstance(value, str)
-
-
-def _from_json(entry: Any) -> _Record | None:
-    """A record as :meth:`Gatherer._walk` writes it, checked field by field (a cache file is
-    data a pull request can write): None when it is not one."""
-    if not isinstance(entry, dict):
-        return None
-    pods, agents = entry.get("p"), entry.get("a")
-    if not isinstance(pods, list) or not isinstance(agents, list):
-        return None
-    out_pods: list[tuple[list[str], list[tuple[str, list[_Shape], int]]]] = []
-    for pod in pods:
-        if not (isinstance(pod, list) and len(pod) == 2 and isinstance(pod[0], list)):
-            return None
-        hardware, keys = pod
-        if not all(_text(h) for h in hardware) or not isinstance(keys, list):
-            return None
-        rows: list[tuple[str, list[_Shape], int]] = []
-        for row in keys:
-            if not (isinstance(row, list) and len(row) == 3 and _text(row[0])):
-                return None
-            key, shapes, line = row
-            if not (isinstance(line, int) and isinstance(shapes, list)):
-                return None
-            got: list[_Shape] = []
-            for shape in shapes:
-                if not (isinstance(shape, list) and len(shape) == 2):
-                    return None
-                value, effect = shape
-                if not (value is None or _text(value)) or effect not in (
-                    None, "NoSchedule", "NoExecute",
-                ):  # fmt: skip
-                    return None
-                got.append((value, effect))
-            rows.append((key, got, line))
-        out_pods.append((hardware, rows))
-    out_agents: list[tuple[str, Taint, bool, str, int]] = []
-    for agent in agents:
-        if not (isinstance(agent, list) and len(agent) == 7):
-            return None
-        key, value, effect, hardware, any_value, name, line = agent
-        if not (
-            all(_text(v) for v in (key, value, effect, name))
-            and isinstance(hardware, list)
-            and all(_text(h) for h in hardware)
-            and isinstance(any_value, bool)
-            and isinstance(line, int)
-        ):
-            return None
-        taint = Taint(key, value, effect, frozenset(hardware) or None)
-        out_agents.append((key, taint, any_value, name, line))
-    return out_pods, out_agents
 
 
 def _place(source: str) -> tuple[tuple[str, int], ...]:

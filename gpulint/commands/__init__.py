@@ -1,7 +1,8 @@
 """What each command does, without the command-line parser: ``check`` (configure, lint,
 fix, report; its options declared once in ``checkoptions``, its stderr notes in
 ``checknotes``), ``inspect``, ``rules`` (the rule catalog), ``config``; what they share
-(``common``: trust, configuring, loading rules) and the files they write (``outfiles``).
+(``common``: trust, configuring, loading rules; ``projects`` and ``facts``: each file's
+project and the linter its facts make) and the files they write (``outfiles``).
 Commands raise :class:`gpulint.errors.GpulintError`; :mod:`gpulint.cli` turns it into a
 message and exit code 2.
 

@@ -252,8 +252,8 @@ def _configure(run: Run) -> None:
 def _prepasses(run: Run) -> None:
     """The facts of each file's project (:mod:`gpulint.commands.facts`), and the linters."""
     from gpulint.commands.facts import RunFacts
+    from gpulint.commands.projects import Projects
     from gpulint.lint.engine import is_enabled
-    from gpulint.lint.projects import Projects
     from gpulint.util.discover import targets
 
     settings = run.effective.settings

@@ -1,6 +1,6 @@
 """The facts each project of a run holds, and the linter of each file: its project's.
 
-A file is judged with the facts of its project (:mod:`gpulint.lint.projects`): the node-pool
+A file is judged with the facts of its project (:mod:`gpulint.commands.projects`): the node-pool
 objects, the device plugins' configurations, the DeviceClasses and ConfigMaps, and the
 cluster picture of every file of the project (:mod:`gpulint.lint.prepass`), whether or not
 the run was given them, and of no other project. Each project's facts are gathered once,
@@ -11,14 +11,14 @@ workers are forked with every linter of the listed files already built.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
     from gpulint.commands.nearest import Nearest
+    from gpulint.commands.projects import Projects
     from gpulint.lint.engine import Linter
-    from gpulint.lint.projects import Projects
     from gpulint.rule import Rule
     from gpulint.settings import Settings
     from gpulint.util.discover import Target
@@ -31,7 +31,7 @@ def project_settings(
     is described), what its device plugins advertise, its DeviceClasses, its ConfigMaps (when
     a rule of ``codes`` reads them) and its cluster picture (when no cluster is described and
     a rule of ``codes`` judges taints). ``cache_in``: the project's folder, whose
-    ``.gpulint_cache`` keeps what each file said (:mod:`gpulint.lint.factcache`; None:
+    ``.gpulint_cache`` keeps what each file said (:mod:`gpulint.util.factcache`; None:
     no cache)."""
     from gpulint.lint.prepass import (
         EVIDENCE_RULES,
@@ -55,7 +55,7 @@ def project_settings(
     if own.cluster is None and codes & EVIDENCE_RULES:
         cache = None
         if cache_in is not None:
-            from gpulint.lint.factcache import FactCache, cache_key
+            from gpulint.util.factcache import FactCache
 
             key = cache_key(own.registry, own.workloads)
             cache = FactCache(cache_in, key) if key is not None else None
@@ -118,3 +118,57 @@ class RunFacts:
             linter = self.linter_for(target)
             first = first or linter
         return first or Linter(self.rules, self.settings)
+
+
+def cache_key(registry: Any, workloads: Any) -> str | None:
+    """What decides the per-file facts besides the file: gpulint's version, the format, and
+    the device registry's resource names and hardware (a learned or configured registry
+    makes other pods GPU pods). None: a custom workload table (no cache is kept)."""
+    import hashlib
+
+    from gpulint import __version__
+    from gpulint.util.factcache import FORMAT
+
+    if workloads is not None:
+        return None
+    names = (
+        sorted(f"{name}\t{getattr(r, 'hardware', '')}" for name, r in registry.resources.items())
+        if registry is not None
+        else ["builtin"]
+    )
+    classes = sorted(registry.device_classes) if registry is not None else []
+    text = "\n".join([__version__, str(FORMAT), *names, "--", *classes])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def inspect_projects(
+    found: Iterable[Target],
+    projects: Projects,
+    settings: Settings,
+    excluded: Callable[[str], bool] | None,
+    inspector: Callable[[Settings, Any], Any],
+    report: Any,
+) -> None:
+    """``gpulint inspect``'s ``report`` of the ``found`` targets, each inspected by an
+    ``inspector`` made for its project's facts (its settings with the names its device
+    plugins advertise, and the cluster picture its files give), whatever the run was given;
+    ``cluster`` is the first project's picture, ``projects`` every project's."""
+    from gpulint.lint.prepass import cluster_picture, device_plugins, read_files
+
+    inspectors: dict[str, Any] = {}
+    for target in found:
+        root = projects.of(target)
+        made = inspectors.get(root)
+        if made is None:
+            files = read_files(projects.files(root, excluded))
+            own = settings.copy()
+            own.registry = device_plugins(own, files) or own.registry
+            # As check: the files' picture stands in for a cluster only when none is described.
+            picture = cluster_picture(own, files) if own.cluster is None else None
+            made = inspectors[root] = inspector(own, picture)
+            made.project = {"root": projects.shown(root), "from": projects.why(root)}
+        report.files.extend(made.inspect_targets([target]).files)
+    clusters = [i.inspect_targets([]) for i in inspectors.values()]
+    if clusters:
+        report.cluster, report.picture = clusters[0].cluster, clusters[0].picture
+    report.projects = [(c.cluster, c.picture) for c in clusters]

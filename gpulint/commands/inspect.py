@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from gpulint.commands.inspectrender import Placer
     from gpulint.render import RenderOptions
     from gpulint.render.trees import Trees
+    from gpulint.settings import Settings
 
 
 #: How deep the scan for GPU keys in objects of unknown kinds goes.
@@ -103,7 +104,7 @@ class Inspector:
         self.rendering: tuple[RenderOptions, Trees] | None = None
         #: While a rendered output is inspected: where each object and GPU value came from.
         self._placer: Placer | None = None
-        #: The project whose facts these are (gpulint.lint.projects): its root and why.
+        #: The project whose facts these are (gpulint.commands.projects): its root and why.
         self.project: dict[str, str] | None = None
 
     # -- entry points ------------------------------------------------------------------------
@@ -471,8 +472,8 @@ def run_inspect(
 
     from gpulint.commands.check import render_options
     from gpulint.commands.common import check_stdin_filename, configure, error
-    from gpulint.lint.prepass import cluster_picture, device_plugins, read_files
-    from gpulint.lint.projects import Projects
+    from gpulint.commands.facts import inspect_projects
+    from gpulint.commands.projects import Projects
     from gpulint.util.discover import targets
 
     check_stdin_filename(paths, stdin_filename)
@@ -485,34 +486,19 @@ def run_inspect(
 
     rendering = render_options(effective, CheckOptions(**render))
     given, label = paths or ["."], stdin_filename or "<stdin>"
-    # The facts of each inspected file's project, as check reads them (gpulint.lint.projects):
-    # the cluster picture its files give (their GPU pools and agreed taints), and the names
-    # its device plugins advertise (a renamed replica is a GPU), whatever the run was given.
-    projects = Projects(given, stdin_filename, declared=not isolated)
     found, missing = targets(given, label, exclude, effective.force_exclude, trees=rendering[1])
     for path in missing:
         error(f"{path}: no such file or directory")
-    inspectors: dict[str, Inspector] = {}
+    # Each file with its project's facts, as check reads them (gpulint.commands.facts).
+    projects = Projects(given, stdin_filename, declared=not isolated)
     report = InspectReport()
-    for target in found:
-        root = projects.of(target)
-        inspector = inspectors.get(root)
-        if inspector is None:
-            files = read_files(projects.files(root, exclude))
-            own = settings.copy()
-            own.registry = device_plugins(own, files) or own.registry
-            # As check: the files' picture stands in for a cluster only when none is described.
-            picture = cluster_picture(own, files) if own.cluster is None else None
-            inspector = inspectors[root] = Inspector(
-                own.workloads, own.registry, own.cluster, picture
-            )
-            inspector.rendering = rendering
-            inspector.project = {"root": projects.shown(root), "from": projects.why(root)}
-        report.files.extend(inspector.inspect_targets([target]).files)
-    clusters = [i.inspect_targets([]) for i in inspectors.values()]
-    if clusters:
-        report.cluster, report.picture = clusters[0].cluster, clusters[0].picture
-    report.projects = [(c.cluster, c.picture) for c in clusters]
+
+    def inspector(own: Settings, picture: Picture | None) -> Inspector:
+        made = Inspector(own.workloads, own.registry, own.cluster, picture)
+        made.rendering = rendering
+        return made
+
+    inspect_projects(found, projects, settings, exclude, inspector, report)
     sys.stdout.write(render_json(report) if json_output else render_text(report))
     sys.stdout.flush()
     return missing

@@ -68,7 +68,7 @@ class Level:
     def __init__(self, rules: list[Rule], effective: Effective) -> None:
         self.rules = rules
         self.effective = effective
-        #: Its linter in each project (gpulint.lint.projects): the same rules, the project's facts.
+        #: Its linter in each project (gpulint.commands.projects): its rules, the project's facts.
         self.linters: dict[str, Linter] = {}
 
 

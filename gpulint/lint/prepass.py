@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from gpulint.k8s.devices import Registry
     from gpulint.k8s.dra import DeviceClasses
     from gpulint.k8s.envvalues import ConfigMaps
-    from gpulint.lint.factcache import FactCache
     from gpulint.settings import Settings
     from gpulint.util.discover import Target
+    from gpulint.util.factcache import FactCache
 
     #: A project's files, each with its bytes (:func:`read_files`).
     Read = Sequence[tuple[Target, bytes]]

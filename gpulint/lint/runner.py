@@ -143,6 +143,14 @@ def run(
     workers are forked with it, so every linter it gives should be built before.
     """
     linter.rendering = rendering
+    if linter_for is not None:
+        chosen = linter_for
+
+        def linter_for(target: Target) -> Linter:  # every file's linter renders as the run's
+            found = chosen(target)
+            found.rendering = rendering
+            return found
+
     # Enough targets to choose the number of workers; the rest stay unwalked until needed.
     pending = iter(targets)
     head = list(itertools.islice(pending, jobs * PEEK_PER_WORKER)) if jobs > 1 else []

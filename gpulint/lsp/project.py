@@ -65,7 +65,7 @@ class Project:
         self.effective = effective
         self.linter = linter
         self.problem = problem
-        #: The linter of each project (gpulint.lint.projects) a file under this
+        #: The linter of each project (gpulint.commands.projects) a file under this
         #: configuration belongs to: these rules, that project's facts (gathered once).
         self.facts: dict[str, Linter] = {}
 
@@ -75,8 +75,8 @@ class Project:
         if path is None:
             return self.linter
         from gpulint.commands.facts import project_settings
+        from gpulint.commands.projects import Projects
         from gpulint.lint.engine import Linter, is_enabled
-        from gpulint.lint.projects import Projects
         from gpulint.util.discover import Target
 
         found = Projects([path])

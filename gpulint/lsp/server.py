@@ -210,7 +210,7 @@ class GpulintServer(LanguageServer):
         project = self.projects.for_folder(folder)
         path = to_fs_path(uri) if uri.startswith("file:") else None
         label = path if path is not None else uri
-        # Its project's facts, as `gpulint check` judges it (gpulint.lint.projects).
+        # Its project's facts, as `gpulint check` judges it (gpulint.commands.projects).
         linter = project.linter_for(path)
         if (
             state.project is not project

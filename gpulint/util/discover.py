@@ -21,6 +21,7 @@ SKIP_DIRS = frozenset(
     {
         ".git", ".hg", ".svn", ".bzr", ".jj", ".direnv", ".eggs", ".mypy_cache", ".nox",
         ".pytest_cache", ".ruff_cache", ".tox", ".venv", "__pycache__", "__pypackages__",
+        ".gpulint_cache",
         "_build", "buck-out", "dist", "node_modules", "site-packages", "venv",
     }
 )  # fmt: skip

@@ -1,7 +1,7 @@
 """What each file of a project said about the cluster, kept between runs in the project's
 ``.gpulint_cache/`` folder, as ruff keeps ``.ruff_cache``.
 
-A project's facts are read from every one of its files (:mod:`gpulint.lint.projects`), so a
+A project's facts are read from every one of its files (:mod:`gpulint.commands.projects`), so a
 pre-commit run on one staged file would parse the whole repository. The per-file facts the
 cluster picture needs (the tolerations of each GPU pod, the node agents' tolerations) are
 kept by the SHA-256 of the file's bytes: a warm run reads each file, hashes it, and parses
@@ -148,21 +148,3 @@ def _write_new(path: str, data: bytes) -> None:
     fd = os.open(path, flags, 0o644)
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
-
-
-def cache_key(registry: Any, workloads: Any) -> str | None:
-    """What decides the per-file facts besides the file: gpulint's version, the format, and
-    the device registry's resource names and hardware (a learned or configured registry
-    makes other pods GPU pods). None: a custom workload table (no cache is kept)."""
-    from gpulint import __version__
-
-    if workloads is not None:
-        return None
-    names = (
-        sorted(f"{name}\t{getattr(r, 'hardware', '')}" for name, r in registry.resources.items())
-        if registry is not None
-        else ["builtin"]
-    )
-    classes = sorted(registry.device_classes) if registry is not None else []
-    text = "\n".join([__version__, str(FORMAT), *names, "--", *classes])
-    return hashlib.sha256(text.encode()).hexdigest()
