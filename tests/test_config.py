@@ -332,7 +332,7 @@ BAD_CONFIGS = [
     pytest.param(
         "select: [GPU001]\nseverty:\n  GPU003: error\n",
         ".gpulint.yaml:2: severty: unknown key; did you mean severity? allowed keys: baseline, "
-        "cluster, devices, "
+        "cache, cluster, devices, "
         "exclude, extend-select, fail-if-no-files, fail-on, force-exclude, gpu-taints, "
         "ignore, node-pools, per-file-ignores, per-object-ignores, platform, plugins, project, "
         "render, rule-dirs, rules, select, severity, workloads",
