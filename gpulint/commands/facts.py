@@ -166,9 +166,14 @@ def inspect_projects(
             # As check: the files' picture stands in for a cluster only when none is described.
             picture = cluster_picture(own, files) if own.cluster is None else None
             made = inspectors[root] = inspector(own, picture)
-            made.project = {"root": projects.shown(root), "from": projects.why(root)}
         report.files.extend(made.inspect_targets([target]).files)
-    clusters = [i.inspect_targets([]) for i in inspectors.values()]
+    clusters = []
+    for root, made in inspectors.items():
+        cluster = made.inspect_targets([])
+        project = {"root": projects.shown(root), "from": projects.why(root)}
+        cluster.cluster["project"] = project
+        cluster.picture.insert(0, f"project {project['root']}: {project['from']}")
+        clusters.append(cluster)
     if clusters:
         report.cluster, report.picture = clusters[0].cluster, clusters[0].picture
     report.projects = [(c.cluster, c.picture) for c in clusters]

@@ -104,8 +104,6 @@ class Inspector:
         self.rendering: tuple[RenderOptions, Trees] | None = None
         #: While a rendered output is inspected: where each object and GPU value came from.
         self._placer: Placer | None = None
-        #: The project whose facts these are (gpulint.commands.projects): its root and why.
-        self.project: dict[str, str] | None = None
 
     # -- entry points ------------------------------------------------------------------------
     def inspect_targets(self, targets: Iterable[Target]) -> InspectReport:
@@ -114,11 +112,7 @@ class Inspector:
             source = self.cluster.platform_source or "the configuration (platform:, --platform)"
             platform = {"name": self.cluster.platform, "from": source}
         cluster = {"platform": platform, **picture_json(self.picture)}
-        lines = picture_lines(self.picture)
-        if self.project is not None:
-            cluster["project"] = self.project
-            lines.insert(0, f"project {self.project['root']}: {self.project['from']}")
-        report = InspectReport(cluster=cluster, picture=lines)
+        report = InspectReport(cluster=cluster, picture=picture_lines(self.picture))
         for target in targets:
             if target.render is not None:
                 report.files.append(self.inspect_rendered(target))
