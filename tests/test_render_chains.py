@@ -152,3 +152,22 @@ def test_a_chain_of_two_values_keys_is_followed_in_its_order(
         "as .Values.eval.tolerations, the one it reads first, which no values" in (found["message"])
     )
     assert "only from" not in found["message"]
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_another_object_s_values_read_is_no_chain(tmp_path: Path, helm_path: str) -> None:
+    """A Dynamo graph whose worker services sit under keys the template names (`{{ $worker.name
+    | title }}:`): the worker's own list, and not a fallback to the frontend's, which the
+    template reads for the frontend only."""
+    shutil.copytree(MODULES, tmp_path / "modules")
+    (tmp_path / ".git").mkdir()
+    proc = gpulint_in_process(
+        "check", "--format", "json", "--render", "--helm", helm_path, "modules", cwd=tmp_path
+    )
+    (found,) = [
+        f for f in json.loads(proc.stdout)["findings"] if f["object"]["name"].endswith("-graph")
+    ]
+    assert (found["rule"], found["path"], found["line"]) == ("GPU020", "modules/values.yaml", 43)
+    assert "as .Values.graph.workers.0.tolerations, which is empty here" in found["message"]
+    assert "frontend" not in found["message"]

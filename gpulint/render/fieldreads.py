@@ -132,6 +132,9 @@ class _Reads(NamedTuple):
     values: dict[tuple[str, ...], tuple[int, str | None]]
     entries: dict[str, tuple[int, str | None]]
     other: tuple[int, str | None] | None
+    #: The object's own block was not found (a key template logic writes): the reads are
+    #: the whole template's, and may be other objects'.
+    whole: bool = False
 
 
 _ENTRY = r"""(?:\$([A-Za-z0-9_]+)\.{f}\b(?![.\w-])|\b(?:index|get)\s+\$([A-Za-z0-9_]+)\s+"{f}")"""
@@ -179,7 +182,11 @@ def _scan(t: Template, obj: tuple[Any, ...], field: str, template: str = "") -> 
             known += 1
         if len(any_re.findall(raw)) > known and other is None:
             other = (number, helper)
-    got = _Reads(values, entries, other) if bounds is not None or values or entries else None
+    got = (
+        _Reads(values, entries, other, bounds is None)
+        if bounds is not None or values or entries
+        else None
+    )
     cache[key] = got
     return got
 
@@ -233,6 +240,10 @@ def missing_place(
     reads = _scan(t, obj, field, template)
     if reads is None or not (reads.values or reads.entries or reads.other):
         return None
+    if reads.whole and reads.entries and reads.values:
+        # the block is the whole template's: its .Values reads may be another object's (a
+        # Frontend's tolerations beside a range over the workers), never a chain of this one
+        reads = reads._replace(values={})
     ordered = _ordered(reads, t, template) if not reads.entries else None
     if ordered is not None:
         reads = reads._replace(values=ordered)
