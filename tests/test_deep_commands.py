@@ -176,3 +176,19 @@ def test_a_values_file_1500_levels_deep_is_traced(tmp_path: Path) -> None:
     assert code == 1
     [found] = [f for f in _findings(out) if f["rule"] == "GPU004"]
     assert (found["path"], found["line"], found["column"]) == AT_VALUES, found["message"]
+
+
+@pytest.mark.parametrize("command", [["check", "."], ["config"], ["inspect", "."]])
+def test_a_configuration_thousands_of_levels_deep_is_a_configuration_error(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """Its digest (``repr``) and the schema's validation recursed once per level: an
+    internal error. Now it is refused, at its line, before anything walks it."""
+    (tmp_path / ".git").mkdir()
+    deep = "[" * 3_000 + "]" * 3_000
+    (tmp_path / ".gpulint.yaml").write_text(f"rules:\n  GPU001: {deep}\n", encoding="utf-8")
+    code, _, err = _run(tmp_path, *command)
+    assert code == 2
+    assert err.startswith(
+        "gpulint: error: .gpulint.yaml:2: rules.GPU001: nested more than 64 levels deep"
+    ), err
