@@ -18,6 +18,8 @@ and also over those that have a line to edit (an ``expected`` that is not ``(non
 
     python -m bench.render_positions sheet CHARTS_DIR HELM > new.tsv   # lint, new rows
     python -m bench.render_positions sheet2 CHARTS_DIR HELM > new2.tsv  # the second set
+    python -m bench.render_positions sheet3 CHARTS_DIR HELM > new3.tsv  # the third (test half)
+    python -m bench.render_positions sheet3-dev CHARTS_DIR HELM         # its development half
     python -m bench.render_positions merge OLD.tsv NEW.tsv > docs/render-positions.tsv
     python -m bench.render_positions tally docs/render-positions.tsv
 
@@ -412,15 +414,108 @@ SECOND: tuple[Chart, ...] = (
     ),
 )
 
+
+_TF = ("truefoundry/infra-charts", "8e7de5121b9d2792f3a62db6c3c310b0948ffa13")
+_SR = ("vllm-project/semantic-router", "3d48f8c9cc0d5b15067ce324a03ec6cc25f192c3")
+_AI = ("redhat-ai-services/ai-accelerator", "f241ba28f3597eab06d13c2eeada2160a5e99a5e")
+_WG = ("kubernetes-sigs/wg-serving", "05a48e53cbb1a23a7a51ad0fc1c7d271df84974c")
+_NOS = ("nebuly-ai/nos", "12e0a7289f5b9bc3fa80036d0075467fd32cfb33")
+_INTEL = ("intel/ai-containers", "2fe0df996ab408d61169045a3ba7ca34c2b91ccf")
+_AZ = ("stackhpc/azimuth-llm", "e3e787ae3775223400c5d5e2ba6556f9de0c718c")
+_MLB = ("project-codeflare/mlbatch", "7ca98253d83f035f5603b85dd2be0ff2cd3c927f")
+_GEN = "tools/pytorchjob-generator"
+
+#: The third set (issue 40), split by repository before any lint (the last hex digit of
+#: sha256 of the lower-cased ``owner/name``: even is the development half, odd the test half);
+#: charts and Kustomize trees together, each tree a folder with every root in it built.
+THIRD_DEV: tuple[Chart, ...] = (
+    Chart("rapidsai/helm-chart", "978f5b91b498676497f33ee8520cf33918c6663d", "rapidsai"),
+    Chart(*_NOS, "helm-charts/nos"),
+    Chart(
+        "xorbitsai/xinference-helm-charts",
+        "33cd7fb15c35a363b009c97bca1bb98a94c74658",
+        "charts/xinference",
+    ),
+    Chart(
+        "NVIDIA/knavigator",
+        "06bab3726a1401761252ac62306300b7c0bc06b2",
+        "charts/virtual-nodes",
+        values=("charts/virtual-nodes/values-example.yaml",),
+    ),
+    Chart(
+        "NVIDIA/knavigator",
+        "06bab3726a1401761252ac62306300b7c0bc06b2",
+        "charts/node-resource-exporter",
+    ),
+    Chart(*_INTEL, "workflows/charts/tensorflow-serving"),
+    Chart(*_INTEL, "workflows/charts/torchserve"),
+    Chart(*_INTEL, "workflows/charts/text-generation-inference"),
+    Chart(*_AZ, "charts/azimuth-llm"),
+    Chart(*_AZ, "charts/azimuth-chat"),
+    Chart(*_AZ, "charts/azimuth-image-analysis"),
+    Chart(*_NOS, "helm-charts/nos", namespace="nebuly-nos"),
+    Chart(*_INTEL, "workflows/charts/tensorflow-serving", sets=("deploy.modelName=resnet50",)),
+    Chart(
+        *_INTEL,
+        "workflows/charts/text-generation-inference",
+        sets=("secret.encodedToken=aGZfdG9rZW4=",),
+    ),
+    Chart(*_MLB, f"{_GEN}/chart", values=(f"{_GEN}/examples/helloworld.settings.yaml",)),
+    Chart(*_MLB, f"{_GEN}/chart", values=(f"{_GEN}/examples/helloworld-sakkara.settings.yaml",)),
+    Chart(*_WG, "serving-catalog/core/deployment"),
+    Chart(*_WG, "serving-catalog/core/lws"),
+    Chart(*_NOS, "config"),
+    Chart(*_NOS, "demos/gpu-sharing-comparison/manifests"),
+    Chart(*_MLB, "setup.k8s"),
+)
+THIRD_TEST: tuple[Chart, ...] = (
+    Chart("neuralmagic/helm-charts", "e0c03d093474ad5bcde94fa5ae5644642e9c5fa6", "charts/nm-vllm"),
+    Chart("neuralmagic/helm-charts", "e0c03d093474ad5bcde94fa5ae5644642e9c5fa6", "charts/nm-vllm",
+          values=("charts/nm-vllm/examples/basic/values.yaml",)),
+    Chart("neuralmagic/helm-charts", "e0c03d093474ad5bcde94fa5ae5644642e9c5fa6",
+          "charts/nm-vllm-production-monitoring"),
+    Chart("dask/helm-chart", "e25bf5116067684b0ca2f99924b3f0b183c2dcfd", "dask",
+          values=("@dask-gpu.yaml",)),
+    Chart("predibase/lorax", "a7394ba386ece427d5a6125b419aa38b46d966dc", "charts/lorax"),
+    Chart("chenhunghan/ialacol", "410f6729b6d3a3829fc16b720b0f71af4ec458d2", "charts/ialacol",
+          values=("examples/values/llama2-7b-chat-cuda12.yaml",)),
+    Chart("weaviate/weaviate-helm", "4213da523db355527cf9cb2ae80821dfdbb84f03", "weaviate",
+          values=("@weaviate-gpu.yaml",)),
+    Chart("SlinkyProject/slurm-operator", "f2ed3fc5325271cef6311c1f92c6c75efe122bb1",
+          "helm/slurm", values=("@slurm-gpu.yaml",)),
+    Chart("volcano-sh/kthena", "3cc057284c34469fcb0ed22a12dac84b1d120719", "cli/kthena/helm"),
+    Chart("ROCm/gpu-operator", "6df13c1788c99dca734337287ebd317b15df9c71", "helm-charts-k8s"),
+    Chart(*_SR, "deploy/kubernetes/dynamo/helm-chart"),
+    Chart(*_SR, "deploy/kubernetes/dynamo/helm-chart",
+          values=("deploy/kubernetes/dynamo/helm-chart/examples/values-multi-node.yaml",)),
+    Chart("NVIDIA-AI-Blueprints/rag", "329875af6899d324157763ab021611e357b28213",
+          "deploy/helm/nvidia-blueprint-rag"),
+    *(Chart(*_TF, f"charts/{name}") for name in (
+        "tfy-gpu-operator", "tfy-karpenter-config", "tfy-inferentia-operator",
+        "tfy-prometheus-config", "tfy-k8s-generic-inframold", "tfy-k8s-aws-eks-inframold",
+    )),
+    Chart("rh-aiservices-bu/llm-on-openshift", "2b63898660f1ac651003e73a8ffe2a06b3d611f7",
+          "llm-servers"),
+    Chart(*_AI, "components/operators/gpu-operator-certified"),
+    Chart(*_AI, "components/operators/openshift-ai"),
+    Chart(*_SR, "deploy/kserve"),
+    Chart(*_SR, "deploy/kubernetes/istio"),
+    Chart(*_SR, "deploy/openshift"),
+    Chart("project-codeflare/appwrapper", "b47a99ee8e289ddd9f968069f1fe61decbb5ef8c", "config"),
+    Chart("sgl-project/rbg", "993491fba9bfdf377d3cd18c8833da20ce0ec87b", "config"),
+    Chart("ROCm/gpu-operator", "6df13c1788c99dca734337287ebd317b15df9c71", "config"),
+)  # fmt: skip
+
 FIELDS = ("chart", "rule", "object", "reported", "expected", "verdict", "message")
 
 
 def _name(chart: Chart) -> str:
     folder = "" if chart.folder == "." else f"/{chart.folder}"
-    if chart not in SECOND:
+    if chart not in SECOND + THIRD_DEV + THIRD_TEST:
         return f"{chart.repo}{folder}"
     flags = [f"-f {os.path.basename(v).lstrip('@')}" for v in chart.values]
     flags += [f"--set {s}" for s in chart.sets] + list(chart.extra)
+    flags += [f"--namespace {chart.namespace}"] if chart.namespace else []
     return f"{chart.repo}{folder}" + (f" [{' '.join(flags)}]" if flags else "")
 
 
@@ -495,9 +590,10 @@ def tally(rows: list[dict[str, str]]) -> dict[str, object]:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] in (["sheet"], ["sheet2"]) and len(argv) >= 3:
+    if argv[:1] in (["sheet"], ["sheet2"], ["sheet3"], ["sheet3-dev"]) and len(argv) >= 3:
         gpulint = argv[3] if len(argv) > 3 else "gpulint"
-        measured = CHARTS + TREES if argv[0] == "sheet" else SECOND
+        sets = {"sheet": CHARTS + TREES, "sheet2": SECOND, "sheet3": THIRD_TEST}
+        measured = sets.get(argv[0], THIRD_DEV)
         _write([row for c in measured for row in lint(argv[1], c, argv[2], gpulint)])
         return 0
     if argv[:1] == ["merge"] and len(argv) == 3:
