@@ -89,6 +89,7 @@ if TYPE_CHECKING:
         DRA_LIFECYCLE as DRA_LIFECYCLE,
         dns_label as dns_label,
         dra_object_problems as dra_object_problems,
+        holds_placeholder as holds_placeholder,
     )
     from gpulint.k8s.engines import (
         Started as Started,
@@ -184,6 +185,7 @@ _WHERE: dict[str, str] = {
     "one_typo_from": "gpulint.util.nearmiss",
     "DRA_LIFECYCLE": "gpulint.k8s.draspec",
     "dns_label": "gpulint.k8s.draspec",
+    "holds_placeholder": "gpulint.k8s.draspec",
     "dra_object_problems": "gpulint.k8s.draspec",
     "dra_opaque_configs": "gpulint.k8s.drafields",
     "dra_selectors": "gpulint.k8s.drafields",

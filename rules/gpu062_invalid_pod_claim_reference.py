@@ -53,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import PodSpec, RuleContext, Violation, dns_label, one_typo_from
+from gpulint.api import PodSpec, RuleContext, Violation, dns_label, holds_placeholder, one_typo_from
 
 CODE = "GPU062"
 NAME = "invalid-pod-claim-reference"
@@ -113,7 +113,7 @@ def _entry(
     elif name in names:
         yield Violation((*at, "name"), f'{rejected}: Duplicate value: "{name}"', at="value")
     else:
-        why = dns_label(name)
+        why = None if holds_placeholder(name) else dns_label(name)
         if why:
             yield Violation(
                 (*at, "name"), f'{rejected}: Invalid value: "{name}": {why}', at="value"
@@ -138,7 +138,7 @@ def _entry(
         return
     field = given[0]
     target = entry.get(field)
-    if not isinstance(target, str) or "{{" in target or "$" in target or ctx.claims is None:
+    if not isinstance(target, str) or holds_placeholder(target) or ctx.claims is None:
         return
     kind = _REFS[field]
     if ctx.claims.claim(kind, target, pod.obj.namespace) is not None:

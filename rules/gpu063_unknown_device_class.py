@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import K8sObject, RuleContext, Violation, one_typo_from
+from gpulint.api import K8sObject, RuleContext, Violation, holds_placeholder, one_typo_from
 
 CODE = "GPU063"
 NAME = "unknown-device-class"
@@ -83,7 +83,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
             if (
                 not isinstance(name, str)
                 or not name
-                or "{{" in name
+                or holds_placeholder(name)
                 or name in known
                 or name in defined
             ):

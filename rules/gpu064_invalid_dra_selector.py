@@ -75,6 +75,7 @@ from gpulint.api import (
     Violation,
     check_selector_expression,
     dra_selectors,
+    holds_placeholder,
 )
 
 CODE = "GPU064"
@@ -90,8 +91,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     if obj.group != "resource.k8s.io" or obj.kind not in _KINDS:
         return
     for path, expression in dra_selectors(obj.kind, obj.data):
-        if "{{" in expression:
-            continue  # a template placeholder: the rendered chart is checked
+        if holds_placeholder(expression):
+            continue  # filled in by a template or a substitution before it is applied
         for problem in check_selector_expression(expression):
             yield Violation(
                 (*obj.path, *path),

@@ -85,6 +85,13 @@ class Problem(NamedTuple):
     at: str = "key"
 
 
+def holds_placeholder(value: str) -> bool:
+    """A value a tool fills in before the object reaches the API server: a Helm or Go
+    template (``{{ }}``), a Flux ``postBuild.substitute`` or envsubst variable (``${APP}``),
+    a shell one (``$(...)``). It is never judged as written."""
+    return "{{" in value or "${" in value or "$(" in value
+
+
 def dns_label(name: str) -> str | None:
     """Why ``name`` is not a DNS-1123 label (``ValidateDNS1123Label``), or None."""
     if len(name) > 63:
@@ -184,6 +191,8 @@ class _Checker:
         if not name:
             self.add(path, f"{_dotted(path)}.name: Required value")
             return None
+        if holds_placeholder(name):
+            return name
         why = dns_label(name)
         if why:
             self.add((*path, "name"), f'name: Invalid value: "{name}": {why}', "value")
@@ -298,7 +307,7 @@ class _Checker:
         device_class = request.get("deviceClassName")
         if not isinstance(device_class, str) or not device_class:
             self.add(path, f"{_dotted(path)}.deviceClassName: Required value")
-        else:
+        elif not holds_placeholder(device_class):
             why = dns_subdomain(device_class)
             if why:
                 self.add(
@@ -428,7 +437,7 @@ def dra_object_problems(
     checker = _Checker(version, base)
     meta = data.get("metadata")
     name = meta.get("name") if isinstance(meta, Mapping) else None
-    if isinstance(name, str) and name and "{{" not in name:
+    if isinstance(name, str) and name and not holds_placeholder(name):
         why = dns_subdomain(name)
         if why:
             checker.add(
