@@ -168,3 +168,28 @@ def test_statistics_mark_a_rule_only_unsafe_fixes_fix_apart(tmp_path: Path) -> N
     )
     rows = [line.split("\t") for line in proc.stdout.splitlines() if "\t" in line]
     assert ["1", "GPU020", "[-] gpu-pod-missing-toleration"] in rows, proc.stdout
+
+
+#: A GPU pod with no toleration: GPU020 is info, on the assumed GPU taint.
+UNTOLERATED = (
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+    "  - name: c\n    image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+    "    resources:\n      limits:\n        nvidia.com/gpu: 1\n"
+)
+
+
+def test_the_note_on_an_assumed_cluster_is_one_short_line_the_text_format_alone_prints(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pod.yaml").write_text(UNTOLERATED)
+    lines = gpulint_in_process("check", "pod.yaml", cwd=tmp_path).stdout.splitlines()
+    note = lines[-2]
+    assert note == (
+        "note: assumed GPU taint nvidia.com/gpu=present:NoSchedule and 8 GPUs per node; "
+        '`gpu-taints: ["nvidia.com/gpu=present:NoSchedule"]` in .gpulint.yaml makes it '
+        "certain (docs/cluster.md)"
+    )
+    for quiet in (["-f", "concise"], ["-q"]):
+        out = gpulint_in_process("check", *quiet, "pod.yaml", cwd=tmp_path).stdout
+        assert "GPU020 info" in out and "note:" not in out

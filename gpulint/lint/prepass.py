@@ -136,8 +136,9 @@ def config_maps(found: Read) -> ConfigMaps | None:
 
 def assumption(settings: Settings) -> str | None:
     """What GPU020, GPU021, GPU023 and GPU040 assume of the cluster when nothing describes
-    it (None: something does), for the text report to say once after an assumed finding:
-    what was assumed, and the configuration line that makes it certain."""
+    it (None: something does), for the text report to say once, on one short line, after an
+    assumed finding: what was assumed, and the configuration line that makes it certain.
+    Other vendors' taints and the rest are in docs/cluster.md and ``gpulint rule GPU020``."""
     cluster = settings.cluster
     if cluster is not None and (cluster.nodes or cluster.gpu_taints is not None):
         return None
@@ -146,23 +147,12 @@ def assumption(settings: Settings) -> str | None:
 
     rows = settings.options.get("GPU020", {}).get("taints", DEFAULT_TAINTS)
     taints = [Taint.from_option(r) for r in rows]
-    vendors = [t for t in taints if t.hardware is not None and "nvidia" not in t.hardware]
-    first = [t for t in taints if t not in vendors] or taints
-    vendors = [t for t in vendors if t not in first]
+    first = [t for t in taints if t.hardware is None or "nvidia" in t.hardware] or taints
     shown = ", ".join(str(t) for t in first) or "none"
-    if vendors:  # each vendor's own (gpulint.k8s.taints.DEFAULT_TAINTS), for its pods only
-        shown += (
-            " ("
-            + ", ".join(f"{t} for {', '.join(sorted(t.hardware or ()))}" for t in vendors)
-            + ")"
-        )
     most = settings.options.get("GPU040", {}).get("max_per_node", 8)
     return (
-        f"assumed GPU taint {shown} and {most} GPUs per node for the info findings of GPU020, "
-        "GPU021, GPU023 and GPU040, as nothing in the configuration or the linted files "
-        f"describes your cluster; if your GPU nodes carry that taint, `{certain_line(first)}` "
-        "in .gpulint.yaml makes them certain, else describe the cluster (platform, node-pools, "
-        "--cluster: docs/cluster.md)"
+        f"assumed GPU taint {shown} and {most} GPUs per node; "
+        f"`{certain_line(first)}` in .gpulint.yaml makes it certain (docs/cluster.md)"
     )
 
 

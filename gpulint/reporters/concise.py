@@ -2,8 +2,8 @@
 
 The text format's line without the advice: a message is cut before its first ``; `` outside
 parentheses (what the rule says to do follows it), as ruff's concise output keeps the
-diagnostic alone. ``gpulint rule CODE`` and the text format say how to fix it. Summary, note
-and ``--statistics`` are the text format's.
+diagnostic alone. ``gpulint rule CODE`` and the text format say how to fix it. Summary and
+``--statistics`` are the text format's; the note on an assumed cluster is left out.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ def concise(finding: Finding) -> Finding:
 
 
 class Stream(text.Stream):
+    notes = False
+
     def line(self, finding: Finding) -> str:
         return format_finding(concise(finding), self.ctx.color)
 

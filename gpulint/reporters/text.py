@@ -131,6 +131,10 @@ class Stream:
     Other line formats (``github``) override ``line``.
     """
 
+    #: Say once, before the summary, what was assumed of an undescribed cluster (one short
+    #: line, as ruff's notes); ``concise`` and ``-q`` print no note.
+    notes = True
+
     def __init__(self, ctx: ReportContext) -> None:
         self.ctx = ctx
         #: A finding rests on the assumed cluster (ReportContext.assumption).
@@ -167,7 +171,7 @@ class Stream:
         if self.ctx.quiet:
             return table
         note = ""
-        if self.assumed and self.ctx.assumption:
+        if self.notes and self.assumed and self.ctx.assumption:
             note = f"note: {escape(self.ctx.assumption)}\n"
         fixes = fix_summary(report, self.ctx)
         return table + note + summary(report, self.ctx) + "\n" + (fixes + "\n" if fixes else "")
