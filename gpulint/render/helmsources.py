@@ -1,7 +1,7 @@
 """Where helm took a rendered value or an error from, besides a template and values files:
 ``--set`` flags (:func:`set_by`: applied after every values file, a value they set is
 theirs); helm's error output (:func:`error_place`: the template and line it names;
-:func:`missing_dependency`); packaged subcharts (:class:`Archive`, read bounded, never
+:func:`.chartdeps.missing_dependency`); packaged subcharts (:class:`Archive`, read bounded, never
 extracted); files a template inserts (:func:`inserted_file`: ``.Files.Get``, ``tpl
 (.Files.Get ...)``, ``.Files.Glob ... AsConfig``); the files of a chart folder rendering
 reads (:func:`renders`, for a file named on the command line). Which of a template's
@@ -419,6 +419,8 @@ def placed_error(
     where = error_place(stderr)
     text = readable(stderr, returncode, where is not None)
     if where is None:
+        from gpulint.render.chartdeps import missing_dependency
+
         got = missing_dependency(stderr, chart)
         if got is None:
             return text, 1, None, 1
@@ -430,31 +432,6 @@ def placed_error(
     if where.rendered:
         text += f" (helm counts line {where.line} in what the template rendered)"
     return text, where.line, label_of(resolved.path), max(where.column, 1)
-
-
-_MISSING = re.compile(r"missing in charts/ directory: ([^\n;]+)")
-
-
-def missing_dependency(stderr: str, chart: str) -> tuple[int, int, str | None] | None:
-    """The line and column of the first dependency helm's error says is missing from
-    ``charts/`` (``found in Chart.yaml, but missing in charts/ directory: a, b``): its
-    ``name:`` in the chart's Chart.yaml (None: that file), or in the ``requirements.yaml``
-    of a chart of ``apiVersion: v1`` (its path), or None."""
-    m = _MISSING.search(stderr)
-    if m is None:
-        return None
-    first = m.group(1).split(",")[0].strip()
-    for name in ("Chart.yaml", "requirements.yaml"):
-        path = os.path.join(chart, name)
-        text = read_text(path, 1 << 20)
-        docs = load_documents(text) if text is not None else []
-        data = docs[0].data if docs and isinstance(docs[0].data, dict) else {}
-        deps = data.get("dependencies")
-        for i, dep in enumerate(deps if isinstance(deps, list) else []):
-            if isinstance(dep, dict) and first in (dep.get("name"), dep.get("alias")):
-                span = docs[0].value_span(("dependencies", i, "name"))
-                return span.line, span.column, (None if name == "Chart.yaml" else path)
-    return None
 
 
 #: The place helm's error starts with, or names in parentheses, which the finding's position
