@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
 
+from gpulint.config.depth import too_deep
 from gpulint.config.file import ConfigError, ConfigFile, project_root
 from gpulint.data import schema_path
 from gpulint.model import Path, selects
@@ -111,9 +112,7 @@ def _has(data: Any, path: Path) -> bool:
 CACHE_ENV = "GPULINT_CACHE_DIR"
 
 _CACHE_FILE = "valid-configs.json"
-
 _CACHE_FORMAT = "gpulint valid configurations 1"
-
 _CACHE_SIZE = 64  # digests kept, the most recent first: a few repositories and branches
 
 
@@ -225,25 +224,6 @@ def _cached_problems(
 
 
 # -- before the rules are loaded ---------------------------------------------------------------
-#: Levels a configuration's values may nest: gpulint's deepest setting is a few levels, and a
-#: file nested deeper (thousands of brackets) is refused before anything that recurses
-#: (the cache's digest, the schema's validation) walks it.
-MAX_DEPTH = 64
-
-
-def _too_deep(config: ConfigFile) -> None:
-    """:class:`ConfigError` at the first value nested more than ``MAX_DEPTH`` levels deep,
-    found with the open values on a list (any depth)."""
-    todo: list[tuple[Any, tuple[Any, ...]]] = [(config.data, ())]
-    while todo:
-        node, path = todo.pop()
-        if len(path) > MAX_DEPTH:
-            why = f"nested more than {MAX_DEPTH} levels deep, which no setting of gpulint is"
-            raise ConfigError(config.error(path[:2], why))
-        items = node.items() if isinstance(node, dict) else enumerate(node)
-        todo.extend((v, (*path, k)) for k, v in items if isinstance(v, (dict, list)))
-
-
 def rule_locations(config: ConfigFile) -> tuple[list[str], list[FsPath]]:
     """The ``plugins`` and ``rule-dirs`` of a file, checked, with folders resolved.
 
@@ -251,7 +231,7 @@ def rule_locations(config: ConfigFile) -> tuple[list[str], list[FsPath]]:
     the file's repository (:func:`project_root`): a configuration in a pull request cannot
     point gpulint at ``/home/you/.ssh`` or ``../../other-checkout``.
     """
-    _too_deep(config)
+    too_deep(config)
     data = {k: config.data[k] for k in LOADING_KEYS if k in config.data}
     if not data:
         return [], []
@@ -464,7 +444,7 @@ def validate_config(config: ConfigFile | None, rules: Sequence[Rule]) -> None:
     globs and the ``render:`` options helm takes, in file order where they have a line."""
     if config is None or not config.data:
         return
-    _too_deep(config)
+    too_deep(config)
     data = config.data
     bad_rows = _workload_row_problems(config, data.get("workloads"))
     errors = _cached_problems(

@@ -231,7 +231,7 @@ def _on_required(
 ) -> Failure:
     """A ``required`` value left empty: at the values line that leaves it empty, or the
     mapping it goes under when no values file sets it (a ``--set`` value: as it was)."""
-    from gpulint.render.helmsources import set_by
+    from gpulint.render.setflags import set_by
 
     options = rendered.options
     if set_by(options.set, (*resolved.chain[0][1], *key), options.configured_set) is not None:
@@ -292,7 +292,7 @@ def _on_tpl(
     """A values text that ``tpl`` runs as a template and cannot parse (a Grafana
     dashboard's ``{{instance}}`` legend): at the values line holding the placeholder helm
     names (else the key ``tpl`` reads), when a values file sets it."""
-    from gpulint.render.helmsources import set_by
+    from gpulint.render.setflags import set_by
 
     key = tuple(tpl.group(1).strip(".").split("."))
     options = rendered.options

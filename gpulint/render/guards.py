@@ -120,7 +120,7 @@ def chart_truth(
     the condition and the prefix of the template's values in the chart's (a subchart's
     name). The values are merged the first time a condition is asked about."""
     from gpulint.render.chartvalues import chart_values, merged, plain
-    from gpulint.render.helmsources import set_by
+    from gpulint.render.setflags import set_by
 
     tree: list[Any] = []
 
