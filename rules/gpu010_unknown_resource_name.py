@@ -4,17 +4,22 @@
 Flags a container resource name of a known accelerator vendor's domain that is not in the
 device registry. Two cases, by how sure it can be:
 
-- **error**: the name is a likely slip for a registered one -- a typo (`nvidia.com/gpy`),
-  a plural (`nvidia.com/gpus`), wrong case (`nvidia.com/GPU`), another separator, a key cut
-  short or run on (`aliyun.com/gpu-memory` for `aliyun.com/gpu-mem`), an unknown MIG
-  profile (`nvidia.com/mig-3g.30gb`), a misspelt vendor domain (`nvidai.com/gpu`,
-  `intel.com/gpu`), a name without a domain (`gpu`) -- or a legacy name no node advertises
-  any more (`alpha.kubernetes.io/nvidia-gpu`). It suggests the closest real name; for an
-  unknown MIG profile, the profiles that GPUs offer with the same number of compute slices.
-- **warning**: a plausible name of a registered vendor domain that is no slip
-  (`nvidia.com/gpu-count`, a new resource of a vendor's plugin): gpulint's registry may be
-  behind the device plugin. Add the name to the configuration's `devices:` and the warning
-  goes away.
+- **error** only when the name is certainly wrong: a likely slip for a registered one -- a
+  typo (`nvidia.com/gpy`), a plural (`nvidia.com/gpus`), wrong case (`nvidia.com/GPU`),
+  another separator, a key cut short or run on (`aliyun.com/gpu-memory` for
+  `aliyun.com/gpu-mem`), a MIG profile's `+` kept (`nvidia.com/mig-1g.10gb+me`), a
+  misspelt vendor domain (`nvidai.com/gpu`, `intel.com/gpu`), a name without a domain
+  (`gpu`) -- or a name its vendor removed (`alpha.kubernetes.io/nvidia-gpu`,
+  `aws.amazon.com/neurondevice`). It suggests the closest real name.
+- **info**: any other unknown name of a registered vendor domain. gpulint's registry cannot
+  know every device plugin, so a name it does not list is not called wrong: a new resource
+  of a vendor's plugin (`nvidia.com/gpu-count`), another model or size of a registered
+  name (`huawei.com/Ascend310` beside `huawei.com/Ascend310P`), a prefixed one
+  (`nvidia.com/pgpu` beside `nvidia.com/gpu`), a well-formed MIG profile no GPU in the
+  registry offers (`nvidia.com/mig-3g.30gb`: the message lists the 3g profiles GPUs do
+  offer), or another project's name in a vendor's domain. The message says so and gives
+  the configuration line that declares the name (`devices: [{name: ...}]`), with a
+  did-you-mean only when a registered name is close.
 
 Names the repository's own device plugins are configured to advertise are known: a
 time-slicing or MPS `rename` of the NVIDIA device plugin's configuration, HAMi's
@@ -40,7 +45,8 @@ The scheduler only places a pod on a node that advertises every resource it asks
 node advertises a misspelt one, so the pod stays `Pending` forever with
 `Insufficient nvidia.com/gpus`, and nothing in the API rejects it up front. A registry that
 cannot know every plugin must not block a real resource, so a name it merely does not know
-is a warning, never an error.
+is info, never an error or a warning: the premise (no node advertises it) is one gpulint
+cannot verify.
 
 ## Example
 ```yaml
@@ -102,7 +108,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if verdict is None:
             continue
         if not verdict.certain:
-            yield Violation(entry.path, verdict.text, severity="warning")
+            yield Violation(entry.path, verdict.text, severity="info")
             continue
         if verdict.kind == "legacy":
             message = (

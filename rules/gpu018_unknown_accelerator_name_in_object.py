@@ -21,10 +21,11 @@ serving runtimes as Templates of a ServingRuntime).
 
 What counts as certain is GPU010's: a name that is a likely slip for a registered one (a
 typo, a plural, wrong case, a misspelt vendor domain such as `intel.com/flex` for
-`gpu.intel.com`, an unknown MIG profile) or a legacy name is no node's, and the rule
-suggests the closest real name; a plausible name of a known vendor domain that is no slip
-(`nvidia.com/a100`) is a **warning** (the registry may be behind the device plugin); a
-name of an unknown vendor is no finding. A profile's identifier and the annotation say the
+`gpu.intel.com`) or a legacy name is no node's, and the rule suggests the closest real
+name; any other name of a known vendor domain (`nvidia.com/a100`, another model or size of
+a registered name, a MIG profile no GPU in the registry offers) is **info**: the registry
+may be behind the device plugin, and the message gives the `devices:` line that declares
+it; a name of an unknown vendor is no finding. A profile's identifier and the annotation say the
 name is an accelerator's, so there any name with a domain is judged; elsewhere only names
 that look like an accelerator's, as in GPU010.
 
@@ -208,7 +209,7 @@ def _violation(
     fix: Repair | None = None,
 ) -> Violation:
     if not verdict.certain:
-        return Violation(path, verdict.text, at=at, severity=Severity.WARNING)
+        return Violation(path, verdict.text, at=at, severity=Severity.INFO)
     lead = (
         f"{name} is no longer advertised by any node"
         if verdict.kind == "legacy"

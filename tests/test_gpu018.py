@@ -37,8 +37,8 @@ spec: {displayName: P, enabled: true, identifier: NAME}
         ("intel.com/max", Severity.ERROR, "the gpu.intel.com device plugins advertise"),
         ("gpu", Severity.ERROR, "gpu is not a resource any GPU device plugin advertises"),
         ("alpha.kubernetes.io/nvidia-gpu", Severity.ERROR, "use nvidia.com/gpu"),
-        # A known vendor's domain, no slip: the registry may be behind.
-        ("nvidia.com/a100", Severity.WARNING, "devices: [{name: nvidia.com/a100}]"),
+        # A known vendor's domain, no slip: the registry may be behind (info).
+        ("nvidia.com/a100", Severity.INFO, "devices: [{name: nvidia.com/a100}]"),
     ],
 )
 def test_a_profile_identifier_is_judged_as_gpu010_judges_a_container(

@@ -75,11 +75,35 @@ def test_gpu010_real_resources_are_no_findings(linter: Linter, name: str) -> Non
     assert not [f for f in findings(linter, name) if f.rule == "GPU010"]
 
 
-def test_gpu010_a_plausible_unknown_name_is_a_warning(linter: Linter) -> None:
+def test_gpu010_a_plausible_unknown_name_is_info(linter: Linter) -> None:
     (finding,) = [f for f in findings(linter, "nvidia.com/gpu-count") if f.rule == "GPU010"]
-    assert finding.severity.name == "WARNING"
-    assert "the registry may be behind the device plugin" in finding.message
+    assert finding.severity.name == "INFO"
+    assert "not in gpulint's device registry" in finding.message
+    assert "declare it under `devices:`" in finding.message
     assert "devices: [{name: nvidia.com/gpu-count}]" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("name", "severity", "words"),
+    [
+        # Certainly wrong: a slip of a registered name, or a name its vendor removed.
+        ("nvidia.com/gpus", "ERROR", "did you mean nvidia.com/gpu?"),
+        ("nvidia.com/GPU", "ERROR", "case-sensitive"),
+        ("nvidai.com/gpu", "ERROR", "did you mean nvidia.com/gpu?"),
+        ("habana.ai/gaudi3", "ERROR", "did you mean habana.ai/gaudi?"),
+        ("aws.amazon.com/neurondevice", "ERROR", "aws.amazon.com/neuron"),
+        # Unknown, not wrong: another model, a prefixed name, a profile of a newer GPU.
+        ("huawei.com/Ascend910B9", "INFO", "did you mean"),
+        ("nvidia.com/xgpu", "INFO", "did you mean nvidia.com/gpu?"),
+        ("nvidia.com/mig-3g.30gb", "INFO", "the 3g profiles are"),
+    ],
+)
+def test_gpu010_is_an_error_only_when_certainly_wrong(
+    linter: Linter, name: str, severity: str, words: str
+) -> None:
+    (finding,) = [f for f in findings(linter, name) if f.rule == "GPU010"]
+    assert finding.severity.name == severity, finding.message
+    assert words in finding.message
 
 
 def test_gpu010_a_device_class_extended_resource_name_is_no_finding(linter: Linter) -> None:

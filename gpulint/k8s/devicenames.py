@@ -4,11 +4,16 @@ OpenShift AI profile's identifier, a Kueue ClusterQueue's resources, a quota's k
 
 One verdict, so that both rules suggest the same name and agree on what is certain:
 
-- ``slip``: a likely slip for a registered name (a typo, a plural, wrong case, a misspelt
-  vendor domain, no domain at all, an unknown MIG profile): no node advertises it;
+- ``slip``: a likely slip for a registered name (a typo, a plural, wrong case, another
+  separator, a MIG profile's ``+`` kept, a misspelt vendor domain, no domain at all): no
+  node advertises it;
 - ``legacy``: a name no node advertises any more (``alpha.kubernetes.io/nvidia-gpu``);
-- ``unlisted``: a plausible name of a registered vendor domain that is no slip: the registry
-  may be behind the device plugin;
+- ``unlisted``: a plausible name of a registered vendor domain that is no slip -- or close
+  to a registered one only as real names are (another model number or size,
+  ``huawei.com/Ascend310`` beside ``Ascend310P``; a letter put before it, ``nvidia.com/pgpu``
+  beside ``nvidia.com/gpu``; a well-formed MIG profile no GPU in the registry offers): the
+  registry may be behind the device plugin, so it is said as info, with the ``devices:``
+  line that declares it;
 - ``foreign``: close to another project's name in a domain it shares with the vendor (HAMi's
   ``nvidia.com/gpucores``): it may be a third plugin's.
 
@@ -66,12 +71,7 @@ def judge(
         domain = name.rpartition("/")[0]
         if not domain or not registry.has_domain(domain):
             return None
-        return Verdict(
-            "unlisted",
-            f"{name} is not in gpulint's device registry, though {domain} is a known vendor "
-            "domain: the registry may be behind the device plugin. If your nodes advertise "
-            f"it, add it to the configuration (devices: [{{name: {name}}}])",
-        )
+        return Verdict("unlisted", _unlisted(name))
     suggestion = registry.suggest(name)
     mig = _mig_hint(name, registry)
     to = suggestion
@@ -79,6 +79,9 @@ def judge(
         hint = mig
         dotted = name.replace("+", ".")
         to = dotted if dotted in registry.resources else None
+        if to is None:
+            # A well-formed profile no GPU in the registry offers: a newer GPU's, maybe.
+            return Verdict("unlisted", f"{_unlisted(name)}; {mig}")
     elif suggestion is not None and suggestion.lower() == name.lower():
         hint = f"resource names are case-sensitive: write {suggestion}"
     elif suggestion is not None:
@@ -94,12 +97,57 @@ def judge(
                 f"configuration (devices: [{{name: {name}}}]); else did you mean "
                 f"{suggestion}?",
             )
+        if _variant(name, suggestion, registry):
+            # Another model or size (Ascend310 beside Ascend310P), or a prefixed name
+            # (nvidia.com/pgpu beside nvidia.com/gpu): real names look like that.
+            return Verdict("unlisted", f"{_unlisted(name)}; else did you mean {suggestion}?")
         hint = f"did you mean {suggestion}?"
     else:
         hint = _domain_hint(name, registry) or (
             "check the device plugin's documentation for the advertised name"
         )
     return Verdict("slip", hint, to)
+
+
+def _unlisted(name: str) -> str:
+    """The message for a name gpulint cannot say is wrong (info)."""
+    return (
+        f"{name} is not in gpulint's device registry, so whether a node advertises it is "
+        "not known here; if your device plugin advertises it, declare it under `devices:` in "
+        f".gpulint.yaml (devices: [{{name: {name}}}]) and this goes away"
+    )
+
+
+#: Vendor domains whose device plugin advertises one name for every model of its accelerator,
+#: so a model number added to it is a slip, not another product's name:
+#: Intel Gaudi (habana.ai/gaudi for Gaudi, Gaudi 2 and Gaudi 3: Intel Gaudi docs "Intel Gaudi
+#: Device Plugin for Kubernetes"), Google TPU (google.com/tpu for every TPU version: GKE docs
+#: "Deploy TPU workloads"), AWS Neuron (aws.amazon.com/neuron and neuroncore for Inferentia
+#: and Trainium: AWS Neuron docs "Neuron device plugin").
+ONE_NAME_FOR_EVERY_MODEL = frozenset({"habana.ai", "google.com", "aws.amazon.com"})
+
+
+def _variant(name: str, suggestion: str, registry: Registry) -> bool:
+    """Does ``name`` differ from ``suggestion``, a registered name of the same vendor
+    domain, as real names differ rather than as slips do: another model number or size
+    (``huawei.com/Ascend310`` beside ``Ascend310P``, ``Ascend910B5`` beside ``Ascend910B4``),
+    or a letter or two put before it (``nvidia.com/pgpu`` beside ``nvidia.com/gpu``)?"""
+    domain, _, local = name.lower().rpartition("/")
+    if not registry.has_domain(domain) or domain != suggestion.lower().rpartition("/")[0]:
+        return False  # a misspelt vendor domain is a slip, whatever its name
+    if domain in ONE_NAME_FOR_EVERY_MODEL:
+        return False
+    known = suggestion.lower().rpartition("/")[2]
+    if re.findall(r"\d+", local) != re.findall(r"\d+", known):
+        return True
+    short, long_ = sorted((local, known), key=len)
+    extra = len(long_) - len(short)
+    if 0 < extra <= 2 and long_.endswith(short) and long_[:extra].isalpha():
+        return True
+    common = 0
+    while common < len(short) and short[common] == long_[common]:
+        common += 1
+    return common > 0 and short[common - 1].isdigit() and long_[common:].isalnum()
 
 
 def _foreign_family(name: str, suggestion: str, registry: Registry) -> str | None:
