@@ -252,6 +252,17 @@ RULE_ERROR_CODE = codes.RULE_ERROR
 #: Findings that are tool errors (exit code 2): a rule that raised, and a chart or overlay
 #: whose renderer is not installed (rules/gl202_renderer_missing.py).
 TOOL_ERROR_CODES = frozenset({RULE_ERROR_CODE, codes.RENDERER_MISSING})
+#: Findings that say something was not checked (a chart or patch left unrendered, GPU content
+#: gpulint cannot place, a template): notices, counted apart from problems in the summaries,
+#: as ruff and kube-linter keep notes apart from diagnostics.
+NOTICE_CODES = frozenset(
+    {
+        codes.CHART_NOT_RENDERED,
+        codes.PATCH_NOT_RENDERED,
+        codes.GPU_CONTENT_NOT_CHECKED,
+        codes.TEMPLATE_NOT_RENDERED,
+    }
+)
 
 
 class LintedObject(NamedTuple):

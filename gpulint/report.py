@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from gpulint.model import TOOL_ERROR_CODES, Finding, LintedObject, Severity
+from gpulint.model import NOTICE_CODES, TOOL_ERROR_CODES, Finding, LintedObject, Severity
 
 
 class Report:
@@ -22,6 +22,7 @@ class Report:
     __slots__ = (
         "_counts",
         "_keep",
+        "_notices",
         "_worst",
         "files",
         "findings",
@@ -54,6 +55,8 @@ class Report:
         self.fixable = 0
         self.unsafe_fixable = 0
         self._counts = {s.label: 0 for s in sorted(Severity, reverse=True)}
+        #: Of those, the notices (NOTICE_CODES: something was not checked), per severity.
+        self._notices = dict(self._counts)
         self._worst: Severity | None = None
         self._keep = keep_findings
         self.extend(list(findings))
@@ -65,6 +68,8 @@ class Report:
                 self.suppressed += 1
                 continue
             self._counts[f.severity.label] += 1
+            if f.rule in NOTICE_CODES:
+                self._notices[f.severity.label] += 1
             if f.rule in TOOL_ERROR_CODES:
                 self.rule_errors += 1
             if self._worst is None or f.severity > self._worst:
@@ -80,6 +85,15 @@ class Report:
     def counts(self) -> dict[str, int]:
         """Findings not suppressed, per severity label, most severe first."""
         return dict(self._counts)
+
+    @property
+    def notices(self) -> int:
+        """How many findings not suppressed say that something was not checked."""
+        return sum(self._notices.values())
+
+    def problems(self) -> dict[str, int]:
+        """Findings not suppressed that are not notices, per severity label."""
+        return {label: n - self._notices[label] for label, n in self._counts.items()}
 
     def failed(self, fail_on: Severity) -> bool:
         return self._worst is not None and self._worst >= fail_on

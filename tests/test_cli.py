@@ -35,8 +35,8 @@ LINE = re.compile(
 NOTE = "note: assumed GPU taint "
 SUMMARY = re.compile(
     r"^(All checks passed: no findings in \d+ files?\.|No files linted: nothing was checked\."
-    r"|(Found \d+ problems? \(\d+ errors?, \d+ warnings?, \d+ info\) in \d+ files?"
-    r"|No problems found in \d+ files?|No files linted)"
+    r"|(Found \d+ problems? \(\d+ errors?, \d+ warnings?, \d+ info\)( and \d+ notices?)?"
+    r" in \d+ files?|No problems found( and \d+ notices?)? in \d+ files?|No files linted)"
     r"(, \d+ suppressed)?(\.|; \d+ tool errors?: not everything was checked\.))$"
 )
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -398,6 +398,7 @@ def test_json_report_of_a_clean_run(report_schema: dict[str, Any], tmp_path: Pat
         "errors": 0,
         "warnings": 0,
         "info": 0,
+        "notices": 0,
         "suppressed": 0,
         "fixed": 0,
         "fixable": 0,

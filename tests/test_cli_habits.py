@@ -193,3 +193,26 @@ def test_the_note_on_an_assumed_cluster_is_one_short_line_the_text_format_alone_
     for quiet in (["-f", "concise"], ["-q"]):
         out = gpulint_in_process("check", *quiet, "pod.yaml", cwd=tmp_path).stdout
         assert "GPU020 info" in out and "note:" not in out
+
+
+def test_notices_that_something_was_not_checked_are_counted_apart_from_problems(
+    tmp_path: Path,
+) -> None:
+    # A chart linted without --render (GL201, a notice) beside a pod with a problem.
+    import json
+
+    (tmp_path / ".git").mkdir()
+    chart = tmp_path / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    (chart / "templates" / "d.yaml").write_text("kind: {{ .Values.kind }}\n")
+    lines = gpulint_in_process("check", "--fail-on", "info", ".", cwd=tmp_path).stdout
+    assert "GL201 info" in lines
+    assert lines.splitlines()[-1] == "No problems found and 1 notice in 1 file."
+    (tmp_path / "pod.yaml").write_text(BAD)
+    proc = gpulint_in_process("check", ".", cwd=tmp_path)
+    assert proc.stdout.splitlines()[-1] == (
+        "Found 3 problems (3 errors, 0 warnings, 0 info) and 1 notice in 2 files."
+    ), proc.stdout
+    doc = json.loads(gpulint_in_process("check", "-f", "json", ".", cwd=tmp_path).stdout)
+    assert doc["summary"]["findings"] == 4 and doc["summary"]["notices"] == 1

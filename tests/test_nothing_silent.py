@@ -59,6 +59,7 @@ def test_fail_if_no_files_from_the_command_line_and_the_configuration(repo: Path
         "errors": 0,
         "warnings": 0,
         "info": 0,
+        "notices": 0,
         "suppressed": 0,
         "fixed": 0,
         "fixable": 0,

@@ -90,6 +90,9 @@ def render(report: Report, ctx: ReportContext) -> str:
             "errors": counts["error"],
             "warnings": counts["warning"],
             "info": counts["info"],
+            # Of the findings, those that say something was not checked (GL201, GL203,
+            # GL204, GL205): notices, not problems.
+            "notices": report.notices,
             "suppressed": report.suppressed,
             "fixed": report.fixed,
             "fixable": report.fixable,

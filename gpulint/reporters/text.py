@@ -82,28 +82,35 @@ def _plural(n: int, word: str) -> str:
 def summary(report: Report, ctx: ReportContext) -> str:
     """The last line: what was found, and whether the run was complete.
 
+    Problems are counted per severity; notices (findings that say something was not
+    checked: ``NOTICE_CODES``) apart, as ``and 2 notices``.
+
     "All checks passed" only when files were linted and nothing went wrong; a run that
     linted no file, or had a tool error (a path that does not exist, a rule that raised:
     exit code 2), says so instead.
     """
-    counts = report.counts()
+    counts = report.problems()
     total = sum(counts.values())
+    notices = report.notices
     suppressed = report.suppressed
     files = _plural(report.files, "file")
     extra = f", {suppressed} suppressed" if suppressed else ""
     tool_errors = len(ctx.errors) + report.rule_errors
     if total:
         parts = ", ".join(_plural(counts[s.label], s.label) for s in sorted(Severity, reverse=True))
-        head = f"Found {_plural(total, 'problem')} ({parts}) in {files}{extra}"
+        also = f" and {_plural(notices, 'notice')}" if notices else ""
+        head = f"Found {_plural(total, 'problem')} ({parts}){also} in {files}{extra}"
     elif report.files == 0:
         head = "No files linted"
+    elif notices:
+        head = f"No problems found and {_plural(notices, 'notice')} in {files}{extra}"
     elif tool_errors:
         head = f"No problems found in {files}{extra}"
     else:
         return f"All checks passed: no findings in {files}{extra}."
     if tool_errors:
         return f"{head}; {_plural(tool_errors, 'tool error')}: not everything was checked."
-    return f"{head}." if total else f"{head}: nothing was checked."
+    return f"{head}." if total or notices else f"{head}: nothing was checked."
 
 
 def fix_summary(report: Report, ctx: ReportContext) -> str:
