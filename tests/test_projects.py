@@ -218,7 +218,7 @@ def test_a_warm_run_says_what_a_cold_one_says_and_the_cache_ignores_itself(
     cold = check(root, "train-d.yaml")
     cache = root / ".gpulint_cache"
     assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
-    assert json.loads((cache / "facts-1.json").read_text())["files"]
+    assert json.loads(json.loads(next(cache.glob("facts-*.json")).read_text())["data"])["files"]
     assert check(root, "train-d.yaml") == cold
     # A changed file is read again: the taint is no longer agreed on.
     (root / "train-a.yaml").write_text(job("train-a"))
@@ -240,8 +240,8 @@ def test_a_corrupt_or_hostile_cache_is_ignored_with_a_warning(tmp_path: Path) ->
 
     root = _repo_with_consensus(tmp_path)
     cold = check(root, "train-d.yaml")
-    facts = root / ".gpulint_cache" / "facts-1.json"
-    key = json.loads(facts.read_text())["key"]
+    facts = next((root / ".gpulint_cache").glob("facts-*.json"))
+    key = json.loads(json.loads(facts.read_text())["data"])["key"]
     marker = tmp_path / "ran"
 
     class Payload:
@@ -253,11 +253,13 @@ def test_a_corrupt_or_hostile_cache_is_ignored_with_a_warning(tmp_path: Path) ->
         pickle.dumps(Payload()),
         json.dumps({"key": key, "files": {"0" * 64: {"p": "x"}}}).encode(),
     ]
-    # Every entry the files' digests name replaced by another file's record: still data.
-    data = json.loads(facts.read_text())
-    wrong = {"p": [[["nvidia"], [["sku", [[1, 2]], "x"]]]], "a": []}
-    data["files"] = {k: wrong for k in data["files"]}
-    hostile.append(json.dumps(data).encode())
+    # Every entry replaced by a record of the pull request's choosing, without this user's
+    # key: not taken for this machine's (the HMAC does not match).
+    outer = json.loads(facts.read_text())
+    data = json.loads(outer["data"])
+    forged = {"p": [[["nvidia"], [["sku", [["cpu", "NoSchedule"]], 9]]]] * 3, "a": []}
+    data["files"] = {k: forged for k in data["files"]}
+    hostile.append(json.dumps({"mac": outer["mac"], "data": json.dumps(data)}).encode())
     for content in hostile:
         facts.write_bytes(content)
         proc = gpulint_in_process("check", "-f", "json", "train-d.yaml", cwd=root)
@@ -265,10 +267,7 @@ def test_a_corrupt_or_hostile_cache_is_ignored_with_a_warning(tmp_path: Path) ->
         assert "Traceback" not in proc.stderr
         found = json.loads(proc.stdout)["findings"]
         assert [(f["rule"], f["severity"]) for f in found] == [(f[2], f[3]) for f in cold[0]]
-        if content != hostile[2]:  # an unused entry is simply not kept
-            assert "not a cache gpulint wrote" in proc.stderr or "not one gpulint wrote" in (
-                proc.stderr
-            )
+        assert "not a cache gpulint wrote" in proc.stderr
     assert not marker.exists()
 
 

@@ -103,6 +103,11 @@ def pod_platform(pod: PodSpec) -> tuple[str, str, tuple[Any, ...]] | None:
     return None
 
 
+def may_hold_gpu_pods(raw: bytes) -> bool:
+    """Whether a file's bytes name an accelerator (else it holds no GPU pod to count)."""
+    return _hints().search(raw) is not None
+
+
 def names_node_taint(toleration: Any) -> bool:
     """Whether a pod's toleration names a taint of particular nodes: a key that is neither
     one every cluster's nodes may carry nor a Spot capacity taint, for an effect that keeps
@@ -149,6 +154,38 @@ class Gatherer:
         for hardware, keys in pods:
             self._tally.add_shapes(label, keys, hardware)
         return False
+
+    def add_known(self, label: str, key: str, tolerations: bool, hint: bool) -> bool | None:
+        """:meth:`add` for a file the cache says is unchanged, by its digest ``key`` and
+        whether its bytes hold ``tolerations`` and a GPU hint; None: its record is not kept
+        (read the file and :meth:`add` it)."""
+        if not tolerations:
+            return hint
+        found = self._kept(key)
+        if found is None:
+            return None
+        pods, agents = found
+        for _, taint, any_value, agent, line in agents:
+            self._agents.add_found(label, AgentTaint(0, taint, any_value, agent), line)
+        for hardware, keys in pods:
+            self._tally.add_shapes(label, keys, hardware)
+        return False
+
+    def count_known(self, key: str) -> bool:
+        """:meth:`count` by digest; False: the record is not kept (read the file)."""
+        found = self._kept(key)
+        if found is not None:
+            self._tally.pods += len(found[0])
+        return found is not None
+
+    def _kept(self, key: str) -> Record | None:
+        entry = self._cache.get(key) if self._cache is not None else None
+        if entry is None:
+            return None
+        found = from_json(entry)
+        if found is None and self._cache is not None:
+            self._cache.bad(key)
+        return found
 
     def wants_counts(self) -> bool:
         """Some taint has the two GPU pods a consensus needs: the other GPU pods decide."""

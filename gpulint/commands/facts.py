@@ -41,11 +41,21 @@ def project_settings(
         config_maps,
         device_classes,
         device_plugins,
-        read_files,
+        read_project,
     )
 
     own = settings.copy()
-    listed = read_files(files)  # each file read once, for every pass
+    # The cache (its folder's, when the project keeps one) says which files are unchanged
+    # before any is read; what it keeps of each is for the registry learned below.
+    cache = None
+    if cache_in is not None and own.cluster is None and codes & EVIDENCE_RULES:
+        from gpulint.config.validate import cache_dir
+        from gpulint.util.factcache import FactCache, user_secret
+
+        key = cache_key(own.registry, own.workloads)
+        secret = user_secret(cache_dir()) if key is not None else None
+        cache = FactCache(cache_in, key, secret) if key is not None and secret else None
+    listed, unread = read_project(files, cache)  # each file read once, for every pass
     if own.cluster is not None:
         own.cluster = cluster_objects(own.cluster, listed)
     own.registry = device_plugins(own, listed) or own.registry
@@ -53,13 +63,11 @@ def project_settings(
     if codes & VALUE_RULES:
         own.config_maps = config_maps(listed)
     if own.cluster is None and codes & EVIDENCE_RULES:
-        cache = None
-        if cache_in is not None:
-            from gpulint.util.factcache import FactCache
-
-            key = cache_key(own.registry, own.workloads)
-            cache = FactCache(cache_in, key) if key is not None else None
-        own.evidence = cluster_picture(own, listed, cache)
+        if cache is not None:
+            learned = cache_key(own.registry, own.workloads)
+            if learned is not None:
+                cache.rekey(learned)
+        own.evidence = cluster_picture(own, listed, cache, unread)
         if cache is not None:
             cache.save()
     return own

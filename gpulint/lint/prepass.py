@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
-    from gpulint.cluster.evidence import Picture
+    from gpulint.cluster.evidence import Gatherer, Picture
     from gpulint.cluster.model import Cluster
     from gpulint.k8s.devices import Registry
     from gpulint.k8s.dra import DeviceClasses
@@ -44,6 +44,70 @@ def read_files(found: Iterable[Target]) -> list[tuple[Target, bytes]]:
     return out
 
 
+#: A project file the cache says is unchanged, not read: its digest, and whether its bytes
+#: hold ``tolerations`` and a GPU hint (:func:`read_project`).
+Unread = tuple["Target", str, bool, bool]
+
+
+def needs_bytes(raw: bytes) -> bool:
+    """Whether a pass other than the taint consensus reads this file's bytes: a node-pool
+    object, a device plugin's configuration or gpushare's flag, a DeviceClass, a ConfigMap
+    or a reference to one. Only files that need none may go unread when unchanged."""
+    from gpulint.cluster.deviceplugins import wanted
+    from gpulint.cluster.poolkinds import markers
+
+    return (
+        wanted(raw)
+        or b"--memory-unit" in raw
+        or b"DeviceClass" in raw
+        or b"onfigMap" in raw
+        or any(m in raw for m in markers())
+    )
+
+
+def read_project(
+    found: Iterable[Target], cache: FactCache | None
+) -> tuple[list[tuple[Target, bytes]], list[Unread]]:
+    """The project's files with their bytes, as :func:`read_files`; with a ``cache``, the
+    files it says are unchanged (the same size and modification time, a regular file and
+    not a link) and that no pass but the consensus reads are not read again: their digests
+    stand for them (:meth:`gpulint.cluster.evidence.Gatherer.add_known`)."""
+    if cache is None:
+        return read_files(found), []
+    import os
+    import stat
+
+    from gpulint.cluster.evidence import may_hold_gpu_pods
+    from gpulint.loader.target import read_target
+    from gpulint.util.factcache import digest
+
+    read: list[tuple[Target, bytes]] = []
+    unread: list[Unread] = []
+    for target in found:
+        if target.path is None:
+            continue
+        where, info = None, None
+        try:
+            info = os.lstat(target.path)
+            if stat.S_ISREG(info.st_mode):
+                where = os.path.relpath(os.path.abspath(target.path), cache.root)
+        except (OSError, ValueError):
+            pass
+        if where is not None and info is not None:
+            kept = cache.unchanged(where, info.st_size, info.st_mtime_ns)
+            if kept is not None and len(kept) == 3 and all(isinstance(f, bool) for f in kept[1:]):
+                unread.append((target, kept[0], kept[1], kept[2]))
+                continue
+        raw, _ = read_target(target)
+        if raw is None:
+            continue
+        read.append((target, raw))
+        if where is not None and info is not None and not needs_bytes(raw):
+            flags = (b"tolerations" in raw, may_hold_gpu_pods(raw))
+            cache.saw(where, info.st_size, info.st_mtime_ns, digest(raw), *flags)
+    return read, unread
+
+
 def cluster_objects(cluster: Cluster | None, found: Read) -> Cluster | None:
     """``cluster`` with the node-pool objects of the files to lint (Karpenter NodePools,
     Kueue ResourceFlavors), read in a pre-pass so that every worker sees the same cluster
@@ -58,7 +122,12 @@ def cluster_objects(cluster: Cluster | None, found: Read) -> Cluster | None:
 EVIDENCE_RULES = frozenset({"GPU020", "GPU021", "GPU023"})
 
 
-def cluster_picture(settings: Settings, found: Read, cache: FactCache | None = None) -> Picture:
+def cluster_picture(
+    settings: Settings,
+    found: Read,
+    cache: FactCache | None = None,
+    unread: Sequence[Unread] = (),
+) -> Picture:
     """What the files to lint say about the GPU nodes when the configuration describes no
     cluster (gpulint.cluster.evidence): the taints their GPU pods agree on and their GPU
     node-pool objects' taints, read in a pre-pass so that every worker sees the same
@@ -75,15 +144,37 @@ def cluster_picture(settings: Settings, found: Read, cache: FactCache | None = N
     pools: list[tuple[str, bytes]] = []  # read together: templates and overlays cross files
     wanted = markers()
     later: list[tuple[Target, bytes]] = []  # GPU files without tolerations: counted if it matters
-    for target, raw in found:
+    for target, raw in [*found, *_known(gatherer, unread)]:
         if gatherer.add(target.label, raw):
             later.append((target, raw))
         if any(m in raw for m in wanted):
             pools.append((target.label, raw))
-    if later and gatherer.wants_counts():
+    if (later or unread) and gatherer.wants_counts():
         for target, raw in later:
             gatherer.count(target.label, raw)
+        for target, key, tolerations, hint in unread:
+            if hint and not tolerations and not gatherer.count_known(key):
+                got = _read(target)
+                if got is not None:
+                    gatherer.count(target.label, got)
     return gatherer.picture(scan(pools))
+
+
+def _known(gatherer: Gatherer, unread: Sequence[Unread]) -> list[tuple[Target, bytes]]:
+    """The unread files added by their digests; those whose record is not kept, read."""
+    out = []
+    for target, key, tolerations, hint in unread:
+        if gatherer.add_known(target.label, key, tolerations, hint) is None:
+            raw = _read(target)
+            if raw is not None:
+                out.append((target, raw))
+    return out
+
+
+def _read(target: Target) -> bytes | None:
+    from gpulint.loader.target import read_target
+
+    return read_target(target)[0]
 
 
 def device_classes(found: Read) -> DeviceClasses | None:

@@ -4,14 +4,18 @@
 A project's facts are read from every one of its files (:mod:`gpulint.commands.projects`), so a
 pre-commit run on one staged file would parse the whole repository. The per-file facts the
 cluster picture needs (the tolerations of each GPU pod, the node agents' tolerations) are
-kept by the SHA-256 of the file's bytes: a warm run reads each file, hashes it, and parses
-only the files that changed. An entry is the file's own, never its name or place in the tree
-(a moved file keeps its entry; its label is applied when it is read back).
+kept by the SHA-256 of the file's bytes, and each file's size and modification time by its
+path: a warm run does not read a file that did not change (unless another fact needs its
+bytes) and parses only the files that changed. A record is the file's own, never its name
+or place in the tree (its label is applied when it is read back).
 
 The cache is data, never code: one JSON file, read with a size cap, every entry checked
-before it is used; a file that is not what gpulint wrote (truncated, edited, hostile) is
-ignored with a warning on stderr and written again. It is kept only in a real folder of the
-project (``.gpulint_cache`` may not be a link, nor its files), created with a ``.gitignore``
+before it is used, signed with an HMAC whose key is this user's, kept in gpulint's own cache
+folder outside every tree (:func:`user_secret`), so that a cache committed by a pull request
+cannot forge facts; a file that is not what gpulint wrote (truncated, edited, hostile,
+another machine's) is ignored with a warning on stderr and written again. It is kept only
+in a real folder of the project (``.gpulint_cache`` may not be a link, nor its files), created
+with a ``.gitignore``
 of ``*`` so that it is never committed. Its key holds gpulint's version, the format and what
 decides the facts (the device registry's names, the workload table): a run with another of
 them starts empty. ``--no-cache`` or ``cache: false`` in the configuration keep none.
@@ -28,7 +32,7 @@ from typing import Any
 #: The cache folder's name, in the project's root folder.
 FOLDER = ".gpulint_cache"
 #: The facts file in it; the number changes with the format of its entries.
-FORMAT = 1
+FORMAT = 2
 _NAME = f"facts-{FORMAT}.json"
 #: A cache file larger than this is not read (a project's facts are far smaller).
 _MAX_BYTES = 64 << 20
@@ -42,11 +46,34 @@ class FactCache:
     """The per-file facts of one project: :meth:`get` and :meth:`put` by content digest,
     :meth:`save` at the end (only the entries this run used are kept)."""
 
-    __slots__ = ("_changed", "_entries", "_folder", "_key", "_used", "_warned", "shown")
+    __slots__ = (
+        "_changed",
+        "_entries",
+        "_folder",
+        "_key",
+        "_paths",
+        "_secret",
+        "_seen",
+        "_stored",
+        "_used",
+        "_warned",
+        "root",
+        "shown",
+    )  # fmt: skip
 
-    def __init__(self, root: str, key: str) -> None:
+    def __init__(self, root: str, key: str, secret: bytes) -> None:
+        self.root = root
         self._folder = os.path.join(root, FOLDER)
+        #: A file's path in the project -> ``[size, mtime_ns, digest, *flags]``: a file that
+        #: did not change since is not read again (:meth:`unchanged`).
+        self._paths: dict[str, Any] = {}
+        self._seen: dict[str, Any] = {}
+        #: What the cache file held: its key and its entries.
+        self._stored: tuple[str, dict[str, Any]] = ("", {})
         self._key = key
+        #: This user's key (kept outside the tree): a cache file carries its HMAC, so that a
+        #: cache a pull request commits cannot pass for one this machine wrote.
+        self._secret = secret
         self._entries: dict[str, Any] = {}
         self._used: dict[str, Any] = {}
         self._changed = False
@@ -73,21 +100,48 @@ class FactCache:
         try:
             with os.fdopen(fd, "rb") as fh:
                 raw = fh.read(_MAX_BYTES + 1)
-            data = json.loads(raw) if len(raw) <= _MAX_BYTES else None
+            outer = json.loads(raw) if len(raw) <= _MAX_BYTES else None
+            body = outer.get("data") if isinstance(outer, dict) else None
+            mac = outer.get("mac") if isinstance(outer, dict) else None
+            data = (
+                json.loads(body)
+                if isinstance(body, str) and isinstance(mac, str) and self._signed(body, mac)
+                else None
+            )
         except (OSError, ValueError, RecursionError):
             data = None
         if not (
             isinstance(data, dict)
             and isinstance(data.get("key"), str)
             and isinstance(data.get("files"), dict)
+            and isinstance(data.get("paths", {}), dict)
         ):
             self._warn(f"{self.shown}: not a cache gpulint wrote; ignored, and written again")
             self._changed = True
             return
-        if data["key"] != self._key:
-            self._changed = True  # another version or registry: start again
-            return
-        self._entries = data["files"]
+        # Which files are unchanged holds whatever the key; what they say, for its key only.
+        self._paths = data.get("paths", {})
+        self._stored = (data["key"], data["files"])
+        self.rekey(self._key)
+
+    def _mac(self, body: str) -> str:
+        import hmac
+
+        return hmac.new(self._secret, body.encode(), hashlib.sha256).hexdigest()
+
+    def _signed(self, body: str, mac: str) -> bool:
+        import hmac
+
+        return hmac.compare_digest(self._mac(body), mac)
+
+    def rekey(self, key: str) -> None:
+        """What decides the entries is ``key`` after all (the project's own device plugins
+        were read): the entries kept for another are dropped."""
+        self._key = key
+        stored_key, stored = self._stored
+        self._entries = stored if stored_key == key else {}  # another version or registry
+        self._used = {}
+        self._changed = self._changed or stored_key != key
 
     def get(self, key: str) -> Any:
         """The entry of a file's digest, or None."""
@@ -103,6 +157,24 @@ class FactCache:
         self._used.pop(key, None)
         self._changed = True
 
+    def unchanged(self, path: str, size: int, mtime: int) -> list[Any] | None:
+        """The digest and flags kept for the file at ``path`` (relative to the project) when
+        its size and modification time are still those it had (None: read it)."""
+        row = self._paths.get(path)
+        if not (
+            isinstance(row, list) and len(row) >= 3 and row[0] == size and row[1] == mtime
+        ) or not isinstance(row[2], str):
+            return None
+        self._seen[path] = row
+        return row[2:]
+
+    def saw(self, path: str, size: int, mtime: int, digest: str, *flags: bool) -> None:
+        """What was read of the file at ``path``, to skip it next time while it is unchanged."""
+        row = [size, mtime, digest, *flags]
+        if self._paths.get(path) != row:
+            self._changed = True
+        self._paths[path] = self._seen[path] = row
+
     def put(self, key: str, entry: Any) -> None:
         self._entries[key] = entry
         self._used[key] = entry
@@ -112,7 +184,11 @@ class FactCache:
         """Write the entries this run used (and no other) when something changed; a folder
         that cannot be written, or is a link, keeps no cache (silently: a read-only
         checkout)."""
-        if not self._changed and len(self._used) == len(self._entries):
+        if (
+            not self._changed
+            and len(self._used) == len(self._entries)
+            and len(self._seen) == len(self._paths)
+        ):
             return
         try:
             if not os.path.lexists(self._folder):
@@ -121,7 +197,10 @@ class FactCache:
             if not _real_folder(self._folder):
                 self._warn(f"{self.shown}: its folder is a link or not a folder: no cache kept")
                 return
-            data = json.dumps({"key": self._key, "files": self._used}, separators=(",", ":"))
+            body = json.dumps(
+                {"key": self._key, "files": self._used, "paths": self._seen}, separators=(",", ":")
+            )
+            data = json.dumps({"mac": self._mac(body), "data": body}, separators=(",", ":"))
             temporary = os.path.join(self._folder, f".{_NAME}.{os.getpid()}.tmp")
             _write_new(temporary, data.encode())
             os.replace(temporary, os.path.join(self._folder, _NAME))
@@ -148,3 +227,29 @@ def _write_new(path: str, data: bytes) -> None:
     fd = os.open(path, flags, 0o644)
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
+
+
+def user_secret(folder: str | None) -> bytes | None:
+    """This user's key for signing project caches, kept in ``folder`` (gpulint's own cache
+    folder, outside every linted tree), made on first use; None when there is no such
+    folder or it cannot be written (then no project cache is kept)."""
+    if not folder:
+        return None
+    from gpulint.util.cachefile import read_own, write_atomic
+
+    path = os.path.join(folder, "facts-key.json")
+    for _ in range(2):
+        raw = read_own(path, 4096)
+        try:
+            got = json.loads(raw) if raw is not None else None
+        except ValueError:
+            got = None
+        if isinstance(got, dict) and isinstance(got.get("key"), str) and len(got["key"]) == 64:
+            return bytes.fromhex(got["key"]) if _hex(got["key"]) else None
+        if not write_atomic(folder, path, {"key": os.urandom(32).hex()}, ".facts-key-"):
+            return None
+    return None
+
+
+def _hex(text: str) -> bool:
+    return all(c in "0123456789abcdef" for c in text)
