@@ -6,6 +6,8 @@ that matched no finding in this run: the mistake it records was fixed, or the ob
 names was renamed or removed. It is reported at the entry's line in the baseline file. Only
 entries of files this run linted, or of files that no longer exist, are checked: a run over
 some of the files (a pre-commit hook gets the changed ones) leaves the others' entries alone.
+So does a run that did not select an entry's rule: a baseline written with `--select ALL`
+and read by a plain run reports no entry of the opt-in rules stale.
 
 An entry naming a file outside the repository (an absolute path, a `..` that climbs out of
 it, a symbolic link that points out) is reported too, always with the same message: gpulint

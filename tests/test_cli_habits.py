@@ -216,3 +216,40 @@ def test_notices_that_something_was_not_checked_are_counted_apart_from_problems(
     ), proc.stdout
     doc = json.loads(gpulint_in_process("check", "-f", "json", ".", cwd=tmp_path).stdout)
     assert doc["summary"]["findings"] == 4 and doc["summary"]["notices"] == 1
+
+
+REDUNDANT = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  tolerations:
+  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+  containers:
+  - name: c
+    image: x
+    resources:
+      requests: {nvidia.com/gpu: 1}
+      limits: {nvidia.com/gpu: 1}
+"""
+
+
+def test_a_baseline_of_every_rule_is_not_stale_in_a_run_of_fewer(tmp_path: Path) -> None:
+    # GPU003 (opt-in) finds the redundant request; a plain run does not select it.
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pod.yaml").write_text(REDUNDANT)
+    wrote = gpulint_in_process(
+        "check", "--select", "ALL", "--write-baseline", "b.json", "pod.yaml", cwd=tmp_path
+    )
+    assert wrote.returncode == 0, wrote.stderr
+    assert '"rule": "GPU003"' in (tmp_path / "b.json").read_text()
+    plain = gpulint_in_process("check", "--baseline", "b.json", "pod.yaml", cwd=tmp_path)
+    assert plain.returncode == 0 and "GL101" not in plain.stdout, plain.stdout
+    # A rule that ran and no longer finds its entry: the entry is stale.
+    (tmp_path / "pod.yaml").write_text(
+        REDUNDANT.replace("      requests: {nvidia.com/gpu: 1}\n", "")
+    )
+    again = gpulint_in_process(
+        "check", "--select", "ALL", "--baseline", "b.json", "pod.yaml", cwd=tmp_path
+    )
+    assert "GL101 warning" in again.stdout, again.stdout

@@ -15,7 +15,9 @@ working directory. Findings that share a fingerprint (the same mistake twice at 
 through an alias) are entries of their own: each entry matches one finding.
 
 An entry whose file was linted in the run (or no longer exists) and that matched nothing is
-stale: the mistake was fixed, or the object renamed. Each is a GL101 finding at the entry's
+stale when its rule ran in the run: the mistake was fixed, or the object renamed (an entry of
+a rule the run did not select, as a plain run reading a ``--select ALL`` baseline, is left
+alone). Each is a GL101 finding at the entry's
 line in the baseline file, so the baseline shrinks as the code is fixed (as GL100 does for
 ``# gpulint: disable`` comments). An entry of a file the run did not lint (a pre-commit run
 on the changed files only) is left alone.
@@ -38,7 +40,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path as FsPath
 from typing import Any, NamedTuple
 
@@ -225,10 +227,13 @@ class Baseline:
             out.append(f)
         return out
 
-    def stale(self) -> list[tuple[Entry, Span, bool]]:
-        """Entries that matched no finding of a file the run linted (or of a file that is
-        gone, or outside the repository), each with its span in the baseline file and
-        whether its file is outside the repository, in the file's order."""
+    def stale(self, ran: Container[str] | None = None) -> list[tuple[Entry, Span, bool]]:
+        """Entries that matched no finding of a file the run linted with the entry's rule
+        among those that ran (``ran``; None: every rule), or of a file that is gone or
+        outside the repository, each with its span in the baseline file and whether its file
+        is outside the repository, in the file's order. An entry of a rule this run did not
+        select (a baseline written with ``--select ALL``, read by a plain run) is left
+        alone."""
         total = Counter(e.fingerprint for e in self.entries)
         seen: Counter[str] = Counter()
         spans: dict[tuple[str, int], Span] | None = None
@@ -241,6 +246,8 @@ class Baseline:
             if nth < total[digest] - self._left[digest]:
                 continue
             outside = False
+            if ran is not None and entry.file in self._linted and entry.rule not in ran:
+                continue
             if entry.file not in self._linted:
                 place = self.place(entry.file)
                 outside = place is None
@@ -431,7 +438,7 @@ class RunBaseline:
             return []
         found = [
             rule.finding(self.baseline.path, span, stale_message(entry, outside), None, (), 0)
-            for entry, span, outside in self.baseline.stale()
+            for entry, span, outside in self.baseline.stale(active)
         ]
         self._stale = len(found)
         return list(found)
