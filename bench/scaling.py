@@ -698,6 +698,25 @@ def pyproject_folders(n: int) -> Input:
         size += _write(sub, "pod.yaml", POD.format(name=f"p{i}"))
     return Input(["check", "--jobs", "1", "."], folder, size)
 
+
+def daemonset_names(n: int) -> Input:
+    """n device plugin DaemonSets, each naming the resource it advertises in its args and
+    env, and n pods asking for those names: read once in the device-plugin pre-pass."""
+    folder = _fresh("daemonset-names", n)
+    ds = (
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: dp{i}}}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n      - name: p\n        image: r.example.com/dp:1\n"
+        "        args: [--resource-name=nvidia.com/cc-gpu-{i}]\n"
+        "        env: [{{name: NAME, value: nvidia.com/cc-gpu-{i}}}]\n"
+    )
+    docs = [ds.format(i=i) for i in range(n)]
+    docs += [
+        POD.format(name=f"p{i}").replace("nvidia.com/gpu", f"nvidia.com/cc-gpu-{i}")
+        for i in range(n)
+    ]
+    return Input(["check", "all.yaml"], folder, _write(folder, "all.yaml", "---\n".join(docs)))
+
+
 def template_actions(n: int) -> Input:
     """A Go template of n unquoted actions and n ``{{- if }}`` lines that keep it from
     parsing, then n openers with no closer: blanked and parsed again once (GL205)."""
@@ -754,8 +773,8 @@ CASES: dict[str, Case] = {
     "suppression-comments": Case(suppression_comments, 10_000, "scaling"),
     "inventory-nodes": Case(inventory_nodes, 2_500, "scaling"),
     "pools-and-pods": Case(pools_and_pods, 600, "scaling"),
-
     "template-actions": Case(template_actions, 20_000, "scaling"),
+    "daemonset-names": Case(daemonset_names, 2_000, "scaling"),
     "merge-bomb": Case(merge_bomb, 1, "once"),
     "huge-quantity": Case(huge_quantity, 1, "once"),
 }

@@ -24,7 +24,9 @@ device registry. Two cases, by how sure it can be:
 Names the repository's own device plugins are configured to advertise are known: a
 time-slicing or MPS `rename` of the NVIDIA device plugin's configuration, HAMi's
 `resourceCountName`, `resourceCoreName` and the other names of its device configuration or
-chart values, when the run lints those files (docs/cluster.md).
+chart values, and any resource name a DaemonSet container of the project writes in its
+`command`, `args` or `env` values (`--resource-name=vendor.com/npu`), when the run lints
+those files (docs/cluster.md). A DaemonSet's own `resources` advertise nothing.
 
 Names of other domains are not this rule's business, and neither are DRA extended
 resources: `deviceclass.resource.kubernetes.io/<class>` and any DeviceClass's

@@ -251,3 +251,43 @@ def test_a_rename_two_configurations_treat_apart_is_rejected_only_by_both(
     files["a.yaml"] = strict.replace("time-slicing-config", "second-config")
     (finding,) = _run(tmp_path, files, "GPU015")
     assert finding["severity"] == "error"
+
+
+#: A device plugin DaemonSet told by its environment which name to advertise (the NVIDIA Kata
+#: sandbox plugin's P_GPU_ALIAS style: here a full name, as other plugins take it).
+PLUGIN_DAEMONSET = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: npu-device-plugin, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: npu-device-plugin}}
+  template:
+    metadata: {labels: {app: npu-device-plugin}}
+    spec:
+      containers:
+      - name: plugin
+        image: registry.example.com/npu-device-plugin:v1
+        args: ["--resource-name=nvidia.com/cc-gpu", "--socket=/var/lib/kubelet/device-plugins"]
+        env:
+        - {name: ALSO_ADVERTISED, value: "nvidia.com/cc-gpu-shared"}
+        resources:
+          limits: {nvidia.com/gpus: 1}
+"""
+
+
+def test_a_name_the_projects_device_plugin_daemonset_advertises_is_known(
+    tmp_path: Path,
+) -> None:
+    pods = "---\n".join(
+        POD.replace("{resource}", name).replace("{amount}", "1").replace("notebook", f"nb{i}")
+        for i, name in enumerate(["nvidia.com/cc-gpu", "nvidia.com/cc-gpu-shared"])
+    )
+    found = _run(tmp_path, {"plugin.yaml": PLUGIN_DAEMONSET, "pods.yaml": pods}, "GPU010")
+    # The plugin's own misspelt request is still an error: resources advertise nothing.
+    assert [(Path(f["path"]).name, f["line"], f["severity"]) for f in found] == [
+        ("plugin.yaml", 16, "error")
+    ]
+    # Without the DaemonSet the names are unknown: info, never an error.
+    (tmp_path / "plugin.yaml").unlink()
+    found = _run(tmp_path, {"pods.yaml": pods}, "GPU010")
+    assert [f["severity"] for f in found] == ["info", "info"]

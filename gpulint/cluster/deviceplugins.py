@@ -19,6 +19,11 @@ Three plugins say something a pod's request is judged by:
   ``resourcePriority``: Project-HAMi/HAMi ``charts/hami/templates/scheduler/
   device-configmap.yaml``, ``charts/hami/values.yaml``, ``pkg/device/nvidia/device.go``). A
   renamed resource keeps what its default name means (its unit, its range).
+- **A device plugin DaemonSet's own arguments and environment**: a resource name written in a
+  DaemonSet container's ``command``, ``args`` or ``env`` values (``--resource-name=...``,
+  ``RESOURCE_NAME: vendor.com/npu``) is a name the project's plugin advertises, so a pod's
+  request for it is known (GPU010 says nothing of it). Never its ``resources``: a DaemonSet
+  that asks for a misspelt name does not advertise it.
 - **gpushare's** ``--memory-unit`` (read by ``gpulint.lint.prepass.device_plugins``): the unit of
   ``aliyun.com/gpu-mem``.
 
@@ -44,6 +49,8 @@ def wanted(raw: bytes) -> bool:
     parsed): ``mps:`` alone is in every CRD that documents ``timestamps:``, so it counts
     only beside a ``sharing:`` key."""
     if b"timeSlicing" in raw or b"resourceCountName" in raw or b"resourceCores" in raw:
+        return True
+    if b"DaemonSet" in raw:
         return True
     return b"mps:" in raw and b"sharing:" in raw
 
@@ -90,6 +97,8 @@ class Found(NamedTuple):
     #: One list per sharing configuration found.
     configs: list[list[Replicated]]
     hami: list[Renamed]
+    #: Resource names a DaemonSet's container arguments or environment name, with where.
+    advertised: list[tuple[str, str]]
 
 
 def scan(files: Iterable[tuple[str, bytes]]) -> Found:
@@ -98,7 +107,7 @@ def scan(files: Iterable[tuple[str, bytes]]) -> Found:
     adds nothing (the lint reports it)."""
     from gpulint.loader.decoding import decode
 
-    found = Found([], [])
+    found = Found([], [], [])
     for label, raw in files:
         if not wanted(raw):
             continue
@@ -113,6 +122,8 @@ def _scan_text(found: Found, label: str, text: str, offset: int, nested: int) ->
     from gpulint.loader.stream import DocumentStream
 
     for doc in DocumentStream(text):
+        if nested == 0 and isinstance(doc.data, dict) and doc.data.get("kind") == "DaemonSet":
+            _advertised(found, label, doc)
         for path, value in _walk(doc.data, (), 0):
             line = offset + doc.value_span(path).line
 
@@ -145,6 +156,51 @@ def _scan_text(found: Found, label: str, text: str, offset: int, nested: int) ->
                 name = value.get(key)
                 if isinstance(name, str) and "/" in name and name.strip() != default:
                     found.hami.append(Renamed(name.strip(), default, key, at(key)))
+
+
+#: A resource name as a device plugin's flag or variable writes it: a domain with a dot, a
+#: slash, a name (compiled on first use by ``re``; only DaemonSets are searched).
+_RESOURCE_NAME = (
+    r"(?<![\w./-])((?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,}"
+    r"/[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)"
+)
+
+
+def _advertised(found: Found, label: str, doc: Any) -> None:
+    """The resource names a DaemonSet's containers name in ``command``, ``args`` and ``env``
+    values: what its device plugin is told to advertise."""
+    import re
+
+    spec = doc.data.get("spec")
+    template = spec.get("template") if isinstance(spec, dict) else None
+    pod = template.get("spec") if isinstance(template, dict) else None
+    if not isinstance(pod, dict):
+        return
+    for section in ("containers", "initContainers"):
+        containers = pod.get(section)
+        if not isinstance(containers, list):
+            continue
+        for index, container in enumerate(containers):
+            if not isinstance(container, dict):
+                continue
+            base = ("spec", "template", "spec", section, index)
+            texts: list[tuple[tuple[Any, ...], Any]] = []
+            for key in ("command", "args"):
+                items = container.get(key)
+                if isinstance(items, list):
+                    texts.extend(((*base, key, i), item) for i, item in enumerate(items))
+            env = container.get("env")
+            if isinstance(env, list):
+                texts.extend(
+                    ((*base, "env", i, "value"), item.get("value"))
+                    for i, item in enumerate(env)
+                    if isinstance(item, dict)
+                )
+            for path, text in texts:
+                if not isinstance(text, str) or "/" not in text:
+                    continue
+                for match in re.finditer(_RESOURCE_NAME, text[:4096]):
+                    found.advertised.append((match.group(1), _place(label, 0, doc, path)))
 
 
 def _embedded(text: str) -> bool:
@@ -274,6 +330,21 @@ def learned(registry: Registry, found: Found, gpushare: tuple[str, str] | None) 
             source=f"the project's HAMi configuration ({renamed.said})",
             said=renamed.said,
             setting=f"{renamed.key}: {renamed.name}",
+        )
+    for name, said in found.advertised:
+        if name in rows or registry.get(name) is not None:
+            continue
+        domain = name.rpartition("/")[0] + "/"
+        owner = next((r for n, r in registry.resources.items() if n.startswith(domain)), None)
+        rows[name] = DeviceResource(
+            name=name,
+            family=owner.family if owner is not None else "custom",
+            hardware=owner.hardware if owner is not None else "custom",
+            unit="devices the project's device plugin advertises",
+            schemes=frozenset(),
+            source=f"the run's device plugin DaemonSet ({said})",
+            said=said,
+            setting=f"advertises {name}",
         )
     if gpushare is not None:
         unit, place = gpushare

@@ -152,11 +152,10 @@ class Linter:
         self.rule_error_name = next(
             (r.name for r in rules if r.code == RULE_ERROR_CODE), RULE_ERROR_NAME
         )
-        #: The text being linted, for the edits of the fixes rules offer (``_fix``), and
-        #: its line index, made when the first fix asks for it.
+        #: The text being linted, for the edits of the fixes rules offer (``_fix``), its line
+        #: index, made when the first fix asks for it, and whether it is no Kubernetes text.
         self._text = ""
         self._source: Source | None = None
-        #: Whether the text being linted writes no apiVersion and kind (``lint_shaped``).
         self._foreign = False
         #: The document the last fix was planned in, and the paths its plans found to be
         #: its own text: the fixes of one pod check the same paths (``gpulint.fix.edits.plan``).
@@ -223,8 +222,6 @@ class Linter:
 
         Each document's objects and pod specs are found once, in its
         :class:`~gpulint.k8s.manifest.DocumentView`, which rules and suppression share.
-        ``kubernetes``: whether the file ``text`` is a piece of writes an apiVersion and a
-        kind (``gpulint.lint.foreign.kubernetes_text``; None: ``text`` is the whole file).
         """
         if tool_config(label):  # another tool's configuration: not a manifest
             return [], (0, [])
@@ -269,7 +266,6 @@ class Linter:
 
     def problem(self, label: str, problem: Problem) -> list[Finding]:
         """A finding for a problem found outside the YAML (unreadable file, ...)."""
-        self._foreign = False
         findings = self._problem_findings(label, [problem], None)
         file = self.suppressor.for_file(label, None)  # per-file-ignores only
         if not file:

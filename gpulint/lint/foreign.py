@@ -66,5 +66,6 @@ def not_for_foreign(problem: Problem) -> bool:
 
 def kubernetes_text(text: str) -> bool:
     """Does ``text`` write an ``apiVersion`` and a ``kind`` key anywhere (so it may hold a
-    Kubernetes object, however broken its YAML)?"""
+    Kubernetes object, however broken its YAML)? A piece of a file (the language server's
+    documents) is judged by the whole file's answer: ``Linter.lint_shaped(kubernetes=...)``."""
     return re.search(_API_VERSION, text) is not None and re.search(_KIND, text) is not None
