@@ -533,6 +533,11 @@ def test_the_first_run_commands(tmp_path: Path) -> None:
     b = block("README.md", "Your first run: describe your platform", "console", 0)
     install, check = (line.split("  #")[0].strip() for line in b.text.strip().splitlines())
     assert install in block("README.md", "Installing", "console", 0).text
+    # After `make demo` the command is in .venv, not on PATH: the section says how to reach it.
+    section = _section("Your first run: describe your platform")
+    assert "`. .venv/bin/activate`" in section and "`.venv/bin/gpulint`" in section
+    demo = _make("-n", "-B", "demo")
+    assert "python3 -m venv .venv\n" in demo and ".venv/bin/gpulint check" in demo
     project = _project(tmp_path)
     shutil.copytree(ROOT / "examples", project / "k8s", ignore=shutil.ignore_patterns("rules"))
     proc = shell(check, project)
