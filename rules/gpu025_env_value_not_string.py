@@ -1,4 +1,4 @@
-"""An environment variable's `value` that is not a string.
+"""An environment variable's value that is not a string.
 
 ## What it does
 Flags an `env` item of a container (init, sidecar and ephemeral containers included) whose
