@@ -87,7 +87,10 @@ class Project:
             codes = {r.code for r in self.rules if is_enabled(r.code, settings, r.opt_in)}
             exclude = self.effective.exclude
             files = found.files(root, exclude.matches if exclude else None)
-            own = project_settings(settings, files, codes)
+            file = self.effective.file
+            keep = found.is_root(root) and not (file is not None and file.data.get("cache") is False)
+            cache_in = root if keep else None  # as check keeps one
+            own = project_settings(settings, files, codes, cache_in)
             linter = self.facts[root] = Linter(self.rules, own)
         return linter
 
