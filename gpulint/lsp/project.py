@@ -88,8 +88,8 @@ class Project:
             exclude = self.effective.exclude
             files = found.files(root, exclude.matches if exclude else None)
             file = self.effective.file
-            keep = found.is_root(root) and not (file is not None and file.data.get("cache") is False)
-            cache_in = root if keep else None  # as check keeps one
+            off = file is not None and file.data.get("cache") is False
+            cache_in = root if found.is_root(root) and not off else None  # as check keeps one
             own = project_settings(settings, files, codes, cache_in)
             linter = self.facts[root] = Linter(self.rules, own)
         return linter
