@@ -9,7 +9,9 @@ a count of GiB of GPU memory (the gpushare device plugin's default, and ACK's), 
   pod can never be scheduled;
 - a plain number larger than any GPU's memory in GiB (above `max_gib`, default 288) is a
   warning: it looks like MiB (`3000` for 3 GB, `16276` copied from `nvidia-smi`) and asks
-  for thousands of GiB on one GPU.
+  for thousands of GiB on one GPU. The unit is a premise: when neither the configuration
+  (`memory_unit`) nor the repository's own gpushare plugin says it, the finding is **info**
+  and says it assumed the plugin's default, GiB (many clusters run `--memory-unit=MiB`).
 
 With `memory_unit: MiB` (a device plugin run with `--memory-unit=MiB`) values above
 `max_gib` GiB written in MiB are flagged, suffixes stay errors, and a count under 256 MiB is
@@ -146,6 +148,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 )
             else:
                 advice = "check the value, or this rule's max_gib if your GPUs are larger"
+            # The unit is the plugin's default unless configured or said by the repository's
+            # own plugin: a premise gpulint cannot verify is info, saying what it assumed.
+            assumed = not why and "memory_unit" not in ctx.configured
+            if assumed:
+                advice += (
+                    " (assumed: the gpushare device plugin's default unit, GiB, as nothing in "
+                    "the configuration or the linted files says it)"
+                )
             yield Violation(
                 entry.path,
                 f"{RESOURCE}: {shown} asks for {shown} {unit} of memory on one GPU{why}, more "
@@ -153,6 +163,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 f'"Insufficient GPU Memory in one device"; {advice}',
                 at="value",
                 related=related,
+                severity="info" if assumed else None,
             )
 
 
