@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import gpulint_in_process, gpulint_subprocess
+from tests.externals import helm, needs_helm
 
 BAD = """\
 apiVersion: v1
@@ -253,3 +254,35 @@ def test_a_baseline_of_every_rule_is_not_stale_in_a_run_of_fewer(tmp_path: Path)
         "check", "--select", "ALL", "--baseline", "b.json", "pod.yaml", cwd=tmp_path
     )
     assert "GL101 warning" in again.stdout, again.stdout
+
+
+def test_the_render_hook_leaves_plain_manifests_to_the_plain_hook(repo: Path) -> None:
+    # Both pre-commit hooks get pod.yaml; only `gpulint` reports it (one report per file).
+    import yaml  # type: ignore[import-untyped]
+
+    from tests.conftest import ROOT
+
+    hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    render = hooks["gpulint-render"]["entry"].split()[1:]
+    assert render == ["check", "--render", "--rendered-only"]
+    plain = gpulint_in_process(*hooks["gpulint"]["entry"].split()[1:], "pod.yaml", cwd=repo)
+    assert plain.returncode == 1 and "GPU001 error" in plain.stdout
+    proc = gpulint_in_process(*render, "pod.yaml", cwd=repo)
+    assert (proc.returncode, proc.stderr) == (0, "") and "GPU001" not in proc.stdout
+    alone = gpulint_in_process("check", "--rendered-only", "pod.yaml", cwd=repo)
+    assert alone.returncode == 2 and "--rendered-only needs --render" in alone.stderr
+
+
+@needs_helm
+def test_the_render_hook_still_lints_the_chart_a_changed_file_belongs_to(repo: Path) -> None:
+    import json
+    import shutil
+
+    from tests.conftest import ROOT
+
+    shutil.copytree(ROOT / "tests/fixtures/render/charts/inference", repo / "charts/inference")
+    named = ["charts/inference/values.yaml", "pod.yaml"]
+    args = ["check", "-f", "json", "--render", "--rendered-only", "--helm", str(helm())]
+    proc = gpulint_in_process(*args, *named, cwd=repo)
+    paths = {f["path"] for f in json.loads(proc.stdout)["findings"]}
+    assert paths and all(p.startswith("charts/inference/") for p in paths), paths

@@ -411,7 +411,8 @@ def test_the_pre_commit_render_hook_passes_templates_and_helpers() -> None:
 
     hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     hook = hooks["gpulint-render"]
-    assert hook["entry"] == "gpulint check --render" and hook["require_serial"] is True
+    assert hook["entry"] == "gpulint check --render --rendered-only"
+    assert hook["require_serial"] is True
     pattern = re.compile(hook["files"])
     for name in ("charts/a/templates/deploy.yaml", "charts/a/templates/_helpers.tpl",
                  "charts/a/values.yaml", "overlays/prod/patch.yml"):  # fmt: skip

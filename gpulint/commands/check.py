@@ -286,6 +286,11 @@ def _targets(run: Run) -> None:
     run.found, run.missing = targets(
         run.given, run.stdin_label, run.exclude, effective.force_exclude, trees=run.rendering[1]
     )
+    if options.rendered_only:
+        if not options.render:
+            fail("--rendered-only needs --render")
+        # Plain manifests are the plain run's (pre-commit's gpulint hook): one report each.
+        run.found = (t for t in run.found if t.render is not None)
     stdin_used = run.stdin_label if run.uses_stdin() else None
     if options.write_baseline == "":
         fail("--write-baseline needs a file name")
@@ -379,7 +384,7 @@ def _finish(run: Run, report: Report) -> int:
     unwritten_baseline = _settle_baseline(run, report)
     if options.diff:
         return diff_summary(report, run.would_fix, options.unsafe_fixes, errors)
-    if report.files == 0:
+    if report.files == 0 and not options.rendered_only:
         no_files_warning([p for p in run.given if p not in run.missing])
     if run.missing or report.rule_errors or len(errors) > len(run.missing):  # + fixes not written
         ctx.exit_code = 2

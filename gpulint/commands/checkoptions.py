@@ -234,6 +234,15 @@ CHECK_OPTIONS: tuple[Option, ...] = (
         "or patch line (runs those programs on the tree; docs/security.md).",
         default=False,
     ),
+    Option(
+        ("--rendered-only",),
+        "rendered_only",
+        FLAG,
+        "With --render: lint only the charts and overlays the paths belong to, and leave "
+        "plain manifests to a run without --render (pre-commit's gpulint-render hook beside "
+        "gpulint).",
+        default=False,
+    ),
     Option(("--helm",), "helm", ONE, "The helm program [default: helm on PATH]."),
     Option(
         ("--kustomize",),
@@ -416,6 +425,7 @@ class CheckOptions:
     rule_dirs: list[str] | None
     fail_if_no_files: bool | None
     render: bool
+    rendered_only: bool
     helm: str | None
     kustomize: str | None
     values: list[str] | None
