@@ -62,9 +62,10 @@ toleration itself; `eks.amazonaws.com/nodegroup`, `kubernetes.azure.com/agentpoo
 list is `gpulint/cluster/platforms.py`'s, each label citing its platform's page) is judged
 as with that `platform:`. When nothing says what the taint
 is, the finding rests on gpulint's default taint: it is `info`, says `assumed`, and names the
-`gpu-taints:` line that makes it certain; when the pod itself tolerates a taint of particular
+`gpu-taints:` line that makes it certain. A pod that itself tolerates a taint of particular
 nodes (`gpupod=true:NoSchedule`, `dedicated=ml:NoSchedule`: not a key every cluster has, nor
-a Spot capacity taint), the message says that may be the GPU nodes' own taint instead.
+a Spot capacity taint, nor a near miss of the default taint) names its GPU nodes' own taint:
+it is not held to the default one.
 
 Only taints that keep the pod off the node count: a `PreferNoSchedule` taint is a preference,
 and a pod bound with `spec.nodeName` skips the scheduler, so only `NoExecute` taints (which
@@ -311,26 +312,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             (t for t in tolerations if names_node_taint(t) and t.get("key") not in keys), None
         )
         if own is not None and close is None:
-            # The pod tolerates a taint of particular nodes (gpupod=true:NoSchedule): that
-            # may be the GPU nodes' own, which the default taint only guesses at.
-            value = own.get("value") if own.get("operator", "Equal") == "Equal" else ""
-            theirs = Taint(
-                str(own["key"]),
-                value if isinstance(value, str) else "",
-                str(own.get("effect") or "NoSchedule"),
-            )
-            advice += (
-                f" (assumed: gpulint's default GPU taint; the pod tolerates {theirs}, which may "
-                f"be your GPU nodes' own taint instead: `{certain_line([theirs])}` in "
-                f".gpulint.yaml says so, `{certain_line(missing)}` makes this finding certain)"
-            )
-        else:
-            disputes = ctx.evidence.disputes() if ctx.evidence is not None else ""
-            advice += (
-                " (assumed: gpulint's default GPU taint, as nothing in the configuration or "
-                f"the linted files names the GPU nodes' taint{disputes}; "
-                f"`{certain_line(missing)}` in .gpulint.yaml makes it certain)"
-            )
+            # The pod tolerates a taint of particular nodes (gpupod=true:NoSchedule): its
+            # author names the GPU nodes' own taint, which the default only guesses at.
+            return
+        disputes = ctx.evidence.disputes() if ctx.evidence is not None else ""
+        advice += (
+            " (assumed: gpulint's default GPU taint, as nothing in the configuration or "
+            f"the linted files names the GPU nodes' taint{disputes}; "
+            f"`{certain_line(missing)}` in .gpulint.yaml makes it certain)"
+        )
     yield Violation(
         where,
         f"the pod {first} but does not tolerate the GPU node taint {taints}{inherited}: it "

@@ -16,9 +16,9 @@ chip's own on an Ascend node: `accelerator: huawei-Ascend910` asks for
 `huawei.com/Ascend910`). It is a warning when a container runs an image built for GPUs (a
 CUDA image, a reference that says `cuda`, `gpu`, `rocm`, `tensorrt`, `triton` or `nvidia`,
 Text Embeddings Inference but for its `cpu-` tags) or starts a GPU engine or launcher
-(`gpulint/data/engines.json`), which would use the GPU it forgot to request; a pod that
-runs nothing known to use a GPU may be meant to run on those nodes (a node-local proxy, a
-serving system's controller) and is `info`.
+(`gpulint/data/engines.json`) or `nvidia-smi`: a workload that would use the GPU it forgot
+to request. A pod that runs nothing known to use a GPU is meant to run on those nodes (a
+node-local proxy, a serving system's controller) and is not flagged.
 
 With the option `images: true`, also flags a container built on an NVIDIA CUDA image
 (`nvidia/cuda`, `nvcr.io/nvidia/cuda`, `nvcr.io/nvidia/pytorch`, `tritonserver`,
@@ -203,16 +203,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 f"(resources.limits: {{{resource}: 1}}), or drop the selector if it needs none",
             )
             return
-        # Nothing in it is known to use a GPU: it may be meant to run there.
-        yield Violation(
-            where,
-            f"the pod selects GPU nodes ({label}) but requests no GPU, and none of its "
-            "containers runs a GPU image or engine: it takes a GPU node's CPU and "
-            "memory without holding a GPU; if it is meant to run on those nodes (a node-local "
-            "proxy or agent, a controller), nothing is wrong; if it uses the GPU, request it "
-            f"(resources.limits: {{{resource}: 1}})",
-            severity="info",
-        )
+        # Nothing in it is known to use a GPU: it is meant to run there (a node-local
+        # proxy, a serving system's controller), not a GPU job that forgot its request.
         return
     for container in cuda:
         yield Violation(
@@ -250,11 +242,13 @@ def _gpu_image(container: Container) -> bool:
 
 
 def _engine(containers: list[Container]) -> tuple[str, str] | None:
-    """The first container that starts a GPU engine or launcher (``engines.json``) and
-    that engine's name."""
+    """The first container that starts a GPU engine or launcher (``engines.json``), or runs
+    ``nvidia-smi``, and what it starts."""
     from gpulint.api import find_engine, may_start_engine, words
 
     for container in containers:
+        if any(w.text.rsplit("/", 1)[-1] == "nvidia-smi" for w in words(container, {})):
+            return container.label, "nvidia-smi"
         if may_start_engine(container):
             started = find_engine(container, words(container, {}))
             if started is not None:

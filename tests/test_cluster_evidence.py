@@ -107,7 +107,8 @@ def test_the_taint_three_jobs_tolerate_makes_the_fourth_an_error(tmp_path: Path)
 
 def test_one_pod_of_two_is_no_consensus(tmp_path: Path) -> None:
     findings, _ = check(repo(tmp_path, {"a.yaml": job("a", SKU), "b.yaml": job("b")}))
-    assert seen(findings) == [("a.yaml", "GPU020", "info"), ("b.yaml", "GPU020", "info")]
+    # a.yaml names its own GPU taint (sku=gpu): not held to the default; b.yaml is assumed.
+    assert seen(findings) == [("b.yaml", "GPU020", "info")]
 
 
 def test_built_in_taints_and_blanket_tolerations_say_nothing(tmp_path: Path) -> None:
@@ -256,8 +257,9 @@ def test_a_taint_keyed_by_a_mig_profile_applies_to_that_profile_only(tmp_path: P
     files = {f"big-{i}.yaml": mig(f"big-{i}", "mig-4g.96gb") for i in range(3)}
     files["small.yaml"] = mig("small", "mig-2g.48gb")
     findings, _ = check(repo(tmp_path, files))
-    # Not held to the 4g pools' taint: only gpulint's assumption is left for it.
-    assert seen(findings) == [("small.yaml", "GPU020", "info")]
+    # Not held to the 4g pools' taint, nor to the default one: it tolerates its own
+    # profile's taint.
+    assert seen(findings) == []
 
 
 def test_evidence_about_other_accelerators_is_no_evidence(tmp_path: Path) -> None:
