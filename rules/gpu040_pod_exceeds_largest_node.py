@@ -20,7 +20,9 @@ evidence first: an instance type (`node.kubernetes.io/instance-type: g5.xlarge`,
 list of types) that gpulint's instance catalog (`gpulint/data/instance-types.json`) knows, a
 label that counts the node's GPUs (Karpenter's and EKS Auto Mode's `instance-gpu-count`,
 Karpenter on Azure's `sku-gpu-count`, GPU Feature Discovery's `nvidia.com/gpu.count`, `In`
-or `Lt`), or a GKE accelerator whose machine types the catalog lists (A2, A3, G2). The most
+or `Lt`), Karpenter's `instance-family` (the family's largest size in the catalog: `g6`
+has 8 GPUs), Huawei's `accelerator-type` (`module-a3-16`: 16 NPUs), or a GKE accelerator
+whose machine types the catalog lists (A2, A3, G2). The most
 GPUs such a node has is the size: a pod that asks for more is reported (a warning: time-
 slicing may advertise more `nvidia.com/gpu` than the node has GPUs), and one that asks for
 more than 8 on a node type that has them (`a2-megagpu-16g`, `trn1.32xlarge`) is not. An

@@ -5,7 +5,8 @@ A pod that writes ``node.kubernetes.io/instance-type: g5.xlarge`` (or a required
 catalog (``gpulint/data/instance-types.json``, each row citing the vendor's page) says how
 many GPUs each has. So do the labels that count a node's GPUs (Karpenter's and EKS Auto
 Mode's ``instance-gpu-count``, Karpenter on Azure's ``sku-gpu-count``, GPU Feature
-Discovery's ``nvidia.com/gpu.count``), Huawei's ``accelerator-type`` (``module-a3-16``: 16
+Discovery's ``nvidia.com/gpu.count``), Karpenter's ``instance-family`` (the family's largest
+size in the catalog), Huawei's ``accelerator-type`` (``module-a3-16``: 16
 NPUs) and GKE's ``cloud.google.com/gke-accelerator``, whose largest machine type in the
 catalog (A2, A3 and G2 are listed whole) bounds the node.
 
@@ -55,8 +56,12 @@ ASCEND_TYPES: Mapping[str, int] = {
     "module-a3-8-super-pod": 8,
 }
 ASCEND_RESOURCE = "huawei.com/Ascend910"
+#: Karpenter's instance family label (https://karpenter.sh/docs/reference/instance-types/:
+#: ``g5``, ``p4d``): the family's largest size in the catalog bounds the node, for the AWS
+#: families the catalog lists to their largest size.
+FAMILY_LABEL = "karpenter.k8s.aws/instance-family"
 #: Labels whose size comes from the instance catalog (named in messages).
-_CATALOG_LABELS = (*INSTANCE_TYPE_LABELS, GKE_ACCELERATOR)
+_CATALOG_LABELS = (*INSTANCE_TYPE_LABELS, GKE_ACCELERATOR, FAMILY_LABEL)
 
 
 class Selected(NamedTuple):
@@ -149,6 +154,15 @@ def _size(key: str, value: Any, resource: str) -> int | None:
     if key in INSTANCE_TYPE_LABELS:
         row = catalog.get(str(value))
         return row.gpus if row is not None and row.resource == resource else None
+    if key == FAMILY_LABEL and isinstance(value, str) and value:
+        rows = [
+            row
+            for row in catalog.instance_types.values()
+            if row.provider == "aws" and row.name.split(".", 1)[0] == value
+        ]
+        if not rows or any(row.resource != resource for row in rows):
+            return None  # a family the catalog does not list, or of another accelerator
+        return max(row.gpus for row in rows)
     if key == GKE_ACCELERATOR and resource == "nvidia.com/gpu":
         counts = [
             row.gpus
