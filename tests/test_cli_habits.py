@@ -286,3 +286,23 @@ def test_the_render_hook_still_lints_the_chart_a_changed_file_belongs_to(repo: P
     proc = gpulint_in_process(*args, *named, cwd=repo)
     paths = {f["path"] for f in json.loads(proc.stdout)["findings"]}
     assert paths and all(p.startswith("charts/inference/") for p in paths), paths
+
+
+def test_gpulint_rule_shows_the_example_right_after_the_summary() -> None:
+    # `gpulint rule GPU020` said 1,077 words before its example; now the summary, then
+    # Example and Use instead, then the rest, every line of the docstring kept.
+    from gpulint.commands.rules import example_first, printable
+    from tests.conftest import builtin_rules
+
+    for rule in builtin_rules():
+        doc = printable(rule.doc)
+        shown = example_first(doc)
+        headings = [line for line in shown.splitlines() if line.startswith("## ")]
+        assert headings[:2] == ["## Example", "## Use instead"], rule.code
+        assert sorted(filter(str.strip, shown.splitlines())) == sorted(
+            filter(str.strip, doc.splitlines())
+        ), rule.code
+    out = gpulint_in_process("rule", "GPU020", "--isolated").stdout
+    before = out[: out.index("## Example")]
+    assert len(before.split()) < 30 and "GPU pod does not tolerate" in before
+    assert out.index("## Use instead") < out.index("## What it does")

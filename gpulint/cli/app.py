@@ -227,18 +227,19 @@ def show_rule(
     plugin: PluginOption = None,
     rule_dir: RuleDirOption = None,
 ) -> None:
-    """Print a rule's documentation, and the address of its page on the docs site."""
+    """Print a rule's documentation (its summary, then Example and Use instead, then the
+    rest), and the address of its page on the docs site."""
     trust = Trust(allow_plugins, plugin or (), rule_dir or ())
     rules = _load_rules(_read_config(config, isolated), trust)
     wanted = code.strip()
     for rule in rules:
         if wanted.upper() == rule.code or wanted == rule.name:
             head = f"# {rule.code}: {rule.name}\n\nDefault severity: {rule.severity.label}\n\n"
-            from gpulint.commands.rules import printable, rule_url
+            from gpulint.commands.rules import example_first, printable, rule_url
 
             url = rule_url(rule)
             tail = f"\nDocumentation: {url}\n" if url else ""
-            sys.stdout.write(head + printable(rule.doc) + "\n" + tail)
+            sys.stdout.write(head + example_first(printable(rule.doc)) + "\n" + tail)
             return
     _fail(f"unknown rule {code!r} (see `gpulint rules`)")
 

@@ -229,6 +229,37 @@ def _options_table(rule: Rule) -> list[str]:
     return out
 
 
+#: The sections ``gpulint rule CODE`` prints right after the summary: what to look for and
+#: what to write instead, before the long explanation (ruff's rule pages open the same way).
+FIRST_SECTIONS = ("Example", "Use instead")
+
+
+def example_first(doc: str) -> str:
+    """A rule's docstring with its ``## Example`` and ``## Use instead`` sections moved right
+    after the summary, the other sections after them in their order. A ``## `` line inside a
+    fenced code block is not a heading."""
+    head: list[str] = []
+    sections: list[tuple[str, list[str]]] = []
+    fenced = False
+    for line in doc.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not fenced and line.startswith("## "):
+            sections.append((line[3:].strip(), [line]))
+        elif sections:
+            sections[-1][1].append(line)
+        else:
+            head.append(line)
+    first = [s for name in FIRST_SECTIONS for s in sections if s[0] == name]
+    rest = [s for s in sections if s[0] not in FIRST_SECTIONS]
+    out = list(head)
+    for _, lines in first + rest:
+        if out and out[-1].strip():
+            out.append("")
+        out.extend(lines)
+    return "\n".join(out).rstrip("\n") + ("\n" if doc.endswith("\n") else "")
+
+
 def render_rule_page(rule: Rule) -> str:
     """One rule's page of the docs site: its docstring (What it does, Why it matters,
     Example, Use instead, Options, References) under the code and name, with the default
