@@ -152,10 +152,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             # own plugin: a premise gpulint cannot verify is info, saying what it assumed.
             assumed = not why and "memory_unit" not in ctx.configured
             if assumed:
-                advice += (
-                    " (assumed: the gpushare device plugin's default unit, GiB, as nothing in "
-                    "the configuration or the linted files says it)"
-                )
+                advice += " (assumed: the gpushare device plugin's default unit, GiB)"
             yield Violation(
                 entry.path,
                 f"{RESOURCE}: {shown} asks for {shown} {unit} of memory on one GPU{why}, more "

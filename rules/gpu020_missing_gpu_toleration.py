@@ -317,8 +317,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             return
         disputes = ctx.evidence.disputes() if ctx.evidence is not None else ""
         advice += (
-            " (assumed: gpulint's default GPU taint, as nothing in the configuration or "
-            f"the linted files names the GPU nodes' taint{disputes}; "
+            f" (assumed: gpulint's default GPU taint{disputes}; "
             f"`{certain_line(missing)}` in .gpulint.yaml makes it certain)"
         )
     yield Violation(

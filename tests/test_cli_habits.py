@@ -306,3 +306,20 @@ def test_gpulint_rule_shows_the_example_right_after_the_summary() -> None:
     before = out[: out.index("## Example")]
     assert len(before.split()) < 30 and "GPU pod does not tolerate" in before
     assert out.index("## Use instead") < out.index("## What it does")
+
+
+def test_the_assumed_clause_is_short_and_the_note_says_the_rest(tmp_path: Path) -> None:
+    # The clause GPU020 appends when it assumed the taint: what was assumed and the line
+    # that makes it certain, nothing more; a second finding says it `(as above)`.
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pod.yaml").write_text(
+        UNTOLERATED + "---\n" + UNTOLERATED.replace("{name: p}", "{name: q}")
+    )
+    lines = gpulint_in_process("check", "pod.yaml", cwd=tmp_path).stdout.splitlines()
+    first, second = (line for line in lines if " GPU020 info: " in line)
+    assert first.endswith(
+        "(assumed: gpulint's default GPU taint; "
+        '`gpu-taints: ["nvidia.com/gpu=present:NoSchedule"]` in .gpulint.yaml makes it certain)'
+        " [Pod/p]"
+    )
+    assert len(first) < 400 and second.endswith("tolerations (as above) [Pod/q]")

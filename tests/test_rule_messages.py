@@ -272,9 +272,9 @@ def test_gpu020_says_how_to_set_the_clusters_taint_only_when_it_assumed_one(
     text = GPU_POD.replace("  tolerations:\n  - TOLERATION\n", "").encode()
     (assumed,) = linter.lint_bytes("pod.yaml", text)
     assert (
-        "(assumed: gpulint's default GPU taint, as nothing in the configuration or the linted "
-        'files names the GPU nodes\' taint; `gpu-taints: ["nvidia.com/gpu=present:NoSchedule"]` '
-        "in .gpulint.yaml makes it certain)" in assumed.message
+        "(assumed: gpulint's default GPU taint; `gpu-taints: "
+        '["nvidia.com/gpu=present:NoSchedule"]` in .gpulint.yaml makes it certain)'
+        in assumed.message
     )
     assert assumed.severity is Severity.INFO  # a guess is never an error
     configured = Linter(
