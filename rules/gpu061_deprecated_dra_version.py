@@ -1,4 +1,4 @@
-"""DRA object written in a `resource.k8s.io` version that is deprecated or no longer served.
+"""DRA object written in a resource.k8s.io version that is deprecated or no longer served.
 
 ## What it does
 Reports a ResourceClaim, ResourceClaimTemplate, DeviceClass or ResourceSlice whose

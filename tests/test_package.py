@@ -84,6 +84,9 @@ def test_the_build_warns_of_nothing(built: Built) -> None:
         line
         for line in built.output.splitlines()
         if re.search(r"warn|deprecat", line, flags=re.IGNORECASE)
+        # the build's listing of the files it copies names them (GPU061's module says
+        # "deprecated" in its name), and is no warning
+        and not re.match(r"(copying|adding) ", line)
     ]
     assert not noisy, "\n".join(noisy)
 

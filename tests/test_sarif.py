@@ -279,7 +279,10 @@ def test_results_match_the_json_findings_field_by_field(
         assert result["message"]["text"][-1] in ".?!"
         if obj is None:  # a finding outside any object (YML001, YML005): no logical location
             continue
-        assert result["message"]["text"].startswith(f"{obj['kind']} '{obj['namespace']}/")
+        # A namespaced object as "Kind 'namespace/name'", a cluster-scoped one (a
+        # DeviceClass) as "Kind 'name'".
+        shown = f"{obj['namespace']}/" if obj["namespace"] else f"{obj['name']}'"
+        assert result["message"]["text"].startswith(f"{obj['kind']} '{shown}")
         assert result["message"]["text"][-1] in ".?!"
         logical = result["locations"][0]["logicalLocations"][0]
         assert logical["name"] == obj["name"]
