@@ -147,10 +147,13 @@ class _Planner(Places):
         removed = self.delete(path, change.prune)
         start, above, inline = self.described(path)
         entry = self.src.line_start(self.range(self.loc(path)[0] or self.loc(path)[1])[0])
-        destination = self.data(to)
-        # only a block mapping that exists can carry them (a flow mapping, or one the move
-        # creates, would drop them: there they stay where they were)
-        carried = isinstance(destination, dict) and not self.flow(to)
+        # Only a block mapping can carry them (a flow mapping, or an empty value filled in,
+        # would drop them: there they stay where they were). A mapping the move creates is
+        # written into the first one that exists above it.
+        where = to
+        while where and self.data(where) is MISSING:
+            where = where[:-1]
+        carried = isinstance(self.data(where), dict) and not self.flow(where)
         if carried and (above or inline) and removed.start == entry:
             # the comments that describe the entry go with it: above it and after its value
             pad = " " * (self.range(self.loc(path)[0] or self.loc(path)[1])[0] - entry)
