@@ -122,7 +122,9 @@ class Tally:
             count = len(pods)
             if count < 2 or count * 2 <= self.pods:
                 continue
-            places = tuple(place for _, place, _ in pods)
+            # In file and line order, whatever order the files were read in (a file the
+            # cache vouches for is added before the ones read): one verdict either way.
+            places = tuple(sorted(place for _, place, _ in pods))
             taint = _common(pods)
             if taint is None:
                 what = (
