@@ -36,7 +36,8 @@ _DIR = os.O_RDONLY | os.O_DIRECTORY
 
 def _tree(top: Path) -> dict[str, bytes | str]:
     """Every file (its bytes) and link (its target) under ``top``, without recursion and
-    without following links."""
+    without following links; not the project's facts cache (``.gpulint_cache``), which
+    ``--fix`` keeps as any run does (``--diff`` keeps none)."""
     out: dict[str, bytes | str] = {}
     stack = [top]
     while stack:
@@ -47,7 +48,8 @@ def _tree(top: Path) -> dict[str, bytes | str]:
             if entry.is_symlink():
                 out[rel] = "-> " + os.readlink(path)
             elif entry.is_dir():
-                stack.append(path)
+                if entry.name != ".gpulint_cache":
+                    stack.append(path)
             else:
                 out[rel] = path.read_bytes()
     return out

@@ -272,7 +272,9 @@ def _prepasses(run: Run) -> None:
     # A file's facts come from its project, whatever else the run was given.
     projects = Projects(run.given, options.stdin_filename, declared=not options.isolated)
     file = run.effective.file
+    # --diff changes nothing in the tree: no facts cache is kept either.
     cache = not options.no_cache and not (file is not None and file.data.get("cache") is False)
+    cache = cache and not options.diff
     facts = RunFacts(run.rules, settings, projects, run.exclude, codes, run.nearest, cache)
     run.linter = facts.prepare(listed)
     run.linter_for = facts.linter_for

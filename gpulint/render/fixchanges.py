@@ -132,14 +132,25 @@ def changes_at(
 
 
 def _replaced(data: Any, path: Path, value: Any) -> Any:
-    if not path:
-        return value
-    head, rest = path[0], path[1:]
-    if isinstance(data, dict):
-        return {k: (_replaced(v, rest, value) if k == head else v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [(_replaced(v, rest, value) if i == head else v) for i, v in enumerate(data)]
-    return data
+    """``data`` with the value at ``path`` replaced, copied along the path only (a loop,
+    whatever the depth)."""
+    chain: list[Any] = []
+    node = data
+    for head in path:
+        if (isinstance(node, dict) and head in node) or (
+            isinstance(node, list) and isinstance(head, int) and 0 <= head < len(node)
+        ):
+            chain.append(node)
+            node = node[head]
+        else:
+            return data  # the path leaves the data: nothing is replaced
+    out = value
+    for holder, head in zip(reversed(chain), reversed(path), strict=True):
+        if isinstance(holder, dict):
+            out = {k: (out if k == head else v) for k, v in holder.items()}
+        else:
+            out = [(out if i == head else v) for i, v in enumerate(holder)]
+    return out
 
 
 def diff_changes(old: Any, new: Any, base: Path, at: Path) -> list[Change]:
@@ -154,20 +165,31 @@ def diff_changes(old: Any, new: Any, base: Path, at: Path) -> list[Change]:
 def _walk(
     old: Any, new: Any, at: Path, removed: list[tuple[Path, Any]], added: list[tuple[Path, Any]]
 ) -> None:
-    if old == new:
-        return
-    if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old):
-        for i, item in enumerate(old):
-            _walk(item, new[i], (*at, i), removed, added)
-        added.extend(((*at, len(old) + n), v) for n, v in enumerate(new[len(old) :]))
-        return
-    if not (isinstance(old, dict) and isinstance(new, dict)):
-        raise NoFix("its fix rewrites a value in place")
-    removed.extend(((*at, k), v) for k, v in old.items() if k not in new)
-    added.extend(((*at, k), v) for k, v in new.items() if k not in old)
-    for k in old:
-        if k in new:
-            _walk(old[k], new[k], (*at, k), removed, added)
+    """What is removed and added from ``old`` to ``new``, depth first in the values' order,
+    with one explicit stack (no recursion on the values' depth). An item of the stack is a
+    pair to compare, or entries added after a list's own items were compared."""
+    stack: list[tuple[Any, Any, Path] | list[tuple[Path, Any]]] = [(old, new, at)]
+    while stack:
+        task = stack.pop()
+        if isinstance(task, list):
+            added.extend(task)
+            continue
+        before, after, where = task
+        nested = isinstance(before, (dict, list)) or isinstance(after, (dict, list))
+        if not nested and before == after:  # containers are compared by the walk itself
+            continue
+        if isinstance(before, list) and isinstance(after, list) and len(after) >= len(before):
+            tail = after[len(before) :]
+            stack.append([((*where, len(before) + n), v) for n, v in enumerate(tail)])
+            pairs = [(item, after[i], (*where, i)) for i, item in enumerate(before)]
+            stack.extend(reversed(pairs))
+            continue
+        if not (isinstance(before, dict) and isinstance(after, dict)):
+            raise NoFix("its fix rewrites a value in place")
+        removed.extend(((*where, k), v) for k, v in before.items() if k not in after)
+        added.extend(((*where, k), v) for k, v in after.items() if k not in before)
+        pairs = [(before[k], after[k], (*where, k)) for k in before if k in after]
+        stack.extend(reversed(pairs))
 
 
 def _paired(removed: list[tuple[Path, Any]], added: list[tuple[Path, Any]]) -> list[Change]:
