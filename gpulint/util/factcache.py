@@ -103,11 +103,11 @@ class FactCache:
             outer = json.loads(raw) if len(raw) <= _MAX_BYTES else None
             body = outer.get("data") if isinstance(outer, dict) else None
             mac = outer.get("mac") if isinstance(outer, dict) else None
-            data = (
-                json.loads(body)
-                if isinstance(body, str) and isinstance(mac, str) and self._signed(body, mac)
-                else None
-            )
+            if isinstance(body, str) and isinstance(mac, str) and not self._signed(body, mac):
+                # Signed with another key (another user's or machine's, or committed to the
+                # tree): not ours to trust, and nothing wrong with it: read afresh, quietly.
+                return
+            data = json.loads(body) if isinstance(body, str) and isinstance(mac, str) else None
         except (OSError, ValueError, RecursionError):
             data = None
         if not (
