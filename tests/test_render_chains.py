@@ -63,7 +63,12 @@ def test_a_module_without_its_own_key_is_at_the_module(tmp_path: Path, helm_path
 @pytest.mark.parametrize("helm_path", HELMS)
 def test_the_global_list_a_module_falls_back_to(tmp_path: Path, helm_path: str) -> None:
     extra = tmp_path / "site.yaml"
-    extra.write_text("tolerations:\n  - key: dedicated\n    operator: Exists\n", encoding="utf-8")
+    # A toleration any node may need (one of particular nodes, `dedicated`, would name the
+    # GPU nodes' taint itself, and GPU020 would hold the pod to nothing)
+    extra.write_text(
+        "tolerations:\n  - key: node.kubernetes.io/not-ready\n    operator: Exists\n",
+        encoding="utf-8",
+    )
     found = _gpu020(tmp_path, helm_path, f"--values={extra}")
     trainer = found["trainer"]  # the global list is the one rendered for it
     assert (trainer["path"], trainer["line"]) == ("site.yaml", 1)

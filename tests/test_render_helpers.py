@@ -53,6 +53,6 @@ def test_tolerations_a_helper_writes_are_at_their_values_key(
 def test_tolerations_no_values_file_holds_stay_at_the_template(
     tmp_path: Path, helm_path: str
 ) -> None:
-    f = _gpu020(tmp_path, helm_path, "--set", "tolerations[0].key=dedicated")
+    f = _gpu020(tmp_path, helm_path, "--set", "tolerations[0].key=node.kubernetes.io/not-ready")
     assert (f["path"], f["line"]) == ("serving/templates/deployment.yaml", 14)
     assert "used by" not in f["message"]
