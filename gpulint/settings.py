@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from gpulint.cluster.evidence import Picture
     from gpulint.cluster.model import Cluster
     from gpulint.k8s.devices import Registry
-    from gpulint.k8s.dra import DeviceClasses
+    from gpulint.k8s.dra import DraFacts
     from gpulint.k8s.envvalues import ConfigMaps, EnvValues
     from gpulint.k8s.workloads import WorkloadTable
     from gpulint.suppress.findings import ObjectIgnore, PathIgnore
@@ -29,7 +29,7 @@ class Settings:
     __slots__ = (
         "cluster",
         "config_maps",
-        "device_classes",
+        "dra",
         "evidence",
         "extend_select",
         "fail_on",
@@ -57,7 +57,7 @@ class Settings:
         per_object_ignores: tuple[ObjectIgnore, ...] = (),
         cluster: Cluster | None = None,
         evidence: Picture | None = None,
-        device_classes: DeviceClasses | None = None,
+        dra: DraFacts | None = None,
         config_maps: ConfigMaps | None = None,
     ) -> None:
         self.select = select
@@ -74,9 +74,9 @@ class Settings:
         #: What the linted files say about the GPU nodes when no cluster is described
         #: (gpulint.cluster.evidence; None: not gathered).
         self.evidence = evidence
-        #: The DeviceClasses of every file the run lints (gpulint.k8s.dra.run_device_classes;
-        #: None: not gathered, each file knows its own).
-        self.device_classes = device_classes
+        #: The DRA claims, templates and DeviceClasses of every file of the project
+        #: (gpulint.k8s.dra.project_dra; None: not gathered, each file knows its own).
+        self.dra = dra
         #: The ConfigMaps of every file the run lints (gpulint.k8s.envvalues; None: not
         #: gathered, each file knows its own).
         self.config_maps = config_maps

@@ -9,9 +9,12 @@ Checks a pod spec's `spec.resourceClaims` and its containers' `resources.claims`
   twice, with both `resourceClaimName` and `resourceClaimTemplateName` or with neither, or
   written in the shape before Kubernetes 1.31 (`source: {resourceClaimTemplateName: …}`):
   errors, as the API server says them;
-- an entry whose ResourceClaim or ResourceClaimTemplate is not in the file: it may exist in
-  the cluster, so this is `info` saying so, unless the file defines one of that kind whose
-  name is a near miss (one typo away): then a `warning` with the name it probably means.
+- an entry whose ResourceClaim or ResourceClaimTemplate is in no file of the pod's project
+  (its repository, or the folder whose configuration says `project: true`; docs/cluster.md
+  "Projects"): it may exist in the cluster, so this is `info` saying so, unless the project
+  defines one of that kind whose name is a near miss (one typo away): then a `warning` with
+  the name it probably means. A claim in another file of the project is found whether or
+  not the run was given that file; another project's claims are never looked at.
 
 ## Why it matters
 The API server rejects a pod (or a Deployment's template) whose claims do not line up, and
@@ -141,15 +144,15 @@ def _entry(
     if not isinstance(target, str) or holds_placeholder(target) or ctx.claims is None:
         return
     kind = _REFS[field]
-    if ctx.claims.claim(kind, target, pod.obj.namespace) is not None:
+    if ctx.claims.defines(kind, target, pod.obj.namespace):
         return
     defined = [n for n in ctx.claims.claim_names(kind) if n != target]
     close = one_typo_from(target, defined)
     if close:
         yield Violation(
             (*at, field),
-            f"no {kind} named {target} is defined here, and this file defines {close}, one "
-            f"typo away: the pod stays Pending if {target} does not exist; did you mean "
+            f"no {kind} named {target} is defined in this project, and it defines {close}, "
+            f"one typo away: the pod stays Pending if {target} does not exist; did you mean "
             f"{close}?",
             at="value",
             severity="warning",
@@ -157,9 +160,9 @@ def _entry(
         return
     yield Violation(
         (*at, field),
-        f"{kind} {target} is not in this file: gpulint assumed it exists in the pod's "
-        "namespace (a pod whose claim does not exist stays Pending); put it in the same file "
-        "to have it checked",
+        f"{kind} {target} is not in this project: gpulint assumed it exists in the pod's "
+        "namespace (a pod whose claim does not exist stays Pending); add it to a file of the "
+        "project to have it checked",
         at="value",
         severity="info",
     )

@@ -2,8 +2,9 @@
 
 ## What it does
 Checks the `deviceClassName` of every request and `firstAvailable` subrequest of a
-ResourceClaim or ResourceClaimTemplate. A class is known when a DeviceClass in the file
-(or the run's other files) defines it, or when it is a class a known DRA driver installs
+ResourceClaim or ResourceClaimTemplate. A class is known when a DeviceClass in a file of
+the claim's project defines it (whether or not the run was given that file; never another
+project's), or when it is a class a known DRA driver installs
 (the registry's `dra.device_classes` and `dra.other_device_classes`:
 `gpu.nvidia.com`, `mig.nvidia.com`, `gpu.intel.com`, `gpu.amd.com`, ...). Otherwise:
 
@@ -96,16 +97,17 @@ def _finding(path: tuple[Any, ...], name: str, known: set[str]) -> Violation:
     if close:
         return Violation(
             path,
-            f"no DeviceClass {name} is defined here or installed by a DRA driver gpulint "
-            f"knows, and {close} is one typo away: a claim for a class that does not exist "
+            f"no DeviceClass {name} is defined in this project or installed by a DRA driver "
+            f"gpulint knows, and {close} is one typo away: a claim for a class that does not exist "
             f"leaves its pod Pending; did you mean {close}?",
             at="value",
         )
     return Violation(
         path,
-        f"DeviceClass {name} is not defined in this file nor installed by a DRA driver "
+        f"DeviceClass {name} is not defined in this project nor installed by a DRA driver "
         "gpulint knows: gpulint assumed your cluster has it (a claim for a missing class "
-        "leaves its pod Pending); define the DeviceClass in the same file to have it checked",
+        "leaves its pod Pending); define the DeviceClass in a file of the project to have it "
+        "checked",
         at="value",
         severity="info",
     )

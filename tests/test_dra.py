@@ -10,7 +10,7 @@ from gpulint.k8s.dra import (
     ClaimIndex,
     device_classes,
     gpu_claims,
-    run_device_classes,
+    project_dra,
     selector_drivers,
 )
 from gpulint.k8s.workloads import builtin_table, objects
@@ -192,7 +192,91 @@ def test_device_classes_of_other_files_of_the_run_count(tmp_path: Path) -> None:
     assert _rules_of(tmp_path) == []  # known, NVIDIA's GPUs: a GPU pod that tolerates
 
 
-def test_run_device_classes_reads_only_dra_texts() -> None:
+def test_project_dra_reads_only_dra_texts() -> None:
     text = _CLASS.format(name="a.example", driver="gpu.nvidia.com")
-    found = run_device_classes(["kind: ConfigMap\n", text])
+    found = project_dra([("a.yaml", "kind: ConfigMap\n"), ("b.yaml", text)])
     assert dict(found.drivers) == {"a.example": ("gpu.nvidia.com",)}
+
+
+_TEMPLATE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: {name}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpus
+        exactly:
+          deviceClassName: gpu.nvidia.com
+          count: {count}
+"""
+
+_TRAINER = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      tolerations:
+      - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      resourceClaims:
+      - name: gpus
+        resourceClaimTemplateName: two-gpus
+      containers:
+      - name: train
+        image: nvcr.io/nvidia/pytorch:24.05-py3
+        command: ["torchrun", "--nproc-per-node=4", "train.py"]
+        volumeMounts: [{name: shm, mountPath: /dev/shm}]
+        resources:
+          claims:
+          - name: gpus
+      volumes: [{name: shm, emptyDir: {medium: Memory}}]
+"""
+
+
+def _verdict(cwd: Path, *paths: str) -> list[tuple[str, str, str, int]]:
+    proc = gpulint_in_process("check", "-f", "json", *paths, cwd=cwd)
+    assert proc.returncode in (0, 1), proc.stderr
+    return sorted(
+        (f["path"], f["rule"], f["severity"], f["line"])
+        for f in json.loads(proc.stdout)["findings"]
+    )
+
+
+def test_a_claim_in_another_file_of_the_project_is_found_whatever_the_run_got(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "k8s").mkdir()
+    (repo / "k8s" / "claims.yaml").write_text(_TEMPLATE.format(name="two-gpus", count=2))
+    (repo / "k8s" / "train.yaml").write_text(_TRAINER)
+    alone = _verdict(repo, "k8s/train.yaml")
+    # The template's two GPUs count: torchrun's four processes are more (GPU041).
+    assert alone == [("k8s/train.yaml", "GPU041", "warning", 17)]
+    assert alone == _verdict(repo, ".")
+    # Another repository's template of that name never reaches this one.
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    (other / "train.yaml").write_text(_TRAINER)
+    both = _verdict(tmp_path, "repo", "other")
+    assert ("other/train.yaml", "GPU062", "info", 13) in both
+    assert not any(f[0] == "other/train.yaml" and f[1] == "GPU041" for f in both)
+
+
+def test_a_claim_the_project_defines_twice_differently_counts_as_unknown(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "dev").mkdir()
+    (tmp_path / "prod").mkdir()
+    (tmp_path / "dev" / "claims.yaml").write_text(_TEMPLATE.format(name="two-gpus", count=2))
+    (tmp_path / "prod" / "claims.yaml").write_text(_TEMPLATE.format(name="two-gpus", count=8))
+    (tmp_path / "train.yaml").write_text(_TRAINER)
+    # Which one the pod gets is unknown: no count is compared, and the claim is not missing.
+    assert _verdict(tmp_path, "train.yaml") == []
+    (tmp_path / "prod" / "claims.yaml").write_text(_TEMPLATE.format(name="two-gpus", count=2))
+    assert _verdict(tmp_path, "train.yaml") == [("train.yaml", "GPU041", "warning", 17)]

@@ -28,9 +28,9 @@ def project_settings(
     settings: Settings, files: Iterable[Target], codes: set[str], cache_in: str | None = None
 ) -> Settings:
     """``settings`` with the facts of a project's ``files``: its node pools (when a cluster
-    is described), what its device plugins advertise, its DeviceClasses, its ConfigMaps (when
-    a rule of ``codes`` reads them) and its cluster picture (when no cluster is described and
-    a rule of ``codes`` judges taints). ``cache_in``: the project's folder, whose
+    is described), what its device plugins advertise, its DRA claims and DeviceClasses, its
+    ConfigMaps (when a rule of ``codes`` reads them) and its cluster picture (when no cluster
+    is described and a rule of ``codes`` judges taints). ``cache_in``: the project's folder, whose
     ``.gpulint_cache`` keeps what each file said (:mod:`gpulint.util.factcache`; None:
     no cache)."""
     from gpulint.lint.prepass import (
@@ -39,8 +39,8 @@ def project_settings(
         cluster_objects,
         cluster_picture,
         config_maps,
-        device_classes,
         device_plugins,
+        dra_objects,
         read_project,
     )
 
@@ -59,7 +59,7 @@ def project_settings(
     if own.cluster is not None:
         own.cluster = cluster_objects(own.cluster, listed)
     own.registry = device_plugins(own, listed) or own.registry
-    own.device_classes = device_classes(listed)
+    own.dra = dra_objects(listed)
     if codes & VALUE_RULES:
         own.config_maps = config_maps(listed)
     if own.cluster is None and codes & EVIDENCE_RULES:
@@ -161,7 +161,7 @@ def inspect_projects(
     ``inspector`` made for its project's facts (its settings with the names its device
     plugins advertise, and the cluster picture its files give), whatever the run was given;
     ``cluster`` is the first project's picture, ``projects`` every project's."""
-    from gpulint.lint.prepass import cluster_picture, device_plugins, read_files
+    from gpulint.lint.prepass import cluster_picture, device_plugins, dra_objects, read_files
 
     inspectors: dict[str, Any] = {}
     for target in found:
@@ -171,6 +171,7 @@ def inspect_projects(
             files = read_files(projects.files(root, excluded))
             own = settings.copy()
             own.registry = device_plugins(own, files) or own.registry
+            own.dra = dra_objects(files)
             # As check: the files' picture stands in for a cluster only when none is described.
             picture = cluster_picture(own, files) if own.cluster is None else None
             made = inspectors[root] = inspector(own, picture)

@@ -42,6 +42,7 @@ from gpulint.util.textsafe import json_text
 if TYPE_CHECKING:
     from gpulint.commands.common import Trust
     from gpulint.commands.inspectrender import Placer
+    from gpulint.k8s.dra import DraFacts
     from gpulint.render import RenderOptions
     from gpulint.render.trees import Trees
     from gpulint.settings import Settings
@@ -104,6 +105,7 @@ class Inspector:
         self.rendering: tuple[RenderOptions, Trees] | None = None
         #: While a rendered output is inspected: where each object and GPU value came from.
         self._placer: Placer | None = None
+        self.dra: DraFacts | None = None  #: The project's DRA objects (gpulint.k8s.dra).
 
     # -- entry points ------------------------------------------------------------------------
     def inspect_targets(self, targets: Iterable[Target]) -> InspectReport:
@@ -141,7 +143,7 @@ class Inspector:
         ]
         entry = _file(label, problems)
         # The same per-document view the linter builds: objects and pod specs found once.
-        for view in Manifest.of_documents(result.documents, self.table):
+        for view in Manifest.of_documents(result.documents, self.table, label, self.dra):
             for position, obj in enumerate(view.objects):
                 self._object(entry, view, position, obj)
         return entry
@@ -291,21 +293,7 @@ class Inspector:
                 for u in result.unevaluated
                 if u.resource in gpu_names
             ],
-            "dra_claims": [
-                {
-                    "name": c.name,
-                    "kind": c.claim.kind,
-                    "claim": c.claim.name,
-                    "device_class": c.device_class,
-                    "hardware": c.hardware,
-                    "line": doc.key_span(c.path).line,
-                    "requests": [
-                        {"name": r.name, "device_classes": list(r.classes), "devices": r.devices}
-                        for r in c.claim.requests
-                    ],
-                }
-                for c in claims
-            ],
+            "dra_claims": [c.shown(doc.key_span(c.path).line) for c in claims],
             "tolerations": tolerations,
             "platform": self._platform(view, pod),
             "gpu": demand.gpu,
@@ -490,6 +478,7 @@ def run_inspect(
     def inspector(own: Settings, picture: Picture | None) -> Inspector:
         made = Inspector(own.workloads, own.registry, own.cluster, picture)
         made.rendering = rendering
+        made.dra = own.dra
         return made
 
     inspect_projects(found, projects, settings, exclude, inspector, report)

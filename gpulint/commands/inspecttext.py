@@ -104,7 +104,8 @@ def _pod_lines(pod: dict[str, Any]) -> list[str]:
     for c in pod["dra_claims"]:
         out.append(
             f"    GPU through DRA: claim {c['name']!r} -> {c['kind']} {c['claim']} "
-            f"(device class {c['device_class']}, line {c['line']})"
+            f"(device class {c['device_class']}, line {c['line']}; defined at "
+            f"{c.get('defined_at', '?')})"
         )
         for r in c.get("requests", ()):
             count = "all matching devices" if r["devices"] is None else f"{r['devices']} device"

@@ -193,7 +193,7 @@ class Nearest:
     @staticmethod
     def _build(level: Level, run: Settings) -> Linter:
         """A nested configuration's linter, with what its project gathered (``run``: the
-        project's settings: cluster, evidence, DeviceClasses, ConfigMaps, the learned
+        project's settings: cluster, evidence, DRA objects, ConfigMaps, the learned
         device registry)."""
         from gpulint.lint.engine import Linter
 
@@ -201,7 +201,7 @@ class Nearest:
         own.fail_on = run.fail_on
         own.cluster = run.cluster
         own.evidence = run.evidence
-        own.device_classes = run.device_classes
+        own.dra = run.dra
         own.config_maps = run.config_maps
         if own.registry is None:  # its own `devices:` keep its own registry
             own.registry = run.registry

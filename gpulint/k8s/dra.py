@@ -10,25 +10,31 @@ classes hands out accelerators: a class listed in the registry's ``dra.device_cl
 whose CEL selectors name a driver listed in ``dra.drivers``.
 
 DeviceClasses are cluster-scoped and usually installed apart from the workloads (a driver's
-chart), so a run reads them from every file it lints (:func:`run_device_classes`, a pre-pass
-of ``gpulint check``) and hands them to each file's index (``ClaimIndex.run``). A claim whose
-class is neither in the registry nor defined in the run (or defined with selectors that name
-no driver) asks for devices of an unknown kind: the pod is neither a GPU pod nor surely a
-CPU pod (:func:`has_unresolved_claims`), never called a CPU pod.
+chart), and claims and templates often sit in a file of their own, so ``gpulint check`` reads
+the DRA objects of every file of the file's project (:func:`project_dra`, a pre-pass of
+:mod:`gpulint.commands.facts`, whether or not the run was given those files, and never
+another project's) and hands them to each file's index (``ClaimIndex.run``). A claim whose
+class is neither in the registry nor defined in the project (or defined with selectors that
+name no driver) asks for devices of an unknown kind: the pod is neither a GPU pod nor surely
+a CPU pod (:func:`has_unresolved_claims`), never called a CPU pod.
 
 Claims and classes live in other documents than the pod, so the lookup needs the documents
-of the same file (or stdin stream). The per-file view (:mod:`gpulint.k8s.manifest`) builds one
-:class:`ClaimIndex` per file (``Manifest.claims``, shared by its ``DocumentView``s), and
-whoever asks about a pod passes it along: the engine as ``RuleContext.claims``, ``gpulint
-inspect`` from the view. Objects and pod specs carry no per-file state. The index reads the
-file's documents only the first time a pod with ``resourceClaims`` asks. A claim is matched by kind
-and name, and by namespace when both the claim and the pod write one (an object without a
-namespace is applied into the namespace of the command, so it matches any). Claims that are
-not in the file are unknown, and the pod is not counted as a GPU pod for them.
+of the same file (or stdin stream) first. The per-file view (:mod:`gpulint.k8s.manifest`)
+builds one :class:`ClaimIndex` per file (``Manifest.claims``, shared by its
+``DocumentView``s), and whoever asks about a pod passes it along: the engine as
+``RuleContext.claims``, ``gpulint inspect`` from the view. Objects and pod specs carry no
+per-file state. The index reads the file's documents only the first time a pod with
+``resourceClaims`` asks. A claim is matched by kind and name, and by namespace when both the
+claim and the pod write one (an object without a namespace is applied into the namespace of
+the command, so it matches any): in the file first, then in the project's other files. When
+several files of the project define it differently (two overlays' templates of one name),
+which one the pod gets is unknown. Claims in neither are unknown, and the pod is not
+counted as a GPU pod for them.
 """
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from gpulint.k8s.devices import Registry
@@ -36,7 +42,7 @@ from gpulint.k8s.drafields import ClaimRequest, claim_requests, device_classes
 from gpulint.k8s.workloads import K8sObject, PodSpec, objects
 from gpulint.loader.document import Document
 from gpulint.loader.stream import DocumentStream
-from gpulint.model import Path
+from gpulint.model import Path, Related, Span
 
 CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 DRA_GROUP = "resource.k8s.io"
@@ -74,6 +80,18 @@ class ClaimObject(NamedTuple):
     version: str = ""
     #: Its device requests: name, classes (one, or a ``firstAvailable`` list) and count.
     requests: tuple[ClaimRequest, ...] = ()
+    #: The file it is in (as the run names it) and the line of its ``kind``: where a finding
+    #: that counts its devices names it as a related place.
+    label: str = ""
+    line: int = 0
+
+    def place(self) -> str:
+        """``claims.yaml:3``: where it is, for a message."""
+        return f"{self.label}:{self.line}" if self.label else f"line {self.line}"
+
+    def related(self, why: str) -> Related:
+        """The claim as a related place of a finding (``why``: what the finding read there)."""
+        return Related("evidence", self.label, Span(self.line, 1, self.line, 1), why)
 
 
 class GpuClaim(NamedTuple):
@@ -93,6 +111,22 @@ class GpuClaim(NamedTuple):
             f"{self.device_class})"
         )
 
+    def shown(self, line: int) -> dict[str, Any]:
+        """As ``gpulint inspect`` shows it (``line``: the line of the pod's entry)."""
+        return {
+            "name": self.name,
+            "kind": self.claim.kind,
+            "claim": self.claim.name,
+            "device_class": self.device_class,
+            "hardware": self.hardware,
+            "line": line,
+            "defined_at": self.claim.place(),
+            "requests": [
+                {"name": r.name, "device_classes": list(r.classes), "devices": r.devices}
+                for r in self.claim.requests
+            ],
+        }
+
 
 class ClaimedDevices(NamedTuple):
     """Accelerators a container gets through the DRA claims it names."""
@@ -106,36 +140,50 @@ class ClaimedDevices(NamedTuple):
     claims: tuple[GpuClaim, ...]
 
 
-class DeviceClasses(NamedTuple):
-    """The DeviceClasses of every file a run lints: name -> the drivers its CEL selectors
-    name, and their ``spec.extendedResourceName``s."""
+class DraFacts(NamedTuple):
+    """The DRA objects of every file of a project: each DeviceClass's name -> the drivers
+    its CEL selectors name, their ``spec.extendedResourceName``s, and the claims and
+    templates by kind and name (each definition, in the order of the project's files)."""
 
     drivers: Mapping[str, tuple[str, ...]]
     extended: frozenset[str]
+    claims: Mapping[tuple[str, str], tuple[ClaimObject, ...]] = MappingProxyType({})
+
+    def __bool__(self) -> bool:
+        return bool(self.drivers or self.extended or self.claims)
 
 
-def run_device_classes(texts: Iterable[str]) -> DeviceClasses:
-    """The DeviceClasses defined in ``texts`` (only texts that can hold a DRA object are
-    parsed: :func:`may_hold_dra`)."""
+def project_dra(texts: Iterable[tuple[str, str]]) -> DraFacts:
+    """The DeviceClasses, ResourceClaims and ResourceClaimTemplates defined in ``texts``
+    (``(label, text)`` pairs; only texts that can hold a DRA object are parsed:
+    :func:`may_hold_dra`)."""
     drivers: dict[str, tuple[str, ...]] = {}
     extended: set[str] = set()
-    for text in texts:
+    claims: dict[tuple[str, str], list[ClaimObject]] = {}
+    for label, text in texts:
         if not may_hold_dra(text):
             continue
-        index = ClaimIndex(DocumentStream(text))
-        index._index()
+        index = ClaimIndex(DocumentStream(text), label)
+        for key, found in index._index().items():
+            claims.setdefault(key, []).extend(found)
         drivers.update(index._class_drivers)
         extended |= index._extended
-    return DeviceClasses(drivers, frozenset(extended))
+    return DraFacts(
+        drivers, frozenset(extended), MappingProxyType({k: tuple(v) for k, v in claims.items()})
+    )
 
 
 class ClaimIndex:
     """The DRA objects of one file or stream, read lazily on the first lookup."""
 
-    def __init__(self, documents: Iterable[Document]) -> None:
+    def __init__(
+        self, documents: Iterable[Document], label: str = "", run: DraFacts | None = None
+    ) -> None:
         self._documents = documents
-        #: The DeviceClasses of the whole run (set by the engine; None: only the file's).
-        self.run: DeviceClasses | None = None
+        #: The file's name as the run shows it (the claims' related places).
+        self.label = label
+        #: The DRA objects of the file's project (set by the engine; None: only the file's).
+        self.run = run
         self._claims: dict[tuple[str, str], list[ClaimObject]] | None = None
         self._class_drivers: dict[str, tuple[str, ...]] = {}
         #: ``spec.extendedResourceName`` of the file's DeviceClasses (KEP-5004): names a
@@ -179,6 +227,8 @@ class ClaimIndex:
                 obj.path,
                 obj.version,
                 tuple(claim_requests(spec)),
+                self.label,
+                obj.doc.key_span((*obj.path, "kind")).line,
             )
             claims.setdefault((obj.kind, name), []).append(entry)
         elif obj.kind == "DeviceClass" and name:
@@ -194,10 +244,34 @@ class ClaimIndex:
         return self._claims
 
     def claim(self, kind: str, name: str, namespace: str | None) -> ClaimObject | None:
+        """The claim (or template) a pod in ``namespace`` gets: the file's, else the
+        project's when its files agree on what it asks for; None when neither defines it or
+        the project's definitions differ (:meth:`defines` tells these apart)."""
         for entry in self._index().get((kind, name), ()):
-            if namespace is None or entry.namespace is None or entry.namespace == namespace:
+            if _matches(entry, namespace):
                 return entry
-        return None
+        found = self._project(kind, name, namespace)
+        if not found:
+            return None
+        first = found[0]
+        same = all(
+            (e.device_classes, e.requests) == (first.device_classes, first.requests)
+            for e in found[1:]
+        )
+        return first if same else None
+
+    def defines(self, kind: str, name: str, namespace: str | None) -> bool:
+        """The file or its project defines a claim (or template) a pod in ``namespace``
+        may get under that name."""
+        own = self._index().get((kind, name), ())
+        return any(_matches(e, namespace) for e in own) or bool(
+            self._project(kind, name, namespace)
+        )
+
+    def _project(self, kind: str, name: str, namespace: str | None) -> list[ClaimObject]:
+        if self.run is None:
+            return []
+        return [e for e in self.run.claims.get((kind, name), ()) if _matches(e, namespace)]
 
     def extended_resource(self, name: str) -> bool:
         """A DeviceClass of this file names ``name`` as its ``spec.extendedResourceName``."""
@@ -209,8 +283,12 @@ class ClaimIndex:
         return {c.version for found in self._index().values() for c in found}
 
     def claim_names(self, kind: str) -> list[str]:
-        """The names of the file's claims (or templates) of ``kind``."""
-        return sorted(name for k, name in self._index() if k == kind)
+        """The names of the claims (or templates) of ``kind`` the file and its project
+        define."""
+        names = {name for k, name in self._index() if k == kind}
+        if self.run is not None:
+            names.update(name for k, name in self.run.claims if k == kind)
+        return sorted(names)
 
     def class_names(self) -> set[str]:
         """The DeviceClasses this file (and, when the engine set them, the run) defines."""
@@ -228,6 +306,10 @@ class ClaimIndex:
         if found is None and self.run is not None:
             found = self.run.drivers.get(name)
         return found or ()
+
+
+def _matches(entry: ClaimObject, namespace: str | None) -> bool:
+    return namespace is None or entry.namespace is None or entry.namespace == namespace
 
 
 #: The index of every text that cannot hold a DRA object (``may_hold_dra``): one shared,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Iterator, Sequence
 
-from gpulint.k8s.dra import NO_CLAIMS, ClaimIndex, may_hold_dra
+from gpulint.k8s.dra import NO_CLAIMS, ClaimIndex, DraFacts, may_hold_dra
 from gpulint.k8s.workloads import K8sObject, PodSpec, WorkloadTable, objects
 from gpulint.loader.document import Document, Problem
 from gpulint.loader.stream import DocumentStream
@@ -119,14 +119,19 @@ class Manifest:
         self._stream = DocumentStream(text)
         # Cross-document lookups (DRA claims) see the documents of the same file; a text
         # that cannot hold a DRA object needs no first pass.
-        self.claims = ClaimIndex(DocumentStream(text)) if may_hold_dra(text) else NO_CLAIMS
+        self.claims = ClaimIndex(DocumentStream(text), label) if may_hold_dra(text) else NO_CLAIMS
 
     @classmethod
     def of_documents(
-        cls, documents: Iterable[Document], table: WorkloadTable
+        cls,
+        documents: Iterable[Document],
+        table: WorkloadTable,
+        label: str = "",
+        run: DraFacts | None = None,
     ) -> list[DocumentView]:
-        """Views of documents already loaded (``gpulint inspect``), sharing one claim index."""
-        claims = ClaimIndex(())
+        """Views of documents already loaded (``gpulint inspect``), sharing one claim index
+        (``run``: the DRA objects of the file's project)."""
+        claims = ClaimIndex((), label, run)
         views = [DocumentView(doc, table, claims) for doc in documents]
         claims.fill(obj for view in views for obj in view.objects)
         return views

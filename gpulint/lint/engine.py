@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpulint import codes
 from gpulint.k8s.devices import builtin_registry
-from gpulint.k8s.dra import NO_CLAIMS
+from gpulint.k8s.dra import NO_CLAIMS, ClaimIndex
 from gpulint.k8s.manifest import DocumentView, Manifest
 from gpulint.k8s.workloads import K8sObject, builtin_table
 from gpulint.lint.aliasuses import tell_aliases_apart
@@ -36,7 +36,6 @@ from gpulint.suppress.findings import UNUSED_CODE, FileSuppressions, Suppressor,
 if TYPE_CHECKING:
     from gpulint.fix.places import Owned
     from gpulint.fix.text import Source
-    from gpulint.k8s.dra import ClaimIndex
     from gpulint.render import RenderOptions
     from gpulint.render.trees import Trees
     from gpulint.util.discover import Part
@@ -169,6 +168,8 @@ class Linter:
         #: The rules with their contexts for the file being linted (its DRA claims), made
         #: once per file, not per document: (claims, object rules, pod rules).
         self._contexts: tuple[ClaimIndex | None, list[_Ruled], list[_Ruled]] | None = None
+        #: The claim index of files without DRA objects: the project's DRA objects alone.
+        self._project_claims = ClaimIndex((), "", self.settings.dra)
         #: What a kustomization makes of the file being linted (``gpulint.util.discover.Part``,
         #: set by the runner): on the objects it covers, whole-object rules do not run.
         self.part: Part | None = None
@@ -281,16 +282,14 @@ class Linter:
             return findings
         doc = view.doc
         # Each rule's context with the file's DRA claims (the view's, shared by the file's
-        # documents): what a rule needs of the file is handed to it, not kept on the objects.
-        # Made once per file, and once per run for files without DRA objects (they share
-        # dra.NO_CLAIMS): 30 rules' contexts for each document cost more than some rules.
-        claims = view.claims
-        if self._contexts is None or self._contexts[0] is not claims:
-            run = self.settings.device_classes
-            if run is not None and claims is not NO_CLAIMS:
-                claims.run = run  # the classes of the run's other files (gpulint.k8s.dra)
+        # documents, with the project's: gpulint.k8s.dra), handed to it, not kept on the
+        # objects. Made once per file, and once per linter for files without DRA objects
+        # (dra.NO_CLAIMS): 30 rules' contexts for each document cost more than some rules.
+        if self._contexts is None or self._contexts[0] is not view.claims:
+            claims = self._project_claims if view.claims is NO_CLAIMS else view.claims
+            claims.run = self.settings.dra
             self._contexts = (
-                claims,
+                view.claims,
                 [(a, a.ctx._replace(claims=claims)) for a in self.object_rules],
                 [(a, a.ctx._replace(claims=claims)) for a in self.pod_rules],
             )

@@ -1,10 +1,10 @@
 """What a ``gpulint check`` reads of its files before it lints them, so that every worker
 process and every file, whatever its order, sees the same facts: the node-pool objects of a
 described cluster, the cluster picture when none is described (gpulint.cluster.evidence),
-the DeviceClasses every file's claims may name, the ConfigMaps every file's containers
-may read variables from, and what the repository's own device plugins are configured to
-advertise (gpulint.cluster.deviceplugins). Each pass reads only what its markers
-say it needs; standard input is never pre-read (it streams).
+the DRA claims and DeviceClasses every file's pods and claims may name, the ConfigMaps
+every file's containers may read variables from, and what the repository's own device
+plugins are configured to advertise (gpulint.cluster.deviceplugins). Each pass reads only
+what its markers say it needs; standard input is never pre-read (it streams).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from gpulint.cluster.evidence import Gatherer, Picture
     from gpulint.cluster.model import Cluster
     from gpulint.k8s.devices import Registry
-    from gpulint.k8s.dra import DeviceClasses
+    from gpulint.k8s.dra import DraFacts
     from gpulint.k8s.envvalues import ConfigMaps
     from gpulint.settings import Settings
     from gpulint.util.discover import Target
@@ -51,7 +51,8 @@ Unread = tuple["Target", str, bool, bool]
 
 def needs_bytes(raw: bytes) -> bool:
     """Whether a pass other than the taint consensus reads this file's bytes: a node-pool
-    object, a device plugin's configuration or gpushare's flag, a DeviceClass, a ConfigMap
+    object, a device plugin's configuration or gpushare's flag, a DeviceClass, a ResourceClaim or
+    its template, a ConfigMap
     or a reference to one. Only files that need none may go unread when unchanged."""
     from gpulint.cluster.deviceplugins import wanted
     from gpulint.cluster.poolkinds import markers
@@ -60,6 +61,7 @@ def needs_bytes(raw: bytes) -> bool:
         wanted(raw)
         or b"--memory-unit" in raw
         or b"DeviceClass" in raw
+        or b"ResourceClaim" in raw
         or b"onfigMap" in raw
         or any(m in raw for m in markers())
     )
@@ -177,23 +179,24 @@ def _read(target: Target) -> bytes | None:
     return read_target(target)[0]
 
 
-def device_classes(found: Read) -> DeviceClasses | None:
-    """The DeviceClasses of every file to lint (gpulint.k8s.dra), read in a pre-pass so a claim
-    can name a class another file defines; None when no file defines one. Only files that
-    can hold a DRA object are parsed. Standard input is not pre-read."""
-    from gpulint.k8s.dra import run_device_classes
+def dra_objects(found: Read) -> DraFacts | None:
+    """The DeviceClasses, ResourceClaims and ResourceClaimTemplates of every file of the
+    project (gpulint.k8s.dra), read in a pre-pass so a pod can name a claim, and a claim a
+    class, that another file defines; None when no file defines one. Only files that can hold
+    one are parsed. Standard input is not pre-read."""
+    from gpulint.k8s.dra import project_dra
     from gpulint.loader.decoding import decode
 
-    def texts() -> Iterator[str]:
-        for _, raw in found:
-            if b"DeviceClass" not in raw:
-                continue  # no class defined: not decoded (the 50 MB dump costs one read)
+    def texts() -> Iterator[tuple[str, str]]:
+        for target, raw in found:
+            if b"DeviceClass" not in raw and b"ResourceClaim" not in raw:
+                continue  # no DRA object defined: not decoded (the 50 MB dump costs one read)
             text = decode(raw)[0]
             if text is not None:
-                yield text
+                yield target.label, text
 
-    classes = run_device_classes(texts())
-    return classes if classes.drivers else None
+    facts = project_dra(texts())
+    return facts if facts else None
 
 
 #: The rules that read a container's variables from the run's ConfigMaps.
