@@ -78,9 +78,11 @@ counts NeuronCores, whose number per device depends on the instance). A launcher
 processes are counted against GPUs only. Data parallelism is not counted, and containers
 asking for a share of a GPU are skipped, since the number of devices is not their value.
 GPUs a container gets through DRA claims it names (`resources.claims`) count when the claims
-are in the file and every request it names asks for an exact number of whole GPUs
-(`exactly.count`, 1 when left out, of a class such as `gpu.nvidia.com`); `allocationMode:
-All`, MIG devices and `firstAvailable` alternatives of different counts are not counted.
+are in a file of the project (the pod's own first) and every request it names asks for an
+exact number of whole GPUs (`exactly.count`, 1 when left out, of a class such as
+`gpu.nvidia.com`); `allocationMode: All`, MIG devices and `firstAvailable` alternatives of
+different counts are not counted. The finding names where each claim is defined as a
+related location.
 
 ## Why it matters
 The engine starts one worker per GPU of its tensor-parallel times pipeline-parallel group.
@@ -221,9 +223,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         # The GPU count first: it is cheap, and most containers (sidecars, CPU pods) have
         # none, so their command lines are never split.
         gpus = whole_gpu_count(container, ctx.registry) or _npu_count(container, ctx)
-        through = ""
+        through, claimed = "", ()
         if gpus is None:
-            gpus, through = _claimed(pod, container, ctx)
+            gpus, through, claimed = _claimed(pod, container, ctx)
         if gpus is None or not may_start_engine(container):
             continue
         devices = _devices(pod, container, ctx)
@@ -286,7 +288,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 f"or lower the parallelism to {have}",
                 at="value",
                 severity=engine.over,
-                related=_related(pod, ctx, sources),
+                related=_related(pod, ctx, sources) + claimed,
             )
         elif total < have and given and _fully_known(started, env, nodes, group, unit, per_unit):
             idle = have - total
@@ -300,7 +302,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 f"idle; request {_count(total, unit)}, or raise the parallelism to {have}",
                 at="value",
                 severity="warning",
-                related=_related(pod, ctx, sources),
+                related=_related(pod, ctx, sources) + claimed,
             )
 
 
@@ -394,16 +396,18 @@ def _count(n: int, unit: str) -> str:
     return f"{n} {unit}{'s' if n != 1 else ''}"
 
 
-def _claimed(pod: PodSpec, container: Container, ctx: RuleContext) -> tuple[int | None, str]:
+def _claimed(
+    pod: PodSpec, container: Container, ctx: RuleContext
+) -> tuple[int | None, str, tuple[Related, ...]]:
     """The whole devices a container gets through DRA claims, when their count is exact,
-    and the words that name the claims; (None, "") otherwise."""
+    the words that name the claims and where they are defined; (None, "", ()) otherwise."""
     claimed = claimed_devices(
         pod, (container.resources or {}).get("claims"), ctx.registry, ctx.claims
     )
     if claimed is None or claimed.devices is None:
-        return None, ""
+        return None, "", ()
     named = ", ".join(c.describe() for c in claimed.claims)
-    return claimed.devices, f" through {named}"
+    return claimed.devices, f" through {named}", claimed.related()
 
 
 def _devices(pod: PodSpec, container: Container, ctx: RuleContext) -> tuple[int, str, str] | None:

@@ -8,8 +8,9 @@ the host's `/dev/shm` through `hostPath`). A pod with `hostIPC: true` uses the n
 `/dev/shm` and is not flagged, nor a KubeRay pod (`RayCluster`, `RayService`, `RayJob`,
 AIBrix's `RayClusterFleet`): KubeRay mounts a memory-backed `/dev/shm` itself. A mount at
 `/dev/shm` of a disk-backed volume is reported with its own message. Whole GPUs a
-container gets through DRA claims of its file (`resources.claims`, exact counts of a class
-such as `gpu.nvidia.com`) count as its requested ones do.
+container gets through DRA claims (`resources.claims`, exact counts of a class such as
+`gpu.nvidia.com`; the claim or template in any file of the project) count as its requested
+ones do, and the finding names where each claim is defined as a related location.
 
 A pod is a training pod when its object is a training operator's kind (Kubeflow
 `PyTorchJob`, `TFJob`, `MPIJob`, `TrainJob` and its runtimes, ...) or a GPU container
@@ -90,6 +91,7 @@ from typing import Any
 from gpulint.api import (
     Container,
     PodSpec,
+    Related,
     RuleContext,
     Started,
     Violation,
@@ -201,6 +203,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             where,
             f"container {container.label} of this {pod.obj.kind} holds {count} GPUs for several "
             f"processes but {problem}: {effect}; mount an emptyDir with medium: Memory at {SHM}",
+            related=_claims_of(pod, container, ctx),
         )
 
 
@@ -286,7 +289,17 @@ def _shm_mount(container: Container) -> str | None:
 
 
 def _claimed(pod: PodSpec, container: Container, ctx: RuleContext) -> int | None:
-    """Whole GPUs the container gets through DRA claims of its file, when exact."""
+    """Whole GPUs the container gets through DRA claims of its project, when exact."""
     claims = (container.resources or {}).get("claims")
     claimed = claimed_devices(pod, claims, ctx.registry, ctx.claims) if claims else None
     return claimed.devices if claimed is not None else None
+
+
+def _claims_of(pod: PodSpec, container: Container, ctx: RuleContext) -> tuple[Related, ...]:
+    """Where the DRA claims whose GPUs the container counts are defined (related places),
+    when its GPUs are those claims' and not requested ones."""
+    if whole_gpu_count(container, ctx.registry):
+        return ()
+    claims = (container.resources or {}).get("claims")
+    claimed = claimed_devices(pod, claims, ctx.registry, ctx.claims) if claims else None
+    return claimed.related() if claimed is not None else ()

@@ -260,6 +260,11 @@ def test_a_claim_in_another_file_of_the_project_is_found_whatever_the_run_got(
     # The template's two GPUs count: torchrun's four processes are more (GPU041).
     assert alone == [("k8s/train.yaml", "GPU041", "warning", 17)]
     assert alone == _verdict(repo, ".")
+    # The finding names the template, in its own file, as a related place.
+    proc = gpulint_in_process("check", "-f", "json", "k8s/train.yaml", cwd=repo)
+    (finding,) = json.loads(proc.stdout)["findings"]
+    assert [(r["path"], r["line"]) for r in finding["related"]] == [("k8s/claims.yaml", 2)]
+    assert "ResourceClaimTemplate two-gpus" in finding["related"][0]["message"]
     # Another repository's template of that name never reaches this one.
     other = tmp_path / "other"
     (other / ".git").mkdir(parents=True)

@@ -139,6 +139,15 @@ class ClaimedDevices(NamedTuple):
     #: The claims, as a pod describes them (for messages and related places).
     claims: tuple[GpuClaim, ...]
 
+    def related(self) -> tuple[Related, ...]:
+        """Where each claim (or template) is defined, as the related places of a finding
+        that counts its devices."""
+        out: dict[tuple[str, int], Related] = {}
+        for c in self.claims:
+            why = f"{c.claim.kind} {c.claim.name} (the pod's DRA claim {c.name!r}): its devices"
+            out.setdefault((c.claim.label, c.claim.line), c.claim.related(why))
+        return tuple(out.values())
+
 
 class DraFacts(NamedTuple):
     """The DRA objects of every file of a project: each DeviceClass's name -> the drivers
