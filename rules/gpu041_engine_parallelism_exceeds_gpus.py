@@ -223,7 +223,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         # The GPU count first: it is cheap, and most containers (sidecars, CPU pods) have
         # none, so their command lines are never split.
         gpus = whole_gpu_count(container, ctx.registry) or _npu_count(container, ctx)
-        through, claimed = "", ()
+        through = ""
+        claimed: tuple[Related, ...] = ()
         if gpus is None:
             gpus, through, claimed = _claimed(pod, container, ctx)
         if gpus is None or not may_start_engine(container):
