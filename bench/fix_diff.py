@@ -52,7 +52,7 @@ def in_process(folder: Path, runs: int) -> None:
         for name, raw in files:
             text, _ = decode(raw)
             assert text is not None
-            fix_text(linter, name, text, mode)
+            fix_text(linter.lint_shaped, name, text, mode)
 
     work = {
         "lint": lint,

@@ -17,9 +17,12 @@ import time. Annotations that name a class before it exists are quoted instead.
 
 import enum
 from collections.abc import Iterable
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from gpulint import codes
+
+if TYPE_CHECKING:
+    from gpulint.util.globs import PathMatcher
 
 #: Whether a fix is applied by ``--fix`` (``safe``) or only with ``--unsafe-fixes``.
 Applicability = Literal["safe", "unsafe"]
@@ -285,3 +288,87 @@ def selects(code: str, selectors: Iterable[str]) -> bool:
     are upper case here (``gpulint.config.validate.selector`` normalises what users write).
     """
     return any(code.startswith(sel) for sel in selectors) or "ALL" in selectors
+
+
+# -- configuration ignores: the values of the settings, matched by gpulint.suppress ----------
+
+
+class PathIgnore(NamedTuple):
+    """One ``per-file-ignores`` entry: files matching a glob, and rule codes or prefixes."""
+
+    pattern: str
+    matcher: "PathMatcher"
+    rules: tuple[str, ...]
+    origin: str = "configuration"
+
+
+class ObjectIgnore(NamedTuple):
+    """One ``per-object-ignores`` entry: objects by kind/namespace/name glob, with a reason."""
+
+    reason: str
+    kind: str = "*"
+    namespace: str = "*"
+    name: str = "*"
+    rules: tuple[str, ...] = ()  # empty: every rule
+    paths: "PathMatcher | None" = None
+    origin: str = "configuration"
+
+    def matches(self, ref: ObjectRef, label: str) -> bool:
+        import fnmatch
+
+        if self.paths is not None and not self.paths.matches(label):
+            return False
+        return (
+            fnmatch.fnmatchcase(ref.kind or "", self.kind)
+            and fnmatch.fnmatchcase(ref.namespace or "", self.namespace)
+            and fnmatch.fnmatchcase(ref.name or "", self.name)
+        )
+
+
+# -- a finding's identity across runs: the SARIF fingerprint, which baselines key too --------
+
+#: The SARIF base id of a path inside the working directory.
+SRCROOT = "%SRCROOT%"
+#: The label of standard input when the run names it no other way (``--stdin-filename``).
+STDIN_LABEL = "<stdin>"
+
+
+def file_location(path: str, cwd: str, stdin_label: str | None = None) -> dict[str, Any]:
+    """Where ``path`` is, as a SARIF ``artifactLocation``: relative to ``%SRCROOT%`` (``cwd``)
+    when the file is inside it, else an absolute ``file:`` URI."""
+    import os
+    from pathlib import PurePath
+    from urllib.parse import quote
+
+    if stdin_label is not None and path == stdin_label == STDIN_LABEL:
+        return {"uri": quote(os.fsencode(path)), "description": {"text": "Standard input."}}
+    cwd = os.path.abspath(cwd)
+    absolute = os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
+    try:
+        relative = os.path.relpath(absolute, cwd)
+    except ValueError:  # another drive (Windows)
+        relative = os.pardir
+    if relative == os.curdir or relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return {"uri": PurePath(absolute).as_uri()}
+    # The bytes, not the text: a name that is not UTF-8 (surrogate-escaped) is %XX per byte.
+    return {"uri": quote(os.fsencode(PurePath(relative).as_posix())), "uriBaseId": SRCROOT}
+
+
+def fingerprint(f: Finding, uri: str) -> str:
+    """What stays the same of a finding when lines move: its rule, file (``uri``), object
+    (or document) and path in the document, hashed (SARIF ``partialFingerprints``, GitLab's
+    ``fingerprint`` and the baseline's key)."""
+    import hashlib
+    import json
+
+    ref = f.object
+    parts: list[Any] = [f.rule, uri]
+    if ref is not None:
+        parts += [ref.kind, ref.namespace, ref.name]
+    else:
+        parts += [f.document]
+    parts.append(list(f.doc_path))
+    blob = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
+    # "surrogatepass": the same bytes as before for any text, and no error for the lone
+    # surrogate of an undecodable file-name byte (the URI is already ASCII).
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:32]

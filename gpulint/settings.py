@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from gpulint.model import Severity
+from gpulint.model import ObjectIgnore, PathIgnore, Severity
 
 if TYPE_CHECKING:
     from gpulint.cluster.evidence import Picture
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from gpulint.k8s.dra import DraFacts
     from gpulint.k8s.envvalues import ConfigMaps, EnvValues
     from gpulint.k8s.workloads import WorkloadTable
-    from gpulint.suppress.findings import ObjectIgnore, PathIgnore
 
 
 class Settings:

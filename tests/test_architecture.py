@@ -1,9 +1,11 @@
 """The package's import graph: no cycle, and every import goes down the layers.
 
 The graph is read from the source (``ast``), so it holds every import a module can make:
-module-level and inside functions (gpulint imports heavy modules lazily), except those under
-``if TYPE_CHECKING:`` (annotations only, never run). docs/architecture.md explains the
-layers; a new module gets a row here.
+module-level and inside functions (gpulint imports heavy modules lazily). The layers are
+checked with the imports under ``if TYPE_CHECKING:`` too: an annotation that names a module
+above is a call that climbs, hidden (what a lower stage needs of a higher one is passed down,
+as an argument or a Protocol the lower stage defines). Cycles are of the imports that run.
+docs/architecture.md explains the layers; a new module gets a row here.
 """
 
 from __future__ import annotations
@@ -102,14 +104,16 @@ def _target(current: str, node: ast.Import | ast.ImportFrom) -> set[str]:
 
 
 class _Imports(ast.NodeVisitor):
-    def __init__(self, module: str) -> None:
+    def __init__(self, module: str, typing: bool = False) -> None:
         self.module = module
+        #: Whether imports under ``if TYPE_CHECKING:`` count.
+        self.typing = typing
         self.found: set[str] = set()
 
     def visit_If(self, node: ast.If) -> None:
         test = node.test
         name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
-        if name == "TYPE_CHECKING":
+        if name == "TYPE_CHECKING" and not self.typing:
             for child in node.orelse:
                 self.visit(child)
         else:
@@ -129,10 +133,10 @@ def _syntax(path: Path) -> ast.Module:
 
 
 @functools.cache
-def _import_graph() -> dict[str, frozenset[str]]:
+def _import_graph(typing: bool = False) -> dict[str, frozenset[str]]:
     graph = {}
     for module, path in MODULES.items():
-        visitor = _Imports(module)
+        visitor = _Imports(module, typing)
         visitor.visit(_syntax(path))
         graph[module] = frozenset(
             m for m in visitor.found if m and m != module and not module.startswith(m + ".")
@@ -141,10 +145,11 @@ def _import_graph() -> dict[str, frozenset[str]]:
     return graph
 
 
-def import_graph() -> dict[str, set[str]]:
+def import_graph(typing: bool = False) -> dict[str, set[str]]:
     """Module -> the gpulint modules it imports (a package's own ``__init__`` left out for
-    its submodules: Python runs it first whatever they import). Read once, a copy each."""
-    return {module: set(targets) for module, targets in _import_graph().items()}
+    its submodules: Python runs it first whatever they import); ``typing``: with the
+    imports under ``if TYPE_CHECKING:``. Read once, a copy each."""
+    return {module: set(targets) for module, targets in _import_graph(typing).items()}
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -188,11 +193,14 @@ def test_the_package_has_no_import_cycle() -> None:
 
 
 def test_imports_go_down_the_layers() -> None:
+    """Annotation-only imports included: ``render`` driving the Linter through a
+    ``TYPE_CHECKING`` import of ``lint.engine`` climbs as surely as a real import."""
     level = {m: i for i, layer in enumerate(LAYERS) for m in layer}
-    placed = {m: level[unit(m)] for m in import_graph()}
+    graph = import_graph(typing=True)
+    placed = {m: level[unit(m)] for m in graph}
     upward = [
         f"{module} imports {target}"
-        for module, targets in sorted(import_graph().items())
+        for module, targets in sorted(graph.items())
         for target in sorted(targets)
         if placed[target] > placed[module]
     ]
@@ -221,6 +229,7 @@ def test_the_graph_sees_lazy_imports_and_skips_type_checking_ones() -> None:
     assert "commands.common" in graph["cli.entry"]  # imported inside _main
     assert "report" in graph["reporters.text"]
     assert "rule" not in graph["reporters"]  # under TYPE_CHECKING only
+    assert "rule" in import_graph(typing=True)["reporters"]  # which the layer test reads
 
 
 #: The only modules that may import the ``lsp`` extra's packages (pygls, lsprotocol).
@@ -329,9 +338,11 @@ PROCESS_STATE = {
     # the start-up collector pause and freeze, once per process
     ("util.startup", "_paused"),
     ("util.startup", "_frozen"),
-    # a worker process's linters (the run's, and each configuration's), inherited when forked
+    # a worker process's linters (the run's, and each configuration's) and how the run
+    # renders, inherited when forked
     ("lint.runner", "_worker_linter"),
     ("lint.runner", "_worker_linter_for"),
+    ("lint.runner", "_worker_rendering"),
     # the stop signal received and whether the process is exiting
     ("cli.entry", "_signalled"),
     ("cli.entry", "_leaving"),

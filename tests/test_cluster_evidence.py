@@ -482,4 +482,3 @@ def test_many_pools_and_pods_cost_pools_plus_pods(
     findings, _ = check(repo(tmp_path, files))
     assert len(findings) == n and {f["rule"] for f in findings} == {"GPU020"}
     assert calls <= 2 * n, calls  # n * n * 2 before
-

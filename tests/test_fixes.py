@@ -99,7 +99,7 @@ def test_fixed_fixture_lints_clean_parses_and_changes_only_the_fixed_lines(
     fixable = available(before)
     for f in fixable:
         assert f.fix is not None and f.fix.applicability == FIXABLE[code]
-    result = fix_text(linter, path.name, text, UNSAFE)
+    result = fix_text(linter.lint_shaped, path.name, text, UNSAFE)
     after = [f for f in linter.lint_text(path.name, result.text) if f.rule == code]
     # Clean for the rule: what is left is what had no fix (an ambiguous case, content shared
     # through an anchor), and none of it has a fix to apply.
@@ -137,7 +137,7 @@ def test_every_fixable_rule_fixes_one_of_its_fixtures(rules: list) -> None:  # t
 
 
 def lint_fix(rules: list, text: str, code: str, mode: str = UNSAFE) -> str:  # type: ignore[type-arg]
-    return fix_text(linter_for(rules, code), "t.yaml", text, mode).text
+    return fix_text(linter_for(rules, code).lint_shaped, "t.yaml", text, mode).text
 
 
 GPU001_BLOCK = """\
@@ -211,7 +211,7 @@ def test_a_fix_in_aliased_content_is_skipped_with_the_reason(rules: list) -> Non
     found = [f for f in linter.lint_text("t.yaml", text) if f.rule == "GPU001"]
     assert found and all(f.fix is not None and f.fix.skipped for f in found)
     assert "anchor" in (found[0].fix.skipped or "")  # type: ignore[union-attr]
-    result = fix_text(linter, "t.yaml", text, UNSAFE)
+    result = fix_text(linter.lint_shaped, "t.yaml", text, UNSAFE)
     assert result.text == text and result.fixed == 0
     assert any("not fixed" in note and "anchor" in note for note in result.notes)
 
@@ -335,7 +335,7 @@ def test_nothing_is_added_into_merged_content(rules: list) -> None:  # type: ign
     linter = linter_for(rules, "GPU030")
     (found,) = [f for f in linter.lint_text("t.yaml", MERGED) if f.rule == "GPU030"]
     assert found.fix is not None and found.fix.skipped
-    assert fix_text(linter, "t.yaml", MERGED, UNSAFE).text == MERGED
+    assert fix_text(linter.lint_shaped, "t.yaml", MERGED, UNSAFE).text == MERGED
 
 
 def test_a_key_without_a_value_is_filled(rules: list) -> None:  # type: ignore[type-arg]
@@ -345,7 +345,7 @@ def test_a_key_without_a_value_is_filled(rules: list) -> None:  # type: ignore[t
     text = GPU001_BLOCK.replace("  containers:\n", empty + "  containers:\n")
     text = text.replace("      requests:\n", "      limits:\n      requests:\n")
     linter = linter_for(rules, "GPU001")
-    once = fix_text(linter, "t.yaml", text, SAFE).text
+    once = fix_text(linter.lint_shaped, "t.yaml", text, SAFE).text
     assert once == text.replace("      limits:\n      requests:\n", "      limits:\n").replace(
         "        nvidia.com/gpu: 1   # one GPU\n", "        nvidia.com/gpu: 1\n      # one GPU\n"
     )

@@ -166,9 +166,7 @@ def test_every_consumer_agrees(shape: str, linter: Linter) -> None:
     text = manifest(shape, tolerate_all=False)
     result = load_text(text)
     index = ClaimIndex(result.documents)
-    pods = [
-        pod for obj in objects(result.documents[0]) for pod in builtin_table().pod_specs(obj)
-    ]
+    pods = [pod for obj in objects(result.documents[0]) for pod in builtin_table().pod_specs(obj)]
     demand = gpu_demand(pods[0], builtin_registry(), index)
     assert (demand.gpu, demand.cpu) == (is_gpu, is_cpu)
 

@@ -191,7 +191,7 @@ def decoded(text: str) -> list[Any]:
 def test_fixing_keeps_parsing_comments_and_meaning(case: tuple[str, list[Any], int]) -> None:
     text, pods_, comments = case
     assert decoded(text) == pods_
-    result = fix_text(LINTER, "t.yaml", text, UNSAFE)
+    result = fix_text(LINTER.lint_shaped, "t.yaml", text, UNSAFE)
     fixed = result.text
     # Parses, and means what the fixes intend and nothing else.
     assert [normal(d) for d in decoded(fixed)] == [normal(intended(p)) for p in pods_], fixed
@@ -202,6 +202,6 @@ def test_fixing_keeps_parsing_comments_and_meaning(case: tuple[str, list[Any], i
     if "\r\n" in text:
         assert "\n" not in fixed.replace("\r\n", "")
     # Idempotent, and nothing fixable is left.
-    again = fix_text(LINTER, "t.yaml", fixed, UNSAFE)
+    again = fix_text(LINTER.lint_shaped, "t.yaml", fixed, UNSAFE)
     assert again.text == fixed and again.fixed == 0
     assert [f for f in again.findings if f.rule in FIXABLE] == []

@@ -530,8 +530,6 @@ def test_kubectl_or_kustomize_missing_is_one_clear_line(tmp_path: Path) -> None:
     assert "install kubectl" in line and "--kustomize PATH" in line
 
 
-
-
 @needs_helm
 def test_suppressions_work_on_the_files_findings_point_at(tmp_path: Path) -> None:
     repo = _repository(tmp_path)
@@ -565,4 +563,3 @@ def test_two_charts_render_in_worker_processes(tmp_path: Path) -> None:
     assert json.loads(serial.stdout)["findings"] == json.loads(parallel.stdout)["findings"]
     assert json.loads(parallel.stdout)["summary"]["files"] == 2
     assert len(json.loads(parallel.stdout)["findings"]) == 2 * sum(expected(CHART).values())
-

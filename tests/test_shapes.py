@@ -202,8 +202,7 @@ def test_shape_search_runs_once_per_object(monkeypatch: pytest.MonkeyPatch) -> N
 #: pod spec or ResourceRequirements: why.
 REVIEWED: dict[tuple[str, str, str], str] = {
     (
-        "NVIDIA__gpu-operator/"
-        "bundle__manifests__gpu-operator-certified.clusterserviceversion.yaml",
+        "NVIDIA__gpu-operator/bundle__manifests__gpu-operator-certified.clusterserviceversion.yaml",
         "ClusterServiceVersion",
         "spec.install.spec.deployments.0.spec.template.spec",
     ): "OLM installs this Deployment spec as is: the operator's own pod",
@@ -235,9 +234,7 @@ def _covered(pods: list[PodSpec]) -> set[YamlPath]:
 
 
 def _shape_paths(pods: list[PodSpec]) -> set[YamlPath]:
-    return {
-        pod.path if pod.location == "pod" else pod.containers[0].resources_path for pod in pods
-    }
+    return {pod.path if pod.location == "pod" else pod.containers[0].resources_path for pod in pods}
 
 
 @needs_corpus

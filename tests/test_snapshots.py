@@ -50,7 +50,7 @@ def snapshot(path: Path, linter: Linter) -> str:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:  # YML005's fixtures: not text, nothing to fix
         return "\n".join(lines) + "\n"
-    fixed = fix_text(linter, label, text, UNSAFE).text
+    fixed = fix_text(linter.lint_shaped, label, text, UNSAFE).text
     diff = difflib.unified_diff(
         text.splitlines(keepends=True), fixed.splitlines(keepends=True), label, label
     )

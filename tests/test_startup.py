@@ -30,13 +30,13 @@ import atexit, gc, json, sys
 import gpulint.lint.engine
 
 seen = []
-lint_text = gpulint.lint.engine.Linter.lint_text
+lint_shaped = gpulint.lint.engine.Linter.lint_shaped
 
 def probe(self, *args, **kwargs):
     seen.append({"frozen": gc.get_freeze_count(), "yaml": "ruamel.yaml.cyaml" in sys.modules})
-    return lint_text(self, *args, **kwargs)
+    return lint_shaped(self, *args, **kwargs)
 
-gpulint.lint.engine.Linter.lint_text = probe
+gpulint.lint.engine.Linter.lint_shaped = probe
 
 @atexit.register
 def report():

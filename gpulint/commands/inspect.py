@@ -94,6 +94,8 @@ class Inspector:
         registry: Registry | None = None,
         cluster: Cluster | None = None,
         picture: Picture | None = None,
+        rendering: tuple[RenderOptions, Trees] | None = None,
+        dra: DraFacts | None = None,
     ) -> None:
         self.table = table or builtin_table()
         self.registry = registry or builtin_registry()
@@ -102,10 +104,10 @@ class Inspector:
         #: What the files say about the GPU nodes (:func:`gpulint.lint.prepass.cluster_picture`).
         self.picture = picture if picture is not None else Picture()
         #: How charts and Kustomize roots are rendered (``--render`` and its options).
-        self.rendering: tuple[RenderOptions, Trees] | None = None
+        self.rendering = rendering
         #: While a rendered output is inspected: where each object and GPU value came from.
         self._placer: Placer | None = None
-        self.dra: DraFacts | None = None  #: The project's DRA objects (gpulint.k8s.dra).
+        self.dra = dra  #: The project's DRA objects (gpulint.k8s.dra).
 
     # -- entry points ------------------------------------------------------------------------
     def inspect_targets(self, targets: Iterable[Target]) -> InspectReport:
@@ -476,10 +478,7 @@ def run_inspect(
     report = InspectReport()
 
     def inspector(own: Settings, picture: Picture | None) -> Inspector:
-        made = Inspector(own.workloads, own.registry, own.cluster, picture)
-        made.rendering = rendering
-        made.dra = own.dra
-        return made
+        return Inspector(own.workloads, own.registry, own.cluster, picture, rendering, own.dra)
 
     inspect_projects(found, projects, settings, exclude, inspector, report)
     sys.stdout.write(render_json(report) if json_output else render_text(report))

@@ -13,14 +13,18 @@ result is written is the caller's (``gpulint.commands.check``): this module only
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from gpulint.loader.decoding import byte_order_mark
 from gpulint.model import Edit, Finding
 
-if TYPE_CHECKING:
-    from gpulint.lint.engine import Linter
+#: A text's shape as the fix loop compares it: its number of documents and its YAML problems'
+#: codes, sorted.
+Shape = tuple[int, list[str]]
+#: How the fix loop lints a text: ``(label, text)`` -> its findings and :data:`Shape`
+#: (:meth:`gpulint.lint.engine.Linter.lint_shaped`, with what else the file needs bound).
+Relint = Callable[[str, str], tuple[list[Finding], Shape]]
 
 #: Rounds of fix-and-re-lint at most (ruff: 100; gpulint's fixes settle in one or two).
 MAX_ROUNDS = 10
@@ -106,9 +110,10 @@ def _overlaps(e: Edit, start: int, end: int) -> bool:
     return (e.start < end and start < e.end) or (e.start == e.end and start < e.start < end)
 
 
-def fix_text(linter: Linter, label: str, text: str, mode: str) -> Fixed:
-    """Apply the fixes of ``mode`` to ``text`` until none is left (at most ``MAX_ROUNDS``)."""
-    findings, shape = linter.lint_shaped(label, text)
+def fix_text(lint: Relint, label: str, text: str, mode: str) -> Fixed:
+    """Apply the fixes of ``mode`` to ``text`` until none is left (at most ``MAX_ROUNDS``),
+    linting each round's result with ``lint``."""
+    findings, shape = lint(label, text)
     fixed = 0
     notes: list[str] = []
     refused: set[tuple[Edit, ...]] = set()
@@ -121,7 +126,7 @@ def fix_text(linter: Linter, label: str, text: str, mode: str) -> Fixed:
         count = sum(n for _, n in chosen)
         # Linting the result is how it is checked: it parses as the text did, or the
         # round's fixes are taken again one by one.
-        new_findings, new_shape = linter.lint_shaped(label, candidate)
+        new_findings, new_shape = lint(label, candidate)
         if new_shape != shape:
             # Fixes that do not overlap can still clash (two add the same key): take them
             # one by one, keeping each that leaves the text parsing as before.
@@ -130,7 +135,7 @@ def fix_text(linter: Linter, label: str, text: str, mode: str) -> Fixed:
             candidate = current
             for edits, n in chosen:
                 attempt = apply(current, [*kept, *edits])
-                attempt_findings, attempt_shape = linter.lint_shaped(label, attempt)
+                attempt_findings, attempt_shape = lint(label, attempt)
                 if attempt_shape == shape:
                     kept.extend(edits)
                     candidate, count = attempt, count + n

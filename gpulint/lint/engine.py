@@ -34,10 +34,9 @@ from gpulint.settings import Settings
 from gpulint.suppress.findings import UNUSED_CODE, FileSuppressions, Suppressor, Unused
 
 if TYPE_CHECKING:
+    from gpulint.fix.loop import Shape
     from gpulint.fix.places import Owned
     from gpulint.fix.text import Source
-    from gpulint.render import RenderOptions
-    from gpulint.render.trees import Trees
     from gpulint.util.discover import Part
 
 RULE_ERROR_NAME = "rule-error"
@@ -45,11 +44,6 @@ RULE_ERROR_NAME = "rule-error"
 PART_CODE = codes.PATCH_NOT_RENDERED
 #: The longest exception message a GL900 finding quotes (characters).
 MAX_DETAIL = 500
-
-
-#: A text's shape as the fix loop compares it: its number of documents and its YAML problems'
-#: codes, sorted.
-Shape = tuple[int, list[str]]
 
 
 def is_enabled(code: str, settings: Settings, opt_in: bool = False) -> bool:
@@ -170,12 +164,9 @@ class Linter:
         self._contexts: tuple[ClaimIndex | None, list[_Ruled], list[_Ruled]] | None = None
         #: The claim index of files without DRA objects: the project's DRA objects alone.
         self._project_claims = ClaimIndex((), "", self.settings.dra)
-        #: What a kustomization makes of the file being linted (``gpulint.util.discover.Part``,
-        #: set by the runner): on the objects it covers, whole-object rules do not run.
-        self.part: Part | None = None
-        #: How the run renders charts and Kustomize roots (set by the runner; forked workers
-        #: inherit it with the linter): the options, and the trees discover found them in.
-        self.rendering: tuple[RenderOptions, Trees] | None = None
+        #: What a kustomization makes of the file being linted (:meth:`lint_shaped`'s ``part``):
+        #: on the objects it covers, whole-object rules do not run.
+        self._part: Part | None = None
         #: The rules skipped so, in the file being linted, and where first (GL203's place).
         self._skipped: set[str] = set()
         self._skipped_at: tuple[Span, ObjectRef | None, Path, int] | None = None
@@ -189,13 +180,18 @@ class Linter:
 
     # -- entry points --------------------------------------------------------------------------
     def lint_bytes(
-        self, label: str, raw: bytes, seen: list[LintedObject] | None = None
+        self,
+        label: str,
+        raw: bytes,
+        seen: list[LintedObject] | None = None,
+        *,
+        part: Part | None = None,
     ) -> list[Finding]:
         text, problem = decode(raw)
         if text is None:
             assert problem is not None
             return self.problem(label, problem)
-        return self.lint_text(label, text, seen)
+        return self.lint_shaped(label, text, seen, part=part)[0]
 
     def lint_text(
         self, label: str, text: str, seen: list[LintedObject] | None = None
@@ -210,9 +206,10 @@ class Linter:
         seen: list[LintedObject] | None = None,
         *,
         kubernetes: bool | None = None,
+        part: Part | None = None,
     ) -> tuple[list[Finding], Shape]:
-        """Findings in ``text`` and its :data:`Shape` (how many documents it holds and its
-        YAML problems: the fix loop checks that a fix keeps both), returned, never kept.
+        """Findings in ``text`` and its :data:`~gpulint.fix.loop.Shape` (documents and YAML
+        problems: a fix keeps both), returned, never kept; ``part``: ``Target.part``.
 
         Document by document: each is composed, linted, handed to suppression and dropped
         before the next, so a big file holds one document's nodes, data and positions at a
@@ -231,7 +228,7 @@ class Linter:
         self.values.begin_file(label, text)
         for hook in self._file_hooks:
             hook(len(text))
-        self._text, self._source, self._owned = text, None, None
+        self._text, self._source, self._owned, self._part = text, None, None, part
         self._skipped, self._skipped_at = set(), None
         file = self.suppressor.for_file(label, text)
         findings: list[Finding] = []
@@ -248,7 +245,7 @@ class Linter:
             if (gl204 := self.active.get(UNCHECKED_CODE)) is not None:  # GPU content not placed
                 found.extend(
                     gl204.finding(label, span, message, view.owner(path), path, view.index)
-                    for span, path, message in unchecked(view, gl204.ctx.registry, self.part)
+                    for span, path, message in unchecked(view, gl204.ctx.registry, self._part)
                 )
             file.add_document(view)
             failed.extend(f for f in found if f.rule == RULE_ERROR_CODE)
@@ -273,6 +270,12 @@ class Linter:
             return findings
         return [*file.apply(findings), *self._stale(label, file)]
 
+    def file_ignores(self, label: str, findings: list[Finding]) -> list[Finding]:
+        """``findings`` with the ``per-file-ignores`` of ``label`` applied (a rendered finding
+        mapped back to a template, values file or patch: the file it now names)."""
+        file = self.suppressor.for_file(label, None)
+        return file.apply(findings) if file else findings
+
     def lint_view(
         self, label: str, view: DocumentView, seen: list[LintedObject] | None = None
     ) -> list[Finding]:
@@ -294,7 +297,7 @@ class Linter:
                 [(a, a.ctx._replace(claims=claims)) for a in self.pod_rules],
             )
         _, all_object_rules, all_pod_rules = self._contexts
-        part = self.part
+        part = self._part
         for position, obj in enumerate(view.objects):
             failed: set[str] = set()  # rules that raised on this object
             object_rules, pod_rules = all_object_rules, all_pod_rules
@@ -350,10 +353,10 @@ class Linter:
     def _part_finding(self, label: str) -> list[Finding]:
         """GL203: the checks left to the rendered overlay, once per file."""
         active = self.active.get(PART_CODE)
-        if active is None or self._skipped_at is None or self.part is None:
+        if active is None or self._skipped_at is None or self._part is None:
             return []
         span, ref, path, document = self._skipped_at
-        message = self.part.message(ref.label() if ref is not None else "the object")
+        message = self._part.message(ref.label() if ref is not None else "the object")
         return [active.finding(label, span, message, ref, path, document)]
 
     def _stale(self, label: str, file: FileSuppressions) -> list[Finding]:
@@ -493,6 +496,3 @@ class Linter:
                 )
             )
         return out
-
-
-#: Pod spec keys whose items are containers.

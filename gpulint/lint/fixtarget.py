@@ -43,7 +43,10 @@ def fix_target(
         return linter.problem(target.label, problem), None
     mode, diff = fixing
     with collector_paused():
-        result = fix_text(linter, target.label, text, mode)
+        part = target.part
+        result = fix_text(
+            lambda label, text: linter.lint_shaped(label, text, part=part), target.label, text, mode
+        )
         findings = result.findings  # with --diff too: only the counts are shown, of what is left
     changed = result.text != text
     return findings, FileFix(

@@ -30,8 +30,7 @@ if TYPE_CHECKING:
 
     from gpulint.fix.loop import FileFix
     from gpulint.lint.fixtarget import Fixing
-    from gpulint.render import RenderOptions
-    from gpulint.render.trees import Trees
+    from gpulint.render.target import Rendering
 
 
 def lint_target(
@@ -39,16 +38,20 @@ def lint_target(
     target: Target,
     seen: list[LintedObject] | None = None,
     read: Read | None = None,
+    rendering: Rendering | None = None,
 ) -> list[Finding]:
-    """The target's findings; ``read`` is what :func:`read_target` gave, when already read."""
+    """The target's findings; ``read`` is what :func:`read_target` gave, when already read,
+    ``rendering`` how the run renders a chart or Kustomize root."""
     if target.render is not None:
-        return lint_rendered(linter, target, seen)
+        return lint_rendered(linter, target, rendering, seen)
     raw, problem = read_target(target) if read is None else read
     if raw is None:
         assert problem is not None
         return linter.problem(target.label, problem)
     with collector_paused():
-        return linter.lint_bytes(target.label, raw, seen)
+        # A Kustomize patch (or the base a patch completes) linted without --render: the
+        # rules that need the whole object are left to the rendered overlay (GL203).
+        return linter.lint_bytes(target.label, raw, seen, part=target.part)
 
 
 #: How many files' worth of work one chart or overlay is when it is rendered, to choose
@@ -121,7 +124,7 @@ def run(
     *,
     on_file: OnFile | None = None,
     keep_findings: bool = True,
-    rendering: tuple[RenderOptions, Trees] | None = None,
+    rendering: Rendering | None = None,
     fixing: Fixing | None = None,
     on_fix: OnFix | None = None,
     prepare: Callable[[list[Finding]], list[Finding]] | None = None,
@@ -134,23 +137,14 @@ def run(
     passes ``keep_findings=False`` runs in memory that does not grow with the number of
     files. ``collect_objects`` also records every object linted and the rules that ran on
     it (``Report.objects``, for the JUnit format). ``rendering`` is how charts and
-    Kustomize roots among the targets are rendered (:func:`lint_rendered`; the linter
-    carries it, into forked workers too). ``fixing``
+    Kustomize roots among the targets are rendered (:func:`lint_rendered`; forked
+    workers inherit it). ``fixing``
     applies the findings' fixes (:func:`fix_target`); ``on_fix`` gets what changed in each
     file. ``prepare`` sees each file's findings first, and what it returns is what is
     counted and handed on (the baseline marks the findings it holds as suppressed).
     ``linter_for`` gives the linter of each target (else ``linter`` lints every one); the
     workers are forked with it, so every linter it gives should be built before.
     """
-    linter.rendering = rendering
-    if linter_for is not None:
-        chosen = linter_for
-
-        def linter_for(target: Target) -> Linter:  # every file's linter renders as the run's
-            found = chosen(target)
-            found.rendering = rendering
-            return found
-
     # Enough targets to choose the number of workers; the rest stay unwalked until needed.
     pending = iter(targets)
     head = list(itertools.islice(pending, jobs * PEEK_PER_WORKER)) if jobs > 1 else []
@@ -171,12 +165,17 @@ def run(
     if workers > 1:
         chunksize = max(1, min(MAX_CHUNK, len(head) // (workers * 8)))
         results = _lint_parallel(
-            linter, everything, workers, collect_objects, chunksize, fixing, linter_for
+            linter, everything, workers, collect_objects, chunksize, fixing, linter_for, rendering
         )
     else:
         results = (
             _lint_one(
-                linter_for(target) if linter_for else linter, target, collect_objects, None, fixing
+                linter_for(target) if linter_for else linter,
+                target,
+                collect_objects,
+                None,
+                fixing,
+                rendering,
             )
             for target in everything
         )
@@ -231,6 +230,7 @@ def _first_time(findings: list[Finding], seen: set[Finding]) -> list[Finding]:
 
 _worker_linter: Linter | None = None
 _worker_linter_for: LinterFor | None = None
+_worker_rendering: Rendering | None = None
 
 #: A file to lint in a worker: the target, for stdin what the parent read from it,
 #: whether to record the objects linted, and how to fix it (``None``: do not).
@@ -247,18 +247,7 @@ def _lint_one(
     collect: bool,
     read: Read | None = None,
     fixing: Fixing | None = None,
-) -> _Result:
-    # A Kustomize patch (or the base a patch completes) linted without --render: the
-    # rules that need the whole object are left to the rendered overlay (GL203).
-    linter.part = target.part
-    try:
-        return _lint_part(linter, target, collect, read, fixing)
-    finally:
-        linter.part = None
-
-
-def _lint_part(
-    linter: Linter, target: Target, collect: bool, read: Read | None, fixing: Fixing | None
+    rendering: Rendering | None = None,
 ) -> _Result:
     if fixing is not None and target.render is None:
         # --fix records no objects: the JUnit format's passing checks are of a plain run.
@@ -266,14 +255,13 @@ def _lint_part(
 
         findings, fixed = fix_target(linter, target, fixing, read)
         return findings, None, fixed
-    run = linter.rendering
-    if fixing is not None and run is not None and run[0].enabled:
+    if fixing is not None and rendering is not None and rendering[0].enabled:
         # A rendered chart's or overlay's fixes are made where the values are written
         # (values files, patches), checked by rendering again (gpulint.render.fixvalues).
-        findings, changed = fix_rendered(linter, target, fixing)
+        findings, changed = fix_rendered(linter, target, fixing, rendering)
         return findings, None, changed
     seen: list[LintedObject] | None = [] if collect else None
-    return lint_target(linter, target, seen, read), seen, None
+    return lint_target(linter, target, seen, read, rendering), seen, None
 
 
 #: The signals a worker ignores: the parent decides when a run stops and stops its workers
@@ -283,11 +271,16 @@ def _lint_part(
 WORKER_IGNORES = ("SIGINT", "SIGTERM")
 
 
-def _init_worker(linter: Linter, parent: int, linter_for: LinterFor | None = None) -> None:
+def _init_worker(
+    linter: Linter,
+    parent: int,
+    linter_for: LinterFor | None = None,
+    rendering: Rendering | None = None,
+) -> None:
     import signal
 
-    global _worker_linter, _worker_linter_for
-    _worker_linter, _worker_linter_for = linter, linter_for
+    global _worker_linter, _worker_linter_for, _worker_rendering
+    _worker_linter, _worker_linter_for, _worker_rendering = linter, linter_for, rendering
     for name in WORKER_IGNORES:
         signal.signal(getattr(signal, name), signal.SIG_IGN)
     # The parent forked this worker with these signals blocked (see _submit): one
@@ -348,7 +341,7 @@ def _lint_task(task: _Task) -> _Result:
     target, stdin, collect, fixing = task
     linter = _worker_linter_for(target) if _worker_linter_for is not None else _worker_linter
     assert linter is not None
-    return _lint_one(linter, target, collect, stdin, fixing)
+    return _lint_one(linter, target, collect, stdin, fixing, _worker_rendering)
 
 
 def _lint_chunk(tasks: list[_Task]) -> list[_Result]:
@@ -363,6 +356,7 @@ def _lint_parallel(
     chunksize: int = MAX_CHUNK,
     fixing: Fixing | None = None,
     linter_for: LinterFor | None = None,
+    rendering: Rendering | None = None,
 ) -> Iterator[_Result]:
     """Findings per target, in order, from a pool of ``workers`` forked processes.
 
@@ -386,7 +380,7 @@ def _lint_parallel(
         workers,
         mp_context=context,
         initializer=_init_worker,
-        initargs=(linter, os.getpid(), linter_for),
+        initargs=(linter, os.getpid(), linter_for, rendering),
     )
     try:
         in_flight: deque[Future[list[_Result]]] = deque()

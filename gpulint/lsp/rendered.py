@@ -140,7 +140,7 @@ class Renders:
         if trees is not None:  # the kustomizations already read
             run = (run[0], trees)
         shown = Target(label_of(target.folder), target.folder, target.kind)
-        findings = lint_rendered(project.linter, shown, None, run)
+        findings = lint_rendered(project.linter, shown, run)
         self._kept[key] = (stamp, findings)
         return findings
 

@@ -1,14 +1,15 @@
 """A Helm chart or Kustomize root linted: rendered, linted as one file, mapped back.
 
-The runner (:mod:`gpulint.lint.runner`) hands a target with ``Target.render`` here; the
-rendering itself is :mod:`gpulint.render`'s.
+The runner (:mod:`gpulint.lint.runner`) hands a target with ``Target.render`` here, with
+how the run renders and what of linting this needs (:class:`FileLinter`, which
+:class:`gpulint.lint.engine.Linter` is); the rendering itself is :mod:`gpulint.render`'s.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from gpulint import codes
 from gpulint.loader.document import Problem
@@ -17,12 +18,33 @@ from gpulint.model import Finding, LintedObject, Span
 
 if TYPE_CHECKING:
     from gpulint.fix.loop import FileFix
-    from gpulint.lint.engine import Linter
+    from gpulint.k8s.devices import Registry
     from gpulint.render import RenderOptions
     from gpulint.render.kustomize import Failure
     from gpulint.render.mapping import Fixes, Rendered
     from gpulint.render.trees import Trees
     from gpulint.util.discover import Target
+
+
+class FileLinter(Protocol):
+    """What rendering needs of linting: a text linted as one file, a problem outside the
+    YAML as its finding, and the ``per-file-ignores`` of the file a finding is mapped to.
+    Passed down by the caller (the runner, the language server), never imported."""
+
+    @property
+    def registry(self) -> Registry: ...
+
+    def lint_bytes(
+        self, label: str, raw: bytes, seen: list[LintedObject] | None = None
+    ) -> list[Finding]: ...
+
+    def problem(self, label: str, problem: Problem) -> list[Finding]: ...
+
+    def file_ignores(self, label: str, findings: list[Finding]) -> list[Finding]: ...
+
+
+#: How a run renders: its options, and the trees discover found the charts and roots in.
+Rendering = tuple["RenderOptions", "Trees"]
 
 
 NOT_RENDERED = (
@@ -32,10 +54,10 @@ NOT_RENDERED = (
 
 
 def lint_rendered(
-    linter: Linter,
+    linter: FileLinter,
     target: Target,
+    run: Rendering | None,
     seen: list[LintedObject] | None = None,
-    run: tuple[RenderOptions, Trees] | None = None,
 ) -> list[Finding]:
     """A chart's or Kustomize root's findings: rendered, linted, mapped back to its files.
 
@@ -43,8 +65,8 @@ def lint_rendered(
     is missing is GL202 (a tool error: exit 2) and one that fails GL200, both at the
     chart's ``Chart.yaml`` or the root's kustomization file (a Kustomize failure at the
     file and line it names, and the kustomizations a failing root builds on linted alone:
-    :func:`_unbuilt`); the rest of the run goes on. ``run``: how to render, else the
-    run's (``linter.rendering``; the language server passes its own).
+    :func:`_unbuilt`); the rest of the run goes on. ``run``: how the run renders (None:
+    nothing is rendered).
     """
     rendered = _rendered(linter, target, seen, run)
     if isinstance(rendered, list):
@@ -53,16 +75,15 @@ def lint_rendered(
 
 
 def _rendered(
-    linter: Linter,
+    linter: FileLinter,
     target: Target,
     seen: list[LintedObject] | None,
-    run: tuple[RenderOptions, Trees] | None = None,
+    run: Rendering | None,
 ) -> Rendered | list[Finding]:
     """The target rendered, or the findings of why it is not."""
     from gpulint.render import RenderOptions
     from gpulint.render.trees import Trees
 
-    run = run or linter.rendering  # the run's: gpulint.lint.runner.run sets it
     options, trees = run if run is not None else (RenderOptions(), Trees(False))
     out = render_target(target, options, trees)
     if isinstance(out, Unrendered):
@@ -125,7 +146,7 @@ def render_target(target: Target, options: RenderOptions, trees: Trees) -> Rende
 
 
 def fix_rendered(
-    linter: Linter, target: Target, fixing: tuple[str, bool]
+    linter: FileLinter, target: Target, fixing: tuple[str, bool], rendering: Rendering
 ) -> tuple[list[Finding], list[FileFix]]:
     """A chart's or Kustomize root's findings with ``--fix`` / ``--diff`` (``fixing``: the
     mode and whether only the diff is wanted), and what fixing changed, per file
@@ -134,7 +155,7 @@ def fix_rendered(
     from gpulint.render.fixcopy import rerenderer
     from gpulint.render.fixvalues import ValuesFixer, key_of
 
-    rendered = _rendered(linter, target, None)
+    rendered = _rendered(linter, target, None, rendering)
     if isinstance(rendered, list):
         return rendered, []
     label = target.label
@@ -143,8 +164,6 @@ def fix_rendered(
         with collector_paused():
             return {key_of(f) for f in linter.lint_bytes(label, text.encode("utf-8"))}
 
-    rendering = linter.rendering  # the run's: gpulint.lint.runner.run sets it
-    assert rendering is not None
     folder = target.path or label
     trees = rendering[1]
     readers: Callable[[str], list[str]] = lambda path: []  # noqa: E731
@@ -168,7 +187,7 @@ def fix_rendered(
 
 
 def _lint(
-    linter: Linter,
+    linter: FileLinter,
     label: str,
     rendered: Rendered,
     seen: list[LintedObject] | None,
@@ -182,19 +201,17 @@ def _lint(
     mapped: list[Finding] = []
     for f in rendered.remap(findings, fixes):
         if f.suppression is None and f.path != label:
-            file = linter.suppressor.for_file(f.path, None)
-            if file:
-                f = file.apply([f])[0]
+            f = linter.file_ignores(f.path, [f])[0]
         mapped.append(f)
     return mapped
 
 
 def _unbuilt(
-    linter: Linter,
+    linter: FileLinter,
     folder: str,
     anchor: str,
     failure: Failure,
-    run: tuple[RenderOptions, Trees],
+    run: Rendering,
     seen: list[LintedObject] | None,
 ) -> list[Finding]:
     """A Kustomize root that failed: its failure at the file and line it names, and every
@@ -237,7 +254,7 @@ UNBUILT = " (linted as it is: {root}, which names it, does not build)"
 
 
 def _named_files(
-    linter: Linter, folder: str, trees: Trees, seen: list[LintedObject] | None
+    linter: FileLinter, folder: str, trees: Trees, seen: list[LintedObject] | None
 ) -> list[Finding]:
     """The files a root that does not build names under ``resources``, each linted as it
     is (saying so), or, when one is not YAML as it is (a placeholder a script fills in)

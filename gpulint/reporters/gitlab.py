@@ -10,7 +10,7 @@ valid Code Climate issue list.
 
 * ``description``: the message with the object, as in SARIF (``Deployment 'llama': ...``).
 * ``check_name``: the rule code.
-* ``fingerprint``: the SARIF fingerprint (:func:`gpulint.reporters.sarif.fingerprint`: rule,
+* ``fingerprint``: the SARIF fingerprint (:func:`gpulint.model.fingerprint`: rule,
   file, object and YAML path, never a line), so an issue keeps its identity when lines move
   and GitLab tells new issues from fixed ones between the branch and its target. Findings
   that would share one get the hash of it and their rank (GitLab keeps only the first issue
@@ -29,11 +29,11 @@ import hashlib
 from collections import Counter
 from typing import Any
 
-from gpulint.model import Finding, Severity
+from gpulint.model import Finding, Severity, fingerprint
 from gpulint.report import Report
 from gpulint.reporters import ReportContext
 from gpulint.reporters.github import display_path
-from gpulint.reporters.sarif import artifact_location, fingerprint, message_text
+from gpulint.reporters.sarif import artifact_location, message_text
 from gpulint.util.textsafe import json_text
 
 SEVERITIES = {Severity.ERROR: "critical", Severity.WARNING: "major", Severity.INFO: "info"}

@@ -38,18 +38,26 @@ code 2) and tool errors as notifications: paths that do not exist, and each rule
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import shlex
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import PurePath
 from typing import Any
-from urllib.parse import quote
 
 from gpulint import __version__
-from gpulint.model import RULE_ERROR_CODE, Finding, Fix, ObjectRef, Related, Severity, Span
+from gpulint.model import (
+    RULE_ERROR_CODE,
+    SRCROOT,
+    Finding,
+    Fix,
+    ObjectRef,
+    Related,
+    Severity,
+    Span,
+    file_location,
+    fingerprint,
+)
 from gpulint.report import Report
 from gpulint.reporters import ReportContext
 from gpulint.rule import Rule
@@ -62,9 +70,7 @@ INFORMATION_URI = "https://github.com/gpulint/gpulint"
 #: The docs site (``make docs``; mkdocs.yml's ``site_url``, pyproject.toml's
 #: ``[project.urls] Documentation``), where each built-in rule has a page.
 DOCS_URL = "https://gpulint.github.io/gpulint/"
-SRCROOT = "%SRCROOT%"
 FINGERPRINT_KEY = "gpulint/v1"
-STDIN_LABEL = "<stdin>"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
@@ -159,19 +165,9 @@ def srcroot_uri(cwd: str) -> str:
 
 
 def artifact_location(path: str, ctx: ReportContext) -> dict[str, Any]:
-    """Relative to ``%SRCROOT%`` when the file is inside the working directory."""
-    if ctx.stdin_label is not None and path == ctx.stdin_label == STDIN_LABEL:
-        return {"uri": quote(os.fsencode(path)), "description": {"text": "Standard input."}}
-    cwd = os.path.abspath(ctx.cwd)
-    absolute = os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
-    try:
-        relative = os.path.relpath(absolute, cwd)
-    except ValueError:  # another drive (Windows)
-        relative = os.pardir
-    if relative == os.curdir or relative == os.pardir or relative.startswith(os.pardir + os.sep):
-        return {"uri": PurePath(absolute).as_uri()}
-    # The bytes, not the text: a name that is not UTF-8 (surrogate-escaped) is %XX per byte.
-    return {"uri": quote(os.fsencode(PurePath(relative).as_posix())), "uriBaseId": SRCROOT}
+    """Relative to ``%SRCROOT%`` when the file is inside the working directory
+    (:func:`gpulint.model.file_location`)."""
+    return file_location(path, ctx.cwd, ctx.stdin_label)
 
 
 def _region(f: Finding) -> dict[str, int]:
@@ -207,20 +203,6 @@ def message_text(f: Finding) -> str:
     if f.object is None:
         return _sentence(f.message)
     return _sentence(f"{f.object.kind or 'Object'} '{_object_name(f.object)}': {f.message}")
-
-
-def fingerprint(f: Finding, uri: str) -> str:
-    ref = f.object
-    parts: list[Any] = [f.rule, uri]
-    if ref is not None:
-        parts += [ref.kind, ref.namespace, ref.name]
-    else:
-        parts += [f.document]
-    parts.append(list(f.doc_path))
-    blob = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
-    # "surrogatepass": the same bytes as before for any text, and no error for the lone
-    # surrogate of an undecodable file-name byte (the URI is already ASCII).
-    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _location(f: Finding, ctx: ReportContext) -> dict[str, Any]:

@@ -6,7 +6,7 @@ ones, nor GL900: a rule that raised is a tool error, never accepted); ``--baseli
 suppressed (kind ``external``, source ``baseline``: not printed, not counted toward
 ``--fail-on``, and a SARIF result with a suppression, which code scanning shows as closed).
 
-Matching is by the SARIF fingerprint (:func:`gpulint.reporters.sarif.fingerprint`): the
+Matching is by the SARIF fingerprint (:func:`gpulint.model.fingerprint`): the
 rule, the file, the object (kind, namespace, name) and the YAML path inside the object,
 never a line or a column. Moving lines, reordering documents or reformatting a file keeps
 every entry matching; renaming the object, or moving the value to another key, does not.
@@ -46,8 +46,14 @@ from typing import Any, NamedTuple
 
 from gpulint import codes
 from gpulint.errors import GpulintError
-from gpulint.model import RULE_ERROR_CODE, Finding, Severity, Span, Suppression
-from gpulint.reporters import ReportContext
+from gpulint.model import (
+    RULE_ERROR_CODE,
+    Finding,
+    Span,
+    Suppression,
+    file_location,
+    fingerprint,
+)
 from gpulint.util.discover import Target
 
 #: The format's name and version, the first key of the file.
@@ -91,7 +97,6 @@ class Keys:
 
     def __init__(self, folder: str, stdin_label: str | None) -> None:
         self.folder = os.path.abspath(folder)
-        self._ctx = ReportContext((), Severity.ERROR, 0, cwd=self.folder, stdin_label=stdin_label)
         self.stdin_label = stdin_label
 
     def file(self, label: str) -> str:
@@ -106,13 +111,9 @@ class Keys:
         return relative.replace(os.sep, "/")
 
     def entry(self, f: Finding) -> Entry:
-        # Imported here: a run without a baseline never keys a finding, and never pays for
-        # the SARIF reporter at start-up (every pre-commit run).
-        from gpulint.reporters.sarif import artifact_location, fingerprint
-
         # Relative to the baseline's folder: the same key from any working directory.
         path = f.path if f.path == self.stdin_label else os.path.abspath(f.path)
-        uri = artifact_location(path, self._ctx)["uri"]
+        uri = file_location(path, self.folder, self.stdin_label)["uri"]
         ref = f.object
         return Entry(
             self.file(f.path),

@@ -3,40 +3,12 @@
 import fnmatch
 import re
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
-from gpulint.model import ObjectRef
-from gpulint.util.globs import PathMatcher
+# The entries themselves are values of the settings (gpulint.model); their index is here.
+from gpulint.model import ObjectIgnore, ObjectRef, PathIgnore
 
-
-class PathIgnore(NamedTuple):
-    """One ``per-file-ignores`` entry: files matching a glob, and rule codes or prefixes."""
-
-    pattern: str
-    matcher: PathMatcher
-    rules: tuple[str, ...]
-    origin: str = "configuration"
-
-
-class ObjectIgnore(NamedTuple):
-    """One ``per-object-ignores`` entry: objects by kind/namespace/name glob, with a reason."""
-
-    reason: str
-    kind: str = "*"
-    namespace: str = "*"
-    name: str = "*"
-    rules: tuple[str, ...] = ()  # empty: every rule
-    paths: PathMatcher | None = None
-    origin: str = "configuration"
-
-    def matches(self, ref: ObjectRef, label: str) -> bool:
-        if self.paths is not None and not self.paths.matches(label):
-            return False
-        return (
-            fnmatch.fnmatchcase(ref.kind or "", self.kind)
-            and fnmatch.fnmatchcase(ref.namespace or "", self.namespace)
-            and fnmatch.fnmatchcase(ref.name or "", self.name)
-        )
+__all__ = ["ObjectIgnore", "ObjectIgnores", "PathIgnore"]
 
 
 def _literal(pattern: str) -> bool:
