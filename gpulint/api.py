@@ -78,8 +78,9 @@ if TYPE_CHECKING:
         DeviceResource as DeviceResource,
         Registry as Registry,
     )
-    from gpulint.k8s.dra import (
+    from gpulint.k8s.dracount import (
         claimed_devices as claimed_devices,
+        pod_claimed as pod_claimed,
     )
     from gpulint.k8s.drafields import (
         dra_opaque_configs as dra_opaque_configs,
@@ -181,7 +182,8 @@ if TYPE_CHECKING:
 #: that the ``TYPE_CHECKING`` imports above say the same).
 _WHERE: dict[str, str] = {
     "check_selector_expression": "gpulint.k8s.cel",
-    "claimed_devices": "gpulint.k8s.dra",
+    "claimed_devices": "gpulint.k8s.dracount",
+    "pod_claimed": "gpulint.k8s.dracount",
     "one_typo_from": "gpulint.util.nearmiss",
     "DRA_LIFECYCLE": "gpulint.k8s.draspec",
     "dns_label": "gpulint.k8s.draspec",

@@ -30,6 +30,19 @@ unknown type or value says nothing. Else the size is GPU040's `max_per_node` (8)
 `per_resource`: while neither is configured, that is gpulint's assumption, and the finding
 is `info` and says so.
 
+Devices a pod gets through Dynamic Resource Allocation count too. Every device of the claims
+a pod names is allocated on the pod's node, whichever containers use it, so the pod's
+ResourceClaims and ResourceClaimTemplates (in its file or another file of its project) are
+added up: the exact count of each request of a class of whole devices (`gpu.nvidia.com`,
+`vfio.gpu.nvidia.com`, `gaudi.intel.com`; 1 when left out). `allocationMode: All`, MIG
+devices, partitions and `firstAvailable` alternatives of different counts are not counted.
+The sum is compared with the same node size, read from the accelerator's whole-device
+resource (`nvidia.com/gpu`): the described node that offers the most of it, else the node
+type the pod's selector names, else the options. The finding is at the pod's
+`resourceClaims` entry that asks for the most, and names where each claim is defined as a
+related location. A described node that offers none of that resource (a cluster whose GPUs
+only a DRA driver publishes) says nothing of its size, and the claims are not judged.
+
 A value that is not a whole number (`nvidia.com/gpu: 8.5`) is GPU004's: the API server
 rejects the pod, so GPU040 does not also compare it with the node size at that entry.
 
@@ -45,6 +58,27 @@ containers:
   resources:
     limits:
       nvidia.com/gpu: 16   # GPU040: the largest node has 8
+```
+
+```yaml
+# A DRA claim: all 16 GPUs are allocated on the pod's one node
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: sixteen-gpus
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpus
+        exactly:
+          deviceClassName: gpu.nvidia.com
+          count: 16
+---
+# ... in the pod spec
+resourceClaims:
+- name: gpus
+  resourceClaimTemplateName: sixteen-gpus   # GPU040
 ```
 
 ## Use instead
@@ -71,6 +105,8 @@ raise `max_per_node` to the replicas a node advertises.
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#effective-pod-request
   (scheduler arithmetic, `component-helpers/resource/helpers.go` `PodRequests`)
 - `gpulint inspect` shows each pod's effective request
+- kubernetes `pkg/scheduler/framework/plugins/dynamicresources` (a pod's claims are
+  allocated from the devices its node can reach: a node-local device is on one node)
 """
 
 from __future__ import annotations
@@ -118,6 +154,7 @@ OPTIONS: dict[str, Any] = {
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    yield from _claimed(pod, ctx)
     registry = ctx.registry
     names = _device_names(pod, registry)
     if not names:
@@ -206,6 +243,97 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             "are larger",
             at="value",
         )
+
+
+def _claimed(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    """Whole devices the pod's DRA claims ask for, against the largest node: the most of the
+    accelerator's whole-device resource a described node offers, else the node type the
+    pod's own selector names, else the options."""
+    if pod.location != "pod" or not pod.spec.get("resourceClaims"):
+        return
+    from gpulint.api import pod_claimed, selected_size
+
+    cluster = ctx.cluster if describes_nodes(ctx.cluster) else None
+    for claimed in pod_claimed(pod, ctx.registry, ctx.claims):
+        name = _node_resource(ctx.registry, claimed.hardware)
+        if name is None:
+            continue
+        claim = claimed.claims[0][0]
+        where = (*claim.path, _reference(pod, claim.path))
+        known = ctx.registry.device_classes.get(claim.device_class)
+        unit = known.unit if known is not None else "devices"
+        listed = ", ".join(f"{c.name!r}: {n} of {c.device_class}" for c, n in claimed.claims)
+        gets = f"the pod's DRA claims ask for {claimed.devices} {unit} ({listed})"
+        related = claimed.related()
+        if cluster is not None:
+            found = largest(cluster, name)
+            if found is None or claimed.devices <= found[0]:
+                continue  # no node says how many it has: unknown (GPU050's with its slices)
+            yield Violation(
+                where,
+                f"{gets} but the largest node, of the {pool_label(found[1])}, has {int(found[0])}"
+                f" {name}: every device of a pod's claims is allocated on the pod's node, so it "
+                f"stays Pending; split the work over several pods of at most {int(found[0])}",
+                at="value",
+                severity="error",
+                related=related,
+            )
+            continue
+        selected = selected_size(pod, name)
+        if selected is not None:
+            if claimed.devices > selected.most:
+                yield Violation(
+                    where,
+                    f"{gets} but its {selected.what} allows only nodes with at most "
+                    f"{selected.most}: every device of a pod's claims is allocated on the "
+                    "pod's node, so it stays Pending; claim at most "
+                    f"{selected.most}, or select a larger node type",
+                    at="value",
+                    related=related,
+                )
+            continue
+        limit = int(
+            (ctx.options.get("per_resource") or {}).get(name, ctx.options.get("max_per_node", 8))
+        )
+        if claimed.devices <= limit:
+            continue
+        if _assumed(ctx):
+            yield Violation(
+                where,
+                f"{gets} but nodes commonly have at most {limit} (assumed: no cluster is "
+                "described): every device of a pod's claims is allocated on the pod's node, "
+                "so it stays Pending if yours are no larger; describe the GPU nodes "
+                "(`node-pools:`, --cluster) or set GPU040's max_per_node to make it certain",
+                at="value",
+                severity="info",
+                related=related,
+            )
+            continue
+        yield Violation(
+            where,
+            f"{gets} but the largest node has {limit}: every device of a pod's claims is "
+            "allocated on the pod's node, so it stays Pending; split the work over several "
+            f"pods of at most {limit}, or raise GPU040's max_per_node if your nodes are larger",
+            at="value",
+            related=related,
+        )
+
+
+def _reference(pod: PodSpec, path: tuple[Any, ...]) -> str:
+    """The field of a ``resourceClaims`` entry that names its claim."""
+    entry: Any = pod.spec.get("resourceClaims")
+    entry = entry[path[-1]] if isinstance(entry, list) else None
+    if isinstance(entry, dict) and "resourceClaimName" in entry:
+        return "resourceClaimName"
+    return "resourceClaimTemplateName"
+
+
+def _node_resource(registry: Registry, hardware: str) -> str | None:
+    """The whole-device resource a node of ``hardware`` advertises (``nvidia.com/gpu``)."""
+    return next(
+        (n for n, r in registry.resources.items() if r.hardware == hardware and r.whole_devices),
+        None,
+    )
 
 
 def _assumed(ctx: RuleContext) -> bool:

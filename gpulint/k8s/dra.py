@@ -128,27 +128,6 @@ class GpuClaim(NamedTuple):
         }
 
 
-class ClaimedDevices(NamedTuple):
-    """Accelerators a container gets through the DRA claims it names."""
-
-    #: Whole devices, when every request it names is an exact count of a class that hands
-    #: out whole devices; None otherwise (``All``, a share, a claim in another file).
-    devices: int | None
-    #: The accelerator (the registry's ``hardware``) of the classes.
-    hardware: str
-    #: The claims, as a pod describes them (for messages and related places).
-    claims: tuple[GpuClaim, ...]
-
-    def related(self) -> tuple[Related, ...]:
-        """Where each claim (or template) is defined, as the related places of a finding
-        that counts its devices."""
-        out: dict[tuple[str, int], Related] = {}
-        for c in self.claims:
-            why = f"{c.claim.kind} {c.claim.name} (the pod's DRA claim {c.name!r}): its devices"
-            out.setdefault((c.claim.label, c.claim.line), c.claim.related(why))
-        return tuple(out.values())
-
-
 class DraFacts(NamedTuple):
     """The DRA objects of every file of a project: each DeviceClass's name -> the drivers
     its CEL selectors name, their ``spec.extendedResourceName``s, and the claims and
@@ -438,43 +417,3 @@ def has_unresolved_claims(
         if any(class_unknown(c, registry, index) for c in classes):
             return True
     return False
-
-
-def claimed_devices(
-    pod: PodSpec, container_claims: Any, registry: Registry, index: ClaimIndex | None
-) -> ClaimedDevices | None:
-    """The accelerators a container gets through the claims its ``resources.claims`` names
-    (``container_claims``): the sum of the exact counts of the requests it names (all of a
-    claim's requests when it names no ``request``). None when it names no accelerator claim."""
-    if not isinstance(container_claims, list) or not container_claims:
-        return None
-    by_entry = {c.name: c for c in gpu_claims(pod, registry, index)}
-    total: int | None = 0
-    hardware = ""
-    used: list[GpuClaim] = []
-    for ref in container_claims:
-        if not isinstance(ref, Mapping):
-            continue
-        found = by_entry.get(ref.get("name"))  # type: ignore[arg-type]
-        if found is None:
-            continue
-        used.append(found)
-        hardware = found.hardware
-        wanted = ref.get("request")
-        for request in found.claim.requests:
-            if wanted and request.name != wanted:
-                continue
-            whole = all(_whole(c, registry) for c in request.classes)
-            if total is None or request.devices is None or not whole:
-                total = None
-            else:
-                total += request.devices
-    if not used:
-        return None
-    return ClaimedDevices(total if total else None, hardware, tuple(used))
-
-
-def _whole(device_class: str, registry: Registry) -> bool:
-    """A class whose every device is one whole accelerator (``whole GPUs``)."""
-    known = registry.device_classes.get(device_class)
-    return known is not None and known.unit.startswith("whole ") and " or " not in known.unit
