@@ -87,72 +87,77 @@ def _check_profile(profile: str, model: str) -> None:
         )
 
 
-def pool_node(row: Mapping[str, Any], plat: Platform | None, source: str = "") -> Node:
-    """The node of one ``node-pools`` entry (already valid against the schema)."""
-    name = row["name"]
-    labels: dict[str, str] = {}
-    allocatable: dict[str, Decimal] = {}
-    itype = row.get("instance-type")
-    gpus = 0
-    gpu_memory = 0
-    resource = row.get("resource", "nvidia.com/gpu")
-    model = row.get("gpu-model", "")
-    if itype is not None:
-        catalog = builtin_catalog()
-        known = catalog.get(itype)
-        if known is None:
-            near = catalog.closest(itype)
-            hint = f"; did you mean {', '.join(near)}?" if near else ""
-            raise PoolError(
-                ("instance-type",),
-                f"unknown instance type {itype!r}{hint} (or describe the nodes with gpus, "
-                "resource and allocatable instead of instance-type)",
-            )
-        labels.update(known.labels)
-        gpus, gpu_memory = known.gpus, known.gpu_memory_gib
-        model = row.get("gpu-model", known.gpu_model)
-        resource = row.get("resource", known.resource)
-        allocatable["cpu"] = Decimal(known.vcpus)
-        allocatable["memory"] = Decimal(known.memory_gib) * GIB
-    gpus = int(row.get("gpus", gpus))
-    gpu_memory = int(row.get("gpu-memory", gpu_memory))
-    allocatable["pods"] = Decimal(DEFAULT_MAX_PODS)
-    if plat is not None and plat.pool_label is not None:
-        labels[plat.pool_label] = name
-    devices: dict[str, int] = {resource: gpus} if gpus else {}
-    mig = row.get("mig") or {}
+def _instance_type(
+    itype: str, labels: dict[str, str], allocatable: dict[str, Decimal]
+) -> tuple[int, int, str, str]:
+    """What the instance-type catalog knows of ``itype``: its labels and CPU and memory go
+    into ``labels`` and ``allocatable``; returns its GPUs, GPU memory (GiB), model, resource."""
+    catalog = builtin_catalog()
+    known = catalog.get(itype)
+    if known is None:
+        near = catalog.closest(itype)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        raise PoolError(
+            ("instance-type",),
+            f"unknown instance type {itype!r}{hint} (or describe the nodes with gpus, "
+            "resource and allocatable instead of instance-type)",
+        )
+    labels.update(known.labels)
+    allocatable["cpu"] = Decimal(known.vcpus)
+    allocatable["memory"] = Decimal(known.memory_gib) * GIB
+    return known.gpus, known.gpu_memory_gib, known.gpu_model, known.resource
+
+
+def _mig_devices(
+    mig: Mapping[str, Any], resource: str, model: str, gpus: int, labels: dict[str, str]
+) -> dict[str, int] | None:
+    """The devices of a pool whose GPUs MIG partitions (``None`` for the ``none``
+    strategy); its MIG labels go into ``labels``."""
     strategy = mig.get("strategy", "none")
     layout: Mapping[str, int] = mig.get("layout") or {}
-    if strategy != "none":
-        if resource != "nvidia.com/gpu":
-            raise PoolError(("mig",), f"MIG partitions NVIDIA GPUs, but this pool has {resource}")
-        if not layout:
-            raise PoolError(("mig", "layout"), f"the {strategy} strategy needs a MIG layout")
-        for profile in layout:
-            _check_profile(profile, model)
-        labels["nvidia.com/mig.strategy"] = strategy
-        if strategy == "single":
-            if len(layout) != 1:
-                raise PoolError(
-                    ("mig", "layout"),
-                    "the single strategy partitions every GPU alike: give one profile "
-                    "(use the mixed strategy for several)",
-                )
-            ((profile, per_gpu),) = layout.items()
-            devices = {"nvidia.com/gpu": gpus * per_gpu}
-            if model:
-                labels["nvidia.com/gpu.product"] = f"{model}-MIG-{profile}"
-        else:
-            partitioned = int(mig.get("partitioned", gpus))
-            if partitioned > gpus:
-                raise PoolError(
-                    ("mig", "partitioned"),
-                    f"{partitioned} partitioned GPUs, but the pool has {gpus}",
-                )
-            devices = {"nvidia.com/gpu": gpus - partitioned} if gpus > partitioned else {}
-            for profile, per_gpu in layout.items():
-                devices[mig_resource(profile)] = partitioned * per_gpu
-    sharing = row.get("sharing") or {}
+    if strategy == "none":
+        return None
+    if resource != "nvidia.com/gpu":
+        raise PoolError(("mig",), f"MIG partitions NVIDIA GPUs, but this pool has {resource}")
+    if not layout:
+        raise PoolError(("mig", "layout"), f"the {strategy} strategy needs a MIG layout")
+    for profile in layout:
+        _check_profile(profile, model)
+    labels["nvidia.com/mig.strategy"] = strategy
+    if strategy == "single":
+        if len(layout) != 1:
+            raise PoolError(
+                ("mig", "layout"),
+                "the single strategy partitions every GPU alike: give one profile "
+                "(use the mixed strategy for several)",
+            )
+        ((profile, per_gpu),) = layout.items()
+        if model:
+            labels["nvidia.com/gpu.product"] = f"{model}-MIG-{profile}"
+        return {"nvidia.com/gpu": gpus * per_gpu}
+    partitioned = int(mig.get("partitioned", gpus))
+    if partitioned > gpus:
+        raise PoolError(
+            ("mig", "partitioned"),
+            f"{partitioned} partitioned GPUs, but the pool has {gpus}",
+        )
+    devices = {"nvidia.com/gpu": gpus - partitioned} if gpus > partitioned else {}
+    for profile, per_gpu in layout.items():
+        devices[mig_resource(profile)] = partitioned * per_gpu
+    return devices
+
+
+def _shared_devices(
+    sharing: Mapping[str, Any],
+    devices: dict[str, int],
+    whole_nvidia: bool,
+    gpus: int,
+    gpu_memory: int,
+    labels: dict[str, str],
+) -> dict[str, int]:
+    """The devices a pool advertises once its GPU sharing is on (``devices`` as they are
+    without it; ``whole_nvidia``: NVIDIA GPUs MIG does not partition); the sharing's labels
+    go into ``labels``."""
     kind = sharing.get("strategy")
     if kind in ("time-slicing", "mps"):
         replicas = int(sharing.get("replicas", 1))
@@ -165,43 +170,80 @@ def pool_node(row: Mapping[str, Any], plat: Platform | None, source: str = "") -
                 shared[f"{key}.shared" if rename else key] = count * replicas
             else:
                 shared[key] = count
-        devices = shared
-    elif kind in ("cgpu", "gpushare"):
-        if resource != "nvidia.com/gpu" or strategy != "none":
+        return shared
+    if kind in ("cgpu", "gpushare"):
+        if not whole_nvidia:
             raise PoolError(("sharing",), f"{kind} shares whole NVIDIA GPUs (no MIG)")
         if not gpu_memory:
             raise PoolError(("gpu-memory",), f"{kind} advertises GPU memory: give gpu-memory (GiB)")
         labels["ack.node.gpu.schedule"] = "cgpu" if kind == "cgpu" else "share"
-        devices = {"aliyun.com/gpu-mem": gpus * gpu_memory, "aliyun.com/gpu-count": gpus}
+        shared = {"aliyun.com/gpu-mem": gpus * gpu_memory, "aliyun.com/gpu-count": gpus}
         if kind == "cgpu":
-            devices["aliyun.com/gpu-core.percentage"] = gpus * 100
-    elif kind == "hami":
-        if resource != "nvidia.com/gpu" or strategy != "none":
+            shared["aliyun.com/gpu-core.percentage"] = gpus * 100
+        return shared
+    if kind == "hami":
+        if not whole_nvidia:
             raise PoolError(("sharing",), "HAMi shares whole NVIDIA GPUs (no MIG)")
         split = int(sharing.get("replicas", HAMI_SPLIT))
-        devices = {"nvidia.com/gpu": gpus * split, "nvidia.com/gpucores": gpus * 100}
+        shared = {"nvidia.com/gpu": gpus * split, "nvidia.com/gpucores": gpus * 100}
         if gpu_memory:
-            devices["nvidia.com/gpumem"] = gpus * gpu_memory * 1024
+            shared["nvidia.com/gpumem"] = gpus * gpu_memory * 1024
+        return shared
+    return devices
+
+
+def _pool_taints(
+    row: Mapping[str, Any], plat: Platform | None, allocatable: Mapping[str, Decimal]
+) -> tuple[Taint, ...]:
+    """The pool's own taints, else the platform's GPU taints on a node with devices."""
+    if "taints" in row:
+        return tuple(Taint.from_option(t) for t in row["taints"])
+    if (
+        plat is not None
+        and plat.gpu_taints
+        and any(k != "pods" and k not in ("cpu", "memory") for k in allocatable)
+    ):
+        return tuple(t._replace(hardware=None) for t in plat.gpu_taints)  # a node's own
+    return ()
+
+
+def pool_node(row: Mapping[str, Any], plat: Platform | None, source: str = "") -> Node:
+    """The node of one ``node-pools`` entry (already valid against the schema)."""
+    name = row["name"]
+    labels: dict[str, str] = {}
+    allocatable: dict[str, Decimal] = {}
+    itype = row.get("instance-type")
+    gpus = 0
+    gpu_memory = 0
+    resource = row.get("resource", "nvidia.com/gpu")
+    model = row.get("gpu-model", "")
+    if itype is not None:
+        gpus, gpu_memory, known_model, known_resource = _instance_type(itype, labels, allocatable)
+        model = row.get("gpu-model", known_model)
+        resource = row.get("resource", known_resource)
+    gpus = int(row.get("gpus", gpus))
+    gpu_memory = int(row.get("gpu-memory", gpu_memory))
+    allocatable["pods"] = Decimal(DEFAULT_MAX_PODS)
+    if plat is not None and plat.pool_label is not None:
+        labels[plat.pool_label] = name
+    mig = row.get("mig") or {}
+    devices = _mig_devices(mig, resource, model, gpus, labels)
+    whole_nvidia = resource == "nvidia.com/gpu" and devices is None
+    if devices is None:
+        devices = {resource: gpus} if gpus else {}
+    devices = _shared_devices(
+        row.get("sharing") or {}, devices, whole_nvidia, gpus, gpu_memory, labels
+    )
     for key, count in devices.items():
         if count:
             allocatable[key] = Decimal(count)
     for key, text in (row.get("allocatable") or {}).items():
         allocatable[key] = _quantity(text, ("allocatable", key))
     labels.update(row.get("labels") or {})
-    if "taints" in row:
-        taints = tuple(Taint.from_option(t) for t in row["taints"])
-    elif (
-        plat is not None
-        and plat.gpu_taints
-        and any(k != "pods" and k not in ("cpu", "memory") for k in allocatable)
-    ):
-        taints = tuple(t._replace(hardware=None) for t in plat.gpu_taints)  # a node's own
-    else:
-        taints = ()
     return Node(
         name=name,
         labels=labels,
-        taints=taints,
+        taints=_pool_taints(row, plat, allocatable),
         allocatable=allocatable,
         unschedulable=False,
         node_count=int(row.get("nodes", 1)),

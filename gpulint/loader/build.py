@@ -41,6 +41,18 @@ def _allowed_alias_ratio(decode_count: int) -> float:
     return 0.99 - 0.89 * ((decode_count - _ALIAS_RATIO_LOW) / span)
 
 
+def _nesting(node: Any, depth: int, flows: int) -> int:
+    """The flow collections around a collection's children, counting ``node``; raises
+    TooDeep past MAX_DEPTH of block or of flow nesting, as the composer does."""
+    if node.flow_style:
+        flows += 1
+        if flows > MAX_DEPTH:
+            raise TooDeep(node.start_mark)
+    elif depth - flows > MAX_DEPTH:
+        raise TooDeep(node.start_mark)
+    return flows
+
+
 class AliasLimit(Exception):
     """The document expands too much (go-yaml's ratio), or a merge key reaches its own
     mapping (go-yaml: "anchor 'a' value contains itself")."""
@@ -138,12 +150,7 @@ class Builder(StrictChecks):
                 else:
                     container[slot] = self._tagged_scalar(node, path)
                 continue
-            if node.flow_style:
-                flows += 1
-                if flows > MAX_DEPTH:
-                    raise TooDeep(node.start_mark)
-            elif depth - flows > MAX_DEPTH:
-                raise TooDeep(node.start_mark)
+            flows = _nesting(node, depth, flows)
             if kind == "mapping" and node.flow_style and _template_action(node):
                 # `{{ .Values.gpus }}` unquoted: YAML reads a mapping whose key is a mapping.
                 # It is a template placeholder left unrendered: kept as its text, so rules
@@ -154,57 +161,60 @@ class Builder(StrictChecks):
                 self._check_tag(node, path)
             # Multi-line children of a block collection, for the YAML 1.2 layout checks.
             multi: list[Any] | None = None if node.flow_style or in_alias else []
-            child_depth = depth + 1
-            deep = depth >= POSITION_DEPTH
+            child = (in_alias, depth + 1, flows)
+            inner = path if depth >= POSITION_DEPTH else None
             if kind == "sequence":
-                items = node.value
-                out: list[Any] = [None] * len(items)
-                container[slot] = out
-                for i in range(len(items) - 1, -1, -1):
-                    item = items[i]
-                    if multi is not None and item.end_mark.line != item.start_mark.line:
-                        multi.append(item)
-                    push(
-                        (
-                            item,
-                            path if deep else (*path, i),
-                            None,
-                            out,
-                            i,
-                            in_alias,
-                            child_depth,
-                            flows,
-                        )
-                    )
-                if multi:
-                    self._layout(node, multi)
+                container[slot] = self._push_items(node, path, inner, child, multi, push)
             else:
-                mapping: dict[str, Any] = {}
-                container[slot] = mapping
                 # _entries counts merged mappings against the same alias budget.
                 self.decode_count, self.alias_count = decode_count, alias_count
-                entries = self._entries(node, path, multi=multi)
+                container[slot] = self._push_entries(node, path, inner, child, multi, push)
                 decode_count, alias_count = self.decode_count, self.alias_count
-                if multi:
-                    self._layout(node, multi)
-                for key, _key_node, _value_node in entries:
-                    mapping[key] = None
-                for key, k_node, v_node in reversed(entries):
-                    push(
-                        (
-                            v_node,
-                            path if deep else (*path, key),
-                            k_node,
-                            mapping,
-                            key,
-                            in_alias,
-                            child_depth,
-                            flows,
-                        )
-                    )
         self.decode_count = decode_count
         self.alias_count = alias_count
         return holder[0]
+
+    def _push_items(
+        self,
+        node: Any,
+        path: Path,
+        inner: Path | None,
+        child: tuple[bool, int, int],
+        multi: list[Any] | None,
+        push: Any,
+    ) -> list[Any]:
+        """A sequence's list, its items pushed for ``build`` to fill in (at ``inner`` when
+        their positions are their ancestor's, else at their own paths)."""
+        items = node.value
+        out: list[Any] = [None] * len(items)
+        for i in range(len(items) - 1, -1, -1):
+            item = items[i]
+            if multi is not None and item.end_mark.line != item.start_mark.line:
+                multi.append(item)
+            push((item, (*path, i) if inner is None else inner, None, out, i, *child))
+        if multi:
+            self._layout(node, multi)
+        return out
+
+    def _push_entries(
+        self,
+        node: Any,
+        path: Path,
+        inner: Path | None,
+        child: tuple[bool, int, int],
+        multi: list[Any] | None,
+        push: Any,
+    ) -> dict[str, Any]:
+        """A mapping's dict, keys in order, its values pushed for ``build`` to fill in."""
+        mapping: dict[str, Any] = {}
+        entries = self._entries(node, path, multi=multi)
+        if multi:
+            self._layout(node, multi)
+        for key, _key_node, _value_node in entries:
+            mapping[key] = None
+        for key, k_node, v_node in reversed(entries):
+            push((v_node, (*path, key) if inner is None else inner, k_node, mapping, key, *child))
+        return mapping
 
     def _tagged_scalar(self, node: Any, path: Path) -> Any:
         """A scalar with an explicit tag: typed as the tag says, unknown tags reported."""

@@ -100,6 +100,57 @@ def compose_c(parser: Any) -> Iterator[Any]:
         yield parser.get_node()
 
 
+def _tag(event: Any) -> Any:
+    """The event's explicit tag, or None (``!`` alone is the plain non-specific tag)."""
+    tag = event.ctag
+    if tag is None or str(tag) == "!":
+        return None
+    return tag
+
+
+def _collection(lib: YamlLib, event: Any, sequence: bool, mapping: bool) -> Any:
+    """The empty node a sequence's or a mapping's start event opens."""
+    cls: Any
+    if sequence:
+        cls, default = lib.SequenceNode, lib.seq_tag
+    elif mapping:
+        cls, default = lib.MappingNode, lib.map_tag
+    else:  # pragma: no cover - the parser emits nothing else here
+        raise lib.YAMLError(f"unexpected event {event!r}")
+    return cls(
+        _tag(event) or default,
+        [],
+        event.start_mark,
+        None,
+        flow_style=event.flow_style,
+        anchor=event.anchor,
+    )
+
+
+def _aliased(lib: YamlLib, anchors: dict[Any, Any], event: Any) -> Any:
+    """The node an alias event names; an alias to no anchor before it is an error."""
+    node = anchors.get(event.anchor)
+    if node is None:
+        raise lib.ComposerError(
+            None, None, f"found undefined alias {event.anchor!r}", event.start_mark
+        )
+    return node
+
+
+def _anchor(lib: YamlLib, anchors: dict[Any, Any], event: Any, node: Any) -> None:
+    """Name ``node`` by the event's anchor; a second node of that name is an error, as
+    the C composer says."""
+    anchor = event.anchor
+    if anchor in anchors:
+        raise lib.ComposerError(
+            "found duplicate anchor; first occurrence",
+            anchors[anchor].start_mark,
+            "second occurrence",
+            event.start_mark,
+        )
+    anchors[anchor] = node
+
+
 def compose_events(parser: Any, lib: YamlLib) -> Iterator[Any]:
     """Document roots composed from the parser's events without recursion.
 
@@ -135,19 +186,12 @@ def compose_events(parser: Any, lib: YamlLib) -> Iterator[Any]:
                     break
                 continue
             if kind is alias_ev:
-                node = anchors.get(event.anchor)
-                if node is None:
-                    raise lib.ComposerError(
-                        None, None, f"found undefined alias {event.anchor!r}", event.start_mark
-                    )
+                node = _aliased(lib, anchors, event)
                 opened = False
             else:
-                tag = event.ctag
-                if tag is None or str(tag) == "!":
-                    tag = None
                 if kind is scalar_ev:
                     node = lib.ScalarNode(
-                        tag or lib.str_tag,
+                        _tag(event) or lib.str_tag,
                         event.value,
                         event.start_mark,
                         event.end_mark,
@@ -159,32 +203,10 @@ def compose_events(parser: Any, lib: YamlLib) -> Iterator[Any]:
                     flow = bool(event.flow_style)
                     if (flows if flow else len(stack) - flows) >= MAX_DEPTH:
                         raise TooDeep(event.start_mark)
-                    cls: Any
-                    if kind is seq_start:
-                        cls, default = lib.SequenceNode, lib.seq_tag
-                    elif kind is map_start:
-                        cls, default = lib.MappingNode, lib.map_tag
-                    else:  # pragma: no cover - the parser emits nothing else here
-                        raise lib.YAMLError(f"unexpected event {event!r}")
-                    node = cls(
-                        tag or default,
-                        [],
-                        event.start_mark,
-                        None,
-                        flow_style=event.flow_style,
-                        anchor=event.anchor,
-                    )
+                    node = _collection(lib, event, kind is seq_start, kind is map_start)
                     opened = True
-                anchor = event.anchor
-                if anchor is not None:
-                    if anchor in anchors:  # as the C composer does
-                        raise lib.ComposerError(
-                            "found duplicate anchor; first occurrence",
-                            anchors[anchor].start_mark,
-                            "second occurrence",
-                            event.start_mark,
-                        )
-                    anchors[anchor] = node
+                if event.anchor is not None:
+                    _anchor(lib, anchors, event, node)
             if stack:
                 parent = stack[-1]
                 if parent[0].id == "sequence":

@@ -190,6 +190,38 @@ def _load(text: str, lib: YamlLib, *, iterative: bool) -> LoadResult:
 _FLOW_COLON = "found unexpected ':'"
 
 
+def _alias_message(exc: AliasLimit) -> str:
+    """What a document that expands too much, or merges itself, is told."""
+    if exc.anchor is not None:
+        shown = f"anchor &{exc.anchor}" if exc.anchor else "a mapping"
+        return (
+            f"{shown} merges itself (a '<<' merge key reaches the mapping it is "
+            f'in): kubectl\'s decoder refuses it ("anchor value contains itself"); '
+            "the document was not expanded or linted"
+        )
+    return (
+        "document contains excessive aliasing (an alias bomb?): it expands to "
+        "far more nodes than it writes, counting merge keys (<<), as kubectl's "
+        "decoder also refuses; the document was not expanded or linted"
+    )
+
+
+def _syntax_problem(text: str, lib: YamlLib, exc: Any, end: Any) -> Problem:
+    """The problem of a text the parser refused at a mark: one template notice when the file
+    is a template (said once, not a syntax error), else the syntax error in words."""
+    mark = exc.problem_mark or exc.context_mark
+    at = getattr(mark, "index", None)
+    template = template_problem(text, lib, at if isinstance(at, int) else 0)
+    if template is not None:
+        return template
+    what = plain_words(str(exc.problem or "invalid YAML"))
+    if exc.context:
+        what = f"{what} {plain_words(str(exc.context))}"
+    span = mark_span(text, mark) if mark is not None else Span(1, 1, 1, 1)
+    what += _named_character(text, mark)
+    return Problem(codes.SYNTAX_ERROR, clamp(span, end), f"YAML syntax error: {what}")
+
+
 def _iter_load(
     text: str,
     lib: YamlLib,
@@ -226,19 +258,7 @@ def _iter_load(
             try:
                 data = builder.build(node)
             except AliasLimit as exc:
-                if exc.anchor is not None:
-                    shown = f"anchor &{exc.anchor}" if exc.anchor else "a mapping"
-                    message = (
-                        f"{shown} merges itself (a '<<' merge key reaches the mapping it is "
-                        f'in): kubectl\'s decoder refuses it ("anchor value contains itself"); '
-                        "the document was not expanded or linted"
-                    )
-                else:
-                    message = (
-                        "document contains excessive aliasing (an alias bomb?): it expands to "
-                        "far more nodes than it writes, counting merge keys (<<), as kubectl's "
-                        "decoder also refuses; the document was not expanded or linted"
-                    )
+                message = _alias_message(exc)
                 problems.append(Problem(codes.EXCESSIVE_ALIASING, clamp(start, end), message))
                 index += 1
                 continue
@@ -268,18 +288,7 @@ def _iter_load(
             )
             yield from again
             return
-        mark = exc.problem_mark or exc.context_mark
-        at = getattr(mark, "index", None)
-        template = template_problem(text, lib, at if isinstance(at, int) else 0)
-        if template is not None:  # the file is a template: said once, not a syntax error
-            problems.append(template)
-            return
-        what = plain_words(str(exc.problem or "invalid YAML"))
-        if exc.context:
-            what = f"{what} {plain_words(str(exc.context))}"
-        span = mark_span(text, mark) if mark is not None else Span(1, 1, 1, 1)
-        what += _named_character(text, mark)
-        problems.append(Problem(codes.SYNTAX_ERROR, clamp(span, end), f"YAML syntax error: {what}"))
+        problems.append(_syntax_problem(text, lib, exc, end))
     except lib.YAMLError as exc:
         what = plain_words(" ".join(str(exc).split()))
         problems.append(Problem(codes.SYNTAX_ERROR, Span(1, 1, 1, 1), f"YAML syntax error: {what}"))
