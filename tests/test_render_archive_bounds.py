@@ -168,7 +168,7 @@ def test_every_long_header_kind_is_bounded_before_it_is_read(tmp_path: Path, kin
     zeros = gzip.compress(bytes(1 << 20), 9, mtime=0)
     path.write_bytes(gzip.compress(info.tobuf(tarfile.USTAR_FORMAT), mtime=0) + zeros * 1025)
     code = (
-        "import sys; from gpulint.render.helmsources import Archive; "
+        "import sys; from gpulint.render.helm.sources import Archive; "
         f"a = Archive({str(path)!r}); print(a.refused); sys.exit(a.members != {{}})"
     )
     proc = subprocess.run(

@@ -120,7 +120,8 @@ def test_valid_options_are_accepted(tmp_path: Path) -> None:
 def test_values_reach_helm_as_values_never_as_options(tmp_path: Path, helm_path: str) -> None:
     """Past the configuration check too (a command line's values, a later change): every
     value is ``--flag=value`` and the positionals come after ``--``."""
-    from gpulint.render import ChartOptions, RenderOptions, helm as helm_render
+    from gpulint.render import ChartOptions, RenderOptions
+    from gpulint.render.helm import chart as helm_render
 
     repo = _repo(tmp_path)
     marker = tmp_path / "ran"

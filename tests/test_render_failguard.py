@@ -1,4 +1,4 @@
-"""A chart's guarded ``fail`` at the values key that made it run (gpulint/render/failguard.py):
+"""A chart's guarded ``fail`` at the values key that made it run (gpulint/render/helm/failcalls.py):
 NVIDIA's DRA driver refuses ``resources.gpus.enabled: true`` with ``{{- if and
 .Values.resources.gpus.enabled (not .Values.gpuResourcesEnabledOverride) }}{{- fail ...}}``;
 the user edits values.yaml, not the template. Guards that prove no key keep helm's line."""
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.render.failguard import guard_keys
+from gpulint.render.helm.failcalls import guard_keys
 from tests.externals import helms, needs_helm
 from tests.test_render_helm_sources import BATCH, _check
 

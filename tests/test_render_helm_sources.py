@@ -171,7 +171,7 @@ def test_a_manifest_outside_templates_named_on_the_command_line_is_linted(
 
 
 def test_helm_error_lines_are_joined_into_one_readable_line() -> None:
-    from gpulint.render.helmsources import readable
+    from gpulint.render.helm.sources import readable
 
     # a chart's `fail` message over several lines (NVIDIA's device plugin, without --namespace)
     stderr = (
@@ -207,7 +207,7 @@ def test_helm_error_lines_are_joined_into_one_readable_line() -> None:
 def test_set_flags_are_read_as_helm_reads_them(
     assignments: tuple[str, ...], path: tuple[object, ...], expected: str | None
 ) -> None:
-    from gpulint.render.setflags import set_by
+    from gpulint.render.helm.setflags import set_by
 
     found = set_by(assignments, path)
     assert found == (None if expected is None else f"--set {expected} on the command line")
@@ -218,7 +218,7 @@ def test_render_set_is_parsed_once_however_many_findings_ask(
 ) -> None:
     """A configuration's `render: set:` of a megabyte and 150 findings took 22.8 s: every
     finding parsed every assignment again. Now each assignment is parsed once per run."""
-    import gpulint.render.setflags as sources
+    import gpulint.render.helm.setflags as sources
 
     parsed: list[str] = []
     real = sources.set_keys

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.render.helmignore import BadRules, Rules, go_match, subchart_entries
+from gpulint.render.helm.helmignore import BadRules, Rules, go_match, subchart_entries
 from tests.externals import helms, needs_helm
 
 # helm's pkg/ignore/testdata: which names are folders (the rest are files).

@@ -2,7 +2,7 @@
 line when the list is written item by item as text, at its values line when a ``range``
 writes it from values, and at the list's key, saying so, when template logic writes items
 before it and nothing traces it; a key path the template
-writes only in part says it is shown at the deepest key written (gpulint/render/unproven.py).
+writes only in part says it is shown at the deepest key written (gpulint/render/helm/untraced.py).
 Rendered with the real helm (3 and 4)."""
 
 from __future__ import annotations

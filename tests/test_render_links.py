@@ -154,7 +154,7 @@ def test_a_values_file_that_is_not_a_regular_file_is_refused(repo: Path, kind: s
 
 @pytest.mark.parametrize("kind", SPECIAL)
 def test_refused_file_names_why(repo: Path, kind: str) -> None:
-    from gpulint.render.links import refused_file
+    from gpulint.render.helm.inputs import refused_file
 
     target = special(repo, kind)
     (repo / "ci" / "values.yaml").symlink_to(target)
@@ -239,7 +239,7 @@ def test_links_helm_would_loop_on_or_wait_on_are_refused(repo: Path, kind: str) 
 def test_the_link_walk_ends_on_a_web_of_links(tmp_path: Path) -> None:
     """Each real folder is listed once: 30 folders each linking twice to the next would be
     2^30 paths to a walk that follows links blindly."""
-    from gpulint.render.links import links_outside
+    from gpulint.render.helm.inputs import links_outside
 
     (tmp_path / ".git").mkdir()
     chart = tmp_path / "chart"

@@ -1,5 +1,5 @@
 """Which part of a template of several ``---`` documents a rendered document came from
-(gpulint/render/sections.py): the finding is matched in that part only, and when it is not
+(gpulint/render/helm/documents.py): the finding is matched in that part only, and when it is not
 known which part it is, the finding says so rather than point into another document."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from typing import NamedTuple
 
 import pytest
 
-from gpulint.render.failguard import guard_keys
-from gpulint.render.guards import truth
-from gpulint.render.sections import Part, Sections
-from gpulint.render.textmap import actions
+from gpulint.render.helm.conditions import truth
+from gpulint.render.helm.documents import Part, Sections
+from gpulint.render.helm.failcalls import guard_keys
+from gpulint.render.helm.templatetext import actions
 
 T = "c/templates/t.yaml"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from gpulint.render import ChartOptions
-from gpulint.render.helm import HelmRendered
+from gpulint.render.helm.chart import HelmRendered
 from tests.conftest import gpulint_in_process
 from tests.externals import helm, needs_helm
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-import gpulint.render.textmap as textmap
+import gpulint.render.helm.templatetext as textmap
 from tests.conftest import gpulint_in_process
 from tests.externals import helm, needs_helm
 

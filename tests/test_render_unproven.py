@@ -1,6 +1,6 @@
 """A number a ``range`` writes (``nvidia.com/gpu: {{ .gpus }}`` inside ``range
 .Values.workers``) is at its values line, traced by the render that marks numbers
-(gpulint/render/valuemarks.py); one no values line is traced to (a ``--set`` value, which
+(gpulint/render/helm/markers.py); one no values line is traced to (a ``--set`` value, which
 no file holds) stays at the template line and says the value is not written there. The
 fixture chart tests/fixtures/render/charts/serving is rendered with the real helm (3 and 4)."""
 

@@ -3,7 +3,7 @@
 ``range`` variables, ``dict``/``merge``, ``include`` helpers, ``concat`` and templated keys
 hide which values path wrote a rendered scalar from a line-by-line reading of the template;
 a second ``helm template`` run with a marker in every string value says it
-(:mod:`gpulint.render.valuemarks`). A finding goes to the values line only when the value
+(:mod:`gpulint.render.helm.markers`). A finding goes to the values line only when the value
 rendered is the text written there; else it stays on the template line. A finding about a
 field the object lacks goes to the values key the template reads for that field.
 
@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from gpulint.render import valuemarks
+from gpulint.render.helm import markers
 from tests.conftest import FIXTURES, ROOT, gpulint_in_process
 from tests.externals import helm, needs_helm
 from tests.test_render import expected, found
@@ -212,13 +212,13 @@ def test_the_marked_render_runs_only_when_a_finding_needs_it(
         "apiVersion: v2\nname: traced\nversion: 0.3.0\n", encoding="utf-8"
     )
     calls: list[str] = []
-    real = valuemarks.Tracer._marked_docs
+    real = markers.Tracer._marked_docs
 
-    def counted(self: valuemarks.Tracer) -> Any:
+    def counted(self: markers.Tracer) -> Any:
         calls.append("marked")
         return real(self)
 
-    monkeypatch.setattr(valuemarks.Tracer, "_marked_docs", counted)
+    monkeypatch.setattr(markers.Tracer, "_marked_docs", counted)
     path = helm()
     assert path is not None
     findings = _check(path, "traced", cwd=repo)
@@ -228,12 +228,12 @@ def test_the_marked_render_runs_only_when_a_finding_needs_it(
 
 
 def test_strings_a_template_may_test_are_kept() -> None:
-    assert valuemarks.markable("nvidia.com/gpu")
-    assert valuemarks.markable("NoSchedule")
+    assert markers.markable("nvidia.com/gpu")
+    assert markers.markable("NoSchedule")
     for kept in ("", " ", "1.2.0", "v1.30.2", "true", "no", "42", "{{ .Release.Name }}", "a\nb"):
-        assert not valuemarks.markable(kept), kept
-    assert not valuemarks.markable(1)
-    assert not valuemarks.markable(True)
+        assert not markers.markable(kept), kept
+    assert not markers.markable(1)
+    assert not markers.markable(True)
 
 
 def test_values_merge_as_helm_merges_them(tmp_path: Path) -> None:
@@ -241,12 +241,12 @@ def test_values_merge_as_helm_merges_them(tmp_path: Path) -> None:
     sub.write_text("a: {b: x, c: [w]}\nd: z\n", encoding="utf-8")
     top = tmp_path / "top.yaml"
     top.write_text("s:\n  a: {b: X}\n  d: null\n", encoding="utf-8")
-    tree = valuemarks.merged([(str(sub), ("s",)), (str(top), ())])
-    origins: list[valuemarks.Origin] = []
-    data = valuemarks.marked(tree, origins)
+    tree = markers.merged([(str(sub), ("s",)), (str(top), ())])
+    origins: list[markers.Origin] = []
+    data = markers.marked(tree, origins)
     assert data == {"s": {"a": {"b": "gplv000000x", "c": ["gplv000001x"]}}}
-    assert origins[0] == valuemarks.Origin(str(top), ("s", "a", "b"), ("s", "a", "b"))
-    assert origins[1] == valuemarks.Origin(str(sub), ("a", "c", 0), ("s", "a", "c", 0))
+    assert origins[0] == markers.Origin(str(top), ("s", "a", "b"), ("s", "a", "b"))
+    assert origins[1] == markers.Origin(str(sub), ("a", "c", 0), ("s", "a", "c", 0))
 
 
 def test_values_the_templates_compare_are_not_marked(tmp_path: Path) -> None:
@@ -261,18 +261,16 @@ def test_values_the_templates_compare_are_not_marked(tmp_path: Path) -> None:
         "engine: {type: vllm}\nmode: on-demand\nimage: {name: vllm/vllm-openai}\n",
         encoding="utf-8",
     )
-    names = valuemarks.compared_names([str(tmp_path)])
+    names = markers.compared_names([str(tmp_path)])
     assert {"type", "mode"} <= names and "name" not in names
-    origins: list[valuemarks.Origin] = []
-    data = valuemarks.marked(
-        valuemarks.merged([(str(tmp_path / "values.yaml"), ())]), origins, names
-    )
+    origins: list[markers.Origin] = []
+    data = markers.marked(markers.merged([(str(tmp_path / "values.yaml"), ())]), origins, names)
     assert data["engine"] == {"type": "vllm"} and data["mode"] == "on-demand"
     assert data["image"] == {"name": "gplv000000x"}
 
 
 def test_a_field_read_from_something_else_too_is_not_put_on_values() -> None:
-    from gpulint.render.fieldreads import field_reads
+    from gpulint.render.helm.fieldreads import field_reads
 
     one = "{{- with .Values.worker.tolerations }}\ntolerations:\n  {{- toYaml . | nindent 2 }}"
     assert field_reads(one, "tolerations") == {("worker", "tolerations")}

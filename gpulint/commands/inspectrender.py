@@ -29,7 +29,7 @@ def gpu_path(container: Path, resources: dict[str, Any] | None, names: Iterable[
     return (*container, "resources")
 
 
-#: How the note of a place that is a fallback begins (gpulint.render.kustomize, .helmsources).
+#: How the note of a place that is a fallback begins (gpulint.render.kustomize.build, .helmsources).
 _FALLBACK = "shown at the "
 
 

@@ -316,7 +316,7 @@ def _render(config: ConfigFile | None, root: FsPath) -> RenderOptions | None:
 
     if config is None or not isinstance(config.data.get("render"), dict):
         return None
-    from gpulint.render.links import refused_file
+    from gpulint.render.helm.inputs import refused_file
 
     data = config.data["render"]
     errors: list[str] = []

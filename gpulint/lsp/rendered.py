@@ -4,7 +4,7 @@
 ``gpulint check`` never reads a chart's templates as YAML (they are not YAML until
 rendered): the chart is one target, GL201 without ``--render``. The server does the same
 for a document inside a chart that helm reads (its templates, values files, subcharts,
-``files/``; :func:`gpulint.render.helmsources.renders`): one GL201 information on its first
+``files/``; :func:`gpulint.render.helm.sources.renders`): one GL201 information on its first
 line instead of the YAML errors a template would give. With the setting on, the chart (or
 every Kustomize root that builds the document) is rendered as ``check --render`` renders it
 (same options from the configuration's ``render:``, same limits: each program's own and
@@ -43,7 +43,7 @@ def owners(
     """What renders the file: its chart; with ``render``, else, the Kustomize roots of its
     repository that build it (and the kustomizations read; ``scanned`` keeps them per
     repository). Empty: the file is linted as it is, as ``check`` lints it."""
-    from gpulint.render.helmsources import renders
+    from gpulint.render.helm.sources import renders
     from gpulint.render.trees import RenderTarget, Trees, chart_of, project_root
 
     chart = chart_of(path)

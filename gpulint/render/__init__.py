@@ -3,13 +3,13 @@ finding mapped back to the line a user edits.
 
 * ``trees``: which folders are charts and Kustomize roots, what files they consume.
 * ``tools``: running ``helm`` / ``kubectl`` bounded and in a scrubbed environment.
-* ``schemaref``: whether a chart's values schema refers outside itself (for an old helm).
-* ``helm`` and ``kustomize``: one render each, and where a rendered line came from.
-* ``textmap``: finding a key path in a template's text (which is not YAML yet).
-* ``valuemarks``: which values line wrote a rendered value that template logic (``range``,
-  ``dict``/``merge``, ``include``, ``concat``) carried: one more render, with markers.
-* ``fieldreads``: a finding about a field an object lacks, on the values key its template
-  reads for that field.
+* ``mapping``: a finding on rendered output moved to the file a user edits; ``target``: one
+  chart or root linted; ``fixvalues``, ``fixchanges``, ``fixcopy``: a rendered finding's
+  fix made where its value is written, and checked by rendering again.
+* ``helm/``: a chart rendered with ``helm template`` and mapped back to its template and
+  values lines (its ``__init__`` lists the modules).
+* ``kustomize/``: a root built with ``kubectl kustomize`` and mapped back to its patch or
+  base file.
 
 Rendering runs programs on the linted tree, so it happens only when the user asks for it
 (``--render``); README "Security" says what each program may and may not do.

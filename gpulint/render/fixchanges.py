@@ -1,4 +1,4 @@
-"""A rendered fix as changes of the file that writes the value (:mod:`.fixvalues`).
+"""A rendered fix as changes of the file that writes the value (:mod:`gpulint.render.fixvalues`).
 
 The fix a rule planned on the rendered object (``old`` -> ``new``) is compared with what the
 values file, patch or resource writes: under the *base*, the highest enclosing node of the

@@ -154,7 +154,7 @@ class _Chart(Rerenderer):
 
     def render(self, files: dict[str, str]) -> str | None:
         from gpulint.render import ChartOptions
-        from gpulint.render.helmrun import template
+        from gpulint.render.helm.run import template
 
         if self.helm is None:
             return None
@@ -248,7 +248,7 @@ class _Overlay(Rerenderer):
         self.linked: dict[str, str] = {}
 
     def render(self, files: dict[str, str]) -> str | None:
-        from gpulint.render import kustomize
+        from gpulint.render.kustomize import build as kustomize
 
         if self.tool is None:
             return None

@@ -53,7 +53,7 @@ from gpulint.render.fixchanges import (
     field_changes,
 )
 from gpulint.render.fixcopy import NotChecked
-from gpulint.render.links import through_link
+from gpulint.render.helm.inputs import through_link
 from gpulint.render.mapping import Place, label_of, load_documents, read_text
 
 if TYPE_CHECKING:
@@ -362,6 +362,6 @@ def _path_at(docs: list[Document], span: Span) -> tuple[Document, Path] | None:
 def _adds(f: Finding) -> bool:
     """Does the finding's fix add a field to the mapping it is about (a pod spec's
     ``tolerations``), rather than change a value written there?"""
-    from gpulint.render.fieldreads import MISSING_FIELDS
+    from gpulint.render.helm.fieldreads import MISSING_FIELDS
 
     return f.rule in MISSING_FIELDS and bool(f.doc_path) and f.doc_path[-1] != "tolerations"

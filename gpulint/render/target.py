@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from gpulint.fix.loop import FileFix
     from gpulint.k8s.devices import Registry
     from gpulint.render import RenderOptions
-    from gpulint.render.kustomize import Failure
+    from gpulint.render.kustomize.build import Failure
     from gpulint.render.mapping import Fixes, Rendered
     from gpulint.render.trees import Trees
     from gpulint.util.discover import Target
@@ -122,7 +122,7 @@ def render_target(target: Target, options: RenderOptions, trees: Trees) -> Rende
     if not options.enabled:
         return Unrendered(anchor, Problem(codes.CHART_NOT_RENDERED, Span(1, 1, 1, 1), NOT_RENDERED))
     if target.render == "helm":
-        from gpulint.render import helm, helmrun
+        from gpulint.render.helm import chart as helm, run as helmrun
 
         out = helm.render(folder, options)
         if isinstance(out, helmrun.Failure):  # at the template helm's error names, if any
@@ -135,7 +135,7 @@ def render_target(target: Target, options: RenderOptions, trees: Trees) -> Rende
             options.for_chart(folder),
             rerun=helm.marked_render(folder, options),
         )
-    from gpulint.render import kustomize
+    from gpulint.render.kustomize import build as kustomize
 
     built = kustomize.render(folder, options, trees)
     if isinstance(built, kustomize.Failure):
@@ -217,7 +217,7 @@ def _unbuilt(
     """A Kustomize root that failed: its failure at the file and line it names, and every
     kustomization it builds on that builds alone linted (those that fail too, the same
     way for their own parts; one finding per distinct failure)."""
-    from gpulint.render import kustomize
+    from gpulint.render.kustomize import build as kustomize
     from gpulint.render.mapping import label_of
     from gpulint.render.trees import kustomization_file
 

@@ -355,7 +355,7 @@ class Trees:
     renders it (:meth:`owners`), so a pre-commit run on a changed template lints its chart.
     Without ``render`` charts are still found (their templates are not YAML: the chart is
     reported as not rendered) but Kustomize folders are linted file by file, a patch and
-    the objects it completes as parts (:meth:`part`, ``gpulint.render.patches``).
+    the objects it completes as parts (:meth:`part`, ``gpulint.render.kustomize.patches``).
     """
 
     def __init__(self, render: bool) -> None:
@@ -450,7 +450,7 @@ class Trees:
         if not self.kustomizations:
             return None
         if self._parts is None:
-            from gpulint.render.patches import parts
+            from gpulint.render.kustomize.patches import parts
 
             self._parts = parts(list(self.kustomizations), self._read, _shown)
         return self._parts.get(os.path.abspath(path))
@@ -468,7 +468,7 @@ class Trees:
         consume it (the working directory is scanned for them)."""
         chart = _chart_above(os.path.dirname(os.path.abspath(path)))  # a file: no stat
         if chart is not None:
-            from gpulint.render.helmsources import renders
+            from gpulint.render.helm.sources import renders
 
             if renders(chart, path):
                 yield RenderTarget("helm", _shown(chart))

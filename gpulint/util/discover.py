@@ -35,7 +35,7 @@ STDIN = "-"
 
 class Part(NamedTuple):
     """What a kustomization makes of a file linted without ``--render``: a patch, or a
-    resource that a patch completes (``gpulint.render.patches``).
+    resource that a patch completes (``gpulint.render.kustomize.patches``).
 
     ``kustomization`` (a label) and ``line`` are the entry that names the patch; ``patch``
     is the patch's label when this file is the resource it patches (``""``: the patch is

@@ -1,11 +1,11 @@
 """Where helm took a rendered value or an error from, besides a template and values files:
-``--set`` flags (:mod:`gpulint.render.setflags`: applied after every values file, a value
+``--set`` flags (:mod:`gpulint.render.helm.setflags`: applied after every values file, a value
 they set is theirs); helm's error output (:func:`error_place`: the template and line it
-names; :func:`.chartdeps.missing_dependency`); packaged subcharts (:class:`Archive`, read
+names; :func:`.dependencies.missing_dependency`); packaged subcharts (:class:`Archive`, read
 bounded, never extracted); files a template inserts (:func:`inserted_file`: ``.Files.Get``,
 ``tpl (.Files.Get ...)``, ``.Files.Glob ... AsConfig``); the files of a chart folder rendering
 reads (:func:`renders`, for a file named on the command line). Which of a template's
-documents a rendered one is: :mod:`gpulint.render.sections`.
+documents a rendered one is: :mod:`gpulint.render.helm.documents`.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from gpulint.render.mapping import Place, label_of, load_documents, lookup, read
 from gpulint.util.walk import walk  # os.walk without recursion: a folder of any depth
 
 if TYPE_CHECKING:
-    from gpulint.render import textmap
-    from gpulint.render.helm import Resolved
+    from gpulint.render.helm import templatetext
+    from gpulint.render.helm.chart import Resolved
 
 # -- errors ----------------------------------------------------------------------------------
 
@@ -104,7 +104,7 @@ MAX_UNPACKED_BYTES = 64 << 20
 
 class Archive:
     """A packaged subchart (``.tgz``): its members' text, read once and bounded
-    (:func:`gpulint.render.tarbounds.open_chart`: every header checked before it is read)."""
+    (:func:`gpulint.render.helm.tgz.open_chart`: every header checked before it is read)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -119,7 +119,7 @@ class Archive:
     def _read(self) -> None:
         import tarfile
 
-        from gpulint.render.tarbounds import Refused, open_chart
+        from gpulint.render.helm.tgz import Refused, open_chart
 
         try:
             if os.path.getsize(self.path) > MAX_ARCHIVE_BYTES:
@@ -183,7 +183,7 @@ def archives(folder: str, deps: object, top: str | None = None) -> dict[str, Arc
     of ``top``, the chart rendered, does not skip: :func:`.helmignore.subchart_entries`) by
     the names helm prints: each archive's Chart.yaml ``name:``, and the aliases of the
     dependencies (``deps``). An archive that was refused is under ``""``, the first one."""
-    from gpulint.render.helmignore import subchart_entries
+    from gpulint.render.helm.helmignore import subchart_entries
 
     found: dict[str, Archive | None] = {}
     charts = os.path.join(folder, "charts")
@@ -206,8 +206,8 @@ def archives(folder: str, deps: object, top: str | None = None) -> dict[str, Arc
 def file_place(
     resolved: Resolved,
     folder: str,
-    t: textmap.Template,
-    match: textmap.Match,
+    t: templatetext.Template,
+    match: templatetext.Match,
     path: tuple[object, ...],
     on_key: bool,
     value: object,
@@ -298,7 +298,7 @@ def placed_error(
     where = error_place(stderr)
     text = readable(stderr, returncode, where is not None)
     if where is None:
-        from gpulint.render.chartdeps import missing_dependency
+        from gpulint.render.helm.dependencies import missing_dependency
 
         got = missing_dependency(stderr, chart)
         if got is None:

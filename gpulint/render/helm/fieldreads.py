@@ -22,8 +22,8 @@ from typing import Any, NamedTuple
 
 from gpulint.loader.document import Document
 from gpulint.model import Related, Span
+from gpulint.render.helm.templatetext import Template, find
 from gpulint.render.mapping import Place, label_of, lookup, read_text
-from gpulint.render.textmap import Template, find
 
 #: A rule's finding about a field an object lacks, or a list that lacks an item: by the key
 #: the finding's path ends at (``""``: the object itself), the field. GPU020 and GPU023: the
@@ -229,7 +229,7 @@ def missing_place(
     was rendered (``written``); ``files`` as helm applies them, last first, each with the
     prefix of the template's values. A read of a ``range`` variable's field
     (``$values.tolerations`` in ``range $name, $values := .Values.workerGroups``) is that
-    of the entry ``entry`` says the object came from (:meth:`.valuemarks.Tracer.entry`:
+    of the entry ``entry`` says the object came from (:meth:`.markers.Tracer.entry`:
     the one the values rendered in it name). A fallback chain (``index $module
     "tolerations" | default .Values.tolerations``, ``coalesce``) is followed the way the
     template does: the entry's own key when it is set, else the global one; a missing

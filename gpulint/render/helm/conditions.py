@@ -2,7 +2,7 @@
 
 A template of several documents often writes some only when a value says so (``{{- if
 .Values.vllm.enabled }}``); knowing which held tells which documents the template wrote
-(:mod:`gpulint.render.sections`). The condition is evaluated only when it is made of
+(:mod:`gpulint.render.helm.documents`). The condition is evaluated only when it is made of
 ``.Values`` paths (``$.Values`` too), string, number and boolean literals, ``and``,
 ``or``, ``not``, ``eq``, ``ne`` and ``empty``, with parentheses; the values are the
 chart's merged values and ``--values`` files, as helm merges them. A condition that holds
@@ -119,8 +119,8 @@ def chart_truth(
     """:func:`truth` for the templates of the chart ``folder`` rendered with ``options``:
     the condition and the prefix of the template's values in the chart's (a subchart's
     name). The values are merged the first time a condition is asked about."""
-    from gpulint.render.chartvalues import chart_values, merged, plain
-    from gpulint.render.setflags import set_by
+    from gpulint.render.helm.setflags import set_by
+    from gpulint.render.helm.values import chart_values, merged, plain
 
     tree: list[Any] = []
 

@@ -15,7 +15,7 @@ from gpulint.model import Related, Span
 from gpulint.render.mapping import Place, label_of, lookup
 
 if TYPE_CHECKING:
-    from gpulint.render.helm import HelmRendered, Resolved
+    from gpulint.render.helm.chart import HelmRendered, Resolved
 
 
 def values_place(
@@ -34,7 +34,7 @@ def values_place(
     (a ``--set`` value stays at the template line, naming the flag); None when no file sets
     it, or when the value set there is not the one rendered (``rendered``: a scalar the
     template printed through a pipe or a guess of which item it is)."""
-    from gpulint.render.setflags import set_by
+    from gpulint.render.helm.setflags import set_by
 
     path = (*ref, *rest)
     dotted = ".".join(str(p) for p in ref)

@@ -13,13 +13,13 @@ the target, a credential, into the output, and a finding's message would show it
 
 Mapping: helm's ``---`` and ``# Source: <chart>/templates/x.yaml`` header names each
 document's template (:class:`HelmRendered`); the finding's key path is matched in it line by
-line (:mod:`gpulint.render.textmap`), in the document of several it came from
-(:mod:`gpulint.render.sections`). When the value was written by ``{{ .Values.x }}`` (or a
+line (:mod:`gpulint.render.helm.templatetext`), in the document of several it came from
+(:mod:`gpulint.render.helm.documents`). When the value was written by ``{{ .Values.x }}`` (or a
 ``toYaml .Values.x`` block holds it) and a values file sets ``x``, the finding points at the
 values line, names the template that uses it, and keeps the template as a related place.
 Values are searched as helm merges them, last applied first: ``--set`` (the finding stays
 at the template line, naming the flag), ``--values`` files, the parent's ``values.yaml``
-under the subchart's name, the chart's. :mod:`gpulint.render.helmsources` maps the rest:
+under the subchart's name, the chart's. :mod:`gpulint.render.helm.sources` maps the rest:
 packaged ``.tgz`` subcharts, ``.Files.Get`` files, helm's errors.
 """
 
@@ -35,18 +35,20 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 from gpulint import codes
 from gpulint.loader.document import Document
 from gpulint.model import Finding, Span
-from gpulint.render import (
-    ChartOptions,
-    RenderOptions,
-    dupkeys,
-    failguard,
+from gpulint.render import ChartOptions, RenderOptions
+from gpulint.render.helm import (
+    duplicatekeys,
+    failcalls,
     fieldreads,
-    helmrun,  # running helm: argv, bounds, what it would read, its errors
-    textmap,
-    valuemarks,
+    markers as valuemarks,
+    run as helmrun,
+    templatetext,
 )
-from gpulint.render.helmrun import INSTALL_HELM, Failure, refused_inputs
-from gpulint.render.helmsources import headers, not_a_template
+from gpulint.render.helm.documents import Cut, Part, Sections
+from gpulint.render.helm.run import INSTALL_HELM, Failure, refused_inputs
+from gpulint.render.helm.sources import headers, not_a_template
+from gpulint.render.helm.untraced import guessed_item, item_place, noted, partial, unknown_part
+from gpulint.render.helm.valuelines import values_place
 from gpulint.render.mapping import (
     Place,
     Rendered,
@@ -56,18 +58,15 @@ from gpulint.render.mapping import (
     lookup,
     read_text,
 )
-from gpulint.render.sections import Cut, Part, Sections
 from gpulint.render.tools import ToolResult, find_tool
-from gpulint.render.unproven import guessed_item, item_place, noted, partial, unknown_part
-from gpulint.render.valuesplace import values_place
 
 if TYPE_CHECKING:
-    from gpulint.render.helmsources import Archive
+    from gpulint.render.helm.sources import Archive
 
 
 def render(folder: str, options: RenderOptions, marks: tuple[str, ...] = ()) -> str | Failure:
     """The chart's rendered output, or why there is none (``marks``: values files gpulint
-    wrote, passed after the user's: :mod:`gpulint.render.valuemarks`).
+    wrote, passed after the user's: :mod:`gpulint.render.helm.markers`).
 
     Every value is passed as ``--flag=value`` and the positionals after ``--``: no value
     can become an option (``--post-renderer``, ``--output-dir``). Schema validation is
@@ -92,8 +91,8 @@ def render(folder: str, options: RenderOptions, marks: tuple[str, ...] = ()) -> 
 
 
 def failed(folder: str, opts: ChartOptions, result: ToolResult) -> Failure:
-    """helm's error as GL200 where it says (:func:`.failguard.failure`)."""
-    return failguard.failure(HelmRendered("", folder, "", opts), result)
+    """helm's error as GL200 where it says (:func:`gpulint.render.helm.failcalls.failure`)."""
+    return failcalls.failure(HelmRendered("", folder, "", opts), result)
 
 
 def marked_render(folder: str, options: RenderOptions) -> Callable[[str], str | None]:
@@ -136,7 +135,7 @@ class HelmRendered(Rendered):
     names a member of the archive, read from it. Any other name leaves the finding at the
     chart's ``Chart.yaml``, saying so; the named file is never opened.
 
-    Each template is read and indexed once (:class:`textmap.Template`) and each values file
+    Each template is read and indexed once (:class:`templatetext.Template`) and each values file
     loaded once, however many findings its output has.
     """
 
@@ -239,7 +238,9 @@ class HelmRendered(Rendered):
         if finding.rule == codes.DUPLICATE_KEY:  # at the repeat's template line, if written
             t, shown = self._cut(resolved).template, label_of(resolved.path)
             files = [(f, p, self.values_doc(f)) for f, p in self.values_files(resolved)]
-            dup = dupkeys.duplicate_place(self.text, self._starts, finding, t, shown, files, doc)
+            dup = duplicatekeys.duplicate_place(
+                self.text, self._starts, finding, t, shown, files, doc
+            )
             if dup is not None:
                 return dup
         key = (resolved.real, finding.doc_path, on_key, finding.document)
@@ -251,7 +252,7 @@ class HelmRendered(Rendered):
         cut = self._cut(resolved)
         if found.related and cut.known:  # on a values line already
             return found
-        guess = textmap.find(cut.template, finding.doc_path).guessed >= 0
+        guess = templatetext.find(cut.template, finding.doc_path).guessed >= 0
         at = None if found.related or guess else found  # not a line that uses the value
         traced = self._traced(finding, doc, on_key, resolved if cut.known else None, at)
         if isinstance(traced, str):  # a field the template reads, at the object: why
@@ -267,7 +268,7 @@ class HelmRendered(Rendered):
         template: Place | None,
     ) -> Place | str | None:
         """The values line the marked render traces the finding's value to, or for a field
-        the object lacks, the values key its template reads for it (:mod:`.valuemarks`),
+        the object lacks, the values key its template reads for it (:mod:`.markers`),
         or why it stays at the template (a note, :func:`.fieldreads.missing_place`)."""
         if doc is None:
             return None
@@ -283,7 +284,9 @@ class HelmRendered(Rendered):
             return None
         path = finding.doc_path
         depth = (
-            (lambda: textmap.find(self._cut(resolved).template, path).depth) if resolved else None
+            (lambda: templatetext.find(self._cut(resolved).template, path).depth)
+            if resolved
+            else None
         )
         got = self._tracer.trace(self.text, self.documents, doc, path, on_key, depth)
         values_doc = self.values_doc(got[0].file) if got is not None else None
@@ -296,7 +299,9 @@ class HelmRendered(Rendered):
             self._sections = Sections(self.sources, self.documents, self.folder, self.options)
         return self._sections
 
-    def _cut(self, resolved: Resolved) -> Cut:  # the finding's document (:mod:`.sections`)
+    def _cut(
+        self, resolved: Resolved
+    ) -> Cut:  # the finding's document (:mod:`gpulint.render.helm.documents`)
         return self._cuts().cut(resolved)
 
     def _place(
@@ -309,7 +314,7 @@ class HelmRendered(Rendered):
         found = self._template_place(resolved, path, on_key, rendered)
         if resolved.archive is None or found.path != label_of(resolved.archive):
             return found
-        from gpulint.render.helmsources import in_archive
+        from gpulint.render.helm.sources import in_archive
 
         return in_archive(found, resolved)
 
@@ -321,14 +326,14 @@ class HelmRendered(Rendered):
         rendered: tuple[object, ...],
     ) -> Place:
         t = self._cut(resolved).template
-        match = textmap.find(t, path)
+        match = templatetext.find(t, path)
         shown = label_of(resolved.path)
         if match.guessed >= 0:
             return guessed_item(Place(shown, Span(1, 1, 1, 1)), t, match)
         if match.lines and match.depth == len(path):
             line = match.lines[-1]
             span = _line_span(t, line, on_key)
-            ref = textmap.values_ref(line.value)
+            ref = templatetext.values_ref(line.value)
             if ref is not None and not on_key:
                 found = values_place(
                     self, resolved, ref, (), shown, line.number, span, False, rendered
@@ -338,7 +343,7 @@ class HelmRendered(Rendered):
             return item_place(Place(shown, span), t, match, path, rendered)
         span = _line_span(t, match.lines[-1], True) if match.lines else Span(1, 1, 1, 1)
         fallback = Place(shown, span)
-        ref = textmap.inserted_values(t, match)
+        ref = templatetext.inserted_values(t, match)
         if ref is not None:
             rest = path[_matched_path_length(path, match) :]
             found = values_place(
@@ -347,7 +352,7 @@ class HelmRendered(Rendered):
             if found is not None:
                 return found
         if rendered and resolved.archive is None:
-            from gpulint.render.helmsources import file_place
+            from gpulint.render.helm.sources import file_place
 
             found = file_place(resolved, self.folder, t, match, path, on_key, rendered[0])
             if found is not None:
@@ -396,7 +401,7 @@ class HelmRendered(Rendered):
 
     def _archive(self, folder: str, name: str) -> Archive | None:
         """The packaged subchart in ``folder``/charts that helm prints as ``name``."""
-        from gpulint.render.helmsources import archives
+        from gpulint.render.helm.sources import archives
 
         if folder not in self._archives:
             deps = self._chart_yaml(folder).get("dependencies")
@@ -421,7 +426,7 @@ class HelmRendered(Rendered):
     def _subchart(self, folder: str, name: str) -> str | None:
         """The folder under ``folder``/charts of the subchart helm prints as ``name``."""
         if folder not in self._subcharts:
-            from gpulint.render.helmignore import subchart_entries
+            from gpulint.render.helm.helmignore import subchart_entries
 
             by_name: dict[str, str | None] = {}
             charts = os.path.join(folder, "charts")
@@ -462,15 +467,15 @@ class HelmRendered(Rendered):
         return out
 
 
-def _matched_path_length(path: tuple[object, ...], match: textmap.Match) -> int:
+def _matched_path_length(path: tuple[object, ...], match: templatetext.Match) -> int:
     return match.depth
 
 
-def _line_of(match: textmap.Match) -> int:
+def _line_of(match: templatetext.Match) -> int:
     return match.lines[-1].number if match.lines else 1
 
 
-def _line_span(template: textmap.Template, line: textmap.Line, on_key: bool) -> Span:
+def _line_span(template: templatetext.Template, line: templatetext.Line, on_key: bool) -> Span:
     raw = template.raw[line.number - 1]
     if on_key or not line.value.strip():
         start = line.key_column

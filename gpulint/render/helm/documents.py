@@ -29,13 +29,13 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
+from gpulint.render.helm.templatetext import OPENS, Template, actions, without_actions
 from gpulint.render.mapping import read_text
-from gpulint.render.textmap import OPENS, Template, actions, without_actions
 
 if TYPE_CHECKING:
     from gpulint.loader.document import Document
     from gpulint.render import ChartOptions
-    from gpulint.render.helm import Resolved
+    from gpulint.render.helm.chart import Resolved
 
 _DOC_START = re.compile(r"^---\s*(?:#.*)?$")
 #: What ``str.splitlines`` breaks a line at besides ``\n`` (and ``\r\n``).
@@ -118,10 +118,10 @@ class Sections:
         folder: str = "",
         options: ChartOptions | None = None,
     ) -> None:
-        from gpulint.render.guards import chart_truth
+        from gpulint.render.helm.conditions import chart_truth
 
         self.parts = Parts(sources, documents)
-        #: Whether an ``if`` held (:func:`.guards.chart_truth`): condition, values prefix.
+        #: Whether an ``if`` held (:func:`.conditions.chart_truth`): condition, values prefix.
         self._truth = chart_truth(folder, options) if options is not None else None
         self._plans: dict[str, tuple[list[str], list[int], list[_Segment]] | None] = {}
         self._places: dict[tuple[str, str, object], list[int | None]] = {}

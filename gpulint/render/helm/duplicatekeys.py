@@ -2,7 +2,7 @@
 
 The loader reports a repeated key at its later copy and names the first by its line in the
 rendered output, a line of no file. In the template, the copies are the lines writing that
-key among the children of the same parent keys (:func:`textmap.copies`). When the template
+key among the children of the same parent keys (:func:`templatetext.copies`). When the template
 writes as many copies as the output holds, the finding goes to the copy at the rendered
 one's position and names the first copy's template line. When it writes fewer (the repeat
 comes from a ``range``, an ``include``d helper or a ``toYaml`` of values), no line of the
@@ -20,7 +20,7 @@ import re
 
 from gpulint.loader.document import Document
 from gpulint.model import Finding, Related, Span
-from gpulint.render import textmap
+from gpulint.render.helm import templatetext
 from gpulint.render.mapping import Place, label_of, lookup
 
 _FIRST = re.compile(r" \(first at line \d+\)")
@@ -34,7 +34,7 @@ def duplicate_place(
     rendered: str,
     starts: list[int],
     finding: Finding,
-    template: textmap.Template,
+    template: templatetext.Template,
     shown: str,
     files: list[tuple[str, tuple[str, ...], Document | None]],
     doc: Document | None,
@@ -51,9 +51,9 @@ def duplicate_place(
     if not path or not isinstance(path[-1], str):
         return None
     parent, key = path[:-1], path[-1]
-    out = textmap.Template("\n".join(rendered.splitlines()[first - 1 : last]))
-    in_output = textmap.copies(out, parent, key)
-    written = textmap.copies(template, parent, key)
+    out = templatetext.Template("\n".join(rendered.splitlines()[first - 1 : last]))
+    in_output = templatetext.copies(out, parent, key)
+    written = templatetext.copies(template, parent, key)
     if not in_output or not written:
         return None
     copy_at = next((i for i, c in enumerate(in_output) if c.number + first - 1 == line), 0)
@@ -77,7 +77,7 @@ def duplicate_place(
 
 
 def _ranged(
-    template: textmap.Template,
+    template: templatetext.Template,
     parent: tuple[object, ...],
     key: str,
     rendered: object,
@@ -87,7 +87,7 @@ def _ranged(
     """The values key a ``range $k, $v := .Values.x`` in the parent's block wrote the
     repeat from: ``x.<key>`` in the values file helm applies last that sets it, only when
     the block has that one ``range`` and the value there equals the rendered one."""
-    match = textmap.find(template, parent)
+    match = templatetext.find(template, parent)
     start, end = match.block
     lines = template.lines
     if parent and isinstance(parent[-1], int):  # an item's block starts at its own line
@@ -121,7 +121,7 @@ def _same(value: object, rendered: object) -> bool:
     return plain and isinstance(rendered, str) and str(value) == rendered
 
 
-def _key_span(template: textmap.Template, line: textmap.Line) -> Span:
+def _key_span(template: templatetext.Template, line: templatetext.Line) -> Span:
     raw = template.raw[line.number - 1]
     start = line.key_column
     text = raw[start:].split(":", 1)[0].rstrip()

@@ -1,7 +1,7 @@
 """``helm template`` run: its argv (every value ``--flag=value``, the positionals after
 ``--``), the bounds of :mod:`gpulint.render.tools`, the checks of what helm would read
 (:func:`refused_inputs`) and helm's errors as GL200 at the place they name. Split from
-:mod:`gpulint.render.helm`, which maps the rendered output back to templates and values.
+:mod:`gpulint.render.helm.chart`, which maps the rendered output back to templates and values.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gpulint import codes
 from gpulint.render import ChartOptions, RenderOptions
+from gpulint.render.helm.schemarefs import remote_schema_ref
 from gpulint.render.mapping import label_of
-from gpulint.render.schemaref import remote_schema_ref
 from gpulint.render.tools import BUDGET_SPENT, ToolResult, run_tool, time_left
 
 if TYPE_CHECKING:
@@ -50,10 +50,10 @@ def helm_template(
 
 def refused_inputs(folder: str, options: RenderOptions) -> Failure | None:
     """Why helm must not render the chart (GL200), if it must not: an entry of the chart it
-    must not read (:func:`gpulint.render.links.links_outside`: a link out of the repository,
+    must not read (:func:`gpulint.render.helm.inputs.links_outside`: a link out of the repository,
     a FIFO, a device, a link loop), or a values file that is a link out of the repository,
-    a system file or not a regular file (:func:`gpulint.render.links.refused_file`)."""
-    from gpulint.render.links import links_outside, refused_file
+    a system file or not a regular file (:func:`gpulint.render.helm.inputs.refused_file`)."""
+    from gpulint.render.helm.inputs import links_outside, refused_file
     from gpulint.render.trees import project_root
 
     root = project_root(folder)
@@ -78,7 +78,7 @@ def template(
     schemas: str | None = None,
 ) -> str | Failure | ToolResult:
     """``helm template`` of the chart in ``folder`` once what helm reads has been checked
-    (:func:`gpulint.render.helm.render`; :mod:`gpulint.render.fixcopy` renders a checked
+    (:func:`gpulint.render.helm.chart.render`; :mod:`gpulint.render.fixcopy` renders a checked
     chart again): the argv of ``render`` and its bounds; helm's own failure is its result
     (exit status, error output). ``schemas``: the
     chart folder whose schemas a helm older than 3.16 would validate, if not ``folder``."""
@@ -99,5 +99,5 @@ def template(
     if result.reason is not None:
         return Failure(codes.RENDER_FAILED, f"helm template {result.reason}")
     if result.returncode != 0:
-        return result  # helm's error: the caller says where (gpulint.render.helm.failed)
+        return result  # helm's error: the caller says where (gpulint.render.helm.chart.failed)
     return result.stdout

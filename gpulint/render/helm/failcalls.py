@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING
 
 from gpulint import codes
 from gpulint.model import Span
-from gpulint.render.guards import truthy
+from gpulint.render.helm.conditions import truthy
+from gpulint.render.helm.templatetext import OPENS, actions
 from gpulint.render.mapping import lookup, read_text
-from gpulint.render.textmap import OPENS, actions
 
 if TYPE_CHECKING:
-    from gpulint.render.helm import HelmRendered, Resolved
-    from gpulint.render.helmrun import Failure
+    from gpulint.render.helm.chart import HelmRendered, Resolved
+    from gpulint.render.helm.run import Failure
     from gpulint.render.tools import ToolResult
 
 
@@ -117,10 +117,10 @@ def _top_level(cond: str) -> list[str]:
 
 def failure(rendered: HelmRendered, result: ToolResult) -> Failure:
     """helm's error (``result``) as GL200: at the template line helm names
-    (:func:`.helmsources.placed_error`), or the values line of the key that made a
+    (:func:`gpulint.render.helm.sources.placed_error`), or the values line of the key that made a
     ``fail`` there run (:func:`on_guard`)."""
-    from gpulint.render.helmrun import Failure
-    from gpulint.render.helmsources import placed_error
+    from gpulint.render.helm.run import Failure
+    from gpulint.render.helm.sources import placed_error
 
     stderr, code = result.stderr, result.returncode
     message, line, path, column = placed_error(stderr, code, rendered.resolve, rendered.folder)
@@ -153,8 +153,8 @@ def on_guard(failure: Failure, stderr: str, rendered: HelmRendered) -> Failure:
     that made the ``fail`` there run, if one is proven (the module's docstring)."""
     import json
 
-    from gpulint.render.helmsources import error_place
-    from gpulint.render.valuesplace import values_place
+    from gpulint.render.helm.sources import error_place
+    from gpulint.render.helm.valuelines import values_place
 
     where = error_place(stderr)
     if failure.path is None or where is None or where.rendered:
@@ -231,7 +231,7 @@ def _on_required(
 ) -> Failure:
     """A ``required`` value left empty: at the values line that leaves it empty, or the
     mapping it goes under when no values file sets it (a ``--set`` value: as it was)."""
-    from gpulint.render.setflags import set_by
+    from gpulint.render.helm.setflags import set_by
 
     options = rendered.options
     if set_by(options.set, (*resolved.chain[0][1], *key), options.configured_set) is not None:
@@ -292,7 +292,7 @@ def _on_tpl(
     """A values text that ``tpl`` runs as a template and cannot parse (a Grafana
     dashboard's ``{{instance}}`` legend): at the values line holding the placeholder helm
     names (else the key ``tpl`` reads), when a values file sets it."""
-    from gpulint.render.setflags import set_by
+    from gpulint.render.helm.setflags import set_by
 
     key = tuple(tpl.group(1).strip(".").split("."))
     options = rendered.options

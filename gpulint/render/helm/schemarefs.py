@@ -10,9 +10,9 @@ a reference (:func:`remote_schema_ref`).
 
 Reading is bounded: archives are read up to ``MAX_ARCHIVE_BYTES`` in all and
 ``MAX_NESTING`` archives deep, each header before it is read
-(:func:`gpulint.render.tarbounds.open_chart`), and a schema that cannot be read within those
+(:func:`gpulint.render.helm.tgz.open_chart`), and a schema that cannot be read within those
 bounds is refused as one that might refer outside. What the chart's ``.helmignore`` hides
-from helm is not read (:mod:`gpulint.render.helmignore`).
+from helm is not read (:mod:`gpulint.render.helm.helmignore`).
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ def remote_schema_ref(folder: str) -> str | None:
     applies it), whose reference is not a fragment, or an archive that cannot be read
     within the bounds; or None. Folders are held on a list (no recursion), links to folders
     followed as helm follows them, each real folder once."""
-    from gpulint.render.helmignore import chart_rules
+    from gpulint.render.helm.helmignore import chart_rules
+    from gpulint.render.helm.tgz import Refused
     from gpulint.render.mapping import label_of
-    from gpulint.render.tarbounds import Refused
 
     rules = chart_rules(folder)
     if rules is None:  # helm refuses the .helmignore: it loads nothing
@@ -106,7 +106,7 @@ def _archive_refs(fh: IO[bytes], budget: list[int], depth: int) -> Iterator[tupl
     """(member, reference) for each schema in a packaged chart with a bad reference."""
     if depth > MAX_NESTING:
         raise _TooMuch
-    from gpulint.render.tarbounds import open_chart
+    from gpulint.render.helm.tgz import open_chart
 
     with open_chart(fh, MAX_ARCHIVE_BYTES + (1 << 20)) as archive:
         for member in archive:

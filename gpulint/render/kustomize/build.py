@@ -12,7 +12,7 @@ The kustomization files are read as kustomize reads them (field names ignoring c
 reference anywhere (kustomize fetches them from ``configurations``, ``openapi.path``, patches
 and generator files too), no key that is no kustomize field.
 
-Mapping (:mod:`gpulint.render.origins`): the rendered object is followed back through the
+Mapping (:mod:`gpulint.render.kustomize.origins`): the rendered object is followed back through the
 build exactly (its kind and final name, after renames, ``namePrefix``/``nameSuffix``), and a
 finding goes where its value is last written, when that writer wrote the rendered value: a
 resource file, a strategic-merge patch (a file or inline), an operation of a JSON6902 patch
@@ -30,8 +30,8 @@ from typing import NamedTuple
 from gpulint import codes
 from gpulint.model import Finding, Span
 from gpulint.render import RenderOptions
+from gpulint.render.kustomize.origins import Builds, written
 from gpulint.render.mapping import Place, Rendered, at_key, label_of
-from gpulint.render.origins import Builds, written
 from gpulint.render.tools import BUDGET_SPENT, find_tool, run_tool, time_left
 from gpulint.render.trees import (
     PLUGIN_FIELDS,

@@ -3,7 +3,7 @@
 The values of the chart and of each unpacked subchart (under the name its parent gives it,
 a dependency's ``alias`` else the chart's name), then the ``--values`` files, as helm
 merges them: maps merged, anything else replaced, ``null`` deletes. Values tracing
-(:mod:`gpulint.render.valuemarks`) marks these leaves and reads a rendered marker back to
+(:mod:`gpulint.render.helm.markers`) marks these leaves and reads a rendered marker back to
 the :class:`Origin` that wrote it.
 """
 
@@ -69,7 +69,7 @@ def _subcharts(folder: str, top: str) -> Iterator[tuple[str, str]]:
     """(folder, key in the parent's values) of each unpacked subchart under ``charts/``
     that helm loads (``top``'s ``.helmignore`` does not skip it): the key is the
     dependency's ``alias``, else the chart's name."""
-    from gpulint.render.helmignore import subchart_entries
+    from gpulint.render.helm.helmignore import subchart_entries
 
     charts = os.path.join(folder, "charts")
     by_name: dict[str, str] = {}

@@ -46,9 +46,9 @@ from typing import Any
 
 from gpulint.loader.document import Document
 from gpulint.model import Related, Span
-from gpulint.render.chartvalues import Leaf, Origin, chart_values, merged, plain, rebuild
+from gpulint.render.helm.templatetext import actions
+from gpulint.render.helm.values import Leaf, Origin, chart_values, merged, plain, rebuild
 from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
-from gpulint.render.textmap import actions
 from gpulint.util.walk import walk  # os.walk without recursion: a folder of any depth
 
 _MARK = re.compile(r"gplv([0-9]{6})x", re.IGNORECASE)
@@ -122,7 +122,7 @@ def marked(
     """Plain data for ``tree`` with each markable string a marker (its index in
     ``origins``, which it is appended to), but those under a key in ``keep``; with
     ``numbers``, each number instead (the marker float -> its index, None for two alike).
-    Any depth (:func:`gpulint.render.chartvalues.rebuild`); a value too deep to be traced
+    Any depth (:func:`gpulint.render.helm.values.rebuild`); a value too deep to be traced
     is kept as it is."""
 
     def leaf(tree: Any, _: tuple[Any, ...]) -> Any:
@@ -200,7 +200,7 @@ def _as_number(value: object) -> float | None:
 def _keyed(text: str, documents: list[Document]) -> dict[tuple[str, int], Document]:
     """Each document by (the template helm's header names, its place among that
     template's documents)."""
-    from gpulint.render.helmsources import headers
+    from gpulint.render.helm.sources import headers
 
     found = headers(text)
     starts, names = [line for line, _ in found], [name for _, name in found]

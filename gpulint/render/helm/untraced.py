@@ -3,20 +3,20 @@
 A template line such as ``nvidia.com/gpu: {{ .gpus }}`` inside ``{{- range .Values.workers
 }}`` writes the rendered value without holding it: the value comes from the values file,
 through a ``range`` variable, a ``dict`` or a helper, and when values tracing
-(:mod:`gpulint.render.valuemarks`) cannot prove which values line wrote it (a ``--set``
+(:mod:`gpulint.render.helm.markers`) cannot prove which values line wrote it (a ``--set``
 value, a boolean, a number the template converts), the finding stays at that template
 line. It is the place that writes the value, not the place the value is written, so the
 finding says so instead of pointing there as if the value were on that line.
 
 A template of several documents whose finding's document is not known
-(:mod:`gpulint.render.sections`) is matched whole, and the finding says that too.
+(:mod:`gpulint.render.helm.documents`) is matched whole, and the finding says that too.
 """
 
 from __future__ import annotations
 
 from gpulint.model import Span
+from gpulint.render.helm.templatetext import Match, Template
 from gpulint.render.mapping import Place
-from gpulint.render.textmap import Match, Template
 
 
 def noted(found: Place, template: Template, on_key: bool, archived: bool) -> Place:
@@ -82,7 +82,7 @@ def item_place(
 ) -> Place:
     """``found``, at the key of the list whose item ``path`` ends at (a scalar: an
     argument, a command word), moved to that item's line: the template writes the items
-    up to it as text (:func:`gpulint.render.textmap.find` says when it does not: then
+    up to it as text (:func:`gpulint.render.helm.templatetext.find` says when it does not: then
     :func:`guessed_item` is used instead)."""
     last = path[-1] if path else None
     if not (isinstance(last, int) and rendered and not isinstance(rendered[0], (dict, list))):
