@@ -9,8 +9,16 @@ device registry. Two cases, by how sure it can be:
   another separator, a key cut short or run on (`aliyun.com/gpu-memory` for
   `aliyun.com/gpu-mem`), a MIG profile's `+` kept (`nvidia.com/mig-1g.10gb+me`), a
   misspelt vendor domain (`nvidai.com/gpu`, `intel.com/gpu`), a name without a domain
-  (`gpu`) -- or a name its vendor removed (`alpha.kubernetes.io/nvidia-gpu`,
-  `aws.amazon.com/neurondevice`). It suggests the closest real name.
+  (`gpu`) -- or a name no node advertises any more (`alpha.kubernetes.io/nvidia-gpu`,
+  removed from Kubernetes). It suggests the closest real name.
+- **error** too when the project's own NVIDIA device plugin configuration is in the run and
+  the name, a near miss of one it advertises, is none of them (`nvidia.com/gpu-all`, a CDI
+  device name of the plugin's `cdiDeviceList` pasted as a resource, beside a configuration
+  that time-slices `nvidia.com/gpu`); a **warning** for any other name of `nvidia.com` the
+  configuration does not advertise. The configuration says the domain's names in full only
+  when it does not name its resources itself (`resources: {gpus: [...]}`) and no other
+  plugin of the project advertises names there (KubeVirt's passthrough plugin, HAMi, a
+  DaemonSet's `--resource-name`): then the name stays info.
 - **info**: any other unknown name of a registered vendor domain. gpulint's registry cannot
   know every device plugin, so a name it does not list is not called wrong: a new resource
   of a vendor's plugin (`nvidia.com/gpu-count`), another model or size of a registered
@@ -20,13 +28,20 @@ device registry. Two cases, by how sure it can be:
   offer), or another project's name in a vendor's domain. The message says so and gives
   the configuration line that declares the name (`devices: [{name: ...}]`), with a
   did-you-mean only when a registered name is close.
+- **info** also for a name a device plugin's later releases dropped while older ones still
+  advertise it (`aws.amazon.com/neurondevice`: Neuron 2.19 was the last release with it),
+  unless the project deploys the plugin: its image's release decides. A release known to
+  advertise the name (`neuron-device-plugin:2.16.18.0`) makes it known (no finding); one
+  known not to (`2.27.7.0` and later) makes it an error naming that image; an unpinned or
+  unplaceable tag (`latest`) leaves it info.
 
 Names the repository's own device plugins are configured to advertise are known: a
 time-slicing or MPS `rename` of the NVIDIA device plugin's configuration, HAMi's
 `resourceCountName`, `resourceCoreName` and the other names of its device configuration or
 chart values, and any resource name a DaemonSet container of the project writes in its
 `command`, `args` or `env` values (`--resource-name=vendor.com/npu`), when the run lints
-those files (docs/cluster.md). A DaemonSet's own `resources` advertise nothing.
+those files (docs/cluster.md). A DaemonSet's own `resources` advertise nothing. The facts
+come from the file's project only, so one project's plugin never settles another's names.
 
 Names of other domains are not this rule's business, and neither are DRA extended
 resources: `deviceclass.resource.kubernetes.io/<class>` and any DeviceClass's
@@ -81,6 +96,9 @@ devices:
 ## References
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#device-and-sharing-resource-names
   (device and sharing resource names, MIG profile table)
+- https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/announcements/neuron2.x/announce-no-support-device-version.html
+  (`neurondevice` no longer supported from Neuron 2.20; the plugin releases that decide it
+  are cited in the registry's `legacy` row)
 - `gpulint/data/devices.json` (the registry); GPU018 for the same names outside pod specs
   (accelerator profiles, queues, quotas, NodeOverlays), with the same verdicts
 - https://github.com/kubernetes/enhancements/tree/master/keps/sig-scheduling/5004-dra-extended-resource
@@ -112,18 +130,25 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if not verdict.certain:
             yield Violation(entry.path, verdict.text, severity="info")
             continue
+        severity = None
         if verdict.kind == "legacy":
             message = (
                 f"{name} is no longer advertised by any node, so the pod stays Pending; "
                 f"{verdict.text}"
             )
+        elif verdict.kind in ("unadvertised", "unconfigured"):
+            message = (
+                f"{name} is not advertised by the project's device plugin "
+                f"({verdict.said}), so the pod stays Pending; {verdict.text}"
+            )
+            severity = "error" if verdict.kind == "unadvertised" else "warning"
         else:
             message = (
                 f"{name} is not a resource any GPU device plugin advertises: no node can "
                 f"satisfy it and the pod stays Pending forever; {verdict.text}"
             )
         fix = _rename(entry.path, name, verdict.to, entry.container.resources)
-        yield Violation(entry.path, message, fix=fix)
+        yield Violation(entry.path, message, severity=severity, fix=fix, related=verdict.evidence())
 
 
 def _rename(path: tuple[Any, ...], name: str, to: str | None, resources: Any) -> Repair | None:

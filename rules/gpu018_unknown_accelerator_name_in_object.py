@@ -210,17 +210,19 @@ def _violation(
 ) -> Violation:
     if not verdict.certain:
         return Violation(path, verdict.text, at=at, severity=Severity.INFO)
-    lead = (
-        f"{name} is no longer advertised by any node"
-        if verdict.kind == "legacy"
-        else f"{name} is not a resource any GPU device plugin advertises"
-    )
+    lead = f"{name} is not a resource any GPU device plugin advertises"
+    if verdict.kind == "legacy":
+        lead = f"{name} is no longer advertised by any node"
+    elif verdict.kind in ("unadvertised", "unconfigured"):
+        lead = f"{name} is not advertised by the project's device plugin ({verdict.said})"
+        blocking = blocking and verdict.kind == "unadvertised"
     return Violation(
         path,
         f"{lead}: {consequence}; {verdict.text}",
         at=at,
         severity=None if blocking else Severity.WARNING,
         fix=fix,
+        related=verdict.evidence(),
     )
 
 

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import gpulint_in_process, gpulint_subprocess
 
 #: The GPU Operator's time-slicing ConfigMap (its ClusterPolicy names it with
@@ -291,3 +293,99 @@ def test_a_name_the_projects_device_plugin_daemonset_advertises_is_known(
     (tmp_path / "plugin.yaml").unlink()
     found = _run(tmp_path, {"pods.yaml": pods}, "GPU010")
     assert [f["severity"] for f in found] == ["info", "info"]
+
+
+#: AWS's Neuron device plugin DaemonSet as its k8s-neuron-device-plugin.yml writes it: no
+#: argument names a resource; the image's release decides which names it advertises.
+NEURON_PLUGIN = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: neuron-device-plugin-daemonset, namespace: kube-system}
+spec:
+  selector: {matchLabels: {name: neuron-device-plugin-ds}}
+  template:
+    metadata: {labels: {name: neuron-device-plugin-ds}}
+    spec:
+      tolerations: [{key: aws.amazon.com/neuron, operator: Exists, effect: NoSchedule}]
+      containers:
+      - image: public.ecr.aws/neuron/neuron-device-plugin:{tag}
+        name: neuron-device-plugin
+"""
+
+
+def _neuron(tag: str | None) -> dict[str, str]:
+    files = {"pod.yaml": _pod("aws.amazon.com/neurondevice", 1)}
+    if tag is not None:
+        files["plugin.yaml"] = NEURON_PLUGIN.replace("{tag}", tag)
+    return files
+
+
+def test_a_name_the_projects_plugin_release_advertises_is_known(tmp_path: Path) -> None:
+    # Neuron's k8s plugin 2.16.18.0 predates Neuron 2.20, which dropped neurondevice.
+    assert _run(tmp_path, _neuron("2.16.18.0"), "GPU010") == []
+
+
+def test_a_removed_name_is_an_error_only_beside_a_release_without_it(tmp_path: Path) -> None:
+    (finding,) = _run(tmp_path, _neuron("2.28.4.0"), "GPU010")
+    assert finding["severity"] == "error"
+    assert "neuron-device-plugin:2.28.4.0 no longer advertises it" in finding["message"]
+    assert [(r["kind"], r["path"], r["line"]) for r in finding["related"]] == [
+        ("evidence", "plugin.yaml", 11)
+    ]
+
+
+@pytest.mark.parametrize("tag", [None, "latest", "2.24.23.0"])
+def test_a_removed_name_without_a_known_release_is_info(tmp_path: Path, tag: str | None) -> None:
+    # No plugin in the project, an unpinned one, or a release gpulint cannot place.
+    (finding,) = _run(tmp_path, _neuron(tag), "GPU010")
+    assert finding["severity"] == "info"
+    assert "use aws.amazon.com/neuron" in finding["message"]
+    assert "devices: [{name: aws.amazon.com/neurondevice}]" in finding["message"]
+
+
+def _nvidia(*names: str) -> dict[str, str]:
+    pods = "---\n".join(_pod(name, 1).replace("notebook", f"nb{i}") for i, name in enumerate(names))
+    return {"ts.yaml": _config(False, False), "pods.yaml": pods}
+
+
+def test_a_name_the_projects_nvidia_configuration_does_not_advertise_is_wrong(
+    tmp_path: Path,
+) -> None:
+    # A CDI device name pasted as a resource (a near miss: error), another name (warning);
+    # the plugin's own names, MIG profiles and replicas stay known.
+    names = ("nvidia.com/gpu-all", "nvidia.com/l40s-passthrough-gpu", "nvidia.com/mig-1g.10gb")
+    files = _nvidia(*names)
+    found = _run(tmp_path, files, "GPU010")
+    assert [(f["line"], f["severity"]) for f in found] == [(11, "error"), (23, "warning")]
+    assert "project's device plugin (ts.yaml:" in found[0]["message"]
+    assert "did you mean nvidia.com/gpu?" in found[0]["message"]
+    assert found[0]["related"][0]["path"] == "ts.yaml"
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        # The KubeVirt passthrough plugin advertises PCI device names under nvidia.com.
+        PLUGIN_DAEMONSET.replace(
+            "registry.example.com/npu-device-plugin:v1",
+            "nvcr.io/nvidia/kubevirt-gpu-device-plugin:v1.5.0",
+        ).replace('"--resource-name=nvidia.com/cc-gpu", ', ""),
+        # A DaemonSet told to advertise a name of the domain.
+        PLUGIN_DAEMONSET,
+    ],
+)
+def test_another_plugin_of_the_domain_leaves_unknown_names_info(tmp_path: Path, other: str) -> None:
+    files = {**_nvidia("nvidia.com/gpu-all"), "other.yaml": other}
+    found = [f for f in _run(tmp_path, files, "GPU010") if f["path"] == "pods.yaml"]
+    assert [f["severity"] for f in found] == ["info"]
+
+
+def test_a_configuration_that_names_its_resources_leaves_unknown_names_info(
+    tmp_path: Path,
+) -> None:
+    files = _nvidia("nvidia.com/gpu-all")
+    files["ts.yaml"] = files["ts.yaml"].replace(
+        "    flags:\n",
+        "    resources:\n      gpus: [{pattern: '*A100*', name: a100}]\n    flags:\n",
+    )
+    assert [f["severity"] for f in _run(tmp_path, files, "GPU010")] == ["info"]

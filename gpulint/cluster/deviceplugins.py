@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from typing import Any, NamedTuple
 
-from gpulint.k8s.devices import DeviceResource, Registry
+from gpulint.k8s.devices import DeviceResource, LegacyResource, Registry, version_of
 
 
 def wanted(raw: bytes) -> bool:
@@ -99,6 +99,11 @@ class Found(NamedTuple):
     hami: list[Renamed]
     #: Resource names a DaemonSet's container arguments or environment name, with where.
     advertised: list[tuple[str, str]]
+    #: Each NVIDIA device plugin configuration's place, and whether it names its resources
+    #: itself (a ``resources:`` block of patterns and names): then its names are not known.
+    places: list[tuple[str, bool]]
+    #: A DaemonSet container's image, with where (``neuron-device-plugin:2.16.18.0``).
+    images: list[tuple[str, str]]
 
 
 def scan(files: Iterable[tuple[str, bytes]]) -> Found:
@@ -107,7 +112,7 @@ def scan(files: Iterable[tuple[str, bytes]]) -> Found:
     adds nothing (the lint reports it)."""
     from gpulint.loader.decoding import decode
 
-    found = Found([], [], [])
+    found = Found([], [], [], [], [])
     for label, raw in files:
         if not wanted(raw):
             continue
@@ -142,6 +147,7 @@ def _scan_text(found: Found, label: str, text: str, offset: int, nested: int) ->
                 sharing = value.get("sharing")
                 shared = isinstance(sharing, dict)
                 found.configs.append(_sharing(sharing, partial(at, "sharing")) if shared else [])
+                found.places.append((at(), "resources" in value))
             if path[-1:] == ("nvidia",) and (
                 "resourceCountName" in value or "resourceCoreName" in value
             ):
@@ -184,6 +190,9 @@ def _advertised(found: Found, label: str, doc: Any) -> None:
             if not isinstance(container, dict):
                 continue
             base = ("spec", "template", "spec", section, index)
+            image = container.get("image")
+            if isinstance(image, str) and image:
+                found.images.append((image[:512], _place(label, 0, doc, (*base, "image"))))
             texts: list[tuple[tuple[Any, ...], Any]] = []
             for key in ("command", "args"):
                 items = container.get(key)
@@ -353,7 +362,85 @@ def learned(registry: Registry, found: Found, gpushare: tuple[str, str] | None) 
             rows[entry.name] = entry._replace(
                 unit=f"{unit} of GPU memory", said=place, setting=f"--memory-unit={unit}"
             )
-    return registry.learned(rows.values()) if rows else registry
+    legacy = list(_retired(registry, found, rows))
+    definitive = _definitive(found)
+    if not rows and not legacy and not definitive:
+        return registry
+    return registry.learned(rows.values(), legacy, definitive)
+
+
+def _retired(
+    registry: Registry, found: Found, rows: dict[str, DeviceResource]
+) -> Iterator[LegacyResource]:
+    """A name a plugin's later releases dropped, settled by the release the project deploys:
+    a release that still advertises it makes it a known name (added to ``rows``), one known
+    not to makes it certainly wrong (the legacy row, with the release and its place). A
+    project without the plugin, or with a tag gpulint cannot place, settles nothing."""
+    for old in registry.legacy.values():
+        if not old.plugin:
+            continue
+        releases = [
+            (version_of(tag), image, said)
+            for image, said in found.images
+            for tag in [_tag(image, old.plugin)]
+            if tag is not None
+        ]
+        older = [(image, said) for v, image, said in releases if v and v <= old.last_advertising]
+        if older:
+            image, said = older[0]
+            base = registry.get(old.replacement)
+            if base is not None and old.name not in rows:
+                rows[old.name] = base._replace(
+                    name=old.name,
+                    source=f"the project's device plugin ({said})",
+                    said=said,
+                    setting=f"{image} advertises {old.name}",
+                )
+            continue
+        if releases and all(v and v >= old.first_without for v, _, _ in releases):
+            _, image, said = releases[0]
+            yield old._replace(deployed=f"{image.rpartition('/')[2]} at {said}")
+
+
+def _tag(image: str, name: str) -> str | None:
+    """The tag of ``image`` when its last path part is ``name`` (``public.ecr.aws/neuron/
+    neuron-device-plugin:2.16.18.0`` -> ``2.16.18.0``); "" without a tag, None for another
+    image."""
+    path = image.partition("@")[0]
+    last = path.rpartition("/")[2]
+    repo, _, tag = last.partition(":")
+    return tag if repo == name else None
+
+
+#: Device plugins that advertise names of their own under nvidia.com without saying them in
+#: an argument: KubeVirt's passthrough plugin (PCI device names, NVIDIA/kubevirt-gpu-device-plugin
+#: pkg/device_plugin/device_plugin.go), HAMi's and vgpu-manager's device plugins.
+SHARERS = (
+    "nvidia-kubevirt-gpu-dp",
+    "kubevirt-gpu-device-plugin",
+    "hami",
+    "vgpu-device-plugin",
+    "vgpu-manager",
+)
+
+#: The NVIDIA device plugin's vendor domain: with its configuration in the project and no
+#: other plugin naming resources there, the domain's names are those it advertises.
+NVIDIA_DOMAIN = "nvidia.com"
+
+
+def _definitive(found: Found) -> dict[str, str]:
+    """The vendor domains whose names the project's device plugins say in full: nvidia.com
+    when an NVIDIA device plugin configuration is in the project, none of its configurations
+    names its own resources, and no other plugin of the project (HAMi, a DaemonSet's
+    ``--resource-name``) names one under the domain."""
+    if not found.places or any(custom for _, custom in found.places) or found.hami:
+        return {}
+    prefix = NVIDIA_DOMAIN + "/"
+    if any(name.startswith(prefix) for name, _ in found.advertised):
+        return {}
+    if any(_tag(image, plugin) is not None for image, _ in found.images for plugin in SHARERS):
+        return {}
+    return {NVIDIA_DOMAIN: found.places[0][0]}
 
 
 def _setting(row: Replicated) -> str:

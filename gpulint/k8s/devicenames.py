@@ -15,7 +15,13 @@ One verdict, so that both rules suggest the same name and agree on what is certa
   registry may be behind the device plugin, so it is said as info, with the ``devices:``
   line that declares it;
 - ``foreign``: close to another project's name in a domain it shares with the vendor (HAMi's
-  ``nvidia.com/gpucores``): it may be a third plugin's.
+  ``nvidia.com/gpucores``): it may be a third plugin's;
+- ``retired``: a name a device plugin's later releases dropped (``aws.amazon.com/neurondevice``)
+  while nothing in the project says which release its nodes run (info); with the project's
+  own plugin at a release without it, the name is ``legacy``; at a release with it, known;
+- ``unadvertised`` / ``unconfigured``: an unlisted name of a vendor domain whose names the
+  project's own device plugin configuration says in full (gpulint.cluster.deviceplugins),
+  and which it does not advertise -- a near miss of one of its names, or any other.
 
 Names of other domains get no verdict (a registry cannot know every plugin), and neither do
 DRA extended resources (KEP-5004: a claim serves them).
@@ -25,6 +31,8 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, NamedTuple
+
+from gpulint.model import Related, Span
 
 if TYPE_CHECKING:
     from gpulint.k8s.devices import Registry
@@ -41,11 +49,22 @@ class Verdict(NamedTuple):
     text: str
     #: The one real name to rename it to, if a single one fits.
     to: str | None = None
+    #: ``file:line`` of the project's setting the verdict rests on ("" for none).
+    said: str = ""
+
+    def evidence(self) -> tuple[Related, ...]:
+        """The project's setting the verdict rests on, as a finding's ``related`` place."""
+        label, _, line = self.said.rpartition(":")
+        if not line.isdigit():
+            return ()
+        at = Span(int(line), 1, int(line), 1)
+        return (Related("evidence", label, at, "the project's device plugin"),)
 
     @property
     def certain(self) -> bool:
-        """Whether no node can advertise the name (a slip or a legacy name)."""
-        return self.kind in ("slip", "legacy")
+        """Whether no node can advertise the name (a slip, a legacy name, or a name the
+        project's own device plugin configuration does not advertise)."""
+        return self.kind in ("slip", "legacy", "unadvertised", "unconfigured")
 
 
 def judge(
@@ -66,11 +85,30 @@ def judge(
         return None  # a DRA extended resource: a claim serves it (KEP-5004)
     legacy = registry.legacy.get(name)
     if legacy is not None:
+        if not legacy.certain:
+            return Verdict(
+                "retired",
+                f"{name} is no longer advertised by current {legacy.plugin} releases; use "
+                f"{legacy.replacement}, or, if your nodes run an older release, declare it "
+                f"(devices: [{{name: {name}}}])",
+                legacy.replacement,
+            )
+        if legacy.deployed:
+            image, _, said = legacy.deployed.partition(" at ")
+            return Verdict(
+                "legacy",
+                f"use {legacy.replacement}: the project's {image} no longer advertises it",
+                legacy.replacement,
+                said,
+            )
         return Verdict("legacy", f"use {legacy.replacement}. {legacy.note}", legacy.replacement)
     if not registry.is_slip(name):
         domain = name.rpartition("/")[0]
         if not domain or not registry.has_domain(domain):
             return None
+        configured = registry.definitive.get(domain)
+        if configured is not None:
+            return _unadvertised(name, configured, registry)
         return Verdict("unlisted", _unlisted(name))
     suggestion = registry.suggest(name)
     mig = _mig_hint(name, registry)
@@ -100,6 +138,9 @@ def judge(
         if _variant(name, suggestion, registry):
             # Another model or size (Ascend310 beside Ascend310P), or a prefixed name
             # (nvidia.com/pgpu beside nvidia.com/gpu): real names look like that.
+            configured = registry.definitive.get(name.rpartition("/")[0])
+            if configured is not None:
+                return _unadvertised(name, configured, registry)
             return Verdict("unlisted", f"{_unlisted(name)}; else did you mean {suggestion}?")
         hint = f"did you mean {suggestion}?"
     else:
@@ -107,6 +148,26 @@ def judge(
             "check the device plugin's documentation for the advertised name"
         )
     return Verdict("slip", hint, to)
+
+
+#: How close (difflib's ratio over the whole name) a name is to one the project's plugin
+#: advertises to be a near miss of it (``nvidia.com/gpu-all`` for ``nvidia.com/gpu``).
+NEAR = 0.8
+
+
+def _unadvertised(name: str, said: str, registry: Registry) -> Verdict:
+    """A name of a vendor domain whose names the project's own device plugin configuration
+    says in full, and that it does not advertise: a near miss of one of its names is an
+    error (``unadvertised``), any other name a warning (``unconfigured``)."""
+    suggestion = registry.suggest(name, NEAR)
+    if suggestion is not None:
+        return Verdict("unadvertised", f"did you mean {suggestion}?", suggestion, said)
+    return Verdict(
+        "unconfigured",
+        f"if another device plugin advertises it, declare it (devices: [{{name: {name}}}])",
+        None,
+        said,
+    )
 
 
 def _unlisted(name: str) -> str:

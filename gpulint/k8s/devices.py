@@ -75,6 +75,19 @@ class LegacyResource(NamedTuple):
     replacement: str
     note: str
     source: str = ""
+    #: For a name a device plugin's later releases dropped: the plugin's image (its last
+    #: path part) and the last image tag known to advertise it and the first known not to.
+    plugin: str = ""
+    last_advertising: tuple[int, ...] = ()
+    first_without: tuple[int, ...] = ()
+    #: The project's plugin image without the name, ``image at file:line`` ("" for none).
+    deployed: str = ""
+
+    @property
+    def certain(self) -> bool:
+        """Whether no node of the cluster advertises the name: Kubernetes removed it, or
+        the project deploys a plugin release without it."""
+        return not self.plugin or bool(self.deployed)
 
 
 def describe_constraints(constraints: Mapping[str, Any]) -> str:
@@ -111,6 +124,7 @@ class Registry:
         "_looks",
         "_lower",
         "_suggestions",
+        "definitive",
         "device_classes",
         "dra_drivers",
         "dra_prefix",
@@ -129,8 +143,14 @@ class Registry:
         dra_drivers: dict[str, DraClass] | None = None,
         dra_prefix: str = "",
         other_device_classes: frozenset[str] = frozenset(),
+        definitive: dict[str, str] | None = None,
     ) -> None:
         self.resources = resources
+        #: Vendor domains whose names the project's own device plugin configuration says
+        #: in full (the NVIDIA device plugin's, gpulint.cluster.deviceplugins), each with
+        #: what says so (``file:line``): a name of the domain it does not advertise, no node
+        #: of the project's cluster does.
+        self.definitive: dict[str, str] = {} if definitive is None else definitive
         #: DRA DeviceClass names known to hand out no accelerator (NVIDIA's IMEX channels):
         #: a claim for one is a CPU pod's, not an unknown one (gpulint.k8s.dra.class_unknown).
         self.other_device_classes = other_device_classes
@@ -360,12 +380,7 @@ class Registry:
                         kind="shared",
                         whole_devices=False,
                     )
-        legacy = {
-            row["name"]: LegacyResource(
-                row["name"], row["replacement"], row.get("note", ""), row.get("source", "")
-            )
-            for row in data.get("legacy", ())
-        }
+        legacy = {row["name"]: _legacy(row) for row in data.get("legacy", ())}
         dra = data.get("dra") or {}
         prefix = dra.get("extended_resource_prefix") or {}
         return cls(
@@ -382,21 +397,32 @@ class Registry:
         """A copy with configuration entries added over (or replacing) built-in ones."""
         return self.learned(_resource(row) for row in rows)
 
-    def learned(self, entries: Iterable[DeviceResource]) -> "Registry":
+    def learned(
+        self,
+        entries: Iterable[DeviceResource],
+        legacy: Iterable[LegacyResource] = (),
+        definitive: Mapping[str, str] | None = None,
+    ) -> "Registry":
         """A copy with ``entries`` added over (or replacing) the registry's own: the
         configuration's, or what the run's device plugins say
-        (gpulint.cluster.deviceplugins)."""
+        (gpulint.cluster.deviceplugins), which may also settle a ``legacy`` name (the
+        project deploys a release without it) and make a vendor domain ``definitive``."""
         resources = dict(self.resources)
         for entry in entries:
             resources[entry.name] = entry
+        old = {n: r for n, r in self.legacy.items() if n not in resources}
+        for row in legacy:
+            if row.name in old:
+                old[row.name] = row
         return Registry(
             resources,
-            dict(self.legacy),
+            old,
             dict(self.schemes),
             dict(self.device_classes),
             dict(self.dra_drivers),
             self.dra_prefix,
             self.other_device_classes,
+            dict(self.definitive if definitive is None else definitive),
         )
 
 
@@ -429,6 +455,28 @@ def _resource(row: Mapping[str, Any]) -> DeviceResource:
         advice=row.get("advice"),
         source=row.get("source", ""),
         whole_devices=bool(row.get("whole_devices", False)),
+    )
+
+
+def version_of(text: str) -> tuple[int, ...]:
+    """``2.16.18.0`` (or ``v2.16.18.0``, a tag's digits) as numbers; ``()`` when it is no
+    release number (``latest``, a digest)."""
+    parts = text.strip().removeprefix("v").split(".")
+    if not parts or not all(p.isdigit() and len(p) <= 9 for p in parts):
+        return ()
+    return tuple(int(p) for p in parts)
+
+
+def _legacy(row: Mapping[str, Any]) -> LegacyResource:
+    plugin = row.get("plugin") or {}
+    return LegacyResource(
+        row["name"],
+        row["replacement"],
+        row.get("note", ""),
+        row.get("source", ""),
+        str(plugin.get("image", "")),
+        version_of(str(plugin.get("last_advertising", ""))),
+        version_of(str(plugin.get("first_without", ""))),
     )
 
 
