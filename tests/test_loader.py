@@ -135,6 +135,37 @@ spec:
     assert doc.value_span(path) == Span(13, 25, 13, 28)
 
 
+def test_an_anchor_name_written_twice_names_its_latest_node(linter: Linter) -> None:
+    # go-yaml (kubectl, Flux, the API server) and YAML 1.2 take a reused anchor name, an
+    # alias naming the latest node with it: a Helm values block with two `&port` is common.
+    text = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: shared
+spec:
+  tolerations:
+  - {key: nvidia.com/gpu, operator: Exists}
+  containers:
+  - name: a
+    image: busybox
+    ports: [{containerPort: &port 8080}]
+    resources: {limits: {nvidia.com/gpu: 1}}
+  - name: b
+    image: busybox
+    ports: [{containerPort: &port 9090}, {containerPort: *port, name: again}]
+"""
+    assert not [f for f in lint(linter, text) if f.rule.startswith("YML")]
+    doc = only_document(text)
+    assert doc.data["spec"]["containers"][1]["ports"][1]["containerPort"] == 9090
+    # A document too deep for the C composer's stack is read by the event composer: same.
+    deep = text + "  nested: " + "[" * 300 + "]" * 300 + "\n"
+    result = load_text(deep)
+    assert not [p for p in result.problems if "anchor" in p.message]
+    (document,) = result.documents
+    assert document.data["spec"]["containers"][1]["ports"][1]["containerPort"] == 9090
+
+
 def test_an_absent_path_falls_back_to_its_nearest_ancestor() -> None:
     doc = only_document(GPU_POD)
     assert doc.key_span(("spec", "tolerations")) == Span(6, 3, 6, 14)

@@ -137,18 +137,11 @@ def _aliased(lib: YamlLib, anchors: dict[Any, Any], event: Any) -> Any:
     return node
 
 
-def _anchor(lib: YamlLib, anchors: dict[Any, Any], event: Any, node: Any) -> None:
-    """Name ``node`` by the event's anchor; a second node of that name is an error, as
-    the C composer says."""
-    anchor = event.anchor
-    if anchor in anchors:
-        raise lib.ComposerError(
-            "found duplicate anchor; first occurrence",
-            anchors[anchor].start_mark,
-            "second occurrence",
-            event.start_mark,
-        )
-    anchors[anchor] = node
+def _anchor(anchors: dict[Any, Any], event: Any, node: Any) -> None:
+    """Name ``node`` by the event's anchor. A name written again names the later node: YAML
+    1.2 (3.2.2.2) and go-yaml, which kubectl, Flux and the API server read with, take it,
+    an alias naming the most recent node of that name (the C composer refuses it)."""
+    anchors[event.anchor] = node
 
 
 def compose_events(parser: Any, lib: YamlLib) -> Iterator[Any]:
@@ -206,7 +199,7 @@ def compose_events(parser: Any, lib: YamlLib) -> Iterator[Any]:
                     node = _collection(lib, event, kind is seq_start, kind is map_start)
                     opened = True
                 if event.anchor is not None:
-                    _anchor(lib, anchors, event, node)
+                    _anchor(anchors, event, node)
             if stack:
                 parent = stack[-1]
                 if parent[0].id == "sequence":

@@ -184,6 +184,9 @@ def _load(text: str, lib: YamlLib, *, iterative: bool) -> LoadResult:
     return LoadResult(documents, problems)
 
 
+#: The C composer's words for an anchor name written twice in one document.
+_REUSED_ANCHOR = "found duplicate anchor"
+
 #: libyaml's scanner refuses a ``:`` inside a plain scalar of a flow collection
 #: (``sources: [https://github.com/org/repo]``), which YAML 1.2 and go-yaml (kubectl, helm)
 #: accept; ruamel.yaml's own scanner accepts it too, so such a text is read again with it.
@@ -286,6 +289,13 @@ def _iter_load(
             again = _iter_load(
                 text, lib, problems, iterative=True, packed=packed, pure=True, skip=index
             )
+            yield from again
+            return
+        if not iterative and _REUSED_ANCHOR in str(exc.context):
+            # The C composer refuses an anchor name written twice, which go-yaml (kubectl,
+            # Flux, the API server) and YAML 1.2 take: the event composer reads the text on
+            # from the document the C composer stopped at.
+            again = _iter_load(text, lib, problems, iterative=True, packed=packed, skip=index)
             yield from again
             return
         problems.append(_syntax_problem(text, lib, exc, end))
