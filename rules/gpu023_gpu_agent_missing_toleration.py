@@ -22,6 +22,12 @@ vendor, to every taint (with the assumed defaults, to NVIDIA's only). `PreferNoS
 taints never keep a daemon pod off a node. An agent that requests a GPU itself (a DCGM
 diagnostics DaemonSet) is a GPU pod, which GPU020 checks instead.
 
+A device plugin for GPUs passed through to virtual machines (NVIDIA's KubeVirt GPU device
+plugin, which advertises `nvidia.com/<PCI device name>` for VirtualMachineInstances) is
+judged as infrastructure of other nodes: passthrough nodes bind their GPUs to `vfio-pci` and
+carry no container-GPU taint of NVIDIA's, so without configured taints it is left alone;
+with `gpu-taints:` set it is checked like any agent.
+
 With the default taint, an agent that tolerates a taint named after another accelerator
 resource (Volcano's device plugin tolerates `volcano.sh/gpu-memory`, gpu-manager
 `tencent.com/vcuda-core`) is left alone: its nodes are tainted by that resource's name, as
@@ -147,7 +153,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return  # an agent that asks for a GPU is a GPU pod: GPU020 reports it
     tolerations = pod.tolerations
     default = default_taints_assumed(ctx.options)
-    if default and _own_resource_taint(tolerations, ctx):
+    if default and (agent.passthrough or _own_resource_taint(tolerations, ctx)):
         return
     ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
     candidates = taints_from_options(ctx.options)

@@ -9,6 +9,7 @@ from gpulint.lint.engine import Linter
 from gpulint.lint.finder import load_rules
 from gpulint.model import Finding, Severity
 from gpulint.settings import Settings
+from tests.conftest import ROOT
 
 POD = """\
 apiVersion: v1
@@ -364,3 +365,13 @@ def test_a_finding_used_once_keeps_its_message(linter: Linter) -> None:
     text = ALIASED.replace("    resources: *gpu-res\n", "")
     (finding,) = linter.lint_bytes("pod.yaml", text.encode())
     assert "(for " not in finding.message
+
+
+def test_gpu023_holds_a_vm_passthrough_plugin_only_to_configured_taints() -> None:
+    path = ROOT / "tests/fixtures/rules/GPU023/pass-vm-passthrough-plugin.yaml"
+    taints = [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    options = {"GPU020": {"taints": taints}, "GPU023": {"taints": taints}}
+    settings = Settings(select=frozenset({"GPU023"}), options=options)
+    (finding,) = Linter(load_rules(), settings).lint_bytes("ds.yaml", path.read_bytes())
+    assert finding.rule == "GPU023" and finding.severity.name == "ERROR"
+    assert "passed-through GPUs" in finding.message

@@ -38,6 +38,9 @@ class Agent(NamedTuple):
     #: It works on its node's GPUs (False: a controller or webhook shipped in an agent's
     #: image, which runs anywhere).
     node: bool = True
+    #: It serves GPUs passed through to virtual machines (vfio-pci), on nodes the container
+    #: GPU taint does not mark: held only to taints the configuration names.
+    passthrough: bool = False
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Agent:
@@ -51,6 +54,7 @@ class Agent(NamedTuple):
             row.get("source", ""),
             tuple(tuple(c.split()) for c in row.get("commands", ())),
             bool(row.get("node", True)),
+            bool(row.get("passthrough", False)),
         )
 
 
