@@ -204,6 +204,7 @@ new-rule: $(STAMP)
 generate: $(STAMP)
 	$(BIN)/gpulint rules --isolated --format markdown > docs/rules.md
 	$(BIN)/gpulint config --isolated --schema > schemas/config.schema.json
+	$(BIN)/python -m tests.api_imports
 
 clean:
 	rm -rf $(VENV) $(TOOLS) build dist site .test-output *.egg-info .pytest_cache .mypy_cache .ruff_cache

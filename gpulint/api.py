@@ -7,15 +7,200 @@ of the documentation import only this module::
 
 The names are loaded when first asked for (PEP 562): importing this module costs nothing,
 and a rule that needs the instance-type catalog only on GKE still imports it only then, by
-importing the name inside the function that needs it. The table :data:`_WHERE` says where
-each name is defined; mypy reads the same names from the imports under ``TYPE_CHECKING``.
-What is here is the stable surface: a name leaves only after a release that warns.
+importing the name inside the function that needs it. :data:`GROUPS` is the list, each name
+once, by what a rule needs it for; :data:`__all__` is its names, and the ``TYPE_CHECKING``
+imports at the end (what mypy reads) are generated from it (``make generate``; a test keeps
+them current). What is here is the stable surface: a name leaves, or is renamed, only after
+a release that warns (:data:`DEPRECATED`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+#: What a rule may use, by what it needs it for: group -> defining module -> names.
+GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
+    # What a rule is and what it yields: a Violation at a path, its severity and places.
+    "rule": {
+        "gpulint.rule": ("Rule", "RuleContext", "Violation"),
+        "gpulint.model": ("Path", "Related", "Severity", "Span"),
+    },
+    # The objects of a file, their pod specs and containers, and what they ask for.
+    "objects and resources": {
+        "gpulint.k8s.workloads": ("Container", "K8sObject", "PodSpec"),
+        "gpulint.k8s.objects": ("expression_key_path", "required_node_terms"),
+        "gpulint.k8s.resources": (
+            "ResourceEntry",
+            "accelerator_entries",
+            "amount",
+            "container_entries",
+            "container_gpu",
+            "extended_requests",
+            "format_amount",
+            "gpu_demand",
+            "is_extended_resource",
+            "is_placeholder",
+            "resource_lists",
+            "shares_by_annotation",
+            "show_value",
+            "spark_asks_for_gpus",
+            "wants_accelerator",
+            "whole_gpu_count",
+        ),
+        "gpulint.k8s.podrequest": ("pod_requests",),
+        "gpulint.k8s.quantity.parse": ("QuantityError", "parse_quantity"),
+        "gpulint.k8s.quantity.arith": ("is_integer", "milli_round_up"),
+        # accelerator resource names: the registry and the verdict on a name
+        "gpulint.k8s.devices": ("DeviceResource", "Registry"),
+        "gpulint.k8s.devicenames": ("Verdict", "judge_resource_name"),
+        "gpulint.util.nearmiss": ("one_typo_from",),
+        # Dynamic Resource Allocation: claims, templates, device classes
+        "gpulint.k8s.draspec": (
+            "DRA_LIFECYCLE",
+            "dns_label",
+            "dra_object_problems",
+            "holds_placeholder",
+            "is_dra_object",
+        ),
+        "gpulint.k8s.drafields": ("dra_opaque_configs", "dra_selectors"),
+        "gpulint.k8s.dracount": ("claimed_devices", "pod_claimed"),
+        "gpulint.k8s.cel": ("check_selector_expression",),
+        # what a container runs: its command's words, engines, node agents, environment
+        "gpulint.k8s.engines": (
+            "Started",
+            "Word",
+            "command_words",
+            "find_engine",
+            "flag_value",
+            "has_flag",
+            "int_value",
+            "literal_env",
+            "may_start_engine",
+        ),
+        "gpulint.k8s.agents": ("find_agent", "image_repository"),
+        "gpulint.k8s.envvalues": ("Source", "container_env"),
+        "gpulint.data": ("data_path",),
+    },
+    # The cluster: taints and tolerations, the nodes and what they offer, the evidence of
+    # the run's files, the scheduler's filters.
+    "cluster facts": {
+        "gpulint.k8s.taints": (
+            "TAINTS_OPTION",
+            "Taint",
+            "default_taints_assumed",
+            "taints_from_options",
+            "toleration_near_miss",
+            "tolerates",
+        ),
+        "gpulint.cluster.model": ("Node",),
+        "gpulint.cluster.catalog": ("builtin_catalog",),
+        "gpulint.cluster.facts": (
+            "accelerator_nodes",
+            "added_tolerations",
+            "describe_offer",
+            "describes_nodes",
+            "enforced_taints",
+            "largest_offer",
+            "names_kueue_queue",
+            "nodes_offering",
+            "nvidia_nodes",
+            "pool_label",
+            "unoffered",
+            "why_not",
+        ),
+        "gpulint.cluster.evidence": (
+            "Evidence",
+            "KnownTaint",
+            "applicable",
+            "certain_line",
+            "names_node_taint",
+            "taint_basis",
+        ),
+        "gpulint.cluster.podnodes": (
+            "gpu_label_resource",
+            "label_says_yes",
+            "pinned",
+            "selected_size",
+        ),
+        "gpulint.cluster.schedpod": ("sched_pod",),
+        "gpulint.cluster.filters": ("Failure", "feasibility", "fits_somewhere"),
+    },
+    # A fix: a Repair and its changes at document paths (gpulint turns them into edits).
+    "fixes": {
+        "gpulint.model": (
+            "AddEntry",
+            "AppendItem",
+            "Change",
+            "DeleteKey",
+            "MoveKey",
+            "RenameKey",
+            "Repair",
+        ),
+    },
+}
+
+#: Names of the previous release, importable with a DeprecationWarning until the next one:
+#: old name -> the name that replaces it, or ``None`` and the module that defines it (no
+#: rule used it; copy it if yours does).
+DEPRECATED: dict[str, tuple[str | None, str]] = {
+    "almost": ("toleration_near_miss", "gpulint.k8s.taints"),
+    "basis": ("taint_basis", "gpulint.cluster.evidence"),
+    "judge": ("judge_resource_name", "gpulint.k8s.devicenames"),
+    "largest": ("largest_offer", "gpulint.cluster.facts"),
+    "option": ("flag_value", "gpulint.k8s.engines"),
+    "queued": ("names_kueue_queue", "gpulint.cluster.facts"),
+    "words": ("command_words", "gpulint.k8s.engines"),
+    "Selected": (None, "gpulint.cluster.podnodes"),
+    "describe_toleration": (None, "gpulint.k8s.taints"),
+    "near_miss": (None, "gpulint.k8s.taints"),
+}
+
+#: Where each name is defined (from :data:`GROUPS`).
+_WHERE: dict[str, str] = {
+    name: module
+    for modules in GROUPS.values()
+    for module, names in modules.items()
+    for name in names
+}
+
+__all__ = sorted(_WHERE)
+
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        """A name of :data:`__all__`, imported from its module when first asked for."""
+        module = _WHERE.get(name)
+        if module is None:
+            return _deprecated(name)
+        import importlib
+
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value  # asked once: the next lookup is a plain global
+        return value
+
+    def _deprecated(name: str) -> object:
+        """A name of :data:`DEPRECATED`, with its warning each time it is imported."""
+        if name not in DEPRECATED:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        import importlib
+        import warnings
+
+        new, module = DEPRECATED[name]
+        why = f"use gpulint.api.{new}" if new is not None else "no rule used it"
+        warnings.warn(
+            f"gpulint.api.{name} is deprecated and leaves in the next release: {why}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return getattr(importlib.import_module(module), new or name)
+
+    def __dir__() -> list[str]:
+        return sorted(__all__)
+
+
+# -- generated by `make generate` (tests/api_imports.py) from GROUPS and DEPRECATED:
+# -- what mypy reads (the names above, and the deprecated ones). Do not edit.
 if TYPE_CHECKING:
     from gpulint.cluster.catalog import (
         builtin_catalog as builtin_catalog,
@@ -24,9 +209,9 @@ if TYPE_CHECKING:
         Evidence as Evidence,
         KnownTaint as KnownTaint,
         applicable as applicable,
-        basis as basis,
         certain_line as certain_line,
         names_node_taint as names_node_taint,
+        taint_basis as taint_basis,
     )
     from gpulint.cluster.facts import (
         accelerator_nodes as accelerator_nodes,
@@ -34,11 +219,11 @@ if TYPE_CHECKING:
         describe_offer as describe_offer,
         describes_nodes as describes_nodes,
         enforced_taints as enforced_taints,
-        largest as largest,
+        largest_offer as largest_offer,
+        names_kueue_queue as names_kueue_queue,
         nodes_offering as nodes_offering,
         nvidia_nodes as nvidia_nodes,
         pool_label as pool_label,
-        queued as queued,
         unoffered as unoffered,
         why_not as why_not,
     )
@@ -72,7 +257,7 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.devicenames import (
         Verdict as Verdict,
-        judge as judge,
+        judge_resource_name as judge_resource_name,
     )
     from gpulint.k8s.devices import (
         DeviceResource as DeviceResource,
@@ -91,17 +276,18 @@ if TYPE_CHECKING:
         dns_label as dns_label,
         dra_object_problems as dra_object_problems,
         holds_placeholder as holds_placeholder,
+        is_dra_object as is_dra_object,
     )
     from gpulint.k8s.engines import (
         Started as Started,
         Word as Word,
+        command_words as command_words,
         find_engine as find_engine,
+        flag_value as flag_value,
         has_flag as has_flag,
         int_value as int_value,
         literal_env as literal_env,
         may_start_engine as may_start_engine,
-        option as option,
-        words as words,
     )
     from gpulint.k8s.envvalues import (
         Source as Source,
@@ -143,12 +329,12 @@ if TYPE_CHECKING:
     from gpulint.k8s.taints import (
         TAINTS_OPTION as TAINTS_OPTION,
         Taint as Taint,
-        almost as almost,
         default_taints_assumed as default_taints_assumed,
         describe_toleration as describe_toleration,
         near_miss as near_miss,
         taints_from_options as taints_from_options,
         tolerates as tolerates,
+        toleration_near_miss as toleration_near_miss,
     )
     from gpulint.k8s.workloads import (
         Container as Container,
@@ -177,132 +363,10 @@ if TYPE_CHECKING:
         one_typo_from as one_typo_from,
     )
 
-
-#: Where each name is defined; :data:`__all__` is its keys (tests/test_architecture.py checks
-#: that the ``TYPE_CHECKING`` imports above say the same).
-_WHERE: dict[str, str] = {
-    "check_selector_expression": "gpulint.k8s.cel",
-    "claimed_devices": "gpulint.k8s.dracount",
-    "pod_claimed": "gpulint.k8s.dracount",
-    "one_typo_from": "gpulint.util.nearmiss",
-    "DRA_LIFECYCLE": "gpulint.k8s.draspec",
-    "dns_label": "gpulint.k8s.draspec",
-    "holds_placeholder": "gpulint.k8s.draspec",
-    "dra_object_problems": "gpulint.k8s.draspec",
-    "dra_opaque_configs": "gpulint.k8s.drafields",
-    "dra_selectors": "gpulint.k8s.drafields",
-    "Rule": "gpulint.rule",
-    "RuleContext": "gpulint.rule",
-    "Violation": "gpulint.rule",
-    "AddEntry": "gpulint.model",
-    "AppendItem": "gpulint.model",
-    "Change": "gpulint.model",
-    "DeleteKey": "gpulint.model",
-    "MoveKey": "gpulint.model",
-    "Path": "gpulint.model",
-    "Related": "gpulint.model",
-    "RenameKey": "gpulint.model",
-    "Repair": "gpulint.model",
-    "Severity": "gpulint.model",
-    "Span": "gpulint.model",
-    "Container": "gpulint.k8s.workloads",
-    "K8sObject": "gpulint.k8s.workloads",
-    "PodSpec": "gpulint.k8s.workloads",
-    "expression_key_path": "gpulint.k8s.objects",
-    "required_node_terms": "gpulint.k8s.objects",
-    "accelerator_entries": "gpulint.k8s.resources",
-    "amount": "gpulint.k8s.resources",
-    "container_entries": "gpulint.k8s.resources",
-    "container_gpu": "gpulint.k8s.resources",
-    "extended_requests": "gpulint.k8s.resources",
-    "format_amount": "gpulint.k8s.resources",
-    "gpu_demand": "gpulint.k8s.resources",
-    "is_extended_resource": "gpulint.k8s.resources",
-    "is_placeholder": "gpulint.k8s.resources",
-    "resource_lists": "gpulint.k8s.resources",
-    "ResourceEntry": "gpulint.k8s.resources",
-    "shares_by_annotation": "gpulint.k8s.resources",
-    "show_value": "gpulint.k8s.resources",
-    "spark_asks_for_gpus": "gpulint.k8s.resources",
-    "wants_accelerator": "gpulint.k8s.resources",
-    "whole_gpu_count": "gpulint.k8s.resources",
-    "parse_quantity": "gpulint.k8s.quantity.parse",
-    "QuantityError": "gpulint.k8s.quantity.parse",
-    "is_integer": "gpulint.k8s.quantity.arith",
-    "milli_round_up": "gpulint.k8s.quantity.arith",
-    "pod_requests": "gpulint.k8s.podrequest",
-    "DeviceResource": "gpulint.k8s.devices",
-    "Verdict": "gpulint.k8s.devicenames",
-    "judge": "gpulint.k8s.devicenames",
-    "Registry": "gpulint.k8s.devices",
-    "default_taints_assumed": "gpulint.k8s.taints",
-    "describe_toleration": "gpulint.k8s.taints",
-    "almost": "gpulint.k8s.taints",
-    "near_miss": "gpulint.k8s.taints",
-    "Taint": "gpulint.k8s.taints",
-    "taints_from_options": "gpulint.k8s.taints",
-    "TAINTS_OPTION": "gpulint.k8s.taints",
-    "tolerates": "gpulint.k8s.taints",
-    "container_env": "gpulint.k8s.envvalues",
-    "Source": "gpulint.k8s.envvalues",
-    "find_engine": "gpulint.k8s.engines",
-    "has_flag": "gpulint.k8s.engines",
-    "int_value": "gpulint.k8s.engines",
-    "literal_env": "gpulint.k8s.engines",
-    "may_start_engine": "gpulint.k8s.engines",
-    "option": "gpulint.k8s.engines",
-    "Started": "gpulint.k8s.engines",
-    "Word": "gpulint.k8s.engines",
-    "words": "gpulint.k8s.engines",
-    "find_agent": "gpulint.k8s.agents",
-    "image_repository": "gpulint.k8s.agents",
-    "data_path": "gpulint.data",
-    "Node": "gpulint.cluster.model",
-    "builtin_catalog": "gpulint.cluster.catalog",
-    "accelerator_nodes": "gpulint.cluster.facts",
-    "added_tolerations": "gpulint.cluster.facts",
-    "describe_offer": "gpulint.cluster.facts",
-    "describes_nodes": "gpulint.cluster.facts",
-    "enforced_taints": "gpulint.cluster.facts",
-    "largest": "gpulint.cluster.facts",
-    "nodes_offering": "gpulint.cluster.facts",
-    "unoffered": "gpulint.cluster.facts",
-    "nvidia_nodes": "gpulint.cluster.facts",
-    "pool_label": "gpulint.cluster.facts",
-    "queued": "gpulint.cluster.facts",
-    "why_not": "gpulint.cluster.facts",
-    "applicable": "gpulint.cluster.evidence",
-    "basis": "gpulint.cluster.evidence",
-    "certain_line": "gpulint.cluster.evidence",
-    "names_node_taint": "gpulint.cluster.evidence",
-    "Evidence": "gpulint.cluster.evidence",
-    "KnownTaint": "gpulint.cluster.evidence",
-    "sched_pod": "gpulint.cluster.schedpod",
-    "Selected": "gpulint.cluster.podnodes",
-    "gpu_label_resource": "gpulint.cluster.podnodes",
-    "label_says_yes": "gpulint.cluster.podnodes",
-    "pinned": "gpulint.cluster.podnodes",
-    "selected_size": "gpulint.cluster.podnodes",
-    "Failure": "gpulint.cluster.filters",
-    "feasibility": "gpulint.cluster.filters",
-    "fits_somewhere": "gpulint.cluster.filters",
-}
-
-__all__ = sorted(_WHERE)
-
-
-if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> object:
-        """A name of :data:`__all__`, imported from its module when first asked for."""
-        module = _WHERE.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        import importlib
-
-        value = getattr(importlib.import_module(module), name)
-        globals()[name] = value  # asked once: the next lookup is a plain global
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted(__all__)
+    almost = toleration_near_miss
+    basis = taint_basis
+    judge = judge_resource_name
+    largest = largest_offer
+    option = flag_value
+    queued = names_kueue_queue
+    words = command_words

@@ -110,7 +110,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.api import PodSpec, RenameKey, Repair, RuleContext, Violation, container_entries, judge
+from gpulint.api import (
+    PodSpec,
+    RenameKey,
+    Repair,
+    RuleContext,
+    Violation,
+    container_entries,
+    judge_resource_name,
+)
 
 CODE = "GPU010"
 NAME = "unknown-gpu-resource-name"
@@ -124,7 +132,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     registry = ctx.registry
     for entry in container_entries(pod, ephemeral=True):
         name = entry.name
-        verdict = judge(name, registry, ctx.claims)
+        verdict = judge_resource_name(name, registry, ctx.claims)
         if verdict is None:
             continue
         if not verdict.certain:

@@ -114,7 +114,7 @@ from gpulint.api import (
     Severity,
     Verdict,
     Violation,
-    judge,
+    judge_resource_name,
 )
 
 CODE = "GPU018"
@@ -196,7 +196,7 @@ def _check(obj: _Object, ctx: RuleContext) -> Iterator[Violation]:
 def _verdict(name: Any, ctx: RuleContext, declared: bool = False) -> Verdict | None:
     if not isinstance(name, str) or not name or any(c in name for c in " {}$"):
         return None  # a template placeholder is not a name
-    return judge(name, ctx.registry, ctx.claims, declared)
+    return judge_resource_name(name, ctx.registry, ctx.claims, declared)
 
 
 def _violation(

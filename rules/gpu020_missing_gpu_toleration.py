@@ -147,19 +147,19 @@ from gpulint.api import (
     Violation,
     accelerator_nodes,
     added_tolerations,
-    almost,
-    basis,
     certain_line,
     default_taints_assumed,
     describes_nodes,
     enforced_taints,
     gpu_demand,
+    names_kueue_queue,
     names_node_taint,
     nodes_offering,
     pool_label,
-    queued,
+    taint_basis,
     taints_from_options,
     tolerates,
+    toleration_near_miss,
 )
 
 CODE = "GPU020"
@@ -210,7 +210,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     node_name = pod.spec.get("nodeName")
     bound = isinstance(node_name, str) and bool(node_name)
     names = [e.name for e in demand.entries] + [n for n in operated if n not in demand.pod_level]
-    ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
+    ground = taint_basis(pod, ctx.cluster, ctx.options, ctx.evidence)
     wanted = [*names, *demand.pod_level]
     # A node agent's toleration is a hedge (NVIDIA's and Neuron's device plugin manifests
     # tolerate their taint whether the nodes carry it or not): GPU023's, left out here.
@@ -223,11 +223,13 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if ground.kind == "platform":
         ctx = ctx._replace(cluster=ground.cluster)  # the platform the pod's selector names
     extra = (  # the platform's admission adds none when no cluster is described
-        added_tolerations(ctx.cluster, names, queued(pod)) if ctx.cluster is not None else []
+        added_tolerations(ctx.cluster, names, names_kueue_queue(pod))
+        if ctx.cluster is not None
+        else []
     )
     if ground.kind == "evidence" and ground.cluster is not None:
-        extra += added_tolerations(ground.cluster, names, queued(pod))
-    if ground.picture is not None and ground.picture.queue_tolerations and queued(pod):
+        extra += added_tolerations(ground.cluster, names, names_kueue_queue(pod))
+    if ground.picture is not None and ground.picture.queue_tolerations and names_kueue_queue(pod):
         extra = [*extra, *ground.picture.queue_tolerations]
     # The operator's own (a KAITO Workspace's pods tolerate the GPU nodes KAITO provisions).
     effective = [*tolerations, *pod.added_tolerations, *extra]
@@ -270,7 +272,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             tuple(AppendItem((*pod.path, "tolerations"), _toleration(t)) for t in missing),
             "unsafe",
         )
-    close = almost(tolerations, missing, source)
+    close = toleration_near_miss(tolerations, missing, source)
     if close is not None:
         advice = close.advice
         fix = None  # which field to change is the user's call

@@ -95,7 +95,6 @@ from gpulint.api import (
     Taint,
     Violation,
     accelerator_nodes,
-    basis,
     certain_line,
     default_taints_assumed,
     describes_nodes,
@@ -104,6 +103,7 @@ from gpulint.api import (
     pinned,
     shares_by_annotation,
     spark_asks_for_gpus,
+    taint_basis,
     taints_from_options,
     tolerates,
 )
@@ -136,7 +136,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     agent = find_agent(pod)
     if agent is not None and agent.node:
         return  # GPU infrastructure (an exporter, an MPS daemon, a mode-setting Job)
-    ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
+    ground = taint_basis(pod, ctx.cluster, ctx.options, ctx.evidence)
     # A node agent's toleration is a hedge, no evidence for a pod (GPU020's reasoning).
     evidence = ground.picture.unagented() if ground.picture else ()
     if ground.kind == "evidence" and not evidence:

@@ -113,14 +113,14 @@ from gpulint.api import (
     RuleContext,
     Taint,
     Violation,
-    almost,
     applicable,
-    basis,
     certain_line,
     default_taints_assumed,
     gpu_demand,
+    taint_basis,
     taints_from_options,
     tolerates,
+    toleration_near_miss,
 )
 
 CODE = "GPU023"
@@ -155,7 +155,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     default = default_taints_assumed(ctx.options)
     if default and (agent.passthrough or _own_resource_taint(tolerations, ctx)):
         return
-    ground = basis(pod, ctx.cluster, ctx.options, ctx.evidence)
+    ground = taint_basis(pod, ctx.cluster, ctx.options, ctx.evidence)
     candidates = taints_from_options(ctx.options)
     related: tuple[Related, ...] = ()
     cited = ""
@@ -201,7 +201,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     where: tuple[Any, ...] = (*pod.path, "tolerations") if has_key else pod.path
     at = "key"
     advice = f"add {hints} to its tolerations"
-    close = almost(tolerations, missing, pod.tolerations_path)
+    close = toleration_near_miss(tolerations, missing, pod.tolerations_path)
     if close is not None:
         advice, where, at = close
     severity = agent.severity

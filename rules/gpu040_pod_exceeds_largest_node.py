@@ -123,7 +123,7 @@ from gpulint.api import (
     amount,
     describes_nodes,
     format_amount,
-    largest,
+    largest_offer,
     pod_requests,
     pool_label,
     resource_lists,
@@ -166,7 +166,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     chosen: dict[str, Any] = {}  # the node type the pod's own selector names, per resource
     for name in names:
         if cluster is not None:
-            found = largest(cluster, name)
+            found = largest_offer(cluster, name)
             if found is None:
                 continue  # no node offers it at all: GPU050 (and GPU052) say so
             limits[name] = (int(found[0]), found[1])
@@ -266,7 +266,7 @@ def _claimed(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         gets = f"the pod's DRA claims ask for {claimed.devices} {unit} ({listed})"
         related = claimed.related()
         if cluster is not None:
-            found = largest(cluster, name)
+            found = largest_offer(cluster, name)
             if found is None or claimed.devices <= found[0]:
                 continue  # no node says how many it has: unknown (GPU050's with its slices)
             yield Violation(

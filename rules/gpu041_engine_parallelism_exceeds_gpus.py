@@ -149,14 +149,14 @@ from gpulint.api import (
     Violation,
     Word,
     claimed_devices,
+    command_words,
     container_env,
     find_engine,
+    flag_value,
     has_flag,
     int_value,
     may_start_engine,
-    option,
     whole_gpu_count,
-    words,
 )
 
 CODE = "GPU041"
@@ -238,7 +238,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if group:
             for var in GROUP_SIZE_VARS:
                 env.setdefault(var, Source(str(group), container.path))
-        started = find_engine(container, words(container, env))
+        started = find_engine(container, command_words(container, env))
         if started is None or has_flag(started.own, started.engine.unknown_if):
             continue
         if started.engine.processes_only:
@@ -314,7 +314,7 @@ def _factors(
     when a value is not a literal number or nothing gives one the engine has no default for."""
     out: list[tuple[str, int, Any]] = []
     for factor in started.engine.factors:
-        found = option(started.own, factor.flags)
+        found = flag_value(started.own, factor.flags)
         if found is None and factor.env is not None and factor.env in env:
             source = env[factor.env]
             found = (int_value(source.value or ""), source.path)

@@ -96,13 +96,13 @@ from gpulint.api import (
     Started,
     Violation,
     claimed_devices,
+    command_words,
     find_engine,
+    flag_value,
     int_value,
     literal_env,
     may_start_engine,
-    option,
     whole_gpu_count,
-    words,
 )
 
 CODE = "GPU042"
@@ -223,12 +223,12 @@ def _engine(container: Container) -> Started | None:
     if not may_start_engine(container) or _not_gpu(container):
         return None
     env = literal_env(container)
-    started = find_engine(container, words(container, env))
+    started = find_engine(container, command_words(container, env))
     if started is None or started.engine.single_process:
         return None
     processes = 1
     for factor in started.engine.factors:
-        found = option(started.own, factor.flags)
+        found = flag_value(started.own, factor.flags)
         if found is None and factor.env is not None and factor.env in env:
             found = (int_value(env[factor.env].value or ""), ())
         value = found[0] if found is not None else factor.default

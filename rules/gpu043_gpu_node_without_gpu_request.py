@@ -244,13 +244,13 @@ def _gpu_image(container: Container) -> bool:
 def _engine(containers: list[Container]) -> tuple[str, str] | None:
     """The first container that starts a GPU engine or launcher (``engines.json``), or runs
     ``nvidia-smi``, and what it starts."""
-    from gpulint.api import find_engine, may_start_engine, words
+    from gpulint.api import command_words, find_engine, may_start_engine
 
     for container in containers:
-        if any(w.text.rsplit("/", 1)[-1] == "nvidia-smi" for w in words(container, {})):
+        if any(w.text.rsplit("/", 1)[-1] == "nvidia-smi" for w in command_words(container, {})):
             return container.label, "nvidia-smi"
         if may_start_engine(container):
-            started = find_engine(container, words(container, {}))
+            started = find_engine(container, command_words(container, {}))
             if started is not None:
                 return container.label, started.engine.name
     return None

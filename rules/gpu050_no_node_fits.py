@@ -116,7 +116,13 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     cluster = ctx.cluster
     if cluster is None or not cluster.nodes or pod.location != "pod":
         return
-    from gpulint.api import added_tolerations, feasibility, fits_somewhere, queued, sched_pod
+    from gpulint.api import (
+        added_tolerations,
+        feasibility,
+        fits_somewhere,
+        names_kueue_queue,
+        sched_pod,
+    )
 
     if not wants_accelerator(pod, ctx.registry):
         return
@@ -125,7 +131,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     # What the platform adds at admission (GKE's ExtendedResourceToleration, a Kueue
     # flavor's tolerations for a queued pod): the scheduler sees the pod with them.
-    added = added_tolerations(cluster, list(sched.requests), queued(pod))
+    added = added_tolerations(cluster, list(sched.requests), names_kueue_queue(pod))
     if added:
         sched = sched._replace(tolerations=(*sched.tolerations, *added))
     if fits_somewhere(sched, cluster):

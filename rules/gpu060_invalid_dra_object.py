@@ -75,7 +75,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.api import K8sObject, RuleContext, Violation, dra_object_problems
+from gpulint.api import K8sObject, RuleContext, Violation, dra_object_problems, is_dra_object
 
 CODE = "GPU060"
 NAME = "invalid-dra-object"
@@ -83,11 +83,9 @@ SEVERITY = "error"
 SCOPE = "object"
 OPTIONS: dict[str, Any] = {}
 
-_KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass")
-
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
-    if obj.group != "resource.k8s.io" or obj.kind not in _KINDS:
+    if not is_dra_object(obj):
         return
     for problem in dra_object_problems(obj.kind, obj.version, obj.data, obj.path):
         yield Violation(problem.path, problem.message, at=problem.at)

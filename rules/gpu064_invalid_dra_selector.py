@@ -76,6 +76,7 @@ from gpulint.api import (
     check_selector_expression,
     dra_selectors,
     holds_placeholder,
+    is_dra_object,
 )
 
 CODE = "GPU064"
@@ -84,11 +85,9 @@ SEVERITY = "error"
 SCOPE = "object"
 OPTIONS: dict[str, Any] = {}
 
-_KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass")
-
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
-    if obj.group != "resource.k8s.io" or obj.kind not in _KINDS:
+    if not is_dra_object(obj):
         return
     for path, expression in dra_selectors(obj.kind, obj.data):
         if holds_placeholder(expression):

@@ -54,7 +54,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import K8sObject, RuleContext, Violation, dra_opaque_configs
+from gpulint.api import K8sObject, RuleContext, Violation, dra_opaque_configs, is_dra_object
 
 CODE = "GPU065"
 NAME = "dra-driver-config-refused"
@@ -62,7 +62,6 @@ SEVERITY = "error"
 SCOPE = "object"
 OPTIONS: dict[str, Any] = {}
 
-_KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass")
 _DRIVER = "gpu.nvidia.com"
 _API = "resource.nvidia.com/v1beta1"
 _CONFIG_KINDS = (
@@ -87,7 +86,7 @@ _SHARING_FIELDS = {
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
-    if obj.group != "resource.k8s.io" or obj.kind not in _KINDS:
+    if not is_dra_object(obj):
         return
     for path, opaque in dra_opaque_configs(obj.kind, obj.data):
         if opaque.get("driver") != _DRIVER:

@@ -14,6 +14,8 @@ import ast
 import functools
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
 
 PACKAGE = ROOT / "gpulint"
@@ -396,16 +398,39 @@ def test_no_module_sets_another_modules_globals() -> None:
     assert found == []
 
 
-def test_the_api_table_and_its_type_checking_imports_agree() -> None:
-    """gpulint/api.py says where each name is twice: ``_WHERE`` (what runs) and the
-    ``TYPE_CHECKING`` imports (what mypy reads). They name the same places, and every name
-    resolves."""
+def test_the_api_names_are_written_once_and_the_typing_imports_generated() -> None:
+    """gpulint/api.py lists each name once (``GROUPS``); ``__all__`` is their names and the
+    ``TYPE_CHECKING`` imports mypy reads are generated from them (``make generate``)."""
+    import gpulint.api as api
+    from tests.api_imports import API, expected
+
+    listed = [n for modules in api.GROUPS.values() for names in modules.values() for n in names]
+    assert len(listed) == len(set(listed)), "a name is in two groups"
+    assert api.__all__ == sorted(listed)
+    assert set(api.DEPRECATED).isdisjoint(listed)
+    text = API.read_text(encoding="utf-8")
+    assert text == expected(text), "run `make generate` (python -m tests.api_imports)"
+    assert all(getattr(api, name) is not None for name in api.__all__)
+
+
+def test_a_deprecated_api_name_still_works_and_warns() -> None:
     import gpulint.api as api
 
-    imported = {}
-    for node in ast.walk(_syntax(PACKAGE / "api.py")):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("gpulint."):
-            imported |= {alias.asname or alias.name: node.module for alias in node.names}
-    assert imported == api._WHERE
-    assert api.__all__ == sorted(imported)
-    assert all(getattr(api, name) is not None for name in api.__all__)
+    for old, (new, _module) in api.DEPRECATED.items():
+        with pytest.warns(DeprecationWarning, match=f"gpulint.api.{old} is deprecated"):
+            value = getattr(api, old)
+        assert value is getattr(api, new) if new else value is not None
+
+
+def test_built_in_rules_use_no_deprecated_api_name() -> None:
+    import gpulint.api as api
+
+    offenders = [
+        f"{path.name}: {alias.name}"
+        for path in sorted(RULES.glob("*.py"))
+        for node in ast.walk(_syntax(path))
+        if isinstance(node, ast.ImportFrom) and node.module == "gpulint.api"
+        for alias in node.names
+        if alias.name in api.DEPRECATED
+    ]
+    assert offenders == []

@@ -118,5 +118,5 @@ def test_the_engine_prefilter_never_hides_an_engine(
     from gpulint.k8s import engines
 
     env = engines.literal_env(container)
-    if engines.find_engine(container, engines.words(container, env)) is not None:
+    if engines.find_engine(container, engines.command_words(container, env)) is not None:
         assert engines.may_start_engine(container)

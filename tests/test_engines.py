@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from gpulint.data import data_path
-from gpulint.k8s.engines import builtin_engines, find_engine, option, words
+from gpulint.k8s.engines import builtin_engines, command_words, find_engine, flag_value
 from gpulint.k8s.workloads import Container
 from tests.conftest import ROOT
 
@@ -95,8 +95,8 @@ def test_find_engine(
     data: dict[str, Any], engine: str, flags: tuple[str, ...], value: int | None
 ) -> None:
     container = _container(data)
-    started = find_engine(container, words(container, {}))
+    started = find_engine(container, command_words(container, {}))
     assert started is not None and started.engine.name == engine
-    found = option(started.own, flags)
+    found = flag_value(started.own, flags)
     assert (found[0] if found else None) == value
     assert started.starts == 1

@@ -341,7 +341,9 @@ class Basis(NamedTuple):
         return f"{platform_name(platform)}, from this pod's node selector {self.label}"
 
 
-def basis(pod: PodSpec, cluster: Any, options: Mapping[str, Any], picture: Picture | None) -> Basis:
+def taint_basis(
+    pod: PodSpec, cluster: Any, options: Mapping[str, Any], picture: Picture | None
+) -> Basis:
     """How sure the rule can be (see :class:`Basis`): configuration first, then the pod's
     own platform, then the run's files, else an assumption."""
     from gpulint.k8s.taints import default_taints_assumed

@@ -106,7 +106,7 @@ def added_tolerations(
     return out
 
 
-def largest(cluster: Cluster, name: str) -> tuple[Decimal, Node] | None:
+def largest_offer(cluster: Cluster, name: str) -> tuple[Decimal, Node] | None:
     """The most of ``name`` one node offers, and that node (None: no node offers it)."""
     best: tuple[Decimal, Node] | None = None
     for node in cluster.nodes:
@@ -167,7 +167,7 @@ def nvidia_nodes(cluster: Cluster, registry: Registry) -> list[Node]:
     return out
 
 
-def queued(pod: PodSpec) -> bool:
+def names_kueue_queue(pod: PodSpec) -> bool:
     """The pod (or its workload) names a Kueue queue: Kueue admits it with a flavor."""
     for labels in (labels_of(pod.obj.data), labels_of(pod_template(pod))):
         if KUEUE_QUEUE_LABEL in labels:

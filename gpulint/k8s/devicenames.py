@@ -67,7 +67,7 @@ class Verdict(NamedTuple):
         return self.kind in ("slip", "legacy", "unadvertised", "unconfigured")
 
 
-def judge(
+def judge_resource_name(
     name: str, registry: Registry, claims: ClaimIndex | None = None, declared: bool = False
 ) -> Verdict | None:
     """The verdict on ``name``, or None when it is registered or not gpulint's business.

@@ -29,13 +29,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpulint.k8s.drafields import claim_spec
 from gpulint.model import Path
 
+if TYPE_CHECKING:
+    from gpulint.k8s.objects import K8sObject
+
 DRA_GROUP = "resource.k8s.io"
 DRA_KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass")
+
+
+def is_dra_object(obj: K8sObject) -> bool:
+    """Whether ``obj`` is a DRA object gpulint checks: a ResourceClaim, ResourceClaimTemplate
+    or DeviceClass of ``resource.k8s.io`` (any version)."""
+    return obj.group == DRA_GROUP and obj.kind in DRA_KINDS
+
 
 #: ``resource.DeviceRequestsMaxSize``, ``DeviceConstraintsMaxSize``, ``DeviceConfigMaxSize``,
 #: ``DeviceSelectorsMaxSize``, ``FirstAvailableDeviceRequestMaxSize``.

@@ -192,7 +192,7 @@ def _repository_engine(repository: str) -> Engine | None:
     return None
 
 
-def words(container: Container, env: Mapping[str, Source]) -> list[Word]:
+def command_words(container: Container, env: Mapping[str, Source]) -> list[Word]:
     """The words of ``command`` then ``args``; a shell script (``-c SCRIPT``) split."""
     out: list[Word] = []
     for field in ("command", "args"):
@@ -294,7 +294,7 @@ def _end(engine: Engine, found: list[Word], start: int) -> int:
     return end
 
 
-def option(found: list[Word], flags: tuple[str, ...]) -> tuple[int | None, Path] | None:
+def flag_value(found: list[Word], flags: tuple[str, ...]) -> tuple[int | None, Path] | None:
     """The last value given to any of ``flags`` (argparse: the last one wins)."""
     out: tuple[int | None, Path] | None = None
     for i, word in enumerate(found):

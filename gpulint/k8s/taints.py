@@ -295,7 +295,8 @@ def describe_toleration(toleration: Mapping[str, Any]) -> str:
 
 
 class Almost(NamedTuple):
-    """A toleration meant for a missing taint that gets something wrong (:func:`almost`)."""
+    """A toleration meant for a missing taint that gets something wrong
+    (:func:`toleration_near_miss`)."""
 
     #: What to tell the user: the toleration, and what to change in it.
     advice: str
@@ -305,7 +306,7 @@ class Almost(NamedTuple):
     at: str
 
 
-def almost(
+def toleration_near_miss(
     tolerations: Sequence[Any], missing: Sequence[Taint], source: Path | None
 ) -> Almost | None:
     """The first of the ``missing`` taints a toleration almost tolerates (:func:`near_miss`),
