@@ -127,6 +127,7 @@ def test_built_in_taints_and_blanket_tolerations_say_nothing(tmp_path: Path) -> 
     ("selector", "platform"),
     [
         ("cloud.google.com/gke-accelerator: nvidia-l4", None),  # GKE adds the toleration
+        ('cloud.google.com/gke-flex-start: "true"', None),  # GKE flex-start (DWS) nodes
         ("eks.amazonaws.com/nodegroup: gpu", None),  # EKS node groups: no taint by default
         ("karpenter.k8s.aws/instance-family: g6e", None),
         ("kubernetes.azure.com/agentpool: gpupool", None),  # AKS

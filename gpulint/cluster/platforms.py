@@ -115,6 +115,11 @@ PLATFORM_LABELS: tuple[tuple[str, str, str], ...] = (
         "https://cloud.google.com/kubernetes-engine/docs/how-to/preemptible-vms",
     ),
     (
+        "cloud.google.com/gke-flex-start",
+        "gke",
+        "https://cloud.google.com/kubernetes-engine/docs/concepts/dws",
+    ),
+    (
         "eks.amazonaws.com/nodegroup",
         "eks",
         "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html",
