@@ -3,11 +3,12 @@
 A template of several documents often writes some only when a value says so (``{{- if
 .Values.vllm.enabled }}``); knowing which held tells which documents the template wrote
 (:mod:`gpulint.render.helm.documents`). The condition is evaluated only when it is made of
-``.Values`` paths (``$.Values`` too), string, number and boolean literals, ``and``,
-``or``, ``not``, ``eq``, ``ne`` and ``empty``, with parentheses; the values are the
-chart's merged values and ``--values`` files, as helm merges them. A condition that holds
-anything else (a pipeline, ``include``, a variable, another function), or reads a path a
-``--set`` flag sets, is not known (None).
+``.Values`` paths (``$.Values`` too; ``index .Values "a" "b"``; a variable the template
+binds once to such a path, :mod:`gpulint.render.helm.bindings`), string, number and boolean
+literals, ``and``, ``or``, ``not``, ``eq``, ``ne`` and ``empty``, with parentheses; the
+values are the chart's merged values and ``--values`` files, as helm merges them. A
+condition that holds anything else (a pipeline, ``include``, another variable, another
+function), or reads a path a ``--set`` flag sets, is not known (None).
 """
 
 from __future__ import annotations
@@ -24,18 +25,28 @@ _TOKEN = re.compile(r"""\s*(\(|\)|"(?:[^"\\]|\\.)*"|`[^`]*`|[^\s()]+)""")
 _PATH = re.compile(r"^\$?\.Values((?:\.[A-Za-z0-9_-]+)+)$")
 _NUMBER = re.compile(r"^-?[0-9]+(?:\.[0-9]+)?$")
 _FUNCS = frozenset(("and", "or", "not", "eq", "ne", "empty"))
+_VAR = re.compile(r"^\$([A-Za-z0-9_]+)((?:\.[A-Za-z0-9_-]+)*)$")
+_Bindings = dict[str, tuple[str, ...]]
 
 
 class _Unknown(Exception):
     pass
 
 
-def truth(condition: str, values: Any, is_set: Callable[[tuple[str, ...]], bool]) -> bool | None:
+def truth(
+    condition: str,
+    values: Any,
+    is_set: Callable[[tuple[str, ...]], bool],
+    bindings: _Bindings | None = None,
+) -> bool | None:
     """Did ``{{ if condition }}`` hold, with ``values`` the template's ``.Values``
-    (``is_set``: does a ``--set`` flag set this path)? None when that is not known."""
+    (``is_set``: does a ``--set`` flag set this path; ``bindings``: the template's variables
+    that name a values path)? None when that is not known."""
     tokens = [m.group(1) for m in _TOKEN.finditer(condition)]
     if not tokens or "|" in tokens:
         return None
+    if bindings:
+        tokens = [_bound(t, bindings) for t in tokens]
     try:
         value, rest = _expr(tokens, values, is_set)
     except (_Unknown, IndexError, RecursionError):
@@ -43,10 +54,27 @@ def truth(condition: str, values: Any, is_set: Callable[[tuple[str, ...]], bool]
     return None if rest else truthy(value)
 
 
+def _bound(token: str, bindings: _Bindings) -> str:
+    """A variable naming a values path (``$module``, ``$module.enabled``) as that path."""
+    m = _VAR.match(token)
+    if m is None or m.group(1) not in bindings:
+        return token
+    return ".Values." + ".".join(bindings[m.group(1)]) + m.group(2)
+
+
 def _expr(
     tokens: list[str], values: Any, is_set: Callable[[tuple[str, ...]], bool]
 ) -> tuple[Any, list[str]]:
     """A command: a function and its arguments, or one operand (to the closing parenthesis)."""
+    if tokens[0] == "index" and len(tokens) > 2:
+        m = _PATH.match(tokens[1])
+        if m is None and tokens[1] not in (".Values", "$.Values"):
+            raise _Unknown
+        path = tuple(m.group(1)[1:].split(".")) if m else ()
+        rest = tokens[2:]
+        while rest and rest[0].startswith('"'):
+            path, rest = (*path, rest[0][1:-1]), rest[1:]
+        return _lookup(values, path, is_set), rest
     if tokens[0] in _FUNCS:
         name, args, rest = tokens[0], [], tokens[1:]
         while rest and rest[0] != ")":
@@ -74,13 +102,16 @@ def _operand(
     m = _PATH.match(token)
     if m is None:
         raise _Unknown
-    path = tuple(m.group(1)[1:].split("."))
-    if is_set(path):
+    return _lookup(values, tuple(m.group(1)[1:].split(".")), is_set), tokens[1:]
+
+
+def _lookup(values: Any, path: tuple[str, ...], is_set: Callable[[tuple[str, ...]], bool]) -> Any:
+    if any(is_set(path[: i + 1]) for i in range(len(path))):
         raise _Unknown
     node = values
     for part in path:
         node = node.get(part) if isinstance(node, dict) else None
-    return node, tokens[1:]
+    return node
 
 
 def _call(name: str, args: list[Any]) -> Any:
@@ -115,7 +146,7 @@ def truthy(value: object) -> bool:
 
 def chart_truth(
     folder: str, options: ChartOptions
-) -> Callable[[str, tuple[str, ...]], bool | None]:
+) -> Callable[[str, tuple[str, ...], _Bindings | None], bool | None]:
     """:func:`truth` for the templates of the chart ``folder`` rendered with ``options``:
     the condition and the prefix of the template's values in the chart's (a subchart's
     name). The values are merged the first time a condition is asked about."""
@@ -124,7 +155,9 @@ def chart_truth(
 
     tree: list[Any] = []
 
-    def held(condition: str, prefix: tuple[str, ...]) -> bool | None:
+    def held(
+        condition: str, prefix: tuple[str, ...], bindings: _Bindings | None = None
+    ) -> bool | None:
         if not tree:
             files = [*chart_values(folder), *((os.path.abspath(v), ()) for v in options.values)]
             tree.append(plain(merged(files)))
@@ -135,6 +168,6 @@ def chart_truth(
         def is_set(path: tuple[str, ...]) -> bool:
             return set_by(options.set, (*prefix, *path), options.configured_set) is not None
 
-        return truth(condition, node, is_set)
+        return truth(condition, node, is_set, bindings)
 
     return held

@@ -138,7 +138,7 @@ class Sections:
             return (resolved.member_text if archived else read_text(real)) or ""
 
         if real not in self._plans:
-            self._plans[real] = _plan(text())
+            self._plans[real] = _plan(text(), self._decider(resolved.chain[0][1]))
         plan = self._plans[real]
         if plan is None or part is None:  # one document: the whole template
             return Cut(self._template(real, text, 0, -1), True)
@@ -148,7 +148,7 @@ class Sections:
         key = (real, part.source, part.kind)
         if key not in self._places:
             truth, prefix = self._truth, resolved.chain[0][1]
-            held = (lambda c: truth(c, prefix)) if truth else None
+            held = (lambda c: truth(c, prefix, None)) if truth else None
             counts = [_of_kind(seg, part.kind, held) for seg in segments]
             self._places[key] = _assign(counts, part.of)
         where = self._places[key][part.ordinal]
@@ -162,6 +162,19 @@ class Sections:
         if pick is None:
             return Cut(self._template(real, text, 0, -1), False)
         return Cut(self._template(real, text, *pick), True)
+
+    def _decider(
+        self, prefix: tuple[str, ...]
+    ) -> Callable[[str, dict[str, tuple[str, ...]]], bool | None] | None:
+        """Whether an ``if`` held, given the template's variables that name values paths."""
+        truth = self._truth
+        if truth is None:
+            return None
+
+        def decide(condition: str, bindings: dict[str, tuple[str, ...]]) -> bool | None:
+            return truth(condition, prefix, bindings)
+
+        return decide
 
     def _template(self, real: str, text: Callable[[], str], lo: int, hi: int) -> Template:
         """The template cut to lines ``lo..hi-1`` (the others blanked; ``hi`` < 0: whole),
@@ -186,18 +199,79 @@ class Sections:
         return self._cuts[key]
 
 
-def _plan(text: str) -> tuple[list[str], list[int], list[_Segment]] | None:
+def _plan(
+    text: str, decide: Callable[[str, dict[str, tuple[str, ...]]], bool | None] | None = None
+) -> tuple[list[str], list[int], list[_Segment]] | None:
     """A template's lines, its ``---`` lines and its weighed top-level segments; None for
-    a template of one document."""
+    a template of one document. A template whose content is all inside one ``if`` is split
+    inside it (it rendered, so the ``if`` held), and with an ``else``, inside the branch
+    ``decide`` says was taken (the other's lines blanked); undecided, as it is."""
     raw = text.split("\n")
     cuts = [i for i, line in enumerate(raw) if _DOC_START.match(line)]
     if not cuts:
         return None
     depth = _depths(text, len(raw))
+    wrapper = _wrapped(text)
+    if wrapper is not None:
+        condition, at_if, at_else, at_end = wrapper
+        held: bool | None = True
+        if at_else is not None:
+            from gpulint.render.helm.bindings import value_bindings
+
+            held = decide(condition, value_bindings(text)) if decide is not None else None
+        if held is not None:
+            if at_else is not None:
+                blank = range(at_else, at_end + 1) if held else range(at_if, at_else + 1)
+                raw = [("" if i in blank else line) for i, line in enumerate(raw)]
+                cuts = [i for i in cuts if i not in blank]
+            depth = [max(d - 1, 0) for d in depth]
     top = [i for i in cuts if depth[i] == 0]
     bounds = list(zip([0] + [c + 1 for c in top], [*top, len(raw)], strict=True))
     segments = [(a, b, *_weigh(raw, depth, cuts, a, b), _guard(raw, a, b)) for a, b in bounds]
     return raw, cuts, [s for s in segments if s[2] != NONE]
+
+
+def _wrapped(text: str) -> tuple[str, int, int | None, int] | None:
+    """When all of a template's content is inside one ``if`` (at most variable assignments
+    before it, ``{{- $module := index .Values "modules" "x" }}``), with at most one plain
+    ``else``, each on a line of its own: its condition and the lines (0-based) of the
+    ``if``, the ``else`` (None) and the ``end``."""
+    depth, pos = 0, 0
+    found: list[tuple[str, int]] = []  # ("if", line), ("else", line), ("end", line)
+    condition = ""
+    for m in actions(text):
+        if depth == 0 and _content_in(text[pos : m.begin]):
+            return None
+        pos = m.stop
+        word, body = m.word, m.body
+        line = text.count("\n", 0, m.begin)
+        if depth == 0:
+            if found:
+                return None  # a second block, or an action after the first one's end
+            if word == "if":
+                found.append(("if", line))
+                condition, depth = body[2:].strip(), 1
+                continue
+            if not body or body.startswith("/*") or _ASSIGN.match(body):
+                continue
+            return None
+        if word in OPENS:
+            depth += 1
+        elif word == "end":
+            depth -= 1
+            if depth == 0:
+                found.append(("end", line))
+        elif word == "else" and depth == 1:
+            if body.strip("- ") != "else" or len(found) > 1:
+                return None  # `else if`, or a second `else`
+            found.append(("else", line))
+    if depth != 0 or not found or _content_in(text[pos:]):
+        return None
+    lines = text.split("\n")
+    if any(_content_in(lines[i]) for _, i in found):
+        return None
+    at = dict(found)
+    return condition, at["if"], at.get("else"), at["end"]
 
 
 def _depths(text: str, count: int) -> list[int]:

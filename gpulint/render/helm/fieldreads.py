@@ -209,6 +209,17 @@ def _range_of(t: Template, var: str) -> tuple[str, ...] | None:
     return tuple(ranges[0].strip(".").split(".")) if len(ranges) == 1 else None
 
 
+def _bound_of(t: Template, var: str) -> tuple[str, ...] | None:
+    """The ``.Values`` path the template binds ``$var`` to once (:mod:`.bindings`); the
+    whole template's bindings are found once (kept with it and shared by its cuts)."""
+    found: dict[str, tuple[str, ...]] | None = t.shared.get("bindings")
+    if found is None:
+        from gpulint.render.helm.bindings import value_bindings
+
+        found = t.shared["bindings"] = value_bindings("\n".join(t.whole))
+    return found.get(var)
+
+
 def _where(reader: str, chart: str, line: int, template: str) -> str:
     via = f", included by {os.path.relpath(template, chart)}" if reader != template else ""
     return f"{os.path.relpath(reader, chart)}:{line}{via}"
@@ -255,18 +266,23 @@ def missing_place(
             f"({at}), and which values key this object's come from was not traced)"
         )
     chain: list[tuple[tuple[Any, ...], int, str | None]] = []
+    bound: tuple[str, ...] | None = None
     if reads.entries:
         ((var, (line, helper)),) = reads.entries.items()
         under = _range_of(t, var)
         key = entry(under) if under is not None and entry is not None else None
-        if under is None or key is None:
+        bound = _bound_of(t, var) if under is None else None
+        if bound is not None:  # `$module := index .Values "modules" "x"`: one fixed path
+            chain.append(((*bound, field), line, helper))
+        elif under is None or key is None:
             at = _where(helper or template, chart, line, template)
             over = f" of .Values.{'.'.join(under)}" if under else ""
             return (
                 f" (shown at the pod spec: the template reads {field} from ${var}, an entry"
                 f"{over} ({at}), and which entry this object is was not traced)"
             )
-        chain.append(((*under, key, field), line, helper))
+        else:
+            chain.append(((*under, key, field), line, helper))
     for ref, (line, helper) in reads.values.items():
         chain.append((ref, line, helper))
     got = [(ref, line, helper, _value(files, ref)) for ref, line, helper in chain]
@@ -315,7 +331,11 @@ def missing_place(
         )
     own, glob = dotted[0], dotted[1]
     mine = "this object's own" if reads.entries else "the one it reads first"
-    every = "every entry without its own" if reads.entries else "every object that reads it"
+    every = (
+        "every entry without its own"
+        if reads.entries and bound is None
+        else "every object that reads it"
+    )
     if written is ABSENT:
         if value is None:
             place = _parent_place(
