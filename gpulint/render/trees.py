@@ -365,6 +365,8 @@ class Trees:
         self._consumed: set[str] | None = None
         self._roots: set[str] | None = None
         self._parts: dict[str, Part] | None = None
+        #: Roots built to name those a failing base or component breaks (None: it built).
+        self.failures: dict[str, Any] = {}
 
     def scan(self, root: str) -> None:
         """Read every kustomization under ``root`` (once)."""

@@ -136,7 +136,48 @@ def render(folder: str, options: RenderOptions, trees: Trees) -> str | Failure:
     refused = _check(folder, trees)
     if refused is not None:
         return refused
-    return build(tool, folder, options.deadline)
+    built = build(tool, folder, options.deadline)
+    if isinstance(built, Failure) and built.code == codes.RENDER_FAILED:
+        return _with_roots(built, folder, tool, options, trees)
+    return built
+
+
+#: Other roots built, at most, to name those a failing base or component breaks.
+MAX_OTHER_ROOTS = 8
+
+
+def _with_roots(
+    failure: Failure, folder: str, tool: str, options: RenderOptions, trees: Trees
+) -> Failure:
+    """A failure in a base or component (not the root's own kustomization) names every
+    root of the tree that reads that file and fails there the same way, sorted, so each
+    root reports the same finding (and a run shows it once): ``building a/kustomization.yaml,
+    b/kustomization.yaml``. Each other root is built once a run (kept in ``trees``)."""
+    own = kustomization_file(folder)
+    if own is None or failure.path is None or failure.path == own:
+        return failure
+    clause = f", building {label_of(own)})"
+    if clause not in failure.message:
+        return failure
+    top = os.path.abspath(folder)
+    others = [r for r in trees.readers(failure.path) if r != top][:MAX_OTHER_ROOTS]
+    names = [label_of(own)]
+    for other in others:
+        if other not in trees.failures:
+            refused = _check(other, trees)
+            out = refused if refused is not None else build(tool, other, options.deadline)
+            trees.failures[other] = out if isinstance(out, Failure) else None
+        theirs, file = trees.failures[other], kustomization_file(other)
+        if theirs is None or file is None:
+            continue
+        if (theirs.path, theirs.line) != (failure.path, failure.line):
+            continue
+        if theirs.message.replace(f", building {label_of(file)})", clause) == failure.message:
+            names.append(label_of(file))
+    if len(names) == 1:
+        return failure
+    joined = f", building {', '.join(sorted(names))})"
+    return failure._replace(message=failure.message.replace(clause, joined, 1))
 
 
 def build(tool: str, folder: str, deadline: float | None) -> str | Failure:
