@@ -224,3 +224,41 @@ def test_a_component_that_breaks_two_roots_names_both_once(tmp_path: Path) -> No
     # at the patch's `path:` line of the component, once, naming both roots it breaks
     assert (failure["path"], failure["line"]) == ("shm/kustomization.yaml", 6)
     assert "building a/kustomization.yaml, b/kustomization.yaml)" in failure["message"]
+
+
+@needs_kustomize
+def test_a_component_s_finding_two_roots_build_is_one_row(tmp_path: Path) -> None:
+    component = (
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n"
+        "  - path: patch-deployment.yaml\n    target:\n      kind: Deployment\n"
+    )
+    patch = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nim\nspec:\n"
+        "  template:\n    spec:\n      containers:\n        - name: nim\n"
+        "          resources:\n            limits:\n              nvidia.com/gpu: 1\n"
+    )
+    base = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nim\nspec:\n"
+        "  selector:\n    matchLabels:\n      app: nim\n  template:\n    metadata:\n"
+        "      labels:\n        app: nim\n    spec:\n      containers:\n        - name: nim\n"
+        "          image: nvcr.io/nim/meta/llama-3.1-8b-instruct:1.3.3\n"
+    )
+    repo = _tree(
+        tmp_path,
+        {
+            "base/kustomization.yaml": "resources:\n  - deployment.yaml\n",
+            "base/deployment.yaml": base,
+            "components/gpu/kustomization.yaml": component,
+            "components/gpu/patch-deployment.yaml": patch,
+            "overlays/gpu/kustomization.yaml": (
+                "resources:\n  - ../../base\ncomponents:\n  - ../../components/gpu\n"
+            ),
+            "overlays/demo/kustomization.yaml": (
+                "namespace: demo-nim\nresources:\n  - ../../base\n"
+                "components:\n  - ../../components/gpu\n"
+            ),
+        },
+    )
+    rows = [(f["path"], f["line"]) for f in _report(repo) if f["rule"] == "GPU020"]
+    # the patch's pod spec, where the toleration is added: once, for both roots
+    assert rows == [("components/gpu/patch-deployment.yaml", 7)]

@@ -182,7 +182,7 @@ def run(
     report = Report(keep_findings=keep_findings)
     # A Kustomize base two failing roots share is built (and fails) on behalf of each: its
     # findings are reported once (gpulint.render.target).
-    rendered: set[Finding] = set()
+    rendered: set[object] = set()
     try:
         for findings, objects, fixed in results:
             if rendering is not None and rendering[0].enabled:
@@ -210,18 +210,25 @@ def run(
 UNBUILT_MARK = UNBUILT.split("{", 1)[0]
 
 
-def _first_time(findings: list[Finding], seen: set[Finding]) -> list[Finding]:
-    """``findings`` without the rendered ones (or render failures) already reported."""
+def _first_time(findings: list[Finding], seen: set[object]) -> list[Finding]:
+    """``findings`` without the rendered ones (or render failures) already reported. A
+    rendered finding another root reported at the same place, with the same message, about
+    an object of the same kind and name (a component's patch two roots build, one of them
+    with a ``namespace:``) is that finding again: it is shown once."""
     out = []
     for f in findings:
+        key: object = f
+        if any(r.kind == "rendered" for r in f.related):
+            kind, name = (f.object.kind, f.object.name) if f.object else (None, None)
+            key = (f.rule, f.severity, f.path, f.span, f.message, kind, name)
         if (
-            f.rule in (codes.RENDER_FAILED, codes.GPU_CONTENT_NOT_CHECKED)
-            or any(r.kind == "rendered" for r in f.related)
+            key is not f
+            or f.rule in (codes.RENDER_FAILED, codes.GPU_CONTENT_NOT_CHECKED)
             or UNBUILT_MARK in f.message
         ):
-            if f in seen:
+            if key in seen:
                 continue
-            seen.add(f)
+            seen.add(key)
         out.append(f)
     return out
 
