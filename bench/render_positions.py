@@ -20,6 +20,8 @@ and also over those that have a line to edit (an ``expected`` that is not ``(non
     python -m bench.render_positions sheet2 CHARTS_DIR HELM > new2.tsv  # the second set
     python -m bench.render_positions sheet3 CHARTS_DIR HELM > new3.tsv  # the third (test half)
     python -m bench.render_positions sheet3-dev CHARTS_DIR HELM         # its development half
+    python -m bench.render_positions sheet4 CHARTS_DIR HELM > new4.tsv  # the fourth (test half)
+    python -m bench.render_positions sheet4-dev CHARTS_DIR HELM         # its development half
     python -m bench.render_positions merge OLD.tsv NEW.tsv > docs/render-positions.tsv
     python -m bench.render_positions tally docs/render-positions.tsv
 
@@ -506,12 +508,95 @@ THIRD_TEST: tuple[Chart, ...] = (
     Chart("ROCm/gpu-operator", "6df13c1788c99dca734337287ebd317b15df9c71", "config"),
 )  # fmt: skip
 
+_SOP = ("nebius/soperator", "c238d993341a9f52b132062fbc3cb22f0fb63578")
+_ARC = ("kubeagi/arcadia", "9e81fbedbf9d667c83f307fac2fa3c11cf2a055f")
+_KAI = ("silogen/kaiwo", "067a6db8e714c6199c5960c8d98b0fc5c564e75e")
+_IHC = ("intel/helm-charts", "110e39ef75d1f94611b8d28bb2b97d395866d1c7")
+_KOO = ("koordinator-sh/charts", "a1963c5d2091853f71012c6790f9d1b1364b7734")
+_TL = ("tensorleap/helm-charts", "b49dd56ac07605730d73a7dbd9c0485e4fb25001")
+_CAT = ("redhat-na-ssa/demo-ai-gitops-catalog", "6545b581e3dd20115529e71222d7c861e5ba6dba")
+_PAR = ("rh-aiservices-bu/parasol-insurance", "8e2aab9aa0116fffcac7ea6d738ff38d26d5d19e")
+
+#: The fourth set (issue 40, second round), split by repository before any lint (the last
+#: hex digit of sha256 of ``"issue40-r2:" + owner/name``, lower-cased: even is the
+#: development half, odd the test half).
+FOURTH_DEV: tuple[Chart, ...] = (
+    *(
+        Chart(*_IHC, f"charts/{name}")
+        for name in (
+            "gpu-device-plugin",
+            "device-plugin-operator",
+            "text-generation-inference-0.2.1",
+            "tensorflow-serving-0.1.0",
+            "evi-ai-inference-gpu-3.0.3",
+        )
+    ),
+    Chart(*_KOO, "hami-daemon/v0.2.0"),
+    Chart(*_KOO, "versions/v1.8.0"),
+    Chart("qdrant/qdrant-helm", "fd6321f1ff0a9538a7fffc6829f012a017ce1e86", "charts/qdrant"),
+    Chart(*_TL, "charts/tensorleap"),
+    Chart(*_TL, "charts/tensorleap-infra"),
+    Chart("infiniflow/ragflow", "b1b8cd623520b97b2526ffb1514bd812bdcc7eaf", "helm"),
+    Chart(
+        "NVIDIA-AI-Blueprints/ai-virtual-assistant",
+        "558b4c83968f5ab61b494f981f4f0bef09217d41",
+        "deploy/helm",
+    ),
+    Chart("jellyfin/jellyfin-helm", "410d21fa0a553e7446a25893e3ca9fade13ae6dd", "charts/jellyfin"),
+    Chart(
+        "kubernetes-sigs/inference-perf",
+        "7de5ef2ed6f7934e0ecbc8297e593f79e68430c0",
+        "deploy/inference-perf",
+    ),
+    Chart(*_CAT, "components/app-configs/gpu-verification-nvidia"),
+    Chart(*_CAT, "components/app-configs/gpu-verification-amd"),
+    Chart(*_CAT, "components/app-configs/nim"),
+    Chart(*_CAT, "components/app-configs/notebook-standalone"),
+    Chart(*_PAR, "bootstrap/ic-shared-llm"),
+    Chart(*_PAR, "lab-materials/05/app"),
+    Chart("nekomeowww/ollama-operator", "ece318891898796aaabec9ae1ebaa44192b60b79", "config"),
+)
+FOURTH_TEST: tuple[Chart, ...] = (
+    Chart("NVIDIA-AI-Blueprints/data-flywheel", "419e2cc9e51140e2ca21380df07c9cde3f2161e1",
+          "deploy/helm/data-flywheel"),
+    Chart("Project-HAMi/volcano-vgpu-device-plugin", "4fb76ba16a1744b161e9e2fbfc0b9ec3a546dd9b",
+          "deployments/helm/volcano-vgpu-device-plugin"),
+    Chart("immich-app/immich-charts", "086caa9e53c473f9e73249ab51a5488a7f85aac5", "charts/immich"),
+    *(Chart(*_ARC, f"deploy/charts/{name}") for name in (
+        "llm-worker", "llama-factory", "gpu-operator", "arcadia",
+    )),
+    *(Chart(*_SOP, f"helm/{name}") for name in (
+        "slurm-cluster", "nodesets", "soperator-dcgm-exporter",
+    )),
+    Chart("oracle-quickstart/oci-hpc-oke", "61d210acc37f1990f27012aa4f108c5db4e52ab2",
+          "terraform/files/oci-hpc-oke-utils"),
+    Chart("rh-ai-quickstart/RAG", "d1f0847ae92a9c17e827a854334e035e2750a660", "deploy/helm/rag"),
+    Chart("rh-ai-quickstart/ai-virtual-agent", "abcdf69c1f6ad5a54fdc75843f01cc748d0fe2f5",
+          "deploy/cluster/helm"),
+    Chart("nebius/nebius-solution-library", "b2a14f037112b218bc7b80482e371ad3295ce8b3",
+          "modules/nccl-test/files/helm/nccl-test"),
+    Chart("NVIDIA/nv-ingest", "2b3488c6e7c63b57a7be35f7226a7dc6189a80b1", "helm"),
+    Chart(*_KAI, "chart"),
+    Chart("NVIDIA-AI-Blueprints/aiq-research-assistant",
+          "841d60e4d31604f9aa5d4f9e08112c8d30ab738d", "deploy/helm/aiq-aira"),
+    Chart("blakeblackshear/blakeshome-charts", "a1336f5cdad268c955f690c2238c69835f0e9d83",
+          "charts/frigate", sets=("gpu.nvidia.enabled=true",)),
+    Chart("substratusai/substratus", "7352fb05897b42d2cf31022e528f93f60fdc931b", "config"),
+    Chart(*_SOP, "config"),
+    Chart(*_SOP, "fluxcd"),
+    Chart(*_ARC, "config"),
+    Chart(*_KAI, "config"),
+    Chart(*_KAI, "dependencies"),
+    Chart(*_KAI, "hack"),
+    Chart("llm-d/llm-d-benchmark", "8bc9f1ddd873a24f1657d6cca2e0d0fb6947dd36", "util/deploy"),
+)  # fmt: skip
+
 FIELDS = ("chart", "rule", "object", "reported", "expected", "verdict", "message")
 
 
 def _name(chart: Chart) -> str:
     folder = "" if chart.folder == "." else f"/{chart.folder}"
-    if chart not in SECOND + THIRD_DEV + THIRD_TEST:
+    if chart not in SECOND + THIRD_DEV + THIRD_TEST + FOURTH_DEV + FOURTH_TEST:
         return f"{chart.repo}{folder}"
     flags = [f"-f {os.path.basename(v).lstrip('@')}" for v in chart.values]
     flags += [f"--set {s}" for s in chart.sets] + list(chart.extra)
@@ -590,10 +675,17 @@ def tally(rows: list[dict[str, str]]) -> dict[str, object]:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] in (["sheet"], ["sheet2"], ["sheet3"], ["sheet3-dev"]) and len(argv) >= 3:
+    sets = {
+        "sheet": CHARTS + TREES,
+        "sheet2": SECOND,
+        "sheet3": THIRD_TEST,
+        "sheet3-dev": THIRD_DEV,
+        "sheet4": FOURTH_TEST,
+        "sheet4-dev": FOURTH_DEV,
+    }
+    if argv[:1] and argv[0] in sets and len(argv) >= 3:
         gpulint = argv[3] if len(argv) > 3 else "gpulint"
-        sets = {"sheet": CHARTS + TREES, "sheet2": SECOND, "sheet3": THIRD_TEST}
-        measured = sets.get(argv[0], THIRD_DEV)
+        measured = sets[argv[0]]
         _write([row for c in measured for row in lint(argv[1], c, argv[2], gpulint)])
         return 0
     if argv[:1] == ["merge"] and len(argv) == 3:
