@@ -28,7 +28,6 @@ from __future__ import annotations
 import bisect
 import functools
 import os
-import re
 import stat
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple, cast
@@ -47,6 +46,7 @@ from gpulint.render.helm import (
 )
 from gpulint.render.helm.documents import Cut, Part, Sections
 from gpulint.render.helm.run import INSTALL_HELM, Failure, refused_inputs
+from gpulint.render.helm.samelines import same_line
 from gpulint.render.helm.sources import headers, not_a_template
 from gpulint.render.helm.untraced import guessed_item, item_place, noted, partial, unknown_part
 from gpulint.render.helm.valuelines import values_place
@@ -63,9 +63,6 @@ from gpulint.render.tools import ToolResult, find_tool
 
 if TYPE_CHECKING:
     from gpulint.render.helm.sources import Archive
-
-#: A ``range`` action: the template may write one of its lines several times.
-_RANGE_ACTION = re.compile(r"\{\{-?\s*range\b")
 
 
 def render(folder: str, options: RenderOptions, marks: tuple[str, ...] = ()) -> str | Failure:
@@ -203,45 +200,17 @@ class HelmRendered(Rendered):
         return found._replace(note=f" (shown at the file's first line: {why})")
 
     def _same_text(self, template: str, line: int) -> Span | None:
-        """The one line of ``template`` whose text is the rendered ``line``'s, if exactly one
-        is (a finding about a whole document, placed by its first line's text); or, when the
-        template holds that text k times, no ``range``, and helm's output of it holds it k
-        times too, the one of the same rank (a CRD's description repeated in each version)."""
+        """The template line the rendered ``line`` is a copy of (:func:`.samelines.same_line`)."""
         if "" not in self._lines_of:  # the output's lines, split once
             self._lines_of[""] = self.text.splitlines()
-        lines = self._lines_of[""]
-        if not 0 < line <= len(lines):
-            return None
-        want = lines[line - 1].rstrip()
-        if not want.strip() or "{{" in want:
-            return None
         if template not in self._lines_of:  # each template read once, however many findings
             self._lines_of[template] = [
                 t.rstrip() for t in (read_text(template) or "").splitlines()
             ]
-        hits = [i for i, text in enumerate(self._lines_of[template]) if text == want]
-        rank = 0
-        if len(hits) > 1:
-            rank = self._rank(template, line, want, len(hits))
-            if rank < 0:
-                return None
-        elif len(hits) != 1:
-            return None
-        at = hits[rank] + 1
-        start = len(want) - len(want.lstrip()) + 1
-        return Span(at, start, at, len(want) + 1)
-
-    def _rank(self, template: str, line: int, want: str, count: int) -> int:
-        """The rank of the rendered ``line`` among the lines of its template's output that
-        read ``want``, when that output holds ``count`` of them and the template has no
-        ``range`` (so each line of the template is written at most once); else -1."""
-        if _RANGE_ACTION.search("\n".join(self._lines_of[template])):
-            return -1
         at = bisect.bisect_right(self._starts, line) - 1
         lo = self._starts[at] if at >= 0 else 1
         hi = self._starts[at + 1] if at + 1 < len(self._starts) else len(self._lines_of[""]) + 1
-        same = [n for n in range(lo, hi) if self._lines_of[""][n - 1].rstrip() == want]
-        return same.index(line) if len(same) == count and line in same else -1
+        return same_line(self._lines_of[""], (lo, hi), self._lines_of[template], line)
 
     def _placed(self, finding: Finding) -> Place:
         resolved = self.template_of(finding.line)
