@@ -345,6 +345,8 @@ PROCESS_STATE = {
     ("lint.runner", "_worker_linter"),
     ("lint.runner", "_worker_linter_for"),
     ("lint.runner", "_worker_rendering"),
+    # what a worker of map_parallel does with its chunks (the facts stage's parse)
+    ("lint.runner", "_worker_call"),
     # the stop signal received and whether the process is exiting
     ("cli.entry", "_signalled"),
     ("cli.entry", "_leaving"),

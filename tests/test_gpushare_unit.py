@@ -1,5 +1,5 @@
 """GPU017 with the repository's own gpushare device plugin: its ``--memory-unit`` is the
-unit of ``aliyun.com/gpu-mem`` for the run (gpulint.lint.prepass.device_plugins), and the finding
+unit of ``aliyun.com/gpu-mem`` for the run (gpulint.lint.gather.project_facts), and the finding
 names the plugin's line."""
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ Three plugins say something a pod's request is judged by:
   ``RESOURCE_NAME: vendor.com/npu``) is a name the project's plugin advertises, so a pod's
   request for it is known (GPU010 says nothing of it). Never its ``resources``: a DaemonSet
   that asks for a misspelt name does not advertise it.
-- **gpushare's** ``--memory-unit`` (read by ``gpulint.lint.prepass.device_plugins``): the unit of
+- **gpushare's** ``--memory-unit`` (read by ``gpulint.lint.prepass.gpushare_units``): the unit of
   ``aliyun.com/gpu-mem``.
 
 What is learned becomes registry entries (:func:`learned`) whose ``said`` is the file and
@@ -127,41 +127,50 @@ def _scan_text(found: Found, label: str, text: str, offset: int, nested: int) ->
     from gpulint.loader.stream import DocumentStream
 
     for doc in DocumentStream(text):
-        if nested == 0 and isinstance(doc.data, dict) and doc.data.get("kind") == "DaemonSet":
-            _advertised(found, label, doc)
-        for path, value in _walk(doc.data, (), 0):
-            line = offset + doc.value_span(path).line
+        _scan_doc(found, label, doc, offset, nested)
 
-            at = partial(_place, label, offset, doc, path)
 
-            if isinstance(value, str):
-                if nested < 2 and _embedded(value):
-                    # An embedded configuration (a ConfigMap's data, a chart's config.map):
-                    # a block scalar's text starts on the line after its key.
-                    _scan_text(found, label, value, line, nested + 1)
-                continue
-            if _is_config(value):
-                # Every configuration counts, a plugin's that shares nothing as well: a
-                # ConfigMap of named configurations (one per node label) may share a GPU on
-                # some nodes and leave it whole on others.
-                sharing = value.get("sharing")
-                shared = isinstance(sharing, dict)
-                found.configs.append(_sharing(sharing, partial(at, "sharing")) if shared else [])
-                found.places.append((at(), "resources" in value))
-            if path[-1:] == ("nvidia",) and (
-                "resourceCountName" in value or "resourceCoreName" in value
-            ):
-                # device-config.yaml's (or the chart's devices.nvidia): the other vendors'
-                # mappings (cambricon, hygon, ...) name their own resources.
-                keys = [(k, d) for k, _, d in HAMI_NAMES]
-            elif "resourceMem" in value and "resourceCores" in value:
-                keys = [(k, d) for _, k, d in HAMI_NAMES]
-            else:
-                continue
-            for key, default in keys:
-                name = value.get(key)
-                if isinstance(name, str) and "/" in name and name.strip() != default:
-                    found.hami.append(Renamed(name.strip(), default, key, at(key)))
+def scan_document(found: Found, label: str, doc: Any) -> None:
+    """What one document of a file (already parsed) configures, added to ``found``."""
+    _scan_doc(found, label, doc, 0, 0)
+
+
+def _scan_doc(found: Found, label: str, doc: Any, offset: int, nested: int) -> None:
+    if nested == 0 and isinstance(doc.data, dict) and doc.data.get("kind") == "DaemonSet":
+        _advertised(found, label, doc)
+    for path, value in _walk(doc.data, (), 0):
+        line = offset + doc.value_span(path).line
+
+        at = partial(_place, label, offset, doc, path)
+
+        if isinstance(value, str):
+            if nested < 2 and _embedded(value):
+                # An embedded configuration (a ConfigMap's data, a chart's config.map):
+                # a block scalar's text starts on the line after its key.
+                _scan_text(found, label, value, line, nested + 1)
+            continue
+        if _is_config(value):
+            # Every configuration counts, a plugin's that shares nothing as well: a
+            # ConfigMap of named configurations (one per node label) may share a GPU on
+            # some nodes and leave it whole on others.
+            sharing = value.get("sharing")
+            shared = isinstance(sharing, dict)
+            found.configs.append(_sharing(sharing, partial(at, "sharing")) if shared else [])
+            found.places.append((at(), "resources" in value))
+        if path[-1:] == ("nvidia",) and (
+            "resourceCountName" in value or "resourceCoreName" in value
+        ):
+            # device-config.yaml's (or the chart's devices.nvidia): the other vendors'
+            # mappings (cambricon, hygon, ...) name their own resources.
+            keys = [(k, d) for k, _, d in HAMI_NAMES]
+        elif "resourceMem" in value and "resourceCores" in value:
+            keys = [(k, d) for _, k, d in HAMI_NAMES]
+        else:
+            continue
+        for key, default in keys:
+            name = value.get(key)
+            if isinstance(name, str) and "/" in name and name.strip() != default:
+                found.hami.append(Renamed(name.strip(), default, key, at(key)))
 
 
 #: A resource name as a device plugin's flag or variable writes it: a domain with a dot, a
@@ -282,6 +291,69 @@ def _sharing(sharing: Mapping[str, Any], at: Callable[..., str]) -> list[Replica
         if rows:
             return rows
     return []
+
+
+def found_json(found: Found) -> dict[str, Any]:
+    """``found`` as JSON data (the project's cache keeps what each file configures)."""
+    return {
+        "c": [[list(row) for row in config] for config in found.configs],
+        "h": [list(row) for row in found.hami],
+        "v": [list(row) for row in found.advertised],
+        "p": [list(row) for row in found.places],
+        "i": [list(row) for row in found.images],
+    }
+
+
+def found_from_json(entry: Any, into: Found) -> bool:
+    """Add what :func:`found_json` wrote to ``into``, checked field by field (a cache file is
+    data a pull request can write): False, and nothing added, when it is not such data."""
+    if not isinstance(entry, dict):
+        return False
+    configs, hami, advertised = entry.get("c"), entry.get("h"), entry.get("v")
+    places, images = entry.get("p"), entry.get("i")
+    if not all(isinstance(v, list) for v in (configs, hami, advertised, places, images)):
+        return False
+    assert isinstance(configs, list) and isinstance(hami, list)
+    assert isinstance(advertised, list) and isinstance(places, list) and isinstance(images, list)
+    got = Found([], [], [], [], [])
+    for config in configs:
+        if not isinstance(config, list):
+            return False
+        rows = []
+        for row in config:
+            if not (isinstance(row, list) and len(row) == 6):
+                return False
+            name, base, replicas, strategy, single, said = row
+            if not (
+                all(isinstance(v, str) for v in (name, base, strategy, said))
+                and isinstance(replicas, int)
+                and not isinstance(replicas, bool)
+                and isinstance(single, bool)
+            ):
+                return False
+            rows.append(Replicated(name, base, replicas, strategy, single, said))
+        got.configs.append(rows)
+    for row in hami:
+        if not (isinstance(row, list) and len(row) == 4 and all(isinstance(v, str) for v in row)):
+            return False
+        got.hami.append(Renamed(*row))
+    for row in advertised:
+        if not (isinstance(row, list) and len(row) == 2 and all(isinstance(v, str) for v in row)):
+            return False
+        got.advertised.append((row[0], row[1]))
+    for row in places:
+        if not (isinstance(row, list) and len(row) == 2 and isinstance(row[0], str)):
+            return False
+        if not isinstance(row[1], bool):
+            return False
+        got.places.append((row[0], row[1]))
+    for row in images:
+        if not (isinstance(row, list) and len(row) == 2 and all(isinstance(v, str) for v in row)):
+            return False
+        got.images.append((row[0], row[1]))
+    for mine, theirs in zip(into, got, strict=True):
+        mine.extend(theirs)
+    return True
 
 
 def learned(registry: Registry, found: Found, gpushare: tuple[str, str] | None) -> Registry:

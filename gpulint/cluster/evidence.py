@@ -31,11 +31,13 @@ that rests on nothing but gpulint's defaults is a guess: its rule reports it as 
 and the text report says once what was assumed and the configuration line that makes it
 certain (:func:`certain_line`).
 
-The facts come from a pre-pass over the files to lint (as the node-pool objects do, so every
-worker process and every file sees the same picture). Only files whose bytes hold
-``tolerations`` are parsed for it; the other files that name an accelerator are parsed (to
-count their GPU pods) only when some taint has the two pods a consensus needs, so a run whose
-files tolerate nothing costs one read of each file. Standard input is not pre-read.
+The facts come from the facts stage, before any file is linted (:mod:`gpulint.lint.gather`,
+so every worker process and every file sees the same picture): each file of the project
+is parsed at most once for them, or not at all when the project's cache vouches for it.
+Only files whose bytes hold ``tolerations`` are parsed for the picture; the other files that
+name an accelerator are parsed (to count their GPU pods) only when some taint has the two
+pods a consensus needs, so a run whose files tolerate nothing costs one read of each file.
+Standard input is not pre-read.
 
 The picture itself, and what a pod asks of it, are :mod:`gpulint.cluster.known`'s.
 """
@@ -64,7 +66,6 @@ if TYPE_CHECKING:
     from gpulint.k8s.devices import Registry
     from gpulint.k8s.objects import PodSpec
     from gpulint.k8s.workloads import WorkloadTable
-    from gpulint.util.factcache import FactCache
 
 #: Bytes (lower case) one of which a file with a GPU pod holds: other files are not parsed.
 _GPU_HINTS = (b"gpu", b"neuron", b"tpu", b"gaudi", b"ascend", b"resourceclaim", b"mig-")
@@ -125,67 +126,29 @@ def names_node_taint(toleration: Any) -> bool:
 
 
 class Gatherer:
-    """The pre-pass: :meth:`add` each file's bytes, then :meth:`picture`. What each file
-    says is a record (:meth:`_walk`) kept in the project's cache by the file's digest
-    (:mod:`gpulint.util.factcache`), so a file that did not change is not parsed again."""
+    """The cluster picture of a project's files: :meth:`add` each file's bytes (or
+    :meth:`add_record` what a parse or the cache said of it), then :meth:`picture`. What
+    each file says is a record (:func:`walk_record`), which the project's cache keeps by the
+    file's digest (:mod:`gpulint.lint.gather`)."""
 
-    __slots__ = ("_agents", "_cache", "_registry", "_table", "_tally")
+    __slots__ = ("_agents", "_registry", "_table", "_tally")
 
-    def __init__(
-        self, registry: Registry, table: WorkloadTable, cache: FactCache | None = None
-    ) -> None:
+    def __init__(self, registry: Registry, table: WorkloadTable) -> None:
         self._registry = registry
         self._table = table
         self._tally = Tally()
         self._agents = AgentTally()  # the vendor taints node agents tolerate
-        self._cache = cache
 
     def add(self, label: str, raw: bytes) -> bool:
         """The tolerations of the file's GPU pods, for a file that holds ``tolerations``
         (one that cannot be read adds nothing: the lint reports it). True: the file holds
         none but may hold GPU pods, which count only if some taint may be agreed on
-        (:meth:`wants_counts`, then :meth:`count`): a run whose files tolerate nothing is
-        not parsed twice."""
+        (:meth:`wants_counts`, then :meth:`count`): a file that tolerates nothing is parsed
+        only when it matters."""
         if b"tolerations" not in raw:
             return _hints().search(raw) is not None
-        pods, agents = self._record(label, raw)
-        for _, taint, any_value, agent, line in agents:
-            self._agents.add_found(label, AgentTaint(0, taint, any_value, agent), line)
-        for hardware, keys in pods:
-            self._tally.add_shapes(label, keys, hardware)
+        self.add_record(label, self._record(label, raw))
         return False
-
-    def add_known(self, label: str, key: str, tolerations: bool, hint: bool) -> bool | None:
-        """:meth:`add` for a file the cache says is unchanged, by its digest ``key`` and
-        whether its bytes hold ``tolerations`` and a GPU hint; None: its record is not kept
-        (read the file and :meth:`add` it)."""
-        if not tolerations:
-            return hint
-        found = self._kept(key)
-        if found is None:
-            return None
-        pods, agents = found
-        for _, taint, any_value, agent, line in agents:
-            self._agents.add_found(label, AgentTaint(0, taint, any_value, agent), line)
-        for hardware, keys in pods:
-            self._tally.add_shapes(label, keys, hardware)
-        return False
-
-    def count_known(self, key: str) -> bool:
-        """:meth:`count` by digest; False: the record is not kept (read the file)."""
-        found = self._kept(key)
-        if found is not None:
-            self._tally.pods += len(found[0])
-        return found is not None
-
-    def _kept(self, key: str) -> Record | None:
-        entry = self._cache.get(key) if self._cache is not None else None
-        if entry is None:
-            return None
-        found = from_json(entry)
-        if found is None and self._cache is not None:
-            self._cache.bad(key)
-        return found
 
     def wants_counts(self) -> bool:
         """Some taint has the two GPU pods a consensus needs: the other GPU pods decide."""
@@ -193,81 +156,25 @@ class Gatherer:
 
     def count(self, label: str, raw: bytes) -> None:
         """The GPU pods of a file :meth:`add` set aside (they tolerate nothing)."""
-        self._tally.pods += len(self._record(label, raw)[0])
+        self.count_record(self._record(label, raw))
 
     def _record(self, label: str, raw: bytes) -> Record:
-        """What the file says (its GPU pods' tolerations, its node agents'), from the cache
-        when the file is unchanged."""
-        cache = self._cache
-        if cache is None:
-            walked = from_json(self._walk(label, raw))
-            assert walked is not None
-            return walked
-        from gpulint.util.factcache import digest
-
-        key = digest(raw)
-        entry = cache.get(key)
-        if entry is not None:
-            found = from_json(entry)
-            if found is not None:
-                return found
-            cache.bad(key)
-        entry = self._walk(label, raw)
-        cache.put(key, entry)
-        found = from_json(entry)
+        found = from_json(walk_record(label, raw, self._registry, self._table))
         assert found is not None
         return found
 
-    def _walk(self, label: str, raw: bytes) -> dict[str, Any]:
-        """The file's record, as JSON data: ``p``, each GPU pod's hardware and the keys it
-        tolerates (:func:`pod_shapes`); ``a``, each node agent's tolerations of its vendor's
-        taints. A file that cannot be read says nothing (the lint reports it)."""
-        from gpulint.cluster.agenttaints import agent_taints
-        from gpulint.k8s.manifest import Manifest
-        from gpulint.k8s.resources import gpu_demand
-        from gpulint.loader.decoding import decode
+    def add_record(self, label: str, found: Record) -> None:
+        """:meth:`add` of a file whose record was read already (from the cache, or from the
+        one parse the facts stage gave it)."""
+        pods, agents = found
+        for _, taint, any_value, agent, line in agents:
+            self._agents.add_found(label, AgentTaint(0, taint, any_value, agent), line)
+        for hardware, keys in pods:
+            self._tally.add_shapes(label, keys, hardware)
 
-        pods: list[Any] = []
-        agents: list[Any] = []
-        record = {"p": pods, "a": agents}
-        text, problem = decode(raw)
-        if text is None or problem is not None:
-            return record
-        try:
-            manifest = Manifest(label, text, self._table)
-            for view in manifest.views():
-                for _, specs in view.items():
-                    for pod in specs:
-                        base = (*pod.path, "tolerations")
-                        if pod.node_agent and pod.location == "pod":
-                            for found in agent_taints(pod, self._registry):
-                                t = found.taint
-                                line = view.doc.value_span((*base, found.position)).line
-                                hardware = sorted(t.hardware or ())
-                                row = [t.key, t.value, t.effect, hardware, found.any_value]
-                                agents.append([*row, found.agent, line])
-                        if pod.location != "pod" or pod.node_agent:
-                            continue
-                        demand = gpu_demand(pod, self._registry, manifest.claims)
-                        if not demand.gpu:
-                            continue
-                        kinds = {c.hardware for c in demand.claims}
-                        for entry in demand.entries:
-                            resource = self._registry.get(entry.name)
-                            if resource is not None:
-                                kinds.add(resource.hardware)
-                        tolerations = pod.own_tolerations
-                        lines = [
-                            view.doc.value_span((*base, i)).line for i in range(len(tolerations))
-                        ]
-                        keys = [
-                            [key, [list(s) for s in shapes], line]
-                            for key, shapes, line in pod_shapes(tolerations, lines)
-                        ]
-                        pods.append([sorted(k for k in kinds if isinstance(k, str)), keys])
-        except Exception:  # the lint reports what cannot be read
-            return record
-        return record
+    def count_record(self, found: Record) -> None:
+        """:meth:`count` of a file whose record was read already."""
+        self._tally.pods += len(found[0])
 
     def picture(self, found: Found | None = None) -> Picture:
         """What the files said, with the GPU node pools ``found`` in them
@@ -298,6 +205,68 @@ class Gatherer:
                 taints.append(KnownTaint(taint, False, evidence, resource, pooled=True))
         queue = found.tolerations if found is not None else ()
         return Picture(tuple(taints), self._tally.pods, queue, pools, tuple(disputed))
+
+
+def walk_record(label: str, raw: bytes, registry: Registry, table: WorkloadTable) -> dict[str, Any]:
+    """What a file says of the GPU nodes, as JSON data (the cache keeps it): ``p``, each GPU
+    pod's hardware and the keys it tolerates (:func:`pod_shapes`); ``a``, each node agent's
+    tolerations of its vendor's taints. A file that cannot be read says nothing (the lint
+    reports it)."""
+    from gpulint.k8s.manifest import Manifest
+    from gpulint.loader.decoding import decode
+
+    record = new_record()
+    text, problem = decode(raw)
+    if text is None or problem is not None:
+        return record
+    try:
+        manifest = Manifest(label, text, table)
+        for view in manifest.views():
+            record_view(record, view, manifest.claims, registry)
+    except Exception:  # the lint reports what cannot be read
+        return record
+    return record
+
+
+def new_record() -> dict[str, Any]:
+    return {"p": [], "a": []}
+
+
+def record_view(record: dict[str, Any], view: Any, claims: Any, registry: Registry) -> None:
+    """Add what one document's view says of the GPU nodes to ``record`` (see
+    :func:`walk_record`)."""
+    from gpulint.cluster.agenttaints import agent_taints
+    from gpulint.k8s.resources import gpu_demand
+
+    pods: list[Any] = record["p"]
+    agents: list[Any] = record["a"]
+    for _, specs in view.items():
+        for pod in specs:
+            base = (*pod.path, "tolerations")
+            if pod.node_agent and pod.location == "pod":
+                for found in agent_taints(pod, registry):
+                    t = found.taint
+                    line = view.doc.value_span((*base, found.position)).line
+                    hardware = sorted(t.hardware or ())
+                    row = [t.key, t.value, t.effect, hardware, found.any_value]
+                    agents.append([*row, found.agent, line])
+            if pod.location != "pod" or pod.node_agent:
+                continue
+            demand = gpu_demand(pod, registry, claims)
+            if not demand.gpu:
+                continue
+            kinds = {c.hardware for c in demand.claims}
+            for entry in demand.entries:
+                resource = registry.get(entry.name)
+                if resource is not None:
+                    kinds.add(resource.hardware)
+            tolerations = pod.own_tolerations
+            lines = [view.doc.value_span((*base, i)).line for i in range(len(tolerations))]
+            keys = [
+                [key, [list(s) for s in shapes], line]
+                for key, shapes, line in pod_shapes(tolerations, lines)
+            ]
+            pods.append([sorted(k for k in kinds if isinstance(k, str)), keys])
 
 
 def _place(source: str) -> tuple[tuple[str, int], ...]:

@@ -275,7 +275,10 @@ def _prepasses(run: Run) -> None:
     # --diff changes nothing in the tree: no facts cache is kept either.
     cache = not options.no_cache and not (file is not None and file.data.get("cache") is False)
     cache = cache and not options.diff
-    facts = RunFacts(run.rules, settings, projects, run.exclude, codes, run.nearest, cache)
+    from gpulint.lint.runner import available_cores
+
+    jobs = options.jobs or available_cores()
+    facts = RunFacts(run.rules, settings, projects, run.exclude, codes, run.nearest, cache, jobs)
     run.linter = facts.prepare(listed)
     run.linter_for = facts.linter_for
 

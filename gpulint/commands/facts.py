@@ -22,55 +22,45 @@ if TYPE_CHECKING:
     from gpulint.rule import Rule
     from gpulint.settings import Settings
     from gpulint.util.discover import Target
+    from gpulint.util.factcache import FactCache
 
 
 def project_settings(
-    settings: Settings, files: Iterable[Target], codes: set[str], cache_in: str | None = None
+    settings: Settings,
+    files: Iterable[Target],
+    codes: set[str],
+    cache_in: str | None = None,
+    jobs: int = 1,
 ) -> Settings:
-    """``settings`` with the facts of a project's ``files``: its node pools (when a cluster
-    is described), what its device plugins advertise, its DRA claims and DeviceClasses, its
-    ConfigMaps (when a rule of ``codes`` reads them) and its cluster picture (when no cluster
-    is described and a rule of ``codes`` judges taints). ``cache_in``: the project's folder, whose
-    ``.gpulint_cache`` keeps what each file said (:mod:`gpulint.util.factcache`; None:
-    no cache)."""
-    from gpulint.lint.prepass import (
-        EVIDENCE_RULES,
-        VALUE_RULES,
-        cluster_objects,
-        cluster_picture,
-        config_maps,
-        device_plugins,
-        dra_objects,
-        read_project,
-    )
+    """``settings`` with the facts of a project's ``files`` (:mod:`gpulint.lint.gather`): its
+    node pools (when a cluster is described), what its device plugins advertise, its DRA
+    claims and DeviceClasses, its ConfigMaps (when a rule of ``codes`` reads them) and its cluster
+    picture (when no cluster is described and a rule of ``codes`` judges taints).
+    ``cache_in``: the project's folder, whose ``.gpulint_cache`` keeps what each file said
+    (:mod:`gpulint.util.factcache`; None: no cache). ``jobs``: the processes that may parse
+    the files the cache cannot answer for."""
+    from gpulint.lint.gather import project_facts
+    from gpulint.lint.prepass import EVIDENCE_RULES, VALUE_RULES
 
-    own = settings.copy()
-    # The cache (its folder's, when the project keeps one) says which files are unchanged
-    # before any is read; what it keeps of each is for the registry learned below.
-    cache = None
-    if cache_in is not None and own.cluster is None and codes & EVIDENCE_RULES:
-        from gpulint.config.validate import cache_dir
-        from gpulint.util.factcache import FactCache, user_secret
-
-        key = cache_key(own.registry, own.workloads)
-        secret = user_secret(cache_dir()) if key is not None else None
-        cache = FactCache(cache_in, key, secret) if key is not None and secret else None
-    listed, unread = read_project(files, cache)  # each file read once, for every pass
-    if own.cluster is not None:
-        own.cluster = cluster_objects(own.cluster, listed)
-    own.registry = device_plugins(own, listed) or own.registry
-    own.dra = dra_objects(listed)
-    if codes & VALUE_RULES:
-        own.config_maps = config_maps(listed)
-    if own.cluster is None and codes & EVIDENCE_RULES:
-        if cache is not None:
-            learned = cache_key(own.registry, own.workloads)
-            if learned is not None:
-                cache.rekey(learned)
-        own.evidence = cluster_picture(own, listed, cache, unread)
-        if cache is not None:
-            cache.save()
+    cache = open_cache(cache_in, settings)
+    picture = settings.cluster is None and bool(codes & EVIDENCE_RULES)
+    own = project_facts(settings, files, picture, bool(codes & VALUE_RULES), cache, jobs)
+    if cache is not None:
+        cache.save()
     return own
+
+
+def open_cache(cache_in: str | None, settings: Settings) -> FactCache | None:
+    """The facts cache of the project at ``cache_in`` (None: none is kept there, or this user
+    has no folder of gpulint's own to keep its key in)."""
+    if cache_in is None:
+        return None
+    from gpulint.config.validate import cache_dir
+    from gpulint.util.factcache import FactCache, user_secret
+
+    key = cache_key(settings.registry, settings.workloads)
+    secret = user_secret(cache_dir()) if key is not None else None
+    return FactCache(cache_in, key, secret) if key is not None and secret else None
 
 
 class RunFacts:
@@ -85,6 +75,7 @@ class RunFacts:
         codes: set[str],
         nearest: Nearest | None = None,
         cache: bool = True,
+        jobs: int = 1,
     ) -> None:
         self.rules = rules
         self.settings = settings
@@ -95,6 +86,8 @@ class RunFacts:
         #: Keep each project's per-file facts in its ``.gpulint_cache`` (a repository or a
         #: declared project only: never in a folder that is just the path given).
         self.cache = cache
+        #: The processes that may parse a project's files for its facts.
+        self.jobs = jobs
         self._built: dict[str, tuple[Linter, Settings]] = {}
 
     def project(self, root: str) -> tuple[Linter, Settings]:
@@ -105,7 +98,7 @@ class RunFacts:
         if built is None:
             files = self.projects.files(root, self.excluded)
             cache_in = root if self.cache and self.projects.is_root(root) else None
-            own = project_settings(self.settings, files, self.codes, cache_in)
+            own = project_settings(self.settings, files, self.codes, cache_in, self.jobs)
             built = self._built[root] = (Linter(self.rules, own), own)
         return built
 
@@ -129,9 +122,10 @@ class RunFacts:
 
 
 def cache_key(registry: Any, workloads: Any) -> str | None:
-    """What decides the per-file facts besides the file: gpulint's version, the format, and
-    the device registry's resource names and hardware (a learned or configured registry
-    makes other pods GPU pods). None: a custom workload table (no cache is kept)."""
+    """What decides every per-file fact besides the file: gpulint's version and the format
+    (the device registry, which decides the picture's records, is in each of their keys:
+    :func:`gpulint.lint.gather.registry_key`). None: a custom workload table (no cache is
+    kept)."""
     import hashlib
 
     from gpulint import __version__
@@ -139,14 +133,7 @@ def cache_key(registry: Any, workloads: Any) -> str | None:
 
     if workloads is not None:
         return None
-    names = (
-        sorted(f"{name}\t{getattr(r, 'hardware', '')}" for name, r in registry.resources.items())
-        if registry is not None
-        else ["builtin"]
-    )
-    classes = sorted(registry.device_classes) if registry is not None else []
-    text = "\n".join([__version__, str(FORMAT), *names, "--", *classes])
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(f"{__version__}\n{FORMAT}".encode()).hexdigest()
 
 
 def inspect_projects(
@@ -161,19 +148,20 @@ def inspect_projects(
     ``inspector`` made for its project's facts (its settings with the names its device
     plugins advertise, and the cluster picture its files give), whatever the run was given;
     ``cluster`` is the first project's picture, ``projects`` every project's."""
-    from gpulint.lint.prepass import cluster_picture, device_plugins, dra_objects, read_files
+    from gpulint.lint.gather import project_facts
 
     inspectors: dict[str, Any] = {}
     for target in found:
         root = projects.of(target)
         made = inspectors.get(root)
         if made is None:
-            files = read_files(projects.files(root, excluded))
-            own = settings.copy()
-            own.registry = device_plugins(own, files) or own.registry
-            own.dra = dra_objects(files)
+            files = projects.files(root, excluded)
             # As check: the files' picture stands in for a cluster only when none is described.
-            picture = cluster_picture(own, files) if own.cluster is None else None
+            got = project_facts(settings, files, settings.cluster is None, False)
+            own = settings.copy()
+            own.registry = got.registry
+            own.dra = got.dra
+            picture = got.evidence
             made = inspectors[root] = inspector(own, picture)
         report.files.extend(made.inspect_targets([target]).files)
     clusters = []

@@ -101,7 +101,7 @@ class Inspector:
         self.registry = registry or builtin_registry()
         #: With a cluster (``--cluster``), each GPU pod says which nodes fit and why not.
         self.cluster = cluster
-        #: What the files say about the GPU nodes (:func:`gpulint.lint.prepass.cluster_picture`).
+        #: What the files say about the GPU nodes (:func:`gpulint.lint.gather.project_facts`).
         self.picture = picture if picture is not None else Picture()
         #: How charts and Kustomize roots are rendered (``--render`` and its options).
         self.rendering = rendering

@@ -1,7 +1,8 @@
 """Linting: rules found (``finder``: built-in ones by scanning :mod:`gpulint.rules`,
 plugins by entry point, rule folders, declarative rules) and run over one file's view
-(``engine``), files read before linting (``prepass``) and linted in order or in workers
-(``runner``), fixed targets linted again (``fixtarget``).
+(``engine``), each project's facts gathered before linting (``gather``, with ``prepass``),
+files linted in order or in workers (``runner``), fixed targets linted again
+(``fixtarget``).
 
 May import: everything below it -- :mod:`gpulint.util`, :mod:`gpulint.model`,
 :mod:`gpulint.loader`, :mod:`gpulint.k8s`, :mod:`gpulint.fix`, :mod:`gpulint.render`,

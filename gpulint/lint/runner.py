@@ -11,12 +11,12 @@ import gc
 import itertools
 import os
 import sys
-import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gpulint import codes
 from gpulint.lint.engine import Linter
+from gpulint.lint.parentwatch import die_with_parent
 from gpulint.loader.stream import load_library
 from gpulint.loader.target import Read, collector_paused, read_target
 from gpulint.model import Finding, LintedObject
@@ -238,6 +238,8 @@ def _first_time(findings: list[Finding], seen: set[object]) -> list[Finding]:
 _worker_linter: Linter | None = None
 _worker_linter_for: LinterFor | None = None
 _worker_rendering: Rendering | None = None
+#: What a worker of :func:`map_parallel` does with each chunk (inherited when forked).
+_worker_call: Callable[[list[Any]], list[Any]] | None = None
 
 #: A file to lint in a worker: the target, for stdin what the parent read from it,
 #: whether to record the objects linted, and how to fix it (``None``: do not).
@@ -279,69 +281,29 @@ WORKER_IGNORES = ("SIGINT", "SIGTERM")
 
 
 def _init_worker(
-    linter: Linter,
+    linter: Linter | None,
     parent: int,
     linter_for: LinterFor | None = None,
     rendering: Rendering | None = None,
+    call: Callable[[list[Any]], list[Any]] | None = None,
 ) -> None:
     import signal
 
-    global _worker_linter, _worker_linter_for, _worker_rendering
-    _worker_linter, _worker_linter_for, _worker_rendering = linter, linter_for, rendering
+    global _worker_linter, _worker_linter_for, _worker_rendering, _worker_call
+    _worker_linter, _worker_linter_for = linter, linter_for
+    _worker_rendering, _worker_call = rendering, call
     for name in WORKER_IGNORES:
         signal.signal(getattr(signal, name), signal.SIG_IGN)
     # The parent forked this worker with these signals blocked (see _submit): one
     # that arrived since is discarded now that it is ignored, never delivered.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _blocked_signals())
-    _die_with_parent(parent)
+    die_with_parent(parent)
 
 
 def _blocked_signals() -> set[int]:
     import signal
 
     return {getattr(signal, name) for name in WORKER_IGNORES}
-
-
-#: prctl(2) option: the signal the kernel sends this process when its parent exits.
-PR_SET_PDEATHSIG = 1
-#: How often a worker without PR_SET_PDEATHSIG checks that its parent is alive (seconds).
-PARENT_POLL_SECONDS = 0.25
-
-
-def _die_with_parent(parent: int) -> None:
-    """Make this worker exit when the process that forked it does, however it died.
-
-    A parent killed by SIGKILL (or by a caller's timeout that kills it alone) runs no
-    cleanup, and a worker waiting for its next chunk would wait forever, holding the
-    caller's stdout open. On Linux the kernel kills the worker (PR_SET_PDEATHSIG, set with
-    prctl through ctypes: no thread, no polling, and it cannot be missed). Elsewhere a
-    daemon thread polls ``os.getppid()``: a worker is re-parented when its parent exits.
-    (To the kernel the parent is the thread that forked: the pool forks every worker in
-    the first ``submit``, from the thread that runs the whole pool and outlives it.)
-    """
-    import signal
-
-    armed = False
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            armed = libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
-        except (OSError, AttributeError):  # no libc prctl (a static or unusual build)
-            armed = False
-    if os.getppid() != parent:  # the parent died before the death signal was armed
-        os._exit(1)
-    if armed:
-        return
-    import threading
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_POLL_SECONDS)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="gpulint-parent-watch", daemon=True).start()
 
 
 def _lint_task(task: _Task) -> _Result:
@@ -411,7 +373,11 @@ def _lint_parallel(
             gc.unfreeze()
 
 
-def _submit(pool: ProcessPoolExecutor, chunk: list[_Task]) -> Future[list[_Result]]:
+def _submit(
+    pool: ProcessPoolExecutor,
+    chunk: list[Any],
+    call: Callable[[list[Any]], list[Any]] = _lint_chunk,
+) -> Future[list[Any]]:
     """``pool.submit``, with the signals the workers ignore held until it returns.
 
     The first submit forks the workers (and starts the pool's threads): a worker forked
@@ -423,9 +389,62 @@ def _submit(pool: ProcessPoolExecutor, chunk: list[_Task]) -> Future[list[_Resul
 
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _blocked_signals())
     try:
-        return pool.submit(_lint_chunk, chunk)
+        return pool.submit(call, chunk)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
+_Item = TypeVar("_Item")
+_Out = TypeVar("_Out")
+
+
+def map_parallel(
+    call: Callable[[list[_Item]], list[_Out]], items: list[_Item], jobs: int
+) -> list[_Out]:
+    """``call`` over ``items`` in chunks, in worker processes forked as the lint's are (the
+    same signals, death with the parent), the results in the items' order: the facts stage
+    parses a project's files so (gpulint.lint.gather). ``call`` is inherited by the forked
+    workers, never pickled (a closure will do); only the items and results cross. Serial
+    when fork is not the safe default."""
+    workers = worker_count(jobs, len(items))
+    if workers <= 1:
+        return call(items)
+    import multiprocessing
+    from collections import deque
+    from concurrent.futures import ProcessPoolExecutor
+
+    size = max(1, min(MAX_CHUNK, len(items) // (workers * 8)))
+    chunks = [items[i : i + size] for i in range(0, len(items), size)]
+    gc.freeze()
+    pool = ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_init_worker,
+        initargs=(None, os.getpid(), None, None, call),
+    )
+    out: list[_Out] = []
+    try:
+        todo = iter(chunks)
+        in_flight: deque[Future[list[Any]]] = deque(
+            _submit(pool, chunk, _call_chunk)
+            for chunk in itertools.islice(todo, workers * IN_FLIGHT_PER_WORKER)
+        )
+        while in_flight:
+            done = in_flight.popleft().result()
+            for chunk in itertools.islice(todo, 1):
+                in_flight.append(_submit(pool, chunk, _call_chunk))
+            out.extend(done)
+        pool.shutdown(wait=True)
+    finally:
+        _kill_workers(pool)
+        if not startup.frozen():
+            gc.unfreeze()
+    return out
+
+
+def _call_chunk(chunk: list[Any]) -> list[Any]:
+    assert _worker_call is not None
+    return _worker_call(chunk)
 
 
 def _kill_workers(pool: ProcessPoolExecutor) -> None:

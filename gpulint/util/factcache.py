@@ -32,7 +32,7 @@ from typing import Any
 #: The cache folder's name, in the project's root folder.
 FOLDER = ".gpulint_cache"
 #: The facts file in it; the number changes with the format of its entries.
-FORMAT = 2
+FORMAT = 3
 _NAME = f"facts-{FORMAT}.json"
 #: A cache file larger than this is not read (a project's facts are far smaller).
 _MAX_BYTES = 64 << 20

@@ -1,0 +1,369 @@
+"""The facts stage of a run: what each file of a project says of the cluster, each file read
+once and parsed at most once for it, before any file is linted.
+
+A file says something of the cluster in two ways that cost a parse: what its device plugins
+are configured to advertise (:mod:`gpulint.cluster.deviceplugins`, gpushare's unit) and what
+its GPU pods and node agents tolerate (the cluster picture's record,
+:func:`gpulint.cluster.evidence.walk_record`). Both come from one parse of the file
+(:func:`parse_record`), or from the project's cache (:mod:`gpulint.util.factcache`) when the
+file did not change: a file the cache vouches for by its size and modification time is not
+even read, unless another fact (a node-pool object, a DRA object, a ConfigMap: rare files,
+found by their bytes) needs its bytes. Many files to parse are parsed in worker processes
+(:func:`gpulint.lint.runner.map_parallel`), each file in one of them.
+
+The picture's records depend on the device registry (which resources make a GPU pod), and
+the registry on what the project's device plugins advertise: a file's tolerations are read
+with the registry the run starts with and read again only when the project's own device
+plugins change it (a project that renames or shares its GPUs).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from gpulint.k8s.devices import Registry
+    from gpulint.k8s.workloads import WorkloadTable
+    from gpulint.settings import Settings
+    from gpulint.util.discover import Target
+    from gpulint.util.factcache import FactCache
+
+#: Fewer files to parse than this are parsed in this process (a worker pool costs ~30 ms).
+PARALLEL_MIN_PARSES = 64
+
+
+class Row:
+    """One file of the project: its bytes when read (None: the cache vouches for it), its
+    digest (with a cache) and what its bytes hold."""
+
+    __slots__ = ("digest", "hint", "other", "plugin", "raw", "target", "tolerations", "unit")
+
+    def __init__(self, target: Target, raw: bytes | None, digest: str, flags: list[bool]) -> None:
+        self.target = target
+        self.raw = raw
+        self.digest = digest
+        #: ``tolerations``; a GPU hint; a device plugin's configuration; gpushare's unit flag;
+        #: a node-pool object, a DRA object or a ConfigMap (whose bytes every run reads).
+        self.tolerations, self.hint, self.plugin, self.unit, self.other = flags
+
+    def read(self) -> bytes | None:
+        if self.raw is None:
+            from gpulint.loader.target import read_target
+
+            self.raw = read_target(self.target)[0]
+        return self.raw
+
+
+def flags_of(raw: bytes) -> list[bool]:
+    """What a file's bytes may hold (:class:`Row`)."""
+    from gpulint.cluster.deviceplugins import wanted
+    from gpulint.cluster.evidence import may_hold_gpu_pods
+    from gpulint.cluster.poolkinds import markers
+
+    return [
+        b"tolerations" in raw,
+        may_hold_gpu_pods(raw),
+        wanted(raw),
+        b"--memory-unit" in raw and b"gpushare" in raw,
+        b"DeviceClass" in raw
+        or b"ResourceClaim" in raw
+        or b"onfigMap" in raw
+        or any(m in raw for m in markers()),
+    ]
+
+
+def read_rows(found: Iterable[Target], cache: FactCache | None) -> list[Row]:
+    """The project's files: read, or (with a ``cache``) vouched for when unchanged (the same
+    size and modification time, a regular file and not a link) and no other fact needs
+    their bytes. Standard input is not pre-read; an unreadable file is left out (the lint
+    reports it)."""
+    import os
+    import stat
+
+    from gpulint.loader.target import read_target
+
+    rows: list[Row] = []
+    for target in found:
+        if target.path is None:
+            continue
+        where, info = None, None
+        if cache is not None:
+            try:
+                info = os.lstat(target.path)
+                if stat.S_ISREG(info.st_mode):
+                    where = os.path.relpath(os.path.abspath(target.path), cache.root)
+            except (OSError, ValueError):
+                pass
+        if cache is not None and where is not None and info is not None:
+            kept = cache.unchanged(where, info.st_size, info.st_mtime_ns)
+            if (
+                kept is not None
+                and len(kept) == 6
+                and all(isinstance(f, bool) for f in kept[1:])
+                and not kept[5]
+            ):
+                rows.append(Row(target, None, kept[0], kept[1:]))
+                continue
+        raw, _ = read_target(target)
+        if raw is None:
+            continue
+        flags = flags_of(raw)
+        key = ""
+        if cache is not None:
+            from gpulint.util.factcache import digest
+
+            key = digest(raw)
+            if where is not None and info is not None:
+                cache.saw(where, info.st_size, info.st_mtime_ns, key, *flags)
+        rows.append(Row(target, raw, key, flags))
+    return rows
+
+
+def registry_key(registry: Registry) -> str:
+    """What decides a picture record besides the file: the registry's resource names, their
+    hardware and the device classes (a learned or configured registry makes other pods GPU
+    pods)."""
+    import hashlib
+
+    resources = registry.resources.items()
+    names = sorted(f"{name}\t{getattr(r, 'hardware', '')}" for name, r in resources)
+    text = "\n".join([*names, "--", *sorted(registry.device_classes)])
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def parse_record(
+    label: str, raw: bytes, registry: Registry, table: WorkloadTable, picture: bool, plugins: bool
+) -> dict[str, Any]:
+    """What one parse of a file says: ``p`` and ``a`` (with ``picture``: the cluster
+    picture's record, :func:`gpulint.cluster.evidence.walk_record`), ``d`` (with
+    ``plugins``: its device plugins' configuration and gpushare's unit, as
+    :func:`gpulint.cluster.deviceplugins.found_json` writes it and ``u``)."""
+    from gpulint.cluster.deviceplugins import Found, found_json, scan_document, wanted
+    from gpulint.cluster.evidence import new_record, record_view
+    from gpulint.k8s.manifest import Manifest
+    from gpulint.loader.decoding import decode
+
+    record: dict[str, Any] = {}
+    found = Found([], [], [], [], [])
+    picture_part = new_record()
+    plugins_parsed = plugins and wanted(raw)  # gpushare's unit is read from the bytes
+    text, problem = decode(raw) if picture or plugins_parsed else (None, None)
+    if text is not None and problem is None:
+        try:
+            manifest = Manifest(label, text, table)
+            for view in manifest.views():
+                if plugins_parsed:
+                    scan_document(found, label, view.doc)
+                if picture:
+                    record_view(picture_part, view, manifest.claims, registry)
+        except Exception:  # the lint reports what cannot be read
+            pass
+    if picture:
+        record.update(picture_part)
+    if plugins:
+        record["d"] = {**found_json(found), "u": _gpushare_units(label, raw)}
+    return record
+
+
+def _gpushare_units(label: str, raw: bytes) -> list[list[str]]:
+    from gpulint.lint.prepass import gpushare_units
+
+    units: dict[str, str] = {}
+    gpushare_units(label, raw, units)
+    return [[unit, place] for unit, place in units.items()]
+
+
+#: What a worker parses: the file's label and bytes, and which parts it records.
+_Parse = tuple[str, bytes, bool, bool]
+
+
+def parse_all(
+    items: list[_Parse], registry: Registry, table: WorkloadTable, jobs: int
+) -> list[dict[str, Any]]:
+    """:func:`parse_record` of each item, in order; in ``jobs`` worker processes when there
+    are enough of them."""
+
+    def chunk(part: list[_Parse]) -> list[dict[str, Any]]:
+        return [parse_record(label, raw, registry, table, p, d) for label, raw, p, d in part]
+
+    if jobs <= 1 or len(items) < PARALLEL_MIN_PARSES:
+        return chunk(items)
+    from gpulint.lint.runner import map_parallel
+
+    return map_parallel(chunk, items, jobs)
+
+
+def project_facts(
+    settings: Settings,
+    found: Iterable[Target],
+    picture: bool,
+    wants_maps: bool,
+    cache: FactCache | None = None,
+    jobs: int = 1,
+) -> Settings:
+    """``settings`` with the facts of a project's files (``found``): what its device plugins
+    advertise (the registry), its node pools (when a cluster is described), its DRA
+    claims and DeviceClasses, its ConfigMaps (``wants_maps``) and, with ``picture``, the cluster
+    picture its files give. Each file is read once and parsed at most once for them."""
+    from gpulint.cluster.deviceplugins import Found, found_from_json, learned
+    from gpulint.k8s.devices import builtin_registry
+    from gpulint.k8s.workloads import builtin_table
+    from gpulint.lint.prepass import cluster_objects, config_maps, dra_objects
+
+    own = settings.copy()
+    rows = read_rows(found, cache)
+    table = own.workloads or builtin_table()
+    registry = own.registry or builtin_registry()
+    first_key = registry_key(registry)
+    plugins: dict[int, Any] = {}
+    pictures: dict[int, Any] = {}
+    todo: list[tuple[int, bool, bool]] = []
+    for i, row in enumerate(rows):
+        want_d = row.plugin or row.unit
+        want_p = picture and row.tolerations
+        d = _kept(cache, f"d:{row.digest}:{row.target.label}") if want_d else None
+        p = _kept(cache, f"p:{first_key}:{row.digest}") if want_p else None
+        if d is not None:
+            plugins[i] = d
+        if p is not None:
+            pictures[i] = p
+        if (want_d and d is None) or (want_p and p is None):
+            todo.append((i, want_p and p is None, want_d and d is None))
+    _parse_rows(rows, todo, registry, table, jobs, cache, first_key, plugins, pictures)
+    # What the project's device plugins advertise, in file order.
+    wants_unit = "memory_unit" not in own.options.get("GPU017", {})
+    merged = Found([], [], [], [], [])
+    units: dict[str, str] = {}
+    for i in sorted(plugins):
+        entry = plugins[i]
+        if not found_from_json(entry, merged) and cache is not None:
+            cache.bad(f"d:{rows[i].digest}:{rows[i].target.label}")
+            continue
+        for unit, place in entry.get("u", []) if wants_unit else ():
+            units.setdefault(unit, place)
+    gpushare = next(iter(units.items())) if len(units) == 1 else None
+    run = learned(registry, merged, gpushare)
+    if run is not registry:
+        own.registry = registry = run
+    listed = [(row.target, row.raw) for row in rows if row.raw is not None and row.other]
+    if own.cluster is not None:
+        own.cluster = cluster_objects(own.cluster, listed)
+    own.dra = dra_objects(listed)
+    if wants_maps:
+        own.config_maps = config_maps(listed)
+    if picture:
+        key = registry_key(registry)
+        if key != first_key:  # the project's own device plugins changed which pods are GPU pods
+            pictures = {}
+            todo = []
+            for i, row in enumerate(rows):
+                p = _kept(cache, f"p:{key}:{row.digest}") if row.tolerations else None
+                if p is not None:
+                    pictures[i] = p
+                elif row.tolerations:
+                    todo.append((i, True, False))
+            _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, pictures)
+        own.evidence = _picture(own, rows, pictures, key, table, jobs, cache)
+    return own
+
+
+def _kept(cache: FactCache | None, key: str) -> Any:
+    return cache.get(key) if cache is not None else None
+
+
+def _parse_rows(
+    rows: list[Row],
+    todo: list[tuple[int, bool, bool]],
+    registry: Registry,
+    table: WorkloadTable,
+    jobs: int,
+    cache: FactCache | None,
+    key: str,
+    plugins: dict[int, Any],
+    pictures: dict[int, Any],
+) -> None:
+    """Parse the rows of ``todo`` (index, picture part wanted, plugin part wanted), once
+    each, and keep what they say (in the cache too)."""
+    items: list[_Parse] = []
+    wanted: list[tuple[int, bool, bool]] = []
+    for i, want_p, want_d in todo:
+        raw = rows[i].read()
+        if raw is None:
+            continue
+        items.append((rows[i].target.label, raw, want_p, want_d))
+        wanted.append((i, want_p, want_d))
+    if not items:
+        return
+    records = parse_all(items, registry, table, jobs)
+    for (i, want_p, want_d), record in zip(wanted, records, strict=True):
+        row = rows[i]
+        if want_d:
+            plugins[i] = record["d"]
+            if cache is not None and row.digest:
+                cache.put(f"d:{row.digest}:{row.target.label}", record["d"])
+        if want_p:
+            part = {"p": record["p"], "a": record["a"]}
+            pictures[i] = part
+            if cache is not None and row.digest:
+                cache.put(f"p:{key}:{row.digest}", part)
+
+
+def _picture(
+    own: Settings,
+    rows: list[Row],
+    pictures: dict[int, Any],
+    key: str,
+    table: WorkloadTable,
+    jobs: int,
+    cache: FactCache | None,
+) -> Any:
+    """The cluster picture of the project's files: the taints their GPU pods agree on (the
+    GPU pods of files without tolerations counted only when some taint may be agreed on),
+    the node agents' taints, the GPU node-pool objects' taints."""
+    from gpulint.cluster.consensus import from_json
+    from gpulint.cluster.evidence import Gatherer
+    from gpulint.cluster.objects import scan
+    from gpulint.cluster.poolkinds import markers
+    from gpulint.k8s.devices import builtin_registry
+
+    registry = own.registry or builtin_registry()
+    gatherer = Gatherer(registry, table)
+    later: list[int] = []
+    for i, row in enumerate(rows):
+        if row.tolerations:
+            record = from_json(pictures.get(i))
+            if record is None:
+                if cache is not None and i in pictures:
+                    cache.bad(f"p:{key}:{row.digest}")
+                raw = row.read()
+                if raw is None:
+                    continue
+                made = parse_record(row.target.label, raw, registry, table, True, False)
+                record = from_json(made)
+            if record is not None:
+                gatherer.add_record(row.target.label, record)
+        elif row.hint:
+            later.append(i)
+    if later and gatherer.wants_counts():
+        counted: dict[int, Any] = {}
+        todo = []
+        for i in later:
+            p = _kept(cache, f"p:{key}:{rows[i].digest}")
+            if p is not None and from_json(p) is not None:
+                counted[i] = p
+            else:
+                todo.append((i, True, False))
+        _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, counted)
+        for i in later:
+            record = from_json(counted.get(i))
+            if record is not None:
+                gatherer.count_record(record)
+    wanted = markers()
+    pools = [
+        (row.target.label, row.raw)
+        for row in rows
+        if row.other and row.raw is not None and any(m in row.raw for m in wanted)
+    ]
+    return gatherer.picture(scan(pools))
