@@ -351,8 +351,11 @@ def found_from_json(entry: Any, into: Found) -> bool:
         if not (isinstance(row, list) and len(row) == 2 and all(isinstance(v, str) for v in row)):
             return False
         got.images.append((row[0], row[1]))
-    for mine, theirs in zip(into, got, strict=True):
-        mine.extend(theirs)
+    into.configs.extend(got.configs)
+    into.hami.extend(got.hami)
+    into.advertised.extend(got.advertised)
+    into.places.extend(got.places)
+    into.images.extend(got.images)
     return True
 
 
