@@ -139,9 +139,10 @@ def parse_record(
     """What one parse of a file says: ``p`` and ``a`` (with ``picture``: the cluster
     picture's record, :func:`gpulint.cluster.evidence.walk_record`), ``d`` (with
     ``plugins``: its device plugins' configuration and gpushare's unit, as
-    :func:`gpulint.cluster.deviceplugins.found_json` writes it and ``u``)."""
-    from gpulint.cluster.deviceplugins import Found, found_json, scan_document, wanted
+    :func:`gpulint.cluster.pluginrecords.found_json` writes it and ``u``)."""
+    from gpulint.cluster.deviceplugins import Found, scan_document, wanted
     from gpulint.cluster.evidence import new_record, record_view
+    from gpulint.cluster.pluginrecords import found_json
     from gpulint.k8s.manifest import Manifest
     from gpulint.loader.decoding import decode
 
@@ -207,7 +208,8 @@ def project_facts(
     advertise (the registry), its node pools (when a cluster is described), its DRA
     claims and DeviceClasses, its ConfigMaps (``wants_maps``) and, with ``picture``, the cluster
     picture its files give. Each file is read once and parsed at most once for them."""
-    from gpulint.cluster.deviceplugins import Found, found_from_json, learned
+    from gpulint.cluster.deviceplugins import Found, learned
+    from gpulint.cluster.pluginrecords import found_from_json
     from gpulint.k8s.devices import builtin_registry
     from gpulint.k8s.workloads import builtin_table
     from gpulint.lint.prepass import cluster_objects, config_maps, dra_objects
