@@ -361,6 +361,51 @@ def projects_per_run(n: int) -> Input:
     return Input(["check", "--jobs", "1", "."], folder, size)
 
 
+DRA_TEMPLATE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: {name}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpus
+        exactly: {{deviceClassName: gpu.nvidia.com, count: 2}}
+"""
+DRA_POD = """\
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p{i}
+spec:
+  resourceClaims:
+  - {{name: shared, resourceClaimTemplateName: shared}}
+  - {{name: own, resourceClaimTemplateName: t{i}}}
+  containers:
+  - name: main
+    image: registry.example/train:1
+    command: ["torchrun", "--nproc-per-node=8", "train.py"]
+    resources:
+      claims: [{{name: shared}}, {{name: own}}]
+"""
+
+
+def dra_claims_in_a_project(n: int) -> Input:
+    """One repository of n files that each define the template every pod names (``shared``)
+    and one of their own, and one file of n pods that name both: each pod's claims are the
+    project's (gpulint.k8s.dra), looked up once per name however often it is defined."""
+    folder = _fresh("dra-claims-in-a-project", n)
+    (folder / ".git").mkdir(exist_ok=True)
+    size = 0
+    for i in range(n):
+        text = DRA_TEMPLATE.format(name="shared") + "---\n" + DRA_TEMPLATE.format(name=f"t{i}")
+        size += _write(folder, f"claims{i}.yaml", text)
+    size += _write(folder, "pods.yaml", "".join(DRA_POD.format(i=i) for i in range(n)))
+    return Input(["check", "--jobs", "1", "pods.yaml"], folder, size)
+
+
 def toleration_shapes(n: int) -> Input:
     """n GPU pods that each tolerate the same key with a value of their own: no taint is
     agreed on, and looking for one stays linear (a bounded number of candidates)."""
@@ -766,6 +811,7 @@ CASES: dict[str, Case] = {
     "consensus-files": Case(consensus_files, 2_500, "scaling"),
     "one-file-of-a-project": Case(one_file_of_a_project, 2_500, "scaling"),
     "projects-per-run": Case(projects_per_run, 500, "scaling"),
+    "dra-claims-in-a-project": Case(dra_claims_in_a_project, 1_000, "scaling"),
     "toleration-shapes": Case(toleration_shapes, 2_500, "scaling"),
     "nested-configs": Case(nested_configs, 250, "scaling"),
     "pyproject-folders": Case(pyproject_folders, 100, "scaling"),

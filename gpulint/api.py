@@ -94,6 +94,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "gpulint.cluster.model": ("Node",),
         "gpulint.cluster.catalog": ("builtin_catalog",),
+        "gpulint.cluster.slices": ("class_key",),
         "gpulint.cluster.facts": (
             "accelerator_nodes",
             "added_tolerations",
@@ -244,6 +245,9 @@ if TYPE_CHECKING:
     )
     from gpulint.cluster.schedpod import (
         sched_pod as sched_pod,
+    )
+    from gpulint.cluster.slices import (
+        class_key as class_key,
     )
     from gpulint.data import (
         data_path as data_path,

@@ -266,14 +266,18 @@ def _claimed(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         gets = f"the pod's DRA claims ask for {claimed.devices} {unit} ({listed})"
         related = claimed.related()
         if cluster is not None:
-            found = largest_offer(cluster, name)
+            key = _published(cluster, claimed)
+            found = largest_offer(cluster, key or name)
             if found is None or claimed.devices <= found[0]:
-                continue  # no node says how many it has: unknown (GPU050's with its slices)
+                continue  # no node says how many it has: unknown
+            has = f"{int(found[0])} {name}"
+            if key is not None:
+                has = f"{int(found[0])} such devices in its ResourceSlices"
             yield Violation(
                 where,
-                f"{gets} but the largest node, of the {pool_label(found[1])}, has {int(found[0])}"
-                f" {name}: every device of a pod's claims is allocated on the pod's node, so it "
-                f"stays Pending; split the work over several pods of at most {int(found[0])}",
+                f"{gets} but the largest node, of the {pool_label(found[1])}, has {has}: every "
+                "device of a pod's claims is allocated on the pod's node, so it stays Pending; "
+                f"split the work over several pods of at most {int(found[0])}",
                 at="value",
                 severity="error",
                 related=related,
@@ -317,6 +321,18 @@ def _claimed(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             at="value",
             related=related,
         )
+
+
+def _published(cluster: Any, claimed: Any) -> str | None:
+    """The key of the devices the claims' classes hand out, when the node inventory's
+    ResourceSlices publish them on some node (gpulint.cluster.slices); None otherwise."""
+    from gpulint.api import class_key
+
+    keys = {class_key(c.device_class) for c, _ in claimed.claims}
+    key = keys.pop() if len(keys) == 1 else None
+    if key is None or not any(key in n.allocatable for n in cluster.nodes):
+        return None
+    return key
 
 
 def _reference(pod: PodSpec, path: tuple[Any, ...]) -> str:

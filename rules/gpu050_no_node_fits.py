@@ -8,7 +8,10 @@ NodeUnschedulable (cordoned nodes), NodeName, TaintToleration (`NoSchedule` and
 `NoExecute` taints; `PreferNoSchedule` only scores), NodeAffinity (`nodeSelector` and
 required node affinity: `In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`, `matchFields`
 on `metadata.name`, terms ORed) and NodeResourcesFit (the pod's effective request, init
-containers, sidecars and `spec.overhead` included, against each node's allocatable). When
+containers, sidecars and `spec.overhead` included, against each node's allocatable) and,
+for a pod whose GPUs come from DRA claims (in its file or another of its project) when the
+node inventory holds the cluster's ResourceSlices, DynamicResources (the whole devices its
+claims ask for against those each node's slices publish: `cannot allocate all claims`). When
 no node passes, the message is the scheduler's own (`0/12 nodes are available: ...`, each
 reason with its count) followed by the closest node pool and what would make the pod fit
 there. Without a cluster description the rule says nothing.
@@ -109,6 +112,7 @@ _FILTERS = {
     "TaintToleration": "untolerated taint",
     "NodeAffinity": "node affinity/selector",
     "NodeResourcesFit": "insufficient",
+    "DynamicResources": "claims",
 }
 
 
@@ -124,11 +128,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         sched_pod,
     )
 
-    if not wants_accelerator(pod, ctx.registry):
+    if not wants_accelerator(pod, ctx.registry, ctx.claims):
         return
     sched = sched_pod(pod)
     if sched is None:
         return
+    devices = _claimed(pod, ctx, cluster)
+    if devices:
+        sched = sched._replace(devices=devices)
     # What the platform adds at admission (GKE's ExtendedResourceToleration, a Kueue
     # flavor's tolerations for a queued pod): the scheduler sees the pod with them.
     added = added_tolerations(cluster, list(sched.requests), names_kueue_queue(pod))
@@ -156,6 +163,22 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             places.extend(_places(pod, f, sched.node_selector or {}, node))
         anchor = _anchor(pod, every[0].plugin, every[0].resources) if every else pod.path
     yield Violation(anchor, message, places=tuple(places) or ((),))
+
+
+def _claimed(pod: PodSpec, ctx: RuleContext, cluster: Any) -> tuple[tuple[str, int], ...]:
+    """The devices the pod's DRA claims ask for, by the key the inventory's ResourceSlices
+    publish them under, where some node publishes them (elsewhere nothing is known)."""
+    if not pod.spec.get("resourceClaims"):
+        return ()
+    from gpulint.api import class_key, pod_claimed
+
+    wanted: dict[str, int] = {}
+    for claimed in pod_claimed(pod, ctx.registry, ctx.claims):
+        for claim, devices in claimed.claims:
+            key = class_key(claim.device_class)
+            if key is not None and any(key in n.allocatable for n in cluster.nodes):
+                wanted[key] = wanted.get(key, 0) + devices
+    return tuple(sorted(wanted.items()))
 
 
 def _failed(failure: Failure) -> str:
@@ -188,6 +211,8 @@ def _places(
     elif failure.plugin == "NodeResourcesFit":
         for name in failure.resources:
             yield _resource_place(pod, name) if name != "pods" else ()
+    elif failure.plugin == "DynamicResources":
+        yield (*pod.path, "resourceClaims")
     else:
         yield ()
 
@@ -205,6 +230,8 @@ def _anchor(pod: PodSpec, plugin: str, resources: tuple[str, ...]) -> Path:
         return (*pod.path, "nodeName")
     if plugin == "NodeResourcesFit" and resources:
         return _resource_place(pod, resources[0]) or pod.path
+    if plugin == "DynamicResources" and "resourceClaims" in spec:
+        return (*pod.path, "resourceClaims")
     return pod.path
 
 

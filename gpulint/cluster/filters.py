@@ -59,6 +59,10 @@ def err_taint(taint: Taint) -> str:
     return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
 
 
+#: The DynamicResources plugin's reason when the node's devices cannot satisfy the claims.
+ERR_CLAIMS = "cannot allocate all claims"
+
+
 def err_insufficient(resource: str) -> str:
     """noderesources.fitsRequest's reason."""
     return f"Insufficient {resource}"
@@ -188,6 +192,23 @@ def failures(pod: SchedPod, node: Node, *, all_plugins: bool = False) -> list[Fa
         )
         names = tuple(n for n, _, _ in short)
         out.append(Failure("NodeResourcesFit", reasons, fixes, names))
+        if not all_plugins:
+            return out
+    # DynamicResources: the devices the pod's claims ask for, against those the node's
+    # ResourceSlices publish (gpulint.cluster.slices).
+    missing = [
+        (k, n, node.allocatable.get(k, Decimal(0)))
+        for k, n in pod.devices
+        if node.allocatable.get(k, Decimal(0)) < n
+    ]
+    if missing:
+        fixes = tuple(
+            f"claim at most {int(have)} ({key.removeprefix('devices ')} on its nodes)"
+            if have > 0
+            else f"a node whose ResourceSlices publish {key.removeprefix('devices ')}"
+            for key, _, have in missing
+        )
+        out.append(Failure("DynamicResources", (ERR_CLAIMS,), fixes))
     return out
 
 
@@ -313,7 +334,8 @@ def _key(pod: SchedPod) -> Any:
         for t in pod.tolerations
     )
     selector = tuple(sorted(pod.node_selector.items())) if pod.node_selector is not None else None
-    return (tolerations, pod.node_name, selector, pod.terms, tuple(sorted(pod.requests.items())))
+    requests = tuple(sorted(pod.requests.items()))
+    return (tolerations, pod.node_name, selector, pod.terms, requests, pod.devices)
 
 
 #: Verdicts by (cluster, pod key): manifests repeat the same pod over and over.

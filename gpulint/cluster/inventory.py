@@ -1,4 +1,6 @@
-"""A node inventory (``--cluster FILE``, ``cluster:``): ``kubectl get nodes -o yaml|json``.
+"""A node inventory (``--cluster FILE``, ``cluster:``): ``kubectl get nodes -o yaml|json``
+(or ``kubectl get nodes,resourceslices -o yaml``: the devices DRA drivers publish on each
+node, :mod:`gpulint.cluster.slices`).
 
 What ``kubectl get nodes -o yaml`` (or ``-o json``) prints is a ``v1 List`` whose items are
 ``Node`` objects; a single ``Node``, a ``NodeList`` and a multi-document YAML stream of
@@ -193,13 +195,23 @@ def nodes_from_text(text: str, label: str) -> list[Node]:
     else:
         documents = _yaml_documents(text, label)
     nodes: list[Node] = []
+    slices: dict[str, list[dict[str, int]]] = {}  # node name -> its slices' device counts
     for data, doc in documents:
-        nodes.extend(_nodes_of(data, doc, label))
+        nodes.extend(_nodes_of(data, doc, label, slices))
     if not nodes:
         raise InventoryError(
             f"{label}: not a node inventory: no Node in it (expected the output of "
             "`kubectl get nodes -o yaml`)"
         )
+    if slices:
+        from gpulint.cluster.slices import add_devices
+
+        nodes = [
+            n._replace(allocatable=add_devices(n.allocatable, slices[n.name]))
+            if n.name in slices
+            else n
+            for n in nodes
+        ]
     return nodes
 
 
@@ -224,7 +236,13 @@ def _line(doc: Any, path: tuple[Any, ...]) -> int | None:
     return int(doc.key_span(path).line)
 
 
-def _nodes_of(data: Any, doc: Any, label: str) -> Iterator[Node]:
+def _nodes_of(
+    data: Any, doc: Any, label: str, slices: dict[str, list[dict[str, int]]]
+) -> Iterator[Node]:
+    """The Nodes of one document; its ResourceSlices' devices go to ``slices``
+    (:mod:`gpulint.cluster.slices`)."""
+    from gpulint.cluster.slices import is_slice, slice_devices
+
     if not isinstance(data, Mapping):
         raise InventoryError(
             f"{label}:{_line(doc, ()) or 1}: not a node inventory: a "
@@ -233,6 +251,12 @@ def _nodes_of(data: Any, doc: Any, label: str) -> Iterator[Node]:
     kind = data.get("kind")
     if kind == "Node":
         yield _node(data, doc, (), label)
+        return
+    if is_slice(data) or kind == "ResourceSliceList":
+        for item in [data] if is_slice(data) else _list(data.get("items")):
+            found = slice_devices(item) if is_slice(item) else None
+            if found is not None:
+                slices.setdefault(found[0], []).append(found[1])
         return
     if kind in ("List", "NodeList"):
         items = data.get("items")
@@ -250,6 +274,11 @@ def _nodes_of(data: Any, doc: Any, label: str) -> Iterator[Node]:
             ):
                 yield _node(item, doc, ("items", index), label)
                 continue
+            if is_slice(item):
+                found = slice_devices(item)
+                if found is not None:
+                    slices.setdefault(found[0], []).append(found[1])
+                continue
             what = f"a {item_kind}" if isinstance(item_kind, str) else f"a {_type(item)}"
             raise InventoryError(
                 f"{label}:{_line(doc, ('items', index)) or 1}: not a node inventory: item "
@@ -261,6 +290,10 @@ def _nodes_of(data: Any, doc: Any, label: str) -> Iterator[Node]:
         f"{label}:{_line(doc, ()) or 1}: not a node inventory: {shown} is not a Node or a "
         "List of Nodes (expected the output of `kubectl get nodes -o yaml`)"
     )
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _type(value: Any) -> str:

@@ -28,6 +28,9 @@ class SchedPod(NamedTuple):
     terms: tuple[Term, ...] | None = None
     #: Effective requests (exact values), resources the arithmetic could not read left out.
     requests: Mapping[str, Decimal] = {}
+    #: Devices its DRA claims ask for, by the key a node's ResourceSlices publish them under
+    #: (gpulint.cluster.slices): only where the node inventory has slices.
+    devices: tuple[tuple[str, int], ...] = ()
 
     @classmethod
     def from_spec(cls, spec: Mapping[str, Any], requests: Mapping[str, Decimal]) -> SchedPod:

@@ -170,7 +170,7 @@ class ClaimIndex:
         self._documents = documents
         #: The file's name as the run shows it (the claims' related places).
         self.label = label
-        #: The DRA objects of the file's project (set by the engine; None: only the file's).
+        self._resolved: dict[tuple[str, str, str | None], tuple[bool, ClaimObject | None]] = {}
         self.run = run
         self._claims: dict[tuple[str, str], list[ClaimObject]] | None = None
         self._class_drivers: dict[str, tuple[str, ...]] = {}
@@ -238,28 +238,42 @@ class ClaimIndex:
         for entry in self._index().get((kind, name), ()):
             if _matches(entry, namespace):
                 return entry
-        found = self._project(kind, name, namespace)
-        if not found:
-            return None
-        first = found[0]
-        same = all(
-            (e.device_classes, e.requests) == (first.device_classes, first.requests)
-            for e in found[1:]
-        )
-        return first if same else None
+        return self._project(kind, name, namespace)[1]
 
     def defines(self, kind: str, name: str, namespace: str | None) -> bool:
         """The file or its project defines a claim (or template) a pod in ``namespace``
         may get under that name."""
         own = self._index().get((kind, name), ())
-        return any(_matches(e, namespace) for e in own) or bool(
-            self._project(kind, name, namespace)
-        )
+        return any(_matches(e, namespace) for e in own) or self._project(kind, name, namespace)[0]
 
-    def _project(self, kind: str, name: str, namespace: str | None) -> list[ClaimObject]:
-        if self.run is None:
-            return []
-        return [e for e in self.run.claims.get((kind, name), ()) if _matches(e, namespace)]
+    def _project(
+        self, kind: str, name: str, namespace: str | None
+    ) -> tuple[bool, ClaimObject | None]:
+        """Whether the project defines it, and the definition when they all agree; once
+        per name (a project may define one many times, and many pods may name it)."""
+        key = (kind, name, namespace)
+        known = self._resolved.get(key)
+        if known is None:
+            run = self.run.claims.get((kind, name), ()) if self.run is not None else ()
+            found = [e for e in run if _matches(e, namespace)]
+            first = found[0] if found else None
+            same = first is not None and all(
+                (e.device_classes, e.requests) == (first.device_classes, first.requests)
+                for e in found[1:]
+            )
+            known = self._resolved[key] = (bool(found), first if same else None)
+        return known
+
+    @property
+    def run(self) -> DraFacts | None:
+        """The DRA objects of the file's project (set by the engine; None: the file's)."""
+        return self._run
+
+    @run.setter
+    def run(self, value: DraFacts | None) -> None:
+        if value is not self.__dict__.get("_run"):
+            self._resolved = {}
+        self._run = value
 
     def extended_resource(self, name: str) -> bool:
         """A DeviceClass of this file names ``name`` as its ``spec.extendedResourceName``."""

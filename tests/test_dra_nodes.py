@@ -1,0 +1,129 @@
+"""DRA devices against the nodes: a pod's claims are allocated on its one node, so their
+whole devices count against the largest node (GPU040) and, with a node inventory's
+ResourceSlices, the scheduler's DynamicResources filter (GPU050)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gpulint.cluster.inventory import nodes_from_text
+from gpulint.cluster.slices import class_key
+from tests.conftest import gpulint_in_process
+
+SLICE = """\
+- apiVersion: resource.k8s.io/{version}
+  kind: ResourceSlice
+  metadata: {{name: {node}-gpu.nvidia.com}}
+  spec:
+    driver: gpu.nvidia.com
+    nodeName: {node}
+    pool: {{name: {node}, generation: 1, resourceSliceCount: 1}}
+    devices:
+{devices}"""
+V1_DEVICE = "    - name: gpu-{i}\n      attributes: {{type: {{string: {kind}}}}}\n"
+V1BETA1_DEVICE = (
+    "    - name: gpu-{i}\n      basic:\n        attributes: {{type: {{string: {kind}}}}}\n"
+)
+
+INVENTORY = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: gpu-node-1
+    labels: {{kubernetes.io/hostname: gpu-node-1}}
+  status:
+    allocatable: {{cpu: "96", memory: 1100Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: cpu-node-1
+    labels: {{kubernetes.io/hostname: cpu-node-1}}
+  status:
+    allocatable: {{cpu: "16", memory: 64Gi, pods: "110"}}
+{slices}"""
+
+CLAIM_AND_JOB = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: gpus
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpus
+        exactly:
+          deviceClassName: gpu.nvidia.com
+          count: {count}
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims:
+      - name: gpus
+        resourceClaimTemplateName: gpus
+      containers:
+      - name: train
+        image: nvcr.io/nvidia/pytorch:24.05-py3
+        command: ["python", "train.py"]
+        resources:
+          claims:
+          - name: gpus
+"""
+
+
+def _slice(node: str, gpus: int, migs: int = 0, version: str = "v1") -> str:
+    row = V1_DEVICE if version == "v1" else V1BETA1_DEVICE
+    devices = "".join(row.format(i=i, kind="gpu") for i in range(gpus))
+    devices += "".join(row.format(i=gpus + i, kind="mig") for i in range(migs))
+    return SLICE.format(version=version, node=node, devices=devices)
+
+
+def _check(root: Path, count: int, slices: str, *select: str) -> list[tuple[str, str, int]]:
+    (root / ".git").mkdir(exist_ok=True)
+    (root / "nodes.yaml").write_text(INVENTORY.format(slices=slices))
+    (root / "train.yaml").write_text(CLAIM_AND_JOB.format(count=count))
+    args = ["check", "-f", "json", "--cluster", "nodes.yaml", "--select", ",".join(select)]
+    proc = gpulint_in_process(*args, "train.yaml", cwd=root)
+    assert proc.returncode in (0, 1), proc.stderr
+    return [(f["rule"], f["severity"], f["line"]) for f in json.loads(proc.stdout)["findings"]]
+
+
+def test_the_inventory_reads_each_nodes_published_devices_by_type() -> None:
+    text = INVENTORY.format(
+        slices=_slice("gpu-node-1", 4, 2) + _slice("gpu-node-1", 0, 1, "v1beta1")
+    )
+    nodes = {n.name: n for n in nodes_from_text(text, "nodes.yaml")}
+    key = class_key("gpu.nvidia.com")
+    assert key is not None and nodes["gpu-node-1"].allocatable[key] == 4
+    assert nodes["gpu-node-1"].allocatable["devices gpu.nvidia.com type=mig"] == 3
+    assert key not in nodes["cpu-node-1"].allocatable
+
+
+def test_claims_beyond_the_largest_nodes_published_devices(tmp_path: Path) -> None:
+    slices = _slice("gpu-node-1", 4, 2)
+    # GPU040 says it at the pod's claim entry; GPU050, which yields to it, says it alone.
+    assert _check(tmp_path, 6, slices, "GPU040", "GPU050") == [("GPU040", "error", 24)]
+    assert _check(tmp_path, 6, slices, "GPU050") == [("GPU050", "error", 22)]
+    proc = gpulint_in_process(
+        "check", "--cluster", "nodes.yaml", "--select", "GPU050", "train.yaml", cwd=tmp_path
+    )
+    assert "0/2 nodes are available: 2 cannot allocate all claims." in proc.stdout
+    # Four fit the node with four GPUs (its MIG devices are not gpu.nvidia.com's).
+    assert _check(tmp_path, 4, slices, "GPU040", "GPU050") == []
+
+
+def test_without_resource_slices_the_claims_are_not_judged_against_the_nodes(
+    tmp_path: Path,
+) -> None:
+    # No node says how many devices DRA gives it: nothing is known, nothing is said.
+    assert _check(tmp_path, 6, "", "GPU040", "GPU050") == []
