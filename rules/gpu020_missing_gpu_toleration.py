@@ -182,30 +182,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     demand = gpu_demand(pod, registry, ctx.claims)
     if not demand.gpu:
         return
-    hardware: set[str] = set()
-    known: list[str] = []
     # What the pod's operator writes into it from a field of its own (Dynamo's gpu: "1").
     operated = {name: path for name, path in demand.operator}
-    for name in [*(e.name for e in demand.entries), *demand.pod_level, *operated]:
-        resource = registry.get(name)
-        if resource is not None:
-            hardware.add(resource.hardware)
-            known.append(name)
-    hardware.update(claim.hardware for claim in demand.claims)
-    # Name what makes it a GPU pod: a known device first, else the claim, else the
-    # look-alike name (whose hardware is unknown: only taints for every accelerator apply).
-    requested = known or [e.name for e in demand.entries] or [*demand.pod_level, *operated]
-    if known or not demand.claims:
-        first = f"requests {requested[0]}"
-        if requested[0] in {e.name for e in demand.entries}:
-            pass
-        elif requested[0] in demand.pod_level:
-            first += " in its pod-level resources"
-        elif requested[0] in operated:
-            field = ".".join(str(p) for p in operated[requested[0]])
-            first = f"gets {requested[0]} from its operator's field {field}"
-    else:
-        first = f"gets a GPU through the {demand.claims[0].describe()}"
+    hardware, first = _gpu_request(demand, registry, operated)
     tolerations = pod.tolerations
     node_name = pod.spec.get("nodeName")
     bound = isinstance(node_name, str) and bool(node_name)
@@ -222,17 +201,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         ground = ground.without_evidence()
     if ground.kind == "platform":
         ctx = ctx._replace(cluster=ground.cluster)  # the platform the pod's selector names
-    extra = (  # the platform's admission adds none when no cluster is described
-        added_tolerations(ctx.cluster, names, names_kueue_queue(pod))
-        if ctx.cluster is not None
-        else []
-    )
-    if ground.kind == "evidence" and ground.cluster is not None:
-        extra += added_tolerations(ground.cluster, names, names_kueue_queue(pod))
-    if ground.picture is not None and ground.picture.queue_tolerations and names_kueue_queue(pod):
-        extra = [*extra, *ground.picture.queue_tolerations]
     # The operator's own (a KAITO Workspace's pods tolerate the GPU nodes KAITO provisions).
-    effective = [*tolerations, *pod.added_tolerations, *extra]
+    effective = [*tolerations, *pod.added_tolerations, *_added(pod, ctx, ground, names)]
     evidence: list[KnownTaint] = []
     if ground.kind == "evidence":
         assert ground.picture is not None and agreed is not None
@@ -254,32 +224,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     missing, pool, others = found
     taints = ", ".join(k.shown() for k in evidence) if evidence else ", ".join(map(str, missing))
-    hints = ", ".join(t.toleration_hint() for t in missing)
-    has_key = "tolerations" in pod.spec
-    source = pod.tolerations_path
-    inherited = ""
-    if source is not None and source != (*pod.path, "tolerations"):
-        inherited = f" (its tolerations come from {'.'.join(str(p) for p in source)})"
-    where: tuple[Any, ...] = (*pod.path, "tolerations") if has_key else pod.path
-    # A toleration meant for the taint that gets one thing wrong: name it and the fix, and
-    # point at what to change.
-    advice = f"add {hints} to its tolerations"
-    at = "key"
-    fix: Repair | None = None
-    if source is None or source == (*pod.path, "tolerations"):
-        fix = Repair(
-            f"add {hints} to the tolerations",
-            tuple(AppendItem((*pod.path, "tolerations"), _toleration(t)) for t in missing),
-            "unsafe",
-        )
-    close = toleration_near_miss(tolerations, missing, source)
-    if close is not None:
-        advice = close.advice
-        fix = None  # which field to change is the user's call
-        if not inherited:
-            # Point at what to change. Tolerations a workload shares between its pods (an
-            # Argo workflow's) stay reported at each pod, which the message names them for.
-            where, at = close.where, close.at
+    where, at, advice, fix, inherited, close = _remedy(pod, missing)
     if pool is not None:
         more = f", and {others} other GPU pool{'s' * (others > 1)} repel it too" if others else ""
         yield Violation(
@@ -330,6 +275,81 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         fix=fix,
         severity=severity,
     )
+
+
+def _gpu_request(demand: Any, registry: Any, operated: dict[str, Any]) -> tuple[set[str], str]:
+    """The hardware the pod asks for, and what makes it a GPU pod in words: a known device
+    first, else the claim, else the look-alike name (whose hardware is unknown: only taints
+    for every accelerator apply)."""
+    hardware: set[str] = set()
+    known: list[str] = []
+    for name in [*(e.name for e in demand.entries), *demand.pod_level, *operated]:
+        resource = registry.get(name)
+        if resource is not None:
+            hardware.add(resource.hardware)
+            known.append(name)
+    hardware.update(claim.hardware for claim in demand.claims)
+    if not known and demand.claims:
+        return hardware, f"gets a GPU through the {demand.claims[0].describe()}"
+    requested = known or [e.name for e in demand.entries] or [*demand.pod_level, *operated]
+    first = f"requests {requested[0]}"
+    if requested[0] in {e.name for e in demand.entries}:
+        pass
+    elif requested[0] in demand.pod_level:
+        first += " in its pod-level resources"
+    elif requested[0] in operated:
+        field = ".".join(str(p) for p in operated[requested[0]])
+        first = f"gets {requested[0]} from its operator's field {field}"
+    return hardware, first
+
+
+def _added(pod: PodSpec, ctx: RuleContext, ground: Any, names: list[str]) -> list[Any]:
+    """The tolerations admission adds to the pod: the platform's (none when no cluster is
+    described), the evidence's cluster's, and a queue's."""
+    extra = (
+        added_tolerations(ctx.cluster, names, names_kueue_queue(pod))
+        if ctx.cluster is not None
+        else []
+    )
+    if ground.kind == "evidence" and ground.cluster is not None:
+        extra += added_tolerations(ground.cluster, names, names_kueue_queue(pod))
+    if ground.picture is not None and ground.picture.queue_tolerations and names_kueue_queue(pod):
+        extra = [*extra, *ground.picture.queue_tolerations]
+    return extra
+
+
+def _remedy(
+    pod: PodSpec, missing: list[Taint]
+) -> tuple[tuple[Any, ...], str, str, Repair | None, str, Any]:
+    """Where to point, what to advise and the fix, for tolerations that miss ``missing``:
+    (where, at, advice, fix, where the tolerations come from in words, the near miss)."""
+    hints = ", ".join(t.toleration_hint() for t in missing)
+    has_key = "tolerations" in pod.spec
+    source = pod.tolerations_path
+    inherited = ""
+    if source is not None and source != (*pod.path, "tolerations"):
+        inherited = f" (its tolerations come from {'.'.join(str(p) for p in source)})"
+    where: tuple[Any, ...] = (*pod.path, "tolerations") if has_key else pod.path
+    # A toleration meant for the taint that gets one thing wrong: name it and the fix, and
+    # point at what to change.
+    advice = f"add {hints} to its tolerations"
+    at = "key"
+    fix: Repair | None = None
+    if source is None or source == (*pod.path, "tolerations"):
+        fix = Repair(
+            f"add {hints} to the tolerations",
+            tuple(AppendItem((*pod.path, "tolerations"), _toleration(t)) for t in missing),
+            "unsafe",
+        )
+    close = toleration_near_miss(pod.tolerations, missing, source)
+    if close is not None:
+        advice = close.advice
+        fix = None  # which field to change is the user's call
+        if not inherited:
+            # Point at what to change. Tolerations a workload shares between its pods (an
+            # Argo workflow's) stay reported at each pod, which the message names them for.
+            where, at = close.where, close.at
+    return where, at, advice, fix, inherited, close
 
 
 def _toleration(taint: Taint) -> dict[str, str]:

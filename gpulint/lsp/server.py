@@ -286,7 +286,17 @@ def _debounce(options: Any) -> float | None:
 
 
 def build(trust: Trust | None = None) -> GpulintServer:
+    """The language server with every feature registered (nothing runs until it serves)."""
     server = GpulintServer(trust or Trust())
+    _lifecycle(server)
+    _documents(server)
+    _language(server)
+    return server
+
+
+def _lifecycle(server: GpulintServer) -> None:
+    """Start-up and settings: the client's options, the configuration files watched, a
+    configuration changed or saved."""
 
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: GpulintServer, params: lsp.InitializeParams) -> None:
@@ -318,6 +328,26 @@ def build(trust: Trust | None = None) -> GpulintServer:
                 lsp.LogMessageParams(lsp.MessageType.Warning, f"no file watcher: {exc}")
             )
 
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def configuration(ls: GpulintServer, params: lsp.DidChangeConfigurationParams) -> None:
+        render = render_setting(params.settings)
+        if render is not None and render != ls.render:
+            ls.render = render
+            for uri in list(ls.open):
+                ls.schedule(uri, 0)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def watched(ls: GpulintServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            path = to_fs_path(change.uri)
+            if path is not None and is_config_file(FsPath(path)):
+                await ls.reload()
+                return
+
+
+def _documents(server: GpulintServer) -> None:
+    """The open documents: linted when opened, changed or saved, forgotten when closed."""
+
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: GpulintServer, params: lsp.DidOpenTextDocumentParams) -> None:
         ls.schedule(params.text_document.uri, 0)
@@ -340,25 +370,13 @@ def build(trust: Trust | None = None) -> GpulintServer:
         for uri in list(ls.open):
             ls.schedule(uri, 0)
 
-    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def configuration(ls: GpulintServer, params: lsp.DidChangeConfigurationParams) -> None:
-        render = render_setting(params.settings)
-        if render is not None and render != ls.render:
-            ls.render = render
-            for uri in list(ls.open):
-                ls.schedule(uri, 0)
-
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: GpulintServer, params: lsp.DidCloseTextDocumentParams) -> None:
         ls.close(params.text_document.uri)
 
-    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    async def watched(ls: GpulintServer, params: lsp.DidChangeWatchedFilesParams) -> None:
-        for change in params.changes:
-            path = to_fs_path(change.uri)
-            if path is not None and is_config_file(FsPath(path)):
-                await ls.reload()
-                return
+
+def _language(server: GpulintServer) -> None:
+    """What an editor asks of a position: quick fixes, hovers, completions."""
 
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
@@ -409,8 +427,6 @@ def build(trust: Trust | None = None) -> GpulintServer:
             return None
         text = ls.buffers[uri].text
         return features.completions(LineIndex(text), state.project.linter.registry, params.position)
-
-    return server
 
 
 def serve(trust: Trust | None = None) -> None:
