@@ -54,7 +54,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import string
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path as FsPath
 from typing import Any
 
@@ -422,62 +422,79 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
         values["error"] = _shorten(error.message)
         yield Violation((*base, *rel), _render(template, values))
 
-    def names(obj: Any) -> dict[str, str]:
-        ref = obj.ref
-        return {
-            "kind": ref.kind or "",
-            "name": ref.name or "",
-            "namespace": ref.namespace or "",
-            "container": "",
-        }
-
     def kind_ok(obj: Any) -> bool:
         return not kinds or any(fnmatch.fnmatchcase(obj.kind, k) for k in kinds)
 
-    if target == "object":
+    make = {"object": _object_check, "pod": _pod_check}.get(target, _containers_check)
+    check = make(violation, kind_ok, gpu)
+    check.begin_file = begin_file  # the engine calls it
+    return check
 
-        def check_object(obj: Any, ctx: RuleContext) -> Iterator[Violation]:
-            if not kind_ok(obj):
+
+def _names(obj: Any) -> dict[str, str]:
+    """The object's names, for a declarative rule's message template."""
+    ref = obj.ref
+    return {
+        "kind": ref.kind or "",
+        "name": ref.name or "",
+        "namespace": ref.namespace or "",
+        "container": "",
+    }
+
+
+#: A compiled rule's judgement of one instance (its data, where it is, the template's names).
+_Judge = Callable[[Any, Path, dict[str, str]], Iterator[Violation]]
+
+
+def _object_check(violation: _Judge, kind_ok: Callable[[Any], bool], gpu: Any) -> Any:
+    """The check of a rule whose ``target`` is ``object``."""
+
+    def check_object(obj: Any, ctx: RuleContext) -> Iterator[Violation]:
+        if not kind_ok(obj):
+            return
+        if gpu is not None:
+            from gpulint.k8s.resources import gpu_demand
+            from gpulint.k8s.workloads import builtin_table
+
+            table = ctx.workloads or builtin_table()
+            # The pod specs the per-file view already found (the engine's table is
+            # ctx.workloads), else found here.
+            pods = obj.pods if obj.pods is not None else table.pod_specs(obj)
+            demands = [gpu_demand(p, ctx.registry, ctx.claims) for p in pods]
+            # A GPU object has a GPU pod; a CPU object has only pods surely without one.
+            if not (any(d.gpu for d in demands) if gpu else all(d.cpu for d in demands)):
                 return
-            if gpu is not None:
-                from gpulint.k8s.resources import gpu_demand
-                from gpulint.k8s.workloads import builtin_table
+        yield from violation(obj.data, obj.path, _names(obj))
 
-                table = ctx.workloads or builtin_table()
-                # The pod specs the per-file view already found (the engine's table is
-                # ctx.workloads), else found here.
-                pods = obj.pods if obj.pods is not None else table.pod_specs(obj)
-                demands = [gpu_demand(p, ctx.registry, ctx.claims) for p in pods]
-                # A GPU object has a GPU pod; a CPU object has only pods surely without one.
-                if not (any(d.gpu for d in demands) if gpu else all(d.cpu for d in demands)):
-                    return
-            yield from violation(obj.data, obj.path, names(obj))
+    return check_object
 
-        check_object.begin_file = begin_file  # type: ignore[attr-defined]
-        return check_object
 
-    if target == "pod":
+def _pod_check(violation: _Judge, kind_ok: Callable[[Any], bool], gpu: Any) -> Any:
+    """The check of a rule whose ``target`` is ``pod``."""
 
-        def check_pod(pod: Any, ctx: RuleContext) -> Iterator[Violation]:
-            if pod.location != "pod" or not pod.path or pod.path[-1] != "spec":
+    def check_pod(pod: Any, ctx: RuleContext) -> Iterator[Violation]:
+        if pod.location != "pod" or not pod.path or pod.path[-1] != "spec":
+            return
+        if not kind_ok(pod.obj):
+            return
+        if gpu is not None:
+            from gpulint.k8s.resources import gpu_demand
+
+            demand = gpu_demand(pod, ctx.registry, ctx.claims)
+            if not (demand.gpu if gpu else demand.cpu):
                 return
-            if not kind_ok(pod.obj):
-                return
-            if gpu is not None:
-                from gpulint.k8s.resources import gpu_demand
+        base = pod.path[:-1]
+        from gpulint.k8s.objects import value_at
 
-                demand = gpu_demand(pod, ctx.registry, ctx.claims)
-                if not (demand.gpu if gpu else demand.cpu):
-                    return
-            base = pod.path[:-1]
-            from gpulint.k8s.objects import value_at
+        instance = value_at(pod.obj.doc.data, base)
+        if isinstance(instance, dict):
+            yield from violation(instance, base, _names(pod.obj))
 
-            instance = value_at(pod.obj.doc.data, base)
-            if isinstance(instance, dict):
-                yield from violation(instance, base, names(pod.obj))
+    return check_pod
 
-        check_pod.begin_file = begin_file  # type: ignore[attr-defined]  # engine calls it
-        return check_pod
+
+def _containers_check(violation: _Judge, kind_ok: Callable[[Any], bool], gpu: Any) -> Any:
+    """The check of a rule whose ``target`` is ``container``."""
 
     def check_containers(pod: Any, ctx: RuleContext) -> Iterator[Violation]:
         if not kind_ok(pod.obj):
@@ -491,9 +508,8 @@ def _compile(data: Mapping[str, Any], template: Template) -> Any:
                 continue
             if demand is not None and container_gpu(container, demand, registry) is not gpu:
                 continue
-            values = names(pod.obj)
+            values = _names(pod.obj)
             values["container"] = container.name or ""
             yield from violation(container.data, container.path, values)
 
-    check_containers.begin_file = begin_file  # type: ignore[attr-defined]
     return check_containers
