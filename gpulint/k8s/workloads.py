@@ -110,106 +110,12 @@ class WorkloadTable:
                 return []
             # A kind without a row: pod specs and resource requirements by their shape.
             return find_pod_specs(obj)
-        pods: list[PodSpec] = []
-        for pattern in row.pods:
-            for path, spec in expand(obj.data, pattern, obj.path):
-                if isinstance(spec, dict):
-                    containers = containers_of(spec, path)
-                    pods.append(
-                        PodSpec(
-                            obj,
-                            path,
-                            spec,
-                            containers,
-                            "pod",
-                            row.node_agent,
-                            pattern=".".join(pattern),
-                        )
-                    )
-        # Pod specs by path, for the containers found apart (Argo templates): asking each
-        # container's owner among all pods was quadratic (20,000 templates: 152 s).
-        by_path: dict[Path, PodSpec] = {}
-        for pod in pods:
-            if pod.location == "pod":
-                by_path.setdefault(pod.path, pod)
-        for pattern in row.containers:
-            for path, data in expand(obj.data, pattern, obj.path):
-                if isinstance(data, dict):
-                    owner = _owning_pod(by_path, path)
-                    container = Container(name_of(data), path, data, "container")
-                    if owner is not None:
-                        owner.containers.append(container)
-                    else:
-                        pods.append(
-                            PodSpec(
-                                obj,
-                                path,
-                                {},
-                                [container],
-                                "container",
-                                row.node_agent,
-                                pattern=".".join(pattern),
-                            )
-                        )
-        for pattern in row.resources:
-            for path, data in expand(obj.data, pattern, obj.path):
-                if isinstance(data, dict) and path[-1:] and isinstance(path[-1], int):
-                    # A list item holding limits / requests beside its own fields (llmaz
-                    # flavors): the item stands in for the container, its own resources.
-                    name = data.get("name")
-                    item = Container(
-                        name if isinstance(name, str) else None, path, data, "resources", False, ""
-                    )
-                    pods.append(
-                        PodSpec(
-                            obj,
-                            path,
-                            {},
-                            [item],
-                            "resources",
-                            row.node_agent,
-                            pattern=".".join(pattern),
-                        )
-                    )
-                elif isinstance(data, dict) and path[-1:] and isinstance(path[-1], str):
-                    # A bare ResourceRequirements: present it as a container whose
-                    # resources are that field, so resource rules read it like any other.
-                    parent = path[:-1]
-                    holder = value_at(obj.doc.data, parent)
-                    if not isinstance(holder, dict):
-                        continue
-                    container = Container(None, parent, holder, "resources", False, path[-1])
-                    pods.append(
-                        PodSpec(
-                            obj,
-                            path,
-                            {},
-                            [container],
-                            "resources",
-                            row.node_agent,
-                            pattern=".".join(pattern),
-                        )
-                    )
+        pods = _row_pods(obj, row)
+        _row_containers(obj, row, pods)
+        _row_resources(obj, row, pods)
         if row.require_containers:
             pods = [p for p in pods if p.containers]
-        if row.added_tolerations or row.operator_amounts:
-            for pod in pods:
-                pod.added_tolerations = row.added_tolerations
-                pod.operator_amounts = row.operator_amounts and pod.location == "resources"
-        if row.operator_gpus and pods:
-            _add_operator_gpus(obj, row, pods)
-        if row.pod_defaults and pods:
-            # The object-wide defaults do not depend on the pod: found once, not per pod.
-            defaults = [
-                (name, first_present(obj.data, patterns, obj.path))
-                for name, patterns in row.pod_defaults
-            ]
-            for pod in pods:
-                if pod.location != "pod":
-                    continue
-                for name, found in defaults:
-                    if found is not None and found != (*pod.path, name):
-                        pod.inherited[name] = found
+        _operated(obj, row, pods)
         if depth < MAX_NESTING:
             for pattern in row.objects:
                 for path, data in expand(obj.data, pattern, obj.path):
@@ -217,6 +123,124 @@ class WorkloadTable:
                         inner = make_object(obj.doc, path, data, obj)
                         pods.extend(self._pod_specs(inner, depth + 1))
         return pods
+
+
+def _row_pods(obj: K8sObject, row: WorkloadKind) -> list[PodSpec]:
+    """The pod specs at the row's ``pods`` patterns."""
+    pods: list[PodSpec] = []
+    for pattern in row.pods:
+        for path, spec in expand(obj.data, pattern, obj.path):
+            if isinstance(spec, dict):
+                containers = containers_of(spec, path)
+                pods.append(
+                    PodSpec(
+                        obj,
+                        path,
+                        spec,
+                        containers,
+                        "pod",
+                        row.node_agent,
+                        pattern=".".join(pattern),
+                    )
+                )
+    return pods
+
+
+def _row_containers(obj: K8sObject, row: WorkloadKind, pods: list[PodSpec]) -> None:
+    """The containers at the row's ``containers`` patterns, given to the pod spec they are
+    in, else each standing for a pod of its own (added to ``pods``)."""
+    # Pod specs by path, for the containers found apart (Argo templates): asking each
+    # container's owner among all pods was quadratic (20,000 templates: 152 s).
+    by_path: dict[Path, PodSpec] = {}
+    for pod in pods:
+        if pod.location == "pod":
+            by_path.setdefault(pod.path, pod)
+    for pattern in row.containers:
+        for path, data in expand(obj.data, pattern, obj.path):
+            if isinstance(data, dict):
+                owner = _owning_pod(by_path, path)
+                container = Container(name_of(data), path, data, "container")
+                if owner is not None:
+                    owner.containers.append(container)
+                else:
+                    pods.append(
+                        PodSpec(
+                            obj,
+                            path,
+                            {},
+                            [container],
+                            "container",
+                            row.node_agent,
+                            pattern=".".join(pattern),
+                        )
+                    )
+
+
+def _row_resources(obj: K8sObject, row: WorkloadKind, pods: list[PodSpec]) -> None:
+    """The resource requirements at the row's ``resources`` patterns, each standing for a
+    pod of its own (added to ``pods``)."""
+    for pattern in row.resources:
+        for path, data in expand(obj.data, pattern, obj.path):
+            if isinstance(data, dict) and path[-1:] and isinstance(path[-1], int):
+                # A list item holding limits / requests beside its own fields (llmaz
+                # flavors): the item stands in for the container, its own resources.
+                name = data.get("name")
+                item = Container(
+                    name if isinstance(name, str) else None, path, data, "resources", False, ""
+                )
+                pods.append(
+                    PodSpec(
+                        obj,
+                        path,
+                        {},
+                        [item],
+                        "resources",
+                        row.node_agent,
+                        pattern=".".join(pattern),
+                    )
+                )
+            elif isinstance(data, dict) and path[-1:] and isinstance(path[-1], str):
+                # A bare ResourceRequirements: present it as a container whose
+                # resources are that field, so resource rules read it like any other.
+                parent = path[:-1]
+                holder = value_at(obj.doc.data, parent)
+                if not isinstance(holder, dict):
+                    continue
+                container = Container(None, parent, holder, "resources", False, path[-1])
+                pods.append(
+                    PodSpec(
+                        obj,
+                        path,
+                        {},
+                        [container],
+                        "resources",
+                        row.node_agent,
+                        pattern=".".join(pattern),
+                    )
+                )
+
+
+def _operated(obj: K8sObject, row: WorkloadKind, pods: list[PodSpec]) -> None:
+    """What the workload's operator gives its pods: tolerations, accelerators, the
+    object-wide defaults a pod inherits."""
+    if row.added_tolerations or row.operator_amounts:
+        for pod in pods:
+            pod.added_tolerations = row.added_tolerations
+            pod.operator_amounts = row.operator_amounts and pod.location == "resources"
+    if row.operator_gpus and pods:
+        _add_operator_gpus(obj, row, pods)
+    if row.pod_defaults and pods:
+        # The object-wide defaults do not depend on the pod: found once, not per pod.
+        defaults = [
+            (name, first_present(obj.data, patterns, obj.path))
+            for name, patterns in row.pod_defaults
+        ]
+        for pod in pods:
+            if pod.location != "pod":
+                continue
+            for name, found in defaults:
+                if found is not None and found != (*pod.path, name):
+                    pod.inherited[name] = found
 
 
 def _add_operator_gpus(obj: K8sObject, row: WorkloadKind, pods: list[PodSpec]) -> None:
