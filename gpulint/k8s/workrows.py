@@ -216,6 +216,40 @@ def validate_row(row: Any) -> list[str]:
             close = difflib.get_close_matches(str(key), ROW_KEYS, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
             errors.append(f"{key}: unknown key ({hint}allowed: {', '.join(ROW_KEYS)})")
+    errors.extend(_identity_errors(row))
+    present = 0
+    for location in LOCATIONS:
+        if location not in row:
+            continue
+        values = row[location]
+        if not isinstance(values, list):
+            errors.append(f"{location}: must be a list of path patterns, got {_shown(values)}")
+            continue
+        present += len(values)
+        for i, pattern in enumerate(values):
+            errors.extend(f"{location}[{i}]: {m}" for m in validate_pattern(pattern, location))
+    if present == 0:
+        errors.append(
+            f"the row names no location: give at least one pattern under {', '.join(LOCATIONS)}"
+        )
+    errors.extend(_pod_default_errors(row.get("pod_defaults")))
+    added = row.get("added_tolerations")
+    if added is not None and (
+        not isinstance(added, list) or not all(isinstance(t, Mapping) for t in added)
+    ):
+        errors.append(f"added_tolerations: must be a list of tolerations, got {_shown(added)}")
+    errors.extend(_operator_gpu_errors(row.get("operator_gpus")))
+    for flag in ("require_containers", "node_agent", "operator_amounts"):
+        if flag in row and not isinstance(row[flag], bool):
+            errors.append(f"{flag}: must be true or false, got {_shown(row[flag])}")
+    if "source" in row and not isinstance(row["source"], str):
+        errors.append(f"source: must be a string, got {_shown(row['source'])}")
+    return errors
+
+
+def _identity_errors(row: Mapping[str, Any]) -> list[str]:
+    """Why the row's ``group`` and ``kind`` do not name an API group and a kind."""
+    errors: list[str] = []
     group = row.get("group")
     if "group" not in row:
         errors.append("group: required (the API group, '' for the core group)")
@@ -236,22 +270,12 @@ def validate_row(row: Any) -> list[str]:
         errors.append(f"kind: must be a non-empty string, got {_shown(kind)}")
     elif not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", kind):
         errors.append(f"kind: {kind!r} is not a kind name (letters and digits, e.g. 'RayJob')")
-    present = 0
-    for location in LOCATIONS:
-        if location not in row:
-            continue
-        values = row[location]
-        if not isinstance(values, list):
-            errors.append(f"{location}: must be a list of path patterns, got {_shown(values)}")
-            continue
-        present += len(values)
-        for i, pattern in enumerate(values):
-            errors.extend(f"{location}[{i}]: {m}" for m in validate_pattern(pattern, location))
-    if present == 0:
-        errors.append(
-            f"the row names no location: give at least one pattern under {', '.join(LOCATIONS)}"
-        )
-    defaults = row.get("pod_defaults")
+    return errors
+
+
+def _pod_default_errors(defaults: Any) -> list[str]:
+    """Why a ``pod_defaults`` value is not a mapping of supported fields to patterns."""
+    errors: list[str] = []
     if defaults is not None:
         if not isinstance(defaults, Mapping):
             errors.append(f"pod_defaults: must be a mapping, got {_shown(defaults)}")
@@ -269,17 +293,6 @@ def validate_row(row: Any) -> list[str]:
                         errors.extend(
                             f"{where}[{i}]: {m}" for m in validate_pattern(pattern, "defaults")
                         )
-    added = row.get("added_tolerations")
-    if added is not None and (
-        not isinstance(added, list) or not all(isinstance(t, Mapping) for t in added)
-    ):
-        errors.append(f"added_tolerations: must be a list of tolerations, got {_shown(added)}")
-    errors.extend(_operator_gpu_errors(row.get("operator_gpus")))
-    for flag in ("require_containers", "node_agent", "operator_amounts"):
-        if flag in row and not isinstance(row[flag], bool):
-            errors.append(f"{flag}: must be true or false, got {_shown(row[flag])}")
-    if "source" in row and not isinstance(row["source"], str):
-        errors.append(f"source: must be a string, got {_shown(row['source'])}")
     return errors
 
 
