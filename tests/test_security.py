@@ -260,14 +260,14 @@ def test_patterns_re2_cannot_run_are_load_errors(tmp_path: Path, schema: str, pr
 def test_capture_groups_cost_no_memory(tmp_path: Path) -> None:
     """RE2 with capture groups keeps each group's position per state: this pattern took
     1.1 GB and 2 s for each value. Rules only ask whether a pattern matches."""
-    from gpulint.lint.declarative import _regex
+    from gpulint.util.schemacost import compiled_pattern
 
     pattern = "(((a*)*)*)*" * 2000 + "!"
     path = rule_file(tmp_path, f"schema:\n  properties:\n    metadata:\n"
                      f"      properties: {{name: {{pattern: '{pattern}'}}}}\n")  # fmt: skip
     found = Linter([load_declarative(path)]).lint_text("pod.yaml", GPU_POD)
     assert [f.rule for f in found] == ["ORG001"]
-    assert _regex(pattern).options.never_capture
+    assert compiled_pattern(pattern).options.never_capture
 
 
 # -- declarative rules: messages --------------------------------------------------------------

@@ -52,7 +52,6 @@ A rule file comes from the linted repository, so it is data and nothing more:
 from __future__ import annotations
 
 import fnmatch
-import functools
 import string
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path as FsPath
@@ -203,49 +202,6 @@ def _registry() -> Any:
     return Registry(retrieve=_refuse)  # type: ignore[call-arg]
 
 
-#: The largest compiled pattern (RE2 program instructions) a rule may use. RE2's time is
-#: linear in the value but also grows with the program once its DFA cache overflows: on a
-#: 10,000-character value, ~15 ms at 1,000 instructions, 0.4 s at 2,000, 0.9 s at 5,000
-#: (a rule runs on every value of every file). A usual pattern compiles to under 100; a list
-#: of 200 image names in one alternation to ~1,500 (the limit is per pattern: split it into
-#: several patterns under ``anyOf``).
-MAX_PROGRAM = 1000
-
-
-@functools.lru_cache(maxsize=1024)
-def _regex(pattern: str) -> Any:
-    """``pattern`` compiled by RE2 (``re2.error`` when RE2 cannot run it).
-
-    ``never_capture``: a rule only asks whether a pattern matches, and with capture groups
-    RE2 keeps every group's position for every state, memory that grows with the square of
-    the pattern: ``(((a*)*)*)*`` repeated 2,000 times took 1.1 GB and 2 s per value.
-    """
-    import re2  # type: ignore[import-untyped]
-
-    options = re2.Options()
-    options.log_errors = False  # RE2 logs to stderr by default; the error is raised anyway
-    options.never_capture = True
-    compiled = re2.compile(pattern, options)
-    if compiled.programsize > MAX_PROGRAM:
-        raise re2.error(
-            f"it compiles to {compiled.programsize} RE2 instructions, more than the "
-            f"{MAX_PROGRAM} a rule may use".encode()
-        )
-    return compiled
-
-
-def _search(pattern: str, text: Any) -> bool:
-    """Whether ``pattern`` matches in ``text``, counted first against the file's pattern
-    budget (:class:`gpulint.util.schemacost.PatternWork`)."""
-    from gpulint.util.schemacost import pattern_work
-
-    if not isinstance(text, str):
-        return False
-    compiled = _regex(pattern)
-    pattern_work().spend(len(text), compiled.programsize)
-    return compiled.search(text) is not None
-
-
 #: The only ``$schema`` a rule's schema (or any of its subschemas) may name.
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -286,10 +242,12 @@ def _unsafe(schema: Any) -> str | None:
             if isinstance(node.get("pattern"), str):
                 patterns.append(node["pattern"])
             for pattern in patterns:
-                import re2
+                import re2  # type: ignore[import-untyped]
+
+                from gpulint.util.schemacost import compiled_pattern
 
                 try:
-                    _regex(pattern)
+                    compiled_pattern(pattern)
                 except re2.error as exc:
                     why = exc.args[0].decode() if exc.args else "invalid"
                     return (
@@ -320,70 +278,17 @@ def _too_large(schema: Any) -> str | None:
     )
 
 
-def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
-    from jsonschema.exceptions import ValidationError
-
-    if validator.is_type(instance, "string") and not _search(pattern, instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
-def _pattern_properties(
-    validator: Any, patterns: Mapping[str, Any], instance: Any, schema: Any
-) -> Iterator[Any]:
-    if not validator.is_type(instance, "object"):
-        return
-    for pattern, subschema in patterns.items():
-        for key, value in instance.items():
-            if _search(pattern, key):
-                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
-
-
-def _additional_properties(
-    validator: Any, additional: Any, instance: Any, schema: Any
-) -> Iterator[Any]:
-    """jsonschema's ``additionalProperties``, matching ``patternProperties`` with RE2."""
-    from jsonschema.exceptions import ValidationError
-
-    if not validator.is_type(instance, "object"):
-        return
-    properties = schema.get("properties", {})
-    patterns = list(schema.get("patternProperties", {}))
-    extras = [
-        key
-        for key in instance
-        if key not in properties and not any(_search(p, key) for p in patterns)
-    ]
-    if validator.is_type(additional, "object"):
-        for extra in extras:
-            yield from validator.descend(instance[extra], additional, path=extra)
-    elif not additional and extras:
-        shown = ", ".join(repr(each) for each in sorted(extras, key=str))
-        if patterns:
-            verb = "does" if len(extras) == 1 else "do"
-            regexes = ", ".join(repr(each) for each in sorted(patterns))
-            yield ValidationError(f"{shown} {verb} not match any of the regexes: {regexes}")
-        else:
-            verb = "was" if len(extras) == 1 else "were"
-            yield ValidationError(
-                f"Additional properties are not allowed ({shown} {verb} unexpected)"
-            )
-
-
 def _validator_class(budget: Budget) -> Any:
     """Draft 2020-12 with the pattern keywords on RE2, spending ``budget`` (a class per
     rule: the budget is the rule's, reset for each object)."""
     from jsonschema import Draft202012Validator
     from jsonschema.validators import extend
 
-    from gpulint.util.schemacost import budgeted
+    from gpulint.util.schemacost import RE2_KEYWORDS, budgeted
 
     cls = extend(  # type: ignore[no-untyped-call]
         Draft202012Validator,
-        {
-            "pattern": _pattern,
-            "patternProperties": _pattern_properties,
-            "additionalProperties": _additional_properties,
-        },
+        RE2_KEYWORDS,
     )
     return budgeted(cls, budget)
 

@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gpulint.render import ChartOptions, RenderOptions
-    from gpulint.render.trees import Kustomization, Trees
+    from gpulint.render.kustomize.files import Kustomization
+    from gpulint.render.trees import Trees
     from gpulint.util.scratch import Scratch
 
 #: The most an overlay's files copied to check a fix may be (files, bytes).
@@ -330,7 +331,8 @@ class _Overlay(Rerenderer):
         """Every file kustomize reads to build the root: each kustomization, followed from
         the real folder of each (as kustomize confirms a folder), and the files it names,
         as kustomize joins them (from that real folder)."""
-        from gpulint.render.trees import inside, kustomization_file, read_kustomization
+        from gpulint.render.kustomize.files import kustomization_file, read_kustomization
+        from gpulint.render.trees import inside
 
         todo, seen = [os.path.realpath(self.folder)], set()
         files: dict[str, None] = {}

@@ -111,8 +111,8 @@ def render_target(target: Target, options: RenderOptions, trees: Trees) -> Rende
     """A chart's or Kustomize root's output, ready to map back, or why there is none: not
     rendered without ``--render`` (GL201, at ``Chart.yaml`` or the kustomization file), the
     program missing (GL202) or failing (GL200, at the file and line it names)."""
+    from gpulint.render.kustomize.files import kustomization_file
     from gpulint.render.mapping import label_of
-    from gpulint.render.trees import kustomization_file
 
     folder = target.path or target.label
     if target.render == "helm":
@@ -218,8 +218,8 @@ def _unbuilt(
     kustomization it builds on that builds alone linted (those that fail too, the same
     way for their own parts; one finding per distinct failure)."""
     from gpulint.render.kustomize import build as kustomize
+    from gpulint.render.kustomize.files import kustomization_file
     from gpulint.render.mapping import label_of
-    from gpulint.render.trees import kustomization_file
 
     options, trees = run
     out: list[Finding] = []
@@ -260,8 +260,8 @@ def _named_files(
     is (saying so), or, when one is not YAML as it is (a placeholder a script fills in)
     and holds a GPU resource, GL204 at the entry that names it, saying it was not checked."""
     from gpulint.k8s.mentions import names_accelerator
+    from gpulint.render.kustomize.files import kustomization_file, read_folder
     from gpulint.render.mapping import label_of, read_text
-    from gpulint.render.trees import kustomization_file, read_folder
 
     top = os.path.abspath(folder)
     k = trees.kustomizations.get(top) or read_folder(top)

@@ -30,17 +30,11 @@ from typing import NamedTuple
 from gpulint import codes
 from gpulint.model import Finding, Span
 from gpulint.render import RenderOptions
+from gpulint.render.kustomize.files import PLUGIN_FIELDS, kustomization_file, read_folder
 from gpulint.render.kustomize.origins import Builds, written
 from gpulint.render.mapping import Place, Rendered, at_key, label_of
 from gpulint.render.tools import BUDGET_SPENT, find_tool, run_tool, time_left
-from gpulint.render.trees import (
-    PLUGIN_FIELDS,
-    Trees,
-    inside,
-    kustomization_file,
-    project_root,
-    read_folder,
-)
+from gpulint.render.trees import Trees, inside, project_root
 
 INSTALL_KUSTOMIZE = (
     "kubectl was not found: install kubectl (https://kubernetes.io/docs/tasks/tools/) or "

@@ -28,8 +28,13 @@ from typing import Any, NamedTuple
 
 from gpulint.loader.document import Document
 from gpulint.model import Span
+from gpulint.render.kustomize.files import (
+    Kustomization,
+    Reference,
+    kustomization_file,
+    read_kustomization,
+)
 from gpulint.render.mapping import load_documents, lookup, read_text
-from gpulint.render.trees import Kustomization, Reference, kustomization_file, read_kustomization
 
 
 class Layer(NamedTuple):

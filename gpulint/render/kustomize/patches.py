@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from gpulint.util.discover import Part
 
 if TYPE_CHECKING:
-    from gpulint.render.trees import Kustomization
+    from gpulint.render.kustomize.files import Kustomization
 
 #: Keys that, anywhere in a patch (or a JSON patch's ``path``), reach a pod spec: the pod
 #: template, the containers and what a pod-level GPU rule reads (tolerations, selectors,
