@@ -15,7 +15,7 @@ a rendered folder consumes (they are not linted on their own).
 import os
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from gpulint.render.kustomize.files import (
     Kustomization,
