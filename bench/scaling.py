@@ -704,6 +704,102 @@ def pools_and_pods(n: int) -> Input:
     )
 
 
+_DISTINCT_POOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu-{i}
+spec:
+  template:
+    metadata:
+      labels: {{team: t{i}, example.com/rack: r{i}}}
+    spec:
+      requirements:
+      - {{key: karpenter.k8s.aws/instance-family, operator: In, values: [g6e]}}
+      taints:
+      - {{key: example.com/pool-{i}, value: "true", effect: NoSchedule}}
+      - {{key: example.com/tier, value: t{i}, effect: NoSchedule}}
+"""
+
+_DISTINCT_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p{i}
+spec:
+  nodeSelector: {{{selector}}}
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions:
+          - {{key: example.com/zone, operator: In, values: [z{i}]}}
+  tolerations:
+  - {{key: example.com/other-{i}, operator: Exists, effect: NoSchedule}}
+  - {{key: example.com/tier, value: t{j}, effect: NoSchedule}}
+  containers:
+  - name: main
+    image: registry.example/train:1
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+"""
+
+
+def distinct_pods_pools(n: int) -> Input:
+    """n Karpenter GPU NodePools and n GPU pods, every one different: each pool has labels and
+    taints of its own, each pod a node selector, a node affinity and tolerations of its own
+    (no two pods share a shape, so nothing is answered once for many). A third of the pods
+    select one pool's label, a third select a label no pool has (every pool may take them),
+    a third select a pool-name label; each pool is asked about by the pods that may land on
+    it, through indexes by label and by taint, never by a walk of every pool per pod."""
+    folder = _fresh("distinct-pods-pools", n)
+    docs = [_DISTINCT_POOL.format(i=i) for i in range(n)]
+    for i in range(n):
+        selector = (
+            f"team: t{i}",
+            f"example.com/disk: d{i}",
+            f"karpenter.sh/nodepool: gpu-{(i * 7) % n}",
+        )[i % 3]
+        docs.append(_DISTINCT_POD.format(i=i, j=(i * 3) % n, selector=selector))
+    return Input(
+        ["check", "--jobs", "1", "."], folder, _write(folder, "all.yaml", "---\n".join(docs))
+    )
+
+
+_AGENT = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent-{i}
+  namespace: gpu-operator
+spec:
+  selector: {{matchLabels: {{app: agent-{i}}}}}
+  template:
+    metadata: {{labels: {{app: agent-{i}}}}}
+    spec:
+      nodeSelector: {{nvidia.com/gpu.present: "true"}}
+      tolerations:
+      - {{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}}
+      - {{key: example.com/agent-{i}, operator: Exists, effect: NoSchedule}}
+      containers:
+      - name: dcgm-exporter
+        image: nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.0-ubuntu22.04
+"""
+
+
+def agents_and_taints(n: int) -> Input:
+    """n GPU node-agent DaemonSets (NVIDIA's DCGM exporter), each tolerating a key of its
+    own, and n GPU NodePools of one taint each: GPU023 asks of each agent which known taints
+    it misses, looked up by key, not by a walk of every taint per agent."""
+    folder = _fresh("agents-and-taints", n)
+    docs = [_NODEPOOL.format(i=i) for i in range(n)]
+    docs += [_AGENT.format(i=i) for i in range(n)]
+    return Input(
+        ["check", "--jobs", "1", "."], folder, _write(folder, "all.yaml", "---\n".join(docs))
+    )
+
+
 def pattern_work(n: int) -> Input:
     """A rule folder of the tree whose 12 patterns are RE2's slowest kind (454 instructions
     each: RE2's DFA gives up on them and its NFA scans a value in time proportional to its
@@ -819,6 +915,8 @@ CASES: dict[str, Case] = {
     "suppression-comments": Case(suppression_comments, 10_000, "scaling"),
     "inventory-nodes": Case(inventory_nodes, 2_500, "scaling"),
     "pools-and-pods": Case(pools_and_pods, 600, "scaling"),
+    "distinct-pods-pools": Case(distinct_pods_pools, 600, "scaling"),
+    "agents-and-taints": Case(agents_and_taints, 600, "scaling"),
     "template-actions": Case(template_actions, 20_000, "scaling"),
     "daemonset-names": Case(daemonset_names, 2_000, "scaling"),
     "merge-bomb": Case(merge_bomb, 1, "once"),

@@ -20,7 +20,8 @@ them (the same matching and near-miss advice as GPU020); a taint with `hardware`
 applies to agents of that vendor, and the Node Feature Discovery worker, which serves every
 vendor, to every taint (with the assumed defaults, to NVIDIA's only). `PreferNoSchedule`
 taints never keep a daemon pod off a node. An agent that requests a GPU itself (a DCGM
-diagnostics DaemonSet) is a GPU pod, which GPU020 checks instead.
+diagnostics DaemonSet) is a GPU pod, which GPU020 checks instead. The finding names the
+first five taints the agent misses and says how many more there are.
 
 A device plugin for GPUs passed through to virtual machines (NVIDIA's KubeVirt GPU device
 plugin, which advertises `nvidia.com/<PCI device name>` for VirtualMachineInstances) is
@@ -113,7 +114,6 @@ from gpulint.api import (
     RuleContext,
     Taint,
     Violation,
-    applicable,
     certain_line,
     default_taints_assumed,
     gpu_demand,
@@ -160,17 +160,20 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     related: tuple[Related, ...] = ()
     cited = ""
     hedge = False
+    more = 0
     if ground.kind == "evidence" and ground.picture is not None:
-        evidence = applicable(ground.picture, None if agent.hardware is None else [agent.hardware])
-        # The agent's own toleration is no evidence against itself.
-        evidence = [k for k in evidence if not k.tolerated_by(tolerations)] or evidence
-        if evidence:
+        # The applicable taints it does not tolerate (the agent's own toleration is no
+        # evidence against itself), looked up through the picture's indexes.
+        seen = ground.picture.agent_missing(agent.hardware, tolerations)
+        if seen is not None and seen.first is not None:
             # Vendors' agent manifests tolerate their vendor's taint whether the nodes carry
             # it or not: another agent's toleration of it is a hedge, no proof.
-            hedge = all(k.agent for k in evidence)
-            candidates = [k.taint for k in evidence]
-            cited = "".join(f" ({k.evidence.what}: {k.evidence.cited()})" for k in evidence[:1])
-            related = evidence[0].evidence.related("the evidence for the GPU taint")
+            hedge = seen.hedge
+            candidates = list(seen.missing)
+            more = seen.total - len(seen.missing)
+            first = seen.first
+            cited = f" ({first.evidence.what}: {first.evidence.cited()})"
+            related = first.evidence.related("the evidence for the GPU taint")
         else:
             ground = ground.without_evidence()  # the evidence is about other accelerators
             platform = ground.cluster.gpu_taints if ground.cluster is not None else None
@@ -195,7 +198,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     ]
     if not missing:
         return
-    taints = ", ".join(str(t) for t in missing)
+    taints = ", ".join(str(t) for t in missing) + (f" and {more} more" if more > 0 else "")
     hints = ", ".join(t.toleration_hint() for t in missing)
     has_key = "tolerations" in pod.spec
     where: tuple[Any, ...] = (*pod.path, "tolerations") if has_key else pod.path

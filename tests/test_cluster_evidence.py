@@ -483,3 +483,128 @@ def test_many_pools_and_pods_cost_pools_plus_pods(
     findings, _ = check(repo(tmp_path, files))
     assert len(findings) == n and {f["rule"] for f in findings} == {"GPU020"}
     assert calls <= 2 * n, calls  # n * n * 2 before
+
+
+DISTINCT_POOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu-{i}
+spec:
+  template:
+    metadata:
+      labels: {{team: t{i}}}
+    spec:
+      requirements:
+      - {{key: karpenter.k8s.aws/instance-family, operator: In, values: [g6e]}}
+      taints:
+      - {{key: example.com/pool-{i}, value: "true", effect: NoSchedule}}
+      - {{key: example.com/tier, value: t{i}, effect: NoSchedule}}
+"""
+
+
+def distinct_job(i: int, n: int) -> str:
+    """A GPU Job unlike every other: a node selector and tolerations of its own."""
+    selector = (f"team: t{i}", f"example.com/disk: d{i}", f"karpenter.sh/nodepool: gpu-{i}")[i % 3]
+    extra = (
+        f"      nodeSelector: {{{selector}}}\n      tolerations:\n"
+        f"      - {{key: example.com/other-{i}, operator: Exists}}\n"
+        f"      - {{key: example.com/tier, value: t{(i * 7) % n}, effect: NoSchedule}}\n"
+    )
+    return job(f"j{i}", extra)
+
+
+def test_distinct_pods_ask_only_the_pools_that_may_take_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No two pods alike, no two pools alike: a pod that selects a pool's label (or its name)
+    is weighed against that pool, one that selects a label no pool has against the pools its
+    tolerations name and the one it misses fewest taints of, never against every pool (it
+    used to be pods x pools)."""
+    from gpulint.cluster.known import Agreed
+
+    calls = 0
+    real = Agreed.applies
+
+    def counted(self: Agreed, known: Any) -> bool:
+        nonlocal calls
+        calls += 1
+        return real(self, known)
+
+    monkeypatch.setattr(Agreed, "applies", counted)
+    n = 90
+    files = {"pools.yaml": "---\n".join(DISTINCT_POOL.format(i=i) for i in range(n))}
+    files.update({f"j{i}.yaml": distinct_job(i, n) for i in range(n)})
+    findings, _ = check(repo(tmp_path, files))
+    by_file = {f["path"]: f["message"] for f in findings}
+    assert len(findings) == n and {f["rule"] for f in findings} == {"GPU020"}
+    # Its own pool, by label (j3) or by name (j2), even when another would be fewer taints.
+    assert "taint example.com/pool-3=true:NoSchedule (a taint of" in by_file["j3.yaml"]
+    assert "taint example.com/pool-2=true:NoSchedule (a taint of" in by_file["j2.yaml"]
+    # Any pool (j4): the first one it misses fewest taints of (pool 0 has two the files
+    # know: its own, and the tier taint, whose key is known from it).
+    assert "taint example.com/pool-1=true:NoSchedule (" in by_file["j4.yaml"]
+    assert calls <= 12 * n, calls  # about 2 * n * n before
+
+
+def test_a_pod_the_indexes_cannot_narrow_past_the_budget_is_not_held_to_pool_taints(
+    tmp_path: Path,
+) -> None:
+    """A pod whose selector rules out pool after pool one at a time (each pool labelled with
+    a zone of its own, one pool with none): past the pools a pod's question may examine
+    (POOL_BUDGET), the pools' taints are no evidence for it, and what is assumed is info."""
+    n = 600  # POOL_BUDGET (512) and more
+    zoned = DISTINCT_POOL.replace("labels: {{team: t{i}}}", "labels: {{zone: z{i}}}")
+    pools = [zoned.format(i=i) for i in range(n)] + [POOL_OF_ONE_TAINT.format(i="last")]
+    selector = "      nodeSelector: {zone: elsewhere}\n"
+    files = {"pools.yaml": "---\n".join(pools), "a.yaml": job("a", selector)}
+    findings, _ = check(repo(tmp_path, files))
+    assert seen(findings) == [("a.yaml", "GPU020", "info")]
+    assert "example.com/pool-last" not in findings[0]["message"]
+
+
+AGENT = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent-{i}
+spec:
+  selector: {{matchLabels: {{app: agent-{i}}}}}
+  template:
+    metadata: {{labels: {{app: agent-{i}}}}}
+    spec:
+      tolerations:
+      - {{key: example.com/pool-{i}, operator: Exists}}
+      containers:
+      - name: dcgm-exporter
+        image: nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.0-ubuntu22.04
+"""
+
+
+def test_many_agents_and_pool_taints_cost_agents_plus_taints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """n node agents, each tolerating one of n pools' taints: each is told the first taints
+    it misses and how many more (the list of every taint made the output agents x taints),
+    found through the taints' index by key (every taint was tested against every agent)."""
+    import gpulint.k8s.taints as taints
+
+    calls = 0
+    real = taints.tolerates
+
+    def counted(toleration: Any, taint: Taint) -> bool:
+        nonlocal calls
+        calls += 1
+        return real(toleration, taint)
+
+    monkeypatch.setattr(taints, "tolerates", counted)
+    n = 60
+    files = {"pools.yaml": "---\n".join(POOL_OF_ONE_TAINT.format(i=i) for i in range(n))}
+    files.update({f"agent{i}.yaml": AGENT.format(i=i) for i in range(n)})
+    findings, _ = check(repo(tmp_path, files))
+    assert len(findings) == n and {f["rule"] for f in findings} == {"GPU023"}
+    first = next(f["message"] for f in findings if f["path"] == "agent0.yaml")
+    assert "GPU node taint example.com/pool-1=true:NoSchedule, example.com/pool-2" in first
+    assert f"example.com/pool-5=true:NoSchedule and {n - 6} more (" in first
+    assert "example.com/pool-0=" not in first  # the one it tolerates
+    assert calls <= 4 * n, calls  # about n * n before

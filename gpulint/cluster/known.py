@@ -4,16 +4,22 @@
 A run may hold thousands of node pools, each with taints of its own, and thousands of pods:
 nothing a pod asks walks pools x taints. The pools' taints are indexed once per run
 (:class:`_Index`); a pod's tolerations become a few sets a taint is looked up in
-(:class:`_Tolerations`); the taints that apply to a pod (:class:`Agreed`) list the pods'
+(:class:`Tolerations`); the taints that apply to a pod (:class:`Agreed`) list the pods'
 consensus and test the pools' one at a time; and pods of one shape (tolerations, node
 selector, resources) are answered once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gpulint.cluster.poolindex import (
+    AgentMissing,
+    AgentView,
+    PoolIndex,
+    selectable,
+)
 from gpulint.k8s.taints import Taint
 from gpulint.model import Related, Span
 
@@ -136,15 +142,13 @@ class Agreed(NamedTuple):
         return _applies(known, self.hardware, self.names)
 
 
-_ENFORCED = ("NoSchedule", "NoExecute")
-
-
 class _Index:
     """The picture's taints indexed once, so that what a pod asks of them costs the pod's
     own size and the pools it may land on, never pools x taints (a hostile file of
     thousands of node pools stays linear)."""
 
     __slots__ = (
+        "agents",
         "by_key",
         "by_key_value",
         "consensus",
@@ -153,6 +157,7 @@ class _Index:
         "memo",
         "plain",
         "pooled",
+        "pools",
         "resources",
         "unagented",
     )
@@ -188,6 +193,10 @@ class _Index:
         self.first: dict[tuple[str, str, str, str], Taint | None] = {}
         #: What :meth:`Picture.untolerated` and :meth:`Picture.reaches` said of a pod's shape.
         self.memo: dict[tuple[Any, ...], Any] = {}
+        #: The pools indexed (:class:`PoolIndex`), on the first question about them.
+        self.pools: PoolIndex | None = None
+        #: The taints that apply to a node agent, per agent hardware (:class:`AgentView`).
+        self.agents: dict[str | None, AgentView] = {}
 
     def pooled_applies(self, hardware: frozenset[str] | None, names: frozenset[str] | None) -> bool:
         """Some pool taint applies to a pod of ``hardware`` requesting ``names``."""
@@ -276,6 +285,20 @@ class Picture:
         """The picture's taints, a node agent's left out, in order (GPU021's evidence)."""
         return self._indexed().unagented
 
+    def agent_missing(
+        self, hardware: str | None, tolerations: Sequence[Any]
+    ) -> AgentMissing | None:
+        """What a node agent of ``hardware`` (None: every vendor's) misses of the picture's
+        taints that apply to it (GPU023): found through indexes by key and by value, so an
+        agent costs its own tolerations and the taints it is told about, not every taint of
+        the picture (None: past :data:`POOL_BUDGET` taints skipped; the picture is no
+        evidence for that agent)."""
+        index = self._indexed()
+        view = index.agents.get(hardware)
+        if view is None:
+            view = index.agents[hardware] = AgentView(self.taints, hardware)
+        return view.missing(tolerations)
+
     def first_tolerated(self, toleration: Any) -> Taint | None:
         """The first of :meth:`unagented` a toleration tolerates (None: none), found through
         the index by key, or by key and value."""
@@ -319,7 +342,7 @@ class Picture:
             if (
                 (p.gpus or any(t in pooled and agreed.applies(pooled[t][1]) for t in p.taints))
                 and (not wanted or not p.resources or not wanted.isdisjoint(p.resources))
-                and _selectable(p, selector, keys, INSTANCE_TYPE_LABEL)
+                and selectable(p, selector, keys, INSTANCE_TYPE_LABEL)
             ):
                 yield p
 
@@ -332,7 +355,7 @@ class Picture:
         memo = self._indexed().memo
         if key is not None and key in memo:
             return bool(memo[key])
-        found = next(self._candidates(agreed, pod, names), None) is not None
+        found = self._pool_index().reaches(agreed, pod, frozenset(names))
         if key is not None:
             memo[key] = found
         return found
@@ -353,31 +376,19 @@ class Picture:
             memo[key] = tuple(found)
         return found
 
+    def _pool_index(self) -> PoolIndex:
+        index = self._indexed()
+        if index.pools is None:
+            index.pools = PoolIndex(self.pools, index.pooled)
+        return index.pools
+
     def _untolerated(
         self, agreed: Agreed, tolerations: Sequence[Any], pod: PodSpec, names: Iterable[str]
     ) -> list[KnownTaint]:
         own = [k for k in agreed.own if not k.tolerated_by(tolerations)]
         if not agreed.pooled:
             return own
-        pooled = self._indexed().pooled
-        best: list[KnownTaint] | None = None
-        tolerated = _Tolerations(tolerations)
-        for pool in self._candidates(agreed, pod, names):
-            enforced = [t for t in pool.taints if t.effect in _ENFORCED]
-            if all(tolerated(t) for t in enforced):
-                return own
-            missed: dict[Taint, tuple[int, KnownTaint]] = {}
-            for t in enforced:
-                hit = pooled.get(t)
-                if (
-                    hit is not None
-                    and t not in missed
-                    and agreed.applies(hit[1])
-                    and not tolerated(t)
-                ):
-                    missed[t] = hit
-            if missed and (best is None or len(missed) < len(best)):
-                best = [k for _, k in sorted(missed.values(), key=lambda h: h[0])]
+        best = self._pool_index().fewest_missed(agreed, tolerations, pod, frozenset(names))
         return own + (best or [])
 
 
@@ -413,51 +424,3 @@ def _shape(
         return None
     # ``agreed.own`` follows from the hardware and the names.
     return (what, agreed.hardware, agreed.names, tuple(frozen), shown, tuple(names))
-
-
-def _selectable(pool: Pool, selector: Any, keys: Container[str], instance_type: str) -> bool:
-    """Whether a pod's node selector may pick the pool: no label of the pool's says
-    otherwise, a pool-name label it asks for (``eks.amazonaws.com/nodegroup``, one of
-    ``keys``) is the pool's, and an instance type it asks for is one of the pool's (when the
-    pool names its types)."""
-    if not isinstance(selector, Mapping):
-        return True
-    labels = pool.labels
-    for key, value in selector.items():
-        if key in labels and labels[key] != value:
-            return False
-        if key not in labels and key in keys:
-            return False
-        if key == instance_type and pool.instance_types and value not in pool.instance_types:
-            return False
-    return True
-
-
-class _Tolerations:
-    """Whether a pod's tolerations tolerate a taint (ToleratesTaint for any of them), in a
-    few set lookups whatever their number: the fields as ToleratesTaint reads them, a field
-    that is not text being empty (any effect, any key)."""
-
-    __slots__ = ("equal", "exists")
-
-    def __init__(self, tolerations: Sequence[Any]) -> None:
-        self.exists: set[tuple[str, str]] = set()  # (key, effect)
-        self.equal: set[tuple[str, str, str]] = set()  # (key, value, effect)
-        for toleration in tolerations:
-            if not isinstance(toleration, Mapping):
-                continue
-            key, operator, value, effect = (
-                v if isinstance(v, str) else ""
-                for v in (toleration.get(f) for f in ("key", "operator", "value", "effect"))
-            )
-            if operator == "Exists":
-                self.exists.add((key, effect))
-            elif operator in ("", "Equal"):
-                self.equal.add((key, value, effect))
-
-    def __call__(self, taint: Taint) -> bool:
-        for key in (taint.key, ""):
-            for effect in (taint.effect, ""):
-                if (key, effect) in self.exists or (key, taint.value, effect) in self.equal:
-                    return True
-        return False
