@@ -6,7 +6,9 @@ such as `nvidia.com/gpu` (exclusive GPUs) with `aliyun.com/gpu-mem` (Alibaba GPU
 Reading the pod's resources in file order, it reports the first key of each mode that no
 scheme can serve together with the resources before it: one finding per extra mode, at that
 key. Resources of different accelerator hardware (an NVIDIA and an AMD GPU) are not compared:
-each vendor's device plugin runs its own mode on a node that has both.
+each vendor's device plugin runs its own mode on a node that has both. A device plugin's
+resource beside a claim for NVIDIA's DRA driver, the other way to get the same GPUs, is
+GPU066's.
 
 ## Why it matters
 A node runs one GPU scheduling mode at a time. Alibaba ACK: "a node supports only one GPU

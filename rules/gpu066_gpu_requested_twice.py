@@ -1,9 +1,10 @@
 """Container asks for NVIDIA GPUs both as a device-plugin resource and through a DRA claim.
 
 ## What it does
-Flags a container that requests an NVIDIA accelerator resource (`nvidia.com/gpu`,
-`nvidia.com/mig-1g.10gb`, ...: a registry name of NVIDIA hardware, with an amount other
-than 0) and also names, in `resources.claims`, a DRA claim of the pod that asks for a
+Flags a container that requests an NVIDIA accelerator resource of a device plugin (a
+registry name of NVIDIA hardware, with an amount other than 0: `nvidia.com/gpu`,
+`nvidia.com/mig-1g.10gb`, and the sharing schemes' `nvidia.com/gpu.shared` time-slicing
+replicas, HAMi's `nvidia.com/gpumem`, Alibaba's `aliyun.com/gpu-mem`) and also names, in `resources.claims`, a DRA claim of the pod that asks for a
 device class of NVIDIA's DRA driver (`gpu.nvidia.com`, `mig.nvidia.com`,
 `vfio.gpu.nvidia.com`, or a DeviceClass of the project whose selector names the driver
 `gpu.nvidia.com`). The claim may be a ResourceClaim or ResourceClaimTemplate of the pod's
@@ -21,7 +22,9 @@ nvidia.com/gpu`, or a claim that cannot be allocated); on a node where both were
 each hands out GPUs without knowing of the other, and the same GPU can be given twice.
 Where the DRA driver serves `nvidia.com/gpu` itself (Kubernetes 1.35+ with the
 `DRAExtendedResource` gate, through the `extendedResourceName` of its `gpu.nvidia.com`
-class) the container gets both requests, more GPUs than either says. Ask through one.
+class) the container gets both requests, more GPUs than either says. A sharing scheme's
+device plugin (time-slicing replicas, HAMi, cGPU) hands out the same physical GPUs as the
+DRA driver does: the same two allocators, and the same outcome. Ask through one.
 
 ## Example
 ```yaml
@@ -100,8 +103,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         yield Violation(
             entry.path,
             f"container {container.label} asks for {entry.name} and for GPUs through {named}: "
-            "NVIDIA's DRA driver does not run beside the GPU device plugin on one node, so "
-            "the pod waits for the one its node lacks, or, where both were forced, the two "
-            "can hand out the same GPU; ask through one of them",
+            "NVIDIA's DRA driver does not run beside a device plugin of the same GPUs on one "
+            "node, so the pod waits for the one its node lacks, or, where both were forced, "
+            "the two can hand out the same GPU; ask through one of them",
             related=claimed.related(),
         )
