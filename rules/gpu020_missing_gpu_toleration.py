@@ -50,7 +50,11 @@ configured, a finding is an error. Without them, the rule first reads what the r
 (at least two), or a taint of a GPU node-pool object in the files (Karpenter, Kueue,
 eksctl, OpenShift MachineSet, Cluster API, Config Connector, Azure Service Operator:
 gpulint/data/node-pools.json), is the GPU nodes' taint, and a pod that does not tolerate it is an
-error that names that evidence (`related` places of kind `evidence`). A taint the
+error that names that evidence (`related` places of kind `evidence`) — except a consensus
+on a taint keyed by the resource the pod requests itself (`nvidia.com/gpu`) that no node pool
+of the files carries: pods tolerate that key in case the nodes carry it, and a cluster with
+the ExtendedResourceToleration admission adds the toleration itself, so that finding is `info`
+and names the `gpu-taints:` line that makes it certain. A taint the
 repository's node agents tolerate is no evidence for a pod (the device plugins' manifests
 tolerate their vendor's taint whether the nodes carry it or not): that is GPU023's. A pod
 needs one GPU pool, not all: a pool's taints count against it only when no GPU pool of the
@@ -239,13 +243,31 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         related = tuple(
             r for k in evidence for r in k.evidence.related(f"the evidence for {k.shown()}")
         )
+        hedge = None
+        # Keys a taint of the files' node-pool objects carries: proof, unlike a consensus.
+        pools = ground.picture.pools if ground.picture is not None else ()
+        pool_keys = {t.key for p in pools for t in p.taints}
+        if all(
+            not k.pooled and k.taint.key in wanted and k.taint.key not in pool_keys
+            for k in evidence
+        ):
+            # Only the pods' consensus, on a taint keyed by the resource this pod requests:
+            # pods tolerate that key in case the nodes carry it, and clusters running the
+            # ExtendedResourceToleration admission add the toleration themselves. Whether it
+            # is missing is the cluster's to say: info, and the line that makes it certain.
+            hedge = (
+                f" (assumed from the other pods; a cluster with the ExtendedResourceToleration "
+                f"admission adds it itself; `{certain_line(missing)}` in .gpulint.yaml makes "
+                f"it certain)"
+            )
         yield Violation(
             where,
             f"the pod {first} but does not tolerate the GPU node taint {taints} ({cited})"
-            f"{inherited}: it stays Pending on those nodes; {advice}",
+            f"{inherited}: it stays Pending on those nodes; {advice}{hedge or ''}",
             at=at,
             fix=fix,
             related=related,
+            severity="info" if hedge else None,
         )
         return
     severity = None

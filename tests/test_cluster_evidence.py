@@ -105,6 +105,29 @@ def test_the_taint_three_jobs_tolerate_makes_the_fourth_an_error(tmp_path: Path)
     assert "{key: sku, operator: Exists, effect: NoSchedule}" in finding["message"]
 
 
+def test_pods_agreeing_on_the_resource_s_own_taint_make_the_fourth_info(tmp_path: Path) -> None:
+    # Tolerating nvidia.com/gpu is what GPU pods do in case the nodes carry it, and clusters
+    # with the ExtendedResourceToleration admission add it themselves: the other pods'
+    # consensus on that key is no proof the fourth stays Pending (an OKE project whose node
+    # pools carry no taint wrote it in two of three pods).
+    own = (
+        "      tolerations:\n      - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n"
+    )
+    files = {f"train-{c}.yaml": job(f"train-{c}", own) for c in "abc"}
+    files["train-d.yaml"] = job("train-d")
+    findings, code = check(repo(tmp_path, files))
+    assert seen(findings) == [("train-d.yaml", "GPU020", "info")] and code == 0
+    (finding,) = findings
+    assert "tolerated by 3 of the 4 GPU pods of this project" in finding["message"]
+    assert "ExtendedResourceToleration" in finding["message"]
+    assert '`gpu-taints: ["nvidia.com/gpu:NoSchedule"]`' in finding["message"]
+    # A node pool of the files that carries the taint is proof: an error again.
+    pool = NODEPOOL.replace('value: "true", ', "")
+    (tmp_path / "pooled").mkdir()
+    findings, code = check(repo(tmp_path / "pooled", {**files, "pool.yaml": pool}))
+    assert seen(findings) == [("train-d.yaml", "GPU020", "error")] and code == 1
+
+
 def test_one_pod_of_two_is_no_consensus(tmp_path: Path) -> None:
     findings, _ = check(repo(tmp_path, {"a.yaml": job("a", SKU), "b.yaml": job("b")}))
     # a.yaml names its own GPU taint (sku=gpu): not held to the default; b.yaml is assumed.
