@@ -275,6 +275,8 @@ VALID = {"group": "example.com", "kind": "GPUJob", "pods": ["spec.template.spec"
         ({**VALID, "pod_defaults": {"tolerations": []}}, "non-empty list"),
         ({**VALID, "pod_defaults": ["spec.tolerations"]}, "pod_defaults: must be a mapping"),
         ({**VALID, "node_agent": "yes"}, "node_agent: must be true or false"),
+        ({**VALID, "container_pod": "spec.template[0].spec"}, "container_pod: 'spec.template[0]"),
+        ({**VALID, "container_pod": 3}, "container_pod: must be a dotted path string"),
         ({**VALID, "operator_gpus": {"at": "spec"}}, "operator_gpus: must be a list"),
         ({**VALID, "operator_gpus": [{"at": "spec"}]}, "operator_gpus[0].amount: required"),
         (

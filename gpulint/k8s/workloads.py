@@ -155,10 +155,15 @@ def _row_containers(obj: K8sObject, row: WorkloadKind, pods: list[PodSpec]) -> N
     for pod in pods:
         if pod.location == "pod":
             by_path.setdefault(pod.path, pod)
+    # The pod spec the containers no pod spec encloses join (one place, or none).
+    places = [p for p, _ in expand(obj.data, row.container_pod, obj.path)]
+    joined = places[0] if row.container_pod and len(places) == 1 else None
     for pattern in row.containers:
         for path, data in expand(obj.data, pattern, obj.path):
             if isinstance(data, dict):
                 owner = _owning_pod(by_path, path)
+                if owner is None and joined is not None:
+                    owner = by_path.get(joined)
                 container = Container(name_of(data), path, data, "container")
                 if owner is not None:
                     owner.containers.append(container)

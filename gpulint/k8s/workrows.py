@@ -17,7 +17,7 @@ Locations
 * ``pods`` -- a PodSpec (``containers``, ``initContainers``, ``tolerations``, ...);
 * ``containers`` -- a single container outside a ``containers`` list (a KServe model predictor,
   an Argo template's ``container``); it joins the pod spec whose path encloses it (the nearest
-  one), or stands alone as a pod-less container;
+  one), else the one ``container_pod`` names, or stands alone as a pod-less container;
 * ``resources`` -- a bare ResourceRequirements (Kubeflow TrainJob
   ``spec.trainer.resourcesPerNode``), or a list item holding ``limits`` / ``requests``
   beside fields of its own (llmaz ``spec.inferenceConfig.flavors.*``);
@@ -31,6 +31,9 @@ Two row options cover what a plain path cannot say:
   ``spec.tolerations``). Only ``tolerations`` is supported.
 * ``require_containers`` -- a matched pod spec with no containers is not a pod (Argo
   templates of type steps, dag, resource or suspend run no container).
+* ``container_pod`` -- the pod spec (a pattern matching one place) the ``containers`` no pod
+  spec encloses belong to: Slinky's NodeSet keeps its ``slurmd`` container at
+  ``spec.slurmd`` beside the pod template ``spec.template.spec`` the operator puts it in.
 * ``operator_gpus`` -- accelerators the kind's operator writes into the pods it makes from
   a field of its own (NVIDIA Dynamo's ``spec.services.*.resources.limits.gpu: "1"`` becomes
   ``nvidia.com/gpu: 1`` in the main container): each entry names the unit (``at``, a
@@ -56,6 +59,7 @@ ROW_KEYS = (
     *LOCATIONS,
     "pod_defaults",
     "require_containers",
+    "container_pod",
     "node_agent",
     "added_tolerations",
     "operator_amounts",
@@ -93,6 +97,8 @@ class WorkloadKind(NamedTuple):
     #: Pod-spec field -> patterns where the object keeps its default for that field.
     pod_defaults: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
     require_containers: bool = False
+    #: The pod spec the ``containers`` no pod spec encloses join (Slinky's NodeSet).
+    container_pod: tuple[str, ...] = ()
     #: Node agents (DaemonSets) legitimately tolerate GPU taints without requesting GPUs.
     node_agent: bool = False
     #: Tolerations the kind's operator adds to every pod it makes from the object (KAITO
@@ -126,6 +132,7 @@ class WorkloadKind(NamedTuple):
             objects=patterns(row.get("objects", ())),
             pod_defaults=tuple((k, patterns(v)) for k, v in defaults.items()),
             require_containers=bool(row.get("require_containers", False)),
+            container_pod=parse_pattern(row["container_pod"]) if row.get("container_pod") else (),
             node_agent=bool(row.get("node_agent", False)),
             added_tolerations=tuple(row.get("added_tolerations", ())),
             operator_amounts=bool(row.get("operator_amounts", False)),
@@ -239,6 +246,8 @@ def validate_row(row: Any) -> list[str]:
     ):
         errors.append(f"added_tolerations: must be a list of tolerations, got {_shown(added)}")
     errors.extend(_operator_gpu_errors(row.get("operator_gpus")))
+    if "container_pod" in row:
+        errors.extend(f"container_pod: {m}" for m in validate_pattern(row["container_pod"], "pods"))
     for flag in ("require_containers", "node_agent", "operator_amounts"):
         if flag in row and not isinstance(row[flag], bool):
             errors.append(f"{flag}: must be true or false, got {_shown(row[flag])}")

@@ -137,7 +137,10 @@ class _Reads(NamedTuple):
     whole: bool = False
 
 
-_ENTRY = r"""(?:\$([A-Za-z0-9_]+)\.{f}\b(?![.\w-])|\b(?:index|get)\s+\$([A-Za-z0-9_]+)\s+"{f}")"""
+_ENTRY = (
+    r"""(?:\$([A-Za-z0-9_]+)((?:\.[A-Za-z0-9_-]+)*)\.{f}\b(?![.\w-])"""
+    r"""|\b(?:index|get)\s+\$([A-Za-z0-9_]+)((?:\s+"[A-Za-z0-9_-]+")*)\s+"{f}")"""
+)
 _VALUES = (
     r"""(?:\.Values((?:\.[A-Za-z0-9_-]+)*)\.{f}\b(?![.\w-])"""
     r"""|\b(?:index|get)\s+\$?\.Values((?:\.[A-Za-z0-9_-]+)*)\s+"{f}")"""
@@ -178,7 +181,10 @@ def _scan(t: Template, obj: tuple[Any, ...], field: str, template: str = "") -> 
             values.setdefault((*path.split("."), field) if path else (field,), (number, helper))
             known += 1
         for m in entry_re.finditer(raw):
-            entries.setdefault(m.group(1) or m.group(2), (number, helper))
+            # the variable, and the keys between it and the field (`$nodeset.podSpec`)
+            quoted = re.findall(r'"([^"]+)"', m.group(4) or "")
+            keys = m.group(2) or "".join("." + k for k in quoted)
+            entries.setdefault((m.group(1) or m.group(3)) + keys, (number, helper))
             known += 1
         if len(any_re.findall(raw)) > known and other is None:
             other = (number, helper)
@@ -268,12 +274,14 @@ def missing_place(
     chain: list[tuple[tuple[Any, ...], int, str | None]] = []
     bound: tuple[str, ...] | None = None
     if reads.entries:
-        ((var, (line, helper)),) = reads.entries.items()
+        ((read, (line, helper)),) = reads.entries.items()
+        var, _, inner = read.partition(".")
+        keys = tuple(inner.split(".")) if inner else ()
         under = _range_of(t, var)
         key = entry(under) if under is not None and entry is not None else None
         bound = _bound_of(t, var) if under is None else None
         if bound is not None:  # `$module := index .Values "modules" "x"`: one fixed path
-            chain.append(((*bound, field), line, helper))
+            chain.append(((*bound, *keys, field), line, helper))
         elif under is None or key is None:
             at = _where(helper or template, chart, line, template)
             over = f" of .Values.{'.'.join(under)}" if under else ""
@@ -282,7 +290,7 @@ def missing_place(
                 f"{over} ({at}), and which entry this object is was not traced)"
             )
         else:
-            chain.append(((*under, key, field), line, helper))
+            chain.append(((*under, key, *keys, field), line, helper))
     for ref, (line, helper) in reads.values.items():
         chain.append((ref, line, helper))
     got = [(ref, line, helper, _value(files, ref)) for ref, line, helper in chain]

@@ -320,23 +320,28 @@ class Tracer:
     ) -> Any:  # fmt: skip
         """The key (or index) of the entry of the values at ``under`` (in a chart whose
         values are at ``prefix`` of the merged ones) that the subtree at ``path`` of the
-        first render's ``doc`` came from: the one every marker in it names."""
+        first render's ``doc`` came from: the one every marker in it names. A subtree with no
+        marker of those values (a pod spec that writes none: a NodeSet's slurmd image is
+        beside it) is judged by the nearest enclosing mapping that has some."""
         under = (*prefix, *under)
         if self._keys is None:
             self._keys = {d.index: key for key, d in _keyed(text, documents).items()}
         mark_doc = self._marked_docs().get(self._keys.get(doc.index) or ("", -1))
-        walked = _parallel(doc.data, mark_doc.data, path) if mark_doc else None
-        found: set[Any] = set()
-        todo = [walked[3]] if walked else []
-        while todo and len(found) < 2:
-            node = todo.pop()
-            if isinstance(node, (dict, list)):
-                todo.extend(node.values() if isinstance(node, dict) else node)
-            elif (m := _MARK.fullmatch(str(node))) and int(m.group(1)) < len(self._origins):
-                at = self._origins[int(m.group(1))].values_path
-                if at[: len(under)] == under and len(at) > len(under):
-                    found.add(at[len(under)])
-        return found.pop() if len(found) == 1 else None
+        for end in range(len(path), -1, -1):
+            walked = _parallel(doc.data, mark_doc.data, path[:end]) if mark_doc else None
+            found: set[Any] = set()
+            todo = [walked[3]] if walked else []
+            while todo and len(found) < 2:
+                node = todo.pop()
+                if isinstance(node, (dict, list)):
+                    todo.extend(node.values() if isinstance(node, dict) else node)
+                elif (m := _MARK.fullmatch(str(node))) and int(m.group(1)) < len(self._origins):
+                    at = self._origins[int(m.group(1))].values_path
+                    if at[: len(under)] == under and len(at) > len(under):
+                        found.add(at[len(under)])
+            if found or walked is None:
+                return found.pop() if len(found) == 1 else None
+        return None
 
     def origin(
         self, key: tuple[str, int], normal: Document, path: tuple[Any, ...], on_key: bool

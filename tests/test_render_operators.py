@@ -1,0 +1,38 @@
+"""An operator's resource rendered by a chart is linted as the pods its operator makes, and
+its findings are at the values line: Slinky's NodeSet, whose ``slurmd`` container sits at
+``spec.slurmd`` beside the pod template, gets GPU020 at the nodeset's own empty
+``podSpec.tolerations`` (read as ``$nodeset.podSpec.tolerations`` in a ``range`` over
+``.Values.nodesets``); it got no finding. The fixture chart tests/fixtures/render/charts/slurm
+is rendered with the real helm (3 and 4)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURES, gpulint_in_process
+from tests.externals import helms, needs_helm
+
+SLURM = FIXTURES / "render" / "charts" / "slurm"
+HELMS = helms()
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_gpu_nodeset_s_missing_toleration_is_at_its_values_line(
+    tmp_path: Path, helm_path: str
+) -> None:
+    shutil.copytree(SLURM, tmp_path / "slurm")
+    (tmp_path / ".git").mkdir()
+    proc = gpulint_in_process(
+        "check", "--format", "json", "--render", "--helm", helm_path, "slurm", cwd=tmp_path
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    (found,) = json.loads(proc.stdout)["findings"]
+    assert found["rule"] == "GPU020"
+    assert found["object"]["kind"] == "NodeSet"
+    assert (found["path"], found["line"], found["column"]) == ("slurm/values.yaml", 10, 7)
+    assert "as .Values.nodesets.gpu.podSpec.tolerations, which is empty here" in found["message"]
