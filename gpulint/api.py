@@ -67,6 +67,8 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         "gpulint.k8s.cel": ("check_selector_expression",),
         # what a container runs: its command's words, engines, node agents, environment
         "gpulint.k8s.engines": (
+            "TPU_ACCELERATOR",
+            "TPU_DEVICES_PER_CHIP",
             "Started",
             "Word",
             "command_words",
@@ -283,6 +285,8 @@ if TYPE_CHECKING:
         is_dra_object as is_dra_object,
     )
     from gpulint.k8s.engines import (
+        TPU_ACCELERATOR as TPU_ACCELERATOR,
+        TPU_DEVICES_PER_CHIP as TPU_DEVICES_PER_CHIP,
         Started as Started,
         Word as Word,
         command_words as command_words,

@@ -139,6 +139,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.api import (
+    TPU_ACCELERATOR,
+    TPU_DEVICES_PER_CHIP,
     Container,
     Path,
     PodSpec,
@@ -182,22 +184,6 @@ VISIBLE_VARS = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
 #: Scripts that start or join a Ray cluster for vLLM (vLLM's
 #: examples/online_serving/multi-node-serving.sh, the LWS vLLM example's ray_init.sh).
 RAY_SCRIPTS = ("multi-node-serving.sh", "ray_init.sh")
-#: JAX devices per TPU chip, by GKE's ``cloud.google.com/gke-tpu-accelerator`` value: vLLM
-#: TPU (and any JAX engine) counts its tensor parallelism in JAX devices. One per chip on v4
-#: and v5p (megacore: two TensorCores as one device) and on v5e and v6e (one TensorCore);
-#: two on TPU7x, whose two chiplets are two devices. Sources: cloud.google.com/tpu/docs/v4,
-#: /v5p, /v5e, /v6e ("TensorCores per chip"), /tpu7x ("Dual-chiplet architecture": two TPU
-#: devices per chip instead of one megacore); accelerator values from
-#: cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus.
-TPU_ACCELERATOR = "cloud.google.com/gke-tpu-accelerator"
-TPU_DEVICES_PER_CHIP = {
-    "tpu-v4-podslice": 1,
-    "tpu-v5p-slice": 1,
-    "tpu-v5-lite-podslice": 1,
-    "tpu-v5-lite-device": 1,
-    "tpu-v6e-slice": 1,
-    "tpu7x": 2,
-}
 #: Accelerators the engine does not count one to one and whose ratio the manifest does not
 #: show: vLLM on Neuron counts NeuronCores, two per device on Inf2 and Trn1, more on Trn2.
 UNCOUNTED = {"aws.amazon.com/neuron"}

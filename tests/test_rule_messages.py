@@ -375,3 +375,84 @@ def test_gpu023_holds_a_vm_passthrough_plugin_only_to_configured_taints() -> Non
     (finding,) = Linter(load_rules(), settings).lint_bytes("ds.yaml", path.read_bytes())
     assert finding.rule == "GPU023" and finding.severity.name == "ERROR"
     assert "passed-through GPUs" in finding.message
+
+
+MAXTEXT = """\
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: maxtext}
+spec:
+  replicatedJobs:
+  - name: slice
+    REPLICAS
+    template:
+      spec:
+        parallelism: 2
+        template:
+          spec:
+            nodeSelector:
+              cloud.google.com/gke-tpu-accelerator: tpu-v4-podslice
+              cloud.google.com/gke-tpu-topology: 2x2x2
+            containers:
+            - name: tpu-job
+              image: gcr.io/example/maxtext-runner-image
+              command: [python3, MaxText/train.py, MaxText/configs/base.yml, AXES]
+"""
+
+
+def _maxtext(replicas: str, axes: str) -> list[Finding]:
+    text = MAXTEXT.replace("REPLICAS", replicas).replace("AXES", axes)
+    linter = Linter(load_rules(), Settings(select=frozenset({"GPU045"})))
+    return linter.lint_bytes("jobset.yaml", text.encode())
+
+
+def test_gpu045_dcn_axes_on_one_slice_are_a_warning() -> None:
+    # A Kustomize patch of one slice that keeps a two-slice DCN axis: releases differ.
+    (finding,) = _maxtext("replicas: 1", "ici_fsdp_parallelism=8, dcn_data_parallelism=2")
+    assert finding.severity.name == "WARNING"
+    assert "dcn_data_parallelism 2 = 2 slices" in finding.message
+    assert "the JobSet runs 1 slice (replicas: 1)" in finding.message
+
+
+def test_gpu045_an_ici_product_that_does_not_divide_the_slice_is_an_error() -> None:
+    (finding,) = _maxtext("replicas: 1", "ici_fsdp_parallelism=16")
+    assert finding.severity.name == "ERROR"
+    assert "tpu-v4-podslice 2x2x2) has 8 devices" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("replicas", "axes"),
+    [
+        ("replicas: 2", "ici_fsdp_parallelism=8, dcn_data_parallelism=2"),
+        ("replicas: 1", "ici_fsdp_parallelism=4, ici_tensor_parallelism=2"),
+        # No replicas written (a patch's base decides), MaxText told its slices itself.
+        ("# replicas left to the base", "dcn_data_parallelism=2"),
+        ("replicas: 1", "num_slices=2, dcn_data_parallelism=2"),
+    ],
+)
+def test_gpu045_meshes_that_fit_or_cannot_be_known(replicas: str, axes: str) -> None:
+    assert _maxtext(replicas, axes) == []
+
+
+def test_gpu045_a_plain_job_is_one_slice() -> None:
+    text = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: maxtext-single-slice}
+spec:
+  parallelism: 2
+  template:
+    spec:
+      nodeSelector:
+        cloud.google.com/gke-tpu-accelerator: tpu-v5p-slice
+        cloud.google.com/gke-tpu-topology: 2x2x1
+      containers:
+      - name: tpu-job
+        image: gcr.io/example/maxtext-runner-image
+        command: [python3, -m, MaxText.train, MaxText/configs/base.yml, ici_fsdp_parallelism=8]
+"""
+    linter = Linter(load_rules(), Settings(select=frozenset({"GPU045"})))
+    (finding,) = linter.lint_bytes("job.yaml", text.encode())
+    assert finding.severity.name == "ERROR"
+    assert "ici_fsdp_parallelism 8 = 8 devices per slice" in finding.message
+    assert "has 4 devices" in finding.message

@@ -26,6 +26,23 @@ from gpulint.k8s.shellwords import SEPARATORS as _SEPARATORS, split as _split
 from gpulint.k8s.workloads import Container
 from gpulint.model import Path
 
+#: JAX devices per TPU chip, by GKE's ``cloud.google.com/gke-tpu-accelerator`` value: vLLM
+#: TPU (and any JAX engine) counts its tensor parallelism in JAX devices. One per chip on v4
+#: and v5p (megacore: two TensorCores as one device) and on v5e and v6e (one TensorCore);
+#: two on TPU7x, whose two chiplets are two devices. Sources: cloud.google.com/tpu/docs/v4,
+#: /v5p, /v5e, /v6e ("TensorCores per chip"), /tpu7x ("Dual-chiplet architecture": two TPU
+#: devices per chip instead of one megacore); accelerator values from
+#: cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus.
+TPU_ACCELERATOR = "cloud.google.com/gke-tpu-accelerator"
+TPU_DEVICES_PER_CHIP = {
+    "tpu-v4-podslice": 1,
+    "tpu-v5p-slice": 1,
+    "tpu-v5-lite-podslice": 1,
+    "tpu-v5-lite-device": 1,
+    "tpu-v6e-slice": 1,
+    "tpu7x": 2,
+}
+
 
 class Factor:
     """One multiplier of the GPUs an engine uses, and the options that set it."""

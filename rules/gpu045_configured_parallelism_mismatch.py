@@ -1,0 +1,290 @@
+"""A trainer's or operator's parallelism configuration that does not fit the devices.
+
+## What it does
+Compares the parallelism a workload sets outside an engine's command-line flags with the
+devices its pods get:
+
+- **Kthena ModelBooster** (`workload.serving.volcano.sh`): each worker of a `vLLM` or
+  `vLLMDisaggregated` backend carries vLLM's options in its `config` mapping, which the
+  controller turns into the engine's command line. `tensor-parallel-size` times
+  `pipeline-parallel-size` is compared with the whole devices of the worker's `resources`
+  times its `pods` (a worker of several pods spans them; a worker that leaves `pods` out is
+  not checked, the controller's default decides). More than that is an **error**:
+  vLLM stops at start-up. Finding at the `tensor-parallel-size` value.
+- **MaxText on Cloud TPU** (a Job, or a JobSet's replicated Job, that runs `MaxText/train.py`
+  or `MaxText.train` with `ici_*_parallelism=N` and `dcn_*_parallelism=N` arguments): the
+  product of the ICI axes given must divide the JAX devices of one slice -- the chips of
+  the pod's `cloud.google.com/gke-tpu-topology` times the devices per chip of its
+  `cloud.google.com/gke-tpu-accelerator` (as GPU041 counts them) -- and the product of the
+  DCN axes the number of slices (the replicated Job's `replicas`, written in the object).
+  An ICI product that does not divide the slice is an **error**: MaxText's mesh cannot be
+  built and the job fails at start. A DCN product that does not divide the slices is an
+  **error** on several slices; on one slice it is a **warning**, since MaxText releases
+  differ there (older ones fail, newer ones build a single-slice mesh and leave the DCN axes
+  unused). Axes not given (or `-1`) are filled by MaxText, so only the given ones are
+  compared, and a run that sets `num_slices` itself is not checked.
+
+Values a template or variable leaves open are not read. The rule reads only what the object
+writes, so it also runs on a Kustomize patch: a JobSet without `replicas` on its replicated
+Job says nothing about its slices and is not checked.
+
+## Why it matters
+vLLM starts one worker per device of its tensor-parallel times pipeline-parallel group and
+stops when fewer are visible; the operator's pods crash-loop although they were scheduled.
+MaxText builds its device mesh from the `ici_*` (within a slice) and `dcn_*` (across slices)
+axes and asserts that their products match the devices per slice and the slices; a mismatch
+stops the job before the first step, after the TPU slices were provisioned.
+
+## Example
+```yaml
+workers:
+- type: prefill
+  pods: 1
+  config:
+    tensor-parallel-size: 16   # GPU045
+  resources:
+    limits:
+      nvidia.com/gpu: "2"
+```
+
+## Use instead
+```yaml
+  config:
+    tensor-parallel-size: 2
+  resources:
+    limits:
+      nvidia.com/gpu: "2"
+```
+
+## Options
+None.
+
+## References
+- volcano-sh/kthena `pkg/model-booster-controller/convert` (the ModelBooster's `backend.type`
+  and each worker's `config`, `resources` and `pods` become a ModelServing's vLLM pods)
+- AI-Hypercomputer/maxtext `MaxText/max_utils.py` (`create_device_mesh`,
+  `fill_unspecified_mesh_axes`: "Number of devices per slice ... does not match the product of
+  the ICI parallelism")
+- https://cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus (topology and
+  accelerator node labels); GPU041 for the same comparison on engines' command lines
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.api import (
+    TPU_ACCELERATOR,
+    TPU_DEVICES_PER_CHIP,
+    K8sObject,
+    RuleContext,
+    Violation,
+)
+
+CODE = "GPU045"
+NAME = "configured-parallelism-mismatch"
+SEVERITY = "error"
+SCOPE = "object"
+
+#: Kthena's ModelBooster API group and the backend types whose workers run vLLM
+#: (volcano-sh/kthena pkg/apis/workload/v1alpha1: ModelBackendTypeVLLM, ...VLLMDisaggregated).
+KTHENA_GROUP = "workload.serving.volcano.sh"
+VLLM_BACKENDS = frozenset({"vLLM", "vLLMDisaggregated"})
+#: vLLM's options that multiply into the devices one engine uses.
+VLLM_FACTORS = ("tensor-parallel-size", "pipeline-parallel-size")
+#: A MaxText training or decoding entry point, as a command word.
+_MAXTEXT = r"(?:^|/)MaxText/(?:train|decode)\.py$|^MaxText\.(?:train|decode)$"
+#: A MaxText mesh axis given on the command line: ``ici_fsdp_parallelism=8``.
+_AXIS = r"^(ici|dcn)_[a-z_]+_parallelism=(-?[0-9]{1,6})$"
+TOPOLOGY = "cloud.google.com/gke-tpu-topology"
+JOBSET_GROUP = "jobset.x-k8s.io"
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
+    if obj.kind == "ModelBooster" and obj.group == KTHENA_GROUP:
+        yield from _booster(obj, ctx)
+    elif obj.kind == "JobSet" and obj.group == JOBSET_GROUP:
+        spec = obj.data.get("spec")
+        jobs = spec.get("replicatedJobs") if isinstance(spec, dict) else None
+        for i, job in enumerate(jobs if isinstance(jobs, list) else ()):
+            if not isinstance(job, dict) or "replicas" not in job:
+                continue
+            slices = job.get("replicas")
+            template = job.get("template")
+            jobspec = template.get("spec") if isinstance(template, dict) else None
+            if isinstance(slices, int) and not isinstance(slices, bool) and slices >= 1:
+                path = ("spec", "replicatedJobs", i, "template", "spec", "template", "spec")
+                plural = "s" if slices != 1 else ""
+                runs = f"the JobSet runs {slices} slice{plural} (replicas: {slices})"
+                yield from _maxtext(_pod(jobspec), path, slices, runs)
+    elif obj.kind == "Job" and obj.group == "batch":
+        where = ("spec", "template", "spec")
+        yield from _maxtext(_pod(obj.data.get("spec")), where, 1, "a Job runs 1 slice")
+
+
+def _pod(spec: Any) -> dict[str, Any] | None:
+    template = spec.get("template") if isinstance(spec, dict) else None
+    pod = template.get("spec") if isinstance(template, dict) else None
+    return pod if isinstance(pod, dict) else None
+
+
+def _number(value: Any) -> int | None:
+    """A whole number written as one (``16``, ``"16"``); None otherwise."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 6:
+        return int(value.strip())
+    return None
+
+
+def _booster(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
+    spec = obj.data.get("spec")
+    backend = spec.get("backend") if isinstance(spec, dict) else None
+    if not isinstance(backend, dict) or backend.get("type") not in VLLM_BACKENDS:
+        return
+    workers = backend.get("workers")
+    for i, worker in enumerate(workers if isinstance(workers, list) else ()):
+        if not isinstance(worker, dict) or not isinstance(worker.get("config"), dict):
+            continue
+        config = worker["config"]
+        factors = [(k, _number(config.get(k))) for k in VLLM_FACTORS if k in config]
+        if not factors or any(v is None or v < 1 for _, v in factors):
+            continue
+        devices = _devices(worker.get("resources"), ctx)
+        pods = _number(worker.get("pods"))  # left out: the controller's default decides
+        if devices is None or pods is None or pods < 1:
+            continue
+        count, name = devices
+        total = 1
+        for _, value in factors:
+            total *= value or 1
+        have = count * pods
+        if total <= have:
+            continue
+        size = " times ".join(f"{k} {v}" for k, v in factors)
+        spread = f" on each of {pods} pods" if pods > 1 else ""
+        key = factors[0][0]
+        yield Violation(
+            ("spec", "backend", "workers", i, "config", key),
+            f"worker {worker.get('type', i)} runs vLLM with {size} = {total} devices, but "
+            f"requests {count} {name}{spread}: vLLM fails at start-up; request {total}, or "
+            f"lower the parallelism to {have}",
+            at="value",
+        )
+
+
+def _devices(resources: Any, ctx: RuleContext) -> tuple[int, str] | None:
+    """The whole devices a worker's ``resources`` ask for (limits, else requests) and the
+    resource's name; None for none, a share or several kinds."""
+    if not isinstance(resources, dict):
+        return None
+    found: dict[str, int] = {}
+    for section in ("limits", "requests"):
+        values = resources.get(section)
+        if not isinstance(values, dict):
+            continue
+        for name, value in values.items():
+            entry = ctx.registry.get(name) if isinstance(name, str) else None
+            if entry is None or not entry.whole_devices or name in found:
+                continue
+            count = _number(value)
+            if count is None:
+                return None
+            found[name] = count
+    if len(found) != 1:
+        return None
+    ((name, count),) = found.items()
+    return (count, name) if count >= 1 else None
+
+
+def _maxtext(
+    pod: dict[str, Any] | None, path: tuple[Any, ...], slices: int, owner: str
+) -> Iterator[Violation]:
+    if pod is None:
+        return
+    selector = pod.get("nodeSelector")
+    if not isinstance(selector, dict):
+        return
+    per_chip = TPU_DEVICES_PER_CHIP.get(str(selector.get(TPU_ACCELERATOR)))
+    chips = _chips(selector.get(TOPOLOGY))
+    if per_chip is None or chips is None:
+        return
+    per_slice = chips * per_chip
+    containers = pod.get("containers")
+    for c, container in enumerate(containers if isinstance(containers, list) else ()):
+        if not isinstance(container, dict):
+            continue
+        axes = _axes(container)
+        if axes is None:
+            continue
+        for kind, target, what in (
+            ("ici", per_slice, "devices per slice"),
+            ("dcn", slices, "slices"),
+        ):
+            given = [(name, value, at) for k, name, value, at in axes if k == kind and value > 0]
+            product = 1
+            for _, value, _ in given:
+                product *= value
+            if not given or target % product == 0:
+                continue
+            at = max(given, key=lambda g: g[1])[2]
+            shown = " times ".join(f"{n} {v}" for n, v, _ in given)
+            if kind == "ici":
+                basis = (
+                    f"one slice ({selector.get(TPU_ACCELERATOR)} {selector.get(TOPOLOGY)}) has "
+                    f"{per_slice} devices"
+                )
+                severity = None
+            else:
+                basis = owner
+                severity = None if slices > 1 else "warning"
+            effect = (
+                "the mesh cannot be built and the job fails at start"
+                if severity is None
+                else "older MaxText releases fail to build the mesh, newer ones leave the "
+                "DCN axes unused"
+            )
+            yield Violation(
+                (*path, "containers", c, *at),
+                f"MaxText's mesh asks {shown} = {product} {what}, but {basis}: {effect}; "
+                f"make the {kind}_* product divide {target}",
+                at="value",
+                severity=severity,
+            )
+
+
+def _chips(topology: Any) -> int | None:
+    """The chips of a TPU slice topology (``2x2x2`` -> 8)."""
+    if not isinstance(topology, str) or not re.fullmatch(r"[0-9]{1,3}(x[0-9]{1,3}){1,2}", topology):
+        return None
+    chips = 1
+    for part in topology.split("x"):
+        chips *= int(part)
+    return chips or None
+
+
+def _axes(container: dict[str, Any]) -> list[tuple[str, str, int, tuple[Any, ...]]] | None:
+    """The mesh axes a MaxText command line gives, each with its place (``command`` or
+    ``args`` item); None when the container runs no MaxText or sets ``num_slices``."""
+    items: list[tuple[tuple[Any, ...], str]] = []
+    for key in ("command", "args"):
+        values = container.get(key)
+        if isinstance(values, list):
+            items.extend(((key, i), v) for i, v in enumerate(values) if isinstance(v, str))
+    started = False
+    axes: list[tuple[str, str, int, tuple[Any, ...]]] = []
+    for at, text in items:
+        for word in text[:65536].split():
+            if not started:
+                started = re.search(_MAXTEXT, word) is not None
+                continue
+            if word.startswith("num_slices="):
+                return None
+            match = re.match(_AXIS, word)
+            if match is not None:
+                axes.append((match.group(1), word.partition("=")[0], int(match.group(2)), at))
+    return axes if started else None
