@@ -553,7 +553,9 @@ def test_committed_schema_is_generated_from_the_rule_options() -> None:
 
 
 def test_the_static_part_of_the_schema_says_what_a_selector_is_as_messages_do() -> None:
-    base = json.loads((ROOT / "schemas" / "config-base.schema.json").read_text())
+    from gpulint.config.keys import base_schema
+
+    base = base_schema()
     props = base["properties"]
     selectors = [props[k] for k in ("select", "extend-select", "ignore")]
     selectors.append(props["per-file-ignores"]["additionalProperties"])
@@ -642,3 +644,35 @@ def test_every_configuration_problem_in_one_run(repo: Path) -> None:
     assert proc.returncode == 2
     where = [line.split(": ", 3)[2] for line in proc.stderr.splitlines()]
     assert where == [".gpulint.yaml:1", ".gpulint.yaml:2", ".gpulint.yaml:4", ".gpulint.yaml:5"]
+
+
+def test_each_key_feeds_a_setting_and_each_configured_setting_has_its_key() -> None:
+    """gpulint.config.keys says which Settings value each key feeds: a real one, and every
+    value the configuration builds (the rest are the project's facts) comes from a key."""
+    from gpulint.config.keys import KEYS
+    from gpulint.settings import Settings
+
+    fed = {key.setting for key in KEYS if key.setting is not None}
+    facts = {"evidence", "dra", "config_maps"}  # gathered from the files, not configured
+    assert fed == set(Settings.__slots__) - facts
+
+
+def test_a_flag_replaces_or_adds_to_the_files_value_as_its_key_says(tmp_path: Path) -> None:
+    """The precedence the table declares: --select replaces the file's list, --ignore adds
+    to it, --fail-on replaces the value; each entry says where it came from."""
+    (tmp_path / ".gpulint.yaml").write_text(
+        "select: [GPU001]\nignore: [GPU002]\nfail-on: warning\n", encoding="utf-8"
+    )
+    config = load_config(str(tmp_path / ".gpulint.yaml"))
+    cli = Overrides(select=["GPU01"], ignore=["GPU003"], fail_on="info")
+    entries = resolve(config, _builtin_rules(), cli).entries
+    assert entries["select"].value == ["GPU01"]
+    assert entries["select"].origin == "command line (--select)"
+    assert entries["ignore"].value == ["GPU002", "GPU003"]
+    assert entries["ignore"].origin.endswith(":2 + command line (--ignore)")
+    assert (entries["fail-on"].value, entries["fail-on"].origin) == (
+        "info",
+        "command line (--fail-on)",
+    )
+    plain = resolve(config, _builtin_rules()).entries
+    assert plain["fail-on"].value == "warning" and plain["fail-on"].origin.endswith(":3")

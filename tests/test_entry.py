@@ -223,13 +223,17 @@ def _schema_keys(schema: dict[str, Any], prefix: str = "") -> set[str]:
 
 def test_every_config_key_of_an_option_is_in_the_config_schema() -> None:
     """An option's ``config`` names the key it overrides or adds to: a real one."""
-    schema = json.loads((ROOT / "schemas" / "config-base.schema.json").read_text("utf-8"))
-    keys = _schema_keys(schema)
+    from gpulint.config.keys import KEYS, base_schema
+
+    keys = _schema_keys(base_schema())
     configured = {row.field: row.config for row in CHECK_OPTIONS if row.config is not None}
     assert {field: key for field, key in configured.items() if key not in keys} == {}
-    # The options every configuration file can also say (gpulint/config/resolve.py).
-    for key in ("select", "extend-select", "ignore", "fail-on", "fail-if-no-files"):
-        assert key in configured.values(), key
+    # The keys a flag overrides (gpulint.config.keys: the precedence resolve applies) are
+    # those of the options named so.
+    by_name = {name: row for row in CHECK_OPTIONS for name in row.names}
+    for key in KEYS:
+        if key.flag is not None:
+            assert by_name[key.flag].config == key.name, key.name
 
 
 #: Runs every command line of REAL_RUNS in one fresh process: first all through the fast

@@ -480,7 +480,7 @@ def test_installed_wheel_ships_rules_and_schemas(plugin_venv: Path, tmp_path: Pa
         """\
         import json, gpulint, gpulint.rules, gpulint.schemas
         from gpulint.data import data_path, schema_path
-        names = ["config.schema.json", "config-base.schema.json", "devices.schema.json",
+        names = ["config.schema.json", "devices.schema.json",
                  "workloads.schema.json", "declarative-rule.schema.json"]
         print(json.dumps({
             "gpulint": gpulint.__file__,

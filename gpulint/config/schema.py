@@ -1,7 +1,7 @@
 """The JSON Schema of a configuration file.
 
 The schema is generated from the loaded rules (:func:`config_schema`): the keys are
-``schemas/config-base.schema.json`` and each rule's ``OPTIONS`` are the schema of
+:data:`gpulint.config.keys.KEYS` and each rule's ``OPTIONS`` are the schema of
 ``rules.<CODE>``, so the options and the schema cannot drift; ``schemas/config.schema.json``
 is the whole schema for the built-in rules, for editors, and a test keeps it current.
 """
@@ -90,8 +90,9 @@ def config_schema(rules: Sequence[Rule]) -> dict[str, Any]:
     defs["device"] = device
     # The static part (every key, its shape and description) is data; what is made from
     # code is added here: the severities, each rule's code and OPTIONS, the taints option.
-    schema = _load_schema("config-base.schema.json")
-    del schema["$comment"]
+    from gpulint.config.keys import base_schema
+
+    schema = base_schema()
     properties = schema["properties"]
     properties["fail-on"] = {"enum": list(SEVERITIES), **properties["fail-on"]}
     # GL900 (a rule raised, gpulint.model.RULE_ERROR_CODE) is always an error.

@@ -25,14 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 from gpulint.config.depth import too_deep
 from gpulint.config.file import ConfigError, ConfigFile, project_root
+from gpulint.config.keys import LOADING_KEYS, SELECTOR_HELP, SELECTOR_KEYS
 from gpulint.data import schema_path
 from gpulint.model import Path, selects
 
 if TYPE_CHECKING:
     from gpulint.rule import Rule
-
-#: Keys read before rules are loaded (they say which rules exist).
-LOADING_KEYS = ("plugins", "rule-dirs")
 
 
 def _problems(
@@ -134,9 +132,11 @@ def cache_dir() -> str | None:
 def _schema_sources() -> list[str]:
     """The files the configuration schema is made from (their stat is in the digest)."""
     here = os.path.dirname(os.path.abspath(__file__))
-    names = ("configschema.py", "configcheck.py", "schemacheck.py", "taints.py")
-    schemas = ("config-base.schema.json", "devices.schema.json", "workloads.schema.json")
-    return [os.path.join(here, n) for n in names] + [str(schema_path(n)) for n in schemas]
+    names = ("schema", "validate", "keys", "keyschemas", "../loader/schemacheck", "../k8s/taints")
+    schemas = ("devices.schema.json", "workloads.schema.json")
+    return [os.path.normpath(os.path.join(here, f"{n}.py")) for n in names] + [
+        str(schema_path(n)) for n in schemas
+    ]
 
 
 def _digest(kind: str, data: Any, rules: Sequence[Rule]) -> str:
@@ -294,7 +294,7 @@ def forget_codes(config: ConfigFile, known: Sequence[str]) -> ConfigFile:
         return [v for v in values if not unknown_selector(v)]
 
     data = dict(config.data)
-    for key in ("select", "extend-select", "ignore"):
+    for key in SELECTOR_KEYS:
         if key in data:
             data[key] = kept(data[key])
     for key in ("severity", "rules"):
@@ -320,7 +320,6 @@ def forget_codes(config: ConfigFile, known: Sequence[str]) -> ConfigFile:
 
 # -- selectors and globs -----------------------------------------------------------------------
 #: What a rule selector is, in error messages and the schema.
-SELECTOR_HELP = "a rule code (GPU001), a prefix of codes (GPU0, GPU) or ALL, in any case"
 
 _SELECTOR = r"[A-Z][A-Z0-9]*"  # compiled on first use (re's cache), not at import
 
@@ -486,7 +485,7 @@ def _semantic_problems(
                 "the rules to run",
             )
         )
-    for key in ("select", "extend-select", "ignore"):
+    for key in SELECTOR_KEYS:
         errors += _check_selectors(config, (key,), data.get(key, ()), known)
     for pattern, codes in data.get("per-file-ignores", {}).items():
         errors += _check_selectors(config, ("per-file-ignores", pattern), codes, known)
