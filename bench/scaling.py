@@ -858,6 +858,32 @@ def daemonset_names(n: int) -> Input:
     return Input(["check", "all.yaml"], folder, _write(folder, "all.yaml", "---\n".join(docs)))
 
 
+def booster_workers(n: int) -> Input:
+    """A Kthena ModelBooster with n vLLM workers, each too parallel for its pod (GPU045), and a
+    MaxText JobSet whose command line gives n mesh axes: each read once."""
+    folder = _fresh("booster-workers", n)
+    worker = (
+        "    - type: w{i}\n      pods: 1\n      config: {{tensor-parallel-size: 4}}\n"
+        '      resources: {{limits: {{nvidia.com/gpu: "2"}}}}\n'
+    )
+    booster = (
+        "apiVersion: workload.serving.volcano.sh/v1alpha1\nkind: ModelBooster\n"
+        "metadata: {name: b}\nspec:\n  backend:\n    type: vLLM\n    workers:\n"
+        + "".join(worker.format(i=i) for i in range(n))
+    )
+    axes = ", ".join(f"ici_a{i}_parallelism=1" for i in range(n))
+    jobset = (
+        "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: m}\nspec:\n"
+        "  replicatedJobs:\n  - name: s\n    replicas: 1\n    template:\n      spec:\n"
+        "        template:\n          spec:\n            nodeSelector:\n"
+        "              cloud.google.com/gke-tpu-accelerator: tpu-v4-podslice\n"
+        "              cloud.google.com/gke-tpu-topology: 2x2x2\n            containers:\n"
+        f"            - name: t\n              command: [python3, MaxText/train.py, {axes}]\n"
+    )
+    text = booster + "---\n" + jobset
+    return Input(["check", "all.yaml"], folder, _write(folder, "all.yaml", text))
+
+
 def template_actions(n: int) -> Input:
     """A Go template of n unquoted actions and n ``{{- if }}`` lines that keep it from
     parsing, then n openers with no closer: blanked and parsed again once (GL205)."""
@@ -919,6 +945,7 @@ CASES: dict[str, Case] = {
     "agents-and-taints": Case(agents_and_taints, 600, "scaling"),
     "template-actions": Case(template_actions, 20_000, "scaling"),
     "daemonset-names": Case(daemonset_names, 2_000, "scaling"),
+    "booster-workers": Case(booster_workers, 2_000, "scaling"),
     "merge-bomb": Case(merge_bomb, 1, "once"),
     "huge-quantity": Case(huge_quantity, 1, "once"),
 }
