@@ -39,7 +39,8 @@ Names the repository's own device plugins are configured to advertise are known:
 time-slicing or MPS `rename` of the NVIDIA device plugin's configuration, HAMi's
 `resourceCountName`, `resourceCoreName` and the other names of its device configuration or
 chart values, and any resource name a DaemonSet container of the project writes in its
-`command`, `args` or `env` values (`--resource-name=vendor.com/npu`), when the run lints
+`command`, `args` or `env` values (`--resource-name=vendor.com/npu`), the resource names a
+KubeVirt CR's `permittedHostDevices` lists for VMs, when the run lints
 those files (docs/cluster.md). A DaemonSet's own `resources` advertise nothing. The facts
 come from the file's project only, so one project's plugin never settles another's names.
 

@@ -313,6 +313,32 @@ spec:
 """
 
 
+#: A KubeVirt CR that permits VMs NVIDIA GPUs by PCI ID, advertised by NVIDIA's KubeVirt GPU
+#: device plugin (externalResourceProvider), as KubeVirt's user guide writes it.
+KUBEVIRT = """\
+apiVersion: kubevirt.io/v1
+kind: KubeVirt
+metadata: {name: kubevirt, namespace: kubevirt}
+spec:
+  configuration:
+    permittedHostDevices:
+      pciHostDevices:
+      - pciVendorSelector: "10DE:2236"
+        resourceName: nvidia.com/GA102GL_A10
+        externalResourceProvider: true
+"""
+
+
+def test_a_name_kubevirt_permits_is_known(tmp_path: Path) -> None:
+    kubevirt = KUBEVIRT.replace("GA102GL_A10", "GA102GL_A10_gpu")
+    files = {"kv.yaml": kubevirt, "pod.yaml": _pod("nvidia.com/GA102GL_A10_gpu", 1)}
+    assert _run(tmp_path, files, "GPU010") == []
+    # Without the KubeVirt CR the name is unknown: info.
+    (tmp_path / "kv.yaml").unlink()
+    found = _run(tmp_path, {"pod.yaml": files["pod.yaml"]}, "GPU010")
+    assert [f["severity"] for f in found] == ["info"]
+
+
 def _neuron(tag: str | None) -> dict[str, str]:
     files = {"pod.yaml": _pod("aws.amazon.com/neurondevice", 1)}
     if tag is not None:
@@ -372,6 +398,8 @@ def test_a_name_the_projects_nvidia_configuration_does_not_advertise_is_wrong(
         ).replace('"--resource-name=nvidia.com/cc-gpu", ', ""),
         # A DaemonSet told to advertise a name of the domain.
         PLUGIN_DAEMONSET,
+        # KubeVirt permits VMs a passed-through GPU under nvidia.com.
+        KUBEVIRT,
     ],
 )
 def test_another_plugin_of_the_domain_leaves_unknown_names_info(tmp_path: Path, other: str) -> None:

@@ -19,6 +19,8 @@ Three plugins say something a pod's request is judged by:
   ``resourcePriority``: Project-HAMi/HAMi ``charts/hami/templates/scheduler/
   device-configmap.yaml``, ``charts/hami/values.yaml``, ``pkg/device/nvidia/device.go``). A
   renamed resource keeps what its default name means (its unit, its range).
+- **KubeVirt's permitted host devices**: each ``permittedHostDevices`` ``resourceName`` of a
+  KubeVirt CR (``nvidia.com/GA102GL_A10``) is a name advertised for VMs, so it is known.
 - **A device plugin DaemonSet's own arguments and environment**: a resource name written in a
   DaemonSet container's ``command``, ``args`` or ``env`` values (``--resource-name=...``,
   ``RESOURCE_NAME: vendor.com/npu``) is a name the project's plugin advertises, so a pod's
@@ -50,7 +52,7 @@ def wanted(raw: bytes) -> bool:
     only beside a ``sharing:`` key."""
     if b"timeSlicing" in raw or b"resourceCountName" in raw or b"resourceCores" in raw:
         return True
-    if b"DaemonSet" in raw:
+    if b"DaemonSet" in raw or b"permittedHostDevices" in raw:
         return True
     return b"mps:" in raw and b"sharing:" in raw
 
@@ -149,6 +151,8 @@ def _scan_doc(found: Found, label: str, doc: Any, offset: int, nested: int) -> N
                 # a block scalar's text starts on the line after its key.
                 _scan_text(found, label, value, line, nested + 1)
             continue
+        if isinstance(value.get("permittedHostDevices"), dict):
+            _permitted(found, value["permittedHostDevices"], at)
         if _is_config(value):
             # Every configuration counts, a plugin's that shares nothing as well: a
             # ConfigMap of named configurations (one per node label) may share a GPU on
@@ -219,6 +223,24 @@ def _advertised(found: Found, label: str, doc: Any) -> None:
                     continue
                 for match in re.finditer(_RESOURCE_NAME, text[:4096]):
                     found.advertised.append((match.group(1), _place(label, 0, doc, path)))
+
+
+#: KubeVirt's ``permittedHostDevices`` lists: each item's ``resourceName`` is a name KubeVirt
+#: or an external device plugin (NVIDIA's KubeVirt GPU plugin) advertises for passthrough
+#: (kubevirt.io/api core/v1 ``PermittedHostDevices``).
+HOST_DEVICE_LISTS = ("pciHostDevices", "mediatedDevices", "usb")
+
+
+def _permitted(found: Found, permitted: Mapping[str, Any], at: Callable[..., str]) -> None:
+    """The resource names a KubeVirt CR permits VMs to request: names advertised on the
+    project's cluster."""
+    for key in HOST_DEVICE_LISTS:
+        rows = permitted.get(key)
+        for index, row in enumerate(rows if isinstance(rows, list) else ()):
+            name = row.get("resourceName") if isinstance(row, dict) else None
+            if isinstance(name, str) and "/" in name:
+                place = at("permittedHostDevices", key, index, "resourceName")
+                found.advertised.append((name.strip()[:253], place))
 
 
 def _embedded(text: str) -> bool:
