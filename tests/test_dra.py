@@ -285,3 +285,21 @@ def test_a_claim_the_project_defines_twice_differently_counts_as_unknown(tmp_pat
     assert _verdict(tmp_path, "train.yaml") == []
     (tmp_path / "prod" / "claims.yaml").write_text(_TEMPLATE.format(name="two-gpus", count=2))
     assert _verdict(tmp_path, "train.yaml") == [("train.yaml", "GPU041", "warning", 17)]
+
+
+def test_a_claim_whose_class_cannot_be_read_leaves_the_pod_unknown(tmp_path: Path) -> None:
+    # v1alpha2 names a ResourceClass (resourceClassName), no DeviceClass: what the pod gets
+    # is unknown, so its GPU toleration is not called a CPU pod's (GPU021).
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "claims.yaml").write_text(
+        "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimTemplate\n"
+        "metadata: {name: inference-gpu}\n"
+        "spec: {spec: {resourceClassName: gpu.nvidia.com}}\n"
+    )
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+        "  resourceClaims:\n  - {name: gpu, resourceClaimTemplateName: inference-gpu}\n"
+        "  containers:\n  - {name: c, image: ubuntu:22.04, resources: {claims: [{name: gpu}]}}\n"
+        "  tolerations:\n  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n"
+    )
+    assert [f[1] for f in _verdict(tmp_path, "pod.yaml")] == []

@@ -426,6 +426,8 @@ def has_unresolved_claims(
         if registry is None:
             continue
         classes = claim.device_classes
+        if not classes:
+            return True  # no class read (v1alpha2's resourceClassName): what it gets is unknown
         if any(gpu_class_hardware(c, registry, index) is not None for c in classes):
             continue  # a GPU claim (gpu_claims)
         if any(class_unknown(c, registry, index) for c in classes):
