@@ -1,16 +1,16 @@
 """Container asks for NVIDIA GPUs both as a device-plugin resource and through a DRA claim.
 
 ## What it does
-Flags a container that requests an NVIDIA accelerator resource of a device plugin (a
-registry name of NVIDIA hardware, with an amount other than 0: `nvidia.com/gpu`,
+Flags a container that requests an NVIDIA accelerator resource of a device plugin (a registry
+name of NVIDIA hardware, with an amount other than 0: `nvidia.com/gpu`,
 `nvidia.com/mig-1g.10gb`, and the sharing schemes' `nvidia.com/gpu.shared` time-slicing
 replicas, HAMi's `nvidia.com/gpumem`, Alibaba's `aliyun.com/gpu-mem`) and also names, in
-`resources.claims`, a DRA claim of the pod that asks for a device class of NVIDIA's DRA
-driver (`gpu.nvidia.com`, `mig.nvidia.com`, `vfio.gpu.nvidia.com`, or a DeviceClass of the
-project whose selector names the driver `gpu.nvidia.com`). The claim may be a ResourceClaim or ResourceClaimTemplate of the pod's
-file or of another file of its project; one the project does not hold is not judged. The
-finding is at the resource name, and names where the claim is defined as a related
-location.
+`resources.claims`, a DRA claim of the pod that asks for a device class of NVIDIA's DRA driver
+(`gpu.nvidia.com`, `mig.nvidia.com`, `vfio.gpu.nvidia.com`, or a DeviceClass of the project
+whose selector names the driver `gpu.nvidia.com`). The claim may be a ResourceClaim or
+ResourceClaimTemplate of the pod's file or of another file of its project; one the project does
+not hold is not judged. The finding is at the resource name, and names where the claim is
+defined as a related location.
 
 ## Why it matters
 The two ask two different allocators for the same GPUs. NVIDIA's DRA driver documents that
