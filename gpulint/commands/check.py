@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from typing import TextIO
 
     from gpulint.commands.checkoptions import CheckOptions
+    from gpulint.commands.facts import RunFacts
     from gpulint.commands.nearest import Nearest
     from gpulint.config.resolve import Effective
     from gpulint.fix.loop import FileFix
@@ -124,6 +125,7 @@ class Run:
         "effective",
         "errors",
         "exclude",
+        "facts",
         "fixing",
         "found",
         "given",
@@ -165,6 +167,7 @@ class Run:
         self.rendering: tuple[RenderOptions, Trees]
         self.linter: Linter
         self.linter_for: Callable[[Target], Linter]
+        self.facts: RunFacts
         self.found: Iterable[Target]
         self.missing: list[str]
         self.ctx: ReportContext
@@ -278,9 +281,16 @@ def _prepasses(run: Run) -> None:
     from gpulint.lint.runner import available_cores
 
     jobs = options.jobs or available_cores()
-    facts = RunFacts(run.rules, settings, projects, run.exclude, codes, run.nearest, cache, jobs)
+    # A file's findings are kept too in a plain run: not one that fixes or records objects.
+    from gpulint.reporters import needs_objects
+
+    plain = not (options.fix or options.diff or needs_objects(options.output_format))
+    facts = RunFacts(
+        run.rules, settings, projects, run.exclude, codes, run.nearest, cache, jobs, plain
+    )
     run.linter = facts.prepare(listed)
     run.linter_for = facts.linter_for
+    run.facts = facts
 
 
 def _targets(run: Run) -> None:
@@ -375,7 +385,9 @@ def _lint(run: Run) -> Report:
         on_fix=run.write_fix,
         prepare=accepted.prepare if accepted is not None else None,
         linter_for=run.linter_for,
+        keep=run.facts.keep,
     )
+    run.facts.save()
     return report
 
 

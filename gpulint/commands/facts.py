@@ -76,6 +76,7 @@ class RunFacts:
         nearest: Nearest | None = None,
         cache: bool = True,
         jobs: int = 1,
+        findings: bool = False,
     ) -> None:
         self.rules = rules
         self.settings = settings
@@ -88,6 +89,16 @@ class RunFacts:
         self.cache = cache
         #: The processes that may parse a project's files for its facts.
         self.jobs = jobs
+        #: Keep each file's findings in its project's cache as well (gpulint.lint.kept): a
+        #: plain run, not one that fixes or records the objects it linted.
+        self.findings = findings
+        self._settings_key: str | None = None
+        if cache and findings:
+            from gpulint.lint.kept import fingerprint
+
+            self._settings_key = fingerprint(rules, settings)
+        #: Each project's cache, saved once the run is linted (:meth:`save`).
+        self._caches: dict[str, FactCache] = {}
         self._built: dict[str, tuple[Linter, Settings]] = {}
 
     def project(self, root: str) -> tuple[Linter, Settings]:
@@ -98,9 +109,36 @@ class RunFacts:
         if built is None:
             files = self.projects.files(root, self.excluded)
             cache_in = root if self.cache and self.projects.is_root(root) else None
-            own = project_settings(self.settings, files, self.codes, cache_in, self.jobs)
-            built = self._built[root] = (Linter(self.rules, own), own)
+            from gpulint.lint.gather import project_facts
+            from gpulint.lint.prepass import EVIDENCE_RULES, VALUE_RULES
+
+            cache = open_cache(cache_in, self.settings)
+            picture = self.settings.cluster is None and bool(self.codes & EVIDENCE_RULES)
+            maps = bool(self.codes & VALUE_RULES)
+            prints: list[str] = []
+            own = project_facts(self.settings, files, picture, maps, cache, self.jobs, prints)
+            linter = Linter(self.rules, own)
+            if cache is not None:
+                self._caches[root] = cache
+                if self._settings_key is not None and prints:
+                    from gpulint.lint.kept import KeptFindings
+
+                    linter.kept = KeptFindings(cache, root, self._settings_key, prints[0])
+            built = self._built[root] = (linter, own)
         return built
+
+    def keep(self, entry: tuple[str, str, Any]) -> None:
+        """Keep a file's findings in its project's cache (:func:`gpulint.lint.runner.run`)."""
+        root, key, found = entry
+        built = self._built.get(root)
+        kept = built[0].kept if built is not None else None
+        if kept is not None:
+            kept.put(key, found)
+
+    def save(self) -> None:
+        """Write each project's cache (what its files said, and their findings)."""
+        for cache in self._caches.values():
+            cache.save()
 
     def linter_for(self, target: Target) -> Linter:
         root = self.projects.of(target)

@@ -85,6 +85,8 @@ def read_rows(found: Iterable[Target], cache: FactCache | None) -> list[Row]:
     from gpulint.loader.target import read_target
 
     rows: list[Row] = []
+    base = os.path.join(os.path.abspath(cache.root), "") if cache is not None else ""
+    cwd = os.getcwd()
     for target in found:
         if target.path is None:
             continue
@@ -93,7 +95,7 @@ def read_rows(found: Iterable[Target], cache: FactCache | None) -> list[Row]:
             try:
                 info = os.lstat(target.path)
                 if stat.S_ISREG(info.st_mode):
-                    where = os.path.relpath(os.path.abspath(target.path), cache.root)
+                    where = _inside(target.path, cwd, base)
             except (OSError, ValueError):
                 pass
         if cache is not None and where is not None and info is not None:
@@ -119,6 +121,17 @@ def read_rows(found: Iterable[Target], cache: FactCache | None) -> list[Row]:
                 cache.saw(where, info.st_size, info.st_mtime_ns, key, *flags)
         rows.append(Row(target, raw, key, flags))
     return rows
+
+
+def _inside(path: str, cwd: str, base: str) -> str | None:
+    """``path`` relative to the project's folder ``base`` (None: outside it); a path with
+    no ``.`` segment is joined, not normalised (a walk's paths are already plain)."""
+    import os
+
+    full = path if os.path.isabs(path) else os.path.join(cwd, path)
+    if "/." in full or "//" in full or os.sep != "/":
+        full = os.path.abspath(full)
+    return full[len(base) :] if full.startswith(base) else os.path.relpath(full, base)
 
 
 def registry_key(registry: Registry) -> str:
@@ -203,11 +216,14 @@ def project_facts(
     wants_maps: bool,
     cache: FactCache | None = None,
     jobs: int = 1,
+    prints: list[str] | None = None,
 ) -> Settings:
     """``settings`` with the facts of a project's files (``found``): what its device plugins
     advertise (the registry), its node pools (when a cluster is described), its DRA
     claims and DeviceClasses, its ConfigMaps (``wants_maps``) and, with ``picture``, the cluster
-    picture its files give. Each file is read once and parsed at most once for them."""
+    picture its files give. Each file is read once and parsed at most once for them. With a
+    ``cache``, ``prints`` gets the facts' fingerprint: every file that says something of the
+    cluster, its label, digest and what its bytes hold (:func:`facts_key`)."""
     from gpulint.cluster.deviceplugins import Found, learned
     from gpulint.cluster.pluginrecords import found_from_json
     from gpulint.k8s.devices import builtin_registry
@@ -216,6 +232,8 @@ def project_facts(
 
     own = settings.copy()
     rows = read_rows(found, cache)
+    if prints is not None and cache is not None:
+        prints.append(facts_key(rows, picture, wants_maps))
     table = own.workloads or builtin_table()
     registry = own.registry or builtin_registry()
     first_key = registry_key(registry)
@@ -269,6 +287,21 @@ def project_facts(
             _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, pictures)
         own.evidence = _picture(own, rows, pictures, key, table, jobs, cache)
     return own
+
+
+def facts_key(rows: list[Row], picture: bool, wants_maps: bool) -> str:
+    """What a project's facts are made of: each file whose bytes may say something of the
+    cluster (:func:`flags_of`), by label, digest and flags; a file that says nothing cannot
+    change them."""
+    import hashlib
+
+    made = hashlib.sha256(f"{picture}:{wants_maps}\n".encode())
+    for row in rows:
+        flags = (row.tolerations, row.hint, row.plugin, row.unit, row.other)
+        if any(flags):
+            shown = "".join("1" if f else "0" for f in flags)
+            made.update(f"{row.target.label}\0{row.digest}\0{shown}\n".encode())
+    return made.hexdigest()[:32]
 
 
 def _kept(cache: FactCache | None, key: str) -> Any:

@@ -129,6 +129,7 @@ def run(
     on_fix: OnFix | None = None,
     prepare: Callable[[list[Finding]], list[Finding]] | None = None,
     linter_for: LinterFor | None = None,
+    keep: Callable[[tuple[str, str, Any]], None] | None = None,
 ) -> Report:
     """Lint every target; ``jobs`` > 1 allows that many worker processes.
 
@@ -143,7 +144,9 @@ def run(
     file. ``prepare`` sees each file's findings first, and what it returns is what is
     counted and handed on (the baseline marks the findings it holds as suppressed).
     ``linter_for`` gives the linter of each target (else ``linter`` lints every one); the
-    workers are forked with it, so every linter it gives should be built before.
+    workers are forked with it, so every linter it gives should be built before. ``keep``
+    gets the findings a linter's project cache should keep (:attr:`Linter.kept`), in this
+    process: the workers' copies of the cache are not saved.
     """
     # Enough targets to choose the number of workers; the rest stay unwalked until needed.
     pending = iter(targets)
@@ -184,7 +187,9 @@ def run(
     # findings are reported once (gpulint.render.target).
     rendered: set[object] = set()
     try:
-        for findings, objects, fixed in results:
+        for findings, objects, fixed, entry in results:
+            if entry is not None and keep is not None:
+                keep(entry)
             if rendering is not None and rendering[0].enabled:
                 findings = _first_time(findings, rendered)
             for one in fixed if isinstance(fixed, list) else () if fixed is None else (fixed,):
@@ -247,7 +252,14 @@ _Task = tuple[Target, "Read | None", bool, "Fixing | None"]
 #: What linting one file gives back: its findings, the objects linted when asked, and
 #: what fixing it changed when asked.
 #: A rendered chart or overlay may change several files (values.yaml, a -f file, patches).
-_Result = tuple[list[Finding], "list[LintedObject] | None", "FileFix | list[FileFix] | None"]
+#: And the findings to keep in the project's cache (gpulint.lint.kept): the project's root,
+#: the entry's key, the entry.
+_Result = tuple[
+    list[Finding],
+    "list[LintedObject] | None",
+    "FileFix | list[FileFix] | None",
+    "tuple[str, str, Any] | None",
+]
 
 
 def _lint_one(
@@ -263,14 +275,29 @@ def _lint_one(
         from gpulint.lint.fixtarget import fix_target  # only --fix and --diff need it
 
         findings, fixed = fix_target(linter, target, fixing, read)
-        return findings, None, fixed
+        return findings, None, fixed, None
     if fixing is not None and rendering is not None and rendering[0].enabled:
         # A rendered chart's or overlay's fixes are made where the values are written
         # (values files, patches), checked by rendering again (gpulint.render.fixvalues).
         findings, changed = fix_rendered(linter, target, fixing, rendering)
-        return findings, None, changed
+        return findings, None, changed, None
+    kept = linter.kept
+    if kept is not None and not collect and target.render is None and target.part is None:
+        # A plain file its project's cache may hold the findings of (gpulint.lint.kept).
+        got = read_target(target) if read is None else read
+        if got[0] is not None and target.path is not None:
+            key = kept.key(target.label, got[0])
+            hit = kept.get(key)
+            if hit is not None:
+                return hit, None, None, None
+            findings = lint_target(linter, target, None, got, rendering)
+            from gpulint.lint.kept import to_json
+
+            entry = to_json(findings)
+            return findings, None, None, (kept.root, key, entry) if entry is not None else None
+        read = got
     seen: list[LintedObject] | None = [] if collect else None
-    return lint_target(linter, target, seen, read, rendering), seen, None
+    return lint_target(linter, target, seen, read, rendering), seen, None, None
 
 
 #: The signals a worker ignores: the parent decides when a run stops and stops its workers

@@ -27,7 +27,10 @@ import hashlib
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gpulint.util.shards import Shards
 
 #: The cache folder's name, in the project's root folder.
 FOLDER = ".gpulint_cache"
@@ -54,6 +57,7 @@ class FactCache:
         "_paths",
         "_secret",
         "_seen",
+        "_shards",
         "_stored",
         "_used",
         "_warned",
@@ -80,6 +84,7 @@ class FactCache:
         self._warned: set[str] = set()  # each said once
         #: How messages name the cache file.
         self.shown = os.path.join(os.path.relpath(self._folder), _NAME)
+        self._shards: Shards | None = None
         self._load()
 
     def _warn(self, message: str) -> None:
@@ -150,6 +155,16 @@ class FactCache:
             self._used[key] = entry
         return entry
 
+    def sharded(self) -> Shards:
+        """The entries kept in shards by digest (a file's findings: gpulint.lint.kept), read
+        shard by shard as they are asked for."""
+        if self._shards is None:
+            from gpulint.util.shards import Shards
+
+            folder = os.path.join(self._folder, f"findings-{FORMAT}")
+            self._shards = Shards(folder, self._key, self._mac, self._warn, _write_new)
+        return self._shards
+
     def bad(self, key: str) -> None:
         """The entry of ``key`` is not one gpulint wrote: dropped, with a warning once."""
         self._warn(f"{self.shown}: an entry is not one gpulint wrote; ignored, and written again")
@@ -184,6 +199,11 @@ class FactCache:
         """Write the entries this run used (and no other) when something changed; a folder
         that cannot be written, or is a link, keeps no cache (silently: a read-only
         checkout)."""
+        self._save()
+        if self._shards is not None and _real_folder(self._folder):
+            self._shards.save(_real_folder)
+
+    def _save(self) -> None:
         if (
             not self._changed
             and len(self._used) == len(self._entries)
