@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from gpulint.fix.loop import Shape
     from gpulint.fix.places import Owned
     from gpulint.fix.text import Source
-    from gpulint.lint.kept import KeptFindings
     from gpulint.util.discover import Part
 
 RULE_ERROR_NAME = "rule-error"
@@ -168,9 +167,8 @@ class Linter:
         #: What a kustomization makes of the file being linted (:meth:`lint_shaped`'s ``part``):
         #: on the objects it covers, whole-object rules do not run.
         self._part: Part | None = None
-        #: The findings its project's cache keeps for this linter's files
-        #: (:class:`gpulint.lint.kept.KeptFindings`; None: none kept).
-        self.kept: KeptFindings | None = None
+        #: Its files' findings kept in their project's cache (lint/kept.py; None: none).
+        self.kept: Any = None
         #: The rules skipped so, in the file being linted, and where first (GL203's place).
         self._skipped: set[str] = set()
         self._skipped_at: tuple[Span, ObjectRef | None, Path, int] | None = None
