@@ -167,8 +167,7 @@ class Linter:
         #: What a kustomization makes of the file being linted (:meth:`lint_shaped`'s ``part``):
         #: on the objects it covers, whole-object rules do not run.
         self._part: Part | None = None
-        #: Its files' findings kept in their project's cache (lint/kept.py; None: none).
-        self.kept: Any = None
+        self.kept: Any = None  # its files' findings kept by their project's cache (lint/kept.py)
         #: The rules skipped so, in the file being linted, and where first (GL203's place).
         self._skipped: set[str] = set()
         self._skipped_at: tuple[Span, ObjectRef | None, Path, int] | None = None
