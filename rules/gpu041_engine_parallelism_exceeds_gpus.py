@@ -257,12 +257,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 continue
             sources = _sources(started.words, chosen, used)
             size += _from(sources)
-            asked = _count(gpus, unit) + (f" ({gpus * per_unit} {noun})" if per_unit > 1 else "")
-            asked += through
-            need = _count(-(-total // (per_unit * nodes)), unit)
-            if nodes > 1:
-                asked += f" on each of {nodes} nodes, {have} {noun} in all"
-                need += " on each node"
+            asked, need = _asked(gpus, devices, nodes, total, through)
             effect = (
                 "the engine fails at start-up and the pod crash-loops"
                 if engine.over == "error"
@@ -291,6 +286,20 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 severity="warning",
                 related=_related(pod, ctx, sources) + claimed,
             )
+
+
+def _asked(
+    gpus: int, devices: tuple[int, str, str], nodes: int, total: int, through: str
+) -> tuple[str, str]:
+    """What the pod requests, and what it would need for ``total`` devices, in words."""
+    per_unit, unit, noun = devices
+    asked = _count(gpus, unit) + (f" ({gpus * per_unit} {noun})" if per_unit > 1 else "")
+    asked += through
+    need = _count(-(-total // (per_unit * nodes)), unit)
+    if nodes > 1:
+        asked += f" on each of {nodes} nodes, {gpus * per_unit * nodes} {noun} in all"
+        need += " on each node"
+    return asked, need
 
 
 def _factors(

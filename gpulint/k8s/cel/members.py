@@ -35,6 +35,21 @@ from gpulint.k8s.cel.types import (
 )
 
 
+def _methods_of(t: Any) -> Mapping[str, Any] | None:
+    """The methods of a value of type ``t`` (None: a type without methods)."""
+    if t == "string":
+        return _STRING_METHODS
+    if t == "quantity":
+        return _QUANTITY_METHODS
+    if t == "semver":
+        return _SEMVER_METHODS
+    if _is_list(t):
+        return _LIST_METHODS
+    if _is_map(t):
+        return _MAP_METHODS
+    return None
+
+
 class Members(Base):
     """The node kinds that name things: identifiers, fields, indexes, calls, literals of
     lists and maps."""
@@ -193,17 +208,7 @@ class Members(Base):
             if method in _ALL_METHODS:
                 return DYN
             return self.error(node, f"undeclared reference to '{method}' (in container '')")
-        table: Mapping[str, Any] | None = None
-        if t == "string":
-            table = _STRING_METHODS
-        elif t == "quantity":
-            table = _QUANTITY_METHODS
-        elif t == "semver":
-            table = _SEMVER_METHODS
-        elif _is_list(t):
-            table = _LIST_METHODS
-        elif _is_map(t):
-            table = _MAP_METHODS
+        table = _methods_of(t)
         if table is None:
             if method in _ALL_METHODS:
                 return DYN
