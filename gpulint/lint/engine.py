@@ -10,10 +10,9 @@ from gpulint.k8s.devices import builtin_registry
 from gpulint.k8s.dra import NO_CLAIMS, ClaimIndex
 from gpulint.k8s.manifest import DocumentView, Manifest
 from gpulint.k8s.workloads import K8sObject, builtin_table
-from gpulint.lint.aliasuses import tell_aliases_apart
 from gpulint.lint.foreign import kubernetes_text, not_for_foreign, tool_config
+from gpulint.lint.tidy import tell_aliases_apart, without_consequences
 from gpulint.lint.unchecked import CODE as UNCHECKED_CODE, findings as unchecked
-from gpulint.lint.yields import without_consequences
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document, Problem
 from gpulint.model import (
@@ -316,7 +315,7 @@ class Linter:
                     obj.pods = None
             for pod in pods:
                 on_pod: list[Finding] = []
-                # The places of the causes each finding names (None: its path): gpulint.lint.yields.
+                # The places of the causes each finding names (None: its path): gpulint.lint.tidy.
                 places: list[tuple[Path, ...] | None] | None = [] if self.yielding else None
                 for active, ctx in pod_rules:
                     on_pod.extend(self._run(active, ctx, pod, obj, label, doc, failed, places))

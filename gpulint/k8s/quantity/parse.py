@@ -209,7 +209,7 @@ def _suffix_error(text: str, detail: str = "") -> QuantityError:
     return QuantityError(msg, reason="suffix", go_error=GO_ERR_SUFFIX, text=text)
 
 
-def _scan(s: str) -> tuple[bool, str, str, str, str] | None:  # noqa: C901, PLR0912 (Go port)
+def _scan(s: str) -> tuple[bool, str, str, str, str] | None:
     """Port of quantity.go ``parseQuantityString``.
 
     Returns ``(positive, value, num, denom, suffix)``, or None where Go returns
