@@ -209,12 +209,14 @@ def test_imports_go_down_the_layers() -> None:
     assert upward == []
 
 
-#: The most lines a module of the package may have: a longer one holds several jobs and is
-#: split along its seams (as commands/check/outfiles, runner/readtarget/rendertarget/fixtarget).
+#: A sanity cap on a module's lines, not the limit that shapes the code: that is per function
+#: (ruff's C901, PLR0912 and PLR0915 in pyproject.toml; docs/development.md, "Function
+#: size"). A module over it is one a reader cannot keep in mind; it is split where its jobs
+#: part, never into pieces of one job.
 MAX_MODULE_LINES = 500
 
 
-def test_every_module_is_under_the_size_limit() -> None:
+def test_every_module_is_under_the_sanity_cap() -> None:
     long = {
         str(path.relative_to(ROOT)): lines
         for path in sorted(PACKAGE.rglob("*.py"))

@@ -209,7 +209,9 @@ def _suffix_error(text: str, detail: str = "") -> QuantityError:
     return QuantityError(msg, reason="suffix", go_error=GO_ERR_SUFFIX, text=text)
 
 
-def _scan(s: str) -> tuple[bool, str, str, str, str] | None:
+# Over the function limits, and kept whole: a line-for-line port of Go's parser, read against
+# its labels (Zeroes, Num, Suffix) in apimachinery's quantity.go.
+def _scan(s: str) -> tuple[bool, str, str, str, str] | None:  # noqa: C901, PLR0912
     """Port of quantity.go ``parseQuantityString``.
 
     Returns ``(positive, value, num, denom, suffix)``, or None where Go returns
