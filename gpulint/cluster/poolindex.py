@@ -307,24 +307,7 @@ class AgentView:
 
         if not self.items:
             return AgentMissing(None, False, (), 0)
-        blanket: set[str] = set()
-        every = False  # a blanket toleration of every effect
-        values: dict[str, set[str]] = {}  # empty-key Equal: value -> effects ("": any)
-        keyed: list[str] = []
-        for toleration in tolerations:
-            if not isinstance(toleration, Mapping):
-                continue
-            key, operator, value, effect = (
-                v if isinstance(v, str) else ""
-                for v in (toleration.get(f) for f in ("key", "operator", "value", "effect"))
-            )
-            if key:
-                keyed.append(key)
-            elif operator == "Exists":
-                every = every or not effect
-                blanket.add(effect)
-            elif operator in ("", "Equal"):
-                values.setdefault(value, set()).add(effect)
+        blanket, every, values, keyed = _tolerations_read(tolerations)
         left, enforced, counts = self._left(frozenset(() if every else blanket))
 
         def by_value(t: Taint) -> bool:
@@ -438,3 +421,30 @@ class Tolerations:
                 if (key, effect) in self.exists or (key, taint.value, effect) in self.equal:
                     return True
         return False
+
+
+def _tolerations_read(
+    tolerations: Sequence[Any],
+) -> tuple[set[str], bool, dict[str, set[str]], list[str]]:
+    """The tolerations by their form: the effects an empty key with ``Exists`` tolerates,
+    whether one tolerates every effect, the effects of each value an empty key with ``Equal``
+    tolerates (``""``: any), and the keys the others name."""
+    blanket: set[str] = set()
+    every = False
+    values: dict[str, set[str]] = {}
+    keyed: list[str] = []
+    for toleration in tolerations:
+        if not isinstance(toleration, Mapping):
+            continue
+        key, operator, value, effect = (
+            v if isinstance(v, str) else ""
+            for v in (toleration.get(f) for f in ("key", "operator", "value", "effect"))
+        )
+        if key:
+            keyed.append(key)
+        elif operator == "Exists":
+            every = every or not effect
+            blanket.add(effect)
+        elif operator in ("", "Equal"):
+            values.setdefault(value, set()).add(effect)
+    return blanket, every, values, keyed
