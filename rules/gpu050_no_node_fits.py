@@ -11,7 +11,8 @@ on `metadata.name`, terms ORed) and NodeResourcesFit (the pod's effective reques
 containers, sidecars and `spec.overhead` included, against each node's allocatable) and,
 for a pod whose GPUs come from DRA claims (in its file or another of its project) when the
 node inventory holds the cluster's ResourceSlices, DynamicResources (the whole devices its
-claims ask for against those each node's slices publish: `cannot allocate all claims`). When
+claims ask for against those each node's slices publish: `cannot allocate all claims`; the
+finding then names where each claim is defined as a related location). When
 no node passes, the message is the scheduler's own (`0/12 nodes are available: ...`, each
 reason with its count) followed by the closest node pool and what would make the pod fit
 there. Without a cluster description the rule says nothing.
@@ -90,7 +91,7 @@ from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from gpulint.api import Path, PodSpec, RuleContext, Violation, wants_accelerator
+from gpulint.api import Path, PodSpec, Related, RuleContext, Violation, wants_accelerator
 
 if TYPE_CHECKING:
     from gpulint.api import Failure, Node
@@ -133,7 +134,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     sched = sched_pod(pod)
     if sched is None:
         return
-    devices = _claimed(pod, ctx, cluster)
+    devices, related = _claimed(pod, ctx, cluster)
     if devices:
         sched = sched._replace(devices=devices)
     # What the platform adds at admission (GKE's ExtendedResourceToleration, a Kueue
@@ -162,23 +163,34 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         for f in every:
             places.extend(_places(pod, f, sched.node_selector or {}, node))
         anchor = _anchor(pod, every[0].plugin, every[0].resources) if every else pod.path
-    yield Violation(anchor, message, places=tuple(places) or ((),))
+    claims = related if any(f.plugin == "DynamicResources" for f in _every_failure(result)) else ()
+    yield Violation(anchor, message, places=tuple(places) or ((),), related=claims)
 
 
-def _claimed(pod: PodSpec, ctx: RuleContext, cluster: Any) -> tuple[tuple[str, int], ...]:
+def _claimed(
+    pod: PodSpec, ctx: RuleContext, cluster: Any
+) -> tuple[tuple[tuple[str, int], ...], tuple[Related, ...]]:
     """The devices the pod's DRA claims ask for, by the key the inventory's ResourceSlices
-    publish them under, where some node publishes them (elsewhere nothing is known)."""
+    publish them under, where some node publishes them (elsewhere nothing is known), and
+    where those claims are defined (related places)."""
     if not pod.spec.get("resourceClaims"):
-        return ()
+        return (), ()
     from gpulint.api import class_key, pod_claimed
 
     wanted: dict[str, int] = {}
+    related: list[Related] = []
     for claimed in pod_claimed(pod, ctx.registry, ctx.claims):
         for claim, devices in claimed.claims:
             key = class_key(claim.device_class)
             if key is not None and any(key in n.allocatable for n in cluster.nodes):
                 wanted[key] = wanted.get(key, 0) + devices
-    return tuple(sorted(wanted.items()))
+                related.extend(r for r in claimed.related() if r not in related)
+    return tuple(sorted(wanted.items())), tuple(related)
+
+
+def _every_failure(result: Any) -> list[Failure]:
+    """The first failure of each verdict that has one."""
+    return [v.failure for v in result.verdicts if v.failure is not None]
 
 
 def _failed(failure: Failure) -> str:

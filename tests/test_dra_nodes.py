@@ -118,6 +118,19 @@ def test_claims_beyond_the_largest_nodes_published_devices(tmp_path: Path) -> No
         "check", "--cluster", "nodes.yaml", "--select", "GPU050", "train.yaml", cwd=tmp_path
     )
     assert "0/2 nodes are available: 2 cannot allocate all claims." in proc.stdout
+    proc = gpulint_in_process(
+        "check",
+        "-f",
+        "json",
+        "--cluster",
+        "nodes.yaml",
+        "--select",
+        "GPU050",
+        "train.yaml",
+        cwd=tmp_path,
+    )
+    (finding,) = json.loads(proc.stdout)["findings"]
+    assert [(r["path"], r["line"]) for r in finding["related"]] == [("train.yaml", 2)]
     # Four fit the node with four GPUs (its MIG devices are not gpu.nvidia.com's).
     assert _check(tmp_path, 4, slices, "GPU040", "GPU050") == []
 
