@@ -36,7 +36,7 @@ def test_sarif_to_a_file_and_text_to_the_terminal(workdir: Path) -> None:
     )
     assert proc.returncode == text.returncode == 1
     assert proc.stdout == text.stdout  # the readable report, for the CI log
-    assert "\nexamples/bad-inference.yaml:16:5: GPU020 error: " in proc.stdout
+    assert "\nexamples/bad-inference.yaml:25:13: GPU001 error: " in proc.stdout
     written = json.loads((workdir / "reports" / "gpulint.sarif").read_text(encoding="utf-8"))
     assert_schema_valid(written)
     assert _without_times(written) == _without_times(json.loads(to_stdout.stdout))
