@@ -342,6 +342,36 @@ def one_file_of_a_project(n: int) -> Input:
     return Input(["check", "--jobs", "1", "d0/p0.yaml"], folder, 0)
 
 
+def _warm(case: Input) -> None:
+    """Run ``gpulint check .`` on the case's folder once, so that its project's cache
+    (.gpulint_cache: facts and findings) is warm for the measured run."""
+    subprocess.run(
+        [GPULINT, "check", "--jobs", "1", "."],
+        cwd=case.cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+def warm_project(n: int) -> Input:
+    """``consensus-files`` a second time: every file's facts and findings come from the
+    project's cache (gpulint.lint.kept), so no file is parsed; what is left is a stat and a
+    cache lookup per file."""
+    case = consensus_files(n)
+    _warm(case)
+    return case
+
+
+def warm_one_file_of_a_project(n: int) -> Input:
+    """``one-file-of-a-project`` with the project's cache warm (a pre-commit run after the
+    first): the other files are not read, their facts come from the cache by size and
+    modification time."""
+    folder = consensus_files(n).cwd
+    _warm(Input([], folder))
+    return Input(["check", "--jobs", "1", "d0/p0.yaml"], folder, 0)
+
+
 def projects_per_run(n: int) -> Input:
     """n repositories in one folder, three GPU pods each (two tolerating a taint of their
     own): each project's facts are gathered from its files alone."""
@@ -477,6 +507,8 @@ def huge_quantity(n: int) -> Input:
 
 #: The helm the chart cases render with (--helm, else $GPULINT_BENCH_HELM, else .tools/helm).
 HELM = os.environ.get("GPULINT_BENCH_HELM", str(ROOT / ".tools" / "helm"))
+#: The gpulint measured (``--gpulint``): the warm cases run it once before they are timed.
+GPULINT = str(Path(sys.executable).with_name("gpulint"))
 
 _RANGED_POD = "{{- range until %d }}\n---\n" + POD.format(name="p{{ . }}") + "{{- end }}\n"
 
@@ -933,6 +965,8 @@ CASES: dict[str, Case] = {
     "consensus-files": Case(consensus_files, 2_500, "scaling"),
     "one-file-of-a-project": Case(one_file_of_a_project, 2_500, "scaling"),
     "projects-per-run": Case(projects_per_run, 500, "scaling"),
+    "warm-project": Case(warm_project, 2_500, "scaling"),
+    "warm-one-file-of-a-project": Case(warm_one_file_of_a_project, 2_500, "scaling"),
     "dra-claims-in-a-project": Case(dra_claims_in_a_project, 1_000, "scaling"),
     "toleration-shapes": Case(toleration_shapes, 2_500, "scaling"),
     "nested-configs": Case(nested_configs, 250, "scaling"),
@@ -1014,7 +1048,7 @@ def _ratio(a: Result, b: Result, exits: tuple[int, ...] = (0, 1)) -> str:
 
 
 def main() -> int:
-    global OUT, HELM
+    global OUT, HELM, GPULINT
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--case", action="append", choices=sorted(CASES), help="repeatable")
     parser.add_argument("-n", type=int, help="the size n (default: each case's own)")
@@ -1031,6 +1065,7 @@ def main() -> int:
     ns = parser.parse_args()
     OUT = ns.out
     HELM = os.path.abspath(ns.helm)
+    GPULINT = ns.gpulint
     rows: list[str] = []
     for name in ns.case or list(CASES):
         case = CASES[name]
