@@ -29,7 +29,8 @@ def gpu_path(container: Path, resources: dict[str, Any] | None, names: Iterable[
     return (*container, "resources")
 
 
-#: How the note of a place that is a fallback begins (gpulint.render.kustomize.build, .helmsources).
+#: How the note of a place that is a fallback begins (gpulint.render.kustomize.build,
+#: gpulint.render.helm.sources).
 _FALLBACK = "shown at the "
 
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from gpulint.render.trees import RenderTarget, Trees
 
 #: Folders of a chart whose files only rendering makes sense of (``files/``: what templates
-#: insert with ``.Files``), beyond those helm renders (helmsources.renders).
+#: insert with ``.Files``), beyond those helm renders (``gpulint.render.helm.sources.renders``).
 _CHART_FOLDERS = ("templates", "charts", "ci", "files")
 #: Files under a chart or root looked at at most for "did anything change since the render".
 _MAX_STAMPED = 5_000

@@ -40,7 +40,7 @@ from gpulint.render.helm import (
     duplicatekeys,
     failcalls,
     fieldreads,
-    markers as valuemarks,
+    markers,
     run as helmrun,
     templatetext,
 )
@@ -97,7 +97,7 @@ def failed(folder: str, opts: ChartOptions, result: ToolResult) -> Failure:
 
 
 def marked_render(folder: str, options: RenderOptions) -> Callable[[str], str | None]:
-    """How :class:`valuemarks.Tracer` renders the chart once more, with a values file of
+    """How :class:`markers.Tracer` renders the chart once more, with a values file of
     markers: the same command with the same bounds and what is left of the run's budget."""
 
     def run(marks: str) -> str | None:
@@ -152,7 +152,7 @@ class HelmRendered(Rendered):
     ) -> None:
         super().__init__(label, folder, text)
         self.options = options
-        self._tracer = valuemarks.Tracer(folder, options.values, rerun) if rerun else None
+        self._tracer = markers.Tracer(folder, options.values, rerun) if rerun else None
         # (line of the `# Source:` header, the template it names)
         self.sources: list[tuple[int, str]] = headers(text)
         self._starts = [line for line, _ in self.sources]
@@ -284,7 +284,7 @@ class HelmRendered(Rendered):
         values_doc = self.values_doc(got[0].file) if got is not None else None
         if got is None or values_doc is None:
             return None
-        return valuemarks.traced_place(got[0], values_doc, template, self.folder, got[1])
+        return markers.traced_place(got[0], values_doc, template, self.folder, got[1])
 
     def _cuts(self) -> Sections:
         if self._sections is None:
