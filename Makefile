@@ -45,17 +45,18 @@ VSIX = dist/gpulint-lsp-$(VSIX_VERSION).vsix
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pip install --quiet --no-compile --upgrade pip
 
 # --no-compile: no bytecode for every module of every package (120 MB for the test extra);
-# Python compiles the modules a run imports, once, into their __pycache__.
+# Python compiles the modules a run imports, once, into their __pycache__. Nor for pip's own
+# modules as it runs (PYTHONDONTWRITEBYTECODE=1: 8 MB).
 $(DEMO_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --no-compile -e .
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pip install --quiet --no-compile -e .
 	touch $@
 
 # The test extra is a superset: once it is installed, the demo needs nothing more.
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --no-compile -e '.[test]'
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pip install --quiet --no-compile -e '.[test]'
 	touch $(DEMO_STAMP) $@
 
 venv: $(STAMP)
@@ -173,12 +174,13 @@ docs: $(STAMP)
 # built once, not once per worker (bench/README.md, "The test suite").
 # Bytecode caching stays on for the suite even where the environment turns it off
 # (PYTHONDONTWRITEBYTECODE=1, common in container images): the editable install's modules
-# are compiled once into __pycache__ (ignored by git) instead of in each of the ~280 gpulint
+# are compiled once (into the folder below) instead of in each of the ~280 gpulint
 # processes the suite starts and in each worker's assertion rewriting (bench/README.md,
 # "The test suite").
 # The bytecode goes to a folder of the system's temporary space, shared by every process of
 # the run and removed after it (PYTHONPYCACHEPREFIX): the packages' __pycache__ folders are
-# 60 MB the clone need not keep.
+# 60 MB the clone need not keep. mypy keeps no cache either (--cache-dir=/dev/null, 12 MB):
+# `make test-fast` keeps one for the edit loop.
 PYTEST_WORKERS ?= auto
 test: $(STAMP) tools
 	@cache="$$(mktemp -d)" && trap 'rm -rf "$$cache"' EXIT && \
@@ -186,7 +188,7 @@ test: $(STAMP) tools
 		$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
 	$(BIN)/ruff check gpulint rules tests $(wildcard bench)
 	$(BIN)/ruff format --check gpulint rules
-	$(BIN)/mypy
+	$(BIN)/mypy --cache-dir=/dev/null
 
 ## The fast tier, while writing a rule or a fix: the rules' fixtures and snapshots, the
 ## loader, fixes, configuration, suppressions and the layer checks, with ruff and mypy

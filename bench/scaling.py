@@ -505,6 +505,27 @@ def huge_quantity(n: int) -> Input:
     return Input(["check", "pod.yaml"], folder, _write(folder, "pod.yaml", text))
 
 
+def hostile_quantities(n: int) -> Input:
+    """Pods whose GPU quantities are the hostile shapes of tests/test_quantity.py, each about
+    ``n`` characters long: parsing and comparing them stays linear in their digits."""
+    folder = _fresh("hostile-quantities", n)
+    shapes = [
+        "0." + "0" * n + "1",
+        "9" * n + "Ei",
+        "9" * n + "." + "9" * n + "Ki",
+        "1e" + "0" * n + "1",
+        "1e" + "9" * n,
+        "1." * (n // 2),
+        "e" * n,
+        "-" + "0" * n,
+    ]
+    text = "---\n".join(
+        POD.format(name=f"p{i}").replace("nvidia.com/gpu: 1\n", f'nvidia.com/gpu: "{shape}"\n')
+        for i, shape in enumerate(shapes)
+    )
+    return Input(["check", "pods.yaml"], folder, _write(folder, "pods.yaml", text))
+
+
 #: The helm the chart cases render with (--helm, else $GPULINT_BENCH_HELM, else .tools/helm).
 HELM = os.environ.get("GPULINT_BENCH_HELM", str(ROOT / ".tools" / "helm"))
 #: The gpulint measured (``--gpulint``): the warm cases run it once before they are timed.
@@ -982,6 +1003,7 @@ CASES: dict[str, Case] = {
     "booster-workers": Case(booster_workers, 2_000, "scaling"),
     "merge-bomb": Case(merge_bomb, 1, "once"),
     "huge-quantity": Case(huge_quantity, 1, "once"),
+    "hostile-quantities": Case(hostile_quantities, 25_000, "scaling"),
 }
 
 

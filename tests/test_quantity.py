@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from decimal import Decimal
 from fractions import Fraction
 
@@ -300,17 +299,16 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("text", HOSTILE, ids=lambda t: f"{t[:12]}..{len(t)}")
-def test_hostile_input_is_fast(text: str) -> None:
-    start = time.perf_counter()
+def test_hostile_input_is_a_value_or_a_quantity_error(text: str) -> None:
+    """Parsed or refused, never another exception; that it stays linear in the digits is
+    bench/scaling.py's ``hostile-quantities`` row (n and 4n), not a timer here."""
     try:
         value = parse_quantity(text)
     except QuantityError:
-        value = None
-    if value is not None:
-        is_integer(value)
-        milli_round_up(value)
-        _ = value > 0
-    assert time.perf_counter() - start < 1.0
+        return
+    is_integer(value)
+    milli_round_up(value)
+    assert (value > 0) or (value <= 0)
 
 
 def test_huge_values_stay_compact() -> None:
