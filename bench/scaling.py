@@ -661,6 +661,22 @@ def fixable_values(n: int) -> Input:
     return Input(["check", "--render", "--helm", HELM, "--diff", "demo"], found.cwd, size)
 
 
+def fixable_output(n: int) -> Input:
+    """``check --render --diff`` of a chart whose values hold n workers, each with a GPU
+    requested and not limited, rendered as n documents of one template: n fixes planned on
+    one large rendered output (each fix re-parsed the whole output, and looked up its
+    document and its values line by walking them all)."""
+    found = _chart("fixable-output", n, _WORKERS)
+    chart = found.cwd / "demo"
+    worker = (
+        "  w{i}:\n    tolerations: [{{key: nvidia.com/gpu, operator: Exists}}]\n"
+        "    resources:\n      requests:\n        memory: {i}Mi\n        nvidia.com/gpu: 1\n"
+    )
+    values = "workers:\n" + "".join(worker.format(i=i) for i in range(n))
+    size = found.size + _write(chart, "values.yaml", values)
+    return Input(["check", "--render", "--helm", HELM, "--diff", "demo"], found.cwd, size)
+
+
 def overlay_findings(n: int) -> Input:
     """A Kustomize root whose one resource is a pod of n containers, a finding each (every
     finding re-read and re-parsed the file). One object: kustomize's own time grows with
@@ -975,6 +991,7 @@ CASES: dict[str, Case] = {
     "template-size-findings": Case(template_size_findings, 100, "scaling"),
     "overlay-findings": Case(overlay_findings, 500, "scaling"),
     "fixable-values": Case(fixable_values, 1_000, "scaling"),
+    "fixable-output": Case(fixable_output, 250, "scaling"),
     "traced-values": Case(traced_values, 500, "scaling"),
     "traced-numbers": Case(traced_numbers, 500, "scaling"),
     "render-set-size": Case(render_set_size, 500, "scaling"),

@@ -213,3 +213,61 @@ def test_two_fixes_in_one_values_file_traced_through_a_range(helm_path: str) -> 
         "       cpu: 2\n"
     )
     assert proc.stderr.endswith("Would fix 2 problems.\n"), proc.stderr
+
+
+_WORKERS = """\
+{{- range $name, $w := .Values.workers }}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {{ $name }}
+spec:
+  tolerations:
+    {{- toYaml $w.tolerations | nindent 4 }}
+  containers:
+  - name: main
+    image: registry.example/train:1
+    resources:
+      {{- toYaml $w.resources | nindent 6 }}
+{{- end }}
+"""
+
+
+@pytest.mark.parametrize("helm_path", HELMS[:1])
+def test_many_fixes_in_one_output_parse_it_once(
+    helm_path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """n workers of one values file, each a GPU requested and not limited, rendered as n
+    documents: each fix is planned on its own document, the values file is parsed once, and
+    the diff compares the lines around the edits (each fix parsed the whole output again:
+    planning was findings x output)."""
+    import gpulint.render.fixvalues as fixvalues
+
+    n = 40
+    chart = tmp_path / "chart"
+    (tmp_path / ".git").mkdir()
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: demo\nversion: 0.1.0\n")
+    (chart / "templates" / "workers.yaml").write_text(_WORKERS)
+    worker = (
+        "  w{i:02}:\n    tolerations: [{{key: nvidia.com/gpu, operator: Exists}}]\n"
+        "    resources:\n      requests:\n        memory: {i}Mi\n        nvidia.com/gpu: 1\n"
+    )
+    values = "workers:\n" + "".join(worker.format(i=i) for i in range(n))
+    (chart / "values.yaml").write_text(values)
+    parsed: list[int] = []
+    real = fixvalues.load_documents
+
+    def counted(text: str) -> Any:
+        parsed.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(fixvalues, "load_documents", counted)
+    proc = _run(helm_path, "--diff", "chart", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stdout.count("+      limits:\n") == n, proc.stdout
+    assert proc.stderr.endswith(f"Would fix {n} problems.\n"), proc.stderr
+    # The whole output (n documents) is parsed by the check of the fixes, not per fix.
+    large = [size for size in parsed if size > 20 * len(worker)]
+    assert len(large) <= 3, (len(large), len(parsed))

@@ -173,20 +173,28 @@ def encode_like(raw: bytes, text: str) -> bytes:
     return bom + text.encode(codec)
 
 
-def unified_diff(label: str, old: str, new: str) -> str:
+def unified_diff(label: str, old: str, new: str, edits: Iterable[Edit] | None = None) -> str:
     """A unified diff of ``old`` -> ``new`` (``git apply`` and ``patch -p0`` read it; the
-    file's name quoted as git quotes one when it holds a control character)."""
+    file's name quoted as git quotes one when it holds a control character). With the
+    ``edits`` that make ``new`` of ``old``, only the lines around them are compared
+    (:mod:`gpulint.fix.diff`: linear in the text, however many lines repeat)."""
     import difflib
 
     from gpulint.util.textsafe import diff_path
 
     shown = diff_path(label)  # no control character from a file name in the header
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True),
-        new.splitlines(keepends=True),
-        fromfile=shown,
-        tofile=shown,
-    )
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    codes = None
+    if edits is not None:
+        from gpulint.fix.diff import edited_opcodes
+
+        codes = edited_opcodes(old, new, edits)
+    if codes is not None:
+        from gpulint.fix.diff import unified_lines
+
+        lines: Iterable[str] = unified_lines(a, b, codes, shown)
+    else:
+        lines = difflib.unified_diff(a, b, fromfile=shown, tofile=shown)
     out = []
     for line in lines:
         out.append(line)

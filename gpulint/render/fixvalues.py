@@ -58,6 +58,7 @@ from gpulint.render.mapping import Place, label_of, load_documents, read_text
 
 if TYPE_CHECKING:
     from gpulint.fix.loop import FileFix
+    from gpulint.fix.text import Source
     from gpulint.loader.document import Document
     from gpulint.model import Path, Span
     from gpulint.render.fixcopy import Rerender
@@ -71,6 +72,35 @@ Relint = Callable[[str], set[Key]]
 
 def key_of(f: Finding) -> Key:
     return (f.rule, f.object, tuple(f.doc_path))
+
+
+class _SourceFile:
+    """A source file as read, parsed once for all the findings it writes the value of: its
+    documents, the line index fixes are planned with, and the path at each key's or value's
+    place."""
+
+    __slots__ = ("docs", "places", "source", "text")
+
+    def __init__(self, text: str) -> None:
+        from gpulint.fix.text import Source
+
+        self.text = text
+        self.docs = load_documents(text)
+        self.source = Source(text)
+        #: Span -> (document, the deepest path whose key or value is there), for the first
+        #: document that has one (what a walk of every document's places found first).
+        self.places: dict[Span, tuple[Document, Path]] = {}
+        for doc in self.docs:
+            mine: dict[Span, Path] = {}
+            for path, (key, value) in doc.positions.items():
+                for span in (key, value):
+                    if span is None:
+                        continue
+                    best = mine.get(span)
+                    if best is None or len(path) > len(best):
+                        mine[span] = path
+            for span, path in mine.items():
+                self.places.setdefault(span, (doc, path))
 
 
 class Planned:
@@ -112,6 +142,11 @@ class ValuesFixer:
         self.wanted: set[Edit] = set()
         #: The edits kept, per file (planned on its text as read).
         self.edits: dict[str, list[Edit]] = {}
+        #: What :meth:`plan` reads, once per chart or root (not once per finding): the
+        #: source files, the rendered documents by index, and the rendered text's lines.
+        self.sources: dict[str, _SourceFile | None] = {}
+        self.by_index = {d.index: d for d in docs}
+        self.lines: Source | None = None
 
     # -- the whole chart or root -------------------------------------------------------------
     def fixes(self, moved: list[tuple[Finding, Place]]) -> list[Fix | None]:
@@ -130,9 +165,10 @@ class ValuesFixer:
                 planned.append(self.plan(i, f, where))
             except NoFix as exc:
                 out[i] = Fix(f.fix.message, (), f.fix.applicability, str(exc))
-        for p, reason in self.ambiguous(planned).items():
+        refused = self.ambiguous(planned)
+        for p, reason in refused.items():
             out[p.index] = p.fix._replace(edits=(), skipped=reason)
-            planned.remove(p)
+        planned = [p for p in planned if p not in refused]
         before = {key_of(f) for f, _ in moved}
         current = set(before)
         by_edits: dict[tuple[str, tuple[object, ...]], list[Planned]] = {}
@@ -165,18 +201,12 @@ class ValuesFixer:
     def ambiguous(self, planned: list[Planned]) -> dict[Planned, str]:
         """The fixes whose edits overlap another's different edits in the same file: the
         place is used by several findings that want different changes."""
-        out: dict[Planned, str] = {}
-        for a in planned:
-            for b in planned:
-                if a is b or a.file != b.file or a.fix.edits == b.fix.edits:
-                    continue
-                pairs = itertools.product(a.fix.edits, b.fix.edits)
-                if any(x.start < y.end and y.start < x.end for x, y in pairs):
-                    out[a] = (
-                        "the lines written there are what several findings are about, and "
-                        "their fixes change them differently"
-                    )
-        return out
+        why = (
+            "the lines written there are what several findings are about, and their fixes "
+            "change them differently"
+        )
+        hit = _overlapping(planned)
+        return {p: why for p in planned if id(p) in hit}
 
     def check(
         self, groups: list[list[Planned]], moved: list[tuple[Finding, Place]], current: set[Key]
@@ -242,8 +272,6 @@ class ValuesFixer:
     # -- one finding ------------------------------------------------------------------------
     def plan(self, index: int, f: Finding, where: Place) -> Planned:
         from gpulint.fix.edits import plan
-        from gpulint.fix.loop import apply
-        from gpulint.fix.text import Source
 
         assert f.fix is not None
         if not any(r.kind == "template" for r in where.related) and _templated(where.path):
@@ -263,27 +291,29 @@ class ValuesFixer:
         if link is not None:
             what = "it" if link == file else label_of(link)
             raise NoFix(f"{what} is a symbolic link, and fixes are never written through one")
-        text = read_text(file)
-        if text is None or ("{{" in text and _templated(where.path)):
+        if file not in self.sources:
+            read = read_text(file)
+            self.sources[file] = None if read is None else _SourceFile(read)
+        parsed = self.sources[file]
+        if parsed is None or ("{{" in parsed.text and _templated(where.path)):
             raise NoFix(f"{where.path} cannot be edited")
-        found = _path_at(load_documents(text), where.span)
+        text = parsed.text
+        found = parsed.places.get(where.span)
         if found is None:
             raise NoFix("its place is not the line that writes the value (a fallback)")
         doc, source_path = found
-        rendered = next((d for d in self.docs if d.index == f.document), None)
+        rendered = self.by_index.get(f.document)
         if rendered is None:
             raise NoFix("its rendered document was not found")
         at = f"{where.path}:{where.span.line}"
-        fixed_docs = load_documents(apply(self.text, f.fix.edits))
-        new_doc = next((d for d in fixed_docs if d.index == f.document), None)
-        if new_doc is None or len(fixed_docs) != len(self.docs):
-            raise NoFix("its fix changes the rendered documents")
+        new_data = self._fixed_document(rendered, f.fix.edits)
         path = tuple(f.doc_path)
-        field = added_field(rendered.data, new_doc.data, path)
+        field = added_field(rendered.data, new_data, path)
         if field is not None:  # a field the object lacks, at the values key its template reads
             adds = field_changes(doc.data, source_path, *field, at)
             if adds:
-                fix = plan(Source(text), doc, Repair(f.fix.message, adds, f.fix.applicability))
+                repair = Repair(f.fix.message, adds, f.fix.applicability)
+                fix = plan(parsed.source, doc, repair)
                 if fix.skipped is not None:
                     raise NoFix(f"at {where.path}: {fix.skipped}")
                 return Planned(index, file, text, fix)
@@ -294,17 +324,43 @@ class ValuesFixer:
         changes: tuple[Change, ...] = ()
         for base in dict.fromkeys(b for b in (strict, aligned) if b is not None):
             try:
-                changes = changes_at(rendered.data, new_doc.data, doc.data, base, at)
+                changes = changes_at(rendered.data, new_data, doc.data, base, at)
                 break
             except NoFix as exc:
                 why = exc
         else:
             raise why
         repair = Repair(f.fix.message, changes, f.fix.applicability)
-        fix = plan(Source(text), doc, repair)
+        fix = plan(parsed.source, doc, repair)
         if fix.skipped is not None:
             raise NoFix(f"at {where.path}: {fix.skipped}")
         return Planned(index, file, text, fix)
+
+    def _fixed_document(self, rendered: Document, edits: tuple[Edit, ...]) -> Any:
+        """The data of the rendered document ``rendered`` once the rule's ``edits`` are
+        made: its own text, cut from the output and parsed alone (the whole output parsed
+        again for each finding made planning output x findings)."""
+        from gpulint.fix.loop import apply
+        from gpulint.fix.text import Source
+
+        if self.lines is None:
+            self.lines = Source(self.text)
+        span = rendered.start
+        start = self.lines.offset(span.line, span.column)
+        end = self.lines.offset(span.end_line, span.end_column)
+        if not edits or any(e.start < start or e.end > end for e in edits):
+            raise NoFix("its fix changes the rendered documents")
+        cut = self.text[start:end]
+        moved = [e._replace(start=e.start - start, end=e.end - start) for e in edits]
+        try:
+            before, after = load_documents(cut), load_documents(apply(cut, moved))
+        except ValueError:
+            raise NoFix("its fix changes the rendered documents") from None
+        if len(before) != 1 or before[0].data != rendered.data:
+            raise NoFix("its rendered document cannot be read apart from the others")
+        if len(after) != 1:
+            raise NoFix("its fix changes the rendered documents")
+        return after[0].data
 
     # -- what changed -----------------------------------------------------------------------
     def file_fixes(self, chart: str, diff: bool) -> list[FileFix]:
@@ -318,7 +374,8 @@ class ValuesFixer:
         for path, (old, new) in sorted(self.changed.items()):
             shown = label_of(path)
             if diff:
-                out.append(FileFix(path, shown, 0, None, unified_diff(shown, old, new), []))
+                patch = unified_diff(shown, old, new, self.edits.get(path))
+                out.append(FileFix(path, shown, 0, None, patch, []))
                 continue
             with open(path, "rb") as fh:
                 raw = fh.read()
@@ -347,16 +404,46 @@ def _templated(path: str) -> bool:
     return "templates" in os.path.normpath(path).split(os.sep)
 
 
-def _path_at(docs: list[Document], span: Span) -> tuple[Document, Path] | None:
-    """The document of a file and the path in it whose key or value is at ``span``."""
-    for doc in docs:
-        best: Path | None = None
-        for path, (key, value) in doc.positions.items():
-            if (key == span or value == span) and (best is None or len(path) > len(best)):
-                best = path
-        if best is not None:
-            return doc, best
-    return None
+def _overlapping(planned: list[Planned]) -> set[int]:
+    """The ``id`` of each planned fix one of whose edits overlaps an edit of another fix of
+    the same file that makes different edits: one sweep over the edits in the order of
+    their start, each edit compared with those still open, not every pair of fixes."""
+    import heapq
+
+    hit: set[int] = set()
+    by_file: dict[str, list[tuple[int, int, int, Planned]]] = {}
+    for n, p in enumerate(planned):
+        for e in p.fix.edits:
+            by_file.setdefault(p.file, []).append((e.start, e.end, n, p))
+    for rows in by_file.values():
+        # An empty edit (an insertion) at a point overlaps only an edit around the point:
+        # insertions come before the edits that start there.
+        rows.sort(key=lambda r: (r[0], r[1], r[2]))
+        open_ends: list[tuple[int, int, int]] = []  # (end, row, group) of the open edits
+        counts: dict[int, int] = {}  # open edits per group (the fixes of equal edits)
+        unmarked: dict[int, set[int]] = {}  # open edits per group whose fix is not hit yet
+        groups: dict[tuple[Edit, ...], int] = {}
+        group_of = [groups.setdefault(p.fix.edits, len(groups)) for *_, p in rows]
+        for r, (start, end, _, p) in enumerate(rows):
+            while open_ends and open_ends[0][0] <= start:
+                _, gone, g = heapq.heappop(open_ends)
+                counts[g] -= 1
+                unmarked.get(g, set()).discard(gone)
+                if not unmarked.get(g, True):
+                    del unmarked[g]
+            g = group_of[r]
+            # Every open edit ends after this one starts and starts no later: they overlap
+            # it (an insertion at a point: they surround the point).
+            if len(open_ends) - counts.get(g, 0) > 0:
+                hit.add(id(p))
+                for other in [k for k in unmarked if k != g]:
+                    for row in unmarked.pop(other):
+                        hit.add(id(rows[row][3]))
+            heapq.heappush(open_ends, (end, r, g))
+            counts[g] = counts.get(g, 0) + 1
+            if id(p) not in hit:
+                unmarked.setdefault(g, set()).add(r)
+    return hit
 
 
 def _adds(f: Finding) -> bool:
