@@ -209,6 +209,29 @@ def test_imports_go_down_the_layers() -> None:
     assert upward == []
 
 
+def test_helm_and_kustomize_stand_apart() -> None:
+    """``render/helm/`` and ``render/kustomize/`` never import each other, nor does what both
+    build on (``render.mapping``, ``render.tools``) import either (annotation-only imports
+    included): what both need lives in ``render/``."""
+    graph = import_graph(typing=True)
+    tools = ("render.helm", "render.kustomize")
+
+    def tool(module: str) -> str | None:
+        return next((t for t in tools if module == t or module.startswith(t + ".")), None)
+
+    crossing = [
+        f"{module} imports {target}"
+        for module, targets in sorted(graph.items())
+        for target in sorted(targets)
+        if tool(target) is not None
+        and (
+            (tool(module) is not None and tool(module) != tool(target))
+            or module in ("render.mapping", "render.tools")
+        )
+    ]
+    assert crossing == []
+
+
 #: A sanity cap on a module's lines, not the limit that shapes the code: that is per function
 #: (ruff's C901, PLR0912 and PLR0915 in pyproject.toml; docs/development.md, "Function
 #: size"). A module over it is one a reader cannot keep in mind; it is split where its jobs
