@@ -245,8 +245,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         )
         hedge = None
         # Keys a taint of the files' node-pool objects carries: proof, unlike a consensus.
-        pools = ground.picture.pools if ground.picture is not None else ()
-        pool_keys = {t.key for p in pools for t in p.taints}
+        pool_keys = ground.picture.pool_keys() if ground.picture is not None else frozenset()
         if all(
             not k.pooled and k.taint.key in wanted and k.taint.key not in pool_keys
             for k in evidence

@@ -156,6 +156,7 @@ class _Index:
         "hardware_only",
         "memo",
         "plain",
+        "pool_keys",
         "pooled",
         "pools",
         "resources",
@@ -193,6 +194,8 @@ class _Index:
         self.first: dict[tuple[str, str, str, str], Taint | None] = {}
         #: What :meth:`Picture.untolerated` and :meth:`Picture.reaches` said of a pod's shape.
         self.memo: dict[tuple[Any, ...], Any] = {}
+        #: The keys of the pools' taints (:meth:`Picture.pool_keys`), on the first question.
+        self.pool_keys: frozenset[str] | None = None
         #: The pools indexed (:class:`PoolIndex`), on the first question about them.
         self.pools: PoolIndex | None = None
         #: The taints that apply to a node agent, per agent hardware (:class:`AgentView`).
@@ -280,6 +283,14 @@ class Picture:
         requested = frozenset(names) if names is not None else None
         own = tuple(k for k in index.consensus if _applies(k, wanted, requested))
         return Agreed(own, wanted, requested, index.pooled_applies(wanted, requested))
+
+    def pool_keys(self) -> frozenset[str]:
+        """The keys of every taint of the files' node pools, gathered once per run (a
+        finding asks; each walked every pool: pods x pools)."""
+        index = self._indexed()
+        if index.pool_keys is None:
+            index.pool_keys = frozenset(t.key for p in self.pools for t in p.taints)
+        return index.pool_keys
 
     def unagented(self) -> tuple[KnownTaint, ...]:
         """The picture's taints, a node agent's left out, in order (GPU021's evidence)."""
