@@ -9,19 +9,19 @@ Kubernetes exactly: an empty `effect` matches every effect, `operator: Exists` m
 value, an empty `key` with `Exists` matches every taint, and a missing operator means `Equal`.
 
 A pod that gets GPUs through Dynamic Resource Allocation counts as a GPU pod too: a
-`spec.resourceClaims` entry whose ResourceClaim or ResourceClaimTemplate (in the same file)
-asks for a GPU device class such as `gpu.nvidia.com` (the registry's `dra` section, or a
-DeviceClass of the file that selects a GPU driver). So does a GPU written in the pod-level
-`resources` (rejected there, GPU030: once it moves into a container the pod needs the
-toleration), and so does a GPU its operator writes into it from a field of its own (the
-workload table's `operator_gpus`: NVIDIA Dynamo's `resources.limits.gpu: "1"` becomes the
-main container's `nvidia.com/gpu`). An explicit `nvidia.com/gpu: 0` is a CPU pod. A name
-that only looks like an accelerator (`nvidia.com/gpus`, GPU010) makes a GPU pod of unknown
-hardware: only taints without `hardware` apply to it. This is the same GPU pod as GPU021's,
-declarative rules' `when: {gpu: true}` and `gpulint inspect`'s (see References). Where a
-workload kind gives its pods default tolerations (an Argo template without tolerations runs
-with the workflow's `spec.templateDefaults.tolerations` or `spec.tolerations`), those are
-the pod's tolerations.
+`spec.resourceClaims` entry whose ResourceClaim or ResourceClaimTemplate (in its file or another
+file of its project) asks for a GPU device class such as `gpu.nvidia.com` (the registry's `dra`
+section, or a DeviceClass of the project that selects a GPU driver), in the pod judged and in the
+pods whose tolerations make the project's consensus alike. So does a GPU written in the pod-level
+`resources` (rejected there, GPU030: once it moves into a container the pod needs the toleration),
+and so does a GPU its operator writes into it from a field of its own (the workload table's
+`operator_gpus`: NVIDIA Dynamo's `resources.limits.gpu: "1"` becomes the main container's
+`nvidia.com/gpu`). An explicit `nvidia.com/gpu: 0` is a CPU pod. A name that only looks like an
+accelerator (`nvidia.com/gpus`, GPU010) makes a GPU pod of unknown hardware: only taints without
+`hardware` apply to it. This is the same GPU pod as GPU021's, declarative rules' `when: {gpu: true}`
+and `gpulint inspect`'s (see References). Where a workload kind gives its pods default tolerations
+(an Argo template without tolerations runs with the workflow's `spec.templateDefaults.tolerations`
+or `spec.tolerations`), those are the pod's tolerations.
 
 When a toleration is meant for the taint (its key, or an empty one, or the key in another
 case or one or two edits off) but does not match, the finding is at what to change in it

@@ -13,10 +13,11 @@ agent's image (the NVIDIA DRA driver's controller and webhook) is not: it has no
 GPU node.
 A GPU written in the pod-level `resources` counts as requested: that mistake is GPU030's.
 A pod that gets GPUs through Dynamic Resource Allocation (a `resourceClaims` entry whose
-claim in the same file asks for a GPU device class) is a GPU pod and is not flagged; neither
-is a pod whose claim is defined in another file, or names a DeviceClass that neither the
-registry nor any file of the run defines (DeviceClasses are read from every linted file),
-since what it gets is unknown. A pod whose claims all resolve to known non-GPU device
+claim or template, in its file or another file of its project, asks for a GPU device class)
+is a GPU pod and is not flagged, and counts among the GPU pods whose tolerations decide the
+taint; neither is a pod whose claim no file of the project defines, or names a DeviceClass
+that neither the registry nor any file of the project defines, since what it gets is
+unknown. A pod whose claims all resolve to known non-GPU device
 classes is a CPU pod. An
 explicit `nvidia.com/gpu: 0` is a CPU pod. Only tolerations written in the pod spec itself are
 flagged: defaults a workload kind shares between all its pods (an Argo workflow's

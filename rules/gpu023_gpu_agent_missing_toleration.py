@@ -149,7 +149,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     from gpulint.api import find_agent  # DaemonSets only: imported when one is met
 
     agent = find_agent(pod, tuple(ctx.options.get("images", ())))
-    if agent is None or gpu_demand(pod, ctx.registry).gpu:
+    if agent is None or gpu_demand(pod, ctx.registry, ctx.claims).gpu:
         return  # an agent that asks for a GPU is a GPU pod: GPU020 reports it
     tolerations = pod.tolerations
     default = default_taints_assumed(ctx.options)

@@ -631,3 +631,64 @@ def test_many_agents_and_pool_taints_cost_agents_plus_taints(
     assert f"example.com/pool-5=true:NoSchedule and {n - 6} more (" in first
     assert "example.com/pool-0=" not in first  # the one it tolerates
     assert calls <= 4 * n, calls  # about n * n before
+
+
+TEMPLATE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: one-gpu
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.nvidia.com
+"""
+
+
+def dra_pod(name: str, extra: str = "") -> str:
+    return (
+        f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\nspec:\n"
+        + extra.replace("      ", "  ")
+        + "  resourceClaims:\n  - name: gpu\n    resourceClaimTemplateName: one-gpu\n"
+        "  containers:\n  - name: train\n    image: nvcr.io/nvidia/pytorch:24.05-py3\n"
+        "    resources:\n      claims:\n      - name: gpu\n"
+    )
+
+
+def test_pods_whose_claim_template_is_in_another_file_count_in_the_consensus(
+    tmp_path: Path,
+) -> None:
+    # Three pods get their GPU through a template of claims.yaml and tolerate sku=gpu: the
+    # fourth GPU pod that does not is an error, whichever of the project's files the run got.
+    files = {f"train-{c}.yaml": dra_pod(f"train-{c}", SKU) for c in "abc"}
+    files["claims.yaml"] = TEMPLATE
+    files["train-d.yaml"] = job("train-d")
+    root = repo(tmp_path, files)
+    findings, code = check(root)
+    assert seen(findings) == [("train-d.yaml", "GPU020", "error")] and code == 1
+    assert "tolerated by 3 of the 4 GPU pods of this project" in findings[0]["message"]
+    alone, _ = check(root, "--no-cache")
+    assert alone == findings
+    proc = gpulint_in_process("check", "-f", "json", "train-d.yaml", cwd=root)
+    assert json.loads(proc.stdout)["findings"] == findings
+    # A pod of a claim the project does not define is not counted as a GPU pod.
+    (root / "claims.yaml").unlink()
+    findings, _ = check(root)
+    assert [f["severity"] for f in findings if f["path"] == "train-d.yaml"] == ["info"]
+
+
+def test_a_dra_pod_that_misses_the_agreed_taint_is_judged_with_the_project_s_template(
+    tmp_path: Path,
+) -> None:
+    files = {f"train-{c}.yaml": job(f"train-{c}", SKU) for c in "abc"}
+    files["claims.yaml"] = TEMPLATE
+    files["dra.yaml"] = dra_pod("dra")
+    files["web.yaml"] = dra_pod("web", SKU).replace("one-gpu", "no-such-template")
+    findings, code = check(repo(tmp_path, files))
+    # dra.yaml's pod gets a GPU through claims.yaml's template (GPU020); web.yaml's claim is
+    # of a template nobody defines (GPU062's info), so it is no CPU pod for GPU021.
+    assert ("dra.yaml", "GPU020", "error") in seen(findings) and code == 1
+    assert not [f for f in findings if f["rule"] == "GPU021"]

@@ -64,6 +64,8 @@ from gpulint.k8s.taints import Taint
 if TYPE_CHECKING:
     from gpulint.cluster.objects import Found
     from gpulint.k8s.devices import Registry
+    from gpulint.k8s.dra import ClaimIndex, DraFacts
+    from gpulint.k8s.manifest import Manifest
     from gpulint.k8s.objects import PodSpec
     from gpulint.k8s.workloads import WorkloadTable
 
@@ -207,11 +209,14 @@ class Gatherer:
         return Picture(tuple(taints), self._tally.pods, queue, pools, tuple(disputed))
 
 
-def walk_record(label: str, raw: bytes, registry: Registry, table: WorkloadTable) -> dict[str, Any]:
+def walk_record(
+    label: str, raw: bytes, registry: Registry, table: WorkloadTable, dra: DraFacts | None = None
+) -> dict[str, Any]:
     """What a file says of the GPU nodes, as JSON data (the cache keeps it): ``p``, each GPU
     pod's hardware and the keys it tolerates (:func:`pod_shapes`); ``a``, each node agent's
-    tolerations of its vendor's taints. A file that cannot be read says nothing (the lint
-    reports it)."""
+    tolerations of its vendor's taints. A pod's DRA claims are looked up in the file, then
+    in ``dra`` (the DRA objects of the file's project). A file that cannot be read says
+    nothing (the lint reports it)."""
     from gpulint.k8s.manifest import Manifest
     from gpulint.loader.decoding import decode
 
@@ -221,11 +226,24 @@ def walk_record(label: str, raw: bytes, registry: Registry, table: WorkloadTable
         return record
     try:
         manifest = Manifest(label, text, table)
+        claims = project_claims(manifest, dra)
         for view in manifest.views():
-            record_view(record, view, manifest.claims, registry)
+            record_view(record, view, claims, registry)
     except Exception:  # the lint reports what cannot be read
         return record
     return record
+
+
+def project_claims(manifest: Manifest, dra: DraFacts | None) -> ClaimIndex:
+    """The claim index a file's pods are judged with: the file's claims, then those of its
+    project (``dra``), as the lint's rules see them (:mod:`gpulint.lint.engine`)."""
+    from gpulint.k8s.dra import NO_CLAIMS, ClaimIndex as Index
+
+    if dra is None:
+        return manifest.claims
+    claims = Index((), manifest.label) if manifest.claims is NO_CLAIMS else manifest.claims
+    claims.run = dra
+    return claims
 
 
 def new_record() -> dict[str, Any]:

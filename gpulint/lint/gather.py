@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from gpulint.k8s.devices import Registry
+    from gpulint.k8s.dra import DraFacts
     from gpulint.k8s.workloads import WorkloadTable
     from gpulint.settings import Settings
     from gpulint.util.discover import Target
@@ -147,14 +148,21 @@ def registry_key(registry: Registry) -> str:
 
 
 def parse_record(
-    label: str, raw: bytes, registry: Registry, table: WorkloadTable, picture: bool, plugins: bool
+    label: str,
+    raw: bytes,
+    registry: Registry,
+    table: WorkloadTable,
+    picture: bool,
+    plugins: bool,
+    dra: DraFacts | None = None,
 ) -> dict[str, Any]:
     """What one parse of a file says: ``p`` and ``a`` (with ``picture``: the cluster
-    picture's record, :func:`gpulint.cluster.evidence.walk_record`), ``d`` (with
-    ``plugins``: its device plugins' configuration and gpushare's unit, as
+    picture's record, :func:`gpulint.cluster.evidence.walk_record`; a pod's DRA claims
+    resolved in the file, then in ``dra``, the DRA objects of the file's project), ``d``
+    (with ``plugins``: its device plugins' configuration and gpushare's unit, as
     :func:`gpulint.cluster.pluginrecords.found_json` writes it and ``u``)."""
     from gpulint.cluster.deviceplugins import Found, scan_document, wanted
-    from gpulint.cluster.evidence import new_record, record_view
+    from gpulint.cluster.evidence import new_record, project_claims, record_view
     from gpulint.cluster.pluginrecords import found_json
     from gpulint.k8s.manifest import Manifest
     from gpulint.loader.decoding import decode
@@ -167,11 +175,12 @@ def parse_record(
     if text is not None and problem is None:
         try:
             manifest = Manifest(label, text, table)
+            claims = project_claims(manifest, dra)
             for view in manifest.views():
                 if plugins_parsed:
                     scan_document(found, label, view.doc)
                 if picture:
-                    record_view(picture_part, view, manifest.claims, registry)
+                    record_view(picture_part, view, claims, registry)
         except Exception:  # the lint reports what cannot be read
             pass
     if picture:
@@ -194,13 +203,17 @@ _Parse = tuple[str, bytes, bool, bool]
 
 
 def parse_all(
-    items: list[_Parse], registry: Registry, table: WorkloadTable, jobs: int
+    items: list[_Parse],
+    registry: Registry,
+    table: WorkloadTable,
+    jobs: int,
+    dra: DraFacts | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`parse_record` of each item, in order; in ``jobs`` worker processes when there
-    are enough of them."""
+    are enough of them (which inherit ``dra``, the project's DRA objects, never pickled)."""
 
     def chunk(part: list[_Parse]) -> list[dict[str, Any]]:
-        return [parse_record(label, raw, registry, table, p, d) for label, raw, p, d in part]
+        return [parse_record(label, raw, registry, table, p, d, dra) for label, raw, p, d in part]
 
     if jobs <= 1 or len(items) < PARALLEL_MIN_PARSES:
         return chunk(items)
@@ -236,7 +249,11 @@ def project_facts(
         prints.append(facts_key(rows, picture, wants_maps))
     table = own.workloads or builtin_table()
     registry = own.registry or builtin_registry()
-    first_key = registry_key(registry)
+    # The project's DRA objects first: whether a pod that names a claim is a GPU pod (its
+    # picture record) depends on the claims and DeviceClasses of every file of the project.
+    listed = [(row.target, row.raw) for row in rows if row.raw is not None and row.other]
+    own.dra = dra = dra_objects(listed)
+    first_key = registry_key(registry) + dra_key(rows, dra)
     plugins: dict[int, Any] = {}
     pictures: dict[int, Any] = {}
     todo: list[tuple[int, bool, bool]] = []
@@ -251,7 +268,7 @@ def project_facts(
             pictures[i] = p
         if (want_d and d is None) or (want_p and p is None):
             todo.append((i, want_p and p is None, want_d and d is None))
-    _parse_rows(rows, todo, registry, table, jobs, cache, first_key, plugins, pictures)
+    _parse_rows(rows, todo, registry, table, jobs, cache, first_key, plugins, pictures, dra)
     # What the project's device plugins advertise, in file order.
     wants_unit = "memory_unit" not in own.options.get("GPU017", {})
     merged = Found([], [], [], [], [])
@@ -267,14 +284,12 @@ def project_facts(
     run = learned(registry, merged, gpushare)
     if run is not registry:
         own.registry = registry = run
-    listed = [(row.target, row.raw) for row in rows if row.raw is not None and row.other]
     if own.cluster is not None:
         own.cluster = cluster_objects(own.cluster, listed)
-    own.dra = dra_objects(listed)
     if wants_maps:
         own.config_maps = config_maps(listed)
     if picture:
-        key = registry_key(registry)
+        key = registry_key(registry) + dra_key(rows, dra)
         if key != first_key:  # the project's own device plugins changed which pods are GPU pods
             pictures = {}
             todo = []
@@ -284,9 +299,25 @@ def project_facts(
                     pictures[i] = p
                 elif row.tolerations:
                     todo.append((i, True, False))
-            _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, pictures)
+            _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, pictures, dra)
         own.evidence = _picture(own, rows, pictures, key, table, jobs, cache)
     return own
+
+
+def dra_key(rows: list[Row], dra: DraFacts | None) -> str:
+    """What else decides a picture record when the project defines DRA objects: the files
+    that define them, by label and digest (a pod's claim may be in any of them); empty
+    when none does."""
+    if dra is None:
+        return ""
+    import hashlib
+
+    made = hashlib.sha256(b"dra\n")
+    for row in rows:
+        raw = row.raw
+        if row.other and raw is not None and (b"DeviceClass" in raw or b"ResourceClaim" in raw):
+            made.update(f"{row.target.label}\0{row.digest}\n".encode())
+    return ":" + made.hexdigest()[:16]
 
 
 def facts_key(rows: list[Row], picture: bool, wants_maps: bool) -> str:
@@ -318,9 +349,10 @@ def _parse_rows(
     key: str,
     plugins: dict[int, Any],
     pictures: dict[int, Any],
+    dra: DraFacts | None = None,
 ) -> None:
     """Parse the rows of ``todo`` (index, picture part wanted, plugin part wanted), once
-    each, and keep what they say (in the cache too)."""
+    each, and keep what they say (in the cache too; ``dra``: the project's DRA objects)."""
     items: list[_Parse] = []
     wanted: list[tuple[int, bool, bool]] = []
     for i, want_p, want_d in todo:
@@ -331,7 +363,7 @@ def _parse_rows(
         wanted.append((i, want_p, want_d))
     if not items:
         return
-    records = parse_all(items, registry, table, jobs)
+    records = parse_all(items, registry, table, jobs, dra)
     for (i, want_p, want_d), record in zip(wanted, records, strict=True):
         row = rows[i]
         if want_d:
@@ -375,7 +407,7 @@ def _picture(
                 raw = row.read()
                 if raw is None:
                     continue
-                made = parse_record(row.target.label, raw, registry, table, True, False)
+                made = parse_record(row.target.label, raw, registry, table, True, False, own.dra)
                 record = from_json(made)
             if record is not None:
                 gatherer.add_record(row.target.label, record)
@@ -390,7 +422,7 @@ def _picture(
                 counted[i] = p
             else:
                 todo.append((i, True, False))
-        _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, counted)
+        _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, counted, own.dra)
         for i in later:
             record = from_json(counted.get(i))
             if record is not None:
