@@ -46,8 +46,11 @@ for that vendor's other agents: a Neuron monitor DaemonSet without the
 `aws.amazon.com/neuron` toleration the repository's Neuron device plugin has names the
 device plugin, as `info`: the vendors' agent manifests tolerate their vendor's taint
 whether the nodes carry it or not. Taints the run's GPU pods agree on, or its node-pool
-objects carry, keep the agent's severity. When nothing says, the finding rests on
-gpulint's default taint and is `info` (`assumed`).
+objects carry, keep the agent's severity. A taint the pods agree on with a value or an
+effect left open (they tolerate its key with `Exists`, or with no effect) is tolerated by
+any toleration of its key: AKS's device plugin, which tolerates `sku=gpu:NoSchedule`, is no
+finding beside GPU pods that tolerate `sku` with `Exists`. When nothing says, the finding
+rests on gpulint's default taint and is `info` (`assumed`).
 
 ## Why it matters
 The DaemonSet controller does not place daemon pods on nodes whose taints they do not

@@ -153,13 +153,63 @@ def test_a_pod_is_no_evidence_against_itself(tmp_path: Path) -> None:
     assert code == 0 and all(f[3] == "info" for f in findings)
 
 
+EXISTS = "      tolerations:\n      - {key: sku, operator: Exists, effect: NoSchedule}\n"
+
+
 def test_pods_that_agree_on_one_whole_taint_make_it_the_evidence(tmp_path: Path) -> None:
-    exists = "      tolerations:\n      - {key: sku, operator: Exists, effect: NoSchedule}\n"
-    files = {"a.yaml": job("a", SKU), "b.yaml": job("b", exists), "c.yaml": job("c")}
+    files = {
+        "a.yaml": job("a", SKU),
+        "a2.yaml": job("a2", SKU),
+        "b.yaml": job("b", EXISTS),
+        "c.yaml": job("c"),
+    }
     findings, code = check(write(tmp_path, files), ".")
     ((path, _, rule, severity, message),) = findings
     assert (path, rule, severity, code) == ("c.yaml", "GPU020", "error", 1)
-    assert "sku=gpu:NoSchedule (tolerated by 2 of the 3 GPU pods of this project" in message
+    assert "sku=gpu:NoSchedule (tolerated by 3 of the 4 GPU pods of this project" in message
+
+
+def test_one_pod_naming_a_value_leaves_the_agreed_value_open(tmp_path: Path) -> None:
+    """Pods that tolerate sku with Exists tolerate sku=gpu too, but say nothing of the
+    value: with one pod naming it, the agreed taint is sku with any value."""
+    files = {"a.yaml": job("a", SKU), "b.yaml": job("b", EXISTS), "c.yaml": job("c")}
+    findings, code = check(write(tmp_path, files), ".")
+    ((path, _, rule, severity, message),) = findings
+    assert (path, rule, severity, code) == ("c.yaml", "GPU020", "error", 1)
+    assert "sku:NoSchedule (tolerated by 2 of the 3 GPU pods of this project" in message
+
+
+PLUGIN = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: nvidia-device-plugin-daemonset
+spec:
+  template:
+    spec:
+      tolerations:
+      - {{key: sku, operator: Equal, value: {value}, effect: NoSchedule}}
+      containers:
+      - name: nvidia-device-plugin-ctr
+        image: nvcr.io/nvidia/k8s-device-plugin:v0.15.0
+"""
+
+
+def test_an_open_value_proves_no_agents_value_wrong(tmp_path: Path) -> None:
+    """GPU pods that tolerate sku with Exists (and one that names gpu) agree on sku with
+    any value: the device plugin's sku=gpu, or any other value, is not shown wrong by them;
+    two pods naming gpu make sku=gpu the agreed taint, and sku=nvidia an error."""
+    files = {f"{c}.yaml": job(c, EXISTS) for c in "ab"}
+    files["c.yaml"] = job("c", SKU)
+    files["plugin.yaml"] = PLUGIN.format(value="gpu")
+    files["other.yaml"] = PLUGIN.format(value="nvidia").replace("-daemonset", "-copy")
+    findings, code = check(write(tmp_path, files), ".")
+    assert (findings, code) == ([], 0)
+    (tmp_path / "b.yaml").write_text(job("b", SKU))
+    findings, code = check(tmp_path, ".")
+    ((path, _, rule, severity, message),) = findings
+    assert (path, rule, severity, code) == ("other.yaml", "GPU023", "error", 1)
+    assert "sku=gpu:NoSchedule (tolerated by 3 of the 3 GPU pods" in message
 
 
 def test_inspect_shows_the_same_project_and_facts_for_one_file_as_for_the_project(

@@ -132,7 +132,7 @@ class Tally:
                 )
                 disputed.append(Disputed(key, Evidence(what, places)))
                 continue
-            value, effect = taint
+            value, effect = _witnessed(taint, pods)
             kinds = frozenset().union(*(k for _, _, k in pods))
             what = f"tolerated by {count} of the {self.pods} GPU pods of this project"
             known = Taint(key, value or "", effect or "NoSchedule", kinds or None)
@@ -159,6 +159,22 @@ def _common(
         return None
     # The most precise: a named value over any value, a named effect over any effect.
     return max(agreed, key=lambda c: (c[0] is not None, c[1] is not None, c[0] or "", c[1] or ""))
+
+
+def _witnessed(
+    taint: _Shape,
+    pods: Sequence[tuple[frozenset[_Shape], tuple[str, int], frozenset[str]]],
+) -> _Shape:
+    """The agreed taint with a value or an effect that fewer than two pods name left open:
+    a pod that tolerates the key with ``Exists`` (or with no effect) tolerates the named
+    value too, but says nothing of it, so one pod's value is no consensus on it (the same
+    two pods a consensus needs)."""
+    value, effect = taint
+    if value is not None and sum(any(s[0] == value for s in shapes) for shapes, _, _ in pods) < 2:
+        value = None
+    if effect is not None and sum(any(s[1] == effect for s in shapes) for shapes, _, _ in pods) < 2:
+        effect = None
+    return value, effect
 
 
 def _text(value: Any) -> bool:

@@ -303,8 +303,6 @@ class AgentView:
         return found
 
     def missing(self, tolerations: Sequence[Any]) -> AgentMissing | None:
-        from gpulint.k8s.taints import tolerates
-
         if not self.items:
             return AgentMissing(None, False, (), 0)
         blanket, every, values, keyed = _tolerations_read(tolerations)
@@ -337,17 +335,11 @@ class AgentView:
                 gone = (gone[0] + 1, gone[1] + (0 if k.agent else 1), gone[2] + enforced_gone)
         count = 0 if every else len(left) - gone[0]
         if count <= 0:
-            # It tolerates all of them: the evidence is every taint, and it misses those a
-            # lenient reading let through (a value or an effect the evidence left open).
-            shown = [
-                self.items[i].taint
-                for i in candidates
-                if self.items[i].taint.effect in ENFORCED
-                and not any(tolerates(t, self.items[i].taint) for t in tolerations)
-            ]
-            return AgentMissing(
-                self.items[0], self.all_agent, tuple(shown[:AGENT_SHOWN]), len(shown)
-            )
+            # It tolerates all of them. A taint whose value or effect the evidence left open
+            # (the pods tolerate the key with ``Exists``, or with no effect) is tolerated by
+            # any toleration of its key: a consensus that does not know the value cannot
+            # prove a value-specific toleration wrong, as GPU020 reads a pod's.
+            return AgentMissing(self.items[0], self.all_agent, (), 0)
         nonagent = sum(n for (_, _, agent), n in counts.items() if not agent) if not every else 0
         hedge = nonagent - gone[1] == 0
         first = None
