@@ -14,7 +14,12 @@ Checks a pod spec's `spec.resourceClaims` and its containers' `resources.claims`
   "Projects"): it may exist in the cluster, so this is `info` saying so, unless the project
   defines one of that kind whose name is a near miss (one typo away): then a `warning` with
   the name it probably means. A claim in another file of the project is found whether or
-  not the run was given that file; another project's claims are never looked at.
+  not the run was given that file; another project's claims are never looked at. An object
+  whose operator creates a template counts as defining it: a ComputeDomain
+  (`resource.nvidia.com`) defines the template named at `spec.channel.resourceClaimTemplate.name`,
+  which NVIDIA's ComputeDomain controller creates in the domain's namespace
+  (`gpulint.k8s.dra.TEMPLATE_CREATORS` lists such objects, each citing the operator's API
+  type).
 
 ## Why it matters
 The API server rejects a pod (or a Deployment's template) whose claims do not line up, and
@@ -49,6 +54,9 @@ None.
   `validatePodResourceClaim`, `validateResourceClaimNames`)
 - kubernetes `staging/src/k8s.io/api/core/v1/types.go` (`PodResourceClaim`: the
   `source` field was replaced by `resourceClaimName` and `resourceClaimTemplateName` in 1.31)
+- NVIDIA/k8s-dra-driver-gpu `api/nvidia.com/resource/v1beta1/computedomain.go`
+  (`ComputeDomainResourceClaimTemplate`: "the ResourceClaimTemplate to generate") and
+  `cmd/compute-domain-controller/resourceclaimtemplate.go` (the controller creates it)
 """
 
 from __future__ import annotations

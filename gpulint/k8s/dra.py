@@ -30,6 +30,10 @@ the command, so it matches any): in the file first, then in the project's other 
 several files of the project define it differently (two overlays' templates of one name),
 which one the pod gets is unknown. Claims in neither are unknown, and the pod is not
 counted as a GPU pod for them.
+
+Some objects make a ResourceClaimTemplate of their own (:data:`TEMPLATE_CREATORS`): a
+ComputeDomain of NVIDIA's DRA driver names the template its controller creates for the
+domain's IMEX channel. The project defines that template as if it were written out.
 """
 
 import re
@@ -46,6 +50,24 @@ from gpulint.model import Path, Related, Span
 
 CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 DRA_GROUP = "resource.k8s.io"
+#: Objects whose operator creates a ResourceClaimTemplate, in the object's namespace:
+#: ``(group, kind)`` -> the path of the template's name in the object, and the DeviceClass
+#: its one request asks for.
+#: - ComputeDomain (``resource.nvidia.com``): NVIDIA/k8s-dra-driver-gpu
+#:   ``api/nvidia.com/resource/v1beta1/computedomain.go`` (``ComputeDomainSpec.Channel``,
+#:   ``ComputeDomainResourceClaimTemplate.Name``: "the ResourceClaimTemplate to generate");
+#:   ``cmd/compute-domain-controller/resourceclaimtemplate.go``
+#:   (``WorkloadResourceClaimTemplateManager.Create``: that name, in the ComputeDomain's
+#:   namespace, one request of ``compute-domain-default-channel.nvidia.com``).
+TEMPLATE_CREATORS: Mapping[tuple[str, str], tuple[tuple[str, ...], str]] = MappingProxyType(
+    {
+        ("resource.nvidia.com", "ComputeDomain"): (
+            ("spec", "channel", "resourceClaimTemplate", "name"),
+            "compute-domain-default-channel.nvidia.com",
+        ),
+    }
+)
+_CREATOR_GROUPS = tuple(sorted({group for group, _ in TEMPLATE_CREATORS}))
 #: Double-quoted YAML escapes that can spell any character, and an escaped line break
 #: (which joins two lines with nothing between them).
 _SPELLING_ESCAPES = ("\\x", "\\u", "\\U", "\\\n", "\\\r")
@@ -55,7 +77,7 @@ def may_hold_dra(text: str) -> bool:
     """Whether ``text`` can hold a DRA object (``apiVersion: resource.k8s.io/...``): the
     group written out, or an escape that could spell it. A text that cannot needs no
     claim index, and the engine lints it in one pass."""
-    if DRA_GROUP in text:
+    if DRA_GROUP in text or any(group in text for group in _CREATOR_GROUPS):
         return True
     # Every escape starts with a backslash, which most manifests never write: one scan.
     return "\\" in text and any(escape in text for escape in _SPELLING_ESCAPES)
@@ -188,7 +210,7 @@ class ClaimIndex:
             raise ValueError("the shared empty claim index cannot be filled")
         claims: dict[tuple[str, str], list[ClaimObject]] = {}
         for obj in found:
-            if obj.group == DRA_GROUP:
+            if obj.group == DRA_GROUP or obj.group in _CREATOR_GROUPS:
                 self._add(claims, obj)
         self._claims = claims
 
@@ -196,13 +218,15 @@ class ClaimIndex:
         claims: dict[tuple[str, str], list[ClaimObject]] = {}
         for doc in self._documents:
             for obj in objects(doc):
-                if obj.group == DRA_GROUP:
+                if obj.group == DRA_GROUP or obj.group in _CREATOR_GROUPS:
                     self._add(claims, obj)
         return claims
 
     def _add(self, claims: dict[tuple[str, str], list[ClaimObject]], obj: K8sObject) -> None:
         name = obj.ref.name
-        if obj.kind in CLAIM_KINDS and name:
+        if obj.group != DRA_GROUP:
+            self._created(claims, obj)
+        elif obj.kind in CLAIM_KINDS and name:
             spec = obj.data.get("spec")
             if obj.kind == "ResourceClaimTemplate":
                 spec = spec.get("spec") if isinstance(spec, dict) else None
@@ -225,6 +249,31 @@ class ClaimIndex:
             extended = spec.get("extendedResourceName") if isinstance(spec, dict) else None
             if isinstance(extended, str) and extended:
                 self._extended.add(extended)
+
+    def _created(self, claims: dict[tuple[str, str], list[ClaimObject]], obj: K8sObject) -> None:
+        """The ResourceClaimTemplate an object of :data:`TEMPLATE_CREATORS` makes."""
+        row = TEMPLATE_CREATORS.get((obj.group, obj.kind))
+        if row is None:
+            return
+        path, device_class = row
+        value: Any = obj.data
+        for key in path:
+            value = value.get(key) if isinstance(value, Mapping) else None
+        if not isinstance(value, str) or not value:
+            return
+        entry = ClaimObject(
+            "ResourceClaimTemplate",
+            value,
+            obj.ref.namespace,
+            (device_class,),
+            obj.doc.index,
+            obj.path,
+            "",
+            (ClaimRequest("channel", (device_class,), 1),),
+            self.label,
+            obj.doc.key_span((*obj.path, "kind")).line,
+        )
+        claims.setdefault(("ResourceClaimTemplate", value), []).append(entry)
 
     def _index(self) -> dict[tuple[str, str], list[ClaimObject]]:
         if self._claims is None:
@@ -282,7 +331,7 @@ class ClaimIndex:
 
     def versions(self) -> set[str]:
         """The ``resource.k8s.io`` versions the file's claims and templates are written in."""
-        return {c.version for found in self._index().values() for c in found}
+        return {c.version for found in self._index().values() for c in found if c.version}
 
     def claim_names(self, kind: str) -> list[str]:
         """The names of the claims (or templates) of ``kind`` the file and its project
