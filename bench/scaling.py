@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "out" / "scaling"
@@ -488,6 +488,67 @@ def inventory_nodes(n: int) -> Input:
     size = _write(folder, "nodes.json", json.dumps(inventory(n), indent=4, sort_keys=True))
     text = "---\n".join(POD.format(name=f"p{i}") for i in range(10))
     size += _write(folder, "pods.yaml", text)
+    return Input(["check", "--cluster", "nodes.json", "pods.yaml"], folder, size)
+
+
+def shared_slices_nodes(n: int) -> Input:
+    """A ``--cluster`` inventory of n nodes and n ResourceSlices of four GPUs each: a quarter
+    one node's own (``nodeName``), a quarter for one node by a ``kubernetes.io/hostname``
+    selector, a quarter for a node pool by its label, a quarter one device per node
+    (``perDeviceNodeSelection``); one slice for all nodes; ten pods whose claim asks for
+    four GPUs. Each shared slice is matched against the nodes its selector's label index
+    leaves (gpulint.cluster.slices), not against every node."""
+    import json
+
+    from cluster import inventory
+
+    folder = _fresh("shared-slices-nodes", n)
+    data = inventory(n)
+    nodes: list[Any] = data["items"]  # type: ignore[assignment]
+    labels = [x["metadata"]["labels"] for x in nodes]
+
+    def gpus(count: int, **where: Any) -> list[dict[str, Any]]:
+        return [
+            {"name": f"gpu-{i}", "attributes": {"type": {"string": "gpu"}}, **where}
+            for i in range(count)
+        ]
+
+    def piece(i: int, **spec: Any) -> dict[str, Any]:
+        return {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": f"slice-{i}"},
+            "spec": {"driver": "gpu.nvidia.com", "pool": {"name": f"p{i}"}, **spec},
+        }
+
+    def selector(key: str, value: str) -> dict[str, Any]:
+        term = {"matchExpressions": [{"key": key, "operator": "In", "values": [value]}]}
+        return {"nodeSelectorTerms": [term]}
+
+    host, pool = "kubernetes.io/hostname", "cloud.google.com/gke-nodepool"
+    slices = [piece(n, allNodes=True, devices=gpus(1))]
+    for i in range(n):
+        mine = labels[i % len(labels)]
+        if i % 4 == 0:
+            slices.append(piece(i, nodeName=mine[host], devices=gpus(4)))
+        elif i % 4 == 1:
+            slices.append(piece(i, nodeSelector=selector(host, mine[host]), devices=gpus(4)))
+        elif i % 4 == 2:
+            slices.append(piece(i, nodeSelector=selector(pool, mine[pool]), devices=gpus(4)))
+        else:
+            each = [{**d, "nodeName": mine[host]} for d in gpus(4)]
+            slices.append(piece(i, perDeviceNodeSelection=True, devices=each))
+    data["items"] = [*nodes, *slices]
+    size = _write(folder, "nodes.json", json.dumps(data, indent=1, sort_keys=True))
+    claim = DRA_TEMPLATE.format(name="four").replace("count: 2", "count: 4")
+    pods = "".join(
+        DRA_POD.format(i=i)
+        .replace("  - {name: own, resourceClaimTemplateName: t" + str(i) + "}\n", "")
+        .replace("shared", "four")
+        .replace(", {name: own}", "")
+        for i in range(10)
+    )
+    size += _write(folder, "pods.yaml", claim + pods)
     return Input(["check", "--cluster", "nodes.json", "pods.yaml"], folder, size)
 
 
@@ -1012,6 +1073,7 @@ CASES: dict[str, Case] = {
     "findings-per-file": Case(findings_per_file, 10_000, "scaling"),
     "suppression-comments": Case(suppression_comments, 10_000, "scaling"),
     "inventory-nodes": Case(inventory_nodes, 2_500, "scaling"),
+    "shared-slices-nodes": Case(shared_slices_nodes, 1_000, "scaling"),
     "pools-and-pods": Case(pools_and_pods, 600, "scaling"),
     "distinct-pods-pools": Case(distinct_pods_pools, 600, "scaling"),
     "agents-and-taints": Case(agents_and_taints, 600, "scaling"),

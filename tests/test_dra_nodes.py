@@ -140,3 +140,108 @@ def test_without_resource_slices_the_claims_are_not_judged_against_the_nodes(
 ) -> None:
     # No node says how many devices DRA gives it: nothing is known, nothing is said.
     assert _check(tmp_path, 6, "", "GPU040", "GPU050") == []
+
+
+SHARED = """\
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {{name: {name}}}
+  spec:
+    driver: gpu.nvidia.com
+    pool: {{name: {name}, generation: 1, resourceSliceCount: 1}}
+{scope}    devices:
+{devices}"""
+BY_LABEL = (
+    "    nodeSelector:\n      nodeSelectorTerms:\n      - matchExpressions:\n"
+    "        - {key: kubernetes.io/hostname, operator: In, values: [gpu-node-1]}\n"
+)
+
+
+def _shared(name: str, scope: str, devices: str) -> str:
+    return SHARED.format(name=name, scope=scope, devices=devices)
+
+
+def _gpus(n: int, extra: str = "") -> str:
+    return "".join(V1_DEVICE.format(i=i, kind="gpu") + extra for i in range(n))
+
+
+def test_shared_slices_count_for_the_nodes_they_are_for() -> None:
+    # A slice for the nodes a selector matches, one for all nodes, and one whose devices
+    # each name their node (perDeviceNodeSelection; k8s.io/api/resource/v1/types.go).
+    per_device = "".join(
+        V1_DEVICE.format(i=i, kind="gpu") + f"      nodeName: {node}\n"
+        for i, node in enumerate(["gpu-node-1", "gpu-node-1", "cpu-node-1"])
+    )
+    slices = (
+        _shared("by-label", BY_LABEL, _gpus(2))
+        + _shared("everywhere", "    allNodes: true\n", _gpus(1))
+        + _shared("per-device", "    perDeviceNodeSelection: true\n", per_device)
+        + _shared("no-node", "", _gpus(5))  # says no node: the API server rejects it
+    )
+    nodes = {n.name: n for n in nodes_from_text(INVENTORY.format(slices=slices), "n.yaml")}
+    key = class_key("gpu.nvidia.com")
+    assert key is not None
+    assert nodes["gpu-node-1"].allocatable[key] == 2 + 1 + 2
+    assert nodes["cpu-node-1"].allocatable[key] == 1 + 1
+    shown = sorted((d.slice, d.name) for g in nodes["cpu-node-1"].devices for d in g)
+    assert shown == [("everywhere", "gpu-0"), ("per-device", "gpu-2")]
+
+
+def test_a_claim_that_only_a_shared_slice_satisfies_fits(tmp_path: Path) -> None:
+    slices = _shared("by-label", BY_LABEL, _gpus(6))
+    assert _check(tmp_path, 6, slices, "GPU040", "GPU050") == []
+    assert _check(tmp_path, 7, slices, "GPU040", "GPU050") == [("GPU040", "error", 24)]
+    # v1beta1 writes a device's node under basic.
+    beta = (
+        SHARED.format(name="beta", scope="    perDeviceNodeSelection: true\n", devices="")
+        .replace("resource.k8s.io/v1", "resource.k8s.io/v1beta1")
+        .replace(
+            "    devices:\n",
+            "    devices:\n    - name: gpu-0\n      basic:\n"
+            "        nodeName: gpu-node-1\n        attributes: {type: {string: gpu}}\n",
+        )
+    )
+    assert _check(tmp_path, 7, slices + beta, "GPU040", "GPU050") == []
+
+
+def test_too_many_shared_selectors_is_a_clear_error(tmp_path: Path) -> None:
+    import pytest
+
+    from gpulint.cluster import slices as module
+    from gpulint.cluster.inventory import InventoryError
+
+    # Selectors without an In requirement are matched against every node: that work counts.
+    many = "".join(
+        _shared(
+            f"s{i}",
+            BY_LABEL.replace("In, values: [gpu-node-1]", f"NotIn, values: [n{i}]"),
+            _gpus(1),
+        )
+        for i in range(3)
+    )
+    old = module.MAX_SELECTOR_WORK
+    module.MAX_SELECTOR_WORK = 10
+    try:
+        with pytest.raises(InventoryError, match="3 distinct node selectors of shared"):
+            nodes_from_text(INVENTORY.format(slices=many), "n.yaml")
+    finally:
+        module.MAX_SELECTOR_WORK = old
+
+
+def test_a_cached_inventory_keeps_each_node_s_devices(tmp_path: Path) -> None:
+    from gpulint.cluster import inventory
+
+    slices = _shared("everywhere", "    allNodes: true\n", _gpus(2)) + _slice("gpu-node-1", 3)
+    padding = "# " + "x" * 1000 + "\n"
+    text = INVENTORY.format(slices=slices) + padding * (inventory.CACHE_MIN_BYTES // 1000)
+    (tmp_path / "nodes.yaml").write_text(text)
+    cache = str(tmp_path / "cache")
+    first = inventory.read_inventory(tmp_path / "nodes.yaml", "nodes.yaml", cache)
+    again = inventory.read_inventory(tmp_path / "nodes.yaml", "nodes.yaml", cache)
+    assert list((tmp_path / "cache" / inventory.CACHE_FOLDER).glob("*.json"))
+    assert again == first
+    names = {n.name: sorted(d.name for g in n.devices for d in g) for n in again}
+    assert names == {
+        "gpu-node-1": ["gpu-0", "gpu-0", "gpu-1", "gpu-1", "gpu-2"],
+        "cpu-node-1": ["gpu-0", "gpu-1"],
+    }

@@ -92,7 +92,7 @@ CACHE_MIN_BYTES = 256 << 10
 #: The cache's folder (under gpulint's cache folder) and how many inventories it keeps.
 CACHE_FOLDER = "inventories"
 CACHE_KEEP = 16
-_CACHE_FORMAT = "gpulint node inventory 1"
+_CACHE_FORMAT = "gpulint node inventory 2"
 
 
 def _digest(raw: bytes, label: str) -> str:
@@ -108,6 +108,7 @@ def _digest(raw: bytes, label: str) -> str:
 
 
 def _cached(entry: str) -> list[Node] | None:
+    from gpulint.cluster.slices import DeviceGroup, Published
     from gpulint.util.cachefile import read_own
 
     # Only what this user wrote counts: not a file another user could have placed.
@@ -118,6 +119,7 @@ def _cached(entry: str) -> list[Node] | None:
         doc = json.loads(raw)
         if doc.get("format") != _CACHE_FORMAT:
             return None
+        groups = [DeviceGroup(Published(*d) for d in group) for group in doc["groups"]]
         return [
             Node(
                 name=row["name"],
@@ -128,6 +130,7 @@ def _cached(entry: str) -> list[Node] | None:
                 node_count=1,
                 pool=row["pool"],
                 source=row["source"],
+                devices=tuple(groups[g] for g in row["devices"]),
             )
             for row in doc["nodes"]
         ]
@@ -140,8 +143,15 @@ def _store(cache: str, entry: str, nodes: list[Node]) -> None:
     from gpulint.util.cachefile import write_atomic
 
     folder = os.path.dirname(entry)
+    # Device groups are shared by the nodes a slice is for: each is written once.
+    groups: dict[int, int] = {}
+    for n in nodes:
+        for group in n.devices:
+            groups.setdefault(id(group), len(groups))
+    unique = {id(g): g for n in nodes for g in n.devices}
     doc = {
         "format": _CACHE_FORMAT,
+        "groups": [[list(d) for d in unique[key]] for key in groups],
         "nodes": [
             {
                 "name": n.name,
@@ -151,6 +161,7 @@ def _store(cache: str, entry: str, nodes: list[Node]) -> None:
                 "unschedulable": n.unschedulable,
                 "pool": n.pool,
                 "source": n.source,
+                "devices": [groups[id(g)] for g in n.devices],
             }
             for n in nodes
         ],
@@ -195,7 +206,7 @@ def nodes_from_text(text: str, label: str) -> list[Node]:
     else:
         documents = _yaml_documents(text, label)
     nodes: list[Node] = []
-    slices: dict[str, list[dict[str, int]]] = {}  # node name -> its slices' device counts
+    slices: list[Any] = []  # each ResourceSlice device, with the nodes it is for
     for data, doc in documents:
         nodes.extend(_nodes_of(data, doc, label, slices))
     if not nodes:
@@ -204,14 +215,15 @@ def nodes_from_text(text: str, label: str) -> list[Node]:
             "`kubectl get nodes -o yaml`)"
         )
     if slices:
-        from gpulint.cluster.slices import add_devices
+        from gpulint.cluster.slices import TooManySelectors, attach
 
-        nodes = [
-            n._replace(allocatable=add_devices(n.allocatable, slices[n.name]))
-            if n.name in slices
-            else n
-            for n in nodes
-        ]
+        try:
+            nodes = attach(nodes, slices)
+        except TooManySelectors as exc:
+            raise InventoryError(
+                f"{label}: {exc}: more than gpulint matches; list the ResourceSlices of "
+                "one node each (spec.nodeName), or fewer shared ones"
+            ) from None
     return nodes
 
 
@@ -236,9 +248,7 @@ def _line(doc: Any, path: tuple[Any, ...]) -> int | None:
     return int(doc.key_span(path).line)
 
 
-def _nodes_of(
-    data: Any, doc: Any, label: str, slices: dict[str, list[dict[str, int]]]
-) -> Iterator[Node]:
+def _nodes_of(data: Any, doc: Any, label: str, slices: list[Any]) -> Iterator[Node]:
     """The Nodes of one document; its ResourceSlices' devices go to ``slices``
     (:mod:`gpulint.cluster.slices`)."""
     from gpulint.cluster.slices import is_slice, slice_devices
@@ -254,9 +264,8 @@ def _nodes_of(
         return
     if is_slice(data) or kind == "ResourceSliceList":
         for item in [data] if is_slice(data) else _list(data.get("items")):
-            found = slice_devices(item) if is_slice(item) else None
-            if found is not None:
-                slices.setdefault(found[0], []).append(found[1])
+            if is_slice(item):
+                slices.extend(slice_devices(item))
         return
     if kind in ("List", "NodeList"):
         items = data.get("items")
@@ -275,9 +284,7 @@ def _nodes_of(
                 yield _node(item, doc, ("items", index), label)
                 continue
             if is_slice(item):
-                found = slice_devices(item)
-                if found is not None:
-                    slices.setdefault(found[0], []).append(found[1])
+                slices.extend(slice_devices(item))
                 continue
             what = f"a {item_kind}" if isinstance(item_kind, str) else f"a {_type(item)}"
             raise InventoryError(

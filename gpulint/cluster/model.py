@@ -8,7 +8,7 @@ them.
 
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from gpulint.k8s.taints import Taint
 
@@ -32,6 +32,10 @@ class Node(NamedTuple):
     pool: str | None = None
     #: Where it was described, for messages: ``nodes.yaml:12``, ``node-pools[0]``.
     source: str = ""
+    #: The DRA devices a node inventory's ResourceSlices publish for it, in groups shared
+    #: by the nodes a slice is for (tuples of :class:`gpulint.cluster.slices.Published`;
+    #: counted in ``allocatable`` too).
+    devices: tuple[tuple[Any, ...], ...] = ()
 
 
 class Cluster(NamedTuple):

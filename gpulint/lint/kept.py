@@ -50,6 +50,11 @@ def canonical(value: Any, depth: int = 0) -> Any:
         return value
     if isinstance(value, enum.Enum):
         return [type(value).__name__, value.name]
+    stands_for = getattr(type(value), "canonical_key", None)
+    if callable(stands_for):
+        # A large value many others share (a ResourceSlice's devices, on every node it is
+        # for) gives a short key of its own, once: the settings' text stays linear.
+        return [type(value).__name__, stands_for(value)]
     if isinstance(value, Decimal):
         return ["Decimal", str(value)]
     if isinstance(value, re.Pattern):
