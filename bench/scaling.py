@@ -897,6 +897,21 @@ def distinct_pods_pools(n: int) -> Input:
     )
 
 
+def described_cluster(n: int) -> Input:
+    """``distinct-pods-pools`` with the cluster described (``platform: eks`` in the tree's own
+    .gpulint.yaml): the n NodePools become n x 8 node shapes (one per g6e instance type) that
+    the scheduler's filters (GPU050) and GPU020 judge; each pod is compared with the nodes the
+    index hands it (by label, name, taint key and resource), at most 512 per pod."""
+    case = distinct_pods_pools(n)
+    folder = case.cwd.with_name(f"described-cluster-{n}")
+    if folder.exists():
+        _rmtree(folder)
+    folder = case.cwd.rename(folder)
+    _made.append(folder)
+    _write(folder, ".gpulint.yaml", "platform: eks\n")
+    return case._replace(cwd=folder)
+
+
 _AGENT = """\
 apiVersion: apps/v1
 kind: DaemonSet
@@ -1076,6 +1091,7 @@ CASES: dict[str, Case] = {
     "shared-slices-nodes": Case(shared_slices_nodes, 1_000, "scaling"),
     "pools-and-pods": Case(pools_and_pods, 600, "scaling"),
     "distinct-pods-pools": Case(distinct_pods_pools, 600, "scaling"),
+    "described-cluster": Case(described_cluster, 300, "scaling"),
     "agents-and-taints": Case(agents_and_taints, 600, "scaling"),
     "template-actions": Case(template_actions, 20_000, "scaling"),
     "daemonset-names": Case(daemonset_names, 2_000, "scaling"),

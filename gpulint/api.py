@@ -99,6 +99,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         "gpulint.cluster.slices": ("class_key",),
         "gpulint.cluster.facts": (
             "accelerator_nodes",
+            "accelerator_taints",
             "added_tolerations",
             "describe_offer",
             "describes_nodes",
@@ -126,7 +127,15 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "selected_size",
         ),
         "gpulint.cluster.schedpod": ("sched_pod",),
-        "gpulint.cluster.filters": ("Failure", "feasibility", "fits_somewhere"),
+        "gpulint.cluster.filters": (
+            "Failure",
+            "Unjudged",
+            "feasibility",
+            "fewest_untolerated",
+            "fits_somewhere",
+            "placement",
+        ),
+        "gpulint.cluster.nodeindex": ("Fewest", "TooLarge"),
     },
     # A fix: a Repair and its changes at document paths (gpulint turns them into edits).
     "fixes": {
@@ -218,6 +227,7 @@ if TYPE_CHECKING:
     )
     from gpulint.cluster.facts import (
         accelerator_nodes as accelerator_nodes,
+        accelerator_taints as accelerator_taints,
         added_tolerations as added_tolerations,
         describe_offer as describe_offer,
         describes_nodes as describes_nodes,
@@ -232,11 +242,18 @@ if TYPE_CHECKING:
     )
     from gpulint.cluster.filters import (
         Failure as Failure,
+        Unjudged as Unjudged,
         feasibility as feasibility,
+        fewest_untolerated as fewest_untolerated,
         fits_somewhere as fits_somewhere,
+        placement as placement,
     )
     from gpulint.cluster.model import (
         Node as Node,
+    )
+    from gpulint.cluster.nodeindex import (
+        Fewest as Fewest,
+        TooLarge as TooLarge,
     )
     from gpulint.cluster.podnodes import (
         Selected as Selected,

@@ -148,17 +148,16 @@ from gpulint.api import (
     Repair,
     RuleContext,
     Taint,
+    TooLarge,
     Violation,
-    accelerator_nodes,
     added_tolerations,
     certain_line,
     default_taints_assumed,
     describes_nodes,
-    enforced_taints,
+    fewest_untolerated,
     gpu_demand,
     names_kueue_queue,
     names_node_taint,
-    nodes_offering,
     pool_label,
     taint_basis,
     taints_from_options,
@@ -223,7 +222,18 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             0,
         )
     else:
-        found = _untolerated(pod, ctx, demand, hardware, bound, effective)
+        judged = _untolerated(pod, ctx, demand, hardware, bound, effective)
+        if isinstance(judged, TooLarge):
+            # Never an error from a partial look at the nodes.
+            yield Violation(
+                pod.tolerations_path or pod.path,
+                f"the pod {first}, and the cluster is too large to judge exactly whether it "
+                f"tolerates the taints of some GPU node ({judged.shapes} node shapes; gpulint "
+                "compares a pod with at most 512): it may stay Pending",
+                severity="info",
+            )
+            return
+        found = judged
     if found is None:
         return
     missing, pool, others = found
@@ -385,34 +395,23 @@ def _untolerated(
     hardware: set[str],
     bound: bool,
     tolerations: list[Any],
-) -> tuple[list[Taint], Node | None, int] | None:
+) -> tuple[list[Taint], Node | None, int] | TooLarge | None:
     """The taints that keep the pod off its GPU nodes, the pool they are on (None: the
     configured or platform taints), and how many other GPU pools also repel it; None when
-    the pod tolerates some pool's taints (or no pool offers what it asks for)."""
+    the pod tolerates some pool's taints (or no pool offers what it asks for); TooLarge when
+    the described cluster has too many GPU node shapes to judge that exactly."""
     cluster = ctx.cluster
     if describes_nodes(cluster):
         names = [e.name for e in demand.entries if ctx.registry.is_accelerator(e.name)]
         names += [n for n in demand.pod_level if ctx.registry.is_accelerator(n)]
         names += [n for n, _ in demand.operator if ctx.registry.is_accelerator(n)]
-        nodes = nodes_offering(cluster, names) if names else []
-        if not names:
-            # A DRA claim (or a look-alike name): any GPU node may serve it.
-            nodes = accelerator_nodes(cluster, ctx.registry)
-        if not nodes:
-            return None  # no pool offers it: that is GPU050's and GPU051-GPU053's to say
-        best: tuple[list[Taint], Node] | None = None
-        for node in nodes:
-            left = [
-                t
-                for t in enforced_taints(node, bound)
-                if not any(tolerates(t2, t) for t2 in tolerations)
-            ]
-            if not left:
-                return None
-            if best is None or len(left) < len(best[0]):
-                best = (left, node)
-        assert best is not None
-        return best[0], best[1], len(nodes) - 1
+        # No name: a DRA claim (or a look-alike name), which any GPU node may serve.
+        found = fewest_untolerated(
+            cluster, names or None, ctx.registry.is_accelerator, tolerations, bound
+        )
+        if found is None or isinstance(found, TooLarge):
+            return found
+        return found.left, found.node, found.others
     taints = taints_from_options(ctx.options)
     if (
         cluster is not None

@@ -95,11 +95,10 @@ from gpulint.api import (
     RuleContext,
     Taint,
     Violation,
-    accelerator_nodes,
+    accelerator_taints,
     certain_line,
     default_taints_assumed,
     describes_nodes,
-    enforced_taints,
     gpu_demand,
     pinned,
     shares_by_annotation,
@@ -193,10 +192,7 @@ def _gpu_taints(ctx: RuleContext) -> list[Taint]:
     set `taints`), else the option."""
     cluster = ctx.cluster
     if describes_nodes(cluster):
-        seen: dict[Taint, None] = {}
-        for node in accelerator_nodes(cluster, ctx.registry):
-            seen.update(dict.fromkeys(enforced_taints(node)))
-        return list(seen)
+        return list(accelerator_taints(cluster, ctx.registry))
     if (
         cluster is not None
         and cluster.gpu_taints is not None

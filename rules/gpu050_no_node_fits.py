@@ -22,6 +22,12 @@ the cluster is full today. Pods of node agents (DaemonSets) get the tolerations 
 DaemonSet controller adds. Values the arithmetic cannot read (placeholders, invalid
 quantities) are left out of the request rather than guessed.
 
+The nodes are indexed once per run (by label, name, taint key and resource), so a pod is
+compared with the nodes that may take it, and a pod is compared with at most 512 nodes (or
+node shapes, identical nodes counted once): for a cluster too large to judge a pod within
+that, the finding is `info` ("the cluster is too large to judge this pod exactly"), never an
+error from a partial look.
+
 When the closest pool fails several filters, the finding names each with its change
 (`Closest: pool a100-pool (8 nodes) fails 2 filters: untolerated taint {nvidia.com/gpu:
 present}, add a toleration ...; node affinity/selector, change nodeSelector ...`), so
@@ -122,10 +128,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if cluster is None or not cluster.nodes or pod.location != "pod":
         return
     from gpulint.api import (
+        Unjudged,
         added_tolerations,
-        feasibility,
-        fits_somewhere,
         names_kueue_queue,
+        placement,
         sched_pod,
     )
 
@@ -142,10 +148,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     added = added_tolerations(cluster, list(sched.requests), names_kueue_queue(pod))
     if added:
         sched = sched._replace(tolerations=(*sched.tolerations, *added))
-    if fits_somewhere(sched, cluster):
+    result = placement(sched, cluster)
+    if result is None:
         return
-    result = feasibility(sched, cluster)
-    if result.fitting:
+    if isinstance(result, Unjudged):
+        # Too many nodes to compare this pod with each: never an error from a partial look.
+        yield Violation(pod.path, result.message(), severity="info")
         return
     message = result.message()
     anchor: Path = pod.path

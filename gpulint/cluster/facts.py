@@ -34,18 +34,78 @@ def offers(node: Node, name: str) -> Decimal:
     return node.allocatable.get(name, Decimal(0))
 
 
+#: What is asked of a cluster's nodes by every pod, computed once per cluster (and
+#: registry): the rules ask it of each pod, and a cluster may have thousands of nodes.
+_ONCE: dict[tuple[int, int, str], tuple[Cluster, Any, Any]] = {}
+
+
+def _once(cluster: Cluster, what: str, compute: Callable[[], Any], registry: Any = None) -> Any:
+    key = (id(cluster), id(registry), what)
+    found = _ONCE.get(key)
+    if found is not None and found[0] is cluster and found[1] is registry:
+        return found[2]
+    if len(_ONCE) >= 4096:
+        _ONCE.clear()
+    value = compute()
+    _ONCE[key] = (cluster, registry, value)
+    return value
+
+
+def _by_name(cluster: Cluster) -> dict[str, list[int]]:
+    """Each resource name some node offers (more than 0 of), with those nodes' positions."""
+
+    def compute() -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for i, node in enumerate(cluster.nodes):
+            for name, value in node.allocatable.items():
+                if value > 0:
+                    out.setdefault(name, []).append(i)
+        return out
+
+    found: dict[str, list[int]] = _once(cluster, "by-name", compute)
+    return found
+
+
 def accelerator_nodes(cluster: Cluster, registry: Registry) -> list[Node]:
     """The nodes that offer some accelerator resource of the registry (GPU nodes)."""
-    return [
-        n
-        for n in cluster.nodes
-        if any(v > 0 and registry.is_accelerator(k) for k, v in n.allocatable.items())
-    ]
+
+    def compute() -> list[Node]:
+        return [
+            n
+            for n in cluster.nodes
+            if any(v > 0 and registry.is_accelerator(k) for k, v in n.allocatable.items())
+        ]
+
+    found: list[Node] = _once(cluster, "accelerators", compute, registry)
+    return found
+
+
+def accelerator_taints(cluster: Cluster, registry: Registry) -> list[Taint]:
+    """The taints of the GPU nodes (:func:`accelerator_nodes`) that keep a pod off, each once,
+    in the nodes' order."""
+
+    def compute() -> list[Taint]:
+        seen: dict[Taint, None] = {}
+        for node in accelerator_nodes(cluster, registry):
+            seen.update(dict.fromkeys(enforced_taints(node)))
+        return list(seen)
+
+    found: list[Taint] = _once(cluster, "accelerator-taints", compute, registry)
+    return found
 
 
 def nodes_offering(cluster: Cluster, names: Iterable[str]) -> list[Node]:
-    wanted = list(names)
-    return [n for n in cluster.nodes if any(offers(n, name) > 0 for name in wanted)]
+    """The nodes that offer more than 0 of one of ``names``, in the cluster's order."""
+    by_name = _by_name(cluster)
+    lists = [by_name.get(name, []) for name in dict.fromkeys(names)]
+    if len(lists) == 1:
+        return [cluster.nodes[i] for i in lists[0]]
+    return [cluster.nodes[i] for i in sorted({i for found in lists for i in found})]
+
+
+def offered(cluster: Cluster, name: str) -> bool:
+    """Whether some node offers more than 0 of ``name``."""
+    return name in _by_name(cluster)
 
 
 def unoffered(
@@ -63,7 +123,7 @@ def unoffered(
     found = []
     for entry in gpu_demand(pod, registry).entries:
         key = (id(entry.container), entry.name)
-        if not wanted(entry.name) or key in seen or nodes_offering(cluster, [entry.name]):
+        if not wanted(entry.name) or key in seen or offered(cluster, entry.name):
             continue
         seen.add(key)
         found.append(entry)
@@ -108,12 +168,18 @@ def added_tolerations(
 
 def largest_offer(cluster: Cluster, name: str) -> tuple[Decimal, Node] | None:
     """The most of ``name`` one node offers, and that node (None: no node offers it)."""
-    best: tuple[Decimal, Node] | None = None
-    for node in cluster.nodes:
-        have = offers(node, name)
-        if have > 0 and (best is None or have > best[0]):
-            best = (have, node)
-    return best
+
+    def compute() -> tuple[Decimal, Node] | None:
+        best: tuple[Decimal, Node] | None = None
+        for i in _by_name(cluster).get(name, ()):
+            node = cluster.nodes[i]
+            have = offers(node, name)
+            if have > 0 and (best is None or have > best[0]):
+                best = (have, node)
+        return best
+
+    found: tuple[Decimal, Node] | None = _once(cluster, f"largest {name}", compute)
+    return found
 
 
 def advertised(cluster: Cluster, registry: Registry) -> dict[str, list[Node]]:
@@ -157,14 +223,19 @@ def describe_offer(node: Node, registry: Registry) -> str:
 
 def nvidia_nodes(cluster: Cluster, registry: Registry) -> list[Node]:
     """Nodes that offer some resource of NVIDIA hardware (whole, MIG, shared, cGPU, HAMi)."""
-    out = []
-    for node in cluster.nodes:
-        for key, value in node.allocatable.items():
-            resource = registry.get(key)
-            if value > 0 and resource is not None and resource.hardware == "nvidia":
-                out.append(node)
-                break
-    return out
+
+    def compute() -> list[Node]:
+        out = []
+        for node in cluster.nodes:
+            for key, value in node.allocatable.items():
+                resource = registry.get(key)
+                if value > 0 and resource is not None and resource.hardware == "nvidia":
+                    out.append(node)
+                    break
+        return out
+
+    found: list[Node] = _once(cluster, "nvidia", compute, registry)
+    return found
 
 
 def names_kueue_queue(pod: PodSpec) -> bool:

@@ -38,11 +38,12 @@ that names one of those labels, or node names, is judged node by node within the
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any, NamedTuple
 
 from gpulint.cluster.model import Cluster, Node
+from gpulint.cluster.nodeindex import NODE_BUDGET, Fewest, NodeIndex, TooLarge, is_scalar
 from gpulint.cluster.schedpod import SchedPod
 from gpulint.k8s.resources import is_extended_resource
 from gpulint.k8s.taints import Taint, tolerates
@@ -113,16 +114,6 @@ def _milli(value: Decimal) -> int:
     return math.ceil(value * 1000)
 
 
-def _is_scalar(name: str) -> bool:
-    """schedutil.IsScalarResourceName."""
-    return (
-        is_extended_resource(name)
-        or name.startswith("hugepages-")
-        or "kubernetes.io/" in name
-        or name.startswith("attachable-volumes-")
-    )
-
-
 def _fits(requests: Mapping[str, Decimal], node: Node) -> list[tuple[str, Decimal, Decimal]]:
     """fitsRequest on an empty node: (resource, requested, allocatable) of each shortfall."""
     short: list[tuple[str, Decimal, Decimal]] = []
@@ -140,7 +131,7 @@ def _fits(requests: Mapping[str, Decimal], node: Node) -> list[tuple[str, Decima
         if name == "cpu":
             if _milli(want) > 0 and _milli(want) > _milli(have):
                 short.append((name, want, have))
-        elif (name in ("memory", "ephemeral-storage") or _is_scalar(name)) and (
+        elif (name in ("memory", "ephemeral-storage") or is_scalar(name)) and (
             math.ceil(want) > 0 and math.ceil(want) > math.ceil(have)
         ):
             short.append((name, want, have))
@@ -359,24 +350,129 @@ def _memo(cluster: Cluster, pod: SchedPod, what: str, compute: Any) -> Any:
     return value
 
 
+_INDEXES: dict[int, tuple[Cluster, NodeIndex]] = {}
+
+
+def cluster_index(cluster: Cluster) -> NodeIndex:
+    """The cluster's groups indexed (:class:`gpulint.cluster.nodeindex.NodeIndex`), built once
+    per cluster."""
+    cached = _INDEXES.get(id(cluster))
+    if cached is not None and cached[0] is cluster:
+        return cached[1]
+    index = NodeIndex(cluster_groups(cluster))
+    _INDEXES[id(cluster)] = (cluster, index)
+    return index
+
+
+def _fits_by_index(pod: SchedPod, cluster: Cluster) -> bool | None:
+    """Whether some node passes every filter, weighing only the nodes the index hands the
+    pod; None when that compares more than :data:`NODE_BUDGET` pod-node pairs."""
+    groups = cluster_groups(cluster)
+    index = cluster_index(cluster)
+    keys = pod.label_keys()
+    by_node = pod.names_nodes()
+    found = index.candidates(pod)
+    items = found if found is not None else ((gi, None) for gi in range(len(groups)))
+    done: dict[int, set[int] | None] = {}
+    spent = 0
+    for gi, subset in items:
+        seen = done.get(gi, set())
+        if seen is None:
+            continue
+        group = groups[gi]
+        if by_node or (group.varying & keys):
+            at = range(len(group.nodes)) if subset is None else subset
+            if subset is None:
+                done[gi] = None
+            else:
+                done[gi] = seen
+            todo = [i for i in at if i not in seen]
+            seen.update(todo)
+        else:
+            done[gi] = None
+            todo = [0]
+        for i in todo:
+            spent += 1
+            if spent > NODE_BUDGET:
+                return None
+            if not failures(pod, group.nodes[i]):
+                return True
+    return False
+
+
 def fits_somewhere(pod: SchedPod, cluster: Cluster) -> bool:
-    """Whether at least one node passes every filter (stops at the first that does)."""
+    """Whether at least one node passes every filter (stops at the first that does); True
+    too when that cannot be told within :data:`NODE_BUDGET` pod-node pairs (it may)."""
 
     def compute() -> bool:
-        groups = cluster_groups(cluster)
-        keys = pod.label_keys()
-        by_node = pod.names_nodes()
-        for group in groups:
-            nodes = group.nodes if by_node or (group.varying & keys) else group.nodes[:1]
-            if any(not failures(pod, node) for node in nodes):
-                return True
-        return False
+        return _fits_by_index(pod, cluster) is not False
 
     return bool(_memo(cluster, pod, "fits", compute))
 
 
+class Unjudged(NamedTuple):
+    """A pod the cluster is too large to judge exactly: more than :data:`NODE_BUDGET`
+    pod-node pairs to compare."""
+
+    pod: SchedPod
+    #: The cluster's nodes.
+    total: int
+    #: The nodes the index handed the pod were all compared, and none takes it.
+    none_fit: bool
+
+    def message(self) -> str:
+        compared = (
+            "none of the nodes its node selector, affinity, tolerations and requests leave "
+            "can take it, but the reason of every other node is not counted"
+            if self.none_fit
+            else "no node it was compared with can take it"
+        )
+        return (
+            f"the cluster is too large to judge this pod exactly ({self.total} nodes; gpulint "
+            f"compares a pod with at most {NODE_BUDGET} nodes or node shapes): {compared}; "
+            "it may stay Pending"
+        )
+
+
+def placement(pod: SchedPod, cluster: Cluster) -> Feasibility | Unjudged | None:
+    """The scheduler's verdict on ``pod``: None when some node takes it, else every node's
+    (:func:`feasibility`), or :class:`Unjudged` when that compares more than
+    :data:`NODE_BUDGET` pod-node pairs."""
+
+    def compute() -> Feasibility | Unjudged | None:
+        fits = _fits_by_index(pod, cluster)
+        if fits:
+            return None
+        index = cluster_index(cluster)
+        if index.units(pod, pod.label_keys(), NODE_BUDGET) > NODE_BUDGET:
+            return Unjudged(pod, index.total, fits is False)
+        result = _feasibility(pod, cluster)
+        return None if result.fitting else result
+
+    found: Feasibility | Unjudged | None = _memo(cluster, pod, "judge", compute)
+    return found
+
+
+def fewest_untolerated(
+    cluster: Cluster,
+    names: Sequence[str] | None,
+    is_accelerator: Callable[[str], bool],
+    tolerations: Sequence[Any],
+    bound: bool,
+) -> Fewest | TooLarge | None:
+    """Of the nodes offering one of ``names`` (None: any accelerator), the first whose taints
+    that keep the pod off (NoExecute only when ``bound`` by ``nodeName``) the pod misses
+    fewest of, with them; None when it misses none of some node's or no node offers them;
+    :class:`TooLarge` past :data:`NODE_BUDGET` node shapes its tolerations bear on."""
+    index = cluster_index(cluster)
+    if names is None:
+        names = [k for k in index.by_resource if is_accelerator(k)]
+    return index.taint_shapes(cluster.nodes, bound).fewest(names, tolerations)
+
+
 def feasibility(pod: SchedPod, cluster: Cluster) -> Feasibility:
-    """Run the filters for ``pod`` on every node of ``cluster``."""
+    """Run the filters for ``pod`` on every node of ``cluster`` (every pair: :func:`placement`
+    bounds them)."""
     result: Feasibility = _memo(cluster, pod, "all", lambda: _feasibility(pod, cluster))
     return result
 
