@@ -22,6 +22,8 @@ and also over those that have a line to edit (an ``expected`` that is not ``(non
     python -m bench.render_positions sheet3-dev CHARTS_DIR HELM         # its development half
     python -m bench.render_positions sheet4 CHARTS_DIR HELM > new4.tsv  # the fourth (test half)
     python -m bench.render_positions sheet4-dev CHARTS_DIR HELM         # its development half
+    python -m bench.render_positions sheet5 CHARTS_DIR HELM > new5.tsv  # the fifth (test half)
+    python -m bench.render_positions sheet5-dev CHARTS_DIR HELM         # its development half
     python -m bench.render_positions merge OLD.tsv NEW.tsv > docs/render-positions.tsv
     python -m bench.render_positions tally docs/render-positions.tsv
 
@@ -591,12 +593,67 @@ FOURTH_TEST: tuple[Chart, ...] = (
     Chart("llm-d/llm-d-benchmark", "8bc9f1ddd873a24f1657d6cca2e0d0fb6947dd36", "util/deploy"),
 )  # fmt: skip
 
+_T9K = ("t9k/apps", "85c5c0d532aee36f503cb52cebf34691ba920dac")
+_UNI = ("UNINETTSigma2/helm-charts", "427300a4b073032f4429cb6c38c8664ab5613aa5")
+_SUB = ("substratusai/helm", "aca799410e55e339a4539366d5e7db0e38ad8c53")
+_RHS = ("redhat-ai-services/helm-charts", "0feb7830996e2d9d515e8b079bde5a0fdbb550e4")
+_SIL = ("silogen/docs", "232fb016c2c536616b6c67230dc7adf267a026aa")
+_IMK = ("inf-monkeys/helm-charts", "6e6787b2a043d78d152051ab8b346c0ab0b8d87d")
+_MTX = ("mitchross/talos-argocd-proxmox", "38e5c2f87d13d8b5037bd9f999195fa97956a8f3")
+_NAI = ("jesse-gonzalez/nai-llm-fleet-infra", "c183e6d036b32151a9d3bad2a9325d556a822319")
+
+#: The fifth set (issue 40, third round), split by repository before any lint (the last
+#: hex digit of sha256 of ``"issue40-r3:" + owner/name``, lower-cased: even is the
+#: development half, odd the test half).
+FIFTH_DEV: tuple[Chart, ...] = (
+    *(Chart(*_T9K, f"user-console/{name}/chart") for name in (
+        "comfyui", "stable-diffusion-webui-aki", "fish-speech", "vllm",
+    )),
+    Chart(*_T9K, "user-console/ollama/chart", sets=("ollama.gpu.enabled=true",)),
+    Chart(*_T9K, "user-console/open-webui/chart",
+          values=("user-console/open-webui/chart/values-gke-min.yaml",)),
+    Chart(*_UNI, "repos/stable/deep-learning-tools"),
+    Chart(*_UNI, "repos/stable/jupyter",
+          sets=("resources.requests.gpu=1", "resources.limits.gpu=1")),
+    Chart(*_UNI, "repos/stable/jupyterhub"),
+    Chart("dyerinnovation/convene-ai", "f87faaf2f2e6588b74e7a118b1f39d383ac746a2", "charts/stt"),
+    Chart("fastmachinelearning/SuperSONIC", "e5788010d54a1799287507cb0aa5527143be11c2",
+          "helm/supersonic", values=("values/values-geddes-cms.yaml",)),
+    Chart("salilkadam/Infrastructure", "bf869cd554433fa64ee3a2fa54389cf4bcc02174",
+          "applications/triton"),
+    Chart("rrumana/k8s-homelab-2", "3e8775d58e4833738d973b4b35dc39f77d6a0d2f", "cluster/apps/ai"),
+)  # fmt: skip
+FIFTH_TEST: tuple[Chart, ...] = (
+    Chart(*_IMK, "charts/comfyui"),
+    Chart(*_IMK, "charts/vllm"),
+    *(Chart(*_SUB, f"charts/{name}") for name in ("vllm", "text-generation-inference", "stapi")),
+    Chart(*_RHS, "charts/vllm-kserve"),
+    Chart(*_RHS, "charts/guardrails-hf-detector-kserve"),
+    Chart("Overseer66/comfyui-helm-chart", "5d0d629936bbf1be736b077ef8a430988ddb93c6", "chart"),
+    *(Chart(*_SIL, f"docs/ai-workloads-manifests/{name}/helm") for name in (
+        "llm-inference-vllm", "llm-inference-tgi", "llm-inference-ollama", "llm-inference-sglang",
+        "dev-text2image-comfyui", "dev-workspace-jupyterlab", "llm-finetune-axolotl",
+        "rag-embedding-infinity", "llm-pretraining-megatron-lm",
+    )),
+    Chart("NVIDIA/GenerativeAIExamples", "401cb446f550c6dee8048a246e6c5dbc57f38dae",
+          "community/ai-vws-sizing-advisor/deploy/helm/rag-server"),
+    Chart("alpha-hack-program/doc-bot", "3f0a9a76e5daa66694c336ed31f5d5fc075e8296",
+          "gitops/doc-bot"),
+    Chart(*_MTX, "my-apps/ai"),
+    Chart(*_MTX, "my-apps/media/immich"),
+    Chart(*_MTX, "infrastructure/controllers/nvidia-gpu-operator"),
+    Chart(*_NAI, "apps/gptnvd-reference-app"),
+    Chart(*_NAI, "platform/gpu-operator"),
+    Chart(*_NAI, "platform/jupyterhub"),
+)  # fmt: skip
+
 FIELDS = ("chart", "rule", "object", "reported", "expected", "verdict", "message")
 
 
 def _name(chart: Chart) -> str:
     folder = "" if chart.folder == "." else f"/{chart.folder}"
-    if chart not in SECOND + THIRD_DEV + THIRD_TEST + FOURTH_DEV + FOURTH_TEST:
+    flagged = SECOND + THIRD_DEV + THIRD_TEST + FOURTH_DEV + FOURTH_TEST + FIFTH_DEV + FIFTH_TEST
+    if chart not in flagged:
         return f"{chart.repo}{folder}"
     flags = [f"-f {os.path.basename(v).lstrip('@')}" for v in chart.values]
     flags += [f"--set {s}" for s in chart.sets] + list(chart.extra)
@@ -682,6 +739,8 @@ def main(argv: list[str]) -> int:
         "sheet3-dev": THIRD_DEV,
         "sheet4": FOURTH_TEST,
         "sheet4-dev": FOURTH_DEV,
+        "sheet5": FIFTH_TEST,
+        "sheet5-dev": FIFTH_DEV,
     }
     if argv[:1] and argv[0] in sets and len(argv) >= 3:
         gpulint = argv[3] if len(argv) > 3 else "gpulint"

@@ -758,6 +758,44 @@ def overlay_findings(n: int) -> Input:
     return Input(["check", "--render", "deploy"], folder, _write(root, "pod.yaml", text))
 
 
+def broken_component_roots(n: int) -> Input:
+    """n Kustomize roots on one base, each naming the same two components, one of them
+    broken (a patch of a path the base lacks): every root's GL200 names the roots it
+    breaks, each other root built at most once a run, not once per root that fails."""
+    folder = _fresh("broken-component-roots", n)
+    tree = folder / "deploy"
+    tree.mkdir()
+    base, shm, broken = tree / "base", tree / "shm", tree / "broken"
+    for d in (base, shm, broken):
+        d.mkdir()
+    size = _write(base, "kustomization.yaml", "resources:\n- job.yaml\n")
+    job = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: train\nspec:\n  template:\n"
+        "    spec:\n      restartPolicy: Never\n      containers:\n      - name: main\n"
+        "        image: registry.example/train:1\n"
+        "        resources: {limits: {nvidia.com/gpu: 1}}\n"
+    )
+    size += _write(base, "job.yaml", job)
+    head = "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n"
+    size += _write(
+        shm,
+        "kustomization.yaml",
+        head + "- patch: |-\n    - op: add\n      path: /spec/template/spec/volumes\n"
+        "      value: [{name: shm, emptyDir: {medium: Memory}}]\n  target: {kind: Job}\n",
+    )
+    size += _write(
+        broken,
+        "kustomization.yaml",
+        head + "- patch: |-\n    - op: replace\n      path: /spec/template/spec/nodeSelector/pool\n"
+        "      value: a100\n  target: {kind: Job}\n",
+    )
+    root = "resources:\n- ../base\ncomponents:\n- ../shm\n- ../broken\nnameSuffix: -r{i}\n"
+    for i in range(n):
+        (tree / f"r{i}").mkdir()
+        size += _write(tree / f"r{i}", "kustomization.yaml", root.format(i=i))
+    return Input(["check", "--render", "deploy"], folder, size)
+
+
 def baseline_entries(n: int) -> Input:
     """A baseline of n stale entries, half of a linted file, half of files gone (5,000: 3.6 s)."""
     import hashlib
@@ -1066,6 +1104,7 @@ CASES: dict[str, Case] = {
     "rendered-output-size": Case(rendered_output_size, 10_000, "scaling"),
     "template-size-findings": Case(template_size_findings, 100, "scaling"),
     "overlay-findings": Case(overlay_findings, 500, "scaling"),
+    "broken-component-roots": Case(broken_component_roots, 10, "scaling"),
     "fixable-values": Case(fixable_values, 1_000, "scaling"),
     "fixable-output": Case(fixable_output, 250, "scaling"),
     "traced-values": Case(traced_values, 500, "scaling"),

@@ -262,3 +262,58 @@ def test_a_component_s_finding_two_roots_build_is_one_row(tmp_path: Path) -> Non
     rows = [(f["path"], f["line"]) for f in _report(repo) if f["rule"] == "GPU020"]
     # the patch's pod spec, where the toleration is added: once, for both roots
     assert rows == [("components/gpu/patch-deployment.yaml", 7)]
+
+
+@needs_kustomize
+def test_a_patch_no_resource_matches_is_at_its_entry(tmp_path: Path) -> None:
+    """An overlay whose strategic-merge patch is written for a Deployment its base does not
+    hold (the base's ``resources:`` forgot the file): kustomize names only the object, so
+    the build's GL200 is at the ``patches:`` entry written for it, saying so; the entry of
+    the patch before it, written for the base's Service, is not blamed."""
+    patch = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: triton\n"
+        "  namespace: triton\nspec:\n  replicas: 1\n"
+    )
+    service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: triton\n"
+    port = "spec:\n  ports:\n    - port: 8000\n"
+    repo = _tree(
+        tmp_path,
+        {
+            "base/kustomization.yaml": "namespace: triton\nresources:\n  - service.yaml\n",
+            "base/service.yaml": service + port,
+            "base/deployment.yaml": SERVER,
+            "prod/kustomization.yaml": (
+                "namespace: triton\nresources:\n  - ../base\npatches:\n"
+                "  - path: service-patch.yaml\n  - path: replica-patch.yaml\n"
+            ),
+            "prod/replica-patch.yaml": patch,
+            "prod/service-patch.yaml": service,
+        },
+    )
+    (failure,) = [f for f in _report(repo) if f["rule"] == "GL200"]
+    assert (failure["path"], failure["line"]) == ("prod/kustomization.yaml", 6)
+    assert "the patch `replica-patch.yaml` is written for that object" in failure["message"]
+
+
+@needs_kustomize
+def test_a_component_s_replace_of_a_missing_path_is_at_that_path(tmp_path: Path) -> None:
+    """kustomize names the JSON pointer of a ``replace`` that finds nothing without quotes:
+    the GL200 is at the component's ``path:`` line all the same, its message without the
+    quote kustomize wraps the inner error in."""
+    component = (
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n"
+        "- patch: |-\n    - op: replace\n      path: /spec/template/spec/nodeSelector/pool\n"
+        "      value: a100\n  target: {kind: Deployment}\n"
+    )
+    repo = _tree(
+        tmp_path,
+        {
+            "base/kustomization.yaml": "resources:\n  - server.yaml\n",
+            "base/server.yaml": SERVER,
+            "pool/kustomization.yaml": component,
+            "a/kustomization.yaml": "resources:\n  - ../base\ncomponents:\n  - ../pool\n",
+        },
+    )
+    (failure,) = [f for f in _report(repo) if f["rule"] == "GL200"]
+    assert (failure["path"], failure["line"]) == ("pool/kustomization.yaml", 6)
+    assert not failure["message"].endswith('"')

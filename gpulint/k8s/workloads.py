@@ -250,7 +250,9 @@ def _operated(obj: K8sObject, row: WorkloadKind, pods: list[PodSpec]) -> None:
 
 def _add_operator_gpus(obj: K8sObject, row: WorkloadKind, pods: list[PodSpec]) -> None:
     """Give the pod specs inside each unit of ``row.operator_gpus`` the accelerator the
-    operator writes into them (an explicit zero, or a value that is no scalar, gives none)."""
+    operator writes into them (an explicit zero, or a value that is no scalar, gives none).
+    An amount path that reaches a mapping names a ResourceList: its entry for the
+    resource is the amount."""
     for unit, amount_path, resource, resource_field in row.operator_gpus:
         # Every unit of one pattern is as deep (``*`` is one level): the pods inside each
         # are found by their path's prefix of that depth, once per pod, not per unit.
@@ -263,13 +265,18 @@ def _add_operator_gpus(obj: K8sObject, row: WorkloadKind, pods: list[PodSpec]) -
             if not isinstance(data, dict) or path not in inside:
                 continue
             written = value_at(data, amount_path)
+            at: Path = (*path, *amount_path)
+            if isinstance(written, dict):
+                # A ResourceList the operator copies into a container (soperator's
+                # slurmd.resources): the amount is its entry for the resource.
+                written, at = written.get(resource), (*at, resource)
             if written is None or isinstance(written, (dict, list, bool)):
                 continue
             if _explicit_zero(written):
                 continue
             name = value_at(data, resource_field) if resource_field else None
             name = name if isinstance(name, str) and name else resource
-            found = (name, (*path, *amount_path))
+            found = (name, at)
             for pod in inside[path]:
                 pod.operator_gpus = (*pod.operator_gpus, found)
 

@@ -37,9 +37,11 @@ Two row options cover what a plain path cannot say:
 * ``operator_gpus`` -- accelerators the kind's operator writes into the pods it makes from
   a field of its own (NVIDIA Dynamo's ``spec.services.*.resources.limits.gpu: "1"`` becomes
   ``nvidia.com/gpu: 1`` in the main container): each entry names the unit (``at``, a
-  pattern), the amount (``amount``, a path from the unit), the resource it becomes
-  (``resource``) and optionally the field that names another resource (``resource_field``);
-  the pod specs inside the unit are GPU pods when the amount is not an explicit zero.
+  pattern), the amount (``amount``, a path from the unit, or from it to a ResourceList whose
+  entry for the resource is the amount: soperator's ``spec.slurmd.resources``), the resource
+  it becomes (``resource``) and optionally the field that names another resource
+  (``resource_field``); the pod specs inside the unit are GPU pods when the amount is not an
+  explicit zero.
 """
 
 import re

@@ -234,6 +234,8 @@ def failed(what: str, stderr: str, returncode: int | None, folder: str) -> Failu
     if inner:
         base = inner[-1].group(1)
         text = text[inner[-1].end() :]
+        if text.endswith('"') and text.count('"') % 2:
+            text = text[:-1]  # the quote kustomize opened before "recursed"
     file, line = None, 1
     named = kustomization_file(base) if os.path.isabs(base) else None
     m = _BOTH.match(text)
@@ -260,6 +262,13 @@ def failed(what: str, stderr: str, returncode: int | None, folder: str) -> Failu
         text += (
             f" ({token} is a placeholder, not YAML: kustomize cannot read the file until it is "
             "filled in)"
+        )
+    unmatched = _unmatched_patch(text, base if os.path.isabs(base) else folder)
+    if file is None and unmatched is not None:
+        file, line, shown = unmatched
+        text += (
+            f" (the patch {shown} is written for that object, and no resource this build "
+            "reaches is it)"
         )
     if file is None and named is not None and base != folder:
         file = named
@@ -298,8 +307,48 @@ def _placeholder(text: str, folder: str) -> tuple[str, int, str] | None:
     return None
 
 
-#: A JSON patch operation's path kustomize could not apply.
-_POINTER = re.compile(r'(?:missing path|path): "(/[^"]{1,500})"')
+#: kustomize's error for a strategic-merge patch no resource of the build matches: its
+#: ResId, ``Kind.version.group/name.namespace``.
+_NO_TARGET = re.compile(
+    r'no resource matches strategic merge patch "([A-Za-z0-9]+)\.[^"/]*/([^"]+)\.[^".]*"'
+)
+
+
+def _unmatched_patch(text: str, folder: str) -> tuple[str, int, str] | None:
+    """The kustomization file, line and entry of the one strategic-merge patch the
+    kustomization in ``folder`` names that is written for the object kustomize's "no
+    resource matches" error names (its kind and name), when exactly one is."""
+    m = _NO_TARGET.search(text)
+    k = read_folder(folder) if m else None
+    if m is None or k is None or k.problem is not None:
+        return None
+    kind, name = m.group(1), m.group(2)
+    from gpulint.loader.stream import load_text
+    from gpulint.render.mapping import read_text
+
+    hits = []
+    for ref in k.refs:
+        if not (ref.field == "inline" or ref.field.startswith("patch")):
+            continue
+        body = ref.text if ref.field == "inline" else read_text(ref.path) if ref.path else None
+        if body is None or ref.target is not None:
+            continue
+        try:
+            docs = load_text(body).documents
+        except Exception:  # not YAML gpulint reads: not this patch, then
+            continue
+        for doc in docs:
+            data = doc.data
+            meta = data.get("metadata") if isinstance(data, dict) else None
+            if isinstance(meta, dict) and data.get("kind") == kind and meta.get("name") == name:
+                shown = "written inline" if ref.field == "inline" else f"`{ref.text}`"
+                hits.append((k.file, ref.line, shown))
+                break
+    return hits[0] if len(hits) == 1 else None
+
+
+#: A JSON patch operation's path kustomize could not apply (quoted by some versions).
+_POINTER = re.compile(r'(?:missing path|path): "?(/[^"\s:]{1,500})')
 
 
 def _text_line(file: str, text: str) -> int | None:
