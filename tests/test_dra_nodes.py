@@ -245,3 +245,45 @@ def test_a_cached_inventory_keeps_each_node_s_devices(tmp_path: Path) -> None:
         "gpu-node-1": ["gpu-0", "gpu-0", "gpu-1", "gpu-1", "gpu-2"],
         "cpu-node-1": ["gpu-0", "gpu-1"],
     }
+
+
+def test_inspect_shows_the_published_devices_each_request_may_get(tmp_path: Path) -> None:
+    from jsonschema import Draft202012Validator
+
+    from tests.conftest import ROOT
+
+    slices = (
+        _slice("gpu-node-1", 2, 1)
+        + _shared("by-label", BY_LABEL, _gpus(1))
+        + _shared("everywhere", "    allNodes: true\n", _gpus(1))
+    )
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "nodes.yaml").write_text(INVENTORY.format(slices=slices))
+    (tmp_path / "train.yaml").write_text(CLAIM_AND_JOB.format(count=2))
+    args = ("inspect", "--cluster", "nodes.yaml", "train.yaml")
+    proc = gpulint_in_process(*args, "-f", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    schema = json.loads((ROOT / "schemas" / "inspect.schema.json").read_text())
+    Draft202012Validator(schema).validate(report)
+    pods = [p for w in report["files"][0]["workloads"] for p in w["pods"]]
+    (request,) = pods[0]["dra_claims"][0]["requests"]
+    found = request["available"]
+    assert found["selected_by"] == "driver gpu.nvidia.com with type gpu"
+    assert found["count"] == 4  # gpu-node-1's two GPUs (its MIG device is no gpu), two shared
+    assert [(p["pool"], p["devices"], p["nodes"]) for p in found["pools"]] == [
+        ("by-label", ["gpu-0"], ["gpu-node-1"]),
+        ("everywhere", ["gpu-0"], ["cpu-node-1", "gpu-node-1"]),
+        ("gpu-node-1", ["gpu-0", "gpu-1"], ["gpu-node-1"]),
+    ]
+    text = gpulint_in_process(*args, cwd=tmp_path).stdout
+    assert "devices: 4 published (driver gpu.nvidia.com with type gpu)" in text
+    assert "pool everywhere (gpu.nvidia.com): 1 (gpu-0) on nodes cpu-node-1, gpu-node-1" in text
+    # The scheduling says what GPU050 judges: cpu-node-1 reaches one GPU of the two.
+    assert "scheduling: fits 1 of 2 nodes" in text
+    assert "cpu-node-1 (1 node): cannot allocate all claims (DynamicResources)" in text
+    # Without slices in the inventory, nothing is said of devices.
+    (tmp_path / "nodes.yaml").write_text(INVENTORY.format(slices=""))
+    report = json.loads(gpulint_in_process(*args, "-f", "json", cwd=tmp_path).stdout)
+    pods = [p for w in report["files"][0]["workloads"] for p in w["pods"]]
+    assert pods[0]["dra_claims"][0]["requests"][0]["available"] is None

@@ -39,6 +39,15 @@ CLASS_DEVICES: Mapping[str, tuple[str, str | None]] = {
 }
 
 
+#: What ``gpulint inspect`` lists for a request's class: the whole-device classes, and the
+#: classes of devices that are not whole (NVIDIA/k8s-dra-driver-gpu
+#: ``templates/deviceclass-mig.yaml`` selects ``type == 'mig'``).
+CLASS_SELECTS: Mapping[str, tuple[str, str | None]] = {
+    **CLASS_DEVICES,
+    "mig.nvidia.com": ("gpu.nvidia.com", "mig"),
+}
+
+
 def device_key(driver: str, kind: str | None = None) -> str:
     """The ``allocatable`` key of a node's published devices of ``driver`` (of one
     ``type``). It holds spaces, so it is no resource name."""
@@ -300,3 +309,61 @@ def add_devices(
         for key, count in counts.items():
             out[key] = out.get(key, Decimal(0)) + count
     return out
+
+
+#: Node names a pool's entry lists at most (``node_count`` says how many there are).
+SHOWN_NODES = 10
+
+
+#: Each device group of the nodes once, with the names of the nodes that hold it.
+Reach = list[tuple["DeviceGroup", list[str]]]
+
+
+def device_reach(nodes: Iterable[Node]) -> Reach:
+    """The nodes' device groups, each once, with the nodes that can reach its devices
+    (empty: no ResourceSlice in the inventory)."""
+    groups: dict[int, tuple[DeviceGroup, list[str]]] = {}
+    for node in nodes:
+        for group in node.devices:
+            if isinstance(group, DeviceGroup):
+                groups.setdefault(id(group), (group, []))[1].append(node.name)
+    return list(groups.values())
+
+
+def available(reach: Reach, device_class: str, drivers: Iterable[str] = ()) -> dict[str, Any]:
+    """The published devices (``reach``: :func:`device_reach`) a request for
+    ``device_class`` may get, for ``gpulint inspect``: by driver and pool, the device names,
+    how many, and the nodes that can reach them. The class's devices are known for the
+    classes of :data:`CLASS_SELECTS` and for a DeviceClass of the project whose selectors
+    name its drivers (``drivers``: every device of those drivers, whatever else its
+    selectors ask); ``selected_by`` is None for any other class."""
+    known = CLASS_SELECTS.get(device_class)
+    wanted: list[tuple[str, str | None]] = [known] if known else [(d, None) for d in drivers]
+    if not wanted:
+        return {"selected_by": None, "count": 0, "pools": []}
+    pools: dict[tuple[str, str], tuple[set[tuple[str, str]], set[str]]] = {}
+    for group, names in reach:
+        hit: set[tuple[str, str]] = set()
+        for d in group:
+            if any(d.driver == w and (k is None or d.kind == k) for w, k in wanted):
+                pools.setdefault((d.driver, d.pool), (set(), set()))[0].add((d.slice, d.name))
+                hit.add((d.driver, d.pool))
+        for key in hit:  # once per pool of the group, not per device
+            pools[key][1].update(names)
+    rows = []
+    for (driver, pool), (devices, nodes) in sorted(pools.items()):
+        shown = sorted(nodes)
+        rows.append(
+            {
+                "driver": driver,
+                "pool": pool,
+                "devices": sorted({name for _, name in devices}),
+                "count": len(devices),
+                "nodes": shown[:SHOWN_NODES],
+                "node_count": len(shown),
+            }
+        )
+    selected = " or ".join(
+        f"driver {w}" + (f" with type {k}" if k is not None else "") for w, k in wanted
+    )
+    return {"selected_by": selected, "count": sum(r["count"] for r in rows), "pools": rows}

@@ -26,6 +26,7 @@ from gpulint import codes
 from gpulint.cluster.evidence import Picture, pod_platform
 from gpulint.cluster.model import Cluster
 from gpulint.cluster.pictures import picture_json, picture_lines
+from gpulint.commands.inspectdra import ClaimDevices, with_claims
 from gpulint.k8s.devices import Registry, builtin_registry
 from gpulint.k8s.drafields import container_claim_names
 from gpulint.k8s.manifest import DocumentView, Manifest
@@ -108,6 +109,7 @@ class Inspector:
         #: While a rendered output is inspected: where each object and GPU value came from.
         self._placer: Placer | None = None
         self.dra = dra  #: The project's DRA objects (gpulint.k8s.dra).
+        self._devices = ClaimDevices(cluster)  #: what DRA requests may get of its devices
 
     # -- entry points ------------------------------------------------------------------------
     def inspect_targets(self, targets: Iterable[Target]) -> InspectReport:
@@ -295,12 +297,14 @@ class Inspector:
                 for u in result.unevaluated
                 if u.resource in gpu_names
             ],
-            "dra_claims": [c.shown(doc.key_span(c.path).line) for c in claims],
+            "dra_claims": [
+                self._devices.shown(c, doc.key_span(c.path).line, view.claims) for c in claims
+            ],
             "tolerations": tolerations,
             "platform": self._platform(view, pod),
             "gpu": demand.gpu,
             "hints": _hints(pod),
-            "scheduling": self._scheduling(pod) if demand.gpu else None,
+            "scheduling": self._scheduling(pod, view) if demand.gpu else None,
         }
 
     def _platform(self, view: DocumentView, pod: PodSpec) -> dict[str, Any] | None:
@@ -318,7 +322,7 @@ class Inspector:
         line = view.doc.key_span(path).line
         return {"name": name, "from": f"this pod's node selector {label}", "line": line}
 
-    def _scheduling(self, pod: PodSpec) -> dict[str, Any] | None:
+    def _scheduling(self, pod: PodSpec, view: DocumentView) -> dict[str, Any] | None:
         """Which nodes of the cluster the pod fits, and why each other one does not."""
         if self.cluster is None or not self.cluster.nodes:
             return None
@@ -328,6 +332,7 @@ class Inspector:
         sched = sched_pod(pod)
         if sched is None:
             return None
+        sched = with_claims(sched, pod, self.registry, view.claims, self.cluster.nodes)
         result = feasibility(sched, self.cluster)
         rows = []
         for v in result.verdicts:

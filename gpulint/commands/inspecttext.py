@@ -111,6 +111,7 @@ def _pod_lines(pod: dict[str, Any]) -> list[str]:
             count = "all matching devices" if r["devices"] is None else f"{r['devices']} device"
             count += "s" if r["devices"] not in (None, 1) else ""
             out.append(f"      request {r['name']}: {count} of {' or '.join(r['device_classes'])}")
+            out.extend(_available_lines(r.get("available")))
     for hint in pod["hints"]:
         out.append(f"    hint: {hint}")
     t = pod["tolerations"]
@@ -124,6 +125,28 @@ def _pod_lines(pod: dict[str, Any]) -> list[str]:
     if p is not None and p["line"] is not None:  # the run's own platform is printed once
         out.append(f"    platform: {platform_name(p['name'])}, from {p['from']} (line {p['line']})")
     out.extend(_scheduling_lines(pod.get("scheduling")))
+    return out
+
+
+def _available_lines(found: dict[str, Any] | None) -> list[str]:
+    """The published devices a DRA request may get (``--cluster`` with ResourceSlices)."""
+    if found is None:
+        return []
+    if found["selected_by"] is None:
+        return ["        devices: not known (a DeviceClass whose devices gpulint cannot tell)"]
+    if not found["pools"]:
+        return [f"        devices: none published ({found['selected_by']})"]
+    out = [f"        devices: {found['count']} published ({found['selected_by']})"]
+    for pool in found["pools"]:
+        names = ", ".join(pool["devices"][:8]) + (", ..." if len(pool["devices"]) > 8 else "")
+        nodes = ", ".join(pool["nodes"])
+        more = pool["node_count"] - len(pool["nodes"])
+        nodes += f" and {more} more" if more > 0 else ""
+        node_word = "node" if pool["node_count"] == 1 else "nodes"
+        out.append(
+            f"          pool {pool['pool'] or '?'} ({pool['driver']}): {pool['count']} "
+            f"({names}) on {node_word} {nodes}"
+        )
     return out
 
 
