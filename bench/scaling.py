@@ -683,6 +683,32 @@ def traced_numbers(n: int) -> Input:
     return found._replace(size=found.size + _write(chart, "values.yaml", values))
 
 
+_UNLIMITED = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p{i}
+spec:
+  containers:
+  - name: main
+    image: registry.example/train:1
+    resources:
+      requests:
+        nvidia.com/gpu: 1
+"""
+
+
+def fixable_lines(n: int) -> Input:
+    """``--diff`` of one plain file of n identical pods (only their names differ), each with
+    a GPU requested and not limited: n fixes among lines that repeat n times (difflib over
+    the whole file is quadratic in repeated lines; the diff compares the lines around the
+    edits only)."""
+    folder = _fresh("fixable-lines", n)
+    text = "---\n".join(_UNLIMITED.format(i=i) for i in range(n))
+    size = _write(folder, "pods.yaml", text)
+    return Input(["check", "--no-cache", "--diff", "pods.yaml"], folder, size)
+
+
 def render_set_size(n: int) -> Input:
     """A chart rendering n pods whose GPU count a values line sets (a finding each), with a
     configuration whose ``render: set:`` holds n assignments of 200 bytes (every finding
@@ -1107,6 +1133,7 @@ CASES: dict[str, Case] = {
     "broken-component-roots": Case(broken_component_roots, 10, "scaling"),
     "fixable-values": Case(fixable_values, 1_000, "scaling"),
     "fixable-output": Case(fixable_output, 250, "scaling"),
+    "fixable-lines": Case(fixable_lines, 1_000, "scaling"),
     "traced-values": Case(traced_values, 500, "scaling"),
     "traced-numbers": Case(traced_numbers, 500, "scaling"),
     "render-set-size": Case(render_set_size, 500, "scaling"),

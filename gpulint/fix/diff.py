@@ -75,6 +75,73 @@ def edited_opcodes(old: str, new: str, edits: Iterable[Edit]) -> list[Opcode] | 
     return out
 
 
+def composed(text: str, first: Sequence[Edit], then: Sequence[Edit]) -> list[Edit] | None:
+    """Edits of ``text`` that make what ``first`` then ``then`` (offsets into the text
+    ``first`` makes) make of it, in time linear in the edits and the text they touch; None
+    when ``first`` overlaps itself. (A fix's rounds each plan on the previous round's text;
+    the diff is of the file as it was.)"""
+    ordered = sorted(first, key=lambda e: (e.start, e.end))
+    # Each edit of `first` as an interval of the text it makes, with its own in `text`.
+    spans: list[tuple[int, int, int, int, Edit]] = []  # new start, new end, old start, old end
+    shift = 0
+    at = 0
+    for e in ordered:
+        if e.start < at:
+            return None
+        at = e.end
+        begin = e.start + shift
+        spans.append((begin, begin + len(e.content), e.start, e.end, e))
+        shift += len(e.content) - (e.end - e.start)
+    middle = _apply(text, 0, len(text), ordered)
+    if middle is None:
+        return None
+    ends = [f for _, f, *_rest in spans]
+    later = sorted(then, key=lambda e: (e.start, e.end))
+    # Merge, in the middle text's offsets, the intervals of both lists that overlap or touch.
+    marks = sorted(
+        [(b, f, 0, i) for i, (b, f, *_rest) in enumerate(spans)]
+        + [(e.start, e.end, 1, i) for i, e in enumerate(later)]
+    )
+    out: list[Edit] = []
+    k = 0
+    while k < len(marks):
+        lo, hi = marks[k][0], marks[k][1]
+        olds: list[int] = []
+        news: list[int] = []
+        while k < len(marks) and marks[k][0] <= hi:
+            hi = max(hi, marks[k][1])
+            (olds if marks[k][2] == 0 else news).append(marks[k][3])
+            k += 1
+        old_lo = _old_offset(spans, ends, lo, olds, start=True)
+        old_hi = _old_offset(spans, ends, hi, olds, start=False)
+        run = [later[i]._replace(start=later[i].start - lo, end=later[i].end - lo) for i in news]
+        content = _apply(middle[lo:hi], 0, hi - lo, run)
+        if content is None:
+            return None
+        model = spans[olds[0]][4] if olds else later[news[0]]
+        out.append(model._replace(start=old_lo, end=old_hi, content=content))
+    return out
+
+
+def _old_offset(
+    spans: list[tuple[int, int, int, int, Edit]],
+    ends: list[int],
+    at: int,
+    inside: list[int],
+    start: bool,
+) -> int:
+    """``at`` (an end of a merged interval, an offset of the middle text) in the first text:
+    the old end of an edit of ``first`` it bounds, else shifted by the edits before it."""
+    for i in inside if start else reversed(inside):
+        b, f, old_b, old_f, _ = spans[i]
+        if start and b == at:
+            return old_b
+        if not start and f == at:
+            return old_f
+    k = bisect_right(ends, at) - 1
+    return at if k < 0 else at - (spans[k][1] - spans[k][3])
+
+
 def _apply(old: str, begin: int, end: int, run: list[Edit]) -> str | None:
     """``old[begin:end]`` with ``run`` (sorted offsets into ``old``) made; None when two
     overlap (as :func:`gpulint.fix.loop.apply` refuses them)."""

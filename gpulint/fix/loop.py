@@ -53,6 +53,9 @@ class Fixed(NamedTuple):
     findings: list[Finding]
     fixed: int
     notes: list[str]
+    #: Edits of the original text that make ``text`` (the rounds' edits composed), for a
+    #: diff of the lines around them; None when they could not be composed.
+    edits: list[Edit] | None = None
 
 
 def wanted(f: Finding, mode: str) -> bool:
@@ -118,11 +121,13 @@ def fix_text(lint: Relint, label: str, text: str, mode: str) -> Fixed:
     notes: list[str] = []
     refused: set[tuple[Edit, ...]] = set()
     current = text
+    made: list[Edit] | None = []
     for _ in range(MAX_ROUNDS):
         chosen = _choose(findings, mode, refused)
         if not chosen:
             break
-        candidate = apply(current, [e for edits, _ in chosen for e in edits])
+        taking = [e for edits, _ in chosen for e in edits]
+        candidate = apply(current, taking)
         count = sum(n for _, n in chosen)
         # Linting the result is how it is checked: it parses as the text did, or the
         # round's fixes are taken again one by one.
@@ -131,6 +136,7 @@ def fix_text(lint: Relint, label: str, text: str, mode: str) -> Fixed:
             # Fixes that do not overlap can still clash (two add the same key): take them
             # one by one, keeping each that leaves the text parsing as before.
             kept: list[Edit] = []
+            taking = kept
             count = 0
             candidate = current
             for edits, n in chosen:
@@ -148,6 +154,10 @@ def fix_text(lint: Relint, label: str, text: str, mode: str) -> Fixed:
                     )
             if not kept:
                 continue
+        if made is not None:
+            from gpulint.fix.diff import composed
+
+            made = composed(text, made, taking)
         current = candidate
         fixed += count
         findings = new_findings
@@ -161,7 +171,7 @@ def fix_text(lint: Relint, label: str, text: str, mode: str) -> Fixed:
                 f"{f.path}:{f.line}:{f.column}: {f.rule} not fixed: it overlaps another fix "
                 f"still to apply after {MAX_ROUNDS} rounds"
             )
-    return Fixed(current, findings, fixed, list(dict.fromkeys(notes)))
+    return Fixed(current, findings, fixed, list(dict.fromkeys(notes)), made)
 
 
 def encode_like(raw: bytes, text: str) -> bytes:

@@ -55,6 +55,6 @@ def fix_target(
         result.fixed,
         # Standard input is written back whole, fixed or not (`gpulint check --fix - | ...`).
         encode_like(raw, result.text) if (changed or target.path is None) and not diff else None,
-        unified_diff(target.label, text, result.text) if changed and diff else "",
+        unified_diff(target.label, text, result.text, result.edits) if changed and diff else "",
         result.notes,
     )
