@@ -8,7 +8,8 @@ device registry. Two cases, by how sure it can be:
   typo (`nvidia.com/gpy`), a plural (`nvidia.com/gpus`), wrong case (`nvidia.com/GPU`),
   another separator, a key cut short or run on (`aliyun.com/gpu-memory` for
   `aliyun.com/gpu-mem`), a MIG profile's `+` kept (`nvidia.com/mig-1g.10gb+me`), a
-  misspelt vendor domain (`nvidai.com/gpu`, `intel.com/gpu`), a name without a domain
+  misspelt vendor domain (`nvidai.com/gpu`, `intel.com/gpu`: one slip in the domain, or
+  the vendor's own label under another suffix), a name without a domain
   (`gpu`) -- or a name no node advertises any more (`alpha.kubernetes.io/nvidia-gpu`,
   removed from Kubernetes). It suggests the closest real name.
 - **error** too when the project's own NVIDIA device plugin configuration is in the run and
@@ -56,7 +57,10 @@ Suggestions stay within the name's vendor domain: `amd.com/gpus` suggests `amd.c
 never another vendor's name that happens to be spelt alike. They cross to another domain
 only when the domain itself looks misspelt (`nvidai.com/gpu` suggests `nvidia.com/gpu`,
 `habana.com/gaudi` suggests `habana.ai/gaudi`); when such a domain's local part matches no
-name (`intel.com/gpu`), the message lists what that vendor's device plugins advertise.
+name (`intel.com/gpu`), the message lists what that vendor's device plugins advertise. A
+domain two slips or more from every registered one is another vendor's, whatever its
+likeness: VirtAI's `virtaitech.com/gpu` (Orion vGPU) is no misspelling of Vastai's
+`vastaitech.com`, so it gets no finding.
 
 ## Why it matters
 The scheduler only places a pod on a node that advertises every resource it asks for. No

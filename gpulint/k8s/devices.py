@@ -298,23 +298,23 @@ class Registry:
     def close_domains(self, domain: str) -> list[str]:
         """The registry's vendor domains ``domain`` looks like a misspelling of, closest first.
 
-        Close means one or two edits in the whole domain (`nvidai.com`, `aliyun.ocm`: a
-        difflib ratio of at least 0.8), or the same or a one-edit vendor label under another
-        suffix or subdomain (`habana.com` for `habana.ai`, `intel.com` for `gpu.intel.com`,
-        a bare `nvidia`).
+        Close means one typing slip in the whole domain (`nvidai.com`, `aliyun.ocm`), or the
+        same vendor label, or one slip in a label of five letters or more, under another
+        suffix or subdomain (`habana.com` for `habana.ai`, `intel.com` for `gpu.intel.com`, a
+        bare `nvidia`). A domain further from every registered one is another vendor's:
+        VirtAI's `virtaitech.com` (Orion vGPU) is two letters from Vastai's `vastaitech.com`.
         """
-        import difflib
-
         domain = domain.lower()
         vendor = _vendor(domain)
         scored = []
         for other in self._domains:
             if other == domain:
                 continue
-            whole = difflib.SequenceMatcher(None, domain, other).ratio()
-            label = difflib.SequenceMatcher(None, vendor, _vendor(other)).ratio()
-            if whole >= 0.8 or label >= 0.8:
-                scored.append((-max(whole, label), -whole, other))
+            whole = _edits(domain, other)
+            theirs = _vendor(other)
+            label = 0 if vendor == theirs else _edits(vendor, theirs)
+            if whole <= 1 or label == 0 or (label == 1 and min(len(vendor), len(theirs)) >= 5):
+                scored.append((min(whole, label), whole, other))
         return [other for *_, other in sorted(scored)]
 
     def domain_names(self, domain: str) -> list[str]:
