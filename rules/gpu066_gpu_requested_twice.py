@@ -1,16 +1,33 @@
-"""Container asks for NVIDIA GPUs both as a device-plugin resource and through a DRA claim.
+"""Container asks for accelerators both from a device plugin and through a DRA claim.
 
 ## What it does
-Flags a container that requests an NVIDIA accelerator resource of a device plugin (a registry
-name of NVIDIA hardware, with an amount other than 0: `nvidia.com/gpu`,
-`nvidia.com/mig-1g.10gb`, and the sharing schemes' `nvidia.com/gpu.shared` time-slicing
-replicas, HAMi's `nvidia.com/gpumem`, Alibaba's `aliyun.com/gpu-mem`) and also names, in
-`resources.claims`, a DRA claim of the pod that asks for a device class of NVIDIA's DRA driver
-(`gpu.nvidia.com`, `mig.nvidia.com`, `vfio.gpu.nvidia.com`, or a DeviceClass of the project
-whose selector names the driver `gpu.nvidia.com`). The claim may be a ResourceClaim or
-ResourceClaimTemplate of the pod's file or of another file of its project; one the project does
-not hold is not judged. The finding is at the resource name, and names where the claim is
-defined as a related location.
+Flags a container that requests an accelerator resource of a device plugin (with an amount
+other than 0) and also names, in `resources.claims`, a DRA claim of the pod that asks for a
+device class of the same vendor's DRA driver, for the vendors whose documentation says the
+two allocators cannot share a node:
+
+- **NVIDIA**: a registry name of NVIDIA hardware (`nvidia.com/gpu`,
+  `nvidia.com/mig-1g.10gb`, and the sharing schemes' `nvidia.com/gpu.shared` time-slicing
+  replicas, HAMi's `nvidia.com/gpumem`, Alibaba's `aliyun.com/gpu-mem`) beside a claim for
+  `gpu.nvidia.com`, `mig.nvidia.com`, `vfio.gpu.nvidia.com`, or a DeviceClass of the project
+  whose selector names the driver `gpu.nvidia.com`.
+- **AWS Neuron**: `aws.amazon.com/neuron` or `aws.amazon.com/neuroncore` beside a claim for
+  `neuron.aws.com` (or a DeviceClass of the project whose selector names the driver
+  `neuron.aws.com`).
+
+The claim may be a ResourceClaim or ResourceClaimTemplate of the pod's file or of another
+file of its project; one the project does not hold is not judged. The finding is at the
+resource name, and names where the claim is defined as a related location.
+
+Not covered, because their documentation says nothing of running both on one node (a pod
+that asks both is not reported): Intel's GPU and Gaudi DRA drivers
+(intel/intel-resource-drivers-for-kubernetes calls them "an alternative for Intel device
+plugins" and no more; `gpu.intel.com/i915` beside a `gpu.intel.com` claim), AMD's
+(ROCm/k8s-gpu-dra-driver), Google's TPU driver on GKE and Rebellions' NPU driver. Where the
+DRA driver serves an extended resource itself (a DeviceClass's `extendedResourceName`,
+Kubernetes 1.34+ `DRAExtendedResource`: Intel's chart sets `intel.com/gpu`), a container that
+asks for it and for a claim gets two allocations from one allocator: more devices than either
+request says, not the same device twice.
 
 ## Why it matters
 The two ask two different allocators for the same GPUs. NVIDIA's DRA driver documents that
@@ -24,7 +41,9 @@ Where the DRA driver serves `nvidia.com/gpu` itself (Kubernetes 1.35+ with the
 `DRAExtendedResource` gate, through the `extendedResourceName` of its `gpu.nvidia.com`
 class) the container gets both requests, more GPUs than either says. A sharing scheme's
 device plugin (time-slicing replicas, HAMi, cGPU) hands out the same physical GPUs as the
-DRA driver does: the same two allocators, and the same outcome. Ask through one.
+DRA driver does: the same two allocators, and the same outcome. AWS documents the same of
+Neuron: the Neuron DRA driver is not to be installed on nodes that run the Neuron device
+plugin, the two cannot coexist on one node until KEP-5004. Ask through one.
 
 ## Example
 ```yaml
@@ -59,6 +78,12 @@ None.
   `templates/deviceclass-gpu.yaml` (`extendedResourceName: nvidia.com/gpu`),
   `docs/prerequisites.md` ("with the NVIDIA Kubernetes Device Plugin disabled")
 - KEP-5004 "DRA: Handle extended resource requests via DRA Driver"
+- Amazon EKS User Guide, "Manage Neuron devices on Amazon EKS"
+  (docs.aws.amazon.com/eks/latest/userguide/device-management-neuron.html), "Install the
+  Neuron DRA driver", Procedure: not on nodes running the Neuron device plugin
+- intel/intel-resource-drivers-for-kubernetes `README.md`, `doc/gpu/USAGE.md`,
+  `doc/gaudi/USAGE.md`; ROCm/k8s-gpu-dra-driver `README.md`, `docs/` (read for this rule:
+  nothing on the device plugin beside the driver)
 """
 
 from __future__ import annotations
@@ -74,8 +99,21 @@ SEVERITY = "warning"
 SCOPE = "pod"
 OPTIONS: dict[str, Any] = {}
 
-#: The hardware of NVIDIA's DRA driver's classes and of the device plugin's resources.
-NVIDIA = "nvidia"
+#: The hardware whose DRA driver's vendor documents it does not run beside the device
+#: plugin on one node: what the finding says of it (see the References).
+DOCUMENTED = {
+    "nvidia": (
+        "GPUs",
+        "NVIDIA's DRA driver does not run beside a device plugin of the same GPUs on one node, "
+        "so the pod waits for the one its node lacks, or, where both were forced, the two can "
+        "hand out the same GPU",
+    ),
+    "aws-neuron": (
+        "Neuron devices",
+        "AWS documents that the Neuron DRA driver and the Neuron device plugin cannot run on "
+        "one node, so the pod waits for the one its node lacks",
+    ),
+}
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -83,28 +121,27 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     registry = ctx.registry
     entries = [
-        e
+        (e, resource.hardware)
         for e in accelerator_entries(pod, registry)
         if e.amount.positive_or_unknown
         and (resource := registry.get(e.name)) is not None
-        and resource.hardware == NVIDIA
+        and resource.hardware in DOCUMENTED
     ]
     seen: set[int] = set()
-    for entry in entries:
+    for entry, hardware in entries:
         container = entry.container
         if id(container) in seen:
             continue
         claims = (container.resources or {}).get("claims")
         claimed = claimed_devices(pod, claims, registry, ctx.claims) if claims else None
-        if claimed is None or claimed.hardware != NVIDIA:
+        if claimed is None or claimed.hardware != hardware:
             continue
         seen.add(id(container))
         named = ", ".join(c.describe() for c in claimed.claims)
+        what, why = DOCUMENTED[hardware]
         yield Violation(
             entry.path,
-            f"container {container.label} asks for {entry.name} and for GPUs through {named}: "
-            "NVIDIA's DRA driver does not run beside a device plugin of the same GPUs on one "
-            "node, so the pod waits for the one its node lacks, or, where both were forced, "
-            "the two can hand out the same GPU; ask through one of them",
+            f"container {container.label} asks for {entry.name} and for {what} through "
+            f"{named}: {why}; ask through one of them",
             related=claimed.related(),
         )
