@@ -47,6 +47,18 @@ vLLM, torchrun, ...) from another image, whose environment gpulint cannot see. N
 agents, GPU infrastructure and a container that sets `NVIDIA_VISIBLE_DEVICES` are not
 flagged, as above.
 
+A pod that says nothing of its node (no GPU selector, no NVIDIA runtime class) and requests
+no GPU, in which a container built for GPUs (its image reference says `cuda`, `gpu`,
+`nvidia`, ...) runs a GPU check, is `info` at the check: `nvidia-smi`, the CUDA samples'
+`deviceQuery`, `bandwidthTest` or `vectorAdd`, code that asks `torch.cuda.` or
+`tf.config.list_physical_devices(` for GPUs, or NVIDIA's `k8s/cuda-sample` image run as it
+is. Such a pod is a GPU test that forgot its request: the device plugin gives it no GPU, so
+it finds none, or, on a node whose default runtime is NVIDIA's, it sees every GPU of the
+node unscheduled. It is `info` because gpulint cannot see the node's runtime, and the
+finding says it assumed the check is meant to use a GPU. A GPU image that runs anything
+else (a build with `nvcc`, a CPU step) and a GPU check in an image not built for GPUs are
+not flagged.
+
 ## Why it matters
 The device plugin hands out GPUs only to containers that request them. A pod that selects
 GPU nodes but requests none takes the CPU and memory of a GPU node without holding a GPU,
@@ -164,8 +176,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     selected = _gpu_selector(pod)
     images = ctx.options.get("images", False) is True
     runtime = _nvidia_runtime(pod)
-    if selected is None and runtime is None and not images:
-        return
+    probe = None
+    if selected is None and runtime is None:
+        probe = _probe(pod.containers)
+        if probe is None and not images:
+            return
     containers = [c for c in pod.containers if c.section != "ephemeralContainers"]
     if not containers or any(_sets_visible_devices(c) for c in containers):
         return  # `none`/`void`: meant to run without GPUs; any other value: GPU016's
@@ -183,6 +198,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if selected is None and runtime is not None:
         yield from _runtime_findings(pod, runtime, cuda, containers)
         return
+    if probe is not None:
+        yield _probe_finding(*probe)
+        if not images:
+            return
+        cuda = [c for c in cuda if c is not probe[0]]  # said once, by the probe's finding
     if selected is not None:
         where, label, resource = selected
         also = ""
@@ -254,6 +274,57 @@ def _engine(containers: list[Container]) -> tuple[str, str] | None:
             if started is not None:
                 return container.label, started.engine.name
     return None
+
+
+#: Programs that only report or test the GPUs they are given: NVIDIA's System Management
+#: Interface and the CUDA samples' device checks (NVIDIA/cuda-samples: deviceQuery,
+#: bandwidthTest, vectorAdd).
+GPU_PROBES = frozenset({"nvidia-smi", "deviceQuery", "bandwidthTest", "vectorAdd"})
+#: Code, in a command line, that asks a framework for its GPUs (``python -c "import torch;
+#: print(torch.cuda.is_available())"``).
+GPU_PROBE_CODE = ("torch.cuda.", "tf.config.list_physical_devices(")
+#: Images whose own entrypoint is a GPU test: NVIDIA's CUDA sample images
+#: (``nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0``, the device plugin's README).
+GPU_PROBE_IMAGES = ("nvidia/k8s/cuda-sample",)
+
+
+def _probe(containers: list[Container]) -> tuple[Container, Any, str] | None:
+    """The first container built for GPUs (:func:`_gpu_image`) that runs a GPU test or
+    report (:data:`GPU_PROBES`, :data:`GPU_PROBE_CODE`, :data:`GPU_PROBE_IMAGES`): the
+    container, where (the command's item, else the image) and what it runs. A GPU image
+    that runs anything else (a build, a CPU step) is no evidence it needs a GPU."""
+    from gpulint.api import command_words, image_repository
+
+    for container in containers:
+        if container.section == "ephemeralContainers" or not _gpu_image(container):
+            continue
+        words = command_words(container, {})
+        for word in words:
+            text = word.text.strip("\"'();&|")
+            if text.rsplit("/", 1)[-1] in GPU_PROBES:
+                return container, word.path, text.rsplit("/", 1)[-1]
+            code = next((c for c in GPU_PROBE_CODE if c in word.text), None)
+            if code is not None:
+                return container, word.path, code.rstrip(".(")
+        if not words and image_repository(container.data["image"]) in GPU_PROBE_IMAGES:
+            return container, (*container.path, "image"), "its image's CUDA sample"
+    return None
+
+
+def _probe_finding(container: Container, where: Any, what: str) -> Violation:
+    """A GPU test in a pod that requests no GPU and says nothing of its node: info, since
+    where the NVIDIA runtime is the node's default it sees every GPU unscheduled."""
+    return Violation(
+        where,
+        f"container {container.label} runs {what}, a GPU check, in a GPU image, but the pod "
+        "requests no GPU and selects no GPU node: the device plugin gives it no GPU, so it "
+        "finds none, or, on a node whose default runtime is NVIDIA's, it sees every GPU of the "
+        "node behind the scheduler's back; request the device (resources.limits: "
+        "{nvidia.com/gpu: 1}) "
+        f"(assumed: {what} is meant to use a GPU; set {NVIDIA}=none if it is not)",
+        at="value",
+        severity="info",
+    )
 
 
 def _nvidia_runtime(pod: PodSpec) -> str | None:
