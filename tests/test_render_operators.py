@@ -36,3 +36,31 @@ def test_a_gpu_nodeset_s_missing_toleration_is_at_its_values_line(
     assert found["object"]["kind"] == "NodeSet"
     assert (found["path"], found["line"], found["column"]) == ("slurm/values.yaml", 10, 7)
     assert "as .Values.nodesets.gpu.podSpec.tolerations, which is empty here" in found["message"]
+
+
+SLURM_DEFAULTS = FIXTURES / "render" / "charts" / "slurm-defaults"
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_nodeset_merged_over_defaults_names_both_keys(tmp_path: Path, helm_path: str) -> None:
+    """Slinky's chart merges each nodeset over ``nodesetDefaults`` (``$nodeset =
+    mergeOverwrite (dict) (deepCopy ($.Values.nodesetDefaults | default dict)) (deepCopy
+    $nodeset)``): the GPU nodeset that has no tolerations of its own, and whose defaults
+    are empty, is at its own ``podSpec:``, and the message names the defaults it falls back
+    to instead of saying the template reads the nodeset's key only. The nodeset with its
+    own toleration, and the CPU one, have no finding."""
+    shutil.copytree(SLURM_DEFAULTS, tmp_path / "slurm")
+    (tmp_path / ".git").mkdir()
+    proc = gpulint_in_process(
+        "check", "--format", "json", "--render", "--helm", helm_path, "slurm", cwd=tmp_path
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    (found,) = json.loads(proc.stdout)["findings"]
+    assert found["rule"] == "GPU020"
+    assert found["object"]["name"] == "release-name-h100"
+    assert (found["path"], found["line"], found["column"]) == ("slurm/values.yaml", 14, 5)
+    message = found["message"]
+    assert "as .Values.nodesets.h100.podSpec.tolerations, this object's own" in message
+    assert "else .Values.nodesetDefaults.podSpec.tolerations, which is empty here" in message
+    assert "only from it" not in message

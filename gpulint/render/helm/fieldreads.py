@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 from gpulint.loader.document import Document
 from gpulint.model import Related, Span
+from gpulint.render.helm.bindings import SELF as _SELF
 from gpulint.render.helm.templatetext import Template, find
 from gpulint.render.mapping import Place, label_of, lookup, read_text
 
@@ -226,6 +227,17 @@ def _bound_of(t: Template, var: str) -> tuple[str, ...] | None:
     return found.get(var)
 
 
+def _merged(t: Template, var: str) -> list[tuple[str, ...] | str] | None:
+    """The maps ``$var`` is merged from, the one that wins first (:func:`.bindings.merges`);
+    the whole template's merges are found once (kept with it and shared by its cuts)."""
+    found: dict[str, list[tuple[str, ...] | str]] | None = t.shared.get("merges")
+    if found is None:
+        from gpulint.render.helm.bindings import merges
+
+        found = t.shared["merges"] = merges("\n".join(t.whole))
+    return found.get(var)
+
+
 def _where(reader: str, chart: str, line: int, template: str) -> str:
     via = f", included by {os.path.relpath(template, chart)}" if reader != template else ""
     return f"{os.path.relpath(reader, chart)}:{line}{via}"
@@ -250,7 +262,9 @@ def missing_place(
     the one the values rendered in it name). A fallback chain (``index $module
     "tolerations" | default .Values.tolerations``, ``coalesce``) is followed the way the
     template does: the entry's own key when it is set, else the global one; a missing
-    field goes to the entry's own key (the global one would change every entry).
+    field goes to the entry's own key (the global one would change every entry). A map
+    merged from two (:func:`_merged`: an entry over its defaults, ``mergeOverwrite``) is
+    such a chain too.
 
     A string instead of a place: why the finding stays at the template (a note for it);
     None: the block does not read the field (the template writes the object whole)."""
@@ -274,23 +288,10 @@ def missing_place(
     chain: list[tuple[tuple[Any, ...], int, str | None]] = []
     bound: tuple[str, ...] | None = None
     if reads.entries:
-        ((read, (line, helper)),) = reads.entries.items()
-        var, _, inner = read.partition(".")
-        keys = tuple(inner.split(".")) if inner else ()
-        under = _range_of(t, var)
-        key = entry(under) if under is not None and entry is not None else None
-        bound = _bound_of(t, var) if under is None else None
-        if bound is not None:  # `$module := index .Values "modules" "x"`: one fixed path
-            chain.append(((*bound, *keys, field), line, helper))
-        elif under is None or key is None:
-            at = _where(helper or template, chart, line, template)
-            over = f" of .Values.{'.'.join(under)}" if under else ""
-            return (
-                f" (shown at the pod spec: the template reads {field} from ${var}, an entry"
-                f"{over} ({at}), and which entry this object is was not traced)"
-            )
-        else:
-            chain.append(((*under, key, *keys, field), line, helper))
+        got_entry = _entry_chain(t, reads, field, entry, chart, template)
+        if isinstance(got_entry, str):
+            return got_entry
+        chain, bound = got_entry
     for ref, (line, helper) in reads.values.items():
         chain.append((ref, line, helper))
     got = [(ref, line, helper, _value(files, ref)) for ref, line, helper in chain]
@@ -371,6 +372,49 @@ def missing_place(
         f"{'empty' if got[0][3] is not None else 'not set'}; set it to change this object only)"
     )
     return Place(label_of(file), doc.key_span((*prefix, *ref)), note, (related,))
+
+
+def _entry_chain(
+    t: Template,
+    reads: _Reads,
+    field: str,
+    entry: Callable[[tuple[str, ...]], Any] | None,
+    chart: str,
+    template: str,
+) -> tuple[list[tuple[tuple[Any, ...], int, str | None]], tuple[str, ...] | None] | str:
+    """The values keys a read of a variable's field (``$group.tolerations``) stands for, in
+    the order the template tries them, and the fixed path the variable is bound to (None
+    for a ``range`` entry); or why which keys was not traced (a note)."""
+    ((read, (line, helper)),) = reads.entries.items()
+    var, _, inner = read.partition(".")
+    keys = tuple(inner.split(".")) if inner else ()
+    under = _range_of(t, var)
+    key = entry(under) if under is not None and entry is not None else None
+    bound = _bound_of(t, var) if under is None else None
+    merged = _merged(t, var)
+    chain: list[tuple[tuple[Any, ...], int, str | None]] = []
+    if merged is not None and _SELF not in merged and under is None:
+        # `$cfg := mergeOverwrite (deepCopy .Values.defaults) .Values.worker`: a chain
+        bound = merged[0] if isinstance(merged[0], tuple) else None
+        for source in merged:
+            chain.append(((*source, *keys, field), line, helper))
+    elif bound is not None:  # `$module := index .Values "modules" "x"`: one fixed path
+        chain.append(((*bound, *keys, field), line, helper))
+    elif under is None or key is None:
+        at = _where(helper or template, chart, line, template)
+        over = f" of .Values.{'.'.join(under)}" if under else ""
+        return (
+            f" (shown at the pod spec: the template reads {field} from ${var}, an entry"
+            f"{over} ({at}), and which entry this object is was not traced)"
+        )
+    elif merged is not None:
+        # the entry merged over defaults: its own key first, then theirs
+        for source in merged:
+            path = (*under, key) if source == _SELF else source
+            chain.append(((*path, *keys, field), line, helper))
+    else:
+        chain.append(((*under, key, *keys, field), line, helper))
+    return chain, bound
 
 
 def _ordered(
