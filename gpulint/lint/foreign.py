@@ -1,7 +1,8 @@
 """YAML that is not Kubernetes: other tools' configuration files, and texts with no
-``apiVersion`` and ``kind`` anywhere. gpulint reports nothing of the first kind and no YAML
-problems (YML001-YML003, GL205) of the second: their YAML belongs to their own tool, which
-may read tags, templates or layouts Kubernetes does not.
+``apiVersion`` and ``kind`` anywhere or that are MIME messages (a node's boot user data).
+gpulint reports nothing of the first kind and no YAML problems (YML001-YML003, GL205) of the
+second: their YAML belongs to their own tool, which may read tags, templates or layouts
+Kubernetes does not.
 
 A text with no object in it still gets GL204 (GPU resources gpulint could not place, as in
 a Kustomize patch or a values file written without ``apiVersion``).
@@ -46,6 +47,9 @@ YAML_CODES = frozenset(
 #: use by ``re``; most files match near their first line.
 _API_VERSION = r"""(?:^|[\s{,"'])apiVersion["']?[ \t]*:"""
 _KIND = r"""(?:^|[\s{,"'])kind["']?[ \t]*:"""
+#: A MIME message's first header (after comments): EC2 or cloud-init user data, whose YAML
+#: part (a nodeadm ``NodeConfig``, a ``#cloud-config``) is read by the node's boot tools.
+_MIME = r"\A(?:[ \t]*(?:#[^\n]*)?\r?\n)*(?:MIME-Version[ \t]*:|Content-Type[ \t]*:[ \t]*multipart/)"
 
 
 def tool_config(label: str) -> bool:
@@ -67,5 +71,9 @@ def not_for_foreign(problem: Problem) -> bool:
 def kubernetes_text(text: str) -> bool:
     """Does ``text`` write an ``apiVersion`` and a ``kind`` key anywhere (so it may hold a
     Kubernetes object, however broken its YAML)? A piece of a file (the language server's
-    documents) is judged by the whole file's answer: ``Linter.lint_shaped(kubernetes=...)``."""
+    documents) is judged by the whole file's answer: ``Linter.lint_shaped(kubernetes=...)``.
+    A MIME message is not, whatever its parts say: EC2 user data wrapping a nodeadm
+    ``NodeConfig`` is not YAML at all, and no API server reads it."""
+    if re.match(_MIME, text, re.IGNORECASE) is not None:
+        return False
     return re.search(_API_VERSION, text) is not None and re.search(_KIND, text) is not None
