@@ -326,11 +326,11 @@ def _claimed(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
 def _published(cluster: Any, claimed: Any) -> str | None:
     """The key of the devices the claims' classes hand out, when the node inventory's
     ResourceSlices publish them on some node (gpulint.cluster.slices); None otherwise."""
-    from gpulint.api import class_key
+    from gpulint.api import allocatable_names, class_key
 
     keys = {class_key(c.device_class) for c, _ in claimed.claims}
     key = keys.pop() if len(keys) == 1 else None
-    if key is None or not any(key in n.allocatable for n in cluster.nodes):
+    if key is None or key not in allocatable_names(cluster):
         return None
     return key
 

@@ -183,14 +183,14 @@ def _claimed(
     where those claims are defined (related places)."""
     if not pod.spec.get("resourceClaims"):
         return (), ()
-    from gpulint.api import class_key, pod_claimed
+    from gpulint.api import allocatable_names, class_key, pod_claimed
 
     wanted: dict[str, int] = {}
     related: list[Related] = []
     for claimed in pod_claimed(pod, ctx.registry, ctx.claims):
         for claim, devices in claimed.claims:
             key = class_key(claim.device_class)
-            if key is not None and any(key in n.allocatable for n in cluster.nodes):
+            if key is not None and key in allocatable_names(cluster):
                 wanted[key] = wanted.get(key, 0) + devices
                 related.extend(r for r in claimed.related() if r not in related)
     return tuple(sorted(wanted.items())), tuple(related)

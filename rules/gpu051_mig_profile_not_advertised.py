@@ -54,7 +54,9 @@ from gpulint.api import (
     PodSpec,
     RuleContext,
     Violation,
+    allocatable_names,
     describes_nodes,
+    labelled_nodes,
     pool_label,
     unoffered,
 )
@@ -76,10 +78,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     for entry in unoffered(pod, cluster, ctx.registry, _is_mig):
         name = entry.name
         profile = name[len(PREFIX) :]
-        single = [n for n in cluster.nodes if n.labels.get("nvidia.com/mig.strategy") == "single"]
-        mixed = sorted(
-            {k for n in cluster.nodes for k, v in n.allocatable.items() if k.startswith(PREFIX)}
-        )
+        single = labelled_nodes(cluster, "nvidia.com/mig.strategy", "single")
+        mixed = sorted(k for k in allocatable_names(cluster) if k.startswith(PREFIX))
         if single:
             node = next(
                 (n for n in single if profile in n.labels.get("nvidia.com/gpu.product", "")),

@@ -53,6 +53,7 @@ from gpulint.api import (
     RuleContext,
     Violation,
     describes_nodes,
+    labelled_nodes,
     nvidia_nodes,
     pool_label,
     unoffered,
@@ -94,7 +95,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         name = entry.name
         if replica(name):
             base = name[: -len(".shared")]
-            plain = [n for n in cluster.nodes if n.labels.get("nvidia.com/gpu.sharing-strategy")]
+            plain = labelled_nodes(cluster, "nvidia.com/gpu.sharing-strategy")
             if plain:
                 node = plain[0]
                 strategy = node.labels["nvidia.com/gpu.sharing-strategy"]

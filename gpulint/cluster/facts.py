@@ -103,6 +103,29 @@ def nodes_offering(cluster: Cluster, names: Iterable[str]) -> list[Node]:
     return [cluster.nodes[i] for i in sorted({i for found in lists for i in found})]
 
 
+def allocatable_names(cluster: Cluster) -> frozenset[str]:
+    """Every resource name some node's allocatable lists (0 included), computed once."""
+
+    def compute() -> frozenset[str]:
+        return frozenset(k for n in cluster.nodes for k in n.allocatable)
+
+    found: frozenset[str] = _once(cluster, "allocatable-names", compute)
+    return found
+
+
+def labelled_nodes(cluster: Cluster, key: str, value: str | None = None) -> list[Node]:
+    """The nodes whose label ``key`` is ``value`` (None: any value but empty), in order,
+    computed once per cluster and label."""
+
+    def compute() -> list[Node]:
+        if value is None:
+            return [n for n in cluster.nodes if n.labels.get(key)]
+        return [n for n in cluster.nodes if n.labels.get(key) == value]
+
+    found: list[Node] = _once(cluster, f"label {key}={value}", compute)
+    return found
+
+
 def offered(cluster: Cluster, name: str) -> bool:
     """Whether some node offers more than 0 of ``name``."""
     return name in _by_name(cluster)
