@@ -30,7 +30,7 @@ import functools
 import os
 import stat
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from gpulint import codes
 from gpulint.loader.document import Document
@@ -45,6 +45,7 @@ from gpulint.render.helm import (
     templatetext,
 )
 from gpulint.render.helm.documents import Cut, Part, Sections
+from gpulint.render.helm.literalitems import literal_item
 from gpulint.render.helm.run import INSTALL_HELM, Failure, refused_inputs
 from gpulint.render.helm.samelines import same_line
 from gpulint.render.helm.sources import headers, not_a_template
@@ -244,12 +245,30 @@ class HelmRendered(Rendered):
         cut = self._cut(resolved)
         if found.related and cut.known:  # on a values line already
             return found
-        guess = templatetext.find(cut.template, finding.doc_path).guessed >= 0
+        match = templatetext.find(cut.template, finding.doc_path)
+        guess = match.guessed >= 0
+        if guess and doc is not None and cut.known and not archived:
+            literal = self._literal(resolved, cut.template, match, finding, doc)
+            if literal is not None:
+                return literal
         at = None if found.related or guess else found  # not a line that uses the value
         traced = self._traced(finding, doc, on_key, resolved if cut.known else None, at)
         if isinstance(traced, str):  # a field the template reads, at the object: why
             found, traced = found._replace(note=found.note + traced), None
         return traced or unknown_part(noted(found, cut.template, on_key, archived), cut.known)
+
+    def _literal(
+        self, resolved: Resolved, t: templatetext.Template, match: Any, finding: Finding, doc: Any
+    ) -> Place | None:
+        """An item template logic writes beside, placed by its text (:mod:`.literalitems`)."""
+        files = [(p, self.values_doc(f)) for f, p in self.values_files(resolved)]
+
+        def values(path: tuple[str, ...]) -> list[Any]:
+            found = [lookup(d.data, (*p, *path)) for p, d in files if d is not None]
+            return [value for present, value in found if present]
+
+        span = literal_item(t, match, finding.doc_path, doc.data, self.options.set, values)
+        return Place(label_of(resolved.path), span) if span is not None else None
 
     def _traced(
         self,
