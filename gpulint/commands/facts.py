@@ -100,6 +100,9 @@ class RunFacts:
         #: Each project's cache, saved once the run is linted (:meth:`save`).
         self._caches: dict[str, FactCache] = {}
         self._built: dict[str, tuple[Linter, Settings]] = {}
+        #: The files the run lints, by project: absolute path -> label (:meth:`prepare`).
+        #: What the facts stage parses of them is handed to the lint, not parsed again.
+        self._named: dict[str, dict[str, str]] = {}
 
     def project(self, root: str) -> tuple[Linter, Settings]:
         """The linter of the project at ``root`` (gathered once) and its settings."""
@@ -109,15 +112,19 @@ class RunFacts:
         if built is None:
             files = self.projects.files(root, self.excluded)
             cache_in = root if self.cache and self.projects.is_root(root) else None
-            from gpulint.lint.gather import project_facts
+            from gpulint.lint.gather import Handoff, project_facts
             from gpulint.lint.prepass import EVIDENCE_RULES, VALUE_RULES
 
             cache = open_cache(cache_in, self.settings)
             picture = self.settings.cluster is None and bool(self.codes & EVIDENCE_RULES)
             maps = bool(self.codes & VALUE_RULES)
             prints: list[str] = []
-            own = project_facts(self.settings, files, picture, maps, cache, self.jobs, prints)
+            handoff = Handoff(self._named.get(root, {}))
+            own = project_facts(
+                self.settings, files, picture, maps, cache, self.jobs, prints, handoff
+            )
             linter = Linter(self.rules, own)
+            linter.loads = handoff.loads
             if cache is not None:
                 self._caches[root] = cache
                 if self._settings_key is not None and prints:
@@ -145,13 +152,22 @@ class RunFacts:
         linter, settings = self.project(root)
         if self.nearest is None:
             return linter
-        return self.nearest.linter_in(target, root, linter, settings)
+        closest = self.nearest.linter_in(target, root, linter, settings)
+        closest.loads = linter.loads  # the same files, parsed once
+        return closest
 
     def prepare(self, targets: Iterable[Target]) -> Linter:
         """Every linter the ``targets`` need, built now (before workers are forked); the
         linter of the first (the run's, for what is not a file's: GL101 and the like)."""
+        import os
+
         from gpulint.lint.engine import Linter
 
+        targets = list(targets)
+        for target in targets:
+            if target.path is not None and target.render is None and target.part is None:
+                named = self._named.setdefault(self.projects.of(target), {})
+                named[os.path.abspath(target.path)] = target.label
         first: Linter | None = None
         for target in targets:
             linter = self.linter_for(target)

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from gpulint.k8s.dra import NO_CLAIMS, ClaimIndex, DraFacts, may_hold_dra
 from gpulint.k8s.workloads import K8sObject, PodSpec, WorkloadTable, objects
 from gpulint.loader.document import Document, Problem
+from gpulint.loader.handoff import Loaded, pack
 from gpulint.loader.stream import DocumentStream
 from gpulint.model import ObjectRef, Path
 
@@ -111,12 +112,27 @@ class DocumentView:
 class Manifest:
     """One file (or stdin stream): its documents, one :class:`DocumentView` at a time."""
 
-    __slots__ = ("_stream", "claims", "label", "table")
+    __slots__ = ("_stream", "claims", "kept", "label", "table")
 
-    def __init__(self, label: str, text: str, table: WorkloadTable) -> None:
+    def __init__(
+        self,
+        label: str,
+        text: str,
+        table: WorkloadTable,
+        *,
+        loaded: bytes | None = None,
+        keep: bool = False,
+    ) -> None:
+        """``loaded``: the file's documents as the facts stage parsed them
+        (:mod:`gpulint.loader.handoff`), not parsed again; ``keep``: keep the documents as
+        they are read, for :meth:`handed`."""
         self.label = label
         self.table = table
-        self._stream = DocumentStream(text)
+        self._stream: DocumentStream | Loaded = (
+            Loaded(loaded) if loaded is not None else DocumentStream(text, compact=keep)
+        )
+        #: The documents read so far, when kept (``keep``).
+        self.kept: list[Document] | None = [] if keep else None
         # Cross-document lookups (DRA claims) see the documents of the same file; a text
         # that cannot hold a DRA object needs no first pass.
         self.claims = ClaimIndex(DocumentStream(text), label) if may_hold_dra(text) else NO_CLAIMS
@@ -138,8 +154,18 @@ class Manifest:
 
     def views(self) -> Iterator[DocumentView]:
         """Each document's view in turn; drop it before asking for the next."""
+        kept = self.kept
         for doc in self._stream:
+            if kept is not None:
+                kept.append(doc)
             yield DocumentView(doc, self.table, self.claims)
+
+    def handed(self) -> bytes | None:
+        """The documents read and the text's problems, as the lint can take them instead of
+        parsing (after :meth:`views` is done; None: not kept, or they cannot be)."""
+        if self.kept is None:
+            return None
+        return pack(self.kept, self._stream.problems)
 
     @property
     def problems(self) -> list[Problem]:

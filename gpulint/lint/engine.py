@@ -14,7 +14,7 @@ from gpulint.lint.foreign import kubernetes_text, not_for_foreign, tool_config
 from gpulint.lint.tidy import tell_aliases_apart, without_consequences
 from gpulint.lint.unchecked import CODE as UNCHECKED_CODE, findings as unchecked
 from gpulint.loader.decoding import decode
-from gpulint.loader.document import Document, Problem
+from gpulint.loader.document import Document, Loads, Problem
 from gpulint.model import (
     RULE_ERROR_CODE,
     Finding,
@@ -167,6 +167,7 @@ class Linter:
         #: on the objects it covers, whole-object rules do not run.
         self._part: Part | None = None
         self.kept: Any = None  # its files' findings kept by their project's cache (lint/kept.py)
+        self.loads = Loads()  # files parsed once, by the facts stage (gpulint.loader.handoff)
         #: The rules skipped so, in the file being linted, and where first (GL203's place).
         self._skipped: set[str] = set()
         self._skipped_at: tuple[Span, ObjectRef | None, Path, int] | None = None
@@ -191,7 +192,7 @@ class Linter:
         if text is None:
             assert problem is not None
             return self.problem(label, problem)
-        return self.lint_shaped(label, text, seen, part=part)[0]
+        return self.lint_shaped(label, text, seen, part=part, loaded=self.loads.take(label, raw))[0]
 
     def lint_text(
         self, label: str, text: str, seen: list[LintedObject] | None = None
@@ -207,6 +208,7 @@ class Linter:
         *,
         kubernetes: bool | None = None,
         part: Part | None = None,
+        loaded: bytes | None = None,
     ) -> tuple[list[Finding], Shape]:
         """Findings in ``text`` and its :data:`~gpulint.fix.loop.Shape` (documents and YAML
         problems: a fix keeps both), returned, never kept; ``part``: ``Target.part``.
@@ -216,15 +218,14 @@ class Linter:
         time (peak memory was 33 times a 50 MB file's size). What crosses documents is kept
         small: the DRA claims of the file (a ``ClaimIndex`` of names and device classes,
         read in a first pass only when the text can hold a DRA object) and, for
-        suppression, each directive's owner and the annotations.
-
-        Each document's objects and pod specs are found once, in its
-        :class:`~gpulint.k8s.manifest.DocumentView`, which rules and suppression share.
+        suppression, each directive's owner and the annotations. Each document's objects
+        and pod specs are found once, in its :class:`~gpulint.k8s.manifest.DocumentView`,
+        which rules and suppression share.
         """
         if tool_config(label):  # another tool's configuration: not a manifest
             return [], (0, [])
         self._foreign = not (kubernetes_text(text) if kubernetes is None else kubernetes)
-        manifest = Manifest(label, text, self.workloads)
+        manifest = Manifest(label, text, self.workloads, loaded=loaded)
         self.values.begin_file(label, text)
         for hook in self._file_hooks:
             hook(len(text))

@@ -57,6 +57,51 @@ class Row:
         return self.raw
 
 
+class Handoff:
+    """The documents the facts stage built, kept so that no file is parsed twice in a run
+    (:mod:`gpulint.loader.handoff`): those of the files the run lints go on to the lint
+    (:attr:`loads`); while the project's device plugins may change which pods are GPU pods
+    (and so what a file says), every parsed file's are kept until its facts are settled."""
+
+    __slots__ = ("docs", "keep_all", "loads", "named", "size")
+
+    def __init__(self, named: dict[str, str] | None = None) -> None:
+        from gpulint.loader.document import Loads
+
+        #: The linted files: absolute path -> the label the run lints it under.
+        self.named = named or {}
+        #: What goes on to the lint: label -> (the file's bytes, its documents).
+        self.loads = Loads()
+        #: Each parsed file's documents, by its label in the project (:attr:`keep_all`).
+        self.docs: dict[str, bytes] = {}
+        #: Keep every parsed file's documents, not only the linted ones'.
+        self.keep_all = False
+        self.size = 0
+
+    def linted(self, target: Target) -> str | None:
+        """The label the run lints ``target`` under (None: the run does not lint it)."""
+        if target.path is None or not self.named:
+            return None
+        import os
+
+        return self.named.get(os.path.abspath(target.path))
+
+    def wants(self, target: Target) -> bool:
+        """Whether to keep the documents of ``target`` when it is parsed."""
+        return target.label not in self.docs and (self.keep_all or self.linted(target) is not None)
+
+    def add(self, target: Target, raw: bytes, blob: bytes) -> None:
+        from gpulint.loader.handoff import MAX_RUN_BYTES
+
+        if self.size + len(blob) > MAX_RUN_BYTES:
+            return
+        self.size += len(blob)
+        self.docs[target.label] = blob
+        linted = self.linted(target)
+        if linted is not None:
+            self.loads[linted] = (raw, blob)
+
+
 def flags_of(raw: bytes) -> list[bool]:
     """What a file's bytes may hold (:class:`Row`)."""
     from gpulint.cluster.deviceplugins import wanted
@@ -155,17 +200,23 @@ def parse_record(
     picture: bool,
     plugins: bool,
     dra: DraFacts | None = None,
+    keep: bool = False,
+    loaded: bytes | None = None,
 ) -> dict[str, Any]:
     """What one parse of a file says: ``p`` and ``a`` (with ``picture``: the cluster
     picture's record, :func:`gpulint.cluster.evidence.walk_record`; a pod's DRA claims
     resolved in the file, then in ``dra``, the DRA objects of the file's project), ``d``
     (with ``plugins``: its device plugins' configuration and gpushare's unit, as
-    :func:`gpulint.cluster.pluginrecords.found_json` writes it and ``u``)."""
+    :func:`gpulint.cluster.pluginrecords.found_json` writes it and ``u``); with ``keep``
+    (a file the run lints), ``k``: the documents that parse built, for the lint to take
+    instead of parsing the file again (:mod:`gpulint.loader.handoff`; absent when they
+    cannot be handed over); ``loaded``: the documents kept so, read instead of parsing."""
     from gpulint.cluster.deviceplugins import Found, scan_document, wanted
     from gpulint.cluster.evidence import new_record, project_claims, record_view
     from gpulint.cluster.pluginrecords import found_json
     from gpulint.k8s.manifest import Manifest
     from gpulint.loader.decoding import decode
+    from gpulint.loader.handoff import wanted as handed_over
 
     record: dict[str, Any] = {}
     found = Found([], [], [], [], [])
@@ -174,13 +225,17 @@ def parse_record(
     text, problem = decode(raw) if picture or plugins_parsed else (None, None)
     if text is not None and problem is None:
         try:
-            manifest = Manifest(label, text, table)
+            keep = keep and loaded is None and handed_over(text)
+            manifest = Manifest(label, text, table, loaded=loaded, keep=keep)
             claims = project_claims(manifest, dra)
             for view in manifest.views():
                 if plugins_parsed:
                     scan_document(found, label, view.doc)
                 if picture:
                     record_view(picture_part, view, claims, registry)
+            blob = manifest.handed()
+            if blob is not None:
+                record["k"] = blob
         except Exception:  # the lint reports what cannot be read
             pass
     if picture:
@@ -198,8 +253,9 @@ def _gpushare_units(label: str, raw: bytes) -> list[list[str]]:
     return [[unit, place] for unit, place in units.items()]
 
 
-#: What a worker parses: the file's label and bytes, and which parts it records.
-_Parse = tuple[str, bytes, bool, bool]
+#: What a worker parses: the file's label and bytes, which parts it records, whether it
+#: keeps the documents, and the documents kept before (:class:`Handoff`).
+_Parse = tuple[str, bytes, bool, bool, bool, "bytes | None"]
 
 
 def parse_all(
@@ -213,7 +269,10 @@ def parse_all(
     are enough of them (which inherit ``dra``, the project's DRA objects, never pickled)."""
 
     def chunk(part: list[_Parse]) -> list[dict[str, Any]]:
-        return [parse_record(label, raw, registry, table, p, d, dra) for label, raw, p, d in part]
+        return [
+            parse_record(label, raw, registry, table, p, d, dra, keep, loaded)
+            for label, raw, p, d, keep, loaded in part
+        ]
 
     if jobs <= 1 or len(items) < PARALLEL_MIN_PARSES:
         return chunk(items)
@@ -230,13 +289,15 @@ def project_facts(
     cache: FactCache | None = None,
     jobs: int = 1,
     prints: list[str] | None = None,
+    handoff: Handoff | None = None,
 ) -> Settings:
     """``settings`` with the facts of a project's files (``found``): what its device plugins
     advertise (the registry), its node pools (when a cluster is described), its DRA
     claims and DeviceClasses, its ConfigMaps (``wants_maps``) and, with ``picture``, the cluster
     picture its files give. Each file is read once and parsed at most once for them. With a
     ``cache``, ``prints`` gets the facts' fingerprint: every file that says something of the
-    cluster, its label, digest and what its bytes hold (:func:`facts_key`)."""
+    cluster, its label, digest and what its bytes hold (:func:`facts_key`). With a
+    ``handoff``, the files the run lints that are parsed here are parsed for the lint too."""
     from gpulint.cluster.deviceplugins import Found, learned
     from gpulint.cluster.pluginrecords import found_from_json
     from gpulint.k8s.devices import builtin_registry
@@ -244,6 +305,7 @@ def project_facts(
     from gpulint.lint.prepass import cluster_objects, config_maps, dra_objects
 
     own = settings.copy()
+    handoff = handoff if handoff is not None else Handoff()
     rows = read_rows(found, cache)
     if prints is not None and cache is not None:
         prints.append(facts_key(rows, picture, wants_maps))
@@ -257,9 +319,13 @@ def project_facts(
     plugins: dict[int, Any] = {}
     pictures: dict[int, Any] = {}
     todo: list[tuple[int, bool, bool]] = []
+    # The project's device plugins may change which pods are GPU pods: what the files
+    # parsed before that is known is read again from their kept documents.
+    handoff.keep_all = picture and any(row.plugin or row.unit for row in rows)
     for i, row in enumerate(rows):
         want_d = row.plugin or row.unit
-        want_p = picture and row.tolerations
+        # A device plugin's file that names a GPU says what its pods need in the same parse.
+        want_p = picture and (row.tolerations or (want_d and row.hint))
         d = _kept(cache, f"d:{row.digest}:{row.target.label}") if want_d else None
         p = _kept(cache, f"p:{first_key}:{row.digest}") if want_p else None
         if d is not None:
@@ -268,7 +334,9 @@ def project_facts(
             pictures[i] = p
         if (want_d and d is None) or (want_p and p is None):
             todo.append((i, want_p and p is None, want_d and d is None))
-    _parse_rows(rows, todo, registry, table, jobs, cache, first_key, plugins, pictures, dra)
+    _parse_rows(
+        rows, todo, registry, table, jobs, cache, first_key, plugins, pictures, dra, handoff
+    )
     # What the project's device plugins advertise, in file order.
     wants_unit = "memory_unit" not in own.options.get("GPU017", {})
     merged = Found([], [], [], [], [])
@@ -294,13 +362,14 @@ def project_facts(
             pictures = {}
             todo = []
             for i, row in enumerate(rows):
-                p = _kept(cache, f"p:{key}:{row.digest}") if row.tolerations else None
+                wants = row.tolerations or (row.hint and (row.plugin or row.unit))
+                p = _kept(cache, f"p:{key}:{row.digest}") if wants else None
                 if p is not None:
                     pictures[i] = p
-                elif row.tolerations:
+                elif wants:
                     todo.append((i, True, False))
-            _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, pictures, dra)
-        own.evidence = _picture(own, rows, pictures, key, table, jobs, cache)
+            _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, pictures, dra, handoff)
+        own.evidence = _picture(own, rows, pictures, key, table, jobs, cache, handoff)
     return own
 
 
@@ -350,22 +419,30 @@ def _parse_rows(
     plugins: dict[int, Any],
     pictures: dict[int, Any],
     dra: DraFacts | None = None,
+    handoff: Handoff | None = None,
 ) -> None:
     """Parse the rows of ``todo`` (index, picture part wanted, plugin part wanted), once
-    each, and keep what they say (in the cache too; ``dra``: the project's DRA objects)."""
+    each, and keep what they say (in the cache too; ``dra``: the project's DRA objects);
+    the documents of the files the run lints go to the ``handoff``."""
+    handoff = handoff if handoff is not None else Handoff()
     items: list[_Parse] = []
     wanted: list[tuple[int, bool, bool]] = []
     for i, want_p, want_d in todo:
+        target = rows[i].target
         raw = rows[i].read()
         if raw is None:
             continue
-        items.append((rows[i].target.label, raw, want_p, want_d))
+        keep = handoff.wants(target)
+        items.append((target.label, raw, want_p, want_d, keep, handoff.docs.get(target.label)))
         wanted.append((i, want_p, want_d))
     if not items:
         return
     records = parse_all(items, registry, table, jobs, dra)
     for (i, want_p, want_d), record in zip(wanted, records, strict=True):
         row = rows[i]
+        blob = record.pop("k", None)
+        if blob is not None and row.raw is not None:
+            handoff.add(row.target, row.raw, blob)
         if want_d:
             plugins[i] = record["d"]
             if cache is not None and row.digest:
@@ -385,6 +462,7 @@ def _picture(
     table: WorkloadTable,
     jobs: int,
     cache: FactCache | None,
+    handoff: Handoff | None = None,
 ) -> Any:
     """The cluster picture of the project's files: the taints their GPU pods agree on (the
     GPU pods of files without tolerations counted only when some taint may be agreed on),
@@ -417,12 +495,12 @@ def _picture(
         counted: dict[int, Any] = {}
         todo = []
         for i in later:
-            p = _kept(cache, f"p:{key}:{rows[i].digest}")
+            p = pictures.get(i) or _kept(cache, f"p:{key}:{rows[i].digest}")
             if p is not None and from_json(p) is not None:
                 counted[i] = p
             else:
                 todo.append((i, True, False))
-        _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, counted, own.dra)
+        _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, counted, own.dra, handoff)
         for i in later:
             record = from_json(counted.get(i))
             if record is not None:

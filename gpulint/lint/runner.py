@@ -44,6 +44,8 @@ def lint_target(
     ``rendering`` how the run renders a chart or Kustomize root."""
     if target.render is not None:
         return lint_rendered(linter, target, rendering, seen)
+    if read is None and linter.loads:  # read by the facts stage (gpulint.loader.handoff)
+        read = linter.loads.read(target.label)
     raw, problem = read_target(target) if read is None else read
     if raw is None:
         assert problem is not None
@@ -284,11 +286,13 @@ def _lint_one(
     kept = linter.kept
     if kept is not None and not collect and target.render is None and target.part is None:
         # A plain file its project's cache may hold the findings of (gpulint.lint.kept).
-        got = read_target(target) if read is None else read
+        got = linter.loads.read(target.label) if read is None else read
+        got = read_target(target) if got is None else got
         if got[0] is not None and target.path is not None:
             key = kept.key(target.label, got[0])
             hit = kept.get(key)
             if hit is not None:
+                linter.loads.pop(target.label, None)
                 return hit, None, None, None
             findings = lint_target(linter, target, None, got, rendering)
             from gpulint.lint.kept import to_json

@@ -97,3 +97,21 @@ class LoadResult:
     def __init__(self, documents: list[Document], problems: list[Problem]) -> None:
         self.documents = documents
         self.problems = problems
+
+
+class Loads(dict[str, tuple[bytes, bytes]]):
+    """Files a run parsed before linting them (the facts stage), by the label the run lints
+    each under: its bytes and its documents as :func:`gpulint.loader.handoff.pack` keeps
+    them. Each is linted from there, not read or parsed again."""
+
+    def take(self, label: str, raw: bytes) -> bytes | None:
+        """The documents of the file ``label`` when its bytes are ``raw``, taken once (None:
+        none were handed over, or the file was read otherwise)."""
+        handed = self.pop(label, None) if self else None
+        return handed[1] if handed is not None and handed[0] == raw else None
+
+    def read(self, label: str) -> tuple[bytes, None] | None:
+        """The bytes read for the file ``label``, as ``read_target`` gives them (None: none
+        were kept)."""
+        handed = self.get(label) if self else None
+        return (handed[0], None) if handed is not None else None

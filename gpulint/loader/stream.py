@@ -74,13 +74,17 @@ class DocumentStream:
     characters) are composed there and handed over one document at a time.
     """
 
-    def __init__(self, text: str, *, packed: bool = False) -> None:
+    def __init__(self, text: str, *, packed: bool = False, compact: bool = False) -> None:
         self.text = text
         self.packed = packed
+        #: Packed spans whatever the text's size: documents that are kept as plain data
+        #: (``gpulint.lint.gather``'s loads, handed from the facts stage to the lint).
+        self.compact = compact
         self.problems: list[Problem] = []
 
     def __iter__(self) -> Iterator[Document]:
-        text, lib, packed = self.text, yaml_lib(), self.packed
+        text, lib = self.text, yaml_lib()
+        packed: bool | None = None if self.compact else self.packed
         bound = nesting_bound(text)
         if lib.c_parser is None or bound > THREAD_LEVELS:
             yield from _iter_load(text, lib, self.problems, iterative=True, packed=packed)
@@ -98,7 +102,7 @@ _THREAD_LOCK = _thread.allocate_lock()
 
 
 def _iter_in_large_stack(
-    text: str, lib: YamlLib, problems: list[Problem], packed: bool = False
+    text: str, lib: YamlLib, problems: list[Problem], packed: bool | None = False
 ) -> Iterator[Document]:
     """``_iter_load`` with the C composer in a thread with THREAD_STACK bytes of stack,
     handing each document over to the calling thread as it is built (at most one waits)."""
@@ -231,13 +235,14 @@ def _iter_load(
     problems: list[Problem],
     *,
     iterative: bool,
-    packed: bool = False,
+    packed: bool | None = False,
     pure: bool = False,
     skip: int = 0,
 ) -> Iterator[Document]:
     """The documents of ``text`` one at a time; problems of the text as a whole (syntax
     errors, YML004) are added to ``problems`` as they are met. Nothing of a document is
-    kept here once the next one is composed. ``packed``: see ``DocumentStream``.
+    kept here once the next one is composed. ``packed``: see ``DocumentStream`` (None:
+    packed spans whatever the text's size, ``DocumentStream.compact``).
     ``pure``: with ruamel.yaml's Python scanner (after libyaml refused a flow ``:``),
     leaving out the first ``skip`` documents, which were read already."""
     if pure:
@@ -249,7 +254,7 @@ def _iter_load(
     roots = compose_events(parser, lib) if iterative or pure else compose_c(parser)
     end = text_end(text)
     anchors = _Anchors(text)
-    compact = packed and len(text) > COMPACT_TEXT
+    compact = packed is None or (packed and len(text) > COMPACT_TEXT)
     index = 0
     try:
         for node in roots:

@@ -1,0 +1,74 @@
+"""A file's documents, loaded once, handed from the facts stage to the lint.
+
+The facts stage (:mod:`gpulint.lint.gather`) parses the files whose tolerations, device
+plugins or GPU pods say something of the cluster; when the run lints such a file too, the
+documents that parse built are handed to the lint instead of being parsed again. They cross
+as bytes: a worker process of the facts stage sends them to the process that lints (forked
+workers inherit them). The documents' side tables then hold packed spans
+(``DocumentStream(compact=True)``), so what is kept is plain data: lists, dictionaries,
+strings, numbers and spans.
+
+The bytes are :mod:`pickle`'s, made by this run from what it parsed and read back by this
+run only, never written anywhere nor read from a file: no bytes of the linted tree are ever
+unpickled (the project's cache, which a pull request can write, is signed JSON:
+:mod:`gpulint.util.shards`).
+
+Bounded: a text over :data:`MAX_TEXT` characters, or one that may nest deeper than the
+composer reads on this thread (``INLINE_LEVELS``), is not handed over (the lint parses it);
+pickle's own recursion stops at the interpreter's limit (a RecursionError: the documents
+are not handed over either); a run hands over at most :data:`MAX_RUN_BYTES` in all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpulint.loader.document import Document, Problem
+
+#: Texts larger than this are parsed by the lint itself (a big file's documents are never
+#: all held at once: gpulint.loader.stream).
+MAX_TEXT = 256 * 1024
+#: At most this many bytes of documents are handed over in one run; the files past it are
+#: parsed by the lint (as every file was before).
+MAX_RUN_BYTES = 64 * 1024 * 1024
+
+
+def wanted(text: str) -> bool:
+    """Whether ``text``'s documents may be handed over (its size and nesting)."""
+    if len(text) > MAX_TEXT:
+        return False
+    from gpulint.loader.compose import INLINE_LEVELS, nesting_bound
+
+    return nesting_bound(text) <= INLINE_LEVELS
+
+
+def pack(documents: list[Document], problems: list[Problem]) -> bytes | None:
+    """The documents of a text, read to its end, and the text's own problems, as bytes
+    (None: they cannot be, and the lint parses the text)."""
+    import pickle  # not on a plain check's start-up path
+
+    try:
+        return pickle.dumps((documents, problems), protocol=pickle.HIGHEST_PROTOCOL)
+    except (RecursionError, pickle.PicklingError, TypeError, AttributeError):
+        return None
+
+
+class Loaded:
+    """What :func:`pack` kept, iterated as a :class:`~gpulint.loader.stream.DocumentStream`
+    is: the documents in order, and the text's problems (complete from the start)."""
+
+    __slots__ = ("_documents", "problems")
+
+    def __init__(self, blob: bytes) -> None:
+        import pickle
+
+        documents, problems = pickle.loads(blob)  # this run's own bytes (module docstring)
+        self._documents: list[Document] = documents
+        self.problems: list[Problem] = problems
+
+    def __iter__(self) -> Iterator[Document]:
+        documents, self._documents = self._documents[::-1], []
+        while documents:  # each document dropped here once the caller is done with it
+            yield documents.pop()

@@ -1,0 +1,120 @@
+"""Each file is parsed once per run: the documents the facts stage builds for a file the run
+also lints are the ones the lint reads (gpulint.loader.handoff), and what the run says is the
+same as when the lint parses every file itself."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import gpulint_in_process
+from tests.test_projects import SKU, job, write
+
+#: A time-slicing configuration the project's device plugin reads (a fact for every file).
+PLUGIN = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: time-slicing-config
+  namespace: gpu-operator
+data:
+  any: |-
+    version: v1
+    sharing:
+      timeSlicing:
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 4
+"""
+#: A configuration that renames the shared GPUs: the project's pods that ask for the new
+#: name are GPU pods, which the facts stage learns only once it has read this file.
+RENAME = PLUGIN.replace(
+    "- name: nvidia.com/gpu\n", "- name: nvidia.com/gpu\n          rename: nvidia.com/a100-shared\n"
+)
+#: Tolerations and a syntax error past the first document (a problem of the text).
+BROKEN = job("broken", SKU) + "---\nkind: [unclosed\n"
+#: A suppression comment, a YAML 1.2 pitfall, and a GPU pod that tolerates nothing.
+QUIRKS = (
+    "# gpulint: disable-next-line=GPU001 -- measured\n"
+    + job("quirks").replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 2")
+    + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags}\ndata:\n  on: yes\n"
+)
+
+
+def project(root: Path, plugin: str = PLUGIN) -> Path:
+    files = {f"k8s/train-{c}.yaml": job(f"train-{c}", SKU) for c in "abc"}
+    files["k8s/train-d.yaml"] = job("train-d")
+    files["k8s/shared.yaml"] = job("shared", SKU).replace(
+        "nvidia.com/gpu", "nvidia.com/a100-shared"
+    )
+    files["k8s/plugin.yaml"] = plugin
+    files["k8s/broken.yaml"] = BROKEN
+    files["k8s/quirks.yaml"] = QUIRKS
+    return write(root, files)
+
+
+def run(cwd: Path, *paths: str) -> tuple[Any, int]:
+    proc = gpulint_in_process("check", "--no-cache", "-f", "json", *paths, cwd=cwd)
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(proc.stdout)["findings"], proc.returncode
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How many times each text was parsed in the run."""
+    from gpulint.loader import stream
+
+    counted: Counter[str] = Counter()
+    original = stream.DocumentStream.__iter__
+
+    def counting(self: stream.DocumentStream) -> Iterator[Any]:
+        counted[self.text] += 1
+        return original(self)
+
+    monkeypatch.setattr(stream.DocumentStream, "__iter__", counting)
+    return counted
+
+
+@pytest.mark.parametrize("plugin", [PLUGIN, RENAME], ids=["sharing", "renaming"])
+@pytest.mark.parametrize(
+    "paths", [(".",), ("k8s/train-d.yaml",), ("k8s/train-a.yaml", "k8s/quirks.yaml")]
+)
+def test_each_file_is_parsed_once_and_judged_as_when_the_lint_parses_it(
+    tmp_path: Path,
+    parses: Counter[str],
+    monkeypatch: pytest.MonkeyPatch,
+    paths: tuple[str, ...],
+    plugin: str,
+) -> None:
+    root = project(tmp_path, plugin)
+    found, code = run(root, *paths)
+    texts = {p.read_text(): p.name for p in (root / "k8s").iterdir()}
+    twice = {texts.get(text, "?"): n for text, n in parses.items() if n > 1}
+    assert twice == {}
+    # Files the facts stage parsed were linted from its documents, not parsed again: a
+    # run whose facts stage hands nothing over parses them twice, and says the same.
+    assert parses[(root / "k8s/train-d.yaml").read_text()] == 1
+    from gpulint.loader import handoff
+
+    monkeypatch.setattr(handoff, "MAX_RUN_BYTES", 0)
+    parses.clear()
+    again, again_code = run(root, *paths)
+    assert (again, again_code) == (found, code)
+    assert max(parses.values()) >= 2  # three times when the plugin renames the GPUs
+    assert "GPU020" in {f["rule"] for f in found}
+
+
+def test_a_file_over_the_bound_is_parsed_by_the_lint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpulint.loader import handoff
+
+    root = project(tmp_path)
+    found = run(root, ".")
+    monkeypatch.setattr(handoff, "MAX_TEXT", 10)
+    assert run(root, ".") == found
