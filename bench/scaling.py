@@ -452,6 +452,20 @@ def toleration_shapes(n: int) -> Input:
     return Input(["check", "--jobs", "1", "."], folder, size)
 
 
+def tolerations_per_pod(n: int) -> Input:
+    """Twenty GPU pods in one repository, each tolerating the same n taints (keys of their
+    own) and one pod tolerating none: the project's pods agree on n taints, and each pod's
+    tolerations are matched against every agreed taint."""
+    folder = _fresh("tolerations-per-pod", n)
+    rows = "".join(
+        f"  - {{{{key: example.com/k{j}, value: v, effect: NoSchedule}}}}\n" for j in range(n)
+    )
+    tolerating = POD.replace("spec:\n", f"spec:\n  tolerations:\n{rows}", 1)
+    docs = [tolerating.format(name=f"p{i}") for i in range(20)] + [POD.format(name="lone")]
+    size = _write(folder, "pods.yaml", "---\n".join(docs))
+    return Input(["check", "--jobs", "1", "--no-cache", "."], folder, size)
+
+
 _CONTAINER = (
     "  - name: c{i}\n    image: registry.example/train:1\n    resources:\n"
     "      requests:\n{comment}        nvidia.com/gpu: 1\n"
@@ -1149,6 +1163,7 @@ CASES: dict[str, Case] = {
     "warm-one-file-of-a-project": Case(warm_one_file_of_a_project, 2_500, "scaling"),
     "dra-claims-in-a-project": Case(dra_claims_in_a_project, 1_000, "scaling"),
     "toleration-shapes": Case(toleration_shapes, 2_500, "scaling"),
+    "tolerations-per-pod": Case(tolerations_per_pod, 250, "scaling"),
     "nested-configs": Case(nested_configs, 250, "scaling"),
     "pyproject-folders": Case(pyproject_folders, 100, "scaling"),
     "findings-per-file": Case(findings_per_file, 10_000, "scaling"),
