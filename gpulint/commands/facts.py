@@ -112,8 +112,9 @@ class RunFacts:
         if built is None:
             files = self.projects.files(root, self.excluded)
             cache_in = root if self.cache and self.projects.is_root(root) else None
-            from gpulint.lint.gather import Handoff, project_facts
+            from gpulint.lint.gather import project_facts
             from gpulint.lint.prepass import EVIDENCE_RULES, VALUE_RULES
+            from gpulint.loader.handoff import Handoff
 
             cache = open_cache(cache_in, self.settings)
             picture = self.settings.cluster is None and bool(self.codes & EVIDENCE_RULES)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from gpulint.k8s.devices import Registry
     from gpulint.k8s.dra import DraFacts
     from gpulint.k8s.workloads import WorkloadTable
+    from gpulint.loader.handoff import Handoff
     from gpulint.settings import Settings
     from gpulint.util.discover import Target
     from gpulint.util.factcache import FactCache
@@ -55,51 +56,6 @@ class Row:
 
             self.raw = read_target(self.target)[0]
         return self.raw
-
-
-class Handoff:
-    """The documents the facts stage built, kept so that no file is parsed twice in a run
-    (:mod:`gpulint.loader.handoff`): those of the files the run lints go on to the lint
-    (:attr:`loads`); while the project's device plugins may change which pods are GPU pods
-    (and so what a file says), every parsed file's are kept until its facts are settled."""
-
-    __slots__ = ("docs", "keep_all", "loads", "named", "size")
-
-    def __init__(self, named: dict[str, str] | None = None) -> None:
-        from gpulint.loader.document import Loads
-
-        #: The linted files: absolute path -> the label the run lints it under.
-        self.named = named or {}
-        #: What goes on to the lint: label -> (the file's bytes, its documents).
-        self.loads = Loads()
-        #: Each parsed file's documents, by its label in the project (:attr:`keep_all`).
-        self.docs: dict[str, bytes] = {}
-        #: Keep every parsed file's documents, not only the linted ones'.
-        self.keep_all = False
-        self.size = 0
-
-    def linted(self, target: Target) -> str | None:
-        """The label the run lints ``target`` under (None: the run does not lint it)."""
-        if target.path is None or not self.named:
-            return None
-        import os
-
-        return self.named.get(os.path.abspath(target.path))
-
-    def wants(self, target: Target) -> bool:
-        """Whether to keep the documents of ``target`` when it is parsed."""
-        return target.label not in self.docs and (self.keep_all or self.linted(target) is not None)
-
-    def add(self, target: Target, raw: bytes, blob: bytes) -> None:
-        from gpulint.loader.handoff import MAX_RUN_BYTES
-
-        if self.size + len(blob) > MAX_RUN_BYTES:
-            return
-        self.size += len(blob)
-        self.docs[target.label] = blob
-        linted = self.linted(target)
-        if linted is not None:
-            self.loads[linted] = (raw, blob)
 
 
 def flags_of(raw: bytes) -> list[bool]:
@@ -303,6 +259,7 @@ def project_facts(
     from gpulint.k8s.devices import builtin_registry
     from gpulint.k8s.workloads import builtin_table
     from gpulint.lint.prepass import cluster_objects, config_maps, dra_objects
+    from gpulint.loader.handoff import Handoff
 
     own = settings.copy()
     handoff = handoff if handoff is not None else Handoff()
@@ -318,22 +275,10 @@ def project_facts(
     first_key = registry_key(registry) + dra_key(rows, dra)
     plugins: dict[int, Any] = {}
     pictures: dict[int, Any] = {}
-    todo: list[tuple[int, bool, bool]] = []
     # The project's device plugins may change which pods are GPU pods: what the files
     # parsed before that is known is read again from their kept documents.
     handoff.keep_all = picture and any(row.plugin or row.unit for row in rows)
-    for i, row in enumerate(rows):
-        want_d = row.plugin or row.unit
-        # A device plugin's file that names a GPU says what its pods need in the same parse.
-        want_p = picture and (row.tolerations or (want_d and row.hint))
-        d = _kept(cache, f"d:{row.digest}:{row.target.label}") if want_d else None
-        p = _kept(cache, f"p:{first_key}:{row.digest}") if want_p else None
-        if d is not None:
-            plugins[i] = d
-        if p is not None:
-            pictures[i] = p
-        if (want_d and d is None) or (want_p and p is None):
-            todo.append((i, want_p and p is None, want_d and d is None))
+    todo = _first_todo(rows, picture, cache, first_key, plugins, pictures)
     _parse_rows(
         rows, todo, registry, table, jobs, cache, first_key, plugins, pictures, dra, handoff
     )
@@ -389,6 +334,32 @@ def dra_key(rows: list[Row], dra: DraFacts | None) -> str:
     return ":" + made.hexdigest()[:16]
 
 
+def _first_todo(
+    rows: list[Row],
+    picture: bool,
+    cache: FactCache | None,
+    key: str,
+    plugins: dict[int, Any],
+    pictures: dict[int, Any],
+) -> list[tuple[int, bool, bool]]:
+    """What the cache holds of each row, into ``plugins`` and ``pictures``, and the rows to
+    parse for the rest (index, picture part wanted, plugin part wanted)."""
+    todo: list[tuple[int, bool, bool]] = []
+    for i, row in enumerate(rows):
+        want_d = row.plugin or row.unit
+        # A device plugin's file that names a GPU says what its pods need in the same parse.
+        want_p = picture and (row.tolerations or (want_d and row.hint))
+        d = _kept(cache, f"d:{row.digest}:{row.target.label}") if want_d else None
+        p = _kept(cache, f"p:{key}:{row.digest}") if want_p else None
+        if d is not None:
+            plugins[i] = d
+        if p is not None:
+            pictures[i] = p
+        if (want_d and d is None) or (want_p and p is None):
+            todo.append((i, want_p and p is None, want_d and d is None))
+    return todo
+
+
 def facts_key(rows: list[Row], picture: bool, wants_maps: bool) -> str:
     """What a project's facts are made of: each file whose bytes may say something of the
     cluster (:func:`flags_of`), by label, digest and flags; a file that says nothing cannot
@@ -424,6 +395,8 @@ def _parse_rows(
     """Parse the rows of ``todo`` (index, picture part wanted, plugin part wanted), once
     each, and keep what they say (in the cache too; ``dra``: the project's DRA objects);
     the documents of the files the run lints go to the ``handoff``."""
+    from gpulint.loader.handoff import Handoff
+
     handoff = handoff if handoff is not None else Handoff()
     items: list[_Parse] = []
     wanted: list[tuple[int, bool, bool]] = []

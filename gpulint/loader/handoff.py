@@ -21,11 +21,15 @@ are not handed over either); a run hands over at most :data:`MAX_RUN_BYTES` in a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from gpulint.loader.document import Loads
+
 if TYPE_CHECKING:
     from gpulint.loader.document import Document, Problem
+    from gpulint.util.discover import Target
 
 #: Texts larger than this are parsed by the lint itself (a big file's documents are never
 #: all held at once: gpulint.loader.stream).
@@ -72,3 +76,44 @@ class Loaded:
         documents, self._documents = self._documents[::-1], []
         while documents:  # each document dropped here once the caller is done with it
             yield documents.pop()
+
+
+class Handoff:
+    """The documents the facts stage built, kept so that no file is parsed twice in a run
+    (:mod:`gpulint.loader.handoff`): those of the files the run lints go on to the lint
+    (:attr:`loads`); while the project's device plugins may change which pods are GPU pods
+    (and so what a file says), every parsed file's are kept until its facts are settled."""
+
+    __slots__ = ("docs", "keep_all", "loads", "named", "size")
+
+    def __init__(self, named: dict[str, str] | None = None) -> None:
+        #: The linted files: absolute path -> the label the run lints it under.
+        self.named = named or {}
+        #: What goes on to the lint: label -> (the file's bytes, its documents).
+        self.loads = Loads()
+        #: Each parsed file's documents, by its label in the project (:attr:`keep_all`).
+        self.docs: dict[str, bytes] = {}
+        #: Keep every parsed file's documents, not only the linted ones'.
+        self.keep_all = False
+        self.size = 0
+
+    def linted(self, target: Target) -> str | None:
+        """The label the run lints ``target`` under (None: the run does not lint it)."""
+        if target.path is None or not self.named:
+            return None
+        return self.named.get(os.path.abspath(target.path))
+
+    def wants(self, target: Target) -> bool:
+        """Whether to keep the documents of ``target`` when it is parsed."""
+        return target.label not in self.docs and (self.keep_all or self.linted(target) is not None)
+
+    def add(self, target: Target, raw: bytes, blob: bytes) -> None:
+        """Keep ``blob``, the documents of ``target`` read from ``raw`` (within the run's
+        bound)."""
+        if self.size + len(blob) > MAX_RUN_BYTES:
+            return
+        self.size += len(blob)
+        self.docs[target.label] = blob
+        linted = self.linted(target)
+        if linted is not None:
+            self.loads[linted] = (raw, blob)
