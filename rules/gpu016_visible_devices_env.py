@@ -2,7 +2,9 @@
 
 ## What it does
 Looks at the `env` of each container (init containers and sidecars included) for the two
-variables that choose GPUs, written as a literal `value`:
+variables that choose GPUs, written as a literal `value` (in a chart's values, also as a
+mapping of variable to value, `env: {NVIDIA_VISIBLE_DEVICES: all}`, the form bjw-s
+app-template renders into the list):
 
 - in a container that requests no GPU, `NVIDIA_VISIBLE_DEVICES` with any value but `none`,
   `void` or empty (`all`, `0`, a GPU UUID), and `CUDA_VISIBLE_DEVICES` naming a device (not
@@ -119,11 +121,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     for container in pod.containers:
         if container.section == "ephemeralContainers":
             continue
-        env = container.data.get("env")
-        if not isinstance(env, list):
-            continue
-        for index, item in enumerate(env):
-            if not isinstance(item, dict) or item.get("name") not in (NVIDIA, CUDA):
+        for index, item in _env_items(container):
+            if item.get("name") not in (NVIDIA, CUDA):
                 continue
             if "valueFrom" in item:
                 continue
@@ -151,7 +150,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             if problem is None:
                 continue
             at = "value" if "value" in item else "key"
-            where = (*container.path, "env", index, "value" if "value" in item else "name")
+            if isinstance(index, str):  # a chart's env mapping: the variable's own key
+                where: tuple[Any, ...] = (*container.path, "env", index)
+            else:
+                where = (*container.path, "env", index, "value" if "value" in item else "name")
             yield Violation(
                 where,
                 f"container {container.label} sets {name}={text or '(empty)'}: {problem}",
@@ -159,6 +161,22 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 # Beside a GPU request, what it does depends on the node's toolkit.
                 severity="info" if gpu and name == NVIDIA else None,
             )
+
+
+def _env_items(container: Container) -> Iterator[tuple[int | str, dict[str, Any]]]:
+    """The container's ``env`` entries with their index; in a chart's values (a container
+    found by its ``resources``), an ``env`` mapping too, variable to value or to an entry
+    (``{NVIDIA_VISIBLE_DEVICES: all}``: bjw-s app-template's form, rendered as the list)."""
+    env = container.data.get("env")
+    if isinstance(env, list):
+        for index, item in enumerate(env):
+            if isinstance(item, dict):
+                yield index, item
+    elif isinstance(env, dict) and container.section == "resources":
+        for key, value in env.items():
+            if isinstance(key, str):
+                entry = value if isinstance(value, dict) else {"value": value}
+                yield key, {**entry, "name": key}
 
 
 def _without_gpu(name: str, text: str) -> str | None:

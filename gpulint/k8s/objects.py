@@ -111,10 +111,11 @@ class Container:
 
     @property
     def label(self) -> str:
-        """The container's name, else the field that holds it (``model``, ``container``)."""
+        """The container's name, else the field that holds it (``model``, ``container``; a
+        chart's ``main`` for its ``resources``), else the field's own (``resourcesPerNode``)."""
         if self.name:
             return self.name
-        if self.section == "resources" and self.resources_key:
+        if self.section == "resources" and self.resources_key not in ("", "resources"):
             return self.resources_key
         keys = [p for p in self.path if isinstance(p, str)]
         return keys[-1] if keys else "?"
