@@ -317,3 +317,28 @@ def test_a_component_s_replace_of_a_missing_path_is_at_that_path(tmp_path: Path)
     (failure,) = [f for f in _report(repo) if f["rule"] == "GL200"]
     assert (failure["path"], failure["line"]) == ("pool/kustomization.yaml", 6)
     assert not failure["message"].endswith('"')
+
+
+@needs_kustomize
+def test_a_patched_object_its_base_forgot_is_at_the_base_s_resources(tmp_path: Path) -> None:
+    """The object the unmatched patch is for is written beside the base's kustomization, in
+    a file its ``resources:`` does not name: the GL200 is at that ``resources:`` line, where
+    the file is added, naming it."""
+    server = SERVER.replace("name: vllm", "name: triton", 1)
+    patch = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: triton\nspec:\n  replicas: 2\n"
+    )
+    repo = _tree(
+        tmp_path,
+        {
+            "base/kustomization.yaml": "namespace: triton\nresources: []\n",
+            "base/deployment.yaml": server,
+            "prod/kustomization.yaml": (
+                "resources:\n  - ../base\npatches:\n  - path: replicas.yaml\n"
+            ),
+            "prod/replicas.yaml": patch,
+        },
+    )
+    (failure,) = [f for f in _report(repo) if f["rule"] == "GL200"]
+    assert (failure["path"], failure["line"]) == ("base/kustomization.yaml", 2)
+    assert "Deployment triton is written in deployment.yaml" in failure["message"]

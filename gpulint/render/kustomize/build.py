@@ -32,6 +32,7 @@ from gpulint.model import Finding, Span
 from gpulint.render import RenderOptions
 from gpulint.render.kustomize.files import PLUGIN_FIELDS, kustomization_file, read_folder
 from gpulint.render.kustomize.origins import Builds, written
+from gpulint.render.kustomize.unmatched import unmatched_patch
 from gpulint.render.mapping import Place, Rendered, at_key, label_of
 from gpulint.render.tools import BUDGET_SPENT, find_tool, run_tool, time_left
 from gpulint.render.trees import Trees, inside, project_root
@@ -263,13 +264,10 @@ def failed(what: str, stderr: str, returncode: int | None, folder: str) -> Failu
             f" ({token} is a placeholder, not YAML: kustomize cannot read the file until it is "
             "filled in)"
         )
-    unmatched = _unmatched_patch(text, base if os.path.isabs(base) else folder)
+    unmatched = unmatched_patch(text, base if os.path.isabs(base) else folder)
     if file is None and unmatched is not None:
-        file, line, shown = unmatched
-        text += (
-            f" (the patch {shown} is written for that object, and no resource this build "
-            "reaches is it)"
-        )
+        file, line, why = unmatched
+        text += why
     if file is None and named is not None and base != folder:
         file = named
     pointer = _POINTER.search(text)
@@ -305,46 +303,6 @@ def _placeholder(text: str, folder: str) -> tuple[str, int, str] | None:
             if hit:
                 return ref.path, number, hit.group(0)
     return None
-
-
-#: kustomize's error for a strategic-merge patch no resource of the build matches: its
-#: ResId, ``Kind.version.group/name.namespace``.
-_NO_TARGET = re.compile(
-    r'no resource matches strategic merge patch "([A-Za-z0-9]+)\.[^"/]*/([^"]+)\.[^".]*"'
-)
-
-
-def _unmatched_patch(text: str, folder: str) -> tuple[str, int, str] | None:
-    """The kustomization file, line and entry of the one strategic-merge patch the
-    kustomization in ``folder`` names that is written for the object kustomize's "no
-    resource matches" error names (its kind and name), when exactly one is."""
-    m = _NO_TARGET.search(text)
-    k = read_folder(folder) if m else None
-    if m is None or k is None or k.problem is not None:
-        return None
-    kind, name = m.group(1), m.group(2)
-    from gpulint.loader.stream import load_text
-    from gpulint.render.mapping import read_text
-
-    hits = []
-    for ref in k.refs:
-        if not (ref.field == "inline" or ref.field.startswith("patch")):
-            continue
-        body = ref.text if ref.field == "inline" else read_text(ref.path) if ref.path else None
-        if body is None or ref.target is not None:
-            continue
-        try:
-            docs = load_text(body).documents
-        except Exception:  # not YAML gpulint reads: not this patch, then
-            continue
-        for doc in docs:
-            data = doc.data
-            meta = data.get("metadata") if isinstance(data, dict) else None
-            if isinstance(meta, dict) and data.get("kind") == kind and meta.get("name") == name:
-                shown = "written inline" if ref.field == "inline" else f"`{ref.text}`"
-                hits.append((k.file, ref.line, shown))
-                break
-    return hits[0] if len(hits) == 1 else None
 
 
 #: A JSON patch operation's path kustomize could not apply (quoted by some versions).
