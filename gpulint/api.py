@@ -58,6 +58,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         "gpulint.k8s.draspec": (
             "DRA_LIFECYCLE",
             "dns_label",
+            "dns_subdomain",
             "dra_object_problems",
             "holds_placeholder",
             "is_dra_object",
@@ -301,6 +302,7 @@ if TYPE_CHECKING:
     from gpulint.k8s.draspec import (
         DRA_LIFECYCLE as DRA_LIFECYCLE,
         dns_label as dns_label,
+        dns_subdomain as dns_subdomain,
         dra_object_problems as dra_object_problems,
         holds_placeholder as holds_placeholder,
         is_dra_object as is_dra_object,

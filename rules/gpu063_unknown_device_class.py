@@ -13,6 +13,9 @@ project's), or when it is a class a known DRA driver installs
 - any other name: `info`. A DeviceClass is cluster-scoped and usually installed with its
   driver, so it may well exist in your cluster; the finding says what was assumed.
 
+A name that is not a DNS subdomain (`GPU.nvidia.com`) is GPU060's: the API server rejects the
+claim, and the name is not reported twice.
+
 ## Why it matters
 A claim for a class that does not exist is accepted by the API server, and its pod stays
 `Pending`: the scheduler reports `device class gpu.nvdia.com does not exist` in an event.
@@ -44,7 +47,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import K8sObject, RuleContext, Violation, holds_placeholder, one_typo_from
+from gpulint.api import (
+    K8sObject,
+    RuleContext,
+    Violation,
+    dns_subdomain,
+    holds_placeholder,
+    one_typo_from,
+)
 
 CODE = "GPU063"
 NAME = "unknown-device-class"
@@ -87,6 +97,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
                 or holds_placeholder(name)
                 or name in known
                 or name in defined
+                or dns_subdomain(name) is not None  # GPU060's: the API server rejects it
             ):
                 continue
             yield _finding((*where, "deviceClassName"), name, known | defined)

@@ -73,7 +73,6 @@ from gpulint.api import (
     K8sObject,
     RuleContext,
     Violation,
-    check_selector_expression,
     dra_selectors,
     holds_placeholder,
     is_dra_object,
@@ -92,6 +91,10 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     for path, expression in dra_selectors(obj.kind, obj.data):
         if holds_placeholder(expression):
             continue  # filled in by a template or a substitution before it is applied
+        # The selectors' checker is imported for the first selector: a run without one
+        # does not import it, whether or not its rules were loaded.
+        from gpulint.api import check_selector_expression
+
         for problem in check_selector_expression(expression):
             yield Violation(
                 (*obj.path, *path),

@@ -287,3 +287,23 @@ def test_inspect_shows_the_published_devices_each_request_may_get(tmp_path: Path
     report = json.loads(gpulint_in_process(*args, "-f", "json", cwd=tmp_path).stdout)
     pods = [p for w in report["files"][0]["workloads"] for p in w["pods"]]
     assert pods[0]["dra_claims"][0]["requests"][0]["available"] is None
+
+
+def test_a_run_with_claims_and_slices_but_no_selector_imports_no_cel(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\nfrom gpulint.cli import entry\n"
+        "sys.argv = ['gpulint', 'check', '--isolated', '-q', '--cluster', 'nodes.yaml', 'p.yaml']\n"
+        "try:\n    entry.console()\nexcept SystemExit:\n    pass\n"
+        "cel = ('celpy', 'lark', 'gpulint.k8s.cel')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(cel)))\n"
+    )
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "nodes.yaml").write_text(INVENTORY.format(slices=_slice("gpu-node-1", 2)))
+    (tmp_path / "p.yaml").write_text(CLAIM_AND_JOB.format(count=1))
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stderr
