@@ -26,7 +26,8 @@ device registry. Two cases, by how sure it can be:
   name (`huawei.com/Ascend310` beside `huawei.com/Ascend310P`), a prefixed one
   (`nvidia.com/pgpu` beside `nvidia.com/gpu`), a well-formed MIG profile no GPU in the
   registry offers (`nvidia.com/mig-3g.30gb`: the message lists the 3g profiles GPUs do
-  offer), or another project's name in a vendor's domain. The message says so and gives
+  offer; a name not of a profile's shape, `nvidia.com/mig-1g.5gbb`, is a slip, an
+  error), or another project's name in a vendor's domain. The message says so and gives
   the configuration line that declares the name (`devices: [{name: ...}]`), with a
   did-you-mean only when a registered name is close.
 - **info** also for a name a device plugin's later releases dropped while older ones still

@@ -117,9 +117,13 @@ def judge_resource_name(
         hint = mig
         dotted = name.replace("+", ".")
         to = dotted if dotted in registry.resources else None
-        if to is None:
+        if to is None and (suggestion is None or re.match(_MIG_WELL_FORMED, name)):
             # A well-formed profile no GPU in the registry offers: a newer GPU's, maybe.
             return Verdict("unlisted", f"{_unlisted(name)}; {mig}")
+        if to is None:
+            # Not a profile's shape (a size that is no number of gigabytes, an unknown
+            # suffix): a slip for the registered profile it is one typo from.
+            hint, to = f"did you mean {suggestion}?", suggestion
     elif suggestion is not None and suggestion.lower() == name.lower():
         hint = f"resource names are case-sensitive: write {suggestion}"
     elif suggestion is not None:
@@ -248,6 +252,9 @@ def _domain_hint(name: str, registry: Registry) -> str | None:
 # Patterns, compiled on first use (docs/architecture.md): only unknown MIG names need them.
 _MIG_NAME = r"^nvidia\.com/mig-(\d+)g\."
 _MIG_MEMORY = r"^(\d+)g\.(\d+)gb"
+#: A MIG profile's shape: slices, memory in gigabytes, and the suffixes NVIDIA writes
+#: (``.me``, ``-me``, ``+me``, ``.gfx``, ``.all``).
+_MIG_WELL_FORMED = r"^nvidia\.com/mig-\d+g\.\d+gb([.+-](me|gfx|all))*$"
 
 
 def _mig_hint(name: str, registry: Registry) -> str | None:
