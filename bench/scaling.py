@@ -912,6 +912,33 @@ def pools_and_pods(n: int) -> Input:
     )
 
 
+_OPEN_NODEPOOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu-{i}
+spec:
+  template:
+    spec:
+      requirements:
+      - {{key: karpenter.k8s.aws/instance-family, operator: In, values: [g6e]}}
+"""
+
+
+def open_pools_and_pods(n: int) -> Input:
+    """n untainted Karpenter GPU NodePools and n GPU pods in one file that each name a pool
+    no file describes, no cluster configured: GPU020 looks for a pool that takes each pod as
+    it is (through the pool index: a pool-name selector is one lookup) before it assumes
+    the default taint."""
+    folder = _fresh("open-pools-and-pods", n)
+    docs = [_OPEN_NODEPOOL.format(i=i) for i in range(n)]
+    named = "  nodeSelector: {karpenter.sh/nodepool: elsewhere}\n"
+    docs += [POD.format(name=f"p{i}").replace("spec:\n", "spec:\n" + named, 1) for i in range(n)]
+    return Input(
+        ["check", "--jobs", "1", "."], folder, _write(folder, "all.yaml", "---\n".join(docs))
+    )
+
+
 _DISTINCT_POOL = """\
 apiVersion: karpenter.sh/v1
 kind: NodePool
@@ -1171,6 +1198,7 @@ CASES: dict[str, Case] = {
     "inventory-nodes": Case(inventory_nodes, 2_500, "scaling"),
     "shared-slices-nodes": Case(shared_slices_nodes, 1_000, "scaling"),
     "pools-and-pods": Case(pools_and_pods, 600, "scaling"),
+    "open-pools-and-pods": Case(open_pools_and_pods, 120, "scaling"),
     "distinct-pods-pools": Case(distinct_pods_pools, 600, "scaling"),
     "described-cluster": Case(described_cluster, 300, "scaling"),
     "agents-and-taints": Case(agents_and_taints, 600, "scaling"),

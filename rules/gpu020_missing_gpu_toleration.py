@@ -66,10 +66,13 @@ toleration itself; `eks.amazonaws.com/nodegroup`, `kubernetes.azure.com/agentpoo
 list is `gpulint/cluster/platforms.py`'s, each label citing its platform's page) is judged
 as with that `platform:`. When nothing says what the taint
 is, the finding rests on gpulint's default taint: it is `info`, says `assumed`, and names the
-`gpu-taints:` line that makes it certain. A pod that itself tolerates a taint of particular
-nodes (`gpupod=true:NoSchedule`, `dedicated=ml:NoSchedule`: not a key every cluster has, nor
-a Spot capacity taint, nor a near miss of the default taint) names its GPU nodes' own taint:
-it is not held to the default one.
+`gpu-taints:` line that makes it certain. A GPU pool of the files that carries no taint the pod
+misses, and that the pod may land on (it offers what the pod asks for and the node selector
+does not rule it out: `karpenter.sh/nodepool: gpu` names it), contradicts the default: no
+finding (a Karpenter NodePool of g6 nodes with no taint takes the pod as it is). A pod that
+itself tolerates a taint of particular nodes (`gpupod=true:NoSchedule`,
+`dedicated=ml:NoSchedule`: not a key every cluster has, nor a Spot capacity taint, nor a near
+miss of the default taint) names its GPU nodes' own taint: it is not held to the default one.
 
 Only taints that keep the pod off the node count: a `PreferNoSchedule` taint is a preference,
 and a pod bound with `spec.nodeName` skips the scheduler, so only `NoExecute` taints (which
@@ -293,6 +296,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             # The pod tolerates a taint of particular nodes (gpupod=true:NoSchedule): its
             # author names the GPU nodes' own taint, which the default only guesses at.
             return
+        if _open_pool(ctx.evidence, hardware, wanted, pod, effective, bound):
+            return
         disputes = ctx.evidence.disputes() if ctx.evidence is not None else ""
         advice += (
             f" (assumed: gpulint's default GPU taint{disputes}; "
@@ -427,6 +432,19 @@ def _untolerated(
         and not any(tolerates(t, taint) for t in tolerations)
     ]
     return (missing, None, 0) if missing else None
+
+
+def _open_pool(
+    picture: Any, hardware: set[str], wanted: list[str], pod: PodSpec, tolerations: Any, bound: bool
+) -> bool:
+    """Whether a GPU pool of the project's files takes the pod as it is: it makes nodes with
+    what the pod asks for, the pod's node selector does not rule it out (it may name it:
+    `karpenter.sh/nodepool: gpu`), and the pod tolerates every taint it has (a Karpenter
+    NodePool of g6 nodes with none). The default taint is then contradicted, not assumed.
+    A pod bound to its node is left to the assumption (the kubelet reads only NoExecute)."""
+    if picture is None or bound:
+        return False
+    return bool(picture.takes_as_is(picture.agreed(hardware, wanted), pod, wanted, tolerations))
 
 
 def _enforced(effect: str, bound: bool) -> bool:

@@ -203,6 +203,42 @@ def test_a_gpu_node_pool_in_the_tree_is_evidence(tmp_path: Path) -> None:
     assert findings[0]["related"][0]["path"] == "pool.yaml"
 
 
+UNTAINTED_POOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      requirements:
+      - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g6, g6e]}
+      - {key: karpenter.k8s.aws/instance-size, operator: In, values: [xlarge, 2xlarge]}
+  limits:
+    nvidia.com/gpu: 8
+"""
+
+
+def test_the_projects_untainted_gpu_pool_contradicts_the_default_taint(tmp_path: Path) -> None:
+    # The project's GPU NodePool taints nothing: its pods need no toleration, whether they
+    # name the pool or leave the choice to the scheduler.
+    named = "      nodeSelector: {karpenter.sh/nodepool: gpu}\n"
+    root = repo(
+        tmp_path,
+        {"pool.yaml": UNTAINTED_POOL, "a.yaml": job("a", named), "b.yaml": job("b")},
+    )
+    findings, code = check(root)
+    assert findings == [] and code == 0
+
+
+def test_a_pod_the_untainted_pool_cannot_take_keeps_the_assumption(tmp_path: Path) -> None:
+    # It names another pool, which the files do not describe: the default taint stays a guess.
+    other = "      nodeSelector: {karpenter.sh/nodepool: gpu-training}\n"
+    findings, _ = check(repo(tmp_path, {"pool.yaml": UNTAINTED_POOL, "a.yaml": job("a", other)}))
+    assert seen(findings) == [("a.yaml", "GPU020", "info")]
+    assert "(assumed: gpulint's default GPU taint" in findings[0]["message"]
+
+
 def test_a_cpu_pod_tolerating_the_agreed_taint_is_a_warning(tmp_path: Path) -> None:
     files = {f"{c}.yaml": job(c, SKU) for c in "ab"}
     files["web.yaml"] = (

@@ -371,6 +371,15 @@ class Picture:
             memo[key] = found
         return found
 
+    def takes_as_is(
+        self, agreed: Agreed, pod: PodSpec, names: Iterable[str], tolerations: Sequence[Any]
+    ) -> bool:
+        """Whether a GPU pool of the files that may take the pod (:meth:`candidates`) has no
+        taint it misses: the pod lands there as it is, whatever a default taint says."""
+        if not self.pools:
+            return False
+        return self._pool_index().takes_as_is(agreed, pod, frozenset(names), tolerations)
+
     def untolerated(
         self, agreed: Agreed, tolerations: Sequence[Any], pod: PodSpec, names: Iterable[str]
     ) -> list[KnownTaint]:

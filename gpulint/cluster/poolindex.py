@@ -139,6 +139,26 @@ class PoolIndex:
                 return True
         return False
 
+    def takes_as_is(
+        self, agreed: Agreed, pod: PodSpec, wanted: frozenset[str], tolerations: Sequence[Any]
+    ) -> bool:
+        """Whether a pool that may take the pod has no enforced taint it misses (a Karpenter
+        NodePool that taints nothing); past the budget, no."""
+        selector = pod.spec.get("nodeSelector")
+        named = self._named(selector)
+        pools = (*self.conditional, *self.static) if named is None else named
+        tolerated = Tolerations(tolerations)
+        for spent, i in enumerate(pools, 1):
+            if spent > POOL_BUDGET:
+                return False
+            if (
+                self.eligible[i]
+                and all(map(tolerated, self.enforced[i]))
+                and self._may_take(i, agreed, selector, wanted)
+            ):
+                return True
+        return False
+
     # -- which pool's taints a pod misses fewest of ------------------------------------
 
     def _order(self, blanket: frozenset[str]) -> list[int]:
