@@ -10,15 +10,17 @@ expression (its line and column in the file, where the scalar's style lets the f
   macro's or `cel.bind`'s variable); a field `device` does not have (it has `driver`,
   `attributes`, `capacity`, `allowMultipleAllocations`); an operator none of whose overloads
   takes the operands' types (`>=` between Quantities: they are compared with `compareTo`,
-  `isGreaterThan`, `isLessThan`); a method the receiver's type lacks; a result that is not
-  `bool`; an expression over 10 Ki;
+  `isGreaterThan`, `isLessThan`); a method the receiver's type lacks; a string method
+  (`contains`, `startsWith`, `endsWith`, `matches`) given anything but one string, even on
+  an attribute, whose type is open; a result that is not `bool`; an expression over 10 Ki;
 - **warnings**, accepted but never matching: an attribute or capacity name a known driver
   does not publish in its domain (`device.attributes['gpu.nvidia.com'].productNam`), with
   did-you-mean, or a capacity read as an attribute; a domain one slip from a known one
   (`device.attributes['nvidia.com']`); a literal `quantity('…')` or `semver('…')` that
   does not parse.
 
-Values whose type the driver chooses (every attribute) are not judged, and a domain gpulint
+Values whose type the driver chooses (every attribute) are not judged (but for the string
+methods above), and a domain gpulint
 does not know is never guessed at. The drivers' published names are in
 `gpulint/data/dra-attributes.json`, every row citing the driver's source (NVIDIA's
 `gpu.nvidia.com` and `compute-domain.nvidia.com`, Intel's `gpu.intel.com` and

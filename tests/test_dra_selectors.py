@@ -1,6 +1,7 @@
 """DRA CEL selectors (GPU064) as a user sees them: each finding at its place in the file,
-whatever the scalar's style, a fallback that says where in the expression when the file's
-text cannot show it, and the CEL parser imported only for a file that has a selector."""
+whatever the scalar's style (a folded block of plain lines too), a fallback that says where
+in the expression when the file's text cannot show it, and the CEL parser imported only for
+a file that has a selector."""
 
 from __future__ import annotations
 
@@ -53,14 +54,26 @@ def test_a_double_quoted_scalar_maps_its_column(tmp_path: Path) -> None:
     assert "compareTo" in finding["message"]
 
 
-def test_a_folded_block_stays_on_the_value_and_says_where(tmp_path: Path) -> None:
+def test_a_folded_block_of_plain_lines_maps_through_its_folds(tmp_path: Path) -> None:
     text = CLASS.format(
         expression=">-\n        device.driver == 'gpu.nvidia.com' &&\n        device.drivr == 'x'\n"
     )
     (finding,) = _findings(tmp_path, text)
-    assert (finding["line"], finding["column"]) == (8, 19)  # the value's first character
+    assert (finding["line"], finding["column"]) == (10, 16)  # drivr, on the second line
     assert "undefined field 'drivr'" in finding["message"]
-    assert "(at 1:45 of the value" in finding["message"]
+    assert "of the value" not in finding["message"]
+
+
+def test_a_folded_block_with_a_kept_line_break_stays_on_the_value(tmp_path: Path) -> None:
+    # A blank line inside a folded block keeps a line break: the lines joined by spaces do
+    # not spell the value, so the finding stays on it and says where.
+    text = CLASS.format(
+        expression=">-\n        device.driver == 'gpu.nvidia.com' &&\n\n"
+        "        device.drivr == 'x'\n"
+    )
+    (finding,) = _findings(tmp_path, text)
+    assert (finding["line"], finding["column"]) == (8, 19)  # the value's first character
+    assert "(at 2:8 of the value" in finding["message"]
 
 
 def test_a_deeply_nested_expression_is_checked_without_recursion(tmp_path: Path) -> None:
@@ -110,3 +123,17 @@ def test_the_cel_parser_is_imported_only_for_a_selector(tmp_path: Path) -> None:
     assert _imports_cel(tmp_path, pod) == "False False"
     selector = CLASS.format(expression="device.driver == 'gpu.nvidia.com'")
     assert _imports_cel(tmp_path, selector) == "True True"
+
+
+def test_a_string_method_given_another_type_is_rejected_on_an_attribute(tmp_path: Path) -> None:
+    # Attribute values are dyn, but only strings have startsWith, and it takes a string.
+    text = CLASS.format(
+        expression="\"device.attributes['gpu.nvidia.com'].productName.startsWith(1)\""
+    )
+    (finding,) = _findings(tmp_path, text)
+    assert finding["severity"] == "error"
+    assert "no matching overload for 'startsWith' applied to 'dyn.(int)'" in finding["message"]
+    quiet = CLASS.format(
+        expression="device.attributes['gpu.nvidia.com'].productName.startsWith('NVIDIA H')"
+    )
+    assert _findings(tmp_path, quiet) == []

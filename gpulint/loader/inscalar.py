@@ -4,9 +4,10 @@ A finding about part of a value (a column of a CEL expression) is shown there on
 file's text proves it: the scalar's source is read again at its span, and the characters at
 the computed place must be the value's own. Plain, single-quoted and double-quoted scalars on
 one line map when their source spells the value with no escape; a literal block (``|``) maps
-line by line, each value line being its source line with the block's indentation removed.
-Folded blocks, escapes and scalars over several lines otherwise are not mapped: the caller
-keeps the whole value's span and says where in the value it is.
+line by line, each value line being its source line with the block's indentation removed; a
+folded block (``>``) of lines at one indentation and no blank line maps through its lines
+joined by single spaces. Other folded blocks, escapes and scalars over several lines are not
+mapped: the caller keeps the whole value's span and says where in the value it is.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def inside(
     length = max(1, min(length, len(value) - offset)) if value else 1
     if first in "|>":
         if first == ">":
-            return None
+            return _folded_block(text, starts, span, value, offset, length)
         return _literal_block(text, starts, span, value, offset, length)
     if "\n" in value:
         return None
@@ -90,6 +91,40 @@ def _literal_block(
     column = indent + column_in_line + 1
     end = column + min(length, max(1, len(expected) - column_in_line))
     return Span(number, column, number, end)
+
+
+def _folded_block(
+    text: str, starts: list[int], span: Span, value: str, offset: int, length: int
+) -> Span | None:
+    """A folded block (``>``) whose lines all sit at the block's indentation, with no blank
+    line: its value is those lines joined by one space each (YAML 1.2 §8.1.3), which the
+    text must spell again exactly; any other folded block is not mapped."""
+    content: list[tuple[int, str]] = []
+    indent = None
+    for number in range(span.line + 1, len(starts) + 1):
+        line = _line(text, starts, number).rstrip("\r")
+        if not line.strip():
+            break
+        here = len(line) - len(line.lstrip(" "))
+        if indent is None:
+            indent = here
+        if here < indent:
+            break
+        if here > indent:
+            return None  # a more-indented line keeps its line break
+        content.append((number, line[indent:]))
+    # The value spelt again from the lines proves the mapping (a blank line, then more of
+    # the block, keeps a line break: the value differs, and nothing is mapped).
+    if indent is None or " ".join(part for _, part in content) != value.rstrip("\n"):
+        return None
+    at = 0
+    for number, part in content:
+        if offset <= at + len(part):
+            column = indent + (offset - at) + 1
+            end = column + min(length, max(1, len(part) - (offset - at)))
+            return Span(number, column, number, end)
+        at += len(part) + 1
+    return None
 
 
 def _line(text: str, starts: list[int], number: int) -> str:

@@ -34,6 +34,10 @@ from gpulint.k8s.cel.types import (
     _valid_literal,
 )
 
+#: Methods only strings have, each taking one string and giving a bool (cel-go's standard
+#: library: contains, startsWith, endsWith, matches).
+_STRING_ONLY = frozenset({"contains", "startsWith", "endsWith", "matches"})
+
 
 def _methods_of(t: Any) -> Mapping[str, Any] | None:
     """The methods of a value of type ``t`` (None: a type without methods)."""
@@ -204,6 +208,18 @@ class Members(Base):
             if method == "map" or method == "filter":
                 return ("list", DYN)
             return result
+        if method in _STRING_ONLY and (_loose(t) or t == "string"):
+            # Only strings have them, and each takes one string: a literal of another type
+            # matches no overload, whatever the receiver turns out to be.
+            shown = [_name(types.get(id(a), DYN)) for a in args]
+            kinds = [types.get(id(a), DYN) for a in args]
+            if len(args) != 1 or not (_loose(kinds[0]) or kinds[0] == "string"):
+                return self.error(
+                    node,
+                    f"found no matching overload for '{method}' applied to "
+                    f"'{_name(t)}.({', '.join(shown)})'",
+                )
+            return "bool"
         if _loose(t):
             if method in _ALL_METHODS:
                 return DYN
