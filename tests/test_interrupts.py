@@ -233,12 +233,17 @@ def _interrupt_at_random(
 ) -> int:
     """Signal ``trials`` runs at random moments; return how many the signal stopped.
 
-    The moments fall anywhere in the first 60% of a run, more of them early (start-up,
-    forking the workers, walking), where the races are. A signal that arrives once the
+    The moments fall anywhere in the first 60% of a run, stratified, more of them early
+    (start-up, forking the workers, walking), where the races are. A signal that arrives once the
     report is complete, while gpulint is exiting, changes nothing: the report must then
     be whole and the status its own.
     """
     rng = random.Random(seed)
+    # One moment in each of ``trials`` equal slices of the span, in a shuffled order: every
+    # phase gets its share however few the trials, and no kind of trial (to the group or
+    # the main process, one signal or two) keeps to one part of the run.
+    slices = list(range(trials))
+    rng.shuffle(slices)
     expected = f"gpulint: interrupted by {signal.Signals(signum).name}\n"
     if signum == signal.SIGINT:
         expected = "gpulint: interrupted\n"
@@ -246,7 +251,7 @@ def _interrupt_at_random(
     for trial in range(trials):
         target = "main" if trial % 4 == 3 else "group"
         twice = trial % 3 == 1  # a second signal 20-400 ms later (a double Ctrl-C)
-        delay = 0.6 * baseline.span * rng.random() ** 2
+        delay = 0.6 * baseline.span * ((slices[trial] + rng.random()) / trials) ** 2
         with tempfile.TemporaryFile() as out:
             run = Run("check", "--jobs", "2", str(tree), stdout=out)
             runs.append(run)
@@ -277,7 +282,7 @@ def _interrupt_at_random(
 def test_ctrl_c_at_any_moment_stops_the_run_and_its_workers(
     tree: Path, baseline: Baseline, runs: list[Run]
 ) -> None:
-    trials = 50
+    trials = 16  # 12 would cover every kind of trial once; the moments are stratified
     hits = _interrupt_at_random(tree, baseline, runs, signal.SIGINT, trials, seed=10)
     assert hits >= trials // 2, f"only {hits} of {trials} signals reached a running gpulint"
 
