@@ -3,7 +3,9 @@
 The C composer recurses once per nesting level and would overflow the C stack on a deep
 enough document; load_text bounds the depth from the text first and picks a path that
 cannot crash. These tests pin the bound, the 10,000-level limit Kubernetes' decoder has, and
-that the three paths (inline, large-stack thread, iterative events) build the same thing.
+that a text reads the same whichever path its longest line sends it down (inline,
+large-stack thread, iterative events). What the many-document paths cost is in
+bench/scaling.py (``many-docs``, ``many-docs-anchor``), not timed or counted here.
 The very deep inputs (100,000 and 1,000,000 levels) run through the CLI in
 test_robustness.py, in a subprocess, where a crash could not take pytest down.
 """
@@ -11,8 +13,6 @@ test_robustness.py, in a subprocess, where a crash could not take pytest down.
 from __future__ import annotations
 
 import math
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,6 @@ from gpulint.loader.build import COMPACT_TEXT, POSITION_DEPTH
 from gpulint.loader.compose import INLINE_LEVELS, MAX_DEPTH, THREAD_LEVELS, nesting_bound
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document, LoadResult
-from gpulint.loader.library import yaml_lib
 from gpulint.loader.positions import Positions
 from gpulint.loader.stream import load_text
 from gpulint.model import Span
@@ -162,32 +161,6 @@ def test_deep_document_positions_are_linear() -> None:
 # -- many documents in one text --------------------------------------------------------------
 
 
-class _ScannedText(str):
-    """A text that counts the characters its searches read (``in``, ``find``, ``count``)."""
-
-    read = 0
-
-    def _bounds(self, args: tuple[Any, ...]) -> tuple[int, int]:
-        start, end, *_ = (*args[1:], None, None)
-        return slice(start, end).indices(len(self))[:2]
-
-    def __contains__(self, sub: object) -> bool:
-        at = str.find(self, str(sub))
-        _ScannedText.read += len(self) if at < 0 else at + 1
-        return at >= 0
-
-    def find(self, *args: Any) -> int:
-        start, end = self._bounds(args)
-        at = str.find(self, *args)
-        _ScannedText.read += end - start if at < 0 else at + 1 - start
-        return at
-
-    def count(self, *args: Any) -> int:
-        start, end = self._bounds(args)
-        _ScannedText.read += end - start
-        return str.count(self, *args)
-
-
 DEPLOYMENT = (
     "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d{i}\n"
     "  labels: {{app: train}}\nspec:\n  template:\n    spec:\n      containers:\n"
@@ -196,48 +169,11 @@ DEPLOYMENT = (
 )
 
 
-@pytest.mark.parametrize("anchor", [False, True], ids=["no-anchor", "anchor-at-the-top"])
-def test_many_documents_read_the_text_a_bounded_number_of_times(
-    monkeypatch: pytest.MonkeyPatch, anchor: bool
-) -> None:
-    """A stream of n documents (``kubectl get -o yaml``, a chart's output) is searched as a
-    whole a fixed number of times, not once per document: the builder asked ``"&" in
-    text`` of the whole text for every document, 45 s of CPU for 20,000 Deployments."""
-    lib = yaml_lib()
-    parser = lib.c_parser
-    if parser is not None:  # the C parser takes only a plain str
-        monkeypatch.setattr(lib, "c_parser", lambda text: parser(str(text)))
-    reads = {}
-    for n in (50, 400):
-        docs = [DEPLOYMENT.format(i=i) for i in range(n)]
-        if anchor:
-            docs[0] = docs[0].replace("labels: {", "labels: &l {") + "  annotations: *l\n"
-        text = _ScannedText("---\n".join(docs))
-        _ScannedText.read = 0
-        result = load_text(text)
-        assert len(result.documents) == n and not result.problems
-        reads[n] = _ScannedText.read / len(text)
-    assert reads[400] < 16, reads  # a handful of passes over the text, whatever n is
-    assert reads[400] < 2 * reads[50], reads
-
-
-def test_only_a_document_with_an_anchor_keeps_alias_bookkeeping(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The "has an anchor" test is the document's own text: one anchor at the top of a
-    file no longer makes every later document count the nodes it has seen."""
-    seen: list[int] = []
-    builder = stream.Builder
-
-    class Recording(builder):  # type: ignore[misc, valid-type]
-        __slots__ = ()
-
-        def build(self, root: Any) -> Any:
-            data = super().build(root)
-            seen.append(len(self.seen))
-            return data
-
-    monkeypatch.setattr(stream, "Builder", Recording)
+def test_an_anchor_is_read_in_its_own_document_only() -> None:
+    """Aliases expand in the document that writes the anchor; later documents, with or
+    without a ``&`` of their own, read as they would alone (whether one anchor at the top
+    of a stream makes every later document pay for alias bookkeeping is the
+    ``many-docs-anchor`` row of bench/scaling.py)."""
     text = "a: &x [1, 2]\nb: *x\n---\nc: [1, 2]\n---\nd: '&'\n---\ne: 1\n"
     result = load_text(text)
     assert [doc.data for doc in result.documents] == [
@@ -246,7 +182,7 @@ def test_only_a_document_with_an_anchor_keeps_alias_bookkeeping(
         {"d": "&"},
         {"e": 1},
     ]
-    assert seen[0] > 0 and seen[1] == 0 and seen[3] == 0
+    assert not result.problems
 
 
 # -- the three composing paths build the same thing -----------------------------------------
@@ -268,20 +204,51 @@ def _case_id(path: Path) -> str:
     return f"{path.parent.name}/{path.name}"
 
 
+def _as_without(value: Any, line: int) -> Any:
+    """``value`` with every span that starts or ends at ``line + 1``, column 1 (the end of
+    a text one line longer) moved to ``line``: the end of the same text without that line."""
+    if isinstance(value, Span):
+        if (value.line, value.column) == (line + 1, 1):
+            value = value._replace(line=line, end_line=max(line, value.end_line - 1))
+        if (value.end_line, value.end_column) == (line + 1, 1):
+            value = value._replace(end_line=line)
+        return value
+    if isinstance(value, dict):
+        return {_as_without(k, line): _as_without(v, line) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_as_without(v, line) for v in value)
+    return value
+
+
+#: A last line long enough that the text is composed in the large-stack thread, and one
+#: long enough that it is composed from events (a CA bundle, a minified JSON value).
+LONG_LINES = {
+    "thread": "#" + " " * INLINE_LEVELS + "\n",
+    "events": "#" + " " * (THREAD_LEVELS // 2 + 1) + "\n",
+}
+
+
 @pytest.mark.parametrize("path", sample_texts(), ids=_case_id)
-def test_event_composer_matches_the_c_composer(path: Path) -> None:
+def test_a_long_last_line_changes_nothing_else(path: Path) -> None:
+    """The same documents, positions and problems when a long comment line ends the text,
+    whatever path that line sends the text down (a short text is composed inline)."""
     text, problem = decode(path.read_bytes())
     if text is None:
         pytest.fail(f"{path}: {problem}")
-    lib = yaml_lib()
-    c_result = stream._load(text, lib, iterative=False)
-    event_result = stream._load(text, lib, iterative=True)
-    assert summary(event_result) == summary(c_result)
+    if not text.endswith("\n"):
+        text += "\n"
+    alone = summary(load_text(text))
+    for how, line in LONG_LINES.items():
+        longer = text + line
+        assert nesting_bound(longer) > (INLINE_LEVELS if how == "thread" else THREAD_LEVELS)
+        got = _as_without(summary(load_text(longer)), text.count("\n") + 1)
+        assert got == alone, how
 
 
-def test_large_stack_thread_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Texts between INLINE_LEVELS and THREAD_LEVELS compose in a thread with a big stack
-    (here: a long line, like a CA bundle), and build what the inline path builds."""
+def test_a_long_line_in_a_stream_of_documents() -> None:
+    """Texts between INLINE_LEVELS and THREAD_LEVELS (here: a long line, like a CA bundle)
+    are composed apart from the caller and handed over one document at a time: each
+    document whole, at its lines."""
     source = (
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
         "  annotations:\n    ca: " + "Q" * 3000 + "\n"
@@ -289,32 +256,27 @@ def test_large_stack_thread_path(monkeypatch: pytest.MonkeyPatch) -> None:
         "        nvidia.com/gpu: 0.5\n"
     )
     assert INLINE_LEVELS < nesting_bound(source) <= THREAD_LEVELS
-    seen: list[str] = []
-    original = stream._iter_load
-
-    def spy(text: str, lib: Any, problems: list[Any], **options: Any) -> Iterator[Any]:
-        for doc in original(text, lib, problems, **options):
-            seen.append(threading.current_thread().name)  # built in the thread, one by one
-            yield doc
-
-    monkeypatch.setattr(stream, "_iter_load", spy)
-    threaded = load_text(source + "---\n" + source)
-    assert seen == ["gpulint-yaml", "gpulint-yaml"]
-    monkeypatch.setattr(stream, "_iter_load", original)
-    threaded = load_text(source)
-    assert summary(threaded) == summary(stream._load(source, yaml_lib(), iterative=False))
+    result = load_text(source + "---\n" + source)
+    assert not result.problems
     gpu = ("spec", "containers", 0, "resources", "limits", "nvidia.com/gpu")
-    assert threaded.documents[0].value_span(gpu) == Span(12, 25, 12, 28)
+    assert [doc.value_span(gpu) for doc in result.documents] == [
+        Span(12, 25, 12, 28),
+        Span(25, 25, 25, 28),
+    ]
+    assert [doc.data["metadata"]["annotations"]["ca"] for doc in result.documents] == [
+        "Q" * 3000
+    ] * 2
 
 
-def test_errors_inside_the_thread_reach_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
-    def boom(text: str, lib: Any, problems: list[Any], **options: Any) -> Iterator[Any]:
-        raise RuntimeError("boom")
-        yield  # a generator, as the real one
-
-    monkeypatch.setattr(stream, "_iter_load", boom)
-    with pytest.raises(RuntimeError, match="boom"):
-        load_text("a: " + "x" * 3000 + "\n")
+def test_a_syntax_error_past_a_long_line_reaches_the_caller() -> None:
+    """What goes wrong while a text is composed apart from the caller is reported to it:
+    the documents before the error kept, the error at its line."""
+    text = "a: " + "x" * 3000 + "\n---\nb: [1, 2\nc: 3\n"
+    assert INLINE_LEVELS < nesting_bound(text) <= THREAD_LEVELS
+    result = load_text(text)
+    assert [doc.data for doc in result.documents] == [{"a": "x" * 3000}]
+    assert codes(result) == ["YML001"]
+    assert result.problems[0].span.line in (3, 4)
 
 
 # -- the side table -------------------------------------------------------------------------
@@ -332,17 +294,16 @@ def test_positions_make_spans_on_lookup() -> None:
     assert doc.value_span(("a", "b", 7)) == Span(2, 6, 2, 12)
 
 
-def test_only_a_text_whose_documents_are_all_kept_packs_its_spans() -> None:
+def test_a_big_text_kept_whole_or_streamed_has_the_same_spans() -> None:
     """``load_text`` keeps every document of a big text, so it packs their spans and frees
-    the nodes; a stream read one document at a time (what the engine lints) does not pay
-    for packing each node, a quarter of the load time of a 50 MB file. Same spans."""
+    the nodes; a stream read one document at a time (what the engine lints) does not pack
+    them (what each costs: the ``big-file`` rows of bench/scaling.py). Same spans."""
     text = "# vendored\n" * (COMPACT_TEXT // 11 + 1) + DEPLOYMENT.format(i=1)
     assert len(text) > COMPACT_TEXT
     kept = load_text(text).documents[-1]
     streamed = next(iter(stream.DocumentStream(text)))
-    assert all(type(entry) is int for entry in kept.positions._raw.values())
-    assert not any(type(entry) is int for entry in streamed.positions._raw.values())
     assert dict(kept.positions) == dict(streamed.positions)
+    assert kept.value_span(("metadata", "name")) == streamed.value_span(("metadata", "name"))
 
 
 def test_hand_built_tables_of_spans_still_work() -> None:
