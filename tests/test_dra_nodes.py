@@ -282,6 +282,11 @@ def test_inspect_shows_the_published_devices_each_request_may_get(tmp_path: Path
     # The scheduling says what GPU050 judges: cpu-node-1 reaches one GPU of the two.
     assert "scheduling: fits 1 of 2 nodes" in text
     assert "cpu-node-1 (1 node): cannot allocate all claims (DynamicResources)" in text
+    # docs/cluster.md shows this run's lines.
+    doc = (ROOT / "docs" / "cluster.md").read_text()
+    shown = doc.split("    GPU through DRA: claim 'gpus'", 1)[1].split("```", 1)[0]
+    lines = text.splitlines()
+    assert all(line in lines for line in shown.splitlines()[1:] if line.strip())
     # Without slices in the inventory, nothing is said of devices.
     (tmp_path / "nodes.yaml").write_text(INVENTORY.format(slices=""))
     report = json.loads(gpulint_in_process(*args, "-f", "json", cwd=tmp_path).stdout)

@@ -67,6 +67,9 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
     ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 0): "test_the_cluster_tutorial",
     ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 1): "test_the_cluster_tutorial",
     ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 2): "test_the_cluster_tutorial",
+    ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 3): (
+        "tests/test_dra_nodes.py::test_inspect_shows_the_published_devices_each_request_may_get"
+    ),
     (
         "docs/configuration.md",
         "Configuration",
