@@ -375,23 +375,27 @@ def _fits_by_index(pod: SchedPod, cluster: Cluster) -> bool | None:
     items = found if found is not None else ((gi, None) for gi in range(len(groups)))
     done: dict[int, set[int] | None] = {}
     spent = 0
+    # The index's lists may name a group more than once (two tolerations of its taints):
+    # looking at an entry counts too, at a quarter of a comparison.
+    looked = 0
     for gi, subset in items:
+        looked += 1
+        if looked > 4 * NODE_BUDGET:
+            return None
         seen = done.get(gi, set())
         if seen is None:
             continue
         group = groups[gi]
+        todo: Iterable[int] = [0]
         if by_node or (group.varying & keys):
-            at = range(len(group.nodes)) if subset is None else subset
-            if subset is None:
-                done[gi] = None
-            else:
-                done[gi] = seen
-            todo = [i for i in at if i not in seen]
-            seen.update(todo)
+            todo = range(len(group.nodes)) if subset is None else subset
+            done[gi] = None if subset is None else seen
         else:
             done[gi] = None
-            todo = [0]
         for i in todo:
+            if i in seen:
+                continue
+            seen.add(i)
             spent += 1
             if spent > NODE_BUDGET:
                 return None
