@@ -172,6 +172,9 @@ docs: $(STAMP)
 # --dist loadfile: each test file runs on one worker, so a module's fixtures (a venv built
 # from the wheel, a 3,000-file tree, the linters and logs shared by a file's tests) are
 # built once, not once per worker (bench/README.md, "The test suite").
+# --no-loadscope-reorder: files go out in collection order, the slowest first
+# (tests/conftest.py, SLOWEST_FILES), rather than those with most tests first, which left
+# the few long ones to the end with one worker idle.
 # Bytecode caching stays on for the suite even where the environment turns it off
 # (PYTHONDONTWRITEBYTECODE=1, common in container images): the editable install's modules
 # are compiled once (into the folder below) instead of in each of the ~280 gpulint
@@ -185,7 +188,7 @@ PYTEST_WORKERS ?= auto
 test: $(STAMP) tools
 	@cache="$$(mktemp -d)" && trap 'rm -rf "$$cache"' EXIT && \
 		env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX="$$cache" \
-		$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+		$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 	$(BIN)/ruff check gpulint rules tests $(wildcard bench)
 	$(BIN)/ruff format --check gpulint rules
 	$(BIN)/mypy --cache-dir=/dev/null
@@ -197,7 +200,7 @@ FAST_TESTS := tests/test_rule_fixtures.py tests/test_snapshots.py tests/test_rul
 	tests/test_catalog.py tests/test_loader.py tests/test_fixes.py tests/test_config.py \
 	tests/test_suppress.py tests/test_architecture.py
 test-fast: $(STAMP)
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -q $(FAST_TESTS)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder -q $(FAST_TESTS)
 	$(BIN)/ruff check gpulint rules tests
 	$(BIN)/mypy
 
