@@ -24,7 +24,8 @@ fix (`deepspeed` without `--num_gpus` starts one per GPU): vLLM at tensor parall
 process and is not flagged. TPU chips (`google.com/tpu`) are never counted: a TPU host's
 chips are driven by one TPU runtime process, with no NCCL or MPI between processes (a
 TPU `TFJob` or `JobSet` is not flagged). The finding is at the GPU container's
-`volumeMounts` key (else its name), as information.
+`volumeMounts` key (else its name), as information, and calls the devices as their vendor
+does: Ascend NPUs and Gaudi HPUs between which HCCL runs, AMD GPUs with RCCL.
 
 ## Why it matters
 A container's `/dev/shm` is 64 MiB unless something mounts over it. PyTorch's DataLoader
@@ -102,6 +103,7 @@ from gpulint.api import (
     int_value,
     literal_env,
     may_start_engine,
+    resource_lists,
     whole_gpu_count,
 )
 
@@ -190,21 +192,42 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         elif isinstance(container.data.get("name"), str):
             where = (*container.path, "name")
         started = engines.get(container.path)
+        noun, library = _devices(container, ctx)
         if started is not None:
             effect = (
-                f"NCCL between the {started.engine.name} worker processes can fail or hang, or "
-                f'they die with "Bus error"'
+                f"{library} between the {started.engine.name} worker processes can fail or "
+                f'hang, or they die with "Bus error"'
             )
         else:
             effect = (
-                'PyTorch DataLoader workers, NCCL and MPI between them can fail with "Bus error"'
+                f"PyTorch DataLoader workers, {library} and MPI between them can fail with "
+                '"Bus error"'
             )
         yield Violation(
             where,
-            f"container {container.label} of this {pod.obj.kind} holds {count} GPUs for several "
+            f"container {container.label} of this {pod.obj.kind} holds {count} {noun} for several "
             f"processes but {problem}: {effect}; mount an emptyDir with medium: Memory at {SHM}",
             related=_claims_of(pod, container, ctx),
         )
+
+
+#: What the devices of a vendor's resource are called, and the collective library between
+#: its processes (Ascend's and Gaudi's HCCL, AMD's RCCL); NVIDIA's GPUs and NCCL otherwise.
+DEVICES = {
+    "huawei-ascend": ("NPUs", "HCCL"),
+    "habana": ("HPUs", "HCCL"),
+    "amd": ("GPUs", "RCCL"),
+}
+
+
+def _devices(container: Container, ctx: RuleContext) -> tuple[str, str]:
+    """How the container's accelerators are called, and their collective library."""
+    for _, mapping in resource_lists(container):
+        for name in mapping:
+            resource = ctx.registry.get(name)
+            if resource is not None and resource.hardware in DEVICES:
+                return DEVICES[resource.hardware]
+    return "GPUs", "NCCL"
 
 
 def _launches(container: Container) -> bool:
