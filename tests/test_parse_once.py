@@ -118,3 +118,18 @@ def test_a_file_over_the_bound_is_parsed_by_the_lint(
     found = run(root, ".")
     monkeypatch.setattr(handoff, "MAX_TEXT", 10)
     assert run(root, ".") == found
+
+
+def test_two_projects_in_one_run_each_parse_their_files_once(
+    tmp_path: Path, parses: Counter[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project(tmp_path / "one")
+    project(tmp_path / "two", RENAME)
+    for path in (tmp_path / "two/k8s").iterdir():  # texts of its own: parses counted by text
+        path.write_text(path.read_text() + "# the second repository\n")
+    found = run(tmp_path, "one", "two")
+    assert max(parses.values()) == 1
+    from gpulint.loader import handoff
+
+    monkeypatch.setattr(handoff, "MAX_RUN_BYTES", 0)
+    assert run(tmp_path, "one", "two") == found

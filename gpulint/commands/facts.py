@@ -103,6 +103,8 @@ class RunFacts:
         #: The files the run lints, by project: absolute path -> label (:meth:`prepare`).
         #: What the facts stage parses of them is handed to the lint, not parsed again.
         self._named: dict[str, dict[str, str]] = {}
+        #: The bytes of documents kept for the lint, in all projects (loader/handoff.py).
+        self._spent = [0]
 
     def project(self, root: str) -> tuple[Linter, Settings]:
         """The linter of the project at ``root`` (gathered once) and its settings."""
@@ -120,7 +122,7 @@ class RunFacts:
             picture = self.settings.cluster is None and bool(self.codes & EVIDENCE_RULES)
             maps = bool(self.codes & VALUE_RULES)
             prints: list[str] = []
-            handoff = Handoff(self._named.get(root, {}))
+            handoff = Handoff(self._named.get(root, {}), self._spent)
             own = project_facts(
                 self.settings, files, picture, maps, cache, self.jobs, prints, handoff
             )

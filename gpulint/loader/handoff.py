@@ -34,8 +34,9 @@ if TYPE_CHECKING:
 #: Texts larger than this are parsed by the lint itself (a big file's documents are never
 #: all held at once: gpulint.loader.stream).
 MAX_TEXT = 256 * 1024
-#: At most this many bytes of documents are handed over in one run; the files past it are
-#: parsed by the lint (as every file was before).
+#: At most this many bytes of documents (and of the files they were read from) are kept in
+#: one run, whatever its projects; the files past it are parsed by the lint (as every file
+#: was before).
 MAX_RUN_BYTES = 64 * 1024 * 1024
 
 
@@ -84,9 +85,9 @@ class Handoff:
     (:attr:`loads`); while the project's device plugins may change which pods are GPU pods
     (and so what a file says), every parsed file's are kept until its facts are settled."""
 
-    __slots__ = ("docs", "keep_all", "loads", "named", "size")
+    __slots__ = ("docs", "keep_all", "loads", "named", "spent")
 
-    def __init__(self, named: dict[str, str] | None = None) -> None:
+    def __init__(self, named: dict[str, str] | None = None, spent: list[int] | None = None) -> None:
         #: The linted files: absolute path -> the label the run lints it under.
         self.named = named or {}
         #: What goes on to the lint: label -> (the file's bytes, its documents).
@@ -95,7 +96,8 @@ class Handoff:
         self.docs: dict[str, bytes] = {}
         #: Keep every parsed file's documents, not only the linted ones'.
         self.keep_all = False
-        self.size = 0
+        #: The bytes kept so far by the run (shared by its projects' handoffs).
+        self.spent = spent if spent is not None else [0]
 
     def linted(self, target: Target) -> str | None:
         """The label the run lints ``target`` under (None: the run does not lint it)."""
@@ -110,10 +112,11 @@ class Handoff:
     def add(self, target: Target, raw: bytes, blob: bytes) -> None:
         """Keep ``blob``, the documents of ``target`` read from ``raw`` (within the run's
         bound)."""
-        if self.size + len(blob) > MAX_RUN_BYTES:
-            return
-        self.size += len(blob)
-        self.docs[target.label] = blob
         linted = self.linted(target)
+        size = len(blob) + (len(raw) if linted is not None else 0)
+        if self.spent[0] + size > MAX_RUN_BYTES:
+            return
+        self.spent[0] += size
+        self.docs[target.label] = blob
         if linted is not None:
             self.loads[linted] = (raw, blob)
