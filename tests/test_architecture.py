@@ -194,6 +194,16 @@ def test_the_package_has_no_import_cycle() -> None:
     assert cycle is None, "import cycle: " + " -> ".join(cycle or ())
 
 
+def test_render_has_no_import_cycle_even_in_annotations() -> None:
+    """A circle closed only by ``TYPE_CHECKING`` imports still ties its modules together:
+    what a module needs of one that imports it is a Protocol written below both (as
+    ``render.helm.valuelines.ChartValues`` for the chart module)."""
+    graph = {m: {t for t in ts if unit(t) == "render"}
+             for m, ts in import_graph(typing=True).items() if unit(m) == "render"}  # fmt: skip
+    cycle = _cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or ())
+
+
 def test_imports_go_down_the_layers() -> None:
     """Annotation-only imports included: ``render`` driving the Linter through a
     ``TYPE_CHECKING`` import of ``lint.engine`` climbs as surely as a real import."""

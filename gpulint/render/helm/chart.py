@@ -30,7 +30,7 @@ import functools
 import os
 import stat
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from gpulint import codes
 from gpulint.loader.document import Document
@@ -44,7 +44,7 @@ from gpulint.render.helm import (
     run as helmrun,
     templatetext,
 )
-from gpulint.render.helm.documents import Cut, Part, Sections
+from gpulint.render.helm.documents import Cut, Resolved, Sections
 from gpulint.render.helm.literalitems import literal_item
 from gpulint.render.helm.run import INSTALL_HELM, Failure, refused_inputs
 from gpulint.render.helm.samelines import same_line
@@ -106,21 +106,6 @@ def marked_render(folder: str, options: RenderOptions) -> Callable[[str], str | 
         return out if isinstance(out, str) else None
 
     return run
-
-
-class Resolved(NamedTuple):
-    """A template a rendered document came from, and the charts it is in."""
-
-    path: str  # the template, as under the chart folder (what findings name)
-    real: str  # its real path (what is read); in a packaged subchart, the archive's member
-    #: (chart folder, prefix of its keys in the outermost chart's values), outermost first
-    chain: tuple[tuple[str, tuple[str, ...]], ...]
-    #: The packaged subchart (``charts/<sub>.tgz``) the template is a member of, if it is,
-    #: and the member's text.
-    archive: str | None = None
-    member_text: str | None = None
-    #: Which of the template's documents (``sections.Parts``).
-    part: Part | None = None
 
 
 class HelmRendered(Rendered):

@@ -35,7 +35,6 @@ from gpulint.render.mapping import read_text
 if TYPE_CHECKING:
     from gpulint.loader.document import Document
     from gpulint.render import ChartOptions
-    from gpulint.render.helm.chart import Resolved
 
 _DOC_START = re.compile(r"^---\s*(?:#.*)?$")
 #: What ``str.splitlines`` breaks a line at besides ``\n`` (and ``\r\n``).
@@ -60,6 +59,21 @@ class Part(NamedTuple):
     kind: object
     ordinal: int
     of: int
+
+
+class Resolved(NamedTuple):
+    """A template a rendered document came from, and the charts it is in."""
+
+    path: str  # the template, as under the chart folder (what findings name)
+    real: str  # its real path (what is read); in a packaged subchart, the archive's member
+    #: (chart folder, prefix of its keys in the outermost chart's values), outermost first
+    chain: tuple[tuple[str, tuple[str, ...]], ...]
+    #: The packaged subchart (``charts/<sub>.tgz``) the template is a member of, if it is,
+    #: and the member's text.
+    archive: str | None = None
+    member_text: str | None = None
+    #: Which of the template's documents (``sections.Parts``).
+    part: Part | None = None
 
 
 class Parts:

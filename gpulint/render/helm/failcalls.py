@@ -21,18 +21,26 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from gpulint import codes
 from gpulint.model import Span
 from gpulint.render.helm.conditions import truthy
 from gpulint.render.helm.templatetext import OPENS, actions
+from gpulint.render.helm.valuelines import ChartValues
 from gpulint.render.mapping import lookup, read_text
 
 if TYPE_CHECKING:
-    from gpulint.render.helm.chart import HelmRendered, Resolved
+    from gpulint.render.helm.documents import Resolved
     from gpulint.render.helm.run import Failure
     from gpulint.render.tools import ToolResult
+
+
+class HelmRendered(ChartValues, Protocol):
+    """What explaining helm's failure needs of the rendered chart (``chart.HelmRendered``,
+    which calls this module): its values and the templates its headers name."""
+
+    def resolve(self, source: str) -> Resolved | str: ...
 
 
 _VALUES = re.compile(r"^\$?\.Values((?:\.[A-Za-z0-9_-]+)+)$")

@@ -21,7 +21,7 @@ from gpulint.util.walk import walk  # os.walk without recursion: a folder of any
 
 if TYPE_CHECKING:
     from gpulint.render.helm import templatetext
-    from gpulint.render.helm.chart import Resolved
+    from gpulint.render.helm.documents import Resolved
 
 # -- errors ----------------------------------------------------------------------------------
 

@@ -9,17 +9,32 @@ used only when the value written there is the scalar rendered (never confidently
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from gpulint.model import Related, Span
 from gpulint.render.mapping import Place, label_of, lookup
 
 if TYPE_CHECKING:
-    from gpulint.render.helm.chart import HelmRendered, Resolved
+    from gpulint.loader.document import Document
+    from gpulint.render import ChartOptions
+    from gpulint.render.helm.documents import Resolved
+
+
+class ChartValues(Protocol):
+    """What placing a value needs of a rendered chart (``chart.HelmRendered``): its folder,
+    options and values files. Written here so that this module and ``failcalls`` are
+    typed without importing the chart module, which imports them."""
+
+    folder: str
+    options: ChartOptions
+
+    def values_doc(self, path: str) -> Document | None: ...
+
+    def values_files(self, resolved: Resolved) -> list[tuple[str, tuple[str, ...]]]: ...
 
 
 def values_place(
-    chart: HelmRendered,
+    chart: ChartValues,
     resolved: Resolved,
     ref: tuple[str, ...],
     rest: tuple[object, ...],
