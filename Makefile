@@ -184,12 +184,14 @@ docs: $(STAMP)
 # "The test suite").
 # The bytecode goes to a folder of the system's temporary space, shared by every process of
 # the run and removed after it (PYTHONPYCACHEPREFIX): the packages' __pycache__ folders are
-# 60 MB the clone need not keep. mypy keeps no cache either (--cache-dir=/dev/null, 12 MB):
-# `make test-fast` keeps one for the edit loop.
+# 60 MB the clone need not keep. So does Hypothesis' database of examples (.hypothesis,
+# 1 MB): a failing example is printed with its test, not kept for the next run. mypy keeps
+# no cache either (--cache-dir=/dev/null, 12 MB): `make test-fast` keeps one for the edit loop.
 PYTEST_WORKERS ?= auto
 test: $(STAMP) tools
 	@cache="$$(mktemp -d)" && trap 'rm -rf "$$cache"' EXIT && \
 		env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX="$$cache" \
+		HYPOTHESIS_STORAGE_DIRECTORY="$$cache/hypothesis" \
 		$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 	$(BIN)/ruff check gpulint rules tests $(wildcard bench)
 	$(BIN)/ruff format --check gpulint rules
