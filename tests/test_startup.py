@@ -12,6 +12,7 @@ its own heap moved into the permanent generation.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +43,14 @@ sys.stderr.write(
 """
 
 
+#: Where the run keeps its bytecode (``make test``: a temporary folder, not the clone).
+_BYTECODE = {
+    name: os.environ[name]
+    for name in ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE")
+    if name in os.environ
+}
+
+
 def _project(tmp_path: Path, files: int = 1) -> Path:
     (tmp_path / ".git").mkdir(exist_ok=True)  # no configuration file above is found
     for i in range(files):
@@ -56,7 +65,7 @@ def _run(cwd: Path, argv: list[str]) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), **_BYTECODE},
     )
 
 
