@@ -206,8 +206,13 @@ def _case_id(path: Path) -> str:
 
 def _as_without(value: Any, line: int) -> Any:
     """``value`` with every span that starts or ends at ``line + 1``, column 1 (the end of
-    a text one line longer) moved to ``line``: the end of the same text without that line."""
+    a text one line longer) moved to ``line``: the end of the same text without that line.
+    A mark at the start of ``line`` is the end of the shorter text, an empty span there; in
+    the longer text the added line's first character is under it, so its one-character
+    span reads as the empty one."""
     if isinstance(value, Span):
+        if value == Span(line, 1, line, 2):
+            return Span(line, 1, line, 1)
         if (value.line, value.column) == (line + 1, 1):
             value = value._replace(line=line, end_line=max(line, value.end_line - 1))
         if (value.end_line, value.end_column) == (line + 1, 1):
