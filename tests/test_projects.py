@@ -344,3 +344,38 @@ def test_the_documented_project_line_keeps_the_facts_apart(tmp_path: Path) -> No
     root = write(tmp_path, files)
     findings, code = check(root, ".")
     assert [f[2:4] for f in of(findings, "b/train.yaml")] == [("GPU020", "info")] and code == 0
+
+
+def test_the_cache_key_follows_the_code_in_a_checkout(tmp_path: Path) -> None:
+    """Run from a source checkout, an edit to gpulint's files (a branch checked out) gives
+    the project's cache another key; an installed release is keyed by its version."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from gpulint import __version__
+    from tests.conftest import ROOT
+
+    shutil.copytree(
+        ROOT / "gpulint", tmp_path / "gpulint", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'gpulint'\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1"}
+
+    def key() -> str:
+        code = "from gpulint.util.codekey import code_key; print(code_key())"
+        proc = subprocess.run(
+            [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.strip()
+
+    first = key()
+    assert first.startswith(f"{__version__}+") and key() == first
+    with open(tmp_path / "gpulint" / "codes.py", "a", encoding="utf-8") as fh:
+        fh.write("# edited\n")
+    edited = key()
+    assert edited.startswith(f"{__version__}+") and edited != first
+    (tmp_path / "pyproject.toml").unlink()
+    assert key() == __version__

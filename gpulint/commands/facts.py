@@ -179,18 +179,19 @@ class RunFacts:
 
 
 def cache_key(registry: Any, workloads: Any) -> str | None:
-    """What decides every per-file fact besides the file: gpulint's version and the format
+    """What decides every per-file fact besides the file: gpulint's code (its version; in a
+    source checkout its files too: :func:`gpulint.util.codekey.code_key`) and the format
     (the device registry, which decides the picture's records, is in each of their keys:
     :func:`gpulint.lint.gather.registry_key`). None: a custom workload table (no cache is
     kept)."""
     import hashlib
 
-    from gpulint import __version__
+    from gpulint.util.codekey import code_key
     from gpulint.util.factcache import FORMAT
 
     if workloads is not None:
         return None
-    return hashlib.sha256(f"{__version__}\n{FORMAT}".encode()).hexdigest()
+    return hashlib.sha256(f"{code_key()}\n{FORMAT}".encode()).hexdigest()
 
 
 def inspect_projects(

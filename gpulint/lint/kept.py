@@ -93,13 +93,14 @@ _FACTS = ("evidence", "dra", "config_maps")
 
 def fingerprint(rules: list[Rule], settings: Settings) -> str | None:
     """What a file's findings depend on besides the file and its project's facts: gpulint's
-    version, the rules (each one's code, severity, options and origin) and the settings
-    (selection, severities, options, ignores, the configured cluster and devices). None:
+    code (its version; in a source checkout its files too: :mod:`gpulint.util.codekey`),
+    the rules (each one's code, severity, options and origin) and the settings (selection,
+    severities, options, ignores, the configured cluster and devices). None:
     something cannot be told apart from another run's (a rule that is not built in)."""
     import hashlib
     import json
 
-    from gpulint import __version__
+    from gpulint.util.codekey import code_key
 
     if any(r.origin != "built-in" for r in rules):
         return None
@@ -112,7 +113,7 @@ def fingerprint(rules: list[Rule], settings: Settings) -> str | None:
         ruled = [[r.code, r.severity.name, canonical(r.default_options()), r.module] for r in rules]
     except (Unstable, RecursionError):
         return None
-    text = json.dumps([__version__, FORMAT, shown, ruled], sort_keys=True, default=str)
+    text = json.dumps([code_key(), FORMAT, shown, ruled], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 

@@ -15,10 +15,10 @@ folder outside every tree (:func:`user_secret`), so that a cache committed by a 
 cannot forge facts; a file that is not what gpulint wrote (truncated, edited, hostile,
 another machine's) is ignored with a warning on stderr and written again. It is kept only
 in a real folder of the project (``.gpulint_cache`` may not be a link, nor its files), created
-with a ``.gitignore``
-of ``*`` so that it is never committed. Its key holds gpulint's version, the format and what
-decides the facts (the device registry's names, the workload table): a run with another of
-them starts empty. ``--no-cache`` or ``cache: false`` in the configuration keep none.
+with a ``.gitignore`` of ``*`` so that it is never committed. Its key holds gpulint's code
+(the version; in a source checkout its files too: :mod:`gpulint.util.codekey`), the format
+and what decides the facts (the device registry's names, the workload table): a run with
+another of them starts empty. ``--no-cache`` or ``cache: false`` in the configuration keep none.
 """
 
 from __future__ import annotations
