@@ -242,22 +242,20 @@ def test_helm_and_kustomize_stand_apart() -> None:
     assert crossing == []
 
 
-#: A sanity cap on a module's lines, not the limit that shapes the code: that is per function
-#: (ruff's C901, PLR0912 and PLR0915 in pyproject.toml; docs/development.md, "Function
-#: size"). A module over it is one a reader cannot keep in mind; it is split where its jobs
-#: part, never into pieces of one job.
-MAX_MODULE_LINES = 500
+#: A generous backstop, not the limit that shapes the code: that is per function (ruff's
+#: C901, PLR0912 and PLR0915 in pyproject.toml). It is pylint's default ``max-module-lines``
+#: (C0302), which ruff does not implement; no module comes near it, so none is split to stay
+#: under it (docs/development.md, "Function size", says why).
+MAX_MODULE_LINES = 1000
 
 
-def test_every_module_is_under_the_sanity_cap() -> None:
+def test_no_module_reaches_the_backstop() -> None:
     long = {
         str(path.relative_to(ROOT)): lines
         for path in sorted(PACKAGE.rglob("*.py"))
-        if (lines := len(path.read_text(encoding="utf-8").splitlines())) >= MAX_MODULE_LINES
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
     }
-    assert long == {}, (
-        f"split these modules along their seams (at most {MAX_MODULE_LINES - 1} lines)"
-    )
+    assert long == {}, f"split these modules where their jobs part (over {MAX_MODULE_LINES} lines)"
 
 
 def test_the_graph_sees_lazy_imports_and_skips_type_checking_ones() -> None:

@@ -1,6 +1,6 @@
 """What each command does, without the command-line parser: ``check`` (configure, lint,
-fix, report; its options declared once in ``checkoptions``, its stderr notes in
-``checknotes``), ``inspect``, ``rules`` (the rule catalog), ``config``; what they share
+fix, report, and what it says on stderr besides its report; its options declared once in
+``checkoptions``), ``inspect``, ``rules`` (the rule catalog), ``config``; what they share
 (``common``: trust, configuring, loading rules; ``projects`` and ``facts``: each file's
 project and the linter its facts make) and the files they write (``outfiles``).
 Commands raise :class:`gpulint.errors.GpulintError`; :mod:`gpulint.cli` turns it into a

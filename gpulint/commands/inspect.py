@@ -18,7 +18,7 @@ command (a path that starts with ``:`` is written ``./:...``, :func:`gpulint.uti
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,6 @@ from gpulint import codes
 from gpulint.cluster.evidence import Picture, pod_platform
 from gpulint.cluster.model import Cluster
 from gpulint.cluster.pictures import picture_json, picture_lines
-from gpulint.commands.inspectdra import ClaimDevices, with_claims
 from gpulint.k8s.devices import Registry, builtin_registry
 from gpulint.k8s.drafields import container_claim_names
 from gpulint.k8s.manifest import DocumentView, Manifest
@@ -41,10 +40,13 @@ from gpulint.util.discover import Target
 from gpulint.util.textsafe import json_text
 
 if TYPE_CHECKING:
+    from gpulint.cluster.model import Node
+    from gpulint.cluster.schedpod import SchedPod
+    from gpulint.cluster.slices import Reach
     from gpulint.commands.common import Trust
-    from gpulint.commands.inspectrender import Placer
-    from gpulint.k8s.dra import DraFacts
+    from gpulint.k8s.dra import ClaimIndex, DraFacts, GpuClaim
     from gpulint.render import RenderOptions
+    from gpulint.render.mapping import Rendered
     from gpulint.render.trees import Trees
     from gpulint.settings import Settings
 
@@ -156,7 +158,6 @@ class Inspector:
         """A chart or Kustomize root: GL201's line without ``--render`` (its templates are
         never read as YAML), else the objects it renders, each with its ``source``: the
         template, values or patch line it came from (:meth:`Rendered.place`)."""
-        from gpulint.commands.inspectrender import placer
         from gpulint.render import RenderOptions
         from gpulint.render.target import Unrendered, render_target
         from gpulint.render.trees import Trees
@@ -235,8 +236,6 @@ class Inspector:
                 requests[name] = _shown(value)
             placed = None
             if self._placer is not None and requests:  # at the line writing its GPU value
-                from gpulint.commands.inspectrender import gpu_path
-
                 where = gpu_path(c.container.path, c.container.resources, requests)
                 placed = self._placer(pod.obj.ref, doc.index, where, doc.value_span(where))
             containers.append(
@@ -489,3 +488,115 @@ def run_inspect(
     sys.stdout.write(render_json(report) if json_output else render_text(report))
     sys.stdout.flush()
     return missing
+
+
+# -- a pod's DRA claims against a node inventory: the devices its ResourceSlices publish
+# that each request may get (gpulint.cluster.slices), and the whole devices the claims ask
+# for, which its scheduling counts as GPU050 does
+class ClaimDevices:
+    """The inventory's device groups, read once, and what each device class may get of
+    them, worked out once per class."""
+
+    def __init__(self, cluster: Cluster | None) -> None:
+        self._nodes = cluster.nodes if cluster is not None else ()
+        self._reach: Reach | None = None  # read on the first claim shown
+        self._available: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
+
+    def shown(self, claim: GpuClaim, line: int, claims: ClaimIndex) -> dict[str, Any]:
+        """The claim as inspect shows it, each request with ``available``: the published
+        devices its classes may get (None: no ResourceSlice in the inventory)."""
+        from gpulint.cluster.slices import available, device_reach
+
+        if self._reach is None:
+            self._reach = device_reach(self._nodes)
+        shown = claim.shown(line)
+        for request in shown["requests"]:
+            request["available"] = None
+            if not self._reach:
+                continue
+            rows = []
+            for name in request["device_classes"]:
+                drivers = claims.class_drivers(name)
+                key = (name, drivers)
+                if key not in self._available:
+                    self._available[key] = available(self._reach, name, drivers)
+                rows.append(self._available[key])
+            known = [r["selected_by"] for r in rows if r["selected_by"] is not None]
+            request["available"] = {
+                "selected_by": "; ".join(known) if len(known) == len(rows) else None,
+                "count": sum(r["count"] for r in rows),
+                "pools": [p for r in rows for p in r["pools"]],
+            }
+        return shown
+
+
+def with_claims(
+    sched: SchedPod, pod: PodSpec, registry: Registry, claims: ClaimIndex, nodes: Sequence[Node]
+) -> SchedPod:
+    """``sched`` with the whole devices the pod's DRA claims ask for, by the key the nodes'
+    ResourceSlices publish them under, where some node publishes them (as GPU050 counts
+    them, for the scheduler's DynamicResources filter)."""
+    if not pod.spec.get("resourceClaims"):
+        return sched
+    from gpulint.cluster.slices import class_key
+    from gpulint.k8s.dracount import pod_claimed
+
+    wanted: dict[str, int] = {}
+    for claimed in pod_claimed(pod, registry, claims):
+        for claim, devices in claimed.claims:
+            key = class_key(claim.device_class)
+            if key is not None and any(key in n.allocatable for n in nodes):
+                wanted[key] = wanted.get(key, 0) + devices
+    return sched._replace(devices=tuple(sorted(wanted.items()))) if wanted else sched
+
+
+# -- inspect --render: where each object and GPU value of a rendered chart or Kustomize
+# root came from, found as a finding there is mapped back (Rendered.place), and whether
+# that place is a fallback
+#: Where a rendered object or value came from: (its object, document, YAML path, span) ->
+#: its ``source``.
+Placer = Callable[[Any, int, Path, Any], dict[str, Any]]
+
+
+def gpu_path(container: Path, resources: dict[str, Any] | None, names: Iterable[str]) -> Path:
+    """The path of the container's first GPU value that counts (requests over limits)."""
+    for section in ("requests", "limits"):
+        values = (resources or {}).get(section)
+        if isinstance(values, dict):
+            for name in names:
+                if name in values:
+                    return (*container, "resources", section, name)
+    return (*container, "resources")
+
+
+#: How the note of a place that is a fallback begins (gpulint.render.kustomize.build,
+#: gpulint.render.helm.sources).
+_FALLBACK = "shown at the "
+
+
+def placer(rendered: Rendered) -> Placer:
+    """Where a rendered place came from, as :meth:`Rendered.place` maps a finding there:
+    ``fallback`` when no closer line than the chart's or root's own file can be named."""
+    from gpulint.model import Finding, Severity
+
+    fallback = rendered.fallback()
+
+    def place(ref: Any, document: int, path: Path, span: Any) -> dict[str, Any]:
+        probe = Finding("", "", Severity.INFO, rendered.label, span, "", ref, path, document)
+        try:
+            where = rendered.place(probe)
+        except Exception:  # mapping is best effort, as for a finding
+            return {"path": fallback, "line": 1, "column": 1, "fallback": True, "note": None}
+        note = where.note.strip().removeprefix("(").removesuffix(")").strip() or None
+        # A fallback says so ("shown at the chart: ...", "shown at the kustomization entry
+        # ..."), or is the chart's or root's own file at its first line with nothing said.
+        at_top = where.path == fallback and where.span.line == 1 and note is None
+        return {
+            "path": where.path,
+            "line": where.span.line,
+            "column": where.span.column,
+            "fallback": at_top or (note is not None and note.startswith(_FALLBACK)),
+            "note": note,
+        }
+
+    return place

@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
 
-from gpulint.config.depth import too_deep
 from gpulint.config.file import ConfigError, ConfigFile, project_root
 from gpulint.config.keys import LOADING_KEYS, SELECTOR_HELP, SELECTOR_KEYS
 from gpulint.data import schema_path
@@ -427,6 +426,27 @@ def _check_render(config: ConfigFile, data: Mapping[str, Any]) -> list[str]:
             if problem is not None:
                 errors.append(config.error((*at, option), problem))
     return errors
+
+
+# -- how deep values may nest -----------------------------------------------------------------
+# gpulint's deepest setting is a few levels; a file nested deeper (thousands of brackets) is
+# refused, at its line, before anything that recurses walks it: the validation cache's digest
+# (``repr``) and the schema's validation recursed once per level.
+#: Levels a configuration's values may nest.
+MAX_DEPTH = 64
+
+
+def too_deep(config: ConfigFile) -> None:
+    """:class:`ConfigError` at the first value nested more than ``MAX_DEPTH`` levels deep,
+    found with the open values on a list (any depth)."""
+    todo: list[tuple[Any, tuple[Any, ...]]] = [(config.data, ())]
+    while todo:
+        node, path = todo.pop()
+        if len(path) > MAX_DEPTH:
+            why = f"nested more than {MAX_DEPTH} levels deep, which no setting of gpulint is"
+            raise ConfigError(config.error(path[:2], why))
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        todo.extend((v, (*path, k)) for k, v in items if isinstance(v, (dict, list)))
 
 
 # -- the whole file ------------------------------------------------------------------------------

@@ -9,16 +9,24 @@ different number of documents) is refused and the file keeps the previous round'
 
 The bytes written back keep the file's encoding and byte-order mark. Whether and where the
 result is written is the caller's (``gpulint.commands.check``): this module only computes.
+A plain file is fixed by :func:`fix_target` (read, fixed, linted again), which the runner
+calls with what it needs of linting (:class:`TargetLinter`); a rendered chart's or
+overlay's fixes are made where its values are written (``gpulint.render.fixvalues``).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from gpulint.loader.decoding import byte_order_mark
 from gpulint.model import Edit, Finding
+
+if TYPE_CHECKING:
+    from gpulint.loader.document import Problem
+    from gpulint.loader.target import Read
+    from gpulint.util.discover import Part, Target
 
 #: A text's shape as the fix loop compares it: its number of documents and its YAML problems'
 #: codes, sorted.
@@ -32,6 +40,9 @@ MAX_ROUNDS = 10
 
 #: Fix modes: ``--fix`` applies safe fixes, ``--unsafe-fixes`` unsafe ones too.
 SAFE, UNSAFE = "safe", "unsafe"
+#: How files are fixed: the mode (:data:`SAFE` or :data:`UNSAFE`) and whether only the diff
+#: is wanted (``--diff``).
+Fixing = tuple[str, bool]
 
 
 class FileFix(NamedTuple):
@@ -243,3 +254,55 @@ def unified_diff(label: str, old: str, new: str, edits: Iterable[Edit] | None = 
         if not line.endswith(("\n", "\r")):
             out.append("\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+# -- a plain file fixed: read, its fixes applied and linted again ----------------------------
+class TargetLinter(Protocol):
+    """What fixing a file needs of linting: a text linted with its :data:`Shape`, and a
+    problem reading the file as its finding. Passed down by the caller (the runner; a
+    :class:`gpulint.lint.engine.Linter` is one), never imported."""
+
+    def lint_shaped(
+        self, label: str, text: str, *, part: Part | None = None
+    ) -> tuple[list[Finding], Shape]: ...
+
+    def problem(self, label: str, problem: Problem) -> list[Finding]: ...
+
+
+def fix_target(
+    linter: TargetLinter, target: Target, fixing: Fixing, read: Read | None = None
+) -> tuple[list[Finding], FileFix | None]:
+    """The target's findings after its fixes (``--fix``, ``--diff``), and what changed.
+
+    Nothing is written here: the new bytes go back to the caller, which writes them (or
+    prints the diff). Findings are those of the fixed text (``--diff`` prints none, only
+    how many more ``--unsafe-fixes`` would fix).
+    """
+    from gpulint.loader.decoding import decode
+    from gpulint.loader.target import collector_paused, read_target
+
+    raw, problem = read_target(target) if read is None else read
+    if raw is None:
+        assert problem is not None
+        return linter.problem(target.label, problem), None
+    text, problem = decode(raw)
+    if text is None:
+        assert problem is not None
+        return linter.problem(target.label, problem), None
+    mode, diff = fixing
+    with collector_paused():
+        part = target.part
+        result = fix_text(
+            lambda label, text: linter.lint_shaped(label, text, part=part), target.label, text, mode
+        )
+        findings = result.findings  # with --diff too: only the counts are shown, of what is left
+    changed = result.text != text
+    return findings, FileFix(
+        target.path,
+        target.label,
+        result.fixed,
+        # Standard input is written back whole, fixed or not (`gpulint check --fix - | ...`).
+        encode_like(raw, result.text) if (changed or target.path is None) and not diff else None,
+        unified_diff(target.label, text, result.text, result.edits) if changed and diff else "",
+        result.notes,
+    )

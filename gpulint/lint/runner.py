@@ -28,8 +28,7 @@ from gpulint.util.discover import Target
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
-    from gpulint.fix.loop import FileFix
-    from gpulint.lint.fixtarget import Fixing
+    from gpulint.fix.loop import FileFix, Fixing
     from gpulint.render.target import Rendering
 
 
@@ -274,7 +273,7 @@ def _lint_one(
 ) -> _Result:
     if fixing is not None and target.render is None:
         # --fix records no objects: the JUnit format's passing checks are of a plain run.
-        from gpulint.lint.fixtarget import fix_target  # only --fix and --diff need it
+        from gpulint.fix.loop import fix_target  # only --fix and --diff need it
 
         findings, fixed = fix_target(linter, target, fixing, read)
         return findings, None, fixed, None

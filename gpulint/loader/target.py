@@ -1,7 +1,7 @@
 """A target's bytes, read safely: what may not be read is a YML005 problem, never an error.
 
 Shared by the runner (:mod:`gpulint.lint.runner`), the per-target work it calls
-(:mod:`gpulint.render.target`, :mod:`gpulint.lint.fixtarget`), the cluster pre-pass and
+(:mod:`gpulint.render.target`, :func:`gpulint.fix.loop.fix_target`), the cluster pre-pass and
 ``inspect``; with the garbage collector's pause while one file is linted.
 """
 

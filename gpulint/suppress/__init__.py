@@ -1,6 +1,6 @@
 """Why a finding does not count: ``# gpulint:`` comments (``directives``), configuration
-ignores, ``gpulint.io/ignore`` annotations, a baseline of the findings a repository already
-had; and which suppressions are stale (``findings``).
+ignores and which suppressions are stale (``findings``), ``gpulint.io/ignore`` annotations
+(``annotations``), a baseline of the findings a repository already had (``baseline``).
 
 May import: :mod:`gpulint.util`, :mod:`gpulint.model`, :mod:`gpulint.loader`,
 :mod:`gpulint.k8s`, :mod:`gpulint.render`, :mod:`gpulint.reporters`.
