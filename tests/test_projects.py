@@ -236,6 +236,64 @@ def test_inspect_shows_the_same_project_and_facts_for_one_file_as_for_the_projec
     assert "GPU node taint sku=gpu:NoSchedule: tolerated by 3 of the 4 GPU pods" in text
 
 
+TIME_SLICING = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: time-slicing-config
+data:
+  any: |-
+    version: v1
+    sharing:
+      timeSlicing:
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 4
+          rename: nvidia.com/gpu.shared
+"""
+
+
+def test_inspect_shows_the_device_plugins_facts_with_their_places(tmp_path: Path) -> None:
+    """What the project's device plugin configuration advertises is shown with the line
+    that says it, the same for a file alone as for the project, and only in its project."""
+    from jsonschema import Draft202012Validator
+
+    from tests.conftest import ROOT
+
+    schema = json.loads((ROOT / "schemas" / "inspect.schema.json").read_text())
+    root = write(tmp_path / "repo", {"ops/plugin.yaml": TIME_SLICING, "train.yaml": job("t")})
+    other = write(tmp_path / "other", {"train.yaml": job("t")})
+
+    def inspected(cwd: Path, *paths: str) -> dict[str, Any]:
+        proc = gpulint_in_process("inspect", "--format", "json", *paths, cwd=cwd)
+        assert proc.returncode == 0, proc.stderr
+        found: dict[str, Any] = json.loads(proc.stdout)
+        Draft202012Validator(schema).validate(found)
+        return found
+
+    alone = inspected(root, "train.yaml")["cluster"]
+    assert alone == inspected(root, ".")["cluster"]
+    shared = [f for f in alone["device_plugins"] if f["resource"] == "nvidia.com/gpu.shared"]
+    assert shared == [
+        {
+            "resource": "nvidia.com/gpu.shared",
+            "what": "sharing.timeSlicing: nvidia.com/gpu as nvidia.com/gpu.shared, 4 replicas",
+            "evidence": [{"path": "ops/plugin.yaml", "line": 13}],
+        }
+    ]
+    # The lines docs/cluster.md shows are the run's.
+    from tests.docblocks import block
+
+    title = "The repository's own device-plugin settings"
+    shown = block("docs/cluster.md", title, "text", 0).text.splitlines()
+    lines = gpulint_in_process("inspect", "train.yaml", cwd=root).stdout.splitlines()
+    assert shown and all(line in lines for line in shown), lines
+    # Another repository of the same run learns nothing from this one's plugin.
+    both = inspected(tmp_path, "repo/train.yaml", "other/train.yaml")
+    assert [bool(c.get("device_plugins")) for c in both["projects"]] == [True, False]
+    assert "device_plugins" not in inspected(other, "train.yaml")["cluster"]
+
+
 def test_the_project_is_read_within_the_runs_bounds(tmp_path: Path) -> None:
     """Files the run was not given are read as a walk reads them: an excluded folder, a
     nested repository and a link out of the repository say nothing of this project."""

@@ -166,6 +166,9 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
         "text",
         1,
     ): ("tests/test_cluster_pool_kinds.py::test_the_inspect_picture_is_what_the_docs_show"),
+    ("docs/cluster.md", "The repository's own device-plugin settings", "text", 0): (
+        "tests/test_projects.py::test_inspect_shows_the_device_plugins_facts_with_their_places"
+    ),
     ("docs/cluster.md", "Projects: where the facts come from", "yaml", 0): (
         "tests/test_projects.py::test_the_documented_project_line_keeps_the_facts_apart"
     ),

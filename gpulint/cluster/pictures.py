@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpulint.cluster.evidence import Evidence, Picture, platform_name
+from gpulint.k8s.devices import Registry
 from gpulint.k8s.taints import Taint
 
 
@@ -74,3 +75,42 @@ def picture_json(picture: Picture) -> dict[str, Any]:
             for d in picture.disputed
         ],
     }
+
+
+def plugin_facts(registry: Registry) -> list[dict[str, Any]]:
+    """What the project's device plugins say (:func:`gpulint.cluster.deviceplugins.learned`),
+    each fact with its place, as ``gpulint inspect --format json`` writes them: a resource
+    name learned (shared, renamed, advertised, a unit), a retired name the deployed release
+    no longer advertises, a vendor domain whose names the plugin's configuration says in
+    full. Empty when the project has none (configured and built-in names are not facts of
+    the project)."""
+    out: list[dict[str, Any]] = []
+    for name, entry in registry.resources.items():
+        if entry.said:
+            what = entry.setting or name
+            out.append({"resource": name, "what": what, "evidence": _places(entry.said)})
+    for name, old in registry.legacy.items():
+        if old.deployed:
+            image, _, said = old.deployed.rpartition(" at ")
+            what = f"not advertised by the release the project deploys ({image})"
+            out.append({"resource": name, "what": what, "evidence": _places(said)})
+    for domain, said in registry.definitive.items():
+        what = f"no {domain} name but those the project's device plugin configuration advertises"
+        out.append({"resource": f"{domain}/*", "what": what, "evidence": _places(said)})
+    out.sort(key=lambda f: (f["resource"], f["what"]))
+    return out
+
+
+def plugin_lines(facts: list[dict[str, Any]]) -> list[str]:
+    """:func:`plugin_facts` as ``gpulint inspect`` prints them."""
+    out = []
+    for fact in facts:
+        where = ", ".join(f"{p['path']}:{p['line']}" for p in fact["evidence"]) or "unplaced"
+        out.append(f"device plugin fact {fact['resource']}: {fact['what']} ({where})")
+    return out
+
+
+def _places(said: str) -> list[dict[str, Any]]:
+    """``file:line`` as the JSON's evidence places (none when it names no line)."""
+    label, _, line = said.rpartition(":")
+    return [{"path": label, "line": int(line)}] if label and line.isdigit() and int(line) else []

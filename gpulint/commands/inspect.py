@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from gpulint import codes
 from gpulint.cluster.evidence import Picture, pod_platform
 from gpulint.cluster.model import Cluster
-from gpulint.cluster.pictures import picture_json, picture_lines
+from gpulint.cluster.pictures import picture_json, picture_lines, plugin_facts, plugin_lines
 from gpulint.k8s.devices import Registry, builtin_registry
 from gpulint.k8s.drafields import container_claim_names
 from gpulint.k8s.manifest import DocumentView, Manifest
@@ -120,7 +120,12 @@ class Inspector:
             source = self.cluster.platform_source or "the configuration (platform:, --platform)"
             platform = {"name": self.cluster.platform, "from": source}
         cluster = {"platform": platform, **picture_json(self.picture)}
-        report = InspectReport(cluster=cluster, picture=picture_lines(self.picture))
+        lines = picture_lines(self.picture)
+        plugins = plugin_facts(self.registry)
+        if plugins:  # what the project's device plugins advertise, with its places
+            cluster["device_plugins"] = plugins
+            lines.extend(plugin_lines(plugins))
+        report = InspectReport(cluster=cluster, picture=lines)
         for target in targets:
             if target.render is not None:
                 report.files.append(self.inspect_rendered(target))
