@@ -469,3 +469,23 @@ def test_built_in_rules_use_no_deprecated_api_name() -> None:
         if alias.name in api.DEPRECATED
     ]
     assert offenders == []
+
+
+def test_the_configured_domain_objects_are_built_in_one_place() -> None:
+    """The device registry with the file's ``devices:``, the workloads table with its
+    ``workloads:`` and the cluster of ``cluster:``/``--cluster``, ``platform:`` and
+    ``node-pools:`` are made by ``config/build.py`` alone, which only ``config/resolve.py``
+    calls: every command (and the language server, and each nested configuration) gets them
+    from ``resolve``."""
+    made_where = set()
+    for module, path in MODULES.items():
+        for node in ast.walk(_syntax(path)):
+            if isinstance(node, ast.Call):
+                func = node.func
+                # Registry.merged, WorkloadTable.extended, cluster.inventory.cluster_from
+                method = isinstance(func, ast.Attribute) and func.attr in ("merged", "extended")
+                if method or getattr(func, "id", getattr(func, "attr", "")) == "cluster_from":
+                    made_where.add(module)
+    assert made_where == {"config.build"}
+    users = {m for m, targets in import_graph(typing=True).items() if "config.build" in targets}
+    assert users == {"config.resolve"}

@@ -657,6 +657,122 @@ def test_each_key_feeds_a_setting_and_each_configured_setting_has_its_key() -> N
     assert fed == set(Settings.__slots__) - facts
 
 
+#: A value for every key's flag (gpulint.config.keys.Key.flag): a key that gets a flag gets a
+#: row here, or the test below fails.
+_FLAG_VALUES: dict[str, Any] = {
+    "select": ["GPU001"],
+    "extend-select": ["GPU003"],
+    "ignore": ["GPU002"],
+    "fail-on": "info",
+    "fail-if-no-files": True,
+    "plugins": ["tests.plugin_pkg"],
+    "rule-dirs": ["rules-here"],
+    "cluster": ["nodes.yaml"],
+    "platform": "gke",
+    "baseline": "other-baseline.json",
+}
+
+_NODES = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: gpu-1, labels: {kubernetes.io/hostname: gpu-1}}
+  status: {allocatable: {nvidia.com/gpu: "8", cpu: "64", memory: 512Gi, pods: "110"}}
+"""
+
+
+def test_every_flag_of_the_table_wins_over_the_file_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each key with a flag, given on the command line, is taken from it (added to the
+    file's list when its row says ``extend``) and ``gpulint config`` says it came from
+    that flag: --plugin, --rule-dir and --baseline as --select does."""
+    from gpulint.config.keys import COMMAND_LINE, KEYS
+
+    flagged = {key.name: key for key in KEYS if key.flag is not None}
+    assert set(_FLAG_VALUES) == set(flagged)
+    (tmp_path / "nodes.yaml").write_text(_NODES, encoding="utf-8")
+    (tmp_path / ".gpulint.yaml").write_text(
+        "plugins: [tests.other]\nrule-dirs: [mine]\nbaseline: base.json\n", encoding="utf-8"
+    )
+    (tmp_path / "mine").mkdir()
+    monkeypatch.chdir(tmp_path)
+    config = load_config(str(tmp_path / ".gpulint.yaml"))
+    cli = Overrides(**{name.replace("-", "_"): value for name, value in _FLAG_VALUES.items()})
+    entries = resolve(config, _builtin_rules(), cli).entries
+    for name, key in flagged.items():
+        value = _FLAG_VALUES[name]
+        assert entries[name].origin.endswith(f"{COMMAND_LINE} ({key.flag})"), name
+        if key.combine == "extend" and name in config.data:
+            assert entries[name].value == [*config.data[name], *value], name
+        else:
+            assert entries[name].value == value, name
+
+
+def test_config_shows_the_rule_dirs_and_plugins_of_the_command_line(repo: Path) -> None:
+    (repo / "mine").mkdir()
+    (repo / ".gpulint.yaml").write_text("baseline: base.json\n")
+    proc = run(["config", "-f", "json", "--rule-dir", "mine"], repo)
+    assert proc.returncode == 0, proc.stderr
+    settings = json.loads(proc.stdout)["settings"]
+    assert settings["rule-dirs"] == {"value": ["mine"], "origin": "command line (--rule-dir)"}
+    assert settings["baseline"] == {"value": "base.json", "origin": ".gpulint.yaml:1"}
+
+
+def _schema_at(schema: dict[str, Any], where: tuple[str, ...]) -> dict[str, Any]:
+    from gpulint.config.keys import EVERY, NAMES
+
+    for step in where:
+        if step == NAMES:
+            return {"type": "string"}  # a mapping's names are strings
+        if step == EVERY:
+            schema = schema.get("items") or schema["additionalProperties"]
+        else:
+            schema = (
+                schema["items"]["properties"][step]
+                if "items" in schema
+                else schema["properties"][step]
+            )
+    return schema
+
+
+def test_each_rows_selectors_and_globs_are_strings_of_its_schema() -> None:
+    """Where a row says its value holds selectors or globs is a string of its schema, so
+    validation finds every one through the table (and a new key's are checked with it)."""
+    from gpulint.config.keys import KEYS, SELECTOR
+
+    for key in KEYS:
+        for where in key.selectors:
+            assert _schema_at(key.schema, where) == SELECTOR, (key.name, where)
+        for where in key.globs:
+            assert _schema_at(key.schema, where)["type"] == "string", (key.name, where)
+
+
+def test_every_glob_and_selector_of_the_table_is_checked_at_its_line(repo: Path) -> None:
+    (repo / ".gpulint.yaml").write_text(
+        "exclude: ['a[']\n"
+        "per-file-ignores:\n  'b[': [GPU001]\n  'ok/*': [QQQ1]\n"
+        "per-object-ignores:\n"
+        "- {kind: 'c[', namespace: 'd[', name: 'e[', path: 'f[', rules: [ZZZ2], reason: r}\n"
+    )
+    (repo / "pod.yaml").write_text(GPU_POD)
+    proc = run(["check", "pod.yaml"], repo)
+    assert proc.returncode == 2
+    said = [line.split(": ")[2:4] for line in proc.stderr.splitlines()]
+    assert [where for where, _ in said] == [
+        ".gpulint.yaml:1", ".gpulint.yaml:3", ".gpulint.yaml:4",
+        *[".gpulint.yaml:6"] * 5,
+    ]  # fmt: skip
+    assert [why.split(":")[0] for _, why in said] == [
+        "exclude[0]", 'per-file-ignores."b["', 'per-file-ignores."ok/*"[0]',
+        "per-object-ignores[0].rules[0]", "per-object-ignores[0].kind",
+        "per-object-ignores[0].namespace", "per-object-ignores[0].name",
+        "per-object-ignores[0].path",
+    ]  # fmt: skip
+
+
 def test_a_flag_replaces_or_adds_to_the_files_value_as_its_key_says(tmp_path: Path) -> None:
     """The precedence the table declares: --select replaces the file's list, --ignore adds
     to it, --fail-on replaces the value; each entry says where it came from."""

@@ -236,6 +236,24 @@ def test_every_config_key_of_an_option_is_in_the_config_schema() -> None:
             assert by_name[key.flag].config == key.name, key.name
 
 
+def test_every_option_that_overrides_a_key_is_that_keys_flag() -> None:
+    """Both ways: an option that overrides a top-level key (``--plugin``, ``--rule-dir``,
+    ``--baseline`` too) is the flag of the key's row, so ``gpulint config`` says the value
+    came from it; a key that adds the flag's values to the file's takes a repeatable
+    option, and one a switch overrides is named by its ``--x`` spelling."""
+    from gpulint.commands.checkoptions import MANY, SWITCH
+    from gpulint.config.keys import BY_NAME
+
+    overriding = {row.config: row for row in CHECK_OPTIONS if row.config and "." not in row.config}
+    flags = {key.name: key.flag for key in BY_NAME.values() if key.flag is not None}
+    assert {name: row.names[0] for name, row in overriding.items()} == flags
+    for name, row in overriding.items():
+        if BY_NAME[name].combine == "extend":
+            assert row.takes == MANY, name
+        if row.takes == SWITCH:
+            assert not row.names[0].startswith("--no-"), name
+
+
 #: Runs every command line of REAL_RUNS in one fresh process: first all through the fast
 #: parser, then all with it switched off, recording after each run its exit code, output
 #: and whether typer has been imported so far, and the files each wrote (one process for

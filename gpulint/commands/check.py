@@ -244,6 +244,7 @@ def _configure(run: Run) -> None:
         fail_if_no_files=options.fail_if_no_files,
         cluster=options.cluster or (),
         platform=options.platform,
+        baseline=options.baseline,
     )
     effective = run.effective
     run.exclude = effective.exclude.matches if effective.exclude else None

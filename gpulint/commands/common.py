@@ -205,6 +205,7 @@ def configure(
     fail_if_no_files: bool | None = None,
     cluster: Sequence[str] = (),
     platform: str | None = None,
+    baseline: str | None = None,
 ) -> tuple[list[Rule], Effective]:
     """Rules and effective configuration: defaults < configuration file < command line."""
     from gpulint.config.file import ConfigError
@@ -229,6 +230,9 @@ def configure(
         fail_if_no_files=fail_if_no_files,
         cluster=cluster,
         platform=platform,
+        plugins=trust.plugins if trust is not None else (),
+        rule_dirs=trust.rule_dirs if trust is not None else (),
+        baseline=baseline,
     )
     if platform is not None:
         from gpulint.cluster.platforms import UnknownPlatform, platform as profile

@@ -5,14 +5,17 @@ and the :class:`~gpulint.settings.Settings` value it feeds.
 The rest is derived from this table: the static part of the configuration schema
 (:func:`base_schema`, which :func:`gpulint.config.schema.config_schema` completes with what
 is made from code), the precedence and provenance of each value
-(:func:`gpulint.config.resolve.resolve`: default < file < command line), the selectors
-checked (:mod:`gpulint.config.validate`); tests check the command line's options
-(``gpulint.commands.checkoptions``) and the settings against it. A new key is a row here.
+(:func:`gpulint.config.resolve.resolve`: default < file < command line), the selectors and
+globs checked and the codes of rules not loaded set aside (:mod:`gpulint.config.validate`,
+which finds them through each row's :attr:`Key.selectors` and :attr:`Key.globs`); tests
+check the command line's options (``gpulint.commands.checkoptions``: every option that
+overrides a key is the row's flag, and every row's flag such an option) and the settings
+against it. A new key is a row here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
 from gpulint.config import keyschemas
@@ -38,6 +41,35 @@ class Entry:
         return f"Entry({self.value!r}, {self.origin!r})"
 
 
+#: Steps of a place inside a key's value (:data:`Where`): ``EVERY`` item of a list or value
+#: of a mapping, or each of a mapping's ``NAMES`` (a name as a value of its own); any other
+#: step is a key of a mapping.
+EVERY, NAMES = "*", "<names>"
+#: A place inside a key's value, as steps from the value down: ``(EVERY, "rules", EVERY)``
+#: is each item of the ``rules`` list of each item.
+Where = tuple[str, ...]
+
+
+def places(value: Any, where: Where, at: tuple[Any, ...] = ()) -> Iterator[tuple[Any, Any]]:
+    """Each ``(path, value)`` at ``where`` inside ``value`` (the path from the key, with
+    ``at`` before it); what is not of the shape the steps say is skipped (the schema says
+    what is wrong with it). A loop over the steps, not a recursion: ``where`` is a row's."""
+    found: list[tuple[tuple[Any, ...], Any]] = [(at, value)]
+    for step in where:
+        deeper: list[tuple[tuple[Any, ...], Any]] = []
+        for path, node in found:
+            if step == EVERY and isinstance(node, list):
+                deeper += [((*path, i), item) for i, item in enumerate(node)]
+            elif step == EVERY and isinstance(node, dict):
+                deeper += [((*path, k), item) for k, item in node.items()]
+            elif step == NAMES and isinstance(node, dict):
+                deeper += [((*path, k), k) for k in node]
+            elif step not in (EVERY, NAMES) and isinstance(node, dict) and step in node:
+                deeper.append(((*path, step), node[step]))
+        found = deeper
+    yield from found
+
+
 def upper_selectors(values: Iterable[str]) -> list[str]:
     """The file's rule selectors in upper case (already checked by
     :func:`gpulint.config.validate.selector`)."""
@@ -47,7 +79,18 @@ def upper_selectors(values: Iterable[str]) -> list[str]:
 class Key:
     """One configuration key (a plain class: this module is on every run's start-up)."""
 
-    __slots__ = ("combine", "default", "flag", "name", "schema", "selectors", "setting")
+    __slots__ = (
+        "by_code",
+        "combine",
+        "default",
+        "flag",
+        "globs",
+        "name",
+        "ordered_globs",
+        "schema",
+        "selectors",
+        "setting",
+    )
 
     def __init__(
         self,
@@ -58,7 +101,10 @@ class Key:
         flag: str | None = None,
         combine: Combine = "replace",
         setting: str | None = None,
-        selectors: bool = False,
+        selectors: tuple[Where, ...] = (),
+        globs: tuple[Where, ...] = (),
+        ordered_globs: bool = False,
+        by_code: bool = False,
     ) -> None:
         self.name = name
         #: The key's JSON Schema (its shape and description; a test validates it).
@@ -71,14 +117,30 @@ class Key:
         #: The :class:`~gpulint.settings.Settings` attribute it feeds (None: the run's
         #: options, gpulint.config.resolve.Effective, or the rules' loading).
         self.setting = setting
-        #: A list of rule selectors (codes, prefixes, ALL), upper-cased and checked.
+        #: Where its value holds rule selectors (codes, prefixes, ALL), each checked against
+        #: the loaded rules; ``((EVERY,),)``: the value is a list of them, upper-cased.
         self.selectors = selectors
+        #: Where its value holds file or name globs, each checked to be one.
+        self.globs = globs
+        #: Whether its globs are read in order, a later ``!`` taking back an earlier one
+        #: (``exclude``); elsewhere a glob stands alone and ``!`` would match nothing.
+        self.ordered_globs = ordered_globs
+        #: Whether its value is a mapping by rule code (``severity``, ``rules``).
+        self.by_code = by_code
+
+    @property
+    def selector_list(self) -> bool:
+        """Whether the value itself is a list of selectors (``select``, ``ignore``)."""
+        return (EVERY,) in self.selectors
 
 
 #: What a rule selector is, as the messages about one say it.
 SELECTOR_HELP = "a rule code (GPU001), a prefix of codes (GPU0, GPU) or ALL, in any case"
 #: The schema of one rule selector.
 SELECTOR: dict[str, Any] = {"type": "string", "description": SELECTOR_HELP}
+
+#: The place of each item of a list value.
+ITEMS: tuple[Where, ...] = ((EVERY,),)
 
 #: Every key, in the order ``gpulint config`` shows them.
 KEYS: tuple[Key, ...] = (
@@ -88,7 +150,7 @@ KEYS: tuple[Key, ...] = (
         flag="--select",
         combine="replace",
         setting="select",
-        selectors=True,
+        selectors=ITEMS,
         schema={
             "type": "array",
             "description": (
@@ -104,7 +166,7 @@ KEYS: tuple[Key, ...] = (
         flag="--extend-select",
         combine="extend",
         setting="extend_select",
-        selectors=True,
+        selectors=ITEMS,
         schema={
             "type": "array",
             "description": "Rules to enable on top of `select`.",
@@ -117,7 +179,7 @@ KEYS: tuple[Key, ...] = (
         flag="--ignore",
         combine="extend",
         setting="ignore",
-        selectors=True,
+        selectors=ITEMS,
         schema={
             "type": "array",
             "description": "Rules to turn off (codes or prefixes).",
@@ -177,6 +239,7 @@ KEYS: tuple[Key, ...] = (
     Key(
         "severity",
         setting="severities",
+        by_code=True,
         schema={
             "type": "object",
             "description": "The severity of a rule, by code.",
@@ -186,6 +249,7 @@ KEYS: tuple[Key, ...] = (
     Key(
         "rules",
         setting="options",
+        by_code=True,
         schema={
             "type": "object",
             "description": "Options of a rule, by code.",
@@ -206,6 +270,8 @@ KEYS: tuple[Key, ...] = (
     Key(
         "exclude",
         default=[],
+        globs=ITEMS,
+        ordered_globs=True,
         schema={
             "type": "array",
             "description": (
@@ -233,18 +299,15 @@ KEYS: tuple[Key, ...] = (
         "per-file-ignores",
         default={},
         setting="per_file_ignores",
+        selectors=((EVERY, EVERY),),
+        globs=((NAMES,),),
         schema={
             "type": "object",
             "description": "Rules to ignore in files matching a glob (relative to this file).",
             "additionalProperties": {
                 "type": "array",
                 "description": "Rule codes or prefixes ignored in these files.",
-                "items": {
-                    "type": "string",
-                    "description": (
-                        "a rule code (GPU001), a prefix of codes (GPU0, GPU) or ALL, in any case"
-                    ),
-                },
+                "items": SELECTOR,
             },
         },
     ),
@@ -252,6 +315,8 @@ KEYS: tuple[Key, ...] = (
         "per-object-ignores",
         default=[],
         setting="per_object_ignores",
+        selectors=((EVERY, "rules", EVERY),),
+        globs=tuple((EVERY, field) for field in ("kind", "namespace", "name", "path")),
         schema={
             "type": "array",
             "description": (
@@ -287,13 +352,7 @@ KEYS: tuple[Key, ...] = (
                     "rules": {
                         "type": "array",
                         "description": "Rules to suppress (default: every rule).",
-                        "items": {
-                            "type": "string",
-                            "description": (
-                                "a rule code (GPU001), a prefix of codes (GPU0, GPU) or ALL, in"
-                                " any case"
-                            ),
-                        },
+                        "items": SELECTOR,
                     },
                     "reason": {
                         "type": "string",
@@ -334,6 +393,8 @@ KEYS: tuple[Key, ...] = (
     Key(
         "plugins",
         default=[],
+        flag="--plugin",
+        combine="extend",
         schema={
             "type": "array",
             "description": (
@@ -351,6 +412,8 @@ KEYS: tuple[Key, ...] = (
     Key(
         "rule-dirs",
         default=[],
+        flag="--rule-dir",
+        combine="extend",
         schema={
             "type": "array",
             "description": (
@@ -412,6 +475,8 @@ KEYS: tuple[Key, ...] = (
     Key(
         "baseline",
         default=None,
+        flag="--baseline",
+        combine="replace",
         schema={
             "type": "string",
             "minLength": 1,
@@ -427,8 +492,8 @@ KEYS: tuple[Key, ...] = (
 #: Each key by its name.
 BY_NAME = {key.name: key for key in KEYS}
 
-#: The keys that hold rule selectors.
-SELECTOR_KEYS = tuple(key.name for key in KEYS if key.selectors)
+#: The keys whose value is a list of rule selectors.
+SELECTOR_KEYS = tuple(key.name for key in KEYS if key.selector_list)
 #: Keys read before rules are loaded (they say which rules exist).
 LOADING_KEYS = ("plugins", "rule-dirs")
 

@@ -31,15 +31,19 @@ if TYPE_CHECKING:
 
 
 class Overrides:
-    """What the command line says (None or empty: not given)."""
+    """What the command line says (None or empty: not given): one attribute per key with a
+    flag (:attr:`gpulint.config.keys.Key.flag`), named as the key."""
 
     __slots__ = (
+        "baseline",
         "cluster",
         "extend_select",
         "fail_if_no_files",
         "fail_on",
         "ignore",
         "platform",
+        "plugins",
+        "rule_dirs",
         "select",
     )
 
@@ -52,6 +56,9 @@ class Overrides:
         fail_if_no_files: bool | None = None,
         cluster: Sequence[str] = (),
         platform: str | None = None,
+        plugins: Sequence[str] = (),
+        rule_dirs: Sequence[str] = (),
+        baseline: str | None = None,
     ) -> None:
         self.platform = platform
         self.select = select
@@ -61,6 +68,13 @@ class Overrides:
         self.fail_if_no_files = fail_if_no_files
         #: ``--cluster`` files (relative to the working directory); they replace ``cluster:``.
         self.cluster = cluster
+        #: ``--plugin`` modules and ``--rule-dir`` folders: loaded besides the file's (the
+        #: rules are loaded before the configuration is resolved; here for the provenance).
+        self.plugins = plugins
+        self.rule_dirs = rule_dirs
+        #: ``--baseline``: used instead of the file's ``baseline:`` (by the check's
+        #: baseline, :class:`gpulint.suppress.baseline.RunBaseline`).
+        self.baseline = baseline
 
 
 class Effective:
@@ -166,7 +180,7 @@ def _entry(key: Key, config: ConfigFile | None, data: Mapping[str, Any], cli: Ov
         entry = Entry(data[key.name], config.where((key.name,)))
     else:
         entry = Entry(copy.copy(key.default), DEFAULT)
-    if key.selectors:
+    if key.selector_list:
         entry = Entry(upper_selectors(entry.value), entry.origin)
     if key.flag is None:
         return entry

@@ -19,12 +19,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
 
 from gpulint.config.file import ConfigError, ConfigFile, project_root
-from gpulint.config.keys import LOADING_KEYS, SELECTOR_HELP, SELECTOR_KEYS
+from gpulint.config.keys import EVERY, KEYS, LOADING_KEYS, SELECTOR_HELP, Where, places
 from gpulint.data import schema_path
 from gpulint.model import Path, selects
 
@@ -274,9 +274,12 @@ def forget_codes(config: ConfigFile, known: Sequence[str]) -> ConfigFile:
     """``config`` without what it says about rule codes that match none of ``known``.
 
     Used when the Python rules a configuration names were not loaded (not trusted): their
-    codes in ``select``, ``extend-select``, ``ignore``, ``severity``, ``rules``,
-    ``per-file-ignores`` and ``per-object-ignores`` are set aside (an ignore entry left with
-    no code is dropped, so it never widens to every rule). Anything else is still checked.
+    codes are set aside wherever a key's row says it holds codes (:attr:`Key.by_code
+    <gpulint.config.keys.Key.by_code>`: ``severity``, ``rules``) or selectors
+    (:attr:`Key.selectors <gpulint.config.keys.Key.selectors>`: ``select``,
+    ``extend-select``, ``ignore``, ``per-file-ignores``, ``per-object-ignores``); an ignore
+    entry left with no code is dropped, so it never widens to every rule. Anything else is
+    still checked.
     """
 
     def unknown(value: Any) -> bool:
@@ -287,34 +290,48 @@ def forget_codes(config: ConfigFile, known: Sequence[str]) -> ConfigFile:
         # A selector in any case, as `selector` reads it (`org010` is ORG010).
         return isinstance(value, str) and _matches_none(value.strip().upper(), known)
 
-    def kept(values: Any) -> Any:
-        if not isinstance(values, list):
-            return values
-        return [v for v in values if not unknown_selector(v)]
-
     data = dict(config.data)
-    for key in SELECTOR_KEYS:
-        if key in data:
-            data[key] = kept(data[key])
-    for key in ("severity", "rules"):
-        if isinstance(data.get(key), dict):
-            data[key] = {k: v for k, v in data[key].items() if not unknown(k)}
-    if isinstance(data.get("per-file-ignores"), dict):
-        data["per-file-ignores"] = {
-            glob: kept(codes)
-            for glob, codes in data["per-file-ignores"].items()
-            if kept(codes) != [] or codes == []
-        }
-    if isinstance(data.get("per-object-ignores"), list):
-        rows = []
-        for row in data["per-object-ignores"]:
-            if isinstance(row, dict) and isinstance(row.get("rules"), list):
-                if row["rules"] and not kept(row["rules"]):
-                    continue
-                row = {**row, "rules": kept(row["rules"])}
-            rows.append(row)
-        data["per-object-ignores"] = rows
+    for key in KEYS:
+        if key.by_code and isinstance(data.get(key.name), dict):
+            data[key.name] = {k: v for k, v in data[key.name].items() if not unknown(k)}
+        for where in key.selectors if key.name in data else ():
+            data[key.name] = _set_aside(data[key.name], where, unknown_selector)
     return ConfigFile(config.path, data, config.line_of, config.prefix)
+
+
+def _set_aside(value: Any, where: Where, unknown: Callable[[Any], bool]) -> Any:
+    """``value`` without the selectors at ``where`` that are ``unknown``. ``where`` is a
+    list of selectors (``(EVERY,)``) or a list inside each entry of the value
+    (``(EVERY, "rules", EVERY)``); an entry whose list held selectors, all unknown, is
+    dropped."""
+
+    def kept(values: Any) -> Any:
+        return [v for v in values if not unknown(v)] if isinstance(values, list) else values
+
+    if where == (EVERY,):
+        return kept(value)
+    inside = where[1:-1]  # the keys from an entry to its list of selectors
+
+    def entry(node: Any) -> Any:
+        # The entry with its list kept; None: drop it. A loop over the row's few keys.
+        parents: list[tuple[dict[str, Any], str]] = []
+        for step in inside:
+            if not isinstance(node, dict) or step not in node:
+                return parents[0][0] if parents else node
+            parents.append((node, step))
+            node = node[step]
+        new = kept(node)
+        if isinstance(node, list) and node and not new:
+            return None
+        for parent, step in reversed(parents):
+            new = {**parent, step: new}
+        return new
+
+    if isinstance(value, list):
+        return [e for e in map(entry, value) if e is not None]
+    if isinstance(value, dict):
+        return {k: e for k, v in value.items() if (e := entry(v)) is not None}
+    return value
 
 
 # -- selectors and globs -----------------------------------------------------------------------
@@ -360,41 +377,30 @@ def selector(value: str, known: Sequence[str]) -> tuple[str, str | None]:
     return code, None
 
 
-def _check_selectors(
-    config: ConfigFile, path: Path, values: Iterable[str], known: Sequence[str]
-) -> list[str]:
-    errors = []
-    for i, value in enumerate(values):
-        _, message = selector(value, known)
-        if message is not None:
-            errors.append(config.error((*path, i), message))
-    return errors
+def _check_selector(config: ConfigFile, path: Path, value: str, known: Sequence[str]) -> list[str]:
+    _, message = selector(value, known)
+    return [] if message is None else [config.error(path, message)]
 
 
 def _check_globs(config: ConfigFile, data: Mapping[str, Any]) -> list[str]:
     """Every glob of the file that is not valid (an unclosed ``[``, a reversed range), with
-    its line: a pattern that cannot mean what it says is an error, not a silent no-match."""
+    its line: a pattern that cannot mean what it says is an error, not a silent no-match.
+    Where the globs are is each key's row (:attr:`gpulint.config.keys.Key.globs`)."""
     from gpulint.util.globs import validate
 
-    places: list[tuple[Path, Any]] = [
-        (("exclude", i), pattern) for i, pattern in enumerate(data.get("exclude", ()))
+    found = [
+        (path, pattern, key.ordered_globs)
+        for key in KEYS
+        if key.name in data
+        for where in key.globs
+        for path, pattern in places(data[key.name], where, (key.name,))
     ]
-    places += [
-        (("per-file-ignores", pattern), pattern) for pattern in data.get("per-file-ignores", {})
-    ]
-    for i, row in enumerate(data.get("per-object-ignores", ())):
-        places += [
-            (("per-object-ignores", i, key), row[key])
-            for key in ("kind", "namespace", "name", "path")
-            if key in row
-        ]
     errors = []
-    for path, pattern in places:
+    for path, pattern, ordered in found:
         if not isinstance(pattern, str):
             continue
         problem = validate(pattern)
-        lone = path[0] == "per-file-ignores" or path[-1] == "path"
-        if problem is None and lone and pattern.strip().startswith("!"):
+        if problem is None and not ordered and pattern.strip().startswith("!"):
             # A lone pattern has nothing before it to take back: "!x" would match nothing.
             problem = (
                 "'!' (take back an earlier pattern) works in `exclude` only; "
@@ -505,14 +511,12 @@ def _semantic_problems(
                 "the rules to run",
             )
         )
-    for key in SELECTOR_KEYS:
-        errors += _check_selectors(config, (key,), data.get(key, ()), known)
-    for pattern, codes in data.get("per-file-ignores", {}).items():
-        errors += _check_selectors(config, ("per-file-ignores", pattern), codes, known)
-    for i, entry in enumerate(data.get("per-object-ignores", ())):
-        errors += _check_selectors(
-            config, ("per-object-ignores", i, "rules"), entry.get("rules", ()), known
-        )
+    # Where the selectors are is each key's row (gpulint.config.keys.Key.selectors).
+    for key in KEYS:
+        for where in key.selectors if key.name in data else ():
+            for path, value in places(data[key.name], where, (key.name,)):
+                if isinstance(value, str):
+                    errors += _check_selector(config, path, value, known)
     errors += _check_globs(config, data)
     errors += _check_render(config, data)
     return errors
