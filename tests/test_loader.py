@@ -411,6 +411,45 @@ def test_a_syntax_error_keeps_the_documents_before_it(linter: Linter) -> None:
     assert found == [("GPU004", 13), ("YML001", 16)]
 
 
+#: A GPU operator ClusterPolicy whose ``{}`` sits at its key's indentation under
+#: ``validator:``: the scanner reads it as a key, looks for its ':' on the next line and
+#: gives up there.
+CLUSTER_POLICY = """\
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata:
+  name: cluster-policy
+spec:
+  validator:
+  {}
+  daemonsets: {}
+"""
+
+
+def test_a_key_with_no_colon_is_reported_at_the_key(linter: Linter) -> None:
+    """The line to edit is the ``{}`` (line 7), not line 8 where the parser stopped; the
+    message names both."""
+    (finding,) = lint(linter, CLUSTER_POLICY)
+    assert (finding.rule, finding.line, finding.column) == ("YML001", 7, 3)
+    assert "the parser stopped at line 8" in finding.message
+
+
+def test_a_quote_never_closed_is_reported_at_the_quote(linter: Linter) -> None:
+    text = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "gpu-pod\nspec: {}\n'
+    (finding,) = lint(linter, text)
+    assert (finding.rule, finding.line, finding.column) == ("YML001", 4, 9)
+    assert "the parser stopped at the end of the text" in finding.message
+
+
+def test_an_error_of_a_collection_stays_where_the_parser_stopped(linter: Linter) -> None:
+    """A flow list never closed is reported where the parser found what it did not expect,
+    not at the ``[`` far above (that context marks where the list began)."""
+    text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: [a, b\nspec: {}\n"
+    (finding,) = lint(linter, text)
+    assert (finding.rule, finding.line) == ("YML001", 6)
+    assert "the parser stopped" not in finding.message
+
+
 # -- encodings (YML005) ----------------------------------------------------------------------
 
 

@@ -213,9 +213,20 @@ def _alias_message(exc: AliasLimit) -> str:
     )
 
 
+#: The parser's errors whose context mark, not the mark where it gave up, is the text to
+#: edit: a key with no ':' (the scanner reads on to the next line before it gives up) and a
+#: quote never closed (it gives up at the end of the text). Other contexts mark where a
+#: collection began, which may be far from the mistake: those stay at the problem's mark.
+_AT_CONTEXT = {
+    ("while scanning a simple key", "could not find expected ':'"),
+    ("while scanning a quoted scalar", "found unexpected end of stream"),
+}
+
+
 def _syntax_problem(text: str, lib: YamlLib, exc: Any, end: Any) -> Problem:
     """The problem of a text the parser refused at a mark: one template notice when the file
-    is a template (said once, not a syntax error), else the syntax error in words."""
+    is a template (said once, not a syntax error), else the syntax error in words, at the
+    key or quote that is wrong when the parser gave up on a later line, saying so."""
     mark = exc.problem_mark or exc.context_mark
     at = getattr(mark, "index", None)
     template = template_problem(text, lib, at if isinstance(at, int) else 0)
@@ -224,6 +235,21 @@ def _syntax_problem(text: str, lib: YamlLib, exc: Any, end: Any) -> Problem:
     what = plain_words(str(exc.problem or "invalid YAML"))
     if exc.context:
         what = f"{what} {plain_words(str(exc.context))}"
+    started = exc.context_mark
+    if (
+        (str(exc.context), str(exc.problem)) in _AT_CONTEXT
+        and started is not None
+        and mark is not None
+        and started.line < mark.line
+    ):
+        rest = text[mark.index :]
+        stopped = (
+            "the end of the text"
+            if all(not ln.strip() or ln.lstrip().startswith("#") for ln in rest.splitlines())
+            else f"line {mark.line + 1}"
+        )
+        what += f" (the one that starts here; the parser stopped at {stopped})"
+        mark = started
     span = mark_span(text, mark) if mark is not None else Span(1, 1, 1, 1)
     what += _named_character(text, mark)
     return Problem(codes.SYNTAX_ERROR, clamp(span, end), f"YAML syntax error: {what}")
