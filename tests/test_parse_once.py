@@ -133,3 +133,83 @@ def test_two_projects_in_one_run_each_parse_their_files_once(
 
     monkeypatch.setattr(handoff, "MAX_RUN_BYTES", 0)
     assert run(tmp_path, "one", "two") == found
+
+
+#: Rare files: facts of their own (DRA objects a pod's claim names, a ConfigMap a container
+#: reads, a Karpenter pool's taint), each read by a fact of its own before the lint.
+DRA = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: gpu.example.com
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "gpu.nvidia.com"
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: one-gpu
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.example.com
+"""
+CLAIMING = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: serve}
+spec:
+  tolerations:
+  - {key: sku, operator: Equal, value: gpu, effect: NoSchedule}
+  resourceClaims:
+  - name: gpu
+    resourceClaimTemplateName: one-gpu
+  containers:
+  - name: c
+    image: vllm/vllm-openai:v0.6.0
+    args: ["--tensor-parallel-size", "$(TP)"]
+    env:
+    - name: TP
+      valueFrom: {configMapKeyRef: {name: cfg, key: tp}}
+    resources:
+      claims: [{name: gpu}]
+      limits: {nvidia.com/gpu: 2}
+"""
+CONFIG = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata:\n  tp: "4"\n'
+POOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      taints:
+      - {key: nvidia.com/gpu, value: "true", effect: NoSchedule}
+      requirements:
+      - {key: karpenter.k8s.aws/instance-family, operator: In, values: [p4d]}
+"""
+
+
+@pytest.mark.parametrize("paths", [(".",), ("k8s/serve.yaml",), ("k8s/dra.yaml", "k8s/pool.yaml")])
+def test_rare_files_are_parsed_once_for_all_they_say(
+    tmp_path: Path, parses: Counter[str], monkeypatch: pytest.MonkeyPatch, paths: tuple[str, ...]
+) -> None:
+    """A DRA file, a ConfigMap a container reads and a node pool are each a fact of their own
+    and a file to lint: each is parsed once, and the run says what it says when every
+    fact and the lint parse the file themselves."""
+    files = {"k8s/dra.yaml": DRA, "k8s/serve.yaml": CLAIMING, "k8s/cfg.yaml": CONFIG}
+    files["k8s/pool.yaml"] = POOL
+    root = write(tmp_path, files)
+    assert {"GPU041", "GPU066"} <= {f["rule"] for f in run(root, ".")[0]}
+    parses.clear()
+    found, code = run(root, *paths)
+    assert max(parses.values()) == 1, parses
+    from gpulint.loader import handoff
+
+    monkeypatch.setattr(handoff, "MAX_TEXT", 0)
+    assert run(root, *paths) == (found, code)

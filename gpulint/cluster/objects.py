@@ -57,6 +57,7 @@ from gpulint.cluster.poolkinds import (
 )
 from gpulint.cluster.pools import DEFAULT_MAX_PODS, GIB
 from gpulint.k8s.taints import Taint
+from gpulint.loader.document import Parse
 
 FAMILY_LABEL = "karpenter.k8s.aws/instance-family"
 #: EKS Auto Mode's NodePools write the same requirements under eks.amazonaws.com
@@ -409,10 +410,12 @@ def _item_source(source: str, doc: Any, path: tuple[Any, ...]) -> str:
     return f"{label}:{doc.value_span(path).line}"
 
 
-def scan(files: Iterable[tuple[str, bytes]]) -> Found:
+def scan(files: Iterable[tuple[str, bytes]], parse: Parse | None = None) -> Found:
     """The node-pool objects of ``(label, bytes)`` files; files that do not name one of the
     kinds are not parsed, and a file that cannot be decoded or parsed adds nothing (the lint
-    reports it). Parts and overlays apply to the pools of every file."""
+    reports it). Parts and overlays apply to the pools of every file. ``parse``: the
+    documents of a file's text, when the caller parsed it already (the facts stage parses a
+    rare file once for all its facts)."""
     from gpulint.loader.decoding import decode
     from gpulint.loader.stream import DocumentStream
 
@@ -425,7 +428,7 @@ def scan(files: Iterable[tuple[str, bytes]]) -> Found:
             text, problem = decode(raw)
             if text is None or problem is not None:
                 continue
-            for doc in DocumentStream(text):
+            for doc in DocumentStream(text) if parse is None else parse(label, text):
                 yield doc.data, f"{label}:{doc.start.line}", doc
 
     return from_objects(objects())

@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 from gpulint.k8s.devices import Registry
 from gpulint.k8s.drafields import ClaimRequest, claim_requests, device_classes
 from gpulint.k8s.workloads import K8sObject, PodSpec, objects
-from gpulint.loader.document import Document
+from gpulint.loader.document import Document, Parse
 from gpulint.loader.stream import DocumentStream
 from gpulint.model import Path, Related, Span
 
@@ -163,17 +163,18 @@ class DraFacts(NamedTuple):
         return bool(self.drivers or self.extended or self.claims)
 
 
-def project_dra(texts: Iterable[tuple[str, str]]) -> DraFacts:
+def project_dra(texts: Iterable[tuple[str, str]], parse: Parse | None = None) -> DraFacts:
     """The DeviceClasses, ResourceClaims and ResourceClaimTemplates defined in ``texts``
     (``(label, text)`` pairs; only texts that can hold a DRA object are parsed:
-    :func:`may_hold_dra`)."""
+    :func:`may_hold_dra`; ``parse``: their documents, when the caller parsed them already)."""
     drivers: dict[str, tuple[str, ...]] = {}
     extended: set[str] = set()
     claims: dict[tuple[str, str], list[ClaimObject]] = {}
     for label, text in texts:
         if not may_hold_dra(text):
             continue
-        index = ClaimIndex(DocumentStream(text), label)
+        docs = DocumentStream(text) if parse is None else parse(label, text)
+        index = ClaimIndex(docs, label)
         for key, found in index._index().items():
             claims.setdefault(key, []).extend(found)
         drivers.update(index._class_drivers)

@@ -25,6 +25,7 @@ import re
 from typing import Any, NamedTuple
 
 from gpulint.k8s.objects import Container, objects
+from gpulint.loader.document import Parse
 from gpulint.loader.stream import DocumentStream
 from gpulint.model import Path, Related, Span
 
@@ -83,11 +84,12 @@ class ConfigMaps:
     def __bool__(self) -> bool:
         return bool(self._maps)
 
-    def add_text(self, label: str, text: str) -> None:
-        """The ConfigMaps of a file's documents (a text that names none is not parsed)."""
+    def add_text(self, label: str, text: str, parse: Parse | None = None) -> None:
+        """The ConfigMaps of a file's documents (a text that names none is not parsed;
+        ``parse``: its documents, when the caller parsed it already)."""
         if "ConfigMap" not in text:
             return
-        for doc in DocumentStream(text):
+        for doc in DocumentStream(text) if parse is None else parse(label, text):
             for obj in objects(doc):
                 if obj.ref.kind != "ConfigMap" or obj.group != "":
                     continue

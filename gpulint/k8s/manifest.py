@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from gpulint.k8s.dra import NO_CLAIMS, ClaimIndex, DraFacts, may_hold_dra
 from gpulint.k8s.workloads import K8sObject, PodSpec, WorkloadTable, objects
 from gpulint.loader.document import Document, Problem
-from gpulint.loader.handoff import Loaded, pack
+from gpulint.loader.handoff import MAX_TEXT as ONCE_TEXT, Listed, Loaded, pack
 from gpulint.loader.stream import DocumentStream
 from gpulint.model import ObjectRef, Path
 
@@ -128,14 +128,22 @@ class Manifest:
         they are read, for :meth:`handed`."""
         self.label = label
         self.table = table
-        self._stream: DocumentStream | Loaded = (
+        self._stream: DocumentStream | Loaded | Listed = (
             Loaded(loaded) if loaded is not None else DocumentStream(text, compact=keep)
         )
         #: The documents read so far, when kept (``keep``).
         self.kept: list[Document] | None = [] if keep else None
         # Cross-document lookups (DRA claims) see the documents of the same file; a text
-        # that cannot hold a DRA object needs no first pass.
-        self.claims = ClaimIndex(DocumentStream(text), label) if may_hold_dra(text) else NO_CLAIMS
+        # that cannot hold a DRA object needs no first pass. Documents already loaded, or a
+        # text small enough to hold every document of at once (the handoff's bound), are
+        # read once for both; a bigger one is read twice, one document at a time.
+        self.claims = NO_CLAIMS
+        if may_hold_dra(text):
+            if isinstance(self._stream, Loaded) or len(text) <= ONCE_TEXT:
+                self._stream = Listed(self._stream)
+                self.claims = ClaimIndex(self._stream, label)
+            else:
+                self.claims = ClaimIndex(DocumentStream(text), label)
 
     @classmethod
     def of_documents(

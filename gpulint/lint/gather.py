@@ -276,7 +276,10 @@ def project_facts(
     # The project's DRA objects first: whether a pod that names a claim is a GPU pod (its
     # picture record) depends on the claims and DeviceClasses of every file of the project.
     listed = [(row.target, row.raw) for row in rows if row.raw is not None and row.other]
-    own.dra = dra = dra_objects(listed)
+    # A rare file (a node pool, a DRA object, a ConfigMap) is parsed once for all it says,
+    # and its documents go on to the lint and to the parse of its tolerations.
+    rare = Rare(listed, handoff)
+    own.dra = dra = dra_objects(listed, rare)
     first_key = registry_key(registry) + dra_key(rows, dra)
     plugins: dict[int, Any] = {}
     pictures: dict[int, Any] = {}
@@ -303,9 +306,9 @@ def project_facts(
     if run is not registry:
         own.registry = registry = run
     if own.cluster is not None:
-        own.cluster = cluster_objects(own.cluster, listed)
+        own.cluster = cluster_objects(own.cluster, listed, rare)
     if wants_maps:
-        own.config_maps = config_maps(listed)
+        own.config_maps = config_maps(listed, rare)
     if picture:
         key = registry_key(registry) + dra_key(rows, dra)
         if key != first_key:  # the project's own device plugins changed which pods are GPU pods
@@ -319,8 +322,42 @@ def project_facts(
                 elif wants:
                     todo.append((i, True, False))
             _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, pictures, dra, handoff)
-        own.evidence = _picture(own, rows, pictures, key, table, jobs, cache, handoff)
+        own.evidence = _picture(own, rows, pictures, key, table, jobs, cache, handoff, rare)
     return own
+
+
+class Rare:
+    """The documents of a project's rare files (node pools, DRA objects, ConfigMaps: few, and
+    read by every run), each parsed once, on the first fact that asks (a :data:`Parse`).
+    Their documents are handed over (:mod:`gpulint.loader.handoff`) so that neither the lint
+    nor the parse of the file's tolerations reads the text again. A text the handoff would
+    not take (its size, its nesting) is streamed anew for each fact that asks, as before:
+    a big file's documents are never all held at once."""
+
+    __slots__ = ("_docs", "_handoff", "_targets")
+
+    def __init__(self, listed: list[tuple[Target, bytes]], handoff: Handoff) -> None:
+        self._targets = {target.label: (target, raw) for target, raw in listed}
+        self._handoff = handoff
+        self._docs: dict[str, list[Any]] = {}
+
+    def __call__(self, label: str, text: str) -> Iterable[Any]:
+        from gpulint.loader.handoff import pack, wanted
+        from gpulint.loader.stream import DocumentStream
+
+        docs = self._docs.get(label)
+        if docs is not None:
+            return docs
+        known = self._targets.get(label)
+        if known is None or not wanted(text):
+            return DocumentStream(text)
+        stream = DocumentStream(text, compact=True)
+        docs = self._docs[label] = list(stream)
+        if label not in self._handoff.docs:
+            blob = pack(docs, stream.problems)
+            if blob is not None:
+                self._handoff.add(known[0], known[1], blob)
+        return docs
 
 
 def dra_key(rows: list[Row], dra: DraFacts | None) -> str:
@@ -441,6 +478,7 @@ def _picture(
     jobs: int,
     cache: FactCache | None,
     handoff: Handoff | None = None,
+    rare: Rare | None = None,
 ) -> Any:
     """The cluster picture of the project's files: the taints their GPU pods agree on (the
     GPU pods of files without tolerations counted only when some taint may be agreed on),
@@ -489,4 +527,4 @@ def _picture(
         for row in rows
         if row.other and row.raw is not None and any(m in row.raw for m in wanted)
     ]
-    return gatherer.picture(scan(pools))
+    return gatherer.picture(scan(pools, rare))

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from gpulint.cluster.model import Cluster
     from gpulint.k8s.dra import DraFacts
     from gpulint.k8s.envvalues import ConfigMaps
+    from gpulint.loader.document import Parse
     from gpulint.settings import Settings
     from gpulint.util.discover import Target
 
@@ -25,21 +26,23 @@ if TYPE_CHECKING:
     Read = Sequence[tuple[Target, bytes]]
 
 
-def cluster_objects(cluster: Cluster | None, found: Read) -> Cluster | None:
+def cluster_objects(
+    cluster: Cluster | None, found: Read, parse: Parse | None = None
+) -> Cluster | None:
     """``cluster`` with the node-pool objects of a project's files (Karpenter NodePools,
     Kueue ResourceFlavors), read before any file is linted so that every worker sees the
     same cluster (gpulint.cluster.objects). Unreadable files add nothing (the lint reports
     them)."""
     from gpulint.cluster.objects import merged, scan
 
-    return merged(cluster, scan((target.label, raw) for target, raw in found))
+    return merged(cluster, scan(((target.label, raw) for target, raw in found), parse))
 
 
 #: The rules that judge the GPU nodes' taints, and read the project's cluster picture.
 EVIDENCE_RULES = frozenset({"GPU020", "GPU021", "GPU023"})
 
 
-def dra_objects(found: Read) -> DraFacts | None:
+def dra_objects(found: Read, parse: Parse | None = None) -> DraFacts | None:
     """The DeviceClasses, ResourceClaims and ResourceClaimTemplates of every file of the
     project (gpulint.k8s.dra), read in a pre-pass so a pod can name a claim, and a claim a
     class, that another file defines; None when no file defines one. Only files that can hold
@@ -55,7 +58,7 @@ def dra_objects(found: Read) -> DraFacts | None:
             if text is not None:
                 yield target.label, text
 
-    facts = project_dra(texts())
+    facts = project_dra(texts(), parse)
     return facts if facts else None
 
 
@@ -63,7 +66,7 @@ def dra_objects(found: Read) -> DraFacts | None:
 VALUE_RULES = frozenset({"GPU041"})
 
 
-def config_maps(found: Read) -> ConfigMaps | None:
+def config_maps(found: Read, parse: Parse | None = None) -> ConfigMaps | None:
     """The ConfigMaps of every file to lint (gpulint.k8s.envvalues), read in a pre-pass so a
     container's ``configMapKeyRef`` or ``envFrom`` can name a ConfigMap another file
     defines; None when no file defines one. Only files that name a ConfigMap are parsed,
@@ -84,7 +87,7 @@ def config_maps(found: Read) -> ConfigMaps | None:
     for target, raw in defining if read else ():
         text = decode(raw)[0]
         if text is not None:
-            maps.add_text(target.label, text)
+            maps.add_text(target.label, text, parse)
     return maps or None
 
 

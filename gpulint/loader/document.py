@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from gpulint.loader.positions import Location
@@ -97,6 +97,12 @@ class LoadResult:
     def __init__(self, documents: list[Document], problems: list[Problem]) -> None:
         self.documents = documents
         self.problems = problems
+
+
+#: The documents of a file's text, ``(label, text)``, from a caller that parsed it already: the
+#: facts stage parses a rare file (a node pool, a DRA object, a ConfigMap) once for all the
+#: facts it holds (gpulint.lint.gather).
+Parse = Callable[[str, str], Iterable["Document"]]
 
 
 class Loads(dict[str, tuple[bytes, bytes]]):

@@ -29,6 +29,7 @@ from gpulint.loader.document import Loads
 
 if TYPE_CHECKING:
     from gpulint.loader.document import Document, Problem
+    from gpulint.loader.stream import DocumentStream
     from gpulint.util.discover import Target
 
 #: Texts larger than this are parsed by the lint itself (a big file's documents are never
@@ -77,6 +78,27 @@ class Loaded:
         documents, self._documents = self._documents[::-1], []
         while documents:  # each document dropped here once the caller is done with it
             yield documents.pop()
+
+
+class Listed:
+    """The documents of a stream (a :class:`~gpulint.loader.stream.DocumentStream` or
+    :class:`Loaded`), read once, when first iterated, and kept: a small text whose documents
+    are read twice (a DRA file's claims, then its documents) is parsed once."""
+
+    __slots__ = ("_documents", "_stream")
+
+    def __init__(self, stream: DocumentStream | Loaded) -> None:
+        self._stream = stream
+        self._documents: list[Document] | None = None
+
+    def __iter__(self) -> Iterator[Document]:
+        if self._documents is None:
+            self._documents = list(self._stream)
+        return iter(self._documents)
+
+    @property
+    def problems(self) -> list[Problem]:
+        return self._stream.problems
 
 
 class Handoff:
