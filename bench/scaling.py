@@ -1092,7 +1092,8 @@ def pyproject_folders(n: int) -> Input:
 
 def daemonset_names(n: int) -> Input:
     """n device plugin DaemonSets, each naming the resource it advertises in its args and
-    env, and n pods asking for those names: read once in the device-plugin pre-pass."""
+    env, n ConfigMaps each setting a plugin's ``resourceName``, and n pods asking for those
+    names: read once in the device-plugin pre-pass."""
     folder = _fresh("daemonset-names", n)
     ds = (
         "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: dp{i}}}\nspec:\n  template:\n"
@@ -1100,9 +1101,17 @@ def daemonset_names(n: int) -> Input:
         "        args: [--resource-name=nvidia.com/cc-gpu-{i}]\n"
         "        env: [{{name: NAME, value: nvidia.com/cc-gpu-{i}}}]\n"
     )
-    docs = [ds.format(i=i) for i in range(n)]
+    cm = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: ix{i}}}\ndata:\n  ix-config: |-\n"
+        '    resourceName: "iluvatar.com/vgpu-{i}"\n    flags: {{splitboard: false}}\n'
+    )
+    docs = [ds.format(i=i) for i in range(n)] + [cm.format(i=i) for i in range(n)]
     docs += [
         POD.format(name=f"p{i}").replace("nvidia.com/gpu", f"nvidia.com/cc-gpu-{i}")
+        for i in range(n)
+    ]
+    docs += [
+        POD.format(name=f"q{i}").replace("nvidia.com/gpu", f"iluvatar.com/vgpu-{i}")
         for i in range(n)
     ]
     return Input(["check", "all.yaml"], folder, _write(folder, "all.yaml", "---\n".join(docs)))

@@ -41,7 +41,9 @@ Names the repository's own device plugins are configured to advertise are known:
 time-slicing or MPS `rename` of the NVIDIA device plugin's configuration, HAMi's
 `resourceCountName`, `resourceCoreName` and the other names of its device configuration or
 chart values, and any resource name a DaemonSet container of the project writes in its
-`command`, `args` or `env` values (`--resource-name=vendor.com/npu`), the resource names a
+`command`, `args` or `env` values (`--resource-name=vendor.com/npu`), the `resourceName` a
+device plugin's configuration in a ConfigMap sets (Iluvatar's `ix-config`:
+`resourceName: "iluvatar.com/gpu"`), the resource names a
 KubeVirt CR's `permittedHostDevices` lists for VMs, when the run lints
 those files (docs/cluster.md). A DaemonSet's own `resources` advertise nothing. The facts
 come from the file's project only, so one project's plugin never settles another's names.

@@ -26,6 +26,11 @@ Three plugins say something a pod's request is judged by:
   ``RESOURCE_NAME: vendor.com/npu``) is a name the project's plugin advertises, so a pod's
   request for it is known (GPU010 says nothing of it). Never its ``resources``: a DaemonSet
   that asks for a misspelt name does not advertise it.
+- **A device plugin's configuration file**: the ``resourceName`` a configuration embedded in
+  a ConfigMap sets, in a file that deploys a DaemonSet or configures a plugin (Iluvatar's
+  ix-device-plugin reads
+  ``resourceName: "iluvatar.com/gpu"`` from its ``ix-config``, Deep-Spark/ix-device-plugin
+  ``ix-device-plugin.yaml``, ``pkg/config``) is a name that plugin advertises.
 - **gpushare's** ``--memory-unit`` (read by ``gpulint.lint.prepass.gpushare_units``): the unit of
   ``aliyun.com/gpu-mem``.
 
@@ -153,6 +158,8 @@ def _scan_doc(found: Found, label: str, doc: Any, offset: int, nested: int) -> N
             continue
         if isinstance(value.get("permittedHostDevices"), dict):
             _permitted(found, value["permittedHostDevices"], at)
+        if nested and path == () and doc.data is value:
+            _configured(found, value, at)
         if _is_config(value):
             # Every configuration counts, a plugin's that shares nothing as well: a
             # ConfigMap of named configurations (one per node label) may share a GPU on
@@ -225,6 +232,16 @@ def _advertised(found: Found, label: str, doc: Any) -> None:
                     found.advertised.append((match.group(1), _place(label, 0, doc, path)))
 
 
+def _configured(found: Found, config: Mapping[str, Any], at: Callable[..., str]) -> None:
+    """The ``resourceName`` an embedded device plugin configuration sets (a ConfigMap's data
+    in a file :func:`wanted` lets through): the name that plugin advertises."""
+    import re
+
+    name = config.get("resourceName")
+    if isinstance(name, str) and re.fullmatch(_RESOURCE_NAME, name.strip()[:253]):
+        found.advertised.append((name.strip(), at("resourceName")))
+
+
 #: KubeVirt's ``permittedHostDevices`` lists: each item's ``resourceName`` is a name KubeVirt
 #: or an external device plugin (NVIDIA's KubeVirt GPU plugin) advertises for passthrough
 #: (kubevirt.io/api core/v1 ``PermittedHostDevices``).
@@ -246,7 +263,7 @@ def _permitted(found: Found, permitted: Mapping[str, Any], at: Callable[..., str
 def _embedded(text: str) -> bool:
     """A string that may hold a device plugin's configuration (a ConfigMap's data, a chart's
     ``config.map`` entry): only those are parsed."""
-    if "resourceCountName" in text or "resourceCores" in text:
+    if "resourceCountName" in text or "resourceCores" in text or "resourceName:" in text:
         return True
     return "version:" in text and ("sharing:" in text or "flags:" in text)
 
@@ -382,7 +399,7 @@ def learned(registry: Registry, found: Found, gpushare: tuple[str, str] | None) 
             hardware=owner.hardware if owner is not None else "custom",
             unit="devices the project's device plugin advertises",
             schemes=frozenset(),
-            source=f"the run's device plugin DaemonSet ({said})",
+            source=f"the run's device plugin settings ({said})",
             said=said,
             setting=f"advertises {name}",
         )
