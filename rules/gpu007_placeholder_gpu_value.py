@@ -3,7 +3,8 @@
 ## What it does
 Reports a GPU or accelerator value that is a template placeholder rather than a quantity:
 `$GPU_PER_NODE`, `${NVB_GPUS_PER_NODE}`, `${GPU_REQUEST:-1}`, `$(GPUS)`, `${{GPUS}}`,
-`{{ .Values.gpus }}`, `PLACEHOLDER_NUM_GPUS`, `<gpus>`, `__GPUS__`. The value was not checked.
+`{{ .Values.gpus }}`, `PLACEHOLDER_NUM_GPUS`, `<gpus>`, `__GPUS__`, `###ZARF_VAR_GPU_LIMIT###`
+(Zarf's package variables). The value was not checked.
 
 ## Why it matters
 Files meant for `envsubst`, `sed` or a template engine are valid YAML but not yet valid

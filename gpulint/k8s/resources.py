@@ -27,8 +27,9 @@ _QUALIFIED_NAME = re.compile(
 #: A template placeholder rather than a value: ``$VAR``, ``${VAR}``, ``${VAR:-default}``
 #: (envsubst / shell), ``$(VAR)`` (Kubernetes env expansion), ``${{VAR}}`` (OpenShift
 #: templates), ``{{ .x }}`` (Helm / Jinja left unrendered), ``<x>``, ``PLACEHOLDER_x``,
-#: ``__x__``. A pattern, compiled on first use (docs/architecture.md): numbers, what most
-#: values are, never need it.
+#: ``__x__``, ``###ZARF_VAR_X###`` (Zarf's variables, constants and package templates,
+#: which ``zarf package deploy`` fills in). A pattern, compiled on first use
+#: (docs/architecture.md): numbers, what most values are, never need it.
 _PLACEHOLDER = r"""^\s*(
         \$[A-Za-z_][A-Za-z0-9_]*
       | \$\{\{?\s*[A-Za-z_][A-Za-z0-9_.]*\s*(:?[-=?+][^{}]*)?\}\}?
@@ -37,6 +38,7 @@ _PLACEHOLDER = r"""^\s*(
       | <[^<>]+>
       | PLACEHOLDER\w*
       | __\w+__
+      | \#\#\#[A-Za-z_][A-Za-z0-9_]*\#\#\#
     )\s*$"""
 
 
