@@ -49,12 +49,21 @@ configured, a finding is an error. Without them, the rule first reads what the r
 (gpulint/cluster/evidence.py, docs/cluster.md): a taint most of the run's GPU pods tolerate
 (at least two), or a taint of a GPU node-pool object in the files (Karpenter, Kueue,
 eksctl, OpenShift MachineSet, Cluster API, Config Connector, Azure Service Operator:
-gpulint/data/node-pools.json), is the GPU nodes' taint, and a pod that does not tolerate it is an
-error that names that evidence (`related` places of kind `evidence`) — except a consensus
-on a taint keyed by the resource the pod requests itself (`nvidia.com/gpu`) that no node pool
-of the files carries: pods tolerate that key in case the nodes carry it, and a cluster with
-the ExtendedResourceToleration admission adds the toleration itself, so that finding is `info`
-and names the `gpu-taints:` line that makes it certain. A taint the
+gpulint/data/node-pools.json), is the GPU nodes' taint, and a pod that does not tolerate it
+is flagged, naming that evidence (`related` places of kind `evidence`). What the files say
+is not verification, and a taint gpulint cannot verify makes a finding `info` at most: a
+pool of the files proves its own nodes are tainted, not that the files list every pool, so a
+pool's taint is an error only when the pod's own node selector or required node affinity
+holds it to that pool (its name label, `karpenter.sh/nodepool: gpu`,
+`eks.amazonaws.com/nodegroup`, `cloud.google.com/gke-nodepool`, or a label only the pools'
+node templates set: gpulint/cluster/binding.py), else `info`; other pods' tolerations are
+never verification: a whole taint every other GPU pod of the project tolerates (at least
+two) is a `warning` at most, anything less unanimous (4 of 7 pods) `info`. Below error the
+message says what it assumed and names the `gpu-taints:` line that makes it certain. A
+consensus on a taint keyed by the resource the pod requests itself (`nvidia.com/gpu`) that no
+node pool of the files carries is `info`: pods tolerate that key in case the nodes carry it,
+and a cluster with the ExtendedResourceToleration admission adds the toleration itself. A
+taint the
 repository's node agents tolerate is no evidence for a pod (the device plugins' manifests
 tolerate their vendor's taint whether the nodes carry it or not): that is GPU023's. A pod
 needs one GPU pool, not all: a pool's taints count against it only when no GPU pool of the
@@ -256,30 +265,17 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         related = tuple(
             r for k in evidence for r in k.evidence.related(f"the evidence for {k.shown()}")
         )
-        hedge = None
-        # Keys a taint of the files' node-pool objects carries: proof, unlike a consensus.
-        pool_keys = ground.picture.pool_keys() if ground.picture is not None else frozenset()
-        if all(
-            not k.pooled and k.taint.key in wanted and k.taint.key not in pool_keys
-            for k in evidence
-        ):
-            # Only the pods' consensus, on a taint keyed by the resource this pod requests:
-            # pods tolerate that key in case the nodes carry it, and clusters running the
-            # ExtendedResourceToleration admission add the toleration themselves. Whether it
-            # is missing is the cluster's to say: info, and the line that makes it certain.
-            hedge = (
-                f" (assumed from the other pods; a cluster with the ExtendedResourceToleration "
-                f"admission adds it itself; `{certain_line(missing)}` in .gpulint.yaml makes "
-                f"it certain)"
-            )
+        picture = ground.picture
+        assert picture is not None
+        severity, hedge = _evidence_weight(evidence, picture, pod, wanted, missing)
         yield Violation(
             where,
             f"the pod {first} but does not tolerate the GPU node taint {taints} ({cited})"
-            f"{inherited}: it stays Pending on those nodes; {advice}{hedge or ''}",
+            f"{inherited}: it stays Pending on those nodes; {advice}{hedge}",
             at=at,
             fix=fix,
             related=related,
-            severity="info" if hedge else None,
+            severity=severity,
         )
         return
     severity = None
@@ -311,6 +307,56 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         fix=fix,
         severity=severity,
     )
+
+
+_LOUDNESS = {"info": 0, "warning": 1, "error": 2}
+
+
+def _evidence_weight(
+    evidence: list[KnownTaint], picture: Any, pod: PodSpec, wanted: list[str], missing: list[Taint]
+) -> tuple[str | None, str]:
+    """How loud a finding that rests on the files' evidence may be, and what it says it
+    assumed: (severity, None for the rule's error; the clause). Each taint of the evidence
+    allows at most: a pool's taint, an error when the pod's own selector holds it to that
+    pool, else info (the files list the pools they describe, not every pool of the cluster);
+    the pods' consensus, a warning when every other GPU pod of the project tolerates the
+    whole taint, else info (other pods' tolerations are no verification), and info when it
+    is keyed by the resource this pod requests and no pool carries it (pods tolerate that
+    key in case; the ExtendedResourceToleration admission adds it). The finding is as loud
+    as its loudest taint allows."""
+    pool_keys = picture.pool_keys()
+    line = f"`{certain_line(missing)}` in .gpulint.yaml makes it certain"
+    loudest = "info"
+    why = ""
+    for k in evidence:
+        if k.pooled or k.taint.key in pool_keys:
+            # A pool of the files carries it (the pods' consensus may name it first).
+            if picture.binds(pod):
+                allowed = "error"
+            else:
+                allowed = "warning" if k.unanimous() else "info"
+                why = why or (
+                    "assumed: the pod names no node pool, and the files need not list every "
+                    "pool of the cluster"
+                )
+        elif k.taint.key in wanted:
+            allowed = "info"
+            why = why or (
+                "assumed from the other pods; a cluster with the ExtendedResourceToleration "
+                "admission adds it itself"
+            )
+        elif k.unanimous():
+            allowed = "warning"
+        else:
+            allowed = "info"
+            why = why or "assumed from some of the other pods, not all"
+        if _LOUDNESS[allowed] > _LOUDNESS[loudest]:
+            loudest = allowed
+    if loudest == "error":
+        return None, ""
+    if loudest == "warning":
+        return "warning", f" (every other GPU pod of this project tolerates it; {line})"
+    return "info", f" ({why}; {line})"
 
 
 def _gpu_request(demand: Any, registry: Any, operated: dict[str, Any]) -> tuple[set[str], str]:

@@ -209,10 +209,12 @@ def test_a_gpu_pool_of_every_kind_is_evidence(
     (path,) = [name for name in files if name != "templates.yaml"]
     root = repo(tmp_path, {**files, "train.yaml": job("train"), "ok.yaml": job("ok", fix)})
     findings, code = check(root, "--select", "GPU020")
-    # The pool's taint is evidence: the job that lacks it is an error that names the pool.
-    assert [s for s in seen(findings) if s[0] != "ok.yaml"] == [("train.yaml", "GPU020", "error")]
-    assert code == 1
+    # The pool's taint is evidence: the job that lacks it is flagged, naming the pool; at
+    # info, since it names no pool and the files need not list every pool of the cluster.
+    assert [s for s in seen(findings) if s[0] != "ok.yaml"] == [("train.yaml", "GPU020", "info")]
+    assert code == 0
     message = findings[0]["message"]
+    assert "assumed: the pod names no node pool" in message
     said = f"the GPU node taint {taint} (a taint of the GPU {what} in this project's files: "
     assert said in message
     assert next((r["kind"], r["path"], r["line"]) for r in findings[0]["related"]) == (
@@ -259,9 +261,11 @@ def test_an_instance_type_selector_rules_out_the_pools_of_other_types(tmp_path: 
     files = {"eksctl.yaml": EKSCTL, "a100.yaml": job("a100", a100), "p5.yaml": job("p5", p5)}
     findings, _ = check(repo(tmp_path, files), "--select", "GPU020")
     # No pool of the files has p4d nodes: their taints say nothing of the nodes a100.yaml
-    # gets (gpulint's assumption is left); p5.48xlarge is the h100 group's.
-    assert seen(findings) == [("a100.yaml", "GPU020", "info"), ("p5.yaml", "GPU020", "error")]
+    # gets (gpulint's assumption is left); p5.48xlarge is the h100 group's, but another
+    # pool may make p5 nodes too: an instance type holds the pod to no pool (info).
+    assert seen(findings) == [("a100.yaml", "GPU020", "info"), ("p5.yaml", "GPU020", "info")]
     assert "sku=h100:NoExecute" in findings[1]["message"]
+    assert "assumed: the pod names no node pool" in findings[1]["message"]
 
 
 def test_an_untainted_gpu_pool_takes_any_gpu_pod(tmp_path: Path) -> None:

@@ -2,13 +2,16 @@
 folder is copied into a repository of its own and linted whole, with no configuration, as a
 first run sees it; its findings must be exactly those written next to the lines
 (``# expect: CODE:column``), and a folder whose name has ``-pass-`` or ends in ``-pass``
-expects none. Rule fixtures (tests/fixtures/rules) are linted one file at a time, with no
+expects none. A file may say how loud its findings of a rule are (``# severities: GPU020
+info``): how sure a finding is depends on the project's facts too. Rule fixtures
+(tests/fixtures/rules) are linted one file at a time, with no
 project around them: what the GPU pods of a project agree on, or what an operator in the
 project creates, is shown here."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -16,6 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, expectation_list, gpulint_in_process
+
+_SEVERITIES = re.compile(r"^#\s*severities:\s*(?P<pairs>.+?)\s*$", re.MULTILINE)
 
 PROJECTS = sorted(p for p in (FIXTURES / "projects").iterdir() if p.is_dir())
 
@@ -26,8 +31,13 @@ def test_project_fixture(project: Path, tmp_path: Path) -> None:
     shutil.copytree(project, root)
     (root / ".git").mkdir()
     want: Counter[tuple[str, int, str, int | None]] = Counter()
+    loud: dict[tuple[str, str], str] = {}
     for path in sorted(project.rglob("*.y*ml")):
         label = path.relative_to(project).as_posix()
+        for match in _SEVERITIES.finditer(path.read_text(encoding="utf-8")):
+            for pair in match.group("pairs").split(","):
+                code, severity = pair.split()
+                loud[(label, code)] = severity
         for line, code, column in expectation_list(path.read_text(encoding="utf-8")):
             want[(label, line, code, column)] += 1
     if project.name.endswith("-pass") or "-pass-" in project.name:
@@ -48,7 +58,11 @@ def test_project_fixture(project: Path, tmp_path: Path) -> None:
         )
         for f in findings
     )
-    assert got == want, "\n".join(
+    shown = "\n".join(
         f"{f['path']}:{f['line']}:{f['column']} {f['rule']} {f['severity']}: {f['message']}"
         for f in findings
     )
+    assert got == want, shown
+    for f in findings:
+        wanted = loud.get((f["path"], f["rule"]))
+        assert wanted in (None, f["severity"]), shown

@@ -137,7 +137,17 @@ class Tally:
             what = f"tolerated by {count} of the {self.pods} GPU pods of this project"
             known = Taint(key, value or "", effect or "NoSchedule", kinds or None)
             evidence = Evidence(what, places)
-            out.append(KnownTaint(known, value is None, evidence, key, any_effect=effect is None))
+            out.append(
+                KnownTaint(
+                    known,
+                    value is None,
+                    evidence,
+                    key,
+                    any_effect=effect is None,
+                    witnesses=count,
+                    pods=self.pods,
+                )
+            )
         return out, disputed
 
 

@@ -78,6 +78,14 @@ class KnownTaint(NamedTuple):
     #: The evidence tolerates the key with no effect: the taint's effect is unknown, and a
     #: toleration of either effect will do.
     any_effect: bool = False
+    #: For the pods' consensus: how many GPU pods tolerate it, of how many in the project.
+    witnesses: int = 0
+    pods: int = 0
+
+    def unanimous(self) -> bool:
+        """Every other GPU pod of the project (at least two) tolerates this consensus taint:
+        the pod judged, which misses it, is the only one that does not."""
+        return not self.pooled and self.witnesses >= 2 and self.witnesses >= self.pods - 1
 
     def tolerated_by(self, tolerations: Sequence[Any]) -> bool:
         """Whether a pod with these tolerations gets onto nodes with this taint, leniently:
@@ -283,6 +291,19 @@ class Picture:
         requested = frozenset(names) if names is not None else None
         own = tuple(k for k in index.consensus if _applies(k, wanted, requested))
         return Agreed(own, wanted, requested, index.pooled_applies(wanted, requested))
+
+    def binds(self, pod: PodSpec) -> bool:
+        """Whether the pod's node selector or required node affinity holds it to node pools
+        of the files: it asks for a pool-name label of theirs (``karpenter.sh/nodepool``,
+        ``eks.amazonaws.com/nodegroup``, ...) or a label their nodes' template sets that no
+        node gets by itself (not a ``kubernetes.io`` or ``karpenter.sh`` one). A pool of the
+        files proves its own nodes are tainted, not that the files list every pool: only a
+        pod held to that pool is certain to meet its taints (:mod:`gpulint.cluster.binding`)."""
+        from gpulint.cluster.binding import binds
+
+        if not self.pools:
+            return False
+        return binds(self._pool_index(), pod)
 
     def pool_keys(self) -> frozenset[str]:
         """The keys of every taint of the files' node pools, gathered once per run (a
