@@ -323,6 +323,173 @@ def test_format_resource_writes_the_manifest_s_suffix(value: str, name: str, wri
     assert format_resource(Decimal(value), name) == written
 
 
+DRA_POD = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: efa.networking.k8s.aws
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "dra.net"
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: gpu-and-nic
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.intel.com
+          count: 2
+      - name: nic
+        exactly:
+          deviceClassName: efa.networking.k8s.aws
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: rdma
+spec:
+  devices:
+    requests:
+    - name: nic
+      exactly:
+        deviceClassName: efa.networking.k8s.aws
+        allocationMode: All
+---
+apiVersion: resource.nvidia.com/v1beta1
+kind: ComputeDomain
+metadata:
+  name: domain
+spec:
+  numNodes: 2
+  channel:
+    resourceClaimTemplate:
+      name: domain-channel
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: tpus
+spec:
+  spec:
+    devices:
+      requests:
+      - name: chips
+        exactly:
+          deviceClassName: tpu.google.com
+          count: 4
+      - name: other
+        exactly:
+          deviceClassName: fpga.example.com
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  containers:
+  - name: main
+    image: trainer
+    resources:
+      claims:
+      - name: gpus
+      - name: rdma
+  resourceClaims:
+  - name: gpus
+    resourceClaimTemplateName: gpu-and-nic
+  - name: rdma
+    resourceClaimName: rdma
+  - name: channel
+    resourceClaimTemplateName: domain-channel
+  - name: tpu
+    resourceClaimTemplateName: tpus
+  - name: amd
+    resourceClaimTemplateName: amd-gpus
+  - name: broken
+"""
+
+
+def test_inspect_lists_every_claim_of_a_pod_and_what_its_requests_resolve_to(
+    tmp_path: Path, validator: Draft202012Validator
+) -> None:
+    """Not only GPU claims: a NIC (a DeviceClass of the project selecting dra.net), a
+    ComputeDomain's IMEX channel, a TPU claim, a claim the project does not define and an
+    entry that names nothing, each in the pod's order, with what each request gets."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "train.yaml").write_text(DRA_POD)
+    proc = gpulint_in_process("inspect", "--format", "json", "train.yaml", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    validator.validate(report)
+    (pod,) = [p for w in report["files"][0]["workloads"] for p in w["pods"]]
+    claims = {c["name"]: c for c in pod["dra_claims"]}
+    assert list(claims) == ["gpus", "rdma", "channel", "tpu", "amd", "broken"]
+    gpus = claims["gpus"]
+    assert (gpus["kind"], gpus["claim"], gpus["device_class"], gpus["hardware"]) == (
+        "ResourceClaimTemplate",
+        "gpu-and-nic",
+        "gpu.intel.com",
+        "intel",
+    )
+    assert gpus["resolved"] == "project" and gpus["defined_at"] == "train.yaml:11"
+    assert [
+        (r["name"], r["devices"], [d["devices"] for d in r["resolves_to"]])
+        for r in gpus["requests"]
+    ] == [("gpu", 2, ["accelerator"]), ("nic", 1, ["other"])]
+    nic = gpus["requests"][1]["resolves_to"][0]
+    assert (nic["drivers"], nic["known_from"]) == (["dra.net"], "project")
+    rdma = claims["rdma"]
+    assert (rdma["kind"], rdma["device_class"], rdma["hardware"]) == ("ResourceClaim", None, None)
+    assert rdma["requests"][0]["devices"] is None  # allocationMode: All
+    channel = claims["channel"]["requests"][0]["resolves_to"][0]
+    assert (channel["device_class"], channel["devices"], channel["known_from"]) == (
+        "compute-domain-default-channel.nvidia.com",
+        "other",
+        "registry",
+    )
+    tpu = claims["tpu"]
+    assert (tpu["device_class"], tpu["hardware"]) == ("tpu.google.com", "google-tpu")
+    assert [d["devices"] for r in tpu["requests"] for d in r["resolves_to"]] == [
+        "accelerator",
+        "unknown",
+    ]
+    amd = claims["amd"]
+    assert (amd["resolved"], amd["defined_at"], amd["requests"]) == ("not found", None, [])
+    assert (claims["broken"]["kind"], claims["broken"]["claim"]) == (None, None)
+    proc = gpulint_in_process("inspect", "train.yaml", cwd=tmp_path)
+    lines = proc.stdout.splitlines()
+    for line in (
+        "    GPU through DRA: claim 'gpus' -> ResourceClaimTemplate gpu-and-nic (device class "
+        "gpu.intel.com, line 77; defined at train.yaml:11)",
+        "      request gpu: 2 devices of gpu.intel.com",
+        "      request nic: 1 device of efa.networking.k8s.aws (efa.networking.k8s.aws: "
+        "devices of driver dra.net, not accelerators)",
+        "    DRA claim 'rdma' -> ResourceClaim rdma (line 79; defined at train.yaml:27)",
+        "      request nic: all matching devices of efa.networking.k8s.aws "
+        "(efa.networking.k8s.aws: devices of driver dra.net, not accelerators)",
+        "    DRA claim 'channel' -> ResourceClaimTemplate domain-channel (line 81; defined at "
+        "train.yaml:39)",
+        "      request channel: 1 device of compute-domain-default-channel.nvidia.com "
+        "(compute-domain-default-channel.nvidia.com: devices, not accelerators)",
+        "      request other: 1 device of fpga.example.com (fpga.example.com: not known what "
+        "it hands out)",
+        "    DRA claim 'amd' -> ResourceClaimTemplate amd-gpus (line 85; not in this project: "
+        "it may exist in the cluster)",
+        "    DRA claim 'broken': names no claim or template (line 87)",
+    ):
+        assert line in lines, line
+    # docs/cluster.md shows these lines of this run.
+    doc = (ROOT / "docs" / "cluster.md").read_text()
+    shown = doc.split("Every entry of a pod's `resourceClaims` is listed", 1)[1]
+    shown = shown.split("```console\n", 1)[1].split("```", 1)[0]
+    assert shown.strip() and all(line in lines for line in shown.splitlines()), shown
+
+
 # -- charts and Kustomize overlays ---------------------------------------------------------
 
 RENDER = FIXTURES / "render"

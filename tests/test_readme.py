@@ -70,6 +70,9 @@ BLOCKS: dict[tuple[str, str, str, int], str] = {
     ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 3): (
         "tests/test_dra_nodes.py::test_inspect_shows_the_published_devices_each_request_may_get"
     ),
+    ("docs/cluster.md", "Will it schedule? `--cluster`", "console", 4): (
+        "tests/test_inspect.py::test_inspect_lists_every_claim_of_a_pod_and_what_its_requests_resolve_to"
+    ),
     (
         "docs/configuration.md",
         "Configuration",

@@ -27,6 +27,7 @@ from gpulint.cluster.evidence import Picture, pod_platform
 from gpulint.cluster.model import Cluster
 from gpulint.cluster.pictures import picture_json, picture_lines, plugin_facts, plugin_lines
 from gpulint.k8s.devices import Registry, builtin_registry
+from gpulint.k8s.dra import pod_claims
 from gpulint.k8s.drafields import container_claim_names
 from gpulint.k8s.manifest import DocumentView, Manifest
 from gpulint.k8s.podrequest import pod_requests
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from gpulint.cluster.schedpod import SchedPod
     from gpulint.cluster.slices import Reach
     from gpulint.commands.common import Trust
-    from gpulint.k8s.dra import ClaimIndex, DraFacts, GpuClaim
+    from gpulint.k8s.dra import ClaimIndex, DraFacts, PodClaim
     from gpulint.render import RenderOptions
     from gpulint.render.mapping import Rendered
     from gpulint.render.trees import Trees
@@ -226,7 +227,6 @@ class Inspector:
         result = pod_requests(pod)
         registry = self.registry
         demand = gpu_demand(pod, registry, view.claims)
-        claims = demand.claims
         containers = []
         gpu_names: set[str] = set()
         for c in result.containers:
@@ -302,7 +302,8 @@ class Inspector:
                 if u.resource in gpu_names
             ],
             "dra_claims": [
-                self._devices.shown(c, doc.key_span(c.path).line, view.claims) for c in claims
+                self._devices.shown(c, doc.key_span(c.path).line, registry, view.claims)
+                for c in pod_claims(pod, view.claims)
             ],
             "tolerations": tolerations,
             "platform": self._platform(view, pod),
@@ -507,14 +508,16 @@ class ClaimDevices:
         self._reach: Reach | None = None  # read on the first claim shown
         self._available: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
 
-    def shown(self, claim: GpuClaim, line: int, claims: ClaimIndex) -> dict[str, Any]:
-        """The claim as inspect shows it, each request with ``available``: the published
-        devices its classes may get (None: no ResourceSlice in the inventory)."""
+    def shown(
+        self, claim: PodClaim, line: int, registry: Registry, claims: ClaimIndex
+    ) -> dict[str, Any]:
+        """The pod's claim entry as inspect shows it, each request with ``available``: the
+        published devices its classes may get (None: no ResourceSlice in the inventory)."""
         from gpulint.cluster.slices import available, device_reach
 
         if self._reach is None:
             self._reach = device_reach(self._nodes)
-        shown = claim.shown(line)
+        shown = claim.shown(line, registry, claims)
         for request in shown["requests"]:
             request["available"] = None
             if not self._reach:

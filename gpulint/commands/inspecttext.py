@@ -102,15 +102,18 @@ def _pod_lines(pod: dict[str, Any]) -> list[str]:
             f"({u['reason']}, line {u['line']})"
         )
     for c in pod["dra_claims"]:
-        out.append(
-            f"    GPU through DRA: claim {c['name']!r} -> {c['kind']} {c['claim']} "
-            f"(device class {c['device_class']}, line {c['line']}; defined at "
-            f"{c.get('defined_at', '?')})"
-        )
+        out.append(_claim_line(c))
         for r in c.get("requests", ()):
             count = "all matching devices" if r["devices"] is None else f"{r['devices']} device"
             count += "s" if r["devices"] not in (None, 1) else ""
-            out.append(f"      request {r['name']}: {count} of {' or '.join(r['device_classes'])}")
+            # An accelerator class says enough by its name; anything else says what it is.
+            what = "; ".join(
+                _class_devices(d) for d in r.get("resolves_to", ()) if d["devices"] != "accelerator"
+            )
+            out.append(
+                f"      request {r['name']}: {count} of {' or '.join(r['device_classes'])}"
+                + (f" ({what})" if what else "")
+            )
             out.extend(_available_lines(r.get("available")))
     for hint in pod["hints"]:
         out.append(f"    hint: {hint}")
@@ -126,6 +129,36 @@ def _pod_lines(pod: dict[str, Any]) -> list[str]:
         out.append(f"    platform: {platform_name(p['name'])}, from {p['from']} (line {p['line']})")
     out.extend(_scheduling_lines(pod.get("scheduling")))
     return out
+
+
+def _claim_line(c: dict[str, Any]) -> str:
+    """A pod's DRA claim entry: a GPU claim as before, any other claim with what it is."""
+    if c["kind"] is None:
+        return f"    DRA claim {c['name']!r}: names no claim or template (line {c['line']})"
+    target = f"{c['kind']} {c['claim']}"
+    if c["device_class"] is not None:
+        return (
+            f"    GPU through DRA: claim {c['name']!r} -> {target} "
+            f"(device class {c['device_class']}, line {c['line']}; defined at "
+            f"{c.get('defined_at', '?')})"
+        )
+    if c["defined_at"] is None:
+        where = (
+            "defined differently in two files of the project"
+            if c.get("resolved") == "ambiguous"
+            else "not in this project: it may exist in the cluster"
+        )
+    else:
+        where = f"defined at {c['defined_at']}"
+    return f"    DRA claim {c['name']!r} -> {target} (line {c['line']}; {where})"
+
+
+def _class_devices(d: dict[str, Any]) -> str:
+    """What a DeviceClass hands out, in words."""
+    drivers = f" of driver {', '.join(d['drivers'])}" if d["drivers"] else ""
+    if d["devices"] == "other":
+        return f"{d['device_class']}: devices{drivers}, not accelerators"
+    return f"{d['device_class']}: not known what it hands out"
 
 
 def _available_lines(found: dict[str, Any] | None) -> list[str]:

@@ -383,7 +383,7 @@ def selector_drivers(spec: Any) -> Iterator[str]:
                 yield match.group(1) or match.group(2)
 
 
-def _claim_reference(entry: Mapping[str, Any]) -> tuple[str, str] | None:
+def claim_reference(entry: Mapping[str, Any]) -> tuple[str, str] | None:
     """(kind, name) a PodResourceClaim points at (the 1.31+ fields or the older ``source``)."""
     for holder in (entry, entry.get("source")):
         if not isinstance(holder, Mapping):
@@ -423,7 +423,7 @@ def gpu_claims(pod: PodSpec, registry: Registry, index: ClaimIndex | None) -> li
     for i, entry in enumerate(entries):
         if not isinstance(entry, Mapping):
             continue
-        reference = _claim_reference(entry)
+        reference = claim_reference(entry)
         if reference is None:
             continue
         claim = index.claim(reference[0], reference[1], namespace)
@@ -443,6 +443,111 @@ def gpu_claims(pod: PodSpec, registry: Registry, index: ClaimIndex | None) -> li
                     )
                 )
                 break
+    return out
+
+
+def class_devices(name: str, registry: Registry, index: ClaimIndex | None) -> dict[str, Any]:
+    """What a DeviceClass hands out, as ``gpulint inspect`` shows it: ``devices`` is
+    ``accelerator`` (the registry's accelerator classes, or a class of the project whose
+    selectors name an accelerator driver), ``other`` (the registry's other classes, such as
+    NVIDIA's IMEX channels, or a project class whose selectors name another driver: a NIC,
+    a CPU set) or ``unknown`` (nothing the run holds says)."""
+    drivers = list(index.class_drivers(name)) if index is not None else []
+    hardware = gpu_class_hardware(name, registry, index)
+    if hardware is not None:
+        devices = "accelerator"
+        known = "registry" if name in registry.device_classes else "project"
+    elif name in registry.other_device_classes:
+        devices, known = "other", "registry"
+    elif drivers:
+        devices, known = "other", "project"
+    else:
+        devices, known = "unknown", None
+    return {
+        "device_class": name,
+        "devices": devices,
+        "hardware": hardware,
+        "drivers": drivers,
+        "known_from": known,
+    }
+
+
+class PodClaim(NamedTuple):
+    """One entry of a pod's ``spec.resourceClaims``, whatever devices it asks for."""
+
+    #: The entry's ``name`` ("?" when it writes none).
+    name: str
+    #: Path of the entry in the pod's document.
+    path: Path
+    #: What it references: ``(kind, name)``, None when it names neither field.
+    reference: tuple[str, str] | None
+    #: The claim or template the project defines for it (None: not in the project, or
+    #: defined differently in two of its files).
+    claim: ClaimObject | None
+    #: Whether the project defines it at all (two files may disagree on what it asks for).
+    defined: bool
+
+    def shown(self, line: int, registry: Registry, index: ClaimIndex | None) -> dict[str, Any]:
+        """As ``gpulint inspect`` shows it (``line``: the line of the pod's entry): each
+        request with what each of its classes hands out (:func:`class_devices`)."""
+        claim = self.claim
+        classes = claim.device_classes if claim is not None else ()
+        shown_classes = {c: class_devices(c, registry, index) for c in classes}
+        gpu = next((c for c in classes if shown_classes[c]["devices"] == "accelerator"), None)
+        return {
+            "name": self.name,
+            "kind": self.reference[0] if self.reference else None,
+            "claim": self.reference[1] if self.reference else None,
+            "device_class": gpu,
+            "hardware": shown_classes[gpu]["hardware"] if gpu is not None else None,
+            "line": line,
+            "defined_at": claim.place() if claim is not None else None,
+            "resolved": (
+                "project" if claim is not None else "ambiguous" if self.defined else "not found"
+            ),
+            "requests": [
+                {
+                    "name": r.name,
+                    "device_classes": list(r.classes),
+                    "devices": r.devices,
+                    "resolves_to": [
+                        shown_classes.get(c) or class_devices(c, registry, index) for c in r.classes
+                    ],
+                }
+                for r in (claim.requests if claim is not None else ())
+            ],
+        }
+
+
+def pod_claims(pod: PodSpec, index: ClaimIndex | None) -> list[PodClaim]:
+    """Every entry of the pod's ``resourceClaims``, resolved in ``index`` (the claims of
+    the pod's file and project; None: none known), in the order the pod writes them."""
+    if pod.location != "pod":
+        return []
+    entries = pod.spec.get("resourceClaims")
+    if not isinstance(entries, list):
+        return []
+    namespace = pod.obj.namespace
+    out: list[PodClaim] = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, Mapping):
+            continue
+        name = entry.get("name")
+        reference = claim_reference(entry)
+        claim = None
+        defined = False
+        if reference is not None and index is not None:
+            claim = index.claim(reference[0], reference[1], namespace)
+            defined = claim is not None or index.defines(reference[0], reference[1], namespace)
+        out.append(
+            PodClaim(
+                name if isinstance(name, str) else "?",
+                (*pod.path, "resourceClaims", i),
+                reference,
+                claim,
+                defined,
+            )
+        )
     return out
 
 
@@ -467,7 +572,7 @@ def has_unresolved_claims(
     for entry in entries:
         if not isinstance(entry, Mapping):
             continue
-        reference = _claim_reference(entry)
+        reference = claim_reference(entry)
         if reference is None or index is None:
             return True
         claim = index.claim(reference[0], reference[1], pod.obj.namespace)
