@@ -26,7 +26,11 @@ request size for shared resources is 1` (`UnexpectedAdmissionError`), and the po
 runs. Without that flag the request is accepted, but the replicas may all be slices of the
 same GPU: two replicas give no more memory or compute than one, and a job that expects two
 GPUs sees one. Without the plugin's configuration in the run the rule is a warning: which of
-the two happens is the configuration, which the manifest does not show.
+the two happens is the configuration, which the manifest does not show. When every
+configuration of the project that shares the GPU time-slices without
+`failRequestsGreaterThanOne`, the request is accepted and the pod runs, and some ask for
+several replicas on purpose (a larger share of a GPU that fewer pods then share): the
+finding is **info**, naming the configuration.
 
 ## Example
 ```yaml
@@ -127,6 +131,21 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 "shared",
                 at="value",
                 severity="error",
+                related=resource.evidence(),
+            )
+            continue
+        if resource is not None and resource.said and resource.accepted:
+            # The run's own configuration time-slices without failRequestsGreaterThanOne: the
+            # plugin accepts the request and the pod runs; what stays is a caution.
+            yield Violation(
+                entry.path,
+                f"{asked}, a replica of one shared GPU: the project's device plugin "
+                f"configuration ({resource.setting}, {resource.said}) accepts a request above "
+                "one, but the replicas may all be slices of the same GPU, with no more memory "
+                f"or compute than one; ask for {entry.name}: 1 if one slice is enough, or for "
+                "whole GPUs on nodes that are not shared",
+                at="value",
+                severity="info",
                 related=resource.evidence(),
             )
             continue

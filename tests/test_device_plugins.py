@@ -79,10 +79,13 @@ def test_failrequestsgreaterthanone_makes_two_replicas_an_error(tmp_path: Path) 
     ]
 
 
-def test_without_the_flag_two_replicas_stay_a_warning(tmp_path: Path) -> None:
+def test_without_the_flag_two_replicas_are_info_naming_the_configuration(tmp_path: Path) -> None:
+    """The plugin accepts the request and the pod runs: what stays is a caution."""
     files = {"ts.yaml": _config(True, False), "pod.yaml": _pod("nvidia.com/gpu.shared", 2)}
     (finding,) = _run(tmp_path, files, "GPU015")
-    assert finding["severity"] == "warning"
+    assert finding["severity"] == "info"
+    assert "accepts a request above one" in finding["message"]
+    assert [(r["kind"], r["path"]) for r in finding["related"]] == [("evidence", "ts.yaml")]
 
 
 def test_a_shared_gpu_that_keeps_its_name(tmp_path: Path) -> None:

@@ -338,6 +338,8 @@ def learned(registry: Registry, found: Found, gpushare: tuple[str, str] | None) 
     rows: dict[str, DeviceResource] = {}
     every = len(found.configs)
     kept: dict[str, list[Replicated]] = {}
+    # Whether each configuration that replicates a renamed name accepts more than one.
+    lenient: dict[str, list[bool]] = {}
     for config in found.configs:
         seen: set[str] = set()  # a name kept twice in one configuration counts once
         for row in config:
@@ -349,6 +351,7 @@ def learned(registry: Registry, found: Found, gpushare: tuple[str, str] | None) 
                     seen.add(row.name)
                     kept.setdefault(row.name, []).append(row)
                 continue
+            lenient.setdefault(row.name, []).append(not row.single)
             before = rows.get(row.name)
             if before is not None and before.single and not row.single:
                 row = row._replace(single=False)  # another configuration accepts more
@@ -377,7 +380,11 @@ def learned(registry: Registry, found: Found, gpushare: tuple[str, str] | None) 
             said=first.said,
             setting=_setting(first),
             single=all(r.single for r in same),
+            accepted=not any(r.single for r in same),
         )
+    for name, accepts in lenient.items():
+        if name in rows and all(accepts):
+            rows[name] = rows[name]._replace(accepted=True)
     for renamed in found.hami:
         default = registry.get(renamed.default)
         if default is None or renamed.name in rows:

@@ -47,6 +47,9 @@ class DeviceResource(NamedTuple):
     #: The run's device plugin rejects a request above one of it (MPS, or time-slicing with
     #: failRequestsGreaterThanOne).
     single: bool = False
+    #: Every sharing configuration of the run that replicates it accepts a request above one
+    #: (time-slicing without failRequestsGreaterThanOne): the pod runs wherever it lands.
+    accepted: bool = False
     #: One unit is a replica of a shared GPU although the name is a device's (time-slicing
     #: or MPS without renaming, in every sharing configuration of the run).
     replica: bool = False
