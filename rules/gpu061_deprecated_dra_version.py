@@ -7,6 +7,12 @@ and the one that stops serving it, or an alpha version (`v1alpha2`, `v1alpha3`: 
 where alpha APIs are turned on), at the `apiVersion` value. `v1` is the
 stable version (Kubernetes 1.34).
 
+The kinds of the classic DRA API, `ResourceClass`, `ResourceClassParameters` and
+`ResourceClaimParameters`, exist only in `resource.k8s.io/v1alpha2`, which Kubernetes 1.31
+removed when structured parameters replaced it: no later release serves them in any version.
+They are reported at the `kind` value with what replaced them (a DeviceClass whose CEL
+selectors pick the driver's devices; a class's or claim's `config[].opaque` parameters).
+
 It is `info`: a cluster older than the removal release still accepts the object, and
 gpulint does not know your cluster's version. Moving to `v1` also moves the class, selectors,
 mode and count of an exact request under `exactly:` (GPU060 checks that shape).
@@ -35,6 +41,9 @@ None.
 - kubernetes `staging/src/k8s.io/api/resource/v1beta1/zz_generated.prerelease-lifecycle.go`
   (introduced 1.32, deprecated 1.35, removed 1.38), `v1beta2/…` (1.33, 1.36, 1.39)
 - https://kubernetes.io/docs/reference/using-api/deprecation-guide/
+- kubernetes `CHANGELOG/CHANGELOG-1.31.md` (DRA: `resource.k8s.io/v1alpha3` replaces
+  `v1alpha2`; ResourceClass, ResourceClassParameters and ResourceClaimParameters removed) and
+  KEP-4381 (structured parameters)
 """
 
 from __future__ import annotations
@@ -51,10 +60,32 @@ SCOPE = "object"
 OPTIONS: dict[str, Any] = {}
 
 _KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")
+#: Kinds of ``resource.k8s.io/v1alpha2`` only (removed in Kubernetes 1.31) -> what replaced
+#: them.
+_REMOVED_KINDS = {
+    "ResourceClass": "a DeviceClass (resource.k8s.io/v1) whose CEL selectors pick the "
+    "driver's devices (device.driver == '...')",
+    "ResourceClassParameters": "a DeviceClass's spec.config[].opaque parameters "
+    "(resource.k8s.io/v1)",
+    "ResourceClaimParameters": "a claim's spec.devices.config[].opaque parameters "
+    "(resource.k8s.io/v1)",
+}
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
-    if obj.group != "resource.k8s.io" or obj.kind not in _KINDS or obj.parent is not None:
+    if obj.group != "resource.k8s.io" or obj.parent is not None:
+        return
+    replaced = _REMOVED_KINDS.get(obj.kind)
+    if replaced is not None:
+        yield Violation(
+            (*obj.path, "kind"),
+            f"{obj.kind} is a kind of resource.k8s.io/v1alpha2 only, which Kubernetes 1.31 "
+            "removed with the classic DRA API: no later release serves it in any version; "
+            f"write {replaced}",
+            at="value",
+        )
+        return
+    if obj.kind not in _KINDS:
         return
     lifecycle = DRA_LIFECYCLE.get(obj.version)
     if lifecycle is not None:

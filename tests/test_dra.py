@@ -303,3 +303,49 @@ def test_a_claim_whose_class_cannot_be_read_leaves_the_pod_unknown(tmp_path: Pat
         "  tolerations:\n  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n"
     )
     assert [f[1] for f in _verdict(tmp_path, "pod.yaml")] == []
+
+
+def test_a_hami_dra_claim_is_a_share_of_an_nvidia_gpu() -> None:
+    """HAMi's DRA driver (Project-HAMi/k8s-dra-driver) hands out shares of NVIDIA GPUs: a
+    pod with its claim is a GPU pod, and the share is no whole GPU that node fit counts."""
+    from gpulint.k8s.dracount import pod_claimed
+
+    text = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: vgpu
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: hami-core-gpu.project-hami.io
+          capacity:
+            requests:
+              cores: 30
+              memory: 4Gi
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: shared
+spec:
+  containers:
+  - name: app
+    image: cuda
+    resources:
+      claims:
+      - name: gpu
+  resourceClaims:
+  - name: gpu
+    resourceClaimTemplateName: vgpu
+"""
+    assert _claims(text) == [
+        "DRA claim 'gpu' (ResourceClaimTemplate vgpu, device class hami-core-gpu.project-hami.io)"
+    ]
+    result = load_text(text)
+    index = ClaimIndex(result.documents)
+    (pod,) = [p for o in objects(result.documents[1]) for p in builtin_table().pod_specs(o)]
+    assert pod_claimed(pod, builtin_registry(), index) == []
