@@ -436,6 +436,82 @@ def dra_claims_in_a_project(n: int) -> Input:
     return Input(["check", "--jobs", "1", "pods.yaml"], folder, size)
 
 
+RARE = (
+    """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {{name: gpu{i}}}
+spec:
+  template:
+    spec:
+      taints: [{{key: nvidia.com/gpu, value: "true", effect: NoSchedule}}]
+      requirements:
+      - {{key: karpenter.k8s.aws/instance-family, operator: In, values: [p4d]}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: cfg{i}}}
+data: {{tp: "2"}}
+---
+"""
+    + DRA_TEMPLATE
+)
+RARE_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: serve}
+spec:
+  containers:
+  - name: main
+    image: vllm/vllm-openai:v0.6.0
+    args: ["--tensor-parallel-size", "$(TP)"]
+    env:
+    - name: TP
+      valueFrom: {configMapKeyRef: {name: cfg0, key: tp}}
+    resources:
+      limits: {nvidia.com/gpu: 2}
+"""
+
+
+def rare_files(n: int) -> Input:
+    """One repository of n rare files (each a Karpenter NodePool, a ConfigMap and a DRA
+    ResourceClaimTemplate) and a pod that reads a ConfigMap: every fact reads every rare
+    file, which is parsed once for all of them and for the lint."""
+    folder = _fresh("rare-files", n)
+    (folder / ".git").mkdir(exist_ok=True)
+    size = _write(folder, "serve.yaml", RARE_POD)
+    for i in range(n):
+        size += _write(folder, f"rare{i}.yaml", RARE.format(i=i, name=f"t{i}"))
+    return Input(["check", "--jobs", "1", "."], folder, size)
+
+
+PLUGIN_CONFIG = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: time-slicing-{i}}}
+data:
+  any: |-
+    version: v1
+    sharing:
+      timeSlicing:
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 4
+          rename: nvidia.com/shared-{i}
+"""
+
+
+def plugin_facts_inspected(n: int) -> Input:
+    """``gpulint inspect`` of one pod in a repository of n device plugin configurations,
+    each renaming the shared GPUs: every learned name is shown with its place."""
+    folder = _fresh("plugin-facts-inspected", n)
+    (folder / ".git").mkdir(exist_ok=True)
+    size = _write(folder, "pod.yaml", POD.format(name="p"))
+    for i in range(n):
+        size += _write(folder, f"plugin{i}.yaml", PLUGIN_CONFIG.format(i=i))
+    return Input(["inspect", "pod.yaml"], folder, size, (0,))
+
+
 def toleration_shapes(n: int) -> Input:
     """n GPU pods that each tolerate the same key with a value of their own: no taint is
     agreed on, and looking for one stays linear (a bounded number of candidates)."""
@@ -1198,6 +1274,8 @@ CASES: dict[str, Case] = {
     "warm-project": Case(warm_project, 2_500, "scaling"),
     "warm-one-file-of-a-project": Case(warm_one_file_of_a_project, 2_500, "scaling"),
     "dra-claims-in-a-project": Case(dra_claims_in_a_project, 1_000, "scaling"),
+    "rare-files": Case(rare_files, 500, "scaling"),
+    "plugin-facts-inspected": Case(plugin_facts_inspected, 500, "scaling"),
     "toleration-shapes": Case(toleration_shapes, 2_500, "scaling"),
     "tolerations-per-pod": Case(tolerations_per_pod, 250, "scaling"),
     "nested-configs": Case(nested_configs, 250, "scaling"),
