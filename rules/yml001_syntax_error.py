@@ -24,11 +24,12 @@ may sit at its collection's indentation, a JSON-like style every parser in use r
 
 A file that only fails to parse because of template actions (`{{ }}`, `{% %}`, `${VAR}`)
 is GL205 (info), not a syntax error; a file that is not Kubernetes (no `apiVersion` and
-`kind` anywhere, a MIME message such as EC2 or cloud-init user data, whatever its parts
-hold, or a known tool's configuration: `mkdocs.yml`, `.pre-commit-config.yaml`, GitHub
-workflows, Compose files, `Chart.yaml`, `kustomization.yaml`, ...) gets no YML finding at
-all. Messages name the parser's tokens in words ("expected a document start
-('---'), but found a block mapping").
+`kind` anywhere, or only inside a shell here-document, as in a script saved as `.yaml`
+that runs `kubectl apply -f - <<EOF` around a manifest; a MIME message such as EC2 or
+cloud-init user data, whatever its parts hold; or a known tool's configuration:
+`mkdocs.yml`, `.pre-commit-config.yaml`, GitHub workflows, Compose files, `Chart.yaml`,
+`kustomization.yaml`, ...) gets no YML finding at all. Messages name the parser's tokens
+in words ("expected a document start ('---'), but found a block mapping").
 
 ## Why it matters
 `kubectl apply` and Helm fail on the file; nothing in it reaches the cluster. Common causes:

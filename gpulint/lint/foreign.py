@@ -1,5 +1,7 @@
 """YAML that is not Kubernetes: other tools' configuration files, and texts with no
-``apiVersion`` and ``kind`` anywhere or that are MIME messages (a node's boot user data).
+``apiVersion`` and ``kind`` anywhere, or only inside a shell here-document (a script saved
+as ``.yaml`` that pipes a manifest to ``kubectl apply -f - <<EOF``), or that are MIME
+messages (a node's boot user data).
 gpulint reports nothing of the first kind and no YAML problems (YML001-YML003, GL205) of the
 second: their YAML belongs to their own tool, which may read tags, templates or layouts
 Kubernetes does not.
@@ -50,6 +52,10 @@ _KIND = r"""(?:^|[\s{,"'])kind["']?[ \t]*:"""
 #: A MIME message's first header (after comments): EC2 or cloud-init user data, whose YAML
 #: part (a nodeadm ``NodeConfig``, a ``#cloud-config``) is read by the node's boot tools.
 _MIME = r"\A(?:[ \t]*(?:#[^\n]*)?\r?\n)*(?:MIME-Version[ \t]*:|Content-Type[ \t]*:[ \t]*multipart/)"
+#: A shell here-document's opening (``kubectl apply -f - <<EOF``, ``<<-'EOF'``) at the end of
+#: a line, and its delimiter. Inside YAML such a line is at most a scalar's text (a script in a
+#: ConfigMap), whose object writes its own ``apiVersion`` outside it.
+_HEREDOC = r"""<<-?[ \t]*(["']?)([A-Za-z_][A-Za-z0-9_]*)\1[ \t]*(?:[|>&;)][^\n]*)?$"""
 
 
 def tool_config(label: str) -> bool:
@@ -73,7 +79,35 @@ def kubernetes_text(text: str) -> bool:
     Kubernetes object, however broken its YAML)? A piece of a file (the language server's
     documents) is judged by the whole file's answer: ``Linter.lint_shaped(kubernetes=...)``.
     A MIME message is not, whatever its parts say: EC2 user data wrapping a nodeadm
-    ``NodeConfig`` is not YAML at all, and no API server reads it."""
+    ``NodeConfig`` is not YAML at all, and no API server reads it. Nor is a shell script
+    whose only ``apiVersion`` and ``kind`` are in a here-document it feeds to ``kubectl``."""
     if re.match(_MIME, text, re.IGNORECASE) is not None:
         return False
+    if "<<" in text:
+        # A shell script saved as .yaml that applies a manifest from a here-document: the
+        # object is the script's data, not the file's (it is not YAML at all).
+        text = _outside_heredocs(text)
     return re.search(_API_VERSION, text) is not None and re.search(_KIND, text) is not None
+
+
+def _outside_heredocs(text: str) -> str:
+    """``text`` without the bodies of shell here-documents: from a line that opens one
+    (``<<EOF``) to the line that is its delimiter alone, indented or not. A body with no
+    delimiter after it is kept (a script in a YAML scalar that ends elsewhere). One pass."""
+    kept: list[str] = []
+    body: list[str] = []
+    delimiter: str | None = None
+    for line in text.splitlines():
+        if delimiter is not None:
+            if line.strip() == delimiter:
+                delimiter = None
+                body.clear()
+            else:
+                body.append(line)
+            continue
+        kept.append(line)
+        if "<<" in line:
+            found = re.search(_HEREDOC, line)
+            if found is not None:
+                delimiter = found.group(2)
+    return "\n".join(kept + body)
