@@ -64,3 +64,53 @@ def test_a_nodeset_merged_over_defaults_names_both_keys(tmp_path: Path, helm_pat
     assert "as .Values.nodesets.h100.podSpec.tolerations, this object's own" in message
     assert "else .Values.nodesetDefaults.podSpec.tolerations, which is empty here" in message
     assert "only from it" not in message
+
+
+SLURM_HELPERS = FIXTURES / "render" / "charts" / "slurm-helpers"
+
+
+def _slurm_helpers(tmp_path: Path, helm_path: str, *values: str) -> dict[str, object]:
+    shutil.copytree(SLURM_HELPERS, tmp_path / "slurm")
+    (tmp_path / ".git").mkdir()
+    args = [f"--values={v}" for v in values]
+    proc = gpulint_in_process(
+        "check", "--format", "json", "--render", "--helm", helm_path, *args, "slurm",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode in (0, 1), proc.stderr
+    (found,) = json.loads(proc.stdout)["findings"]
+    assert (found["rule"], found["object"]["name"]) == ("GPU020", "release-name-gpu")
+    return found  # type: ignore[no-any-return]
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_pod_template_written_by_helpers_is_traced_to_its_values_list(
+    tmp_path: Path, helm_path: str
+) -> None:
+    """Slinky's own chart writes a NodeSet's pod spec with ``toYaml`` in a helper, given a
+    ``dict`` of the nodeset merged over ``nodesetDefaults`` that went through ``toYaml`` and
+    ``fromYaml`` in another helper: no reading of the template's text follows that, so the
+    empty list is found by a render of its own, and the finding is at the
+    ``nodesetDefaults.podSpec.tolerations: []`` this object's tolerations come from."""
+    found = _slurm_helpers(tmp_path, helm_path)
+    assert (found["path"], found["line"], found["column"]) == ("slurm/values.yaml", 9, 18)
+    assert "as .Values.nodesetDefaults.podSpec.tolerations, which is empty here" in str(
+        found["message"]
+    )
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_values_list_other_objects_render_too_is_named_not_pointed_at(
+    tmp_path: Path, helm_path: str
+) -> None:
+    """With a CPU nodeset beside it, the defaults' list is every nodeset's: a toleration
+    added there would go to the CPU pods too, so the finding stays at the template and
+    says which list it comes from and who else renders it."""
+    (tmp_path / "cpu.yaml").write_text("nodesets:\n  cpu:\n    replicas: 4\n")
+    found = _slurm_helpers(tmp_path, helm_path, str(tmp_path / "cpu.yaml"))
+    assert found["path"] == "slurm/templates/nodeset-cr.yaml"
+    message = str(found["message"])
+    assert ".Values.nodesetDefaults.podSpec.tolerations (slurm/values.yaml:9)" in message
+    assert "NodeSet/release-name-cpu also renders" in message

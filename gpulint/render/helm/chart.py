@@ -30,7 +30,7 @@ import functools
 import os
 import stat
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from gpulint import codes
 from gpulint.loader.document import Document
@@ -106,6 +106,12 @@ def marked_render(folder: str, options: RenderOptions) -> Callable[[str], str | 
         return out if isinstance(out, str) else None
 
     return run
+
+
+class _Instead(NamedTuple):
+    """A note that replaces the template place's own (it names what was traced)."""
+
+    note: str
 
 
 class HelmRendered(Rendered):
@@ -238,6 +244,8 @@ class HelmRendered(Rendered):
                 return literal
         at = None if found.related or guess else found  # not a line that uses the value
         traced = self._traced(finding, doc, on_key, resolved if cut.known else None, at)
+        if isinstance(traced, _Instead):  # a values list found, shared: why, in full
+            found, traced = found._replace(note=traced.note), None
         if isinstance(traced, str):  # a field the template reads, at the object: why
             found, traced = found._replace(note=found.note + traced), None
         return traced or unknown_part(noted(found, cut.template, on_key, archived), cut.known)
@@ -262,7 +270,7 @@ class HelmRendered(Rendered):
         on_key: bool,
         resolved: Resolved | None,
         template: Place | None,
-    ) -> Place | str | None:
+    ) -> Place | _Instead | str | None:
         """The values line the marked render traces the finding's value to, or for a field
         the object lacks, the values key its template reads for it (:mod:`.markers`),
         or why it stays at the template (a note, :func:`.fieldreads.missing_place`)."""
@@ -275,7 +283,10 @@ class HelmRendered(Rendered):
                 fs = [(f, p, self.values_doc(f)) for f, p in self.values_files(resolved)]
                 at = (self.text, self.documents, doc, missing[0], ours)
                 entry = functools.partial(tracer.entry, *at) if tracer else None
-                return fieldreads.missing_place(t, resolved.path, self.folder, fs, *missing, entry)
+                found = fieldreads.missing_place(t, resolved.path, self.folder, fs, *missing, entry)
+                if isinstance(found, Place) or tracer is None:
+                    return found
+                return self._listed(tracer, doc, resolved, *missing) or found
         if self._tracer is None:
             return None
         path = finding.doc_path
@@ -289,6 +300,29 @@ class HelmRendered(Rendered):
         if got is None or values_doc is None:
             return None
         return markers.traced_place(got[0], values_doc, template, self.folder, got[1])
+
+    def _listed(
+        self,
+        tracer: markers.Tracer,
+        doc: Document,
+        resolved: Resolved,
+        obj: tuple[Any, ...],
+        field: str,
+        written: Any,
+    ) -> Place | _Instead | None:
+        """A list field the object lacks (or has empty) that no reading of the template
+        traced, put on the values list a render of its own finds it written from
+        (:meth:`.markers.Tracer.list_origin`); when other objects render that list too,
+        why it stays at the template."""
+        if written is not fieldreads.ABSENT and written != []:
+            return None
+        listed = tracer.list_origin(self.text, self.documents, doc, obj, field)
+        values_doc = self.values_doc(listed[0].file) if listed is not None else None
+        if listed is None or values_doc is None:
+            return None
+        used = os.path.relpath(label_of(resolved.path), label_of(self.folder))
+        placed = markers.list_place(listed[0], values_doc, field, listed[1], used)
+        return placed if isinstance(placed, Place) else _Instead(placed)
 
     def _cuts(self) -> Sections:
         if self._sections is None:

@@ -28,6 +28,11 @@ chart, made only when a finding needs it, with the bounds of every render. A pac
 subchart's own ``values.yaml`` (inside its ``.tgz``) is not read: a value the umbrella sets
 for it is traced, its defaults are not.
 
+A pod's ``tolerations`` that are empty or left out have no scalar to mark: a third render,
+made only for such a finding, gives every empty ``tolerations: []`` of the values one item
+``{key: <marker>}`` (:func:`marked_lists`); the item found in the object's ``tolerations``
+names the list, when the object is otherwise rendered the same (:meth:`Tracer.list_origin`).
+
 Keys are not marked (a template looks values up by them). A key the template does not
 write, in a mapping it copies whole (``toYaml $group.resources``), is put on its values key
 when exactly one mapping of the merged values, under the same key name, equals the rendered
@@ -264,6 +269,9 @@ class Tracer:
         #: (key, the mapping as canonical JSON): the one mapping of the merged values under
         #: that key equal to it, None for several.
         self._mappings: dict[tuple[Any, str], dict[Any, Any] | None] | None = None
+        #: Per list field, the render with its empty lists marked and their values paths.
+        self._lists: dict[str, tuple[dict[tuple[str, int], Document], list[tuple[Any, ...]]]]
+        self._lists = {}
 
     def _marked_docs(self, numbers: bool = False) -> dict[tuple[str, int], Document]:
         if numbers:
@@ -379,6 +387,70 @@ class Tracer:
             return None
         return origin
 
+    def list_origin(
+        self, text: str, documents: list[Document], doc: Document, obj: tuple[Any, ...],
+        field: str,
+    ) -> tuple[Origin, list[str]] | None:  # fmt: skip
+        """Where the empty (or left out) list ``field`` of the object at ``obj`` of the
+        first render's ``doc`` comes from: the values list that, given one marked item,
+        is the one item of that field in a render of its own (:func:`marked_lists`), set
+        empty in the values file helm applies last that has it; with the other objects
+        (``Kind/name``) that render the same list. None when that is not certain: the
+        renders differ elsewhere on the way to the object, the field holds anything else,
+        or the list is not written empty in a values file."""
+        if self._keys is None:
+            self._keys = {d.index: key for key, d in _keyed(text, documents).items()}
+        key = self._keys.get(doc.index)
+        if key is None or field not in LISTS:
+            return None
+        if field not in self._lists:
+            paths: list[tuple[Any, ...]] = []
+            data = marked_lists(self._merged(), field, paths)
+            docs: dict[tuple[str, int], Document] = {}
+            if paths:
+                with tempfile.TemporaryDirectory(prefix="gpulint-marks-") as tmp:
+                    path = os.path.join(tmp, "marks.yaml")
+                    with open(path, "w", encoding="utf-8") as fh:
+                        fh.write(_json(data))  # JSON is YAML
+                    out = self._render(path)
+                docs = _keyed(out, load_documents(out)) if out is not None else {}
+            self._lists[field] = (docs, paths)
+        docs, paths = self._lists[field]
+        mark_doc = docs.get(key)
+        walked = _parallel(doc.data, mark_doc.data, obj) if mark_doc is not None else None
+        if walked is None or not isinstance(walked[2], dict) or not isinstance(walked[3], dict):
+            return None
+        normal, mark = walked[2], walked[3]
+        if set(mark) - set(normal) - {field} or set(normal) - set(mark):
+            return None  # the object itself changed: not this list alone
+        if normal.get(field, []) != []:
+            return None
+        items = mark.get(field)
+        if not (isinstance(items, list) and len(items) == 1 and isinstance(items[0], dict)):
+            return None
+        m = _MARK.fullmatch(str(items[0].get("key")))
+        if m is None or len(items[0]) != 1 or int(m.group(1)) >= len(paths):
+            return None
+        values_path = paths[int(m.group(1))]
+        origin = None
+        for file, prefix in reversed(self.files):
+            if values_path[: len(prefix)] != prefix:
+                continue
+            inner = values_path[len(prefix) :]
+            present, written = lookup(self._file_data(file), inner)
+            if present:
+                origin = Origin(file, inner, values_path) if written == [] else None
+                break
+        if origin is None:
+            return None
+        marker = m.group(0)
+        others = [
+            "{}/{}".format(d.data.get("kind"), (d.data.get("metadata") or {}).get("name"))
+            for k, d in docs.items()
+            if k != key and isinstance(d.data, dict) and marker in _json(d.data)
+        ]
+        return origin, others
+
     def _merged(self) -> dict[Any, Any]:
         if self._tree is None:
             self._tree = merged(self.files)
@@ -422,6 +494,32 @@ class Tracer:
         return self._values[file]
 
 
+#: The list fields a pod may lack that are traced by a render of their own (GPU020's and
+#: GPU023's ``tolerations``): each empty list of that name in the values becomes one item
+#: whose ``key`` is a marker, so the item shows which values list the template wrote there,
+#: through any helper, ``dict``, ``merge`` or ``fromYaml`` round trip.
+LISTS = ("tolerations",)
+
+
+def marked_lists(tree: Any, field: str, paths: list[tuple[Any, ...]]) -> Any:
+    """Plain data for ``tree`` with each empty list under a key ``field`` one item
+    ``{"key": marker}`` (its index in ``paths``, which its values path is appended to)."""
+    data = plain(tree)
+    todo: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    seen = 0
+    while todo and seen < MAX_MARKS:
+        node, at = todo.pop()
+        seen += 1
+        pairs = node.items() if isinstance(node, dict) else enumerate(node)
+        for k, v in pairs:
+            if isinstance(node, dict) and k == field and v == [] and len(paths) < MAX_MARKS:
+                paths.append((*at, k))
+                node[k] = [{"key": f"gplv{len(paths) - 1:06d}x"}]
+            elif isinstance(v, (dict, list)):
+                todo.append((v, (*at, k)))
+    return data
+
+
 def _mappings_named(tree: Any) -> Iterator[tuple[Any, dict[Any, Any]]]:
     """Every mapping in the merged values, with the key it is under."""
     todo = [tree]
@@ -461,3 +559,28 @@ def traced_place(
     used = os.path.relpath(template.path, label_of(chart)) if chart else template.path
     note = f" (used by {used}:{line} as .Values.{dotted})"
     return Place(label_of(origin.file), span, note, (related,))
+
+
+def list_place(
+    origin: Origin, values: Document, field: str, others: list[str], template: str
+) -> Place | str:
+    """A missing ``field`` put on the empty values list ``origin`` names, when no other
+    object renders it; else why it stays at the template, naming that list and them (adding
+    the item there would give it to every one of them)."""
+    dotted = ".".join(str(p) for p in origin.values_path)
+    span = values.value_span(origin.path)
+    where = f"{label_of(origin.file)}:{span.line}"
+    if not others:
+        note = (
+            f" (as .Values.{dotted}, which is empty here: {template} writes this object's "
+            f"{field} from it through template logic)"
+        )
+        return Place(label_of(origin.file), span, note)
+    shown = ", ".join(others[:3]) + (", …" if len(others) > 3 else "")
+    one = len(others) == 1
+    return (
+        f" (shown at the template: this object's {field} come from .Values.{dotted} "
+        f"({where}), which is empty here and which {shown} also render{'s' if one else ''}: "
+        f"{field} added there go to {'it' if one else 'them'} too; give this object {field} "
+        "of its own to change it alone)"
+    )
