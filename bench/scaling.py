@@ -1193,6 +1193,25 @@ def daemonset_names(n: int) -> Input:
     return Input(["check", "all.yaml"], folder, _write(folder, "all.yaml", "---\n".join(docs)))
 
 
+def runtime_classes(n: int) -> Input:
+    """n RuntimeClasses, each tolerating a taint of its own, and n GPU pods each naming one:
+    each pod looks its class up once (the project's facts stage reads the classes once)."""
+    folder = _fresh("runtime-classes", n)
+    rc = (
+        "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {{name: rc{i}}}\n"
+        "handler: nvidia\nscheduling:\n  tolerations:\n"
+        "  - {{key: pool-{i}, operator: Exists, effect: NoSchedule}}\n"
+        "  - {{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}}\n"
+    )
+    size = _write(folder, "classes.yaml", "---\n".join(rc.format(i=i) for i in range(n)))
+    pods = [
+        POD.format(name=f"p{i}").replace("spec:\n", f"spec:\n  runtimeClassName: rc{i}\n", 1)
+        for i in range(n)
+    ]
+    size += _write(folder, "pods.yaml", "---\n".join(pods))
+    return Input(["check", "--jobs", "1", "."], folder, size)
+
+
 def booster_workers(n: int) -> Input:
     """A Kthena ModelBooster with n vLLM workers, each too parallel for its pod (GPU045), and a
     MaxText JobSet whose command line gives n mesh axes: each read once."""
@@ -1291,6 +1310,7 @@ CASES: dict[str, Case] = {
     "agents-and-taints": Case(agents_and_taints, 600, "scaling"),
     "template-actions": Case(template_actions, 20_000, "scaling"),
     "daemonset-names": Case(daemonset_names, 2_000, "scaling"),
+    "runtime-classes": Case(runtime_classes, 2_000, "scaling"),
     "booster-workers": Case(booster_workers, 2_000, "scaling"),
     "merge-bomb": Case(merge_bomb, 1, "once"),
     "huge-quantity": Case(huge_quantity, 1, "once"),

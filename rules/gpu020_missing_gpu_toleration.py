@@ -40,7 +40,10 @@ taints are the GPU nodes' own: the pod is flagged only when every node that offe
 asks for has a taint it does not tolerate, and the message names the closest pool and where
 it is described. The tolerations the platform adds count: GKE's ExtendedResourceToleration
 (`{key: <resource>, operator: Exists, effect: NoSchedule}` per extended resource requested)
-and, for a pod that names a Kueue queue, the ResourceFlavors' tolerations. With only a
+and, for a pod that names a Kueue queue, the ResourceFlavors' tolerations. So do, with or
+without a cluster described, the `scheduling.tolerations` of the pod's RuntimeClass when the
+project's files define it (the RuntimeClass admission controller merges them into the pod:
+an `nvidia` class that tolerates `nvidia.com/gpu`). With only a
 platform, its GPU taints are used (GKE's `nvidia.com/gpu=present:NoSchedule`, none on EKS,
 AKS, ACK and OpenShift) unless `taints` is configured.
 
@@ -218,6 +221,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         ctx = ctx._replace(cluster=ground.cluster)  # the platform the pod's selector names
     # The operator's own (a KAITO Workspace's pods tolerate the GPU nodes KAITO provisions).
     effective = [*tolerations, *pod.added_tolerations, *_added(pod, ctx, ground, names)]
+    if ctx.evidence is not None:
+        # Its RuntimeClass's scheduling.tolerations, which admission merges into the pod.
+        effective += ctx.evidence.runtime_class_tolerations(pod.spec.get("runtimeClassName"))
     evidence: list[KnownTaint] = []
     if ground.kind == "evidence":
         assert ground.picture is not None and agreed is not None

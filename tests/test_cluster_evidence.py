@@ -803,3 +803,28 @@ def test_a_dra_pod_that_misses_the_agreed_taint_is_judged_with_the_project_s_tem
     # of a template nobody defines (GPU062's info), so it is no CPU pod for GPU021.
     assert ("dra.yaml", "GPU020", "warning") in seen(findings) and code == 0
     assert not [f for f in findings if f["rule"] == "GPU021"]
+
+
+RUNTIME_CLASS = """\
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: nvidia
+handler: nvidia
+scheduling:
+  tolerations:
+  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+"""
+
+
+def test_a_runtime_class_of_the_project_gives_its_pods_its_tolerations(tmp_path: Path) -> None:
+    """Admission merges the RuntimeClass's scheduling.tolerations into each pod that names
+    it: the RuntimeClass in one file, the pods in others (one project)."""
+    named = "      runtimeClassName: nvidia\n"
+    other = "      runtimeClassName: kata\n"
+    root = repo(
+        tmp_path,
+        {"runtime.yaml": RUNTIME_CLASS, "a.yaml": job("a", named), "b.yaml": job("b", other)},
+    )
+    findings, _ = check(root)
+    assert seen(findings) == [("b.yaml", "GPU020", "info")]

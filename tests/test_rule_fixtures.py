@@ -120,13 +120,26 @@ def fixture_registry(path: Path) -> Registry | None:
     return None if run is registry else run
 
 
+def fixture_evidence(path: Path) -> Any:
+    """What a fixture's own RuntimeClasses add to its pods (their ``scheduling.tolerations``),
+    as the facts stage of a run over that file gathers them (gpulint.cluster.objects)."""
+    from gpulint.cluster.evidence import Picture
+    from gpulint.cluster.objects import scan
+
+    found = scan([(path.name, path.read_bytes())])
+    return Picture(runtime_tolerations=found.runtime) if found.runtime else None
+
+
 @pytest.fixture
 def linter(linters: dict[str, Linter], request: Any) -> Linter:
     path = request.node.callspec.params["path"]
     cluster = fixture_cluster(path)
     registry = fixture_registry(path)
-    if cluster is not None or registry is not None:
-        settings = Settings(select=frozenset({"ALL"}), cluster=cluster, registry=registry)
+    evidence = fixture_evidence(path)
+    if cluster is not None or registry is not None or evidence is not None:
+        settings = Settings(
+            select=frozenset({"ALL"}), cluster=cluster, registry=registry, evidence=evidence
+        )
         return Linter(load_rules(), settings)
     return linters.get(path.parent.name, linters[""])
 

@@ -206,7 +206,8 @@ class Gatherer:
                 evidence = Evidence(what, _place(pool.source))
                 taints.append(KnownTaint(taint, False, evidence, resource, pooled=True))
         queue = found.tolerations if found is not None else ()
-        return Picture(tuple(taints), self._tally.pods, queue, pools, tuple(disputed))
+        runtime = found.runtime if found is not None else ()
+        return Picture(tuple(taints), self._tally.pods, queue, pools, tuple(disputed), runtime)
 
 
 def walk_record(

@@ -228,7 +228,16 @@ class _Index:
 class Picture:
     """What the run's files say about the GPU nodes (empty: nothing)."""
 
-    __slots__ = ("_index", "disputed", "gpu_pods", "pools", "queue_tolerations", "taints")
+    __slots__ = (
+        "_index",
+        "_runtime",
+        "disputed",
+        "gpu_pods",
+        "pools",
+        "queue_tolerations",
+        "runtime_tolerations",
+        "taints",
+    )
 
     def __init__(
         self,
@@ -237,6 +246,7 @@ class Picture:
         queue_tolerations: tuple[Mapping[str, str], ...] = (),
         pools: tuple[Pool, ...] = (),
         disputed: tuple[Disputed, ...] = (),
+        runtime_tolerations: tuple[tuple[str, Mapping[str, Any]], ...] = (),
     ) -> None:
         self.taints = taints
         #: GPU pods the pre-pass saw (for ``inspect``).
@@ -247,6 +257,9 @@ class Picture:
         self.pools = pools
         #: Taint keys the GPU pods tolerate in ways no one taint satisfies: no consensus.
         self.disputed = disputed
+        #: The files' RuntimeClasses' ``scheduling.tolerations``, as (class name, toleration).
+        self.runtime_tolerations = runtime_tolerations
+        self._runtime: dict[str, list[Mapping[str, Any]]] | None = None
         self._index: _Index | None = None
 
     def __bool__(self) -> bool:
@@ -260,8 +273,26 @@ class Picture:
         shown = "; ".join(f"{d.key}: {d.evidence.cited()}" for d in self.disputed[:2])
         return f" (the GPU pods of this project tolerate different taints of {shown})"
 
+    def runtime_class_tolerations(self, runtime_class: Any) -> list[Mapping[str, Any]]:
+        """The tolerations the RuntimeClass ``runtime_class`` (a pod's
+        ``runtimeClassName``) of the files adds to the pod at admission."""
+        if not isinstance(runtime_class, str) or not self.runtime_tolerations:
+            return []
+        if self._runtime is None:  # one lookup a pod, however many classes
+            self._runtime = {}
+            for name, toleration in self.runtime_tolerations:
+                self._runtime.setdefault(name, []).append(toleration)
+        return self._runtime.get(runtime_class, [])
+
     def _fields(self) -> tuple[Any, ...]:
-        return (self.taints, self.gpu_pods, self.queue_tolerations, self.pools, self.disputed)
+        return (
+            self.taints,
+            self.gpu_pods,
+            self.queue_tolerations,
+            self.pools,
+            self.disputed,
+            self.runtime_tolerations,
+        )
 
     def __reduce__(self) -> tuple[Any, ...]:  # to a worker process, without the index
         return (Picture, self._fields())

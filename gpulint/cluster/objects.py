@@ -110,6 +110,9 @@ class Found(NamedTuple):
     nodes: tuple[Node, ...] = ()
     tolerations: tuple[Mapping[str, str], ...] = ()
     pools: tuple[Pool, ...] = ()
+    #: Each RuntimeClass's ``scheduling.tolerations``, as (class name, toleration): the
+    #: RuntimeClass admission controller adds them to the pods that name the class.
+    runtime: tuple[tuple[str, Mapping[str, Any]], ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.nodes or self.tolerations)
@@ -365,11 +368,15 @@ def from_objects(objects: Iterable[tuple[Any, str, Any]]) -> Found:
     parts: dict[tuple[str, str], list[Any]] = {}
     overlays: list[tuple[Kind, dict[str, Any]]] = []
     tolerations: list[Mapping[str, str]] = []
+    runtime: list[tuple[str, Mapping[str, Any]]] = []
     for data, source, doc in objects:
         if not isinstance(data, dict):
             continue
         group = str(data.get("apiVersion", "")).split("/")[0]
         kind = data.get("kind")
+        if group == "node.k8s.io" and kind == "RuntimeClass":
+            runtime += _runtime_tolerations(data)
+            continue
         for row in table.get((group, kind), ()) if isinstance(kind, str) else ():
             if row.tolerations is not None:
                 tolerations += [
@@ -399,7 +406,18 @@ def from_objects(objects: Iterable[tuple[Any, str, Any]]) -> Found:
             pool = _with_capacity(pool, made)
         pools.append(pool)
         nodes += made
-    return Found(tuple(nodes), tuple(tolerations), tuple(pools))
+    return Found(tuple(nodes), tuple(tolerations), tuple(pools), tuple(runtime))
+
+
+def _runtime_tolerations(data: dict[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """A RuntimeClass's ``scheduling.tolerations`` with its name (node.k8s.io/v1
+    ``Scheduling``; the RuntimeClass admission plugin merges them into each pod that names
+    the class, kubernetes plugin/pkg/admission/runtimeclass)."""
+    name = as_dict(data.get("metadata")).get("name")
+    if not isinstance(name, str) or not name:
+        return []
+    rows = as_list(at(data, ("scheduling", "tolerations")))
+    return [(name, t) for t in rows if isinstance(t, dict)]
 
 
 def _item_source(source: str, doc: Any, path: tuple[Any, ...]) -> str:

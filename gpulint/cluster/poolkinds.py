@@ -102,8 +102,9 @@ def pool_labels() -> frozenset[str]:
 
 @cache
 def markers() -> tuple[bytes, ...]:
-    """Bytes one of which a file holds when it may hold a node-pool object."""
-    return tuple(sorted({kind.encode() for _, kind in builtin_kinds()}))
+    """Bytes one of which a file holds when it may hold a node-pool object, or a
+    RuntimeClass (whose ``scheduling.tolerations`` its pods get)."""
+    return tuple(sorted({kind.encode() for _, kind in builtin_kinds()} | {b"RuntimeClass"}))
 
 
 def as_dict(value: Any) -> dict[str, Any]:
