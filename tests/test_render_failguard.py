@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gpulint.render.helm.failcalls import guard_keys
+from tests.conftest import FIXTURES
 from tests.externals import helms, needs_helm
 from tests.test_render_helm_sources import BATCH, _check
 
@@ -117,3 +118,33 @@ def test_a_kube_version_the_chart_refuses_is_at_its_kube_version_line(
     assert f["message"].endswith(
         "with --kube-version, or `render: kube-version:` in the configuration)"
     )
+
+
+GPU_COMPARE = FIXTURES / "render" / "charts" / "gpu-compare"
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_comparison_helm_refuses_names_the_set_flag_that_gave_the_value(
+    tmp_path: Path, helm_path: str
+) -> None:
+    """leapfrogai's charts compare the GPU limit with ``gt $gpuLimit 0.0``: a values file's
+    ``1`` is a decimal to helm and renders, ``--set ...=1`` is a whole number and the render
+    fails. GL200 stays at the line helm names (no file holds the flag) and names the flag;
+    the same number in a values file renders."""
+    shutil.copytree(GPU_COMPARE, tmp_path / "whisper")
+    (tmp_path / ".git").mkdir()
+    flag = "--set=resources.limits.nvidia\\.com/gpu=1"
+    (found,) = _check(tmp_path, flag, "whisper", helm_path=helm_path)
+    assert (found["rule"], found["path"], found["line"]) == (
+        "GL200",
+        "whisper/templates/deployment.yaml",
+        19,
+    )
+    assert (
+        "the value `gt` compares, .Values.resources.limits.nvidia.com/gpu, is --set "
+        "resources.limits.nvidia\\.com/gpu=1 on the command line"
+    ) in found["message"]
+    gpu = tmp_path / "gpu.yaml"
+    gpu.write_text("resources:\n  limits:\n    nvidia.com/gpu: 1\n")
+    assert _check(tmp_path, f"--values={gpu}", "whisper", helm_path=helm_path) == []

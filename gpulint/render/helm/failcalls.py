@@ -168,11 +168,14 @@ def on_guard(failure: Failure, stderr: str, rendered: HelmRendered) -> Failure:
     if failure.path is None or where is None or where.rendered:
         return failure
     tpl = _TPL.search(stderr)
-    if "execution error" not in stderr and tpl is None:
+    compare = _COMPARE.search(stderr)
+    if "execution error" not in stderr and tpl is None and compare is None:
         return failure
     resolved = rendered.resolve(where.source)
     if isinstance(resolved, str) or resolved.archive is not None:
         return failure
+    if compare is not None:
+        return _on_compare(failure, rendered, resolved, compare)
     if tpl is not None:
         return _on_tpl(failure, rendered, resolved, tpl, stderr, where.line)
     text = read_text(resolved.real, MAX_TEMPLATE) or ""
@@ -282,6 +285,60 @@ def _moved(failure: Failure, file: str, span: Span, note: str) -> Failure:
     return failure._replace(
         message=failure.message + note, path=label_of(file), line=span.line, column=span.column
     )
+
+
+#: helm's error for a comparison of a whole number with a decimal (``gt $gpuLimit 0.0``):
+#: the function and its operands.
+_COMPARE = re.compile(
+    r"at <(eq|ne|lt|le|gt|ge) ([^<>\n]{1,200})>: error calling \1: "
+    r"incompatible types for comparison"
+)
+_OPERAND = re.compile(r"\$?\.Values((?:\.[A-Za-z0-9_-]+)+)|\$([A-Za-z0-9_]+)")
+_INDEXED = re.compile(r'^(?:index\s+)?\$?\.Values((?:\.[A-Za-z0-9_-]+)*)((?:\s+"[^"\\]*")*)$')
+
+
+def _compared_key(text: str, operands: str) -> tuple[str, ...] | None:
+    """The values path the one operand of a comparison that reads values reads: a plain
+    ``.Values.<path>``, or a variable first bound to one (``$gpuLimit := index
+    .Values.resources.limits "nvidia.com/gpu"``), written with literal keys."""
+    found: list[tuple[str, ...]] = []
+    for m in _OPERAND.finditer(operands):
+        if m.group(1):
+            found.append(tuple(m.group(1).strip(".").split(".")))
+            continue
+        bound = re.search(r"\{\{-?\s*\$" + re.escape(m.group(2)) + r"\s*:=\s*(.*?)\s*-?\}\}", text)
+        expr = _INDEXED.match(bound.group(1).strip()) if bound else None
+        if expr is None:
+            return None
+        dotted = tuple(p for p in expr.group(1).split(".") if p)
+        found.append((*dotted, *re.findall(r'"([^"\\]*)"', expr.group(2))))
+    return found[0] if len(found) == 1 else None
+
+
+def _on_compare(
+    failure: Failure, rendered: HelmRendered, resolved: Resolved, compare: re.Match[str]
+) -> Failure:
+    """A comparison helm refused for its operands' types, when the value it compares is a
+    ``--set`` flag's: helm reads a ``--set`` number as a whole number and a values file's as
+    a decimal, so a chart written for the second fails with the first. The message names
+    the flag (no file holds it: the error stays at helm's line)."""
+    from gpulint.render.helm.setflags import set_by
+
+    text = read_text(resolved.real, MAX_TEMPLATE) or ""
+    key = _compared_key(text, compare.group(2))
+    if key is None:
+        return failure
+    options = rendered.options
+    where = set_by(options.set, (*resolved.chain[0][1], *key), options.configured_set)
+    if where is None:
+        return failure
+    note = (
+        f" (the value `{compare.group(1)}` compares, .Values.{'.'.join(key)}, is {where}: "
+        "helm reads a --set number as a whole number and a values file's number as a "
+        "decimal, and the template compares it with a value of another type; pass it in a "
+        "values file, or with --set-string if the template converts text)"
+    )
+    return failure._replace(message=failure.message + note)
 
 
 #: helm's error for a values text ``tpl`` could not run: the action and the values it read.
