@@ -15,8 +15,9 @@ selector. The finding is at the selector's key, and names the resource to reques
 chip's own on an Ascend node: `accelerator: huawei-Ascend910` asks for
 `huawei.com/Ascend910`). It is a warning when a container runs an image built for GPUs (a
 CUDA image, a reference that says `cuda`, `gpu`, `rocm`, `tensorrt`, `triton` or `nvidia`,
-Text Embeddings Inference but for its `cpu-` tags) or starts a GPU engine or launcher
-(`gpulint/data/engines.json`) or `nvidia-smi`: a workload that would use the GPU it forgot
+Text Embeddings Inference but for its `cpu-` tags), starts a GPU engine or launcher
+(`gpulint/data/engines.json`) or `nvidia-smi`, passes an option that turns on CUDA or sets
+a device variable to a GPU backend (below): a workload that would use the GPU it forgot
 to request. A pod that runs nothing known to use a GPU is meant to run on those nodes (a
 node-local proxy, a serving system's controller) and is not flagged.
 
@@ -43,9 +44,15 @@ Operator's `nvidia-cdi` / `nvidia-legacy`, k3s's `nvidia-experimental`) and requ
 is flagged at its `runtimeClassName`: as a warning when a container runs a CUDA image
 (which sets `NVIDIA_VISIBLE_DEVICES=all`, so the runtime hands it every GPU of the node),
 as `info` when a container starts a GPU engine or launcher (`gpulint/data/engines.json`:
-vLLM, torchrun, ...) from another image, whose environment gpulint cannot see. Node
-agents, GPU infrastructure and a container that sets `NVIDIA_VISIBLE_DEVICES` are not
-flagged, as above.
+vLLM, torchrun, ...) from another image, whose environment gpulint cannot see, or shows
+the signs of GPU use a GPU node selector is judged by: an image reference built for GPUs
+(`kokoro-fastapi-gpu`, `speaches:latest-cuda`, `scrypted:nvidia`, `localai:…-cuda-12`), an
+option that turns on a CUDA backend (`--use-cuda`, `--use_cuda true`, `--device cuda:0`;
+not `--use_cuda false`), or a variable that names a GPU device (`TRANSCRIBE_DEVICE=cuda`,
+in a list or a chart's `env` mapping; not `cpu`). The `info` says what it assumed: that
+the image sets `NVIDIA_VISIBLE_DEVICES=all`, as CUDA images do. Node agents, GPU
+infrastructure and a container that sets `NVIDIA_VISIBLE_DEVICES` are not flagged, as
+above. A pod that selects GPU nodes is a warning on the same signs.
 
 A pod that says nothing of its node (no GPU selector, no NVIDIA runtime class) and requests
 no GPU, in which a container built for GPUs (its image reference says `cuda`, `gpu`,
@@ -213,9 +220,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 "scheduler gave to other pods"
             )
         engine = None if cuda else _engine(containers)
-        if cuda or engine is not None or any(_gpu_image(c) for c in containers):
+        use = None if cuda or engine is not None else gpu_use(containers)
+        if cuda or engine is not None or use is not None:
             if engine is not None:
                 also = f", and container {engine[0]} starts {engine[1]}, which uses GPUs"
+            elif use is not None and not use[2]:
+                also = f", and container {use[0]} {use[1]}"
             yield Violation(
                 where,
                 f"the pod selects GPU nodes ({label}) but requests no GPU: it takes a GPU "
@@ -364,6 +374,82 @@ def _runtime_findings(
             severity="info",
         )
         return
+    use = gpu_use(containers)
+    if use is not None:
+        yield Violation(
+            where,
+            f"the pod runs under the NVIDIA runtime (runtimeClassName: {runtime}) and container "
+            f"{use[0]} {use[1]}, but the pod requests no GPU: the runtime gives it the GPUs "
+            f"its {NVIDIA} names, every GPU of the node for a CUDA image, behind the "
+            "scheduler's back; request the device (resources.limits: {nvidia.com/gpu: 1}), or "
+            f"set {NVIDIA}=none if it needs none (assumed: its image sets {NVIDIA}=all, as "
+            "CUDA images do)",
+            at="value",
+            severity="info",
+        )
+
+
+#: Option names (without dashes, lower case, ``_`` as ``-``) that turn a program's CUDA
+#: backend on: ``--use-cuda``, ``--use_cuda true``, ``--cuda``, ``--enable-cuda``.
+CUDA_OPTIONS = frozenset({"cuda", "use-cuda", "enable-cuda", "with-cuda"})
+#: Values of a device option or variable that name a GPU backend (``--device cuda:0``,
+#: ``TRANSCRIBE_DEVICE=cuda``).
+GPU_DEVICES = ("cuda", "gpu", "rocm", "hip")
+#: Values that say no.
+_NO = frozenset({"false", "0", "no", "off", "none"})
+
+
+def _device_value(value: str) -> bool:
+    word = value.strip().strip("\"'").lower()
+    return any(word == d or word.startswith(d + ":") for d in GPU_DEVICES)
+
+
+def gpu_use(containers: list[Container]) -> tuple[str, str, bool] | None:
+    """The first container that shows it means to use a GPU, what shows it in words, and
+    whether that is only its image's name: an image reference built for GPUs
+    (:func:`_gpu_image`: ``kokoro-fastapi-gpu``, ``speaches:latest-cuda``), an option that
+    turns on a CUDA backend (:data:`CUDA_OPTIONS`; ``--device cuda``), or an environment
+    variable naming a device that sets a GPU backend (``TRANSCRIBE_DEVICE=cuda``; a list or
+    a chart's mapping)."""
+    from gpulint.api import command_words
+
+    for container in containers:
+        if container.section == "ephemeralContainers":
+            continue
+        if _gpu_image(container):
+            return container.label, f"runs {container.data['image']}, an image built for GPUs", True
+        words = [w.text.strip("\"'") for w in command_words(container, {})]
+        for i, word in enumerate(words):
+            if not word.startswith("-"):
+                continue
+            name, eq, value = word.lstrip("-").partition("=")
+            name = name.lower().replace("_", "-")
+            following = value if eq else (words[i + 1] if i + 1 < len(words) else "")
+            if name in CUDA_OPTIONS and (
+                not following or following.startswith("-") or following.lower() not in _NO
+            ):
+                return container.label, f"passes {word}", False
+            if name in ("device", "devices") and _device_value(following):
+                return container.label, f"passes {word if eq else f'{word} {following}'}", False
+        for name, value in _env_items(container.data.get("env")):
+            if name.upper().endswith(("DEVICE", "DEVICES")) and _device_value(value):
+                return container.label, f"sets {name}={value.strip()}", False
+    return None
+
+
+def _env_items(env: Any) -> Iterator[tuple[str, str]]:
+    """A container's literal environment, as a list of ``{name, value}`` or a chart's
+    mapping (``TRANSCRIBE_DEVICE: cuda``)."""
+    if isinstance(env, list):
+        for item in env:
+            if isinstance(item, Mapping) and isinstance(item.get("name"), str):
+                value = item.get("value")
+                if isinstance(value, str):
+                    yield item["name"], value
+    elif isinstance(env, Mapping):
+        for name, value in env.items():
+            if isinstance(name, str) and isinstance(value, str):
+                yield name, value
 
 
 def _gpu_selector(pod: PodSpec) -> tuple[tuple[Any, ...], str, str] | None:
