@@ -25,7 +25,12 @@ type). It reports, at the key:
   (`resources: {nvidia.com/gpu: 1}`), which belongs under `resources.limits`.
 
 Each message names the field to write (`did you mean resources?`) and what is lost. Keys
-that resemble no field are left to a schema validator such as kubeconform. Only pod specs
+that resemble no field are left to a schema validator such as kubeconform, but for one
+place: a chart's values (found by shape, docs/workloads.md) whose container `resources:`
+holds a key beside `limits` and `requests` (a probe's `startup:` written there in bjw-s
+app-template values) get `info` at that key, since the chart passes it to a
+ResourceRequirements, which drops it (assumed: the chart writes the values' resources into
+the container as they are). Only pod specs
 known to be core `PodSpec`s are checked (pod templates, `.template.spec` rows and `Pod`
 objects): operators' own types add fields of their own around them.
 
@@ -150,12 +155,16 @@ class Misplaced:
     it to when the fix is a rename in place (a near miss of a field of its own level).
     (Records of this module are plain classes, see docs/architecture.md.)"""
 
-    __slots__ = ("message", "path", "rename")
+    __slots__ = ("message", "path", "rename", "severity")
 
-    def __init__(self, path: Path, message: str, rename: str | None = None) -> None:
+    def __init__(
+        self, path: Path, message: str, rename: str | None = None, severity: str | None = None
+    ) -> None:
         self.path = path
         self.message = message
         self.rename = rename
+        #: None: the rule's; ``info`` where what happens to the key is assumed.
+        self.severity = severity
 
 
 class Level:
@@ -180,11 +189,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 (RenameKey(found.path, found.rename),),
                 "unsafe",
             )
-        yield Violation(found.path, found.message, at="key", fix=fix)
+        yield Violation(found.path, found.message, at="key", fix=fix, severity=found.severity)
 
 
 def misplaced_keys(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
     """Every key of the pod spec's levels that GPU024 reports (what a fix renames)."""
+    if pod.location == "resources" and pod.found_by == "shape":
+        yield from _chart_requirements(pod, ctx)
+        return
     if not _core_pod_spec(pod):
         return
     fields = field_names()
@@ -199,6 +211,41 @@ def misplaced_keys(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
                 if rename is not None and rename in level.data:
                     rename = None  # the field is there too: renaming would duplicate a key
                 yield Misplaced((*level.path, key), message, rename)
+
+
+def _chart_requirements(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
+    """A key beside ``limits`` and ``requests`` in a container's ``resources`` of a chart's
+    values (found by shape: one such key is a slip, :mod:`gpulint.k8s.shapes`). The chart
+    is assumed to write the values' resources into the container as they are: info."""
+    fields = field_names()
+    known = fields["ResourceRequirements"]
+    for container in pod.containers:
+        key = container.resources_key
+        data = container.data.get(key) if key == "resources" else None
+        if not isinstance(data, Mapping):
+            continue
+        label = f"the resources of container {container.label}"
+        level = Level("ResourceRequirements", data, (*container.path, key), label)
+        for name in data:
+            if not isinstance(name, str) or name in known:
+                continue
+            found = _diagnose(name, level, fields, ctx)
+            message, rename = (
+                found
+                if found is not None
+                else (
+                    f"{name} is not a field of {label} (limits, requests, claims): Kubernetes "
+                    "drops it, so whatever it was meant to set is not set",
+                    None,
+                )
+            )
+            yield Misplaced(
+                (*level.path, name),
+                f"{message} (assumed: the chart writes these resources into the container as "
+                "they are)",
+                rename,
+                "info",
+            )
 
 
 def _core_pod_spec(pod: PodSpec) -> bool:

@@ -61,6 +61,11 @@ def test_resource_requirements_by_shape() -> None:
     assert is_requirements({"requests": {"cpu": "1", "memory": "1Gi"}, "claims": []})
     assert not is_requirements({"requests": {"storage": "10Gi"}})  # a volume claim's
     assert not is_requirements({"limits": {"nvidia.com/gpu": 1}, "replicas": 2})
+    # Under a key named resources, one stray key beside them is a slip (GPU024 says so)...
+    slip = {"limits": {"nvidia.com/gpu": 1}, "startup": {"enabled": False}}
+    assert is_requirements(slip, "resources") and not is_requirements(slip)
+    # ... two make another type.
+    assert not is_requirements({**slip, "replicas": 2}, "resources")
     assert not is_requirements({"limits": {"nvidia.com/gpu": {"max": 1}}})
     assert not is_requirements({"limits": {"not a name": 1}})
 

@@ -13,7 +13,10 @@ shapes Kubernetes' own types give away:
 * **a bare ResourceRequirements** -- a mapping whose only keys are ``limits``, ``requests``
   and ``claims``, with a ``limits`` or ``requests`` mapping of resource names to scalars
   (NIMService ``spec.resources``), or a list item holding ``limits`` / ``requests`` beside
-  its own fields (llmaz flavors: ``{name, limits, nodeSelector}``).
+  its own fields (llmaz flavors: ``{name, limits, nodeSelector}``). Under a key named
+  ``resources`` one foreign key beside them is a slip, not another type: a chart's values
+  with a probe's ``startup:`` written under a container's ``resources:`` (bjw-s
+  app-template) still hold that container's requirements, and GPU024 reports the key.
 
 What is not a pod, on purpose:
 
@@ -140,10 +143,14 @@ def is_resource_list(value: Any) -> bool:
     return compute
 
 
-def is_requirements(data: Any) -> bool:
+def is_requirements(data: Any, key: Any = None) -> bool:
     """A bare ResourceRequirements: only ``limits`` / ``requests`` / ``claims``, with at
-    least one resource list."""
-    if not isinstance(data, dict) or not data or not set(data) <= REQUIREMENT_KEYS:
+    least one resource list; under a key named ``resources``, one other key may be beside
+    them (a slip GPU024 reports)."""
+    if not isinstance(data, dict) or not data:
+        return False
+    foreign = len(data.keys() - REQUIREMENT_KEYS)
+    if foreign > (1 if key == "resources" else 0):
         return False
     return is_resource_list(data.get("limits")) or is_resource_list(data.get("requests"))
 
@@ -183,7 +190,7 @@ def _walk(
         if is_pod_spec(data):
             found.append(_pod(obj, path, data, node_agent))
             return
-        if isinstance(key, str) and depth > 1 and is_requirements(data):
+        if isinstance(key, str) and depth > 1 and is_requirements(data, key):
             container = Container(None, path[:-1], holder, "resources", False, key)
             found.append(_resources(obj, path, container, node_agent))
             return
