@@ -213,3 +213,28 @@ def test_rare_files_are_parsed_once_for_all_they_say(
 
     monkeypatch.setattr(handoff, "MAX_TEXT", 0)
     assert run(root, *paths) == (found, code)
+
+
+@pytest.mark.parametrize("paths", [(".",), ("k8s/serve.yaml", "k8s/train-a.yaml")])
+def test_inspect_parses_each_file_once(
+    tmp_path: Path, parses: Counter[str], monkeypatch: pytest.MonkeyPatch, paths: tuple[str, ...]
+) -> None:
+    """``gpulint inspect`` reads a file's documents from the facts stage's parse, and shows
+    what it shows when it parses every file itself."""
+    root = project(tmp_path / "repo")
+    for name, text in (("dra", DRA), ("serve", CLAIMING), ("cfg", CONFIG), ("pool", POOL)):
+        (root / "k8s" / f"{name}.yaml").write_text(text)
+
+    def inspected() -> str:
+        proc = gpulint_in_process("inspect", "--format", "json", *paths, cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    shown = inspected()
+    assert max(parses.values()) == 1, parses
+    from gpulint.loader import handoff
+
+    monkeypatch.setattr(handoff, "MAX_RUN_BYTES", 0)
+    parses.clear()
+    assert inspected() == shown
+    assert max(parses.values()) >= 2  # the facts stage parsed them, and inspect again

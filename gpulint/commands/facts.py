@@ -206,21 +206,34 @@ def inspect_projects(
     ``inspector`` made for its project's facts (its settings with the names its device
     plugins advertise, and the cluster picture its files give), whatever the run was given;
     ``cluster`` is the first project's picture, ``projects`` every project's."""
-    from gpulint.lint.gather import project_facts
+    import os
 
+    from gpulint.lint.gather import project_facts
+    from gpulint.loader.handoff import Handoff
+
+    found = list(found)
+    # The files inspected, by project: what the facts stage parses of them is inspected from
+    # its documents, not parsed again (as check lints them).
+    named: dict[str, dict[str, str]] = {}
+    for target in found:
+        if target.path is not None and target.render is None:
+            named.setdefault(projects.of(target), {})[os.path.abspath(target.path)] = target.label
+    spent = [0]
     inspectors: dict[str, Any] = {}
     for target in found:
         root = projects.of(target)
         made = inspectors.get(root)
         if made is None:
             files = projects.files(root, excluded)
+            handoff = Handoff(named.get(root, {}), spent)
             # As check: the files' picture stands in for a cluster only when none is described.
-            got = project_facts(settings, files, settings.cluster is None, False)
+            got = project_facts(settings, files, settings.cluster is None, False, handoff=handoff)
             own = settings.copy()
             own.registry = got.registry
             own.dra = got.dra
             picture = got.evidence
             made = inspectors[root] = inspector(own, picture)
+            made.loads = handoff.loads
         report.files.extend(made.inspect_targets([target]).files)
     clusters = []
     for root, made in inspectors.items():

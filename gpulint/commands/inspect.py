@@ -34,6 +34,8 @@ from gpulint.k8s.podrequest import pod_requests
 from gpulint.k8s.resources import format_amount, gpu_demand
 from gpulint.k8s.workloads import K8sObject, PodSpec, WorkloadTable, builtin_table
 from gpulint.loader.decoding import decode
+from gpulint.loader.document import LoadResult, Loads
+from gpulint.loader.handoff import Loaded
 from gpulint.loader.stream import load_text
 from gpulint.loader.target import read_target
 from gpulint.model import Path
@@ -112,6 +114,8 @@ class Inspector:
         #: While a rendered output is inspected: where each object and GPU value came from.
         self._placer: Placer | None = None
         self.dra = dra  #: The project's DRA objects (gpulint.k8s.dra).
+        #: Files the facts stage parsed already (gpulint.loader.handoff): not parsed again.
+        self.loads = Loads()
         self._devices = ClaimDevices(cluster)  #: what DRA requests may get of its devices
 
     # -- entry points ------------------------------------------------------------------------
@@ -131,7 +135,8 @@ class Inspector:
             if target.render is not None:
                 report.files.append(self.inspect_rendered(target))
                 continue
-            raw, problem = read_target(target)
+            read = self.loads.read(target.label)
+            raw, problem = read_target(target) if read is None else read
             if raw is None:
                 assert problem is not None
                 report.files.append(_file(target.label, [problem.message]))
@@ -144,10 +149,16 @@ class Inspector:
         if text is None:
             assert problem is not None
             return _file(label, [problem.message])
-        return self.inspect_text(label, text)
+        return self.inspect_text(label, text, self.loads.take(label, raw))
 
-    def inspect_text(self, label: str, text: str) -> dict[str, Any]:
-        result = load_text(text)
+    def inspect_text(self, label: str, text: str, loaded: bytes | None = None) -> dict[str, Any]:
+        """``loaded``: the text's documents as the facts stage parsed them (not parsed
+        again)."""
+        if loaded is not None:
+            stream = Loaded(loaded)
+            result = LoadResult(list(stream), stream.problems)
+        else:
+            result = load_text(text)
         problems = [
             f"{p.span.line}:{p.span.column}: {p.code} {p.message}"
             for p in result.problems

@@ -342,11 +342,15 @@ class Rare:
         self._docs: dict[str, list[Any]] = {}
 
     def __call__(self, label: str, text: str) -> Iterable[Any]:
-        from gpulint.loader.handoff import pack, wanted
+        from gpulint.loader.handoff import Loaded, pack, wanted
         from gpulint.loader.stream import DocumentStream
 
         docs = self._docs.get(label)
         if docs is not None:
+            return docs
+        blob = self._handoff.docs.get(label)
+        if blob is not None:  # parsed for its tolerations or GPU pods already
+            docs = self._docs[label] = list(Loaded(blob))
             return docs
         known = self._targets.get(label)
         if known is None or not wanted(text):
