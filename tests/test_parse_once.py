@@ -213,6 +213,12 @@ def test_rare_files_are_parsed_once_for_all_they_say(
 
     monkeypatch.setattr(handoff, "MAX_TEXT", 0)
     assert run(root, *paths) == (found, code)
+    # Past the bound of rare documents held at once, each fact parses the file again.
+    from gpulint.lint import gather
+
+    monkeypatch.setattr(handoff, "MAX_TEXT", 256 * 1024)
+    monkeypatch.setattr(gather, "RARE_HELD", 0)
+    assert run(root, *paths) == (found, code)
 
 
 @pytest.mark.parametrize("paths", [(".",), ("k8s/serve.yaml", "k8s/train-a.yaml")])

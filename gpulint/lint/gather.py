@@ -326,20 +326,28 @@ def project_facts(
     return own
 
 
+#: At most this many characters of a project's rare files have their documents held by the
+#: facts stage at once (a repository of many DRA or node-pool files); past it, a file is
+#: parsed by each fact that reads it, one document at a time, as before.
+RARE_HELD = 16 * 1024 * 1024
+
+
 class Rare:
     """The documents of a project's rare files (node pools, DRA objects, ConfigMaps: few, and
     read by every run), each parsed once, on the first fact that asks (a :data:`Parse`).
     Their documents are handed over (:mod:`gpulint.loader.handoff`) so that neither the lint
     nor the parse of the file's tolerations reads the text again. A text the handoff would
     not take (its size, its nesting) is streamed anew for each fact that asks, as before:
-    a big file's documents are never all held at once."""
+    a big file's documents are never all held at once, nor more than :data:`RARE_HELD`
+    characters of texts' documents in all (past it, each fact parses the file again)."""
 
-    __slots__ = ("_docs", "_handoff", "_targets")
+    __slots__ = ("_docs", "_handoff", "_held", "_targets")
 
     def __init__(self, listed: list[tuple[Target, bytes]], handoff: Handoff) -> None:
         self._targets = {target.label: (target, raw) for target, raw in listed}
         self._handoff = handoff
         self._docs: dict[str, list[Any]] = {}
+        self._held = 0  # characters of the texts whose documents are held
 
     def __call__(self, label: str, text: str) -> Iterable[Any]:
         from gpulint.loader.handoff import Loaded, pack, wanted
@@ -348,13 +356,14 @@ class Rare:
         docs = self._docs.get(label)
         if docs is not None:
             return docs
+        known = self._targets.get(label)
+        if known is None or not wanted(text) or self._held + len(text) > RARE_HELD:
+            return DocumentStream(text)
+        self._held += len(text)
         blob = self._handoff.docs.get(label)
         if blob is not None:  # parsed for its tolerations or GPU pods already
             docs = self._docs[label] = list(Loaded(blob))
             return docs
-        known = self._targets.get(label)
-        if known is None or not wanted(text):
-            return DocumentStream(text)
         stream = DocumentStream(text, compact=True)
         docs = self._docs[label] = list(stream)
         if label not in self._handoff.docs:
