@@ -4,7 +4,8 @@
 Looks at the `env` of each container (init containers and sidecars included) for the two
 variables that choose GPUs, written as a literal `value` (in a chart's values, also as a
 mapping of variable to value, `env: {NVIDIA_VISIBLE_DEVICES: all}`, the form bjw-s
-app-template renders into the list):
+app-template renders into the list; there a container with no `resources` is found by
+such a variable, docs/workloads.md):
 
 - in a container that requests no GPU, `NVIDIA_VISIBLE_DEVICES` with any value but `none`,
   `void` or empty (`all`, `0`, a GPU UUID), and `CUDA_VISIBLE_DEVICES` naming a device (not
@@ -15,7 +16,13 @@ app-template renders into the list):
   volume-mounts device-list strategy it does not), and `CUDA_VISIBLE_DEVICES` that names a GPU UUID,
   hides every GPU, names an index the container does not have (indices inside the
   container start at 0 for the first GPU it was given), or names fewer GPUs than the whole
-  GPUs it holds.
+  GPUs it holds;
+- in a privileged container that requests no GPU, ROCm's `HIP_VISIBLE_DEVICES` or
+  `ROCR_VISIBLE_DEVICES` naming a device (`info`: a privileged container sees every AMD GPU
+  of its node, and the variable picks one the scheduler never gave it; whether the node has
+  AMD GPUs is assumed). Not privileged, the container sees no GPU to choose from; one that
+  mounts device nodes itself (`/dev/dxg` under WSL, `/dev/kfd`) passes its GPU through by
+  hand, on purpose.
 
 A value that is not a string (`value: 0`) is rejected by the API server: GPU025 reports it,
 and GPU016 leaves it. Values from `valueFrom`, template placeholders (`$(GPU_IDS)`,
@@ -121,8 +128,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     for container in pod.containers:
         if container.section == "ephemeralContainers":
             continue
+        amd_said = False
         for index, item in _env_items(container):
-            if item.get("name") not in (NVIDIA, CUDA):
+            if item.get("name") not in (NVIDIA, CUDA, *AMD):
                 continue
             if "valueFrom" in item:
                 continue
@@ -146,21 +154,64 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             if gpu and not _cuda_devices(container, ctx):
                 continue  # TPU chips, Neuron or Gaudi devices: these variables pick none
             name = item["name"]
+            if name in AMD:
+                # ROCm's variables choose among the devices the container sees: with no GPU
+                # requested, only a privileged container sees any (all of the node's).
+                if gpu or not _privileged(container) or text in _HIDDEN or amd_said:
+                    continue
+                if _mounts_devices(container):
+                    continue  # it passes its device nodes through by hand, on purpose
+                amd_said = True  # one cause: the first of the two variables is enough
+                yield Violation(
+                    _env_place(container, index, item),
+                    f"container {container.label} sets {name}={text} and runs privileged, so it "
+                    "sees every AMD GPU of the node, but requests no GPU: it uses one behind the "
+                    "scheduler's back (another pod's, or none on a node without GPUs); request "
+                    "the device (resources.limits: {amd.com/gpu: 1}) and drop privileged "
+                    "(assumed: its nodes have AMD GPUs)",
+                    at="value" if "value" in item else "key",
+                    severity="info",
+                )
+                continue
             problem = _with_gpu(name, text, container, ctx) if gpu else _without_gpu(name, text)
             if problem is None:
                 continue
             at = "value" if "value" in item else "key"
-            if isinstance(index, str):  # a chart's env mapping: the variable's own key
-                where: tuple[Any, ...] = (*container.path, "env", index)
-            else:
-                where = (*container.path, "env", index, "value" if "value" in item else "name")
             yield Violation(
-                where,
+                _env_place(container, index, item),
                 f"container {container.label} sets {name}={text or '(empty)'}: {problem}",
                 at=at,
                 # Beside a GPU request, what it does depends on the node's toolkit.
                 severity="info" if gpu and name == NVIDIA else None,
             )
+
+
+#: ROCm's device variables (ROCm documentation, "GPU isolation techniques").
+AMD = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
+
+
+def _privileged(container: Container) -> bool:
+    context = container.data.get("securityContext")
+    return isinstance(context, dict) and context.get("privileged") is True
+
+
+def _mounts_devices(container: Container) -> bool:
+    """Does the container mount device nodes itself (``/dev/dxg``, ``/dev/kfd``; not
+    ``/dev/shm``)? A GPU passed through by hand, where no device plugin serves it (WSL)."""
+    mounts = container.data.get("volumeMounts")
+    return isinstance(mounts, list) and any(
+        isinstance(m, dict)
+        and isinstance(m.get("mountPath"), str)
+        and m["mountPath"].startswith("/dev/")
+        and not m["mountPath"].startswith("/dev/shm")
+        for m in mounts
+    )
+
+
+def _env_place(container: Container, index: int | str, item: dict[str, Any]) -> tuple[Any, ...]:
+    if isinstance(index, str):  # a chart's env mapping: the variable's own key
+        return (*container.path, "env", index)
+    return (*container.path, "env", index, "value" if "value" in item else "name")
 
 
 def _env_items(container: Container) -> Iterator[tuple[int | str, dict[str, Any]]]:

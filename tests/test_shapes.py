@@ -64,6 +64,13 @@ def test_resource_requirements_by_shape() -> None:
     # Under a key named resources, one stray key beside them is a slip (GPU024 says so)...
     slip = {"limits": {"nvidia.com/gpu": 1}, "startup": {"enabled": False}}
     assert is_requirements(slip, "resources") and not is_requirements(slip)
+    # A chart's container with no resources is found by a device variable it sets.
+    from gpulint.k8s.shapes import is_chart_gpu_container
+
+    comfy = {"image": {"repository": "yanwk/comfyui-boot"}, "env": {"HIP_VISIBLE_DEVICES": "0"}}
+    assert is_chart_gpu_container(comfy)
+    assert not is_chart_gpu_container({**comfy, "env": {"TZ": "UTC"}})
+    assert not is_chart_gpu_container({"env": comfy["env"]})  # no image: no container
     # ... two make another type.
     assert not is_requirements({**slip, "replicas": 2}, "resources")
     assert not is_requirements({"limits": {"nvidia.com/gpu": {"max": 1}}})

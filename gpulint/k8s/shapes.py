@@ -16,7 +16,12 @@ shapes Kubernetes' own types give away:
   its own fields (llmaz flavors: ``{name, limits, nodeSelector}``). Under a key named
   ``resources`` one foreign key beside them is a slip, not another type: a chart's values
   with a probe's ``startup:`` written under a container's ``resources:`` (bjw-s
-  app-template) still hold that container's requirements, and GPU024 reports the key.
+  app-template) still hold that container's requirements, and GPU024 reports the key;
+* **a chart's container with no resources** -- in a ``containers`` mapping of names to
+  containers (app-template's form), a mapping with an ``image`` and an ``env`` that sets a
+  variable choosing accelerator devices (``NVIDIA_VISIBLE_DEVICES``,
+  ``HIP_VISIBLE_DEVICES``, ...): a ROCm ComfyUI written without ``resources`` uses a GPU
+  all the same, and GPU016 judges its variable as any container's.
 
 What is not a pod, on purpose:
 
@@ -155,6 +160,37 @@ def is_requirements(data: Any, key: Any = None) -> bool:
     return is_resource_list(data.get("limits")) or is_resource_list(data.get("requests"))
 
 
+#: Variables that choose a container's accelerator devices (NVIDIA's container toolkit,
+#: CUDA, AMD's ROCm and HIP).
+DEVICE_VARIABLES = frozenset(
+    {
+        "NVIDIA_VISIBLE_DEVICES",
+        "CUDA_VISIBLE_DEVICES",
+        "HIP_VISIBLE_DEVICES",
+        "ROCR_VISIBLE_DEVICES",
+    }
+)
+
+
+def is_chart_gpu_container(data: Any) -> bool:
+    """A chart's container with no ``resources`` that sets a device variable: a mapping
+    with an ``image`` (a reference, or app-template's ``{repository, tag}``) and an ``env``
+    (a list of entries or a mapping) naming one of :data:`DEVICE_VARIABLES`."""
+    if not isinstance(data, dict) or "resources" in data:
+        return False
+    image = data.get("image")
+    if not (isinstance(image, str) and image.strip()) and not (
+        isinstance(image, dict) and isinstance(image.get("repository"), str)
+    ):
+        return False
+    env = data.get("env")
+    if isinstance(env, dict):
+        return not DEVICE_VARIABLES.isdisjoint(env)
+    if isinstance(env, list):
+        return any(isinstance(e, dict) and e.get("name") in DEVICE_VARIABLES for e in env)
+    return False
+
+
 def holds_requirements(item: Any) -> bool:
     """A list item holding ``limits`` / ``requests`` beside fields of its own (llmaz flavors)."""
     if not isinstance(item, dict) or "containers" in item:
@@ -189,6 +225,16 @@ def _walk(
         key = path[-1]
         if is_pod_spec(data):
             found.append(_pod(obj, path, data, node_agent))
+            return
+        if (
+            isinstance(key, str)
+            and len(path) > 1
+            and path[-2] == "containers"
+            and isinstance(holder, dict)
+            and is_chart_gpu_container(data)
+        ):
+            container = Container(key, path, data, "resources", False, "resources")
+            found.append(_resources(obj, path, container, node_agent))
             return
         if isinstance(key, str) and depth > 1 and is_requirements(data, key):
             container = Container(None, path[:-1], holder, "resources", False, key)
