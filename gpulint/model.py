@@ -220,6 +220,9 @@ class Finding(NamedTuple):
     #: Other places the finding is about (a rendered chart's output, the template that
     #: uses a value); empty for a plain file.
     related: tuple[Related, ...] = ()
+    #: What to do about it, shown on a line of its own (``help:``); ``message`` says what is
+    #: wrong and where, in one short sentence (:func:`split_help`).
+    help: str | None = None
     suppression: Suppression | None = None
 
     @property
@@ -352,6 +355,26 @@ def file_location(path: str, cwd: str, stdin_label: str | None = None) -> dict[s
         return {"uri": PurePath(absolute).as_uri()}
     # The bytes, not the text: a name that is not UTF-8 (surrogate-escaped) is %XX per byte.
     return {"uri": quote(os.fsencode(PurePath(relative).as_posix())), "uriBaseId": SRCROOT}
+
+
+def split_help(message: str) -> tuple[str, str | None]:
+    """A rule's message as what is wrong and what to do: cut at its first ``; `` outside
+    parentheses, brackets and backquotes (a quoted value or a note keeps its own ``;``), as
+    rules write it (``nvidia.com/gpu is requested without a limit; move it under
+    resources.limits``). A message with no such ``; `` has no help."""
+    depth, quoted = 0, False
+    for i, ch in enumerate(message):
+        if ch == "`":
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(depth - 1, 0)
+        elif ch == ";" and depth == 0 and message[i + 1 : i + 2] == " ":
+            return message[:i], message[i + 2 :].strip() or None
+    return message, None
 
 
 def fingerprint(f: Finding, uri: str) -> str:

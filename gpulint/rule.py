@@ -101,6 +101,11 @@ class Violation(NamedTuple):
     #: when the file's text proves where that is (``gpulint.loader.inscalar``), else on the
     #: whole value, with the place inside the value added to the message.
     within: tuple[int, int] | None = None
+    #: What to do about it, shown as the finding's help line; None: the message's text after
+    #: its first ``; `` (:func:`gpulint.model.split_help`). The message itself says what is
+    #: wrong and where in one short sentence (at most 160 characters); why it matters is the
+    #: rule's documentation (``gpulint rule CODE``).
+    help: str | None = None
 
 
 #: The fix API, importable from here with ``Violation``.

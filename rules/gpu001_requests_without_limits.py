@@ -69,9 +69,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             continue
         yield Violation(
             entry.path,
-            f"{entry.name} is requested without a limit: the API server rejects the pod "
-            '("Limit must be set for non overcommitable resources"); move it under '
-            "resources.limits, which also sets the request",
+            f"{entry.name} is requested without a limit: the API server rejects the pod; move "
+            "it under resources.limits, which also sets the request",
             fix=Repair(
                 f"move {entry.name} under resources.limits",
                 (MoveKey(entry.path, (*entry.path[:-2], "limits")),),

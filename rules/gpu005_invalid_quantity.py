@@ -82,23 +82,24 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if amount.error is not None and _padded(entry.value):
             yield Violation(
                 entry.path,
-                f"{entry.name}: {_quoted(entry.value)} has whitespace around the number: "
-                "resource.ParseQuantity rejects it (as resource.MustParse in Helm plugins and "
-                "controllers does); the API server's JSON decoder trims it today only under a "
-                '"TODO: Remove support for leading/trailing whitespace"; write it without spaces',
+                f"{entry.name}: {_quoted(entry.value)} has whitespace around the number, which "
+                "resource.ParseQuantity rejects",
                 at="value",
+                help="write it without spaces (the API server's JSON decoder trims them today "
+                'only under a "TODO: Remove support for leading/trailing whitespace")',
             )
         elif amount.error is not None:
             yield Violation(
                 entry.path,
-                f"{entry.name}: {_quoted(entry.value)} is not a Kubernetes quantity "
-                f"({amount.error}): the API server rejects the manifest; "
-                + (
+                f"{entry.name}: {_quoted(entry.value)} is not a Kubernetes quantity: the API "
+                "server rejects the manifest",
+                at="value",
+                help=(
                     "write a whole number such as 1"
                     if is_extended_resource(entry.name)
                     else "write a quantity such as 2, 500m or 4Gi"
-                ),
-                at="value",
+                )
+                + f" (the API server says: {amount.error})",
             )
         elif amount.value is not None and amount.value < 0:
             yield Violation(

@@ -57,10 +57,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         limits = resources.get("limits")
         limit = limits.get(entry.name) if isinstance(limits, dict) else None
         if entry.section == "requests" and limit is not None and amount(limit).value != 0:
-            consequence = (
-                "the request is 0 and differs from the limit: the API server rejects the pod "
-                f'("must be equal to {entry.name} limit")'
-            )
+            consequence = "the request is 0, not its limit: the API server rejects the pod"
         else:
             consequence = "the container silently gets no GPU and nothing rejects it"
         yield Violation(

@@ -75,16 +75,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if problem is not None:
             yield Violation(
                 entry.path,
-                f"{entry.name}: {show_value(entry.value)} {problem}"
-                f"{_renamed(resource)}: the sharing scheme cannot allocate it and the pod "
-                "will not start",
+                f"{entry.name}: {show_value(entry.value)} {problem}, so the pod will not start",
                 at="value",
+                help=_renamed(resource),
                 related=resource.evidence(),
             )
 
 
-def _renamed(resource: DeviceResource) -> str:
+def _renamed(resource: DeviceResource) -> str | None:
     """For a name the run's own HAMi configuration gives a resource, which one it is."""
     if not resource.said:
-        return ""
-    return f" (the project's HAMi configuration names it, {resource.setting}, {resource.said})"
+        return None
+    return f"the project's HAMi configuration names it ({resource.setting}, {resource.said})"

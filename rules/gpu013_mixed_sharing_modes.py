@@ -86,11 +86,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         conflicts.append(resource.schemes)
         yield Violation(
             entry.path,
-            f"{entry.name} cannot share a pod with {first}: they belong to GPU sharing modes "
-            f"that no node offers together ({_modes(resource.schemes)} vs "
-            f"{_modes(current[hardware])}); "
-            "a node runs one mode, so the pod can never be scheduled: ask for one mode's "
-            "resources only",
+            f"{entry.name} cannot share a pod with {first}: no node offers both GPU sharing "
+            "modes, so the pod can never be scheduled",
+            help=f"ask for one mode's resources only ({_modes(resource.schemes)} vs "
+            f"{_modes(current[hardware])}: a node runs one)",
         )
 
 

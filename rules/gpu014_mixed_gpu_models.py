@@ -93,16 +93,16 @@ def _check_container(entries: list[ResourceEntry], ctx: RuleContext) -> Iterator
         else:
             yield Violation(
                 entry.path,
-                f"{name} and {first_mig} are MIG profiles of different GPU models "
-                f"({_models(resource.mig_models)} vs {_models(models)}): no node offers both, "
-                "so the pod stays Pending; pick profiles of one GPU model",
+                f"{name} and {first_mig} are MIG profiles of different GPU models: no node "
+                "offers both, so the pod stays Pending",
+                help=f"pick profiles of one GPU model ({_models(resource.mig_models)} vs "
+                f"{_models(models)})",
             )
 
 
 _MIXED = (
-    "a full GPU and a MIG instance need a node with both partitioned and unpartitioned GPUs, "
-    "and CUDA cannot use them together in one process; ask for MIG instances or full GPUs, "
-    "not both"
+    "CUDA cannot use both in one process; ask for MIG instances or full GPUs, not both (a "
+    "node needs partitioned and unpartitioned GPUs for the pod)"
 )
 
 

@@ -124,11 +124,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             # The run's own device-plugin configuration says the plugin rejects it.
             yield Violation(
                 entry.path,
-                f"{asked}, a replica of one shared GPU: the project's device plugin configuration "
-                f"({resource.setting}, {resource.said}) rejects a request above one at "
-                'admission ("maximum request size for shared resources is 1") and the pod '
-                f"never runs; ask for {entry.name}: 1, or for whole GPUs on nodes that are not "
-                "shared",
+                f"{asked}, a replica of one shared GPU, which the project's device plugin "
+                "rejects at admission",
+                help=f"ask for {entry.name}: 1, or for whole GPUs on nodes that are not shared "
+                f"(its configuration: {resource.setting}, {resource.said})",
                 at="value",
                 severity="error",
                 related=resource.evidence(),
@@ -151,12 +150,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             continue
         yield Violation(
             entry.path,
-            f"{asked}, a replica of one shared GPU (time-slicing or MPS"
-            f"{'' if resource is None or not resource.said else ', ' + resource.setting}"
-            "): the device plugin rejects more than one under MPS or "
-            'failRequestsGreaterThanOne ("maximum request size for shared resources is 1"), '
-            "and otherwise the replicas may all be slices of the same GPU; ask for "
-            f"{entry.name}: 1, or for whole GPUs on nodes that are not shared",
+            f"{asked}, a replica of one shared GPU: rejected under MPS, else maybe all slices "
+            "of one GPU",
+            help=f"ask for {entry.name}: 1, or for whole GPUs on nodes that are not shared"
+            + ("" if resource is None or not resource.said else f" ({resource.setting})"),
             at="value",
             related=() if resource is None else resource.evidence(),
         )

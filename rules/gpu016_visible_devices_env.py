@@ -235,16 +235,14 @@ def _without_gpu(name: str, text: str) -> str | None:
         if text.lower() in _NO_DEVICES:
             return None
         return (
-            "it requests no GPU, yet with the NVIDIA runtime this exposes the node's GPUs to it, "
-            "including GPUs the scheduler gave to other pods; request the GPUs it needs (the "
-            "device plugin then sets the variable), or write value: none"
+            "it requests no GPU, yet sees the node's GPUs, other pods' too; request the GPUs it "
+            "needs (the device plugin then sets the variable), or write value: none"
         )
     if text in _HIDDEN:
         return None
     return (
-        "it requests no GPU, so there is no device for CUDA to select (or, where the runtime "
-        "exposes every GPU, it uses one allocated to another pod); request the GPUs it needs, "
-        "or remove the variable"
+        "it requests no GPU, so CUDA has none to select (or uses another pod's); request the "
+        "GPUs it needs, or remove the variable"
     )
 
 

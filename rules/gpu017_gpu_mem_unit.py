@@ -123,9 +123,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             # A suffix (`10G`, `8Gi`, `4096Mi`): the count is multiplied by it.
             yield Violation(
                 entry.path,
-                f"{RESOURCE}: {shown} is a count of {unit} of GPU memory, not a size: the "
-                f"suffix makes it {format_amount(value)} {unit}, more than any GPU has, and the "
-                f"pod can never be scheduled; write the number of {unit} alone (for example "
+                f"{RESOURCE}: {shown} is a count of {unit}, not a size: the suffix makes it "
+                f"{format_amount(value)} {unit}, more than any GPU has",
+                help=f"write the number of {unit} alone (for example "
                 f"{RESOURCE}: {_suggest(entry.value, unit)})",
                 at="value",
                 severity="error",
@@ -156,8 +156,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             yield Violation(
                 entry.path,
                 f"{RESOURCE}: {shown} asks for {shown} {unit} of memory on one GPU{why}, more "
-                f"than the largest GPU has ({max_gib} GiB): the pod stays Pending with "
-                f'"Insufficient GPU Memory in one device"; {advice}',
+                f"than the largest GPU has ({max_gib} GiB): the pod stays Pending",
+                help=advice,
                 at="value",
                 related=related,
                 severity="info" if assumed else None,

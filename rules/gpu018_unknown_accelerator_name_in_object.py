@@ -218,7 +218,8 @@ def _violation(
         blocking = blocking and verdict.kind == "unadvertised"
     return Violation(
         path,
-        f"{lead}: {consequence}; {verdict.text}",
+        lead,
+        help=f"{verdict.text} ({consequence})",
         at=at,
         severity=None if blocking else Severity.WARNING,
         fix=fix,

@@ -172,15 +172,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             continue
         blanket = isinstance(toleration, dict) and not toleration.get("key")
         what = (
-            "a blanket toleration (no key) that tolerates every taint, including"
+            "a blanket toleration (no key), which tolerates"
             if blanket
             else "a toleration for the GPU node taint"
         )
         yield Violation(
             (*pod.path, "tolerations", i),
-            f"the pod requests no GPU but has {what} {first}{note}: it can be scheduled "
-            "onto GPU nodes and hold capacity GPU jobs need; remove the toleration, or request "
-            "a GPU",
+            f"the pod requests no GPU but has {what} {first}: it can take GPU nodes' capacity",
+            help=f"remove the toleration, or request a GPU{note}",
             at="value",
             severity=severity,
             related=related,

@@ -120,9 +120,9 @@ def _check_one(toleration: Mapping[str, Any], at: tuple[Any, ...]) -> Iterator[V
     elif toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
         yield Violation(
             (*at, "effect") if "effect" in toleration else (*at, "tolerationSeconds"),
-            f"{rejected}: \"effect must be 'NoExecute' when `tolerationSeconds` is set\" "
-            "(tolerationSeconds delays an eviction, and only NoExecute taints evict); write "
-            "effect: NoExecute, or remove tolerationSeconds",
+            f"{rejected}: \"effect must be 'NoExecute' when `tolerationSeconds` is set\"; "
+            "write effect: NoExecute, or remove tolerationSeconds (only NoExecute taints "
+            "evict, and tolerationSeconds delays an eviction)",
             at="value" if "effect" in toleration else "key",
         )
     if key in (None, "") and operator in (None, "", "Equal"):

@@ -21,7 +21,8 @@ applies to agents of that vendor, and the Node Feature Discovery worker, which s
 vendor, to every taint (with the assumed defaults, to NVIDIA's only). `PreferNoSchedule`
 taints never keep a daemon pod off a node. An agent that requests a GPU itself (a DCGM
 diagnostics DaemonSet) is a GPU pod, which GPU020 checks instead. The finding names the
-first five taints the agent misses and says how many more there are.
+first taint the agent misses and how many more there are; its help line gives the
+tolerations for the first five.
 
 A device plugin for GPUs passed through to virtual machines (NVIDIA's KubeVirt GPU device
 plugin, which advertises `nvidia.com/<PCI device name>` for VirtualMachineInstances) is
@@ -201,7 +202,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     ]
     if not missing:
         return
-    taints = ", ".join(str(t) for t in missing) + (f" and {more} more" if more > 0 else "")
+    # The message names the first taint (one short line); the help line lists them all.
+    others = len(missing) - 1 + max(more, 0)
+    taints = str(missing[0]) + (f" and {others} more" if others > 0 else "")
     hints = ", ".join(t.toleration_hint() for t in missing)
     has_key = "tolerations" in pod.spec
     where: tuple[Any, ...] = (*pod.path, "tolerations") if has_key else pod.path
@@ -226,9 +229,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         )
     yield Violation(
         where,
-        f"this DaemonSet runs the {agent.agent} but does not tolerate the GPU node taint "
-        f"{taints}{cited}: its pods never run on tainted GPU nodes, and {agent.effect}; "
-        f"{advice}",
+        f"this DaemonSet runs the {agent.agent} but does not tolerate the GPU node taint {taints}",
+        help=f"{advice}{cited}; otherwise {agent.effect}",
         at=at,
         severity=severity,
         related=related,

@@ -375,8 +375,8 @@ def _diagnose(
     ):
         where = "under limits" if level.type == "ResourceRequirements" else "under resources.limits"
         return (
-            f"{head}: a resource name belongs {where}; Kubernetes drops it, so the container "
-            f"gets no {key}",
+            f"{head}: Kubernetes drops it, so the container gets no {key}; a resource name "
+            f"belongs {where}",
             None,
         )
     # A field of another level, exactly.
@@ -384,19 +384,19 @@ def _diagnose(
     for other, where in elsewhere:
         if key in fields[other] and key not in own:
             return (
-                f"{head}: {key} belongs {where}; Kubernetes drops it here{_lost(other, key)}",
+                f"{head}: Kubernetes drops it here{_lost(other, key)}; {key} belongs {where}",
                 None,
             )
     # A near miss of a field of this level, then of another level.
     near = _near(key, own)
     if near is not None:
-        return f"{head}: did you mean {near}? Kubernetes drops it{_lost(level.type, near)}", near
+        return f"{head}: Kubernetes drops it{_lost(level.type, near)}; did you mean {near}?", near
     for other, where in elsewhere:
         near = _near(key, fields[other])
         if near is not None:
             return (
-                f"{head}: did you mean {near}, which belongs {where}? Kubernetes drops it"
-                f"{_lost(other, near)}",
+                f"{head}: Kubernetes drops it{_lost(other, near)}; did you mean {near}, which "
+                f"belongs {where}?",
                 None,
             )
     return None
@@ -404,7 +404,7 @@ def _diagnose(
 
 def _lost(kind: str, field: str) -> str:
     lost = _LOST.get(("Container" if kind == "EphemeralContainer" else kind, field))
-    return f": {lost}" if lost else ""
+    return f", so {lost}" if lost else ""
 
 
 def _resource_name(key: str, ctx: RuleContext) -> bool:

@@ -172,10 +172,9 @@ def _limit_range(obj: K8sObject, spec: dict[str, Any]) -> Iterator[Violation]:
             if name not in default:
                 yield Violation(
                     (*base, "defaultRequest", name),
-                    f"defaultRequest sets {name} without a default: the LimitRanger gives every "
-                    "container without its own value a request and no limit, and the API "
-                    'server rejects those pods ("Limit must be set for non overcommitable '
-                    f'resources"); set default.{name} instead (it also sets the request)',
+                    f"defaultRequest sets {name} without a default: the API server rejects the "
+                    "pods it is given to (a request and no limit); set "
+                    f"default.{name} instead (it also sets the request)",
                 )
                 continue
             limit = amount(default[name]).value
@@ -184,8 +183,6 @@ def _limit_range(obj: K8sObject, spec: dict[str, Any]) -> Iterator[Violation]:
             yield Violation(
                 (*base, "defaultRequest", name),
                 f"default {name} {format_amount(limit)} and defaultRequest "
-                f"{format_amount(request)} differ: the API server rejects the LimitRange "
-                f'("default value {format_amount(limit)} must equal to defaultRequest value '
-                f'{format_amount(request)} in {name}"); extended resources cannot be '
-                "overcommitted, so keep only default",
+                f"{format_amount(request)} differ: the API server rejects the LimitRange; "
+                "keep only default (extended resources cannot be overcommitted)",
             )

@@ -204,8 +204,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             yield Violation(
                 biggest.paths[name],
                 f"the pod needs {format_amount(total)} {name} ({parts}) but the largest node, of "
-                f"the {pool_label(node)}, offers {limit}: one pod runs on one node, so it stays "
-                f"Pending; split the work over several pods of at most {limit}",
+                f"the {pool_label(node)}, offers {limit}, so it stays Pending; split the work "
+                f"over several pods of at most {limit}",
                 at="value",
                 severity="error",  # the described nodes: it can never run there
             )
@@ -215,10 +215,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             yield Violation(
                 biggest.paths[name],
                 f"the pod needs {format_amount(total)} {name} ({parts}) but its "
-                f"{selected.what} allows only nodes with at most {limit}"
-                f"{' (gpulint instance catalog)' if selected.catalog else ''}: one pod runs on "
-                f"one node, so it stays Pending; request at most {limit}, or select a larger "
-                "node type",
+                f"{selected.what} allows nodes with at most {limit}"
+                f", so it stays Pending; request at most {limit}, or select a larger node type"
+                f"{' (gpulint instance catalog)' if selected.catalog else ''}",
                 at="value",
             )
             continue
@@ -227,10 +226,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             yield Violation(
                 biggest.paths[name],
                 f"the pod needs {format_amount(total)} {name} ({parts}) but nodes commonly "
-                f"have at most {limit} (assumed: no cluster is described): one pod runs on "
-                f"one node, so it stays Pending if yours are no larger; describe the GPU "
-                "nodes (`node-pools:`, --cluster) or set GPU040's max_per_node to make it "
-                "certain",
+                f"have at most {limit}: it stays Pending if yours are no larger; {_CERTAIN}",
                 at="value",
                 severity="info",
             )
@@ -238,11 +234,18 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         yield Violation(
             biggest.paths[name],
             f"the pod needs {format_amount(total)} {name} ({parts}) but the largest node has "
-            f"{limit}: one pod runs on one node, so it stays Pending; split the work over "
-            f"several pods of at most {limit}, or raise GPU040's max_per_node if your nodes "
-            "are larger",
+            f"{limit}, so it stays Pending; split the work over several pods of at most "
+            f"{limit}, or raise GPU040's max_per_node if your nodes are larger",
             at="value",
         )
+
+
+#: The help of a finding that rests on the assumed node size: what was assumed, and what makes
+#: it certain.
+_CERTAIN = (
+    "describe the GPU nodes (`node-pools:`, --cluster) or set GPU040's max_per_node to make "
+    "it certain (assumed: no cluster is described)"
+)
 
 
 def _claimed(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -275,9 +278,9 @@ def _claimed(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 has = f"{int(found[0])} such devices in its ResourceSlices"
             yield Violation(
                 where,
-                f"{gets} but the largest node, of the {pool_label(found[1])}, has {has}: every "
-                "device of a pod's claims is allocated on the pod's node, so it stays Pending; "
-                f"split the work over several pods of at most {int(found[0])}",
+                f"{gets} but the largest node, of the {pool_label(found[1])}, has {has}",
+                help=f"split the work over several pods of at most {int(found[0])} (it stays "
+                "Pending: a pod's claimed devices are all on its node)",
                 at="value",
                 severity="error",
                 related=related,
@@ -289,8 +292,7 @@ def _claimed(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 yield Violation(
                     where,
                     f"{gets} but its {selected.what} allows only nodes with at most "
-                    f"{selected.most}: every device of a pod's claims is allocated on the "
-                    "pod's node, so it stays Pending; claim at most "
+                    f"{selected.most}, so it stays Pending; claim at most "
                     f"{selected.most}, or select a larger node type",
                     at="value",
                     related=related,
@@ -304,10 +306,8 @@ def _claimed(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if _assumed(ctx):
             yield Violation(
                 where,
-                f"{gets} but nodes commonly have at most {limit} (assumed: no cluster is "
-                "described): every device of a pod's claims is allocated on the pod's node, "
-                "so it stays Pending if yours are no larger; describe the GPU nodes "
-                "(`node-pools:`, --cluster) or set GPU040's max_per_node to make it certain",
+                f"{gets} but nodes commonly have at most {limit}: it stays Pending if yours are "
+                f"no larger; {_CERTAIN}",
                 at="value",
                 severity="info",
                 related=related,
@@ -315,9 +315,9 @@ def _claimed(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             continue
         yield Violation(
             where,
-            f"{gets} but the largest node has {limit}: every device of a pod's claims is "
-            "allocated on the pod's node, so it stays Pending; split the work over several "
-            f"pods of at most {limit}, or raise GPU040's max_per_node if your nodes are larger",
+            f"{gets} but the largest node has {limit}, so it stays Pending; split the work "
+            f"over several pods of at most {limit}, or raise GPU040's max_per_node if your "
+            "nodes are larger",
             at="value",
             related=related,
         )

@@ -259,15 +259,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             size += _from(sources)
             asked, need = _asked(gpus, devices, nodes, total, through)
             effect = (
-                "the engine fails at start-up and the pod crash-loops"
+                "else the engine fails at start-up and the pod crash-loops"
                 if engine.over == "error"
-                else f"the processes beyond them have no {unit} of their own and fail or share one"
+                else f"else the processes beyond them have no {unit} of their own"
             )
             yield Violation(
                 chosen[1],
                 f"container {container.label} starts {engine.name} with {size} = {total} "
-                f"{noun}, but requests {asked}: {effect}; request {need}, "
-                f"or lower the parallelism to {have}",
+                f"{noun}, but requests {asked}",
+                help=f"request {need}, or lower the parallelism to {have} ({effect})",
                 at="value",
                 severity=engine.over,
                 related=_related(pod, ctx, sources) + claimed,
@@ -402,7 +402,8 @@ def _claimed(
     )
     if claimed is None or claimed.devices is None:
         return None, "", ()
-    named = ", ".join(c.describe() for c in claimed.claims)
+    # The claims by name: their templates and classes are the finding's related places.
+    named = ", ".join(f"DRA claim {c.name!r}" for c in claimed.claims)
     return claimed.devices, f" through {named}", claimed.related()
 
 

@@ -206,7 +206,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         yield Violation(
             where,
             f"container {container.label} of this {pod.obj.kind} holds {count} {noun} for several "
-            f"processes but {problem}: {effect}; mount an emptyDir with medium: Memory at {SHM}",
+            f"processes but {problem}",
+            help=f"mount an emptyDir with medium: Memory at {SHM} (else {effect})",
             related=_claims_of(pod, container, ctx),
         )
 

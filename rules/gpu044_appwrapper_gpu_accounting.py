@@ -170,28 +170,29 @@ def _item(
         if have > want:
             yield Violation(
                 where,
-                f"{counted} but {asks}: MCAD reserves the {format_amount(have - want)} more "
-                "in the queue and the quota, and no pod uses them; account for "
-                f"{format_amount(want)}",
+                f"{counted} but {asks}",
+                help=f"account for {format_amount(want)} (MCAD reserves the "
+                f"{format_amount(have - want)} more in the queue and the quota, and no pod uses "
+                "them)",
                 at="value" if name in _named(accounting) else "key",
             )
         elif name == MCAD_GPU:
             yield Violation(
                 where,
-                f"{counted} but {asks}: MCAD dispatches the AppWrapper by custompodresources, "
-                f"not by its pods, so the {format_amount(want - have)} more were never "
-                "checked against the free GPUs or the quota; the pods stay Pending or take "
-                f"GPUs the quota promised elsewhere; account for {format_amount(want)}",
+                f"{counted} but {asks}",
+                help=f"account for {format_amount(want)} (MCAD dispatches by "
+                f"custompodresources, so the {format_amount(want - have)} more were never "
+                "checked against the free GPUs or the quota)",
                 at="value" if name in _named(accounting) else "key",
                 severity=Severity.ERROR,
             )
         else:
             yield Violation(
                 where,
-                f"{counted} but {asks}: the queue admits the AppWrapper by custompodresources "
-                f"(multi-cluster-app-dispatcher counts only {MCAD_GPU}, the mcad controller "
-                f"every requested name), so the {format_amount(want - have)} more were never "
-                f"checked; account for {format_amount(want)}",
+                f"{counted} but {asks}",
+                help=f"account for {format_amount(want)} (the queue admits the AppWrapper by "
+                f"custompodresources, so the {format_amount(want - have)} more were never "
+                "checked)",
                 at="value" if name in _named(accounting) else "key",
             )
 

@@ -250,8 +250,8 @@ def _maxtext(
             )
             yield Violation(
                 (*path, "containers", c, *at),
-                f"MaxText's mesh asks {shown} = {product} {what}, but {basis}: {effect}; "
-                f"make the {kind}_* product divide {target}",
+                f"MaxText's mesh asks {shown} = {product} {what}, but {basis}",
+                help=f"make the {kind}_* product divide {target} (else {effect})",
                 at="value",
                 severity=severity,
             )

@@ -14,8 +14,8 @@ node inventory holds the cluster's ResourceSlices, DynamicResources (the whole d
 claims ask for against those each node's slices publish: `cannot allocate all claims`; the
 finding then names where each claim is defined as a related location). When
 no node passes, the message is the scheduler's own (`0/12 nodes are available: ...`, each
-reason with its count) followed by the closest node pool and what would make the pod fit
-there. Without a cluster description the rule says nothing.
+reason with its count), and its help line names the closest node pool and what would make
+the pod fit there. Without a cluster description the rule says nothing.
 
 The filters judge capacity, not usage: a pod that fits an empty node is feasible even if
 the cluster is full today. Pods of node agents (DaemonSets) get the tolerations the
@@ -28,8 +28,8 @@ node shapes, identical nodes counted once): for a cluster too large to judge a p
 that, the finding is `info` ("the cluster is too large to judge this pod exactly"), never an
 error from a partial look.
 
-When the closest pool fails several filters, the finding names each with its change
-(`Closest: pool a100-pool (8 nodes) fails 2 filters: untolerated taint {nvidia.com/gpu:
+When the closest pool fails several filters, the help line names each with its change
+(`closest: pool a100-pool (8 nodes) fails 2 filters: untolerated taint {nvidia.com/gpu:
 present}, add a toleration ...; node affinity/selector, change nodeSelector ...`), so
 fixing one cause does not reveal the next. One cause, one finding: where every one of
 those causes is already reported by the rule that names it with its fix -- GPU020 (an
@@ -155,7 +155,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         # Too many nodes to compare this pod with each: never an error from a partial look.
         yield Violation(pod.path, result.message(), severity="info")
         return
+    # The scheduler's words (``0/12 nodes are available: 4 node(s) didn't match ...``) are the
+    # message; the closest node pool and what would make the pod fit there, the help line.
     message = result.message()
+    advice: str | None = None
     anchor: Path = pod.path
     places: list[Path] = []
     closest = result.closest()
@@ -165,14 +168,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         nodes = f"{group.size} node{'s' * (group.size != 1)}"
         if len(every) > 1:
             parts = "; ".join(_failed(f) for f in every)
-            message += f" Closest: {group.label} ({nodes}) fails {len(every)} filters: {parts}."
+            advice = f"closest: {group.label} ({nodes}) fails {len(every)} filters: {parts}"
         elif every and every[0].fixes:
-            message += f" Closest: {group.label} ({nodes}): {'; '.join(every[0].fixes)}."
+            advice = f"closest: {group.label} ({nodes}): {'; '.join(every[0].fixes)}"
         for f in every:
             places.extend(_places(pod, f, sched.node_selector or {}, node))
         anchor = _anchor(pod, every[0].plugin, every[0].resources) if every else pod.path
     claims = related if any(f.plugin == "DynamicResources" for f in _every_failure(result)) else ()
-    yield Violation(anchor, message, places=tuple(places) or ((),), related=claims)
+    yield Violation(anchor, message, places=tuple(places) or ((),), related=claims, help=advice)
 
 
 def _claimed(

@@ -82,7 +82,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     for entry in entries:
         yield Violation(
             entry.path,
-            f"no node pool advertises {WHOLE}, so the pod stays Pending: the "
-            f"{pool_label(node)} offers {describe_offer(node, ctx.registry)}, as {why_not(node)}"
-            f"{more}; request what the pools offer",
+            f"no node pool advertises {WHOLE}, so the pod stays Pending",
+            help=f"request what the pools offer: the {pool_label(node)} offers "
+            f"{describe_offer(node, ctx.registry)}, as {why_not(node)}{more}",
         )

@@ -88,4 +88,4 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     if not is_dra_object(obj):
         return
     for problem in dra_object_problems(obj.kind, obj.version, obj.data, obj.path):
-        yield Violation(problem.path, problem.message, at=problem.at)
+        yield Violation(problem.path, problem.message, at=problem.at, help=problem.help)

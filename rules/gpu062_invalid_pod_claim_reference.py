@@ -159,9 +159,8 @@ def _entry(
     if close:
         yield Violation(
             (*at, field),
-            f"no {kind} named {target} is defined in this project, and it defines {close}, "
-            f"one typo away: the pod stays Pending if {target} does not exist; did you mean "
-            f"{close}?",
+            f"no {kind} named {target} is defined in this project, one typo from {close}",
+            help=f"did you mean {close}? (the pod stays Pending if {target} does not exist)",
             at="value",
             severity="warning",
         )

@@ -108,17 +108,15 @@ def _finding(path: tuple[Any, ...], name: str, known: set[str]) -> Violation:
     if close:
         return Violation(
             path,
-            f"no DeviceClass {name} is defined in this project or installed by a DRA driver "
-            f"gpulint knows, and {close} is one typo away: a claim for a class that does not exist "
-            f"leaves its pod Pending; did you mean {close}?",
+            f"no DeviceClass {name} is defined in this project or by a DRA driver gpulint knows, "
+            f"one typo from {close}: its pod stays Pending; did you mean {close}?",
             at="value",
         )
     return Violation(
         path,
-        f"DeviceClass {name} is not defined in this project nor installed by a DRA driver "
-        "gpulint knows: gpulint assumed your cluster has it (a claim for a missing class "
-        "leaves its pod Pending); define the DeviceClass in a file of the project to have it "
-        "checked",
+        f"DeviceClass {name} is not defined in this project or by a DRA driver gpulint knows "
+        "(assumed: your cluster has it); define the DeviceClass in a file of the project to "
+        "have it checked",
         at="value",
         severity="info",
     )

@@ -137,11 +137,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if claimed is None or claimed.hardware != hardware:
             continue
         seen.add(id(container))
-        named = ", ".join(c.describe() for c in claimed.claims)
+        # The claims by name: their templates and classes are the finding's related places.
+        named = ", ".join(f"DRA claim {c.name!r}" for c in claimed.claims)
         what, why = DOCUMENTED[hardware]
         yield Violation(
             entry.path,
-            f"container {container.label} asks for {entry.name} and for {what} through "
-            f"{named}: {why}; ask through one of them",
+            f"container {container.label} asks for {entry.name} and for {what} through {named}",
+            help=f"ask through one of them ({why})",
             related=claimed.related(),
         )

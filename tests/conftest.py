@@ -57,6 +57,12 @@ RULE_FIXTURES = FIXTURES / "rules"
 RENDER_RULES = ("GL200", "GL201", "GL202", "GL203")
 
 
+def said(f: Finding) -> str:
+    """A finding's message and its help line together, as one text: ``message; help`` (how
+    rules write them; the text format shows the help on a line of its own)."""
+    return f"{f.message}; {f.help}" if f.help else f.message
+
+
 def rule_fixtures(code: str, kind: str) -> list[Path]:
     """A rule's ``fail`` or ``pass`` fixtures: files, or folders for a rendering rule."""
     folder = RULE_FIXTURES / code

@@ -354,9 +354,12 @@ def test_entries_outside_the_repository_are_reported_alike_and_never_looked_at(
     proc = _check(repo, "--baseline", BASELINE, "k8s/serve.yaml")
     stale = _findings(proc)
     assert [f["rule"] for f in stale] == ["GL101"] * len(OUTSIDE)
-    assert [f["message"] for f in stale] == [
-        f"baseline entry GPU001 in {file} (Pod/p{n}) names a file outside the repository: it "
-        "can match no finding of this repository and is not checked; delete the entry"
+    assert [(f["message"], f["help"]) for f in stale] == [
+        (
+            f"baseline entry GPU001 in {file} (Pod/p{n}) names a file outside the repository: "
+            "it can match no finding of this repository and is not checked",
+            "delete the entry",
+        )
         for n, file in enumerate(OUTSIDE)
     ]
     lines = (repo / BASELINE).read_text(encoding="utf-8").splitlines()

@@ -110,7 +110,8 @@ def gpulint(
 
 
 def parse_text(stdout: str) -> list[dict[str, str]]:
-    """The finding lines of text output; asserts the shape of every line."""
+    """The finding lines of text output, each with its help line (``help``, or None);
+    asserts the shape of every line."""
     lines = stdout.splitlines()
     assert lines, "text output ends with a summary line"
     assert SUMMARY.match(lines[-1]), lines[-1]
@@ -118,9 +119,12 @@ def parse_text(stdout: str) -> list[dict[str, str]]:
         del lines[-2]  # what the rules assumed of the cluster, once, before the summary
     findings = []
     for line in lines[:-1]:
+        if line.startswith("  help: ") and findings and findings[-1]["help"] is None:
+            findings[-1]["help"] = line[len("  help: ") :]
+            continue
         match = LINE.match(line)
         assert match, f"not `path:line:col: CODE severity: message [Kind/name]`: {line!r}"
-        findings.append(match.groupdict())
+        findings.append({**match.groupdict(), "help": None})
     return findings
 
 

@@ -41,7 +41,7 @@ def test_a_literal_block_maps_each_line(tmp_path: Path) -> None:
     (finding,) = _findings(tmp_path, text)
     assert (finding["line"], finding["column"]) == (10, 45)
     assert finding["severity"] == "warning"
-    assert "did you mean productName?" in finding["message"]
+    assert "did you mean productName?" in finding["help"]
 
 
 def test_a_double_quoted_scalar_maps_its_column(tmp_path: Path) -> None:
@@ -51,7 +51,7 @@ def test_a_double_quoted_scalar_maps_its_column(tmp_path: Path) -> None:
     (finding,) = _findings(tmp_path, text)
     assert (finding["line"], finding["column"]) == (8, 61)
     assert finding["severity"] == "error"
-    assert "compareTo" in finding["message"]
+    assert "compareTo" in finding["help"]
 
 
 def test_a_folded_block_of_plain_lines_maps_through_its_folds(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from gpulint.lint.engine import Linter
 from gpulint.lint.finder import load_rules
 from gpulint.model import Finding, Severity
 from gpulint.settings import Settings
+from tests.conftest import said
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,7 @@ def test_a_profile_identifier_is_judged_as_gpu010_judges_a_container(
 ) -> None:
     (finding,) = lint(linter, PROFILE.replace("NAME", name))
     assert finding.severity == severity
-    assert advice in finding.message
+    assert advice in said(finding)
 
 
 @pytest.mark.parametrize(
@@ -103,7 +104,7 @@ spec:
     found = lint(linter, text)
     # The flavor's resource repeats the covered name: one finding, where it is covered.
     assert [(f.line, f.severity) for f in found] == [(6, Severity.ERROR), (17, Severity.ERROR)]
-    assert "the LimitRange's min becomes its default" in found[1].message
+    assert "the LimitRange's min becomes its default" in said(found[1])
 
 
 def test_a_quota_key_is_renamed_with_its_prefix(linter: Linter) -> None:

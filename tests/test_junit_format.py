@@ -104,12 +104,16 @@ def test_one_case_per_object_and_rule_failing_where_the_rule_reported() -> None:
     for key, case in failed.items():
         (failure,) = case.result
         assert isinstance(failure, Failure)
-        # The failure lists the findings as the text format prints them.
+        # The failure lists the findings as the text format prints them, each with its help.
         assert failure.text.splitlines() == [
-            f"{f['path']}:{f['line']}:{f['column']}: {f['rule']} {f['severity']}: "
-            f"{f['message']}"
-            + (f" [{f['object']['kind']}/{f['object']['name']}]" if f["object"] else "")
+            line
             for f in expected[key]
+            for line in (
+                f"{f['path']}:{f['line']}:{f['column']}: {f['rule']} {f['severity']}: "
+                f"{f['message']}"
+                + (f" [{f['object']['kind']}/{f['object']['name']}]" if f["object"] else ""),
+                *([f"  help: {f['help']}"] if f["help"] else []),
+            )
         ]
         first = expected[key][0]
         assert failure.message == f"{first['line']}:{first['column']}: {first['message']}"

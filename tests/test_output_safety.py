@@ -154,8 +154,11 @@ def lines_of(output: str) -> list[str]:
 # -- the checks, one per format ---------------------------------------------------------------
 
 
-def check_text(out: str, active: list[Finding], _: str) -> None:
-    *findings, summary = lines_of(printed(out))
+def check_text(out: str, active: list[Finding], _: str, helps: bool = True) -> None:
+    *shown, summary = lines_of(printed(out))
+    # Each finding's line, then (text, not concise) its help line when it has one, set in.
+    findings = [line for line in shown if not line.startswith("  help: ")]
+    assert len(shown) - len(findings) == (sum(1 for f in active if f.help) if helps else 0)
     assert SUMMARY.fullmatch(summary), summary
     assert len(findings) == len(active)
     for line, f in zip(findings, active, strict=True):
@@ -238,7 +241,7 @@ def check_gitlab(out: str, active: list[Finding], cwd: str) -> None:
 
 CHECKS = {
     "text": check_text,
-    "concise": check_text,  # the text format's lines, the advice left out
+    "concise": lambda out, active, tmp: check_text(out, active, tmp, helps=False),
     "github": check_github,
     "json": check_json,
     "sarif": check_sarif,
@@ -400,10 +403,13 @@ def test_the_forged_manifest_under_a_forged_name(forged: Path, fmt: str) -> None
     if fmt == "text":
         # GPU010 (the forged key) and GPU020 (no toleration, info: an assumed taint), the
         # note on the assumed GPU taint, then the summary.
-        assert len(lines) == 4
-        assert lines[2].startswith("note: assumed GPU taint ")
-        for line in lines[:2]:
+        # Each finding with its help line.
+        assert len(lines) == 6
+        assert lines[4].startswith("note: assumed GPU taint ")
+        for line in (lines[0], lines[2]):
             assert line.startswith(SHOWN_NAME + ":"), line
+        for line in (lines[1], lines[3]):
+            assert line.startswith("  help: "), line
     if fmt == "sarif":
         log = json.loads(out)
         assert_schema_valid(log)

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, expectation_list, gpulint_in_process
+from tests.test_snapshots import MAX_MESSAGE, NOT_YET_SHORT
 
 _SEVERITIES = re.compile(r"^#\s*severities:\s*(?P<pairs>.+?)\s*$", re.MULTILINE)
 
@@ -66,3 +67,10 @@ def test_project_fixture(project: Path, tmp_path: Path) -> None:
     for f in findings:
         wanted = loud.get((f["path"], f["rule"]))
         assert wanted in (None, f["severity"]), shown
+    # Every message short, as the rule fixtures' (tests/test_snapshots.py).
+    long = [
+        f"{f['rule']}: {f['message']}"
+        for f in findings
+        if len(f["message"]) > MAX_MESSAGE and f["rule"] not in NOT_YET_SHORT
+    ]
+    assert long == []

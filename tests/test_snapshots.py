@@ -3,8 +3,9 @@
 ``tests/test_rule_fixtures.py`` pins each finding's line and code, as the ``# expect:``
 comments write them; a change of message, column or severity, or of what a fix writes, would
 pass there unseen. Each fixture therefore has a snapshot, ``tests/snapshots/<CODE>/<file>.snap``:
-its findings as the text format prints them (``line:column CODE severity: message``) and the
-unified diff of its fixes (``--diff --unsafe-fixes``: every fix, safe or not). Every run
+its findings as the text format prints them (``line:column CODE severity: message`` and the
+``help:`` line below it) and the unified diff of its fixes (``--diff --unsafe-fixes``: every
+fix, safe or not). Every run
 compares them; after reviewing a change, ``make snapshots`` writes them anew (as ruff's
 ``cargo insta review``), and the diff of the snapshots is part of the commit.
 """
@@ -19,6 +20,7 @@ import pytest
 
 from gpulint.fix.loop import UNSAFE, fix_text
 from gpulint.lint.engine import Linter
+from gpulint.model import Finding
 from tests.conftest import ROOT
 from tests.test_rule_fixtures import (
     FIXTURE_FILES,
@@ -45,6 +47,8 @@ def snapshot(path: Path, linter: Linter) -> str:
         mark = f" [suppressed by {f.suppression.source}]" if f.suppression is not None else ""
         fix = f" [fix: {f.fix.applicability}]" if f.fix is not None and f.fix.available else ""
         lines.append(f"{f.line}:{f.column} {f.rule} {f.severity.label}: {f.message}{mark}{fix}")
+        if f.help:
+            lines.append(f"  help: {f.help}")
     lines.append("# fixes (--diff --unsafe-fixes)")
     try:
         text = raw.decode("utf-8")
@@ -84,3 +88,34 @@ def test_every_snapshot_has_its_fixture() -> None:
     )
     assert stale == [], "snapshots of fixtures that are gone: delete them"
     assert RULE_FIXTURES.is_dir()
+
+
+#: A finding's message at most, in characters: what is wrong and where, in one sentence, as
+#: ruff's and kube-linter's are; what to do is its help line, why it matters
+#: ``gpulint rule CODE``. The names a message quotes from the manifest count, the fixture's
+#: folder in a path does not (a user lints from the repository's root).
+MAX_MESSAGE = 160
+#: Rules whose messages are being reworded in another change (GPU020, GPU043), held to the
+#: bound with it; and GL900, which quotes the exception a rule raised (up to
+#: ``gpulint.lint.engine.MAX_DETAIL`` characters of it).
+NOT_YET_SHORT = frozenset({"GPU020", "GPU043", "GL900"})
+
+
+def long_messages(findings: list[Finding], folder: str) -> list[str]:
+    """The findings whose message is over :data:`MAX_MESSAGE`, each with its length."""
+    out = []
+    for f in findings:
+        message = f.message.replace(folder, "").replace(f"{ROOT}/", "")
+        if len(message) > MAX_MESSAGE and f.rule not in NOT_YET_SHORT:
+            out.append(f"{f.rule} ({len(message)}): {message}")
+    return out
+
+
+@pytest.mark.parametrize(
+    "path", FIXTURE_FILES, ids=[f"{p.parent.name}/{p.name}" for p in FIXTURE_FILES]
+)
+def test_every_rules_messages_are_short(path: Path, linter: Linter) -> None:
+    label = path.relative_to(ROOT).as_posix()
+    findings = linter.lint_bytes(label, path.read_bytes())
+    folder = path.parent.relative_to(ROOT).as_posix() + "/"
+    assert long_messages(findings, folder) == []

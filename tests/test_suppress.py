@@ -17,7 +17,7 @@ from gpulint.lint.finder import load_rules
 from gpulint.model import Finding
 from gpulint.settings import Settings
 from gpulint.suppress.findings import comment_directives
-from tests.conftest import expectations, gpulint_in_process, lint as shared_lint
+from tests.conftest import expectations, gpulint_in_process, lint as shared_lint, said
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def lint(text: str, rules: list[Any], settings: Settings | None = None) -> list[
 def check_expectations(text: str, found: list[Finding]) -> None:
     want = {(line, code) for line, code, _ in expectations(text)}
     got = {(f.line, f.rule) for f in found if f.suppression is None}
-    assert got == want, [f"{f.line}:{f.column} {f.rule} {f.message}" for f in found]
+    assert got == want, [f"{f.line}:{f.column} {f.rule} {said(f)}" for f in found]
 
 
 def suppressed(found: list[Finding]) -> list[tuple[int, str, str, str, str | None]]:
@@ -82,7 +82,7 @@ def test_line_and_next_line_comments(rules: list[Any]) -> None:
 def test_stale_codes_are_named(rules: list[Any]) -> None:
     # GPU002 is named in the disable-next-line comment but does not fire on line 19.
     stale = [f for f in lint(LINE_COMMENTS, rules) if f.rule == "GL100"]
-    assert [(f.line, f.column, f.message) for f in stale] == [
+    assert [(f.line, f.column, said(f)) for f in stale] == [
         (16, 9, "unused suppression: no GPU002 finding on line 19; remove the code")
     ]
     directives = comment_directives(LINE_COMMENTS)
@@ -155,7 +155,7 @@ def test_object_annotation_covers_the_whole_object_and_is_reported_when_stale(
     assert [(f.line, f.column, f.object and f.object.name) for f in stale] == [
         (7, 24, "llama-server")
     ]
-    assert stale[0].message == (
+    assert said(stale[0]) == (
         "unused suppression: no GPU012 finding in this object; remove the code"
     )
 
@@ -187,7 +187,7 @@ def test_an_unknown_gpulint_annotation_key_is_gl100_at_the_key(
     )
     (finding,) = lint(text, rules)
     assert (finding.rule, finding.line, finding.column) == ("GL100", 6, 5)
-    assert finding.message == (
+    assert said(finding) == (
         f"unknown gpulint annotation {key}: it does nothing{hint}; gpulint reads "
         "gpulint.io/ignore and gpulint.io/ignore-reason"
     )
@@ -249,7 +249,7 @@ def test_gl100_can_be_silenced_only_by_naming_it(rules: list[Any]) -> None:
     found = lint(text, rules)
     assert [(f.rule, f.suppression) for f in found] == [("GL100", None)]
     assert (
-        found[0].message
+        said(found[0])
         == "unused suppression: there is no finding in this file to suppress; remove it"
     )
     named = text + "# gpulint: disable-file=GL100 -- kept for the next chart upgrade\n"

@@ -88,11 +88,40 @@ DRA_LIFECYCLE = {
 
 class Problem(NamedTuple):
     """One thing the API server (or the driver) refuses: ``path`` inside the document,
-    ``at`` the key or the value there."""
+    ``at`` the key or the value there; ``help``, what to do (None: the message's text after
+    its first ``; ``)."""
 
     path: Path
     message: str
     at: str = "key"
+    help: str | None = None
+
+
+#: A message about one field at most (the API server's words past it are the help).
+_SHORT = 160
+
+
+def _api_error(message: str) -> tuple[str, str | None]:
+    """``the API server rejects this: FIELD: Invalid value: "x": why; what to do`` as a short
+    message (up to the value) and its help (why, then what to do), when it is long."""
+    from gpulint.model import split_help
+
+    text, help = split_help(f"the API server rejects this: {message}")
+    if len(text) <= _SHORT:
+        return text, help
+    cut = -1
+    for mark in (": Invalid value: ", ": Required value", ": Unsupported value: ", " is required"):
+        at = text.find(mark)
+        if at >= 0:
+            after = at + len(mark)
+            if mark.endswith(": ") and text[after : after + 1] == '"':
+                after = text.find('"', after + 1) + 1
+            cut = after
+            break
+    if cut <= 0 or not text.startswith(": ", cut):
+        return text, help
+    why = text[cut + 2 :]
+    return text[:cut], why + (f"; {help}" if help else "")
 
 
 def holds_placeholder(value: str) -> bool:
@@ -138,7 +167,8 @@ class _Checker:
         return self.version in ("v1", "v1beta2")
 
     def add(self, path: Path, message: str, at: str = "key") -> None:
-        self.out.append(Problem((*self.base, *path), f"the API server rejects this: {message}", at))
+        text, help = _api_error(message)
+        self.out.append(Problem((*self.base, *path), text, at, help))
 
     def named_list(self, value: Any, path: Path, limit: int, what: str) -> list[Any]:
         if value is None:

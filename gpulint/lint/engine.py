@@ -27,6 +27,7 @@ from gpulint.model import (
     Severity,
     Span,
     selects,
+    split_help,
 )
 from gpulint.rule import Rule, RuleContext, Violation
 from gpulint.settings import Settings
@@ -83,8 +84,12 @@ class _Active:
         severity: Severity | None = None,
         fix: Fix | None = None,
         related: tuple[Related, ...] = (),
+        help: str | None = None,
     ) -> Finding:
-        """A finding of this rule, at its configured severity unless ``severity`` says."""
+        """A finding of this rule, at its configured severity unless ``severity`` says; with
+        no ``help``, what the message says to do after its first ``; `` is the help."""
+        if help is None:
+            message, help = split_help(message)
         return Finding(
             rule=self.rule.code,
             name=self.rule.name,
@@ -97,6 +102,7 @@ class _Active:
             document=document,
             fix=fix,
             related=related,
+            help=help,
         )
 
 
@@ -445,8 +451,10 @@ class Linter:
             raise TypeError(f"Violation.message must be a str, not {type(v.message).__name__}")
         if v.at not in ("key", "value"):
             raise ValueError(f"Violation.at must be 'key' or 'value', not {v.at!r}")
+        if v.help is not None and not isinstance(v.help, str):
+            raise TypeError(f"Violation.help must be a str, not {type(v.help).__name__}")
         span = doc.value_span(v.path) if v.at == "value" else doc.key_span(v.path)
-        message = v.message
+        message, help = (v.message, v.help) if v.help is not None else split_help(v.message)
         if v.within is not None:
             from gpulint.loader.inscalar import place_within
 
@@ -458,7 +466,7 @@ class Linter:
             severity = given if isinstance(given, Severity) else Severity.parse(given)
         fix = None if v.fix is None else self._fix(v.fix, doc)
         return active.finding(
-            label, span, message, ref, v.path, doc.index, severity, fix, tuple(v.related)
+            label, span, message, ref, v.path, doc.index, severity, fix, tuple(v.related), help
         )
 
     def _fix(self, repair: Repair, doc: Document) -> Fix:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from gpulint.util.factcache import FactCache
 
 #: Bumped when an entry's form changes.
-FORMAT = 1
+FORMAT = 2
 #: How deep :func:`canonical` follows the settings (the configuration nests a few levels).
 _DEPTH = 24
 
@@ -168,7 +168,7 @@ def to_json(findings: list[Finding]) -> list[Any] | None:
         out.append(
             [
                 f.rule, f.name, int(f.severity), f.path, list(f.span), f.message, obj,
-                list(f.doc_path), f.document, fix, related, suppression,
+                list(f.doc_path), f.document, fix, related, f.help, suppression,
             ]
         )  # fmt: skip
     return out
@@ -195,9 +195,10 @@ def from_json(entry: Any) -> list[Finding] | None:
         return None
     out: list[Finding] = []
     for row in entry:
-        if not (isinstance(row, list) and len(row) == 12):
+        if not (isinstance(row, list) and len(row) == 13):
             return None
-        rule, name, severity, path, span, message, obj, doc_path, document, fix, related, sup = row
+        rule, name, severity, path, span, message, obj, doc_path, document, fix, related = row[:11]
+        help, sup = row[11:]
         where = _span(span)
         if not (
             _text(rule)
@@ -210,6 +211,7 @@ def from_json(entry: Any) -> list[Finding] | None:
             and all(_text(p) or _int(p) for p in doc_path)
             and _int(document)
             and isinstance(related, list)
+            and (help is None or _text(help))
         ):
             return None
         ref = None
@@ -240,7 +242,7 @@ def from_json(entry: Any) -> list[Finding] | None:
         out.append(
             Finding(
                 rule, name, Severity(severity), path, where, message, ref, tuple(doc_path),
-                document, repair, tuple(places), why,
+                document, repair, tuple(places), help, why,
             )
         )  # fmt: skip
     return out

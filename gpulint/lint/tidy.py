@@ -67,8 +67,8 @@ def tell_aliases_apart(doc: Document, findings: list[Finding]) -> None:
 
     Content shared through a YAML anchor is reported once per use, at the anchor, where the
     fix goes: two findings at one position with one message would look like a duplicate.
-    Each gets the container (or the path) it is for, e.g. "(for container evaluator at
-    spec.containers[1]; ...)". Findings at one position for different objects already differ
+    Each gets the container (or the path) it is for, e.g. "(for container evaluator, shared
+    through a YAML alias)". Findings at one position for different objects already differ
     in the object they name, and are left as they are.
     """
     groups: dict[tuple[str, Span, str, ObjectRef | None], list[int]] = {}
@@ -83,8 +83,9 @@ def tell_aliases_apart(doc: Document, findings: list[Finding]) -> None:
 
 
 def _use_of(data: Any, path: Path) -> str:
-    """The suffix naming the container (or the path) a finding in shared content is for."""
-    shared = "written once and shared through a YAML alias"
+    """The suffix naming the container (or the path) a finding in shared content is for:
+    its name alone when it has one (the message is one short line)."""
+    shared = "shared through a YAML alias"
     for k in range(len(path) - 2, -1, -1):
         if path[k] in _CONTAINER_LISTS and isinstance(path[k + 1], int):
             where = _dotted(path[: k + 2])
@@ -98,9 +99,9 @@ def _use_of(data: Any, path: Path) -> str:
                     node = None
             name = node.get("name") if isinstance(node, dict) else None
             if isinstance(name, str) and name:
-                return f" (for container {name} at {where}; {shared})"
-            return f" (for the container at {where}; {shared})"
-    return f" (for {_dotted(path)}; {shared})"
+                return f" (for container {name}, {shared})"
+            return f" (for the container at {where}, {shared})"
+    return f" (for {_dotted(path)}, {shared})"
 
 
 def _dotted(path: Path) -> str:

@@ -165,21 +165,20 @@ def _loose(name: str, data: Any, part: Part | None) -> str:
     where = f" ({part.kustomization}:{part.line})" if part is not None and patch else ""
     if patch and isinstance(data, list):
         return (
-            f"this file is a JSON 6902 patch{where}: the {name} it writes was not checked; "
+            f"the {name} this JSON 6902 patch{where} writes was not checked; "
             "`gpulint check --render` lints the overlay it is applied to"
         )
     if patch:
         return (
-            f"this Kustomize patch{where} has no {lacks}, so its {name} was not "
-            "checked: give it its target's apiVersion and kind and a metadata.name (kustomize "
-            "needs them in a strategic-merge patch) to lint it as a patch, or lint the "
-            "overlay: `gpulint check --render`"
+            f"the {name} of this Kustomize patch{where} was not checked: it has no {lacks}; "
+            "give it its target's apiVersion and kind and a metadata.name to lint it as a "
+            "patch, or lint the overlay: `gpulint check --render`"
         )
     return (
-        f"this document is no Kubernetes object (it has no {lacks}), so its {name} "
-        "was not checked: give a patch apiVersion, kind and metadata.name to lint it as one, "
-        "or lint what applies it: `gpulint check --render` on the overlay, or on the chart "
-        "with `--values` this file"
+        f"the {name} of this document was not checked: it is no Kubernetes object (no "
+        f"{lacks}); give it an apiVersion, kind and metadata.name to lint it as one, or lint "
+        "what applies it: `gpulint check --render` on the overlay, or on the chart with "
+        "`--values` this file"
     )
 
 

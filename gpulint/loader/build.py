@@ -273,8 +273,8 @@ class Builder(StrictChecks):
                         codes.DUPLICATE_KEY,
                         node_span(key_node),
                         f"duplicate key {key!r} (first at line {first_span.line}): kubectl's "
-                        "strict decoding rejects the object, and non-strict decoding keeps only "
-                        "the last value, silently dropping the first",
+                        "strict decoding rejects the object; keep one of them (non-strict "
+                        "decoding silently keeps the last)",
                         (*path, key),
                     )
                 )

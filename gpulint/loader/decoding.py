@@ -50,6 +50,6 @@ def decode(raw: bytes) -> tuple[str | None, Problem | None]:
         return None, Problem(
             codes.UNREADABLE_FILE,
             Span(line, col, line, col + 1),
-            f"the file is not valid {encoding.upper()} (byte {start}): YAML must be UTF-8, or "
-            "UTF-16/32 with a byte-order mark; not linted",
+            f"the file is not valid {encoding.upper()} (byte {start}), so it was not linted; "
+            "write it in UTF-8, or UTF-16/32 with a byte-order mark",
         )

@@ -171,10 +171,9 @@ class StrictChecks:
                 )
             else:
                 message = (
-                    f"tag {shown} is not a Kubernetes YAML tag: Kubernetes' decoder (go-yaml, "
-                    "kubectl) ignores it and reads the value as if it were untagged, as "
-                    "gpulint did (it constructed nothing), so whatever the tag was meant to "
-                    "do does not happen: remove the tag"
+                    f"tag {shown} is not a Kubernetes YAML tag: Kubernetes' decoder ignores it, "
+                    "so what it was meant to do does not happen; remove the tag (go-yaml and "
+                    "kubectl read the value untagged, as gpulint did: it constructed nothing)"
                 )
             self.problems.append(Problem(codes.UNSUPPORTED_TAG, node_span(node), message, path))
         return tag

@@ -142,8 +142,8 @@ def template_problem(text: str, lib: YamlLib, error: int) -> Problem | None:
     return Problem(
         codes.TEMPLATE_NOT_RENDERED,
         Span(line, column, line, column + max(end - first.start, 1)),
-        f"this file is a template, not YAML until it is rendered: {what} here keeps it from "
-        "parsing, so it was not linted from this document on. Lint what it renders: a Helm "
-        "chart or Kustomize overlay with `gpulint check --render`, any other renderer's output "
-        "through `gpulint check -`; or leave the file out with `exclude` in .gpulint.yaml",
+        f"{what} here makes this file a template, not YAML: it was not linted from this "
+        "document on; lint what it renders (`gpulint check --render` for a Helm chart or "
+        "Kustomize overlay, `gpulint check -` for another renderer's output), or leave it out "
+        "with `exclude` in .gpulint.yaml",
     )

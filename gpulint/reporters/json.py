@@ -29,6 +29,7 @@ def finding_json(f: Finding) -> dict[str, Any]:
         "end_line": f.span.end_line,
         "end_column": f.span.end_column,
         "message": f.message,
+        "help": f.help,
         "object": f.object.as_json() if f.object is not None else None,
         "document": f.document,
         "yaml_path": list(f.doc_path),

@@ -121,7 +121,7 @@ def _case_element(case: _Case, names: dict[str, str], path: str) -> tuple[ET.Ele
             "error",
             {"type": case.rule, "message": _xml_text(active[0].message)},
         )
-        error.text = "\n".join(_xml_text(format_finding(f)) for f in active)
+        error.text = _finding_lines(active)
         return element, "error"
     if active:
         worst = max(active, key=lambda f: f.severity)
@@ -134,7 +134,7 @@ def _case_element(case: _Case, names: dict[str, str], path: str) -> tuple[ET.Ele
                 "message": _xml_text(f"{first.line}:{first.column}: {first.message}"),
             },
         )
-        failure.text = "\n".join(_xml_text(format_finding(f)) for f in active)
+        failure.text = _finding_lines(active)
         return element, "failed"
     if case.findings:
         reasons = sorted(
@@ -205,3 +205,8 @@ def render(report: Report, ctx: ReportContext) -> str:
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def _finding_lines(findings: list[Finding]) -> str:
+    """The findings as the text format prints them: each one's line and its help line."""
+    return "\n".join(_xml_text(line) for f in findings for line in format_finding(f).split("\n"))

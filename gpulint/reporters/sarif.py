@@ -199,10 +199,13 @@ def _logical_location(ref: ObjectRef) -> dict[str, Any]:
 
 
 def message_text(f: Finding) -> str:
-    """``Deployment 'serving/llama': <message>.`` -- reads on its own in an alert list."""
+    """``Deployment 'serving/llama': <message>. <help>.`` -- reads on its own in an alert
+    list, with what to do."""
+    said = f" {_sentence(f.help[:1].upper() + f.help[1:])}" if f.help else ""
     if f.object is None:
-        return _sentence(f.message)
-    return _sentence(f"{f.object.kind or 'Object'} '{_object_name(f.object)}': {f.message}")
+        return _sentence(f.message) + said
+    head = f"{f.object.kind or 'Object'} '{_object_name(f.object)}': {f.message}"
+    return _sentence(head) + said
 
 
 def _location(f: Finding, ctx: ReportContext) -> dict[str, Any]:

@@ -1,14 +1,17 @@
-"""``path:line:col: CODE severity: message [Kind/name]``, one line per finding, then a summary.
+"""``path:line:col: CODE severity: message [Kind/name]``, then ``  help: what to do``, per
+finding, then a summary.
 
-The line shape matches the standard ``file:line:col`` problem matchers of editors and CI.
-Suppressed findings are not printed; the summary counts them.
+The first line's shape matches the standard ``file:line:col`` problem matchers of editors
+and CI: it says what is wrong and where, in one short sentence; the help line below it, set
+in by two spaces, says what to do, as ruff's and kube-linter's do (why it matters is
+``gpulint rule CODE``). Suppressed findings are not printed; the summary counts them.
 
 The path, rule code, message and object come from the linted files and are printed through
-:func:`gpulint.util.textsafe.escape`: a finding is always exactly one line that starts with the
-path, and no control character reaches the terminal. A path that starts with ``:`` is written
-``./:...`` (:func:`gpulint.util.textsafe.lead`), so that the line cannot open a GitHub workflow
-command; :func:`gpulint.reporters.renderer` and ``streamer`` pass every line through
-:func:`gpulint.util.textsafe.plain` as well.
+:func:`gpulint.util.textsafe.escape`: a finding's first line always starts with the path,
+its help line with spaces, and no control character reaches the terminal. A path that
+starts with ``:`` is written ``./:...`` (:func:`gpulint.util.textsafe.lead`), so that the
+line cannot open a GitHub workflow command; :func:`gpulint.reporters.renderer` and
+``streamer`` pass every line through :func:`gpulint.util.textsafe.plain` as well.
 """
 
 from __future__ import annotations
@@ -24,16 +27,19 @@ _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.IN
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
 
 
-def format_finding(f: Finding, color: bool = False) -> str:
+def format_finding(f: Finding, color: bool = False, help: bool = True) -> str:
+    """The finding's line, and its help line (``help``: the text format; ``concise`` has
+    the first line only)."""
     where = f"{escape(lead(f.path))}:{f.span.line}:{f.span.column}:"
     obj = f" [{escape(f.object.label())}]" if f.object is not None else ""
     sev = f.severity.label
     rule, message = escape(f.rule), escape(f.message)
+    said = f"\n  help: {escape(f.help)}" if help and f.help else ""
     if color:
         c = _COLORS[f.severity]
         head = f"{_BOLD}{where}{_RESET} {c}{_BOLD}{rule}{_RESET} {c}{sev}{_RESET}"
-        return f"{head}: {message}{_DIM}{obj}{_RESET}"
-    return f"{where} {rule} {sev}: {message}{obj}"
+        return f"{head}: {message}{_DIM}{obj}{_RESET}{said}"
+    return f"{where} {rule} {sev}: {message}{obj}{said}"
 
 
 #: A parenthetical this long is evidence or advice, not the finding itself (the GPU pods that
@@ -42,13 +48,18 @@ _LONG_ASIDE = 60
 
 
 def once(finding: Finding, said: set[str]) -> Finding:
-    """``finding`` with each long top-level parenthetical of its message that an earlier line
-    of the run printed written ``(as above)``: twenty GPU020 lines do not repeat the same
-    evidence twenty times. Only the text report does this; every other format (JSON, SARIF,
-    ...) keeps each message whole, and so does the first line that says it."""
-    message = finding.message
+    """``finding`` with each long top-level parenthetical of its message and help that an
+    earlier line of the run printed written ``(as above)``: twenty GPU020 lines do not
+    repeat the same evidence twenty times. Only the text report does this; every other
+    format (JSON, SARIF, ...) keeps each message whole, and so does the first line that
+    says it."""
+    finding = finding._replace(message=_once(finding.message, said))
+    return finding._replace(help=_once(finding.help, said)) if finding.help else finding
+
+
+def _once(message: str, said: set[str]) -> str:
     if "(" not in message:
-        return finding
+        return message
     out: list[str] = []
     depth, start, last = 0, -1, 0
     for i, ch in enumerate(message):
@@ -66,8 +77,8 @@ def once(finding: Finding, said: set[str]) -> Finding:
                 else:
                     said.add(aside)
     if not out:
-        return finding
-    return finding._replace(message="".join(out) + message[last:])
+        return message
+    return "".join(out) + message[last:]
 
 
 def related_line(r: Related) -> str:

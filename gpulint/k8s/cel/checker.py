@@ -193,8 +193,8 @@ class Checker(Members):
                 hint = ""
                 if "quantity" in (left, right) or "semver" in (left, right):
                     hint = (
-                        " (Quantity and Semver are compared with compareTo, isGreaterThan "
-                        "or isLessThan, e.g. device.capacity['gpu.nvidia.com'].memory"
+                        "; compare Quantity and Semver with compareTo, isGreaterThan or "
+                        "isLessThan (device.capacity['gpu.nvidia.com'].memory"
                         ".compareTo(quantity('40Gi')) >= 0)"
                     )
                 return self.error(node, mismatch + hint)
