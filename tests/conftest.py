@@ -57,10 +57,12 @@ RULE_FIXTURES = FIXTURES / "rules"
 RENDER_RULES = ("GL200", "GL201", "GL202", "GL203")
 
 
-def said(f: Finding) -> str:
+def said(f: Finding | Mapping[str, Any]) -> str:
     """A finding's message and its help line together, as one text: ``message; help`` (how
-    rules write them; the text format shows the help on a line of its own)."""
-    return f"{f.message}; {f.help}" if f.help else f.message
+    rules write them; the text format shows the help on a line of its own). ``f``: a
+    Finding, or a finding of the JSON report."""
+    message, help = (f.message, f.help) if isinstance(f, Finding) else (f["message"], f["help"])
+    return f"{message}; {help}" if help else message
 
 
 def rule_fixtures(code: str, kind: str) -> list[Path]:

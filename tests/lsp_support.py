@@ -38,7 +38,9 @@ def expected_diagnostics(path: Path) -> list[tuple[str, int, int, int, int, str,
         )
         obj = f["object"]
         label = f" [{obj['kind'] or '?'}/{obj['name'] or '?'}]" if obj else ""
-        out.append((f["rule"], sl, sc, el, ec, f["message"] + label, severity[f["severity"]]))
+        helped = f"\nhelp: {f['help']}" if f["help"] else ""
+        message = f["message"] + label + helped
+        out.append((f["rule"], sl, sc, el, ec, message, severity[f["severity"]]))
     return sorted(out)
 
 

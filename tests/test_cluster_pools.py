@@ -19,7 +19,7 @@ from gpulint.cluster.objects import scan
 from gpulint.cluster.platforms import CHOICES, PLATFORMS
 from gpulint.cluster.pools import PoolError, build_cluster, pool_node
 from gpulint.k8s.taints import Taint
-from tests.conftest import ROOT, RULE_FIXTURES, gpulint_in_process, gpulint_subprocess
+from tests.conftest import ROOT, RULE_FIXTURES, gpulint_in_process, gpulint_subprocess, said
 from tests.docblocks import block
 from tests.test_readme import run_console
 
@@ -202,7 +202,7 @@ def test_the_assumption_note_is_what_the_docs_show(tmp_path: Path) -> None:
     # JSON has no note: each finding says it rests on an assumption, and is info.
     proc = gpulint_in_process("check", "-f", "json", "train.yaml", cwd=tmp_path)
     found = json.loads(proc.stdout)["findings"]
-    assert found and all(f["severity"] == "info" and "(assumed:" in f["message"] for f in found)
+    assert found and all(f["severity"] == "info" and "(assumed:" in said(f) for f in found)
 
 
 def test_the_node_pools_example_is_a_valid_configuration(tmp_path: Path) -> None:

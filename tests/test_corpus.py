@@ -19,7 +19,7 @@ from gpulint.lint.engine import Linter
 from gpulint.lint.finder import load_rules
 from gpulint.model import Finding
 from gpulint.util.discover import YAML_SUFFIXES
-from tests.conftest import CORPUS, ROOT, gpulint_cmd, needs_corpus
+from tests.conftest import CORPUS, ROOT, gpulint_cmd, needs_corpus, said
 
 pytestmark = needs_corpus
 
@@ -97,7 +97,7 @@ def test_corpus_facts(findings: dict[Path, list[Finding]]) -> None:
     legacy = [p for p in FILES if b"alpha.kubernetes.io/nvidia-gpu" in p.read_bytes()]
     assert legacy
     for path in legacy:
-        messages = [f.message for f in findings[path] if f.rule == "GPU010"]
+        messages = [said(f) for f in findings[path] if f.rule == "GPU010"]
         assert messages and all("nvidia.com/gpu" in m for m in messages), path
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import gpulint_in_process, gpulint_subprocess
+from tests.conftest import gpulint_in_process, gpulint_subprocess, said
 
 #: The GPU Operator's time-slicing ConfigMap (its ClusterPolicy names it with
 #: devicePlugin.config), as the operator's documentation writes it.
@@ -72,8 +72,8 @@ def test_failrequestsgreaterthanone_makes_two_replicas_an_error(tmp_path: Path) 
     files = {"ts.yaml": _config(True, True), "pod.yaml": _pod("nvidia.com/gpu.shared", 2)}
     (finding,) = _run(tmp_path, files, "GPU015")
     assert finding["severity"] == "error" and finding["path"] == "pod.yaml"
-    assert "failRequestsGreaterThanOne: true" in finding["message"]
-    assert "ts.yaml:16" in finding["message"]
+    assert "failRequestsGreaterThanOne: true" in said(finding)
+    assert "ts.yaml:16" in said(finding)
     assert [(r["kind"], r["path"], r["line"]) for r in finding["related"]] == [
         ("evidence", "ts.yaml", 16)
     ]
@@ -113,7 +113,7 @@ def test_mps_always_rejects_more_than_one(tmp_path: Path) -> None:
     mps = _config(True, False).replace("timeSlicing:", "mps:")
     files = {"mps.yaml": mps, "pod.yaml": _pod("nvidia.com/gpu.shared", 3)}
     (finding,) = _run(tmp_path, files, "GPU015")
-    assert finding["severity"] == "error" and "sharing.mps" in finding["message"]
+    assert finding["severity"] == "error" and "sharing.mps" in said(finding)
 
 
 def test_a_renamed_replica_is_a_known_name(tmp_path: Path) -> None:
@@ -154,7 +154,7 @@ def test_hamis_renamed_core_keeps_its_range(tmp_path: Path) -> None:
     )
     findings = _run(tmp_path, {"hami.yaml": HAMI, "pod.yaml": pod}, "GPU010", "GPU011")
     (finding,) = findings
-    assert finding["rule"] == "GPU011" and "at most 100" in finding["message"]
+    assert finding["rule"] == "GPU011" and "at most 100" in said(finding)
     assert [(r["kind"], r["path"], r["line"]) for r in finding["related"]] == [
         ("evidence", "hami.yaml", 11)
     ]
@@ -357,7 +357,7 @@ def test_a_name_the_projects_plugin_release_advertises_is_known(tmp_path: Path) 
 def test_a_removed_name_is_an_error_only_beside_a_release_without_it(tmp_path: Path) -> None:
     (finding,) = _run(tmp_path, _neuron("2.28.4.0"), "GPU010")
     assert finding["severity"] == "error"
-    assert "neuron-device-plugin:2.28.4.0 no longer advertises it" in finding["message"]
+    assert "neuron-device-plugin:2.28.4.0 no longer advertises it" in said(finding)
     assert [(r["kind"], r["path"], r["line"]) for r in finding["related"]] == [
         ("evidence", "plugin.yaml", 11)
     ]
@@ -368,8 +368,8 @@ def test_a_removed_name_without_a_known_release_is_info(tmp_path: Path, tag: str
     # No plugin in the project, an unpinned one, or a release gpulint cannot place.
     (finding,) = _run(tmp_path, _neuron(tag), "GPU010")
     assert finding["severity"] == "info"
-    assert "use aws.amazon.com/neuron" in finding["message"]
-    assert "devices: [{name: aws.amazon.com/neurondevice}]" in finding["message"]
+    assert "use aws.amazon.com/neuron" in said(finding)
+    assert "devices: [{name: aws.amazon.com/neurondevice}]" in said(finding)
 
 
 def _nvidia(*names: str) -> dict[str, str]:
@@ -386,8 +386,8 @@ def test_a_name_the_projects_nvidia_configuration_does_not_advertise_is_wrong(
     files = _nvidia(*names)
     found = _run(tmp_path, files, "GPU010")
     assert [(f["line"], f["severity"]) for f in found] == [(11, "error"), (23, "warning")]
-    assert "project's device plugin (ts.yaml:" in found[0]["message"]
-    assert "did you mean nvidia.com/gpu?" in found[0]["message"]
+    assert "project's device plugin (ts.yaml:" in said(found[0])
+    assert "did you mean nvidia.com/gpu?" in said(found[0])
     assert found[0]["related"][0]["path"] == "ts.yaml"
 
 

@@ -122,7 +122,7 @@ def test_neovim_with_the_documented_config_gets_the_cli_findings(tmp_path: Path)
                 f["end_line"] - 1,
                 _byte_column(lines[f["end_line"] - 1], f["end_column"]),
                 severity[f["severity"]],
-                f["message"] + label,
+                f["message"] + label + (f"\nhelp: {f['help']}" if f["help"] else ""),
             )
         )
     assert got == sorted(expected)

@@ -8,6 +8,7 @@ from hypothesis import example, given, strategies as st
 from gpulint.k8s.objects import Container
 from gpulint.lint.engine import Linter
 from gpulint.lint.finder import load_rules
+from tests.conftest import said
 
 POD = """\
 apiVersion: v1
@@ -27,7 +28,7 @@ spec:
 def _gpu041(image: str, fields: str, gpus: int = 2) -> list[str]:
     text = POD.format(image=image, fields=fields, gpus=gpus)
     linter = Linter([r for r in load_rules() if r.code == "GPU041"])
-    return [f.message for f in linter.lint_bytes("pod.yaml", text.encode())]
+    return [said(f) for f in linter.lint_bytes("pod.yaml", text.encode())]
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import gpulint_in_process
+from tests.conftest import gpulint_in_process, said
 
 PLUGIN = """\
 apiVersion: apps/v1
@@ -63,11 +63,8 @@ def test_a_gib_count_left_under_the_plugins_mib_unit(tmp_path: Path, flag: str) 
     findings = _run(tmp_path, flag, 3)
     (finding,) = findings
     assert finding["path"] == "pod.yaml" and finding["severity"] == "warning"
-    assert (
-        "asks for 3 MiB of GPU memory (the gpushare device plugin runs with "
-        in (finding["message"])
-    )
-    assert "if you meant 3 GiB, write aliyun.com/gpu-mem: 3072" in finding["message"]
+    assert "asks for 3 MiB of GPU memory (the gpushare device plugin runs with " in (said(finding))
+    assert "if you meant 3 GiB, write aliyun.com/gpu-mem: 3072" in said(finding)
     assert [(r["kind"], r["path"]) for r in finding["related"]] == [("evidence", "plugin.yaml")]
 
 

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import gpulint_in_process
+from tests.conftest import gpulint_in_process, said
 
 JOB = """\
 apiVersion: batch/v1
@@ -49,7 +49,7 @@ def check(cwd: Path, *paths: str) -> tuple[list[tuple[Any, ...]], int]:
     proc = gpulint_in_process("check", "-f", "json", "--fail-on", "warning", *paths, cwd=cwd)
     assert proc.returncode in (0, 1), proc.stderr
     found = json.loads(proc.stdout)["findings"]
-    return [(f["path"], f["line"], f["rule"], f["severity"], f["message"]) for f in found], (
+    return [(f["path"], f["line"], f["rule"], f["severity"], said(f)) for f in found], (
         proc.returncode
     )
 
@@ -211,7 +211,7 @@ def test_an_open_value_proves_no_agents_value_wrong(tmp_path: Path) -> None:
     findings, code = check(tmp_path, ".")
     ((path, _, rule, severity, message),) = findings
     assert (path, rule, severity, code) == ("other.yaml", "GPU023", "error", 1)
-    assert "sku=gpu:NoSchedule (tolerated by 3 of the 3 GPU pods" in message
+    assert "sku=gpu:NoSchedule; " in message and "(tolerated by 3 of the 3 GPU pods" in message
 
 
 def test_inspect_shows_the_same_project_and_facts_for_one_file_as_for_the_project(

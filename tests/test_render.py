@@ -28,6 +28,7 @@ from tests.conftest import (
     gpulint_in_process,
     gpulint_subprocess,
     rule_fixtures,
+    said,
 )
 from tests.externals import (
     assert_schema_valid,
@@ -95,7 +96,7 @@ def test_chart_findings_point_at_the_template_or_values_line(
         assert f["related"][-1]["path"] == CHART.relative_to(ROOT).as_posix()
         if f["path"].endswith("values.yaml"):  # a value: the template using it is named
             assert kinds == ["template", "rendered"], f
-            assert "used by " in f["message"] and ".Values." in f["message"]
+            assert "used by " in said(f) and ".Values." in said(f)
             assert (ROOT / f["related"][0]["path"]).is_file()
 
 
@@ -207,8 +208,8 @@ def test_rendering_rule_fixture(code: str, folder: Path, tmp_path: Path) -> None
         assert exit_code == 2
     if code == "GL200" and folder.name.startswith("fail"):
         (finding,) = report["findings"]
-        assert "helm template failed" in finding["message"]
-        assert "missing in charts/ directory" in finding["message"]  # helm's own words
+        assert "helm template failed" in said(finding)
+        assert "missing in charts/ directory" in said(finding)  # helm's own words
 
 
 def test_without_render_a_chart_is_one_info_line_and_its_templates_are_not_yaml() -> None:
@@ -216,7 +217,7 @@ def test_without_render_a_chart_is_one_info_line_and_its_templates_are_not_yaml(
     assert [(f["rule"], f["path"], f["line"]) for f in report["findings"]] == [
         ("GL201", (CHART / "Chart.yaml").relative_to(ROOT).as_posix(), 1)
     ]
-    assert "--render" in report["findings"][0]["message"]
+    assert "--render" in said(report["findings"][0])
     assert code == 0
 
 
@@ -346,8 +347,7 @@ def test_remote_bases_and_plugins_are_refused(tmp_path: Path) -> None:
     (plugin / "gen.yaml").write_text("kind: Exec\n", encoding="utf-8")
     report, _ = check_json("--render", remote, plugin, cwd=tmp_path)
     messages = {
-        Path(f["path"]).parent.name: (f["rule"], f["line"], f["message"])
-        for f in report["findings"]
+        Path(f["path"]).parent.name: (f["rule"], f["line"], said(f)) for f in report["findings"]
     }
     assert messages["remote"][:2] == ("GL200", 2)
     assert "never fetches remote bases" in messages["remote"][2]
@@ -489,7 +489,7 @@ def test_a_chart_linking_outside_the_repository_is_not_rendered(tmp_path: Path) 
     (repo / "chart" / "files" / "token").symlink_to(secret)
     report, _ = check_json("--render", "--helm", spy, "chart", cwd=repo)
     (finding,) = report["findings"]
-    assert finding["rule"] == "GL200" and "outside the repository" in finding["message"]
+    assert finding["rule"] == "GL200" and "outside the repository" in said(finding)
     assert not marker.exists()
 
 

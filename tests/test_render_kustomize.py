@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT, gpulint_in_process
+from tests.conftest import FIXTURES, ROOT, gpulint_in_process, said
 from tests.externals import needs_kustomize
 
 CASES = FIXTURES / "render" / "kpos"
@@ -29,7 +29,7 @@ def placed(folder: Path, cwd: Path = ROOT) -> set[tuple[str, int, int, str, bool
             f["line"],
             f["column"],
             f["rule"],
-            FALLBACK in f["message"],
+            FALLBACK in said(f),
         )
         for f in report["findings"]
     }
@@ -147,8 +147,8 @@ def test_a_missing_generator_file_is_not_blamed_on_remote_bases(tmp_path: Path) 
     finding, server = sorted(_report(repo), key=lambda f: f["path"])
     assert (server["path"], server["rule"]) == ("app/server.yaml", "GPU004")  # linted as it is
     assert (finding["path"], finding["line"]) == ("app/kustomization.yaml", 6)
-    assert "engine.conf' is not a file or folder in the repository" in finding["message"]
-    assert "remote" not in finding["message"]
+    assert "engine.conf' is not a file or folder in the repository" in said(finding)
+    assert "remote" not in said(finding)
 
 
 @needs_kustomize
@@ -194,7 +194,7 @@ def test_a_placeholder_a_script_fills_in_is_where_it_is_written(tmp_path: Path) 
             "gpus/job.yaml": job + "  paused: [true\n",  # not YAML as it is
         },
     )
-    got = {(f["path"], f["line"], f["rule"]): f["message"] for f in _report(repo)}
+    got = {(f["path"], f["line"], f["rule"]): said(f) for f in _report(repo)}
     assert ("app/pvc.yaml", 8, "GL200") in got
     assert "{{CACHE_PVC_SIZE}} is a placeholder" in got[("app/pvc.yaml", 8, "GL200")]
     assert ("app/server.yaml", 19, "GPU004") in got
@@ -223,7 +223,7 @@ def test_a_component_that_breaks_two_roots_names_both_once(tmp_path: Path) -> No
     (failure,) = [f for f in _report(repo) if f["rule"] == "GL200"]
     # at the patch's `path:` line of the component, once, naming both roots it breaks
     assert (failure["path"], failure["line"]) == ("shm/kustomization.yaml", 6)
-    assert "building a/kustomization.yaml, b/kustomization.yaml)" in failure["message"]
+    assert "building a/kustomization.yaml, b/kustomization.yaml)" in said(failure)
 
 
 @needs_kustomize
@@ -292,7 +292,7 @@ def test_a_patch_no_resource_matches_is_at_its_entry(tmp_path: Path) -> None:
     )
     (failure,) = [f for f in _report(repo) if f["rule"] == "GL200"]
     assert (failure["path"], failure["line"]) == ("prod/kustomization.yaml", 6)
-    assert "the patch `replica-patch.yaml` is written for that object" in failure["message"]
+    assert "the patch `replica-patch.yaml` is written for that object" in said(failure)
 
 
 @needs_kustomize
@@ -316,7 +316,7 @@ def test_a_component_s_replace_of_a_missing_path_is_at_that_path(tmp_path: Path)
     )
     (failure,) = [f for f in _report(repo) if f["rule"] == "GL200"]
     assert (failure["path"], failure["line"]) == ("pool/kustomization.yaml", 6)
-    assert not failure["message"].endswith('"')
+    assert not said(failure).endswith('"')
 
 
 @needs_kustomize
@@ -341,4 +341,4 @@ def test_a_patched_object_its_base_forgot_is_at_the_base_s_resources(tmp_path: P
     )
     (failure,) = [f for f in _report(repo) if f["rule"] == "GL200"]
     assert (failure["path"], failure["line"]) == ("base/kustomization.yaml", 2)
-    assert "Deployment triton is written in deployment.yaml" in failure["message"]
+    assert "Deployment triton is written in deployment.yaml" in said(failure)

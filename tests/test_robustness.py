@@ -34,6 +34,7 @@ from .conftest import (
     gpulint_subprocess,
     needs_corpus,
     needs_yaml_test_suite,
+    said,
 )
 
 SUITE = YAML_TEST_SUITE or Path()
@@ -195,7 +196,7 @@ def test_alias_bomb_is_refused_in_bounded_time_and_memory(tmp_path: Path) -> Non
     grouped = by_file(proc)
     assert grouped["bomb.yaml"] == [("YML004", 1, 1), ("GPU004", 11 + 10, 25)]
     assert grouped["pod.yaml"] == [("GPU004", *GPU_POD_AT)]
-    message = next(f["message"] for f in findings(proc) if f["rule"] == "YML004")
+    message = next(said(f) for f in findings(proc) if f["rule"] == "YML004")
     assert "excessive aliasing" in message
 
 
@@ -247,7 +248,7 @@ def test_deep_nesting_never_crashes(tmp_path: Path) -> None:
         else:
             assert grouped[name] == [("YML001", *where)], name
     assert grouped["pod.yaml"] == [("GPU004", *GPU_POD_AT)]
-    messages = {f["message"] for f in findings(proc) if f["rule"] == "YML001"}
+    messages = {said(f) for f in findings(proc) if f["rule"] == "YML001"}
     assert all("exceeded max depth of 10000" in m for m in messages)
 
 
@@ -313,7 +314,7 @@ def test_binary_and_bad_encodings(tmp_path: Path) -> None:
     assert grouped["binary.yaml"] == [("YML005", 1, 1)]
     assert grouped["latin1.yaml"] == [("YML005", 2, 6)]
     assert grouped["pod.yaml"] == [("GPU004", *GPU_POD_AT)]
-    messages = {Path(f["path"]).name: f["message"] for f in findings(proc)}
+    messages = {Path(f["path"]).name: said(f) for f in findings(proc)}
     assert "NUL" in messages["nul.yaml"] and "UTF-8" in messages["latin1.yaml"]
 
 
@@ -387,7 +388,7 @@ def test_object_tags_are_never_executed(tmp_path: Path) -> None:
         got = [(f["rule"], f["line"], f["column"]) for f in findings(proc)]
         assert got == [("YML003", line, 4) for line in range(3, 10)]
         assert not marker.exists()
-    assert "constructed nothing" in findings(proc)[0]["message"]
+    assert "constructed nothing" in said(findings(proc)[0])
 
 
 # -- paths ------------------------------------------------------------------------------------
@@ -407,12 +408,12 @@ def test_unreadable_files(tmp_path: Path) -> None:
         assert grouped["eio.yaml"] == [("YML005", 1, 1)]
         assert grouped["pod.yaml"] == [("GPU004", *GPU_POD_AT)]
         assert proc.returncode == 1
-    messages = {Path(f["path"]).name: f["message"] for f in findings(proc)}
+    messages = {Path(f["path"]).name: said(f) for f in findings(proc)}
     assert "No such file" in messages["dangling.yaml"]
     assert "outside the repository" in messages["eio.yaml"]
     eio = findings(gpulint("/proc/self/mem", cwd=tmp_path))
     assert [(f["rule"], f["path"]) for f in eio] == [("YML005", "/proc/self/mem")]
-    assert "Input/output error" in eio[0]["message"]
+    assert "Input/output error" in said(eio[0])
 
 
 def test_missing_paths_exit_2_and_the_rest_is_linted(tmp_path: Path) -> None:

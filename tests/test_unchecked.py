@@ -11,7 +11,7 @@ from gpulint.lint.engine import Linter
 from gpulint.lint.finder import load_rules
 from gpulint.lint.unchecked import MAX_EMBEDDED
 from gpulint.settings import Settings
-from tests.conftest import gpulint_in_process
+from tests.conftest import gpulint_in_process, said
 
 TEMPLATE = textwrap.dedent(
     """\
@@ -27,7 +27,7 @@ TEMPLATE = textwrap.dedent(
 
 def _gl204(text: str) -> list[tuple[int, str]]:
     linter = Linter(load_rules(), Settings(select=frozenset({"GL204"})))
-    return [(f.line, f.message) for f in linter.lint_text("x.yaml", text)]
+    return [(f.line, said(f)) for f in linter.lint_text("x.yaml", text)]
 
 
 def _config_map(data: dict[str, str], field: str = "data", kind: str = "ConfigMap") -> str:
@@ -76,6 +76,6 @@ def test_a_kustomize_patch_without_kind_names_its_kustomization(tmp_path: Path) 
     findings = json.loads(result.stdout)["findings"]
     assert [(f["path"], f["line"]) for f in findings] == [("gpu.yaml", 8)]
     assert (
-        "this Kustomize patch (kustomization.yaml:3) has no apiVersion and kind"
-        in (findings[0]["message"])
+        "of this Kustomize patch (kustomization.yaml:3) was not checked: it has no apiVersion "
+        "and kind" in said(findings[0])
     )

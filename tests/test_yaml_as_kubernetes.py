@@ -18,7 +18,7 @@ import pytest
 
 from gpulint.lint.foreign import kubernetes_text, tool_config
 from gpulint.model import Severity
-from tests.conftest import lint
+from tests.conftest import lint, said
 from tests.externals import kubectl
 
 KUBECTL = kubectl()
@@ -85,7 +85,7 @@ def test_what_kubectl_accepts_is_never_an_error_or_warning(tmp_path: Path, name:
     yaml = [f for f in lint(text) if f.rule in YAML_CODES]
     loud = [f for f in yaml if f.severity >= Severity.WARNING]
     if accepted:
-        assert loud == [], (name, [f.message for f in loud])
+        assert loud == [], (name, [said(f) for f in loud])
     else:
         assert "yaml" in stderr.lower() or "json" in stderr.lower(), stderr
         assert yaml, (name, stderr)
@@ -109,7 +109,7 @@ def test_the_cases_cover_both_sides() -> None:
         if name in refused:
             assert yaml, name
         else:
-            assert loud == [], (name, [f.message for f in loud])
+            assert loud == [], (name, [said(f) for f in loud])
 
 
 @pytest.mark.parametrize(
@@ -120,7 +120,7 @@ def test_a_template_outside_a_chart_is_one_info(name: str, where: tuple[int, int
     findings = lint(CASES[name])
     assert [(f.rule, f.severity) for f in findings] == [("GL205", Severity.INFO)]
     assert (findings[0].span.line, findings[0].span.column) == where
-    assert "--render" in findings[0].message and "exclude" in findings[0].message
+    assert "--render" in said(findings[0]) and "exclude" in said(findings[0])
 
 
 def test_a_template_with_a_real_syntax_error_keeps_the_error() -> None:
@@ -154,15 +154,15 @@ def test_parser_messages_are_words_not_reprs(text: str) -> None:
     errors = [f for f in lint(text) if f.rule == "YML001"]
     assert errors, text
     for finding in errors:
-        assert not PYTHON_REPR.search(finding.message), finding.message
+        assert not PYTHON_REPR.search(said(finding)), said(finding)
 
 
 def test_document_start_named_in_words() -> None:
     text = "apiVersion: v1\nkind: ConfigMap\ndata: [http://x]\nb: c\n"
-    found = [f.message for f in lint(text) if f.rule == "YML001"]
+    found = [said(f) for f in lint(text) if f.rule == "YML001"]
     assert found == []  # go-yaml reads a ':' inside a flow plain value
     text = "[http://x]\nkind: ConfigMap\napiVersion: v1\n"
-    found = [f.message for f in lint(text) if f.rule == "YML001"]
+    found = [said(f) for f in lint(text) if f.rule == "YML001"]
     assert found == [
         "YAML syntax error: expected a document start ('---'), but found a block mapping"
     ]

@@ -43,8 +43,10 @@ def _range(index: LineIndex, f: Finding) -> lsp.Range:
 
 
 def message(f: Finding) -> str:
-    """The text format's message: the finding's, then the object it belongs to."""
-    return f"{f.message} [{f.object.label()}]" if f.object is not None else f.message
+    """The text format's message: the finding's, then the object it belongs to, then its
+    help line."""
+    text = f"{f.message} [{f.object.label()}]" if f.object is not None else f.message
+    return f"{text}\nhelp: {f.help}" if f.help else text
 
 
 def diagnostic(index: LineIndex, f: Finding) -> lsp.Diagnostic:
