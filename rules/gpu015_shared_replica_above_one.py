@@ -138,11 +138,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             # plugin accepts the request and the pod runs; what stays is a caution.
             yield Violation(
                 entry.path,
-                f"{asked}, a replica of one shared GPU: the project's device plugin "
-                f"configuration ({resource.setting}, {resource.said}) accepts a request above "
-                "one, but the replicas may all be slices of the same GPU, with no more memory "
-                f"or compute than one; ask for {entry.name}: 1 if one slice is enough, or for "
-                "whole GPUs on nodes that are not shared",
+                f"{asked}, a replica of one shared GPU: the replicas may all be slices of one "
+                "GPU, with no more memory or compute than one",
+                help=f"ask for {entry.name}: 1 if one slice is enough, or for whole GPUs on "
+                "nodes that are not shared (the project's device plugin accepts more: "
+                f"{resource.setting}, {resource.said})",
                 at="value",
                 severity="info",
                 related=resource.evidence(),

@@ -164,11 +164,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 amd_said = True  # one cause: the first of the two variables is enough
                 yield Violation(
                     _env_place(container, index, item),
-                    f"container {container.label} sets {name}={text} and runs privileged, so it "
-                    "sees every AMD GPU of the node, but requests no GPU: it uses one behind the "
-                    "scheduler's back (another pod's, or none on a node without GPUs); request "
-                    "the device (resources.limits: {amd.com/gpu: 1}) and drop privileged "
-                    "(assumed: its nodes have AMD GPUs)",
+                    f"container {container.label} sets {name}={text} and runs privileged but "
+                    "requests no GPU: it uses one behind the scheduler's back; request the device "
+                    "(resources.limits: {amd.com/gpu: 1}) and drop privileged (assumed: its "
+                    "nodes have AMD GPUs; privileged, it sees every one of the node's)",
                     at="value" if "value" in item else "key",
                     severity="info",
                 )

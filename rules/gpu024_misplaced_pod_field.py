@@ -241,8 +241,11 @@ def _chart_requirements(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
             )
             yield Misplaced(
                 (*level.path, name),
-                f"{message} (assumed: the chart writes these resources into the container as "
-                "they are)",
+                # The assumption is said on the help line: after the remedy, else alone.
+                message
+                + (" (assumed" if "; " in message else "; assumed")
+                + ": the chart writes these resources into the container as they are"
+                + (")" if "; " in message else ""),
                 rename,
                 "info",
             )

@@ -79,8 +79,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     if replaced is not None:
         yield Violation(
             (*obj.path, "kind"),
-            f"{obj.kind} is a kind of resource.k8s.io/v1alpha2 only, which Kubernetes 1.31 "
-            "removed with the classic DRA API: no later release serves it in any version; "
+            f"{obj.kind} is a kind of resource.k8s.io/v1alpha2 only, removed with the classic "
+            "DRA API in Kubernetes 1.31: no later release serves it; "
             f"write {replaced}",
             at="value",
         )

@@ -84,7 +84,7 @@ def test_without_the_flag_two_replicas_are_info_naming_the_configuration(tmp_pat
     files = {"ts.yaml": _config(True, False), "pod.yaml": _pod("nvidia.com/gpu.shared", 2)}
     (finding,) = _run(tmp_path, files, "GPU015")
     assert finding["severity"] == "info"
-    assert "accepts a request above one" in finding["message"]
+    assert "the project's device plugin accepts more" in finding["help"]
     assert [(r["kind"], r["path"]) for r in finding["related"]] == [("evidence", "ts.yaml")]
 
 
