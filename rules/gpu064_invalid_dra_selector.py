@@ -25,6 +25,9 @@ does not know is never guessed at. The drivers' published names are in
 `gpulint/data/dra-attributes.json`, every row citing the driver's source (NVIDIA's
 `gpu.nvidia.com` and `compute-domain.nvidia.com`, Intel's `gpu.intel.com` and
 `gaudi.intel.com`, AMD's `gpu.amd.com`, and Kubernetes' standard `resource.kubernetes.io`).
+Any driver may publish names of its own in the standard domain (a memory driver's
+`pageSize`), so a name that table does not list is not judged there, but for a near miss of a
+listed one (`pcieroot`), which is `info` with did-you-mean.
 The expressions are parsed with the `cel-python` package's CEL grammar, imported only for a
 file that has a selector.
 

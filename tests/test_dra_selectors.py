@@ -137,3 +137,20 @@ def test_a_string_method_given_another_type_is_rejected_on_an_attribute(tmp_path
         expression="device.attributes['gpu.nvidia.com'].productName.startsWith('NVIDIA H')"
     )
     assert _findings(tmp_path, quiet) == []
+
+
+def test_the_standard_domain_holds_names_of_any_driver(tmp_path: Path) -> None:
+    """Any driver may publish its own names in resource.kubernetes.io (a memory driver's
+    pageSize and hugeTLB): no warning for them; a near miss of a standard name is info."""
+    text = CLASS.format(
+        expression='device.driver == "dra.memory" && device.attributes["resource.kubernetes.io"]'
+        '.pageSize\n        == "4Ki" && device.attributes["resource.kubernetes.io"]'
+        ".hugeTLB == false"
+    )
+    assert _findings(tmp_path, text) == []
+    text = CLASS.format(
+        expression="\"device.attributes['resource.kubernetes.io'].pcieroot == 'pci0000:00'\""
+    )
+    (finding,) = _findings(tmp_path, text)
+    assert finding["severity"] == "info"
+    assert "did you mean pcieRoot?" in finding["message"] + " " + (finding.get("help") or "")

@@ -57,6 +57,9 @@ class Domain(NamedTuple):
     capacity: frozenset[str]
     capacity_patterns: tuple[re.Pattern[str], ...]
     source: str
+    #: A domain no one driver owns (Kubernetes' standard ``resource.kubernetes.io``): any
+    #: driver may publish more names in it than the table lists.
+    shared: bool = False
 
 
 @cache
@@ -71,6 +74,7 @@ def domains() -> Mapping[str, Domain]:
             frozenset(row["capacity"]),
             tuple(re.compile(p) for p in row.get("capacity_patterns", ())),
             row["source"],
+            row.get("driver") is None,
         )
     return out
 
@@ -183,6 +187,20 @@ def _judge_refs(refs: list[Ref]) -> Iterator[CelProblem]:
         if ref.what == "capacity" and any(p.fullmatch(ref.name) for p in domain.capacity_patterns):
             continue
         other = domain.capacity if ref.what == "attribute" else domain.attributes
+        if domain.shared:
+            # Any driver may publish its own names in the standard domain (a memory
+            # driver's pageSize): only a near miss of a listed name is worth a word.
+            matches = difflib.get_close_matches(ref.name, sorted(names), n=1, cutoff=0.8)
+            if matches and ref.name not in other:
+                yield CelProblem(
+                    ref.offset,
+                    ref.length,
+                    f"'{ref.name}' is not a standard {ref.what} of '{ref.domain}' that "
+                    f"gpulint knows; did you mean {matches[0]}? (a driver may publish names of "
+                    "its own there; a name no device publishes makes the selector fail)",
+                    "info",
+                )
+            continue
         if ref.name in other:
             place = "capacity" if ref.what == "attribute" else "attributes"
             hint = f"; it is read as device.{place}['{ref.domain}'].{ref.name}"
