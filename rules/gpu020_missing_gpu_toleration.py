@@ -262,7 +262,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         yield Violation(
             where,
             f"the pod {first} but does not tolerate the taint {taints} of the GPU "
-            f"{pool_label(pool)}{more}{inherited}: it stays Pending; {advice}",
+            f"{pool_label(pool)}",
+            help=f"{advice}{inherited}{more}",
             at=at,
         )
         return
@@ -276,8 +277,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         severity, hedge = _evidence_weight(evidence, picture, pod, wanted, missing)
         yield Violation(
             where,
-            f"the pod {first} but does not tolerate the GPU node taint {taints} ({cited})"
-            f"{inherited}: it stays Pending on those nodes; {advice}{hedge}",
+            f"the pod {first} but does not tolerate the GPU node taint {taints}: it stays "
+            "Pending on those nodes",
+            help=f"{advice}{inherited} ({cited}){hedge}",
             at=at,
             fix=fix,
             related=related,
@@ -307,8 +309,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         )
     yield Violation(
         where,
-        f"the pod {first} but does not tolerate the GPU node taint {taints}{inherited}: it "
-        f"stays Pending on a tainted GPU pool; {advice}",
+        f"the pod {first} but does not tolerate the GPU node taint {taints}: it stays Pending",
+        help=f"{advice}{inherited}",
         at=at,
         fix=fix,
         severity=severity,
@@ -378,7 +380,7 @@ def _gpu_request(demand: Any, registry: Any, operated: dict[str, Any]) -> tuple[
             known.append(name)
     hardware.update(claim.hardware for claim in demand.claims)
     if not known and demand.claims:
-        return hardware, f"gets a GPU through the {demand.claims[0].describe()}"
+        return hardware, f"gets a GPU through DRA claim {demand.claims[0].name!r}"
     requested = known or [e.name for e in demand.entries] or [*demand.pod_level, *operated]
     first = f"requests {requested[0]}"
     if requested[0] in {e.name for e in demand.entries}:
@@ -387,7 +389,8 @@ def _gpu_request(demand: Any, registry: Any, operated: dict[str, Any]) -> tuple[
         first += " in its pod-level resources"
     elif requested[0] in operated:
         field = ".".join(str(p) for p in operated[requested[0]])
-        first = f"gets {requested[0]} from its operator's field {field}"
+        # The operator's component that asks for it: its resources' path would not fit a line.
+        first = f"gets {requested[0]} from {field.rsplit('.resources', 1)[0]}"
     return hardware, first
 
 

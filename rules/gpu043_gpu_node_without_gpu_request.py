@@ -214,11 +214,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         where, label, resource = selected
         also = ""
         if cuda:
-            also = (
-                f", and container {cuda[0].label}'s CUDA image sets {NVIDIA}=all, so where the "
-                "NVIDIA runtime is the default it sees the node's GPUs, including those the "
-                "scheduler gave to other pods"
-            )
+            also = f", and container {cuda[0].label}'s CUDA image sets {NVIDIA}=all"
         engine = None if cuda else _engine(containers)
         use = None if cuda or engine is not None else gpu_use(containers)
         if cuda or engine is not None or use is not None:
@@ -228,9 +224,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 also = f", and container {use[0]} {use[1]}"
             yield Violation(
                 where,
-                f"the pod selects GPU nodes ({label}) but requests no GPU: it takes a GPU "
-                f"node's CPU and memory without holding a GPU{also}; request the device "
-                f"(resources.limits: {{{resource}: 1}}), or drop the selector if it needs none",
+                f"the pod selects GPU nodes ({label}) but requests no GPU{also}",
+                help=f"request the device (resources.limits: {{{resource}: 1}}), or drop the "
+                "selector if it needs none (else it takes a GPU node's CPU and memory without "
+                "a GPU"
+                + (
+                    ", and sees the node's GPUs where the NVIDIA runtime is the default)"
+                    if cuda
+                    else ")"
+                ),
             )
             return
         # Nothing in it is known to use a GPU: it is meant to run there (a node-local
@@ -240,8 +242,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         yield Violation(
             (*container.path, "image"),
             f"container {container.label} runs a CUDA image, which sets {NVIDIA}=all, but the "
-            "pod requests no GPU: it gets no device on a CPU node and sees other pods' GPUs on "
-            "a GPU node; request the device (resources.limits: {nvidia.com/gpu: 1}), or set "
+            "pod requests no GPU: it sees other pods' GPUs on a GPU node; request the device "
+            "(resources.limits: {nvidia.com/gpu: 1}), or set "
             f"{NVIDIA}=none if it needs none",
             at="value",
         )
@@ -321,16 +323,19 @@ def _probe(containers: list[Container]) -> tuple[Container, Any, str] | None:
     return None
 
 
+#: The rest of the help of a CUDA image on a GPU node it holds no GPU of.
+SEES = ", and sees the node's GPUs where the NVIDIA runtime is the default)"
+
+
 def _probe_finding(container: Container, where: Any, what: str) -> Violation:
     """A GPU test in a pod that requests no GPU and says nothing of its node: info, since
     where the NVIDIA runtime is the node's default it sees every GPU unscheduled."""
     return Violation(
         where,
-        f"container {container.label} runs {what}, a GPU check, in a GPU image, but the pod "
-        "requests no GPU and selects no GPU node: the device plugin gives it no GPU, so it "
-        "finds none, or, on a node whose default runtime is NVIDIA's, it sees every GPU of the "
-        "node behind the scheduler's back; request the device (resources.limits: "
-        "{nvidia.com/gpu: 1}) "
+        f"container {container.label} runs {what}, a GPU check, but the pod requests no GPU "
+        "and selects no GPU node",
+        help="request the device (resources.limits: {nvidia.com/gpu: 1}); else it finds no "
+        "GPU, or every GPU of a node whose default runtime is NVIDIA's "
         f"(assumed: {what} is meant to use a GPU; set {NVIDIA}=none if it is not)",
         at="value",
         severity="info",
@@ -353,11 +358,11 @@ def _runtime_findings(
     if cuda:
         yield Violation(
             where,
-            f"the pod runs under the NVIDIA runtime (runtimeClassName: {runtime}) but requests "
-            f"no GPU, and container {cuda[0].label}'s CUDA image sets {NVIDIA}=all: the runtime "
-            "gives it every GPU of the node, including those the scheduler gave to other pods; "
-            f"request the device (resources.limits: {{nvidia.com/gpu: 1}}), or set {NVIDIA}="
-            "none if it needs none",
+            "the pod runs under the NVIDIA runtime but requests "
+            f"no GPU, and container {cuda[0].label}'s CUDA image sets {NVIDIA}=all",
+            help="request the device (resources.limits: {nvidia.com/gpu: 1}), or set "
+            f"{NVIDIA}=none if it needs none (else the runtime gives it every GPU of the node, "
+            "other pods' too)",
             at="value",
         )
         return
@@ -365,11 +370,11 @@ def _runtime_findings(
     if engine is not None:
         yield Violation(
             where,
-            f"the pod runs under the NVIDIA runtime (runtimeClassName: {runtime}) and container "
-            f"{engine[0]} starts {engine[1]}, but the pod requests no GPU: if "
-            f"its image sets {NVIDIA}=all, as CUDA images do, the runtime gives it every GPU of "
-            "the node behind the scheduler's back; request the device (resources.limits: "
-            f"{{nvidia.com/gpu: 1}}), or set {NVIDIA}=none if it needs none",
+            "the pod runs under the NVIDIA runtime and container "
+            f"{engine[0]} starts {engine[1]}, but the pod requests no GPU",
+            help="request the device (resources.limits: {nvidia.com/gpu: 1}), or set "
+            f"{NVIDIA}=none if it needs none (if its image sets {NVIDIA}=all, as CUDA images "
+            "do, the runtime gives it every GPU of the node)",
             at="value",
             severity="info",
         )
@@ -378,12 +383,11 @@ def _runtime_findings(
     if use is not None:
         yield Violation(
             where,
-            f"the pod runs under the NVIDIA runtime (runtimeClassName: {runtime}) and container "
-            f"{use[0]} {use[1]}, but the pod requests no GPU: the runtime gives it the GPUs "
-            f"its {NVIDIA} names, every GPU of the node for a CUDA image, behind the "
-            "scheduler's back; request the device (resources.limits: {nvidia.com/gpu: 1}), or "
-            f"set {NVIDIA}=none if it needs none (assumed: its image sets {NVIDIA}=all, as "
-            "CUDA images do)",
+            "the pod runs under the NVIDIA runtime and container "
+            f"{use[0]} {use[1]}, but the pod requests no GPU",
+            help="request the device (resources.limits: {nvidia.com/gpu: 1}), or set "
+            f"{NVIDIA}=none if it needs none (the runtime gives it the GPUs its {NVIDIA} "
+            f"names; assumed: its image sets {NVIDIA}=all, as CUDA images do)",
             at="value",
             severity="info",
         )

@@ -15,7 +15,7 @@ from gpulint.cluster.objects import scan
 from gpulint.cluster.poolkinds import builtin_kinds
 from gpulint.data import data_path
 from gpulint.k8s.taints import Taint
-from tests.conftest import ROOT, gpulint_in_process
+from tests.conftest import ROOT, gpulint_in_process, said
 from tests.test_cluster_evidence import check, job, repo, seen
 
 
@@ -213,17 +213,17 @@ def test_a_gpu_pool_of_every_kind_is_evidence(
     # info, since it names no pool and the files need not list every pool of the cluster.
     assert [s for s in seen(findings) if s[0] != "ok.yaml"] == [("train.yaml", "GPU020", "info")]
     assert code == 0
-    message = findings[0]["message"]
+    message = said(findings[0])
     assert "assumed: the pod names no node pool" in message
-    said = f"the GPU node taint {taint} (a taint of the GPU {what} in this project's files: "
-    assert said in message
+    assert f"the GPU node taint {taint}" in message
+    assert f"(a taint of the GPU {what} in this project's files: " in message
     assert next((r["kind"], r["path"], r["line"]) for r in findings[0]["related"]) == (
         "evidence",
         path,
         line,
     )
     # The job that tolerates it is not flagged for it.
-    assert not [f for f in findings if f["path"] == "ok.yaml" and taint in f["message"]]
+    assert not [f for f in findings if f["path"] == "ok.yaml" and taint in said(f)]
 
 
 def test_eksctl_pools_one_by_one() -> None:
@@ -251,8 +251,11 @@ def test_a_pod_needs_one_gpu_pool_not_all(tmp_path: Path) -> None:
     # taint it lacks; elsewhere.yaml selects a pool the files do not describe (and tolerates
     # the taint all three GPU pods agree on).
     assert seen(findings) == [("h100.yaml", "GPU020", "error")]
-    message = findings[0]["message"]
-    assert "does not tolerate the GPU node taint sku=h100:NoExecute (a taint of the GPU " in message
+    message = said(findings[0])
+    assert (
+        "does not tolerate the GPU node taint sku=h100:NoExecute" in message
+        and "(a taint of the GPU " in message
+    )
 
 
 def test_an_instance_type_selector_rules_out_the_pools_of_other_types(tmp_path: Path) -> None:
@@ -264,8 +267,8 @@ def test_an_instance_type_selector_rules_out_the_pools_of_other_types(tmp_path: 
     # gets (gpulint's assumption is left); p5.48xlarge is the h100 group's, but another
     # pool may make p5 nodes too: an instance type holds the pod to no pool (info).
     assert seen(findings) == [("a100.yaml", "GPU020", "info"), ("p5.yaml", "GPU020", "info")]
-    assert "sku=h100:NoExecute" in findings[1]["message"]
-    assert "assumed: the pod names no node pool" in findings[1]["message"]
+    assert "sku=h100:NoExecute" in said(findings[1])
+    assert "assumed: the pod names no node pool" in said(findings[1])
 
 
 def test_an_untainted_gpu_pool_takes_any_gpu_pod(tmp_path: Path) -> None:
@@ -370,7 +373,7 @@ def test_an_inventory_of_gke_nodes_is_gke(tmp_path: Path) -> None:
     assert (
         "'nvidia-t4' is not a GKE accelerator (GKE, from the inventory's node labels "
         "cloud.google.com/gke-accelerator (nodes.yaml:4)): no GPU node carries it"
-    ) in findings[0]["message"]
+    ) in said(findings[0])
     assert [(r["kind"], r["path"], r["line"]) for r in findings[0]["related"]] == [
         ("evidence", "nodes.yaml", 4)
     ]
@@ -386,7 +389,7 @@ def test_an_inventory_without_platform_labels_implies_none(tmp_path: Path) -> No
     root = repo(tmp_path, {"nodes.yaml": plain, "train.yaml": job("train")})
     findings, _ = check(root, "--cluster", "nodes.yaml", "--select", "GPU020")
     assert seen(findings) == [("train.yaml", "GPU020", "error")]
-    assert "of the GPU pool" in findings[0]["message"]
+    assert "of the GPU pool" in said(findings[0])
 
 
 def test_inspect_prints_the_picture_and_each_pods_platform(tmp_path: Path) -> None:
