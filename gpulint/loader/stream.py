@@ -202,14 +202,14 @@ def _alias_message(exc: AliasLimit) -> str:
     if exc.anchor is not None:
         shown = f"anchor &{exc.anchor}" if exc.anchor else "a mapping"
         return (
-            f"{shown} merges itself (a '<<' merge key reaches the mapping it is "
-            f'in): kubectl\'s decoder refuses it ("anchor value contains itself"); '
-            "the document was not expanded or linted"
+            f"{shown} merges itself (a '<<' merge key reaches the mapping it is in), so "
+            "the document was not expanded or linted; drop the merge key, as kubectl's "
+            'decoder refuses it too ("anchor value contains itself")'
         )
     return (
-        "document contains excessive aliasing (an alias bomb?): it expands to "
-        "far more nodes than it writes, counting merge keys (<<), as kubectl's "
-        "decoder also refuses; the document was not expanded or linted"
+        "document contains excessive aliasing (an alias bomb?), so it was not expanded or "
+        "linted; write the repeated content out: it expands to far more nodes than it writes, "
+        "counting merge keys (<<), which kubectl's decoder refuses too"
     )
 
 
