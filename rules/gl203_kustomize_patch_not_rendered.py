@@ -38,10 +38,11 @@ overlay pass unchecked.
 ## Example
 ```console
 $ gpulint check deploy/
-deploy/overlays/gpu/gpu-patch.yaml:3:1: GL203 info: this file is a Kustomize patch
-(deploy/overlays/gpu/kustomization.yaml:7), half of Deployment/vllm: the checks that need
-the whole object (tolerations against the GPU request, the pod's GPU total, the cluster's
-nodes) run on the rendered overlay: `gpulint check --render` [Deployment/vllm]
+deploy/overlays/gpu/gpu-patch.yaml:3:1: GL203 info: this file is a Kustomize patch, half of
+Deployment/vllm: the checks that need the whole object were skipped [Deployment/vllm]
+  help: lint the rendered overlay, `gpulint check --render`
+(deploy/overlays/gpu/kustomization.yaml:7 applies the patch; the skipped checks: tolerations
+against the GPU request, the pod's GPU total, the cluster's nodes)
 ```
 
 ## Use instead

@@ -288,7 +288,7 @@ def test_a_patch_named_alone_is_linted_as_a_patch() -> None:
     patch = GL203_FIXTURES / "fail-base-tolerates" / "overlays" / "a100" / "gpu.yaml"
     report, _ = check_json(patch.relative_to(ROOT))
     assert [f["rule"] for f in report["findings"]] == ["GL203"]
-    message = report["findings"][0]["message"]
+    message = said(report["findings"][0])
     assert "Kustomize patch" in message and "kustomization.yaml:7" in message
     assert "`gpulint check --render`" in message
 

@@ -59,15 +59,16 @@ class Part(NamedTuple):
         """GL203's message for the first object of the file the checks were skipped on."""
         where = f"{self.kustomization}:{self.line}"
         if self.patch is None:
-            what = f"this file is a Kustomize patch ({where}), half of {obj}"
+            what = f"this file is a Kustomize patch, half of {obj}"
         elif self.patch:
-            what = f"{obj} is completed by the Kustomize patch {self.patch} ({where})"
+            what = f"{obj} is completed by the Kustomize patch {self.patch}"
         else:
             what = f"{obj} is completed by the Kustomize patch written in {where}"
+        # What was skipped and where the patch is applied: the help line (`; `).
         return (
-            f"{what}: the checks that need the whole object (tolerations against the GPU "
-            "request, the pod's GPU total, the cluster's nodes) run on the rendered overlay: "
-            "`gpulint check --render`"
+            f"{what}: the checks that need the whole object were skipped; lint the rendered "
+            f"overlay, `gpulint check --render` ({where} applies the patch; the skipped checks: "
+            "tolerations against the GPU request, the pod's GPU total, the cluster's nodes)"
         )
 
 
