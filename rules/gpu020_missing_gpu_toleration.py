@@ -380,7 +380,7 @@ def _gpu_request(demand: Any, registry: Any, operated: dict[str, Any]) -> tuple[
             known.append(name)
     hardware.update(claim.hardware for claim in demand.claims)
     if not known and demand.claims:
-        return hardware, f"gets a GPU through DRA claim {demand.claims[0].name!r}"
+        return hardware, f"gets a GPU through {demand.claims[0].describe()}"
     requested = known or [e.name for e in demand.entries] or [*demand.pod_level, *operated]
     first = f"requests {requested[0]}"
     if requested[0] in {e.name for e in demand.entries}:

@@ -402,8 +402,7 @@ def _claimed(
     )
     if claimed is None or claimed.devices is None:
         return None, "", ()
-    # The claims by name: their templates and classes are the finding's related places.
-    named = ", ".join(f"DRA claim {c.name!r}" for c in claimed.claims)
+    named = ", ".join(c.describe() for c in claimed.claims)
     return claimed.devices, f" through {named}", claimed.related()
 
 

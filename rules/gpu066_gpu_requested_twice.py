@@ -137,8 +137,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if claimed is None or claimed.hardware != hardware:
             continue
         seen.add(id(container))
-        # The claims by name: their templates and classes are the finding's related places.
-        named = ", ".join(f"DRA claim {c.name!r}" for c in claimed.claims)
+        named = ", ".join(c.describe() for c in claimed.claims)
         what, why = DOCUMENTED[hardware]
         yield Violation(
             entry.path,

@@ -52,7 +52,10 @@ def _claims(text: str) -> list[str]:
     for doc in result.documents:
         for obj in objects(doc):
             for pod in builtin_table().pod_specs(obj):
-                names.extend(c.describe() for c in gpu_claims(pod, builtin_registry(), index))
+                names.extend(
+                    f"{c.describe()} ({c.claim.kind} {c.claim.name}, device class {c.device_class})"
+                    for c in gpu_claims(pod, builtin_registry(), index)
+                )
     return names
 
 

@@ -128,10 +128,9 @@ class GpuClaim(NamedTuple):
     hardware: str
 
     def describe(self) -> str:
-        return (
-            f"DRA claim {self.name!r} ({self.claim.kind} {self.claim.name}, device class "
-            f"{self.device_class})"
-        )
+        """``DRA claim 'gpu'``: the entry by name, for a message (its claim or template and
+        device class are the finding's related places)."""
+        return f"DRA claim {self.name!r}"
 
     def shown(self, line: int) -> dict[str, Any]:
         """As ``gpulint inspect`` shows it (``line``: the line of the pod's entry)."""
@@ -413,35 +412,16 @@ def gpu_class_hardware(name: str, registry: Registry, index: ClaimIndex | None) 
 def gpu_claims(pod: PodSpec, registry: Registry, index: ClaimIndex | None) -> list[GpuClaim]:
     """The pod's ``resourceClaims`` entries that resolve to accelerator device classes, looked
     up in ``index``, the claims of the pod's file (None: none known)."""
-    if pod.location != "pod":
+    if index is None or not pod.spec.get("resourceClaims"):
         return []
-    entries = pod.spec.get("resourceClaims")
-    if not isinstance(entries, list) or not entries or index is None:
-        return []
-    namespace = pod.obj.namespace
     out: list[GpuClaim] = []
-    for i, entry in enumerate(entries):
-        if not isinstance(entry, Mapping):
+    for entry in pod_claims(pod, index):
+        if entry.claim is None:
             continue
-        reference = claim_reference(entry)
-        if reference is None:
-            continue
-        claim = index.claim(reference[0], reference[1], namespace)
-        if claim is None:
-            continue
-        for device_class in claim.device_classes:
+        for device_class in entry.claim.device_classes:
             hardware = gpu_class_hardware(device_class, registry, index)
             if hardware is not None:
-                name = entry.get("name")
-                out.append(
-                    GpuClaim(
-                        name if isinstance(name, str) else "?",
-                        (*pod.path, "resourceClaims", i),
-                        claim,
-                        device_class,
-                        hardware,
-                    )
-                )
+                out.append(GpuClaim(entry.name, entry.path, entry.claim, device_class, hardware))
                 break
     return out
 
