@@ -81,7 +81,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "may_start_engine",
         ),
         "gpulint.k8s.agents": ("find_agent", "image_repository"),
-        "gpulint.k8s.envvalues": ("Source", "container_env"),
+        "gpulint.k8s.envvalues": ("Source", "container_env", "env_entries"),
         "gpulint.data": ("data_path",),
     },
     # The cluster: taints and tolerations, the nodes and what they offer, the evidence of
@@ -323,6 +323,7 @@ if TYPE_CHECKING:
     from gpulint.k8s.envvalues import (
         Source as Source,
         container_env as container_env,
+        env_entries as env_entries,
     )
     from gpulint.k8s.objects import (
         expression_key_path as expression_key_path,

@@ -92,6 +92,7 @@ from gpulint.api import (
     RuleContext,
     Violation,
     container_gpu,
+    env_entries,
     gpu_demand,
     is_placeholder,
     whole_gpu_count,
@@ -129,7 +130,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if container.section == "ephemeralContainers":
             continue
         amd_said = False
-        for index, item in _env_items(container):
+        for index, item in env_entries(container):
             if item.get("name") not in (NVIDIA, CUDA, *AMD):
                 continue
             if "valueFrom" in item:
@@ -211,22 +212,6 @@ def _env_place(container: Container, index: int | str, item: dict[str, Any]) -> 
     if isinstance(index, str):  # a chart's env mapping: the variable's own key
         return (*container.path, "env", index)
     return (*container.path, "env", index, "value" if "value" in item else "name")
-
-
-def _env_items(container: Container) -> Iterator[tuple[int | str, dict[str, Any]]]:
-    """The container's ``env`` entries with their index; in a chart's values (a container
-    found by its ``resources``), an ``env`` mapping too, variable to value or to an entry
-    (``{NVIDIA_VISIBLE_DEVICES: all}``: bjw-s app-template's form, rendered as the list)."""
-    env = container.data.get("env")
-    if isinstance(env, list):
-        for index, item in enumerate(env):
-            if isinstance(item, dict):
-                yield index, item
-    elif isinstance(env, dict) and container.section == "resources":
-        for key, value in env.items():
-            if isinstance(key, str):
-                entry = value if isinstance(value, dict) else {"value": value}
-                yield key, {**entry, "name": key}
 
 
 def _without_gpu(name: str, text: str) -> str | None:

@@ -323,10 +323,6 @@ def _probe(containers: list[Container]) -> tuple[Container, Any, str] | None:
     return None
 
 
-#: The rest of the help of a CUDA image on a GPU node it holds no GPU of.
-SEES = ", and sees the node's GPUs where the NVIDIA runtime is the default)"
-
-
 def _probe_finding(container: Container, where: Any, what: str) -> Violation:
     """A GPU test in a pod that requests no GPU and says nothing of its node: info, since
     where the NVIDIA runtime is the node's default it sees every GPU unscheduled."""
@@ -415,7 +411,7 @@ def gpu_use(containers: list[Container]) -> tuple[str, str, bool] | None:
     turns on a CUDA backend (:data:`CUDA_OPTIONS`; ``--device cuda``), or an environment
     variable naming a device that sets a GPU backend (``TRANSCRIBE_DEVICE=cuda``; a list or
     a chart's mapping)."""
-    from gpulint.api import command_words
+    from gpulint.api import command_words, env_entries
 
     for container in containers:
         if container.section == "ephemeralContainers":
@@ -435,25 +431,16 @@ def gpu_use(containers: list[Container]) -> tuple[str, str, bool] | None:
                 return container.label, f"passes {word}", False
             if name in ("device", "devices") and _device_value(following):
                 return container.label, f"passes {word if eq else f'{word} {following}'}", False
-        for name, value in _env_items(container.data.get("env")):
-            if name.upper().endswith(("DEVICE", "DEVICES")) and _device_value(value):
-                return container.label, f"sets {name}={value.strip()}", False
+        for _, item in env_entries(container):
+            var, setting = item.get("name"), item.get("value")
+            if (
+                isinstance(var, str)
+                and isinstance(setting, str)
+                and var.upper().endswith(("DEVICE", "DEVICES"))
+                and _device_value(setting)
+            ):
+                return container.label, f"sets {var}={setting.strip()}", False
     return None
-
-
-def _env_items(env: Any) -> Iterator[tuple[str, str]]:
-    """A container's literal environment, as a list of ``{name, value}`` or a chart's
-    mapping (``TRANSCRIBE_DEVICE: cuda``)."""
-    if isinstance(env, list):
-        for item in env:
-            if isinstance(item, Mapping) and isinstance(item.get("name"), str):
-                value = item.get("value")
-                if isinstance(value, str):
-                    yield item["name"], value
-    elif isinstance(env, Mapping):
-        for name, value in env.items():
-            if isinstance(name, str) and isinstance(value, str):
-                yield name, value
 
 
 def _gpu_selector(pod: PodSpec) -> tuple[tuple[Any, ...], str, str] | None:

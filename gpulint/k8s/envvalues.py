@@ -22,6 +22,7 @@ value: a rule skips what rests on it, never guesses.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from gpulint.k8s.objects import Container, objects
@@ -154,6 +155,23 @@ class EnvValues:
             if found is not None:
                 return found
         return None
+
+
+def env_entries(container: Container) -> Iterator[tuple[int | str, dict[str, Any]]]:
+    """The container's ``env`` entries with their index; in a chart's values (a container
+    found by its ``resources``), an ``env`` mapping too, variable to value or to an entry
+    (``{NVIDIA_VISIBLE_DEVICES: all}``: bjw-s app-template's form, rendered as the list),
+    keyed by the variable's name."""
+    env = container.data.get("env")
+    if isinstance(env, list):
+        for index, item in enumerate(env):
+            if isinstance(item, dict):
+                yield index, item
+    elif isinstance(env, dict) and container.section == "resources":
+        for key, value in env.items():
+            if isinstance(key, str):
+                entry = value if isinstance(value, dict) else {"value": value}
+                yield key, {**entry, "name": key}
 
 
 def container_env(
