@@ -492,8 +492,6 @@ KEYS: tuple[Key, ...] = (
 #: Each key by its name.
 BY_NAME = {key.name: key for key in KEYS}
 
-#: The keys whose value is a list of rule selectors.
-SELECTOR_KEYS = tuple(key.name for key in KEYS if key.selector_list)
 #: Keys read before rules are loaded (they say which rules exist).
 LOADING_KEYS = ("plugins", "rule-dirs")
 
