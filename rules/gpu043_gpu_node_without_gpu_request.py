@@ -17,9 +17,9 @@ chip's own on an Ascend node: `accelerator: huawei-Ascend910` asks for
 CUDA image, a reference that says `cuda`, `gpu`, `rocm`, `tensorrt`, `triton` or `nvidia`,
 Text Embeddings Inference but for its `cpu-` tags), starts a GPU engine or launcher
 (`gpulint/data/engines.json`) or `nvidia-smi`, passes an option that turns on CUDA or sets
-a device variable to a GPU backend (below): a workload that would use the GPU it forgot
-to request. A pod that runs nothing known to use a GPU is meant to run on those nodes (a
-node-local proxy, a serving system's controller) and is not flagged.
+a variable that switches it onto the GPU (`USE_GPU=true`, below): a workload that would
+use the GPU it forgot to request. A pod that runs nothing known to use a GPU is meant to
+run on those nodes (a node-local proxy, a serving system's controller) and is not flagged.
 
 With the option `images: true`, also flags a container built on an NVIDIA CUDA image
 (`nvidia/cuda`, `nvcr.io/nvidia/cuda`, `nvcr.io/nvidia/pytorch`, `tritonserver`,
@@ -48,8 +48,14 @@ vLLM, torchrun, ...) from another image, whose environment gpulint cannot see, o
 the signs of GPU use a GPU node selector is judged by: an image reference built for GPUs
 (`kokoro-fastapi-gpu`, `speaches:latest-cuda`, `scrypted:nvidia`, `localai:…-cuda-12`), an
 option that turns on a CUDA backend (`--use-cuda`, `--use_cuda true`, `--device cuda:0`;
-not `--use_cuda false`), or a variable that names a GPU device (`TRANSCRIBE_DEVICE=cuda`,
-in a list or a chart's `env` mapping; not `cpu`). The `info` says what it assumed: that
+not `--use_cuda false`), or a variable that switches the program onto the GPU: a switch
+(`USE_GPU`, `ENABLE_GPU`, `GPU_ENABLED`, `USE_CUDA`, `CUDA_ENABLED`, also prefixed as in
+`WHISPER_USE_GPU`) set to `true`, `1`, `yes`, `on`, `cuda` or `gpu`, or a variable naming
+the device it runs on (`DEVICE`, `TORCH_DEVICE`, `TRANSCRIBE_DEVICE`, ...) set to `cuda`,
+`cuda:0`, `gpu`, `rocm` or `hip`; in a list or a chart's `env` mapping. Not `USE_GPU=false`
+or `0`, a device `cpu`, a list of device indices (`CUDA_VISIBLE_DEVICES=0`, GPU016's), nor
+any of them in a container that also says it keeps to the CPU (`FORCE_CPU=true`,
+`CPU_ONLY=1`, `USE_CPU=true`, a device variable set to `cpu`). The `info` says what it assumed: that
 the image sets `NVIDIA_VISIBLE_DEVICES=all`, as CUDA images do. Node agents, GPU
 infrastructure and a container that sets `NVIDIA_VISIBLE_DEVICES` are not flagged, as
 above. A pod that selects GPU nodes is a warning on the same signs.
@@ -397,6 +403,41 @@ CUDA_OPTIONS = frozenset({"cuda", "use-cuda", "enable-cuda", "with-cuda"})
 GPU_DEVICES = ("cuda", "gpu", "rocm", "hip")
 #: Values that say no.
 _NO = frozenset({"false", "0", "no", "off", "none"})
+#: Values of a switch variable that turn it on.
+_YES = frozenset({"true", "1", "yes", "on", "cuda", "gpu"})
+
+#: Environment variables that switch a program onto the GPU or the CPU, as real projects
+#: write them (name patterns, upper case, ``fnmatch``; the value that counts): a boolean
+#: switch (``USE_GPU=true``, ``ENABLE_GPU=1``, ``GPU_ENABLED=yes``, ``USE_CUDA=on``;
+#: prefixed: ``WHISPER_USE_GPU=true``) or a variable naming the device a program runs on
+#: (``DEVICE=cuda``, ``TORCH_DEVICE=cuda:0``, ``WHISPER__INFERENCE_DEVICE=cuda``,
+#: ``TRANSCRIBE_DEVICE=gpu``; not a list of device indices such as
+#: ``CUDA_VISIBLE_DEVICES=0``, which is GPU016's). ``"gpu"`` rows are signs of GPU use;
+#: ``"cpu"`` rows say the program keeps to the CPU (``FORCE_CPU=true``, ``CPU_ONLY=1``),
+#: and a container that sets one shows no GPU use by its variables.
+ENV_SWITCHES: tuple[tuple[str, str, str], ...] = (
+    # (name pattern, what a matching value means, how the value is read)
+    ("USE_GPU", "gpu", "switch"),
+    ("*_USE_GPU", "gpu", "switch"),
+    ("USE_GPUS", "gpu", "switch"),
+    ("ENABLE_GPU", "gpu", "switch"),
+    ("*_ENABLE_GPU", "gpu", "switch"),
+    ("GPU_ENABLED", "gpu", "switch"),
+    ("*_GPU_ENABLED", "gpu", "switch"),
+    ("GPU_ENABLE", "gpu", "switch"),
+    ("USE_CUDA", "gpu", "switch"),
+    ("*_USE_CUDA", "gpu", "switch"),
+    ("ENABLE_CUDA", "gpu", "switch"),
+    ("CUDA_ENABLED", "gpu", "switch"),
+    ("*DEVICE", "gpu", "device"),
+    ("*DEVICES", "gpu", "device"),
+    ("FORCE_CPU", "cpu", "switch"),
+    ("*_FORCE_CPU", "cpu", "switch"),
+    ("USE_CPU", "cpu", "switch"),
+    ("*_USE_CPU", "cpu", "switch"),
+    ("CPU_ONLY", "cpu", "switch"),
+    ("*_CPU_ONLY", "cpu", "switch"),
+)
 
 
 def _device_value(value: str) -> bool:
@@ -404,14 +445,51 @@ def _device_value(value: str) -> bool:
     return any(word == d or word.startswith(d + ":") for d in GPU_DEVICES)
 
 
+def _env_switch(name: str, value: str) -> str | None:
+    """What variable ``name`` set to ``value`` says (:data:`ENV_SWITCHES`): ``"gpu"``,
+    ``"cpu"``, or None (no switch, or one turned off)."""
+    upper = name.upper()
+    word = value.strip().strip("\"'").lower()
+    for pattern, means, read in ENV_SWITCHES:
+        if not fnmatch.fnmatchcase(upper, pattern):
+            continue
+        if read == "device" and _device_value(word):
+            return means
+        if read == "device" and word == "cpu":
+            return "cpu"  # the program is told to run on the CPU
+        if read == "switch" and word in _YES:
+            return means
+    return None
+
+
+def _env_signs(container: Container) -> tuple[str, str] | None:
+    """The first variable of the container that switches it onto the GPU, and its value;
+    None when none does, or when another of its variables keeps it on the CPU."""
+    from gpulint.api import env_entries
+
+    found: tuple[str, str] | None = None
+    for _, item in env_entries(container):
+        var, setting = item.get("name"), item.get("value")
+        if container.section == "resources" and isinstance(setting, (bool, int)):
+            setting = str(setting).lower()  # a chart's env mapping: the chart quotes it
+        if not isinstance(var, str) or not isinstance(setting, str):
+            continue
+        means = _env_switch(var, setting)
+        if means == "cpu":
+            return None
+        if means == "gpu" and found is None:
+            found = var, setting.strip()
+    return found
+
+
 def gpu_use(containers: list[Container]) -> tuple[str, str, bool] | None:
     """The first container that shows it means to use a GPU, what shows it in words, and
     whether that is only its image's name: an image reference built for GPUs
     (:func:`_gpu_image`: ``kokoro-fastapi-gpu``, ``speaches:latest-cuda``), an option that
     turns on a CUDA backend (:data:`CUDA_OPTIONS`; ``--device cuda``), or an environment
-    variable naming a device that sets a GPU backend (``TRANSCRIBE_DEVICE=cuda``; a list or
-    a chart's mapping)."""
-    from gpulint.api import command_words, env_entries
+    variable that switches it onto the GPU (:data:`ENV_SWITCHES`: ``USE_GPU=true``,
+    ``TRANSCRIBE_DEVICE=cuda``; a list or a chart's mapping)."""
+    from gpulint.api import command_words
 
     for container in containers:
         if container.section == "ephemeralContainers":
@@ -431,15 +509,9 @@ def gpu_use(containers: list[Container]) -> tuple[str, str, bool] | None:
                 return container.label, f"passes {word}", False
             if name in ("device", "devices") and _device_value(following):
                 return container.label, f"passes {word if eq else f'{word} {following}'}", False
-        for _, item in env_entries(container):
-            var, setting = item.get("name"), item.get("value")
-            if (
-                isinstance(var, str)
-                and isinstance(setting, str)
-                and var.upper().endswith(("DEVICE", "DEVICES"))
-                and _device_value(setting)
-            ):
-                return container.label, f"sets {var}={setting.strip()}", False
+        switch = _env_signs(container)
+        if switch is not None:
+            return container.label, f"sets {switch[0]}={switch[1]}", False
     return None
 
 
