@@ -1212,6 +1212,29 @@ def runtime_classes(n: int) -> Input:
     return Input(["check", "--jobs", "1", "."], folder, size)
 
 
+def chart_host_devices(n: int) -> Input:
+    """An app-template HelmRelease with n containers without resources and n hostPath items
+    of /dev/dri, each mounted into one container: the values are searched for host GPU
+    devices once, not once per container."""
+    folder = _fresh("chart-host-devices", n)
+    head = (
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: media}\n"
+        "spec:\n  values:\n    controllers:\n      media:\n        containers:\n"
+    )
+    containers = "".join(
+        f"          c{i}:\n            image: {{repository: r.example.com/m, tag: '{i}'}}\n"
+        "            securityContext: {privileged: true}\n"
+        for i in range(n)
+    )
+    persistence = "".join(
+        f"      d{i}:\n        type: hostPath\n        hostPath: /dev/dri/renderD{128 + i}\n"
+        f"        advancedMounts: {{media: {{c{i}: [{{path: /dev/dri}}]}}}}\n"
+        for i in range(n)
+    )
+    text = head + containers + "    persistence:\n" + persistence
+    return Input(["check", "media.yaml"], folder, _write(folder, "media.yaml", text))
+
+
 def booster_workers(n: int) -> Input:
     """A Kthena ModelBooster with n vLLM workers, each too parallel for its pod (GPU045), and a
     MaxText JobSet whose command line gives n mesh axes: each read once."""
@@ -1312,6 +1335,7 @@ CASES: dict[str, Case] = {
     "daemonset-names": Case(daemonset_names, 2_000, "scaling"),
     "runtime-classes": Case(runtime_classes, 2_000, "scaling"),
     "booster-workers": Case(booster_workers, 2_000, "scaling"),
+    "chart-host-devices": Case(chart_host_devices, 2_000, "scaling"),
     "merge-bomb": Case(merge_bomb, 1, "once"),
     "huge-quantity": Case(huge_quantity, 1, "once"),
     "hostile-quantities": Case(hostile_quantities, 25_000, "scaling"),

@@ -82,6 +82,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "gpulint.k8s.agents": ("find_agent", "image_repository"),
         "gpulint.k8s.envvalues": ("Source", "container_env", "env_entries"),
+        "gpulint.k8s.shapes": ("host_gpu_device",),
         "gpulint.data": ("data_path",),
     },
     # The cluster: taints and tolerations, the nodes and what they offer, the evidence of
@@ -357,6 +358,9 @@ if TYPE_CHECKING:
         spark_asks_for_gpus as spark_asks_for_gpus,
         wants_accelerator as wants_accelerator,
         whole_gpu_count as whole_gpu_count,
+    )
+    from gpulint.k8s.shapes import (
+        host_gpu_device as host_gpu_device,
     )
     from gpulint.k8s.taints import (
         TAINTS_OPTION as TAINTS_OPTION,

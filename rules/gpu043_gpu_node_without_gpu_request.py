@@ -60,6 +60,30 @@ the image sets `NVIDIA_VISIBLE_DEVICES=all`, as CUDA images do. Node agents, GPU
 infrastructure and a container that sets `NVIDIA_VISIBLE_DEVICES` are not flagged, as
 above. A pod that selects GPU nodes is a warning on the same signs.
 
+In a chart's values (bjw-s app-template's form: a `containers` mapping of names to
+containers, docs/workloads.md), a container's pod options are the nearest above it: its
+controller's `pod:`, else the values' `defaultPodOptions:`, else a `runtimeClassName` or
+`nodeSelector` written beside the containers; they are judged as a pod's. The image
+reference is `repository:tag`. Ollama's image (`ollama/ollama`) sets
+`NVIDIA_VISIBLE_DEVICES=all` as the CUDA images do (its Dockerfile), so Ollama under
+`runtimeClassName: nvidia` with no GPU request is a warning.
+
+A container that mounts the host's accelerator device nodes from a `hostPath` volume
+(`/dev/dri`, `/dev/dri/renderD128`, `/dev/kfd`, `/dev/nvidia0`, `/dev/accel/accel0`,
+`/dev/davinci0`, `/dev/neuron0`, `/dev/cambricon_dev0`; in a chart's values an
+app-template `persistence` item `{type: hostPath, hostPath: /dev/dri}`, mounted into every
+container or into those its `advancedMounts` name, or a pod volume in `extraVolumes`), in
+a pod that requests no GPU, is `info` at the host path: it uses a GPU the scheduler never
+gave it, usually privileged for it (the finding says so). The pod may land on a node
+without the device, and the device plugin may give the same GPU to another pod. The help
+names the resource to request (`gpu.intel.com/i915` or `amd.com/gpu` for `/dev/dri`,
+`amd.com/gpu` for `/dev/kfd`, `nvidia.com/gpu`, ...) and says what it assumed: that a
+device plugin serves those devices on its nodes. A chart container with no `resources`
+is found by those mounts. Not flagged: node agents and GPU infrastructure (a device
+plugin's DaemonSet mounts `/dev/dri` to serve it), a pod that requests a GPU or uses a
+DRA claim (a chart container's `resources.claims`), and WSL's `/dev/dxg`, which no device
+plugin serves (GPU016 leaves it too).
+
 A pod that says nothing of its node (no GPU selector, no NVIDIA runtime class) and requests
 no GPU, in which a container built for GPUs (its image reference says `cuda`, `gpu`,
 `nvidia`, ...) runs a GPU check, is `info` at the check: `nvidia-smi`, the CUDA samples'
@@ -111,6 +135,12 @@ or drop the node selector for a step that needs no GPU.
 ## References
 - https://github.com/NVIDIA/k8s-device-plugin/issues/61 (a container that requests no GPU
   sees all of them; `NVIDIA_VISIBLE_DEVICES=none`)
+- https://github.com/intel/intel-device-plugins-for-kubernetes/blob/main/cmd/gpu_plugin/README.md
+  (`gpu.intel.com/i915` hands a container `/dev/dri` nodes)
+- https://github.com/ROCm/k8s-device-plugin (`amd.com/gpu`: `/dev/kfd` and `/dev/dri`)
+- https://github.com/ollama/ollama/blob/main/Dockerfile (`ENV NVIDIA_VISIBLE_DEVICES=all`)
+- https://bjw-s-labs.github.io/helm-charts/docs/common-library/ (app-template's
+  `controllers`, `defaultPodOptions`, `persistence` with `advancedMounts`)
 - https://github.com/NVIDIA/k8s-device-plugin#running-gpu-jobs (request GPUs through
   `resources.limits`)
 - https://github.com/NVIDIA/k8s-device-plugin/blob/main/docs/gpu-feature-discovery/README.md
@@ -134,12 +164,14 @@ from typing import Any
 
 from gpulint.api import (
     Container,
+    Path,
     PodSpec,
     RuleContext,
     Violation,
     expression_key_path,
     gpu_demand,
     gpu_label_resource,
+    host_gpu_device,
     label_says_yes,
     required_node_terms,
     shares_by_annotation,
@@ -175,6 +207,9 @@ CUDA_IMAGES = (
     "nvidia/cuda-dl-base",
     "nvidia/cuquantum-appliance",
 )
+#: Other images whose own environment sets NVIDIA_VISIBLE_DEVICES=all, as the CUDA images
+#: do: Ollama's (ollama/ollama Dockerfile, final stage: ``ENV NVIDIA_VISIBLE_DEVICES=all``).
+VISIBLE_ALL_IMAGES = ("ollama/ollama",)
 NVIDIA = "NVIDIA_VISIBLE_DEVICES"
 #: RuntimeClasses of the NVIDIA container runtime: the GPU Operator's (``nvidia``,
 #: ``nvidia-cdi``, ``nvidia-legacy``: docs.nvidia.com/datacenter/cloud-native/gpu-operator,
@@ -184,32 +219,54 @@ NVIDIA_RUNTIME_CLASSES = frozenset({"nvidia", "nvidia-cdi", "nvidia-legacy", "nv
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
-    if pod.location != "pod" or pod.node_agent:
+    if pod.node_agent:
         return
-    selected = _gpu_selector(pod)
+    if pod.location == "pod":
+        selected = _gpu_selector(pod.spec, pod.path)
+        runtime = _nvidia_runtime(pod.spec, pod.path)
+        containers = [c for c in pod.containers if c.section != "ephemeralContainers"]
+    elif pod.location == "resources" and _chart_container(pod):
+        options = _chart_pod_options(pod)
+        selected = _chart_selector(options)
+        runtime = (
+            _nvidia_runtime(*options["runtimeClassName"]) if "runtimeClassName" in options else None
+        )
+        containers = [_with_image_reference(c) for c in pod.containers]
+        pod = PodSpec(pod.obj, pod.path, {}, containers, "resources", found_by=pod.found_by)
+    else:
+        return
+    found = list(_findings(pod, ctx, selected, runtime, containers))
+    yield from found
+    if not found:
+        yield from _host_device_findings(pod, ctx, containers)
+
+
+def _findings(
+    pod: PodSpec,
+    ctx: RuleContext,
+    selected: tuple[tuple[Any, ...], str, str] | None,
+    runtime: tuple[str, tuple[Any, ...]] | None,
+    containers: list[Container],
+) -> Iterator[Violation]:
     images = ctx.options.get("images", False) is True
-    runtime = _nvidia_runtime(pod)
     probe = None
     if selected is None and runtime is None:
-        probe = _probe(pod.containers)
+        probe = _probe(containers)
         if probe is None and not images:
             return
-    containers = [c for c in pod.containers if c.section != "ephemeralContainers"]
     if not containers or any(_sets_visible_devices(c) for c in containers):
         return  # `none`/`void`: meant to run without GPUs; any other value: GPU016's
-    if not gpu_demand(pod, ctx.registry, ctx.claims).cpu:
+    if not _requests_no_gpu(pod, ctx):
         return  # a GPU pod, or a DRA claim defined elsewhere that may well be a GPU
-    from gpulint.api import find_agent, image_repository  # rarely needed: imported then
+    from gpulint.api import image_repository
 
-    if spark_asks_for_gpus(pod) or shares_by_annotation(pod) or find_agent(pod) is not None:
-        return
     cuda = [
         c
         for c in containers
         if isinstance(c.data.get("image"), str) and _cuda_image(image_repository(c.data["image"]))
     ]
     if selected is None and runtime is not None:
-        yield from _runtime_findings(pod, runtime, cuda, containers)
+        yield from _runtime_findings(runtime[1], cuda, containers)
         return
     if probe is not None:
         yield _probe_finding(*probe)
@@ -344,19 +401,128 @@ def _probe_finding(container: Container, where: Any, what: str) -> Violation:
     )
 
 
-def _nvidia_runtime(pod: PodSpec) -> str | None:
-    """The pod's ``runtimeClassName`` when it is the NVIDIA container runtime's."""
-    name = pod.spec.get("runtimeClassName")
-    return name if isinstance(name, str) and name in NVIDIA_RUNTIME_CLASSES else None
+def _nvidia_runtime(spec: Mapping[str, Any], path: Path) -> tuple[str, Path] | None:
+    """The ``runtimeClassName`` of pod spec ``spec`` (at ``path``), and where it is written,
+    when it is the NVIDIA container runtime's."""
+    name = spec.get("runtimeClassName")
+    if isinstance(name, str) and name in NVIDIA_RUNTIME_CLASSES:
+        return name, (*path, "runtimeClassName")
+    return None
+
+
+def _requests_no_gpu(pod: PodSpec, ctx: RuleContext) -> bool:
+    """The pod asks for no accelerator, shares none by annotation, is no Spark pod whose GPUs
+    Spark asks for, and runs no GPU node agent or infrastructure of ``agents.json``."""
+    from gpulint.api import find_agent  # rarely needed: imported then
+
+    if any(_claims(c) for c in pod.containers):
+        return False  # a chart's container that uses a DRA claim of its pod options
+    return (
+        gpu_demand(pod, ctx.registry, ctx.claims).cpu
+        and not spark_asks_for_gpus(pod)
+        and not shares_by_annotation(pod)
+        and find_agent(pod) is None
+    )
+
+
+def _claims(container: Container) -> bool:
+    resources = container.data.get(container.resources_key or "resources")
+    return isinstance(resources, Mapping) and bool(resources.get("claims"))
+
+
+#: Keys of a chart's values that hold the pod options of the containers below them:
+#: bjw-s app-template's ``controllers.<name>.pod`` and ``defaultPodOptions`` (the common
+#: library's values.yaml); other charts write the pod spec's fields beside their containers.
+CHART_POD_KEYS = ("pod", "defaultPodOptions", "podOptions")
+#: The pod spec fields GPU043 reads from a chart's values.
+_CHART_POD_FIELDS = ("runtimeClassName", "nodeSelector", "affinity")
+
+
+def _chart_container(pod: PodSpec) -> bool:
+    """A chart's container (app-template's form: a mapping with an image in a ``containers``
+    mapping of names to containers), found by its ``resources`` or its device variable."""
+    if len(pod.containers) != 1:
+        return False
+    container = pod.containers[0]
+    return (
+        len(container.path) > 1
+        and container.path[-2] == "containers"
+        and _image_reference(container) is not None
+    )
+
+
+def _image_reference(container: Container) -> str | None:
+    """The container's image reference: the string, or a chart's ``{repository, tag}``."""
+    image = container.data.get("image")
+    if isinstance(image, str) and image.strip():
+        return image
+    if isinstance(image, dict) and isinstance(image.get("repository"), str):
+        tag = image.get("tag")
+        repository: str = image["repository"]
+        return repository + (f":{tag}" if isinstance(tag, (str, int, float)) else "")
+    return None
+
+
+def _with_image_reference(container: Container) -> Container:
+    """The container with its image as one reference, as a pod's container writes it."""
+    reference = _image_reference(container)
+    if reference is None or reference == container.data.get("image"):
+        return container
+    data = {**container.data, "image": reference}
+    label = container.label
+    return Container(
+        label, container.path, data, container.section, container.sidecar, container.resources_key
+    )
+
+
+def _chart_pod_options(pod: PodSpec) -> dict[str, tuple[Mapping[str, Any], Path]]:
+    """The pod options a chart's values give the container: for each of
+    :data:`_CHART_POD_FIELDS`, the nearest mapping above the container that sets it (one
+    of :data:`CHART_POD_KEYS`, or a mapping of the container's ancestors itself) and its
+    path. Nearer wins: a controller's ``pod`` over the values' ``defaultPodOptions``."""
+    obj, container = pod.obj, pod.containers[0]
+    relative = container.path[len(obj.path) :]
+    chain: list[tuple[Mapping[str, Any], Path]] = []
+    node: Any = obj.data
+    path: Path = obj.path
+    for key in relative[:-2]:  # down to the mapping that holds ``containers``
+        if not isinstance(node, Mapping):
+            break
+        chain.append((node, path))
+        node, path = node.get(key), (*path, key)
+    if isinstance(node, Mapping):
+        chain.append((node, path))
+    found: dict[str, tuple[Mapping[str, Any], Path]] = {}
+    for mapping, at in chain:  # from the root down: a nearer holder replaces a farther one
+        holders = [(mapping, at)]
+        for key in CHART_POD_KEYS:
+            if isinstance(mapping.get(key), Mapping):
+                holders.append((mapping[key], (*at, key)))
+        for holder, where in holders:
+            for field in _CHART_POD_FIELDS:
+                if field in holder:
+                    found[field] = (holder, where)
+    return found
+
+
+def _chart_selector(
+    options: dict[str, tuple[Mapping[str, Any], Path]],
+) -> tuple[tuple[Any, ...], str, str] | None:
+    for field in ("nodeSelector", "affinity"):
+        if field in options:
+            holder, path = options[field]
+            found = _gpu_selector({field: holder[field]}, path)
+            if found is not None:
+                return found
+    return None
 
 
 def _runtime_findings(
-    pod: PodSpec, runtime: str, cuda: list[Container], containers: list[Container]
+    where: Path, cuda: list[Container], containers: list[Container]
 ) -> Iterator[Violation]:
     """A pod that runs under the NVIDIA runtime and holds no GPU: certain (a warning) for a
     CUDA image, which sets NVIDIA_VISIBLE_DEVICES=all; for a GPU engine in another image it
     depends on that image (info)."""
-    where = (*pod.path, "runtimeClassName")
     if cuda:
         yield Violation(
             where,
@@ -515,16 +681,16 @@ def gpu_use(containers: list[Container]) -> tuple[str, str, bool] | None:
     return None
 
 
-def _gpu_selector(pod: PodSpec) -> tuple[tuple[Any, ...], str, str] | None:
-    """Where the pod asks for GPU nodes: (path of the label key, what it says, resource)."""
-    spec = pod.spec
+def _gpu_selector(spec: Mapping[str, Any], base: Path) -> tuple[tuple[Any, ...], str, str] | None:
+    """Where pod spec ``spec`` (at ``base``) asks for GPU nodes: (path of the label key,
+    what it says, resource)."""
     selector = spec.get("nodeSelector")
     if isinstance(selector, Mapping):
         for key, value in selector.items():
             resource = gpu_label_resource(str(key), value)
             if resource is not None and label_says_yes(value):
-                return (*pod.path, "nodeSelector", key), f"nodeSelector {key}: {value}", resource
-    terms = required_node_terms(spec)
+                return (*base, "nodeSelector", key), f"nodeSelector {key}: {value}", resource
+    terms = required_node_terms(dict(spec))
     if not terms:
         return None
     first: tuple[tuple[Any, ...], str, str] | None = None
@@ -534,7 +700,7 @@ def _gpu_selector(pod: PodSpec) -> tuple[tuple[Any, ...], str, str] | None:
             return None  # this term lets the pod onto nodes without the label
         if first is None:
             e, key, resource = found
-            path = expression_key_path(pod.path, t, e)
+            path = expression_key_path(base, t, e)
             first = path, f"node affinity on {key}", resource
     return first
 
@@ -570,12 +736,160 @@ def _number(value: Any) -> float | None:
 def _cuda_image(repository: str) -> bool:
     return any(
         fnmatch.fnmatchcase(repository.lower(), pattern) or repository.lower() == pattern
-        for pattern in CUDA_IMAGES
+        for pattern in (*CUDA_IMAGES, *VISIBLE_ALL_IMAGES)
     )
 
 
 def _sets_visible_devices(container: Container) -> bool:
-    env = container.data.get("env")
-    return isinstance(env, list) and any(
-        isinstance(item, dict) and item.get("name") == NVIDIA for item in env
-    )
+    from gpulint.api import env_entries
+
+    return any(item.get("name") == NVIDIA for _, item in env_entries(container))
+
+
+def _host_device_findings(
+    pod: PodSpec, ctx: RuleContext, containers: list[Container]
+) -> Iterator[Violation]:
+    """A container that mounts the host's GPU device nodes from a ``hostPath`` volume in a
+    pod that requests no GPU: it uses a GPU the scheduler never gave it (info: whether a
+    device plugin serves those devices on its nodes is not known)."""
+    if pod.location == "pod":
+        mounts = _pod_host_devices(pod)
+        index = _mount_index(mounts)
+    else:
+        mounts, index = _chart_host_devices(pod)
+    if not mounts or not _requests_no_gpu(pod, ctx):
+        return
+    for container in containers:
+        found = [index[k] for k in _mount_keys(container) if k in index]
+        if not found:
+            continue
+        where, device, resource, _ = mounts[min(found)]
+        privileged = _privileged(container)
+        yield Violation(
+            where,
+            f"container {container.label} mounts the host's GPU device {device}"
+            + (" and runs privileged" if privileged else "")
+            + " but the pod requests no GPU",
+            help="request the device (resources.limits: "
+            + " or ".join(f"{{{r}: 1}}" for r in resource)
+            + ") and drop the hostPath volume (else the pod may land on a node without "
+            "the device, and the device plugin may give the same GPU to another pod; "
+            "assumed: a device plugin serves these devices on its nodes)",
+            at="value",
+            severity="info",
+        )
+        return  # one cause: the first device of the first container that mounts it
+
+
+def _mount_index(
+    mounts: list[tuple[Path, str, tuple[str, ...], set[Any] | None]],
+) -> dict[Any, int]:
+    """Who mounts what: each name of :func:`_mount_keys` (``"all"``: every container) to the
+    first of ``mounts`` it mounts."""
+    index: dict[Any, int] = {}
+    for order, (_, _, _, names) in enumerate(mounts):
+        for name in ("all",) if names is None else names:
+            index.setdefault(name, order)
+    return index
+
+
+def _mount_keys(container: Container) -> list[Any]:
+    """The names a device mount may reach the container by: every container (``"all"``),
+    a pod volume it mounts (``("volume", name)``), or a chart's container by its controller
+    and name (``("container", controller, name)``, app-template's ``advancedMounts``)."""
+    keys: list[Any] = ["all"]
+    mounts = container.data.get("volumeMounts")
+    for mount in mounts if isinstance(mounts, list) else ():
+        if isinstance(mount, Mapping) and isinstance(mount.get("name"), str):
+            keys.append(("volume", mount["name"]))
+    path = [k for k in container.path if isinstance(k, str)]
+    if "controllers" in path[:-1]:
+        at = path.index("controllers")
+        if at + 1 < len(path):
+            keys.append(("container", path[at + 1], path[-1]))
+    return keys
+
+
+def _privileged(container: Container) -> bool:
+    context = container.data.get("securityContext")
+    return isinstance(context, Mapping) and context.get("privileged") is True
+
+
+def _pod_host_devices(pod: PodSpec) -> list[tuple[Path, str, tuple[str, ...], set[Any] | None]]:
+    """The pod's ``hostPath`` volumes of GPU device nodes: where the path is written, the
+    path, the resource that serves it, and the volume's name (the containers that mount it)."""
+    volumes = pod.spec.get("volumes")
+    out: list[tuple[Path, str, tuple[str, ...], set[Any] | None]] = []
+    for index, volume in enumerate(volumes if isinstance(volumes, list) else ()):
+        host = volume.get("hostPath") if isinstance(volume, Mapping) else None
+        path = host.get("path") if isinstance(host, Mapping) else None
+        resource = host_gpu_device(path)
+        if resource is not None:
+            where = (*pod.path, "volumes", index, "hostPath", "path")
+            out.append((where, str(path).strip(), resource, {("volume", volume.get("name"))}))
+    return out
+
+
+#: Deeper than any chart's values; the walk below is bounded by it and by the loader's
+#: nesting bound.
+_MAX_DEPTH = 32
+#: The last object whose values were searched, what was found and who mounts it (its
+#: containers are asked one after another; the object is held so its identity cannot be
+#: reused).
+_last: list[Any] = [None, ([], {})]
+
+
+def _chart_host_devices(
+    pod: PodSpec,
+) -> tuple[list[tuple[Path, str, tuple[str, ...], set[Any] | None]], dict[Any, int]]:
+    """A chart's ``hostPath`` volumes of GPU device nodes anywhere in its values: a pod
+    volume (``extraVolumes: [{hostPath: {path: /dev/dri}}]``) or an app-template persistence
+    item (``{type: hostPath, hostPath: /dev/dri}``), with the containers its
+    ``advancedMounts`` name (None: mounted in every container)."""
+    data = pod.obj.data
+    if _last[0] is data:
+        cached: tuple[list[tuple[Path, str, tuple[str, ...], set[Any] | None]], dict[Any, int]]
+        cached = _last[1]
+        return cached
+    found: list[tuple[Path, str, tuple[str, ...], set[Any] | None]] = []
+    stack: list[tuple[Any, Path, int]] = [(data, pod.obj.path, 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if isinstance(node, list):
+            items: Any = enumerate(node)
+        elif isinstance(node, Mapping):
+            host = node.get("hostPath")
+            device = host.get("path") if isinstance(host, Mapping) else host
+            resource = host_gpu_device(device) if node.get("enabled") is not False else None
+            if resource is not None:
+                where = (
+                    (*path, "hostPath", "path")
+                    if isinstance(host, Mapping)
+                    else (*path, "hostPath")
+                )
+                found.append((where, str(device).strip(), resource, _advanced_mounts(node)))
+                continue
+            items = node.items()
+        else:
+            continue
+        if depth < _MAX_DEPTH:
+            for key, value in items:
+                if key != "metadata" and isinstance(value, (Mapping, list)):
+                    stack.append((value, (*path, key), depth + 1))
+    found.reverse()
+    result = found, _mount_index(found)
+    _last[0], _last[1] = data, result
+    return result
+
+
+def _advanced_mounts(item: Mapping[str, Any]) -> set[Any] | None:
+    """The containers an app-template persistence item mounts into when it names them
+    (``advancedMounts: {controller: {container: [...]}}``, without ``globalMounts``)."""
+    advanced = item.get("advancedMounts")
+    if not isinstance(advanced, Mapping) or item.get("globalMounts"):
+        return None
+    names: set[Any] = set()
+    for controller, per in advanced.items():
+        for container in per if isinstance(per, Mapping) else ():
+            names.add(("container", controller, container))
+    return names

@@ -71,6 +71,18 @@ def test_resource_requirements_by_shape() -> None:
     assert is_chart_gpu_container(comfy)
     assert not is_chart_gpu_container({**comfy, "env": {"TZ": "UTC"}})
     assert not is_chart_gpu_container({"env": comfy["env"]})  # no image: no container
+    # ... or, in values that mount the host's GPU device nodes, by its image alone.
+    from gpulint.k8s.shapes import holds_host_gpu_device, host_gpu_device
+
+    jellyfin = {"image": {"repository": "jellyfin/jellyfin"}, "securityContext": {}}
+    assert is_chart_gpu_container(jellyfin, host_devices=True)
+    assert not is_chart_gpu_container(jellyfin)
+    assert holds_host_gpu_device({"persistence": {"dri": {"hostPath": "/dev/dri"}}})
+    assert holds_host_gpu_device({"extraVolumes": [{"hostPath": {"path": "/dev/kfd"}}]})
+    assert not holds_host_gpu_device({"persistence": {"dxg": {"hostPath": "/dev/dxg"}}})
+    assert host_gpu_device("/dev/dri/renderD128") == ("gpu.intel.com/i915", "amd.com/gpu")
+    assert host_gpu_device("/dev/nvidia0") == ("nvidia.com/gpu",)
+    assert host_gpu_device("/dev/shm") is None and host_gpu_device("/dev/drifter") is None
     # ... two make another type.
     assert not is_requirements({**slip, "replicas": 2}, "resources")
     assert not is_requirements({"limits": {"nvidia.com/gpu": {"max": 1}}})

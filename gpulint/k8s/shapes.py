@@ -21,7 +21,10 @@ shapes Kubernetes' own types give away:
   containers (app-template's form), a mapping with an ``image`` and an ``env`` that sets a
   variable choosing accelerator devices (``NVIDIA_VISIBLE_DEVICES``,
   ``HIP_VISIBLE_DEVICES``, ...): a ROCm ComfyUI written without ``resources`` uses a GPU
-  all the same, and GPU016 judges its variable as any container's.
+  all the same, and GPU016 judges its variable as any container's. In an object whose
+  values mount the host's GPU device nodes (``hostPath: /dev/dri``, :data:`HOST_GPU_DEVICES`),
+  every such mapping with an ``image`` is a container: a privileged Jellyfin with the
+  host's ``/dev/dri`` and no ``resources`` uses a GPU, and GPU043 judges its mounts.
 
 What is not a pod, on purpose:
 
@@ -172,10 +175,12 @@ DEVICE_VARIABLES = frozenset(
 )
 
 
-def is_chart_gpu_container(data: Any) -> bool:
+def is_chart_gpu_container(data: Any, host_devices: bool = False) -> bool:
     """A chart's container with no ``resources`` that sets a device variable: a mapping
     with an ``image`` (a reference, or app-template's ``{repository, tag}``) and an ``env``
-    (a list of entries or a mapping) naming one of :data:`DEVICE_VARIABLES`."""
+    (a list of entries or a mapping) naming one of :data:`DEVICE_VARIABLES`; or any such
+    mapping with an image when the chart's values mount the host's GPU device nodes
+    (``host_devices``: :func:`holds_host_gpu_device`)."""
     if not isinstance(data, dict) or "resources" in data:
         return False
     image = data.get("image")
@@ -183,11 +188,66 @@ def is_chart_gpu_container(data: Any) -> bool:
         isinstance(image, dict) and isinstance(image.get("repository"), str)
     ):
         return False
+    if host_devices:
+        return True
     env = data.get("env")
     if isinstance(env, dict):
         return not DEVICE_VARIABLES.isdisjoint(env)
     if isinstance(env, list):
         return any(isinstance(e, dict) and e.get("name") in DEVICE_VARIABLES for e in env)
+    return False
+
+
+#: The host's accelerator device nodes, which a device plugin hands to the containers that
+#: request its resource (path globs; the resource to request): the DRM nodes of Intel and
+#: AMD GPUs (``/dev/dri``, ``/dev/dri/renderD128``; intel/intel-device-plugins-for-kubernetes,
+#: ROCm/k8s-device-plugin), AMD's compute interface (``/dev/kfd``), NVIDIA's
+#: (``/dev/nvidia0``, ``/dev/nvidiactl``, ``/dev/nvidia-uvm``), the kernel's compute
+#: accelerator nodes (``/dev/accel/accel0``: Gaudi, Intel NPU), Ascend's (``/dev/davinci0``,
+#: Ascend/ascend-device-plugin), AWS Neuron's (``/dev/neuron0``) and Cambricon's
+#: (``/dev/cambricon_dev0``). Not WSL's ``/dev/dxg``, which no device plugin serves.
+HOST_GPU_DEVICES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("/dev/dri", ("gpu.intel.com/i915", "amd.com/gpu")),
+    ("/dev/dri/*", ("gpu.intel.com/i915", "amd.com/gpu")),
+    ("/dev/kfd", ("amd.com/gpu",)),
+    ("/dev/nvidia*", ("nvidia.com/gpu",)),
+    ("/dev/accel", ("habana.ai/gaudi", "npu.intel.com/accel")),
+    ("/dev/accel/*", ("habana.ai/gaudi", "npu.intel.com/accel")),
+    ("/dev/davinci*", ("huawei.com/Ascend910",)),
+    ("/dev/neuron*", ("aws.amazon.com/neuron",)),
+    ("/dev/cambricon*", ("cambricon.com/mlu",)),
+)
+
+
+def host_gpu_device(path: Any) -> tuple[str, ...] | None:
+    """The resources that serve host device path ``path`` (:data:`HOST_GPU_DEVICES`; a
+    pattern's ``*`` is any rest), or None when it is no accelerator's device node."""
+    if not isinstance(path, str) or not path.startswith("/dev/"):
+        return None
+    text = path.strip().rstrip("/")
+    for pattern, resource in HOST_GPU_DEVICES:
+        if text == pattern or (pattern.endswith("*") and text.startswith(pattern[:-1])):
+            return resource
+    return None
+
+
+def holds_host_gpu_device(data: Any) -> bool:
+    """Whether a chart's values (``data``) hold a ``hostPath`` of a GPU device node: a pod
+    volume's ``hostPath: {path: /dev/dri}`` or app-template's ``hostPath: /dev/dri``."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            host = node.get("hostPath")
+            if host_gpu_device(host.get("path") if isinstance(host, dict) else host):
+                return True
+            values: Any = node.values()
+        elif isinstance(node, list):
+            values = node
+        else:
+            continue
+        if depth < MAX_DEPTH:
+            stack.extend((v, depth + 1) for v in values if isinstance(v, (dict, list)))
     return False
 
 
@@ -203,10 +263,11 @@ def find_pod_specs(obj: K8sObject, node_agent: bool = False) -> list[PodSpec]:
     document order."""
     found: list[PodSpec] = []
     data = obj.data
+    host: list[bool] = []  # whether the object mounts host GPU devices, once asked
     for key, value in data.items():
         if key in ("status", *SKIPPED_KEYS):
             continue
-        _walk(obj, value, (*obj.path, key), data, 1, node_agent, found)
+        _walk(obj, value, (*obj.path, key), data, 1, node_agent, found, host)
     return found
 
 
@@ -218,6 +279,7 @@ def _walk(
     depth: int,
     node_agent: bool,
     found: list[PodSpec],
+    host: list[bool],
 ) -> None:
     if depth > MAX_DEPTH:
         return
@@ -231,7 +293,7 @@ def _walk(
             and len(path) > 1
             and path[-2] == "containers"
             and isinstance(holder, dict)
-            and is_chart_gpu_container(data)
+            and (is_chart_gpu_container(data) or _host_chart_container(obj, data, host))
         ):
             container = Container(key, path, data, "resources", False, "resources")
             found.append(_resources(obj, path, container, node_agent))
@@ -249,11 +311,21 @@ def _walk(
         for child, value in data.items():
             if child in SKIPPED_KEYS or not isinstance(value, (dict, list)):
                 continue
-            _walk(obj, value, (*path, child), data, depth + 1, node_agent, found)
+            _walk(obj, value, (*path, child), data, depth + 1, node_agent, found, host)
     elif isinstance(data, list):
         for index, value in enumerate(data):
             if isinstance(value, (dict, list)):
-                _walk(obj, value, (*path, index), data, depth + 1, node_agent, found)
+                _walk(obj, value, (*path, index), data, depth + 1, node_agent, found, host)
+
+
+def _host_chart_container(obj: K8sObject, data: Any, host: list[bool]) -> bool:
+    """A chart's container with an image and no resources in an object whose values mount
+    the host's GPU device nodes (searched once per object, when first asked)."""
+    if not is_chart_gpu_container(data, host_devices=True):
+        return False
+    if not host:
+        host.append(holds_host_gpu_device(obj.data))
+    return host[0]
 
 
 def _pod(obj: K8sObject, path: Path, spec: dict[str, Any], node_agent: bool) -> PodSpec:
