@@ -70,6 +70,9 @@ def placed(folder: Path, cwd: Path = ROOT) -> set[tuple[str, int, int, str, bool
         # Written by a replacement, which is not followed: the entry naming the object's
         # file, and the message says so (server.yaml's own value is another).
         ("replaced", {("kustomization.yaml", 7, 1, "GPU004", True)}),
+        # A ConfigMap made by configMapGenerator from values.yaml (its hashed name): at the
+        # `files` entry that makes the key holding the GPU request, not a fallback.
+        ("generated", {("kustomization.yaml", 12, 9, "GL204", False)}),
     ],
 )  # fmt: skip
 def test_a_finding_is_where_its_value_is_written(
@@ -342,3 +345,38 @@ def test_a_patched_object_its_base_forgot_is_at_the_base_s_resources(tmp_path: P
     (failure,) = [f for f in _report(repo) if f["rule"] == "GL200"]
     assert (failure["path"], failure["line"]) == ("base/kustomization.yaml", 2)
     assert "Deployment triton is written in deployment.yaml" in said(failure)
+
+
+@needs_kustomize
+def test_a_generated_literal_is_at_its_item_and_an_envs_key_at_its_entry(
+    tmp_path: Path,
+) -> None:
+    """A key made by a ``literals`` item is at that item (the name not hashed, as
+    ``generatorOptions`` says); a key an ``envs`` file makes is at the generator entry,
+    saying it is a fallback."""
+    pod = '{"containers": [{"name": "w", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}'
+    repo = _tree(
+        tmp_path,
+        {
+            "kustomization.yaml": (
+                "generatorOptions:\n"
+                "  disableNameSuffixHash: true\n"
+                "configMapGenerator:\n"
+                "  - name: agent\n"
+                "    literals:\n"
+                "      - queue=gpu\n"
+                f"      - 'pod.json={pod}'\n"
+                "  - name: runner\n"
+                "    envs:\n"
+                "      - runner.env\n"
+            ),
+            "runner.env": f"TEMPLATE={pod}\n",
+        },
+    )
+    got = {
+        (f["path"], f["line"], f["column"], f["rule"], FALLBACK in said(f)) for f in _report(repo)
+    }
+    assert got == {
+        ("kustomization.yaml", 7, 9, "GL204", False),
+        ("kustomization.yaml", 8, 1, "GL204", True),
+    }

@@ -36,6 +36,22 @@ class Reference(NamedTuple):
     origin: str = ""
 
 
+class Generated(NamedTuple):
+    """An object a ``configMapGenerator`` or ``secretGenerator`` entry makes: its kind, name
+    and namespace as written, its ``behavior`` (``create``, ``merge``, ``replace``), whether
+    its own ``options`` turn the name's hash suffix off, and where in the kustomization
+    file's document it is written: the entry (``at``) and, for each data key it makes from a
+    ``files`` or ``literals`` item, that item (``keys``)."""
+
+    kind: str
+    name: str
+    namespace: str | None
+    behavior: str
+    no_hash: bool
+    at: tuple[Any, ...]
+    keys: dict[str, tuple[Any, ...]]
+
+
 class Kustomization:
     """What one kustomization file names, read without running anything.
 
@@ -45,7 +61,7 @@ class Kustomization:
     ``line`` where; such a kustomization names nothing (``refs`` is empty).
     """
 
-    __slots__ = ("data", "file", "folder", "line", "problem", "refs")
+    __slots__ = ("data", "file", "folder", "generated", "line", "problem", "refs")
 
     def __init__(
         self,
@@ -55,6 +71,7 @@ class Kustomization:
         refs: list[Reference],
         problem: str | None = None,
         line: int = 1,
+        generated: list[Generated] | None = None,
     ) -> None:
         self.folder = folder
         self.file = file
@@ -62,6 +79,8 @@ class Kustomization:
         self.refs = refs
         self.problem = problem
         self.line = line
+        #: The objects its generators make (see :class:`Generated`).
+        self.generated = generated or []
 
     def folders(self) -> list[str]:
         """The kustomizations this one builds on (resources, bases, components)."""
@@ -184,13 +203,13 @@ def read_kustomization(folder: str, file: str) -> Kustomization:
     if not docs or not isinstance(docs[0].data, dict):
         return Kustomization(folder, file, {}, [], "the kustomization file is not a mapping")
     try:
-        data, refs = _references(folder, docs[0])
+        data, refs, generated = _references(folder, docs[0])
     except _Refused as refused:
         return Kustomization(folder, file, {}, [], refused.reason, refused.line)
-    return Kustomization(folder, file, data, refs)
+    return Kustomization(folder, file, data, refs, generated=generated)
 
 
-def _references(folder: str, doc: Any) -> tuple[dict[str, Any], list[Reference]]:
+def _references(folder: str, doc: Any) -> tuple[dict[str, Any], list[Reference], list[Generated]]:
     """The kustomization's fields by their names, and every path they hold; _Refused for a
     key that is no field, or a path-bearing field of another shape than kustomize's."""
     reader = _References(folder, doc)
@@ -210,18 +229,19 @@ def _references(folder: str, doc: Any) -> tuple[dict[str, Any], list[Reference]]
                     raise reader.refuse("`openapi` is not a mapping", (key,))
                 reader.add("openapi", value.get("path"), (key, "path"))
     data = {field: written[-1][1] for field, written in top.items()}
-    return data, reader.refs
+    return data, reader.refs, reader.generated
 
 
 class _References:
     """The paths one kustomization's fields hold, read as kustomize reads its Go structs."""
 
-    __slots__ = ("doc", "folder", "refs")
+    __slots__ = ("doc", "folder", "generated", "refs")
 
     def __init__(self, folder: str, doc: Any) -> None:
         self.folder = folder
         self.doc = doc
         self.refs: list[Reference] = []
+        self.generated: list[Generated] = []
 
     def line(self, where: tuple[Any, ...]) -> int:
         return int(self.doc.value_span(where).line)
@@ -286,9 +306,12 @@ class _References:
                 self.add(shown, patch, (key, i, patch_key), None, target, field)
 
     def generators(self, field: str, key: Any, value: Any) -> None:
-        """A ConfigMap or Secret generator's ``env``, ``files`` and ``envs``."""
+        """A ConfigMap or Secret generator's ``env``, ``files`` and ``envs``, and the object
+        each entry makes (:class:`Generated`)."""
         for i, item in enumerate(self.items(value, field, (key,))):
-            for name, entries in self.keyed(item, _GENERATOR, (key, i)).items():
+            given_fields = self.keyed(item, _GENERATOR, (key, i))
+            keys: dict[str, tuple[Any, ...]] = {}
+            for name, entries in given_fields.items():
                 for sub, given in entries:
                     where = (key, i, sub)
                     if name == "env":
@@ -296,8 +319,44 @@ class _References:
                     elif name in ("files", "envs"):
                         for j, entry in enumerate(self.items(given, name, where)):
                             if isinstance(entry, str):
+                                if name == "files":  # `key=path`, or the file's own name
+                                    named, sign, _ = entry.partition("=")
+                                    data_key = named if sign else os.path.basename(entry)
+                                    keys.setdefault(data_key.strip(), (*where, j))
                                 entry = entry.rpartition("=")[2]
                             self.add(field, entry, (*where, j))
+                    elif name == "literals" and isinstance(given, list):
+                        for j, entry in enumerate(given):  # `KEY=value`
+                            if isinstance(entry, str) and "=" in entry:
+                                keys.setdefault(entry.partition("=")[0].strip(), (*where, j))
+            self.generated.append(_generated(field, given_fields, keys, (key, i)))
+
+
+def _generated(
+    field: str, given: dict[str, Any], keys: dict[str, tuple[Any, ...]], at: tuple[Any, ...]
+) -> Generated:
+    """The object one generator entry makes (its fields as :meth:`_References.keyed` gave
+    them: each a list of the key written and the value)."""
+
+    def last(name: str) -> Any:
+        return given[name][-1][1] if name in given else None
+
+    name, namespace, behavior, options = (
+        last(f) for f in ("name", "namespace", "behavior", "options")
+    )
+    no_hash = isinstance(options, dict) and any(
+        isinstance(k, str) and k.lower() == "disablenamesuffixhash" and v is True
+        for k, v in options.items()
+    )
+    return Generated(
+        "ConfigMap" if field == "configMapGenerator" else "Secret",
+        name if isinstance(name, str) else "",
+        namespace if isinstance(namespace, str) and namespace else None,
+        behavior.lower() if isinstance(behavior, str) and behavior else "create",
+        no_hash,
+        at,
+        keys,
+    )
 
 
 def read_folder(folder: str) -> Kustomization | None:

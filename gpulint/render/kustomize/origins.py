@@ -2,7 +2,9 @@
 through the build as kustomize makes it (api/internal/target/kusttarget.go, kustomize v5).
 
 A kustomization's output is its ``resources`` (files, and the built output of folders) in
-order, then each of its ``components`` applied to that, then its transformers in
+order, then each of its ``components`` applied to that, then what its ``configMapGenerator`` and
+``secretGenerator`` entries make (a generated object's writer is its entry, and each key's
+the ``files`` or ``literals`` item that makes it), then its transformers in
 kustomize's order: ``patchesStrategicMerge``, ``patches``, ``namespace``, ``namePrefix``,
 ``nameSuffix``, then ``patchesJson6902``. Every object is followed with its identity: its
 kind, every name it has had (a ``/metadata/name`` JSON6902 patch renames it, a
@@ -16,7 +18,7 @@ A finding's value is placed at its **last writer** only when what that writer wr
 the rendered value (a mapping or a list is placed at its key, in the last writer that
 writes one: a transformer changing a value inside it does not move it); otherwise
 something gpulint does not follow (``images``, ``replicas``, ``replacements``, a
-generator) wrote it, and the finding falls back to the kustomization entry that brought
+generator's ``envs`` file) wrote it, and the finding falls back to the kustomization entry that brought
 the object in, saying so.
 """
 
@@ -29,6 +31,7 @@ from typing import Any, NamedTuple
 from gpulint.loader.document import Document
 from gpulint.model import Span
 from gpulint.render.kustomize.files import (
+    Generated,
     Kustomization,
     Reference,
     kustomization_file,
@@ -45,6 +48,8 @@ class Layer(NamedTuple):
     file: str  # the file holding the text (a kustomization file for an inline patch)
     doc: Document
     op: int = -1
+    #: A generator's entry (``kind`` ``generator``; ``doc`` its kustomization's document).
+    generated: Generated | None = None
     #: An inline patch's place in its kustomization file: the line before its first line
     #: and its indentation; (-1, 0) when it is not a literal block (no position inside it).
     shift: tuple[int, int] = (0, 0)
@@ -62,6 +67,8 @@ class Followed(NamedTuple):
     namespace: str | None
     layers: tuple[Layer, ...]
     entry: tuple[str, int]
+    #: Made by a generator whose name kustomize ends with a hash of the content.
+    hashed: bool = False
 
 
 class Written(NamedTuple):
@@ -130,6 +137,7 @@ class Builds:
                 out = self._apply(ref.path, out, stack)
                 entry = (k.file, ref.line)
                 out = out[:had] + [o._replace(entry=entry) for o in out[had:]]
+        out = self._generate(k, out)
         for origin in ("patchesStrategicMerge", "patches"):
             for ref in k.refs:
                 if ref.origin == origin and ref.field in ("inline", origin):
@@ -147,6 +155,41 @@ class Builds:
             if kind is not None and name is not None:
                 layer = Layer("resource", file, doc)
                 out.append(Followed(kind, (name,), namespace, (layer,), entry))
+        return out
+
+    def _generate(self, k: Kustomization, objects: list[Followed]) -> list[Followed]:
+        """``objects`` with what the kustomization's ``configMapGenerator`` and
+        ``secretGenerator`` entries make: a new object (``behavior: create``, its name
+        hashed unless ``options`` or ``generatorOptions`` say not), or one more writer of the
+        object of that kind and name it merges into or replaces."""
+        docs = self.documents(k.file) if k.generated else []
+        if not docs:
+            return objects
+        options = k.data.get("generatorOptions")
+        no_hash = isinstance(options, dict) and any(
+            isinstance(key, str) and key.lower() == "disablenamesuffixhash" and value is True
+            for key, value in options.items()
+        )
+        out = list(objects)
+        for made in k.generated:
+            if not made.name:
+                continue
+            layer = Layer("generator", k.file, docs[0], generated=made)
+            line = docs[0].value_span(made.at).line
+            if made.behavior in ("merge", "replace"):
+                out = [
+                    o._replace(layers=(*o.layers, layer))
+                    if o.kind == made.kind
+                    and o.names[-1] == made.name
+                    and made.namespace in (None, o.namespace)
+                    else o
+                    for o in out
+                ]
+                continue
+            hashed = not (made.no_hash or no_hash)
+            out.append(
+                Followed(made.kind, (made.name,), made.namespace, (layer,), (k.file, line), hashed)
+            )
         return out
 
     def _patch(
@@ -196,10 +239,24 @@ class Builds:
         ``namespace`` when several are)."""
         if kind is None or name is None:
             return None
-        found = [o for o in self.build(root) if o.kind == kind and o.names[-1] == name]
+        found = [o for o in self.build(root) if o.kind == kind and _named(o, name)]
         if len(found) > 1:
             found = [o for o in found if o.namespace == namespace]
         return found[0] if len(found) == 1 else None
+
+
+#: The suffix kustomize adds to a generated object's name: a dash and ten characters of a
+#: hash of its content (api/hasher: an encoding in lower-case letters and digits).
+_HASH = re.compile(r"-[a-z0-9]{10}")
+
+
+def _named(o: Followed, name: str) -> bool:
+    """Is ``name`` the rendered name of ``o`` (its current name, with the hash suffix of a
+    generated object)?"""
+    last = o.names[-1]
+    if name == last:
+        return True
+    return o.hashed and name.startswith(last) and _HASH.fullmatch(name[len(last) :]) is not None
 
 
 def _identity(data: Any) -> tuple[str | None, str | None, str | None]:
@@ -315,6 +372,8 @@ def written(o: Followed, rendered: Any, path: tuple[Any, ...], on_key: bool) -> 
         return None
     if not path:  # the object itself: where it is defined
         first = o.layers[0]
+        if first.generated is not None:
+            return Written(first.file, first.doc.value_span(first.generated.at))
         return Written(first.file, first.doc.start)
     last: tuple[Layer, tuple[Any, ...], Any] | None = None
     for layer in o.layers:
@@ -324,6 +383,8 @@ def written(o: Followed, rendered: Any, path: tuple[Any, ...], on_key: bool) -> 
     if last is None:
         return None
     layer, at, wrote = last
+    if layer.generated is not None:  # the `files` or `literals` item that makes the key
+        return Written(layer.file, layer.doc.value_span(at)) if at else None
     if wrote is _GONE or not layer.sure or not _same(wrote, value):
         return None
     line, indent = layer.shift
@@ -343,6 +404,8 @@ def _writes(
     """What ``layer`` writes at ``path`` (its path in the layer's document and the value),
     or None when it does not write it."""
     data = layer.doc.data
+    if layer.generated is not None:
+        return _generates(layer.generated, path)
     if layer.kind != "json":
         at = _translate(rendered, data, path)
         if at is None:
@@ -382,6 +445,24 @@ def _writes(
     if inner is None:
         return None
     return (layer.op, "value", *inner), lookup(op["value"], inner)[1]
+
+
+#: The fields of a generated object that hold its keys (a Secret's values are base64 in
+#: ``data``; ``stringData`` never comes out of a generator but is read the same way).
+_GENERATED_FIELDS = ("data", "binaryData", "stringData")
+
+
+def _generates(made: Generated, path: tuple[Any, ...]) -> tuple[tuple[Any, ...], Any] | None:
+    """What a generator entry writes at ``path``: a key its ``files`` or ``literals`` item
+    makes (the item's place in the kustomization's document, and no value to compare: the
+    item names the content rather than holding it), or the whole field (no place: a key an
+    ``envs`` file makes is not placed)."""
+    if path[0] not in _GENERATED_FIELDS:
+        return None
+    if len(path) == 1:
+        return (), None
+    at = made.keys.get(path[1]) if isinstance(path[1], str) else None
+    return (at if at is not None else ()), None
 
 
 def _translate(rendered: Any, source: Any, path: tuple[Any, ...]) -> tuple[Any, ...] | None:
