@@ -18,8 +18,8 @@ A finding's value is placed at its **last writer** only when what that writer wr
 the rendered value (a mapping or a list is placed at its key, in the last writer that
 writes one: a transformer changing a value inside it does not move it); otherwise
 something gpulint does not follow (``images``, ``replicas``, ``replacements``, a
-generator's ``envs`` file) wrote it, and the finding falls back to the kustomization entry that brought
-the object in, saying so.
+generator's ``envs`` file) wrote it, and the finding falls back to the kustomization entry
+that brought the object in, saying so.
 """
 
 from __future__ import annotations
