@@ -125,6 +125,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "taint_basis",
         ),
         "gpulint.cluster.podnodes": (
+            "chosen_by_label",
             "gpu_label_resource",
             "label_says_yes",
             "pinned",
@@ -263,6 +264,7 @@ if TYPE_CHECKING:
     )
     from gpulint.cluster.podnodes import (
         Selected as Selected,
+        chosen_by_label as chosen_by_label,
         gpu_label_resource as gpu_label_resource,
         label_says_yes as label_says_yes,
         pinned as pinned,

@@ -40,6 +40,14 @@ nodes its author chose is not flagged either: a node pool's name label
 toleration is what lets it there, and removing it would leave it Pending (that it selects
 GPU nodes without a GPU is GPU043's); on other nodes it tolerates nothing.
 
+A pod whose node selector (or every term of its required node affinity) asks for a label
+gpulint cannot read (`library-solution: k8s-training`, `nodetype: gpu`: no Kubernetes
+well-known label of OS, architecture, zone or role, no Spot capacity label) is `info`: the
+label may select the GPU nodes, where its author sends it on purpose (a pod that reads a
+`hostPath` the GPU jobs write) and the toleration is what lets it there; whether the label
+also takes in other nodes is what gpulint cannot tell. A described cluster (docs/cluster.md)
+keeps the rule's severity.
+
 A pod that asks KAI Scheduler (or Run:ai) for a share of a GPU with the `gpu-fraction` or
 `gpu-memory` pod annotation holds a GPU its resources do not show: it is not flagged.
 
@@ -97,6 +105,7 @@ from gpulint.api import (
     Violation,
     accelerator_taints,
     certain_line,
+    chosen_by_label,
     default_taints_assumed,
     describes_nodes,
     gpu_demand,
@@ -161,6 +170,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 " (assumed: gpulint's default GPU taint; "
                 f"`{certain_line(taints)}` in .gpulint.yaml makes it certain)"
             )
+    chosen = None if describes_nodes(ctx.cluster) else chosen_by_label(pod)
+    if chosen is not None and severity is None:
+        # Its own label may be what sends it to the GPU nodes, where the toleration is needed.
+        severity = "info"
+        note += (
+            f" (assumed: its {chosen} selects nodes beside the GPU nodes; if that label is"
+            " what sends it to the GPU nodes, the toleration is needed there)"
+        )
     for i, toleration in enumerate(tolerations):
         # The picture may hold thousands of pool taints: its index finds the first.
         first = (

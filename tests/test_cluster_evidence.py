@@ -335,6 +335,27 @@ def test_a_cpu_pod_tolerating_the_agreed_taint_is_a_warning(tmp_path: Path) -> N
     assert seen(findings) == [("web.yaml", "GPU021", "info")]
 
 
+def test_a_cpu_pod_sent_by_its_own_label_to_the_gpu_nodes_is_info(tmp_path: Path) -> None:
+    # Where a label no table reads sends the pod (the training nodes whose host directory it
+    # reads), the toleration may be what lets it there: info, saying so.
+    files = {f"{c}.yaml": job(c, SKU) for c in "ab"}
+    web = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\nSELECTOR"
+        "  tolerations: [{key: sku, operator: Exists}]\n"
+        "  containers:\n  - name: web\n    image: nginx\n"
+    )
+    files["web.yaml"] = web.replace("SELECTOR", "  nodeSelector: {workload-class: training}\n")
+    findings, _ = check(repo(tmp_path, files))
+    assert seen(findings) == [("web.yaml", "GPU021", "info")]
+    assert "nodeSelector workload-class: training" in said(findings[0])
+    # A label every node carries (its OS, its zone) chooses no nodes: still a warning.
+    for selector in ("kubernetes.io/os: linux", "topology.kubernetes.io/zone: eu-west-1a"):
+        text = web.replace("SELECTOR", f"  nodeSelector: {{{selector}}}\n")
+        (tmp_path / "web.yaml").write_text(text)
+        findings, _ = check(tmp_path)
+        assert seen(findings) == [("web.yaml", "GPU021", "warning")], selector
+
+
 def test_the_seed_setup_ack_with_its_taint_configured_is_an_error(tmp_path: Path) -> None:
     cgpu = job("cgpu").replace("nvidia.com/gpu: 1", "aliyun.com/gpu-mem: 4")
     root = repo(tmp_path, {"cgpu.yaml": cgpu})

@@ -261,6 +261,54 @@ def pinned(pod: PodSpec) -> str | None:
     return shown
 
 
+def chosen_by_label(pod: PodSpec) -> str | None:
+    """A label that sends the pod to nodes gpulint cannot name (``nodeSelector
+    library-solution: k8s-training``): a node selector, or a label every term of its required
+    node affinity asks for (``In`` or ``Exists``), that is no label every node carries (the
+    Kubernetes ``kubernetes.io`` and ``k8s.io`` labels: OS, architecture, zone, role) nor a
+    Spot capacity label. The nodes it selects may be the very GPU nodes the pod was sent to on
+    purpose; None otherwise (:func:`pinned` answers for the labels gpulint does read)."""
+    selector = pod.spec.get("nodeSelector")
+    if isinstance(selector, Mapping):
+        for key, value in selector.items():
+            if _chooses(str(key)) and isinstance(value, str) and "{{" not in value:
+                return f"nodeSelector {key}: {value}"
+    shown: str | None = None
+    for term in required_node_terms(pod.spec):
+        found = _choosing_term(term)
+        if found is None:
+            return None
+        shown = shown or found
+    return shown
+
+
+def _chooses(key: str) -> bool:
+    from gpulint.k8s.taints import capacity_taint
+
+    prefix, slash, _ = key.rpartition("/")
+    if capacity_taint(key):
+        return False
+    well_known = prefix in ("kubernetes.io", "k8s.io") or prefix.endswith(
+        (".kubernetes.io", ".k8s.io")
+    )
+    return not (slash and well_known)
+
+
+def _choosing_term(term: Any) -> str | None:
+    exprs = term.get("matchExpressions") if isinstance(term, Mapping) else None
+    for expr in exprs if isinstance(exprs, list) else ():
+        if not isinstance(expr, Mapping) or not isinstance(expr.get("key"), str):
+            continue
+        if not _chooses(expr["key"]):
+            continue
+        values = expr.get("values")
+        if expr.get("operator") == "Exists":
+            return f"node affinity {expr['key']} Exists"
+        if expr.get("operator") == "In" and isinstance(values, list) and values:
+            return f"node affinity {expr['key']} In {', '.join(map(str, values))}"
+    return None
+
+
 def _pins(key: str, value: Any) -> bool:
     from gpulint.cluster.poolkinds import pool_labels
 
