@@ -307,3 +307,74 @@ def test_numbers_in_a_template_of_several_documents_are_at_their_values_lines(
         "(used by templates/batch.yaml:9 as .Values.batch.tolerations, which no values file "
         "sets: the template writes tolerations only from it; add it under batch here)"
     )
+
+
+SUBCHART_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-{{ .Chart.Name }}
+spec:
+  selector:
+    matchLabels: {app: embed}
+  template:
+    metadata:
+      labels: {app: embed}
+    spec:
+      {{- with .Values.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      containers:
+        - name: server
+          image: ghcr.io/huggingface/text-embeddings-inference:1.5
+          resources:
+            {{- toYaml .Values.resources | nindent 12 }}
+"""
+
+
+@needs_helm
+def test_a_packaged_subchart_s_missing_toleration_is_under_its_key_in_the_parent(
+    tmp_path: Path,
+) -> None:
+    """A packaged subchart (its values inside the archive, which no editor opens) whose
+    template reads ``.Values.tolerations``: GPU020 is at the subchart's key in the parent's
+    values (``tei:``, its alias), where the GPU request is written and the toleration goes,
+    not at the archive's first line."""
+    import subprocess
+
+    path = helm()
+    assert path is not None
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    packed = tmp_path / "embeddings"
+    (packed / "templates").mkdir(parents=True)
+    (packed / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: embeddings\nversion: 0.1.8\n", encoding="utf-8"
+    )
+    (packed / "values.yaml").write_text("resources: {}\ntolerations: []\n", encoding="utf-8")
+    (packed / "templates" / "deployment.yaml").write_text(SUBCHART_DEPLOYMENT, encoding="utf-8")
+    stack = repo / "stack"
+    (stack / "charts").mkdir(parents=True)
+    (stack / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: stack\nversion: 0.4.3\ndependencies:\n"
+        "  - {name: embeddings, version: 0.1.8, alias: tei, condition: tei.enabled}\n",
+        encoding="utf-8",
+    )
+    (stack / "values.yaml").write_text(
+        "# the embeddings server\n"
+        "tei:\n"
+        "  enabled: true\n"
+        "  resources:\n"
+        "    limits:\n"
+        "      nvidia.com/gpu: 1\n",
+        encoding="utf-8",
+    )
+    subprocess.run(
+        [path, "package", str(packed), "-d", str(stack / "charts")], check=True, capture_output=True
+    )
+    findings = _check(path, "stack", cwd=repo)
+    gpu020 = [f for f in findings if f["rule"] == "GPU020"]
+    assert [(f["path"], f["line"], f["column"]) for f in gpu020] == [("stack/values.yaml", 2, 1)]
+    assert "as .Values.tolerations of the subchart" in gpu020[0]["message"]
+    assert gpu020[0]["message"].endswith("add it under tei here)")

@@ -471,18 +471,25 @@ def _parent_place(
 ) -> Place | None:
     """A field no values file sets, at the mapping it goes under (``decode:`` for
     ``.Values.decode.tolerations``) in the values file helm applies last that has it: the
-    key the user adds it to."""
-    if len(ref) < 2:
-        return None
+    key the user adds it to. A subchart's own top-level key (``.Values.tolerations`` of a
+    subchart whose values are packaged, or that no values file sets) goes under the
+    subchart's key in a parent's values file (``tei:``, its alias)."""
     for file, prefix, doc in files:
-        present, value = lookup(doc.data, (*prefix, *ref[:-1])) if doc else (False, None)
+        under = (*prefix, *ref[:-1])
+        if not under or not ref:
+            continue
+        present, value = lookup(doc.data, under) if doc else (False, None)
         if doc is None or not (present and isinstance(value, dict)):
             continue
-        dotted, parent = ".".join(map(str, ref)), ".".join(map(str, ref[:-1]))
+        dotted, parent = ".".join(map(str, ref)), ".".join(map(str, under))
         where = _where(reader, chart, line, template or reader)
         note = (
             f" (used by {where} as .Values.{dotted}, which no values file sets: the template "
             f"writes {field} only from it; add it under {parent} here)"
+            if not chained and len(ref) > 1
+            else f" (used by {where} as .Values.{dotted} of the subchart, which no values file"
+            f" outside it sets: the template writes {field} only from it; add it under {parent}"
+            " here)"
             if not chained
             else f" (used by {where} as .Values.{dotted}, {chained[1]}, which no values "
             f"file sets, else {chained[0]}, which is empty here: add it under {parent} here, as "
