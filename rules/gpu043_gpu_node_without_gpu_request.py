@@ -231,6 +231,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         runtime = (
             _nvidia_runtime(*options["runtimeClassName"]) if "runtimeClassName" in options else None
         )
+        if _controller_holds_gpu(pod, ctx):
+            return  # the pod is the controller's: another of its containers holds a GPU
         containers = [_with_image_reference(c) for c in pod.containers]
         pod = PodSpec(pod.obj, pod.path, {}, containers, "resources", found_by=pod.found_by)
     else:
@@ -503,6 +505,40 @@ def _chart_pod_options(pod: PodSpec) -> dict[str, tuple[Mapping[str, Any], Path]
                 if field in holder:
                     found[field] = (holder, where)
     return found
+
+
+#: The last controller judged, the registry it was judged with, and whether one of its
+#: containers holds a GPU (its containers are asked one after another; both are held so
+#: their identities cannot be reused).
+_controller_memo: list[Any] = [None, None, False]
+
+
+def _controller_holds_gpu(pod: PodSpec, ctx: RuleContext) -> bool:
+    """Whether a container of a chart container's controller (app-template's form: its
+    ``containers`` and ``initContainers`` mappings) requests an accelerator or a DRA claim:
+    the controller is one pod, and each of its containers is found alone."""
+    container = pod.containers[0]
+    node: Any = pod.obj.data
+    for key in container.path[len(pod.obj.path) : -2]:
+        node = node.get(key) if isinstance(node, Mapping) else None
+    if not isinstance(node, Mapping):
+        return False
+    if _controller_memo[0] is node and _controller_memo[1] is ctx.registry:
+        held: bool = _controller_memo[2]
+        return held
+    members: list[Container] = []
+    for section in ("containers", "initContainers"):
+        group = node.get(section)
+        for name, data in group.items() if isinstance(group, Mapping) else ():
+            if isinstance(data, dict):
+                path = (*container.path[:-2], section, name)
+                members.append(Container(str(name), path, data, "resources"))
+    whole = PodSpec(pod.obj, pod.path, {}, members, "resources", found_by=pod.found_by)
+    held = any(_claims(c) for c in members) or (
+        bool(members) and not gpu_demand(whole, ctx.registry, ctx.claims).cpu
+    )
+    _controller_memo[:] = [node, ctx.registry, held]
+    return held
 
 
 def _chart_selector(
