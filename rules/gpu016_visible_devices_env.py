@@ -1,4 +1,5 @@
-"""NVIDIA_VISIBLE_DEVICES or CUDA_VISIBLE_DEVICES that works against the device plugin.
+"""NVIDIA_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES or HABANA_VISIBLE_DEVICES that works against
+the device plugin.
 
 ## What it does
 Looks at the `env` of each container (init containers and sidecars included) for the two
@@ -17,6 +18,10 @@ such a variable, docs/workloads.md):
   hides every GPU, names an index the container does not have (indices inside the
   container start at 0 for the first GPU it was given), or names fewer GPUs than the whole
   GPUs it holds;
+- in a container that requests Gaudi devices (`habana.ai/gaudi`), `HABANA_VISIBLE_DEVICES`
+  with any value (`info`, as for `NVIDIA_VISIBLE_DEVICES`: Habana's device plugin sets it to
+  the devices it allocated, and the habana container runtime mounts the devices it names;
+  whether the manifest's value wins depends on the node's runtime);
 - in a privileged container that requests no GPU, ROCm's `HIP_VISIBLE_DEVICES` or
   `ROCR_VISIBLE_DEVICES` naming a device (`info`: a privileged container sees every AMD GPU
   of its node, and the variable picks one the scheduler never gave it; whether the node has
@@ -78,6 +83,8 @@ None.
 - NVIDIA container toolkit documentation, "Environment variables (OCI spec)"
   (`NVIDIA_VISIBLE_DEVICES`: `all`, `none`, `void`, indices, UUIDs)
 - CUDA C Programming Guide, "CUDA Environment Variables" (`CUDA_VISIBLE_DEVICES`)
+- HabanaAI/habanalabs-k8s-device-plugin `server.go` (Allocate sets `HABANA_VISIBLE_DEVICES`
+  to the allocated devices)
 """
 
 from __future__ import annotations
@@ -131,7 +138,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             continue
         amd_said = False
         for index, item in env_entries(container):
-            if item.get("name") not in (NVIDIA, CUDA, *AMD):
+            if item.get("name") not in (NVIDIA, CUDA, HABANA, *AMD):
                 continue
             if "valueFrom" in item:
                 continue
@@ -152,9 +159,24 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             gpu = container_gpu(container, demand, ctx.registry)
             if gpu is None:
                 continue
+            name = item["name"]
+            if name == HABANA:
+                # Habana's device plugin sets it to the Gaudi devices it allocated, and the
+                # habana container runtime mounts the devices it names.
+                if gpu and _holds(container, ctx, "habana"):
+                    yield Violation(
+                        _env_place(container, index, item),
+                        f"container {container.label} sets {name}={text or '(empty)'}: "
+                        "Habana's device plugin sets this variable to the Gaudi devices it "
+                        "allocated; a value in the manifest overrides that where the runtime "
+                        "reads it from the environment: the container may get other pods' "
+                        "devices, or not its own; remove it",
+                        at="value" if "value" in item else "key",
+                        severity="info",
+                    )
+                continue
             if gpu and not _cuda_devices(container, ctx):
                 continue  # TPU chips, Neuron or Gaudi devices: these variables pick none
-            name = item["name"]
             if name in AMD:
                 # ROCm's variables choose among the devices the container sees: with no GPU
                 # requested, only a privileged container sees any (all of the node's).
@@ -188,6 +210,21 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
 
 #: ROCm's device variables (ROCm documentation, "GPU isolation techniques").
 AMD = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
+#: The Gaudi devices the habana container runtime mounts; HabanaAI/habanalabs-k8s-device-plugin
+#: ``server.go`` (Allocate) sets it to the devices it allocated.
+HABANA = "HABANA_VISIBLE_DEVICES"
+
+
+def _holds(container: Container, ctx: RuleContext, hardware: str) -> bool:
+    """Does the container request a device of ``hardware`` (``habana``) by resource name?"""
+    from gpulint.api import resource_lists
+
+    for _, mapping in resource_lists(container):
+        for name in mapping:
+            resource = ctx.registry.get(name)
+            if resource is not None and resource.hardware == hardware:
+                return True
+    return False
 
 
 def _privileged(container: Container) -> bool:
