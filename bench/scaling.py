@@ -267,6 +267,18 @@ def many_docs_anchor(n: int) -> Input:
     return Input(["check", "many.yaml"], folder, _write(folder, "many.yaml", text))
 
 
+def distinct_scalars(n: int) -> Input:
+    """One file of n ConfigMaps of ten plain values each, no two alike: the loader's table of
+    typed plain scalars fills after the first few hundred and every later value is typed on
+    its own, so the cost stays the same per value."""
+    folder = _fresh("distinct-scalars", n)
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n{data}"
+    text = "---\n".join(
+        config.format(i=i, data="".join(f"  k{j}: v{i}x{j}\n" for j in range(10))) for i in range(n)
+    )
+    return Input(["check", "distinct.yaml"], folder, _write(folder, "distinct.yaml", text))
+
+
 def small_docs(n: int) -> Input:
     """n documents of ~180 bytes, half of them GPU pods with a finding: at 4n = 280,000, the
     50 MB file the issue names (60 s of CPU and 1 GiB at most)."""
@@ -1307,6 +1319,7 @@ CASES: dict[str, Case] = {
     "render-set-size": Case(render_set_size, 500, "scaling"),
     "many-docs": Case(many_docs, 5_000, "scaling"),
     "many-docs-anchor": Case(many_docs_anchor, 5_000, "scaling"),
+    "distinct-scalars": Case(distinct_scalars, 5_000, "scaling"),
     "small-docs": Case(small_docs, 70_000, "memory"),
     "file-size": Case(file_size, 10, "memory"),
     "many-files": Case(many_files, 2_500, "scaling"),

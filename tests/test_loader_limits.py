@@ -322,6 +322,37 @@ def test_explicit_str_tags_stay_strings() -> None:
     assert data == {"a": "5", "b": "", "c": 5, "d": 7}
 
 
+def test_plain_values_met_again_are_typed_and_checked_as_the_first_time() -> None:
+    """The loader keeps the plain scalars it has typed (a bounded table): a value read a
+    second time, in another document or another file, is typed the same, and a lone ``-``
+    is reported wherever it is written, not only the first time."""
+    values = "a: 08\nb: yes\nc: ~\nd: 1e3\ne: 0x1F\nf: [-]\ng: .nan\nh: 12_000\n"
+    long = "x" * 100
+    text = f"{values}i: {long}\n---\n{values}i: {long}\n---\nj: [-, -]\n"
+    for _ in range(2):  # the second load finds every value in the table
+        result = load_text(text)
+        first, second, third = (doc.data for doc in result.documents)
+        assert first == second
+        assert {k: v for k, v in first.items() if k != "g"} == {
+            "a": 8.0,
+            "b": True,
+            "c": None,
+            "d": 1000.0,
+            "e": 31,
+            "f": ["-"],
+            "h": 12000,
+            "i": long,
+        }
+        assert math.isnan(first["g"])
+        assert type(first["a"]) is float and type(first["e"]) is int
+        assert third == {"j": ["-", "-"]}
+        dashes = [p for doc in result.documents for p in doc.problems if "lone '-'" in p.message]
+        assert [(p.span.line, p.span.column) for p in dashes] == [(6, 5), (16, 5), (21, 5), (21, 8)]
+    # Past the table's bound every value is still typed.
+    many = "".join(f"k{i}: {i}\n" for i in range(10_000))
+    assert load_text(many).documents[0].data == {f"k{i}": i for i in range(10_000)}
+
+
 # -- YAML 1.2 rules libyaml lets through ----------------------------------------------------
 
 STRICT = [

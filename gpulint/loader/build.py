@@ -14,7 +14,7 @@ from gpulint import codes
 from gpulint.loader.compose import MAX_DEPTH, TooDeep
 from gpulint.loader.document import Problem
 from gpulint.loader.library import YamlLib
-from gpulint.loader.positions import node_span, pack_spans
+from gpulint.loader.positions import node_span
 from gpulint.loader.scalars import TAG_PREFIX, resolve_plain
 from gpulint.loader.strict import PLAIN_DASH, StrictChecks
 from gpulint.model import Path
@@ -26,6 +26,17 @@ POSITION_DEPTH = 256
 #: Texts longer than this, when all their documents are kept (``load_text``), keep packed
 #: spans in the side table rather than the nodes.
 COMPACT_TEXT = 1 << 20
+
+#: ``pack_spans``'s flag for an entry with a key span.
+_KEY_BIT = 1 << 128
+#: Plain scalars already typed (``resolve_plain``): manifests repeat the same short values
+#: (``NoSchedule``, ``Exists``, ``'1'``) in every file. Only texts up to _RESOLVED_LENGTH
+#: characters are kept, and at most _RESOLVED_COUNT of them a process, so the table's memory
+#: is bounded whatever the input; a value past the bound is typed each time, as before.
+_RESOLVED: dict[str, Any] = {}
+_RESOLVED_LENGTH = 64
+_RESOLVED_COUNT = 4096
+_UNRESOLVED = object()
 
 # go-yaml v3 decode.go: allowedAliasRatio and its range.
 _ALIAS_RATIO_LOW = 400_000
@@ -113,66 +124,90 @@ class Builder(StrictChecks):
         push, pop = stack.append, stack.pop
         positions = self.positions
         compact = self.compact
-        seen = self.seen
-        decode_count = self.decode_count
-        alias_count = self.alias_count
         shared = self.shared
+        resolved = _RESOLVED
         while stack:
             node, path, key_node, container, slot, in_alias, depth, flows = pop()
             if shared:
-                node_id = id(node)
-                if node_id in seen:
-                    in_alias = True
-                else:
-                    seen.add(node_id)
-                decode_count += 1
-                if in_alias:
-                    alias_count += 1
-                    if (
-                        alias_count > 100
-                        and decode_count > 1000
-                        and alias_count / decode_count > _allowed_alias_ratio(decode_count)
-                    ):
-                        raise AliasLimit
+                in_alias = self._count(node, in_alias)
             if depth <= POSITION_DEPTH:
-                positions[path] = pack_spans(key_node, node) if compact else (key_node, node)
-            ctag = node.ctag
+                if compact:  # positions.pack_spans, written out: it runs for every node
+                    sm, em = node.start_mark, node.end_mark
+                    packed = sm.line | sm.column << 32 | em.line << 64 | em.column << 96
+                    if key_node is not None:
+                        ks, ke = key_node.start_mark, key_node.end_mark
+                        packed |= (
+                            _KEY_BIT
+                            | ks.line << 129
+                            | ks.column << 161
+                            | ke.line << 193
+                            | ke.column << 225
+                        )
+                    positions[path] = packed
+                else:
+                    positions[path] = (key_node, node)
             kind = node.id
             if kind == "scalar":
-                if ctag is str_tag:
+                if node.ctag is str_tag:
                     value = node.value
                     if node.style:
                         container[slot] = value
                     else:
                         if value == "-":
                             self._syntax(node.start_mark, PLAIN_DASH)
-                        container[slot] = resolve_plain(value)
+                        typed = resolved.get(value, _UNRESOLVED)
+                        if typed is _UNRESOLVED:
+                            typed = resolve_plain(value)
+                            if len(value) <= _RESOLVED_LENGTH and len(resolved) < _RESOLVED_COUNT:
+                                resolved[value] = typed
+                        container[slot] = typed
                 else:
                     container[slot] = self._tagged_scalar(node, path)
                 continue
+            flow_style = node.flow_style
             flows = _nesting(node, depth, flows)
-            if kind == "mapping" and node.flow_style and _template_action(node):
+            if kind == "mapping" and flow_style and _template_action(node):
                 # `{{ .Values.gpus }}` unquoted: YAML reads a mapping whose key is a mapping.
                 # It is a template placeholder left unrendered: kept as its text, so rules
                 # see a placeholder (GPU007), never "a dict is not a quantity" (GPU005).
                 container[slot] = self.text[node.start_mark.index : node.end_mark.index]
                 continue
+            ctag = node.ctag
             if ctag is not seq_tag and ctag is not map_tag:
                 self._check_tag(node, path)
-            # Multi-line children of a block collection, for the YAML 1.2 layout checks.
-            multi: list[Any] | None = None if node.flow_style or in_alias else []
-            child = (in_alias, depth + 1, flows)
+            # Multi-line children of a block collection, for the YAML 1.2 layout checks
+            # (which read only scalars and flow collections: nested block collections are
+            # checked as collections of their own).
+            multi: list[Any] | None = None if flow_style or in_alias else []
             inner = path if depth >= POSITION_DEPTH else None
+            child = (in_alias, depth + 1, flows)
             if kind == "sequence":
                 container[slot] = self._push_items(node, path, inner, child, multi, push)
-            else:
-                # _entries counts merged mappings against the same alias budget.
-                self.decode_count, self.alias_count = decode_count, alias_count
-                container[slot] = self._push_entries(node, path, inner, child, multi, push)
-                decode_count, alias_count = self.decode_count, self.alias_count
-        self.decode_count = decode_count
-        self.alias_count = alias_count
+                continue
+            mapping = self._push_plain_entries(node, path, inner, child, multi, push)
+            if mapping is None:  # _entries counts merged mappings against the alias budget
+                mapping = self._push_entries(node, path, inner, child, multi, push)
+            container[slot] = mapping
         return holder[0]
+
+    def _count(self, node: Any, in_alias: bool) -> bool:
+        """Count one node read against go-yaml's alias budget; whether it is read through
+        an alias (reached before, or under a node that was)."""
+        node_id = id(node)
+        if node_id in self.seen:
+            in_alias = True
+        else:
+            self.seen.add(node_id)
+        self.decode_count += 1
+        if in_alias:
+            self.alias_count += 1
+            if (
+                self.alias_count > 100
+                and self.decode_count > 1000
+                and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)
+            ):
+                raise AliasLimit
+        return in_alias
 
     def _push_items(
         self,
@@ -187,14 +222,58 @@ class Builder(StrictChecks):
         their positions are their ancestor's, else at their own paths)."""
         items = node.value
         out: list[Any] = [None] * len(items)
+        in_alias, depth, flows = child
         for i in range(len(items) - 1, -1, -1):
             item = items[i]
-            if multi is not None and item.end_mark.line != item.start_mark.line:
+            if (
+                multi is not None
+                and item.end_mark.line != item.start_mark.line
+                and (item.id == "scalar" or item.flow_style)
+            ):
                 multi.append(item)
-            push((item, (*path, i) if inner is None else inner, None, out, i, *child))
+            push(
+                (item, (*path, i) if inner is None else inner, None, out, i, in_alias, depth, flows)
+            )
         if multi:
             self._layout(node, multi)
         return out
+
+    def _push_plain_entries(
+        self,
+        node: Any,
+        path: Path,
+        inner: Path | None,
+        child: tuple[bool, int, int],
+        multi: list[Any] | None,
+        push: Any,
+    ) -> dict[str, Any] | None:
+        """``_push_entries`` in one pass for a mapping whose keys are all scalars, each
+        written once, without a merge key (most mappings); None for any other, untouched:
+        ``_entries`` then reports its duplicates and applies its merges."""
+        pairs = node.value
+        mapping: dict[str, Any] = {}
+        for k_node, _v_node in pairs:
+            if k_node.id != "scalar":
+                return None
+            key = k_node.value
+            if key in mapping or (key == "<<" and not k_node.style):
+                return None
+            mapping[key] = None
+        if multi is not None:
+            for _k_node, v_node in pairs:
+                if v_node.end_mark.line != v_node.start_mark.line and (
+                    v_node.id == "scalar" or v_node.flow_style
+                ):
+                    multi.append(v_node)
+            if multi:
+                self._layout(node, multi)
+        in_alias, depth, flows = child
+        for i in range(len(pairs) - 1, -1, -1):
+            k_node, v_node = pairs[i]
+            key = k_node.value
+            at = (*path, key) if inner is None else inner
+            push((v_node, at, k_node, mapping, key, in_alias, depth, flows))
+        return mapping
 
     def _push_entries(
         self,
