@@ -25,6 +25,12 @@ process, `hvd.local_rank()`). `mpirun -np` / `mpiexec -n` counts MPI ranks, and 
 no GPU to them (a rank may drive several GPUs, or several share one through MPS): it is
 not compared with the GPUs.
 
+MIG devices are counted apart: a CUDA process enumerates a single MIG device, however many
+the container holds (NVIDIA's MIG User Guide, "CUDA Device Enumeration"), so an engine or
+launcher that needs more than one device (`--tensor-parallel-size 2`, `--nproc-per-node 2`)
+over MIG devices (`nvidia.com/mig-4g.96gb: 2`) fails at start-up: an error at the
+parallelism, whatever the count of MIG devices.
+
 An engine is recognised by its command (`vllm serve`, `python -m sglang.launch_server`,
 `text-generation-launcher`, `torchrun`, ...) or its image (`vllm/vllm-openai`,
 `lmsysorg/sglang`, `huggingface/text-generation-inference`, `openmmlab/lmdeploy`), else by
@@ -123,6 +129,9 @@ None.
 - vLLM documentation, "Distributed inference and serving" (tensor-parallel times
   pipeline-parallel GPUs on one node; Ray or multi-node for more), and
   examples/online_serving/multi-node-serving.sh
+- NVIDIA Multi-Instance GPU User Guide, "CUDA Device Enumeration" (a single CUDA process
+  can only enumerate a single MIG device):
+  https://docs.nvidia.com/datacenter/tesla/mig-user-guide/
 - LeaderWorkerSet API (`leaderWorkerTemplate.size`, default 1; `LWS_GROUP_SIZE`):
   https://lws.sigs.k8s.io/docs/reference/leaderworkerset.v1/
 - Cloud TPU documentation, https://cloud.google.com/tpu/docs/tpu7x ("Dual-chiplet
@@ -208,7 +217,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             continue
         # The GPU count first: it is cheap, and most containers (sidecars, CPU pods) have
         # none, so their command lines are never split.
-        gpus = whole_gpu_count(container, ctx.registry) or _npu_count(container, ctx)
+        gpus, mig = _device_count(container, ctx)
         through = ""
         claimed: tuple[Related, ...] = ()
         if gpus is None:
@@ -234,12 +243,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if factors is None:
             continue
         per_unit, unit, noun = devices
-        if started.engine.scope == "node":
-            if per_unit != 1 or unit not in COUNTED_UNITS:
-                continue  # a launcher's processes on TPU chips: not counted here
-            nodes: int | None = 1
-        else:
-            nodes = _nodes(started.words, group)
+        if mig is not None:  # a CUDA process enumerates one MIG device, however many it holds
+            yield from _over_mig(pod, ctx, container, started, factors, used, mig)
+            continue
+        nodes = _node_count(started, per_unit, unit, group)
         if nodes is None:
             continue
         have = gpus * per_unit * nodes
@@ -425,6 +432,81 @@ def _devices(pod: PodSpec, container: Container, ctx: RuleContext) -> tuple[int,
     per_chip = TPU_DEVICES_PER_CHIP.get(accelerator) if isinstance(accelerator, str) else None
     # None: a TPU pod whose generation is not written, devices per chip unknown.
     return None if per_chip is None else (per_chip, "TPU chip", "TPU devices")
+
+
+def _node_count(started: Started, per_unit: int, unit: str, group: int | None) -> int | None:
+    """The nodes the engine spans (one for a launcher of one node's processes); None when
+    unknown, or for a launcher's processes on TPU chips (not counted here)."""
+    if started.engine.scope != "node":
+        return _nodes(started.words, group)
+    return 1 if per_unit == 1 and unit in COUNTED_UNITS else None
+
+
+def _device_count(container: Container, ctx: RuleContext) -> tuple[int | None, str | None]:
+    """The whole devices the container requests (GPUs, NPUs), else its MIG devices with
+    their names as written (the second item, None for whole devices)."""
+    gpus = whole_gpu_count(container, ctx.registry) or _npu_count(container, ctx)
+    if gpus is not None:
+        return gpus, None
+    mig = _mig_count(container, ctx)
+    return (None, None) if mig is None else mig
+
+
+def _over_mig(
+    pod: PodSpec,
+    ctx: RuleContext,
+    container: Container,
+    started: Started,
+    factors: list[tuple[str, int, Any]],
+    used: list[tuple[str, Source]],
+    mig: str,
+) -> Iterator[Violation]:
+    """An engine that needs more than one device over MIG devices: each of its processes
+    enumerates a single one (NVIDIA's MIG User Guide), so it fails at start-up."""
+    total = 1
+    for _, value, _ in factors:
+        total *= value
+    given = [(n, v, p) for n, v, p in factors if p is not None]
+    if total <= 1 or not given:
+        return
+    size = " times ".join(f"{n} {v}" for n, v, _ in given)
+    sources = _sources(started.words, (given[0][1], given[0][2]), used)
+    yield Violation(
+        given[0][2],
+        f"container {container.label} starts {started.engine.name} with {size}{_from(sources)}"
+        f" = {total} GPUs over MIG devices ({mig}): a CUDA process sees one",
+        help=(
+            "run one engine per MIG device (parallelism 1), or request whole GPUs (else the "
+            "engine fails at start-up: each process finds a single MIG device, whatever the "
+            "container holds)"
+        ),
+        at="value",
+        related=_related(pod, ctx, sources),
+    )
+
+
+def _mig_count(container: Container, ctx: RuleContext) -> tuple[int, str] | None:
+    """The MIG devices a container requests, when every accelerator it asks for is a MIG
+    profile (``nvidia.com/mig-4g.96gb: 2``), with the names as written; None otherwise."""
+    from gpulint.api import amount, resource_lists
+
+    counts: dict[str, int] = {}
+    for section, mapping in resource_lists(container):
+        for name, written in mapping.items():
+            if not ctx.registry.is_accelerator(name):
+                continue
+            resource = ctx.registry.get(name)
+            if resource is None or resource.kind != "mig":
+                return None
+            value = amount(written).value
+            if value is None or value <= 0 or value > 1024 or value != int(value):
+                return None
+            if section == "limits" or name not in counts:
+                counts[name] = int(value)
+    if not counts:
+        return None
+    shown = ", ".join(f"{n}: {c}" for n, c in sorted(counts.items()))
+    return sum(counts.values()), shown
 
 
 def _npu_count(container: Container, ctx: RuleContext) -> int | None:
