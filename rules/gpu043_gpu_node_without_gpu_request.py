@@ -63,10 +63,11 @@ above. A pod that selects GPU nodes is a warning on the same signs.
 In a chart's values (bjw-s app-template's form: a `containers` mapping of names to
 containers, docs/workloads.md), a container's pod options are the nearest above it: its
 controller's `pod:`, else the values' `defaultPodOptions:`, else a `runtimeClassName` or
-`nodeSelector` written beside the containers; they are judged as a pod's. The image
-reference is `repository:tag`. Ollama's image (`ollama/ollama`) sets
-`NVIDIA_VISIBLE_DEVICES=all` as the CUDA images do (its Dockerfile), so Ollama under
-`runtimeClassName: nvidia` with no GPU request is a warning.
+`nodeSelector` written beside the containers; they are judged as a pod's, the controller's
+containers as one pod (one that holds a GPU holds it for the pod), and a `type: daemonset`
+controller as a node agent. The image reference is `repository:tag`. Ollama's image
+(`ollama/ollama`) sets `NVIDIA_VISIBLE_DEVICES=all` as the CUDA images do (its
+Dockerfile), so Ollama under `runtimeClassName: nvidia` with no GPU request is a warning.
 
 A container that mounts the host's accelerator device nodes from a `hostPath` volume
 (`/dev/dri`, `/dev/dri/renderD128`, `/dev/kfd`, `/dev/nvidia0`, `/dev/accel/accel0`,
@@ -231,7 +232,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         runtime = (
             _nvidia_runtime(*options["runtimeClassName"]) if "runtimeClassName" in options else None
         )
-        if _controller_holds_gpu(pod, ctx):
+        controller = _chart_controller(pod)
+        if isinstance(controller, Mapping) and str(controller.get("type")).lower() == "daemonset":
+            return  # a node agent, as a DaemonSet's pods are
+        if _controller_holds_gpu(pod, ctx, controller):
             return  # the pod is the controller's: another of its containers holds a GPU
         containers = [_with_image_reference(c) for c in pod.containers]
         pod = PodSpec(pod.obj, pod.path, {}, containers, "resources", found_by=pod.found_by)
@@ -513,14 +517,20 @@ def _chart_pod_options(pod: PodSpec) -> dict[str, tuple[Mapping[str, Any], Path]
 _controller_memo: list[Any] = [None, None, False]
 
 
-def _controller_holds_gpu(pod: PodSpec, ctx: RuleContext) -> bool:
-    """Whether a container of a chart container's controller (app-template's form: its
-    ``containers`` and ``initContainers`` mappings) requests an accelerator or a DRA claim:
-    the controller is one pod, and each of its containers is found alone."""
-    container = pod.containers[0]
+def _chart_controller(pod: PodSpec) -> Any:
+    """The mapping that holds a chart container's ``containers`` mapping (app-template's
+    controller), or None."""
     node: Any = pod.obj.data
-    for key in container.path[len(pod.obj.path) : -2]:
+    for key in pod.containers[0].path[len(pod.obj.path) : -2]:
         node = node.get(key) if isinstance(node, Mapping) else None
+    return node
+
+
+def _controller_holds_gpu(pod: PodSpec, ctx: RuleContext, node: Any) -> bool:
+    """Whether a container of a chart container's controller (``node``; app-template's
+    form: its ``containers`` and ``initContainers`` mappings) requests an accelerator or a
+    DRA claim: the controller is one pod, and each of its containers is found alone."""
+    container = pod.containers[0]
     if not isinstance(node, Mapping):
         return False
     if _controller_memo[0] is node and _controller_memo[1] is ctx.registry:
