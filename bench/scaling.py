@@ -886,6 +886,38 @@ def overlay_findings(n: int) -> Input:
     return Input(["check", "--render", "deploy"], folder, _write(root, "pod.yaml", text))
 
 
+def overlay_replacements(n: int) -> Input:
+    """A Kustomize root whose pod of n containers gets each container's GPU request from a
+    configMapGenerator literal through a replacement of its own (n replacements, a finding
+    each, placed at its literal): each replacement's target is resolved once per object,
+    and each list indexed by its key once, not once per finding."""
+    folder = _fresh("overlay-replacements", n)
+    root = folder / "deploy"
+    root.mkdir()
+    container = (
+        "  - name: c{i}\n    image: registry.example/train:1\n"
+        "    resources: {{requests: {{nvidia.com/gpu: 1}}}}\n"
+    )
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  tolerations:\n"
+        "  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n  containers:\n"
+        + "".join(container.format(i=i) for i in range(n))
+    )
+    replacement = (
+        "- source: {{kind: ConfigMap, name: sizes, fieldPath: data.G{i}}}\n"
+        "  targets:\n  - select: {{kind: Pod}}\n    fieldPaths:\n"
+        "    - spec.containers.[name=c{i}].resources.requests.nvidia\\.com/gpu\n"
+    )
+    kustomization = (
+        "resources:\n- pod.yaml\nconfigMapGenerator:\n- name: sizes\n  literals:\n"
+        + "".join(f"  - G{i}=2\n" for i in range(n))
+        + "replacements:\n"
+        + "".join(replacement.format(i=i) for i in range(n))
+    )
+    size = _write(root, "kustomization.yaml", kustomization)
+    return Input(["check", "--render", "deploy"], folder, size + _write(root, "pod.yaml", text))
+
+
 def broken_component_roots(n: int) -> Input:
     """n Kustomize roots on one base, each naming the same two components, one of them
     broken (a patch of a path the base lacks): every root's GL200 names the roots it
@@ -1310,6 +1342,7 @@ CASES: dict[str, Case] = {
     "rendered-output-size": Case(rendered_output_size, 10_000, "scaling"),
     "template-size-findings": Case(template_size_findings, 100, "scaling"),
     "overlay-findings": Case(overlay_findings, 500, "scaling"),
+    "overlay-replacements": Case(overlay_replacements, 200, "scaling"),
     "broken-component-roots": Case(broken_component_roots, 10, "scaling"),
     "fixable-values": Case(fixable_values, 1_000, "scaling"),
     "fixable-output": Case(fixable_output, 250, "scaling"),

@@ -67,9 +67,9 @@ def placed(folder: Path, cwd: Path = ROOT) -> set[tuple[str, int, int, str, bool
         ("component", {("a100/a100.yaml", 14, 31, "GPU004", False)}),
         # Written by a patch whose target selects by label (not followed): a fallback.
         ("selected", {("kustomization.yaml", 6, 1, "GPU004", True)}),
-        # Written by a replacement, which is not followed: the entry naming the object's
-        # file, and the message says so (server.yaml's own value is another).
-        ("replaced", {("kustomization.yaml", 7, 1, "GPU004", True)}),
+        # Written by a replacement from a ConfigMap's data: where that value is written
+        # (server.yaml's own value is another).
+        ("replaced", {("sizing.yaml", 6, 9, "GPU004", False)}),
         # A ConfigMap made by configMapGenerator from values.yaml (its hashed name): at the
         # `files` entry that makes the key holding the GPU request, not a fallback.
         ("generated", {("kustomization.yaml", 12, 9, "GL204", False)}),
@@ -380,3 +380,58 @@ def test_a_generated_literal_is_at_its_item_and_an_envs_key_at_its_entry(
         ("kustomization.yaml", 7, 9, "GL204", False),
         ("kustomization.yaml", 8, 1, "GL204", True),
     }
+
+
+@needs_kustomize
+def test_a_replaced_value_is_at_the_literal_it_is_copied_from(tmp_path: Path) -> None:
+    """A replacement copying a configMapGenerator literal into the GPU limit: the finding
+    is at that literal, saying which replacement copied it; one whose source is cut by
+    ``options`` (a delimiter) is not followed, and falls back saying so."""
+    deployment = SERVER.replace("nvidia.com/gpu: 0.5", "nvidia.com/gpu: 1  # from sizing")
+    replacement = (
+        "  - source:\n"
+        "      kind: ConfigMap\n"
+        "      name: sizing\n"
+        "      fieldPath: data.GPUS\n"
+        "{options}"
+        "    targets:\n"
+        "      - select:\n"
+        "          kind: Deployment\n"
+        "        fieldPaths:\n"
+        "          - spec.template.spec.containers.[name=server]"
+        ".resources.limits.nvidia\\.com/gpu\n"
+    )
+    kustomization = (
+        "resources:\n"
+        "  - server.yaml\n"
+        "configMapGenerator:\n"
+        "  - name: sizing\n"
+        "    literals:\n"
+        "      - MODEL=llama\n"
+        "      - GPUS=16\n"
+        "replacements:\n"
+    )
+    whole = _tree(
+        tmp_path / "whole",
+        {
+            "kustomization.yaml": kustomization + replacement.format(options=""),
+            "server.yaml": deployment,
+        },
+    )
+    cut = _tree(
+        tmp_path / "cut",
+        {
+            "kustomization.yaml": kustomization
+            + replacement.format(options="      options: {delimiter: '-', index: 0}\n"),
+            "server.yaml": deployment,
+        },
+    )
+    [copied] = [f for f in _report(whole) if f["rule"] == "GPU040"]
+    assert (copied["path"], copied["line"], copied["column"]) == ("kustomization.yaml", 7, 9)
+    assert (
+        "copied from ConfigMap/sizing data.GPUS by the replacement at kustomization.yaml:9"
+        in (copied["message"])
+    )
+    [fallback] = [f for f in _report(cut) if f["rule"] == "GPU040"]
+    assert (fallback["path"], fallback["line"]) == ("kustomization.yaml", 2)
+    assert FALLBACK in said(fallback)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from gpulint import codes
 from gpulint.model import Finding, Span
@@ -380,6 +380,7 @@ class KustomizeRendered(Rendered):
         super().__init__(label, folder, text)
         self.trees = trees
         self.builds = Builds(trees.kustomizations)
+        self._memo: dict[Any, Any] = {}  # the paths replacements write (origins.written)
 
     def fallback(self) -> str:
         file = kustomization_file(self.folder)
@@ -393,11 +394,11 @@ class KustomizeRendered(Rendered):
         found = self.builds.find(os.path.abspath(self.folder), ref.kind, ref.name, ref.namespace)
         if found is None:
             return Place(self.fallback(), Span(1, 1, 1, 1), UNKNOWN_OBJECT)
-        where = written(found, doc.data, finding.doc_path, at_key(doc, finding))
+        where = written(found, doc.data, finding.doc_path, at_key(doc, finding), self._memo)
         if where is None:
             file, line = found.entry
             return Place(label_of(file), Span(line, 1, line, 1), UNKNOWN_WRITER)
-        return Place(label_of(where.file), where.span)
+        return Place(label_of(where.file), where.span, where.note)
 
 
 #: What a finding placed at a fallback says.

@@ -50,6 +50,11 @@ class Generated(NamedTuple):
     no_hash: bool
     at: tuple[Any, ...]
     keys: dict[str, tuple[Any, ...]]
+    #: The keys made by ``literals`` items (their value is written in the item).
+    literals: frozenset[str] = frozenset()
+
+    def literal(self, key: str) -> bool:
+        return key in self.literals
 
 
 class Kustomization:
@@ -311,6 +316,7 @@ class _References:
         for i, item in enumerate(self.items(value, field, (key,))):
             given_fields = self.keyed(item, _GENERATOR, (key, i))
             keys: dict[str, tuple[Any, ...]] = {}
+            literals: set[str] = set()
             for name, entries in given_fields.items():
                 for sub, given in entries:
                     where = (key, i, sub)
@@ -328,8 +334,11 @@ class _References:
                     elif name == "literals" and isinstance(given, list):
                         for j, entry in enumerate(given):  # `KEY=value`
                             if isinstance(entry, str) and "=" in entry:
-                                keys.setdefault(entry.partition("=")[0].strip(), (*where, j))
-            self.generated.append(_generated(field, given_fields, keys, (key, i)))
+                                literal = entry.partition("=")[0].strip()
+                                literals.add(literal)
+                                keys.setdefault(literal, (*where, j))
+            made = _generated(field, given_fields, keys, (key, i))
+            self.generated.append(made._replace(literals=frozenset(literals)))
 
 
 def _generated(

@@ -2,24 +2,27 @@
 through the build as kustomize makes it (api/internal/target/kusttarget.go, kustomize v5).
 
 A kustomization's output is its ``resources`` (files, and the built output of folders) in
-order, then each of its ``components`` applied to that, then what its ``configMapGenerator`` and
-``secretGenerator`` entries make (a generated object's writer is its entry, and each key's
-the ``files`` or ``literals`` item that makes it), then its transformers in
+order, then each of its ``components`` applied to that, then what its ``configMapGenerator``
+and ``secretGenerator`` entries make (a generated object's writer is its entry, and each
+key's the ``files`` or ``literals`` item that makes it), then its transformers in
 kustomize's order: ``patchesStrategicMerge``, ``patches``, ``namespace``, ``namePrefix``,
-``nameSuffix``, then ``patchesJson6902``. Every object is followed with its identity: its
-kind, every name it has had (a ``/metadata/name`` JSON6902 patch renames it, a
+``nameSuffix``, then ``patchesJson6902``, then inline ``replacements`` (a value one copies
+is placed where its source value is written). Every object is followed with its identity:
+its kind, every name it has had (a ``/metadata/name`` JSON6902 patch renames it, a
 ``namePrefix``/``nameSuffix`` adds to it: a patch's target matches the original name or the
 current one, as kustomize's ``Select`` and ``GetById`` do) and the writers that touched it
 in order (:class:`Layer`: the resource document, each strategic-merge patch, each JSON6902
-operation). A rendered object is the followed object whose kind and final name are its own,
-exactly: a source whose name is only part of the rendered one is another object.
+operation, each generator entry and replacement). A rendered object is the followed object
+whose kind and final name are its own, exactly: a source whose name is only part of the
+rendered one is another object.
 
 A finding's value is placed at its **last writer** only when what that writer wrote equals
 the rendered value (a mapping or a list is placed at its key, in the last writer that
 writes one: a transformer changing a value inside it does not move it); otherwise
-something gpulint does not follow (``images``, ``replicas``, ``replacements``, a
-generator's ``envs`` file) wrote it, and the finding falls back to the kustomization entry
-that brought the object in, saying so.
+something gpulint does not follow (``images``, ``replicas``, a ``replacements`` entry
+whose ``options`` cut the copy or that is read from a file, a generator's ``envs`` file)
+wrote it, and the finding falls back to the kustomization entry that brought the object
+in, saying so.
 """
 
 from __future__ import annotations
@@ -50,12 +53,25 @@ class Layer(NamedTuple):
     op: int = -1
     #: A generator's entry (``kind`` ``generator``; ``doc`` its kustomization's document).
     generated: Generated | None = None
+    #: A replacement's source and the field paths it writes (``kind`` ``replacement``).
+    replaced: Replaced | None = None
     #: An inline patch's place in its kustomization file: the line before its first line
     #: and its indentation; (-1, 0) when it is not a literal block (no position inside it).
     shift: tuple[int, int] = (0, 0)
     #: False for a patch whose target selects by labels or annotations, which are not
     #: followed: it may not have applied, so it is never where a finding goes.
     sure: bool = True
+
+
+class Replaced(NamedTuple):
+    """One target of a ``replacements`` entry: the object it copies from (None when gpulint
+    cannot tell which, or the copy is not whole: ``options`` cut or wrap it), the field path
+    it copies, and the target's field paths it writes."""
+
+    source: Followed | None
+    source_path: tuple[str, ...]
+    paths: tuple[tuple[str, ...], ...]
+    at: tuple[Any, ...] = ()  # the replacement's place in the kustomization's document
 
 
 class Followed(NamedTuple):
@@ -77,6 +93,8 @@ class Written(NamedTuple):
     file: str
     span: Span
     fallback: bool = False
+    #: What the message adds (the replacement that copied the value from there).
+    note: str = ""
 
 
 #: Kustomizations followed at most in one build (a deeper tree falls back).
@@ -146,7 +164,50 @@ class Builds:
         for ref in k.refs:
             if ref.origin == "patchesJson6902":
                 out = self._patch(k, ref, out, json_only=True)
-        return out
+        return self._replacements(k, out)
+
+    def _replacements(self, k: Kustomization, objects: list[Followed]) -> list[Followed]:
+        """``objects`` with the kustomization's inline ``replacements`` applied: each target
+        it selects gets one more writer, whose value is its source's (a replacement in a file
+        named by ``path`` is not followed: a value it writes falls back)."""
+        given = k.data.get("replacements")
+        docs = self.documents(k.file) if isinstance(given, list) else []
+        if not docs:
+            return objects
+        key = next((k for k in docs[0].data if str(k).lower() == "replacements"), "replacements")
+        for index, rep in enumerate(given):
+            source = rep.get("source") if isinstance(rep, dict) else None
+            targets = rep.get("targets") if isinstance(rep, dict) else None
+            if not isinstance(source, dict) or not isinstance(targets, list):
+                continue
+            found = [o for o in objects if _selects(source, o)]
+            field = source.get("fieldPath") or "metadata.name"
+            whole = len(found) == 1 and not source.get("options") and isinstance(field, str)
+            source_path = _field_path(field) if whole and isinstance(field, str) else None
+            for target in targets:
+                select = target.get("select") if isinstance(target, dict) else None
+                paths = target.get("fieldPaths") if isinstance(target, dict) else None
+                if not isinstance(select, dict) or not isinstance(paths, list):
+                    continue
+                parsed = tuple(p for p in (_field_path(f) for f in paths) if p is not None)
+                ok = source_path is not None and not target.get("options")
+                replaced = Replaced(
+                    found[0] if ok else None, source_path or (), parsed, (key, index)
+                )
+                layer = Layer("replacement", k.file, docs[0], replaced=replaced)
+                rejected = target.get("reject")
+                rejects = (
+                    [r for r in rejected if isinstance(r, dict)]
+                    if isinstance(rejected, list)
+                    else []
+                )
+                objects = [
+                    o._replace(layers=(*o.layers, layer))
+                    if _selects(select, o) and not any(_selects(r, o) for r in rejects)
+                    else o
+                    for o in objects
+                ]
+        return objects
 
     def _resources(self, file: str, entry: tuple[str, int]) -> list[Followed]:
         out = []
@@ -364,9 +425,16 @@ def _pointer(path: str) -> list[str]:
 _GONE = object()  # a writer that removed the value
 
 
-def written(o: Followed, rendered: Any, path: tuple[Any, ...], on_key: bool) -> Written | None:
+def written(
+    o: Followed,
+    rendered: Any,
+    path: tuple[Any, ...],
+    on_key: bool,
+    memo: dict[Any, Any] | None = None,
+) -> Written | None:
     """Where the value at ``path`` of the rendered object is written: its last writer,
-    when what that wrote equals the rendered value."""
+    when what that wrote equals the rendered value. ``memo`` keeps, across the findings of
+    one run, the paths each replacement writes in each rendered object (resolved once)."""
     ok, value = lookup(rendered, path)
     if not ok:
         return None
@@ -377,7 +445,7 @@ def written(o: Followed, rendered: Any, path: tuple[Any, ...], on_key: bool) -> 
         return Written(first.file, first.doc.start)
     last: tuple[Layer, tuple[Any, ...], Any] | None = None
     for layer in o.layers:
-        got = _writes(layer, rendered, path)
+        got = _writes(layer, rendered, path, memo if memo is not None else {})
         if got is not None:
             last = (layer, *got)
     if last is None:
@@ -385,6 +453,17 @@ def written(o: Followed, rendered: Any, path: tuple[Any, ...], on_key: bool) -> 
     layer, at, wrote = last
     if layer.generated is not None:  # the `files` or `literals` item that makes the key
         return Written(layer.file, layer.doc.value_span(at)) if at else None
+    if layer.replaced is not None:  # where the value it copies is written
+        source = layer.replaced.source
+        copied = _copied(source, layer.replaced.source_path, value) if source else None
+        if copied is None or source is None:
+            return None
+        where = f"{os.path.basename(layer.file)}:{layer.doc.value_span(layer.replaced.at).line}"
+        field = ".".join(layer.replaced.source_path)
+        note = (
+            f" (copied from {source.kind}/{source.names[0]} {field} by the replacement at {where})"
+        )
+        return copied._replace(note=note)
     if wrote is _GONE or not layer.sure or not _same(wrote, value):
         return None
     line, indent = layer.shift
@@ -399,13 +478,19 @@ def written(o: Followed, rendered: Any, path: tuple[Any, ...], on_key: bool) -> 
 
 
 def _writes(
-    layer: Layer, rendered: Any, path: tuple[Any, ...]
+    layer: Layer, rendered: Any, path: tuple[Any, ...], memo: dict[Any, Any]
 ) -> tuple[tuple[Any, ...], Any] | None:
     """What ``layer`` writes at ``path`` (its path in the layer's document and the value),
     or None when it does not write it."""
     data = layer.doc.data
     if layer.generated is not None:
         return _generates(layer.generated, path)
+    if layer.replaced is not None:
+        key = (id(layer.replaced), id(rendered))
+        paths = memo.get(key)
+        if paths is None:  # once per replacement and object: each finding only looks it up
+            paths = memo[key] = {_resolve(rendered, p, memo) for p in layer.replaced.paths}
+        return ((), None) if path in paths else None
     if layer.kind != "json":
         at = _translate(rendered, data, path)
         if at is None:
@@ -445,6 +530,96 @@ def _writes(
     if inner is None:
         return None
     return (layer.op, "value", *inner), lookup(op["value"], inner)[1]
+
+
+def _field_path(text: Any) -> tuple[str, ...] | None:
+    """A kustomize field path (``spec.template.spec.containers.[name=server].resources``,
+    ``\\.`` a dot inside a key) as its parts, or None when it is not one."""
+    if not isinstance(text, str) or not text:
+        return None
+    parts, part, escaped = [], "", False
+    for char in text:
+        if escaped:
+            part, escaped = part + char, False
+        elif char == "\\":
+            escaped = True
+        elif char == ".":
+            parts.append(part)
+            part = ""
+        else:
+            part += char
+    parts.append(part)
+    return tuple(parts) if all(parts) else None
+
+
+def _resolve(
+    data: Any, parts: tuple[str, ...], memo: dict[Any, Any] | None = None
+) -> tuple[Any, ...] | None:
+    """A field path's parts as a path in ``data``: ``[key=value]`` is the list item whose
+    ``key`` is ``value`` (each list indexed by that key once, in ``memo``), a number an
+    index of a list."""
+    out: list[Any] = []
+    for part in parts:
+        if isinstance(data, list):
+            if part.startswith("[") and part.endswith("]") and "=" in part:
+                key, _, want = part[1:-1].partition("=")
+                held = memo if memo is not None else {}
+                by = held.get((id(data), key))
+                if by is None:
+                    by = held[(id(data), key)] = {}
+                    for i, item in enumerate(data):
+                        if isinstance(item, dict):
+                            by.setdefault(str(item.get(key)), i)
+                index = by.get(want)
+            else:
+                index = int(part) if part.isdigit() and int(part) < len(data) else None
+            if index is None:
+                return None
+            out.append(index)
+            data = data[index]
+        elif isinstance(data, dict) and part in data:
+            out.append(part)
+            data = data[part]
+        else:
+            return None
+    return tuple(out)
+
+
+def _copied(o: Followed, parts: tuple[str, ...], value: Any) -> Written | None:
+    """Where the value a replacement copies from ``o`` is written: its last writer that
+    writes ``parts`` (a resource or patch document holding that value, or the generator
+    item that makes that key), when what it wrote is the value copied."""
+    for layer in reversed(o.layers):
+        made = layer.generated
+        if made is not None:
+            key = parts[1] if len(parts) == 2 and parts[0] in _GENERATED_FIELDS else None
+            at = made.keys.get(key) if key is not None else None
+            if at is None:
+                return None
+            ok, item = lookup(layer.doc.data, at)
+            literal = item.partition("=")[2].strip().strip("'\"") if isinstance(item, str) else None
+            if literal is not None and "=" in item and made.literal(key) and literal != str(value):
+                return None
+            return Written(layer.file, layer.doc.value_span(at))
+        if layer.kind == "json" or layer.kind == "replacement" or layer.shift[0] < 0:
+            return None  # an operation or another copy: not followed
+        at = _resolve(layer.doc.data, parts)
+        if at is None:
+            continue
+        ok, wrote = lookup(layer.doc.data, at)
+        if not ok or not layer.sure or not _same(wrote, value):
+            return None
+        span = layer.doc.value_span(at)
+        line, indent = layer.shift
+        if line or indent:
+            span = Span(
+                span.line + line,
+                span.column + indent,
+                span.end_line + line,
+                span.end_column + indent,
+            )
+        return Written(layer.file, span)
+    return None
 
 
 #: The fields of a generated object that hold its keys (a Secret's values are base64 in
