@@ -35,8 +35,8 @@ resource (Volcano's device plugin tolerates `volcano.sh/gpu-memory`, gpu-manager
 `tencent.com/vcuda-core`) is left alone: its nodes are tainted by that resource's name, as
 the `ExtendedResourceToleration` admission plugin expects. So is one that tolerates a taint
 shaped like another vendor's device resource the registry does not list (a GPU Operator
-fork's driver DaemonSet tolerating `xdxct.com/gpu`), unless the name is a slip of a
-registered one (`nvidai.com/gpu`). Set `gpu-taints:` to your
+fork's driver DaemonSet tolerating `xdxct.com/gpu`), unless its domain is a slip of a
+default taint's (`nvidai.com/gpu`). Set `gpu-taints:` to your
 cluster's taints and every agent is checked against them.
 
 The severity follows what breaks. It is `error` for the agents without which no GPU pod can
@@ -248,7 +248,8 @@ def _own_resource_taint(tolerations: list[Any], ctx: RuleContext) -> bool:
     """Does the agent tolerate a taint keyed by an accelerator resource name other than the
     default taint's (its own scheme's ExtendedResourceToleration convention)? A name the
     registry lacks counts when it is shaped like one (``xdxct.com/gpu``: a vendor domain
-    other than the default taints' and a device word) and is no slip of a registered name."""
+    other than the default taints' and a device word) and its domain is no slip of a default
+    taint's (``nvidai.com``)."""
     default_keys = {t.key for t in taints_from_options(ctx.options)}
     default_domains = {key.rpartition("/")[0] for key in default_keys}
     registry = ctx.registry
@@ -262,7 +263,7 @@ def _own_resource_taint(tolerations: list[Any], ctx: RuleContext) -> bool:
         if (
             slash
             and domain not in default_domains
-            and not registry.is_slip(key)
+            and not default_domains.intersection(registry.close_domains(domain))
             and registry.looks_like_accelerator(key)
         ):
             return True
