@@ -348,12 +348,11 @@ def test_a_patched_object_its_base_forgot_is_at_the_base_s_resources(tmp_path: P
 
 
 @needs_kustomize
-def test_a_generated_literal_is_at_its_item_and_an_envs_key_at_its_entry(
+def test_a_generated_literal_is_at_its_item_and_an_envs_key_at_its_line(
     tmp_path: Path,
 ) -> None:
     """A key made by a ``literals`` item is at that item (the name not hashed, as
-    ``generatorOptions`` says); a key an ``envs`` file makes is at the generator entry,
-    saying it is a fallback."""
+    ``generatorOptions`` says); a key an ``envs`` file makes is at its line in that file."""
     pod = '{"containers": [{"name": "w", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}'
     repo = _tree(
         tmp_path,
@@ -378,7 +377,7 @@ def test_a_generated_literal_is_at_its_item_and_an_envs_key_at_its_entry(
     }
     assert got == {
         ("kustomization.yaml", 7, 9, "GL204", False),
-        ("kustomization.yaml", 8, 1, "GL204", True),
+        ("runner.env", 1, 1, "GL204", False),
     }
 
 
@@ -432,6 +431,20 @@ def test_a_replaced_value_is_at_the_literal_it_is_copied_from(tmp_path: Path) ->
         "copied from ConfigMap/sizing data.GPUS by the replacement at kustomization.yaml:9"
         in (copied["message"])
     )
+    from_env = _tree(
+        tmp_path / "env",
+        {
+            "kustomization.yaml": kustomization.replace(
+                "  literals:\n      - MODEL=llama\n      - GPUS=16\n",
+                "  envs:\n      - shape.env\n",
+            )
+            + replacement.format(options=""),
+            "shape.env": "# the pod's shape\nMODEL=llama\nGPUS=16\n",
+            "server.yaml": deployment,
+        },
+    )
+    [env] = [f for f in _report(from_env) if f["rule"] == "GPU040"]
+    assert (env["path"], env["line"], FALLBACK in said(env)) == ("shape.env", 3, False)
     [fallback] = [f for f in _report(cut) if f["rule"] == "GPU040"]
     assert (fallback["path"], fallback["line"]) == ("kustomization.yaml", 2)
     assert FALLBACK in said(fallback)

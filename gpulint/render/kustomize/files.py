@@ -52,6 +52,8 @@ class Generated(NamedTuple):
     keys: dict[str, tuple[Any, ...]]
     #: The keys made by ``literals`` items (their value is written in the item).
     literals: frozenset[str] = frozenset()
+    #: The ``envs`` (and ``env``) files it reads ``KEY=value`` lines from (absolute).
+    envs: tuple[str, ...] = ()
 
     def literal(self, key: str) -> bool:
         return key in self.literals
@@ -317,11 +319,14 @@ class _References:
             given_fields = self.keyed(item, _GENERATOR, (key, i))
             keys: dict[str, tuple[Any, ...]] = {}
             literals: set[str] = set()
+            envs: list[str] = []
             for name, entries in given_fields.items():
                 for sub, given in entries:
                     where = (key, i, sub)
                     if name == "env":
                         self.add(field, given, where)
+                        if isinstance(given, str) and given.strip():
+                            envs.append(os.path.normpath(os.path.join(self.folder, given)))
                     elif name in ("files", "envs"):
                         for j, entry in enumerate(self.items(given, name, where)):
                             if isinstance(entry, str):
@@ -330,6 +335,8 @@ class _References:
                                     data_key = named if sign else os.path.basename(entry)
                                     keys.setdefault(data_key.strip(), (*where, j))
                                 entry = entry.rpartition("=")[2]
+                                if name == "envs" and entry.strip():
+                                    envs.append(os.path.normpath(os.path.join(self.folder, entry)))
                             self.add(field, entry, (*where, j))
                     elif name == "literals" and isinstance(given, list):
                         for j, entry in enumerate(given):  # `KEY=value`
@@ -338,7 +345,7 @@ class _References:
                                 literals.add(literal)
                                 keys.setdefault(literal, (*where, j))
             made = _generated(field, given_fields, keys, (key, i))
-            self.generated.append(made._replace(literals=frozenset(literals)))
+            self.generated.append(made._replace(literals=frozenset(literals), envs=tuple(envs)))
 
 
 def _generated(

@@ -4,25 +4,24 @@ through the build as kustomize makes it (api/internal/target/kusttarget.go, kust
 A kustomization's output is its ``resources`` (files, and the built output of folders) in
 order, then each of its ``components`` applied to that, then what its ``configMapGenerator``
 and ``secretGenerator`` entries make (a generated object's writer is its entry, and each
-key's the ``files`` or ``literals`` item that makes it), then its transformers in
-kustomize's order: ``patchesStrategicMerge``, ``patches``, ``namespace``, ``namePrefix``,
-``nameSuffix``, then ``patchesJson6902``, then inline ``replacements`` (a value one copies
-is placed where its source value is written). Every object is followed with its identity:
-its kind, every name it has had (a ``/metadata/name`` JSON6902 patch renames it, a
-``namePrefix``/``nameSuffix`` adds to it: a patch's target matches the original name or the
-current one, as kustomize's ``Select`` and ``GetById`` do) and the writers that touched it
-in order (:class:`Layer`: the resource document, each strategic-merge patch, each JSON6902
-operation, each generator entry and replacement). A rendered object is the followed object
-whose kind and final name are its own, exactly: a source whose name is only part of the
-rendered one is another object.
+key's the ``files`` or ``literals`` item, or the ``envs`` file's line, that makes it), then
+its transformers in kustomize's order: ``patchesStrategicMerge``, ``patches``,
+``namespace``, ``namePrefix``, ``nameSuffix``, then ``patchesJson6902``, then inline
+``replacements`` (a value one copies is placed where its source value is written). Every
+object is followed with its identity: its kind, every name it has had (a ``/metadata/name``
+JSON6902 patch renames it, a ``namePrefix``/``nameSuffix`` adds to it: a patch's target
+matches the original name or the current one, as kustomize's ``Select`` and ``GetById`` do)
+and the writers that touched it in order (:class:`Layer`: the resource document, each
+strategic-merge patch, each JSON6902 operation, each generator entry and replacement). A
+rendered object is the followed object whose kind and final name are its own, exactly: a
+source whose name is only part of the rendered one is another object.
 
 A finding's value is placed at its **last writer** only when what that writer wrote equals
-the rendered value (a mapping or a list is placed at its key, in the last writer that
-writes one: a transformer changing a value inside it does not move it); otherwise
-something gpulint does not follow (``images``, ``replicas``, a ``replacements`` entry
-whose ``options`` cut the copy or that is read from a file, a generator's ``envs`` file)
-wrote it, and the finding falls back to the kustomization entry that brought the object
-in, saying so.
+the rendered value (a mapping or a list is placed at its key, in the last writer that writes
+one: a transformer changing a value inside it does not move it); otherwise something gpulint
+does not follow (``images``, ``replicas``, a ``replacements`` entry whose ``options`` cut
+the copy or that is read from a file) wrote it, and the finding falls back to the
+kustomization entry that brought the object in, saying so.
 """
 
 from __future__ import annotations
@@ -434,7 +433,9 @@ def written(
 ) -> Written | None:
     """Where the value at ``path`` of the rendered object is written: its last writer,
     when what that wrote equals the rendered value. ``memo`` keeps, across the findings of
-    one run, the paths each replacement writes in each rendered object (resolved once)."""
+    one run, the paths each replacement writes in each rendered object (resolved once) and
+    the lines of the ``envs`` files generators read."""
+    memo = memo if memo is not None else {}
     ok, value = lookup(rendered, path)
     if not ok:
         return None
@@ -445,17 +446,20 @@ def written(
         return Written(first.file, first.doc.start)
     last: tuple[Layer, tuple[Any, ...], Any] | None = None
     for layer in o.layers:
-        got = _writes(layer, rendered, path, memo if memo is not None else {})
+        got = _writes(layer, rendered, path, memo)
         if got is not None:
             last = (layer, *got)
     if last is None:
         return None
     layer, at, wrote = last
     if layer.generated is not None:  # the `files` or `literals` item that makes the key
-        return Written(layer.file, layer.doc.value_span(at)) if at else None
+        if at:
+            return Written(layer.file, layer.doc.value_span(at))
+        env = _env_line(layer.generated, path[1], memo) if len(path) == 2 else None
+        return env[0] if env is not None else None
     if layer.replaced is not None:  # where the value it copies is written
         source = layer.replaced.source
-        copied = _copied(source, layer.replaced.source_path, value) if source else None
+        copied = _copied(source, layer.replaced.source_path, value, memo) if source else None
         if copied is None or source is None:
             return None
         where = f"{os.path.basename(layer.file)}:{layer.doc.value_span(layer.replaced.at).line}"
@@ -585,7 +589,9 @@ def _resolve(
     return tuple(out)
 
 
-def _copied(o: Followed, parts: tuple[str, ...], value: Any) -> Written | None:
+def _copied(
+    o: Followed, parts: tuple[str, ...], value: Any, memo: dict[Any, Any]
+) -> Written | None:
     """Where the value a replacement copies from ``o`` is written: its last writer that
     writes ``parts`` (a resource or patch document holding that value, or the generator
     item that makes that key), when what it wrote is the value copied."""
@@ -595,7 +601,8 @@ def _copied(o: Followed, parts: tuple[str, ...], value: Any) -> Written | None:
             key = parts[1] if len(parts) == 2 and parts[0] in _GENERATED_FIELDS else None
             at = made.keys.get(key) if key is not None else None
             if at is None:
-                return None
+                env = _env_line(made, key, memo) if key is not None else None
+                return env[0] if env is not None and env[1] == str(value) else None
             ok, item = lookup(layer.doc.data, at)
             literal = item.partition("=")[2].strip().strip("'\"") if isinstance(item, str) else None
             if literal is not None and "=" in item and made.literal(key) and literal != str(value):
@@ -622,6 +629,25 @@ def _copied(o: Followed, parts: tuple[str, ...], value: Any) -> Written | None:
     return None
 
 
+def _env_line(made: Generated, key: Any, memo: dict[Any, Any]) -> tuple[Written, str] | None:
+    """The ``KEY=value`` line of the ``envs`` files of ``made`` that sets ``key``, and the
+    value written there, when exactly one line of them does (each file read once a run,
+    kept in ``memo``)."""
+    if not isinstance(key, str) or not key:
+        return None
+    hits = []
+    for file in made.envs:
+        lines = memo.get(("env", file))
+        if lines is None:
+            lines = memo[("env", file)] = (read_text(file) or "").splitlines()
+        for number, raw in enumerate(lines, 1):
+            name, sign, rest = raw.strip().partition("=")
+            if sign and name.strip() == key and not raw.lstrip().startswith("#"):
+                written = Written(file, Span(number, 1, number, len(raw) + 1))
+                hits.append((written, rest.strip().strip("'\"")))
+    return hits[0] if len(hits) == 1 else None
+
+
 #: The fields of a generated object that hold its keys (a Secret's values are base64 in
 #: ``data``; ``stringData`` never comes out of a generator but is read the same way).
 _GENERATED_FIELDS = ("data", "binaryData", "stringData")
@@ -630,8 +656,8 @@ _GENERATED_FIELDS = ("data", "binaryData", "stringData")
 def _generates(made: Generated, path: tuple[Any, ...]) -> tuple[tuple[Any, ...], Any] | None:
     """What a generator entry writes at ``path``: a key its ``files`` or ``literals`` item
     makes (the item's place in the kustomization's document, and no value to compare: the
-    item names the content rather than holding it), or the whole field (no place: a key an
-    ``envs`` file makes is not placed)."""
+    item names the content rather than holding it), or the whole field (no place here: a
+    key an ``envs`` file makes is at its line there, :func:`_env_line`)."""
     if path[0] not in _GENERATED_FIELDS:
         return None
     if len(path) == 1:
