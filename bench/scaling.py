@@ -384,6 +384,17 @@ def warm_one_file_of_a_project(n: int) -> Input:
     return Input(["check", "--jobs", "1", "d0/p0.yaml"], folder, 0)
 
 
+def warm_one_file_a_fact_changed(n: int) -> Input:
+    """``warm-one-file-of-a-project`` after another file that tolerates the taint was edited:
+    the project's facts as built no longer hold, so they are built again from every other
+    file's record in the cache (the edited file alone is parsed)."""
+    folder = consensus_files(n).cwd
+    _warm(Input([], folder))
+    edited = folder / "d0" / "p1.yaml"
+    edited.write_text(edited.read_text().replace("name: p1\n", "name: p1-edited\n", 1))
+    return Input(["check", "--jobs", "1", "d0/p0.yaml"], folder, 0)
+
+
 def projects_per_run(n: int) -> Input:
     """n repositories in one folder, three GPU pods each (two tolerating a taint of their
     own): each project's facts are gathered from its files alone."""
@@ -1361,6 +1372,7 @@ CASES: dict[str, Case] = {
     "projects-per-run": Case(projects_per_run, 500, "scaling"),
     "warm-project": Case(warm_project, 2_500, "scaling"),
     "warm-one-file-of-a-project": Case(warm_one_file_of_a_project, 2_500, "scaling"),
+    "warm-one-file-a-fact-changed": Case(warm_one_file_a_fact_changed, 2_500, "scaling"),
     "dra-claims-in-a-project": Case(dra_claims_in_a_project, 1_000, "scaling"),
     "rare-files": Case(rare_files, 500, "scaling"),
     "plugin-facts-inspected": Case(plugin_facts_inspected, 500, "scaling"),

@@ -335,7 +335,9 @@ def test_a_warm_run_says_what_a_cold_one_says_and_the_cache_ignores_itself(
     cold = check(root, "train-d.yaml")
     cache = root / ".gpulint_cache"
     assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
-    assert json.loads(json.loads(next(cache.glob("facts-*.json")).read_text())["data"])["files"]
+    assert json.loads(json.loads(next(cache.glob("records-*.json")).read_text())["data"])["files"]
+    # The project's facts as built are kept beside each file's size, time and digest.
+    assert json.loads(json.loads(next(cache.glob("facts-*.json")).read_text())["data"])["built"]
     assert check(root, "train-d.yaml") == cold
     # A changed file is read again: the taint is no longer agreed on.
     (root / "train-a.yaml").write_text(job("train-a"))
@@ -358,6 +360,7 @@ def test_a_corrupt_or_hostile_cache_is_ignored_with_a_warning(tmp_path: Path) ->
     root = _repo_with_consensus(tmp_path)
     cold = check(root, "train-d.yaml")
     facts = next((root / ".gpulint_cache").glob("facts-*.json"))
+    records = next((root / ".gpulint_cache").glob("records-*.json"))
     key = json.loads(json.loads(facts.read_text())["data"])["key"]
     marker = tmp_path / "ran"
 
@@ -370,15 +373,25 @@ def test_a_corrupt_or_hostile_cache_is_ignored_with_a_warning(tmp_path: Path) ->
         pickle.dumps(Payload()),
         json.dumps({"key": key, "files": {"0" * 64: {"p": "x"}}}).encode(),
     ]
-    # Every entry replaced by a record of the pull request's choosing, without this user's
-    # key: not taken for this machine's (the HMAC does not match).
+    # Every record, and the facts as built, replaced by ones of the pull request's choosing,
+    # without this user's key: not taken for this machine's (the HMAC does not match).
+    forged = {"p": [[["nvidia"], [["sku", [["cpu", "NoSchedule"]], 9]]]] * 3, "a": []}
+    outer = json.loads(records.read_text())
+    data = json.loads(outer["data"])
+    data["files"] = {k: forged for k in data["files"]}
+    forged_records = json.dumps({"mac": outer["mac"], "data": json.dumps(data)}).encode()
     outer = json.loads(facts.read_text())
     data = json.loads(outer["data"])
-    forged = {"p": [[["nvidia"], [["sku", [["cpu", "NoSchedule"]], 9]]]] * 3, "a": []}
-    data["files"] = {k: forged for k in data["files"]}
-    hostile.append(json.dumps({"mac": outer["mac"], "data": json.dumps(data)}).encode())
-    for content in hostile:
-        facts.write_bytes(content)
+    data["built"][1]["b"]["t"] = []
+    forged_built = json.dumps({"mac": outer["mac"], "data": json.dumps(data)}).encode()
+    # Each file of the cache in turn: a cold run writes it again before the next one. The
+    # records are read only when the facts are built again (here: none kept as built).
+    cases = [(name, c) for name in (facts, records) for c in hostile]
+    cases += [(records, forged_records), (facts, forged_built)]
+    for where, content in cases:
+        if where == records:
+            facts.unlink()
+        where.write_bytes(content)
         proc = gpulint_in_process(
             "check", "-f", "json", "--fail-on", "warning", "train-d.yaml", cwd=root
         )
@@ -388,7 +401,7 @@ def test_a_corrupt_or_hostile_cache_is_ignored_with_a_warning(tmp_path: Path) ->
         assert [(f["rule"], f["severity"]) for f in found] == [(f[2], f[3]) for f in cold[0]]
         # A corrupt file is said; one signed with another key (another user's, a committed
         # one) is someone else's cache, ignored quietly.
-        corrupt = content is not hostile[-1]
+        corrupt = content in hostile
         assert ("not a cache gpulint wrote" in proc.stderr) == corrupt, proc.stderr
     assert not marker.exists()
 

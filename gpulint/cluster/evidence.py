@@ -181,6 +181,12 @@ class Gatherer:
     def picture(self, found: Found | None = None) -> Picture:
         """What the files said, with the GPU node pools ``found`` in them
         (:func:`gpulint.cluster.objects.scan`)."""
+        return with_pools(self.base(), self._registry, found)
+
+    def base(self) -> Base:
+        """What the files' pods and node agents said, before the node pools: the taints
+        agreed on and the agents', the GPU pods counted, the keys disputed (the project's
+        cache keeps it: :mod:`gpulint.cluster.keptpicture`)."""
         agreed, disputed = self._tally.agreed()
         taints = [
             t._replace(resource=t.resource if self._registry.is_accelerator(t.taint.key) else None)
@@ -190,24 +196,39 @@ class Gatherer:
         for taint, any_value, what, places in self._agents.rows(known):
             key = taint.key if self._registry.is_accelerator(taint.key) else None
             taints.append(KnownTaint(taint, any_value, Evidence(what, places), key, agent=True))
-        pools = found.pools if found is not None else ()
-        for pool in pools:
-            # A GPU pool: it makes GPU nodes, or a taint is keyed by an accelerator resource
-            # (the ExtendedResourceToleration convention: nvidia.com/gpu:NoSchedule).
-            accelerated = [t.key for t in pool.taints if self._registry.is_accelerator(t.key)]
-            if not pool.gpus and not accelerated:
+        return Base(tuple(taints), self._tally.pods, tuple(disputed))
+
+
+class Base(NamedTuple):
+    """The cluster picture of a project before its node pools (:meth:`Gatherer.base`)."""
+
+    taints: tuple[KnownTaint, ...]
+    gpu_pods: int
+    disputed: tuple[Disputed, ...]
+
+
+def with_pools(base: Base, registry: Registry, found: Found | None) -> Picture:
+    """The picture of ``base`` with the GPU node pools ``found`` in the files."""
+    taints = list(base.taints)
+    known = {t.taint.key for t in taints}
+    pools = found.pools if found is not None else ()
+    for pool in pools:
+        # A GPU pool: it makes GPU nodes, or a taint is keyed by an accelerator resource
+        # (the ExtendedResourceToleration convention: nvidia.com/gpu:NoSchedule).
+        accelerated = [t.key for t in pool.taints if registry.is_accelerator(t.key)]
+        if not pool.gpus and not accelerated:
+            continue
+        for taint in pool.taints:
+            if taint.effect not in ("NoSchedule", "NoExecute") or taint.key in known:
                 continue
-            for taint in pool.taints:
-                if taint.effect not in ("NoSchedule", "NoExecute") or taint.key in known:
-                    continue
-                known.add(taint.key)
-                what = f"a taint of the GPU {pool.shown()} in this project's files"
-                resource = taint.key if taint.key in accelerated else None
-                evidence = Evidence(what, _place(pool.source))
-                taints.append(KnownTaint(taint, False, evidence, resource, pooled=True))
-        queue = found.tolerations if found is not None else ()
-        runtime = found.runtime if found is not None else ()
-        return Picture(tuple(taints), self._tally.pods, queue, pools, tuple(disputed), runtime)
+            known.add(taint.key)
+            what = f"a taint of the GPU {pool.shown()} in this project's files"
+            resource = taint.key if taint.key in accelerated else None
+            evidence = Evidence(what, _place(pool.source))
+            taints.append(KnownTaint(taint, False, evidence, resource, pooled=True))
+    queue = found.tolerations if found is not None else ()
+    runtime = found.runtime if found is not None else ()
+    return Picture(tuple(taints), base.gpu_pods, queue, pools, base.disputed, runtime)
 
 
 def walk_record(

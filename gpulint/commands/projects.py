@@ -151,6 +151,9 @@ class Projects:
         from gpulint.util.discover import SKIP_DIRS, SKIP_FILES, YAML_SUFFIXES
         from gpulint.util.walk import walk
 
+        # A plain top (as a relative or absolute path names it) keeps every path below it
+        # plain: a file's path is its folder's joined to its name, not normalised again.
+        plain = os.sep == "/" and os.path.normpath(top) == top
         for dirpath, dirnames, filenames in walk(top):
             if dirpath != top and self._own_project(dirpath, dirnames, filenames):
                 dirnames[:] = []
@@ -160,9 +163,18 @@ class Projects:
                 for d in dirnames
                 if d not in SKIP_DIRS and not (excluded and excluded(os.path.join(dirpath, d)))
             )
+            if not plain:
+                folder = None
+            elif dirpath == ".":
+                folder = ""
+            else:
+                folder = (dirpath[2:] if dirpath.startswith("./") else dirpath).rstrip("/") + "/"
             for name in sorted(filenames):
                 if name.endswith(YAML_SUFFIXES) and name not in SKIP_FILES:
-                    path = os.path.normpath(os.path.join(dirpath, name))
+                    if folder is not None:
+                        path = folder + name
+                    else:
+                        path = os.path.normpath(os.path.join(dirpath, name))
                     if not (excluded and excluded(path)):
                         yield path
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from gpulint.cluster.evidence import Base
     from gpulint.k8s.devices import Registry
     from gpulint.k8s.dra import DraFacts
     from gpulint.k8s.workloads import WorkloadTable
@@ -89,25 +90,30 @@ def read_rows(found: Iterable[Target], cache: FactCache | None) -> list[Row]:
     rows: list[Row] = []
     base = os.path.join(os.path.abspath(cache.root), "") if cache is not None else ""
     cwd = os.getcwd()
+    # A plain relative path (a walk's, from the working directory) is the working
+    # directory's place in the project joined to it: no per-file path arithmetic.
+    here = os.path.join(cwd, "")
+    prefix = here[len(base) :] if os.sep == "/" and here.startswith(base) else None
+    lstat, is_regular = os.lstat, stat.S_ISREG
     for target in found:
-        if target.path is None:
+        path = target.path
+        if path is None:
             continue
         where, info = None, None
         if cache is not None:
             try:
-                info = os.lstat(target.path)
-                if stat.S_ISREG(info.st_mode):
-                    where = _inside(target.path, cwd, base)
+                info = lstat(path)
+                if is_regular(info.st_mode):
+                    plain = prefix is not None and path[:1] not in ("/", ".")
+                    if plain and "/." not in path and "//" not in path:
+                        where = prefix + path  # type: ignore[operator]
+                    else:
+                        where = _inside(path, cwd, base)
             except (OSError, ValueError):
                 pass
         if cache is not None and where is not None and info is not None:
             kept = cache.unchanged(where, info.st_size, info.st_mtime_ns)
-            if (
-                kept is not None
-                and len(kept) == 6
-                and all(isinstance(f, bool) for f in kept[1:])
-                and not kept[5]
-            ):
+            if kept is not None and len(kept) == 6 and not kept[5] and _flags(kept):
                 rows.append(Row(target, None, kept[0], kept[1:]))
                 continue
         raw, _ = read_target(target)
@@ -123,6 +129,12 @@ def read_rows(found: Iterable[Target], cache: FactCache | None) -> list[Row]:
                 cache.saw(where, info.st_size, info.st_mtime_ns, key, *flags)
         rows.append(Row(target, raw, key, flags))
     return rows
+
+
+def _flags(kept: list[Any]) -> bool:
+    """Whether a cache row's flags are the five booleans :func:`flags_of` writes."""
+    _, a, b, c, d, e = kept
+    return a.__class__ is b.__class__ is c.__class__ is d.__class__ is e.__class__ is bool
 
 
 def _inside(path: str, cwd: str, base: str) -> str | None:
@@ -259,8 +271,10 @@ def project_facts(
     ``cache``, ``prints`` gets the facts' fingerprint: every file that says something of the
     cluster, its label, digest and what its bytes hold (:func:`facts_key`). With a
     ``handoff``, the files the run lints that are parsed here are parsed for the lint too."""
-    from gpulint.cluster.deviceplugins import Found, learned
-    from gpulint.cluster.pluginrecords import found_from_json
+    from gpulint.cluster.deviceplugins import learned
+    from gpulint.cluster.evidence import with_pools
+    from gpulint.cluster.objects import scan
+    from gpulint.cluster.poolkinds import markers
     from gpulint.k8s.devices import builtin_registry
     from gpulint.k8s.workloads import builtin_table
     from gpulint.lint.prepass import cluster_objects, config_maps, dra_objects
@@ -269,8 +283,9 @@ def project_facts(
     own = settings.copy()
     handoff = handoff if handoff is not None else Handoff()
     rows = read_rows(found, cache)
+    fingerprint = facts_key(rows, picture, wants_maps) if cache is not None else ""
     if prints is not None and cache is not None:
-        prints.append(facts_key(rows, picture, wants_maps))
+        prints.append(fingerprint)
     table = own.workloads or builtin_table()
     registry = own.registry or builtin_registry()
     # The project's DRA objects first: whether a pod that names a claim is a GPU pod (its
@@ -280,6 +295,106 @@ def project_facts(
     # and its documents go on to the lint and to the parse of its tolerations.
     rare = Rare(listed, handoff)
     own.dra = dra = dra_objects(listed, rare)
+    wants_unit = "memory_unit" not in own.options.get("GPU017", {})
+    # What the files said as built by a run before whose files said the same: the device
+    # plugins' names and the picture before the node pools (the rare files are read anyway).
+    built_key = f"{fingerprint}:{registry_key(registry)}:{wants_unit}"
+    built = _built(cache, built_key, picture)
+    if built is not None:
+        merged, gpushare, base = built
+    else:
+        merged, gpushare, pictures, key = _plugins_and_records(
+            rows, registry, table, jobs, cache, dra, handoff, picture, wants_unit
+        )
+    run = learned(registry, merged, gpushare)
+    if run is not registry:
+        own.registry = registry = run
+    if own.cluster is not None:
+        own.cluster = cluster_objects(own.cluster, listed, rare)
+    if wants_maps:
+        own.config_maps = config_maps(listed, rare)
+    if picture:
+        if built is None:
+            key2 = registry_key(registry) + dra_key(rows, dra)
+            if key2 != key:  # the project's own device plugins changed which pods are GPU pods
+                pictures = {}
+                todo = []
+                for i, row in enumerate(rows):
+                    wants = row.tolerations or (row.hint and (row.plugin or row.unit))
+                    p = _kept(cache, f"p:{key2}:{row.digest}") if wants else None
+                    if p is not None:
+                        pictures[i] = p
+                    elif wants:
+                        todo.append((i, True, False))
+                _parse_rows(
+                    rows, todo, registry, table, jobs, cache, key2, {}, pictures, dra, handoff
+                )
+            base = _picture(own, rows, pictures, key2, table, jobs, cache, handoff)
+        wanted = markers()
+        pools = [
+            (row.target.label, row.raw)
+            for row in rows
+            if row.other and row.raw is not None and any(m in row.raw for m in wanted)
+        ]
+        own.evidence = with_pools(base, registry, scan(pools, rare))
+    if cache is not None and built is None:
+        from gpulint.cluster.keptpicture import base_json
+        from gpulint.cluster.pluginrecords import found_json
+
+        made = {"d": found_json(merged), "g": list(gpushare) if gpushare else None}
+        if picture:
+            made["b"] = base_json(base)
+        cache.keep_built(built_key, made)
+    return own
+
+
+def _built(cache: FactCache | None, key: str, picture: bool) -> Any:
+    """What the cache kept of the project's facts as built from files that said the same
+    (``key``): the device plugins' configurations, gpushare's unit and (with ``picture``) the
+    picture before its node pools; None when it kept none, or not that."""
+    from gpulint.cluster.deviceplugins import Found
+    from gpulint.cluster.keptpicture import base_from_json
+    from gpulint.cluster.pluginrecords import found_from_json
+
+    kept = cache.built(key) if cache is not None else None
+    if not isinstance(kept, dict):
+        return None
+    merged = Found([], [], [], [], [])
+    gpushare = kept.get("g")
+    base = base_from_json(kept.get("b")) if picture else None
+    if (
+        not found_from_json(kept.get("d"), merged)
+        or not (
+            gpushare is None
+            or (
+                isinstance(gpushare, list)
+                and len(gpushare) == 2
+                and all(isinstance(v, str) for v in gpushare)
+            )
+        )
+        or (picture and base is None)
+    ):
+        return None
+    return merged, (gpushare[0], gpushare[1]) if gpushare else None, base
+
+
+def _plugins_and_records(
+    rows: list[Row],
+    registry: Registry,
+    table: WorkloadTable,
+    jobs: int,
+    cache: FactCache | None,
+    dra: DraFacts | None,
+    handoff: Handoff,
+    picture: bool,
+    wants_unit: bool,
+) -> tuple[Any, tuple[str, str] | None, dict[int, Any], str]:
+    """What the project's device plugins configure (merged, in file order), gpushare's unit,
+    and the picture records read with the registry the run starts with (by row), and their
+    key: each file parsed at most once for both, or taken from the cache."""
+    from gpulint.cluster.deviceplugins import Found
+    from gpulint.cluster.pluginrecords import found_from_json
+
     first_key = registry_key(registry) + dra_key(rows, dra)
     plugins: dict[int, Any] = {}
     pictures: dict[int, Any] = {}
@@ -291,7 +406,6 @@ def project_facts(
         rows, todo, registry, table, jobs, cache, first_key, plugins, pictures, dra, handoff
     )
     # What the project's device plugins advertise, in file order.
-    wants_unit = "memory_unit" not in own.options.get("GPU017", {})
     merged = Found([], [], [], [], [])
     units: dict[str, str] = {}
     for i in sorted(plugins):
@@ -302,28 +416,7 @@ def project_facts(
         for unit, place in entry.get("u", []) if wants_unit else ():
             units.setdefault(unit, place)
     gpushare = next(iter(units.items())) if len(units) == 1 else None
-    run = learned(registry, merged, gpushare)
-    if run is not registry:
-        own.registry = registry = run
-    if own.cluster is not None:
-        own.cluster = cluster_objects(own.cluster, listed, rare)
-    if wants_maps:
-        own.config_maps = config_maps(listed, rare)
-    if picture:
-        key = registry_key(registry) + dra_key(rows, dra)
-        if key != first_key:  # the project's own device plugins changed which pods are GPU pods
-            pictures = {}
-            todo = []
-            for i, row in enumerate(rows):
-                wants = row.tolerations or (row.hint and (row.plugin or row.unit))
-                p = _kept(cache, f"p:{key}:{row.digest}") if wants else None
-                if p is not None:
-                    pictures[i] = p
-                elif wants:
-                    todo.append((i, True, False))
-            _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, pictures, dra, handoff)
-        own.evidence = _picture(own, rows, pictures, key, table, jobs, cache, handoff, rare)
-    return own
+    return merged, gpushare, pictures, first_key
 
 
 #: At most this many characters of a project's rare files have their documents held by the
@@ -421,13 +514,12 @@ def facts_key(rows: list[Row], picture: bool, wants_maps: bool) -> str:
     change them."""
     import hashlib
 
-    made = hashlib.sha256(f"{picture}:{wants_maps}\n".encode())
+    lines = [f"{picture}:{wants_maps}\n"]
     for row in rows:
-        flags = (row.tolerations, row.hint, row.plugin, row.unit, row.other)
-        if any(flags):
-            shown = "".join("1" if f else "0" for f in flags)
-            made.update(f"{row.target.label}\0{row.digest}\0{shown}\n".encode())
-    return made.hexdigest()[:32]
+        a, b, c, d, e = row.tolerations, row.hint, row.plugin, row.unit, row.other
+        if a or b or c or d or e:
+            lines.append(f"{row.target.label}\0{row.digest}\0{a:d}{b:d}{c:d}{d:d}{e:d}\n")
+    return hashlib.sha256("".join(lines).encode()).hexdigest()[:32]
 
 
 def _kept(cache: FactCache | None, key: str) -> Any:
@@ -491,15 +583,12 @@ def _picture(
     jobs: int,
     cache: FactCache | None,
     handoff: Handoff | None = None,
-    rare: Rare | None = None,
-) -> Any:
-    """The cluster picture of the project's files: the taints their GPU pods agree on (the
-    GPU pods of files without tolerations counted only when some taint may be agreed on),
-    the node agents' taints, the GPU node-pool objects' taints."""
+) -> Base:
+    """The cluster picture of the project's files before their node pools: the taints their
+    GPU pods agree on (the GPU pods of files without tolerations counted only when some
+    taint may be agreed on), the node agents' taints."""
     from gpulint.cluster.consensus import from_json
     from gpulint.cluster.evidence import Gatherer
-    from gpulint.cluster.objects import scan
-    from gpulint.cluster.poolkinds import markers
     from gpulint.k8s.devices import builtin_registry
 
     registry = own.registry or builtin_registry()
@@ -534,10 +623,4 @@ def _picture(
             record = from_json(counted.get(i))
             if record is not None:
                 gatherer.count_record(record)
-    wanted = markers()
-    pools = [
-        (row.target.label, row.raw)
-        for row in rows
-        if row.other and row.raw is not None and any(m in row.raw for m in wanted)
-    ]
-    return gatherer.picture(scan(pools, rare))
+    return gatherer.base()

@@ -9,6 +9,13 @@ path: a warm run does not read a file that did not change (unless another fact n
 bytes) and parses only the files that changed. A record is the file's own, never its name
 or place in the tree (its label is applied when it is read back).
 
+Two files: ``facts-N.json`` holds each file's size, modification time and digest, and the
+project's facts as built (:meth:`FactCache.built`: the device plugins' names and the cluster
+picture before its node pools, under a fingerprint of every file that can say something of
+the cluster); ``records-N.json`` the per-file records, read only when the facts must be
+built again (a file that says something changed), so that a warm run on an unchanged project
+reads one small file and parses no record.
+
 The cache is data, never code: one JSON file, read with a size cap, every entry checked
 before it is used, signed with an HMAC whose key is this user's, kept in gpulint's own cache
 folder outside every tree (:func:`user_secret`), so that a cache committed by a pull request
@@ -35,8 +42,10 @@ if TYPE_CHECKING:
 #: The cache folder's name, in the project's root folder.
 FOLDER = ".gpulint_cache"
 #: The facts file in it; the number changes with the format of its entries.
-FORMAT = 3
+FORMAT = 4
 _NAME = f"facts-{FORMAT}.json"
+#: The per-file records, read on the first :meth:`FactCache.get` or :meth:`FactCache.put`.
+_RECORDS = f"records-{FORMAT}.json"
 #: A cache file larger than this is not read (a project's facts are far smaller).
 _MAX_BYTES = 64 << 20
 
@@ -50,11 +59,15 @@ class FactCache:
     :meth:`save` at the end (only the entries this run used are kept)."""
 
     __slots__ = (
+        "_built",
+        "_built_changed",
         "_changed",
         "_entries",
         "_folder",
         "_key",
         "_paths",
+        "_paths_changed",
+        "_records",
         "_secret",
         "_seen",
         "_shards",
@@ -80,7 +93,13 @@ class FactCache:
         self._secret = secret
         self._entries: dict[str, Any] = {}
         self._used: dict[str, Any] = {}
+        #: The records file was read (or found wanting): :meth:`save` writes it when changed.
+        self._records = False
         self._changed = False
+        self._paths_changed = False
+        #: The project's facts as built: ``[fingerprint, data]`` (:meth:`built`).
+        self._built: list[Any] | None = None
+        self._built_changed = False
         self._warned: set[str] = set()  # each said once
         #: How messages name the cache file.
         self.shown = os.path.join(os.path.relpath(self._folder), _NAME)
@@ -94,14 +113,17 @@ class FactCache:
 
             sys.stderr.write(f"gpulint: warning: {escape_line(message)}\n")
 
-    def _load(self) -> None:
-        path = os.path.join(self._folder, _NAME)
+    def _read(self, name: str) -> dict[str, Any] | None:
+        """The signed data of the cache file ``name``: None when there is none, it cannot be
+        read or it is another key's (quietly); a file that is not what gpulint wrote is said
+        once and written again."""
+        path = os.path.join(self._folder, name)
         try:
             if not _real_folder(self._folder):
-                return
+                return None
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | _CLOEXEC)
         except OSError:
-            return  # no cache yet, or one that cannot be read: a cold run
+            return None  # no cache yet, or one that cannot be read: a cold run
         try:
             with os.fdopen(fd, "rb") as fh:
                 raw = fh.read(_MAX_BYTES + 1)
@@ -111,23 +133,58 @@ class FactCache:
             if isinstance(body, str) and isinstance(mac, str) and not self._signed(body, mac):
                 # Signed with another key (another user's or machine's, or committed to the
                 # tree): not ours to trust, and nothing wrong with it: read afresh, quietly.
-                return
+                return None
             data = json.loads(body) if isinstance(body, str) and isinstance(mac, str) else None
         except (OSError, ValueError, RecursionError):
             data = None
-        if not (
-            isinstance(data, dict)
-            and isinstance(data.get("key"), str)
-            and isinstance(data.get("files"), dict)
-            and isinstance(data.get("paths", {}), dict)
-        ):
+        if not (isinstance(data, dict) and isinstance(data.get("key"), str)):
             self._warn(f"{self.shown}: not a cache gpulint wrote; ignored, and written again")
-            self._changed = True
+            return {}
+        return data
+
+    def _load(self) -> None:
+        data = self._read(_NAME)
+        if data is None:
+            return
+        paths, built = data.get("paths"), data.get("built")
+        if not isinstance(paths, dict) or not (built is None or isinstance(built, list)):
+            if data:
+                self._warn(f"{self.shown}: not a cache gpulint wrote; ignored, and written again")
+            self._paths_changed = True
             return
         # Which files are unchanged holds whatever the key; what they say, for its key only.
-        self._paths = data.get("paths", {})
-        self._stored = (data["key"], data["files"])
+        self._paths = paths
+        if data["key"] == self._key and isinstance(built, list) and len(built) == 2:
+            self._built = built
+
+    def _load_records(self) -> None:
+        """The per-file records, read on the first question about them."""
+        if self._records:
+            return
+        self._records = True
+        data = self._read(_RECORDS)
+        if data is None:
+            return
+        files = data.get("files")
+        if not isinstance(files, dict):
+            if data:
+                self._warn(f"{self.shown}: not a cache gpulint wrote; ignored, and written again")
+            self._changed = True
+            return
+        self._stored = (data["key"], files)
         self.rekey(self._key)
+
+    def built(self, fingerprint: str) -> Any:
+        """The project's facts as built by a run before whose files said the same
+        (``fingerprint``), or None."""
+        built = self._built
+        return built[1] if built is not None and built[0] == fingerprint else None
+
+    def keep_built(self, fingerprint: str, data: Any) -> None:
+        """Keep the project's facts as built from files that say ``fingerprint``."""
+        if self._built != [fingerprint, data]:
+            self._built = [fingerprint, data]
+            self._built_changed = True
 
     def _mac(self, body: str) -> str:
         import hmac
@@ -143,6 +200,9 @@ class FactCache:
         """What decides the entries is ``key`` after all (the project's own device plugins
         were read): the entries kept for another are dropped."""
         self._key = key
+        if not self._records:
+            self._load_records()
+            return
         stored_key, stored = self._stored
         self._entries = stored if stored_key == key else {}  # another version or registry
         self._used = {}
@@ -150,6 +210,7 @@ class FactCache:
 
     def get(self, key: str) -> Any:
         """The entry of a file's digest, or None."""
+        self._load_records()
         entry = self._entries.get(key)
         if entry is not None:
             self._used[key] = entry
@@ -168,6 +229,7 @@ class FactCache:
     def bad(self, key: str) -> None:
         """The entry of ``key`` is not one gpulint wrote: dropped, with a warning once."""
         self._warn(f"{self.shown}: an entry is not one gpulint wrote; ignored, and written again")
+        self._load_records()
         self._entries.pop(key, None)
         self._used.pop(key, None)
         self._changed = True
@@ -187,10 +249,11 @@ class FactCache:
         """What was read of the file at ``path``, to skip it next time while it is unchanged."""
         row = [size, mtime, digest, *flags]
         if self._paths.get(path) != row:
-            self._changed = True
+            self._paths_changed = True
         self._paths[path] = self._seen[path] = row
 
     def put(self, key: str, entry: Any) -> None:
+        self._load_records()
         self._entries[key] = entry
         self._used[key] = entry
         self._changed = True
@@ -204,11 +267,9 @@ class FactCache:
             self._shards.save(_real_folder)
 
     def _save(self) -> None:
-        if (
-            not self._changed
-            and len(self._used) == len(self._entries)
-            and len(self._seen) == len(self._paths)
-        ):
+        records = self._records and (self._changed or len(self._used) != len(self._entries))
+        facts = self._paths_changed or self._built_changed or len(self._seen) != len(self._paths)
+        if not (records or facts):
             return
         try:
             if not os.path.lexists(self._folder):
@@ -217,15 +278,20 @@ class FactCache:
             if not _real_folder(self._folder):
                 self._warn(f"{self.shown}: its folder is a link or not a folder: no cache kept")
                 return
-            body = json.dumps(
-                {"key": self._key, "files": self._used, "paths": self._seen}, separators=(",", ":")
-            )
-            data = json.dumps({"mac": self._mac(body), "data": body}, separators=(",", ":"))
-            temporary = os.path.join(self._folder, f".{_NAME}.{os.getpid()}.tmp")
-            _write_new(temporary, data.encode())
-            os.replace(temporary, os.path.join(self._folder, _NAME))
+            if records:
+                self._write(_RECORDS, {"key": self._key, "files": self._used})
+            if facts:
+                made = {"key": self._key, "paths": self._seen, "built": self._built}
+                self._write(_NAME, made)
         except OSError:
             return
+
+    def _write(self, name: str, made: dict[str, Any]) -> None:
+        body = json.dumps(made, separators=(",", ":"))
+        data = json.dumps({"mac": self._mac(body), "data": body}, separators=(",", ":"))
+        temporary = os.path.join(self._folder, f".{name}.{os.getpid()}.tmp")
+        _write_new(temporary, data.encode())
+        os.replace(temporary, os.path.join(self._folder, name))
 
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
