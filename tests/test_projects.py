@@ -461,3 +461,25 @@ def test_the_cache_key_follows_the_code_in_a_checkout(tmp_path: Path) -> None:
     assert edited.startswith(f"{__version__}+") and edited != first
     (tmp_path / "pyproject.toml").unlink()
     assert key() == __version__
+
+
+def test_a_rule_reads_the_projects_facts_from_its_context() -> None:
+    """GPU020 judges a pod against the picture its linter was given (``Settings.evidence``,
+    read by the rule as ``ctx.evidence``), not against files it finds or a run's state: the
+    same text is an assumption without it and cites the given evidence with it."""
+    from gpulint.cluster.known import Evidence, KnownTaint, Picture
+    from gpulint.k8s.taints import Taint
+    from gpulint.settings import Settings
+    from tests.conftest import lint
+
+    text = job("train-d")
+    (alone,) = [f for f in lint(text) if f.rule == "GPU020"]
+    assert alone.severity.name == "INFO" and "sku" not in alone.message
+    taint = Taint("sku", "gpu", "NoSchedule")
+    places = (("elsewhere/train-a.yaml", 9), ("elsewhere/train-b.yaml", 9))
+    evidence = Evidence("tolerated by 2 of the 3 GPU pods of this project", places)
+    settings = Settings()
+    settings.evidence = Picture((KnownTaint(taint, False, evidence, witnesses=2, pods=3),), 3)
+    (judged,) = [f for f in lint(text, settings=settings) if f.rule == "GPU020"]
+    assert judged.severity.name == "WARNING" and "sku=gpu:NoSchedule" in judged.message
+    assert [(r.path, r.span.line) for r in judged.related] == list(places)
