@@ -82,19 +82,20 @@ def pack_spans(key: Any, node: Any) -> int:
     return packed
 
 
+_MASK = 0xFFFFFFFF
+
+
 def _unpack(packed: int) -> Location:
-    mask = 0xFFFFFFFF
-
-    def span(bits: int) -> Span:
-        return Span(
-            (bits & mask) + 1,
-            (bits >> 32 & mask) + 1,
-            (bits >> 64 & mask) + 1,
-            (bits >> 96 & mask) + 1,
-        )
-
-    key = span(packed >> 129) if packed >> 128 & 1 else None
-    return (key, span(packed))
+    m = _MASK
+    value = _new_span(
+        Span,
+        ((packed & m) + 1, (packed >> 32 & m) + 1, (packed >> 64 & m) + 1, (packed >> 96 & m) + 1),
+    )
+    if not packed >> 128 & 1:
+        return (None, value)
+    k = packed >> 129
+    key = _new_span(Span, ((k & m) + 1, (k >> 32 & m) + 1, (k >> 64 & m) + 1, (k >> 96 & m) + 1))
+    return (key, value)
 
 
 def _location(entry: Any, end: tuple[int, int] | None = None) -> Location:
@@ -107,8 +108,12 @@ def _location(entry: Any, end: tuple[int, int] | None = None) -> Location:
         if key is not None and not isinstance(key, Span):
             key = node_span(key)
     if end is not None:
-        value = clamp(value, end)
-        key = clamp(key, end) if key is not None else None
+        # clamp(), with the common case (the span ends before the text does) first.
+        line, column = end
+        if value[2] > line or (value[2] == line and value[3] > column):
+            value = clamp(value, end)
+        if key is not None and (key[2] > line or (key[2] == line and key[3] > column)):
+            key = clamp(key, end)
     return (key, value)
 
 
