@@ -283,6 +283,12 @@ def _levels(pod: PodSpec, fields: Mapping[str, frozenset[str]]) -> Iterator[Leve
 _NOT_WALKED = frozenset({"PodSpec", "Container", "EphemeralContainer"})
 
 
+#: A level's label before it is written out: a string, or (field, index or None, item,
+#: parent label) for a level under a field of its parent, written only for a level that is
+#: reported (most are not).
+_Label = Any
+
+
 def _walk(
     kind: str,
     data: Mapping[Any, Any],
@@ -290,21 +296,38 @@ def _walk(
     label: str,
     fields: Mapping[str, frozenset[str]],
 ) -> Iterator[Level]:
-    """The level ``data`` of type ``kind`` and the levels under it, by the field table."""
-    if not data.keys() <= fields[kind]:
-        yield Level(kind, data, path, label)
-    for field, child in children().get(kind, {}).items():
-        value = data.get(field)
-        if child in _NOT_WALKED or not value:
-            continue
-        if isinstance(value, dict):
-            yield from _walk(child, value, (*path, field), f"the {field} of {label}", fields)
-        elif isinstance(value, list):
-            for i, item in enumerate(value):
-                if isinstance(item, dict):
-                    yield from _walk(
-                        child, item, (*path, field, i), _item_label(field, i, item, label), fields
-                    )
+    """The level ``data`` of type ``kind`` and the levels under it, by the field table, each
+    before the levels under it and in the table's order (a stack, not recursion)."""
+    table = children()
+    stack: list[tuple[str, Mapping[Any, Any], Path, _Label]] = [(kind, data, path, label)]
+    while stack:
+        kind, data, path, label = stack.pop()
+        if not data.keys() <= fields[kind]:
+            yield Level(kind, data, path, _written(label))
+        below: list[tuple[str, Mapping[Any, Any], Path, _Label]] = []
+        for field, child in table.get(kind, {}).items():
+            value = data.get(field)
+            if child in _NOT_WALKED or not value:
+                continue
+            if isinstance(value, dict):
+                below.append((child, value, (*path, field), (field, None, value, label)))
+            elif isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, dict):
+                        below.append((child, item, (*path, field, i), (field, i, item, label)))
+        stack.extend(reversed(below))
+
+
+def _written(label: _Label) -> str:
+    """A level's label in words (``the resources of container main``)."""
+    chain: list[tuple[str, int | None, Mapping[Any, Any]]] = []
+    while not isinstance(label, str):
+        field, index, item, label = label
+        chain.append((field, index, item))
+    text: str = label
+    for field, index, item in reversed(chain):
+        text = f"the {field} of {text}" if index is None else _item_label(field, index, item, text)
+    return text
 
 
 def _item_label(field: str, index: int, item: Mapping[Any, Any], parent: str) -> str:
