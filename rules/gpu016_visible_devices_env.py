@@ -1,8 +1,7 @@
-"""NVIDIA_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES or HABANA_VISIBLE_DEVICES that works against
-the device plugin.
+"""A GPU-choosing variable (NVIDIA_, CUDA_ or HABANA_VISIBLE_DEVICES) against the device plugin.
 
 ## What it does
-Looks at the `env` of each container (init containers and sidecars included) for the two
+Looks at the `env` of each container (init containers and sidecars included) for the
 variables that choose GPUs, written as a literal `value` (in a chart's values, also as a
 mapping of variable to value, `env: {NVIDIA_VISIBLE_DEVICES: all}`, the form bjw-s
 app-template renders into the list; there a container with no `resources` is found by
