@@ -426,7 +426,8 @@ def test_jobs_gives_the_same_report(tmp_path: Path) -> None:
     for i in range(80):  # enough files for worker processes
         shutil.copy(repo / "job.yaml", repo / f"job-{i:02d}.yaml")
     args = ["check", "--format", "json", "--render", "--helm", str(helm())]
-    serial = gpulint_subprocess(*args, "--jobs", "1", ".", cwd=repo)
+    # The serial run needs no process of its own (in-process runs are serial: conftest.py).
+    serial = gpulint_in_process(*args, ".", cwd=repo)
     parallel = gpulint_subprocess(*args, "--jobs", "2", ".", cwd=repo)
     assert json.loads(serial.stdout)["findings"] == json.loads(parallel.stdout)["findings"]
     assert any(f["path"].startswith("charts/") for f in json.loads(parallel.stdout)["findings"])
@@ -558,7 +559,8 @@ def test_two_charts_render_in_worker_processes(tmp_path: Path) -> None:
     for name in ("a", "b"):
         shutil.copytree(CHART, tmp_path / name)
     args = ["check", "--format", "json", "--render", "--helm", str(helm())]
-    serial = gpulint_subprocess(*args, "--jobs", "1", "a", "b", cwd=tmp_path)
+    # The serial run needs no process of its own (in-process runs are serial: conftest.py).
+    serial = gpulint_in_process(*args, "a", "b", cwd=tmp_path)
     parallel = gpulint_subprocess(*args, "--jobs", "2", "a", "b", cwd=tmp_path)
     assert json.loads(serial.stdout)["findings"] == json.loads(parallel.stdout)["findings"]
     assert json.loads(parallel.stdout)["summary"]["files"] == 2

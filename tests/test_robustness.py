@@ -479,16 +479,17 @@ def test_hostile_stdin(tmp_path: Path) -> None:
 def test_parallel_output_is_byte_identical(
     tmp_path: Path, fmt: str, data: tuple[Path, ...]
 ) -> None:
-    def run(jobs: str) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(
-            [*gpulint_cmd(), "check", "--format", fmt, "--jobs", jobs, *map(str, data)],
-            cwd=tmp_path,
-            capture_output=True,
-            timeout=120,
-            check=False,
-        )
-
-    serial, parallel = run("1"), run("4")
+    args = ["check", "--format", fmt, *map(str, data)]
+    # The workers need processes of their own; the serial run they are compared with does not
+    # (in-process runs are serial: conftest.py), and spares a start of the interpreter.
+    serial = gpulint_in_process(*args, cwd=tmp_path, text=False)
+    parallel = subprocess.run(
+        [*gpulint_cmd(), *args[:3], "--jobs", "4", *args[3:]],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert parallel.stdout == serial.stdout
     assert parallel.returncode == serial.returncode
     assert serial.stdout.count(b"\n") > 100

@@ -26,7 +26,6 @@ from tests.externals import (
     describe,
     file_uri_path,
     gpulint,
-    multitool_validate,
     multitool_validate_each,
     sarif_validator,
 )
@@ -123,6 +122,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict[str, 
         "unicode": _sarif("k8s/unicode.yaml", cwd=tmp),
         "odd-names": _sarif("with space", cwd=tmp),
         "suppressed": (_suppressed_log(tmp), 1),
+        "rule-folder": _rule_folder_log(tmp / "repo"),
     }
     if CORPUS:
         out["corpus-relative"] = _sarif(".", cwd=CORPUS)
@@ -532,9 +532,8 @@ docs: |
 """
 
 
-def test_rule_folder_docs_are_help_text_only(tmp_path: Path) -> None:
-    """Code scanning renders ``markdown`` on gpulint's alerts: the tree's rules give text."""
-    repo = tmp_path / "repo"
+def _rule_folder_log(repo: Path) -> tuple[dict[str, Any], int]:
+    """The log of a repository whose rule folder holds LINKING_RULE, written with ``-o``."""
     (repo / ".git").mkdir(parents=True)
     (repo / "policy").mkdir()
     (repo / "policy" / "evil.yaml").write_text(LINKING_RULE, "utf-8")
@@ -542,7 +541,17 @@ def test_rule_folder_docs_are_help_text_only(tmp_path: Path) -> None:
     shutil.copy(BAD, repo / "pod.yaml")
     proc = gpulint("check", "-f", "sarif", "-o", "out.sarif", "pod.yaml", cwd=repo)
     assert proc.returncode == 1, proc.stderr
-    log = json.loads((repo / "out.sarif").read_text("utf-8"))
+    return json.loads((repo / "out.sarif").read_text("utf-8")), proc.returncode
+
+
+def test_rule_folder_docs_are_help_text_only(
+    logs: dict[str, tuple[dict[str, Any], int]],
+    multitool_results: dict[str, list[dict[str, Any]]],
+) -> None:
+    """Code scanning renders ``markdown`` on gpulint's alerts: the tree's rules give text.
+    The log is one of the module's variants: the Multitool validates it with the others."""
+    log, code = logs["rule-folder"]
+    assert code == 1
     rules = {r["id"]: r for r in log["runs"][0]["tool"]["driver"]["rules"]}
     evil = rules["EVIL001"]
     assert set(evil["help"]) == {"text"}  # shown as written: no link, no image
@@ -553,4 +562,4 @@ def test_rule_folder_docs_are_help_text_only(tmp_path: Path) -> None:
     assert set(rules["GPU001"]["help"]) == {"text", "markdown"}
     assert set(rules["GPU001"]["fullDescription"]) == {"text", "markdown"}
     assert rules["GPU001"]["helpUri"].startswith("https://")
-    assert multitool_validate([repo / "out.sarif"], tmp_path) == []
+    assert multitool_results["rule-folder"] == [], describe(multitool_results["rule-folder"])
