@@ -877,6 +877,19 @@ def fixable_output(n: int) -> Input:
     return Input(["check", "--render", "--helm", HELM, "--diff", "demo"], found.cwd, size)
 
 
+def _pod_of_gpu_containers(n: int) -> str:
+    """A pod that tolerates the GPU taint, of n containers c0..c(n-1) asking for a GPU each."""
+    container = (
+        "  - name: c{i}\n    image: registry.example/train:1\n"
+        "    resources: {{requests: {{nvidia.com/gpu: 1}}}}\n"
+    )
+    return (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  tolerations:\n"
+        "  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n  containers:\n"
+        + "".join(container.format(i=i) for i in range(n))
+    )
+
+
 def overlay_findings(n: int) -> Input:
     """A Kustomize root whose one resource is a pod of n containers, a finding each (every
     finding re-read and re-parsed the file). One object: kustomize's own time grows with
@@ -885,15 +898,7 @@ def overlay_findings(n: int) -> Input:
     root = folder / "deploy"
     root.mkdir()
     _write(root, "kustomization.yaml", "resources:\n- pod.yaml\nnamePrefix: prod-\n")
-    container = (
-        "  - name: c{i}\n    image: registry.example/train:1\n"
-        "    resources: {{requests: {{nvidia.com/gpu: 1}}}}\n"
-    )
-    text = (
-        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  tolerations:\n"
-        "  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n  containers:\n"
-        + "".join(container.format(i=i) for i in range(n))
-    )
+    text = _pod_of_gpu_containers(n)
     return Input(["check", "--render", "deploy"], folder, _write(root, "pod.yaml", text))
 
 
@@ -905,15 +910,7 @@ def overlay_replacements(n: int) -> Input:
     folder = _fresh("overlay-replacements", n)
     root = folder / "deploy"
     root.mkdir()
-    container = (
-        "  - name: c{i}\n    image: registry.example/train:1\n"
-        "    resources: {{requests: {{nvidia.com/gpu: 1}}}}\n"
-    )
-    text = (
-        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  tolerations:\n"
-        "  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n  containers:\n"
-        + "".join(container.format(i=i) for i in range(n))
-    )
+    text = _pod_of_gpu_containers(n)
     replacement = (
         "- source: {{kind: ConfigMap, name: sizes, fieldPath: data.G{i}}}\n"
         "  targets:\n  - select: {{kind: Pod}}\n    fieldPaths:\n"
