@@ -82,7 +82,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "gpulint.k8s.agents": ("find_agent", "image_repository"),
         "gpulint.k8s.envvalues": ("Source", "container_env", "env_entries"),
-        "gpulint.k8s.shapes": ("host_gpu_device",),
+        "gpulint.k8s.shapes": ("host_gpu_device", "host_gpu_mounts"),
         "gpulint.data": ("data_path",),
     },
     # The cluster: taints and tolerations, the nodes and what they offer, the evidence of
@@ -363,6 +363,7 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.shapes import (
         host_gpu_device as host_gpu_device,
+        host_gpu_mounts as host_gpu_mounts,
     )
     from gpulint.k8s.taints import (
         TAINTS_OPTION as TAINTS_OPTION,

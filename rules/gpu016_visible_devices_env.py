@@ -179,7 +179,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             if name in AMD:
                 # ROCm's variables choose among the devices the container sees: with no GPU
                 # requested, only a privileged container sees any (all of the node's).
-                if gpu or not _privileged(container) or text in _HIDDEN or amd_said:
+                if gpu or not container.privileged or text in _HIDDEN or amd_said:
                     continue
                 if _mounts_devices(container):
                     continue  # it passes its device nodes through by hand, on purpose
@@ -224,11 +224,6 @@ def _holds(container: Container, ctx: RuleContext, hardware: str) -> bool:
             if resource is not None and resource.hardware == hardware:
                 return True
     return False
-
-
-def _privileged(container: Container) -> bool:
-    context = container.data.get("securityContext")
-    return isinstance(context, dict) and context.get("privileged") is True
 
 
 def _mounts_devices(container: Container) -> bool:

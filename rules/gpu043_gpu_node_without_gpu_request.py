@@ -173,6 +173,7 @@ from gpulint.api import (
     gpu_demand,
     gpu_label_resource,
     host_gpu_device,
+    host_gpu_mounts,
     label_says_yes,
     required_node_terms,
     shares_by_annotation,
@@ -810,7 +811,7 @@ def _host_device_findings(
         if not found:
             continue
         where, device, resource, _ = mounts[min(found)]
-        privileged = _privileged(container)
+        privileged = container.privileged
         yield Violation(
             where,
             f"container {container.label} mounts the host's GPU device {device}"
@@ -856,11 +857,6 @@ def _mount_keys(container: Container) -> list[Any]:
     return keys
 
 
-def _privileged(container: Container) -> bool:
-    context = container.data.get("securityContext")
-    return isinstance(context, Mapping) and context.get("privileged") is True
-
-
 def _pod_host_devices(pod: PodSpec) -> list[tuple[Path, str, tuple[str, ...], set[Any] | None]]:
     """The pod's ``hostPath`` volumes of GPU device nodes: where the path is written, the
     path, the resource that serves it, and the volume's name (the containers that mount it)."""
@@ -876,9 +872,6 @@ def _pod_host_devices(pod: PodSpec) -> list[tuple[Path, str, tuple[str, ...], se
     return out
 
 
-#: Deeper than any chart's values; the walk below is bounded by it and by the loader's
-#: nesting bound.
-_MAX_DEPTH = 32
 #: The last object whose values were searched, what was found and who mounts it (its
 #: containers are asked one after another; the object is held so its identity cannot be
 #: reused).
@@ -888,41 +881,19 @@ _last: list[Any] = [None, ([], {})]
 def _chart_host_devices(
     pod: PodSpec,
 ) -> tuple[list[tuple[Path, str, tuple[str, ...], set[Any] | None]], dict[Any, int]]:
-    """A chart's ``hostPath`` volumes of GPU device nodes anywhere in its values: a pod
-    volume (``extraVolumes: [{hostPath: {path: /dev/dri}}]``) or an app-template persistence
-    item (``{type: hostPath, hostPath: /dev/dri}``), with the containers its
-    ``advancedMounts`` name (None: mounted in every container)."""
+    """A chart's ``hostPath`` volumes of GPU device nodes anywhere in its values
+    (:func:`host_gpu_mounts`: ``extraVolumes: [{hostPath: {path: /dev/dri}}]``, an
+    app-template persistence item ``{type: hostPath, hostPath: /dev/dri}``), with the
+    containers its ``advancedMounts`` name (None: mounted in every container)."""
     data = pod.obj.data
     if _last[0] is data:
         cached: tuple[list[tuple[Path, str, tuple[str, ...], set[Any] | None]], dict[Any, int]]
         cached = _last[1]
         return cached
-    found: list[tuple[Path, str, tuple[str, ...], set[Any] | None]] = []
-    stack: list[tuple[Any, Path, int]] = [(data, pod.obj.path, 0)]
-    while stack:
-        node, path, depth = stack.pop()
-        if isinstance(node, list):
-            items: Any = enumerate(node)
-        elif isinstance(node, Mapping):
-            host = node.get("hostPath")
-            device = host.get("path") if isinstance(host, Mapping) else host
-            resource = host_gpu_device(device) if node.get("enabled") is not False else None
-            if resource is not None:
-                where = (
-                    (*path, "hostPath", "path")
-                    if isinstance(host, Mapping)
-                    else (*path, "hostPath")
-                )
-                found.append((where, str(device).strip(), resource, _advanced_mounts(node)))
-                continue
-            items = node.items()
-        else:
-            continue
-        if depth < _MAX_DEPTH:
-            for key, value in items:
-                if key != "metadata" and isinstance(value, (Mapping, list)):
-                    stack.append((value, (*path, key), depth + 1))
-    found.reverse()
+    found = [
+        (where, device, resource, _advanced_mounts(item))
+        for where, device, resource, item in host_gpu_mounts(data, pod.obj.path)
+    ]
     result = found, _mount_index(found)
     _last[0], _last[1] = data, result
     return result

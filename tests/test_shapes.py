@@ -72,14 +72,19 @@ def test_resource_requirements_by_shape() -> None:
     assert not is_chart_gpu_container({**comfy, "env": {"TZ": "UTC"}})
     assert not is_chart_gpu_container({"env": comfy["env"]})  # no image: no container
     # ... or, in values that mount the host's GPU device nodes, by its image alone.
-    from gpulint.k8s.shapes import holds_host_gpu_device, host_gpu_device
+    from gpulint.k8s.shapes import host_gpu_device, host_gpu_mounts
 
     jellyfin = {"image": {"repository": "jellyfin/jellyfin"}, "securityContext": {}}
     assert is_chart_gpu_container(jellyfin, host_devices=True)
     assert not is_chart_gpu_container(jellyfin)
-    assert holds_host_gpu_device({"persistence": {"dri": {"hostPath": "/dev/dri"}}})
-    assert holds_host_gpu_device({"extraVolumes": [{"hostPath": {"path": "/dev/kfd"}}]})
-    assert not holds_host_gpu_device({"persistence": {"dxg": {"hostPath": "/dev/dxg"}}})
+    assert host_gpu_mounts({"persistence": {"dri": {"hostPath": "/dev/dri"}}})
+    assert host_gpu_mounts({"extraVolumes": [{"hostPath": {"path": "/dev/kfd"}}]})
+    assert not host_gpu_mounts({"persistence": {"dxg": {"hostPath": "/dev/dxg"}}})
+    dri = {"type": "hostPath", "hostPath": "/dev/dri", "enabled": True}
+    assert host_gpu_mounts({"persistence": {"dri": dri}}, ("values",)) == [
+        (("values", "persistence", "dri", "hostPath"), "/dev/dri", host_gpu_device("/dev/dri"), dri)
+    ]
+    assert not host_gpu_mounts({"persistence": {"dri": {**dri, "enabled": False}}})
     assert host_gpu_device("/dev/dri/renderD128") == ("gpu.intel.com/i915", "amd.com/gpu")
     assert host_gpu_device("/dev/nvidia0") == ("nvidia.com/gpu",)
     assert host_gpu_device("/dev/shm") is None and host_gpu_device("/dev/drifter") is None

@@ -106,6 +106,12 @@ class Container:
         return res if isinstance(res, dict) else None
 
     @property
+    def privileged(self) -> bool:
+        """``securityContext.privileged: true``: the container sees every device of its node."""
+        context = self.data.get("securityContext")
+        return isinstance(context, dict) and context.get("privileged") is True
+
+    @property
     def resources_path(self) -> Path:
         return (*self.path, self.resources_key) if self.resources_key else self.path
 

@@ -180,7 +180,7 @@ def is_chart_gpu_container(data: Any, host_devices: bool = False) -> bool:
     with an ``image`` (a reference, or app-template's ``{repository, tag}``) and an ``env``
     (a list of entries or a mapping) naming one of :data:`DEVICE_VARIABLES`; or any such
     mapping with an image when the chart's values mount the host's GPU device nodes
-    (``host_devices``: :func:`holds_host_gpu_device`)."""
+    (``host_devices``: :func:`host_gpu_mounts`)."""
     if not isinstance(data, dict) or "resources" in data:
         return False
     image = data.get("image")
@@ -231,24 +231,37 @@ def host_gpu_device(path: Any) -> tuple[str, ...] | None:
     return None
 
 
-def holds_host_gpu_device(data: Any) -> bool:
-    """Whether a chart's values (``data``) hold a ``hostPath`` of a GPU device node: a pod
-    volume's ``hostPath: {path: /dev/dri}`` or app-template's ``hostPath: /dev/dri``."""
-    stack: list[tuple[Any, int]] = [(data, 0)]
+def host_gpu_mounts(data: Any, base: Path = ()) -> list[tuple[Path, str, tuple[str, ...], Any]]:
+    """The ``hostPath`` volumes of GPU device nodes anywhere in a chart's values (``data``,
+    at ``base``), in document order: a pod volume's ``hostPath: {path: /dev/dri}`` or
+    app-template's ``{type: hostPath, hostPath: /dev/dri}`` (not one with ``enabled:
+    false``, nor under ``metadata``). Each: where the path is written, the path, the
+    resources that serve it (:func:`host_gpu_device`) and the mapping that holds it."""
+    found: list[tuple[Path, str, tuple[str, ...], Any]] = []
+    stack: list[tuple[Any, Path, int]] = [(data, base, 0)]
     while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
+        node, path, depth = stack.pop()
+        if isinstance(node, list):
+            items: Any = enumerate(node)
+        elif isinstance(node, dict):
             host = node.get("hostPath")
-            if host_gpu_device(host.get("path") if isinstance(host, dict) else host):
-                return True
-            values: Any = node.values()
-        elif isinstance(node, list):
-            values = node
+            device = host.get("path") if isinstance(host, dict) else host
+            resource = host_gpu_device(device) if node.get("enabled") is not False else None
+            if resource is not None:
+                where = (
+                    (*path, "hostPath", "path") if isinstance(host, dict) else (*path, "hostPath")
+                )
+                found.append((where, str(device).strip(), resource, node))
+                continue
+            items = node.items()
         else:
             continue
         if depth < MAX_DEPTH:
-            stack.extend((v, depth + 1) for v in values if isinstance(v, (dict, list)))
-    return False
+            for key, value in items:
+                if key != "metadata" and isinstance(value, (dict, list)):
+                    stack.append((value, (*path, key), depth + 1))
+    found.reverse()
+    return found
 
 
 def holds_requirements(item: Any) -> bool:
@@ -324,7 +337,7 @@ def _host_chart_container(obj: K8sObject, data: Any, host: list[bool]) -> bool:
     if not is_chart_gpu_container(data, host_devices=True):
         return False
     if not host:
-        host.append(holds_host_gpu_device(obj.data))
+        host.append(bool(host_gpu_mounts(obj.data)))
     return host[0]
 
 
