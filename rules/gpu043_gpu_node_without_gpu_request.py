@@ -512,12 +512,6 @@ def _chart_pod_options(pod: PodSpec) -> dict[str, tuple[Mapping[str, Any], Path]
     return found
 
 
-#: The last controller judged, the registry it was judged with, and whether one of its
-#: containers holds a GPU (its containers are asked one after another; both are held so
-#: their identities cannot be reused).
-_controller_memo: list[Any] = [None, None, False]
-
-
 def _chart_controller(pod: PodSpec) -> Any:
     """The mapping that holds a chart container's ``containers`` mapping (app-template's
     controller), or None."""
@@ -534,8 +528,11 @@ def _controller_holds_gpu(pod: PodSpec, ctx: RuleContext, node: Any) -> bool:
     container = pod.containers[0]
     if not isinstance(node, Mapping):
         return False
-    if _controller_memo[0] is node and _controller_memo[1] is ctx.registry:
-        held: bool = _controller_memo[2]
+    # Each container of the controller asks (one pod spec each): answered once an object.
+    key = ("GPU043 controller", id(node))
+    known = pod.obj.memo.get(key)
+    if known is not None and known[0] is ctx.registry:
+        held: bool = known[1]
         return held
     members: list[Container] = []
     for section in ("containers", "initContainers"):
@@ -548,7 +545,7 @@ def _controller_holds_gpu(pod: PodSpec, ctx: RuleContext, node: Any) -> bool:
     held = any(_claims(c) for c in members) or (
         bool(members) and not gpu_demand(whole, ctx.registry, ctx.claims).cpu
     )
-    _controller_memo[:] = [node, ctx.registry, held]
+    pod.obj.memo[key] = (ctx.registry, held)  # ``node`` is the object's: its id stays its
     return held
 
 
@@ -872,12 +869,6 @@ def _pod_host_devices(pod: PodSpec) -> list[tuple[Path, str, tuple[str, ...], se
     return out
 
 
-#: The last object whose values were searched, what was found and who mounts it (its
-#: containers are asked one after another; the object is held so its identity cannot be
-#: reused).
-_last: list[Any] = [None, ([], {})]
-
-
 def _chart_host_devices(
     pod: PodSpec,
 ) -> tuple[list[tuple[Path, str, tuple[str, ...], set[Any] | None]], dict[Any, int]]:
@@ -885,18 +876,17 @@ def _chart_host_devices(
     (:func:`host_gpu_mounts`: ``extraVolumes: [{hostPath: {path: /dev/dri}}]``, an
     app-template persistence item ``{type: hostPath, hostPath: /dev/dri}``), with the
     containers its ``advancedMounts`` name (None: mounted in every container)."""
-    data = pod.obj.data
-    if _last[0] is data:
-        cached: tuple[list[tuple[Path, str, tuple[str, ...], set[Any] | None]], dict[Any, int]]
-        cached = _last[1]
-        return cached
-    found = [
-        (where, device, resource, _advanced_mounts(item))
-        for where, device, resource, item in host_gpu_mounts(data, pod.obj.path)
-    ]
-    result = found, _mount_index(found)
-    _last[0], _last[1] = data, result
-    return result
+    # Each container of the values asks (one pod spec each): searched once an object.
+    memo = pod.obj.memo
+    if "GPU043 host devices" not in memo:
+        found = [
+            (where, device, resource, _advanced_mounts(item))
+            for where, device, resource, item in host_gpu_mounts(pod.obj.data, pod.obj.path)
+        ]
+        memo["GPU043 host devices"] = found, _mount_index(found)
+    cached: tuple[list[tuple[Path, str, tuple[str, ...], set[Any] | None]], dict[Any, int]]
+    cached = memo["GPU043 host devices"]
+    return cached
 
 
 def _advanced_mounts(item: Mapping[str, Any]) -> set[Any] | None:

@@ -19,7 +19,7 @@ class K8sObject:
     """A Kubernetes object found in a document (the document itself, a List item, or an
     object embedded in another one)."""
 
-    __slots__ = ("data", "doc", "group", "parent", "path", "pods", "ref", "version")
+    __slots__ = ("data", "doc", "group", "memo", "parent", "path", "pods", "ref", "version")
 
     def __init__(
         self,
@@ -45,6 +45,10 @@ class K8sObject:
         #: points back here, and a lasting cycle would keep each document alive until the
         #: garbage collector ran.
         self.pods: list[PodSpec] | None = None
+        #: Answers a rule asks of the whole object once for each of its pod specs (what a
+        #: chart's values mount, found once for all of its containers), as ``PodSpec.memo``:
+        #: they live and die with the object. Nothing kept here may point back to it.
+        self.memo: dict[Any, Any] = {}
 
     def __repr__(self) -> str:
         return f"K8sObject({self.ref!r}, path={self.path!r})"
