@@ -212,9 +212,10 @@ docs: $(STAMP)
 # core), and ruff and mypy run as soon as the venv is installed, while the npm tools still
 # download; a lint or type error stops the run before pytest. The packagers `make vsix`
 # needs (tests/test_package.py runs it, and it deletes them once the .vsix is built) are
-# fetched there too, rather than by a test worker that would wait on the network alone. One after the other, after
-# pytest, they took about 64 s of a fresh clone's `make test` on a quiet 2-core machine
-# (installs 55 s, mypy 8 s; bench/README.md, "The test suite", sixth round).
+# fetched there too, rather than by a test worker that would wait on the network alone.
+# One after the other (installs before pytest, mypy after it) they took about 64 s of a fresh
+# clone's `make test` on a quiet 2-core machine (installs 55 s, mypy 8 s); side by side about
+# 40 s (bench/README.md, "The test suite", sixth round).
 PYTEST_WORKERS ?= auto
 test:
 	@$(MAKE) --no-print-directory -j 8 --output-sync=target $(STAMP) tools lint typecheck \
