@@ -964,6 +964,43 @@ def broken_component_roots(n: int) -> Input:
     return Input(["check", "--render", "deploy"], folder, size)
 
 
+def restricted_base_roots(n: int) -> Input:
+    """n Kustomize roots on one shared folder that names a file beside it (kustomize's load
+    restrictor refuses it), in a repository of n Flux Kustomizations that build other
+    folders: the repository's YAML is read for them once a run, and each root's GL200
+    names the roots that read the folder without building them."""
+    folder = _fresh("restricted-base-roots", n)
+    tree = folder / "deploy"
+    shared, resources, flux = tree / "shared" / "full", tree / "shared" / "resources", tree / "flux"
+    for d in (shared, resources, flux):
+        d.mkdir(parents=True)
+    size = _write(shared, "kustomization.yaml", "resources:\n- ../resources/claim.yaml\n")
+    size += _write(
+        resources,
+        "claim.yaml",
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\nspec:\n"
+        "  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 20Gi}}\n",
+    )
+    job = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: train-{i}\nspec:\n  template:\n"
+        "    spec:\n      restartPolicy: Never\n      containers:\n      - name: main\n"
+        "        image: registry.example/train:1\n"
+        "        resources: {{limits: {{nvidia.com/gpu: 1}}}}\n"
+    )
+    ks = (
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n"
+        "  name: other-{i}\n  namespace: flux-system\nspec:\n  path: ./elsewhere/{i}\n"
+        "  interval: 30m\n  sourceRef: {{kind: GitRepository, name: home}}\n"
+    )
+    for i in range(n):
+        root = tree / f"r{i}"
+        root.mkdir()
+        size += _write(root, "kustomization.yaml", "resources:\n- job.yaml\n- ../shared/full\n")
+        size += _write(root, "job.yaml", job.format(i=i))
+        size += _write(flux, f"ks-{i}.yaml", ks.format(i=i))
+    return Input(["check", "--render", "deploy"], folder, size)
+
+
 def baseline_entries(n: int) -> Input:
     """A baseline of n stale entries, half of a linted file, half of files gone (5,000: 3.6 s)."""
     import hashlib
@@ -1352,6 +1389,7 @@ CASES: dict[str, Case] = {
     "overlay-findings": Case(overlay_findings, 500, "scaling"),
     "overlay-replacements": Case(overlay_replacements, 200, "scaling"),
     "broken-component-roots": Case(broken_component_roots, 10, "scaling"),
+    "restricted-base-roots": Case(restricted_base_roots, 10, "scaling"),
     "fixable-values": Case(fixable_values, 1_000, "scaling"),
     "fixable-output": Case(fixable_output, 250, "scaling"),
     "fixable-lines": Case(fixable_lines, 1_000, "scaling"),

@@ -5,6 +5,7 @@ object in, saying it is a fallback (tests/fixtures/render/kpos/)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -448,3 +449,97 @@ def test_a_replaced_value_is_at_the_literal_it_is_copied_from(tmp_path: Path) ->
     [fallback] = [f for f in _report(cut) if f["rule"] == "GPU040"]
     assert (fallback["path"], fallback["line"]) == ("kustomization.yaml", 2)
     assert FALLBACK in said(fallback)
+
+
+KFAIL = FIXTURES / "render" / "kfail"
+
+
+def _copied(tmp_path: Path, case: str, leave_out: str = "") -> Path:
+    """A fixture tree of tests/fixtures/render/kfail as a repository of its own."""
+    repo = tmp_path / case
+    shutil.copytree(KFAIL / case, repo, ignore=shutil.ignore_patterns(leave_out or "-"))
+    (repo / ".git").mkdir()
+    return repo
+
+
+@needs_kustomize
+def test_a_cycle_is_at_the_entry_that_names_the_folder_holding_the_overlay(
+    tmp_path: Path,
+) -> None:
+    """An overlay naming ``../../``, the folder that holds it: kustomize's cycle error,
+    wrapped in ``accumulation err='…'``, is at that entry, and the GPU request its patch
+    writes is said to be unchecked."""
+    repo = _copied(tmp_path, "cycle")
+    got = {(f["path"], f["line"], f["rule"]): said(f) for f in _report(repo)}
+    assert set(got) == {
+        ("overlays/gpu/kustomization.yaml", 4, "GL200"),
+        ("overlays/gpu/kustomization.yaml", 6, "GL204"),
+    }
+    cycle = got[("overlays/gpu/kustomization.yaml", 4, "GL200")]
+    assert "../../: cycle detected: the folder it names (.) holds overlays/gpu" in cycle
+    assert "accumulation err" not in cycle and str(tmp_path) not in cycle
+    assert (
+        "gpu-patch.yaml writes GPU resources that were not checked"
+        in got[("overlays/gpu/kustomization.yaml", 6, "GL204")]
+    )
+
+
+@needs_kustomize
+def test_a_shared_folder_the_load_restrictor_refuses_is_one_row_naming_its_roots(
+    tmp_path: Path,
+) -> None:
+    """Two roots build a shared folder that names a file beside it: the load restrictor
+    refuses it for both, and no Flux Kustomization builds them. One GL200 at the entry,
+    naming both roots, the same whichever root the run is given; the shared folder built
+    alone (it fails the same way) adds no row."""
+    repo = _copied(tmp_path, "shared", leave_out="flux")
+    failures = [f for f in _report(repo) if f["rule"] == "GL200"]
+    assert [(f["path"], f["line"]) for f in failures] == [
+        ("shared/volsync/full/kustomization.yaml", 5)
+    ]
+    message = said(failures[0])
+    assert (
+        "building apps/ai/ollama/app/kustomization.yaml, apps/media/plex/app/kustomization.yaml)"
+        in message
+    )
+    assert "Flux builds with it off" in message
+    proc = gpulint_in_process("check", "--format", "json", "--render", "apps/media/plex", cwd=repo)
+    alone = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "GL200"]
+    assert [f["message"] for f in alone] == [failures[0]["message"]]
+
+
+@needs_kustomize
+def test_a_root_flux_builds_is_built_without_the_load_restrictor(tmp_path: Path) -> None:
+    """The same tree with the Flux Kustomizations that build each root: Flux's
+    kustomize-controller builds with ``LoadRestrictionsNone``, so the roots build and their
+    objects are linted as built (no GL200, no "linted as it is")."""
+    repo = _copied(tmp_path, "shared")
+    got = {(f["path"], f["line"], f["rule"]): said(f) for f in _report(repo)}
+    assert set(got) == {("apps/ai/ollama/app/deployment.yaml", 19, "GPU004")}
+    assert "linted as it is" not in got[("apps/ai/ollama/app/deployment.yaml", 19, "GPU004")]
+
+
+@needs_kustomize
+def test_a_failure_kustomize_names_no_line_of_says_it_is_shown_at_line_one(
+    tmp_path: Path,
+) -> None:
+    """A replacement whose source object does not exist: kustomize's message names no file
+    or line, so GL200 is at the kustomization's first line and says it is a fallback."""
+    repo = _tree(
+        tmp_path,
+        {
+            "app/kustomization.yaml": (
+                "resources:\n  - server.yaml\nreplacements:\n  - source:\n"
+                "      kind: ConfigMap\n      name: sizing\n      fieldPath: data.replicas\n"
+                "    targets:\n      - select: {kind: Deployment}\n"
+                "        fieldPaths: [spec.replicas]\n"
+            ),
+            "app/server.yaml": SERVER,
+        },
+    )
+    (failure,) = [f for f in _report(repo) if f["rule"] == "GL200"]
+    assert (failure["path"], failure["line"]) == ("app/kustomization.yaml", 1)
+    assert said(failure).endswith(
+        "(shown at the kustomization's first line: kustomize's message names no line of the "
+        "tree that gpulint could find)"
+    )

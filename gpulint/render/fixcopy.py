@@ -271,7 +271,10 @@ class _Overlay(Rerenderer):
         except OSError as exc:
             raise NotChecked(f"the overlay could not be copied to check it ({_why(exc)})") from exc
         rel = _parts(os.path.relpath(os.path.realpath(self.folder), self.top))
-        out = kustomize.build(self.tool, scratch.join(("tree", *(rel or ()))), self.deadline)
+        copy = scratch.join(("tree", *(rel or ())))
+        out = kustomize.build(self.tool, copy, self.deadline)
+        if kustomize.restricted(out) and kustomize.flux_builds(self.folder, self.trees):
+            out = kustomize.build(self.tool, copy, self.deadline, unrestricted=True)
         return out if isinstance(out, str) else None
 
     def _copy(self) -> dict[str, list[tuple[str, ...]]]:

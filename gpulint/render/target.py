@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gpulint import codes
 from gpulint.loader.document import Problem
@@ -228,8 +228,9 @@ def _unbuilt(
     while todo:
         current, where, why = todo.pop(0)
         path = label_of(why.path) if why.path else where
-        if (path, why.line, why.message) not in reported:
-            reported.add((path, why.line, why.message))
+        said = (path, why.line, kustomize.same_failure(why.message))
+        if said not in reported:  # a base built alone fails as the root that names it did
+            reported.add(said)
             span = Span(why.line, 1, why.line, 1)
             out.extend(linter.problem(path, Problem(why.code, span, why.message)))
         if why.code != codes.RENDER_FAILED:
@@ -271,6 +272,9 @@ def _named_files(
     root = label_of(file)
     out: list[Finding] = []
     for ref in k.refs:
+        if ref.field == "inline" or ref.field.startswith("patch"):
+            out.extend(_unbuilt_patch(linter, root, ref))
+            continue
         if ref.field != "resources" or not os.path.isfile(ref.path):
             continue
         text = read_text(ref.path)
@@ -294,3 +298,21 @@ def _named_files(
         note = UNBUILT.format(root=root)
         out.extend(f._replace(message=f.message + note) for f in found)
     return out
+
+
+def _unbuilt_patch(linter: FileLinter, root: str, ref: Any) -> list[Finding]:
+    """GL204 at the entry of a root that does not build for a patch that writes GPU
+    resources: a patch is half an object, so nothing of it was checked."""
+    from gpulint.k8s.mentions import names_accelerator
+    from gpulint.render.mapping import read_text
+
+    text = ref.text if ref.field == "inline" else read_text(ref.path)
+    if text is None or not names_accelerator(text, linter.registry):
+        return []
+    what = "the patch written here" if ref.field == "inline" else f"the patch {ref.text}"
+    message = (
+        f"{what} writes GPU resources that were not checked: this root does not build, and "
+        "a patch is half an object; lint the built output once it builds"
+    )
+    span = Span(ref.line, 1, ref.line, 1)
+    return linter.problem(root, Problem(codes.GPU_CONTENT_NOT_CHECKED, span, message))

@@ -104,6 +104,27 @@ class Trees:
         self._parts: dict[str, Part] | None = None
         #: Roots built to name those a failing base or component breaks (None: it built).
         self.failures: dict[str, Any] = {}
+        self._flux: dict[str, frozenset[str]] = {}
+        self._whole: dict[str, Trees] = {}
+
+    def flux_paths(self, repo: str) -> frozenset[str]:
+        """The folders the repository's Flux Kustomizations build (read once a run)."""
+        if repo not in self._flux:
+            from gpulint.render.kustomize.flux import flux_paths
+
+            self._flux[repo] = flux_paths(repo)
+        return self._flux[repo]
+
+    def whole(self, repo: str) -> "Trees":
+        """Every kustomization of the repository (scanned once a run, apart from the
+        folders this run walks): which roots read a base does not depend on what the run
+        was given."""
+        if repo not in self._whole:
+            tree = Trees(True)
+            tree.scan(repo)
+            tree.failures = self.failures
+            self._whole[repo] = tree
+        return self._whole[repo]
 
     def scan(self, root: str) -> None:
         """Read every kustomization under ``root`` (once)."""

@@ -131,23 +131,38 @@ def render(folder: str, options: RenderOptions, trees: Trees) -> str | Failure:
     refused = _check(folder, trees)
     if refused is not None:
         return refused
-    built = build(tool, folder, options.deadline)
+    built = _as_deployed(tool, folder, options, trees)
     if isinstance(built, Failure) and built.code == codes.RENDER_FAILED:
         return _with_roots(built, folder, tool, options, trees)
     return built
 
 
+def same_failure(message: str) -> str:
+    """A failure's message without the roots it names (``, building a/...``): a base's
+    failure built alone is the one its roots report."""
+    return _BUILDING.sub(")", message, count=1)
+
+
+_BUILDING = re.compile(r", building [^)]*\)")
+
 #: Other roots built, at most, to name those a failing base or component breaks.
 MAX_OTHER_ROOTS = 8
+#: Roots named in the message, at most (the others are counted).
+MAX_NAMED_ROOTS = 4
 
 
 def _with_roots(
     failure: Failure, folder: str, tool: str, options: RenderOptions, trees: Trees
 ) -> Failure:
-    """A failure in a base or component (not the root's own kustomization) names every
-    root of the tree that reads that file and fails there the same way, sorted, so each
-    root reports the same finding (and a run shows it once): ``building a/kustomization.yaml,
-    b/kustomization.yaml``. Each other root is built once a run (kept in ``trees``)."""
+    """A failure in a base or component (not the root's own kustomization) names the roots
+    of the repository that read that file and fail there the same way, sorted, so each root
+    reports the same finding (and a run shows it once): ``building a/kustomization.yaml,
+    b/kustomization.yaml``; past :data:`MAX_NAMED_ROOTS` the rest are counted. The roots
+    are those of the whole repository, whatever the run was given. A file the load
+    restrictor refuses is refused for every root that reads it, except those Flux builds
+    (:func:`_as_deployed`): nothing is built to know it. Any other failure depends on the
+    root (a patch's target): the first :data:`MAX_OTHER_ROOTS` other roots are built, once
+    a run (kept in ``trees``), and those that fail the same way are named."""
     own = kustomization_file(folder)
     if own is None or failure.path is None or failure.path == own:
         return failure
@@ -155,32 +170,85 @@ def _with_roots(
     if clause not in failure.message:
         return failure
     top = os.path.abspath(folder)
-    others = [r for r in trees.readers(failure.path) if r != top][:MAX_OTHER_ROOTS]
+    readers = [r for r in trees.whole(project_root(folder)).readers(failure.path) if r != top]
     names = [label_of(own)]
-    for other in others:
-        if other not in trees.failures:
-            refused = _check(other, trees)
-            out = refused if refused is not None else build(tool, other, options.deadline)
-            trees.failures[other] = out if isinstance(out, Failure) else None
-        theirs, file = trees.failures[other], kustomization_file(other)
-        if theirs is None or file is None:
-            continue
-        if (theirs.path, theirs.line) != (failure.path, failure.line):
-            continue
-        if theirs.message.replace(f", building {label_of(file)})", clause) == failure.message:
-            names.append(label_of(file))
+    if restricted(failure):
+        for other in readers:
+            file = kustomization_file(other)
+            if file is not None and not flux_builds(other, trees):
+                names.append(label_of(file))
+    else:
+        for other in readers[:MAX_OTHER_ROOTS]:
+            if other not in trees.failures:
+                refused = _check(other, trees)
+                out = refused or _as_deployed(tool, other, options, trees)
+                trees.failures[other] = out if isinstance(out, Failure) else None
+            theirs, file = trees.failures[other], kustomization_file(other)
+            if theirs is None or file is None:
+                continue
+            if (theirs.path, theirs.line) != (failure.path, failure.line):
+                continue
+            if theirs.message.replace(f", building {label_of(file)})", clause) == failure.message:
+                names.append(label_of(file))
     if len(names) == 1:
         return failure
-    joined = f", building {', '.join(sorted(names))})"
+    names.sort()
+    shown = ", ".join(names[:MAX_NAMED_ROOTS])
+    if len(names) > MAX_NAMED_ROOTS:
+        shown += f" and {len(names) - MAX_NAMED_ROOTS} other roots"
+    joined = f", building {shown})"
     return failure._replace(message=failure.message.replace(clause, joined, 1))
 
 
-def build(tool: str, folder: str, deadline: float | None) -> str | Failure:
+#: kustomize's load restrictor refusing a file outside the folder of the kustomization.
+_RESTRICTED = re.compile(r"security; file '[^']*' is not in or below '[^']*'")
+
+
+def _as_deployed(tool: str, folder: str, options: RenderOptions, trees: Trees) -> str | Failure:
+    """The root built as what deploys it builds it: a root a Flux ``Kustomization`` of the
+    repository builds (:mod:`gpulint.render.kustomize.flux`) that fails only in kustomize's
+    load restrictor is built again with the restrictor off, as Flux's kustomize-controller
+    builds it (``LoadRestrictionsNone``). Every path its kustomizations name was checked to
+    stay inside the repository (:func:`_check`), as Flux keeps a build inside its source."""
+    built = build(tool, folder, options.deadline)
+    if not restricted(built) or not isinstance(built, Failure):
+        return built
+    if flux_builds(folder, trees):
+        return build(tool, folder, options.deadline, unrestricted=True)
+    return built._replace(message=built.message + NOT_FLUX)
+
+
+#: Said of a root that fails in the load restrictor and that no Flux Kustomization builds.
+NOT_FLUX = (
+    " (kustomize's load restrictor: a kustomization reads files only in or below its own "
+    "folder, as kubectl kustomize and Argo CD build by default; Flux builds with it off, "
+    "and no Flux Kustomization of this repository names this root in its spec.path)"
+)
+
+
+def restricted(built: str | Failure) -> bool:
+    """Whether a build failed in kustomize's load restrictor."""
+    return isinstance(built, Failure) and _RESTRICTED.search(built.message) is not None
+
+
+def flux_builds(folder: str, trees: Trees) -> bool:
+    """Whether a Flux ``Kustomization`` of the repository builds the root in ``folder``."""
+    from gpulint.render.kustomize.flux import built_by_flux
+
+    return built_by_flux(folder, trees.flux_paths(project_root(folder)))
+
+
+def build(
+    tool: str, folder: str, deadline: float | None, unrestricted: bool = False
+) -> str | Failure:
     """``kubectl kustomize`` (or ``kustomize build``) of a root once what it reads has been
-    checked (:func:`render`; :mod:`gpulint.render.fixcopy` builds a copy of a checked one)."""
+    checked (:func:`render`; :mod:`gpulint.render.fixcopy` builds a copy of a checked one);
+    ``unrestricted``: with the load restrictor off (a root Flux builds)."""
     name = os.path.basename(tool)
     target = os.path.abspath(folder)
     argv = [tool, "kustomize", target] if name.startswith("kubectl") else [tool, "build", target]
+    if unrestricted:
+        argv[2:2] = ["--load-restrictor", "LoadRestrictionsNone"]
     timeout = time_left(deadline)
     if timeout is None:
         return Failure(codes.RENDER_FAILED, BUDGET_SPENT)
@@ -206,14 +274,21 @@ _FROM = re.compile(
 _BOTH = re.compile(
     r"^accumulating resources: accumulation err='(.*)': must build at directory: .*$"
 )
+#: A folder entry's error: trying it as a file says it must be one, then the folder's own
+#: error (a cycle, a kustomization that does not load) follows.
+_FOLDER = re.compile(
+    r"^accumulating resources: accumulation err='accumulating resources from '([^']+)': "
+    r"'[^']*' must resolve to a file': (.*)$",
+    re.DOTALL,
+)
+#: kustomize's cycle check: a base that holds the folder of the kustomization naming it.
+_CYCLE = re.compile(r"^cycle detected: candidate root '([^']+)' contains visited root '([^']+)'$")
 _INVALID = re.compile(r"^invalid Kustomization: yaml: line (\d+): (.*)$")
 _YAML = re.compile(r"^(?:MalformedYAMLError: )?yaml: line (\d+): (.*?)(?: in File: (.+))?$")
 
 
-def failed(what: str, stderr: str, returncode: int | None, folder: str) -> Failure:
-    """kustomize's error as one readable message at the file and line it names: its
-    deprecation warnings left out, an error in a base unwrapped to the base's own error
-    (kustomize wraps it once per level, in one line), a YAML error at its file's line."""
+def _error_lines(stderr: str) -> list[str]:
+    """kustomize's error lines, its deprecation warnings and klog's framing left out."""
     lines = []
     for raw in stderr.splitlines():
         said = raw.strip()
@@ -225,9 +300,13 @@ def failed(what: str, stderr: str, returncode: int | None, folder: str) -> Failu
         for part in said.splitlines():
             if part.strip():
                 lines.append(part.strip().removeprefix("Error: ").removeprefix("error: "))
-    if not lines:
-        return Failure(codes.RENDER_FAILED, f"{what} failed: exit status {returncode}")
-    text = re.sub(r'\\+"', '"', lines[0])  # quotes klog escaped twice
+    return lines
+
+
+def _innermost(first: str, folder: str) -> tuple[str, str]:
+    """The folder of the base whose own error ``first`` wraps (``folder`` when none), and
+    that error."""
+    text = re.sub(r'\\+"', '"', first)  # quotes klog escaped twice
     if text.endswith('"') and text.count('"') % 2:
         text = text[:-1]  # klog's closing quote
     base = folder
@@ -237,11 +316,25 @@ def failed(what: str, stderr: str, returncode: int | None, folder: str) -> Failu
         text = text[inner[-1].end() :]
         if text.endswith('"') and text.count('"') % 2:
             text = text[:-1]  # the quote kustomize opened before "recursed"
+    return base, text
+
+
+def failed(what: str, stderr: str, returncode: int | None, folder: str) -> Failure:
+    """kustomize's error as one readable message at the file and line it names: its
+    deprecation warnings left out, an error in a base unwrapped to the base's own error
+    (kustomize wraps it once per level, in one line), a YAML error at its file's line."""
+    lines = _error_lines(stderr)
+    if not lines:
+        return Failure(codes.RENDER_FAILED, f"{what} failed: exit status {returncode}")
+    base, text = _innermost(lines[0], folder)
     file, line = None, 1
     named = kustomization_file(base) if os.path.isabs(base) else None
     m = _BOTH.match(text)
     if m:
         text = m.group(1)
+    m = _FOLDER.match(text)
+    if m:  # the folder's own error, at the entry that names the folder
+        text = f"accumulating resources from '{m.group(1)}': {_cycle(m.group(2))}"
     m = _INVALID.match(text)
     if m and named is not None:
         file, line, text = named, int(m.group(1)), f"invalid kustomization: {m.group(2)}"
@@ -277,7 +370,49 @@ def failed(what: str, stderr: str, returncode: int | None, folder: str) -> Failu
     own = kustomization_file(folder)
     building = f", building {label_of(own)}" if own is not None and file != own else ""
     at = f" ({label_of(file)}:{line}{building})" if file is not None else ""
-    return Failure(codes.RENDER_FAILED, f"{what} failed{at}: {text}{rest}", line, file)
+    if file is None:
+        text += UNPLACED
+    said = _QUOTED_PATH.sub(lambda q: _shown_path(q, folder), f"{text}{rest}")
+    return Failure(codes.RENDER_FAILED, f"{what} failed{at}: {said}", line, file)
+
+
+#: An absolute path kustomize quotes in its message.
+_QUOTED_PATH = re.compile(r"'(/[^'\n]{1,4096})'")
+
+
+def _shown_path(quoted: re.Match[str], folder: str) -> str:
+    """A path kustomize quotes, as findings name files when it is in the repository."""
+    path = quoted.group(1)
+    if not inside(os.path.realpath(path), project_root(folder)):
+        return quoted.group(0)
+    return f"'{label_of(path)}'"
+
+
+#: Said of a build failure shown at the root kustomization's first line.
+UNPLACED = (
+    " (shown at the kustomization's first line: kustomize's message names no line of the "
+    "tree that gpulint could find)"
+)
+
+
+def _cycle(text: str) -> str:
+    """kustomize's cycle error said with the folders as labels: the entry names a folder
+    that holds the kustomization naming it (``- ../../`` in ``overlays/gpu``), or one
+    already being built (kustomizations that name each other)."""
+    m = _CYCLE.match(text)
+    if m is None:
+        return text
+    named, visited = label_of(m.group(1)), label_of(m.group(2))
+    if named == visited:
+        return (
+            f"cycle detected: {named} is already being built (kustomizations that name "
+            "each other); remove one of the entries of the loop"
+        )
+    return (
+        f"cycle detected: the folder it names ({named}) holds {visited}, the "
+        "kustomization's own folder; a base cannot contain the overlay built on it (name "
+        "the base's files, or move them to a folder of their own)"
+    )
 
 
 #: go-yaml's error for ``{{NAME}}`` where a value or key goes: a map used as a key.
