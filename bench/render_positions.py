@@ -26,6 +26,9 @@ and also over those that have a line to edit (an ``expected`` that is not ``(non
     python -m bench.render_positions sheet5-dev CHARTS_DIR HELM         # its development half
     python -m bench.render_positions sheet6 CHARTS_DIR HELM > new6.tsv  # the sixth (test half)
     python -m bench.render_positions sheet6-dev CHARTS_DIR HELM         # its development half
+    python -m bench.render_positions sheet7 CHARTS_DIR HELM > new7.tsv  # the seventh (test half)
+    python -m bench.render_positions sheet8 CHARTS_DIR HELM > new8.tsv  # the eighth (test half)
+    python -m bench.render_positions sheet8-dev CHARTS_DIR HELM         # its development half
     python -m bench.render_positions merge OLD.tsv NEW.tsv > docs/render-positions.tsv
     python -m bench.render_positions tally docs/render-positions.tsv
 
@@ -799,8 +802,121 @@ SEVENTH_TEST: tuple[Chart, ...] = (
     Chart("appleparan/saegim", "402812534e00a73249c264db7fc24441ff68ab6b", "k8s/overlays/gpu"),
 )  # fmt: skip
 
+_PPM = ("rh-ai-quickstart/peoplemesh", "b275fe570d42b026b9f058dc7ec28997dcec9d37")
+_SPJ = ("spaceoutjson/helm", "7a82beb4cfc9d8090602b745aee391a3a08eb314")
+_DFM = ("dafrenchyman/dockers_and_helm", "1435549467a67f2ff6ae08f8b5c7c05bc60019cb")
+_RBC = ("robo-cap/helm-charts", "29e500208850b832f385674424dfb4df9f9eeb7f")
+_DYR = ("dyerinnovation/agent-skill-adapter", "cdd271e01511be14ddd421d308c093cf3c2e6efc")
+_WQL = ("wiredquill/helm-charts", "84d6a4638c821a45a8fdd0798528ee2a51acfa49")
+_RMZ = ("romangzz/homelab", "876008903543040f38ef363ac3efaa1d5c608850")
+_LYZ = ("lyzetam/fako-cluster", "6cd47bf7526ce46efef9f1733a2d6b936a2e5b9f")
+_TRT = ("charts/triton",)
+_DCH = ("danchev/helm-charts", "4c24259a2cf204c73e0444df1d82df065aede16d")
+_KLV = ("kalavai-net/kalavai-templates", "4cb15a7bed4d682d6ddff7167b6555d7277d3146")
+_GXF = ("geekxflood/helm-charts", "c13d1eee264c71a998ce1e4c8f0a28fa65d337d1")
+_OBN = ("obeone/charts", "991c83dd5756427ec757e845fee0757ad525ff8f")
+_CKW = ("codekow/container-xmrig", "e7cd4cc4a20025f29dbea84ec2f9dcadd1c541b6")
+_SYN = "deployments/synaplan-with-triton"
+
+#: The eighth set (issue 40, sixth round), split by repository before any lint (the last
+#: hex digit of sha256 of ``"issue40-r6:" + owner/name``, lower-cased: even is the
+#: development half, odd the test half); charts, trees and flags fixed before the first lint.
+EIGHTH_DEV: tuple[Chart, ...] = (
+    Chart("amithkk/stable-diffusion-k8s", "c864b6abbb44064b7518fd1348e6f7f12005352f",
+          "charts/stable-diffusion"),
+    Chart("alpineworks/helm-charts", "5dbd5c3d1e971e0f5782400b97f72bcfbb8dea3b",
+          "charts/stable-diffusion"),
+    Chart("tom333/my-kluster", "dceadc7e4f5ece2cc82406e911264401e5cfbb11", "charts/localai"),
+    Chart("Curt-Park/serving-codegen-gptj-triton", "e5b87d570bdedc2779900156b397ac30e2168c80",
+          *_TRT),
+    Chart("MrSyee/SAM-remove-background", "a35e01e4112f78ca7bfca72e2cb516a89a93f4aa", *_TRT),
+    Chart("RRoundTable/serving-dinov2", "e151896788d4be488e30b390527a76607f293fd8", *_TRT),
+    Chart("metadist/synaplan-charts", "85520535aadf6dc38fbbf0af8c8add4aae249737", *_TRT,
+          values=(f"{_SYN}/values-triton-common.yaml", f"{_SYN}/values-triton-gpu.yaml")),
+    Chart("rnaarla/medical-image-training", "22d053d1ed8417b049d33b9170de68b0d3910160", *_TRT),
+    Chart("brojaza/kind-ai-cluster", "e2b898fa5d09ea0a72802b3a07d22a8e83b8bc39", "charts/vllm"),
+    Chart(*_DCH, "charts/vllm"),
+    Chart(*_DCH, "charts/unsloth"),
+    Chart(*_DCH, "charts/aibrix", values=("charts/aibrix/vke.yaml",)),
+    *(Chart(*_KLV, f"charts/{name}") for name in ("vllm", "llamacpp", "speaches", "personaplex")),
+    Chart("lfoss0612/homelab-gitops", "f82267d54ba65c44af5001c20198a268c8f9c0c4", "charts/vllm"),
+    Chart("undy-io/mlrun", "21fe8624bf67ddad82bdb4f353a6a9649274e165", "charts/vllm"),
+    Chart(*_GXF, "charts/ollama"),
+    Chart(*_GXF, "charts/whisper", sets=("gpu.enabled=true",)),
+    Chart(*_GXF, "charts/jellyfin", sets=("gpu.enabled=true",)),
+    Chart(*_GXF, "charts/tdarr_node"),
+    Chart(*_OBN, "charts/draw-things"),
+    Chart(*_OBN, "charts/ollama"),
+    Chart("Kare0638/D-Gate", "01691ee9eea402924023b16025af66e4fd641762", "k8s/overlays/gpu"),
+    Chart("Kare0638/V-Gate", "e8cc73380a40d687b12f94b0c4ec60dc3b65c87e", "k8s/overlays/gpu"),
+    Chart(*_CKW, "k8s/overlays/cuda"),
+    Chart(*_CKW, "k8s/overlays/cuda-x2"),
+    Chart("5stackgg/5stack-panel", "8f8d69662b214edc188fffb53659b0d1b00ce237", "overlays/nvidia"),
+    Chart("giannisalinetti/personal-investment-assistant",
+          "75196671638c4b1c1c7bffdcc4bff59a0a814ba5", "deploy/k8s/overlays/gpu"),
+)  # fmt: skip
+EIGHTH_TEST: tuple[Chart, ...] = (
+    Chart(*_PPM, "charts/ollama", sets=("gpu.enabled=true",)),
+    Chart(*_PPM, "charts/vllm"),
+    Chart(*_PPM, "peoplemesh-umbrella"),
+    Chart(*_SPJ, "charts/vllm"),
+    Chart(*_SPJ, "charts/vllm", values=("charts/vllm/examples/mixtral-8x7b-awq-gcp-l4.yaml",)),
+    Chart(*_SPJ, "charts/text-generation-inference"),
+    Chart(*_SPJ, "charts/stapi", values=("charts/stapi/examples/gpu.yaml",)),
+    Chart(*_DFM, "charts/ace-step-1-5"),
+    Chart(*_DFM, "charts/fooocus_extend"),
+    Chart(*_RBC, "charts/nim-llm"),
+    Chart(*_RBC, "charts/vllm"),
+    *(Chart(*_DYR, f"charts/{name}") for name in ("tgi", "skill-adapter", "training-job")),
+    Chart(*_WQL, "charts/ollama-upstream"),
+    Chart(*_WQL, "charts/ollama", sets=("gpu.enabled=true",)),
+    Chart(*_WQL, "charts/pytorch", sets=("gpu.enabled=true",)),
+    Chart(*_WQL, "charts/genai-observability-demo", sets=("ollama.gpu.enabled=true",)),
+    Chart("testifysec/judge-helm-charts", "4029e2c56ee5bac96d3c60da4c0f88c53dbae36f",
+          "charts/ollama", sets=("gpu.enabled=true",)),
+    Chart("greenCircuit/cluster-at-home", "ea17bcc16deed06c1e965b586c7dd7e063b18a94",
+          "charts/ollama-llm"),
+    Chart("SUSE/suse-ai-deployer", "e500d69849ee55541c8e6e992e6d3427497c03a0", ".",
+          values=("examples/suse-ml-stack.yaml",)),
+    Chart("Improwised/charts", "0068f8a90bc62a31649f2c8484ebabe48b185505", "charts/frigate",
+          sets=("gpu.nvidia.enabled=true",)),
+    Chart("smarman85/kindSampleCluster", "84d1fec7f190c962d3b1bd4ad75e6561f2fcca33",
+          "charts/ollama"),
+    Chart("moophlo/moophlo.github.io", "b736a9f7f21b7d481685245035f63c591e1bfa13",
+          "charts/stable-diffusion"),
+    Chart("keonhoban/mlops-infra-gitops", "4255bbacde7e93e914ee208027e28a08baf3373b", *_TRT),
+    Chart("dminnear-rh/vp-rag-llm", "44bc932bb51a390997991954f9cc2f0facbe8db8", "charts/vllm"),
+    Chart("braveokafor/ollama-helm", "a6cf7709cbc19ad6868deec917b753c502c0c190",
+          "charts/ollama", sets=("ollama.gpu.enabled=true",)),
+    Chart("levankhelo/mlops-platform-mac-arm", "209784710e07ff91eb308500df3f654de53260d8",
+          "charts/ollama", sets=("ollama.gpu.enabled=true",)),
+    Chart("mlops-laboratory/mlops-lab-on-prem-platform",
+          "bbc59d658c714f6dc18ac16f26f68ac48c9f97e6", "charts/vllm",
+          values=("values/vllm/dev.yaml",)),
+    Chart("dtandersen/charts", "bee46f37386bcc49fdb981e4d1408a4c9a7331ab", "charts/vllm-xe"),
+    Chart("loaspra/audio-transcriber-service", "e40069af320049cd533199e4b0b236c10707f950",
+          "k8s/base"),
+    Chart("Pranav5255/llm-on-kube-cluster-local", "7cc365663993f9a22f35d12eca31653b50aba1a0",
+          "k8s/overlays/gpu"),
+    Chart("AGenNext/Agent-IDE", "c439b768f88485048b20f439fe48b6076ef9f81a", "k8s/overlays/gpu"),
+    Chart("AEndrix03/openai-embeddings-adapter-hf", "9e570844a6ecc5c878e57173eeebf19682f42b6c",
+          "k8s/overlays/gpu"),
+    Chart("nohdol97/Nexus", "7011bae95a21723d3895d679c379e1b2ce7c09da", "k8s/overlays/gpu"),
+    Chart("Odinyg/homelab", "507bd2ce59f75eae7ab4c6f0bc4652f68599a2bc", "apps/base/ollama"),
+    Chart("Caos-Ordenado/mlops", "619cfc7f93ca9bc9b424b035f4a11c20aa7795f0", "k8s/ollama"),
+    Chart(*_RMZ, "apps/ollama"),
+    Chart(*_RMZ, "apps/media"),
+    Chart("tpural/flux", "3f85be5136a5040822c7faf9f5fe6b27adbe9efd", "apps/ollama"),
+    *(Chart(*_LYZ, f"apps/base/{name}") for name in (
+        "ollama", "whisper", "whisperx", "parakeet", "ollama-jetson",
+    )),
+    Chart("progist1/home-k3s", "48778bc16602d83612dcf0900d7d900ec54436c9", "apps/jellyfin"),
+    Chart("maxjeffwell/devops-portfolio-manager", "cc0f2b1d778ea73ad32b61f3533cdc983c48490b",
+          "k8s/ollama"),
+)  # fmt: skip
+
 #: The sets whose rows say each finding's severity (false errors and warnings are counted).
-SIXTH = frozenset(SIXTH_DEV + SIXTH_TEST + SEVENTH_DEV + SEVENTH_TEST)
+SIXTH = frozenset(SIXTH_DEV + SIXTH_TEST + SEVENTH_DEV + SEVENTH_TEST + EIGHTH_DEV + EIGHTH_TEST)
 
 FIELDS = ("chart", "rule", "object", "reported", "expected", "verdict", "message")
 
@@ -808,7 +924,7 @@ FIELDS = ("chart", "rule", "object", "reported", "expected", "verdict", "message
 def _name(chart: Chart) -> str:
     folder = "" if chart.folder == "." else f"/{chart.folder}"
     flagged = SECOND + THIRD_DEV + THIRD_TEST + FOURTH_DEV + FOURTH_TEST + FIFTH_DEV + FIFTH_TEST
-    flagged += SIXTH_DEV + SIXTH_TEST + SEVENTH_DEV + SEVENTH_TEST
+    flagged += SIXTH_DEV + SIXTH_TEST + SEVENTH_DEV + SEVENTH_TEST + EIGHTH_DEV + EIGHTH_TEST
     if chart not in flagged:
         return f"{chart.repo}{folder}"
     flags = [f"-f {os.path.basename(v).lstrip('@')}" for v in chart.values]
@@ -901,6 +1017,8 @@ def main(argv: list[str]) -> int:
         "sheet6-dev": SIXTH_DEV,
         "sheet7": SEVENTH_TEST,
         "sheet7-dev": SEVENTH_DEV,
+        "sheet8": EIGHTH_TEST,
+        "sheet8-dev": EIGHTH_DEV,
     }
     if argv[:1] and argv[0] in sets and len(argv) >= 3:
         gpulint = argv[3] if len(argv) > 3 else "gpulint"
