@@ -717,6 +717,59 @@ def _chart(name: str, n: int, template: str) -> Input:
     return Input(["check", "--render", "--helm", HELM, "demo"], folder, size)
 
 
+def packaged_library_helpers(n: int) -> Input:
+    """A parent chart whose packaged subchart renders n GPU Deployments through its packaged
+    library's loader, a chain of n helpers each including the next (``-}}``), the last
+    reading ``.Values.tolerations``: each GPU020 is at the subchart's key in the parent's
+    values, the archive's helpers read once and the chain followed once per object."""
+    import io
+    import tarfile
+
+    folder = _fresh("packaged-library-helpers", n)
+    chart = folder / "demo"
+    (chart / "charts").mkdir(parents=True)
+    _write(
+        chart,
+        "Chart.yaml",
+        "apiVersion: v2\nname: demo\nversion: 0.1.0\ndependencies:\n"
+        "- {name: streaming, version: 2.0.0, repository: https://charts.example.com}\n",
+    )
+    size = _write(chart, "values.yaml", "streaming:\n  gpus: 1\n")
+    chain = "".join(
+        f'{{{{- define "lib.h{i}" -}}}}\n{{{{- include "lib.h{i + 1}" . -}}}}\n{{{{- end -}}}}\n'
+        for i in range(n)
+    )
+    last = (
+        f'{{{{- define "lib.h{n}" -}}}}\n{{{{- range until {n} }}}}\n---\n'
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: s{{ . }}\nspec:\n"
+        "  selector: {matchLabels: {app: s}}\n  template:\n    metadata: {labels: {app: s}}\n"
+        "    spec:\n      {{- with $.Values.tolerations }}\n      tolerations:\n"
+        "        {{- toYaml . | nindent 8 }}\n      {{- end }}\n      containers:\n"
+        "      - name: main\n        image: registry.example/stream:1\n"
+        "        resources: {limits: {nvidia.com/gpu: {{ $.Values.gpus }}}}\n"
+        "{{- end }}\n{{- end -}}\n"
+    )
+    members = {
+        "streaming/Chart.yaml": "apiVersion: v2\nname: streaming\nversion: 2.0.0\n"
+        "dependencies:\n- {name: common, version: 1.0.0, repository: https://x.example}\n",
+        "streaming/values.yaml": "gpus: 0\n",
+        "streaming/templates/common.yaml": '{{ include "lib.h0" . }}\n',
+        "streaming/charts/common/Chart.yaml": "apiVersion: v2\nname: common\ntype: library\n"
+        "version: 1.0.0\n",
+        "streaming/charts/common/templates/_chain.tpl": chain + last,
+    }
+    packed = io.BytesIO()
+    with tarfile.open(fileobj=packed, mode="w:gz") as tar:
+        for name, text in members.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    (chart / "charts" / "streaming-2.0.0.tgz").write_bytes(packed.getvalue())
+    size += len(packed.getvalue())
+    return Input(["check", "--render", "--helm", HELM, "demo"], folder, size)
+
+
 def findings_per_template(n: int) -> Input:
     """One template of n lines that renders n GPU pods, a finding each (was F x S: a 3.6 MB
     template with ``range until 2000`` did not finish in 300 s)."""
@@ -1390,6 +1443,7 @@ CASES: dict[str, Case] = {
     "overlay-replacements": Case(overlay_replacements, 200, "scaling"),
     "broken-component-roots": Case(broken_component_roots, 10, "scaling"),
     "restricted-base-roots": Case(restricted_base_roots, 10, "scaling"),
+    "packaged-library-helpers": Case(packaged_library_helpers, 50, "scaling"),
     "fixable-values": Case(fixable_values, 1_000, "scaling"),
     "fixable-output": Case(fixable_output, 250, "scaling"),
     "fixable-lines": Case(fixable_lines, 1_000, "scaling"),

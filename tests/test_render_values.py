@@ -378,3 +378,37 @@ def test_a_packaged_subchart_s_missing_toleration_is_under_its_key_in_the_parent
     assert [(f["path"], f["line"], f["column"]) for f in gpu020] == [("stack/values.yaml", 2, 1)]
     assert "as .Values.tolerations of the subchart" in gpu020[0]["message"]
     assert gpu020[0]["message"].endswith("add it under tei here)")
+
+
+@needs_helm
+def test_tolerations_a_packaged_library_reads_are_under_the_subchart_s_key(
+    tmp_path: Path,
+) -> None:
+    """A packaged subchart whose pod its own packaged library chart renders (bjw-s'
+    common: ``{{ include "common.loader.all" . }}``, helpers included with ``-}}``), the
+    library reading ``.Values.tolerations``: GPU020 is at the subchart's key in the parent's
+    values, naming the library's member and line, not at the archive's first line."""
+    import subprocess
+
+    path = helm()
+    assert path is not None
+    packaged = FIXTURES / "render" / "packaged"
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    shutil.copytree(packaged / "catalog", repo / "catalog")
+    (repo / "catalog" / "charts").mkdir()
+    subprocess.run(
+        [path, "package", str(packaged / "streaming"), "-d", str(repo / "catalog" / "charts")],
+        check=True,
+        capture_output=True,
+    )
+    findings = _check(path, "catalog", cwd=repo)
+    gpu020 = [f for f in findings if f["rule"] == "GPU020"]
+    assert [(f["path"], f["line"], f["column"]) for f in gpu020] == [("catalog/values.yaml", 3, 1)]
+    assert (
+        "used by streaming/charts/common/templates/lib/_pod.tpl:2 in charts/streaming-2.0.0.tgz "
+        "as .Values.tolerations of the subchart"
+    ) in gpu020[0]["message"]
+    assert gpu020[0]["message"].endswith("add it under streaming here)")
+    (related,) = [r for r in gpu020[0]["related"] if r["kind"] == "template"]
+    assert (related["path"], related["line"]) == ("catalog/charts/streaming-2.0.0.tgz", 1)

@@ -152,6 +152,7 @@ class HelmRendered(Rendered):
         self._resolved: dict[str, Resolved | str] = {}
         self._subcharts: dict[str, dict[str, str | None]] = {}
         self._archives: dict[str, dict[str, Archive | None]] = {}
+        self._helpers: dict[str, dict[str, tuple[str, int, str]]] = {}
         self._charts: dict[str, dict[str, object]] = {}
         self._sections: Sections | None = None
         self._places: dict[tuple[str, tuple[object, ...], bool, int], Place] = {}
@@ -283,7 +284,10 @@ class HelmRendered(Rendered):
                 fs = [(f, p, self.values_doc(f)) for f, p in self.values_files(resolved)]
                 at = (self.text, self.documents, doc, missing[0], ours)
                 entry = functools.partial(tracer.entry, *at) if tracer else None
-                found = fieldreads.missing_place(t, resolved.path, self.folder, fs, *missing, entry)
+                library = self._library(resolved)
+                found = fieldreads.missing_place(
+                    t, resolved.path, self.folder, fs, *missing, entry, library=library
+                )
                 if isinstance(found, Place) or tracer is None:
                     return found
                 return self._listed(tracer, doc, resolved, *missing) or found
@@ -428,6 +432,26 @@ class HelmRendered(Rendered):
             return not_a_template(source)
         ours = prefix
         return Resolved(path, real, tuple((f, ours[len(p) :]) for f, p in chain))
+
+    def _library(self, resolved: Resolved) -> dict[str, tuple[str, int, str]] | None:
+        """The helpers of the packaged subchart a template is a member of (and of the
+        library charts packaged in it), read once per archive."""
+        if resolved.archive is None:
+            return None
+        if resolved.archive not in self._helpers:
+            found = next(
+                (
+                    a
+                    for by_name in self._archives.values()
+                    for a in by_name.values()
+                    if a is not None and a.path == resolved.archive
+                ),
+                None,
+            )
+            self._helpers[resolved.archive] = (
+                fieldreads.archive_helpers(found.path, found.members) if found else {}
+            )
+        return self._helpers[resolved.archive]
 
     def _archive(self, folder: str, name: str) -> Archive | None:
         """The packaged subchart in ``folder``/charts that helm prints as ``name``."""

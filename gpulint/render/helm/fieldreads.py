@@ -77,8 +77,8 @@ def missing_field(
 _READ: weakref.WeakKeyDictionary[Template, dict[tuple[Any, ...], _Reads | None]]
 _READ = weakref.WeakKeyDictionary()
 #: ``include "name" .`` (or ``$``): a helper given the chart's own context, whose
-#: ``.Values`` are the template's.
-_INCLUDE = re.compile(r"""include\s+"([^"]+)"\s+[.$](?=\s*[|)}])""")
+#: ``.Values`` are the template's (the action may end ``-}}``).
+_INCLUDE = re.compile(r"""include\s+"([^"]+)"\s+[.$](?=\s*(?:[|)}]|-\}\}))""")
 _DEFINE = re.compile(r"""\{\{-?\s*define\s+"([^"]+)"\s*-?\}\}""")
 _BLOCK = re.compile(r"\{\{-?\s*(if|with|range|define|block|end)\b")
 
@@ -149,10 +149,19 @@ _VALUES = (
 _ANY = r"""(?:\.{f}\b(?![.\w-])|"{f}")"""
 
 
-def _scan(t: Template, obj: tuple[Any, ...], field: str, template: str = "") -> _Reads | None:
+def _scan(
+    t: Template,
+    obj: tuple[Any, ...],
+    field: str,
+    template: str = "",
+    library: dict[str, tuple[str, int, str]] | None = None,
+) -> _Reads | None:
     """How the template's block for ``obj`` (and each helper it ``include``s with its own
     context) reads ``field``; None when no block is known. Found once per template, object
-    and field: a template that renders many objects is not read again for each finding."""
+    and field: a template that renders many objects is not read again for each finding.
+    ``library``: the helpers of a packaged subchart and of the library charts packaged in
+    it (:func:`archive_helpers`), followed through the helpers they include with the same
+    context (a library's loader rendering the whole pod from ``.Values``)."""
     cache = _READ.setdefault(t, {})
     key = (*obj, field)
     if key in cache:
@@ -165,6 +174,9 @@ def _scan(t: Template, obj: tuple[Any, ...], field: str, template: str = "") -> 
     ]
     included = [m.group(1) for m in _INCLUDE.finditer("\n".join(block))]
     defined = helpers(template) if template and included else {}
+    if library and included:
+        defined = {**library, **defined}
+        included = _closure(included, library)
     for name in dict.fromkeys(included):
         if name in defined:
             path, start, body = defined[name]
@@ -196,6 +208,53 @@ def _scan(t: Template, obj: tuple[Any, ...], field: str, template: str = "") -> 
     )
     cache[key] = got
     return got
+
+
+#: Helpers followed at most through a packaged chart's includes.
+MAX_INCLUDED = 400
+
+
+def _closure(names: list[str], library: dict[str, tuple[str, int, str]]) -> list[str]:
+    """``names`` and every helper of ``library`` they include with their own context,
+    transitively (each once, at most :data:`MAX_INCLUDED`)."""
+    out = list(dict.fromkeys(names))
+    seen = set(out)
+    i = 0
+    while i < len(out) and len(out) < MAX_INCLUDED:
+        body = library.get(out[i])
+        i += 1
+        for m in _INCLUDE.finditer(body[2] if body else ""):
+            if m.group(1) not in seen:
+                seen.add(m.group(1))
+                out.append(m.group(1))
+    return out
+
+
+def archive_helpers(archive: str, members: dict[str, str]) -> dict[str, tuple[str, int, str]]:
+    """The ``define``s of every ``.tpl`` member of a packaged chart (its own templates and
+    those of the library charts packaged in it), by name: the member (as
+    ``<archive>/<member>``), the line its body starts at and the body."""
+    out: dict[str, tuple[str, int, str]] = {}
+    for member in sorted(members):
+        if not member.endswith(".tpl"):
+            continue
+        text = members[member]
+        for m in _DEFINE.finditer(text):
+            body = text[m.end() : _end_of(text, m.end())]
+            where = f"{archive}{os.sep}{member}"
+            out.setdefault(m.group(1), (where, text.count("\n", 0, m.end()) + 1, body))
+    return out
+
+
+def _related(reader: str, line: int, what: str) -> Related:
+    """The template (or helper) line that reads a value, as a related place; a member of a
+    packaged chart, which no editor opens, is its archive, the member named."""
+    archive, sep, member = reader.partition(".tgz" + os.sep)
+    if sep:
+        return Related(
+            "template", label_of(archive + ".tgz"), Span(1, 1, 1, 1), f"{what} ({member}:{line})"
+        )
+    return Related("template", label_of(reader), Span(line, 1, line, 1), what)
 
 
 _RANGE = re.compile(
@@ -239,6 +298,9 @@ def _merged(t: Template, var: str) -> list[tuple[str, ...] | str] | None:
 
 
 def _where(reader: str, chart: str, line: int, template: str) -> str:
+    archive, sep, member = reader.partition(".tgz" + os.sep)
+    if sep:  # a helper of a packaged chart (or of a library packaged in it)
+        return f"{member}:{line} in {os.path.relpath(archive + '.tgz', chart)}"
     via = f", included by {os.path.relpath(template, chart)}" if reader != template else ""
     return f"{os.path.relpath(reader, chart)}:{line}{via}"
 
@@ -252,6 +314,7 @@ def missing_place(
     field: str,
     written: Any,
     entry: Callable[[tuple[str, ...]], Any] | None = None,
+    library: dict[str, tuple[str, int, str]] | None = None,
 ) -> Place | str | None:
     """The values key the template's block for ``obj`` reads ``field`` from, when the values
     file helm applies last that has it sets it empty (the field is ``ABSENT``) or to what
@@ -267,8 +330,9 @@ def missing_place(
     such a chain too.
 
     A string instead of a place: why the finding stays at the template (a note for it);
-    None: the block does not read the field (the template writes the object whole)."""
-    reads = _scan(t, obj, field, template)
+    None: the block does not read the field (the template writes the object whole).
+    ``library``: a packaged subchart's helpers (:func:`_scan`)."""
+    reads = _scan(t, obj, field, template, library)
     if reads is None or not (reads.values or reads.entries or reads.other):
         return None
     if reads.whole and reads.entries and reads.values:
@@ -313,9 +377,7 @@ def missing_place(
         ref, line, helper, value = used
     reader = helper or template
     where = _where(reader, chart, line, template)
-    related = Related(
-        "template", label_of(reader), Span(line, 1, line, 1), f"the template that reads {dotted[0]}"
-    )
+    related = _related(reader, line, f"the template that reads {dotted[0]}")
     me = ".Values." + ".".join(map(str, ref))
     if len(got) == 1:
         if value is None:
@@ -495,11 +557,6 @@ def _parent_place(
             f"file sets, else {chained[0]}, which is empty here: add it under {parent} here, as "
             f"{chained[0]} applies to {chained[2]})"
         )
-        related = Related(
-            "template",
-            label_of(reader),
-            Span(line, 1, line, 1),
-            f"the template that reads .Values.{dotted}",
-        )
+        related = _related(reader, line, f"the template that reads .Values.{dotted}")
         return Place(label_of(file), doc.key_span((*prefix, *ref[:-1])), note, (related,))
     return None

@@ -278,7 +278,7 @@ def _same_text(file: str, root: str, value: object) -> bool:
 def in_archive(found: Place, resolved: Resolved) -> Place:
     """A place in a member of a packaged subchart, which no editor opens: the archive, the
     member and its line named."""
-    where = f"line {found.span.line}" if found.span.line > 1 else "its start"
+    where = f"line {found.span.line}" if found.span.line > 1 else "no line of it found"
     unset = "" if found.note else "; the parent chart's values do not set it"
     note = (
         f" (in the packaged subchart {label_of(resolved.archive or '')}: member "
