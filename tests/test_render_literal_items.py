@@ -72,3 +72,49 @@ def test_a_set_flag_under_the_range_s_values_is_not_guessed(tmp_path: Path, helm
     )
     assert (found["path"], found["line"]) == ("camera/templates/deployment.yaml", 17)
     assert UNKNOWN in found["message"]
+
+
+SPEECH = FIXTURES / "render" / "charts" / "speech"
+
+
+def _speech(tmp_path: Path, helm_path: str, *flags: str) -> list[dict[str, Any]]:
+    shutil.copytree(SPEECH, tmp_path / "speech")
+    (tmp_path / ".git").mkdir()
+    proc = gpulint_in_process(
+        "check", "--format", "json", "--render", "--helm", helm_path, *flags, "speech",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode in (0, 1), proc.stderr
+    found: list[dict[str, Any]] = json.loads(proc.stdout)["findings"]
+    return [f for f in found if f["rule"] == "GPU016"]
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_items_whose_values_are_read_from_values_do_not_hide_the_literal_item(
+    tmp_path: Path, helm_path: str
+) -> None:
+    """A Whisper chart's ``env``: literal items whose ``value:`` reads a values key (one
+    scalar each, never an item), an optional item inside an ``if`` before the GPU's: the
+    rendered ``NVIDIA_VISIBLE_DEVICES`` item is the one literal item that reads the same."""
+    (found,) = _speech(tmp_path, helm_path, "--set", "gpu.enabled=true")
+    assert (found["path"], found["line"], found["column"]) == (
+        "speech/templates/deployment.yaml",
+        30,
+        18,
+    )
+    assert UNKNOWN not in found["message"]
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_value_read_into_an_item_that_holds_the_item_s_text_is_not_guessed(
+    tmp_path: Path, helm_path: str
+) -> None:
+    """``whisper.asrDevice`` set to ``all``: the values read into the other items hold the
+    reported item's text, so which item it is stays unknown, and the finding says so."""
+    (found,) = _speech(
+        tmp_path, helm_path, "--set", "gpu.enabled=true", "--set", "whisper.asrDevice=all"
+    )
+    assert (found["path"], found["line"]) == ("speech/templates/deployment.yaml", 17)
+    assert UNKNOWN in found["message"]

@@ -9,8 +9,10 @@ item of the list's block that the template writes as plain text and that reads t
 
 That is trusted only when nothing else could have written the same item (never
 confidently wrong): the rendered list holds it once, the template's block holds one
-literal item equal to it, every other action in the block is an ``if``/``end`` or a
-``range``/``with``/``toYaml`` of a ``.Values`` path (or a variable of such a ``range``),
+literal item equal to it, every other action in the block is an ``if``/``end``, a
+``range``/``with``/``toYaml`` of a ``.Values`` path (or a variable of such a ``range``), or
+the whole value of a key (``value: {{ .Values.whisper.asrModel | quote }}``, a release or
+chart name): one scalar, never an item,
 no ``--set`` flag writes under such a path, and no values file holds any scalar of the
 item there (a key or a value). Otherwise the caller keeps its fallback, saying so.
 """
@@ -34,6 +36,13 @@ _WRITES = re.compile(
     r"^(?:range\s+(?:\$\w+\s*,\s*)?\$\w+\s*:=\s*|with\s+|toYaml\s+)\$?\.Values((?:\.[\w-]+)+)"
     r"(?:\s*\|\s*nindent\s+\d+)?$"
 )
+#: A scalar read into a key's value of an item written as text (``value: {{
+#: .Values.whisper.asrModel | quote }}``): it writes one value, never an item.
+_FILTERS = r"(?:\s*\|\s*(?:quote|squote|toString|int|default\s+(?:\"[^\"]*\"|[\w.]+)))*"
+_SCALAR = re.compile(r"^\$?\.Values((?:\.[\w-]+)+)" + _FILTERS + "$")
+_BUILTIN = re.compile(r"^\$?\.(?:Release|Chart)\.\w+" + _FILTERS + "$")
+#: The text before such an action: a key (of an item, or the item's first key).
+_KEY_BEFORE = re.compile(r"^\s*(?:-\s+)?[\w.-]+:\s*\"?$")
 #: A variable or the dot of the ``range`` it is in, as an item's text (``{{ $key }}``).
 _VARIABLE = re.compile(r"^(?:\$\w+|\.)(?:\s*\|\s*quote)?$")
 #: Scalars of the values looked through, at most (a bound on the work, not the values).
@@ -99,12 +108,22 @@ def _writers(raw: Sequence[str]) -> list[tuple[str, ...]] | None:
     may write something else (a helper, ``tpl``, a variable of no known ``range``)."""
     paths: list[tuple[str, ...]] = []
     for text in raw:
-        for m in _ACTION.finditer(text):
+        actions = list(_ACTION.finditer(text))
+        for m in actions:
             action = m.group(1)
             written = _WRITES.match(action)
             if written:
                 paths.append(tuple(written.group(1).strip(".").split(".")))
-            elif not (_HARMLESS.match(action) or (paths and _VARIABLE.match(action))):
+                continue
+            if _HARMLESS.match(action) or (paths and _VARIABLE.match(action)):
+                continue
+            alone = len(actions) == 1 and text[m.end() :].strip() in ("", '"')
+            if not (alone and _KEY_BEFORE.match(text[: m.start()])):
+                return None
+            scalar = _SCALAR.match(action)
+            if scalar:  # its values are looked through too: none may hold the item's text
+                paths.append(tuple(scalar.group(1).strip(".").split(".")))
+            elif not _BUILTIN.match(action):
                 return None
     return paths
 
