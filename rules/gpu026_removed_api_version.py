@@ -1,0 +1,289 @@
+"""Built-in kind written in an API version that Kubernetes no longer serves.
+
+## What it does
+Reports an object of a built-in kind whose `apiVersion` is one Kubernetes removed, at the
+`apiVersion` value, with the release that stopped serving it and the version to write
+instead: `extensions/v1beta1`, `apps/v1beta1` and `apps/v1beta2` Deployments, DaemonSets,
+ReplicaSets and StatefulSets (1.16), `extensions/v1beta1` and `networking.k8s.io/v1beta1`
+Ingress (1.22), the `v1beta1` RBAC, PriorityClass, storage, webhook, CRD and APIService kinds
+(1.22), `batch/v1beta1` CronJob, `autoscaling/v2beta1` HorizontalPodAutoscaler,
+`policy/v1beta1` PodDisruptionBudget and PodSecurityPolicy, `node.k8s.io/v1beta1`
+RuntimeClass (1.25), `autoscaling/v2beta2` HorizontalPodAutoscaler (1.26), and the rest of
+Kubernetes' deprecated API migration guide, one row per kind and version.
+
+It checks every object of a linted file, GPU workload or not: an autoscaler, a disruption
+budget or a runtime class in a removed version stops the whole manifest from applying. Kinds
+of `resource.k8s.io` (Dynamic Resource Allocation) are GPU061's, which also reports versions
+that are deprecated and still served: a rule of its own, as pluto's and kube-linter's checks
+of removed versions are, so that turning one off keeps the other. Custom resources are not
+judged (their versions are their CRD's).
+
+The severity says how sure the rejection is:
+
+- **warning** for a version removed in Kubernetes 1.29 or earlier. gpulint does not know your
+  cluster's version, but in December 2026 every release still maintained upstream (1.35 and
+  later), by EKS, GKE and AKS (their extended and long-term support reaches back to 1.32) and
+  by OpenShift (4.16's extended update support, Kubernetes 1.29, runs to June 2027) has
+  removed it: only a cluster out of every provider's support still accepts the object.
+- **info** for a version removed later (`flowcontrol.apiserver.k8s.io/v1beta3`, 1.32): a
+  supported cluster may still serve it.
+- **error**, and nothing at all for a version still served, when the rule's
+  `kubernetes_version` option names your cluster's version: then gpulint knows.
+
+## Why it matters
+The API server answers `no matches for kind "HorizontalPodAutoscaler" in version
+"autoscaling/v2beta2"`: `kubectl apply` fails on the object, and Flux's and Argo CD's sync of
+the set that holds it fails: an autoscaler that never scales the GPU Deployment, a budget that
+never protects it. Helm charts choose the version with a `semverCompare` on the cluster's; a
+plain manifest cannot.
+
+## Example
+```yaml
+apiVersion: autoscaling/v2beta2   # GPU026
+kind: HorizontalPodAutoscaler
+```
+
+## Use instead
+```yaml
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+```
+The message names the notable changes of the new version (for `autoscaling/v2`,
+`targetAverageUtilization` becomes `target.averageUtilization`; for `apps/v1`,
+`spec.selector` is required; for `networking.k8s.io/v1` Ingress, `pathType` is required and
+the backend is `service.name` and `service.port`).
+
+## Options
+`kubernetes_version` (string such as `"1.31"`, default none): your cluster's Kubernetes
+version. With it a removed version is an `error` and a version that release still serves is
+no finding.
+
+```yaml
+rules:
+  GPU026:
+    kubernetes_version: "1.31"
+```
+
+## References
+- https://kubernetes.io/docs/reference/using-api/deprecation-guide/ (kubernetes/website
+  `content/en/docs/reference/using-api/deprecation-guide.md`: every row of the table, with
+  its removal release and replacement)
+- https://kubernetes.io/docs/reference/using-api/deprecation-policy/ (beta versions are
+  served for three releases after deprecation, then removed)
+- https://kubernetes.io/releases/ (maintained releases), AWS EKS, GKE and AKS version
+  calendars, the Red Hat OpenShift life cycle (4.16 = Kubernetes 1.29, EUS term 2 to
+  2027-06-27)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.api import K8sObject, RuleContext, Violation
+
+CODE = "GPU026"
+NAME = "removed-api-version"
+SEVERITY = "warning"
+SCOPE = "object"
+OPTIONS: dict[str, Any] = {
+    "kubernetes_version": {
+        "type": "string",
+        "pattern": r"^v?1\.[0-9]+(\.[0-9]+)?$",
+        "description": (
+            "Your cluster's Kubernetes version (1.31): removed versions are then errors, "
+            "versions it still serves no finding."
+        ),
+    },
+}
+
+#: The newest release whose removals every maintained Kubernetes has made (December 2026):
+#: OpenShift 4.16, Kubernetes 1.29, the oldest release any major provider still supports.
+OLDEST_MAINTAINED = (1, 29)
+
+_SELECTOR = "spec.selector is required"
+_HPA = "targetAverageUtilization is target.averageUtilization with target.type: Utilization"
+_REVIEW = "spec.group is spec.groups"
+_WEBHOOK = "each webhook's sideEffects and admissionReviewVersions are required"
+
+#: Kubernetes' deprecated API migration guide as rows: (apiVersion, kinds, the release that
+#: stopped serving that version of those kinds, the apiVersion to write instead ("" when the
+#: kind has no successor), the notable change the guide lists for the move ("" when none)).
+ROWS: tuple[tuple[str, tuple[str, ...], str, str, str], ...] = (
+    ("extensions/v1beta1", ("Deployment", "DaemonSet", "ReplicaSet"), "1.16", "apps/v1", _SELECTOR),
+    ("apps/v1beta1", ("Deployment", "StatefulSet", "ReplicaSet"), "1.16", "apps/v1", _SELECTOR),
+    (
+        "apps/v1beta2",
+        ("Deployment", "StatefulSet", "ReplicaSet", "DaemonSet"),
+        "1.16",
+        "apps/v1",
+        _SELECTOR,
+    ),
+    ("extensions/v1beta1", ("NetworkPolicy",), "1.16", "networking.k8s.io/v1", ""),
+    ("extensions/v1beta1", ("PodSecurityPolicy",), "1.16", "", ""),
+    (
+        "admissionregistration.k8s.io/v1beta1",
+        ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"),
+        "1.22",
+        "admissionregistration.k8s.io/v1",
+        _WEBHOOK,
+    ),
+    (
+        "apiextensions.k8s.io/v1beta1",
+        ("CustomResourceDefinition",),
+        "1.22",
+        "apiextensions.k8s.io/v1",
+        "each version needs its schema.openAPIV3Schema",
+    ),
+    ("apiregistration.k8s.io/v1beta1", ("APIService",), "1.22", "apiregistration.k8s.io/v1", ""),
+    ("authentication.k8s.io/v1beta1", ("TokenReview",), "1.22", "authentication.k8s.io/v1", ""),
+    (
+        "authorization.k8s.io/v1beta1",
+        (
+            "LocalSubjectAccessReview",
+            "SelfSubjectAccessReview",
+            "SubjectAccessReview",
+            "SelfSubjectRulesReview",
+        ),
+        "1.22",
+        "authorization.k8s.io/v1",
+        _REVIEW,
+    ),
+    (
+        "certificates.k8s.io/v1beta1",
+        ("CertificateSigningRequest",),
+        "1.22",
+        "certificates.k8s.io/v1",
+        "spec.signerName and spec.usages are required",
+    ),
+    ("coordination.k8s.io/v1beta1", ("Lease",), "1.22", "coordination.k8s.io/v1", ""),
+    (
+        "extensions/v1beta1",
+        ("Ingress",),
+        "1.22",
+        "networking.k8s.io/v1",
+        "every path needs pathType, and a backend is service.name and service.port",
+    ),
+    (
+        "networking.k8s.io/v1beta1",
+        ("Ingress",),
+        "1.22",
+        "networking.k8s.io/v1",
+        "every path needs pathType, and a backend is service.name and service.port",
+    ),
+    ("networking.k8s.io/v1beta1", ("IngressClass",), "1.22", "networking.k8s.io/v1", ""),
+    (
+        "rbac.authorization.k8s.io/v1beta1",
+        ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"),
+        "1.22",
+        "rbac.authorization.k8s.io/v1",
+        "",
+    ),
+    ("scheduling.k8s.io/v1beta1", ("PriorityClass",), "1.22", "scheduling.k8s.io/v1", ""),
+    (
+        "storage.k8s.io/v1beta1",
+        ("CSIDriver", "CSINode", "StorageClass", "VolumeAttachment"),
+        "1.22",
+        "storage.k8s.io/v1",
+        "",
+    ),
+    ("batch/v1beta1", ("CronJob",), "1.25", "batch/v1", ""),
+    (
+        "discovery.k8s.io/v1beta1",
+        ("EndpointSlice",),
+        "1.25",
+        "discovery.k8s.io/v1",
+        "topology is each endpoint's nodeName and zone",
+    ),
+    ("events.k8s.io/v1beta1", ("Event",), "1.25", "events.k8s.io/v1", ""),
+    ("autoscaling/v2beta1", ("HorizontalPodAutoscaler",), "1.25", "autoscaling/v2", _HPA),
+    (
+        "policy/v1beta1",
+        ("PodDisruptionBudget",),
+        "1.25",
+        "policy/v1",
+        "an empty spec.selector there selects every pod of the namespace",
+    ),
+    ("policy/v1beta1", ("PodSecurityPolicy",), "1.25", "", ""),
+    ("node.k8s.io/v1beta1", ("RuntimeClass",), "1.25", "node.k8s.io/v1", ""),
+    ("autoscaling/v2beta2", ("HorizontalPodAutoscaler",), "1.26", "autoscaling/v2", _HPA),
+    (
+        "flowcontrol.apiserver.k8s.io/v1beta1",
+        ("FlowSchema", "PriorityLevelConfiguration"),
+        "1.26",
+        "flowcontrol.apiserver.k8s.io/v1",
+        "",
+    ),
+    ("storage.k8s.io/v1beta1", ("CSIStorageCapacity",), "1.27", "storage.k8s.io/v1", ""),
+    (
+        "flowcontrol.apiserver.k8s.io/v1beta2",
+        ("FlowSchema", "PriorityLevelConfiguration"),
+        "1.29",
+        "flowcontrol.apiserver.k8s.io/v1",
+        "assuredConcurrencyShares is nominalConcurrencyShares",
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io/v1beta3",
+        ("FlowSchema", "PriorityLevelConfiguration"),
+        "1.32",
+        "flowcontrol.apiserver.k8s.io/v1",
+        "",
+    ),
+)
+
+#: (apiVersion, kind) -> (removed, replacement, note).
+REMOVED: dict[tuple[str, str], tuple[str, str, str]] = {
+    (api, kind): (removed, instead, note)
+    for api, kinds, removed, instead, note in ROWS
+    for kind in kinds
+}
+
+_VERSION = re.compile(r"^v?1\.([0-9]+)(?:\.[0-9]+)?$")
+
+
+def _minor(release: str) -> int:
+    return int(release.split(".")[1])
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
+    api = obj.ref.api_version
+    if obj.parent is not None or not api:
+        return
+    row = REMOVED.get((api, obj.kind))
+    if row is None:
+        return
+    removed, instead, note = row
+    configured = ctx.options.get("kubernetes_version")
+    configured = configured if isinstance(configured, str) else ""
+    match = _VERSION.match(configured)
+    certain = ""
+    if match is not None:
+        if int(match.group(1)) < _minor(removed):
+            return
+        severity = "error"
+        why = f"your cluster's Kubernetes {configured.lstrip('v')} rejects it"
+    else:
+        certain = (
+            ' (assumed: {}; `rules: {{GPU026: {{kubernetes_version: "1.NN"}}}}` in .gpulint.yaml '
+            "makes it certain)"
+        )
+        if _minor(removed) <= OLDEST_MAINTAINED[1]:
+            severity = "warning"
+            why = "every Kubernetes release still maintained rejects it"
+            certain = certain.format("your cluster runs a maintained release")
+        else:
+            severity = "info"
+            why = f"a cluster on {removed} or later rejects it"
+            certain = certain.format(f"your cluster's version, older or newer than {removed}")
+    if instead:
+        todo = f"write apiVersion: {instead}" + (f" ({note})" if note else "")
+    else:
+        todo = f"{obj.kind} has no successor: remove it (Pod Security Admission replaced it)"
+    yield Violation(
+        (*obj.path, "apiVersion"),
+        f"{api} {obj.kind} is no longer served since Kubernetes {removed}: {why}",
+        at="value",
+        severity=severity,
+        help=todo + certain,
+    )
