@@ -13,9 +13,21 @@ from gpulint.cluster.known import Disputed, Evidence, KnownTaint
 from gpulint.k8s.taints import Taint, capacity_taint
 
 #: Taint keys every cluster's nodes may carry: tolerating them says nothing of GPU nodes.
-_GENERIC_PREFIXES = ("node.kubernetes.io/", "node-role.kubernetes.io/", "node.cloudprovider")
+#: Kubernetes' well-known labels of every node (architecture, OS, zone, host name) are among
+#: them: GKE taints its Arm nodes ``kubernetes.io/arch=arm64:NoSchedule``
+#: (https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment),
+#: and pods of any kind tolerate that to run there.
+_GENERIC_PREFIXES = (
+    "node.kubernetes.io/",
+    "node-role.kubernetes.io/",
+    "node.cloudprovider",
+    "topology.kubernetes.io/",
+)
 _GENERIC_KEYS = frozenset(
     {
+        "kubernetes.io/arch",
+        "kubernetes.io/os",
+        "kubernetes.io/hostname",
         "CriticalAddonsOnly",
         "ToBeDeletedByClusterAutoscaler",
         # GKE's own, on nodes of one feature (queued provisioning), not of every GPU pool.
