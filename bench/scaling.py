@@ -156,6 +156,23 @@ def operator_gpu_services(n: int) -> Input:
     return Input(["check", "dgd.yaml"], folder, _write(folder, "dgd.yaml", text))
 
 
+def chart_gpu_blocks(n: int) -> Input:
+    """A HelmRelease whose values hold n components, each with its own ``resources``, an
+    enabled ``gpu:`` block and ``extraEnv``: every block is given to the container of the
+    values that hold it by a walk of its enclosing paths, not a scan of all containers."""
+    folder = _fresh("chart-gpu-blocks", n)
+    component = (
+        "    c{i}:\n      gpu: {{enabled: true, type: nvidia, number: 1}}\n"
+        "      extraEnv: [{{name: NVIDIA_VISIBLE_DEVICES, value: all}}]\n"
+        "      resources: {{limits: {{memory: 1Gi}}}}\n"
+    )
+    text = (
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: r}\n"
+        "spec:\n  values:\n" + "".join(component.format(i=i) for i in range(n))
+    )
+    return Input(["check", "release.yaml"], folder, _write(folder, "release.yaml", text))
+
+
 def many_paths(n: int) -> Input:
     """n directories named on the command line, one pod each (20,000: 425 s)."""
     folder = _fresh("many-paths", n)
@@ -1427,6 +1444,7 @@ CASES: dict[str, Case] = {
     "stale-suppressions": Case(stale_suppressions, 5_000, "scaling"),
     "argo-templates": Case(argo_templates, 5_000, "scaling"),
     "operator-gpu-services": Case(operator_gpu_services, 2_000, "scaling"),
+    "chart-gpu-blocks": Case(chart_gpu_blocks, 2_000, "scaling"),
     "many-paths": Case(many_paths, 5_000, "scaling"),
     "per-object-ignores": Case(per_object_ignores, 3_000, "scaling"),
     "globs": Case(globs, 60, "scaling"),

@@ -5,7 +5,9 @@ Looks at the `env` of each container (init containers and sidecars included) for
 variables that choose GPUs, written as a literal `value` (in a chart's values, also as a
 mapping of variable to value, `env: {NVIDIA_VISIBLE_DEVICES: all}`, the form bjw-s
 app-template renders into the list; there a container with no `resources` is found by
-such a variable, docs/workloads.md):
+such a variable, and the values' `extraEnv`, `extraEnvVars` and a `deployment: {image,
+env}` are the variables of the container whose `resources` they hold, with the GPU request
+an enabled `gpu:` block of those values makes the chart write: docs/workloads.md):
 
 - in a container that requests no GPU, `NVIDIA_VISIBLE_DEVICES` with any value but `none`,
   `void` or empty (`all`, `0`, a GPU UUID), and `CUDA_VISIBLE_DEVICES` naming a device (not
@@ -174,7 +176,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                         severity="info",
                     )
                 continue
-            if gpu and not _cuda_devices(container, ctx):
+            if gpu and not _cuda_devices(container, ctx, demand.operator):
                 continue  # TPU chips, Neuron or Gaudi devices: these variables pick none
             if name in AMD:
                 # ROCm's variables choose among the devices the container sees: with no GPU
@@ -239,7 +241,13 @@ def _mounts_devices(container: Container) -> bool:
     )
 
 
-def _env_place(container: Container, index: int | str, item: dict[str, Any]) -> tuple[Any, ...]:
+def _env_place(
+    container: Container, index: int | str | tuple[Any, ...], item: dict[str, Any]
+) -> tuple[Any, ...]:
+    if isinstance(index, tuple):  # elsewhere in a chart's values (extraEnv, deployment.env)
+        if isinstance(index[-1], str):
+            return (*container.path, *index)
+        return (*container.path, *index, "value" if "value" in item else "name")
     if isinstance(index, str):  # a chart's env mapping: the variable's own key
         return (*container.path, "env", index)
     return (*container.path, "env", index, "value" if "value" in item else "name")
@@ -266,11 +274,16 @@ def _without_gpu(name: str, text: str) -> str | None:
 CUDA_HARDWARE = ("nvidia", "amd")
 
 
-def _cuda_devices(container: Container, ctx: RuleContext) -> bool:
-    """Does the container hold a device the variables choose (or one of unknown vendor)?"""
+def _cuda_devices(
+    container: Container, ctx: RuleContext, operated: tuple[tuple[str, Any], ...] = ()
+) -> bool:
+    """Does the container hold a device the variables choose (or one of unknown vendor)?
+    ``operated``: the accelerators written for it elsewhere (a chart values' ``gpu:``
+    block, under the values the container is found in)."""
     from gpulint.api import resource_lists
 
-    for _, mapping in resource_lists(container):
+    given = [n for n, at in operated if at[: len(container.path)] == container.path]
+    for _, mapping in [*resource_lists(container), ("", dict.fromkeys(given))]:
         for name in mapping:
             if not ctx.registry.is_accelerator(name):
                 if ctx.registry.looks_like_accelerator(name):

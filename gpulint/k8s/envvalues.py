@@ -157,21 +157,55 @@ class EnvValues:
         return None
 
 
-def env_entries(container: Container) -> Iterator[tuple[int | str, dict[str, Any]]]:
+def env_entries(container: Container) -> Iterator[tuple[int | str | Path, dict[str, Any]]]:
     """The container's ``env`` entries with their index; in a chart's values (a container
     found by its ``resources``), an ``env`` mapping too, variable to value or to an entry
     (``{NVIDIA_VISIBLE_DEVICES: all}``: bjw-s app-template's form, rendered as the list),
-    keyed by the variable's name."""
-    env = container.data.get("env")
+    keyed by the variable's name.
+
+    A chart's values also give their one container the variables the chart adds to it:
+    ``extraEnv`` and ``extraEnvVars`` beside ``resources`` (the Ollama chart's, Bitnami's),
+    and the ``env`` of a mapping there that holds the container's ``image`` and no
+    ``resources`` of its own (the local-ai chart's ``deployment: {image, env}``); their
+    entries come with their place under the values, a path."""
+    yield from _entries(container.data.get("env"), container.section == "resources", None)
+    if container.section != "resources" or container.resources_key != "resources":
+        return
+    data = container.data
+    for key in ("extraEnv", "extraEnvVars"):
+        yield from _entries(data.get(key), True, (key,))
+    for key, value in data.items():
+        if (
+            isinstance(key, str)
+            and isinstance(value, dict)
+            and "resources" not in value
+            and "env" in value
+            and _holds_image(value.get("image"))
+        ):
+            yield from _entries(value.get("env"), True, (key, "env"))
+
+
+def _holds_image(image: Any) -> bool:
+    """An image reference, or a chart's ``{repository, tag}``."""
+    if isinstance(image, str):
+        return bool(image.strip())
+    return isinstance(image, dict) and isinstance(image.get("repository"), str)
+
+
+def _entries(
+    env: Any, mapping: bool, place: Path | None
+) -> Iterator[tuple[int | str | Path, dict[str, Any]]]:
+    """``env``'s entries: a list's items (a mapping's too when ``mapping``), each with its
+    index, or, with ``place``, its path relative to the container."""
     if isinstance(env, list):
         for index, item in enumerate(env):
             if isinstance(item, dict):
-                yield index, item
-    elif isinstance(env, dict) and container.section == "resources":
+                yield (index if place is None else (*place, index)), item
+    elif isinstance(env, dict) and mapping:
         for key, value in env.items():
             if isinstance(key, str):
                 entry = value if isinstance(value, dict) else {"value": value}
-                yield key, {**entry, "name": key}
+                yield (key if place is None else (*place, key)), {**entry, "name": key}
 
 
 def container_env(

@@ -348,6 +348,10 @@ def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -
     """
     if container.section == "ephemeralContainers":
         return False
+    if container.section == "resources" and any(
+        at[: len(container.path)] == container.path for _, at in demand.operator
+    ):
+        return True  # a chart's values' gpu: block, under the values that hold it
     if any(
         (registry.is_accelerator(e.name) or registry.looks_like_accelerator(e.name))
         and e.amount.positive_or_unknown

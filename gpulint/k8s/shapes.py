@@ -24,7 +24,11 @@ shapes Kubernetes' own types give away:
   all the same, and GPU016 judges its variable as any container's. In an object whose
   values mount the host's GPU device nodes (``hostPath: /dev/dri``, :data:`HOST_GPU_DEVICES`),
   every such mapping with an ``image`` is a container: a privileged Jellyfin with the
-  host's ``/dev/dri`` and no ``resources`` uses a GPU, and GPU043 judges its mounts.
+  host's ``/dev/dri`` and no ``resources`` uses a GPU, and GPU043 judges its mounts;
+* **a chart values' GPU block** -- an enabled ``gpu:`` mapping (``{enabled: true, type:
+  nvidia, number: 1}``, the Ollama chart's convention) is the request the chart writes into
+  the container whose ``resources`` the nearest enclosing values hold
+  (``PodSpec.operator_gpus``, :func:`chart_block_gpus`).
 
 What is not a pod, on purpose:
 
@@ -281,7 +285,98 @@ def find_pod_specs(obj: K8sObject, node_agent: bool = False) -> list[PodSpec]:
         if key in ("status", *SKIPPED_KEYS):
             continue
         _walk(obj, value, (*obj.path, key), data, 1, node_agent, found, host)
+    if found:
+        _chart_gpus(obj, found)
     return found
+
+
+#: A chart values' ``gpu:`` block, by its ``type``: the key that overrides the resource
+#: name, and the name the chart writes without it (otwld/ollama-helm
+#: ``templates/deployment.yaml``: ``ollama.gpu.nvidiaResource`` default ``nvidia.com/gpu``,
+#: ``amd.com/gpu`` for ``type: amd``, no type is NVIDIA; llama.cpp server charts add
+#: ``amdResource`` and ``intelResource``, ``gpu.intel.com/i915``).
+CHART_GPU_TYPES = {
+    "nvidia": ("nvidiaResource", "nvidia.com/gpu"),
+    "amd": ("amdResource", "amd.com/gpu"),
+    "intel": ("intelResource", "gpu.intel.com/i915"),
+}
+
+
+def chart_gpu_blocks(data: Any, base: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """The ``gpu:`` mappings with ``enabled: true`` anywhere in a chart's values (``data``,
+    at ``base``; not under metadata nor the keys of :data:`SKIPPED_KEYS`), in document order."""
+    found: list[tuple[Path, dict[str, Any]]] = []
+    stack: list[tuple[Any, Path, int]] = [(data, base, 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if isinstance(node, dict):
+            block = node.get("gpu")
+            if isinstance(block, dict) and block.get("enabled") is True:
+                found.append(((*path, "gpu"), block))
+            items: Any = node.items()
+        elif isinstance(node, list):
+            items = enumerate(node)
+        else:
+            continue
+        if depth < MAX_DEPTH:
+            for key, value in items:
+                if key not in SKIPPED_KEYS and key != "gpu" and isinstance(value, (dict, list)):
+                    stack.append((value, (*path, key), depth + 1))
+    found.reverse()
+    return found
+
+
+def chart_block_gpus(block: dict[str, Any], path: Path) -> list[tuple[str, Path]]:
+    """The accelerators a chart writes into its container for an enabled ``gpu:`` block at
+    ``path``: ``(resource name, where the amount is written)``. ``number`` (or ``count``)
+    devices, 1 when absent, of the type's resource (:data:`CHART_GPU_TYPES`); NVIDIA MIG
+    devices of ``mig.devices`` when ``mig.enabled``; none for an explicit zero, a type it
+    does not know (``vulkan``) or a DRA claim (``draEnabled``)."""
+    if block.get("draEnabled") is True:
+        return []
+    kind = block.get("type") or "nvidia"
+    if not isinstance(kind, str) or kind.lower() not in CHART_GPU_TYPES:
+        return []
+    kind = kind.lower()
+    mig = block.get("mig")
+    if kind == "nvidia" and isinstance(mig, dict) and mig.get("enabled") is True:
+        devices = mig.get("devices")
+        return [
+            (f"nvidia.com/mig-{name}", (*path, "mig", "devices", name))
+            for name, amount in (devices.items() if isinstance(devices, dict) else ())
+            if isinstance(name, str) and amount not in (0, "0")
+        ]
+    field, default = CHART_GPU_TYPES[kind]
+    name = block.get(field)
+    name = name.strip() if isinstance(name, str) and name.strip() else default
+    key = next((k for k in ("number", "count") if k in block), None)
+    if key is not None and block[key] in (0, "0"):
+        return []
+    return [(name, (*path, key or "enabled"))]
+
+
+def _chart_gpus(obj: K8sObject, found: list[PodSpec]) -> None:
+    """Give a chart's container the accelerators its values' ``gpu:`` blocks turn on: each
+    block belongs to the container whose ``resources`` the nearest enclosing values mapping
+    holds (``ollama.gpu`` and ``resources`` of one values), as the chart writes it there."""
+    holders = {
+        pod.containers[0].path: pod
+        for pod in found
+        if pod.location == "resources"
+        and len(pod.containers) == 1
+        and pod.containers[0].section == "resources"
+        and pod.containers[0].resources_key == "resources"
+    }
+    if not holders:
+        return
+    for path, block in chart_gpu_blocks(obj.data, obj.path):
+        owner = path[:-1]
+        pod = next(
+            (holders[owner[:cut]] for cut in range(len(owner), 0, -1) if owner[:cut] in holders),
+            None,
+        )
+        if pod is not None:
+            pod.operator_gpus = (*pod.operator_gpus, *chart_block_gpus(block, path))
 
 
 def _walk(
