@@ -412,3 +412,46 @@ def test_tolerations_a_packaged_library_reads_are_under_the_subchart_s_key(
     assert gpu020[0]["message"].endswith("add it under streaming here)")
     (related,) = [r for r in gpu020[0]["related"] if r["kind"] == "template"]
     assert (related["path"], related["line"]) == ("catalog/charts/streaming-2.0.0.tgz", 1)
+
+
+@needs_helm
+def test_a_value_whose_marker_a_template_refuses_is_kept_and_the_rest_traced(
+    tmp_path: Path,
+) -> None:
+    """A chart whose template checks that a container's ``dependsOn`` names another
+    container (``fail`` when it does not, as bjw-s' common library does), through a
+    variable no reading of the template ties to a values name: the marked render fails,
+    naming the marker it refused; that value is kept as written and the chart rendered once
+    more, so the env value is traced to its values line."""
+    path = helm()
+    assert path is not None
+    (tmp_path / ".git").mkdir()
+    shutil.copytree(FIXTURES / "render" / "charts" / "checked", tmp_path / "checked")
+    findings = _check(path, "checked", cwd=tmp_path)
+    (gpu016,) = [f for f in findings if f["rule"] == "GPU016"]
+    assert (gpu016["path"], gpu016["line"], gpu016["column"]) == ("checked/values.yaml", 5, 31)
+
+
+def test_values_a_packaged_library_compares_are_not_marked(tmp_path: Path) -> None:
+    """A library chart packaged in ``charts/`` (bjw-s' common) validates the values it
+    renders: ``has $controllerValues.type $allowedControllerTypes``; ``type`` is kept as
+    written, as for the chart's own templates."""
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "common.yaml").write_text(
+        '{{ include "common.loader.all" . }}\n', encoding="utf-8"
+    )
+    (tmp_path / "charts").mkdir()
+    text = (
+        b'{{- define "common.controller.validate" -}}\n'
+        b"{{- if not (has $controllerValues.type $allowedControllerTypes) -}}\n"
+        b'{{- fail "Not a valid controller.type" -}}\n{{- end -}}\n{{- end -}}\n'
+    )
+    with tarfile.open(tmp_path / "charts" / "common-5.0.1.tgz", "w:gz") as tar:
+        for name, data in (
+            ("common/Chart.yaml", b"apiVersion: v2\nname: common\ntype: library\nversion: 5.0.1\n"),
+            ("common/templates/lib/controller/_validate.tpl", text),
+        ):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    assert "type" in markers.compared_names([str(tmp_path)])

@@ -99,10 +99,13 @@ def failed(folder: str, opts: ChartOptions, result: ToolResult) -> Failure:
 
 def marked_render(folder: str, options: RenderOptions) -> Callable[[str], str | None]:
     """How :class:`markers.Tracer` renders the chart once more, with a values file of
-    markers: the same command with the same bounds and what is left of the run's budget."""
+    markers: the same command with the same bounds and what is left of the run's budget.
+    Why a render failed is kept on the callable (``error``): a marker a template refuses
+    is named there."""
 
     def run(marks: str) -> str | None:
         out = render(folder, options, (marks,))
+        run.error = out.message if not isinstance(out, str) else ""  # type: ignore[attr-defined]
         return out if isinstance(out, str) else None
 
     return run

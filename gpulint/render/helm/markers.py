@@ -102,6 +102,21 @@ def compared_names(folders: list[str], numbers: bool = False) -> set[str]:
     helper drops a number's marker, which then traces nothing)."""
     tests = _COMPARES if numbers else _TESTS
     names: set[str] = set()
+    for text in _template_texts(folders):
+        for action in actions(text):
+            body = action.body
+            if tests.search(body):
+                names.update(_NAME.findall(body))
+    return names
+
+
+def _template_texts(folders: list[str]) -> Iterator[str]:
+    """The text of every template of ``folders`` (charts), then of every chart packaged in
+    their ``charts/`` (a library such as bjw-s' common, whose helpers validate and compare
+    the values they render: ``has $controllerValues.type $allowedControllerTypes``), at
+    most :data:`MAX_TEMPLATES` files, each read within its bounds."""
+    from gpulint.render.helm.sources import Archive
+
     count = 0
     for folder in folders:
         for dirpath, dirnames, filenames in walk(os.path.join(folder, "templates")):
@@ -109,13 +124,29 @@ def compared_names(folders: list[str], numbers: bool = False) -> set[str]:
             for name in sorted(filenames):
                 count += 1
                 if count > MAX_TEMPLATES:
-                    return names
-                text = read_text(os.path.join(dirpath, name), 1 << 20) or ""
-                for action in actions(text):
-                    body = action.body
-                    if tests.search(body):
-                        names.update(_NAME.findall(body))
-    return names
+                    return
+                yield read_text(os.path.join(dirpath, name), 1 << 20) or ""
+    for folder in folders:
+        charts = os.path.join(folder, "charts")
+        try:
+            packed = sorted(n for n in os.listdir(charts) if n.endswith((".tgz", ".tar.gz")))
+        except OSError:
+            continue
+        for name in packed:
+            if not os.path.isfile(os.path.join(charts, name)):
+                continue
+            archive = Archive(os.path.join(charts, name))
+            for member in sorted(archive.members):
+                if "/templates/" not in member:
+                    continue
+                count += 1
+                if count > MAX_TEMPLATES:
+                    return
+                yield archive.members[member]
+
+
+#: Marked renders made again, at most, after a template refused a marker it names.
+MAX_REFUSED_RENDERS = 3
 
 
 def marked(
@@ -123,9 +154,11 @@ def marked(
     origins: list[Origin],
     keep: frozenset[str] | set[str] = frozenset(),
     numbers: dict[float, int | None] | None = None,
+    refused: set[tuple[Any, ...]] | frozenset[tuple[Any, ...]] = frozenset(),
 ) -> Any:
     """Plain data for ``tree`` with each markable string a marker (its index in
-    ``origins``, which it is appended to), but those under a key in ``keep``; with
+    ``origins``, which it is appended to), but those under a key in ``keep`` and those at a
+    values path in ``refused`` (a template refused their marker); with
     ``numbers``, each number instead (the marker float -> its index, None for two alike).
     Any depth (:func:`gpulint.render.helm.values.rebuild`); a value too deep to be traced
     is kept as it is."""
@@ -135,7 +168,7 @@ def marked(
             return tree if isinstance(tree, (str, int, float, bool)) else str(tree)
         name = next((p for p in reversed(tree.origin.path) if isinstance(p, str)), None)
         value = tree.value
-        if name not in keep and len(origins) < MAX_MARKS:
+        if name not in keep and tree.origin.values_path not in refused and len(origins) < MAX_MARKS:
             if numbers is None and markable(value):
                 origins.append(tree.origin)
                 return f"gplv{len(origins) - 1:06d}x"
@@ -287,15 +320,30 @@ class Tracer:
     ) -> dict[tuple[str, int], Document]:
         charts = [os.path.dirname(file) for file, _ in self.files[: self._charts]]
         keep = compared_names(charts, numbers is not None)
-        data = marked(self._merged(), origins, keep, numbers)
-        if not origins:
-            return {}
-        with tempfile.TemporaryDirectory(prefix="gpulint-marks-") as tmp:
-            path = os.path.join(tmp, "marks.yaml")
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(_json(data))  # JSON is YAML
-            text = self._render(path)
-        return _keyed(text, load_documents(text)) if text is not None else {}
+        refused: set[tuple[Any, ...]] = set()
+        for _ in range(1 + MAX_REFUSED_RENDERS):
+            origins.clear()
+            if numbers is not None:
+                numbers.clear()
+            data = marked(self._merged(), origins, keep, numbers, refused)
+            if not origins:
+                return {}
+            with tempfile.TemporaryDirectory(prefix="gpulint-marks-") as tmp:
+                path = os.path.join(tmp, "marks.yaml")
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(_json(data))  # JSON is YAML
+                text = self._render(path)
+            if text is not None:
+                return _keyed(text, load_documents(text))
+            # A template that refused a marker names it (bjw-s' common: "References
+            # non-existent container 'gplv000007x'"): that value is kept as written, and
+            # the chart rendered once more.
+            named = {int(m.group(1)) for m in _MARK.finditer(getattr(self._render, "error", ""))}
+            more = {origins[i].values_path for i in named if i < len(origins)} - refused
+            if numbers is not None or not more:
+                return {}
+            refused |= more
+        return {}
 
     def trace(
         self,
