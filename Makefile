@@ -40,7 +40,7 @@ VSCODE_EXT := editors/vscode
 VSIX_VERSION = $(shell node -p "require('./$(VSCODE_EXT)/package.json').version")
 VSIX = dist/gpulint-lsp-$(VSIX_VERSION).vsix
 
-.PHONY: demo test test-fast snapshots new-rule tools ci-tools lint typecheck venv clean generate docs vsix
+.PHONY: demo test bytecode suite test-fast snapshots new-rule tools ci-tools lint typecheck venv clean generate docs vsix
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -155,19 +155,31 @@ $(ESBUILD):
 	npm install --prefix $(TOOLS)/esbuild --no-save --no-audit --no-fund --loglevel=error \
 		esbuild@$(ESBUILD_VERSION)
 
+# The extension's own dependencies (vscode-languageclient), from its package.json, installed
+# beside the packagers: `make test` fetches them with the packagers, before pytest, so the
+# vsix test does not wait on the network.
+VSCODE_DEPS := $(TOOLS)/vscode-deps/.installed
+$(VSCODE_DEPS): $(VSCODE_EXT)/package.json
+	@command -v npm >/dev/null || { echo "make vsix needs npm (Node.js)" >&2; exit 2; }
+	rm -rf $(TOOLS)/vscode-deps && mkdir -p $(TOOLS)/vscode-deps
+	cp $(VSCODE_EXT)/package.json $(TOOLS)/vscode-deps/
+	cd $(TOOLS)/vscode-deps && npm install --omit=dev --no-audit --no-fund --loglevel=error
+	touch $@
+
 ## Package the VS Code extension (editors/vscode) as dist/gpulint-lsp-<version>.vsix, for
 ## `code --install-extension` (docs/editors.md).
-vsix: $(VSCE) $(ESBUILD) $(VSCODE_EXT)/package.json $(VSCODE_EXT)/extension.js LICENSE
+vsix: $(VSCE) $(ESBUILD) $(VSCODE_DEPS) $(VSCODE_EXT)/package.json $(VSCODE_EXT)/extension.js LICENSE
 	rm -rf $(TOOLS)/vscode-build && mkdir -p $(TOOLS)/vscode-build/src dist
 	cp $(VSCODE_EXT)/package.json $(VSCODE_EXT)/extension.js $(TOOLS)/vscode-build/src/
 	cp $(VSCODE_EXT)/package.json LICENSE $(TOOLS)/vscode-build/
-	cd $(TOOLS)/vscode-build/src && npm install --omit=dev --no-audit --no-fund --loglevel=error
+	mv $(TOOLS)/vscode-deps/node_modules $(TOOLS)/vscode-build/src/
 	$(ESBUILD) $(TOOLS)/vscode-build/src/extension.js --bundle --platform=node --format=cjs \
 		--external:vscode --log-level=warning --outfile=$(TOOLS)/vscode-build/extension.js
 	cd $(TOOLS)/vscode-build && "$(CURDIR)/$(VSCE)" package --allow-missing-repository --no-dependencies \
 		--out "$(CURDIR)/$(VSIX)"
-	# The packagers and the build copy are only for this: 150 MB a clone need not keep.
-	rm -rf $(TOOLS)/vscode-build $(TOOLS)/vsce $(TOOLS)/esbuild
+	# The packagers, the dependencies and the build copy are only for this: 150 MB a clone
+	# need not keep.
+	rm -rf $(TOOLS)/vscode-build $(TOOLS)/vsce $(TOOLS)/esbuild $(TOOLS)/vscode-deps
 
 ## System packages some tests use, installed with the system's package manager (as root):
 ## Neovim for the language server's editor test (docs/editors.md), and Chromium for the
@@ -211,19 +223,38 @@ docs: $(STAMP)
 # Multitool's, the JUnit schema's, helm's and helm 3's wait on the network more than on a
 # core), and ruff and mypy run as soon as the venv is installed, while the npm tools still
 # download; a lint or type error stops the run before pytest. The packagers `make vsix`
-# needs (tests/test_package.py runs it, and it deletes them once the .vsix is built) are
-# fetched there too, rather than by a test worker that would wait on the network alone.
+# needs and the extension's dependencies (tests/test_package.py runs it, and it deletes
+# them once the .vsix is built) are fetched there too, rather than by a test worker that
+# would wait on the network alone.
 # One after the other (installs before pytest, mypy after it) they took about 64 s of a fresh
 # clone's `make test` on a quiet 2-core machine (installs 55 s, mypy 8 s); side by side about
 # 40 s (bench/README.md, "The test suite", sixth round).
+# The bytecode folder is warmed there as well (`bytecode`, below), so pytest's workers start
+# with their test modules rewritten and gpulint compiled.
 PYTEST_WORKERS ?= auto
+SUITE_ENV = env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX="$(PYCACHE)" \
+	HYPOTHESIS_STORAGE_DIRECTORY="$(PYCACHE)/hypothesis"
 test:
-	@$(MAKE) --no-print-directory -j 8 --output-sync=target $(STAMP) tools lint typecheck \
-		$(if $(shell command -v npm),$(VSCE) $(ESBUILD))
 	@cache="$$(mktemp -d)" && trap 'rm -rf "$$cache"' EXIT && \
-		env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX="$$cache" \
-		HYPOTHESIS_STORAGE_DIRECTORY="$$cache/hypothesis" \
-		$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
+		$(MAKE) --no-print-directory -j 8 --output-sync=target PYCACHE="$$cache" \
+		$(STAMP) tools lint typecheck bytecode \
+		$(if $(shell command -v npm),$(VSCE) $(ESBUILD) $(VSCODE_DEPS)) && \
+		$(MAKE) --no-print-directory PYCACHE="$$cache" suite
+
+# What pytest's workers would each do first, done once beside the installs into the bytecode
+# folder they share (PYCACHE, which `make test` makes): gpulint's and the rules' modules
+# compiled, and a collection in one process, which rewrites the test modules' asserts and
+# compiles what they import. A worker that starts cold spends about 13 s of CPU on it, both
+# workers at once; warm, 5 s (bench/README.md, "The test suite", seventh round). A test
+# module that fails to import is reported by the suite's own collection, which follows.
+bytecode: $(STAMP)
+	@test -n "$(PYCACHE)" || { echo "make bytecode needs PYCACHE=folder (make test gives one)" >&2; exit 2; }
+	@$(SUITE_ENV) $(BIN)/python -m compileall -q gpulint rules >/dev/null
+	@$(SUITE_ENV) $(BIN)/python -m pytest --collect-only -q -p no:xdist >/dev/null 2>&1 || true
+
+suite:
+	@test -n "$(PYCACHE)" || { echo "make suite needs PYCACHE=folder (make test gives one)" >&2; exit 2; }
+	@$(SUITE_ENV) $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 ## ruff's checks and its format check.
 lint: $(STAMP)
