@@ -39,7 +39,7 @@ import sys
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -48,6 +48,9 @@ from gpulint.lint.finder import load_rules
 from gpulint.model import Finding
 from gpulint.rule import Rule
 from gpulint.settings import Settings
+
+if TYPE_CHECKING:
+    from importlib.metadata import Distribution
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -442,6 +445,95 @@ def gpulint_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             built.rename(wheels)
     (wheel,) = wheels.glob("gpulint-*.whl")
     return wheel
+
+
+def dependency_closure() -> list[Distribution]:
+    """The installed distributions gpulint needs to run (its requirements, transitively)."""
+    from importlib import metadata
+
+    from packaging.markers import default_environment
+    from packaging.requirements import Requirement
+
+    env = {**default_environment(), "extra": ""}
+    todo = [Requirement(r) for r in metadata.requires("gpulint") or []]
+    seen: dict[str, Distribution] = {}
+    while todo:
+        req = todo.pop()
+        if req.marker is not None and not req.marker.evaluate(env):
+            continue
+        dist = metadata.distribution(req.name)
+        key = re.sub(r"[-_.]+", "-", dist.metadata["Name"]).lower()
+        if key in seen:
+            continue
+        seen[key] = dist
+        todo.extend(Requirement(r) for r in dist.requires or [])
+    return list(seen.values())
+
+
+def _repack(dist: Distribution, folder: Path) -> Path:
+    """An installed distribution packed back into a wheel: the files its RECORD lists (less
+    bytecode, scripts, which pip makes again from entry points, and the installer's own
+    records), under the tags its WHEEL file names, with a RECORD of its own."""
+    import base64
+    import csv
+    import hashlib
+    import io
+    import zipfile
+
+    tags = [line.split(":", 1)[1].strip() for line in (dist.read_text("WHEEL") or "").splitlines()
+            if line.startswith("Tag:")]  # fmt: skip
+    assert tags, f"{dist.metadata['Name']} has no WHEEL file: not installed from a wheel"
+    # Tag: py2-none-any and Tag: py3-none-any are the file name's py2.py3-none-any.
+    parts = zip(*(tag.split("-") for tag in tags), strict=True)
+    compressed = "-".join(".".join(dict.fromkeys(values)) for values in parts)
+    name = re.sub(r"[-_.]+", "_", dist.metadata["Name"]).lower()
+    wheel = folder / f"{name}-{dist.version}-{compressed}.whl"
+    skip = {"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"}
+    record = io.StringIO()
+    writer = csv.writer(record, lineterminator="\n")
+    dist_info = None
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as out:
+        for file in dist.files or []:
+            parts = file.parts
+            if parts[0] == ".." or "__pycache__" in parts or file.suffix == ".pyc":
+                continue
+            if parts[0].endswith(".dist-info"):
+                dist_info = parts[0]
+                if parts[-1] in skip:
+                    continue
+            data = Path(str(dist.locate_file(file))).read_bytes()
+            out.writestr(file.as_posix(), data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            writer.writerow([file.as_posix(), f"sha256={digest.decode()}", len(data)])
+        assert dist_info is not None
+        writer.writerow([f"{dist_info}/RECORD", "", ""])
+        out.writestr(f"{dist_info}/RECORD", record.getvalue())
+    return wheel
+
+
+@pytest.fixture(scope="session")
+def dependency_wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """gpulint's dependencies (transitively) and setuptools, this environment's installed
+    distributions packed back into wheels, in one folder made once per run (shared by the
+    workers under a file lock): what ``pip install --no-index --find-links`` needs to install
+    gpulint offline from its wheel or, with build isolation, from its source
+    (tests/test_package.py's fresh venv, tests/test_precommit_hook.py's hook environment).
+    ``pip wheel`` cannot make them offline (it builds from sources it downloads), and pip's
+    cache holds only what this machine happened to download, not a wheel per dependency."""
+    from importlib import metadata
+
+    shared = run_shared_dir(tmp_path_factory) / "dependency-wheels"
+    shared.mkdir(exist_ok=True)
+    with run_lock(shared / ".lock"):
+        wheels = shared / "wheels"
+        if not wheels.is_dir():
+            building = shared / "building"
+            shutil.rmtree(building, ignore_errors=True)  # from a run that failed
+            building.mkdir()
+            for dist in [*dependency_closure(), metadata.distribution("setuptools")]:
+                _repack(dist, building)
+            building.rename(wheels)
+    return wheels
 
 
 @functools.cache

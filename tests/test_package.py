@@ -8,17 +8,12 @@ a real one (``python -m venv``, no system site-packages; this environment's pip 
 it with ``--python``) and pip resolves gpulint's dependencies for it from a folder of wheels
 (``--no-index --find-links``), so the wheel's declared requirements are what is installed,
 with nothing borrowed. Those wheels are this environment's installed distributions packed
-back into wheels (the files each one's RECORD lists, under the tag its WHEEL file names):
-``pip wheel`` cannot make them offline (it builds from sources it downloads), and pip's
-cache holds only what this machine happened to download, not a wheel per dependency.
+back into wheels (the files each one's RECORD lists, under the tag its WHEEL file names;
+``dependency_wheels`` in tests/conftest.py, made once per run).
 """
 
 from __future__ import annotations
 
-import base64
-import csv
-import hashlib
-import io
 import json
 import os
 import re
@@ -30,15 +25,18 @@ import zipfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 import pytest
-from packaging.markers import default_environment
-from packaging.requirements import Requirement
 
 from gpulint import __version__
-from tests.conftest import ROOT, WHEEL_SOURCES, copy_repository, expectation_list
+from tests.conftest import (
+    ROOT,
+    WHEEL_SOURCES,
+    copy_repository,
+    dependency_closure,
+    expectation_list,
+)
 
 EXAMPLES = sorted(p for p in (ROOT / "examples").iterdir() if p.suffix == ".yaml")
 
@@ -123,59 +121,6 @@ def test_the_sdist_carries_the_data_and_the_license(built: Built) -> None:
 # -- the wheel alone, in a fresh venv ------------------------------------------------------------
 
 
-def _closure() -> list[metadata.Distribution]:
-    """The installed distributions gpulint needs to run (its requirements, transitively)."""
-    env = {**default_environment(), "extra": ""}
-    todo = [Requirement(r) for r in metadata.requires("gpulint") or []]
-    seen: dict[str, metadata.Distribution] = {}
-    while todo:
-        req = todo.pop()
-        if req.marker is not None and not req.marker.evaluate(env):
-            continue
-        dist = metadata.distribution(req.name)
-        key = re.sub(r"[-_.]+", "-", dist.metadata["Name"]).lower()
-        if key in seen:
-            continue
-        seen[key] = dist
-        todo.extend(Requirement(r) for r in dist.requires or [])
-    return list(seen.values())
-
-
-def _repack(dist: metadata.Distribution, folder: Path) -> Path:
-    """An installed distribution packed back into a wheel: the files its RECORD lists (less
-    bytecode, scripts, which pip makes again from entry points, and the installer's own
-    records), under the tags its WHEEL file names, with a RECORD of its own."""
-    tags = [line.split(":", 1)[1].strip() for line in (dist.read_text("WHEEL") or "").splitlines()
-            if line.startswith("Tag:")]  # fmt: skip
-    assert tags, f"{dist.metadata['Name']} has no WHEEL file: not installed from a wheel"
-    # Tag: py2-none-any and Tag: py3-none-any are the file name's py2.py3-none-any.
-    parts = zip(*(tag.split("-") for tag in tags), strict=True)
-    compressed = "-".join(".".join(dict.fromkeys(values)) for values in parts)
-    name = re.sub(r"[-_.]+", "_", dist.metadata["Name"]).lower()
-    wheel = folder / f"{name}-{dist.version}-{compressed}.whl"
-    skip = {"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"}
-    record = io.StringIO()
-    writer = csv.writer(record, lineterminator="\n")
-    dist_info = None
-    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as out:
-        for file in dist.files or []:
-            parts = file.parts
-            if parts[0] == ".." or "__pycache__" in parts or file.suffix == ".pyc":
-                continue
-            if parts[0].endswith(".dist-info"):
-                dist_info = parts[0]
-                if parts[-1] in skip:
-                    continue
-            data = Path(str(dist.locate_file(file))).read_bytes()
-            out.writestr(file.as_posix(), data)
-            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
-            writer.writerow([file.as_posix(), f"sha256={digest.decode()}", len(data)])
-        assert dist_info is not None
-        writer.writerow([f"{dist_info}/RECORD", "", ""])
-        out.writestr(f"{dist_info}/RECORD", record.getvalue())
-    return wheel
-
-
 @dataclass(frozen=True)
 class Venv:
     root: Path
@@ -190,12 +135,10 @@ class Venv:
 
 
 @pytest.fixture(scope="module")
-def venv(tmp_path_factory: pytest.TempPathFactory, built: Built) -> Iterator[Venv]:
+def venv(
+    tmp_path_factory: pytest.TempPathFactory, built: Built, dependency_wheels: Path
+) -> Iterator[Venv]:
     base = tmp_path_factory.mktemp("fresh")
-    wheels = base / "wheels"
-    wheels.mkdir()
-    for dist in _closure():
-        _repack(dist, wheels)
     root = base / "venv"
     # The interpreter itself, not this environment's venv: nothing of it is seen.
     python = getattr(sys, "_base_executable", sys.executable)
@@ -210,7 +153,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory, built: Built) -> Iterator[Ven
     # own, and making one (ensurepip) took a third of the module's time.
     proc = v.run(
         sys.executable, "-m", "pip", "--python", bin_dir / "python", "install", "--quiet",
-        "--no-index", "--no-compile", "--find-links", wheels, built.wheel,
+        "--no-index", "--no-compile", "--find-links", dependency_wheels, built.wheel,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     yield v
@@ -231,7 +174,7 @@ def test_the_fresh_venv_sees_only_its_own_packages(venv: Venv) -> None:
     assert not [p for p in data["path"] if p.startswith(source)], data["path"]
     cfg = (venv.root / "pyvenv.cfg").read_text(encoding="utf-8")
     assert "include-system-site-packages = false" in cfg
-    declared = {re.sub(r"[-_.]+", "-", d.metadata["Name"]).lower() for d in _closure()}
+    declared = {re.sub(r"[-_.]+", "-", d.metadata["Name"]).lower() for d in dependency_closure()}
     got = {re.sub(r"[-_.]+", "-", n).lower() for n in data["dists"]}
     assert got == declared | {"gpulint"}
 

@@ -6,11 +6,15 @@ becomes a hook repository with one commit. A scratch project copies the README's
 ``<commit>`` by its commit, runs ``pre-commit install``, and commits: a manifest with a GPU
 mistake is refused with the finding in the output, the fixed manifest goes through; with
 ``args: [--fix]`` the hook fixes the file itself.
-pre-commit builds the hook's virtualenv by installing this project from the snapshot
-(dependencies from PyPI). The snapshot and PRE_COMMIT_HOME are the module's (a fixture): the
-tests differ in their scratch projects and hook ``args``, not in the hook repository and
-revision, so pre-commit builds the environment once, on the module's first commit, and the
-other commits run the hook from it, as on a user's machine after the first commit.
+pre-commit builds the hook's virtualenv by installing this project from the snapshot, as it
+does for a user: pip builds it in an isolated environment with setuptools and installs its
+declared dependencies. They come from a folder of wheels, not from PyPI (``PIP_NO_INDEX``,
+``PIP_FIND_LINKS``: this environment's copies packed back into wheels, ``dependency_wheels``
+in tests/conftest.py), so the test needs no network and does not wait on an index.
+The snapshot and PRE_COMMIT_HOME are the module's (a fixture): the tests differ in their
+scratch projects and hook ``args``, not in the hook repository and revision, so pre-commit
+builds the environment once, on the module's first commit, and the other commits run the
+hook from it, as on a user's machine after the first commit.
 """
 
 from __future__ import annotations
@@ -56,8 +60,8 @@ def _git(*args: str, cwd: Path, env: dict[str, str]) -> str:
     return proc.stdout
 
 
-def _env(base: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
+def _env(base: Path, wheels: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT", "PIP_"))}
     env.update(
         PRE_COMMIT_HOME=str(base / "pre-commit-home"),
         GIT_AUTHOR_NAME="Test",
@@ -68,6 +72,11 @@ def _env(base: Path) -> dict[str, str]:
         GIT_CONFIG_GLOBAL=os.devnull,
         GIT_CONFIG_NOSYSTEM="1",
         PIP_DISABLE_PIP_VERSION_CHECK="1",
+        # The machine's pip settings (indexes, constraints) stay out of it; every
+        # distribution, setuptools for the isolated build included, comes from ``wheels``.
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_NO_INDEX="1",
+        PIP_FIND_LINKS=str(wheels),
         # pip compiles none of the ~800 modules it installs (pygments, rich, ...) to bytecode;
         # the hook's runs compile the few they import, once (the environment is shared).
         PIP_COMPILE="false",
@@ -105,9 +114,9 @@ class HookRepo:
 
 
 @pytest.fixture(scope="module")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> HookRepo:
+def hook_repo(tmp_path_factory: pytest.TempPathFactory, dependency_wheels: Path) -> HookRepo:
     base = tmp_path_factory.mktemp("pre-commit")
-    env = _env(base)
+    env = _env(base, dependency_wheels)
     path = base / "gpulint-repo"
     path.mkdir()
     return HookRepo(path, _snapshot(path, env), env)
