@@ -15,7 +15,9 @@ Agents are recognised by data (`gpulint/data/agents.json`): the DaemonSet's name
 repository of a container image (`nvcr.io/nvidia/k8s-device-plugin:v0.17.0` is
 `nvidia/k8s-device-plugin`), as shell globs, else a program its command line runs with the
 row's options (`nvidia-cuda-mps-control`, `nvidia-smi -c`; `nvidia-smi dmon -c 10` is not
-`-c` of nvidia-smi). Tolerations are matched as Kubernetes matches
+`-c` of nvidia-smi). A DaemonSet named for another vendor's device plugin
+(`xdxct-device-plugin-ds`) whose image matched only by repository (a fork keeps NVIDIA's
+`k8s-device-plugin`) is that vendor's, not NVIDIA's agent. Tolerations are matched as Kubernetes matches
 them (the same matching and near-miss advice as GPU020); a taint with `hardware` only
 applies to agents of that vendor, and the Node Feature Discovery worker, which serves every
 vendor, to every taint (with the assumed defaults, to NVIDIA's only). `PreferNoSchedule`

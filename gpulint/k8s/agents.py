@@ -14,6 +14,7 @@ that must follow it in the same shell command.
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -120,6 +121,24 @@ def _first_agent(text: str, field: str) -> int | None:
     return None
 
 
+#: A DaemonSet named for its vendor's device plugin (``xdxct-device-plugin-ds``).
+_VENDOR_PLUGIN = re.compile(r"^([a-z0-9]+)-(?:k8s-|gpu-)?device-plugin")
+#: Words before ``-device-plugin`` that name no vendor.
+_NO_VENDOR = frozenset({"gpu", "k8s", "kube", "kubernetes", "node", "accel", "accelerator"})
+
+
+def _names_other_vendor(name: str, agent: Agent) -> bool:
+    """Whether a DaemonSet's name says it runs another vendor's device plugin than the
+    ``agent`` its image matched: a fork keeps NVIDIA's repository name (``k8s-device-plugin``,
+    which ``*/k8s-device-plugin`` matches) under its own name (``xdxct-device-plugin-ds``),
+    and serves its own vendor's GPUs, not NVIDIA's."""
+    match = _VENDOR_PLUGIN.match(name)
+    if match is None or agent.hardware is None:
+        return False
+    vendor = match.group(1)
+    return vendor not in _NO_VENDOR and agent.hardware not in vendor
+
+
 def find_agent(pod: PodSpec, extra_images: tuple[str, ...] = ()) -> Agent | None:
     """The GPU node agent this pod spec runs, if it is one (any kind; callers decide
     whether only DaemonSets count). ``extra_images`` are more image globs, reported as a
@@ -137,6 +156,8 @@ def find_agent(pod: PodSpec, extra_images: tuple[str, ...] = ()) -> Agent | None
         # The first agent in the table's order that any image matches.
         found = [_first_agent(image, "images") for image in images]
         first = min((i for i in found if i is not None), default=None)
+        if first is not None and _names_other_vendor(name, builtin_agents()[first]):
+            first = None
     if first is None:
         first = _command_agent(pod)
     if first is not None:
