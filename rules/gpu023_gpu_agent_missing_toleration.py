@@ -17,8 +17,8 @@ repository of a container image (`nvcr.io/nvidia/k8s-device-plugin:v0.17.0` is
 row's options (`nvidia-cuda-mps-control`, `nvidia-smi -c`; `nvidia-smi dmon -c 10` is not
 `-c` of nvidia-smi). A DaemonSet named for another vendor's device plugin
 (`xdxct-device-plugin-ds`) whose image matched only by repository (a fork keeps NVIDIA's
-`k8s-device-plugin`) is that vendor's, not NVIDIA's agent. Tolerations are matched as Kubernetes matches
-them (the same matching and near-miss advice as GPU020); a taint with `hardware` only
+`k8s-device-plugin`) is that vendor's, not NVIDIA's agent. Tolerations are matched as
+Kubernetes matches them (the same matching and near-miss advice as GPU020); a taint with `hardware` only
 applies to agents of that vendor, and the Node Feature Discovery worker, which serves every
 vendor, to every taint (with the assumed defaults, to NVIDIA's only). `PreferNoSchedule`
 taints never keep a daemon pod off a node. An agent that requests a GPU itself (a DCGM
