@@ -18,12 +18,12 @@ row's options (`nvidia-cuda-mps-control`, `nvidia-smi -c`; `nvidia-smi dmon -c 1
 `-c` of nvidia-smi). A DaemonSet named for another vendor's device plugin
 (`xdxct-device-plugin-ds`) whose image matched only by repository (a fork keeps NVIDIA's
 `k8s-device-plugin`) is that vendor's, not NVIDIA's agent. Tolerations are matched as
-Kubernetes matches them (the same matching and near-miss advice as GPU020); a taint with `hardware` only
-applies to agents of that vendor, and the Node Feature Discovery worker, which serves every
-vendor, to every taint (with the assumed defaults, to NVIDIA's only). `PreferNoSchedule`
-taints never keep a daemon pod off a node. An agent that requests a GPU itself (a DCGM
-diagnostics DaemonSet) is a GPU pod, which GPU020 checks instead. The finding names the
-first taint the agent misses and how many more there are; its help line gives the
+Kubernetes matches them (the same matching and near-miss advice as GPU020); a taint with
+`hardware` only applies to agents of that vendor, and the Node Feature Discovery worker,
+which serves every vendor, to every taint (with the assumed defaults, to NVIDIA's only).
+`PreferNoSchedule` taints never keep a daemon pod off a node. An agent that requests a GPU
+itself (a DCGM diagnostics DaemonSet) is a GPU pod, which GPU020 checks instead. The finding
+names the first taint the agent misses and how many more there are; its help line gives the
 tolerations for the first five.
 
 A device plugin for GPUs passed through to virtual machines (NVIDIA's KubeVirt GPU device
