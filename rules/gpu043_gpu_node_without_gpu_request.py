@@ -50,7 +50,8 @@ the signs of GPU use a GPU node selector is judged by: an image reference built 
 option that turns on a CUDA backend (`--use-cuda`, `--use_cuda true`, `--device cuda:0`;
 not `--use_cuda false`), or a variable that switches the program onto the GPU: a switch
 (`USE_GPU`, `ENABLE_GPU`, `GPU_ENABLED`, `USE_CUDA`, `CUDA_ENABLED`, also prefixed as in
-`WHISPER_USE_GPU`) set to `true`, `1`, `yes`, `on`, `cuda` or `gpu`, or a variable naming
+`WHISPER_USE_GPU`) set to `true`, `1`, `yes`, `on`, `cuda` or `gpu`, the CUDA toolkit's
+path for the program to load (`CUDA_HOME`, `CUDA_PATH` set to a path), or a variable naming
 the device it runs on (`DEVICE`, `TORCH_DEVICE`, `TRANSCRIBE_DEVICE`, ...) set to `cuda`,
 `cuda:0`, `gpu`, `rocm` or `hip`; in a list or a chart's `env` mapping. Not `USE_GPU=false`
 or `0`, a device `cpu`, a list of device indices (`CUDA_VISIBLE_DEVICES=0`, GPU016's), nor
@@ -639,6 +640,10 @@ ENV_SWITCHES: tuple[tuple[str, str, str], ...] = (
     ("*_USE_CUDA", "gpu", "switch"),
     ("ENABLE_CUDA", "gpu", "switch"),
     ("CUDA_ENABLED", "gpu", "switch"),
+    # Where the CUDA toolkit is, for the program to load or build against it (DeepEP's
+    # and NVSHMEM's tests, PyTorch extensions): a path, any non-empty one.
+    ("CUDA_HOME", "gpu", "path"),
+    ("CUDA_PATH", "gpu", "path"),
     ("*DEVICE", "gpu", "device"),
     ("*DEVICES", "gpu", "device"),
     ("FORCE_CPU", "cpu", "switch"),
@@ -668,6 +673,8 @@ def _env_switch(name: str, value: str) -> str | None:
         if read == "device" and word == "cpu":
             return "cpu"  # the program is told to run on the CPU
         if read == "switch" and word in _YES:
+            return means
+        if read == "path" and word.startswith("/"):
             return means
     return None
 
