@@ -455,3 +455,23 @@ def test_values_a_packaged_library_compares_are_not_marked(tmp_path: Path) -> No
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     assert "type" in markers.compared_names([str(tmp_path)])
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_an_api_every_cluster_serves_is_the_one_rendered(tmp_path: Path, helm_path: str) -> None:
+    """prometheus-adapter asks ``.Capabilities.APIVersions.Has "apiregistration.k8s.io/v1"``;
+    helm's offline default set lacks the aggregator's group, so the chart rendered the
+    ``v1beta1`` APIService no cluster has served since 1.22, and was warned for it. The
+    same object written as ``v1beta1`` in a plain file still is."""
+    (tmp_path / ".git").mkdir()
+    shutil.copytree(FIXTURES / "render" / "charts" / "adapter", tmp_path / "adapter")
+    (tmp_path / "legacy.yaml").write_text(
+        "apiVersion: apiregistration.k8s.io/v1beta1\nkind: APIService\n"
+        "metadata:\n  name: v1beta1.custom.metrics.k8s.io\nspec:\n"
+        "  service: {name: adapter, namespace: monitoring}\n  group: custom.metrics.k8s.io\n"
+        "  version: v1beta1\n  groupPriorityMinimum: 100\n  versionPriority: 100\n",
+        encoding="utf-8",
+    )
+    found = _check(helm_path, "adapter", "legacy.yaml", cwd=tmp_path)
+    assert [f["path"] for f in found if "v1beta1 APIService" in f["message"]] == ["legacy.yaml"]

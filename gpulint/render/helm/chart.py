@@ -1,7 +1,8 @@
 """A chart rendered with ``helm template``, and findings moved to the template or values line.
 
-Rendering: ``helm template --skip-schema-validation [--namespace=NS] [--kube-version=V]
-[--values=FILE]... [--set=KEY=VALUE]... -- RELEASE CHART`` with the bounds of
+Rendering: ``helm template --skip-schema-validation [--namespace=NS]
+--api-versions=apiregistration.k8s.io/v1 [--kube-version=V] [--values=FILE]...
+[--set=KEY=VALUE]... -- RELEASE CHART`` with the bounds of
 :mod:`gpulint.render.tools`. Never ``--dependency-update``: a chart whose
 dependencies are not in its ``charts/`` folder fails to render (GL200) and the user vendors
 them (``helm dependency build``) when they trust them. Before helm runs, what it would read

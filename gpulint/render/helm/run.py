@@ -69,6 +69,13 @@ def refused_inputs(folder: str, options: RenderOptions) -> Failure | None:
     return None
 
 
+#: API versions every Kubernetes release still maintained serves that helm's offline
+#: default set lacks (it lists client-go's groups; the aggregator's is not one of them): a
+#: template that asks ``.Capabilities.APIVersions.Has "apiregistration.k8s.io/v1"`` renders
+#: what any cluster would, not the ``v1beta1`` no cluster serves since 1.22.
+SERVED_EVERYWHERE = ("apiregistration.k8s.io/v1",)
+
+
 def template(
     helm: str,
     folder: str,
@@ -83,6 +90,7 @@ def template(
     (exit status, error output). ``schemas``: the
     chart folder whose schemas a helm older than 3.16 would validate, if not ``folder``."""
     flags = [f"--namespace={opts.namespace}"] if opts.namespace else []
+    flags += [f"--api-versions={version}" for version in SERVED_EVERYWHERE]
     if opts.kube_version:
         flags.append(f"--kube-version={opts.kube_version}")
     flags += [f"--values={os.path.abspath(values)}" for values in (*opts.values, *marks)]
