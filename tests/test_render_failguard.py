@@ -148,3 +148,24 @@ def test_a_comparison_helm_refuses_names_the_set_flag_that_gave_the_value(
     gpu = tmp_path / "gpu.yaml"
     gpu.write_text("resources:\n  limits:\n    nvidia.com/gpu: 1\n")
     assert _check(tmp_path, f"--values={gpu}", "whisper", helm_path=helm_path) == []
+
+
+@needs_helm
+@pytest.mark.parametrize("helm_path", HELMS)
+def test_a_placeholder_helm_reads_as_a_function_is_said_to_be_one(
+    tmp_path: Path, helm_path: str
+) -> None:
+    """A template another tool fills in (``{{api_key}}``, Jinja): helm stops at it as a call
+    of an unknown function; GL200 is at the placeholder, saying what it is."""
+    shutil.copytree(FIXTURES / "render" / "charts" / "jinja", tmp_path / "jinja")
+    (tmp_path / ".git").mkdir()
+    (found,) = _check(tmp_path, "jinja", helm_path=helm_path)
+    assert (found["path"], found["line"], found["column"]) == (
+        "jinja/templates/template.yaml",
+        3,
+        12,
+    )
+    assert found["message"].endswith(
+        "({{api_key}} is a placeholder another tool fills in, not a Helm action: helm renders "
+        "this template only once it is filled in)"
+    )

@@ -135,7 +135,32 @@ def failure(rendered: HelmRendered, result: ToolResult) -> Failure:
     failed = Failure(codes.RENDER_FAILED, f"helm template failed: {message}", line, path, column)
     if path is None and "requires kubeVersion" in stderr:
         return _at_kube_version(failed, rendered.folder)
-    return on_guard(failed, stderr, rendered)
+    return _placeholder(on_guard(failed, stderr, rendered))
+
+
+#: helm's parse error for a bare word in braces: ``{{litellm_key}}`` is a call of a function.
+_UNDEFINED = re.compile(r'function "([A-Za-z_][A-Za-z0-9_]*)" not defined')
+
+
+def _placeholder(failed: Failure) -> Failure:
+    """A template line holding ``{{name}}`` that helm reads as a call of a function it does
+    not know: a placeholder another tool fills in (a Jinja or deploy-script template in the
+    chart's folder), said so."""
+    m = _UNDEFINED.search(failed.message)
+    if m is None or failed.path is None:
+        return failed
+    from gpulint.render.mapping import read_text
+
+    lines = (read_text(failed.path) or "").splitlines()
+    raw = lines[failed.line - 1] if 0 < failed.line <= len(lines) else ""
+    token = re.search(r"\{\{-?\s*" + re.escape(m.group(1)) + r"\s*-?\}\}", raw)
+    if token is None:
+        return failed
+    return failed._replace(
+        message=failed.message + f" ({token.group(0)} is a placeholder another tool fills in, "
+        "not a Helm action: helm renders this template only once it is filled in)",
+        column=token.start() + 1,
+    )
 
 
 _KUBE_VERSION = re.compile(r"^kubeVersion:[ \t]*", re.MULTILINE)
