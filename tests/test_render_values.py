@@ -475,3 +475,23 @@ def test_an_api_every_cluster_serves_is_the_one_rendered(tmp_path: Path, helm_pa
     )
     found = _check(helm_path, "adapter", "legacy.yaml", cwd=tmp_path)
     assert [f["path"] for f in found if "v1beta1 APIService" in f["message"]] == ["legacy.yaml"]
+
+
+@needs_helm
+def test_a_missing_toleration_read_from_empty_pod_options_is_under_them(tmp_path: Path) -> None:
+    """A pod whose tolerations a helper reads by name from the controller's ``pod`` options,
+    else ``defaultPodOptions`` (bjw-s' ``getOption``): no template text or empty list
+    traces them, so the values' empty ``defaultPodOptions: {}`` is given one marked
+    toleration in a render of its own; the pod renders it, so the finding is at that key,
+    saying to add tolerations under it."""
+    path = helm()
+    assert path is not None
+    (tmp_path / ".git").mkdir()
+    shutil.copytree(FIXTURES / "render" / "charts" / "podoptions", tmp_path / "podoptions")
+    (gpu020,) = [f for f in _check(path, "podoptions", cwd=tmp_path) if f["rule"] == "GPU020"]
+    assert (gpu020["path"], gpu020["line"], gpu020["column"]) == ("podoptions/values.yaml", 2, 1)
+    assert gpu020["message"].endswith(
+        "(as .Values.defaultPodOptions.tolerations, which no values file sets: "
+        "templates/deployment.yaml writes this object's tolerations from "
+        ".Values.defaultPodOptions through template logic; add tolerations under it here)"
+    )

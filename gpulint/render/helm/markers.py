@@ -303,7 +303,7 @@ class Tracer:
         #: that key equal to it, None for several.
         self._mappings: dict[tuple[Any, str], dict[Any, Any] | None] | None = None
         #: Per list field, the render with its empty lists marked and their values paths.
-        self._lists: dict[str, tuple[dict[tuple[str, int], Document], list[tuple[Any, ...]]]]
+        self._lists: dict[Any, tuple[dict[tuple[str, int], Document], list[tuple[Any, ...]]]]
         self._lists = {}
 
     def _marked_docs(self, numbers: bool = False) -> dict[tuple[str, int], Document]:
@@ -451,9 +451,23 @@ class Tracer:
         key = self._keys.get(doc.index)
         if key is None or field not in LISTS:
             return None
-        if field not in self._lists:
+        found = self._list_origin(key, doc, obj, field, marked_lists)
+        return found or self._list_origin(key, doc, obj, field, marked_options)
+
+    def _list_origin(
+        self,
+        key: tuple[str, int],
+        doc: Document,
+        obj: tuple[Any, ...],
+        field: str,
+        marking: Callable[[Any, str, list[tuple[Any, ...]]], Any],
+    ) -> tuple[Origin, list[str]] | None:
+        """:meth:`list_origin` with one way of giving the values a marked item: an empty
+        list of the field (:func:`marked_lists`), or, made only when that traced nothing,
+        an empty mapping of pod options (:func:`marked_options`)."""
+        if (field, marking) not in self._lists:
             paths: list[tuple[Any, ...]] = []
-            data = marked_lists(self._merged(), field, paths)
+            data = marking(self._merged(), field, paths)
             docs: dict[tuple[str, int], Document] = {}
             if paths:
                 with tempfile.TemporaryDirectory(prefix="gpulint-marks-") as tmp:
@@ -462,8 +476,9 @@ class Tracer:
                         fh.write(_json(data))  # JSON is YAML
                     out = self._render(path)
                 docs = _keyed(out, load_documents(out)) if out is not None else {}
-            self._lists[field] = (docs, paths)
-        docs, paths = self._lists[field]
+            self._lists[(field, marking)] = (docs, paths)
+        docs, paths = self._lists[(field, marking)]
+        empty: Any = {} if marking is marked_options else []
         mark_doc = docs.get(key)
         walked = _parallel(doc.data, mark_doc.data, obj) if mark_doc is not None else None
         if walked is None or not isinstance(walked[2], dict) or not isinstance(walked[3], dict):
@@ -487,7 +502,7 @@ class Tracer:
             inner = values_path[len(prefix) :]
             present, written = lookup(self._file_data(file), inner)
             if present:
-                origin = Origin(file, inner, values_path) if written == [] else None
+                origin = Origin(file, inner, values_path) if written == empty else None
                 break
         if origin is None:
             return None
@@ -568,6 +583,33 @@ def marked_lists(tree: Any, field: str, paths: list[tuple[Any, ...]]) -> Any:
     return data
 
 
+#: A values mapping of pod-level options a library reads a pod's fields from by name
+#: (bjw-s' common: ``defaultPodOptions``, a controller's ``pod``): an empty one is given the
+#: missing field when no empty list of it traced anything.
+_POD_OPTIONS = re.compile(r"^(?:default)?pod(?:options|spec|template)?$", re.IGNORECASE)
+
+
+def marked_options(tree: Any, field: str, paths: list[tuple[Any, ...]]) -> Any:
+    """Plain data for ``tree`` with each empty mapping of pod options (:data:`_POD_OPTIONS`)
+    given ``field`` as one item ``{"key": marker}`` (its index in ``paths``, which the
+    mapping's values path is appended to)."""
+    data = plain(tree)
+    todo: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    seen = 0
+    while todo and seen < MAX_MARKS:
+        node, at = todo.pop()
+        seen += 1
+        pairs = node.items() if isinstance(node, dict) else enumerate(node)
+        for k, v in pairs:
+            named = isinstance(node, dict) and isinstance(k, str) and _POD_OPTIONS.match(k)
+            if named and v == {} and len(paths) < MAX_MARKS:
+                paths.append((*at, k))
+                node[k] = {field: [{"key": f"gplv{len(paths) - 1:06d}x"}]}
+            elif isinstance(v, (dict, list)):
+                todo.append((v, (*at, k)))
+    return data
+
+
 def _mappings_named(tree: Any) -> Iterator[tuple[Any, dict[Any, Any]]]:
     """Every mapping in the merged values, with the key it is under."""
     todo = [tree]
@@ -616,6 +658,9 @@ def list_place(
     object renders it; else why it stays at the template, naming that list and them (adding
     the item there would give it to every one of them)."""
     dotted = ".".join(str(p) for p in origin.values_path)
+    present, written = lookup(values.data, origin.path)
+    if present and written == {}:  # a mapping of pod options: the field goes under it
+        return _under_place(origin, values, field, others, template, dotted)
     span = values.value_span(origin.path)
     where = f"{label_of(origin.file)}:{span.line}"
     if not others:
@@ -631,4 +676,26 @@ def list_place(
         f"({where}), which is empty here and which {shown} also render{'s' if one else ''}: "
         f"{field} added there go to {'it' if one else 'them'} too; give this object {field} "
         "of its own to change it alone)"
+    )
+
+
+def _under_place(
+    origin: Origin, values: Document, field: str, others: list[str], template: str, dotted: str
+) -> Place | str:
+    """A missing ``field`` put on the empty mapping of pod options it is read from (a
+    library's ``defaultPodOptions: {}``), saying to add it under that key."""
+    span = values.key_span(origin.path)
+    if not others:
+        note = (
+            f" (as .Values.{dotted}.{field}, which no values file sets: {template} writes this "
+            f"object's {field} from .Values.{dotted} through template logic; add {field} "
+            "under it here)"
+        )
+        return Place(label_of(origin.file), span, note)
+    shown = ", ".join(others[:3]) + (", …" if len(others) > 3 else "")
+    return (
+        f" (shown at the template: this object's {field} come from .Values.{dotted}.{field} "
+        f"({label_of(origin.file)}:{span.line}), which no values file sets and which {shown} "
+        f"also read: {field} added there go to them too; give this object {field} of its own "
+        "to change it alone)"
     )
