@@ -363,6 +363,45 @@ def consensus_files(n: int) -> Input:
     return Input(["check", "--jobs", "1", "."], folder, size)
 
 
+def renamed_gpus_in_a_project(n: int) -> Input:
+    """``consensus-files`` in a repository whose time-slicing configuration renames the
+    shared GPUs, and n/10 device plugin DaemonSets that tolerate the taint: the device
+    plugins' files are read first, so each file's tolerations are read once, with the
+    renamed registry."""
+    folder = _fresh("renamed-gpus-in-a-project", n)
+    (folder / ".git").mkdir(exist_ok=True)
+    tolerating = POD.replace(
+        "spec:\n", "spec:\n  tolerations:\n  - {{key: sku, value: gpu, effect: NoSchedule}}\n", 1
+    )
+    size = _write(folder, "time-slicing.yaml", PLUGIN_CONFIG.format(i=0))
+    for i in range(n):
+        sub = folder / f"d{i // 100}"
+        sub.mkdir(exist_ok=True)
+        text = (POD if i % 3 == 0 else tolerating).format(name=f"p{i}")
+        if i % 10 == 0:
+            text += "---\n" + PLUGIN_DAEMONSET.format(i=i)
+        size += _write(sub, f"p{i}.yaml", text)
+    return Input(["check", "--jobs", "1", "--no-cache", "."], folder, size)
+
+
+PLUGIN_DAEMONSET = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {{name: nvidia-device-plugin-{i}, namespace: kube-system}}
+spec:
+  selector: {{matchLabels: {{app: plugin-{i}}}}}
+  template:
+    metadata: {{labels: {{app: plugin-{i}}}}}
+    spec:
+      tolerations:
+      - {{key: sku, value: gpu, effect: NoSchedule}}
+      containers:
+      - name: nvidia-device-plugin-ctr
+        image: nvcr.io/nvidia/k8s-device-plugin:v0.17.0
+        args: ["--config-file=/config/config.yaml"]
+"""
+
+
 def one_file_of_a_project(n: int) -> Input:
     """``gpulint check`` of one file (as pre-commit runs it) in a project of n files of one
     GPU pod each, two in three tolerating ``sku=gpu:NoSchedule``: the file's facts are its
@@ -1475,6 +1514,7 @@ CASES: dict[str, Case] = {
     "file-size": Case(file_size, 10, "memory"),
     "many-files": Case(many_files, 2_500, "scaling"),
     "consensus-files": Case(consensus_files, 2_500, "scaling"),
+    "renamed-gpus-in-a-project": Case(renamed_gpus_in_a_project, 1_000, "scaling"),
     "one-file-of-a-project": Case(one_file_of_a_project, 2_500, "scaling"),
     "projects-per-run": Case(projects_per_run, 500, "scaling"),
     "warm-project": Case(warm_project, 2_500, "scaling"),

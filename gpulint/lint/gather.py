@@ -12,9 +12,10 @@ found by their bytes) needs its bytes. Many files to parse are parsed in worker 
 (:func:`gpulint.lint.runner.map_parallel`), each file in one of them.
 
 The picture's records depend on the device registry (which resources make a GPU pod), and
-the registry on what the project's device plugins advertise: a file's tolerations are read
-with the registry the run starts with and read again only when the project's own device
-plugins change it (a project that renames or shares its GPUs).
+the registry on what the project's device plugins advertise (a project that renames or
+shares its GPUs): the device plugins' files are read first (:func:`_plugins`, their
+documents kept for their own records and lint), so every file's tolerations are read once,
+with the registry the project ends with.
 """
 
 from __future__ import annotations
@@ -303,8 +304,11 @@ def project_facts(
     if built is not None:
         merged, gpushare, base = built
     else:
-        merged, gpushare, pictures, key = _plugins_and_records(
-            rows, registry, table, jobs, cache, dra, handoff, picture, wants_unit
+        # The device plugins first: what they advertise decides which pods are GPU pods,
+        # so every toleration is read once, with the registry the project ends with.
+        first_key = registry_key(registry) + dra_key(rows, dra)
+        merged, gpushare, first = _plugins(
+            rows, registry, table, jobs, cache, dra, handoff, picture, wants_unit, first_key
         )
     run = learned(registry, merged, gpushare)
     if run is not registry:
@@ -315,21 +319,14 @@ def project_facts(
         own.config_maps = config_maps(listed, rare)
     if picture:
         if built is None:
-            key2 = registry_key(registry) + dra_key(rows, dra)
-            if key2 != key:  # the project's own device plugins changed which pods are GPU pods
-                pictures = {}
-                todo = []
-                for i, row in enumerate(rows):
-                    wants = row.tolerations or (row.hint and (row.plugin or row.unit))
-                    p = _kept(cache, f"p:{key2}:{row.digest}") if wants else None
-                    if p is not None:
-                        pictures[i] = p
-                    elif wants:
-                        todo.append((i, True, False))
-                _parse_rows(
-                    rows, todo, registry, table, jobs, cache, key2, {}, pictures, dra, handoff
-                )
-            base = _picture(own, rows, pictures, key2, table, jobs, cache, handoff)
+            key = registry_key(registry) + dra_key(rows, dra)
+            # A device plugin's file read with the registry the run started with says the
+            # same unless the project's device plugins changed it: then it is read again
+            # from the documents kept.
+            pictures: dict[int, Any] = first if key == first_key else {}
+            todo = _picture_todo(rows, cache, key, pictures)
+            _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, pictures, dra, handoff)
+            base = _picture(own, rows, pictures, key, table, jobs, cache, handoff)
         wanted = markers()
         pools = [
             (row.target.label, row.raw)
@@ -378,7 +375,7 @@ def _built(cache: FactCache | None, key: str, picture: bool) -> Any:
     return merged, (gpushare[0], gpushare[1]) if gpushare else None, base
 
 
-def _plugins_and_records(
+def _plugins(
     rows: list[Row],
     registry: Registry,
     table: WorkloadTable,
@@ -388,24 +385,36 @@ def _plugins_and_records(
     handoff: Handoff,
     picture: bool,
     wants_unit: bool,
-) -> tuple[Any, tuple[str, str] | None, dict[int, Any], str]:
-    """What the project's device plugins configure (merged, in file order), gpushare's unit,
-    and the picture records read with the registry the run starts with (by row), and their
-    key: each file parsed at most once for both, or taken from the cache."""
+    key: str,
+) -> tuple[Any, tuple[str, str] | None, dict[int, Any]]:
+    """What the project's device plugins configure (merged, in file order), gpushare's
+    unit, and the picture records of their files read with the registry the run starts
+    with (by row; ``key``: that registry's): each plugin's file parsed once for all three,
+    or taken from the cache. The documents of a file parsed here are kept (``handoff``),
+    for its lint, and for its picture record should the project's device plugins change
+    which pods are GPU pods."""
     from gpulint.cluster.deviceplugins import Found
     from gpulint.cluster.pluginrecords import found_from_json
 
-    first_key = registry_key(registry) + dra_key(rows, dra)
     plugins: dict[int, Any] = {}
     pictures: dict[int, Any] = {}
-    # The project's device plugins may change which pods are GPU pods: what the files
-    # parsed before that is known is read again from their kept documents.
-    handoff.keep_all = picture and any(row.plugin or row.unit for row in rows)
-    todo = _first_todo(rows, picture, cache, first_key, plugins, pictures)
-    _parse_rows(
-        rows, todo, registry, table, jobs, cache, first_key, plugins, pictures, dra, handoff
-    )
-    # What the project's device plugins advertise, in file order.
+    todo: list[tuple[int, bool, bool]] = []
+    for i, row in enumerate(rows):
+        if row.plugin or row.unit:
+            want_p = picture and (row.tolerations or row.hint)
+            d = _kept(cache, f"d:{row.digest}:{row.target.label}")
+            p = _kept(cache, f"p:{key}:{row.digest}") if want_p else None
+            if d is not None:
+                plugins[i] = d
+            if p is not None:
+                pictures[i] = p
+            if d is None or (want_p and p is None):
+                todo.append((i, want_p and p is None, d is None))
+    handoff.keep_all = picture
+    try:
+        _parse_rows(rows, todo, registry, table, jobs, cache, key, plugins, pictures, dra, handoff)
+    finally:
+        handoff.keep_all = False
     merged = Found([], [], [], [], [])
     units: dict[str, str] = {}
     for i in sorted(plugins):
@@ -416,7 +425,7 @@ def _plugins_and_records(
         for unit, place in entry.get("u", []) if wants_unit else ():
             units.setdefault(unit, place)
     gpushare = next(iter(units.items())) if len(units) == 1 else None
-    return merged, gpushare, pictures, first_key
+    return merged, gpushare, pictures
 
 
 #: At most this many characters of a project's rare files have their documents held by the
@@ -482,29 +491,23 @@ def dra_key(rows: list[Row], dra: DraFacts | None) -> str:
     return ":" + made.hexdigest()[:16]
 
 
-def _first_todo(
-    rows: list[Row],
-    picture: bool,
-    cache: FactCache | None,
-    key: str,
-    plugins: dict[int, Any],
-    pictures: dict[int, Any],
+def _picture_todo(
+    rows: list[Row], cache: FactCache | None, key: str, pictures: dict[int, Any]
 ) -> list[tuple[int, bool, bool]]:
-    """What the cache holds of each row, into ``plugins`` and ``pictures``, and the rows to
-    parse for the rest (index, picture part wanted, plugin part wanted)."""
+    """What the cache holds of each row's picture record (``key``: the registry's and the
+    DRA objects') that ``pictures`` lacks, into it, and the rows to parse for the rest
+    (index, picture part wanted, plugin part wanted): a file with tolerations, and a device
+    plugin's file that names a GPU."""
     todo: list[tuple[int, bool, bool]] = []
     for i, row in enumerate(rows):
-        want_d = row.plugin or row.unit
-        # A device plugin's file that names a GPU says what its pods need in the same parse.
-        want_p = picture and (row.tolerations or (want_d and row.hint))
-        d = _kept(cache, f"d:{row.digest}:{row.target.label}") if want_d else None
-        p = _kept(cache, f"p:{key}:{row.digest}") if want_p else None
-        if d is not None:
-            plugins[i] = d
-        if p is not None:
-            pictures[i] = p
-        if (want_d and d is None) or (want_p and p is None):
-            todo.append((i, want_p and p is None, want_d and d is None))
+        if i in pictures:
+            continue
+        if row.tolerations or ((row.plugin or row.unit) and row.hint):
+            p = _kept(cache, f"p:{key}:{row.digest}")
+            if p is not None:
+                pictures[i] = p
+            else:
+                todo.append((i, True, False))
     return todo
 
 
@@ -552,7 +555,8 @@ def _parse_rows(
         raw = rows[i].read()
         if raw is None:
             continue
-        keep = handoff.wants(target)
+        # A rare file's documents are kept for the facts that read it (:class:`Rare`).
+        keep = handoff.wants(target) or (rows[i].other and target.label not in handoff.docs)
         items.append((target.label, raw, want_p, want_d, keep, handoff.docs.get(target.label)))
         wanted.append((i, want_p, want_d))
     if not items:

@@ -104,8 +104,8 @@ class Listed:
 class Handoff:
     """The documents the facts stage built, kept so that no file is parsed twice in a run
     (:mod:`gpulint.loader.handoff`): those of the files the run lints go on to the lint
-    (:attr:`loads`); while the project's device plugins may change which pods are GPU pods
-    (and so what a file says), every parsed file's are kept until its facts are settled."""
+    (:attr:`loads`); a device plugin's file, parsed before the project's registry is known,
+    keeps its documents for its picture record (:attr:`keep_all`)."""
 
     __slots__ = ("docs", "keep_all", "loads", "named", "spent")
 
@@ -116,7 +116,8 @@ class Handoff:
         self.loads = Loads()
         #: Each parsed file's documents, by its label in the project (:attr:`keep_all`).
         self.docs: dict[str, bytes] = {}
-        #: Keep every parsed file's documents, not only the linted ones'.
+        #: Keep every parsed file's documents, not only the linted ones' (while the facts
+        #: stage parses the project's device plugins: gpulint.lint.gather).
         self.keep_all = False
         #: The bytes kept so far by the run (shared by its projects' handoffs).
         self.spent = spent if spent is not None else [0]
