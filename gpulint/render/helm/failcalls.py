@@ -135,7 +135,8 @@ def failure(rendered: HelmRendered, result: ToolResult) -> Failure:
     failed = Failure(codes.RENDER_FAILED, f"helm template failed: {message}", line, path, column)
     if path is None and "requires kubeVersion" in stderr:
         return _at_kube_version(failed, rendered.folder)
-    return _placeholder(on_guard(failed, stderr, rendered))
+    guarded = on_guard(failed, stderr, rendered)
+    return _placeholder(failed) if guarded is failed else guarded
 
 
 #: helm's parse error for a bare word in braces: ``{{litellm_key}}`` is a call of a function.
