@@ -112,7 +112,8 @@ def _rows(tree: dict[str, Any], depth: int, rows: list[tuple[str, str]]) -> None
     for key, node in tree.items():
         name = key if _plain_key(key) else json.dumps(key)
         if isinstance(node, dict):
-            rows.append((f"{indent}{name}:", ""))
+            # A mapping with nothing set would read back as null, which no key takes.
+            rows.append((f"{indent}{'' if _any_set(node) else '# '}{name}:", ""))
             _rows(node, depth + 1, rows)
         elif node.value is None:  # not set: the key takes no null, so a comment
             rows.append((f"{indent}# {name}: not set", node.origin))
@@ -120,6 +121,18 @@ def _rows(tree: dict[str, Any], depth: int, rows: list[tuple[str, str]]) -> None
             rows.append(
                 (f"{indent}{name}: {json.dumps(node.value, ensure_ascii=False)}", node.origin)
             )
+
+
+def _any_set(tree: dict[str, Any]) -> bool:
+    """Whether any value under ``tree`` is set (a walk of the configuration's own keys)."""
+    stack = [tree]
+    while stack:
+        for node in stack.pop().values():
+            if isinstance(node, dict):
+                stack.append(node)
+            elif node.value is not None:
+                return True
+    return False
 
 
 def _plain_key(key: str) -> bool:
