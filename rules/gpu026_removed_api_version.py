@@ -54,9 +54,9 @@ The message names the notable changes of the new version (for `autoscaling/v2`,
 the backend is `service.name` and `service.port`).
 
 ## Options
-`kubernetes_version` (string such as `"1.31"`, default none): your cluster's Kubernetes
-version. With it a removed version is an `error` and a version that release still serves is
-no finding.
+`kubernetes_version` (string such as `"1.31"`, default `""`: not known): your cluster's
+Kubernetes version. With it a removed version is an `error` and a version that release still
+serves is no finding.
 
 ```yaml
 rules:
@@ -90,11 +90,12 @@ SCOPE = "object"
 OPTIONS: dict[str, Any] = {
     "kubernetes_version": {
         "type": "string",
-        "pattern": r"^v?1\.[0-9]+(\.[0-9]+)?$",
+        "pattern": r"^(v?1\.[0-9]+(\.[0-9]+)?)?$",
         "description": (
             "Your cluster's Kubernetes version (1.31): removed versions are then errors, "
-            "versions it still serves no finding."
+            "versions it still serves no finding; empty: not known."
         ),
+        "default": "",
     },
 }
 
