@@ -136,6 +136,14 @@ def test_the_text_report_says_the_same_evidence_once() -> None:
     )
     short = first._replace(message="a value (0.5) that is short")  # short asides stay
     assert once(short, said) == short and once(short, said) == short
+    both = f"{message} (assumed: the pool's taint is the device plugin's, nvidia.com/gpu)"
+    once(first._replace(message=both), said)
+    assert once(first._replace(message=both), said).message == (  # two in a row: one mark
+        "the pod does not tolerate the GPU node taint (as above): it stays Pending (as above)"
+    )
+    twice = f"{evidence} {evidence[:-1]}, again)"
+    once(first._replace(message=twice), said)
+    assert once(first._replace(message=twice), said).message == "(as above)"
 
 
 def test_a_platform_is_named_in_any_case(tmp_path: Path) -> None:

@@ -72,7 +72,9 @@ def _once(message: str, said: set[str]) -> str:
             if depth == 0 and i - start > _LONG_ASIDE:
                 aside = message[start : i + 1]
                 if aside in said:
-                    out.append(message[last:start] + "(as above)")
+                    between = message[last:start]
+                    if not (out and out[-1].endswith("(as above)") and not between.strip()):
+                        out.append(between + "(as above)")  # two in a row read as one
                     last = i + 1
                 else:
                     said.add(aside)
