@@ -28,8 +28,10 @@ _QUALIFIED_NAME = re.compile(
 #: (envsubst / shell), ``$(VAR)`` (Kubernetes env expansion), ``${{VAR}}`` (OpenShift
 #: templates), ``{{ .x }}`` (Helm / Jinja left unrendered), ``<x>``, ``PLACEHOLDER_x``,
 #: ``__x__``, ``###ZARF_VAR_X###`` (Zarf's variables, constants and package templates,
-#: which ``zarf package deploy`` fills in). A pattern, compiled on first use
-#: (docs/architecture.md): numbers, what most values are, never need it.
+#: which ``zarf package deploy`` fills in), ``GPU_REQUEST`` (an upper-case name with an
+#: underscore, which a script's ``sed`` replaces: no quantity is written so).
+#: A pattern, compiled on first use (docs/architecture.md): numbers, what most values are,
+#: never need it.
 _PLACEHOLDER = r"""^\s*(
         \$[A-Za-z_][A-Za-z0-9_]*
       | \$\{\{?\s*[A-Za-z_][A-Za-z0-9_.]*\s*(:?[-=?+][^{}]*)?\}\}?
@@ -38,6 +40,7 @@ _PLACEHOLDER = r"""^\s*(
       | <[^<>]+>
       | PLACEHOLDER\w*
       | __\w+__
+      | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+
       | \#\#\#[A-Za-z_][A-Za-z0-9_]*\#\#\#
     )\s*$"""
 
