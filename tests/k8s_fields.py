@@ -11,9 +11,6 @@ import json
 import re
 from typing import Any
 
-import kubernetes
-from kubernetes import client as k8s
-
 from tests.conftest import ROOT
 
 #: The core/v1 types GPU024 walks, from a pod template down.
@@ -68,10 +65,16 @@ TYPES = (
 
 
 def model(name: str) -> Any:
+    # Imported here, not at the top: the client's models take a second of each pytest
+    # worker's start when test_fields is collected, though only one worker runs it.
+    from kubernetes import client as k8s
+
     return getattr(k8s, f"V1{name}")
 
 
 def generate() -> dict[str, Any]:
+    import kubernetes
+
     types: dict[str, list[str]] = {}
     children: dict[str, dict[str, str]] = {}
     for name in TYPES:

@@ -14,7 +14,6 @@ from typing import Any
 import jsonschema
 import pytest
 from gpulint.rules.gpu024_misplaced_pod_field import field_names, misplaced_keys
-from kubernetes import client as k8s
 
 from gpulint.k8s.devices import builtin_registry
 from gpulint.k8s.manifest import Manifest
@@ -25,8 +24,6 @@ from gpulint.loader.stream import load_text
 from gpulint.rule import RuleContext
 from tests.conftest import ROOT, RULE_FIXTURES
 from tests.k8s_fields import TYPES, generate, model
-
-MODELS = {name: model(name) for name in TYPES}
 
 
 def test_the_field_data_matches_its_schema() -> None:
@@ -42,11 +39,11 @@ def test_the_field_data_is_generated_from_the_client() -> None:
     assert data == generate()
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
+@pytest.mark.parametrize("name", sorted(TYPES))
 def test_every_field_the_api_defines_is_known(name: str) -> None:
     # A field missing here would be reported as misplaced: regenerate the data from the
     # client's models when this fails (see the data file's description).
-    api = set(MODELS[name].attribute_map.values())
+    api = set(model(name).attribute_map.values())
     assert api <= field_names()[name], sorted(api - field_names()[name])
 
 
@@ -68,6 +65,8 @@ def _quantities_as_text(data: Any, parent: str = "") -> Any:
 
 def _round_trip(obj: dict[str, Any]) -> Any:
     """The object as the API's types decode it: unknown keys are gone."""
+    from kubernetes import client as k8s  # not at collection: see tests.k8s_fields.model
+
     model = {"Deployment": k8s.V1Deployment, "Job": k8s.V1Job, "Pod": k8s.V1Pod}[obj["kind"]]
     decoded = model.from_dict(_quantities_as_text(copy.deepcopy(obj)))
     return k8s.ApiClient().sanitize_for_serialization(decoded)
