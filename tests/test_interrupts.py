@@ -72,17 +72,27 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _session(sid: int) -> list[tuple[int, str]]:
-    """(pid, state) of every live process in session ``sid``; zombies have exited."""
+    """(pid, state) of every live process in session ``sid``; zombies have exited.
+
+    Each ``stat`` file is read as bytes through a bare descriptor: the waits below scan the
+    process table every few milliseconds, and pathlib's text reading made a scan three times
+    as costly (bench/README.md, "The test suite", eighth round)."""
     members = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
+            fd = os.open(f"/proc/{entry}/stat", os.O_RDONLY)
         except OSError:  # exited meanwhile
             continue
-        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
-        state, session = fields[0], int(fields[3])
+        try:
+            stat = os.read(fd, 4096)
+        except OSError:  # exited meanwhile
+            continue
+        finally:
+            os.close(fd)
+        fields = stat[stat.rindex(b")") + 2 :].split()  # after "pid (comm) "
+        state, session = fields[0].decode(), int(fields[3])
         if session == sid and state != "Z":
             members.append((int(entry), state))
     return members
