@@ -1,15 +1,22 @@
 """Quota or limit range that cannot work for a GPU resource.
 
 ## What it does
-Checks ResourceQuota and LimitRange objects for the extended-resource mistakes Kubernetes
-does not warn about:
+Checks ResourceQuota, LimitRange and Kueue ClusterQueue and Cohort objects for the
+extended-resource mistakes Kubernetes does not warn about:
 
 - a ResourceQuota `spec.hard` item `limits.nvidia.com/gpu`, or a bare `nvidia.com/gpu`, for a
   GPU or accelerator resource (warning): only the `requests.` form is ever enforced;
 - a LimitRange item whose `default` and `defaultRequest` differ for an extended resource
   (error): the API server rejects the LimitRange;
 - a LimitRange item with a `defaultRequest` but no `default` for an extended resource
-  (error): every container that does not set its own limit is then rejected.
+  (error): every container that does not set its own limit is then rejected;
+- a LimitRange Container item whose `default` gives a GPU or accelerator resource (an amount
+  above 0) to every container of the namespace that does not set its own (info: certain for
+  those containers, a mistake only if the namespace runs containers that need no GPU, which
+  gpulint cannot see from the object; the finding says so);
+- a Kueue `ClusterQueue` or `Cohort` flavor whose `resources` name a resource twice, or do not
+  list as many resources as the group's `coveredResources` (error): the API server rejects
+  the object.
 
 ## Why it matters
 The quota's pod evaluator only tracks an extended resource through the `requests.` prefix
@@ -25,6 +32,16 @@ default value 2 must equal to defaultRequest value 1 in nvidia.com/gpu`. With on
 `defaultRequest`, the LimitRanger admission plugin gives every container without its own
 value a GPU request and no limit, and pod validation then rejects it (`Limit must be set for
 non overcommitable resources`).
+A valid `default` is applied just as surely: the LimitRanger gives the GPU to every
+container without its own value, so a CPU gateway, an init container or an injected sidecar
+of that namespace asks for a GPU too (a pod of two such containers asks for two) and waits
+for a GPU node.
+
+Kueue's CRD keys a flavor's `resources` by name (`+listType=map`, `+listMapKey=name` on
+`FlavorQuotas.Resources`) and requires `size(x.resources) == size(self.coveredResources)` for
+every flavor of a resource group (`flavors must have the same number of resources as the
+coveredResources`): the API server refuses the ClusterQueue, so no workload is admitted
+through it.
 
 ## Example
 ```yaml
@@ -39,6 +56,17 @@ spec:
   - type: Container
     default: {nvidia.com/gpu: 1}
     defaultRequest: {nvidia.com/gpu: 0}   # GPU031 (error): rejected
+---
+kind: ClusterQueue
+spec:
+  resourceGroups:
+  - coveredResources: ["cpu", "nvidia.com/gpu"]
+    flavors:
+    - name: a100
+      resources:
+      - {name: cpu, nominalQuota: 96}
+      - {name: nvidia.com/gpu, nominalQuota: 8}
+      - {name: nvidia.com/gpu, nominalQuota: 8}   # GPU031 (error): rejected
 ```
 
 ## Use instead
@@ -61,8 +89,9 @@ Unsafe: renames a ResourceQuota's `limits.<resource>` (or unprefixed) item to
 so pods the namespace admitted before may be refused. LimitRange findings have no fix.
 
 ## Options
-None. The quota case is a warning and the LimitRange cases errors; a severity configured for
-GPU031 applies to all of them.
+None. The quota case is a warning, the LimitRange and Kueue cases the API server rejects
+errors, and a LimitRange default that hands out GPUs info; a severity configured for GPU031
+applies to all of them.
 
 ## References
 - kubernetes `pkg/quota/v1/evaluator/core/pods.go` (`isExtendedResourceNameForQuota`,
@@ -71,6 +100,10 @@ GPU031 applies to all of them.
 - kubernetes `pkg/apis/core/validation/validation.go` (`ValidateResourceQuotaResourceName`,
   `ValidateLimitRange`)
 - https://kubernetes.io/docs/concepts/policy/resource-quotas/#resource-quota-for-extended-resources
+- kubernetes `plugin/pkg/admission/limitranger/admission.go`
+  (`defaultContainerResourceRequirements`)
+- kubernetes-sigs/kueue `apis/kueue/v1beta1/clusterqueue_types.go` (`ResourceGroup`'s
+  XValidation rule, `FlavorQuotas.Resources`)
 """
 
 from __future__ import annotations
@@ -100,6 +133,11 @@ OPTIONS: dict[str, object] = {}
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
+    if obj.group == "kueue.x-k8s.io" and obj.kind in ("ClusterQueue", "Cohort"):
+        spec = obj.data.get("spec")
+        if isinstance(spec, dict):
+            yield from _kueue_quota(obj, spec)
+        return
     if obj.group != "":
         return
     spec = obj.data.get("spec")
@@ -108,7 +146,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     if obj.kind == "ResourceQuota":
         yield from _quota(obj, spec, ctx)
     elif obj.kind == "LimitRange":
-        yield from _limit_range(obj, spec)
+        yield from _limit_range(obj, spec, ctx)
 
 
 def _is_gpu(name: str, ctx: RuleContext) -> bool:
@@ -153,7 +191,49 @@ def _quota(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iterator[V
         )
 
 
-def _limit_range(obj: K8sObject, spec: dict[str, Any]) -> Iterator[Violation]:
+def _kueue_quota(obj: K8sObject, spec: dict[str, Any]) -> Iterator[Violation]:
+    groups = spec.get("resourceGroups")
+    if not isinstance(groups, list):
+        return
+    for g, group in enumerate(groups):
+        if not isinstance(group, dict):
+            continue
+        covered = group.get("coveredResources")
+        flavors = group.get("flavors")
+        if not isinstance(flavors, list):
+            continue
+        for f, flavor in enumerate(flavors):
+            if not isinstance(flavor, dict) or not isinstance(flavor.get("resources"), list):
+                continue
+            resources = flavor["resources"]
+            base = (*obj.path, "spec", "resourceGroups", g, "flavors", f, "resources")
+            flavor_name = flavor.get("name") if isinstance(flavor.get("name"), str) else f"#{f}"
+            seen: set[str] = set()
+            duplicated = False
+            for r, item in enumerate(resources):
+                name = item.get("name") if isinstance(item, dict) else None
+                if not isinstance(name, str):
+                    continue
+                if name in seen:
+                    duplicated = True
+                    yield Violation(
+                        (*base, r, "name"),
+                        f"flavor {flavor_name} lists {name} twice: the API server rejects the "
+                        f"{obj.kind} (its CRD keys a flavor's resources by name)",
+                        help="keep one entry per resource, in the order of coveredResources",
+                    )
+                seen.add(name)
+            if not duplicated and isinstance(covered, list) and len(resources) != len(covered):
+                yield Violation(
+                    base,
+                    f"flavor {flavor_name} has {len(resources)} resources for "
+                    f"{len(covered)} coveredResources: the API server rejects the {obj.kind}",
+                    help="list each covered resource once in every flavor (Kueue's CRD "
+                    "requires as many resources as coveredResources)",
+                )
+
+
+def _limit_range(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iterator[Violation]:
     limits = spec.get("limits")
     if not isinstance(limits, list):
         return
@@ -165,10 +245,12 @@ def _limit_range(obj: K8sObject, spec: dict[str, Any]) -> Iterator[Violation]:
         requests = item.get("defaultRequest")
         requests = requests if isinstance(requests, dict) else {}
         base = (*obj.path, "spec", "limits", i)
+        rejected: set[str] = set()
         for name, raw in requests.items():
             if not isinstance(name, str) or not is_extended_resource(name):
                 continue
             request = amount(raw).value
+            rejected.add(name)
             if name not in default:
                 yield Violation(
                     (*base, "defaultRequest", name),
@@ -179,10 +261,33 @@ def _limit_range(obj: K8sObject, spec: dict[str, Any]) -> Iterator[Violation]:
                 continue
             limit = amount(default[name]).value
             if request is None or limit is None or request == limit:
+                rejected.discard(name)
                 continue
             yield Violation(
                 (*base, "defaultRequest", name),
                 f"default {name} {format_amount(limit)} and defaultRequest "
                 f"{format_amount(request)} differ: the API server rejects the LimitRange; "
                 "keep only default (extended resources cannot be overcommitted)",
+            )
+        if item.get("type") not in (None, "Container"):
+            continue
+        namespace = (
+            obj.data.get("metadata", {}).get("namespace")
+            if isinstance(obj.data.get("metadata"), dict)
+            else None
+        )
+        where = f"namespace {namespace}" if isinstance(namespace, str) else "its namespace"
+        for name, raw in default.items():
+            if not isinstance(name, str) or name in rejected or not _is_gpu(name, ctx):
+                continue
+            given = amount(raw).value
+            if given is None or given <= 0:
+                continue
+            yield Violation(
+                (*base, "default", name),
+                f"default gives {format_amount(given)} {name} to every container of {where} "
+                "without its own, CPU containers and sidecars too",
+                help=f"this assumes {where} runs containers that need no accelerator; set "
+                f"{name} in the GPU containers' own resources and keep only max here",
+                severity=Severity.INFO,
             )
