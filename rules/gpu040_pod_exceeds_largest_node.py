@@ -21,8 +21,12 @@ list of types) that gpulint's instance catalog (`gpulint/data/instance-types.jso
 label that counts the node's GPUs (Karpenter's and EKS Auto Mode's `instance-gpu-count`,
 Karpenter on Azure's `sku-gpu-count`, GPU Feature Discovery's `nvidia.com/gpu.count`, `In`
 or `Lt`), Karpenter's `instance-family` (the family's largest size in the catalog: `g6`
-has 8 GPUs), Huawei's `accelerator-type` (`module-a3-16`: 16 NPUs), or a GKE accelerator
-whose machine types the catalog lists (A2, A3, G2). The most
+has 8 GPUs), Huawei's `accelerator-type` (`module-a3-16`: 16 NPUs), a GKE accelerator
+whose machine types the catalog lists (A2, A3, G2), or GKE's TPU labels for
+`google.com/tpu`: a node holds at most the chips of its slice's
+`cloud.google.com/gke-tpu-topology` (`2x2`: 4) and of the largest machine type of its
+`cloud.google.com/gke-tpu-accelerator` (8 for v5e and v6e, 4 for v3, v4, v5p and TPU7x), so
+a pod asking for 8 chips on a v6e `2x2` slice is reported. The most
 GPUs such a node has is the size: a pod that asks for more is reported (a warning: time-
 slicing may advertise more `nvidia.com/gpu` than the node has GPUs), and one that asks for
 more than 8 on a node type that has them (`a2-megagpu-16g`, `trn1.32xlarge`) is not. An
@@ -105,6 +109,8 @@ raise `max_per_node` to the replicas a node advertises.
 - https://github.com/gpulint/gpulint/blob/main/docs/domain.md#effective-pod-request
   (scheduler arithmetic, `component-helpers/resource/helpers.go` `PodRequests`)
 - `gpulint inspect` shows each pod's effective request
+- https://cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus (TPU machine types,
+  chips per node and topologies); https://cloud.google.com/tpu/docs/v6e ("Chips per host")
 - kubernetes `pkg/scheduler/framework/plugins/dynamicresources` (a pod's claims are
   allocated from the devices its node can reach: a node-local device is on one node)
 """
@@ -215,8 +221,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             yield Violation(
                 biggest.paths[name],
                 f"the pod needs {format_amount(total)} {name} ({parts}) but its "
-                f"{selected.what} allows nodes with at most {limit}"
-                f", so it stays Pending; request at most {limit}, or select a larger node type"
+                f"{selected.what} allows nodes with at most {limit}",
+                help=f"it stays Pending: request at most {limit}, or select a larger node type"
                 f"{' (gpulint instance catalog)' if selected.catalog else ''}",
                 at="value",
             )

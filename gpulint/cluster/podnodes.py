@@ -7,8 +7,10 @@ many GPUs each has. So do the labels that count a node's GPUs (Karpenter's and E
 Mode's ``instance-gpu-count``, Karpenter on Azure's ``sku-gpu-count``, GPU Feature
 Discovery's ``nvidia.com/gpu.count``), Karpenter's ``instance-family`` (the family's largest
 size in the catalog), Huawei's ``accelerator-type`` (``module-a3-16``: 16
-NPUs) and GKE's ``cloud.google.com/gke-accelerator``, whose largest machine type in the
-catalog (A2, A3 and G2 are listed whole) bounds the node.
+NPUs), GKE's ``cloud.google.com/gke-accelerator``, whose largest machine type in the
+catalog (A2, A3 and G2 are listed whole) bounds the node, and GKE's TPU labels: a TPU
+node holds at most the chips of its slice's ``cloud.google.com/gke-tpu-topology`` and of its
+``cloud.google.com/gke-tpu-accelerator``'s largest machine type.
 
 This is evidence from the pod itself, used when no cluster is described: a value the
 catalog does not know, a label whose value is not a literal, or a term of the affinity that
@@ -56,6 +58,27 @@ ASCEND_TYPES: Mapping[str, int] = {
     "module-a3-8-super-pod": 8,
 }
 ASCEND_RESOURCE = "huawei.com/Ascend910"
+#: GKE's TPU node labels (https://cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus,
+#: https://cloud.google.com/kubernetes-engine/docs/how-to/tpus). Each bounds the chips
+#: (``google.com/tpu``) of one node alone: a node of a slice holds at most the slice's chips
+#: (the product of ``cloud.google.com/gke-tpu-topology``: ``2x2`` -> 4, ``2x2x1`` -> 4), and at
+#: most the chips of the largest machine type of its accelerator: 8 for v5e and v6e
+#: (``ct5lp-hightpu-8t``, ``ct5l-hightpu-8t``, ``ct6e-standard-8t``; cloud.google.com/tpu/docs/
+#: v6e "Chips per host 8", /v5e), 4 for v3, v4, v5p and TPU7x (``ct3-hightpu-4t``,
+#: ``ct3p-hightpu-4t``, ``ct4p-hightpu-4t``, ``ct5p-hightpu-4t``, ``tpu7x-standard-4t``).
+TPU_RESOURCE = "google.com/tpu"
+TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
+TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
+TPU_HOST_CHIPS: Mapping[str, int] = {
+    "tpu-v3-slice": 4,
+    "tpu-v3-device": 4,
+    "tpu-v4-podslice": 4,
+    "tpu-v5p-slice": 4,
+    "tpu-v5-lite-podslice": 8,
+    "tpu-v5-lite-device": 8,
+    "tpu-v6e-slice": 8,
+    "tpu7x": 4,
+}
 #: Karpenter's instance family label (https://karpenter.sh/docs/reference/instance-types/:
 #: ``g5``, ``p4d``): the family's largest size in the catalog bounds the node, for the AWS
 #: families the catalog lists to their largest size.
@@ -148,6 +171,10 @@ def _size(key: str, value: Any, resource: str) -> int | None:
         return _count(value) if resource in COUNT_LABELS[key] else None
     if key == ASCEND_TYPE_LABEL:
         return ASCEND_TYPES.get(str(value)) if resource == ASCEND_RESOURCE else None
+    if key == TPU_ACCELERATOR_LABEL:
+        return TPU_HOST_CHIPS.get(str(value)) if resource == TPU_RESOURCE else None
+    if key == TPU_TOPOLOGY_LABEL:
+        return _topology_chips(value) if resource == TPU_RESOURCE else None
     from gpulint.cluster.catalog import builtin_catalog
 
     catalog = builtin_catalog()
@@ -171,6 +198,17 @@ def _size(key: str, value: Any, resource: str) -> int | None:
         ]
         return max(counts) if counts else None
     return None
+
+
+def _topology_chips(value: Any) -> int | None:
+    """The chips of a TPU slice topology (``2x4`` -> 8, ``2x2x1`` -> 4); None if not one."""
+    dims = [_count(part) for part in str(value).split("x")]
+    if not 2 <= len(dims) <= 3 or any(d is None or d == 0 for d in dims):
+        return None
+    chips = 1
+    for d in dims:
+        chips *= d or 1
+    return chips
 
 
 def _count(value: Any) -> int | None:
