@@ -14,7 +14,9 @@ documentation):
   `launch_triton_server.py --world_size`;
 - per node, against the container's GPUs alone: torchrun `--nproc-per-node`
   (`torch.distributed.run`, `.launch`), `deepspeed --num_gpus`, `accelerate launch
-  --num_processes` (not with `--num_machines`), `horovodrun -np`, `tf_cnn_benchmarks
+  --num_processes` (a total over `--num_machines`: each machine's container runs
+  `num_processes / num_machines`; with `--config_file`, only when the command line gives
+  both, since it overrides the file), `horovodrun -np`, `tf_cnn_benchmarks
   --num_gpus`, `ray start --num-gpus`.
 
 A process count is a device count only where the launcher gives each process a device:
@@ -250,11 +252,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if nodes is None:
             continue
         have = gpus * per_unit * nodes
-        total = 1
-        for _, value, _ in factors:
-            total *= value
         given = [(n, v, p) for n, v, p in factors if p is not None]
-        size = " times ".join(f"{n} {v}" for n, v, _ in given) or "its defaults"
+        measured = _per_machine(started, factors, given)
+        if measured is None:
+            continue
+        total, size = measured
         engine = started.engine
         if total > have:
             # At the option that alone exceeds the devices, else at the first one given.
@@ -293,6 +295,47 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 severity="warning",
                 related=_related(pod, ctx, sources) + claimed,
             )
+
+
+def _per_machine(
+    started: Started, factors: list[tuple[str, int, Any]], given: list[tuple[str, int, Any]]
+) -> tuple[int, str] | None:
+    """The product of the engine's factors on one machine, and its words: a total over
+    ``divided_by`` machines is divided. None when not known: a value that is not a literal
+    number or not whole processes per machine, or a configuration file that may set what
+    the command line does not give (its options override the file)."""
+    total = 1
+    for _, value, _ in factors:
+        total *= value
+    size = " times ".join(f"{n} {v}" for n, v, _ in given) or "its defaults"
+    engine = started.engine
+    if has_flag(started.own, engine.config_files) and not _all_given(started):
+        return None
+    machines = flag_value(started.own, engine.divided_by) if engine.divided_by else None
+    if machines is None:
+        return total, size
+    count = machines[0]
+    if not count or total % count:
+        return None
+    return total // count, f"{size} over {_flag_name(started)} {count}"
+
+
+def _all_given(started: Started) -> bool:
+    """Whether the command line gives every factor and dividing option of its engine."""
+    engine = started.engine
+    wanted = [f.flags for f in engine.factors]
+    if engine.divided_by:
+        wanted.append(engine.divided_by)
+    return all(has_flag(started.own, flags) for flags in wanted)
+
+
+def _flag_name(started: Started) -> str:
+    """The dividing option as the command line writes it (``--num_machines``)."""
+    names = [w.text.partition("=")[0] for w in started.own]
+    return next(
+        (n for n in reversed(names) if n in started.engine.divided_by),
+        started.engine.divided_by[0],
+    )
 
 
 def _asked(

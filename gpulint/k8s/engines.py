@@ -63,7 +63,8 @@ class Engine:
     ten times as much to define, see docs/architecture.md.)"""
 
     __slots__ = (
-        "commands", "factors", "images", "launcher", "name", "over", "processes_only",
+        "commands", "config_files", "divided_by", "factors", "images", "launcher", "name", "over",
+        "processes_only",
         "replicas", "scope", "single_process", "under", "unknown_if",
     )  # fmt: skip
 
@@ -74,6 +75,10 @@ class Engine:
         #: Globs over the image repository.
         self.images: tuple[str, ...] = tuple(row.get("images", ()))
         self.factors = tuple(Factor(f) for f in row["factors"])
+        #: Options whose value divides the product: a total over that many machines.
+        self.divided_by: tuple[str, ...] = tuple(row.get("divided_by", ()))
+        #: Options naming a configuration file that gives what the command line leaves unset.
+        self.config_files: tuple[str, ...] = tuple(row.get("config_files", ()))
         self.replicas: tuple[str, ...] = tuple(row.get("replicas", ()))
         self.unknown_if: tuple[str, ...] = tuple(row.get("unknown_if", ()))
         #: "engine": the product counts the GPUs of every node the engine spans; "node":
