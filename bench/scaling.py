@@ -621,6 +621,23 @@ def tolerations_per_pod(n: int) -> Input:
     return Input(["check", "--jobs", "1", "--no-cache", "."], folder, size)
 
 
+def kueue_flavor_resources(n: int) -> Input:
+    """One Kueue ClusterQueue whose flavor lists n resources (n covered) and one of them
+    again: GPU031 looks for a repeated name once per resource, not against every other."""
+    folder = _fresh("kueue-flavor-resources", n)
+    names = [f"example.com/r{i}" for i in range(n)]
+    covered = "".join(f"    - {name}\n" for name in names)
+    rows = "".join(f"      - {{name: {name}, nominalQuota: 1}}\n" for name in [*names, names[0]])
+    text = (
+        "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata:\n  name: q\n"
+        "spec:\n  resourceGroups:\n  - coveredResources:\n"
+        + covered
+        + "    flavors:\n    - name: f\n      resources:\n"
+        + rows
+    )
+    return Input(["check", "cq.yaml"], folder, _write(folder, "cq.yaml", text))
+
+
 _CONTAINER = (
     "  - name: c{i}\n    image: registry.example/train:1\n    resources:\n"
     "      requests:\n{comment}        nvidia.com/gpu: 1\n"
@@ -1525,6 +1542,7 @@ CASES: dict[str, Case] = {
     "plugin-facts-inspected": Case(plugin_facts_inspected, 500, "scaling"),
     "toleration-shapes": Case(toleration_shapes, 2_500, "scaling"),
     "tolerations-per-pod": Case(tolerations_per_pod, 250, "scaling"),
+    "kueue-flavor-resources": Case(kueue_flavor_resources, 5_000, "scaling"),
     "nested-configs": Case(nested_configs, 250, "scaling"),
     "pyproject-folders": Case(pyproject_folders, 100, "scaling"),
     "findings-per-file": Case(findings_per_file, 10_000, "scaling"),
