@@ -1489,6 +1489,19 @@ def template_actions(n: int) -> Input:
     return Input(["check", "cm.yaml"], folder, _write(folder, "cm.yaml", text))
 
 
+def template_action_strings(n: int) -> Input:
+    """A Go template of n actions whose strings hold ``}}`` (``"{a: {b: 1}}"``) at column 1,
+    then one action of n unclosed escaped quotes (``"\\"``) on one line and no closer: each
+    string read once, the unclosed ones to the line's end (GL205)."""
+    folder = _fresh("template-action-strings", n)
+    lines = ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: t", "data:"]
+    for i in range(n):
+        lines += [f'{{{{- $v{i} := "{{a: {{b: {i}}}}}" -}}}}', f"  k{i}: x"]
+    lines.append("  z: " + "{{ " + '"\\' * n)
+    text = "\n".join(lines) + "\n"
+    return Input(["check", "cm.yaml"], folder, _write(folder, "cm.yaml", text))
+
+
 class Case(NamedTuple):
     make: Callable[[int], Input]
     n: int
@@ -1555,6 +1568,7 @@ CASES: dict[str, Case] = {
     "described-cluster": Case(described_cluster, 300, "scaling"),
     "agents-and-taints": Case(agents_and_taints, 600, "scaling"),
     "template-actions": Case(template_actions, 20_000, "scaling"),
+    "template-action-strings": Case(template_action_strings, 20_000, "scaling"),
     "daemonset-names": Case(daemonset_names, 2_000, "scaling"),
     "runtime-classes": Case(runtime_classes, 2_000, "scaling"),
     "booster-workers": Case(booster_workers, 2_000, "scaling"),

@@ -66,7 +66,7 @@ def _actions(text: str) -> list[_Action]:
             at = start + 2
             continue
         closer = _ACTIONS[opener][0]
-        close = text.find(closer, start + 2)
+        close = _go_close(text, start + 2) if opener == "{{" else text.find(closer, start + 2)
         if close < 0:
             dead.add(opener)
             at = start + 2
@@ -74,6 +74,23 @@ def _actions(text: str) -> list[_Action]:
         found.append(_Action(start, close + len(closer), opener))
         at = close + len(closer)
     return found
+
+
+def _go_close(text: str, at: int) -> int:
+    """Where the ``}}`` that ends a Go action begun before ``at`` is, or -1: a ``}}`` inside
+    the action's quoted strings (``"{a: {b: 1}}"``, a raw `` `...` ``) does not end it. One
+    pass: each match moves past a string (an unclosed one to its line's end, or the text's
+    for a raw string) or stops at the closer, and is never read again."""
+    import re
+
+    step = re.compile(r'\}\}|"(?:\\.|[^"\\\n])*"?|`[^`]*`?')  # re caches it
+    while True:
+        match = step.search(text, at)
+        if match is None:
+            return -1
+        if match.group() == "}}":
+            return match.start()
+        at = max(match.end(), at + 1)
 
 
 def _blanked(text: str, actions: list[_Action]) -> str:
@@ -91,7 +108,10 @@ def _blanked(text: str, actions: list[_Action]) -> str:
     for number, line in enumerate(lines):
         if _MARK in line:
             rest = line.replace(_MARK, "").strip()
-            alone = not rest or rest.startswith("#")  # nothing else, or a comment
+            if not rest:  # nothing else: an empty line, which a block scalar's first
+                lines[number] = ""  # lines may be (spaces deeper than its text may not)
+                continue
+            alone = rest.startswith("#")  # a comment
             lines[number] = line.replace(_MARK, " " if alone else "x")
     return "\n".join(lines)
 
