@@ -130,6 +130,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "label_says_yes",
             "pinned",
             "selected_size",
+            "tpu_topology_chips",
         ),
         "gpulint.cluster.schedpod": ("sched_pod",),
         "gpulint.cluster.filters": (
@@ -269,6 +270,7 @@ if TYPE_CHECKING:
         label_says_yes as label_says_yes,
         pinned as pinned,
         selected_size as selected_size,
+        tpu_topology_chips as tpu_topology_chips,
     )
     from gpulint.cluster.schedpod import (
         sched_pod as sched_pod,

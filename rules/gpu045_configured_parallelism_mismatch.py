@@ -81,6 +81,7 @@ from gpulint.api import (
     K8sObject,
     RuleContext,
     Violation,
+    tpu_topology_chips,
 )
 
 CODE = "GPU045"
@@ -210,7 +211,7 @@ def _maxtext(
     if not isinstance(selector, dict):
         return
     per_chip = TPU_DEVICES_PER_CHIP.get(str(selector.get(TPU_ACCELERATOR)))
-    chips = _chips(selector.get(TOPOLOGY))
+    chips = tpu_topology_chips(selector.get(TOPOLOGY))
     if per_chip is None or chips is None:
         return
     per_slice = chips * per_chip
@@ -255,16 +256,6 @@ def _maxtext(
                 at="value",
                 severity=severity,
             )
-
-
-def _chips(topology: Any) -> int | None:
-    """The chips of a TPU slice topology (``2x2x2`` -> 8)."""
-    if not isinstance(topology, str) or not re.fullmatch(r"[0-9]{1,3}(x[0-9]{1,3}){1,2}", topology):
-        return None
-    chips = 1
-    for part in topology.split("x"):
-        chips *= int(part)
-    return chips or None
 
 
 def _axes(container: dict[str, Any]) -> list[tuple[str, str, int, tuple[Any, ...]]] | None:

@@ -174,7 +174,7 @@ def _size(key: str, value: Any, resource: str) -> int | None:
     if key == TPU_ACCELERATOR_LABEL:
         return TPU_HOST_CHIPS.get(str(value)) if resource == TPU_RESOURCE else None
     if key == TPU_TOPOLOGY_LABEL:
-        return _topology_chips(value) if resource == TPU_RESOURCE else None
+        return tpu_topology_chips(value) if resource == TPU_RESOURCE else None
     from gpulint.cluster.catalog import builtin_catalog
 
     catalog = builtin_catalog()
@@ -200,7 +200,7 @@ def _size(key: str, value: Any, resource: str) -> int | None:
     return None
 
 
-def _topology_chips(value: Any) -> int | None:
+def tpu_topology_chips(value: Any) -> int | None:
     """The chips of a TPU slice topology (``2x4`` -> 8, ``2x2x1`` -> 4); None if not one."""
     dims = [_count(part) for part in str(value).split("x")]
     if not 2 <= len(dims) <= 3 or any(d is None or d == 0 for d in dims):

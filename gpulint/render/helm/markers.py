@@ -567,20 +567,7 @@ LISTS = ("tolerations",)
 def marked_lists(tree: Any, field: str, paths: list[tuple[Any, ...]]) -> Any:
     """Plain data for ``tree`` with each empty list under a key ``field`` one item
     ``{"key": marker}`` (its index in ``paths``, which its values path is appended to)."""
-    data = plain(tree)
-    todo: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
-    seen = 0
-    while todo and seen < MAX_MARKS:
-        node, at = todo.pop()
-        seen += 1
-        pairs = node.items() if isinstance(node, dict) else enumerate(node)
-        for k, v in pairs:
-            if isinstance(node, dict) and k == field and v == [] and len(paths) < MAX_MARKS:
-                paths.append((*at, k))
-                node[k] = [{"key": f"gplv{len(paths) - 1:06d}x"}]
-            elif isinstance(v, (dict, list)):
-                todo.append((v, (*at, k)))
-    return data
+    return _marked(tree, paths, lambda k, v: k == field and v == [], lambda item: [item])
 
 
 #: A values mapping of pod-level options a library reads a pod's fields from by name
@@ -593,6 +580,22 @@ def marked_options(tree: Any, field: str, paths: list[tuple[Any, ...]]) -> Any:
     """Plain data for ``tree`` with each empty mapping of pod options (:data:`_POD_OPTIONS`)
     given ``field`` as one item ``{"key": marker}`` (its index in ``paths``, which the
     mapping's values path is appended to)."""
+
+    def named(k: Any, v: Any) -> bool:
+        return isinstance(k, str) and bool(_POD_OPTIONS.match(k)) and v == {}
+
+    return _marked(tree, paths, named, lambda item: {field: [item]})
+
+
+def _marked(
+    tree: Any,
+    paths: list[tuple[Any, ...]],
+    wanted: Callable[[Any, Any], bool],
+    holding: Callable[[dict[str, str]], Any],
+) -> Any:
+    """Plain data for ``tree`` with the value of each mapping key that is ``wanted`` (key,
+    value) replaced by ``holding`` one marker item (its index in ``paths``, which the key's
+    values path is appended to); at most :data:`MAX_MARKS` nodes walked and marks made."""
     data = plain(tree)
     todo: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
     seen = 0
@@ -601,10 +604,9 @@ def marked_options(tree: Any, field: str, paths: list[tuple[Any, ...]]) -> Any:
         seen += 1
         pairs = node.items() if isinstance(node, dict) else enumerate(node)
         for k, v in pairs:
-            named = isinstance(node, dict) and isinstance(k, str) and _POD_OPTIONS.match(k)
-            if named and v == {} and len(paths) < MAX_MARKS:
+            if isinstance(node, dict) and wanted(k, v) and len(paths) < MAX_MARKS:
                 paths.append((*at, k))
-                node[k] = {field: [{"key": f"gplv{len(paths) - 1:06d}x"}]}
+                node[k] = holding({"key": f"gplv{len(paths) - 1:06d}x"})
             elif isinstance(v, (dict, list)):
                 todo.append((v, (*at, k)))
     return data
