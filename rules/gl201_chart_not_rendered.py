@@ -2,7 +2,9 @@
 
 ## What it does
 Reports, once per chart at its `Chart.yaml`, that a folder holding `Chart.yaml` was found
-(walked, or named through one of its files) in a run without `--render`. Its `templates/`
+(walked, or named through one of its files) in a run without `--render`. A walk that starts
+inside a chart (`gpulint check chart/templates`, a subchart, a chart kept in another chart's
+`templates/`) finds the outermost chart holding it, as a walk from above does. Its `templates/`
 are not YAML until helm renders them, so they were not linted; neither were `values.yaml`
 and `Chart.yaml`, which are not manifests.
 

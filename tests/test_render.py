@@ -377,6 +377,21 @@ def test_walking_without_render_never_reads_a_template_as_yaml(tmp_path: Path) -
     assert "GPU005" not in {f["rule"] for f in report["findings"]}
 
 
+def test_walking_a_folder_inside_a_chart_lints_the_chart_not_its_templates() -> None:
+    """``gpulint check chart/templates`` (or a chart nested in another chart's templates/)
+    says of every file what walking from above says: the outermost chart, one GL201. Its
+    templates were read as plain YAML before (GPU020, and GPU007 on `{{ .Values.gpus }}`)."""
+    chart = RULE_FIXTURES / "GL201" / "fail-chart-nested-in-templates"
+    outer = [("GL201", (chart / "Chart.yaml").relative_to(ROOT).as_posix(), 1)]
+    for folder in (chart, chart / "templates", chart / "templates" / "exporter"):
+        report, code = check_json(folder.relative_to(ROOT))
+        assert [(f["rule"], f["path"], f["line"]) for f in report["findings"]] == outer, folder
+        assert code == 0
+    inside, _ = check_json(".", cwd=chart / "templates")
+    assert [(f["rule"], f["line"]) for f in inside["findings"]] == [("GL201", 1)]
+    assert Path(inside["findings"][0]["path"]).resolve() == chart / "Chart.yaml"
+
+
 @needs_helm
 @needs_kustomize
 def test_walking_with_render_lints_charts_overlays_and_files(tmp_path: Path) -> None:

@@ -185,6 +185,15 @@ class Trees:
                 return RenderTarget("kustomize", dirpath)
         return None
 
+    def enclosing_chart(self, root: str) -> str | None:
+        """The outermost chart holding a folder a walk starts from (its ``templates/``, a
+        subchart): None when no chart holds it or it is that chart (the walk finds it)."""
+        if not os.path.isdir(root):
+            return None
+        full = os.path.abspath(root)
+        chart = _chart_above(full)
+        return None if chart is None or chart == full else _shown(chart)
+
     def readers(self, path: str) -> list[str]:
         """The built Kustomize roots that read the file (through their bases too)."""
         if not self.render or not self.kustomizations:

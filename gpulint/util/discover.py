@@ -96,6 +96,8 @@ class Trees(Protocol):
 
     def folder(self, dirpath: str, filenames: list[str]) -> tuple[str, str] | None: ...
 
+    def enclosing_chart(self, root: str) -> str | None: ...
+
     def consumed(self, path: str) -> bool: ...
 
     def owners(self, path: str) -> Iterator[tuple[str, str]]: ...
@@ -127,6 +129,13 @@ def _walk(
     """
     unreadable: list[OSError] = []
     if trees is not None:
+        chart = trees.enclosing_chart(root)
+        if chart is not None:
+            # A folder inside a chart (its templates/, a subchart, a chart nested in another
+            # chart's templates/) is linted as walking from above lints it: as the outermost
+            # chart, one target, never its templates as plain YAML.
+            yield Target(os.path.normpath(chart), chart, "helm")
+            return
         trees.scan(root)
     # The walk does not follow directory symlinks, so symlink loops cannot trap it.
     for dirpath, dirnames, filenames in walk(root, onerror=unreadable.append):
