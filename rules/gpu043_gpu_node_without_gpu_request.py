@@ -98,6 +98,19 @@ finding says it assumed the check is meant to use a GPU. A GPU image that runs a
 else (a build with `nvcc`, a CPU step) and a GPU check in an image not built for GPUs are
 not flagged.
 
+A distributed program whose collectives run on NCCL, which runs on GPUs only, in a pod that
+requests no GPU, is `info` at the command item that says so, whatever its image: an option
+that chooses the backend (`--backend nccl`, as the Kubeflow PyTorchJob examples pass it,
+`--dist-backend nccl`, `--ddp_backend nccl`, `--distributed-backend nccl`) or code that
+starts a process group on it (`dist.init_process_group("nccl")`,
+`init_process_group(backend="nccl")`). PyTorch's NCCL process group stops at start-up when
+it finds no GPU. It is `info` because a GPU may reach the pod from outside the manifest (a
+namespace's LimitRange default, a webhook, a node whose default runtime is NVIDIA's); the
+finding says so. A container that also names `gloo` picks its backend at run time and is
+not flagged. The same options are a sign of GPU use for a pod on GPU nodes or under the
+NVIDIA runtime, as above. (The count of processes against the GPUs held is GPU041's, which
+leaves containers without GPUs alone: a launcher on CPUs with gloo is no mistake.)
+
 ## Why it matters
 The device plugin hands out GPUs only to containers that request them. A pod that selects
 GPU nodes but requests none takes the CPU and memory of a GPU node without holding a GPU,
@@ -161,6 +174,7 @@ or drop the node selector for a step that needs no GPU.
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -257,10 +271,11 @@ def _findings(
     containers: list[Container],
 ) -> Iterator[Violation]:
     images = ctx.options.get("images", False) is True
-    probe = None
+    probe = nccl = None
     if selected is None and runtime is None:
         probe = _probe(containers)
-        if probe is None and not images:
+        nccl = _nccl(containers) if probe is None else None
+        if probe is None and nccl is None and not images:
             return
     if not containers or any(_sets_visible_devices(c) for c in containers):
         return  # `none`/`void`: meant to run without GPUs; any other value: GPU016's
@@ -281,6 +296,11 @@ def _findings(
         if not images:
             return
         cuda = [c for c in cuda if c is not probe[0]]  # said once, by the probe's finding
+    if nccl is not None:
+        yield _nccl_finding(*nccl)
+        if not images:
+            return
+        cuda = [c for c in cuda if c is not nccl[0]]  # said once, by the NCCL finding
     if selected is not None:
         where, label, resource = selected
         also = ""
@@ -404,6 +424,76 @@ def _probe_finding(container: Container, where: Any, what: str) -> Violation:
         help="request the device (resources.limits: {nvidia.com/gpu: 1}); else it finds no "
         "GPU, or every GPU of a node whose default runtime is NVIDIA's "
         f"(assumed: {what} is meant to use a GPU; set {NVIDIA}=none if it is not)",
+        at="value",
+        severity="info",
+    )
+
+
+#: Options (without dashes, lower case, ``_`` as ``-``) that choose the collective backend of
+#: a distributed PyTorch program: the Kubeflow examples' ``--backend nccl``, the ImageNet
+#: example's ``--dist-backend nccl``, Hugging Face Trainer's ``--ddp_backend nccl``,
+#: Megatron's ``--distributed-backend nccl``.
+BACKEND_OPTIONS = frozenset({"backend", "dist-backend", "ddp-backend", "distributed-backend"})
+#: Code that starts a process group on NCCL: ``dist.init_process_group("nccl")``,
+#: ``init_process_group(backend='nccl', ...)`` (a pattern, searched in each command item).
+_NCCL_CODE = r"""init_process_group\(\s*(?:backend\s*=\s*)?["']nccl["']"""
+
+
+def _backend_option(words: list[str]) -> str | None:
+    """The option of ``words`` that chooses the NCCL backend, as written, if one does."""
+    for i, word in enumerate(words):
+        if not word.startswith("-"):
+            continue
+        name, eq, value = word.lstrip("-").partition("=")
+        following = value if eq else (words[i + 1] if i + 1 < len(words) else "")
+        if name.lower().replace("_", "-") in BACKEND_OPTIONS and following.lower() == "nccl":
+            return word if eq else f"{word} {following}"
+    return None
+
+
+def _nccl(containers: list[Container]) -> tuple[Container, Any, str] | None:
+    """The first container whose program runs its collectives on NCCL, which runs on GPUs
+    only (PyTorch's ``ProcessGroupNCCL`` stops at start-up with no GPU): an option that
+    chooses the backend (:data:`BACKEND_OPTIONS`) or code that starts a process group on it
+    (:data:`_NCCL_CODE`). The container, the command item that says so, and what it says.
+    A container that also names ``gloo`` picks its backend at run time (``"nccl" if
+    torch.cuda.is_available() else "gloo"``) and is no evidence."""
+    from gpulint.api import command_words
+
+    for container in containers:
+        if container.section == "ephemeralContainers":
+            continue
+        items = [
+            (field, i, str(item))
+            for field in ("command", "args")
+            if isinstance(container.data.get(field), list)
+            for i, item in enumerate(container.data[field])
+            if isinstance(item, (str, int)) and not isinstance(item, bool)
+        ]
+        if any("gloo" in text.lower() for _, _, text in items):
+            continue
+        for field, i, text in items:
+            if re.search(_NCCL_CODE, text):
+                return container, (*container.path, field, i), "init_process_group"
+        words = command_words(container, {})
+        option = _backend_option([w.text.strip("\"'") for w in words])
+        if option is not None:
+            path = next(w.path for w in words if w.text.strip("\"'") == option.split()[0])
+            return container, path, option
+    return None
+
+
+def _nccl_finding(container: Container, where: Any, what: str) -> Violation:
+    """A program on NCCL in a pod that requests no GPU and says nothing of its node: info,
+    since a GPU may reach it from outside the manifest (a namespace's LimitRange default,
+    a webhook, a node whose default runtime is NVIDIA's)."""
+    return Violation(
+        where,
+        f"container {container.label} uses NCCL ({what}), which runs on GPUs only, but the "
+        "pod requests no GPU",
+        help="request the device (resources.limits: {nvidia.com/gpu: 1}), or use the gloo "
+        "backend on CPUs (else the process group fails at start-up with no GPU found; "
+        "assumed: nothing outside the manifest gives the pod a GPU)",
         at="value",
         severity="info",
     )
@@ -726,6 +816,9 @@ def gpu_use(containers: list[Container]) -> tuple[str, str, bool] | None:
                 return container.label, f"passes {word}", False
             if name in ("device", "devices") and _device_value(following):
                 return container.label, f"passes {word if eq else f'{word} {following}'}", False
+        nccl = _nccl([container])
+        if nccl is not None:
+            return container.label, f"uses NCCL ({nccl[2]})", False
         switch = _env_signs(container)
         if switch is not None:
             return container.label, f"sets {switch[0]}={switch[1]}", False
