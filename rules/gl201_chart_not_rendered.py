@@ -4,9 +4,14 @@
 Reports, once per chart at its `Chart.yaml`, that a folder holding `Chart.yaml` was found
 (walked, or named through one of its files) in a run without `--render`. A walk that starts
 inside a chart (`gpulint check chart/templates`, a subchart, a chart kept in another chart's
-`templates/`) finds the outermost chart holding it, as a walk from above does. Its `templates/`
-are not YAML until helm renders them, so they were not linted; neither were `values.yaml`
-and `Chart.yaml`, which are not manifests.
+`templates/`) finds the outermost chart holding it, as a walk from above does. Its
+`templates/` are not YAML until helm renders them, so they were not linted; neither were
+`values.yaml` and `Chart.yaml`, which are not manifests.
+
+A `Chart.yaml` written inside a folder named `templates/`, beside templates (YAML files
+with `{{ }}` actions), in a folder with no `templates/` or `charts/` of its own, is reported
+so, with `--render` too: that folder is a chart without templates, helm renders none of
+them and they are not linted; the finding names them and says where `Chart.yaml` belongs.
 
 ## Why it matters
 Linting a template as plain YAML reports noise (`{{ .Values.gpus }}` reads as a mapping) and

@@ -392,6 +392,21 @@ def test_walking_a_folder_inside_a_chart_lints_the_chart_not_its_templates() -> 
     assert Path(inside["findings"][0]["path"]).resolve() == chart / "Chart.yaml"
 
 
+def test_a_chart_yaml_inside_templates_is_reported_with_render_too(tmp_path: Path) -> None:
+    """A Chart.yaml beside the templates makes `templates/` a chart with none: helm would
+    render nothing and the run passed; now one GL201 names the files, helm is not run."""
+    folder = RULE_FIXTURES / "GL201" / "fail-chart-yaml-in-templates"
+    for args in ([], ["--render", "--helm", tmp_path / "no-helm-here"]):
+        report, code = check_json(*args, folder.relative_to(ROOT))
+        (finding,) = report["findings"]
+        assert (finding["rule"], finding["path"].rsplit("/", 2)[-2:]) == (
+            "GL201",
+            ["templates", "Chart.yaml"],
+        )
+        assert "deployment.yaml" in finding["message"] and "sits in templates/" in said(finding)
+        assert code == 0
+
+
 @needs_helm
 @needs_kustomize
 def test_walking_with_render_lints_charts_overlays_and_files(tmp_path: Path) -> None:

@@ -53,6 +53,61 @@ NOT_RENDERED = (
 )
 
 
+#: Files at a chart's top that are not templates (helm reads them as the chart's own).
+_CHART_FILES = ("Chart.yaml", "Chart.lock", "requirements.yaml", "requirements.lock")
+#: YAML files at a chart's top looked at, at most, to name those helm never renders.
+MAX_TOP_FILES = 4096
+
+
+def stray_templates(folder: str) -> list[str]:
+    """The templates beside a ``Chart.yaml`` written inside a folder named ``templates/``
+    that has no ``templates/`` (nor ``charts/``) of its own: YAML files with template
+    actions, other than Chart.yaml and values files. That folder is a chart with no
+    templates, so helm renders none of them. Empty for any other chart."""
+    full = os.path.abspath(folder)
+    if os.path.basename(full) != "templates":
+        return []
+    if any(os.path.isdir(os.path.join(full, d)) for d in ("templates", "charts")):
+        return []
+    try:
+        with os.scandir(full) as entries:
+            names = []
+            for i, entry in enumerate(entries):
+                if i >= MAX_TOP_FILES:
+                    break
+                names.append(entry.name)
+    except OSError:
+        return []
+    return sorted(
+        n
+        for n in names
+        if n.endswith((".yaml", ".yml"))
+        and n not in _CHART_FILES
+        and not n.startswith("values")
+        and _has_actions(os.path.join(full, n))
+    )
+
+
+def _has_actions(path: str) -> bool:
+    """Does the file hold a template action (``{{``) in its first 64 KiB?"""
+    try:
+        with open(path, "rb") as fh:
+            return b"{{" in fh.read(1 << 16)
+    except OSError:  # a folder, a file that cannot be read
+        return False
+
+
+def _no_templates(files: list[str]) -> str:
+    """GL201's words for a Chart.yaml written among its templates (:func:`stray_templates`)."""
+    count = f"the {len(files)} templates" if len(files) > 1 else "the template"
+    return (
+        f"a Helm chart whose Chart.yaml sits in templates/, beside {count} ({files[0]}"
+        f"{', ...' if len(files) > 1 else ''}): helm renders none of them, and they were not "
+        "linted; move Chart.yaml to the folder above, the chart's (values.yaml beside it, "
+        "templates/ under it), and pass --render to lint what it renders"
+    )
+
+
 def lint_rendered(
     linter: FileLinter,
     target: Target,
@@ -119,6 +174,10 @@ def render_target(target: Target, options: RenderOptions, trees: Trees) -> Rende
         anchor = label_of(os.path.join(folder, "Chart.yaml"))
     else:
         anchor = label_of(kustomization_file(folder) or folder)
+    stray = stray_templates(folder) if target.render == "helm" else []
+    if stray:  # rendered or not, helm makes nothing of them
+        message = _no_templates(stray)
+        return Unrendered(anchor, Problem(codes.CHART_NOT_RENDERED, Span(1, 1, 1, 1), message))
     if not options.enabled:
         return Unrendered(anchor, Problem(codes.CHART_NOT_RENDERED, Span(1, 1, 1, 1), NOT_RENDERED))
     if target.render == "helm":
