@@ -13,7 +13,10 @@ When the run lints the repository's own NVIDIA device plugin configuration (a ti
 or MPS `sharing` block: a ConfigMap the GPU Operator's ClusterPolicy or the plugin reads,
 the plugin chart's `config.map`), its `resources` rows say which names are replicas: a
 `rename`d one (`nvidia.com/gpu-slice`), `<name>.shared` with `renameByDefault: true`, or the
-name itself when every configuration of the run shares it without renaming. If that
+name itself when every configuration of the run shares it without renaming (a row of
+`replicas: 1` that keeps its name shares nothing: the plugin advertises one replica a
+device, a whole GPU, so a configuration of such rows, one per node label as `single`, leaves
+the name whole on its nodes). If that
 configuration rejects a request above one (`failRequestsGreaterThanOne: true`, or MPS), the
 finding is an **error** that names the configuration's line (a `related` place of kind
 `evidence`): the pod can never run on those nodes.

@@ -39,7 +39,9 @@ line of the setting and ``setting`` what it says, so a rule that rests a finding
 names it as evidence (``Violation.related``, kind ``evidence``). A replicated resource that
 keeps its name (``nvidia.com/gpu`` time-sliced without renaming) is taken as shared only when
 every sharing configuration of the run shares it: with several configurations (one per node
-label), some nodes may offer it whole.
+label), some nodes may offer it whole. A row of ``replicas: 1`` that keeps its name shares
+nothing: the plugin advertises one replica a device (``internal/rm/device_map.go``
+``updateDeviceMapWithReplicas``), so each is a whole GPU.
 """
 
 from __future__ import annotations
@@ -322,6 +324,8 @@ def _sharing(sharing: Mapping[str, Any], at: Callable[..., str]) -> list[Replica
             base = row["name"].strip()
             new = row.get("rename")
             name = new.strip() if isinstance(new, str) and new.strip() else None
+            if name is None and replicas == 1 and not rename:
+                continue  # one replica a device, under its own name: each is a whole GPU
             if name is None:
                 name = f"{base}.shared" if rename else base
             field = "rename" if isinstance(new, str) else "name"
