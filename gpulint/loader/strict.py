@@ -96,14 +96,19 @@ class StrictChecks:
 
         One deviation: a line holding only closing brackets may sit at the collection's own
         indentation -- JSON-style ``key: {`` ... ``}`` is common in real manifests and every
-        YAML parser in use reads it.
+        YAML parser in use reads it. A comment line between a flow collection's entries, or
+        after a plain scalar's last line, may start anywhere (YAML 1.2 s-l-comments: a
+        commented-out entry at column 1); inside a quoted scalar ``#`` is text.
         """
         start, end = node.start_mark, node.end_mark
+        comments = node.id != "scalar" or not node.style
         lines = self.text[start.index : end.index].split("\n")
         for offset, line in enumerate(lines[1:], start=1):
             body = line.lstrip(" ")
             if not body.strip():
                 continue  # empty lines may be indented less
+            if comments and body.lstrip("\t").startswith("#"):
+                continue
             spaces = len(line) - len(body)
             if spaces < indent or (spaces == indent and not _CLOSER.match(body)):
                 self._syntax(
