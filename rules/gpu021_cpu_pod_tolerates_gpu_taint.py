@@ -17,7 +17,9 @@ claim or template, in its file or another file of its project, asks for a GPU de
 is a GPU pod and is not flagged, and counts among the GPU pods whose tolerations decide the
 taint; neither is a pod whose claim no file of the project defines, or names a DeviceClass
 that neither the registry nor any file of the project defines, since what it gets is
-unknown. A pod whose claims all resolve to known non-GPU device
+unknown. Nor is a KServe predictor whose `model` takes its container from a serving runtime
+(`runtime:` or `modelFormat`) and writes no GPU itself: KServe merges the runtime's
+resources into it, which may hold the GPUs. A pod whose claims all resolve to known non-GPU device
 classes is a CPU pod. An
 explicit `nvidia.com/gpu: 0` is a CPU pod. Only tolerations written in the pod spec itself are
 flagged: defaults a workload kind shares between all its pods (an Argo workflow's

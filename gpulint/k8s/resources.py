@@ -264,6 +264,9 @@ class GpuDemand(NamedTuple):
     #: Accelerators the pod's operator writes into it from its own fields
     #: (``PodSpec.operator_gpus``: Dynamo's ``resources.limits.gpu``), with their paths.
     operator: tuple[tuple[str, Path], ...] = ()
+    #: The resources of its container come from another object, which may hold a GPU: a
+    #: KServe predictor's ``model`` takes what it leaves unset from its serving runtime.
+    supplied: bool = False
 
     @property
     def gpu(self) -> bool:
@@ -272,8 +275,9 @@ class GpuDemand(NamedTuple):
 
     @property
     def cpu(self) -> bool:
-        """The pod surely gets no accelerator (not a GPU pod, and no unknown DRA claim)."""
-        return not self.gpu and not self.unresolved
+        """The pod surely gets no accelerator (not a GPU pod, no unknown DRA claim, no
+        resources from a serving runtime)."""
+        return not self.gpu and not self.unresolved and not self.supplied
 
 
 def gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None = None) -> GpuDemand:
@@ -332,7 +336,28 @@ def _gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None) -> 
         tuple(gpu_claims(pod, registry, claims)),
         has_unresolved_claims(pod, claims, registry),
         pod.operator_gpus,
+        not entries and _runtime_supplied(pod),
     )
+
+
+#: API groups of KServe's InferenceService (KFServing's, before the rename).
+_KSERVE_GROUPS = ("serving.kserve.io", "serving.kubeflow.org")
+
+
+def _runtime_supplied(pod: PodSpec) -> bool:
+    """Is this a KServe predictor whose ``model`` takes its container from a serving runtime
+    (named by ``runtime``, or chosen by ``modelFormat``)? KServe merges the runtime's
+    container into the model's, which overrides only what it sets (kserve/kserve
+    pkg/controller/v1beta1/inferenceservice/utils/utils.go ``MergeRuntimeContainers``): the
+    resources the model leaves unset, GPUs among them, are the runtime's, which the pod does
+    not show."""
+    obj = pod.obj
+    if pod.location != "pod" or obj.kind != "InferenceService" or pod.path[-1:] != ("predictor",):
+        return False
+    if obj.group not in _KSERVE_GROUPS:
+        return False
+    model = pod.spec.get("model")
+    return isinstance(model, dict) and ("runtime" in model or "modelFormat" in model)
 
 
 def wants_accelerator(pod: PodSpec, registry: Registry, claims: ClaimIndex | None = None) -> bool:
