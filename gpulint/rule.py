@@ -50,6 +50,7 @@ from gpulint.model import (
 if TYPE_CHECKING:
     from gpulint.cluster.evidence import Picture
     from gpulint.cluster.model import Cluster
+    from gpulint.k8s.crds import CrdFields
     from gpulint.k8s.dra import ClaimIndex
     from gpulint.k8s.envvalues import EnvValues
     from gpulint.k8s.workloads import WorkloadTable
@@ -145,6 +146,10 @@ class RuleContext(NamedTuple):
     #: The ConfigMaps of the file being linted and of the run's other files, for the values
     #: of a container's variables (``gpulint.k8s.envvalues.container_env``); ``None``: none.
     values: EnvValues | None = None
+    #: The fields the project's CustomResourceDefinitions declare for their kinds
+    #: (``gpulint.k8s.crds``): an operator's field is not a misplaced pod field. ``None``:
+    #: the project ships none.
+    crds: CrdFields | None = None
 
 
 CheckFn = Callable[[Any, RuleContext], Iterable[Violation]]

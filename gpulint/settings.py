@@ -16,6 +16,7 @@ from gpulint.model import ObjectIgnore, PathIgnore, Severity
 if TYPE_CHECKING:
     from gpulint.cluster.evidence import Picture
     from gpulint.cluster.model import Cluster
+    from gpulint.k8s.crds import CrdFields
     from gpulint.k8s.devices import Registry
     from gpulint.k8s.dra import DraFacts
     from gpulint.k8s.envvalues import ConfigMaps, EnvValues
@@ -28,6 +29,7 @@ class Settings:
     __slots__ = (
         "cluster",
         "config_maps",
+        "crds",
         "dra",
         "evidence",
         "extend_select",
@@ -58,6 +60,7 @@ class Settings:
         evidence: Picture | None = None,
         dra: DraFacts | None = None,
         config_maps: ConfigMaps | None = None,
+        crds: CrdFields | None = None,
     ) -> None:
         self.select = select
         self.ignore = ignore
@@ -79,6 +82,9 @@ class Settings:
         #: The ConfigMaps of every file the run lints (gpulint.k8s.envvalues; None: not
         #: gathered, each file knows its own).
         self.config_maps = config_maps
+        #: The fields the project's CustomResourceDefinitions declare (gpulint.k8s.crds;
+        #: None: not gathered, or the project ships none).
+        self.crds = crds
 
     def copy(self) -> Settings:
         """A copy, to which one project's facts are given (gpulint.commands.projects)."""

@@ -30,7 +30,11 @@ place: a chart's values (found by shape, docs/workloads.md) whose container `res
 holds a key beside `limits` and `requests` (a probe's `startup:` written there in bjw-s
 app-template values) get `info` at that key, since the chart passes it to a
 ResourceRequirements, which drops it (assumed: the chart writes the values' resources into
-the container as they are). Only pod specs
+the container as they are). The same holds of an operator's resource whose kind has no
+workload row (its `spec.resources` found by shape), unless a CustomResourceDefinition in the
+project declares the key for that kind (a chart's `crds/`, an operator's `config/crd/`):
+then it is the operator's own field (`spec.resources.gpu: {count: 1}`, which the operator
+turns into a GPU request), not a slip, and nothing is said. Only pod specs
 known to be core `PodSpec`s are checked (pod templates, `.template.spec` rows and `Pod`
 objects): operators' own types add fields of their own around them.
 
@@ -213,12 +217,28 @@ def misplaced_keys(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
                 yield Misplaced((*level.path, key), message, rename)
 
 
+#: The keys under which an object hands values to a chart (Flux HelmRelease ``values``,
+#: Argo CD ``helm.valuesObject``).
+_VALUES_KEYS = frozenset({"values", "valuesObject"})
+
+
 def _chart_requirements(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
     """A key beside ``limits`` and ``requests`` in a container's ``resources`` of a chart's
     values (found by shape: one such key is a slip, :mod:`gpulint.k8s.shapes`). The chart
     is assumed to write the values' resources into the container as they are: info."""
     fields = field_names()
     known = fields["ResourceRequirements"]
+    obj = pod.obj
+    # A chart's values: a values file (no kind), or values an object hands to a chart
+    # (HelmRelease spec.values, an Argo CD Application's helm.valuesObject).
+    values = not obj.kind or any(k in _VALUES_KEYS for k in pod.path[len(obj.path) :])
+    assumed = (
+        ": the chart writes these resources into the container as they are"
+        if values
+        else f": {obj.kind}'s resources are Kubernetes' ResourceRequirements, given to its "
+        "pods as they are; a CustomResourceDefinition of the kind in the project that "
+        "declares the key makes it the operator's own field"
+    )
     for container in pod.containers:
         key = container.resources_key
         data = container.data.get(key) if key == "resources" else None
@@ -229,6 +249,10 @@ def _chart_requirements(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
         for name in data:
             if not isinstance(name, str) or name in known:
                 continue
+            if ctx.crds is not None and ctx.crds.declares(
+                obj.group, obj.version, obj.kind, (*level.path, name)[len(obj.path) :]
+            ):
+                continue  # the operator's own field: its CRD in the project declares it
             found = _diagnose(name, level, fields, ctx)
             message, rename = (
                 found
@@ -244,7 +268,7 @@ def _chart_requirements(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
                 # The assumption is said on the help line: after the remedy, else alone.
                 message
                 + (" (assumed" if "; " in message else "; assumed")
-                + ": the chart writes these resources into the container as they are"
+                + assumed
                 + (")" if "; " in message else ""),
                 rename,
                 "info",

@@ -231,6 +231,7 @@ def inspect_projects(
             own = settings.copy()
             own.registry = got.registry
             own.dra = got.dra
+            own.crds = got.crds
             picture = got.evidence
             made = inspectors[root] = inspector(own, picture)
             made.loads = handoff.loads

@@ -193,7 +193,7 @@ class Nearest:
     @staticmethod
     def _build(level: Level, run: Settings) -> Linter:
         """A nested configuration's linter, with what its project gathered (``run``: the
-        project's settings: cluster, evidence, DRA objects, ConfigMaps, the learned
+        project's settings: cluster, evidence, DRA objects, ConfigMaps, CRD fields, the learned
         device registry)."""
         from gpulint.lint.engine import Linter
 
@@ -203,6 +203,7 @@ class Nearest:
         own.evidence = run.evidence
         own.dra = run.dra
         own.config_maps = run.config_maps
+        own.crds = run.crds
         if own.registry is None:  # its own `devices:` keep its own registry
             own.registry = run.registry
         return Linter(level.rules, own)

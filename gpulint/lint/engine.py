@@ -134,6 +134,7 @@ class Linter:
                     evidence=self.settings.evidence,
                     configured=frozenset(self.settings.options.get(rule.code, {})),
                     values=self.values,
+                    crds=self.settings.crds,
                 ),
                 configured,
             )

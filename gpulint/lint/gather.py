@@ -73,6 +73,7 @@ def flags_of(raw: bytes) -> list[bool]:
         b"--memory-unit" in raw and b"gpushare" in raw,
         b"DeviceClass" in raw
         or b"ResourceClaim" in raw
+        or b"CustomResourceDefinition" in raw
         or b"onfigMap" in raw
         or any(m in raw for m in markers()),
     ]
@@ -278,7 +279,7 @@ def project_facts(
     from gpulint.cluster.poolkinds import markers
     from gpulint.k8s.devices import builtin_registry
     from gpulint.k8s.workloads import builtin_table
-    from gpulint.lint.prepass import cluster_objects, config_maps, dra_objects
+    from gpulint.lint.prepass import cluster_objects, config_maps, crd_objects, dra_objects
     from gpulint.loader.handoff import Handoff
 
     own = settings.copy()
@@ -296,6 +297,7 @@ def project_facts(
     # and its documents go on to the lint and to the parse of its tolerations.
     rare = Rare(listed, handoff)
     own.dra = dra = dra_objects(listed, rare)
+    own.crds = crd_objects(listed, rare)
     wants_unit = "memory_unit" not in own.options.get("GPU017", {})
     # What the files said as built by a run before whose files said the same: the device
     # plugins' names and the picture before the node pools (the rare files are read anyway).

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from gpulint.cluster.model import Cluster
+    from gpulint.k8s.crds import CrdFields
     from gpulint.k8s.dra import DraFacts
     from gpulint.k8s.envvalues import ConfigMaps
     from gpulint.loader.document import Parse
@@ -60,6 +61,32 @@ def dra_objects(found: Read, parse: Parse | None = None) -> DraFacts | None:
 
     facts = project_dra(texts(), parse)
     return facts if facts else None
+
+
+#: What a file's bytes hold when it may define a CustomResourceDefinition.
+CRD_MARKER = b"CustomResourceDefinition"
+
+
+def crd_objects(found: Read, parse: Parse | None = None) -> CrdFields | None:
+    """The fields the project's CustomResourceDefinitions declare for their kinds
+    (gpulint.k8s.crds), read in a pre-pass so a resource of an operator whose CRD the
+    project ships (a chart's ``crds/``) is judged against it from any file; None when no
+    file defines one. Only files whose bytes name the kind are parsed."""
+    from gpulint.k8s.crds import project_crds
+    from gpulint.loader.decoding import decode
+    from gpulint.loader.stream import DocumentStream
+
+    def objects() -> Iterator[object]:
+        for target, raw in found:
+            if CRD_MARKER not in raw:
+                continue
+            text = decode(raw)[0]
+            if text is None:
+                continue
+            for doc in DocumentStream(text) if parse is None else parse(target.label, text):
+                yield doc.data
+
+    return project_crds(objects())  # type: ignore[arg-type]
 
 
 #: The rules that read a container's variables from the run's ConfigMaps.
