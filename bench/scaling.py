@@ -638,6 +638,66 @@ def kueue_flavor_resources(n: int) -> Input:
     return Input(["check", "cq.yaml"], folder, _write(folder, "cq.yaml", text))
 
 
+_CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: model{i}s.serving.example.org}}
+spec:
+  group: serving.example.org
+  names: {{kind: Model{i}, plural: model{i}s}}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              resources:
+                type: object
+                properties:
+                  gpu: {{type: object, properties: {{count: {{type: integer}}}}}}
+                  limits:
+                    type: object
+                    additionalProperties: {{x-kubernetes-int-or-string: true}}
+"""
+_MODEL = """\
+apiVersion: serving.example.org/v1
+kind: Model{i}
+metadata: {{name: m{i}}}
+spec:
+  resources:
+    gpu: {{count: 1}}
+    limits: {{memory: 16Gi}}
+"""
+
+
+def chart_crds_and_examples(n: int) -> Input:
+    """A repository holding one chart folder: n templates that each insert a file of its
+    own (``.Files.Get``), n CRDs in its ``crds/`` and n resources of those kinds in its
+    ``examples/``, each with the field its CRD declares beside its limits. The walk matches
+    each file of the folder against the inserted names once (not every template again), the
+    examples and CRDs are linted as plain YAML, and each resource's field is looked up in
+    the project's CRDs by its kind."""
+    folder = _fresh("chart-crds-and-examples", n)
+    (folder / ".git").mkdir(exist_ok=True)
+    chart = folder / "chart"
+    for sub in ("templates", "files", "crds", "examples"):
+        (chart / sub).mkdir(parents=True, exist_ok=True)
+    size = _write(chart, "Chart.yaml", "apiVersion: v2\nname: models\nversion: 0.1.0\n")
+    for i in range(n):
+        insert = f'{{{{ .Files.Get "files/f{i}.yaml" }}}}\n'
+        size += _write(chart / "templates", f"t{i}.yaml", insert)
+        size += _write(chart / "files", f"f{i}.yaml", POD.format(name=f"f{i}"))
+        size += _write(chart / "crds", f"crd{i}.yaml", _CRD.format(i=i))
+        size += _write(chart / "examples", f"m{i}.yaml", _MODEL.format(i=i))
+    return Input(["check", "--jobs", "1", "--no-cache", "."], folder, size)
+
+
 _CONTAINER = (
     "  - name: c{i}\n    image: registry.example/train:1\n    resources:\n"
     "      requests:\n{comment}        nvidia.com/gpu: 1\n"
@@ -1556,6 +1616,7 @@ CASES: dict[str, Case] = {
     "toleration-shapes": Case(toleration_shapes, 2_500, "scaling"),
     "tolerations-per-pod": Case(tolerations_per_pod, 250, "scaling"),
     "kueue-flavor-resources": Case(kueue_flavor_resources, 5_000, "scaling"),
+    "chart-crds-and-examples": Case(chart_crds_and_examples, 500, "scaling"),
     "nested-configs": Case(nested_configs, 250, "scaling"),
     "pyproject-folders": Case(pyproject_folders, 100, "scaling"),
     "findings-per-file": Case(findings_per_file, 10_000, "scaling"),

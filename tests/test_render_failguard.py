@@ -61,6 +61,7 @@ def _guarded(tmp_path: Path, values: str) -> Path:
     shutil.copytree(BATCH, chart)
     (tmp_path / ".git").mkdir()
     shutil.rmtree(chart / "worker")
+    shutil.rmtree(chart / "examples")  # linted as it is, no part of what helm renders
     text = (chart / "Chart.yaml").read_text(encoding="utf-8")
     (chart / "Chart.yaml").write_text(text.split("dependencies:")[0], encoding="utf-8")
     (chart / "values.yaml").write_text("gpu:\n  count: 1\n" + values, encoding="utf-8")

@@ -143,7 +143,9 @@ def test_helm_errors_are_at_the_template_line_they_name(
 ) -> None:
     chart = _chart(tmp_path)
     (chart / "templates" / "broken.yaml").write_text(text, encoding="utf-8")
-    findings = _check(tmp_path, "batch", helm_path=helm_path)
+    walked = _check(tmp_path, "batch", helm_path=helm_path)
+    # examples/smoke-job.yaml is no part of the chart: linted as it is, beside the failure
+    findings = [f for f in walked if not f["path"].startswith("batch/examples/")]
     assert [f["rule"] for f in findings] == ["GL200"]
     f = findings[0]
     assert (f["path"], f["line"], f["column"]) == ("batch/templates/broken.yaml", line, column)
@@ -168,6 +170,17 @@ def test_a_manifest_outside_templates_named_on_the_command_line_is_linted(
     # a template named so is still its chart's
     rendered = _check(tmp_path, "batch/templates/server.yaml")
     assert {f["path"] for f in rendered} >= {"batch/templates/server.yaml", "batch/values.yaml"}
+    # walking the folder says the same of each file: the example as it is, the inserted
+    # file as the chart's
+    walked = _check(tmp_path, "batch")
+    f = _at(walked, "GPU004", "batch/examples/smoke-job.yaml")
+    assert (f["line"], f["column"]) == (17, 31)
+    f = _at(walked, "GPU004", "batch/manifests/warmup-job.yaml")
+    assert "inserted by templates/warmup-job.yaml:1" in f["message"]
+    # and walking the example's own folder lints it alone, not the chart around it
+    alone = _check(tmp_path, "batch/examples")
+    assert {f["path"] for f in alone} == {"batch/examples/smoke-job.yaml"}
+    assert "GPU004" in {f["rule"] for f in alone} and "GL201" not in {f["rule"] for f in alone}
 
 
 def test_helm_error_lines_are_joined_into_one_readable_line() -> None:
@@ -267,7 +280,8 @@ def test_a_missing_dependency_is_at_its_name_in_chart_yaml(tmp_path: Path, helm_
     shutil.copytree(BATCH, chart)
     (tmp_path / ".git").mkdir()
     shutil.rmtree(chart / "worker")  # declared in Chart.yaml, not vendored into charts/
-    findings = _check(tmp_path, "batch", helm_path=helm_path)
+    walked = _check(tmp_path, "batch", helm_path=helm_path)
+    findings = [f for f in walked if not f["path"].startswith("batch/examples/")]  # no part
     assert [(f["rule"], f["path"], f["line"], f["column"]) for f in findings] == [
         ("GL200", "batch/Chart.yaml", 7, 11)
     ]

@@ -2,9 +2,12 @@
 a rendered folder consumes (they are not linted on their own).
 
 * A **chart** is a folder holding ``Chart.yaml``. The outermost one is rendered: a subchart
-  under ``charts/`` is rendered by its parent. Nothing inside a chart folder is linted as
-  plain YAML (its templates are not YAML until rendered; ``values.yaml`` and ``Chart.yaml``
-  are not manifests).
+  under ``charts/`` is rendered by its parent. What rendering reads is not linted as plain
+  YAML (its templates are not YAML until rendered; ``values.yaml`` and ``Chart.yaml`` are
+  not manifests): the chart's top files, ``templates/``, ``charts/``, ``ci/`` and the files
+  a template inserts. A manifest elsewhere in its folder (``examples/job.yaml``, a
+  Deployment kept beside the chart, ``crds/``) is applied as it is, never rendered: it is
+  linted as a file of its own, as when it is named (:meth:`Trees.chart_reads`).
 * A **Kustomize root** (an overlay) is a folder holding a kustomization file that no other
   kustomization in the tree walked names as a resource, base or component. Only roots are
   built; a base is built as part of every overlay that uses it. The files a root consumes,
@@ -15,7 +18,7 @@ a rendered folder consumes (they are not linted on their own).
 import os
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpulint.render.kustomize.files import (
     Kustomization,
@@ -25,6 +28,9 @@ from gpulint.render.kustomize.files import (
 )
 from gpulint.util.discover import Part
 from gpulint.util.walk import walk
+
+if TYPE_CHECKING:
+    from gpulint.render.helm.sources import InsertedFiles
 
 CHART_FILE = "Chart.yaml"
 
@@ -106,6 +112,8 @@ class Trees:
         self.failures: dict[str, Any] = {}
         self._flux: dict[str, frozenset[str]] = {}
         self._whole: dict[str, Trees] = {}
+        #: Per chart folder met by a walk, the files its templates insert (read once).
+        self._inserted: dict[str, InsertedFiles] = {}
 
     def flux_paths(self, repo: str) -> frozenset[str]:
         """The folders the repository's Flux Kustomizations build (read once a run)."""
@@ -193,6 +201,21 @@ class Trees:
         full = os.path.abspath(root)
         chart = _chart_above(full)
         return None if chart is None or chart == full else _shown(chart)
+
+    def chart_reads(self, chart: str, path: str, folder: bool = False) -> bool:
+        """Does rendering the chart whose folder ``chart`` a walk found read ``path``: a
+        file (:func:`gpulint.render.helm.sources.renders`), or a ``folder`` the walk is about
+        to enter or starts from (under ``templates/``, ``charts/``, ``ci/`` of the chart's
+        top)? What it does not read is linted as plain YAML, as the file is when named on the
+        command line."""
+        from gpulint.render.helm.sources import RENDERED_FOLDERS, inserted_names, renders
+
+        if folder:
+            rel = os.path.relpath(path, chart).split(os.sep)
+            return rel[0] in RENDERED_FOLDERS
+        if chart not in self._inserted:
+            self._inserted[chart] = inserted_names(chart)
+        return renders(chart, path, self._inserted[chart])
 
     def readers(self, path: str) -> list[str]:
         """The built Kustomize roots that read the file (through their bases too)."""

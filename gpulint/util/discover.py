@@ -1,8 +1,9 @@
 """Which files to lint: the paths given, with directories walked for ``*.yaml``/``*.yml``.
 
 Helm charts and Kustomize roots are targets of their own (``Target.render``), found by the
-``trees`` a caller passes (``gpulint.render.trees.Trees``): a chart folder is one target and
-is not walked further; the files a built Kustomize root consumes are not linted alone.
+``trees`` a caller passes (``gpulint.render.trees.Trees``): a chart folder is one target, and
+only the files in it that rendering does not read (``examples/``, ``crds/``) are linted as
+plain YAML; the files a built Kustomize root consumes are not linted alone.
 """
 
 import bisect
@@ -100,6 +101,8 @@ class Trees(Protocol):
 
     def consumed(self, path: str) -> bool: ...
 
+    def chart_reads(self, chart: str, path: str, folder: bool = False) -> bool: ...
+
     def owners(self, path: str) -> Iterator[tuple[str, str]]: ...
 
     def part(self, path: str, named: bool = False) -> Part | None: ...
@@ -128,38 +131,56 @@ def _walk(
     takes is such a folder (YML005, "File name too long").
     """
     unreadable: list[OSError] = []
+    #: The chart folders met so far, absolute (a walk is top-down: a folder inside one is
+    #: met after it); what rendering them does not read is walked as plain YAML.
+    charts: list[str] = []
     if trees is not None:
         chart = trees.enclosing_chart(root)
         if chart is not None:
-            # A folder inside a chart (its templates/, a subchart, a chart nested in another
-            # chart's templates/) is linted as walking from above lints it: as the outermost
-            # chart, one target, never its templates as plain YAML.
-            yield Target(os.path.normpath(chart), chart, "helm")
-            return
+            if trees.chart_reads(chart, root, True):
+                # A folder inside a chart that rendering reads (its templates/, a subchart,
+                # a chart nested in another chart's templates/) is linted as walking from
+                # above lints it: as the outermost chart, one target, never its templates
+                # as plain YAML.
+                yield Target(os.path.normpath(chart), chart, "helm")
+                return
+            charts.append(os.path.abspath(chart))  # its examples/: plain YAML, as from above
         trees.scan(root)
     # The walk does not follow directory symlinks, so symlink loops cannot trap it.
     for dirpath, dirnames, filenames in walk(root, onerror=unreadable.append):
         while unreadable:
             yield _failed_folder(unreadable.pop(0), root)
         render = trees.folder(dirpath, filenames) if trees is not None else None
+        here = os.path.abspath(dirpath) if charts or render is not None else dirpath
+        chart = next((c for c in reversed(charts) if _inside(here, c)), None)
         if render is not None:
             kind, folder = render
             yield Target(os.path.normpath(folder), folder, kind)
-            if kind == "helm":  # the whole chart is one target: nothing in it is plain YAML
-                dirnames[:] = []
-                continue
+            if kind == "helm":  # one target; what rendering does not read is plain YAML
+                charts.append(here)
+                chart = here
         dirnames[:] = sorted(
             d
             for d in dirnames
-            if d not in SKIP_DIRS and not (excluded and excluded(os.path.join(dirpath, d)))
+            if d not in SKIP_DIRS
+            and not (excluded and excluded(os.path.join(dirpath, d)))
+            and not (chart and trees and trees.chart_reads(chart, os.path.join(dirpath, d), True))
         )
         for name in sorted(filenames):
             if name.endswith(YAML_SUFFIXES) and name not in SKIP_FILES:
                 path = os.path.join(dirpath, name)
-                if not (excluded and excluded(path)) and not (trees and trees.consumed(path)):
+                if (
+                    not (excluded and excluded(path))
+                    and not (trees and trees.consumed(path))
+                    and not (chart and trees and trees.chart_reads(chart, path))
+                ):
                     yield path
     for error in unreadable:
         yield _failed_folder(error, root)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _failed_folder(error: OSError, root: str) -> str:

@@ -60,26 +60,75 @@ def error_place(stderr: str) -> ErrorPlace | None:
 #: Folders of a chart whose files are read by ``helm template``: ``templates/`` and the
 #: subcharts under ``charts/`` (its files at the top, Chart.yaml and values files, are too).
 #: ``ci/`` holds chart-testing's values files.
-_RENDERED_FOLDERS = ("templates", "charts", "ci")
+RENDERED_FOLDERS = ("templates", "charts", "ci")
+
+_FILES_CALL = re.compile(r"\.Files\.(?:Get|Glob|Lines|AsSecrets|AsConfig)\s+\"([^\"]+)\"")
 
 
-def renders(chart: str, path: str) -> bool:
+#: The files at a chart's top that ``helm`` reads besides values files (Chart.lock and
+#: requirements.lock are not YAML files a walk finds, but a name on the command line can be).
+CHART_TOP_FILES = frozenset({"Chart.yaml", "Chart.lock", "requirements.yaml", "requirements.lock"})
+
+
+def renders(chart: str, path: str, inserted: InsertedFiles | None = None) -> bool:
     """Is ``path`` (a file inside ``chart``) something rendering the chart reads: a file at
-    the chart's top (Chart.yaml, values files), or under its ``templates/``, ``charts/``
-    or ``ci/``, or a file a template inserts (``.Files.Get``)? A manifest elsewhere in the
-    chart's folder (``examples/job.yaml``, ``crds/``, which ``helm template`` leaves out) is
-    linted as a file of its own."""
+    the chart's top that helm reads (Chart.yaml, requirements.yaml) or a values file there
+    (any name holding ``values``: ``values.yaml``, ``values-prod.yaml``, given with
+    ``-f``), or under its ``templates/``, ``charts/`` or ``ci/``, or a file a template
+    inserts (``.Files.Get``)? A manifest elsewhere in the chart's folder
+    (``examples/job.yaml``, ``crds/``, which ``helm template`` leaves out, or a Deployment
+    kept at its top beside Chart.yaml) is linted as a file of its own; a template written at
+    the top (template actions in its first 64 KiB: GL201 names it, helm renders it not) stays
+    the chart's. ``inserted``: the
+    chart's :func:`inserted_names`, when the caller asks of many files (else its
+    templates are read for this one)."""
     rel = os.path.relpath(os.path.abspath(path), chart).split(os.sep)
-    return len(rel) == 1 or rel[0] in _RENDERED_FOLDERS or _inserted(chart, "/".join(rel))
-
-
-def _inserted(chart: str, rel: str) -> bool:
-    """Does a template of the chart insert the file ``rel`` (``.Files.Get "rel"``, or a
-    ``.Files.Glob`` pattern that matches it)? Then its findings are the chart's."""
+    if len(rel) == 1 and (
+        rel[0] in CHART_TOP_FILES or "values" in rel[0].lower() or _has_actions(path)
+    ):
+        return True
+    if len(rel) > 1 and rel[0] in RENDERED_FOLDERS:
+        return True
     import fnmatch
 
+    name = "/".join(rel)
+    names = inserted_names(chart) if inserted is None else inserted
+    if names.every is not None:
+        return names.every
+    return name in names.exact or any(fnmatch.fnmatchcase(name, p) for p in names.patterns)
+
+
+def _has_actions(path: str) -> bool:
+    """Does the file hold a template action (``{{``) in its first 64 KiB?"""
+    try:
+        with open(path, "rb") as fh:
+            return b"{{" in fh.read(1 << 16)
+    except OSError:  # a folder, a file that cannot be read
+        return False
+
+
+#: ``.Files.Glob`` patterns of a chart's templates kept at most: past them every file of
+#: the chart's folder is taken for the chart's (a walk then lints none of them alone), so
+#: matching the folder's files costs at most this many comparisons a file.
+MAX_PATTERNS = 64
+
+
+class InsertedFiles(NamedTuple):
+    """The files a chart's templates insert: ``exact`` names and ``patterns``; ``every``
+    is True when there were more patterns than :data:`MAX_PATTERNS` (None: look them up)."""
+
+    exact: frozenset[str]
+    patterns: tuple[str, ...]
+    every: bool | None = None
+
+
+def inserted_names(chart: str) -> InsertedFiles:
+    """The files the chart's templates insert: the names and patterns of their
+    ``.Files.Get "rel"`` (``Glob``, ``Lines``, ``AsSecrets``, ``AsConfig``) calls, each
+    template read once (its first MiB). Those files' findings are the chart's."""
+    exact: set[str] = set()
+    patterns: list[str] = []
     templates = os.path.join(chart, "templates")
-    names = re.compile(r"\.Files\.(?:Get|Glob|Lines|AsSecrets|AsConfig)\s+\"([^\"]+)\"")
     for dirpath, _, files in walk(templates):
         for name in files:
             try:
@@ -87,10 +136,15 @@ def _inserted(chart: str, rel: str) -> bool:
                     text = fh.read(1 << 20).decode("utf-8", "replace")
             except OSError:
                 continue
-            for m in names.finditer(text):
-                if m.group(1) == rel or fnmatch.fnmatchcase(rel, m.group(1)):
-                    return True
-    return False
+            for m in _FILES_CALL.finditer(text):
+                value = m.group(1)
+                if any(c in value for c in "*?["):
+                    if len(patterns) >= MAX_PATTERNS:
+                        return InsertedFiles(frozenset(), (), True)
+                    patterns.append(value)
+                else:
+                    exact.add(value)
+    return InsertedFiles(frozenset(exact), tuple(patterns))
 
 
 # -- packaged subcharts ------------------------------------------------------------------------
