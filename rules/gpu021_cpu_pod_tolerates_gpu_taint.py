@@ -38,9 +38,10 @@ that evidence); when nothing says, the finding rests on gpulint's default taint 
 A pod whose own node selector (or every term of its required node affinity) sends it to
 nodes its author chose is not flagged either: a node pool's name label
 (`karpenter.sh/nodepool`, `eks.amazonaws.com/nodegroup`, `cloud.google.com/gke-nodepool`,
-...), `kubernetes.io/hostname`, an instance type, or a GPU node label. On GPU nodes the
-toleration is what lets it there, and removing it would leave it Pending (that it selects
-GPU nodes without a GPU is GPU043's); on other nodes it tolerates nothing.
+AKS's `agentpool` and `kubernetes.azure.com/agentpool`, ...), `kubernetes.io/hostname`, an
+instance type, or a GPU node label. On GPU nodes the toleration is what lets it there, and
+removing it would leave it Pending (that it selects GPU nodes without a GPU is GPU043's); on
+other nodes it tolerates nothing.
 
 A pod whose node selector (or every term of its required node affinity) asks for a label
 gpulint cannot read (`library-solution: k8s-training`, `nodetype: gpu`: no Kubernetes

@@ -348,9 +348,13 @@ def _choosing_term(term: Any) -> str | None:
 
 
 def _pins(key: str, value: Any) -> bool:
+    from gpulint.cluster.inventory import POOL_LABELS
     from gpulint.cluster.poolkinds import pool_labels
 
-    if key == HOST_LABEL or key in INSTANCE_TYPE_LABELS or key in pool_labels():
+    # A node pool's name: the pool objects' labels, and those the platforms put on their
+    # nodes beside them (AKS labels each node agentpool=<pool> as well).
+    pool = key in pool_labels() or key in POOL_LABELS
+    if key == HOST_LABEL or key in INSTANCE_TYPE_LABELS or pool:
         return isinstance(value, str) and bool(value) and "{{" not in value
     return gpu_label_resource(key, value) is not None and label_says_yes(value)
 
