@@ -1562,6 +1562,25 @@ def template_action_strings(n: int) -> Input:
     return Input(["check", "cm.yaml"], folder, _write(folder, "cm.yaml", text))
 
 
+def nccl_commands(n: int) -> Input:
+    """n Jobs without a GPU, each running an inline script of 40 lines that starts a process
+    group on NCCL, and n whose scripts name neither NCCL nor gloo: GPU043 looks for the
+    backend in every command line, and splits into words only those that name NCCL."""
+    folder = _fresh("nccl-commands", n)
+    script = "".join(f"          echo step {j} of the warm-up\n" for j in range(40))
+    code = "          python -c 'import torch.distributed as d; d.init_process_group(\"nccl\")'\n"
+    docs = []
+    for i in range(2 * n):
+        docs.append(
+            f"apiVersion: batch/v1\nkind: Job\nmetadata: {{name: j{i}}}\nspec:\n  template:\n"
+            "    spec:\n      restartPolicy: Never\n      containers:\n      - name: train\n"
+            "        image: python:3.11-slim\n        command: [/bin/sh, -c]\n        args:\n"
+            "        - |\n" + script + (code if i % 2 == 0 else "")
+        )
+    text = "---\n".join(docs)
+    return Input(["check", "jobs.yaml"], folder, _write(folder, "jobs.yaml", text))
+
+
 class Case(NamedTuple):
     make: Callable[[int], Input]
     n: int
@@ -1634,6 +1653,7 @@ CASES: dict[str, Case] = {
     "runtime-classes": Case(runtime_classes, 2_000, "scaling"),
     "booster-workers": Case(booster_workers, 2_000, "scaling"),
     "chart-host-devices": Case(chart_host_devices, 2_000, "scaling"),
+    "nccl-commands": Case(nccl_commands, 1_000, "scaling"),
     "merge-bomb": Case(merge_bomb, 1, "once"),
     "huge-quantity": Case(huge_quantity, 1, "once"),
     "hostile-quantities": Case(hostile_quantities, 25_000, "scaling"),

@@ -470,8 +470,9 @@ def _nccl(containers: list[Container]) -> tuple[Container, Any, str] | None:
             for i, item in enumerate(container.data[field])
             if isinstance(item, (str, int)) and not isinstance(item, bool)
         ]
-        if any("gloo" in text.lower() for _, _, text in items):
-            continue
+        lowered = [text.lower() for _, _, text in items]
+        if not any("nccl" in t for t in lowered) or any("gloo" in t for t in lowered):
+            continue  # most command lines name neither: never split into words
         for field, i, text in items:
             if re.search(_NCCL_CODE, text):
                 return container, (*container.path, field, i), "init_process_group"
