@@ -305,3 +305,35 @@ def test_a_v1_chart_s_missing_dependency_is_in_requirements_yaml(
     assert [(f["rule"], f["path"], f["line"], f["column"]) for f in findings] == [
         ("GL200", "rapids/requirements.yaml", 2, 9)
     ]
+
+
+def test_a_chart_s_files_linked_out_of_the_tree_are_never_read(tmp_path: Path) -> None:
+    """Deciding which files of a chart's folder are the chart's reads its top files and
+    templates, but never through a link: a top file linked to a template outside the
+    repository is not taken for the chart's template (which would read it), and the walk
+    refuses it as it refuses any link out of the repository."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.yaml").write_text(
+        'apiVersion: v1\nkind: ConfigMap\ndata:\n  a: {{ .Files.Get "examples/job.yaml" }}\n',
+        encoding="utf-8",
+    )
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    chart = repo / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n", "utf-8")
+    (chart / "linked.yaml").symlink_to(outside / "secret.yaml")
+    (chart / "templates" / "linked.yaml").symlink_to(outside / "secret.yaml")
+    (chart / "examples").mkdir()
+    (chart / "examples" / "job.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
+        "  - name: c\n    image: nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+        "    resources:\n      limits:\n        nvidia.com/gpu: 0.5\n",
+        encoding="utf-8",
+    )
+    proc = gpulint_in_process("check", "--format", "json", "--no-cache", ".", cwd=repo)
+    found = {(f["rule"], f["path"]) for f in json.loads(proc.stdout)["findings"]}
+    assert ("YML005", "chart/linked.yaml") in found
+    # the linked template's .Files.Get was not read: the example is linted as itself
+    assert ("GPU004", "chart/examples/job.yaml") in found

@@ -99,8 +99,11 @@ def renders(chart: str, path: str, inserted: InsertedFiles | None = None) -> boo
 
 
 def _has_actions(path: str) -> bool:
-    """Does the file hold a template action (``{{``) in its first 64 KiB?"""
+    """Does the file hold a template action (``{{``) in its first 64 KiB? A link is not
+    followed (it may lead out of the tree): it is no template here."""
     try:
+        if os.path.islink(path):
+            return False
         with open(path, "rb") as fh:
             return b"{{" in fh.read(1 << 16)
     except OSError:  # a folder, a file that cannot be read
@@ -131,8 +134,11 @@ def inserted_names(chart: str) -> InsertedFiles:
     templates = os.path.join(chart, "templates")
     for dirpath, _, files in walk(templates):
         for name in files:
+            path = os.path.join(dirpath, name)
             try:
-                with open(os.path.join(dirpath, name), "rb") as fh:
+                if os.path.islink(path):  # never followed out of the tree
+                    continue
+                with open(path, "rb") as fh:
                     text = fh.read(1 << 20).decode("utf-8", "replace")
             except OSError:
                 continue
