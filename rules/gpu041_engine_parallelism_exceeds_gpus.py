@@ -51,6 +51,15 @@ still not a number is skipped. The finding is at the list item that holds the va
 the `NUM_SHARD` value), and names the ConfigMap key or `env` value the variable took as a
 related location.
 
+A parallelism option written with its value in one item of `command` or `args`
+(`- --tensor-parallel-size 2`) in a container that runs no shell reaches the engine as one
+argument, `--tensor-parallel-size 2`, which its parser (argparse, clap, click) takes for no
+option of its own: the engine stops at start-up. That is an error when the container's
+`command` starts the program or the engine runs from its own image (whose entrypoint passes
+the arguments on as they are), `info` otherwise (an entrypoint script may split them again),
+and the parallelism is not compared then. A shell script (`sh -c "... --tensor-parallel-size
+2"`) is split by the shell and is read as above.
+
 More GPUs than held is an error where the engine itself fails at start-up (vLLM, SGLang,
 TGI, LMDeploy, TensorRT-LLM, DeepSpeed), a warning where the program a launcher starts picks
 its devices (torchrun, Accelerate, Horovod, tf_cnn_benchmarks, Ray). Fewer is a warning
@@ -236,10 +245,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             for var in GROUP_SIZE_VARS:
                 env.setdefault(var, Source(str(group), container.path))
         started = find_engine(container, command_words(container, env))
-        if started is None or has_flag(started.own, started.engine.unknown_if):
+        if (
+            started is None
+            or has_flag(started.own, started.engine.unknown_if)
+            or started.engine.processes_only  # processes: mpirun binds no GPU to its ranks
+        ):
             continue
-        if started.engine.processes_only:
-            continue  # processes, not devices: mpirun binds no GPU to its ranks
+        if (joined := _joined_option(container, started)) is not None:
+            yield joined
+            continue  # the engine stops at the argument: its parallelism is moot
         used: list[tuple[str, Source]] = []
         factors = _factors(started, env, used)
         if factors is None:
@@ -295,6 +309,72 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 severity="warning",
                 related=_related(pod, ctx, sources) + claimed,
             )
+
+
+#: Programs that read a ``-c`` script: its words are split by them, not passed as they are.
+SHELLS = ("sh", "bash", "dash", "ash", "zsh", "ksh")
+#: A list item holding an option and its value (``--tensor-parallel-size 2``): one argument.
+#: (A pattern: compiled on first use, see docs/architecture.md.)
+_JOINED = r"(--?[A-Za-z][\w.-]*)[ \t]+([^\s=][^\s]*)"
+
+
+def _joined_option(container: Container, started: Started) -> Violation | None:
+    """A parallelism option of the engine written with its value in one ``command`` or
+    ``args`` item (``- --tensor-parallel-size 2``), in a container that runs no shell: the
+    engine gets ``--tensor-parallel-size 2`` as one argument, which its parser (argparse,
+    clap) takes for no option of its own and refuses, so it stops at start-up. Certain (an
+    error) when the container's ``command`` starts the program, or the engine's own image
+    does (its entrypoint passes the arguments on as they are); else ``info``, since an
+    entrypoint script may split them again."""
+    import re
+
+    command = container.data.get("command")
+    args = container.data.get("args")
+    items = [
+        (field, i, item)
+        for field, value in (("command", command), ("args", args))
+        if isinstance(value, list)
+        for i, item in enumerate(value)
+        if isinstance(item, str)
+    ]
+    if not items:
+        return None
+    first = items[0][2].strip().rsplit("/", 1)[-1]
+    if first in SHELLS or any(item.strip() in ("-c", "-lc", "-ec") for _, _, item in items):
+        return None  # a shell script: its words are the shell's to split
+    flags = {f for factor in started.engine.factors for f in factor.flags}
+    for field, i, item in items:
+        m = re.fullmatch(_JOINED, item.strip())
+        if m is None or m.group(1) not in flags:
+            continue
+        image = container.data.get("image")
+        by_image = isinstance(image, str) and _engine_image(image, started)
+        certain = isinstance(command, list) or by_image
+        return Violation(
+            (*container.path, field, i),
+            f"container {container.label} passes '{item.strip()}' as one argument: "
+            f"{started.engine.name} takes it for no option of its own and stops at start-up",
+            help=f"write the option and its value as two items, '{m.group(1)}' then "
+            f"'{m.group(2)}', or as '{m.group(1)}={m.group(2)}'"
+            + (
+                ""
+                if certain
+                else " (assumed: the image's entrypoint passes its arguments on as they are)"
+            ),
+            at="value",
+            severity="error" if certain else "info",
+        )
+    return None
+
+
+def _engine_image(image: str, started: Started) -> bool:
+    """Is ``image`` one of the engine's own images (whose entrypoint runs it)?"""
+    import fnmatch
+
+    from gpulint.api import image_repository
+
+    repository = image_repository(image)
+    return any(fnmatch.fnmatchcase(repository, p) for p in started.engine.images)
 
 
 def _per_machine(
