@@ -83,7 +83,9 @@ def deep(tmp_path: Path) -> Iterator[tuple[Path, list[int]]]:
     trees: list[int] = []
     yield tmp_path, trees
     for levels in trees:
-        remove_deep(k8s / f"d{levels}")
+        top = k8s / f"d{levels}"
+        (name,) = os.listdir(top)  # the tree's first folder: its folders' name
+        remove_deep(top, name)
 
 
 def check(repo: Path, *args: str) -> tuple[dict[str, object], int, str]:
@@ -92,33 +94,46 @@ def check(repo: Path, *args: str) -> tuple[dict[str, object], int, str]:
     return json.loads(proc.stdout), proc.returncode, proc.stderr
 
 
+#: Past Python's 1,000 frames, so that a walk recursing once per level fails; no deeper:
+#: every path a walk stats is resolved level by level by the system, so a run's time grows
+#: with the square of the depth (tests/test_deep_commands.py, LEVELS).
+LEVELS = 1_200
+#: A folder name long enough that a path passes the system's PATH_MAX (4,096 bytes) past
+#: Python's 1,000 frames but not much further: four bytes a level, so at about the 1,020th.
+#: With one-letter names it took 2,040 levels, and four times the time.
+LONG = "aaa"
+
+
 @pytest.mark.parametrize("render", [False, True], ids=["plain", "render"])
-def test_a_pod_1500_folders_deep_is_linted(deep: tuple[Path, list[int]], render: bool) -> None:
+def test_a_pod_1200_folders_deep_is_linted(deep: tuple[Path, list[int]], render: bool) -> None:
     repo, trees = deep
-    build_deep(repo / "k8s" / "d1500", 1500)
-    trees.append(1500)
+    build_deep(repo / "k8s" / f"d{LEVELS}", LEVELS)
+    trees.append(LEVELS)
     report, code, _ = check(repo, *(["--render"] if render else []))
     findings = report["findings"]
     assert isinstance(findings, list)
     where = {(f["object"]["name"], f["rule"]) for f in findings}
     assert {("top", "GPU004"), ("deep", "GPU004")} <= where
     bottom = next(f["path"] for f in findings if f["object"]["name"] == "deep")
-    assert bottom == "k8s/d1500/" + "a/" * 1500 + "pod.yaml"
+    assert bottom == f"k8s/d{LEVELS}/" + "a/" * LEVELS + "pod.yaml"
     assert code == 1
 
 
 def test_a_folder_deeper_than_the_system_takes_is_reported(deep: tuple[Path, list[int]]) -> None:
-    """3,000 levels: the path passes PATH_MAX before the pod, so the folder where the system
-    refuses the path is reported (YML005), and everything else is still linted."""
+    """1,100 levels of three-letter names: the path passes PATH_MAX (at about the 1,020th
+    level) before the pod, so the folder where the system refuses the path is reported
+    (YML005), and everything else is still linted."""
     repo, trees = deep
-    build_deep(repo / "k8s" / "d3000", 3000)
-    trees.append(3000)
+    levels = 1_100
+    assert len(f"k8s/d{levels}/" + f"{LONG}/" * levels) > 4_096
+    build_deep(repo / "k8s" / f"d{levels}", levels, LONG)
+    trees.append(levels)
     report, code, _ = check(repo)
     findings = report["findings"]
     assert isinstance(findings, list)
     [refused] = [f for f in findings if f["rule"] == "YML005"]
     assert "File name too long" in refused["message"]
-    assert refused["path"].startswith("k8s/d3000/a/a/")
+    assert refused["path"].startswith(f"k8s/d{levels}/{LONG}/{LONG}/")
     assert {f["object"]["name"] for f in findings if f["rule"] == "GPU004"} == {"top"}
     assert code == 1
 
