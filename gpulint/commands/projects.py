@@ -210,10 +210,13 @@ def _declares_project(folder: str) -> bool:
 
     from gpulint.config.file import CONFIG_NAMES, PYPROJECT, ConfigError, find_config, read_config
 
-    here = FsPath(folder)
     try:
-        if not any((here / n).is_file() for n in (*CONFIG_NAMES, PYPROJECT)):
+        # Strings, not paths, for the probe every folder of a climb makes: a Path parses its
+        # whole path again, level by level, so a climb out of a folder n levels deep cost
+        # the square of n in Python alone (os.path.isfile is False wherever is_file is).
+        if not any(os.path.isfile(os.path.join(folder, n)) for n in (*CONFIG_NAMES, PYPROJECT)):
             return False
+        here = FsPath(folder)
         found = find_config(here)
         if found is None or found.parent != here.resolve():
             return False
