@@ -267,6 +267,10 @@ class GpuDemand(NamedTuple):
     #: The resources of its container come from another object, which may hold a GPU: a
     #: KServe predictor's ``model`` takes what it leaves unset from its serving runtime.
     supplied: bool = False
+    #: A container asks for a name of an accelerator vendor's domain that the registry does
+    #: not list and that does not look like an accelerator's (``nvidia.com/a100``, a
+    #: cluster's own name for its A100s): it may be a GPU, so the pod is not surely a CPU pod.
+    unlisted: bool = False
 
     @property
     def gpu(self) -> bool:
@@ -277,7 +281,7 @@ class GpuDemand(NamedTuple):
     def cpu(self) -> bool:
         """The pod surely gets no accelerator (not a GPU pod, no unknown DRA claim, no
         resources from a serving runtime)."""
-        return not self.gpu and not self.unresolved and not self.supplied
+        return not self.gpu and not self.unresolved and not self.supplied and not self.unlisted
 
 
 def gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None = None) -> GpuDemand:
@@ -337,7 +341,23 @@ def _gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None) -> 
         has_unresolved_claims(pod, claims, registry),
         pod.operator_gpus,
         not entries and _runtime_supplied(pod),
+        not entries and _unlisted_vendor_name(pod, registry),
     )
+
+
+def _unlisted_vendor_name(pod: PodSpec, registry: Registry) -> bool:
+    """A container asks for an unlisted name of a domain the registry has accelerators in."""
+    for entry in container_entries(pod):
+        domain, slash, _ = entry.name.rpartition("/")
+        if (
+            slash
+            and entry.amount.positive_or_unknown
+            and registry.has_domain(domain)
+            and not registry.is_accelerator(entry.name)
+            and not registry.is_dra_extended(entry.name)
+        ):
+            return True
+    return False
 
 
 #: API groups of KServe's InferenceService (KFServing's, before the rename).
