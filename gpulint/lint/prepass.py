@@ -49,18 +49,21 @@ def dra_objects(found: Read, parse: Parse | None = None) -> DraFacts | None:
     class, that another file defines; None when no file defines one. Only files that can hold
     one are parsed. Standard input is not pre-read."""
     from gpulint.k8s.dra import project_dra
+
+    facts = project_dra(_texts(found, (b"DeviceClass", b"ResourceClaim")), parse)
+    return facts if facts else None
+
+
+def _texts(found: Read, markers: tuple[bytes, ...]) -> Iterator[tuple[str, str]]:
+    """The label and text of each file whose bytes name one of ``markers``: the others are
+    not decoded (a 50 MB dump without one costs one read)."""
     from gpulint.loader.decoding import decode
 
-    def texts() -> Iterator[tuple[str, str]]:
-        for target, raw in found:
-            if b"DeviceClass" not in raw and b"ResourceClaim" not in raw:
-                continue  # no DRA object defined: not decoded (the 50 MB dump costs one read)
+    for target, raw in found:
+        if any(marker in raw for marker in markers):
             text = decode(raw)[0]
             if text is not None:
                 yield target.label, text
-
-    facts = project_dra(texts(), parse)
-    return facts if facts else None
 
 
 #: What a file's bytes hold when it may define a CustomResourceDefinition.
@@ -73,17 +76,11 @@ def crd_objects(found: Read, parse: Parse | None = None) -> CrdFields | None:
     project ships (a chart's ``crds/``) is judged against it from any file; None when no
     file defines one. Only files whose bytes name the kind are parsed."""
     from gpulint.k8s.crds import project_crds
-    from gpulint.loader.decoding import decode
     from gpulint.loader.stream import DocumentStream
 
     def objects() -> Iterator[object]:
-        for target, raw in found:
-            if CRD_MARKER not in raw:
-                continue
-            text = decode(raw)[0]
-            if text is None:
-                continue
-            for doc in DocumentStream(text) if parse is None else parse(target.label, text):
+        for label, text in _texts(found, (CRD_MARKER,)):
+            for doc in DocumentStream(text) if parse is None else parse(label, text):
                 yield doc.data
 
     return project_crds(objects())  # type: ignore[arg-type]
