@@ -60,6 +60,7 @@ __all__ = [
     "ROW_KEYS",
     "Container",
     "K8sObject",
+    "OffCluster",
     "PodSpec",
     "WorkloadKind",
     "WorkloadRowError",
@@ -77,11 +78,63 @@ __all__ = [
 ]
 
 
+class OffCluster:
+    """API groups whose objects are resources of a platform that is no Kubernetes cluster
+    (``off_cluster`` in the table): a Cloud Run job or service, a Config Connector resource.
+    Their containers never become pods on a node, so no pod rule (taints, node sizes,
+    node selectors) applies to them.
+
+    A group written ``*.suffix`` covers every group under ``suffix``. A group with a
+    ``marker`` (a key prefix) is off the cluster only for objects that carry it: as a key of
+    the object's labels or annotations, of a pod template's annotations, or of a pod's
+    ``nodeSelector`` (a Knative Service written for Cloud Run, whose YAML is Knative's)."""
+
+    def __init__(self, rows: Iterable[Mapping[str, Any]] = ()) -> None:
+        self._groups: set[str] = set()
+        self._suffixes: list[str] = []
+        self._markers: dict[str, tuple[str, ...]] = {}
+        for row in rows:
+            group = str(row["group"])
+            marker = row.get("marker")
+            if isinstance(marker, str):
+                self._markers[group] = (*self._markers.get(group, ()), marker)
+            elif group.startswith("*."):
+                self._suffixes.append(group[1:])
+            else:
+                self._groups.add(group)
+
+    def group(self, group: str) -> bool:
+        """Every object of ``group`` is off the cluster."""
+        return group in self._groups or any(group.endswith(s) for s in self._suffixes)
+
+    def marked(self, obj: K8sObject, pods: Iterable[PodSpec]) -> bool:
+        """``obj`` (of a group with a marker) carries its group's marker."""
+        markers = self._markers.get(obj.group)
+        if not markers:
+            return False
+        maps: list[Any] = []
+        meta = obj.data.get("metadata")
+        if isinstance(meta, dict):
+            maps += [meta.get("labels"), meta.get("annotations")]
+        for pod in pods:
+            maps.append(pod.spec.get("nodeSelector"))
+            template = pod.template_metadata()
+            if template is not None:
+                maps.append(template.get("annotations"))
+        return any(
+            isinstance(m, dict) and any(isinstance(k, str) and k.startswith(markers) for k in m)
+            for m in maps
+        )
+
+
 class WorkloadTable:
     """API group + kind -> where the pod specs are."""
 
     def __init__(
-        self, rows: Iterable[WorkloadKind], pod_free: Iterable[tuple[str, str]] = ()
+        self,
+        rows: Iterable[WorkloadKind],
+        pod_free: Iterable[tuple[str, str]] = (),
+        off_cluster: OffCluster | None = None,
     ) -> None:
         self._rows: dict[tuple[str, str], WorkloadKind] = {}
         for row in rows:
@@ -89,6 +142,8 @@ class WorkloadTable:
         #: (group, kind) of kinds known to hold no pod (``not_workloads``): not searched by
         #: shape.
         self.pod_free = frozenset(pod_free)
+        #: Groups whose objects run on another platform than the cluster (``off_cluster``).
+        self.off_cluster = OffCluster() if off_cluster is None else off_cluster
 
     def rows(self) -> list[WorkloadKind]:
         return list(self._rows.values())
@@ -98,7 +153,7 @@ class WorkloadTable:
 
     def extended(self, rows: Iterable[WorkloadKind]) -> WorkloadTable:
         """A copy with ``rows`` added; a row for an existing group and kind replaces it."""
-        return WorkloadTable([*self._rows.values(), *rows], self.pod_free)
+        return WorkloadTable([*self._rows.values(), *rows], self.pod_free, self.off_cluster)
 
     def pod_specs(self, obj: K8sObject) -> list[PodSpec]:
         return self._pod_specs(obj, 0)
@@ -106,7 +161,7 @@ class WorkloadTable:
     def _pod_specs(self, obj: K8sObject, depth: int) -> list[PodSpec]:
         row = self.lookup(obj.group, obj.kind)
         if row is None:
-            if (obj.group, obj.kind) in self.pod_free:
+            if (obj.group, obj.kind) in self.pod_free or self.off_cluster.group(obj.group):
                 return []
             # A kind without a row: pod specs and resource requirements by their shape.
             return find_pod_specs(obj)
@@ -116,6 +171,8 @@ class WorkloadTable:
         if row.require_containers:
             pods = [p for p in pods if p.containers]
         _operated(obj, row, pods)
+        if self.off_cluster.marked(obj, pods):
+            return []
         if depth < MAX_NESTING:
             for pattern in row.objects:
                 for path, data in expand(obj.data, pattern, obj.path):
@@ -315,4 +372,5 @@ def builtin_table() -> WorkloadTable:
     return WorkloadTable(
         [WorkloadKind.from_json(row, "built-in") for row in data["workloads"]],
         [(entry["group"], entry["kind"]) for entry in data.get("not_workloads", ())],
+        OffCluster(data.get("off_cluster", ())),
     )
