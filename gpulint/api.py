@@ -129,6 +129,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "gpu_label_resource",
             "label_says_yes",
             "pinned",
+            "preferred_pin",
             "selected_size",
             "tpu_topology_chips",
         ),
@@ -269,6 +270,7 @@ if TYPE_CHECKING:
         gpu_label_resource as gpu_label_resource,
         label_says_yes as label_says_yes,
         pinned as pinned,
+        preferred_pin as preferred_pin,
         selected_size as selected_size,
         tpu_topology_chips as tpu_topology_chips,
     )

@@ -43,6 +43,16 @@ instance type, or a GPU node label. On GPU nodes the toleration is what lets it 
 removing it would leave it Pending (that it selects GPU nodes without a GPU is GPU043's); on
 other nodes it tolerates nothing.
 
+So is a pod whose preferred node affinity asks for such nodes (a `preference` with a
+positive weight naming a GPU node label, a host name, a pool or an instance type): its author
+wants it there, and the toleration is what lets it in.
+
+A pod that mounts a `hostPath` volume is `info`: the path is the node's own disk, and a
+helper that fills a model cache the GPU pods read from the same host path (a download Job
+beside a vLLM pod on a single GPU node) tolerates the GPU taint to reach that disk on
+purpose; whether it needs that node is what gpulint cannot tell. A node selector for the GPU
+nodes says so and silences the finding. A described cluster keeps the rule's severity.
+
 A pod whose node selector (or every term of its required node affinity) asks for a label
 gpulint cannot read (`library-solution: k8s-training`, `nodetype: gpu`: no Kubernetes
 well-known label of OS, architecture, zone or role, no Spot capacity label) is `info`: the
@@ -113,6 +123,7 @@ from gpulint.api import (
     describes_nodes,
     gpu_demand,
     pinned,
+    preferred_pin,
     shares_by_annotation,
     spark_asks_for_gpus,
     taint_basis,
@@ -139,7 +150,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return  # Spark adds the GPU limit to the pod it creates
     if shares_by_annotation(pod):
         return  # KAI Scheduler gives it a share of a GPU (gpu-fraction, gpu-memory)
-    if pinned(pod) is not None:
+    if pinned(pod) is not None or preferred_pin(pod) is not None:
         # Sent to nodes its author chose: on GPU nodes the toleration is what lets it
         # there (whether it belongs there is GPU043's), elsewhere it tolerates nothing.
         return
@@ -181,6 +192,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             f" (assumed: its {chosen} selects nodes beside the GPU nodes; if that label is"
             " what sends it to the GPU nodes, the toleration is needed there)"
         )
+    host = None if describes_nodes(ctx.cluster) else _host_path(pod)
+    if host is not None and severity is None:
+        # Node-local data: the GPU node's disk may be where it must run.
+        severity = "info"
+        note += (
+            f" (assumed: it needs no GPU node's own files; it mounts the host's {host}, which"
+            " pods on the GPU nodes may share: a nodeSelector for those nodes says so)"
+        )
     for i, toleration in enumerate(tolerations):
         # The picture may hold thousands of pool taints: its index finds the first.
         first = (
@@ -204,6 +223,17 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             severity=severity,
             related=related,
         )
+
+
+def _host_path(pod: PodSpec) -> str | None:
+    """The path of the first ``hostPath`` volume the pod mounts (``/models``), if any."""
+    volumes = pod.spec.get("volumes")
+    for volume in volumes if isinstance(volumes, list) else ():
+        host = volume.get("hostPath") if isinstance(volume, dict) else None
+        path = host.get("path") if isinstance(host, dict) else None
+        if isinstance(path, str) and path:
+            return path
+    return None
 
 
 def _gpu_taints(ctx: RuleContext) -> list[Taint]:

@@ -356,6 +356,38 @@ def test_a_cpu_pod_sent_by_its_own_label_to_the_gpu_nodes_is_info(tmp_path: Path
         assert seen(findings) == [("web.yaml", "GPU021", "warning")], selector
 
 
+def test_a_cpu_pod_filling_a_host_path_is_info_and_one_preferring_gpu_nodes_silent(
+    tmp_path: Path,
+) -> None:
+    # The project's GPU pods agree on the taint, so a CPU pod tolerating it is a warning; one
+    # that fills a host directory (the GPU pods' model cache) may need the GPU node's disk,
+    # and one whose preferred affinity names the GPU node asks to run there.
+    files = {f"{c}.yaml": job(c, SKU) for c in "ab"}
+    helper = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: fetch}\nspec:\nEXTRA"
+        "  tolerations: [{key: sku, operator: Exists}]\n"
+        "  containers:\n  - name: fetch\n    image: amazon/aws-cli:2.17.0\n"
+    )
+    files["fetch.yaml"] = helper.replace(
+        "EXTRA", "  volumes:\n  - {name: models, hostPath: {path: /data/models}}\n"
+    )
+    findings, _ = check(repo(tmp_path, files))
+    assert seen(findings) == [("fetch.yaml", "GPU021", "info")]
+    assert "it mounts the host's /data/models" in said(findings[0])
+    preferring = (
+        "  affinity:\n    nodeAffinity:\n"
+        "      preferredDuringSchedulingIgnoredDuringExecution:\n"
+        "      - weight: 100\n        preference:\n          matchExpressions:\n"
+        "          - {key: kubernetes.io/hostname, operator: In, values: [gpu-node-01]}\n"
+    )
+    (tmp_path / "fetch.yaml").write_text(helper.replace("EXTRA", preferring))
+    findings, _ = check(tmp_path)
+    assert findings == []
+    (tmp_path / "fetch.yaml").write_text(helper.replace("EXTRA", ""))
+    findings, _ = check(tmp_path)
+    assert seen(findings) == [("fetch.yaml", "GPU021", "warning")]
+
+
 def test_the_seed_setup_ack_with_its_taint_configured_is_an_error(tmp_path: Path) -> None:
     cgpu = job("cgpu").replace("nvidia.com/gpu: 1", "aliyun.com/gpu-mem: 4")
     root = repo(tmp_path, {"cgpu.yaml": cgpu})

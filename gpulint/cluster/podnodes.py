@@ -299,6 +299,31 @@ def pinned(pod: PodSpec) -> str | None:
     return shown
 
 
+def preferred_pin(pod: PodSpec) -> str | None:
+    """A preferred node affinity for nodes its author chose (the labels :func:`pinned` reads):
+    the first ``preference`` of ``preferredDuringSchedulingIgnoredDuringExecution`` with a
+    positive weight whose expressions name one (``kubernetes.io/hostname In gpu-node-1``,
+    ``nvidia.com/gpu.present In "true"``); None otherwise. The scheduler may still place the
+    pod elsewhere, but the author asked for those nodes."""
+    affinity = pod.spec.get("affinity")
+    node = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
+    terms = (
+        node.get("preferredDuringSchedulingIgnoredDuringExecution")
+        if isinstance(node, Mapping)
+        else None
+    )
+    for term in terms if isinstance(terms, list) else ():
+        if not isinstance(term, Mapping):
+            continue
+        weight = term.get("weight")
+        if isinstance(weight, bool) or not isinstance(weight, int) or weight <= 0:
+            continue
+        found = _pinning_term(term.get("preference"))
+        if found is not None:
+            return f"preferred {found}"
+    return None
+
+
 def chosen_by_label(pod: PodSpec) -> str | None:
     """A label that sends the pod to nodes gpulint cannot name (``nodeSelector
     library-solution: k8s-training``): a node selector, or a label every term of its required
