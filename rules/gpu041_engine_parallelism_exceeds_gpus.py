@@ -68,7 +68,11 @@ determined: its options are given, it is started once, on one node of no pod gro
 no data-parallel replicas (vLLM `--data-parallel-size`, SGLang `--dp` or
 `--enable-dp-attention`, LMDeploy `--dp`) and no `CUDA_VISIBLE_DEVICES`, and it is an engine
 that leaves the rest idle: not torchrun, Accelerate or Horovod, whose single process
-may drive several GPUs.
+may drive several GPUs. Where the project's NVIDIA device plugin configuration time-slices
+the requested name under its own name on some nodes (one configuration per node label, one
+sharing and one not), a request counts replicas there, and six replicas may be one GPU: the
+finding is `info`, names the configuration, and says it assumed whole GPUs (a pod may ask
+for several replicas on purpose, to keep other pods off the GPU it shares).
 
 An engine spread over nodes has the container's devices on each node: `--nnodes N`
 (SGLang, vLLM) gives N nodes, `$(LWS_GROUP_SIZE)` and `$(RBG_LWP_GROUP_SIZE)` the size of
@@ -162,6 +166,7 @@ from gpulint.api import (
     TPU_ACCELERATOR,
     TPU_DEVICES_PER_CHIP,
     Container,
+    DeviceResource,
     Path,
     PodSpec,
     Related,
@@ -178,6 +183,7 @@ from gpulint.api import (
     has_flag,
     int_value,
     may_start_engine,
+    resource_lists,
     whole_gpu_count,
 )
 
@@ -296,19 +302,58 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 related=_related(pod, ctx, sources) + claimed,
             )
         elif total < have and given and _fully_known(started, env, nodes, group, unit, per_unit):
-            idle = have - total
             sources = _sources(started.words, (given[0][1], given[0][2]), used)
-            size += _from(sources)
-            yield Violation(
+            yield _idle(
+                container,
+                ctx,
+                f"{engine.name} with {size}{_from(sources)}",
+                total,
+                have,
+                (unit, through),
                 given[0][2],
-                f"container {container.label} starts {engine.name} with {size} = "
-                f"{_count(total, unit)}, but requests {have}{through}: {_count(idle, unit)} "
-                f"{'is' if idle == 1 else 'are'} reserved and stay{'s' if idle == 1 else ''} "
-                f"idle; request {_count(total, unit)}, or raise the parallelism to {have}",
-                at="value",
-                severity="warning",
-                related=_related(pod, ctx, sources) + claimed,
+                _related(pod, ctx, sources) + claimed,
             )
+
+
+def _idle(
+    container: Container,
+    ctx: RuleContext,
+    started: str,
+    total: int,
+    have: int,
+    unit_through: tuple[str, str],
+    at: Path,
+    related: tuple[Related, ...],
+) -> Violation:
+    """An engine started with fewer devices (``total``) than the container holds (``have``):
+    a warning counting the idle ones, ``info`` where the project time-slices the name on some
+    nodes (the request may count replicas of one GPU there)."""
+    unit, through = unit_through
+    idle = have - total
+    sliced = _sometimes_replica(container, ctx)
+    if sliced is not None:
+        return Violation(
+            at,
+            f"container {container.label} starts {started} = {_count(total, unit)}, but "
+            f"requests {have} {sliced.name}: whole GPUs, {idle} stay idle; time-sliced "
+            "replicas, they may be one GPU",
+            help=f"request {total}, or raise the parallelism to {have} (assumed: whole GPUs; "
+            f"the project's device plugin shares {sliced.name} on some nodes, "
+            f"{sliced.sometimes_replica}, where a request counts replicas)",
+            at="value",
+            severity="info",
+            related=related,
+        )
+    return Violation(
+        at,
+        f"container {container.label} starts {started} = {_count(total, unit)}, but requests "
+        f"{have}{through}: {_count(idle, unit)} {'is' if idle == 1 else 'are'} reserved and "
+        f"stay{'s' if idle == 1 else ''} idle; request {_count(total, unit)}, or raise the "
+        f"parallelism to {have}",
+        at="value",
+        severity="warning",
+        related=related,
+    )
 
 
 #: Programs that read a ``-c`` script: its words are split by them, not passed as they are.
@@ -563,6 +608,18 @@ def _node_count(started: Started, per_unit: int, unit: str, group: int | None) -
     if started.engine.scope != "node":
         return _nodes(started.words, group)
     return 1 if per_unit == 1 and unit in COUNTED_UNITS else None
+
+
+def _sometimes_replica(container: Container, ctx: RuleContext) -> DeviceResource | None:
+    """The accelerator the container requests when some sharing configurations of the
+    project replicate it under its own name (``nvidia.com/gpu`` time-sliced on the nodes of
+    one configuration, whole on another's), else None."""
+    for _, mapping in resource_lists(container):
+        for name in mapping:
+            entry = ctx.registry.get(name) if isinstance(name, str) else None
+            if entry is not None and entry.sometimes_replica:
+                return entry
+    return None
 
 
 def _device_count(container: Container, ctx: RuleContext) -> tuple[int | None, str | None]:

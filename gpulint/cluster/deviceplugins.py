@@ -39,7 +39,9 @@ line of the setting and ``setting`` what it says, so a rule that rests a finding
 names it as evidence (``Violation.related``, kind ``evidence``). A replicated resource that
 keeps its name (``nvidia.com/gpu`` time-sliced without renaming) is taken as shared only when
 every sharing configuration of the run shares it: with several configurations (one per node
-label), some nodes may offer it whole. A row of ``replicas: 1`` that keeps its name shares
+label), some nodes may offer it whole, and the entry says only that some share it
+(``sometimes_replica``), so a count of it is not taken for that many GPUs for certain. A row
+of ``replicas: 1`` that keeps its name shares
 nothing: the plugin advertises one replica a device (``internal/rm/device_map.go``
 ``updateDeviceMapWithReplicas``), so each is a whole GPU.
 """
@@ -376,6 +378,12 @@ def learned(registry: Registry, found: Found, gpushare: tuple[str, str] | None) 
     for name, same in kept.items():
         # Shared under its own name only where every configuration of the run shares it.
         if len(same) != every:
+            # Elsewhere the nodes of some configurations offer replicas, the others whole
+            # devices: a request may count either.
+            first = same[0]
+            rows[name] = registry.resources[name]._replace(
+                sometimes_replica=f"{_setting(first)}, {first.said}"
+            )
             continue
         first = same[0]
         rows[name] = registry.resources[name]._replace(

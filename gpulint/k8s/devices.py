@@ -53,6 +53,11 @@ class DeviceResource(NamedTuple):
     #: One unit is a replica of a shared GPU although the name is a device's (time-slicing
     #: or MPS without renaming, in every sharing configuration of the run).
     replica: bool = False
+    #: Some sharing configurations of the run (not every one) replicate it under its own
+    #: name: on their nodes a unit is a replica, on the others a whole device. What the first
+    #: such configuration says and where (``sharing.timeSlicing: nvidia.com/gpu, 8 replicas,
+    #: values.yaml:40``); "" when none does.
+    sometimes_replica: str = ""
 
     def evidence(self) -> tuple[Related, ...]:
         """Where the run's own files say what this entry learned from them, as a finding's
