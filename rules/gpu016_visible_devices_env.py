@@ -11,7 +11,11 @@ an enabled `gpu:` block of those values makes the chart write: docs/workloads.md
 
 - in a container that requests no GPU, `NVIDIA_VISIBLE_DEVICES` with any value but `none`,
   `void` or empty (`all`, `0`, a GPU UUID), and `CUDA_VISIBLE_DEVICES` naming a device (not
-  empty or `-1`, which hide every GPU);
+  empty or `-1`, which hide every GPU). The first is a warning when the pod runs under a
+  RuntimeClass of NVIDIA's runtime (`runtimeClassName: nvidia`, `nvidia-cdi`, ...): that
+  runtime reads the variable. Without one it is `info`, saying it assumed the node's
+  default runtime is NVIDIA's (the GPU Operator makes it so on the nodes it manages);
+  under another runtime the variable gives no GPU;
 - in a container that requests GPUs, `NVIDIA_VISIBLE_DEVICES` with any value (the device
   plugin sets it to what it allocated; `info`, as whether the manifest's value wins depends
   on the node's container toolkit: with its defaults it does, with CDI or the
@@ -196,17 +200,39 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                     severity="info",
                 )
                 continue
-            problem = _with_gpu(name, text, container, ctx) if gpu else _without_gpu(name, text)
-            if problem is None:
+            judged = _judged(name, text, bool(gpu), pod, container, ctx)
+            if judged is None:
                 continue
-            at = "value" if "value" in item else "key"
+            problem, severity = judged
             yield Violation(
                 _env_place(container, index, item),
                 f"container {container.label} sets {name}={text or '(empty)'}: {problem}",
-                at=at,
-                # Beside a GPU request, what it does depends on the node's toolkit.
-                severity="info" if gpu and name == NVIDIA else None,
+                at="value" if "value" in item else "key",
+                severity=severity,
             )
+
+
+def _judged(
+    name: str, text: str, gpu: bool, pod: PodSpec, container: Container, ctx: RuleContext
+) -> tuple[str, str | None] | None:
+    """What is wrong with ``name=text`` in ``container``, and the finding's severity (None:
+    the rule's): beside a GPU request what NVIDIA_VISIBLE_DEVICES does depends on the node's
+    toolkit, without one on the NVIDIA runtime running the container, which only a runtime
+    class shows."""
+    problem = _with_gpu(name, text, container, ctx) if gpu else _without_gpu(name, text)
+    if problem is None:
+        return None
+    if name != NVIDIA:
+        return problem, None
+    if gpu:
+        return problem, "info"
+    if _nvidia_runtime(pod, container):
+        return problem, None
+    return (
+        problem + " (assumed: the node's default runtime is NVIDIA's, as the GPU Operator "
+        "makes it; under another the variable gives no GPU)",
+        "info",
+    )
 
 
 #: ROCm's device variables (ROCm documentation, "GPU isolation techniques").
@@ -226,6 +252,33 @@ def _holds(container: Container, ctx: RuleContext, hardware: str) -> bool:
             if resource is not None and resource.hardware == hardware:
                 return True
     return False
+
+
+#: Where a chart's values give the pods of a container their options (bjw-s app-template: a
+#: controller's ``pod``, the values' ``defaultPodOptions``), as GPU043 reads them.
+CHART_POD_KEYS = ("pod", "defaultPodOptions", "podOptions")
+
+
+def _nvidia_runtime(pod: PodSpec, container: Container) -> bool:
+    """The pod runs under a RuntimeClass of NVIDIA's container runtime (``nvidia``,
+    ``nvidia-cdi``, k3s's ``nvidia-experimental``, a cluster's ``nvidia-gpu``): its
+    ``runtimeClassName``, or in a chart's values the nearest one above the container."""
+    names: list[Any] = []
+    if pod.location == "pod":
+        names.append(pod.spec.get("runtimeClassName"))
+    else:
+        node: Any = pod.obj.data
+        for key in container.path[len(pod.obj.path) : -2]:
+            if not isinstance(node, dict):
+                break
+            names.append(node.get("runtimeClassName"))
+            names += [
+                node[k].get("runtimeClassName")
+                for k in CHART_POD_KEYS
+                if isinstance(node.get(k), dict)
+            ]
+            node = node.get(key)
+    return any(isinstance(n, str) and "nvidia" in n.lower() for n in names)
 
 
 def _mounts_devices(container: Container) -> bool:
