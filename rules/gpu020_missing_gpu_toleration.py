@@ -66,7 +66,10 @@ message says what it assumed and names the `gpu-taints:` line that makes it cert
 consensus on a taint keyed by the resource the pod requests itself (`nvidia.com/gpu`) that no
 node pool of the files carries is `info`: pods tolerate that key in case the nodes carry it,
 and a cluster with the ExtendedResourceToleration admission adds the toleration itself. A
-taint the
+pod that asks for a MIG instance or a shared replica of a GPU (`nvidia.com/mig-1g.10gb`,
+`nvidia.com/gpu.shared`) lands on the nodes of that GPU: a taint keyed by the GPU's name
+(`nvidia.com/gpu=true`, which the project's GPU pods agree on) applies to it too, so it is
+judged by that taint rather than by gpulint's default. A taint the
 repository's node agents tolerate is no evidence for a pod (the device plugins' manifests
 tolerate their vendor's taint whether the nodes carry it or not): that is GPU023's. A pod
 needs one GPU pool, not all: a pool's taints count against it only when no GPU pool of the
@@ -209,6 +212,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     names = [e.name for e in demand.entries] + [n for n in operated if n not in demand.pod_level]
     ground = taint_basis(pod, ctx.cluster, ctx.options, ctx.evidence)
     wanted = [*names, *demand.pod_level]
+    # A MIG instance or a shared replica is on the nodes of the GPU it is carved from: a taint
+    # keyed by that GPU's name (nvidia.com/gpu=true, the project's consensus) is on them too.
+    wanted += [w for w in {registry.carved_from(n) for n in wanted} if w and w not in wanted]
     # A node agent's toleration is a hedge (NVIDIA's and Neuron's device plugin manifests
     # tolerate their taint whether the nodes carry it or not): GPU023's, left out here.
     agreed = ground.picture.agreed(hardware, wanted) if ground.picture is not None else None

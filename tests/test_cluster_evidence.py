@@ -388,6 +388,22 @@ def test_a_cpu_pod_filling_a_host_path_is_info_and_one_preferring_gpu_nodes_sile
     assert seen(findings) == [("fetch.yaml", "GPU021", "warning")]
 
 
+def test_a_mig_pod_is_held_to_the_taint_its_projects_gpu_pods_agree_on(tmp_path: Path) -> None:
+    # The GPU pods agree on nvidia.com/gpu=true: a pod asking for a MIG instance of those GPUs
+    # lands on the same nodes. Tolerating that taint is enough (it was held to gpulint's
+    # default nvidia.com/gpu=present and told its value was wrong); tolerating another is not.
+    true = "      tolerations:\n      - {key: nvidia.com/gpu, operator: Equal, value: 'true'}\n"
+    files = {f"{c}.yaml": job(c, true) for c in "ab"}
+    mig = job("mig", true).replace("nvidia.com/gpu: 1", "nvidia.com/mig-1g.10gb: 1")
+    files["mig.yaml"] = mig
+    findings, _ = check(repo(tmp_path, files))
+    assert findings == []
+    (tmp_path / "mig.yaml").write_text(mig.replace("key: nvidia.com/gpu,", "key: dedicated,"))
+    findings, _ = check(tmp_path)
+    assert seen(findings) == [("mig.yaml", "GPU020", "info")]
+    assert "nvidia.com/gpu=true" in said(findings[0])
+
+
 def test_the_seed_setup_ack_with_its_taint_configured_is_an_error(tmp_path: Path) -> None:
     cgpu = job("cgpu").replace("nvidia.com/gpu: 1", "aliyun.com/gpu-mem: 4")
     root = repo(tmp_path, {"cgpu.yaml": cgpu})

@@ -189,6 +189,24 @@ class Registry:
     def get(self, name: str) -> DeviceResource | None:
         return self.resources.get(name)
 
+    def carved_from(self, name: str) -> str | None:
+        """The whole-device resource a MIG instance or a shared replica is a part of, on the
+        same nodes: ``nvidia.com/mig-1g.10gb`` and ``nvidia.com/gpu.shared`` are parts of
+        ``nvidia.com/gpu`` (the GPU Operator's mixed MIG strategy and the device plugin's
+        ``renameByDefault`` advertise them on the GPU nodes instead of whole GPUs). None for a
+        device's own name, or a name whose device the registry does not list."""
+        entry = self.resources.get(name)
+        if entry is None or entry.kind not in ("mig", "shared"):
+            return None
+        if name.endswith(".shared") and name[: -len(".shared")] in self.resources:
+            base = name[: -len(".shared")]
+            return self.carved_from(base) or base
+        whole = name.partition("/")[0] + "/gpu"
+        device = self.resources.get(whole)
+        if device is not None and device.kind == "device" and device.hardware == entry.hardware:
+            return whole
+        return None
+
     def is_accelerator(self, name: str) -> bool:
         """A known accelerator resource (registry or legacy name)."""
         return name in self.resources or name in self.legacy
