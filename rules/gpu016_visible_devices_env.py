@@ -13,7 +13,9 @@ an enabled `gpu:` block of those values makes the chart write: docs/workloads.md
   `void` or empty (`all`, `0`, a GPU UUID), and `CUDA_VISIBLE_DEVICES` naming a device (not
   empty or `-1`, which hide every GPU). The first is a warning when the pod runs under a
   RuntimeClass of NVIDIA's runtime (`runtimeClassName: nvidia`, `nvidia-cdi`, ...): that
-  runtime reads the variable. Without one it is `info`, saying it assumed the node's
+  runtime reads the variable; or when the container is privileged and mounts the host's
+  `/dev`, so that it sees every GPU of the node anyway. Otherwise it is `info`, saying it
+  assumed the node's
   default runtime is NVIDIA's (the GPU Operator makes it so on the nodes it manages);
   under another runtime the variable gives no GPU;
 - in a container that requests GPUs, `NVIDIA_VISIBLE_DEVICES` with any value (the device
@@ -226,7 +228,7 @@ def _judged(
         return problem, None
     if gpu:
         return problem, "info"
-    if _nvidia_runtime(pod, container):
+    if _nvidia_runtime(pod, container) or _sees_host_gpus(container):
         return problem, None
     return (
         problem + " (assumed: the node's default runtime is NVIDIA's, as the GPU Operator "
@@ -262,13 +264,15 @@ CHART_POD_KEYS = ("pod", "defaultPodOptions", "podOptions")
 def _nvidia_runtime(pod: PodSpec, container: Container) -> bool:
     """The pod runs under a RuntimeClass of NVIDIA's container runtime (``nvidia``,
     ``nvidia-cdi``, k3s's ``nvidia-experimental``, a cluster's ``nvidia-gpu``): its
-    ``runtimeClassName``, or in a chart's values the nearest one above the container."""
+    ``runtimeClassName``, or in a chart's values one set above the container (a
+    controller's ``pod``, the values' ``defaultPodOptions``)."""
     names: list[Any] = []
     if pod.location == "pod":
         names.append(pod.spec.get("runtimeClassName"))
     else:
         node: Any = pod.obj.data
-        for key in container.path[len(pod.obj.path) : -2]:
+        # Each mapping from the object down to the one holding ``containers``.
+        for key in (*container.path[len(pod.obj.path) : -2], None):
             if not isinstance(node, dict):
                 break
             names.append(node.get("runtimeClassName"))
@@ -277,8 +281,20 @@ def _nvidia_runtime(pod: PodSpec, container: Container) -> bool:
                 for k in CHART_POD_KEYS
                 if isinstance(node.get(k), dict)
             ]
-            node = node.get(key)
+            node = node.get(key) if key is not None else None
     return any(isinstance(n, str) and "nvidia" in n.lower() for n in names)
+
+
+def _sees_host_gpus(container: Container) -> bool:
+    """A privileged container that mounts the host's ``/dev`` (or its NVIDIA device nodes)
+    sees every GPU of its node, whatever runtime runs it."""
+    mounts = container.data.get("volumeMounts")
+    return container.privileged and any(
+        isinstance(m, dict)
+        and isinstance(m.get("mountPath"), str)
+        and (m["mountPath"].rstrip("/") == "/dev" or m["mountPath"].startswith("/dev/nvidia"))
+        for m in (mounts if isinstance(mounts, list) else ())
+    )
 
 
 def _mounts_devices(container: Container) -> bool:
