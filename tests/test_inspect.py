@@ -111,6 +111,32 @@ def test_unknown_kinds_with_gpu_keys_are_listed_as_a_hint() -> None:
     assert "1 workload, 1 pod spec (1 with a GPU request) in 1 file." in text
 
 
+CLOUD_RUN_JOB = """\
+apiVersion: run.googleapis.com/v1
+kind: Job
+metadata:
+  name: transcribe
+spec:
+  template:
+    spec:
+      template:
+        spec:
+          containers:
+          - image: us-docker.pkg.dev/acme/jobs/whisper:1.4
+            resources:
+              limits:
+                nvidia.com/gpu: "1"
+          nodeSelector:
+            run.googleapis.com/accelerator: nvidia-l4
+"""
+
+
+def test_another_platforms_objects_are_neither_workloads_nor_hints() -> None:
+    # A Cloud Run job runs on Cloud Run: no workloads row would make it a cluster's pod.
+    entry = Inspector().inspect_text("job.yaml", CLOUD_RUN_JOB)
+    assert entry["workloads"] == [] and entry["unrecognised"] == []
+
+
 OPERATORS = """\
 apiVersion: serving.example.com/v1
 kind: LLMService

@@ -200,6 +200,8 @@ class Inspector:
         row = self.table.lookup(obj.group, obj.kind)
         # A kind without a row is a workload when pod specs were found in it by shape.
         found = view.pod_specs(position)
+        if row is None and self.table.off_cluster.group(obj.group):
+            return  # another platform's object (Cloud Run): no workload of the cluster
         if row is None and not found:
             keys = list(self._gpu_keys(obj.data, obj.path, 0))
             if keys:
