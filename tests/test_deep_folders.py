@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.util.walk import walk
+from gpulint.util.walk import Listings, walk
 from tests.conftest import gpulint_subprocess
 
 POD = """\
@@ -150,10 +150,10 @@ def test_the_walk_is_os_walk_folder_for_folder(tmp_path: Path) -> None:
     (tmp_path / "locked").chmod(0)
     try:
 
-        def run(walker: object) -> list[object]:
+        def run(walker: object, *listings: Listings) -> list[object]:
             events: list[object] = []
             for dirpath, dirnames, filenames in walker(  # type: ignore[operator]
-                str(tmp_path), onerror=lambda e: events.append(("error", e.filename))
+                str(tmp_path), lambda e: events.append(("error", e.filename)), *listings
             ):
                 events.append((dirpath, sorted(dirnames), sorted(filenames)))
                 dirnames[:] = sorted((d for d in dirnames if d != "skip"), reverse=True)
@@ -163,5 +163,11 @@ def test_the_walk_is_os_walk_folder_for_folder(tmp_path: Path) -> None:
         assert ours == run(os.walk)
         if os.geteuid() != 0:  # root lists a folder whatever its mode
             assert ("error", str(tmp_path / "locked")) in ours
+        # A run's walks share its listings: every walk after the first reuses them, with
+        # the same steps (the walk before's pruning not carried over).
+        listings = Listings()
+        assert run(walk, listings) == ours
+        assert run(walk, listings) == ours
+        assert listings.get(str(tmp_path / "a" / "y")) is not None
     finally:
         (tmp_path / "locked").chmod(0o755)

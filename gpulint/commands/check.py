@@ -16,6 +16,7 @@ from gpulint.commands.outfiles import unwritable, write_fixed, written
 from gpulint.lint.prepass import assumption
 from gpulint.model import TOOL_ERROR_CODES
 from gpulint.util.discover import STDIN
+from gpulint.util.walk import Listings
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -37,12 +38,15 @@ if TYPE_CHECKING:
     from gpulint.util.discover import Target
 
 
-def render_options(effective: Effective, options: CheckOptions) -> tuple[RenderOptions, Trees]:
+def render_options(
+    effective: Effective, options: CheckOptions, listings: Listings | None = None
+) -> tuple[RenderOptions, Trees]:
     """How ``check`` renders charts and Kustomize roots: the command line over the
     configuration's ``render:`` (which can set how a chart is rendered, never whether or
     with what program, nor for how long: that is the user's choice for the run, README
     "Security"). The run's render budget (``--render-timeout``, default
-    ``RENDER_BUDGET_SECONDS``) starts now."""
+    ``RENDER_BUDGET_SECONDS``) starts now. ``listings``: the run's, which the chart and
+    Kustomize scans share with its other walks."""
     import math
     import time
 
@@ -75,7 +79,7 @@ def render_options(effective: Effective, options: CheckOptions) -> tuple[RenderO
     deadline = time.monotonic() + budget
     render = options.render
     how = RenderOptions(render, options.helm, options.kustomize, chart, base.charts, deadline)
-    return how, Trees(render)
+    return how, Trees(render, listings)
 
 
 def run_check(paths: list[str] | None, options: CheckOptions) -> int:
@@ -129,6 +133,7 @@ class Run:
         "given",
         "linter",
         "linter_for",
+        "listings",
         "missing",
         "nearest",
         "options",
@@ -149,6 +154,8 @@ class Run:
         #: Where the --format report goes: a file, or None for standard output.
         self.output = options.output
         self.given = paths or ["."]
+        #: Every folder the run lists, listed once: its walks and climbs share them.
+        self.listings = Listings()
         self.stdin_label = options.stdin_filename or "<stdin>"
         #: The run's errors (a missing path, a fix or report not written): exit 2.
         self.errors: list[str] = []
@@ -248,7 +255,7 @@ def _configure(run: Run) -> None:
     )
     effective = run.effective
     run.exclude = effective.exclude.matches if effective.exclude else None
-    run.rendering = render_options(effective, options)
+    run.rendering = render_options(effective, options, run.listings)
 
 
 def _prepasses(run: Run) -> None:
@@ -259,20 +266,35 @@ def _prepasses(run: Run) -> None:
     from gpulint.util.discover import targets
 
     settings = run.effective.settings
-    listed = list(targets(run.given, run.stdin_label, run.exclude, run.effective.force_exclude)[0])
+    found = targets(
+        run.given,
+        run.stdin_label,
+        run.exclude,
+        run.effective.force_exclude,
+        listings=run.listings,
+    )
+    listed = list(found[0])
     # Each file is linted with the closest configuration above it (gpulint.commands.nearest),
     # unless --config names one for every file or --isolated ignores them all.
     options = run.options
     if options.config is None and not options.isolated:
         from gpulint.commands.nearest import Nearest
 
-        nearest = Nearest(run.effective, run.trust, run.effective.overrides, options.stdin_filename)
+        nearest = Nearest(
+            run.effective,
+            run.trust,
+            run.effective.overrides,
+            options.stdin_filename,
+            run.listings,
+        )
         nearest.discover(listed)
         run.nearest = nearest if nearest.levels else None
     nested = run.nearest.active_codes() if run.nearest is not None else set()
     codes = {r.code for r in run.rules if is_enabled(r.code, settings, r.opt_in)} | nested
     # A file's facts come from its project, whatever else the run was given.
-    projects = Projects(run.given, options.stdin_filename, declared=not options.isolated)
+    projects = Projects(
+        run.given, options.stdin_filename, declared=not options.isolated, listings=run.listings
+    )
     file = run.effective.file
     # --diff changes nothing in the tree: no facts cache is kept either.
     cache = not options.no_cache and not (file is not None and file.data.get("cache") is False)
@@ -298,7 +320,12 @@ def _targets(run: Run) -> None:
 
     options, effective = run.options, run.effective
     run.found, run.missing = targets(
-        run.given, run.stdin_label, run.exclude, effective.force_exclude, trees=run.rendering[1]
+        run.given,
+        run.stdin_label,
+        run.exclude,
+        effective.force_exclude,
+        trees=run.rendering[1],
+        listings=run.listings,
     )
     if options.rendered_only:
         if not options.render:

@@ -482,6 +482,7 @@ def run_inspect(
     from gpulint.commands.facts import inspect_projects
     from gpulint.commands.projects import Projects
     from gpulint.util.discover import targets
+    from gpulint.util.walk import Listings
 
     check_stdin_filename(paths, stdin_filename)
     _, effective = configure(
@@ -491,13 +492,17 @@ def run_inspect(
     exclude = effective.exclude.matches if effective.exclude else None
     from gpulint.commands.checkoptions import CheckOptions
 
-    rendering = render_options(effective, CheckOptions(**render))
+    # Every folder the run lists, listed once: its walks and climbs share them.
+    listings = Listings()
+    rendering = render_options(effective, CheckOptions(**render), listings)
     given, label = paths or ["."], stdin_filename or "<stdin>"
-    found, missing = targets(given, label, exclude, effective.force_exclude, trees=rendering[1])
+    found, missing = targets(
+        given, label, exclude, effective.force_exclude, trees=rendering[1], listings=listings
+    )
     for path in missing:
         error(f"{path}: no such file or directory")
     # Each file with its project's facts, as check reads them (gpulint.commands.facts).
-    projects = Projects(given, stdin_filename, declared=not isolated)
+    projects = Projects(given, stdin_filename, declared=not isolated, listings=listings)
     report = InspectReport()
 
     def inspector(own: Settings, picture: Picture | None) -> Inspector:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from gpulint.rule import Rule
     from gpulint.settings import Settings
     from gpulint.util.discover import Target
+    from gpulint.util.walk import Listings
 
 #: The keys that decide the run as a whole: read from the run's configuration (the one found
 #: from the working directory, or ``--config``), never from a nested one.
@@ -73,7 +74,8 @@ class Level:
 
 
 class Nearest:
-    """The linter of each file: the run's, or the one of a closer configuration."""
+    """The linter of each file: the run's, or the one of a closer configuration
+    (``listings``: the run's, whose folders answer the climbs without the system)."""
 
     def __init__(
         self,
@@ -81,9 +83,11 @@ class Nearest:
         trust: Trust,
         overrides: Overrides,
         stdin_filename: str | None = None,
+        listings: Listings | None = None,
     ) -> None:
         from gpulint.config.resolve import Overrides
 
+        self.listings = listings
         self.root = root
         self.stdin_filename = stdin_filename
         self.trust = trust
@@ -107,7 +111,7 @@ class Nearest:
         key = folder.absolute()
         if key not in self._config_of:
             try:
-                self._config_of[key] = find_config(key)
+                self._config_of[key] = find_config(key, self.listings)
             except OSError:
                 self._config_of[key] = None
         return self._config_of[key]

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gpulint.util.discover import Target
+    from gpulint.util.walk import Listings
 
 #: The configuration key that makes a folder a project of its own.
 PROJECT_KEY = "project"
@@ -40,15 +41,18 @@ class Projects:
     ``given``: the paths the run was given (for a file in no repository and under no
     ``project: true`` configuration, the project is the given path that holds it);
     ``declared``: whether nested configurations may declare projects (not with
-    ``--isolated``)."""
+    ``--isolated``); ``listings``: the run's (:class:`gpulint.util.walk.Listings`), shared
+    with its other walks, which answer the climbs' questions about the folders they listed."""
 
     def __init__(
         self,
         given: Iterable[str],
         stdin_filename: str | None = None,
         declared: bool = True,
+        listings: Listings | None = None,
     ) -> None:
         from gpulint.util.discover import STDIN
+        from gpulint.util.walk import Listings
 
         self.stdin_filename = stdin_filename
         self.declared = declared
@@ -59,6 +63,7 @@ class Projects:
         )
         self._root_of: dict[str, str | None] = {}
         self._declares: dict[str, bool] = {}
+        self.listings = listings if listings is not None else Listings(0)
 
     # -- which project ---------------------------------------------------------------------
     def of(self, target: Target) -> str:
@@ -91,7 +96,7 @@ class Projects:
                 found = self._root_of[current]
                 break
             passed.append(current)
-            if self.declares(current) or os.path.exists(os.path.join(current, ".git")):
+            if self.declares(current) or self._holds(current, ".git"):
                 found = current
                 break
             parent = os.path.dirname(current)
@@ -108,8 +113,14 @@ class Projects:
             return False
         known = self._declares.get(folder)
         if known is None:
-            known = self._declares[folder] = _declares_project(folder)
+            known = self._declares[folder] = _declares_project(folder, self.listings)
         return known
+
+    def _holds(self, folder: str, name: str) -> bool:
+        """``os.path.exists(folder/name)``, answered by the run's listing of ``folder`` when
+        it has one."""
+        listed = self.listings
+        return not listed.lacks(folder, name) and os.path.exists(os.path.join(folder, name))
 
     def is_root(self, root: str) -> bool:
         """Whether ``root`` is a repository or a declared project (not a path given)."""
@@ -154,7 +165,7 @@ class Projects:
         # A plain top (as a relative or absolute path names it) keeps every path below it
         # plain: a file's path is its folder's joined to its name, not normalised again.
         plain = os.sep == "/" and os.path.normpath(top) == top
-        for dirpath, dirnames, filenames in walk(top):
+        for dirpath, dirnames, filenames in walk(top, None, self.listings):
             if dirpath != top and self._own_project(dirpath, dirnames, filenames):
                 dirnames[:] = []
                 continue
@@ -202,7 +213,7 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _declares_project(folder: str) -> bool:
+def _declares_project(folder: str, listings: Listings) -> bool:
     """Whether the configuration in ``folder`` (not above it) sets ``project: true``. A file
     that cannot be trusted (another user's, a link out of the repository) or read declares
     nothing: the run reports it where it applies."""
@@ -214,10 +225,15 @@ def _declares_project(folder: str) -> bool:
         # Strings, not paths, for the probe every folder of a climb makes: a Path parses its
         # whole path again, level by level, so a climb out of a folder n levels deep cost
         # the square of n in Python alone (os.path.isfile is False wherever is_file is).
-        if not any(os.path.isfile(os.path.join(folder, n)) for n in (*CONFIG_NAMES, PYPROJECT)):
+        # A folder the run listed answers without the system (each probe is a lookup as
+        # deep as the folder: the square of n in the kernel).
+        if not any(
+            not listings.lacks(folder, n) and os.path.isfile(os.path.join(folder, n))
+            for n in (*CONFIG_NAMES, PYPROJECT)
+        ):
             return False
         here = FsPath(folder)
-        found = find_config(here)
+        found = find_config(here, listings)
         if found is None or found.parent != here.resolve():
             return False
         return read_config(found).data.get(PROJECT_KEY) is True

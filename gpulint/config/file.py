@@ -26,6 +26,7 @@ from typing import Any
 
 from gpulint.errors import GpulintError
 from gpulint.model import Path
+from gpulint.util.walk import Listings
 
 CONFIG_NAMES = (".gpulint.yaml", ".gpulint.yml")
 
@@ -250,16 +251,19 @@ def _link_problem(path: FsPath) -> str | None:
     return f"ignoring {display_path(path)}: a symbolic link to a file outside the repository"
 
 
-def _shared(folder: FsPath) -> bool:
+def _shared(folder: str, listings: Listings | None) -> bool:
     """A folder anyone may write in (``/tmp``): a configuration there could be anyone's."""
     import stat
 
     if os.name == "nt":  # no POSIX permission bits: every folder reads as 0o777
         return False
-    try:
-        return bool(folder.stat().st_mode & stat.S_IWOTH)
-    except OSError:
-        return False
+    mode = listings.mode_of(folder) if listings is not None else None  # as the run listed it
+    if mode is None:
+        try:
+            mode = os.stat(folder).st_mode
+        except OSError:
+            return False
+    return bool(mode & stat.S_IWOTH)
 
 
 def _home() -> FsPath | None:
@@ -284,23 +288,30 @@ def forget_warnings() -> None:
     _read.clear()
 
 
-def find_config(start: FsPath) -> FsPath | None:
+def find_config(start: FsPath, listings: Listings | None = None) -> FsPath | None:
     """The configuration file that applies in ``start``, or None.
 
     The search climbs from ``start`` and stops after the repository root (a folder holding
     ``.git``) or the user's home folder, and before a folder anyone may write in (a shared
     ``/tmp``): a ``.gpulint.yaml`` planted above a checkout never applies to it. A file owned
     by another user, or a symbolic link out of the repository, is skipped with a warning.
+
+    ``listings``: the folders the run has listed (:class:`gpulint.util.walk.Listings`). A climb
+    out of a folder n levels deep asks about five names at each of n levels, each a lookup n
+    levels deep: a folder the run listed answers "not there" (and its mode) at no cost.
     """
-    folder = start.resolve()
+    known = listings if listings is not None else Listings(0)  # an empty one: ask the system
+    folder = known.real(str(start.absolute())) or str(start.resolve())
     home = _home()
-    for candidate in (folder, *folder.parents):
-        if _shared(candidate):
+    candidate = folder
+    while True:
+        if _shared(candidate, known):
             return None
-        names = [candidate / name for name in CONFIG_NAMES]
-        pyproject = candidate / PYPROJECT
-        for path in [*names, pyproject]:
-            if not path.is_file() or (path is pyproject and not _toml(path).hinted):
+        for name in (*CONFIG_NAMES, PYPROJECT):
+            if known.lacks(candidate, name):
+                continue
+            path = FsPath(candidate, name)
+            if not path.is_file() or (name == PYPROJECT and not _toml(path).hinted):
                 continue
             problem = _owner_problem(path) or _link_problem(path)
             if problem is not None:
@@ -308,14 +319,19 @@ def find_config(start: FsPath) -> FsPath | None:
                     _warned.add(problem)
                     warn(problem)
                 continue
-            if path is pyproject:
+            if name == PYPROJECT:
                 data = _toml(path).data()
                 if not (isinstance(data.get("tool"), dict) and "gpulint" in data["tool"]):
                     continue
             return path
-        if (candidate / ".git").exists() or candidate == home:
+        if not known.lacks(candidate, ".git") and FsPath(candidate, ".git").exists():
             return None
-    return None
+        if home is not None and candidate == str(home):
+            return None
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            return None
+        candidate = parent
 
 
 def _parse_toml(text: str) -> dict[str, Any]:

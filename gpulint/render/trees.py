@@ -27,7 +27,7 @@ from gpulint.render.kustomize.files import (
     read_kustomization,
 )
 from gpulint.util.discover import Part
-from gpulint.util.walk import walk
+from gpulint.util.walk import Listings, walk
 
 if TYPE_CHECKING:
     from gpulint.render.helm.sources import InsertedFiles
@@ -101,8 +101,10 @@ class Trees:
     the objects it completes as parts (:meth:`part`, ``gpulint.render.kustomize.patches``).
     """
 
-    def __init__(self, render: bool) -> None:
+    def __init__(self, render: bool, listings: Listings | None = None) -> None:
         self.render = render
+        #: The run's listings, shared with its other walks (gpulint.util.walk).
+        self.listings = listings
         self.kustomizations: dict[str, Kustomization] = {}
         self._scanned: list[str] = []
         self._consumed: set[str] | None = None
@@ -128,7 +130,7 @@ class Trees:
         folders this run walks): which roots read a base does not depend on what the run
         was given."""
         if repo not in self._whole:
-            tree = Trees(True)
+            tree = Trees(True, self.listings)
             tree.scan(repo)
             tree.failures = self.failures
             self._whole[repo] = tree
@@ -141,7 +143,7 @@ class Trees:
             return
         self._scanned.append(top)
         self._consumed = self._roots = self._parts = None
-        for dirpath, dirnames, filenames in walk(top):
+        for dirpath, dirnames, filenames in walk(top, None, self.listings):
             dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
             if CHART_FILE in filenames:
                 dirnames[:] = []
@@ -214,7 +216,7 @@ class Trees:
             rel = os.path.relpath(path, chart).split(os.sep)
             return rel[0] in RENDERED_FOLDERS
         if chart not in self._inserted:
-            self._inserted[chart] = inserted_names(chart)
+            self._inserted[chart] = inserted_names(chart, self.listings)
         return renders(chart, path, self._inserted[chart])
 
     def readers(self, path: str) -> list[str]:

@@ -13,7 +13,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple, Protocol
 
-from gpulint.util.walk import walk
+from gpulint.util.walk import Listings, walk
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -119,7 +119,10 @@ Excluded = Callable[[str], bool]
 
 
 def _walk(
-    root: str, excluded: Excluded | None = None, trees: Trees | None = None
+    root: str,
+    excluded: Excluded | None = None,
+    trees: Trees | None = None,
+    listings: Listings | None = None,
 ) -> Iterator[str | Target]:
     """The YAML files under ``root``, and the folders it cannot read (as ruff reports them:
     a finding on the folder, here YML005 when the runner fails to read it).
@@ -128,7 +131,8 @@ def _walk(
     of levels deep is walked) reports a folder it cannot list to ``onerror`` when it is
     about to descend into it, before it yields the next folder, so the folder is yielded in
     its place in the walk's sorted order. A folder whose path is longer than the system
-    takes is such a folder (YML005, "File name too long").
+    takes is such a folder (YML005, "File name too long"). ``listings``: the run's, shared
+    by its walks.
     """
     unreadable: list[OSError] = []
     #: The chart folders met so far, absolute (a walk is top-down: a folder inside one is
@@ -147,7 +151,7 @@ def _walk(
             charts.append(os.path.abspath(chart))  # its examples/: plain YAML, as from above
         trees.scan(root)
     # The walk does not follow directory symlinks, so symlink loops cannot trap it.
-    for dirpath, dirnames, filenames in walk(root, onerror=unreadable.append):
+    for dirpath, dirnames, filenames in walk(root, unreadable.append, listings):
         while unreadable:
             yield _failed_folder(unreadable.pop(0), root)
         render = trees.folder(dirpath, filenames) if trees is not None else None
@@ -201,6 +205,7 @@ def targets(
     excluded: Excluded | None = None,
     force_exclude: bool = False,
     trees: Trees | None = None,
+    listings: Listings | None = None,
 ) -> tuple[Iterator[Target], list[str]]:
     """Expand ``paths`` into targets in a deterministic order, and the paths that are missing.
 
@@ -216,7 +221,9 @@ def targets(
 
     With ``trees``, a file named explicitly that a chart or a built Kustomize root renders
     (a changed template, values file or patch, as pre-commit names them) is replaced by
-    that chart or root; each chart or root is linted once.
+    that chart or root; each chart or root is linted once. ``listings`` are the run's
+    (:class:`gpulint.util.walk.Listings`): a folder another walk of the run listed is not
+    listed again.
     """
     forced = excluded if force_exclude else None
     roots: list[tuple[str, str, bool]] = []  # (path, its label, is a directory)
@@ -238,11 +245,14 @@ def targets(
                 continue
             mode = 0
         roots.append((path, os.path.normpath(path), stat.S_ISDIR(mode)))
-    return _expand(roots, excluded, trees), missing
+    return _expand(roots, excluded, trees, listings), missing
 
 
 def _expand(
-    roots: list[tuple[str, str, bool]], excluded: Excluded | None, trees: Trees | None = None
+    roots: list[tuple[str, str, bool]],
+    excluded: Excluded | None,
+    trees: Trees | None = None,
+    listings: Listings | None = None,
 ) -> Iterator[Target]:
     # Files named explicitly are always remembered (they are on the command line anyway, and
     # pre-commit names thousands); a directory's files only when another path given
@@ -257,7 +267,7 @@ def _expand(
         remember = not is_dir or overlapping(label)
         found: Iterator[str | Target]
         if is_dir:
-            found = _walk(path, excluded, trees)
+            found = _walk(path, excluded, trees, listings)
         else:
             owners = list(trees.owners(path)) if trees is not None else []
             rendered_by: list[str | Target] = [Target(os.path.normpath(f), f, k) for k, f in owners]

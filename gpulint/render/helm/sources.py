@@ -17,7 +17,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gpulint.model import Related, Span
 from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
-from gpulint.util.walk import walk  # os.walk without recursion: a folder of any depth
+from gpulint.util.walk import (  # os.walk without recursion: a folder of any depth
+    Listings,
+    walk,
+)
 
 if TYPE_CHECKING:
     from gpulint.render.helm import templatetext
@@ -125,14 +128,15 @@ class InsertedFiles(NamedTuple):
     every: bool | None = None
 
 
-def inserted_names(chart: str) -> InsertedFiles:
+def inserted_names(chart: str, listings: Listings | None = None) -> InsertedFiles:
     """The files the chart's templates insert: the names and patterns of their
     ``.Files.Get "rel"`` (``Glob``, ``Lines``, ``AsSecrets``, ``AsConfig``) calls, each
-    template read once (its first MiB). Those files' findings are the chart's."""
+    template read once (its first MiB). Those files' findings are the chart's. ``listings``:
+    the run's, shared with its other walks."""
     exact: set[str] = set()
     patterns: list[str] = []
     templates = os.path.join(chart, "templates")
-    for dirpath, _, files in walk(templates):
+    for dirpath, _, files in walk(templates, None, listings):
         for name in files:
             path = os.path.join(dirpath, name)
             try:
