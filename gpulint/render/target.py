@@ -183,7 +183,7 @@ def render_target(target: Target, options: RenderOptions, trees: Trees) -> Rende
     if target.render == "helm":
         from gpulint.render.helm import chart as helm, run as helmrun
 
-        out = helm.render(folder, options)
+        out = helm.render(folder, options, listings=trees.listings)
         if isinstance(out, helmrun.Failure):  # at the template helm's error names, if any
             span = Span(out.line, out.column, out.line, out.column)
             return Unrendered(out.path or anchor, Problem(out.code, span, out.message))
@@ -192,7 +192,7 @@ def render_target(target: Target, options: RenderOptions, trees: Trees) -> Rende
             folder,
             out,
             options.for_chart(folder),
-            rerun=helm.marked_render(folder, options),
+            rerun=helm.marked_render(folder, options, trees.listings),
         )
     from gpulint.render.kustomize import build as kustomize
 

@@ -33,11 +33,12 @@ from typing import NamedTuple
 Step = tuple[str, list[str], list[str]]
 
 #: The bytes of names (plus :data:`ENTRY_BYTES` an entry) one run's listings may hold: about
-#: 300,000 entries of ordinary names. A tree larger than that is listed again by each walk
+#: 200,000 entries of ordinary names. A tree larger than that is listed again by each walk
 #: past the bound, as it was before listings were shared.
 MAX_LISTED_BYTES = 32 << 20
-#: What an entry costs beside its name (its string object and its slot in a tuple).
-ENTRY_BYTES = 64
+#: What an entry costs beside its name (its string object, its slot in a tuple and in the
+#: sets of names).
+ENTRY_BYTES = 128
 
 #: Listed through a descriptor where the system allows it: the folder's mode then comes with
 #: the listing (``fstat``, no second lookup of the path).
@@ -47,16 +48,22 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NONBL
 
 class Listing(NamedTuple):
     """One folder as listed: its subfolders (links to folders among them), its other
-    entries, the names among all of them that are symbolic links, the folder's own
-    ``st_mode`` (links followed, as ``os.stat``; None where the system lists by path only),
-    and whether a name in it can be looked up (a folder may be readable, not searchable:
-    then ``stat`` of any name in it fails with EACCES, whether or not the name is listed)."""
+    entries, the names among all of them that are symbolic links, those that are neither a
+    folder, a link nor a regular file (a FIFO, a device, a socket, or an entry whose kind
+    the listing could not tell: ask the system), the folder's own ``st_mode`` (links
+    followed, as ``os.stat``; None where the system lists by path only), and whether a name
+    in it can be looked up (a folder may be readable, not searchable: then ``lstat`` of any
+    name in it fails with EACCES, whether or not the name is listed)."""
 
     dirs: tuple[str, ...]
     nondirs: tuple[str, ...]
     links: frozenset[str]
+    others: frozenset[str]
     mode: int | None
     searchable: bool
+    #: Every name, and the subfolders' (asked of each entry: a set, not the lists).
+    names: frozenset[str]
+    subfolders: frozenset[str]
 
 
 def _list(folder: str) -> Listing:
@@ -84,21 +91,36 @@ def _entries(
     dirs: list[str] = []
     nondirs: list[str] = []
     links: set[str] = set()
+    others: set[str] = set()
     try:
         for entry in entries:
+            name = entry.name
             try:
                 is_dir = entry.is_dir()
             except OSError:
                 is_dir = False
-            (dirs if is_dir else nondirs).append(entry.name)
+                others.add(name)
+            (dirs if is_dir else nondirs).append(name)
             try:
                 if entry.is_symlink():
-                    links.add(entry.name)
-            except OSError:  # as os.path.islink: not a link
-                pass
+                    links.add(name)
+                elif not is_dir and not entry.is_file(follow_symlinks=False):
+                    others.add(name)
+            except OSError:  # as os.path.islink: not a link (for the walk); its kind unknown
+                others.add(name)
     except OSError as error:  # listing failed half-way: named as a listing by path names it
         raise OSError(error.errno, error.strerror, folder) from None
-    return Listing(tuple(dirs), tuple(nondirs), frozenset(links), mode, searchable)
+    subfolders = frozenset(dirs)
+    return Listing(
+        tuple(dirs),
+        tuple(nondirs),
+        frozenset(links),
+        frozenset(others),
+        mode,
+        searchable,
+        subfolders.union(nondirs),
+        subfolders,
+    )
 
 
 class Listings:
@@ -143,12 +165,7 @@ class Listings:
         ``is_file``) finds nothing. False when the folder was not listed, cannot be
         searched, or holds the name (ask the system)."""
         found = self.get(folder)
-        return (
-            found is not None
-            and found.searchable
-            and name not in found.dirs
-            and name not in found.nondirs
-        )
+        return found is not None and found.searchable and name not in found.names
 
     def mode_of(self, folder: str) -> int | None:
         """``os.stat(folder).st_mode`` as this run listed the folder, or None (ask the
@@ -171,7 +188,7 @@ class Listings:
             above = self.get(parent)
             if above is None:
                 break
-            if name not in above.dirs or name in above.links:
+            if name not in above.subfolders or name in above.links:
                 return None
             current = parent
         if current == folder:
@@ -186,7 +203,7 @@ class Listings:
         if key is None or key in self._by_folder:
             return
         cost = sum(len(n) + ENTRY_BYTES for n in listing.dirs) + ENTRY_BYTES * (
-            1 + len(listing.nondirs)
+            1 + len(listing.nondirs) + len(listing.links) + len(listing.others)
         )
         cost += sum(len(n) for n in listing.nondirs) + len(key)
         if cost > self._left:
@@ -218,7 +235,7 @@ def walk(
                 shared.keep(folder, listing)
         dirs = list(listing.dirs)
         yield folder, dirs, list(listing.nondirs)
-        known, links = set(listing.dirs), listing.links
+        known, links = listing.subfolders, listing.links
         for name in reversed(dirs):
             path = os.path.join(folder, name)
             # A link as listed; a name the caller added to ``dirnames``: ask the system.

@@ -65,11 +65,19 @@ from gpulint.render.tools import ToolResult, find_tool
 
 if TYPE_CHECKING:
     from gpulint.render.helm.sources import Archive
+    from gpulint.util.walk import Listings
 
 
-def render(folder: str, options: RenderOptions, marks: tuple[str, ...] = ()) -> str | Failure:
+def render(
+    folder: str,
+    options: RenderOptions,
+    marks: tuple[str, ...] = (),
+    listings: Listings | None = None,
+) -> str | Failure:
     """The chart's rendered output, or why there is none (``marks``: values files gpulint
-    wrote, passed after the user's: :mod:`gpulint.render.helm.markers`).
+    wrote, passed after the user's: :mod:`gpulint.render.helm.markers`; ``listings``: the
+    run's, which answer for the folders its walks listed when the chart's entries are
+    checked).
 
     Every value is passed as ``--flag=value`` and the positionals after ``--``: no value
     can become an option (``--post-renderer``, ``--output-dir``). Schema validation is
@@ -85,7 +93,7 @@ def render(folder: str, options: RenderOptions, marks: tuple[str, ...] = ()) -> 
         if options.helm:
             return Failure(codes.RENDERER_MISSING, f"--helm {options.helm}: not an executable file")
         return Failure(codes.RENDERER_MISSING, INSTALL_HELM)
-    refused = refused_inputs(folder, options)
+    refused = refused_inputs(folder, options, listings)
     if refused is not None:
         return refused
     opts = options.for_chart(folder)
@@ -98,14 +106,16 @@ def failed(folder: str, opts: ChartOptions, result: ToolResult) -> Failure:
     return failcalls.failure(HelmRendered("", folder, "", opts), result)
 
 
-def marked_render(folder: str, options: RenderOptions) -> Callable[[str], str | None]:
+def marked_render(
+    folder: str, options: RenderOptions, listings: Listings | None = None
+) -> Callable[[str], str | None]:
     """How :class:`markers.Tracer` renders the chart once more, with a values file of
     markers: the same command with the same bounds and what is left of the run's budget.
     Why a render failed is kept on the callable (``error``): a marker a template refuses
     is named there."""
 
     def run(marks: str) -> str | None:
-        out = render(folder, options, (marks,))
+        out = render(folder, options, (marks,), listings)
         run.error = out.message if not isinstance(out, str) else ""  # type: ignore[attr-defined]
         return out if isinstance(out, str) else None
 

@@ -8,6 +8,7 @@ import os
 import stat
 
 from gpulint.render.trees import inside
+from gpulint.util.walk import Listings
 
 #: Folders whose files are the system's, not the repository's (``/dev/stdin``,
 #: ``/proc/self/environ``): never read, even by a link the user named.
@@ -22,7 +23,9 @@ def system_path(real: str) -> bool:
     return any(inside(real, folder) for folder in SYSTEM_FOLDERS)
 
 
-def links_outside(folder: str, root: str) -> tuple[str, str] | None:
+def links_outside(
+    folder: str, root: str, listings: Listings | None = None
+) -> tuple[str, str] | None:
     """The first entry under ``folder`` that helm must not read, and why (a sentence that
     follows the entry's name), if any.
 
@@ -40,7 +43,10 @@ def links_outside(folder: str, root: str) -> tuple[str, str] | None:
 
     ``.helmignore`` is not consulted: what helm skips is checked all the same. Each real
     folder is listed once (a set of real paths), so the walk ends and is linear in the
-    entries; it holds its folders on a list (no recursion).
+    entries; it holds its folders on a list (no recursion). A folder the run has listed
+    (``listings``, :class:`gpulint.util.walk.Listings`) is not listed again, and its
+    subfolders and regular files, as listed, are not looked up again (a lookup costs as many
+    steps as the folder is deep); its links and any other entry are.
     """
     real_root = os.path.realpath(root)
     top = os.path.realpath(folder)
@@ -50,14 +56,20 @@ def links_outside(folder: str, root: str) -> tuple[str, str] | None:
     stack = [(folder, top)]  # (the path as helm sees it, the real folder)
     while stack:
         shown, real = stack.pop()
+        listed = listings.get(real) if listings is not None else None
+        if listed is not None and not listed.searchable:
+            listed = None  # every lookup in it fails: asked, as without the listing
         try:
-            names = sorted(os.listdir(real))
+            names = sorted(listed.names if listed is not None else os.listdir(real))
         except OSError as exc:
             return shown, f"cannot be listed ({exc.strerror or exc}), so its links are unknown"
         inners: list[tuple[str, str]] = []
         for name in names:
             path, at = os.path.join(shown, name), os.path.join(real, name)
-            why, inner = _entry(at, real_root)
+            if listed is None or name in listed.links or name in listed.others:
+                why, inner = _entry(at, real_root)
+            else:  # a folder or a regular file as listed, not a link: nothing to look up
+                why, inner = None, (at if name in listed.subfolders else None)
             if why is not None:
                 return path, why
             if inner is None:

@@ -16,7 +16,7 @@ from gpulint.render.mapping import label_of
 from gpulint.render.tools import BUDGET_SPENT, ToolResult, run_tool, time_left
 
 if TYPE_CHECKING:
-    pass
+    from gpulint.util.walk import Listings
 
 #: How a helm before 3.16 refuses the flag (cobra's words, first on its error output).
 NO_SKIP = "Error: unknown flag: --skip-schema-validation"
@@ -48,16 +48,19 @@ def helm_template(
     return run_tool([helm, "template", *args], cwd=os.path.abspath(folder), timeout=timeout)
 
 
-def refused_inputs(folder: str, options: RenderOptions) -> Failure | None:
+def refused_inputs(
+    folder: str, options: RenderOptions, listings: Listings | None = None
+) -> Failure | None:
     """Why helm must not render the chart (GL200), if it must not: an entry of the chart it
     must not read (:func:`gpulint.render.helm.inputs.links_outside`: a link out of the repository,
     a FIFO, a device, a link loop), or a values file that is a link out of the repository,
-    a system file or not a regular file (:func:`gpulint.render.helm.inputs.refused_file`)."""
+    a system file or not a regular file (:func:`gpulint.render.helm.inputs.refused_file`).
+    ``listings``: the run's, which answer for the folders its walks listed."""
     from gpulint.render.helm.inputs import links_outside, refused_file
     from gpulint.render.trees import project_root
 
     root = project_root(folder)
-    entry = links_outside(folder, root)
+    entry = links_outside(folder, root, listings)
     if entry is not None:
         return Failure(codes.RENDER_FAILED, f"not rendered: {label_of(entry[0])} {entry[1]}")
     for values in options.for_chart(folder).values:
