@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from gpulint.lint.engine import Linter
     from gpulint.lsp.project import Project
     from gpulint.render.trees import RenderTarget, Trees
+    from gpulint.util.walk import Listings
 
 #: Folders of a chart whose files only rendering makes sense of (``files/``: what templates
 #: insert with ``.Files``), beyond those helm renders (``gpulint.render.helm.sources.renders``).
@@ -124,15 +125,19 @@ class Renders:
         from gpulint.render.mapping import label_of
         from gpulint.render.target import lint_rendered
         from gpulint.util.discover import Target
+        from gpulint.util.walk import Listings
 
         key = (target.kind, target.folder, id(project))
         files = trees.consumed_by(target.folder) if trees is not None else None
-        stamp = _stamp(target.folder, files)
+        # The folders this render lists, listed once: the stamp's walk, the chart's entries
+        # checked before helm reads them, the templates' walks (gpulint.util.walk).
+        listings = Listings()
+        stamp = _stamp(target.folder, files, listings)
         kept = self._kept.get(key)
         if kept is not None and kept[0] == stamp:
             return kept[1]
         try:
-            run = render_options(project.effective, CheckOptions(render=True))
+            run = render_options(project.effective, CheckOptions(render=True), listings)
         except GpulintError as exc:  # the configuration's render: cannot be used
             message = f"not rendered: {exc}"
             problem = Problem(codes.RENDER_FAILED, Span(1, 1, 1, 1), message)
@@ -153,9 +158,10 @@ class Renders:
         self._scanned.clear()
 
 
-def _stamp(folder: str, files: set[str] | None) -> float:
+def _stamp(folder: str, files: set[str] | None, listings: Listings | None = None) -> float:
     """The newest modification time of ``files`` (what a root builds, its bases' too), else
-    of everything under ``folder`` (a chart): rendered again once one of them is saved."""
+    of everything under ``folder`` (a chart): rendered again once one of them is saved
+    (``listings``: the render's, which keeps the chart's listings for its other walks)."""
     newest, seen = 0.0, 0
     if files is not None:
         for file in sorted(files)[:_MAX_STAMPED]:
@@ -166,7 +172,7 @@ def _stamp(folder: str, files: set[str] | None) -> float:
         return newest
     from gpulint.util.walk import walk  # os.walk without recursion: any depth
 
-    for dirpath, dirnames, filenames in walk(folder):
+    for dirpath, dirnames, filenames in walk(folder, None, listings):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         for name in (".", *filenames):
             try:

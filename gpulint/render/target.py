@@ -193,6 +193,7 @@ def render_target(target: Target, options: RenderOptions, trees: Trees) -> Rende
             out,
             options.for_chart(folder),
             rerun=helm.marked_render(folder, options, trees.listings),
+            listings=trees.listings,
         )
     from gpulint.render.kustomize import build as kustomize
 

@@ -155,10 +155,12 @@ class HelmRendered(Rendered):
         text: str,
         options: ChartOptions,
         rerun: Callable[[str], str | None] | None = None,
+        listings: Listings | None = None,
     ) -> None:
         super().__init__(label, folder, text)
         self.options = options
-        self._tracer = markers.Tracer(folder, options.values, rerun) if rerun else None
+        tracer = markers.Tracer(folder, options.values, rerun, listings) if rerun else None
+        self._tracer = tracer
         # (line of the `# Source:` header, the template it names)
         self.sources: list[tuple[int, str]] = headers(text)
         self._starts = [line for line, _ in self.sources]

@@ -54,7 +54,10 @@ from gpulint.model import Related, Span
 from gpulint.render.helm.templatetext import actions
 from gpulint.render.helm.values import Leaf, Origin, chart_values, merged, plain, rebuild
 from gpulint.render.mapping import Place, label_of, load_documents, lookup, read_text
-from gpulint.util.walk import walk  # os.walk without recursion: a folder of any depth
+from gpulint.util.walk import (  # os.walk without recursion: a folder of any depth
+    Listings,
+    walk,
+)
 
 _MARK = re.compile(r"gplv([0-9]{6})x", re.IGNORECASE)
 _WHOLE = re.compile(r"-?[0-9]{1,6}")
@@ -95,14 +98,17 @@ _COMPARES = re.compile(r"\b(?:eq|ne|lt|le|gt|ge)\b")
 MAX_TEMPLATES = 2000
 
 
-def compared_names(folders: list[str], numbers: bool = False) -> set[str]:
+def compared_names(
+    folders: list[str], numbers: bool = False, listings: Listings | None = None
+) -> set[str]:
     """The names of the values the templates of ``folders`` (charts) compare, test or
     parse (``eq .Values.engine.type "vllm"``: ``type``): a marker there would change
     what is rendered, or fail the render. For numbers, only those compared (``int`` or a
-    helper drops a number's marker, which then traces nothing)."""
+    helper drops a number's marker, which then traces nothing). ``listings``: the run's,
+    shared with its other walks."""
     tests = _COMPARES if numbers else _TESTS
     names: set[str] = set()
-    for text in _template_texts(folders):
+    for text in _template_texts(folders, listings):
         for action in actions(text):
             body = action.body
             if tests.search(body):
@@ -110,7 +116,7 @@ def compared_names(folders: list[str], numbers: bool = False) -> set[str]:
     return names
 
 
-def _template_texts(folders: list[str]) -> Iterator[str]:
+def _template_texts(folders: list[str], listings: Listings | None = None) -> Iterator[str]:
     """The text of every template of ``folders`` (charts), then of every chart packaged in
     their ``charts/`` (a library such as bjw-s' common, whose helpers validate and compare
     the values they render: ``has $controllerValues.type $allowedControllerTypes``), at
@@ -119,7 +125,7 @@ def _template_texts(folders: list[str]) -> Iterator[str]:
 
     count = 0
     for folder in folders:
-        for dirpath, dirnames, filenames in walk(os.path.join(folder, "templates")):
+        for dirpath, dirnames, filenames in walk(os.path.join(folder, "templates"), None, listings):
             dirnames.sort()
             for name in sorted(filenames):
                 count += 1
@@ -283,7 +289,11 @@ class Tracer:
     """A chart's marked render, made the first time a finding asks (:meth:`origin`)."""
 
     def __init__(
-        self, folder: str, values: tuple[str, ...], render: Callable[[str], str | None]
+        self,
+        folder: str,
+        values: tuple[str, ...],
+        render: Callable[[str], str | None],
+        listings: Listings | None = None,
     ) -> None:
         #: The chart's values files and the ``--values`` ones, as helm applies them.
         own = chart_values(folder)
@@ -291,6 +301,8 @@ class Tracer:
         self._charts = len(own)
         self._keys: dict[int, tuple[str, int]] | None = None
         self._render = render
+        #: The run's listings, for the walks of the charts' templates.
+        self._listings = listings
         self._docs: dict[tuple[str, int], Document] | None = None
         self._origins: list[Origin] = []
         #: The numbers' render: its documents, origins and markers (:func:`marked`).
@@ -319,7 +331,7 @@ class Tracer:
         self, origins: list[Origin], numbers: dict[float, int | None] | None
     ) -> dict[tuple[str, int], Document]:
         charts = [os.path.dirname(file) for file, _ in self.files[: self._charts]]
-        keep = compared_names(charts, numbers is not None)
+        keep = compared_names(charts, numbers is not None, self._listings)
         refused: set[tuple[Any, ...]] = set()
         for _ in range(1 + MAX_REFUSED_RENDERS):
             origins.clear()
