@@ -547,7 +547,7 @@ def test_the_first_run_commands(tmp_path: Path) -> None:
     section = _section("Your first run: describe your platform")
     assert "`. .venv/bin/activate`" in section and "`.venv/bin/gpulint`" in section
     demo = _make("-n", "-B", "demo")
-    assert "python3 -m venv .venv\n" in demo and ".venv/bin/gpulint check" in demo
+    assert "python3 -m venv --without-pip .venv\n" in demo and ".venv/bin/gpulint check" in demo
     project = _project(tmp_path)
     shutil.copytree(ROOT / "examples", project / "k8s", ignore=shutil.ignore_patterns("rules"))
     proc = shell(check, project)
