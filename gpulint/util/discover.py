@@ -216,8 +216,10 @@ def targets(
 
     The paths are checked at once (the missing ones are known before anything is linted),
     but directories are walked lazily, as the targets are consumed: a walk of 100,000 files
-    holds none of them. Files found are remembered (to list each once) only under a path
-    that overlaps another one given, such as ``k8s k8s/gpu.yaml``.
+    holds none of them (with ``listings``, the run's folders' listings are kept, within
+    their bound, :data:`gpulint.util.walk.MAX_LISTED_BYTES`). Files found are remembered (to
+    list each once) only under a path that overlaps another one given, such as
+    ``k8s k8s/gpu.yaml``.
 
     With ``trees``, a file named explicitly that a chart or a built Kustomize root renders
     (a changed template, values file or patch, as pre-commit names them) is replaced by
