@@ -31,9 +31,21 @@ cloud-init user data, whatever its parts hold; or a known tool's configuration:
 `kustomization.yaml`, ...) gets no YML finding at all. Messages name the parser's tokens
 in words ("expected a document start ('---'), but found a block mapping").
 
+One mistake is reported in every file gpulint reads, Kubernetes or not, another tool's
+configuration included: an unresolved merge conflict. Git's three markers left in the file,
+each at column 0 and in this order (`<<<<<<< ` and a side's name, `=======` alone on its
+line, `>>>>>>> ` and a side's name), make it unreadable to any YAML parser (`helm install -f`
+refuses a values file holding them as `kubectl apply` refuses a manifest). The finding is an
+error at the first marker's line, naming the line of each marker (and the line where the
+parser stopped, when that is earlier), instead of the parser's own error further down. The
+markers indented in a block scalar (a runbook in a ConfigMap) are text, and a line of seven
+`=` alone (a Markdown heading's underline) is no conflict; a text that still parses with the
+markers in it (they would have to sit in a value written at column 0) is not reported.
+
 ## Why it matters
 `kubectl apply` and Helm fail on the file; nothing in it reaches the cluster. Common causes:
-tabs in indentation, an unquoted `{placeholder}` or `: ` inside a value, broken indentation.
+tabs in indentation, an unquoted `{placeholder}` or `: ` inside a value, broken indentation,
+a merge committed with its conflict unresolved.
 
 ## Example
 ```yaml

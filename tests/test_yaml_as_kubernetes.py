@@ -232,3 +232,79 @@ def test_yaml_with_no_apiversion_and_kind_gets_no_yaml_finding(text: str) -> Non
 )
 def test_kubernetes_texts(text: str) -> None:
     assert kubernetes_text(text)
+
+
+# -- Git's merge conflict markers: a mistake in any file, Kubernetes or not ------------------
+_CONFLICT = "<<<<<<< HEAD\n  version: '535'\n=======\n  version: '470'\n>>>>>>> feature/bump\n"
+
+
+@pytest.mark.parametrize(
+    ("label", "text", "line"),
+    [
+        # A chart's values file outside a chart: no apiVersion or kind, so not Kubernetes.
+        ("gpu-operator/values-v1.9.0.yaml", "driver:\n  enabled: true\n" + _CONFLICT, 3),
+        ("deploy/pod.yaml", "apiVersion: v1\nkind: Pod\nspec:\n" + _CONFLICT, 4),
+        # Another tool's file, which gets no other finding.
+        (".github/workflows/ci.yml", "on: push\njobs:\n  a:\n" + _CONFLICT, 4),
+        ("kustomization.yaml", "resources:\n" + _CONFLICT.replace("  version:", "- v"), 2),
+        # Windows line ends; the diff3 style with the base between.
+        ("crlf.yaml", ("a:\n" + _CONFLICT).replace("\n", "\r\n"), 2),
+        ("diff3.yaml", "a:\n" + _CONFLICT.replace("=======", "||||||| base\n  v: 1\n======="), 2),
+    ],
+)
+def test_merge_conflict_markers_are_one_error_at_the_first_marker(
+    label: str, text: str, line: int
+) -> None:
+    (finding,) = lint(text, label=label)
+    assert (finding.rule, finding.severity, finding.line, finding.column) == (
+        "YML001",
+        Severity.ERROR,
+        line,
+        1,
+    )
+    assert all(
+        part in said(finding)
+        for part in ("unresolved merge conflict", f"at line {line},", "'>>>>>>> feature/bump'")
+    )
+
+
+def test_a_conflict_after_an_earlier_syntax_error_names_both() -> None:
+    text = "apiVersion: v1\nkind: Pod\nmetadata:\n\tname: x\n" + _CONFLICT
+    (finding,) = lint(text, label="pod.yaml")
+    assert finding.line == 5
+    assert "unresolved merge conflict" in said(finding)
+    assert "the parser stopped earlier, at line 4" in said(finding)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The markers as a block scalar's text, indented past its key.
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n  doc: |\n    "
+        + _CONFLICT.replace("\n", "\n    ")
+        + "\n\tbroken: [\n",
+        # Out of order, or one missing: a Markdown heading's underline is not a conflict.
+        "title: x\n=======\n\tbroken: [\n",
+        "=======\n<<<<<<< HEAD\n>>>>>>> b\n\tbroken: [\n",
+        "<<<<<<< HEAD\n>>>>>>> b\n=======\n\tbroken: [\n",
+        # Markers without their space and side's name, or with more than seven characters.
+        "<<<<<<<<< HEAD\n=======\n>>>>>>>>> b\n\tbroken: [\n",
+        "<<<<<<<HEAD\n=======\n>>>>>>>b\n\tbroken: [\n",
+        "<<<<<<< HEAD\n======= x\n>>>>>>> b\n\tbroken: [\n",
+    ],
+)
+def test_what_is_not_a_merge_conflict(text: str) -> None:
+    assert not any("merge conflict" in said(f) for f in lint(text, label="notes.yaml"))
+
+
+def test_merge_conflict_markers_are_read_in_order() -> None:
+    from gpulint.loader.conflicts import find_conflict
+
+    # Many openers, a separator and no closer: each marker is searched for once, after the
+    # one before it.
+    text = "<<<<<<< HEAD\n" * 200_000 + "=======\n" + "x: 1\n" * 10
+    assert find_conflict(text) is None
+    found = find_conflict("a: 1\r\n" + _CONFLICT.replace("\n", "\r\n"))
+    assert found is not None
+    assert (found.ours_line, found.split_line, found.theirs_line) == (2, 4, 6)
+    assert found.ours == "<<<<<<< HEAD" and found.theirs == ">>>>>>> feature/bump"

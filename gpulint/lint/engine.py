@@ -230,7 +230,7 @@ class Linter:
         which rules and suppression share.
         """
         if tool_config(label):  # another tool's configuration: not a manifest
-            return [], (0, [])
+            return self._tool_conflict(label, text), (0, [])
         self._foreign = not (kubernetes_text(text) if kubernetes is None else kubernetes)
         manifest = Manifest(label, text, self.workloads, loaded=loaded)
         self.values.begin_file(label, text)
@@ -269,6 +269,16 @@ class Linter:
         findings.extend(failed)
         findings.sort(key=Finding.sort_key)
         return findings, (documents, sorted(problems))
+
+    def _tool_conflict(self, label: str, text: str) -> list[Finding]:
+        """Another tool's file gets one finding only: Git's merge conflict markers left in
+        it, which its tool's YAML parser refuses as any does (one scan of the text)."""
+        from gpulint.loader.conflicts import find_conflict
+
+        conflict = find_conflict(text)
+        if conflict is None:
+            return []
+        return self.problem(label, Problem(codes.SYNTAX_ERROR, conflict.span(), conflict.message()))
 
     def problem(self, label: str, problem: Problem) -> list[Finding]:
         """A finding for a problem found outside the YAML (unreadable file, ...)."""

@@ -4,7 +4,8 @@ as ``.yaml`` that pipes a manifest to ``kubectl apply -f - <<EOF``), or that are
 messages (a node's boot user data).
 gpulint reports nothing of the first kind and no YAML problems (YML001-YML003, GL205) of the
 second: their YAML belongs to their own tool, which may read tags, templates or layouts
-Kubernetes does not.
+Kubernetes does not. Both kinds still get Git's merge conflict markers left in them (YML001,
+``gpulint.loader.conflicts``): no tool's parser reads those.
 
 A text with no object in it still gets GL204 (GPU resources gpulint could not place, as in
 a Kustomize patch or a values file written without ``apiVersion``).
@@ -15,6 +16,7 @@ from __future__ import annotations
 import re
 
 from gpulint import codes
+from gpulint.loader.conflicts import CONFLICT
 from gpulint.loader.document import Problem
 from gpulint.loader.stream import TOO_DEEP
 
@@ -41,7 +43,8 @@ TOOL_CONFIG_NAMES = frozenset(
 TOOL_CONFIG_FOLDERS = frozenset({".github", ".circleci", ".gitlab", ".buildkite", ".tekton"})
 #: The codes of problems in the YAML itself, which a file that is not Kubernetes never gets
 #: -- but for hostile input, which is said whatever the file is: an alias bomb (YML004) and
-#: nesting deeper than Kubernetes' decoder reads (YML001, ``TOO_DEEP``).
+#: nesting deeper than Kubernetes' decoder reads (YML001, ``TOO_DEEP``) -- and for Git's
+#: merge conflict markers, which no tool's parser reads (YML001, ``CONFLICT``).
 YAML_CODES = frozenset(
     {codes.SYNTAX_ERROR, codes.DUPLICATE_KEY, codes.UNSUPPORTED_TAG, codes.TEMPLATE_NOT_RENDERED}
 )
@@ -71,7 +74,7 @@ def tool_config(label: str) -> bool:
 
 def not_for_foreign(problem: Problem) -> bool:
     """Is ``problem`` one a file that is not Kubernetes does not get?"""
-    return problem.code in YAML_CODES and not problem.message.startswith(TOO_DEEP)
+    return problem.code in YAML_CODES and not problem.message.startswith((TOO_DEEP, CONFLICT))
 
 
 def kubernetes_text(text: str) -> bool:

@@ -35,6 +35,7 @@ only the modules it needs):
 * ``compose`` -- the nesting bound and the two composers (C, and iterative over events).
 * ``strict`` -- YAML 1.2 rules libyaml lets through (YML001) and tags Kubernetes refuses
   (YML003).
+* ``conflicts`` -- Git's merge conflict markers left in a text (a YML001 any file gets).
 * ``build`` -- one node graph to data plus positions: aliases, merge keys, YML002, YML004.
 * ``stream`` -- ``load_text`` and ``DocumentStream``: a text's documents, one at a time.
 * ``comments`` -- where a ``#`` is text, not a comment (for suppression comments).

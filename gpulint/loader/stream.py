@@ -24,6 +24,7 @@ from gpulint.loader.compose import (
     compose_events,
     nesting_bound,
 )
+from gpulint.loader.conflicts import Conflict, find_conflict
 from gpulint.loader.document import Document, LoadResult, Problem
 from gpulint.loader.library import YamlLib, yaml_lib
 from gpulint.loader.positions import Positions, clamp, mark_span, node_span, text_end
@@ -229,6 +230,9 @@ def _syntax_problem(text: str, lib: YamlLib, exc: Any, end: Any) -> Problem:
     key or quote that is wrong when the parser gave up on a later line, saying so."""
     mark = exc.problem_mark or exc.context_mark
     at = getattr(mark, "index", None)
+    conflict = find_conflict(text)
+    if conflict is not None:  # Git's markers: the cause to name, wherever the parser stopped
+        return _conflict_problem(conflict, mark, end)
     template = template_problem(text, lib, at if isinstance(at, int) else 0)
     if template is not None:
         return template
@@ -253,6 +257,15 @@ def _syntax_problem(text: str, lib: YamlLib, exc: Any, end: Any) -> Problem:
     span = mark_span(text, mark) if mark is not None else Span(1, 1, 1, 1)
     what += _named_character(text, mark)
     return Problem(codes.SYNTAX_ERROR, clamp(span, end), f"YAML syntax error: {what}")
+
+
+def _conflict_problem(conflict: Conflict, mark: Any, end: Any) -> Problem:
+    """The problem of a text holding an unresolved merge conflict, at its first marker's line;
+    where the parser stopped before reaching it, that line is named too."""
+    index = getattr(mark, "index", None)
+    earlier = isinstance(index, int) and index < conflict.start
+    message = conflict.message(mark.line + 1 if earlier else None)
+    return Problem(codes.SYNTAX_ERROR, clamp(conflict.span(), end), message)
 
 
 def _iter_load(
