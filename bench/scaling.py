@@ -833,6 +833,20 @@ def hostile_quantities(n: int) -> Input:
     return Input(["check", "pods.yaml"], folder, _write(folder, "pods.yaml", text))
 
 
+def conflict_markers(n: int) -> Input:
+    """A values file (no ``apiVersion``) and a CI workflow (another tool's file, not parsed),
+    each holding one merge conflict of n lines a side, and a third file of n ``<<<<<<<``
+    lines, a ``=======`` and no closer: each text is scanned once for the markers."""
+    folder = _fresh("conflict-markers", n)
+    ours, theirs = "  version: '535.104.05'\n" * n, "  version: '470.82.01'\n" * n
+    conflict = f"<<<<<<< HEAD\n{ours}=======\n{theirs}>>>>>>> feature/bump\n"
+    (folder / ".github").mkdir()
+    size = _write(folder, "values.yaml", "driver:\n  enabled: true\n" + conflict)
+    size += _write(folder / ".github", "ci.yml", "on: push\njobs:\n  a:\n" + conflict)
+    size += _write(folder, "open.yaml", "a: 1\n" + "<<<<<<< HEAD\n" * n + "=======\n")
+    return Input(["check", "."], folder, size)
+
+
 #: The helm the chart cases render with (--helm, else $GPULINT_BENCH_HELM, else .tools/helm).
 HELM = os.environ.get("GPULINT_BENCH_HELM", str(ROOT / ".tools" / "helm"))
 #: The gpulint measured (``--gpulint``): the warm cases run it once before they are timed.
@@ -1657,6 +1671,7 @@ CASES: dict[str, Case] = {
     "merge-bomb": Case(merge_bomb, 1, "once"),
     "huge-quantity": Case(huge_quantity, 1, "once"),
     "hostile-quantities": Case(hostile_quantities, 25_000, "scaling"),
+    "conflict-markers": Case(conflict_markers, 50_000, "scaling"),
 }
 
 
