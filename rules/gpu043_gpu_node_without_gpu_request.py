@@ -51,7 +51,9 @@ vLLM, torchrun, ...) from another image, whose environment gpulint cannot see, o
 the signs of GPU use a GPU node selector is judged by: an image reference built for GPUs
 (`kokoro-fastapi-gpu`, `speaches:latest-cuda`, `scrypted:nvidia`, `localai:…-cuda-12`), an
 option that turns on a CUDA backend (`--use-cuda`, `--use_cuda true`, `--device cuda:0`;
-not `--use_cuda false`), or a variable that switches the program onto the GPU: a switch
+not `--use_cuda false`), llama.cpp's GPU offload of more than 0 model layers (`-ngl 99`,
+`--n-gpu-layers 35`, `--gpu-layers all`, or `LLAMA_ARG_N_GPU_LAYERS`; not `-ngl 0`), or a
+variable that switches the program onto the GPU: a switch
 (`USE_GPU`, `ENABLE_GPU`, `GPU_ENABLED`, `USE_CUDA`, `CUDA_ENABLED`, also prefixed as in
 `WHISPER_USE_GPU`) set to `true`, `1`, `yes`, `on`, `cuda` or `gpu`, the CUDA toolkit's
 path for the program to load (`CUDA_HOME`, `CUDA_PATH` set to a path), or a variable naming
@@ -157,6 +159,8 @@ or drop the node selector for a step that needs no GPU.
   (`gpu.intel.com/i915` hands a container `/dev/dri` nodes)
 - https://github.com/ROCm/k8s-device-plugin (`amd.com/gpu`: `/dev/kfd` and `/dev/dri`)
 - https://github.com/ollama/ollama/blob/main/Dockerfile (`ENV NVIDIA_VISIBLE_DEVICES=all`)
+- https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md (`-ngl`,
+  `--gpu-layers`, `--n-gpu-layers`, `LLAMA_ARG_N_GPU_LAYERS`: layers stored in VRAM)
 - https://bjw-s-labs.github.io/helm-charts/docs/common-library/ (app-template's
   `controllers`, `defaultPodOptions`, `persistence` with `advancedMounts`)
 - https://github.com/NVIDIA/k8s-device-plugin#running-gpu-jobs (request GPUs through
@@ -706,6 +710,10 @@ CUDA_OPTIONS = frozenset({"cuda", "use-cuda", "enable-cuda", "with-cuda"})
 #: Values of a device option or variable that name a GPU backend (``--device cuda:0``,
 #: ``TRANSCRIBE_DEVICE=cuda``).
 GPU_DEVICES = ("cuda", "gpu", "rocm", "hip")
+#: Option names (as in :data:`CUDA_OPTIONS`) of llama.cpp's GPU offload: the number of
+#: model layers to keep in GPU memory (``-ngl 99``, ``--n-gpu-layers 35``, ``--gpu-layers
+#: all``; llama.cpp's tools/server/README.md). More than 0 layers offloads to the GPU.
+GPU_LAYER_OPTIONS = frozenset({"ngl", "gpu-layers", "n-gpu-layers"})
 #: Values that say no.
 _NO = frozenset({"false", "0", "no", "off", "none"})
 #: Values of a switch variable that turn it on.
@@ -737,6 +745,9 @@ ENV_SWITCHES: tuple[tuple[str, str, str], ...] = (
     # Where the CUDA toolkit is, for the program to load or build against it (DeepEP's
     # and NVSHMEM's tests, PyTorch extensions): a path, any non-empty one.
     ("CUDA_HOME", "gpu", "path"),
+    # llama.cpp's server reads its options from LLAMA_ARG_* variables: the GPU offload
+    # (``-ngl``) from LLAMA_ARG_N_GPU_LAYERS (tools/server/README.md), a count of layers.
+    ("LLAMA_ARG_N_GPU_LAYERS", "gpu", "layers"),
     ("CUDA_PATH", "gpu", "path"),
     ("*DEVICE", "gpu", "device"),
     ("*DEVICES", "gpu", "device"),
@@ -770,7 +781,16 @@ def _env_switch(name: str, value: str) -> str | None:
             return means
         if read == "path" and word.startswith("/"):
             return means
+        if read == "layers" and _offloads(word):
+            return means
     return None
+
+
+def _offloads(value: str) -> bool:
+    """A count of model layers to offload to the GPU (:data:`GPU_LAYER_OPTIONS`) that
+    offloads some: a whole number above 0, or ``all``."""
+    word = value.strip().strip("\"'").lower()
+    return word == "all" or (word.isdigit() and int(word) > 0)
 
 
 def _env_signs(container: Container) -> tuple[str, str] | None:
@@ -819,6 +839,8 @@ def gpu_use(containers: list[Container]) -> tuple[str, str, bool] | None:
             ):
                 return container.label, f"passes {word}", False
             if name in ("device", "devices") and _device_value(following):
+                return container.label, f"passes {word if eq else f'{word} {following}'}", False
+            if name in GPU_LAYER_OPTIONS and _offloads(following):
                 return container.label, f"passes {word if eq else f'{word} {following}'}", False
         nccl = _nccl([container])
         if nccl is not None:
