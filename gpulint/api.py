@@ -79,6 +79,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "int_value",
             "literal_env",
             "may_start_engine",
+            "started_by_command",
         ),
         "gpulint.k8s.agents": ("find_agent", "image_repository"),
         "gpulint.k8s.envvalues": ("Source", "container_env", "env_entries"),
@@ -326,6 +327,7 @@ if TYPE_CHECKING:
         int_value as int_value,
         literal_env as literal_env,
         may_start_engine as may_start_engine,
+        started_by_command as started_by_command,
     )
     from gpulint.k8s.envvalues import (
         Source as Source,

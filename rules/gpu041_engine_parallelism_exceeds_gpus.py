@@ -74,6 +74,20 @@ sharing and one not), a request counts replicas there, and six replicas may be o
 finding is `info`, names the configuration, and says it assumed whole GPUs (a pod may ask
 for several replicas on purpose, to keep other pods off the GPU it shares).
 
+An engine started with none of its parallelism options runs at its defaults, and where
+those are documented (`implied_defaults` in `engines.json`: vLLM, SGLang, LMDeploy and
+TensorRT-LLM, tensor and pipeline parallelism 1) a container holding more is reported as
+`info` at the item that starts the engine (`vllm serve microsoft/phi-4` holding two GPUs:
+one is reserved and idle), saying it assumed the default and that `--tensor-parallel-size`
+makes it certain. Only when the engine's whole command line is in the manifest: its own
+command starts it from the container's `command` (not an image's entrypoint, nor the
+options alone), no variable feeds its words (`$(VLLM_ARGS)`, `$EXTRA_ARGS`, `"$@"`), no
+option names a file of options (`--config`, TensorRT-LLM's `--extra_llm_api_options`), no
+`env` variable of arguments (`VLLM_ARGS`) is set beside it, and it is not a KServe
+`ServingRuntime` or `InferenceService` (the runtime and the predictor add options), nor
+over Ray or several nodes, nor data-parallel, as above. TGI, whose default shards over
+every visible GPU, and the launchers are not measured so.
+
 An engine spread over nodes has the container's devices on each node: `--nnodes N`
 (SGLang, vLLM) gives N nodes, `$(LWS_GROUP_SIZE)` and `$(RBG_LWP_GROUP_SIZE)` the size of
 the pod group; any engine in a group's pods (a LeaderWorkerSet's
@@ -184,6 +198,7 @@ from gpulint.api import (
     int_value,
     may_start_engine,
     resource_lists,
+    started_by_command,
     whole_gpu_count,
 )
 
@@ -313,6 +328,77 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 given[0][2],
                 _related(pod, ctx, sources) + claimed,
             )
+        elif (
+            total < have
+            and not given
+            and _whole_command_line(pod, container, started)
+            and _fully_known(started, env, nodes, group, unit, per_unit)
+        ):
+            yield _idle_by_default(container, ctx, started, total, have, (unit, through), claimed)
+
+
+#: Kinds whose pods' engine options a serving runtime completes: KServe merges a
+#: ServingRuntime's container with the InferenceService's predictor (its args added).
+RUNTIME_KINDS = {"ServingRuntime", "ClusterServingRuntime", "InferenceService"}
+
+
+def _whole_command_line(pod: PodSpec, container: Container, started: Started) -> bool:
+    """Whether the engine's whole command line is in the manifest, so that the absence of
+    its parallelism options means its documented defaults: the engine's defaults are
+    documented (``implied_defaults``), its own command starts it (not an image's entrypoint
+    or a serving runtime that may add options), from the container's ``command``, with no
+    variable in its words (``$(VLLM_ARGS)``, ``$EXTRA_ARGS``, ``"$@"``), no option naming
+    a file of options (``--config``), and no variable of arguments beside it."""
+    engine = started.engine
+    if engine.implied_unless is None or pod.obj.root.kind in RUNTIME_KINDS:
+        return False
+    if not isinstance(container.data.get("command"), list) or not started_by_command(started):
+        return False
+    if any("$" in w.text or w.used for w in started.own):
+        return False
+    if has_flag(started.own, engine.implied_unless):
+        return False
+    env = container.data.get("env")
+    names = [i.get("name") for i in env if isinstance(i, dict)] if isinstance(env, list) else []
+    return not any(isinstance(n, str) and "ARGS" in n.upper() for n in names)
+
+
+def _idle_by_default(
+    container: Container,
+    ctx: RuleContext,
+    started: Started,
+    total: int,
+    have: int,
+    unit_through: tuple[str, str],
+    claimed: tuple[Related, ...],
+) -> Violation:
+    """An engine started with none of its parallelism options, at its documented defaults
+    (``total`` devices), in a container that holds more (``have``): info, since it assumes
+    the defaults; the first factor's option makes it certain."""
+    unit, through = unit_through
+    engine = started.engine
+    idle = have - total
+    option = engine.factors[0].flags[0]
+    sliced = _sometimes_replica(container, ctx)
+    shared = (
+        f"; where {sliced.name} is time-sliced ({sliced.sometimes_replica}) the request may "
+        "be replicas of one GPU"
+        if sliced is not None
+        else ""
+    )
+    return Violation(
+        started.own[0].path,
+        f"container {container.label} starts {engine.name} with no parallelism option, "
+        f"{_count(total, unit)} by default, but requests {have}{through}: "
+        f"{_count(idle, unit)} {'is' if idle == 1 else 'are'} reserved and "
+        f"stay{'s' if idle == 1 else ''} idle",
+        help=f"pass {option} {have}, or request {_count(total, unit)} (assumed: "
+        f"{engine.name}'s documented default of {total}, since the command line gives no "
+        f"parallelism; {option} makes it certain{shared})",
+        at="value",
+        severity="info",
+        related=claimed,
+    )
 
 
 def _idle(

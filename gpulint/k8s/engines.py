@@ -63,8 +63,8 @@ class Engine:
     ten times as much to define, see docs/architecture.md.)"""
 
     __slots__ = (
-        "commands", "config_files", "divided_by", "factors", "images", "launcher", "name", "over",
-        "processes_only",
+        "commands", "config_files", "divided_by", "factors", "images", "implied_unless",
+        "launcher", "name", "over", "processes_only",
         "replicas", "scope", "single_process", "under", "unknown_if",
     )  # fmt: skip
 
@@ -92,6 +92,12 @@ class Engine:
         self.single_process: bool = row.get("single_process", False)
         #: Its factors count processes it binds no device to (mpirun): not GPUs.
         self.processes_only: bool = row.get("processes_only", False)
+        #: Its factors' defaults are documented (``implied_defaults``): the options that name
+        #: a file which may set them all the same; None: the defaults are not assumed.
+        implied = row.get("implied_defaults")
+        self.implied_unless: tuple[str, ...] | None = (
+            tuple(implied["unless"]) if isinstance(implied, dict) else None
+        )
 
 
 @lru_cache(maxsize=1)
@@ -281,6 +287,14 @@ def find_engine(container: Container, found: list[Word]) -> Started | None:
     if any(t.partition("=")[0] in generic.factors[0].flags for t in texts):
         return Started(generic, found, found, 1)
     return None
+
+
+def started_by_command(started: Started) -> bool:
+    """Whether the engine's own command starts it (``vllm serve``), not its image or its
+    options alone (an entrypoint or a serving runtime may add options the manifest does not
+    show)."""
+    own = started.own
+    return bool(own) and _starts(started.engine, [own[0].text], 0)
 
 
 def _starts(engine: Engine, texts: list[str], i: int) -> bool:
