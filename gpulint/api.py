@@ -82,7 +82,13 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "started_by_command",
         ),
         "gpulint.k8s.agents": ("find_agent", "image_repository"),
-        "gpulint.k8s.envvalues": ("Source", "container_env", "env_entries"),
+        "gpulint.k8s.envvalues": (
+            "FromConfigMap",
+            "Source",
+            "container_env",
+            "env_entries",
+            "envfrom_configmaps",
+        ),
         "gpulint.k8s.shapes": ("host_gpu_device", "host_gpu_mounts"),
         "gpulint.data": ("data_path",),
     },
@@ -330,9 +336,11 @@ if TYPE_CHECKING:
         started_by_command as started_by_command,
     )
     from gpulint.k8s.envvalues import (
+        FromConfigMap as FromConfigMap,
         Source as Source,
         container_env as container_env,
         env_entries as env_entries,
+        envfrom_configmaps as envfrom_configmaps,
     )
     from gpulint.k8s.objects import (
         expression_key_path as expression_key_path,

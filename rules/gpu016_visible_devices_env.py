@@ -36,6 +36,14 @@ an enabled `gpu:` block of those values makes the chart write: docs/workloads.md
   mounts device nodes itself (`/dev/dxg` under WSL, `/dev/kfd`) passes its GPU through by
   hand, on purpose.
 
+A variable the container takes through `envFrom: configMapRef` from a ConfigMap of its
+file or of its project (docs/cluster.md, "Projects"; never another project's) is judged the
+same, at the `configMapRef`'s name, with the ConfigMap's key as a related location
+(`NVIDIA_VISIBLE_DEVICES: all` in the ConfigMap of a Jellyfin under `runtimeClassName:
+nvidia` that requests no GPU), unless the container's `env` sets it again; when a later
+`envFrom` source whose keys gpulint cannot see (a Secret, a ConfigMap the project does not
+hold) may set it again, the finding is `info` at most and says it assumed not.
+
 A value that is not a string (`value: 0`) is rejected by the API server: GPU025 reports it,
 and GPU016 leaves it. Values from `valueFrom`, template placeholders (`$(GPU_IDS)`,
 `{{ .Values.gpus }}`) and
@@ -102,11 +110,13 @@ from typing import Any
 
 from gpulint.api import (
     Container,
+    FromConfigMap,
     PodSpec,
     RuleContext,
     Violation,
     container_gpu,
     env_entries,
+    envfrom_configmaps,
     gpu_demand,
     is_placeholder,
     whole_gpu_count,
@@ -144,7 +154,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if container.section == "ephemeralContainers":
             continue
         amd_said = False
-        for index, item in env_entries(container):
+        for index, item, origin in _variables(pod, container, ctx):
             if item.get("name") not in (NVIDIA, CUDA, HABANA, *AMD):
                 continue
             if "valueFrom" in item:
@@ -167,19 +177,23 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             if gpu is None:
                 continue
             name = item["name"]
+            place = _env_place(container, index, item)
+            said = f"sets {name}={text or '(empty)'}" + _from(origin)
+            related = origin.source.related(name) if origin is not None else ()
             if name == HABANA:
                 # Habana's device plugin sets it to the Gaudi devices it allocated, and the
                 # habana container runtime mounts the devices it names.
                 if gpu and _holds(container, ctx, "habana"):
                     yield Violation(
-                        _env_place(container, index, item),
-                        f"container {container.label} sets {name}={text or '(empty)'}: "
+                        place,
+                        f"container {container.label} {said}: "
                         "Habana's device plugin sets this variable to the Gaudi devices it "
                         "allocated; a value in the manifest overrides that where the runtime "
                         "reads it from the environment: the container may get other pods' "
                         "devices, or not its own; remove it",
                         at="value" if "value" in item else "key",
                         severity="info",
+                        related=related,
                     )
                 continue
             if gpu and not _cuda_devices(container, ctx, demand.operator):
@@ -193,25 +207,64 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                     continue  # it passes its device nodes through by hand, on purpose
                 amd_said = True  # one cause: the first of the two variables is enough
                 yield Violation(
-                    _env_place(container, index, item),
-                    f"container {container.label} sets {name}={text} and runs privileged but "
+                    place,
+                    f"container {container.label} {said} and runs privileged but "
                     "requests no GPU: it uses one behind the scheduler's back; request the device "
                     "(resources.limits: {amd.com/gpu: 1}) and drop privileged (assumed: its "
                     "nodes have AMD GPUs; privileged, it sees every one of the node's)",
                     at="value" if "value" in item else "key",
                     severity="info",
+                    related=related,
                 )
                 continue
             judged = _judged(name, text, bool(gpu), pod, container, ctx)
             if judged is None:
                 continue
-            problem, severity = judged
+            problem, severity = _doubted(judged, origin, name)
             yield Violation(
-                _env_place(container, index, item),
-                f"container {container.label} sets {name}={text or '(empty)'}: {problem}",
+                place,
+                f"container {container.label} {said}: {problem}",
                 at="value" if "value" in item else "key",
                 severity=severity,
+                related=related,
             )
+
+
+def _variables(
+    pod: PodSpec, container: Container, ctx: RuleContext
+) -> Iterator[tuple[Any, dict[str, Any], FromConfigMap | None]]:
+    """The container's variables: its ``env`` entries, then those it takes through
+    ``envFrom`` from a ConfigMap of its file or project (``ctx.values``) and does not set
+    again in ``env``, as entries with the ConfigMap's value."""
+    for index, item in env_entries(container):
+        yield index, item, None
+    if pod.location != "pod" or "envFrom" not in container.data:
+        return
+    for origin in envfrom_configmaps(container, pod.obj.root.ref.namespace, ctx.values):
+        if origin.name in WATCHED:
+            yield origin, {"name": origin.name, "value": origin.source.value}, origin
+
+
+def _doubted(
+    judged: tuple[str, str | None], origin: FromConfigMap | None, name: str
+) -> tuple[str, str | None]:
+    """A finding on a variable that a later ``envFrom`` source gpulint cannot read (a
+    Secret) may replace is ``info`` at most, saying what it assumed."""
+    problem, severity = judged
+    if origin is None or not origin.doubtful or severity == "info":
+        return problem, severity
+    return (
+        problem + " (assumed: the later envFrom sources, whose keys gpulint cannot see, do "
+        f"not set {name} again)",
+        "info",
+    )
+
+
+def _from(origin: FromConfigMap | None) -> str:
+    """Where a variable taken from a ConfigMap comes from, for the message."""
+    if origin is None:
+        return ""
+    return f" from ConfigMap {origin.source.configmap}"
 
 
 def _judged(
@@ -242,6 +295,8 @@ AMD = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
 #: The Gaudi devices the habana container runtime mounts; HabanaAI/habanalabs-k8s-device-plugin
 #: ``server.go`` (Allocate) sets it to the devices it allocated.
 HABANA = "HABANA_VISIBLE_DEVICES"
+#: The variables this rule judges.
+WATCHED = frozenset({"NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", HABANA, *AMD})
 
 
 def _holds(container: Container, ctx: RuleContext, hardware: str) -> bool:
@@ -310,9 +365,9 @@ def _mounts_devices(container: Container) -> bool:
     )
 
 
-def _env_place(
-    container: Container, index: int | str | tuple[Any, ...], item: dict[str, Any]
-) -> tuple[Any, ...]:
+def _env_place(container: Container, index: Any, item: dict[str, Any]) -> tuple[Any, ...]:
+    if isinstance(index, FromConfigMap):  # through envFrom: at the ConfigMap's name
+        return index.source.path
     if isinstance(index, tuple):  # elsewhere in a chart's values (extraEnv, deployment.env)
         if isinstance(index[-1], str):
             return (*container.path, *index)

@@ -61,7 +61,9 @@ the device it runs on (`DEVICE`, `TORCH_DEVICE`, `TRANSCRIBE_DEVICE`, ...) set t
 `cuda:0`, `gpu`, `rocm` or `hip`; in a list or a chart's `env` mapping. Not `USE_GPU=false`
 or `0`, a device `cpu`, a list of device indices (`CUDA_VISIBLE_DEVICES=0`, GPU016's), nor
 any of them in a container that also says it keeps to the CPU (`FORCE_CPU=true`,
-`CPU_ONLY=1`, `USE_CPU=true`, a device variable set to `cpu`). The `info` says what it assumed: that
+`CPU_ONLY=1`, `USE_CPU=true`, a device variable set to `cpu`); variables a container takes
+through `envFrom` from a ConfigMap of its file or project count as its own (and an
+`NVIDIA_VISIBLE_DEVICES` among them is GPU016's). The `info` says what it assumed: that
 the image sets `NVIDIA_VISIBLE_DEVICES=all`, as CUDA images do. Node agents, GPU
 infrastructure and a container that sets `NVIDIA_VISIBLE_DEVICES` are not flagged, as
 above. A pod that selects GPU nodes is a warning on the same signs.
@@ -284,7 +286,8 @@ def _findings(
         nccl = _nccl(containers) if probe is None else None
         if probe is None and nccl is None and not images:
             return
-    if not containers or any(_sets_visible_devices(c) for c in containers):
+    extra = _from_configmaps(pod, ctx, containers)
+    if not containers or any(_sets_visible_devices(c, extra) for c in containers):
         return  # `none`/`void`: meant to run without GPUs; any other value: GPU016's
     if not _requests_no_gpu(pod, ctx):
         return  # a GPU pod, or a DRA claim defined elsewhere that may well be a GPU
@@ -296,7 +299,7 @@ def _findings(
         if isinstance(c.data.get("image"), str) and _cuda_image(image_repository(c.data["image"]))
     ]
     if selected is None and runtime is not None:
-        yield from _runtime_findings(runtime[1], cuda, containers)
+        yield from _runtime_findings(runtime[1], cuda, containers, extra)
         return
     if probe is not None:
         yield _probe_finding(*probe)
@@ -314,7 +317,7 @@ def _findings(
         if cuda:
             also = f", and container {cuda[0].label}'s CUDA image sets {NVIDIA}=all"
         engine = None if cuda else _engine(containers)
-        use = None if cuda or engine is not None else gpu_use(containers)
+        use = None if cuda or engine is not None else gpu_use(containers, extra)
         if cuda or engine is not None or use is not None:
             if engine is not None:
                 also = f", and container {engine[0]} starts {engine[1]}, which uses GPUs"
@@ -661,7 +664,10 @@ def _chart_selector(
 
 
 def _runtime_findings(
-    where: Path, cuda: list[Container], containers: list[Container]
+    where: Path,
+    cuda: list[Container],
+    containers: list[Container],
+    extra: Mapping[str, list[tuple[str, str]]],
 ) -> Iterator[Violation]:
     """A pod that runs under the NVIDIA runtime and holds no GPU: certain (a warning) for a
     CUDA image, which sets NVIDIA_VISIBLE_DEVICES=all; for a GPU engine in another image it
@@ -690,7 +696,7 @@ def _runtime_findings(
             severity="info",
         )
         return
-    use = gpu_use(containers)
+    use = gpu_use(containers, extra)
     if use is not None:
         yield Violation(
             where,
@@ -793,13 +799,18 @@ def _offloads(value: str) -> bool:
     return word == "all" or (word.isdigit() and int(word) > 0)
 
 
-def _env_signs(container: Container) -> tuple[str, str] | None:
+def _env_signs(
+    container: Container, extra: tuple[tuple[str, str], ...] = ()
+) -> tuple[str, str] | None:
     """The first variable of the container that switches it onto the GPU, and its value;
-    None when none does, or when another of its variables keeps it on the CPU."""
+    None when none does, or when another of its variables keeps it on the CPU. ``extra``:
+    the variables it takes from its project's ConfigMaps (:func:`_from_configmaps`)."""
     from gpulint.api import env_entries
 
     found: tuple[str, str] | None = None
-    for _, item in env_entries(container):
+    items = [item for _, item in env_entries(container)]
+    items += [{"name": name, "value": value} for name, value in extra]
+    for item in items:
         var, setting = item.get("name"), item.get("value")
         if container.section == "resources" and isinstance(setting, (bool, int)):
             setting = str(setting).lower()  # a chart's env mapping: the chart quotes it
@@ -813,7 +824,9 @@ def _env_signs(container: Container) -> tuple[str, str] | None:
     return found
 
 
-def gpu_use(containers: list[Container]) -> tuple[str, str, bool] | None:
+def gpu_use(
+    containers: list[Container], extra: Mapping[str, list[tuple[str, str]]] | None = None
+) -> tuple[str, str, bool] | None:
     """The first container that shows it means to use a GPU, what shows it in words, and
     whether that is only its image's name: an image reference built for GPUs
     (:func:`_gpu_image`: ``kokoro-fastapi-gpu``, ``speaches:latest-cuda``), an option that
@@ -845,7 +858,7 @@ def gpu_use(containers: list[Container]) -> tuple[str, str, bool] | None:
         nccl = _nccl([container])
         if nccl is not None:
             return container.label, f"uses NCCL ({nccl[2]})", False
-        switch = _env_signs(container)
+        switch = _env_signs(container, tuple((extra or {}).get(container.label, ())))
         if switch is not None:
             return container.label, f"sets {switch[0]}={switch[1]}", False
     return None
@@ -910,10 +923,30 @@ def _cuda_image(repository: str) -> bool:
     )
 
 
-def _sets_visible_devices(container: Container) -> bool:
+def _sets_visible_devices(container: Container, extra: Mapping[str, list[tuple[str, str]]]) -> bool:
     from gpulint.api import env_entries
 
+    if any(name == NVIDIA for name, _ in extra.get(container.label, ())):
+        return True  # from a ConfigMap of the project, through envFrom
     return any(item.get("name") == NVIDIA for _, item in env_entries(container))
+
+
+def _from_configmaps(
+    pod: PodSpec, ctx: RuleContext, containers: list[Container]
+) -> dict[str, list[tuple[str, str]]]:
+    """The variables each container (by label) takes through ``envFrom`` from a ConfigMap
+    of its file or project, with their values (gpulint.k8s.envvalues)."""
+    from gpulint.api import envfrom_configmaps
+
+    if pod.location != "pod":
+        return {}
+    out: dict[str, list[tuple[str, str]]] = {}
+    for container in containers:
+        if "envFrom" not in container.data:
+            continue
+        found = envfrom_configmaps(container, pod.obj.root.ref.namespace, ctx.values)
+        out[container.label] = [(f.name, f.source.value or "") for f in found]
+    return out
 
 
 def _host_device_findings(

@@ -9,9 +9,12 @@ defined stays as written. A variable's value is known when it is a literal ``val
 
 * the ConfigMaps of the file being linted (a rendered chart or overlay is one text, its
   ConfigMaps beside its workloads), read only when a rule first asks;
-* else those of every file the run lints (:meth:`ConfigMaps.add_text`, a pre-pass of
-  ``gpulint check``); a ConfigMap that two files define with different values for a key
-  leaves that key unknown.
+* else those of every file of the file's project (:meth:`ConfigMaps.add_text`, read with
+  the project's facts, gpulint.lint.gather; never another project's, docs/cluster.md); a
+  ConfigMap that two files define with different values for a key leaves that key unknown.
+
+GPU041 reads them for ``$(VAR)``; GPU016 and GPU043 read the variables ``envFrom`` takes
+from them (:func:`envfrom_configmaps`).
 
 A ConfigMap is matched by name, and by namespace when both it and the pod write one (an
 object without a namespace is applied into the namespace of the command). Anything else (a
@@ -237,6 +240,47 @@ def container_env(
             item, (*container.path, "env", index), out, namespace, values
         )
     return out
+
+
+class FromConfigMap(NamedTuple):
+    """A variable a container takes from a ConfigMap of its project through ``envFrom``."""
+
+    name: str
+    #: Its value and where it is set (``path``: the ``envFrom`` item's ConfigMap name).
+    source: Source
+    #: A later ``envFrom`` source whose keys are not known (a Secret, a ConfigMap the
+    #: project does not hold) may replace it.
+    doubtful: bool
+
+
+def envfrom_configmaps(
+    container: Container, namespace: str | None, values: EnvValues | None
+) -> list[FromConfigMap]:
+    """The variables the container takes through ``envFrom: configMapRef`` from a ConfigMap
+    the file or its project defines (``values``), of known value, that its ``env`` does not
+    set again (``env`` wins over ``envFrom``; a later ``envFrom`` source over an earlier)."""
+    sources = container.data.get("envFrom")
+    if values is None or not isinstance(sources, list):
+        return []
+    found: dict[str, FromConfigMap] = {}
+    for index, item in enumerate(sources):
+        if not isinstance(item, dict):
+            continue
+        prefix = item.get("prefix", "")
+        ref = item.get("configMapRef")
+        name = ref.get("name") if isinstance(ref, dict) else None
+        data = values.data(name, namespace) if isinstance(name, str) else None
+        if data is None or not isinstance(prefix, str):
+            found = {k: v._replace(doubtful=True) for k, v in found.items()}
+            continue
+        path = (*container.path, "envFrom", index, "configMapRef", "name")
+        for key, source in data.items():
+            found[prefix + key] = FromConfigMap(prefix + key, source._replace(path=path), False)
+    env = container.data.get("env")
+    for item in env if isinstance(env, list) else ():
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            found.pop(item["name"], None)
+    return [v for v in found.values() if v.source.value is not None]
 
 
 def _env_source(

@@ -86,8 +86,8 @@ def crd_objects(found: Read, parse: Parse | None = None) -> CrdFields | None:
     return project_crds(objects())  # type: ignore[arg-type]
 
 
-#: The rules that read a container's variables from the run's ConfigMaps.
-VALUE_RULES = frozenset({"GPU041"})
+#: The rules that read a container's variables from the project's ConfigMaps.
+VALUE_RULES = frozenset({"GPU016", "GPU041", "GPU043"})
 
 
 def config_maps(found: Read, parse: Parse | None = None) -> ConfigMaps | None:
