@@ -80,13 +80,14 @@ TensorRT-LLM, tensor and pipeline parallelism 1) a container holding more is rep
 `info` at the item that starts the engine (`vllm serve microsoft/phi-4` holding two GPUs:
 one is reserved and idle), saying it assumed the default and that `--tensor-parallel-size`
 makes it certain. Only when the engine's whole command line is in the manifest: its own
-command starts it from the container's `command` (not an image's entrypoint, nor the
-options alone), no variable feeds its words (`$(VLLM_ARGS)`, `$EXTRA_ARGS`, `"$@"`), no
-option names a file of options (`--config`, TensorRT-LLM's `--extra_llm_api_options`), no
-`env` variable of arguments (`VLLM_ARGS`) is set beside it, and it is not a KServe
-`ServingRuntime` or `InferenceService` (the runtime and the predictor add options), nor
-over Ray or several nodes, nor data-parallel, as above. TGI, whose default shards over
-every visible GPU, and the launchers are not measured so.
+command starts it from the container's `command`, as a program the shell runs (first in a
+shell command, after `exec` or `python -m`; not `pip install vllm`, not an image's
+entrypoint, nor the options alone), no variable feeds its words (`$(VLLM_ARGS)`,
+`$EXTRA_ARGS`, `"$@"`), no option names a file of options (`--config`, TensorRT-LLM's
+`--extra_llm_api_options`), no `env` variable of arguments (`VLLM_ARGS`) is set beside
+it, and it is not a KServe `ServingRuntime` or `InferenceService` (the runtime and the
+predictor add options), nor over Ray or several nodes, nor data-parallel, as above. TGI,
+whose default shards over every visible GPU, and the launchers are not measured so.
 
 An engine spread over nodes has the container's devices on each node: `--nnodes N`
 (SGLang, vLLM) gives N nodes, `$(LWS_GROUP_SIZE)` and `$(RBG_LWP_GROUP_SIZE)` the size of

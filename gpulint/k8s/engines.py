@@ -289,12 +289,32 @@ def find_engine(container: Container, found: list[Word]) -> Started | None:
     return None
 
 
+#: Words after which a word is a program the shell runs: ``exec vllm``, ``python -m vllm``,
+#: ``nohup``, ``env``.
+_RUNNERS = frozenset({"exec", "-m", "nohup", "env", "time"})
+#: The option of a shell that takes a script (``sh -c``, ``bash -ec``, ``bash -exc``).
+#: (A pattern: compiled on first use, see docs/architecture.md.)
+_SCRIPT_OPTION = r"-[a-z]*c[a-z]*"
+
+
 def started_by_command(started: Started) -> bool:
-    """Whether the engine's own command starts it (``vllm serve``), not its image or its
-    options alone (an entrypoint or a serving runtime may add options the manifest does not
-    show)."""
+    """Whether the engine's own command starts it (``vllm serve``), as a program the shell
+    runs (first of the command line or of a shell command, after ``exec`` or ``python -m``;
+    not ``pip install vllm``), not its image or its options alone (an entrypoint or a
+    serving runtime may add options the manifest does not show)."""
     own = started.own
-    return bool(own) and _starts(started.engine, [own[0].text], 0)
+    if not own or not _starts(started.engine, [own[0].text], 0):
+        return False
+    words = started.words
+    at = next((i for i, w in enumerate(words) if w is own[0]), None)
+    if at is None:
+        return False
+    if at == 0 or words[at - 1].text in _SEPARATORS or words[at - 1].text in _RUNNERS:
+        return True
+    before = words[at - 1].text
+    if re.fullmatch(_SCRIPT_OPTION, before) and at >= 2:
+        return words[at - 2].text.rsplit("/", 1)[-1] in ("sh", "bash", "dash", "ash", "zsh")
+    return before.rsplit("/", 1)[-1].startswith("python")
 
 
 def _starts(engine: Engine, texts: list[str], i: int) -> bool:
