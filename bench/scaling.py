@@ -564,6 +564,48 @@ def rare_files(n: int) -> Input:
     return Input(["check", "--jobs", "1", "."], folder, size)
 
 
+ENVFROM_CONFIG = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: media}
+data: {TZ: UTC, NVIDIA_VISIBLE_DEVICES: all}
+"""
+ENVFROM_APP = """\
+apiVersion: v1
+kind: Secret
+metadata: {{name: app{i}}}
+stringData: {{API_KEY{i}: change-me}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: app{i}}}
+spec:
+  selector: {{matchLabels: {{app: app{i}}}}}
+  template:
+    metadata: {{labels: {{app: app{i}}}}}
+    spec:
+      runtimeClassName: nvidia
+      containers:
+      - name: main
+        image: registry.example.internal/media:1.0
+        envFrom:
+        - configMapRef: {{name: media}}
+        - secretRef: {{name: app{i}}}
+"""
+
+
+def envfrom_secrets_in_a_project(n: int) -> Input:
+    """One repository of n files, each a Secret and a workload that takes its variables
+    through ``envFrom`` from the project's ConfigMap, then from its Secret: every Secret's
+    key names are read once for the project (GPU016, GPU043), never its values."""
+    folder = _fresh("envfrom-secrets-in-a-project", n)
+    (folder / ".git").mkdir(exist_ok=True)
+    size = _write(folder, "config.yaml", ENVFROM_CONFIG)
+    for i in range(n):
+        size += _write(folder, f"app{i}.yaml", ENVFROM_APP.format(i=i))
+    return Input(["check", "--jobs", "1", "."], folder, size)
+
+
 PLUGIN_CONFIG = """\
 apiVersion: v1
 kind: ConfigMap
@@ -1645,6 +1687,7 @@ CASES: dict[str, Case] = {
     "warm-one-file-a-fact-changed": Case(warm_one_file_a_fact_changed, 2_500, "scaling"),
     "dra-claims-in-a-project": Case(dra_claims_in_a_project, 1_000, "scaling"),
     "rare-files": Case(rare_files, 500, "scaling"),
+    "envfrom-secrets-in-a-project": Case(envfrom_secrets_in_a_project, 500, "scaling"),
     "plugin-facts-inspected": Case(plugin_facts_inspected, 500, "scaling"),
     "toleration-shapes": Case(toleration_shapes, 2_500, "scaling"),
     "tolerations-per-pod": Case(tolerations_per_pod, 250, "scaling"),

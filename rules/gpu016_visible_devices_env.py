@@ -40,9 +40,11 @@ A variable the container takes through `envFrom: configMapRef` from a ConfigMap 
 file or of its project (docs/cluster.md, "Projects"; never another project's) is judged the
 same, at the `configMapRef`'s name, with the ConfigMap's key as a related location
 (`NVIDIA_VISIBLE_DEVICES: all` in the ConfigMap of a Jellyfin under `runtimeClassName:
-nvidia` that requests no GPU), unless the container's `env` sets it again; when a later
-`envFrom` source whose keys gpulint cannot see (a Secret, a ConfigMap the project does not
-hold) may set it again, the finding is `info` at most and says it assumed not.
+nvidia` that requests no GPU), unless the container's `env` sets it again, or a later
+`envFrom` Secret of the project holds that key (gpulint reads the names of a Secret's keys,
+never their values); when a later `envFrom` source whose keys gpulint cannot see (a Secret
+or a ConfigMap the project does not hold) may set it again, the finding is `info` at most
+and says it assumed not.
 
 A value that is not a string (`value: 0`) is rejected by the API server: GPU025 reports it,
 and GPU016 leaves it. Values from `valueFrom`, template placeholders (`$(GPU_IDS)`,

@@ -86,3 +86,18 @@ def test_another_project_s_configmap_is_never_read(tmp_path: Path) -> None:
     (root / "jellyfin" / "configmap.yaml").unlink()
     assert _findings(tmp_path, ".") == []
     assert _findings(tmp_path, "media/jellyfin/deployment.yaml", "other") == []
+
+
+def test_a_secret_of_the_project_sets_only_its_keys(tmp_path: Path) -> None:
+    root = _project(tmp_path / "homelab", "NVIDIA_VISIBLE_DEVICES: all")
+    deployment = root / "jellyfin" / "deployment.yaml"
+    deployment.write_text(DEPLOYMENT + "        - secretRef:\n            name: jellyfin\n")
+    [finding] = _findings(root, ".")
+    assert finding["severity"] == "info"  # a Secret the project does not hold: assumed
+    secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: jellyfin\ndata:\n"
+    (root / "jellyfin" / "secret.yaml").write_text(secret)
+    for given in (".", "jellyfin/deployment.yaml"):
+        [finding] = _findings(root, given)
+        assert finding["severity"] == "warning"
+    (root / "jellyfin" / "secret.yaml").write_text(secret + "  NVIDIA_VISIBLE_DEVICES: bm9uZQ==\n")
+    assert _findings(root, ".") == []  # the Secret sets it again: its value is not known

@@ -78,23 +78,29 @@ UNKNOWN = Source(None)
 
 
 class ConfigMaps:
-    """ConfigMaps by name: each definition's namespace and data keys."""
+    """ConfigMaps by name: each definition's namespace and data keys; and the names of the
+    keys of Secrets (never their values), which an ``envFrom: secretRef`` may set."""
 
-    __slots__ = ("_maps",)
+    __slots__ = ("_maps", "_secrets")
 
     def __init__(self) -> None:
         self._maps: dict[str, list[tuple[str | None, dict[str, Source]]]] = {}
+        self._secrets: dict[str, list[tuple[str | None, frozenset[str]]]] = {}
 
     def __bool__(self) -> bool:
         return bool(self._maps)
 
     def add_text(self, label: str, text: str, parse: Parse | None = None) -> None:
-        """The ConfigMaps of a file's documents (a text that names none is not parsed;
-        ``parse``: its documents, when the caller parsed it already)."""
-        if "ConfigMap" not in text:
+        """The ConfigMaps of a file's documents, and its Secrets' key names (a text that
+        names neither is not parsed; ``parse``: its documents, when the caller parsed it
+        already)."""
+        if "ConfigMap" not in text and "Secret" not in text:
             return
         for doc in DocumentStream(text) if parse is None else parse(label, text):
             for obj in objects(doc):
+                if obj.ref.kind == "Secret" and obj.group == "" and obj.ref.name is not None:
+                    self._add_secret(obj.ref.name, obj.ref.namespace, obj.data)
+                    continue
                 if obj.ref.kind != "ConfigMap" or obj.group != "":
                     continue
                 data = obj.data.get("data")
@@ -109,6 +115,27 @@ class ConfigMaps:
                     span = doc.value_span((*obj.path, "data", key))
                     keys[key] = Source(value if known else None, (), label, span, obj.ref.name, key)
                 self._maps.setdefault(obj.ref.name, []).append((obj.ref.namespace, keys))
+
+    def _add_secret(self, name: str, namespace: str | None, data: Any) -> None:
+        keys: set[str] = set()
+        for field in ("data", "stringData"):
+            value = data.get(field) if isinstance(data, dict) else None
+            if value is None:
+                continue
+            if not isinstance(value, dict):
+                return  # not a mapping: its keys are not known
+            keys.update(k for k in value if isinstance(k, str))
+        self._secrets.setdefault(name, []).append((namespace, frozenset(keys)))
+
+    def secret_keys(self, name: str, namespace: str | None) -> frozenset[str] | None:
+        """The keys Secret ``name`` seen from ``namespace`` may hold (those of every
+        definition that matches); None when no Secret of that name matches."""
+        found = [
+            keys
+            for ns, keys in self._secrets.get(name, ())
+            if ns is None or namespace is None or ns == namespace
+        ]
+        return frozenset().union(*found) if found else None
 
     def data(self, name: str, namespace: str | None) -> dict[str, Source] | None:
         """The keys of ConfigMap ``name`` seen from ``namespace``; None when no ConfigMap of
@@ -149,12 +176,25 @@ class EnvValues:
         self.label, self._file = label, None
         self._text = text if may_read_configmaps(text) else None
 
-    def data(self, name: str, namespace: str | None) -> dict[str, Source] | None:
+    def _own(self) -> None:
+        """Read the file's own ConfigMaps and Secrets, on first use."""
         if self._text is not None and self._file is None:
             self._file = ConfigMaps()
             self._file.add_text(self.label, self._text)
+
+    def data(self, name: str, namespace: str | None) -> dict[str, Source] | None:
+        self._own()
         for maps in (self._file, self.run):
             found = maps.data(name, namespace) if maps else None
+            if found is not None:
+                return found
+        return None
+
+    def secret_keys(self, name: str, namespace: str | None) -> frozenset[str] | None:
+        """The key names of a Secret of the file or its project (None: not known)."""
+        self._own()
+        for maps in (self._file, self.run):
+            found = maps.secret_keys(name, namespace) if maps is not None else None
             if found is not None:
                 return found
         return None
@@ -271,6 +311,14 @@ def envfrom_configmaps(
         name = ref.get("name") if isinstance(ref, dict) else None
         data = values.data(name, namespace) if isinstance(name, str) else None
         if data is None or not isinstance(prefix, str):
+            # A Secret of the project sets only its keys; anything else may set any variable.
+            ref = item.get("secretRef")
+            secret = ref.get("name") if isinstance(ref, dict) else None
+            keys = values.secret_keys(secret, namespace) if isinstance(secret, str) else None
+            if keys is not None and isinstance(prefix, str):
+                for key in keys:
+                    found.pop(prefix + key, None)
+                continue
             found = {k: v._replace(doubtful=True) for k, v in found.items()}
             continue
         path = (*container.path, "envFrom", index, "configMapRef", "name")

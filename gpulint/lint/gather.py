@@ -75,6 +75,7 @@ def flags_of(raw: bytes) -> list[bool]:
         or b"ResourceClaim" in raw
         or b"CustomResourceDefinition" in raw
         or b"onfigMap" in raw
+        or b"kind: Secret" in raw
         or any(m in raw for m in markers()),
     ]
 

@@ -90,10 +90,15 @@ def crd_objects(found: Read, parse: Parse | None = None) -> CrdFields | None:
 VALUE_RULES = frozenset({"GPU016", "GPU041", "GPU043"})
 
 
+#: The bytes of a file that may define a Secret (whose key names an ``envFrom`` reads).
+SECRET = b"kind: Secret"
+
+
 def config_maps(found: Read, parse: Parse | None = None) -> ConfigMaps | None:
     """The ConfigMaps of every file to lint (gpulint.k8s.envvalues), read in a pre-pass so a
     container's ``configMapKeyRef`` or ``envFrom`` can name a ConfigMap another file
-    defines; None when no file defines one. Only files that name a ConfigMap are parsed,
+    defines (and the key names of Secrets, which a later ``envFrom: secretRef`` may set);
+    None when no file defines a ConfigMap. Only files that name a ConfigMap or a Secret are parsed,
     and only when a file references one; a chart or overlay (its rendered output is linted
     as one text, which knows its own ConfigMaps) and standard input are not pre-read."""
     from gpulint.k8s.envvalues import ConfigMaps
@@ -106,7 +111,7 @@ def config_maps(found: Read, parse: Parse | None = None) -> ConfigMaps | None:
         if target.render is not None:
             continue
         read = read or b"configMapKeyRef" in raw or b"configMapRef" in raw
-        if b"ConfigMap" in raw:
+        if b"ConfigMap" in raw or SECRET in raw:
             defining.append((target, raw))
     for target, raw in defining if read else ():
         text = decode(raw)[0]
