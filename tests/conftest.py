@@ -61,6 +61,20 @@ RULE_FIXTURES = FIXTURES / "rules"
 RENDER_RULES = ("GL200", "GL201", "GL202", "GL203")
 
 
+# Hypothesis' per-example deadline (200 ms by default) is a timer: on a loaded machine an
+# example that imports a module or walks a table the first time runs past it and the test
+# fails for the machine's load, not for gpulint. No property here is about speed (bench/ is),
+# so the suite's profile has none; each test keeps its own example count.
+def _hypothesis_profile() -> None:
+    from hypothesis import settings
+
+    settings.register_profile("gpulint", deadline=None)
+    settings.load_profile("gpulint")
+
+
+_hypothesis_profile()
+
+
 def said(f: Finding | Mapping[str, Any]) -> str:
     """A finding's message and its help line together, as one text: ``message; help`` (how
     rules write them; the text format shows the help on a line of its own). ``f``: a
