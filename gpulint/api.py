@@ -48,6 +48,12 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "whole_gpu_count",
         ),
         "gpulint.k8s.podrequest": ("pod_requests",),
+        "gpulint.k8s.podoptions": (
+            "NVIDIA_RUNTIME_CLASSES",
+            "chart_pod_options",
+            "nvidia_runtime_class",
+            "runs_nvidia_runtime",
+        ),
         "gpulint.k8s.quantity.parse": ("QuantityError", "parse_quantity"),
         "gpulint.k8s.quantity.arith": ("is_integer", "milli_round_up"),
         # accelerator resource names: the registry and the verdict on a name
@@ -345,6 +351,12 @@ if TYPE_CHECKING:
     from gpulint.k8s.objects import (
         expression_key_path as expression_key_path,
         required_node_terms as required_node_terms,
+    )
+    from gpulint.k8s.podoptions import (
+        NVIDIA_RUNTIME_CLASSES as NVIDIA_RUNTIME_CLASSES,
+        chart_pod_options as chart_pod_options,
+        nvidia_runtime_class as nvidia_runtime_class,
+        runs_nvidia_runtime as runs_nvidia_runtime,
     )
     from gpulint.k8s.podrequest import (
         pod_requests as pod_requests,

@@ -12,11 +12,12 @@ an enabled `gpu:` block of those values makes the chart write: docs/workloads.md
 - in a container that requests no GPU, `NVIDIA_VISIBLE_DEVICES` with any value but `none`,
   `void` or empty (`all`, `0`, a GPU UUID), and `CUDA_VISIBLE_DEVICES` naming a device (not
   empty or `-1`, which hide every GPU). The first is a warning when the pod runs under a
-  RuntimeClass of NVIDIA's runtime (`runtimeClassName: nvidia`, `nvidia-cdi`, ...): that
-  runtime reads the variable; or when the container is privileged and mounts the host's
-  `/dev`, so that it sees every GPU of the node anyway. Otherwise it is `info`, saying it
-  assumed the node's
-  default runtime is NVIDIA's (the GPU Operator makes it so on the nodes it manages);
+  RuntimeClass of NVIDIA's runtime (`nvidia`, `nvidia-cdi`, `nvidia-legacy`,
+  `nvidia-experimental`, as GPU043 reads them; in a chart's values the nearest
+  `runtimeClassName` above the container): that runtime reads the variable; or when the
+  container is privileged and mounts the host's `/dev`, so that it sees every GPU of the
+  node anyway. Otherwise it is `info`, saying it assumed the node's default runtime is
+  NVIDIA's (the GPU Operator makes it so on the nodes it manages);
   under another runtime the variable gives no GPU;
 - in a container that requests GPUs, `NVIDIA_VISIBLE_DEVICES` with any value (the device
   plugin sets it to what it allocated; `info`, as whether the manifest's value wins depends
@@ -121,6 +122,7 @@ from gpulint.api import (
     envfrom_configmaps,
     gpu_demand,
     is_placeholder,
+    runs_nvidia_runtime,
     whole_gpu_count,
 )
 
@@ -283,7 +285,7 @@ def _judged(
         return problem, None
     if gpu:
         return problem, "info"
-    if _nvidia_runtime(pod, container) or _sees_host_gpus(container):
+    if runs_nvidia_runtime(pod, container) or _sees_host_gpus(container):
         return problem, None
     return (
         problem + " (assumed: the node's default runtime is NVIDIA's, as the GPU Operator "
@@ -311,35 +313,6 @@ def _holds(container: Container, ctx: RuleContext, hardware: str) -> bool:
             if resource is not None and resource.hardware == hardware:
                 return True
     return False
-
-
-#: Where a chart's values give the pods of a container their options (bjw-s app-template: a
-#: controller's ``pod``, the values' ``defaultPodOptions``), as GPU043 reads them.
-CHART_POD_KEYS = ("pod", "defaultPodOptions", "podOptions")
-
-
-def _nvidia_runtime(pod: PodSpec, container: Container) -> bool:
-    """The pod runs under a RuntimeClass of NVIDIA's container runtime (``nvidia``,
-    ``nvidia-cdi``, k3s's ``nvidia-experimental``, a cluster's ``nvidia-gpu``): its
-    ``runtimeClassName``, or in a chart's values one set above the container (a
-    controller's ``pod``, the values' ``defaultPodOptions``)."""
-    names: list[Any] = []
-    if pod.location == "pod":
-        names.append(pod.spec.get("runtimeClassName"))
-    else:
-        node: Any = pod.obj.data
-        # Each mapping from the object down to the one holding ``containers``.
-        for key in (*container.path[len(pod.obj.path) : -2], None):
-            if not isinstance(node, dict):
-                break
-            names.append(node.get("runtimeClassName"))
-            names += [
-                node[k].get("runtimeClassName")
-                for k in CHART_POD_KEYS
-                if isinstance(node.get(k), dict)
-            ]
-            node = node.get(key) if key is not None else None
-    return any(isinstance(n, str) and "nvidia" in n.lower() for n in names)
 
 
 def _sees_host_gpus(container: Container) -> bool:

@@ -193,12 +193,14 @@ from gpulint.api import (
     PodSpec,
     RuleContext,
     Violation,
+    chart_pod_options,
     expression_key_path,
     gpu_demand,
     gpu_label_resource,
     host_gpu_device,
     host_gpu_mounts,
     label_says_yes,
+    nvidia_runtime_class,
     required_node_terms,
     shares_by_annotation,
     spark_asks_for_gpus,
@@ -237,11 +239,6 @@ CUDA_IMAGES = (
 #: do: Ollama's (ollama/ollama Dockerfile, final stage: ``ENV NVIDIA_VISIBLE_DEVICES=all``).
 VISIBLE_ALL_IMAGES = ("ollama/ollama",)
 NVIDIA = "NVIDIA_VISIBLE_DEVICES"
-#: RuntimeClasses of the NVIDIA container runtime: the GPU Operator's (``nvidia``,
-#: ``nvidia-cdi``, ``nvidia-legacy``: docs.nvidia.com/datacenter/cloud-native/gpu-operator,
-#: "Container runtime class") and k3s's (``nvidia``, ``nvidia-experimental``:
-#: docs.k3s.io/advanced#nvidia-container-runtime-support).
-NVIDIA_RUNTIME_CLASSES = frozenset({"nvidia", "nvidia-cdi", "nvidia-legacy", "nvidia-experimental"})
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -249,13 +246,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     if pod.location == "pod":
         selected = _gpu_selector(pod.spec, pod.path)
-        runtime = _nvidia_runtime(pod.spec, pod.path)
+        runtime = nvidia_runtime_class(pod.spec, pod.path)
         containers = [c for c in pod.containers if c.section != "ephemeralContainers"]
     elif pod.location == "resources" and _chart_container(pod):
-        options = _chart_pod_options(pod)
+        options = chart_pod_options(pod, pod.containers[0], _CHART_POD_FIELDS)
         selected = _chart_selector(options)
         runtime = (
-            _nvidia_runtime(*options["runtimeClassName"]) if "runtimeClassName" in options else None
+            nvidia_runtime_class(*options["runtimeClassName"])
+            if "runtimeClassName" in options
+            else None
         )
         controller = _chart_controller(pod)
         if isinstance(controller, Mapping) and str(controller.get("type")).lower() == "daemonset":
@@ -510,15 +509,6 @@ def _nccl_finding(container: Container, where: Any, what: str) -> Violation:
     )
 
 
-def _nvidia_runtime(spec: Mapping[str, Any], path: Path) -> tuple[str, Path] | None:
-    """The ``runtimeClassName`` of pod spec ``spec`` (at ``path``), and where it is written,
-    when it is the NVIDIA container runtime's."""
-    name = spec.get("runtimeClassName")
-    if isinstance(name, str) and name in NVIDIA_RUNTIME_CLASSES:
-        return name, (*path, "runtimeClassName")
-    return None
-
-
 def _requests_no_gpu(pod: PodSpec, ctx: RuleContext) -> bool:
     """The pod asks for no accelerator, shares none by annotation, is no Spark pod whose GPUs
     Spark asks for, and runs no GPU node agent or infrastructure of ``agents.json``."""
@@ -539,11 +529,7 @@ def _claims(container: Container) -> bool:
     return isinstance(resources, Mapping) and bool(resources.get("claims"))
 
 
-#: Keys of a chart's values that hold the pod options of the containers below them:
-#: bjw-s app-template's ``controllers.<name>.pod`` and ``defaultPodOptions`` (the common
-#: library's values.yaml); other charts write the pod spec's fields beside their containers.
-CHART_POD_KEYS = ("pod", "defaultPodOptions", "podOptions")
-#: The pod spec fields GPU043 reads from a chart's values.
+#: The pod spec fields GPU043 reads from a chart's values (``chart_pod_options``).
 _CHART_POD_FIELDS = ("runtimeClassName", "nodeSelector", "affinity")
 
 
@@ -582,36 +568,6 @@ def _with_image_reference(container: Container) -> Container:
     return Container(
         label, container.path, data, container.section, container.sidecar, container.resources_key
     )
-
-
-def _chart_pod_options(pod: PodSpec) -> dict[str, tuple[Mapping[str, Any], Path]]:
-    """The pod options a chart's values give the container: for each of
-    :data:`_CHART_POD_FIELDS`, the nearest mapping above the container that sets it (one
-    of :data:`CHART_POD_KEYS`, or a mapping of the container's ancestors itself) and its
-    path. Nearer wins: a controller's ``pod`` over the values' ``defaultPodOptions``."""
-    obj, container = pod.obj, pod.containers[0]
-    relative = container.path[len(obj.path) :]
-    chain: list[tuple[Mapping[str, Any], Path]] = []
-    node: Any = obj.data
-    path: Path = obj.path
-    for key in relative[:-2]:  # down to the mapping that holds ``containers``
-        if not isinstance(node, Mapping):
-            break
-        chain.append((node, path))
-        node, path = node.get(key), (*path, key)
-    if isinstance(node, Mapping):
-        chain.append((node, path))
-    found: dict[str, tuple[Mapping[str, Any], Path]] = {}
-    for mapping, at in chain:  # from the root down: a nearer holder replaces a farther one
-        holders = [(mapping, at)]
-        for key in CHART_POD_KEYS:
-            if isinstance(mapping.get(key), Mapping):
-                holders.append((mapping[key], (*at, key)))
-        for holder, where in holders:
-            for field in _CHART_POD_FIELDS:
-                if field in holder:
-                    found[field] = (holder, where)
-    return found
 
 
 def _chart_controller(pod: PodSpec) -> Any:
