@@ -184,22 +184,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 " (assumed: gpulint's default GPU taint; "
                 f"`{certain_line(taints)}` in .gpulint.yaml makes it certain)"
             )
-    chosen = None if describes_nodes(ctx.cluster) else chosen_by_label(pod)
-    if chosen is not None and severity is None:
-        # Its own label may be what sends it to the GPU nodes, where the toleration is needed.
-        severity = "info"
-        note += (
-            f" (assumed: its {chosen} selects nodes beside the GPU nodes; if that label is"
-            " what sends it to the GPU nodes, the toleration is needed there)"
-        )
-    host = None if describes_nodes(ctx.cluster) else _host_path(pod)
-    if host is not None and severity is None:
-        # Node-local data: the GPU node's disk may be where it must run.
-        severity = "info"
-        note += (
-            f" (assumed: it needs no GPU node's own files; it mounts the host's {host}, which"
-            " pods on the GPU nodes may share: a nodeSelector for those nodes says so)"
-        )
+    if severity is None and not describes_nodes(ctx.cluster):
+        # What the pod itself says may be why it tolerates the GPU taint: its own label may
+        # send it to the GPU nodes, or the GPU node's disk may be where it must run.
+        assumed = _why_tolerated(pod)
+        if assumed is not None:
+            severity, note = "info", note + f" (assumed: {assumed})"
     for i, toleration in enumerate(tolerations):
         # The picture may hold thousands of pool taints: its index finds the first.
         first = (
@@ -223,6 +213,24 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             severity=severity,
             related=related,
         )
+
+
+def _why_tolerated(pod: PodSpec) -> str | None:
+    """What the pod says that may explain its GPU toleration, as the assumption the finding
+    then makes, or None."""
+    chosen = chosen_by_label(pod)
+    if chosen is not None:
+        return (
+            f"its {chosen} selects nodes beside the GPU nodes; if that label is what sends it"
+            " to the GPU nodes, the toleration is needed there"
+        )
+    host = _host_path(pod)
+    if host is not None:
+        return (
+            f"it needs no GPU node's own files; it mounts the host's {host}, which pods on the"
+            " GPU nodes may share: a nodeSelector for those nodes says so"
+        )
+    return None
 
 
 def _host_path(pod: PodSpec) -> str | None:

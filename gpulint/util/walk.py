@@ -219,11 +219,10 @@ def walk(
 ) -> Iterator[Step]:
     """``os.walk(top, onerror=onerror)`` without recursion; with ``listings`` (the run's),
     a folder listed before in the run is not listed again (see the module docstring)."""
-    shared = listings
     stack: list[str] = [top]
     while stack:
         folder = stack.pop()
-        listing = shared.get(folder) if shared is not None else None
+        listing = listings.get(folder) if listings is not None else None
         if listing is None:
             try:
                 listing = _list(folder)
@@ -231,8 +230,8 @@ def walk(
                 if onerror is not None:
                     onerror(error)
                 continue
-            if shared is not None:
-                shared.keep(folder, listing)
+            if listings is not None:
+                listings.keep(folder, listing)
         dirs = list(listing.dirs)
         yield folder, dirs, list(listing.nondirs)
         known, links = listing.subfolders, listing.links
