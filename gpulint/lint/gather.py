@@ -65,6 +65,7 @@ def flags_of(raw: bytes) -> list[bool]:
     from gpulint.cluster.deviceplugins import wanted
     from gpulint.cluster.evidence import may_hold_gpu_pods
     from gpulint.cluster.poolkinds import markers
+    from gpulint.lint.prepass import SECRET
 
     return [
         b"tolerations" in raw,
@@ -75,7 +76,7 @@ def flags_of(raw: bytes) -> list[bool]:
         or b"ResourceClaim" in raw
         or b"CustomResourceDefinition" in raw
         or b"onfigMap" in raw
-        or b"kind: Secret" in raw
+        or SECRET in raw
         or any(m in raw for m in markers()),
     ]
 
