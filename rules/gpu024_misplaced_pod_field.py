@@ -24,19 +24,22 @@ type). It reports, at the key:
 - a resource name directly under `resources` or under a container
   (`resources: {nvidia.com/gpu: 1}`), which belongs under `resources.limits`.
 
-Each message names the field to write (`did you mean resources?`) and what is lost. Keys
-that resemble no field are left to a schema validator such as kubeconform, but for one
-place: a chart's values (found by shape, docs/workloads.md) whose container `resources:`
-holds a key beside `limits` and `requests` (a probe's `startup:` written there in bjw-s
-app-template values) get `info` at that key, since the chart passes it to a
-ResourceRequirements, which drops it (assumed: the chart writes the values' resources into
-the container as they are). The same holds of an operator's resource whose kind has no
-workload row (its `spec.resources` found by shape), unless a CustomResourceDefinition in the
-project declares the key for that kind (a chart's `crds/`, an operator's `config/crd/`):
-then it is the operator's own field (`spec.resources.gpu: {count: 1}`, which the operator
-turns into a GPU request), not a slip, and nothing is said. Only pod specs
-known to be core `PodSpec`s are checked (pod templates, `.template.spec` rows and `Pod`
-objects): operators' own types add fields of their own around them.
+Each message names the field to write (`did you mean resources?`) and what is lost. A key
+that resembles no field is reported only when a GPU request is written under it (the
+`extendedResources:` of a 2017 proposal Kubernetes never took up, holding the pod's
+`nvidia.com/gpu`): the request is dropped with it. Other keys that resemble no field are
+left to a schema validator such as kubeconform, but for one place: a chart's values (found
+by shape, docs/workloads.md) whose container `resources:` holds a key beside `limits` and
+`requests` (a probe's `startup:` written there in bjw-s app-template values) get `info` at
+that key, since the chart passes it to a ResourceRequirements, which drops it (assumed: the
+chart writes the values' resources into the container as they are). The same holds of an
+operator's resource whose kind has no workload row (its `spec.resources` found by shape),
+unless a CustomResourceDefinition in the project declares the key for that kind (a chart's
+`crds/`, an operator's `config/crd/`): then it is the operator's own field
+(`spec.resources.gpu: {count: 1}`, which the operator turns into a GPU request), not a slip,
+and nothing is said. Only pod specs known to be core `PodSpec`s are checked (pod templates,
+`.template.spec` rows and `Pod` objects): operators' own types add fields of their own
+around them.
 
 ## Why it matters
 Decoding ignores fields a type does not have. Unless the client asks for strict field
@@ -449,6 +452,38 @@ def _diagnose(
                 f"belongs {where}?",
                 None,
             )
+    # A key that resembles no field but holds a GPU request: the request goes with it.
+    held = _accelerator_within(level.data.get(key), ctx)
+    if held is not None:
+        return (
+            f"{head}: Kubernetes drops it, and the {held} written under it with it, so the pod "
+            f"gets no {held}; a container's GPU belongs under its resources.limits",
+            None,
+        )
+    return None
+
+
+#: How many nodes of an unknown key's value ``_accelerator_within`` reads at most.
+_WITHIN_BUDGET = 2_000
+
+
+def _accelerator_within(value: Any, ctx: RuleContext) -> str | None:
+    """The first accelerator resource name written as a key somewhere under ``value`` (a
+    stack, not recursion; at most ``_WITHIN_BUDGET`` nodes read)."""
+    registry = ctx.registry
+    stack = [value]
+    budget = _WITHIN_BUDGET
+    while stack and budget > 0:
+        node = stack.pop()
+        budget -= 1
+        if isinstance(node, Mapping):
+            for name, child in node.items():
+                if isinstance(name, str) and registry.is_accelerator(name):
+                    return name
+                if isinstance(child, (Mapping, list)):
+                    stack.append(child)
+        elif isinstance(node, list):
+            stack.extend(item for item in node if isinstance(item, (Mapping, list)))
     return None
 
 
