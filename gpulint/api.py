@@ -70,7 +70,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "is_dra_object",
         ),
         "gpulint.k8s.drafields": ("dra_opaque_configs", "dra_selectors"),
-        "gpulint.k8s.dracount": ("claimed_devices", "pod_claimed"),
+        "gpulint.k8s.dracount": ("claimed_devices", "entry_devices", "pod_claimed"),
         "gpulint.k8s.cel": ("check_selector_expression",),
         # what a container runs: its command's words, engines, node agents, environment
         "gpulint.k8s.engines": (
@@ -313,6 +313,7 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.dracount import (
         claimed_devices as claimed_devices,
+        entry_devices as entry_devices,
         pod_claimed as pod_claimed,
     )
     from gpulint.k8s.drafields import (

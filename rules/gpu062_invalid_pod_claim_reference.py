@@ -20,11 +20,21 @@ Checks a pod spec's `spec.resourceClaims` and its containers' `resources.claims`
   which NVIDIA's ComputeDomain controller creates in the domain's namespace
   (`gpulint.k8s.dra.TEMPLATE_CREATORS` lists such objects, each citing the operator's API
   type).
+- an entry that no container lists in its `resources.claims`: the API server takes the pod
+  and the scheduler allocates the device to it, but DRA gives a claim's devices only to the
+  containers that name it. A `warning` when the claim (or template) of the project asks for
+  an accelerator class; `info` when its classes are not known (a NIC that a DRA network
+  driver moves into the pod needs no container to name it) or when the entry is in a
+  chart's values (bjw-s app-template's `defaultPodOptions` or a controller's `pod`, whose
+  containers below get no claim: assumed, the chart writes their resources as given);
+  nothing when every class is known to hand out no accelerator (NVIDIA's IMEX channels), or
+  when the entry is reported for another reason.
 
 ## Why it matters
 The API server rejects a pod (or a Deployment's template) whose claims do not line up, and
 a pod whose claim or template does not exist stays `Pending` with an event
-(`resourceclaimtemplate "gpu-tmpl" not found`) few users find.
+(`resourceclaimtemplate "gpu-tmpl" not found`) few users find. A claim no container names
+holds a GPU that nothing uses: the application runs on the CPU, or fails to find a device.
 
 ## Example
 ```yaml
@@ -64,7 +74,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import PodSpec, RuleContext, Violation, dns_label, holds_placeholder, one_typo_from
+from gpulint.api import (
+    PodSpec,
+    RuleContext,
+    Violation,
+    chart_pod_options,
+    dns_label,
+    entry_devices,
+    holds_placeholder,
+    one_typo_from,
+)
 
 CODE = "GPU062"
 NAME = "invalid-pod-claim-reference"
@@ -77,14 +96,21 @@ _REFS = {"resourceClaimName": "ResourceClaim", "resourceClaimTemplateName": "Res
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if pod.location != "pod":
+        yield from _chart_unused(pod, ctx)
         return
     entries = pod.spec.get("resourceClaims")
     names: set[str] = set()
     base = (*pod.path, "resourceClaims")
+    flagged: set[int] = set()  # entries already reported: not said unused as well
     if isinstance(entries, list):
         for i, entry in enumerate(entries):
             if isinstance(entry, Mapping):
-                yield from _entry(pod, entry, (*base, i), names, ctx)
+                found = list(_entry(pod, entry, (*base, i), names, ctx))
+                if found:
+                    flagged.add(i)
+                yield from found
+    used: set[str] = set()
+    unmatched = False
     for container in pod.containers:
         resources = container.resources
         claims = resources.get("claims") if resources else None
@@ -92,8 +118,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             continue
         for j, claim in enumerate(claims):
             name = claim.get("name") if isinstance(claim, Mapping) else None
+            if isinstance(name, str):
+                used.add(name)
             if not isinstance(name, str) or not name or name in names:
                 continue
+            unmatched = True
             listed = ": " + ", ".join(sorted(names)) if names else " which is empty"
             close = one_typo_from(name, names)
             hint = f"; did you mean {close}?" if close else ""
@@ -104,6 +133,84 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 f"{listed}{hint}",
                 at="value",
             )
+    if isinstance(entries, list) and pod.containers and not unmatched:
+        # (A container naming a claim the pod has not got is the slip reported above.)
+        kept = [e if i not in flagged else None for i, e in enumerate(entries)]
+        yield from _unused(pod, kept, base, used, ctx, chart=False)
+
+
+def _claim_names(claims: Any) -> set[str]:
+    """The names a container's ``resources.claims`` lists."""
+    if not isinstance(claims, list):
+        return set()
+    return {c["name"] for c in claims if isinstance(c, Mapping) and isinstance(c.get("name"), str)}
+
+
+def _unused(
+    pod: PodSpec,
+    entries: list[Any],
+    base: tuple[Any, ...],
+    used: set[str],
+    ctx: RuleContext,
+    chart: bool,
+) -> Iterator[Violation]:
+    """A claim of the pod that no container lists in its ``resources.claims``: the API
+    server takes the pod and the device is allocated to it, but a claim's accelerators reach
+    only the containers that name it. A warning for a claim of an accelerator class in a pod
+    spec; info where the claim's devices are not known (a device that a DRA network driver
+    moves into the pod needs no container to name it) or where a chart's values hold it
+    (the chart may write the containers' claims itself). Nothing for a claim whose classes
+    are all known to be no accelerator."""
+    for i, entry in enumerate(entries):
+        name = entry.get("name") if isinstance(entry, Mapping) else None
+        if not isinstance(name, str) or not name or name in used or holds_placeholder(name):
+            continue
+        if "source" in entry or sum(entry.get(k) not in (None, "") for k in _REFS) != 1:
+            continue  # an entry the API server rejects: reported as such above
+        devices = entry_devices(entry, pod.obj.namespace, ctx.registry, ctx.claims)
+        if devices == "other":
+            continue
+        assumed = []
+        if devices == "unknown":
+            assumed.append(
+                "its devices are accelerators, which reach only the containers naming it"
+            )
+        if chart:
+            assumed.append("the chart gives the containers their resources as written")
+        help_ = f"add `claims: [{{name: {name}}}]` to the resources of the container that uses it"
+        if assumed:
+            help_ += f" (assumed: {'; '.join(assumed)})"
+        yield Violation(
+            (*base, i, "name"),
+            f"no container lists the pod's claim {name} in its resources.claims: the device "
+            "is allocated to the pod, but no container gets it",
+            help=help_,
+            at="value",
+            severity="info" if assumed else "warning",
+        )
+
+
+def _chart_unused(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    """In a chart's values: the ``resourceClaims`` of the pod options above the containers
+    (bjw-s app-template's ``defaultPodOptions``, a controller's ``pod``) that none of the
+    containers below them lists."""
+    holders: dict[tuple[Any, ...], tuple[list[Any], set[str]]] = {}
+    for container in pod.containers:
+        options = chart_pod_options(pod, container, ("resourceClaims",))
+        if "resourceClaims" not in options:
+            continue
+        holder, where = options["resourceClaims"]
+        entries = holder.get("resourceClaims")
+        if not isinstance(entries, list):
+            continue
+        resources = container.resources
+        used = _claim_names(resources.get("claims") if resources else None)
+        if where in holders:
+            holders[where][1].update(used)
+        else:
+            holders[where] = (entries, used)
+    for where, (entries, used) in holders.items():
+        yield from _unused(pod, entries, (*where, "resourceClaims"), used, ctx, chart=True)
 
 
 def _entry(

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from gpulint.k8s.devices import Registry
-from gpulint.k8s.dra import ClaimIndex, GpuClaim, gpu_claims
+from gpulint.k8s.dra import ClaimIndex, GpuClaim, claim_reference, class_devices, gpu_claims
 from gpulint.k8s.workloads import PodSpec
 from gpulint.model import Related
 
@@ -109,3 +109,23 @@ def _whole(device_class: str, registry: Registry) -> bool:
     """A class whose every device is one whole accelerator (``whole GPUs``)."""
     known = registry.device_classes.get(device_class)
     return known is not None and known.unit.startswith("whole ") and " or " not in known.unit
+
+
+def entry_devices(
+    entry: Mapping[str, Any], namespace: str | None, registry: Registry, index: ClaimIndex | None
+) -> str:
+    """What a ``resourceClaims`` entry of a pod (or of a chart's pod options) hands out, by
+    the claim or template it names in ``index``: ``accelerator`` when a class of it is an
+    accelerator class, ``other`` when every class is known and none is (NVIDIA's IMEX
+    channels, a NIC a DRA network driver moves into the pod), ``unknown`` when the claim or
+    a class of it is not known."""
+    reference = claim_reference(entry)
+    claim = None
+    if reference is not None and index is not None:
+        claim = index.claim(reference[0], reference[1], namespace)
+    if claim is None or not claim.device_classes:
+        return "unknown"
+    kinds = {class_devices(c, registry, index)["devices"] for c in claim.device_classes}
+    if "accelerator" in kinds:
+        return "accelerator"
+    return "unknown" if "unknown" in kinds else "other"
