@@ -22,10 +22,11 @@ an enabled `gpu:` block of those values makes the chart write: docs/workloads.md
 - in a container that requests GPUs, `NVIDIA_VISIBLE_DEVICES` with any value (the device
   plugin sets it to what it allocated; `info`, as whether the manifest's value wins depends
   on the node's container toolkit: with its defaults it does, with CDI or the
-  volume-mounts device-list strategy it does not), and `CUDA_VISIBLE_DEVICES` that names a GPU UUID,
-  hides every GPU, names an index the container does not have (indices inside the
-  container start at 0 for the first GPU it was given), or names fewer GPUs than the whole
-  GPUs it holds;
+  volume-mounts device-list strategy it does not), and `CUDA_VISIBLE_DEVICES` that names a
+  GPU UUID, hides every GPU (empty, `-1`, or a first entry that is neither an index nor a
+  UUID, such as `all`: CUDA stops reading the list there), names an index the container does
+  not have (indices inside the container start at 0 for the first GPU it was given), or
+  names fewer GPUs than the whole GPUs it holds;
 - in a container that requests Gaudi devices (`habana.ai/gaudi`), `HABANA_VISIBLE_DEVICES`
   with any value (`info`, as for `NVIDIA_VISIBLE_DEVICES`: Habana's device plugin sets it to
   the devices it allocated, and the habana container runtime mounts the devices it names;
@@ -406,6 +407,13 @@ def _with_gpu(name: str, text: str, container: Container, ctx: RuleContext) -> s
     if text in _HIDDEN:
         return "this hides every GPU the container requested; remove it, or the GPU request"
     devices = [d.strip() for d in text.split(",") if d.strip()]
+    first = devices[0] if devices else ""
+    if first and not (re.match(_UUID, first) or (first.isascii() and first.isdigit())):
+        return (
+            f"CUDA reads device indices or UUIDs, not {first}: it sees no GPU, and the "
+            "requested ones stay idle; remove the variable (the container sees only its own "
+            "GPUs anyway)"
+        )
     if any(re.match(_UUID, d) for d in devices):
         return (
             "a GPU named by UUID is one physical device of one node, not the one the device "
