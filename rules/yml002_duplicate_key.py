@@ -4,6 +4,12 @@
 Reports a key that appears twice in one mapping, such as two `resources:` blocks in one
 container or `nvidia.com/gpu` twice under one `limits`, at the second occurrence.
 
+A file that is not Kubernetes (no `apiVersion` and `kind` anywhere: a chart's values kept
+outside the chart, another tool's configuration) gets no YAML findings, with one exception:
+a duplicate key whose first value names an accelerator resource (`nvidia.com/gpu`), a
+warning. A reader that keeps the last of two keys (Helm reading a chart's values) drops the
+first value with the GPU it sets.
+
 ## Why it matters
 kubectl's strict field validation rejects the object (`duplicate field`). Non-strict decoders
 keep only the last value and silently drop the first, so the object that runs is not the

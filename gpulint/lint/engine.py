@@ -10,7 +10,13 @@ from gpulint.k8s.devices import builtin_registry
 from gpulint.k8s.dra import NO_CLAIMS, ClaimIndex
 from gpulint.k8s.manifest import DocumentView, Manifest
 from gpulint.k8s.workloads import K8sObject, builtin_table
-from gpulint.lint.foreign import kubernetes_text, not_for_foreign, tool_config
+from gpulint.lint.foreign import (
+    dropped_accelerator,
+    dropped_message,
+    kubernetes_text,
+    not_for_foreign,
+    tool_config,
+)
 from gpulint.lint.tidy import tell_aliases_apart, without_consequences
 from gpulint.lint.unchecked import CODE as UNCHECKED_CODE, findings as unchecked
 from gpulint.loader.decoding import decode
@@ -503,16 +509,22 @@ class Linter:
         out = []
         for problem in problems:
             active = self.active.get(problem.code)
-            if active is None or (self._foreign and not_for_foreign(problem)):
+            if active is None:
                 continue
+            message, wanted = problem.message, problem.severity
+            if self._foreign and not_for_foreign(problem):
+                name = dropped_accelerator(problem, self._text, self.registry)
+                if name is None:
+                    continue
+                message, wanted = dropped_message(problem, name), "warning"
             owner = view.owner(problem.doc_path) if view is not None else None
             index = view.index if view is not None else 0
             severity = None
-            if problem.severity is not None and not active.configured:
-                severity = Severity.parse(problem.severity)
+            if wanted is not None and not active.configured:
+                severity = Severity.parse(wanted)
             out.append(
                 active.finding(
-                    label, problem.span, problem.message, owner, problem.doc_path, index, severity
+                    label, problem.span, message, owner, problem.doc_path, index, severity
                 )
             )
         return out

@@ -5,7 +5,9 @@ messages (a node's boot user data).
 gpulint reports nothing of the first kind and no YAML problems (YML001-YML003, GL205) of the
 second: their YAML belongs to their own tool, which may read tags, templates or layouts
 Kubernetes does not. Both kinds still get Git's merge conflict markers left in them (YML001,
-``gpulint.loader.conflicts``): no tool's parser reads those.
+``gpulint.loader.conflicts``): no tool's parser reads those. A text of the second kind also
+gets a duplicate key whose first value names an accelerator (YML002, a warning): a reader
+that keeps the last (Helm, for a chart's values) drops the GPU settings with it.
 
 A text with no object in it still gets GL204 (GPU resources gpulint could not place, as in
 a Kustomize patch or a values file written without ``apiVersion``).
@@ -14,11 +16,16 @@ a Kustomize patch or a values file written without ``apiVersion``).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from gpulint import codes
 from gpulint.loader.conflicts import CONFLICT
 from gpulint.loader.document import Problem
 from gpulint.loader.stream import TOO_DEEP
+
+if TYPE_CHECKING:
+    from gpulint.k8s.devices import Registry
+    from gpulint.model import Span
 
 #: Files that are another tool's configuration, by name (as the tool spells it): CI pipelines, docs
 #: sites, hooks, Compose, Helm's own files, Kustomize's, Skaffold's, linters'. Some of them
@@ -70,6 +77,44 @@ def tool_config(label: str) -> bool:
     if name.startswith(("docker-compose", "compose.")) and name.endswith((".yml", ".yaml")):
         return True
     return any(part in TOOL_CONFIG_FOLDERS for part in parts[:-1])
+
+
+#: A resource name as a key or value is written (``nvidia.com/gpu``, ``gpu.intel.com/i915``).
+_RESOURCE_NAME = r"[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]+/[A-Za-z0-9][A-Za-z0-9._-]*"
+
+
+def dropped_accelerator(problem: Problem, text: str, registry: Registry) -> str | None:
+    """For a duplicate key (YML002) in a file that is not Kubernetes: the accelerator the
+    first value names, which a reader that keeps the last (Helm reading a chart's values,
+    PyYAML) drops with it; None when it names none. Only such a duplicate is said of such a
+    file: the GPU settings it loses are what gpulint is for."""
+    span = problem.dropped
+    if problem.code != codes.DUPLICATE_KEY or span is None:
+        return None
+    lines = text.splitlines()[span.line - 1 : _last_line(span)]
+    for line in lines:
+        for name in re.findall(_RESOURCE_NAME, line):
+            if registry.is_accelerator(name):
+                return str(name)
+    return None
+
+
+def _last_line(span: Span) -> int:
+    """The last line a span covers (a block ends at the start of the line after it)."""
+    return (
+        span.end_line - 1 if span.end_column == 1 and span.end_line > span.line else span.end_line
+    )
+
+
+def dropped_message(problem: Problem, name: str) -> str:
+    """YML002's message for a duplicate key of a file that is not Kubernetes."""
+    key = problem.doc_path[-1] if problem.doc_path else "?"
+    span = problem.dropped
+    where = f" (lines {span.line}-{_last_line(span)})" if span is not None else ""
+    return (
+        f"duplicate key {key}: a reader that keeps the last (Helm, for a chart's values) drops "
+        f"the first{where}, and the {name} it sets; merge the two into one {key}"
+    )
 
 
 def not_for_foreign(problem: Problem) -> bool:

@@ -355,6 +355,7 @@ class Builder(StrictChecks):
                         "strict decoding rejects the object; keep one of them (non-strict "
                         "decoding silently keeps the last)",
                         (*path, key),
+                        dropped=node_span(explicit[index[key]][2]),
                     )
                 )
                 explicit[index[key]] = (key, key_node, value_node)

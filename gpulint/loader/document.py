@@ -15,7 +15,7 @@ class Problem:
     Mutable: the loader clamps ``span`` to the end of the text once it is known.
     """
 
-    __slots__ = ("code", "doc_path", "message", "severity", "span")
+    __slots__ = ("code", "doc_path", "dropped", "message", "severity", "span")
 
     def __init__(
         self,
@@ -24,6 +24,7 @@ class Problem:
         message: str,
         doc_path: Path = (),
         severity: str | None = None,
+        dropped: Span | None = None,
     ) -> None:
         self.code = code
         self.span = span
@@ -32,6 +33,9 @@ class Problem:
         #: A severity for this problem other than its rule's (``"warning"`` for what strict
         #: YAML 1.2 rejects but Kubernetes reads), or None; configuration still wins.
         self.severity = severity
+        #: For a duplicate key (YML002): the span of the first value, which a reader that
+        #: keeps the last drops.
+        self.dropped = dropped
 
     def _key(self) -> tuple[str, Span, str, Path]:
         return (self.code, self.span, self.message, self.doc_path)
