@@ -30,6 +30,11 @@ The severity says how sure the rejection is:
 - **error**, and nothing at all for a version still served, when the rule's
   `kubernetes_version` option names your cluster's version: then gpulint knows.
 
+It also reports, as an error, a kind of Kubernetes' own that no API server serves as
+written: a built-in workload kind in another built-in group (`apiVersion: v1` with `kind:
+Deployment`, which is `apps/v1`'s), or in another case (`kind: deployment`). Groups with a
+dot are left alone: a custom resource's group has one.
+
 ## Why it matters
 The API server answers `no matches for kind "HorizontalPodAutoscaler" in version
 "autoscaling/v2beta2"`: `kubectl apply` fails on the object, and Flux's and Argo CD's sync of
@@ -81,7 +86,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.api import K8sObject, RuleContext, Violation
+from gpulint.api import K8sObject, Path, RuleContext, Violation
 
 CODE = "GPU026"
 NAME = "removed-api-version"
@@ -242,6 +247,26 @@ REMOVED: dict[tuple[str, str], tuple[str, str, str]] = {
 
 _VERSION = re.compile(r"^v?1\.([0-9]+)(?:\.[0-9]+)?$")
 
+#: Built-in kinds a GPU manifest holds, and the apiVersion that serves them. Groups without
+#: a dot are Kubernetes' own (a CustomResourceDefinition's group must have one), so a kind
+#: of this table written in another of those groups, or in another case, is served by none.
+SERVED: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "Pod", "Service", "ConfigMap", "Secret", "Namespace", "PersistentVolumeClaim",
+            "PersistentVolume", "ServiceAccount", "ResourceQuota", "LimitRange",
+        ),
+        "v1",
+    ),
+    **dict.fromkeys(("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"), "apps/v1"),
+    **dict.fromkeys(("Job", "CronJob"), "batch/v1"),
+    "HorizontalPodAutoscaler": "autoscaling/v2",
+    "PodDisruptionBudget": "policy/v1",
+}  # fmt: skip
+_BY_LOWER = {kind.lower(): kind for kind in SERVED}
+#: The groups of Kubernetes' own APIs that hold a kind of ``SERVED``.
+_OWN_GROUPS = frozenset(api.split("/")[0] if "/" in api else "" for api in SERVED.values())
+
 
 def _minor(release: str) -> int:
     return int(release.split(".")[1])
@@ -250,6 +275,10 @@ def _minor(release: str) -> int:
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     api = obj.ref.api_version
     if obj.parent is not None or not api:
+        return
+    unserved = _never_served(obj, api)
+    if unserved is not None:
+        yield unserved
         return
     row = REMOVED.get((api, obj.kind))
     if row is None:
@@ -288,3 +317,29 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         severity=severity,
         help=todo + certain,
     )
+
+
+def _never_served(obj: K8sObject, api: str) -> Violation | None:
+    """A built-in kind written in a group of Kubernetes' own that has no such kind
+    (``apiVersion: v1`` with ``kind: Deployment``), or in another case (``deployment``): no
+    API server serves it. A group with a dot may be a custom resource's, and is left alone."""
+    kind = obj.kind
+    group = api.split("/")[0] if "/" in api else ""
+    if "." in group or group not in _OWN_GROUPS:
+        return None
+    meant = _BY_LOWER.get(kind.lower())
+    if meant is None:
+        return None
+    served = SERVED[meant]
+    served_group = served.split("/")[0] if "/" in served else ""
+    if meant == kind and served_group == group:
+        return None  # the right group (a version GPU026's table does not hold is not judged)
+    if meant != kind:
+        what = f"kinds are case-sensitive: no API serves {api} {kind}"
+        where: Path = (*obj.path, "kind")
+        todo = f"write kind: {meant}" + (f" and apiVersion: {served}" if api != served else "")
+    else:
+        what = f"{api} has no kind {kind}: the API server answers no matches for kind"
+        where = (*obj.path, "apiVersion")
+        todo = f"write apiVersion: {served}"
+    return Violation(where, what, at="value", severity="error", help=todo)
