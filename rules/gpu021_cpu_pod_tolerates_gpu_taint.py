@@ -59,7 +59,10 @@ well-known label of OS, architecture, zone or role, no Spot capacity label) is `
 label may select the GPU nodes, where its author sends it on purpose (a pod that reads a
 `hostPath` the GPU jobs write) and the toleration is what lets it there; whether the label
 also takes in other nodes is what gpulint cannot tell. A described cluster (docs/cluster.md)
-keeps the rule's severity.
+keeps the rule's severity. A node selector whose every label is one of a node pool of the
+project whose nodes all have GPUs (an eksctl node group's `labels`) sends the pod to those
+GPU nodes: the toleration is needed there, and the pod is not flagged (that it requests no
+GPU there is GPU043's).
 
 A pod that asks KAI Scheduler (or Run:ai) for a share of a GPU with the `gpu-fraction` or
 `gpu-memory` pod annotation holds a GPU its resources do not show: it is not flagged.
@@ -122,6 +125,7 @@ from gpulint.api import (
     default_taints_assumed,
     describes_nodes,
     gpu_demand,
+    gpu_pool_selected,
     pinned,
     preferred_pin,
     shares_by_annotation,
@@ -150,6 +154,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return  # Spark adds the GPU limit to the pod it creates
     if shares_by_annotation(pod):
         return  # KAI Scheduler gives it a share of a GPU (gpu-fraction, gpu-memory)
+    pools = ctx.evidence.pools if ctx.evidence is not None else ()
+    if gpu_pool_selected(pod, pools) is not None:
+        return  # its node selector picks the project's GPU pool: GPU043's, if it needs a GPU
     if pinned(pod) is not None or preferred_pin(pod) is not None:
         # Sent to nodes its author chose: on GPU nodes the toleration is what lets it
         # there (whether it belongs there is GPU043's), elsewhere it tolerates nothing.

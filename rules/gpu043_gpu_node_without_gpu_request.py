@@ -11,7 +11,10 @@ EKS Auto Mode (`karpenter.k8s.aws/instance-gpu-*`, `eks.amazonaws.com/instance-g
 `karpenter.azure.com/sku-gpu-*`), AMD's node labeller (`amd.com/gpu.*`,
 `beta.amd.com/gpu.*`) and the common `accelerator` label. A selector that rules GPUs out
 (`instance-gpu-count: "0"`, `NotIn`, `DoesNotExist`, `gpu.present: "false"`) is not a GPU
-selector. The finding is at the selector's key, and names the resource to request (the
+selector. A `nodeSelector` whose every label is one of a node pool of the project (an eksctl
+node group's `labels`, a Karpenter NodePool's template labels), when every pool it matches
+has GPU nodes, selects GPU nodes too (`node-type: gpu-inference` of a `g5.xlarge` node
+group). The finding is at the selector's key, and names the resource to request (the
 chip's own on an Ascend node: `accelerator: huawei-Ascend910` asks for
 `huawei.com/Ascend910`). It is a warning when a container runs an image built for GPUs (a
 CUDA image, a reference that says `cuda`, `gpu`, `rocm`, `tensorrt`, `triton` or `nvidia`,
@@ -105,6 +108,18 @@ finding says it assumed the check is meant to use a GPU. A GPU image that runs a
 else (a build with `nvcc`, a CPU step) and a GPU check in an image not built for GPUs are
 not flagged.
 
+A pod that says nothing of its node and requests no GPU, in one of Kubernetes' own
+workloads (a Pod, Deployment, StatefulSet, Job: an operator's template such as a KServe
+ServingRuntime gets its request from another object), in which a container runs a server
+built for GPUs only, is `info` at what starts it: an NVIDIA NIM image run with its own
+entrypoint (NIMs require an NVIDIA GPU), or vLLM, SGLang or TensorRT-LLM started by the
+command line or by the image's entrypoint (no `command` of its own). Not when the image or
+command line says CPU or another accelerator (`--device cpu`, a variable `*_DEVICE` set to
+`cpu`, an image reference that says `cpu`, `neuron`, `tpu`, `xpu`, `hpu`, `gaudi`, `ascend`
+or `openvino`). Without a GPU such a server finds none and stops; on a node whose default
+runtime is NVIDIA's it uses the node's GPUs unscheduled. A NIM or one of those engines is
+also a sign of GPU use for a pod on GPU nodes, as above.
+
 A distributed program whose collectives run on NCCL, which runs on GPUs only, in a pod that
 requests no GPU, is `info` at the command item that says so, whatever its image: an option
 that chooses the backend (`--backend nccl`, as the Kubeflow PyTorchJob examples pass it,
@@ -197,6 +212,7 @@ from gpulint.api import (
     expression_key_path,
     gpu_demand,
     gpu_label_resource,
+    gpu_pool_selected,
     host_gpu_device,
     host_gpu_mounts,
     label_says_yes,
@@ -245,7 +261,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if pod.node_agent:
         return
     if pod.location == "pod":
-        selected = _gpu_selector(pod.spec, pod.path)
+        selected = _gpu_selector(pod.spec, pod.path) or _pool_selector(pod, ctx)
         runtime = nvidia_runtime_class(pod.spec, pod.path)
         containers = [c for c in pod.containers if c.section != "ephemeralContainers"]
     elif pod.location == "resources" and _chart_container(pod):
@@ -279,11 +295,13 @@ def _findings(
     containers: list[Container],
 ) -> Iterator[Violation]:
     images = ctx.options.get("images", False) is True
-    probe = nccl = None
+    probe = nccl = server = None
     if selected is None and runtime is None:
         probe = _probe(containers)
         nccl = _nccl(containers) if probe is None else None
-        if probe is None and nccl is None and not images:
+        if probe is None and nccl is None and pod.obj.group in _PLAIN_GROUPS:
+            server = _server(containers)
+        if probe is None and nccl is None and server is None and not images:
             return
     extra = _from_configmaps(pod, ctx, containers)
     if not containers or any(_sets_visible_devices(c, extra) for c in containers):
@@ -310,6 +328,11 @@ def _findings(
         if not images:
             return
         cuda = [c for c in cuda if c is not nccl[0]]  # said once, by the NCCL finding
+    if server is not None:
+        yield _server_finding(*server)
+        if not images:
+            return
+        cuda = [c for c in cuda if c is not server[0]]  # said once, by the server's finding
     if selected is not None:
         where, label, resource = selected
         also = ""
@@ -349,6 +372,81 @@ def _findings(
         )
 
 
+#: The groups of Kubernetes' own workloads (Pod, Deployment, StatefulSet, Job, ...): an
+#: operator's pod template (a KServe ServingRuntime, a Ray head) may get its GPU request from
+#: another object, so only these are judged by the server they start.
+_PLAIN_GROUPS = frozenset({"", "apps", "batch"})
+#: Engines that serve on GPUs only in their usual builds (engines.json): a pod that starts
+#: one and holds no GPU finds none (``Failed to infer device type``), unless the build or
+#: the command line says CPU.
+GPU_ONLY_ENGINES = frozenset({"vLLM", "SGLang", "TensorRT-LLM", "Triton TensorRT-LLM backend"})
+#: Images of servers built for NVIDIA GPUs only: NVIDIA NIM microservices
+#: (docs.nvidia.com/nim: each NIM "requires an NVIDIA GPU"), run with their own entrypoint.
+GPU_ONLY_IMAGES = ("nvcr.io/nim/",)
+#: Words of an image reference that say it is built for another device than a GPU.
+_OTHER_DEVICE_WORDS = ("cpu", "neuron", "tpu", "xpu", "hpu", "gaudi", "ascend", "openvino")
+
+
+def _server(containers: list[Container]) -> tuple[Container, Any, str] | None:
+    """The first container that starts a server built for GPUs only: an engine of
+    :data:`GPU_ONLY_ENGINES` started by its command line, or by its image's entrypoint (no
+    ``command`` of its own), or an image of :data:`GPU_ONLY_IMAGES` run as it is; not when
+    its image or command line says CPU or another accelerator (``--device cpu``,
+    ``VLLM_TARGET_DEVICE=cpu``, a ``-cpu`` image)."""
+    from gpulint.api import command_words, find_engine, literal_env, may_start_engine
+
+    for container in containers:
+        image = container.data.get("image")
+        if container.section != "containers" or not isinstance(image, str):
+            continue
+        reference = image.lower()
+        if any(word in reference for word in _OTHER_DEVICE_WORDS):
+            continue
+        env = literal_env(container)
+        if any("cpu" in str(v).lower() for k, v in env.items() if k.endswith("_DEVICE")):
+            continue
+        own_command = bool(container.data.get("command"))
+        if reference.startswith(GPU_ONLY_IMAGES) and not own_command:
+            return container, (*container.path, "image"), "an NVIDIA NIM, which runs on GPUs only"
+        if not may_start_engine(container):
+            continue
+        words = command_words(container, {})
+        if _says_cpu([w.text for w in words]):
+            continue
+        started = find_engine(container, words)
+        if started is None or started.engine.name not in GPU_ONLY_ENGINES:
+            continue
+        if started.own is started.words and own_command:
+            continue  # found by its image only, running a command of its own (a proxy)
+        where = started.own[0].path if started.own else (*container.path, "image")
+        return container, where, f"{started.engine.name}, which serves on GPUs"
+    return None
+
+
+def _says_cpu(texts: list[str]) -> bool:
+    """A command line that puts the engine on the CPU: ``--device cpu``, ``--device=cpu``."""
+    for i, text in enumerate(texts):
+        name, _, value = text.partition("=")
+        if name == "--device" and (value or (texts[i + 1] if i + 1 < len(texts) else "")) == "cpu":
+            return True
+    return False
+
+
+def _server_finding(container: Container, where: Any, what: str) -> Violation:
+    """A GPU server in a pod that requests no GPU and says nothing of its node: info, since
+    where the NVIDIA runtime is the node's default it may see every GPU unscheduled."""
+    return Violation(
+        where,
+        f"container {container.label} runs {what}, but the pod requests no GPU and selects no "
+        "GPU node",
+        help="request the device (resources.limits: {nvidia.com/gpu: 1}); else it finds no GPU "
+        "and stops, or uses the GPUs of a node whose default runtime is NVIDIA's unscheduled "
+        "(assumed: a GPU build; a CPU build says so with --device cpu or a cpu image)",
+        at="value",
+        severity="info",
+    )
+
+
 #: Words of an image reference (repository and tag, lower case) that say it is built for
 #: GPUs: ``pytorch-notebook:cuda12``, ``rocm/pytorch``, ``tritonserver``, ``-gpu``.
 GPU_IMAGE_WORDS = ("cuda", "gpu", "rocm", "tensorrt", "triton", "nvidia")
@@ -373,12 +471,27 @@ def _gpu_image(container: Container) -> bool:
     return repository in GPU_BY_DEFAULT and not tag.startswith("cpu")
 
 
+def _pool_selector(pod: PodSpec, ctx: RuleContext) -> tuple[tuple[Any, ...], str, str] | None:
+    """The pod's ``nodeSelector`` when it picks GPU node pools of the project
+    (:func:`gpu_pool_selected`): where, how the message names it, the resource to request."""
+    pools = ctx.evidence.pools if ctx.evidence is not None else ()
+    pool = gpu_pool_selected(pod, pools)
+    if pool is None:
+        return None
+    key, value = next(iter(pod.spec["nodeSelector"].items()))
+    resource = pool.resources[0] if pool.resources else "nvidia.com/gpu"
+    return (*pod.path, "nodeSelector", key), f"{key}: {value} of {pool.name}", resource
+
+
 def _engine(containers: list[Container]) -> tuple[str, str] | None:
-    """The first container that starts a GPU engine or launcher (``engines.json``), or runs
-    ``nvidia-smi``, and what it starts."""
+    """The first container that starts a GPU engine or launcher (``engines.json``), runs
+    ``nvidia-smi`` or an NVIDIA NIM, and what it starts."""
     from gpulint.api import command_words, find_engine, may_start_engine
 
     for container in containers:
+        image = container.data.get("image")
+        if isinstance(image, str) and image.lower().startswith(GPU_ONLY_IMAGES):
+            return container.label, "an NVIDIA NIM"
         if any(w.text.rsplit("/", 1)[-1] == "nvidia-smi" for w in command_words(container, {})):
             return container.label, "nvidia-smi"
         if may_start_engine(container):

@@ -285,3 +285,20 @@ def pod_template(pod: PodSpec) -> Any:
         except (KeyError, IndexError, TypeError):
             return None
     return node
+
+
+def gpu_pool_selected(pod: PodSpec, pools: Sequence[Any]) -> Any | None:
+    """The node pool of the project (:class:`gpulint.cluster.objects.Pool`: an eksctl node
+    group, a Karpenter NodePool) that the pod's ``nodeSelector`` picks, when every label it
+    asks for is one of a pool's and every pool it matches has GPU nodes; None otherwise (no
+    selector, a value that is not a string, a pool without GPUs among the matches)."""
+    selector = pod.spec.get("nodeSelector") if pod.location == "pod" else None
+    if not isinstance(selector, Mapping) or not selector or not pools:
+        return None
+    wanted = {str(k): v for k, v in selector.items()}
+    if not all(isinstance(v, str) for v in wanted.values()):
+        return None
+    matched = [p for p in pools if all(p.labels.get(k) == v for k, v in wanted.items())]
+    if not matched or not all(p.gpus > 0 for p in matched):
+        return None
+    return matched[0]
