@@ -11,9 +11,11 @@ list or a mapping where the Kubernetes API takes only strings:
 YAML reads an unquoted `true`, `yes`, `10` or `0.9` as a boolean or a number; these fields
 are `map[string]string` in the API's Go types. A `null` value is an empty string to the API
 server and is not flagged. The finding is at the value, and says how to quote it. As for
-GPU025, only pod specs the workload table places (`gpulint/data/workloads.json`) are read:
-an operator's own type found by its shape may mean something else by these keys. Each
-value is reported once, however many pod specs the object holds.
+GPU025, the pod's fields are read only in pod specs the workload table places
+(`gpulint/data/workloads.json`): an operator's own type found by its shape may mean something
+else by these keys; the object's own `metadata` is every object's `ObjectMeta`, and is read
+in any object that holds a pod spec. Each value is reported once, however many pod specs the
+object holds.
 
 ## Why it matters
 The API server decodes the object into its Go types and rejects it: `json: cannot
@@ -67,20 +69,23 @@ _OWN = (("metadata", "labels"), ("metadata", "annotations"), ("spec", "selector"
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
-    if pod.found_by != "table" or pod.location != "pod":
-        return  # a shape found by its look may be an operator's own type
-    yield from _values(pod.spec.get("nodeSelector"), (*pod.path, "nodeSelector"), "nodeSelector")
-    template = pod.template_path
-    if template is not None:
-        meta = pod.template_metadata() or {}
-        for field in ("labels", "annotations"):
-            place = (*template, "metadata", field)
-            yield from _values(meta.get(field), place, f"the pod template's {field}")
+    if pod.location != "pod":
+        return
+    placed = pod.found_by == "table"  # a shape found by its look may be an operator's type
+    if placed:
+        spec = pod.spec
+        yield from _values(spec.get("nodeSelector"), (*pod.path, "nodeSelector"), "nodeSelector")
+        template = pod.template_path
+        if template is not None:
+            meta = pod.template_metadata() or {}
+            for field in ("labels", "annotations"):
+                place = (*template, "metadata", field)
+                yield from _values(meta.get(field), place, f"the pod template's {field}")
     memo = pod.obj.memo
     if memo.get(CODE):
         return
     memo[CODE] = True
-    for fields in _OWN:
+    for fields in _OWN if placed else _OWN[:2]:  # every object's metadata is an ObjectMeta
         node: Any = pod.obj.data
         for part in fields:
             node = node.get(part) if isinstance(node, Mapping) else None
