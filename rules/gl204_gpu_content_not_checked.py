@@ -12,6 +12,10 @@ them:
 - a container's `command` or `args` string whose heredoc holds one (a CronJob that runs
   `kubectl apply -f - <<EOF`).
 
+A document with `kind` whose other top-level key is one typo from `apiVersion` (or the
+reverse: `piVersion: apps/v1` beside `kind: Deployment`) is said to misspell it: kubectl
+refuses a document without `apiVersion` and `kind`.
+
 Only resource names the registry knows count (`nvidia.com/gpu`, `amd.com/gpu`, ...; see
 `gpulint devices`). An embedded text is read only when it names one, up to 256 KiB, with
 gpulint's own loader, and one level deep.

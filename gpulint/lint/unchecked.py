@@ -174,12 +174,37 @@ def _loose(name: str, data: Any, part: Part | None) -> str:
             "give it its target's apiVersion and kind and a metadata.name to lint it as a "
             "patch, or lint the overlay: `gpulint check --render`"
         )
+    slip = _misspelt_field(data)
+    if slip is not None:
+        key, field = slip
+        kind = data.get("kind") if isinstance(data.get("kind"), str) else "object"
+        return (
+            f"the {name} of this {kind} was not checked: it has {key} but no {field}, and "
+            f"kubectl refuses a document without one; did you mean {field}?"
+        )
     return (
         f"the {name} of this document was not checked: it is no Kubernetes object (no "
         f"{lacks}); give it an apiVersion, kind and metadata.name to lint it as one, or lint "
         "what applies it: `gpulint check --render` on the overlay, or on the chart with "
         "`--values` this file"
     )
+
+
+def _misspelt_field(data: Any) -> tuple[str, str] | None:
+    """A top-level key one typo from ``apiVersion`` or ``kind`` where that field is missing
+    and the other is there (``piVersion: apps/v1`` beside ``kind: Deployment``): the key, and
+    the field it misspells."""
+    if not isinstance(data, dict):
+        return None
+    from gpulint.util.nearmiss import one_typo_from
+
+    for field, other in (("apiVersion", "kind"), ("kind", "apiVersion")):
+        if data.get(field) or not isinstance(data.get(other), str):
+            continue
+        for key in data:
+            if isinstance(key, str) and key != field and one_typo_from(key, [field]):
+                return key, field
+    return None
 
 
 def _in_object(view: DocumentView, position: int, registry: Registry) -> tuple[Path, str] | None:
