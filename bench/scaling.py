@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -889,6 +890,24 @@ def conflict_markers(n: int) -> Input:
     return Input(["check", "."], folder, size)
 
 
+def crlf_comments(n: int) -> Input:
+    """A file of n comment lines with Windows line ends and no object (a manifest commented
+    out on Windows), and a Job whose command holds n here-document openings none of which is
+    closed, beside a GPU request in its text: the MIME test reads each comment line one way,
+    and the here-documents are found in one pass over the lines."""
+    folder = _fresh("crlf-comments", n)
+    size = _write(folder, "commented.yaml", "# kind: Job\r\n" * n + "#   nvidia.com/gpu: 1")
+    script = "echo nvidia.com/gpu: 1\n" + "cat <<EOF\n" * n
+    job = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: apply\nspec:\n  template:\n"
+        "    spec:\n      restartPolicy: Never\n      containers:\n      - name: kubectl\n"
+        "        image: bitnami/kubectl:1.33\n        command: [sh, -c]\n        args:\n"
+        f"        - {json.dumps(script)}\n"
+    )
+    size += _write(folder, "job.yaml", job)
+    return Input(["check", "."], folder, size)
+
+
 #: The helm the chart cases render with (--helm, else $GPULINT_BENCH_HELM, else .tools/helm).
 HELM = os.environ.get("GPULINT_BENCH_HELM", str(ROOT / ".tools" / "helm"))
 #: The gpulint measured (``--gpulint``): the warm cases run it once before they are timed.
@@ -1715,6 +1734,7 @@ CASES: dict[str, Case] = {
     "huge-quantity": Case(huge_quantity, 1, "once"),
     "hostile-quantities": Case(hostile_quantities, 25_000, "scaling"),
     "conflict-markers": Case(conflict_markers, 50_000, "scaling"),
+    "crlf-comments": Case(crlf_comments, 20_000, "scaling"),
 }
 
 

@@ -455,3 +455,47 @@ spec:
     linter = Linter(load_rules(), Settings(select=frozenset({"ALL"})))
     found = linter.lint_text("odd.yaml", text)
     assert [f.message for f in found if f.rule == "GL900"] == []
+
+
+# -- texts whose lines a pattern could read several ways ---------------------------------------
+
+
+def test_a_manifest_commented_out_with_windows_line_ends_is_no_object(tmp_path: Path) -> None:
+    """Forty comment lines ending in CRLF (a Job commented out on Windows): a text with no
+    object, so no finding; the MIME test reads each line one way (it tried 2^40)."""
+    lines = ["# apiVersion: batch/v1", "# kind: Job", "#   nvidia.com/gpu: 1"] * 14
+    (tmp_path / "job.yaml").write_bytes("\r\n".join(lines).encode())
+    (tmp_path / "userdata.yaml").write_bytes(
+        b"# boot\r\n# node\r\nMIME-Version: 1.0\r\nkind: x\r\napiVersion: y\r\n"
+    )
+    result = run(["check", "--isolated", "--select", "ALL", "."], tmp_path)
+    assert result.returncode == 0, result.stdout
+    assert "no findings in 2 files" in result.stdout
+
+
+def test_unclosed_here_documents_in_a_command_are_read_once(tmp_path: Path) -> None:
+    """A Job whose script opens a thousand here-documents it never closes, beside one that
+    applies a GPU Job: the closed one is found (GL204), the open ones are not read as bodies."""
+    script = "cat <<EOF\n" * 1000 + (
+        "kubectl apply -f - <<JOB\nkind: Job\nspec:\n  template:\n    spec:\n      containers:\n"
+        "      - name: t\n        resources:\n          limits:\n"
+        "            nvidia.com/gpu: 1\nJOB\n"
+    )
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "apply"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [
+                        {"name": "k", "image": "bitnami/kubectl:1.33", "args": [script]}
+                    ],
+                }
+            }
+        },
+    }
+    (tmp_path / "job.yaml").write_text(json.dumps(job))
+    result = run(["check", "--isolated", "--select", "GL204", "."], tmp_path)
+    assert "GL204" in result.stdout, result.stdout

@@ -61,7 +61,12 @@ _API_VERSION = r"""(?:^|[\s{,"'])apiVersion["']?[ \t]*:"""
 _KIND = r"""(?:^|[\s{,"'])kind["']?[ \t]*:"""
 #: A MIME message's first header (after comments): EC2 or cloud-init user data, whose YAML
 #: part (a nodeadm ``NodeConfig``, a ``#cloud-config``) is read by the node's boot tools.
-_MIME = r"\A(?:[ \t]*(?:#[^\n]*)?\r?\n)*(?:MIME-Version[ \t]*:|Content-Type[ \t]*:[ \t]*multipart/)"
+#: A comment line may match one way only (``[^\r\n]``: a ``\r`` is the line end's, never the
+#: comment's), or CRLF comment lines before a text that is no MIME message backtrack 2^n ways.
+_MIME = (
+    r"\A(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*"
+    r"(?:MIME-Version[ \t]*:|Content-Type[ \t]*:[ \t]*multipart/)"
+)
 #: A shell here-document's opening (``kubectl apply -f - <<EOF``, ``<<-'EOF'``) at the end of
 #: a line, and its delimiter. Inside YAML such a line is at most a scalar's text (a script in a
 #: ConfigMap), whose object writes its own ``apiVersion`` outside it.

@@ -38,9 +38,8 @@ MAX_EMBEDDED = MENTIONS_MAX
 MAX_DOCUMENTS = 32
 MAX_DEPTH = 48
 _AMOUNTS = frozenset({"limits", "requests"})
-_HEREDOC = re.compile(
-    r"<<-?[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1[^\n]*\n(.*?)\n[ \t]*\2\b", re.S
-)
+#: A here-document's opening in a line (``<<EOF``, ``<<-'EOF'``): its delimiter is group 2.
+_HEREDOC = re.compile(r"<<-?[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _KIND = re.compile(r"^kind:[ \t]*['\"]?([A-Za-z0-9]+)", re.M)
 _HOW = "lint it as its own file (or the file it is written from) so its checks run"
 
@@ -81,11 +80,33 @@ def embedded(text: str, registry: Registry) -> tuple[str, str] | None:
         return None
     found = _parsed(text, registry)
     if found is None:
-        for match in _HEREDOC.finditer(text):
-            found = _parsed(match.group(3), registry)
+        for body in _heredoc_bodies(text):
+            found = _parsed(body, registry)
             if found is not None:
                 break
     return found
+
+
+def _heredoc_bodies(text: str) -> Iterator[str]:
+    """The bodies of the shell here-documents in ``text``: from the line after one that
+    opens one (``<<EOF``) to the line that is its delimiter, indented or not. One pass over
+    the lines (a regular expression that looks ahead for each opening is quadratic in the
+    openings a hostile text repeats); a body with no delimiter after it is dropped."""
+    body: list[str] = []
+    delimiter: str | None = None
+    for line in text.split("\n"):
+        if delimiter is not None:
+            if re.match(rf"[ \t]*{re.escape(delimiter)}\b", line):
+                yield "\n".join(body)
+                delimiter = None
+                body = []
+            else:
+                body.append(line)
+            continue
+        if "<<" in line:
+            found = _HEREDOC.search(line)
+            if found is not None:
+                delimiter = found.group(2)
 
 
 def _parsed(text: str, registry: Registry) -> tuple[str, str] | None:
