@@ -24,6 +24,14 @@ devices its pods get:
   unused). Axes not given (or `-1`) are filled by MaxText, so only the given ones are
   compared, and a run that sets `num_slices` itself is not checked.
 
+- **A multi-host Cloud TPU slice** (a Job, or a JobSet's replicated Job, whose pods select a
+  `cloud.google.com/gke-tpu-accelerator` and a `cloud.google.com/gke-tpu-topology`): each pod
+  takes every chip of its host (the `google.com/tpu` it requests), so the slice has as many
+  hosts as its chips divided by that request, and the Job must run one pod per host. A
+  `parallelism` (default 1) or a written `completions` that differs is a **warning**: with
+  fewer pods the slice never starts (the TPU runtime waits for every host), with more the
+  others stay Pending. A slice of one host is not judged.
+
 Values a template or variable leaves open are not read. The rule reads only what the object
 writes, so it also runs on a Kustomize patch: a JobSet without `replicas` on its replicated
 Job says nothing about its slices and is not checked.
@@ -100,6 +108,8 @@ _MAXTEXT = r"(?:^|/)MaxText/(?:train|decode)\.py$|^MaxText\.(?:train|decode)$"
 #: A MaxText mesh axis given on the command line: ``ici_fsdp_parallelism=8``.
 _AXIS = r"^(ici|dcn)_[a-z_]+_parallelism=(-?[0-9]{1,6})$"
 TOPOLOGY = "cloud.google.com/gke-tpu-topology"
+#: The resource a Cloud TPU pod requests its chips by.
+TPU = "google.com/tpu"
 JOBSET_GROUP = "jobset.x-k8s.io"
 
 
@@ -120,9 +130,53 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
                 plural = "s" if slices != 1 else ""
                 runs = f"the JobSet runs {slices} slice{plural} (replicas: {slices})"
                 yield from _maxtext(_pod(jobspec), path, slices, runs)
+        for i, job in enumerate(jobs if isinstance(jobs, list) else ()):
+            template = job.get("template") if isinstance(job, dict) else None
+            jobspec = template.get("spec") if isinstance(template, dict) else None
+            yield from _hosts(jobspec, ("spec", "replicatedJobs", i, "template", "spec"))
     elif obj.kind == "Job" and obj.group == "batch":
         where = ("spec", "template", "spec")
         yield from _maxtext(_pod(obj.data.get("spec")), where, 1, "a Job runs 1 slice")
+        yield from _hosts(obj.data.get("spec"), ("spec",))
+
+
+def _hosts(jobspec: Any, at: tuple[Any, ...]) -> Iterator[Violation]:
+    """A Job (or a JobSet's replicated Job) on a multi-host TPU slice must run one pod per
+    host of the slice: the chips of its ``gke-tpu-topology`` divided by the ``google.com/tpu``
+    each pod requests (a pod takes every chip of its host). Its ``parallelism`` (default 1)
+    and, when written, ``completions`` are compared with that."""
+    pod = _pod(jobspec)
+    selector = pod.get("nodeSelector") if pod is not None else None
+    if not isinstance(selector, dict) or not isinstance(jobspec, dict):
+        return
+    accelerator = selector.get(TPU_ACCELERATOR)
+    chips = tpu_topology_chips(selector.get(TOPOLOGY))
+    if not isinstance(accelerator, str) or chips is None:
+        return
+    per_pod = 0
+    for container in pod.get("containers") or () if pod is not None else ():
+        resources = container.get("resources") if isinstance(container, dict) else None
+        limits = resources.get("limits") if isinstance(resources, dict) else None
+        count = _number(limits.get(TPU)) if isinstance(limits, dict) else None
+        per_pod += count or 0
+    if per_pod < 1 or chips <= per_pod or chips % per_pod:
+        return  # one host, or chips a pod's request does not divide (another rule's)
+    hosts = chips // per_pod
+    for field, default in (("parallelism", 1), ("completions", None)):
+        written = jobspec.get(field, default)
+        value = _number(written) if written is not None else None
+        if value is None or value == hosts:
+            continue
+        where = (*at, field) if field in jobspec else (*at, "template", "spec", "nodeSelector")
+        yield Violation(
+            where,
+            f"the {accelerator} slice {selector.get(TOPOLOGY)} has {chips} chips, {hosts} hosts "
+            f"of the {per_pod} each pod requests, but the Job's {field} is {value}",
+            help=f"run one pod per host: {field}: {hosts} (with fewer the slice never starts, "
+            "with more the rest stay Pending)",
+            at="value" if field in jobspec else "key",
+            severity="warning",
+        )
 
 
 def _pod(spec: Any) -> dict[str, Any] | None:
