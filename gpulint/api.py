@@ -91,9 +91,11 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         "gpulint.k8s.envvalues": (
             "FromConfigMap",
             "Source",
+            "as_written",
             "container_env",
             "env_entries",
             "envfrom_configmaps",
+            "non_string_kind",
         ),
         "gpulint.k8s.shapes": ("host_gpu_device", "host_gpu_mounts"),
         "gpulint.data": ("data_path",),
@@ -347,9 +349,11 @@ if TYPE_CHECKING:
     from gpulint.k8s.envvalues import (
         FromConfigMap as FromConfigMap,
         Source as Source,
+        as_written as as_written,
         container_env as container_env,
         env_entries as env_entries,
         envfrom_configmaps as envfrom_configmaps,
+        non_string_kind as non_string_kind,
     )
     from gpulint.k8s.objects import (
         expression_key_path as expression_key_path,

@@ -50,16 +50,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.api import PodSpec, RuleContext, Violation
+from gpulint.api import PodSpec, RuleContext, Violation, as_written, non_string_kind
 
 CODE = "GPU025"
 NAME = "env-value-not-string"
 SEVERITY = "error"
 SCOPE = "pod"
 OPTIONS: dict[str, Any] = {}
-
-#: What YAML made of the value, as the API server's decoder names it.
-_KINDS = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (list, "a list"))
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -75,10 +72,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             value = item["value"]
             if value is None or isinstance(value, str):
                 continue
-            kind = _kind(value)
+            kind = non_string_kind(value)
             name = item.get("name")
             shown = f"variable {name}" if isinstance(name, str) else "a variable"
-            quoted = f'value: "{_text(value)}"' if kind != "a mapping" and kind != "a list" else ""
+            quoted = (
+                f'value: "{as_written(value)}"' if kind != "a mapping" and kind != "a list" else ""
+            )
             advice = f"quote it ({quoted})" if quoted else "write a string"
             yield Violation(
                 (*container.path, "env", index, "value"),
@@ -87,18 +86,3 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 f"{advice}",
                 at="value",
             )
-
-
-def _kind(value: Any) -> str:
-    for kind, name in _KINDS:
-        if isinstance(value, kind):
-            return name
-    return "a mapping"
-
-
-def _text(value: Any) -> str:
-    """The value as YAML wrote it, quoted: ``true`` stays ``true``, 10 stays 10."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    text = str(value)
-    return text if len(text) <= 40 else text[:40] + "..."

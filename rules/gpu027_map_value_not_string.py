@@ -54,7 +54,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import Path, PodSpec, RuleContext, Violation
+from gpulint.api import Path, PodSpec, RuleContext, Violation, as_written, non_string_kind
 
 CODE = "GPU027"
 NAME = "map-value-not-string"
@@ -62,8 +62,6 @@ SEVERITY = "error"
 SCOPE = "pod"
 OPTIONS: dict[str, Any] = {}
 
-#: What YAML made of the value, as a message names it.
-_KINDS = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (list, "a list"))
 #: The object's own fields this rule reads (once per object, whatever its pod specs).
 _OWN = (("metadata", "labels"), ("metadata", "annotations"), ("spec", "selector", "matchLabels"))
 
@@ -98,8 +96,8 @@ def _values(mapping: Any, path: Path, label: str) -> Iterator[Violation]:
     for key, value in mapping.items():
         if value is None or isinstance(value, str):
             continue
-        kind = _kind(value)
-        quoted = f'"{_text(value)}"' if kind not in ("a list", "a mapping") else ""
+        kind = non_string_kind(value)
+        quoted = f'"{as_written(value)}"' if kind not in ("a list", "a mapping") else ""
         advice = f"quote it: {key}: {quoted}" if quoted else "write a string"
         yield Violation(
             (*path, key),
@@ -107,18 +105,3 @@ def _values(mapping: Any, path: Path, label: str) -> Iterator[Violation]:
             f"rejects the object; {advice}",
             at="value",
         )
-
-
-def _kind(value: Any) -> str:
-    for kind, name in _KINDS:
-        if isinstance(value, kind):
-            return name
-    return "a mapping"
-
-
-def _text(value: Any) -> str:
-    """The value as YAML wrote it, quoted: ``true`` stays ``true``, 10 stays 10."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    text = str(value)
-    return text if len(text) <= 40 else text[:40] + "..."

@@ -378,3 +378,25 @@ def expand(text: str, env: dict[str, Source]) -> str | None:
 
     out = re.sub(_KUBE_VAR, repl, text)
     return None if unknown else out
+
+
+#: What YAML made of a value that is no string, as the API server's decoder would name it.
+_NOT_STRING = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (list, "a list"))
+
+
+def non_string_kind(value: Any) -> str:
+    """``a boolean``, ``a number``, ``a list`` or ``a mapping``: what YAML read a value the
+    API takes as a string as (GPU025's ``env`` values, GPU027's labels and selectors)."""
+    for kind, name in _NOT_STRING:
+        if isinstance(value, kind):
+            return name
+    return "a mapping"
+
+
+def as_written(value: Any) -> str:
+    """A scalar as YAML wrote it, for a message that says to quote it: ``true`` stays
+    ``true``, 10 stays 10 (at most 40 characters)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = str(value)
+    return text if len(text) <= 40 else text[:40] + "..."
