@@ -122,6 +122,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "describe_offer",
             "describes_nodes",
             "labelled_nodes",
+            "SelectedPool",
             "enforced_taints",
             "gpu_pool_selected",
             "largest_offer",
@@ -249,6 +250,7 @@ if TYPE_CHECKING:
         taint_basis as taint_basis,
     )
     from gpulint.cluster.facts import (
+        SelectedPool as SelectedPool,
         accelerator_nodes as accelerator_nodes,
         accelerator_taints as accelerator_taints,
         added_tolerations as added_tolerations,

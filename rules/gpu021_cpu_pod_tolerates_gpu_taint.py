@@ -60,7 +60,8 @@ label may select the GPU nodes, where its author sends it on purpose (a pod that
 `hostPath` the GPU jobs write) and the toleration is what lets it there; whether the label
 also takes in other nodes is what gpulint cannot tell. A described cluster (docs/cluster.md)
 keeps the rule's severity. A node selector whose every label is one of a node pool of the
-project whose nodes all have GPUs (an eksctl node group's `labels`) sends the pod to those
+project or of the described cluster whose nodes all have GPUs (an eksctl node group's
+`labels`, a `node-pools:` entry's) sends the pod to those
 GPU nodes: the toleration is needed there, and the pod is not flagged (that it requests no
 GPU there is GPU043's).
 
@@ -154,8 +155,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return  # Spark adds the GPU limit to the pod it creates
     if shares_by_annotation(pod):
         return  # KAI Scheduler gives it a share of a GPU (gpu-fraction, gpu-memory)
-    pools = ctx.evidence.pools if ctx.evidence is not None else ()
-    if gpu_pool_selected(pod, pools) is not None:
+    if gpu_pool_selected(pod, ctx.evidence, ctx.cluster, ctx.registry) is not None:
         return  # its node selector picks the project's GPU pool: GPU043's, if it needs a GPU
     if pinned(pod) is not None or preferred_pin(pod) is not None:
         # Sent to nodes its author chose: on GPU nodes the toleration is what lets it

@@ -12,17 +12,18 @@ EKS Auto Mode (`karpenter.k8s.aws/instance-gpu-*`, `eks.amazonaws.com/instance-g
 `beta.amd.com/gpu.*`) and the common `accelerator` label. A selector that rules GPUs out
 (`instance-gpu-count: "0"`, `NotIn`, `DoesNotExist`, `gpu.present: "false"`) is not a GPU
 selector. A `nodeSelector` whose every label is one of a node pool of the project (an eksctl
-node group's `labels`, a Karpenter NodePool's template labels), when every pool it matches
-has GPU nodes, selects GPU nodes too (`node-type: gpu-inference` of a `g5.xlarge` node
-group). The finding is at the selector's key, and names the resource to request (the
-chip's own on an Ascend node: `accelerator: huawei-Ascend910` asks for
-`huawei.com/Ascend910`). It is a warning when a container runs an image built for GPUs (a
-CUDA image, a reference that says `cuda`, `gpu`, `rocm`, `tensorrt`, `triton` or `nvidia`,
-Text Embeddings Inference but for its `cpu-` tags), starts a GPU engine or launcher
-(`gpulint/data/engines.json`) or `nvidia-smi`, passes an option that turns on CUDA or sets
-a variable that switches it onto the GPU (`USE_GPU=true`, below): a workload that would
-use the GPU it forgot to request. A pod that runs nothing known to use a GPU is meant to
-run on those nodes (a node-local proxy, a serving system's controller) and is not flagged.
+node group's `labels`, a Karpenter NodePool's template labels) or of the described cluster
+(`node-pools:`, docs/cluster.md), when every pool it matches has GPU nodes, selects GPU
+nodes too (`node-type: gpu-inference` of a `g5.xlarge` node group). The finding is at the
+selector's key, and names the resource to request (the chip's own on an Ascend node:
+`accelerator: huawei-Ascend910` asks for `huawei.com/Ascend910`). It is a warning when a
+container runs an image built for GPUs (a CUDA image, a reference that says `cuda`, `gpu`,
+`rocm`, `tensorrt`, `triton` or `nvidia`, Text Embeddings Inference but for its `cpu-`
+tags), starts a GPU engine or launcher (`gpulint/data/engines.json`) or `nvidia-smi`, passes
+an option that turns on CUDA or sets a variable that switches it onto the GPU
+(`USE_GPU=true`, below): a workload that would use the GPU it forgot to request. A pod that
+runs nothing known to use a GPU is meant to run on those nodes (a node-local proxy, a
+serving system's controller) and is not flagged.
 
 With the option `images: true`, also flags a container built on an NVIDIA CUDA image
 (`nvidia/cuda`, `nvcr.io/nvidia/cuda`, `nvcr.io/nvidia/pytorch`, `tritonserver`,
@@ -472,15 +473,13 @@ def _gpu_image(container: Container) -> bool:
 
 
 def _pool_selector(pod: PodSpec, ctx: RuleContext) -> tuple[tuple[Any, ...], str, str] | None:
-    """The pod's ``nodeSelector`` when it picks GPU node pools of the project
-    (:func:`gpu_pool_selected`): where, how the message names it, the resource to request."""
-    pools = ctx.evidence.pools if ctx.evidence is not None else ()
-    pool = gpu_pool_selected(pod, pools)
+    """The pod's ``nodeSelector`` when it picks GPU node pools of the project or the described
+    cluster (:func:`gpu_pool_selected`): where, how the message names it, what to request."""
+    pool = gpu_pool_selected(pod, ctx.evidence, ctx.cluster, ctx.registry)
     if pool is None:
         return None
     key, value = next(iter(pod.spec["nodeSelector"].items()))
-    resource = pool.resources[0] if pool.resources else "nvidia.com/gpu"
-    return (*pod.path, "nodeSelector", key), f"{key}: {value} of {pool.name}", resource
+    return (*pod.path, "nodeSelector", key), f"{key}: {value} of {pool.name}", pool.resource
 
 
 def _engine(containers: list[Container]) -> tuple[str, str] | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpulint.cluster.model import Cluster, Node
 from gpulint.k8s.devices import Registry
@@ -287,18 +287,42 @@ def pod_template(pod: PodSpec) -> Any:
     return node
 
 
-def gpu_pool_selected(pod: PodSpec, pools: Sequence[Any]) -> Any | None:
-    """The node pool of the project (:class:`gpulint.cluster.objects.Pool`: an eksctl node
-    group, a Karpenter NodePool) that the pod's ``nodeSelector`` picks, when every label it
-    asks for is one of a pool's and every pool it matches has GPU nodes; None otherwise (no
-    selector, a value that is not a string, a pool without GPUs among the matches)."""
+class SelectedPool(NamedTuple):
+    """The GPU node pool a pod's ``nodeSelector`` picks (:func:`gpu_pool_selected`)."""
+
+    #: How a message names it: the node group's or NodePool's name.
+    name: str
+    #: The accelerator its nodes advertise, to request.
+    resource: str
+
+
+def gpu_pool_selected(
+    pod: PodSpec, evidence: Any, cluster: Cluster | None, registry: Registry
+) -> SelectedPool | None:
+    """The node pool that the pod's ``nodeSelector`` picks when every label it asks for is
+    one of a pool's and every pool it matches has GPU nodes: the pools of the project's
+    files (``evidence.pools``, :class:`gpulint.cluster.objects.Pool`: an eksctl node group, a
+    Karpenter NodePool), or, when a cluster is described, its nodes (which those pools feed
+    then). None otherwise: no selector, a value that is not a string, a match without GPUs."""
     selector = pod.spec.get("nodeSelector") if pod.location == "pod" else None
-    if not isinstance(selector, Mapping) or not selector or not pools:
+    if not isinstance(selector, Mapping) or not selector:
         return None
     wanted = {str(k): v for k, v in selector.items()}
     if not all(isinstance(v, str) for v in wanted.values()):
         return None
-    matched = [p for p in pools if all(p.labels.get(k) == v for k, v in wanted.items())]
-    if not matched or not all(p.gpus > 0 for p in matched):
+    pools = evidence.pools if evidence is not None else ()
+    if pools:
+        matched = [p for p in pools if all(p.labels.get(k) == v for k, v in wanted.items())]
+        if not matched or not all(p.gpus > 0 for p in matched):
+            return None
+        first = matched[0]
+        return SelectedPool(first.name, first.resources[0] if first.resources else "nvidia.com/gpu")
+    if not describes_nodes(cluster):
         return None
-    return matched[0]
+    nodes = [n for n in cluster.nodes if all(n.labels.get(k) == v for k, v in wanted.items())]
+    gpus = [
+        [k for k, v in n.allocatable.items() if v > 0 and registry.is_accelerator(k)] for n in nodes
+    ]
+    if not nodes or not all(gpus):
+        return None
+    return SelectedPool(nodes[0].pool or nodes[0].name, gpus[0][0])
