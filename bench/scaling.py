@@ -908,6 +908,16 @@ def crlf_comments(n: int) -> Input:
     return Input(["check", "."], folder, size)
 
 
+def values_duplicates(n: int) -> Input:
+    """A chart's values file (no ``apiVersion``) that writes ``singleuser:`` n times, each
+    block setting a GPU: each duplicate's dropped block is read for an accelerator from the
+    text's lines, split once for the file (YML002)."""
+    folder = _fresh("values-duplicates", n)
+    block = "singleuser:\n  extraResource:\n    limits:\n      nvidia.com/gpu: 1\n"
+    size = _write(folder, "values.yaml", block * n)
+    return Input(["check", "."], folder, size)
+
+
 #: The helm the chart cases render with (--helm, else $GPULINT_BENCH_HELM, else .tools/helm).
 HELM = os.environ.get("GPULINT_BENCH_HELM", str(ROOT / ".tools" / "helm"))
 #: The gpulint measured (``--gpulint``): the warm cases run it once before they are timed.
@@ -1735,6 +1745,7 @@ CASES: dict[str, Case] = {
     "hostile-quantities": Case(hostile_quantities, 25_000, "scaling"),
     "conflict-markers": Case(conflict_markers, 50_000, "scaling"),
     "crlf-comments": Case(crlf_comments, 20_000, "scaling"),
+    "values-duplicates": Case(values_duplicates, 5_000, "scaling"),
 }
 
 

@@ -507,13 +507,16 @@ class Linter:
         self, label: str, problems: Iterable[Problem], view: DocumentView | None
     ) -> list[Finding]:
         out = []
+        lines: list[str] | None = None  # the text's lines, split once for its duplicates
         for problem in problems:
             active = self.active.get(problem.code)
             if active is None:
                 continue
             message, wanted = problem.message, problem.severity
             if self._foreign and not_for_foreign(problem):
-                name = dropped_accelerator(problem, self._text, self.registry)
+                if lines is None:
+                    lines = self._text.splitlines()
+                name = dropped_accelerator(problem, lines, self.registry)
                 if name is None:
                     continue
                 message, wanted = dropped_message(problem, name), "warning"

@@ -88,7 +88,7 @@ def tool_config(label: str) -> bool:
 _RESOURCE_NAME = r"[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]+/[A-Za-z0-9][A-Za-z0-9._-]*"
 
 
-def dropped_accelerator(problem: Problem, text: str, registry: Registry) -> str | None:
+def dropped_accelerator(problem: Problem, lines: list[str], registry: Registry) -> str | None:
     """For a duplicate key (YML002) in a file that is not Kubernetes: the accelerator the
     first value names, which a reader that keeps the last (Helm reading a chart's values,
     PyYAML) drops with it; None when it names none. Only such a duplicate is said of such a
@@ -96,8 +96,7 @@ def dropped_accelerator(problem: Problem, text: str, registry: Registry) -> str 
     span = problem.dropped
     if problem.code != codes.DUPLICATE_KEY or span is None:
         return None
-    lines = text.splitlines()[span.line - 1 : _last_line(span)]
-    for line in lines:
+    for line in lines[span.line - 1 : _last_line(span)]:
         for name in re.findall(_RESOURCE_NAME, line):
             if registry.is_accelerator(name):
                 return str(name)
