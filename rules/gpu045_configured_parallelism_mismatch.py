@@ -120,20 +120,15 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         spec = obj.data.get("spec")
         jobs = spec.get("replicatedJobs") if isinstance(spec, dict) else None
         for i, job in enumerate(jobs if isinstance(jobs, list) else ()):
-            if not isinstance(job, dict) or "replicas" not in job:
-                continue
-            slices = job.get("replicas")
-            template = job.get("template")
+            template = job.get("template") if isinstance(job, dict) else None
             jobspec = template.get("spec") if isinstance(template, dict) else None
+            yield from _hosts(jobspec, ("spec", "replicatedJobs", i, "template", "spec"))
+            slices = job.get("replicas") if isinstance(job, dict) else None
             if isinstance(slices, int) and not isinstance(slices, bool) and slices >= 1:
                 path = ("spec", "replicatedJobs", i, "template", "spec", "template", "spec")
                 plural = "s" if slices != 1 else ""
                 runs = f"the JobSet runs {slices} slice{plural} (replicas: {slices})"
                 yield from _maxtext(_pod(jobspec), path, slices, runs)
-        for i, job in enumerate(jobs if isinstance(jobs, list) else ()):
-            template = job.get("template") if isinstance(job, dict) else None
-            jobspec = template.get("spec") if isinstance(template, dict) else None
-            yield from _hosts(jobspec, ("spec", "replicatedJobs", i, "template", "spec"))
     elif obj.kind == "Job" and obj.group == "batch":
         where = ("spec", "template", "spec")
         yield from _maxtext(_pod(obj.data.get("spec")), where, 1, "a Job runs 1 slice")
@@ -146,15 +141,18 @@ def _hosts(jobspec: Any, at: tuple[Any, ...]) -> Iterator[Violation]:
     each pod requests (a pod takes every chip of its host). Its ``parallelism`` (default 1)
     and, when written, ``completions`` are compared with that."""
     pod = _pod(jobspec)
-    selector = pod.get("nodeSelector") if pod is not None else None
-    if not isinstance(selector, dict) or not isinstance(jobspec, dict):
+    if pod is None or not isinstance(jobspec, dict):
+        return
+    selector = pod.get("nodeSelector")
+    if not isinstance(selector, dict):
         return
     accelerator = selector.get(TPU_ACCELERATOR)
     chips = tpu_topology_chips(selector.get(TOPOLOGY))
     if not isinstance(accelerator, str) or chips is None:
         return
     per_pod = 0
-    for container in pod.get("containers") or () if pod is not None else ():
+    containers = pod.get("containers")
+    for container in containers if isinstance(containers, list) else ():
         resources = container.get("resources") if isinstance(container, dict) else None
         limits = resources.get("limits") if isinstance(resources, dict) else None
         count = _number(limits.get(TPU)) if isinstance(limits, dict) else None
