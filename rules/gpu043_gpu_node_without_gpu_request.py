@@ -301,6 +301,10 @@ def _findings(
         probe = _probe(containers)
         nccl = _nccl(containers) if probe is None else None
         if probe is None and nccl is None and pod.obj.group in _PLAIN_GROUPS:
+            # Reading command lines for a server costs more than asking for the GPU request:
+            # only a pod without one is read (the check below then repeats, cheaply).
+            if not images and not _requests_no_gpu(pod, ctx):
+                return
             server = _server(containers)
         if probe is None and nccl is None and server is None and not images:
             return
