@@ -21,7 +21,10 @@ accelerator (`nvidia.com/gpus`, GPU010) makes a GPU pod of unknown hardware: onl
 `hardware` apply to it. This is the same GPU pod as GPU021's, declarative rules' `when: {gpu: true}`
 and `gpulint inspect`'s (see References). Where a workload kind gives its pods default tolerations
 (an Argo template without tolerations runs with the workflow's `spec.templateDefaults.tolerations`
-or `spec.tolerations`), those are the pod's tolerations.
+or `spec.tolerations`), those are the pod's tolerations. A KServe InferenceService predictor
+without tolerations whose `model` takes its container from a serving runtime (`runtime:` or
+`modelFormat`) is not flagged: KServe builds its pod from the runtime's pod spec, whose
+`tolerations` it keeps, and gpulint does not merge the two.
 
 When a toleration is meant for the taint (its key, or an empty one, or the key in another
 case or one or two edits off) but does not match, the finding is at what to change in it
@@ -170,6 +173,7 @@ from gpulint.api import (
     Violation,
     added_tolerations,
     certain_line,
+    completed_by_runtime,
     default_taints_assumed,
     describes_nodes,
     fewest_untolerated,
@@ -207,6 +211,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     operated = {name: path for name, path in demand.operator}
     hardware, first = _gpu_request(demand, registry, operated)
     tolerations = pod.tolerations
+    if not tolerations and completed_by_runtime(pod):
+        return  # KServe merges its serving runtime's tolerations into it: not read here
     node_name = pod.spec.get("nodeName")
     bound = isinstance(node_name, str) and bool(node_name)
     names = [e.name for e in demand.entries] + [n for n in operated if n not in demand.pod_level]

@@ -19,9 +19,11 @@ taint; neither is a pod whose claim no file of the project defines, or names a D
 that neither the registry nor any file of the project defines, since what it gets is
 unknown. Nor is a KServe predictor whose `model` takes its container from a serving runtime
 (`runtime:` or `modelFormat`) and writes no GPU itself: KServe merges the runtime's
-resources into it, which may hold the GPUs. A pod whose claims all resolve to known non-GPU device
-classes is a CPU pod. An
-explicit `nvidia.com/gpu: 0` is a CPU pod. Only tolerations written in the pod spec itself are
+resources into it, which may hold the GPUs; nor, for the same merge, a KServe
+`ServingRuntime` or `ClusterServingRuntime` that writes no GPU (the InferenceService that
+uses it asks for them, and its pods tolerate the GPU taint through the runtime). A pod whose
+claims all resolve to known non-GPU device classes is a CPU pod. An explicit
+`nvidia.com/gpu: 0` is a CPU pod. Only tolerations written in the pod spec itself are
 flagged: defaults a workload kind shares between all its pods (an Argo workflow's
 `spec.tolerations`) usually exist for its GPU steps, and would be reported once per step.
 "Requests no GPU" is the opposite of GPU020's GPU pod, and the same as `when: {gpu: false}`

@@ -362,6 +362,9 @@ def _unlisted_vendor_name(pod: PodSpec, registry: Registry) -> bool:
 
 #: API groups of KServe's InferenceService (KFServing's, before the rename).
 _KSERVE_GROUPS = ("serving.kserve.io", "serving.kubeflow.org")
+#: KServe's serving runtimes, whose container an InferenceService's predictor completes
+#: (kserve/kserve pkg/apis/serving/v1alpha1/servingruntime_types.go).
+_RUNTIME_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})
 
 
 def _runtime_supplied(pod: PodSpec) -> bool:
@@ -370,11 +373,29 @@ def _runtime_supplied(pod: PodSpec) -> bool:
     container into the model's, which overrides only what it sets (kserve/kserve
     pkg/controller/v1beta1/inferenceservice/utils/utils.go ``MergeRuntimeContainers``): the
     resources the model leaves unset, GPUs among them, are the runtime's, which the pod does
-    not show."""
+    not show. The same merge makes a ``ServingRuntime`` (or ``ClusterServingRuntime``) that
+    writes no GPU a template whose pods may hold the GPUs of the InferenceService that uses
+    it: neither is surely a CPU pod."""
     obj = pod.obj
-    if pod.location != "pod" or obj.kind != "InferenceService" or pod.path[-1:] != ("predictor",):
+    if pod.location != "pod" or obj.group not in _KSERVE_GROUPS:
         return False
-    if obj.group not in _KSERVE_GROUPS:
+    if obj.kind in _RUNTIME_KINDS:
+        return True
+    if obj.kind != "InferenceService" or pod.path[-1:] != ("predictor",):
+        return False
+    model = pod.spec.get("model")
+    return isinstance(model, dict) and ("runtime" in model or "modelFormat" in model)
+
+
+def completed_by_runtime(pod: PodSpec) -> bool:
+    """Is this a KServe predictor whose ``model`` takes its container from a serving runtime
+    (``runtime`` or ``modelFormat``), whatever it asks for itself? KServe builds its pod from
+    the runtime's pod spec (its tolerations, node selector and affinity among them) merged
+    with the predictor's: what the predictor does not write may be the runtime's."""
+    obj = pod.obj
+    if pod.location != "pod" or obj.group not in _KSERVE_GROUPS:
+        return False
+    if obj.kind != "InferenceService" or pod.path[-1:] != ("predictor",):
         return False
     model = pod.spec.get("model")
     return isinstance(model, dict) and ("runtime" in model or "modelFormat" in model)
