@@ -72,6 +72,16 @@ the image sets `NVIDIA_VISIBLE_DEVICES=all`, as CUDA images do. Node agents, GPU
 infrastructure and a container that sets `NVIDIA_VISIBLE_DEVICES` are not flagged, as
 above. A pod that selects GPU nodes is a warning on the same signs.
 
+A pod whose preferred node affinity asks for GPU nodes (a term with a positive weight whose
+expressions name a GPU node label, as above) and shows the same signs of GPU use (a CUDA
+image, Ollama's, a server built for GPUs only, `nvidia-smi`, an option or variable that
+turns on the GPU; not a launcher such as Ray, whose head may run without a GPU) but requests
+no GPU is `info` at that term's key, in Kubernetes' own workloads and charts' values (an
+operator's template may get its GPUs from another field): it is meant to use a GPU where it
+lands on one (a request commented out "for CPU fallback"), which it then uses unscheduled or
+not at all; a preferred term also lets it run on other nodes, hence information. A pod that
+prefers GPU nodes and runs nothing known to use one is not flagged.
+
 In a chart's values (bjw-s app-template's form: a `containers` mapping of names to
 containers, docs/workloads.md), a container's pod options are the nearest above it: its
 controller's `pod:`, else the values' `defaultPodOptions:`, else a `runtimeClassName` or
@@ -262,7 +272,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if pod.node_agent:
         return
     if pod.location == "pod":
-        selected = _gpu_selector(pod.spec, pod.path) or _pool_selector(pod, ctx)
+        selected = (
+            _gpu_selector(pod.spec, pod.path)
+            or _pool_selector(pod, ctx)
+            or _preferred_selector(pod.spec, pod.path)
+        )
         runtime = nvidia_runtime_class(pod.spec, pod.path)
         containers = [c for c in pod.containers if c.section != "ephemeralContainers"]
     elif pod.location == "resources" and _chart_container(pod):
@@ -339,32 +353,9 @@ def _findings(
             return
         cuda = [c for c in cuda if c is not server[0]]  # said once, by the server's finding
     if selected is not None:
-        where, label, resource = selected
-        also = ""
-        if cuda:
-            also = f", and container {cuda[0].label}'s CUDA image sets {NVIDIA}=all"
-        engine = None if cuda else _engine(containers)
-        use = None if cuda or engine is not None else gpu_use(containers, extra)
-        if cuda or engine is not None or use is not None:
-            if engine is not None:
-                also = f", and container {engine[0]} starts {engine[1]}, which uses GPUs"
-            elif use is not None and not use[2]:
-                also = f", and container {use[0]} {use[1]}"
-            yield Violation(
-                where,
-                f"the pod selects GPU nodes ({label}) but requests no GPU{also}",
-                help=f"request the device (resources.limits: {{{resource}: 1}}), or drop the "
-                "selector if it needs none (else it takes a GPU node's CPU and memory without "
-                "a GPU"
-                + (
-                    ", and sees the node's GPUs where the NVIDIA runtime is the default)"
-                    if cuda
-                    else ")"
-                ),
-            )
-            return
-        # Nothing in it is known to use a GPU: it is meant to run there (a node-local
-        # proxy, a serving system's controller), not a GPU job that forgot its request.
+        # Nothing in it known to use a GPU: it is meant to run there (a node-local proxy, a
+        # serving system's controller), not a GPU job that forgot its request.
+        yield from _selected_finding(pod, selected, cuda, containers, extra)
         return
     for container in cuda:
         yield Violation(
@@ -375,6 +366,49 @@ def _findings(
             f"{NVIDIA}=none if it needs none",
             at="value",
         )
+
+
+def _selected_finding(
+    pod: PodSpec,
+    selected: tuple[tuple[Any, ...], str, str],
+    cuda: list[Container],
+    containers: list[Container],
+    extra: Mapping[str, list[tuple[str, str]]],
+) -> Iterator[Violation]:
+    """A pod that selects (or prefers) GPU nodes and requests no GPU: reported when it shows
+    it means to use one."""
+    where, label, resource = selected
+    also = ""
+    if cuda:
+        also = f", and container {cuda[0].label}'s CUDA image sets {NVIDIA}=all"
+    preferred = _PREFERRED_FIELD in where
+    engine = None if cuda else _engine(containers)
+    if preferred and engine is not None and engine[1] not in _PREFERRED_SIGNS:
+        engine = None  # a launcher (a Ray head) may well run without a GPU
+    use = None if cuda or engine is not None else gpu_use(containers, extra)
+    if preferred and pod.obj.group not in _PLAIN_GROUPS and pod.location == "pod":
+        return  # an operator's template: its GPUs may be asked for elsewhere
+    if cuda or engine is not None or use is not None:
+        if engine is not None:
+            also = f", and container {engine[0]} starts {engine[1]}, which uses GPUs"
+        elif use is not None and not use[2]:
+            also = f", and container {use[0]} {use[1]}"
+        yield Violation(
+            where,
+            f"the pod {'prefers' if preferred else 'selects'} GPU nodes ({label}) but "
+            f"requests no GPU{also}",
+            severity="info" if preferred else None,
+            help=f"request the device (resources.limits: {{{resource}: 1}}), or drop the "
+            "selector if it needs none (else it takes a GPU node's CPU and memory without "
+            "a GPU"
+            + (
+                ", and sees the node's GPUs where the NVIDIA runtime is the default)"
+                if cuda
+                else ")"
+            )
+            + ("; assumed: it is meant to use a GPU where it lands on one" if preferred else ""),
+        )
+        return
 
 
 #: The groups of Kubernetes' own workloads (Pod, Deployment, StatefulSet, Job, ...): an
@@ -732,6 +766,9 @@ def _chart_selector(
             found = _gpu_selector({field: holder[field]}, path)
             if found is not None:
                 return found
+    if "affinity" in options:
+        holder, path = options["affinity"]
+        return _preferred_selector({"affinity": holder["affinity"]}, path)
     return None
 
 
@@ -958,6 +995,45 @@ def _gpu_selector(spec: Mapping[str, Any], base: Path) -> tuple[tuple[Any, ...],
             path = expression_key_path(base, t, e)
             first = path, f"node affinity on {key}", resource
     return first
+
+
+def _preferred_selector(
+    spec: Mapping[str, Any], base: Path
+) -> tuple[tuple[Any, ...], str, str] | None:
+    """The first term of ``spec``'s preferred node affinity, with a positive weight, that asks
+    for a GPU node label: (path of its key, what it says, resource)."""
+    affinity = spec.get("affinity")
+    node = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
+    terms = node.get(_PREFERRED_FIELD) if isinstance(node, Mapping) else None
+    for t, term in enumerate(terms if isinstance(terms, list) else ()):
+        if not isinstance(term, Mapping) or not _positive(term.get("weight")):
+            continue
+        found = _gpu_expression(term.get("preference"))
+        if found is not None:
+            e, key, resource = found
+            path = (
+                *base,
+                "affinity",
+                "nodeAffinity",
+                _PREFERRED_FIELD,
+                t,
+                "preference",
+                "matchExpressions",
+                e,
+                "key",
+            )
+            return path, key, resource
+    return None
+
+
+_PREFERRED_FIELD = "preferredDuringSchedulingIgnoredDuringExecution"
+#: What a container starts that tells a pod preferring GPU nodes means to use one: servers
+#: built for GPUs only, NVIDIA NIM and nvidia-smi (a launcher such as Ray is not).
+_PREFERRED_SIGNS = GPU_ONLY_ENGINES | {"an NVIDIA NIM", "nvidia-smi"}
+
+
+def _positive(weight: Any) -> bool:
+    return isinstance(weight, int) and not isinstance(weight, bool) and weight > 0
 
 
 def _gpu_expression(term: Any) -> tuple[int, str, str] | None:
