@@ -291,6 +291,54 @@ def test_karpenter_nodepools_become_nodes() -> None:
     assert not any(n.pool == "cpu" for n in found.nodes)  # not a GPU pool, not a catalog type
 
 
+HYPERPOD_POOL = b"""\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: sample-np
+spec:
+  limits:
+    nvidia.com/gpu: 6
+  template:
+    spec:
+      taints:
+      - key: nvidia.com/gpu
+        effect: NoSchedule
+      nodeClassRef:
+        group: karpenter.sagemaker.amazonaws.com
+        kind: HyperpodNodeClass
+        name: sample-nc
+      requirements:
+      - key: node.kubernetes.io/instance-type
+        operator: Exists
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: no-gpus
+spec:
+  limits:
+    cpu: "1000"
+    nvidia.com/gpu: 0
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+      - key: node.kubernetes.io/instance-type
+        operator: Exists
+"""
+
+
+def test_a_pool_that_caps_its_gpus_launches_gpu_nodes() -> None:
+    # It names no instance type and asks for no GPU label, but a limit on nvidia.com/gpu
+    # says its nodes have GPUs (a SageMaker HyperPod Karpenter pool): its taint is the GPU
+    # nodes' taint. A limit of 0 says it launches none.
+    found = scan([("nodepool.yaml", HYPERPOD_POOL)])
+    (node,) = found.nodes
+    assert node.pool == "sample-np" and node.allocatable["nvidia.com/gpu"] > 0
+    assert node.taints == (Taint("nvidia.com/gpu", "", "NoSchedule"),)
+
+
 def test_kueue_flavors_give_tolerations_and_nodes() -> None:
     found = scan([("flavors.yaml", FLAVOR), ("other.yaml", b"kind: ConfigMap\n")])
     assert found.tolerations == (

@@ -24,7 +24,9 @@ substring test); standard input is not pre-read.
   ``nvidia.com/gpu``; a Karpenter pool that only asks for GPUs
   (``karpenter.k8s.aws/instance-gpu-count`` / ``-gpu-name`` / ``-gpu-manufacturer``) becomes one
   node with as many GPUs as the requirement allows (``In``: the largest value; ``Lt N``: N-1),
-  else the largest GPU count of the catalog. ``limits`` of a GPU resource of 0 make no node.
+  else the largest GPU count of the catalog. ``limits`` of a GPU resource of 0 make no node;
+  a pool that names neither but caps ``nvidia.com/gpu`` in its ``limits`` above 0 launches GPU
+  nodes, and becomes one node with the catalog's largest GPU count.
 - A ``part`` (a Cluster API ``KubeadmConfigTemplate`` or ``AWSMachineTemplate``) adds its taints,
   labels and instance type to the pools whose ``refs`` name its kind and name.
 - An ``overlay`` (Karpenter ``NodeOverlay``) sets the extended resources of its ``capacity``
@@ -267,9 +269,24 @@ def _pool(
             default=8,
         )
         nodes = [_node(name, None, labels, frozen, source, gpus=most)]
+    elif _limits_gpus(limits):
+        # It caps the GPUs it launches, so it launches GPU nodes (a SageMaker HyperPod or
+        # Karpenter pool that names no instance type): as many as the catalog's largest.
+        most = max(
+            (t.gpus for t in catalog.instance_types.values() if t.resource == "nvidia.com/gpu"),
+            default=8,
+        )
+        nodes = [_node(name, None, labels, frozen, source, gpus=most)]
     api = f"{row.group}/{row.kind}"
     pool = Pool(row.what, name, source, api, row.platform, frozen, tuple(types), 0, labels, ())
     return _with_capacity(pool, nodes), nodes
+
+
+def _limits_gpus(limits: Mapping[str, Any]) -> bool:
+    """Do a pool's ``limits`` allow it some ``nvidia.com/gpu`` (a whole number above 0)?"""
+    value = limits.get("nvidia.com/gpu")
+    text = str(value).strip().strip("\"'") if isinstance(value, (int, str)) else ""
+    return text.isdigit() and int(text) > 0
 
 
 def _with_capacity(pool: Pool, nodes: list[Node]) -> Pool:
