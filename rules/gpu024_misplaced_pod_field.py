@@ -41,6 +41,14 @@ and nothing is said. Only pod specs known to be core `PodSpec`s are checked (pod
 `.template.spec` rows and `Pod` objects): operators' own types add fields of their own
 around them.
 
+In a Flux `HelmRelease` of bjw-s app-template 2 or later (`spec.chart.spec.chart:
+app-template` with such a `version`), a `resources` written at the root of `values` that
+holds a GPU request is reported at that key: since version 2 the chart reads a container's
+resources only under `controllers.<controller>.containers.<container>.resources` (version
+1 read them at the root), so no container gets the GPU. A release that names the chart
+through `chartRef` to an OCIRepository called `app-template` gets `info`: the version is the
+repository's tag, assumed to be 2 or later (app-template 2 came before Flux's `chartRef`).
+
 ## Why it matters
 Decoding ignores fields a type does not have. Unless the client asks for strict field
 validation (`kubectl apply` does, and fails with `unknown field`), the object is stored
@@ -85,6 +93,10 @@ key belongs to another level (moving it is left to the author).
 None.
 
 ## References
+- bjw-s-labs/helm-charts `charts/library/common/values.schema.json` (the values' root
+  properties: `controllers`, `defaultPodOptions`, `persistence`, `service`, ...; no
+  `resources`, and unknown root keys are allowed, so one is dropped without a word) and
+  `schemas/containers.json` (a container's `resources`)
 - https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation (unknown
   fields: `Ignore`, `Warn`, `Strict`)
 - Kubernetes API reference: PodSpec, Container, ResourceRequirements, Toleration, EnvVar,
@@ -188,6 +200,7 @@ class Level:
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    yield from _app_template_root(pod, ctx)
     for found in misplaced_keys(pod, ctx):
         fix = None
         if found.rename is not None:
@@ -197,6 +210,66 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 "unsafe",
             )
         yield Violation(found.path, found.message, at="key", fix=fix, severity=found.severity)
+
+
+#: The chart whose values put a container's resources under its controller from version 2 on
+#: (bjw-s-labs/helm-charts, charts/other/app-template: 1.x read `resources` at the root).
+_APP_TEMPLATE = "app-template"
+
+
+def _app_template_root(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    """A GPU request in ``resources`` at the root of a Flux HelmRelease's values for bjw-s
+    app-template 2 or later, which reads a container's resources only under
+    ``controllers.<controller>.containers.<container>.resources``."""
+    obj = pod.obj
+    if pod.location != "resources" or obj.kind != "HelmRelease" or obj.parent is not None:
+        return
+    if tuple(pod.path) != (*obj.path, "spec", "values", "resources"):
+        return
+    spec = obj.data.get("spec")
+    if not isinstance(spec, dict):
+        return
+    version = _app_template_version(spec)
+    if version is None:
+        return
+    from gpulint.api import accelerator_entries
+
+    entries = list(accelerator_entries(pod, ctx.registry))
+    if not entries:
+        return
+    assumed = version == ""
+    yield Violation(
+        pod.path,
+        f"resources at the root of app-template{'' if assumed else ' ' + version}'s values hold "
+        f"{entries[0].name}, which the chart reads only under a controller's container: no "
+        "container gets it",
+        help="move it to controllers.<controller>.containers.<container>.resources"
+        + (
+            " (assumed: the chart's version, which the OCIRepository sets, is 2 or later)"
+            if assumed
+            else ""
+        ),
+        at="key",
+        severity="info" if assumed else None,
+    )
+
+
+def _app_template_version(spec: dict[str, Any]) -> str | None:
+    """The app-template version a HelmRelease ``spec`` installs when it is 2 or later, ``""``
+    when it names the chart through ``chartRef`` (the version is the source's), else None."""
+    chart = spec.get("chart")
+    inner = chart.get("spec") if isinstance(chart, dict) else None
+    if isinstance(inner, dict) and inner.get("chart") == _APP_TEMPLATE:
+        version = inner.get("version")
+        text = str(version).strip().lstrip("v") if isinstance(version, (str, int)) else ""
+        major = text.split(".", 1)[0]
+        return text if major.isdigit() and int(major) >= 2 else None
+    ref = spec.get("chartRef")
+    if isinstance(ref, dict) and ref.get("kind") == "OCIRepository":
+        name = ref.get("name")
+        if isinstance(name, str) and _APP_TEMPLATE in name:
+            return ""
+    return None
 
 
 def misplaced_keys(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
