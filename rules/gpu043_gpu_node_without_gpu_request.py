@@ -432,7 +432,13 @@ def _server(containers: list[Container]) -> tuple[Container, Any, str] | None:
     ``command`` of its own), or an image of :data:`GPU_ONLY_IMAGES` run as it is; not when
     its image or command line says CPU or another accelerator (``--device cpu``,
     ``VLLM_TARGET_DEVICE=cpu``, a ``-cpu`` image)."""
-    from gpulint.api import command_words, find_engine, literal_env, may_start_engine
+    from gpulint.api import (
+        command_words,
+        find_engine,
+        literal_env,
+        may_start_engine,
+        started_by_command,
+    )
 
     for container in containers:
         image = container.data.get("image")
@@ -457,6 +463,8 @@ def _server(containers: list[Container]) -> tuple[Container, Any, str] | None:
             continue
         if started.own is started.words and own_command:
             continue  # found by its image only, running a command of its own (a proxy)
+        if started.own is not started.words and not started_by_command(started):
+            continue  # its name as another program's word: `pkill -f vllm`, `grep vllm`
         where = started.own[0].path if started.own else (*container.path, "image")
         return container, where, f"{started.engine.name}, which serves on GPUs"
     return None
