@@ -908,6 +908,18 @@ def crlf_comments(n: int) -> Input:
     return Input(["check", "."], folder, size)
 
 
+def bare_placeholders(n: int) -> Input:
+    """A file another program fills in that fails to parse, with n bare placeholders glued to
+    their keys (``annotations:NLB_ANNOTATIONS``) among n Go actions: each placeholder is told
+    from the actions with one search (GL205)."""
+    folder = _fresh("bare-placeholders", n)
+    lines = "".join(f"  a{i}:ANNOTATIONS_{i}\n  b{i}: '{{{{ .Values.v{i} }}}}'\n" for i in range(n))
+    size = _write(
+        folder, "service-template.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n" + lines
+    )
+    return Input(["check", "."], folder, size)
+
+
 def values_duplicates(n: int) -> Input:
     """A chart's values file (no ``apiVersion``) that writes ``singleuser:`` n times, each
     block setting a GPU: each duplicate's dropped block is read for an accelerator from the
@@ -1745,6 +1757,7 @@ CASES: dict[str, Case] = {
     "hostile-quantities": Case(hostile_quantities, 25_000, "scaling"),
     "conflict-markers": Case(conflict_markers, 50_000, "scaling"),
     "crlf-comments": Case(crlf_comments, 20_000, "scaling"),
+    "bare-placeholders": Case(bare_placeholders, 20_000, "scaling"),
     "values-duplicates": Case(values_duplicates, 5_000, "scaling"),
 }
 

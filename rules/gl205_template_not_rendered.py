@@ -2,7 +2,10 @@
 
 ## What it does
 Reports, once per file, a file that does not parse as YAML because of template actions left
-in it: Go or Jinja `{{ ... }}`, Jinja `{% ... %}` and `{# ... #}`, envsubst `${VAR}`.
+in it: Go or Jinja `{{ ... }}`, Jinja `{% ... %}` and `{# ... #}`, envsubst `${VAR}`, and
+the bare placeholders a program replaces by string (a name in capitals with an underscore glued
+to the `:` or quote before it, where the program inserts YAML: `env:HF_TOKEN_ENV`,
+`annotations:NLB_ANNOTATIONS`, `cleanPodPolicy: "All"LOG_CONFIG`; blanked as spaces).
 gpulint blanks the actions and parses the file again: if it parses then, the actions were
 what broke it, and GL205 (info) is reported at the action on or before the line where
 parsing stopped, instead of a YML001 syntax error. If the file still does not parse, the

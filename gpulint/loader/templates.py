@@ -1,9 +1,13 @@
-"""A file that is a template, not YAML: Go or Jinja actions (``{{ }}``, ``{% %}``, ``{# #}``)
-or envsubst variables (``${VAR}``) that keep it from parsing until they are rendered.
+"""A file that is a template, not YAML: Go or Jinja actions (``{{ }}``, ``{% %}``, ``{# #}``),
+envsubst variables (``${VAR}``) or a program's bare placeholders glued to the text before them
+(``annotations:NLB_ANNOTATIONS``, ``"All"LOG_CONFIG``: a name in capitals with an underscore
+right after a ``:`` or a quote, where the program inserts YAML) that keep it from parsing until
+they are filled in.
 
 When a text fails to parse, ``template_problem`` blanks every template action it holds (a
 line that holds only actions becomes an empty line, an action inside a line becomes as many
-``x``; line numbers and columns stay) and parses again. If the text parses then, the actions
+``x``, a bare placeholder as many spaces: what is inserted there is YAML of its own; line
+numbers and columns stay) and parses again. If the text parses then, the actions
 were what broke it: the file is a template outside a chart, reported once as GL205 (info)
 instead of a syntax error. If it still does not parse, the syntax error stands.
 
@@ -26,7 +30,11 @@ _ACTIONS = {
     "{%": ("%}", "a Jinja template tag ({% ... %})"),
     "{#": ("#}", "a Jinja template comment ({# ... #})"),
     "${": ("}", "an envsubst variable (${...})"),
+    "": ("", "a placeholder another program fills in"),
 }
+#: A bare placeholder: capitals with an underscore, glued to the ``:`` or quote before it
+#: (``annotations:NLB_ANNOTATIONS``), where a value or a key would have a space.
+_PLACEHOLDER = r"(?<=[:\"'])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"
 #: The openers, for one search (compiled on first use by ``re``: only broken files need it).
 _OPENER = r"\{\{|\{%|\{#|\$\{"
 #: An envsubst variable's name (``${VAR}``, ``${VAR:-default}``): other ``${`` (a shell
@@ -73,6 +81,18 @@ def _actions(text: str) -> list[_Action]:
             continue
         found.append(_Action(start, close + len(closer), opener))
         at = close + len(closer)
+    # Bare placeholders outside the actions (found in order, and not overlapping: the action
+    # each one might be inside is the last to start before it).
+    from bisect import bisect_right
+
+    starts = [a.start for a in found]
+    bare = [
+        _Action(m.start(), m.end(), "")
+        for m in re.compile(_PLACEHOLDER).finditer(text)  # re caches the compiled pattern
+        if (i := bisect_right(starts, m.start()) - 1) < 0 or found[i].end <= m.start()
+    ]
+    if bare:
+        found = sorted(found + bare, key=lambda a: a.start)
     return found
 
 
@@ -101,7 +121,12 @@ def _blanked(text: str, actions: list[_Action]) -> str:
     at = 0
     for action in actions:
         parts.append(text[at : action.start])
-        parts.append("".join(c if c == "\n" else _MARK for c in text[action.start : action.end]))
+        if not action.kind:  # a bare placeholder: YAML is inserted there, read as nothing
+            parts.append(" " * (action.end - action.start))
+        else:
+            parts.append(
+                "".join(c if c == "\n" else _MARK for c in text[action.start : action.end])
+            )
         at = action.end
     parts.append(text[at:])
     lines = "".join(parts).split("\n")
@@ -159,6 +184,8 @@ def template_problem(text: str, lib: YamlLib, error: int) -> Problem | None:
     end = first.end if line_end < 0 else min(first.end, line_end)
     line, column = text.count("\n", 0, first.start) + 1, first.start - line_start + 1
     what = _ACTIONS[first.kind][1]
+    if not first.kind:
+        what = f"{what} ({text[first.start : first.end]})"
     return Problem(
         codes.TEMPLATE_NOT_RENDERED,
         Span(line, column, line, column + max(end - first.start, 1)),
