@@ -15,11 +15,13 @@ is at the selector's first key. A selector of the Job's own `job-name` alone pas
 saved from a live cluster (`kubectl get -o yaml`) carries its old `controller-uid` selector
 and is refused this way when it is applied again.
 
-It reads only what is written: a selector or labels that are empty or missing are left
-alone (Kustomize's `labels` and `commonLabels` add the same labels to both, so a base
-written without them is completed by its overlay), and so are values a template engine
-fills in (`{{ }}`, `${VAR}`), values that are not strings (GPU027's), and an operator
-Kubernetes does not know. A Kustomize patch linted alone is not judged (GL203): the base
+It reads only what is written: a selector that is empty or missing is left alone
+(Kustomize's `labels` and `commonLabels` add the same labels to both, so a base written
+without them is completed by its overlay); a template without labels under a selector that
+asks for some is reported (an overlay's `commonLabels` completes it only when it writes
+every label the selector asks for, with its value). Values a template engine fills in
+(`{{ }}`, `${VAR}`), values that are not strings (GPU027's) and an operator Kubernetes does
+not know are left alone. A Kustomize patch linted alone is not judged (GL203): the base
 it completes holds the rest of the object.
 
 ## Why it matters
@@ -107,7 +109,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     template = spec.get("template")
     meta = template.get("metadata") if isinstance(template, Mapping) else None
     labels = meta.get("labels") if isinstance(meta, Mapping) else None
-    if not isinstance(selector, Mapping) or not isinstance(labels, Mapping) or not labels:
+    if labels is None:
+        labels = {}  # a template without labels: a selector that asks for one fails
+    if not isinstance(selector, Mapping) or not isinstance(labels, Mapping):
         return
     if any(_filled_in(k) or _filled_in(v) for k, v in labels.items()):
         return

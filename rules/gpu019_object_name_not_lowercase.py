@@ -1,0 +1,83 @@
+"""An object name with capital letters, which the API server refuses.
+
+## What it does
+Reports the `metadata.name` of an object when it holds capital letters and would be a valid
+name written in lower case (`RTX6000-micro`, `Llama3-Server`): Kubernetes names are DNS
+subdomains (lower-case letters, digits, `-` and `.`), and the API server refuses the object.
+It checks every object of a linted file, Kubernetes' own kinds and custom resources alike
+(a custom resource's name is validated as a DNS subdomain too), but for the RBAC kinds
+(`Role`, `ClusterRole` and their bindings), whose names may hold capitals. A name that holds
+anything else a DNS name may not (`_`, `$`, `{{ }}`: most often a placeholder a template
+engine or a script fills in) is left alone: it is not the name that gets applied; so is a
+name with a word of three or more capitals between its dashes (`immich-upload-USER`, "change
+USER when running").
+
+## Why it matters
+`kubectl apply` fails on the object: `metadata.name: Invalid value: "RTX6000-micro": a
+lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or
+'.'`. A GitOps sync of the set that holds it fails with it.
+
+## Example
+```yaml
+apiVersion: instancetype.kubevirt.io/v1beta1
+kind: VirtualMachineClusterInstancetype
+metadata:
+  name: RTX6000-micro    # GPU019
+```
+
+## Use instead
+```yaml
+metadata:
+  name: rtx6000-micro
+```
+
+## Options
+None.
+
+## References
+- https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-subdomain-names
+- Kubernetes `staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go`
+  (`NameIsDNSSubdomain`), apiextensions-apiserver `pkg/registry/customresource/validator.go`
+  (custom resources' names), `pkg/apis/rbac/validation` (`ValidateRBACName`: path segments)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from gpulint.api import K8sObject, RuleContext, Violation
+
+CODE = "GPU019"
+NAME = "object-name-not-lowercase"
+SEVERITY = "error"
+SCOPE = "object"
+OPTIONS: dict[str, Any] = {}
+
+#: Groups whose kinds take any path segment as a name.
+_ANY_NAME_GROUPS = frozenset({"rbac.authorization.k8s.io"})
+#: A DNS subdomain's labels (lower case), as the API server checks them.
+_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
+    if obj.parent is not None or obj.group in _ANY_NAME_GROUPS:
+        return
+    meta = obj.data.get("metadata")
+    name = meta.get("name") if isinstance(meta, Mapping) else None
+    if not isinstance(name, str) or name == name.lower() or len(name) > 253:
+        return
+    import re
+
+    lower = name.lower()
+    if not all(re.fullmatch(_LABEL, part) for part in lower.split(".")):
+        return  # not only its case: a placeholder, or another mistake
+    if any(re.fullmatch("[A-Z]{3,}", word) for word in re.split(r"[-.]", name)):
+        return  # a word in capitals: a placeholder to replace (`immich-upload-USER`)
+    yield Violation(
+        (*obj.path, "metadata", "name"),
+        f"metadata.name {name} has capital letters: the API server refuses the {obj.kind} "
+        "(names are lower-case DNS subdomains)",
+        help=f"write it in lower case: {lower}",
+        at="value",
+    )
