@@ -88,8 +88,9 @@ controller's `pod:`, else the values' `defaultPodOptions:`, else a `runtimeClass
 `nodeSelector` written beside the containers; they are judged as a pod's, the controller's
 containers as one pod (one that holds a GPU holds it for the pod), and a `type: daemonset`
 controller as a node agent. The image reference is `repository:tag`. Ollama's image
-(`ollama/ollama`) sets `NVIDIA_VISIBLE_DEVICES=all` as the CUDA images do (its
-Dockerfile), so Ollama under `runtimeClassName: nvidia` with no GPU request is a warning.
+(`ollama/ollama`) and Jellyfin's official one (`jellyfin/jellyfin`) set
+`NVIDIA_VISIBLE_DEVICES=all` as the CUDA images do (their Dockerfiles), so either under
+`runtimeClassName: nvidia` with no GPU request is a warning.
 
 A container that mounts the host's accelerator device nodes from a `hostPath` volume
 (`/dev/dri`, `/dev/dri/renderD128`, `/dev/kfd`, `/dev/nvidia0`, `/dev/accel/accel0`,
@@ -187,6 +188,8 @@ or drop the node selector for a step that needs no GPU.
   (`gpu.intel.com/i915` hands a container `/dev/dri` nodes)
 - https://github.com/ROCm/k8s-device-plugin (`amd.com/gpu`: `/dev/kfd` and `/dev/dri`)
 - https://github.com/ollama/ollama/blob/main/Dockerfile (`ENV NVIDIA_VISIBLE_DEVICES=all`)
+- https://github.com/jellyfin/jellyfin-packaging/blob/master/docker/Dockerfile
+  (`ENV NVIDIA_VISIBLE_DEVICES="all"`)
 - https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md (`-ngl`,
   `--gpu-layers`, `--n-gpu-layers`, `LLAMA_ARG_N_GPU_LAYERS`: layers stored in VRAM)
 - https://bjw-s-labs.github.io/helm-charts/docs/common-library/ (app-template's
@@ -263,8 +266,10 @@ CUDA_IMAGES = (
     "nvidia/cuquantum-appliance",
 )
 #: Other images whose own environment sets NVIDIA_VISIBLE_DEVICES=all, as the CUDA images
-#: do: Ollama's (ollama/ollama Dockerfile, final stage: ``ENV NVIDIA_VISIBLE_DEVICES=all``).
-VISIBLE_ALL_IMAGES = ("ollama/ollama",)
+#: do: Ollama's (ollama/ollama Dockerfile, final stage: ``ENV NVIDIA_VISIBLE_DEVICES=all``)
+#: and Jellyfin's official image (jellyfin/jellyfin-packaging docker/Dockerfile: ``ENV
+#: NVIDIA_VISIBLE_DEVICES="all"``; not linuxserver's, which leaves it unset).
+VISIBLE_ALL_IMAGES = ("ollama/ollama", "jellyfin/jellyfin")
 NVIDIA = "NVIDIA_VISIBLE_DEVICES"
 
 
