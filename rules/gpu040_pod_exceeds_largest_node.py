@@ -47,6 +47,12 @@ type the pod's selector names, else the options. The finding is at the pod's
 related location. A described node that offers none of that resource (a cluster whose GPUs
 only a DRA driver publishes) says nothing of its size, and the claims are not judged.
 
+The same evidence sizes the pod's CPU: a GPU pod whose CPU request is at least the vCPUs of
+every instance type its selector allows (`cpu: "96"` on `p4d.24xlarge`, 96 vCPUs) is a
+warning at that request. A node's allocatable CPU is its capacity less the kubelet's and the
+system's reservation, so the pod fits none of them. Only instance types the catalog knows
+size the CPU; with nodes described, their allocatable is GPU050's.
+
 A value that is not a whole number (`nvidia.com/gpu: 8.5`) is GPU004's: the API server
 rejects the pod, so GPU040 does not also compare it with the node size at that entry.
 
@@ -165,6 +171,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     names = _device_names(pod, registry)
     if not names:
         return
+    yield from _cpus(pod, ctx)
     default_max = int(ctx.options.get("max_per_node", 8))
     overrides = ctx.options.get("per_resource") or {}
     cluster = ctx.cluster if describes_nodes(ctx.cluster) else None
@@ -252,6 +259,36 @@ _CERTAIN = (
     "describe the GPU nodes (`node-pools:`, --cluster) or set GPU040's max_per_node to make "
     "it certain (assumed: no cluster is described)"
 )
+
+
+def _cpus(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    """A GPU pod whose CPU request is at least the vCPUs of every instance type its own
+    selector allows (the catalog's): a node's allocatable CPU is its capacity less what the
+    kubelet and the system reserve, so the pod fits none of them."""
+    if describes_nodes(ctx.cluster):
+        return  # the described nodes' allocatable: GPU050's
+    from gpulint.api import selected_size
+
+    selected = selected_size(pod, "cpu")
+    if selected is None or not selected.catalog:
+        return
+    result = pod_requests(pod, "cpu".__eq__)
+    total = result.requests.get("cpu")
+    if total is None or total < selected.most:
+        return
+    holders = [c for c in result.containers if c.requests.get("cpu", Decimal(0)) > 0]
+    if not holders:
+        return
+    biggest = max(holders, key=lambda c: c.requests["cpu"])
+    yield Violation(
+        biggest.paths["cpu"],
+        f"the pod requests {format_amount(total)} CPUs; its {selected.what} allows nodes "
+        f"of at most {selected.most} vCPUs",
+        help="it stays Pending: a node's allocatable CPU is its vCPUs less the kubelet's and "
+        "the system's reservation (and what its DaemonSets request); request fewer, or "
+        "select a larger node type (gpulint instance catalog)",
+        at="value",
+    )
 
 
 def _claimed(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:

@@ -180,6 +180,8 @@ def _size(key: str, value: Any, resource: str) -> int | None:
     catalog = builtin_catalog()
     if key in INSTANCE_TYPE_LABELS:
         row = catalog.get(str(value))
+        if row is not None and resource == "cpu":
+            return row.vcpus or None  # the type's vCPUs: its capacity, above its allocatable
         return row.gpus if row is not None and row.resource == resource else None
     if key == FAMILY_LABEL and isinstance(value, str) and value:
         rows = [
