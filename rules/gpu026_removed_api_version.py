@@ -35,6 +35,11 @@ written: a built-in workload kind in another built-in group (`apiVersion: v1` wi
 Deployment`, which is `apps/v1`'s), or in another case (`kind: deployment`). Groups with a
 dot are left alone: a custom resource's group has one.
 
+One custom resource is judged, because it holds a GPU pool's nodes: a `karpenter.sh/v1`
+NodePool whose `nodeClassRef` has no `group` (v1 requires `group`, `kind` and `name`;
+v1beta1 took an `apiVersion`, which NodePools converted by hand keep) is an error at
+`nodeClassRef`: the CRD's schema refuses it, and the GPU pods it was to serve stay Pending.
+
 ## Why it matters
 The API server answers `no matches for kind "HorizontalPodAutoscaler" in version
 "autoscaling/v2beta2"`: `kubectl apply` fails on the object, and Flux's and Argo CD's sync of
@@ -280,6 +285,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     if unserved is not None:
         yield unserved
         return
+    yield from _karpenter_v1_class_ref(obj)
     row = REMOVED.get((api, obj.kind))
     if row is None:
         return
@@ -316,6 +322,30 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         at="value",
         severity=severity,
         help=todo + certain,
+    )
+
+
+def _karpenter_v1_class_ref(obj: K8sObject) -> Iterator[Violation]:
+    """A ``karpenter.sh/v1`` NodePool whose ``nodeClassRef`` has no ``group``: v1 requires
+    ``group``, ``kind`` and ``name`` (v1beta1 took an ``apiVersion``)."""
+    if obj.group != "karpenter.sh" or obj.version != "v1" or obj.kind != "NodePool":
+        return
+    spec = obj.data.get("spec")
+    template = spec.get("template") if isinstance(spec, dict) else None
+    pod = template.get("spec") if isinstance(template, dict) else None
+    ref = pod.get("nodeClassRef") if isinstance(pod, dict) else None
+    if not isinstance(ref, dict) or "group" in ref:
+        return
+    old = ref.get("apiVersion")
+    group = old.split("/", 1)[0] if isinstance(old, str) and "/" in old else "karpenter.k8s.aws"
+    yield Violation(
+        (*obj.path, "spec", "template", "spec", "nodeClassRef"),
+        "karpenter.sh/v1 NodePool's nodeClassRef has no group (v1 requires group, kind and "
+        "name): the API server refuses the NodePool",
+        help=f"write group: {group[:60]}"
+        + (" in place of v1beta1's apiVersion" if old is not None else ""),
+        at="key",
+        severity="error",
     )
 
 
