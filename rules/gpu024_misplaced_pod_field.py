@@ -41,6 +41,12 @@ and nothing is said. Only pod specs known to be core `PodSpec`s are checked (pod
 `.template.spec` rows and `Pod` objects): operators' own types add fields of their own
 around them.
 
+A key under a container's `limits` or `requests` that is no resource name (no domain, and
+not `cpu`, `memory`, `ephemeral-storage` or `hugepages-<size>`: a probe's `port`, an object
+pasted into the container) is an error at the key: the API server refuses the pod ("must be
+a standard resource type or fully qualified"). A bare name that looks like an accelerator
+(`gpu: 1`) is GPU010's.
+
 In a Flux `HelmRelease` of bjw-s app-template 2 or later (`spec.chart.spec.chart:
 app-template` with such a `version`), a `resources` written at the root of `values` that
 holds a GPU request is reported at that key: since version 2 the chart reads a container's
@@ -201,6 +207,7 @@ class Level:
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     yield from _app_template_root(pod, ctx)
+    yield from _not_resource_names(pod, ctx)
     for found in misplaced_keys(pod, ctx):
         fix = None
         if found.rename is not None:
@@ -210,6 +217,45 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 "unsafe",
             )
         yield Violation(found.path, found.message, at="key", fix=fix, severity=found.severity)
+
+
+#: The resource names a container may write without a domain (Kubernetes'
+#: ``IsStandardContainerResourceName``; ``hugepages-<size>`` besides).
+_NATIVE = frozenset({"cpu", "memory", "ephemeral-storage"})
+
+
+def _not_resource_names(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    """Keys under a container's ``limits`` or ``requests`` that are no resource name: no
+    domain and not a native one (``port``, ``apiVersion`` pasted from a probe or another
+    object). A bare name that looks like an accelerator (``gpu``) is GPU010's."""
+    if pod.location != "pod" or pod.found_by != "table":
+        return
+    registry = ctx.registry
+    for container in pod.containers:
+        resources = container.data.get("resources")
+        if not isinstance(resources, dict):
+            continue
+        for section in ("limits", "requests"):
+            mapping = resources.get(section)
+            if not isinstance(mapping, dict):
+                continue
+            for key in mapping:
+                if not isinstance(key, str) or "/" in key or key in _NATIVE:
+                    continue
+                if key.startswith("hugepages-") or any(m in key for m in ("{{", "${", "$(")):
+                    continue
+                if registry.looks_like_accelerator(key) or registry.is_accelerator(key):
+                    continue
+                yield Violation(
+                    (*container.path, "resources", section, key),
+                    f"{section} key {key[:60]} is no resource name: the API server refuses the "
+                    f"{pod.obj.kind} (a name without a domain is cpu, memory, ephemeral-storage "
+                    "or hugepages-*)",
+                    help="move it where it belongs (a probe's port, another object pasted into "
+                    "the container), or remove it",
+                    at="key",
+                    severity="error",
+                )
 
 
 #: The chart whose values put a container's resources under its controller from version 2 on
