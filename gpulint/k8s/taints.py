@@ -77,9 +77,17 @@ CAPACITY_TAINT_KEYS = frozenset(
 )
 
 
+#: Names (the key's part after any ``/``, in lower case) that clusters give their own Spot or
+#: preemptible taints: ``spot=true``, ``example.com/preemptible``, ``lifecycle=Ec2Spot``.
+CAPACITY_TAINT_NAMES = frozenset(
+    {"spot", "spot-instance", "spotinstance", "preemptible", "capacity-type", "lifecycle"}
+)
+
+
 def capacity_taint(key: str) -> bool:
-    """Whether ``key`` is a Spot or preemptible capacity taint (:data:`CAPACITY_TAINT_KEYS`)."""
-    return key in CAPACITY_TAINT_KEYS
+    """Whether ``key`` is a Spot or preemptible capacity taint: a provider's
+    (:data:`CAPACITY_TAINT_KEYS`) or a cluster's own name for one (:data:`CAPACITY_TAINT_NAMES`)."""
+    return key in CAPACITY_TAINT_KEYS or key.rsplit("/", 1)[-1].lower() in CAPACITY_TAINT_NAMES
 
 
 #: A taint as ``kubectl taint nodes NODE`` writes it: ``key=value:Effect`` or ``key:Effect``
