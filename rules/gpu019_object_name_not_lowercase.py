@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import K8sObject, RuleContext, Violation
+from gpulint.api import K8sObject, RuleContext, Violation, dns_subdomain
 
 CODE = "GPU019"
 NAME = "object-name-not-lowercase"
@@ -56,8 +56,6 @@ OPTIONS: dict[str, Any] = {}
 
 #: Groups whose kinds take any path segment as a name.
 _ANY_NAME_GROUPS = frozenset({"rbac.authorization.k8s.io"})
-#: A DNS subdomain's labels (lower case), as the API server checks them.
-_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
@@ -65,13 +63,13 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         return
     meta = obj.data.get("metadata")
     name = meta.get("name") if isinstance(meta, Mapping) else None
-    if not isinstance(name, str) or name == name.lower() or len(name) > 253:
+    if not isinstance(name, str) or name == name.lower():
         return
+    lower = name.lower()
+    if dns_subdomain(lower) is not None:
+        return  # not only its case: a placeholder, or another mistake
     import re
 
-    lower = name.lower()
-    if not all(re.fullmatch(_LABEL, part) for part in lower.split(".")):
-        return  # not only its case: a placeholder, or another mistake
     if any(re.fullmatch("[A-Z]{3,}", word) for word in re.split(r"[-.]", name)):
         return  # a word in capitals: a placeholder to replace (`immich-upload-USER`)
     yield Violation(

@@ -230,19 +230,15 @@ def _not_resource_names(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     object). A bare name that looks like an accelerator (``gpu``) is GPU010's."""
     if pod.location != "pod" or pod.found_by != "table":
         return
+    from gpulint.api import holds_placeholder, resource_lists
+
     registry = ctx.registry
     for container in pod.containers:
-        resources = container.data.get("resources")
-        if not isinstance(resources, dict):
-            continue
-        for section in ("limits", "requests"):
-            mapping = resources.get(section)
-            if not isinstance(mapping, dict):
-                continue
+        for section, mapping in resource_lists(container):
             for key in mapping:
                 if not isinstance(key, str) or "/" in key or key in _NATIVE:
                     continue
-                if key.startswith("hugepages-") or any(m in key for m in ("{{", "${", "$(")):
+                if key.startswith("hugepages-") or holds_placeholder(key):
                     continue
                 if registry.looks_like_accelerator(key) or registry.is_accelerator(key):
                     continue

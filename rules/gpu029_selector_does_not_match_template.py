@@ -78,7 +78,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import K8sObject, RuleContext, Violation
+from gpulint.api import K8sObject, RuleContext, Violation, holds_placeholder
 
 CODE = "GPU029"
 NAME = "selector-does-not-match-template"
@@ -91,8 +91,6 @@ WHOLE_OBJECT = True  # GL203: a patch's labels or selector are completed by its 
 KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"})
 #: The labels of a Job's generated selector that name the Job (the other is its new uid).
 _JOB_NAME_LABELS = frozenset({"job-name", "batch.kubernetes.io/job-name"})
-#: Marks of a value a template engine or envsubst fills in.
-_FILLED_IN = ("{{", "${", "$(")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
@@ -119,9 +117,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     match = selector.get("matchLabels")
     if isinstance(match, Mapping):
         for key, want in match.items():
-            if not isinstance(key, str) or not isinstance(want, str) or _filled_in(want):
+            if not isinstance(key, str) or not isinstance(want, str):
                 continue
-            if _filled_in(key):
+            if _filled_in(key) or _filled_in(want):
                 continue
             has = labels.get(key)
             if has == want:
@@ -156,12 +154,8 @@ def _generated(obj: K8sObject, spec: Mapping[Any, Any]) -> Iterator[Violation]:
         return
     match = selector.get("matchLabels")
     expressions = selector.get("matchExpressions")
-    name = (
-        obj.data.get("metadata", {}).get("name")
-        if isinstance(obj.data.get("metadata"), Mapping)
-        else None
-    )
-    written = [k for k in match] if isinstance(match, Mapping) else []
+    name = obj.ref.name
+    written = list(match) if isinstance(match, Mapping) else []
     if not written and not expressions:
         return  # an empty selector: the generated one replaces it
     values = list(match.values()) if isinstance(match, Mapping) else []
@@ -186,7 +180,7 @@ def _generated(obj: K8sObject, spec: Mapping[Any, Any]) -> Iterator[Violation]:
 
 
 def _filled_in(value: Any) -> bool:
-    return isinstance(value, str) and any(mark in value for mark in _FILLED_IN)
+    return isinstance(value, str) and holds_placeholder(value)
 
 
 def _listed(values: list[str]) -> str:

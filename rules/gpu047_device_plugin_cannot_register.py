@@ -61,7 +61,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import PodSpec, RuleContext, Violation
+from gpulint.api import PodSpec, RuleContext, Violation, holds_placeholder
 
 CODE = "GPU047"
 NAME = "device-plugin-cannot-register"
@@ -71,8 +71,6 @@ OPTIONS: dict[str, Any] = {}
 
 #: Folders of the host whose mount gives the plugin the kubelet's device-plugin folder.
 _ABOVE = frozenset({"/", "/var", "/var/lib", "/var/lib/kubelet"})
-#: Marks of a path a template engine or envsubst fills in.
-_FILLED_IN = ("{{", "${", "$(")
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -126,6 +124,6 @@ def _runs_plugin(container: Mapping[str, Any]) -> bool:
 
 
 def _holds_device_plugins(path: str) -> bool:
-    if any(mark in path for mark in _FILLED_IN) or "device-plugins" in path:
+    if holds_placeholder(path) or "device-plugins" in path:
         return True
     return (path.rstrip("/") or "/") in _ABOVE

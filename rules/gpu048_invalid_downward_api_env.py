@@ -55,7 +55,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import PodSpec, RuleContext, Violation
+from gpulint.api import PodSpec, RuleContext, Violation, holds_placeholder
 
 CODE = "GPU048"
 NAME = "invalid-downward-api-env"
@@ -79,7 +79,6 @@ FIELD_PATHS = frozenset(
 )
 #: Resources a variable may take, after ``limits.`` or ``requests.``.
 RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
-_FILLED_IN = ("{{", "${", "$(")
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -94,7 +93,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             place = (*container.path, "env", i, "valueFrom")
             field = source.get("fieldRef")
             path = field.get("fieldPath") if isinstance(field, Mapping) else None
-            if isinstance(path, str) and not _filled_in(path) and not _field_ok(path):
+            if isinstance(path, str) and not holds_placeholder(path) and not _field_ok(path):
                 yield Violation(
                     (*place, "fieldRef", "fieldPath"),
                     f"fieldPath {path[:80]} is no pod field a variable can take: the API server "
@@ -106,7 +105,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             resource = ref.get("resource") if isinstance(ref, Mapping) else None
             if (
                 isinstance(resource, str)
-                and not _filled_in(resource)
+                and not holds_placeholder(resource)
                 and not _resource_ok(resource)
             ):
                 yield Violation(
@@ -117,10 +116,6 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                     "requests; write an accelerator's count as a value",
                     at="value",
                 )
-
-
-def _filled_in(value: str) -> bool:
-    return any(mark in value for mark in _FILLED_IN)
 
 
 def _field_ok(path: str) -> bool:

@@ -264,22 +264,23 @@ def _pool(
     elif accelerators:
         nodes = [_node(name, None, labels, frozen, source, gpus=accelerators)]
     elif asked is not None and asked.gpu and asked.most != 0:
-        most = asked.most or max(
-            (t.gpus for t in catalog.instance_types.values() if t.resource == "nvidia.com/gpu"),
-            default=8,
-        )
-        nodes = [_node(name, None, labels, frozen, source, gpus=most)]
+        nodes = [_node(name, None, labels, frozen, source, gpus=asked.most or _most_gpus())]
     elif _limits_gpus(limits):
         # It caps the GPUs it launches, so it launches GPU nodes (a SageMaker HyperPod or
         # Karpenter pool that names no instance type): as many as the catalog's largest.
-        most = max(
-            (t.gpus for t in catalog.instance_types.values() if t.resource == "nvidia.com/gpu"),
-            default=8,
-        )
-        nodes = [_node(name, None, labels, frozen, source, gpus=most)]
+        nodes = [_node(name, None, labels, frozen, source, gpus=_most_gpus())]
     api = f"{row.group}/{row.kind}"
     pool = Pool(row.what, name, source, api, row.platform, frozen, tuple(types), 0, labels, ())
     return _with_capacity(pool, nodes), nodes
+
+
+def _most_gpus() -> int:
+    """The most ``nvidia.com/gpu`` an instance type of the catalog has."""
+    catalog = builtin_catalog()
+    return max(
+        (t.gpus for t in catalog.instance_types.values() if t.resource == "nvidia.com/gpu"),
+        default=8,
+    )
 
 
 def _limits_gpus(limits: Mapping[str, Any]) -> bool:

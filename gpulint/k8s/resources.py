@@ -377,14 +377,9 @@ def _runtime_supplied(pod: PodSpec) -> bool:
     writes no GPU a template whose pods may hold the GPUs of the InferenceService that uses
     it: neither is surely a CPU pod."""
     obj = pod.obj
-    if pod.location != "pod" or obj.group not in _KSERVE_GROUPS:
-        return False
-    if obj.kind in _RUNTIME_KINDS:
+    if pod.location == "pod" and obj.group in _KSERVE_GROUPS and obj.kind in _RUNTIME_KINDS:
         return True
-    if obj.kind != "InferenceService" or pod.path[-1:] != ("predictor",):
-        return False
-    model = pod.spec.get("model")
-    return isinstance(model, dict) and ("runtime" in model or "modelFormat" in model)
+    return completed_by_runtime(pod)
 
 
 def completed_by_runtime(pod: PodSpec) -> bool:
