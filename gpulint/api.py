@@ -60,7 +60,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         # accelerator resource names: the registry and the verdict on a name
         "gpulint.k8s.devices": ("DeviceResource", "Registry"),
         "gpulint.k8s.devicenames": ("Verdict", "judge_resource_name"),
-        "gpulint.util.nearmiss": ("one_typo_from",),
+        "gpulint.util.nearmiss": ("near_field", "one_typo_from"),
         # Dynamic Resource Allocation: claims, templates, device classes
         "gpulint.k8s.draspec": (
             "DRA_LIFECYCLE",
@@ -436,6 +436,7 @@ if TYPE_CHECKING:
         Violation as Violation,
     )
     from gpulint.util.nearmiss import (
+        near_field as near_field,
         one_typo_from as one_typo_from,
     )
 

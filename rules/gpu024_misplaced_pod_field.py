@@ -119,7 +119,16 @@ from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
-from gpulint.api import Path, PodSpec, RenameKey, Repair, RuleContext, Violation, data_path
+from gpulint.api import (
+    Path,
+    PodSpec,
+    RenameKey,
+    Repair,
+    RuleContext,
+    Violation,
+    data_path,
+    near_field,
+)
 
 CODE = "GPU024"
 NAME = "misplaced-pod-field"
@@ -556,11 +565,11 @@ def _diagnose(
                 None,
             )
     # A near miss of a field of this level, then of another level.
-    near = _near(key, own)
+    near = near_field(key, own)
     if near is not None:
         return f"{head}: Kubernetes drops it{_lost(level.type, near)}; did you mean {near}?", near
     for other, where in elsewhere:
-        near = _near(key, fields[other])
+        near = near_field(key, fields[other])
         if near is not None:
             return (
                 f"{head}: Kubernetes drops it{_lost(other, near)}; did you mean {near}, which "
@@ -614,23 +623,3 @@ def _resource_name(key: str, ctx: RuleContext) -> bool:
         or registry.looks_like_accelerator(key)
         or (re.match(_NATIVE_RESOURCE, key) and key not in ("pods", "storage"))
     )
-
-
-def _squash(name: str) -> str:
-    return re.sub(r"[-_.\s]", "", name).lower()
-
-
-def _near(key: str, fields: frozenset[str]) -> str | None:
-    """The field ``key`` was meant to be: same letters in another case or with separators,
-    a plural or singular, or a small edit of a longer name."""
-    squashed = _squash(key)
-    for field in sorted(fields):
-        squashed_field = _squash(field)
-        if squashed in (squashed_field, squashed_field + "s") or squashed + "s" == squashed_field:
-            return field
-    if len(key) < 5:
-        return None  # short keys are close to too many things
-    import difflib  # only for a key that is not a field
-
-    close = difflib.get_close_matches(key, sorted(fields), n=1, cutoff=0.85)
-    return close[0] if close else None

@@ -39,3 +39,27 @@ def one_typo_from(name: str, candidates: Iterable[str]) -> str | None:
         if edits(name, candidate) == 1:
             return candidate
     return None
+
+
+def _squash(name: str) -> str:
+    import re
+
+    return re.sub(r"[-_.\s]", "", name).lower()
+
+
+def near_field(key: str, fields: Iterable[str]) -> str | None:
+    """The field of ``fields`` that ``key`` was meant to be: the same letters in another case
+    or with separators, a plural or singular, or a small edit of a name of five characters or
+    more (``difflib``'s ratio 0.85 or more); None when there is none."""
+    ordered = sorted(fields)
+    squashed = _squash(key)
+    for field in ordered:
+        squashed_field = _squash(field)
+        if squashed in (squashed_field, squashed_field + "s") or squashed + "s" == squashed_field:
+            return field
+    if len(key) < 5:
+        return None  # short keys are close to too many things
+    import difflib  # only for a key that is not a field
+
+    close = difflib.get_close_matches(key, ordered, n=1, cutoff=0.85)
+    return close[0] if close else None

@@ -1,0 +1,181 @@
+"""A field of a GPU operator's resource misspelt or written one level too deep.
+
+## What it does
+Checks the keys under `spec` of the NVIDIA GPU Operator's `ClusterPolicy` and `NVIDIADriver`
+(`nvidia.com/*`) against the fields their CustomResourceDefinitions declare, level by level
+(`gpulint/data/operator-fields.json`: the union of every version of the two CRDs the
+operator's repository ever held, so a field an older release had still counts). It reports,
+at the key:
+
+- a near miss of a field of its own level: `migManager.config.defaut` for `default`,
+  `devicePlugin.Config` for `config`, `dcgmExporter.serviceMonitors` for `serviceMonitor`
+  (case, separators, a plural or singular, or a small edit of a name of five characters or
+  more);
+- a field of the level above written one level too deep: `driver.upgradePolicy.kernelModuleType`
+  (a field of `driver`).
+
+Levels the schema leaves open (a map such as `resources.limits`, a level that keeps unknown
+fields) are not checked, nor keys that hold a template placeholder. A key that resembles no
+field is left alone: a newer operator may have added it. When the project holds the kind's
+own CustomResourceDefinition (a chart's `crds/`) and it declares the key, the key is a field.
+
+## Why it matters
+A custom resource is pruned to its schema: the API server drops a field the CRD does not
+declare, or, when the client asks for strict field validation (`kubectl apply` does, and
+Argo CD with it), refuses the object with `unknown field`. A dropped `migManager.config.default`
+leaves the MIG manager on the operator's default layout (`all-disabled`), so the nodes never get
+the MIG profiles the pods ask for; a dropped `devicePlugin.config` leaves time-slicing off.
+Nothing on the cluster says why.
+
+## Example
+```yaml
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata:
+  name: gpu-cluster-policy
+spec:
+  migManager:
+    enabled: true
+    config:
+      name: custom-mig-parted-config
+      defaut: all-1g.10gb     # GPU049: did you mean default?
+```
+
+## Use instead
+```yaml
+  migManager:
+    enabled: true
+    config:
+      name: custom-mig-parted-config
+      default: all-1g.10gb
+```
+
+## Fix safety
+Unsafe: a near miss of a field of its own level is renamed to that field in place, value and
+comments kept; the operator then applies a setting it ignored before (MIG layouts change,
+time-slicing turns on). No fix when the field is also written at that level, or when the key
+belongs one level up (moving it is left to the author).
+
+## Options
+None.
+
+## References
+- NVIDIA/gpu-operator `api/nvidia/v1/clusterpolicy_types.go`,
+  `api/nvidia/v1alpha1/nvidiadriver_types.go` and their CRDs
+  (`config/crd/bases/nvidia.com_clusterpolicies.yaml`,
+  `config/crd/bases/nvidia.com_nvidiadrivers.yaml`); `python -m tests.operator_fields`
+  regenerates the table from the operator's history
+- https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning
+- https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from functools import lru_cache
+from typing import Any
+
+from gpulint.api import (
+    K8sObject,
+    Path,
+    RenameKey,
+    Repair,
+    RuleContext,
+    Violation,
+    data_path,
+    holds_placeholder,
+    near_field,
+)
+
+CODE = "GPU049"
+NAME = "misspelt-operator-field"
+SEVERITY = "warning"
+SCOPE = "object"
+FIX = "unsafe"  # what it changes: the "Fix safety" section
+OPTIONS: dict[str, Any] = {}
+
+#: Mappings of the object's data read at most (a ClusterPolicy holds a few hundred).
+_BUDGET = 20_000
+
+
+@lru_cache(maxsize=1)
+def _kinds() -> Mapping[str, Any]:
+    """``group/kind`` -> its field tree: ``{field: subtree}``, ``0`` for a leaf or an open
+    level (``gpulint/data/operator-fields.json``)."""
+    text = data_path("gpulint.data", "operator-fields.json").read_text(encoding="utf-8")
+    kinds: Mapping[str, Any] = json.loads(text)["kinds"]
+    return kinds
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
+    if obj.parent is not None or obj.group != "nvidia.com":
+        return
+    tree = _kinds().get(f"{obj.group}/{obj.kind}")
+    spec = obj.data.get("spec")
+    if not isinstance(tree, dict) or not isinstance(spec, Mapping):
+        return
+    # (data, its field tree, the tree of the level above, its path) — a stack, not recursion
+    stack: list[tuple[Any, dict[str, Any], dict[str, Any] | None, Path]] = [
+        (spec, tree, None, (*obj.path, "spec"))
+    ]
+    budget = _BUDGET
+    while stack and budget > 0:
+        data, fields, above, path = stack.pop()
+        budget -= 1
+        if isinstance(data, list):
+            for index in range(len(data) - 1, -1, -1):
+                stack.append((data[index], fields, above, (*path, index)))
+            continue
+        if not isinstance(data, Mapping):
+            continue
+        for key, value in data.items():
+            if not isinstance(key, str):
+                continue
+            sub = fields.get(key)
+            if sub is None:
+                found = _diagnose(obj, ctx, key, data, fields, above, (*path, key))
+                if found is not None:
+                    yield found
+            elif isinstance(sub, dict):
+                stack.append((value, sub, fields, (*path, key)))
+
+
+def _diagnose(
+    obj: K8sObject,
+    ctx: RuleContext,
+    key: str,
+    data: Mapping[Any, Any],
+    fields: dict[str, Any],
+    above: dict[str, Any] | None,
+    path: Path,
+) -> Violation | None:
+    if holds_placeholder(key):
+        return None
+    relative = path[len(obj.path) :]
+    if ctx.crds is not None and ctx.crds.declares(obj.group, obj.version, obj.kind, relative):
+        return None
+    dotted = ".".join(step for step in relative if isinstance(step, str))
+    head = f"{dotted[-100:]} is not a field of {obj.kind}, so the API server drops it"
+    strict = "; kubectl apply (strict field validation) refuses it as it is"
+    near = near_field(key, fields)
+    if near is not None:
+        fix = None
+        if near not in data:
+            fix = Repair(f"rename `{key}` to `{near}`", (RenameKey(path, near),), "unsafe")
+        return Violation(
+            path,
+            f"{head}: did you mean {near}?",
+            help=f"rename it to {near}{strict}",
+            at="key",
+            fix=fix,
+        )
+    if above is not None and key in above:
+        parent = ".".join(step for step in relative[:-2] if isinstance(step, str))
+        return Violation(
+            path,
+            f"{head}: {key} is a field of {parent}, one level up",
+            help=f"move it to {parent}{strict}",
+            at="key",
+        )
+    return None
