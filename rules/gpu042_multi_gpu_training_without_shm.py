@@ -10,7 +10,11 @@ AIBrix's `RayClusterFleet`): KubeRay mounts a memory-backed `/dev/shm` itself. A
 `/dev/shm` of a disk-backed volume is reported with its own message. Whole GPUs a
 container gets through DRA claims (`resources.claims`, exact counts of a class such as
 `gpu.nvidia.com`; the claim or template in any file of the project) count as its requested
-ones do, and the finding names where each claim is defined as a related location.
+ones do, and the finding names where each claim is defined as a related location. A
+container an operator's resource holds in a field of its own (a KServe predictor's `model`)
+counts as a pod's container; when the predictor takes its container from a serving runtime,
+the finding assumes the runtime mounts no `/dev/shm` either (KServe merges the runtime's
+container and volumes into the pod), and says so.
 
 A pod is a training pod when its object is a training operator's kind (Kubeflow
 `PyTorchJob`, `TFJob`, `MPIJob`, `TrainJob` and its runtimes, ...) or a GPU container
@@ -98,6 +102,7 @@ from gpulint.api import (
     Violation,
     claimed_devices,
     command_words,
+    completed_by_runtime,
     find_engine,
     flag_value,
     int_value,
@@ -157,7 +162,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     gpu_containers = [
         (c, n)
         for c in pod.containers
-        if c.section == "containers" or c.sidecar
+        if c.section in ("containers", "container") or c.sidecar
         for n in [whole_gpu_count(c, ctx.registry) or _claimed(pod, c, ctx)]
         if n
     ]
@@ -203,11 +208,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 f"PyTorch DataLoader workers, {library} and MPI between them can fail with "
                 '"Bus error"'
             )
+        assumed = ""
+        if mount is None and completed_by_runtime(pod):
+            # KServe merges the runtime's container and volumes into the predictor's pod.
+            assumed = "; assumed: its ServingRuntime mounts none either"
         yield Violation(
             where,
             f"container {container.label} of this {pod.obj.kind} holds {count} {noun} for several "
             f"processes but {problem}",
-            help=f"mount an emptyDir with medium: Memory at {SHM} (else {effect})",
+            help=f"mount an emptyDir with medium: Memory at {SHM} (else {effect}){assumed}",
             related=_claims_of(pod, container, ctx),
         )
 
