@@ -1,31 +1,36 @@
-"""A field of a GPU operator's resource misspelt or written one level too deep.
+"""A field of a GPU operator's resource misspelt, misplaced, or unknown to every release.
 
 ## What it does
 Checks the keys under `spec` of the NVIDIA GPU Operator's `ClusterPolicy` and `NVIDIADriver`
-(`nvidia.com/*`) against the fields their CustomResourceDefinitions declare, level by level
-(`gpulint/data/operator-fields.json`: the union of every version of the two CRDs the
-operator's repository ever held, so a field an older release had still counts). It reports,
-at the key:
+(`nvidia.com`) and KubeRay's `RayCluster`, `RayJob`, `RayService` and `RayCronJob`
+(`ray.io`) against the fields their CustomResourceDefinitions declare, level by level
+(`gpulint/data/operator-fields.json`: the union of the CRDs of every release of the operator
+and of its newest commit, so a field an older release had still counts). It reports, at the
+key:
 
 - a near miss of a field of its own level: `migManager.config.defaut` for `default`,
-  `devicePlugin.Config` for `config`, `dcgmExporter.serviceMonitors` for `serviceMonitor`
-  (case, separators, a plural or singular, or a small edit of a name of five characters or
-  more);
-- a field of the level above written one level too deep: `driver.upgradePolicy.kernelModuleType`
-  (a field of `driver`).
+  `devicePlugin.Config` for `config` (case, separators, a plural or singular, or a small edit
+  of a name of five characters or more);
+- a field of the level above written one level too deep
+  (`driver.upgradePolicy.kernelModuleType`, a field of `driver`), or a field of exactly one
+  level below written one level too high (`spec.mps`, a field of `devicePlugin`);
+- any other key as `info`: no release read has it (`spec.managedClusterConfig` in a RayJob,
+  a class of a Python SDK written as a field), assuming the cluster's operator is no newer
+  than the last release read, which the message names.
 
 Levels the schema leaves open (a map such as `resources.limits`, a level that keeps unknown
-fields) are not checked, nor keys that hold a template placeholder. A key that resembles no
-field is left alone: a newer operator may have added it. When the project holds the kind's
-own CustomResourceDefinition (a chart's `crds/`) and it declares the key, the key is a field.
+fields) and pod templates (GPU024's) are not checked, nor keys that hold a template
+placeholder. When the project holds the kind's own CustomResourceDefinition (a chart's
+`crds/`) and it declares the key, the key is a field.
 
 ## Why it matters
 A custom resource is pruned to its schema: the API server drops a field the CRD does not
-declare, or, when the client asks for strict field validation (`kubectl apply` does, and
-Argo CD with it), refuses the object with `unknown field`. A dropped `migManager.config.default`
+declare, or, when the client asks for strict field validation (`kubectl apply` does),
+refuses the object with `unknown field`. A dropped `migManager.config.default`
 leaves the MIG manager on the operator's default layout (`all-disabled`), so the nodes never get
-the MIG profiles the pods ask for; a dropped `devicePlugin.config` leaves time-slicing off.
-Nothing on the cluster says why.
+the MIG profiles the pods ask for; a dropped `devicePlugin.config` leaves time-slicing off; a
+RayJob whose cluster is described under a field KubeRay does not have gets no Ray cluster and
+no GPU worker. Nothing on the cluster says why.
 
 ## Example
 ```yaml
@@ -54,17 +59,19 @@ spec:
 Unsafe: a near miss of a field of its own level is renamed to that field in place, value and
 comments kept; the operator then applies a setting it ignored before (MIG layouts change,
 time-slicing turns on). No fix when the field is also written at that level, or when the key
-belongs one level up (moving it is left to the author).
+belongs one level up or down, or is unknown (moving or removing it is left to the author).
 
 ## Options
 None.
 
 ## References
+- ray-project/kuberay `ray-operator/apis/ray/v1/raycluster_types.go`, `rayjob_types.go`,
+  `rayservice_types.go` and their CRDs (`ray-operator/config/crd/bases/`)
 - NVIDIA/gpu-operator `api/nvidia/v1/clusterpolicy_types.go`,
   `api/nvidia/v1alpha1/nvidiadriver_types.go` and their CRDs
   (`config/crd/bases/nvidia.com_clusterpolicies.yaml`,
   `config/crd/bases/nvidia.com_nvidiadrivers.yaml`); `python -m tests.operator_fields`
-  regenerates the table from the operator's history
+  regenerates the table from the operators' releases
 - https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning
 - https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
 """
@@ -100,16 +107,31 @@ _BUDGET = 20_000
 
 
 @lru_cache(maxsize=1)
+def _data() -> Mapping[str, Any]:
+    text = data_path("gpulint.data", "operator-fields.json").read_text(encoding="utf-8")
+    data: Mapping[str, Any] = json.loads(text)
+    return data
+
+
 def _kinds() -> Mapping[str, Any]:
     """``group/kind`` -> its field tree: ``{field: subtree}``, ``0`` for a leaf or an open
     level (``gpulint/data/operator-fields.json``)."""
-    text = data_path("gpulint.data", "operator-fields.json").read_text(encoding="utf-8")
-    kinds: Mapping[str, Any] = json.loads(text)["kinds"]
+    kinds: Mapping[str, Any] = _data()["kinds"]
     return kinds
 
 
+def _releases(kind: str) -> tuple[str, str, str]:
+    """The operator whose schemas ``kind`` (``group/kind``) was read from, and its first and
+    last release read."""
+    for name, source in _data()["sources"].items():
+        if kind in source["kinds"]:
+            first, _, last = source["releases"].partition("..")
+            return name, first, last
+    return "operator", "?", "?"
+
+
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
-    if obj.parent is not None or obj.group != "nvidia.com":
+    if obj.parent is not None:
         return
     tree = _kinds().get(f"{obj.group}/{obj.kind}")
     spec = obj.data.get("spec")
@@ -156,7 +178,7 @@ def _diagnose(
     if ctx.crds is not None and ctx.crds.declares(obj.group, obj.version, obj.kind, relative):
         return None
     dotted = ".".join(step for step in relative if isinstance(step, str))
-    head = f"{dotted[-100:]} is not a field of {obj.kind}, so the API server drops it"
+    head = f"{dotted[-60:]} is not a field of {obj.kind}, so the API server drops it"
     strict = "; kubectl apply (strict field validation) refuses it as it is"
     near = near_field(key, fields)
     if near is not None:
@@ -178,4 +200,20 @@ def _diagnose(
             help=f"move it to {parent}{strict}",
             at="key",
         )
-    return None
+    below = [name for name, sub in fields.items() if isinstance(sub, dict) and key in sub]
+    if len(below) == 1:
+        where = ".".join(step for step in (*relative[:-1], below[0]) if isinstance(step, str))
+        return Violation(
+            path,
+            f"{head}: {key} is a field of {where}, one level down",
+            help=f"move it under {below[0]}{strict}",
+            at="key",
+        )
+    operator, first, last = _releases(f"{obj.group}/{obj.kind}")
+    return Violation(
+        path,
+        f"{head} (no {operator} release from {first} to {last} has it)",
+        help=f"remove it or write the field meant{strict} (assumed: yours is no newer than {last})",
+        at="key",
+        severity="info",
+    )
