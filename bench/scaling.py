@@ -930,6 +930,34 @@ def values_duplicates(n: int) -> Input:
     return Input(["check", "."], folder, size)
 
 
+def operator_fields(n: int) -> Input:
+    """A ClusterPolicy whose ``spec.driver`` holds n keys that are no field: each is looked up
+    in the level's field table once and searched for a near miss among that level's few dozen
+    fields (GPU049)."""
+    folder = _fresh("operator-fields", n)
+    keys = "".join(f"    option{i}: true\n" for i in range(n))
+    head = "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\n"
+    text = f"{head}spec:\n  driver:\n{keys}"
+    size = _write(folder, "cluster-policy.yaml", text)
+    return Input(["check", "."], folder, size)
+
+
+def mounts_without_volumes(n: int) -> Input:
+    """A Deployment whose container mounts n volumes of which the pod defines n/2: each mount
+    is looked up in the pod's volume names once (GPU032)."""
+    folder = _fresh("mounts-without-volumes", n)
+    mounts = "".join(f"        - name: v{i}\n          mountPath: /m{i}\n" for i in range(n))
+    volumes = "".join(f"      - name: v{i}\n        emptyDir: {{}}\n" for i in range(0, n, 2))
+    text = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n"
+        "  selector:\n    matchLabels: {app: d}\n  template:\n    metadata:\n"
+        "      labels: {app: d}\n    spec:\n      containers:\n      - name: c\n"
+        "        image: x\n        volumeMounts:\n" + mounts + "      volumes:\n" + volumes
+    )
+    size = _write(folder, "deployment.yaml", text)
+    return Input(["check", "."], folder, size)
+
+
 #: The helm the chart cases render with (--helm, else $GPULINT_BENCH_HELM, else .tools/helm).
 HELM = os.environ.get("GPULINT_BENCH_HELM", str(ROOT / ".tools" / "helm"))
 #: The gpulint measured (``--gpulint``): the warm cases run it once before they are timed.
@@ -1759,6 +1787,8 @@ CASES: dict[str, Case] = {
     "crlf-comments": Case(crlf_comments, 20_000, "scaling"),
     "bare-placeholders": Case(bare_placeholders, 20_000, "scaling"),
     "values-duplicates": Case(values_duplicates, 5_000, "scaling"),
+    "operator-fields": Case(operator_fields, 5_000, "scaling"),
+    "mounts-without-volumes": Case(mounts_without_volumes, 5_000, "scaling"),
 }
 
 
