@@ -10,7 +10,8 @@ It checks every object of a linted file, Kubernetes' own kinds and custom resour
 anything else a DNS name may not (`_`, `$`, `{{ }}`: most often a placeholder a template
 engine or a script fills in) is left alone: it is not the name that gets applied; so is a
 name with a word of three or more capitals between its dashes (`immich-upload-USER`, "change
-USER when running").
+USER when running"), and a name that is one camel-case word (`moduleName`, `jobName`): a
+variable's name that a program's test data or a script replaces.
 
 ## Why it matters
 `kubectl apply` fails on the object: `metadata.name: Invalid value: "RTX6000-micro": a
@@ -72,6 +73,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
 
     if any(re.fullmatch("[A-Z]{3,}", word) for word in re.split(r"[-.]", name)):
         return  # a word in capitals: a placeholder to replace (`immich-upload-USER`)
+    if re.fullmatch("[a-z]+(?:[A-Z][a-z0-9]*)+", name):
+        return  # one camel-case word: a variable's name (`moduleName`)
     yield Violation(
         (*obj.path, "metadata", "name"),
         f"metadata.name {name} has capital letters: the API server refuses the {obj.kind} "

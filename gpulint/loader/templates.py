@@ -1,8 +1,8 @@
 """A file that is a template, not YAML: Go or Jinja actions (``{{ }}``, ``{% %}``, ``{# #}``),
 envsubst variables (``${VAR}``) or a program's bare placeholders glued to the text before them
 (``annotations:NLB_ANNOTATIONS``, ``"All"LOG_CONFIG``: a name in capitals with an underscore
-right after a ``:`` or a quote, where the program inserts YAML) that keep it from parsing until
-they are filled in.
+right after a ``:`` or a quote, where the program inserts YAML) or between double underscores
+(``__TLS_PORT__``, on a line of its own) that keep it from parsing until they are filled in.
 
 When a text fails to parse, ``template_problem`` blanks every template action it holds (a
 line that holds only actions becomes an empty line, an action inside a line becomes as many
@@ -33,8 +33,13 @@ _ACTIONS = {
     "": ("", "a placeholder another program fills in"),
 }
 #: A bare placeholder: capitals with an underscore, glued to the ``:`` or quote before it
-#: (``annotations:NLB_ANNOTATIONS``), where a value or a key would have a space.
-_PLACEHOLDER = r"(?<=[:\"'])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"
+#: (``annotations:NLB_ANNOTATIONS``), where a value or a key would have a space; or capitals
+#: between double underscores anywhere (``__TLS_PORT__`` on a line of its own, which an
+#: install script's ``sed`` replaces with YAML).
+_PLACEHOLDER = (
+    r"(?<=[:\"'])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"
+    r"|(?<![A-Za-z0-9_])__[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*__(?![A-Za-z0-9_])"
+)
 #: The openers, for one search (compiled on first use by ``re``: only broken files need it).
 _OPENER = r"\{\{|\{%|\{#|\$\{"
 #: An envsubst variable's name (``${VAR}``, ``${VAR:-default}``): other ``${`` (a shell
