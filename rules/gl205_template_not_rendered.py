@@ -1,14 +1,11 @@
-"""A file that is a template (Go, Jinja, envsubst, a script's) outside a chart: not YAML yet.
+"""A file that is a template (Go, Jinja, envsubst) outside a chart: not YAML until rendered.
 
 ## What it does
 Reports, once per file, a file that does not parse as YAML because of template actions left
 in it: Go or Jinja `{{ ... }}`, Jinja `{% ... %}` and `{# ... #}`, envsubst `${VAR}`, and
 the bare placeholders a program replaces by string (a name in capitals with an underscore glued
 to the `:` or quote before it, where the program inserts YAML: `env:HF_TOKEN_ENV`,
-`annotations:NLB_ANNOTATIONS`, `cleanPodPolicy: "All"LOG_CONFIG`; or capitals between double
-underscores, `__TLS_PORT__`, which a script's `sed` replaces; blanked as spaces), and the
-format fields of Python's `str.format` (`image: {image_prefix}runtime:{image_tag}`, a lower-case
-name in single braces).
+`annotations:NLB_ANNOTATIONS`, `cleanPodPolicy: "All"LOG_CONFIG`; blanked as spaces).
 gpulint blanks the actions and parses the file again: if it parses then, the actions were
 what broke it, and GL205 (info) is reported at the action on or before the line where
 parsing stopped, instead of a YML001 syntax error. If the file still does not parse, the

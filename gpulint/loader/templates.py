@@ -2,8 +2,7 @@
 envsubst variables (``${VAR}``) or a program's bare placeholders glued to the text before them
 (``annotations:NLB_ANNOTATIONS``, ``"All"LOG_CONFIG``: a name in capitals with an underscore
 right after a ``:`` or a quote, where the program inserts YAML) or between double underscores
-(``__TLS_PORT__``, on a line of its own), or a program's format fields (``{image_tag}``, Python's
-``str.format``) that keep it from parsing until they are filled in.
+(``__TLS_PORT__``, on a line of its own) that keep it from parsing until they are filled in.
 
 When a text fails to parse, ``template_problem`` blanks every template action it holds (a
 line that holds only actions becomes an empty line, an action inside a line becomes as many
@@ -32,7 +31,6 @@ _ACTIONS = {
     "{#": ("#}", "a Jinja template comment ({# ... #})"),
     "${": ("}", "an envsubst variable (${...})"),
     "": ("", "a placeholder another program fills in"),
-    "{}": ("}", "a format field another program fills in"),
 }
 #: A bare placeholder: capitals with an underscore, glued to the ``:`` or quote before it
 #: (``annotations:NLB_ANNOTATIONS``), where a value or a key would have a space; or capitals
@@ -42,9 +40,6 @@ _PLACEHOLDER = (
     r"(?<=[:\"'])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"
     r"|(?<![A-Za-z0-9_])__[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*__(?![A-Za-z0-9_])"
 )
-#: A format field (Python's ``str.format``, ``{image_tag}``): a lower-case name in single
-#: braces, glued to the text around it or alone, that a test or a script fills in.
-_FORMAT_FIELD = r"(?<![{$\\])\{[a-z_][a-z0-9_]*\}(?!\})"
 #: The openers, for one search (compiled on first use by ``re``: only broken files need it).
 _OPENER = r"\{\{|\{%|\{#|\$\{"
 #: An envsubst variable's name (``${VAR}``, ``${VAR:-default}``): other ``${`` (a shell
@@ -101,13 +96,8 @@ def _actions(text: str) -> list[_Action]:
         for m in re.compile(_PLACEHOLDER).finditer(text)  # re caches the compiled pattern
         if (i := bisect_right(starts, m.start()) - 1) < 0 or found[i].end <= m.start()
     ]
-    fields = [
-        _Action(m.start(), m.end(), "{}")
-        for m in re.compile(_FORMAT_FIELD).finditer(text)  # re caches the compiled pattern
-        if (i := bisect_right(starts, m.start()) - 1) < 0 or found[i].end <= m.start()
-    ]
-    if bare or fields:
-        found = sorted(found + bare + fields, key=lambda a: a.start)
+    if bare:
+        found = sorted(found + bare, key=lambda a: a.start)
     return found
 
 
@@ -199,7 +189,7 @@ def template_problem(text: str, lib: YamlLib, error: int) -> Problem | None:
     end = first.end if line_end < 0 else min(first.end, line_end)
     line, column = text.count("\n", 0, first.start) + 1, first.start - line_start + 1
     what = _ACTIONS[first.kind][1]
-    if first.kind in ("", "{}"):
+    if not first.kind:
         what = f"{what} ({text[first.start : first.end]})"
     return Problem(
         codes.TEMPLATE_NOT_RENDERED,
