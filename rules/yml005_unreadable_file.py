@@ -8,6 +8,10 @@ file larger than 256 MiB (not read at all), or a symbolic link that resolves out
 repository (the nearest folder holding `.git`, else the working directory): never read, so a
 link committed in a pull request cannot show what it points at.
 
+A file that git-crypt encrypted in the repository (it starts with git-crypt's header,
+`\0GITCRYPT\0`) is not reported: it is a secret, decrypted on the machine that applies it,
+and gpulint reads nothing in it.
+
 A folder that cannot be read -- named on the command line or met while walking one -- is
 reported on the folder (`cannot read the directory: Permission denied`), and a path inside a
 folder that cannot be searched as `cannot read the file: Permission denied`: "no such file"

@@ -478,6 +478,15 @@ def test_a_nul_byte_is_reported_on_its_line(linter: Linter) -> None:
     assert "NUL" in finding.message
 
 
+def test_a_file_git_crypt_encrypted_is_not_reported(linter: Linter) -> None:
+    # A GitOps repository's secrets, encrypted in place: git-crypt's header, then cipher text
+    # (NUL bytes among it). It is decrypted where it is applied; a NUL elsewhere still counts.
+    raw = b"\x00GITCRYPT\x00" + bytes(range(256)) * 4
+    assert linter.lint_bytes("apps/n8n/.secrets.yaml", raw) == []
+    (finding,) = linter.lint_bytes("x.yaml", b"a: 1\n" + raw)
+    assert finding.rule == "YML005"
+
+
 def test_invalid_utf8_is_reported_at_the_bad_byte_in_code_points(linter: Linter) -> None:
     # "é" is two bytes in UTF-8 but one column: the Latin-1 byte after it is column 5.
     raw = "apiVersion: v1\n# né".encode() + b"\xe9 ok\n"

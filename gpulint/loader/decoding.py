@@ -17,6 +17,11 @@ BOMS: tuple[tuple[bytes, str], ...] = (
 )
 
 
+#: The header of a file git-crypt encrypted in the repository (``git-crypt``'s
+#: ``encrypted_file_header``).
+GIT_CRYPT = b"\x00GITCRYPT\x00"
+
+
 def byte_order_mark(raw: bytes) -> tuple[bytes, str] | None:
     """The mark ``raw`` starts with and its codec (:data:`BOMS`), or ``None``."""
     return next((row for row in BOMS if raw.startswith(row[0])), None)
@@ -31,6 +36,8 @@ def decode(raw: bytes) -> tuple[str | None, Problem | None]:
         encoding = mark[1][: -len("-le")]  # utf-16, utf-32: that codec reads the mark itself
     else:
         encoding = "utf-8"
+        if raw.startswith(GIT_CRYPT):
+            return "", None  # a secret, decrypted where it is applied: nothing to lint
         if b"\x00" in raw:
             offset = raw.index(b"\x00")
             line = raw.count(b"\n", 0, offset) + 1
