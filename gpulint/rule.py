@@ -13,6 +13,8 @@ declares::
                                   # of these reports at its place (one cause, one finding)
     WHOLE_OBJECT = True           # optional: it judges the whole object, so it is not run
                                   # on a Kustomize patch linted without --render
+    LABELS_AS_WRITTEN = True      # optional: it judges labels as written, so it is not run
+                                  # on objects a kustomization labels (without --render)
 
     def check(target, ctx) -> Iterator[Violation]: ...
 
@@ -190,6 +192,11 @@ class Rule(NamedTuple):
     #: size) when none is described: they are then ``info`` and the text report says what
     #: was assumed once (the module's ``ASSUMES_CLUSTER = True``).
     assumes_cluster: bool = False
+    #: The rule judges labels and selectors as written: on an object whose pod templates a
+    #: kustomization labels (``commonLabels``, ``labels`` with ``includeSelectors`` or
+    #: ``includeTemplates``) linted without ``--render``, it is not run: the labels applied
+    #: are not those written (the module's ``LABELS_AS_WRITTEN = True``).
+    labels_as_written: bool = False
 
     @property
     def doc(self) -> str:
@@ -269,6 +276,11 @@ def rule_from_module(
         raise RuleLoadError(
             f"rule module {name}: ASSUMES_CLUSTER must be True or False, got {assumes!r}"
         )
+    labels = getattr(module, "LABELS_AS_WRITTEN", False)
+    if not isinstance(labels, bool):
+        raise RuleLoadError(
+            f"rule module {name}: LABELS_AS_WRITTEN must be True or False, got {labels!r}"
+        )
     doc = module.__doc__ or ""
     yields_to = getattr(module, "YIELDS_TO", ())
     if not isinstance(yields_to, (tuple, list)) or not all(isinstance(c, str) for c in yields_to):
@@ -288,4 +300,5 @@ def rule_from_module(
         whole_object,
         fix,
         assumes,
+        labels,
     )

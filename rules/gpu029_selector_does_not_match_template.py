@@ -18,8 +18,10 @@ and is refused this way when it is applied again.
 It reads only what is written: a selector that is empty or missing is left alone
 (Kustomize's `labels` and `commonLabels` add the same labels to both, so a base written
 without them is completed by its overlay); a template without labels under a selector that
-asks for some is reported (an overlay's `commonLabels` completes it only when it writes
-every label the selector asks for, with its value). Values a template engine fills in
+asks for some is reported. A file that a kustomization of its project labels
+(`commonLabels`, or `labels` with `includeSelectors` or `includeTemplates`, in its folder or
+in one that builds on it) is not judged without `--render`: the labels and selectors
+applied are not those written. Values a template engine fills in
 (`{{ }}`, `${VAR}`), values that are not strings (GPU027's) and an operator Kubernetes does
 not know are left alone. A Kustomize patch linted alone is not judged (GL203): the base
 it completes holds the rest of the object.
@@ -86,6 +88,7 @@ SEVERITY = "error"
 SCOPE = "object"
 OPTIONS: dict[str, Any] = {}
 WHOLE_OBJECT = True  # GL203: a patch's labels or selector are completed by its base
+LABELS_AS_WRITTEN = True  # a kustomization's commonLabels / labels complete them
 
 #: The kinds whose selector the API server checks against the template's labels.
 KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"})

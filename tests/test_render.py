@@ -301,6 +301,55 @@ def test_without_a_kustomization_a_patch_shaped_file_is_linted_as_before(tmp_pat
     assert [f["rule"] for f in report["findings"]] == ["GPU020"]
 
 
+_UNLABELLED_BASE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: triton
+spec:
+  selector:
+    matchLabels:
+      app: triton
+  template:
+    spec:
+      containers:
+      - name: triton
+        image: nvcr.io/nvidia/tritonserver:24.08-py3
+        resources:
+          limits:
+            nvidia.com/gpu: 1
+"""
+
+
+@pytest.mark.parametrize(
+    ("kustomization", "selector_judged"),
+    [
+        ("labels:\n- includeSelectors: true\n  pairs:\n    app: triton\n", False),
+        ("commonLabels:\n  app: triton\n", False),
+        ("labels:\n- pairs:\n    team: ml\n", True),  # metadata only: not the templates
+        (None, True),
+    ],
+)
+def test_a_base_whose_templates_a_kustomization_labels_is_not_judged_on_its_labels(
+    tmp_path: Path, kustomization: str | None, selector_judged: bool
+) -> None:
+    """A Kustomize base writes the selector and leaves the template's labels to its
+    kustomization's labels: GPU029 is not run on it without --render, the other rules are
+    (GPU020 still tells the pod it lacks the GPU toleration); named alone, the same."""
+    (tmp_path / ".git").mkdir()
+    base = tmp_path / "apps" / "triton"
+    base.mkdir(parents=True)
+    (base / "deployment.yaml").write_text(_UNLABELLED_BASE, encoding="utf-8")
+    if kustomization is not None:
+        text = "resources:\n- deployment.yaml\n" + kustomization
+        (base / "kustomization.yaml").write_text(text, encoding="utf-8")
+    for target in (".", "apps/triton/deployment.yaml"):
+        report, _ = check_json(target, cwd=tmp_path)
+        rules = {f["rule"] for f in report["findings"]}
+        assert ("GPU029" in rules) is selector_judged
+        assert "GPU020" in rules
+
+
 def test_a_suppression_of_a_skipped_rule_in_a_patch_is_not_stale(tmp_path: Path) -> None:
     tree = tmp_path / "repo"
     shutil.copytree(GL203_FIXTURES / "fail-base-tolerates", tree)

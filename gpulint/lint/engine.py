@@ -328,6 +328,10 @@ class Linter:
             pods = view.pod_specs(position) if pod_rules else []
             if part is not None and part.covers(obj.ref.kind, obj.ref.name):
                 object_rules, pod_rules = self._part_rules(obj, doc, bool(pods))
+            if part is not None and part.labels:
+                # a kustomization labels its templates: the labels applied are not these
+                object_rules = [r for r in object_rules if not r[0].rule.labels_as_written]
+                pod_rules = [r for r in pod_rules if not r[0].rule.labels_as_written]
             if object_rules:
                 # An object rule that needs the pod specs (a declarative `when: {gpu: ...}`)
                 # reuses these; they are lent only while its rules run (see K8sObject.pods).

@@ -43,12 +43,17 @@ class Part(NamedTuple):
     written inline), ``None`` when this file is the patch. ``objects`` are the
     ``(kind, name)`` of the resource's objects the patch reaches the pod spec of (a name of
     ``None``: every object of the kind); for a patch, every object is part of one.
+    ``labels``: a kustomization adds labels to the resource's pod templates (``commonLabels``,
+    or ``labels`` with ``includeSelectors`` or ``includeTemplates``), so the labels and
+    selectors written are not those applied (a resource only labelled is no patch's:
+    ``patch`` is ``""`` and ``objects`` empty).
     """
 
     kustomization: str
     line: int
     patch: str | None = None
     objects: frozenset[tuple[str, str | None]] = frozenset()
+    labels: bool = False
 
     def covers(self, kind: str | None, name: str | None) -> bool:
         """Is the object of this kind and name only a part of what is applied?"""

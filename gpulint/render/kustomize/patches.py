@@ -86,7 +86,37 @@ def parts(folders: list[str], read: Read, label: Callable[[str], str]) -> dict[s
                 out[file] = Part(label(k.file), first[0], first[1], frozenset(patched))
             elif had.patch is not None:
                 out[file] = had._replace(objects=had.objects | patched)
+    for folder in sorted(folders):
+        k = read(folder)
+        if k is None or k.problem is not None or not _labels_templates(k.data):
+            continue
+        for file in _resources(k, read):
+            had = out.get(file)
+            out[file] = (
+                Part(label(k.file), k.line, "", frozenset(), True)
+                if had is None
+                else had._replace(labels=True)
+            )
     return {path: p._replace(patch=label(p.patch)) if p.patch else p for path, p in out.items()}
+
+
+def _labels_templates(data: Any) -> bool:
+    """Does a kustomization add labels to its resources' pod templates? ``commonLabels``
+    (selectors and templates), or a ``labels`` entry with ``includeSelectors`` or
+    ``includeTemplates``."""
+    if not isinstance(data, dict):
+        return False
+    common = data.get("commonLabels")
+    if isinstance(common, dict) and common:
+        return True
+    entries = data.get("labels")
+    return any(
+        isinstance(e, dict)
+        and (e.get("includeSelectors") is True or e.get("includeTemplates") is True)
+        and isinstance(e.get("pairs"), dict)
+        and bool(e.get("pairs"))
+        for e in (entries if isinstance(entries, list) else ())
+    )
 
 
 def _patches(k: Kustomization, read: Read) -> Iterator[tuple[int, str, set[Patched]]]:
