@@ -99,6 +99,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "non_string_kind",
         ),
         "gpulint.k8s.shapes": ("host_gpu_device", "host_gpu_mounts"),
+        "gpulint.k8s.crds": ("operator_fields",),
         "gpulint.data": ("data_path",),
     },
     # The cluster: taints and tolerations, the nodes and what they offer, the evidence of
@@ -309,6 +310,9 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.cel import (
         check_selector_expression as check_selector_expression,
+    )
+    from gpulint.k8s.crds import (
+        operator_fields as operator_fields,
     )
     from gpulint.k8s.devicenames import (
         Verdict as Verdict,

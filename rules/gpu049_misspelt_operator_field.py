@@ -78,9 +78,7 @@ None.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
-from functools import lru_cache
 from typing import Any
 
 from gpulint.api import (
@@ -90,9 +88,9 @@ from gpulint.api import (
     Repair,
     RuleContext,
     Violation,
-    data_path,
     holds_placeholder,
     near_field,
+    operator_fields,
 )
 
 CODE = "GPU049"
@@ -106,24 +104,17 @@ OPTIONS: dict[str, Any] = {}
 _BUDGET = 20_000
 
 
-@lru_cache(maxsize=1)
-def _data() -> Mapping[str, Any]:
-    text = data_path("gpulint.data", "operator-fields.json").read_text(encoding="utf-8")
-    data: Mapping[str, Any] = json.loads(text)
-    return data
-
-
 def _kinds() -> Mapping[str, Any]:
     """``group/kind`` -> its field tree: ``{field: subtree}``, ``0`` for a leaf or an open
     level (``gpulint/data/operator-fields.json``)."""
-    kinds: Mapping[str, Any] = _data()["kinds"]
+    kinds: Mapping[str, Any] = operator_fields()["kinds"]
     return kinds
 
 
 def _releases(kind: str) -> tuple[str, str, str]:
     """The operator whose schemas ``kind`` (``group/kind``) was read from, and its first and
     last release read."""
-    for name, source in _data()["sources"].items():
+    for name, source in operator_fields()["sources"].items():
         if kind in source["kinds"]:
             first, _, last = source["releases"].partition("..")
             return name, first, last

@@ -83,17 +83,29 @@ def _releases(gitdir: str) -> list[str]:
     return [*released, "HEAD"]
 
 
-def operator_kinds(gitdir: str, files: tuple[str, ...]) -> dict[str, Any]:
+def operator_kinds(gitdir: str, files: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The field trees of the kinds the CRD ``files`` define, and for each kind and API
+    version the fields its ``spec`` requires in the newest release that serves it, each with
+    the first release from which every release requires it (``"all"`` when every release
+    with a schema does)."""
     import yaml
 
     kinds: dict[str, Any] = {}
     blobs: dict[str, None] = {}
+    #: kind/version -> [(release, the fields its spec requires)], oldest first
+    required: dict[str, list[tuple[str, set[str]]]] = {}
     for rev in _releases(gitdir):
+        seen: dict[str, set[str]] = {}
         for line in _git(gitdir, "ls-tree", "-r", rev).splitlines():
             meta, _, path = line.partition("\t")
             name = path.rsplit("/", 1)[-1]
             if "crd" in path.lower() and any(fnmatch.fnmatch(name, f) for f in files):
-                blobs.setdefault(meta.split()[2])
+                blob = meta.split()[2]
+                blobs.setdefault(blob)
+                for key, fields in _spec_required(_git(gitdir, "cat-file", "blob", blob)):
+                    seen.setdefault(key, set()).update(fields)
+        for key, fields in seen.items():
+            required.setdefault(key, []).append((rev, fields))
     for blob in blobs:
         text = _git(gitdir, "cat-file", "blob", blob)
         try:
@@ -112,16 +124,70 @@ def operator_kinds(gitdir: str, files: tuple[str, ...]) -> dict[str, Any]:
                 if isinstance(tree, dict) and isinstance(tree.get("spec"), dict):
                     key = f"{group}/{kind}"
                     kinds[key] = _merge(kinds[key], tree["spec"]) if key in kinds else tree["spec"]
-    return kinds
+    needs: dict[str, dict[str, dict[str, str]]] = {}
+    for key, history in required.items():
+        kind, _, version = key.rpartition("/")
+        since = _since(history)
+        if kind in kinds and since:
+            needs.setdefault(kind, {})[version] = since
+    return kinds, needs
+
+
+def _spec_required(text: str) -> list[tuple[str, set[str]]]:
+    """``group/kind/version`` and the fields its ``spec`` requires (less those the schema gives
+    a default: the API server fills them in before it validates), for each CRD schema of
+    ``text``."""
+    import yaml
+
+    try:
+        docs = list(yaml.load_all(text, Loader=yaml.CSafeLoader))
+    except yaml.YAMLError:
+        return []
+    out: list[tuple[str, set[str]]] = []
+    for doc in docs:
+        if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
+            continue
+        spec = doc.get("spec") or {}
+        key = f"{spec.get('group')}/{(spec.get('names') or {}).get('kind')}"
+        versions = [v for v in spec.get("versions") or [] if isinstance(v, dict)]
+        shared = spec.get("validation")  # apiextensions v1beta1: one schema for every version
+        holders = [(v.get("name"), v.get("schema") or shared) for v in versions]
+        if not holders and spec.get("version"):
+            holders = [(spec.get("version"), shared)]
+        for version, holder in holders:
+            schema = (holder or {}).get("openAPIV3Schema") or {}
+            inner = (schema.get("properties") or {}).get("spec")
+            properties = inner.get("properties") if isinstance(inner, dict) else None
+            if isinstance(inner, dict) and isinstance(properties, dict) and properties:
+                # a required field with a default is filled in before it is validated
+                fields = set(inner.get("required") or ())
+                kept = {f for f in fields if "default" not in (properties.get(f) or {})}
+                out.append((f"{key}/{version}", kept))
+    return out
+
+
+def _since(history: list[tuple[str, set[str]]]) -> dict[str, str]:
+    """Each field the newest release requires -> the first release of the run of releases
+    up to the newest that all require it; ``"all"`` when that run is every release."""
+    newest = history[-1][1]
+    out: dict[str, str] = {}
+    for field in sorted(newest):
+        first = len(history) - 1
+        while first > 0 and field in history[first - 1][1]:
+            first -= 1
+        out[field] = "all" if first == 0 else history[first][0]
+    return out
 
 
 def main(args: list[str]) -> None:
     sources: dict[str, Any] = {}
     kinds: dict[str, Any] = {}
+    required: dict[str, Any] = {}
     for arg in args:
         name, _, gitdir = arg.partition("=")
         operator = OPERATORS[name]
-        found = operator_kinds(gitdir, operator["files"])
+        found, needs = operator_kinds(gitdir, operator["files"])
+        required.update(needs)
         releases = [r for r in _releases(gitdir) if r != "HEAD"]
         sources[name] = {
             "repository": operator["repository"],
@@ -130,7 +196,11 @@ def main(args: list[str]) -> None:
             "kinds": sorted(found),
         }
         kinds.update(found)
-    data = {"sources": sources, "kinds": {k: kinds[k] for k in sorted(kinds)}}
+    data = {
+        "sources": sources,
+        "kinds": {k: kinds[k] for k in sorted(kinds)},
+        "required": {k: required[k] for k in sorted(required) if required[k]},
+    }
     target = ROOT / "gpulint" / "data" / "operator-fields.json"
     target.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
 

@@ -15,6 +15,7 @@ whichever of the project's files the run was given.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from gpulint.model import Path
@@ -104,3 +105,20 @@ def project_crds(objects: Iterable[Mapping[str, Any]]) -> CrdFields | None:
         ):
             fields.add(data)
     return fields if fields else None
+
+
+@lru_cache(maxsize=1)
+def operator_fields() -> Mapping[str, Any]:
+    """The GPU operators' own kinds, from ``gpulint/data/operator-fields.json``: ``sources``
+    (each operator's repository, the releases read and its kinds), ``kinds`` (``group/kind``
+    -> the field tree of its ``spec``: ``{field: subtree}``, ``0`` for a leaf or an open
+    level) and ``required`` (``group/kind`` -> API version -> each field its ``spec``
+    requires in the newest release -> the first release of the run of releases that all
+    require it, ``"all"`` when every release does). Read once."""
+    import json
+
+    from gpulint.data import data_path
+
+    path = data_path("gpulint.data", "operator-fields.json")
+    data: Mapping[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data

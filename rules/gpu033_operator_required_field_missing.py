@@ -1,0 +1,133 @@
+"""A GPU operator's resource without a field its CustomResourceDefinition requires.
+
+## What it does
+Reports, at `spec`, a GPU Operator `ClusterPolicy` or `NVIDIADriver` (`nvidia.com`), or a
+KubeRay `RayCluster`, `RayJob`, `RayService` or `RayCronJob` (`ray.io`), whose `spec` lacks a
+field the kind's CustomResourceDefinition requires (`gpulint/data/operator-fields.json`, read
+from every release of the operator: a `ClusterPolicy` needs `daemonsets`, `dcgm`,
+`dcgmExporter`, `devicePlugin`, `driver`, `gfd`, `nodeStatusExporter`, `operator` and
+`toolkit`, even when a component is disabled). Each API version has its own list (KubeRay's
+`v1alpha1` RayJob requires `entrypoint`, `v1` does not), and a required field the schema
+gives a default is never missing: the API server fills it in before it validates.
+
+- **error** when every release of the operator requires the field: the API server refuses
+  the object whatever version the cluster runs;
+- **info** when only the releases since one of them require it (`nodeStatusExporter`, since
+  the GPU Operator's v1.8.0): the message names that release, assuming the cluster's operator
+  is that one or later.
+
+An object that holds fewer than half of the fields its kind requires is taken for a patch
+(`kubectl patch --patch-file`, a Kustomize patch) and left alone (so a kind that requires a
+single field, such as a `v1alpha1` RayJob's `entrypoint`, is never reported), and so is a
+Kustomize patch linted without `--render` (GL203). When the project holds the kind's own
+CustomResourceDefinition (a chart's `crds/`), its schema is the one applied and the rule says
+nothing.
+
+## Why it matters
+A CRD's `required` is checked by the API server on every create and update, whatever field
+validation the client asks for: `kubectl apply` fails with `spec.gfd: Required value`, and
+the GPU Operator never sees the ClusterPolicy: no driver, no device plugin, no GPU on any
+node. An OpenShift console's example or a trimmed copy of the Helm chart's ClusterPolicy
+often drops the sections of the components it does not use.
+
+## Example
+```yaml
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata:
+  name: gpu-cluster-policy
+spec:                      # GPU033: no gfd, no nodeStatusExporter
+  operator: {defaultRuntime: crio}
+  daemonsets: {}
+  dcgm: {enabled: true}
+  dcgmExporter: {enabled: true}
+  devicePlugin: {enabled: true}
+  driver: {enabled: true}
+  toolkit: {enabled: true}
+```
+
+## Use instead
+```yaml
+  gfd: {enabled: true}
+  nodeStatusExporter: {enabled: true}
+```
+
+## Options
+None.
+
+## References
+- NVIDIA/gpu-operator `config/crd/bases/nvidia.com_clusterpolicies.yaml` (the `required`
+  list of `spec`; `api/nvidia/v1/clusterpolicy_types.go` marks those fields without
+  `omitempty`), ray-project/kuberay `ray-operator/config/crd/bases/`
+- https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#validation
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from gpulint.api import K8sObject, RuleContext, Violation, operator_fields
+
+CODE = "GPU033"
+NAME = "operator-required-field-missing"
+SEVERITY = "error"
+SCOPE = "object"
+WHOLE_OBJECT = True  # GL203: a Kustomize patch holds only the fields it changes
+OPTIONS: dict[str, Any] = {}
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
+    if obj.parent is not None:
+        return
+    key = f"{obj.group}/{obj.kind}"
+    versions = operator_fields()["required"].get(key) or {}
+    required: Mapping[str, str] | None = versions.get(obj.version)
+    spec = obj.data.get("spec")
+    if not required or not isinstance(spec, Mapping):
+        return
+    if ctx.crds is not None and ctx.crds.declares(obj.group, obj.version, obj.kind, ("spec",)):
+        return  # the project's own CRD is the schema applied
+    present = [field for field in required if field in spec]
+    if len(present) * 2 < len(required):
+        return  # a patch, or an object a template completes
+    missing = [field for field in required if field not in spec]
+    if not missing:
+        return
+    always = [field for field in missing if required[field] == "all"]
+    lately = [field for field in missing if required[field] != "all"]
+    operator = _operator(key)
+    if always:
+        yield Violation(
+            (*obj.path, "spec"),
+            f"spec lacks {_listed(always)}, which every {operator} release requires: the API "
+            f"server refuses the {obj.kind}",
+            help=f"add {_listed(always)}, enabled: false if unused ({always[0]}: Required value)",
+            at="key",
+        )
+    if lately:
+        since = max((required[field] for field in lately), key=_release_order)
+        yield Violation(
+            (*obj.path, "spec"),
+            f"spec lacks {_listed(lately)}, which {operator} requires since {since}: the API "
+            f"server refuses the {obj.kind}",
+            help=f"add {_listed(lately)} ({lately[0]}: Required value; assumed: your {operator} "
+            f"is {since} or later)",
+            at="key",
+            severity="info",
+        )
+
+
+def _listed(fields: list[str]) -> str:
+    return fields[0] if len(fields) == 1 else ", ".join(fields[:-1]) + " and " + fields[-1]
+
+
+def _operator(key: str) -> str:
+    for name, source in operator_fields()["sources"].items():
+        if key in source["kinds"]:
+            return str(name)
+    return "operator"
+
+
+def _release_order(release: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in release.lstrip("v").split(".") if part.isdigit())
