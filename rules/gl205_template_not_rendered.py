@@ -8,8 +8,11 @@ to the `:` or quote before it, where the program inserts YAML: `env:HF_TOKEN_ENV
 `annotations:NLB_ANNOTATIONS`, `cleanPodPolicy: "All"LOG_CONFIG`; blanked as spaces).
 gpulint blanks the actions and parses the file again: if it parses then, the actions were
 what broke it, and GL205 (info) is reported at the action on or before the line where
-parsing stopped, instead of a YML001 syntax error. If the file still does not parse, the
-YML001 error stands. Documents before the one that does not parse are linted as usual.
+parsing stopped, instead of a YML001 syntax error. A file with control actions (`{{ if }}`,
+`{{ range }}`, `{% ... %}`) whose blanked text still fails on its structure (an item where a
+key was due: the branches write keys and items blanking cannot stand in for) is a template
+too. Otherwise, if the file still does not parse (a tab, a character no token starts with),
+the YML001 error stands. Documents before the one that does not parse are linted as usual.
 
 A template that parses as YAML (`image: "{{ .Values.image }}"`) is linted: its
 placeholders are reported by the rules that meet them (GPU007). Templates inside a Helm

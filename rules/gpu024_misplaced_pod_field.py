@@ -44,8 +44,9 @@ around them.
 A key under a container's `limits` or `requests` that is no resource name (no domain, and
 not `cpu`, `memory`, `ephemeral-storage` or `hugepages-<size>`: a probe's `port`, an object
 pasted into the container) is an error at the key: the API server refuses the pod ("must be
-a standard resource type or fully qualified"). A bare name that looks like an accelerator
-(`gpu: 1`) is GPU010's.
+a standard resource type or fully qualified"). A key in capitals with an underscore
+(`FILLED_BY_VALIDATOR`) is a placeholder a program replaces, and is left alone. A bare name
+that looks like an accelerator (`gpu: 1`) is GPU010's.
 
 In a Flux `HelmRelease` of bjw-s app-template 2 or later (`spec.chart.spec.chart:
 app-template` with such a `version`), a `resources` written at the root of `values` that
@@ -228,6 +229,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         yield Violation(found.path, found.message, at="key", fix=fix, severity=found.severity)
 
 
+#: A key in capitals with an underscore: a placeholder a program replaces before the pod is
+#: created (the GPU Operator's validator writes the resource name over FILLED_BY_VALIDATOR).
+_CAPITALS_PLACEHOLDER = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
 #: The resource names a container may write without a domain (Kubernetes'
 #: ``IsStandardContainerResourceName``; ``hugepages-<size>`` besides).
 _NATIVE = frozenset({"cpu", "memory", "ephemeral-storage"})
@@ -249,6 +253,8 @@ def _not_resource_names(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                     continue
                 if key.startswith("hugepages-") or holds_placeholder(key):
                     continue
+                if re.fullmatch(_CAPITALS_PLACEHOLDER, key):
+                    continue  # FILLED_BY_VALIDATOR: a name a program writes in
                 if registry.looks_like_accelerator(key) or registry.is_accelerator(key):
                     continue
                 yield Violation(

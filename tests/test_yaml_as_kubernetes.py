@@ -128,6 +128,19 @@ def test_a_template_with_a_real_syntax_error_keeps_the_error() -> None:
     assert [(f.rule, f.severity) for f in lint(text)] == [("YML001", Severity.ERROR)]
 
 
+def test_a_template_whose_branches_write_the_structure_is_a_template() -> None:
+    """An operator's Go template writes a key in one branch and its items in a loop: blanked,
+    the items have no key above them (a parser's error, not a token's), and no YAML is wrong
+    that rendering would not change."""
+    text = (
+        _HEAD
+        + "spec:\n  template:\n    spec:\n      {{- if .Secrets }}\n      imagePullSecrets:\n"
+        + "      {{- end }}\n      {{- range .Secrets }}\n      - name: {{ . }}\n"
+        + "      {{- end }}\n      containers: []\n"
+    )
+    assert [(f.rule, f.severity) for f in lint(text)] == [("GL205", Severity.INFO)]
+
+
 def test_template_actions_are_read_in_one_pass() -> None:
     # Openers without closers, and `${` that is a shell's, not an envsubst variable.
     text = _HEAD + "  labels:\n    a: b\n  {{ x }}\n# {{ open ${ \n# " + "{{ {% ${1 " * 1000

@@ -146,6 +146,38 @@ def _blanked(text: str, actions: list[_Action]) -> str:
     return "\n".join(lines)
 
 
+#: A control action (Go's ``if``, ``range``, ``with``, ``define``, ``template``, ``block``,
+#: ``else`` and ``end``; any Jinja tag): the text it shapes is not known until it runs.
+_CONTROL = r"\{\{-?\s*(?:if|range|with|define|template|block|else|end)\b|\{%"
+
+
+def _controls(text: str, actions: list[_Action]) -> bool:
+    """Does ``text`` hold a control action? Its branches and loops write keys and items that
+    blanking cannot stand in for (an ``if`` around a key whose items a ``range`` writes),
+    so a text that still does not parse once blanked is a template all the same."""
+    import re
+
+    pattern = re.compile(_CONTROL)  # re caches the compiled pattern
+    return any(a.kind in ("{{", "{%") and pattern.match(text, a.start) for a in actions)
+
+
+def _structure_only(text: str, lib: YamlLib) -> bool:
+    """Is what keeps ``text`` from parsing its structure (a parser's error: an item where a
+    key was due), not its tokens (a scanner's: a tab, a character no token starts with),
+    which no template's branches explain?"""
+    parser: Any = lib.event_parser(text)
+    try:
+        while parser.check_event():
+            parser.get_event()
+        return True
+    except lib.YAMLError as exc:
+        return type(exc).__name__ == "ParserError"
+    finally:
+        dispose = getattr(parser, "dispose", None)
+        if dispose is not None:
+            dispose()
+
+
 def _parses(text: str, lib: YamlLib) -> bool:
     """Does ``text`` parse (events only, nothing built)?"""
     parser: Any = lib.event_parser(text)
@@ -174,12 +206,18 @@ def _parses(text: str, lib: YamlLib) -> bool:
 
 def template_problem(text: str, lib: YamlLib, error: int) -> Problem | None:
     """GL205 for a text that failed to parse (at offset ``error``) and parses once its
-    template actions are blanked, at the last action on or before the line of the error;
-    None when the text holds none, or still does not parse."""
+    template actions are blanked, or holds a control action (``{{ if }}``, ``{{ range }}``,
+    ``{% ... %}``), at the last action on or before the line of the error; None when the text
+    holds none, or holds only value actions and still does not parse."""
     if _MARK in text:
         return None
     actions = _actions(text)
-    if not actions or not _parses(_blanked(text, actions), lib):
+    if not actions:
+        return None
+    blanked = _blanked(text, actions)
+    if not _parses(blanked, lib) and not (
+        _controls(text, actions) and _structure_only(blanked, lib)
+    ):
         return None
     line_end = text.find("\n", error)
     limit = len(text) if line_end < 0 else line_end
