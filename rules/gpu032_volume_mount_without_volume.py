@@ -61,7 +61,7 @@ None.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from gpulint.api import PodSpec, RuleContext, Violation, holds_placeholder
@@ -120,29 +120,29 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
 def _volume_names(volumes: Any) -> set[str] | None:
     """The names of a pod's ``volumes``; None when they cannot be told (not a list, or a
     volume without a plain name)."""
-    if volumes is None:
-        return set()
-    if not isinstance(volumes, list):
-        return None
-    names: set[str] = set()
-    for volume in volumes:
-        name = volume.get("name") if isinstance(volume, Mapping) else None
-        if not isinstance(name, str) or holds_placeholder(name):
-            return None
-        names.add(name)
-    return names
+    return _names(volumes, lambda volume: volume.get("name"))
 
 
 def _claim_names(templates: Any) -> set[str] | None:
     """The names of a StatefulSet's ``volumeClaimTemplates``; None when they cannot be told."""
-    if templates is None:
+
+    def name(template: Mapping[str, Any]) -> Any:
+        meta = template.get("metadata")
+        return meta.get("name") if isinstance(meta, Mapping) else None
+
+    return _names(templates, name)
+
+
+def _names(items: Any, name_of: Callable[[Mapping[str, Any]], Any]) -> set[str] | None:
+    """The plain names ``name_of`` reads from each mapping of ``items`` (none when ``items``
+    is absent); None when one cannot be told (not a list, an item without a plain name)."""
+    if items is None:
         return set()
-    if not isinstance(templates, list):
+    if not isinstance(items, list):
         return None
     names: set[str] = set()
-    for template in templates:
-        meta = template.get("metadata") if isinstance(template, Mapping) else None
-        name = meta.get("name") if isinstance(meta, Mapping) else None
+    for item in items:
+        name = name_of(item) if isinstance(item, Mapping) else None
         if not isinstance(name, str) or holds_placeholder(name):
             return None
         names.add(name)

@@ -161,37 +161,36 @@ def _controls(text: str, actions: list[_Action]) -> bool:
     return any(a.kind in ("{{", "{%") and pattern.match(text, a.start) for a in actions)
 
 
+def _event_error(text: str, lib: YamlLib) -> Exception | None:
+    """What stops ``text`` from parsing (events only, nothing built); None when it parses."""
+    parser: Any = lib.event_parser(text)
+    try:
+        while parser.check_event():
+            parser.get_event()
+        return None
+    except lib.YAMLError as exc:
+        return exc
+    finally:
+        dispose = getattr(parser, "dispose", None)
+        if dispose is not None:
+            dispose()
+
+
 def _structure_only(text: str, lib: YamlLib) -> bool:
     """Is what keeps ``text`` from parsing its structure (a parser's error: an item where a
     key was due), not its tokens (a scanner's: a tab, a character no token starts with),
     which no template's branches explain?"""
-    parser: Any = lib.event_parser(text)
-    try:
-        while parser.check_event():
-            parser.get_event()
-        return True
-    except lib.YAMLError as exc:
-        return type(exc).__name__ == "ParserError"
-    finally:
-        dispose = getattr(parser, "dispose", None)
-        if dispose is not None:
-            dispose()
+    failure = _event_error(text, lib)
+    return failure is None or type(failure).__name__ == "ParserError"
 
 
 def _parses(text: str, lib: YamlLib) -> bool:
     """Does ``text`` parse (events only, nothing built)?"""
-    parser: Any = lib.event_parser(text)
-    try:
-        while parser.check_event():
-            parser.get_event()
+    failure = _event_error(text, lib)
+    if failure is None:
         return True
-    except lib.YAMLError as exc:
-        if "found unexpected ':'" not in str(getattr(exc, "problem", "")):
-            return False
-    finally:
-        dispose = getattr(parser, "dispose", None)
-        if dispose is not None:
-            dispose()
+    if "found unexpected ':'" not in str(getattr(failure, "problem", "")):
+        return False
     # libyaml refuses a ':' in a flow plain scalar that go-yaml reads: ask ruamel's scanner.
     from ruamel.yaml.loader import BaseLoader
 
