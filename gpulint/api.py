@@ -58,7 +58,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         "gpulint.k8s.quantity.parse": ("QuantityError", "parse_quantity"),
         "gpulint.k8s.quantity.arith": ("is_integer", "milli_round_up"),
         # accelerator resource names: the registry and the verdict on a name
-        "gpulint.k8s.devices": ("DeviceResource", "Registry"),
+        "gpulint.k8s.devices": ("DeviceResource", "Registry", "version_of"),
         "gpulint.k8s.devicenames": ("Verdict", "judge_resource_name"),
         "gpulint.util.nearmiss": ("near_field", "one_typo_from"),
         # Dynamic Resource Allocation: claims, templates, device classes
@@ -99,7 +99,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "non_string_kind",
         ),
         "gpulint.k8s.shapes": ("host_gpu_device", "host_gpu_mounts"),
-        "gpulint.k8s.crds": ("operator_fields",),
+        "gpulint.k8s.crds": ("operator_fields", "operator_releases"),
         "gpulint.data": ("data_path",),
     },
     # The cluster: taints and tolerations, the nodes and what they offer, the evidence of
@@ -313,6 +313,7 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.crds import (
         operator_fields as operator_fields,
+        operator_releases as operator_releases,
     )
     from gpulint.k8s.devicenames import (
         Verdict as Verdict,
@@ -321,6 +322,7 @@ if TYPE_CHECKING:
     from gpulint.k8s.devices import (
         DeviceResource as DeviceResource,
         Registry as Registry,
+        version_of as version_of,
     )
     from gpulint.k8s.dracount import (
         claimed_devices as claimed_devices,

@@ -67,7 +67,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import K8sObject, RuleContext, Violation, operator_fields
+from gpulint.api import (
+    K8sObject,
+    RuleContext,
+    Violation,
+    operator_fields,
+    operator_releases,
+    version_of,
+)
 
 CODE = "GPU033"
 NAME = "operator-required-field-missing"
@@ -96,7 +103,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         return
     always = [field for field in missing if required[field] == "all"]
     lately = [field for field in missing if required[field] != "all"]
-    operator = _operator(key)
+    operator = operator_releases(key)[0]
     if always:
         yield Violation(
             (*obj.path, "spec"),
@@ -106,7 +113,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
             at="key",
         )
     if lately:
-        since = max((required[field] for field in lately), key=_release_order)
+        since = max((required[field] for field in lately), key=version_of)
         yield Violation(
             (*obj.path, "spec"),
             f"spec lacks {_listed(lately)}, which {operator} requires since {since}: the API "
@@ -120,14 +127,3 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
 
 def _listed(fields: list[str]) -> str:
     return fields[0] if len(fields) == 1 else ", ".join(fields[:-1]) + " and " + fields[-1]
-
-
-def _operator(key: str) -> str:
-    for name, source in operator_fields()["sources"].items():
-        if key in source["kinds"]:
-            return str(name)
-    return "operator"
-
-
-def _release_order(release: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in release.lstrip("v").split(".") if part.isdigit())

@@ -91,6 +91,7 @@ from gpulint.api import (
     holds_placeholder,
     near_field,
     operator_fields,
+    operator_releases,
 )
 
 CODE = "GPU049"
@@ -104,27 +105,10 @@ OPTIONS: dict[str, Any] = {}
 _BUDGET = 20_000
 
 
-def _kinds() -> Mapping[str, Any]:
-    """``group/kind`` -> its field tree: ``{field: subtree}``, ``0`` for a leaf or an open
-    level (``gpulint/data/operator-fields.json``)."""
-    kinds: Mapping[str, Any] = operator_fields()["kinds"]
-    return kinds
-
-
-def _releases(kind: str) -> tuple[str, str, str]:
-    """The operator whose schemas ``kind`` (``group/kind``) was read from, and its first and
-    last release read."""
-    for name, source in operator_fields()["sources"].items():
-        if kind in source["kinds"]:
-            first, _, last = source["releases"].partition("..")
-            return name, first, last
-    return "operator", "?", "?"
-
-
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     if obj.parent is not None:
         return
-    tree = _kinds().get(f"{obj.group}/{obj.kind}")
+    tree = operator_fields()["kinds"].get(f"{obj.group}/{obj.kind}")
     spec = obj.data.get("spec")
     if not isinstance(tree, dict) or not isinstance(spec, Mapping):
         return
@@ -184,7 +168,8 @@ def _diagnose(
             fix=fix,
         )
     if above is not None and key in above:
-        parent = ".".join(step for step in relative[:-2] if isinstance(step, str))
+        # the level's own path less its key (and the index of a list item)
+        parent = ".".join([step for step in relative[:-1] if isinstance(step, str)][:-1])
         return Violation(
             path,
             f"{head}: {key} is a field of {parent}, one level up",
@@ -200,7 +185,7 @@ def _diagnose(
             help=f"move it under {below[0]}{strict}",
             at="key",
         )
-    operator, first, last = _releases(f"{obj.group}/{obj.kind}")
+    operator, first, last = operator_releases(f"{obj.group}/{obj.kind}")
     return Violation(
         path,
         f"{head} (no {operator} release from {first} to {last} has it)",

@@ -87,11 +87,8 @@ def operator_kinds(gitdir: str, files: tuple[str, ...]) -> tuple[dict[str, Any],
     """The field trees of the kinds the CRD ``files`` define, and for each kind and API
     version the fields its ``spec`` requires in the newest release that serves it, each with
     the first release from which every release requires it (``"all"`` when every release
-    with a schema does)."""
-    import yaml
-
-    kinds: dict[str, Any] = {}
-    blobs: dict[str, None] = {}
+    with a schema does). Each version of a CRD file is read once."""
+    crds: dict[str, list[dict[str, Any]]] = {}  # blob -> its CustomResourceDefinitions
     #: kind/version -> [(release, the fields its spec requires)], oldest first
     required: dict[str, list[tuple[str, set[str]]]] = {}
     for rev in _releases(gitdir):
@@ -101,29 +98,22 @@ def operator_kinds(gitdir: str, files: tuple[str, ...]) -> tuple[dict[str, Any],
             name = path.rsplit("/", 1)[-1]
             if "crd" in path.lower() and any(fnmatch.fnmatch(name, f) for f in files):
                 blob = meta.split()[2]
-                blobs.setdefault(blob)
-                for key, fields in _spec_required(_git(gitdir, "cat-file", "blob", blob)):
+                if blob not in crds:
+                    crds[blob] = _crds(_git(gitdir, "cat-file", "blob", blob))
+                for key, fields in _spec_required(crds[blob]):
                     seen.setdefault(key, set()).update(fields)
         for key, fields in seen.items():
             required.setdefault(key, []).append((rev, fields))
-    for blob in blobs:
-        text = _git(gitdir, "cat-file", "blob", blob)
-        try:
-            docs = list(yaml.load_all(text, Loader=yaml.CSafeLoader))
-        except yaml.YAMLError:
-            continue  # a templated copy
-        for doc in docs:
-            if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
-                continue
-            spec = doc.get("spec") or {}
-            kind, group = (spec.get("names") or {}).get("kind"), spec.get("group")
-            holders = [spec.get("validation")]
-            holders += [v.get("schema") for v in spec.get("versions") or []]
-            for holder in holders:
-                tree = _tree((holder or {}).get("openAPIV3Schema"))
-                if isinstance(tree, dict) and isinstance(tree.get("spec"), dict):
-                    key = f"{group}/{kind}"
-                    kinds[key] = _merge(kinds[key], tree["spec"]) if key in kinds else tree["spec"]
+    kinds: dict[str, Any] = {}
+    for doc in (doc for docs in crds.values() for doc in docs):
+        spec = doc.get("spec") or {}
+        key = f"{spec.get('group')}/{(spec.get('names') or {}).get('kind')}"
+        holders = [spec.get("validation")]
+        holders += [v.get("schema") for v in spec.get("versions") or []]
+        for holder in holders:
+            tree = _tree((holder or {}).get("openAPIV3Schema"))
+            if isinstance(tree, dict) and isinstance(tree.get("spec"), dict):
+                kinds[key] = _merge(kinds[key], tree["spec"]) if key in kinds else tree["spec"]
     needs: dict[str, dict[str, dict[str, str]]] = {}
     for key, history in required.items():
         kind, _, version = key.rpartition("/")
@@ -133,20 +123,24 @@ def operator_kinds(gitdir: str, files: tuple[str, ...]) -> tuple[dict[str, Any],
     return kinds, needs
 
 
-def _spec_required(text: str) -> list[tuple[str, set[str]]]:
-    """``group/kind/version`` and the fields its ``spec`` requires (less those the schema gives
-    a default: the API server fills them in before it validates), for each CRD schema of
-    ``text``."""
-    import yaml
+def _crds(text: str) -> list[dict[str, Any]]:
+    """The CustomResourceDefinitions of a file (none when it does not parse: a templated
+    copy). ruamel's safe loader, the project's own YAML library."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
 
     try:
-        docs = list(yaml.load_all(text, Loader=yaml.CSafeLoader))
-    except yaml.YAMLError:
+        docs = list(YAML(typ="safe", pure=False).load_all(text))
+    except YAMLError:
         return []
+    return [d for d in docs if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"]
+
+
+def _spec_required(crds: list[dict[str, Any]]) -> list[tuple[str, set[str]]]:
+    """``group/kind/version`` and the fields its ``spec`` requires (less those the schema gives
+    a default: the API server fills them in before it validates), for each CRD schema."""
     out: list[tuple[str, set[str]]] = []
-    for doc in docs:
-        if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
-            continue
+    for doc in crds:
         spec = doc.get("spec") or {}
         key = f"{spec.get('group')}/{(spec.get('names') or {}).get('kind')}"
         versions = [v for v in spec.get("versions") or [] if isinstance(v, dict)]

@@ -122,3 +122,14 @@ def operator_fields() -> Mapping[str, Any]:
     path = data_path("gpulint.data", "operator-fields.json")
     data: Mapping[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
+
+
+def operator_releases(kind: str) -> tuple[str, str, str]:
+    """The operator whose CRDs gave ``kind`` (``group/kind``) its entry in
+    :func:`operator_fields`, and the first and last of its releases read
+    (``("operator", "?", "?")`` for a kind of none)."""
+    for name, source in operator_fields()["sources"].items():
+        if kind in source["kinds"]:
+            first, _, last = source["releases"].partition("..")
+            return str(name), first, last
+    return "operator", "?", "?"

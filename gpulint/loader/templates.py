@@ -176,17 +176,8 @@ def _event_error(text: str, lib: YamlLib) -> Exception | None:
             dispose()
 
 
-def _structure_only(text: str, lib: YamlLib) -> bool:
-    """Is what keeps ``text`` from parsing its structure (a parser's error: an item where a
-    key was due), not its tokens (a scanner's: a tab, a character no token starts with),
-    which no template's branches explain?"""
-    failure = _event_error(text, lib)
-    return failure is None or type(failure).__name__ == "ParserError"
-
-
-def _parses(text: str, lib: YamlLib) -> bool:
-    """Does ``text`` parse (events only, nothing built)?"""
-    failure = _event_error(text, lib)
+def _parses(text: str, lib: YamlLib, failure: Exception | None) -> bool:
+    """Does ``text`` parse, given what stopped libyaml's events (``failure``, None: nothing)?"""
     if failure is None:
         return True
     if "found unexpected ':'" not in str(getattr(failure, "problem", "")):
@@ -214,9 +205,12 @@ def template_problem(text: str, lib: YamlLib, error: int) -> Problem | None:
     if not actions:
         return None
     blanked = _blanked(text, actions)
-    if not _parses(blanked, lib) and not (
-        _controls(text, actions) and _structure_only(blanked, lib)
-    ):
+    failure = _event_error(blanked, lib)
+    # With control actions, what blanking leaves wrong may be the branches' structure (an
+    # item where a key was due: a parser's error), which rendering settles; a token's error
+    # (a scanner's: a tab, a character no token starts with) no branch explains.
+    structure = failure is not None and type(failure).__name__ == "ParserError"
+    if not _parses(blanked, lib, failure) and not (structure and _controls(text, actions)):
         return None
     line_end = text.find("\n", error)
     limit = len(text) if line_end < 0 else line_end
