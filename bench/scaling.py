@@ -958,6 +958,23 @@ def mounts_without_volumes(n: int) -> Input:
     return Input(["check", "."], folder, size)
 
 
+def jupyterhub_profiles(n: int) -> Input:
+    """JupyterHub chart values with n profiles, each overriding the environment, under an
+    ``extraEnv`` of n variables: every profile inherits them all, so the settings read are
+    bounded by their sum (``MAX_SETTINGS``), not by n squared (GPU034)."""
+    folder = _fresh("jupyterhub-profiles", n)
+    env = "".join(f"    VAR_{i}: v\n" for i in range(n))
+    profiles = "".join(
+        f"    - display_name: p{i}\n      kubespawner_override:\n"
+        f"        extra_resource_limits: {{nvidia.com/gpu: '1'}}\n"
+        f"        environment: {{NVIDIA_VISIBLE_DEVICES: '{i % 8}'}}\n"
+        for i in range(n)
+    )
+    text = f"proxy:\n  secretToken: x\nsingleuser:\n  extraEnv:\n{env}  profileList:\n{profiles}"
+    size = _write(folder, "config.yaml", text)
+    return Input(["check", "."], folder, size)
+
+
 #: The helm the chart cases render with (--helm, else $GPULINT_BENCH_HELM, else .tools/helm).
 HELM = os.environ.get("GPULINT_BENCH_HELM", str(ROOT / ".tools" / "helm"))
 #: The gpulint measured (``--gpulint``): the warm cases run it once before they are timed.
@@ -1789,6 +1806,7 @@ CASES: dict[str, Case] = {
     "values-duplicates": Case(values_duplicates, 5_000, "scaling"),
     "operator-fields": Case(operator_fields, 5_000, "scaling"),
     "mounts-without-volumes": Case(mounts_without_volumes, 5_000, "scaling"),
+    "jupyterhub-profiles": Case(jupyterhub_profiles, 10_000, "scaling"),
 }
 
 

@@ -100,6 +100,8 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "gpulint.k8s.shapes": ("host_gpu_device", "host_gpu_mounts"),
         "gpulint.k8s.crds": ("operator_fields", "operator_releases"),
+        # JupyterHub's chart values: the settings KubeSpawner makes each user's pod from
+        "gpulint.k8s.jupyterhub": ("Spawn", "chart_values", "spawns"),
         "gpulint.data": ("data_path",),
     },
     # The cluster: taints and tolerations, the nodes and what they offer, the evidence of
@@ -363,6 +365,11 @@ if TYPE_CHECKING:
         env_entries as env_entries,
         envfrom_configmaps as envfrom_configmaps,
         non_string_kind as non_string_kind,
+    )
+    from gpulint.k8s.jupyterhub import (
+        Spawn as Spawn,
+        chart_values as chart_values,
+        spawns as spawns,
     )
     from gpulint.k8s.objects import (
         expression_key_path as expression_key_path,

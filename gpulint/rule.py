@@ -15,6 +15,8 @@ declares::
                                   # on a Kustomize patch linted without --render
     LABELS_AS_WRITTEN = True      # optional: it judges labels as written, so it is not run
                                   # on objects a kustomization labels (without --render)
+    READS_CHART_VALUES = True     # optional: it also runs on a file that is JupyterHub's
+                                  # chart values, no object (gpulint.k8s.jupyterhub)
 
     def check(target, ctx) -> Iterator[Violation]: ...
 
@@ -197,6 +199,10 @@ class Rule(NamedTuple):
     #: ``includeTemplates``) linted without ``--render``, it is not run: the labels applied
     #: are not those written (the module's ``LABELS_AS_WRITTEN = True``).
     labels_as_written: bool = False
+    #: The rule reads Helm chart values that make pods (JupyterHub's, gpulint.k8s.jupyterhub):
+    #: it also runs on a values file of such a chart, which holds no object and on which no
+    #: other rule runs (the module's ``READS_CHART_VALUES = True``).
+    reads_chart_values: bool = False
 
     @property
     def doc(self) -> str:
@@ -281,6 +287,11 @@ def rule_from_module(
         raise RuleLoadError(
             f"rule module {name}: LABELS_AS_WRITTEN must be True or False, got {labels!r}"
         )
+    values = getattr(module, "READS_CHART_VALUES", False)
+    if not isinstance(values, bool):
+        raise RuleLoadError(
+            f"rule module {name}: READS_CHART_VALUES must be True or False, got {values!r}"
+        )
     doc = module.__doc__ or ""
     yields_to = getattr(module, "YIELDS_TO", ())
     if not isinstance(yields_to, (tuple, list)) or not all(isinstance(c, str) for c in yields_to):
@@ -301,4 +312,5 @@ def rule_from_module(
         fix,
         assumes,
         labels,
+        values,
     )

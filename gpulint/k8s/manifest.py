@@ -23,6 +23,7 @@ import bisect
 from collections.abc import Iterable, Iterator, Sequence
 
 from gpulint.k8s.dra import NO_CLAIMS, ClaimIndex, DraFacts, may_hold_dra
+from gpulint.k8s.jupyterhub import VALUES_REF, values_object
 from gpulint.k8s.workloads import K8sObject, PodSpec, WorkloadTable, objects
 from gpulint.loader.document import Document, Problem
 from gpulint.loader.handoff import MAX_TEXT as ONCE_TEXT, Listed, Loaded, pack
@@ -54,6 +55,13 @@ class DocumentView:
         #: here, not on the objects: a pod spec points to its object, and the view, not a
         #: cycle, decides how long they live.
         self._pods: list[list[PodSpec] | None] = [None] * len(self.objects)
+        if not self.objects:
+            # No object, but the JupyterHub chart's values: the object that stands for
+            # them, with no pod spec (gpulint.k8s.jupyterhub).
+            values = values_object(doc)
+            if values is not None:
+                self.objects.append(values)
+                self._pods.append([])
 
     def __repr__(self) -> str:
         return f"DocumentView(document={self.doc.index}, {len(self.objects)} objects)"
@@ -78,7 +86,7 @@ class DocumentView:
         """The innermost object whose path contains ``path`` (None: outside every object)."""
         best = None
         for obj in self.objects:
-            if path[: len(obj.path)] == obj.path:
+            if path[: len(obj.path)] == obj.path and obj.ref is not VALUES_REF:
                 best = obj.ref
         return best
 
@@ -101,6 +109,8 @@ class DocumentView:
         if not pending:
             return best
         for obj in self.objects:
+            if obj.ref is VALUES_REF:  # a chart's values: no object to name
+                continue
             span = self.doc.value_span(obj.path)
             first = bisect.bisect_left(pending, span.line)
             last = bisect.bisect_right(pending, span.end_line)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from gpulint import codes
 from gpulint.k8s.devices import builtin_registry
 from gpulint.k8s.dra import NO_CLAIMS, ClaimIndex
+from gpulint.k8s.jupyterhub import VALUES_REF
 from gpulint.k8s.manifest import DocumentView, Manifest
 from gpulint.k8s.workloads import K8sObject, builtin_table
 from gpulint.lint.foreign import (
@@ -328,6 +329,9 @@ class Linter:
             pods = view.pod_specs(position) if pod_rules else []
             if part is not None and part.covers(obj.ref.kind, obj.ref.name):
                 object_rules, pod_rules = self._part_rules(obj, doc, bool(pods))
+            if obj.ref is VALUES_REF:
+                # A chart's values, no object: only the rules that read them.
+                object_rules = [r for r in object_rules if r[0].rule.reads_chart_values]
             if part is not None and part.labels:
                 # a kustomization labels its templates: the labels applied are not these
                 object_rules = [r for r in object_rules if not r[0].rule.labels_as_written]
@@ -415,7 +419,8 @@ class Linter:
         out: list[Finding] = []
         try:
             for violation in rule.check(target, ctx):
-                out.append(self._finding(active, violation, obj.ref, label, doc))
+                ref = obj.ref if obj.ref is not VALUES_REF else None
+                out.append(self._finding(active, violation, ref, label, doc))
                 if places is not None:
                     places.append(tuple(violation.places) or None)
         except (Exception, SystemExit) as exc:
