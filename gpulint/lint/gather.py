@@ -328,7 +328,7 @@ def project_facts(
             # same unless the project's device plugins changed it: then it is read again
             # from the documents kept.
             pictures: dict[int, Any] = first if key == first_key else {}
-            todo = _picture_todo(rows, cache, key, pictures)
+            todo = _picture_todo(rows, cache, key, pictures, handoff)
             _parse_rows(rows, todo, registry, table, jobs, cache, key, {}, pictures, dra, handoff)
             base = _picture(own, rows, pictures, key, table, jobs, cache, handoff)
         wanted = markers()
@@ -496,17 +496,24 @@ def dra_key(rows: list[Row], dra: DraFacts | None) -> str:
 
 
 def _picture_todo(
-    rows: list[Row], cache: FactCache | None, key: str, pictures: dict[int, Any]
+    rows: list[Row],
+    cache: FactCache | None,
+    key: str,
+    pictures: dict[int, Any],
+    handoff: Handoff | None = None,
 ) -> list[tuple[int, bool, bool]]:
     """What the cache holds of each row's picture record (``key``: the registry's and the
     DRA objects') that ``pictures`` lacks, into it, and the rows to parse for the rest
-    (index, picture part wanted, plugin part wanted): a file with tolerations, and a device
-    plugin's file that names a GPU."""
+    (index, picture part wanted, plugin part wanted): a file with tolerations, a device
+    plugin's file that names a GPU, and a file that may hold GPU pods which the run lints
+    (``handoff``): the lint parses it anyway, so its record is taken in the same pass (one
+    pool of workers, not a second one should the picture count its GPU pods)."""
     todo: list[tuple[int, bool, bool]] = []
     for i, row in enumerate(rows):
         if i in pictures:
             continue
-        if row.tolerations or ((row.plugin or row.unit) and row.hint):
+        linted = handoff is not None and row.hint and handoff.linted(row.target) is not None
+        if row.tolerations or ((row.plugin or row.unit) and row.hint) or linted:
             p = _kept(cache, f"p:{key}:{row.digest}")
             if p is not None:
                 pictures[i] = p
