@@ -301,6 +301,20 @@ def test_without_a_kustomization_a_patch_shaped_file_is_linted_as_before(tmp_pat
     assert [f["rule"] for f in report["findings"]] == ["GPU020"]
 
 
+@pytest.mark.parametrize("field", ["patches", "patchesStrategicMerge"])
+def test_a_patch_named_in_kustomize_v1s_patches_list_is_a_patch(tmp_path: Path, field: str) -> None:
+    """kustomize reads a `patches:` list that holds a file name as `patchesStrategicMerge`
+    (FixKustomizationPreUnmarshalling): the file it names is a patch, not a whole object."""
+    (tmp_path / ".git").mkdir()
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    patch = GL203_FIXTURES / "fail-base-tolerates" / "overlays" / "a100" / "gpu.yaml"
+    shutil.copy(patch, overlay / "gpu.yaml")
+    (overlay / "kustomization.yaml").write_text(f"{field}:\n- gpu.yaml\n", encoding="utf-8")
+    report, _ = check_json(".", cwd=tmp_path)
+    assert [f["rule"] for f in report["findings"]] == ["GL203"]
+
+
 _UNLABELLED_BASE = """\
 apiVersion: apps/v1
 kind: Deployment

@@ -221,6 +221,11 @@ def _references(folder: str, doc: Any) -> tuple[dict[str, Any], list[Reference],
     key that is no field, or a path-bearing field of another shape than kustomize's."""
     reader = _References(folder, doc)
     top = reader.keyed(doc.data, _TOP, ())
+    legacy = doc.data.get("patches")
+    if isinstance(legacy, list) and any(isinstance(item, str) for item in legacy):
+        # kustomize's FixKustomizationPreUnmarshalling: a `patches:` list holding a string
+        # is the old name of `patchesStrategicMerge` (kustomize v1's field).
+        top = {("patchesStrategicMerge" if f == "patches" else f): w for f, w in top.items()}
     for field, written in top.items():
         for key, value in written:
             if field in _LIST_FIELDS:
