@@ -975,6 +975,25 @@ def jupyterhub_profiles(n: int) -> Input:
     return Input(["check", "."], folder, size)
 
 
+def umbrella_values(n: int) -> Input:
+    """A chart with no templates of its own that hands app-template the values of n
+    controllers, each a container under NVIDIA's runtime: linted as written without
+    --render, its containers found by their shape once each (GPU016)."""
+    folder = _fresh("umbrella-values", n)
+    chart = folder / "app"
+    chart.mkdir()
+    _write(chart, "Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.0.0\n")
+    controllers = "".join(
+        f"    c{i}:\n      containers:\n        main:\n          image:\n"
+        f"            repository: lscr.io/linuxserver/jellyfin\n            tag: '10'\n"
+        f"          env:\n            NVIDIA_VISIBLE_DEVICES: all\n"
+        for i in range(n)
+    )
+    text = "app-template:\n  defaultPodOptions:\n    runtimeClassName: nvidia\n"
+    size = _write(chart, "values.yaml", text + "  controllers:\n" + controllers)
+    return Input(["check", "."], folder, size)
+
+
 #: The helm the chart cases render with (--helm, else $GPULINT_BENCH_HELM, else .tools/helm).
 HELM = os.environ.get("GPULINT_BENCH_HELM", str(ROOT / ".tools" / "helm"))
 #: The gpulint measured (``--gpulint``): the warm cases run it once before they are timed.
@@ -1807,6 +1826,7 @@ CASES: dict[str, Case] = {
     "operator-fields": Case(operator_fields, 5_000, "scaling"),
     "mounts-without-volumes": Case(mounts_without_volumes, 5_000, "scaling"),
     "jupyterhub-profiles": Case(jupyterhub_profiles, 10_000, "scaling"),
+    "umbrella-values": Case(umbrella_values, 1_000, "scaling"),
 }
 
 

@@ -315,6 +315,53 @@ def test_a_patch_named_in_kustomize_v1s_patches_list_is_a_patch(tmp_path: Path, 
     assert [f["rule"] for f in report["findings"]] == ["GL203"]
 
 
+_UMBRELLA_VALUES = """\
+app-template:
+  defaultPodOptions:
+    runtimeClassName: nvidia
+  controllers:
+    main:
+      containers:
+        main:
+          image:
+            repository: lscr.io/linuxserver/jellyfin
+            tag: 10.10.3
+          env:
+            NVIDIA_VISIBLE_DEVICES: all
+"""
+
+
+@pytest.mark.parametrize("templates", [False, True])
+def test_an_app_template_umbrella_charts_values_are_read_as_written(
+    tmp_path: Path, templates: bool
+) -> None:
+    """A chart with no templates of its own that hands bjw-s app-template its values: without
+    --render its values file is linted as written (GPU016 on a container under NVIDIA's
+    runtime that requests no GPU), beside the chart's GL201; a chart with templates is left
+    to rendering. Named alone, the file says the same (and the chart, which no longer
+    reads it, is no target)."""
+    (tmp_path / ".git").mkdir()
+    chart = tmp_path / "apps" / "jellyfin"
+    chart.mkdir(parents=True)
+    (chart / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: jellyfin\nversion: 0.0.0\ndependencies:\n"
+        "- name: app-template\n  version: 4.4.0\n"
+        "  repository: https://bjw-s-labs.github.io/helm-charts\n",
+        encoding="utf-8",
+    )
+    (chart / "values.yaml").write_text(_UMBRELLA_VALUES, encoding="utf-8")
+    if templates:
+        (chart / "templates").mkdir()
+        (chart / "templates" / "extra.yaml").write_text("{{ .Values.x }}\n", encoding="utf-8")
+    for target in (".", "apps/jellyfin/values.yaml"):
+        report, _ = check_json(target, cwd=tmp_path)
+        got = sorted((f["rule"], f["path"], f["line"]) for f in report["findings"])
+        read = [("GPU016", "apps/jellyfin/values.yaml", 12)] if not templates else []
+        whole = target == "." or templates
+        note = [("GL201", "apps/jellyfin/Chart.yaml", 1)] if whole else []
+        assert got == sorted([*note, *read])
+
+
 _UNLABELLED_BASE = """\
 apiVersion: apps/v1
 kind: Deployment

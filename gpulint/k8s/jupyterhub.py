@@ -30,9 +30,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any, NamedTuple
 
-from gpulint.k8s.objects import K8sObject
-from gpulint.loader.document import Document
-from gpulint.model import ObjectRef, Path
+from gpulint.model import Path
 
 #: The chart's top-level values (values.schema.yaml's ``properties``): a document whose keys
 #: are all among them, with a ``singleuser`` mapping, is the chart's values.
@@ -337,18 +335,7 @@ def _fields() -> tuple[dict[str, str], dict[str, str]]:
 #: Top-level keys one of which the chart's values (or a chart's that depends on it) hold.
 SIGNS = ("singleuser", "hub", "jupyterhub")
 
-#: What a finding on a values file of the chart names as its object: none (the file holds
-#: no Kubernetes object; the engine reports such findings without one).
-VALUES_REF = ObjectRef(None, None, None, None)
 
-
-def values_object(doc: Document) -> K8sObject | None:
-    """A document that is the JupyterHub chart's values (and no Kubernetes object) as the
-    object that stands for it: only the rules that read chart values run on it
-    (``Rule.reads_chart_values``), and it holds no pod spec."""
-    data = doc.data
-    if not isinstance(data, dict) or not any(k in data for k in SIGNS):
-        return None
-    if next(chart_values(data), None) is None:
-        return None
-    return K8sObject(doc, (), data, VALUES_REF, "", "")
+def is_values_document(data: dict[str, Any]) -> bool:
+    """``data`` (a document with no ``apiVersion`` and ``kind``) is the chart's values."""
+    return any(k in data for k in SIGNS) and next(chart_values(data), None) is not None

@@ -22,8 +22,8 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Iterator, Sequence
 
+from gpulint.k8s.chartvalues import VALUES_REF, values_object
 from gpulint.k8s.dra import NO_CLAIMS, ClaimIndex, DraFacts, may_hold_dra
-from gpulint.k8s.jupyterhub import VALUES_REF, values_object
 from gpulint.k8s.workloads import K8sObject, PodSpec, WorkloadTable, objects
 from gpulint.loader.document import Document, Problem
 from gpulint.loader.handoff import MAX_TEXT as ONCE_TEXT, Listed, Loaded, pack
@@ -56,12 +56,12 @@ class DocumentView:
         #: cycle, decides how long they live.
         self._pods: list[list[PodSpec] | None] = [None] * len(self.objects)
         if not self.objects:
-            # No object, but the JupyterHub chart's values: the object that stands for
-            # them, with no pod spec (gpulint.k8s.jupyterhub).
+            # No object, but a chart's values read as written: the object that stands
+            # for them (gpulint.k8s.chartvalues).
             values = values_object(doc)
             if values is not None:
-                self.objects.append(values)
-                self._pods.append([])
+                self.objects.append(values[0])
+                self._pods.append(None if values[1] else [])
 
     def __repr__(self) -> str:
         return f"DocumentView(document={self.doc.index}, {len(self.objects)} objects)"

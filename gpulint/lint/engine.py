@@ -6,9 +6,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from gpulint import codes
+from gpulint.k8s.chartvalues import VALUES_REF
 from gpulint.k8s.devices import builtin_registry
 from gpulint.k8s.dra import NO_CLAIMS, ClaimIndex
-from gpulint.k8s.jupyterhub import VALUES_REF
 from gpulint.k8s.manifest import DocumentView, Manifest
 from gpulint.k8s.workloads import K8sObject, builtin_table
 from gpulint.lint.foreign import (

@@ -215,6 +215,8 @@ class Trees:
         if folder:
             rel = os.path.relpath(path, chart).split(os.sep)
             return rel[0] in RENDERED_FOLDERS
+        if not self.render and values_as_written(chart, path):
+            return False
         if chart not in self._inserted:
             self._inserted[chart] = inserted_names(chart, self.listings)
         return renders(chart, path, self._inserted[chart])
@@ -264,7 +266,7 @@ class Trees:
         if chart is not None:
             from gpulint.render.helm.sources import renders
 
-            if renders(chart, path):
+            if renders(chart, path) and (self.render or not values_as_written(chart, path)):
                 yield RenderTarget("helm", _shown(chart))
             return  # chart/examples/job.yaml: not rendered, linted as it is
         if not self.render:
@@ -277,6 +279,33 @@ class Trees:
         for root in sorted(roots):
             if full in self.consumed_by(root):
                 yield RenderTarget("kustomize", _shown(root))
+
+
+#: What the values file of a chart without templates of its own holds when it hands
+#: app-template its values (gpulint.k8s.chartvalues); a larger file is left to the chart.
+APP_TEMPLATE_MARKS = (b"app-template:", b"controllers:")
+VALUES_PEEK = 1024 * 1024
+
+
+def values_as_written(chart: str, path: str) -> bool:
+    """Is ``path`` the values file of a chart that only configures bjw-s app-template (no
+    ``templates/`` of its own, its values under ``app-template:``)? Without ``--render`` it
+    is linted as a file: its controllers' pods are read as written
+    (:mod:`gpulint.k8s.chartvalues`), where the chart otherwise gets one GL201 and no check.
+    A file of at most :data:`VALUES_PEEK` bytes is read for the marks (the lint parses it
+    once)."""
+    rel = os.path.relpath(os.path.abspath(path), chart)
+    if os.sep in rel or "values" not in rel.lower() or not rel.endswith((".yaml", ".yml")):
+        return False
+    if os.path.isdir(os.path.join(chart, "templates")):
+        return False
+    from gpulint.util import safefile
+
+    try:
+        head, _ = safefile.read_regular(path, VALUES_PEEK)
+    except OSError:
+        return False
+    return head is not None and all(mark in head for mark in APP_TEMPLATE_MARKS)
 
 
 def _shown(folder: str) -> str:

@@ -1,0 +1,62 @@
+"""Helm chart values files read as what the chart makes of them, without rendering it.
+
+A values file holds no Kubernetes object, so a run does not read it as one (it is GL204's
+"not checked"). Two charts' values are read as written, because what they make is known
+from the values alone:
+
+* **JupyterHub's** (zero-to-jupyterhub-k8s): the settings KubeSpawner makes each user's pod
+  from (:mod:`gpulint.k8s.jupyterhub`). Only the rules that declare ``READS_CHART_VALUES``
+  read them (GPU034); the document holds no pod spec.
+* **bjw-s app-template's** (``controllers.<name>.containers.<name>``, chart versions 2 and
+  later, at the top of the file or under ``app-template:``, the key of a chart that depends
+  on it): the pods its controllers make, found by their shape as in a Flux HelmRelease's
+  ``spec.values`` (:mod:`gpulint.k8s.shapes`), with the controller's ``pod:`` and the
+  values' ``defaultPodOptions`` as their pod options. Every pod rule reads them; object
+  rules only if they declare ``READS_CHART_VALUES``. Such a file is a Flux HelmRelease's
+  ``valuesFrom`` (a ConfigMap kustomize generates from it) or an Argo CD source's values.
+
+The document is represented by an object with no API version, kind or name
+(:data:`VALUES_REF`): findings on it name no object.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpulint.k8s.jupyterhub import is_values_document
+from gpulint.k8s.objects import K8sObject
+from gpulint.loader.document import Document
+from gpulint.model import ObjectRef
+
+#: What a finding on a chart's values file names as its object: none (the engine reports
+#: such findings without one).
+VALUES_REF = ObjectRef(None, None, None, None)
+
+
+def values_object(doc: Document) -> tuple[K8sObject, bool] | None:
+    """A document that is no Kubernetes object but a values file of a chart read as written,
+    as the object that stands for it, and whether its pod specs are found by their shape
+    (app-template's) or it holds none (JupyterHub's)."""
+    data = doc.data
+    if not isinstance(data, dict) or "apiVersion" in data or "kind" in data:
+        return None
+    if is_values_document(data):
+        return K8sObject(doc, (), data, VALUES_REF, "", ""), False
+    if _app_template(data) or _app_template(data.get("app-template")):
+        return K8sObject(doc, (), data, VALUES_REF, "", ""), True
+    return None
+
+
+def _app_template(values: Any) -> bool:
+    """``values`` are app-template's: a ``controllers`` mapping of which a controller has a
+    ``containers`` mapping of containers with an ``image`` mapping."""
+    controllers = values.get("controllers") if isinstance(values, dict) else None
+    if not isinstance(controllers, dict):
+        return False
+    for controller in controllers.values():
+        containers = controller.get("containers") if isinstance(controller, dict) else None
+        if isinstance(containers, dict) and any(
+            isinstance(c, dict) and isinstance(c.get("image"), dict) for c in containers.values()
+        ):
+            return True
+    return False
