@@ -5,7 +5,8 @@ Checks ResourceQuota, LimitRange and Kueue ClusterQueue and Cohort objects for t
 extended-resource mistakes Kubernetes does not warn about:
 
 - a ResourceQuota `spec.hard` item `limits.nvidia.com/gpu`, or a bare `nvidia.com/gpu`, for a
-  GPU or accelerator resource (warning): only the `requests.` form is ever enforced;
+  GPU or accelerator resource (warning): only the `requests.` form is ever enforced; the
+  same in a Kubeflow `Profile`'s `spec.resourceQuotaSpec`, the quota of its namespace;
 - a LimitRange item whose `default` and `defaultRequest` differ for an extended resource
   (error): the API server rejects the LimitRange;
 - a LimitRange item with a `defaultRequest` but no `default` for an extended resource
@@ -14,9 +15,12 @@ extended-resource mistakes Kubernetes does not warn about:
   above 0) to every container of the namespace that does not set its own (info: certain for
   those containers, a mistake only if the namespace runs containers that need no GPU, which
   gpulint cannot see from the object; the finding says so);
-- a Kueue `ClusterQueue` or `Cohort` flavor whose `resources` name a resource twice, or do not
-  list as many resources as the group's `coveredResources` (error): the API server rejects
-  the object.
+- a Kueue `ClusterQueue` or `Cohort` flavor whose `resources` name a resource twice, do not
+  list as many resources as the group's `coveredResources`, or list them in another order
+  (error): the API server rejects the object;
+- a `borrowingLimit` or `lendingLimit` in a ClusterQueue that belongs to no cohort (`cohort`,
+  v1beta2 `cohortName`), or a Cohort with no parent (error): Kueue rejects it, there is
+  nothing to borrow from or lend to.
 
 ## Why it matters
 The quota's pod evaluator only tracks an extended resource through the `requests.` prefix
@@ -41,7 +45,10 @@ Kueue's CRD keys a flavor's `resources` by name (`+listType=map`, `+listMapKey=n
 `FlavorQuotas.Resources`) and requires `size(x.resources) == size(self.coveredResources)` for
 every flavor of a resource group (`flavors must have the same number of resources as the
 coveredResources`): the API server refuses the ClusterQueue, so no workload is admitted
-through it.
+through it. Its webhook compares each flavor's resources with `coveredResources` one by one
+(`validateFlavorQuotas`: "must match the name in coveredResources"), and the CRD's rule
+refuses a limit with no cohort ("borrowingLimit must be nil when cohort is empty"; the
+webhook says the same of `lendingLimit`).
 
 ## Example
 ```yaml
@@ -102,8 +109,9 @@ applies to all of them.
 - https://kubernetes.io/docs/concepts/policy/resource-quotas/#resource-quota-for-extended-resources
 - kubernetes `plugin/pkg/admission/limitranger/admission.go`
   (`defaultContainerResourceRequirements`)
-- kubernetes-sigs/kueue `apis/kueue/v1beta1/clusterqueue_types.go` (`ResourceGroup`'s
-  XValidation rule, `FlavorQuotas.Resources`)
+- kubernetes-sigs/kueue `apis/kueue/v1beta1/clusterqueue_types.go` (`ResourceGroup`'s and
+  `ClusterQueueSpec`'s XValidation rules, `FlavorQuotas.Resources`),
+  `pkg/webhooks/clusterqueue_webhook.go` (`validateFlavorQuotas`)
 """
 
 from __future__ import annotations
@@ -114,6 +122,7 @@ from typing import Any
 from gpulint.api import (
     DeleteKey,
     K8sObject,
+    Path,
     RenameKey,
     Repair,
     RuleContext,
@@ -138,6 +147,13 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         if isinstance(spec, dict):
             yield from _kueue_quota(obj, spec)
         return
+    if obj.group == "kubeflow.org" and obj.kind == "Profile":
+        # A Kubeflow Profile's namespace gets a ResourceQuota of its resourceQuotaSpec.
+        spec = obj.data.get("spec")
+        quota = spec.get("resourceQuotaSpec") if isinstance(spec, dict) else None
+        if isinstance(quota, dict):
+            yield from _quota(obj, quota, ctx, ("spec", "resourceQuotaSpec"))
+        return
     if obj.group != "":
         return
     spec = obj.data.get("spec")
@@ -156,7 +172,9 @@ def _is_gpu(name: str, ctx: RuleContext) -> bool:
     )
 
 
-def _quota(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iterator[Violation]:
+def _quota(
+    obj: K8sObject, spec: dict[str, Any], ctx: RuleContext, at: Path = ("spec",)
+) -> Iterator[Violation]:
     hard = spec.get("hard")
     if not isinstance(hard, dict):
         return
@@ -175,7 +193,7 @@ def _quota(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iterator[V
         else:
             continue
         fixed = f"requests.{resource}"
-        path = (*obj.path, "spec", "hard", key)
+        path = (*obj.path, *at, "hard", key)
         if fixed in hard:
             advice = f"delete it, {fixed} already caps the namespace"
             fix = Repair(f"delete {key}", (DeleteKey(path, prune=0),), "unsafe")
@@ -195,6 +213,9 @@ def _kueue_quota(obj: K8sObject, spec: dict[str, Any]) -> Iterator[Violation]:
     groups = spec.get("resourceGroups")
     if not isinstance(groups, list):
         return
+    # A ClusterQueue's cohort (v1beta1 `cohort`, v1beta2 `cohortName`), a Cohort's parent.
+    keys = ("cohort", "cohortName") if obj.kind == "ClusterQueue" else ("parent", "parentName")
+    parented = any(spec.get(k) not in (None, "") for k in keys)
     for g, group in enumerate(groups):
         if not isinstance(group, dict):
             continue
@@ -207,7 +228,8 @@ def _kueue_quota(obj: K8sObject, spec: dict[str, Any]) -> Iterator[Violation]:
                 continue
             resources = flavor["resources"]
             base = (*obj.path, "spec", "resourceGroups", g, "flavors", f, "resources")
-            flavor_name = flavor.get("name") if isinstance(flavor.get("name"), str) else f"#{f}"
+            given = flavor.get("name")
+            flavor_name = given if isinstance(given, str) else f"#{f}"
             seen: set[str] = set()
             duplicated = False
             for r, item in enumerate(resources):
@@ -230,6 +252,47 @@ def _kueue_quota(obj: K8sObject, spec: dict[str, Any]) -> Iterator[Violation]:
                     f"{len(covered)} coveredResources: the API server rejects the {obj.kind}",
                     help="list each covered resource once in every flavor (Kueue's CRD "
                     "requires as many resources as coveredResources)",
+                )
+            elif not duplicated and isinstance(covered, list):
+                yield from _out_of_order(obj, resources, covered, base, flavor_name)
+            if not parented:
+                yield from _limits_without_cohort(obj, resources, base, flavor_name)
+
+
+def _out_of_order(
+    obj: K8sObject, resources: list[Any], covered: list[Any], base: Path, flavor: str
+) -> Iterator[Violation]:
+    """The first resource of a flavor whose name is not the covered resource at its place:
+    Kueue's webhook compares them one by one (``validateFlavorQuotas``)."""
+    for r, (item, name) in enumerate(zip(resources, covered, strict=True)):
+        given = item.get("name") if isinstance(item, dict) else None
+        if isinstance(given, str) and isinstance(name, str) and given != name:
+            yield Violation(
+                (*base, r, "name"),
+                f"flavor {flavor} lists {given} where coveredResources has {name}: Kueue "
+                f"rejects the {obj.kind} (each name must match coveredResources in order)",
+                help="list the flavor's resources in the order of coveredResources",
+            )
+            return
+
+
+def _limits_without_cohort(
+    obj: K8sObject, resources: list[Any], base: Path, flavor: str
+) -> Iterator[Violation]:
+    """A ``borrowingLimit`` or ``lendingLimit`` of a ClusterQueue in no cohort (a Cohort with
+    no parent): Kueue refuses it (the CRD's rule and the webhook: "must be nil when cohort
+    is empty")."""
+    above = "cohort" if obj.kind == "ClusterQueue" else "parent cohort"
+    for r, item in enumerate(resources):
+        if not isinstance(item, dict):
+            continue
+        for key in ("borrowingLimit", "lendingLimit"):
+            if key in item and item[key] is not None:
+                yield Violation(
+                    (*base, r, key),
+                    f"flavor {flavor} sets a {key} but the {obj.kind} has no {above}: Kueue "
+                    f"rejects it ({key} must be nil when cohort is empty)",
+                    help=f"delete the {key}, or name the {above} it borrows from or lends to",
                 )
 
 

@@ -27,8 +27,10 @@ Checks a pod spec's `spec.resourceClaims` and its containers' `resources.claims`
   driver moves into the pod needs no container to name it) or when the entry is in a
   chart's values (bjw-s app-template's `defaultPodOptions` or a controller's `pod`, whose
   containers below get no claim: assumed, the chart writes their resources as given);
-  nothing when every class is known to hand out no accelerator (NVIDIA's IMEX channels), or
-  when the entry is reported for another reason.
+  nothing when every class is known to hand out no accelerator (NVIDIA's IMEX channels, a
+  class of the project whose selectors name a driver of another kind), or when the entry is
+  reported for another reason. A project's class whose driver gpulint does not know but whose
+  name says GPU, TPU, NPU or accelerator (`gpu.resource.example.com`) is not known: `info`.
 
 ## Why it matters
 The API server rejects a pod (or a Deployment's template) whose claims do not line up, and

@@ -426,12 +426,17 @@ def gpu_claims(pod: PodSpec, registry: Registry, index: ClaimIndex | None) -> li
     return out
 
 
+#: Words in a DRA driver's name that say it may serve accelerators.
+_ACCELERATOR_WORD = re.compile(r"gpu|tpu|npu|xpu|accel|neuron|gaudi|habana|ascend", re.I)
+
+
 def class_devices(name: str, registry: Registry, index: ClaimIndex | None) -> dict[str, Any]:
     """What a DeviceClass hands out, as ``gpulint inspect`` shows it: ``devices`` is
     ``accelerator`` (the registry's accelerator classes, or a class of the project whose
     selectors name an accelerator driver), ``other`` (the registry's other classes, such as
     NVIDIA's IMEX channels, or a project class whose selectors name another driver: a NIC,
-    a CPU set) or ``unknown`` (nothing the run holds says)."""
+    a CPU set) or ``unknown`` (nothing the run holds says, or the class's driver is none
+    gpulint knows and its name says GPU, TPU, NPU or accelerator)."""
     drivers = list(index.class_drivers(name)) if index is not None else []
     hardware = gpu_class_hardware(name, registry, index)
     if hardware is not None:
@@ -439,9 +444,11 @@ def class_devices(name: str, registry: Registry, index: ClaimIndex | None) -> di
         known = "registry" if name in registry.device_classes else "project"
     elif name in registry.other_device_classes:
         devices, known = "other", "registry"
-    elif drivers:
+    elif drivers and not any(_ACCELERATOR_WORD.search(d) for d in drivers):
         devices, known = "other", "project"
     else:
+        # A driver gpulint does not know whose name says it serves accelerators
+        # (`gpu.resource.example.com`): what it hands out is not known, not "no accelerator".
         devices, known = "unknown", None
     return {
         "device_class": name,
