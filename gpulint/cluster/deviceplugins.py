@@ -43,7 +43,9 @@ label), some nodes may offer it whole, and the entry says only that some share i
 (``sometimes_replica``), so a count of it is not taken for that many GPUs for certain. A row
 of ``replicas: 1`` that keeps its name shares
 nothing: the plugin advertises one replica a device (``internal/rm/device_map.go``
-``updateDeviceMapWithReplicas``), so each is a whole GPU.
+``updateDeviceMapWithReplicas``), so each is a whole GPU. Nor does a named configuration
+that says only ``version: v1`` beside another (the chart's ``config.map.default``): it is
+counted as a configuration of its own.
 """
 
 from __future__ import annotations
@@ -162,6 +164,7 @@ def _scan_doc(found: Found, label: str, doc: Any, offset: int, nested: int) -> N
             continue
         if isinstance(value.get("permittedHostDevices"), dict):
             _permitted(found, value["permittedHostDevices"], at)
+        _bare_configs(found, value, at)
         if nested and path == () and doc.data is value:
             _configured(found, value, at)
         if _is_config(value):
@@ -262,6 +265,27 @@ def _permitted(found: Found, permitted: Mapping[str, Any], at: Callable[..., str
             if isinstance(name, str) and "/" in name:
                 place = at("permittedHostDevices", key, index, "resourceName")
                 found.advertised.append((name.strip()[:253], place))
+
+
+def _bare_configs(found: Found, named: Mapping[Any, Any], at: Callable[..., str]) -> None:
+    """Beside a device plugin configuration in a mapping of named configurations (a
+    ConfigMap's data, a chart's ``config.map``), one that says only ``version: v1`` is a
+    configuration too, one that shares nothing: the nodes labelled with its name offer
+    whole GPUs (a chart's ``default: "version: v1"`` beside an ``mps`` one)."""
+    texts = [(k, v) for k, v in named.items() if isinstance(v, str)]
+    if len(texts) < 2 or not any(_embedded(v) for _, v in texts):
+        return
+    for key, text in texts:
+        if _bare_v1(text):
+            found.configs.append([])
+            found.places.append((at(key), False))
+
+
+def _bare_v1(text: str) -> bool:
+    """A configuration's text that holds nothing but its version."""
+    lines = [line.split("#", 1)[0].strip() for line in text.splitlines()[:20]]
+    kept = [line for line in lines if line and line != "---"]
+    return kept in (["version: v1"], ['version: "v1"'], ["version: 'v1'"])
 
 
 def _embedded(text: str) -> bool:
