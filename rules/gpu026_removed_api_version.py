@@ -39,6 +39,11 @@ One custom resource is judged, because it holds a GPU pool's nodes: a `karpenter
 NodePool whose `nodeClassRef` has no `group` (v1 requires `group`, `kind` and `name`;
 v1beta1 took an `apiVersion`, which NodePools converted by hand keep) is an error at
 `nodeClassRef`: the CRD's schema refuses it, and the GPU pods it was to serve stay Pending.
+So is a NodePool's `disruption` its version's CRD refuses: a `consolidationPolicy` of the
+other version (v1's values are `WhenEmpty` and `WhenEmptyOrUnderutilized`, v1beta1's
+`WhenEmpty` and `WhenUnderutilized`), and in v1beta1 `WhenEmpty` without `consolidateAfter`
+or `WhenUnderutilized` with a `consolidateAfter` other than `Never` (the CRD's validation
+rules; kubernetes-sigs/karpenter `pkg/apis/v1beta1/nodepool.go`, `pkg/apis/v1/nodepool.go`).
 
 ## Why it matters
 The API server answers `no matches for kind "HorizontalPodAutoscaler" in version
@@ -286,6 +291,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         yield unserved
         return
     yield from _karpenter_v1_class_ref(obj)
+    yield from _karpenter_disruption(obj)
     row = REMOVED.get((api, obj.kind))
     if row is None:
         return
@@ -347,6 +353,62 @@ def _karpenter_v1_class_ref(obj: K8sObject) -> Iterator[Violation]:
         at="key",
         severity="error",
     )
+
+
+#: The consolidation policies each version of Karpenter's NodePool takes (its CRD's enum).
+KARPENTER_POLICIES = {
+    "v1": ("WhenEmpty", "WhenEmptyOrUnderutilized"),
+    "v1beta1": ("WhenEmpty", "WhenUnderutilized"),
+}
+
+
+def _karpenter_disruption(obj: K8sObject) -> Iterator[Violation]:
+    """A Karpenter NodePool's ``disruption`` that its version's CRD refuses: a policy of the
+    other version (v1beta1's ``WhenUnderutilized`` is v1's ``WhenEmptyOrUnderutilized``), or,
+    in v1beta1, ``WhenEmpty`` without ``consolidateAfter`` and ``WhenUnderutilized`` with one
+    other than ``Never`` (the CRD's XValidation rules)."""
+    policies = KARPENTER_POLICIES.get(obj.version)
+    if obj.group != "karpenter.sh" or obj.kind != "NodePool" or policies is None:
+        return
+    spec = obj.data.get("spec")
+    disruption = spec.get("disruption") if isinstance(spec, dict) else None
+    if not isinstance(disruption, dict):
+        return
+    policy = disruption.get("consolidationPolicy")
+    at = (*obj.path, "spec", "disruption")
+    api = f"karpenter.sh/{obj.version}"
+    if isinstance(policy, str) and policy not in policies:
+        yield Violation(
+            (*at, "consolidationPolicy"),
+            f"{api} NodePool's consolidationPolicy {policy[:40]} is no policy of {api}: the "
+            "API server refuses the NodePool",
+            help=f"write {policies[1]}"
+            if "Underutilized" in policy
+            else f"write {policies[0]} or {policies[1]}",
+            at="value",
+            severity="error",
+        )
+        return
+    if obj.version != "v1beta1":
+        return
+    after = disruption.get("consolidateAfter")
+    if policy == "WhenEmpty" and "consolidateAfter" not in disruption:
+        yield Violation(
+            (*at, "consolidationPolicy"),
+            f"{api} NodePool's WhenEmpty consolidation has no consolidateAfter: the API server "
+            "refuses the NodePool",
+            help="add consolidateAfter: 30s (or the delay you want) beside it",
+            at="value",
+            severity="error",
+        )
+    elif policy in (None, "WhenUnderutilized") and after is not None and after != "Never":
+        yield Violation(
+            (*at, "consolidateAfter"),
+            f"{api} NodePool's consolidateAfter {str(after)[:20]} with WhenUnderutilized "
+            "consolidation: the API server refuses the NodePool (they cannot be combined)",
+            help="delete consolidateAfter, or write consolidationPolicy: WhenEmpty",
+            severity="error",
+        )
 
 
 def _never_served(obj: K8sObject, api: str) -> Violation | None:
