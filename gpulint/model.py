@@ -279,7 +279,8 @@ class LintedObject(NamedTuple):
 
     path: str
     document: int
-    object: ObjectRef
+    #: None for a chart's values file read as written (gpulint.k8s.chartvalues): no object.
+    object: ObjectRef | None
     rules: tuple[str, ...]
 
 

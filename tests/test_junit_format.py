@@ -222,3 +222,14 @@ def test_an_error_case_lists_one_finding_a_line() -> None:
         f"k8s/pod.yaml:1:1: GL900 error: rule {code} raised ValueError: \\x1b[31m [Pod/trainer]"
         for code in ("BUG001", "BUG002")
     ]
+
+
+def test_a_chart_values_file_is_one_case_per_rule_under_the_files_name() -> None:
+    """A chart's values file read as written holds no object: its checks and findings are
+    one case per rule, named after the file (not a nameless object's `?/?` beside it)."""
+    xml, _ = _junit("--isolated", "--no-cache", "examples/bad-jupyterhub-config.yaml")
+    cases = [case for suite in _validate(xml) for case in suite]
+    assert [(c.classname, c.name) for c in cases] == [
+        ("examples/bad-jupyterhub-config.yaml", "GPU034 jupyterhub-spawner-setting")
+    ]
+    assert isinstance(cases[0].result[0], Failure)

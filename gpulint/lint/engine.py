@@ -358,7 +358,8 @@ class Linter:
                 # A rule that raised did not check the object: it is not a passing check.
                 ran = object_rules + (pod_rules if pods else [])
                 codes = tuple(sorted(a.rule.code for a, _ in ran if a.rule.code not in failed))
-                seen.append(LintedObject(label, doc.index, obj.ref, codes))
+                ref = obj.ref if obj.ref is not VALUES_REF else None
+                seen.append(LintedObject(label, doc.index, ref, codes))
         if len(findings) > 1:
             tell_aliases_apart(doc, findings)
         return findings
