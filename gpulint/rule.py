@@ -15,8 +15,8 @@ declares::
                                   # on a Kustomize patch linted without --render
     LABELS_AS_WRITTEN = True      # optional: it judges labels as written, so it is not run
                                   # on objects a kustomization labels (without --render)
-    READS_CHART_VALUES = True     # optional: it also runs on a file that is JupyterHub's
-                                  # chart values, no object (gpulint.k8s.jupyterhub)
+    READS_CHART_VALUES = True     # optional: an object rule that also runs on a chart's
+                                  # values file, no object (gpulint.k8s.chartvalues)
 
     def check(target, ctx) -> Iterator[Violation]: ...
 
@@ -199,9 +199,10 @@ class Rule(NamedTuple):
     #: ``includeTemplates``) linted without ``--render``, it is not run: the labels applied
     #: are not those written (the module's ``LABELS_AS_WRITTEN = True``).
     labels_as_written: bool = False
-    #: The rule reads Helm chart values that make pods (JupyterHub's, gpulint.k8s.jupyterhub):
-    #: it also runs on a values file of such a chart, which holds no object and on which no
-    #: other rule runs (the module's ``READS_CHART_VALUES = True``).
+    #: The object rule reads Helm chart values files read as written (JupyterHub's,
+    #: gpulint.k8s.chartvalues): it also runs on such a file, which holds no object and on
+    #: which no other object rule runs (pod rules read app-template's pods there); the
+    #: module's ``READS_CHART_VALUES = True``.
     reads_chart_values: bool = False
 
     @property

@@ -2,12 +2,14 @@
 
 ## What it does
 Reads the settings of JupyterHub's Helm chart (zero-to-jupyterhub-k8s) from which KubeSpawner
-makes each user's pod: the chart's `singleuser` values and every `profileList` entry's
-`kubespawner_override` (and each `profile_options` choice's), applied over them as KubeSpawner
-applies them (a mapping merged key by key). They are read in a values file of the chart (a
-file with no `apiVersion` and `kind` whose top-level keys are the chart's, such as
-`config.yaml`, or the same under `jupyterhub:`) and in the values a Flux `HelmRelease`
-(`spec.values`) or an Argo CD `Application` (`helm.valuesObject`) hands the chart. It reports:
+makes each user's pod: the chart's `singleuser` values, KubeSpawner's own settings under
+`hub.config.KubeSpawner` (applied after them; its `profile_list` replaces `profileList`), and
+every profile entry's `kubespawner_override` (and each `profile_options` choice's), applied
+over them as KubeSpawner applies them (a mapping merged key by key, `null` removing a key).
+They are read in a values file of the chart (a file with no `apiVersion` and `kind` whose
+top-level keys are the chart's, such as `config.yaml`, or the same under `jupyterhub:`) and
+in the values a Flux `HelmRelease` (`spec.values`) or an Argo CD `Application`
+(`helm.valuesObject`) hands the chart. It reports:
 
 - a GPU or other accelerator under `extraResource.guarantees` or `extra_resource_guarantees`
   (the container's `requests`) with no limit for it in the settings the profile ends with:
