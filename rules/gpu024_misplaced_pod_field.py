@@ -255,7 +255,7 @@ def _not_resource_names(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                     continue
                 if re.fullmatch(_CAPITALS_PLACEHOLDER, key):
                     continue  # FILLED_BY_VALIDATOR: a name a program writes in
-                if registry.looks_like_accelerator(key) or registry.is_accelerator(key):
+                if registry.may_be_accelerator(key):
                     continue
                 yield Violation(
                     (*container.path, "resources", section, key),
@@ -625,7 +625,6 @@ def _lost(kind: str, field: str) -> str:
 def _resource_name(key: str, ctx: RuleContext) -> bool:
     registry = ctx.registry
     return bool(
-        registry.is_accelerator(key)
-        or registry.looks_like_accelerator(key)
+        registry.may_be_accelerator(key)
         or (re.match(_NATIVE_RESOURCE, key) and key not in ("pods", "storage"))
     )

@@ -166,10 +166,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
 
 
 def _is_gpu(name: str, ctx: RuleContext) -> bool:
-    registry = ctx.registry
-    return is_extended_resource(name) and (
-        registry.is_accelerator(name) or registry.looks_like_accelerator(name)
-    )
+    return is_extended_resource(name) and ctx.registry.may_be_accelerator(name)
 
 
 def _quota(

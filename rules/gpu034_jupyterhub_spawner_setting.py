@@ -86,13 +86,12 @@ from decimal import Decimal
 from gpulint.api import (
     K8sObject,
     Path,
-    QuantityError,
     RuleContext,
     Spawn,
     Violation,
+    amount,
     chart_values,
     is_extended_resource,
-    parse_quantity,
     spawns,
 )
 
@@ -114,29 +113,17 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         yield from _visible_devices(made, ctx)
 
 
-def _amount(value: object) -> Decimal | None:
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return None
-    try:
-        return parse_quantity(str(value))
-    except QuantityError:
-        return None
-
-
 def _accelerator(name: str, ctx: RuleContext) -> bool:
-    registry = ctx.registry
-    return is_extended_resource(name) and (
-        registry.is_accelerator(name) or registry.looks_like_accelerator(name)
-    )
+    return is_extended_resource(name) and ctx.registry.may_be_accelerator(name)
 
 
 def _held(spawn: Spawn, ctx: RuleContext) -> tuple[Decimal, str]:
     """How many accelerators the spawn's limits hold (the largest entry) and which."""
     best, name = Decimal(0), ""
     for resource, setting in spawn.limits.items():
-        amount = _amount(setting.value)
-        if amount is not None and amount > best and _accelerator(resource, ctx):
-            best, name = amount, resource
+        held = amount(setting.value).value
+        if held is not None and held > best and _accelerator(resource, ctx):
+            best, name = held, resource
     return best, name
 
 
@@ -146,8 +133,8 @@ def _guarantees(made: list[Spawn], ctx: RuleContext) -> Iterator[Violation]:
         for resource, setting in spawn.guarantees.items():
             if setting.path in seen or resource in spawn.limits:
                 continue
-            amount = _amount(setting.value)
-            if amount is None or amount <= 0 or not _accelerator(resource, ctx):
+            asked = amount(setting.value).value
+            if asked is None or asked <= 0 or not _accelerator(resource, ctx):
                 continue
             seen.add(setting.path)
             yield Violation(

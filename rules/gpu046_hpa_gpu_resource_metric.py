@@ -87,7 +87,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         name = source.get("name") if isinstance(source, dict) else None
         if not isinstance(name, str):
             continue
-        if not (registry.is_accelerator(name) or registry.looks_like_accelerator(name)):
+        if not (registry.may_be_accelerator(name)):
             continue
         yield Violation(
             (*obj.path, "spec", "metrics", i, field, "name"),

@@ -3,6 +3,10 @@ by GPU034 alone, on a file that holds no Kubernetes object."""
 
 from __future__ import annotations
 
+import textwrap
+
+import pytest
+
 from gpulint.lint.engine import Linter
 from gpulint.lint.finder import load_rules
 from gpulint.model import Finding, Severity
@@ -77,3 +81,40 @@ def test_values_a_helmrelease_hands_the_chart_are_read_in_the_object() -> None:
     findings = [f for f in lint(release, "release.yaml") if f.rule == "GPU034"]
     assert len(findings) == 2
     assert all(f.object is not None and f.object.kind == "HelmRelease" for f in findings)
+
+
+@pytest.mark.parametrize("field", ["source", "sources"])
+def test_values_an_argo_cd_application_hands_the_chart_are_read(field: str) -> None:
+    """An Application's `helm.valuesObject`, in its `source` or in one of its `sources`."""
+    head = "source:\n" if field == "source" else "sources:\n- "
+    body = "chart: jupyterhub\nhelm:\n  valuesObject:\n" + textwrap.indent(VALUES, "    ")
+    source = head + textwrap.indent(body, "  ")[2 if field == "sources" else 0 :]
+    app = (
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: hub}\nspec:\n"
+        + textwrap.indent(source, "  ")
+    )
+    findings = [f for f in lint(app, "app.yaml") if f.rule == "GPU034"]
+    assert len(findings) == 2
+    assert all(f.object is not None and f.object.kind == "Application" for f in findings)
+
+
+def test_a_null_in_an_overrides_environment_removes_the_variable() -> None:
+    """KubeSpawner merges an override's `environment` into the settings, a null removing a
+    variable: a profile that unsets singleuser's NVIDIA_VISIBLE_DEVICES is not reported."""
+    text = """\
+singleuser:
+  extraEnv:
+    NVIDIA_VISIBLE_DEVICES: "0"
+  profileList:
+    - display_name: "GPU"
+      kubespawner_override:
+        extra_resource_limits:
+          nvidia.com/gpu: "1"
+        environment:
+          NVIDIA_VISIBLE_DEVICES: null
+"""
+    findings = lint(text)
+    # singleuser itself (no GPU) still sets it; the profile holding the GPU does not.
+    assert [(f.rule, f.line, "holds no GPU" in f.message) for f in findings] == [
+        ("GPU034", 3, True)
+    ]

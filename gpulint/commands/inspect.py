@@ -247,7 +247,7 @@ class Inspector:
             raw = _raw_requests(c.container.resources)
             requests = {}
             for name, value in raw.items():
-                is_gpu = registry.is_accelerator(name) or registry.looks_like_accelerator(name)
+                is_gpu = registry.may_be_accelerator(name)
                 if not is_gpu:
                     continue
                 gpu_names.add(name)
@@ -381,10 +381,7 @@ class Inspector:
             for key, value in data.items():
                 if key in ("limits", "requests") and isinstance(value, dict):
                     for name in value:
-                        if isinstance(name, str) and (
-                            self.registry.is_accelerator(name)
-                            or self.registry.looks_like_accelerator(name)
-                        ):
+                        if isinstance(name, str) and self.registry.may_be_accelerator(name):
                             yield (*path, key, name)
                 elif key not in ("metadata", "status"):
                     yield from self._gpu_keys(value, (*path, key), depth + 1)

@@ -33,6 +33,11 @@ from gpulint.model import ObjectRef
 VALUES_REF = ObjectRef(None, None, None, None)
 
 
+def named(obj: K8sObject) -> ObjectRef | None:
+    """The object a finding on ``obj`` names: None for a chart's values file."""
+    return None if obj.ref is VALUES_REF else obj.ref
+
+
 def values_object(doc: Document) -> tuple[K8sObject, bool] | None:
     """A document that is no Kubernetes object but a values file of a chart read as written,
     as the object that stands for it, and whether its pod specs are found by their shape

@@ -250,6 +250,10 @@ class Registry:
                 return True
         return False
 
+    def may_be_accelerator(self, name: str) -> bool:
+        """A known accelerator resource, or an unknown name that probably means one."""
+        return self.is_accelerator(name) or self.looks_like_accelerator(name)
+
     def looks_like_accelerator(self, name: str) -> bool:
         """An unknown name that is probably a misspelt or invented accelerator resource."""
         known = self._looks.get(name)

@@ -26,10 +26,11 @@ JupyterHub's ``Spawner`` traits (jupyterhub/jupyterhub@2841153, ``jupyterhub/spa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any, NamedTuple
 
+from gpulint.k8s.objects import expand
 from gpulint.model import Path
 
 #: The chart's top-level values (values.schema.yaml's ``properties``): a document whose keys
@@ -109,33 +110,27 @@ class Spawn(NamedTuple):
     strays: tuple[tuple[str, Path, str, str], ...]
 
 
+#: Where an object hands a chart its values, by kind: a Flux HelmRelease's, an Argo CD
+#: Application's source or sources (patterns of :func:`gpulint.k8s.objects.expand`).
+HANDED = {
+    "HelmRelease": (("spec", "values"),),
+    "Application": (
+        ("spec", "source", "helm", "valuesObject"),
+        ("spec", "sources", "*", "helm", "valuesObject"),
+    ),
+}
+
+
 def chart_values(data: Any, path: Path = ()) -> Iterator[tuple[dict[str, Any], Path]]:
     """The JupyterHub chart's values in a document that is no Kubernetes object (``data``),
-    or in an object that hands them to the chart (a HelmRelease, an Application)."""
+    or in an object that hands them to the chart (:data:`HANDED`)."""
     if not isinstance(data, dict):
         return
     kind = data.get("kind")
     if isinstance(kind, str) and isinstance(data.get("apiVersion"), str):
-        spec = data.get("spec")
-        if not isinstance(spec, dict):
-            return
-        places: list[tuple[Any, Path]] = []
-        if kind == "HelmRelease":
-            places.append((spec.get("values"), (*path, "spec", "values")))
-        elif kind == "Application":
-            source = spec.get("source")
-            helm = source.get("helm") if isinstance(source, dict) else None
-            if isinstance(helm, dict):
-                places.append((helm.get("valuesObject"), (*path, "spec", "source", "helm")))
-            sources = spec.get("sources")
-            for i, item in enumerate(sources if isinstance(sources, list) else ()):
-                helm = item.get("helm") if isinstance(item, dict) else None
-                if isinstance(helm, dict):
-                    places.append((helm.get("valuesObject"), (*path, "spec", "sources", i, "helm")))
-        for values, where in places:
-            if where[-1] == "helm":
-                where = (*where, "valuesObject")
-            yield from _values_at(values, where, handed=True)
+        for pattern in HANDED.get(kind, ()):
+            for where, values in expand(data, pattern, path):
+                yield from _values_at(values, where, handed=True)
         return
     if "apiVersion" in data or "kind" in data:
         return
@@ -239,9 +234,7 @@ class _State:
         return _State(
             _merged(self.limits, override, "extra_resource_limits", path),
             _merged(self.guarantees, override, "extra_resource_guarantees", path),
-            {**self.env, **_env(override.get("environment"), (*path, "environment"))}
-            if isinstance(override.get("environment"), dict)
-            else self.env,
+            _merged(self.env, override, "environment", path, _env),
         )
 
     def spawn(self, name: str, path: Path, override: Any) -> Spawn:
@@ -250,18 +243,28 @@ class _State:
 
 
 def _merged(
-    before: dict[str, Setting], override: dict[str, Any], key: str, path: Path
+    before: dict[str, Setting],
+    override: dict[str, Any],
+    key: str,
+    path: Path,
+    read: Callable[[Any, Path], dict[str, Setting]] | None = None,
 ) -> dict[str, Setting]:
-    value = override.get(key)
-    if isinstance(value, dict):
-        merged = dict(before)
-        for name, setting in _settings(value, (*path, key)).items():
-            if setting.value is None:  # KubeSpawner's recursive_update: None removes
-                merged.pop(name, None)
-            else:
-                merged[name] = setting
-        return merged
-    return before if key not in override else _settings(value, (*path, key))
+    """The setting ``key`` after ``override``: a mapping merged into it key by key (a null
+    value removes the key: KubeSpawner's ``recursive_update``), anything else replacing it.
+    ``read`` reads the override's value (default: :func:`_settings`)."""
+    if key not in override:
+        return before
+    value = override[key]
+    given = (read or _settings)(value, (*path, key))
+    if not isinstance(value, dict):
+        return given
+    merged = dict(before)
+    for name, setting in given.items():
+        if setting.value is None:
+            merged.pop(name, None)
+        else:
+            merged[name] = setting
+    return merged
 
 
 def _settings(mapping: Any, path: Path) -> dict[str, Setting]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Iterator, Sequence
 
-from gpulint.k8s.chartvalues import VALUES_REF, values_object
+from gpulint.k8s.chartvalues import named, values_object
 from gpulint.k8s.dra import NO_CLAIMS, ClaimIndex, DraFacts, may_hold_dra
 from gpulint.k8s.workloads import K8sObject, PodSpec, WorkloadTable, objects
 from gpulint.loader.document import Document, Problem
@@ -86,8 +86,9 @@ class DocumentView:
         """The innermost object whose path contains ``path`` (None: outside every object)."""
         best = None
         for obj in self.objects:
-            if path[: len(obj.path)] == obj.path and obj.ref is not VALUES_REF:
-                best = obj.ref
+            ref = named(obj)  # a chart's values: no object to name
+            if ref is not None and path[: len(obj.path)] == obj.path:
+                best = ref
         return best
 
     def owners_at_lines(self, wanted: Sequence[int]) -> dict[int, ObjectRef | None]:
@@ -109,13 +110,14 @@ class DocumentView:
         if not pending:
             return best
         for obj in self.objects:
-            if obj.ref is VALUES_REF:  # a chart's values: no object to name
+            ref = named(obj)
+            if ref is None:  # a chart's values: no object to name
                 continue
             span = self.doc.value_span(obj.path)
             first = bisect.bisect_left(pending, span.line)
             last = bisect.bisect_right(pending, span.end_line)
             for line in pending[first:last]:
-                best[line] = obj.ref  # later objects are inner ones (List items)
+                best[line] = ref  # later objects are inner ones (List items)
         return best
 
 

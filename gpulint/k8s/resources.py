@@ -243,9 +243,7 @@ def accelerator_entries(pod: PodSpec, registry: Registry) -> list[ResourceEntry]
     entries = pod.memo.get(key)
     if entries is None:
         entries = pod.memo[key] = tuple(
-            e
-            for e in container_entries(pod)
-            if registry.is_accelerator(e.name) or registry.looks_like_accelerator(e.name)
+            e for e in container_entries(pod) if registry.may_be_accelerator(e.name)
         )
     return list(entries)
 
@@ -331,7 +329,7 @@ def _gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None) -> 
             for name, value in mapping.items():
                 if not isinstance(name, str) or name in pod_level:
                     continue
-                is_gpu = registry.is_accelerator(name) or registry.looks_like_accelerator(name)
+                is_gpu = registry.may_be_accelerator(name)
                 if is_gpu and amount(value).positive_or_unknown:
                     pod_level.append(name)
     return GpuDemand(
@@ -417,8 +415,7 @@ def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -
     ):
         return True  # a chart's values' gpu: block, under the values that hold it
     if any(
-        (registry.is_accelerator(e.name) or registry.looks_like_accelerator(e.name))
-        and e.amount.positive_or_unknown
+        (registry.may_be_accelerator(e.name)) and e.amount.positive_or_unknown
         for e in resource_entries(container)
     ):
         return True

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from gpulint import codes
-from gpulint.k8s.chartvalues import VALUES_REF
+from gpulint.k8s.chartvalues import VALUES_REF, named
 from gpulint.k8s.devices import builtin_registry
 from gpulint.k8s.dra import NO_CLAIMS, ClaimIndex
 from gpulint.k8s.manifest import DocumentView, Manifest
@@ -358,8 +358,7 @@ class Linter:
                 # A rule that raised did not check the object: it is not a passing check.
                 ran = object_rules + (pod_rules if pods else [])
                 codes = tuple(sorted(a.rule.code for a, _ in ran if a.rule.code not in failed))
-                ref = obj.ref if obj.ref is not VALUES_REF else None
-                seen.append(LintedObject(label, doc.index, ref, codes))
+                seen.append(LintedObject(label, doc.index, named(obj), codes))
         if len(findings) > 1:
             tell_aliases_apart(doc, findings)
         return findings
@@ -420,8 +419,7 @@ class Linter:
         out: list[Finding] = []
         try:
             for violation in rule.check(target, ctx):
-                ref = obj.ref if obj.ref is not VALUES_REF else None
-                out.append(self._finding(active, violation, ref, label, doc))
+                out.append(self._finding(active, violation, named(obj), label, doc))
                 if places is not None:
                     places.append(tuple(violation.places) or None)
         except (Exception, SystemExit) as exc:
@@ -463,7 +461,7 @@ class Linter:
                 f"rule {rule.code} ({rule.module}, {rule.origin}) raised {raised}: it did not "
                 f"finish checking this object ({why})"
             ),
-            object=obj.ref,
+            object=named(obj),
             doc_path=obj.path,
             document=doc.index,
         )
