@@ -162,6 +162,9 @@ class Linter:
         #: index, made when the first fix asks for it, and whether it is no Kubernetes text.
         self._text = ""
         self._source: Source | None = None
+        #: The line starts of ``_text``, made when the first finding inside a value needs
+        #: them (each such finding walking the whole text again was quadratic).
+        self._starts: tuple[str, list[int]] | None = None
         self._foreign = False
         #: The document the last fix was planned in, and the paths its plans found to be
         #: its own text: the fixes of one pod check the same paths (``gpulint.fix.edits.plan``).
@@ -481,9 +484,13 @@ class Linter:
         span = doc.value_span(v.path) if v.at == "value" else doc.key_span(v.path)
         message, help = (v.message, v.help) if v.help is not None else split_help(v.message)
         if v.within is not None:
-            from gpulint.loader.inscalar import place_within
+            from gpulint.loader.inscalar import line_starts, place_within
 
-            span, message = place_within(self._text, doc.data, v.path, span, v.within, message)
+            if self._starts is None or self._starts[0] is not self._text:
+                self._starts = (self._text, line_starts(self._text))
+            span, message = place_within(
+                self._text, doc.data, v.path, span, v.within, message, self._starts[1]
+            )
         severity = active.severity
         if v.severity is not None and not active.configured:
             # The module's SEVERITY is a name ("warning"), so a rule may write one here too.

@@ -133,12 +133,24 @@ def _line(text: str, starts: list[int], number: int) -> str:
     return text[begin:end]
 
 
+def line_starts(text: str) -> list[int]:
+    """The offset of each line of ``text``, for :func:`place_within` (made once a text)."""
+    return _line_starts(text)
+
+
 def place_within(
-    text: str, data: Any, path: Path, span: Span, within: tuple[int, int], message: str
+    text: str,
+    data: Any,
+    path: Path,
+    span: Span,
+    within: tuple[int, int],
+    message: str,
+    starts: list[int] | None = None,
 ) -> tuple[Span, str]:
     """Where a finding about ``within`` (offset, length) of the string value at ``path``
     goes: there, when the file's text proves it; else the value's ``span``, with the place
-    in the value said in the message."""
+    in the value said in the message. ``starts``: the text's :func:`line_starts`, which a
+    caller placing many findings in one text makes once."""
     value = data
     for key in path:
         try:
@@ -148,7 +160,7 @@ def place_within(
     if not isinstance(value, str):
         return span, message
     offset, length = within
-    found = inside(text, span, value, offset, length)
+    found = inside(text, span, value, offset, length, starts)
     if found is not None:
         return found, message
     line = value.count("\n", 0, offset) + 1
