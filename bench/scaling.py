@@ -975,6 +975,30 @@ def jupyterhub_profiles(n: int) -> Input:
     return Input(["check", "."], folder, size)
 
 
+def plugin_configs(n: int) -> Input:
+    """A ConfigMap of n named NVIDIA device plugin configurations, each an MPS block with
+    ``replicas`` outside ``resources``, and n/10 ConfigMaps that hold ten such configurations
+    inside a patch's text: each text is read once, a text inside a text once more, and the
+    findings inside texts are placed with the file's line index made once (GPU035)."""
+    folder = _fresh("plugin-configs", n)
+    config = "version: v1\nsharing:\n  mps:\n    replicas: 4\n"
+    data = "".join(f"  c{i}: |\n" + _indent(config, 4) for i in range(n))
+    inner = "".join(f"        c{i}: |\n" + _indent(config, 10) for i in range(10))
+    patched = "".join(
+        f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: patched-{j}\n"
+        "data:\n  patch: |\n    - op: add\n      path: /data\n      value:\n" + inner
+        for j in range(max(1, n // 10))
+    )
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plugin\ndata:\n" + data + patched
+    size = _write(folder, "plugin.yaml", text)
+    return Input(["check", "."], folder, size)
+
+
+def _indent(text: str, spaces: int) -> str:
+    pad = " " * spaces
+    return "".join(pad + line + "\n" for line in text.splitlines())
+
+
 def umbrella_values(n: int) -> Input:
     """A chart with no templates of its own that hands app-template the values of n
     controllers, each a container under NVIDIA's runtime: linted as written without
@@ -1827,6 +1851,7 @@ CASES: dict[str, Case] = {
     "mounts-without-volumes": Case(mounts_without_volumes, 5_000, "scaling"),
     "jupyterhub-profiles": Case(jupyterhub_profiles, 10_000, "scaling"),
     "umbrella-values": Case(umbrella_values, 1_000, "scaling"),
+    "plugin-configs": Case(plugin_configs, 1_000, "scaling"),
 }
 
 

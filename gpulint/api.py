@@ -100,6 +100,8 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "gpulint.k8s.shapes": ("host_gpu_device", "host_gpu_mounts"),
         "gpulint.k8s.crds": ("operator_fields", "operator_releases"),
+        # the NVIDIA device plugin's configuration files and what its decoder refuses
+        "gpulint.k8s.pluginconfig": ("Refusal", "device_plugin_refusals"),
         # JupyterHub's chart values: the settings KubeSpawner makes each user's pod from
         "gpulint.k8s.jupyterhub": ("Spawn", "chart_values", "spawns"),
         "gpulint.data": ("data_path",),
@@ -374,6 +376,10 @@ if TYPE_CHECKING:
     from gpulint.k8s.objects import (
         expression_key_path as expression_key_path,
         required_node_terms as required_node_terms,
+    )
+    from gpulint.k8s.pluginconfig import (
+        Refusal as Refusal,
+        device_plugin_refusals as device_plugin_refusals,
     )
     from gpulint.k8s.podoptions import (
         NVIDIA_RUNTIME_CLASSES as NVIDIA_RUNTIME_CLASSES,

@@ -14,9 +14,9 @@ or MPS `sharing` block: a ConfigMap the GPU Operator's ClusterPolicy or the plug
 the plugin chart's `config.map`), its `resources` rows say which names are replicas: a
 `rename`d one (`nvidia.com/gpu-slice`), `<name>.shared` with `renameByDefault: true`, or the
 name itself when every configuration of the run shares it without renaming (a row of
-`replicas: 1` that keeps its name shares nothing: the plugin advertises one replica a
-device, a whole GPU, so a configuration of such rows, one per node label as `single`, leaves
-the name whole on its nodes; so does a named configuration that says only `version: v1`,
+`replicas: 1` that keeps its name is taken to share nothing: a configuration of such rows,
+one per node label as `single`, is not read as sharing the name (the plugin refuses it:
+GPU035); nor is a named configuration that says only `version: v1`,
 the chart's `default` beside an `mps` one). If that
 configuration rejects a request above one (`failRequestsGreaterThanOne: true`, or MPS), the
 finding is an **error** that names the configuration's line (a `related` place of kind

@@ -41,11 +41,11 @@ keeps its name (``nvidia.com/gpu`` time-sliced without renaming) is taken as sha
 every sharing configuration of the run shares it: with several configurations (one per node
 label), some nodes may offer it whole, and the entry says only that some share it
 (``sometimes_replica``), so a count of it is not taken for that many GPUs for certain. A row
-of ``replicas: 1`` that keeps its name shares
-nothing: the plugin advertises one replica a device (``internal/rm/device_map.go``
-``updateDeviceMapWithReplicas``), so each is a whole GPU. Nor does a named configuration
-that says only ``version: v1`` beside another (the chart's ``config.map.default``): it is
-counted as a configuration of its own.
+of ``replicas: 1`` that keeps its name is taken to share nothing (each device a whole GPU):
+the plugin refuses it since v0.12.0 ("number of replicas must be >= 2", GPU035 reports it),
+and a plugin that advertises nothing makes no count a count of replicas. Nor does a named
+configuration that says only ``version: v1`` beside another (the chart's
+``config.map.default``): it is counted as a configuration of its own.
 """
 
 from __future__ import annotations
