@@ -3,9 +3,9 @@
 ## What it does
 Reads the NVIDIA device plugin's configuration files written in the repository (a
 `version: v1` configuration with a `sharing` block of `timeSlicing` or `mps`: a ConfigMap's
-`data`, the plugin chart's `config.map` in a HelmRelease's or an Argo CD Application's
-values, a patch's text, or a mapping of its own) and reports what the plugin's decoder
-refuses:
+`data`, the plugin chart's or the GPU Operator's values in a Flux `HelmRelease`, an Argo CD
+`Application` or `ApplicationSet`, a k3s `HelmChart` or `HelmChartConfig`, a patch's text in
+a `Kustomization`) and reports what the plugin's decoder refuses:
 
 - a `timeSlicing` or `mps` block without `resources`, or with an empty list ("no resources
   specified"), often because `replicas` was written on the block instead of in a row;
@@ -70,8 +70,24 @@ SCOPE = "object"
 OPTIONS: dict[str, object] = {}
 
 
+#: The kinds that hold the plugin's configuration: a ConfigMap's data, the values a Flux
+#: HelmRelease, an Argo CD Application or ApplicationSet, or a k3s HelmChart hands the plugin
+#: chart or the GPU Operator's, a patch of a kustomization. Other objects are not walked.
+HOLDERS = frozenset(
+    (
+        "ConfigMap",
+        "HelmRelease",
+        "Application",
+        "ApplicationSet",
+        "HelmChart",
+        "HelmChartConfig",
+        "Kustomization",
+    )
+)
+
+
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
-    if obj.parent is not None:
+    if obj.parent is not None or obj.kind not in HOLDERS:
         return  # an object inside another is read with the one that holds it
     for refusal in device_plugin_refusals(obj.data):
         inside = refusal.in_text and refusal.within is None and refusal.inner
