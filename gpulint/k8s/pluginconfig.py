@@ -98,7 +98,10 @@ def _search(data: Any, nested: int, text_at: Path | None) -> Iterator[Refusal]:
 
 
 def _may_hold(text: str) -> bool:
-    return len(text) <= _TEXT_MAX and "sharing:" in text and "version:" in text
+    """A text that may hold a configuration (only those are parsed)."""
+    if len(text) > _TEXT_MAX or "sharing:" not in text:
+        return False
+    return "timeSlicing:" in text or "mps:" in text
 
 
 def _named_configs(mapping: Mapping[Any, Any]) -> int:
@@ -111,6 +114,7 @@ def _named_configs(mapping: Mapping[Any, Any]) -> int:
 
 
 def _text(text: str, nested: int, where: Path, several: bool) -> Iterator[Refusal]:
+    from gpulint.loader.inscalar import line_starts
     from gpulint.loader.stream import DocumentStream
 
     starts: list[int] | None = None
@@ -126,7 +130,7 @@ def _text(text: str, nested: int, where: Path, several: bool) -> Iterator[Refusa
                 within = None
                 if nested == 1:
                     span = doc.key_span(inner_path)
-                    starts = starts if starts is not None else _line_starts(text)
+                    starts = starts if starts is not None else line_starts(text)
                     if 1 <= span.line <= len(starts):
                         offset = starts[span.line - 1] + span.column - 1
                         within = (offset, max(1, len(str(inner_path[-1])) if inner_path else 1))
@@ -135,15 +139,6 @@ def _text(text: str, nested: int, where: Path, several: bool) -> Iterator[Refusa
             # A text that holds configurations as text again (a patch of a ConfigMap).
             for found in _search(data, nested, where):
                 yield found._replace(path=where, within=None, in_text=True)
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    index = text.find("\n")
-    while index >= 0:
-        starts.append(index + 1)
-        index = text.find("\n", index + 1)
-    return starts
 
 
 def is_config(value: Mapping[Any, Any], *, root: bool) -> bool:
