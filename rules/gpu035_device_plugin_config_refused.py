@@ -92,12 +92,11 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     for refusal in device_plugin_refusals(obj.data):
         inside = refusal.in_text and refusal.within is None and refusal.inner
         where = f" ({refusal.inner})" if inside else ""
-        detail, _, help_text = refusal.detail.partition("; ")
+        # the detail's text after "; " is the help line (Violation.help)
         yield Violation(
             (*obj.path, *refusal.path),
-            f"the NVIDIA device plugin refuses this configuration{where}: {detail}",
+            f"the NVIDIA device plugin refuses this configuration{where}: {refusal.detail}",
             at="value" if refusal.in_text else "key",
             severity="warning" if refusal.several else None,
             within=refusal.within,
-            help=help_text or None,
         )

@@ -133,7 +133,7 @@ def _text(text: str, nested: int, where: Path, several: bool) -> Iterator[Refusa
                     starts = starts if starts is not None else line_starts(text)
                     if 1 <= span.line <= len(starts):
                         offset = starts[span.line - 1] + span.column - 1
-                        within = (offset, max(1, len(str(inner_path[-1])) if inner_path else 1))
+                        within = (offset, len(str(inner_path[-1])) if inner_path else 1)
                 yield refusal._replace(path=where, within=within, in_text=True)
         elif nested < _NESTED:
             # A text that holds configurations as text again (a patch of a ConfigMap).
@@ -215,7 +215,11 @@ def _row(row: Mapping[Any, Any]) -> Iterator[tuple[Path, str]]:
             )
     devices = row.get("devices")
     if isinstance(devices, str) and devices.strip() != "all":
-        yield ("devices",), f"devices: {devices.strip()[:20]}; write all, a count or a list"
+        yield (
+            ("devices",),
+            f"devices: {devices.strip()[:20]}, and the only word devices takes is all; "
+            "write all, a count or a list of GPU indexes or UUIDs",
+        )
     elif isinstance(devices, int) and not isinstance(devices, bool) and devices <= 0:
         yield ("devices",), f"devices: {devices}, and a count of devices must be > 0"
 

@@ -415,7 +415,7 @@ def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -
     ):
         return True  # a chart's values' gpu: block, under the values that hold it
     if any(
-        (registry.may_be_accelerator(e.name)) and e.amount.positive_or_unknown
+        registry.may_be_accelerator(e.name) and e.amount.positive_or_unknown
         for e in resource_entries(container)
     ):
         return True

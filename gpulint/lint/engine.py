@@ -159,12 +159,11 @@ class Linter:
             (r.name for r in rules if r.code == RULE_ERROR_CODE), RULE_ERROR_NAME
         )
         #: The text being linted, for the edits of the fixes rules offer (``_fix``), its line
-        #: index, made when the first fix asks for it, and whether it is no Kubernetes text.
+        #: index, made when the first fix or finding inside a value asks for it (once a text:
+        #: each such finding walking the whole text again was quadratic), and whether it is
+        #: no Kubernetes text.
         self._text = ""
         self._source: Source | None = None
-        #: The line starts of ``_text``, made when the first finding inside a value needs
-        #: them (each such finding walking the whole text again was quadratic).
-        self._starts: tuple[str, list[int]] | None = None
         self._foreign = False
         #: The document the last fix was planned in, and the paths its plans found to be
         #: its own text: the fixes of one pod check the same paths (``gpulint.fix.edits.plan``).
@@ -484,12 +483,11 @@ class Linter:
         span = doc.value_span(v.path) if v.at == "value" else doc.key_span(v.path)
         message, help = (v.message, v.help) if v.help is not None else split_help(v.message)
         if v.within is not None:
-            from gpulint.loader.inscalar import line_starts, place_within
+            from gpulint.loader.inscalar import place_within
 
-            if self._starts is None or self._starts[0] is not self._text:
-                self._starts = (self._text, line_starts(self._text))
+            starts = self._text_source().starts
             span, message = place_within(
-                self._text, doc.data, v.path, span, v.within, message, self._starts[1]
+                self._text, doc.data, v.path, span, v.within, message, starts
             )
         severity = active.severity
         if v.severity is not None and not active.configured:
@@ -510,13 +508,19 @@ class Linter:
                 f"Repair.applicability must be 'safe' or 'unsafe', not {repair.applicability!r}"
             )
         from gpulint.fix.edits import plan  # only when a finding has a fix
+
+        source = self._text_source()
+        if self._owned is None or self._owned[0] is not doc:
+            self._owned = (doc, {})
+        return plan(source, doc, repair, self._owned[1])
+
+    def _text_source(self) -> Source:
+        """The text being linted with its line index, made once a text."""
         from gpulint.fix.text import Source
 
         if self._source is None or self._source.text is not self._text:
             self._source = Source(self._text)
-        if self._owned is None or self._owned[0] is not doc:
-            self._owned = (doc, {})
-        return plan(self._source, doc, repair, self._owned[1])
+        return self._source
 
     def _problem_findings(
         self, label: str, problems: Iterable[Problem], view: DocumentView | None

@@ -17,7 +17,8 @@ from typing import Any
 from gpulint.model import Path, Span
 
 
-def _line_starts(text: str) -> list[int]:
+def line_starts(text: str) -> list[int]:
+    """The offset of each line of ``text`` (line breaks: ``\\n``, as a scalar's value has)."""
     starts = [0]
     index = text.find("\n")
     while index >= 0:
@@ -33,7 +34,7 @@ def inside(
     of the scalar whose value is ``value``; None when the source does not prove it."""
     if offset < 0 or offset > len(value):
         return None
-    starts = starts if starts is not None else _line_starts(text)
+    starts = starts if starts is not None else line_starts(text)
     if span.line < 1 or span.line > len(starts):
         return None
     begin = starts[span.line - 1] + span.column - 1
@@ -133,11 +134,6 @@ def _line(text: str, starts: list[int], number: int) -> str:
     return text[begin:end]
 
 
-def line_starts(text: str) -> list[int]:
-    """The offset of each line of ``text``, for :func:`place_within` (made once a text)."""
-    return _line_starts(text)
-
-
 def place_within(
     text: str,
     data: Any,
@@ -149,7 +145,7 @@ def place_within(
 ) -> tuple[Span, str]:
     """Where a finding about ``within`` (offset, length) of the string value at ``path``
     goes: there, when the file's text proves it; else the value's ``span``, with the place
-    in the value said in the message. ``starts``: the text's :func:`line_starts`, which a
+    in the value said in the message. ``starts``: the offset of each of the text's lines, which a
     caller placing many findings in one text makes once."""
     value = data
     for key in path:

@@ -47,6 +47,7 @@ from typing import Any, NamedTuple
 
 from gpulint.data import data_path
 from gpulint.k8s.cel.types import MAX_LENGTH, CelProblem, Ref, _loose, _name, _offset
+from gpulint.loader.inscalar import line_starts
 from gpulint.util.nearmiss import one_typo_from
 
 __all__ = ["MAX_LENGTH", "CelProblem", "check_selector_expression", "domains"]
@@ -107,7 +108,7 @@ def check_selector_expression(expression: str) -> list[CelProblem]:
         ]
     if not expression.strip():
         return [CelProblem(0, len(expression), "the API server rejects an empty selector", "error")]
-    lines = _line_starts(expression)
+    lines = line_starts(expression)
     try:
         tree = _parser().parse(expression)
     except Exception as exc:  # lark's UnexpectedInput family, or a lexer error
@@ -129,13 +130,6 @@ def check_selector_expression(expression: str) -> list[CelProblem]:
         )
     problems.extend(_judge_refs(checker.refs))
     return problems
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    for match in re.finditer("\n", text):
-        starts.append(match.end())
-    return starts
 
 
 def _syntax_problem(exc: Exception, expression: str, lines: list[int]) -> CelProblem:
