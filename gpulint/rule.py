@@ -154,6 +154,11 @@ class RuleContext(NamedTuple):
     #: (``gpulint.k8s.crds``): an operator's field is not a misplaced pod field. ``None``:
     #: the project ships none.
     crds: CrdFields | None = None
+    #: The object is only part of what is applied: a Kustomize patch, or the base object a
+    #: patch completes, linted without ``--render`` (set by the engine for such an object).
+    #: A rule that judges the object's parts may run on it; what depends on the rest (one
+    #: of a ConfigMap's keys or several) is not known.
+    part: bool = False
 
 
 CheckFn = Callable[[Any, RuleContext], Iterable[Violation]]

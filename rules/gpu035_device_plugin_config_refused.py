@@ -25,7 +25,9 @@ that configuration advertise no GPUs, and every GPU pod bound for them stays Pen
 keys the decoder does not know are dropped silently, so `sharing: {mps: {replicas: 4}}`
 reads as an MPS block with no resources. The finding is an `error` when the configuration
 is the only one written there; a `warning` when it is one of several named ones (one per
-node label), which hurts only the nodes labelled to use it.
+node label), which hurts only the nodes labelled to use it, and when the ConfigMap is a
+Kustomize patch linted without `--render` (the base it patches may hold other
+configurations).
 
 ## Example
 ```yaml
@@ -97,6 +99,6 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
             (*obj.path, *refusal.path),
             f"the NVIDIA device plugin refuses this configuration{where}: {refusal.detail}",
             at="value" if refusal.in_text else "key",
-            severity="warning" if refusal.several else None,
+            severity="warning" if refusal.several or ctx.part else None,
             within=refusal.within,
         )

@@ -380,8 +380,8 @@ class Linter:
             if self._skipped_at is None:
                 self._skipped_at = (doc.value_span(obj.path), obj.ref, obj.path, doc.index)
         return (
-            [r for r in object_rules if not r[0].rule.whole_object],
-            [r for r in pod_rules if not r[0].rule.whole_object],
+            [(a, c._replace(part=True)) for a, c in object_rules if not a.rule.whole_object],
+            [(a, c._replace(part=True)) for a, c in pod_rules if not a.rule.whole_object],
         )
 
     def _part_finding(self, label: str) -> list[Finding]:
