@@ -43,7 +43,11 @@ So is a NodePool's `disruption` its version's CRD refuses: a `consolidationPolic
 other version (v1's values are `WhenEmpty` and `WhenEmptyOrUnderutilized`, v1beta1's
 `WhenEmpty` and `WhenUnderutilized`), and in v1beta1 `WhenEmpty` without `consolidateAfter`
 or `WhenUnderutilized` with a `consolidateAfter` other than `Never` (the CRD's validation
-rules; kubernetes-sigs/karpenter `pkg/apis/v1beta1/nodepool.go`, `pkg/apis/v1/nodepool.go`).
+rules; kubernetes-sigs/karpenter `pkg/apis/v1beta1/nodepool.go`, `pkg/apis/v1/nodepool.go`),
+and a label of the NodePool's node template that Karpenter keeps for itself:
+`karpenter.sh/nodepool` (Karpenter sets it on every node of the pool),
+`kubernetes.io/hostname`, or another `karpenter.sh` label but `karpenter.sh/capacity-type`
+(`hack/validation/labels.sh`: "label \"karpenter.sh/nodepool\" is restricted").
 
 ## Why it matters
 The API server answers `no matches for kind "HorizontalPodAutoscaler" in version
@@ -292,6 +296,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         return
     yield from _karpenter_v1_class_ref(obj)
     yield from _karpenter_disruption(obj)
+    yield from _karpenter_restricted_labels(obj)
     row = REMOVED.get((api, obj.kind))
     if row is None:
         return
@@ -407,6 +412,47 @@ def _karpenter_disruption(obj: K8sObject) -> Iterator[Violation]:
             f"{api} NodePool's consolidateAfter {str(after)[:20]} with WhenUnderutilized "
             "consolidation: the API server refuses the NodePool (they cannot be combined)",
             help="delete consolidateAfter, or write consolidationPolicy: WhenEmpty",
+            severity="error",
+        )
+
+
+#: The labels of a NodePool's node template that Karpenter keeps for itself: its CRD's
+#: validation rules on ``spec.template.metadata.labels`` (kubernetes-sigs/karpenter
+#: ``hack/validation/labels.sh``, v1 and v1beta1): the ``karpenter.sh`` domain but for
+#: ``karpenter.sh/capacity-type``, ``karpenter.sh/nodepool`` itself (Karpenter sets it), and
+#: ``kubernetes.io/hostname``.
+KARPENTER_OPEN_LABELS = frozenset(("karpenter.sh/capacity-type",))
+KARPENTER_RESTRICTED_LABELS = frozenset(("karpenter.sh/nodepool", "kubernetes.io/hostname"))
+
+
+def _karpenter_restricted_labels(obj: K8sObject) -> Iterator[Violation]:
+    """A Karpenter NodePool whose node template sets a label its CRD keeps for Karpenter."""
+    if obj.group != "karpenter.sh" or obj.kind != "NodePool":
+        return
+    if obj.version not in KARPENTER_POLICIES:
+        return
+    spec = obj.data.get("spec")
+    template = spec.get("template") if isinstance(spec, dict) else None
+    metadata = template.get("metadata") if isinstance(template, dict) else None
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    if not isinstance(labels, dict):
+        return
+    api = f"karpenter.sh/{obj.version}"
+    for key in labels:
+        if not isinstance(key, str):
+            continue
+        domain = key.split("/", 1)[0] if "/" in key else ""
+        restricted = key in KARPENTER_RESTRICTED_LABELS or (
+            domain.endswith("karpenter.sh") and key not in KARPENTER_OPEN_LABELS
+        )
+        if not restricted:
+            continue
+        yield Violation(
+            (*obj.path, "spec", "template", "metadata", "labels", key),
+            f"{api} NodePool's node template sets the label {key[:80]}, which Karpenter keeps "
+            "for itself: the API server refuses the NodePool",
+            help="delete it: Karpenter labels each node with karpenter.sh/nodepool itself; "
+            "select the pool's nodes by that label or one of your own domain",
             severity="error",
         )
 
