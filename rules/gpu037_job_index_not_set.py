@@ -101,7 +101,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return  # Indexed, or a value a template fills in
     for container in pod.containers:
         data = container.data
-        env = data.get("env") if isinstance(data.get("env"), list) else []
+        listed = data.get("env")
+        env: list[Any] = listed if isinstance(listed, list) else []
         defined = {item.get("name") for item in env if isinstance(item, dict)}
         if VARIABLE not in defined:
             for field in ("command", "args"):
