@@ -12,6 +12,9 @@ command naming a plugin), and names the resource its nodes then never advertise.
 Jobs that borrow a plugin's image (a debug pod running `nvidia-smi`, the GPU Operator's
 validation pod) are not plugins, and a DaemonSet that declares no volumes at all is left
 alone: it is an excerpt (a manifest trimmed for a README), not what gets applied.
+Only a DaemonSet one of whose containers runs one of the plugin's images is judged: one
+that is only named like a plugin (`gpu-manager`) and runs an image of its own may be
+another program (a manager beside the project's own plugin), whose volumes are its own.
 
 A volume whose path a template engine fills in (`{{ }}`, `${VAR}`) is taken to be that
 folder. Chart values are not judged (the chart writes the volumes).
@@ -104,10 +107,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     plugin = next((c for c in pod.containers if _runs_plugin(c.data)), None)
     if plugin is None:
         return
+    images = [str(c.data["image"]) for c in pod.containers if "image" in c.data]
+    if not any(agent.runs_image(image) for image in images):
+        # Named like a plugin but running an image of its own: a plugin built in the project,
+        # or another program of that name (a manager beside the project's own plugin).
+        return
     yield Violation(
         (*plugin.path, "image"),
-        f"this {agent.agent} mounts no hostPath /var/lib/kubelet/device-plugins: it cannot "
-        "register with the kubelet",
+        f"this {agent.agent} mounts no hostPath /var/lib/kubelet/device-plugins: it "
+        "cannot register with the kubelet",
         help="mount hostPath /var/lib/kubelet/device-plugins at the same path in the plugin "
         f"container (else {agent.effect})",
         at="value",

@@ -58,6 +58,12 @@ class Agent(NamedTuple):
             bool(row.get("passthrough", False)),
         )
 
+    def runs_image(self, image: str) -> bool:
+        """Is ``image`` (a container's reference, as written) one of this agent's images?
+        An agent found by its object's name or its command may run an image of its own."""
+        repository = image_repository(image)
+        return any(glob_match(repository, pattern) for pattern in self.images)
+
 
 @lru_cache(maxsize=1)
 def builtin_agents() -> tuple[Agent, ...]:
