@@ -29,8 +29,9 @@ true`: the container is rejected at admission on the node with `invalid request:
 request size for shared resources is 1` (`UnexpectedAdmissionError`), and the pod never
 runs. Without that flag the request is accepted, but the replicas may all be slices of the
 same GPU: two replicas give no more memory or compute than one, and a job that expects two
-GPUs sees one. Without the plugin's configuration in the run the rule is a warning: which of
-the two happens is the configuration, which the manifest does not show. When every
+GPUs sees one. Without the plugin's configuration in the project the finding is `info`: which
+of the two happens is the configuration, which the manifest does not show (time-slicing, the
+plugin's default sharing, accepts the request), and it says so. When every
 configuration of the project that shares the GPU time-slices without
 `failRequestsGreaterThanOne`, the request is accepted and the pod runs, and some ask for
 several replicas on purpose (a larger share of a GPU that fewer pods then share): the
@@ -86,7 +87,7 @@ from gpulint.api import (
 
 CODE = "GPU015"
 NAME = "shared-gpu-replicas-above-one"
-SEVERITY = "warning"
+SEVERITY = "info"
 SCOPE = "pod"
 OPTIONS: dict[str, Any] = {
     "resources": {
@@ -152,10 +153,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 related=resource.evidence(),
             )
             continue
+        # No configuration of the project says how the GPU is shared: rejected under MPS,
+        # accepted by time-slicing (its default): the premise is not known.
         yield Violation(
             entry.path,
-            f"{asked}, a replica of one shared GPU: rejected under MPS, else maybe all slices "
-            "of one GPU",
+            f"{asked}: rejected under MPS, else maybe all slices of one GPU (assumed: its "
+            "sharing is not in the project)",
             help=f"ask for {entry.name}: 1, or for whole GPUs on nodes that are not shared"
             + ("" if resource is None or not resource.said else f" ({resource.setting})"),
             at="value",
