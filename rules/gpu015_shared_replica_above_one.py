@@ -31,7 +31,8 @@ runs. Without that flag the request is accepted, but the replicas may all be sli
 same GPU: two replicas give no more memory or compute than one, and a job that expects two
 GPUs sees one. Without the plugin's configuration in the project the finding is `info`: which
 of the two happens is the configuration, which the manifest does not show (time-slicing, the
-plugin's default sharing, accepts the request), and it says so. When every
+plugin's default sharing, accepts the request), and it says so; a warning when the project's
+configurations disagree (some nodes reject the request, others accept it). When every
 configuration of the project that shares the GPU time-slices without
 `failRequestsGreaterThanOne`, the request is accepted and the pod runs, and some ask for
 several replicas on purpose (a larger share of a GPU that fewer pods then share): the
@@ -153,14 +154,26 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 related=resource.evidence(),
             )
             continue
+        if resource is not None and resource.said:
+            # The project's configurations disagree: some nodes reject the request.
+            yield Violation(
+                entry.path,
+                f"{asked}, a replica of one shared GPU: rejected under MPS, else maybe all "
+                "slices of one GPU",
+                help=f"ask for {entry.name}: 1, or for whole GPUs on nodes that are not "
+                f"shared ({resource.setting})",
+                at="value",
+                severity="warning",
+                related=resource.evidence(),
+            )
+            continue
         # No configuration of the project says how the GPU is shared: rejected under MPS,
         # accepted by time-slicing (its default): the premise is not known.
         yield Violation(
             entry.path,
             f"{asked}: rejected under MPS, else maybe all slices of one GPU (assumed: its "
             "sharing is not in the project)",
-            help=f"ask for {entry.name}: 1, or for whole GPUs on nodes that are not shared"
-            + ("" if resource is None or not resource.said else f" ({resource.setting})"),
+            help=f"ask for {entry.name}: 1, or for whole GPUs on nodes that are not shared",
             at="value",
             related=() if resource is None else resource.evidence(),
         )
