@@ -565,6 +565,47 @@ def rare_files(n: int) -> Input:
     return Input(["check", "--jobs", "1", "."], folder, size)
 
 
+SERVING_PAIR = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata: {{name: rt{i}}}
+spec:
+  supportedModelFormats: [{{name: vLLM}}]
+  containers:
+  - name: kserve-container
+    image: vllm/vllm-openai:v0.8.5
+    volumeMounts: [{{name: shm, mountPath: /dev/shm}}]
+  volumes: [{{name: shm, emptyDir: {{medium: Memory}}}}]
+"""
+SERVING_PREDICTOR = """\
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {{name: llm{i}}}
+spec:
+  predictor:
+    tolerations: [{{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}}]
+    model:
+      runtime: rt{i}
+      modelFormat: {{name: vLLM}}
+      args: [--tensor-parallel-size=2]
+      resources: {{limits: {{nvidia.com/gpu: 2}}}}
+"""
+
+
+def serving_runtimes_in_a_project(n: int) -> Input:
+    """One repository of n KServe serving runtimes, each in a file of its own, and n
+    InferenceServices in another folder, each naming one: every predictor's /dev/shm is its
+    runtime's (GPU042), found by name among the project's runtimes."""
+    folder = _fresh("serving-runtimes", n)
+    for sub in (".git", "runtimes", "services"):
+        (folder / sub).mkdir(exist_ok=True)
+    size = 0
+    for i in range(n):
+        size += _write(folder / "runtimes", f"rt{i}.yaml", SERVING_PAIR.format(i=i))
+        size += _write(folder / "services", f"llm{i}.yaml", SERVING_PREDICTOR.format(i=i))
+    return Input(["check", "--jobs", "1", "."], folder, size)
+
+
 ENVFROM_CONFIG = """\
 apiVersion: v1
 kind: ConfigMap
@@ -1816,6 +1857,7 @@ CASES: dict[str, Case] = {
     "warm-one-file-a-fact-changed": Case(warm_one_file_a_fact_changed, 2_500, "scaling"),
     "dra-claims-in-a-project": Case(dra_claims_in_a_project, 1_000, "scaling"),
     "rare-files": Case(rare_files, 500, "scaling"),
+    "serving-runtimes-in-a-project": Case(serving_runtimes_in_a_project, 500, "scaling"),
     "envfrom-secrets-in-a-project": Case(envfrom_secrets_in_a_project, 500, "scaling"),
     "plugin-facts-inspected": Case(plugin_facts_inspected, 500, "scaling"),
     "toleration-shapes": Case(toleration_shapes, 2_500, "scaling"),

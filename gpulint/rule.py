@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from gpulint.k8s.crds import CrdFields
     from gpulint.k8s.dra import ClaimIndex
     from gpulint.k8s.envvalues import EnvValues
+    from gpulint.k8s.servingruntimes import ServingRuntimes
     from gpulint.k8s.workloads import WorkloadTable
 
 #: What a rule's ``check`` is called with: each pod spec, each object, or nothing (a rule
@@ -154,6 +155,9 @@ class RuleContext(NamedTuple):
     #: (``gpulint.k8s.crds``): an operator's field is not a misplaced pod field. ``None``:
     #: the project ships none.
     crds: CrdFields | None = None
+    #: What the project's KServe serving runtimes mount (``gpulint.k8s.servingruntimes``): a
+    #: predictor that names its runtime gets the runtime's volumes. ``None``: none defined.
+    runtimes: ServingRuntimes | None = None
     #: The object is only part of what is applied: a Kustomize patch, or the base object a
     #: patch completes, linted without ``--render`` (set by the engine for such an object).
     #: A rule that judges the object's parts may run on it; what depends on the rest (one

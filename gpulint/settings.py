@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from gpulint.k8s.devices import Registry
     from gpulint.k8s.dra import DraFacts
     from gpulint.k8s.envvalues import ConfigMaps, EnvValues
+    from gpulint.k8s.servingruntimes import ServingRuntimes
     from gpulint.k8s.workloads import WorkloadTable
 
 
@@ -39,6 +40,7 @@ class Settings:
         "per_file_ignores",
         "per_object_ignores",
         "registry",
+        "runtimes",
         "select",
         "severities",
         "workloads",
@@ -61,6 +63,7 @@ class Settings:
         dra: DraFacts | None = None,
         config_maps: ConfigMaps | None = None,
         crds: CrdFields | None = None,
+        runtimes: ServingRuntimes | None = None,
     ) -> None:
         self.select = select
         self.ignore = ignore
@@ -85,6 +88,9 @@ class Settings:
         #: The fields the project's CustomResourceDefinitions declare (gpulint.k8s.crds;
         #: None: not gathered, or the project ships none).
         self.crds = crds
+        #: What the project's KServe serving runtimes mount (gpulint.k8s.servingruntimes;
+        #: None: not gathered, or the project defines none).
+        self.runtimes = runtimes
 
     def copy(self) -> Settings:
         """A copy, to which one project's facts are given (gpulint.commands.projects)."""

@@ -12,9 +12,11 @@ container gets through DRA claims (`resources.claims`, exact counts of a class s
 `gpu.nvidia.com`; the claim or template in any file of the project) count as its requested
 ones do, and the finding names where each claim is defined as a related location. A
 container an operator's resource holds in a field of its own (a KServe predictor's `model`)
-counts as a pod's container; when the predictor takes its container from a serving runtime,
-the finding assumes the runtime mounts no `/dev/shm` either (KServe merges the runtime's
-container and volumes into the pod), and says so.
+counts as a pod's container; when the predictor takes its container from a serving runtime
+(KServe merges the runtime's container and volumes into the pod), the runtime of that name
+that the project defines (in any of its files) is read: one that mounts a memory-backed
+`/dev/shm` is enough, and one that mounts it on disk is reported. When the project does not
+define it, the finding assumes the runtime mounts no `/dev/shm` either, and says so.
 
 A pod is a training pod when its object is a training operator's kind (Kubeflow
 `PyTorchJob`, `TFJob`, `MPIJob`, `TrainJob` and its runtimes, ...) or a GPU container
@@ -183,7 +185,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if not training and container.path not in engines:
             continue  # beside an engine, a container that starts none
         mount = _shm_mount(container)
-        if mount is None:
+        # KServe merges the serving runtime's container and volumes into the predictor's
+        # pod: what the project's runtime of that name mounts is the pod's too.
+        runtime = _runtime_shm(pod, ctx) if mount is None else None
+        if runtime in ("memory", "other"):
+            continue
+        if runtime == "disk":
+            problem = f"its ServingRuntime's volume at {SHM} is on disk, not in memory"
+        elif mount is None:
             problem = f"no volume is mounted at {SHM}, so it is the container runtime's 64 MiB"
         elif volumes.get(mount) == "memory":
             continue
@@ -209,8 +218,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 '"Bus error"'
             )
         assumed = ""
-        if mount is None and completed_by_runtime(pod):
-            # KServe merges the runtime's container and volumes into the predictor's pod.
+        if mount is None and runtime is None and completed_by_runtime(pod):
+            # A runtime the project does not define: what it mounts is not known.
             assumed = "; assumed: its ServingRuntime mounts none either"
         yield Violation(
             where,
@@ -219,6 +228,17 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             help=f"mount an emptyDir with medium: Memory at {SHM} (else {effect}){assumed}",
             related=_claims_of(pod, container, ctx),
         )
+
+
+def _runtime_shm(pod: PodSpec, ctx: RuleContext) -> str | None:
+    """What the project's serving runtime a KServe predictor names mounts at /dev/shm
+    (``memory``, ``disk``, ``other``, ``none``); None when it names none the project
+    defines."""
+    if ctx.runtimes is None or not completed_by_runtime(pod):
+        return None
+    model = pod.spec.get("model")
+    name = model.get("runtime") if isinstance(model, dict) else None
+    return ctx.runtimes.shm(name) if isinstance(name, str) else None
 
 
 #: What the devices of a vendor's resource are called, and the collective library between

@@ -653,7 +653,7 @@ def test_each_key_feeds_a_setting_and_each_configured_setting_has_its_key() -> N
     from gpulint.settings import Settings
 
     fed = {key.setting for key in KEYS if key.setting is not None}
-    facts = {"evidence", "dra", "config_maps", "crds"}  # gathered from the files
+    facts = {"evidence", "dra", "config_maps", "crds", "runtimes"}  # gathered from the files
     assert fed == set(Settings.__slots__) - facts
 
 

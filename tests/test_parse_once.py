@@ -198,18 +198,46 @@ spec:
       - {key: karpenter.k8s.aws/instance-family, operator: In, values: [p4d]}
 """
 
+#: A KServe serving runtime whose /dev/shm is on disk, and a predictor on two GPUs that
+#: names it (GPU042 reads the runtime from the project's facts).
+RUNTIME = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata: {name: vllm}
+spec:
+  supportedModelFormats: [{name: vLLM}]
+  containers:
+  - name: kserve-container
+    image: vllm/vllm-openai:v0.8.5
+    volumeMounts: [{name: scratch, mountPath: /dev/shm}]
+  volumes: [{name: scratch, persistentVolumeClaim: {claimName: scratch}}]
+"""
+PREDICTOR = """\
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: llm}
+spec:
+  predictor:
+    model:
+      runtime: vllm
+      modelFormat: {name: vLLM}
+      args: [--tensor-parallel-size=2]
+      resources: {limits: {nvidia.com/gpu: 2}}
+"""
 
 @pytest.mark.parametrize("paths", [(".",), ("k8s/serve.yaml",), ("k8s/dra.yaml", "k8s/pool.yaml")])
 def test_rare_files_are_parsed_once_for_all_they_say(
     tmp_path: Path, parses: Counter[str], monkeypatch: pytest.MonkeyPatch, paths: tuple[str, ...]
 ) -> None:
-    """A DRA file, a ConfigMap a container reads and a node pool are each a fact of their own
-    and a file to lint: each is parsed once, and the run says what it says when every
-    fact and the lint parse the file themselves."""
+    """A DRA file, a ConfigMap a container reads, a node pool and a serving runtime are each
+    a fact of their own and a file to lint: each is parsed once, and the run says what it
+    says when every fact and the lint parse the file themselves."""
     files = {"k8s/dra.yaml": DRA, "k8s/serve.yaml": CLAIMING, "k8s/cfg.yaml": CONFIG}
     files["k8s/pool.yaml"] = POOL
+    files["k8s/runtime.yaml"] = RUNTIME
+    files["k8s/llm.yaml"] = PREDICTOR
     root = write(tmp_path, files)
-    assert {"GPU041", "GPU066"} <= {f["rule"] for f in run(root, ".")[0]}
+    assert {"GPU041", "GPU042", "GPU066"} <= {f["rule"] for f in run(root, ".")[0]}
     parses.clear()
     found, code = run(root, *paths)
     assert max(parses.values()) == 1, parses

@@ -232,6 +232,7 @@ def inspect_projects(
             own.registry = got.registry
             own.dra = got.dra
             own.crds = got.crds
+            own.runtimes = got.runtimes
             picture = got.evidence
             made = inspectors[root] = inspector(own, picture)
             made.loads = handoff.loads

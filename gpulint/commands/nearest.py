@@ -197,8 +197,8 @@ class Nearest:
     @staticmethod
     def _build(level: Level, run: Settings) -> Linter:
         """A nested configuration's linter, with what its project gathered (``run``: the
-        project's settings: cluster, evidence, DRA objects, ConfigMaps, CRD fields, the learned
-        device registry)."""
+        project's settings: cluster, evidence, DRA objects, ConfigMaps, CRD fields, serving
+        runtimes, the learned device registry)."""
         from gpulint.lint.engine import Linter
 
         own = level.effective.settings.copy()
@@ -208,6 +208,7 @@ class Nearest:
         own.dra = run.dra
         own.config_maps = run.config_maps
         own.crds = run.crds
+        own.runtimes = run.runtimes
         if own.registry is None:  # its own `devices:` keep its own registry
             own.registry = run.registry
         return Linter(level.rules, own)

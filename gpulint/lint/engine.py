@@ -142,6 +142,7 @@ class Linter:
                     configured=frozenset(self.settings.options.get(rule.code, {})),
                     values=self.values,
                     crds=self.settings.crds,
+                    runtimes=self.settings.runtimes,
                 ),
                 configured,
             )

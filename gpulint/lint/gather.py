@@ -75,6 +75,7 @@ def flags_of(raw: bytes) -> list[bool]:
         b"DeviceClass" in raw
         or b"ResourceClaim" in raw
         or b"CustomResourceDefinition" in raw
+        or b"ServingRuntime" in raw
         or b"onfigMap" in raw
         or SECRET in raw
         or any(m in raw for m in markers()),
@@ -281,7 +282,13 @@ def project_facts(
     from gpulint.cluster.poolkinds import markers
     from gpulint.k8s.devices import builtin_registry
     from gpulint.k8s.workloads import builtin_table
-    from gpulint.lint.prepass import cluster_objects, config_maps, crd_objects, dra_objects
+    from gpulint.lint.prepass import (
+        cluster_objects,
+        config_maps,
+        crd_objects,
+        dra_objects,
+        serving_runtimes,
+    )
     from gpulint.loader.handoff import Handoff
 
     own = settings.copy()
@@ -300,6 +307,7 @@ def project_facts(
     rare = Rare(listed, handoff)
     own.dra = dra = dra_objects(listed, rare)
     own.crds = crd_objects(listed, rare)
+    own.runtimes = serving_runtimes(listed, rare)
     wants_unit = "memory_unit" not in own.options.get("GPU017", {})
     # What the files said as built by a run before whose files said the same: the device
     # plugins' names and the picture before the node pools (the rare files are read anyway).

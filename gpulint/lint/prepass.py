@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gpulint.k8s.crds import CrdFields
     from gpulint.k8s.dra import DraFacts
     from gpulint.k8s.envvalues import ConfigMaps
+    from gpulint.k8s.servingruntimes import ServingRuntimes
     from gpulint.loader.document import Parse
     from gpulint.settings import Settings
     from gpulint.util.discover import Target
@@ -84,6 +85,25 @@ def crd_objects(found: Read, parse: Parse | None = None) -> CrdFields | None:
                 yield doc.data
 
     return project_crds(objects())  # type: ignore[arg-type]
+
+
+#: What a file's bytes hold when it may define a KServe serving runtime.
+RUNTIME_MARKER = b"ServingRuntime"
+
+
+def serving_runtimes(found: Read, parse: Parse | None = None) -> ServingRuntimes | None:
+    """What the project's KServe serving runtimes mount (gpulint.k8s.servingruntimes), read
+    in a pre-pass so a predictor that names its runtime is judged with it from any file;
+    None when no file defines one. Only files whose bytes name the kind are parsed."""
+    from gpulint.k8s.servingruntimes import project_runtimes
+    from gpulint.loader.stream import DocumentStream
+
+    def objects() -> Iterator[object]:
+        for label, text in _texts(found, (RUNTIME_MARKER,)):
+            for doc in DocumentStream(text) if parse is None else parse(label, text):
+                yield doc.data
+
+    return project_runtimes(objects())
 
 
 #: The rules that read a container's variables from the project's ConfigMaps.
