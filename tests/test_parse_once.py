@@ -225,6 +225,7 @@ spec:
       resources: {limits: {nvidia.com/gpu: 2}}
 """
 
+
 @pytest.mark.parametrize("paths", [(".",), ("k8s/serve.yaml",), ("k8s/dra.yaml", "k8s/pool.yaml")])
 def test_rare_files_are_parsed_once_for_all_they_say(
     tmp_path: Path, parses: Counter[str], monkeypatch: pytest.MonkeyPatch, paths: tuple[str, ...]
