@@ -32,6 +32,14 @@ devices its pods get:
   fewer pods the slice never starts (the TPU runtime waits for every host), with more the
   others stay Pending. A slice of one host is not judged.
 
+- **A Kubeflow PyTorchJob's torchrun** (`torchrun`, `python -m torch.distributed.run`) told a
+  fixed number of nodes, `--nnodes=N`, other than the job's pods (its replica types'
+  `replicas`, each 1 when left out): torchrun's rendezvous waits for N nodes, so with fewer
+  pods the job never starts and with more the others fail to join. A **warning**; `info` for
+  an elastic job (`elasticPolicy`), whose pods may be scaled. A range (`--nnodes=1:4`), a
+  variable, or no `--nnodes` (the operator sets `PET_NNODES`) is not judged. Finding at the
+  number.
+
 Values a template or variable leaves open are not read. The rule reads only what the object
 writes, so it also runs on a Kustomize patch: a JobSet without `replicas` on its replicated
 Job says nothing about its slices and is not checked.
@@ -75,6 +83,9 @@ None.
   the ICI parallelism")
 - https://cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus (topology and
   accelerator node labels); GPU041 for the same comparison on engines' command lines
+- https://pytorch.org/docs/stable/elastic/run.html (`--nnodes`: "Number of nodes, or the
+  range of nodes in form <minimum_nodes>:<maximum_nodes>"; options also read from `PET_`
+  variables, which kubeflow/training-operator sets for a PyTorchJob)
 """
 
 from __future__ import annotations
@@ -111,6 +122,12 @@ TOPOLOGY = "cloud.google.com/gke-tpu-topology"
 #: The resource a Cloud TPU pod requests its chips by.
 TPU = "google.com/tpu"
 JOBSET_GROUP = "jobset.x-k8s.io"
+KUBEFLOW_GROUP = "kubeflow.org"
+#: torchrun (or ``python -m torch.distributed.run``) with a fixed number of nodes: not a
+#: range (``1:4``) or a variable; in the launcher's own command, not a later one.
+_NNODES = re.compile(
+    r"(?:torchrun|torch\.distributed\.(?:run|launch))\b[^;&|\n]*?--nnodes[= ]([0-9]{1,4})(?![0-9:])"
+)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
@@ -129,6 +146,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
                 plural = "s" if slices != 1 else ""
                 runs = f"the JobSet runs {slices} slice{plural} (replicas: {slices})"
                 yield from _maxtext(_pod(jobspec), path, slices, runs)
+    elif obj.kind == "PyTorchJob" and obj.group == KUBEFLOW_GROUP:
+        yield from _torchrun_nodes(obj)
     elif obj.kind == "Job" and obj.group == "batch":
         where = ("spec", "template", "spec")
         yield from _maxtext(_pod(obj.data.get("spec")), where, 1, "a Job runs 1 slice")
@@ -175,6 +194,59 @@ def _hosts(jobspec: Any, at: tuple[Any, ...]) -> Iterator[Violation]:
             at="value" if field in jobspec else "key",
             severity="warning",
         )
+
+
+def _torchrun_nodes(obj: K8sObject) -> Iterator[Violation]:
+    """A Kubeflow PyTorchJob whose containers start torchrun with a fixed ``--nnodes`` other
+    than the number of its pods (its replica types' ``replicas``, each 1 when left out):
+    torchrun's rendezvous waits for that many nodes."""
+    spec = obj.data.get("spec")
+    kinds = spec.get("pytorchReplicaSpecs") if isinstance(spec, dict) else None
+    if not isinstance(kinds, dict) or not kinds:
+        return
+    pods = 0
+    for replica in kinds.values():
+        count = replica.get("replicas", 1) if isinstance(replica, dict) else None
+        if count is None:
+            count = 1
+        number = _number(count)
+        if number is None:
+            return  # a value a template fills in
+        pods += number
+    elastic = isinstance(spec, dict) and "elasticPolicy" in spec
+    for name, replica in kinds.items():
+        pod = _pod(replica)
+        containers = pod.get("containers") if pod is not None else None
+        for i, container in enumerate(containers if isinstance(containers, list) else ()):
+            if not isinstance(container, dict):
+                continue
+            # The command line as one text, each word's place in it kept, so that a
+            # launcher and its option in words of their own are read as one line.
+            places: list[tuple[int, str, int]] = []  # (offset, field, index)
+            text = ""
+            for field in ("command", "args"):
+                words = container.get(field)
+                for j, word in enumerate(words if isinstance(words, list) else ()):
+                    if isinstance(word, str):
+                        places.append((len(text), field, j))
+                        text += word + " "
+            for match in _NNODES.finditer(text):
+                nodes = int(match.group(1))
+                if nodes == pods:
+                    continue
+                start, field, j = max(p for p in places if p[0] <= match.start(1))
+                path = ("spec", "pytorchReplicaSpecs", name, "template", "spec")
+                yield Violation(
+                    (*obj.path, *path, "containers", i, field, j),
+                    f"torchrun waits for {nodes} nodes (--nnodes), but this PyTorchJob "
+                    f"runs {pods} pod{'s' if pods != 1 else ''}"
+                    + (" (assumed: its elastic policy keeps them)" if elastic else ""),
+                    help=f"write --nnodes={pods}, or leave it out: the training operator "
+                    "tells torchrun the number of nodes (PET_NNODES)",
+                    at="value",
+                    within=(match.start(1) - start, len(match.group(1))),
+                    severity="info" if elastic else "warning",
+                )
 
 
 def _pod(spec: Any) -> dict[str, Any] | None:
