@@ -67,6 +67,12 @@ project or of the described cluster whose nodes all have GPUs (an eksctl node gr
 GPU nodes: the toleration is needed there, and the pod is not flagged (that it requests no
 GPU there is GPU043's).
 
+A blanket toleration in a pod that is node or cluster infrastructure by its own spec
+(a privileged container, `hostNetwork` or `hostPID`, a `system-` priority class, the
+`kube-system` namespace) is not flagged: a CNI operator, a node maintenance CronJob or a
+node validator tolerates every taint by design, not the GPU taint in particular. Its
+toleration of the GPU taint by key still is.
+
 A pod that asks KAI Scheduler (or Run:ai) for a share of a GPU with the `gpu-fraction` or
 `gpu-memory` pod annotation holds a GPU its resources do not show: it is not flagged.
 
@@ -209,6 +215,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if first is None:
             continue
         blanket = isinstance(toleration, dict) and not toleration.get("key")
+        if blanket and _system_pod(pod):
+            continue  # tolerates every taint by design, not the GPU taint in particular
         what = (
             "a blanket toleration (no key), which tolerates"
             if blanket
@@ -240,6 +248,24 @@ def _why_tolerated(pod: PodSpec) -> str | None:
             " GPU nodes may share: a nodeSelector for those nodes says so"
         )
     return None
+
+
+def _system_pod(pod: PodSpec) -> bool:
+    """Is the pod node or cluster infrastructure by its own spec: privileged, on the host's
+    network or process namespace, of a ``system-`` priority class, or in ``kube-system``?"""
+    spec = pod.spec
+    if spec.get("hostNetwork") is True or spec.get("hostPID") is True:
+        return True
+    priority = spec.get("priorityClassName")
+    if isinstance(priority, str) and priority.startswith("system-"):
+        return True
+    if pod.obj.ref.namespace == "kube-system":
+        return True
+    for container in pod.containers:
+        context = container.data.get("securityContext")
+        if isinstance(context, dict) and context.get("privileged") is True:
+            return True
+    return False
 
 
 def _host_path(pod: PodSpec) -> str | None:
