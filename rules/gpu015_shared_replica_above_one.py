@@ -126,54 +126,53 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         asked = (
             f"container {entry.container.label} asks for {show_value(entry.value)} of {entry.name}"
         )
-        if resource is not None and resource.single and resource.said:
-            # The run's own device-plugin configuration says the plugin rejects it.
-            yield Violation(
-                entry.path,
-                f"{asked}, a replica of one shared GPU, which the project's device plugin "
-                "rejects at admission",
-                help=f"ask for {entry.name}: 1, or for whole GPUs on nodes that are not shared "
-                f"(its configuration: {resource.setting}, {resource.said})",
-                at="value",
-                severity="error",
-                related=resource.evidence(),
-            )
-            continue
-        if resource is not None and resource.said and resource.accepted:
-            # The run's own configuration time-slices without failRequestsGreaterThanOne: the
-            # plugin accepts the request and the pod runs; what stays is a caution.
-            yield Violation(
-                entry.path,
-                f"{asked}, a replica of one shared GPU: the replicas may all be slices of one "
-                "GPU, with no more memory or compute than one",
-                help=f"ask for {entry.name}: 1 if one slice is enough, or for whole GPUs on "
-                "nodes that are not shared (the project's device plugin accepts more: "
-                f"{resource.setting}, {resource.said})",
-                at="value",
-                severity="info",
-                related=resource.evidence(),
-            )
-            continue
+        ask_one = f"ask for {entry.name}: 1"
+        whole = "or for whole GPUs on nodes that are not shared"
+        severity: str | None
         if resource is not None and resource.said:
-            # The project's configurations disagree: some nodes reject the request.
-            yield Violation(
-                entry.path,
-                f"{asked}, a replica of one shared GPU: rejected under MPS, else maybe all "
-                "slices of one GPU",
-                help=f"ask for {entry.name}: 1, or for whole GPUs on nodes that are not "
-                f"shared ({resource.setting})",
-                at="value",
-                severity="warning",
-                related=resource.evidence(),
+            said = f"{resource.setting}, {resource.said}"
+            if resource.single:
+                # The run's own device-plugin configuration says the plugin rejects it.
+                severity = "error"
+                message = (
+                    f"{asked}, a replica of one shared GPU, which the project's device plugin "
+                    "rejects at admission"
+                )
+                help_ = f"{ask_one}, {whole} (its configuration: {said})"
+            elif resource.accepted:
+                # The run's own configuration time-slices without failRequestsGreaterThanOne:
+                # the plugin accepts the request and the pod runs; what stays is a caution.
+                severity = "info"
+                message = (
+                    f"{asked}, a replica of one shared GPU: the replicas may all be slices of "
+                    "one GPU, with no more memory or compute than one"
+                )
+                help_ = (
+                    f"{ask_one} if one slice is enough, {whole} (the project's device plugin "
+                    f"accepts more: {said})"
+                )
+            else:
+                # The project's configurations disagree: some nodes reject the request.
+                severity = "warning"
+                message = (
+                    f"{asked}, a replica of one shared GPU: rejected under MPS, else maybe all "
+                    "slices of one GPU"
+                )
+                help_ = f"{ask_one}, {whole} ({resource.setting})"
+        else:
+            # No configuration of the project says how the GPU is shared: rejected under
+            # MPS, accepted by time-slicing (its default): the premise is not known.
+            severity = None
+            message = (
+                f"{asked}: rejected under MPS, else maybe all slices of one GPU (assumed: its "
+                "sharing is not in the project)"
             )
-            continue
-        # No configuration of the project says how the GPU is shared: rejected under MPS,
-        # accepted by time-slicing (its default): the premise is not known.
+            help_ = f"{ask_one}, {whole}"
         yield Violation(
             entry.path,
-            f"{asked}: rejected under MPS, else maybe all slices of one GPU (assumed: its "
-            "sharing is not in the project)",
-            help=f"ask for {entry.name}: 1, or for whole GPUs on nodes that are not shared",
+            message,
+            help=help_,
             at="value",
+            severity=severity,
             related=() if resource is None else resource.evidence(),
         )
