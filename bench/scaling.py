@@ -565,6 +565,35 @@ def rare_files(n: int) -> Input:
     return Input(["check", "--jobs", "1", "."], folder, size)
 
 
+TORCHRUN_JOB = """\
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {{name: ddp}}
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: nvcr.io/nvidia/pytorch:24.08-py3
+            command: [bash, -c, "{line}"]
+            resources: {{limits: {{nvidia.com/gpu: 1}}}}
+"""
+
+
+def torchrun_command_words(n: int) -> Input:
+    """One PyTorchJob whose shell command holds n launcher words and then n ``--nnodes``
+    options (GPU045 looks back from each option for its launcher, a bounded reach): the
+    work grows with the command's length, not with options times launchers."""
+    folder = _fresh("torchrun-command-words", n)
+    (folder / ".git").mkdir(exist_ok=True)
+    line = " ".join(["torchrun"] * n + ["--nnodes=3"] * n)
+    size = _write(folder, "ddp.yaml", TORCHRUN_JOB.format(line=line))
+    return Input(["check", "--jobs", "1", "--select", "GPU045", "."], folder, size)
+
+
 SERVING_PAIR = """\
 apiVersion: serving.kserve.io/v1alpha1
 kind: ServingRuntime
@@ -1858,6 +1887,7 @@ CASES: dict[str, Case] = {
     "dra-claims-in-a-project": Case(dra_claims_in_a_project, 1_000, "scaling"),
     "rare-files": Case(rare_files, 500, "scaling"),
     "serving-runtimes-in-a-project": Case(serving_runtimes_in_a_project, 500, "scaling"),
+    "torchrun-command-words": Case(torchrun_command_words, 20_000, "scaling"),
     "envfrom-secrets-in-a-project": Case(envfrom_secrets_in_a_project, 500, "scaling"),
     "plugin-facts-inspected": Case(plugin_facts_inspected, 500, "scaling"),
     "toleration-shapes": Case(toleration_shapes, 2_500, "scaling"),

@@ -123,11 +123,13 @@ TOPOLOGY = "cloud.google.com/gke-tpu-topology"
 TPU = "google.com/tpu"
 JOBSET_GROUP = "jobset.x-k8s.io"
 KUBEFLOW_GROUP = "kubeflow.org"
-#: torchrun (or ``python -m torch.distributed.run``) with a fixed number of nodes: not a
-#: range (``1:4``) or a variable; in the launcher's own command, not a later one.
-_NNODES = re.compile(
-    r"(?:torchrun|torch\.distributed\.(?:run|launch))\b[^;&|\n]*?--nnodes[= ]([0-9]{1,4})(?![0-9:])"
-)
+#: torchrun's fixed number of nodes: not a range (``1:4``) or a variable.
+_NNODES = re.compile(r"--nnodes[= ]([0-9]{1,4})(?![0-9:])")
+#: The launcher the option belongs to, in the same shell command before it.
+_LAUNCHER = re.compile(r"torchrun|torch\.distributed\.(?:run|launch)")
+#: How far before ``--nnodes`` the launcher is looked for (each option is looked back from
+#: once, over at most this many characters: linear in the command line).
+LAUNCHER_REACH = 1024
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
@@ -230,9 +232,11 @@ def _torchrun_nodes(obj: K8sObject) -> Iterator[Violation]:
                     if isinstance(word, str):
                         places.append((len(text), field, j))
                         text += word + " "
+            # A shell line continued with a backslash is one command (same offsets).
+            text = text.replace("\\\n", "  ")
             for match in _NNODES.finditer(text):
                 nodes = int(match.group(1))
-                if nodes == pods:
+                if nodes == pods or not _launched(text, match.start()):
                     continue
                 start, field, j = max(p for p in places if p[0] <= match.start(1))
                 path = ("spec", "pytorchReplicaSpecs", name, "template", "spec")
@@ -247,6 +251,15 @@ def _torchrun_nodes(obj: K8sObject) -> Iterator[Violation]:
                     within=(match.start(1) - start, len(match.group(1))),
                     severity="info" if elastic else "warning",
                 )
+
+
+def _launched(text: str, at: int) -> bool:
+    """Is the option at ``at`` torchrun's: a launcher word earlier in the same shell command
+    (no ``;``, ``&``, ``|`` or new line between), within :data:`LAUNCHER_REACH` characters?"""
+    start = max(0, at - LAUNCHER_REACH)
+    for separator in ";&|\n":
+        start = max(start, text.rfind(separator, start, at) + 1)
+    return _LAUNCHER.search(text, start, at) is not None
 
 
 def _pod(spec: Any) -> dict[str, Any] | None:
