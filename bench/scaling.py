@@ -585,8 +585,8 @@ spec:
 
 def torchrun_command_words(n: int) -> Input:
     """One PyTorchJob whose shell command holds n launcher words and then n ``--nnodes``
-    options (GPU045 looks back from each option for its launcher, a bounded reach): the
-    work grows with the command's length, not with options times launchers."""
+    options (GPU045 reads torchrun's options as GPU041 reads an engine's): the work grows
+    with the command's length, not with launchers times the words after them."""
     folder = _fresh("torchrun-command-words", n)
     (folder / ".git").mkdir(exist_ok=True)
     line = " ".join(["torchrun"] * n + ["--nnodes=3"] * n)

@@ -37,8 +37,9 @@ devices its pods get:
   `replicas`, each 1 when left out): torchrun's rendezvous waits for N nodes, so with fewer
   pods the job never starts and with more the others fail to join. A **warning**; `info` for
   an elastic job (`elasticPolicy`), whose pods may be scaled. A range (`--nnodes=1:4`), a
-  variable, or no `--nnodes` (the operator sets `PET_NNODES`) is not judged. Finding at the
-  number.
+  variable, or no `--nnodes` (the operator sets `PET_NNODES`) is not judged. The command
+  line is read as GPU041 reads an engine's (a shell script split into words, the launcher's
+  own options up to the script it starts); the finding is at the item that sets the option.
 
 Values a template or variable leaves open are not read. The rule reads only what the object
 writes, so it also runs on a Kustomize patch: a JobSet without `replicas` on its replicated
@@ -100,6 +101,10 @@ from gpulint.api import (
     K8sObject,
     RuleContext,
     Violation,
+    command_words,
+    find_engine,
+    flag_value,
+    literal_env,
     tpu_topology_chips,
 )
 
@@ -123,13 +128,8 @@ TOPOLOGY = "cloud.google.com/gke-tpu-topology"
 TPU = "google.com/tpu"
 JOBSET_GROUP = "jobset.x-k8s.io"
 KUBEFLOW_GROUP = "kubeflow.org"
-#: torchrun's fixed number of nodes: not a range (``1:4``) or a variable.
-_NNODES = re.compile(r"--nnodes[= ]([0-9]{1,4})(?![0-9:])")
-#: The launcher the option belongs to, in the same shell command before it.
-_LAUNCHER = re.compile(r"torchrun|torch\.distributed\.(?:run|launch)")
-#: How far before ``--nnodes`` the launcher is looked for (each option is looked back from
-#: once, over at most this many characters: linear in the command line).
-LAUNCHER_REACH = 1024
+#: torchrun's option for the number of nodes (a number, or a range ``MIN:MAX``).
+NNODES = ("--nnodes",)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
@@ -149,7 +149,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
                 runs = f"the JobSet runs {slices} slice{plural} (replicas: {slices})"
                 yield from _maxtext(_pod(jobspec), path, slices, runs)
     elif obj.kind == "PyTorchJob" and obj.group == KUBEFLOW_GROUP:
-        yield from _torchrun_nodes(obj)
+        yield from _torchrun_nodes(obj, ctx)
     elif obj.kind == "Job" and obj.group == "batch":
         where = ("spec", "template", "spec")
         yield from _maxtext(_pod(obj.data.get("spec")), where, 1, "a Job runs 1 slice")
@@ -198,7 +198,7 @@ def _hosts(jobspec: Any, at: tuple[Any, ...]) -> Iterator[Violation]:
         )
 
 
-def _torchrun_nodes(obj: K8sObject) -> Iterator[Violation]:
+def _torchrun_nodes(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     """A Kubeflow PyTorchJob whose containers start torchrun with a fixed ``--nnodes`` other
     than the number of its pods (its replica types' ``replicas``, each 1 when left out):
     torchrun's rendezvous waits for that many nodes."""
@@ -208,58 +208,37 @@ def _torchrun_nodes(obj: K8sObject) -> Iterator[Violation]:
         return
     pods = 0
     for replica in kinds.values():
-        count = replica.get("replicas", 1) if isinstance(replica, dict) else None
-        if count is None:
-            count = 1
-        number = _number(count)
+        count = replica.get("replicas") if isinstance(replica, dict) else None
+        number = 1 if count is None else _number(count)
         if number is None:
             return  # a value a template fills in
         pods += number
     elastic = isinstance(spec, dict) and "elasticPolicy" in spec
-    for name, replica in kinds.items():
-        pod = _pod(replica)
-        containers = pod.get("containers") if pod is not None else None
-        for i, container in enumerate(containers if isinstance(containers, list) else ()):
-            if not isinstance(container, dict):
+    if obj.pods is not None:
+        specs = obj.pods
+    else:
+        specs = ctx.workloads.pod_specs(obj) if ctx.workloads is not None else []
+    for pod in specs:
+        for container in pod.containers:
+            # The launcher's own options, as GPU041 reads --nproc-per-node: a range
+            # (``1:4``) or a variable is no number and is not judged.
+            started = find_engine(container, command_words(container, literal_env(container)))
+            if started is None or started.engine.name != "torchrun":
                 continue
-            # The command line as one text, each word's place in it kept, so that a
-            # launcher and its option in words of their own are read as one line.
-            places: list[tuple[int, str, int]] = []  # (offset, field, index)
-            text = ""
-            for field in ("command", "args"):
-                words = container.get(field)
-                for j, word in enumerate(words if isinstance(words, list) else ()):
-                    if isinstance(word, str):
-                        places.append((len(text), field, j))
-                        text += word + " "
-            # A shell line continued with a backslash is one command (same offsets).
-            text = text.replace("\\\n", "  ")
-            for match in _NNODES.finditer(text):
-                nodes = int(match.group(1))
-                if nodes == pods or not _launched(text, match.start()):
-                    continue
-                start, field, j = max(p for p in places if p[0] <= match.start(1))
-                path = ("spec", "pytorchReplicaSpecs", name, "template", "spec")
-                yield Violation(
-                    (*obj.path, *path, "containers", i, field, j),
-                    f"torchrun waits for {nodes} nodes (--nnodes), but this PyTorchJob "
-                    f"runs {pods} pod{'s' if pods != 1 else ''}"
-                    + (" (assumed: its elastic policy keeps them)" if elastic else ""),
-                    help=f"write --nnodes={pods}, or leave it out: the training operator "
-                    "tells torchrun the number of nodes (PET_NNODES)",
-                    at="value",
-                    within=(match.start(1) - start, len(match.group(1))),
-                    severity="info" if elastic else "warning",
-                )
-
-
-def _launched(text: str, at: int) -> bool:
-    """Is the option at ``at`` torchrun's: a launcher word earlier in the same shell command
-    (no ``;``, ``&``, ``|`` or new line between), within :data:`LAUNCHER_REACH` characters?"""
-    start = max(0, at - LAUNCHER_REACH)
-    for separator in ";&|\n":
-        start = max(start, text.rfind(separator, start, at) + 1)
-    return _LAUNCHER.search(text, start, at) is not None
+            given = flag_value(started.own, NNODES)
+            if given is None or given[0] is None or given[0] == pods:
+                continue
+            nodes, path = given
+            yield Violation(
+                path,
+                f"torchrun waits for {nodes} nodes (--nnodes), but this PyTorchJob "
+                f"runs {pods} pod{'s' if pods != 1 else ''}"
+                + (" (assumed: its elastic policy keeps them)" if elastic else ""),
+                help=f"write --nnodes={pods}, or leave it out: the training operator "
+                "tells torchrun the number of nodes (PET_NNODES)",
+                at="value",
+                severity="info" if elastic else "warning",
+            )
 
 
 def _pod(spec: Any) -> dict[str, Any] | None:

@@ -270,14 +270,13 @@ def find_engine(container: Container, found: list[Word]) -> Started | None:
         own: list[Word] = []
         end = starts = 0
         for i in range(len(texts)):
-            if _starts(engine, texts, i):
-                # A start inside the previous one's command is a word of it (a path
-                # ending in /vllm): one start, whose words are already taken.
-                if i >= end:
-                    starts += 1
-                segment_end = _end(engine, found, i)
-                own.extend(found[max(i, end) : segment_end])
-                end = max(end, segment_end)
+            # A start inside the previous one's command is a word of it (a path ending in
+            # /vllm): its words are already taken, and its command ends where that one
+            # does (looking for the end again from each such word was quadratic).
+            if i >= end and _starts(engine, texts, i):
+                starts += 1
+                end = _end(engine, found, i)
+                own.extend(found[i:end])
         if starts:
             return Started(engine, found, own, starts)
     image = container.data.get("image")
