@@ -99,6 +99,8 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "non_string_kind",
         ),
         "gpulint.k8s.shapes": ("host_gpu_device", "host_gpu_mounts"),
+        # what a pod mounts at /dev/shm (its own volumes, or its serving runtime's)
+        "gpulint.k8s.servingruntimes": ("shm_mount", "volume_media"),
         "gpulint.k8s.crds": ("operator_fields", "operator_releases"),
         # the NVIDIA device plugin's configuration files and what its decoder refuses
         "gpulint.k8s.pluginconfig": ("Refusal", "device_plugin_refusals"),
@@ -416,6 +418,10 @@ if TYPE_CHECKING:
         spark_asks_for_gpus as spark_asks_for_gpus,
         wants_accelerator as wants_accelerator,
         whole_gpu_count as whole_gpu_count,
+    )
+    from gpulint.k8s.servingruntimes import (
+        shm_mount as shm_mount,
+        volume_media as volume_media,
     )
     from gpulint.k8s.shapes import (
         host_gpu_device as host_gpu_device,

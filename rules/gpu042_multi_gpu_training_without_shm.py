@@ -111,6 +111,8 @@ from gpulint.api import (
     literal_env,
     may_start_engine,
     resource_lists,
+    shm_mount,
+    volume_media,
     whole_gpu_count,
 )
 
@@ -180,11 +182,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     engines = {} if training else {c.path: e for c, _ in gpu_containers if (e := _engine(c))}
     if not training and not engines:
         return
-    volumes = _volumes(pod)
+    volumes = volume_media(pod.spec)
     for container, count in gpu_containers:
         if not training and container.path not in engines:
             continue  # beside an engine, a container that starts none
-        mount = _shm_mount(container)
+        mount = shm_mount(container.data)
         # KServe merges the serving runtime's container and volumes into the predictor's
         # pod: what the project's runtime of that name mounts is the pod's too.
         runtime = _runtime_shm(pod, ctx) if mount is None else None
@@ -307,38 +309,6 @@ def _not_gpu(container: Container) -> bool:
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
-
-
-def _volumes(pod: PodSpec) -> dict[str, str]:
-    """Volume name -> "memory" (tmpfs or the host's /dev/shm), "disk" or "other"."""
-    out: dict[str, str] = {}
-    volumes = pod.spec.get("volumes")
-    for volume in volumes if isinstance(volumes, list) else ():
-        if not isinstance(volume, dict) or not isinstance(volume.get("name"), str):
-            continue
-        empty = volume.get("emptyDir")
-        host = volume.get("hostPath")
-        if "emptyDir" in volume:
-            medium = empty.get("medium") if isinstance(empty, dict) else None
-            out[volume["name"]] = "memory" if medium == "Memory" else "disk"
-        elif isinstance(host, dict) and str(host.get("path", "")).rstrip("/") == SHM:
-            out[volume["name"]] = "memory"
-        else:
-            out[volume["name"]] = "other"
-    return out
-
-
-def _shm_mount(container: Container) -> str | None:
-    """The name of the volume mounted at /dev/shm, if any."""
-    mounts = container.data.get("volumeMounts")
-    for mount in mounts if isinstance(mounts, list) else ():
-        if not isinstance(mount, dict):
-            continue
-        path = mount.get("mountPath")
-        if isinstance(path, str) and path.rstrip("/") == SHM:
-            name = mount.get("name")
-            return name if isinstance(name, str) else ""
-    return None
 
 
 def _claimed(pod: PodSpec, container: Container, ctx: RuleContext) -> int | None:

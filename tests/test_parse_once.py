@@ -210,7 +210,7 @@ spec:
   - name: kserve-container
     image: vllm/vllm-openai:v0.8.5
     volumeMounts: [{name: scratch, mountPath: /dev/shm}]
-  volumes: [{name: scratch, persistentVolumeClaim: {claimName: scratch}}]
+  volumes: [{name: scratch, emptyDir: {}}]
 """
 PREDICTOR = """\
 apiVersion: serving.kserve.io/v1beta1

@@ -6,8 +6,9 @@ join the pod (kserve/kserve ``pkg/controller/v1beta1/inferenceservice/components
 A predictor that names its runtime (``model.runtime``) therefore mounts what that runtime
 mounts. When the project defines the runtime, what it mounts at ``/dev/shm`` is known:
 ``memory`` (an ``emptyDir`` with ``medium: Memory``, or the host's ``/dev/shm``), ``disk``
-(another volume of the runtime), ``other`` (a volume the runtime does not define), or
-``none``; otherwise it is not (GPU042 then says what it assumed).
+(another ``emptyDir``), ``other`` (a volume the runtime does not define, or one whose medium
+is not judged), or ``none``; otherwise it is not (GPU042 then says what it assumed). The
+volumes are judged as a pod's own are (:func:`volume_media`, :func:`shm_mount`).
 
 Read in the facts stage (:func:`gpulint.lint.prepass.serving_runtimes`) from every file of the
 project whose bytes name ``ServingRuntime``, so an InferenceService is judged the same
@@ -62,30 +63,54 @@ class ServingRuntimes:
         return None if found is None or found == CONFLICT else found
 
 
-def shm_of(spec: Mapping[str, Any]) -> str:
-    """What a runtime's containers mount at /dev/shm: ``memory``, ``disk``, ``other`` or
-    ``none``."""
-    volumes: dict[str, str] = {}
-    listed = spec.get("volumes")
-    for volume in listed if isinstance(listed, list) else ():
+def volume_media(spec: Mapping[str, Any]) -> dict[str, str]:
+    """A pod spec's volumes by name: ``memory`` (an ``emptyDir`` with ``medium: Memory``, or
+    the host's ``/dev/shm``), ``disk`` (another ``emptyDir``) or ``other`` (a volume whose
+    medium gpulint does not judge: a claim, a ConfigMap, another host path)."""
+    out: dict[str, str] = {}
+    volumes = spec.get("volumes")
+    for volume in volumes if isinstance(volumes, list) else ():
         if not isinstance(volume, Mapping) or not isinstance(volume.get("name"), str):
             continue
         empty = volume.get("emptyDir")
         host = volume.get("hostPath")
-        memory = isinstance(empty, Mapping) and empty.get("medium") == "Memory"
-        memory = memory or (isinstance(host, Mapping) and host.get("path") == SHM)
-        volumes[volume["name"]] = "memory" if memory else "disk"
+        if "emptyDir" in volume:
+            medium = empty.get("medium") if isinstance(empty, Mapping) else None
+            out[volume["name"]] = "memory" if medium == "Memory" else "disk"
+        elif isinstance(host, Mapping) and str(host.get("path", "")).rstrip("/") == SHM:
+            out[volume["name"]] = "memory"
+        else:
+            out[volume["name"]] = "other"
+    return out
+
+
+def shm_mount(container: Mapping[str, Any]) -> str | None:
+    """The name of the volume a container mounts at /dev/shm (``""``: a mount without a
+    name), if any."""
+    mounts = container.get("volumeMounts")
+    for mount in mounts if isinstance(mounts, list) else ():
+        if not isinstance(mount, Mapping):
+            continue
+        path = mount.get("mountPath")
+        if isinstance(path, str) and path.rstrip("/") == SHM:
+            name = mount.get("name")
+            return name if isinstance(name, str) else ""
+    return None
+
+
+def shm_of(spec: Mapping[str, Any]) -> str:
+    """What a runtime's containers mount at /dev/shm: ``memory``, ``disk``, ``other`` (a
+    volume the runtime does not define, or one whose medium is not judged) or ``none``."""
+    media = volume_media(spec)
     found = "none"
     containers = spec.get("containers")
     for container in containers if isinstance(containers, list) else ():
-        mounts = container.get("volumeMounts") if isinstance(container, Mapping) else None
-        for mount in mounts if isinstance(mounts, list) else ():
-            if isinstance(mount, Mapping) and mount.get("mountPath") == SHM:
-                # a volume the runtime does not define may be the predictor's own
-                kind = volumes.get(str(mount.get("name")), "other")
-                if kind == "memory":
-                    return "memory"
-                found = kind
+        mount = shm_mount(container) if isinstance(container, Mapping) else None
+        if mount is not None:
+            kind = media.get(mount, "other")
+            if kind == "memory":
+                return "memory"
+            found = kind
     return found
 
 
