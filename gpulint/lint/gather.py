@@ -65,7 +65,7 @@ def flags_of(raw: bytes) -> list[bool]:
     from gpulint.cluster.deviceplugins import wanted
     from gpulint.cluster.evidence import may_hold_gpu_pods
     from gpulint.cluster.poolkinds import markers
-    from gpulint.lint.prepass import SECRET
+    from gpulint.lint.prepass import CRD_MARKER, RUNTIME_MARKER, SECRET
 
     return [
         b"tolerations" in raw,
@@ -74,8 +74,8 @@ def flags_of(raw: bytes) -> list[bool]:
         b"--memory-unit" in raw and b"gpushare" in raw,
         b"DeviceClass" in raw
         or b"ResourceClaim" in raw
-        or b"CustomResourceDefinition" in raw
-        or b"ServingRuntime" in raw
+        or CRD_MARKER in raw
+        or RUNTIME_MARKER in raw
         or b"onfigMap" in raw
         or SECRET in raw
         or any(m in raw for m in markers()),

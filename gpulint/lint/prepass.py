@@ -67,6 +67,16 @@ def _texts(found: Read, markers: tuple[bytes, ...]) -> Iterator[tuple[str, str]]
                 yield target.label, text
 
 
+def _documents(found: Read, marker: bytes, parse: Parse | None) -> Iterator[object]:
+    """The data of every document of the files whose bytes name ``marker``, parsed as the
+    facts stage parses them (``parse``: once for the facts and the lint), else here."""
+    from gpulint.loader.stream import DocumentStream
+
+    for label, text in _texts(found, (marker,)):
+        for doc in DocumentStream(text) if parse is None else parse(label, text):
+            yield doc.data
+
+
 #: What a file's bytes hold when it may define a CustomResourceDefinition.
 CRD_MARKER = b"CustomResourceDefinition"
 
@@ -77,14 +87,8 @@ def crd_objects(found: Read, parse: Parse | None = None) -> CrdFields | None:
     project ships (a chart's ``crds/``) is judged against it from any file; None when no
     file defines one. Only files whose bytes name the kind are parsed."""
     from gpulint.k8s.crds import project_crds
-    from gpulint.loader.stream import DocumentStream
 
-    def objects() -> Iterator[object]:
-        for label, text in _texts(found, (CRD_MARKER,)):
-            for doc in DocumentStream(text) if parse is None else parse(label, text):
-                yield doc.data
-
-    return project_crds(objects())  # type: ignore[arg-type]
+    return project_crds(_documents(found, CRD_MARKER, parse))  # type: ignore[arg-type]
 
 
 #: What a file's bytes hold when it may define a KServe serving runtime.
@@ -96,14 +100,8 @@ def serving_runtimes(found: Read, parse: Parse | None = None) -> ServingRuntimes
     in a pre-pass so a predictor that names its runtime is judged with it from any file;
     None when no file defines one. Only files whose bytes name the kind are parsed."""
     from gpulint.k8s.servingruntimes import project_runtimes
-    from gpulint.loader.stream import DocumentStream
 
-    def objects() -> Iterator[object]:
-        for label, text in _texts(found, (RUNTIME_MARKER,)):
-            for doc in DocumentStream(text) if parse is None else parse(label, text):
-                yield doc.data
-
-    return project_runtimes(objects())
+    return project_runtimes(_documents(found, RUNTIME_MARKER, parse))
 
 
 #: The rules that read a container's variables from the project's ConfigMaps.
