@@ -261,11 +261,7 @@ def _system_pod(pod: PodSpec) -> bool:
         return True
     if pod.obj.ref.namespace == "kube-system":
         return True
-    for container in pod.containers:
-        context = container.data.get("securityContext")
-        if isinstance(context, dict) and context.get("privileged") is True:
-            return True
-    return False
+    return any(container.privileged for container in pod.containers)
 
 
 def _host_path(pod: PodSpec) -> str | None:

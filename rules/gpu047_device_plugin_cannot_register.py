@@ -84,6 +84,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     agent = find_agent(pod)
     if agent is None or not agent.agent.endswith("device plugin"):
         return
+    images = [str(c.data["image"]) for c in pod.containers if "image" in c.data]
+    if not any(agent.runs_image(image) for image in images):
+        # Named like a plugin but running an image of its own: a plugin built in the project,
+        # or another program of that name (a manager beside the project's own plugin).
+        return
     volumes = pod.spec.get("volumes")
     if not isinstance(volumes, list) or not volumes:
         return  # no volumes at all: an excerpt (a README's), not the whole manifest
@@ -106,11 +111,6 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             return
     plugin = next((c for c in pod.containers if _runs_plugin(c.data)), None)
     if plugin is None:
-        return
-    images = [str(c.data["image"]) for c in pod.containers if "image" in c.data]
-    if not any(agent.runs_image(image) for image in images):
-        # Named like a plugin but running an image of its own: a plugin built in the project,
-        # or another program of that name (a manager beside the project's own plugin).
         return
     yield Violation(
         (*plugin.path, "image"),
