@@ -26,7 +26,8 @@ _QUALIFIED_NAME = re.compile(
 
 #: A template placeholder rather than a value: ``$VAR``, ``${VAR}``, ``${VAR:-default}``
 #: (envsubst / shell), ``$(VAR)`` (Kubernetes env expansion), ``${{VAR}}`` (OpenShift
-#: templates), ``{{ .x }}`` (Helm / Jinja left unrendered), ``<x>``, ``PLACEHOLDER_x``,
+#: templates), ``{{ .x }}`` (Helm / Jinja left unrendered; also a value that opens with a Jinja
+#: statement, ``{% set g = ... %}{{ g // 2 }}``), ``<x>``, ``PLACEHOLDER_x``,
 #: ``__x__``, ``###ZARF_VAR_X###`` (Zarf's variables, constants and package templates,
 #: which ``zarf package deploy`` fills in), ``GPU_REQUEST`` (an upper-case name with an
 #: underscore, which a script's ``sed`` replaces: no quantity is written so).
@@ -37,6 +38,7 @@ _PLACEHOLDER = r"""^\s*(
       | \$\{\{?\s*[A-Za-z_][A-Za-z0-9_.]*\s*(:?[-=?+][^{}]*)?\}\}?
       | \$\([A-Za-z_][A-Za-z0-9_]*\)
       | \{\{.*\}\}
+      | \{%.*%\}.*
       | <[^<>]+>
       | PLACEHOLDER\w*
       | __\w+__
