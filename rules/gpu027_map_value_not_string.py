@@ -10,8 +10,10 @@ list or a mapping where the Kubernetes API takes only strings:
 
 YAML reads an unquoted `true`, `yes`, `10` or `0.9` as a boolean or a number; these fields
 are `map[string]string` in the API's Go types. A `null` value is an empty string to the API
-server and is not flagged. The finding is at the value, and says how to quote it. As for
-GPU025, the pod's fields are read only in pod specs the workload table places
+server and is not flagged. Values are read as Kubernetes' YAML decoder (go-yaml v2) reads
+them: a short git commit such as `2e70684` is past the largest 64-bit float, which go-yaml
+keeps as text, so it is a string and not flagged. The finding is at the value, and says how
+to quote it. As for GPU025, the pod's fields are read only in pod specs the workload table places
 (`gpulint/data/workloads.json`): an operator's own type found by its shape may mean something
 else by these keys; the object's own `metadata` is every object's `ObjectMeta`, and is read
 in any object that holds a pod spec. Each value is reported once, however many pod specs the

@@ -194,6 +194,8 @@ def test_an_absent_path_falls_back_to_its_nearest_ancestor() -> None:
         (".5", 0.5),
         ("1.", 1.0),
         ("18446744073709551616", float(2**64)),  # beyond uint64: a float
+        ("2e70684", "2e70684"),  # past float64: ParseFloat fails, go-yaml keeps the text
+        ("-1e400", "-1e400"),
         ("yes", True),
         ("Yes", True),
         ("on", True),

@@ -72,9 +72,12 @@ def resolve_plain(text: str) -> Any:
         return number
     if _FLOAT_RE.match(plain):
         try:
-            return float(plain)
+            value = float(plain)
         except ValueError:  # pragma: no cover - the regex admits only valid floats
             return text
+        # strconv.ParseFloat fails with ErrRange past the largest float64, and go-yaml
+        # then keeps the text: ``2e70684`` (a short git commit) is a string to Kubernetes.
+        return text if math.isinf(value) else value
     if text in _INF:
         return math.inf
     if text in _NEG_INF:
