@@ -174,6 +174,27 @@ def chart_gpu_blocks(n: int) -> Input:
     return Input(["check", "release.yaml"], folder, _write(folder, "release.yaml", text))
 
 
+def production_stack_models(n: int) -> Input:
+    """A chart's values file (the chart has templates of its own) that sets n vLLM production
+    stack models, each with an init container and variables: each model is one pod, found
+    by the walk, whose engine settings are looked up once along its own path."""
+    folder = _fresh("production-stack-models", n)
+    chart = folder / "llm"
+    chart.mkdir()
+    (chart / "templates").mkdir()
+    _write(chart, "Chart.yaml", "apiVersion: v2\nname: llm\nversion: 0.1.0\n")
+    model = (
+        "    - name: m{i}\n      repository: vllm/vllm-openai\n      tag: v0.10.1\n"
+        "      modelURL: org/m{i}\n      requestCPU: 2\n      requestMemory: 8Gi\n"
+        "      requestGPU: 1\n"
+        "      initContainer: {{name: wait, image: busybox, env: [{{name: A, value: b}}]}}\n"
+        "      env: [{{name: NVIDIA_VISIBLE_DEVICES, value: all}}]\n"
+    )
+    text = "vllm-stack:\n  servingEngineSpec:\n    runtimeClassName: nvidia\n    modelSpec:\n"
+    text += "".join(model.format(i=i) for i in range(n))
+    return Input(["check", "."], folder, _write(chart, "values.yaml", text))
+
+
 def many_paths(n: int) -> Input:
     """n directories named on the command line, one pod each (20,000: 425 s)."""
     folder = _fresh("many-paths", n)
@@ -1848,6 +1869,7 @@ CASES: dict[str, Case] = {
     "argo-templates": Case(argo_templates, 5_000, "scaling"),
     "operator-gpu-services": Case(operator_gpu_services, 2_000, "scaling"),
     "chart-gpu-blocks": Case(chart_gpu_blocks, 2_000, "scaling"),
+    "production-stack-models": Case(production_stack_models, 1_000, "scaling"),
     "many-paths": Case(many_paths, 5_000, "scaling"),
     "per-object-ignores": Case(per_object_ignores, 3_000, "scaling"),
     "globs": Case(globs, 60, "scaling"),

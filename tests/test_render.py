@@ -362,6 +362,48 @@ def test_an_app_template_umbrella_charts_values_are_read_as_written(
         assert got == sorted([*note, *read])
 
 
+_PRODUCTION_STACK_VALUES = """\
+vllm-stack:
+  servingEngineSpec:
+    runtimeClassName: nvidia
+    modelSpec:
+    - name: llama31-8b
+      repository: vllm/vllm-openai
+      tag: v0.10.1
+      modelURL: meta-llama/Llama-3.1-8B-Instruct
+      requestCPU: 4
+      requestMemory: 16Gi
+      env:
+      - name: NVIDIA_VISIBLE_DEVICES
+        value: all
+"""
+
+
+@pytest.mark.parametrize("templates", [False, True])
+def test_a_production_stack_charts_values_are_read_as_written(
+    tmp_path: Path, templates: bool
+) -> None:
+    """A chart that hands vLLM production stack its models: without --render its values file
+    is linted as written, with or without templates of its own (what the production stack
+    makes of a model is known from its values alone), beside the chart's GL201."""
+    (tmp_path / ".git").mkdir()
+    chart = tmp_path / "helm" / "llm"
+    chart.mkdir(parents=True)
+    (chart / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: llm\nversion: 0.1.0\ndependencies:\n"
+        "- name: vllm-stack\n  version: 0.1.10\n"
+        "  repository: https://vllm-project.github.io/production-stack\n",
+        encoding="utf-8",
+    )
+    (chart / "values.yaml").write_text(_PRODUCTION_STACK_VALUES, encoding="utf-8")
+    if templates:
+        (chart / "templates").mkdir()
+        (chart / "templates" / "extra.yaml").write_text("{{ .Values.x }}\n", encoding="utf-8")
+    report, _ = check_json(".", cwd=tmp_path)
+    got = sorted((f["rule"], f["path"], f["line"]) for f in report["findings"])
+    assert got == [("GL201", "helm/llm/Chart.yaml", 1), ("GPU016", "helm/llm/values.yaml", 13)]
+
+
 _UNLABELLED_BASE = """\
 apiVersion: apps/v1
 kind: Deployment

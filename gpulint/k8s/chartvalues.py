@@ -14,6 +14,9 @@ from the values alone:
   values' ``defaultPodOptions`` as their pod options. Every pod rule reads them; object
   rules only if they declare ``READS_CHART_VALUES``. Such a file is a Flux HelmRelease's
   ``valuesFrom`` (a ConfigMap kustomize generates from it) or an Argo CD source's values.
+* **vLLM production stack's** (``servingEngineSpec.modelSpec``, at the top or under the key
+  of a chart that depends on it): each model's pod, found as in a HelmRelease's values
+  (:func:`gpulint.k8s.shapes.is_model_spec`).
 
 The document is represented by an object with no API version, kind or name
 (:data:`VALUES_REF`): findings on it name no object.
@@ -49,7 +52,19 @@ def values_object(doc: Document) -> tuple[K8sObject, bool] | None:
         return K8sObject(doc, (), data, VALUES_REF, "", ""), False
     if _app_template(data) or _app_template(data.get("app-template")):
         return K8sObject(doc, (), data, VALUES_REF, "", ""), True
+    if _production_stack(data) or any(_production_stack(v) for v in data.values()):
+        return K8sObject(doc, (), data, VALUES_REF, "", ""), True
     return None
+
+
+def _production_stack(values: Any) -> bool:
+    """``values`` are vLLM production stack's: a ``servingEngineSpec`` whose ``modelSpec``
+    lists a model with a ``repository``."""
+    engine = values.get("servingEngineSpec") if isinstance(values, dict) else None
+    models = engine.get("modelSpec") if isinstance(engine, dict) else None
+    return isinstance(models, list) and any(
+        isinstance(m, dict) and isinstance(m.get("repository"), str) for m in models
+    )
 
 
 def _app_template(values: Any) -> bool:

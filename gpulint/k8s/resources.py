@@ -412,10 +412,12 @@ def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -
     """
     if container.section == "ephemeralContainers":
         return False
-    if container.section == "resources" and any(
+    if container.section in ("resources", "containers") and any(
         at[: len(container.path)] == container.path for _, at in demand.operator
     ):
-        return True  # a chart's values' gpu: block, under the values that hold it
+        # a chart's values' gpu: block, under the values that hold it; a production stack
+        # model's requestGPU, under the model that is its container
+        return True
     if any(
         registry.may_be_accelerator(e.name) and e.amount.positive_or_unknown
         for e in resource_entries(container)

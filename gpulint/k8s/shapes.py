@@ -29,6 +29,12 @@ shapes Kubernetes' own types give away:
   nvidia, number: 1}``, the Ollama chart's convention) is the request the chart writes into
   the container whose ``resources`` the nearest enclosing values hold
   (``PodSpec.operator_gpus``, :func:`chart_block_gpus`).
+* **a vLLM production stack model** -- each item of ``servingEngineSpec.modelSpec`` with a
+  ``repository`` (vllm-project/production-stack's chart: one Deployment a model) is the pod
+  the chart makes of it (:func:`is_model_spec`): its ``vllm`` container, with the item's
+  ``env`` and ``resources`` (else the GPUs of ``requestGPU``, ``requestGPUType`` or
+  ``nvidia.com/gpu``, as ``PodSpec.operator_gpus``), its ``initContainer``, and the
+  ``servingEngineSpec``'s tolerations and ``runtimeClassName``.
 
 What is not a pod, on purpose:
 
@@ -410,6 +416,9 @@ def _walk(
             container = Container(None, path[:-1], holder, "resources", False, key)
             found.append(_resources(obj, path, container, node_agent))
             return
+        if isinstance(key, int) and is_model_spec(data, path):
+            found.append(_model_spec_pod(obj, path, data, node_agent))
+            return
         if isinstance(key, int) and holds_requirements(data):
             name = data.get("name")
             label = name if isinstance(name, str) else None
@@ -434,6 +443,60 @@ def _host_chart_container(obj: K8sObject, data: Any, host: list[bool]) -> bool:
     if not host:
         host.append(bool(host_gpu_mounts(obj.data)))
     return host[0]
+
+
+def is_model_spec(data: Any, path: Path) -> bool:
+    """An item of a vLLM production stack's ``servingEngineSpec.modelSpec`` list that the
+    chart makes a Deployment of: a mapping with a ``repository`` (the engine's image) and no
+    ``raySpec`` (that model runs as a RayCluster). vllm-project/production-stack
+    ``helm/templates/deployment-vllm-multi.yaml``."""
+    return (
+        len(path) > 2
+        and path[-2] == "modelSpec"
+        and path[-3] == "servingEngineSpec"
+        and isinstance(data, dict)
+        and isinstance(data.get("repository"), str)
+        and "raySpec" not in data
+    )
+
+
+def _model_spec_pod(obj: K8sObject, path: Path, data: dict[str, Any], node_agent: bool) -> PodSpec:
+    """The pod the production stack's chart makes of model ``data`` at ``path``: the item is
+    its ``vllm`` container (``env``, ``resources``; the item's ``extraVolumeMounts`` are not
+    its ``volumeMounts``), its ``initContainer`` an init container; with no ``resources``
+    the chart writes ``requestGPU`` devices of ``requestGPUType`` (``nvidia.com/gpu``) into
+    the container's requests and limits (``_helpers.tpl`` ``chart.resources``). The
+    ``servingEngineSpec`` above gives every model's pod its ``tolerations`` and
+    ``runtimeClassName`` (found by :func:`gpulint.k8s.podoptions.chart_pod_options`)."""
+    name = data.get("name")
+    # The GPUs of requestGPU are the container's own (the operator's amount is under its
+    # path: gpulint.k8s.resources.container_gpu).
+    containers = [Container(name if isinstance(name, str) else None, path, data, "containers")]
+    init = data.get("initContainer")
+    if isinstance(init, dict):
+        label = init.get("name")
+        at = (*path, "initContainer")
+        containers.append(
+            Container(label if isinstance(label, str) else None, at, init, "initContainers")
+        )
+    pod = PodSpec(obj, path, {}, containers, "resources", node_agent, found_by="shape")
+    engine = obj.doc.data
+    for part in path[:-2]:
+        engine = engine.get(part) if isinstance(engine, dict) else None
+    if isinstance(engine, dict) and isinstance(engine.get("tolerations"), list):
+        pod.inherited["tolerations"] = (*path[:-2], "tolerations")
+    if not isinstance(data.get("resources"), dict):
+        gpus = data.get("requestGPU")
+        kind = data.get("requestGPUType")
+        resource = kind if isinstance(kind, str) and kind.strip() else "nvidia.com/gpu"
+        if isinstance(gpus, (int, float, str)) and not isinstance(gpus, bool):
+            try:
+                positive = float(gpus) > 0
+            except ValueError:
+                positive = False
+            if positive:
+                pod.operator_gpus = ((resource.strip(), (*path, "requestGPU")),)
+    return pod
 
 
 def _pod(obj: K8sObject, path: Path, spec: dict[str, Any], node_agent: bool) -> PodSpec:

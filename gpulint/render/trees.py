@@ -284,20 +284,23 @@ class Trees:
 #: What the values file of a chart without templates of its own holds when it hands
 #: app-template its values (gpulint.k8s.chartvalues); a larger file is left to the chart.
 APP_TEMPLATE_MARKS = (b"app-template:", b"controllers:")
+#: vLLM production stack's models (vllm-project/production-stack): what the chart makes of
+#: them is known from the values alone, whatever templates the chart around them adds.
+PRODUCTION_STACK_MARKS = (b"servingEngineSpec:", b"modelSpec:")
 VALUES_PEEK = 1024 * 1024
 
 
 def values_as_written(chart: str, path: str) -> bool:
     """Is ``path`` the values file of a chart that only configures bjw-s app-template (no
-    ``templates/`` of its own, its values under ``app-template:``)? Without ``--render`` it
-    is linted as a file: its controllers' pods are read as written
+    ``templates/`` of its own, its values under ``app-template:``), or a values file of a
+    chart that sets vLLM production stack's models (``servingEngineSpec:`` and
+    ``modelSpec:``, with or without templates of its own)? Without ``--render`` it is linted
+    as a file: its controllers' or models' pods are read as written
     (:mod:`gpulint.k8s.chartvalues`), where the chart otherwise gets one GL201 and no check.
     A file of at most :data:`VALUES_PEEK` bytes is read for the marks (the lint parses it
     once)."""
     rel = os.path.relpath(os.path.abspath(path), chart)
     if os.sep in rel or "values" not in rel.lower() or not rel.endswith((".yaml", ".yml")):
-        return False
-    if os.path.isdir(os.path.join(chart, "templates")):
         return False
     from gpulint.util import safefile
 
@@ -305,7 +308,13 @@ def values_as_written(chart: str, path: str) -> bool:
         head, _ = safefile.read_regular(path, VALUES_PEEK)
     except OSError:
         return False
-    return head is not None and all(mark in head for mark in APP_TEMPLATE_MARKS)
+    if head is None:
+        return False
+    if all(mark in head for mark in PRODUCTION_STACK_MARKS):
+        return True
+    if os.path.isdir(os.path.join(chart, "templates")):
+        return False
+    return all(mark in head for mark in APP_TEMPLATE_MARKS)
 
 
 def _shown(folder: str) -> str:
