@@ -195,6 +195,20 @@ def production_stack_models(n: int) -> Input:
     return Input(["check", "."], folder, _write(chart, "values.yaml", text))
 
 
+def gpu_operator_values_text(n: int) -> Input:
+    """An Argo CD Application handing the GPU Operator's chart a values text of n top-level
+    keys the chart does not have: the text is parsed once and each finding is placed inside
+    it from one table of line offsets."""
+    folder = _fresh("gpu-operator-values-text", n)
+    values = "".join(f"        unknownKey{i}:\n          enabled: true\n" for i in range(n))
+    text = (
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: gpu-operator}\n"
+        "spec:\n  source:\n    chart: gpu-operator\n    helm:\n      values: |\n"
+        "        driver:\n          enabled: true\n" + values
+    )
+    return Input(["check", "app.yaml"], folder, _write(folder, "app.yaml", text))
+
+
 def many_paths(n: int) -> Input:
     """n directories named on the command line, one pod each (20,000: 425 s)."""
     folder = _fresh("many-paths", n)
@@ -1870,6 +1884,7 @@ CASES: dict[str, Case] = {
     "operator-gpu-services": Case(operator_gpu_services, 2_000, "scaling"),
     "chart-gpu-blocks": Case(chart_gpu_blocks, 2_000, "scaling"),
     "production-stack-models": Case(production_stack_models, 1_000, "scaling"),
+    "gpu-operator-values-text": Case(gpu_operator_values_text, 2_000, "scaling"),
     "many-paths": Case(many_paths, 5_000, "scaling"),
     "per-object-ignores": Case(per_object_ignores, 3_000, "scaling"),
     "globs": Case(globs, 60, "scaling"),

@@ -102,6 +102,12 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         # what a pod mounts at /dev/shm (its own volumes, or its serving runtime's)
         "gpulint.k8s.servingruntimes": ("shm_mount", "volume_media"),
         "gpulint.k8s.crds": ("operator_fields", "operator_releases"),
+        "gpulint.k8s.operatorvalues": (
+            "OperatorValues",
+            "gpu_operator_chart_keys",
+            "gpu_operator_releases",
+            "gpu_operator_values",
+        ),
         # the NVIDIA device plugin's configuration files and what its decoder refuses
         "gpulint.k8s.pluginconfig": ("Refusal", "device_plugin_refusals"),
         # JupyterHub's chart values: the settings KubeSpawner makes each user's pod from
@@ -378,6 +384,12 @@ if TYPE_CHECKING:
     from gpulint.k8s.objects import (
         expression_key_path as expression_key_path,
         required_node_terms as required_node_terms,
+    )
+    from gpulint.k8s.operatorvalues import (
+        OperatorValues as OperatorValues,
+        gpu_operator_chart_keys as gpu_operator_chart_keys,
+        gpu_operator_releases as gpu_operator_releases,
+        gpu_operator_values as gpu_operator_values,
     )
     from gpulint.k8s.pluginconfig import (
         Refusal as Refusal,

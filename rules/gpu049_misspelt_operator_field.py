@@ -18,6 +18,15 @@ key:
   a class of a Python SDK written as a field), assuming the cluster's operator is no newer
   than the last release read, which the message names.
 
+The values handed to the GPU Operator's Helm chart are checked the same way at their top
+level, against the values the chart has in any release (`charts` in the same table: its
+`values.yaml` keys and the `.Values.<key>` its templates read): in a Flux HelmRelease of the
+`gpu-operator` chart, an Argo CD source of it (`helm.valuesObject`, or the `helm.values`
+text, the finding placed inside it), and a values file that is plainly the chart's. A near
+miss is a warning (`dcgm-exporter` for `dcgmExporter`); any other key is `info`, naming the
+releases read (`timeSlicing:` at the top: time-slicing is a ConfigMap that
+`devicePlugin.config` names). Helm drops values a chart does not read without a word.
+
 Levels the schema leaves open (a map such as `resources.limits`, a level that keeps unknown
 fields) and pod templates (GPU024's) are not checked, nor keys that hold a template
 placeholder. When the project holds the kind's own CustomResourceDefinition (a chart's
@@ -72,6 +81,8 @@ None.
   (`config/crd/bases/nvidia.com_clusterpolicies.yaml`,
   `config/crd/bases/nvidia.com_nvidiadrivers.yaml`); `python -m tests.operator_fields`
   regenerates the table from the operators' releases
+- NVIDIA/gpu-operator `deployments/gpu-operator/values.yaml` and `templates/` (the chart's
+  values)
 - https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning
 - https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
 """
@@ -83,11 +94,15 @@ from typing import Any
 
 from gpulint.api import (
     K8sObject,
+    OperatorValues,
     Path,
     RenameKey,
     Repair,
     RuleContext,
     Violation,
+    gpu_operator_chart_keys,
+    gpu_operator_releases,
+    gpu_operator_values,
     holds_placeholder,
     near_field,
     operator_fields,
@@ -100,6 +115,8 @@ SEVERITY = "warning"
 SCOPE = "object"
 FIX = "unsafe"  # what it changes: the "Fix safety" section
 OPTIONS: dict[str, Any] = {}
+#: Also run on a values file of the GPU Operator's chart (no object: its top-level keys).
+READS_CHART_VALUES = True
 
 #: Mappings of the object's data read at most (a ClusterPolicy holds a few hundred).
 _BUDGET = 20_000
@@ -108,6 +125,8 @@ _BUDGET = 20_000
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     if obj.parent is not None:
         return
+    for handed in gpu_operator_values(obj.data, obj.path):
+        yield from _chart_values(handed)
     tree = operator_fields()["kinds"].get(f"{obj.group}/{obj.kind}")
     spec = obj.data.get("spec")
     if not isinstance(tree, dict) or not isinstance(spec, Mapping):
@@ -136,6 +155,56 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
                     yield found
             elif isinstance(sub, dict):
                 stack.append((value, sub, fields, (*path, key)))
+
+
+def _chart_values(found: OperatorValues) -> Iterator[Violation]:
+    """The top-level keys of the GPU Operator chart's values that the chart does not have."""
+    known = gpu_operator_chart_keys()
+    if not known:
+        return
+    policy = operator_fields()["kinds"].get("nvidia.com/ClusterPolicy")
+    components = policy if isinstance(policy, dict) else {}
+    values = found.data
+    for key in values:
+        if not isinstance(key, str) or key in known or holds_placeholder(key):
+            continue
+        at, within = found.place(key)
+        text = found.spans is not None
+        where = "helm.values " if text else ""
+        head = f"{key} is not a value of the GPU Operator's chart, so Helm ignores it"
+        near = near_field(key, known)
+        if near is not None:
+            fix = None
+            if near not in values and not text:
+                fix = Repair(f"rename `{key}` to `{near}`", (RenameKey(at, near),), "unsafe")
+            yield Violation(
+                at,
+                f"{where}{head}: did you mean {near}?",
+                help=f"rename it to {near}",
+                at="value" if text else "key",
+                fix=fix,
+                within=within,
+            )
+            continue
+        below = sorted(
+            name
+            for name, sub in components.items()
+            if name in known and isinstance(sub, dict) and key in sub
+        )
+        also = f"; {key} is a value of {', '.join(below[:3])}" if below else ""
+        first, last = gpu_operator_releases()
+        yield Violation(
+            at,
+            f"{where}{head} (no release from {first} to {last} reads it){also}",
+            help=(
+                "write the setting where the chart reads it (time-slicing and MPS are a "
+                "ConfigMap that devicePlugin.config names), or remove it (assumed: your "
+                f"chart is no newer than {last})"
+            ),
+            at="value" if text else "key",
+            severity="info",
+            within=within,
+        )
 
 
 def _diagnose(

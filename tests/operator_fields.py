@@ -6,6 +6,9 @@ release had and a newer one dropped is still a field. A level that any release l
 (``x-kubernetes-preserve-unknown-fields``, a map's ``additionalProperties``, no schema) stays
 open: anything goes below it. A pod template (``metadata`` and a ``spec`` with
 ``containers``) is left open too: GPU024 checks pod specs against Kubernetes' own types.
+For an operator that ships a Helm chart (``chart``), the chart's top-level values are kept
+too: the union of the keys of its ``values.yaml`` and of the ``.Values.<key>`` its templates
+read, in every release and at the newest commit, and ``global`` (Helm's own).
 Run with clones of the operators' repositories::
 
     .venv/bin/python -m tests.operator_fields gpu-operator=PATH/.git kuberay=PATH/.git
@@ -26,6 +29,7 @@ OPERATORS: dict[str, dict[str, Any]] = {
     "gpu-operator": {
         "repository": "https://github.com/NVIDIA/gpu-operator",
         "files": ("*nvidia.com_clusterpolicies*.yaml", "*nvidia.com_nvidiadrivers*.yaml"),
+        "chart": "deployments/gpu-operator",
     },
     "kuberay": {
         "repository": "https://github.com/ray-project/kuberay",
@@ -173,10 +177,35 @@ def _since(history: list[tuple[str, set[str]]]) -> dict[str, str]:
     return out
 
 
+def chart_values_keys(gitdir: str, chart: str) -> list[str]:
+    """The top-level values the chart at ``chart`` has in any release or at the newest commit:
+    the keys of its ``values.yaml`` and the ``.Values.<key>`` its own templates read."""
+    import re
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    keys = {"global"}
+    for rev in _releases(gitdir):
+        text = _git(gitdir, "show", f"{rev}:{chart}/values.yaml")
+        try:
+            values = YAML(typ="safe", pure=True).load(text) if text else None
+        except YAMLError:
+            values = None
+        if isinstance(values, dict):
+            keys.update(k for k in values if isinstance(k, str))
+        read = _git(
+            gitdir, "grep", "-ohE", r"\.Values\.[A-Za-z_-]+", rev, "--", f"{chart}/templates"
+        )
+        keys.update(m.group(1) for m in re.finditer(r"\.Values\.([A-Za-z_][A-Za-z0-9_-]*)", read))
+    return sorted(keys)
+
+
 def main(args: list[str]) -> None:
     sources: dict[str, Any] = {}
     kinds: dict[str, Any] = {}
     required: dict[str, Any] = {}
+    charts: dict[str, Any] = {}
     for arg in args:
         name, _, gitdir = arg.partition("=")
         operator = OPERATORS[name]
@@ -190,7 +219,10 @@ def main(args: list[str]) -> None:
             "kinds": sorted(found),
         }
         kinds.update(found)
+        if "chart" in operator:
+            charts[name] = chart_values_keys(gitdir, operator["chart"])
     data = {
+        "charts": charts,
         "sources": sources,
         "kinds": {k: kinds[k] for k in sorted(kinds)},
         "required": {k: required[k] for k in sorted(required) if required[k]},

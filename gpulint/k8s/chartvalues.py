@@ -1,7 +1,7 @@
 """Helm chart values files read as what the chart makes of them, without rendering it.
 
 A values file holds no Kubernetes object, so a run does not read it as one (it is GL204's
-"not checked"). Two charts' values are read as written, because what they make is known
+"not checked"). Some charts' values are read as written, because what they make is known
 from the values alone:
 
 * **JupyterHub's** (zero-to-jupyterhub-k8s): the settings KubeSpawner makes each user's pod
@@ -14,6 +14,8 @@ from the values alone:
   values' ``defaultPodOptions`` as their pod options. Every pod rule reads them; object
   rules only if they declare ``READS_CHART_VALUES``. Such a file is a Flux HelmRelease's
   ``valuesFrom`` (a ConfigMap kustomize generates from it) or an Argo CD source's values.
+* **the NVIDIA GPU Operator's** (:mod:`gpulint.k8s.operatorvalues`): its top-level values,
+  which GPU049 checks against the chart's; the document holds no pod spec.
 * **vLLM production stack's** (``servingEngineSpec.modelSpec``, at the top or under the key
   of a chart that depends on it): each model's pod, found as in a HelmRelease's values
   (:func:`gpulint.k8s.shapes.is_model_spec`).
@@ -28,6 +30,7 @@ from typing import Any
 
 from gpulint.k8s.jupyterhub import is_values_document
 from gpulint.k8s.objects import K8sObject
+from gpulint.k8s.operatorvalues import is_values_document as is_gpu_operator_values
 from gpulint.loader.document import Document
 from gpulint.model import ObjectRef
 
@@ -48,7 +51,7 @@ def values_object(doc: Document) -> tuple[K8sObject, bool] | None:
     data = doc.data
     if not isinstance(data, dict) or "apiVersion" in data or "kind" in data:
         return None
-    if is_values_document(data):
+    if is_values_document(data) or is_gpu_operator_values(data):
         return K8sObject(doc, (), data, VALUES_REF, "", ""), False
     if _app_template(data) or _app_template(data.get("app-template")):
         return K8sObject(doc, (), data, VALUES_REF, "", ""), True

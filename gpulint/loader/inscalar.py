@@ -12,6 +12,8 @@ mapped: the caller keeps the whole value's span and says where in the value it i
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from functools import lru_cache
 from typing import Any
 
 from gpulint.model import Path, Span
@@ -65,13 +67,21 @@ def inside(
     return Span(span.line, column, span.line, end)
 
 
+@lru_cache(maxsize=16)
+def _value_starts(value: str) -> list[int]:
+    """The offset of each line of a block scalar's value (a few kept: the values a file's
+    findings are being placed in)."""
+    return line_starts(value)
+
+
 def _literal_block(
     text: str, starts: list[int], span: Span, value: str, offset: int, length: int
 ) -> Span | None:
-    lines = value.split("\n")
-    before = value[:offset]
-    index = before.count("\n")
-    column_in_line = offset - (before.rfind("\n") + 1)
+    # The value's line offsets are made once a value (many findings may sit in one block):
+    # splitting it again for each finding made them quadratic in the block's lines.
+    value_starts = _value_starts(value)
+    index = bisect_right(value_starts, offset) - 1
+    column_in_line = offset - value_starts[index]
     # The block's indentation: that of its first line with text (YAML 1.2 §8.1.1.1).
     header = span.line
     indent = None
@@ -86,7 +96,9 @@ def _literal_block(
     if number > len(starts):
         return None
     source = _line(text, starts, number)
-    expected = lines[index] if index < len(lines) else ""
+    begin = value_starts[index]
+    stop = value.find("\n", begin)
+    expected = value[begin : stop if stop >= 0 else len(value)]
     if source[indent:].rstrip("\r") != expected.rstrip("\r"):
         return None
     column = indent + column_in_line + 1
