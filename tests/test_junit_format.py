@@ -229,10 +229,9 @@ def test_a_chart_values_file_is_one_case_per_rule_under_the_files_name() -> None
     one case per rule, named after the file (not a nameless object's `?/?` beside it)."""
     xml, _ = _junit("--isolated", "--no-cache", "examples/bad-jupyterhub-config.yaml")
     cases = [case for suite in _validate(xml) for case in suite]
-    # GPU049 reads every chart's values file (the GPU Operator's keys): a passing case here
-    assert [(c.classname, c.name) for c in cases] == [
-        ("examples/bad-jupyterhub-config.yaml", "GPU034 jupyterhub-spawner-setting"),
-        ("examples/bad-jupyterhub-config.yaml", "GPU049 misspelt-operator-field"),
-    ]
+    assert cases[0].classname == "examples/bad-jupyterhub-config.yaml"
+    assert cases[0].name == "GPU034 jupyterhub-spawner-setting"
     assert isinstance(cases[0].result[0], Failure)
-    assert not cases[1].result
+    # the other rules that read a chart's values file (the GPU Operator's keys) pass here
+    assert all(c.classname == "examples/bad-jupyterhub-config.yaml" for c in cases)
+    assert all(not c.result for c in cases[1:])
