@@ -41,7 +41,8 @@ a sharing resource such as `aliyun.com/gpu-mem` or HAMi's `nvidia.com/gpumem`, a
 resource, KAI Scheduler's `gpu-fraction` / `gpu-memory` pod annotations, a Spark driver or
 executor whose GPUs Spark asks for, a name of an accelerator vendor's domain that the
 registry does not list, such as `nvidia.com/a100`, a cluster's own name for its A100s: it may
-be a GPU, and `devices: [{name: nvidia.com/a100}]` says it is); a pod whose container sets
+be a GPU, and `devices: [{name: nvidia.com/a100}]` says it is; a resource name a template
+fills in, `${MIG_RESOURCE}: "1"`); a pod whose container sets
 `NVIDIA_VISIBLE_DEVICES`
 to `none` or `void` (it means to run without GPUs) or to anything else (GPU016 reports
 that).

@@ -269,7 +269,8 @@ class GpuDemand(NamedTuple):
     supplied: bool = False
     #: A container asks for a name of an accelerator vendor's domain that the registry does
     #: not list and that does not look like an accelerator's (``nvidia.com/a100``, a
-    #: cluster's own name for its A100s): it may be a GPU, so the pod is not surely a CPU pod.
+    #: cluster's own name for its A100s), or for a name a template fills in
+    #: (``${MIG_RESOURCE}``): it may be a GPU, so the pod is not surely a CPU pod.
     unlisted: bool = False
 
     @property
@@ -346,8 +347,14 @@ def _gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None) -> 
 
 
 def _unlisted_vendor_name(pod: PodSpec, registry: Registry) -> bool:
-    """A container asks for an unlisted name of a domain the registry has accelerators in."""
+    """A container asks for an unlisted name of a domain the registry has accelerators in, or
+    for a name a template fills in (``${MIG_RESOURCE}: 1``, ``{{ .Values.gpuResource }}``):
+    it may be a GPU."""
     for entry in container_entries(pod):
+        if entry.amount.positive_or_unknown and (
+            is_placeholder(entry.name) or "${" in entry.name or "{{" in entry.name
+        ):
+            return True
         domain, slash, _ = entry.name.rpartition("/")
         if (
             slash
