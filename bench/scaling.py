@@ -209,6 +209,22 @@ def gpu_operator_values_text(n: int) -> Input:
     return Input(["check", "app.yaml"], folder, _write(folder, "app.yaml", text))
 
 
+def kustomization_duplicates(n: int) -> Input:
+    """A kustomization of n patches, each with its key written twice, the first naming a GPU:
+    parsed once, each duplicate's dropped value read once."""
+    folder = _fresh("kustomization-duplicates", n)
+    item = (
+        "- target: {{kind: Deployment, name: d{i}}}\n"
+        "  patch: |-\n    - {{op: add, path: /x, value: {{nvidia.com/gpu: 1}}}}\n"
+        "  patch: |-\n    - {{op: add, path: /y, value: 1}}\n"
+    )
+    text = "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n"
+    text += "".join(item.format(i=i) for i in range(n))
+    return Input(
+        ["check", "kustomization.yaml"], folder, _write(folder, "kustomization.yaml", text)
+    )
+
+
 def many_paths(n: int) -> Input:
     """n directories named on the command line, one pod each (20,000: 425 s)."""
     folder = _fresh("many-paths", n)
@@ -1885,6 +1901,7 @@ CASES: dict[str, Case] = {
     "chart-gpu-blocks": Case(chart_gpu_blocks, 2_000, "scaling"),
     "production-stack-models": Case(production_stack_models, 1_000, "scaling"),
     "gpu-operator-values-text": Case(gpu_operator_values_text, 2_000, "scaling"),
+    "kustomization-duplicates": Case(kustomization_duplicates, 1_000, "scaling"),
     "many-paths": Case(many_paths, 5_000, "scaling"),
     "per-object-ignores": Case(per_object_ignores, 3_000, "scaling"),
     "globs": Case(globs, 60, "scaling"),

@@ -8,7 +8,10 @@ A file that is not Kubernetes (no `apiVersion` and `kind` anywhere: a chart's va
 outside the chart, another tool's configuration) gets no YAML findings, with one exception:
 a duplicate key whose first value names an accelerator resource (`nvidia.com/gpu`), a
 warning. A reader that keeps the last of two keys (Helm reading a chart's values) drops the
-first value with the GPU it sets.
+first value with the GPU it sets. A kustomization (`kustomization.yaml`, another tool's file
+that gets no other finding) gets the same warning: Kustomize keeps the last of two keys
+without a word, so a first `patch:` that adds `nvidia.com/gpu` is dropped (checked with
+`kubectl kustomize`).
 
 ## Why it matters
 kubectl's strict field validation rejects the object (`duplicate field`). Non-strict decoders

@@ -219,6 +219,34 @@ def test_a_tool_configuration_gets_no_findings() -> None:
     assert lint(workflow.replace(" <<EOF", ""), label="smoke.yml") != []
 
 
+_COMPONENT = """\
+apiVersion: kustomize.config.k8s.io/v1alpha1
+kind: Component
+patches:
+- target: {kind: Deployment, name: ollama}
+  patch: |-
+    - op: replace
+      path: /spec/template/spec/containers/0/resources
+      value: {limits: {nvidia.com/gpu: "1"}}
+  patch: |-
+    - op: add
+      path: /spec/template/spec/containers/0/env
+      value: [{name: OLLAMA_NUM_PARALLEL, value: "1"}]
+"""
+
+
+def test_a_kustomization_that_drops_a_gpu_patch_gets_a_warning() -> None:
+    """Kustomize keeps the last of two keys (``kubectl kustomize`` builds this Component with
+    the second patch only), so the GPU request of the first is dropped: YML002, a warning,
+    at the second key. A duplicate that drops no accelerator says nothing, and a file of
+    another name with the same text is judged as a manifest."""
+    (found,) = lint(_COMPONENT, label="deploy/ollama-gpu/kustomization.yaml")
+    assert (found.rule, found.severity.name, found.span.line) == ("YML002", "WARNING", 9)
+    assert "Kustomize keeps the last" in found.message and "nvidia.com/gpu" in found.message
+    plain = _COMPONENT.replace('nvidia.com/gpu: "1"', "memory: 1Gi")
+    assert lint(plain, label="deploy/ollama-gpu/kustomization.yaml") == []
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -13,8 +13,10 @@ from gpulint.k8s.manifest import DocumentView, Manifest
 from gpulint.k8s.workloads import K8sObject, builtin_table
 from gpulint.lint.foreign import (
     dropped_accelerator,
+    dropped_in_kustomization,
     dropped_message,
     kubernetes_text,
+    kustomize_file,
     not_for_foreign,
     tool_config,
 )
@@ -281,14 +283,23 @@ class Linter:
         return findings, (documents, sorted(problems))
 
     def _tool_conflict(self, label: str, text: str) -> list[Finding]:
-        """Another tool's file gets one finding only: Git's merge conflict markers left in
-        it, which its tool's YAML parser refuses as any does (one scan of the text)."""
+        """Another tool's file gets Git's merge conflict markers left in it, which its tool's
+        YAML parser refuses as any does (one scan of the text); a Kustomize file also gets a
+        duplicate key whose first value names an accelerator (Kustomize keeps the last)."""
         from gpulint.loader.conflicts import find_conflict
 
         conflict = find_conflict(text)
-        if conflict is None:
+        if conflict is not None:
+            return self.problem(
+                label, Problem(codes.SYNTAX_ERROR, conflict.span(), conflict.message())
+            )
+        if not kustomize_file(label) or codes.DUPLICATE_KEY not in self.active:
             return []
-        return self.problem(label, Problem(codes.SYNTAX_ERROR, conflict.span(), conflict.message()))
+        self._foreign = False  # the problem carries its own message and severity
+        found: list[Finding] = []
+        for problem in dropped_in_kustomization(text, self.registry):
+            found.extend(self.problem(label, problem))
+        return found
 
     def problem(self, label: str, problem: Problem) -> list[Finding]:
         """A finding for a problem found outside the YAML (unreadable file, ...)."""

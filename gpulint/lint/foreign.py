@@ -7,7 +7,8 @@ second: their YAML belongs to their own tool, which may read tags, templates or 
 Kubernetes does not. Both kinds still get Git's merge conflict markers left in them (YML001,
 ``gpulint.loader.conflicts``): no tool's parser reads those. A text of the second kind also
 gets a duplicate key whose first value names an accelerator (YML002, a warning): a reader
-that keeps the last (Helm, for a chart's values) drops the GPU settings with it.
+that keeps the last (Helm, for a chart's values) drops the GPU settings with it. So does a
+kustomization, of the first kind: Kustomize keeps the last of two keys.
 
 A text with no object in it still gets GL204 (GPU resources gpulint could not place, as in
 a Kustomize patch or a values file written without ``apiVersion``).
@@ -110,15 +111,59 @@ def _last_line(span: Span) -> int:
     )
 
 
-def dropped_message(problem: Problem, name: str) -> str:
+def dropped_message(
+    problem: Problem,
+    name: str,
+    reader: str = "a reader that keeps the last (Helm, for a chart's values)",
+) -> str:
     """YML002's message for a duplicate key of a file that is not Kubernetes."""
     key = problem.doc_path[-1] if problem.doc_path else "?"
     span = problem.dropped
     where = f" (lines {span.line}-{_last_line(span)})" if span is not None else ""
     return (
-        f"duplicate key {key}: a reader that keeps the last (Helm, for a chart's values) drops "
-        f"the first{where}, and the {name} it sets; merge the two into one {key}"
+        f"duplicate key {key}: {reader} drops the first{where}, and the {name} it sets; merge "
+        f"the two into one {key}"
     )
+
+
+#: The file names Kustomize reads as a kustomization (``kustomize build`` looks for these).
+KUSTOMIZE_NAMES = frozenset({"kustomization.yaml", "kustomization.yml", "Kustomization"})
+#: A kustomization longer than this is not read for duplicate keys (they are a few kB).
+_KUSTOMIZATION_MAX = 1024 * 1024
+
+
+def kustomize_file(label: str) -> bool:
+    """Is ``label`` a file Kustomize reads as a kustomization?"""
+    return label.replace("\\", "/").rsplit("/", 1)[-1] in KUSTOMIZE_NAMES
+
+
+def dropped_in_kustomization(text: str, registry: Registry) -> list[Problem]:
+    """The duplicate keys of a kustomization whose first value names an accelerator, as
+    YML002 warnings: Kustomize keeps the last of two keys without a word (``kubectl
+    kustomize`` builds a Component with two ``patch:`` keys from the second), so a patch
+    that sets ``nvidia.com/gpu`` written first is dropped. Nothing else of the file is said:
+    it is Kustomize's, not a manifest."""
+    from gpulint.loader.stream import DocumentStream
+
+    if len(text) > _KUSTOMIZATION_MAX or "/" not in text:
+        return []  # no resource name (vendor/name) in it: nothing to drop
+    lines: list[str] | None = None
+    found: list[Problem] = []
+    try:
+        for doc in DocumentStream(text):
+            for problem in doc.problems:
+                if problem.code != codes.DUPLICATE_KEY:
+                    continue
+                lines = lines if lines is not None else text.splitlines()
+                name = dropped_accelerator(problem, lines, registry)
+                if name is not None:
+                    message = dropped_message(problem, name, "Kustomize keeps the last and")
+                    found.append(
+                        Problem(problem.code, problem.span, message, problem.doc_path, "warning")
+                    )
+    except Exception:  # a kustomization that does not parse: Kustomize says so itself
+        return found
+    return found
 
 
 def not_for_foreign(problem: Problem) -> bool:
