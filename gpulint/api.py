@@ -104,9 +104,9 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         "gpulint.k8s.crds": ("operator_fields", "operator_releases"),
         "gpulint.k8s.operatorvalues": (
             "OperatorValues",
-            "gpu_operator_chart_keys",
-            "gpu_operator_releases",
-            "gpu_operator_values",
+            "chart_releases",
+            "chart_value_keys",
+            "chart_values_of",
         ),
         # the NVIDIA device plugin's configuration files and what its decoder refuses
         "gpulint.k8s.pluginconfig": ("Refusal", "device_plugin_refusals"),
@@ -387,9 +387,9 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.operatorvalues import (
         OperatorValues as OperatorValues,
-        gpu_operator_chart_keys as gpu_operator_chart_keys,
-        gpu_operator_releases as gpu_operator_releases,
-        gpu_operator_values as gpu_operator_values,
+        chart_releases as chart_releases,
+        chart_value_keys as chart_value_keys,
+        chart_values_of as chart_values_of,
     )
     from gpulint.k8s.pluginconfig import (
         Refusal as Refusal,

@@ -58,7 +58,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import K8sObject, OperatorValues, Path, RuleContext, Violation, gpu_operator_values
+from gpulint.api import K8sObject, OperatorValues, Path, RuleContext, Violation, chart_values_of
 
 CODE = "GPU038"
 NAME = "mig-layout-needs-mixed-strategy"
@@ -85,7 +85,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
             if found is not None:
                 yield found
         return
-    for values in gpu_operator_values(obj.data, obj.path):
+    for values in chart_values_of(obj):
+        if values.chart != "gpu-operator":
+            continue
         found = _judge(values.data, values.path, values)
         if found is not None:
             yield found

@@ -18,14 +18,18 @@ key:
   a class of a Python SDK written as a field), assuming the cluster's operator is no newer
   than the last release read, which the message names.
 
-The values handed to the GPU Operator's Helm chart are checked the same way at their top
-level, against the values the chart has in any release (`charts` in the same table: its
-`values.yaml` keys and the `.Values.<key>` its templates read): in a Flux HelmRelease of the
-`gpu-operator` chart, an Argo CD source of it (`helm.valuesObject`, or the `helm.values`
-text, the finding placed inside it), and a values file that is plainly the chart's. A near
-miss is a warning (`dcgm-exporter` for `dcgmExporter`); any other key is `info`, naming the
-releases read (`timeSlicing:` at the top: time-slicing is a ConfigMap that
-`devicePlugin.config` names). Helm drops values a chart does not read without a word.
+The values handed to NVIDIA's GPU Operator chart and device plugin chart are checked the
+same way at their top level, against the values the chart has in any release (`charts` in
+the same table: its `values.yaml` keys, the `.Values.<key>` its templates read and the
+charts it depends on): in a Flux HelmRelease of the `gpu-operator` or `nvidia-device-plugin`
+chart, an Argo CD source of it (`helm.valuesObject`, or the `helm.values` text, the finding
+placed inside it), a values file that is plainly the GPU Operator's, and a values file named
+for either chart (`nvidia-device-plugin.yaml`; not a device plugin configuration file). A
+near miss is a warning (`dcgm-exporter` for `dcgmExporter`); any other key is `info`, naming
+the releases read (`timeSlicing:` at the top of the operator's values: time-slicing is a
+ConfigMap that `devicePlugin.config` names; `sharing:` at the top of the plugin's: it belongs
+in a configuration under `config.map`). Helm drops values a chart does not read without a
+word.
 
 Levels the schema leaves open (a map such as `resources.limits`, a level that keeps unknown
 fields) and pod templates (GPU024's) are not checked, nor keys that hold a template
@@ -81,8 +85,8 @@ None.
   (`config/crd/bases/nvidia.com_clusterpolicies.yaml`,
   `config/crd/bases/nvidia.com_nvidiadrivers.yaml`); `python -m tests.operator_fields`
   regenerates the table from the operators' releases
-- NVIDIA/gpu-operator `deployments/gpu-operator/values.yaml` and `templates/` (the chart's
-  values)
+- NVIDIA/gpu-operator `deployments/gpu-operator/values.yaml` and `templates/`, and
+  NVIDIA/k8s-device-plugin `deployments/helm/nvidia-device-plugin/` (the charts' values)
 - https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning
 - https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
 """
@@ -100,9 +104,9 @@ from gpulint.api import (
     Repair,
     RuleContext,
     Violation,
-    gpu_operator_chart_keys,
-    gpu_operator_releases,
-    gpu_operator_values,
+    chart_releases,
+    chart_value_keys,
+    chart_values_of,
     holds_placeholder,
     near_field,
     operator_fields,
@@ -125,7 +129,7 @@ _BUDGET = 20_000
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     if obj.parent is not None:
         return
-    for handed in gpu_operator_values(obj.data, obj.path):
+    for handed in chart_values_of(obj):
         yield from _chart_values(handed)
     tree = operator_fields()["kinds"].get(f"{obj.group}/{obj.kind}")
     spec = obj.data.get("spec")
@@ -157,21 +161,36 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
                 stack.append((value, sub, fields, (*path, key)))
 
 
+#: Where a setting that sits at the top of a chart's values belongs, by chart.
+_HINTS = {
+    "gpu-operator": "time-slicing and MPS are a ConfigMap that devicePlugin.config names",
+    "nvidia-device-plugin": "time-slicing and MPS are a configuration under config.map",
+}
+#: The charts by the name a message gives them.
+_TITLES = {
+    "gpu-operator": "the GPU Operator's chart",
+    "nvidia-device-plugin": "the device plugin's chart",
+}
+
+
 def _chart_values(found: OperatorValues) -> Iterator[Violation]:
-    """The top-level keys of the GPU Operator chart's values that the chart does not have."""
-    known = gpu_operator_chart_keys()
+    """The top-level keys of a chart's values that the chart does not have."""
+    known = chart_value_keys(found.chart)
     if not known:
         return
-    policy = operator_fields()["kinds"].get("nvidia.com/ClusterPolicy")
-    components = policy if isinstance(policy, dict) else {}
+    components: dict[str, Any] = {}
+    if found.chart == "gpu-operator":
+        policy = operator_fields()["kinds"].get("nvidia.com/ClusterPolicy")
+        components = policy if isinstance(policy, dict) else {}
     values = found.data
+    title = _TITLES.get(found.chart, found.chart)
     for key in values:
         if not isinstance(key, str) or key in known or holds_placeholder(key):
             continue
         at, within = found.place(key)
         text = found.spans is not None
         where = "helm.values " if text else ""
-        head = f"{key} is not a value of the GPU Operator's chart, so Helm ignores it"
+        head = f"{key} is not a value of {title}, so Helm ignores it"
         near = near_field(key, known)
         if near is not None:
             fix = None
@@ -192,14 +211,13 @@ def _chart_values(found: OperatorValues) -> Iterator[Violation]:
             if name in known and isinstance(sub, dict) and key in sub
         )
         also = f"; {key} is a value of {', '.join(below[:3])}" if below else ""
-        first, last = gpu_operator_releases()
+        first, last = chart_releases(found.chart)
         yield Violation(
             at,
             f"{where}{head} (no release from {first} to {last} reads it){also}",
             help=(
-                "write the setting where the chart reads it (time-slicing and MPS are a "
-                "ConfigMap that devicePlugin.config names), or remove it (assumed: your "
-                f"chart is no newer than {last})"
+                f"write the setting where the chart reads it ({_HINTS.get(found.chart, '')}), "
+                f"or remove it (assumed: your chart is no newer than {last})"
             ),
             at="value" if text else "key",
             severity="info",

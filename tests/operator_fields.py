@@ -11,7 +11,8 @@ too: the union of the keys of its ``values.yaml`` and of the ``.Values.<key>`` i
 read, in every release and at the newest commit, and ``global`` (Helm's own).
 Run with clones of the operators' repositories::
 
-    .venv/bin/python -m tests.operator_fields gpu-operator=PATH/.git kuberay=PATH/.git
+    .venv/bin/python -m tests.operator_fields gpu-operator=PATH/.git kuberay=PATH/.git \\
+        nvidia-device-plugin=PATH/.git
 """
 
 from __future__ import annotations
@@ -177,9 +178,19 @@ def _since(history: list[tuple[str, set[str]]]) -> dict[str, str]:
     return out
 
 
+#: Charts read for their values only (no CRD of their own): name -> repository and folder.
+CHARTS: dict[str, dict[str, Any]] = {
+    "nvidia-device-plugin": {
+        "repository": "https://github.com/NVIDIA/k8s-device-plugin",
+        "chart": "deployments/helm/nvidia-device-plugin",
+    },
+}
+
+
 def chart_values_keys(gitdir: str, chart: str) -> list[str]:
     """The top-level values the chart at ``chart`` has in any release or at the newest commit:
-    the keys of its ``values.yaml`` and the ``.Values.<key>`` its own templates read."""
+    the keys of its ``values.yaml``, the ``.Values.<key>`` its own templates read and the
+    names (or aliases) of the charts it depends on, whose values sit under them."""
     import re
 
     from ruamel.yaml import YAML
@@ -208,6 +219,16 @@ def main(args: list[str]) -> None:
     charts: dict[str, Any] = {}
     for arg in args:
         name, _, gitdir = arg.partition("=")
+        if name in CHARTS:
+            releases = [r for r in _releases(gitdir) if r != "HEAD"]
+            sources[name] = {
+                "repository": CHARTS[name]["repository"],
+                "commit": _git(gitdir, "rev-parse", "HEAD").strip(),
+                "releases": f"{releases[0]}..{releases[-1]}" if releases else "",
+                "kinds": [],
+            }
+            charts[name] = chart_values_keys(gitdir, CHARTS[name]["chart"])
+            continue
         operator = OPERATORS[name]
         found, needs = operator_kinds(gitdir, operator["files"])
         required.update(needs)

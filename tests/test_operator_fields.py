@@ -43,3 +43,20 @@ def test_field_trees_are_mappings_of_fields_to_levels_or_leaves() -> None:
             assert isinstance(name, str) and (sub == 0 or isinstance(sub, dict))
             if isinstance(sub, dict):
                 todo.append(sub)
+
+
+def test_each_chart_names_its_releases_and_holds_its_components() -> None:
+    """The charts' top-level values (GPU049 checks the values handed to them) come from a
+    source that names the releases read, and hold the keys every release has."""
+    data = operator_fields()
+    charts = data["charts"]
+    assert {"gpu-operator", "nvidia-device-plugin"} <= set(charts)
+    for chart, keys in charts.items():
+        assert chart in data["sources"] and ".." in data["sources"][chart]["releases"]
+        assert keys == sorted(set(keys)) and "global" in keys
+    assert {"driver", "toolkit", "devicePlugin", "node-feature-discovery"} <= set(
+        charts["gpu-operator"]
+    )
+    assert {"config", "migStrategy", "nfd", "gfd"} <= set(charts["nvidia-device-plugin"])
+    assert "timeSlicing" not in charts["gpu-operator"]
+    assert "sharing" not in charts["nvidia-device-plugin"]

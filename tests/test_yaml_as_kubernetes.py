@@ -349,3 +349,39 @@ def test_merge_conflict_markers_are_read_in_order() -> None:
     assert found is not None
     assert (found.ours_line, found.split_line, found.theirs_line) == (2, 4, 6)
     assert found.ours == "<<<<<<< HEAD" and found.theirs == ">>>>>>> feature/bump"
+
+
+_PLUGIN_VALUES = """\
+runtimeClassName: nvidia
+config:
+  name: time-slicing
+resources:
+  requests: {cpu: 10m}
+sharing:
+  timeSlicing:
+    resources:
+    - name: nvidia.com/gpu
+      replicas: 2
+"""
+
+
+@pytest.mark.parametrize(
+    ("label", "found"),
+    [
+        ("argocd/values/nvidia-device-plugin.yaml", [("GPU049", 6)]),
+        ("charts/nvidia-device-plugin/values-lab.yaml", [("GPU049", 6)]),
+        ("argocd/values/device-plugin.yaml", []),  # named for no chart: not known to be values
+    ],
+)
+def test_a_values_file_named_for_nvidias_chart_is_read_as_its_values(
+    label: str, found: list[tuple[str, int]]
+) -> None:
+    """A values file named for the device plugin's chart gets GPU049 on a top-level key the
+    chart does not read (`sharing:` belongs in a configuration under config.map); a device
+    plugin configuration file of that name (`version`, `sharing`) is no values file."""
+    assert [(f.rule, f.span.line) for f in lint(_PLUGIN_VALUES, label=label)] == found
+    config = (
+        "version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
+        "    - name: nvidia.com/gpu\n      replicas: 2\n"
+    )
+    assert [f.rule for f in lint(config, label="nvidia-device-plugin.yaml")] == []

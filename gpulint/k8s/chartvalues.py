@@ -30,7 +30,11 @@ from typing import Any
 
 from gpulint.k8s.jupyterhub import is_values_document
 from gpulint.k8s.objects import K8sObject
-from gpulint.k8s.operatorvalues import is_values_document as is_gpu_operator_values
+from gpulint.k8s.operatorvalues import (
+    FILE_CHART,
+    chart_of_file,
+    is_values_document as is_gpu_operator_values,
+)
 from gpulint.loader.document import Document
 from gpulint.model import ObjectRef
 
@@ -44,15 +48,22 @@ def named(obj: K8sObject) -> ObjectRef | None:
     return None if obj.ref is VALUES_REF else obj.ref
 
 
-def values_object(doc: Document) -> tuple[K8sObject, bool] | None:
-    """A document that is no Kubernetes object but a values file of a chart read as written,
-    as the object that stands for it, and whether its pod specs are found by their shape
-    (app-template's) or it holds none (JupyterHub's)."""
+def values_object(doc: Document, label: str = "") -> tuple[K8sObject, bool] | None:
+    """A document that is no Kubernetes object but a values file of a chart read as written
+    (``label``: the file's name, which may name the chart), as the object that stands for it,
+    and whether its pod specs are found by their shape (app-template's) or it holds none
+    (JupyterHub's, the GPU charts')."""
     data = doc.data
     if not isinstance(data, dict) or "apiVersion" in data or "kind" in data:
         return None
-    if is_values_document(data) or is_gpu_operator_values(data):
+    if is_values_document(data):
         return K8sObject(doc, (), data, VALUES_REF, "", ""), False
+    if is_gpu_operator_values(data, label):
+        obj = K8sObject(doc, (), data, VALUES_REF, "", "")
+        chart = chart_of_file(label, data) if label else None
+        if chart is not None:
+            obj.memo[FILE_CHART] = chart  # the chart the file is named for
+        return obj, False
     if _app_template(data) or _app_template(data.get("app-template")):
         return K8sObject(doc, (), data, VALUES_REF, "", ""), True
     if _production_stack(data) or any(_production_stack(v) for v in data.values()):

@@ -37,7 +37,11 @@ class DocumentView:
     __slots__ = ("_pods", "claims", "doc", "objects", "table")
 
     def __init__(
-        self, doc: Document, table: WorkloadTable, claims: ClaimIndex | None = None
+        self,
+        doc: Document,
+        table: WorkloadTable,
+        claims: ClaimIndex | None = None,
+        label: str = "",
     ) -> None:
         self.doc = doc
         self.table = table
@@ -58,7 +62,7 @@ class DocumentView:
         if not self.objects:
             # No object, but a chart's values read as written: the object that stands
             # for them (gpulint.k8s.chartvalues).
-            values = values_object(doc)
+            values = values_object(doc, label)
             if values is not None:
                 self.objects.append(values[0])
                 self._pods.append(None if values[1] else [])
@@ -168,7 +172,7 @@ class Manifest:
         """Views of documents already loaded (``gpulint inspect``), sharing one claim index
         (``run``: the DRA objects of the file's project)."""
         claims = ClaimIndex((), label, run)
-        views = [DocumentView(doc, table, claims) for doc in documents]
+        views = [DocumentView(doc, table, claims, label) for doc in documents]
         claims.fill(obj for view in views for obj in view.objects)
         return views
 
@@ -178,7 +182,7 @@ class Manifest:
         for doc in self._stream:
             if kept is not None:
                 kept.append(doc)
-            yield DocumentView(doc, self.table, self.claims)
+            yield DocumentView(doc, self.table, self.claims, self.label)
 
     def handed(self) -> bytes | None:
         """The documents read and the text's problems, as the lint can take them instead of

@@ -1,23 +1,31 @@
-"""The NVIDIA GPU Operator chart's values, where a repository writes them.
+"""The values of NVIDIA's GPU charts, where a repository writes them.
 
-The chart (NVIDIA/gpu-operator ``deployments/gpu-operator``) reads its top-level values by
-name and ignores any other: a setting under a key it does not have (``timeSlicing:`` at the
-top, ``containerToolkit:`` for ``toolkit:``) is dropped without a word. Its values are found
+Two charts read their top-level values by name and ignore any other: the GPU Operator's
+(NVIDIA/gpu-operator ``deployments/gpu-operator``) and the device plugin's
+(NVIDIA/k8s-device-plugin ``deployments/helm/nvidia-device-plugin``). A setting under a key
+the chart does not have (``timeSlicing:`` at the top of the operator's values, ``sharing:``
+at the top of the plugin's, ``containerToolkit:`` for ``toolkit:``) is dropped without a
+word. Their values are found
 
-* in a Flux ``HelmRelease`` whose ``spec.chart.spec.chart`` is ``gpu-operator``
+* in a Flux ``HelmRelease`` whose ``spec.chart.spec.chart`` names the chart
   (``spec.values``);
-* in an Argo CD ``Application`` (or ``ApplicationSet`` template) source whose ``chart`` is
-  ``gpu-operator``: ``helm.valuesObject``, or the YAML text of ``helm.values`` (read as
-  Helm reads it; a finding on one of its keys is placed inside the text);
-* in a values file (no ``apiVersion`` and ``kind``) that is plainly the chart's: at least
-  three of its top-level keys are the chart's own components, two of them ones no other
-  NVIDIA chart has (``driver``, ``toolkit``, ``devicePlugin``, ...; the device plugin's
-  chart has ``gfd`` and ``nfd`` too), and most of its keys are the chart's; or under a
-  ``gpu-operator:`` key of a chart that depends on it.
+* in an Argo CD ``Application`` (or ``ApplicationSet`` template) source whose ``chart`` names
+  it: ``helm.valuesObject``, or the YAML text of ``helm.values`` (read as Helm reads it; a
+  finding on one of its keys is placed inside the text);
+* in a values file (no ``apiVersion`` and ``kind``) that is plainly the GPU Operator's: at
+  least three of its top-level keys are the chart's own components, two of them ones no
+  other NVIDIA chart has (``driver``, ``toolkit``, ``devicePlugin``, ...; the device
+  plugin's chart has ``gfd`` and ``nfd`` too), and most of its keys are the chart's; or
+  under a ``gpu-operator:`` key of a chart that depends on it;
+* in a values file named for the chart (``nvidia-device-plugin.yaml``,
+  ``gpu-operator-values.yaml``, or a ``values*.yaml`` in a folder of that name) most of whose
+  keys are the chart's, and which is no device plugin configuration file (``version:`` with
+  ``sharing:`` or ``flags:``): :func:`chart_of_file`, told by the engine.
 
-The chart's keys are ``charts.gpu-operator`` of ``gpulint/data/operator-fields.json``: the
-union, over every release and the newest commit read, of its ``values.yaml`` keys and the
-``.Values.<key>`` its templates read (``python -m tests.operator_fields``).
+The charts' keys are ``charts`` of ``gpulint/data/operator-fields.json``: the union, over
+every release and the newest commit read, of each chart's ``values.yaml`` keys, the
+``.Values.<key>`` its templates read and the names of the charts it depends on
+(``python -m tests.operator_fields``).
 """
 
 from __future__ import annotations
@@ -26,24 +34,29 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from gpulint.k8s.crds import operator_fields
-from gpulint.k8s.objects import expand
+from gpulint.k8s.objects import K8sObject, expand
 from gpulint.model import Path
 
 CHART = "gpu-operator"
+PLUGIN_CHART = "nvidia-device-plugin"
+CHARTS = (CHART, PLUGIN_CHART)
+#: The key of a values file's object memo that holds the chart its file is named for.
+FILE_CHART = "values_chart"
 #: A values text longer than this is not read (the chart's own values.yaml is ~20 kB).
 _TEXT_MAX = 256 * 1024
 
 
 class OperatorValues(NamedTuple):
-    """The chart's values found in a document: ``data``, at ``path`` in the document; for
-    values written as a YAML text (Argo CD's ``helm.values``), ``path`` is that string's and
-    ``starts``/``spans`` place its keys: ``spans[key]`` is the key's (line, column) in the
-    text, ``starts`` the text's line offsets."""
+    """A chart's values found in a document: ``data``, at ``path`` in the document, for
+    ``chart``; for values written as a YAML text (Argo CD's ``helm.values``), ``path`` is
+    that string's and ``starts``/``spans`` place its keys: ``spans[key]`` is the key's
+    (line, column) in the text, ``starts`` the text's line offsets."""
 
     data: Mapping[str, Any]
     path: Path
     spans: Mapping[str, tuple[int, int]] | None = None
     starts: tuple[int, ...] = ()
+    chart: str = CHART
 
     def place(self, key: str) -> tuple[Path, tuple[int, int] | None]:
         """Where a finding on top-level ``key`` goes: its path, or the text's path and the
@@ -74,26 +87,51 @@ _OWN = frozenset(
 )
 
 
-def gpu_operator_chart_keys() -> frozenset[str]:
-    """The top-level values the GPU Operator's chart has in any release read."""
+def chart_value_keys(chart: str = CHART) -> frozenset[str]:
+    """The top-level values ``chart`` has in any release read."""
     charts = operator_fields().get("charts", {})
-    return frozenset(charts.get(CHART, ()))
+    return frozenset(charts.get(chart, ()))
 
 
-def gpu_operator_releases() -> tuple[str, str]:
-    """The first and last release of the GPU Operator read."""
-    source = operator_fields()["sources"].get(CHART, {})
+def chart_releases(chart: str = CHART) -> tuple[str, str]:
+    """The first and last release of ``chart``'s repository read."""
+    source = operator_fields()["sources"].get(chart, {})
     first, _, last = str(source.get("releases", "?..?")).partition("..")
     return first, last
 
 
-def _names_chart(chart: Any) -> bool:
-    return isinstance(chart, str) and chart.strip().rsplit("/", 1)[-1] == CHART
+def _chart_named(chart: Any) -> str | None:
+    if not isinstance(chart, str):
+        return None
+    name = chart.strip().rsplit("/", 1)[-1]
+    return name if name in CHARTS else None
 
 
-def gpu_operator_values(data: Any, base: Path = ()) -> Iterator[OperatorValues]:
-    """The GPU Operator chart's values in document ``data`` (at ``base``), with their paths:
-    handed to the chart by a HelmRelease or an Argo CD Application, or a values file."""
+def chart_of_file(label: str, data: Mapping[Any, Any]) -> str | None:
+    """The NVIDIA chart a values file ``label`` (no ``apiVersion`` and ``kind``) is named
+    for, when most of its keys are that chart's: ``nvidia-device-plugin.yaml``, a
+    ``values.yaml`` in a folder ``gpu-operator``. None for any other file, and for a device
+    plugin configuration file (``version`` beside ``sharing`` or ``flags``)."""
+    parts = label.replace("\\", "/").lower().split("/")
+    name = parts[-1].rsplit(".", 1)[0]
+    folder = parts[-2] if len(parts) > 1 else ""
+    if "version" in data and ("sharing" in data or "flags" in data):
+        return None
+    for chart in CHARTS:
+        if name.startswith(chart) or (folder == chart and "values" in name):
+            keys = [k for k in data if isinstance(k, str)]
+            known = chart_value_keys(chart)
+            ours = sum(1 for k in keys if k in known)
+            return chart if ours >= 2 and ours * 2 > len(keys) else None
+    return None
+
+
+def gpu_operator_values(
+    data: Any, base: Path = (), file_chart: str | None = None
+) -> Iterator[OperatorValues]:
+    """The values of NVIDIA's charts in document ``data`` (at ``base``), with their paths:
+    handed to a chart by a HelmRelease or an Argo CD Application, or a values file
+    (``file_chart``: the chart the file is named for, :func:`chart_of_file`)."""
     if not isinstance(data, Mapping):
         return
     kind = data.get("kind")
@@ -104,10 +142,12 @@ def gpu_operator_values(data: Any, base: Path = ()) -> Iterator[OperatorValues]:
         if kind == "HelmRelease":
             chart = spec.get("chart")
             chart_spec = chart.get("spec") if isinstance(chart, Mapping) else None
-            name = chart_spec.get("chart") if isinstance(chart_spec, Mapping) else None
+            name = _chart_named(
+                chart_spec.get("chart") if isinstance(chart_spec, Mapping) else None
+            )
             values = spec.get("values")
-            if _names_chart(name) and isinstance(values, Mapping):
-                yield OperatorValues(values, (*base, "spec", "values"))
+            if name is not None and isinstance(values, Mapping):
+                yield OperatorValues(values, (*base, "spec", "values"), chart=name)
         elif kind in ("Application", "ApplicationSet"):
             patterns: tuple[tuple[str, ...], ...] = (
                 ("spec", "source"),
@@ -117,20 +157,24 @@ def gpu_operator_values(data: Any, base: Path = ()) -> Iterator[OperatorValues]:
             )
             for pattern in patterns:
                 for where, source in expand(data, pattern, base):
-                    if not isinstance(source, Mapping) or not _names_chart(source.get("chart")):
-                        continue
-                    helm = source.get("helm")
-                    if not isinstance(helm, Mapping):
+                    name = (
+                        _chart_named(source.get("chart")) if isinstance(source, Mapping) else None
+                    )
+                    helm = source.get("helm") if name is not None else None
+                    if name is None or not isinstance(helm, Mapping):
                         continue
                     values = helm.get("valuesObject")
                     if isinstance(values, Mapping):
-                        yield OperatorValues(values, (*where, "helm", "valuesObject"))
+                        yield OperatorValues(values, (*where, "helm", "valuesObject"), chart=name)
                     elif isinstance(helm.get("values"), str):
-                        found = _text(helm["values"], (*where, "helm", "values"))
+                        found = _text(helm["values"], (*where, "helm", "values"), name)
                         if found is not None:
                             yield found
         return
     if "apiVersion" in data or "kind" in data:
+        return
+    if file_chart is not None:
+        yield OperatorValues(data, base, chart=file_chart)
         return
     if is_values(data):
         yield OperatorValues(data, base)
@@ -139,7 +183,30 @@ def gpu_operator_values(data: Any, base: Path = ()) -> Iterator[OperatorValues]:
         yield OperatorValues(inner, (*base, CHART))
 
 
-def _text(text: str, path: Path) -> OperatorValues | None:
+def chart_values_of(obj: K8sObject) -> Iterator[OperatorValues]:
+    """The values of NVIDIA's charts in object ``obj`` (a HelmRelease, an Application, or a
+    values file's stand-in, which knows the chart its file is named for)."""
+    chart = obj.memo.get(FILE_CHART)
+    yield from gpu_operator_values(obj.data, obj.path, chart if isinstance(chart, str) else None)
+
+
+def is_values(data: Mapping[str, Any]) -> bool:
+    """A values file that is plainly the GPU Operator chart's (see the module docstring)."""
+    keys = [k for k in data if isinstance(k, str)]
+    known = chart_value_keys(CHART)
+    ours = [k for k in keys if k in known]
+    own = [k for k in keys if k in _OWN]
+    return len(ours) >= 3 and len(own) >= 2 and len(ours) * 2 > len(keys)
+
+
+def is_values_document(data: Mapping[str, Any], label: str = "") -> bool:
+    """``data`` (a document with no ``apiVersion`` and ``kind``) holds a chart's values."""
+    if label and chart_of_file(label, data) is not None:
+        return True
+    return next(gpu_operator_values(data), None) is not None
+
+
+def _text(text: str, path: Path, chart: str) -> OperatorValues | None:
     """Values written as a YAML text at ``path``, with the places of their top-level keys."""
     if len(text) > _TEXT_MAX:
         return None
@@ -158,18 +225,4 @@ def _text(text: str, path: Path) -> OperatorValues | None:
         if isinstance(key, str):
             span = doc.key_span((key,))
             spans[key] = (span.line, span.column)
-    return OperatorValues(doc.data, path, spans, tuple(line_starts(text)))
-
-
-def is_values(data: Mapping[str, Any]) -> bool:
-    """A values file that is plainly the GPU Operator chart's (see the module docstring)."""
-    keys = [k for k in data if isinstance(k, str)]
-    known = gpu_operator_chart_keys()
-    ours = [k for k in keys if k in known]
-    own = [k for k in keys if k in _OWN]
-    return len(ours) >= 3 and len(own) >= 2 and len(ours) * 2 > len(keys)
-
-
-def is_values_document(data: Mapping[str, Any]) -> bool:
-    """``data`` (a document with no ``apiVersion`` and ``kind``) holds the chart's values."""
-    return next(gpu_operator_values(data), None) is not None
+    return OperatorValues(doc.data, path, spans, tuple(line_starts(text)), chart)
