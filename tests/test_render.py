@@ -331,6 +331,22 @@ app-template:
 """
 
 
+def _umbrella(repo: Path, folder: str, dependency: str, values: str, templates: bool) -> None:
+    """A chart at ``folder`` of repository ``repo`` that hands the chart ``dependency`` its
+    ``values``, with a template of its own when ``templates``."""
+    (repo / ".git").mkdir()
+    chart = repo / folder
+    chart.mkdir(parents=True)
+    meta = (
+        f"apiVersion: v2\nname: {chart.name}\nversion: 0.1.0\ndependencies:\n- name: {dependency}\n"
+    )
+    (chart / "Chart.yaml").write_text(meta, encoding="utf-8")
+    (chart / "values.yaml").write_text(values, encoding="utf-8")
+    if templates:
+        (chart / "templates").mkdir()
+        (chart / "templates" / "extra.yaml").write_text("{{ .Values.x }}\n", encoding="utf-8")
+
+
 @pytest.mark.parametrize("templates", [False, True])
 def test_an_app_template_umbrella_charts_values_are_read_as_written(
     tmp_path: Path, templates: bool
@@ -340,19 +356,10 @@ def test_an_app_template_umbrella_charts_values_are_read_as_written(
     runtime that requests no GPU), beside the chart's GL201; a chart with templates is left
     to rendering. Named alone, the file says the same (and the chart, which no longer
     reads it, is no target)."""
-    (tmp_path / ".git").mkdir()
-    chart = tmp_path / "apps" / "jellyfin"
-    chart.mkdir(parents=True)
-    (chart / "Chart.yaml").write_text(
-        "apiVersion: v2\nname: jellyfin\nversion: 0.0.0\ndependencies:\n"
-        "- name: app-template\n  version: 4.4.0\n"
-        "  repository: https://bjw-s-labs.github.io/helm-charts\n",
-        encoding="utf-8",
+    dependency = (
+        "app-template\n  version: 4.4.0\n  repository: https://bjw-s-labs.github.io/helm-charts"
     )
-    (chart / "values.yaml").write_text(_UMBRELLA_VALUES, encoding="utf-8")
-    if templates:
-        (chart / "templates").mkdir()
-        (chart / "templates" / "extra.yaml").write_text("{{ .Values.x }}\n", encoding="utf-8")
+    _umbrella(tmp_path, "apps/jellyfin", dependency, _UMBRELLA_VALUES, templates)
     for target in (".", "apps/jellyfin/values.yaml"):
         report, _ = check_json(target, cwd=tmp_path)
         got = sorted((f["rule"], f["path"], f["line"]) for f in report["findings"])
@@ -386,19 +393,8 @@ def test_a_production_stack_charts_values_are_read_as_written(
     """A chart that hands vLLM production stack its models: without --render its values file
     is linted as written, with or without templates of its own (what the production stack
     makes of a model is known from its values alone), beside the chart's GL201."""
-    (tmp_path / ".git").mkdir()
-    chart = tmp_path / "helm" / "llm"
-    chart.mkdir(parents=True)
-    (chart / "Chart.yaml").write_text(
-        "apiVersion: v2\nname: llm\nversion: 0.1.0\ndependencies:\n"
-        "- name: vllm-stack\n  version: 0.1.10\n"
-        "  repository: https://vllm-project.github.io/production-stack\n",
-        encoding="utf-8",
-    )
-    (chart / "values.yaml").write_text(_PRODUCTION_STACK_VALUES, encoding="utf-8")
-    if templates:
-        (chart / "templates").mkdir()
-        (chart / "templates" / "extra.yaml").write_text("{{ .Values.x }}\n", encoding="utf-8")
+    dependency = "vllm-stack\n  version: 0.1.10\n  repository: https://vllm-project.github.io/production-stack"
+    _umbrella(tmp_path, "helm/llm", dependency, _PRODUCTION_STACK_VALUES, templates)
     report, _ = check_json(".", cwd=tmp_path)
     got = sorted((f["rule"], f["path"], f["line"]) for f in report["findings"])
     assert got == [("GL201", "helm/llm/Chart.yaml", 1), ("GPU016", "helm/llm/values.yaml", 13)]
