@@ -240,6 +240,9 @@ class Inspector:
         result = pod_requests(pod)
         registry = self.registry
         demand = gpu_demand(pod, registry, view.claims)
+        # What the pod's chart or operator writes into it from a field of its own (an
+        # enabled gpu: block, a model's requestGPU, Dynamo's gpu: "1"): (name, where, shown)
+        operated = [(name, at, _operator_amount(doc.data, at)) for name, at in demand.operator]
         containers = []
         gpu_names: set[str] = set()
         for c in result.containers:
@@ -252,6 +255,9 @@ class Inspector:
                     continue
                 gpu_names.add(name)
                 requests[name] = _shown(value)
+            for name, at, shown in operated:
+                if at[: len(c.container.path)] == c.container.path:
+                    requests.setdefault(name, shown)
             placed = None
             if self._placer is not None and requests:  # at the line writing its GPU value
                 where = gpu_path(c.container.path, c.container.resources, requests)
@@ -274,6 +280,8 @@ class Inspector:
             for name, value in sorted(result.requests.items())
             if name in gpu_names
         }
+        for name, _, shown in operated:
+            effective.setdefault(name, shown)
         tolerations = None
         source = pod.tolerations_path
         if pod.location == "pod" and source is not None:
@@ -420,6 +428,15 @@ def _ref(obj: K8sObject) -> dict[str, Any]:
         "namespace": obj.ref.namespace,
         "name": obj.ref.name,
     }
+
+
+def _operator_amount(data: Any, at: tuple[Any, ...]) -> str:
+    """The amount an operator's or chart's own field at ``at`` asks for, as shown: the field's
+    value, or 1 for a switch (an enabled ``gpu:`` block without a count)."""
+    from gpulint.k8s.objects import value_at
+
+    value = value_at(data, at)
+    return "1" if value is True else "?" if value is None else _shown(value)
 
 
 def _raw_requests(resources: dict[str, Any] | None) -> dict[str, Any]:
