@@ -71,7 +71,10 @@ through `envFrom` from a ConfigMap of its file or project count as its own (and 
 `NVIDIA_VISIBLE_DEVICES` among them is GPU016's). The `info` says what it assumed: that
 the image sets `NVIDIA_VISIBLE_DEVICES=all`, as CUDA images do. Node agents, GPU
 infrastructure and a container that sets `NVIDIA_VISIBLE_DEVICES` are not flagged, as
-above. A pod that selects GPU nodes is a warning on the same signs.
+above. A pod that selects GPU nodes is a warning on the same signs; `info` when a
+container asks for 0 of an accelerator in so many words (`nvidia.com/gpu: "0"`) and the only
+signs are its image's name or a variable: it says it runs without one, and whether its image
+takes the node's GPUs anyway is the image's (the finding says what it assumed).
 
 A pod whose preferred node affinity asks for GPU nodes (a term with a positive weight whose
 expressions name a GPU node label, as above) and shows the same signs of GPU use (a CUDA
@@ -223,6 +226,7 @@ from gpulint.api import (
     PodSpec,
     RuleContext,
     Violation,
+    accelerator_entries,
     chart_pod_options,
     expression_key_path,
     gpu_demand,
@@ -361,7 +365,8 @@ def _findings(
     if selected is not None:
         # Nothing in it known to use a GPU: it is meant to run there (a node-local proxy, a
         # serving system's controller), not a GPU job that forgot its request.
-        yield from _selected_finding(pod, selected, cuda, containers, extra)
+        zero = any(e.amount.value == 0 for e in accelerator_entries(pod, ctx.registry))
+        yield from _selected_finding(pod, selected, cuda, containers, extra, zero)
         return
     for container in cuda:
         yield Violation(
@@ -380,9 +385,12 @@ def _selected_finding(
     cuda: list[Container],
     containers: list[Container],
     extra: Mapping[str, list[tuple[str, str]]],
+    zero: bool = False,
 ) -> Iterator[Violation]:
     """A pod that selects (or prefers) GPU nodes and requests no GPU: reported when it shows
-    it means to use one."""
+    it means to use one. ``zero``: a container asks for 0 of an accelerator in so many
+    words; on signs of GPU use alone (an image named for GPUs, a switch) that makes the
+    finding ``info``: the pod says it runs without one."""
     where, label, resource = selected
     also = ""
     if cuda:
@@ -399,11 +407,12 @@ def _selected_finding(
             also = f", and container {engine[0]} starts {engine[1]}, which uses GPUs"
         elif use is not None and not use[2]:
             also = f", and container {use[0]} {use[1]}"
+        weak = zero and not cuda and engine is None
         yield Violation(
             where,
             f"the pod {'prefers' if preferred else 'selects'} GPU nodes ({label}) but "
             f"requests no GPU{also}",
-            severity="info" if preferred else None,
+            severity="info" if preferred or weak else None,
             help=f"request the device (resources.limits: {{{resource}: 1}}), or drop the "
             "selector if it needs none (else it takes a GPU node's CPU and memory without "
             "a GPU"
@@ -412,7 +421,12 @@ def _selected_finding(
                 if cuda
                 else ")"
             )
-            + ("; assumed: it is meant to use a GPU where it lands on one" if preferred else ""),
+            + ("; assumed: it is meant to use a GPU where it lands on one" if preferred else "")
+            + (
+                "; assumed: it uses the GPU although it asks for 0"
+                if weak and not preferred
+                else ""
+            ),
         )
         return
 
