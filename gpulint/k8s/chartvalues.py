@@ -58,9 +58,9 @@ def values_object(doc: Document, label: str = "") -> tuple[K8sObject, bool] | No
         return None
     if is_values_document(data):
         return K8sObject(doc, (), data, VALUES_REF, "", ""), False
-    if is_gpu_operator_values(data, label):
+    chart = chart_of_file(label, data) if label else None
+    if chart is not None or is_gpu_operator_values(data):
         obj = K8sObject(doc, (), data, VALUES_REF, "", "")
-        chart = chart_of_file(label, data) if label else None
         if chart is not None:
             obj.memo[FILE_CHART] = chart  # the chart the file is named for
         return obj, False

@@ -31,6 +31,7 @@ every release and the newest commit read, of each chart's ``values.yaml`` keys, 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from functools import cache
 from typing import Any, NamedTuple
 
 from gpulint.k8s.crds import operator_fields
@@ -42,6 +43,8 @@ PLUGIN_CHART = "nvidia-device-plugin"
 CHARTS = (CHART, PLUGIN_CHART)
 #: The key of a values file's object memo that holds the chart its file is named for.
 FILE_CHART = "values_chart"
+#: The key of an object's memo that holds its charts' values (:func:`chart_values_of`).
+_FOUND = "nvidia_chart_values"
 #: A values text longer than this is not read (the chart's own values.yaml is ~20 kB).
 _TEXT_MAX = 256 * 1024
 
@@ -87,8 +90,9 @@ _OWN = frozenset(
 )
 
 
+@cache
 def chart_value_keys(chart: str = CHART) -> frozenset[str]:
-    """The top-level values ``chart`` has in any release read."""
+    """The top-level values ``chart`` has in any release read (made once a chart)."""
     charts = operator_fields().get("charts", {})
     return frozenset(charts.get(chart, ()))
 
@@ -183,11 +187,16 @@ def gpu_operator_values(
         yield OperatorValues(inner, (*base, CHART))
 
 
-def chart_values_of(obj: K8sObject) -> Iterator[OperatorValues]:
+def chart_values_of(obj: K8sObject) -> list[OperatorValues]:
     """The values of NVIDIA's charts in object ``obj`` (a HelmRelease, an Application, or a
-    values file's stand-in, which knows the chart its file is named for)."""
-    chart = obj.memo.get(FILE_CHART)
-    yield from gpu_operator_values(obj.data, obj.path, chart if isinstance(chart, str) else None)
+    values file's stand-in, which knows the chart its file is named for), found once per
+    object: GPU038 and GPU049 both ask, and an Argo CD values text is parsed to answer."""
+    found = obj.memo.get(_FOUND)
+    if found is None:
+        chart = obj.memo.get(FILE_CHART)
+        file_chart = chart if isinstance(chart, str) else None
+        found = obj.memo[_FOUND] = list(gpu_operator_values(obj.data, obj.path, file_chart))
+    return list(found)
 
 
 def is_values(data: Mapping[str, Any]) -> bool:
@@ -199,10 +208,9 @@ def is_values(data: Mapping[str, Any]) -> bool:
     return len(ours) >= 3 and len(own) >= 2 and len(ours) * 2 > len(keys)
 
 
-def is_values_document(data: Mapping[str, Any], label: str = "") -> bool:
-    """``data`` (a document with no ``apiVersion`` and ``kind``) holds a chart's values."""
-    if label and chart_of_file(label, data) is not None:
-        return True
+def is_values_document(data: Mapping[str, Any]) -> bool:
+    """``data`` (a document with no ``apiVersion`` and ``kind``) holds the GPU Operator
+    chart's values by its keys (a file named for a chart: :func:`chart_of_file`)."""
     return next(gpu_operator_values(data), None) is not None
 
 

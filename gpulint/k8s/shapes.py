@@ -61,7 +61,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpulint.k8s.objects import Container, K8sObject, PodSpec, containers_of
+from gpulint.k8s.objects import Container, K8sObject, PodSpec, containers_of, value_at
 from gpulint.model import Path
 
 #: core/v1 Container's fields (k8s.io/api core/v1 types.go, type Container).
@@ -480,9 +480,7 @@ def _model_spec_pod(obj: K8sObject, path: Path, data: dict[str, Any], node_agent
             Container(label if isinstance(label, str) else None, at, init, "initContainers")
         )
     pod = PodSpec(obj, path, {}, containers, "resources", node_agent, found_by="shape")
-    engine = obj.doc.data
-    for part in path[:-2]:
-        engine = engine.get(part) if isinstance(engine, dict) else None
+    engine = value_at(obj.doc.data, path[:-2])
     if isinstance(engine, dict) and isinstance(engine.get("tolerations"), list):
         pod.inherited["tolerations"] = (*path[:-2], "tolerations")
     if not isinstance(data.get("resources"), dict):
