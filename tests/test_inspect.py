@@ -199,6 +199,52 @@ def test_pod_specs_found_by_shape_say_so(validator: Draft202012Validator) -> Non
     assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors[:5]]
 
 
+_CHART_GPUS = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: ollama}
+spec:
+  values:
+    ollama:
+      gpu: {enabled: true, type: nvidia, number: 2}
+    resources:
+      limits: {memory: 8Gi}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: vllm}
+spec:
+  values:
+    servingEngineSpec:
+      modelSpec:
+      - name: llama
+        repository: vllm/vllm-openai
+        tag: v0.10.1
+        modelURL: meta-llama/Llama-3.1-8B-Instruct
+        requestGPU: 4
+        requestGPUType: nvidia.com/mig-3g.40gb
+"""
+
+
+def test_gpus_a_chart_writes_from_its_own_fields_are_shown(
+    validator: Draft202012Validator,
+) -> None:
+    """The GPUs a chart writes into its container from a field of its own (the Ollama chart's
+    enabled gpu: block, a production stack model's requestGPU of requestGPUType) are the
+    container's and the pod's request in inspect, as every rule reads them."""
+    entry = Inspector().inspect_text("charts.yaml", _CHART_GPUS)
+    ollama, vllm = entry["workloads"]
+    (pod,) = ollama["pods"]
+    assert pod["containers"][0]["gpu_requests"] == {"nvidia.com/gpu": "2"}
+    assert pod["effective_gpu_request"] == {"nvidia.com/gpu": "2"}
+    (model,) = vllm["pods"]
+    assert model["path"] == "spec.values.servingEngineSpec.modelSpec.0"
+    assert [c["name"] for c in model["containers"]] == ["llama"]
+    assert model["effective_gpu_request"] == {"nvidia.com/mig-3g.40gb": "4"}
+    errors = list(validator.iter_errors(json.loads(render_json(_report(entry)))))
+    assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors[:5]]
+
+
 def _report(entry: dict[str, Any]) -> Any:
     from gpulint.commands.inspect import InspectReport
 
