@@ -225,6 +225,32 @@ def kustomization_duplicates(n: int) -> Input:
     )
 
 
+def terraform_node_groups(n: int) -> Input:
+    """A pod and a project whose Terraform writes n EKS node groups (n resources with a taint
+    block, n keys of the EKS module's map): each file parsed once, each pool's line looked
+    up for the first pools only (gpulint/cluster/terraform.py)."""
+    folder = _fresh("terraform-node-groups", n)
+    resource = (
+        'resource "aws_eks_node_group" "g{i}" {{\n  node_group_name = "g{i}"\n'
+        '  instance_types = ["g5.xlarge"]\n  taint {{\n    key = "team-{i}"\n'
+        '    value = "true"\n    effect = "NO_SCHEDULE"\n  }}\n}}\n'
+    )
+    group = (
+        '    m{i} = {{\n      instance_types = ["g5.xlarge"]\n'
+        '      taints = {{ gpu = {{ key = "m-{i}", effect = "NO_SCHEDULE" }} }}\n    }}\n'
+    )
+    module = (
+        'module "eks" {\n  source = "terraform-aws-modules/eks/aws"\n'
+        "  eks_managed_node_groups = {\n"
+        + "".join(group.format(i=i) for i in range(n))
+        + "  }\n}\n"
+    )
+    size = _write(folder, "nodes.tf", "".join(resource.format(i=i) for i in range(n)))
+    size += _write(folder, "eks.tf", module)
+    size += _write(folder, "pod.yaml", POD.format(name="p"))
+    return Input(["check", "--no-cache", "pod.yaml"], folder, size)
+
+
 def many_paths(n: int) -> Input:
     """n directories named on the command line, one pod each (20,000: 425 s)."""
     folder = _fresh("many-paths", n)
@@ -1902,6 +1928,7 @@ CASES: dict[str, Case] = {
     "production-stack-models": Case(production_stack_models, 1_000, "scaling"),
     "gpu-operator-values-text": Case(gpu_operator_values_text, 2_000, "scaling"),
     "kustomization-duplicates": Case(kustomization_duplicates, 1_000, "scaling"),
+    "terraform-node-groups": Case(terraform_node_groups, 500, "scaling"),
     "many-paths": Case(many_paths, 5_000, "scaling"),
     "per-object-ignores": Case(per_object_ignores, 3_000, "scaling"),
     "globs": Case(globs, 60, "scaling"),

@@ -61,6 +61,7 @@ from gpulint.cluster.pools import DEFAULT_MAX_PODS, GIB
 from gpulint.k8s.taints import Taint
 from gpulint.loader.document import Parse
 
+UNNAMED = "(unnamed)"
 FAMILY_LABEL = "karpenter.k8s.aws/instance-family"
 #: EKS Auto Mode's NodePools write the same requirements under eks.amazonaws.com
 #: (https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html).
@@ -204,7 +205,7 @@ def _name(row: Kind, item: dict[str, Any]) -> str:
         value = at(item, path)
         if isinstance(value, str) and value:
             return value
-    return "(unnamed)"
+    return UNNAMED
 
 
 def _accelerators(value: Any) -> int:
@@ -409,9 +410,16 @@ def from_objects(objects: Iterable[tuple[Any, str, Any]]) -> Found:
             elif row.pools is None:
                 pending.append((row, data, source))
             else:
-                items = as_list(at(data, row.pools))
-                for i, item in enumerate(items):
+                # A list of pools, or a map of pools by name (the EKS Terraform module's
+                # ``eks_managed_node_groups``: a pool without a ``name`` is its key's).
+                listed = at(data, row.pools)
+                entries = (
+                    list(listed.items()) if isinstance(listed, dict) else enumerate(as_list(listed))
+                )
+                for i, item in entries:
                     if isinstance(item, dict):
+                        if isinstance(i, str) and _name(row, item) == UNNAMED:
+                            item = {**item, "name": i}
                         pending.append((row, item, _item_source(source, doc, (*row.pools, i))))
     nodes: list[Node] = []
     pools: list[Pool] = []
@@ -446,12 +454,17 @@ def _item_source(source: str, doc: Any, path: tuple[Any, ...]) -> str:
     return f"{label}:{doc.value_span(path).line}"
 
 
-def scan(files: Iterable[tuple[str, bytes]], parse: Parse | None = None) -> Found:
+def scan(
+    files: Iterable[tuple[str, bytes]],
+    parse: Parse | None = None,
+    terraform: Iterable[tuple[str, bytes]] = (),
+) -> Found:
     """The node-pool objects of ``(label, bytes)`` files; files that do not name one of the
     kinds are not parsed, and a file that cannot be decoded or parsed adds nothing (the lint
     reports it). Parts and overlays apply to the pools of every file. ``parse``: the
     documents of a file's text, when the caller parsed it already (the facts stage parses a
-    rare file once for all its facts)."""
+    rare file once for all its facts). ``terraform``: the project's ``*.tf`` files, whose
+    node pools are read too (:mod:`gpulint.cluster.terraform`)."""
     from gpulint.loader.decoding import decode
     from gpulint.loader.stream import DocumentStream
 
@@ -466,6 +479,10 @@ def scan(files: Iterable[tuple[str, bytes]], parse: Parse | None = None) -> Foun
                 continue
             for doc in DocumentStream(text) if parse is None else parse(label, text):
                 yield doc.data, f"{label}:{doc.start.line}", doc
+        if terraform:
+            from gpulint.cluster.terraform import terraform_objects
+
+            yield from terraform_objects(terraform)
 
     return from_objects(objects())
 

@@ -104,7 +104,13 @@ def pool_labels() -> frozenset[str]:
 def markers() -> tuple[bytes, ...]:
     """Bytes one of which a file holds when it may hold a node-pool object, or a
     RuntimeClass (whose ``scheduling.tolerations`` its pods get)."""
-    return tuple(sorted({kind.encode() for _, kind in builtin_kinds()} | {b"RuntimeClass"}))
+    kinds = {kind.encode() for group, kind in builtin_kinds() if group != "terraform"}
+    return tuple(sorted(kinds | {b"RuntimeClass"}))
+
+
+class Blocks(list):  # type: ignore[type-arg]
+    """A list of Terraform blocks (``taint { ... }`` written once or more): a path of the
+    table steps through one written once (``node_config``), as Terraform's schema nests it."""
 
 
 def as_dict(value: Any) -> dict[str, Any]:
@@ -117,6 +123,8 @@ def as_list(value: Any) -> list[Any]:
 
 def at(data: Any, path: Sequence[str]) -> Any:
     for key in path:
+        if isinstance(data, Blocks) and len(data) == 1:
+            data = data[0]
         if not isinstance(data, dict):
             return None
         data = data.get(key)
@@ -130,9 +138,12 @@ def effect_of(value: Any) -> str:
 
 
 def taints_of(rows: Any) -> list[Taint]:
-    """Taint objects, eksctl's ``{key: "value:effect"}`` map, or ``key=value:Effect`` strings."""
+    """Taint objects, eksctl's ``{key: "value:effect"}`` map, ``key=value:Effect`` strings, or
+    a map of taint objects (the EKS Terraform module's ``taints = {gpu = {key = ...}}``)."""
     out = []
     if isinstance(rows, dict):
+        if rows and all(isinstance(v, dict) for v in rows.values()):
+            return taints_of(list(rows.values()))
         for key, text in rows.items():
             if isinstance(key, str) and key and isinstance(text, str):
                 value, _, effect = text.rpartition(":")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Sequence
 
     from gpulint.commands.nearest import Nearest
     from gpulint.commands.projects import Projects
@@ -31,6 +31,7 @@ def project_settings(
     codes: set[str],
     cache_in: str | None = None,
     jobs: int = 1,
+    terraform: Sequence[Target] = (),
 ) -> Settings:
     """``settings`` with the facts of a project's ``files`` (:mod:`gpulint.lint.gather`): its
     node pools (when a cluster is described), what its device plugins advertise, its DRA
@@ -44,7 +45,9 @@ def project_settings(
 
     cache = open_cache(cache_in, settings)
     picture = settings.cluster is None and bool(codes & EVIDENCE_RULES)
-    own = project_facts(settings, files, picture, bool(codes & VALUE_RULES), cache, jobs)
+    own = project_facts(
+        settings, files, picture, bool(codes & VALUE_RULES), cache, jobs, terraform=terraform
+    )
     if cache is not None:
         cache.save()
     return own
@@ -112,7 +115,8 @@ class RunFacts:
 
         built = self._built.get(root)
         if built is None:
-            files = self.projects.files(root, self.excluded)
+            terraform: list[Target] = []
+            files = self.projects.files(root, self.excluded, terraform)
             cache_in = root if self.cache and self.projects.is_root(root) else None
             from gpulint.lint.gather import project_facts
             from gpulint.lint.prepass import EVIDENCE_RULES, VALUE_RULES
@@ -124,7 +128,7 @@ class RunFacts:
             prints: list[str] = []
             handoff = Handoff(self._named.get(root, {}), self._spent)
             own = project_facts(
-                self.settings, files, picture, maps, cache, self.jobs, prints, handoff
+                self.settings, files, picture, maps, cache, self.jobs, prints, handoff, terraform
             )
             linter = Linter(self.rules, own)
             linter.loads = handoff.loads
@@ -224,10 +228,14 @@ def inspect_projects(
         root = projects.of(target)
         made = inspectors.get(root)
         if made is None:
-            files = projects.files(root, excluded)
+            terraform: list[Target] = []
+            files = projects.files(root, excluded, terraform)
             handoff = Handoff(named.get(root, {}), spent)
             # As check: the files' picture stands in for a cluster only when none is described.
-            got = project_facts(settings, files, settings.cluster is None, False, handoff=handoff)
+            got = project_facts(
+                settings, files, settings.cluster is None, False, handoff=handoff,
+                terraform=terraform,
+            )  # fmt: skip
             own = settings.copy()
             own.registry = got.registry
             own.dra = got.dra

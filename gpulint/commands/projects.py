@@ -143,10 +143,18 @@ class Projects:
         return "-" if root == STDIN_ALONE else _label(root)
 
     # -- its files ---------------------------------------------------------------------------
-    def files(self, root: str, excluded: Callable[[str], bool] | None = None) -> Iterator[Target]:
+    def files(
+        self,
+        root: str,
+        excluded: Callable[[str], bool] | None = None,
+        terraform: list[Target] | None = None,
+    ) -> Iterator[Target]:
         """The files of the project at ``root`` whose facts it holds, labelled as a run from
         the working directory labels them (``k8s/pool.yaml``). Nothing for standard input
-        alone; the file itself for a file given alone outside any repository."""
+        alone; the file itself for a file given alone outside any repository.
+        ``terraform``: filled, as the walk goes, with the project's ``*.tf`` files (its node
+        pools may be written there: :mod:`gpulint.cluster.terraform`), outside the folders
+        Terraform keeps its downloads in (``.terraform``)."""
         from gpulint.util.discover import Target
 
         if root == STDIN_ALONE:
@@ -156,9 +164,18 @@ class Projects:
             if not (excluded and excluded(label)):
                 yield Target(label, label)
             return
-        yield from (Target(path, path) for path in self._walk(root, label, excluded))
+        tf: list[str] | None = [] if terraform is not None else None
+        yield from (Target(path, path) for path in self._walk(root, label, excluded, tf))
+        if terraform is not None and tf:
+            terraform.extend(Target(path, path) for path in tf)
 
-    def _walk(self, root: str, top: str, excluded: Callable[[str], bool] | None) -> Iterator[str]:
+    def _walk(
+        self,
+        root: str,
+        top: str,
+        excluded: Callable[[str], bool] | None,
+        terraform: list[str] | None = None,
+    ) -> Iterator[str]:
         from gpulint.util.discover import SKIP_DIRS, SKIP_FILES, YAML_SUFFIXES
         from gpulint.util.walk import walk
 
@@ -181,13 +198,18 @@ class Projects:
             else:
                 folder = (dirpath[2:] if dirpath.startswith("./") else dirpath).rstrip("/") + "/"
             for name in sorted(filenames):
-                if name.endswith(YAML_SUFFIXES) and name not in SKIP_FILES:
+                tf = terraform is not None and name.endswith(".tf")
+                if (name.endswith(YAML_SUFFIXES) and name not in SKIP_FILES) or tf:
                     if folder is not None:
                         path = folder + name
                     else:
                         path = os.path.normpath(os.path.join(dirpath, name))
-                    if not (excluded and excluded(path)):
+                    if excluded and excluded(path):
+                        continue
+                    if not tf:
                         yield path
+                    elif "/.terraform/" not in f"/{path}":
+                        terraform.append(path)  # type: ignore[union-attr]
 
     def _own_project(self, dirpath: str, dirnames: list[str], filenames: list[str]) -> bool:
         """A folder below a project's root that is a project of its own."""

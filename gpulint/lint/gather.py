@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
     from gpulint.cluster.evidence import Base
     from gpulint.k8s.devices import Registry
@@ -268,6 +268,7 @@ def project_facts(
     jobs: int = 1,
     prints: list[str] | None = None,
     handoff: Handoff | None = None,
+    terraform: Sequence[Target] = (),
 ) -> Settings:
     """``settings`` with the facts of a project's files (``found``): what its device plugins
     advertise (the registry), its node pools (when a cluster is described), its DRA
@@ -275,7 +276,9 @@ def project_facts(
     picture its files give. Each file is read once and parsed at most once for them. With a
     ``cache``, ``prints`` gets the facts' fingerprint: every file that says something of the
     cluster, its label, digest and what its bytes hold (:func:`facts_key`). With a
-    ``handoff``, the files the run lints that are parsed here are parsed for the lint too."""
+    ``handoff``, the files the run lints that are parsed here are parsed for the lint too.
+    ``terraform``: the project's ``*.tf`` files (read once ``found`` is), whose node pools
+    count as its YAML ones do (:mod:`gpulint.cluster.terraform`)."""
     from gpulint.cluster.deviceplugins import learned
     from gpulint.cluster.evidence import with_pools
     from gpulint.cluster.objects import scan
@@ -294,7 +297,8 @@ def project_facts(
     own = settings.copy()
     handoff = handoff if handoff is not None else Handoff()
     rows = read_rows(found, cache)
-    fingerprint = facts_key(rows, picture, wants_maps) if cache is not None else ""
+    tf = terraform_files(terraform) if picture or own.cluster is not None else []
+    fingerprint = facts_key(rows, picture, wants_maps, tf) if cache is not None else ""
     if prints is not None and cache is not None:
         prints.append(fingerprint)
     table = own.workloads or builtin_table()
@@ -326,7 +330,7 @@ def project_facts(
     if run is not registry:
         own.registry = registry = run
     if own.cluster is not None:
-        own.cluster = cluster_objects(own.cluster, listed, rare)
+        own.cluster = cluster_objects(own.cluster, listed, rare, tf)
     if wants_maps:
         own.config_maps = config_maps(listed, rare)
     if picture:
@@ -345,7 +349,7 @@ def project_facts(
             for row in rows
             if row.other and row.raw is not None and any(m in row.raw for m in wanted)
         ]
-        own.evidence = with_pools(base, registry, scan(pools, rare))
+        own.evidence = with_pools(base, registry, scan(pools, rare, tf))
     if cache is not None and built is None:
         from gpulint.cluster.keptpicture import base_json
         from gpulint.cluster.pluginrecords import found_json
@@ -530,10 +534,15 @@ def _picture_todo(
     return todo
 
 
-def facts_key(rows: list[Row], picture: bool, wants_maps: bool) -> str:
+def facts_key(
+    rows: list[Row],
+    picture: bool,
+    wants_maps: bool,
+    terraform: Sequence[tuple[str, bytes]] = (),
+) -> str:
     """What a project's facts are made of: each file whose bytes may say something of the
-    cluster (:func:`flags_of`), by label, digest and flags; a file that says nothing cannot
-    change them."""
+    cluster (:func:`flags_of`), by label, digest and flags, and each Terraform file that
+    may write a node pool; a file that says nothing cannot change them."""
     import hashlib
 
     lines = [f"{picture}:{wants_maps}\n"]
@@ -541,7 +550,25 @@ def facts_key(rows: list[Row], picture: bool, wants_maps: bool) -> str:
         a, b, c, d, e = row.tolerations, row.hint, row.plugin, row.unit, row.other
         if a or b or c or d or e:
             lines.append(f"{row.target.label}\0{row.digest}\0{a:d}{b:d}{c:d}{d:d}{e:d}\n")
+    for label, raw in terraform:
+        lines.append(f"{label}\0{hashlib.sha256(raw).hexdigest()}\0tf\n")
     return hashlib.sha256("".join(lines).encode()).hexdigest()[:32]
+
+
+def terraform_files(found: Iterable[Target]) -> list[tuple[str, bytes]]:
+    """The label and bytes of each Terraform file of a project that may write a node pool
+    (:func:`gpulint.cluster.terraform.markers`, or ``locals`` a pool may name), read with the
+    lint's own bounds (:func:`gpulint.loader.target.read_target`)."""
+    from gpulint.cluster.terraform import markers
+    from gpulint.loader.target import read_target
+
+    wanted = (*markers(), b"locals")
+    out = []
+    for target in found:
+        raw, _ = read_target(target)
+        if raw is not None and any(m in raw for m in wanted):
+            out.append((target.label, raw))
+    return out
 
 
 def _kept(cache: FactCache | None, key: str) -> Any:

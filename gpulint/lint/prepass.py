@@ -29,15 +29,19 @@ if TYPE_CHECKING:
 
 
 def cluster_objects(
-    cluster: Cluster | None, found: Read, parse: Parse | None = None
+    cluster: Cluster | None,
+    found: Read,
+    parse: Parse | None = None,
+    terraform: Sequence[tuple[str, bytes]] = (),
 ) -> Cluster | None:
     """``cluster`` with the node-pool objects of a project's files (Karpenter NodePools,
-    Kueue ResourceFlavors), read before any file is linted so that every worker sees the
-    same cluster (gpulint.cluster.objects). Unreadable files add nothing (the lint reports
-    them)."""
+    Kueue ResourceFlavors, ``terraform``'s node groups), read before any file is linted so
+    that every worker sees the same cluster (gpulint.cluster.objects). Unreadable files add
+    nothing (the lint reports them)."""
     from gpulint.cluster.objects import merged, scan
 
-    return merged(cluster, scan(((target.label, raw) for target, raw in found), parse))
+    files = ((target.label, raw) for target, raw in found)
+    return merged(cluster, scan(files, parse, terraform))
 
 
 #: The rules that judge the GPU nodes' taints, and read the project's cluster picture.

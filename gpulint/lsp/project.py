@@ -86,11 +86,12 @@ class Project:
             settings = self.effective.settings
             codes = {r.code for r in self.rules if is_enabled(r.code, settings, r.opt_in)}
             exclude = self.effective.exclude
-            files = found.files(root, exclude.matches if exclude else None)
+            terraform: list[Target] = []
+            files = found.files(root, exclude.matches if exclude else None, terraform)
             file = self.effective.file
             off = file is not None and file.data.get("cache") is False
             cache_in = root if found.is_root(root) and not off else None  # as check keeps one
-            own = project_settings(settings, files, codes, cache_in)
+            own = project_settings(settings, files, codes, cache_in, terraform=terraform)
             linter = self.facts[root] = Linter(self.rules, own)
         return linter
 
