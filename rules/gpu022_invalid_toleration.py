@@ -13,7 +13,11 @@ finding at the value to change. Those are:
 - `tolerationSeconds` with an effect other than `NoExecute` ("effect must be 'NoExecute' when
   `tolerationSeconds` is set": only an eviction can be delayed);
 - no `key` with an operator other than `Exists` ("operator must be Exists when `key` is
-  empty").
+  empty");
+- a `key`, `operator`, `value` or `effect` that is not a string: `value: true` or
+  `value: 1` unquoted is a YAML boolean or number, which the API server cannot decode into
+  the string field ("cannot unmarshal bool into Go struct field Toleration...value of type
+  string").
 
 Every pod spec is checked, with or without GPUs: the API server rejects the whole object
 either way. Only tolerations written in the pod spec itself are checked, not defaults a
@@ -72,6 +76,18 @@ _OPERATORS = ("Equal", "Exists")
 #: may accept them, so they are not reported.
 _GATED = ("Lt", "Gt")
 _EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+#: The fields of a Toleration that are strings (core/v1 Toleration: key, operator, value,
+#: effect); a YAML boolean or number there fails to decode.
+_STRINGS = ("key", "operator", "value", "effect")
+
+
+def _kind(value: Any) -> str:
+    """What YAML made of an unquoted scalar: ``boolean`` (``true``, ``yes``), ``number``."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "mapping" if isinstance(value, Mapping) else "list"
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -87,6 +103,16 @@ def _check_one(toleration: Mapping[str, Any], at: tuple[Any, ...]) -> Iterator[V
     key, operator = toleration.get("key"), toleration.get("operator")
     value, effect = toleration.get("value"), toleration.get("effect")
     rejected = "the API server rejects this toleration"
+    for field in _STRINGS:
+        written = toleration.get(field)
+        if written is not None and not isinstance(written, str):
+            yield Violation(
+                (*at, field),
+                f"{rejected}: its {field} is a YAML {_kind(written)}, and a toleration's "
+                f"{field} is a string",
+                help=f"quote the {field} as written",
+                at="value",
+            )
     if operator == "Exists" and isinstance(value, str) and value:
         yield Violation(
             (*at, "value"),
