@@ -55,6 +55,8 @@ resources only under `controllers.<controller>.containers.<container>.resources`
 1 read them at the root), so no container gets the GPU. A release that names the chart
 through `chartRef` to an OCIRepository called `app-template` gets `info`: the version is the
 repository's tag, assumed to be 2 or later (app-template 2 came before Flux's `chartRef`).
+TrueCharts' own chart of that name (a `sourceRef` named `truecharts`) is another chart: its
+common library gives every container the `resources` at the root of the values.
 
 ## Why it matters
 Decoding ignores fields a type does not have. Unless the client asks for strict field
@@ -311,12 +313,21 @@ def _app_template_root(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     )
 
 
+def _truecharts(chart: dict[str, Any]) -> bool:
+    """Whether a HelmRelease's chart comes from TrueCharts' repository, whose own
+    ``app-template`` (its common library: versions 14 and later) takes ``resources`` at the
+    root of the values as every container's, unlike bjw-s's."""
+    source = chart.get("sourceRef")
+    name = source.get("name") if isinstance(source, dict) else None
+    return isinstance(name, str) and "truecharts" in name.lower()
+
+
 def _app_template_version(spec: dict[str, Any]) -> str | None:
     """The app-template version a HelmRelease ``spec`` installs when it is 2 or later, ``""``
     when it names the chart through ``chartRef`` (the version is the source's), else None."""
     chart = spec.get("chart")
     inner = chart.get("spec") if isinstance(chart, dict) else None
-    if isinstance(inner, dict) and inner.get("chart") == _APP_TEMPLATE:
+    if isinstance(inner, dict) and inner.get("chart") == _APP_TEMPLATE and not _truecharts(inner):
         version = inner.get("version")
         text = str(version).strip().lstrip("v") if isinstance(version, (str, int)) else ""
         major = text.split(".", 1)[0]

@@ -25,7 +25,10 @@ on `cuda:LOCAL_RANK`), Accelerate (it sets each process's device to its local in
 DeepSpeed (`--num_gpus` names GPUs) and Horovod (its documented setup pins one GPU per
 process, `hvd.local_rank()`). `mpirun -np` / `mpiexec -n` counts MPI ranks, and Open MPI binds
 no GPU to them (a rank may drive several GPUs, or several share one through MPS): it is
-not compared with the GPUs.
+not compared with the GPUs. On Intel Gaudi it is: HCCL runs one process per HPU (Optimum
+Habana's `gaudi_spawn.py --world_size <HPUs> --use_mpi` starts one MPI rank per card), so a
+Job that holds eight HPUs and runs `mpirun -n 2` leaves six idle, and more ranks than HPUs
+have none.
 
 MIG devices are counted apart: a CUDA process enumerates a single MIG device, however many
 the container holds (NVIDIA's MIG User Guide, "CUDA Device Enumeration"), so an engine or
@@ -234,6 +237,10 @@ UNCOUNTED = {"aws.amazon.com/neuron"}
 UNITS = {"huawei-ascend": "NPU", "habana": "HPU"}
 #: Units an engine or launcher counts one to one (a TPU chip is not: its JAX devices are).
 COUNTED_UNITS = ("GPU", "NPU", "HPU")
+#: Devices a launcher's process each takes one of: Intel Gaudi's HCCL runs one process per
+#: HPU (Optimum Habana's `gaudi_spawn.py --world_size <HPUs> --use_mpi` starts that many MPI
+#: ranks), so `mpirun -n N` on HPUs uses N of them.
+BOUND_BY_PROCESS = ("HPU",)
 #: An Ascend resource named after its chip (``huawei.com/Ascend910B``, ``huawei.com/Ascend310P``),
 #: not a vNPU template (``huawei.com/Ascend910-2c``) nor a share (``-memory``, ``-core``).
 #: (A pattern: compiled on first use, see docs/architecture.md.)
@@ -266,13 +273,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if group:
             for var in GROUP_SIZE_VARS:
                 env.setdefault(var, Source(str(group), container.path))
-        started = find_engine(container, command_words(container, env))
-        if (
-            started is None
-            or has_flag(started.own, started.engine.unknown_if)
-            or started.engine.processes_only  # processes: mpirun binds no GPU to its ranks
-        ):
+        launched = _launched(container, env, devices[1])
+        if launched is None:
             continue
+        started, bound = launched
         if (joined := _joined_option(container, started)) is not None:
             yield joined
             continue  # the engine stops at the argument: its parallelism is moot
@@ -317,7 +321,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 severity=engine.over,
                 related=_related(pod, ctx, sources) + claimed,
             )
-        elif total < have and given and _fully_known(started, env, nodes, group, unit, per_unit):
+        elif (
+            total < have
+            and given
+            and _fully_known(started, env, nodes, group, unit, per_unit, bound)
+        ):
             sources = _sources(started.words, (given[0][1], given[0][2]), used)
             yield _idle(
                 container,
@@ -333,9 +341,25 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             total < have
             and not given
             and _whole_command_line(pod, container, started)
-            and _fully_known(started, env, nodes, group, unit, per_unit)
+            and _fully_known(started, env, nodes, group, unit, per_unit, bound)
         ):
             yield _idle_by_default(container, ctx, started, total, have, (unit, through), claimed)
+
+
+def _launched(
+    container: Container, env: dict[str, Source], unit: str
+) -> tuple[Started, bool] | None:
+    """The engine the container starts, and whether each of its processes takes one device
+    (``unit``); None when it starts none, or one whose options make its devices unknown, or
+    a launcher of processes that binds no device to them (mpirun on GPUs; on HPUs each rank
+    takes one, as HCCL runs them)."""
+    started = find_engine(container, command_words(container, env))
+    if started is None or has_flag(started.own, started.engine.unknown_if):
+        return None
+    bound = started.engine.processes_only and unit in BOUND_BY_PROCESS
+    if started.engine.processes_only and not bound:
+        return None
+    return started, bound
 
 
 #: Kinds whose pods' engine options a serving runtime completes: KServe merges a
@@ -594,12 +618,15 @@ def _fully_known(
     group: int | None,
     unit: str,
     per_unit: int,
+    bound: bool = False,
 ) -> bool:
     """Whether the engine uses no more GPUs than its factors say: under-use is reported only
-    for an engine that starts one process per GPU (the table's ``under``), once, on one node
-    of no group, with no data-parallel replicas and no choice of visible GPUs."""
+    for an engine that starts one process per GPU (the table's ``under``, or ``bound``: a
+    launcher whose processes each take one device), once, on one node of no group, with no
+    data-parallel replicas and no choice of visible GPUs."""
     engine = started.engine
-    if not engine.under or started.starts != 1 or unit not in COUNTED_UNITS or per_unit != 1:
+    under = engine.under or bound
+    if not under or started.starts != 1 or unit not in COUNTED_UNITS or per_unit != 1:
         return False
     if engine.scope == "engine" and (nodes != 1 or group is not None):
         return False

@@ -10,8 +10,10 @@ distributions that keep the kubelet elsewhere, such as MicroK8s and k0s). The fi
 the plugin container's image (the first container that runs its image's entrypoint or a
 command naming a plugin), and names the resource its nodes then never advertise. Pods and
 Jobs that borrow a plugin's image (a debug pod running `nvidia-smi`, the GPU Operator's
-validation pod) are not plugins, and a DaemonSet that declares no volumes at all is left
-alone: it is an excerpt (a manifest trimmed for a README), not what gets applied.
+validation pod) are not plugins, and a DaemonSet that declares no volumes at all and no
+`spec.selector` (which `apps/v1` requires) is left alone: it is an excerpt (a manifest
+trimmed for a README), not what gets applied. A whole DaemonSet without volumes is judged:
+`privileged: true` gives the container the host's devices, not its folders.
 Only a DaemonSet one of whose containers runs one of the plugin's images is judged: one
 that is only named like a plugin (`gpu-manager`) and runs an image of its own may be
 another program (a manager beside the project's own plugin), whose volumes are its own.
@@ -91,7 +93,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     volumes = pod.spec.get("volumes")
     if not isinstance(volumes, list) or not volumes:
-        return  # no volumes at all: an excerpt (a README's), not the whole manifest
+        spec = pod.obj.data.get("spec")
+        if not isinstance(spec, Mapping) or not isinstance(spec.get("selector"), Mapping):
+            return  # no volumes and no selector: an excerpt (a README's), not a manifest
+        volumes = []
     hosts: dict[str, str] = {}
     for volume in volumes:
         if not isinstance(volume, Mapping) or not isinstance(volume.get("name"), str):
