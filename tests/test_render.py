@@ -301,6 +301,27 @@ def test_without_a_kustomization_a_patch_shaped_file_is_linted_as_before(tmp_pat
     assert [f["rule"] for f in report["findings"]] == ["GPU020"]
 
 
+def test_a_file_named_as_a_patch_is_linted_as_one(tmp_path: Path) -> None:
+    """`kubectl patch` files carry a selector whose labels the cluster object's template
+    has: named `*.patch.yaml` (or put in `patches/`), no kustomization needed, the selector
+    check (GPU029) and the other whole-object checks are skipped, and the note says why."""
+    (tmp_path / ".git").mkdir()
+    named = GL203_FIXTURES / "fail-named-patch" / "manifests" / "kube-proxy.patch.yaml"
+    shutil.copy(named, tmp_path / "kube-proxy.patch.yaml")
+    (tmp_path / "patches").mkdir()
+    shutil.copy(named, tmp_path / "patches" / "kube-proxy.yaml")
+    shutil.copy(named, tmp_path / "kube-proxy.yaml")
+    report, _ = check_json(".", cwd=tmp_path)
+    got = sorted((f["path"], f["rule"]) for f in report["findings"])
+    assert got == [
+        ("kube-proxy.patch.yaml", "GL203"),
+        ("kube-proxy.yaml", "GPU029"),  # the same object, named as a whole manifest
+        ("patches/kube-proxy.yaml", "GL203"),
+    ]
+    note = next(f for f in report["findings"] if f["path"] == "kube-proxy.patch.yaml")
+    assert "this file is named as a patch" in said(note) and "(:0)" not in said(note)
+
+
 @pytest.mark.parametrize("field", ["patches", "patchesStrategicMerge"])
 def test_a_patch_named_in_kustomize_v1s_patches_list_is_a_patch(tmp_path: Path, field: str) -> None:
     """kustomize reads a `patches:` list that holds a file name as `patchesStrategicMerge`

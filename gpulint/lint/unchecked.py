@@ -179,7 +179,8 @@ def findings(
 
 def _loose(name: str, data: Any, part: Part | None) -> str:
     """The message for a document that is no Kubernetes object."""
-    patch = part is not None and part.patch is None
+    # A file only named as a patch is not known to be a Kustomize one: said as any document.
+    patch = part is not None and part.patch is None and not part.by_name
     lacks = " and ".join(
         k for k in ("apiVersion", "kind") if not isinstance(data, dict) or not data.get(k)
     )

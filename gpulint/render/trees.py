@@ -26,7 +26,7 @@ from gpulint.render.kustomize.files import (
     read_folder,
     read_kustomization,
 )
-from gpulint.util.discover import Part
+from gpulint.util.discover import Part, named_patch
 from gpulint.util.walk import Listings, walk
 
 if TYPE_CHECKING:
@@ -237,19 +237,23 @@ class Trees:
 
     def part(self, path: str, named: bool = False) -> Part | None:
         """Without ``render``: what a kustomization makes of the file, a patch or a resource
-        it completes (``None``: neither). A file ``named`` on the command line has its
-        repository scanned for the kustomizations that use it."""
+        it completes (``None``: neither); a file no kustomization names whose name says it is
+        a patch (:func:`gpulint.util.discover.named_patch`) is a patch too. A file ``named``
+        on the command line has its repository scanned for the kustomizations that use it."""
         if self.render:
             return None
         if named:
             self.scan(project_root(path))
-        if not self.kustomizations:
-            return None
-        if self._parts is None:
-            from gpulint.render.kustomize.patches import parts
+        found = None
+        if self.kustomizations:
+            if self._parts is None:
+                from gpulint.render.kustomize.patches import parts
 
-            self._parts = parts(list(self.kustomizations), self._read, _shown)
-        return self._parts.get(os.path.abspath(path))
+                self._parts = parts(list(self.kustomizations), self._read, _shown)
+            found = self._parts.get(os.path.abspath(path))
+        if found is None and named_patch(path):
+            return Part("", 0, by_name=True)
+        return found
 
     def _read(self, folder: str) -> Kustomization | None:
         if folder not in self.kustomizations:

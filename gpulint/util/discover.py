@@ -34,6 +34,20 @@ SKIP_FILES = frozenset({".gpulint.yaml", ".gpulint.yml"})
 STDIN = "-"
 
 
+#: A file name that says the file is a patch: ``kube-proxy.patch.yaml``, ``gpu-patch.yml``,
+#: ``patch_tolerations.yaml``, ``patch.yaml`` (a pattern: compiled on first use).
+PATCH_NAME = r"(?:.*[._-])?patch(?:es)?(?:[._-].*)?\.ya?ml"
+
+
+def named_patch(path: str) -> bool:
+    """Whether a file's name, or its folder (``patches/``), says it is a patch."""
+    import re
+
+    name = os.path.basename(path).lower()
+    folder = os.path.basename(os.path.dirname(path)).lower()
+    return folder == "patches" or re.fullmatch(PATCH_NAME, name) is not None
+
+
 class Part(NamedTuple):
     """What a kustomization makes of a file linted without ``--render``: a patch, or a
     resource that a patch completes (``gpulint.render.kustomize.patches``).
@@ -54,6 +68,10 @@ class Part(NamedTuple):
     patch: str | None = None
     objects: frozenset[tuple[str, str | None]] = frozenset()
     labels: bool = False
+    #: No kustomization names the file, but its name says it is a patch (``*.patch.yaml``,
+    #: ``*-patch.yaml``, ``patch-*.yaml``, a file of a ``patches/`` folder: applied with
+    #: ``kubectl patch`` or by a tool onto an object it does not hold).
+    by_name: bool = False
 
     def covers(self, kind: str | None, name: str | None) -> bool:
         """Is the object of this kind and name only a part of what is applied?"""
@@ -63,6 +81,13 @@ class Part(NamedTuple):
 
     def message(self, obj: str) -> str:
         """GL203's message for the first object of the file the checks were skipped on."""
+        if self.by_name:
+            return (
+                f"this file is named as a patch, half of {obj}: the checks that need the whole "
+                "object were skipped; rename it if it is a whole manifest (the skipped checks: "
+                "the selector against the template, tolerations against the GPU request, the "
+                "pod's GPU total, the cluster's nodes)"
+            )
         where = f"{self.kustomization}:{self.line}"
         if self.patch is None:
             what = f"this file is a Kustomize patch, half of {obj}"
