@@ -12,6 +12,7 @@ test_robustness.py, in a subprocess, where a crash could not take pytest down.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from gpulint.loader.positions import Positions
 from gpulint.loader.stream import load_text
 from gpulint.model import Span
 
-from .conftest import CORPUS, FIXTURES, ROOT, YAML_TEST_SUITE
+from .conftest import CORPUS, FIXTURES, ROOT, YAML_TEST_SUITE, gpulint_in_process
 
 
 def flow(depth: int) -> str:
@@ -380,6 +381,22 @@ def test_yaml12_errors_libyaml_accepts(text: str, where: tuple[int, int], words:
     assert words in hits[0].message
     assert "Kubernetes' parser (go-yaml, kubectl) reads it" in hits[0].message
     assert hits[0].severity == "info"  # the cluster takes the file
+
+
+def test_a_file_breaking_yaml12_on_many_lines_gets_one_note_naming_them(tmp_path: Path) -> None:
+    """A generated CRD continues quoted descriptions at its key's indentation on dozens of
+    lines: one YML001 note, at the first, its help naming the others."""
+    field = "      f{i}:\n        description: 'a long\n        description'\n"
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: crd\ndata:\n  x: y\n"
+        "schema:\n  properties:\n" + "".join(field.format(i=i) for i in range(9))
+    )
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "crd.yaml").write_text(text, encoding="utf-8")
+    proc = gpulint_in_process("check", "-f", "json", "--no-cache", ".", cwd=tmp_path)
+    findings = json.loads(proc.stdout)["findings"]
+    assert [(f["rule"], f["line"]) for f in findings] == [("YML001", 11)]
+    assert findings[0]["help"].endswith("; also lines 14, 17, 20, 23, 26 and 3 more")
 
 
 ALLOWED = [

@@ -280,7 +280,7 @@ class Linter:
             findings.extend(self._stale(label, file))
         findings.extend(failed)
         findings.sort(key=Finding.sort_key)
-        return findings, (documents, sorted(problems))
+        return once_per_file(findings), (documents, sorted(problems))
 
     def _tool_conflict(self, label: str, text: str) -> list[Finding]:
         """Another tool's file gets Git's merge conflict markers left in it, which its tool's
@@ -562,3 +562,34 @@ class Linter:
                 )
             )
         return out
+
+
+#: Lines a file's one YAML 1.2 note names besides its own, before "and N more".
+STRICT_LINES_SHOWN = 5
+
+
+def once_per_file(findings: list[Finding]) -> list[Finding]:
+    """``findings`` (sorted) with one YML001 note of YAML 1.2 a file breaks and Kubernetes
+    reads (``not valid YAML 1.2, ...``, info): the first, its help naming the file's other
+    such lines. A generated CRD breaks the same rule on dozens of lines, none of which the
+    cluster minds; one note says so, as ruff's and yamllint's per-line findings would not."""
+    from gpulint.loader.strict import YAML12
+
+    strict = [
+        i
+        for i, f in enumerate(findings)
+        if f.rule == codes.SYNTAX_ERROR
+        and f.severity == Severity.INFO
+        and f.message.startswith(YAML12)
+    ]
+    if len(strict) < 2:
+        return findings
+    first = findings[strict[0]]
+    lines = sorted({findings[i].line for i in strict[1:]} - {first.line})
+    if lines:
+        shown = ", ".join(str(n) for n in lines[:STRICT_LINES_SHOWN])
+        more = len(lines) - STRICT_LINES_SHOWN
+        also = f"; also lines {shown}" + (f" and {more} more" if more > 0 else "")
+        first = first._replace(help=(first.help or "") + also)
+    dropped = set(strict[1:])
+    return [first if i == strict[0] else f for i, f in enumerate(findings) if i not in dropped]
