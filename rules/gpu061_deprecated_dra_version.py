@@ -5,7 +5,9 @@ Reports a ResourceClaim, ResourceClaimTemplate, DeviceClass or ResourceSlice who
 `apiVersion` is `resource.k8s.io/v1beta1` or `v1beta2`, with the release that deprecates it
 and the one that stops serving it, or an alpha version (`v1alpha2`, `v1alpha3`: served only
 where alpha APIs are turned on), at the `apiVersion` value. `v1` is the
-stable version (Kubernetes 1.34).
+stable version (Kubernetes 1.34). A version no release has served (`v1alpha4`, `v2`) is an
+`error`: the API server refuses the object (`no matches for kind "ResourceClaimTemplate" in
+version "resource.k8s.io/v1alpha4"`).
 
 The kinds of the classic DRA API, `ResourceClass`, `ResourceClassParameters` and
 `ResourceClaimParameters`, exist only in `resource.k8s.io/v1alpha2`, which Kubernetes 1.31
@@ -60,6 +62,18 @@ SCOPE = "object"
 OPTIONS: dict[str, Any] = {}
 
 _KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")
+#: The alpha versions of resource.k8s.io a release has served (v1alpha1 in 1.26, v1alpha2
+#: in 1.27 to 1.30, v1alpha3 from 1.31); the betas are DRA_LIFECYCLE's.
+SERVED_ALPHAS = frozenset({"v1alpha1", "v1alpha2", "v1alpha3"})
+
+
+def _version_like(version: str) -> bool:
+    """A Kubernetes API version (``v2``, ``v1alpha4``, ``v1beta3``), not a placeholder."""
+    import re
+
+    return re.fullmatch(r"v[0-9]+(?:(?:alpha|beta)[0-9]+)?", version) is not None
+
+
 #: Kinds of ``resource.k8s.io/v1alpha2`` only (removed in Kubernetes 1.31) -> what replaced
 #: them.
 _REMOVED_KINDS = {
@@ -91,11 +105,22 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     if lifecycle is not None:
         deprecated, removed = lifecycle
         when = f"is deprecated from Kubernetes {deprecated} and no longer served from {removed}"
-    elif obj.version.startswith("v1alpha"):
+    elif obj.version in SERVED_ALPHAS:
         when = (
             "is an alpha version: served only where alpha APIs are turned on, and removed "
             "without a deprecation period"
         )
+    elif obj.version not in ("v1", "") and _version_like(obj.version):
+        yield Violation(
+            (*obj.path, "apiVersion"),
+            f"no Kubernetes release serves resource.k8s.io/{obj.version[:20]}: the API server "
+            f"refuses the {obj.kind}",
+            help="write apiVersion: resource.k8s.io/v1 (stable since 1.34), with each exact "
+            "request's class, selectors and count under exactly:",
+            at="value",
+            severity="error",
+        )
+        return
     else:
         return
     yield Violation(
