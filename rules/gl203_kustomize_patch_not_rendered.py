@@ -23,7 +23,9 @@ The rules left to the rendered overlay (the rule attribute `WHOLE_OBJECT = True`
   (multi-GPU training without `/dev/shm`): a container's env, command or volumes against
   its GPUs;
 - GPU040 (more GPUs than the largest node) and the cluster rules GPU050 to GPU054: the
-  pod's total, node selectors and tolerations together.
+  pod's total, node selectors and tolerations together;
+- GPU039 (a restart policy the workload refuses, or a Job's missing one): the base may hold
+  the field.
 
 It reports, once per file whose checks were skipped, at the first such object: that the
 file is a Kustomize patch (with the kustomization line that names it), or which patch
