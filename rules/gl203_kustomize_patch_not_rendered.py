@@ -32,9 +32,10 @@ file is a Kustomize patch (with the kustomization line that names it), or which 
 completes the object. Without a kustomization that names it, a file is linted as before,
 unless its name says it is a patch (`kube-proxy.patch.yaml`, `gpu-patch.yml`,
 `patch-tolerations.yaml`, `patch.yaml`, any file of a `patches/` folder): such a file is
-applied by `kubectl patch` or a tool onto an object it does not hold (a DaemonSet's selector
-without the template's labels, which its cluster object has), so it is linted as a patch
-too, and the note says it was taken for one by its name.
+often applied by `kubectl patch` or a tool onto an object it does not hold (a DaemonSet's
+selector without the template's labels, which its cluster object has). Every check runs on
+it, but what the whole-object ones find is held back, and the note names them (none found,
+no note).
 
 ## Why it matters
 Linted alone, a patch that adds `nvidia.com/gpu` has no toleration (it is in the base), and

@@ -337,11 +337,15 @@ class Linter:
             )
         _, all_object_rules, all_pod_rules = self._contexts
         part = self._part
+        # A file only named as a patch may be whole: every rule runs, and what the
+        # whole-object ones find is held back (GL203 says so) rather than not looked for.
+        by_name = part is not None and part.by_name
         for position, obj in enumerate(view.objects):
             failed: set[str] = set()  # rules that raised on this object
             object_rules, pod_rules = all_object_rules, all_pod_rules
             pods = view.pod_specs(position) if pod_rules else []
-            if part is not None and part.covers(obj.ref.kind, obj.ref.name):
+            start = len(findings)
+            if part is not None and not by_name and part.covers(obj.ref.kind, obj.ref.name):
                 object_rules, pod_rules = self._part_rules(obj, doc, bool(pods))
             if obj.ref is VALUES_REF:
                 # A chart's values, no object: only the rules that read them.
@@ -368,6 +372,8 @@ class Linter:
                 if places is not None and len(on_pod) > 1:
                     on_pod = without_consequences(on_pod, places, self.yielding, pod.path)
                 findings.extend(on_pod)
+            if by_name:
+                findings[start:] = self._held_back(findings[start:], obj, doc)
             if seen is not None:
                 # A rule that raised did not check the object: it is not a passing check.
                 ran = object_rules + (pod_rules if pods else [])
@@ -396,13 +402,26 @@ class Linter:
             [(a, c._replace(part=True)) for a, c in pod_rules if not a.rule.whole_object],
         )
 
+    def _held_back(self, found: list[Finding], obj: K8sObject, doc: Document) -> list[Finding]:
+        """``found`` on an object of a file named as a patch, without what the whole-object
+        rules found (kept for GL203's note)."""
+        whole = {a.rule.code for a in (*self.object_rules, *self.pod_rules) if a.rule.whole_object}
+        held = {f.rule for f in found if f.rule in whole}
+        if not held:
+            return found
+        self._skipped |= held
+        if self._skipped_at is None:
+            self._skipped_at = (doc.value_span(obj.path), obj.ref, obj.path, doc.index)
+        return [f for f in found if f.rule not in held]
+
     def _part_finding(self, label: str) -> list[Finding]:
         """GL203: the checks left to the rendered overlay, once per file."""
         active = self.active.get(PART_CODE)
         if active is None or self._skipped_at is None or self._part is None:
             return []
         span, ref, path, document = self._skipped_at
-        message = self._part.message(ref.label() if ref is not None else "the object")
+        shown = ref.label() if ref is not None else "the object"
+        message = self._part.message(shown, sorted(self._skipped))
         return [active.finding(label, span, message, ref, path, document)]
 
     def _stale(self, label: str, file: FileSuppressions) -> list[Finding]:

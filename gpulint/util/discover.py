@@ -10,7 +10,7 @@ import bisect
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple, Protocol
 
 from gpulint.util.walk import Listings, walk
@@ -79,14 +79,14 @@ class Part(NamedTuple):
             return True
         return (kind, name) in self.objects or (kind, None) in self.objects
 
-    def message(self, obj: str) -> str:
-        """GL203's message for the first object of the file the checks were skipped on."""
+    def message(self, obj: str, held: Sequence[str] = ()) -> str:
+        """GL203's message for the first object of the file the checks were skipped on
+        (``held``: for a file named as a patch, the rules whose findings were held back)."""
         if self.by_name:
             return (
-                f"this file is named as a patch, half of {obj}: the checks that need the whole "
-                "object were skipped; rename it if it is a whole manifest (the skipped checks: "
-                "the selector against the template, tolerations against the GPU request, the "
-                "pod's GPU total, the cluster's nodes)"
+                f"this file is named as a patch, half of {obj}: what {', '.join(held)} found, "
+                "which needs the whole object, was held back; rename the file if it is a whole "
+                "manifest, or lint what applies it"
             )
         where = f"{self.kustomization}:{self.line}"
         if self.patch is None:
