@@ -18,7 +18,8 @@ warning: the cluster takes the file; only stricter YAML 1.2 tools such as some e
 formatters refuse it) with "not valid YAML 1.2, but Kubernetes' parser (go-yaml, kubectl)
 reads it" in the message, and the file is still linted as Kubernetes reads it. A file
 gets one such note, at its first line of the kind; its help names the others (a generated
-CRD breaks the same rule on dozens of lines the cluster takes). A quoted
+CRD breaks the same rule on dozens of lines the cluster takes). A rendered chart keeps one
+per line, each at its template's line. A quoted
 value continued on a line not indented past its key, common in generated CRDs, is one of
 them. YAML 1.1 scalars (`yes`, `on`, `0777`) are read as Kubernetes reads them and are
 never reported. One deviation is accepted: a line holding only closing brackets (`}`, `]`)

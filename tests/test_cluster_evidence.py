@@ -28,6 +28,7 @@ spec:
         resources:
           limits:
             nvidia.com/gpu: 1
+      restartPolicy: Never
 """
 SKU = "      tolerations:\n      - {key: sku, operator: Equal, value: gpu, effect: NoSchedule}\n"
 

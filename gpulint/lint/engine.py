@@ -280,7 +280,7 @@ class Linter:
             findings.extend(self._stale(label, file))
         findings.extend(failed)
         findings.sort(key=Finding.sort_key)
-        return once_per_file(findings), (documents, sorted(problems))
+        return findings, (documents, sorted(problems))
 
     def _tool_conflict(self, label: str, text: str) -> list[Finding]:
         """Another tool's file gets Git's merge conflict markers left in it, which its tool's

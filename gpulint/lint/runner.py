@@ -15,7 +15,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from gpulint import codes
-from gpulint.lint.engine import Linter
+from gpulint.lint.engine import Linter, once_per_file
 from gpulint.lint.parentwatch import die_with_parent
 from gpulint.loader.stream import load_library
 from gpulint.loader.target import Read, collector_paused, read_target
@@ -52,7 +52,10 @@ def lint_target(
     with collector_paused():
         # A Kustomize patch (or the base a patch completes) linted without --render: the
         # rules that need the whole object are left to the rendered overlay (GL203).
-        return linter.lint_bytes(target.label, raw, seen, part=target.part)
+        found = linter.lint_bytes(target.label, raw, seen, part=target.part)
+    # One YAML 1.2 note per file, naming its other lines: a plain file's lines are its own
+    # (a rendered chart's findings are placed in its templates after linting).
+    return once_per_file(found)
 
 
 #: How many files' worth of work one chart or overlay is when it is rendered, to choose
