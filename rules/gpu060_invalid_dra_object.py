@@ -25,6 +25,11 @@ server validates them, after its defaulting, and reports, at the field to change
 The message quotes the API server's own words. The selectors' CEL is GPU064; configuration
 a driver refuses is GPU065; an old API version is GPU061.
 
+A CustomResourceDefinition of `resource.k8s.io` itself (a "minimal DRA CRD" written to make
+a cluster without DRA take claims) is reported at its `spec.group`: the group is one
+Kubernetes protects, and without the `api-approved.kubernetes.io` annotation the API server
+refuses the CRD ("protected groups must have approval annotation"); the kinds are built in.
+
 ## Why it matters
 `kubectl apply` fails on the whole object (`ResourceClaim.resource.k8s.io "gpu" is invalid:
 spec.devices.requests[0]: Required value: exactly one of `exactly` or `firstAvailable` is
@@ -68,6 +73,9 @@ None.
   `v1beta1/types.go` (the fields of each version; `DeviceRequestsMaxSize`,
   `DeviceSelectorsMaxSize`, `FirstAvailableDeviceRequestMaxSize`)
 - https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/
+- kubernetes `staging/src/k8s.io/apiextensions-apiserver`, in
+  `pkg/apis/apiextensions/validation/validation.go` (`validateAPIApproval`: "protected
+  groups must have approval annotation") and KEP-1111
 """
 
 from __future__ import annotations
@@ -84,8 +92,40 @@ SCOPE = "object"
 OPTIONS: dict[str, Any] = {}
 
 
+#: The annotation a CustomResourceDefinition of a group Kubernetes protects (``*.k8s.io``,
+#: ``*.kubernetes.io``) must carry (KEP-1111: a URL of the approved API, or "unapproved, ...").
+APPROVAL = "api-approved.kubernetes.io"
+
+
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
+    if obj.kind == "CustomResourceDefinition" and (obj.group, obj.version) == (
+        "apiextensions.k8s.io",
+        "v1",
+    ):
+        yield from _dra_crd(obj)
+        return
     if not is_dra_object(obj):
         return
     for problem in dra_object_problems(obj.kind, obj.version, obj.data, obj.path):
         yield Violation(problem.path, problem.message, at=problem.at, help=problem.help)
+
+
+def _dra_crd(obj: K8sObject) -> Iterator[Violation]:
+    """A CustomResourceDefinition of ``resource.k8s.io``, a protected group, without the
+    approval annotation: the API server refuses it (the group's kinds are built in)."""
+    spec = obj.data.get("spec")
+    if not isinstance(spec, dict) or spec.get("group") != "resource.k8s.io":
+        return
+    metadata = obj.data.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    if isinstance(annotations, dict) and APPROVAL in annotations:
+        return
+    yield Violation(
+        (*obj.path, "spec", "group"),
+        "resource.k8s.io is a group Kubernetes protects: a CustomResourceDefinition of it "
+        f"without the {APPROVAL} annotation is refused by the API server",
+        help="remove the CRD: ResourceClaim, ResourceClaimTemplate, DeviceClass and "
+        "ResourceSlice are built in (resource.k8s.io/v1 from Kubernetes 1.34, v1beta1 behind "
+        "the DynamicResourceAllocation feature gate before)",
+        at="value",
+    )
