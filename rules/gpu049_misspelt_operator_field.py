@@ -29,7 +29,11 @@ near miss is a warning (`dcgm-exporter` for `dcgmExporter`); any other key is `i
 the releases read (`timeSlicing:` at the top of the operator's values: time-slicing is a
 ConfigMap that `devicePlugin.config` names; `sharing:` at the top of the plugin's: it belongs
 in a configuration under `config.map`). Helm drops values a chart does not read without a
-word.
+word. So does the GPU Operator's chart with a component's `config.data` (`devicePlugin`,
+`dcgmExporter`, `migManager`) unless `config.create` is set beside it (the default is false):
+the chart makes no ConfigMap of the data, and the component is pointed at a ConfigMap
+nobody created. That is a warning at `data` in a HelmRelease without `valuesFrom` or an
+Argo CD source without `valueFiles`, `info` in a values file (another may be layered on it).
 
 Levels the schema leaves open (a map such as `resources.limits`, a level that keeps unknown
 fields) and pod templates (GPU024's) are not checked, nor keys that hold a template
@@ -131,6 +135,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         return
     for handed in chart_values_of(obj):
         yield from _chart_values(handed)
+        if handed.chart == "gpu-operator":
+            yield from _uncreated_configs(handed, _values_alone(obj))
     tree = operator_fields()["kinds"].get(f"{obj.group}/{obj.kind}")
     spec = obj.data.get("spec")
     if not isinstance(tree, dict) or not isinstance(spec, Mapping):
@@ -221,6 +227,57 @@ def _chart_values(found: OperatorValues) -> Iterator[Violation]:
             ),
             at="value" if text else "key",
             severity="info",
+            within=within,
+        )
+
+
+#: The GPU Operator chart's components whose ``config`` the chart makes a ConfigMap of only
+#: with ``config.create`` (templates/plugin_config.yaml, dcgm_exporter_config.yaml,
+#: mig_config.yaml: ``if and .config.create (not (empty .config.data))``).
+_CREATED_CONFIGS = ("devicePlugin", "dcgmExporter", "migManager")
+
+
+def _values_alone(obj: K8sObject) -> bool:
+    """Whether the values an object hands the chart are all it gets: a Flux HelmRelease
+    without ``valuesFrom``, an Argo CD Application none of whose sources names
+    ``valueFiles`` (a values file may be layered with others: not alone)."""
+    spec = obj.data.get("spec")
+    if not isinstance(spec, Mapping):
+        return False
+    if obj.kind == "HelmRelease":
+        return not spec.get("valuesFrom")
+    if obj.kind == "Application":
+        sources = [spec.get("source"), *(spec.get("sources") or [])]
+        helm = [s.get("helm") for s in sources if isinstance(s, Mapping)]
+        return not any(isinstance(h, Mapping) and h.get("valueFiles") for h in helm)
+    return False
+
+
+def _uncreated_configs(found: OperatorValues, alone: bool) -> Iterator[Violation]:
+    """A component's ``config.data`` written without ``config.create`` set: the chart makes
+    no ConfigMap of it (``info`` when other values may reach the chart: ``alone`` False)."""
+    for component in _CREATED_CONFIGS:
+        part = found.data.get(component)
+        config = part.get("config") if isinstance(part, Mapping) else None
+        if not isinstance(config, Mapping) or not config.get("data"):
+            continue
+        create = config.get("create")
+        # Go templates take any non-empty string as true ("false" too), and a number but 0.
+        if create not in (None, False, 0, ""):
+            continue
+        name = config.get("name")
+        named = f"ConfigMap {name}" if isinstance(name, str) and name else "ConfigMap"
+        at, within = found.place(component)
+        if found.spans is None:
+            at = (*found.path, component, "config", "data")
+        yield Violation(
+            at,
+            f"{component}.config.data is ignored: the GPU Operator's chart creates the {named} "
+            f"only with {component}.config.create: true (the default is false)",
+            help=f"write create: true beside it, or create the {named} yourself"
+            + ("" if alone else " (assumed: no other values file or source sets create)"),
+            at="key" if found.spans is None else "value",
+            severity="warning" if alone else "info",
             within=within,
         )
 
