@@ -272,8 +272,8 @@ def _uncreated_configs(found: OperatorValues, alone: bool) -> Iterator[Violation
             at = (*found.path, component, "config", "data")
         yield Violation(
             at,
-            f"{component}.config.data is ignored: the GPU Operator's chart creates the {named} "
-            f"only with {component}.config.create: true (the default is false)",
+            f"{component}.config.data is ignored: the GPU Operator's chart makes the {named[:40]} "
+            "only with config.create: true (default false)",
             help=f"write create: true beside it, or create the {named} yourself"
             + ("" if alone else " (assumed: no other values file or source sets create)"),
             at="key" if found.spans is None else "value",
