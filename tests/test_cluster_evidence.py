@@ -916,3 +916,67 @@ def test_a_runtime_class_of_the_project_gives_its_pods_its_tolerations(tmp_path:
     )
     findings, _ = check(root)
     assert seen(findings) == [("b.yaml", "GPU020", "info")]
+
+
+ARC_VALUES = """\
+githubConfigUrl: https://github.com/example/gpu-ci
+runnerScaleSetName: gpu-runners
+template:
+  spec:
+    nodeSelector:
+      nvidia.com/gpu: "true"
+    tolerations:
+    - {key: nvidia.com/gpu, operator: Equal, value: "true", effect: NoSchedule}
+    containers:
+    - name: runner
+      image: ghcr.io/actions/actions-runner:2.321.0
+      command: ["/home/runner/run.sh"]
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+"""
+
+T4_POOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu-t4-runners
+spec:
+  template:
+    metadata:
+      labels: {nvidia.com/gpu: "true"}
+    spec:
+      requirements:
+      - {key: node.kubernetes.io/instance-type, operator: In, values: [g4dn.xlarge]}
+      taints:
+      - {key: nvidia.com/gpu, value: t4, effect: NoSchedule}
+"""
+
+PLUGIN_EXISTS = NVIDIA_PLUGIN.replace(
+    "    spec:\n      containers:",
+    "    spec:\n      tolerations:\n"
+    "      - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n      containers:",
+)
+
+
+def test_a_runner_scale_sets_values_are_its_runner_pods_and_the_pools_taint_wins(
+    tmp_path: Path,
+) -> None:
+    """gha-runner-scale-set's values are read as the runner pods they template; a device
+    plugin's `Exists` toleration names the key, the NodePool the value: the pool's wins."""
+    files = {"values.yaml": ARC_VALUES, "pool.yaml": T4_POOL, "plugin.yaml": PLUGIN_EXISTS}
+    findings, _ = check(repo(tmp_path, files))
+    assert seen(findings) == [("values.yaml", "GPU020", "info")]
+    assert "nvidia.com/gpu=t4:NoSchedule" in findings[0]["message"]
+    assert "in this project's files: pool.yaml:1" in said(findings[0])
+    text = gpulint_in_process("inspect", "values.yaml", cwd=tmp_path).stdout
+    assert "values.yaml:1:1: a chart's values (pod specs found by shape)" in text
+
+
+def test_a_gpu_pools_taint_holds_only_its_vendors_node_agents(tmp_path: Path) -> None:
+    """An NVIDIA pool's `nvidia.com/gpu` taint is no taint a Neuron device plugin must
+    tolerate: the plugin runs on Neuron nodes, which that pool does not make."""
+    neuron_plugin = NEURON.read_text().split("---\n")[0]
+    files = {"pool.yaml": T4_POOL, "nvidia.yaml": PLUGIN_EXISTS, "neuron.yaml": neuron_plugin}
+    findings, _ = check(repo(tmp_path, files))
+    assert [f for f in findings if f["path"] == "neuron.yaml"] == []

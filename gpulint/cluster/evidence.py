@@ -210,7 +210,7 @@ class Base(NamedTuple):
 def with_pools(base: Base, registry: Registry, found: Found | None) -> Picture:
     """The picture of ``base`` with the GPU node pools ``found`` in the files."""
     taints = list(base.taints)
-    known = {t.taint.key for t in taints}
+    known = {t.taint.key: i for i, t in enumerate(taints)}
     pools = found.pools if found is not None else ()
     for pool in pools:
         # A GPU pool: it makes GPU nodes, or a taint is keyed by an accelerator resource
@@ -219,16 +219,38 @@ def with_pools(base: Base, registry: Registry, found: Found | None) -> Picture:
         if not pool.gpus and not accelerated:
             continue
         for taint in pool.taints:
-            if taint.effect not in ("NoSchedule", "NoExecute") or taint.key in known:
+            if taint.effect not in ("NoSchedule", "NoExecute"):
                 continue
-            known.add(taint.key)
+            at = known.get(taint.key)
+            # A node agent's toleration of the key with Exists says the key, not the value:
+            # the pool that writes the taint says both, and wins.
+            if at is not None and not (taints[at].agent and taints[at].any_value):
+                continue
             what = f"a taint of the GPU {pool.shown()} in this project's files"
             resource = taint.key if taint.key in accelerated else None
             evidence = Evidence(what, _place(pool.source))
-            taints.append(KnownTaint(taint, False, evidence, resource, pooled=True))
+            vendors = _vendors(registry, (*pool.resources, *accelerated))
+            made = KnownTaint(taint, False, evidence, resource, pooled=True, vendors=vendors)
+            if at is None:
+                known[taint.key] = len(taints)
+                taints.append(made)
+            else:
+                taints[at] = made
     queue = found.tolerations if found is not None else ()
     runtime = found.runtime if found is not None else ()
     return Picture(tuple(taints), base.gpu_pods, queue, pools, base.disputed, runtime)
+
+
+def _vendors(registry: Registry, names: Iterable[str]) -> frozenset[str] | None:
+    """The hardware of a pool's accelerators (its nodes' resources, the resources its taints
+    are keyed by): its taints are for that vendor's node agents (a Neuron device plugin is
+    not held to an NVIDIA pool's taint). None: unknown, every vendor's."""
+    found = set()
+    for name in names:
+        entry = registry.get(name)
+        if entry is not None and entry.hardware:
+            found.add(entry.hardware)
+    return frozenset(found) or None
 
 
 def walk_record(

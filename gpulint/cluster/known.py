@@ -81,6 +81,9 @@ class KnownTaint(NamedTuple):
     #: For the pods' consensus: how many GPU pods tolerate it, of how many in the project.
     witnesses: int = 0
     pods: int = 0
+    #: For a pool's taint: the hardware of the pool's accelerators (None: unknown), whose
+    #: node agents alone it holds (GPU023).
+    vendors: frozenset[str] | None = None
 
     def unanimous(self) -> bool:
         """Every other GPU pod of the project (at least two) tolerates this consensus taint:

@@ -295,7 +295,9 @@ class AgentView:
         self.items = [
             k
             for k in taints
-            if k.taint.hardware is None or hardware is None or hardware in k.taint.hardware
+            if (k.taint.hardware is None or hardware is None or hardware in k.taint.hardware)
+            # a pool's taint is for the agents of its accelerators' vendor
+            and (k.vendors is None or hardware is None or hardware in k.vendors)
         ]
         self.all_agent = all(k.agent for k in self.items)
         self.by_key: dict[str, list[int]] = {}

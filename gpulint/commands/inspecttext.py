@@ -61,6 +61,8 @@ def as_text(
 
 
 def _workload_line(path: str, w: dict[str, Any]) -> str:
+    if w["kind"] is None:  # a chart's values file read as written: no object
+        return f"{path}:{w['line']}:{w['column']}: a chart's values (pod specs found by shape)"
     where = f", namespace {w['namespace']}" if w["namespace"] else ""
     if w["found_by"] == "shape":
         row = ", no workload row: pod specs found by shape"

@@ -19,6 +19,9 @@ from the values alone:
 * **vLLM production stack's** (``servingEngineSpec.modelSpec``, at the top or under the key
   of a chart that depends on it): each model's pod, found as in a HelmRelease's values
   (:func:`gpulint.k8s.shapes.is_model_spec`).
+* **GitHub Actions Runner Controller's** ``gha-runner-scale-set`` (``githubConfigUrl`` or
+  ``githubConfigSecret`` beside ``template.spec.containers``): the runner pods' template,
+  which the chart uses as written, found by its shape as in a HelmRelease's values.
 
 The document is represented by an object with no API version, kind or name
 (:data:`VALUES_REF`): findings on it name no object.
@@ -68,7 +71,21 @@ def values_object(doc: Document, label: str = "") -> tuple[K8sObject, bool] | No
         return K8sObject(doc, (), data, VALUES_REF, "", ""), True
     if _production_stack(data) or any(_production_stack(v) for v in data.values()):
         return K8sObject(doc, (), data, VALUES_REF, "", ""), True
+    if _runner_scale_set(data):
+        return K8sObject(doc, (), data, VALUES_REF, "", ""), True
     return None
+
+
+def _runner_scale_set(values: dict[str, Any]) -> bool:
+    """``values`` are GitHub Actions Runner Controller's ``gha-runner-scale-set`` chart's:
+    its ``githubConfigUrl`` or ``githubConfigSecret`` beside a ``template`` whose ``spec``
+    lists containers (the chart's values.yaml: ``template`` is the runner pods'
+    PodTemplateSpec, used as written)."""
+    if "githubConfigUrl" not in values and "githubConfigSecret" not in values:
+        return False
+    template = values.get("template")
+    spec = template.get("spec") if isinstance(template, dict) else None
+    return isinstance(spec, dict) and isinstance(spec.get("containers"), list)
 
 
 def _production_stack(values: Any) -> bool:
