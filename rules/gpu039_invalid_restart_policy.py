@@ -58,7 +58,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.api import PodSpec, RuleContext, Violation
+from gpulint.api import PodSpec, RuleContext, Violation, holds_placeholder
 
 CODE = "GPU039"
 NAME = "invalid-restart-policy"
@@ -99,10 +99,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             at="key",
         )
         return
-    if not isinstance(written, str) or written in allowed:
+    if not isinstance(written, str) or written in allowed or holds_placeholder(written):
         return  # a number or a list is another rule's; a placeholder is not judged here
-    if "{{" in written or "${" in written:
-        return
     choices = allowed[0] if len(allowed) == 1 else f"{', '.join(allowed[:-1])} or {allowed[-1]}"
     what = "a Pod" if obj.kind == "Pod" else f"a {obj.kind}'s pod template"
     fix = next((a for a in allowed if a.lower() == written.lower()), None)

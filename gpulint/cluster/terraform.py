@@ -241,9 +241,11 @@ class _Place:
         return self.headers.get(words, 0)
 
     def key(self, name: str, after: int) -> int | None:
-        """The offset of ``NAME = {`` after ``after`` (then anywhere in the file)."""
+        """The offset of ``NAME = {`` after ``after`` (None: not written there, as for a
+        map of pools taken from ``locals``: a key of that name before the module is another
+        block's)."""
         pattern = re.compile(rf'^[ \t]*"?{re.escape(name)}"?[ \t]*=[ \t]*\{{', re.M)
-        match = pattern.search(self.text, after) or pattern.search(self.text)
+        match = pattern.search(self.text, after)
         return match.start() if match else None
 
 

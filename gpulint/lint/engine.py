@@ -185,6 +185,8 @@ class Linter:
         #: What a kustomization makes of the file being linted (:meth:`lint_shaped`'s ``part``):
         #: on the objects it covers, whole-object rules do not run.
         self._part: Part | None = None
+        #: The codes of the rules that judge a whole object (made once, when first asked).
+        self._whole: frozenset[str] | None = None
         self.kept: Any = None  # its files' findings kept by their project's cache (lint/kept.py)
         self.loads = Loads()  # files parsed once, by the facts stage (gpulint.loader.handoff)
         #: The rules skipped so, in the file being linted, and where first (GL203's place).
@@ -405,8 +407,10 @@ class Linter:
     def _held_back(self, found: list[Finding], obj: K8sObject, doc: Document) -> list[Finding]:
         """``found`` on an object of a file named as a patch, without what the whole-object
         rules found (kept for GL203's note)."""
-        whole = {a.rule.code for a in (*self.object_rules, *self.pod_rules) if a.rule.whole_object}
-        held = {f.rule for f in found if f.rule in whole}
+        if self._whole is None:
+            rules = (*self.object_rules, *self.pod_rules)
+            self._whole = frozenset(a.rule.code for a in rules if a.rule.whole_object)
+        held = {f.rule for f in found if f.rule in self._whole}
         if not held:
             return found
         self._skipped |= held

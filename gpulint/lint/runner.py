@@ -279,7 +279,7 @@ def _lint_one(
         from gpulint.fix.loop import fix_target  # only --fix and --diff need it
 
         findings, fixed = fix_target(linter, target, fixing, read)
-        return findings, None, fixed, None
+        return once_per_file(findings), None, fixed, None
     if fixing is not None and rendering is not None and rendering[0].enabled:
         # A rendered chart's or overlay's fixes are made where the values are written
         # (values files, patches), checked by rendering again (gpulint.render.fixvalues).
