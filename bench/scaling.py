@@ -174,6 +174,21 @@ def chart_gpu_blocks(n: int) -> Input:
     return Input(["check", "release.yaml"], folder, _write(folder, "release.yaml", text))
 
 
+def ollama_values_blocks(n: int) -> Input:
+    """A values file of n Ollama-like components with an image and an enabled ``gpu:`` block
+    but no ``resources``, beside n with ``resources``: each block without a container is
+    given the values mapping with its image by a walk up its own path, looked up in a set of
+    the pods found, not a scan of them."""
+    folder = _fresh("ollama-values-blocks", n)
+    bare = (
+        "c{i}:\n  image: {{tag: 0.6.8-rocm}}\n  ollama:\n    gpu: {{enabled: true, type: nvidia}}\n"
+    )
+    held = "r{i}:\n  image: {{tag: 0.6.8}}\n  resources: {{limits: {{memory: 1Gi}}}}\n"
+    text = "ollama:\n  gpu: {enabled: true, type: nvidia}\n"
+    text += "".join(bare.format(i=i) + held.format(i=i) for i in range(n))
+    return Input(["check", "values.yaml"], folder, _write(folder, "values.yaml", text))
+
+
 def production_stack_models(n: int) -> Input:
     """A chart's values file (the chart has templates of its own) that sets n vLLM production
     stack models, each with an init container and variables: each model is one pod, found
@@ -1926,6 +1941,7 @@ CASES: dict[str, Case] = {
     "operator-gpu-services": Case(operator_gpu_services, 2_000, "scaling"),
     "chart-gpu-blocks": Case(chart_gpu_blocks, 2_000, "scaling"),
     "production-stack-models": Case(production_stack_models, 1_000, "scaling"),
+    "ollama-values-blocks": Case(ollama_values_blocks, 1_000, "scaling"),
     "gpu-operator-values-text": Case(gpu_operator_values_text, 2_000, "scaling"),
     "kustomization-duplicates": Case(kustomization_duplicates, 1_000, "scaling"),
     "terraform-node-groups": Case(terraform_node_groups, 500, "scaling"),

@@ -88,7 +88,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "may_start_engine",
             "started_by_command",
         ),
-        "gpulint.k8s.agents": ("find_agent", "image_repository"),
+        "gpulint.k8s.agents": ("find_agent", "image_reference", "image_repository"),
         "gpulint.k8s.envvalues": (
             "FromConfigMap",
             "Source",
@@ -101,7 +101,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         "gpulint.k8s.shapes": ("host_gpu_device", "host_gpu_mounts"),
         # what a pod mounts at /dev/shm (its own volumes, or its serving runtime's)
         "gpulint.k8s.servingruntimes": ("shm_mount", "volume_media"),
-        "gpulint.k8s.crds": ("operator_fields", "operator_releases"),
+        "gpulint.k8s.crds": ("missing_required", "operator_fields", "operator_releases"),
         "gpulint.k8s.operatorvalues": (
             "OperatorValues",
             "chart_releases",
@@ -318,12 +318,14 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.agents import (
         find_agent as find_agent,
+        image_reference as image_reference,
         image_repository as image_repository,
     )
     from gpulint.k8s.cel import (
         check_selector_expression as check_selector_expression,
     )
     from gpulint.k8s.crds import (
+        missing_required as missing_required,
         operator_fields as operator_fields,
         operator_releases as operator_releases,
     )

@@ -8,17 +8,30 @@ NVIDIA's, while every accelerator it requests is another vendor's:
   `ascendhub` images) holding `nvidia.com/gpu`, `amd.com/gpu`, ...;
 - AMD GPUs: an image that says `rocm` (`rocm/vllm`, `rocm/pytorch`);
 - AWS Neuron: an image that says `neuron` (`pytorch-inference-neuronx`);
-- Intel Gaudi: an image that says `habana` or `gaudi`.
+- Intel Gaudi: an image that says `habana` or `gaudi`;
 
-The requests are the container's `resources.limits` (and `requests`) names the registry
-knows; a container that also requests its image's accelerator, or asks for devices through a
+and the other way round, a CUDA build holding only devices no CUDA program can drive (AMD,
+Intel and Gaudi GPUs, Neuron, Ascend, TPU): an image that says `cuda`
+(`pytorch/pytorch:2.3.1-cuda12.1-cudnn8-runtime`, `localai:…-cuda-12`), NVIDIA's CUDA and
+NGC images, and engines published as a CUDA build with their other builds under other names
+(`vllm/vllm-openai`, `lmsysorg/sglang`, Text Generation Inference), unless
+the reference says it is another build (`rocm`, `xpu`, `intel`, `cpu`, ...). GPUs whose
+toolkits take CUDA programs (Iluvatar, MetaX, Moore Threads, Hygon) are not held against it.
+
+The image is the container's reference, or a chart's values `{repository, tag}` (a
+subchart's `{tag}` alone). The requests are the container's `resources.limits` (and
+`requests`) names the registry knows, and what a chart's values' GPU block asks for (the
+Ollama chart's `ollama.gpu: {enabled: true, type: nvidia}`, with or without `resources`);
+a container that also requests its image's accelerator, or asks for devices through a
 DRA claim, is not flagged, nor are GPU node agents (a DaemonSet, an agent of
 `gpulint/data/agents.json`).
 
 ## Why it matters
 The scheduler gives the pod the devices it asked for, which its program cannot drive: a
 MindIE server on an NVIDIA GPU finds no NPU and stops, or reaches the node's NPUs through
-host devices the scheduler never gave it, while the GPU it holds stays idle.
+host devices the scheduler never gave it, while the GPU it holds stays idle; vLLM's CUDA
+build on eight MI300X finds no GPU; Ollama's ROCm build under an NVIDIA request runs on the
+CPU.
 
 ## Example
 ```yaml
@@ -44,14 +57,27 @@ None.
   https://gitee.com/ascend/ascend-device-plugin
 - ROCm/k8s-device-plugin (`amd.com/gpu`), aws-neuron/aws-neuron-sdk (`aws.amazon.com/neuron`),
   HabanaAI/habanalabs-k8s-device-plugin (`habana.ai/gaudi`)
+- vLLM's images (`vllm/vllm-openai` CUDA, `rocm/vllm` ROCm):
+  https://docs.vllm.ai/en/latest/deployment/docker.html
+- Ollama's AMD image (`ollama/ollama:rocm`): https://github.com/ollama/ollama/blob/main/docs/docker.md
+  (the default image also has a Vulkan backend since 0.12: not held to CUDA)
+- otwld/ollama-helm `values.yaml` (`ollama.gpu.type`, `ollama.gpu.number`)
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.api import PodSpec, RuleContext, Violation, resource_lists
+from gpulint.api import (
+    PodSpec,
+    RuleContext,
+    Violation,
+    image_reference,
+    image_repository,
+    resource_lists,
+)
 
 CODE = "GPU028"
 NAME = "accelerator-image-mismatch"
@@ -68,17 +94,73 @@ IMAGE_VENDORS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("habana", ("habana", "gaudi"), "Intel Gaudi devices"),
 )
 
+#: Images built for NVIDIA's CUDA alone (repository, without registry host, tag or digest):
+#: NVIDIA's CUDA and NGC framework images, and engines whose other builds are separate
+#: repositories or tags that say so (vLLM: ``vllm/vllm-openai`` is the CUDA build, ROCm's
+#: are ``rocm/vllm`` and ``…-rocm`` tags; SGLang: ``lmsysorg/sglang`` tags that say ``rocm``
+#: or ``xpu`` are the others; Text Generation Inference: ``-rocm``, ``-intel`` tags). Not
+#: ``ollama/ollama``: since 0.12 it carries a Vulkan backend for Intel and AMD GPUs too.
+CUDA_IMAGES = (
+    "nvidia/cuda",
+    "nvidia/cuda-dl-base",
+    "nvidia/pytorch",
+    "nvidia/tensorflow",
+    "nvidia/tritonserver",
+    "nvidia/tensorrt",
+    "nvidia/tensorrt-llm/release",
+    "nvidia/nemo",
+    "nvidia/jax",
+    "vllm/vllm-openai",
+    "lmsysorg/sglang",
+    "huggingface/text-generation-inference",
+)
+
+#: Words of a reference that say it is not the CUDA build (checked before ``cuda`` and
+#: :data:`CUDA_IMAGES`): another vendor's stack, or the CPU's.
+NOT_CUDA = (
+    "rocm",
+    "hip",
+    "xpu",
+    "ipex",
+    "intel",
+    "oneapi",
+    "sycl",
+    "openvino",
+    "vulkan",
+    "habana",
+    "gaudi",
+    "neuron",
+    "ascend",
+    "mindie",
+    "npu",
+    "tpu",
+    "cpu",
+    "metal",
+    "musa",
+    "maca",
+    "corex",
+    "dtk",
+    "cann",
+)
+
+#: The accelerators a CUDA build cannot drive (registry ``hardware``): vendors whose stack
+#: is not CUDA-compatible. Chinese GPUs with CUDA-compatible toolkits (Iluvatar CoreX,
+#: MetaX MACA, Moore Threads MUSA, Hygon DTK) are left out.
+NOT_CUDA_HARDWARE = frozenset(
+    {"amd", "intel", "habana", "aws-neuron", "huawei-ascend", "google-tpu"}
+)
+
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if pod.node_agent:
         return
     registry = ctx.registry
-    for container in pod.containers:
-        image = container.data.get("image")
-        if not isinstance(image, str) or (container.resources or {}).get("claims"):
+    for index, container in enumerate(pod.containers):
+        reference = image_reference(container.data.get("image"))
+        if reference is None or (container.resources or {}).get("claims"):
             continue
-        reference = image.lower()
-        built = next((v for v in IMAGE_VENDORS if any(w in reference for w in v[1])), None)
+        reference = reference.lower()
+        built = _built_for(reference)
         if built is None:
             continue
         held: dict[str, tuple[Any, ...]] = {}
@@ -87,10 +169,17 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 entry = registry.get(name) if isinstance(name, str) else None
                 if entry is not None and registry.is_accelerator(name):
                     held.setdefault(entry.hardware, (*container.resources_path, section, name))
+        if index == 0 and len(pod.containers) == 1:
+            for name, path in pod.operator_gpus:
+                entry = registry.get(name)
+                if entry is not None and registry.is_accelerator(name):
+                    held.setdefault(entry.hardware, path)
         if not held or built[0] in held:
             continue
+        if built[0] == "nvidia" and not set(held) <= NOT_CUDA_HARDWARE:
+            continue
         path = next(iter(held.values()))
-        name = path[-1]
+        name = next((n for n, p in pod.operator_gpus if p == path), path[-1] if path else "?")
         yield Violation(
             path,
             f"container {container.label} runs an image built for {built[2]} but holds {name}, "
@@ -99,3 +188,17 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             f"{built[2]}), or run an image built for {name}",
             at="key",
         )
+
+
+def _built_for(reference: str) -> tuple[str, tuple[str, ...], str] | None:
+    """The accelerator ``reference`` (lower case) is built for, as a row of
+    :data:`IMAGE_VENDORS` (NVIDIA's CUDA: a ``cuda`` word or :data:`CUDA_IMAGES`), or None."""
+    built = next((v for v in IMAGE_VENDORS if any(w in reference for w in v[1])), None)
+    if built is not None:
+        return built
+    words = set(re.split(r"[^a-z0-9]+", reference))
+    if words & set(NOT_CUDA):
+        return None
+    if "cuda" in reference or image_repository(reference) in CUDA_IMAGES:
+        return ("nvidia", ("cuda",), "NVIDIA GPUs (CUDA)")
+    return None

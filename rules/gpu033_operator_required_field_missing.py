@@ -19,9 +19,18 @@ gives a default is never missing: the API server fills it in before it validates
 An object that holds fewer than half of the fields its kind requires is taken for a patch
 (`kubectl patch --patch-file`, a Kustomize patch) and left alone (so a kind that requires a
 single field, such as a `v1alpha1` RayJob's `entrypoint`, is never reported), and so is a
-Kustomize patch linted without `--render` (GL203). When the project holds the kind's own
-CustomResourceDefinition (a chart's `crds/`), its schema is the one applied and the rule says
-nothing.
+Kustomize patch linted without `--render` (GL203).
+
+When the project holds the kind's own CustomResourceDefinition (a chart's `crds/`, an
+operator's `config/crd/bases/`), its schema is the one applied, and the table above is not
+used: for the resources of an accelerator vendor's API group (`rebellions.ai`,
+`nvidia.com`, `amd.com`, `deviceplugin.intel.com`: a group whose domain is one of the device
+registry's), the rule reports, at each mapping, the fields that schema's `required` names
+and the object lacks (at `spec`, and inside every field the object sets: a `devicePlugin`
+block without its required `enabled`), always as an error: the API server applies that
+schema. A required field with a `default` in the schema is filled in first and never
+missing; an object whose `spec` holds at most one of the several fields it requires is taken
+for a patch and left alone.
 
 ## Why it matters
 A CRD's `required` is checked by the API server on every create and update, whatever field
@@ -71,6 +80,7 @@ from gpulint.api import (
     K8sObject,
     RuleContext,
     Violation,
+    missing_required,
     operator_fields,
     operator_releases,
     version_of,
@@ -87,14 +97,21 @@ OPTIONS: dict[str, Any] = {}
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     if obj.parent is not None:
         return
+    schema = (
+        ctx.crds.schema(obj.group, obj.version, obj.kind)
+        if ctx.crds is not None and obj.group and obj.kind
+        else None
+    )
+    if schema is not None:  # the project's own CRD is the schema applied
+        if ctx.registry.vendor_group(obj.group):
+            yield from _project_schema(obj, schema)
+        return
     key = f"{obj.group}/{obj.kind}"
     versions = operator_fields()["required"].get(key) or {}
     required: Mapping[str, str] | None = versions.get(obj.version)
     spec = obj.data.get("spec")
     if not required or not isinstance(spec, Mapping):
         return
-    if ctx.crds is not None and ctx.crds.declares(obj.group, obj.version, obj.kind, ("spec",)):
-        return  # the project's own CRD is the schema applied
     present = [field for field in required if field in spec]
     if len(present) * 2 < len(required):
         return  # a patch, or an object a template completes
@@ -122,6 +139,34 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
             f"is {since} or later)",
             at="key",
             severity="info",
+        )
+
+
+def _project_schema(obj: K8sObject, schema: Mapping[str, Any]) -> Iterator[Violation]:
+    """The fields the project's CRD requires that ``obj`` lacks, each level once; nothing
+    for an object whose ``spec`` holds at most one of the several fields it requires (a
+    patch)."""
+    gaps = missing_required(obj.data, schema)
+    spec_rule = (schema.get("properties") or {}).get("spec")
+    spec = obj.data.get("spec")
+    if isinstance(spec_rule, Mapping) and isinstance(spec, Mapping):
+        wanted = [f for f in spec_rule.get("required") or () if isinstance(f, str)]
+        present = len([f for f in wanted if f in spec])
+        if present <= 1 and present * 2 < len(wanted):
+            return  # a patch, or an object a template completes
+    for path, fields in gaps:
+        where = ".".join(str(step) for step in path) or "the object"
+        named = (
+            _listed(fields)
+            if len(fields) <= 3
+            else f"{fields[0]}, {fields[1]} and {len(fields) - 2} more"
+        )
+        yield Violation(
+            (*obj.path, *path),
+            f"{where} lacks {named}, required by the project's CustomResourceDefinition: the "
+            f"API server refuses the {obj.kind}",
+            help=f"add {_listed(fields)} ({fields[0]}: Required value)",
+            at="key",
         )
 
 

@@ -234,6 +234,7 @@ from gpulint.api import (
     gpu_pool_selected,
     host_gpu_device,
     host_gpu_mounts,
+    image_reference,
     label_says_yes,
     nvidia_runtime_class,
     required_node_terms,
@@ -727,13 +728,9 @@ def _chart_container(pod: PodSpec) -> bool:
 def _image_reference(container: Container) -> str | None:
     """The container's image reference: the string, or a chart's ``{repository, tag}``."""
     image = container.data.get("image")
-    if isinstance(image, str) and image.strip():
-        return image
-    if isinstance(image, dict) and isinstance(image.get("repository"), str):
-        tag = image.get("tag")
-        repository: str = image["repository"]
-        return repository + (f":{tag}" if isinstance(tag, (str, int, float)) else "")
-    return None
+    if isinstance(image, dict) and not isinstance(image.get("repository"), str):
+        return None  # a tag alone names no image to judge
+    return image_reference(image)
 
 
 def _with_image_reference(container: Container) -> Container:

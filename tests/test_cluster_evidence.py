@@ -30,6 +30,9 @@ spec:
             nvidia.com/gpu: 1
       restartPolicy: Never
 """
+#: The Job's image, a CUDA build: a test that gives the Job another vendor's devices gives
+#: it that vendor's image too (GPU028).
+CUDA_IMAGE = "nvcr.io/nvidia/pytorch:24.05-py3"
 SKU = "      tolerations:\n      - {key: sku, operator: Equal, value: gpu, effect: NoSchedule}\n"
 
 
@@ -474,7 +477,9 @@ def test_a_taint_keyed_by_a_mig_profile_applies_to_that_profile_only(tmp_path: P
 def test_evidence_about_other_accelerators_is_no_evidence(tmp_path: Path) -> None:
     neuron = "      tolerations:\n      - {key: aws.amazon.com/neuron, operator: Exists}\n"
     files = {
-        f"n-{i}.yaml": job(f"n-{i}", neuron).replace("nvidia.com/gpu", "aws.amazon.com/neuron")
+        f"n-{i}.yaml": job(f"n-{i}", neuron)
+        .replace("nvidia.com/gpu", "aws.amazon.com/neuron")
+        .replace(CUDA_IMAGE, "public.ecr.aws/neuron/pytorch-training-neuronx:2.7.0")
         for i in range(2)
     }
     files["cuda.yaml"] = job("cuda")
@@ -485,7 +490,14 @@ def test_evidence_about_other_accelerators_is_no_evidence(tmp_path: Path) -> Non
 def test_a_tpu_pod_on_gke_is_not_measured_against_nvidias_taint(tmp_path: Path) -> None:
     tpu = job("tpu", "      nodeSelector: {cloud.google.com/gke-tpu-accelerator: tpu7x}\n")
     findings, _ = check(
-        repo(tmp_path, {"tpu.yaml": tpu.replace("nvidia.com/gpu", "google.com/tpu")})
+        repo(
+            tmp_path,
+            {
+                "tpu.yaml": tpu.replace("nvidia.com/gpu", "google.com/tpu").replace(
+                    CUDA_IMAGE, "us-docker.pkg.dev/cloud-tpu-images/jax-ai-image/tpu:latest"
+                )
+            },
+        )
     )
     assert findings == []
     (tmp_path / ".gpulint.yaml").write_text("platform: gke\n")

@@ -19,6 +19,10 @@ from the values alone:
 * **vLLM production stack's** (``servingEngineSpec.modelSpec``, at the top or under the key
   of a chart that depends on it): each model's pod, found as in a HelmRelease's values
   (:func:`gpulint.k8s.shapes.is_model_spec`).
+* **the Ollama chart's** (otwld/ollama-helm: ``ollama.gpu`` with ``enabled: true``, at the
+  top or under ``ollama:``, the key of a chart that depends on it, as Open WebUI's does):
+  the Ollama pod, whose container the values' top holds, with the accelerators of the GPU
+  block (:func:`gpulint.k8s.shapes.chart_block_gpus`) whether or not it sets ``resources``.
 * **GitHub Actions Runner Controller's** ``gha-runner-scale-set`` (``githubConfigUrl`` or
   ``githubConfigSecret`` beside ``template.spec.containers``): the runner pods' template,
   which the chart uses as written, found by its shape as in a HelmRelease's values.
@@ -73,7 +77,20 @@ def values_object(doc: Document, label: str = "") -> tuple[K8sObject, bool] | No
         return K8sObject(doc, (), data, VALUES_REF, "", ""), True
     if _runner_scale_set(data):
         return K8sObject(doc, (), data, VALUES_REF, "", ""), True
+    if _ollama(data) or _ollama(data.get("ollama")):
+        return K8sObject(doc, (), data, VALUES_REF, "", ""), True
     return None
+
+
+def _ollama(values: Any) -> bool:
+    """``values`` are the Ollama chart's (otwld/ollama-helm): an ``ollama`` mapping with a
+    ``gpu`` mapping that turns it on (``enabled: true``), the block the chart writes the
+    container's accelerator request from (:func:`gpulint.k8s.shapes.chart_block_gpus`)."""
+    if not isinstance(values, dict):
+        return False
+    ollama = values.get("ollama")
+    gpu = ollama.get("gpu") if isinstance(ollama, dict) else None
+    return isinstance(gpu, dict) and gpu.get("enabled") is True
 
 
 def _runner_scale_set(values: dict[str, Any]) -> bool:

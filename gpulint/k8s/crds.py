@@ -71,6 +71,68 @@ class CrdFields:
         candidates = [chosen] if chosen is not None else list(schemas.values())
         return any(_reaches(schema, path) for schema in candidates)
 
+    def schema(self, group: str, version: str, kind: str) -> Mapping[str, Any] | None:
+        """The ``openAPIV3Schema`` a project CRD gives the object's ``group``, ``kind`` and
+        ``version`` (a ``v1beta1`` CRD's one schema for all), or None."""
+        schemas = self._schemas.get((group, kind)) or {}
+        return schemas.get(version) or schemas.get(None)
+
+
+def missing_required(
+    data: Mapping[str, Any], schema: Mapping[str, Any]
+) -> list[tuple[Path, list[str]]]:
+    """The fields ``schema`` requires that ``data`` (an object, from its top) lacks: for each
+    mapping of ``data`` the schema describes and whose ``required`` names fields it does
+    not hold (and the schema gives no ``default``, which the API server fills in first),
+    its path and those fields, in document order. ``apiVersion``, ``kind`` and ``metadata``
+    are the API server's; a level with ``x-kubernetes-preserve-unknown-fields`` and no
+    properties, or under ``allOf``/``anyOf``/``oneOf`` alone, says nothing. Walked with a
+    stack (no recursion on the object's depth), at most :data:`MAX_LEVELS` deep."""
+    found: list[tuple[Path, list[str]]] = []
+    stack: list[tuple[Any, Any, Path]] = [(data, schema, ())]
+    while stack:
+        node, rule, path = stack.pop()
+        if not isinstance(rule, Mapping) or len(path) > MAX_LEVELS:
+            continue
+        if isinstance(node, Mapping):
+            properties = rule.get("properties")
+            properties = properties if isinstance(properties, Mapping) else {}
+            required = rule.get("required")
+            if isinstance(required, list):
+                lacking = [
+                    field
+                    for field in required
+                    if isinstance(field, str)
+                    and field not in node
+                    and not (path == () and field in ("apiVersion", "kind", "metadata"))
+                    and not (
+                        isinstance(properties.get(field), Mapping)
+                        and "default" in properties[field]
+                    )
+                ]
+                if lacking:
+                    found.append((path, lacking))
+            extra = rule.get("additionalProperties")
+            children: list[tuple[Any, Any, Path]] = []
+            for key, value in node.items():
+                if path == () and key in ("apiVersion", "kind", "metadata"):
+                    continue
+                child = properties.get(key) if isinstance(key, str) else None
+                if child is None and isinstance(extra, Mapping):
+                    child = extra
+                if isinstance(child, Mapping) and isinstance(value, (Mapping, list)):
+                    children.append((value, child, (*path, key)))
+            stack.extend(reversed(children))
+        elif isinstance(node, list):
+            items = rule.get("items")
+            if isinstance(items, Mapping):
+                stack.extend(
+                    (value, items, (*path, index))
+                    for index, value in reversed(list(enumerate(node)))
+                    if isinstance(value, (Mapping, list))
+                )
+    return found
+
 
 def _reaches(schema: Mapping[str, Any], path: Sequence[str | int]) -> bool:
     """Does the schema declare a property at each key of ``path`` (``items`` at an index)?"""

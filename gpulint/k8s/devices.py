@@ -325,6 +325,12 @@ class Registry:
         """Some registry name lives under ``domain`` (any case)."""
         return domain.lower() in self._domains
 
+    def vendor_group(self, group: str) -> bool:
+        """An API group of an accelerator vendor: its last two labels are those of a
+        registry domain (``rebellions.ai``, ``deviceplugin.intel.com`` for ``gpu.intel.com``)."""
+        tail = ".".join(group.lower().split(".")[-2:])
+        return any(".".join(d.split(".")[-2:]) == tail for d in self._domains) if tail else False
+
     def close_domains(self, domain: str) -> list[str]:
         """The registry's vendor domains ``domain`` looks like a misspelling of, closest first.
 

@@ -291,8 +291,7 @@ def find_pod_specs(obj: K8sObject, node_agent: bool = False) -> list[PodSpec]:
         if key in ("status", *SKIPPED_KEYS):
             continue
         _walk(obj, value, (*obj.path, key), data, 1, node_agent, found, host)
-    if found:
-        _chart_gpus(obj, found)
+    _chart_gpus(obj, found, node_agent)
     return found
 
 
@@ -361,10 +360,14 @@ def chart_block_gpus(block: dict[str, Any], path: Path) -> list[tuple[str, Path]
     return [(name, (*path, key or "enabled"))]
 
 
-def _chart_gpus(obj: K8sObject, found: list[PodSpec]) -> None:
+def _chart_gpus(obj: K8sObject, found: list[PodSpec], node_agent: bool) -> None:
     """Give a chart's container the accelerators its values' ``gpu:`` blocks turn on: each
     block belongs to the container whose ``resources`` the nearest enclosing values mapping
-    holds (``ollama.gpu`` and ``resources`` of one values), as the chart writes it there."""
+    holds (``ollama.gpu`` and ``resources`` of one values), as the chart writes it there.
+    A block with no such container belongs to the nearest enclosing values mapping with an
+    ``image``, or to the values that hold it as ``ollama.gpu`` (the Ollama chart's values with
+    no ``resources``: the chart writes the request all the same), which becomes a container
+    of its own, appended to ``found``."""
     holders = {
         pod.containers[0].path: pod
         for pod in found
@@ -373,16 +376,57 @@ def _chart_gpus(obj: K8sObject, found: list[PodSpec]) -> None:
         and pod.containers[0].section == "resources"
         and pod.containers[0].resources_key == "resources"
     }
-    if not holders:
-        return
+    taken = {pod.path for pod in found}
     for path, block in chart_gpu_blocks(obj.data, obj.path):
         owner = path[:-1]
         pod = next(
             (holders[owner[:cut]] for cut in range(len(owner), 0, -1) if owner[:cut] in holders),
             None,
         )
-        if pod is not None:
-            pod.operator_gpus = (*pod.operator_gpus, *chart_block_gpus(block, path))
+        if pod is None:
+            pod = _image_holder(obj, owner, taken, node_agent)
+            if pod is None:
+                continue
+            holders[pod.containers[0].path] = pod
+            found.append(pod)
+        pod.operator_gpus = (*pod.operator_gpus, *chart_block_gpus(block, path))
+
+
+def _image_holder(
+    obj: K8sObject, owner: Path, taken: set[Path], node_agent: bool
+) -> PodSpec | None:
+    """A container for the values mapping at ``owner`` or the nearest above it that holds
+    an ``image`` (a reference, ``{repository, tag}`` or a subchart's ``{tag}``) or holds the
+    block's ``ollama`` mapping, not inside a pod spec already found (``taken``), nor a
+    Kubernetes object itself (a values file's top is its chart's values)."""
+    chain: list[tuple[Path, Any]] = []
+    node: Any = obj.data
+    if "apiVersion" not in node and "kind" not in node:
+        chain.append((obj.path, node))  # a values file: its top is the chart's own values
+    for depth, key in enumerate(owner[len(obj.path) :]):
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+        chain.append((owner[: len(obj.path) + depth + 1], node))
+    for at, mapping in reversed(chain):
+        if any(at[:cut] in taken for cut in range(1, len(at) + 1)):
+            return None
+        if isinstance(mapping, dict) and (
+            _values_image(mapping.get("image")) or (at == owner[:-1] and owner[-1] == "ollama")
+        ):
+            name = at[-1] if at else owner[-1] if owner else None
+            name = name if isinstance(name, str) else None
+            container = Container(name, at, mapping, "resources", False, "resources")
+            return _resources(obj, at, container, node_agent)
+    return None
+
+
+def _values_image(image: Any) -> bool:
+    if isinstance(image, str):
+        return bool(image.strip())
+    return isinstance(image, dict) and any(
+        isinstance(image.get(k), str) and image[k].strip() for k in ("repository", "tag")
+    )
 
 
 def _walk(
