@@ -222,14 +222,48 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             if blanket
             else "a toleration for the GPU node taint"
         )
+        loud, why = severity, note
+        if (
+            loud is None
+            and picture is not None
+            and not blanket
+            and _unnamed_consensus(first, evidence)
+        ):
+            loud = "info"
+            why += (
+                f" (assumed: {first.key}, which the project's GPU pods tolerate, is on GPU "
+                "nodes alone; it names no accelerator and may reserve other nodes too)"
+            )
         yield Violation(
             (*pod.path, "tolerations", i),
             f"the pod requests no GPU but has {what} {first}: it can take GPU nodes' capacity",
-            help=f"remove the toleration, or request a GPU{note}",
+            help=f"remove the toleration, or request a GPU{why}",
             at="value",
-            severity=severity,
+            severity=loud,
             related=related,
         )
+
+
+#: Words of a taint's key or value that say it is about accelerators (a GPU pool's
+#: ``nvidia.com/gpu``, ``sku=gpu``, ``dedicated=a100``, ``aws.amazon.com/neuron``).
+_ACCELERATOR_WORDS = (
+    r"gpu|nvidia|cuda|accel|tpu|neuron|inferentia|trainium|gaudi|habana|hpu|npu|ascend|rocm"
+    r"|amd|mig|a100|h100|h200|b200|l40|v100|a10g?|l4|t4|mi\d{3}|qaic|ml|ai|inference|train"
+)
+
+
+def _unnamed_consensus(taint: Any, evidence: Any) -> bool:
+    """``taint`` is known only because the project's GPU pods agree on it (no node pool
+    carries it), and neither its key nor its value names an accelerator
+    (``nautilus.io/reservation=nrp``: a reservation the project's CPU pods share)."""
+    import re
+
+    known = next((k for k in evidence if k.taint == taint), None)
+    if known is None or known.pooled or known.resource is not None:
+        return False
+    words = re.split(r"[^a-z0-9]+", f"{taint.key} {taint.value or ''}".lower())
+    pattern = re.compile(rf"(?:{_ACCELERATOR_WORDS})\d*")
+    return not any(pattern.fullmatch(word) for word in words if word)
 
 
 def _why_tolerated(pod: PodSpec) -> str | None:

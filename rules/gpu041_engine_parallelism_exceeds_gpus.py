@@ -70,8 +70,10 @@ that counts the GPUs reserved and idle, reported only when the engine's total is
 determined: its options are given, it is started once, on one node of no pod group, with
 no data-parallel replicas (vLLM `--data-parallel-size`, SGLang `--dp` or
 `--enable-dp-attention`, LMDeploy `--dp`) and no `CUDA_VISIBLE_DEVICES`, and it is an engine
-that leaves the rest idle: not torchrun, Accelerate or Horovod, whose single process
-may drive several GPUs. Where the project's NVIDIA device plugin configuration time-slices
+that leaves the rest idle. For torchrun, Accelerate and Horovod (`torchrun --nproc-per-node 1`
+holding eight GPUs) it is `info`: a single process may drive several GPUs (DataParallel, a
+model split by hand), and the finding says it assumed their documented setup of one GPU a
+process. Where the project's NVIDIA device plugin configuration time-slices
 the requested name under its own name on some nodes (one configuration per node label, one
 sharing and one not), a request counts replicas there, and six replicas may be one GPU: the
 finding is `info`, names the configuration, and says it assumed whole GPUs (a pod may ask
@@ -324,7 +326,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         elif (
             total < have
             and given
-            and _fully_known(started, env, nodes, group, unit, per_unit, bound)
+            and _fully_known(
+                started,
+                env,
+                nodes,
+                group,
+                unit,
+                per_unit,
+                bound or _one_each(started),
+            )
         ):
             sources = _sources(started.words, (given[0][1], given[0][2]), used)
             yield _idle(
@@ -336,6 +346,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 (unit, through),
                 given[0][2],
                 _related(pod, ctx, sources) + claimed,
+                # A launcher's process may drive several GPUs (DataParallel, a model split
+                # by hand): its documented one-GPU-a-process setup is assumed, so info.
+                assumed=(
+                    f"one {unit} a process, {engine.name}'s documented setup (each on its "
+                    "local rank's device); a process that drives several makes it right"
+                )
+                if not bound and not engine.under
+                else None,
             )
         elif (
             total < have
@@ -360,6 +378,26 @@ def _launched(
     if started.engine.processes_only and not bound:
         return None
     return started, bound
+
+
+#: Launchers whose documented setup gives each process one device of its node (torchrun:
+#: ``cuda:LOCAL_RANK``; Accelerate sets each process's device to its local index; Horovod
+#: pins ``hvd.local_rank()``), though a process may drive several: fewer processes than
+#: devices is reported as ``info``.
+ONE_DEVICE_A_PROCESS = frozenset({"torchrun", "Accelerate", "Horovod"})
+
+
+#: Words of a launched program's options that say one process drives several devices
+#: (Transformers' ``device_map="auto"`` spreads a model over every visible GPU).
+SEVERAL_A_PROCESS = ("device_map", "device-map", "model_parallel", "model-parallel")
+
+
+def _one_each(started: Started) -> bool:
+    """A launcher of :data:`ONE_DEVICE_A_PROCESS` whose program says nothing of driving
+    several devices from one process (:data:`SEVERAL_A_PROCESS`)."""
+    return started.engine.name in ONE_DEVICE_A_PROCESS and not any(
+        word in w.text for w in started.words for word in SEVERAL_A_PROCESS
+    )
 
 
 #: Kinds whose pods' engine options a serving runtime completes: KServe merges a
@@ -435,12 +473,26 @@ def _idle(
     unit_through: tuple[str, str],
     at: Path,
     related: tuple[Related, ...],
+    assumed: str | None = None,
 ) -> Violation:
     """An engine started with fewer devices (``total``) than the container holds (``have``):
     a warning counting the idle ones, ``info`` where the project time-slices the name on some
-    nodes (the request may count replicas of one GPU there)."""
+    nodes (the request may count replicas of one GPU there) or where the count rests on an
+    assumption (``assumed``: a launcher's one device a process)."""
     unit, through = unit_through
     idle = have - total
+    if assumed is not None:
+        return Violation(
+            at,
+            f"container {container.label} starts {started} = {_count(total, unit)}, but "
+            f"requests {have}{through}: {_count(idle, unit)} "
+            f"{'is' if idle == 1 else 'are'} reserved and stay{'s' if idle == 1 else ''} idle",
+            help=f"raise the parallelism to {have}, or request {_count(total, unit)} "
+            f"(assumed: {assumed})",
+            at="value",
+            severity="info",
+            related=related,
+        )
     sliced = _sometimes_replica(container, ctx)
     if sliced is not None:
         return Violation(

@@ -126,10 +126,13 @@ not flagged.
 
 A pod that says nothing of its node and requests no GPU, in one of Kubernetes' own
 workloads (a Pod, Deployment, StatefulSet, Job: an operator's template such as a KServe
-ServingRuntime gets its request from another object), in which a container runs a server
-built for GPUs only, is `info` at what starts it: an NVIDIA NIM image run with its own
-entrypoint (NIMs require an NVIDIA GPU), or vLLM, SGLang or TensorRT-LLM started by the
-command line or by the image's entrypoint (no `command` of its own). Not when the image or
+ServingRuntime gets its request from another object) or a KServe InferenceService whose
+predictor writes its own containers (no serving runtime supplies them), in which a container
+runs a server built for GPUs only, is `info` at what starts it: an NVIDIA NIM image run with
+its own entrypoint (NIMs require an NVIDIA GPU), vLLM, SGLang or TensorRT-LLM started by the
+command line or by the image's entrypoint (no `command` of its own), or any program told
+vLLM's `--gpu-memory-utilization` (`--gpu_memory_utilization`), the share of GPU memory to
+take, whatever its image is named (a private `serving/vllm` build). Not when the image or
 command line says CPU or another accelerator (`--device cpu`, a variable `*_DEVICE` set to
 `cpu`, an image reference that says `cpu`, `neuron`, `tpu`, `xpu`, `hpu`, `gaudi`, `ascend`
 or `openvino`). Without a GPU such a server finds none and stops; on a node whose default
@@ -325,7 +328,7 @@ def _findings(
     if selected is None and runtime is None:
         probe = _probe(containers)
         nccl = _nccl(containers) if probe is None else None
-        if probe is None and nccl is None and pod.obj.group in _PLAIN_GROUPS:
+        if probe is None and nccl is None and _as_written(pod, ctx):
             # Reading command lines for a server costs more than asking for the GPU request:
             # only a pod without one is read (the check below then repeats, cheaply).
             if not images and not _requests_no_gpu(pod, ctx):
@@ -440,6 +443,10 @@ _PLAIN_GROUPS = frozenset({"", "apps", "batch"})
 #: one and holds no GPU finds none (``Failed to infer device type``), unless the build or
 #: the command line says CPU.
 GPU_ONLY_ENGINES = frozenset({"vLLM", "SGLang", "TensorRT-LLM", "Triton TensorRT-LLM backend"})
+#: vLLM's option of the share of GPU memory it takes (``--gpu-memory-utilization 0.9``; the
+#: underscore form is KServe's and older vLLM's): a program told it serves on a GPU, whatever
+#: its image is named (``registry.local/serving/vllm:0.0.23``).
+GPU_MEMORY = frozenset({"--gpu-memory-utilization", "--gpu_memory_utilization"})
 #: Images of servers built for NVIDIA GPUs only: NVIDIA NIM microservices
 #: (docs.nvidia.com/nim: each NIM "requires an NVIDIA GPU"), run with their own entrypoint.
 GPU_ONLY_IMAGES = ("nvcr.io/nim/",)
@@ -474,13 +481,19 @@ def _server(containers: list[Container]) -> tuple[Container, Any, str] | None:
         own_command = bool(container.data.get("command"))
         if reference.startswith(GPU_ONLY_IMAGES) and not own_command:
             return container, (*container.path, "image"), "an NVIDIA NIM, which runs on GPUs only"
-        if not may_start_engine(container):
+        told = _told_gpu_memory(container)
+        if not may_start_engine(container) and not told:
             continue
         words = command_words(container, {})
         if _says_cpu([w.text for w in words]):
             continue
         started = find_engine(container, words)
-        if started is None or started.engine.name not in GPU_ONLY_ENGINES:
+        if started is None:
+            memory = next((w for w in words if w.text.partition("=")[0] in GPU_MEMORY), None)
+            if memory is not None:  # a vLLM server under another image or entrypoint
+                return container, memory.path, f"a server told {memory.text}, which serves on GPUs"
+            continue
+        if started.engine.name not in GPU_ONLY_ENGINES:
             continue
         if started.own is started.words and own_command:
             continue  # found by its image only, running a command of its own (a proxy)
@@ -489,6 +502,29 @@ def _server(containers: list[Container]) -> tuple[Container, Any, str] | None:
         where = started.own[0].path if started.own else (*container.path, "image")
         return container, where, f"{started.engine.name}, which serves on GPUs"
     return None
+
+
+def _told_gpu_memory(container: Container) -> bool:
+    """An item of the container's ``command`` or ``args`` starts with an option of
+    :data:`GPU_MEMORY`."""
+    return any(
+        isinstance(item, str) and item.strip().partition("=")[0] in GPU_MEMORY
+        for field in ("command", "args")
+        for item in (container.data.get(field) or ())
+    )
+
+
+def _as_written(pod: PodSpec, ctx: RuleContext) -> bool:
+    """The pod's containers are as the scheduler sees them: a pod of Kubernetes' own
+    workloads (:data:`_PLAIN_GROUPS`), or a KServe InferenceService predictor that writes
+    its own containers (no serving runtime supplies them)."""
+    if pod.obj.group in _PLAIN_GROUPS:
+        return True
+    return (
+        pod.obj.root.kind == "InferenceService"
+        and pod.location == "pod"
+        and not gpu_demand(pod, ctx.registry, ctx.claims).supplied
+    )
 
 
 def _says_cpu(texts: list[str]) -> bool:

@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpulint.k8s.jupyterhub import is_values_document
-from gpulint.k8s.objects import K8sObject
+from gpulint.k8s.objects import K8sObject, sops_encrypted
 from gpulint.k8s.operatorvalues import (
     FILE_CHART,
     chart_of_file,
@@ -63,6 +63,8 @@ def values_object(doc: Document, label: str = "") -> tuple[K8sObject, bool] | No
     data = doc.data
     if not isinstance(data, dict) or "apiVersion" in data or "kind" in data:
         return None
+    if sops_encrypted(data):
+        return None  # ciphertext values
     if is_values_document(data):
         return K8sObject(doc, (), data, VALUES_REF, "", ""), False
     chart = chart_of_file(label, data) if label else None

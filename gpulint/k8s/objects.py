@@ -345,11 +345,22 @@ def make_object(
     return K8sObject(doc, path, data, _ref(data), group, version, parent)
 
 
+def sops_encrypted(data: Any) -> bool:
+    """A document SOPS encrypted (getsops/sops: a top-level ``sops`` mapping with its
+    ``mac`` or ``lastmodified``): its keys are plain, its values ciphertext
+    (``ENC[AES256_GCM,...]``), so names, selectors and mounts cannot be compared."""
+    meta = data.get("sops") if isinstance(data, dict) else None
+    return isinstance(meta, dict) and ("mac" in meta or "lastmodified" in meta)
+
+
 def objects(doc: Document) -> Iterator[K8sObject]:
-    """Every Kubernetes object in a document; non-Kubernetes YAML yields nothing.
+    """Every Kubernetes object in a document; non-Kubernetes YAML yields nothing, nor does
+    a document SOPS encrypted (:func:`sops_encrypted`).
 
     ``kind: List`` and any ``*List`` kind with an ``items`` sequence yield their items.
     """
+    if sops_encrypted(doc.data):
+        return
     stack: list[tuple[Any, Path]] = [(doc.data, ())]
     while stack:
         data, path = stack.pop()
