@@ -1834,6 +1834,26 @@ def runtime_classes(n: int) -> Input:
     return Input(["check", "--jobs", "1", "."], folder, size)
 
 
+def pod_webhooks(n: int) -> Input:
+    """n MutatingWebhookConfigurations of one pod webhook each, and n GPU pods that miss the
+    taint two tolerating pods agree on: each configuration's rules are read once in the
+    facts stage, and each finding names the first webhook, not a scan of them."""
+    folder = _fresh("pod-webhooks", n)
+    hook = (
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\n"
+        "metadata: {{name: w{i}}}\nwebhooks:\n- name: w{i}.example.com\n  rules:\n"
+        "  - {{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}}\n"
+    )
+    size = _write(folder, "hooks.yaml", "---\n".join(hook.format(i=i) for i in range(n)))
+    tolerating = POD.replace(
+        "spec:\n", "spec:\n  tolerations: [{{key: sku, operator: Exists}}]\n", 1
+    )
+    pods = [tolerating.format(name="t0"), tolerating.format(name="t1")]
+    pods += [POD.format(name=f"p{i}") for i in range(n)]
+    size += _write(folder, "pods.yaml", "---\n".join(pods))
+    return Input(["check", "--jobs", "1", "."], folder, size)
+
+
 def chart_host_devices(n: int) -> Input:
     """An app-template HelmRelease with n containers without resources and n hostPath items
     of /dev/dri, each mounted into one container: the values are searched for host GPU
@@ -2006,6 +2026,7 @@ CASES: dict[str, Case] = {
     "template-action-strings": Case(template_action_strings, 20_000, "scaling"),
     "daemonset-names": Case(daemonset_names, 2_000, "scaling"),
     "runtime-classes": Case(runtime_classes, 2_000, "scaling"),
+    "pod-webhooks": Case(pod_webhooks, 2_000, "scaling"),
     "booster-workers": Case(booster_workers, 2_000, "scaling"),
     "chart-host-devices": Case(chart_host_devices, 2_000, "scaling"),
     "nccl-commands": Case(nccl_commands, 1_000, "scaling"),

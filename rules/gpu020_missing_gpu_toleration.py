@@ -68,7 +68,11 @@ two) is a `warning` at most, anything less unanimous (4 of 7 pods) `info`. Below
 message says what it assumed and names the `gpu-taints:` line that makes it certain. A
 consensus on a taint keyed by the resource the pod requests itself (`nvidia.com/gpu`) that no
 node pool of the files carries is `info`: pods tolerate that key in case the nodes carry it,
-and a cluster with the ExtendedResourceToleration admission adds the toleration itself. A
+and a cluster with the ExtendedResourceToleration admission adds the toleration itself.
+When the project's files hold a MutatingWebhookConfiguration that changes pods as they are
+created (a rule on `pods` for `CREATE`: a GPU isolation or scheduling webhook that injects
+the GPU pool's toleration and affinity), a finding that rests on the files' evidence is
+`info` at most, naming the webhook: what it adds is not in the files. A
 pod that asks for a MIG instance or a shared replica of a GPU (`nvidia.com/mig-1g.10gb`,
 `nvidia.com/gpu.shared`) lands on the nodes of that GPU: a taint keyed by the GPU's name
 (`nvidia.com/gpu=true`, which the project's GPU pods agree on) applies to it too, so it is
@@ -286,7 +290,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         )
         picture = ground.picture
         assert picture is not None
-        severity, hedge = _evidence_weight(evidence, picture, pod, wanted, missing)
+        severity, hedge = _webhooks_weight(
+            picture, *_evidence_weight(evidence, picture, pod, wanted, missing)
+        )
         yield Violation(
             where,
             f"the pod {first} but does not tolerate the GPU node taint {taints}: it stays "
@@ -330,6 +336,18 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
 
 
 _LOUDNESS = {"info": 0, "warning": 1, "error": 2}
+
+
+def _webhooks_weight(picture: Any, severity: str | None, hedge: str) -> tuple[str | None, str]:
+    """``(severity, hedge)`` made ``info`` when the project's files hold a webhook that
+    changes pods as they are created (it may add the toleration), saying so."""
+    if not picture.pod_webhooks or severity == "info":
+        return severity, hedge
+    name, source = picture.pod_webhooks[0]
+    return "info", hedge + (
+        f" (assumed: the project's mutating webhook {name} ({source}), which changes pods as "
+        "they are created, does not add it)"
+    )
 
 
 def _evidence_weight(

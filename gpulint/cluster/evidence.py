@@ -238,7 +238,8 @@ def with_pools(base: Base, registry: Registry, found: Found | None) -> Picture:
                 taints[at] = made
     queue = found.tolerations if found is not None else ()
     runtime = found.runtime if found is not None else ()
-    return Picture(tuple(taints), base.gpu_pods, queue, pools, base.disputed, runtime)
+    hooks = found.webhooks if found is not None else ()
+    return Picture(tuple(taints), base.gpu_pods, queue, pools, base.disputed, runtime, hooks)
 
 
 def _vendors(registry: Registry, names: Iterable[str]) -> frozenset[str] | None:

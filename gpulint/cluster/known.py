@@ -236,6 +236,7 @@ class Picture:
         "_runtime",
         "disputed",
         "gpu_pods",
+        "pod_webhooks",
         "pools",
         "queue_tolerations",
         "runtime_tolerations",
@@ -250,6 +251,7 @@ class Picture:
         pools: tuple[Pool, ...] = (),
         disputed: tuple[Disputed, ...] = (),
         runtime_tolerations: tuple[tuple[str, Mapping[str, Any]], ...] = (),
+        pod_webhooks: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.taints = taints
         #: GPU pods the pre-pass saw (for ``inspect``).
@@ -262,6 +264,9 @@ class Picture:
         self.disputed = disputed
         #: The files' RuntimeClasses' ``scheduling.tolerations``, as (class name, toleration).
         self.runtime_tolerations = runtime_tolerations
+        #: The files' mutating webhooks that change pods as they are created, as (webhook
+        #: name, ``file:line``): one may add a toleration a pod lacks.
+        self.pod_webhooks = pod_webhooks
         self._runtime: dict[str, list[Mapping[str, Any]]] | None = None
         self._index: _Index | None = None
 
@@ -295,6 +300,7 @@ class Picture:
             self.pools,
             self.disputed,
             self.runtime_tolerations,
+            self.pod_webhooks,
         )
 
     def __reduce__(self) -> tuple[Any, ...]:  # to a worker process, without the index

@@ -116,6 +116,9 @@ class Found(NamedTuple):
     #: Each RuntimeClass's ``scheduling.tolerations``, as (class name, toleration): the
     #: RuntimeClass admission controller adds them to the pods that name the class.
     runtime: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    #: Each MutatingWebhookConfiguration webhook that changes pods as they are created, as
+    #: (webhook name, ``file:line`` of its object): it may add what a pod lacks.
+    webhooks: tuple[tuple[str, str], ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.nodes or self.tolerations)
@@ -388,6 +391,7 @@ def from_objects(objects: Iterable[tuple[Any, str, Any]]) -> Found:
     overlays: list[tuple[Kind, dict[str, Any]]] = []
     tolerations: list[Mapping[str, str]] = []
     runtime: list[tuple[str, Mapping[str, Any]]] = []
+    webhooks: list[tuple[str, str]] = []
     for data, source, doc in objects:
         if not isinstance(data, dict):
             continue
@@ -395,6 +399,9 @@ def from_objects(objects: Iterable[tuple[Any, str, Any]]) -> Found:
         kind = data.get("kind")
         if group == "node.k8s.io" and kind == "RuntimeClass":
             runtime += _runtime_tolerations(data)
+            continue
+        if group == "admissionregistration.k8s.io" and kind == "MutatingWebhookConfiguration":
+            webhooks += _pod_webhooks(data, source)
             continue
         for row in table.get((group, kind), ()) if isinstance(kind, str) else ():
             if row.tolerations is not None:
@@ -432,7 +439,32 @@ def from_objects(objects: Iterable[tuple[Any, str, Any]]) -> Found:
             pool = _with_capacity(pool, made)
         pools.append(pool)
         nodes += made
-    return Found(tuple(nodes), tuple(tolerations), tuple(pools), tuple(runtime))
+    return Found(tuple(nodes), tuple(tolerations), tuple(pools), tuple(runtime), tuple(webhooks))
+
+
+def _pod_webhooks(data: dict[str, Any], source: str) -> list[tuple[str, str]]:
+    """The webhooks of a MutatingWebhookConfiguration that change pods as they are created:
+    a rule of the core group (``""`` or ``*``) on ``pods`` (or ``*``) for ``CREATE`` (or
+    ``*``); admissionregistration.k8s.io/v1 ``RuleWithOperations``."""
+    found: list[tuple[str, str]] = []
+    for hook in as_list(data.get("webhooks")):
+        if not isinstance(hook, dict):
+            continue
+        for rule in as_list(hook.get("rules")):
+            if not isinstance(rule, dict):
+                continue
+            groups = _strings(rule.get("apiGroups"))
+            resources = _strings(rule.get("resources"))
+            operations = _strings(rule.get("operations"))
+            if (
+                ("" in groups or "*" in groups)
+                and ("pods" in resources or "*" in resources or "*/*" in resources)
+                and ("CREATE" in operations or "*" in operations)
+            ):
+                name = hook.get("name")
+                found.append((name if isinstance(name, str) else "?", source))
+                break
+    return found
 
 
 def _runtime_tolerations(data: dict[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:

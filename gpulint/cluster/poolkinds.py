@@ -102,10 +102,11 @@ def pool_labels() -> frozenset[str]:
 
 @cache
 def markers() -> tuple[bytes, ...]:
-    """Bytes one of which a file holds when it may hold a node-pool object, or a
-    RuntimeClass (whose ``scheduling.tolerations`` its pods get)."""
+    """Bytes one of which a file holds when it may hold a node-pool object, a
+    RuntimeClass (whose ``scheduling.tolerations`` its pods get) or a
+    MutatingWebhookConfiguration (which may change pods as they are created)."""
     kinds = {kind.encode() for group, kind in builtin_kinds() if group != "terraform"}
-    return tuple(sorted(kinds | {b"RuntimeClass"}))
+    return tuple(sorted(kinds | {b"RuntimeClass", b"MutatingWebhookConfiguration"}))
 
 
 class Blocks(list):  # type: ignore[type-arg]
