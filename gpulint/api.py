@@ -98,7 +98,9 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "envfrom_configmaps",
             "non_string_kind",
         ),
-        "gpulint.k8s.shapes": ("host_gpu_device", "host_gpu_mounts"),
+        "gpulint.k8s.shapes": ("chart_gpu_blocks", "host_gpu_device", "host_gpu_mounts"),
+        # a YAML text inside a manifest (a post-renderer's patch), as data
+        "gpulint.loader.stream": ("text_documents",),
         # what a pod mounts at /dev/shm (its own volumes, or its serving runtime's)
         "gpulint.k8s.servingruntimes": ("shm_mount", "volume_media"),
         "gpulint.k8s.crds": ("missing_required", "operator_fields", "operator_releases"),
@@ -438,6 +440,7 @@ if TYPE_CHECKING:
         volume_media as volume_media,
     )
     from gpulint.k8s.shapes import (
+        chart_gpu_blocks as chart_gpu_blocks,
         host_gpu_device as host_gpu_device,
         host_gpu_mounts as host_gpu_mounts,
     )
@@ -455,6 +458,9 @@ if TYPE_CHECKING:
         Container as Container,
         K8sObject as K8sObject,
         PodSpec as PodSpec,
+    )
+    from gpulint.loader.stream import (
+        text_documents as text_documents,
     )
     from gpulint.model import (
         AddEntry as AddEntry,

@@ -21,7 +21,9 @@ define it, the finding assumes the runtime mounts no `/dev/shm` either, and says
 A pod is a training pod when its object is a training operator's kind (Kubeflow
 `PyTorchJob`, `TFJob`, `MPIJob`, `TrainJob` and its runtimes, ...) or a GPU container
 starts a distributed launcher (`torchrun`, `torch.distributed.run`, `deepspeed`,
-`accelerate launch`, `horovodrun`, `--nproc-per-node`). A plain `Job` without a launcher is
+`accelerate launch`, `horovodrun`, `--nproc-per-node`, or LLaMA-Factory's
+`FORCE_TORCHRUN=1`, in its command line or as a variable, which makes `llamafactory-cli
+train` start torchrun over every GPU). A plain `Job` without a launcher is
 not taken for training: it may build an engine, burn in GPUs or run a benchmark. A pod is
 also flagged when a GPU container starts any engine or launcher of `gpulint/data/engines.json`
 (vLLM, SGLang, TGI, LMDeploy, TensorRT-LLM, DeepSpeed, Ray, `mpirun`, ..., the table GPU041
@@ -145,7 +147,11 @@ TRAINING_KINDS = {
 _LAUNCHER = (
     r"(^|[\s/\"'])(torchrun|torch\.distributed\.(run|launch)|deepspeed|horovodrun)([\s\"']|$)"
     r"|accelerate\s+launch|--nproc[-_]per[-_]node"
+    r"|\bFORCE_TORCHRUN=[\"']?(1|true)\b"
 )
+#: LLaMA-Factory's switch that makes ``llamafactory-cli train`` start torchrun over every
+#: visible GPU (its README, "Distributed training": ``FORCE_TORCHRUN=1``), as a variable.
+_TORCHRUN_SWITCH = "FORCE_TORCHRUN"
 SHM = "/dev/shm"
 #: KubeRay's kinds (and AIBrix's fleet of RayClusters): the operator adds an emptyDir of
 #: medium Memory at /dev/shm to the Ray container of every pod it builds
@@ -269,7 +275,15 @@ def _launches(container: Container) -> bool:
         for item in _list(container.data.get(field))
         if isinstance(item, (str, int)) and not isinstance(item, bool)
     ]
-    return bool(re.search(_LAUNCHER, " ".join(parts)))
+    if re.search(_LAUNCHER, " ".join(parts)):
+        return True
+    env = container.data.get("env")
+    return isinstance(env, list) and any(
+        isinstance(e, dict)
+        and e.get("name") == _TORCHRUN_SWITCH
+        and str(e.get("value")).strip().lower() in ("1", "true")
+        for e in env
+    )
 
 
 def _engine(container: Container) -> Started | None:

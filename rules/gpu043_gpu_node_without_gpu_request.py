@@ -18,12 +18,12 @@ nodes too (`node-type: gpu-inference` of a `g5.xlarge` node group). The finding 
 selector's key, and names the resource to request (the chip's own on an Ascend node:
 `accelerator: huawei-Ascend910` asks for `huawei.com/Ascend910`). It is a warning when a
 container runs an image built for GPUs (a CUDA image, a reference that says `cuda`, `gpu`,
-`rocm`, `tensorrt`, `triton` or `nvidia`, Text Embeddings Inference but for its `cpu-`
-tags), starts a GPU engine or launcher (`gpulint/data/engines.json`) or `nvidia-smi`, passes
-an option that turns on CUDA or sets a variable that switches it onto the GPU
-(`USE_GPU=true`, below): a workload that would use the GPU it forgot to request. A pod that
-runs nothing known to use a GPU is meant to run on those nodes (a node-local proxy, a
-serving system's controller) and is not flagged.
+`rocm`, `tensorrt`, `triton` or `nvidia` or names a PyTorch CUDA build such as `cu121`, Text
+Embeddings Inference but for its `cpu-` tags), starts a GPU engine or launcher
+(`gpulint/data/engines.json`) or `nvidia-smi`, passes an option that turns on CUDA or sets a
+variable that switches it onto the GPU (`USE_GPU=true`, below): a workload that would use
+the GPU it forgot to request. A pod that runs nothing known to use a GPU is meant to run on
+those nodes (a node-local proxy, a serving system's controller) and is not flagged.
 
 With the option `images: true`, also flags a container built on an NVIDIA CUDA image
 (`nvidia/cuda`, `nvcr.io/nvidia/cuda`, `nvcr.io/nvidia/pytorch`, `tritonserver`,
@@ -554,6 +554,9 @@ def _server_finding(container: Container, where: Any, what: str) -> Violation:
 #: Words of an image reference (repository and tag, lower case) that say it is built for
 #: GPUs: ``pytorch-notebook:cuda12``, ``rocm/pytorch``, ``tritonserver``, ``-gpu``.
 GPU_IMAGE_WORDS = ("cuda", "gpu", "rocm", "tensorrt", "triton", "nvidia")
+#: PyTorch's name of a CUDA build (``cu118``, ``cu121``, ``cu128``: its wheels' local
+#: version), as images built on them tag themselves (``yanwk/comfyui-boot:cu121``).
+CUDA_WHEEL_TAG = r"(?<![a-z0-9])cu1[0-9]{2}(?![0-9])"
 #: GPU serving images whose plain tags are the GPU build (the CPU build is tagged ``cpu-``):
 #: Hugging Face Text Embeddings Inference.
 GPU_BY_DEFAULT = ("huggingface/text-embeddings-inference",)
@@ -569,6 +572,8 @@ def _gpu_image(container: Container) -> bool:
         return False
     reference = image.lower()
     if any(word in reference for word in GPU_IMAGE_WORDS):
+        return True
+    if re.search(CUDA_WHEEL_TAG, reference.rsplit("/", 1)[-1]):
         return True
     repository = image_repository(image)
     tag = reference.rsplit(":", 1)[-1] if ":" in reference.rsplit("/", 1)[-1] else ""

@@ -50,6 +50,20 @@ def load_text(text: str) -> LoadResult:
     return LoadResult(documents, stream.problems)
 
 
+def text_documents(text: str, limit: int = 64 * 1024) -> list[Any]:
+    """The data of each document of a YAML text written inside a manifest (a patch in a
+    HelmRelease's post-renderer), or ``[]`` when it is longer than ``limit`` characters or
+    does not parse: a rule reads it as data, its problems are the tool's that applies it."""
+    if len(text) > limit:
+        return []
+    stream = DocumentStream(text)
+    try:
+        documents = [doc.data for doc in stream]
+    except Exception:  # a text that is not YAML: nothing to read
+        return []
+    return [] if stream.problems else documents
+
+
 def load_library() -> None:
     """Import the YAML library now rather than when the first document is composed (a
     process that freezes its start-up does it first, see ``gpulint.util.startup``)."""
