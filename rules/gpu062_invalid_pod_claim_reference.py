@@ -5,6 +5,10 @@ Checks a pod spec's `spec.resourceClaims` and its containers' `resources.claims`
 
 - a container's `resources.claims[].name` that names no entry of `spec.resourceClaims`
   (error: "must be one of the names in pod.spec.resourceClaims");
+- a container's `resources.claims[].request` that names no device request of the claim or
+  template the entry refers to, when the file or its project defines it (a `warning`
+  naming the requests it has; `request/subrequest` is checked by its request): the
+  container is given none of the claim's devices;
 - a `resourceClaims` entry without a name, with a name that is not a DNS label or is used
   twice, with both `resourceClaimName` and `resourceClaimTemplateName` or with neither, or
   written in the shape before Kubernetes 1.31 (`source: {resourceClaimTemplateName: …}`):
@@ -122,7 +126,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             name = claim.get("name") if isinstance(claim, Mapping) else None
             if isinstance(name, str):
                 used.add(name)
-            if not isinstance(name, str) or not name or name in names:
+            if isinstance(name, str) and name in names:
+                yield from _request(pod, container, claim, (j, name), entries, ctx)
+                continue
+            if not isinstance(name, str) or not name:
                 continue
             unmatched = True
             listed = ": " + ", ".join(sorted(names)) if names else " which is empty"
@@ -139,6 +146,46 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         # (A container naming a claim the pod has not got is the slip reported above.)
         kept = [e if i not in flagged else None for i, e in enumerate(entries)]
         yield from _unused(pod, kept, base, used, ctx, chart=False)
+
+
+def _request(
+    pod: PodSpec,
+    container: Any,
+    claim: Mapping[str, Any],
+    at: tuple[int, str],
+    entries: Any,
+    ctx: RuleContext,
+) -> Iterator[Violation]:
+    """A container's ``resources.claims[].request`` that names no device request of the
+    claim (or template) the pod's entry refers to, when the file or its project defines it:
+    the container gets no device of it, and kubelet cannot start it."""
+    request = claim.get("request")
+    if not isinstance(request, str) or not request or ctx.claims is None:
+        return
+    j, name = at
+    entry = next((e for e in entries if isinstance(e, Mapping) and e.get("name") == name), None)
+    found = None
+    for field, kind in _REFS.items():
+        target = entry.get(field) if entry is not None else None
+        if isinstance(target, str) and target:
+            found = ctx.claims.claim(kind, target, pod.obj.namespace)
+    if found is None or not found.requests:
+        return
+    wanted = request.split("/", 1)[0]  # ``req/sub``: a firstAvailable alternative
+    known = [r.name for r in found.requests]
+    if wanted in known:
+        return
+    close = one_typo_from(wanted, set(known))
+    hint = f"; did you mean {close}?" if close else ""
+    yield Violation(
+        (*container.resources_path, "claims", j, "request"),
+        f"container {container.label} asks for request {request} of claim {name}, but "
+        f"{found.kind} {found.name} ({found.place()}) has none of that name: "
+        f"{', '.join(known)}{hint}",
+        help="name one of the claim's device requests, or leave `request` out to get them all",
+        at="value",
+        severity="warning",
+    )
 
 
 def _claim_names(claims: Any) -> set[str]:
