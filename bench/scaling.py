@@ -1834,6 +1834,26 @@ def runtime_classes(n: int) -> Input:
     return Input(["check", "--jobs", "1", "."], folder, size)
 
 
+def post_renderer_patches(n: int) -> Input:
+    """A Flux HelmRelease with n post-renderer patches, each a text that sets another
+    runtime class: each text is parsed once, and the values are walked once."""
+    folder = _fresh("post-renderer-patches", n)
+    patch = (
+        "      - target: {{kind: Deployment, name: d{i}}}\n"
+        "        patch: |\n"
+        "          - op: add\n"
+        "            path: /spec/template/spec/runtimeClassName\n"
+        "            value: runc-{i}\n"
+    )
+    text = (
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: r}\n"
+        "spec:\n  values:\n    ollama:\n      gpu: {enabled: false}\n"
+        "  postRenderers:\n  - kustomize:\n      patches:\n"
+        + "".join(patch.format(i=i) for i in range(n))
+    )
+    return Input(["check", "release.yaml"], folder, _write(folder, "release.yaml", text))
+
+
 def pod_webhooks(n: int) -> Input:
     """n MutatingWebhookConfigurations of one pod webhook each, and n GPU pods that miss the
     taint two tolerating pods agree on: each configuration's rules are read once in the
@@ -2027,6 +2047,7 @@ CASES: dict[str, Case] = {
     "daemonset-names": Case(daemonset_names, 2_000, "scaling"),
     "runtime-classes": Case(runtime_classes, 2_000, "scaling"),
     "pod-webhooks": Case(pod_webhooks, 2_000, "scaling"),
+    "post-renderer-patches": Case(post_renderer_patches, 2_000, "scaling"),
     "booster-workers": Case(booster_workers, 2_000, "scaling"),
     "chart-host-devices": Case(chart_host_devices, 2_000, "scaling"),
     "nccl-commands": Case(nccl_commands, 1_000, "scaling"),
