@@ -28,7 +28,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
     # The objects of a file, their pod specs and containers, and what they ask for.
     "objects and resources": {
         "gpulint.k8s.workloads": ("Container", "K8sObject", "PodSpec"),
-        "gpulint.k8s.objects": ("expression_key_path", "required_node_terms"),
+        "gpulint.k8s.objects": ("expression_key_path", "required_node_terms", "value_at"),
         "gpulint.k8s.resources": (
             "ResourceEntry",
             "accelerator_entries",
@@ -388,6 +388,7 @@ if TYPE_CHECKING:
     from gpulint.k8s.objects import (
         expression_key_path as expression_key_path,
         required_node_terms as required_node_terms,
+        value_at as value_at,
     )
     from gpulint.k8s.operatorvalues import (
         OperatorValues as OperatorValues,

@@ -63,7 +63,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import PodSpec, RuleContext, Violation, accelerator_entries
+from gpulint.api import PodSpec, RuleContext, Violation, accelerator_entries, value_at
 
 CODE = "GPU056"
 NAME = "ray-gpus-outside-ray-container"
@@ -108,14 +108,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
 def _group(pod: PodSpec) -> Mapping[str, Any] | None:
     """The head or worker group that holds the pod template (``...template.spec``)."""
     root = pod.obj.root
-    node: Any = root.data
-    for key in pod.path[len(root.path) : len(pod.path) - 2]:
-        if isinstance(node, Mapping):
-            node = node.get(key)
-        elif isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node):
-            node = node[key]
-        else:
-            return None
+    node = value_at(root.data, pod.path[len(root.path) : len(pod.path) - 2])
     return node if isinstance(node, Mapping) else None
 
 
