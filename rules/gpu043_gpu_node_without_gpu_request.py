@@ -52,7 +52,8 @@ Operator's `nvidia-cdi` / `nvidia-legacy`, k3s's `nvidia-experimental`) and requ
 is flagged at its `runtimeClassName`: as a warning when a container runs a CUDA image
 (which sets `NVIDIA_VISIBLE_DEVICES=all`, so the runtime hands it every GPU of the node),
 as `info` when a container starts a GPU engine or launcher (`gpulint/data/engines.json`:
-vLLM, torchrun, ...) from another image, whose environment gpulint cannot see, or shows
+vLLM, torchrun, ...; a KubeRay group's first container, where KubeRay runs `ray start`,
+which counts the GPUs it sees) from another image, whose environment gpulint cannot see, or shows
 the signs of GPU use a GPU node selector is judged by: an image reference built for GPUs
 (`kokoro-fastapi-gpu`, `speaches:latest-cuda`, `scrypted:nvidia`, `localai:…-cuda-12`), an
 option that turns on a CUDA backend (`--use-cuda`, `--use_cuda true`, `--device cuda:0`;
@@ -349,7 +350,8 @@ def _findings(
         if isinstance(c.data.get("image"), str) and _cuda_image(image_repository(c.data["image"]))
     ]
     if selected is None and runtime is not None:
-        yield from _runtime_findings(runtime[1], cuda, containers, extra)
+        ray = pod.obj.root.kind in _RAY_KINDS and pod.obj.root.group == "ray.io"
+        yield from _runtime_findings(runtime[1], cuda, containers, extra, ray)
         return
     if probe is not None:
         yield _probe_finding(*probe)
@@ -435,6 +437,8 @@ def _selected_finding(
         return
 
 
+#: KubeRay's kinds: KubeRay starts ``ray start`` in the first container of each group's pods.
+_RAY_KINDS = frozenset({"RayCluster", "RayService", "RayJob"})
 #: The groups of Kubernetes' own workloads (Pod, Deployment, StatefulSet, Job, ...): an
 #: operator's pod template (a KServe ServingRuntime, a Ray head) may get its GPU request from
 #: another object, so only these are judged by the server they start.
@@ -843,10 +847,12 @@ def _runtime_findings(
     cuda: list[Container],
     containers: list[Container],
     extra: Mapping[str, list[tuple[str, str]]],
+    ray: bool = False,
 ) -> Iterator[Violation]:
     """A pod that runs under the NVIDIA runtime and holds no GPU: certain (a warning) for a
     CUDA image, which sets NVIDIA_VISIBLE_DEVICES=all; for a GPU engine in another image it
-    depends on that image (info)."""
+    depends on that image (info). A KubeRay group's pod (``ray``) starts Ray in its first
+    container, whatever its command says."""
     if cuda:
         yield Violation(
             where,
@@ -859,6 +865,8 @@ def _runtime_findings(
         )
         return
     engine = _engine(containers)
+    if engine is None and ray and containers:
+        engine = (containers[0].label, "Ray (KubeRay's ray start), which detects the GPUs it sees")
     if engine is not None:
         yield Violation(
             where,
