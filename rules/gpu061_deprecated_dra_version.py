@@ -3,8 +3,9 @@
 ## What it does
 Reports a ResourceClaim, ResourceClaimTemplate, DeviceClass or ResourceSlice whose
 `apiVersion` is `resource.k8s.io/v1beta1` or `v1beta2`, with the release that deprecates it
-and the one that stops serving it, or an alpha version (`v1alpha2`, `v1alpha3`: served only
-where alpha APIs are turned on), at the `apiVersion` value. `v1` is the
+and the one that stops serving it, or an alpha version (served only where alpha APIs were
+turned on, and no longer served for these kinds: `v1alpha2` from 1.31, `v1alpha3` from 1.34,
+where it keeps DeviceTaintRule alone), at the `apiVersion` value. `v1` is the
 stable version (Kubernetes 1.34). A version no release has served (`v1alpha4`, `v2`) is an
 `error`: the API server refuses the object (`no matches for kind "ResourceClaimTemplate" in
 version "resource.k8s.io/v1alpha4"`).
@@ -43,6 +44,8 @@ None.
 - kubernetes `staging/src/k8s.io/api/resource/v1beta1/zz_generated.prerelease-lifecycle.go`
   (introduced 1.32, deprecated 1.35, removed 1.38), `v1beta2/…` (1.33, 1.36, 1.39)
 - https://kubernetes.io/docs/reference/using-api/deprecation-guide/
+- kubernetes/api `resource/v1alpha3/register.go` (v0.33.0: DeviceClass, ResourceClaim,
+  ResourceClaimTemplate, ResourceSlice, DeviceTaintRule; v0.34.0: DeviceTaintRule alone)
 - kubernetes `CHANGELOG/CHANGELOG-1.31.md` (DRA: `resource.k8s.io/v1alpha3` replaces
   `v1alpha2`; ResourceClass, ResourceClassParameters and ResourceClaimParameters removed) and
   KEP-4381 (structured parameters)
@@ -62,9 +65,11 @@ SCOPE = "object"
 OPTIONS: dict[str, Any] = {}
 
 _KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")
-#: The alpha versions of resource.k8s.io a release has served (v1alpha1 in 1.26, v1alpha2
-#: in 1.27 to 1.30, v1alpha3 from 1.31); the betas are DRA_LIFECYCLE's.
-SERVED_ALPHAS = frozenset({"v1alpha1", "v1alpha2", "v1alpha3"})
+#: The alpha versions of resource.k8s.io a release has served these kinds in, and the
+#: release that stopped serving them there (v1alpha1 in 1.26; v1alpha2 in 1.27 to 1.30;
+#: v1alpha3 in 1.31 to 1.33: from 1.34 it registers DeviceTaintRule alone, k8s.io/api
+#: v0.34.0 ``resource/v1alpha3/register.go``); the betas are DRA_LIFECYCLE's.
+SERVED_ALPHAS = {"v1alpha1": "1.27", "v1alpha2": "1.31", "v1alpha3": "1.34"}
 
 
 def _version_like(version: str) -> bool:
@@ -107,8 +112,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         when = f"is deprecated from Kubernetes {deprecated} and no longer served from {removed}"
     elif obj.version in SERVED_ALPHAS:
         when = (
-            "is an alpha version: served only where alpha APIs are turned on, and removed "
-            "without a deprecation period"
+            f"{obj.kind} is an alpha version, served only where alpha APIs were turned on, and "
+            f"no longer served from Kubernetes {SERVED_ALPHAS[obj.version]}"
         )
     elif obj.version not in ("v1", "") and _version_like(obj.version):
         yield Violation(
