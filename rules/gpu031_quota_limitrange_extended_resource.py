@@ -20,7 +20,10 @@ extended-resource mistakes Kubernetes does not warn about:
   (error): the API server rejects the object;
 - a `borrowingLimit` or `lendingLimit` in a ClusterQueue that belongs to no cohort (`cohort`,
   v1beta2 `cohortName`), or a Cohort with no parent (error): Kueue rejects it, there is
-  nothing to borrow from or lend to.
+  nothing to borrow from or lend to;
+- a ClusterQueue's cohort (or a Cohort's parent) written as a mapping or a list (a cohort's
+  quotas inline, `cohort: {minQuota: ..., borrowingLimit: ...}`) where the schema takes its
+  name, a string (`CohortReference`): the API server rejects the object (error).
 
 ## Why it matters
 The quota's pod evaluator only tracks an extended resource through the `requests.` prefix
@@ -207,11 +210,12 @@ def _quota(
 
 
 def _kueue_quota(obj: K8sObject, spec: dict[str, Any]) -> Iterator[Violation]:
+    # A ClusterQueue's cohort (v1beta1 `cohort`, v1beta2 `cohortName`), a Cohort's parent.
+    keys = ("cohort", "cohortName") if obj.kind == "ClusterQueue" else ("parent", "parentName")
+    yield from _named_cohort(obj, spec, keys)
     groups = spec.get("resourceGroups")
     if not isinstance(groups, list):
         return
-    # A ClusterQueue's cohort (v1beta1 `cohort`, v1beta2 `cohortName`), a Cohort's parent.
-    keys = ("cohort", "cohortName") if obj.kind == "ClusterQueue" else ("parent", "parentName")
     parented = any(spec.get(k) not in (None, "") for k in keys)
     for g, group in enumerate(groups):
         if not isinstance(group, dict):
@@ -271,6 +275,31 @@ def _out_of_order(
                 help="list the flavor's resources in the order of coveredResources",
             )
             return
+
+
+def _named_cohort(
+    obj: K8sObject, spec: dict[str, Any], keys: tuple[str, str]
+) -> Iterator[Violation]:
+    """A cohort (or parent) written as a mapping or a list: the schema takes its name, a
+    string (``CohortReference``), and refuses the object. Not a template's action that YAML
+    read as a flow mapping (``{{ .Values.cohort }}``)."""
+    for key in keys:
+        value = spec.get(key)
+        if not isinstance(value, (dict, list)):
+            continue
+        if isinstance(value, dict) and any(
+            not isinstance(k, str) or k.startswith((".", "$")) for k in value
+        ):
+            continue
+        shape = "list" if isinstance(value, list) else "mapping"
+        yield Violation(
+            (*obj.path, "spec", key),
+            f"spec.{key} is a cohort's name, a string, not a {shape}: the API server rejects "
+            f"the {obj.kind}",
+            help=f"write the name ({key}: my-cohort); quotas to borrow or lend belong in each "
+            "flavor's resources (borrowingLimit, lendingLimit) or in a Cohort object",
+            at="key",
+        )
 
 
 def _limits_without_cohort(
