@@ -28,7 +28,12 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
     # The objects of a file, their pod specs and containers, and what they ask for.
     "objects and resources": {
         "gpulint.k8s.workloads": ("Container", "K8sObject", "PodSpec"),
-        "gpulint.k8s.objects": ("expression_key_path", "required_node_terms", "value_at"),
+        "gpulint.k8s.objects": (
+            "expression_key_path",
+            "image_reference",
+            "required_node_terms",
+            "value_at",
+        ),
         "gpulint.k8s.resources": (
             "ResourceEntry",
             "accelerator_entries",
@@ -75,6 +80,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         "gpulint.k8s.cel": ("check_selector_expression",),
         # what a container runs: its command's words, engines, node agents, environment
         "gpulint.k8s.engines": (
+            "RAY_KINDS",
             "TPU_ACCELERATOR",
             "TPU_DEVICES_PER_CHIP",
             "Started",
@@ -84,11 +90,12 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "flag_value",
             "has_flag",
             "int_value",
+            "kuberay_pod",
             "literal_env",
             "may_start_engine",
             "started_by_command",
         ),
-        "gpulint.k8s.agents": ("find_agent", "image_reference", "image_repository"),
+        "gpulint.k8s.agents": ("NVIDIA_CUDA_IMAGES", "find_agent", "image_repository"),
         "gpulint.k8s.envvalues": (
             "FromConfigMap",
             "Source",
@@ -319,8 +326,8 @@ if TYPE_CHECKING:
         data_path as data_path,
     )
     from gpulint.k8s.agents import (
+        NVIDIA_CUDA_IMAGES as NVIDIA_CUDA_IMAGES,
         find_agent as find_agent,
-        image_reference as image_reference,
         image_repository as image_repository,
     )
     from gpulint.k8s.cel import (
@@ -358,6 +365,7 @@ if TYPE_CHECKING:
         is_dra_object as is_dra_object,
     )
     from gpulint.k8s.engines import (
+        RAY_KINDS as RAY_KINDS,
         TPU_ACCELERATOR as TPU_ACCELERATOR,
         TPU_DEVICES_PER_CHIP as TPU_DEVICES_PER_CHIP,
         Started as Started,
@@ -367,6 +375,7 @@ if TYPE_CHECKING:
         flag_value as flag_value,
         has_flag as has_flag,
         int_value as int_value,
+        kuberay_pod as kuberay_pod,
         literal_env as literal_env,
         may_start_engine as may_start_engine,
         started_by_command as started_by_command,
@@ -387,6 +396,7 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.objects import (
         expression_key_path as expression_key_path,
+        image_reference as image_reference,
         required_node_terms as required_node_terms,
         value_at as value_at,
     )

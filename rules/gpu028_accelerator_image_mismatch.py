@@ -71,6 +71,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.api import (
+    NVIDIA_CUDA_IMAGES,
     PodSpec,
     RuleContext,
     Violation,
@@ -95,21 +96,15 @@ IMAGE_VENDORS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 
 #: Images built for NVIDIA's CUDA alone (repository, without registry host, tag or digest):
-#: NVIDIA's CUDA and NGC framework images, and engines whose other builds are separate
-#: repositories or tags that say so (vLLM: ``vllm/vllm-openai`` is the CUDA build, ROCm's
-#: are ``rocm/vllm`` and ``…-rocm`` tags; SGLang: ``lmsysorg/sglang`` tags that say ``rocm``
-#: or ``xpu`` are the others; Text Generation Inference: ``-rocm``, ``-intel`` tags). Not
-#: ``ollama/ollama``: since 0.12 it carries a Vulkan backend for Intel and AMD GPUs too.
+#: NVIDIA's CUDA and NGC framework images (gpulint.api), TensorRT-LLM's, and engines whose
+#: other builds are separate repositories or tags that say so (vLLM: ``vllm/vllm-openai``
+#: is the CUDA build, ROCm's are ``rocm/vllm`` and ``…-rocm`` tags; SGLang:
+#: ``lmsysorg/sglang`` tags that say ``rocm`` or ``xpu`` are the others; Text Generation
+#: Inference: ``-rocm``, ``-intel`` tags). Not ``ollama/ollama``: since 0.12 it carries a
+#: Vulkan backend for Intel and AMD GPUs too.
 CUDA_IMAGES = (
-    "nvidia/cuda",
-    "nvidia/cuda-dl-base",
-    "nvidia/pytorch",
-    "nvidia/tensorflow",
-    "nvidia/tritonserver",
-    "nvidia/tensorrt",
+    *NVIDIA_CUDA_IMAGES,
     "nvidia/tensorrt-llm/release",
-    "nvidia/nemo",
-    "nvidia/jax",
     "vllm/vllm-openai",
     "lmsysorg/sglang",
     "huggingface/text-generation-inference",
@@ -117,30 +112,32 @@ CUDA_IMAGES = (
 
 #: Words of a reference that say it is not the CUDA build (checked before ``cuda`` and
 #: :data:`CUDA_IMAGES`): another vendor's stack, or the CPU's.
-NOT_CUDA = (
-    "rocm",
-    "hip",
-    "xpu",
-    "ipex",
-    "intel",
-    "oneapi",
-    "sycl",
-    "openvino",
-    "vulkan",
-    "habana",
-    "gaudi",
-    "neuron",
-    "ascend",
-    "mindie",
-    "npu",
-    "tpu",
-    "cpu",
-    "metal",
-    "musa",
-    "maca",
-    "corex",
-    "dtk",
-    "cann",
+NOT_CUDA = frozenset(
+    {
+        "rocm",
+        "hip",
+        "xpu",
+        "ipex",
+        "intel",
+        "oneapi",
+        "sycl",
+        "openvino",
+        "vulkan",
+        "habana",
+        "gaudi",
+        "neuron",
+        "ascend",
+        "mindie",
+        "npu",
+        "tpu",
+        "cpu",
+        "metal",
+        "musa",
+        "maca",
+        "corex",
+        "dtk",
+        "cann",
+    }
 )
 
 #: The accelerators a CUDA build cannot drive (registry ``hardware``): vendors whose stack
@@ -155,7 +152,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if pod.node_agent:
         return
     registry = ctx.registry
-    for index, container in enumerate(pod.containers):
+    for container in pod.containers:
         reference = image_reference(container.data.get("image"))
         if reference is None or (container.resources or {}).get("claims"):
             continue
@@ -163,23 +160,24 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         built = _built_for(reference)
         if built is None:
             continue
-        held: dict[str, tuple[Any, ...]] = {}
+        # Each held accelerator's hardware -> (where its amount is written, its name).
+        held: dict[str, tuple[tuple[Any, ...], str]] = {}
         for section, mapping in resource_lists(container):
             for name in mapping:
                 entry = registry.get(name) if isinstance(name, str) else None
                 if entry is not None and registry.is_accelerator(name):
-                    held.setdefault(entry.hardware, (*container.resources_path, section, name))
-        if index == 0 and len(pod.containers) == 1:
-            for name, path in pod.operator_gpus:
+                    where = (*container.resources_path, section, name)
+                    held.setdefault(entry.hardware, (where, name))
+        if len(pod.containers) == 1:  # a chart's GPU block is its one container's
+            for name, where in pod.operator_gpus:
                 entry = registry.get(name)
                 if entry is not None and registry.is_accelerator(name):
-                    held.setdefault(entry.hardware, path)
+                    held.setdefault(entry.hardware, (where, name))
         if not held or built[0] in held:
             continue
         if built[0] == "nvidia" and not set(held) <= NOT_CUDA_HARDWARE:
             continue
-        path = next(iter(held.values()))
-        name = next((n for n, p in pod.operator_gpus if p == path), path[-1] if path else "?")
+        path, name = next(iter(held.values()))
         yield Violation(
             path,
             f"container {container.label} runs an image built for {built[2]} but holds {name}, "
@@ -196,8 +194,7 @@ def _built_for(reference: str) -> tuple[str, tuple[str, ...], str] | None:
     built = next((v for v in IMAGE_VENDORS if any(w in reference for w in v[1])), None)
     if built is not None:
         return built
-    words = set(re.split(r"[^a-z0-9]+", reference))
-    if words & set(NOT_CUDA):
+    if not NOT_CUDA.isdisjoint(re.split(r"[^a-z0-9]+", reference)):
         return None
     if "cuda" in reference or image_repository(reference) in CUDA_IMAGES:
         return ("nvidia", ("cuda",), "NVIDIA GPUs (CUDA)")

@@ -146,7 +146,6 @@ def _project_schema(obj: K8sObject, schema: Mapping[str, Any]) -> Iterator[Viola
     """The fields the project's CRD requires that ``obj`` lacks, each level once; nothing
     for an object whose ``spec`` holds at most one of the several fields it requires (a
     patch)."""
-    gaps = missing_required(obj.data, schema)
     spec_rule = (schema.get("properties") or {}).get("spec")
     spec = obj.data.get("spec")
     if isinstance(spec_rule, Mapping) and isinstance(spec, Mapping):
@@ -154,7 +153,7 @@ def _project_schema(obj: K8sObject, schema: Mapping[str, Any]) -> Iterator[Viola
         present = len([f for f in wanted if f in spec])
         if present <= 1 and present * 2 < len(wanted):
             return  # a patch, or an object a template completes
-    for path, fields in gaps:
+    for path, fields in missing_required(obj.data, schema):
         where = ".".join(str(step) for step in path) or "the object"
         named = (
             _listed(fields)

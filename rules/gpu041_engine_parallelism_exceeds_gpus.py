@@ -183,6 +183,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.api import (
+    RAY_KINDS,
     TPU_ACCELERATOR,
     TPU_DEVICES_PER_CHIP,
     Container,
@@ -215,9 +216,8 @@ SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
 OPTIONS: dict[str, Any] = {}
 
-#: Kinds whose pods form a Ray cluster: an engine there runs in Ray's placement groups, over
-#: worker groups whose size the manifest does not fix (autoscaling, several groups).
-RAY_KINDS = {"RayCluster", "RayService", "RayJob", "RayClusterFleet"}
+#: (Kinds whose pods form a Ray cluster, gpulint.api's RAY_KINDS: an engine there runs in
+#: Ray's placement groups, over worker groups whose size the manifest does not fix.)
 #: Fields that hold a group of pods started together and its ``size``: a LeaderWorkerSet's
 #: ``spec.leaderWorkerTemplate``, an llmaz Service's ``spec.workloadTemplate`` (an LWS
 #: template), a RoleBasedGroup role's ``leaderWorkerPattern`` (v1alpha2); and, beside the

@@ -98,6 +98,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.api import (
+    RAY_KINDS,
     Container,
     PodSpec,
     Related,
@@ -153,10 +154,9 @@ _LAUNCHER = (
 #: visible GPU (its README, "Distributed training": ``FORCE_TORCHRUN=1``), as a variable.
 _TORCHRUN_SWITCH = "FORCE_TORCHRUN"
 SHM = "/dev/shm"
-#: KubeRay's kinds (and AIBrix's fleet of RayClusters): the operator adds an emptyDir of
-#: medium Memory at /dev/shm to the Ray container of every pod it builds
-#: (ray-operator/controllers/ray/common/pod.go, SharedMemoryVolumeMountPath).
-RAY_KINDS = {"RayCluster", "RayService", "RayJob", "RayClusterFleet"}
+#: (KubeRay's kinds and AIBrix's fleet of RayClusters, gpulint.api's RAY_KINDS: the operator
+#: adds an emptyDir of medium Memory at /dev/shm to the Ray container of every pod it builds,
+#: ray-operator/controllers/ray/common/pod.go, SharedMemoryVolumeMountPath.)
 #: Accelerators whose engines do not exchange tensors through NCCL and shared memory.
 NOT_GPUS = {"google.com/tpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore"}
 #: A TPU host's chips are driven by one TPU runtime process (Cloud TPU "TPU architecture":
@@ -277,13 +277,8 @@ def _launches(container: Container) -> bool:
     ]
     if re.search(_LAUNCHER, " ".join(parts)):
         return True
-    env = container.data.get("env")
-    return isinstance(env, list) and any(
-        isinstance(e, dict)
-        and e.get("name") == _TORCHRUN_SWITCH
-        and str(e.get("value")).strip().lower() in ("1", "true")
-        for e in env
-    )
+    switch = literal_env(container).get(_TORCHRUN_SWITCH)
+    return switch is not None and (switch.value or "").strip().lower() in ("1", "true")
 
 
 def _engine(container: Container) -> Started | None:

@@ -225,6 +225,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gpulint.api import (
+    NVIDIA_CUDA_IMAGES,
     Container,
     Path,
     PodSpec,
@@ -239,6 +240,7 @@ from gpulint.api import (
     host_gpu_device,
     host_gpu_mounts,
     image_reference,
+    kuberay_pod,
     label_says_yes,
     nvidia_runtime_class,
     required_node_terms,
@@ -262,19 +264,8 @@ OPTIONS: dict[str, Any] = {
     },
 }
 
-#: NVIDIA's CUDA images (repository, without registry host, tag or digest), which set
-#: NVIDIA_VISIBLE_DEVICES=all in their environment.
-CUDA_IMAGES = (
-    "nvidia/cuda",
-    "nvidia/pytorch",
-    "nvidia/tensorflow",
-    "nvidia/tritonserver",
-    "nvidia/tensorrt",
-    "nvidia/nemo",
-    "nvidia/jax",
-    "nvidia/cuda-dl-base",
-    "nvidia/cuquantum-appliance",
-)
+#: NVIDIA's CUDA images (gpulint.api), which set NVIDIA_VISIBLE_DEVICES=all.
+CUDA_IMAGES = NVIDIA_CUDA_IMAGES
 #: Other images whose own environment sets NVIDIA_VISIBLE_DEVICES=all, as the CUDA images
 #: do: Ollama's (ollama/ollama Dockerfile, final stage: ``ENV NVIDIA_VISIBLE_DEVICES=all``)
 #: and Jellyfin's official image (jellyfin/jellyfin-packaging docker/Dockerfile: ``ENV
@@ -350,8 +341,7 @@ def _findings(
         if isinstance(c.data.get("image"), str) and _cuda_image(image_repository(c.data["image"]))
     ]
     if selected is None and runtime is not None:
-        ray = pod.obj.root.kind in _RAY_KINDS and pod.obj.root.group == "ray.io"
-        yield from _runtime_findings(runtime[1], cuda, containers, extra, ray)
+        yield from _runtime_findings(runtime[1], cuda, containers, extra, kuberay_pod(pod.obj))
         return
     if probe is not None:
         yield _probe_finding(*probe)
@@ -437,8 +427,6 @@ def _selected_finding(
         return
 
 
-#: KubeRay's kinds: KubeRay starts ``ray start`` in the first container of each group's pods.
-_RAY_KINDS = frozenset({"RayCluster", "RayService", "RayJob"})
 #: The groups of Kubernetes' own workloads (Pod, Deployment, StatefulSet, Job, ...): an
 #: operator's pod template (a KServe ServingRuntime, a Ray head) may get its GPU request from
 #: another object, so only these are judged by the server they start.

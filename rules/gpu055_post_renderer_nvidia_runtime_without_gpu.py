@@ -4,8 +4,9 @@
 Flags a Flux `HelmRelease` whose `spec.postRenderers` Kustomize patches give the chart's
 pods the NVIDIA container runtime (`runtimeClassName: nvidia`, or the GPU Operator's
 `nvidia-cdi` / `nvidia-legacy`, k3s's `nvidia-experimental`), while its `values` ask for no
-accelerator: no resource of the device registry with an amount other than 0, no enabled
-`gpu:` block of a chart (the Ollama chart's `ollama.gpu.enabled: false`), no DRA claim.
+accelerator: no pod the values make (found by its shape, as any rule reads a HelmRelease's
+values) asks for one or may (a request other than 0, a DRA claim, an enabled `gpu:` block of
+a chart: the Ollama chart's `ollama.gpu.enabled: false` asks for none).
 Both patch forms are read: a JSON 6902 operation (`op: add` or `replace`, `path:
 /spec/template/spec/runtimeClassName`) and a strategic-merge patch that sets
 `spec.template.spec.runtimeClassName`; in `patches` (a text or a list of operations) and in
@@ -65,7 +66,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import K8sObject, Path, RuleContext, Violation, chart_gpu_blocks
+from gpulint.api import K8sObject, Path, RuleContext, Violation, chart_gpu_blocks, gpu_demand
 
 CODE = "GPU055"
 NAME = "post-renderer-nvidia-runtime-without-gpu"
@@ -95,7 +96,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         return
     where, runtime = found
     values = spec.get("values")
-    if _asks_for_accelerator(values, (*obj.path, "spec", "values"), ctx):
+    if _asks_for_accelerator(obj, values, (*obj.path, "spec", "values"), ctx):
         return
     yield Violation(
         where,
@@ -161,30 +162,13 @@ def _runtime_of(value: Any) -> Any:
     return node.get("runtimeClassName") if isinstance(node, Mapping) else None
 
 
-def _asks_for_accelerator(values: Any, base: Path, ctx: RuleContext) -> bool:
-    """The values ask for an accelerator somewhere: an enabled chart GPU block, an
-    accelerator resource (or a name of a vendor's domain) under `limits` or `requests` with
-    an amount other than 0, or a DRA claim. Walked with a stack, not recursion."""
-    if not isinstance(values, (Mapping, list)):
-        return False
-    if chart_gpu_blocks(values, base):
+def _asks_for_accelerator(obj: K8sObject, values: Any, base: Path, ctx: RuleContext) -> bool:
+    """The values may ask for an accelerator: an enabled chart GPU block, or a pod the
+    values make (found by its shape) that is not surely a CPU pod (``gpu_demand``: a
+    request, a claim, a chart's GPU block)."""
+    if isinstance(values, (Mapping, list)) and chart_gpu_blocks(values, base):
         return True
-    stack: list[tuple[Any, Any]] = [(values, None)]
-    while stack:
-        node, parent = stack.pop()
-        if isinstance(node, Mapping):
-            for key, value in node.items():
-                if key in ("resourceClaims", "claims") and value:
-                    return True
-                if (
-                    parent in ("limits", "requests")
-                    and isinstance(key, str)
-                    and ctx.registry.may_be_accelerator(key)
-                    and str(value).strip() not in ("0", "")
-                ):
-                    return True
-                if isinstance(value, (Mapping, list)):
-                    stack.append((value, key))
-        elif isinstance(node, list):
-            stack.extend((v, parent) for v in node if isinstance(v, (Mapping, list)))
-    return False
+    pods = (
+        obj.pods if obj.pods is not None else ctx.workloads.pod_specs(obj) if ctx.workloads else []
+    )
+    return any(not gpu_demand(pod, ctx.registry, ctx.claims).cpu for pod in pods)

@@ -63,7 +63,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import PodSpec, RuleContext, Violation, accelerator_entries, value_at
+from gpulint.api import (
+    PodSpec,
+    RuleContext,
+    Violation,
+    accelerator_entries,
+    kuberay_pod,
+    value_at,
+)
 
 CODE = "GPU056"
 NAME = "ray-gpus-outside-ray-container"
@@ -71,14 +78,9 @@ SEVERITY = "warning"
 SCOPE = "pod"
 OPTIONS: dict[str, Any] = {}
 
-#: KubeRay's kinds, whose head and worker groups hold pod templates.
-RAY_KINDS = {"RayCluster", "RayService", "RayJob"}
-
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
-    if pod.location != "pod" or pod.obj.root.kind not in RAY_KINDS:
-        return
-    if pod.obj.root.group != "ray.io" or len(pod.path) < 3 or pod.path[-2:] != ("template", "spec"):
+    if pod.location != "pod" or not kuberay_pod(pod.obj) or pod.path[-2:] != ("template", "spec"):
         return
     main = [c for c in pod.containers if c.section == "containers"]
     if len(main) < 2:

@@ -88,20 +88,20 @@ def image_repository(image: str) -> str:
     return ref
 
 
-def image_reference(image: Any) -> str | None:
-    """A container's image as one reference: the string as written, or a chart's
-    ``{repository, tag}`` (``repository:tag``; the tag alone when the values give only a tag,
-    as a subchart's values that keep the chart's repository do), or None."""
-    if isinstance(image, str):
-        return image if image.strip() else None
-    if not isinstance(image, dict):
-        return None
-    repository = image.get("repository")
-    tag = image.get("tag")
-    tag = str(tag) if isinstance(tag, (str, int, float)) and not isinstance(tag, bool) else None
-    if isinstance(repository, str) and repository.strip():
-        return repository + (f":{tag}" if tag else "")
-    return tag or None
+#: NVIDIA's CUDA and NGC framework images (repository, without registry host, tag or
+#: digest): built on CUDA, they set NVIDIA_VISIBLE_DEVICES=all in their environment
+#: (gitlab.com/nvidia/container-images/cuda). GPU043 and GPU028 read them.
+NVIDIA_CUDA_IMAGES = (
+    "nvidia/cuda",
+    "nvidia/pytorch",
+    "nvidia/tensorflow",
+    "nvidia/tritonserver",
+    "nvidia/tensorrt",
+    "nvidia/nemo",
+    "nvidia/jax",
+    "nvidia/cuda-dl-base",
+    "nvidia/cuquantum-appliance",
+)
 
 
 def glob_match(text: str, pattern: str) -> bool:

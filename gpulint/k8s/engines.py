@@ -23,7 +23,7 @@ from typing import Any
 from gpulint.data import data_path
 from gpulint.k8s.envvalues import Source
 from gpulint.k8s.shellwords import SEPARATORS as _SEPARATORS, split as _split
-from gpulint.k8s.workloads import Container
+from gpulint.k8s.workloads import Container, K8sObject
 from gpulint.model import Path
 
 #: JAX devices per TPU chip, by GKE's ``cloud.google.com/gke-tpu-accelerator`` value: vLLM
@@ -165,6 +165,20 @@ def _keywords() -> tuple[str, ...]:
     """A command line that starts an engine holds one of these."""
     words = {c.split(" ", 1)[0] for e in builtin_engines() for c in e.commands}
     return tuple(sorted(words | {f for f in generic_engine().factors[0].flags}))
+
+
+#: KubeRay's kinds (``ray.io``): each head and worker group holds a pod template, KubeRay
+#: runs ``ray start`` in its first container (ray-project/kuberay#1379) and mounts a memory
+#: emptyDir at /dev/shm there (``ray-operator/controllers/ray/common/pod.go``).
+KUBERAY_KINDS = frozenset({"RayCluster", "RayService", "RayJob"})
+#: The kinds whose pods form a Ray cluster: KubeRay's, and AIBrix's fleet of RayClusters.
+RAY_KINDS = KUBERAY_KINDS | {"RayClusterFleet"}
+
+
+def kuberay_pod(obj: K8sObject) -> bool:
+    """``obj`` (a pod spec's object) is a KubeRay resource, whose groups' pods KubeRay
+    builds."""
+    return obj.root.group == "ray.io" and obj.root.kind in KUBERAY_KINDS
 
 
 def literal_env(container: Container) -> dict[str, Source]:

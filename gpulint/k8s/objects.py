@@ -242,6 +242,22 @@ class PodSpec:
         return meta if isinstance(meta, dict) else None
 
 
+def image_reference(image: Any) -> str | None:
+    """A container's image as one reference: the string as written, or a chart's
+    ``{repository, tag}`` (``repository:tag``; the tag alone when the values give only a tag,
+    as a subchart's values that keep the chart's repository do), or None."""
+    if isinstance(image, str):
+        return image if image.strip() else None
+    if not isinstance(image, dict):
+        return None
+    repository = image.get("repository")
+    tag = image.get("tag")
+    tag = str(tag) if isinstance(tag, (str, int, float)) and not isinstance(tag, bool) else None
+    if isinstance(repository, str) and repository.strip():
+        return repository + (f":{tag}" if tag else "")
+    return tag or None
+
+
 def value_at(data: Any, path: Path) -> Any:
     for part in path:
         if isinstance(data, dict):

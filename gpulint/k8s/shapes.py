@@ -61,7 +61,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpulint.k8s.objects import Container, K8sObject, PodSpec, containers_of, value_at
+from gpulint.k8s.objects import (
+    Container,
+    K8sObject,
+    PodSpec,
+    containers_of,
+    image_reference,
+    value_at,
+)
 from gpulint.model import Path
 
 #: core/v1 Container's fields (k8s.io/api core/v1 types.go, type Container).
@@ -412,21 +419,14 @@ def _image_holder(
         if any(at[:cut] in taken for cut in range(1, len(at) + 1)):
             return None
         if isinstance(mapping, dict) and (
-            _values_image(mapping.get("image")) or (at == owner[:-1] and owner[-1] == "ollama")
+            image_reference(mapping.get("image")) is not None
+            or (at == owner[:-1] and owner[-1] == "ollama")
         ):
             name = at[-1] if at else owner[-1] if owner else None
             name = name if isinstance(name, str) else None
             container = Container(name, at, mapping, "resources", False, "resources")
             return _resources(obj, at, container, node_agent)
     return None
-
-
-def _values_image(image: Any) -> bool:
-    if isinstance(image, str):
-        return bool(image.strip())
-    return isinstance(image, dict) and any(
-        isinstance(image.get(k), str) and image[k].strip() for k in ("repository", "tag")
-    )
 
 
 def _walk(
