@@ -61,7 +61,19 @@ option of its own: the engine stops at start-up. That is an error when the conta
 `command` starts the program or the engine runs from its own image (whose entrypoint passes
 the arguments on as they are), `info` otherwise (an entrypoint script may split them again),
 and the parallelism is not compared then. A shell script (`sh -c "... --tensor-parallel-size
-2"`) is split by the shell and is read as above.
+2"`) is split by the shell and is read as above. Likewise a device variable's assignment
+written among vLLM's or SGLang's options (`--tensor-parallel-size 2 CUDA_VISIBLE_DEVICES=0,1`,
+also `HIP_VISIBLE_DEVICES`, `ROCR_VISIBLE_DEVICES`, `ASCEND_RT_VISIBLE_DEVICES`) sets no
+variable: it is an argument their parser (argparse) does not know, and they stop at start-up
+("unrecognized arguments"). An error under the same conditions, `info` otherwise.
+
+vLLM production stack's models (`servingEngineSpec.modelSpec` in the chart's values or a
+HelmRelease's) are read as the chart writes their container
+(`helm/templates/deployment-vllm-multi.yaml`): `vllm serve MODEL`, an option for each key of
+`vllmConfig` it knows (`tensorParallelSize` is `--tensor-parallel-size`, `maxModelLen`,
+`dtype`, `maxNumSeqs`, `gpuMemoryUtilization`, `maxLoras`), then `vllmConfig.extraArgs` one
+argument each; the model's `requestGPU` devices (of `requestGPUType`, `nvidia.com/gpu` by
+default) when it gives no `resources`. Each word is reported at the value it comes from.
 
 More GPUs than held is an error where the engine itself fails at start-up (vLLM, SGLang,
 TGI, LMDeploy, TensorRT-LLM, DeepSpeed), a warning where the program a launcher starts picks
@@ -176,6 +188,10 @@ None.
   `NUM_SHARD`)
 - https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/
   (`$(VAR)` in `command` and `args`)
+- vllm-project/production-stack, `helm/templates/deployment-vllm-multi.yaml` (the model's
+  command, its requests, its /dev/shm)
+- vllm-project/vllm#27389 ("api_server.py: error: unrecognized arguments": an argument the
+  parser does not know stops vLLM)
 """
 
 import re
@@ -279,8 +295,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if launched is None:
             continue
         started, bound = launched
-        if (joined := _joined_option(container, started)) is not None:
-            yield joined
+        if (refused := _refused(container, started)) is not None:
+            yield refused
             continue  # the engine stops at the argument: its parallelism is moot
         used: list[tuple[str, Source]] = []
         factors = _factors(started, env, used)
@@ -415,7 +431,8 @@ def _whole_command_line(pod: PodSpec, container: Container, started: Started) ->
     engine = started.engine
     if engine.implied_unless is None or pod.obj.root.kind in RUNTIME_KINDS:
         return False
-    if not isinstance(container.data.get("command"), list) or not started_by_command(started):
+    written = container.made is not None or isinstance(container.data.get("command"), list)
+    if not written or not started_by_command(started):
         return False
     if any("$" in w.text or w.used for w in started.own):
         return False
@@ -526,6 +543,11 @@ SHELLS = ("sh", "bash", "dash", "ash", "zsh", "ksh")
 _JOINED = r"(--?[A-Za-z][\w.-]*)[ \t]+([^\s=][^\s]*)"
 
 
+def _refused(container: Container, started: Started) -> Violation | None:
+    """An argument the engine refuses, so that it stops at start-up."""
+    return _joined_option(container, started) or _assignment_argument(container, started)
+
+
 def _joined_option(container: Container, started: Started) -> Violation | None:
     """A parallelism option of the engine written with its value in one ``command`` or
     ``args`` item (``- --tensor-parallel-size 2``), in a container that runs no shell: the
@@ -569,6 +591,52 @@ def _joined_option(container: Container, started: Started) -> Violation | None:
                 if certain
                 else " (assumed: the image's entrypoint passes its arguments on as they are)"
             ),
+            at="value",
+            severity="error" if certain else "info",
+        )
+    return None
+
+
+#: Variables that choose the devices a process sees (CUDA, ROCm, Ascend): written as an
+#: argument of the engine, ``CUDA_VISIBLE_DEVICES=0,1`` sets nothing.
+DEVICE_VARIABLES = frozenset(
+    {
+        "CUDA_VISIBLE_DEVICES",
+        "NVIDIA_VISIBLE_DEVICES",
+        "HIP_VISIBLE_DEVICES",
+        "ROCR_VISIBLE_DEVICES",
+        "ASCEND_RT_VISIBLE_DEVICES",
+        "ASCEND_VISIBLE_DEVICES",
+    }
+)
+#: Engines whose parser (argparse) refuses an argument it does not know and stops.
+REFUSES_UNKNOWN = frozenset({"vLLM", "SGLang"})
+
+
+def _assignment_argument(container: Container, started: Started) -> Violation | None:
+    """A device variable's assignment (:data:`DEVICE_VARIABLES`) among the options of an
+    engine that refuses unknown arguments (``vllm serve MODEL --tensor-parallel-size 2
+    CUDA_VISIBLE_DEVICES=0,1``): the variable is not set, and the engine stops at start-up
+    ("unrecognized arguments"). After the engine's first option only: before it, a shell
+    takes ``NAME=value`` for an assignment."""
+    if started.engine.name not in REFUSES_UNKNOWN:
+        return None
+    options = False
+    for word in started.own:
+        if word.text.startswith("--"):
+            options = True
+            continue
+        name, equals, value = word.text.partition("=")
+        if not (options and equals and name in DEVICE_VARIABLES):
+            continue
+        certain = container.made is not None or isinstance(container.data.get("command"), list)
+        return Violation(
+            word.path,
+            f"container {container.label} passes '{word.text}' to {started.engine.name} as an "
+            "argument: that sets no variable, and an unknown argument stops it at start-up",
+            help=f"set {name} under env (value '{value}'), or drop it: the pod sees only the "
+            "devices it requests"
+            + ("" if certain else " (assumed: the image's entrypoint passes its arguments on)"),
             at="value",
             severity="error" if certain else "info",
         )
@@ -792,6 +860,8 @@ def _device_count(container: Container, ctx: RuleContext) -> tuple[int | None, s
     """The whole devices the container requests (GPUs, NPUs), else its MIG devices with
     their names as written (the second item, None for whole devices)."""
     gpus = whole_gpu_count(container, ctx.registry) or _npu_count(container, ctx)
+    if gpus is None and container.made is not None and container.made.gpus is not None:
+        gpus = container.made.gpus[0]  # the devices a chart requests for it
     if gpus is not None:
         return gpus, None
     mig = _mig_count(container, ctx)

@@ -35,6 +35,13 @@ TPU `TFJob` or `JobSet` is not flagged). The finding is at the GPU container's
 `volumeMounts` key (else its name), as information, and calls the devices as their vendor
 does: Ascend NPUs and Gaudi HPUs between which HCCL runs, AMD GPUs with RCCL.
 
+vLLM production stack's models (`servingEngineSpec.modelSpec`, read as GPU041 reads them:
+the command and `requestGPU` the chart writes) get the chart's memory `emptyDir` at
+`/dev/shm` only when their `vllmConfig` has `tensorParallelSize`: a model that holds two
+GPUs and passes its parallelism through `vllmConfig.extraArgs` keeps the 64 MiB, reported at
+the option in `extraArgs`. A mount at `/dev/shm` among the model's `extraVolumeMounts` is its
+own and not judged.
+
 ## Why it matters
 A container's `/dev/shm` is 64 MiB unless something mounts over it. PyTorch's DataLoader
 workers hand batches to the training process through shared memory, and NCCL and MPI use it
@@ -89,6 +96,8 @@ None.
   memory `emptyDir` at `/dev/shm` in the Ray container)
 - vLLM documentation, "Using Docker" (https://docs.vllm.ai/en/latest/deployment/docker.html:
   `--ipc=host` or `--shm-size`, shared memory between processes for tensor parallel inference)
+- vllm-project/production-stack, `helm/templates/deployment-vllm-multi.yaml` (the `shm`
+  volume and mount only `if hasKey $modelSpec.vllmConfig "tensorParallelSize"`)
 """
 
 from __future__ import annotations
@@ -100,6 +109,7 @@ from typing import Any
 from gpulint.api import (
     RAY_KINDS,
     Container,
+    Path,
     PodSpec,
     Related,
     RuleContext,
@@ -165,7 +175,8 @@ TPU = "google.com/tpu"
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
-    if pod.location != "pod" or pod.spec.get("hostIPC") is True:
+    made = any(c.made is not None for c in pod.containers)  # a chart's values' pod
+    if (pod.location != "pod" and not made) or pod.spec.get("hostIPC") is True:
         return
     if pod.obj.root.kind in RAY_KINDS:
         return  # KubeRay mounts a memory emptyDir at /dev/shm in the Ray container
@@ -173,7 +184,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         (c, n)
         for c in pod.containers
         if c.section in ("containers", "container") or c.sidecar
-        for n in [whole_gpu_count(c, ctx.registry) or _claimed(pod, c, ctx)]
+        for n in [whole_gpu_count(c, ctx.registry) or _claimed(pod, c, ctx) or _made(c)]
         if n
     ]
     # Two GPUs in one container: several processes (or DataLoader workers feeding several
@@ -192,6 +203,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     for container, count in gpu_containers:
         if not training and container.path not in engines:
             continue  # beside an engine, a container that starts none
+        if container.made is not None:
+            if container.made.shm is False:
+                yield _chart_without_shm(pod, container, count, engines.get(container.path))
+            continue
         mount = shm_mount(container.data)
         # KServe merges the serving runtime's container and volumes into the predictor's
         # pod: what the project's runtime of that name mounts is the pod's too.
@@ -256,6 +271,37 @@ DEVICES = {
     "habana": ("HPUs", "HCCL"),
     "amd": ("GPUs", "RCCL"),
 }
+
+
+def _made(container: Container) -> int | None:
+    """The whole devices a chart requests for the container (a production stack model's
+    ``requestGPU``)."""
+    made = container.made
+    return made.gpus[0] if made is not None and made.gpus is not None else None
+
+
+def _chart_without_shm(
+    pod: PodSpec, container: Container, count: int, started: Started | None
+) -> Violation:
+    """A production stack model whose parallelism is passed where the chart does not look
+    for it (``vllmConfig.extraArgs``): the chart mounts its /dev/shm only for
+    ``vllmConfig.tensorParallelSize``. Reported at the option that sets the parallelism."""
+    where: Path = container.path
+    if started is not None:
+        flags = {f for factor in started.engine.factors for f in factor.flags}
+        for word in started.own:
+            if word.text.partition("=")[0] in flags and "extraArgs" in word.path:
+                where = word.path
+                break
+    engine = started.engine.name if started is not None else "the engine"
+    return Violation(
+        where,
+        f"model {container.label} holds {count} GPUs for several "
+        f"{engine} processes, but the chart mounts {SHM} only for vllmConfig.tensorParallelSize",
+        help=f"set vllmConfig.tensorParallelSize instead of the option in extraArgs (the chart "
+        f"then mounts a memory emptyDir of shmSize at {SHM}; else its 64 MiB can make NCCL "
+        'fail or hang, or "Bus error")',
+    )
 
 
 def _devices(container: Container, ctx: RuleContext) -> tuple[str, str]:

@@ -200,6 +200,9 @@ def may_start_engine(container: Container) -> bool:
     Most GPU containers run something else, and splitting their command lines as a shell
     does would be most of the time spent on them.
     """
+    if container.made is not None:  # a chart's values: the command the chart writes
+        made = "\n".join(text for text, _ in container.made.argv)
+        return any(keyword in made for keyword in _keywords())
     texts = []
     for field in ("command", "args"):
         items = container.data.get(field)
@@ -237,6 +240,11 @@ def _repository_engine(repository: str) -> Engine | None:
 def command_words(container: Container, env: Mapping[str, Source]) -> list[Word]:
     """The words of ``command`` then ``args``; a shell script (``-c SCRIPT``) split."""
     out: list[Word] = []
+    if container.made is not None:  # the chart's words, each one argument as it quotes them
+        for text, path in container.made.argv:
+            expanded: list[tuple[str, Source]] = []
+            out.append(Word(expand(text, env, expanded), path, tuple(expanded)))
+        return out
     for field in ("command", "args"):
         items = container.data.get(field)
         if not isinstance(items, list):

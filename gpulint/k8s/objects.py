@@ -70,8 +70,30 @@ class K8sObject:
         return self.ref.namespace or (self.parent.namespace if self.parent else None)
 
 
+class Made:
+    """What a chart writes into a container beyond the values that describe it (vLLM
+    production stack's model: the engine's command line, its GPUs, its /dev/shm), each
+    word with the path of the value it is made from."""
+
+    __slots__ = ("argv", "gpus", "shm")
+
+    def __init__(
+        self,
+        argv: tuple[tuple[str, Path], ...],
+        gpus: tuple[int, str, Path] | None,
+        shm: bool | None,
+    ) -> None:
+        #: The command line, word by word: (text, path of the value it comes from).
+        self.argv = argv
+        #: Whole devices the chart requests for the container: (count, resource, path).
+        self.gpus = gpus
+        #: True when the chart mounts a memory emptyDir at /dev/shm, None when the values
+        #: mount something else there (not judged), False when nothing is.
+        self.shm = shm
+
+
 class Container:
-    __slots__ = ("data", "memo", "name", "path", "resources_key", "section", "sidecar")
+    __slots__ = ("data", "made", "memo", "name", "path", "resources_key", "section", "sidecar")
 
     def __init__(
         self,
@@ -100,6 +122,9 @@ class Container:
         #: point back to the container (a ResourceEntry does): that cycle would keep each
         #: document alive until the garbage collector ran.
         self.memo: dict[Any, Any] = {}
+        #: What a chart writes into this container beyond its values (None: nothing, or
+        #: not a chart's values).
+        self.made: Made | None = None
 
     def __repr__(self) -> str:
         return f"Container({self.name!r}, path={self.path!r}, section={self.section!r})"

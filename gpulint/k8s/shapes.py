@@ -64,6 +64,7 @@ from typing import Any
 from gpulint.k8s.objects import (
     Container,
     K8sObject,
+    Made,
     PodSpec,
     containers_of,
     image_reference,
@@ -538,7 +539,58 @@ def _model_spec_pod(obj: K8sObject, path: Path, data: dict[str, Any], node_agent
                 positive = False
             if positive:
                 pod.operator_gpus = ((resource.strip(), (*path, "requestGPU")),)
+    containers[0].made = _model_spec_made(path, data)
     return pod
+
+
+#: The options ``deployment-vllm-multi.yaml`` writes for keys of a model's ``vllmConfig``
+#: (vllm-project/production-stack ``helm/templates``), each followed by the key's value.
+_VLLM_CONFIG_FLAGS = {
+    "maxModelLen": "--max-model-len",
+    "dtype": "--dtype",
+    "tensorParallelSize": "--tensor-parallel-size",
+    "maxNumSeqs": "--max-num-seqs",
+    "gpuMemoryUtilization": "--gpu_memory_utilization",
+    "maxLoras": "--max_loras",
+}
+
+
+def _model_spec_made(path: Path, data: dict[str, Any]) -> Made:
+    """What the production stack's chart writes into a model's ``vllm`` container: the
+    command ``vllm serve MODEL`` with an option for each of ``_VLLM_CONFIG_FLAGS``, then
+    ``vllmConfig.extraArgs`` one argument each (quoted: a word with a space stays one
+    argument); the ``requestGPU`` devices it requests when the model gives no
+    ``resources``; and the memory emptyDir it mounts at /dev/shm when ``vllmConfig`` has
+    ``tensorParallelSize`` (of ``shmSize``, 20Gi by default). A mount at /dev/shm among
+    the model's ``extraVolumeMounts`` is the model's own (not judged)."""
+    argv: list[tuple[str, Path]] = [("vllm", (*path, "repository")), ("serve", path)]
+    model = data.get("modelURL")
+    if isinstance(model, str):
+        argv.append((model, (*path, "modelURL")))
+    config = data.get("vllmConfig")
+    config = config if isinstance(config, dict) else {}
+    at = (*path, "vllmConfig")
+    for key, flag in _VLLM_CONFIG_FLAGS.items():
+        value = config.get(key)
+        if key in config and isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            argv += [(flag, (*at, key)), (str(value), (*at, key))]
+    extra = config.get("extraArgs")
+    for i, item in enumerate(extra if isinstance(extra, list) else ()):
+        if isinstance(item, (str, int, float)) and not isinstance(item, bool):
+            argv.append((str(item), (*at, "extraArgs", i)))
+    gpus: tuple[int, str, Path] | None = None
+    count = data.get("requestGPU")
+    kind = data.get("requestGPUType")
+    if not isinstance(data.get("resources"), dict) and type(count) is int and count > 0:
+        resource = kind.strip() if isinstance(kind, str) and kind.strip() else "nvidia.com/gpu"
+        gpus = (count, resource, (*path, "requestGPU"))
+    mounts = data.get("extraVolumeMounts")
+    own = any(
+        isinstance(m, dict) and str(m.get("mountPath", "")).rstrip("/") == "/dev/shm"
+        for m in (mounts if isinstance(mounts, list) else ())
+    )
+    shm = None if own else "tensorParallelSize" in config
+    return Made(tuple(argv), gpus, shm)
 
 
 def _pod(obj: K8sObject, path: Path, spec: dict[str, Any], node_agent: bool) -> PodSpec:
