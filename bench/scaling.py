@@ -142,6 +142,21 @@ def argo_templates(n: int) -> Input:
     return Input(["check", "wf.yaml"], folder, _write(folder, "wf.yaml", text))
 
 
+def placeholders_in_block_scalars(n: int) -> Input:
+    """A ConfigMap of n prompt templates, each a block scalar holding ``value: {field}``
+    lines, then a GPU pod: every placeholder is in a block scalar's text, so the file is
+    linted; the block scalars are found in one pass over the lines, not one per placeholder."""
+    folder = _fresh("placeholders-in-block-scalars", n)
+    prompt = "  p{i}.yaml: |\n    value: {{question}}\n    name: {{user.name}}\n"
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: prompts}\ndata:\n"
+        + "".join(prompt.format(i=i) for i in range(n))
+        + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+        "  - name: c\n    image: x\n    resources: {limits: {nvidia.com/gpu: 1}}\n"
+    )
+    return Input(["check", "prompts.yaml"], folder, _write(folder, "prompts.yaml", text))
+
+
 def operator_gpu_services(n: int) -> Input:
     """A DynamoGraphDeployment with n services, each asking for its GPU in Dynamo's own
     field (``operator_gpus``): each unit's pods are found by path, not by a scan of all."""
@@ -1979,6 +1994,7 @@ CASES: dict[str, Case] = {
     "stale-suppressions": Case(stale_suppressions, 5_000, "scaling"),
     "argo-templates": Case(argo_templates, 5_000, "scaling"),
     "operator-gpu-services": Case(operator_gpu_services, 2_000, "scaling"),
+    "placeholders-in-block-scalars": Case(placeholders_in_block_scalars, 5_000, "scaling"),
     "chart-gpu-blocks": Case(chart_gpu_blocks, 2_000, "scaling"),
     "production-stack-models": Case(production_stack_models, 1_000, "scaling"),
     "ollama-values-blocks": Case(ollama_values_blocks, 1_000, "scaling"),

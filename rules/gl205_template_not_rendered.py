@@ -14,7 +14,18 @@ key was due: the branches write keys and items blanking cannot stand in for) is 
 too. Otherwise, if the file still does not parse (a tab, a character no token starts with),
 the YML001 error stands. Documents before the one that does not parse are linted as usual.
 
-A template that parses as YAML (`image: "{{ .Values.image }}"`) is linted: its
+Capitals with an underscore in brackets glued to other text (`value: [GCLOUD_PROJECT]-media`,
+which a course's reader replaces with `sed`) are such placeholders too.
+
+A placeholder that parses as YAML where a string is due is reported the same way, once, at the
+first one, and the file is not linted from its document on: a Python `str.format` field as the
+whole value of `value`, `image`, `name`, `namespace` or a key with a `/` (a label, an
+annotation, a resource name: `name: {job_id}`, `nvidia.com/gpu: {descriptor.gpus}`, which YAML
+reads as a mapping of one key), or capitals with an underscore in brackets as the whole value
+of `value` or `image` (`value: [GCLOUD_PROJECT]`, a list of one name). Not in the text of a
+block scalar (a prompt, a script), and not where a list is due (`add: [NET_RAW]`).
+
+A template that parses as YAML (`image: "{{ .Values.image }}"`) is otherwise linted: its
 placeholders are reported by the rules that meet them (GPU007). Templates inside a Helm
 chart are never linted as files; GL201 reports the chart.
 

@@ -29,7 +29,7 @@ from gpulint.loader.document import Document, LoadResult, Problem
 from gpulint.loader.library import YamlLib, yaml_lib
 from gpulint.loader.positions import Positions, clamp, mark_span, node_span, text_end
 from gpulint.loader.strict import needs_token_pass, token_problems
-from gpulint.loader.templates import template_problem
+from gpulint.loader.templates import parsed_placeholder, placeholder_problem, template_problem
 from gpulint.model import Span
 
 #: How the message of a text nested deeper than Kubernetes reads starts.
@@ -309,11 +309,17 @@ def _iter_load(
     anchors = _Anchors(text)
     compact = packed is None or (packed and len(text) > COMPACT_TEXT)
     index = 0
+    # A placeholder that parses (``value: {job_id}``): the file is a template from the
+    # document that holds it on, as one that does not parse is (GL205).
+    placeholder = parsed_placeholder(text)
     try:
         for node in roots:
             if index < skip:
                 index += 1
                 continue
+            if placeholder is not None and placeholder[0] < node.end_mark.index:
+                problems.append(placeholder_problem(text, *placeholder))
+                break
             builder = Builder(lib, text, anchors.before(node.end_mark.index), compact)
             start = node_span(node)
             try:

@@ -9,7 +9,9 @@ line that holds only actions becomes an empty line, an action inside a line beco
 ``x``, a bare placeholder as many spaces: what is inserted there is YAML of its own; line
 numbers and columns stay) and parses again. If the text parses then, the actions
 were what broke it: the file is a template outside a chart, reported once as GL205 (info)
-instead of a syntax error. If it still does not parse, the syntax error stands.
+instead of a syntax error. If it still does not parse, the syntax error stands. A text that
+parses is a template too when a placeholder stands where a string is due
+(``parsed_placeholder``: ``value: {job_id}``, ``image: [IMAGE_IDENTIFIER]``).
 
 Linear in the text: each opener's closer is searched for once, and an opener without a
 closer ends the search for that kind of action.
@@ -39,7 +41,27 @@ _ACTIONS = {
 _PLACEHOLDER = (
     r"(?<=[:\"'])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"
     r"|(?<![A-Za-z0-9_])__[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*__(?![A-Za-z0-9_])"
+    r"|\[[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\](?=[^\s,\]#])"
 )
+#: A placeholder that parses as YAML where a string is due, the whole value of its key on its
+#: line: a Python format field (``value: {job_id}``, ``nvidia.com/gpu: {descriptor.gpus}``: a
+#: flow mapping of one key and no value) as the value of ``value``, ``image``, ``name``,
+#: ``namespace`` or a key with a ``/`` (a label, an annotation, a resource name), or capitals
+#: with an underscore in brackets as the value of ``value`` or ``image`` (``value:
+#: [GCLOUD_PROJECT]``: a list of one name; ``add: [NET_RAW]`` is a real list), which a program
+#: or the reader replaces before the file is applied.
+_PARSED_PLACEHOLDER = (
+    r"(?m)^[ \t]*(?:- +)?(?:"
+    r"(?:value|image|name|namespace|[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+): +"
+    r"(\{[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\})"
+    r"|(?:value|image): +(\[[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\])"
+    r")[ \t]*(?:#[^\n]*)?$"
+)
+#: A line that starts a block scalar (``script: |``, ``- >-``): the lines below it that are
+#: indented deeper are its text, not YAML.
+_BLOCK_START = r"(?:^|[ \t]|:)[|>][-+0-9]*[ \t]*(?:#.*)?$"
+
+
 #: The openers, for one search (compiled on first use by ``re``: only broken files need it).
 _OPENER = r"\{\{|\{%|\{#|\$\{"
 #: An envsubst variable's name (``${VAR}``, ``${VAR:-default}``): other ``${`` (a shell
@@ -229,4 +251,64 @@ def template_problem(text: str, lib: YamlLib, error: int) -> Problem | None:
         "document on; lint what it renders (`gpulint check --render` for a Helm chart or "
         "Kustomize overlay, `gpulint check -` for another renderer's output), or leave it out "
         "with `exclude` in .gpulint.yaml",
+    )
+
+
+def parsed_placeholder(text: str) -> tuple[int, int] | None:
+    """Where the first placeholder of :data:`_PARSED_PLACEHOLDER` outside a block scalar is
+    in ``text`` (a text that parses), as offsets; None when it holds none. Linear: one search
+    for the placeholders, and one pass over the lines for the block scalars when one is
+    found."""
+    import re
+
+    if not re.search(r"[{\[][A-Za-z_]", text):
+        return None
+    blocks: list[tuple[int, int]] | None = None
+    for match in re.compile(_PARSED_PLACEHOLDER).finditer(text):  # re caches it
+        group = 1 if match.group(1) is not None else 2
+        if blocks is None:
+            blocks = _block_scalars(text)
+        from bisect import bisect_right
+
+        i = bisect_right(blocks, (match.start(), len(text))) - 1
+        if i >= 0 and blocks[i][0] <= match.start() < blocks[i][1]:
+            continue  # the text of a block scalar (a script, a prompt)
+        return match.span(group)
+    return None
+
+
+def _block_scalars(text: str) -> list[tuple[int, int]]:
+    """The offsets of the block scalars' texts in ``text``, in order: from the line after a
+    line that ends with ``|`` or ``>`` to the first later line, not blank, indented no deeper
+    than that line."""
+    import re
+
+    start_pattern = re.compile(_BLOCK_START)  # re caches it
+    out: list[tuple[int, int]] = []
+    inside: tuple[int, int] | None = None  # (indentation of the starting line, offset)
+    at = 0
+    for line in text.split("\n"):
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
+        if inside is not None and stripped.strip() and indent <= inside[0]:
+            out.append((inside[1], at))
+            inside = None
+        if inside is None and start_pattern.search(line):
+            inside = (indent, at + len(line) + 1)
+        at += len(line) + 1
+    if inside is not None:
+        out.append((inside[1], len(text)))
+    return out
+
+
+def placeholder_problem(text: str, start: int, end: int) -> Problem:
+    """GL205 at a placeholder that parses (``value: {job_id}``): the file is a template."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line, column = text.count("\n", 0, start) + 1, start - line_start + 1
+    return Problem(
+        codes.TEMPLATE_NOT_RENDERED,
+        Span(line, column, line, column + max(end - start, 1)),
+        f"a placeholder another program fills in ({text[start:end]}) makes this file a "
+        "template: it was not linted from this document on; lint what it renders (`gpulint "
+        "check -` for a renderer's output), or leave it out with `exclude` in .gpulint.yaml",
     )
