@@ -77,6 +77,14 @@ container asks for 0 of an accelerator in so many words (`nvidia.com/gpu: "0"`) 
 signs are its image's name or a variable: it says it runs without one, and whether its image
 takes the node's GPUs anyway is the image's (the finding says what it assumed).
 
+Under the NVIDIA runtime, a media server that transcodes or infers on any GPU it sees
+(Immich's server and machine learning, Jellyfin, Plex, Emby, Tdarr, Frigate, Unmanic,
+HandBrake: the last part of the image's repository, `MEDIA_SERVERS`; not their companions,
+`plex-meta-manager`, `jellyseerr`) with no GPU request is `info` too: the runtime class was
+chosen for a GPU it then does not get (or gets every GPU of the node, where its image sets
+`NVIDIA_VISIBLE_DEVICES`). Not when the runtime class is app-template's `defaultPodOptions`
+of values with several controllers, one of which holds the GPU it is for.
+
 A pod whose preferred node affinity asks for GPU nodes (a term with a positive weight whose
 expressions name a GPU node label, as above) and shows the same signs of GPU use (a CUDA
 image, Ollama's, a server built for GPUs only, `nvidia-smi`, an option or variable that
@@ -285,6 +293,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         )
         runtime = nvidia_runtime_class(pod.spec, pod.path)
         containers = [c for c in pod.containers if c.section != "ephemeralContainers"]
+        shared = False
     elif pod.location == "resources" and _chart_container(pod):
         options = chart_pod_options(pod, pod.containers[0], _CHART_POD_FIELDS)
         selected = _chart_selector(options)
@@ -298,11 +307,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             return  # a node agent, as a DaemonSet's pods are
         if _controller_holds_gpu(pod, ctx, controller):
             return  # the pod is the controller's: another of its containers holds a GPU
+        shared = runtime is not None and _shared_runtime(pod, runtime[1])
         containers = [_with_image_reference(c) for c in pod.containers]
         pod = PodSpec(pod.obj, pod.path, {}, containers, "resources", found_by=pod.found_by)
     else:
         return
-    found = list(_findings(pod, ctx, selected, runtime, containers))
+    found = list(_findings(pod, ctx, selected, runtime, containers, shared))
     yield from found
     if not found:
         yield from _host_device_findings(pod, ctx, containers)
@@ -314,6 +324,7 @@ def _findings(
     selected: tuple[tuple[Any, ...], str, str] | None,
     runtime: tuple[str, tuple[Any, ...]] | None,
     containers: list[Container],
+    shared: bool = False,
 ) -> Iterator[Violation]:
     images = ctx.options.get("images", False) is True
     probe = nccl = server = None
@@ -341,7 +352,8 @@ def _findings(
         if isinstance(c.data.get("image"), str) and _cuda_image(image_repository(c.data["image"]))
     ]
     if selected is None and runtime is not None:
-        yield from _runtime_findings(runtime[1], cuda, containers, extra, kuberay_pod(pod.obj))
+        ray = kuberay_pod(pod.obj)
+        yield from _runtime_findings(runtime[1], cuda, containers, extra, ray, shared)
         return
     if probe is not None:
         yield _probe_finding(*probe)
@@ -787,6 +799,19 @@ def _chart_controller(pod: PodSpec) -> Any:
     return node
 
 
+def _shared_runtime(pod: PodSpec, where: Path) -> bool:
+    """Whether a chart container's runtime class (at ``where``) is a default the values give
+    every controller (app-template's ``defaultPodOptions``), not its controller's own, in
+    values of several controllers: the class is for the one that holds the GPU."""
+    controller = pod.containers[0].path[:-2]
+    if tuple(where[: len(controller)]) == tuple(controller):
+        return False
+    node: Any = pod.obj.data
+    for key in controller[len(pod.obj.path) : -1]:
+        node = node.get(key) if isinstance(node, Mapping) else None
+    return isinstance(node, Mapping) and len(node) > 1
+
+
 def _controller_holds_gpu(pod: PodSpec, ctx: RuleContext, node: Any) -> bool:
     """Whether a container of a chart container's controller (``node``; app-template's
     form: its ``containers`` and ``initContainers`` mappings) requests an accelerator or a
@@ -836,11 +861,14 @@ def _runtime_findings(
     containers: list[Container],
     extra: Mapping[str, list[tuple[str, str]]],
     ray: bool = False,
+    shared: bool = False,
 ) -> Iterator[Violation]:
     """A pod that runs under the NVIDIA runtime and holds no GPU: certain (a warning) for a
     CUDA image, which sets NVIDIA_VISIBLE_DEVICES=all; for a GPU engine in another image it
     depends on that image (info). A KubeRay group's pod (``ray``) starts Ray in its first
-    container, whatever its command says."""
+    container, whatever its command says. A media server of :data:`MEDIA_SERVERS` is
+    ``info`` too, unless the runtime is a chart's default for every controller and another
+    controller of the release holds one (``shared``)."""
     if cuda:
         yield Violation(
             where,
@@ -879,6 +907,54 @@ def _runtime_findings(
             at="value",
             severity="info",
         )
+        return
+    media = None if shared else _media_server(containers)
+    if media is not None:
+        yield Violation(
+            where,
+            f"the pod runs under the NVIDIA runtime and container {media[0]} runs {media[1]}, "
+            "which transcodes or infers on a GPU it sees, but the pod requests no GPU",
+            help="request the device (resources.limits: {nvidia.com/gpu: 1}), or drop "
+            f"runtimeClassName if it needs none (else it sees no GPU, or every GPU of the "
+            f"node if its image sets {NVIDIA})",
+            at="value",
+            severity="info",
+        )
+
+
+#: Programs that use an NVIDIA GPU whenever one is visible to them (hardware transcoding,
+#: on-device inference), by the last part of their image's repository: under the NVIDIA
+#: runtime with no request they were meant to have one (not their companions:
+#: ``plex-meta-manager``, ``jellyseerr``).
+MEDIA_SERVERS = {
+    "immich-server": "Immich's server",
+    "immich-machine-learning": "Immich's machine learning",
+    "jellyfin": "Jellyfin",
+    "plex": "Plex",
+    "pms-docker": "Plex",
+    "plex-media-server": "Plex",
+    "emby": "Emby",
+    "embyserver": "Emby",
+    "tdarr": "Tdarr",
+    "tdarr_node": "Tdarr",
+    "frigate": "Frigate",
+    "unmanic": "Unmanic",
+    "handbrake": "HandBrake",
+}
+
+
+def _media_server(containers: list[Container]) -> tuple[str, str] | None:
+    """The first container that runs a program of :data:`MEDIA_SERVERS`, and its name."""
+    from gpulint.api import image_repository
+
+    for container in containers:
+        image = container.data.get("image")
+        if not isinstance(image, str):
+            continue
+        name = MEDIA_SERVERS.get(image_repository(image).rsplit("/", 1)[-1].lower())
+        if name is not None:
+            return container.label, name
+    return None
 
 
 #: Option names (without dashes, lower case, ``_`` as ``-``) that turn a program's CUDA
