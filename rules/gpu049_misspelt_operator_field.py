@@ -18,22 +18,26 @@ key:
   a class of a Python SDK written as a field), assuming the cluster's operator is no newer
   than the last release read, which the message names.
 
-The values handed to NVIDIA's GPU Operator chart and device plugin chart are checked the
-same way at their top level, against the values the chart has in any release (`charts` in
-the same table: its `values.yaml` keys, the `.Values.<key>` its templates read and the
-charts it depends on): in a Flux HelmRelease of the `gpu-operator` or `nvidia-device-plugin`
-chart, an Argo CD source of it (`helm.valuesObject`, or the `helm.values` text, the finding
-placed inside it), a values file that is plainly the GPU Operator's, and a values file named
-for either chart (`nvidia-device-plugin.yaml`; not a device plugin configuration file). A
-near miss is a warning (`dcgm-exporter` for `dcgmExporter`); any other key is `info`, naming
-the releases read (`timeSlicing:` at the top of the operator's values: time-slicing is a
-ConfigMap that `devicePlugin.config` names; `sharing:` at the top of the plugin's: it belongs
-in a configuration under `config.map`). Helm drops values a chart does not read without a
-word. So does the GPU Operator's chart with a component's `config.data` (`devicePlugin`,
-`dcgmExporter`, `migManager`) unless `config.create` is set beside it (the default is false):
-the chart makes no ConfigMap of the data, and the component is pointed at a ConfigMap
-nobody created. That is a warning at `data` in a HelmRelease without `valuesFrom` or an
-Argo CD source without `valueFiles`, `info` in a values file (another may be layered on it).
+The values handed to NVIDIA's GPU Operator chart and device plugin chart are checked the same
+way at their top level, against the values the chart has in any release (`charts` in the same
+table: its `values.yaml` keys, the `.Values.<key>` its templates read and the charts it
+depends on): in a Flux HelmRelease of the `gpu-operator` or `nvidia-device-plugin` chart, an
+Argo CD source of it (`helm.valuesObject`, or the `helm.values` text, the finding placed
+inside it), a values file that is plainly the GPU Operator's, and a values file named for
+either chart (`nvidia-device-plugin.yaml`; not a device plugin configuration file). A near
+miss is a warning (`dcgm-exporter` for `dcgmExporter`); any other key is `info`, naming the
+releases read (`timeSlicing:` at the top of the operator's values: time-slicing is a ConfigMap
+that `devicePlugin.config` names; `sharing:` at the top of the plugin's: it belongs in a
+configuration under `config.map`). A device plugin configuration written straight under the
+plugin chart's `config` (`config: {version: v1, sharing: {mps: ...}}`) is a warning at its
+`sharing` (else its last configuration key): the chart reads `config.map`, `config.default`,
+`config.name` and `config.fallbackStrategies` only, so the plugin runs without it. Helm drops
+values a chart does not read without a word. So does the GPU Operator's chart with a
+component's `config.data` (`devicePlugin`, `dcgmExporter`, `migManager`) unless
+`config.create` is set beside it (the default is false): the chart makes no ConfigMap of the
+data, and the component is pointed at a ConfigMap nobody created. That is a warning at `data`
+in a HelmRelease without `valuesFrom` or an Argo CD source without `valueFiles`, `info` in a
+values file (another may be layered on it).
 
 Levels the schema leaves open (a map such as `resources.limits`, a level that keeps unknown
 fields) and pod templates (GPU024's) are not checked, nor keys that hold a template
@@ -137,6 +141,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         yield from _chart_values(handed)
         if handed.chart == "gpu-operator":
             yield from _uncreated_configs(handed, _values_alone(obj))
+        elif handed.chart == "nvidia-device-plugin":
+            yield from _inline_plugin_config(handed)
     tree = operator_fields()["kinds"].get(f"{obj.group}/{obj.kind}")
     spec = obj.data.get("spec")
     if not isinstance(tree, dict) or not isinstance(spec, Mapping):
@@ -229,6 +235,42 @@ def _chart_values(found: OperatorValues) -> Iterator[Violation]:
             severity="info",
             within=within,
         )
+
+
+#: What the device plugin's chart reads of its ``config`` value (templates/_helpers.tpl and
+#: the daemonsets: ``.Values.config.map``, ``.default``, ``.name``, ``.fallbackStrategies``).
+_PLUGIN_CONFIG_VALUES = frozenset({"map", "default", "name", "fallbackStrategies"})
+#: The top-level keys of a device plugin configuration file (config v1: ``version``,
+#: ``flags``, ``resources``, ``sharing``, ``imex``).
+_PLUGIN_CONFIG_KEYS = ("version", "flags", "resources", "sharing", "imex")
+
+
+def _inline_plugin_config(found: OperatorValues) -> Iterator[Violation]:
+    """A device plugin configuration written straight under the device plugin chart's
+    ``config`` value (``config: {version: v1, sharing: ...}``), where the chart reads a
+    configuration only as an entry of ``config.map`` (or a ConfigMap ``config.name``
+    names): Helm drops it, and the plugin runs without it."""
+    config = found.data.get("config")
+    if not isinstance(config, Mapping):
+        return
+    keys = [k for k in _PLUGIN_CONFIG_KEYS if k in config and k not in _PLUGIN_CONFIG_VALUES]
+    if not keys:
+        return
+    at, within = found.place("config")
+    if found.spans is None:
+        at = (*at, keys[-1] if "sharing" not in keys else "sharing")
+    shown = "sharing" if "sharing" in keys else keys[-1]
+    where = "helm.values " if found.spans is not None else ""
+    yield Violation(
+        at,
+        f"{where}config.{shown} is a device plugin configuration written under config, which "
+        "the device plugin's chart reads only as an entry of config.map: Helm ignores it",
+        help="move it under config.map with a name (config: {map: {default: {version: v1, "
+        "...}}}), else the plugin runs without it (no time-slicing or MPS)",
+        at="value" if found.spans is not None else "key",
+        severity="warning",
+        within=within,
+    )
 
 
 #: The GPU Operator chart's components whose ``config`` the chart makes a ConfigMap of only
