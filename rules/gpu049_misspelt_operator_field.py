@@ -18,11 +18,12 @@ key:
   a class of a Python SDK written as a field), assuming the cluster's operator is no newer
   than the last release read, which the message names.
 
-The values handed to NVIDIA's GPU Operator chart and device plugin chart are checked the same
-way at their top level, against the values the chart has in any release (`charts` in the same
-table: its `values.yaml` keys, the `.Values.<key>` its templates read and the charts it
-depends on): in a Flux HelmRelease of the `gpu-operator` or `nvidia-device-plugin` chart, an
-Argo CD source of it (`helm.valuesObject`, or the `helm.values` text, the finding placed
+The values handed to NVIDIA's GPU Operator chart and device plugin chart, and to Intel's GPU
+device plugin chart (`intel-device-plugins-gpu`), are checked the same way at their top level,
+against the values the chart has in any release (`charts` in the same table: its `values.yaml`
+keys, the `.Values.<key>` its templates read and the charts it depends on): in a Flux
+HelmRelease of the `gpu-operator`, `nvidia-device-plugin` or `intel-device-plugins-gpu` chart,
+an Argo CD source of it (`helm.valuesObject`, or the `helm.values` text, the finding placed
 inside it), a values file that is plainly the GPU Operator's, and a values file named for
 either chart (`nvidia-device-plugin.yaml`; not a device plugin configuration file). A near
 miss is a warning (`dcgm-exporter` for `dcgmExporter`); any other key is `info`, naming the
@@ -95,6 +96,8 @@ None.
   regenerates the table from the operators' releases
 - NVIDIA/gpu-operator `deployments/gpu-operator/values.yaml` and `templates/`, and
   NVIDIA/k8s-device-plugin `deployments/helm/nvidia-device-plugin/` (the charts' values)
+- intel/helm-charts `charts/gpu-device-plugin/` (`intel-device-plugins-gpu`: its values in
+  every commit that changed the chart)
 - https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning
 - https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
 """
@@ -177,11 +180,14 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
 _HINTS = {
     "gpu-operator": "time-slicing and MPS are a ConfigMap that devicePlugin.config names",
     "nvidia-device-plugin": "time-slicing and MPS are a configuration under config.map",
+    "intel-device-plugins-gpu": "the chart makes a GpuDevicePlugin of its values: "
+    "nodeSelector and tolerations are its placement",
 }
 #: The charts by the name a message gives them.
 _TITLES = {
     "gpu-operator": "the GPU Operator's chart",
     "nvidia-device-plugin": "the device plugin's chart",
+    "intel-device-plugins-gpu": "Intel's GPU device plugin chart",
 }
 
 

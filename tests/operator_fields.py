@@ -12,7 +12,9 @@ read, in every release and at the newest commit, and ``global`` (Helm's own).
 Run with clones of the operators' repositories::
 
     .venv/bin/python -m tests.operator_fields gpu-operator=PATH/.git kuberay=PATH/.git \\
-        nvidia-device-plugin=PATH/.git
+        nvidia-device-plugin=PATH/.git intel-device-plugins-gpu=PATH/.git
+
+Entries not named keep what the file holds.
 """
 
 from __future__ import annotations
@@ -178,26 +180,55 @@ def _since(history: list[tuple[str, set[str]]]) -> dict[str, str]:
     return out
 
 
-#: Charts read for their values only (no CRD of their own): name -> repository and folder.
+#: Charts read for their values only (no CRD of their own): name -> repository and folder;
+#: ``by_commit``: the repository holds many charts and tags none of them, so every commit that
+#: changed the chart's folder is read, and its releases are the chart's own versions.
 CHARTS: dict[str, dict[str, Any]] = {
     "nvidia-device-plugin": {
         "repository": "https://github.com/NVIDIA/k8s-device-plugin",
         "chart": "deployments/helm/nvidia-device-plugin",
     },
+    "intel-device-plugins-gpu": {
+        "repository": "https://github.com/intel/helm-charts",
+        "chart": "charts/gpu-device-plugin",
+        "by_commit": True,
+    },
 }
 
 
-def chart_values_keys(gitdir: str, chart: str) -> list[str]:
-    """The top-level values the chart at ``chart`` has in any release or at the newest commit:
-    the keys of its ``values.yaml``, the ``.Values.<key>`` its own templates read and the
-    names (or aliases) of the charts it depends on, whose values sit under them."""
+def _chart_commits(gitdir: str, chart: str) -> list[str]:
+    """Every commit that changed the chart's folder, oldest first, then ``HEAD``."""
+    commits = _git(gitdir, "log", "--reverse", "--format=%H", "--", chart).split()
+    return [*commits, "HEAD"]
+
+
+def _chart_versions(gitdir: str, chart: str, revisions: list[str]) -> str:
+    """``first..last`` of the chart's ``version`` over ``revisions``."""
+    import re
+
+    versions = []
+    for rev in revisions:
+        found = re.search(
+            r"(?m)^version:\s*\"?([^\s\"]+)", _git(gitdir, "show", f"{rev}:{chart}/Chart.yaml")
+        )
+        if found:
+            versions.append(found.group(1))
+    return f"{versions[0]}..{versions[-1]}" if versions else ""
+
+
+def chart_values_keys(gitdir: str, chart: str, by_commit: bool = False) -> list[str]:
+    """The top-level values the chart at ``chart`` has in any release or at the newest commit
+    (``by_commit``: in any commit that changed it): the keys of its ``values.yaml``, the
+    ``.Values.<key>`` its own templates read and the names (or aliases) of the charts it
+    depends on, whose values sit under them."""
     import re
 
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
     keys = {"global"}
-    for rev in _releases(gitdir):
+    revisions = _chart_commits(gitdir, chart) if by_commit else _releases(gitdir)
+    for rev in revisions:
         text = _git(gitdir, "show", f"{rev}:{chart}/values.yaml")
         try:
             values = YAML(typ="safe", pure=True).load(text) if text else None
@@ -213,21 +244,33 @@ def chart_values_keys(gitdir: str, chart: str) -> list[str]:
 
 
 def main(args: list[str]) -> None:
-    sources: dict[str, Any] = {}
-    kinds: dict[str, Any] = {}
-    required: dict[str, Any] = {}
-    charts: dict[str, Any] = {}
+    """Regenerate the entries of the operators and charts named in ``args``; the file's other
+    entries are kept as they are."""
+    target = ROOT / "gpulint" / "data" / "operator-fields.json"
+    old = json.loads(target.read_text()) if target.exists() else {}
+    sources: dict[str, Any] = dict(old.get("sources", {}))
+    kinds: dict[str, Any] = dict(old.get("kinds", {}))
+    required: dict[str, Any] = dict(old.get("required", {}))
+    charts: dict[str, Any] = dict(old.get("charts", {}))
     for arg in args:
         name, _, gitdir = arg.partition("=")
         if name in CHARTS:
-            releases = [r for r in _releases(gitdir) if r != "HEAD"]
+            chart = CHARTS[name]
+            by_commit = bool(chart.get("by_commit"))
+            if by_commit:
+                span = _chart_versions(
+                    gitdir, chart["chart"], _chart_commits(gitdir, chart["chart"])
+                )
+            else:
+                releases = [r for r in _releases(gitdir) if r != "HEAD"]
+                span = f"{releases[0]}..{releases[-1]}" if releases else ""
             sources[name] = {
-                "repository": CHARTS[name]["repository"],
+                "repository": chart["repository"],
                 "commit": _git(gitdir, "rev-parse", "HEAD").strip(),
-                "releases": f"{releases[0]}..{releases[-1]}" if releases else "",
+                "releases": span,
                 "kinds": [],
             }
-            charts[name] = chart_values_keys(gitdir, CHARTS[name]["chart"])
+            charts[name] = chart_values_keys(gitdir, chart["chart"], by_commit)
             continue
         operator = OPERATORS[name]
         found, needs = operator_kinds(gitdir, operator["files"])
@@ -248,7 +291,6 @@ def main(args: list[str]) -> None:
         "kinds": {k: kinds[k] for k in sorted(kinds)},
         "required": {k: required[k] for k in sorted(required) if required[k]},
     }
-    target = ROOT / "gpulint" / "data" / "operator-fields.json"
     target.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
 
 

@@ -1,8 +1,10 @@
-"""The values of NVIDIA's GPU charts, where a repository writes them.
+"""The values of GPU vendors' charts, where a repository writes them.
 
-Two charts read their top-level values by name and ignore any other: the GPU Operator's
-(NVIDIA/gpu-operator ``deployments/gpu-operator``) and the device plugin's
-(NVIDIA/k8s-device-plugin ``deployments/helm/nvidia-device-plugin``). A setting under a key
+Three charts read their top-level values by name and ignore any other: the GPU Operator's
+(NVIDIA/gpu-operator ``deployments/gpu-operator``), NVIDIA's device plugin's
+(NVIDIA/k8s-device-plugin ``deployments/helm/nvidia-device-plugin``) and Intel's GPU device
+plugin's (intel/helm-charts ``charts/gpu-device-plugin``, ``intel-device-plugins-gpu``). A
+setting under a key
 the chart does not have (``timeSlicing:`` at the top of the operator's values, ``sharing:``
 at the top of the plugin's, ``containerToolkit:`` for ``toolkit:``) is dropped without a
 word. Their values are found
@@ -40,7 +42,10 @@ from gpulint.model import Path
 
 CHART = "gpu-operator"
 PLUGIN_CHART = "nvidia-device-plugin"
-CHARTS = (CHART, PLUGIN_CHART)
+#: Intel's GPU device plugin chart (intel/helm-charts ``charts/gpu-device-plugin``), which
+#: makes a GpuDevicePlugin resource of its values for Intel's device plugin operator.
+INTEL_GPU_CHART = "intel-device-plugins-gpu"
+CHARTS = (CHART, PLUGIN_CHART, INTEL_GPU_CHART)
 #: The key of a values file's object memo that holds the chart its file is named for.
 FILE_CHART = "values_chart"
 #: The key of an object's memo that holds its charts' values (:func:`chart_values_of`).
