@@ -16,6 +16,13 @@ removed when structured parameters replaced it: no later release serves them in 
 They are reported at the `kind` value with what replaced them (a DeviceClass whose CEL
 selectors pick the driver's devices; a class's or claim's `config[].opaque` parameters).
 
+The NVIDIA DRA driver's own parameters kinds of classic DRA (`gpu.resource.nvidia.com`:
+`GpuClaimParameters`, `MigDeviceClaimParameters`, `ComputeInstanceClaimParameters`,
+`DeviceClassParameters`) went with it: the driver's releases for structured parameters
+define none of them, and take the settings as a claim's or class's `config[].opaque`
+parameters (`resource.nvidia.com/v1beta1` `GpuConfig`, `MigDeviceConfig`). They are reported
+at the `kind` value.
+
 It is `info`: a cluster older than the removal release still accepts the object, and
 gpulint does not know your cluster's version. Moving to `v1` also moves the class, selectors,
 mode and count of an exact request under `exactly:` (GPU060 checks that shape).
@@ -49,6 +56,9 @@ None.
 - kubernetes `CHANGELOG/CHANGELOG-1.31.md` (DRA: `resource.k8s.io/v1alpha3` replaces
   `v1alpha2`; ResourceClass, ResourceClassParameters and ResourceClaimParameters removed) and
   KEP-4381 (structured parameters)
+- NVIDIA/k8s-dra-driver-gpu `api/nvidia.com/resource/gpu/v1alpha1/register.go` (the classic
+  parameters kinds) and commit 22c9e810 ("Remove Claim/Class parameters in favor of versioned
+  Configs types", 2024-09-10)
 """
 
 from __future__ import annotations
@@ -91,8 +101,34 @@ _REMOVED_KINDS = {
 }
 
 
+#: The NVIDIA DRA driver's parameters kinds for classic DRA (``gpu.resource.nvidia.com``,
+#: NVIDIA/k8s-dra-driver-gpu ``api/nvidia.com/resource/gpu/v1alpha1/register.go``), removed
+#: with it (commit 22c9e810, 2024-09-10, "Remove Claim/Class parameters in favor of versioned
+#: Configs types") -> what replaced them.
+_CLASSIC_DRIVER_KINDS = {
+    ("gpu.resource.nvidia.com", "GpuClaimParameters"): "GpuConfig",
+    ("gpu.resource.nvidia.com", "MigDeviceClaimParameters"): "MigDeviceConfig",
+    ("gpu.resource.nvidia.com", "ComputeInstanceClaimParameters"): "MigDeviceConfig",
+    ("gpu.resource.nvidia.com", "DeviceClassParameters"): "GpuConfig",
+}
+
+
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
-    if obj.group != "resource.k8s.io" or obj.parent is not None:
+    if obj.parent is not None:
+        return
+    config = _CLASSIC_DRIVER_KINDS.get((obj.group, obj.kind))
+    if config is not None:
+        yield Violation(
+            (*obj.path, "kind"),
+            f"{obj.kind} is a parameters kind of the NVIDIA DRA driver for classic DRA, gone "
+            "with it (Kubernetes 1.31): no release of the driver since defines it",
+            help=f"give the settings as a claim's or class's config[].opaque parameters: "
+            f"{{driver: gpu.nvidia.com, parameters: {{apiVersion: resource.nvidia.com/v1beta1, "
+            f"kind: {config}}}}}",
+            at="value",
+        )
+        return
+    if obj.group != "resource.k8s.io":
         return
     replaced = _REMOVED_KINDS.get(obj.kind)
     if replaced is not None:
