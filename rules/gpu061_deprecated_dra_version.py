@@ -121,7 +121,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         yield Violation(
             (*obj.path, "kind"),
             f"{obj.kind} is a parameters kind of the NVIDIA DRA driver for classic DRA, gone "
-            "with it (Kubernetes 1.31): no release of the driver since defines it",
+            "with it (Kubernetes 1.31): no later driver release defines it",
             help=f"give the settings as a claim's or class's config[].opaque parameters: "
             f"{{driver: gpu.nvidia.com, parameters: {{apiVersion: resource.nvidia.com/v1beta1, "
             f"kind: {config}}}}}",
