@@ -15,7 +15,9 @@ too. Otherwise, if the file still does not parse (a tab, a character no token st
 the YML001 error stands. Documents before the one that does not parse are linted as usual.
 
 Capitals with an underscore in brackets glued to other text (`value: [GCLOUD_PROJECT]-media`,
-which a course's reader replaces with `sed`) are such placeholders too.
+which a course's reader replaces with `sed`), a name between double `@` (`@@IMAGE_TAG@@`) and
+a `{name}` format field glued to other text (`{REGISTRY}/app:1`, `{job_id}-launcher`) are
+such placeholders too.
 
 A placeholder that parses as YAML where a string is due is reported the same way, once, at the
 first one, and the file is not linted from its document on: a Python `str.format` field as the

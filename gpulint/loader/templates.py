@@ -37,11 +37,16 @@ _ACTIONS = {
 #: A bare placeholder: capitals with an underscore, glued to the ``:`` or quote before it
 #: (``annotations:NLB_ANNOTATIONS``), where a value or a key would have a space; or capitals
 #: between double underscores anywhere (``__TLS_PORT__`` on a line of its own, which an
-#: install script's ``sed`` replaces with YAML).
+#: install script's ``sed`` replaces with YAML); capitals with an underscore in brackets
+#: glued to text (``[GCLOUD_PROJECT]-media``); a name between double ``@`` (``@@IMAGE@@``);
+#: a ``{name}`` format field glued to text (``{REGISTRY}/app:1``, ``{job_id}-launcher``).
 _PLACEHOLDER = (
     r"(?<=[:\"'])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"
     r"|(?<![A-Za-z0-9_])__[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*__(?![A-Za-z0-9_])"
     r"|\[[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\](?=[^\s,\]#])"
+    r"|@@[A-Za-z][A-Za-z0-9_]*@@"
+    r"|\{[A-Za-z_][A-Za-z0-9_.]*\}(?=[A-Za-z0-9_/.:-])"
+    r"|(?<=[A-Za-z0-9_/.:-])\{[A-Za-z_][A-Za-z0-9_.]*\}"
 )
 #: A placeholder that parses as YAML where a string is due, the whole value of its key on its
 #: line: a Python format field (``value: {job_id}``, ``nvidia.com/gpu: {descriptor.gpus}``: a
