@@ -83,7 +83,8 @@ HandBrake: the last part of the image's repository, `MEDIA_SERVERS`; not their c
 `plex-meta-manager`, `jellyseerr`) with no GPU request is `info` too: the runtime class was
 chosen for a GPU it then does not get (or gets every GPU of the node, where its image sets
 `NVIDIA_VISIBLE_DEVICES`). Not when the runtime class is app-template's `defaultPodOptions`
-of values with several controllers, one of which holds the GPU it is for.
+of values with several controllers, one of which holds the GPU it is for, nor when a container
+takes variables through `envFrom` (they may set `NVIDIA_VISIBLE_DEVICES`).
 
 A pod whose preferred node affinity asks for GPU nodes (a term with a positive weight whose
 expressions name a GPU node label, as above) and shows the same signs of GPU use (a CUDA
@@ -944,9 +945,13 @@ MEDIA_SERVERS = {
 
 
 def _media_server(containers: list[Container]) -> tuple[str, str] | None:
-    """The first container that runs a program of :data:`MEDIA_SERVERS`, and its name."""
+    """The first container that runs a program of :data:`MEDIA_SERVERS`, and its name; None
+    when a container takes variables through ``envFrom`` (they may set
+    ``NVIDIA_VISIBLE_DEVICES``: GPU016's, once known)."""
     from gpulint.api import image_repository
 
+    if any(c.data.get("envFrom") for c in containers):
+        return None
     for container in containers:
         image = container.data.get("image")
         if not isinstance(image, str):

@@ -203,7 +203,7 @@ def test_clean_input_says_so(tmp_path: Path) -> None:
 
 def test_findings_about_the_file_have_no_object(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yaml"
-    broken.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: {model}-server\n")
+    broken.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: [model]-server\n")
     (finding,) = parse_text(gpulint("check", broken).stdout)
     assert (finding["rule"], finding["line"], finding["col"]) == ("YML001", "4", "16")
     assert finding["object"] is None

@@ -64,9 +64,15 @@ def test_every_finding_is_well_formed(findings: dict[Path, list[Finding]]) -> No
             assert f.message.strip() == f.message and f.message
 
 
+#: Invalid files that a placeholder keeps from parsing (a documentation sample's
+#: `{username}/torchserve-gpu:latest`): templates, one GL205 notice each.
+TEMPLATES = {"_invalid/kserve__kserve/docs__samples__v1beta1__custom__torchserve__gpu.yaml"}
+
+
 def test_invalid_files_are_syntax_errors(findings: dict[Path, list[Finding]]) -> None:
     for path in INVALID:
-        assert [f.rule for f in findings[path]] == ["YML001"], path
+        template = path.relative_to(Path(CORPUS or "")).as_posix() in TEMPLATES
+        assert [f.rule for f in findings[path]] == ["GL205" if template else "YML001"], path
 
 
 def test_valid_files_have_no_syntax_errors(findings: dict[Path, list[Finding]]) -> None:

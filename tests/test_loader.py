@@ -408,7 +408,7 @@ def test_an_alias_bomb_stops_early() -> None:
 
 
 def test_a_syntax_error_keeps_the_documents_before_it(linter: Linter) -> None:
-    text = GPU_POD + "---\nmetadata:\n  name: {x}-y\n---\n" + GPU_POD
+    text = GPU_POD + "---\nmetadata:\n  name: [x]-y\n---\n" + GPU_POD
     found = [(f.rule, f.line) for f in lint(linter, text)]
     assert found == [("GPU004", 13), ("YML001", 16)]
 
