@@ -55,6 +55,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "gpulint.k8s.podrequest": ("pod_requests",),
         "gpulint.k8s.podoptions": (
+            "CHART_POD_KEYS",
             "NVIDIA_RUNTIME_CLASSES",
             "chart_pod_options",
             "nvidia_runtime_class",
@@ -411,6 +412,7 @@ if TYPE_CHECKING:
         device_plugin_refusals as device_plugin_refusals,
     )
     from gpulint.k8s.podoptions import (
+        CHART_POD_KEYS as CHART_POD_KEYS,
         NVIDIA_RUNTIME_CLASSES as NVIDIA_RUNTIME_CLASSES,
         chart_pod_options as chart_pod_options,
         nvidia_runtime_class as nvidia_runtime_class,

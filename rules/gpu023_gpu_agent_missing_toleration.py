@@ -219,7 +219,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if close is not None:
         advice, where, at = close
     severity = agent.severity
-    if hedge:
+    auto = agent.agent in AUTO_MODE_PLUGINS and _selects_auto_mode(pod)
+    if auto:
+        severity = "info"
+        advice += (
+            " (its nodeSelector picks EKS Auto Mode nodes, which run the device plugin "
+            "themselves: there this DaemonSet is redundant)"
+        )
+    elif hedge:
         severity = "info"
         advice += (
             " (the evidence is another agent's toleration of the vendor's taint, which its "
@@ -232,14 +239,32 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             " (assumed: gpulint's default GPU taint; "
             f"`{certain_line(missing)}` in .gpulint.yaml makes it certain)"
         )
+    effect = "its pods stay off those nodes" if auto else agent.effect
     yield Violation(
         where,
         f"this DaemonSet runs the {agent.agent} but does not tolerate the GPU node taint {taints}",
-        help=f"{advice}{cited}; otherwise {agent.effect}",
+        help=f"{advice}{cited}; otherwise {effect}",
         at=at,
         severity=severity,
         related=related,
     )
+
+
+#: Device plugins that EKS Auto Mode's nodes run themselves ("EKS Auto Mode": its
+#: accelerated AMIs include the NVIDIA and Neuron device plugins; deploying one is not
+#: necessary): a DaemonSet of one on those nodes advertises nothing more.
+AUTO_MODE_PLUGINS = frozenset({"NVIDIA device plugin", "AWS Neuron device plugin"})
+#: Node labels only EKS Auto Mode's nodes carry (``eks.amazonaws.com/compute-type: auto``,
+#: the ``eks.amazonaws.com/instance-*`` requirements of its NodePools).
+_AUTO_MODE_LABELS = ("eks.amazonaws.com/compute-type", "eks.amazonaws.com/instance-")
+
+
+def _selects_auto_mode(pod: PodSpec) -> bool:
+    """The pod's ``nodeSelector`` names a label of EKS Auto Mode's nodes."""
+    selector = pod.spec.get("nodeSelector")
+    if not isinstance(selector, dict):
+        return False
+    return any(isinstance(k, str) and k.startswith(_AUTO_MODE_LABELS) for k in selector)
 
 
 def _applies(taint: Taint, hardware: str | None) -> bool:

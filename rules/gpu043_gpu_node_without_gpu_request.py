@@ -134,20 +134,22 @@ finding says it assumed the check is meant to use a GPU. A GPU image that runs a
 else (a build with `nvcc`, a CPU step) and a GPU check in an image not built for GPUs are
 not flagged.
 
-A pod that says nothing of its node and requests no GPU, in one of Kubernetes' own
-workloads (a Pod, Deployment, StatefulSet, Job: an operator's template such as a KServe
-ServingRuntime gets its request from another object) or a KServe InferenceService whose
-predictor writes its own containers (no serving runtime supplies them), in which a container
-runs a server built for GPUs only, is `info` at what starts it: an NVIDIA NIM image run with
-its own entrypoint (NIMs require an NVIDIA GPU), vLLM, SGLang or TensorRT-LLM started by the
-command line or by the image's entrypoint (no `command` of its own), or any program told
-vLLM's `--gpu-memory-utilization` (`--gpu_memory_utilization`), the share of GPU memory to
-take, whatever its image is named (a private `serving/vllm` build). Not when the image or
-command line says CPU or another accelerator (`--device cpu`, a variable `*_DEVICE` set to
-`cpu`, an image reference that says `cpu`, `neuron`, `tpu`, `xpu`, `hpu`, `gaudi`, `ascend`
-or `openvino`). Without a GPU such a server finds none and stops; on a node whose default
-runtime is NVIDIA's it uses the node's GPUs unscheduled. A NIM or one of those engines is
-also a sign of GPU use for a pod on GPU nodes, as above.
+A pod that says nothing of its node and requests no GPU, in one of Kubernetes' own workloads
+(a Pod, Deployment, StatefulSet, Job: an operator's template such as a KServe ServingRuntime
+gets its request from another object) or a KServe InferenceService whose predictor writes its
+own containers (no serving runtime supplies them), in which a container runs a server built
+for GPUs only, is `info` at what starts it: an NVIDIA NIM image run with its own entrypoint
+(NIMs require an NVIDIA GPU), vLLM, SGLang or TensorRT-LLM started by the command line or by
+the image's entrypoint (no `command` of its own), or any program told vLLM's
+`--gpu-memory-utilization` (`--gpu_memory_utilization`), the share of GPU memory to take,
+whatever its image is named (a private `serving/vllm` build). Not when the image or command
+line says CPU or another accelerator (`--device cpu`, a variable `*_DEVICE` set to `cpu`, an
+image reference that says `cpu`, `neuron`, `tpu`, `xpu`, `hpu`, `gaudi`, `ascend` or
+`openvino`), nor for vLLM's subcommands that run no engine (`vllm launch render`, which
+renders prompts and tokens on the CPU; the clients `vllm chat`, `vllm complete` and `vllm
+bench serve`; `vllm collect-env`). Without a GPU such a server finds none and stops; on a node
+whose default runtime is NVIDIA's it uses the node's GPUs unscheduled. A NIM or one of those
+engines is also a sign of GPU use for a pod on GPU nodes, as above.
 
 A distributed program whose collectives run on NCCL, which runs on GPUs only, in a pod that
 requests no GPU, is `info` at the command item that says so, whatever its image: an option
@@ -504,9 +506,27 @@ def _server(containers: list[Container]) -> tuple[Container, Any, str] | None:
             continue  # found by its image only, running a command of its own (a proxy)
         if started.own is not started.words and not started_by_command(started):
             continue  # its name as another program's word: `pkill -f vllm`, `grep vllm`
+        if _client_command([w.text for w in started.own]):
+            continue  # `vllm launch render`, `vllm chat`: no engine on a GPU
         where = started.own[0].path if started.own else (*container.path, "image")
         return container, where, f"{started.engine.name}, which serves on GPUs"
     return None
+
+
+#: vLLM's subcommands that run no engine (vLLM's CLI: ``chat`` and ``complete`` talk to a
+#: server, ``launch render`` renders prompts and tokens on the CPU, ``collect-env`` reports,
+#: ``bench serve`` loads a server from outside).
+VLLM_CLIENT_COMMANDS = frozenset({"chat", "complete", "launch", "collect-env"})
+
+
+def _client_command(words: list[str]) -> bool:
+    """The engine's own words are a vLLM subcommand of :data:`VLLM_CLIENT_COMMANDS`, or
+    ``bench serve``."""
+    if len(words) < 2 or words[0].rsplit("/", 1)[-1] != "vllm":
+        return False
+    if words[1] in VLLM_CLIENT_COMMANDS:
+        return True
+    return words[1:3] == ["bench", "serve"]
 
 
 def _told_gpu_memory(container: Container) -> bool:

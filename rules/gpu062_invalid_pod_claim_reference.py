@@ -81,6 +81,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gpulint.api import (
+    CHART_POD_KEYS,
     PodSpec,
     RuleContext,
     Violation,
@@ -89,6 +90,7 @@ from gpulint.api import (
     entry_devices,
     holds_placeholder,
     one_typo_from,
+    value_at,
 )
 
 CODE = "GPU062"
@@ -242,24 +244,50 @@ def _unused(
 def _chart_unused(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     """In a chart's values: the ``resourceClaims`` of the pod options above the containers
     (bjw-s app-template's ``defaultPodOptions``, a controller's ``pod``) that none of the
-    containers below them lists."""
-    holders: dict[tuple[Any, ...], tuple[list[Any], set[str]]] = {}
+    containers below them lists: every container the options reach (each of app-template's
+    containers is a pod spec of its own here), each holder reported once an object."""
+    holders: dict[tuple[Any, ...], list[Any]] = {}
     for container in pod.containers:
         options = chart_pod_options(pod, container, ("resourceClaims",))
         if "resourceClaims" not in options:
             continue
         holder, where = options["resourceClaims"]
         entries = holder.get("resourceClaims")
-        if not isinstance(entries, list):
-            continue
-        resources = container.resources
-        used = _claim_names(resources.get("claims") if resources else None)
-        if where in holders:
-            holders[where][1].update(used)
-        else:
-            holders[where] = (entries, used)
-    for where, (entries, used) in holders.items():
+        if isinstance(entries, list):
+            holders[where] = entries
+    done = pod.obj.memo.setdefault("GPU062 chart claims", set())
+    for where, entries in holders.items():
+        if where in done:
+            continue  # judged with the first container under it
+        done.add(where)
+        scope = where[:-1] if where and where[-1] in CHART_POD_KEYS else where
+        used = _listed_below(pod, scope)
         yield from _unused(pod, entries, (*where, "resourceClaims"), used, ctx, chart=True)
+
+
+#: How many mappings and lists below a chart's pod options are read for containers' claims.
+_SCAN_BUDGET = 20_000
+
+
+def _listed_below(pod: PodSpec, scope: tuple[Any, ...]) -> set[str]:
+    """The claim names every ``resources.claims`` below ``scope`` (the mapping that holds
+    the pod options: the values, or a controller) lists: its containers' and init
+    containers' (a stack, bounded by :data:`_SCAN_BUDGET`)."""
+    node = value_at(pod.obj.doc.data, scope)
+    used: set[str] = set()
+    stack: list[Any] = [node]
+    budget = _SCAN_BUDGET
+    while stack and budget > 0:
+        budget -= 1
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, Mapping):
+            resources = item.get("resources")
+            if isinstance(resources, Mapping):
+                used |= _claim_names(resources.get("claims"))
+            stack.extend(v for v in item.values() if isinstance(v, (Mapping, list)))
+    return used
 
 
 def _entry(
