@@ -129,13 +129,16 @@ def _actions(text: str) -> list[_Action]:
 
 
 def _go_close(text: str, at: int) -> int:
-    """Where the ``}}`` that ends a Go action begun before ``at`` is, or -1: a ``}}`` inside
-    the action's quoted strings (``"{a: {b: 1}}"``, a raw `` `...` ``) does not end it. One
-    pass: each match moves past a string (an unclosed one to its line's end, or the text's
-    for a raw string) or stops at the closer, and is never read again."""
+    """Where the ``}}`` that ends a Go or Jinja action begun before ``at`` is, or -1: a
+    ``}}`` inside the action's quoted strings (``"{a: {b: 1}}"``, a raw `` `...` ``, Jinja's
+    ``'...'`` and Go's rune ``'"'``) does not end it. One pass: each match moves past a
+    string (an unclosed one to its line's end, or the text's for a raw string) or stops at
+    the closer, and is never read again."""
     import re
 
-    step = re.compile(r'\}\}|"(?:\\.|[^"\\\n])*"?|`[^`]*`?')  # re caches it
+    step = re.compile(
+        r'\}\}|"(?:\\.|[^"\\\n])*"?|\'(?:\\.|[^\'\\\n])*\'?|`[^`]*`?'
+    )  # re caches it
     while True:
         match = step.search(text, at)
         if match is None:
