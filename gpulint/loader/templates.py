@@ -136,9 +136,7 @@ def _go_close(text: str, at: int) -> int:
     the closer, and is never read again."""
     import re
 
-    step = re.compile(
-        r'\}\}|"(?:\\.|[^"\\\n])*"?|\'(?:\\.|[^\'\\\n])*\'?|`[^`]*`?'
-    )  # re caches it
+    step = re.compile(r'\}\}|"(?:\\.|[^"\\\n])*"?|\'(?:\\.|[^\'\\\n])*\'?|`[^`]*`?')  # re caches it
     while True:
         match = step.search(text, at)
         if match is None:
