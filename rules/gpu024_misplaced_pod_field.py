@@ -53,8 +53,10 @@ app-template` with such a `version`), a `resources` written at the root of `valu
 holds a GPU request is reported at that key: since version 2 the chart reads a container's
 resources only under `controllers.<controller>.containers.<container>.resources` (version
 1 read them at the root), so no container gets the GPU. A release that names the chart
-through `chartRef` to an OCIRepository called `app-template` gets `info`: the version is the
-repository's tag, assumed to be 2 or later (app-template 2 came before Flux's `chartRef`).
+through `chartRef` to an OCIRepository called `app-template`, or to one of any name whose
+values are in app-template 2's shape (`controllers` of `containers` mappings), gets `info`:
+the version is the repository's tag, assumed to be 2 or later (app-template 2 came before
+Flux's `chartRef`).
 TrueCharts' own chart of that name (a `sourceRef` named `truecharts`) is another chart: its
 common library gives every container the `resources` at the root of the values.
 
@@ -335,9 +337,18 @@ def _app_template_version(spec: dict[str, Any]) -> str | None:
     ref = spec.get("chartRef")
     if isinstance(ref, dict) and ref.get("kind") == "OCIRepository":
         name = ref.get("name")
-        if isinstance(name, str) and _APP_TEMPLATE in name:
+        if isinstance(name, str) and (_APP_TEMPLATE in name or _controllers(spec.get("values"))):
             return ""
     return None
+
+
+def _controllers(values: Any) -> bool:
+    """Values in app-template 2's shape: ``controllers`` whose entries hold a ``containers``
+    mapping (an OCIRepository named for the app, ``jellyfin``, that serves app-template)."""
+    controllers = values.get("controllers") if isinstance(values, dict) else None
+    return isinstance(controllers, dict) and any(
+        isinstance(c, dict) and isinstance(c.get("containers"), dict) for c in controllers.values()
+    )
 
 
 def misplaced_keys(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
