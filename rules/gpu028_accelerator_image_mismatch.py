@@ -18,6 +18,11 @@ NGC images, and engines published as a CUDA build with their other builds under 
 the reference says it is another build (`rocm`, `xpu`, `intel`, `cpu`, ...). GPUs whose
 toolkits take CUDA programs (Iluvatar, MetaX, Moore Threads, Hygon) are not held against it.
 
+A program whose accelerator builds are tags of their own, the plain version tag being its
+CPU build (Immich's machine learning: `-cuda`, `-rocm`, `-openvino`, `-armnn`, `-rknn`),
+is flagged when its CPU build (`v3.1.0`, `release`, a digest after the version) holds an
+accelerator or a DRA claim: the device stays idle.
+
 The image is the container's reference, or a chart's values `{repository, tag}` (a
 subchart's `{tag}` alone). The requests are the container's `resources.limits` (and
 `requests`) names the registry knows, and what a chart's values' GPU block asks for (the
@@ -57,6 +62,8 @@ None.
   https://gitee.com/ascend/ascend-device-plugin
 - ROCm/k8s-device-plugin (`amd.com/gpu`), aws-neuron/aws-neuron-sdk (`aws.amazon.com/neuron`),
   HabanaAI/habanalabs-k8s-device-plugin (`habana.ai/gaudi`)
+- Immich documentation, "Hardware-Accelerated Machine Learning" (the `-cuda`, `-rocm`,
+  `-openvino`, `-armnn` and `-rknn` images of `immich-machine-learning`)
 - vLLM's images (`vllm/vllm-openai` CUDA, `rocm/vllm` ROCm):
   https://docs.vllm.ai/en/latest/deployment/docker.html
 - Ollama's AMD image (`ollama/ollama:rocm`): https://github.com/ollama/ollama/blob/main/docs/docker.md
@@ -72,6 +79,7 @@ from typing import Any
 
 from gpulint.api import (
     NVIDIA_CUDA_IMAGES,
+    Container,
     PodSpec,
     RuleContext,
     Violation,
@@ -154,6 +162,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     registry = ctx.registry
     for container in pod.containers:
         reference = image_reference(container.data.get("image"))
+        if reference is not None and (found := _cpu_build(container, reference, ctx)):
+            yield found
+            continue
         if reference is None or (container.resources or {}).get("claims"):
             continue
         reference = reference.lower()
@@ -186,6 +197,54 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             f"{built[2]}), or run an image built for {name}",
             at="key",
         )
+
+
+#: Programs whose GPU builds are tags of their own, the plain tag being the CPU build: the
+#: repository (without registry host) -> the program's name and the tag suffixes of its
+#: accelerator builds (Immich's docs, "Hardware-Accelerated Machine Learning": the
+#: ``-cuda``, ``-rocm``, ``-openvino``, ``-armnn`` and ``-rknn`` images).
+CPU_BUILDS = {
+    "immich-app/immich-machine-learning": (
+        "Immich machine learning",
+        ("cuda", "rocm", "openvino", "armnn", "rknn"),
+    ),
+}
+
+
+def _cpu_build(container: Container, reference: str, ctx: RuleContext) -> Violation | None:
+    """A container that runs the CPU build of a program of :data:`CPU_BUILDS` (a version
+    tag without an accelerator suffix) while it holds an accelerator or a DRA claim: the
+    device stays idle."""
+    lowered = reference.lower()
+    row = CPU_BUILDS.get(image_repository(lowered))
+    if row is None:
+        return None
+    tag = lowered.split("@", 1)[0].rpartition("/")[2].partition(":")[2]
+    if not re.fullmatch(r"v?[0-9]+(?:\.[0-9]+)*|release|latest", tag):
+        return None  # an accelerator build, a template, or no tag: not known to be the CPU's
+    program, builds = row
+    where: tuple[Any, ...] | None = None
+    name = ""
+    for section, mapping in resource_lists(container):
+        for key in mapping:
+            if isinstance(key, str) and ctx.registry.is_accelerator(key):
+                where, name = (*container.resources_path, section, key), key
+                break
+        if where is not None:
+            break
+    claims = (container.resources or {}).get("claims")
+    if where is None and isinstance(claims, list) and claims:
+        where, name = (*container.resources_path, "claims"), "a DRA claim"
+    if where is None:
+        return None
+    return Violation(
+        where,
+        f"container {container.label} runs {program}'s CPU build (tag {tag}) but holds {name}, "
+        "which it never uses",
+        help=f"run the build for its accelerator (a tag ending -{', -'.join(builds)}), or "
+        "drop the request",
+        at="key",
+    )
 
 
 def _built_for(reference: str) -> tuple[str, tuple[str, ...], str] | None:
