@@ -41,6 +41,13 @@ and nothing is said. Only pod specs known to be core `PodSpec`s are checked (pod
 `.template.spec` rows and `Pod` objects): operators' own types add fields of their own
 around them.
 
+A field of `metadata` written at the root of the object that holds the pod spec (`labels:`
+or `annotations:` in column 0 beside `metadata:`, a Deployment's or an InferenceService's)
+is reported at the key, once an object: `kubectl apply` refuses the unknown field (strict
+field validation, its default), or it is dropped, and the object lacks the labels a selector
+or an operator looks for. Not in a Kustomization file, whose `namespace` and `labels` are its
+own, nor in an OpenShift Template, whose root `labels` go on every object it makes.
+
 A key under a container's `limits` or `requests` that is no resource name (no domain, and
 not `cpu`, `memory`, `ephemeral-storage` or `hugepages-<size>`: a probe's `port`, an object
 pasted into the container) is an error at the key: the API server refuses the pod ("must be
@@ -222,6 +229,7 @@ class Level:
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     yield from _app_template_root(pod, ctx)
     yield from _not_resource_names(pod, ctx)
+    yield from _metadata_at_root(pod)
     for found in misplaced_keys(pod, ctx):
         fix = None
         if found.rename is not None:
@@ -274,6 +282,38 @@ def _not_resource_names(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
 
 
 #: The chart whose values put a container's resources under its controller from version 2 on
+#: Fields of an object's ``metadata`` (ObjectMeta), which no kind has at its root: written
+#: there, they are an unknown field of the object.
+METADATA_FIELDS = frozenset(
+    {"labels", "annotations", "name", "namespace", "generateName", "finalizers", "ownerReferences"}
+)
+#: Groups whose kinds have some of these at the root as their own fields (a Kustomization's
+#: ``namespace`` and ``labels``; an OpenShift Template's ``labels`` for every object it makes).
+_ROOT_FIELD_GROUPS = frozenset({"kustomize.config.k8s.io", "template.openshift.io"})
+
+
+def _metadata_at_root(pod: PodSpec) -> Iterator[Violation]:
+    """A field of ``metadata`` written at the root of the object that holds a pod spec
+    (``labels:`` in column 0 beside ``metadata:``): reported once an object."""
+    obj = pod.obj.root
+    if obj.group in _ROOT_FIELD_GROUPS or obj.kind == "Template" or obj.parent is not None:
+        return  # (a Template of OpenShift's legacy `apiVersion: v1` too)
+    if not obj.kind:
+        return
+    if obj.memo.get("GPU024 root") is not None:
+        return
+    obj.memo["GPU024 root"] = True
+    for key in obj.data:
+        if isinstance(key, str) and key in METADATA_FIELDS:
+            yield Violation(
+                (*obj.path, key),
+                f"{key} is a field of metadata, not of the {obj.kind}: kubectl refuses the "
+                "unknown field, or it is dropped",
+                help=f"move it under metadata (metadata.{key})",
+                at="key",
+            )
+
+
 #: (bjw-s-labs/helm-charts, charts/other/app-template: 1.x read `resources` at the root).
 _APP_TEMPLATE = "app-template"
 
