@@ -39,7 +39,8 @@ unless a CustomResourceDefinition in the project declares the key for that kind 
 (`spec.resources.gpu: {count: 1}`, which the operator turns into a GPU request), not a slip,
 and nothing is said. Only pod specs known to be core `PodSpec`s are checked (pod templates,
 `.template.spec` rows and `Pod` objects): operators' own types add fields of their own
-around them.
+around them; of a KServe ServingRuntime (or ClusterServingRuntime), whose `containers` are
+core Containers in a spec of KServe's own, the containers alone.
 
 A field of `metadata` written at the root of the object that holds the pod spec (`labels:`
 or `annotations:` in column 0 beside `metadata:`, a Deployment's or an InferenceService's)
@@ -396,10 +397,11 @@ def misplaced_keys(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
     if pod.location == "resources" and pod.found_by == "shape":
         yield from _chart_requirements(pod, ctx)
         return
-    if not _core_pod_spec(pod):
+    core = _core_pod_spec(pod)
+    if not core and not _core_containers(pod):
         return
     fields = field_names()
-    for level in _levels(pod, fields):
+    for level in _levels(pod, fields) if core else _container_levels(pod, fields):
         known = fields[level.type]
         for key in level.data:
             if not isinstance(key, str) or key in known:
@@ -468,6 +470,26 @@ def _chart_requirements(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
                 rename,
                 "info",
             )
+
+
+#: Operators' kinds whose ``containers`` are core/v1 Containers inside a pod spec of their
+#: own (KServe ``ServingRuntimeSpec``: ``containers []corev1.Container``): the containers
+#: are checked, not the spec around them.
+CORE_CONTAINER_KINDS = frozenset(
+    {("serving.kserve.io", "ServingRuntime"), ("serving.kserve.io", "ClusterServingRuntime")}
+)
+
+
+def _core_containers(pod: PodSpec) -> bool:
+    return pod.location == "pod" and (pod.obj.group, pod.obj.kind) in CORE_CONTAINER_KINDS
+
+
+def _container_levels(pod: PodSpec, fields: Mapping[str, frozenset[str]]) -> Iterator[Level]:
+    """The levels of the pod's ``containers`` and ``initContainers`` alone."""
+    for container in pod.containers:
+        if container.section in ("containers", "initContainers"):
+            label = f"container {container.label}"
+            yield from _walk("Container", container.data, container.path, label, fields)
 
 
 def _core_pod_spec(pod: PodSpec) -> bool:
