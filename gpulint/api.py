@@ -114,6 +114,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         "gpulint.k8s.crds": ("missing_required", "operator_fields", "operator_releases"),
         "gpulint.k8s.operatorvalues": (
             "OperatorValues",
+            "chart_component_keys",
             "chart_releases",
             "chart_value_keys",
             "chart_values_of",
@@ -403,6 +404,7 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.operatorvalues import (
         OperatorValues as OperatorValues,
+        chart_component_keys as chart_component_keys,
         chart_releases as chart_releases,
         chart_value_keys as chart_value_keys,
         chart_values_of as chart_values_of,

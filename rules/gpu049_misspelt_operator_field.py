@@ -22,15 +22,15 @@ The values handed to NVIDIA's GPU Operator chart and device plugin chart, and to
 device plugin chart (`intel-device-plugins-gpu`), are checked the same way at their top level,
 against the values the chart has in any release (`charts` in the same table: its `values.yaml`
 keys, the `.Values.<key>` its templates read and the charts it depends on): in a Flux
-HelmRelease of the `gpu-operator`, `nvidia-device-plugin` or `intel-device-plugins-gpu` chart,
-an Argo CD source of it (`helm.valuesObject`, or the `helm.values` text, the finding placed
-inside it), a values file that is plainly the GPU Operator's, and a values file named for
-either chart (`nvidia-device-plugin.yaml`; not a device plugin configuration file). A near
-miss is a warning (`dcgm-exporter` for `dcgmExporter`); any other key is `info`, naming the
-releases read (`timeSlicing:` at the top of the operator's values: time-slicing is a ConfigMap
-that `devicePlugin.config` names; `sharing:` at the top of the plugin's: it belongs in a
-configuration under `config.map`). A device plugin configuration written straight under the
-plugin chart's `config` (`config: {version: v1, sharing: {mps: ...}}`) is a warning at its
+HelmRelease of the `gpu-operator`, `nvidia-device-plugin`, `intel-device-plugins-gpu` or
+`amd-gpu` chart, an Argo CD source of it (`helm.valuesObject`, or the `helm.values` text, the
+finding placed inside it), a values file that is plainly the GPU Operator's, and a values file
+named for either chart (`nvidia-device-plugin.yaml`; not a device plugin configuration file).
+A near miss is a warning (`dcgm-exporter` for `dcgmExporter`); any other key is `info`, naming
+the releases read (`timeSlicing:` at the top of the operator's values: time-slicing is a
+ConfigMap that `devicePlugin.config` names; `sharing:` at the top of the plugin's: it belongs
+in a configuration under `config.map`). A device plugin configuration written straight under
+the plugin chart's `config` (`config: {version: v1, sharing: {mps: ...}}`) is a warning at its
 `sharing` (else its last configuration key): the chart reads `config.map`, `config.default`,
 `config.name` and `config.fallbackStrategies` only, so the plugin runs without it. Helm drops
 values a chart does not read without a word. So does the GPU Operator's chart with a
@@ -38,7 +38,10 @@ component's `config.data` (`devicePlugin`, `dcgmExporter`, `migManager`) unless
 `config.create` is set beside it (the default is false): the chart makes no ConfigMap of the
 data, and the component is pointed at a ConfigMap nobody created. That is a warning at `data`
 in a HelmRelease without `valuesFrom` or an Argo CD source without `valueFiles`, `info` in a
-values file (another may be layered on it).
+values file (another may be layered on it). The ROCm chart's `dp` and `lbl` mappings, which
+its templates read key by key, are checked one level down too: a key no version has there
+(`dp.tolerations`, `lbl.nodeSelector`: the chart reads `tolerations` and `node_selector` at
+the top) is `info`, a near miss a warning.
 
 Levels the schema leaves open (a map such as `resources.limits`, a level that keeps unknown
 fields) and pod templates (GPU024's) are not checked, nor keys that hold a template
@@ -98,6 +101,8 @@ None.
   NVIDIA/k8s-device-plugin `deployments/helm/nvidia-device-plugin/` (the charts' values)
 - intel/helm-charts `charts/gpu-device-plugin/` (`intel-device-plugins-gpu`: its values in
   every commit that changed the chart)
+- ROCm/k8s-device-plugin `helm/amd-gpu/` (`amd-gpu`: its values, and the keys its templates
+  read under `dp` and `lbl`, in every commit that changed the chart)
 - https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning
 - https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
 """
@@ -115,6 +120,7 @@ from gpulint.api import (
     Repair,
     RuleContext,
     Violation,
+    chart_component_keys,
     chart_releases,
     chart_value_keys,
     chart_values_of,
@@ -142,6 +148,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         return
     for handed in chart_values_of(obj):
         yield from _chart_values(handed)
+        yield from _component_values(handed)
         if handed.chart == "gpu-operator":
             yield from _uncreated_configs(handed, _values_alone(obj))
         elif handed.chart == "nvidia-device-plugin":
@@ -182,12 +189,15 @@ _HINTS = {
     "nvidia-device-plugin": "time-slicing and MPS are a configuration under config.map",
     "intel-device-plugins-gpu": "the chart makes a GpuDevicePlugin of its values: "
     "nodeSelector and tolerations are its placement",
+    "amd-gpu": "its DaemonSets take tolerations, node_selector and securityContext from the "
+    "values' top level",
 }
 #: The charts by the name a message gives them.
 _TITLES = {
     "gpu-operator": "the GPU Operator's chart",
     "nvidia-device-plugin": "the device plugin's chart",
     "intel-device-plugins-gpu": "Intel's GPU device plugin chart",
+    "amd-gpu": "the ROCm device plugin's chart",
 }
 
 
@@ -277,6 +287,53 @@ def _inline_plugin_config(found: OperatorValues) -> Iterator[Violation]:
         severity="warning",
         within=within,
     )
+
+
+def _component_values(found: OperatorValues) -> Iterator[Violation]:
+    """The keys under a top-level mapping of a chart's values that its templates read key by
+    key (``chart_component_keys``: the ROCm chart's ``dp`` and ``lbl``) and that no version
+    of the chart has there."""
+    components = chart_component_keys(found.chart)
+    if not components:
+        return
+    title = _TITLES.get(found.chart, found.chart)
+    first, last = chart_releases(found.chart)
+    top = chart_value_keys(found.chart)
+    for component, known in components.items():
+        values = found.data.get(component)
+        if not isinstance(values, Mapping):
+            continue
+        for key in values:
+            if not isinstance(key, str) or key in known or holds_placeholder(key):
+                continue
+            at, within = found.place(component)
+            if found.spans is None:
+                at = (*at, key)
+            near = near_field(key, known)
+            where = "helm.values " if found.spans is not None else ""
+            head = f"{where}{component}.{key} is not a value of {title}, so Helm ignores it"
+            if near is not None:
+                yield Violation(
+                    at,
+                    f"{head}: did you mean {component}.{near}?",
+                    help=f"rename it to {near}",
+                    at="value" if found.spans is not None else "key",
+                    within=within,
+                )
+                continue
+            where_to = (
+                f"write it at the values' top level, where the chart reads {key}"
+                if key in top
+                else f"write the setting where the chart reads it ({_HINTS.get(found.chart, '')})"
+            )
+            yield Violation(
+                at,
+                f"{head} (no release from {first} to {last} reads it)",
+                help=f"{where_to}, or remove it (assumed: your chart is no newer than {last})",
+                at="value" if found.spans is not None else "key",
+                severity="info",
+                within=within,
+            )
 
 
 #: The GPU Operator chart's components whose ``config`` the chart makes a ConfigMap of only

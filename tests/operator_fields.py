@@ -8,7 +8,9 @@ open: anything goes below it. A pod template (``metadata`` and a ``spec`` with
 ``containers``) is left open too: GPU024 checks pod specs against Kubernetes' own types.
 For an operator that ships a Helm chart (``chart``), the chart's top-level values are kept
 too: the union of the keys of its ``values.yaml`` and of the ``.Values.<key>`` its templates
-read, in every release and at the newest commit, and ``global`` (Helm's own).
+read, in every release and at the newest commit, and ``global`` (Helm's own); for a chart
+marked ``components``, also the keys under each of its top-level mappings
+(``chart_components``: the ROCm device plugin chart's ``dp`` and ``lbl``).
 Run with clones of the operators' repositories::
 
     .venv/bin/python -m tests.operator_fields gpu-operator=PATH/.git kuberay=PATH/.git \\
@@ -193,6 +195,12 @@ CHARTS: dict[str, dict[str, Any]] = {
         "chart": "charts/gpu-device-plugin",
         "by_commit": True,
     },
+    "amd-gpu": {
+        "repository": "https://github.com/ROCm/k8s-device-plugin",
+        "chart": "helm/amd-gpu",
+        "by_commit": True,
+        "components": True,
+    },
 }
 
 
@@ -243,6 +251,47 @@ def chart_values_keys(gitdir: str, chart: str, by_commit: bool = False) -> list[
     return sorted(keys)
 
 
+def chart_component_keys(gitdir: str, chart: str, by_commit: bool) -> dict[str, list[str]]:
+    """The second-level values the chart at ``chart`` has under each of its top-level
+    mappings, in any release (``by_commit``: any commit that changed it) or at the newest
+    commit: the keys of the mapping in its ``values.yaml`` and the ``.Values.<key>.<key>``
+    its templates read. Not under the names (or aliases) of the charts it depends on, whose
+    values are theirs, nor ``global``, nor under a mapping a template takes whole
+    (``toYaml .Values.securityContext``: any key of it reaches the object)."""
+    import re
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    nested: dict[str, set[str]] = {}
+    dependencies = {"global"}
+    whole: set[str] = set()  # mappings a template takes whole (`toYaml .Values.x`): open
+    revisions = _chart_commits(gitdir, chart) if by_commit else _releases(gitdir)
+    pattern = r"\.Values\.([A-Za-z_][A-Za-z0-9_-]*)\.([A-Za-z_][A-Za-z0-9_-]*)"
+    alone = r"\.Values\.([A-Za-z_][A-Za-z0-9_-]*)(?![A-Za-z0-9_.-])"
+    for rev in revisions:
+        text = _git(gitdir, "show", f"{rev}:{chart}/values.yaml")
+        try:
+            values = YAML(typ="safe", pure=True).load(text) if text else None
+        except YAMLError:
+            values = None
+        for key, value in values.items() if isinstance(values, dict) else ():
+            if isinstance(key, str) and isinstance(value, dict):
+                nested.setdefault(key, set()).update(k for k in value if isinstance(k, str))
+        read = _git(gitdir, "grep", "-ohE", pattern, rev, "--", f"{chart}/templates")
+        for match in re.finditer(pattern, read):
+            nested.setdefault(match.group(1), set()).add(match.group(2))
+        uses = _git(gitdir, "grep", "-hE", r"\.Values\.", rev, "--", f"{chart}/templates")
+        whole.update(re.findall(alone, uses))
+        for name in ("Chart.yaml", "requirements.yaml"):
+            meta = _git(gitdir, "show", f"{rev}:{chart}/{name}")
+            found = re.findall(r"(?m)^\s*-?\s*(?:name|alias):\s*['\"]?([A-Za-z0-9_-]+)", meta)
+            if name == "requirements.yaml" or "dependencies:" in meta:
+                dependencies.update(found[1:] if name == "Chart.yaml" else found)
+    closed = {k: v for k, v in nested.items() if k not in dependencies and k not in whole}
+    return {k: sorted(v) for k, v in sorted(closed.items())}
+
+
 def main(args: list[str]) -> None:
     """Regenerate the entries of the operators and charts named in ``args``; the file's other
     entries are kept as they are."""
@@ -252,6 +301,7 @@ def main(args: list[str]) -> None:
     kinds: dict[str, Any] = dict(old.get("kinds", {}))
     required: dict[str, Any] = dict(old.get("required", {}))
     charts: dict[str, Any] = dict(old.get("charts", {}))
+    components: dict[str, Any] = dict(old.get("chart_components", {}))
     for arg in args:
         name, _, gitdir = arg.partition("=")
         if name in CHARTS:
@@ -271,6 +321,8 @@ def main(args: list[str]) -> None:
                 "kinds": [],
             }
             charts[name] = chart_values_keys(gitdir, chart["chart"], by_commit)
+            if chart.get("components"):
+                components[name] = chart_component_keys(gitdir, chart["chart"], by_commit)
             continue
         operator = OPERATORS[name]
         found, needs = operator_kinds(gitdir, operator["files"])
@@ -287,6 +339,7 @@ def main(args: list[str]) -> None:
             charts[name] = chart_values_keys(gitdir, operator["chart"])
     data = {
         "charts": charts,
+        "chart_components": components,
         "sources": sources,
         "kinds": {k: kinds[k] for k in sorted(kinds)},
         "required": {k: required[k] for k in sorted(required) if required[k]},

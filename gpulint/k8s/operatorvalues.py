@@ -1,10 +1,11 @@
 """The values of GPU vendors' charts, where a repository writes them.
 
-Three charts read their top-level values by name and ignore any other: the GPU Operator's
+Four charts read their top-level values by name and ignore any other: the GPU Operator's
 (NVIDIA/gpu-operator ``deployments/gpu-operator``), NVIDIA's device plugin's
-(NVIDIA/k8s-device-plugin ``deployments/helm/nvidia-device-plugin``) and Intel's GPU device
-plugin's (intel/helm-charts ``charts/gpu-device-plugin``, ``intel-device-plugins-gpu``). A
-setting under a key
+(NVIDIA/k8s-device-plugin ``deployments/helm/nvidia-device-plugin``), Intel's GPU device
+plugin's (intel/helm-charts ``charts/gpu-device-plugin``, ``intel-device-plugins-gpu``) and
+the ROCm device plugin's (ROCm/k8s-device-plugin ``helm/amd-gpu``, whose ``dp`` and ``lbl``
+mappings are read key by key too: ``chart_component_keys``). A setting under a key
 the chart does not have (``timeSlicing:`` at the top of the operator's values, ``sharing:``
 at the top of the plugin's, ``containerToolkit:`` for ``toolkit:``) is dropped without a
 word. Their values are found
@@ -45,7 +46,9 @@ PLUGIN_CHART = "nvidia-device-plugin"
 #: Intel's GPU device plugin chart (intel/helm-charts ``charts/gpu-device-plugin``), which
 #: makes a GpuDevicePlugin resource of its values for Intel's device plugin operator.
 INTEL_GPU_CHART = "intel-device-plugins-gpu"
-CHARTS = (CHART, PLUGIN_CHART, INTEL_GPU_CHART)
+#: The ROCm device plugin's chart (ROCm/k8s-device-plugin ``helm/amd-gpu``).
+AMD_GPU_CHART = "amd-gpu"
+CHARTS = (CHART, PLUGIN_CHART, INTEL_GPU_CHART, AMD_GPU_CHART)
 #: The key of a values file's object memo that holds the chart its file is named for.
 FILE_CHART = "values_chart"
 #: The key of an object's memo that holds its charts' values (:func:`chart_values_of`).
@@ -100,6 +103,14 @@ def chart_value_keys(chart: str = CHART) -> frozenset[str]:
     """The top-level values ``chart`` has in any release read (made once a chart)."""
     charts = operator_fields().get("charts", {})
     return frozenset(charts.get(chart, ()))
+
+
+@cache
+def chart_component_keys(chart: str) -> dict[str, frozenset[str]]:
+    """The second-level values ``chart`` has under each of its top-level mappings that its
+    templates read key by key (``chart_components``; empty for a chart not read so)."""
+    table = operator_fields().get("chart_components", {}).get(chart, {})
+    return {k: frozenset(v) for k, v in table.items()}
 
 
 def chart_releases(chart: str = CHART) -> tuple[str, str]:
