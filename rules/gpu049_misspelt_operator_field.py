@@ -18,19 +18,20 @@ key:
   a class of a Python SDK written as a field), assuming the cluster's operator is no newer
   than the last release read, which the message names.
 
-The values handed to NVIDIA's GPU Operator chart and device plugin chart, and to Intel's GPU
-device plugin chart (`intel-device-plugins-gpu`), are checked the same way at their top level,
-against the values the chart has in any release (`charts` in the same table: its `values.yaml`
-keys, the `.Values.<key>` its templates read and the charts it depends on): in a Flux
-HelmRelease of the `gpu-operator`, `nvidia-device-plugin`, `intel-device-plugins-gpu` or
-`amd-gpu` chart, an Argo CD source of it (`helm.valuesObject`, or the `helm.values` text, the
-finding placed inside it), a values file that is plainly the GPU Operator's, and a values file
-named for either chart (`nvidia-device-plugin.yaml`; not a device plugin configuration file).
-A near miss is a warning (`dcgm-exporter` for `dcgmExporter`); any other key is `info`, naming
-the releases read (`timeSlicing:` at the top of the operator's values: time-slicing is a
-ConfigMap that `devicePlugin.config` names; `sharing:` at the top of the plugin's: it belongs
-in a configuration under `config.map`). A device plugin configuration written straight under
-the plugin chart's `config` (`config: {version: v1, sharing: {mps: ...}}`) is a warning at its
+The values handed to NVIDIA's GPU Operator chart and device plugin chart, to Intel's GPU
+device plugin chart (`intel-device-plugins-gpu`) and to the ROCm device plugin's (`amd-gpu`),
+are checked the same way at their top level, against the values the chart has in any release
+(`charts` in the same table: its `values.yaml` keys, the `.Values.<key>` its templates read
+and the charts it depends on): in a Flux HelmRelease of the `gpu-operator`,
+`nvidia-device-plugin`, `intel-device-plugins-gpu` or `amd-gpu` chart, an Argo CD source of it
+(`helm.valuesObject`, or the `helm.values` text, the finding placed inside it), a values file
+that is plainly the GPU Operator's, and a values file named for either chart
+(`nvidia-device-plugin.yaml`; not a device plugin configuration file). A near miss is a
+warning (`dcgm-exporter` for `dcgmExporter`); any other key is `info`, naming the releases
+read (`timeSlicing:` at the top of the operator's values: time-slicing is a ConfigMap that
+`devicePlugin.config` names; `sharing:` at the top of the plugin's: it belongs in a
+configuration under `config.map`). A device plugin configuration written straight under the
+plugin chart's `config` (`config: {version: v1, sharing: {mps: ...}}`) is a warning at its
 `sharing` (else its last configuration key): the chart reads `config.map`, `config.default`,
 `config.name` and `config.fallbackStrategies` only, so the plugin runs without it. Helm drops
 values a chart does not read without a word. So does the GPU Operator's chart with a
