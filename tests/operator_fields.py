@@ -224,6 +224,18 @@ def _chart_versions(gitdir: str, chart: str, revisions: list[str]) -> str:
     return f"{versions[0]}..{versions[-1]}" if versions else ""
 
 
+def _yaml_at(gitdir: str, rev: str, path: str) -> Any:
+    """The YAML file at ``path`` in revision ``rev``, read; None when absent or not YAML."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    text = _git(gitdir, "show", f"{rev}:{path}")
+    try:
+        return YAML(typ="safe", pure=True).load(text) if text else None
+    except YAMLError:
+        return None
+
+
 def chart_values_keys(gitdir: str, chart: str, by_commit: bool = False) -> list[str]:
     """The top-level values the chart at ``chart`` has in any release or at the newest commit
     (``by_commit``: in any commit that changed it): the keys of its ``values.yaml``, the
@@ -231,17 +243,10 @@ def chart_values_keys(gitdir: str, chart: str, by_commit: bool = False) -> list[
     depends on, whose values sit under them."""
     import re
 
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
     keys = {"global"}
     revisions = _chart_commits(gitdir, chart) if by_commit else _releases(gitdir)
     for rev in revisions:
-        text = _git(gitdir, "show", f"{rev}:{chart}/values.yaml")
-        try:
-            values = YAML(typ="safe", pure=True).load(text) if text else None
-        except YAMLError:
-            values = None
+        values = _yaml_at(gitdir, rev, f"{chart}/values.yaml")
         if isinstance(values, dict):
             keys.update(k for k in values if isinstance(k, str))
         read = _git(
@@ -260,9 +265,6 @@ def chart_component_keys(gitdir: str, chart: str, by_commit: bool) -> dict[str, 
     (``toYaml .Values.securityContext``: any key of it reaches the object)."""
     import re
 
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
     nested: dict[str, set[str]] = {}
     dependencies = {"global"}
     whole: set[str] = set()  # mappings a template takes whole (`toYaml .Values.x`): open
@@ -270,11 +272,7 @@ def chart_component_keys(gitdir: str, chart: str, by_commit: bool) -> dict[str, 
     pattern = r"\.Values\.([A-Za-z_][A-Za-z0-9_-]*)\.([A-Za-z_][A-Za-z0-9_-]*)"
     alone = r"\.Values\.([A-Za-z_][A-Za-z0-9_-]*)(?![A-Za-z0-9_.-])"
     for rev in revisions:
-        text = _git(gitdir, "show", f"{rev}:{chart}/values.yaml")
-        try:
-            values = YAML(typ="safe", pure=True).load(text) if text else None
-        except YAMLError:
-            values = None
+        values = _yaml_at(gitdir, rev, f"{chart}/values.yaml")
         for key, value in values.items() if isinstance(values, dict) else ():
             if isinstance(key, str) and isinstance(value, dict):
                 nested.setdefault(key, set()).update(k for k in value if isinstance(k, str))
@@ -283,11 +281,14 @@ def chart_component_keys(gitdir: str, chart: str, by_commit: bool) -> dict[str, 
             nested.setdefault(match.group(1), set()).add(match.group(2))
         uses = _git(gitdir, "grep", "-hE", r"\.Values\.", rev, "--", f"{chart}/templates")
         whole.update(re.findall(alone, uses))
-        for name in ("Chart.yaml", "requirements.yaml"):
-            meta = _git(gitdir, "show", f"{rev}:{chart}/{name}")
-            found = re.findall(r"(?m)^\s*-?\s*(?:name|alias):\s*['\"]?([A-Za-z0-9_-]+)", meta)
-            if name == "requirements.yaml" or "dependencies:" in meta:
-                dependencies.update(found[1:] if name == "Chart.yaml" else found)
+        for name in ("Chart.yaml", "requirements.yaml"):  # Helm 3's, and Helm 2's
+            meta = _yaml_at(gitdir, rev, f"{chart}/{name}")
+            entries = meta.get("dependencies") if isinstance(meta, dict) else None
+            for entry in entries if isinstance(entries, list) else ():
+                if isinstance(entry, dict):
+                    dependencies.update(
+                        str(entry[k]) for k in ("name", "alias") if entry.get(k) is not None
+                    )
     closed = {k: v for k, v in nested.items() if k not in dependencies and k not in whole}
     return {k: sorted(v) for k, v in sorted(closed.items())}
 
