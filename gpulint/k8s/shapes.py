@@ -528,19 +528,31 @@ def _model_spec_pod(obj: K8sObject, path: Path, data: dict[str, Any], node_agent
     engine = value_at(obj.doc.data, path[:-2])
     if isinstance(engine, dict) and isinstance(engine.get("tolerations"), list):
         pod.inherited["tolerations"] = (*path[:-2], "tolerations")
-    if not isinstance(data.get("resources"), dict):
-        gpus = data.get("requestGPU")
-        kind = data.get("requestGPUType")
-        resource = kind if isinstance(kind, str) and kind.strip() else "nvidia.com/gpu"
-        if isinstance(gpus, (int, float, str)) and not isinstance(gpus, bool):
-            try:
-                positive = float(gpus) > 0
-            except ValueError:
-                positive = False
-            if positive:
-                pod.operator_gpus = ((resource.strip(), (*path, "requestGPU")),)
-    containers[0].made = _model_spec_made(path, data)
+    requested = _request_gpu(data)
+    if requested is not None:
+        pod.operator_gpus = ((requested[1], (*path, "requestGPU")),)
+    containers[0].made = _model_spec_made(path, data, requested)
     return pod
+
+
+def _request_gpu(data: dict[str, Any]) -> tuple[int | None, str] | None:
+    """The devices a model's ``requestGPU`` asks for, when it gives no ``resources``: their
+    count (None for a number that is not a whole count: ``"0.5"``) and ``requestGPUType``
+    (``nvidia.com/gpu`` when not given); None when it asks for none."""
+    if isinstance(data.get("resources"), dict):
+        return None
+    gpus = data.get("requestGPU")
+    if not isinstance(gpus, (int, float, str)) or isinstance(gpus, bool):
+        return None
+    try:
+        value = float(gpus)
+    except ValueError:
+        return None
+    if not value > 0:
+        return None
+    kind = data.get("requestGPUType")
+    resource = kind.strip() if isinstance(kind, str) and kind.strip() else "nvidia.com/gpu"
+    return (int(value) if value.is_integer() and value < 2**31 else None), resource
 
 
 #: The options ``deployment-vllm-multi.yaml`` writes for keys of a model's ``vllmConfig``
@@ -555,12 +567,14 @@ _VLLM_CONFIG_FLAGS = {
 }
 
 
-def _model_spec_made(path: Path, data: dict[str, Any]) -> Made:
+def _model_spec_made(
+    path: Path, data: dict[str, Any], requested: tuple[int | None, str] | None
+) -> Made:
     """What the production stack's chart writes into a model's ``vllm`` container: the
     command ``vllm serve MODEL`` with an option for each of ``_VLLM_CONFIG_FLAGS``, then
     ``vllmConfig.extraArgs`` one argument each (quoted: a word with a space stays one
-    argument); the ``requestGPU`` devices it requests when the model gives no
-    ``resources``; and the memory emptyDir it mounts at /dev/shm when ``vllmConfig`` has
+    argument); the whole ``requestGPU`` devices it requests (``requested``, by
+    :func:`_request_gpu`); and the memory emptyDir it mounts at /dev/shm when ``vllmConfig`` has
     ``tensorParallelSize`` (of ``shmSize``, 20Gi by default). A mount at /dev/shm among
     the model's ``extraVolumeMounts`` is the model's own (not judged)."""
     argv: list[tuple[str, Path]] = [("vllm", (*path, "repository")), ("serve", path)]
@@ -579,11 +593,8 @@ def _model_spec_made(path: Path, data: dict[str, Any]) -> Made:
         if isinstance(item, (str, int, float)) and not isinstance(item, bool):
             argv.append((str(item), (*at, "extraArgs", i)))
     gpus: tuple[int, str, Path] | None = None
-    count = data.get("requestGPU")
-    kind = data.get("requestGPUType")
-    if not isinstance(data.get("resources"), dict) and type(count) is int and count > 0:
-        resource = kind.strip() if isinstance(kind, str) and kind.strip() else "nvidia.com/gpu"
-        gpus = (count, resource, (*path, "requestGPU"))
+    if requested is not None and requested[0] is not None:
+        gpus = (requested[0], requested[1], (*path, "requestGPU"))
     mounts = data.get("extraVolumeMounts")
     own = any(
         isinstance(m, dict) and str(m.get("mountPath", "")).rstrip("/") == "/dev/shm"
