@@ -53,6 +53,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "wants_accelerator",
             "whole_gpu_count",
         ),
+        "gpulint.k8s.chartvalues": ("app_template_values",),
         "gpulint.k8s.podrequest": ("pod_requests",),
         "gpulint.k8s.podoptions": (
             "CHART_POD_KEYS",
@@ -334,6 +335,9 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.cel import (
         check_selector_expression as check_selector_expression,
+    )
+    from gpulint.k8s.chartvalues import (
+        app_template_values as app_template_values,
     )
     from gpulint.k8s.crds import (
         missing_required as missing_required,

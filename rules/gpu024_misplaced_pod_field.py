@@ -139,6 +139,7 @@ from gpulint.api import (
     Repair,
     RuleContext,
     Violation,
+    app_template_values,
     data_path,
     near_field,
 )
@@ -378,18 +379,11 @@ def _app_template_version(spec: dict[str, Any]) -> str | None:
     ref = spec.get("chartRef")
     if isinstance(ref, dict) and ref.get("kind") == "OCIRepository":
         name = ref.get("name")
-        if isinstance(name, str) and (_APP_TEMPLATE in name or _controllers(spec.get("values"))):
+        if isinstance(name, str) and (
+            _APP_TEMPLATE in name or app_template_values(spec.get("values"))
+        ):
             return ""
     return None
-
-
-def _controllers(values: Any) -> bool:
-    """Values in app-template 2's shape: ``controllers`` whose entries hold a ``containers``
-    mapping (an OCIRepository named for the app, ``jellyfin``, that serves app-template)."""
-    controllers = values.get("controllers") if isinstance(values, dict) else None
-    return isinstance(controllers, dict) and any(
-        isinstance(c, dict) and isinstance(c.get("containers"), dict) for c in controllers.values()
-    )
 
 
 def misplaced_keys(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:

@@ -73,7 +73,7 @@ def values_object(doc: Document, label: str = "") -> tuple[K8sObject, bool] | No
         if chart is not None:
             obj.memo[FILE_CHART] = chart  # the chart the file is named for
         return obj, False
-    if _app_template(data) or _app_template(data.get("app-template")):
+    if app_template_values(data) or app_template_values(data.get("app-template")):
         return K8sObject(doc, (), data, VALUES_REF, "", ""), True
     if _production_stack(data) or any(_production_stack(v) for v in data.values()):
         return K8sObject(doc, (), data, VALUES_REF, "", ""), True
@@ -117,7 +117,7 @@ def _production_stack(values: Any) -> bool:
     )
 
 
-def _app_template(values: Any) -> bool:
+def app_template_values(values: Any) -> bool:
     """``values`` are app-template's: a ``controllers`` mapping of which a controller has a
     ``containers`` mapping of containers with an ``image`` mapping."""
     controllers = values.get("controllers") if isinstance(values, dict) else None
