@@ -44,7 +44,7 @@ How bad a certain slip is depends on the place:
   container that does not set the name gets it; `maxLimitRequestRatio`, and a Pod item,
   reject every container or pod that does not ask for it);
 - **warning** where the name only does nothing: the annotation (the dashboard recommends
-  the runtime for no real accelerator), a quota key (the namespace's GPUs are not capped),
+  the runtime for no real accelerator), a quota key (the namespace's accelerators are not capped),
   a NodeOverlay's capacity (Karpenter
   plans capacity no pod asks for; pods asking for the real name get none of it).
 
@@ -131,7 +131,7 @@ _QUEUE = (
     "the queue's quota for it serves no pod, and a workload that asks for the real name finds "
     "no quota for it here and is never admitted"
 )
-_QUOTA = "the quota caps a resource no pod asks for, so the namespace's GPUs are not capped"
+_QUOTA = "the quota caps a resource no pod asks for, so the namespace's accelerators are not capped"
 _OVERLAY = (
     "Karpenter plans nodes with capacity of a resource no pod asks for, and pods that ask for "
     "the real name get none of this overlay's capacity"
