@@ -43,7 +43,11 @@ cluster's taints and every agent is checked against them.
 
 The severity follows what breaks. It is `error` for the agents without which no GPU pod can
 run on the node (a device plugin, the driver, the container toolkit) and `warning` for the
-rest (feature discovery labels, metrics, MIG layout, validation).
+rest (feature discovery labels, metrics, MIG layout, validation). An NVIDIA or Neuron device
+plugin DaemonSet whose `nodeSelector` picks EKS Auto Mode nodes (an
+`eks.amazonaws.com/instance-*` label, or `eks.amazonaws.com/compute-type: auto`) is `info`:
+Auto Mode's nodes run those device plugins themselves, so a node the DaemonSet stays off
+still advertises its devices.
 
 Without a described cluster or configured taints, the taints are those the run's GPU pods
 agree on or its GPU node-pool objects carry (gpulint/cluster/evidence.py; the finding names
@@ -254,9 +258,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
 #: accelerated AMIs include the NVIDIA and Neuron device plugins; deploying one is not
 #: necessary): a DaemonSet of one on those nodes advertises nothing more.
 AUTO_MODE_PLUGINS = frozenset({"NVIDIA device plugin", "AWS Neuron device plugin"})
-#: Node labels only EKS Auto Mode's nodes carry (``eks.amazonaws.com/compute-type: auto``,
-#: the ``eks.amazonaws.com/instance-*`` requirements of its NodePools).
-_AUTO_MODE_LABELS = ("eks.amazonaws.com/compute-type", "eks.amazonaws.com/instance-")
+#: Node labels only EKS Auto Mode's nodes carry: the ``eks.amazonaws.com/instance-*``
+#: requirements of its NodePools, and ``eks.amazonaws.com/compute-type: auto`` (the same label
+#: says ``fargate`` on Fargate's nodes).
+_AUTO_MODE_PREFIX = "eks.amazonaws.com/instance-"
+_COMPUTE_TYPE = "eks.amazonaws.com/compute-type"
 
 
 def _selects_auto_mode(pod: PodSpec) -> bool:
@@ -264,7 +270,9 @@ def _selects_auto_mode(pod: PodSpec) -> bool:
     selector = pod.spec.get("nodeSelector")
     if not isinstance(selector, dict):
         return False
-    return any(isinstance(k, str) and k.startswith(_AUTO_MODE_LABELS) for k in selector)
+    if selector.get(_COMPUTE_TYPE) == "auto":
+        return True
+    return any(isinstance(k, str) and k.startswith(_AUTO_MODE_PREFIX) for k in selector)
 
 
 def _applies(taint: Taint, hardware: str | None) -> bool:

@@ -860,8 +860,6 @@ def _device_count(container: Container, ctx: RuleContext) -> tuple[int | None, s
     """The whole devices the container requests (GPUs, NPUs), else its MIG devices with
     their names as written (the second item, None for whole devices)."""
     gpus = whole_gpu_count(container, ctx.registry) or _npu_count(container, ctx)
-    if gpus is None and container.made is not None and container.made.gpus is not None:
-        gpus = container.made.gpus[0]  # the devices a chart requests for it
     if gpus is not None:
         return gpus, None
     mig = _mig_count(container, ctx)

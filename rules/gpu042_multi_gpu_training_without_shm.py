@@ -184,7 +184,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         (c, n)
         for c in pod.containers
         if c.section in ("containers", "container") or c.sidecar
-        for n in [whole_gpu_count(c, ctx.registry) or _claimed(pod, c, ctx) or _made(c)]
+        for n in [whole_gpu_count(c, ctx.registry) or _claimed(pod, c, ctx)]
         if n
     ]
     # Two GPUs in one container: several processes (or DataLoader workers feeding several
@@ -271,13 +271,6 @@ DEVICES = {
     "habana": ("HPUs", "HCCL"),
     "amd": ("GPUs", "RCCL"),
 }
-
-
-def _made(container: Container) -> int | None:
-    """The whole devices a chart requests for the container (a production stack model's
-    ``requestGPU``)."""
-    made = container.made
-    return made.gpus[0] if made is not None and made.gpus is not None else None
 
 
 def _chart_without_shm(

@@ -449,8 +449,10 @@ def whole_gpu_count(container: Container, registry: Registry) -> int | None:
 
     The container must ask for one accelerator name only, one whose unit is a whole device
     (``whole_devices`` in the registry: ``nvidia.com/gpu``, ``amd.com/gpu``), as a positive
-    integer (its limit, else its request). A share of a GPU, several kinds, a placeholder or
-    no accelerator at all give None: the number of devices is not known.
+    integer (its limit, else its request), or the whole devices a chart writes into it
+    (``Container.made``: a production stack model's ``requestGPU``). A share of a GPU,
+    several kinds, a placeholder or no accelerator at all give None: the number of devices is
+    not known.
     """
     # GPU041 and GPU042 ask this of every container: made once per container and registry.
     key = ("whole_gpu_count", registry)
@@ -480,6 +482,12 @@ def _whole_gpu_count(container: Container, registry: Registry) -> int | None:
                 return None
             if section == "limits" or total is None:
                 total = int(value)
+    made = container.made
+    if not names and made is not None and made.gpus is not None:
+        # What a chart requests for the container (a production stack model's requestGPU).
+        count, name, _ = made.gpus
+        resource = registry.get(name)
+        return count if resource is not None and resource.whole_devices else None
     return total
 
 
