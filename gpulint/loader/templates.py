@@ -243,20 +243,24 @@ def template_problem(text: str, lib: YamlLib, error: int) -> Problem | None:
     line_end = text.find("\n", error)
     limit = len(text) if line_end < 0 else line_end
     first = next((a for a in reversed(actions) if a.start <= limit), actions[0])
-    line_start = text.rfind("\n", 0, first.start) + 1
-    line_end = text.find("\n", first.start)
-    end = first.end if line_end < 0 else min(first.end, line_end)
-    line, column = text.count("\n", 0, first.start) + 1, first.start - line_start + 1
     what = _ACTIONS[first.kind][1]
     if not first.kind:
         what = f"{what} ({text[first.start : first.end]})"
+    return _template_at(text, first.start, first.end, f"{what} here makes this file a template")
+
+
+def _template_at(text: str, start: int, end: int, what: str) -> Problem:
+    """GL205 at ``text[start:end]`` (cut at its line's end), saying ``what``."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    end = end if line_end < 0 else min(end, line_end)
+    line, column = text.count("\n", 0, start) + 1, start - line_start + 1
     return Problem(
         codes.TEMPLATE_NOT_RENDERED,
-        Span(line, column, line, column + max(end - first.start, 1)),
-        f"{what} here makes this file a template, not YAML: it was not linted from this "
-        "document on; lint what it renders (`gpulint check --render` for a Helm chart or "
-        "Kustomize overlay, `gpulint check -` for another renderer's output), or leave it out "
-        "with `exclude` in .gpulint.yaml",
+        Span(line, column, line, column + max(end - start, 1)),
+        f"{what}, not YAML: it was not linted from this document on; lint what it renders "
+        "(`gpulint check --render` for a Helm chart or Kustomize overlay, `gpulint check -` "
+        "for another renderer's output), or leave it out with `exclude` in .gpulint.yaml",
     )
 
 
@@ -269,13 +273,13 @@ def parsed_placeholder(text: str) -> tuple[int, int] | None:
 
     if not re.search(r"[{\[][A-Za-z_]", text):
         return None
+    from bisect import bisect_right
+
     blocks: list[tuple[int, int]] | None = None
     for match in re.compile(_PARSED_PLACEHOLDER).finditer(text):  # re caches it
         group = 1 if match.group(1) is not None else 2
         if blocks is None:
             blocks = _block_scalars(text)
-        from bisect import bisect_right
-
         i = bisect_right(blocks, (match.start(), len(text))) - 1
         if i >= 0 and blocks[i][0] <= match.start() < blocks[i][1]:
             continue  # the text of a block scalar (a script, a prompt)
@@ -309,12 +313,6 @@ def _block_scalars(text: str) -> list[tuple[int, int]]:
 
 def placeholder_problem(text: str, start: int, end: int) -> Problem:
     """GL205 at a placeholder that parses (``value: {job_id}``): the file is a template."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line, column = text.count("\n", 0, start) + 1, start - line_start + 1
-    return Problem(
-        codes.TEMPLATE_NOT_RENDERED,
-        Span(line, column, line, column + max(end - start, 1)),
-        f"a placeholder another program fills in ({text[start:end]}) makes this file a "
-        "template: it was not linted from this document on; lint what it renders (`gpulint "
-        "check -` for a renderer's output), or leave it out with `exclude` in .gpulint.yaml",
-    )
+    shown = text[start:end] if end - start <= 40 else text[start : start + 37] + "..."
+    what = f"a placeholder another program fills in ({shown}) makes this file a template"
+    return _template_at(text, start, end, what)
