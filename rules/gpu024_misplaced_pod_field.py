@@ -298,10 +298,8 @@ def _metadata_at_root(pod: PodSpec) -> Iterator[Violation]:
     """A field of ``metadata`` written at the root of the object that holds a pod spec
     (``labels:`` in column 0 beside ``metadata:``): reported once an object."""
     obj = pod.obj.root
-    if obj.group in _ROOT_FIELD_GROUPS or obj.kind == "Template" or obj.parent is not None:
+    if not obj.kind or obj.group in _ROOT_FIELD_GROUPS or obj.kind == "Template":
         return  # (a Template of OpenShift's legacy `apiVersion: v1` too)
-    if not obj.kind:
-        return
     if obj.memo.get("GPU024 root") is not None:
         return
     obj.memo["GPU024 root"] = True

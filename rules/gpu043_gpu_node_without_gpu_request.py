@@ -257,6 +257,7 @@ from gpulint.api import (
     required_node_terms,
     shares_by_annotation,
     spark_asks_for_gpus,
+    value_at,
 )
 
 CODE = "GPU043"
@@ -827,10 +828,8 @@ def _shared_runtime(pod: PodSpec, where: Path) -> bool:
     controller = pod.containers[0].path[:-2]
     if tuple(where[: len(controller)]) == tuple(controller):
         return False
-    node: Any = pod.obj.data
-    for key in controller[len(pod.obj.path) : -1]:
-        node = node.get(key) if isinstance(node, Mapping) else None
-    return isinstance(node, Mapping) and len(node) > 1
+    controllers = value_at(pod.obj.doc.data, controller[:-1])
+    return isinstance(controllers, Mapping) and len(controllers) > 1
 
 
 def _controller_holds_gpu(pod: PodSpec, ctx: RuleContext, node: Any) -> bool:
