@@ -97,7 +97,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "may_start_engine",
             "started_by_command",
         ),
-        "gpulint.k8s.agents": ("NVIDIA_CUDA_IMAGES", "find_agent", "image_repository"),
+        "gpulint.k8s.agents": ("NVIDIA_CUDA_IMAGES", "find_agent", "image_repository", "image_tag"),
         "gpulint.k8s.envvalues": (
             "FromConfigMap",
             "Source",
@@ -332,6 +332,7 @@ if TYPE_CHECKING:
         NVIDIA_CUDA_IMAGES as NVIDIA_CUDA_IMAGES,
         find_agent as find_agent,
         image_repository as image_repository,
+        image_tag as image_tag,
     )
     from gpulint.k8s.cel import (
         check_selector_expression as check_selector_expression,

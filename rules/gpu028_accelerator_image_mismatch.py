@@ -85,6 +85,7 @@ from gpulint.api import (
     Violation,
     image_reference,
     image_repository,
+    image_tag,
     resource_lists,
 )
 
@@ -215,23 +216,22 @@ def _cpu_build(container: Container, reference: str, ctx: RuleContext) -> Violat
     """A container that runs the CPU build of a program of :data:`CPU_BUILDS` (a version
     tag without an accelerator suffix) while it holds an accelerator or a DRA claim: the
     device stays idle."""
-    lowered = reference.lower()
-    row = CPU_BUILDS.get(image_repository(lowered))
+    row = CPU_BUILDS.get(image_repository(reference))
     if row is None:
         return None
-    tag = lowered.split("@", 1)[0].rpartition("/")[2].partition(":")[2]
+    tag = image_tag(reference)
     if not re.fullmatch(r"v?[0-9]+(?:\.[0-9]+)*|release|latest", tag):
         return None  # an accelerator build, a template, or no tag: not known to be the CPU's
     program, builds = row
-    where: tuple[Any, ...] | None = None
-    name = ""
-    for section, mapping in resource_lists(container):
-        for key in mapping:
-            if isinstance(key, str) and ctx.registry.is_accelerator(key):
-                where, name = (*container.resources_path, section, key), key
-                break
-        if where is not None:
-            break
+    where, name = next(
+        (
+            ((*container.resources_path, section, key), key)
+            for section, mapping in resource_lists(container)
+            for key in mapping
+            if isinstance(key, str) and ctx.registry.is_accelerator(key)
+        ),
+        (None, ""),
+    )
     claims = (container.resources or {}).get("claims")
     if where is None and isinstance(claims, list) and claims:
         where, name = (*container.resources_path, "claims"), "a DRA claim"

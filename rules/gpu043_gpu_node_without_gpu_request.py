@@ -591,7 +591,7 @@ GPU_BY_DEFAULT = ("huggingface/text-embeddings-inference",)
 def _gpu_image(container: Container) -> bool:
     """The container's image is built for GPUs (:data:`GPU_IMAGE_WORDS`,
     :data:`GPU_BY_DEFAULT`)."""
-    from gpulint.api import image_repository
+    from gpulint.api import image_repository, image_tag
 
     image = container.data.get("image")
     if not isinstance(image, str):
@@ -602,8 +602,7 @@ def _gpu_image(container: Container) -> bool:
     if re.search(CUDA_WHEEL_TAG, reference.rsplit("/", 1)[-1]):
         return True
     repository = image_repository(image)
-    tag = reference.rsplit(":", 1)[-1] if ":" in reference.rsplit("/", 1)[-1] else ""
-    return repository in GPU_BY_DEFAULT and not tag.startswith("cpu")
+    return repository in GPU_BY_DEFAULT and not image_tag(image).startswith("cpu")
 
 
 def _pool_selector(pod: PodSpec, ctx: RuleContext) -> tuple[tuple[Any, ...], str, str] | None:

@@ -88,6 +88,14 @@ def image_repository(image: str) -> str:
     return ref
 
 
+def image_tag(image: str) -> str:
+    """``nvcr.io/nvidia/cuda:12.4.1-base@sha256:...`` -> ``12.4.1-base``: the tag of an image
+    reference, in lower case, without the digest; "" when it has none (a registry host's
+    port is not a tag)."""
+    last = image.strip().lower().split("@", 1)[0].rpartition("/")[2]
+    return last.partition(":")[2]
+
+
 #: NVIDIA's CUDA and NGC framework images (repository, without registry host, tag or
 #: digest): built on CUDA, they set NVIDIA_VISIBLE_DEVICES=all in their environment
 #: (gitlab.com/nvidia/container-images/cuda). GPU043 and GPU028 read them.
