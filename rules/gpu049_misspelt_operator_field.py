@@ -110,7 +110,7 @@ None.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from gpulint.api import (
@@ -211,15 +211,40 @@ def _chart_values(found: OperatorValues) -> Iterator[Violation]:
     if found.chart == "gpu-operator":
         policy = operator_fields()["kinds"].get("nvidia.com/ClusterPolicy")
         components = policy if isinstance(policy, dict) else {}
-    values = found.data
+    hint = f"write the setting where the chart reads it ({_HINTS.get(found.chart, '')})"
+
+    def advise(key: str) -> tuple[str, str]:
+        below = sorted(
+            name
+            for name, sub in components.items()
+            if name in known and isinstance(sub, dict) and key in sub
+        )
+        return (f"; {key} is a value of {', '.join(below[:3])}" if below else ""), hint
+
+    yield from _unknown_keys(found, found.data, known, "", advise)
+
+
+def _unknown_keys(
+    found: OperatorValues,
+    values: Mapping[Any, Any],
+    known: frozenset[str],
+    component: str,
+    advise: Callable[[str], tuple[str, str]],
+) -> Iterator[Violation]:
+    """The keys of ``values`` (the chart's values, or its ``component`` mapping) that are not
+    in ``known``: a near miss is a warning with a rename, any other key ``info``;
+    ``advise(key)`` gives what the message adds and where the help sends the setting."""
     title = _TITLES.get(found.chart, found.chart)
+    text = found.spans is not None
+    where = "helm.values " if text else ""
+    dotted = f"{component}." if component else ""
     for key in values:
         if not isinstance(key, str) or key in known or holds_placeholder(key):
             continue
-        at, within = found.place(key)
-        text = found.spans is not None
-        where = "helm.values " if text else ""
-        head = f"{key} is not a value of {title}, so Helm ignores it"
+        at, within = found.place(component or key)
+        if component and not text:
+            at = (*at, key)
+        head = f"{where}{dotted}{key} is not a value of {title}, so Helm ignores it"
         near = near_field(key, known)
         if near is not None:
             fix = None
@@ -227,27 +252,19 @@ def _chart_values(found: OperatorValues) -> Iterator[Violation]:
                 fix = Repair(f"rename `{key}` to `{near}`", (RenameKey(at, near),), "unsafe")
             yield Violation(
                 at,
-                f"{where}{head}: did you mean {near}?",
+                f"{head}: did you mean {dotted}{near}?",
                 help=f"rename it to {near}",
                 at="value" if text else "key",
                 fix=fix,
                 within=within,
             )
             continue
-        below = sorted(
-            name
-            for name, sub in components.items()
-            if name in known and isinstance(sub, dict) and key in sub
-        )
-        also = f"; {key} is a value of {', '.join(below[:3])}" if below else ""
+        also, where_to = advise(key)
         first, last = chart_releases(found.chart)
         yield Violation(
             at,
-            f"{where}{head} (no release from {first} to {last} reads it){also}",
-            help=(
-                f"write the setting where the chart reads it ({_HINTS.get(found.chart, '')}), "
-                f"or remove it (assumed: your chart is no newer than {last})"
-            ),
+            f"{head} (no release from {first} to {last} reads it){also}",
+            help=f"{where_to}, or remove it (assumed: your chart is no newer than {last})",
             at="value" if text else "key",
             severity="info",
             within=within,
@@ -294,47 +311,18 @@ def _component_values(found: OperatorValues) -> Iterator[Violation]:
     """The keys under a top-level mapping of a chart's values that its templates read key by
     key (``chart_component_keys``: the ROCm chart's ``dp`` and ``lbl``) and that no version
     of the chart has there."""
-    components = chart_component_keys(found.chart)
-    if not components:
-        return
-    title = _TITLES.get(found.chart, found.chart)
-    first, last = chart_releases(found.chart)
     top = chart_value_keys(found.chart)
-    for component, known in components.items():
+    hint = f"write the setting where the chart reads it ({_HINTS.get(found.chart, '')})"
+
+    def advise(key: str) -> tuple[str, str]:
+        if key in top:
+            return "", f"write it at the values' top level, where the chart reads {key}"
+        return "", hint
+
+    for component, known in chart_component_keys(found.chart).items():
         values = found.data.get(component)
-        if not isinstance(values, Mapping):
-            continue
-        for key in values:
-            if not isinstance(key, str) or key in known or holds_placeholder(key):
-                continue
-            at, within = found.place(component)
-            if found.spans is None:
-                at = (*at, key)
-            near = near_field(key, known)
-            where = "helm.values " if found.spans is not None else ""
-            head = f"{where}{component}.{key} is not a value of {title}, so Helm ignores it"
-            if near is not None:
-                yield Violation(
-                    at,
-                    f"{head}: did you mean {component}.{near}?",
-                    help=f"rename it to {near}",
-                    at="value" if found.spans is not None else "key",
-                    within=within,
-                )
-                continue
-            where_to = (
-                f"write it at the values' top level, where the chart reads {key}"
-                if key in top
-                else f"write the setting where the chart reads it ({_HINTS.get(found.chart, '')})"
-            )
-            yield Violation(
-                at,
-                f"{head} (no release from {first} to {last} reads it)",
-                help=f"{where_to}, or remove it (assumed: your chart is no newer than {last})",
-                at="value" if found.spans is not None else "key",
-                severity="info",
-                within=within,
-            )
+        if isinstance(values, Mapping):
+            yield from _unknown_keys(found, values, known, component, advise)
 
 
 #: The GPU Operator chart's components whose ``config`` the chart makes a ConfigMap of only
