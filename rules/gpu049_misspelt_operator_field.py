@@ -42,7 +42,14 @@ in a HelmRelease without `valuesFrom` or an Argo CD source without `valueFiles`,
 values file (another may be layered on it). The ROCm chart's `dp` and `lbl` mappings, which
 its templates read key by key, are checked one level down too: a key no version has there
 (`dp.tolerations`, `lbl.nodeSelector`: the chart reads `tolerations` and `node_selector` at
-the top) is `info`, a near miss a warning.
+the top) is `info`, a near miss a warning. A GPU Operator component's own `tolerations`,
+`priorityClassName`, `nodeSelector`, `affinity` or `podSecurityContext` (`driver.tolerations`)
+was read only by charts up to v1.7.1 (2021): from v1.8.0 every operand takes
+`daemonsets.tolerations` and `daemonsets.priorityClassName`, and the operator places them by
+node labels. That is a warning when the values are for a newer chart (a pinned version of
+v1.8 or later, a HelmRelease that takes the newest, or a value only newer charts have, such as
+`daemonsets` or `cdi`), `info` naming the assumption otherwise, and nothing under a pinned
+older chart.
 
 Levels the schema leaves open (a map such as `resources.limits`, a level that keeps unknown
 fields) and pod templates (GPU024's) are not checked, nor keys that hold a template
@@ -152,6 +159,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         yield from _component_values(handed)
         if handed.chart == "gpu-operator":
             yield from _uncreated_configs(handed, _values_alone(obj))
+            yield from _retired_component_values(handed, _chart_version(obj))
         elif handed.chart == "nvidia-device-plugin":
             yield from _inline_plugin_config(handed)
     tree = operator_fields()["kinds"].get(f"{obj.group}/{obj.kind}")
@@ -374,6 +382,123 @@ def _uncreated_configs(found: OperatorValues, alone: bool) -> Iterator[Violation
             severity="warning" if alone else "info",
             within=within,
         )
+
+
+#: Placement values the GPU Operator's chart read per component up to v1.7.1 (2021-06) and
+#: no release since: from v1.8.0 every operand DaemonSet takes ``daemonsets.tolerations``
+#: and ``daemonsets.priorityClassName``, and is placed by the operator's node labels
+#: (``nvidia.com/gpu.deploy.<operand>``). Read from ``deployments/gpu-operator/values.yaml``
+#: of every release (1.4.0..v1.7.1 against v1.8.0..v26.7.0).
+_RETIRED_COMPONENTS = (
+    "driver",
+    "toolkit",
+    "devicePlugin",
+    "dcgmExporter",
+    "gfd",
+    "validator",
+    "migManager",
+)
+_RETIRED_KEYS = {
+    "tolerations": "daemonsets.tolerations",
+    "priorityClassName": "daemonsets.priorityClassName",
+    "affinity": "",
+    "nodeSelector": "",
+    "podSecurityContext": "",
+}
+#: Top-level values the chart has only from v1.8.0 on: values holding one are for a newer
+#: chart than v1.7.1.
+_SINCE_1_8 = frozenset(
+    {
+        "ccManager",
+        "cdi",
+        "clusterPolicy",
+        "daemonsets",
+        "dcgm",
+        "draDriver",
+        "extraObjects",
+        "gdrcopy",
+        "gds",
+        "gpuCluster",
+        "hostPaths",
+        "kataManager",
+        "kataSandboxDevicePlugin",
+        "nodeStatusExporter",
+        "psa",
+        "sandboxDevicePlugin",
+        "sandboxWorkloads",
+        "vfioManager",
+        "vgpuDeviceManager",
+        "vgpuManager",
+    }
+)
+
+
+def _chart_version(obj: K8sObject) -> tuple[int, ...] | None:
+    """The chart release a Flux HelmRelease or an Argo CD source pins, as numbers; ``()``
+    for a HelmRelease that names the chart without a version (Flux takes the newest);
+    None when not known (a range, a values file, a chart reference)."""
+    spec = obj.data.get("spec")
+    if not isinstance(spec, Mapping):
+        return None
+    version: Any = None
+    if obj.kind == "HelmRelease":
+        chart = spec.get("chart")
+        chart_spec = chart.get("spec") if isinstance(chart, Mapping) else None
+        if not isinstance(chart_spec, Mapping):
+            return None
+        if "version" not in chart_spec:
+            return ()
+        version = chart_spec.get("version")
+    elif obj.kind == "Application":
+        sources = [spec.get("source"), *(spec.get("sources") or [])]
+        for source in sources:
+            if isinstance(source, Mapping) and source.get("chart") == "gpu-operator":
+                version = source.get("targetRevision")
+    if not isinstance(version, str):
+        return None
+    parts = version.strip().removeprefix("v").split(".")
+    if len(parts) < 2 or not all(part.isdigit() for part in parts[:2]):
+        return None
+    return tuple(int(part) for part in parts[:2])
+
+
+def _retired_component_values(
+    found: OperatorValues, version: tuple[int, ...] | None
+) -> Iterator[Violation]:
+    """A GPU Operator component's own ``tolerations`` (``affinity``, ``nodeSelector``,
+    ``priorityClassName``, ``podSecurityContext``), which the chart read only up to v1.7.1:
+    a warning when the values are for a newer chart (a pinned v1.8 or later, Flux's newest,
+    or a value only newer charts have), ``info`` naming the assumption otherwise."""
+    if version is not None and version and version < (1, 8):
+        return
+    newer = version is not None or any(key in _SINCE_1_8 for key in found.data)
+    for component in _RETIRED_COMPONENTS:
+        part = found.data.get(component)
+        if not isinstance(part, Mapping):
+            continue
+        for key, instead in _RETIRED_KEYS.items():
+            if key not in part:
+                continue
+            at, within = found.place(component)
+            if found.spans is None:
+                at = (*found.path, component, key)
+            where = (
+                f"write it under {instead}, which every operand DaemonSet takes"
+                if instead
+                else (
+                    "the operator places its DaemonSets by node labels "
+                    f"(nvidia.com/gpu.deploy.*): remove {component}.{key}"
+                )
+            )
+            yield Violation(
+                at,
+                f"{component}.{key} is read by the GPU Operator's chart only up to v1.7.1 (2021): "
+                "later releases ignore it",
+                help=where + ("" if newer else " (assumed: your chart is v1.8.0 or newer)"),
+                at="key" if found.spans is None else "value",
+                severity="warning" if newer else "info",
+                within=within,
+            )
 
 
 def _diagnose(
