@@ -19,11 +19,11 @@ key:
   than the last release read, which the message names.
 
 The values handed to NVIDIA's GPU Operator chart and device plugin chart, to Intel's GPU
-device plugin chart (`intel-device-plugins-gpu`) and to the ROCm device plugin's (`amd-gpu`),
-are checked the same way at their top level, against the values the chart has in any release
+device plugin chart (`intel-device-plugins-gpu`), to the ROCm device plugin's (`amd-gpu`) and
+to the GPU batch schedulers' (`kai-scheduler`, `volcano`), are checked the same way at their
+top level, against the values the chart has in any release
 (`charts` in the same table: its `values.yaml` keys, the `.Values.<key>` its templates read
-and the charts it depends on): in a Flux HelmRelease of the `gpu-operator`,
-`nvidia-device-plugin`, `intel-device-plugins-gpu` or `amd-gpu` chart, an Argo CD source of it
+and the charts it depends on): in a Flux HelmRelease of one of these charts, an Argo CD source of it
 (`helm.valuesObject`, or the `helm.values` text, the finding placed inside it), a values file
 that is plainly the GPU Operator's, and a values file named for either chart
 (`nvidia-device-plugin.yaml`; not a device plugin configuration file). A near miss is a
@@ -39,10 +39,13 @@ component's `config.data` (`devicePlugin`, `dcgmExporter`, `migManager`) unless
 `config.create` is set beside it (the default is false): the chart makes no ConfigMap of the
 data, and the component is pointed at a ConfigMap nobody created. That is a warning at `data`
 in a HelmRelease without `valuesFrom` or an Argo CD source without `valueFiles`, `info` in a
-values file (another may be layered on it). The ROCm chart's `dp` and `lbl` mappings, which
-its templates read key by key, are checked one level down too: a key no version has there
-(`dp.tolerations`, `lbl.nodeSelector`: the chart reads `tolerations` and `node_selector` at
-the top) is `info`, a near miss a warning. A GPU Operator component's own `tolerations`,
+values file (another may be layered on it). The ROCm chart's `dp` and `lbl` mappings, the KAI
+Scheduler chart's components (`scheduler`, `binder`, ...) and Volcano's `basic` and `custom`,
+which their templates read key by key, are checked one level down too: a key no version has
+there (`dp.tolerations`, `lbl.nodeSelector`: the chart reads `tolerations` and
+`node_selector` at the top; `scheduler.tolerations` in KAI's, which takes every component's
+from `global.tolerations`) is `info`, a near miss a warning (`custom.scheduler_toleration`
+for Volcano's `custom.scheduler_tolerations`). A GPU Operator component's own `tolerations`,
 `priorityClassName`, `nodeSelector`, `affinity` or `podSecurityContext` (`driver.tolerations`)
 was read only by charts up to v1.7.1 (2021): from v1.8.0 every operand takes
 `daemonsets.tolerations` and `daemonsets.priorityClassName`, and the operator places them by
@@ -111,6 +114,9 @@ None.
   every commit that changed the chart)
 - ROCm/k8s-device-plugin `helm/amd-gpu/` (`amd-gpu`: its values, and the keys its templates
   read under `dp` and `lbl`, in every commit that changed the chart)
+- NVIDIA/KAI-Scheduler `deployments/kai-scheduler/` and volcano-sh/volcano
+  `installer/helm/chart/volcano/` (their values and the keys their templates read, in every
+  release)
 - https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning
 - https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
 """
@@ -200,6 +206,9 @@ _HINTS = {
     "nodeSelector and tolerations are its placement",
     "amd-gpu": "its DaemonSets take tolerations, node_selector and securityContext from the "
     "values' top level",
+    "kai-scheduler": "every component takes tolerations, nodeSelector and affinity from global",
+    "volcano": "each component's placement is a custom value: custom.scheduler_tolerations, "
+    "custom.scheduler_ns (its node selector)",
 }
 #: The charts by the name a message gives them.
 _TITLES = {
@@ -207,6 +216,8 @@ _TITLES = {
     "nvidia-device-plugin": "the device plugin's chart",
     "intel-device-plugins-gpu": "Intel's GPU device plugin chart",
     "amd-gpu": "the ROCm device plugin's chart",
+    "kai-scheduler": "the KAI Scheduler's chart",
+    "volcano": "Volcano's chart",
 }
 
 

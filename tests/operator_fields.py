@@ -201,6 +201,16 @@ CHARTS: dict[str, dict[str, Any]] = {
         "by_commit": True,
         "components": True,
     },
+    "kai-scheduler": {
+        "repository": "https://github.com/NVIDIA/KAI-Scheduler",
+        "chart": "deployments/kai-scheduler",
+        "components": True,
+    },
+    "volcano": {
+        "repository": "https://github.com/volcano-sh/volcano",
+        "chart": "installer/helm/chart/volcano",
+        "components": True,
+    },
 }
 
 
@@ -253,7 +263,24 @@ def chart_values_keys(gitdir: str, chart: str, by_commit: bool = False) -> list[
             gitdir, "grep", "-ohE", r"\.Values\.[A-Za-z_-]+", rev, "--", f"{chart}/templates"
         )
         keys.update(m.group(1) for m in re.finditer(r"\.Values\.([A-Za-z_][A-Za-z0-9_-]*)", read))
+        keys.update(_dependencies(gitdir, rev, chart))
     return sorted(keys)
+
+
+def _dependencies(gitdir: str, rev: str, chart: str) -> set[str]:
+    """The keys the values of the charts the chart at ``chart`` depends on in ``rev`` sit
+    under: each one's ``alias``, else its ``name`` (``Chart.yaml``'s ``dependencies``,
+    Helm 3's, or ``requirements.yaml``, Helm 2's)."""
+    names: set[str] = set()
+    for name in ("Chart.yaml", "requirements.yaml"):
+        meta = _yaml_at(gitdir, rev, f"{chart}/{name}")
+        entries = meta.get("dependencies") if isinstance(meta, dict) else None
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict):
+                key = entry.get("alias") or entry.get("name")
+                if key is not None:
+                    names.add(str(key))
+    return names
 
 
 def chart_component_keys(gitdir: str, chart: str, by_commit: bool) -> dict[str, list[str]]:
@@ -281,14 +308,7 @@ def chart_component_keys(gitdir: str, chart: str, by_commit: bool) -> dict[str, 
             nested.setdefault(match.group(1), set()).add(match.group(2))
         uses = _git(gitdir, "grep", "-hE", r"\.Values\.", rev, "--", f"{chart}/templates")
         whole.update(re.findall(alone, uses))
-        for name in ("Chart.yaml", "requirements.yaml"):  # Helm 3's, and Helm 2's
-            meta = _yaml_at(gitdir, rev, f"{chart}/{name}")
-            entries = meta.get("dependencies") if isinstance(meta, dict) else None
-            for entry in entries if isinstance(entries, list) else ():
-                if isinstance(entry, dict):
-                    dependencies.update(
-                        str(entry[k]) for k in ("name", "alias") if entry.get(k) is not None
-                    )
+        dependencies.update(_dependencies(gitdir, rev, chart))
     closed = {k: v for k, v in nested.items() if k not in dependencies and k not in whole}
     return {k: sorted(v) for k, v in sorted(closed.items())}
 

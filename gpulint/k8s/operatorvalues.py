@@ -1,11 +1,12 @@
-"""The values of GPU vendors' charts, where a repository writes them.
+"""The values of GPU vendors' and GPU schedulers' charts, where a repository writes them.
 
-Four charts read their top-level values by name and ignore any other: the GPU Operator's
+Six charts read their top-level values by name and ignore any other: the GPU Operator's
 (NVIDIA/gpu-operator ``deployments/gpu-operator``), NVIDIA's device plugin's
 (NVIDIA/k8s-device-plugin ``deployments/helm/nvidia-device-plugin``), Intel's GPU device
-plugin's (intel/helm-charts ``charts/gpu-device-plugin``, ``intel-device-plugins-gpu``) and
+plugin's (intel/helm-charts ``charts/gpu-device-plugin``, ``intel-device-plugins-gpu``),
 the ROCm device plugin's (ROCm/k8s-device-plugin ``helm/amd-gpu``, whose ``dp`` and ``lbl``
-mappings are read key by key too: ``chart_component_keys``). A setting under a key
+mappings are read key by key too: ``chart_component_keys``), and the KAI Scheduler's and
+Volcano's (``kai-scheduler``, ``volcano``: their components' mappings too). A setting under a key
 the chart does not have (``timeSlicing:`` at the top of the operator's values, ``sharing:``
 at the top of the plugin's, ``containerToolkit:`` for ``toolkit:``) is dropped without a
 word. Their values are found
@@ -48,7 +49,12 @@ PLUGIN_CHART = "nvidia-device-plugin"
 INTEL_GPU_CHART = "intel-device-plugins-gpu"
 #: The ROCm device plugin's chart (ROCm/k8s-device-plugin ``helm/amd-gpu``).
 AMD_GPU_CHART = "amd-gpu"
-CHARTS = (CHART, PLUGIN_CHART, INTEL_GPU_CHART, AMD_GPU_CHART)
+#: The GPU batch schedulers' charts: NVIDIA/KAI-Scheduler ``deployments/kai-scheduler`` and
+#: volcano-sh/volcano ``installer/helm/chart/volcano``, whose top-level mappings
+#: (``scheduler``, ``custom``) are read key by key too.
+KAI_CHART = "kai-scheduler"
+VOLCANO_CHART = "volcano"
+CHARTS = (CHART, PLUGIN_CHART, INTEL_GPU_CHART, AMD_GPU_CHART, KAI_CHART, VOLCANO_CHART)
 #: The key of a values file's object memo that holds the chart its file is named for.
 FILE_CHART = "values_chart"
 #: The key of an object's memo that holds its charts' values (:func:`chart_values_of`).
@@ -128,7 +134,7 @@ def _chart_named(chart: Any) -> str | None:
 
 
 def chart_of_file(label: str, data: Mapping[Any, Any]) -> str | None:
-    """The NVIDIA chart a values file ``label`` (no ``apiVersion`` and ``kind``) is named
+    """The chart a values file ``label`` (no ``apiVersion`` and ``kind``) is named
     for, when most of its keys are that chart's: ``nvidia-device-plugin.yaml``, a
     ``values.yaml`` in a folder ``gpu-operator``. None for any other file, and for a device
     plugin configuration file (``version`` beside ``sharing`` or ``flags``)."""
@@ -149,7 +155,7 @@ def chart_of_file(label: str, data: Mapping[Any, Any]) -> str | None:
 def gpu_operator_values(
     data: Any, base: Path = (), file_chart: str | None = None
 ) -> Iterator[OperatorValues]:
-    """The values of NVIDIA's charts in document ``data`` (at ``base``), with their paths:
+    """The values of these charts in document ``data`` (at ``base``), with their paths:
     handed to a chart by a HelmRelease or an Argo CD Application, or a values file
     (``file_chart``: the chart the file is named for, :func:`chart_of_file`)."""
     if not isinstance(data, Mapping):
@@ -204,7 +210,7 @@ def gpu_operator_values(
 
 
 def chart_values_of(obj: K8sObject) -> list[OperatorValues]:
-    """The values of NVIDIA's charts in object ``obj`` (a HelmRelease, an Application, or a
+    """The values of these charts in object ``obj`` (a HelmRelease, an Application, or a
     values file's stand-in, which knows the chart its file is named for), found once per
     object: GPU038 and GPU049 both ask, and an Argo CD values text is parsed to answer."""
     found = obj.memo.get(_FOUND)
