@@ -147,7 +147,7 @@ def placeholders_in_block_scalars(n: int) -> Input:
     lines, then a GPU pod: every placeholder is in a block scalar's text, so the file is
     linted; the block scalars are found in one pass over the lines, not one per placeholder."""
     folder = _fresh("placeholders-in-block-scalars", n)
-    prompt = "  p{i}.yaml: |\n    value: {{question}}\n    name: {{user.name}}\n"
+    prompt = "  p{i}.yaml: |\n    value: {{question}}\n    name: {{user.name}}\n    kind: MY_KIND\n"
     text = (
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: prompts}\ndata:\n"
         + "".join(prompt.format(i=i) for i in range(n))
@@ -1087,10 +1087,15 @@ def crlf_comments(n: int) -> Input:
 
 def bare_placeholders(n: int) -> Input:
     """A file another program fills in that fails to parse, with n bare placeholders glued to
-    their keys (``annotations:NLB_ANNOTATIONS``) among n Go actions: each placeholder is told
-    from the actions with one search (GL205)."""
+    their keys (``annotations:NLB_ANNOTATIONS``), between ``%`` and alone on their lines as
+    ``<name>``, among n Go actions: each placeholder is told from the actions with one search
+    (GL205)."""
     folder = _fresh("bare-placeholders", n)
-    lines = "".join(f"  a{i}:ANNOTATIONS_{i}\n  b{i}: '{{{{ .Values.v{i} }}}}'\n" for i in range(n))
+    lines = "".join(
+        f"  a{i}:ANNOTATIONS_{i}\n  b{i}: '{{{{ .Values.v{i} }}}}'\n  c{i}: %CODE_{i}%\n"
+        f"  <key{i}>\n"
+        for i in range(n)
+    )
     size = _write(
         folder, "service-template.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n" + lines
     )

@@ -16,15 +16,19 @@ the YML001 error stands. Documents before the one that does not parse are linted
 
 Capitals with an underscore in brackets glued to other text (`value: [GCLOUD_PROJECT]-media`,
 which a course's reader replaces with `sed`), a name between double `@` (`@@IMAGE_TAG@@`) and
-a `{name}` format field glued to other text (`{REGISTRY}/app:1`, `{job_id}-launcher`) are
-such placeholders too.
+a `{name}` format field glued to other text (`{REGISTRY}/app:1`, `{job_id}-launcher`),
+capitals with an underscore between `%` (`code: %ACTIVATION_CODE%`: a `%` starts no plain
+value) and a `<name>` alone on its line (`<hostNet>`, where a generator writes a key or
+nothing) are such placeholders too.
 
 A placeholder that parses as YAML where a string is due is reported the same way, once, at the
 first one, and the file is not linted from its document on: a Python `str.format` field as the
 whole value of `value`, `image`, `name`, `namespace` or a key with a `/` (a label, an
 annotation, a resource name: `name: {job_id}`, `nvidia.com/gpu: {descriptor.gpus}`, which YAML
 reads as a mapping of one key), or capitals with an underscore in brackets as the whole value
-of `value` or `image` (`value: [GCLOUD_PROJECT]`, a list of one name). Not in the text of a
+of `value` or `image` (`value: [GCLOUD_PROJECT]`, a list of one name), or capitals with an
+underscore as an object's `apiVersion` or `kind` (`apiVersion: DAEMONSET_API`: an API version
+is lower-case and a kind has no `_`, so no API server has it). Not in the text of a
 block scalar (a prompt, a script), and not where a list is due (`add: [NET_RAW]`).
 
 A template that parses as YAML (`image: "{{ .Values.image }}"`) is otherwise linted: its

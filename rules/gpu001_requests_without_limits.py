@@ -6,7 +6,10 @@ under a container's `resources.requests` but not under its `resources.limits`.
 
 An operator's own amount that its controller writes into a container's requests and limits
 both (an llmaz flavor's `requests`; the workload table's `operator_amounts`) is not a
-container's `requests`, and is not flagged.
+container's `requests`, and is not flagged. A bare `resources` block of a custom resource
+that gpulint's workload table does not describe (found by its shape) is `info`: the API
+server rejects the pods only if the operator copies it into their containers as written,
+which gpulint cannot tell.
 
 ## Why it matters
 Extended resources cannot be overcommitted, so Kubernetes requires a limit for them. The API
@@ -64,8 +67,26 @@ OPTIONS: dict[str, object] = {}
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    # A bare resources block of a custom resource no workload row describes: whether its
+    # operator writes it into a container as it is, is not known.
+    kind = pod.obj.kind
+    unknown = bool(kind) and pod.found_by == "shape" and pod.location == "resources"
     for entry, limit in extended_requests(pod):
         if limit is not None:
+            continue
+        if unknown:
+            yield Violation(
+                entry.path,
+                f"{entry.name} is requested without a limit: the API server rejects the pods "
+                f"{kind[:40]} makes if its operator copies these resources into their containers",
+                help="move it under resources.limits, which also sets the request (assumed: "
+                f"the operator of {kind[:40]} writes resources as they are)",
+                severity="info",
+                fix=Repair(
+                    f"move {entry.name} under resources.limits",
+                    (MoveKey(entry.path, (*entry.path[:-2], "limits")),),
+                ),
+            )
             continue
         yield Violation(
             entry.path,

@@ -69,9 +69,10 @@ GPU there is GPU043's).
 
 A blanket toleration in a pod that is node or cluster infrastructure by its own spec
 (a privileged container, `hostNetwork` or `hostPID`, a `system-` priority class, the
-`kube-system` namespace) is not flagged: a CNI operator, a node maintenance CronJob or a
-node validator tolerates every taint by design, not the GPU taint in particular. Its
-toleration of the GPU taint by key still is.
+`kube-system` namespace or another `-system` one, the convention of cluster components'
+own: `calico-system`, an operator's `<project>-system`) is not flagged: a CNI operator, a
+node maintenance CronJob or a node validator tolerates every taint by design, not the GPU
+taint in particular. Its toleration of the GPU taint by key still is.
 
 A pod that asks KAI Scheduler (or Run:ai) for a share of a GPU with the `gpu-fraction` or
 `gpu-memory` pod annotation holds a GPU its resources do not show: it is not flagged.
@@ -286,15 +287,18 @@ def _why_tolerated(pod: PodSpec) -> str | None:
 
 def _system_pod(pod: PodSpec) -> bool:
     """Is the pod node or cluster infrastructure by its own spec: privileged, on the host's
-    network or process namespace, of a ``system-`` priority class, or in ``kube-system``?"""
+    network or process namespace, of a ``system-`` priority class, or in ``kube-system`` or
+    another ``-system`` namespace (the convention of cluster components' own: ``calico-system``,
+    the ``<project>-system`` of operators scaffolded by kubebuilder)?"""
     spec = pod.spec
     if spec.get("hostNetwork") is True or spec.get("hostPID") is True:
         return True
     priority = spec.get("priorityClassName")
     if isinstance(priority, str) and priority.startswith("system-"):
         return True
-    if pod.obj.ref.namespace == "kube-system":
-        return True
+    namespace = pod.obj.ref.namespace
+    if isinstance(namespace, str) and (namespace == "kube-system" or namespace.endswith("-system")):
+        return True  # kube-system, or a cluster component's own (calico-system, kueue-system)
     return any(container.privileged for container in pod.containers)
 
 

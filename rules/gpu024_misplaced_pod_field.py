@@ -49,6 +49,13 @@ field validation, its default), or it is dropped, and the object lacks the label
 or an operator looks for. Not in a Kustomization file, whose `namespace` and `labels` are its
 own, nor in an OpenShift Template, whose root `labels` go on every object it makes.
 
+A pod spec field written in a built-in workload's spec beside its `template` (`affinity`,
+`nodeSelector` or `tolerations` under a Job's, a Deployment's or a CronJob's
+`jobTemplate.spec`, a Job embedded in another object such as an AppWrapper's too) is
+reported at the key: no workload spec has it (a field both have by name, such as a Job's
+`activeDeadlineSeconds`, is the workload's own), so kubectl refuses it or the pods are made
+without it.
+
 A key under a container's `limits` or `requests` that is no resource name (no domain, and
 not `cpu`, `memory`, `ephemeral-storage` or `hugepages-<size>`: a probe's `port`, an object
 pasted into the container) is an error at the key: the API server refuses the pod ("must be
@@ -142,6 +149,7 @@ from gpulint.api import (
     app_template_values,
     data_path,
     near_field,
+    value_at,
 )
 
 CODE = "GPU024"
@@ -232,6 +240,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     yield from _app_template_root(pod, ctx)
     yield from _not_resource_names(pod, ctx)
     yield from _metadata_at_root(pod)
+    yield from _pod_fields_in_workload_spec(pod)
     for found in misplaced_keys(pod, ctx):
         fix = None
         if found.rename is not None:
@@ -310,6 +319,72 @@ def _metadata_at_root(pod: PodSpec) -> Iterator[Violation]:
                 f"{key} is a field of metadata, not of the {obj.kind}: kubectl refuses the "
                 "unknown field, or it is dropped",
                 help=f"move it under metadata (metadata.{key})",
+                at="key",
+            )
+
+
+#: The fields of the built-in workloads' specs (apps/v1 DeploymentSpec, StatefulSetSpec,
+#: DaemonSetSpec, ReplicaSetSpec; batch/v1 JobSpec, also a CronJob's ``jobTemplate.spec``):
+#: a pod spec field written there instead of under ``template.spec`` is none of them.
+_WORKLOAD_SPEC_FIELDS = {
+    "Deployment": frozenset(
+        {"minReadySeconds", "paused", "progressDeadlineSeconds", "replicas",
+         "revisionHistoryLimit", "selector", "strategy", "template"}
+    ),
+    "StatefulSet": frozenset(
+        {"minReadySeconds", "ordinals", "persistentVolumeClaimRetentionPolicy",
+         "podManagementPolicy", "replicas", "revisionHistoryLimit", "selector", "serviceName",
+         "template", "updateStrategy", "volumeClaimTemplates"}
+    ),
+    "DaemonSet": frozenset(
+        {"minReadySeconds", "revisionHistoryLimit", "selector", "template", "updateStrategy"}
+    ),
+    "ReplicaSet": frozenset({"minReadySeconds", "replicas", "selector", "template"}),
+    "Job": frozenset(
+        {"activeDeadlineSeconds", "backoffLimit", "backoffLimitPerIndex", "completionMode",
+         "completions", "managedBy", "manualSelector", "maxFailedIndexes", "parallelism",
+         "podFailurePolicy", "podReplacementPolicy", "selector", "successPolicy", "suspend",
+         "template", "ttlSecondsAfterFinished"}
+    ),
+}  # fmt: skip
+#: The API groups those kinds are served in (and were, for the removed betas).
+_WORKLOAD_GROUPS = frozenset({"apps", "batch", "extensions"})
+
+
+def _pod_fields_in_workload_spec(pod: PodSpec) -> Iterator[Violation]:
+    """A pod spec field (``affinity``, ``nodeSelector``, ``tolerations``) written in a
+    built-in workload's spec beside its ``template`` instead of under ``template.spec``: a
+    Deployment's, a Job's (a CronJob's ``jobTemplate.spec``, a Job embedded in another
+    object such as an AppWrapper's ``generictemplate``)."""
+    if pod.location != "pod":
+        return
+    relative = tuple(pod.path[len(pod.obj.path) :])
+    if len(relative) < 3 or relative[-3:] != ("spec", "template", "spec"):
+        return
+    where = relative[:-2]
+    spec = value_at(pod.obj.data, where)
+    if not isinstance(spec, Mapping):
+        return
+    kind: Any = "Job"
+    if len(where) < 2 or where[-2] != "jobTemplate":
+        holder = value_at(pod.obj.data, where[:-1]) if len(where) > 1 else pod.obj.data
+        if not isinstance(holder, Mapping):
+            return
+        kind, version = holder.get("kind"), holder.get("apiVersion")
+        group = version.partition("/")[0] if isinstance(version, str) and "/" in version else ""
+        if group not in _WORKLOAD_GROUPS:
+            return
+    fields = _WORKLOAD_SPEC_FIELDS.get(kind) if isinstance(kind, str) else None
+    if fields is None:
+        return
+    pod_fields = field_names().get("PodSpec", frozenset())
+    for key in spec:
+        if isinstance(key, str) and key in pod_fields and key not in fields:
+            yield Violation(
+                (*pod.obj.path, *where, key),
+                f"{key} is a field of the pod spec, not of the {kind}'s spec: kubectl refuses "
+                "the unknown field, or it is dropped and the pods never get it",
+                help=f"move it under template.spec (template.spec.{key})",
                 at="key",
             )
 

@@ -20,8 +20,8 @@ key:
 
 The values handed to NVIDIA's GPU Operator chart and device plugin chart, to Intel's GPU
 device plugin chart (`intel-device-plugins-gpu`), to the ROCm device plugin's (`amd-gpu`) and
-to the GPU batch schedulers' (`kai-scheduler`, `volcano`), are checked the same way at their
-top level, against the values the chart has in any release
+to the GPU batch schedulers' (`kai-scheduler`, `volcano`) and to HAMi's (`hami`), are checked
+the same way at their top level, against the values the chart has in any release
 (`charts` in the same table: its `values.yaml` keys, the `.Values.<key>` its templates read
 and the charts it depends on): in a Flux HelmRelease of one of these charts, an Argo CD source of it
 (`helm.valuesObject`, or the `helm.values` text, the finding placed inside it), a values file
@@ -40,7 +40,8 @@ component's `config.data` (`devicePlugin`, `dcgmExporter`, `migManager`) unless
 data, and the component is pointed at a ConfigMap nobody created. That is a warning at `data`
 in a HelmRelease without `valuesFrom` or an Argo CD source without `valueFiles`, `info` in a
 values file (another may be layered on it). The ROCm chart's `dp` and `lbl` mappings, the KAI
-Scheduler chart's components (`scheduler`, `binder`, ...) and Volcano's `basic` and `custom`,
+Scheduler chart's components (`scheduler`, `binder`, ...), Volcano's `basic` and `custom`
+and HAMi's `scheduler`, `devicePlugin` and `devices`,
 which their templates read key by key, are checked one level down too: a key no version has
 there (`dp.tolerations`, `lbl.nodeSelector`: the chart reads `tolerations` and
 `node_selector` at the top; `scheduler.tolerations` in KAI's, which takes every component's
@@ -116,7 +117,7 @@ None.
   read under `dp` and `lbl`, in every commit that changed the chart)
 - NVIDIA/KAI-Scheduler `deployments/kai-scheduler/` and volcano-sh/volcano
   `installer/helm/chart/volcano/` (their values and the keys their templates read, in every
-  release)
+  release); Project-HAMi/HAMi `charts/hami/` (in every commit that changed the chart)
 - https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning
 - https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
 """
@@ -209,6 +210,8 @@ _HINTS = {
     "kai-scheduler": "every component takes tolerations, nodeSelector and affinity from global",
     "volcano": "each component's placement is a custom value: custom.scheduler_tolerations, "
     "custom.scheduler_ns (its node selector)",
+    "hami": "each vendor's device settings are under devices.<vendor>, the resource names at "
+    "the top",
 }
 #: The charts by the name a message gives them.
 _TITLES = {
@@ -218,6 +221,7 @@ _TITLES = {
     "amd-gpu": "the ROCm device plugin's chart",
     "kai-scheduler": "the KAI Scheduler's chart",
     "volcano": "Volcano's chart",
+    "hami": "HAMi's chart",
 }
 
 

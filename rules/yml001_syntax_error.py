@@ -29,7 +29,8 @@ A file that only fails to parse because of template actions (`{{ }}`, `{% %}`, `
 is GL205 (info), not a syntax error; a file that is not Kubernetes (no `apiVersion` and
 `kind` anywhere, or only inside a shell here-document, as in a script saved as `.yaml`
 that runs `kubectl apply -f - <<EOF` around a manifest; a MIME message such as EC2 or
-cloud-init user data, whatever its parts hold; or a known tool's configuration:
+cloud-init user data, whatever its parts hold; cloud-init's `#cloud-config` user data, whose
+first line says so, templated or not; or a known tool's configuration:
 `mkdocs.yml`, `.pre-commit-config.yaml`, GitHub workflows, Compose files, `Chart.yaml`,
 `kustomization.yaml`, ...) gets no YML finding at all. Messages name the parser's tokens
 in words ("expected a document start ('---'), but found a block mapping").

@@ -211,6 +211,12 @@ CHARTS: dict[str, dict[str, Any]] = {
         "chart": "installer/helm/chart/volcano",
         "components": True,
     },
+    "hami": {
+        "repository": "https://github.com/Project-HAMi/HAMi",
+        "chart": "charts/hami",
+        "by_commit": True,
+        "components": True,
+    },
 }
 
 

@@ -1,12 +1,13 @@
 """The values of GPU vendors' and GPU schedulers' charts, where a repository writes them.
 
-Six charts read their top-level values by name and ignore any other: the GPU Operator's
+Seven charts read their top-level values by name and ignore any other: the GPU Operator's
 (NVIDIA/gpu-operator ``deployments/gpu-operator``), NVIDIA's device plugin's
 (NVIDIA/k8s-device-plugin ``deployments/helm/nvidia-device-plugin``), Intel's GPU device
 plugin's (intel/helm-charts ``charts/gpu-device-plugin``, ``intel-device-plugins-gpu``),
 the ROCm device plugin's (ROCm/k8s-device-plugin ``helm/amd-gpu``, whose ``dp`` and ``lbl``
-mappings are read key by key too: ``chart_component_keys``), and the KAI Scheduler's and
-Volcano's (``kai-scheduler``, ``volcano``: their components' mappings too). A setting under a key
+mappings are read key by key too: ``chart_component_keys``), the KAI Scheduler's and
+Volcano's (``kai-scheduler``, ``volcano``: their components' mappings too) and HAMi's
+(``hami``: its ``scheduler``, ``devicePlugin`` and ``devices`` too). A setting under a key
 the chart does not have (``timeSlicing:`` at the top of the operator's values, ``sharing:``
 at the top of the plugin's, ``containerToolkit:`` for ``toolkit:``) is dropped without a
 word. Their values are found
@@ -54,7 +55,11 @@ AMD_GPU_CHART = "amd-gpu"
 #: (``scheduler``, ``custom``) are read key by key too.
 KAI_CHART = "kai-scheduler"
 VOLCANO_CHART = "volcano"
-CHARTS = (CHART, PLUGIN_CHART, INTEL_GPU_CHART, AMD_GPU_CHART, KAI_CHART, VOLCANO_CHART)
+#: HAMi's chart (Project-HAMi/HAMi ``charts/hami``): its scheduler extender and device plugin.
+HAMI_CHART = "hami"
+CHARTS = (
+    CHART, PLUGIN_CHART, INTEL_GPU_CHART, AMD_GPU_CHART, KAI_CHART, VOLCANO_CHART, HAMI_CHART
+)  # fmt: skip
 #: The key of a values file's object memo that holds the chart its file is named for.
 FILE_CHART = "values_chart"
 #: The key of an object's memo that holds its charts' values (:func:`chart_values_of`).

@@ -68,6 +68,10 @@ _MIME = (
     r"\A(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*"
     r"(?:MIME-Version[ \t]*:|Content-Type[ \t]*:[ \t]*multipart/)"
 )
+#: cloud-init's cloud-config user data: its first line says so (after cloud-init's own
+#: ``## template: jinja`` line, when it is a template). The node's boot reads it, never the
+#: API server, whatever manifests it writes to disk.
+_CLOUD_CONFIG = r"\A(?:##[ \t]*template[ \t]*:[^\r\n]*\r?\n)?#cloud-config[ \t]*\r?$"
 #: A shell here-document's opening (``kubectl apply -f - <<EOF``, ``<<-'EOF'``) at the end of
 #: a line, and its delimiter. Inside YAML such a line is at most a scalar's text (a script in a
 #: ConfigMap), whose object writes its own ``apiVersion`` outside it.
@@ -176,9 +180,13 @@ def kubernetes_text(text: str) -> bool:
     Kubernetes object, however broken its YAML)? A piece of a file (the language server's
     documents) is judged by the whole file's answer: ``Linter.lint_shaped(kubernetes=...)``.
     A MIME message is not, whatever its parts say: EC2 user data wrapping a nodeadm
-    ``NodeConfig`` is not YAML at all, and no API server reads it. Nor is a shell script
-    whose only ``apiVersion`` and ``kind`` are in a here-document it feeds to ``kubectl``."""
+    ``NodeConfig`` is not YAML at all, and no API server reads it; nor is cloud-init's
+    ``#cloud-config`` user data, whose files may be manifests the node writes to disk. Nor is
+    a shell script whose only ``apiVersion`` and ``kind`` are in a here-document it feeds to
+    ``kubectl``."""
     if re.match(_MIME, text, re.IGNORECASE) is not None:
+        return False
+    if re.match(_CLOUD_CONFIG, text, re.MULTILINE) is not None:
         return False
     if "<<" in text:
         # A shell script saved as .yaml that applies a manifest from a here-document: the

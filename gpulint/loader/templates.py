@@ -39,9 +39,14 @@ _ACTIONS = {
 #: between double underscores anywhere (``__TLS_PORT__`` on a line of its own, which an
 #: install script's ``sed`` replaces with YAML); capitals with an underscore in brackets
 #: glued to text (``[GCLOUD_PROJECT]-media``); a name between double ``@`` (``@@IMAGE@@``);
-#: a ``{name}`` format field glued to text (``{REGISTRY}/app:1``, ``{job_id}-launcher``).
+#: a ``{name}`` format field glued to text (``{REGISTRY}/app:1``, ``{job_id}-launcher``);
+#: capitals with an underscore between ``%`` (``code: %EKS_ACTIVATION_CODE%``: a ``%`` starts
+#: no plain value); a ``<name>`` alone on its line (``<hostNet>`` where a generator writes
+#: ``hostNetwork: true`` or nothing).
 _PLACEHOLDER = (
     r"(?<=[:\"'])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"
+    r"|(?<![A-Za-z0-9_%])%[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+%(?![A-Za-z0-9_%])"
+    r"|(?m:^[ \t]*(?P<alone><[A-Za-z][A-Za-z0-9_]*>)[ \t]*(?:#[^\n]*)?$)"
     r"|(?<![A-Za-z0-9_])__[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*__(?![A-Za-z0-9_])"
     r"|\[[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\](?=[^\s,\]#])"
     r"|@@[A-Za-z][A-Za-z0-9_]*@@"
@@ -53,13 +58,16 @@ _PLACEHOLDER = (
 #: flow mapping of one key and no value) as the value of ``value``, ``image``, ``name``,
 #: ``namespace`` or a key with a ``/`` (a label, an annotation, a resource name), or capitals
 #: with an underscore in brackets as the value of ``value`` or ``image`` (``value:
-#: [GCLOUD_PROJECT]``: a list of one name; ``add: [NET_RAW]`` is a real list), which a program
-#: or the reader replaces before the file is applied.
+#: [GCLOUD_PROJECT]``: a list of one name; ``add: [NET_RAW]`` is a real list), or capitals
+#: with an underscore as an object's ``apiVersion`` or ``kind`` (``apiVersion: DAEMONSET_API``:
+#: a version is lower-case, a kind has no ``_``), which a program or the reader replaces
+#: before the file is applied.
 _PARSED_PLACEHOLDER = (
     r"(?m)^[ \t]*(?:- +)?(?:"
     r"(?:value|image|name|namespace|[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+): +"
     r"(\{[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\})"
     r"|(?:value|image): +(\[[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\])"
+    r"|(?:apiVersion|kind): +([\"']?)([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\3"
     r")[ \t]*(?:#[^\n]*)?$"
 )
 #: A line that starts a block scalar (``script: |``, ``- >-``): the lines below it that are
@@ -119,7 +127,7 @@ def _actions(text: str) -> list[_Action]:
 
     starts = [a.start for a in found]
     bare = [
-        _Action(m.start(), m.end(), "")
+        _Action(*m.span("alone" if m.group("alone") else 0), "")
         for m in re.compile(_PLACEHOLDER).finditer(text)  # re caches the compiled pattern
         if (i := bisect_right(starts, m.start()) - 1) < 0 or found[i].end <= m.start()
     ]
@@ -271,13 +279,13 @@ def parsed_placeholder(text: str) -> tuple[int, int] | None:
     found."""
     import re
 
-    if not re.search(r"[{\[][A-Za-z_]", text):
+    if not re.search(r"[{\[][A-Za-z_]|(?:apiVersion|kind): +[\"']?[A-Z][A-Z0-9]*_", text):
         return None
     from bisect import bisect_right
 
     blocks: list[tuple[int, int]] | None = None
     for match in re.compile(_PARSED_PLACEHOLDER).finditer(text):  # re caches it
-        group = 1 if match.group(1) is not None else 2
+        group = next(g for g in (1, 2, 4) if match.group(g) is not None)
         if blocks is None:
             blocks = _block_scalars(text)
         i = bisect_right(blocks, (match.start(), len(text))) - 1
