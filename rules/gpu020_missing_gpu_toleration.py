@@ -68,7 +68,10 @@ two) is a `warning` at most, anything less unanimous (4 of 7 pods) `info`. Below
 message says what it assumed and names the `gpu-taints:` line that makes it certain. A
 consensus on a taint keyed by the resource the pod requests itself (`nvidia.com/gpu`) that no
 node pool of the files carries is `info`: pods tolerate that key in case the nodes carry it,
-and a cluster with the ExtendedResourceToleration admission adds the toleration itself.
+and a cluster with the ExtendedResourceToleration admission adds the toleration itself. So is
+a node pool's `NoSchedule` taint so keyed when the pod does not name that pool: the pool may
+be another cluster's of the same repository (an OpenShift MachineSet beside a GKE demo),
+and the pod's own cluster may add the toleration.
 When the project's files hold a MutatingWebhookConfiguration that changes pods as they are
 created (a rule on `pods` for `CREATE`: a GPU isolation or scheduling webhook that injects
 the GPU pool's toleration and affinity), a finding that rests on the files' evidence is
@@ -371,6 +374,16 @@ def _evidence_weight(
             # A pool of the files carries it (the pods' consensus may name it first).
             if picture.binds(pod):
                 allowed = "error"
+            elif k.taint.key in wanted and k.taint.effect == "NoSchedule":
+                # A pool's taint keyed by the resource the pod asks for, on a pool the pod does
+                # not name: the pod's own cluster may be another (a repository of several),
+                # where the ExtendedResourceToleration admission (GKE's) adds the toleration.
+                allowed = "info"
+                why = why or (
+                    "assumed: the pod names no node pool, and a cluster with the "
+                    "ExtendedResourceToleration admission adds a toleration of the resource it "
+                    "asks for itself"
+                )
             else:
                 allowed = "warning" if k.unanimous() else "info"
                 why = why or (

@@ -48,34 +48,34 @@ to `none` or `void` (it means to run without GPUs) or to anything else (GPU016 r
 that).
 
 A pod that runs under the NVIDIA container runtime (`runtimeClassName: nvidia`, or the GPU
-Operator's `nvidia-cdi` / `nvidia-legacy`, k3s's `nvidia-experimental`) and requests no GPU
-is flagged at its `runtimeClassName`: as a warning when a container runs a CUDA image
-(which sets `NVIDIA_VISIBLE_DEVICES=all`, so the runtime hands it every GPU of the node),
-as `info` when a container starts a GPU engine or launcher (`gpulint/data/engines.json`:
-vLLM, torchrun, ...; a KubeRay group's first container, where KubeRay runs `ray start`,
-which counts the GPUs it sees) from another image, whose environment gpulint cannot see, or shows
-the signs of GPU use a GPU node selector is judged by: an image reference built for GPUs
+Operator's `nvidia-cdi` / `nvidia-legacy`, k3s's `nvidia-experimental`) and requests no GPU is
+flagged at its `runtimeClassName`: as a warning when a container runs a CUDA image (which sets
+`NVIDIA_VISIBLE_DEVICES=all`, so the runtime hands it every GPU of the node), as `info` when a
+container starts a GPU engine or launcher (`gpulint/data/engines.json`: vLLM, torchrun, ...; a
+KubeRay group's first container, where KubeRay runs `ray start`, which counts the GPUs it sees;
+not an engine told to use none, `ray start --num-gpus=0` or a group's `rayStartParams:
+{num-gpus: "0"}`) from another image, whose environment gpulint cannot see, or shows the signs
+of GPU use a GPU node selector is judged by: an image reference built for GPUs
 (`kokoro-fastapi-gpu`, `speaches:latest-cuda`, `scrypted:nvidia`, `localai:…-cuda-12`), an
-option that turns on a CUDA backend (`--use-cuda`, `--use_cuda true`, `--device cuda:0`;
-not `--use_cuda false`), llama.cpp's GPU offload of more than 0 model layers (`-ngl 99`,
+option that turns on a CUDA backend (`--use-cuda`, `--use_cuda true`, `--device cuda:0`; not
+`--use_cuda false`), llama.cpp's GPU offload of more than 0 model layers (`-ngl 99`,
 `--n-gpu-layers 35`, `--gpu-layers all`, or `LLAMA_ARG_N_GPU_LAYERS`; not `-ngl 0`), or a
-variable that switches the program onto the GPU: a switch
-(`USE_GPU`, `ENABLE_GPU`, `GPU_ENABLED`, `USE_CUDA`, `CUDA_ENABLED`, also prefixed as in
-`WHISPER_USE_GPU`) set to `true`, `1`, `yes`, `on`, `cuda` or `gpu`, the CUDA toolkit's
-path for the program to load (`CUDA_HOME`, `CUDA_PATH` set to a path), or a variable naming
-the device it runs on (`DEVICE`, `TORCH_DEVICE`, `TRANSCRIBE_DEVICE`, ...) set to `cuda`,
-`cuda:0`, `gpu`, `rocm` or `hip`; in a list or a chart's `env` mapping. Not `USE_GPU=false`
-or `0`, a device `cpu`, a list of device indices (`CUDA_VISIBLE_DEVICES=0`, GPU016's), nor
-any of them in a container that also says it keeps to the CPU (`FORCE_CPU=true`,
-`CPU_ONLY=1`, `USE_CPU=true`, a device variable set to `cpu`); variables a container takes
-through `envFrom` from a ConfigMap of its file or project count as its own (and an
-`NVIDIA_VISIBLE_DEVICES` among them is GPU016's). The `info` says what it assumed: that
-the image sets `NVIDIA_VISIBLE_DEVICES=all`, as CUDA images do. Node agents, GPU
-infrastructure and a container that sets `NVIDIA_VISIBLE_DEVICES` are not flagged, as
-above. A pod that selects GPU nodes is a warning on the same signs; `info` when a
-container asks for 0 of an accelerator in so many words (`nvidia.com/gpu: "0"`) and the only
-signs are its image's name or a variable: it says it runs without one, and whether its image
-takes the node's GPUs anyway is the image's (the finding says what it assumed).
+variable that switches the program onto the GPU: a switch (`USE_GPU`, `ENABLE_GPU`,
+`GPU_ENABLED`, `USE_CUDA`, `CUDA_ENABLED`, also prefixed as in `WHISPER_USE_GPU`) set to
+`true`, `1`, `yes`, `on`, `cuda` or `gpu`, the CUDA toolkit's path for the program to load
+(`CUDA_HOME`, `CUDA_PATH` set to a path), or a variable naming the device it runs on (`DEVICE`,
+`TORCH_DEVICE`, `TRANSCRIBE_DEVICE`, ...) set to `cuda`, `cuda:0`, `gpu`, `rocm` or `hip`; in a
+list or a chart's `env` mapping. Not `USE_GPU=false` or `0`, a device `cpu`, a list of device
+indices (`CUDA_VISIBLE_DEVICES=0`, GPU016's), nor any of them in a container that also says it
+keeps to the CPU (`FORCE_CPU=true`, `CPU_ONLY=1`, `USE_CPU=true`, a device variable set to
+`cpu`); variables a container takes through `envFrom` from a ConfigMap of its file or project
+count as its own (and an `NVIDIA_VISIBLE_DEVICES` among them is GPU016's). The `info` says what
+it assumed: that the image sets `NVIDIA_VISIBLE_DEVICES=all`, as CUDA images do. Node agents,
+GPU infrastructure and a container that sets `NVIDIA_VISIBLE_DEVICES` are not flagged, as
+above. A pod that selects GPU nodes is a warning on the same signs; `info` when a container
+asks for 0 of an accelerator in so many words (`nvidia.com/gpu: "0"`) and the only signs are
+its image's name or a variable: it says it runs without one, and whether its image takes the
+node's GPUs anyway is the image's (the finding says what it assumed).
 
 Under the NVIDIA runtime, a media server that transcodes or infers on any GPU it sees
 (Immich's server and machine learning, Jellyfin, Plex, Emby, Tdarr, Frigate, Unmanic,
@@ -356,7 +356,7 @@ def _findings(
         if isinstance(c.data.get("image"), str) and _cuda_image(image_repository(c.data["image"]))
     ]
     if selected is None and runtime is not None:
-        ray = kuberay_pod(pod.obj)
+        ray = kuberay_pod(pod.obj) and not _ray_start_no_gpus(pod)
         yield from _runtime_findings(runtime[1], cuda, containers, extra, ray, shared)
         return
     if probe is not None:
@@ -628,9 +628,38 @@ def _engine(containers: list[Container]) -> tuple[str, str] | None:
             return container.label, "nvidia-smi"
         if may_start_engine(container):
             started = find_engine(container, command_words(container, {}))
-            if started is not None:
+            if started is not None and not _told_no_gpus(started):
                 return container.label, started.engine.name
     return None
+
+
+def _told_no_gpus(started: Any) -> bool:
+    """The engine's own command gives its device count as 0 (``ray start --num-gpus=0``, a
+    Ray head meant to schedule no GPU work): it uses none of the GPUs it sees."""
+    flags = {flag for factor in started.engine.factors for flag in factor.flags}
+    own = started.own
+    for i, word in enumerate(own):
+        name, eq, value = word.text.partition("=")
+        if name not in flags:
+            continue
+        given = value if eq else own[i + 1].text if i + 1 < len(own) else ""
+        if given.strip().strip("'\"") == "0":
+            return True
+    return False
+
+
+def _ray_start_no_gpus(pod: PodSpec) -> bool:
+    """A KubeRay group whose ``rayStartParams`` give ``num-gpus`` as 0: KubeRay's ``ray
+    start`` then schedules no GPU work there."""
+    from gpulint.api import value_at
+
+    relative = tuple(pod.path[len(pod.obj.path) :])
+    if len(relative) < 2 or relative[-2:] != ("template", "spec"):
+        return False
+    params = value_at(pod.obj.data, (*relative[:-2], "rayStartParams"))
+    if not isinstance(params, Mapping):
+        return False
+    return str(params.get("num-gpus", "")).strip() == "0"
 
 
 #: Programs that only report or test the GPUs they are given: NVIDIA's System Management
