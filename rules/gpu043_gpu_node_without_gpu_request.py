@@ -54,28 +54,29 @@ flagged at its `runtimeClassName`: as a warning when a container runs a CUDA ima
 container starts a GPU engine or launcher (`gpulint/data/engines.json`: vLLM, torchrun, ...; a
 KubeRay group's first container, where KubeRay runs `ray start`, which counts the GPUs it sees;
 not an engine told to use none, `ray start --num-gpus=0` or a group's `rayStartParams:
-{num-gpus: "0"}`) from another image, whose environment gpulint cannot see, or shows the signs
-of GPU use a GPU node selector is judged by: an image reference built for GPUs
-(`kokoro-fastapi-gpu`, `speaches:latest-cuda`, `scrypted:nvidia`, `localai:…-cuda-12`), an
-option that turns on a CUDA backend (`--use-cuda`, `--use_cuda true`, `--device cuda:0`; not
-`--use_cuda false`), llama.cpp's GPU offload of more than 0 model layers (`-ngl 99`,
-`--n-gpu-layers 35`, `--gpu-layers all`, or `LLAMA_ARG_N_GPU_LAYERS`; not `-ngl 0`), or a
-variable that switches the program onto the GPU: a switch (`USE_GPU`, `ENABLE_GPU`,
-`GPU_ENABLED`, `USE_CUDA`, `CUDA_ENABLED`, also prefixed as in `WHISPER_USE_GPU`) set to
-`true`, `1`, `yes`, `on`, `cuda` or `gpu`, the CUDA toolkit's path for the program to load
-(`CUDA_HOME`, `CUDA_PATH` set to a path), or a variable naming the device it runs on (`DEVICE`,
-`TORCH_DEVICE`, `TRANSCRIBE_DEVICE`, ...) set to `cuda`, `cuda:0`, `gpu`, `rocm` or `hip`; in a
-list or a chart's `env` mapping. Not `USE_GPU=false` or `0`, a device `cpu`, a list of device
-indices (`CUDA_VISIBLE_DEVICES=0`, GPU016's), nor any of them in a container that also says it
-keeps to the CPU (`FORCE_CPU=true`, `CPU_ONLY=1`, `USE_CPU=true`, a device variable set to
-`cpu`); variables a container takes through `envFrom` from a ConfigMap of its file or project
-count as its own (and an `NVIDIA_VISIBLE_DEVICES` among them is GPU016's). The `info` says what
-it assumed: that the image sets `NVIDIA_VISIBLE_DEVICES=all`, as CUDA images do. Node agents,
-GPU infrastructure and a container that sets `NVIDIA_VISIBLE_DEVICES` are not flagged, as
-above. A pod that selects GPU nodes is a warning on the same signs; `info` when a container
-asks for 0 of an accelerator in so many words (`nvidia.com/gpu: "0"`) and the only signs are
-its image's name or a variable: it says it runs without one, and whether its image takes the
-node's GPUs anyway is the image's (the finding says what it assumed).
+{num-gpus: "0"}`, whose image's name is then no sign of GPU use either) from another image,
+whose environment gpulint cannot see, or shows the signs of GPU use a GPU node selector is
+judged by: an image reference built for GPUs (`kokoro-fastapi-gpu`, `speaches:latest-cuda`,
+`scrypted:nvidia`, `localai:…-cuda-12`), an option that turns on a CUDA backend (`--use-cuda`,
+`--use_cuda true`, `--device cuda:0`; not `--use_cuda false`), llama.cpp's GPU offload of more
+than 0 model layers (`-ngl 99`, `--n-gpu-layers 35`, `--gpu-layers all`, or
+`LLAMA_ARG_N_GPU_LAYERS`; not `-ngl 0`), or a variable that switches the program onto the GPU:
+a switch (`USE_GPU`, `ENABLE_GPU`, `GPU_ENABLED`, `USE_CUDA`, `CUDA_ENABLED`, also prefixed as
+in `WHISPER_USE_GPU`) set to `true`, `1`, `yes`, `on`, `cuda` or `gpu`, the CUDA toolkit's path
+for the program to load (`CUDA_HOME`, `CUDA_PATH` set to a path), or a variable naming the
+device it runs on (`DEVICE`, `TORCH_DEVICE`, `TRANSCRIBE_DEVICE`, ...) set to `cuda`, `cuda:0`,
+`gpu`, `rocm` or `hip`; in a list or a chart's `env` mapping. Not `USE_GPU=false` or `0`, a
+device `cpu`, a list of device indices (`CUDA_VISIBLE_DEVICES=0`, GPU016's), nor any of them in
+a container that also says it keeps to the CPU (`FORCE_CPU=true`, `CPU_ONLY=1`, `USE_CPU=true`,
+a device variable set to `cpu`); variables a container takes through `envFrom` from a ConfigMap
+of its file or project count as its own (and an `NVIDIA_VISIBLE_DEVICES` among them is
+GPU016's). The `info` says what it assumed: that the image sets `NVIDIA_VISIBLE_DEVICES=all`,
+as CUDA images do. Node agents, GPU infrastructure and a container that sets
+`NVIDIA_VISIBLE_DEVICES` are not flagged, as above. A pod that selects GPU nodes is a warning
+on the same signs; `info` when a container asks for 0 of an accelerator in so many words
+(`nvidia.com/gpu: "0"`) and the only signs are its image's name or a variable: it says it runs
+without one, and whether its image takes the node's GPUs anyway is the image's (the finding
+says what it assumed).
 
 Under the NVIDIA runtime, a media server that transcodes or infers on any GPU it sees
 (Immich's server and machine learning, Jellyfin, Plex, Emby, Tdarr, Frigate, Unmanic,
@@ -411,7 +412,10 @@ def _selected_finding(
     engine = None if cuda else _engine(containers)
     if preferred and engine is not None and engine[1] not in _PREFERRED_SIGNS:
         engine = None  # a launcher (a Ray head) may well run without a GPU
-    use = None if cuda or engine is not None else gpu_use(containers, extra)
+    # A container whose engine is told to use no GPU (a Ray head's `--num-gpus=0`) shows no
+    # GPU use by its image's name either.
+    signs = [c for c in containers if not _engine_told_none(c)]
+    use = None if cuda or engine is not None else gpu_use(signs, extra)
     if preferred and pod.obj.group not in _PLAIN_GROUPS and pod.location == "pod":
         return  # an operator's template: its GPUs may be asked for elsewhere
     if cuda or engine is not None or use is not None:
@@ -631,6 +635,16 @@ def _engine(containers: list[Container]) -> tuple[str, str] | None:
             if started is not None and not _told_no_gpus(started):
                 return container.label, started.engine.name
     return None
+
+
+def _engine_told_none(container: Container) -> bool:
+    """The container starts an engine whose own command gives its device count as 0."""
+    from gpulint.api import command_words, find_engine, may_start_engine
+
+    if not may_start_engine(container):
+        return False
+    started = find_engine(container, command_words(container, {}))
+    return started is not None and _told_no_gpus(started)
 
 
 def _told_no_gpus(started: Any) -> bool:
