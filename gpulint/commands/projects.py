@@ -61,6 +61,7 @@ class Projects:
         self.given = sorted(
             {os.path.abspath(p) for p in given if p != STDIN}, key=lambda p: (len(p), p)
         )
+        self._given = frozenset(self.given)
         self._root_of: dict[str, str | None] = {}
         self._declares: dict[str, bool] = {}
         self.listings = listings if listings is not None else Listings(0)
@@ -82,7 +83,17 @@ class Projects:
         root = self.root_of(folder)
         if root is not None:
             return root
-        return next((g for g in self.given if _inside(path, g)), path)
+        # The widest given path holding it: the topmost of its folders that was given (a
+        # climb, not a look at every path given: a run may be given 20,000 folders).
+        widest = path
+        current = path
+        while True:
+            if current in self._given:
+                widest = current
+            parent = os.path.dirname(current)
+            if parent == current:
+                return widest
+            current = parent
 
     def root_of(self, folder: str) -> str | None:
         """The nearest folder at or above ``folder`` that is a project root (a ``project:
@@ -229,10 +240,6 @@ def _label(path: str) -> str:
     except ValueError:  # another drive (Windows)
         return path
     return path if rel.startswith(os.pardir + os.sep + os.pardir) else rel
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _declares_project(folder: str, listings: Listings) -> bool:

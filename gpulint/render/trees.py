@@ -83,6 +83,16 @@ def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def _folders_up(path: str) -> Iterator[str]:
+    """``path`` (absolute) and every folder above it, up to the file system's root."""
+    while True:
+        yield path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
+
+
 class RenderTarget(NamedTuple):
     """A folder to render: ``helm`` (a chart) or ``kustomize`` (a root overlay)."""
 
@@ -106,7 +116,7 @@ class Trees:
         #: The run's listings, shared with its other walks (gpulint.util.walk).
         self.listings = listings
         self.kustomizations: dict[str, Kustomization] = {}
-        self._scanned: list[str] = []
+        self._scanned: set[str] = set()
         self._consumed: set[str] | None = None
         self._roots: set[str] | None = None
         self._parts: dict[str, Part] | None = None
@@ -139,9 +149,11 @@ class Trees:
     def scan(self, root: str) -> None:
         """Read every kustomization under ``root`` (once)."""
         top = os.path.abspath(root)
-        if any(inside(top, done) for done in self._scanned):
+        # Scanned already when it or a folder above it was: a climb of its folders, not a
+        # look at every root scanned (a run given 20,000 folders scans 20,000 roots).
+        if any(folder in self._scanned for folder in _folders_up(top)):
             return
-        self._scanned.append(top)
+        self._scanned.add(top)
         self._consumed = self._roots = self._parts = None
         for dirpath, dirnames, filenames in walk(top, None, self.listings):
             dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
