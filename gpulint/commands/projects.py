@@ -85,15 +85,10 @@ class Projects:
             return root
         # The widest given path holding it: the topmost of its folders that was given (a
         # climb, not a look at every path given: a run may be given 20,000 folders).
-        widest = path
-        current = path
-        while True:
-            if current in self._given:
-                widest = current
-            parent = os.path.dirname(current)
-            if parent == current:
-                return widest
-            current = parent
+        from gpulint.util.safefile import ancestors
+
+        given = [folder for folder in ancestors(path) if folder in self._given]
+        return given[-1] if given else path
 
     def root_of(self, folder: str) -> str | None:
         """The nearest folder at or above ``folder`` that is a project root (a ``project:

@@ -83,16 +83,6 @@ def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _folders_up(path: str) -> Iterator[str]:
-    """``path`` (absolute) and every folder above it, up to the file system's root."""
-    while True:
-        yield path
-        parent = os.path.dirname(path)
-        if parent == path:
-            return
-        path = parent
-
-
 class RenderTarget(NamedTuple):
     """A folder to render: ``helm`` (a chart) or ``kustomize`` (a root overlay)."""
 
@@ -151,7 +141,9 @@ class Trees:
         top = os.path.abspath(root)
         # Scanned already when it or a folder above it was: a climb of its folders, not a
         # look at every root scanned (a run given 20,000 folders scans 20,000 roots).
-        if any(folder in self._scanned for folder in _folders_up(top)):
+        from gpulint.util.safefile import ancestors
+
+        if any(folder in self._scanned for folder in ancestors(top)):
             return
         self._scanned.add(top)
         self._consumed = self._roots = self._parts = None

@@ -32,14 +32,15 @@ def outside_link(path: str) -> bool:
     if not os.path.islink(path):
         return False
     folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
-    root = next((p for p in _ancestors(folder) if os.path.exists(os.path.join(p, ".git"))), None)
+    root = next((p for p in ancestors(folder) if os.path.exists(os.path.join(p, ".git"))), None)
     if root is None:
         cwd = os.path.realpath(os.getcwd())
         root = cwd if _inside(folder, cwd) else folder
     return not _inside(os.path.realpath(path), root)
 
 
-def _ancestors(folder: str) -> Iterator[str]:
+def ancestors(folder: str) -> Iterator[str]:
+    """``folder`` and every folder above it, up to the file system's root."""
     while True:
         yield folder
         parent = os.path.dirname(folder)
