@@ -25,8 +25,9 @@ the same way at their top level, against the values the chart has in any release
 (`charts` in the same table: its `values.yaml` keys, the `.Values.<key>` its templates read
 and the charts it depends on): in a Flux HelmRelease of one of these charts, an Argo CD source of it
 (`helm.valuesObject`, or the `helm.values` text, the finding placed inside it), a values file
-that is plainly the GPU Operator's, and a values file named for either chart
-(`nvidia-device-plugin.yaml`; not a device plugin configuration file). A near miss is a
+that is plainly the GPU Operator's, and a values file named for one of these charts
+(`nvidia-device-plugin.yaml` whose keys are mostly the chart's, or `values/volcano.yaml` in a
+folder of values whatever its keys; not a device plugin configuration file). A near miss is a
 warning (`dcgm-exporter` for `dcgmExporter`); any other key is `info`, naming the releases
 read (`timeSlicing:` at the top of the operator's values: time-slicing is a ConfigMap that
 `devicePlugin.config` names; `sharing:` at the top of the plugin's: it belongs in a

@@ -24,7 +24,8 @@ word. Their values are found
   under a ``gpu-operator:`` key of a chart that depends on it;
 * in a values file named for the chart (``nvidia-device-plugin.yaml``,
   ``gpu-operator-values.yaml``, or a ``values*.yaml`` in a folder of that name) most of whose
-  keys are the chart's, and which is no device plugin configuration file (``version:`` with
+  keys are the chart's, or named for it in a folder of values (``values/volcano.yaml``)
+  whatever its keys, and which is no device plugin configuration file (``version:`` with
   ``sharing:`` or ``flags:``): :func:`chart_of_file`, told by the engine.
 
 The charts' keys are ``charts`` of ``gpulint/data/operator-fields.json``: the union, over
@@ -141,8 +142,10 @@ def _chart_named(chart: Any) -> str | None:
 def chart_of_file(label: str, data: Mapping[Any, Any]) -> str | None:
     """The chart a values file ``label`` (no ``apiVersion`` and ``kind``) is named
     for, when most of its keys are that chart's: ``nvidia-device-plugin.yaml``, a
-    ``values.yaml`` in a folder ``gpu-operator``. None for any other file, and for a device
-    plugin configuration file (``version`` beside ``sharing`` or ``flags``)."""
+    ``values.yaml`` in a folder ``gpu-operator``; or, whatever its keys, when it is named for
+    the chart in a folder of values (``values/kai-scheduler.yaml``). None for any other
+    file, and for a device plugin configuration file (``version`` beside ``sharing`` or
+    ``flags``)."""
     parts = label.replace("\\", "/").lower().split("/")
     name = parts[-1].rsplit(".", 1)[0]
     folder = parts[-2] if len(parts) > 1 else ""
@@ -150,6 +153,10 @@ def chart_of_file(label: str, data: Mapping[Any, Any]) -> str | None:
         return None
     for chart in CHARTS:
         if name.startswith(chart) or (folder == chart and "values" in name):
+            if "values" in folder and name in (chart, f"{chart}-values", f"{chart}_values"):
+                # A file named for the chart in a folder of values (``values/volcano.yaml``):
+                # its values whatever keys it holds (wrong ones are what GPU049 is for).
+                return chart
             keys = [k for k in data if isinstance(k, str)]
             known = chart_value_keys(chart)
             ours = sum(1 for k in keys if k in known)
