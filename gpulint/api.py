@@ -53,7 +53,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "wants_accelerator",
             "whole_gpu_count",
         ),
-        "gpulint.k8s.chartvalues": ("app_template_values",),
+        "gpulint.k8s.chartvalues": ("app_template_values", "in_chart_values"),
         "gpulint.k8s.podrequest": ("pod_requests",),
         "gpulint.k8s.podoptions": (
             "CHART_POD_KEYS",
@@ -339,6 +339,7 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.chartvalues import (
         app_template_values as app_template_values,
+        in_chart_values as in_chart_values,
     )
     from gpulint.k8s.crds import (
         missing_required as missing_required,

@@ -56,6 +56,7 @@ from gpulint.api import (
     RuleContext,
     Violation,
     extended_requests,
+    in_chart_values,
 )
 
 CODE = "GPU001"
@@ -70,7 +71,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     # A bare resources block of a custom resource no workload row describes: whether its
     # operator writes it into a container as it is, is not known.
     kind = pod.obj.kind
-    unknown = bool(kind) and pod.found_by == "shape" and pod.location == "resources"
+    unknown = (
+        pod.found_by == "shape"
+        and pod.location == "resources"
+        and not in_chart_values(pod.obj, pod.path)
+    )
     for entry, limit in extended_requests(pod):
         if limit is not None:
             continue

@@ -148,6 +148,7 @@ from gpulint.api import (
     Violation,
     app_template_values,
     data_path,
+    in_chart_values,
     near_field,
     value_at,
 )
@@ -483,9 +484,6 @@ def misplaced_keys(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
 
 #: The keys under which an object hands values to a chart (Flux HelmRelease ``values``,
 #: Argo CD ``helm.valuesObject``).
-_VALUES_KEYS = frozenset({"values", "valuesObject"})
-
-
 def _chart_requirements(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
     """A key beside ``limits`` and ``requests`` in a container's ``resources`` of a chart's
     values (found by shape: one such key is a slip, :mod:`gpulint.k8s.shapes`). The chart
@@ -493,9 +491,7 @@ def _chart_requirements(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
     fields = field_names()
     known = fields["ResourceRequirements"]
     obj = pod.obj
-    # A chart's values: a values file (no kind), or values an object hands to a chart
-    # (HelmRelease spec.values, an Argo CD Application's helm.valuesObject).
-    values = not obj.kind or any(k in _VALUES_KEYS for k in pod.path[len(obj.path) :])
+    values = in_chart_values(obj, pod.path)
     assumed = (
         ": the chart writes these resources into the container as they are"
         if values

@@ -43,11 +43,23 @@ from gpulint.k8s.operatorvalues import (
     is_values_document as is_gpu_operator_values,
 )
 from gpulint.loader.document import Document
-from gpulint.model import ObjectRef
+from gpulint.model import ObjectRef, Path
 
 #: What a finding on a chart's values file names as its object: none (the engine reports
 #: such findings without one).
 VALUES_REF = ObjectRef(None, None, None, None)
+
+
+#: The keys under which an object hands values to a chart: a Flux HelmRelease's
+#: ``spec.values``, an Argo CD source's ``helm.valuesObject``.
+_VALUES_KEYS = frozenset({"values", "valuesObject"})
+
+
+def in_chart_values(obj: K8sObject, path: Path) -> bool:
+    """Whether ``path`` (a pod spec's or resources block's, in ``obj``'s document) is in a
+    chart's values: a values file's (an object of no kind), or values an object hands to a
+    chart, which the chart writes into its pods (not an operator's own resource's fields)."""
+    return not obj.kind or any(k in _VALUES_KEYS for k in path[len(obj.path) :])
 
 
 def named(obj: K8sObject) -> ObjectRef | None:
