@@ -50,7 +50,10 @@ might be caused by insufficient shared memory (shm)") or NCCL fails, often hours
 An inference engine's tensor-parallel workers exchange tensors the same way: vLLM's
 documentation asks for `--ipc=host` or a large `--shm-size` for tensor parallelism. It is
 information, not a warning: a job with `num_workers=0` and one process per pod does not
-need it, and NCCL falls back to other transports on some systems.
+need it, and NCCL falls back to other transports on some systems. A training kind's container
+that starts no launcher (`python train.py` in a PyTorchJob: one process a pod) is said to hold
+its GPUs "for training", not "for several processes": its DataLoader workers still share the
+memory.
 
 ## Example
 ```yaml
@@ -139,6 +142,8 @@ OPTIONS: dict[str, Any] = {}
 #: The training operators' kinds (Kubeflow, Kubeflow Trainer, DLRover, SageMaker HyperPod).
 #: A plain batch Job is a training pod only when it starts a launcher: it may as well build
 #: an engine, burn in GPUs or run a benchmark.
+#: Kinds whose pods run several MPI ranks each (``slotsPerWorker``).
+_MPI_KINDS = frozenset({"MPIJob"})
 TRAINING_KINDS = {
     "PyTorchJob",
     "TFJob",
@@ -244,10 +249,15 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if mount is None and runtime is None and completed_by_runtime(pod):
             # A runtime the project does not define: what it mounts is not known.
             assumed = "; assumed: its ServingRuntime mounts none either"
+        # A training kind's container that starts no launcher (`python train.py` in a
+        # PyTorchJob: one process a pod) is not known to run several processes; its
+        # DataLoader workers still share the memory.
+        several = started is not None or _launches(container) or bool(kinds & _MPI_KINDS)
+        use = "for several processes" if several else "for training"
         yield Violation(
             where,
-            f"container {container.label} of this {pod.obj.kind} holds {count} {noun} for several "
-            f"processes but {problem}",
+            f"container {container.label} of this {pod.obj.kind} holds {count} {noun} {use} "
+            f"but {problem}",
             help=f"mount an emptyDir with medium: Memory at {SHM} (else {effect}){assumed}",
             related=_claims_of(pod, container, ctx),
         )
