@@ -127,8 +127,8 @@ A pod that says nothing of its node (no GPU selector, no NVIDIA runtime class) a
 no GPU, in which a container built for GPUs (its image reference says `cuda`, `gpu`,
 `nvidia`, ...) runs a GPU check, is `info` at the check: `nvidia-smi`, the CUDA samples'
 `deviceQuery`, `bandwidthTest` or `vectorAdd`, code that asks `torch.cuda.` or
-`tf.config.list_physical_devices(` for GPUs, or NVIDIA's `k8s/cuda-sample` image run as it
-is. Such a pod is a GPU test that forgot its request: the device plugin gives it no GPU, so
+`tf.config.list_physical_devices(` for GPUs, or NVIDIA's `k8s/cuda-sample` image or
+Kubernetes' `cuda-vector-add` run as they are. Such a pod is a GPU test that forgot its request: the device plugin gives it no GPU, so
 it finds none, or, on a node whose default runtime is NVIDIA's, it sees every GPU of the
 node unscheduled. It is `info` because gpulint cannot see the node's runtime, and the
 finding says it assumed the check is meant to use a GPU. A GPU image that runs anything
@@ -684,8 +684,14 @@ GPU_PROBES = frozenset({"nvidia-smi", "deviceQuery", "bandwidthTest", "vectorAdd
 #: print(torch.cuda.is_available())"``).
 GPU_PROBE_CODE = ("torch.cuda.", "tf.config.list_physical_devices(")
 #: Images whose own entrypoint is a GPU test: NVIDIA's CUDA sample images
-#: (``nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0``, the device plugin's README).
-GPU_PROBE_IMAGES = ("nvidia/k8s/cuda-sample",)
+#: (``nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0``, the device plugin's README) and
+#: Kubernetes' own (``registry.k8s.io/cuda-vector-add:v0.1``, formerly ``k8s.gcr.io``, the
+#: "Schedule GPUs" task's example, and its Docker Hub mirror).
+GPU_PROBE_IMAGES = (
+    "nvidia/k8s/cuda-sample",
+    "cuda-vector-add",
+    "mirrorgooglecontainers/cuda-vector-add",
+)
 
 
 def _probe(containers: list[Container]) -> tuple[Container, Any, str] | None:
