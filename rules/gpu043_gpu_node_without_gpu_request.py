@@ -123,17 +123,17 @@ plugin's DaemonSet mounts `/dev/dri` to serve it), a pod that requests a GPU or 
 DRA claim (a chart container's `resources.claims`), and WSL's `/dev/dxg`, which no device
 plugin serves (GPU016 leaves it too).
 
-A pod that says nothing of its node (no GPU selector, no NVIDIA runtime class) and requests
-no GPU, in which a container built for GPUs (its image reference says `cuda`, `gpu`,
-`nvidia`, ...) runs a GPU check, is `info` at the check: `nvidia-smi`, the CUDA samples'
-`deviceQuery`, `bandwidthTest` or `vectorAdd`, code that asks `torch.cuda.` or
-`tf.config.list_physical_devices(` for GPUs, or NVIDIA's `k8s/cuda-sample` image or
-Kubernetes' `cuda-vector-add` run as they are. Such a pod is a GPU test that forgot its request: the device plugin gives it no GPU, so
-it finds none, or, on a node whose default runtime is NVIDIA's, it sees every GPU of the
-node unscheduled. It is `info` because gpulint cannot see the node's runtime, and the
-finding says it assumed the check is meant to use a GPU. A GPU image that runs anything
-else (a build with `nvcc`, a CPU step) and a GPU check in an image not built for GPUs are
-not flagged.
+A pod that says nothing of its node (no GPU selector, no NVIDIA runtime class) and requests no
+GPU, in which a container built for GPUs (its image reference says `cuda`, `gpu`, `nvidia`,
+...) runs a GPU check, is `info` at the check: `nvidia-smi`, the CUDA samples' `deviceQuery`,
+`bandwidthTest` or `vectorAdd`, code that asks `torch.cuda.` or
+`tf.config.list_physical_devices(` for GPUs, or NVIDIA's `k8s/cuda-sample` image or Kubernetes'
+`cuda-vector-add` run as they are. Such a pod is a GPU test that forgot its request: the device
+plugin gives it no GPU, so it finds none, or, on a node whose default runtime is NVIDIA's, it
+sees every GPU of the node unscheduled. It is `info` because gpulint cannot see the node's
+runtime, and the finding says it assumed the check is meant to use a GPU. A GPU image that runs
+anything else (a build with `nvcc`, a CPU step) and a GPU check in an image not built for GPUs
+are not flagged.
 
 A pod that says nothing of its node and requests no GPU, in one of Kubernetes' own workloads
 (a Pod, Deployment, StatefulSet, Job: an operator's template such as a KServe ServingRuntime
