@@ -52,9 +52,9 @@ own, nor in an OpenShift Template, whose root `labels` go on every object it mak
 A pod spec field written in a built-in workload's spec beside its `template` (`affinity`,
 `nodeSelector` or `tolerations` under a Job's, a Deployment's or a CronJob's
 `jobTemplate.spec`, a Job embedded in another object such as an AppWrapper's too) is
-reported at the key: no workload spec has it (a field both have by name, such as a Job's
-`activeDeadlineSeconds`, is the workload's own), so kubectl refuses it or the pods are made
-without it.
+reported at the key: the workload's spec (DeploymentSpec, JobSpec, ... in the same field
+table) has no such field (a field both have by name, such as a Job's `activeDeadlineSeconds`,
+is the workload's own), so kubectl refuses it or the pods are made without it.
 
 A key under a container's `limits` or `requests` that is no resource name (no domain, and
 not `cpu`, `memory`, `ephemeral-storage` or `hugepages-<size>`: a probe's `port`, an object
@@ -324,30 +324,16 @@ def _metadata_at_root(pod: PodSpec) -> Iterator[Violation]:
             )
 
 
-#: The fields of the built-in workloads' specs (apps/v1 DeploymentSpec, StatefulSetSpec,
-#: DaemonSetSpec, ReplicaSetSpec; batch/v1 JobSpec, also a CronJob's ``jobTemplate.spec``):
-#: a pod spec field written there instead of under ``template.spec`` is none of them.
-_WORKLOAD_SPEC_FIELDS = {
-    "Deployment": frozenset(
-        {"minReadySeconds", "paused", "progressDeadlineSeconds", "replicas",
-         "revisionHistoryLimit", "selector", "strategy", "template"}
-    ),
-    "StatefulSet": frozenset(
-        {"minReadySeconds", "ordinals", "persistentVolumeClaimRetentionPolicy",
-         "podManagementPolicy", "replicas", "revisionHistoryLimit", "selector", "serviceName",
-         "template", "updateStrategy", "volumeClaimTemplates"}
-    ),
-    "DaemonSet": frozenset(
-        {"minReadySeconds", "revisionHistoryLimit", "selector", "template", "updateStrategy"}
-    ),
-    "ReplicaSet": frozenset({"minReadySeconds", "replicas", "selector", "template"}),
-    "Job": frozenset(
-        {"activeDeadlineSeconds", "backoffLimit", "backoffLimitPerIndex", "completionMode",
-         "completions", "managedBy", "manualSelector", "maxFailedIndexes", "parallelism",
-         "podFailurePolicy", "podReplacementPolicy", "selector", "successPolicy", "suspend",
-         "template", "ttlSecondsAfterFinished"}
-    ),
-}  # fmt: skip
+#: The built-in workloads whose spec holds a pod template, and the type of that spec in
+#: ``gpulint/data/k8s-fields.json`` (apps/v1, batch/v1; a CronJob's ``jobTemplate.spec`` is a
+#: JobSpec): a pod spec field written there instead of under ``template.spec`` is none of its.
+_WORKLOAD_SPECS = {
+    "Deployment": "DeploymentSpec",
+    "StatefulSet": "StatefulSetSpec",
+    "DaemonSet": "DaemonSetSpec",
+    "ReplicaSet": "ReplicaSetSpec",
+    "Job": "JobSpec",
+}
 #: The API groups those kinds are served in (and were, for the removed betas).
 _WORKLOAD_GROUPS = frozenset({"apps", "batch", "extensions"})
 
@@ -375,10 +361,11 @@ def _pod_fields_in_workload_spec(pod: PodSpec) -> Iterator[Violation]:
         group = version.partition("/")[0] if isinstance(version, str) and "/" in version else ""
         if group not in _WORKLOAD_GROUPS:
             return
-    fields = _WORKLOAD_SPEC_FIELDS.get(kind) if isinstance(kind, str) else None
-    if fields is None:
+    spec_type = _WORKLOAD_SPECS.get(kind) if isinstance(kind, str) else None
+    if spec_type is None:
         return
-    pod_fields = field_names().get("PodSpec", frozenset())
+    fields = field_names()[spec_type]
+    pod_fields = field_names()["PodSpec"]
     for key in spec:
         if isinstance(key, str) and key in pod_fields and key not in fields:
             yield Violation(

@@ -13,7 +13,7 @@ from typing import Any
 
 from tests.conftest import ROOT
 
-#: The core/v1 types GPU024 walks, from a pod template down.
+#: The core/v1 types GPU024 walks, from a pod template down, and the workload specs above it.
 TYPES = (
     "PodTemplateSpec",
     "PodSpec",
@@ -61,6 +61,13 @@ TYPES = (
     "PodAffinityTerm",
     "WeightedPodAffinityTerm",
     "TopologySpreadConstraint",
+    # The built-in workloads' specs that hold a pod template (apps/v1, batch/v1): a pod
+    # spec field written beside ``template`` is none of theirs.
+    "DeploymentSpec",
+    "StatefulSetSpec",
+    "DaemonSetSpec",
+    "ReplicaSetSpec",
+    "JobSpec",
 )
 
 
@@ -90,8 +97,9 @@ def generate() -> dict[str, Any]:
     return {
         "$schema": "../schemas/k8s-fields.schema.json",
         "description": (
-            "The JSON field names of the core/v1 types a pod spec is made of, as the "
-            "Kubernetes API (OpenAPI v3, io.k8s.api.core.v1) defines them (types), and the "
+            "The JSON field names of the core/v1 types a pod spec is made of and of the "
+            "built-in workloads' specs that hold a pod template (apps/v1, batch/v1), as the "
+            "Kubernetes API (OpenAPI v3) defines them (types), and the "
             "field of each type that holds another of them, one object or a list of them "
             "(children). GPU024 reports a key at one of these levels that is not one of its "
             "fields but is close to one, or is a field of another level. Generated from the "
@@ -101,7 +109,9 @@ def generate() -> dict[str, Any]:
         ),
         "source": (
             "kubernetes/kubernetes api/openapi-spec/v3/api__v1_openapi.json "
-            "(io.k8s.api.core.v1.*), through the kubernetes Python client "
+            "(io.k8s.api.core.v1.*), apis__apps__v1_openapi.json and "
+            "apis__batch__v1_openapi.json (the workload specs), through the kubernetes "
+            "Python client "
             f"{kubernetes.__version__} models"
         ),
         "types": types,
