@@ -412,10 +412,11 @@ def _selected_finding(
     engine = None if cuda else _engine(containers)
     if preferred and engine is not None and engine[1] not in _PREFERRED_SIGNS:
         engine = None  # a launcher (a Ray head) may well run without a GPU
-    # A container whose engine is told to use no GPU (a Ray head's `--num-gpus=0`) shows no
-    # GPU use by its image's name either.
-    signs = [c for c in containers if not _engine_told_none(c)]
-    use = None if cuda or engine is not None else gpu_use(signs, extra)
+    use = None
+    if not cuda and engine is None:
+        # A container whose engine is told to use no GPU (a Ray head's `--num-gpus=0`) shows
+        # no GPU use by its image's name either.
+        use = gpu_use([c for c in containers if not _engine_told_none(c)], extra)
     if preferred and pod.obj.group not in _PLAIN_GROUPS and pod.location == "pod":
         return  # an operator's template: its GPUs may be asked for elsewhere
     if cuda or engine is not None or use is not None:
@@ -650,14 +651,11 @@ def _engine_told_none(container: Container) -> bool:
 def _told_no_gpus(started: Any) -> bool:
     """The engine's own command gives its device count as 0 (``ray start --num-gpus=0``, a
     Ray head meant to schedule no GPU work): it uses none of the GPUs it sees."""
-    flags = {flag for factor in started.engine.factors for flag in factor.flags}
-    own = started.own
-    for i, word in enumerate(own):
-        name, eq, value = word.text.partition("=")
-        if name not in flags:
-            continue
-        given = value if eq else own[i + 1].text if i + 1 < len(own) else ""
-        if given.strip().strip("'\"") == "0":
+    from gpulint.api import flag_text
+
+    for factor in started.engine.factors:
+        given = flag_text(started.own, factor.flags)
+        if given is not None and given[0].strip().strip("'\"") == "0":
             return True
     return False
 

@@ -372,16 +372,23 @@ def _end(engine: Engine, found: list[Word], start: int) -> int:
 
 
 def flag_value(found: list[Word], flags: tuple[str, ...]) -> tuple[int | None, Path] | None:
-    """The last value given to any of ``flags`` (argparse: the last one wins)."""
-    out: tuple[int | None, Path] | None = None
+    """The last value given to any of ``flags`` (argparse: the last one wins), as a count."""
+    given = flag_text(found, flags)
+    return None if given is None else (int_value(given[0]), given[1])
+
+
+def flag_text(found: list[Word], flags: tuple[str, ...]) -> tuple[str, Path] | None:
+    """The last value given to any of ``flags`` as written (``--num-gpus=0``: ``0``), and
+    its path; None when none is given."""
+    out: tuple[str, Path] | None = None
     for i, word in enumerate(found):
         name, eq, value = word.text.partition("=")
         if name not in flags:
             continue
         if eq:
-            out = (int_value(value), word.path)
+            out = (value, word.path)
         elif i + 1 < len(found):
-            out = (int_value(found[i + 1].text), found[i + 1].path)
+            out = (found[i + 1].text, found[i + 1].path)
     return out
 
 
