@@ -24,6 +24,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from gpulint.util.safefile import ancestors
+
 if TYPE_CHECKING:
     from gpulint.util.discover import Target
     from gpulint.util.walk import Listings
@@ -56,12 +58,9 @@ class Projects:
 
         self.stdin_filename = stdin_filename
         self.declared = declared
-        #: The given paths, absolute, widest first: a file outside every repository belongs
-        #: to the widest one holding it.
-        self.given = sorted(
-            {os.path.abspath(p) for p in given if p != STDIN}, key=lambda p: (len(p), p)
-        )
-        self._given = frozenset(self.given)
+        #: The given paths, absolute: a file outside every repository belongs to the widest
+        #: one holding it.
+        self.given = frozenset(os.path.abspath(p) for p in given if p != STDIN)
         self._root_of: dict[str, str | None] = {}
         self._declares: dict[str, bool] = {}
         self.listings = listings if listings is not None else Listings(0)
@@ -85,9 +84,7 @@ class Projects:
             return root
         # The widest given path holding it: the topmost of its folders that was given (a
         # climb, not a look at every path given: a run may be given 20,000 folders).
-        from gpulint.util.safefile import ancestors
-
-        given = [folder for folder in ancestors(path) if folder in self._given]
+        given = [folder for folder in ancestors(path) if folder in self.given]
         return given[-1] if given else path
 
     def root_of(self, folder: str) -> str | None:

@@ -27,6 +27,7 @@ from gpulint.render.kustomize.files import (
     read_kustomization,
 )
 from gpulint.util.discover import Part, named_patch
+from gpulint.util.safefile import ancestors, repository_root
 from gpulint.util.walk import Listings, walk
 
 if TYPE_CHECKING:
@@ -66,17 +67,9 @@ def _chart_above(folder: str) -> str | None:
 def project_root(path: str) -> str:
     """The repository holding ``path``: the nearest folder with ``.git``; without one, the
     working directory when ``path`` is inside it, else the path's own folder."""
-    start = os.path.realpath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
-    folder = start
-    while True:
-        if os.path.exists(os.path.join(folder, ".git")):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    cwd = os.path.realpath(os.getcwd())
-    return cwd if inside(start, cwd) else start
+    return repository_root(
+        os.path.realpath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+    )
 
 
 def inside(path: str, root: str) -> bool:
@@ -141,8 +134,6 @@ class Trees:
         top = os.path.abspath(root)
         # Scanned already when it or a folder above it was: a climb of its folders, not a
         # look at every root scanned (a run given 20,000 folders scans 20,000 roots).
-        from gpulint.util.safefile import ancestors
-
         if any(folder in self._scanned for folder in ancestors(top)):
             return
         self._scanned.add(top)

@@ -31,12 +31,19 @@ def outside_link(path: str) -> bool:
     """
     if not os.path.islink(path):
         return False
-    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    root = repository_root(os.path.realpath(os.path.dirname(os.path.abspath(path))))
+    return not _inside(os.path.realpath(path), root)
+
+
+def repository_root(folder: str) -> str:
+    """The repository holding ``folder`` (a real path): the nearest folder at or above it
+    with ``.git``; without one, the working directory when ``folder`` is inside it, else
+    ``folder`` itself."""
     root = next((p for p in ancestors(folder) if os.path.exists(os.path.join(p, ".git"))), None)
     if root is None:
         cwd = os.path.realpath(os.getcwd())
         root = cwd if _inside(folder, cwd) else folder
-    return not _inside(os.path.realpath(path), root)
+    return root
 
 
 def ancestors(folder: str) -> Iterator[str]:
