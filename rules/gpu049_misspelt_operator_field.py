@@ -167,7 +167,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         yield from _component_values(handed)
         if handed.chart == "gpu-operator":
             yield from _uncreated_configs(handed, _values_alone(obj))
-            yield from _retired_component_values(handed, _chart_version(obj))
+            yield from _retired_component_values(handed, _chart_version(handed))
         elif handed.chart == "nvidia-device-plugin":
             yield from _inline_plugin_config(handed)
     tree = operator_fields()["kinds"].get(f"{obj.group}/{obj.kind}")
@@ -449,30 +449,15 @@ _SINCE_1_8 = frozenset(
 )
 
 
-def _chart_version(obj: K8sObject) -> tuple[int, ...] | None:
-    """The chart release a Flux HelmRelease or an Argo CD source pins, as numbers; ``()``
-    for a HelmRelease that names the chart without a version (Flux takes the newest);
-    None when not known (a range, a values file, a chart reference)."""
-    spec = obj.data.get("spec")
-    if not isinstance(spec, Mapping):
+def _chart_version(found: OperatorValues) -> tuple[int, ...] | None:
+    """The chart release the values are handed to, as its first two numbers; ``()`` for a
+    HelmRelease that pins none (Flux takes the newest); None when not known (a range, a values
+    file)."""
+    if found.version is None:
         return None
-    version: Any = None
-    if obj.kind == "HelmRelease":
-        chart = spec.get("chart")
-        chart_spec = chart.get("spec") if isinstance(chart, Mapping) else None
-        if not isinstance(chart_spec, Mapping):
-            return None
-        if "version" not in chart_spec:
-            return ()
-        version = chart_spec.get("version")
-    elif obj.kind == "Application":
-        sources = [spec.get("source"), *(spec.get("sources") or [])]
-        for source in sources:
-            if isinstance(source, Mapping) and source.get("chart") == "gpu-operator":
-                version = source.get("targetRevision")
-    if not isinstance(version, str):
-        return None
-    parts = version.strip().removeprefix("v").split(".")
+    if found.version == "":
+        return ()
+    parts = found.version.strip().removeprefix("v").split(".")
     if len(parts) < 2 or not all(part.isdigit() for part in parts[:2]):
         return None
     return tuple(int(part) for part in parts[:2])

@@ -73,13 +73,17 @@ class OperatorValues(NamedTuple):
     """A chart's values found in a document: ``data``, at ``path`` in the document, for
     ``chart``; for values written as a YAML text (Argo CD's ``helm.values``), ``path`` is
     that string's and ``starts``/``spans`` place its keys: ``spans[key]`` is the key's
-    (line, column) in the text, ``starts`` the text's line offsets."""
+    (line, column) in the text, ``starts`` the text's line offsets. ``version``: the chart
+    release the object that hands the values pins, as written (a HelmRelease's
+    ``chart.spec.version``, an Argo CD source's ``targetRevision``), ``""`` for a HelmRelease
+    that pins none (Flux takes the newest), None when not known (a values file)."""
 
     data: Mapping[str, Any]
     path: Path
     spans: Mapping[str, tuple[int, int]] | None = None
     starts: tuple[int, ...] = ()
     chart: str = CHART
+    version: str | None = None
 
     def place(self, key: str) -> tuple[Path, tuple[int, int] | None]:
         """Where a finding on top-level ``key`` goes: its path, or the text's path and the
@@ -185,7 +189,14 @@ def gpu_operator_values(
             )
             values = spec.get("values")
             if name is not None and isinstance(values, Mapping):
-                yield OperatorValues(values, (*base, "spec", "values"), chart=name)
+                assert isinstance(chart_spec, Mapping)  # it names the chart
+                version = chart_spec.get("version", "")
+                yield OperatorValues(
+                    values,
+                    (*base, "spec", "values"),
+                    chart=name,
+                    version=version if isinstance(version, str) else None,
+                )
         elif kind in ("Application", "ApplicationSet"):
             patterns: tuple[tuple[str, ...], ...] = (
                 ("spec", "source"),
@@ -201,13 +212,20 @@ def gpu_operator_values(
                     helm = source.get("helm") if name is not None else None
                     if name is None or not isinstance(helm, Mapping):
                         continue
+                    revision = source.get("targetRevision")
+                    version = revision if isinstance(revision, str) else None
                     values = helm.get("valuesObject")
                     if isinstance(values, Mapping):
-                        yield OperatorValues(values, (*where, "helm", "valuesObject"), chart=name)
+                        yield OperatorValues(
+                            values,
+                            (*where, "helm", "valuesObject"),
+                            chart=name,
+                            version=version,
+                        )
                     elif isinstance(helm.get("values"), str):
                         found = _text(helm["values"], (*where, "helm", "values"), name)
                         if found is not None:
-                            yield found
+                            yield found._replace(version=version)
         return
     if "apiVersion" in data or "kind" in data:
         return
