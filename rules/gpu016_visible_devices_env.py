@@ -201,7 +201,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                         related=related,
                     )
                 continue
-            if gpu and not _cuda_devices(container, ctx, demand.operator):
+            everywhere = demand.operator_everywhere
+            if gpu and not _cuda_devices(container, ctx, demand.operator, everywhere):
                 continue  # TPU chips, Neuron or Gaudi devices: these variables pick none
             if name in AMD:
                 # ROCm's variables choose among the devices the container sees: with no GPU
@@ -375,14 +376,18 @@ CUDA_HARDWARE = ("nvidia", "amd")
 
 
 def _cuda_devices(
-    container: Container, ctx: RuleContext, operated: tuple[tuple[str, Any], ...] = ()
+    container: Container,
+    ctx: RuleContext,
+    operated: tuple[tuple[str, Any], ...] = (),
+    everywhere: bool = False,
 ) -> bool:
     """Does the container hold a device the variables choose (or one of unknown vendor)?
     ``operated``: the accelerators written for it elsewhere (a chart values' ``gpu:``
-    block, under the values the container is found in)."""
+    block, under the values the container is found in; with ``everywhere``, every one of
+    them: Kaiwo writes its GPUs into each container)."""
     from gpulint.api import resource_lists
 
-    given = [n for n, at in operated if at[: len(container.path)] == container.path]
+    given = [n for n, at in operated if everywhere or at[: len(container.path)] == container.path]
     for _, mapping in [*resource_lists(container), ("", dict.fromkeys(given))]:
         for name in mapping:
             if not ctx.registry.is_accelerator(name):

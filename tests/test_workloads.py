@@ -283,6 +283,24 @@ VALID = {"group": "example.com", "kind": "GPUJob", "pods": ["spec.template.spec"
             {**VALID, "operator_gpus": [{"at": "spec[0]", "amount": "gpu", "resource": "x/y"}]},
             "operator_gpus[0].at:",
         ),
+        (
+            {
+                **VALID,
+                "operator_gpus": [
+                    {"at": "spec", "amount": "gpus", "resource": "r", "resource_values": {"a": "b"}}
+                ],
+            },
+            "resource_values: needs resource_field",
+        ),
+        (
+            {
+                **VALID,
+                "operator_gpus": [
+                    {"at": "spec", "amount": "gpus", "resource": "r", "every_container": "yes"}
+                ],
+            },
+            "every_container: must be true or false",
+        ),
     ],
 )
 def test_a_wrong_row_is_a_clear_error(row: Any, fragment: str) -> None:
@@ -344,6 +362,28 @@ def test_schema_and_validator_agree() -> None:
             "kind": "A",
             "pods": ["spec"],
             "operator_gpus": [{"at": "spec", "amount": "gpu", "resource": "r", "extra": 1}],
+        },
+        {
+            "group": "x.io",
+            "kind": "A",
+            "pods": ["spec"],
+            "operator_gpus": [
+                {"at": "spec", "amount": "g", "resource": "r", "resource_values": {"a": "b"}}
+            ],
+        },
+        {
+            "group": "x.io",
+            "kind": "A",
+            "pods": ["spec"],
+            "operator_gpus": [
+                {
+                    "at": "spec",
+                    "amount": "g",
+                    "resource": "r",
+                    "resource_field": "v",
+                    "resource_values": {"a": ""},
+                }
+            ],
         },
     ]
     for row in rows:

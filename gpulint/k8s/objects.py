@@ -169,6 +169,7 @@ class PodSpec:
         "node_agent",
         "obj",
         "operator_amounts",
+        "operator_every_container",
         "operator_gpus",
         "path",
         "pattern",
@@ -212,6 +213,9 @@ class PodSpec:
         #: Accelerators the owning kind's operator adds to the pod from its own fields
         #: (``WorkloadKind.operator_gpus``): ``(resource name, path of the amount)``.
         self.operator_gpus: tuple[tuple[str, Path], ...] = ()
+        #: Every container of the pod holds the operator's accelerators (Kaiwo writes them into
+        #: all), not only one whose values hold the amount.
+        self.operator_every_container = False
         #: Answers computed from this pod spec that several rules ask for (its resource
         #: entries): they live and die with the pod spec, not in a module-level cache.
         self.memo: dict[Any, Any] = {}

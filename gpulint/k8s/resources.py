@@ -272,6 +272,9 @@ class GpuDemand(NamedTuple):
     #: cluster's own name for its A100s), or for a name a template fills in
     #: (``${MIG_RESOURCE}``): it may be a GPU, so the pod is not surely a CPU pod.
     unlisted: bool = False
+    #: The operator's accelerators (``operator``) are in every container of the pod
+    #: (``PodSpec.operator_every_container``: Kaiwo), not only where their amount is written.
+    operator_everywhere: bool = False
 
     @property
     def gpu(self) -> bool:
@@ -343,6 +346,7 @@ def _gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None) -> 
         pod.operator_gpus,
         not entries and _runtime_supplied(pod),
         not entries and _unlisted_vendor_name(pod, registry),
+        bool(pod.operator_gpus) and pod.operator_every_container,
     )
 
 
@@ -419,8 +423,9 @@ def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -
     """
     if container.section == "ephemeralContainers":
         return False
-    if container.section in ("resources", "containers") and any(
-        at[: len(container.path)] == container.path for _, at in demand.operator
+    if container.section in ("resources", "containers") and (
+        demand.operator_everywhere
+        or any(at[: len(container.path)] == container.path for _, at in demand.operator)
     ):
         # a chart's values' gpu: block, under the values that hold it; a production stack
         # model's requestGPU, under the model that is its container

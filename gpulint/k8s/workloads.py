@@ -310,7 +310,7 @@ def _add_operator_gpus(obj: K8sObject, row: WorkloadKind, pods: list[PodSpec]) -
     operator writes into them (an explicit zero, or a value that is no scalar, gives none).
     An amount path that reaches a mapping names a ResourceList: its entry for the
     resource is the amount."""
-    for unit, amount_path, resource, resource_field in row.operator_gpus:
+    for unit, amount_path, resource, resource_field, resource_values, every in row.operator_gpus:
         # Every unit of one pattern is as deep (``*`` is one level): the pods inside each
         # are found by their path's prefix of that depth, once per pod, not per unit.
         depth = len(obj.path) + len(unit)
@@ -332,10 +332,15 @@ def _add_operator_gpus(obj: K8sObject, row: WorkloadKind, pods: list[PodSpec]) -
             if _explicit_zero(written):
                 continue
             name = value_at(data, resource_field) if resource_field else None
+            if resource_values and isinstance(name, str):
+                # The field names a vendor (Kaiwo's gpuVendor); a value the table does not
+                # map leaves the operator's default resource.
+                name = dict(resource_values).get(name.lower())
             name = name if isinstance(name, str) and name else resource
             found = (name, at)
             for pod in inside[path]:
                 pod.operator_gpus = (*pod.operator_gpus, found)
+                pod.operator_every_container = pod.operator_every_container or every
 
 
 def _explicit_zero(written: Any) -> bool:

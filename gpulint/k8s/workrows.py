@@ -40,8 +40,11 @@ Two row options cover what a plain path cannot say:
   pattern), the amount (``amount``, a path from the unit, or from it to a ResourceList whose
   entry for the resource is the amount: soperator's ``spec.slurmd.resources``), the resource
   it becomes (``resource``) and optionally the field that names another resource
-  (``resource_field``); the pod specs inside the unit are GPU pods when the amount is not an
-  explicit zero.
+  (``resource_field``), either as the resource itself (Dynamo's ``gpuType``) or as a key of
+  ``resource_values`` (Kaiwo's ``gpuVendor: nvidia`` means ``nvidia.com/gpu``); the pod specs
+  inside the unit are GPU pods when the amount is not an explicit zero, and with
+  ``every_container`` each of their containers holds the accelerator (Kaiwo writes it into
+  all of them), not only a container the amount is written under.
 """
 
 import re
@@ -73,6 +76,19 @@ MAX_NESTING = 8
 
 #: A pattern segment (compiled on first use: only configuration rows are validated).
 _SEGMENT = r"^([A-Za-z0-9_-]+|\*)$"
+
+
+class OperatorGpu(NamedTuple):
+    """One ``operator_gpus`` entry of a row (see the module's docstring)."""
+
+    unit: tuple[str, ...]
+    amount: tuple[str, ...]
+    resource: str
+    resource_field: tuple[str, ...]
+    resource_values: tuple[tuple[str, str], ...]
+    #: The operator writes the accelerator into every container of the pods (Kaiwo), not
+    #: into one main container.
+    every_container: bool = False
 
 
 class WorkloadRowError(GpulintError, ValueError):
@@ -111,8 +127,10 @@ class WorkloadKind(NamedTuple):
     #: compare requests with limits (GPU001, GPU002, GPU003) do not apply to them.
     operator_amounts: bool = False
     #: Accelerators the operator writes into the pods from its own fields:
-    #: ``(unit pattern, amount path, resource, resource-field path or ())``.
-    operator_gpus: tuple[tuple[tuple[str, ...], tuple[str, ...], str, tuple[str, ...]], ...] = ()
+    #: ``(unit pattern, amount path, resource, resource-field path or (), resource values)``:
+    #: the resource values map a resource field's value, in lower case, to the resource it
+    #: means; without them the field's value is the resource.
+    operator_gpus: tuple[OperatorGpu, ...] = ()
     #: Where the row came from: "built-in" or a configuration file.
     origin: str = "built-in"
     source: str = ""
@@ -139,11 +157,16 @@ class WorkloadKind(NamedTuple):
             added_tolerations=tuple(row.get("added_tolerations", ())),
             operator_amounts=bool(row.get("operator_amounts", False)),
             operator_gpus=tuple(
-                (
+                OperatorGpu(
                     parse_pattern(g["at"]),
                     parse_pattern(g["amount"]),
                     str(g["resource"]),
                     parse_pattern(g["resource_field"]) if g.get("resource_field") else (),
+                    tuple(
+                        (str(k).lower(), str(v))
+                        for k, v in (g.get("resource_values") or {}).items()
+                    ),
+                    bool(g.get("every_container", False)),
                 )
                 for g in row.get("operator_gpus", ())
             ),
@@ -309,7 +332,7 @@ def _pod_default_errors(defaults: Any) -> list[str]:
 
 def _operator_gpu_errors(entries: Any) -> list[str]:
     """Why an ``operator_gpus`` value is not a list of ``{at, amount, resource,
-    resource_field?}`` entries of valid paths."""
+    resource_field?, resource_values?, every_container?}`` entries of valid paths."""
     if entries is None:
         return []
     if not isinstance(entries, list):
@@ -320,7 +343,14 @@ def _operator_gpu_errors(entries: Any) -> list[str]:
         if not isinstance(entry, Mapping):
             errors.append(f"{where}: must be a mapping with at, amount and resource")
             continue
-        unknown = set(entry) - {"at", "amount", "resource", "resource_field"}
+        unknown = set(entry) - {
+            "at",
+            "amount",
+            "resource",
+            "resource_field",
+            "resource_values",
+            "every_container",
+        }
         if unknown:
             errors.append(f"{where}: unknown key {sorted(unknown)[0]!r}")
         for key in ("at", "amount", "resource"):
@@ -329,6 +359,18 @@ def _operator_gpu_errors(entries: Any) -> list[str]:
         for key in ("at", "amount", "resource_field"):
             if isinstance(entry.get(key), str) and entry[key]:
                 errors.extend(f"{where}.{key}: {m}" for m in validate_pattern(entry[key], key))
+        if not isinstance(entry.get("every_container", False), bool):
+            errors.append(f"{where}.every_container: must be true or false")
+        values = entry.get("resource_values")
+        if values is not None:
+            if not entry.get("resource_field"):
+                errors.append(f"{where}.resource_values: needs resource_field")
+            if not isinstance(values, Mapping) or not all(
+                isinstance(k, str) and k and isinstance(v, str) and v for k, v in values.items()
+            ):
+                errors.append(
+                    f"{where}.resource_values: must map field values to resource names (strings)"
+                )
     return errors
 
 
