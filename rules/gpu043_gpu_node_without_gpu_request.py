@@ -11,7 +11,13 @@ EKS Auto Mode (`karpenter.k8s.aws/instance-gpu-*`, `eks.amazonaws.com/instance-g
 `karpenter.azure.com/sku-gpu-*`), AMD's node labeller (`amd.com/gpu.*`,
 `beta.amd.com/gpu.*`) and the common `accelerator` label. A selector that rules GPUs out
 (`instance-gpu-count: "0"`, `NotIn`, `DoesNotExist`, `gpu.present: "false"`) is not a GPU
-selector. A `nodeSelector` whose every label is one of a node pool of the project (an eksctl
+selector. Alibaba Cloud ECI's pod annotations that ask for a GPU instance select GPU nodes
+too: `k8s.aliyun.com/eci-use-specs` when every type it lists is of a GPU family (`ecs.gn6i-…`,
+`ecs.gn7i-…`, `ecs.ebmgn…`, `ecs.sgn…`, `ecs.vgn…`), and `k8s.aliyun.com/eci-gpu-type`: on
+the signs of GPU use below the finding is `info`, saying what it assumed (that ECI gives a
+container the instance's GPUs only through its `nvidia.com/gpu` limit, as Alibaba's ECI
+examples write it). A
+`nodeSelector` whose every label is one of a node pool of the project (an eksctl
 node group's `labels`, a Karpenter NodePool's template labels) or of the described cluster
 (`node-pools:`, docs/cluster.md), when every pool it matches has GPU nodes, selects GPU
 nodes too (`node-type: gpu-inference` of a `g5.xlarge` node group). The finding is at the
@@ -220,6 +226,8 @@ or drop the node selector for a step that needs no GPU.
   (the `nvidia.com/gpu.*` labels)
 - https://cloud.google.com/kubernetes-engine/docs/how-to/gpus (`cloud.google.com/gke-accelerator`)
 - https://karpenter.sh/docs/reference/instance-types/ (`karpenter.k8s.aws/instance-gpu-*`)
+- https://www.alibabacloud.com/help/en/ecs/user-guide/gpu-accelerated-compute-optimized-and-vgpu-accelerated-instance-families-1
+  (Alibaba Cloud's GPU instance families, for ECI's `eci-use-specs`)
 - https://github.com/NVIDIA/KAI-Scheduler/tree/main/docs/gpu-sharing (`gpu-fraction`,
   `gpu-memory` annotations)
 - https://gitlab.com/nvidia/container-images/cuda (the CUDA images set
@@ -294,6 +302,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         selected = (
             _gpu_selector(pod.spec, pod.path)
             or _pool_selector(pod, ctx)
+            or _eci_selector(pod)
             or _preferred_selector(pod.spec, pod.path)
         )
         runtime = nvidia_runtime_class(pod.spec, pod.path)
@@ -425,11 +434,12 @@ def _selected_finding(
         elif use is not None and not use[2]:
             also = f", and container {use[0]} {use[1]}"
         weak = zero and not cuda and engine is None
+        eci = _ECI_SPECS in where or _ECI_GPU_TYPE in where
         yield Violation(
             where,
             f"the pod {'prefers' if preferred else 'selects'} GPU nodes ({label}) but "
             f"requests no GPU{also}",
-            severity="info" if preferred or weak else None,
+            severity="info" if preferred or weak or eci else None,
             help=f"request the device (resources.limits: {{{resource}: 1}}), or drop the "
             "selector if it needs none (else it takes a GPU node's CPU and memory without "
             "a GPU"
@@ -442,6 +452,12 @@ def _selected_finding(
             + (
                 "; assumed: it uses the GPU although it asks for 0"
                 if weak and not preferred
+                else ""
+            )
+            + (
+                "; assumed: ECI gives a container the instance's GPUs only through its "
+                "nvidia.com/gpu limit"
+                if eci
                 else ""
             ),
         )
@@ -618,6 +634,44 @@ def _pool_selector(pod: PodSpec, ctx: RuleContext) -> tuple[tuple[Any, ...], str
         return None
     key, value = next(iter(pod.spec["nodeSelector"].items()))
     return (*pod.path, "nodeSelector", key), f"{key}: {value} of {pool.name}", pool.resource
+
+
+#: Alibaba Cloud ECI's pod annotations that put a pod on a GPU-accelerated instance: the
+#: instance types to use (``ecs.gn6i-c4g1.xlarge,...``) and the GPU type (``T4``).
+_ECI_SPECS = "k8s.aliyun.com/eci-use-specs"
+_ECI_GPU_TYPE = "k8s.aliyun.com/eci-gpu-type"
+#: Alibaba Cloud's GPU instance families: gn (GPU), ebmgn (bare metal), sgn and vgn (vGPU).
+_ALIBABA_GPU_FAMILY = r"ecs\.(?:ebm|s|v)?gn[0-9]"
+
+
+def _eci_selector(pod: PodSpec) -> tuple[tuple[Any, ...], str, str] | None:
+    """The pod's ECI annotation that asks Alibaba Cloud for a GPU instance (every type of
+    ``k8s.aliyun.com/eci-use-specs`` a GPU type, or ``k8s.aliyun.com/eci-gpu-type``): where,
+    how the message names it, what to request. ECI hands a container GPUs only through its
+    ``nvidia.com/gpu`` limit."""
+    if pod.template_path is not None:
+        meta, base = pod.template_metadata(), (*pod.template_path, "metadata")
+    elif pod.obj.kind == "Pod" and pod.path == (*pod.obj.path, "spec"):
+        data = pod.obj.data
+        meta = data.get("metadata") if isinstance(data, dict) else None
+        base = (*pod.obj.path, "metadata")
+    else:
+        return None
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    if not isinstance(annotations, Mapping):
+        return None
+    gpu_type = annotations.get(_ECI_GPU_TYPE)
+    if isinstance(gpu_type, str) and gpu_type.strip():
+        where = (*base, "annotations", _ECI_GPU_TYPE)
+        return where, f"annotation {_ECI_GPU_TYPE}: {gpu_type.strip()}", "nvidia.com/gpu"
+    specs = annotations.get(_ECI_SPECS)
+    if not isinstance(specs, str):
+        return None
+    types = [t.strip() for t in specs.split(",") if t.strip()]
+    if not types or not all(re.match(_ALIBABA_GPU_FAMILY, t) for t in types):
+        return None
+    shown = types[0] + (", ..." if len(types) > 1 else "")
+    return (*base, "annotations", _ECI_SPECS), f"annotation {_ECI_SPECS}: {shown}", "nvidia.com/gpu"
 
 
 def _engine(containers: list[Container]) -> tuple[str, str] | None:
