@@ -29,7 +29,7 @@ from gpulint.loader.document import Document, LoadResult, Problem
 from gpulint.loader.library import YamlLib, yaml_lib
 from gpulint.loader.positions import Positions, clamp, mark_span, node_span, text_end
 from gpulint.loader.strict import needs_token_pass, token_problems
-from gpulint.loader.templates import parsed_placeholder, placeholder_problem, template_problem
+from gpulint.loader.templates import parsed_placeholder, placeholder_problem, template_check
 from gpulint.model import Span
 
 #: How the message of a text nested deeper than Kubernetes reads starts.
@@ -247,12 +247,23 @@ def _syntax_problem(text: str, lib: YamlLib, exc: Any, end: Any) -> Problem:
     conflict = find_conflict(text)
     if conflict is not None:  # Git's markers: the cause to name, wherever the parser stopped
         return _conflict_problem(conflict, mark, end)
-    template = template_problem(text, lib, at if isinstance(at, int) else 0)
+    template, remaining = template_check(text, lib, at if isinstance(at, int) else 0)
     if template is not None:
         return template
+    filled = ""
+    later = getattr(remaining, "problem_mark", None) or getattr(remaining, "context_mark", None)
+    if mark is not None and later is not None and later.line > mark.line:
+        # The parser gave up at a placeholder (``name: {usecase}-inference``), but the text
+        # with its placeholders filled in breaks further down: that is the mistake to edit.
+        exc, mark, filled = (
+            remaining,
+            later,
+            ", once its placeholders are filled in",
+        )
     what = plain_words(str(exc.problem or "invalid YAML"))
     if exc.context:
         what = f"{what} {plain_words(str(exc.context))}"
+    what += filled
     started = exc.context_mark
     if (
         (str(exc.context), str(exc.problem)) in _AT_CONTEXT
@@ -266,7 +277,8 @@ def _syntax_problem(text: str, lib: YamlLib, exc: Any, end: Any) -> Problem:
             if all(not ln.strip() or ln.lstrip().startswith("#") for ln in rest.splitlines())
             else f"line {mark.line + 1}"
         )
-        what += f" (the one that starts here; the parser stopped at {stopped})"
+        if not filled:  # said short: the message stays one line
+            what += f" (the one that starts here; the parser stopped at {stopped})"
         mark = started
     span = mark_span(text, mark) if mark is not None else Span(1, 1, 1, 1)
     what += _named_character(text, mark)

@@ -4,7 +4,7 @@ envsubst variables (``${VAR}``) or a program's bare placeholders glued to the te
 right after a ``:`` or a quote, where the program inserts YAML) or between double underscores
 (``__TLS_PORT__``, on a line of its own) that keep it from parsing until they are filled in.
 
-When a text fails to parse, ``template_problem`` blanks every template action it holds (a
+When a text fails to parse, ``template_check`` blanks every template action it holds (a
 line that holds only actions becomes an empty line, an action inside a line becomes as many
 ``x``, a bare placeholder as many spaces: what is inserted there is YAML of its own; line
 numbers and columns stay) and parses again. If the text parses then, the actions
@@ -230,16 +230,18 @@ def _parses(text: str, lib: YamlLib, failure: Exception | None) -> bool:
         return False
 
 
-def template_problem(text: str, lib: YamlLib, error: int) -> Problem | None:
+def template_check(text: str, lib: YamlLib, error: int) -> tuple[Problem | None, Any]:
     """GL205 for a text that failed to parse (at offset ``error``) and parses once its
     template actions are blanked, or holds a control action (``{{ if }}``, ``{{ range }}``,
-    ``{% ... %}``), at the last action on or before the line of the error; None when the text
-    holds none, or holds only value actions and still does not parse."""
+    ``{% ... %}``), at the last action on or before the line of the error; else None, with
+    what still stops the blanked text from parsing (the parser's error, at the same offsets as
+    in the text; None when the text holds no action): a text that is a template *and* broken
+    is broken where the filled-in text is, not at its first placeholder."""
     if _MARK in text:
-        return None
+        return None, None
     actions = _actions(text)
     if not actions:
-        return None
+        return None, None
     blanked = _blanked(text, actions)
     failure = _event_error(blanked, lib)
     # With control actions, what blanking leaves wrong may be the branches' structure (an
@@ -247,14 +249,16 @@ def template_problem(text: str, lib: YamlLib, error: int) -> Problem | None:
     # (a scanner's: a tab, a character no token starts with) no branch explains.
     structure = failure is not None and type(failure).__name__ == "ParserError"
     if not _parses(blanked, lib, failure) and not (structure and _controls(text, actions)):
-        return None
+        return None, failure
     line_end = text.find("\n", error)
     limit = len(text) if line_end < 0 else line_end
     first = next((a for a in reversed(actions) if a.start <= limit), actions[0])
     what = _ACTIONS[first.kind][1]
     if not first.kind:
         what = f"{what} ({text[first.start : first.end]})"
-    return _template_at(text, first.start, first.end, f"{what} here makes this file a template")
+    return _template_at(
+        text, first.start, first.end, f"{what} here makes this file a template"
+    ), None
 
 
 def _template_at(text: str, start: int, end: int, what: str) -> Problem:
