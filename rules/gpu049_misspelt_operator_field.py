@@ -2,8 +2,10 @@
 
 ## What it does
 Checks the keys under `spec` of the NVIDIA GPU Operator's `ClusterPolicy` and `NVIDIADriver`
-(`nvidia.com`) and KubeRay's `RayCluster`, `RayJob`, `RayService` and `RayCronJob`
-(`ray.io`) against the fields their CustomResourceDefinitions declare, level by level
+(`nvidia.com`), KubeRay's `RayCluster`, `RayJob`, `RayService` and `RayCronJob`
+(`ray.io`) and Kaiwo's `KaiwoJob`, `KaiwoService` (`kaiwo.silogen.ai`) and `KaiwoConfig`
+(`config.kaiwo.silogen.ai`) against the fields their CustomResourceDefinitions declare, level
+by level
 (`gpulint/data/operator-fields.json`: the union of the CRDs of every release of the operator
 and of its newest commit, so a field an older release had still counts). It reports, at the
 key:
@@ -119,6 +121,8 @@ None.
 - NVIDIA/KAI-Scheduler `deployments/kai-scheduler/` and volcano-sh/volcano
   `installer/helm/chart/volcano/` (their values and the keys their templates read, in every
   release); Project-HAMi/HAMi `charts/hami/` (in every commit that changed the chart)
+- silogen/kaiwo `config/crd/bases/` (the KaiwoJob, KaiwoService and KaiwoConfig CRDs, in every
+  release)
 - https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning
 - https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
 """

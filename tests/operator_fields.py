@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 import subprocess
 import sys
 from typing import Any
@@ -43,6 +44,14 @@ OPERATORS: dict[str, dict[str, Any]] = {
             "ray.io_rayjobs.yaml",
             "ray.io_rayservices.yaml",
             "ray.io_raycronjobs.yaml",
+        ),
+    },
+    "kaiwo": {
+        "repository": "https://github.com/silogen/kaiwo",
+        "files": (
+            "kaiwo.silogen.ai_kaiwojobs.yaml",
+            "kaiwo.silogen.ai_kaiwoservices.yaml",
+            "config.kaiwo.silogen.ai_kaiwoconfigs.yaml",
         ),
     },
 }
@@ -87,7 +96,7 @@ def _git(gitdir: str, *args: str) -> str:
 def _releases(gitdir: str) -> list[str]:
     """The release tags (``vX.Y.Z`` or ``X.Y.Z``), oldest first, then ``HEAD``."""
     tags = _git(gitdir, "tag", "--list").split()
-    released = [t for t in tags if t.lstrip("v").replace(".", "").isdigit() and t.count(".") == 2]
+    released = [t for t in tags if re.fullmatch(r"v?[0-9]+\.[0-9]+\.[0-9]+", t)]
     released.sort(key=lambda tag: tuple(int(part) for part in tag.lstrip("v").split(".")))
     return [*released, "HEAD"]
 
