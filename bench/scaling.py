@@ -281,6 +281,37 @@ def terraform_node_groups(n: int) -> Input:
     return Input(["check", "--no-cache", "pod.yaml"], folder, size)
 
 
+def cluster_folders(n: int) -> Input:
+    """A repository of n clusters' folders, each with a GPU node pool and an NVIDIA device
+    plugin DaemonSet that misses the first folder's pool taint: each DaemonSet asks whether a
+    pool's file is nearer to it (GPU023), the pools' folders indexed once, each question the
+    length of the DaemonSet's own path (pairs of DaemonSets and pools would be n x n)."""
+    folder = _fresh("cluster-folders", n)
+    pool = (
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {{name: gpu-{i}}}\nspec:\n"
+        "  template:\n    spec:\n      requirements:\n"
+        "      - {{key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}}\n"
+        "      taints:\n      - {{key: nvidia.com/gpu, value: 'true', effect: NoSchedule}}\n"
+        "{extra}"
+    )
+    plugin = (
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: nvidia-device-plugin-{i}}}\n"
+        "spec:\n  template:\n    spec:\n      tolerations:\n"
+        "      - {{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}}\n"
+        "      containers:\n      - name: plugin\n"
+        "        image: nvcr.io/nvidia/k8s-device-plugin:v0.17.0\n"
+    )
+    size = 0
+    for i in range(n):
+        sub = folder / "clusters" / f"c{i}"
+        (sub / "pools").mkdir(parents=True)
+        (sub / "addons").mkdir()
+        extra = "      - {key: team/train, value: 'true', effect: NoSchedule}\n" if i == 0 else ""
+        size += _write(sub / "pools", "gpu.yaml", pool.format(i=i, extra=extra))
+        size += _write(sub / "addons", "plugin.yaml", plugin.format(i=i))
+    return Input(["check", "--no-cache", "--jobs", "1", "."], folder, size)
+
+
 def many_paths(n: int) -> Input:
     """n directories named on the command line, one pod each (20,000: 425 s)."""
     folder = _fresh("many-paths", n)
@@ -2007,6 +2038,7 @@ CASES: dict[str, Case] = {
     "kustomization-duplicates": Case(kustomization_duplicates, 1_000, "scaling"),
     "terraform-node-groups": Case(terraform_node_groups, 500, "scaling"),
     "many-paths": Case(many_paths, 5_000, "scaling"),
+    "cluster-folders": Case(cluster_folders, 500, "scaling"),
     "per-object-ignores": Case(per_object_ignores, 3_000, "scaling"),
     "globs": Case(globs, 60, "scaling"),
     "deep-folders": Case(deep_folders, 300, "scaling"),

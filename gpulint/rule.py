@@ -163,6 +163,9 @@ class RuleContext(NamedTuple):
     #: A rule that judges the object's parts may run on it; what depends on the rest (one
     #: of a ConfigMap's keys or several) is not known.
     part: bool = False
+    #: The file being linted, as the run names it (set by the engine for each file): a rule
+    #: can tell how near a fact of another file of the project is (GPU023's node pools).
+    label: str = ""
 
 
 CheckFn = Callable[[Any, RuleContext], Iterable[Violation]]

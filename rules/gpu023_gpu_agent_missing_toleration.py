@@ -56,7 +56,11 @@ for that vendor's other agents: a Neuron monitor DaemonSet without the
 `aws.amazon.com/neuron` toleration the repository's Neuron device plugin has names the
 device plugin, as `info`: the vendors' agent manifests tolerate their vendor's taint
 whether the nodes carry it or not. Taints the run's GPU pods agree on, or its node-pool
-objects carry, keep the agent's severity. A taint the pods agree on with a value or an
+objects carry, keep the agent's severity, but a node pool's taint is `info` for a DaemonSet
+when another node pool of the project (of GPU nodes or not) is described in a file nearer to
+the DaemonSet's (sharing more of its folders): a repository of several clusters keeps each
+one's pools and agents in a folder of its own (`aws/us-west-2/dev/`, `aws/us-east-1/prod/`),
+and one cluster's pool says nothing of another's nodes. A taint the pods agree on with a value or an
 effect left open (they tolerate its key with `Exists`, or with no effect) is tolerated by
 any toleration of its key: AKS's device plugin, which tolerates `sku=gpu:NoSchedule`, is no
 finding beside GPU pods that tolerate `sku` with `Exists`. When nothing says, the finding
@@ -173,6 +177,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     related: tuple[Related, ...] = ()
     cited = ""
     hedge = False
+    nearer: str | None = None
     more = 0
     if ground.kind == "evidence" and ground.picture is not None:
         # The applicable taints it does not tolerate (the agent's own toleration is no
@@ -187,6 +192,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             first = seen.first
             cited = f" ({first.evidence.what}: {first.evidence.cited()})"
             related = first.evidence.related("the evidence for the GPU taint")
+            if first.pooled and first.evidence.places:
+                pool_file = first.evidence.places[0][0]
+                nearer = ground.picture.nearer_pool(ctx.label, pool_file)
         else:
             ground = ground.without_evidence()  # the evidence is about other accelerators
             platform = ground.cluster.gpu_taints if ground.cluster is not None else None
@@ -222,27 +230,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     close = toleration_near_miss(tolerations, missing, pod.tolerations_path)
     if close is not None:
         advice, where, at = close
-    severity = agent.severity
     auto = agent.agent in AUTO_MODE_PLUGINS and _selects_auto_mode(pod)
-    if auto:
-        severity = "info"
-        advice += (
-            " (its nodeSelector picks EKS Auto Mode nodes, which run the device plugin "
-            "themselves: there this DaemonSet is redundant)"
-        )
-    elif hedge:
-        severity = "info"
-        advice += (
-            " (the evidence is another agent's toleration of the vendor's taint, which its "
-            "manifest carries whether the nodes are tainted or not; "
-            f"`{certain_line(missing)}` in .gpulint.yaml makes it certain)"
-        )
-    elif ground.kind == "assumed":
-        severity = "info"  # nothing says the GPU nodes carry this taint
-        advice += (
-            " (assumed: gpulint's default GPU taint; "
-            f"`{certain_line(missing)}` in .gpulint.yaml makes it certain)"
-        )
+    severity, advice = _loudness(agent.severity, advice, auto, nearer, hedge, ground, missing)
     effect = "its pods stay off those nodes" if auto else agent.effect
     yield Violation(
         where,
@@ -252,6 +241,43 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         severity=severity,
         related=related,
     )
+
+
+def _loudness(
+    severity: str,
+    advice: str,
+    auto: bool,
+    nearer: str | None,
+    hedge: bool,
+    ground: Any,
+    missing: list[Taint],
+) -> tuple[str, str]:
+    """The finding's severity and advice: the agent's, unless what it rests on is weaker (a
+    redundant Auto Mode plugin, a pool of another folder's cluster, another agent's hedge,
+    gpulint's default taint), which makes it ``info`` saying so."""
+    if auto:
+        return "info", advice + (
+            " (its nodeSelector picks EKS Auto Mode nodes, which run the device plugin "
+            "themselves: there this DaemonSet is redundant)"
+        )
+    if nearer is not None:
+        return "info", advice + (
+            f" (assumed: the pool is this DaemonSet's cluster's, though {nearer} describes "
+            "node pools of a folder nearer to it: the repository may hold several clusters; "
+            f"`{certain_line(missing)}` in .gpulint.yaml makes it certain)"
+        )
+    if hedge:
+        return "info", advice + (
+            " (the evidence is another agent's toleration of the vendor's taint, which its "
+            "manifest carries whether the nodes are tainted or not; "
+            f"`{certain_line(missing)}` in .gpulint.yaml makes it certain)"
+        )
+    if ground.kind == "assumed":
+        return "info", advice + (  # nothing says the GPU nodes carry this taint
+            " (assumed: gpulint's default GPU taint; "
+            f"`{certain_line(missing)}` in .gpulint.yaml makes it certain)"
+        )
+    return severity, advice
 
 
 #: Device plugins that EKS Auto Mode's nodes run themselves ("EKS Auto Mode": its

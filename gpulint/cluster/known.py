@@ -167,6 +167,7 @@ class _Index:
         "hardware_only",
         "memo",
         "plain",
+        "pool_folders",
         "pool_keys",
         "pooled",
         "pools",
@@ -207,6 +208,9 @@ class _Index:
         self.memo: dict[tuple[Any, ...], Any] = {}
         #: The keys of the pools' taints (:meth:`Picture.pool_keys`), on the first question.
         self.pool_keys: frozenset[str] | None = None
+        #: Every folder (as its path's parts) holding a pool's file, at any depth, with the
+        #: first such file (:meth:`Picture.nearer_pool`), on the first question.
+        self.pool_folders: dict[tuple[str, ...], str] | None = None
         #: The pools indexed (:class:`PoolIndex`), on the first question about them.
         self.pools: PoolIndex | None = None
         #: The taints that apply to a node agent, per agent hardware (:class:`AgentView`).
@@ -344,6 +348,31 @@ class Picture:
         if not self.pools:
             return False
         return binds(self._pool_index(), pod)
+
+    def nearer_pool(self, label: str, pool_label: str) -> str | None:
+        """The file of a node pool of the files (of any nodes) that shares more of
+        ``label``'s folders than ``pool_label`` (a GPU pool's file) does, if any: the folder
+        of ``label`` has pools of its own, so the pool of ``pool_label`` may be another
+        cluster's, of a repository that holds several (a folder per cluster, each with its
+        pools). None: none is nearer, or no file is named. The pools' folders are indexed
+        once (their paths' length in all); a question costs its own path's length."""
+        if not label or not pool_label:
+            return None
+        index = self._indexed()
+        if index.pool_folders is None:
+            folders: dict[tuple[str, ...], str] = {}
+            for pool in self.pools:
+                where = pool.source.rpartition(":")[0] or pool.source
+                parts = _folders(where)
+                for depth in range(len(parts) + 1):
+                    folders.setdefault(tuple(parts[:depth]), where)
+            index.pool_folders = folders
+        here = _folders(label)
+        shared = _shared(here, _folders(pool_label))
+        if shared >= len(here):
+            return None  # the pool's file is in the agent's own folder, or below it
+        # A pool's file under the agent's folders one level deeper than the two share.
+        return index.pool_folders.get(tuple(here[: shared + 1]))
 
     def pool_keys(self) -> frozenset[str]:
         """The keys of every taint of the files' node pools, gathered once per run (a
@@ -505,3 +534,18 @@ def _shape(
         return None
     # ``agreed.own`` follows from the hardware and the names.
     return (what, agreed.hardware, agreed.names, tuple(frozen), shown, tuple(names))
+
+
+def _folders(label: str) -> list[str]:
+    """The folders of a file's label, outermost first."""
+    return label.replace("\\", "/").split("/")[:-1]
+
+
+def _shared(a: list[str], b: list[str]) -> int:
+    """How many leading folders ``a`` and ``b`` share."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n

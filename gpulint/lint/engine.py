@@ -179,7 +179,7 @@ class Linter:
         }
         #: The rules with their contexts for the file being linted (its DRA claims), made
         #: once per file, not per document: (claims, object rules, pod rules).
-        self._contexts: tuple[ClaimIndex | None, list[_Ruled], list[_Ruled]] | None = None
+        self._contexts: tuple[ClaimIndex | None, list[_Ruled], list[_Ruled], str] | None = None
         #: The claim index of files without DRA objects: the project's DRA objects alone.
         self._project_claims = ClaimIndex((), "", self.settings.dra)
         #: What a kustomization makes of the file being linted (:meth:`lint_shaped`'s ``part``):
@@ -329,15 +329,18 @@ class Linter:
         # documents, with the project's: gpulint.k8s.dra), handed to it, not kept on the
         # objects. Made once per file, and once per linter for files without DRA objects
         # (dra.NO_CLAIMS): 30 rules' contexts for each document cost more than some rules.
-        if self._contexts is None or self._contexts[0] is not view.claims:
+        # The file's label is in them too: made once per file.
+        contexts = self._contexts
+        if contexts is None or contexts[0] is not view.claims or contexts[3] != label:
             claims = self._project_claims if view.claims is NO_CLAIMS else view.claims
             claims.run = self.settings.dra
-            self._contexts = (
+            contexts = self._contexts = (
                 view.claims,
-                [(a, a.ctx._replace(claims=claims)) for a in self.object_rules],
-                [(a, a.ctx._replace(claims=claims)) for a in self.pod_rules],
+                [(a, a.ctx._replace(claims=claims, label=label)) for a in self.object_rules],
+                [(a, a.ctx._replace(claims=claims, label=label)) for a in self.pod_rules],
+                label,
             )
-        _, all_object_rules, all_pod_rules = self._contexts
+        _, all_object_rules, all_pod_rules, _ = contexts
         part = self._part
         # A file only named as a patch may be whole: every rule runs, and what the
         # whole-object ones find is held back (GL203 says so) rather than not looked for.
@@ -392,7 +395,7 @@ class Linter:
         """The rules that run on an object that is only part of what is applied (a
         Kustomize patch, or the base object a patch completes): not the whole-object ones."""
         assert self._contexts is not None
-        _, object_rules, pod_rules = self._contexts
+        _, object_rules, pod_rules, _ = self._contexts
         ruled = object_rules + (pod_rules if pods else [])
         skipped = {a.rule.code for a, _ in ruled if a.rule.whole_object}
         if skipped:
