@@ -216,6 +216,10 @@ class Rule(NamedTuple):
     #: which no other object rule runs (pod rules read app-template's pods there); the
     #: module's ``READS_CHART_VALUES = True``.
     reads_chart_values: bool = False
+    #: A whole-object rule whose verdict does not depend on where the pods run (their
+    #: ``nodeSelector``, ``affinity``, ``tolerations``): it runs on a base object whose
+    #: Kustomize patches change only those (the module's ``PLACEMENT_FREE = True``).
+    placement_free: bool = False
 
     @property
     def doc(self) -> str:
@@ -305,6 +309,11 @@ def rule_from_module(
         raise RuleLoadError(
             f"rule module {name}: READS_CHART_VALUES must be True or False, got {values!r}"
         )
+    placement_free = getattr(module, "PLACEMENT_FREE", False)
+    if not isinstance(placement_free, bool):
+        raise RuleLoadError(
+            f"rule module {name}: PLACEMENT_FREE must be True or False, got {placement_free!r}"
+        )
     doc = module.__doc__ or ""
     yields_to = getattr(module, "YIELDS_TO", ())
     if not isinstance(yields_to, (tuple, list)) or not all(isinstance(c, str) for c in yields_to):
@@ -326,4 +335,5 @@ def rule_from_module(
         assumes,
         labels,
         values,
+        placement_free,
     )

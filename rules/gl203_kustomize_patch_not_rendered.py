@@ -27,6 +27,14 @@ The rules left to the rendered overlay (the rule attribute `WHOLE_OBJECT = True`
 - GPU039 (a restart policy the workload refuses, or a Job's missing one): the base may hold
   the field.
 
+A resource whose patches change only where its pods run (every patch reaches its pod spec
+through `nodeSelector`, `affinity` or `tolerations` alone: a JSON patch that adds
+`/spec/template/spec/nodeSelector`) keeps its containers, their GPUs and their environment
+as written, so the whole-object rules that do not read those fields still run on it
+(`PLACEMENT_FREE = True`: GPU003, GPU016, GPU029, GPU032, GPU033, GPU039, GPU041, GPU042);
+the others (GPU020, GPU021, GPU023, GPU040, GPU043, GPU050 to GPU054) are left to the
+rendered overlay.
+
 It reports, once per file whose checks were skipped, at the first such object: that the
 file is a Kustomize patch (with the kustomization line that names it), or which patch
 completes the object. Without a kustomization that names it, a file is linted as before,

@@ -61,6 +61,7 @@ NAME = "redundant-extended-resource-requests"
 SEVERITY = "warning"
 SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
+PLACEMENT_FREE = True  # runs on a base whose patches change only where its pods run
 OPTIONS: dict[str, object] = {}
 #: A style rule, out of the default selection: vendors' own docs write requests equal to
 #: limits, and it is harmless. ``--select ALL``, ``--extend-select GPU003`` turn it on.

@@ -132,6 +132,7 @@ NAME = "hard-coded-visible-devices"
 SEVERITY = "warning"
 SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
+PLACEMENT_FREE = True  # runs on a base whose patches change only where its pods run
 OPTIONS: dict[str, Any] = {}
 #: A value that is not a string (``NVIDIA_VISIBLE_DEVICES: 0``) is rejected by the API server
 #: first: GPU025's, at the same value.

@@ -88,6 +88,7 @@ SEVERITY = "error"
 SCOPE = "object"
 OPTIONS: dict[str, Any] = {}
 WHOLE_OBJECT = True  # GL203: a patch's labels or selector are completed by its base
+PLACEMENT_FREE = True  # runs on a base whose patches change only where its pods run
 LABELS_AS_WRITTEN = True  # a kustomization's commonLabels / labels complete them
 
 #: The kinds whose selector the API server checks against the template's labels.

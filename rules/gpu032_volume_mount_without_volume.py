@@ -71,6 +71,7 @@ NAME = "volume-mount-without-volume"
 SEVERITY = "error"
 SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: a patch, or the base a patch completes, may add the volume
+PLACEMENT_FREE = True  # runs on a base whose patches change only where its pods run
 OPTIONS: dict[str, Any] = {}
 
 #: Kubernetes' own kinds whose pods are created from the pod spec as written, by group.

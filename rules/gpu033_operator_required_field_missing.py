@@ -91,6 +91,7 @@ NAME = "operator-required-field-missing"
 SEVERITY = "error"
 SCOPE = "object"
 WHOLE_OBJECT = True  # GL203: a Kustomize patch holds only the fields it changes
+PLACEMENT_FREE = True  # runs on a base whose patches change only where its pods run
 OPTIONS: dict[str, Any] = {}
 
 

@@ -66,6 +66,7 @@ SEVERITY = "error"
 SCOPE = "pod"
 OPTIONS: dict[str, Any] = {}
 WHOLE_OBJECT = True  # GL203: a patch's base may hold the restart policy
+PLACEMENT_FREE = True  # runs on a base whose patches change only where its pods run
 
 #: Built-in workloads (group, kind) -> the restart policies their pod templates may have.
 _ALLOWED = {

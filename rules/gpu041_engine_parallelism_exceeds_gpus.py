@@ -230,6 +230,7 @@ NAME = "engine-parallelism-exceeds-gpus"
 SEVERITY = "error"
 SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
+PLACEMENT_FREE = True  # runs on a base whose patches change only where its pods run
 OPTIONS: dict[str, Any] = {}
 
 #: (Kinds whose pods form a Ray cluster, gpulint.api's RAY_KINDS: an engine there runs in

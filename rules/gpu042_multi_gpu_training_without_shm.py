@@ -137,6 +137,7 @@ NAME = "multi-gpu-training-without-shm"
 SEVERITY = "info"
 SCOPE = "pod"
 WHOLE_OBJECT = True  # GL203: not run on a Kustomize patch linted alone
+PLACEMENT_FREE = True  # runs on a base whose patches change only where its pods run
 OPTIONS: dict[str, Any] = {}
 
 #: The training operators' kinds (Kubeflow, Kubeflow Trainer, DLRover, SageMaker HyperPod).

@@ -351,7 +351,8 @@ class Linter:
             pods = view.pod_specs(position) if pod_rules else []
             start = len(findings)
             if part is not None and not by_name and part.covers(obj.ref.kind, obj.ref.name):
-                object_rules, pod_rules = self._part_rules(obj, doc, bool(pods))
+                placed = part.placement_only(obj.ref.kind, obj.ref.name)
+                object_rules, pod_rules = self._part_rules(obj, doc, bool(pods), placed)
             if obj.ref is VALUES_REF:
                 # A chart's values, no object: only the rules that read them.
                 object_rules = [r for r in object_rules if r[0].rule.reads_chart_values]
@@ -390,21 +391,27 @@ class Linter:
 
     # -- helpers -----------------------------------------------------------------------------
     def _part_rules(
-        self, obj: K8sObject, doc: Document, pods: bool
+        self, obj: K8sObject, doc: Document, pods: bool, placed: bool = False
     ) -> tuple[list[_Ruled], list[_Ruled]]:
         """The rules that run on an object that is only part of what is applied (a
-        Kustomize patch, or the base object a patch completes): not the whole-object ones."""
+        Kustomize patch, or the base object a patch completes): not the whole-object ones,
+        but for those whose verdict does not depend on where the pods run when the patches
+        change only that (``placed``)."""
         assert self._contexts is not None
         _, object_rules, pod_rules, _ = self._contexts
+
+        def skips(rule: Rule) -> bool:
+            return rule.whole_object and not (placed and rule.placement_free)
+
         ruled = object_rules + (pod_rules if pods else [])
-        skipped = {a.rule.code for a, _ in ruled if a.rule.whole_object}
+        skipped = {a.rule.code for a, _ in ruled if skips(a.rule)}
         if skipped:
             self._skipped |= skipped
             if self._skipped_at is None:
                 self._skipped_at = (doc.value_span(obj.path), obj.ref, obj.path, doc.index)
         return (
-            [(a, c._replace(part=True)) for a, c in object_rules if not a.rule.whole_object],
-            [(a, c._replace(part=True)) for a, c in pod_rules if not a.rule.whole_object],
+            [(a, c._replace(part=True)) for a, c in object_rules if not skips(a.rule)],
+            [(a, c._replace(part=True)) for a, c in pod_rules if not skips(a.rule)],
         )
 
     def _held_back(self, found: list[Finding], obj: K8sObject, doc: Document) -> list[Finding]:

@@ -72,12 +72,26 @@ class Part(NamedTuple):
     #: ``*-patch.yaml``, ``patch-*.yaml``, a file of a ``patches/`` folder: applied with
     #: ``kubectl patch`` or by a tool onto an object it does not hold).
     by_name: bool = False
+    #: The objects of ``objects`` a patch changes beyond where the pod runs: a patch that
+    #: sets only the pod's ``nodeSelector``, ``affinity`` or ``tolerations`` leaves its
+    #: containers, their GPUs and their environment as the resource writes them.
+    beyond_placement: frozenset[tuple[str, str | None]] = frozenset()
 
     def covers(self, kind: str | None, name: str | None) -> bool:
         """Is the object of this kind and name only a part of what is applied?"""
         if self.patch is None:
             return True
         return (kind, name) in self.objects or (kind, None) in self.objects
+
+    def placement_only(self, kind: str | None, name: str | None) -> bool:
+        """Do the patches that complete this object (:meth:`covers`) change only where its
+        pods run? Never for a patch itself, which is half an object."""
+        if self.patch is None or self.by_name:
+            return False
+        return (kind, name) not in self.beyond_placement and (
+            kind,
+            None,
+        ) not in self.beyond_placement
 
     def message(self, obj: str, held: Sequence[str] = ()) -> str:
         """GL203's message for the first object of the file the checks were skipped on

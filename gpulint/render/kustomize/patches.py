@@ -39,6 +39,10 @@ POD_KEYS = frozenset(
         "resources", "env", "args", "command", "image",
     }
 )  # fmt: skip
+#: The pod spec's placement (where its pods run), and the keys a patch reaches it through: a
+#: patch that reaches the pod only through these leaves its containers as written.
+PLACEMENT_KEYS = frozenset({"nodeSelector", "affinity", "tolerations"})
+_PLACEMENT_PATH = PLACEMENT_KEYS | {"template", "jobTemplate"}
 #: Patch files larger than this are not read (still patches; what they target is unknown).
 MAX_PATCH_BYTES = 1 << 20
 #: How deep a patch is searched for those keys.
@@ -73,9 +77,11 @@ def parts(folders: list[str], read: Read, label: Callable[[str], str]) -> dict[s
         if k is None or k.problem is not None:
             continue
         patched: set[Patched] = set()
+        beyond: set[Patched] = set()  # patched beyond the pods' placement
         first: tuple[int, str] | None = None
         for line, patch, objects in _patches(k, read):
             patched.update(objects)
+            beyond.update(o for o, placement in objects.items() if not placement)
             if objects and first is None:
                 first = (line, patch)
         if first is None:
@@ -83,9 +89,13 @@ def parts(folders: list[str], read: Read, label: Callable[[str], str]) -> dict[s
         for file in _resources(k, read):
             had = out.get(file)
             if had is None:
-                out[file] = Part(label(k.file), first[0], first[1], frozenset(patched))
+                made = Part(label(k.file), first[0], first[1], frozenset(patched))
+                out[file] = made._replace(beyond_placement=frozenset(beyond))
             elif had.patch is not None:
-                out[file] = had._replace(objects=had.objects | patched)
+                out[file] = had._replace(
+                    objects=had.objects | patched,
+                    beyond_placement=had.beyond_placement | beyond,
+                )
     for folder in sorted(folders):
         k = read(folder)
         if k is None or k.problem is not None or not _labels_templates(k.data):
@@ -119,9 +129,10 @@ def _labels_templates(data: Any) -> bool:
     )
 
 
-def _patches(k: Kustomization, read: Read) -> Iterator[tuple[int, str, set[Patched]]]:
+def _patches(k: Kustomization, read: Read) -> Iterator[tuple[int, str, dict[Patched, bool]]]:
     """Each patch of ``k`` and of the components it uses: its line in ``k``, the patch file
-    (``""``: inline) and the objects whose pod spec it reaches."""
+    (``""``: inline) and the objects whose pod spec it reaches, each with whether it reaches
+    only the pods' placement (:data:`PLACEMENT_KEYS`)."""
     for ref in k.refs:
         if ref.field == "inline":
             yield ref.line, "", _targets(_load(ref.text), ref.target)
@@ -151,22 +162,29 @@ def _resources(k: Kustomization, read: Read) -> Iterator[str]:
                     todo.append(inner)
 
 
-def _targets(documents: list[Any], target: Any) -> set[Patched]:
+def _targets(documents: list[Any], target: Any) -> dict[Patched, bool]:
     """The objects a patch's documents reach the pod spec of: its ``target`` selector's
-    kind and name when it has one, else each document's own ``kind`` and name."""
+    kind and name when it has one, else each document's own ``kind`` and name; each with
+    whether every document that reaches it reaches only the pods' placement."""
     selector = _fold(target) if isinstance(target, dict) else {}
     kind, name = selector.get("kind"), selector.get("name")
-    out: set[Patched] = set()
+    out: dict[Patched, bool] = {}
     for data in documents:
-        if not _reaches_pod(data, 0):
+        keys: set[str] = set()
+        _pod_keys(data, 0, keys)
+        if not keys:
             continue
+        placement = keys <= _PLACEMENT_PATH and bool(keys & PLACEMENT_KEYS)
+        found: Patched | None = None
         if isinstance(kind, str):
-            out.add((kind, name if isinstance(name, str) else None))
+            found = (kind, name if isinstance(name, str) else None)
         elif isinstance(data, dict):
             meta = data.get("metadata")
             own = meta.get("name") if isinstance(meta, dict) else None
             if isinstance(data.get("kind"), str) and isinstance(own, str):
-                out.add((data["kind"], own))
+                found = (data["kind"], own)
+        if found is not None:
+            out[found] = out.get(found, True) and placement
     return out
 
 
@@ -175,21 +193,24 @@ def _fold(mapping: dict[Any, Any]) -> dict[str, Any]:
     return {k.lower(): v for k, v in mapping.items() if isinstance(k, str)}
 
 
-def _reaches_pod(data: Any, depth: int) -> bool:
+def _pod_keys(data: Any, depth: int, into: set[str]) -> None:
+    """Add to ``into`` the keys of :data:`POD_KEYS` that ``data`` holds, anywhere in it (a
+    JSON patch operation's ``path`` counts its segments); searched :data:`MAX_DEPTH` deep."""
     if depth > MAX_DEPTH:
-        return False
+        return
     if isinstance(data, dict):
         for key, value in data.items():
             if key in POD_KEYS:
-                return True
+                into.add(key)
+                if key not in _PLACEMENT_PATH:
+                    continue  # reaches the containers: what lies below changes nothing
             if key == "path" and isinstance(value, str):  # a JSON patch operation
-                if POD_KEYS.intersection(value.split("/")):
-                    return True
-            elif _reaches_pod(value, depth + 1):
-                return True
+                into.update(POD_KEYS.intersection(value.split("/")))
+            else:
+                _pod_keys(value, depth + 1, into)
     elif isinstance(data, list):
-        return any(_reaches_pod(item, depth + 1) for item in data)
-    return False
+        for item in data:
+            _pod_keys(item, depth + 1, into)
 
 
 def _read(path: str) -> list[Any]:
