@@ -15,7 +15,8 @@ type). It reports, at the key:
   template instead of `template.spec`, `image` in the pod spec; an env item's `valueFrom`
   directly under the container (a lost `- `), `secretKeyRef` directly in an env item
   instead of under `valueFrom`, `fsGroup` in a container's `securityContext` (a pod-level
-  field) or `privileged` in the pod's, `mountPath` in a volume, `path` or `port` directly
+  field) or `privileged` in the pod's, `mountPath` in a volume, `readOnly` in a volume's
+  `hostPath`, `configMap`, `secret` or `emptyDir` (a mount's field), `path` or `port` directly
   under a probe instead of under `httpGet`;
 - a key close to a field of its own level: `resource:` for `resources:`, `toleration:` for
   `tolerations:`, `nodeselector` for `nodeSelector`, `limit` for `limits`, `Operator` for
@@ -661,6 +662,17 @@ _ELSEWHERE: dict[str, tuple[tuple[str, str], ...]] = {
     "EnvVarSource": (("SecretKeySelector", "under secretKeyRef or configMapKeyRef"),),
     "EnvFromSource": (("ConfigMapEnvSource", "under configMapRef or secretRef"),),
     "Volume": (("VolumeMount", "in a container's volumeMounts"),),
+    # A mount's field in the volume's source (`hostPath: {path: /run, readOnly: false}`).
+    **dict.fromkeys(
+        (
+            "HostPathVolumeSource",
+            "EmptyDirVolumeSource",
+            "ConfigMapVolumeSource",
+            "SecretVolumeSource",
+            "PersistentVolumeClaimVolumeSource",
+        ),
+        (("VolumeMount", "in the volumeMounts item of the container that mounts it"),),
+    ),
     "VolumeMount": (("Volume", "in the pod spec's volumes"),),
     "Probe": _HANDLER_ELSEWHERE,
     "Lifecycle": (("LifecycleHandler", "under postStart or preStop"),),
