@@ -30,13 +30,16 @@ _QUALIFIED_NAME = re.compile(
 #: statement, ``{% set g = ... %}{{ g // 2 }}``), ``<x>``, ``PLACEHOLDER_x``,
 #: ``__x__``, ``###ZARF_VAR_X###`` (Zarf's variables, constants and package templates,
 #: which ``zarf package deploy`` fills in), ``GPU_REQUEST`` (an upper-case name with an
-#: underscore, which a script's ``sed`` replaces: no quantity is written so).
+#: underscore, which a script's ``sed`` replaces: no quantity is written so), ``($node_gpus)``
+#: (a Kyverno Chainsaw test's binding, which Chainsaw's templating fills in before it applies
+#: the file).
 #: A pattern, compiled on first use (docs/architecture.md): numbers, what most values are,
 #: never need it.
 _PLACEHOLDER = r"""^\s*(
         \$[A-Za-z_][A-Za-z0-9_]*
       | \$\{\{?\s*[A-Za-z_][A-Za-z0-9_.]*\s*(:?[-=?+][^{}]*)?\}\}?
       | \$\([A-Za-z_][A-Za-z0-9_]*\)
+      | \(\$[A-Za-z_][A-Za-z0-9_.]*\)
       | \{\{.*\}\}
       | \{%.*%\}.*
       | <[^<>]+>
@@ -275,6 +278,10 @@ class GpuDemand(NamedTuple):
     #: The operator's accelerators (``operator``) are in every container of the pod
     #: (``PodSpec.operator_every_container``: Kaiwo), not only where their amount is written.
     operator_everywhere: bool = False
+    #: The pod is of a kind gpulint has no row for (found by shape), and its object writes a
+    #: GPU count in a field of its own (``gpus: 2``, ``gpusPerReplica: 1``, ``numGpus: 4``):
+    #: its operator may well turn it into a request the pod does not show.
+    hinted: bool = False
 
     @property
     def gpu(self) -> bool:
@@ -284,8 +291,14 @@ class GpuDemand(NamedTuple):
     @property
     def cpu(self) -> bool:
         """The pod surely gets no accelerator (not a GPU pod, no unknown DRA claim, no
-        resources from a serving runtime)."""
-        return not self.gpu and not self.unresolved and not self.supplied and not self.unlisted
+        resources from a serving runtime, no GPU count of an unknown operator's)."""
+        return (
+            not self.gpu
+            and not self.unresolved
+            and not self.supplied
+            and not self.unlisted
+            and not self.hinted
+        )
 
 
 def gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None = None) -> GpuDemand:
@@ -347,7 +360,55 @@ def _gpu_demand(pod: PodSpec, registry: Registry, claims: ClaimIndex | None) -> 
         not entries and _runtime_supplied(pod),
         not entries and _unlisted_vendor_name(pod, registry),
         bool(pod.operator_gpus) and pod.operator_every_container,
+        not entries and not pod.operator_gpus and pod.found_by == "shape" and _counts_gpus(pod),
     )
+
+
+#: A key an operator's own type writes a GPU count under (Kaiwo's ``gpus`` and
+#: ``gpusPerReplica``, ``numGpus``, ``gpu_count``, ``gpusPerWorker``, ``nGPUs``), matched
+#: whole and in any case.
+_GPU_COUNT_KEY = (
+    r"(?:num_?|n_?)?gpus?"
+    r"(?:_?(?:count|num|number|per_?(?:replica|worker|node|pod|instance|host)))?"
+)
+#: Nodes of an object :func:`_counts_gpus` reads at most (an operator's resource holds a few
+#: hundred; a hostile one is read this far and no further).
+_COUNT_BUDGET = 5000
+
+
+def _counts_gpus(pod: PodSpec) -> bool:
+    """Does the pod's object write a positive GPU count under a key of its own
+    (:data:`_GPU_COUNT_KEY`)? Read once an object, without recursion, within a budget."""
+    memo = pod.obj.memo
+    if "counts_gpus" in memo:
+        return bool(memo["counts_gpus"])
+    key_re = re.compile(_GPU_COUNT_KEY, re.IGNORECASE)
+    found = False
+    queue: list[Any] = [pod.obj.data]
+    read = 0
+    while queue and read < _COUNT_BUDGET and not found:
+        node = queue.pop()
+        read += 1
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(key, str) and key_re.fullmatch(key) and _positive_count(value):
+                    found = True
+                    break
+                if isinstance(value, (dict, list)):
+                    queue.append(value)
+        elif isinstance(node, list):
+            queue.extend(v for v in node if isinstance(v, (dict, list)))
+    memo["counts_gpus"] = found
+    return found
+
+
+def _positive_count(value: Any) -> bool:
+    """A whole number above 0, written as a number or as digits."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return value > 0
+    return isinstance(value, str) and value.strip().isdigit() and int(value.strip()) > 0
 
 
 def _unlisted_vendor_name(pod: PodSpec, registry: Registry) -> bool:
@@ -435,6 +496,8 @@ def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -
         for e in resource_entries(container)
     ):
         return True
+    if demand.hinted:
+        return None  # an unknown operator's GPU count: it may give the container a GPU
     claims = (container.resources or {}).get("claims")
     if not isinstance(claims, list) or not claims:
         return False
