@@ -3,9 +3,10 @@
 ## What it does
 Checks the keys under `spec` of the NVIDIA GPU Operator's `ClusterPolicy` and `NVIDIADriver`
 (`nvidia.com`), KubeRay's `RayCluster`, `RayJob`, `RayService` and `RayCronJob`
-(`ray.io`) and Kaiwo's `KaiwoJob`, `KaiwoService` (`kaiwo.silogen.ai`) and `KaiwoConfig`
-(`config.kaiwo.silogen.ai`) against the fields their CustomResourceDefinitions declare, level
-by level
+(`ray.io`), Kaiwo's `KaiwoJob`, `KaiwoService` (`kaiwo.silogen.ai`) and `KaiwoConfig`
+(`config.kaiwo.silogen.ai`), and Karpenter's `NodePool` (`karpenter.sh`, whose taints and
+requirements decide where GPU pods land) against the fields their CustomResourceDefinitions
+declare, level by level
 (`gpulint/data/operator-fields.json`: the union of the CRDs of every release of the operator
 and of its newest commit, so a field an older release had still counts). It reports, at the
 key:
@@ -122,6 +123,7 @@ None.
   `installer/helm/chart/volcano/` (their values and the keys their templates read, in every
   release); Project-HAMi/HAMi `charts/hami/` (in every commit that changed the chart)
 - silogen/kaiwo `config/crd/bases/` (the KaiwoJob, KaiwoService and KaiwoConfig CRDs, in every
+  release); kubernetes-sigs/karpenter `pkg/apis/crds/karpenter.sh_nodepools.yaml` (every
   release)
 - https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning
 - https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation

@@ -46,6 +46,10 @@ OPERATORS: dict[str, dict[str, Any]] = {
             "ray.io_raycronjobs.yaml",
         ),
     },
+    "karpenter": {
+        "repository": "https://github.com/kubernetes-sigs/karpenter",
+        "files": ("karpenter.sh_nodepools.yaml",),
+    },
     "kaiwo": {
         "repository": "https://github.com/silogen/kaiwo",
         "files": (
