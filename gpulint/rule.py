@@ -163,9 +163,25 @@ class RuleContext(NamedTuple):
     #: A rule that judges the object's parts may run on it; what depends on the rest (one
     #: of a ConfigMap's keys or several) is not known.
     part: bool = False
-    #: The file being linted, as the run names it (set by the engine for each file): a rule
-    #: can tell how near a fact of another file of the project is (GPU023's node pools).
-    label: str = ""
+    #: The file being linted (:class:`CurrentFile`, which the engine moves from file to file;
+    #: ``None``: none is named): read its :attr:`label`.
+    file: CurrentFile | None = None
+
+    @property
+    def label(self) -> str:
+        """The file being linted, as the run names it: a rule can tell how near a fact of
+        another file of the project is (GPU023's node pools). ``""``: none is named."""
+        return self.file.label if self.file is not None else ""
+
+
+class CurrentFile:
+    """The file a linter is on, shared by its rules' contexts: the engine sets ``label`` as
+    it starts each file, so the contexts are made once, not once a file."""
+
+    __slots__ = ("label",)
+
+    def __init__(self) -> None:
+        self.label = ""
 
 
 CheckFn = Callable[[Any, RuleContext], Iterable[Violation]]

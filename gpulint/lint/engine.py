@@ -38,7 +38,7 @@ from gpulint.model import (
     selects,
     split_help,
 )
-from gpulint.rule import Rule, RuleContext, Violation
+from gpulint.rule import CurrentFile, Rule, RuleContext, Violation
 from gpulint.settings import Settings
 from gpulint.suppress.findings import UNUSED_CODE, FileSuppressions, Suppressor, Unused
 
@@ -123,6 +123,8 @@ class Linter:
         self.registry = self.settings.registry or builtin_registry()
         self.workloads = self.settings.workloads or builtin_table()
         self.active: dict[str, _Active] = {}
+        #: The file being linted, which every rule's context shares (set per file).
+        self._file = CurrentFile()
         #: The ConfigMaps rules read variables from: the file's (``lint_text``), the run's.
         self.values = self.settings.env_values()
         rules = list(rules)
@@ -145,6 +147,7 @@ class Linter:
                     values=self.values,
                     crds=self.settings.crds,
                     runtimes=self.settings.runtimes,
+                    file=self._file,
                 ),
                 configured,
             )
@@ -179,7 +182,7 @@ class Linter:
         }
         #: The rules with their contexts for the file being linted (its DRA claims), made
         #: once per file, not per document: (claims, object rules, pod rules).
-        self._contexts: tuple[ClaimIndex | None, list[_Ruled], list[_Ruled], str] | None = None
+        self._contexts: tuple[ClaimIndex | None, list[_Ruled], list[_Ruled]] | None = None
         #: The claim index of files without DRA objects: the project's DRA objects alone.
         self._project_claims = ClaimIndex((), "", self.settings.dra)
         #: What a kustomization makes of the file being linted (:meth:`lint_shaped`'s ``part``):
@@ -329,18 +332,18 @@ class Linter:
         # documents, with the project's: gpulint.k8s.dra), handed to it, not kept on the
         # objects. Made once per file, and once per linter for files without DRA objects
         # (dra.NO_CLAIMS): 30 rules' contexts for each document cost more than some rules.
-        # The file's label is in them too: made once per file.
+        # The file's label is not in them but in the CurrentFile they share.
+        self._file.label = label
         contexts = self._contexts
-        if contexts is None or contexts[0] is not view.claims or contexts[3] != label:
+        if contexts is None or contexts[0] is not view.claims:
             claims = self._project_claims if view.claims is NO_CLAIMS else view.claims
             claims.run = self.settings.dra
             contexts = self._contexts = (
                 view.claims,
-                [(a, a.ctx._replace(claims=claims, label=label)) for a in self.object_rules],
-                [(a, a.ctx._replace(claims=claims, label=label)) for a in self.pod_rules],
-                label,
+                [(a, a.ctx._replace(claims=claims)) for a in self.object_rules],
+                [(a, a.ctx._replace(claims=claims)) for a in self.pod_rules],
             )
-        _, all_object_rules, all_pod_rules, _ = contexts
+        _, all_object_rules, all_pod_rules = contexts
         part = self._part
         # A file only named as a patch may be whole: every rule runs, and what the
         # whole-object ones find is held back (GL203 says so) rather than not looked for.
@@ -398,7 +401,7 @@ class Linter:
         but for those whose verdict does not depend on where the pods run when the patches
         change only that (``placed``)."""
         assert self._contexts is not None
-        _, object_rules, pod_rules, _ = self._contexts
+        _, object_rules, pod_rules = self._contexts
 
         def skips(rule: Rule) -> bool:
             return rule.whole_object and not (placed and rule.placement_free)
