@@ -13,6 +13,9 @@ declares::
                                   # of these reports at its place (one cause, one finding)
     WHOLE_OBJECT = True           # optional: it judges the whole object, so it is not run
                                   # on a Kustomize patch linted without --render
+    PLACEMENT_FREE = True         # optional, beside WHOLE_OBJECT: its verdict does not read
+                                  # nodeSelector, affinity or tolerations, so it still runs
+                                  # on a base whose patches change only those
     LABELS_AS_WRITTEN = True      # optional: it judges labels as written, so it is not run
                                   # on objects a kustomization labels (without --render)
     READS_CHART_VALUES = True     # optional: an object rule that also runs on a chart's

@@ -647,17 +647,12 @@ _ALIBABA_GPU_FAMILY = r"ecs\.(?:ebm|s|v)?gn[0-9]"
 def _eci_selector(pod: PodSpec) -> tuple[tuple[Any, ...], str, str] | None:
     """The pod's ECI annotation that asks Alibaba Cloud for a GPU instance (every type of
     ``k8s.aliyun.com/eci-use-specs`` a GPU type, or ``k8s.aliyun.com/eci-gpu-type``): where,
-    how the message names it, what to request. ECI hands a container GPUs only through its
-    ``nvidia.com/gpu`` limit."""
-    if pod.template_path is not None:
-        meta, base = pod.template_metadata(), (*pod.template_path, "metadata")
-    elif pod.obj.kind == "Pod" and pod.path == (*pod.obj.path, "spec"):
-        data = pod.obj.data
-        meta = data.get("metadata") if isinstance(data, dict) else None
-        base = (*pod.obj.path, "metadata")
-    else:
+    how the message names it, what to request (assumed: ECI hands a container the instance's
+    GPUs only through its ``nvidia.com/gpu`` limit)."""
+    meta, base = pod.pod_metadata()
+    if meta is None or base is None:
         return None
-    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    annotations = meta.get("annotations")
     if not isinstance(annotations, Mapping):
         return None
     gpu_type = annotations.get(_ECI_GPU_TYPE)

@@ -270,6 +270,17 @@ class PodSpec:
         meta = node.get("metadata") if node is not None else None
         return meta if isinstance(meta, dict) else None
 
+    def pod_metadata(self) -> tuple[dict[str, Any] | None, Path | None]:
+        """The metadata of the pods this spec makes, and where it is written: its template's,
+        or a Pod object's own (a mapping, else None; no place for a spec that is neither)."""
+        if self.template_path is not None:
+            return self.template_metadata(), (*self.template_path, "metadata")
+        if self.obj.kind == "Pod" and self.path == (*self.obj.path, "spec"):
+            data = self.obj.data
+            meta = data.get("metadata") if isinstance(data, dict) else None
+            return (meta if isinstance(meta, dict) else None), (*self.obj.path, "metadata")
+        return None, None
+
 
 def image_reference(image: Any) -> str | None:
     """A container's image as one reference: the string as written, or a chart's

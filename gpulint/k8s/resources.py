@@ -496,16 +496,15 @@ def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -
         for e in resource_entries(container)
     ):
         return True
-    if demand.hinted:
-        return None  # an unknown operator's GPU count: it may give the container a GPU
+    # An unknown operator's GPU count (``hinted``) may give the container a GPU: not told.
     claims = (container.resources or {}).get("claims")
     if not isinstance(claims, list) or not claims:
-        return False
+        return None if demand.hinted else False
     gpu = {c.name for c in demand.claims}
     named = {c.get("name") for c in claims if isinstance(c, dict)}
     if named & gpu:
         return True
-    return None if demand.unresolved else False
+    return None if demand.unresolved or demand.hinted else False
 
 
 #: The largest device count :func:`whole_gpu_count` reads (the API server's int64).
@@ -567,10 +566,8 @@ SHARING_ANNOTATIONS = ("gpu-fraction", "gpu-memory")
 def shares_by_annotation(pod: PodSpec) -> bool:
     """The pod asks KAI Scheduler (or Run:ai) for a share of a GPU by a pod annotation
     (:data:`SHARING_ANNOTATIONS`): it holds a GPU its resources do not show."""
-    meta = pod.template_metadata()
-    if meta is None and pod.obj.kind == "Pod" and isinstance(pod.obj.data, dict):
-        meta = pod.obj.data.get("metadata")
-    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    meta, _ = pod.pod_metadata()
+    annotations = meta.get("annotations") if meta is not None else None
     return isinstance(annotations, dict) and any(a in annotations for a in SHARING_ANNOTATIONS)
 
 

@@ -84,7 +84,10 @@ class OperatorGpu(NamedTuple):
     unit: tuple[str, ...]
     amount: tuple[str, ...]
     resource: str
+    #: The field that names another resource, as a path from the unit (``()``: none).
     resource_field: tuple[str, ...]
+    #: The resource field's values, in lower case, and the resources they mean (Kaiwo's
+    #: ``gpuVendor``); without them the field's value is the resource (Dynamo's ``gpuType``).
     resource_values: tuple[tuple[str, str], ...]
     #: The operator writes the accelerator into every container of the pods (Kaiwo), not
     #: into one main container.
@@ -126,10 +129,7 @@ class WorkloadKind(NamedTuple):
     #: writes into a container's requests *and* limits (llmaz flavors): the rules that
     #: compare requests with limits (GPU001, GPU002, GPU003) do not apply to them.
     operator_amounts: bool = False
-    #: Accelerators the operator writes into the pods from its own fields:
-    #: ``(unit pattern, amount path, resource, resource-field path or (), resource values)``:
-    #: the resource values map a resource field's value, in lower case, to the resource it
-    #: means; without them the field's value is the resource.
+    #: Accelerators the operator writes into the pods from its own fields (:class:`OperatorGpu`).
     operator_gpus: tuple[OperatorGpu, ...] = ()
     #: Where the row came from: "built-in" or a configuration file.
     origin: str = "built-in"

@@ -88,10 +88,7 @@ class Part(NamedTuple):
         pods run? Never for a patch itself, which is half an object."""
         if self.patch is None or self.by_name:
             return False
-        return (kind, name) not in self.beyond_placement and (
-            kind,
-            None,
-        ) not in self.beyond_placement
+        return not {(kind, name), (kind, None)} & self.beyond_placement
 
     def message(self, obj: str, held: Sequence[str] = ()) -> str:
         """GL203's message for the first object of the file the checks were skipped on

@@ -89,8 +89,13 @@ def parts(folders: list[str], read: Read, label: Callable[[str], str]) -> dict[s
         for file in _resources(k, read):
             had = out.get(file)
             if had is None:
-                made = Part(label(k.file), first[0], first[1], frozenset(patched))
-                out[file] = made._replace(beyond_placement=frozenset(beyond))
+                out[file] = Part(
+                    label(k.file),
+                    first[0],
+                    first[1],
+                    frozenset(patched),
+                    beyond_placement=frozenset(beyond),
+                )
             elif had.patch is not None:
                 out[file] = had._replace(
                     objects=had.objects | patched,
