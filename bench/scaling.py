@@ -312,6 +312,23 @@ def cluster_folders(n: int) -> Input:
     return Input(["check", "--no-cache", "--jobs", "1", "."], folder, size)
 
 
+def markdown_blocks(n: int) -> Input:
+    """A README of n fenced examples, each a GPU pod asking for half a GPU (GPU004 in each),
+    with prose, a shell block and a chart's values between them: the fences are found in one
+    pass over the lines, each block linted alone and moved to its place."""
+    folder = _fresh("markdown-blocks", n)
+    example = (
+        "## Example {i}\n\nRun it:\n\n```yaml\napiVersion: v1\nkind: Pod\n"
+        "metadata: {{name: cuda-{i}}}\nspec:\n  containers:\n  - name: cuda\n"
+        "    image: nvidia/cuda:12.4.0-base-ubuntu22.04\n"
+        "    resources: {{limits: {{nvidia.com/gpu: 0.5}}}}\n```\n\n"
+        "```bash\nkubectl apply -f pod-{i}.yaml\n```\n\n"
+        "```yaml\nresources: {{limits: {{nvidia.com/gpu: 1}}}}\n```\n\n"
+    )
+    size = _write(folder, "README.md", "".join(example.format(i=i) for i in range(n)))
+    return Input(["check", "--no-cache", "--jobs", "1", "."], folder, size)
+
+
 def many_paths(n: int) -> Input:
     """n directories named on the command line, one pod each (20,000: 425 s)."""
     folder = _fresh("many-paths", n)
@@ -2039,6 +2056,7 @@ CASES: dict[str, Case] = {
     "terraform-node-groups": Case(terraform_node_groups, 500, "scaling"),
     "many-paths": Case(many_paths, 5_000, "scaling"),
     "cluster-folders": Case(cluster_folders, 500, "scaling"),
+    "markdown-blocks": Case(markdown_blocks, 1_000, "scaling"),
     "per-object-ignores": Case(per_object_ignores, 3_000, "scaling"),
     "globs": Case(globs, 60, "scaling"),
     "deep-folders": Case(deep_folders, 300, "scaling"),

@@ -26,7 +26,7 @@ def repo(tmp_path: Path) -> Path:
     (tmp_path / ".git").mkdir()  # the configuration search stops here
     (tmp_path / "empty").mkdir()
     (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "README.md").write_text("# not YAML\n", encoding="utf-8")
+    (tmp_path / "docs" / "README.rst").write_text("Not YAML\n", encoding="utf-8")
     (tmp_path / "docs" / "notes.txt").write_text("apiVersion: v1\n", encoding="utf-8")
     return tmp_path
 
@@ -41,7 +41,7 @@ def test_no_file_linted_is_a_warning_naming_the_paths(repo: Path, paths: list[st
     proc = gpulint("check", *paths, cwd=repo)
     assert proc.returncode == 0
     assert proc.stderr.splitlines() == [
-        f"{WARNING}{', '.join(paths)} held no *.yaml or *.yml file to lint "
+        f"{WARNING}{', '.join(paths)} held no *.yaml, *.yml or Markdown file to lint "
         "(or every one was excluded)"
     ]
     assert proc.stdout == "No files linted: nothing was checked.\n"

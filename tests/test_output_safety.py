@@ -464,7 +464,8 @@ def test_warnings_and_rule_errors_on_stderr_are_escaped(tmp_path: Path) -> None:
     err = printed(proc.stderr.decode("utf-8"))
     assert lines_of(err)[0] == (
         "gpulint: warning: no files linted: empty\\n::error file=evil.yaml::forged"
-        "\\x1b]0;title\\x07 held no *.yaml or *.yml file to lint (or every one was excluded)"
+        "\\x1b]0;title\\x07 held no *.yaml, *.yml or Markdown file to lint "
+        "(or every one was excluded)"
     )
     # A plugin name with a trailing line break (a schema pattern's `$` accepts one) in the
     # warning that says the configuration's Python rules were skipped.

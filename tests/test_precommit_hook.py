@@ -152,7 +152,8 @@ def test_the_hook_definition_is_what_the_readme_promises() -> None:
     assert hook["id"] == "gpulint"
     assert hook["entry"] == "gpulint check"
     assert hook["language"] == "python"
-    assert hook["types"] == ["yaml"]
+    # Staged YAML and Markdown (a README's fenced manifests) files.
+    assert hook["types_or"] == ["yaml", "markdown"]
     assert hook.get("pass_filenames", True) is True
     hosted, local = (yaml.safe_load(s)["repos"] for s in readme_snippets())
     (repo,) = hosted

@@ -93,7 +93,8 @@ _PATHS = inspect.Parameter(
     annotation=Annotated[
         Optional[list[str]],  # noqa: UP045
         typer.Argument(
-            help="Files or directories to lint (directories: *.yaml, *.yml); '-' reads stdin. "
+            help="Files or directories to lint (directories: *.yaml, *.yml, *.md); '-' reads "
+            "stdin. "
             "Default: the current directory.",
             show_default=False,
         ),
@@ -104,8 +105,9 @@ _PATHS = inspect.Parameter(
 def check(paths: list[str] | None = None, **options: Any) -> None:
     """Lint manifests and report GPU scheduling mistakes.
 
-    With no paths, lints the current directory: every *.yaml and *.yml below it, except what
-    the configuration's `exclude` leaves out.
+    With no paths, lints the current directory: every *.yaml and *.yml below it, and the
+    manifests of Markdown files' fenced yaml blocks, except what the configuration's
+    `exclude` leaves out.
 
     \b
     Exit codes (--exit-zero: 0 instead of 1):

@@ -501,7 +501,8 @@ def no_files_warning(paths: list[str]) -> None:
     if len(paths) > MAX_NAMED_PATHS:
         shown += f" and {len(paths) - MAX_NAMED_PATHS} more"
     warn(
-        f"no files linted: {shown} held no *.yaml or *.yml file to lint (or every one was excluded)"
+        f"no files linted: {shown} held no *.yaml, *.yml or Markdown file to lint "
+        "(or every one was excluded)"
     )
 
 

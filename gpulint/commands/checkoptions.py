@@ -220,7 +220,7 @@ CHECK_OPTIONS: tuple[Option, ...] = (
         ("--fail-if-no-files", "--no-fail-if-no-files"),
         "fail_if_no_files",
         SWITCH,
-        "Exit 1 when no file was linted (the paths held no *.yaml or *.yml file, or all "
+        "Exit 1 when no file was linted (the paths held no *.yaml, *.yml or Markdown file, or all "
         "were excluded) [default: a warning only].",
         show_default=False,
         config="fail-if-no-files",

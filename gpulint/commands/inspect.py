@@ -36,6 +36,7 @@ from gpulint.k8s.workloads import K8sObject, PodSpec, WorkloadTable, builtin_tab
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import LoadResult, Loads
 from gpulint.loader.handoff import Loaded
+from gpulint.loader.markdown import markdown_file
 from gpulint.loader.stream import load_text
 from gpulint.loader.target import read_target
 from gpulint.model import Path
@@ -153,7 +154,10 @@ class Inspector:
 
     def inspect_text(self, label: str, text: str, loaded: bytes | None = None) -> dict[str, Any]:
         """``loaded``: the text's documents as the facts stage parsed them (not parsed
-        again)."""
+        again). A Markdown file: its fenced manifests, each at its place in the file (their
+        YAML problems are not told, as ``check`` does not)."""
+        if markdown_file(label):
+            return self._inspect_markdown(label, text)
         if loaded is not None:
             stream = Loaded(loaded)
             result = LoadResult(list(stream), stream.problems)
@@ -169,6 +173,23 @@ class Inspector:
         for view in Manifest.of_documents(result.documents, self.table, label, self.dra):
             for position, obj in enumerate(view.objects):
                 self._object(entry, view, position, obj)
+        return entry
+
+    def _inspect_markdown(self, label: str, text: str) -> dict[str, Any]:
+        from gpulint.loader.markdown import manifest_blocks
+
+        entry = _file(label, [])
+        documents = 0
+        for block in manifest_blocks(text):
+            result = load_text(block.text)
+            shown = _file(label, [])
+            for view in Manifest.of_documents(result.documents, self.table, label, self.dra):
+                for position, obj in enumerate(view.objects):
+                    self._object(shown, view, position, obj)
+            _move(shown, block.line, block.indent, documents)
+            entry["workloads"].extend(shown["workloads"])
+            entry["unrecognised"].extend(shown["unrecognised"])
+            documents += len(result.documents)
         return entry
 
     def inspect_rendered(self, target: Target) -> dict[str, Any]:
@@ -415,6 +436,23 @@ def _hints(pod: PodSpec) -> list[str]:
             "should probably end in '.template.spec'"
         ]
     return []
+
+
+def _move(entry: dict[str, Any], lines: int, columns: int, documents: int) -> None:
+    """Every ``line``, ``column`` and ``document`` of an inspected Markdown block's ``entry``
+    moved to the block's place in the file (a loop over the entry's own few levels)."""
+    moves = {"line": lines, "column": columns, "document": documents}
+    stack: list[Any] = [entry]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                if key in moves and isinstance(value, int) and not isinstance(value, bool):
+                    item[key] = value + moves[key]
+                elif isinstance(value, (dict, list)):
+                    stack.append(value)
 
 
 def _file(label: str, problems: list[str]) -> dict[str, Any]:

@@ -204,8 +204,8 @@ KEYS: tuple[Key, ...] = (
         schema={
             "type": "boolean",
             "description": (
-                "Exit 1 when no file was linted (the paths held no *.yaml or *.yml file, or "
-                "every one was excluded). Default: false, a warning only."
+                "Exit 1 when no file was linted (the paths held no *.yaml, *.yml or Markdown "
+                "file, or every one was excluded). Default: false, a warning only."
             ),
         },
     ),

@@ -24,6 +24,7 @@ from gpulint.lint.tidy import tell_aliases_apart, without_consequences
 from gpulint.lint.unchecked import CODE as UNCHECKED_CODE, findings as unchecked
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document, Loads, Problem
+from gpulint.loader.markdown import markdown_file
 from gpulint.model import (
     RULE_ERROR_CODE,
     Finding,
@@ -41,18 +42,46 @@ from gpulint.model import (
 from gpulint.rule import CurrentFile, Rule, RuleContext, Violation
 from gpulint.settings import Settings
 from gpulint.suppress.findings import UNUSED_CODE, FileSuppressions, Suppressor, Unused
+from gpulint.util.discover import Part
 
 if TYPE_CHECKING:
     from gpulint.fix.loop import Shape
     from gpulint.fix.places import Owned
     from gpulint.fix.text import Source
-    from gpulint.util.discover import Part
 
 RULE_ERROR_NAME = "rule-error"
 #: The info that a Kustomize patch's whole-object checks are left to its rendered overlay.
 PART_CODE = codes.PATCH_NOT_RENDERED
 #: The longest exception message a GL900 finding quotes (characters).
 MAX_DETAIL = 500
+#: A Markdown example that is a fragment of an object: every rule runs, what the whole-object
+#: ones find is held back (the ``by_name`` way of a file named as a patch).
+_FRAGMENT = Part("", 0, by_name=True)
+#: What a Markdown example is not told: its YAML's syntax (an example elides), that it is a
+#: template, or GL203's note on the checks held back from a fragment.
+_NOT_IN_EXAMPLES = frozenset({codes.SYNTAX_ERROR, codes.TEMPLATE_NOT_RENDERED, PART_CODE})
+
+
+def _in_block(finding: Finding, label: str, line: int, indent: int, documents: int) -> Finding:
+    """``finding`` of a Markdown file's block moved to the block's place in the file:
+    ``line`` lines below, ``indent`` columns right, after ``documents`` documents of the
+    blocks before it; ``warning`` at most, and without a fix (its edits are the block's)."""
+
+    def moved(span: Span) -> Span:
+        return Span(
+            span.line + line, span.column + indent, span.end_line + line, span.end_column + indent
+        )
+
+    related = tuple(
+        r._replace(span=moved(r.span)) if r.path == label else r for r in finding.related
+    )
+    return finding._replace(
+        span=moved(finding.span),
+        severity=min(finding.severity, Severity.WARNING),
+        document=finding.document + documents,
+        fix=None,
+        related=related,
+    )
 
 
 def is_enabled(code: str, settings: Settings, opt_in: bool = False) -> bool:
@@ -246,6 +275,51 @@ class Linter:
         and pod specs are found once, in its :class:`~gpulint.k8s.manifest.DocumentView`,
         which rules and suppression share.
         """
+        if markdown_file(label):
+            return self._lint_markdown(label, text, seen)
+        return self._lint_yaml(label, text, seen, kubernetes=kubernetes, part=part, loaded=loaded)
+
+    def _lint_markdown(
+        self, label: str, text: str, seen: list[LintedObject] | None
+    ) -> tuple[list[Finding], Shape]:
+        """A Markdown file's findings: those of its fenced manifests (``manifest_blocks``),
+        each linted as a text of its own and moved to its place in the file.
+
+        An example is what readers copy, not what the repository applies: its findings are
+        ``warning`` at most, its YAML problems and templates are not reported (an example may
+        elide with ``...``), and on a block that is a fragment of an object (no ``metadata``,
+        containers without images) what the whole-object rules find is held back, as on a
+        file named as a patch, without GL203's note.
+        """
+        from gpulint.loader.markdown import manifest_blocks
+
+        findings: list[Finding] = []
+        documents = 0
+        for block in manifest_blocks(text):
+            linted: list[LintedObject] | None = [] if seen is not None else None
+            part = None if block.whole else _FRAGMENT
+            found, (count, _) = self._lint_yaml(label, block.text, linted, part=part)
+            findings.extend(
+                _in_block(f, label, block.line, block.indent, documents)
+                for f in found
+                if f.rule not in _NOT_IN_EXAMPLES
+            )
+            if seen is not None and linted:
+                seen.extend(o._replace(document=o.document + documents) for o in linted)
+            documents += count
+        findings.sort(key=Finding.sort_key)
+        return findings, (documents, [])
+
+    def _lint_yaml(
+        self,
+        label: str,
+        text: str,
+        seen: list[LintedObject] | None = None,
+        *,
+        kubernetes: bool | None = None,
+        part: Part | None = None,
+        loaded: bytes | None = None,
+    ) -> tuple[list[Finding], Shape]:
         if tool_config(label):  # another tool's configuration: not a manifest
             return self._tool_conflict(label, text), (0, [])
         self._foreign = not (kubernetes_text(text) if kubernetes is None else kubernetes)

@@ -40,6 +40,7 @@ only the modules it needs):
 * ``stream`` -- ``load_text`` and ``DocumentStream``: a text's documents, one at a time.
 * ``comments`` -- where a ``#`` is text, not a comment (for suppression comments).
 * ``ownfiles`` -- the reader for gpulint's own files (configuration, declarative rules).
+* ``markdown`` -- the manifests of a Markdown file's fenced ``yaml`` blocks, each with its place.
 
 May import: :mod:`gpulint.util` and :mod:`gpulint.model` only: everything above reads
 documents through it.

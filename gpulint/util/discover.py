@@ -1,4 +1,5 @@
-"""Which files to lint: the paths given, with directories walked for ``*.yaml``/``*.yml``.
+"""Which files to lint: the paths given, with directories walked for ``*.yaml``/``*.yml``
+and Markdown (``*.md``, ``*.markdown``: their fenced manifests, ``gpulint.loader.markdown``).
 
 Helm charts and Kustomize roots are targets of their own (``Target.render``), found by the
 ``trees`` a caller passes (``gpulint.render.trees.Trees``): a chart folder is one target, and
@@ -16,6 +17,9 @@ from typing import NamedTuple, Protocol
 from gpulint.util.walk import Listings, walk
 
 YAML_SUFFIXES = (".yaml", ".yml")
+#: Markdown files: a walk lints the manifests of their fenced ``yaml`` blocks. Not project
+#: files (``gpulint.commands.projects``): an example says nothing of the cluster.
+MARKDOWN_SUFFIXES = (".md", ".markdown")
 
 #: Version-control, dependency and tool folders never walked (ruff's default excludes).
 SKIP_DIRS = frozenset(
@@ -212,7 +216,9 @@ def _walk(
             and not (chart and trees and trees.chart_reads(chart, os.path.join(dirpath, d), True))
         )
         for name in sorted(filenames):
-            if name.endswith(YAML_SUFFIXES) and name not in SKIP_FILES:
+            if (
+                name.endswith(YAML_SUFFIXES) or name.lower().endswith(MARKDOWN_SUFFIXES)
+            ) and name not in SKIP_FILES:
                 path = os.path.join(dirpath, name)
                 if (
                     not (excluded and excluded(path))
@@ -251,8 +257,8 @@ def targets(
     """Expand ``paths`` into targets in a deterministic order, and the paths that are missing.
 
     Files named explicitly are linted whatever their extension; directories contribute
-    ``*.yaml`` and ``*.yml`` files. Each file appears once. ``excluded`` prunes what a walk
-    finds; with ``force_exclude`` it also drops paths named explicitly (ruff's
+    ``*.yaml``, ``*.yml`` and Markdown files. Each file appears once. ``excluded`` prunes
+    what a walk finds; with ``force_exclude`` it also drops paths named explicitly (ruff's
     ``force-exclude``, for pre-commit, which names every file).
 
     The paths are checked at once (the missing ones are known before anything is linted),

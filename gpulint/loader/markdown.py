@@ -1,0 +1,120 @@
+"""The Kubernetes manifests a Markdown file shows: its fenced ``yaml`` code blocks.
+
+A README's example is what readers copy into their clusters, so gpulint lints it (docs/usage.md
+"Markdown examples"). Only fenced blocks whose info string starts with ``yaml`` or ``yml``
+(CommonMark: three or more backticks or tildes, indented up to three spaces, or more inside a
+list item) and that write a top-level ``apiVersion`` and ``kind`` are manifests; a block with a
+template's ``{{`` is a chart's or a tool's, not an object. Each block keeps its place: its first
+line in the file and the indentation its fence strips from every line, so a finding in it points
+at the Markdown file's own line and column.
+
+One pass over the lines, no regular expression that can backtrack, no recursion.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from gpulint.util.discover import MARKDOWN_SUFFIXES
+
+#: The info strings (first word, any case) of a block written in YAML.
+YAML_INFO = frozenset({"yaml", "yml"})
+
+
+class Block(NamedTuple):
+    """A fenced block that holds manifests.
+
+    ``text`` is the block's content without the fence's indentation; ``line`` the number of
+    lines of the file before its first line (0-based offset); ``indent`` the columns stripped
+    from each of its lines; ``whole``: each of its documents writes ``apiVersion``, ``kind``
+    and ``metadata`` at the top, and every ``containers:`` it holds an ``image:`` (an example of
+    a whole object, not a fragment of one).
+    """
+
+    text: str
+    line: int
+    indent: int
+    whole: bool
+
+
+def markdown_file(label: str) -> bool:
+    """Is the file named ``label`` Markdown (``.md``, ``.markdown``)?"""
+    return label.lower().endswith(MARKDOWN_SUFFIXES)
+
+
+def manifest_blocks(text: str) -> list[Block]:
+    """The fenced YAML blocks of ``text`` that hold Kubernetes objects, in order."""
+    if "apiVersion" not in text or ("```" not in text and "~~~" not in text):
+        return []
+    lines = text.split("\n")
+    blocks: list[Block] = []
+    i = 0
+    while i < len(lines):
+        opened = _fence(lines[i])
+        if opened is None:
+            i += 1
+            continue
+        indent, mark, info = opened
+        start = i + 1
+        end = start
+        while end < len(lines) and not _closes(lines[end], mark):
+            end += 1
+        body = lines[start:end]
+        i = end + 1
+        if info in YAML_INFO:
+            block = _block(body, start, indent)
+            if block is not None:
+                blocks.append(block)
+    return blocks
+
+
+def _fence(line: str) -> tuple[int, str, str] | None:
+    """A fence that opens a block: its indentation, its mark (```` ``` ```` or ``~~~``, as
+    long as written) and the first word of its info string, lower case."""
+    stripped = line.lstrip(" ")
+    if not stripped.startswith(("```", "~~~")):
+        return None
+    char = stripped[0]
+    length = len(stripped) - len(stripped.lstrip(char))
+    info = stripped[length:].strip()
+    if char == "`" and "`" in info:
+        return None  # inline code, not a fence (CommonMark)
+    word = info.split(None, 1)[0].lower() if info else ""
+    word = word.split("{", 1)[0].rstrip(",;")  # ```yaml{3} / ```yaml,linenums
+    return len(line) - len(stripped), char * length, word
+
+
+def _closes(line: str, mark: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith(mark) and stripped == mark[0] * len(stripped)
+
+
+def _block(body: list[str], start: int, indent: int) -> Block | None:
+    """The block if it holds an object whose lines keep their columns once dedented."""
+    if indent:
+        dedented = []
+        for line in body:
+            if line.strip() and not line.startswith(" " * indent):
+                return None  # a line left of the fence: its columns cannot be kept
+            dedented.append(line[indent:])
+        body = dedented
+    text = "\n".join(body) + "\n"
+    if "{{" in text:
+        return None
+    documents: list[list[str]] = [[]]
+    for line in body:
+        if line.startswith("---"):
+            documents.append([])
+        else:
+            documents[-1].append(line)
+    tops = [
+        {line.split(":", 1)[0] for line in doc if line[:1].isalpha() and ":" in line}
+        for doc in documents
+    ]
+    objects = [top for top in tops if top]
+    if not any("apiVersion" in top and "kind" in top for top in objects):
+        return None
+    whole = all({"apiVersion", "kind", "metadata"} <= top for top in objects) and (
+        "containers:" not in text or "image:" in text
+    )
+    return Block(text, start, indent, whole)
