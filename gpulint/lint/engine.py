@@ -24,7 +24,7 @@ from gpulint.lint.tidy import tell_aliases_apart, without_consequences
 from gpulint.lint.unchecked import CODE as UNCHECKED_CODE, findings as unchecked
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document, Loads, Problem
-from gpulint.loader.markdown import markdown_file
+from gpulint.loader.markdown import manifest_blocks, markdown_file
 from gpulint.model import (
     RULE_ERROR_CODE,
     Finding,
@@ -291,8 +291,6 @@ class Linter:
         containers without images) what the whole-object rules find is held back, as on a
         file named as a patch, without GL203's note.
         """
-        from gpulint.loader.markdown import manifest_blocks
-
         findings: list[Finding] = []
         documents = 0
         for block in manifest_blocks(text):
