@@ -57,9 +57,12 @@ MAX_DETAIL = 500
 #: A Markdown example that is a fragment of an object: every rule runs, what the whole-object
 #: ones find is held back (the ``by_name`` way of a file named as a patch).
 _FRAGMENT = Part("", 0, by_name=True)
-#: What a Markdown example is not told: its YAML's syntax (an example elides), that it is a
-#: template, or GL203's note on the checks held back from a fragment.
-_NOT_IN_EXAMPLES = frozenset({codes.SYNTAX_ERROR, codes.TEMPLATE_NOT_RENDERED, PART_CODE})
+#: What a Markdown example is not told: its YAML's syntax (an example elides), a key written
+#: twice (an example's "or:" alternative), that it is a template, or GL203's note on the
+#: checks held back from a fragment.
+_NOT_IN_EXAMPLES = frozenset(
+    {codes.SYNTAX_ERROR, codes.DUPLICATE_KEY, codes.TEMPLATE_NOT_RENDERED, PART_CODE}
+)
 
 
 def _in_block(finding: Finding, label: str, line: int, indent: int, documents: int) -> Finding:
@@ -286,10 +289,10 @@ class Linter:
         each linted as a text of its own and moved to its place in the file.
 
         An example is what readers copy, not what the repository applies: its findings are
-        ``warning`` at most, its YAML problems and templates are not reported (an example may
-        elide with ``...``), and on a block that is a fragment of an object (no ``metadata``,
-        containers without images) what the whole-object rules find is held back, as on a
-        file named as a patch, without GL203's note.
+        ``warning`` at most, its YAML problems, repeated keys and templates are not reported
+        (an example elides with ``...`` and writes alternatives), and on a block that is a
+        fragment of an object (``Block.whole``) what the whole-object rules find is held
+        back, as on a file named as a patch, without GL203's note.
         """
         findings: list[Finding] = []
         documents = 0

@@ -27,8 +27,9 @@ class Block(NamedTuple):
     ``text`` is the block's content without the fence's indentation; ``line`` the number of
     lines of the file before its first line (0-based offset); ``indent`` the columns stripped
     from each of its lines; ``whole``: each of its documents writes ``apiVersion``, ``kind``
-    and ``metadata`` at the top, and every ``containers:`` it holds an ``image:`` (an example of
-    a whole object, not a fragment of one).
+    and ``metadata`` at the top, its containers write an ``image:`` and ``resources:``, and
+    its volume mounts come with ``volumes:`` (an example of a whole object, not one whose
+    GPUs or volumes were left out for brevity).
     """
 
     text: str
@@ -114,7 +115,9 @@ def _block(body: list[str], start: int, indent: int) -> Block | None:
     objects = [top for top in tops if top]
     if not any("apiVersion" in top and "kind" in top for top in objects):
         return None
-    whole = all({"apiVersion", "kind", "metadata"} <= top for top in objects) and (
-        "containers:" not in text or "image:" in text
+    whole = (
+        all({"apiVersion", "kind", "metadata"} <= top for top in objects)
+        and ("containers:" not in text or ("image:" in text and "resources:" in text))
+        and ("volumeMounts:" not in text or "volumes:" in text)
     )
     return Block(text, start, indent, whole)
