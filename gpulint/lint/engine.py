@@ -24,7 +24,7 @@ from gpulint.lint.tidy import tell_aliases_apart, without_consequences
 from gpulint.lint.unchecked import CODE as UNCHECKED_CODE, findings as unchecked
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import Document, Loads, Problem
-from gpulint.loader.markdown import manifest_blocks, markdown_file
+from gpulint.loader.markdown import Block, manifest_blocks, markdown_file
 from gpulint.model import (
     RULE_ERROR_CODE,
     Finding,
@@ -65,10 +65,11 @@ _NOT_IN_EXAMPLES = frozenset(
 )
 
 
-def _in_block(finding: Finding, label: str, line: int, indent: int, documents: int) -> Finding:
-    """``finding`` of a Markdown file's block moved to the block's place in the file:
-    ``line`` lines below, ``indent`` columns right, after ``documents`` documents of the
-    blocks before it; ``warning`` at most, and without a fix (its edits are the block's)."""
+def _in_block(finding: Finding, label: str, block: Block, documents: int, whole: bool) -> Finding:
+    """``finding`` of a Markdown file's ``block`` moved to the block's place in the file,
+    after ``documents`` documents of the blocks before it; ``warning`` at most (``info``
+    for a whole-object rule's), and without a fix (its edits are the block's)."""
+    line, indent = block.line, block.indent
 
     def moved(span: Span) -> Span:
         return Span(
@@ -80,7 +81,7 @@ def _in_block(finding: Finding, label: str, line: int, indent: int, documents: i
     )
     return finding._replace(
         span=moved(finding.span),
-        severity=min(finding.severity, Severity.WARNING),
+        severity=min(finding.severity, Severity.INFO if whole else Severity.WARNING),
         document=finding.document + documents,
         fix=None,
         related=related,
@@ -288,11 +289,13 @@ class Linter:
         """A Markdown file's findings: those of its fenced manifests (``manifest_blocks``),
         each linted as a text of its own and moved to its place in the file.
 
-        An example is what readers copy, not what the repository applies: its findings are
-        ``warning`` at most, its YAML problems, repeated keys and templates are not reported
-        (an example elides with ``...`` and writes alternatives), and on a block that is a
-        fragment of an object (``Block.whole``) what the whole-object rules find is held
-        back, as on a file named as a patch, without GL203's note.
+        An example is what readers copy, not what the repository applies: what it writes
+        wrong is a ``warning`` at most, what the whole-object rules find (from what it leaves
+        out as much as from what it writes) ``info``, its YAML problems, repeated keys and
+        templates are not reported (an example elides with ``...`` and writes
+        alternatives), and on a block that may be a fragment of an object (``Block.whole``)
+        what the whole-object rules find is held back, as on a file named as a patch,
+        without GL203's note.
         """
         findings: list[Finding] = []
         documents = 0
@@ -300,8 +303,9 @@ class Linter:
             linted: list[LintedObject] | None = [] if seen is not None else None
             part = None if block.whole else _FRAGMENT
             found, (count, _) = self._lint_yaml(label, block.text, linted, part=part)
+            whole = self._whole_codes()
             findings.extend(
-                _in_block(f, label, block.line, block.indent, documents)
+                _in_block(f, label, block, documents, f.rule in whole)
                 for f in found
                 if f.rule not in _NOT_IN_EXAMPLES
             )
@@ -495,16 +499,20 @@ class Linter:
     def _held_back(self, found: list[Finding], obj: K8sObject, doc: Document) -> list[Finding]:
         """``found`` on an object of a file named as a patch, without what the whole-object
         rules found (kept for GL203's note)."""
-        if self._whole is None:
-            rules = (*self.object_rules, *self.pod_rules)
-            self._whole = frozenset(a.rule.code for a in rules if a.rule.whole_object)
-        held = {f.rule for f in found if f.rule in self._whole}
+        held = {f.rule for f in found if f.rule in self._whole_codes()}
         if not held:
             return found
         self._skipped |= held
         if self._skipped_at is None:
             self._skipped_at = (doc.value_span(obj.path), obj.ref, obj.path, doc.index)
         return [f for f in found if f.rule not in held]
+
+    def _whole_codes(self) -> frozenset[str]:
+        """The codes of the active rules that judge a whole object (made once)."""
+        if self._whole is None:
+            rules = (*self.object_rules, *self.pod_rules)
+            self._whole = frozenset(a.rule.code for a in rules if a.rule.whole_object)
+        return self._whole
 
     def _part_finding(self, label: str) -> list[Finding]:
         """GL203: the checks left to the rendered overlay, once per file."""
