@@ -50,6 +50,13 @@ field validation, its default), or it is dropped, and the object lacks the label
 or an operator looks for. Not in a Kustomization file, whose `namespace` and `labels` are its
 own, nor in an OpenShift Template, whose root `labels` go on every object it makes.
 
+A key of that object's `metadata`, or of its pod template's, that is no ObjectMeta field
+(`app: redis` straight under `metadata`, a lost `labels:` level; `label:` for `labels:`) is
+reported at the key, the object's once an object, for the same reasons: kubectl refuses the
+unknown field or it is dropped, and a Service or selector looking for the label finds nothing.
+Every ObjectMeta field counts, those a `kubectl get -o yaml` dump keeps too (`uid`,
+`resourceVersion`, `managedFields`, and `clusterName`, which releases before 1.25 served).
+
 A pod spec field written in a built-in workload's spec beside its `template` (`affinity`,
 `nodeSelector` or `tolerations` under a Job's, a Deployment's or a CronJob's
 `jobTemplate.spec`, a Job embedded in another object such as an AppWrapper's too) is
@@ -114,7 +121,7 @@ Unsafe: a near miss of a field of its own level (`resource:`, `toleration:`, `li
 `Operator:`) is renamed to that field in place, value and comments kept; the pod then gets
 the GPU or the toleration it silently lacked, so it schedules elsewhere than before. No fix
 when the field is also written at that level (the rename would duplicate a key) or when the
-key belongs to another level (moving it is left to the author).
+key belongs to another level (moving it is left to the author), nor for a key of `metadata`.
 
 ## Options
 None.
@@ -129,6 +136,7 @@ None.
 - Kubernetes API reference: PodSpec, Container, ResourceRequirements, Toleration, EnvVar,
   VolumeMount, Volume, Probe, Lifecycle, SecurityContext, Affinity
   (`api/openapi-spec/v3/api__v1_openapi.json`)
+- ObjectMeta's fields: kubernetes/apimachinery `pkg/apis/meta/v1/types.go`
 - `gpulint/data/k8s-fields.json` (the field names and which field holds which type, generated
   from the kubernetes Python client's models by `python -m tests.k8s_fields` and checked
   against them in the test suite)
@@ -149,6 +157,7 @@ from gpulint.api import (
     Violation,
     app_template_values,
     data_path,
+    holds_placeholder,
     in_chart_values,
     near_field,
     value_at,
@@ -242,6 +251,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     yield from _app_template_root(pod, ctx)
     yield from _not_resource_names(pod, ctx)
     yield from _metadata_at_root(pod)
+    yield from _metadata_keys(pod)
     yield from _pod_fields_in_workload_spec(pod)
     for found in misplaced_keys(pod, ctx):
         fix = None
@@ -321,6 +331,54 @@ def _metadata_at_root(pod: PodSpec) -> Iterator[Violation]:
                 f"{key} is a field of metadata, not of the {obj.kind}: kubectl refuses the "
                 "unknown field, or it is dropped",
                 help=f"move it under metadata (metadata.{key})",
+                at="key",
+            )
+
+
+#: The fields of ObjectMeta (k8s.io/apimachinery/pkg/apis/meta/v1, types.go), with
+#: ``clusterName``, which releases before 1.25 served.
+OBJECT_META_FIELDS = frozenset(
+    {
+        "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+        "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
+        "annotations", "ownerReferences", "finalizers", "managedFields", "clusterName",
+    }
+)  # fmt: skip
+
+
+def _metadata_keys(pod: PodSpec) -> Iterator[Violation]:
+    """A key of the ``metadata`` of the object that holds a pod spec, or of its pod template,
+    that is no ObjectMeta field (``app: redis`` under ``metadata`` for ``metadata.labels``):
+    the API server refuses it (kubectl's strict field validation) or drops it, and a
+    selector looking for the label finds nothing. The object's own once an object."""
+    obj = pod.obj.root
+    places: list[tuple[Path, Any]] = []
+    if obj.kind and obj.memo.get("GPU024 metadata") is None:
+        obj.memo["GPU024 metadata"] = True
+        places.append(((*obj.path, "metadata"), obj.data.get("metadata")))
+    template = pod.template_path
+    if template is not None and pod.pattern.lower().endswith("template.spec"):
+        data = pod.template()
+        if data is not None:
+            places.append(((*template, "metadata"), data.get("metadata")))
+    for path, meta in places:
+        if not isinstance(meta, dict) or meta.keys() <= OBJECT_META_FIELDS:
+            continue
+        for key, value in meta.items():
+            if not isinstance(key, str) or key in OBJECT_META_FIELDS or holds_placeholder(key):
+                continue
+            near = near_field(key, OBJECT_META_FIELDS)
+            if near is not None:
+                hint = f"did you mean {near}?"
+            elif isinstance(value, (str, int, float, bool)):
+                hint = f"a label? write it under labels ({key}: {str(value)[:40]})"
+            else:
+                hint = "remove it, or move it where it belongs"
+            yield Violation(
+                (*path, key),
+                f"{key} is not a field of metadata: kubectl refuses the unknown field, or it "
+                "is dropped",
+                help=hint,
                 at="key",
             )
 
