@@ -511,15 +511,20 @@ def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -
 MAX_COUNT = 2**63 - 1
 
 
+#: The registry family of HAMi's resources (its vGPU counts and the amounts per vGPU).
+HAMI = "hami"
+
+
 def whole_gpu_count(container: Container, registry: Registry) -> int | None:
     """The whole accelerators a container requests, when that is a plain count.
 
     The container must ask for one accelerator name only, one whose unit is a whole device
     (``whole_devices`` in the registry: ``nvidia.com/gpu``, ``amd.com/gpu``), as a positive
-    integer (its limit, else its request), or the whole devices a chart writes into it
-    (``Container.made``: a production stack model's ``requestGPU``). A share of a GPU,
-    several kinds, a placeholder or no accelerator at all give None: the number of devices is
-    not known.
+    integer (its limit, else its request; HAMi's amounts per vGPU beside it, ``gpumem``,
+    ``gpucores``, ``priority``, do not change the count of vGPUs, each on a GPU of its own),
+    or the whole devices a chart writes into it (``Container.made``: a production stack
+    model's ``requestGPU``). A share of a GPU, several kinds, a placeholder or no accelerator
+    at all give None: the number of devices is not known.
     """
     # GPU041 and GPU042 ask this of every container: made once per container and registry.
     key = ("whole_gpu_count", registry)
@@ -540,6 +545,8 @@ def _whole_gpu_count(container: Container, registry: Registry) -> int | None:
             if not registry.is_accelerator(name):
                 continue
             resource = registry.get(name)
+            if resource is not None and resource.family == HAMI and not resource.whole_devices:
+                continue  # an amount per vGPU (gpumem, gpucores, priority): the count is beside
             names.add(name)
             if resource is None or not resource.whole_devices or len(names) > 1:
                 return None
