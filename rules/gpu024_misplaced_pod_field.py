@@ -17,7 +17,8 @@ type). It reports, at the key:
   instead of under `valueFrom`, `fsGroup` in a container's `securityContext` (a pod-level
   field) or `privileged` in the pod's, `mountPath` in a volume, `readOnly` in a volume's
   `hostPath`, `configMap`, `secret` or `emptyDir` (a mount's field), `path` or `port` directly
-  under a probe instead of under `httpGet`;
+  under a probe instead of under `httpGet`, a preferred term's `weight` in a required
+  affinity term;
 - a key close to a field of its own level: `resource:` for `resources:`, `toleration:` for
   `tolerations:`, `nodeselector` for `nodeSelector`, `limit` for `limits`, `Operator` for
   `operator`, `allowPrivilegedEscalation` for `allowPrivilegeEscalation`, `readonly` for
@@ -39,7 +40,8 @@ unless a CustomResourceDefinition in the project declares the key for that kind 
 `crds/`, an operator's `config/crd/`): then it is the operator's own field
 (`spec.resources.gpu: {count: 1}`, which the operator turns into a GPU request), not a slip,
 and nothing is said. Only pod specs known to be core `PodSpec`s are checked (pod templates,
-`.template.spec` rows and `Pod` objects): operators' own types add fields of their own
+`.template.spec` rows, `Pod` objects, and the pods a workload row's `core_pods` names, such
+as a KServe LLMInferenceService's `spec.template`): operators' own types add fields of their own
 around them; of a KServe ServingRuntime (or ClusterServingRuntime), whose `containers` are
 core Containers in a spec of KServe's own, the containers alone.
 
@@ -511,7 +513,7 @@ def misplaced_keys(pod: PodSpec, ctx: RuleContext) -> Iterator[Misplaced]:
     if pod.location == "resources" and pod.found_by == "shape":
         yield from _chart_requirements(pod, ctx)
         return
-    core = _core_pod_spec(pod)
+    core = _core_pod_spec(pod, ctx)
     if not core and not _core_containers(pod):
         return
     fields = field_names()
@@ -601,14 +603,18 @@ def _container_levels(pod: PodSpec, fields: Mapping[str, frozenset[str]]) -> Ite
             yield from _walk("Container", container.data, container.path, label, fields)
 
 
-def _core_pod_spec(pod: PodSpec) -> bool:
-    """Is this a core/v1 PodSpec (a pod template's, or a Pod's)? Operators' inline pod
-    specs (KServe predictors, Argo templates) carry fields of their own."""
+def _core_pod_spec(pod: PodSpec, ctx: RuleContext) -> bool:
+    """Is this a core/v1 PodSpec (a pod template's, a Pod's, or one its workload row declares
+    so: ``core_pods``)? Operators' inline pod specs (KServe predictors, Argo templates)
+    carry fields of their own."""
     if pod.location != "pod":
         return False
     if pod.pattern.lower().endswith("template.spec"):
         return True
-    return pod.obj.kind == "Pod" and pod.path == ("spec",)
+    if pod.obj.kind == "Pod" and pod.path == ("spec",):
+        return True
+    row = ctx.workloads.lookup(pod.obj.group, pod.obj.kind) if ctx.workloads else None
+    return row is not None and tuple(pod.pattern.split(".")) in row.core_pods
 
 
 def _levels(pod: PodSpec, fields: Mapping[str, frozenset[str]]) -> Iterator[Level]:
@@ -743,11 +749,22 @@ _ELSEWHERE: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "NodeAffinity": (("NodeSelector", "under requiredDuringSchedulingIgnoredDuringExecution"),),
     "NodeSelector": (("NodeSelectorTerm", "in a nodeSelectorTerms item"),),
-    "NodeSelectorTerm": (("NodeSelectorRequirement", "in a matchExpressions item"),),
+    "NodeSelectorTerm": (
+        ("NodeSelectorRequirement", "in a matchExpressions item"),
+        ("PreferredSchedulingTerm", "in a preferredDuringSchedulingIgnoredDuringExecution item"),
+    ),
     "PreferredSchedulingTerm": (("NodeSelectorTerm", "under preference"),),
     "PodAffinity": (("PodAffinityTerm", _AFFINITY_TERM),),
     "PodAntiAffinity": (("PodAffinityTerm", _AFFINITY_TERM),),
     "WeightedPodAffinityTerm": (("PodAffinityTerm", "under podAffinityTerm"),),
+    # A preferred term's weight in a required one (a required term has none).
+    "PodAffinityTerm": (
+        (
+            "WeightedPodAffinityTerm",
+            "in a preferredDuringSchedulingIgnoredDuringExecution item (a required term has no "
+            "weight)",
+        ),
+    ),
 }
 
 

@@ -277,6 +277,8 @@ VALID = {"group": "example.com", "kind": "GPUJob", "pods": ["spec.template.spec"
         ({**VALID, "node_agent": "yes"}, "node_agent: must be true or false"),
         ({**VALID, "container_pod": "spec.template[0].spec"}, "container_pod: 'spec.template[0]"),
         ({**VALID, "container_pod": 3}, "container_pod: must be a dotted path string"),
+        ({**VALID, "core_pods": ["spec.worker"]}, "core_pods[0]: 'spec.worker' is not one of"),
+        ({**VALID, "core_pods": "spec.template.spec"}, "core_pods: must be a list"),
         ({**VALID, "operator_gpus": {"at": "spec"}}, "operator_gpus: must be a list"),
         ({**VALID, "operator_gpus": [{"at": "spec"}]}, "operator_gpus[0].amount: required"),
         (

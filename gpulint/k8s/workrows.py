@@ -65,6 +65,7 @@ ROW_KEYS = (
     "pod_defaults",
     "require_containers",
     "container_pod",
+    "core_pods",
     "node_agent",
     "added_tolerations",
     "operator_amounts",
@@ -120,6 +121,9 @@ class WorkloadKind(NamedTuple):
     require_containers: bool = False
     #: The pod spec the ``containers`` no pod spec encloses join (Slinky's NodeSet).
     container_pod: tuple[str, ...] = ()
+    #: The ``pods`` patterns whose pod specs the API types declare as core/v1 PodSpecs (no
+    #: field of the operator's own beside them): their fields are checked as a Pod's (GPU024).
+    core_pods: tuple[tuple[str, ...], ...] = ()
     #: Node agents (DaemonSets) legitimately tolerate GPU taints without requesting GPUs.
     node_agent: bool = False
     #: Tolerations the kind's operator adds to every pod it makes from the object (KAITO
@@ -153,6 +157,7 @@ class WorkloadKind(NamedTuple):
             pod_defaults=tuple((k, patterns(v)) for k, v in defaults.items()),
             require_containers=bool(row.get("require_containers", False)),
             container_pod=parse_pattern(row["container_pod"]) if row.get("container_pod") else (),
+            core_pods=patterns(row.get("core_pods", ())),
             node_agent=bool(row.get("node_agent", False)),
             added_tolerations=tuple(row.get("added_tolerations", ())),
             operator_amounts=bool(row.get("operator_amounts", False)),
@@ -265,6 +270,7 @@ def validate_row(row: Any) -> list[str]:
             f"the row names no location: give at least one pattern under {', '.join(LOCATIONS)}"
         )
     errors.extend(_pod_default_errors(row.get("pod_defaults")))
+    errors.extend(_core_pod_errors(row))
     added = row.get("added_tolerations")
     if added is not None and (
         not isinstance(added, list) or not all(isinstance(t, Mapping) for t in added)
@@ -279,6 +285,22 @@ def validate_row(row: Any) -> list[str]:
     if "source" in row and not isinstance(row["source"], str):
         errors.append(f"source: must be a string, got {_shown(row['source'])}")
     return errors
+
+
+def _core_pod_errors(row: Mapping[str, Any]) -> list[str]:
+    """Why ``core_pods`` is not a list of the row's ``pods`` patterns."""
+    core = row.get("core_pods")
+    if core is None:
+        return []
+    if not isinstance(core, list):
+        return [f"core_pods: must be a list of the row's pods patterns, got {_shown(core)}"]
+    written = row.get("pods")
+    pods: list[Any] = written if isinstance(written, list) else []
+    return [
+        f"core_pods[{i}]: {_shown(p)} is not one of the row's pods patterns"
+        for i, p in enumerate(core)
+        if p not in pods
+    ]
 
 
 def _identity_errors(row: Mapping[str, Any]) -> list[str]:
