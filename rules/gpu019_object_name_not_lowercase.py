@@ -10,8 +10,10 @@ It checks every object of a linted file, Kubernetes' own kinds and custom resour
 anything else a DNS name may not (`_`, `$`, `{{ }}`: most often a placeholder a template
 engine or a script fills in) is left alone: it is not the name that gets applied; so is a
 name with a word of three or more capitals between its dashes (`immich-upload-USER`, "change
-USER when running"), and a name that is one camel-case word (`moduleName`, `jobName`): a
-variable's name that a program's test data or a script replaces.
+USER when running"), a name that is one camel-case word (`moduleName`, `jobName`), and a
+name with a word that names a variable (camel case ending in `Name`, `Namespace`, `Id` or
+`ID`, maybe numbered: `cluster-apps-appName101`, `appName101-config` in a scaffold a script's
+`sed` fills in): a variable's name that a program's test data or a script replaces.
 
 ## Why it matters
 `kubectl apply` fails on the object: `metadata.name: Invalid value: "RTX6000-micro": a
@@ -55,6 +57,9 @@ SEVERITY = "error"
 SCOPE = "object"
 OPTIONS: dict[str, Any] = {}
 
+#: A word of a name that names a variable: camel case ending in Name, Namespace, Id or ID,
+#: maybe numbered (`appName101` in `cluster-apps-appName101`, which a script's `sed` replaces).
+_VARIABLE_WORD = r"[a-z]+(?:[A-Z][a-z0-9]*)*(?:Name|Namespace|Id|ID)[0-9]*"
 #: Groups whose kinds take any path segment as a name.
 _ANY_NAME_GROUPS = frozenset({"rbac.authorization.k8s.io"})
 
@@ -75,6 +80,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         return  # a word in capitals: a placeholder to replace (`immich-upload-USER`)
     if re.fullmatch("[a-z]+(?:[A-Z][a-z0-9]*)+", name):
         return  # one camel-case word: a variable's name (`moduleName`)
+    if any(re.fullmatch(_VARIABLE_WORD, word) for word in re.split(r"[-.]", name)):
+        return  # a word that names a variable: a scaffold a script fills in (`appName101`)
     yield Violation(
         (*obj.path, "metadata", "name"),
         f"metadata.name {name} has capital letters: the API server refuses the {obj.kind} "

@@ -146,8 +146,10 @@ A pod that says nothing of its node and requests no GPU, in one of Kubernetes' o
 gets its request from another object) or a KServe InferenceService whose predictor writes its
 own containers (no serving runtime supplies them), in which a container runs a server built
 for GPUs only, is `info` at what starts it: an NVIDIA NIM image run with its own entrypoint
-(NIMs require an NVIDIA GPU), vLLM, SGLang or TensorRT-LLM started by the command line or by
-the image's entrypoint (no `command` of its own), or any program told vLLM's
+(NIMs require an NVIDIA GPU; not with a `command`, nor with `args` that start with a program,
+`args: [sleep, 1000s]`, which the image's entrypoint runs instead of the NIM), vLLM, SGLang
+or TensorRT-LLM started by the command line or by the image's entrypoint (no `command` of
+its own), or any program told vLLM's
 `--gpu-memory-utilization` (`--gpu_memory_utilization`), the share of GPU memory to take,
 whatever its image is named (a private `serving/vllm` build). Not when the image or command
 line says CPU or another accelerator (`--device cpu`, a variable `*_DEVICE` set to `cpu`, an
@@ -508,7 +510,7 @@ def _server(containers: list[Container]) -> tuple[Container, Any, str] | None:
         if any("cpu" in str(v).lower() for k, v in env.items() if k.endswith("_DEVICE")):
             continue
         own_command = bool(container.data.get("command"))
-        if reference.startswith(GPU_ONLY_IMAGES) and not own_command:
+        if reference.startswith(GPU_ONLY_IMAGES) and not own_command and not _runs_args(container):
             return container, (*container.path, "image"), "an NVIDIA NIM, which runs on GPUs only"
         told = _told_gpu_memory(container)
         if not may_start_engine(container) and not told:
@@ -607,6 +609,13 @@ CUDA_WHEEL_TAG = r"(?<![a-z0-9])cu1[0-9]{2}(?![0-9])"
 #: GPU serving images whose plain tags are the GPU build (the CPU build is tagged ``cpu-``):
 #: Hugging Face Text Embeddings Inference.
 GPU_BY_DEFAULT = ("huggingface/text-embeddings-inference",)
+
+
+def _runs_args(container: Container) -> bool:
+    """Do the container's arguments start with a program (``args: [sleep, 1000s]``)? A NIM
+    image's entrypoint runs them instead of the NIM's server."""
+    args = container.data.get("args")
+    return isinstance(args, list) and bool(args) and not str(args[0]).startswith("-")
 
 
 def _gpu_image(container: Container) -> bool:

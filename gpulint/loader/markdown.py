@@ -17,6 +17,10 @@ from typing import NamedTuple
 
 from gpulint.util.discover import MARKDOWN_SUFFIXES
 
+#: Kubernetes' kinds that hold a pod: a block of one without ``containers`` shows a part of it.
+POD_KINDS = frozenset(
+    {"Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob"}
+)
 #: The info strings (first word, any case) of a block written in YAML.
 YAML_INFO = frozenset({"yaml", "yml"})
 
@@ -27,7 +31,8 @@ class Block(NamedTuple):
     ``text`` is the block's content without the fence's indentation; ``line`` the number of
     lines of the file before its first line (0-based offset); ``indent`` the columns stripped
     from each of its lines; ``whole``: each of its documents writes ``apiVersion``, ``kind``
-    and ``metadata`` at the top, its containers write an ``image:`` and ``resources:``, and
+    and ``metadata`` at the top, a block with a pod template or of a kind that holds a pod
+    writes its ``containers``, its containers write an ``image:`` and ``resources:``, and
     its volume mounts come with ``volumes:`` (an example of a whole object, not one whose
     GPUs or volumes were left out for brevity).
     """
@@ -115,8 +120,13 @@ def _block(body: list[str], start: int, indent: int) -> Block | None:
     objects = [top for top in tops if top]
     if not any("apiVersion" in top and "kind" in top for top in objects):
         return None
+    kinds = {
+        line.split(":", 1)[1].strip() for line in body if line.startswith("kind:") and ":" in line
+    }
+    pods = "template:" in text or not kinds.isdisjoint(POD_KINDS)
     whole = (
         all({"apiVersion", "kind", "metadata"} <= top for top in objects)
+        and (not pods or "containers:" in text)
         and ("containers:" not in text or ("image:" in text and "resources:" in text))
         and ("volumeMounts:" not in text or "volumes:" in text)
     )
