@@ -6,7 +6,8 @@ holds two or more whole GPUs but does not mount a
 memory-backed volume at `/dev/shm` (an `emptyDir` with `medium: Memory`, or
 the host's `/dev/shm` through `hostPath`). A pod with `hostIPC: true` uses the node's
 `/dev/shm` and is not flagged, nor a KubeRay pod (`RayCluster`, `RayService`, `RayJob`,
-AIBrix's `RayClusterFleet`): KubeRay mounts a memory-backed `/dev/shm` itself. A mount at
+AIBrix's `RayClusterFleet`): KubeRay mounts a memory-backed `/dev/shm` itself, nor a KServe
+`LLMInferenceService`, whose default template (merged into every one) mounts one. A mount at
 `/dev/shm` of a disk-backed volume is reported with its own message. Whole GPUs a
 container gets through DRA claims (`resources.claims`, exact counts of a class such as
 `gpu.nvidia.com`; the claim or template in any file of the project) count as its requested
@@ -97,6 +98,8 @@ None.
 - https://kubernetes.io/docs/concepts/storage/volumes/#emptydir (`medium: Memory`, tmpfs)
 - KubeRay, ray-operator/controllers/ray/common/pod.go (`SharedMemoryVolumeMountPath`: a
   memory `emptyDir` at `/dev/shm` in the Ray container)
+- KServe, config/llmisvc/config-llm-template.yaml (`kserve-config-llm-template`: `dshm`, a
+  memory `emptyDir` at `/dev/shm` in the `main` container)
 - vLLM documentation, "Using Docker" (https://docs.vllm.ai/en/latest/deployment/docker.html:
   `--ipc=host` or `--shm-size`, shared memory between processes for tensor parallel inference)
 - vllm-project/production-stack, `helm/templates/deployment-vllm-multi.yaml` (the `shm`
@@ -173,6 +176,15 @@ SHM = "/dev/shm"
 #: (KubeRay's kinds and AIBrix's fleet of RayClusters, gpulint.api's RAY_KINDS: the operator
 #: adds an emptyDir of medium Memory at /dev/shm to the Ray container of every pod it builds,
 #: ray-operator/controllers/ray/common/pod.go, SharedMemoryVolumeMountPath.)
+#: Kinds whose controller merges a default pod template with a memory emptyDir at /dev/shm
+#: into every pod (KServe's LLMInferenceService: config/llmisvc/config-llm-template.yaml,
+#: `dshm`, medium Memory, in the `main` container).
+_SHM_BY_DEFAULT = frozenset(
+    {
+        ("serving.kserve.io", "LLMInferenceService"),
+        ("serving.kserve.io", "LLMInferenceServiceConfig"),
+    }
+)
 #: Accelerators whose engines do not exchange tensors through NCCL and shared memory.
 NOT_GPUS = {"google.com/tpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore"}
 #: A TPU host's chips are driven by one TPU runtime process (Cloud TPU "TPU architecture":
@@ -186,6 +198,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         return
     if pod.obj.root.kind in RAY_KINDS:
         return  # KubeRay mounts a memory emptyDir at /dev/shm in the Ray container
+    if (pod.obj.root.group, pod.obj.root.kind) in _SHM_BY_DEFAULT:
+        return  # KServe's default template mounts a memory emptyDir at /dev/shm in `main`
     gpu_containers = [
         (c, n)
         for c in pod.containers

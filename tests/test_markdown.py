@@ -122,3 +122,21 @@ def test_inspect_shows_an_examples_objects_at_their_lines(tmp_path: Path) -> Non
             column,
             [],
         )
+
+
+def test_markdown_that_is_not_text_is_left_alone(tmp_path: Path) -> None:
+    # A NUL byte pasted into a README, and a Latin-1 one: not YAML problems of the project.
+    root = _project(tmp_path, {})
+    (root / "README.md").write_bytes(b"# Tools\n\n1. Visit [x](https://example.cn/\x000\x00\n")
+    (root / "LISEZMOI.md").write_bytes("# Démo\n".encode("latin-1") + HALF_GPU.encode())
+    code, found = _findings(root)
+    assert (code, found) == (0, [])
+    proc = gpulint_in_process("inspect", "--format", "json", ".", cwd=root)
+    assert [f["problems"] for f in json.loads(proc.stdout)["files"]] == [[], []]
+
+
+def test_a_design_proposal_shows_apis_as_proposed(tmp_path: Path) -> None:
+    # Karpenter's designs/ propose fields and policies no release serves yet.
+    root = _project(tmp_path, {"designs/fractional-gpus.md": HALF_GPU, "docs/gpus.md": HALF_GPU})
+    _, found = _findings(root)
+    assert {f["path"] for f in found} == {"docs/gpus.md"}

@@ -149,7 +149,8 @@ class Inspector:
         text, problem = decode(raw)
         if text is None:
             assert problem is not None
-            return _file(label, [problem.message])
+            # Markdown that is not text is left alone, as `check` leaves it.
+            return _file(label, [] if markdown_file(label) else [problem.message])
         return self.inspect_text(label, text, self.loads.take(label, raw))
 
     def inspect_text(self, label: str, text: str, loaded: bytes | None = None) -> dict[str, Any]:
@@ -180,7 +181,7 @@ class Inspector:
 
         entry = _file(label, [])
         documents = 0
-        for block in manifest_blocks(text):
+        for block in manifest_blocks(text, label):
             result = load_text(block.text)
             shown = _file(label, [])
             for view in Manifest.of_documents(result.documents, self.table, label, self.dra):

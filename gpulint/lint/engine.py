@@ -248,6 +248,8 @@ class Linter:
         text, problem = decode(raw)
         if text is None:
             assert problem is not None
+            if markdown_file(label):
+                return []  # documentation that is not text (a NUL byte, Latin-1): left alone
             return self.problem(label, problem)
         return self.lint_shaped(label, text, seen, part=part, loaded=self.loads.take(label, raw))[0]
 
@@ -299,7 +301,7 @@ class Linter:
         """
         findings: list[Finding] = []
         documents = 0
-        for block in manifest_blocks(text):
+        for block in manifest_blocks(text, label):
             linted: list[LintedObject] | None = [] if seen is not None else None
             part = None if block.whole else _FRAGMENT
             found, (count, _) = self._lint_yaml(label, block.text, linted, part=part)

@@ -48,9 +48,23 @@ def markdown_file(label: str) -> bool:
     return label.lower().endswith(MARKDOWN_SUFFIXES)
 
 
-def manifest_blocks(text: str) -> list[Block]:
-    """The fenced YAML blocks of ``text`` that hold Kubernetes objects, in order."""
-    if "apiVersion" not in text or ("```" not in text and "~~~" not in text):
+#: Folders of design proposals: their examples show APIs as proposed, not as served.
+PROPOSAL_FOLDERS = frozenset(
+    {"design", "designs", "proposal", "proposals", "enhancements", "keps", "rfc", "rfcs", "adr"}
+)
+
+
+def proposal(label: str) -> bool:
+    """Is the Markdown file ``label`` in a folder of design proposals (``designs/``,
+    ``proposals/``, ``keps/``, ...)?"""
+    parts = label.replace("\\", "/").lower().split("/")[:-1]
+    return any(part in PROPOSAL_FOLDERS for part in parts)
+
+
+def manifest_blocks(text: str, label: str = "") -> list[Block]:
+    """The fenced YAML blocks of ``text`` that hold Kubernetes objects, in order; none in a
+    design proposal (:func:`proposal`)."""
+    if proposal(label) or "apiVersion" not in text or ("```" not in text and "~~~" not in text):
         return []
     lines = text.split("\n")
     blocks: list[Block] = []
