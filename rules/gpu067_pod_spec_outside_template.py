@@ -63,9 +63,8 @@ None.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-from gpulint.api import K8sObject, RuleContext, Violation
+from gpulint.api import K8sObject, RuleContext, Violation, value_at
 
 CODE = "GPU067"
 NAME = "pod-spec-outside-template"
@@ -96,8 +95,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         where = "the CronJob's jobTemplate.spec"
     else:
         return
-    spec = _mapping(obj.data, at)
-    if spec is None:
+    spec = value_at(obj.data, at)
+    if not isinstance(spec, dict):
         return
     template = spec.get("template")
     pod = template.get("spec") if isinstance(template, dict) else None
@@ -111,14 +110,6 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
         for key in _CONTAINER_KEYS:
             if isinstance(template.get(key), list):
                 yield _stray(obj, (*at, "template", key), key, "the pod template", f"{dotted}.spec")
-
-
-def _mapping(data: Any, path: tuple[str, ...]) -> dict[str, Any] | None:
-    for key in path:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key)
-    return data if isinstance(data, dict) else None
 
 
 def _stray(obj: K8sObject, path: tuple[str, ...], key: str, where: str, place: str) -> Violation:
