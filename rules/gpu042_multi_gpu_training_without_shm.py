@@ -7,8 +7,9 @@ memory-backed volume at `/dev/shm` (an `emptyDir` with `medium: Memory`, or
 the host's `/dev/shm` through `hostPath`). A pod with `hostIPC: true` uses the node's
 `/dev/shm` and is not flagged, nor a KubeRay pod (`RayCluster`, `RayService`, `RayJob`,
 AIBrix's `RayClusterFleet`): KubeRay mounts a memory-backed `/dev/shm` itself, nor a KServe
-`LLMInferenceService`, whose default template (merged into every one) mounts one. A mount at
-`/dev/shm` of a disk-backed volume is reported with its own message. Whole GPUs a
+`LLMInferenceService`, whose default template (merged into every one) mounts one — a kind
+whose workload row says `mounts_shm` (docs/workloads.md; a configuration's rows may too). A
+mount at `/dev/shm` of a disk-backed volume is reported with its own message. Whole GPUs a
 container gets through DRA claims (`resources.claims`, exact counts of a class such as
 `gpu.nvidia.com`; the claim or template in any file of the project) count as its requested
 ones do, and the finding names where each claim is defined as a related location. A
@@ -113,7 +114,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.api import (
-    RAY_KINDS,
     Container,
     Path,
     PodSpec,
@@ -173,18 +173,6 @@ _LAUNCHER = (
 #: visible GPU (its README, "Distributed training": ``FORCE_TORCHRUN=1``), as a variable.
 _TORCHRUN_SWITCH = "FORCE_TORCHRUN"
 SHM = "/dev/shm"
-#: (KubeRay's kinds and AIBrix's fleet of RayClusters, gpulint.api's RAY_KINDS: the operator
-#: adds an emptyDir of medium Memory at /dev/shm to the Ray container of every pod it builds,
-#: ray-operator/controllers/ray/common/pod.go, SharedMemoryVolumeMountPath.)
-#: Kinds whose controller merges a default pod template with a memory emptyDir at /dev/shm
-#: into every pod (KServe's LLMInferenceService: config/llmisvc/config-llm-template.yaml,
-#: `dshm`, medium Memory, in the `main` container).
-_SHM_BY_DEFAULT = frozenset(
-    {
-        ("serving.kserve.io", "LLMInferenceService"),
-        ("serving.kserve.io", "LLMInferenceServiceConfig"),
-    }
-)
 #: Accelerators whose engines do not exchange tensors through NCCL and shared memory.
 NOT_GPUS = {"google.com/tpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore"}
 #: A TPU host's chips are driven by one TPU runtime process (Cloud TPU "TPU architecture":
@@ -196,10 +184,10 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     made = any(c.made is not None for c in pod.containers)  # a chart's values' pod
     if (pod.location != "pod" and not made) or pod.spec.get("hostIPC") is True:
         return
-    if pod.obj.root.kind in RAY_KINDS:
-        return  # KubeRay mounts a memory emptyDir at /dev/shm in the Ray container
-    if (pod.obj.root.group, pod.obj.root.kind) in _SHM_BY_DEFAULT:
-        return  # KServe's default template mounts a memory emptyDir at /dev/shm in `main`
+    root = pod.obj.root
+    row = ctx.workloads.lookup(root.group, root.kind) if ctx.workloads else None
+    if row is not None and row.mounts_shm:
+        return  # the operator mounts a memory emptyDir at /dev/shm (KubeRay, KServe's template)
     gpu_containers = [
         (c, n)
         for c in pod.containers

@@ -282,6 +282,23 @@ def test_workloads_add_kinds(repo: Path) -> None:
     assert workload["found_by"] == "shape"
 
 
+def test_a_workload_row_says_its_operator_mounts_shm(repo: Path) -> None:
+    # A trainer of four GPUs running torchrun: GPU042 asks for /dev/shm, unless the kind's
+    # row says its operator mounts one in the pods it makes.
+    (repo / "trainer.yaml").write_text(
+        "apiVersion: example.com/v1\nkind: Trainer\nmetadata:\n  name: t\nspec:\n"
+        "  podTemplate:\n    spec:\n      containers:\n      - name: a\n"
+        "        image: ghcr.io/example/train:1.0\n"
+        "        command: [torchrun, --nproc_per_node=4, train.py]\n"
+        "        resources:\n          limits:\n            nvidia.com/gpu: 4\n"
+    )
+    row = "workloads:\n- group: example.com\n  kind: Trainer\n  pods: [spec.podTemplate.spec]\n"
+    (repo / ".gpulint.yaml").write_text(row)
+    assert "GPU042" in {f["rule"] for f in findings(run(["check", "-f", "json", "."], repo))}
+    (repo / ".gpulint.yaml").write_text(row + "  mounts_shm: true\n")
+    assert "GPU042" not in {f["rule"] for f in findings(run(["check", "-f", "json", "."], repo))}
+
+
 def test_exclude_and_force_exclude(repo: Path) -> None:
     (repo / ".gpulint.yaml").write_text("exclude: [vendor, '**/*.generated.yaml']\n")
     (repo / "vendor").mkdir()

@@ -275,6 +275,7 @@ VALID = {"group": "example.com", "kind": "GPUJob", "pods": ["spec.template.spec"
         ({**VALID, "pod_defaults": {"tolerations": []}}, "non-empty list"),
         ({**VALID, "pod_defaults": ["spec.tolerations"]}, "pod_defaults: must be a mapping"),
         ({**VALID, "node_agent": "yes"}, "node_agent: must be true or false"),
+        ({**VALID, "mounts_shm": "yes"}, "mounts_shm: must be true or false"),
         ({**VALID, "container_pod": "spec.template[0].spec"}, "container_pod: 'spec.template[0]"),
         ({**VALID, "container_pod": 3}, "container_pod: must be a dotted path string"),
         ({**VALID, "core_pods": ["spec.worker"]}, "core_pods[0]: 'spec.worker' is not one of"),

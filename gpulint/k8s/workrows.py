@@ -67,6 +67,7 @@ ROW_KEYS = (
     "container_pod",
     "core_pods",
     "node_agent",
+    "mounts_shm",
     "added_tolerations",
     "operator_amounts",
     "operator_gpus",
@@ -126,6 +127,10 @@ class WorkloadKind(NamedTuple):
     core_pods: tuple[tuple[str, ...], ...] = ()
     #: Node agents (DaemonSets) legitimately tolerate GPU taints without requesting GPUs.
     node_agent: bool = False
+    #: The kind's operator mounts a memory-backed ``/dev/shm`` in the pods it makes (KubeRay
+    #: in the Ray container, KServe's default LLMInferenceService template in ``main``):
+    #: GPU042 does not ask the object for one.
+    mounts_shm: bool = False
     #: Tolerations the kind's operator adds to every pod it makes from the object (KAITO
     #: tolerates the taints of the GPU nodes it provisions): GPU020 counts them as the pod's.
     added_tolerations: tuple[Mapping[str, Any], ...] = ()
@@ -159,6 +164,7 @@ class WorkloadKind(NamedTuple):
             container_pod=parse_pattern(row["container_pod"]) if row.get("container_pod") else (),
             core_pods=patterns(row.get("core_pods", ())),
             node_agent=bool(row.get("node_agent", False)),
+            mounts_shm=bool(row.get("mounts_shm", False)),
             added_tolerations=tuple(row.get("added_tolerations", ())),
             operator_amounts=bool(row.get("operator_amounts", False)),
             operator_gpus=tuple(
@@ -279,7 +285,7 @@ def validate_row(row: Any) -> list[str]:
     errors.extend(_operator_gpu_errors(row.get("operator_gpus")))
     if "container_pod" in row:
         errors.extend(f"container_pod: {m}" for m in validate_pattern(row["container_pod"], "pods"))
-    for flag in ("require_containers", "node_agent", "operator_amounts"):
+    for flag in ("require_containers", "node_agent", "mounts_shm", "operator_amounts"):
         if flag in row and not isinstance(row[flag], bool):
             errors.append(f"{flag}: must be true or false, got {_shown(row[flag])}")
     if "source" in row and not isinstance(row["source"], str):
