@@ -36,7 +36,7 @@ from gpulint.k8s.workloads import K8sObject, PodSpec, WorkloadTable, builtin_tab
 from gpulint.loader.decoding import decode
 from gpulint.loader.document import LoadResult, Loads
 from gpulint.loader.handoff import Loaded
-from gpulint.loader.markdown import markdown_file
+from gpulint.loader.markdown import manifest_blocks, markdown_file
 from gpulint.loader.stream import load_text
 from gpulint.loader.target import read_target
 from gpulint.model import Path
@@ -177,8 +177,6 @@ class Inspector:
         return entry
 
     def _inspect_markdown(self, label: str, text: str) -> dict[str, Any]:
-        from gpulint.loader.markdown import manifest_blocks
-
         entry = _file(label, [])
         documents = 0
         for block in manifest_blocks(text, label):

@@ -301,11 +301,11 @@ class Linter:
         """
         findings: list[Finding] = []
         documents = 0
+        whole = self._whole_codes()
         for block in manifest_blocks(text, label):
             linted: list[LintedObject] | None = [] if seen is not None else None
             part = None if block.whole else _FRAGMENT
             found, (count, _) = self._lint_yaml(label, block.text, linted, part=part)
-            whole = self._whole_codes()
             findings.extend(
                 _in_block(f, label, block, documents, f.rule in whole)
                 for f in found

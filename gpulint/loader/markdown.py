@@ -134,9 +134,7 @@ def _block(body: list[str], start: int, indent: int) -> Block | None:
     objects = [top for top in tops if top]
     if not any("apiVersion" in top and "kind" in top for top in objects):
         return None
-    kinds = {
-        line.split(":", 1)[1].strip() for line in body if line.startswith("kind:") and ":" in line
-    }
+    kinds = {line[len("kind:") :].strip() for line in body if line.startswith("kind:")}
     pods = "template:" in text or not kinds.isdisjoint(POD_KINDS)
     whole = (
         all({"apiVersion", "kind", "metadata"} <= top for top in objects)
