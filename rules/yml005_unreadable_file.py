@@ -8,6 +8,9 @@ file larger than 256 MiB (not read at all), or a symbolic link that resolves out
 repository (the nearest folder holding `.git`, else the working directory): never read, so a
 link committed in a pull request cannot show what it points at.
 
+A symbolic link to a file that does not exist (a docs folder's link to a file moved since)
+is `info`: what it would hold is unknown, not wrong, so it fails no run.
+
 A file that git-crypt encrypted in the repository (it starts with git-crypt's header,
 `\0GITCRYPT\0`) is not reported: it is a secret, decrypted on the machine that applies it,
 and gpulint reads nothing in it.

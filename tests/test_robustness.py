@@ -409,8 +409,15 @@ def test_unreadable_files(tmp_path: Path) -> None:
         assert grouped["pod.yaml"] == [("GPU004", *GPU_POD_AT)]
         assert proc.returncode == 1
     messages = {Path(f["path"]).name: said(f) for f in findings(proc)}
-    assert "No such file" in messages["dangling.yaml"]
+    assert "link to a file that does not exist" in messages["dangling.yaml"]
     assert "outside the repository" in messages["eio.yaml"]
+    severity = {Path(f["path"]).name: f["severity"] for f in findings(proc)}
+    assert severity["dangling.yaml"] == "info"  # its content is unknown, not wrong
+    assert severity["eio.yaml"] == "error"
+    # A link a docs folder keeps to a moved file fails no run.
+    (tmp_path / "eio.yaml").unlink()
+    (tmp_path / "pod.yaml").unlink()
+    assert gpulint(".", cwd=tmp_path).returncode == 0
     eio = findings(gpulint("/proc/self/mem", cwd=tmp_path))
     assert [(f["rule"], f["path"]) for f in eio] == [("YML005", "/proc/self/mem")]
     assert "Input/output error" in said(eio[0])

@@ -7,6 +7,7 @@ Shared by the runner (:mod:`gpulint.lint.runner`), the per-target work it calls
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import sys
@@ -54,6 +55,12 @@ def read_target(target: Target) -> Read:
             return None, Problem(codes.UNREADABLE_FILE, Span(1, 1, 1, 1), f"{why}: not linted")
         return raw, None
     except OSError as exc:
+        missing = exc.errno in (errno.ENOENT, errno.ENOTDIR)
+        if missing and target.path is not None and os.path.islink(target.path):
+            # A link to a file the repository does not hold (a docs folder's link to a moved
+            # file): nothing in it is known to be wrong, so it is no reason to fail a run.
+            message = "a symbolic link to a file that does not exist: not linted"
+            return None, Problem(codes.UNREADABLE_FILE, Span(1, 1, 1, 1), message, severity="info")
         reason = exc.strerror or type(exc).__name__
         what = "directory" if target.path is not None and os.path.isdir(target.path) else "file"
         return None, Problem(
