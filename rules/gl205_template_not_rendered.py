@@ -17,7 +17,7 @@ the YML001 error stands. Documents before the one that does not parse are linted
 Capitals with an underscore in brackets glued to other text (`value: [GCLOUD_PROJECT]-media`,
 which a course's reader replaces with `sed`), a name between double `@` (`@@IMAGE_TAG@@`) and
 a `{name}` format field glued to other text (`{REGISTRY}/app:1`, `{job_id}-launcher`),
-capitals with an underscore between `%` (`code: %ACTIVATION_CODE%`: a `%` starts no plain
+a name between `%` (`code: %ACTIVATION_CODE%`, `name: %NAMESPACE%`: a `%` starts no plain
 value) and a `<name>` alone on its line (`<hostNet>`, where a generator writes a key or
 nothing) are such placeholders too.
 
@@ -28,7 +28,10 @@ annotation, a resource name: `name: {job_id}`, `nvidia.com/gpu: {descriptor.gpus
 reads as a mapping of one key), or capitals with an underscore in brackets as the whole value
 of `value` or `image` (`value: [GCLOUD_PROJECT]`, a list of one name), or capitals with an
 underscore as an object's `apiVersion` or `kind` (`apiVersion: DAEMONSET_API`: an API version
-is lower-case and a kind has no `_`, so no API server has it). Not in the text of a
+is lower-case and a kind has no `_`, so no API server has it), or an envsubst variable where
+YAML of its own or a list is inserted: the whole value of `command` or `args` (`command:
+${CMD}`), or alone on its line below a key (`limits:` over `${GPU_LIMITS}`; an item `-
+${MODEL}` is a list's string and is linted). Not in the text of a
 block scalar (a prompt, a script), and not where a list is due (`add: [NET_RAW]`).
 
 A template that parses as YAML (`image: "{{ .Values.image }}"`) is otherwise linted: its

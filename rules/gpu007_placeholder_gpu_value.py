@@ -5,7 +5,8 @@ Reports a GPU or accelerator value that is a template placeholder rather than a 
 `$GPU_PER_NODE`, `${NVB_GPUS_PER_NODE}`, `${GPU_REQUEST:-1}`, `$(GPUS)`, `${{GPUS}}`,
 `{{ .Values.gpus }}`, `{% set g = gpus %}{{ g // 2 }}` (a Jinja statement, then its
 expression), `PLACEHOLDER_NUM_GPUS`, `<gpus>`, `__GPUS__`, `###ZARF_VAR_GPU_LIMIT###`
-(Zarf's package variables), `($node_gpus)` (a Kyverno Chainsaw test's binding), or an
+(Zarf's package variables), `($node_gpus)` (a Kyverno Chainsaw test's binding), a name after
+`#`, `%` or `@` (`'#GPUS'`, `'%GPUS%'`: a job script's `sed` fills it in), or an
 upper-case name with an underscore such as `GPU_REQUEST`
 (a token a deploy script replaces with `sed`; no quantity is written so). The value was not
 checked, and GPU005 does not call it (or a CPU or memory value written so) invalid.

@@ -32,7 +32,9 @@ _QUALIFIED_NAME = re.compile(
 #: which ``zarf package deploy`` fills in), ``GPU_REQUEST`` (an upper-case name with an
 #: underscore, which a script's ``sed`` replaces: no quantity is written so), ``($node_gpus)``
 #: (a Kyverno Chainsaw test's binding, which Chainsaw's templating fills in before it applies
-#: the file).
+#: the file), a name after ``#``, ``%`` or ``@`` and maybe before one (``'#GPUS'``,
+#: ``'#MEMRGi'``, ``'%GPUS%'``, ``'@GPUS@'``: a job script's ``sed`` fills them in; no quantity
+#: starts with one of them).
 #: A pattern, compiled on first use (docs/architecture.md): numbers, what most values are,
 #: never need it.
 _PLACEHOLDER = r"""^\s*(
@@ -47,6 +49,7 @@ _PLACEHOLDER = r"""^\s*(
       | __\w+__
       | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+
       | \#\#\#[A-Za-z_][A-Za-z0-9_]*\#\#\#
+      | [#%@]+[A-Za-z_][A-Za-z0-9_]*[#%@]*
     )\s*$"""
 
 

@@ -40,12 +40,12 @@ _ACTIONS = {
 #: install script's ``sed`` replaces with YAML); capitals with an underscore in brackets
 #: glued to text (``[GCLOUD_PROJECT]-media``); a name between double ``@`` (``@@IMAGE@@``);
 #: a ``{name}`` format field glued to text (``{REGISTRY}/app:1``, ``{job_id}-launcher``);
-#: capitals with an underscore between ``%`` (``code: %EKS_ACTIVATION_CODE%``: a ``%`` starts
-#: no plain value); a ``<name>`` alone on its line (``<hostNet>`` where a generator writes
+#: a name between ``%`` (``code: %EKS_ACTIVATION_CODE%``, ``name: %NAMESPACE%``: a ``%``
+#: starts no plain value); a ``<name>`` alone on its line (``<hostNet>`` where a generator writes
 #: ``hostNetwork: true`` or nothing).
 _PLACEHOLDER = (
     r"(?<=[:\"'])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"
-    r"|(?<![A-Za-z0-9_%])%[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+%(?![A-Za-z0-9_%])"
+    r"|(?<![A-Za-z0-9_%])%[A-Za-z][A-Za-z0-9_]*%(?![A-Za-z0-9_%])"
     r"|(?m:^[ \t]*(?P<alone><[A-Za-z][A-Za-z0-9_]*>)[ \t]*(?:#[^\n]*)?$)"
     r"|(?<![A-Za-z0-9_])__[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*__(?![A-Za-z0-9_])"
     r"|\[[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\](?=[^\s,\]#])"
@@ -61,14 +61,17 @@ _PLACEHOLDER = (
 #: [GCLOUD_PROJECT]``: a list of one name; ``add: [NET_RAW]`` is a real list), or capitals
 #: with an underscore as an object's ``apiVersion`` or ``kind`` (``apiVersion: DAEMONSET_API``:
 #: a version is lower-case, a kind has no ``_``), which a program or the reader replaces
-#: before the file is applied.
+#: before the file is applied; and an envsubst variable where a list or YAML of its own is
+#: inserted: the whole value of ``command`` or ``args`` (``command: ${CMD}``), or alone on its
+#: line below a key (``limits:`` over ``${MEM_LIMIT}``; ``- ${MODEL}`` is a list's string).
 _PARSED_PLACEHOLDER = (
-    r"(?m)^[ \t]*(?:- +)?(?:"
+    r"(?m)^[ \t]*(?:(?:- +)?(?:"
     r"(?:value|image|name|namespace|[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+): +"
     r"(\{[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\})"
     r"|(?:value|image): +(\[[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\])"
     r"|(?:apiVersion|kind): +([\"']?)([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\3"
-    r")[ \t]*(?:#[^\n]*)?$"
+    r"|(?:command|args): +(\$\{[A-Za-z_][A-Za-z0-9_]*\})"
+    r")|(\$\{[A-Za-z_][A-Za-z0-9_]*\}))[ \t]*(?:#[^\n]*)?$"
 )
 #: A line that starts a block scalar (``script: |``, ``- >-``): the lines below it that are
 #: indented deeper are its text, not YAML.
@@ -289,7 +292,7 @@ def parsed_placeholder(text: str) -> tuple[int, int] | None:
 
     blocks: list[tuple[int, int]] | None = None
     for match in re.compile(_PARSED_PLACEHOLDER).finditer(text):  # re caches it
-        group = next(g for g in (1, 2, 4) if match.group(g) is not None)
+        group = next(g for g in (1, 2, 4, 5, 6) if match.group(g) is not None)
         if blocks is None:
             blocks = _block_scalars(text)
         i = bisect_right(blocks, (match.start(), len(text))) - 1
