@@ -96,8 +96,13 @@ misses, and that the pod may land on (it offers what the pod asks for and the no
 does not rule it out: `karpenter.sh/nodepool: gpu` names it), contradicts the default: no
 finding (a Karpenter NodePool of g6 nodes with no taint takes the pod as it is). A pod that
 itself tolerates a taint of particular nodes (`gpupod=true:NoSchedule`,
-`dedicated=ml:NoSchedule`: not a key every cluster has, nor a Spot capacity taint, nor a near
-miss of the default taint) names its GPU nodes' own taint: it is not held to the default one.
+`dedicated=ml:NoSchedule`: not a key every cluster has, nor a Spot capacity taint) names its GPU
+nodes' own taint: it is not held to the default one. So does a toleration of the default taint's
+key that differs from it only in the value or the effect (`nvidia.com/gpu=true:NoSchedule`,
+EKS's usual GPU taint; `NoExecute`; no operator, which tolerates only the empty value): such a
+toleration is reported against a taint the configuration, the project's files or the platform
+names, never against the default one. A key in another case or misspelt, or an operator
+written `exists`, is reported against the default taint too: no cluster's taint is so.
 
 Only taints that keep the pod off the node count: a `PreferNoSchedule` taint is a preference,
 and a pod bound with `spec.nodeName` skips the scheduler, so only `NoExecute` taints (which
@@ -317,9 +322,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         own = next(
             (t for t in tolerations if names_node_taint(t) and t.get("key") not in keys), None
         )
-        if own is not None and close is None:
-            # The pod tolerates a taint of particular nodes (gpupod=true:NoSchedule): its
-            # author names the GPU nodes' own taint, which the default only guesses at.
+        if close.variant if close is not None else own is not None:
+            # The pod tolerates a taint of particular nodes (gpupod=true:NoSchedule), or the
+            # default taint's key with its own value, effect or operator (nvidia.com/gpu=true,
+            # EKS's usual GPU taint): its author names the GPU nodes' own taint, which the
+            # default only guesses at.
             return
         if _open_pool(ctx.evidence, hardware, wanted, pod, effective, bound):
             return

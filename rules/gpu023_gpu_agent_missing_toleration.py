@@ -229,7 +229,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     advice = f"add {hints} to its tolerations"
     close = toleration_near_miss(tolerations, missing, pod.tolerations_path)
     if close is not None:
-        advice, where, at = close
+        advice, where, at = close.advice, close.where, close.at
     auto = agent.agent in AUTO_MODE_PLUGINS and _selects_auto_mode(pod)
     severity, advice = _loudness(agent.severity, advice, auto, nearer, hedge, ground, missing)
     effect = "its pods stay off those nodes" if auto else agent.effect

@@ -236,14 +236,35 @@ def at(text: str, anchor: str) -> tuple[int, int]:
     ],
 )
 def test_gpu020_names_the_toleration_that_almost_matches(
-    linter: Linter, toleration: str, anchor: str, advice: str
+    toleration: str, anchor: str, advice: str
 ) -> None:
+    taint = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+    configured = Linter(load_rules(), Settings(options={"GPU020": {"taints": [taint]}}))
     text = GPU_POD.replace("TOLERATION", toleration)
-    found = [f for f in linter.lint_bytes("pod.yaml", text.encode()) if f.rule == "GPU020"]
+    found = [f for f in configured.lint_bytes("pod.yaml", text.encode()) if f.rule == "GPU020"]
     (finding,) = found
     assert "the toleration {key: nvidia.com/" in said(finding)
     assert "almost matches: " + advice in said(finding)
     assert (finding.line, finding.column) == at(text, anchor)
+
+
+@pytest.mark.parametrize(
+    ("toleration", "reported"),
+    [
+        ("{key: nvidia.com/gpu, operator: Equal, value: 'true'}", False),  # EKS's usual taint
+        ("{key: nvidia.com/gpu, effect: NoSchedule}", False),  # a taint with no value
+        ("{key: nvidia.com/gpu, operator: Exists, effect: NoExecute}", False),
+        ("{key: nvidia.com/GPU, operator: Exists}", True),  # no cluster's taint is so
+    ],
+)
+def test_gpu020_holds_no_variant_of_the_default_taint_against_it(
+    linter: Linter, toleration: str, reported: bool
+) -> None:
+    # With no configuration, the pod's own toleration of nvidia.com/gpu says what its GPU
+    # nodes' taint is; gpulint's default only guesses at it.
+    text = GPU_POD.replace("TOLERATION", toleration)
+    found = [f for f in linter.lint_bytes("pod.yaml", text.encode()) if f.rule == "GPU020"]
+    assert bool(found) is reported
 
 
 def test_an_operator_the_api_server_rejects_is_gpu022s_alone(linter: Linter) -> None:

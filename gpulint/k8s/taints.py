@@ -200,15 +200,20 @@ class NearMiss:
     """A toleration that would tolerate the taint after the changes it lists. (A plain
     class: no caller unpacks or compares one, see docs/architecture.md.)"""
 
-    __slots__ = ("changes", "field", "position")
+    __slots__ = ("changes", "field", "position", "variant")
 
-    def __init__(self, position: int, field: str | None, changes: tuple[str, ...]) -> None:
+    def __init__(
+        self, position: int, field: str | None, changes: tuple[str, ...], variant: bool = False
+    ) -> None:
         #: Its index in the tolerations list.
         self.position = position
         #: The toleration key to point at (the first thing to change).
         self.field = field
         #: What to write instead, one phrase per change.
         self.changes = changes
+        #: It writes the taint's key as the taint does and differs only in the value or the
+        #: effect: what another cluster's taint of that key may well be (``nvidia.com/gpu=true``).
+        self.variant = variant
 
 
 def near_miss(tolerations: Sequence[Any], taint: Taint) -> NearMiss | None:
@@ -227,9 +232,10 @@ def near_miss(tolerations: Sequence[Any], taint: Taint) -> NearMiss | None:
         if found is None or (best is not None and len(found) >= len(best.changes)):
             continue
         field = found[0][0]
+        variant = all(kind in ("value", "effect", None) for kind, _ in found)
         if field is None:
             field = "key" if "key" in toleration else None
-        best = NearMiss(index, field, tuple(text for _, text in found))
+        best = NearMiss(index, field, tuple(text for _, text in found), variant)
     return best
 
 
@@ -312,6 +318,9 @@ class Almost(NamedTuple):
     where: tuple[Any, ...]
     #: ``value`` when ``where`` is a field, else ``key``.
     at: str
+    #: The toleration differs from the taint only in the value or the effect
+    #: (:attr:`NearMiss.variant`): right for a cluster whose taint is written so.
+    variant: bool = False
 
 
 def toleration_near_miss(
@@ -332,5 +341,6 @@ def toleration_near_miss(
             f"the toleration {shown} almost matches: {'; '.join(miss.changes)}",
             (*item, miss.field) if miss.field is not None else item,
             "value" if miss.field is not None else "key",
+            miss.variant,
         )
     return None
