@@ -314,15 +314,19 @@ def cluster_folders(n: int) -> Input:
 
 def markdown_blocks(n: int) -> Input:
     """A README of n fenced examples, each a GPU pod asking for half a GPU (GPU004 in each),
-    with prose, a shell block and a chart's values between them: the fences are found in one
-    pass over the lines, each block linted alone and moved to its place."""
+    with prose, a shell block that applies the same pod from a here-document, and a chart's
+    values between them: the fences and here-documents are found in one pass over the lines,
+    each block linted alone and moved to its place."""
     folder = _fresh("markdown-blocks", n)
     example = (
         "## Example {i}\n\nRun it:\n\n```yaml\napiVersion: v1\nkind: Pod\n"
         "metadata: {{name: cuda-{i}}}\nspec:\n  containers:\n  - name: cuda\n"
         "    image: nvidia/cuda:12.4.0-base-ubuntu22.04\n"
         "    resources: {{limits: {{nvidia.com/gpu: 0.5}}}}\n```\n\n"
-        "```bash\nkubectl apply -f pod-{i}.yaml\n```\n\n"
+        "```bash\nkubectl apply -f - <<EOF\napiVersion: v1\nkind: Pod\n"
+        "metadata: {{name: cuda-sh-{i}}}\nspec:\n  containers:\n  - name: cuda\n"
+        "    image: nvidia/cuda:12.4.0-base-ubuntu22.04\n"
+        "    resources: {{limits: {{nvidia.com/gpu: 0.5}}}}\nEOF\n```\n\n"
         "```yaml\nresources: {{limits: {{nvidia.com/gpu: 1}}}}\n```\n\n"
     )
     size = _write(folder, "README.md", "".join(example.format(i=i) for i in range(n)))

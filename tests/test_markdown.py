@@ -140,3 +140,21 @@ def test_a_design_proposal_shows_apis_as_proposed(tmp_path: Path) -> None:
     root = _project(tmp_path, {"designs/fractional-gpus.md": HALF_GPU, "docs/gpus.md": HALF_GPU})
     _, found = _findings(root)
     assert {f["path"] for f in found} == {"docs/gpus.md"}
+
+
+def test_a_here_document_in_a_shell_block_is_linted_where_it_is_written(tmp_path: Path) -> None:
+    """``<<-"END"`` to its delimiter, or to the block's end when it has none; a here-string
+    (``<<<``) is no here-document."""
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n"
+    pod += "  - {name: a, image: cuda, resources: {limits: {nvidia.com/gpu: 0.5}}}\n"
+    readme = (
+        '# Smoke test\n\n```sh\ncat <<-"END" | kubectl apply -f -\n' + pod + "END\n```\n\n"
+        "```console\n$ kubectl apply -f - <<EOF\n" + pod + "```\n\n"
+        '```bash\ngrep -c gpu <<< "$(kubectl get pods)"\n' + pod + "```\n"
+    )
+    root = _project(tmp_path, {"README.md": readme})
+    _, found = _findings(root)
+    assert [(f["rule"], f["line"]) for f in found if f["rule"] == "GPU004"] == [
+        ("GPU004", 10),
+        ("GPU004", 21),
+    ]

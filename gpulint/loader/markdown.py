@@ -1,12 +1,15 @@
-"""The Kubernetes manifests a Markdown file shows: its fenced ``yaml`` code blocks.
+"""The Kubernetes manifests a Markdown file shows: its fenced ``yaml`` code blocks, and the
+shell here-documents of its code blocks.
 
 A README's example is what readers copy into their clusters, so gpulint lints it (docs/usage.md
-"Markdown examples"). Only fenced blocks whose info string starts with ``yaml`` or ``yml``
+"Markdown examples"). Fenced blocks whose info string starts with ``yaml`` or ``yml``
 (CommonMark: three or more backticks or tildes, indented up to three spaces, or more inside a
-list item) and that write a top-level ``apiVersion`` and ``kind`` are manifests; a block with a
-template's ``{{`` is a chart's or a tool's, not an object. Each block keeps its place: its first
-line in the file and the indentation its fence strips from every line, so a finding in it points
-at the Markdown file's own line and column.
+list item) and that write a top-level ``apiVersion`` and ``kind`` are manifests; so is the
+body of a here-document (``kubectl apply -f - <<EOF`` ... ``EOF``, ``cat <<'EOF' | kubectl
+apply -f -``) in a shell or ``yaml`` block that writes them. A block with a template's ``{{``
+is a chart's or a tool's, not an object. Each block keeps its place: its first line in the
+file and the indentation its fence (and a here-document's own indentation) strips from every
+line, so a finding in it points at the Markdown file's own line and column.
 
 One pass over the lines, no regular expression that can backtrack, no recursion.
 """
@@ -23,6 +26,11 @@ POD_KINDS = frozenset(
 )
 #: The info strings (first word, any case) of a block written in YAML.
 YAML_INFO = frozenset({"yaml", "yml"})
+#: The info strings of a block a shell runs, whose here-documents may hold manifests (and no
+#: info string at all: a command shown without one).
+SHELL_INFO = frozenset(
+    {"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "terminal"}
+)
 
 
 class Block(NamedTuple):
@@ -81,11 +89,63 @@ def manifest_blocks(text: str, label: str = "") -> list[Block]:
             end += 1
         body = lines[start:end]
         i = end + 1
-        if info in YAML_INFO:
+        if info not in YAML_INFO and info not in SHELL_INFO:
+            continue
+        documents = _here_documents(body, start) if "<<" in "".join(body) else []
+        if documents:
+            for first, inner in documents:
+                block = _block(inner, first, indent + _indentation(inner, indent))
+                if block is not None:
+                    blocks.append(block)
+        elif info in YAML_INFO:
             block = _block(body, start, indent)
             if block is not None:
                 blocks.append(block)
     return blocks
+
+
+def _here_documents(body: list[str], start: int) -> list[tuple[int, list[str]]]:
+    """The here-documents of a block's lines (``<<EOF``, ``<<-'EOF'``, ``<< "END"``; not a
+    here-string ``<<<``): each one's first line in the file (0-based) and its lines, up to the
+    line that holds only its delimiter. One pass over the lines."""
+    out: list[tuple[int, list[str]]] = []
+    i = 0
+    while i < len(body):
+        delimiter = _delimiter(body[i])
+        i += 1
+        if delimiter is None:
+            continue
+        first = i
+        while i < len(body) and body[i].strip() != delimiter:
+            i += 1
+        out.append((start + first, body[first:i]))
+        i += 1
+    return out
+
+
+def _delimiter(line: str) -> str | None:
+    """The delimiter of the here-document a shell line opens, or None."""
+    at = line.find("<<")
+    if at < 0 or line.startswith("<", at + 2):
+        return None
+    rest = line[at + 2 :].lstrip("-").lstrip(" ")
+    quote = rest[:1] if rest[:1] in ("'", '"') else ""
+    rest = rest[len(quote) :]
+    word = ""
+    for char in rest:
+        if not (char.isalnum() or char == "_"):
+            break
+        word += char
+    if not word or (quote and not rest[len(word) :].startswith(quote)):
+        return None
+    return word
+
+
+def _indentation(lines: list[str], indent: int) -> int:
+    """The columns every non-blank line of ``lines`` is indented beyond ``indent`` (a
+    here-document written inside an indented script)."""
+    widths = [len(line) - len(line.lstrip(" ")) - indent for line in lines if line.strip()]
+    return max(0, min(widths)) if widths else 0
 
 
 def _fence(line: str) -> tuple[int, str, str] | None:
