@@ -50,6 +50,7 @@ from gpulint.api import (
     container_entries,
     gpu_demand,
     is_extended_resource,
+    is_standard_compute,
     parse_quantity,
     show_value,
 )
@@ -61,16 +62,11 @@ SCOPE = "pod"
 OPTIONS: dict[str, object] = {}
 
 
-#: The standard compute resources, checked in GPU pods (``k8s.io/api/core/v1`` ResourceName
-#: constants; hugepages by prefix).
-STANDARD = ("cpu", "memory", "ephemeral-storage")
-
-
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     gpu: bool | None = None
     for entry in container_entries(pod):
         if not is_extended_resource(entry.name):
-            if entry.name not in STANDARD and not str(entry.name).startswith("hugepages-"):
+            if not is_standard_compute(entry.name):
                 continue
             if entry.amount.error is None and not _negative(entry.amount.value):
                 continue  # most values: no need to ask whether it is a GPU pod

@@ -55,7 +55,6 @@ None.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from decimal import Decimal
 
 from gpulint.api import (
     PodSpec,
@@ -63,7 +62,8 @@ from gpulint.api import (
     RuleContext,
     Violation,
     container_entries,
-    format_amount,
+    is_standard_compute,
+    show_value,
 )
 
 CODE = "GPU068"
@@ -72,18 +72,15 @@ SEVERITY = "error"
 SCOPE = "pod"
 OPTIONS: dict[str, object] = {}
 
-#: The resources a container may overcommit: a request at most its limit.
-_NATIVE = ("cpu", "memory", "ephemeral-storage")
-
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     entries = tuple(container_entries(pod))
     limits: dict[tuple[int, str], ResourceEntry] = {}
     for entry in entries:
-        if entry.section == "limits" and _overcommittable(entry.name):
+        if entry.section == "limits" and is_standard_compute(entry.name):
             limits[(id(entry.container), entry.name)] = entry
     for entry in entries:
-        if entry.section != "requests" or not _overcommittable(entry.name):
+        if entry.section != "requests" or not is_standard_compute(entry.name):
             continue
         written = limits.get((id(entry.container), entry.name))
         if written is None:
@@ -91,23 +88,11 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         request, limit = entry.amount.value, written.amount.value
         if request is None or limit is None or request <= limit:
             continue
-        shown = _shown(written.value)
+        shown = show_value(written.value)
         yield Violation(
             entry.path,
-            f"container {entry.container.label} requests {entry.name}: {_shown(entry.value)}, "
+            f"container {entry.container.label} requests {entry.name}: {show_value(entry.value)}, "
             f"above its limit {shown}: the API server rejects the pod",
             help=f'a request must be at most its limit ("must be less than or equal to '
             f'{entry.name} limit of {shown}"): lower the request, or raise the limit',
         )
-
-
-def _shown(value: object) -> str:
-    """The quantity as written (``16Gi``, ``1500m``), shortened when long."""
-    text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
-    if not text and isinstance(value, float):
-        text = format_amount(Decimal(repr(value)))
-    return text if len(text) <= 20 else text[:17] + "..."
-
-
-def _overcommittable(name: object) -> bool:
-    return isinstance(name, str) and (name in _NATIVE or name.startswith("hugepages-"))

@@ -53,6 +53,16 @@ _PLACEHOLDER = r"""^\s*(
     )\s*$"""
 
 
+#: The standard compute resources a container requests and limits (``k8s.io/api/core/v1``
+#: ResourceName constants; hugepages by prefix): overcommittable, a request at most its limit.
+STANDARD_COMPUTE = ("cpu", "memory", "ephemeral-storage")
+
+
+def is_standard_compute(name: Any) -> bool:
+    """``cpu``, ``memory``, ``ephemeral-storage`` or ``hugepages-<size>``."""
+    return isinstance(name, str) and (name in STANDARD_COMPUTE or name.startswith("hugepages-"))
+
+
 def is_native_resource(name: str) -> bool:
     """helpers.IsNativeResource: no domain, or a kubernetes.io/ domain."""
     return "/" not in name or "kubernetes.io/" in name
