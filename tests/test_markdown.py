@@ -158,3 +158,16 @@ def test_a_here_document_in_a_shell_block_is_linted_where_it_is_written(tmp_path
         ("GPU004", 10),
         ("GPU004", 21),
     ]
+
+
+def test_a_here_document_inside_a_manifest_is_its_scripts(tmp_path: Path) -> None:
+    """A yaml block that starts as a manifest is one, whatever its container's script writes."""
+    readme = (
+        "```yaml\napiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n"
+        "  - name: a\n    image: cuda\n    command:\n    - sh\n    - -c\n    - |\n"
+        "      cat <<EOF > /tmp/job.yaml\n      steps: 10\n      EOF\n"
+        "    resources: {limits: {nvidia.com/gpu: 0.5}}\n```\n"
+    )
+    root = _project(tmp_path, {"README.md": readme})
+    _, found = _findings(root)
+    assert [(f["rule"], f["line"]) for f in found if f["rule"] == "GPU004"] == [("GPU004", 16)]

@@ -91,7 +91,12 @@ def manifest_blocks(text: str, label: str = "") -> list[Block]:
         i = end + 1
         if info not in YAML_INFO and info not in SHELL_INFO:
             continue
-        documents = _here_documents(body, start) if "<<" in "".join(body) else []
+        # A yaml block is a script only when it starts as one (`kubectl apply -f - <<EOF`):
+        # a here-document inside a manifest is its script's (a container's `sh -c`).
+        script = (
+            info in SHELL_INFO or _delimiter(next((x for x in body if x.strip()), "")) is not None
+        )
+        documents = _here_documents(body, start) if script and "<<" in "".join(body) else []
         if documents:
             for first, inner in documents:
                 block = _block(inner, first, indent + _indentation(inner, indent))
