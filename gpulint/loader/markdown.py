@@ -96,7 +96,7 @@ def manifest_blocks(text: str, label: str = "") -> list[Block]:
         script = (
             info in SHELL_INFO or _delimiter(next((x for x in body if x.strip()), "")) is not None
         )
-        documents = _here_documents(body, start) if script and "<<" in "".join(body) else []
+        documents = _here_documents(body, start) if script else []
         if documents:
             for first, inner in documents:
                 block = _block(inner, first, indent + _indentation(inner, indent))
