@@ -96,7 +96,9 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "int_value",
             "kuberay_pod",
             "literal_env",
+            "malformed_option",
             "may_start_engine",
+            "option_name",
             "started_by_command",
         ),
         "gpulint.k8s.agents": ("NVIDIA_CUDA_IMAGES", "find_agent", "image_repository", "image_tag"),
@@ -388,7 +390,9 @@ if TYPE_CHECKING:
         int_value as int_value,
         kuberay_pod as kuberay_pod,
         literal_env as literal_env,
+        malformed_option as malformed_option,
         may_start_engine as may_start_engine,
+        option_name as option_name,
         started_by_command as started_by_command,
     )
     from gpulint.k8s.envvalues import (

@@ -65,7 +65,9 @@ and the parallelism is not compared then. A shell script (`sh -c "... --tensor-p
 written among vLLM's or SGLang's options (`--tensor-parallel-size 2 CUDA_VISIBLE_DEVICES=0,1`,
 also `HIP_VISIBLE_DEVICES`, `ROCR_VISIBLE_DEVICES`, `ASCEND_RT_VISIBLE_DEVICES`) sets no
 variable: it is an argument their parser (argparse) does not know, and they stop at start-up
-("unrecognized arguments"). An error under the same conditions, `info` otherwise.
+("unrecognized arguments"). An error under the same conditions, `info` otherwise. A
+command line with an option written with three hyphens or a typographic dash (`—tp 2`) is
+GPU069's, and not measured here: the engine stops at it.
 
 vLLM production stack's models (`servingEngineSpec.modelSpec` in the chart's values or a
 HelmRelease's) are read as the chart writes their container
@@ -219,6 +221,7 @@ from gpulint.api import (
     flag_value,
     has_flag,
     int_value,
+    malformed_option,
     may_start_engine,
     resource_lists,
     started_by_command,
@@ -385,12 +388,14 @@ def _launched(
     container: Container, env: dict[str, Source], unit: str
 ) -> tuple[Started, bool] | None:
     """The engine the container starts, and whether each of its processes takes one device
-    (``unit``); None when it starts none, or one whose options make its devices unknown, or
-    a launcher of processes that binds no device to them (mpirun on GPUs; on HPUs each rank
-    takes one, as HCCL runs them)."""
+    (``unit``); None when it starts none, or one whose options make its devices unknown or
+    that stops at an option no parser knows (GPU069), or a launcher of processes that binds
+    no device to them (mpirun on GPUs; on HPUs each rank takes one, as HCCL runs them)."""
     started = find_engine(container, command_words(container, env))
     if started is None or has_flag(started.own, started.engine.unknown_if):
         return None
+    if not started.engine.processes_only and any(malformed_option(w.text) for w in started.own):
+        return None  # it stops at an option no parser knows (GPU069's): nothing to measure
     bound = started.engine.processes_only and unit in BOUND_BY_PROCESS
     if started.engine.processes_only and not bound:
         return None

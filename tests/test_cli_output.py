@@ -79,7 +79,7 @@ def test_the_file_never_gets_colour_codes(workdir: Path) -> None:
 def test_dash_means_standard_output(workdir: Path) -> None:
     bad = "examples/bad-inference.yaml"
     proc = gpulint("check", "-f", "json", "-o", "-", bad, cwd=workdir)
-    assert json.loads(proc.stdout)["summary"]["findings"] == 6
+    assert json.loads(proc.stdout)["summary"]["findings"] == 7
     assert not (workdir / "-").exists()
 
 

@@ -469,7 +469,7 @@ def test_fingerprints_stay_when_unrelated_lines_move(tmp_path: Path) -> None:
     assert all(a > b for a, b in zip(starts(after), starts(before), strict=True))
     assert _fingerprints(_run(after)) == _fingerprints(_run(before))
     values = list(_fingerprints(_run(before)).values())
-    assert len(set(values)) == len(values) == 6
+    assert len(set(values)) == len(values) == 7
 
 
 def test_fingerprints_change_with_what_the_finding_is_about(tmp_path: Path) -> None:

@@ -392,6 +392,38 @@ def flag_text(found: list[Word], flags: tuple[str, ...]) -> tuple[str, Path] | N
     return out
 
 
+#: Dashes that are not the hyphen-minus an option starts with (text pasted from a web page or
+#: a word processor), by name.
+TYPOGRAPHIC_DASHES = {
+    "\u2010": "a hyphen (U+2010)",
+    "\u2011": "a non-breaking hyphen (U+2011)",
+    "\u2012": "a figure dash (U+2012)",
+    "\u2013": "an en dash (U+2013)",
+    "\u2014": "an em dash (U+2014)",
+    "\u2015": "a horizontal bar (U+2015)",
+    "\u2212": "a minus sign (U+2212)",
+    "\ufe63": "a small hyphen-minus (U+FE63)",
+    "\uff0d": "a full-width hyphen-minus (U+FF0D)",
+}
+_DASHES = "".join(TYPOGRAPHIC_DASHES) + "-"
+
+
+def malformed_option(text: str) -> str | None:
+    """What makes ``text`` an option no engine's parser knows: ``"three hyphens"``
+    (``---trust-remote-code``) or the typographic dash it starts with (``\u2014tp``); None
+    for any other word (``---`` alone, a separator line, a value)."""
+    if text.startswith("---") and text.lstrip("-")[:1].isalpha():
+        return "three hyphens"
+    if text[:1] in TYPOGRAPHIC_DASHES and text.lstrip(_DASHES)[:1].isalpha():
+        return TYPOGRAPHIC_DASHES[text[0]]
+    return None
+
+
+def option_name(text: str) -> str:
+    """The name of a malformed option (``malformed_option``), without its dashes or value."""
+    return text.partition("=")[0].lstrip(_DASHES)
+
+
 def has_flag(found: list[Word], flags: tuple[str, ...]) -> bool:
     return any(w.text.partition("=")[0] in flags or w.text in flags for w in found)
 
