@@ -753,6 +753,34 @@ def torchrun_command_words(n: int) -> Input:
     return Input(["check", "--jobs", "1", "--select", "GPU045", "."], folder, size)
 
 
+VLLM_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: vllm}}
+spec:
+  selector: {{matchLabels: {{app: vllm}}}}
+  template:
+    metadata: {{labels: {{app: vllm}}}}
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.8.5
+        command: [bash, -c, "{line}"]
+        resources: {{limits: {{nvidia.com/gpu: 1}}}}
+"""
+
+
+def malformed_engine_options(n: int) -> Input:
+    """One vLLM Deployment whose shell command holds n options written with three hyphens
+    and n with an em dash (GPU069): each word is looked at once, and the command line is
+    reported once, whatever its length."""
+    folder = _fresh("malformed-engine-options", n)
+    (folder / ".git").mkdir(exist_ok=True)
+    line = " ".join(["vllm serve m"] + ["---trust-remote-code"] * n + ["\u2014tp"] * n)
+    size = _write(folder, "serve.yaml", VLLM_DEPLOYMENT.format(line=line))
+    return Input(["check", "--jobs", "1", "--select", "GPU069", "."], folder, size)
+
+
 SERVING_PAIR = """\
 apiVersion: serving.kserve.io/v1alpha1
 kind: ServingRuntime
@@ -2100,6 +2128,7 @@ CASES: dict[str, Case] = {
     "rare-files": Case(rare_files, 500, "scaling"),
     "serving-runtimes-in-a-project": Case(serving_runtimes_in_a_project, 500, "scaling"),
     "torchrun-command-words": Case(torchrun_command_words, 20_000, "scaling"),
+    "malformed-engine-options": Case(malformed_engine_options, 20_000, "scaling"),
     "envfrom-secrets-in-a-project": Case(envfrom_secrets_in_a_project, 500, "scaling"),
     "plugin-facts-inspected": Case(plugin_facts_inspected, 500, "scaling"),
     "toleration-shapes": Case(toleration_shapes, 2_500, "scaling"),
