@@ -99,6 +99,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "malformed_option",
             "may_start_engine",
             "option_name",
+            "shell_scripts",
             "started_by_command",
         ),
         "gpulint.k8s.agents": ("NVIDIA_CUDA_IMAGES", "find_agent", "image_repository", "image_tag"),
@@ -393,6 +394,7 @@ if TYPE_CHECKING:
         malformed_option as malformed_option,
         may_start_engine as may_start_engine,
         option_name as option_name,
+        shell_scripts as shell_scripts,
         started_by_command as started_by_command,
     )
     from gpulint.k8s.envvalues import (

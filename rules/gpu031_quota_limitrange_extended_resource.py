@@ -14,7 +14,10 @@ extended-resource mistakes Kubernetes does not warn about:
 - a LimitRange Container item whose `default` gives a GPU or accelerator resource (an amount
   above 0) to every container of the namespace that does not set its own (info: certain for
   those containers, a mistake only if the namespace runs containers that need no GPU, which
-  gpulint cannot see from the object; the finding says so);
+  gpulint cannot see from the object; the finding says so), and one whose `max` does with no
+  `default` for it: the API server makes a Container item's `max` its `default` where none
+  is written (`SetDefaults_LimitRangeItem`), so a cap alone hands the resource out (at the
+  `max` value; a `defaultRequest` is compared with it as with a written `default`);
 - a Kueue `ClusterQueue` or `Cohort` flavor whose `resources` name a resource twice, do not
   list as many resources as the group's `coveredResources`, or list them in another order
   (error): the API server rejects the object;
@@ -42,7 +45,9 @@ non overcommitable resources`).
 A valid `default` is applied just as surely: the LimitRanger gives the GPU to every
 container without its own value, so a CPU gateway, an init container or an injected sidecar
 of that namespace asks for a GPU too (a pod of two such containers asks for two) and waits
-for a GPU node.
+for a GPU node. A `max` alone does the same: the API server writes a Container item's `max`
+into its `default` where none is given, so a cap of one GPU a container becomes one GPU for
+every container that asks for none.
 
 Kueue's CRD keys a flavor's `resources` by name (`+listType=map`, `+listMapKey=name` on
 `FlavorQuotas.Resources`) and requires `size(x.resources) == size(self.coveredResources)` for
@@ -91,6 +96,7 @@ spec:
   limits:
   - type: Container
     max: {nvidia.com/gpu: 2}
+    default: {nvidia.com/gpu: 0}   # else max is the default
 ```
 
 ## Fix safety
@@ -112,6 +118,11 @@ applies to all of them.
 - https://kubernetes.io/docs/concepts/policy/resource-quotas/#resource-quota-for-extended-resources
 - kubernetes `plugin/pkg/admission/limitranger/admission.go`
   (`defaultContainerResourceRequirements`)
+- kubernetes `pkg/apis/core/v1/defaults.go` (`SetDefaults_LimitRangeItem`: a Container
+  item's `max` is its `default` where none is given, its `default` its `defaultRequest`);
+  https://kubernetes.io/docs/tasks/administer-cluster/manage-resources/cpu-constraint-namespace/
+  ("even though you didn't specify default values in the configuration file for the
+  LimitRange, they were created automatically")
 - kubernetes-sigs/kueue `apis/kueue/v1beta1/clusterqueue_types.go` (`ResourceGroup`'s and
   `ClusterQueueSpec`'s XValidation rules, `FlavorQuotas.Resources`),
   `pkg/webhooks/clusterqueue_webhook.go` (`validateFlavorQuotas`)
@@ -329,11 +340,20 @@ def _limit_range(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iter
     for i, item in enumerate(limits):
         if not isinstance(item, dict) or item.get("type") == "Pod":
             continue
-        default = item.get("default")
-        default = default if isinstance(default, dict) else {}
+        written = item.get("default")
+        written = written if isinstance(written, dict) else {}
         requests = item.get("defaultRequest")
         requests = requests if isinstance(requests, dict) else {}
         base = (*obj.path, "spec", "limits", i)
+        # A Container item's max is its default where none is written
+        # (SetDefaults_LimitRangeItem), so a cap alone also hands the resource out.
+        maximum = item.get("max") if item.get("type") in (None, "Container") else None
+        from_max = {
+            name: raw
+            for name, raw in (maximum.items() if isinstance(maximum, dict) else ())
+            if isinstance(name, str) and name not in written
+        }
+        default = {**from_max, **written}
         rejected: set[str] = set()
         for name, raw in requests.items():
             if not isinstance(name, str) or not is_extended_resource(name):
@@ -352,9 +372,10 @@ def _limit_range(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iter
             if request is None or limit is None or request == limit:
                 rejected.discard(name)
                 continue
+            which = "max (the default where none is written)" if name in from_max else "default"
             yield Violation(
                 (*base, "defaultRequest", name),
-                f"default {name} {format_amount(limit)} and defaultRequest "
+                f"{which} {name} {format_amount(limit)} and defaultRequest "
                 f"{format_amount(request)} differ: the API server rejects the LimitRange; "
                 "keep only default (extended resources cannot be overcommitted)",
             )
@@ -372,11 +393,22 @@ def _limit_range(obj: K8sObject, spec: dict[str, Any], ctx: RuleContext) -> Iter
             given = amount(raw).value
             if given is None or given <= 0:
                 continue
+            if name in from_max:
+                yield Violation(
+                    (*base, "max", name),
+                    f"max {name} with no default is the default: {format_amount(given)} to "
+                    f"every container of {where} without its own, CPU containers too",
+                    help=f"this assumes {where} runs containers that need no accelerator; add "
+                    f"default {{{name}: 0}} beside max to cap without handing it out",
+                    severity=Severity.INFO,
+                )
+                continue
             yield Violation(
                 (*base, "default", name),
                 f"default gives {format_amount(given)} {name} to every container of {where} "
                 "without its own, CPU containers and sidecars too",
                 help=f"this assumes {where} runs containers that need no accelerator; set "
-                f"{name} in the GPU containers' own resources and keep only max here",
+                f"{name} in the GPU containers' own resources, and its default here to 0 "
+                "(max alone is the default where none is written)",
                 severity=Severity.INFO,
             )

@@ -41,6 +41,17 @@ devices its pods get:
   line is read as GPU041 reads an engine's (a shell script split into words, the launcher's
   own options up to the script it starts); the finding is at the item that sets the option.
 
+- **An Open MPI MPIJob's launcher** (kubeflow.org `MPIJob`, `mpiImplementation` left out or
+  `OpenMPI`) whose `mpirun -np N` (`-n`, `--np`, `-c`) asks for more processes than the
+  hostfile the MPI operator writes has slots: the `Worker`'s `replicas` times
+  `slotsPerWorker` (1 when left out). An **error**: Open MPI refuses to start ("There are
+  not enough slots available in the system to satisfy the N slots that were requested").
+  Not judged when the launcher is also a worker (`runLauncherAsWorker`), when `mpirun`
+  names its hosts or hostfile (`-H`, `--hostfile`, ...), allows oversubscription
+  (`--oversubscribe`, a `--map-by` with `:OVERSUBSCRIBE` or `ppr:`, an
+  `OMPI_MCA_rmaps_base_*` variable) or places by count (`-npernode`), or when the
+  replicas are not written.
+
 Values a template or variable leaves open are not read. The rule reads only what the object
 writes, so it also runs on a Kustomize patch: a JobSet without `replicas` on its replicated
 Job says nothing about its slices and is not checked.
@@ -84,6 +95,9 @@ None.
   the ICI parallelism")
 - https://cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus (topology and
   accelerator node labels); GPU041 for the same comparison on engines' command lines
+- kubeflow/mpi-operator `pkg/controller/mpi_job_controller.go` (the hostfile: one line per
+  worker with `slots=` its `slotsPerWorker`); Open MPI mpirun(1), "Specifying Host Nodes"
+  and "--oversubscribe" (https://docs.open-mpi.org/en/main/man-openmpi/man1/mpirun.1.html)
 - https://pytorch.org/docs/stable/elastic/run.html (`--nnodes`: "Number of nodes, or the
   range of nodes in form <minimum_nodes>:<maximum_nodes>"; options also read from `PET_`
   variables, which kubeflow/training-operator sets for a PyTorchJob)
@@ -103,7 +117,9 @@ from gpulint.api import (
     Violation,
     command_words,
     find_engine,
+    flag_text,
     flag_value,
+    has_flag,
     literal_env,
     tpu_topology_chips,
 )
@@ -130,6 +146,17 @@ JOBSET_GROUP = "jobset.x-k8s.io"
 KUBEFLOW_GROUP = "kubeflow.org"
 #: torchrun's option for the number of nodes (a number, or a range ``MIN:MAX``).
 NNODES = ("--nnodes",)
+#: mpirun's options for the number of processes (Open MPI's mpirun(1)).
+MPIRUN_NP = ("-np", "-n", "--np", "-c")
+#: mpirun's mapping option: ``slot`` or ``node`` keeps to the slots, ``ppr:N:node`` and the
+#: ``:OVERSUBSCRIBE`` modifier do not.
+MPIRUN_MAP_BY = ("--map-by", "-map-by")
+#: mpirun's options that place processes other than by the hostfile's slots.
+MPIRUN_PLACES = (
+    "-H", "-host", "--host", "-hostfile", "--hostfile", "-machinefile", "--machinefile",
+    "--default-hostfile", "-oversubscribe", "--oversubscribe", "-npernode", "--npernode",
+    "-npersocket", "--npersocket", "--use-hwthread-cpus",
+)  # fmt: skip
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
@@ -150,6 +177,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
                 yield from _maxtext(_pod(jobspec), path, slices, runs)
     elif obj.kind == "PyTorchJob" and obj.group == KUBEFLOW_GROUP:
         yield from _torchrun_nodes(obj, ctx)
+    elif obj.kind == "MPIJob" and obj.group == KUBEFLOW_GROUP:
+        yield from _mpi_slots(obj, ctx)
     elif obj.kind == "Job" and obj.group == "batch":
         where = ("spec", "template", "spec")
         yield from _maxtext(_pod(obj.data.get("spec")), where, 1, "a Job runs 1 slice")
@@ -238,6 +267,57 @@ def _torchrun_nodes(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
                 "tells torchrun the number of nodes (PET_NNODES)",
                 at="value",
                 severity="info" if elastic else "warning",
+            )
+
+
+def _mpi_slots(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
+    """An Open MPI MPIJob whose launcher's ``mpirun -np N`` asks for more processes than
+    the hostfile the operator writes has slots: ``Worker.replicas`` times
+    ``slotsPerWorker`` (1 when left out)."""
+    spec = obj.data.get("spec")
+    if not isinstance(spec, dict) or spec.get("runLauncherAsWorker") is True:
+        return
+    if spec.get("mpiImplementation", "OpenMPI") != "OpenMPI":
+        return  # Intel MPI's and MPICH's launchers place extra processes anyway
+    kinds = spec.get("mpiReplicaSpecs")
+    worker = kinds.get("Worker") if isinstance(kinds, dict) else None
+    replicas = _number(worker.get("replicas")) if isinstance(worker, dict) else None
+    per_worker = _number(spec.get("slotsPerWorker", 1))
+    if replicas is None or per_worker is None or per_worker < 1:
+        return  # no workers written, or values a template fills in
+    slots = replicas * per_worker
+    if obj.pods is not None:
+        specs = obj.pods
+    else:
+        specs = ctx.workloads.pod_specs(obj) if ctx.workloads is not None else []
+    for pod in specs:
+        if "Launcher" not in pod.path:
+            continue
+        for container in pod.containers:
+            env = literal_env(container)
+            if any(name.startswith("OMPI_MCA_rmaps_base_") for name in env):
+                continue  # the mapping policy is set (oversubscription allowed, ...)
+            started = find_engine(container, command_words(container, env))
+            if started is None or started.engine.name != "mpirun":
+                continue
+            mapping = flag_text(started.own, MPIRUN_MAP_BY)
+            if has_flag(started.own, MPIRUN_PLACES) or (
+                mapping is not None and re.search(r"(?i)oversubscribe|ppr", mapping[0])
+            ):
+                continue  # hosts, a hostfile or a placement of its own
+            given = flag_value(started.own, MPIRUN_NP)
+            if given is None or given[0] is None or given[0] <= slots:
+                continue
+            processes, path = given
+            plural = "s" if replicas != 1 else ""
+            yield Violation(
+                path,
+                f"mpirun starts {processes} processes, but the MPIJob's hostfile has {slots} "
+                f"slot{'s' if slots != 1 else ''} ({replicas} worker{plural} of "
+                f"slotsPerWorker {per_worker}): Open MPI refuses to start",
+                help=f"run at most {slots} processes, or raise the Worker replicas or "
+                'slotsPerWorker (Open MPI: "There are not enough slots available")',
+                at="value",
             )
 
 

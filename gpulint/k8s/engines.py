@@ -318,6 +318,35 @@ _RUNNERS = frozenset({"exec", "-m", "nohup", "env", "time"})
 _SCRIPT_OPTION = r"-[a-z]*c[a-z]*"
 
 
+#: Programs that run a script given after ``-c``.
+SHELL_PROGRAMS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
+
+
+def shell_scripts(container: Container) -> list[tuple[Path, str]]:
+    """The ``command`` or ``args`` items a shell runs as its script: the item after the
+    ``-c`` option (``-c``, ``-ec``, ``-lc``, ...) of a shell that ``command`` starts
+    (``[/bin/bash, -c, SCRIPT]``, or ``[sh, -c]`` with the script first in ``args``), with
+    their paths. Nothing when ``command`` starts no shell (an image's entrypoint may be one,
+    unseen)."""
+    items: list[tuple[Path, object]] = []
+    for field in ("command", "args"):
+        value = container.data.get(field)
+        if isinstance(value, list):
+            items.extend(((*container.path, field, i), v) for i, v in enumerate(value))
+    if not items or items[0][0][-2] != "command":
+        return []
+    first = items[0][1]
+    if not isinstance(first, str) or first.strip().rsplit("/", 1)[-1] not in SHELL_PROGRAMS:
+        return []
+    for i, (_, item) in enumerate(items[1:], 1):
+        if not isinstance(item, str) or not item.startswith("-"):
+            break  # the shell's options end at its first operand
+        if re.fullmatch(_SCRIPT_OPTION, item.strip()) and i + 1 < len(items):
+            path, script = items[i + 1]
+            return [(path, script)] if isinstance(script, str) else []
+    return []
+
+
 def started_by_command(started: Started) -> bool:
     """Whether the engine's own command starts it (``vllm serve``), as a program the shell
     runs (first of the command line or of a shell command, after ``exec`` or ``python -m``;

@@ -1,0 +1,144 @@
+"""A container uses a path that only an init container mounts.
+
+## What it does
+Flags a path in a container's `command` or `args` that lies at or under the `mountPath` of
+a volume only the pod's init containers mount, when the container mounts nothing at that
+path, above it or under it, at the first `command` or `args` item that names it. The usual
+shape is a research pod whose init container clones a repository into an `emptyDir` at
+`/opt/repo`, and whose GPU container runs `cd /opt/repo/project && python train.py` without
+mounting that volume. A mount path of `/`, and a path that appears only inside a longer
+one (`/data` in `/data2`), are left alone.
+
+## Why it matters
+A volume is seen only by the containers that mount it. What the init container put in the
+volume is not at that path in the other container, which sees its image's own directory
+there, usually none: `cd` fails, the training script is missing, and a pod that holds GPUs
+runs nothing (or its script's fallback, often `sleep infinity`).
+
+## Example
+```yaml
+initContainers:
+  - name: init-clone-repo
+    image: alpine/git
+    args: [clone, --single-branch, https://github.com/example/project, /opt/repo/project]
+    volumeMounts: [{name: git-repo, mountPath: /opt/repo}]
+containers:
+  - name: gpu-container
+    command: [sh, -c, "cd /opt/repo/project && python3 train.py"]   # GPU071
+    volumeMounts: [{name: data, mountPath: /data}]
+```
+
+## Use instead
+```yaml
+containers:
+  - name: gpu-container
+    command: [sh, -c, "cd /opt/repo/project && python3 train.py"]
+    volumeMounts:
+      - {name: data, mountPath: /data}
+      - {name: git-repo, mountPath: /opt/repo}
+```
+
+## Options
+None.
+
+## References
+- https://kubernetes.io/docs/concepts/storage/volumes/ ("a process in a container sees a
+  filesystem view composed from the initial contents of the container image, plus volumes
+  (if defined) mounted inside the container")
+- https://kubernetes.io/docs/concepts/workloads/pods/init-containers/
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator
+
+from gpulint.api import Container, PodSpec, RuleContext, Violation
+
+CODE = "GPU071"
+NAME = "init-output-not-mounted"
+SEVERITY = "warning"
+SCOPE = "pod"
+OPTIONS: dict[str, object] = {}
+
+#: What may follow a path in a command line and end it.
+_END = r"(?=$|[/\s'\";&|)`:,=])"
+
+
+def _mounts(container: Container) -> dict[str, str]:
+    """The container's mounts: normalised mount path -> volume name."""
+    out: dict[str, str] = {}
+    mounts = container.data.get("volumeMounts")
+    for mount in mounts if isinstance(mounts, list) else ():
+        if not isinstance(mount, dict):
+            continue
+        name, path = mount.get("name"), mount.get("mountPath")
+        if isinstance(name, str) and isinstance(path, str) and path.startswith("/"):
+            out.setdefault(posixpath.normpath(path), name)
+    return out
+
+
+def _related(path: str, mounted: dict[str, str]) -> bool:
+    """Does a mount of the container cover ``path`` or lie under it?"""
+    for other in mounted:
+        if other == path or other == "/" or path.startswith(other + "/"):
+            return True
+        if other.startswith(path + "/"):
+            return True
+    return False
+
+
+def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
+    inits = [c for c in pod.containers if c.section == "initContainers"]
+    if not inits:
+        return
+    apps = [c for c in pod.containers if c.section == "containers"]
+    app_volumes = {name for c in apps for name in _mounts(c).values()}
+    # Volumes only init containers mount: mount path -> (volume, the init container).
+    init_only: dict[str, tuple[str, Container]] = {}
+    for init in inits:
+        for path, volume in _mounts(init).items():
+            if volume not in app_volumes and path != "/":
+                init_only.setdefault(path, (volume, init))
+    if not init_only:
+        return
+    for container in apps:
+        mounted = _mounts(container)
+        candidates = [p for p in init_only if not _related(p, mounted)]
+        if not candidates:
+            continue
+        pattern = re.compile(
+            "|".join(rf"(?<![\w./-]){re.escape(p)}{_END}" for p in sorted(candidates))
+        )
+        found = _first_use(container, pattern)
+        if found is None:
+            continue
+        field, index, at, used = found
+        volume, init = init_only[used]
+        yield Violation(
+            (*container.path, field, index),
+            f"container {container.label} uses {used}, where only init container "
+            f"{init.label} mounts volume {volume}: this container does not see its files",
+            at="value",
+            within=at,
+            help=f"mount {volume} at {used} in {container.label} too (a volume is seen only by "
+            "the containers that mount it)",
+        )
+
+
+def _first_use(
+    container: Container, pattern: re.Pattern[str]
+) -> tuple[str, int, tuple[int, int], str] | None:
+    """The first ``command`` or ``args`` item naming one of the paths: field, index, the
+    place in the item and the path."""
+    for field in ("command", "args"):
+        items = container.data.get(field)
+        for index, item in enumerate(items if isinstance(items, list) else ()):
+            if not isinstance(item, str) or "/" not in item:
+                continue
+            match = pattern.search(item)
+            if match is not None:
+                path = posixpath.normpath(match.group(0))
+                return field, index, (match.start(), len(match.group(0))), path
+    return None
