@@ -99,6 +99,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "malformed_option",
             "may_start_engine",
             "option_name",
+            "runs_own_image",
             "shell_scripts",
             "started_by_command",
         ),
@@ -394,6 +395,7 @@ if TYPE_CHECKING:
         malformed_option as malformed_option,
         may_start_engine as may_start_engine,
         option_name as option_name,
+        runs_own_image as runs_own_image,
         shell_scripts as shell_scripts,
         started_by_command as started_by_command,
     )

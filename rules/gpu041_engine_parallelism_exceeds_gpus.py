@@ -224,6 +224,7 @@ from gpulint.api import (
     malformed_option,
     may_start_engine,
     resource_lists,
+    runs_own_image,
     started_by_command,
     whole_gpu_count,
 )
@@ -584,7 +585,7 @@ def _joined_option(container: Container, started: Started) -> Violation | None:
         if m is None or m.group(1) not in flags:
             continue
         image = container.data.get("image")
-        by_image = isinstance(image, str) and _engine_image(image, started)
+        by_image = isinstance(image, str) and runs_own_image(image, started)
         certain = isinstance(command, list) or by_image
         return Violation(
             (*container.path, field, i),
@@ -647,16 +648,6 @@ def _assignment_argument(container: Container, started: Started) -> Violation | 
             severity="error" if certain else "info",
         )
     return None
-
-
-def _engine_image(image: str, started: Started) -> bool:
-    """Is ``image`` one of the engine's own images (whose entrypoint runs it)?"""
-    import fnmatch
-
-    from gpulint.api import image_repository
-
-    repository = image_repository(image)
-    return any(fnmatch.fnmatchcase(repository, p) for p in started.engine.images)
 
 
 def _per_machine(

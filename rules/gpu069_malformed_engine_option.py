@@ -71,10 +71,10 @@ from gpulint.api import (
     command_words,
     container_env,
     find_engine,
-    image_repository,
     malformed_option,
     may_start_engine,
     option_name,
+    runs_own_image,
 )
 
 CODE = "GPU069"
@@ -111,7 +111,7 @@ def _violation(
     shown = text if len(text) <= SHOWN else text[:SHOWN] + "..."
     command = container.data.get("command")
     image = container.data.get("image")
-    own_image = isinstance(image, str) and _own_image(image, started)
+    own_image = isinstance(image, str) and runs_own_image(image, started)
     certain = isinstance(command, list) or own_image
     item = _item(container, path)
     within = None
@@ -132,14 +132,6 @@ def _violation(
             "certain when `command` starts the engine)"
         ),
     )
-
-
-def _own_image(image: str, started: Started) -> bool:
-    """Is ``image`` one of the engine's own images (whose entrypoint runs it)?"""
-    import fnmatch
-
-    repository = image_repository(image)
-    return any(fnmatch.fnmatchcase(repository, p) for p in started.engine.images)
 
 
 def _item(container: Container, path: Path) -> str | None:

@@ -116,6 +116,28 @@ def test_the_taint_every_other_job_tolerates_makes_the_fourth_a_warning(tmp_path
     assert seen(findings) == [("train-d.yaml", "GPU020", "error")] and code == 1
 
 
+def test_a_toleration_of_another_key_under_the_same_domain_is_no_near_miss(
+    tmp_path: Path,
+) -> None:
+    # A lab's pods tolerate its own node's taint; the fourth tolerates another lab's key of
+    # the same domain: a toleration for another taint, not a slip of this one (the shared
+    # `nautilus.io/` made the keys look alike), so the advice is to add the toleration at
+    # the pod's tolerations, not to rewrite the other one.
+    toleration = "      tolerations:\n      - {key: %s, operator: Exists, effect: NoSchedule}\n"
+    lab, other = toleration % "nautilus.io/amraj", toleration % "nautilus.io/bharadia"
+    files = {f"train-{c}.yaml": job(f"train-{c}", lab) for c in "abc"}
+    files["train-d.yaml"] = job("train-d", other)
+    findings, _ = check(repo(tmp_path, files))
+    (finding,) = findings
+    assert (finding["path"], finding["line"], finding["column"]) == ("train-d.yaml", 8, 7)
+    assert "almost matches" not in said(finding)
+    assert "add {key: nautilus.io/amraj, operator: Exists, effect: NoSchedule}" in said(finding)
+    # A slip of the key's name under the same domain is still one.
+    (tmp_path / "train-d.yaml").write_text(job("train-d", other.replace("bharadia", "amrajj")))
+    findings, _ = check(tmp_path)
+    assert "almost matches: write key: nautilus.io/amraj" in said(findings[0])
+
+
 def test_a_taint_only_some_of_the_other_pods_tolerate_is_info(tmp_path: Path) -> None:
     # Three of five GPU pods tolerate gpu=true:NoSchedule (a homelab whose GPU nodes carry
     # no taint at all): a majority, not every other pod, so the two others are info.

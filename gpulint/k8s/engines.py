@@ -237,6 +237,15 @@ def _repository_engine(repository: str) -> Engine | None:
     return None
 
 
+def runs_own_image(image: str, started: Started) -> bool:
+    """Is ``image`` one of the started engine's own images (whose entrypoint runs it and
+    passes the arguments on as they are)?"""
+    from gpulint.k8s.agents import glob_match, image_repository
+
+    repository = image_repository(image)
+    return any(glob_match(repository, p) for p in started.engine.images)
+
+
 def command_words(container: Container, env: Mapping[str, Source]) -> list[Word]:
     """The words of ``command`` then ``args``; a shell script (``-c SCRIPT``) split."""
     out: list[Word] = []
@@ -440,7 +449,10 @@ _DASHES = "".join(TYPOGRAPHIC_DASHES) + "-"
 def malformed_option(text: str) -> str | None:
     """What makes ``text`` an option no engine's parser knows: ``"three hyphens"``
     (``---trust-remote-code``) or the typographic dash it starts with (``\u2014tp``); None
-    for any other word (``---`` alone, a separator line, a value)."""
+    for any other word (``---`` alone, a separator line, a value, a placeholder between runs
+    of dashes that a script replaces, ``---ADD-ARGS---``: no option ends with a dash)."""
+    if text.partition("=")[0].endswith(("-", *TYPOGRAPHIC_DASHES)):
+        return None
     if text.startswith("---") and text.lstrip("-")[:1].isalpha():
         return "three hyphens"
     if text[:1] in TYPOGRAPHIC_DASHES and text.lstrip(_DASHES)[:1].isalpha():

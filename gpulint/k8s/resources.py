@@ -34,7 +34,8 @@ _QUALIFIED_NAME = re.compile(
 #: (a Kyverno Chainsaw test's binding, which Chainsaw's templating fills in before it applies
 #: the file), a name after ``#``, ``%`` or ``@`` and maybe before one (``'#GPUS'``,
 #: ``'#MEMRGi'``, ``'%GPUS%'``, ``'@GPUS@'``: a job script's ``sed`` fills them in; no quantity
-#: starts with one of them).
+#: starts with one of them), a name between runs of dashes (``'---CHANGE INT--'``, which a
+#: test harness replaces; no quantity starts with two).
 #: A pattern, compiled on first use (docs/architecture.md): numbers, what most values are,
 #: never need it.
 _PLACEHOLDER = r"""^\s*(
@@ -50,6 +51,7 @@ _PLACEHOLDER = r"""^\s*(
       | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+
       | \#\#\#[A-Za-z_][A-Za-z0-9_]*\#\#\#
       | [#%@]+[A-Za-z_][A-Za-z0-9_]*[#%@]*
+      | -{2,}[A-Za-z][A-Za-z0-9 _-]*-{2,}
     )\s*$"""
 
 

@@ -239,15 +239,28 @@ def near_miss(tolerations: Sequence[Any], taint: Taint) -> NearMiss | None:
     return best
 
 
+def _keys_close(key: str, other: str) -> bool:
+    """Is ``key`` a slip of ``other``? Under the same domain, its name is at most two edits
+    away and fewer than half its length (``nvidia.com/gpus``; not ``nautilus.io/bharadia``
+    for ``nautilus.io/amraj``, whose shared domain made them look alike); else the whole key
+    is close (a misspelt domain, ``nvida.com/gpu``)."""
+    domain, slash, name = key.rpartition("/")
+    other_domain, other_slash, other_name = other.rpartition("/")
+    if slash and other_slash and domain == other_domain:
+        from gpulint.util.nearmiss import edits
+
+        apart = edits(name, other_name)
+        return apart <= 2 and 2 * apart < max(len(name), len(other_name))
+    import difflib  # only for a pod that misses its toleration
+
+    return difflib.SequenceMatcher(None, key, other).ratio() >= 0.8
+
+
 def _changes(toleration: Mapping[str, Any], taint: Taint) -> list[tuple[str | None, str]] | None:
     changes: list[tuple[str | None, str]] = []
     key = _text(toleration.get("key"))
     if key and key != taint.key:
-        import difflib  # only for a pod that misses its toleration
-
-        if key.lower() != taint.key.lower() and (
-            difflib.SequenceMatcher(None, key, taint.key).ratio() < 0.8
-        ):
+        if key.lower() != taint.key.lower() and not _keys_close(key, taint.key):
             return None  # a toleration for some other taint
         case = " (taint keys are case-sensitive)" if key.lower() == taint.key.lower() else ""
         changes.append(("key", f"write key: {taint.key}{case}"))

@@ -33,12 +33,15 @@ _ACTIONS = {
     "{#": ("#}", "a Jinja template comment ({# ... #})"),
     "${": ("}", "an envsubst variable (${...})"),
     "": ("", "a placeholder another program fills in"),
+    "[": ("]", "a placeholder the reader fills in"),
 }
 #: A bare placeholder: capitals with an underscore, glued to the ``:`` or quote before it
 #: (``annotations:NLB_ANNOTATIONS``), where a value or a key would have a space; or capitals
 #: between double underscores anywhere (``__TLS_PORT__`` on a line of its own, which an
 #: install script's ``sed`` replaces with YAML); capitals with an underscore in brackets
-#: glued to text (``[GCLOUD_PROJECT]-media``); a name between double ``@`` (``@@IMAGE@@``);
+#: glued to text (``[GCLOUD_PROJECT]-media``), and lower-case ones (``name:
+#: [your_alias]@[your_domain].com``, a sample's address for the reader to fill in); a name
+#: between double ``@`` (``@@IMAGE@@``);
 #: a ``{name}`` format field glued to text (``{REGISTRY}/app:1``, ``{job_id}-launcher``);
 #: a name between ``%`` (``code: %EKS_ACTIVATION_CODE%``, ``name: %NAMESPACE%``: a ``%``
 #: starts no plain value); a ``<name>`` alone on its line (``<hostNet>`` where a generator writes
@@ -49,6 +52,7 @@ _PLACEHOLDER = (
     r"|(?m:^[ \t]*(?P<alone><[A-Za-z][A-Za-z0-9_]*>)[ \t]*(?:#[^\n]*)?$)"
     r"|(?<![A-Za-z0-9_])__[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*__(?![A-Za-z0-9_])"
     r"|\[[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\](?=[^\s,\]#])"
+    r"|(?P<inline>\[[a-z][a-z0-9]*(?:_[a-z0-9]+)+\](?=[^\s,\]#]))"
     r"|@@[A-Za-z][A-Za-z0-9_]*@@"
     r"|\{[A-Za-z_][A-Za-z0-9_.]*\}(?=[A-Za-z0-9_/.:-])"
     r"|(?<=[A-Za-z0-9_/.:-])\{[A-Za-z_][A-Za-z0-9_.]*\}"
@@ -129,8 +133,10 @@ def _actions(text: str) -> list[_Action]:
     from bisect import bisect_right
 
     starts = [a.start for a in found]
+    # A bracketed lower-case name stands for part of a value (``[your_alias]@...``): blanked
+    # as text, not as YAML inserted there.
     bare = [
-        _Action(*m.span("alone" if m.group("alone") else 0), "")
+        _Action(*m.span("alone" if m.group("alone") else 0), "[" if m.group("inline") else "")
         for m in re.compile(_PLACEHOLDER).finditer(text)  # re caches the compiled pattern
         if (i := bisect_right(starts, m.start()) - 1) < 0 or found[i].end <= m.start()
     ]
@@ -257,7 +263,7 @@ def template_check(text: str, lib: YamlLib, error: int) -> tuple[Problem | None,
     limit = len(text) if line_end < 0 else line_end
     first = next((a for a in reversed(actions) if a.start <= limit), actions[0])
     what = _ACTIONS[first.kind][1]
-    if not first.kind:
+    if first.kind in ("", "["):
         what = f"{what} ({text[first.start : first.end]})"
     return _template_at(
         text, first.start, first.end, f"{what} here makes this file a template"
