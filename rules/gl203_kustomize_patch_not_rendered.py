@@ -25,13 +25,16 @@ The rules left to the rendered overlay (the rule attribute `WHOLE_OBJECT = True`
 - GPU040 (more GPUs than the largest node) and the cluster rules GPU050 to GPU054: the
   pod's total, node selectors and tolerations together;
 - GPU039 (a restart policy the workload refuses, or a Job's missing one): the base may hold
-  the field.
+  the field;
+- GPU032 (a mount of a volume the pod does not define) and GPU071 (a path only an init
+  container mounts): the base or the patch may add the volume or the mount.
 
 A resource whose patches change only where its pods run (every patch reaches its pod spec
 through `nodeSelector`, `affinity` or `tolerations` alone: a JSON patch that adds
 `/spec/template/spec/nodeSelector`) keeps its containers, their GPUs and their environment
 as written, so the whole-object rules that do not read those fields still run on it
-(`PLACEMENT_FREE = True`: GPU003, GPU016, GPU029, GPU032, GPU033, GPU039, GPU041, GPU042);
+(`PLACEMENT_FREE = True`: GPU003, GPU016, GPU029, GPU032, GPU033, GPU039, GPU041, GPU042,
+GPU071);
 the others (GPU020, GPU021, GPU023, GPU040, GPU043, GPU050 to GPU054) are left to the
 rendered overlay.
 

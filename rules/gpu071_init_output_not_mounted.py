@@ -7,7 +7,8 @@ path, above it or under it, at the first `command` or `args` item that names it.
 shape is a research pod whose init container clones a repository into an `emptyDir` at
 `/opt/repo`, and whose GPU container runs `cd /opt/repo/project && python train.py` without
 mounting that volume. A mount path of `/`, and a path that appears only inside a longer
-one (`/data` in `/data2`), are left alone.
+one (`/data` in `/data2`), are left alone, and so is a Kustomize patch linted alone (GL203):
+its base may hold the mount.
 
 ## Why it matters
 A volume is seen only by the containers that mount it. What the init container put in the
@@ -61,6 +62,8 @@ NAME = "init-output-not-mounted"
 SEVERITY = "warning"
 SCOPE = "pod"
 OPTIONS: dict[str, object] = {}
+WHOLE_OBJECT = True  # GL203: a patch, or the base a patch completes, may add the mount
+PLACEMENT_FREE = True  # runs on a base whose patches change only where its pods run
 
 #: What may follow a path in a command line and end it.
 _END = r"(?=$|[/\s'\";&|)`:,=])"
