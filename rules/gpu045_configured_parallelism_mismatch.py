@@ -95,8 +95,9 @@ None.
   the ICI parallelism")
 - https://cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus (topology and
   accelerator node labels); GPU041 for the same comparison on engines' command lines
-- kubeflow/mpi-operator `pkg/controller/mpi_job_controller.go` (the hostfile: one line per
-  worker with `slots=` its `slotsPerWorker`); Open MPI mpirun(1), "Specifying Host Nodes"
+- kubeflow/mpi-operator `pkg/controller/mpi_job_controller.go` (`newConfigMap`: the
+  hostfile, one line per worker with `slots=` its `slotsPerWorker`, 1 when unset, and the
+  launcher's line only with `runLauncherAsWorker`); Open MPI mpirun(1), "Specifying Host Nodes"
   and "--oversubscribe" (https://docs.open-mpi.org/en/main/man-openmpi/man1/mpirun.1.html)
 - https://pytorch.org/docs/stable/elastic/run.html (`--nnodes`: "Number of nodes, or the
   range of nodes in form <minimum_nodes>:<maximum_nodes>"; options also read from `PET_`
@@ -315,7 +316,8 @@ def _mpi_slots(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
                 f"mpirun starts {processes} processes, but the MPIJob's hostfile has {slots} "
                 f"slot{'s' if slots != 1 else ''} ({replicas} worker{plural} of "
                 f"slotsPerWorker {per_worker}): Open MPI refuses to start",
-                help=f"run at most {slots} processes, or raise the Worker replicas or "
+                help=f"run at most {slots} process{'es' if slots != 1 else ''}, or raise "
+                "the Worker replicas or "
                 'slotsPerWorker (Open MPI: "There are not enough slots available")',
                 at="value",
             )
