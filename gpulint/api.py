@@ -84,6 +84,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         # what a container runs: its command's words, engines, node agents, environment
         "gpulint.k8s.engines": (
             "RAY_KINDS",
+            "SHELL_PROGRAMS",
             "TPU_ACCELERATOR",
             "TPU_DEVICES_PER_CHIP",
             "Started",
@@ -380,6 +381,7 @@ if TYPE_CHECKING:
     )
     from gpulint.k8s.engines import (
         RAY_KINDS as RAY_KINDS,
+        SHELL_PROGRAMS as SHELL_PROGRAMS,
         TPU_ACCELERATOR as TPU_ACCELERATOR,
         TPU_DEVICES_PER_CHIP as TPU_DEVICES_PER_CHIP,
         Started as Started,

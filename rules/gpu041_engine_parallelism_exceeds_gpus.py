@@ -202,6 +202,7 @@ from typing import Any
 
 from gpulint.api import (
     RAY_KINDS,
+    SHELL_PROGRAMS,
     TPU_ACCELERATOR,
     TPU_DEVICES_PER_CHIP,
     Container,
@@ -543,8 +544,6 @@ def _idle(
     )
 
 
-#: Programs that read a ``-c`` script: its words are split by them, not passed as they are.
-SHELLS = ("sh", "bash", "dash", "ash", "zsh", "ksh")
 #: A list item holding an option and its value (``--tensor-parallel-size 2``): one argument.
 #: (A pattern: compiled on first use, see docs/architecture.md.)
 _JOINED = r"(--?[A-Za-z][\w.-]*)[ \t]+([^\s=][^\s]*)"
@@ -577,7 +576,7 @@ def _joined_option(container: Container, started: Started) -> Violation | None:
     if not items:
         return None
     first = items[0][2].strip().rsplit("/", 1)[-1]
-    if first in SHELLS or any(item.strip() in ("-c", "-lc", "-ec") for _, _, item in items):
+    if first in SHELL_PROGRAMS or any(item.strip() in ("-c", "-lc", "-ec") for _, _, item in items):
         return None  # a shell script: its words are the shell's to split
     flags = {f for factor in started.engine.factors for f in factor.flags}
     for field, i, item in items:

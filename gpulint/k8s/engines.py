@@ -372,7 +372,7 @@ def started_by_command(started: Started) -> bool:
         return True
     before = words[at - 1].text
     if re.fullmatch(_SCRIPT_OPTION, before) and at >= 2:
-        return words[at - 2].text.rsplit("/", 1)[-1] in ("sh", "bash", "dash", "ash", "zsh")
+        return words[at - 2].text.rsplit("/", 1)[-1] in SHELL_PROGRAMS
     return before.rsplit("/", 1)[-1].startswith("python")
 
 
