@@ -781,6 +781,47 @@ def malformed_engine_options(n: int) -> Input:
     return Input(["check", "--jobs", "1", "--select", "GPU069", "."], folder, size)
 
 
+def init_only_mounts(n: int) -> Input:
+    """One Job whose pod has n init containers, each mounting a volume of its own at a path
+    20 levels deep, and n containers, each mounting a volume of its own beside them and
+    running a script that names two of the init containers' paths (GPU071, a finding for
+    each container): each written path is looked up at a
+    bounded number of its components, and each container's mounts are indexed once, so the
+    work grows with the pod, not with containers times the init containers' paths."""
+    folder = _fresh("init-only-mounts", n)
+    (folder / ".git").mkdir(exist_ok=True)
+    deep = "/".join(f"d{j}" for j in range(20))
+    paths = [f"/work/{deep}/v{i}" for i in range(n)]
+    lines = [
+        "apiVersion: batch/v1",
+        "kind: Job",
+        "metadata: {name: many-inits}",
+        "spec:",
+        "  template:",
+        "    spec:",
+        "      restartPolicy: Never",
+        "      initContainers:",
+    ]
+    for i, path in enumerate(paths):
+        lines += [
+            f"      - name: init{i}",
+            "        image: busybox:1.36",
+            f"        volumeMounts: [{{name: v{i}, mountPath: {path}}}]",
+        ]
+    lines.append("      containers:")
+    for i in range(n):
+        lines += [
+            f"      - name: app{i}",
+            "        image: busybox:1.36",
+            f'        command: [sh, -c, "ls {paths[i]}/x && ls {paths[(i + 1) % n]}/x"]',
+            f"        volumeMounts: [{{name: a{i}, mountPath: /work/{deep}/a{i}}}]",
+        ]
+    lines.append("      volumes:")
+    lines += [f"      - {{name: {v}{i}, emptyDir: {{}}}}" for v in "va" for i in range(n)]
+    size = _write(folder, "job.yaml", "\n".join(lines) + "\n")
+    return Input(["check", "--jobs", "1", "--select", "GPU071", "."], folder, size)
+
+
 SERVING_PAIR = """\
 apiVersion: serving.kserve.io/v1alpha1
 kind: ServingRuntime
@@ -2129,6 +2170,7 @@ CASES: dict[str, Case] = {
     "serving-runtimes-in-a-project": Case(serving_runtimes_in_a_project, 500, "scaling"),
     "torchrun-command-words": Case(torchrun_command_words, 20_000, "scaling"),
     "malformed-engine-options": Case(malformed_engine_options, 20_000, "scaling"),
+    "init-only-mounts": Case(init_only_mounts, 2_000, "scaling"),
     "envfrom-secrets-in-a-project": Case(envfrom_secrets_in_a_project, 500, "scaling"),
     "plugin-facts-inspected": Case(plugin_facts_inspected, 500, "scaling"),
     "toleration-shapes": Case(toleration_shapes, 2_500, "scaling"),

@@ -8,7 +8,8 @@ shape is a research pod whose init container clones a repository into an `emptyD
 `/opt/repo`, and whose GPU container runs `cd /opt/repo/project && python train.py` without
 mounting that volume. A mount path of `/`, and a path that appears only inside a longer
 one (`/data` in `/data2`), are left alone, and so is a Kustomize patch linted alone (GL203):
-its base may hold the mount.
+its base may hold the mount. A written path is compared at its first 32 components (a mount
+path deeper than that is not judged).
 
 ## Why it matters
 A volume is seen only by the containers that mount it. What the init container put in the
@@ -54,6 +55,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from gpulint.api import Container, PodSpec, RuleContext, Violation
 
@@ -65,8 +67,12 @@ OPTIONS: dict[str, object] = {}
 WHOLE_OBJECT = True  # GL203: a patch, or the base a patch completes, may add the mount
 PLACEMENT_FREE = True  # runs on a base whose patches change only where its pods run
 
-#: What may follow a path in a command line and end it.
-_END = r"(?=$|[/\s'\";&|)`:,=])"
+#: A path written in a command line: a ``/`` that no word, path or option name runs into,
+#: and what a path may hold (up to a space, a quote, a shell operator, ``:``, ``,`` or ``=``).
+_PATH = r"(?<![\w./-])/[^\s'\";&|)`:,=]*"
+#: The deepest mount path compared, in components: a written path is looked up at each of
+#: its first components only, so a long one costs no more than this many look-ups.
+MAX_DEPTH = 32
 
 
 def _mounts(container: Container) -> dict[str, str]:
@@ -82,14 +88,31 @@ def _mounts(container: Container) -> dict[str, str]:
     return out
 
 
-def _related(path: str, mounted: dict[str, str]) -> bool:
-    """Does a mount of the container cover ``path`` or lie under it?"""
-    for other in mounted:
-        if other == path or other == "/" or path.startswith(other + "/"):
+def _prefixes(path: str) -> Iterator[str]:
+    """``path`` cut after each of its first components (``/opt``, ``/opt/repo``, ...),
+    then whole, at most ``MAX_DEPTH`` of them."""
+    at = 0
+    for _ in range(MAX_DEPTH):
+        at = path.find("/", at + 1)
+        if at < 0:
+            break
+        yield path[:at]
+    yield path.rstrip("/") or "/"
+
+
+class _Mounted:
+    """What a container mounts, asked whether a path is at, under or above one of its
+    mounts (each question costs the path's components, not the container's mounts)."""
+
+    def __init__(self, container: Container) -> None:
+        self.paths = set(_mounts(container))
+        #: Every directory above a mount: a path among them holds a mount below it.
+        self.above = {p for path in self.paths for p in list(_prefixes(path))[:-1]}
+
+    def related(self, path: str) -> bool:
+        if "/" in self.paths or path in self.above:
             return True
-        if other.startswith(path + "/"):
-            return True
-    return False
+        return any(p in self.paths for p in _prefixes(path))
 
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
@@ -107,14 +130,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if not init_only:
         return
     for container in apps:
-        mounted = _mounts(container)
-        candidates = [p for p in init_only if not _related(p, mounted)]
-        if not candidates:
-            continue
-        pattern = re.compile(
-            "|".join(rf"(?<![\w./-]){re.escape(p)}{_END}" for p in sorted(candidates))
-        )
-        found = _first_use(container, pattern)
+        found = _first_use(container, init_only, _Mounted(container))
         if found is None:
             continue
         field, index, at, used = found
@@ -131,17 +147,20 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
 
 
 def _first_use(
-    container: Container, pattern: re.Pattern[str]
+    container: Container, init_only: dict[str, Any], mounted: _Mounted
 ) -> tuple[str, int, tuple[int, int], str] | None:
-    """The first ``command`` or ``args`` item naming one of the paths: field, index, the
-    place in the item and the path."""
+    """The first ``command`` or ``args`` item that writes a path at or under one of
+    ``init_only``'s that the container does not mount: field, index, the place in the item
+    and the init container's path. One pass over each item's paths."""
+    pattern = re.compile(_PATH)  # re caches the compiled pattern
     for field in ("command", "args"):
         items = container.data.get(field)
         for index, item in enumerate(items if isinstance(items, list) else ()):
             if not isinstance(item, str) or "/" not in item:
                 continue
-            match = pattern.search(item)
-            if match is not None:
-                path = posixpath.normpath(match.group(0))
-                return field, index, (match.start(), len(match.group(0))), path
+            for match in pattern.finditer(item):
+                written = match.group(0)
+                for prefix in _prefixes(written):
+                    if prefix in init_only and not mounted.related(prefix):
+                        return field, index, (match.start(), len(prefix)), prefix
     return None
