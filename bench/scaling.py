@@ -781,6 +781,23 @@ def malformed_engine_options(n: int) -> Input:
     return Input(["check", "--jobs", "1", "--select", "GPU069", "."], folder, size)
 
 
+def broken_continuations(n: int) -> Input:
+    """One Job whose shell script has n lines, each ending in a backslash and a space
+    (GPU070, a finding for each): a line's number is counted on from the last finding's,
+    not from the script's start."""
+    folder = _fresh("broken-continuations", n)
+    (folder / ".git").mkdir(exist_ok=True)
+    script = "".join(f"            echo step{i} \\ \n" for i in range(n))
+    text = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: steps}\nspec:\n  template:\n"
+        "    spec:\n      restartPolicy: Never\n      containers:\n      - name: steps\n"
+        "        image: busybox:1.36\n        command: [sh, -c]\n        args:\n"
+        "        - |\n" + script
+    )
+    size = _write(folder, "job.yaml", text)
+    return Input(["check", "--jobs", "1", "--select", "GPU070", "."], folder, size)
+
+
 def init_only_mounts(n: int) -> Input:
     """One Job whose pod has n init containers, each mounting a volume of its own at a path
     20 levels deep, and n containers, each mounting a volume of its own beside them and
@@ -2171,6 +2188,7 @@ CASES: dict[str, Case] = {
     "torchrun-command-words": Case(torchrun_command_words, 20_000, "scaling"),
     "malformed-engine-options": Case(malformed_engine_options, 20_000, "scaling"),
     "init-only-mounts": Case(init_only_mounts, 2_000, "scaling"),
+    "broken-continuations": Case(broken_continuations, 5_000, "scaling"),
     "envfrom-secrets-in-a-project": Case(envfrom_secrets_in_a_project, 500, "scaling"),
     "plugin-facts-inspected": Case(plugin_facts_inspected, 500, "scaling"),
     "toleration-shapes": Case(toleration_shapes, 2_500, "scaling"),

@@ -70,12 +70,14 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         for path, script in shell_scripts(container):
             if "\\" not in script:
                 continue
+            number, counted = 1, 0  # the line of ``counted``, counted from the last match on
             for match in _BROKEN.finditer(script):
                 start = script.rfind("\n", 0, match.start()) + 1
+                number += script.count("\n", counted, start)
+                counted = start
                 line = script[start : match.start()]
                 if line.lstrip().startswith("#"):
                     continue  # a comment continues nothing
-                number = script.count("\n", 0, match.start()) + 1
                 gap = match.group(1)
                 what = "a tab" if gap == "\t" else "a space" if gap == " " else "spaces"
                 if match.group(2):
