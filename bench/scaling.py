@@ -1183,6 +1183,8 @@ def hostile_quantities(n: int) -> Input:
         "1." * (n // 2),
         "e" * n,
         "-" + "0" * n,
+        "--a" + "-" * n + "x",  # almost a placeholder between runs of dashes
+        "--a" + "-b" * (n // 2) + "--x",
     ]
     text = "---\n".join(
         POD.format(name=f"p{i}").replace("nvidia.com/gpu: 1\n", f'nvidia.com/gpu: "{shape}"\n')

@@ -35,7 +35,8 @@ _QUALIFIED_NAME = re.compile(
 #: the file), a name after ``#``, ``%`` or ``@`` and maybe before one (``'#GPUS'``,
 #: ``'#MEMRGi'``, ``'%GPUS%'``, ``'@GPUS@'``: a job script's ``sed`` fills them in; no quantity
 #: starts with one of them), a name between runs of dashes (``'---CHANGE INT--'``, which a
-#: test harness replaces; no quantity starts with two).
+#: test harness replaces; no quantity starts with two; single dashes only between them, so
+#: a long run of dashes is read once).
 #: A pattern, compiled on first use (docs/architecture.md): numbers, what most values are,
 #: never need it.
 _PLACEHOLDER = r"""^\s*(
@@ -51,7 +52,7 @@ _PLACEHOLDER = r"""^\s*(
       | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+
       | \#\#\#[A-Za-z_][A-Za-z0-9_]*\#\#\#
       | [#%@]+[A-Za-z_][A-Za-z0-9_]*[#%@]*
-      | -{2,}[A-Za-z][A-Za-z0-9 _-]*-{2,}
+      | -{2,}[A-Za-z](?:[A-Za-z0-9\ _]|-(?!-))*-{2,}
     )\s*$"""
 
 
