@@ -9,7 +9,9 @@ the `command` or `args` item that holds it. The engines are those of GPU041's ta
 Accelerate, DeepSpeed, Horovod, Ray, ...), recognised by their command or image, and their
 options are read as GPU041 reads them: in `command` and `args` lists and shell scripts, from
 the engine's own command only (for a launcher, up to the program it starts: the program's
-own options are its business). `mpirun` is not judged (its parser is not argparse's).
+own options are its business). `mpirun` is not judged (its parser is not argparse's), nor
+is a placeholder a script replaces: a word that ends with a dash (`---ADD-ARGS---`) or has no
+lower-case letter (`---EXTRA`), which no engine's option does.
 
 An error when the container's `command` starts the engine or runs the engine's own image
 (whose entrypoint passes the arguments on as they are); `info` otherwise, since an

@@ -449,12 +449,15 @@ _DASHES = "".join(TYPOGRAPHIC_DASHES) + "-"
 def malformed_option(text: str) -> str | None:
     """What makes ``text`` an option no engine's parser knows: ``"three hyphens"``
     (``---trust-remote-code``) or the typographic dash it starts with (``\u2014tp``); None
-    for any other word (``---`` alone, a separator line, a value, a placeholder between runs
-    of dashes that a script replaces, ``---ADD-ARGS---``: no option ends with a dash)."""
-    if text.partition("=")[0].endswith(("-", *TYPOGRAPHIC_DASHES)):
+    for any other word (``---`` alone, a separator line, a value, a placeholder that a script
+    replaces: between runs of dashes, ``---ADD-ARGS---``, as no option ends with a dash, or
+    in capitals, ``---EXTRA``, as the engines' options are lower-case)."""
+    name = text.partition("=")[0]
+    if name.endswith(("-", *TYPOGRAPHIC_DASHES)) or not any(c.islower() for c in name):
         return None
     if text.startswith("---") and text.lstrip("-")[:1].isalpha():
-        return "three hyphens"
+        hyphens = len(text) - len(text.lstrip("-"))
+        return "three hyphens" if hyphens == 3 else f"{hyphens} hyphens"
     if text[:1] in TYPOGRAPHIC_DASHES and text.lstrip(_DASHES)[:1].isalpha():
         return TYPOGRAPHIC_DASHES[text[0]]
     return None
