@@ -5,6 +5,7 @@ Flags a backslash at the end of a line of a container's shell script that has sp
 tabs after it (and maybe a comment), at the backslash. The script is the item after the
 `-c` option of a shell that `command` starts (`[/bin/bash, -c, SCRIPT]`, or `[sh, -c]` and
 the script as the first item of `args`), usually a `|` block; comment lines are left alone,
+as is an escaped backslash (`\\` and a space: a literal backslash, the line ends there),
 and so is a script an image's entrypoint may run (no shell in `command`). Every container of
 every pod template is checked, with or without GPUs.
 
@@ -78,6 +79,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 line = script[start : match.start()]
                 if line.lstrip().startswith("#"):
                     continue  # a comment continues nothing
+                if (len(line) - len(line.rstrip("\\"))) % 2:
+                    continue  # ``\\``: an escaped backslash, which escapes nothing after it
                 gap = match.group(1)
                 what = "a tab" if gap == "\t" else "a space" if gap == " " else "spaces"
                 if match.group(2):
