@@ -101,7 +101,7 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "may_start_engine",
             "option_name",
             "runs_own_image",
-            "shell_scripts",
+            "shell_script",
             "started_by_command",
         ),
         "gpulint.k8s.agents": ("NVIDIA_CUDA_IMAGES", "find_agent", "image_repository", "image_tag"),
@@ -398,7 +398,7 @@ if TYPE_CHECKING:
         may_start_engine as may_start_engine,
         option_name as option_name,
         runs_own_image as runs_own_image,
-        shell_scripts as shell_scripts,
+        shell_script as shell_script,
         started_by_command as started_by_command,
     )
     from gpulint.k8s.envvalues import (

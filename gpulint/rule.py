@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from gpulint.k8s.crds import CrdFields
     from gpulint.k8s.dra import ClaimIndex
     from gpulint.k8s.envvalues import EnvValues
+    from gpulint.k8s.objects import K8sObject, PodSpec
     from gpulint.k8s.servingruntimes import ServingRuntimes
     from gpulint.k8s.workloads import WorkloadTable
 
@@ -175,6 +176,14 @@ class RuleContext(NamedTuple):
         """The file being linted, as the run names it: a rule can tell how near a fact of
         another file of the project is (GPU023's node pools). ``""``: none is named."""
         return self.file.label if self.file is not None else ""
+
+    def pod_specs(self, obj: K8sObject) -> list[PodSpec]:
+        """The pod specs of ``obj``, for an object rule: those the engine lends the object
+        while its rules run (``K8sObject.pods``), else found in it now (``workloads``; none
+        without a table)."""
+        if obj.pods is not None:
+            return obj.pods
+        return self.workloads.pod_specs(obj) if self.workloads is not None else []
 
 
 class CurrentFile:

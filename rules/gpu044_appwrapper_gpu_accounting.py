@@ -140,7 +140,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
             continue
         base: Path = (*obj.path, "spec", "resources", "GenericItems", i)
         if pods is None:
-            pods = obj.pods if obj.pods is not None else ctx.workloads.pod_specs(obj)
+            pods = ctx.pod_specs(obj)
         inner = (*base, "generictemplate")
         wrapped = [p for p in pods if p.path[: len(inner)] == inner]
         yield from _item(base, accounting, template, wrapped, ctx)

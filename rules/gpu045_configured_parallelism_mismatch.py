@@ -244,11 +244,7 @@ def _torchrun_nodes(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
             return  # a value a template fills in
         pods += number
     elastic = isinstance(spec, dict) and "elasticPolicy" in spec
-    if obj.pods is not None:
-        specs = obj.pods
-    else:
-        specs = ctx.workloads.pod_specs(obj) if ctx.workloads is not None else []
-    for pod in specs:
+    for pod in ctx.pod_specs(obj):
         for container in pod.containers:
             # The launcher's own options, as GPU041 reads --nproc-per-node: a range
             # (``1:4``) or a variable is no number and is not judged.
@@ -287,11 +283,7 @@ def _mpi_slots(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     if replicas is None or per_worker is None or per_worker < 1:
         return  # no workers written, or values a template fills in
     slots = replicas * per_worker
-    if obj.pods is not None:
-        specs = obj.pods
-    else:
-        specs = ctx.workloads.pod_specs(obj) if ctx.workloads is not None else []
-    for pod in specs:
+    for pod in ctx.pod_specs(obj):
         if "Launcher" not in pod.path:
             continue
         for container in pod.containers:

@@ -168,7 +168,4 @@ def _asks_for_accelerator(obj: K8sObject, values: Any, base: Path, ctx: RuleCont
     request, a claim, a chart's GPU block)."""
     if isinstance(values, (Mapping, list)) and chart_gpu_blocks(values, base):
         return True
-    pods = (
-        obj.pods if obj.pods is not None else ctx.workloads.pod_specs(obj) if ctx.workloads else []
-    )
-    return any(not gpu_demand(pod, ctx.registry, ctx.claims).cpu for pod in pods)
+    return any(not gpu_demand(pod, ctx.registry, ctx.claims).cpu for pod in ctx.pod_specs(obj))

@@ -65,11 +65,11 @@ from collections.abc import Iterator
 
 from gpulint.api import (
     Container,
-    Path,
     PodSpec,
     RuleContext,
     Started,
     Violation,
+    Word,
     command_words,
     container_env,
     find_engine,
@@ -77,6 +77,7 @@ from gpulint.api import (
     may_start_engine,
     option_name,
     runs_own_image,
+    value_at,
 )
 
 CODE = "GPU069"
@@ -101,13 +102,17 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             what = malformed_option(word.text)
             if what is None:
                 continue
-            yield _violation(container, started, word.text, word.path, what)
+            item = value_at(pod.obj.doc.data, word.path)
+            yield _violation(container, started, word, item, what)
             break  # the engine stops at the first: one finding a command line
 
 
 def _violation(
-    container: Container, started: Started, text: str, path: Path, what: str
+    container: Container, started: Started, word: Word, item: object, what: str
 ) -> Violation:
+    """``word`` of the engine's options, read from ``item`` (the ``command`` or ``args``
+    item, or the variable's value, it came from)."""
+    text, path = word.text, word.path
     engine = started.engine.name
     name = option_name(text)
     shown = text if len(text) <= SHOWN else text[:SHOWN] + "..."
@@ -115,9 +120,8 @@ def _violation(
     image = container.data.get("image")
     own_image = isinstance(image, str) and runs_own_image(image, started)
     certain = isinstance(command, list) or own_image
-    item = _item(container, path)
     within = None
-    if item is not None and (at := item.find(text)) >= 0:
+    if isinstance(item, str) and (at := item.find(text)) >= 0:
         within = (at, len(text))
     return Violation(
         path,
@@ -134,15 +138,3 @@ def _violation(
             "certain when `command` starts the engine)"
         ),
     )
-
-
-def _item(container: Container, path: Path) -> str | None:
-    """The ``command`` or ``args`` item at ``path``, when it is the container's."""
-    if len(path) != len(container.path) + 2 or tuple(path[:-2]) != tuple(container.path):
-        return None
-    field, index = path[-2], path[-1]
-    items = container.data.get(field) if isinstance(field, str) else None
-    if isinstance(items, list) and isinstance(index, int) and 0 <= index < len(items):
-        item = items[index]
-        return item if isinstance(item, str) else None
-    return None

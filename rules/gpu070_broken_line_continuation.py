@@ -53,7 +53,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.api import PodSpec, RuleContext, Violation, shell_scripts
+from gpulint.api import PodSpec, RuleContext, Violation, shell_script
 
 CODE = "GPU070"
 NAME = "broken-line-continuation"
@@ -68,29 +68,30 @@ _BROKEN = re.compile(r"\\([ \t]+)(#[^\n]*)?\r?$", re.M)
 
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     for container in pod.containers:
-        for path, script in shell_scripts(container):
-            if "\\" not in script:
-                continue
-            number, counted = 1, 0  # the line of ``counted``, counted from the last match on
-            for match in _BROKEN.finditer(script):
-                start = script.rfind("\n", 0, match.start()) + 1
-                number += script.count("\n", counted, start)
-                counted = start
-                line = script[start : match.start()]
-                if line.lstrip().startswith("#"):
-                    continue  # a comment continues nothing
-                if (len(line) - len(line.rstrip("\\"))) % 2:
-                    continue  # ``\\``: an escaped backslash, which escapes nothing after it
-                gap = match.group(1)
-                what = "a tab" if gap == "\t" else "a space" if gap == " " else "spaces"
-                if match.group(2):
-                    what += " and a comment"
-                yield Violation(
-                    path,
-                    f"container {container.label}: script line {number} has {what} after its "
-                    f"backslash: the command ends there, the next line runs alone",
-                    at="value",
-                    within=(match.start(), 1 + len(gap)),
-                    help="delete what follows the backslash, so that it escapes the line break "
-                    "and the command goes on to the next line",
-                )
+        found = shell_script(container)
+        if found is None or "\\" not in found[1]:
+            continue
+        path, script = found
+        number, counted = 1, 0  # the line of ``counted``, counted from the last match on
+        for match in _BROKEN.finditer(script):
+            start = script.rfind("\n", 0, match.start()) + 1
+            number += script.count("\n", counted, start)
+            counted = start
+            line = script[start : match.start()]
+            if line.lstrip().startswith("#"):
+                continue  # a comment continues nothing
+            if (len(line) - len(line.rstrip("\\"))) % 2:
+                continue  # ``\\``: an escaped backslash, which escapes nothing after it
+            gap = match.group(1)
+            what = "a tab" if gap == "\t" else "a space" if gap == " " else "spaces"
+            if match.group(2):
+                what += " and a comment"
+            yield Violation(
+                path,
+                f"container {container.label}: script line {number} has {what} after its "
+                f"backslash: the command ends there, the next line runs alone",
+                at="value",
+                within=(match.start(), 1 + len(gap)),
+                help="delete what follows the backslash, so that it escapes the line break "
+                "and the command goes on to the next line",
+            )

@@ -56,7 +56,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.api import PodSpec, RuleContext, Violation, command_words, literal_env
+from gpulint.api import (
+    SHELL_PROGRAMS,
+    PodSpec,
+    RuleContext,
+    Violation,
+    command_words,
+    literal_env,
+)
 
 CODE = "GPU072"
 NAME = "mpi-worker-without-sshd"
@@ -64,15 +71,10 @@ SEVERITY = "error"
 SCOPE = "pod"
 OPTIONS: dict[str, object] = {}
 
-#: The words of a command line that only waits: a shell around it, ``sleep``, ``tail -f
-#: /dev/null``, durations and command separators.
-_IDLE = frozenset(
-    {
-        "sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/bash", "-c", "exec", "sleep",
-        "/bin/sleep", "/usr/bin/sleep", "infinity", "inf", "tail", "-f", "/dev/null",
-        "true", ";", "&&", "||", "wait",
-    }
-)  # fmt: skip
+#: What a command line that only waits runs: a shell around it, ``sleep``, ``tail -f
+#: /dev/null`` (programs by their base name), and the words between them.
+_IDLE_PROGRAMS = SHELL_PROGRAMS | {"sleep", "tail", "true", "wait", "exec"}
+_IDLE_WORDS = frozenset({"-c", "infinity", "inf", "-f", "/dev/null", ";", "&&", "||"})
 #: A duration ``sleep`` takes (``3600``, ``365d``, ``1.5h``).
 _DURATION = r"[0-9]+(?:\.[0-9]+)?[smhd]?"
 
@@ -93,7 +95,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     words = [w.text for w in command_words(first, literal_env(first))]
     if not words or not any(w.rsplit("/", 1)[-1] in ("sleep", "tail") for w in words):
         return
-    if not all(w in _IDLE or re.fullmatch(_DURATION, w) for w in words):
+    if not all(_idle(w) for w in words):
         return  # it does something else, which may start sshd
     yield Violation(
         (*first.path, field),
@@ -101,4 +103,12 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         "sshd only in a worker that sets no command or args, so mpirun cannot reach it",
         help="leave the worker's command and args out (the operator runs /usr/sbin/sshd -De), "
         "or start sshd in it",
+    )
+
+
+def _idle(word: str) -> bool:
+    return (
+        word in _IDLE_WORDS
+        or word.rsplit("/", 1)[-1] in _IDLE_PROGRAMS
+        or re.fullmatch(_DURATION, word) is not None
     )

@@ -331,29 +331,28 @@ _SCRIPT_OPTION = r"-[a-z]*c[a-z]*"
 SHELL_PROGRAMS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
 
 
-def shell_scripts(container: Container) -> list[tuple[Path, str]]:
-    """The ``command`` or ``args`` items a shell runs as its script: the item after the
-    ``-c`` option (``-c``, ``-ec``, ``-lc``, ...) of a shell that ``command`` starts
-    (``[/bin/bash, -c, SCRIPT]``, or ``[sh, -c]`` with the script first in ``args``), with
-    their paths. Nothing when ``command`` starts no shell (an image's entrypoint may be one,
+def shell_script(container: Container) -> tuple[Path, str] | None:
+    """The ``command`` or ``args`` item a shell runs as its script, with its path: the item
+    after the ``-c`` option (``-c``, ``-ec``, ``-lc``, ...) of a shell that ``command``
+    starts (``[/bin/bash, -c, SCRIPT]``, or ``[sh, -c]`` with the script first in
+    ``args``). None when ``command`` starts no shell (an image's entrypoint may be one,
     unseen)."""
+    command = container.data.get("command")
+    first = command[0] if isinstance(command, list) and command else None
+    if not isinstance(first, str) or first.strip().rsplit("/", 1)[-1] not in SHELL_PROGRAMS:
+        return None  # what most containers are: asked first, nothing built
     items: list[tuple[Path, object]] = []
     for field in ("command", "args"):
         value = container.data.get(field)
         if isinstance(value, list):
             items.extend(((*container.path, field, i), v) for i, v in enumerate(value))
-    if not items or items[0][0][-2] != "command":
-        return []
-    first = items[0][1]
-    if not isinstance(first, str) or first.strip().rsplit("/", 1)[-1] not in SHELL_PROGRAMS:
-        return []
     for i, (_, item) in enumerate(items[1:], 1):
         if not isinstance(item, str) or not item.startswith("-"):
             break  # the shell's options end at its first operand
         if re.fullmatch(_SCRIPT_OPTION, item.strip()) and i + 1 < len(items):
             path, script = items[i + 1]
-            return [(path, script)] if isinstance(script, str) else []
-    return []
+            return (path, script) if isinstance(script, str) else None
+    return None
 
 
 def started_by_command(started: Started) -> bool:
