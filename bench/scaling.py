@@ -798,6 +798,23 @@ def broken_continuations(n: int) -> Input:
     return Input(["check", "--jobs", "1", "--select", "GPU070", "."], folder, size)
 
 
+def folded_arguments(n: int) -> Input:
+    """One Job whose container's command has n items, each written over two lines (GPU073,
+    a finding for each): the loader notes each such item's path in the layout pass that
+    visits every multi-line item already, and the rule asks that set once per item."""
+    folder = _fresh("folded-arguments", n)
+    (folder / ".git").mkdir(exist_ok=True)
+    items = "".join(f"        - --option-{i}=value\n          --next-{i}=1\n" for i in range(n))
+    text = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: steps}\nspec:\n  template:\n"
+        "    spec:\n      restartPolicy: Never\n      containers:\n      - name: steps\n"
+        "        image: registry.example.com/app:1.0\n        command:\n"
+        "        - /app/run\n" + items
+    )
+    size = _write(folder, "job.yaml", text)
+    return Input(["check", "--jobs", "1", "--select", "GPU073", "."], folder, size)
+
+
 def init_only_mounts(n: int) -> Input:
     """One Job whose pod has n init containers, each mounting a volume of its own at a path
     20 levels deep, and n containers, each mounting a volume of its own beside them and
@@ -2190,6 +2207,7 @@ CASES: dict[str, Case] = {
     "torchrun-command-words": Case(torchrun_command_words, 20_000, "scaling"),
     "malformed-engine-options": Case(malformed_engine_options, 20_000, "scaling"),
     "init-only-mounts": Case(init_only_mounts, 2_000, "scaling"),
+    "folded-arguments": Case(folded_arguments, 10_000, "scaling"),
     "broken-continuations": Case(broken_continuations, 5_000, "scaling"),
     "envfrom-secrets-in-a-project": Case(envfrom_secrets_in_a_project, 500, "scaling"),
     "plugin-facts-inspected": Case(plugin_facts_inspected, 500, "scaling"),

@@ -4,7 +4,8 @@ r"""Line continuation followed by a space in a container's shell script.
 Flags a backslash at the end of a line of a container's shell script that has spaces or
 tabs after it (and maybe a comment), at the backslash. The script is the item after the
 `-c` option of a shell that `command` starts (`[/bin/bash, -c, SCRIPT]`, or `[sh, -c]` and
-the script as the first item of `args`), usually a `|` block; comment lines are left alone,
+the script as the first item of `args`; after `--` when one ends the shell's options),
+usually a `|` block; comment lines are left alone,
 as is an escaped backslash (`\\` and a space: a literal backslash, the line ends there),
 and so is a script an image's entrypoint may run (no shell in `command`). Every container of
 every pod template is checked, with or without GPUs.

@@ -186,11 +186,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
-_EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>[A-Z0-9:, ]+?)\s*$")
+_EXPECT = re.compile(r"#\s*expect(?P<next>-next-line)?:\s*(?P<codes>[A-Z0-9:, ]+?)\s*$")
 
 
 def expectations(text: str) -> set[tuple[int, str, int | None]]:
-    """(line, code, column or None) written in ``# expect:`` comments."""
+    """(line, code, column or None) written in ``# expect:`` comments (on the reported line)
+    and ``# expect-next-line:`` comments (on the line above it: a scalar continued on the
+    next lines can hold no comment on its first)."""
     return set(expectation_list(text))
 
 
@@ -203,12 +205,13 @@ def expectation_list(text: str) -> list[tuple[int, str, int | None]]:
         match = _EXPECT.search(line)
         if not match:
             continue
+        at = number + 1 if match.group("next") else number
         for item in match.group("codes").split(","):
             item = item.strip()
             if not item:
                 continue
             code, _, col = item.partition(":")
-            out.append((number, code, int(col) if col else None))
+            out.append((at, code, int(col) if col else None))
     return out
 
 

@@ -46,3 +46,10 @@ def test_a_backslash_and_spaces_at_the_end_of_a_line(gap: str, what: str, newlin
 
 def test_a_backslash_that_ends_the_line_continues_it() -> None:
     assert lint(JOB.format(gap="")) == []
+
+
+def test_the_script_after_the_end_of_a_shells_options() -> None:
+    """``[/bin/bash, -c, --]`` and the script in ``args``: ``--`` ends the shell's options."""
+    text = JOB.format(gap=" ").replace('["/bin/bash", "-c"]', '["/bin/bash", "-c", "--"]')
+    (found,) = lint(text)
+    assert found.line == 14

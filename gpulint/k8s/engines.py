@@ -335,8 +335,8 @@ def shell_script(container: Container) -> tuple[Path, str] | None:
     """The ``command`` or ``args`` item a shell runs as its script, with its path: the item
     after the ``-c`` option (``-c``, ``-ec``, ``-lc``, ...) of a shell that ``command``
     starts (``[/bin/bash, -c, SCRIPT]``, or ``[sh, -c]`` with the script first in
-    ``args``). None when ``command`` starts no shell (an image's entrypoint may be one,
-    unseen)."""
+    ``args``; a ``--`` after the option ends the options, and the script follows it).
+    None when ``command`` starts no shell (an image's entrypoint may be one, unseen)."""
     command = container.data.get("command")
     first = command[0] if isinstance(command, list) and command else None
     if not isinstance(first, str) or first.strip().rsplit("/", 1)[-1] not in SHELL_PROGRAMS:
@@ -349,8 +349,13 @@ def shell_script(container: Container) -> tuple[Path, str] | None:
     for i, (_, item) in enumerate(items[1:], 1):
         if not isinstance(item, str) or not item.startswith("-"):
             break  # the shell's options end at its first operand
-        if re.fullmatch(_SCRIPT_OPTION, item.strip()) and i + 1 < len(items):
-            path, script = items[i + 1]
+        if re.fullmatch(_SCRIPT_OPTION, item.strip()):
+            at = i + 1
+            if at < len(items) and items[at][1] == "--":
+                at += 1  # ``bash -c -- SCRIPT``: the end of the options, then the script
+            if at >= len(items):
+                return None
+            path, script = items[at]
             return (path, script) if isinstance(script, str) else None
     return None
 

@@ -82,6 +82,7 @@ class Builder(StrictChecks):
         "compact",
         "decode_count",
         "duplicates",
+        "folded",
         "lib",
         "positions",
         "problems",
@@ -112,6 +113,9 @@ class Builder(StrictChecks):
         self.duplicates: set[int] = set()
         self.decode_count = 0
         self.alias_count = 0
+        #: Sequence items written as a plain or quoted scalar over several lines
+        #: (``Document.folded``): YAML reads their line breaks as spaces.
+        self.folded: list[Path] = []
 
     def build(self, root: Any) -> Any:
         lib = self.lib
@@ -231,6 +235,8 @@ class Builder(StrictChecks):
                 and (item.id == "scalar" or item.flow_style)
             ):
                 multi.append(item)
+                if item.id == "scalar" and item.style not in ("|", ">") and inner is None:
+                    self.folded.append((*path, i))
             push(
                 (item, (*path, i) if inner is None else inner, None, out, i, in_alias, depth, flows)
             )

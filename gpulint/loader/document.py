@@ -54,7 +54,7 @@ class Problem:
 class Document:
     """One YAML document: plain data plus the side table of positions."""
 
-    __slots__ = ("data", "index", "positions", "problems", "start")
+    __slots__ = ("data", "folded", "index", "positions", "problems", "start")
 
     def __init__(
         self,
@@ -63,6 +63,7 @@ class Document:
         positions: Mapping[Path, Location],
         start: Span,
         problems: list[Problem] | None = None,
+        folded: Iterable[Path] = (),
     ) -> None:
         self.index = index
         self.data = data
@@ -70,6 +71,10 @@ class Document:
         #: The span of the document's top-level node (anchors document-level findings).
         self.start = start
         self.problems: list[Problem] = [] if problems is None else problems
+        #: The paths of the block sequence items written as a plain or quoted scalar over
+        #: several lines, whose line breaks YAML reads as spaces (``- --opt=x`` and an
+        #: ``echo`` on the next line, indented: one string); not literal or folded blocks.
+        self.folded: frozenset[Path] = frozenset(folded)
 
     def __repr__(self) -> str:
         return f"Document(index={self.index}, start={self.start!r}, problems={self.problems!r})"

@@ -342,7 +342,9 @@ def _iter_load(
                 index += 1
                 continue
             positions = Positions(builder.positions, end)
-            doc = Document(index, data, positions, clamp(start, end), builder.problems)
+            doc = Document(
+                index, data, positions, clamp(start, end), builder.problems, builder.folded
+            )
             for problem in doc.problems:
                 problem.span = clamp(problem.span, end)
             del node, builder, data, positions
