@@ -815,6 +815,24 @@ def folded_arguments(n: int) -> Input:
     return Input(["check", "--jobs", "1", "--select", "GPU073", "."], folder, size)
 
 
+def env_references(n: int) -> Input:
+    """One Job whose container has n env entries, each referring to the one above it and to
+    the image's PATH (GPU074, a finding for each but the first's reference): the variables
+    set so far are kept in a set, so each reference is looked up once."""
+    folder = _fresh("env-references", n)
+    (folder / ".git").mkdir(exist_ok=True)
+    entries = "".join(
+        f"        - name: V{i}\n          value: $(V{i - 1}):$(PATH)\n" for i in range(n)
+    )
+    text = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: steps}\nspec:\n  template:\n"
+        "    spec:\n      restartPolicy: Never\n      containers:\n      - name: steps\n"
+        "        image: registry.example.com/app:1.0\n        env:\n" + entries
+    )
+    size = _write(folder, "job.yaml", text)
+    return Input(["check", "--jobs", "1", "--select", "GPU074", "."], folder, size)
+
+
 def init_only_mounts(n: int) -> Input:
     """One Job whose pod has n init containers, each mounting a volume of its own at a path
     20 levels deep, and n containers, each mounting a volume of its own beside them and
@@ -2208,6 +2226,7 @@ CASES: dict[str, Case] = {
     "malformed-engine-options": Case(malformed_engine_options, 20_000, "scaling"),
     "init-only-mounts": Case(init_only_mounts, 2_000, "scaling"),
     "folded-arguments": Case(folded_arguments, 10_000, "scaling"),
+    "env-references": Case(env_references, 10_000, "scaling"),
     "broken-continuations": Case(broken_continuations, 5_000, "scaling"),
     "envfrom-secrets-in-a-project": Case(envfrom_secrets_in_a_project, 500, "scaling"),
     "plugin-facts-inspected": Case(plugin_facts_inspected, 500, "scaling"),

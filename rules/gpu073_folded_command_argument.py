@@ -1,4 +1,4 @@
-r"""A `command` or `args` item written over several lines, which YAML reads as one word.
+r"""A command or args item written over several lines, which YAML reads as one word.
 
 ## What it does
 Flags an item of a container's `command` or `args` written as a plain or quoted scalar over
