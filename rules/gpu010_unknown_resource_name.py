@@ -30,6 +30,10 @@ device registry. Two cases, by how sure it can be:
   error), or another project's name in a vendor's domain. The message says so and gives
   the configuration line that declares the name (`devices: [{name: ...}]`), with a
   did-you-mean only when a registered name is close.
+- **error** for a name of a registered vendor domain that is no valid resource name at all
+  (`hygon.com/dcu-share-*c-*g`: a `*`, a space, a second `/`): the API server rejects the
+  pod ("doesn't follow extended resource name standard"); `info` when the name holds a
+  template's placeholder (`<cu>`, `${SIZE}`, `{{ .Values.x }}`), left for a tool to fill in.
 - **info** also for a name a device plugin's later releases dropped while older ones still
   advertise it (`aws.amazon.com/neurondevice`: Neuron 2.19 was the last release with it),
   unless the project deploys the plugin: its image's release decides. A release known to
@@ -115,6 +119,7 @@ devices:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -125,6 +130,7 @@ from gpulint.api import (
     RuleContext,
     Violation,
     container_entries,
+    is_extended_resource,
     judge_resource_name,
 )
 
@@ -142,6 +148,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         name = entry.name
         verdict = judge_resource_name(name, registry, ctx.claims)
         if verdict is None:
+            invalid = _invalid_name(name, registry)
+            if invalid is not None:  # no slip of a known name, and no name at all
+                yield _invalid_finding(entry.path, name, invalid)
             continue
         if not verdict.certain:
             yield Violation(entry.path, verdict.text, severity="info")
@@ -165,6 +174,40 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             )
         fix = _rename(entry.path, name, verdict.to, entry.container.resources)
         yield Violation(entry.path, message, severity=severity, fix=fix, related=verdict.evidence())
+
+
+#: A template's placeholder inside a name: ``<cu>``, ``${SIZE}``, ``{{ .Values.x }}``,
+#: ``$(SIZE)``.
+_TEMPLATE_MARK = re.compile(r"<[^<>]*>|\$\{|\{\{|\$\(")
+
+
+def _invalid_name(name: str, registry: Any) -> bool | None:
+    """For a name of a registered vendor's domain that is no resource name the API server
+    takes: whether it holds a template's placeholder; None for any other name."""
+    domain, slash, _ = name.rpartition("/")
+    if not slash or "kubernetes.io/" in name or is_extended_resource(name):
+        return None
+    if not registry.has_domain(domain.strip()):
+        return None
+    return _TEMPLATE_MARK.search(name) is not None
+
+
+def _invalid_finding(path: tuple[Any, ...], name: str, placeholder: bool) -> Violation:
+    if placeholder:
+        return Violation(
+            path,
+            f"{name} holds a placeholder, and the API server rejects it as written: it is no "
+            "resource name",
+            severity="info",
+            help="fill the placeholder in with the name the device plugin advertises "
+            "(assumed: a tool replaces it before the manifest is applied)",
+        )
+    return Violation(
+        path,
+        f"{name} is no valid resource name (a qualified name of letters, digits, '-', '_' "
+        "and '.'): the API server rejects the pod",
+        help="write the name the device plugin advertises",
+    )
 
 
 def _rename(path: tuple[Any, ...], name: str, to: str | None, resources: Any) -> Repair | None:

@@ -82,6 +82,9 @@ pod template writes no GPU: the SparkApplication's `spec.executor.gpu` (`spec.dr
 or `spark.executor.resource.gpu.amount` (`spark.driver.…`) in its `sparkConf`, makes Spark
 add the GPU limit to the pod it creates.
 
+A pod whose `containers` is written as a mapping (GPU075's error) is not judged: what its
+containers request is not known.
+
 ## Why it matters
 The taint is what keeps ordinary pods off expensive GPU nodes. A CPU pod that tolerates it
 can be scheduled there and take CPU and memory that GPU jobs need, stranding GPUs.
@@ -158,6 +161,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     tolerations = pod.own_tolerations
     if pod.location != "pod" or not tolerations or pod.node_agent:
         return
+    if not isinstance(pod.spec.get("containers", []), list):
+        return  # containers written as a mapping (GPU075's): what they request is not known
     if not gpu_demand(pod, ctx.registry, ctx.claims).cpu:
         return  # a GPU pod, or a DRA claim defined elsewhere that may well be a GPU
     if spark_asks_for_gpus(pod):

@@ -9,7 +9,10 @@ Discovery's NVIDIA PCI label (`feature.node.kubernetes.io/pci-10de.present`), GK
 (`cloud.google.com/gke-accelerator`), EKS (`k8s.amazonaws.com/accelerator`), Karpenter and
 EKS Auto Mode (`karpenter.k8s.aws/instance-gpu-*`, `eks.amazonaws.com/instance-gpu-*`,
 `karpenter.azure.com/sku-gpu-*`), AMD's node labeller (`amd.com/gpu.*`,
-`beta.amd.com/gpu.*`) and the common `accelerator` label. A selector that rules GPUs out
+`beta.amd.com/gpu.*`) and the common `accelerator` label; a `nodeSelector` label of the
+cluster's own whose key or value has "gpu" as a word (a lab's `gputype: gpu-02`, `gpu:
+"true"`, `node-type: gpu`) too, at `info` whatever the signs below: whether it marks GPU
+nodes is the cluster's, and the finding says what it assumed. A selector that rules GPUs out
 (`instance-gpu-count: "0"`, `NotIn`, `DoesNotExist`, `gpu.present: "false"`) is not a GPU
 selector. Alibaba Cloud ECI's pod annotations that ask for a GPU instance select GPU nodes
 too: `k8s.aliyun.com/eci-use-specs` when every type it lists is of a GPU family (`ecs.gn6i-…`,
@@ -300,13 +303,15 @@ NVIDIA = "NVIDIA_VISIBLE_DEVICES"
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if pod.node_agent:
         return
+    custom = False  # the selector is a label of the cluster's own (_custom_selector)
     if pod.location == "pod":
         selected = (
-            _gpu_selector(pod.spec, pod.path)
-            or _pool_selector(pod, ctx)
-            or _eci_selector(pod)
-            or _preferred_selector(pod.spec, pod.path)
+            _gpu_selector(pod.spec, pod.path) or _pool_selector(pod, ctx) or _eci_selector(pod)
         )
+        if selected is None:
+            selected = _custom_selector(pod.spec, pod.path)
+            custom = selected is not None
+        selected = selected or _preferred_selector(pod.spec, pod.path)
         runtime = nvidia_runtime_class(pod.spec, pod.path)
         containers = [c for c in pod.containers if c.section != "ephemeralContainers"]
         shared = False
@@ -328,7 +333,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         pod = PodSpec(pod.obj, pod.path, {}, containers, "resources", found_by=pod.found_by)
     else:
         return
-    found = list(_findings(pod, ctx, selected, runtime, containers, shared))
+    found = list(_findings(pod, ctx, selected, runtime, containers, shared, custom))
     yield from found
     if not found:
         yield from _host_device_findings(pod, ctx, containers)
@@ -341,6 +346,7 @@ def _findings(
     runtime: tuple[str, tuple[Any, ...]] | None,
     containers: list[Container],
     shared: bool = False,
+    custom: bool = False,
 ) -> Iterator[Violation]:
     images = ctx.options.get("images", False) is True
     probe = nccl = server = None
@@ -390,7 +396,7 @@ def _findings(
         # Nothing in it known to use a GPU: it is meant to run there (a node-local proxy, a
         # serving system's controller), not a GPU job that forgot its request.
         zero = any(e.amount.value == 0 for e in accelerator_entries(pod, ctx.registry))
-        yield from _selected_finding(pod, selected, cuda, containers, extra, zero)
+        yield from _selected_finding(pod, selected, cuda, containers, extra, zero, custom)
         return
     for container in cuda:
         yield Violation(
@@ -410,11 +416,13 @@ def _selected_finding(
     containers: list[Container],
     extra: Mapping[str, list[tuple[str, str]]],
     zero: bool = False,
+    custom: bool = False,
 ) -> Iterator[Violation]:
     """A pod that selects (or prefers) GPU nodes and requests no GPU: reported when it shows
     it means to use one. ``zero``: a container asks for 0 of an accelerator in so many
     words; on signs of GPU use alone (an image named for GPUs, a switch) that makes the
-    finding ``info``: the pod says it runs without one."""
+    finding ``info``: the pod says it runs without one. ``custom``: the selector is a label
+    of the cluster's own (``info``: whether it marks GPU nodes is the cluster's)."""
     where, label, resource = selected
     also = ""
     if cuda:
@@ -441,7 +449,7 @@ def _selected_finding(
             where,
             f"the pod {'prefers' if preferred else 'selects'} GPU nodes ({label}) but "
             f"requests no GPU{also}",
-            severity="info" if preferred or weak or eci else None,
+            severity="info" if preferred or weak or eci or custom else None,
             help=f"request the device (resources.limits: {{{resource}: 1}}), or drop the "
             "selector if it needs none (else it takes a GPU node's CPU and memory without "
             "a GPU"
@@ -460,6 +468,12 @@ def _selected_finding(
                 "; assumed: ECI gives a container the instance's GPUs only through its "
                 "nvidia.com/gpu limit"
                 if eci
+                else ""
+            )
+            + (
+                f"; assumed: the cluster's label {where[-1]} marks GPU nodes (a `node-pools:` "
+                "entry with that label and its GPUs in .gpulint.yaml makes it certain)"
+                if custom
                 else ""
             ),
         )
@@ -1261,6 +1275,29 @@ def _gpu_selector(spec: Mapping[str, Any], base: Path) -> tuple[tuple[Any, ...],
             path = expression_key_path(base, t, e)
             first = path, f"node affinity on {key}", resource
     return first
+
+
+#: A label of a cluster's own that names GPUs (``gputype: gpu-02``, ``gpu: "true"``,
+#: ``node-type: gpu``): "gpu" as a word of the key or of the value.
+_CUSTOM_GPU = r"(?:^|[^a-z])gpus?(?:[^a-z]|type|$)"
+
+
+def _custom_selector(
+    spec: Mapping[str, Any], base: Path
+) -> tuple[tuple[Any, ...], str, str] | None:
+    """A ``nodeSelector`` label of the cluster's own whose key or value names GPUs (a lab's
+    ``gputype: gpu-02``): where it is, what it says, the resource to request. Whether the
+    label marks GPU nodes is the cluster's: the finding is ``info`` (``_selected_finding``)."""
+    selector = spec.get("nodeSelector")
+    if not isinstance(selector, Mapping):
+        return None
+    for key, value in selector.items():
+        if not label_says_yes(value) or gpu_label_resource(str(key), value) is not None:
+            continue
+        words = f"{key}".lower(), f"{value}".lower()
+        if any(re.search(_CUSTOM_GPU, w) for w in words):
+            return (*base, "nodeSelector", key), f"nodeSelector {key}: {value}", "nvidia.com/gpu"
+    return None
 
 
 def _preferred_selector(
