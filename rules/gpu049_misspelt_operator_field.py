@@ -27,7 +27,8 @@ to the GPU batch schedulers' (`kai-scheduler`, `volcano`) and to HAMi's (`hami`)
 the same way at their top level, against the values the chart has in any release
 (`charts` in the same table: its `values.yaml` keys, the `.Values.<key>` its templates read
 and the charts it depends on): in a Flux HelmRelease of one of these charts, an Argo CD source of it
-(`helm.valuesObject`, or the `helm.values` text, the finding placed inside it), a values file
+(`helm.valuesObject`, or the `helm.values` text, the finding placed inside it), a k3s or
+RKE2 `HelmChart` of it (the `valuesContent` text, as Argo CD's), a values file
 that is plainly the GPU Operator's, and a values file named for one of these charts
 (`nvidia-device-plugin.yaml` whose keys are mostly the chart's, or `values/volcano.yaml` in a
 folder of values whatever its keys; not a device plugin configuration file). A near miss is a
@@ -45,7 +46,9 @@ data, and the component is pointed at a ConfigMap nobody created. That is a warn
 in a HelmRelease without `valuesFrom` or an Argo CD source without `valueFiles`, `info` in a
 values file (another may be layered on it). The ROCm chart's `dp` and `lbl` mappings, the KAI
 Scheduler chart's components (`scheduler`, `binder`, ...), Volcano's `basic` and `custom`
-and HAMi's `scheduler`, `devicePlugin` and `devices`,
+and HAMi's `scheduler`, `devicePlugin` and `devices`, and the GPU Operator chart's
+components but those a template hands on whole (`operator.runtimeClassName` for
+`operator.runtimeClass`; not `daemonsets`, which becomes the ClusterPolicy's),
 which their templates read key by key, are checked one level down too: a key no version has
 there (`dp.tolerations`, `lbl.nodeSelector`: the chart reads `tolerations` and
 `node_selector` at the top; `scheduler.tolerations` in KAI's, which takes every component's
@@ -266,7 +269,7 @@ def _unknown_keys(
     ``advise(key)`` gives what the message adds and where the help sends the setting."""
     title = _TITLES.get(found.chart, found.chart)
     text = found.spans is not None
-    where = "helm.values " if text else ""
+    where = found.text_prefix
     dotted = f"{component}." if component else ""
     for key in values:
         if not isinstance(key, str) or key in known or holds_placeholder(key):
@@ -291,10 +294,12 @@ def _unknown_keys(
             continue
         also, where_to = advise(key)
         first, last = chart_releases(found.chart)
+        releases = f"no release from {first} to {last} reads it"
         yield Violation(
             at,
-            f"{head} (no release from {first} to {last} reads it){also}",
-            help=f"{where_to}, or remove it (assumed: your chart is no newer than {last})",
+            f"{head}{also}" if also else f"{head} ({releases})",
+            help=f"{where_to}, or remove it ({f'{releases}; ' if also else ''}assumed: your "
+            f"chart is no newer than {last})",
             at="value" if text else "key",
             severity="info",
             within=within,
@@ -324,7 +329,7 @@ def _inline_plugin_config(found: OperatorValues) -> Iterator[Violation]:
     if found.spans is None:
         at = (*at, keys[-1] if "sharing" not in keys else "sharing")
     shown = "sharing" if "sharing" in keys else keys[-1]
-    where = "helm.values " if found.spans is not None else ""
+    where = found.text_prefix
     yield Violation(
         at,
         f"{where}config.{shown} is a device plugin configuration written under config, which "

@@ -10,7 +10,8 @@ For an operator that ships a Helm chart (``chart``), the chart's top-level value
 too: the union of the keys of its ``values.yaml`` and of the ``.Values.<key>`` its templates
 read, in every release and at the newest commit, and ``global`` (Helm's own); for a chart
 marked ``components``, also the keys under each of its top-level mappings
-(``chart_components``: the ROCm device plugin chart's ``dp`` and ``lbl``).
+(``chart_components``: the ROCm device plugin chart's ``dp`` and ``lbl``, the GPU
+Operator chart's ``operator``, ``daemonsets``, ``driver``, ...).
 Run with clones of the operators' repositories::
 
     .venv/bin/python -m tests.operator_fields gpu-operator=PATH/.git kuberay=PATH/.git \\
@@ -36,6 +37,7 @@ OPERATORS: dict[str, dict[str, Any]] = {
         "repository": "https://github.com/NVIDIA/gpu-operator",
         "files": ("*nvidia.com_clusterpolicies*.yaml", "*nvidia.com_nvidiadrivers*.yaml"),
         "chart": "deployments/gpu-operator",
+        "components": True,
     },
     "kuberay": {
         "repository": "https://github.com/ray-project/kuberay",
@@ -377,6 +379,8 @@ def main(args: list[str]) -> None:
         kinds.update(found)
         if "chart" in operator:
             charts[name] = chart_values_keys(gitdir, operator["chart"])
+            if operator.get("components"):
+                components[name] = chart_component_keys(gitdir, operator["chart"], False)
     data = {
         "charts": charts,
         "chart_components": components,

@@ -17,6 +17,8 @@ word. Their values are found
 * in an Argo CD ``Application`` (or ``ApplicationSet`` template) source whose ``chart`` names
   it: ``helm.valuesObject``, or the YAML text of ``helm.values`` (read as Helm reads it; a
   finding on one of its keys is placed inside the text);
+* in a k3s or RKE2 ``HelmChart`` (``helm.cattle.io``) whose ``spec.chart`` names it: the YAML
+  text of ``spec.valuesContent``, as Argo CD's ``helm.values``;
 * in a values file (no ``apiVersion`` and ``kind``) that is plainly the GPU Operator's: at
   least three of its top-level keys are the chart's own components, two of them ones no
   other NVIDIA chart has (``driver``, ``toolkit``, ``devicePlugin``, ...; the device
@@ -84,6 +86,14 @@ class OperatorValues(NamedTuple):
     starts: tuple[int, ...] = ()
     chart: str = CHART
     version: str | None = None
+
+    @property
+    def text_prefix(self) -> str:
+        """How a message names the text the values are written in (``helm.values ``, a
+        HelmChart's ``valuesContent ``), or ``""`` for values written as YAML."""
+        if self.spans is None:
+            return ""
+        return "valuesContent " if self.path[-1:] == ("valuesContent",) else "helm.values "
 
     def place(self, key: str) -> tuple[Path, tuple[int, int] | None]:
         """Where a finding on top-level ``key`` goes: its path, or the text's path and the
@@ -197,6 +207,15 @@ def gpu_operator_values(
                     chart=name,
                     version=version if isinstance(version, str) else None,
                 )
+        elif kind == "HelmChart" and str(data["apiVersion"]).startswith("helm.cattle.io/"):
+            # k3s and RKE2's Helm controller: the chart by name, its values as a YAML text.
+            name = _chart_named(spec.get("chart"))
+            text = spec.get("valuesContent")
+            if name is not None and isinstance(text, str):
+                found = _text(text, (*base, "spec", "valuesContent"), name)
+                version = spec.get("version")
+                if found is not None:
+                    yield found._replace(version=version if isinstance(version, str) else None)
         elif kind in ("Application", "ApplicationSet"):
             patterns: tuple[tuple[str, ...], ...] = (
                 ("spec", "source"),
