@@ -11,7 +11,8 @@ EKS Auto Mode (`karpenter.k8s.aws/instance-gpu-*`, `eks.amazonaws.com/instance-g
 `karpenter.azure.com/sku-gpu-*`), AMD's node labeller (`amd.com/gpu.*`,
 `beta.amd.com/gpu.*`) and the common `accelerator` label; a `nodeSelector` label of the
 cluster's own whose key or value has "gpu" as a word (a lab's `gputype: gpu-02`, `gpu:
-"true"`, `node-type: gpu`) too, at `info` whatever the signs below: whether it marks GPU
+"true"`, `node-type: gpu`; not one that says `non-gpu`, `no_gpu` or `cpu`) too, at `info`
+whatever the signs below: whether it marks GPU
 nodes is the cluster's, and the finding says what it assumed. A selector that rules GPUs out
 (`instance-gpu-count: "0"`, `NotIn`, `DoesNotExist`, `gpu.present: "false"`) is not a GPU
 selector. Alibaba Cloud ECI's pod annotations that ask for a GPU instance select GPU nodes
@@ -1280,6 +1281,8 @@ def _gpu_selector(spec: Mapping[str, Any], base: Path) -> tuple[tuple[Any, ...],
 #: A label of a cluster's own that names GPUs (``gputype: gpu-02``, ``gpu: "true"``,
 #: ``node-type: gpu``): "gpu" as a word of the key or of the value.
 _CUSTOM_GPU = r"(?:^|[^a-z])gpus?(?:[^a-z]|type|$)"
+#: Such a label's words that rule GPUs out (``non-gpu``, ``no_gpu``, ``cpu``).
+_NOT_GPU = r"(?:^|[^a-z])(?:no|non|not|without)[-_ ]?gpu|(?:^|[^a-z])cpu(?:[^a-z]|$)"
 
 
 def _custom_selector(
@@ -1295,6 +1298,8 @@ def _custom_selector(
         if not label_says_yes(value) or gpu_label_resource(str(key), value) is not None:
             continue
         words = f"{key}".lower(), f"{value}".lower()
+        if any(re.search(_NOT_GPU, w) for w in words):
+            continue  # `node-type: non-gpu`, `pool: cpu-only`: the label rules GPUs out
         if any(re.search(_CUSTOM_GPU, w) for w in words):
             return (*base, "nodeSelector", key), f"nodeSelector {key}: {value}", "nvidia.com/gpu"
     return None
