@@ -781,56 +781,50 @@ def malformed_engine_options(n: int) -> Input:
     return Input(["check", "--jobs", "1", "--select", "GPU069", "."], folder, size)
 
 
+def _one_container_job(case: str, n: int, image: str, fields: str, code: str) -> Input:
+    """A folder (of its own project) holding one Job whose one container has ``image`` and
+    ``fields`` (container fields, written at the container's indentation), linted with
+    ``code`` only."""
+    folder = _fresh(case, n)
+    (folder / ".git").mkdir(exist_ok=True)
+    text = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: steps}\nspec:\n  template:\n"
+        "    spec:\n      restartPolicy: Never\n      containers:\n      - name: steps\n"
+        f"        image: {image}\n" + fields
+    )
+    size = _write(folder, "job.yaml", text)
+    return Input(["check", "--jobs", "1", "--select", code, "."], folder, size)
+
+
 def broken_continuations(n: int) -> Input:
     """One Job whose shell script has n lines, each ending in a backslash and a space
     (GPU070, a finding for each): a line's number is counted on from the last finding's,
     not from the script's start."""
-    folder = _fresh("broken-continuations", n)
-    (folder / ".git").mkdir(exist_ok=True)
     script = "".join(f"            echo step{i} \\ \n" for i in range(n))
-    text = (
-        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: steps}\nspec:\n  template:\n"
-        "    spec:\n      restartPolicy: Never\n      containers:\n      - name: steps\n"
-        "        image: busybox:1.36\n        command: [sh, -c]\n        args:\n"
-        "        - |\n" + script
-    )
-    size = _write(folder, "job.yaml", text)
-    return Input(["check", "--jobs", "1", "--select", "GPU070", "."], folder, size)
+    fields = "        command: [sh, -c]\n        args:\n        - |\n" + script
+    return _one_container_job("broken-continuations", n, "busybox:1.36", fields, "GPU070")
 
 
 def folded_arguments(n: int) -> Input:
     """One Job whose container's command has n items, each written over two lines (GPU073,
     a finding for each): the loader notes each such item's path in the layout pass that
     visits every multi-line item already, and the rule asks that set once per item."""
-    folder = _fresh("folded-arguments", n)
-    (folder / ".git").mkdir(exist_ok=True)
     items = "".join(f"        - --option-{i}=value\n          --next-{i}=1\n" for i in range(n))
-    text = (
-        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: steps}\nspec:\n  template:\n"
-        "    spec:\n      restartPolicy: Never\n      containers:\n      - name: steps\n"
-        "        image: registry.example.com/app:1.0\n        command:\n"
-        "        - /app/run\n" + items
+    fields = "        command:\n        - /app/run\n" + items
+    return _one_container_job(
+        "folded-arguments", n, "registry.example.com/app:1.0", fields, "GPU073"
     )
-    size = _write(folder, "job.yaml", text)
-    return Input(["check", "--jobs", "1", "--select", "GPU073", "."], folder, size)
 
 
 def env_references(n: int) -> Input:
     """One Job whose container has n env entries, each referring to the one above it and to
     the image's PATH (GPU074, a finding for each but the first's reference): the variables
     set so far are kept in a set, so each reference is looked up once."""
-    folder = _fresh("env-references", n)
-    (folder / ".git").mkdir(exist_ok=True)
     entries = "".join(
         f"        - name: V{i}\n          value: $(V{i - 1}):$(PATH)\n" for i in range(n)
     )
-    text = (
-        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: steps}\nspec:\n  template:\n"
-        "    spec:\n      restartPolicy: Never\n      containers:\n      - name: steps\n"
-        "        image: registry.example.com/app:1.0\n        env:\n" + entries
-    )
-    size = _write(folder, "job.yaml", text)
-    return Input(["check", "--jobs", "1", "--select", "GPU074", "."], folder, size)
+    fields = "        env:\n" + entries
+    return _one_container_job("env-references", n, "registry.example.com/app:1.0", fields, "GPU074")
 
 
 def init_only_mounts(n: int) -> Input:
