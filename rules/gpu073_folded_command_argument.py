@@ -13,8 +13,11 @@ The severity says how sure the finding is:
 - `error`: the first item of `command`, the program itself. The runtime looks for a program
   whose name is all the lines with spaces between them, finds none, and the container can
   never start.
-- `warning`: any other item when `command` is written: the program gets one argument where
-  the lines show several, and an engine or launcher refuses it or reads it wrong.
+- `warning`: any other item when `command` is written and the joined lines hold an option
+  (`--save-steps=500`) or a shell's operator (`;`, `&&`, `|`) after their first word: the
+  program gets one argument where the lines show several, and an engine or launcher refuses
+  it or reads it wrong. Without such a word the lines may be one text on purpose (a prompt
+  written over two lines): `info`.
 - `info`: an item of `args` when `command` is not written: the image's entrypoint receives
   it, and an entrypoint that runs its arguments as a shell script (`sh -c`) splits it again.
   Write `command` to make it certain.
@@ -115,6 +118,18 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 yield _finding(container.label, field, index, item, path, written, lines)
 
 
+#: A word of a joined item that is an argument or a command of its own: an option
+#: (``--save-steps=500``, ``-x``) or a shell's operator (``;``, ``&&``, ``|``), which no
+#: program takes inside one argument.
+_SEPARATE = re.compile(r"--?[A-Za-z][\w.=:/-]*|;|&&|\|\||\||\S+;")
+
+
+def _separate_words(joined: str) -> bool:
+    """Whether an item joined from several lines holds, after its first word, a word that is
+    an argument or a shell command of its own (else it may be one text: a prompt)."""
+    return any(_SEPARATE.fullmatch(word) for word in joined.split()[1:])
+
+
 def _runs_code(word: str) -> bool:
     """Whether ``word`` names a shell or an interpreter (``/bin/sh``, ``python3``)."""
     name = word.strip().rsplit("/", 1)[-1]
@@ -142,13 +157,23 @@ def _finding(
             help="write each word as its own list item (`- --flag`, at the indentation of "
             "the items above)",
         )
-    if written:
+    if written and _separate_words(joined):
         return Violation(
             path,
             f"{where}, which YAML joins into one argument, '{shown}'",
             at="value",
             help="write each argument as its own list item, or run the lines with a shell "
             "(`command: [sh, -c]` and the script as one item)",
+        )
+    if written:
+        return Violation(
+            path,
+            f"{where}, which YAML joins into one argument, '{shown}' (assumed: the lines "
+            "were meant as one text)",
+            at="value",
+            severity="info",
+            help="nothing to do if it is one text (a prompt, a description); else write each "
+            "argument as its own list item",
         )
     return Violation(
         path,

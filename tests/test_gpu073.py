@@ -90,3 +90,18 @@ def test_a_file_the_facts_stage_read_first(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr
     found = [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "GPU073"]
     assert [(f["line"], f["severity"]) for f in found] == [(12, "error")]
+
+
+def test_one_text_over_two_lines_is_info() -> None:
+    """A prompt written over two lines may be one argument on purpose: no option or shell
+    operator among its words."""
+    body = (
+        "    command:\n"
+        "    - /app/chat\n"
+        "    - --system-prompt\n"
+        '    - "You are a helpful assistant\n'
+        '      that answers briefly"\n'
+    )
+    (found,) = lint(body)
+    assert found.severity.label == "info"
+    assert "assumed: the lines were meant as one text" in found.message
