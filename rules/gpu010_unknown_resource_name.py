@@ -125,11 +125,13 @@ from typing import Any
 
 from gpulint.api import (
     PodSpec,
+    Registry,
     RenameKey,
     Repair,
     RuleContext,
     Violation,
     container_entries,
+    holds_placeholder,
     is_extended_resource,
     judge_resource_name,
 )
@@ -176,20 +178,20 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         yield Violation(entry.path, message, severity=severity, fix=fix, related=verdict.evidence())
 
 
-#: A template's placeholder inside a name: ``<cu>``, ``${SIZE}``, ``{{ .Values.x }}``,
-#: ``$(SIZE)``.
-_TEMPLATE_MARK = re.compile(r"<[^<>]*>|\$\{|\{\{|\$\(")
+#: A reader's placeholder inside a name (``<cu>``), besides the tools' ones
+#: ``holds_placeholder`` knows (``${SIZE}``, ``{{ .Values.x }}``, ``$(SIZE)``).
+_ANGLED = re.compile(r"<[^<>]*>")
 
 
-def _invalid_name(name: str, registry: Any) -> bool | None:
+def _invalid_name(name: str, registry: Registry) -> bool | None:
     """For a name of a registered vendor's domain that is no resource name the API server
-    takes: whether it holds a template's placeholder; None for any other name."""
+    takes: whether it holds a placeholder; None for any other name."""
     domain, slash, _ = name.rpartition("/")
     if not slash or "kubernetes.io/" in name or is_extended_resource(name):
         return None
     if not registry.has_domain(domain.strip()):
         return None
-    return _TEMPLATE_MARK.search(name) is not None
+    return holds_placeholder(name) or _ANGLED.search(name) is not None
 
 
 def _invalid_finding(path: tuple[Any, ...], name: str, placeholder: bool) -> Violation:
