@@ -227,6 +227,42 @@ def test_directories_are_walked_in_order_skipping_clutter(tree: Path) -> None:
     assert report["summary"]["exit_code"] == 1
 
 
+@pytest.mark.parametrize(
+    "layout",
+    [
+        {"go.mod": "module example.com/gpu-scheduler\n"},
+        {"glide.yaml": "package: github.com/example/gpu-scheduler\n"},
+        {"vendor/modules.txt": "# k8s.io/api v0.31.0\n"},
+        {},  # the folder holds only import paths' hosts
+    ],
+)
+def test_a_go_vendor_folder_is_not_walked(tmp_path: Path, layout: dict[str, str]) -> None:
+    """A Go project's vendored dependencies (a copy of Kubernetes' tree with its old
+    manifests) are not the project's files; a folder named vendor that holds manifests of
+    the project's own is walked."""
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "scheduler.yaml").write_text(CLEAN)
+    vendored = tmp_path / "vendor" / "k8s.io" / "kubernetes" / "examples"
+    vendored.mkdir(parents=True)
+    (vendored / "pod.yaml").write_text(GPU_POD)
+    for name, text in layout.items():
+        (tmp_path / name).write_text(text)
+    proc = gpulint("check", ".", cwd=tmp_path)
+    files = 2 if "glide.yaml" in layout else 1  # glide.yaml is YAML, read and left alone
+    assert (proc.returncode, proc.stdout) == (
+        0,
+        f"All checks passed: no findings in {files} file{'s' if files > 1 else ''}.\n",
+    )
+    # Named on the command line, a vendored file is linted like any other.
+    assert gpulint("check", vendored / "pod.yaml").returncode == 1
+
+
+def test_a_folder_named_vendor_with_manifests_of_its_own_is_walked(tmp_path: Path) -> None:
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "pod.yaml").write_text(GPU_POD)
+    assert gpulint("check", ".", cwd=tmp_path).returncode == 1
+
+
 def test_the_order_of_output_does_not_depend_on_the_order_of_creation(tmp_path: Path) -> None:
     names = ["b.yaml", "a.yaml", "c.yml", "A.yaml"]
     for name in names:

@@ -179,7 +179,7 @@ class Projects:
         excluded: Callable[[str], bool] | None,
         terraform: list[str] | None = None,
     ) -> Iterator[str]:
-        from gpulint.util.discover import SKIP_DIRS, SKIP_FILES, YAML_SUFFIXES
+        from gpulint.util.discover import SKIP_DIRS, SKIP_FILES, YAML_SUFFIXES, go_vendor
         from gpulint.util.walk import walk
 
         # A plain top (as a relative or absolute path names it) keeps every path below it
@@ -192,7 +192,9 @@ class Projects:
             dirnames[:] = sorted(
                 d
                 for d in dirnames
-                if d not in SKIP_DIRS and not (excluded and excluded(os.path.join(dirpath, d)))
+                if d not in SKIP_DIRS
+                and not go_vendor(dirpath, d, filenames)
+                and not (excluded and excluded(os.path.join(dirpath, d)))
             )
             if not plain:
                 folder = None

@@ -31,6 +31,33 @@ SKIP_DIRS = frozenset(
     }
 )  # fmt: skip
 
+#: Files beside a ``vendor`` folder that say it is Go's vendored dependencies (Go modules,
+#: dep, glide, govendor): third-party trees a walk leaves out, as golangci-lint does.
+GO_VENDOR_MARKERS = frozenset(
+    {"go.mod", "Gopkg.toml", "Gopkg.lock", "glide.yaml", "glide.lock", "vendor.conf"}
+)
+
+
+def go_vendor(folder: str, name: str, filenames: Sequence[str]) -> bool:
+    """Whether ``folder/name`` is a Go project's ``vendor`` folder: copies of its
+    dependencies' trees (a vendored Kubernetes holds thousands of old manifests), not the
+    project's own files. Said by a Go build file beside it, by the ``modules.txt`` Go
+    modules write into it, or by its folders named as import paths' hosts (``github.com``,
+    ``k8s.io``, ``golang.org``) and nothing else."""
+    if name != "vendor":
+        return False
+    if not GO_VENDOR_MARKERS.isdisjoint(filenames):
+        return True
+    path = os.path.join(folder, name)
+    if os.path.isfile(os.path.join(path, "modules.txt")):
+        return True
+    try:
+        entries = os.listdir(path)
+    except OSError:
+        return False
+    return bool(entries) and all("." in e and os.path.isdir(os.path.join(path, e)) for e in entries)
+
+
 #: gpulint's own configuration files (gpulint.config.file.CONFIG_NAMES): YAML, never a manifest,
 #: so a walk leaves them out (naming one explicitly still lints it).
 SKIP_FILES = frozenset({".gpulint.yaml", ".gpulint.yml"})
@@ -212,6 +239,7 @@ def _walk(
             d
             for d in dirnames
             if d not in SKIP_DIRS
+            and not go_vendor(dirpath, d, filenames)
             and not (excluded and excluded(os.path.join(dirpath, d)))
             and not (chart and trees and trees.chart_reads(chart, os.path.join(dirpath, d), True))
         )
