@@ -66,7 +66,8 @@ def test_examples_become_annotations_at_the_findings(tmp_path: Path) -> None:
         else:
             assert "endColumn" not in props  # GitHub takes columns only on one line
         obj = f["object"]
-        suffix = f" [{obj['kind']}/{obj['name']}]" if obj is not None else ""
+        name = "?" if obj is None or obj["name"] is None else obj["name"]
+        suffix = f" [{obj['kind']}/{name}]" if obj is not None else ""
         assert message == f"{f['message']}{suffix}"
 
 

@@ -82,7 +82,12 @@ def _object_class(obj: dict[str, Any] | None, path: str) -> str:
     if obj is None:
         return path
     ns = f"{obj['namespace']}/" if obj["namespace"] else ""
-    return f"{obj['kind']}/{ns}{obj['name']}"
+    return f"{obj['kind']}/{ns}{obj['name'] if obj['name'] is not None else '?'}"
+
+
+def _label(obj: dict[str, Any]) -> str:
+    """An object as the text report names it: ``Kind/name``, ``?`` for a missing name."""
+    return f"{obj['kind']}/{obj['name'] if obj['name'] is not None else '?'}"
 
 
 def test_one_case_per_object_and_rule_failing_where_the_rule_reported() -> None:
@@ -110,8 +115,7 @@ def test_one_case_per_object_and_rule_failing_where_the_rule_reported() -> None:
             for f in expected[key]
             for line in (
                 f"{f['path']}:{f['line']}:{f['column']}: {f['rule']} {f['severity']}: "
-                f"{f['message']}"
-                + (f" [{f['object']['kind']}/{f['object']['name']}]" if f["object"] else ""),
+                f"{f['message']}" + (f" [{_label(f['object'])}]" if f["object"] else ""),
                 *([f"  help: {f['help']}"] if f["help"] else []),
             )
         ]

@@ -280,12 +280,13 @@ def test_results_match_the_json_findings_field_by_field(
         if obj is None:  # a finding outside any object (YML001, YML005): no logical location
             continue
         # A namespaced object as "Kind 'namespace/name'", a cluster-scoped one (a
-        # DeviceClass) as "Kind 'name'".
-        shown = f"{obj['namespace']}/" if obj["namespace"] else f"{obj['name']}'"
+        # DeviceClass) as "Kind 'name'"; an object without a name (metadata misspelt) as '?'.
+        name = obj["name"] if obj["name"] is not None else "?"
+        shown = f"{obj['namespace']}/" if obj["namespace"] else f"{name}'"
         assert result["message"]["text"].startswith(f"{obj['kind']} '{shown}")
         assert result["message"]["text"][-1] in ".?!"
         logical = result["locations"][0]["logicalLocations"][0]
-        assert logical["name"] == obj["name"]
+        assert logical["name"] == name
         assert logical["properties"]["kind"] == obj["kind"]
 
 
