@@ -178,6 +178,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     cited = ""
     hedge = False
     nearer: str | None = None
+    apart: str | None = None
     more = 0
     if ground.kind == "evidence" and ground.picture is not None:
         # The applicable taints it does not tolerate (the agent's own toleration is no
@@ -195,6 +196,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             if first.pooled and first.evidence.places:
                 pool_file = first.evidence.places[0][0]
                 nearer = ground.picture.nearer_pool(ctx.label, pool_file)
+                if nearer is None and ground.picture.pool_elsewhere(ctx.label, pool_file):
+                    apart = pool_file
         else:
             ground = ground.without_evidence()  # the evidence is about other accelerators
             platform = ground.cluster.gpu_taints if ground.cluster is not None else None
@@ -231,7 +234,9 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     if close is not None:
         advice, where, at = close.advice, close.where, close.at
     auto = agent.agent in AUTO_MODE_PLUGINS and _selects_auto_mode(pod)
-    severity, advice = _loudness(agent.severity, advice, auto, nearer, hedge, ground, missing)
+    severity, advice = _loudness(
+        agent.severity, advice, auto, nearer, apart, hedge, ground, missing
+    )
     effect = "its pods stay off those nodes" if auto else agent.effect
     yield Violation(
         where,
@@ -248,13 +253,15 @@ def _loudness(
     advice: str,
     auto: bool,
     nearer: str | None,
+    apart: str | None,
     hedge: bool,
     ground: Any,
     missing: list[Taint],
 ) -> tuple[str, str]:
     """The finding's severity and advice: the agent's, unless what it rests on is weaker (a
-    redundant Auto Mode plugin, a pool of another folder's cluster, another agent's hedge,
-    gpulint's default taint), which makes it ``info`` saying so."""
+    redundant Auto Mode plugin, a pool of another folder's cluster, a pool of one of several
+    folders with pools that is not the agent's, another agent's hedge, gpulint's default
+    taint), which makes it ``info`` saying so."""
     if auto:
         return "info", advice + (
             " (its nodeSelector picks EKS Auto Mode nodes, which run the device plugin "
@@ -265,6 +272,13 @@ def _loudness(
             f" (assumed: the pool is this DaemonSet's cluster's, though {nearer} describes "
             "node pools of a folder nearer to it: the repository may hold several clusters; "
             f"`{certain_line(missing)}` in .gpulint.yaml makes it certain)"
+        )
+    if apart is not None:
+        return "info", advice + (
+            f" (assumed: the pool of {apart} is this DaemonSet's cluster's, though the "
+            "repository describes node pools in several folders and this DaemonSet is in none "
+            f"of the pool's: it may hold several clusters; `{certain_line(missing)}` in "
+            ".gpulint.yaml makes it certain)"
         )
     if hedge:
         return "info", advice + (

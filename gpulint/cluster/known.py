@@ -167,6 +167,7 @@ class _Index:
         "hardware_only",
         "memo",
         "plain",
+        "pool_dirs",
         "pool_folders",
         "pool_keys",
         "pooled",
@@ -211,6 +212,9 @@ class _Index:
         #: Every folder (as its path's parts) holding a pool's file, at any depth, with the
         #: first such file (:meth:`Picture.nearer_pool`), on the first question.
         self.pool_folders: dict[tuple[str, ...], str] | None = None
+        #: The folders (as their paths' parts) that hold a pool's file
+        #: (:meth:`Picture.pool_elsewhere`), on the first question.
+        self.pool_dirs: frozenset[tuple[str, ...]] | None = None
         #: The pools indexed (:class:`PoolIndex`), on the first question about them.
         self.pools: PoolIndex | None = None
         #: The taints that apply to a node agent, per agent hardware (:class:`AgentView`).
@@ -373,6 +377,24 @@ class Picture:
             return None  # the pool's file is in the agent's own folder, or below it
         # A pool's file under the agent's folders one level deeper than the two share.
         return index.pool_folders.get(tuple(here[: shared + 1]))
+
+    def pool_elsewhere(self, label: str, pool_label: str) -> bool:
+        """Whether the pool of ``pool_label`` may be another cluster's than that of the file
+        ``label``: the files describe node pools in more than one folder (a repository with a
+        folder per cluster: a Terraform root per cloud), and the pool's folder is not the
+        file's own or one above it. The pools' folders are gathered once."""
+        if not label or not pool_label:
+            return False
+        index = self._indexed()
+        if index.pool_dirs is None:
+            index.pool_dirs = frozenset(
+                tuple(_folders(pool.source.rpartition(":")[0] or pool.source))
+                for pool in self.pools
+            )
+        if len(index.pool_dirs) < 2:
+            return False
+        pool_dir, here = _folders(pool_label), _folders(label)
+        return here[: len(pool_dir)] != pool_dir
 
     def pool_keys(self) -> frozenset[str]:
         """The keys of every taint of the files' node pools, gathered once per run (a
