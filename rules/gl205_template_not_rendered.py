@@ -18,8 +18,8 @@ Capitals with an underscore in brackets glued to other text (`value: [GCLOUD_PRO
 which a course's reader replaces with `sed`), a name between double `@` (`@@IMAGE_TAG@@`) and
 a `{name}` format field glued to other text (`{REGISTRY}/app:1`, `{job_id}-launcher`),
 a name between `%` (`code: %ACTIVATION_CODE%`, `name: %NAMESPACE%`: a `%` starts no plain
-value) and a `<name>` alone on its line (`<hostNet>`, where a generator writes a key or
-nothing) are such placeholders too.
+value) and a `<name>` or a `{NAME}` format field alone on its line (`<hostNet>`,
+`{RDMA_RESOURCES}`: where a generator writes keys or nothing) are such placeholders too.
 
 A placeholder that parses as YAML where a string is due is reported the same way, once, at the
 first one, and the file is not linted from its document on: a Python `str.format` field as the

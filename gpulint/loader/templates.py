@@ -42,18 +42,22 @@ _ACTIONS = {
 #: glued to text (``[GCLOUD_PROJECT]-media``), and lower-case ones (``name:
 #: [your_alias]@[your_domain].com``, a sample's address for the reader to fill in); a name
 #: between double ``@`` (``@@IMAGE@@``);
-#: a ``{name}`` format field glued to text (``{REGISTRY}/app:1``, ``{job_id}-launcher``);
+#: a ``{name}`` format field glued to text (``{REGISTRY}/app:1``, ``{job_id}-launcher``), or
+#: as a key (``{GPU_RESOURCE_NAME}: 8``: blanked as a name, so the line keeps its key);
 #: a name between ``%`` (``code: %EKS_ACTIVATION_CODE%``, ``name: %NAMESPACE%``: a ``%``
-#: starts no plain value); a ``<name>`` alone on its line (``<hostNet>`` where a generator writes
-#: ``hostNetwork: true`` or nothing).
+#: starts no plain value); a ``<name>`` or a ``{NAME}`` format field alone on its line
+#: (``<hostNet>`` where a generator writes ``hostNetwork: true`` or nothing, ``{RDMA_RESOURCES}``
+#: where a program's ``str.format`` writes the resource lines).
 _PLACEHOLDER = (
     r"(?<=[:\"'])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"
     r"|(?<![A-Za-z0-9_%])%[A-Za-z][A-Za-z0-9_]*%(?![A-Za-z0-9_%])"
-    r"|(?m:^[ \t]*(?P<alone><[A-Za-z][A-Za-z0-9_]*>)[ \t]*(?:#[^\n]*)?$)"
+    r"|(?m:^[ \t]*(?P<alone><[A-Za-z][A-Za-z0-9_]*>|\{[A-Za-z_][A-Za-z0-9_]*\})"
+    r"[ \t\r]*(?:#[^\n]*)?$)"
     r"|(?<![A-Za-z0-9_])__[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*__(?![A-Za-z0-9_])"
     r"|\[[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\](?=[^\s,\]#])"
     r"|(?P<inline>\[[a-z][a-z0-9]*(?:_[a-z0-9]+)+\](?=[^\s,\]#]))"
     r"|@@[A-Za-z][A-Za-z0-9_]*@@"
+    r"|(?m:^[ \t]*(?:- +)?(?P<key>\{[A-Za-z_][A-Za-z0-9_.]*\})(?=:[ \t\r\n]))"
     r"|\{[A-Za-z_][A-Za-z0-9_.]*\}(?=[A-Za-z0-9_/.:-])"
     r"|(?<=[A-Za-z0-9_/.:-])\{[A-Za-z_][A-Za-z0-9_.]*\}"
 )
@@ -136,7 +140,10 @@ def _actions(text: str) -> list[_Action]:
     # A bracketed lower-case name stands for part of a value (``[your_alias]@...``): blanked
     # as text, not as YAML inserted there.
     bare = [
-        _Action(*m.span("alone" if m.group("alone") else 0), "[" if m.group("inline") else "")
+        _Action(
+            *m.span("alone" if m.group("alone") else "key" if m.group("key") else 0),
+            "[" if m.group("inline") or m.group("key") else "",
+        )
         for m in re.compile(_PLACEHOLDER).finditer(text)  # re caches the compiled pattern
         if (i := bisect_right(starts, m.start()) - 1) < 0 or found[i].end <= m.start()
     ]
