@@ -10,7 +10,8 @@ publishers that deleted tags in bulk:
   `nvidia/opengl` too); a tag of CUDA 10 or older (`10.0-base`, `9.0-devel`), or of CUDA 11
   written without its update number (`11.0-base`); a tag of a CUDA release up to 12.6.3 that
   NVIDIA's tag lists no longer hold (`11.4.2-base-ubuntu20.04`, `11.7.0-runtime-ubuntu22.04`):
-  only the last update of each release stays.
+  only the last update of each release stays; or a tag of such a release without its
+  operating system (`12.2.0-base`), which was never published.
 - Bitnami's images on Docker Hub (`bitnami/<name>`, `docker.io/bitnami/<name>`) with any tag
   but `latest` (`bitnami/kubectl:1.29`, `docker.io/bitnami/postgresql:16.1.0-debian-11-r15`):
   since September 2025 `docker.io/bitnami` holds only the `latest` tag of a few hardened
@@ -118,6 +119,9 @@ NEWEST = (12, 6, 3)
 BITNAMI_OTHERS = ("sealed-secrets", "minideb")
 
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?(?=-|$)")
+#: A tag of a release with no operating system (``12.2.0-base``): every published tag of a
+#: release names one (``12.2.0-base-ubuntu22.04``, ``-ubi9``, ``-rockylinux9``).
+_NO_OS = re.compile(r"\d+\.\d+\.\d+(?:-(?:cudnn\d*-)?(?:base|runtime|devel))?")
 
 #: Bases whose tags Bitnami did not copy to bitnamilegacy (bitnami/charts issue 36229).
 _OLD_BASE = re.compile(r"-(debian-(8|9|10)|centos-7|ol-7)(-|$)")
@@ -127,6 +131,7 @@ _WHY = {
     "latest": "NVIDIA stopped publishing latest in 2021",
     "old": "NVIDIA deleted the tags of CUDA 10 and older, and 11.x tags without an update",
     "retired": "only the last update of a CUDA release stays published",
+    "no-os": "every CUDA tag names its operating system, such as -ubuntu22.04",
     "bitnami": "docker.io/bitnami keeps only a few latest tags since September 2025",
 }
 
@@ -149,9 +154,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 "publishes: the pull fails"
             )
         else:
-            message = (
-                f"{repository}:{tag} is no longer published ({_WHY[why]}): the image pull fails"
-            )
+            state = "was never published" if why == "no-os" else "is no longer published"
+            message = f"{repository}:{tag} {state} ({_WHY[why]}): the image pull fails"
         yield Violation(
             (*container.path, "image"), message, at="value", help=_help(repository, tag, why)
         )
@@ -195,9 +199,13 @@ def _gone(image: str) -> str | None:
     if match[3] is None:
         return "old" if major == 11 else None
     version = (major, int(match[2]), int(match[3]))
-    if version > NEWEST or version in PUBLISHED:
+    if version > NEWEST:
         return None
-    return "retired"
+    if version not in PUBLISHED:
+        return "retired"
+    if _NO_OS.fullmatch(tag):
+        return "no-os"
+    return None
 
 
 def _help(repository: str, tag: str, why: str) -> str:
@@ -211,6 +219,14 @@ def _help(repository: str, tag: str, why: str) -> str:
         return (
             f"pull {legacy}:{tag} (a frozen copy, no security updates) or another image of "
             "the program"
+        )
+    if why == "no-os":
+        flavoured = tag if "-" in tag else f"{tag}-base"
+        major, minor = (int(p) for p in tag.split(".")[:2])
+        system = "ubuntu22.04" if (major, minor) >= (11, 7) else "ubuntu20.04"
+        return (
+            f"name the operating system: {repository}:{flavoured}-{system} (NVIDIA's "
+            "doc/supported-tags.md lists the tags)"
         )
     return (
         f"use a published tag, such as {repository}:{_suggestion(tag)} (NVIDIA's "
