@@ -5,8 +5,12 @@ Flags the `$(NAME)` in a container's `env` value when `NAME` is the entry's own 
 (`LD_LIBRARY_PATH: /opt/lib:$(LD_LIBRARY_PATH)`) or one the image or the system sets (`PATH`,
 `LD_LIBRARY_PATH`, `PYTHONPATH`, `HOME`, `CUDA_HOME`, ...), and no earlier entry of the
 container's `env` sets it. `$$(NAME)` (written so to keep the text) is left alone, as is a
-container with `envFrom`, whose ConfigMaps or Secrets may set the variable. Every container
-of every pod template is checked, with or without GPUs.
+container with `envFrom`, whose ConfigMaps or Secrets may set the variable. A shell's
+`$NAME` or `${NAME}` is flagged too when it extends the entry's own path list
+(`LD_LIBRARY_PATH: $LD_LIBRARY_PATH:/opt/lib`, `PATH`, `PYTHONPATH`, `LIBRARY_PATH`,
+`LD_PRELOAD`): Kubernetes never expands that syntax; a value that is one `${NAME}` alone
+(a template's placeholder) is left alone. Every container of every pod template is checked,
+with or without GPUs.
 
 ## Why it matters
 The kubelet expands `$(NAME)` in an `env` value from the variables defined before it in the
@@ -46,6 +50,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from gpulint.api import PodSpec, RuleContext, Violation
 
@@ -84,6 +89,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             if not isinstance(item, dict):
                 continue
             name, value = item.get("name"), item.get("value")
+            if isinstance(value, str) and "$" in value and isinstance(name, str):
+                yield from _shell_style(container, index, name, value)
             if isinstance(value, str) and "$(" in value:
                 for match in _REFERENCE.finditer(value):
                     wanted = match.group(1)
@@ -103,3 +110,28 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                     )
             if isinstance(name, str):
                 defined.add(name)
+
+
+#: Path lists an image sets, which a manifest extends (``$PATH:/opt/bin``).
+_PATH_LISTS = frozenset({"PATH", "LD_LIBRARY_PATH", "LIBRARY_PATH", "PYTHONPATH", "LD_PRELOAD"})
+#: A shell's ``$NAME`` or ``${NAME}`` (not Kubernetes' ``$(NAME)``, not an escaped ``$$``).
+_SHELL_REFERENCE = re.compile(r"(?<!\$)\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def _shell_style(container: Any, index: int, name: str, value: str) -> Iterator[Violation]:
+    """A shell's ``$NAME`` of the entry's own variable or of a path list the image sets, in
+    a value that extends it (``$LD_LIBRARY_PATH:/opt/lib``): Kubernetes expands only
+    ``$(NAME)``, so the text stays as written, whatever the entries before it set."""
+    for match in _SHELL_REFERENCE.finditer(value):
+        wanted = match.group(1) or match.group(2)
+        if wanted != name or wanted not in _PATH_LISTS or len(match.group(0)) == len(value):
+            continue  # another variable (a template's placeholder?), or the whole value
+        yield Violation(
+            (*container.path, "env", index, "value"),
+            f"container {container.label}: {name} refers to {match.group(0)}, a shell's "
+            "syntax Kubernetes does not expand: it stays as written",
+            at="value",
+            within=(match.start(), len(match.group(0))),
+            help="write the value in full, as the image has it with yours added; Kubernetes "
+            "expands only $(NAME), from earlier env entries, never the image's variables",
+        )
