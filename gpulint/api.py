@@ -29,8 +29,10 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
     "objects and resources": {
         "gpulint.k8s.workloads": ("Container", "K8sObject", "PodSpec"),
         "gpulint.k8s.objects": (
+            "METADATA_AT_ROOT",
             "expression_key_path",
             "image_reference",
+            "metadata_at_root",
             "required_node_terms",
             "value_at",
         ),
@@ -416,8 +418,10 @@ if TYPE_CHECKING:
         spawns as spawns,
     )
     from gpulint.k8s.objects import (
+        METADATA_AT_ROOT as METADATA_AT_ROOT,
         expression_key_path as expression_key_path,
         image_reference as image_reference,
+        metadata_at_root as metadata_at_root,
         required_node_terms as required_node_terms,
         value_at as value_at,
     )

@@ -151,6 +151,7 @@ from functools import lru_cache
 from typing import Any
 
 from gpulint.api import (
+    METADATA_AT_ROOT,
     Path,
     PodSpec,
     RenameKey,
@@ -161,6 +162,7 @@ from gpulint.api import (
     data_path,
     holds_placeholder,
     in_chart_values,
+    metadata_at_root,
     near_field,
     value_at,
 )
@@ -307,11 +309,6 @@ def _not_resource_names(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
 
 
 #: The chart whose values put a container's resources under its controller from version 2 on
-#: Fields of an object's ``metadata`` (ObjectMeta), which no kind has at its root: written
-#: there, they are an unknown field of the object.
-METADATA_FIELDS = frozenset(
-    {"labels", "annotations", "name", "namespace", "generateName", "finalizers", "ownerReferences"}
-)
 #: Groups whose kinds have some of these at the root as their own fields (a Kustomization's
 #: ``namespace`` and ``labels``; an OpenShift Template's ``labels`` for every object it makes).
 _ROOT_FIELD_GROUPS = frozenset({"kustomize.config.k8s.io", "template.openshift.io"})
@@ -327,14 +324,9 @@ def _metadata_at_root(pod: PodSpec) -> Iterator[Violation]:
         return
     obj.memo["GPU024 root"] = True
     for key in obj.data:
-        if isinstance(key, str) and key in METADATA_FIELDS:
-            yield Violation(
-                (*obj.path, key),
-                f"{key} is a field of metadata, not of the {obj.kind}: kubectl refuses the "
-                "unknown field, or it is dropped",
-                help=f"move it under metadata (metadata.{key})",
-                at="key",
-            )
+        if isinstance(key, str) and key in METADATA_AT_ROOT:
+            message, advice = metadata_at_root(obj.kind, key)
+            yield Violation((*obj.path, key), message, help=advice, at="key")
 
 
 #: The fields of ObjectMeta (k8s.io/apimachinery/pkg/apis/meta/v1, types.go), with

@@ -62,7 +62,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.api import K8sObject, RuleContext, Violation, near_field
+from gpulint.api import (
+    METADATA_AT_ROOT,
+    K8sObject,
+    RuleContext,
+    Violation,
+    metadata_at_root,
+    near_field,
+)
 
 CODE = "GPU078"
 NAME = "misplaced-root-field"
@@ -98,10 +105,6 @@ POD_KINDS = frozenset(
     }
 )  # fmt: skip
 
-#: Fields of ``metadata`` (ObjectMeta) that no kind of these groups has at its root.
-METADATA_FIELDS = frozenset(
-    {"labels", "annotations", "name", "namespace", "generateName", "finalizers", "ownerReferences"}
-)
 
 #: Root fields a misspelling is judged against, and the kinds that have them (None: all).
 _ROOTS: dict[str, frozenset[str] | None] = {
@@ -127,14 +130,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     for key in data:
         if not isinstance(key, str) or key in _ROOTS or key in ("apiVersion", "kind"):
             continue
-        if key in METADATA_FIELDS:
-            yield Violation(
-                (*obj.path, key),
-                f"{key} is a field of metadata, not of the {obj.kind}: kubectl refuses the "
-                "unknown field, or it is dropped",
-                help=f"move it under metadata (metadata.{key})",
-                at="key",
-            )
+        if key in METADATA_AT_ROOT:
+            message, advice = metadata_at_root(obj.kind, key)
+            yield Violation((*obj.path, key), message, help=advice, at="key")
             continue
         meant = near_field(key, [r for r, kinds in _ROOTS.items() if _has(obj.kind, r, kinds)])
         if meant is None or meant in data:

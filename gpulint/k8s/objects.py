@@ -298,6 +298,23 @@ def image_reference(image: Any) -> str | None:
     return tag or None
 
 
+#: Fields of an object's ``metadata`` (ObjectMeta) that no kind has at its root: written there,
+#: they are an unknown field of the object (GPU024 for objects with a pod, GPU078 without).
+METADATA_AT_ROOT = frozenset(
+    {"labels", "annotations", "name", "namespace", "generateName", "finalizers", "ownerReferences"}
+)
+
+
+def metadata_at_root(kind: str, key: str) -> tuple[str, str]:
+    """The message and the help for ``key``, a field of :data:`METADATA_AT_ROOT`, written at
+    the root of an object of ``kind``."""
+    return (
+        f"{key} is a field of metadata, not of the {kind}: kubectl refuses the unknown field, "
+        "or it is dropped",
+        f"move it under metadata (metadata.{key})",
+    )
+
+
 def value_at(data: Any, path: Path) -> Any:
     for part in path:
         if isinstance(data, dict):
