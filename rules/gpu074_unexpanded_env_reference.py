@@ -8,9 +8,9 @@ container's `env` sets it. `$$(NAME)` (written so to keep the text) is left alon
 container with `envFrom`, whose ConfigMaps or Secrets may set the variable. A shell's
 `$NAME` or `${NAME}` is flagged too when it extends the entry's own path list
 (`LD_LIBRARY_PATH: $LD_LIBRARY_PATH:/opt/lib`, `PATH`, `PYTHONPATH`, `LIBRARY_PATH`,
-`LD_PRELOAD`): Kubernetes never expands that syntax; a value that is one `${NAME}` alone
-(a template's placeholder) is left alone. Every container of every pod template is checked,
-with or without GPUs.
+`LD_PRELOAD`), with or without `envFrom`: Kubernetes never expands that syntax; a value that
+is one `${NAME}` alone (a template's placeholder) is left alone. Every container of every pod
+template is checked, with or without GPUs.
 
 ## Why it matters
 The kubelet expands `$(NAME)` in an `env` value from the variables defined before it in the
@@ -82,8 +82,11 @@ _IMAGE_VARIABLES = frozenset(
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     for container in pod.containers:
         env = container.data.get("env")
-        if not isinstance(env, list) or container.data.get("envFrom"):
-            continue  # envFrom's ConfigMaps and Secrets may set any variable
+        if not isinstance(env, list):
+            continue
+        # envFrom's ConfigMaps and Secrets may set any variable $(NAME) names; a shell's
+        # $NAME is never expanded, whatever they set.
+        sourced = bool(container.data.get("envFrom"))
         defined: set[str] = set()
         for index, item in enumerate(env):
             if not isinstance(item, dict):
@@ -91,7 +94,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             name, value = item.get("name"), item.get("value")
             if isinstance(value, str) and "$" in value and isinstance(name, str):
                 yield from _shell_style(container, index, name, value)
-            if isinstance(value, str) and "$(" in value:
+            if isinstance(value, str) and "$(" in value and not sourced:
                 for match in _REFERENCE.finditer(value):
                     wanted = match.group(1)
                     if wanted is None or wanted in defined:
