@@ -106,7 +106,13 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
             "shell_script",
             "started_by_command",
         ),
-        "gpulint.k8s.agents": ("NVIDIA_CUDA_IMAGES", "find_agent", "image_repository", "image_tag"),
+        "gpulint.k8s.agents": (
+            "NVIDIA_CUDA_IMAGES",
+            "find_agent",
+            "image_registry",
+            "image_repository",
+            "image_tag",
+        ),
         "gpulint.k8s.envvalues": (
             "FromConfigMap",
             "Source",
@@ -340,6 +346,7 @@ if TYPE_CHECKING:
     from gpulint.k8s.agents import (
         NVIDIA_CUDA_IMAGES as NVIDIA_CUDA_IMAGES,
         find_agent as find_agent,
+        image_registry as image_registry,
         image_repository as image_repository,
         image_tag as image_tag,
     )

@@ -50,9 +50,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
-from gpulint.api import PodSpec, RuleContext, Violation
+from gpulint.api import Container, PodSpec, RuleContext, Violation
 
 CODE = "GPU074"
 NAME = "unexpanded-env-reference"
@@ -121,7 +120,7 @@ _PATH_LISTS = frozenset({"PATH", "LD_LIBRARY_PATH", "LIBRARY_PATH", "PYTHONPATH"
 _SHELL_REFERENCE = re.compile(r"(?<!\$)\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
-def _shell_style(container: Any, index: int, name: str, value: str) -> Iterator[Violation]:
+def _shell_style(container: Container, index: int, name: str, value: str) -> Iterator[Violation]:
     """A shell's ``$NAME`` of the entry's own variable or of a path list the image sets, in
     a value that extends it (``$LD_LIBRARY_PATH:/opt/lib``): Kubernetes expands only
     ``$(NAME)``, so the text stays as written, whatever the entries before it set."""

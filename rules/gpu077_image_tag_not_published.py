@@ -82,7 +82,15 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.api import PodSpec, RuleContext, Violation, in_chart_values
+from gpulint.api import (
+    PodSpec,
+    RuleContext,
+    Violation,
+    image_registry,
+    image_repository,
+    image_tag,
+    in_chart_values,
+)
 
 CODE = "GPU077"
 NAME = "image-tag-not-published"
@@ -162,7 +170,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
 
 
 def _split(image: str) -> tuple[str, str]:
-    """``nvcr.io/nvidia/cuda:10.0-base`` -> (``nvcr.io/nvidia/cuda``, ``10.0-base``)."""
+    """``nvcr.io/nvidia/cuda:10.0-base`` -> (``nvcr.io/nvidia/cuda``, ``10.0-base``), as
+    written (the message shows the reference as the manifest has it)."""
     head, _, last = image.rpartition("/")
     name, _, tag = last.partition(":")
     return (f"{head}/{name}" if head else name), tag
@@ -170,13 +179,10 @@ def _split(image: str) -> tuple[str, str]:
 
 def _gone(image: str) -> str | None:
     """Why ``image``'s tag is not published ("untagged", "latest", "old", "retired",
-    "bitnami"), or None when it is, or when gpulint cannot know."""
+    "no-os", "bitnami"), or None when it is, or when gpulint cannot know."""
     if "@" in image or any(c in image for c in "{}$<>"):
         return None  # pinned by digest, or a placeholder
-    reference, tag = _split(image.lower())
-    host, _, repository = reference.partition("/")
-    if not ("." in host or ":" in host or host == "localhost"):
-        host, repository = "", reference
+    host, repository, tag = image_registry(image), image_repository(image), image_tag(image)
     if host in DOCKER_HUB and repository.startswith("bitnami/"):
         name = repository.partition("/")[2]
         if not tag or tag == "latest" or tag.startswith("v") or "/" in name:

@@ -106,12 +106,6 @@ POD_KINDS = frozenset(
 )  # fmt: skip
 
 
-#: Root fields a misspelling is judged against, and the kinds that have them (None: all).
-_ROOTS: dict[str, frozenset[str] | None] = {
-    "metadata": None,
-    "data": frozenset({"ConfigMap", "Secret"}),
-    "spec": None,
-}
 #: Kinds of these groups with no ``spec`` at their root.
 _NO_SPEC = frozenset(
     {
@@ -127,14 +121,15 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Violation]:
     if not _judged(obj):
         return
     data = obj.data
+    roots = _roots(obj.kind)
     for key in data:
-        if not isinstance(key, str) or key in _ROOTS or key in ("apiVersion", "kind"):
+        if not isinstance(key, str) or key in roots or key in ("apiVersion", "kind"):
             continue
         if key in METADATA_AT_ROOT:
             message, advice = metadata_at_root(obj.kind, key)
             yield Violation((*obj.path, key), message, help=advice, at="key")
             continue
-        meant = near_field(key, [r for r, kinds in _ROOTS.items() if _has(obj.kind, r, kinds)])
+        meant = near_field(key, roots)
         if meant is None or meant in data:
             continue
         if meant == "metadata":
@@ -165,7 +160,12 @@ def _judged(obj: K8sObject) -> bool:
     return True
 
 
-def _has(kind: str, root: str, kinds: frozenset[str] | None) -> bool:
-    if root == "spec":
-        return kind not in _NO_SPEC
-    return kinds is None or kind in kinds
+def _roots(kind: str) -> frozenset[str]:
+    """The root fields of ``kind`` a misspelling is judged against: ``metadata``; ``spec``
+    but for the kinds without one; ``data`` of a ConfigMap or a Secret."""
+    roots = {"metadata"}
+    if kind not in _NO_SPEC:
+        roots.add("spec")
+    if kind in ("ConfigMap", "Secret"):
+        roots.add("data")
+    return frozenset(roots)

@@ -102,13 +102,13 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         seen.add((entry.container.name, entry.name))
         plugin = "device plugin" in agent.agent.lower()
         consequence = (
-            "the resource it is there to advertise: it cannot start where no plugin has yet"
+            ", the resource it advertises: it cannot start on a node no plugin has given it"
             if plugin
-            else "it takes a GPU of every node from the workloads, and sees only that one"
+            else ": it takes a GPU of every node from the workloads, and sees only that one"
         )
         yield Violation(
             entry.path,
-            f"the {agent.agent} requests {entry.name}: {consequence}",
+            f"the {agent.agent} requests {entry.name}{consequence}",
             help="remove the request: a node agent reaches its node's devices through the "
             "host, not the scheduler",
             at="key",

@@ -366,7 +366,7 @@ class Picture:
         if index.pool_folders is None:
             folders: dict[tuple[str, ...], str] = {}
             for pool in self.pools:
-                where = pool.source.rpartition(":")[0] or pool.source
+                where = _pool_file(pool.source)
                 parts = _folders(where)
                 for depth in range(len(parts) + 1):
                     folders.setdefault(tuple(parts[:depth]), where)
@@ -388,8 +388,7 @@ class Picture:
         index = self._indexed()
         if index.pool_dirs is None:
             index.pool_dirs = frozenset(
-                tuple(_folders(pool.source.rpartition(":")[0] or pool.source))
-                for pool in self.pools
+                tuple(_folders(_pool_file(pool.source))) for pool in self.pools
             )
         if len(index.pool_dirs) < 2:
             return False
@@ -556,6 +555,11 @@ def _shape(
         return None
     # ``agreed.own`` follows from the hardware and the names.
     return (what, agreed.hardware, agreed.names, tuple(frozen), shown, tuple(names))
+
+
+def _pool_file(source: str) -> str:
+    """The file of a pool's ``source`` (``file:line``, or the file alone)."""
+    return source.rpartition(":")[0] or source
 
 
 def _folders(label: str) -> list[str]:

@@ -71,16 +71,22 @@ def builtin_agents() -> tuple[Agent, ...]:
     return tuple(Agent.from_row(row) for row in data["agents"])
 
 
-def image_repository(image: str) -> str:
-    """``nvcr.io/nvidia/k8s-device-plugin:v0.17.0@sha256:...`` -> ``nvidia/k8s-device-plugin``.
+def image_registry(image: str) -> str:
+    """``nvcr.io/nvidia/cuda:12.4.1-base`` -> ``nvcr.io``: the registry host of an image
+    reference, in lower case, or ``""`` when it names none (Docker Hub). The host is the
+    first component when it has a ``.`` or a ``:`` or is ``localhost`` (the Docker reference
+    grammar)."""
+    first, sep, _ = image.strip().lower().partition("/")
+    return first if sep and ("." in first or ":" in first or first == "localhost") else ""
 
-    The registry host is the first component when it has a ``.`` or a ``:`` or is
-    ``localhost`` (the Docker reference grammar); the tag and digest are dropped.
-    """
+
+def image_repository(image: str) -> str:
+    """``nvcr.io/nvidia/k8s-device-plugin:v0.17.0@sha256:...`` -> ``nvidia/k8s-device-plugin``:
+    the reference without its registry host (:func:`image_registry`), tag and digest."""
     ref = image.strip().lower().split("@", 1)[0]
-    first, sep, rest = ref.partition("/")
-    if sep and ("." in first or ":" in first or first == "localhost"):
-        ref = rest
+    host = image_registry(ref)
+    if host:
+        ref = ref[len(host) + 1 :]
     slash = ref.rfind("/")
     colon = ref.rfind(":")
     if colon > slash:

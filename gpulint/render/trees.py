@@ -26,7 +26,7 @@ from gpulint.render.kustomize.files import (
     read_folder,
     read_kustomization,
 )
-from gpulint.util.discover import Part, named_patch
+from gpulint.util.discover import Part, go_vendor, named_patch
 from gpulint.util.safefile import ancestors, repository_root
 from gpulint.util.walk import Listings, walk
 
@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 CHART_FILE = "Chart.yaml"
 
-#: Folders never walked when looking for kustomizations (as discover.SKIP_DIRS).
+#: Folders never walked when looking for kustomizations (as discover.SKIP_DIRS; a Go
+#: project's vendored dependencies are left out too, as the files' walk leaves them).
 _SKIP = frozenset({".git", ".hg", ".svn", ".venv", "node_modules", "venv", "__pycache__"})
 #: Kustomizations read per scan at most (a tree with more is read no further).
 MAX_KUSTOMIZATIONS = 10_000
@@ -139,7 +140,9 @@ class Trees:
         self._scanned.add(top)
         self._consumed = self._roots = self._parts = None
         for dirpath, dirnames, filenames in walk(top, None, self.listings):
-            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
+            dirnames[:] = sorted(
+                d for d in dirnames if d not in _SKIP and not go_vendor(dirpath, d, filenames)
+            )
             if CHART_FILE in filenames:
                 dirnames[:] = []
                 continue
