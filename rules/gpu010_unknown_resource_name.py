@@ -10,7 +10,9 @@ device registry. Two cases, by how sure it can be:
   `aliyun.com/gpu-mem`), a MIG profile's `+` kept (`nvidia.com/mig-1g.10gb+me`), a
   misspelt vendor domain (`nvidai.com/gpu`, `intel.com/gpu`: one slip in the domain, or
   the vendor's own label under another suffix), a name without a domain
-  (`gpu`) -- or a name no node advertises any more (`alpha.kubernetes.io/nvidia-gpu`,
+  (`gpu`; not in a chart's values, whose chart may read it as a setting of its own and
+  write `nvidia.com/gpu`: a chart that copies it as written fails at install, loudly) -- or
+  a name no node advertises any more (`alpha.kubernetes.io/nvidia-gpu`,
   removed from Kubernetes). It suggests the closest real name.
 - **error** too when the project's own NVIDIA device plugin configuration is in the run and
   the name, a near miss of one it advertises, is none of them (`nvidia.com/gpu-all`, a CDI
@@ -132,6 +134,7 @@ from gpulint.api import (
     Violation,
     container_entries,
     holds_placeholder,
+    in_chart_values,
     is_extended_resource,
     judge_resource_name,
 )
@@ -157,6 +160,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         if not verdict.certain:
             yield Violation(entry.path, verdict.text, severity="info")
             continue
+        if verdict.kind == "slip" and "/" not in name and in_chart_values(pod.obj, pod.path):
+            continue  # a chart's own setting (a count it writes as nvidia.com/gpu), maybe
         severity = None
         if verdict.kind == "legacy":
             message = (

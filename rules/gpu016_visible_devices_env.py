@@ -38,6 +38,10 @@ an enabled `gpu:` block of those values makes the chart write: docs/workloads.md
   mounts device nodes itself (`/dev/dxg` under WSL, `/dev/kfd`) passes its GPU through by
   hand, on purpose.
 
+A container that asks for a name of an accelerator vendor's domain that gpulint's registry
+does not know (`nvidia.com/a100`: the National Research Platform's name for its A100s) may
+hold a GPU under that name: it is not told "requests no GPU".
+
 A variable the container takes through `envFrom: configMapRef` from a ConfigMap of its
 file or of its project (docs/cluster.md, "Projects"; never another project's) is judged the
 same, at the `configMapRef`'s name, with the ConfigMap's key as a related location
@@ -123,6 +127,7 @@ from gpulint.api import (
     envfrom_configmaps,
     gpu_demand,
     is_placeholder,
+    resource_lists,
     runs_nvidia_runtime,
     whole_gpu_count,
 )
@@ -180,7 +185,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             if demand is None:
                 demand = gpu_demand(pod, ctx.registry)
             gpu = container_gpu(container, demand, ctx.registry)
-            if gpu is None:
+            if gpu is None or (not gpu and _unknown_device(container, ctx)):
                 continue
             name = item["name"]
             place = _env_place(container, index, item)
@@ -235,6 +240,19 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 severity=severity,
                 related=related,
             )
+
+
+def _unknown_device(container: Container, ctx: RuleContext) -> bool:
+    """Does the container ask for a name of an accelerator vendor's domain that the registry
+    does not know (NRP's ``nvidia.com/a100``, a cluster's own name for a GPU model)? It may
+    hold a GPU under that name: whether it does is not known here."""
+    registry = ctx.registry
+    for _, mapping in resource_lists(container):
+        for name in mapping:
+            domain, slash, _ = str(name).rpartition("/")
+            if slash and name not in registry.resources and registry.has_domain(domain):
+                return True
+    return False
 
 
 def _variables(
