@@ -29,9 +29,12 @@ the same way at their top level, against the values the chart has in any release
 and the charts it depends on): in a Flux HelmRelease of one of these charts, an Argo CD source of it
 (`helm.valuesObject`, or the `helm.values` text, the finding placed inside it), a k3s or
 RKE2 `HelmChart` of it (the `valuesContent` text, as Argo CD's), a values file
-that is plainly the GPU Operator's, and a values file named for one of these charts
+that is plainly the GPU Operator's, a values file named for one of these charts
 (`nvidia-device-plugin.yaml` whose keys are mostly the chart's, or `values/volcano.yaml` in a
-folder of values whatever its keys; not a device plugin configuration file). A near miss is a
+folder of values whatever its keys; not a device plugin configuration file), and an umbrella
+chart's values for one of them under its name (`nvidia-device-plugin:` at the top of a
+chart's `values.yaml`, when most of the keys there, two at least, are that chart's; its
+`enabled` is the dependency's condition, not judged). A near miss is a
 warning (`dcgm-exporter` for `dcgmExporter`); any other key is `info`, naming the releases
 read (`timeSlicing:` at the top of the operator's values: time-slicing is a ConfigMap that
 `devicePlugin.config` names; `sharing:` at the top of the plugin's: it belongs in a
@@ -240,6 +243,10 @@ def _chart_values(found: OperatorValues) -> Iterator[Violation]:
     known = chart_value_keys(found.chart)
     if not known:
         return
+    if found.path[-1:] == (found.chart,):
+        # An umbrella chart's values for its dependency: `enabled` is the dependency's
+        # `condition` (Helm reads it to decide whether to install the chart at all).
+        known = known | {"enabled"}
     components: dict[str, Any] = {}
     if found.chart == "gpu-operator":
         policy = operator_fields()["kinds"].get("nvidia.com/ClusterPolicy")

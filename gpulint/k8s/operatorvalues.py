@@ -23,7 +23,9 @@ word. Their values are found
   least three of its top-level keys are the chart's own components, two of them ones no
   other NVIDIA chart has (``driver``, ``toolkit``, ``devicePlugin``, ...; the device
   plugin's chart has ``gfd`` and ``nfd`` too), and most of its keys are the chart's; or
-  under a ``gpu-operator:`` key of a chart that depends on it;
+  under a ``gpu-operator:`` key of a chart that depends on it; or under the name of another
+  of these charts (``nvidia-device-plugin:``, an umbrella chart's values for its
+  dependency) when most of the keys there, two at least, are that chart's;
 * in a values file named for the chart (``nvidia-device-plugin.yaml``,
   ``gpu-operator-values.yaml``, or a ``values*.yaml`` in a folder of that name) most of whose
   keys are the chart's, or named for it in a folder of values (``values/volcano.yaml``)
@@ -246,8 +248,14 @@ def gpu_operator_values(
                         if found is not None:
                             yield found._replace(version=version)
         return
-    if "apiVersion" in data or "kind" in data:
-        return
+    if "apiVersion" not in data and "kind" not in data:
+        yield from _values_file(data, base, file_chart)
+
+
+def _values_file(
+    data: Mapping[str, Any], base: Path, file_chart: str | None
+) -> Iterator[OperatorValues]:
+    """The values of these charts in a values file (no ``apiVersion`` and ``kind``)."""
     if file_chart is not None:
         yield OperatorValues(data, base, chart=file_chart)
         return
@@ -256,6 +264,20 @@ def gpu_operator_values(
     inner = data.get(CHART)  # a chart that depends on the GPU Operator's, under its name
     if isinstance(inner, Mapping) and any(isinstance(k, str) and k in _OWN for k in inner):
         yield OperatorValues(inner, (*base, CHART))
+    for chart in CHARTS[1:]:
+        # A chart that depends on another of these: its values under the dependency's name,
+        # when most of their keys (two at least) are that chart's.
+        inner = data.get(chart)
+        if isinstance(inner, Mapping) and _mostly(inner, chart_value_keys(chart)):
+            yield OperatorValues(inner, (*base, chart), chart=chart)
+
+
+def _mostly(values: Mapping[str, Any], known: frozenset[str]) -> bool:
+    """Most of the keys of ``values`` (two at least) are in ``known``; ``enabled``, the
+    dependency's condition in the umbrella chart, is neither."""
+    keys = [k for k in values if isinstance(k, str) and k != "enabled"]
+    ours = sum(k in known for k in keys)
+    return ours >= 2 and ours * 2 > len(keys)
 
 
 def chart_values_of(obj: K8sObject) -> list[OperatorValues]:

@@ -290,14 +290,23 @@ APP_TEMPLATE_MARKS = (b"app-template:", b"controllers:")
 #: them is known from the values alone, whatever templates the chart around them adds.
 PRODUCTION_STACK_MARKS = (b"servingEngineSpec:", b"modelSpec:")
 VALUES_PEEK = 1024 * 1024
+#: An umbrella chart's values for a GPU vendor's or GPU scheduler's chart it depends on (a
+#: top-level key named for the chart, :data:`gpulint.k8s.operatorvalues.CHARTS`): GPU049
+#: reads them as that chart's values, whatever templates the umbrella chart adds.
+#: (A pattern: compiled on first use, see docs/architecture.md.)
+DEPENDENCY_MARK = (
+    rb"(?m)^(gpu-operator|nvidia-device-plugin|intel-device-plugins-gpu|amd-gpu"
+    rb"|kai-scheduler|volcano|hami):[ \t]*(#.*)?\r?$"
+)
 
 
 def values_as_written(chart: str, path: str) -> bool:
     """Is ``path`` the values file of a chart that only configures bjw-s app-template (no
     ``templates/`` of its own, its values under ``app-template:``), or a values file of a
     chart that sets vLLM production stack's models (``servingEngineSpec:`` and
-    ``modelSpec:``, with or without templates of its own)? Without ``--render`` it is linted
-    as a file: its controllers' or models' pods are read as written
+    ``modelSpec:``, with or without templates of its own), or one that holds values for a
+    GPU chart it depends on (``nvidia-device-plugin:`` at its top)? Without ``--render`` it
+    is linted as a file: its controllers' or models' pods are read as written
     (:mod:`gpulint.k8s.chartvalues`), where the chart otherwise gets one GL201 and no check.
     A file of at most :data:`VALUES_PEEK` bytes is read for the marks (the lint parses it
     once)."""
@@ -313,6 +322,10 @@ def values_as_written(chart: str, path: str) -> bool:
     if head is None:
         return False
     if all(mark in head for mark in PRODUCTION_STACK_MARKS):
+        return True
+    import re
+
+    if re.search(DEPENDENCY_MARK, head):
         return True
     if os.path.isdir(os.path.join(chart, "templates")):
         return False
