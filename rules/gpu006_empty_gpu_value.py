@@ -12,6 +12,11 @@ zero request differs from the limit and the API server rejects the pod (`must be
 nvidia.com/gpu limit of 1`). The empty value is usually a template variable that was never
 filled in.
 
+In a Kustomize strategic-merge patch a `null` deletes the key from the object it patches
+(`nvidia.com/gpu: null` in a patch that makes a CPU variant): such a file, and the object a
+patch completes, is not judged without `--render` (GL203 says so); with `--render` the
+rendered object is.
+
 ## Example
 ```yaml
 resources:
@@ -46,6 +51,8 @@ CODE = "GPU006"
 NAME = "empty-gpu-value"
 SEVERITY = "error"
 SCOPE = "pod"
+WHOLE_OBJECT = True  # GL203: in a Kustomize patch, null deletes the key (strategic merge)
+PLACEMENT_FREE = True  # runs on a base whose patches change only where its pods run
 OPTIONS: dict[str, object] = {}
 
 
