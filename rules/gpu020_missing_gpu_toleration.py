@@ -97,7 +97,9 @@ does not rule it out: `karpenter.sh/nodepool: gpu` names it), contradicts the de
 finding (a Karpenter NodePool of g6 nodes with no taint takes the pod as it is). A pod that
 itself tolerates a taint of particular nodes (`gpupod=true:NoSchedule`,
 `dedicated=ml:NoSchedule`: not a key every cluster has, nor a Spot capacity taint) names its GPU
-nodes' own taint: it is not held to the default one. So does a toleration of the default taint's
+nodes' own taint: it is not held to the default one, nor to a taint only other pods tolerate
+(a repository of several GPU pools, `g5-gpu` for some pods and `g6-gpu` for others; a pool
+of the files that carries the taint still counts). So does a toleration of the default taint's
 key that differs from it only in the value or the effect (`nvidia.com/gpu=true:NoSchedule`,
 EKS's usual GPU taint; `NoExecute`; no operator, which tolerates only the empty value): such a
 toleration is reported against a taint the configuration, the project's files or the platform
@@ -292,6 +294,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         )
         return
     if evidence:
+        if close is None and _own_pool(evidence, ground.picture, tolerations):
+            return  # its own pool's taint, not a slip of theirs: meant for other GPU nodes
         cited = "; ".join(f"{k.evidence.what}: {k.evidence.cited()}" for k in evidence)
         related = tuple(
             r for k in evidence for r in k.evidence.related(f"the evidence for {k.shown()}")
@@ -346,6 +350,21 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
 
 
 _LOUDNESS = {"info": 0, "warning": 1, "error": 2}
+
+
+def _own_pool(evidence: list[KnownTaint], picture: Any, tolerations: list[Any]) -> bool:
+    """Does the pod tolerate a taint of particular nodes of its own (``g6-gpu``) when the
+    only evidence against it is other pods' tolerations (``g5-gpu``, no pool of the files
+    carries it)? Then it is meant for other GPU nodes than theirs: a repository of several
+    GPU pools, each pod tolerating its own."""
+    pool_keys = picture.pool_keys()
+    if any(k.pooled or k.taint.key in pool_keys for k in evidence):
+        return False
+    keys = {k.taint.key for k in evidence}
+    return any(
+        isinstance(t, dict) and names_node_taint(t) and t.get("key") not in keys
+        for t in tolerations
+    )
 
 
 def _webhooks_weight(picture: Any, severity: str | None, hedge: str) -> tuple[str | None, str]:

@@ -121,21 +121,29 @@ def test_a_toleration_of_another_key_under_the_same_domain_is_no_near_miss(
 ) -> None:
     # A lab's pods tolerate its own node's taint; the fourth tolerates another lab's key of
     # the same domain: a toleration for another taint, not a slip of this one (the shared
-    # `nautilus.io/` made the keys look alike), so the advice is to add the toleration at
-    # the pod's tolerations, not to rewrite the other one.
+    # `nautilus.io/` made the keys look alike). The pod is meant for that lab's nodes, and
+    # only other pods' tolerations say the amraj taint is the GPU nodes': no finding.
     toleration = "      tolerations:\n      - {key: %s, operator: Exists, effect: NoSchedule}\n"
     lab, other = toleration % "nautilus.io/amraj", toleration % "nautilus.io/bharadia"
     files = {f"train-{c}.yaml": job(f"train-{c}", lab) for c in "abc"}
     files["train-d.yaml"] = job("train-d", other)
     findings, _ = check(repo(tmp_path, files))
-    (finding,) = findings
-    assert (finding["path"], finding["line"], finding["column"]) == ("train-d.yaml", 8, 7)
-    assert "almost matches" not in said(finding)
-    assert "add {key: nautilus.io/amraj, operator: Exists, effect: NoSchedule}" in said(finding)
+    assert findings == []
+    # A pod with no toleration of its own is still held to theirs, at its tolerations.
+    (tmp_path / "train-d.yaml").write_text(job("train-d"))
+    findings, _ = check(tmp_path)
+    assert "add {key: nautilus.io/amraj, operator: Exists, effect: NoSchedule}" in said(findings[0])
     # A slip of the key's name under the same domain is still one.
     (tmp_path / "train-d.yaml").write_text(job("train-d", other.replace("bharadia", "amrajj")))
     findings, _ = check(tmp_path)
     assert "almost matches: write key: nautilus.io/amraj" in said(findings[0])
+    # Nor is a pool numbered apart (g6-gpu beside the others' g5-gpu) a slip of their taint.
+    pools = tmp_path / "pools"
+    pools.mkdir()
+    files = {f"train-{c}.yaml": job(f"train-{c}", toleration % "g5-gpu") for c in "abc"}
+    files["train-d.yaml"] = job("train-d", toleration % "g6-gpu")
+    findings, _ = check(repo(pools, files))
+    assert findings == []
 
 
 def test_a_taint_only_some_of_the_other_pods_tolerate_is_info(tmp_path: Path) -> None:
@@ -420,14 +428,17 @@ def test_a_cpu_pod_filling_a_host_path_is_info_and_one_preferring_gpu_nodes_sile
 def test_a_mig_pod_is_held_to_the_taint_its_projects_gpu_pods_agree_on(tmp_path: Path) -> None:
     # The GPU pods agree on nvidia.com/gpu=true: a pod asking for a MIG instance of those GPUs
     # lands on the same nodes. Tolerating that taint is enough (it was held to gpulint's
-    # default nvidia.com/gpu=present and told its value was wrong); tolerating another is not.
+    # default nvidia.com/gpu=present and told its value was wrong); tolerating a taint every
+    # cluster's nodes may carry instead is not (one of particular nodes, `dedicated`, would
+    # name the pod's own pool).
     true = "      tolerations:\n      - {key: nvidia.com/gpu, operator: Equal, value: 'true'}\n"
     files = {f"{c}.yaml": job(c, true) for c in "ab"}
     mig = job("mig", true).replace("nvidia.com/gpu: 1", "nvidia.com/mig-1g.10gb: 1")
     files["mig.yaml"] = mig
     findings, _ = check(repo(tmp_path, files))
     assert findings == []
-    (tmp_path / "mig.yaml").write_text(mig.replace("key: nvidia.com/gpu,", "key: dedicated,"))
+    generic = "key: node.kubernetes.io/unreachable,"
+    (tmp_path / "mig.yaml").write_text(mig.replace("key: nvidia.com/gpu,", generic))
     findings, _ = check(tmp_path)
     assert seen(findings) == [("mig.yaml", "GPU020", "info")]
     assert "nvidia.com/gpu=true" in said(findings[0])

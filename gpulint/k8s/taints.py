@@ -243,7 +243,12 @@ def _keys_close(key: str, other: str) -> bool:
     """Is ``key`` a slip of ``other``? Under the same domain, its name is at most two edits
     away and fewer than half its length (``nvidia.com/gpus``; not ``nautilus.io/bharadia``
     for ``nautilus.io/amraj``, whose shared domain made them look alike); else the whole key
-    is close (a misspelt domain, ``nvida.com/gpu``)."""
+    is close (a misspelt domain, ``nvida.com/gpu``). Keys that differ only in digits are
+    numbered apart, not slips (``g6-gpu`` beside ``g5-gpu``: two pools)."""
+    if len(key) == len(other) and all(
+        a == b or (a.isdigit() and b.isdigit()) for a, b in zip(key, other, strict=True)
+    ):
+        return False  # numbered apart: another pool's or node's (g5-gpu, g6-gpu), no slip
     domain, slash, name = key.rpartition("/")
     other_domain, other_slash, other_name = other.rpartition("/")
     if slash and other_slash and domain == other_domain:
