@@ -64,7 +64,9 @@ A pod spec field written in a built-in workload's spec beside its `template` (`a
 `jobTemplate.spec`, a Job embedded in another object such as an AppWrapper's too) is
 reported at the key: the workload's spec (DeploymentSpec, JobSpec, ... in the same field
 table) has no such field (a field both have by name, such as a Job's `activeDeadlineSeconds`,
-is the workload's own), so kubectl refuses it or the pods are made without it.
+is the workload's own), so kubectl refuses it or the pods are made without it. So is the
+other way round, a field of the workload's spec written in its pod spec (a Deployment's
+`strategy` indented under `template.spec`): the rollout settings are dropped.
 
 A key under a container's `limits` or `requests` that is no resource name (no domain, and
 not `cpu`, `memory`, `ephemeral-storage` or `hugepages-<size>`: a probe's `port`, an object
@@ -426,6 +428,17 @@ def _pod_fields_in_workload_spec(pod: PodSpec) -> Iterator[Violation]:
                 f"{key} is a field of the pod spec, not of the {kind}'s spec: kubectl refuses "
                 "the unknown field, or it is dropped and the pods never get it",
                 help=f"move it under template.spec (template.spec.{key})",
+                at="key",
+            )
+    for key in pod.spec:
+        # The other way round: the workload's own field written in its pod spec (a
+        # Deployment's `strategy` indented under template.spec).
+        if isinstance(key, str) and key in fields and key not in pod_fields:
+            yield Violation(
+                (*pod.path, key),
+                f"{key} is a field of the {kind}'s spec, not of the pod spec: kubectl refuses "
+                "the unknown field, or it is dropped and the workload never gets it",
+                help=f"move it up beside template (spec.{key})",
                 at="key",
             )
 
