@@ -4,9 +4,10 @@
 Checks the keys under `spec` of the NVIDIA GPU Operator's `ClusterPolicy` and `NVIDIADriver`
 (`nvidia.com`), KubeRay's `RayCluster`, `RayJob`, `RayService` and `RayCronJob`
 (`ray.io`), Kaiwo's `KaiwoJob`, `KaiwoService` (`kaiwo.silogen.ai`) and `KaiwoConfig`
-(`config.kaiwo.silogen.ai`), and Karpenter's `NodePool` (`karpenter.sh`, whose taints and
-requirements decide where GPU pods land) against the fields their CustomResourceDefinitions
-declare, level by level
+(`config.kaiwo.silogen.ai`), Karpenter's `NodePool` (`karpenter.sh`, whose taints and
+requirements decide where GPU pods land) and the k3s and RKE2 Helm controller's `HelmChart`
+(`helm.cattle.io`, which installs the GPU Operator or the device plugin on such clusters)
+against the fields their CustomResourceDefinitions declare, level by level
 (`gpulint/data/operator-fields.json`: the union of the CRDs of every release of the operator
 and of its newest commit, so a field an older release had still counts). It reports, at the
 key:
@@ -130,7 +131,9 @@ None.
   release); Project-HAMi/HAMi `charts/hami/` (in every commit that changed the chart)
 - silogen/kaiwo `config/crd/bases/` (the KaiwoJob, KaiwoService and KaiwoConfig CRDs, in every
   release); kubernetes-sigs/karpenter `pkg/apis/crds/karpenter.sh_nodepools.yaml` (every
-  release)
+  release); k3s-io/helm-controller `pkg/crds/yaml/generated/helm.cattle.io_helmcharts.yaml`
+  (every release that has it; older ones built the same fields in Go,
+  `pkg/apis/helm.cattle.io/v1/types.go`)
 - https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning
 - https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
 """

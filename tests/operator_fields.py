@@ -60,6 +60,13 @@ OPERATORS: dict[str, dict[str, Any]] = {
             "config.kaiwo.silogen.ai_kaiwoconfigs.yaml",
         ),
     },
+    "helm-controller": {
+        # k3s's and RKE2's Helm controller: the HelmChart that installs the GPU Operator or the
+        # device plugin on a k3s cluster (its CRD file from v0.16; older releases built the
+        # CRD in Go, with the same fields).
+        "repository": "https://github.com/k3s-io/helm-controller",
+        "files": ("helm.cattle.io_helmcharts.yaml",),
+    },
 }
 
 
