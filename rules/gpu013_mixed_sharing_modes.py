@@ -10,6 +10,9 @@ each vendor's device plugin runs its own mode on a node that has both. A device 
 resource beside a claim for NVIDIA's DRA driver, the other way to get the same GPUs, is
 GPU066's.
 
+A resource written `null` is not counted: it asks for nothing a node gives (GPU006's
+finding; in a Kustomize strategic-merge patch, the key's deletion).
+
 ## Why it matters
 A node runs one GPU scheduling mode at a time. Alibaba ACK: "a node supports only one GPU
 scheduling mode ... enabling one mode sets the extended resources of all other modes to 0".
@@ -61,6 +64,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
         resource = ctx.registry.get(entry.name)
         if resource is None or not resource.schemes or not entry.amount.positive_or_unknown:
             continue
+        if entry.value is None:
+            continue  # a null asks for nothing: GPU006's, or a patch's deletion of the key
         entries.append((entry, resource))
     # "The second mode" is the one written second: init containers may follow containers in
     # the file, and requests may come before limits.

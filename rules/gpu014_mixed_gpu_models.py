@@ -5,7 +5,9 @@ Flags a container that asks for a MIG instance (`nvidia.com/mig-<profile>`) toge
 full GPU (`nvidia.com/gpu`), or for MIG profiles that no single GPU model offers together:
 `nvidia.com/mig-1g.5gb` exists only on 40 GB A100/A800 GPUs and `nvidia.com/mig-2g.20gb` only
 on 80 GB A100/A800/H100/H800 ones, so asking for both needs two GPU models. The registry's MIG
-table says which models offer each profile.
+table says which models offer each profile. A resource written `null` asks for nothing a node
+gives (GPU006's finding; in a Kustomize strategic-merge patch, the key's deletion, as when
+an overlay swaps the whole GPU for a MIG instance) and is not counted.
 
 ## Why it matters
 GPU nodes are homogeneous: a node that offers profiles of two GPU models does not exist, so
@@ -56,7 +58,8 @@ FULL_GPU = "nvidia.com/gpu"
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     by_container: dict[int, list[ResourceEntry]] = {}
     for entry in accelerator_entries(pod, ctx.registry):
-        if entry.amount.positive_or_unknown:
+        # A null asks for nothing CUDA sees: GPU006's, or a patch's deletion of the key.
+        if entry.value is not None and entry.amount.positive_or_unknown:
             by_container.setdefault(id(entry.container), []).append(entry)
     for entries in by_container.values():
         yield from _check_container(entries, ctx)

@@ -29,6 +29,9 @@ Kubernetes 1.34+ `DRAExtendedResource`: Intel's chart sets `intel.com/gpu`), a c
 asks for it and for a claim gets two allocations from one allocator: more devices than either
 request says, not the same device twice.
 
+A resource written `null` is not counted: it asks for nothing a node gives (GPU006's
+finding; in a Kustomize strategic-merge patch, the key's deletion).
+
 ## Why it matters
 The two ask two different allocators for the same GPUs. NVIDIA's DRA driver documents that
 its GPU plugin "cannot be deployed alongside the standard GPU device plugin on the same
@@ -123,7 +126,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     entries = [
         (e, resource.hardware)
         for e in accelerator_entries(pod, registry)
-        if e.amount.positive_or_unknown
+        if e.value is not None  # a null: GPU006's, or a patch's deletion of the key
+        and e.amount.positive_or_unknown
         and (resource := registry.get(e.name)) is not None
         and resource.hardware in DOCUMENTED
     ]
