@@ -62,10 +62,8 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     entries = []
     for entry in accelerator_entries(pod, ctx.registry):
         resource = ctx.registry.get(entry.name)
-        if resource is None or not resource.schemes or not entry.amount.positive_or_unknown:
+        if resource is None or not resource.schemes or not entry.devices_asked:
             continue
-        if entry.value is None:
-            continue  # a null asks for nothing: GPU006's, or a patch's deletion of the key
         entries.append((entry, resource))
     # "The second mode" is the one written second: init containers may follow containers in
     # the file, and requests may come before limits.

@@ -58,8 +58,7 @@ FULL_GPU = "nvidia.com/gpu"
 def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     by_container: dict[int, list[ResourceEntry]] = {}
     for entry in accelerator_entries(pod, ctx.registry):
-        # A null asks for nothing CUDA sees: GPU006's, or a patch's deletion of the key.
-        if entry.value is not None and entry.amount.positive_or_unknown:
+        if entry.devices_asked:
             by_container.setdefault(id(entry.container), []).append(entry)
     for entries in by_container.values():
         yield from _check_container(entries, ctx)

@@ -127,7 +127,6 @@ from gpulint.api import (
     envfrom_configmaps,
     gpu_demand,
     is_placeholder,
-    resource_lists,
     runs_nvidia_runtime,
     whole_gpu_count,
 )
@@ -185,7 +184,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
             if demand is None:
                 demand = gpu_demand(pod, ctx.registry)
             gpu = container_gpu(container, demand, ctx.registry)
-            if gpu is None or (not gpu and _unknown_device(container, ctx)):
+            if gpu is None:
                 continue
             name = item["name"]
             place = _env_place(container, index, item)
@@ -240,19 +239,6 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
                 severity=severity,
                 related=related,
             )
-
-
-def _unknown_device(container: Container, ctx: RuleContext) -> bool:
-    """Does the container ask for a name of an accelerator vendor's domain that the registry
-    does not know (NRP's ``nvidia.com/a100``, a cluster's own name for a GPU model)? It may
-    hold a GPU under that name: whether it does is not known here."""
-    registry = ctx.registry
-    for _, mapping in resource_lists(container):
-        for name in mapping:
-            domain, slash, _ = str(name).rpartition("/")
-            if slash and name not in registry.resources and registry.has_domain(domain):
-                return True
-    return False
 
 
 def _variables(

@@ -258,7 +258,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     yield from _not_resource_names(pod, ctx)
     yield from _metadata_at_root(pod)
     yield from _metadata_keys(pod)
-    yield from _pod_fields_in_workload_spec(pod)
+    yield from _fields_across_workload_and_pod(pod)
     for found in misplaced_keys(pod, ctx):
         fix = None
         if found.rename is not None:
@@ -393,11 +393,12 @@ _WORKLOAD_SPECS = {
 _WORKLOAD_GROUPS = frozenset({"apps", "batch", "extensions"})
 
 
-def _pod_fields_in_workload_spec(pod: PodSpec) -> Iterator[Violation]:
+def _fields_across_workload_and_pod(pod: PodSpec) -> Iterator[Violation]:
     """A pod spec field (``affinity``, ``nodeSelector``, ``tolerations``) written in a
     built-in workload's spec beside its ``template`` instead of under ``template.spec``: a
     Deployment's, a Job's (a CronJob's ``jobTemplate.spec``, a Job embedded in another
-    object such as an AppWrapper's ``generictemplate``)."""
+    object such as an AppWrapper's ``generictemplate``); and the other way round, a field of
+    that workload's spec written in its pod spec (``strategy``, ``ttlSecondsAfterFinished``)."""
     if pod.location != "pod":
         return
     relative = tuple(pod.path[len(pod.obj.path) :])

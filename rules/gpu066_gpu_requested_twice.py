@@ -126,8 +126,7 @@ def check(pod: PodSpec, ctx: RuleContext) -> Iterator[Violation]:
     entries = [
         (e, resource.hardware)
         for e in accelerator_entries(pod, registry)
-        if e.value is not None  # a null: GPU006's, or a patch's deletion of the key
-        and e.amount.positive_or_unknown
+        if e.devices_asked
         and (resource := registry.get(e.name)) is not None
         and resource.hardware in DOCUMENTED
     ]

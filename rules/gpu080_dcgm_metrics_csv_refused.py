@@ -54,7 +54,6 @@ None.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from gpulint.api import K8sObject, RuleContext, Violation
 
@@ -123,7 +122,7 @@ def _refused(text: str) -> tuple[int, int, str, str, int] | None:
     return None if first is None else (*first, more)
 
 
-def _problem(fields: list[Any]) -> tuple[str, str] | None:
+def _problem(fields: list[str]) -> tuple[str, str] | None:
     """What is wrong with a record of the exporter's file, and what to write instead."""
     name = (fields[0].split() or [""])[0]
     if len(fields) != 3:

@@ -56,7 +56,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpulint.api import PodSpec, RuleContext, Violation, accelerator_entries, whole_gpu_count
+from gpulint.api import (
+    PodSpec,
+    RuleContext,
+    Violation,
+    accelerator_entries,
+    required_node_terms,
+    whole_gpu_count,
+)
 
 CODE = "GPU081"
 NAME = "pinned-gpu-rolling-update"
@@ -130,15 +137,8 @@ def _pinned(pod: PodSpec) -> tuple[tuple[Any, ...], str] | None:
         host = selector.get(HOSTNAME)
         if isinstance(host, str) and host.strip():
             return (*pod.path, "nodeSelector", HOSTNAME), host
-    affinity = spec.get("affinity")
-    node = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
-    required = (
-        node.get("requiredDuringSchedulingIgnoredDuringExecution")
-        if isinstance(node, Mapping)
-        else None
-    )
-    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
-    if not isinstance(terms, list) or not terms:
+    terms = required_node_terms(spec)
+    if not terms:
         return None
     hosts: set[str] = set()
     for term in terms:

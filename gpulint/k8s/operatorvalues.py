@@ -173,10 +173,7 @@ def chart_of_file(label: str, data: Mapping[Any, Any]) -> str | None:
                 # A file named for the chart in a folder of values (``values/volcano.yaml``):
                 # its values whatever keys it holds (wrong ones are what GPU049 is for).
                 return chart
-            keys = [k for k in data if isinstance(k, str)]
-            known = chart_value_keys(chart)
-            ours = sum(1 for k in keys if k in known)
-            return chart if ours >= 2 and ours * 2 > len(keys) else None
+            return chart if _mostly(data, chart_value_keys(chart)) else None
     return None
 
 
@@ -272,9 +269,9 @@ def _values_file(
             yield OperatorValues(inner, (*base, chart), chart=chart)
 
 
-def _mostly(values: Mapping[str, Any], known: frozenset[str]) -> bool:
-    """Most of the keys of ``values`` (two at least) are in ``known``; ``enabled``, the
-    dependency's condition in the umbrella chart, is neither."""
+def _mostly(values: Mapping[Any, Any], known: frozenset[str]) -> bool:
+    """Most of the keys of ``values`` (two at least) are in ``known``; ``enabled`` (an
+    umbrella chart's condition for its dependency) counts neither way."""
     keys = [k for k in values if isinstance(k, str) and k != "enabled"]
     ours = sum(k in known for k in keys)
     return ours >= 2 and ours * 2 > len(keys)

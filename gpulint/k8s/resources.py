@@ -165,6 +165,14 @@ class ResourceEntry(NamedTuple):
     def amount(self) -> Amount:
         return amount(self.value)
 
+    @property
+    def devices_asked(self) -> bool:
+        """Does the entry ask a node for some of the resource? Not a zero, and not a null:
+        a null asks for nothing a node gives (GPU006's finding), and in a Kustomize
+        strategic-merge patch it deletes the key. (:func:`gpu_demand` counts a null as
+        intent: the author meant a GPU pod.)"""
+        return self.value is not None and self.amount.positive_or_unknown
+
 
 def resource_lists(container: Container) -> Iterator[tuple[str, dict[Any, Any]]]:
     """``("limits", {...})`` then ``("requests", {...})``: the container's resource lists that
@@ -431,21 +439,24 @@ def _unlisted_vendor_name(pod: PodSpec, registry: Registry) -> bool:
     """A container asks for an unlisted name of a domain the registry has accelerators in, or
     for a name a template fills in (``${MIG_RESOURCE}: 1``, ``{{ .Values.gpuResource }}``):
     it may be a GPU."""
-    for entry in container_entries(pod):
-        if entry.amount.positive_or_unknown and (
-            is_placeholder(entry.name) or "${" in entry.name or "{{" in entry.name
-        ):
-            return True
-        domain, slash, _ = entry.name.rpartition("/")
-        if (
-            slash
-            and entry.amount.positive_or_unknown
-            and registry.has_domain(domain)
-            and not registry.is_accelerator(entry.name)
-            and not registry.is_dra_extended(entry.name)
-        ):
-            return True
-    return False
+    return any(_unlisted(entry, registry) for entry in container_entries(pod))
+
+
+def _unlisted(entry: ResourceEntry, registry: Registry) -> bool:
+    """``entry`` asks for a name that may be a GPU gpulint cannot tell: a placeholder, or an
+    unlisted name of a vendor's domain (NRP's ``nvidia.com/a100``)."""
+    if not entry.amount.positive_or_unknown:
+        return False
+    name = entry.name
+    if is_placeholder(name) or "${" in name or "{{" in name:
+        return True
+    domain, slash, _ = name.rpartition("/")
+    return bool(
+        slash
+        and registry.has_domain(domain)
+        and not registry.is_accelerator(name)
+        and not registry.is_dra_extended(name)
+    )
 
 
 #: API groups of KServe's InferenceService (KFServing's, before the rename).
@@ -495,7 +506,8 @@ def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -
     A container gets an accelerator from its own ``limits`` / ``requests`` (as in
     :func:`gpu_demand`) or from a DRA claim of its pod that it names in
     ``resources.claims``; only the containers that name a claim get its devices. A container
-    that names a claim defined in another file cannot be told. Ephemeral containers are never
+    that names a claim defined in another file, or asks for a name that may be a GPU gpulint
+    cannot tell (:attr:`GpuDemand.unlisted`), cannot be told. Ephemeral containers are never
     GPU containers.
     """
     if container.section == "ephemeralContainers":
@@ -512,6 +524,8 @@ def container_gpu(container: Container, demand: GpuDemand, registry: Registry) -
         for e in resource_entries(container)
     ):
         return True
+    if demand.unlisted and any(_unlisted(e, registry) for e in resource_entries(container)):
+        return None  # a name that may be a GPU (NRP's nvidia.com/a100): not told
     # An unknown operator's GPU count (``hinted``) may give the container a GPU: not told.
     claims = (container.resources or {}).get("claims")
     if not isinstance(claims, list) or not claims:

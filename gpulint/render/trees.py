@@ -31,6 +31,8 @@ from gpulint.util.safefile import ancestors, repository_root
 from gpulint.util.walk import Listings, walk
 
 if TYPE_CHECKING:
+    import re
+
     from gpulint.render.helm.sources import InsertedFiles
 
 CHART_FILE = "Chart.yaml"
@@ -290,14 +292,20 @@ APP_TEMPLATE_MARKS = (b"app-template:", b"controllers:")
 #: them is known from the values alone, whatever templates the chart around them adds.
 PRODUCTION_STACK_MARKS = (b"servingEngineSpec:", b"modelSpec:")
 VALUES_PEEK = 1024 * 1024
-#: An umbrella chart's values for a GPU vendor's or GPU scheduler's chart it depends on (a
-#: top-level key named for the chart, :data:`gpulint.k8s.operatorvalues.CHARTS`): GPU049
-#: reads them as that chart's values, whatever templates the umbrella chart adds.
-#: (A pattern: compiled on first use, see docs/architecture.md.)
-DEPENDENCY_MARK = (
-    rb"(?m)^(gpu-operator|nvidia-device-plugin|intel-device-plugins-gpu|amd-gpu"
-    rb"|kai-scheduler|volcano|hami):[ \t]*(#.*)?\r?$"
-)
+
+
+@lru_cache(maxsize=1)
+def _dependency_mark() -> "re.Pattern[bytes]":
+    """An umbrella chart's values for a GPU vendor's or GPU scheduler's chart it depends on:
+    a top-level key named for one of :data:`gpulint.k8s.operatorvalues.CHARTS`, whose values
+    GPU049 reads as that chart's, whatever templates the umbrella chart adds. Built on
+    first use (a values file beside a Chart.yaml asks)."""
+    import re
+
+    from gpulint.k8s.operatorvalues import CHARTS
+
+    names = b"|".join(re.escape(c.encode()) for c in CHARTS)
+    return re.compile(rb"(?m)^(?:" + names + rb"):[ \t]*(?:#.*)?\r?$")
 
 
 def values_as_written(chart: str, path: str) -> bool:
@@ -323,9 +331,7 @@ def values_as_written(chart: str, path: str) -> bool:
         return False
     if all(mark in head for mark in PRODUCTION_STACK_MARKS):
         return True
-    import re
-
-    if re.search(DEPENDENCY_MARK, head):
+    if _dependency_mark().search(head):
         return True
     if os.path.isdir(os.path.join(chart, "templates")):
         return False
