@@ -19,6 +19,8 @@ The rules left to the rendered overlay (the rule attribute `WHOLE_OBJECT = True`
   the GPU, or the reverse;
 - GPU003 (a request that repeats its limit): in a patch, the request may be what overrides
   a different one of the base;
+- GPU006 (a GPU resource without a value): in a strategic-merge patch, `null` deletes the
+  key from the object it patches (a CPU variant of a GPU Deployment);
 - GPU016 (visible-devices variables), GPU041 (engine parallelism against GPUs), GPU042
   (multi-GPU training without `/dev/shm`): a container's env, command or volumes against
   its GPUs;
@@ -33,8 +35,8 @@ A resource whose patches change only where its pods run (every patch reaches its
 through `nodeSelector`, `affinity` or `tolerations` alone: a JSON patch that adds
 `/spec/template/spec/nodeSelector`) keeps its containers, their GPUs and their environment
 as written, so the whole-object rules that do not read those fields still run on it
-(`PLACEMENT_FREE = True`: GPU003, GPU016, GPU029, GPU032, GPU033, GPU039, GPU041, GPU042,
-GPU071);
+(`PLACEMENT_FREE = True`: GPU003, GPU006, GPU016, GPU029, GPU032, GPU033, GPU039, GPU041,
+GPU042, GPU071);
 the others (GPU020, GPU021, GPU023, GPU040, GPU043, GPU050 to GPU054) are left to the
 rendered overlay.
 

@@ -92,3 +92,23 @@ def test_a_scaffolded_rule_is_found_documented_and_its_fixtures_hold(tmp_path: P
         ours = [f for f in found if f.rule == "ZZZ901" or skeleton not in f.message]
         assert sorted((f.rule, f.line) for f in ours) == expected, path.name
         assert sorted((code, line) for line, code, _ in expectations(text)) == expected
+
+
+def _codes(text: str) -> set[str]:
+    """The rule codes a text names, ranges (``GPU050 to GPU054``) spelt out."""
+    import re
+
+    codes = set(re.findall(r"\bGPU\d{3}\b", text))
+    for a, b in re.findall(r"\bGPU(\d{3}) to GPU(\d{3})\b", text):
+        codes |= {f"GPU{i:03d}" for i in range(int(a), int(b) + 1)}
+    return codes
+
+
+def test_gl203_names_every_whole_object_rule() -> None:
+    # GL203's documentation is where a user reads which checks a patch skips: every rule
+    # that declares WHOLE_OBJECT is named there, and its PLACEMENT_FREE list is the rules'.
+    doc = next(r for r in BUILTIN if r.code == "GL203").doc
+    whole = {r.code for r in BUILTIN if r.whole_object}
+    assert whole - _codes(doc) == set()
+    listed = doc.split("(`PLACEMENT_FREE = True`:", 1)[1].split(")", 1)[0]
+    assert _codes(listed) == {r.code for r in BUILTIN if r.whole_object and r.placement_free}
