@@ -239,6 +239,35 @@ def gpu_operator_values_text(n: int) -> Input:
     return Input(["check", "app.yaml"], folder, _write(folder, "app.yaml", text))
 
 
+def dcgm_metrics_records(n: int) -> Input:
+    """A ConfigMap holding the DCGM exporter's metrics file of n records, every one of them
+    refused (two fields): GPU080 reads the text once, reports the first record and counts
+    the others."""
+    folder = _fresh("dcgm-metrics-records", n)
+    records = "".join(f"    DCGM_FI_DEV_FIELD_{i}, help text {i}\n" for i in range(n))
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: dcgm-metrics}\n"
+        "data:\n  metrics.csv: |\n" + records
+    )
+    return Input(["check", "metrics.yaml"], folder, _write(folder, "metrics.yaml", text))
+
+
+def umbrella_dependency_values(n: int) -> Input:
+    """An umbrella chart's values.yaml whose device plugin dependency's values hold n
+    configurations under ``config.map`` and one key the chart has not: read without
+    --render (the values file is found by one search of its head), each key judged once."""
+    folder = _fresh("umbrella-dependency-values", n)
+    (folder / "templates").mkdir()
+    _write(folder, "Chart.yaml", "apiVersion: v2\nname: platform\nversion: 0.1.0\n")
+    _write(folder / "templates", "ns.yaml", "apiVersion: v1\nkind: Namespace\n")
+    configs = "".join(f"      c{i}.yaml: x\n" for i in range(n))
+    text = (
+        "nvidia-device-plugin:\n  enabled: true\n  namespaceOverride: kube-system\n"
+        "  config:\n    map:\n" + configs + "  args: [--fail-on-init-error=false]\n"
+    )
+    return Input(["check", "."], folder, _write(folder, "values.yaml", text))
+
+
 def kustomization_duplicates(n: int) -> Input:
     """A kustomization of n patches, each with its key written twice, the first naming a GPU:
     parsed once, each duplicate's dropped value read once."""
@@ -2173,6 +2202,8 @@ CASES: dict[str, Case] = {
     "production-stack-models": Case(production_stack_models, 1_000, "scaling"),
     "ollama-values-blocks": Case(ollama_values_blocks, 1_000, "scaling"),
     "gpu-operator-values-text": Case(gpu_operator_values_text, 2_000, "scaling"),
+    "dcgm-metrics-records": Case(dcgm_metrics_records, 50_000, "scaling"),
+    "umbrella-dependency-values": Case(umbrella_dependency_values, 10_000, "scaling"),
     "kustomization-duplicates": Case(kustomization_duplicates, 1_000, "scaling"),
     "terraform-node-groups": Case(terraform_node_groups, 500, "scaling"),
     "many-paths": Case(many_paths, 5_000, "scaling"),
