@@ -268,6 +268,31 @@ def umbrella_dependency_values(n: int) -> Input:
     return Input(["check", "."], folder, _write(folder, "values.yaml", text))
 
 
+def unread_chart_values(n: int) -> Input:
+    """A GPU chart whose values.yaml holds n components, each with its own `tolerations`
+    that no template reads, and whose template reads n other values (n actions): the
+    templates' actions are scanned once for their words and the fields they take whole,
+    each values key looked up once (GPU082, without --render)."""
+    folder = _fresh("unread-chart-values", n)
+    (folder / "templates").mkdir()
+    _write(folder, "Chart.yaml", "apiVersion: v2\nname: gpu-stack\nversion: 0.1.0\n")
+    reads = "".join(f"  v{i}: {{{{ .Values.c{i}.image }}}}\n" for i in range(n))
+    template = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n"
+        + reads
+        + "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
+        "    - name: c\n      image: i\n      resources:\n        limits:\n"
+        "          nvidia.com/gpu: 1\n"
+    )
+    _write(folder / "templates", "all.yaml", template)
+    values = "".join(
+        f"c{i}:\n  image: img{i}\n  tolerations:\n    - key: nvidia.com/gpu\n"
+        "      operator: Exists\n"
+        for i in range(n)
+    )
+    return Input(["check", "."], folder, _write(folder, "values.yaml", values))
+
+
 def kustomization_duplicates(n: int) -> Input:
     """A kustomization of n patches, each with its key written twice, the first naming a GPU:
     parsed once, each duplicate's dropped value read once."""
@@ -2204,6 +2229,7 @@ CASES: dict[str, Case] = {
     "gpu-operator-values-text": Case(gpu_operator_values_text, 2_000, "scaling"),
     "dcgm-metrics-records": Case(dcgm_metrics_records, 50_000, "scaling"),
     "umbrella-dependency-values": Case(umbrella_dependency_values, 10_000, "scaling"),
+    "unread-chart-values": Case(unread_chart_values, 5_000, "scaling"),
     "kustomization-duplicates": Case(kustomization_duplicates, 1_000, "scaling"),
     "terraform-node-groups": Case(terraform_node_groups, 500, "scaling"),
     "many-paths": Case(many_paths, 5_000, "scaling"),

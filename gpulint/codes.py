@@ -36,3 +36,5 @@ GPU_CONTENT_NOT_CHECKED: Final = "GL204"
 TEMPLATE_NOT_RENDERED: Final = "GL205"
 #: A rule raised while checking an object.
 RULE_ERROR: Final = "GL900"
+#: A GPU chart's placement value that no template reads (read from the templates' text).
+UNREAD_CHART_VALUE: Final = "GPU082"

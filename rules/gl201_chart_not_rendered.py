@@ -6,9 +6,11 @@ Reports, once per chart at its `Chart.yaml`, that a folder holding `Chart.yaml` 
 inside a chart (`gpulint check chart/templates`, a subchart, a chart kept in another chart's
 `templates/`) finds the outermost chart holding it, as a walk from above does. Its
 `templates/` are not YAML until helm renders them, so they were not linted; neither were
-`values.yaml` and `Chart.yaml`, which are not manifests. A manifest in the chart's folder that
-helm does not read (`examples/job.yaml`, `crds/`, a Deployment kept beside `Chart.yaml`) is
-linted as a file of its own, from above or from its own folder.
+`values.yaml` and `Chart.yaml`, which are not manifests (GPU082 reads a GPU chart's
+`values.yaml` against its templates' text, for placement values no template reads). A
+manifest in the chart's folder that helm does not read (`examples/job.yaml`, `crds/`, a
+Deployment kept beside `Chart.yaml`) is linted as a file of its own, from above or from its
+own folder.
 
 A `Chart.yaml` written inside a folder named `templates/`, beside templates (YAML files
 with `{{ }}` actions), in a folder with no `templates/` or `charts/` of its own, is reported

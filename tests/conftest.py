@@ -58,7 +58,7 @@ FIXTURES = ROOT / "tests" / "fixtures"
 RULE_FIXTURES = FIXTURES / "rules"
 #: Rules about rendering charts and overlays: their fixtures are folders (``fail-*/``,
 #: ``pass-*/``: a chart with the expectation in its files), linted by tests/test_render.py.
-RENDER_RULES = ("GL200", "GL201", "GL202", "GL203")
+RENDER_RULES = ("GL200", "GL201", "GL202", "GL203", "GPU082")
 
 
 # Hypothesis' per-example deadline (200 ms by default) is a timer: on a loaded machine an

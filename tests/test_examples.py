@@ -6,6 +6,7 @@ an example sees what gpulint reports on which line.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 
 from gpulint.lint.engine import Linter
 from gpulint.lint.finder import load_rules
-from tests.conftest import ROOT, expectation_list, gpulint_cmd, said
+from tests.conftest import ROOT, expectation_list, gpulint_cmd, gpulint_in_process, said
 
 EXAMPLES = ROOT / "examples"
 MANIFESTS = sorted(
@@ -49,10 +50,29 @@ def test_bad_examples_report_what_they_say(path: Path, linter: Linter) -> None:
             assert any((f.line, f.rule, f.column) == (line, code, col) for f in findings)
 
 
+#: The bundled chart: GPU082 reads a chart's values against its templates' text.
+CHART = EXAMPLES / "bad-helm-chart"
+CHART_FILES = sorted(p for p in CHART.rglob("*") if p.suffix in (".yaml", ".yml"))
+
+
+def test_bad_chart_reports_what_it_says() -> None:
+    want = Counter(
+        (p.relative_to(ROOT).as_posix(), line, code)
+        for p in CHART_FILES
+        for line, code, _ in expectation_list(p.read_text(encoding="utf-8"))
+    )
+    assert want
+    proc = gpulint_in_process(
+        "check", "-f", "json", "--no-cache", CHART.relative_to(ROOT).as_posix(), cwd=ROOT
+    )
+    got = Counter((f["path"], f["line"], f["rule"]) for f in json.loads(proc.stdout)["findings"])
+    assert got == want
+
+
 def test_the_bad_examples_cover_every_rule() -> None:
     shown = {
         code
-        for path in BAD
+        for path in [*BAD, *CHART_FILES]
         for _, code, _ in expectation_list(path.read_bytes().decode("utf-8", "replace"))
     }
     # The catalog of GPU and YAML rules (later rule families bring their own examples). The

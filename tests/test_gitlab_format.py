@@ -82,13 +82,16 @@ def test_fingerprints_are_the_same_on_every_run_and_machine(tmp_path: Path) -> N
     assert first and again == first  # findings to compare, not two empty reports
     copy = tmp_path / "elsewhere"
     shutil.copytree(ROOT / "examples", copy / "examples")
-    for path in (copy / "examples").glob("*.yaml"):
+    for path in (copy / "examples").rglob("*.yaml"):
+        if path.name == "Chart.yaml":
+            continue  # GL201 is at a chart's first line, wherever its text starts
         raw = path.read_bytes()
         path.write_bytes(b"# moved down\n\n" + raw)
     moved = json.loads(gpulint("check", "--format", "gitlab", "examples", cwd=copy).stdout)
     assert [i["fingerprint"] for i in moved] == [i["fingerprint"] for i in first]
     assert [i["location"]["lines"]["begin"] for i in moved] == [
-        i["location"]["lines"]["begin"] + 2 for i in first
+        i["location"]["lines"]["begin"] + (0 if i["location"]["path"].endswith("Chart.yaml") else 2)
+        for i in first
     ]
 
 

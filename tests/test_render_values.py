@@ -222,8 +222,10 @@ def test_the_marked_render_runs_only_when_a_finding_needs_it(
     path = helm()
     assert path is not None
     findings = _check(path, "traced", cwd=repo)
-    # GPU042 on the trainer: found by reading the template, no second render
-    assert [(f["rule"], f["path"]) for f in findings] == [("GPU042", "traced/values.yaml")]
+    # GPU042 on the trainer: found by reading the template, no second render (GPU082 says
+    # the values of the templates removed above are read by none)
+    found = [(f["rule"], f["path"]) for f in findings if f["rule"] != "GPU082"]
+    assert found == [("GPU042", "traced/values.yaml")]
     assert calls == []
 
 

@@ -124,9 +124,50 @@ def lint_rendered(
     nothing is rendered).
     """
     rendered = _rendered(linter, target, seen, run)
+    unread = _unread(linter, target, rendered, run)
     if isinstance(rendered, list):
-        return rendered
-    return _lint(linter, target.label, rendered, seen)
+        return rendered + unread
+    return _lint(linter, target.label, rendered, seen) + unread
+
+
+def _unread(
+    linter: FileLinter, target: Target, rendered: Rendered | list[Finding], run: Rendering | None
+) -> list[Finding]:
+    """GPU082's findings on a chart's ``values.yaml``, rendered or not (the check reads
+    the templates as text): placement values no template reads. Its values file is parsed
+    once: the rendered chart's copy, else here. Not for a chart whose Chart.yaml sits among
+    its templates (GL201 says helm renders none of them) or whose values file is linted as
+    a file of its own (:func:`gpulint.render.trees.values_as_written`)."""
+    if target.render != "helm":
+        return []
+    from gpulint.render.helm.unread import MAX_VALUES_BYTES, unread_values
+    from gpulint.render.mapping import label_of, load_documents
+    from gpulint.render.trees import values_as_written
+    from gpulint.util import safefile
+
+    folder = target.path or target.label
+    path = os.path.join(folder, "values.yaml")
+    if stray_templates(folder) or values_as_written(folder, path):
+        return []
+    try:
+        raw, _ = safefile.read_regular(path, MAX_VALUES_BYTES)
+    except OSError:
+        return []
+    if raw is None:
+        return []
+    text = raw.decode("utf-8", "replace")
+    shared = getattr(rendered, "values_doc", None)
+    if shared is not None:
+        doc = shared(path)  # the rendered chart's parse of it
+    else:
+        docs = load_documents(text)
+        doc = docs[0] if docs else None
+    if doc is None:
+        return []
+    listings = run[1].listings if run is not None else None
+    problems = unread_values(folder, (text, doc), linter.registry.is_accelerator, listings)
+    label = label_of(path)
+    return [f for p in problems for f in linter.problem(label, p)]
 
 
 def _rendered(
