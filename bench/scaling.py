@@ -293,6 +293,19 @@ def unread_chart_values(n: int) -> Input:
     return Input(["check", "."], folder, _write(folder, "values.yaml", values))
 
 
+def unread_chart_text(n: int) -> Input:
+    """A GPU chart whose template holds n action openings never closed and a run of n
+    dotted name characters without a slash, and whose Chart.yaml has n blank lines:
+    each is scanned once (GPU082's action search stops at the first unclosed one, its
+    resource-name search looks a bounded way from each position)."""
+    folder = _fresh("unread-chart-text", n)
+    (folder / "templates").mkdir()
+    _write(folder, "Chart.yaml", "apiVersion: v2\nname: gpu\n" + "\n" * n + "version: 0.1.0\n")
+    template = "# nvidia.com/gpu\n" + "a." * n + "\n" + "{{ x " * n + "\n"
+    _write(folder / "templates", "pod.yaml", template)
+    return Input(["check", "."], folder, _write(folder, "values.yaml", "tolerations: []\n"))
+
+
 def kustomization_duplicates(n: int) -> Input:
     """A kustomization of n patches, each with its key written twice, the first naming a GPU:
     parsed once, each duplicate's dropped value read once."""
@@ -2230,6 +2243,7 @@ CASES: dict[str, Case] = {
     "dcgm-metrics-records": Case(dcgm_metrics_records, 50_000, "scaling"),
     "umbrella-dependency-values": Case(umbrella_dependency_values, 10_000, "scaling"),
     "unread-chart-values": Case(unread_chart_values, 5_000, "scaling"),
+    "unread-chart-text": Case(unread_chart_text, 500_000, "scaling"),
     "kustomization-duplicates": Case(kustomization_duplicates, 1_000, "scaling"),
     "terraform-node-groups": Case(terraform_node_groups, 500, "scaling"),
     "many-paths": Case(many_paths, 5_000, "scaling"),

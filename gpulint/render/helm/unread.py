@@ -43,14 +43,31 @@ MAX_VALUES_BYTES = 4 << 20
 #: Template files looked at, at most.
 MAX_TEMPLATE_FILES = 2048
 
-_ACTION = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 #: ``.Values`` taken whole: not followed by ``.field``.
 _WHOLE_VALUES = re.compile(r"\.Values(?![A-Za-z0-9_.])")
-_DEPENDENCIES = re.compile(rb"(?m)^dependencies\s*:\s*(?:#.*)?$\s*^\s*-")
-_LIBRARY = re.compile(rb"(?m)^type\s*:\s*[\"']?library\b")
-#: Resource names written with a vendor domain (``nvidia.com/gpu``) in the text.
-_RESOURCE = re.compile(r"\b[a-z0-9-]+(?:\.[a-z0-9-]+)+/[A-Za-z0-9._-]+")
+#: A Chart.yaml's ``dependencies:`` with anything but ``[]`` (one line, no backtracking
+#: across lines: a hostile file of blank lines costs one pass).
+_DEPENDENCIES = re.compile(rb"(?m)^dependencies[ \t]*:(?![ \t]*\[[ \t]*\])")
+_LIBRARY = re.compile(rb"(?m)^type[ \t]*:[ \t]*[\"']?library\b")
+#: Resource names written with a vendor domain (``nvidia.com/gpu``) in the text: bounded
+#: repeats, so a long run of name characters costs a bounded look at each position.
+_RESOURCE = re.compile(r"[a-z0-9][a-z0-9.-]{0,252}/[A-Za-z0-9._-]{1,63}")
+
+
+def actions_of(text: str) -> Iterator[str]:
+    """The text of each Go-template action (``{{ ... }}``) of ``text``, in one pass: an
+    action that is never closed ends the search (helm refuses such a template)."""
+    at = 0
+    while True:
+        start = text.find("{{", at)
+        if start < 0:
+            return
+        end = text.find("}}", start + 2)
+        if end < 0:
+            return
+        yield text[start + 2 : end]
+        at = end + 2
 
 
 #: A field an action takes whole: ``.name`` not followed by another field.
@@ -149,8 +166,8 @@ def unread_values(
     texts = _template_texts(chart, listings)
     if not texts:  # too many to read, or none: values for another chart, maybe
         return []
-    actions = [a for text in texts for a in _ACTION.findall(text)]
-    actions.extend(_ACTION.findall(values_text))
+    actions = [a for text in texts for a in actions_of(text)]
+    actions.extend(actions_of(values_text))
     read = Actions(actions)
     if _WHOLE_VALUES.search(read.text):
         return []
