@@ -306,6 +306,25 @@ def unread_chart_text(n: int) -> Input:
     return Input(["check", "."], folder, _write(folder, "values.yaml", "tolerations: []\n"))
 
 
+def chart_template_versions(n: int) -> Input:
+    """A chart (not rendered) whose template holds n documents, each a DaemonSet of a
+    removed version written literally outside any block, with actions between them: the
+    template is scanned once for its blocks and the kept lines linted once (n GPU026)."""
+    folder = _fresh("chart-template-versions", n)
+    (folder / "templates").mkdir()
+    _write(folder, "Chart.yaml", "apiVersion: v2\nname: old\nversion: 0.1.0\n")
+    doc = (
+        "---\napiVersion: extensions/v1beta1\nkind: DaemonSet\nmetadata:\n  name: d{i}\n"
+        "spec:\n  template:\n    spec:\n      containers:\n"
+        "        - image: {{{{ .Values.image }}}}\n"
+        "          {{{{- if .Values.gpu }}}}\n"
+        "          resources: {{limits: {{nvidia.com/gpu: 1}}}}\n"
+        "          {{{{- end }}}}\n"
+    )
+    _write(folder / "templates", "all.yaml", "".join(doc.format(i=i) for i in range(n)))
+    return Input(["check", "."], folder, _write(folder, "values.yaml", "image: x\n"))
+
+
 def kustomization_duplicates(n: int) -> Input:
     """A kustomization of n patches, each with its key written twice, the first naming a GPU:
     parsed once, each duplicate's dropped value read once."""
@@ -2244,6 +2263,7 @@ CASES: dict[str, Case] = {
     "umbrella-dependency-values": Case(umbrella_dependency_values, 10_000, "scaling"),
     "unread-chart-values": Case(unread_chart_values, 5_000, "scaling"),
     "unread-chart-text": Case(unread_chart_text, 500_000, "scaling"),
+    "chart-template-versions": Case(chart_template_versions, 2_000, "scaling"),
     "kustomization-duplicates": Case(kustomization_duplicates, 1_000, "scaling"),
     "terraform-node-groups": Case(terraform_node_groups, 500, "scaling"),
     "many-paths": Case(many_paths, 5_000, "scaling"),

@@ -5,9 +5,11 @@ Reports, once per chart at its `Chart.yaml`, that a folder holding `Chart.yaml` 
 (walked, or named through one of its files) in a run without `--render`. A walk that starts
 inside a chart (`gpulint check chart/templates`, a subchart, a chart kept in another chart's
 `templates/`) finds the outermost chart holding it, as a walk from above does. Its
-`templates/` are not YAML until helm renders them, so they were not linted; neither were
-`values.yaml` and `Chart.yaml`, which are not manifests (GPU082 reads a GPU chart's
-`values.yaml` against its templates' text, for placement values no template reads). A
+`templates/` are not YAML until helm renders them, so they were not linted as YAML; neither
+were `values.yaml` and `Chart.yaml`, which are not manifests. Only what the templates write
+as plain text is checked: the `apiVersion` of a template's document written literally
+outside any block (GPU026: helm renders it as written), and a GPU chart's `values.yaml`
+against its templates' text (GPU082: placement values no template reads). A
 manifest in the chart's folder that helm does not read (`examples/job.yaml`, `crds/`, a
 Deployment kept beside `Chart.yaml`) is linted as a file of its own, from above or from its
 own folder.
@@ -25,7 +27,8 @@ misses what is applied. Saying nothing would let a chart pass unchecked.
 ```console
 $ gpulint check deploy/
 deploy/charts/trainer/Chart.yaml:1:1: GL201 info: a Helm chart: its templates are not YAML
-until rendered and were not linted; pass --render to lint what it renders (runs helm template)
+until rendered, and only what they write as plain text was checked
+  help: pass --render to lint what it renders (runs helm template)
 ```
 
 ## Use instead

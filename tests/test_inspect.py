@@ -582,8 +582,8 @@ def test_a_chart_without_render_is_one_line_and_its_templates_are_never_read() -
     lines = proc.stdout.splitlines()
     assert lines[0] == (
         f"{chart}/Chart.yaml: not inspected: 1:1: GL201 a Helm chart: its templates are not "
-        "YAML until rendered and were not linted; pass --render to lint what it renders "
-        "(runs helm template)"
+        "YAML until rendered, and only what they write as plain text was checked; pass "
+        "--render to lint what it renders (runs helm template)"
     )
     # Then the facts of its project (this repository), and the summary.
     assert lines[1] == "project .: the repository (.git)"

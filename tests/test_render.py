@@ -766,3 +766,20 @@ def test_two_charts_render_in_worker_processes(tmp_path: Path) -> None:
     assert json.loads(serial.stdout)["findings"] == json.loads(parallel.stdout)["findings"]
     assert json.loads(parallel.stdout)["summary"]["files"] == 2
     assert len(json.loads(parallel.stdout)["findings"]) == 2 * sum(expected(CHART).values())
+
+
+@needs_helm
+def test_a_literal_removed_version_is_judged_once_rendered_or_not() -> None:
+    """Without --render GPU026 reads the template's literal apiVersion; with it, the output:
+    the same finding at the same template line, never both."""
+    chart = FIXTURES / "projects" / "gpu026-fail-chart-template-versions" / "charts"
+    chart = chart / "gpu-exporter"
+    label = chart.relative_to(ROOT).as_posix()
+    plain, _ = check_json(label)
+    rendered, _ = check_json(*helm_args(), label)
+    wanted = Counter(
+        {(f"{label}/templates/daemonset.yaml", 1, "GPU026"): 1,
+         (f"{label}/templates/ingress.yaml", 23, "GPU026"): 1}
+    )  # fmt: skip
+    assert Counter({k: n for k, n in found(plain).items() if k[2] == "GPU026"}) == wanted
+    assert Counter({k: n for k, n in found(rendered).items() if k[2] == "GPU026"}) == wanted

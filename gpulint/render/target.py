@@ -43,13 +43,17 @@ class FileLinter(Protocol):
     def file_ignores(self, label: str, findings: list[Finding]) -> list[Finding]: ...
 
 
+#: The rule whose findings a chart's templates read as written may give (GPU026).
+REMOVED_API_VERSION = "GPU026"
+
+
 #: How a run renders: its options, and the trees discover found the charts and roots in.
 Rendering = tuple["RenderOptions", "Trees"]
 
 
 NOT_RENDERED = (
-    "a Helm chart: its templates are not YAML until rendered and were not linted; pass "
-    "--render to lint what it renders (runs helm template)"
+    "a Helm chart: its templates are not YAML until rendered, and only what they write as "
+    "plain text was checked; pass --render to lint what it renders (runs helm template)"
 )
 
 
@@ -124,30 +128,77 @@ def lint_rendered(
     nothing is rendered).
     """
     rendered = _rendered(linter, target, seen, run)
-    unread = _unread(linter, target, rendered, run)
+    written = _as_written(linter, target, rendered, run)
     if isinstance(rendered, list):
-        return rendered + unread
-    return _lint(linter, target.label, rendered, seen) + unread
+        return rendered + written
+    return _lint(linter, target.label, rendered, seen) + written
+
+
+def _as_written(
+    linter: FileLinter, target: Target, rendered: Rendered | list[Finding], run: Rendering | None
+) -> list[Finding]:
+    """What a chart says as written (:mod:`gpulint.render.helm.aswritten`), its templates
+    read once: GPU082's findings on its ``values.yaml``, rendered or not, and without
+    ``--render`` GPU026's on the API versions its templates write literally outside any
+    block. Not for a chart whose Chart.yaml sits among its templates (GL201 says helm
+    renders none of them)."""
+    if target.render != "helm":
+        return []
+    from gpulint.render.helm.aswritten import chart_templates
+
+    folder = target.path or target.label
+    if stray_templates(folder):
+        return []
+    listings = run[1].listings if run is not None else None
+    templates = chart_templates(folder, listings)
+    found = _unread(linter, folder, rendered, templates)
+    if templates and (run is None or not run[0].enabled):  # rendered: GPU026 reads the output
+        found.extend(_literal_versions(linter, folder, templates))
+    return found
+
+
+def _literal_versions(
+    linter: FileLinter, folder: str, templates: list[tuple[str, str]]
+) -> list[Finding]:
+    """GPU026 on each template's top-level ``apiVersion`` written literally outside any
+    block (helm renders it as written), judged by the rule itself on a copy of the
+    template that keeps those lines in place. Not for a chart that says it is for older
+    clusters (``kubeVersion: "<1.16"``)."""
+    from gpulint.render.helm.aswritten import for_older_clusters, literal_kinds, rendered_template
+    from gpulint.render.mapping import label_of
+
+    if for_older_clusters(folder):
+        return []
+    found: list[Finding] = []
+    for path, text in templates:
+        if not rendered_template(path):
+            continue
+        kept = literal_kinds(text)
+        if kept is None:
+            continue
+        with collector_paused():
+            findings = linter.lint_bytes(label_of(path), kept.encode("utf-8"))
+        found.extend(f for f in findings if f.rule == REMOVED_API_VERSION)
+    return found
 
 
 def _unread(
-    linter: FileLinter, target: Target, rendered: Rendered | list[Finding], run: Rendering | None
+    linter: FileLinter,
+    folder: str,
+    rendered: Rendered | list[Finding],
+    templates: list[tuple[str, str]] | None,
 ) -> list[Finding]:
-    """GPU082's findings on a chart's ``values.yaml``, rendered or not (the check reads
-    the templates as text): placement values no template reads. Its values file is parsed
-    once: the rendered chart's copy, else here. Not for a chart whose Chart.yaml sits among
-    its templates (GL201 says helm renders none of them) or whose values file is linted as
-    a file of its own (:func:`gpulint.render.trees.values_as_written`)."""
-    if target.render != "helm":
-        return []
+    """GPU082's findings on a chart's ``values.yaml``, rendered or not: placement values no
+    template reads. Its values file is parsed once: the rendered chart's copy, else here.
+    Not for a chart whose values file is linted as a file of its own
+    (:func:`gpulint.render.trees.values_as_written`)."""
     from gpulint.render.helm.unread import MAX_VALUES_BYTES, unread_values
     from gpulint.render.mapping import label_of, load_documents
     from gpulint.render.trees import values_as_written
     from gpulint.util import safefile
 
-    folder = target.path or target.label
     path = os.path.join(folder, "values.yaml")
-    if stray_templates(folder) or values_as_written(folder, path):
+    if values_as_written(folder, path):
         return []
     try:
         raw, _ = safefile.read_regular(path, MAX_VALUES_BYTES)
@@ -164,8 +215,7 @@ def _unread(
         doc = docs[0] if docs else None
     if doc is None:
         return []
-    listings = run[1].listings if run is not None else None
-    problems = unread_values(folder, (text, doc), linter.registry.is_accelerator, listings)
+    problems = unread_values(folder, (text, doc), linter.registry.is_accelerator, templates)
     label = label_of(path)
     return [f for p in problems for f in linter.problem(label, p)]
 

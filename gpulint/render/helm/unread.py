@@ -7,15 +7,16 @@ often hard-codes the pod's GPU limit and toleration and never reads them. A user
 ``resources.limits`` (``nvidia.com/gpu: 1``) is not what the pod holds.
 
 Read as text, not rendered: every Go-template action (``{{ ... }}``) of the chart's
-``templates/`` (and of its ``values.yaml``, for values a template passes through ``tpl``)
-is scanned once for the names it mentions. A placement key whose name no action mentions,
-none of whose enclosing keys an action takes whole (``toYaml .Values.server``, ``range``,
-``with``), is read by nothing. The check is not made when it cannot be sure: a chart that
-takes ``.Values`` whole (``toYaml .Values``, ``include "x" .Values``), one with
-dependencies (a library chart's templates read the parent's values), a library chart, a
-chart whose templates exceed :data:`MAX_TEMPLATE_BYTES`, a chart with no template (its values
-may be meant for another chart), or a chart with no accelerator in its templates or values
-(not a GPU chart: gpulint leaves its values alone).
+``templates/`` (read once, :mod:`gpulint.render.helm.aswritten`) and of its ``values.yaml``
+(for values a template passes through ``tpl``) is scanned once for the names it mentions.
+A placement key whose name no action mentions, none of whose enclosing keys an action takes
+whole (``toYaml .Values.server``, ``range``, ``with``), is read by nothing. The check is not
+made when it cannot be sure: a chart that takes ``.Values`` whole (``toYaml .Values``,
+``include "x" .Values``), one with dependencies (a library chart's templates read the
+parent's values), a library chart, a chart whose templates are more than the bounds of
+:mod:`gpulint.render.helm.aswritten`, a chart with no template (its values may be meant for
+another chart), or a chart with no accelerator in its templates or values (not a GPU chart:
+gpulint leaves its values alone).
 """
 
 from __future__ import annotations
@@ -28,20 +29,15 @@ from typing import Any
 from gpulint import codes
 from gpulint.loader.document import Document, Problem
 from gpulint.model import Path
+from gpulint.render.helm.aswritten import actions_of
 from gpulint.util import safefile
-from gpulint.util.walk import Listings, walk
 
 CODE = codes.UNREAD_CHART_VALUE
 
 #: The values keys judged: a pod's placement and what it holds.
 PLACEMENT = ("resources", "nodeSelector", "tolerations", "affinity", "runtimeClassName")
-#: Bytes of a chart's templates read at most (all files together); a larger chart is not
-#: judged.
-MAX_TEMPLATE_BYTES = 8 << 20
 #: Bytes of its values file read at most.
 MAX_VALUES_BYTES = 4 << 20
-#: Template files looked at, at most.
-MAX_TEMPLATE_FILES = 2048
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 #: ``.Values`` taken whole: not followed by ``.field``.
@@ -53,21 +49,6 @@ _LIBRARY = re.compile(rb"(?m)^type[ \t]*:[ \t]*[\"']?library\b")
 #: Resource names written with a vendor domain (``nvidia.com/gpu``) in the text: bounded
 #: repeats, so a long run of name characters costs a bounded look at each position.
 _RESOURCE = re.compile(r"[a-z0-9][a-z0-9.-]{0,252}/[A-Za-z0-9._-]{1,63}")
-
-
-def actions_of(text: str) -> Iterator[str]:
-    """The text of each Go-template action (``{{ ... }}``) of ``text``, in one pass: an
-    action that is never closed ends the search (helm refuses such a template)."""
-    at = 0
-    while True:
-        start = text.find("{{", at)
-        if start < 0:
-            return
-        end = text.find("}}", start + 2)
-        if end < 0:
-            return
-        yield text[start + 2 : end]
-        at = end + 2
 
 
 #: A field an action takes whole: ``.name`` not followed by another field.
@@ -84,31 +65,6 @@ class Actions:
         self.text = "\n".join(texts)
         self.words = frozenset(_WORD.findall(self.text))
         self.whole = frozenset(_TAKEN_WHOLE.findall(self.text))
-
-
-def _template_texts(chart: str, listings: Listings | None) -> list[str] | None:
-    """The text of every file under the chart's ``templates/``, or None when they are
-    more than the bounds allow."""
-    texts: list[str] = []
-    total = files = 0
-    for dirpath, _, names in walk(os.path.join(chart, "templates"), None, listings):
-        for name in names:
-            files += 1
-            if files > MAX_TEMPLATE_FILES:
-                return None
-            try:
-                raw, why = safefile.read_regular(
-                    os.path.join(dirpath, name), MAX_TEMPLATE_BYTES - total
-                )
-            except OSError:
-                continue
-            if raw is None:
-                if why == safefile.LARGE:
-                    return None
-                continue
-            total += len(raw)
-            texts.append(raw.decode("utf-8", "replace"))
-    return texts
 
 
 def _judged(chart: str) -> bool:
@@ -155,17 +111,18 @@ def unread_values(
     chart: str,
     values: tuple[str, Document] | None,
     is_accelerator: Callable[[str], bool],
-    listings: Listings | None = None,
+    templates: list[tuple[str, str]] | None,
 ) -> list[Problem]:
     """GPU082's problems for the chart in folder ``chart`` whose ``values.yaml`` is
-    ``values`` (its text, and its document as the caller parsed it once): each placement
-    key no template reads."""
+    ``values`` (its text, and its document as the caller parsed it once) and whose
+    templates are ``templates`` (each file's path and text, read once: None when more
+    than the bounds allow): each placement key no template reads."""
     if values is None or not isinstance(values[1].data, dict) or not _judged(chart):
         return []
     values_text, doc = values
-    texts = _template_texts(chart, listings)
-    if not texts:  # too many to read, or none: values for another chart, maybe
+    if not templates:  # too many to read, or none: values for another chart, maybe
         return []
+    texts = [text for _, text in templates]
     actions = [a for text in texts for a in actions_of(text)]
     actions.extend(actions_of(values_text))
     read = Actions(actions)
