@@ -308,8 +308,9 @@ def unread_chart_text(n: int) -> Input:
 
 def chart_template_versions(n: int) -> Input:
     """A chart (not rendered) whose template holds n documents, each a DaemonSet of a
-    removed version written literally outside any block, with actions between them: the
-    template is scanned once for its blocks and the kept lines linted once (n GPU026)."""
+    removed version written literally outside any block, with actions and blocks between
+    its lines: the template is scanned once for its blocks and parents, and the copy of
+    the lines helm renders as written linted once (n GPU026)."""
     folder = _fresh("chart-template-versions", n)
     (folder / "templates").mkdir()
     _write(folder, "Chart.yaml", "apiVersion: v2\nname: old\nversion: 0.1.0\n")

@@ -7,9 +7,11 @@ inside a chart (`gpulint check chart/templates`, a subchart, a chart kept in ano
 `templates/`) finds the outermost chart holding it, as a walk from above does. Its
 `templates/` are not YAML until helm renders them, so they were not linted as YAML; neither
 were `values.yaml` and `Chart.yaml`, which are not manifests. Only what the templates write
-as plain text is checked: the `apiVersion` of a template's document written literally
-outside any block (GPU026: helm renders it as written), and a GPU chart's `values.yaml`
-against its templates' text (GPU082: placement values no template reads). A
+as plain text is checked: the lines helm renders as written (no action, outside every
+block), by the rules whose findings rest on what a line writes (docs/rendering.md,
+"Templates as written": GPU026's removed API versions, GPU024's misplaced fields, ...), and
+a GPU chart's `values.yaml` against its templates' text (GPU082: placement values no
+template reads). A
 manifest in the chart's folder that helm does not read (`examples/job.yaml`, `crds/`, a
 Deployment kept beside `Chart.yaml`) is linted as a file of its own, from above or from its
 own folder.

@@ -6,6 +6,10 @@ quantity at all (`one`, `1K`, `"2 "`, `true`) or is negative (`-1`); in a GPU po
 same for `cpu`, `memory`, `ephemeral-storage` and `hugepages-*` (`cpu: 1000,`), since the
 whole pod is rejected with it. Template placeholders (`${CPU}`) are left alone.
 
+A Helm chart's templates are read too when the run does not render them: the lines helm
+renders as written (no action on them, outside every `if`, `with`, `range` or `define`, under
+parents that are so too), at their own line (docs/rendering.md, "Templates as written").
+
 ## Why it matters
 The API server rejects the manifest: an unparseable value fails decoding with `quantities
 must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`, a negative

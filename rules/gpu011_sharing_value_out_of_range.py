@@ -12,6 +12,10 @@ hami.io/vgpu-cores` in the `hami-scheduler-device` ConfigMap, `resourceCores` in
 values) keeps its default name's range, and the finding names the line that renames it (a
 `related` place of kind `evidence`).
 
+A Helm chart's templates are read too when the run does not render them: the lines helm
+renders as written (no action on them, outside every `if`, `with`, `range` or `define`, under
+parents that are so too), at their own line (docs/rendering.md, "Templates as written").
+
 ## Why it matters
 The API server accepts any whole number, but the sharing scheme's scheduler extender or
 device plugin cannot allocate it: the pod stays Pending, or fails at admission on the node.

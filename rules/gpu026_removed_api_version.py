@@ -14,9 +14,10 @@ Kubernetes' deprecated API migration guide, one row per kind and version.
 A Helm chart's templates are read too when the run does not render them: a template
 document's `apiVersion` and `kind` written literally at its top, outside every block (`if`,
 `with`, `range`, `define`), are what helm renders whatever the values, so the finding is at
-that line of the template (a version chosen inside an `if` on `.Capabilities` or
-`semverCompare` is left alone, as is a chart whose `Chart.yaml` has a `kubeVersion` with an
-upper bound: it says it is for older clusters). With `--render` the output is judged.
+that line of the template (docs/rendering.md, "Templates as written"); a version chosen
+inside an `if` on `.Capabilities` or `semverCompare` is left alone, as is a chart whose
+`Chart.yaml` has a `kubeVersion` with an upper bound: it says it is for older clusters. With
+`--render` the output is judged.
 
 It checks every object of a linted file, GPU workload or not: an autoscaler, a disruption
 budget or a runtime class in a removed version stops the whole manifest from applying. Kinds

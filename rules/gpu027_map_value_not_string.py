@@ -19,6 +19,10 @@ else by these keys; the object's own `metadata` is every object's `ObjectMeta`, 
 in any object that holds a pod spec. Each value is reported once, however many pod specs the
 object holds.
 
+A Helm chart's templates are read too when the run does not render them: the lines helm
+renders as written (no action on them, outside every `if`, `with`, `range` or `define`, under
+parents that are so too), at their own line (docs/rendering.md, "Templates as written").
+
 ## Why it matters
 The API server decodes the object into its Go types and rejects it: `json: cannot
 unmarshal bool into Go struct field PodSpec.spec.template.spec.nodeSelector of type string`.

@@ -13,6 +13,10 @@ whose containers are Kubernetes `Container`s (a KServe `ServingRuntime`'s, a Kub
 `PyTorchJob`'s, ...); a pod-like shape found by its look alone may be an operator's own
 type, whose `args` mean something else.
 
+A Helm chart's templates are read too when the run does not render them: the lines helm
+renders as written (no action on them, outside every `if`, `with`, `range` or `define`, under
+parents that are so too), at their own line (docs/rendering.md, "Templates as written").
+
 ## Why it matters
 The API server decodes the object into its Go types and rejects it: `json: cannot
 unmarshal number into Go struct field Container.spec.containers.args of type string`.

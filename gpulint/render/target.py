@@ -43,8 +43,17 @@ class FileLinter(Protocol):
     def file_ignores(self, label: str, findings: list[Finding]) -> list[Finding]: ...
 
 
-#: The rule whose findings a chart's templates read as written may give (GPU026).
+#: The rules a chart's templates read as written are judged by, without --render: those
+#: whose findings rest on what a line writes, never on what is missing (a line inside a
+#: block, or an action's output, is not in the copy they read): removed API versions
+#: (GPU026), quantities (GPU004, GPU005), resource names and sharing values (GPU010,
+#: GPU011), misplaced pod fields (GPU024), values that are not strings (GPU025, GPU027,
+#: GPU036) and an autoscaler on a GPU metric (GPU046).
 REMOVED_API_VERSION = "GPU026"
+AS_WRITTEN_RULES = frozenset(
+    {"GPU004", "GPU005", "GPU010", "GPU011", "GPU024", "GPU025", REMOVED_API_VERSION, "GPU027",
+     "GPU036", "GPU046"}
+)  # fmt: skip
 
 
 #: How a run renders: its options, and the trees discover found the charts and roots in.
@@ -160,25 +169,30 @@ def _as_written(
 def _literal_versions(
     linter: FileLinter, folder: str, templates: list[tuple[str, str]]
 ) -> list[Finding]:
-    """GPU026 on each template's top-level ``apiVersion`` written literally outside any
-    block (helm renders it as written), judged by the rule itself on a copy of the
-    template that keeps those lines in place. Not for a chart that says it is for older
-    clusters (``kubeVersion: "<1.16"``)."""
-    from gpulint.render.helm.aswritten import for_older_clusters, literal_kinds, rendered_template
+    """The findings of :data:`AS_WRITTEN_RULES` on each template's lines that helm renders
+    as written (:func:`gpulint.render.helm.aswritten.literal_skeleton`), judged by the
+    rules themselves on a copy of the template that keeps those lines in place. GPU026 not
+    for a chart that says it is for older clusters (``kubeVersion: "<1.16"``)."""
+    from gpulint.render.helm.aswritten import (
+        for_older_clusters,
+        literal_skeleton,
+        rendered_template,
+    )
     from gpulint.render.mapping import label_of
 
+    wanted = AS_WRITTEN_RULES
     if for_older_clusters(folder):
-        return []
+        wanted = wanted - {REMOVED_API_VERSION}
     found: list[Finding] = []
     for path, text in templates:
         if not rendered_template(path):
             continue
-        kept = literal_kinds(text)
+        kept = literal_skeleton(text)
         if kept is None:
             continue
         with collector_paused():
             findings = linter.lint_bytes(label_of(path), kept.encode("utf-8"))
-        found.extend(f for f in findings if f.rule == REMOVED_API_VERSION)
+        found.extend(f for f in findings if f.rule in wanted)
     return found
 
 

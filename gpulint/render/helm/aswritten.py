@@ -25,21 +25,28 @@ MAX_TEMPLATE_BYTES = 8 << 20
 MAX_TEMPLATE_FILES = 2048
 #: Actions that open a block closed by ``{{ end }}``.
 _OPENERS = frozenset({"if", "with", "range", "define", "block"})
-#: The lines of a template document kept by :func:`literal_kinds`.
-_KEPT = re.compile(r"(?:apiVersion|kind)[ \t]*:[ \t]*[\"']?[A-Za-z0-9./-]+[\"']?[ \t]*(?:#.*)?")
-_NAME = re.compile(r"  name[ \t]*:[ \t]*[\"']?[a-z0-9.-]+[\"']?[ \t]*(?:#.*)?")
 _DIRECTIVE = re.compile(r"[ \t]*#[ \t]*gpulint[ \t]*:")
 #: A Chart.yaml's ``kubeVersion`` with an upper bound: a chart for older clusters.
 _OLD_CLUSTERS = re.compile(rb"(?m)^kubeVersion[ \t]*:[^\n]*<")
 
 
 def chart_templates(chart: str, listings: Listings | None) -> list[tuple[str, str]] | None:
-    """Each file under the chart's ``templates/`` with its text, or None when they are more
-    than the bounds allow (bytes read, files)."""
+    """Each file under the chart's ``templates/`` that helm loads (its ``.helmignore``
+    applied as helm applies it) with its text, or None when they are more than the bounds
+    allow (bytes read, files) or helm refuses the chart's ``.helmignore``."""
+    from gpulint.render.helm.helmignore import chart_rules
+
+    rules = chart_rules(chart)
+    if rules is None:
+        return None
     found: list[tuple[str, str]] = []
     total = files = 0
-    for dirpath, _, names in walk(os.path.join(chart, "templates"), None, listings):
+    for dirpath, dirs, names in walk(os.path.join(chart, "templates"), None, listings):
+        rel = os.path.relpath(dirpath, chart).replace(os.sep, "/")
+        dirs[:] = [d for d in dirs if not rules.ignore(f"{rel}/{d}", True)]
         for name in sorted(names):
+            if rules.ignore(f"{rel}/{name}", False):
+                continue
             files += 1
             if files > MAX_TEMPLATE_FILES:
                 return None
@@ -105,36 +112,93 @@ def rendered_template(path: str) -> bool:
     return not name.startswith("_") and name.endswith((".yaml", ".yml"))
 
 
-def literal_kinds(text: str) -> str | None:
-    """``text`` (a template) with every line blanked but those written literally outside
-    any block that say what each document is: ``apiVersion:`` and ``kind:`` at its top,
-    ``metadata:`` and its ``name:`` when literal, the ``---`` between documents and
-    ``# gpulint:`` directives; None when no ``apiVersion`` line is kept."""
+#: Actions that write nothing: control, variables, comments.
+_SILENT = frozenset({"if", "else", "end", "with", "range", "define", "break", "continue"})
+_INDENTED = re.compile(r"\|\s*n?indent\s+(\d+)")
+_ASSIGNS = re.compile(r"\$[A-Za-z0-9_]*\s*:?=")
+
+
+def _output_indent(bodies: list[str]) -> int | None:
+    """Where the output of a line of actions may start: None when they write nothing,
+    else the ``indent``/``nindent`` they ask for (0 when none: anywhere)."""
+    writes = None
+    for body in bodies:
+        text = body.strip().lstrip("-").rstrip("-").strip()
+        word = text.split(None, 1)[0] if text else ""
+        if not text or text.startswith("/*") or word in _SILENT:
+            continue
+        if _ASSIGNS.match(text):
+            continue
+        found = _INDENTED.search(text)
+        indent = int(found.group(1)) if found else 0
+        writes = indent if writes is None else min(writes, indent)
+    return writes
+
+
+def _only_actions(line: str, spans: list[tuple[int, int]], pos: int) -> bool:
+    """Is the line nothing but actions (``{{- if ... }}``, ``{{ toYaml . | nindent 8 }}``)?"""
+    rest = []
+    at = pos
+    for start, stop in spans:
+        rest.append(line[max(0, at - pos) : max(0, start - pos)])
+        at = stop
+    rest.append(line[max(0, at - pos) :])
+    return not "".join(rest).strip()
+
+
+def literal_skeleton(text: str) -> str | None:
+    """``text`` (a template) with every line blanked but those helm renders as written:
+    a line with no action on it, outside every block, whose parents (the lines it is
+    indented under) are kept too; the ``---`` between documents and ``# gpulint:``
+    directives are kept. Lines keep their places, so a rule's finding on the copy is at the
+    template's line and column. None when no line of YAML is kept."""
     spans = list(action_spans(text))
     out: list[str] = []
     depth = i = pos = 0
-    kept_version = in_metadata = False
+    kept_any = False
+    #: The open parents: (indent, kept, is a sequence item).
+    stack: list[tuple[int, bool, bool]] = []
     for line in text.split("\n"):
         end = pos + len(line)
         at_start = depth
         touched = i > 0 and spans[i - 1][1] > pos  # an action from a line above runs on
+        on_line: list[tuple[int, int]] = []
         while i < len(spans) and spans[i][0] <= end:
             touched = True
             start, stop = spans[i]
+            on_line.append((start, stop))
             depth = max(0, depth + _step(text[start + 2 : stop - 2]))
             i += 1
         bare = line.rstrip("\r")
-        literal = at_start == 0 and not touched
-        if bare[:1].strip() and not bare.startswith("#"):
-            in_metadata = literal and bare.rstrip() == "metadata:"
+        stripped = bare.strip()
         keep = ""
-        if bare.startswith("---") or _DIRECTIVE.match(bare):
+        if bare.startswith("---"):
+            stack.clear()
             keep = line
-        elif literal and _KEPT.fullmatch(bare):
+        elif _DIRECTIVE.match(bare):
             keep = line
-            kept_version = kept_version or bare.startswith("apiVersion")
-        elif in_metadata and (bare.rstrip() == "metadata:" or (literal and _NAME.fullmatch(bare))):
-            keep = line
+        elif stripped and not stripped.startswith("#"):
+            if on_line and _only_actions(line, on_line, pos):
+                # A line of actions that writes lines (an include, a toYaml): what follows
+                # deeper than where they start may be their child, not the line above's.
+                writes = _output_indent([text[a + 2 : b - 2] for a, b in on_line])
+                if writes is not None:
+                    while stack and stack[-1][0] >= writes:
+                        stack.pop()
+                    stack.append((writes, False, False))
+            else:
+                indent = len(bare) - len(bare.lstrip(" "))
+                item = stripped == "-" or stripped.startswith("- ")
+                while stack and (
+                    stack[-1][0] > indent or (stack[-1][0] == indent and (stack[-1][2] or not item))
+                ):
+                    stack.pop()
+                parent = stack[-1][1] if stack else True
+                literal = parent and at_start == 0 and not touched
+                stack.append((indent, literal, item))
+                if literal:
+                    keep = line
+                    kept_any = True
         out.append(keep)
         pos = end + 1
-    return "\n".join(out) if kept_version else None
+    return "\n".join(out) if kept_any else None
