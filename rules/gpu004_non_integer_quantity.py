@@ -5,8 +5,9 @@ Flags a value under `limits` or `requests` of an extended resource that is not a
 number: `0.5`, `500m`, `1.5`, `1.0001`.
 
 A Helm chart's templates are read too when the run does not render them: the lines helm
-renders as written (no action on them, outside every `if`, `with`, `range` or `define`, under
-parents that are so too), at their own line (docs/rendering.md, "Templates as written").
+renders as written (no action on them, outside every `if`, `with`, `range` or `define` but
+one that wraps the whole template, under parents that are so too), at their own line
+(docs/rendering.md, "Templates as written").
 
 ## Why it matters
 Extended resources are integer-only. The API server rejects the pod: `must be an integer`.

@@ -7,8 +7,9 @@ same for `cpu`, `memory`, `ephemeral-storage` and `hugepages-*` (`cpu: 1000,`), 
 whole pod is rejected with it. Template placeholders (`${CPU}`) are left alone.
 
 A Helm chart's templates are read too when the run does not render them: the lines helm
-renders as written (no action on them, outside every `if`, `with`, `range` or `define`, under
-parents that are so too), at their own line (docs/rendering.md, "Templates as written").
+renders as written (no action on them, outside every `if`, `with`, `range` or `define` but
+one that wraps the whole template, under parents that are so too), at their own line
+(docs/rendering.md, "Templates as written").
 
 ## Why it matters
 The API server rejects the manifest: an unparseable value fails decoding with `quantities

@@ -72,8 +72,9 @@ likeness: VirtAI's `virtaitech.com/gpu` (Orion vGPU) is no misspelling of Vastai
 `vastaitech.com`, so it gets no finding.
 
 A Helm chart's templates are read too when the run does not render them: the lines helm
-renders as written (no action on them, outside every `if`, `with`, `range` or `define`, under
-parents that are so too), at their own line (docs/rendering.md, "Templates as written").
+renders as written (no action on them, outside every `if`, `with`, `range` or `define` but
+one that wraps the whole template, under parents that are so too), at their own line
+(docs/rendering.md, "Templates as written").
 
 ## Why it matters
 The scheduler only places a pod on a node that advertises every resource it asks for. No

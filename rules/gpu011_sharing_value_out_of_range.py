@@ -13,8 +13,9 @@ values) keeps its default name's range, and the finding names the line that rena
 `related` place of kind `evidence`).
 
 A Helm chart's templates are read too when the run does not render them: the lines helm
-renders as written (no action on them, outside every `if`, `with`, `range` or `define`, under
-parents that are so too), at their own line (docs/rendering.md, "Templates as written").
+renders as written (no action on them, outside every `if`, `with`, `range` or `define` but
+one that wraps the whole template, under parents that are so too), at their own line
+(docs/rendering.md, "Templates as written").
 
 ## Why it matters
 The API server accepts any whole number, but the sharing scheme's scheduler extender or

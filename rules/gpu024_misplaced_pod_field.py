@@ -88,8 +88,9 @@ TrueCharts' own chart of that name (a `sourceRef` named `truecharts`) is another
 common library gives every container the `resources` at the root of the values.
 
 A Helm chart's templates are read too when the run does not render them: the lines helm
-renders as written (no action on them, outside every `if`, `with`, `range` or `define`, under
-parents that are so too), at their own line (docs/rendering.md, "Templates as written").
+renders as written (no action on them, outside every `if`, `with`, `range` or `define` but
+one that wraps the whole template, under parents that are so too), at their own line
+(docs/rendering.md, "Templates as written").
 
 ## Why it matters
 Decoding ignores fields a type does not have. Unless the client asks for strict field

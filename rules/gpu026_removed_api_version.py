@@ -16,8 +16,10 @@ document's `apiVersion` and `kind` written literally at its top, outside every b
 `with`, `range`, `define`), are what helm renders whatever the values, so the finding is at
 that line of the template (docs/rendering.md, "Templates as written"); a version chosen
 inside an `if` on `.Capabilities` or `semverCompare` is left alone, as is a chart whose
-`Chart.yaml` has a `kubeVersion` with an upper bound: it says it is for older clusters. With
-`--render` the output is judged.
+`Chart.yaml` has a `kubeVersion` with an upper bound (it says it is for older clusters) and
+a template wholly wrapped in a switch its `values.yaml` leaves off (`{{- if
+.Values.psp.enabled }}` with `enabled: false`: compatibility kept for older clusters); one
+the values turn on (`rbac.create: true`) is judged. With `--render` the output is judged.
 
 It checks every object of a linted file, GPU workload or not: an autoscaler, a disruption
 budget or a runtime class in a removed version stops the whole manifest from applying. Kinds

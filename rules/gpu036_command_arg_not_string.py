@@ -14,8 +14,9 @@ whose containers are Kubernetes `Container`s (a KServe `ServingRuntime`'s, a Kub
 type, whose `args` mean something else.
 
 A Helm chart's templates are read too when the run does not render them: the lines helm
-renders as written (no action on them, outside every `if`, `with`, `range` or `define`, under
-parents that are so too), at their own line (docs/rendering.md, "Templates as written").
+renders as written (no action on them, outside every `if`, `with`, `range` or `define` but
+one that wraps the whole template, under parents that are so too), at their own line
+(docs/rendering.md, "Templates as written").
 
 ## Why it matters
 The API server decodes the object into its Go types and rejects it: `json: cannot

@@ -7,8 +7,9 @@ hold a `Resource` or `ContainerResource` metric on an accelerator resource
 or that looks like one), at the metric's `name`.
 
 A Helm chart's templates are read too when the run does not render them: the lines helm
-renders as written (no action on them, outside every `if`, `with`, `range` or `define`, under
-parents that are so too), at their own line (docs/rendering.md, "Templates as written").
+renders as written (no action on them, outside every `if`, `with`, `range` or `define` but
+one that wraps the whole template, under parents that are so too), at their own line
+(docs/rendering.md, "Templates as written").
 
 ## Why it matters
 Resource and container-resource metrics come from the resource metrics API

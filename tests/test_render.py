@@ -770,8 +770,9 @@ def test_two_charts_render_in_worker_processes(tmp_path: Path) -> None:
 
 @needs_helm
 def test_a_literal_removed_version_is_judged_once_rendered_or_not() -> None:
-    """Without --render GPU026 reads the template's literal apiVersion; with it, the output:
-    the same finding at the same template line, never both."""
+    """Without --render GPU026 reads the template's literal apiVersion (in a template
+    wrapped in a switch the values turn on, too); with it, the output: the same finding at
+    the same template line, never both."""
     chart = FIXTURES / "projects" / "gpu026-fail-chart-template-versions" / "charts"
     chart = chart / "gpu-exporter"
     label = chart.relative_to(ROOT).as_posix()
@@ -779,7 +780,8 @@ def test_a_literal_removed_version_is_judged_once_rendered_or_not() -> None:
     rendered, _ = check_json(*helm_args(), label)
     wanted = Counter(
         {(f"{label}/templates/daemonset.yaml", 1, "GPU026"): 1,
-         (f"{label}/templates/ingress.yaml", 23, "GPU026"): 1}
+         (f"{label}/templates/ingress.yaml", 23, "GPU026"): 1,
+         (f"{label}/templates/rbac.yaml", 2, "GPU026"): 1}
     )  # fmt: skip
     assert Counter({k: n for k, n in found(plain).items() if k[2] == "GPU026"}) == wanted
     assert Counter({k: n for k, n in found(rendered).items() if k[2] == "GPU026"}) == wanted

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gpulint import codes
-from gpulint.loader.document import Problem
+from gpulint.loader.document import Document, Problem
 from gpulint.loader.target import collector_paused
 from gpulint.model import Finding, LintedObject, Span
 
@@ -147,10 +147,10 @@ def _as_written(
     linter: FileLinter, target: Target, rendered: Rendered | list[Finding], run: Rendering | None
 ) -> list[Finding]:
     """What a chart says as written (:mod:`gpulint.render.helm.aswritten`), its templates
-    read once: GPU082's findings on its ``values.yaml``, rendered or not, and without
-    ``--render`` GPU026's on the API versions its templates write literally outside any
-    block. Not for a chart whose Chart.yaml sits among its templates (GL201 says helm
-    renders none of them)."""
+    read once and its ``values.yaml`` parsed once: GPU082's findings on the values, rendered
+    or not, and without ``--render`` the findings of :data:`AS_WRITTEN_RULES` on the lines
+    its templates write as plain text. Not for a chart whose Chart.yaml sits among its
+    templates (GL201 says helm renders none of them)."""
     if target.render != "helm":
         return []
     from gpulint.render.helm.aswritten import chart_templates
@@ -160,22 +160,58 @@ def _as_written(
         return []
     listings = run[1].listings if run is not None else None
     templates = chart_templates(folder, listings)
-    found = _unread(linter, folder, rendered, templates)
-    if templates and (run is None or not run[0].enabled):  # rendered: GPU026 reads the output
-        found.extend(_literal_versions(linter, folder, templates))
+    values = _chart_values(folder, rendered)
+    found = _unread(linter, folder, values, templates)
+    if templates and (run is None or not run[0].enabled):  # rendered: the rules read the output
+        found.extend(_literal_lines(linter, folder, templates, values))
     return found
 
 
-def _literal_versions(
-    linter: FileLinter, folder: str, templates: list[tuple[str, str]]
+def _chart_values(folder: str, rendered: Rendered | list[Finding]) -> tuple[str, Document] | None:
+    """The chart's ``values.yaml``, its text and its document, parsed once: the rendered
+    chart's parse of it, else here. None when there is none, or when it is linted as a file
+    of its own (:func:`gpulint.render.trees.values_as_written`: parsed there)."""
+    from gpulint.render.helm.unread import MAX_VALUES_BYTES
+    from gpulint.render.mapping import load_documents
+    from gpulint.render.trees import values_as_written
+    from gpulint.util import safefile
+
+    path = os.path.join(folder, "values.yaml")
+    if values_as_written(folder, path):
+        return None
+    try:
+        raw, _ = safefile.read_regular(path, MAX_VALUES_BYTES)
+    except OSError:
+        return None
+    if raw is None:
+        return None
+    text = raw.decode("utf-8", "replace")
+    shared = getattr(rendered, "values_doc", None)
+    if shared is not None:
+        doc = shared(path)
+    else:
+        docs = load_documents(text)
+        doc = docs[0] if docs else None
+    return None if doc is None else (text, doc)
+
+
+def _literal_lines(
+    linter: FileLinter,
+    folder: str,
+    templates: list[tuple[str, str]],
+    values: tuple[str, Document] | None,
 ) -> list[Finding]:
     """The findings of :data:`AS_WRITTEN_RULES` on each template's lines that helm renders
     as written (:func:`gpulint.render.helm.aswritten.literal_skeleton`), judged by the
     rules themselves on a copy of the template that keeps those lines in place. GPU026 not
-    for a chart that says it is for older clusters (``kubeVersion: "<1.16"``)."""
+    for a chart that says it is for older clusters (``kubeVersion: "<1.16"``), nor in a
+    template wrapped in a switch its values leave off (``{{- if .Values.psp.enabled }}``,
+    ``enabled: false``): a removed version kept behind a switch is the chart's
+    compatibility with older clusters."""
     from gpulint.render.helm.aswritten import (
         for_older_clusters,
         literal_skeleton,
+        on_by_default,
         rendered_template,
     )
     from gpulint.render.mapping import label_of
@@ -183,54 +219,39 @@ def _literal_versions(
     wanted = AS_WRITTEN_RULES
     if for_older_clusters(folder):
         wanted = wanted - {REMOVED_API_VERSION}
+    data = values[1].data if values is not None else None
     found: list[Finding] = []
     for path, text in templates:
         if not rendered_template(path):
             continue
-        kept = literal_skeleton(text)
-        if kept is None:
+        skeleton = literal_skeleton(text)
+        if skeleton is None:
             continue
+        kept, switch = skeleton
+        rules = wanted
+        if switch is not None and not on_by_default(switch, data):
+            rules = rules - {REMOVED_API_VERSION}
         with collector_paused():
             findings = linter.lint_bytes(label_of(path), kept.encode("utf-8"))
-        found.extend(f for f in findings if f.rule in wanted)
+        found.extend(f for f in findings if f.rule in rules)
     return found
 
 
 def _unread(
     linter: FileLinter,
     folder: str,
-    rendered: Rendered | list[Finding],
+    values: tuple[str, Document] | None,
     templates: list[tuple[str, str]] | None,
 ) -> list[Finding]:
     """GPU082's findings on a chart's ``values.yaml``, rendered or not: placement values no
-    template reads. Its values file is parsed once: the rendered chart's copy, else here.
-    Not for a chart whose values file is linted as a file of its own
-    (:func:`gpulint.render.trees.values_as_written`)."""
-    from gpulint.render.helm.unread import MAX_VALUES_BYTES, unread_values
-    from gpulint.render.mapping import label_of, load_documents
-    from gpulint.render.trees import values_as_written
-    from gpulint.util import safefile
+    template reads."""
+    from gpulint.render.helm.unread import unread_values
+    from gpulint.render.mapping import label_of
 
-    path = os.path.join(folder, "values.yaml")
-    if values_as_written(folder, path):
+    if values is None:
         return []
-    try:
-        raw, _ = safefile.read_regular(path, MAX_VALUES_BYTES)
-    except OSError:
-        return []
-    if raw is None:
-        return []
-    text = raw.decode("utf-8", "replace")
-    shared = getattr(rendered, "values_doc", None)
-    if shared is not None:
-        doc = shared(path)  # the rendered chart's parse of it
-    else:
-        docs = load_documents(text)
-        doc = docs[0] if docs else None
-    if doc is None:
-        return []
-    problems = unread_values(folder, (text, doc), linter.registry.is_accelerator, templates)
-    label = label_of(path)
+    problems = unread_values(folder, values, linter.registry.is_accelerator, templates)
+    label = label_of(os.path.join(folder, "values.yaml"))
     return [f for p in problems for f in linter.problem(label, p)]
 
 

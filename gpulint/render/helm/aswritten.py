@@ -146,15 +146,50 @@ def _only_actions(line: str, spans: list[tuple[int, int]], pos: int) -> bool:
     return not "".join(rest).strip()
 
 
-def literal_skeleton(text: str) -> str | None:
+#: A wrapper's condition that is not on the values: the cluster's version or APIs.
+_CLUSTER_TEST = re.compile(r"Capabilities|KubeVersion|semver", re.IGNORECASE)
+
+
+def _wrapped(text: str, spans: list[tuple[int, int]]) -> str | None:
+    """Is the whole template one ``if`` or ``with`` on the values (``{{- if
+    .Values.gpu.enabled }}`` ... ``{{- end }}``, nothing written outside it, no ``else`` of
+    its own)? Its lines are then rendered as written whenever the values turn it on. Not
+    a test of the cluster (``.Capabilities``, ``semverCompare``): that chooses versions.
+    The wrapper's condition (``if .Values.gpu.enabled``), or None."""
+    if not spans:
+        return None
+    first = text[spans[0][0] + 2 : spans[0][1] - 2].strip().lstrip("-").strip()
+    word = first.split(None, 1)
+    if not word or word[0] not in ("if", "with") or ".Values" not in first:
+        return None
+    if _CLUSTER_TEST.search(first):
+        return None
+    if text[: spans[0][0]].strip() or text[spans[-1][1] :].strip():
+        return None
+    depth = 0
+    for n, (start, stop) in enumerate(spans):
+        body = text[start + 2 : stop - 2]
+        if depth == 1 and body.strip().lstrip("-").strip().split(None, 1)[:1] == ["else"]:
+            return None
+        depth = max(0, depth + _step(body))
+        if depth == 0:
+            return first if n == len(spans) - 1 else None  # its end is the last action
+    return None
+
+
+def literal_skeleton(text: str) -> tuple[str, str | None] | None:
     """``text`` (a template) with every line blanked but those helm renders as written:
-    a line with no action on it, outside every block, whose parents (the lines it is
-    indented under) are kept too; the ``---`` between documents and ``# gpulint:``
+    a line with no action on it, outside every block (but the one that wraps the whole
+    template on a value, :func:`_wrapped`), whose parents (the lines it is indented under)
+    are kept too; the ``---`` between documents and ``# gpulint:``
     directives are kept. Lines keep their places, so a rule's finding on the copy is at the
-    template's line and column. None when no line of YAML is kept."""
+    template's line and column. With the copy, the condition of the switch that wraps the
+    template, if any. None when no line of YAML is kept."""
     spans = list(action_spans(text))
     out: list[str] = []
     depth = i = pos = 0
+    switch = _wrapped(text, spans)
+    base = 0 if switch is None else 1
     kept_any = False
     #: The open parents: (indent, kept, is a sequence item).
     stack: list[tuple[int, bool, bool]] = []
@@ -194,11 +229,30 @@ def literal_skeleton(text: str) -> str | None:
                 ):
                     stack.pop()
                 parent = stack[-1][1] if stack else True
-                literal = parent and at_start == 0 and not touched
+                literal = parent and at_start == base and not touched
                 stack.append((indent, literal, item))
                 if literal:
                     keep = line
                     kept_any = True
         out.append(keep)
         pos = end + 1
-    return "\n".join(out) if kept_any else None
+    return ("\n".join(out), switch) if kept_any else None
+
+
+_SWITCH = re.compile(r"(?:if|with)\s+\.Values((?:\.[A-Za-z0-9_-]+)+)")
+
+
+def on_by_default(switch: str, values: object) -> bool:
+    """Does the chart's ``values.yaml`` (``values``, its data) turn on the switch
+    ``switch`` (``if .Values.gpu.enabled``: a value Go templates take as true: not false,
+    zero, empty or missing)? A condition of another shape (``and``, ``not``, ``eq``) is
+    taken as off."""
+    found = _SWITCH.fullmatch(switch.strip().lstrip("-").rstrip("-").strip())
+    if found is None:
+        return False
+    node = values
+    for key in found.group(1).split(".")[1:]:
+        if not isinstance(node, dict) or key not in node:
+            return False
+        node = node[key]
+    return bool(node) and node is not None
