@@ -785,3 +785,16 @@ def test_a_literal_removed_version_is_judged_once_rendered_or_not() -> None:
     )  # fmt: skip
     assert Counter({k: n for k, n in found(plain).items() if k[2] == "GPU026"}) == wanted
     assert Counter({k: n for k, n in found(rendered).items() if k[2] == "GPU026"}) == wanted
+
+
+@needs_helm
+def test_unread_values_are_reported_with_fix_too(tmp_path: Path) -> None:
+    """--render --fix reports what --render does of a chart's values (GPU082: it fixes
+    none of them)."""
+    chart = tmp_path / "chart"
+    shutil.copytree(RULE_FIXTURES / "GPU082" / "fail-hardcoded-gpu-limit", chart)
+    (tmp_path / ".git").mkdir()
+    plain, _ = check_json(*helm_args(), "chart", cwd=tmp_path)
+    fixed, _ = check_json(*helm_args(), "--fix", "chart", cwd=tmp_path)
+    assert [f["rule"] for f in plain["findings"]] == ["GPU082"] * 4
+    assert found(fixed) == found(plain)

@@ -342,8 +342,9 @@ def fix_rendered(
     from gpulint.render.fixvalues import ValuesFixer, key_of
 
     rendered = _rendered(linter, target, None, rendering)
+    written = _as_written(linter, target, rendered, rendering)  # GPU082: nothing it fixes
     if isinstance(rendered, list):
-        return rendered, []
+        return rendered + written, []
     label = target.label
 
     def relint(text: str) -> set[tuple[str, object, tuple[object, ...]]]:
@@ -369,7 +370,7 @@ def fix_rendered(
     changed = fixer.file_fixes(label, fixing[1])
     if not fixing[1]:
         findings = [f for f in findings if f.fix is None or not f.fix.available]
-    return findings, changed
+    return findings + written, changed
 
 
 def _lint(

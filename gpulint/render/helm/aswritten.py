@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Iterator
 
+from gpulint.render.helm.templatetext import OPENS, Action, actions
 from gpulint.util import safefile
 from gpulint.util.walk import Listings, walk
 
@@ -23,8 +24,6 @@ from gpulint.util.walk import Listings, walk
 MAX_TEMPLATE_BYTES = 8 << 20
 #: Template files looked at, at most.
 MAX_TEMPLATE_FILES = 2048
-#: Actions that open a block closed by ``{{ end }}``.
-_OPENERS = frozenset({"if", "with", "range", "define", "block"})
 _DIRECTIVE = re.compile(r"[ \t]*#[ \t]*gpulint[ \t]*:")
 #: A Chart.yaml's ``kubeVersion`` with an upper bound: a chart for older clusters.
 _OLD_CLUSTERS = re.compile(rb"(?m)^kubeVersion[ \t]*:[^\n]*<")
@@ -64,35 +63,18 @@ def chart_templates(chart: str, listings: Listings | None) -> list[tuple[str, st
     return found
 
 
-def action_spans(text: str) -> Iterator[tuple[int, int]]:
-    """The offsets of each Go-template action (``{{`` to after ``}}``) of ``text``, in one
-    pass: an action never closed ends the search (helm refuses such a template)."""
-    at = 0
-    while True:
-        start = text.find("{{", at)
-        if start < 0:
-            return
-        end = text.find("}}", start + 2)
-        if end < 0:
-            return
-        yield start, end + 2
-        at = end + 2
-
-
 def actions_of(text: str) -> Iterator[str]:
-    """The text inside each action of ``text``."""
-    for start, end in action_spans(text):
-        yield text[start + 2 : end - 2]
+    """The body of each action of ``text`` (:func:`gpulint.render.helm.templatetext.actions`:
+    one pass; an action never closed ends the search)."""
+    for action in actions(text):
+        yield action.body
 
 
-def _step(body: str) -> int:
+def _step(action: Action) -> int:
     """How an action changes the block depth: +1 for an opener, -1 for ``end``."""
-    word = body.strip().lstrip("-").strip().split(None, 1)
-    if not word:
-        return 0
-    if word[0] in _OPENERS:
+    if action.word in OPENS:
         return 1
-    return -1 if word[0] == "end" else 0
+    return -1 if action.word == "end" else 0
 
 
 def for_older_clusters(chart: str) -> bool:
@@ -118,16 +100,13 @@ _INDENTED = re.compile(r"\|\s*n?indent\s+(\d+)")
 _ASSIGNS = re.compile(r"\$[A-Za-z0-9_]*\s*:?=")
 
 
-def _output_indent(bodies: list[str]) -> int | None:
+def _output_indent(line_actions: list[Action]) -> int | None:
     """Where the output of a line of actions may start: None when they write nothing,
     else the ``indent``/``nindent`` they ask for (0 when none: anywhere)."""
     writes = None
-    for body in bodies:
-        text = body.strip().lstrip("-").rstrip("-").strip()
-        word = text.split(None, 1)[0] if text else ""
-        if not text or text.startswith("/*") or word in _SILENT:
-            continue
-        if _ASSIGNS.match(text):
+    for action in line_actions:
+        text = action.body
+        if not text or text.startswith("/*") or action.word in _SILENT or _ASSIGNS.match(text):
             continue
         found = _INDENTED.search(text)
         indent = int(found.group(1)) if found else 0
@@ -135,13 +114,14 @@ def _output_indent(bodies: list[str]) -> int | None:
     return writes
 
 
-def _only_actions(line: str, spans: list[tuple[int, int]], pos: int) -> bool:
-    """Is the line nothing but actions (``{{- if ... }}``, ``{{ toYaml . | nindent 8 }}``)?"""
+def _only_actions(line: str, line_actions: list[Action], pos: int) -> bool:
+    """Is the line (starting at offset ``pos``) nothing but actions (``{{- if ... }}``,
+    ``{{ toYaml . | nindent 8 }}``)?"""
     rest = []
     at = pos
-    for start, stop in spans:
-        rest.append(line[max(0, at - pos) : max(0, start - pos)])
-        at = stop
+    for action in line_actions:
+        rest.append(line[max(0, at - pos) : max(0, action.begin - pos)])
+        at = action.stop
     rest.append(line[max(0, at - pos) :])
     return not "".join(rest).strip()
 
@@ -150,7 +130,7 @@ def _only_actions(line: str, spans: list[tuple[int, int]], pos: int) -> bool:
 _CLUSTER_TEST = re.compile(r"Capabilities|KubeVersion|semver", re.IGNORECASE)
 
 
-def _wrapped(text: str, spans: list[tuple[int, int]]) -> str | None:
+def _wrapped(text: str, spans: list[Action]) -> str | None:
     """Is the whole template one ``if`` or ``with`` on the values (``{{- if
     .Values.gpu.enabled }}`` ... ``{{- end }}``, nothing written outside it, no ``else`` of
     its own)? Its lines are then rendered as written whenever the values turn it on. Not
@@ -158,22 +138,20 @@ def _wrapped(text: str, spans: list[tuple[int, int]]) -> str | None:
     The wrapper's condition (``if .Values.gpu.enabled``), or None."""
     if not spans:
         return None
-    first = text[spans[0][0] + 2 : spans[0][1] - 2].strip().lstrip("-").strip()
-    word = first.split(None, 1)
-    if not word or word[0] not in ("if", "with") or ".Values" not in first:
+    first = spans[0]
+    if first.word not in ("if", "with") or ".Values" not in first.body:
         return None
-    if _CLUSTER_TEST.search(first):
+    if _CLUSTER_TEST.search(first.body):
         return None
-    if text[: spans[0][0]].strip() or text[spans[-1][1] :].strip():
+    if text[: first.begin].strip() or text[spans[-1].stop :].strip():
         return None
     depth = 0
-    for n, (start, stop) in enumerate(spans):
-        body = text[start + 2 : stop - 2]
-        if depth == 1 and body.strip().lstrip("-").strip().split(None, 1)[:1] == ["else"]:
+    for n, action in enumerate(spans):
+        if depth == 1 and action.word == "else":
             return None
-        depth = max(0, depth + _step(body))
+        depth = max(0, depth + _step(action))
         if depth == 0:
-            return first if n == len(spans) - 1 else None  # its end is the last action
+            return first.body if n == len(spans) - 1 else None  # its end is the last action
     return None
 
 
@@ -185,7 +163,7 @@ def literal_skeleton(text: str) -> tuple[str, str | None] | None:
     directives are kept. Lines keep their places, so a rule's finding on the copy is at the
     template's line and column. With the copy, the condition of the switch that wraps the
     template, if any. None when no line of YAML is kept."""
-    spans = list(action_spans(text))
+    spans = list(actions(text))
     out: list[str] = []
     depth = i = pos = 0
     switch = _wrapped(text, spans)
@@ -196,13 +174,12 @@ def literal_skeleton(text: str) -> tuple[str, str | None] | None:
     for line in text.split("\n"):
         end = pos + len(line)
         at_start = depth
-        touched = i > 0 and spans[i - 1][1] > pos  # an action from a line above runs on
-        on_line: list[tuple[int, int]] = []
-        while i < len(spans) and spans[i][0] <= end:
+        touched = i > 0 and spans[i - 1].stop > pos  # an action from a line above runs on
+        on_line: list[Action] = []
+        while i < len(spans) and spans[i].begin <= end:
             touched = True
-            start, stop = spans[i]
-            on_line.append((start, stop))
-            depth = max(0, depth + _step(text[start + 2 : stop - 2]))
+            on_line.append(spans[i])
+            depth = max(0, depth + _step(spans[i]))
             i += 1
         bare = line.rstrip("\r")
         stripped = bare.strip()
@@ -216,7 +193,7 @@ def literal_skeleton(text: str) -> tuple[str, str | None] | None:
             if on_line and _only_actions(line, on_line, pos):
                 # A line of actions that writes lines (an include, a toYaml): what follows
                 # deeper than where they start may be their child, not the line above's.
-                writes = _output_indent([text[a + 2 : b - 2] for a, b in on_line])
+                writes = _output_indent(on_line)
                 if writes is not None:
                     while stack and stack[-1][0] >= writes:
                         stack.pop()
@@ -247,7 +224,7 @@ def on_by_default(switch: str, values: object) -> bool:
     ``switch`` (``if .Values.gpu.enabled``: a value Go templates take as true: not false,
     zero, empty or missing)? A condition of another shape (``and``, ``not``, ``eq``) is
     taken as off."""
-    found = _SWITCH.fullmatch(switch.strip().lstrip("-").rstrip("-").strip())
+    found = _SWITCH.fullmatch(switch)
     if found is None:
         return False
     node = values
