@@ -135,3 +135,26 @@ async def test_an_overlay_patch_shows_what_the_build_maps_into_it(
     got = await diagnostics_for(plain, uri)
     assert _got(got) == _cli(tmp_path, patch)
     assert ("GPU004", 13, 30) in _got(got)  # gpu-patch.yaml:14:31, the value it writes
+
+
+@pytest.mark.asyncio
+async def test_without_render_a_template_shows_what_it_writes_as_text(
+    plain: LanguageClient, tmp_path: Path
+) -> None:
+    """Without the render setting, the open template and values file get GL201 and what
+    `gpulint check` (without --render) reports there: the lines written as plain text
+    (GPU024, GPU025, GPU010, GPU046) and the values no template reads (GPU082)."""
+    project = FIXTURES / "projects" / "gpu024-fail-chart-templates-as-written"
+    shutil.copytree(project, tmp_path / "p")
+    chart = tmp_path / "p" / "charts" / "triton"
+    proc = gpulint_in_process("check", "--format", "json", ".", cwd=chart)
+    report: dict[str, Any] = json.loads(proc.stdout)
+    for file in (chart / "templates" / "deployment.yaml", chart / "templates" / "hpa.yaml"):
+        rel = file.relative_to(chart).as_posix()
+        want = sorted(
+            (f["rule"], f["line"] - 1, f["column"] - 1)
+            for f in report["findings"]
+            if f["path"] == rel
+        )
+        got = await diagnostics_for(plain, open_file(plain, file))
+        assert want and _got(got) == sorted([("GL201", 0, 0), *want])

@@ -100,9 +100,14 @@ class Renders:
         found, trees = owners(path, render, self._scanned)
         if not found:
             return None
-        if not render:
-            return not_rendered(project.linter, label, found[0].folder)
         full = os.path.abspath(path)
+        if not render:
+            plain = not_rendered(project.linter, label, found[0].folder)
+            for f in self._as_written(project, found[0]):
+                if os.path.abspath(f.path) == full:
+                    plain.append(f._replace(path=label))
+            plain.sort(key=Finding.sort_key)
+            return plain
         out: list[Finding] = []
         for target in found:
             for f in self._render(project, target, trees):
@@ -146,6 +151,31 @@ class Renders:
             run = (run[0], trees)
         shown = Target(label_of(target.folder), target.folder, target.kind)
         findings = lint_rendered(project.linter, shown, run)
+        self._kept[key] = (stamp, findings)
+        return findings
+
+    def _as_written(self, project: Project, target: RenderTarget) -> list[Finding]:
+        """A chart's findings without rendering it, as ``gpulint check`` gives them (what
+        its templates write as plain text, GPU082 on its values), GL201 aside: kept while
+        no file under it changed."""
+        from gpulint.render.mapping import label_of
+        from gpulint.render.target import lint_rendered
+        from gpulint.util.discover import Target
+        from gpulint.util.walk import Listings
+
+        if target.kind != "helm":
+            return []
+        key = ("as-written", target.folder, id(project))
+        listings = Listings()
+        stamp = _stamp(target.folder, None, listings)
+        kept = self._kept.get(key)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        shown = Target(label_of(target.folder), target.folder, target.kind)
+        findings = [
+            f for f in lint_rendered(project.linter, shown, None)
+            if f.rule != codes.CHART_NOT_RENDERED
+        ]  # fmt: skip
         self._kept[key] = (stamp, findings)
         return findings
 
