@@ -20,6 +20,9 @@ declares::
                                   # on objects a kustomization labels (without --render)
     READS_CHART_VALUES = True     # optional: an object rule that also runs on a chart's
                                   # values file, no object (gpulint.k8s.chartvalues)
+    AS_WRITTEN = True             # optional: its findings rest on what a line writes, never
+                                  # on what is missing, so without --render it also judges
+                                  # the lines of a chart's templates helm renders as written
 
     def check(target, ctx) -> Iterator[Violation]: ...
 
@@ -248,6 +251,12 @@ class Rule(NamedTuple):
     #: ``nodeSelector``, ``affinity``, ``tolerations``): it runs on a base object whose
     #: Kustomize patches change only those (the module's ``PLACEMENT_FREE = True``).
     placement_free: bool = False
+    #: Its findings rest on what a line writes, never on what is missing: without
+    #: ``--render`` it also judges the lines of a chart's templates that helm renders as
+    #: written (:func:`gpulint.render.helm.aswritten.literal_skeleton`), in a copy of the
+    #: template that holds only those; the other rules do not run there (the module's
+    #: ``AS_WRITTEN = True``).
+    as_written: bool = False
 
     @property
     def doc(self) -> str:
@@ -289,6 +298,14 @@ def _cleaned(docstring: str) -> str:
     return inspect.cleandoc(docstring)
 
 
+def _flag(module: ModuleType, name: str, attribute: str) -> bool:
+    """A rule module's optional ``True``/``False`` attribute (``WHOLE_OBJECT``, ...)."""
+    value = getattr(module, attribute, False)
+    if not isinstance(value, bool):
+        raise RuleLoadError(f"rule module {name}: {attribute} must be True or False, got {value!r}")
+    return value
+
+
 def rule_from_module(
     module: ModuleType, origin: str = "built-in", label: str | None = None
 ) -> Rule:
@@ -311,37 +328,16 @@ def rule_from_module(
     options = getattr(module, "OPTIONS", {})
     if not isinstance(options, Mapping):
         raise RuleLoadError(f"rule module {name}: OPTIONS must be a mapping of JSON Schemas")
-    opt_in = getattr(module, "OPT_IN", False)
-    if not isinstance(opt_in, bool):
-        raise RuleLoadError(f"rule module {name}: OPT_IN must be True or False, got {opt_in!r}")
-    whole_object = getattr(module, "WHOLE_OBJECT", False)
-    if not isinstance(whole_object, bool):
-        raise RuleLoadError(
-            f"rule module {name}: WHOLE_OBJECT must be True or False, got {whole_object!r}"
-        )
+    opt_in = _flag(module, name, "OPT_IN")
+    whole_object = _flag(module, name, "WHOLE_OBJECT")
     fix = getattr(module, "FIX", None)
     if fix is not None and fix not in FIX_MODES:
         raise RuleLoadError(f"rule module {name}: FIX must be one of {FIX_MODES}, got {fix!r}")
-    assumes = getattr(module, "ASSUMES_CLUSTER", False)
-    if not isinstance(assumes, bool):
-        raise RuleLoadError(
-            f"rule module {name}: ASSUMES_CLUSTER must be True or False, got {assumes!r}"
-        )
-    labels = getattr(module, "LABELS_AS_WRITTEN", False)
-    if not isinstance(labels, bool):
-        raise RuleLoadError(
-            f"rule module {name}: LABELS_AS_WRITTEN must be True or False, got {labels!r}"
-        )
-    values = getattr(module, "READS_CHART_VALUES", False)
-    if not isinstance(values, bool):
-        raise RuleLoadError(
-            f"rule module {name}: READS_CHART_VALUES must be True or False, got {values!r}"
-        )
-    placement_free = getattr(module, "PLACEMENT_FREE", False)
-    if not isinstance(placement_free, bool):
-        raise RuleLoadError(
-            f"rule module {name}: PLACEMENT_FREE must be True or False, got {placement_free!r}"
-        )
+    assumes = _flag(module, name, "ASSUMES_CLUSTER")
+    labels = _flag(module, name, "LABELS_AS_WRITTEN")
+    values = _flag(module, name, "READS_CHART_VALUES")
+    placement_free = _flag(module, name, "PLACEMENT_FREE")
+    as_written = _flag(module, name, "AS_WRITTEN")
     doc = module.__doc__ or ""
     yields_to = getattr(module, "YIELDS_TO", ())
     if not isinstance(yields_to, (tuple, list)) or not all(isinstance(c, str) for c in yields_to):
@@ -364,4 +360,5 @@ def rule_from_module(
         labels,
         values,
         placement_free,
+        as_written,
     )

@@ -58,6 +58,7 @@ CODE = "GPU004"
 NAME = "fractional-extended-resource"
 SEVERITY = "error"
 SCOPE = "pod"
+AS_WRITTEN = True
 OPTIONS: dict[str, object] = {}
 
 

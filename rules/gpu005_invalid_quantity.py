@@ -64,6 +64,7 @@ CODE = "GPU005"
 NAME = "invalid-extended-resource-quantity"
 SEVERITY = "error"
 SCOPE = "pod"
+AS_WRITTEN = True
 OPTIONS: dict[str, object] = {}
 
 

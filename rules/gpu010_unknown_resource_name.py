@@ -148,6 +148,7 @@ CODE = "GPU010"
 NAME = "unknown-gpu-resource-name"
 SEVERITY = "error"
 SCOPE = "pod"
+AS_WRITTEN = True
 FIX = "unsafe"  # what it changes: the "Fix safety" section
 OPTIONS: dict[str, object] = {}
 

@@ -65,6 +65,7 @@ CODE = "GPU011"
 NAME = "gpu-sharing-value-out-of-range"
 SEVERITY = "error"
 SCOPE = "pod"
+AS_WRITTEN = True
 OPTIONS: dict[str, object] = {}
 
 

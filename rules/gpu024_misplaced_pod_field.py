@@ -178,6 +178,7 @@ CODE = "GPU024"
 NAME = "misplaced-pod-field"
 SEVERITY = "warning"
 SCOPE = "pod"
+AS_WRITTEN = True
 FIX = "unsafe"  # what it changes: the "Fix safety" section
 OPTIONS: dict[str, Any] = {}
 

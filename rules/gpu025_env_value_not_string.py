@@ -61,6 +61,7 @@ CODE = "GPU025"
 NAME = "env-value-not-string"
 SEVERITY = "error"
 SCOPE = "pod"
+AS_WRITTEN = True
 OPTIONS: dict[str, Any] = {}
 
 

@@ -116,6 +116,7 @@ CODE = "GPU026"
 NAME = "removed-api-version"
 SEVERITY = "warning"
 SCOPE = "object"
+AS_WRITTEN = True
 OPTIONS: dict[str, Any] = {
     "kubernetes_version": {
         "type": "string",

@@ -67,6 +67,7 @@ CODE = "GPU027"
 NAME = "map-value-not-string"
 SEVERITY = "error"
 SCOPE = "pod"
+AS_WRITTEN = True
 OPTIONS: dict[str, Any] = {}
 
 #: The object's own fields this rule reads (once per object, whatever its pod specs).

@@ -67,6 +67,7 @@ CODE = "GPU036"
 NAME = "command-arg-not-string"
 SEVERITY = "error"
 SCOPE = "pod"
+AS_WRITTEN = True
 OPTIONS: dict[str, Any] = {}
 
 #: The container fields the API types as lists of strings.

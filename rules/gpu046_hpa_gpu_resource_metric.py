@@ -70,6 +70,7 @@ CODE = "GPU046"
 NAME = "hpa-gpu-resource-metric"
 SEVERITY = "warning"
 SCOPE = "object"
+AS_WRITTEN = True
 OPTIONS: dict[str, object] = {}
 
 #: The metric types read from the resource metrics API, and the field that holds each.

@@ -104,6 +104,19 @@ def _codes(text: str) -> set[str]:
     return codes
 
 
+def test_templates_as_written_are_judged_by_the_as_written_rules() -> None:
+    # docs/rendering.md's "Templates as written" names the rules that judge what a chart's
+    # templates write as plain text: exactly those that declare AS_WRITTEN, each of whose
+    # documentation says so (and no other rule's but GL201's, which names the mechanism).
+    text = (ROOT / "docs" / "rendering.md").read_text(encoding="utf-8")
+    bullet = text.split("- **Templates as written.**", 1)[1].split("\n- **", 1)[0]
+    listed = bullet.split("Only the rules", 1)[1].split("What a value", 1)[0]
+    as_written = {r.code for r in BUILTIN if r.as_written}
+    assert as_written and _codes(listed) == as_written
+    said = {r.code for r in BUILTIN if '"Templates as written"' in r.doc}
+    assert said - {"GL201"} == as_written  # GL201 names the mechanism for its notice
+
+
 def test_gl203_names_every_whole_object_rule() -> None:
     # GL203's documentation is where a user reads which checks a patch skips: every rule
     # that declares WHOLE_OBJECT is named there, and its PLACEMENT_FREE list is the rules'.

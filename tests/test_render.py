@@ -798,3 +798,19 @@ def test_unread_values_are_reported_with_fix_too(tmp_path: Path) -> None:
     fixed, _ = check_json(*helm_args(), "--fix", "chart", cwd=tmp_path)
     assert [f["rule"] for f in plain["findings"]] == ["GPU082"] * 4
     assert found(fixed) == found(plain)
+
+
+@needs_helm
+def test_the_two_hooks_report_each_finding_of_a_chart_once() -> None:
+    """pre-commit's gpulint hook (no --render) reports what a chart's templates write as
+    plain text and its unread values; gpulint-render (--render --rendered-only) reports
+    the rendered findings but those: each once between them."""
+    chart = FIXTURES / "projects" / "gpu026-fail-chart-template-versions" / "charts"
+    label = (chart / "gpu-exporter").relative_to(ROOT).as_posix()
+    plain, _ = check_json(label)
+    rendered, _ = check_json(*helm_args(), "--rendered-only", label)
+    alone, _ = check_json(*helm_args(), label)
+    places = found(plain)
+    assert places and set(found(rendered)).isdisjoint(places)
+    # What the render hook leaves out is what the plain hook reported.
+    assert set(found(alone)) - set(found(rendered)) <= set(places)

@@ -78,7 +78,15 @@ def render_options(
     )
     deadline = time.monotonic() + budget
     render = options.render
-    how = RenderOptions(render, options.helm, options.kustomize, chart, base.charts, deadline)
+    how = RenderOptions(
+        render,
+        options.helm,
+        options.kustomize,
+        chart,
+        base.charts,
+        deadline,
+        leaves_plain=render and options.rendered_only,
+    )
     return how, Trees(render, listings)
 
 

@@ -239,8 +239,8 @@ CHECK_OPTIONS: tuple[Option, ...] = (
         "rendered_only",
         FLAG,
         "With --render: lint only the charts and overlays the paths belong to, and leave "
-        "plain manifests to a run without --render (pre-commit's gpulint-render hook beside "
-        "gpulint).",
+        "plain manifests, and what a chart's templates write as plain text, to a run without "
+        "--render (pre-commit's gpulint-render hook beside gpulint).",
         default=False,
     ),
     Option(("--helm",), "helm", ONE, "The helm program [default: helm on PATH]."),

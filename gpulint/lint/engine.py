@@ -184,6 +184,9 @@ class Linter:
                 ),
                 configured,
             )
+        #: The active rules that also judge what a chart's templates write as plain text
+        #: (``Rule.as_written``): the codes a text linted ``as_written`` can report.
+        self.as_written_codes = frozenset(c for c, a in self.active.items() if a.rule.as_written)
         #: What rules ask to hear when a file starts (declarative rules: the file's pattern
         #: budget, gpulint.util.schemacost.PatternWork), each once.
         self._file_hooks = list(
@@ -221,6 +224,8 @@ class Linter:
         #: What a kustomization makes of the file being linted (:meth:`lint_shaped`'s ``part``):
         #: on the objects it covers, whole-object rules do not run.
         self._part: Part | None = None
+        #: The file is a copy of what a chart's templates write as plain text (``lint_bytes``).
+        self._as_written = False
         #: The codes of the rules that judge a whole object (made once, when first asked).
         self._whole: frozenset[str] | None = None
         self.kept: Any = None  # its files' findings kept by their project's cache (lint/kept.py)
@@ -244,14 +249,20 @@ class Linter:
         seen: list[LintedObject] | None = None,
         *,
         part: Part | None = None,
+        as_written: bool = False,
     ) -> list[Finding]:
+        """Findings in ``raw``; ``as_written``: it is a copy of a chart template's lines
+        that helm renders as written, which only the ``Rule.as_written`` rules judge."""
         text, problem = decode(raw)
         if text is None:
             assert problem is not None
             if markdown_file(label):
                 return []  # documentation that is not text (a NUL byte, Latin-1): left alone
             return self.problem(label, problem)
-        return self.lint_shaped(label, text, seen, part=part, loaded=self.loads.take(label, raw))[0]
+        loaded = self.loads.take(label, raw)
+        if as_written:
+            return self._lint_yaml(label, text, seen, part=part, loaded=loaded, as_written=True)[0]
+        return self.lint_shaped(label, text, seen, part=part, loaded=loaded)[0]
 
     def lint_text(
         self, label: str, text: str, seen: list[LintedObject] | None = None
@@ -326,6 +337,7 @@ class Linter:
         kubernetes: bool | None = None,
         part: Part | None = None,
         loaded: bytes | None = None,
+        as_written: bool = False,
     ) -> tuple[list[Finding], Shape]:
         if tool_config(label):  # another tool's configuration: not a manifest
             return self._tool_conflict(label, text), (0, [])
@@ -335,6 +347,7 @@ class Linter:
         for hook in self._file_hooks:
             hook(len(text))
         self._text, self._source, self._owned, self._part = text, None, None, part
+        self._as_written = as_written
         self._skipped, self._skipped_at = set(), None
         file = self.suppressor.for_file(label, text)
         findings: list[Finding] = []
@@ -437,6 +450,10 @@ class Linter:
             if part is not None and not by_name and part.covers(obj.ref.kind, obj.ref.name):
                 placed = part.placement_only(obj.ref.kind, obj.ref.name)
                 object_rules, pod_rules = self._part_rules(obj, doc, bool(pods), placed)
+            if self._as_written:
+                # What a template writes as plain text: the rules that judge what is written.
+                object_rules = [r for r in object_rules if r[0].rule.as_written]
+                pod_rules = [r for r in pod_rules if r[0].rule.as_written]
             if obj.ref is VALUES_REF:
                 # A chart's values, no object: only the rules that read them.
                 object_rules = [r for r in object_rules if r[0].rule.reads_chart_values]

@@ -91,7 +91,7 @@ class ChartOptions:
 class RenderOptions:
     """Whether and how the run renders charts and Kustomize roots."""
 
-    __slots__ = ("chart", "charts", "deadline", "enabled", "helm", "kustomize")
+    __slots__ = ("chart", "charts", "deadline", "enabled", "helm", "kustomize", "leaves_plain")
 
     def __init__(
         self,
@@ -101,8 +101,13 @@ class RenderOptions:
         chart: ChartOptions | None = None,
         charts: Mapping[str, ChartOptions] | None = None,
         deadline: float | None = None,
+        leaves_plain: bool = False,
     ) -> None:
         self.enabled = enabled
+        #: What a run without --render reports of a chart is left to it (--rendered-only:
+        #: pre-commit's gpulint-render hook beside gpulint): the chart's values no template
+        #: reads, and what its templates write as plain text (gpulint.render.target).
+        self.leaves_plain = leaves_plain
         #: A path given with --helm; else `helm` on PATH.
         self.helm = helm
         #: A path given with --kustomize; else kubectl, kustomize.

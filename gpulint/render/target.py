@@ -34,8 +34,16 @@ class FileLinter(Protocol):
     @property
     def registry(self) -> Registry: ...
 
+    @property
+    def as_written_codes(self) -> frozenset[str]: ...
+
     def lint_bytes(
-        self, label: str, raw: bytes, seen: list[LintedObject] | None = None
+        self,
+        label: str,
+        raw: bytes,
+        seen: list[LintedObject] | None = None,
+        *,
+        as_written: bool = False,
     ) -> list[Finding]: ...
 
     def problem(self, label: str, problem: Problem) -> list[Finding]: ...
@@ -43,17 +51,8 @@ class FileLinter(Protocol):
     def file_ignores(self, label: str, findings: list[Finding]) -> list[Finding]: ...
 
 
-#: The rules a chart's templates read as written are judged by, without --render: those
-#: whose findings rest on what a line writes, never on what is missing (a line inside a
-#: block, or an action's output, is not in the copy they read): removed API versions
-#: (GPU026), quantities (GPU004, GPU005), resource names and sharing values (GPU010,
-#: GPU011), misplaced pod fields (GPU024), values that are not strings (GPU025, GPU027,
-#: GPU036) and an autoscaler on a GPU metric (GPU046).
+#: GPU026's code: a chart says whether its old API versions are what it means.
 REMOVED_API_VERSION = "GPU026"
-AS_WRITTEN_RULES = frozenset(
-    {"GPU004", "GPU005", "GPU010", "GPU011", "GPU024", "GPU025", REMOVED_API_VERSION, "GPU027",
-     "GPU036", "GPU046"}
-)  # fmt: skip
 
 
 #: How a run renders: its options, and the trees discover found the charts and roots in.
@@ -121,6 +120,11 @@ def _no_templates(files: list[str]) -> str:
     )
 
 
+#: What a chart says as written: GPU082's findings on its values, and the findings on
+#: what its templates write as plain text.
+Written = tuple[list[Finding], list[Finding]]
+
+
 def lint_rendered(
     linter: FileLinter,
     target: Target,
@@ -137,34 +141,56 @@ def lint_rendered(
     nothing is rendered).
     """
     rendered = _rendered(linter, target, seen, run)
-    written = _as_written(linter, target, rendered, run)
-    if isinstance(rendered, list):
-        return rendered + written
-    return _lint(linter, target.label, rendered, seen) + written
+    found = rendered if isinstance(rendered, list) else _lint(linter, target.label, rendered, seen)
+    return _with_written(found, _as_written(linter, target, rendered, run), run)
+
+
+def _with_written(found: list[Finding], written: Written, run: Rendering | None) -> list[Finding]:
+    """A chart's findings with what it says as written: without ``--render``, its unread
+    values and what its templates write as plain text; rendered, its unread values (the
+    rules read the output); rendered with ``--rendered-only``, neither, and not the rendered
+    findings a run without ``--render`` reports at the same place (pre-commit's two hooks:
+    one report of each)."""
+    unread, literal = written
+    options = run[0] if run is not None else None
+    if options is None or not options.enabled:
+        return found + unread + literal
+    if not options.leaves_plain:
+        return found + unread
+    plain = {_place(f) for f in literal}
+    return [f for f in found if _place(f) not in plain]
+
+
+def _place(f: Finding) -> tuple[str, int, int, str]:
+    return (f.path, f.span.line, f.span.column, f.rule)
 
 
 def _as_written(
     linter: FileLinter, target: Target, rendered: Rendered | list[Finding], run: Rendering | None
-) -> list[Finding]:
+) -> Written:
     """What a chart says as written (:mod:`gpulint.render.helm.aswritten`), its templates
-    read once and its ``values.yaml`` parsed once: GPU082's findings on the values, rendered
-    or not, and without ``--render`` the findings of :data:`AS_WRITTEN_RULES` on the lines
-    its templates write as plain text. Not for a chart whose Chart.yaml sits among its
-    templates (GL201 says helm renders none of them)."""
+    read once and its ``values.yaml`` parsed once: GPU082's findings on the values, and,
+    unless the run renders it for itself alone, the findings of the ``Rule.as_written``
+    rules on the lines its templates write as plain text (:func:`_with_written` says which
+    are reported). Nothing for a chart whose Chart.yaml sits among its templates (GL201
+    says helm renders none of them)."""
     if target.render != "helm":
-        return []
-    from gpulint.render.helm.aswritten import chart_templates
+        return [], []
+    from gpulint.render.helm.aswritten import chart_file, chart_templates
 
     folder = target.path or target.label
     if stray_templates(folder):
-        return []
+        return [], []
+    options = run[0] if run is not None else None
     listings = run[1].listings if run is not None else None
     templates = chart_templates(folder, listings)
     values = _chart_values(folder, rendered)
-    found = _unread(linter, folder, values, templates)
-    if templates and (run is None or not run[0].enabled):  # rendered: the rules read the output
-        found.extend(_literal_lines(linter, folder, templates, values))
-    return found
+    chart_yaml = chart_file(folder)
+    unread = _unread(linter, folder, values, templates, chart_yaml)
+    literal: list[Finding] = []
+    if templates and (options is None or not options.enabled or options.leaves_plain):
+        literal = _literal_lines(linter, templates, values, chart_yaml)
+    return unread, literal
 
 
 def _chart_values(folder: str, rendered: Rendered | list[Finding]) -> tuple[str, Document] | None:
@@ -197,13 +223,14 @@ def _chart_values(folder: str, rendered: Rendered | list[Finding]) -> tuple[str,
 
 def _literal_lines(
     linter: FileLinter,
-    folder: str,
     templates: list[tuple[str, str]],
     values: tuple[str, Document] | None,
+    chart_yaml: bytes | None,
 ) -> list[Finding]:
-    """The findings of :data:`AS_WRITTEN_RULES` on each template's lines that helm renders
-    as written (:func:`gpulint.render.helm.aswritten.literal_skeleton`), judged by the
-    rules themselves on a copy of the template that keeps those lines in place. GPU026 not
+    """The findings of the ``Rule.as_written`` rules on each template's lines that helm
+    renders as written (:func:`gpulint.render.helm.aswritten.literal_skeleton`), judged by
+    the rules themselves on a copy of the template that keeps those lines in place (the
+    copy's YAML problems and notices are not the template's). GPU026 not
     for a chart that says it is for older clusters (``kubeVersion: "<1.16"``), nor in a
     template wrapped in a switch its values leave off (``{{- if .Values.psp.enabled }}``,
     ``enabled: false``): a removed version kept behind a switch is the chart's
@@ -216,8 +243,8 @@ def _literal_lines(
     )
     from gpulint.render.mapping import label_of
 
-    wanted = AS_WRITTEN_RULES
-    if for_older_clusters(folder):
+    wanted = linter.as_written_codes | {codes.RULE_ERROR}
+    if for_older_clusters(chart_yaml):
         wanted = wanted - {REMOVED_API_VERSION}
     data = values[1].data if values is not None else None
     found: list[Finding] = []
@@ -232,7 +259,7 @@ def _literal_lines(
         if switch is not None and not on_by_default(switch, data):
             rules = rules - {REMOVED_API_VERSION}
         with collector_paused():
-            findings = linter.lint_bytes(label_of(path), kept.encode("utf-8"))
+            findings = linter.lint_bytes(label_of(path), kept.encode("utf-8"), as_written=True)
         found.extend(f for f in findings if f.rule in rules)
     return found
 
@@ -242,6 +269,7 @@ def _unread(
     folder: str,
     values: tuple[str, Document] | None,
     templates: list[tuple[str, str]] | None,
+    chart_yaml: bytes | None,
 ) -> list[Finding]:
     """GPU082's findings on a chart's ``values.yaml``, rendered or not: placement values no
     template reads."""
@@ -250,7 +278,7 @@ def _unread(
 
     if values is None:
         return []
-    problems = unread_values(folder, values, linter.registry.is_accelerator, templates)
+    problems = unread_values(folder, values, linter.registry.is_accelerator, templates, chart_yaml)
     label = label_of(os.path.join(folder, "values.yaml"))
     return [f for p in problems for f in linter.problem(label, p)]
 
@@ -342,9 +370,9 @@ def fix_rendered(
     from gpulint.render.fixvalues import ValuesFixer, key_of
 
     rendered = _rendered(linter, target, None, rendering)
-    written = _as_written(linter, target, rendered, rendering)  # GPU082: nothing it fixes
+    written = _as_written(linter, target, rendered, rendering)  # nothing it fixes
     if isinstance(rendered, list):
-        return rendered + written, []
+        return _with_written(rendered, written, rendering), []
     label = target.label
 
     def relint(text: str) -> set[tuple[str, object, tuple[object, ...]]]:
@@ -370,7 +398,7 @@ def fix_rendered(
     changed = fixer.file_fixes(label, fixing[1])
     if not fixing[1]:
         findings = [f for f in findings if f.fix is None or not f.fix.available]
-    return findings + written, changed
+    return _with_written(findings, written, rendering), changed
 
 
 def _lint(

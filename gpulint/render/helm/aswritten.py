@@ -1,19 +1,19 @@
 """A Helm chart read as written, without rendering it: its templates' text, read once.
 
 Two checks read it: GPU082 (:mod:`gpulint.render.helm.unread`: values no template reads,
-rendered or not) and, without ``--render``, the API version a template writes literally
-(GPU026). A template's top-level ``apiVersion:`` and ``kind:`` lines with no action on them
-and outside every block (``if``, ``with``, ``range``, ``define``, ``block``) are rendered as
-written whenever the chart is: :func:`literal_kinds` keeps those lines, in place, and blanks
-the rest, so the real rule judges them at their own line and column. A line inside a block
-is left alone: charts choose the version with ``.Capabilities`` or a ``semverCompare`` there.
+rendered or not) and, without ``--render``, the rules that judge what a line writes
+(``Rule.as_written``: GPU024, GPU026, ...). :func:`literal_skeleton` keeps, in place, the
+lines of a template that helm renders as written — no action on them, outside every block
+(``if``, ``with``, ``range``, ``define``, ``block``) but one that wraps the whole template on
+a value, under parents that are so too — and blanks the rest, so the rules judge them at
+their own line and column. A line inside a block is left alone: charts choose API versions
+with ``.Capabilities`` or a ``semverCompare`` there, and turn parts on with values.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 
 from gpulint.render.helm.templatetext import OPENS, Action, actions
 from gpulint.util import safefile
@@ -24,7 +24,9 @@ from gpulint.util.walk import Listings, walk
 MAX_TEMPLATE_BYTES = 8 << 20
 #: Template files looked at, at most.
 MAX_TEMPLATE_FILES = 2048
-_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*gpulint[ \t]*:")
+#: A line that is a ``# gpulint:`` directive and nothing else (kept in the copy), as
+#: :mod:`gpulint.suppress.directives` finds them (a layer above: not imported here).
+_DIRECTIVE = re.compile(r"[ \t]*#\s*gpulint:")
 #: A Chart.yaml's ``kubeVersion`` with an upper bound: a chart for older clusters.
 _OLD_CLUSTERS = re.compile(rb"(?m)^kubeVersion[ \t]*:[^\n]*<")
 
@@ -63,13 +65,6 @@ def chart_templates(chart: str, listings: Listings | None) -> list[tuple[str, st
     return found
 
 
-def actions_of(text: str) -> Iterator[str]:
-    """The body of each action of ``text`` (:func:`gpulint.render.helm.templatetext.actions`:
-    one pass; an action never closed ends the search)."""
-    for action in actions(text):
-        yield action.body
-
-
 def _step(action: Action) -> int:
     """How an action changes the block depth: +1 for an opener, -1 for ``end``."""
     if action.word in OPENS:
@@ -77,14 +72,20 @@ def _step(action: Action) -> int:
     return -1 if action.word == "end" else 0
 
 
-def for_older_clusters(chart: str) -> bool:
-    """Does the chart's Chart.yaml say it is for clusters below some version
-    (``kubeVersion: "<1.16"``)? Then its old API versions are what it means."""
+def chart_file(chart: str) -> bytes | None:
+    """The chart's ``Chart.yaml`` (its first MiB), read once for the checks that ask of it;
+    None when it cannot be read."""
     try:
         head, _ = safefile.read_regular(os.path.join(chart, "Chart.yaml"), 1 << 20)
     except OSError:
-        return False
-    return head is not None and _OLD_CLUSTERS.search(head) is not None
+        return None
+    return head
+
+
+def for_older_clusters(chart_yaml: bytes | None) -> bool:
+    """Does the chart's Chart.yaml (:func:`chart_file`) say it is for clusters below some
+    version (``kubeVersion: "<1.16"``)? Then its old API versions are what it means."""
+    return chart_yaml is not None and _OLD_CLUSTERS.search(chart_yaml) is not None
 
 
 def rendered_template(path: str) -> bool:
@@ -232,4 +233,4 @@ def on_by_default(switch: str, values: object) -> bool:
         if not isinstance(node, dict) or key not in node:
             return False
         node = node[key]
-    return bool(node) and node is not None
+    return bool(node)

@@ -29,8 +29,7 @@ from typing import Any
 from gpulint import codes
 from gpulint.loader.document import Document, Problem
 from gpulint.model import Path
-from gpulint.render.helm.aswritten import actions_of
-from gpulint.util import safefile
+from gpulint.render.helm.templatetext import actions
 
 CODE = codes.UNREAD_CHART_VALUE
 
@@ -67,20 +66,16 @@ class Actions:
         self.whole = frozenset(_TAKEN_WHOLE.findall(self.text))
 
 
-def _judged(chart: str) -> bool:
+def _judged(chart: str, chart_yaml: bytes | None) -> bool:
     """Is the chart one whose values only its own templates read (no dependencies, not
-    a library)?"""
+    a library)? ``chart_yaml``: its Chart.yaml (:func:`aswritten.chart_file`)."""
+    if chart_yaml is None:
+        return False
     if os.path.exists(os.path.join(chart, "requirements.yaml")):
         return False
     if os.path.isdir(os.path.join(chart, "charts")):
         return False
-    try:
-        head, _ = safefile.read_regular(os.path.join(chart, "Chart.yaml"), 1 << 20)
-    except OSError:
-        return False
-    if head is None:
-        return False
-    return not (_DEPENDENCIES.search(head) or _LIBRARY.search(head))
+    return not (_DEPENDENCIES.search(chart_yaml) or _LIBRARY.search(chart_yaml))
 
 
 def _keys(data: Any) -> Iterator[tuple[Path, Any]]:
@@ -112,20 +107,21 @@ def unread_values(
     values: tuple[str, Document] | None,
     is_accelerator: Callable[[str], bool],
     templates: list[tuple[str, str]] | None,
+    chart_yaml: bytes | None,
 ) -> list[Problem]:
     """GPU082's problems for the chart in folder ``chart`` whose ``values.yaml`` is
     ``values`` (its text, and its document as the caller parsed it once) and whose
     templates are ``templates`` (each file's path and text, read once: None when more
-    than the bounds allow): each placement key no template reads."""
-    if values is None or not isinstance(values[1].data, dict) or not _judged(chart):
+    than the bounds allow) and whose Chart.yaml is ``chart_yaml``: each placement key no
+    template reads."""
+    if values is None or not isinstance(values[1].data, dict) or not _judged(chart, chart_yaml):
         return []
     values_text, doc = values
     if not templates:  # too many to read, or none: values for another chart, maybe
         return []
     texts = [text for _, text in templates]
-    actions = [a for text in texts for a in actions_of(text)]
-    actions.extend(actions_of(values_text))
-    read = Actions(actions)
+    bodies = [a.body for text in (*texts, values_text) for a in actions(text)]
+    read = Actions(bodies)
     if _WHOLE_VALUES.search(read.text):
         return []
     whole = "\n".join(texts)
